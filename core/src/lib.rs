@@ -1,0 +1,27 @@
+//! ctxkit: the deterministic context-engineering core for LLM agents.
+//!
+//! Everything behavioural lives in this crate; the C ABI (`ctxkit-ffi`), the
+//! CLI and the language bindings only convert types and errors. The crate has
+//! no `unsafe` and never touches the network: vocabularies and the model
+//! registry are embedded at build time.
+//!
+//! The entry points today are [`Tokenizer`] (exact, OpenAI-compatible token
+//! counting) and [`ModelRegistry`] (model name to encoding and limits).
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+mod error;
+pub mod json;
+pub mod limits;
+pub mod models;
+pub mod text;
+pub mod tokens;
+
+pub use error::{Error, ErrorKind, Result};
+pub use models::{ModelInfo, ModelProfile, ModelRegistry, ModelSource};
+pub use tokens::{
+    CountLimit, DecodeMode, Encoding, SpecialTokens, Tokenizer, TruncateSide, Truncation,
+};
+
+/// The crate version, as in Cargo.toml.
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");

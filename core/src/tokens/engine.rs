@@ -1,0 +1,179 @@
+//! The counting engine behind [`crate::Tokenizer`]: regex pre-tokenization
+//! followed by byte-pair merging, one lazily built instance per encoding
+//! shared by every thread of the process.
+//!
+//! This module is the only place that knows how tokens are produced; the
+//! public API in `tokens/mod.rs` depends on nothing here but `Engine`'s
+//! methods, so a faster engine can replace this one without touching callers.
+
+use std::cell::RefCell;
+use std::sync::OnceLock;
+
+use fancy_regex::Regex;
+
+use super::bpe::{self, Scratch};
+use super::encoding::Encoding;
+use super::vocab::Vocab;
+use crate::{Error, Result};
+
+pub(crate) struct Engine {
+    pub(crate) encoding: Encoding,
+    pub(crate) vocab: Vocab,
+    pattern: Regex,
+    special: &'static [(&'static str, u32)],
+}
+
+thread_local! {
+    static SCRATCH: RefCell<Scratch> = RefCell::new(Scratch::default());
+}
+
+static ENGINES: [OnceLock<std::result::Result<Engine, Error>>; 4] =
+    [OnceLock::new(), OnceLock::new(), OnceLock::new(), OnceLock::new()];
+
+impl Engine {
+    /// The process-wide engine for `encoding`, built on first use.
+    pub(crate) fn get(encoding: Encoding) -> Result<&'static Engine> {
+        let slot = Encoding::ALL.iter().position(|e| *e == encoding).unwrap_or(0);
+        ENGINES[slot].get_or_init(|| Engine::build(encoding)).as_ref().map_err(Clone::clone)
+    }
+
+    fn build(encoding: Encoding) -> Result<Engine> {
+        let vocab = Vocab::parse(encoding.rank_file())?;
+        let pattern = Regex::new(encoding.pattern())
+            .map_err(|e| Error::internal(format!("bad pattern for {encoding}: {e}")))?;
+        Ok(Engine { encoding, vocab, pattern, special: encoding.special_tokens() })
+    }
+
+    /// Calls `piece` for each pre-tokenized piece of ordinary text.
+    /// Returns `Ok(false)` if `piece` asked to stop early.
+    fn for_each_piece(&self, text: &str, mut piece: impl FnMut(&str) -> bool) -> Result<bool> {
+        for m in self.pattern.find_iter(text) {
+            let m = m.map_err(|e| Error::internal(format!("pre-tokenizer failed: {e}")))?;
+            if !piece(m.as_str()) {
+                return Ok(false);
+            }
+        }
+        Ok(true)
+    }
+
+    /// Splits `text` into ordinary segments and recognized special tokens.
+    /// With `recognize == false` the whole text is one ordinary segment.
+    fn for_each_segment(
+        &self,
+        text: &str,
+        recognize: bool,
+        mut seg: impl FnMut(Segment<'_>) -> Result<bool>,
+    ) -> Result<bool> {
+        if !recognize {
+            return seg(Segment::Text(text));
+        }
+        let mut rest = text;
+        while let Some((at, len, id)) = self.next_special(rest) {
+            if at > 0 && !seg(Segment::Text(&rest[..at]))? {
+                return Ok(false);
+            }
+            if !seg(Segment::Special(id))? {
+                return Ok(false);
+            }
+            rest = &rest[at + len..];
+        }
+        if rest.is_empty() {
+            Ok(true)
+        } else {
+            seg(Segment::Text(rest))
+        }
+    }
+
+    /// The leftmost special token in `s`: (offset, byte length, id).
+    /// Ordinary text is never split anywhere else, because splitting it would
+    /// change how the pre-tokenizer sees it.
+    fn next_special(&self, s: &str) -> Option<(usize, usize, u32)> {
+        let mut from = 0;
+        while let Some(p) = s[from..].find("<|") {
+            let at = from + p;
+            if let Some((t, id)) = self.special.iter().find(|(t, _)| s[at..].starts_with(t)) {
+                return Some((at, t.len(), *id));
+            }
+            from = at + 2;
+        }
+        None
+    }
+
+    /// Appends the token ids of `text` to `out`.
+    pub(crate) fn encode(&self, text: &str, recognize: bool, out: &mut Vec<u32>) -> Result<()> {
+        SCRATCH.with(|scratch| {
+            let scratch = &mut scratch.borrow_mut();
+            self.for_each_segment(text, recognize, |seg| match seg {
+                Segment::Special(id) => {
+                    out.push(id);
+                    Ok(true)
+                }
+                Segment::Text(t) => self.for_each_piece(t, |p| {
+                    self.encode_piece(p.as_bytes(), scratch, out);
+                    true
+                }),
+            })
+        })?;
+        Ok(())
+    }
+
+    fn encode_piece(&self, piece: &[u8], scratch: &mut Scratch, out: &mut Vec<u32>) {
+        if let Some(&r) = self.vocab.ranks.get(piece) {
+            out.push(r);
+            return;
+        }
+        let ranks = &self.vocab.ranks;
+        bpe::merge(piece, ranks, scratch, |a, b| {
+            // Every final part is a single byte or the product of a merge
+            // whose bytes were looked up in `ranks`, so this always hits.
+            if let Some(&r) = ranks.get(&piece[a..b]) {
+                out.push(r);
+            }
+        });
+    }
+
+    /// Counts tokens in `text`, stopping once the count exceeds `limit`.
+    /// Returns the count so far and whether it stopped early.
+    pub(crate) fn count(&self, text: &str, recognize: bool, limit: usize) -> Result<(usize, bool)> {
+        let mut total = 0usize;
+        let finished = SCRATCH.with(|scratch| {
+            let scratch = &mut scratch.borrow_mut();
+            self.for_each_segment(text, recognize, |seg| match seg {
+                Segment::Special(_) => {
+                    total += 1;
+                    Ok(total <= limit)
+                }
+                Segment::Text(t) => self.for_each_piece(t, |p| {
+                    total += self.count_piece(p.as_bytes(), scratch);
+                    total <= limit
+                }),
+            })
+        })?;
+        Ok((total, !finished))
+    }
+
+    fn count_piece(&self, piece: &[u8], scratch: &mut Scratch) -> usize {
+        if self.vocab.ranks.contains_key(piece) {
+            return 1;
+        }
+        bpe::merge(piece, &self.vocab.ranks, scratch, |_, _| {})
+    }
+
+    /// The bytes of token `id` (ordinary or special), if it exists.
+    pub(crate) fn token_bytes(&self, id: u32) -> Option<&[u8]> {
+        self.vocab
+            .token_bytes(id)
+            .or_else(|| self.special.iter().find(|(_, s)| *s == id).map(|(t, _)| t.as_bytes()))
+    }
+
+    /// One past the highest id, special tokens included (tiktoken's `n_vocab`).
+    pub(crate) fn vocab_size(&self) -> usize {
+        let special_end = self.special.iter().map(|(_, id)| *id as usize + 1).max().unwrap_or(0);
+        self.vocab.len().max(special_end)
+    }
+}
+
+enum Segment<'a> {
+    Text(&'a str),
+    Special(u32),
+}

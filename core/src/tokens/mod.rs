@@ -1,0 +1,201 @@
+//! Exact, OpenAI-compatible token counting.
+//!
+//! A [`Tokenizer`] is a cheap, `Copy`-sized view of a process-wide encoding
+//! (loaded once, on first use, from vocabularies embedded in the binary) plus
+//! the caller's choice of how to treat special-token text. It is `Send + Sync`
+//! and holds no per-call state, so one instance can serve every thread.
+//!
+//! Ids are identical to OpenAI's tiktoken for every input: the tests compare
+//! against tiktoken-rs on random Unicode and against vectors produced by
+//! OpenAI's own Python package.
+
+mod bpe;
+mod encoding;
+mod engine;
+mod truncate;
+mod vocab;
+
+pub use encoding::Encoding;
+pub use truncate::{TruncateSide, Truncation};
+
+use crate::limits::{self, MAX_DECODE_TOKENS, MAX_TEXT_BYTES};
+use crate::{Error, ErrorKind, Result};
+use engine::Engine;
+
+/// How text that spells a special token (such as `<|endoftext|>`) is treated.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SpecialTokens {
+    /// Counted as the ordinary text it is (tiktoken's `encode_ordinary`).
+    /// The safe default for untrusted text: a user cannot inject a control token.
+    #[default]
+    Ordinary,
+    /// Every special token of the encoding becomes its single id
+    /// (tiktoken's `encode(text, allowed_special="all")`).
+    Recognize,
+}
+
+/// What [`Tokenizer::decode`] does when token bytes are not valid UTF-8,
+/// which happens when a sequence starts or ends inside a multi-byte character.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum DecodeMode {
+    /// Replace each invalid sequence with U+FFFD, as tiktoken's `decode` does.
+    #[default]
+    Replace,
+    /// Fail with `InvalidUtf8`, naming the byte offset and the token index.
+    Strict,
+}
+
+/// Result of [`Tokenizer::count_until_limit`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub struct CountLimit {
+    /// The exact count when `exceeded` is false; otherwise the count at the
+    /// point counting stopped, which is greater than the limit.
+    pub tokens: usize,
+    /// Whether the text has more tokens than the limit.
+    pub exceeded: bool,
+}
+
+/// An exact tokenizer for one [`Encoding`]. Safe to share across threads.
+#[derive(Clone, Copy)]
+pub struct Tokenizer {
+    engine: &'static Engine,
+    special: SpecialTokens,
+}
+
+impl std::fmt::Debug for Tokenizer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Tokenizer")
+            .field("encoding", &self.engine.encoding)
+            .field("special", &self.special)
+            .finish()
+    }
+}
+
+impl Tokenizer {
+    /// A tokenizer for `encoding` treating special-token text as ordinary text.
+    /// The first call for an encoding parses its embedded vocabulary (tens of
+    /// milliseconds); later calls, from any thread, reuse it.
+    pub fn new(encoding: Encoding) -> Result<Tokenizer> {
+        Ok(Tokenizer { engine: Engine::get(encoding)?, special: SpecialTokens::Ordinary })
+    }
+
+    /// A tokenizer for an encoding given by name (`"o200k_base"`, ...).
+    pub fn from_name(name: &str) -> Result<Tokenizer> {
+        Tokenizer::new(Encoding::from_name(name)?)
+    }
+
+    /// The same tokenizer with a different special-token policy.
+    pub fn with_special_tokens(self, special: SpecialTokens) -> Tokenizer {
+        Tokenizer { special, ..self }
+    }
+
+    /// The encoding this tokenizer implements.
+    pub fn encoding(&self) -> Encoding {
+        self.engine.encoding
+    }
+
+    /// The special-token policy.
+    pub fn special_tokens(&self) -> SpecialTokens {
+        self.special
+    }
+
+    /// One past the highest token id, special tokens included (tiktoken's
+    /// `n_vocab`).
+    pub fn vocab_size(&self) -> usize {
+        self.engine.vocab_size()
+    }
+
+    /// Approximate heap bytes held by this encoding's loaded vocabulary
+    /// (shared by every tokenizer of the encoding).
+    pub fn memory_bytes(&self) -> usize {
+        self.engine.vocab.heap_bytes()
+    }
+
+    fn recognize(&self) -> bool {
+        self.special == SpecialTokens::Recognize
+    }
+
+    /// Number of tokens in `text`.
+    pub fn count(&self, text: &str) -> Result<usize> {
+        limits::check("text", text.len(), MAX_TEXT_BYTES)?;
+        Ok(self.engine.count(text, self.recognize(), usize::MAX)?.0)
+    }
+
+    /// Counts tokens but stops as soon as the count passes `limit`, so the
+    /// work is proportional to the limit rather than to the text.
+    pub fn count_until_limit(&self, text: &str, limit: usize) -> Result<CountLimit> {
+        limits::check("text", text.len(), MAX_TEXT_BYTES)?;
+        let (tokens, exceeded) = self.engine.count(text, self.recognize(), limit)?;
+        Ok(CountLimit { tokens, exceeded })
+    }
+
+    /// The token ids of `text`.
+    pub fn encode(&self, text: &str) -> Result<Vec<u32>> {
+        limits::check("text", text.len(), MAX_TEXT_BYTES)?;
+        let mut out = Vec::with_capacity(text.len() / 4 + 1);
+        self.engine.encode(text, self.recognize(), &mut out)?;
+        Ok(out)
+    }
+
+    /// The exact bytes of `ids`. Fails with `UnknownToken` on an id that is
+    /// not in the vocabulary.
+    pub fn decode_bytes(&self, ids: &[u32]) -> Result<Vec<u8>> {
+        limits::check_items("token list", ids.len(), MAX_DECODE_TOKENS)?;
+        let mut out = Vec::with_capacity(ids.len() * 4);
+        for (i, &id) in ids.iter().enumerate() {
+            let bytes = self.engine.token_bytes(id).ok_or_else(|| {
+                Error::new(
+                    ErrorKind::UnknownToken,
+                    format!(
+                        "token id {id} at index {i} is not in {} (valid ids are below {})",
+                        self.encoding(),
+                        self.vocab_size()
+                    ),
+                )
+            })?;
+            out.extend_from_slice(bytes);
+        }
+        Ok(out)
+    }
+
+    /// The text of `ids`. A single token can hold part of a multi-byte
+    /// character, so a slice of a valid encoding may not be valid UTF-8;
+    /// `mode` says whether that is replaced with U+FFFD or is an error.
+    pub fn decode(&self, ids: &[u32], mode: DecodeMode) -> Result<String> {
+        let bytes = self.decode_bytes(ids)?;
+        match String::from_utf8(bytes) {
+            Ok(s) => Ok(s),
+            Err(e) if mode == DecodeMode::Replace => {
+                Ok(String::from_utf8_lossy(e.as_bytes()).into_owned())
+            }
+            Err(e) => {
+                let offset = e.utf8_error().valid_up_to();
+                let index = self.token_at_byte(ids, offset);
+                Err(Error::new(
+                    ErrorKind::InvalidUtf8,
+                    format!(
+                        "decoded tokens are not valid UTF-8 at byte offset {offset} \
+                         (token index {index}); decode with replacement to get U+FFFD instead"
+                    ),
+                ))
+            }
+        }
+    }
+
+    fn token_at_byte(&self, ids: &[u32], offset: usize) -> usize {
+        let mut end = 0;
+        for (i, &id) in ids.iter().enumerate() {
+            end += self.engine.token_bytes(id).map_or(0, <[u8]>::len);
+            if end > offset {
+                return i;
+            }
+        }
+        ids.len()
+    }
+
+    /// Byte length of each token of `ids` (which must be valid ids).
+    fn token_lengths(&self, ids: &[u32]) -> Vec<usize> {
+        ids.iter().map(|&id| self.engine.token_bytes(id).map_or(0, <[u8]>::len)).collect()
+    }
+}
