@@ -31,6 +31,18 @@ pub enum ErrorKind {
 }
 
 impl ErrorKind {
+    /// Every kind, for exhaustive mapping tests in the bindings.
+    pub const ALL: [ErrorKind; 8] = [
+        ErrorKind::InvalidArgument,
+        ErrorKind::InvalidUtf8,
+        ErrorKind::UnknownEncoding,
+        ErrorKind::UnknownModel,
+        ErrorKind::UnknownToken,
+        ErrorKind::LimitExceeded,
+        ErrorKind::InvalidJson,
+        ErrorKind::Internal,
+    ];
+
     /// A short snake_case name, stable across releases, used in JSON output.
     pub fn as_str(self) -> &'static str {
         match self {

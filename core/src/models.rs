@@ -192,6 +192,21 @@ impl ModelRegistry {
         self.entries.read().iter().map(|e| (e.profile.clone(), e.source)).collect()
     }
 
+    /// Every entry as JSON objects (the profile plus its `source`), the shape
+    /// the CLI's `models --json` and the C ABI's registry list share.
+    pub fn list_json(&self) -> Vec<serde_json::Value> {
+        self.list()
+            .into_iter()
+            .map(|(p, source)| {
+                let mut v = serde_json::to_value(p).unwrap_or_default();
+                if let Some(obj) = v.as_object_mut() {
+                    obj.insert("source".into(), serde_json::to_value(source).unwrap_or_default());
+                }
+                v
+            })
+            .collect()
+    }
+
     /// The profile for `model`. Names are matched case-insensitively, and a
     /// routing prefix is tried off when the full name is unknown
     /// (`openai/gpt-4o`, Bedrock's `us.anthropic.claude-...`). An unknown

@@ -1,0 +1,103 @@
+//! Argument conversion: C pointers and lengths to borrowed Rust values, with
+//! the NULL and UTF-8 rules of the ABI applied in one place.
+
+use ctxkit_core::{limits, text};
+
+use crate::error::FfiError;
+use crate::status::ctxkit_status;
+
+fn null(what: &str) -> FfiError {
+    FfiError::new(ctxkit_status::NullArgument, format!("{what} is NULL"))
+}
+
+/// `(ptr, len)` as bytes: `(NULL, 0)` is empty; NULL with a length is an error.
+///
+/// # Safety
+/// A non-NULL `ptr` is valid for reads of `len` bytes for the call's duration.
+pub(crate) unsafe fn bytes<'a>(ptr: *const u8, len: usize, what: &str) -> Result<&'a [u8], FfiError> {
+    if ptr.is_null() {
+        return if len == 0 {
+            Ok(&[])
+        } else {
+            Err(FfiError::new(ctxkit_status::NullArgument, format!("{what} is NULL but its length is {len}")))
+        };
+    }
+    if len > isize::MAX as usize {
+        return Err(FfiError::invalid(format!("{what} length {len} is larger than any buffer can be")));
+    }
+    // SAFETY: the caller guarantees `ptr` is valid for `len` bytes.
+    Ok(unsafe { std::slice::from_raw_parts(ptr, len) })
+}
+
+/// `(ptr, len)` as UTF-8 text no longer than `limit` bytes.
+///
+/// # Safety
+/// As for [`bytes`].
+pub(crate) unsafe fn text<'a>(ptr: *const u8, len: usize, what: &str, limit: usize) -> Result<&'a str, FfiError> {
+    // SAFETY: forwarded contract.
+    let b = unsafe { bytes(ptr, len, what) }?;
+    limits::check(what, b.len(), limit)?;
+    Ok(text::utf8(what, b)?)
+}
+
+/// An optional text argument: `(NULL, 0)` and `("", 0)` are `None`.
+///
+/// # Safety
+/// As for [`bytes`].
+pub(crate) unsafe fn opt_text<'a>(ptr: *const u8, len: usize, what: &str, limit: usize) -> Result<Option<&'a str>, FfiError> {
+    // SAFETY: forwarded contract.
+    let t = unsafe { text(ptr, len, what, limit) }?;
+    Ok((!t.is_empty()).then_some(t))
+}
+
+/// `(ptr, len)` as a slice of `u32`, with the same NULL rule as [`bytes`].
+///
+/// # Safety
+/// A non-NULL `ptr` is valid for reads of `len` values.
+pub(crate) unsafe fn u32s<'a>(ptr: *const u32, len: usize, what: &str) -> Result<&'a [u32], FfiError> {
+    if ptr.is_null() {
+        return if len == 0 {
+            Ok(&[])
+        } else {
+            Err(FfiError::new(ctxkit_status::NullArgument, format!("{what} is NULL but its length is {len}")))
+        };
+    }
+    if len > isize::MAX as usize / 4 {
+        return Err(FfiError::invalid(format!("{what} length {len} is larger than any buffer can be")));
+    }
+    if !ptr.is_aligned() {
+        return Err(FfiError::invalid(format!("{what} is not aligned for uint32_t")));
+    }
+    // SAFETY: non-NULL, aligned, and valid for `len` reads per the contract.
+    Ok(unsafe { std::slice::from_raw_parts(ptr, len) })
+}
+
+/// A required handle.
+///
+/// # Safety
+/// `ptr` is NULL or a live handle of type `T` created by ctxkit.
+pub(crate) unsafe fn handle<'a, T>(ptr: *const T, what: &str) -> Result<&'a T, FfiError> {
+    // SAFETY: per the contract.
+    unsafe { ptr.as_ref() }.ok_or_else(|| null(what))
+}
+
+/// A required out-parameter, checked before any work is done so that a NULL
+/// output never costs a computation and is reported as such.
+pub(crate) fn out<T>(ptr: *mut T, what: &str) -> Result<Out<T>, FfiError> {
+    if ptr.is_null() {
+        Err(null(what))
+    } else {
+        Ok(Out(ptr))
+    }
+}
+
+/// A checked, non-NULL out-parameter, written once on success.
+pub(crate) struct Out<T>(*mut T);
+
+impl<T> Out<T> {
+    pub(crate) fn write(self, value: T) {
+        // SAFETY: non-NULL by construction; every exported function documents
+        // its out-parameters as valid for one write.
+        unsafe { self.0.write(value) }
+    }
+}

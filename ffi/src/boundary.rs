@@ -1,0 +1,77 @@
+//! The panic boundary. Every exported function body runs inside one of these
+//! wrappers, so a Rust panic never unwinds into a C frame (undefined
+//! behaviour) and never aborts the host: it becomes `CTXKIT_STATUS_PANIC`
+//! with the panic message. The workspace keeps `panic = "unwind"` in every
+//! profile for this reason.
+
+use std::any::Any;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+use crate::error::{self, ctxkit_error, FfiError};
+use crate::status::ctxkit_status;
+
+/// Runs a fallible body; maps its error (or panic) to a status and, when
+/// `err` is not NULL, an owned error object naming `function`.
+pub(crate) fn guard(
+    function: &'static str,
+    err: *mut *mut ctxkit_error,
+    body: impl FnOnce() -> Result<(), FfiError>,
+) -> ctxkit_status {
+    let failure = match catch_unwind(AssertUnwindSafe(body)) {
+        Ok(Ok(())) => return ctxkit_status::Ok,
+        Ok(Err(e)) => e,
+        Err(payload) => FfiError::new(ctxkit_status::Panic, format!("panicked: {}", panic_message(&payload))),
+    };
+    let status = failure.status;
+    // Building the error allocates; if even that panics, the status alone
+    // still reaches the caller.
+    // SAFETY: every exported function documents `err` as NULL or writable.
+    let _ = catch_unwind(AssertUnwindSafe(|| unsafe { error::store(err, function, failure) }));
+    status
+}
+
+/// Runs an infallible body that returns nothing (the `_free` functions).
+pub(crate) fn guard_void(body: impl FnOnce()) {
+    let _ = catch_unwind(AssertUnwindSafe(body));
+}
+
+/// Runs an infallible body that returns a value, with a value for the
+/// unreachable-in-practice panic case.
+pub(crate) fn guard_value<T>(on_panic: T, body: impl FnOnce() -> T) -> T {
+    catch_unwind(AssertUnwindSafe(body)).unwrap_or(on_panic)
+}
+
+fn panic_message(payload: &Box<dyn Any + Send>) -> String {
+    if let Some(s) = payload.downcast_ref::<&str>() {
+        (*s).to_owned()
+    } else if let Some(s) = payload.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "(no message)".to_owned()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_panic_becomes_a_status_and_an_error_object() {
+        let mut err: *mut ctxkit_error = std::ptr::null_mut();
+        let status = guard("ctxkit_test", &mut err, || panic!("boom {}", 42));
+        assert_eq!(status, ctxkit_status::Panic);
+        let mut len = 0usize;
+        let msg = unsafe { crate::error::ctxkit_error_message(err, &mut len) };
+        let msg = unsafe { std::ffi::CStr::from_ptr(msg) }.to_str().unwrap();
+        assert_eq!(msg, "ctxkit_test: panicked: boom 42");
+        assert_eq!(len, msg.len());
+        assert_eq!(crate::error::ctxkit_error_code(err), ctxkit_status::Panic);
+        unsafe { crate::error::ctxkit_error_free(err) };
+    }
+
+    #[test]
+    fn null_err_pointer_still_returns_status() {
+        let status = guard("f", std::ptr::null_mut(), || Err(FfiError::invalid("x")));
+        assert_eq!(status, ctxkit_status::InvalidArgument);
+    }
+}

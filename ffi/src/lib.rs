@@ -1,0 +1,31 @@
+//! The C ABI of ctxkit: a thin layer that converts C arguments to core types,
+//! calls the core, and converts results and errors back. No behaviour lives
+//! here; see `include/ctxkit.h` (generated from this crate) for the contract.
+//!
+//! Conventions every function follows, enforced by the helpers in `args`,
+//! `boundary` and `error`:
+//! - fallible functions return `ctxkit_status`; on failure, when `err` is not
+//!   NULL, `*err` receives an owned `ctxkit_error`;
+//! - out-parameters are written only on success;
+//! - text comes in as `(const uint8_t *ptr, size_t len)` UTF-8, with
+//!   `(NULL, 0)` meaning the empty string;
+//! - every function runs inside the panic boundary, so a panic becomes
+//!   `CTXKIT_STATUS_PANIC` instead of unwinding into C.
+#![allow(non_camel_case_types)]
+#![deny(unsafe_op_in_unsafe_fn)]
+
+mod args;
+mod boundary;
+mod error;
+mod registry;
+mod status;
+mod strings;
+mod tokenizer;
+mod version;
+
+pub use error::*;
+pub use registry::*;
+pub use status::*;
+pub use strings::*;
+pub use tokenizer::*;
+pub use version::*;

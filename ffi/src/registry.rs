@@ -1,0 +1,159 @@
+//! Model registry handles. A registry is internally synchronized: lookups
+//! from many threads run in parallel, and registration takes a short write
+//! lock, so one handle may be shared by every thread of the host.
+
+use std::sync::LazyLock;
+
+use ctxkit_core::limits::MAX_JSON_BYTES;
+use ctxkit_core::{json, Encoding, ModelRegistry};
+
+use crate::args::{self, out};
+use crate::boundary::guard;
+use crate::error::ctxkit_error;
+use crate::status::ctxkit_status;
+use crate::strings::ctxkit_string;
+
+/// A set of model profiles: the built-in table plus the host's own entries.
+/// Thread-safe; registration on one handle is not visible through another.
+pub struct ctxkit_registry {
+    inner: ModelRegistry,
+}
+
+static BUILTIN: LazyLock<ModelRegistry> = LazyLock::new(ModelRegistry::builtin);
+
+/// The registry behind `ptr`, or the shared read-only built-in one for NULL.
+///
+/// # Safety
+/// `ptr` is NULL or a live registry handle.
+pub(crate) unsafe fn registry_or_builtin<'a>(ptr: *const ctxkit_registry) -> &'a ModelRegistry {
+    // SAFETY: per the contract.
+    unsafe { ptr.as_ref() }.map_or(&*BUILTIN, |r| &r.inner)
+}
+
+/// Creates a registry holding the built-in model table. On success `*out`
+/// owns a handle to release with `ctxkit_registry_free`. Thread-safe.
+///
+/// # Safety
+/// `out_registry` is valid for a write; `err` is NULL or valid for a write.
+#[no_mangle]
+pub unsafe extern "C" fn ctxkit_registry_new(
+    out_registry: *mut *mut ctxkit_registry,
+    err: *mut *mut ctxkit_error,
+) -> ctxkit_status {
+    guard("ctxkit_registry_new", err, || {
+        let dst = out(out_registry, "out_registry")?;
+        dst.write(Box::into_raw(Box::new(ctxkit_registry { inner: ModelRegistry::builtin() })));
+        Ok(())
+    })
+}
+
+/// Releases a registry. `ctxkit_registry_free(NULL)` does nothing. Tokenizers
+/// made from it stay valid. The caller must ensure no other thread still
+/// uses the handle.
+///
+/// # Safety
+/// `registry` is NULL or a live handle from `ctxkit_registry_new`.
+#[no_mangle]
+pub unsafe extern "C" fn ctxkit_registry_free(registry: *mut ctxkit_registry) {
+    crate::boundary::guard_void(|| {
+        if !registry.is_null() {
+            // SAFETY: created by `Box::into_raw` in `ctxkit_registry_new`.
+            drop(unsafe { Box::from_raw(registry) });
+        }
+    })
+}
+
+/// Adds or replaces model profiles. `json` is one profile object or an array
+/// of them (schema in docs/formats.md): `{"name": "acme-*", "encoding":
+/// "o200k_base", "context_window": 32000, "max_output_tokens": 4096,
+/// "exact": false, "family": "acme"}`, where a trailing `*` makes the name a
+/// prefix. All profiles are validated before any is registered.
+/// `*out_registered` receives how many were. Thread-safe.
+///
+/// Errors: `INVALID_JSON` (malformed, unknown field, unknown encoding),
+/// `INVALID_ARGUMENT` (empty name, zero context window), `LIMIT_EXCEEDED`,
+/// `NULL_ARGUMENT`, `INVALID_UTF8`.
+///
+/// # Safety
+/// `registry` is a live handle; `json` is valid for `json_len` bytes (or NULL
+/// with length 0); `out_registered` is valid for a write; `err` is NULL or
+/// valid for a write.
+#[no_mangle]
+pub unsafe extern "C" fn ctxkit_registry_register(
+    registry: *const ctxkit_registry,
+    json: *const u8,
+    json_len: usize,
+    out_registered: *mut usize,
+    err: *mut *mut ctxkit_error,
+) -> ctxkit_status {
+    guard("ctxkit_registry_register", err, || {
+        let dst = out(out_registered, "out_registered")?;
+        // SAFETY: per the contract above.
+        let (r, text) = unsafe { (args::handle(registry, "registry")?, args::text(json, json_len, "json", MAX_JSON_BYTES)?) };
+        dst.write(r.inner.register_json(text)?);
+        Ok(())
+    })
+}
+
+/// Looks a model up and returns its profile as JSON: `{"model", "matched",
+/// "source": "builtin"|"host"|"fallback", "family", "encoding",
+/// "context_window", "max_output_tokens", "exact"}`. `registry` may be NULL
+/// for the built-in table. When the model is unknown and `fallback_encoding`
+/// is not empty, the answer uses it with unknown limits and `"exact": false`;
+/// otherwise the call fails with `UNKNOWN_MODEL`, naming close matches.
+/// Thread-safe.
+///
+/// # Safety
+/// `registry` is NULL or a live handle; text arguments are valid for their
+/// lengths (or NULL with length 0); `out_json` is valid for a write; `err` is
+/// NULL or valid for a write.
+#[no_mangle]
+pub unsafe extern "C" fn ctxkit_registry_lookup(
+    registry: *const ctxkit_registry,
+    model: *const u8,
+    model_len: usize,
+    fallback_encoding: *const u8,
+    fallback_encoding_len: usize,
+    out_json: *mut ctxkit_string,
+    err: *mut *mut ctxkit_error,
+) -> ctxkit_status {
+    guard("ctxkit_registry_lookup", err, || {
+        let dst = out(out_json, "out_json")?;
+        // SAFETY: per the contract above.
+        let (model, fallback, registry) = unsafe {
+            (
+                args::text(model, model_len, "model", MAX_JSON_BYTES)?,
+                args::opt_text(fallback_encoding, fallback_encoding_len, "fallback_encoding", MAX_JSON_BYTES)?,
+                registry_or_builtin(registry),
+            )
+        };
+        let fallback = fallback.map(Encoding::from_name).transpose()?;
+        let info = registry.lookup_or(model, fallback)?;
+        dst.write(ctxkit_string::from_string(json::to_string(&info)?));
+        Ok(())
+    })
+}
+
+/// Lists every profile as a JSON array of `{"name", "family", "encoding",
+/// "context_window", "max_output_tokens", "exact", "source"}` in table order
+/// (host entries last). `registry` may be NULL for the built-in table.
+/// Thread-safe.
+///
+/// # Safety
+/// `registry` is NULL or a live handle; `out_json` is valid for a write;
+/// `err` is NULL or valid for a write.
+#[no_mangle]
+pub unsafe extern "C" fn ctxkit_registry_list(
+    registry: *const ctxkit_registry,
+    out_json: *mut ctxkit_string,
+    err: *mut *mut ctxkit_error,
+) -> ctxkit_status {
+    guard("ctxkit_registry_list", err, || {
+        let dst = out(out_json, "out_json")?;
+        // SAFETY: per the contract above.
+        let registry = unsafe { registry_or_builtin(registry) };
+        let text = json::to_string(&registry.list_json())?;
+        dst.write(ctxkit_string::from_string(text));
+        Ok(())
+    })
+}

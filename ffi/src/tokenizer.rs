@@ -1,0 +1,346 @@
+//! Tokenizer handles: exact token counting, encoding, decoding and truncation.
+//!
+//! Every `ctxkit_tokenizer` is immutable after creation and may be used from
+//! any number of threads at once without locking.
+
+use ctxkit_core::limits::{MAX_TEXT_BYTES, MAX_JSON_BYTES};
+use ctxkit_core::{DecodeMode, Encoding, SpecialTokens, Tokenizer, TruncateSide};
+
+use crate::args::{self, out};
+use crate::boundary::guard;
+use crate::error::{ctxkit_error, FfiError};
+use crate::registry::{ctxkit_registry, registry_or_builtin};
+use crate::status::ctxkit_status;
+use crate::strings::{ctxkit_string, ctxkit_tokens};
+
+/// Flag for `ctxkit_tokenizer_new*`: recognize special tokens such as
+/// `<|endoftext|>` in input text as their single ids. Without it (the
+/// default, and the safe choice for untrusted text) they count as ordinary text.
+pub const CTXKIT_TOKENIZER_RECOGNIZE_SPECIAL: u32 = 1;
+
+/// How `ctxkit_tokenizer_decode` treats bytes that are not valid UTF-8.
+#[repr(u32)]
+pub enum ctxkit_decode_mode {
+    /// Replace invalid sequences with U+FFFD (what tiktoken's `decode` does).
+    Replace = 0,
+    /// Fail with `CTXKIT_STATUS_INVALID_UTF8`, naming the offset and token index.
+    Strict = 1,
+}
+
+/// Which part of the text `ctxkit_tokenizer_truncate` keeps.
+#[repr(u32)]
+pub enum ctxkit_truncate_side {
+    /// Keep the beginning.
+    Head = 0,
+    /// Keep the end.
+    Tail = 1,
+    /// Keep both ends, joined by a marker that says how many tokens were removed.
+    Both = 2,
+}
+
+/// An exact tokenizer for one encoding. Immutable; safe to share across threads.
+pub struct ctxkit_tokenizer {
+    inner: Tokenizer,
+    model: Option<ctxkit_core::ModelInfo>,
+}
+
+fn special_from_flags(flags: u32) -> Result<SpecialTokens, FfiError> {
+    if flags & !CTXKIT_TOKENIZER_RECOGNIZE_SPECIAL != 0 {
+        return Err(FfiError::invalid(format!("unknown flag bits {:#x}", flags & !CTXKIT_TOKENIZER_RECOGNIZE_SPECIAL)));
+    }
+    Ok(if flags & CTXKIT_TOKENIZER_RECOGNIZE_SPECIAL != 0 {
+        SpecialTokens::Recognize
+    } else {
+        SpecialTokens::Ordinary
+    })
+}
+
+fn boxed(t: ctxkit_tokenizer) -> *mut ctxkit_tokenizer {
+    Box::into_raw(Box::new(t))
+}
+
+/// Creates a tokenizer for an encoding by name: `cl100k_base`, `o200k_base`,
+/// `p50k_base`, `r50k_base` (or the alias `gpt2`). `flags` is 0 or
+/// `CTXKIT_TOKENIZER_RECOGNIZE_SPECIAL`. The first tokenizer of an encoding in
+/// a process parses its embedded vocabulary; later ones share it.
+///
+/// Errors: `UNKNOWN_ENCODING` (the message names close matches),
+/// `INVALID_ARGUMENT` for unknown flag bits, `NULL_ARGUMENT`, `INVALID_UTF8`.
+/// On success `*out` owns a handle to release with `ctxkit_tokenizer_free`.
+/// Thread-safe.
+///
+/// # Safety
+/// `encoding` is valid for `encoding_len` bytes (or NULL with length 0);
+/// `out` is valid for a write; `err` is NULL or valid for a write.
+#[no_mangle]
+pub unsafe extern "C" fn ctxkit_tokenizer_new(
+    encoding: *const u8,
+    encoding_len: usize,
+    flags: u32,
+    out_tokenizer: *mut *mut ctxkit_tokenizer,
+    err: *mut *mut ctxkit_error,
+) -> ctxkit_status {
+    guard("ctxkit_tokenizer_new", err, || {
+        let dst = out(out_tokenizer, "out_tokenizer")?;
+        // SAFETY: per the contract above.
+        let name = unsafe { args::text(encoding, encoding_len, "encoding", MAX_JSON_BYTES) }?;
+        let special = special_from_flags(flags)?;
+        let inner = Tokenizer::from_name(name)?.with_special_tokens(special);
+        dst.write(boxed(ctxkit_tokenizer { inner, model: None }));
+        Ok(())
+    })
+}
+
+/// Creates a tokenizer for a model name, using the encoding the registry
+/// gives for it. `registry` may be NULL for the built-in table. When the
+/// model is unknown and `fallback_encoding` is not empty, that encoding is
+/// used (and `ctxkit_tokenizer_info` reports `"exact": false`); otherwise
+/// the call fails with `UNKNOWN_MODEL`, naming close matches.
+///
+/// Errors: `UNKNOWN_MODEL`, `UNKNOWN_ENCODING` (bad fallback),
+/// `INVALID_ARGUMENT` (flags), `NULL_ARGUMENT`, `INVALID_UTF8`. Thread-safe.
+///
+/// # Safety
+/// Text arguments are valid for their lengths (or NULL with length 0);
+/// `registry` is NULL or a live registry; `out_tokenizer` is valid for a
+/// write; `err` is NULL or valid for a write.
+#[no_mangle]
+pub unsafe extern "C" fn ctxkit_tokenizer_new_for_model(
+    registry: *const ctxkit_registry,
+    model: *const u8,
+    model_len: usize,
+    fallback_encoding: *const u8,
+    fallback_encoding_len: usize,
+    flags: u32,
+    out_tokenizer: *mut *mut ctxkit_tokenizer,
+    err: *mut *mut ctxkit_error,
+) -> ctxkit_status {
+    guard("ctxkit_tokenizer_new_for_model", err, || {
+        let dst = out(out_tokenizer, "out_tokenizer")?;
+        // SAFETY: per the contract above.
+        let (model, fallback) = unsafe {
+            (
+                args::text(model, model_len, "model", MAX_JSON_BYTES)?,
+                args::opt_text(fallback_encoding, fallback_encoding_len, "fallback_encoding", MAX_JSON_BYTES)?,
+            )
+        };
+        let special = special_from_flags(flags)?;
+        let fallback = fallback.map(Encoding::from_name).transpose()?;
+        // SAFETY: NULL or a live registry.
+        let registry = unsafe { registry_or_builtin(registry) };
+        let (inner, info) = registry.tokenizer(model, fallback)?;
+        dst.write(boxed(ctxkit_tokenizer { inner: inner.with_special_tokens(special), model: Some(info) }));
+        Ok(())
+    })
+}
+
+/// Releases a tokenizer. `ctxkit_tokenizer_free(NULL)` does nothing. The
+/// caller must ensure no other thread is still using the handle.
+///
+/// # Safety
+/// `tokenizer` is NULL or a live handle from `ctxkit_tokenizer_new*`.
+#[no_mangle]
+pub unsafe extern "C" fn ctxkit_tokenizer_free(tokenizer: *mut ctxkit_tokenizer) {
+    crate::boundary::guard_void(|| {
+        if !tokenizer.is_null() {
+            // SAFETY: created by `boxed`.
+            drop(unsafe { Box::from_raw(tokenizer) });
+        }
+    })
+}
+
+/// Describes the tokenizer as JSON: `{"encoding", "special_tokens":
+/// "ordinary"|"recognize", "vocab_size", "memory_bytes", "model"}` where
+/// `model` is the registry lookup (see `ctxkit_registry_lookup`) for
+/// tokenizers made from a model name, else null. Thread-safe.
+///
+/// # Safety
+/// `tokenizer` is a live handle; `out_json` is valid for a write; `err` is
+/// NULL or valid for a write.
+#[no_mangle]
+pub unsafe extern "C" fn ctxkit_tokenizer_info(
+    tokenizer: *const ctxkit_tokenizer,
+    out_json: *mut ctxkit_string,
+    err: *mut *mut ctxkit_error,
+) -> ctxkit_status {
+    guard("ctxkit_tokenizer_info", err, || {
+        let dst = out(out_json, "out_json")?;
+        // SAFETY: per the contract above.
+        let t = unsafe { args::handle(tokenizer, "tokenizer") }?;
+        let info = serde_json::json!({
+            "encoding": t.inner.encoding(),
+            "special_tokens": t.inner.special_tokens(),
+            "vocab_size": t.inner.vocab_size(),
+            "memory_bytes": t.inner.memory_bytes(),
+            "model": t.model,
+        });
+        dst.write(ctxkit_string::from_string(ctxkit_core::json::to_string(&info)?));
+        Ok(())
+    })
+}
+
+/// Counts the tokens of `text`. Exact: equal to the length of OpenAI
+/// tiktoken's encoding of the same text. Thread-safe.
+///
+/// Errors: `NULL_ARGUMENT`, `INVALID_UTF8` (with the byte offset),
+/// `LIMIT_EXCEEDED` (text over 64 MiB).
+///
+/// # Safety
+/// `tokenizer` is a live handle; `text` is valid for `text_len` bytes (or
+/// NULL with length 0); `out_count` is valid for a write; `err` is NULL or
+/// valid for a write.
+#[no_mangle]
+pub unsafe extern "C" fn ctxkit_tokenizer_count(
+    tokenizer: *const ctxkit_tokenizer,
+    text: *const u8,
+    text_len: usize,
+    out_count: *mut usize,
+    err: *mut *mut ctxkit_error,
+) -> ctxkit_status {
+    guard("ctxkit_tokenizer_count", err, || {
+        let dst = out(out_count, "out_count")?;
+        // SAFETY: per the contract above.
+        let (t, text) = unsafe { (args::handle(tokenizer, "tokenizer")?, args::text(text, text_len, "text", MAX_TEXT_BYTES)?) };
+        dst.write(t.inner.count(text)?);
+        Ok(())
+    })
+}
+
+/// Counts tokens but stops once the count passes `limit`, so the work is
+/// proportional to the limit. `*out_exceeded` says whether the text has more
+/// than `limit` tokens; `*out_count` is then the count where counting stopped
+/// (greater than `limit`, at most the true count), else the exact count.
+/// Thread-safe.
+///
+/// # Safety
+/// As for `ctxkit_tokenizer_count`; `out_exceeded` is valid for a write.
+#[no_mangle]
+pub unsafe extern "C" fn ctxkit_tokenizer_count_until_limit(
+    tokenizer: *const ctxkit_tokenizer,
+    text: *const u8,
+    text_len: usize,
+    limit: usize,
+    out_count: *mut usize,
+    out_exceeded: *mut bool,
+    err: *mut *mut ctxkit_error,
+) -> ctxkit_status {
+    guard("ctxkit_tokenizer_count_until_limit", err, || {
+        let dst_count = out(out_count, "out_count")?;
+        let dst_exceeded = out(out_exceeded, "out_exceeded")?;
+        // SAFETY: per the contract above.
+        let (t, text) = unsafe { (args::handle(tokenizer, "tokenizer")?, args::text(text, text_len, "text", MAX_TEXT_BYTES)?) };
+        let r = t.inner.count_until_limit(text, limit)?;
+        dst_count.write(r.tokens);
+        dst_exceeded.write(r.exceeded);
+        Ok(())
+    })
+}
+
+/// Encodes `text` into token ids (tiktoken-identical). On success `*out_tokens`
+/// owns an array to release with `ctxkit_tokens_free`. Thread-safe.
+///
+/// # Safety
+/// As for `ctxkit_tokenizer_count`; `out_tokens` is valid for a write.
+#[no_mangle]
+pub unsafe extern "C" fn ctxkit_tokenizer_encode(
+    tokenizer: *const ctxkit_tokenizer,
+    text: *const u8,
+    text_len: usize,
+    out_tokens: *mut ctxkit_tokens,
+    err: *mut *mut ctxkit_error,
+) -> ctxkit_status {
+    guard("ctxkit_tokenizer_encode", err, || {
+        let dst = out(out_tokens, "out_tokens")?;
+        // SAFETY: per the contract above.
+        let (t, text) = unsafe { (args::handle(tokenizer, "tokenizer")?, args::text(text, text_len, "text", MAX_TEXT_BYTES)?) };
+        dst.write(ctxkit_tokens::from_vec(t.inner.encode(text)?));
+        Ok(())
+    })
+}
+
+/// Decodes token ids to text. A token can hold part of a multi-byte
+/// character, so an arbitrary slice of ids may not be valid UTF-8: `mode`
+/// (a `ctxkit_decode_mode`) chooses U+FFFD replacement or an
+/// `INVALID_UTF8` error. An id outside the vocabulary is `UNKNOWN_TOKEN`.
+/// `(NULL, 0)` decodes to the empty string. Thread-safe.
+///
+/// # Safety
+/// `tokenizer` is a live handle; `ids` is valid for `ids_len` aligned
+/// `uint32_t` reads (or NULL with length 0); `out_text` is valid for a write;
+/// `err` is NULL or valid for a write.
+#[no_mangle]
+pub unsafe extern "C" fn ctxkit_tokenizer_decode(
+    tokenizer: *const ctxkit_tokenizer,
+    ids: *const u32,
+    ids_len: usize,
+    mode: u32,
+    out_text: *mut ctxkit_string,
+    err: *mut *mut ctxkit_error,
+) -> ctxkit_status {
+    guard("ctxkit_tokenizer_decode", err, || {
+        let dst = out(out_text, "out_text")?;
+        // SAFETY: per the contract above.
+        let (t, ids) = unsafe { (args::handle(tokenizer, "tokenizer")?, args::u32s(ids, ids_len, "ids")?) };
+        let mode = match mode {
+            0 => DecodeMode::Replace,
+            1 => DecodeMode::Strict,
+            m => return Err(FfiError::invalid(format!("mode {m} is not a ctxkit_decode_mode"))),
+        };
+        dst.write(ctxkit_string::from_string(t.inner.decode(ids, mode)?));
+        Ok(())
+    })
+}
+
+/// Truncates `text` to at most `max_tokens` tokens, cutting only on token
+/// and UTF-8 boundaries; the result, counted again, is within the budget.
+/// `side` is a `ctxkit_truncate_side`. For `CTXKIT_TRUNCATE_SIDE_BOTH`,
+/// `marker` is a template in which `{removed}` becomes the number of removed
+/// tokens; an empty marker selects the default
+/// `"\n[... {removed} tokens truncated ...]\n"`, and the marker's own tokens
+/// count against the budget (a budget too small for it is
+/// `INVALID_ARGUMENT`). Text that already fits is returned unchanged.
+/// `*out_tokens` receives the result's token count and `*out_removed` the
+/// number of input tokens that are not in the result. Thread-safe.
+///
+/// # Safety
+/// As for `ctxkit_tokenizer_count`; `marker` is valid for `marker_len` bytes
+/// (or NULL with length 0); every out-parameter is valid for a write.
+#[no_mangle]
+pub unsafe extern "C" fn ctxkit_tokenizer_truncate(
+    tokenizer: *const ctxkit_tokenizer,
+    text: *const u8,
+    text_len: usize,
+    max_tokens: usize,
+    side: u32,
+    marker: *const u8,
+    marker_len: usize,
+    out_text: *mut ctxkit_string,
+    out_tokens: *mut usize,
+    out_removed: *mut usize,
+    err: *mut *mut ctxkit_error,
+) -> ctxkit_status {
+    guard("ctxkit_tokenizer_truncate", err, || {
+        let dst_text = out(out_text, "out_text")?;
+        let dst_tokens = out(out_tokens, "out_tokens")?;
+        let dst_removed = out(out_removed, "out_removed")?;
+        // SAFETY: per the contract above.
+        let (t, text, marker) = unsafe {
+            (
+                args::handle(tokenizer, "tokenizer")?,
+                args::text(text, text_len, "text", MAX_TEXT_BYTES)?,
+                args::opt_text(marker, marker_len, "marker", MAX_TEXT_BYTES)?,
+            )
+        };
+        let side = match side {
+            0 => TruncateSide::Head,
+            1 => TruncateSide::Tail,
+            2 => TruncateSide::Both,
+            s => return Err(FfiError::invalid(format!("side {s} is not a ctxkit_truncate_side"))),
+        };
+        let r = t.inner.truncate(text, max_tokens, side, marker)?;
+        dst_tokens.write(r.tokens);
+        dst_removed.write(r.removed_tokens);
+        dst_text.write(ctxkit_string::from_string(r.text));
+        Ok(())
+    })
+}
