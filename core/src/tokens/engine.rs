@@ -144,7 +144,16 @@ impl Engine {
                     Ok(total <= limit)
                 }
                 Segment::Text(t) => self.for_each_piece(t, |p| {
-                    total += self.count_piece(p.as_bytes(), scratch);
+                    let p = p.as_bytes();
+                    // A long piece has at least this many tokens; when that
+                    // already passes the limit, merging it is wasted work, so
+                    // the cost stays proportional to the limit.
+                    let at_least = p.len().div_ceil(self.vocab.max_token_len);
+                    if total.saturating_add(at_least) > limit {
+                        total += at_least;
+                        return false;
+                    }
+                    total += self.count_piece(p, scratch);
                     total <= limit
                 }),
             })

@@ -14,6 +14,9 @@ pub(crate) struct Vocab {
     pub(crate) ranks: FxHashMap<Box<[u8]>, u32>,
     bytes: Vec<u8>,
     offsets: Vec<u32>,
+    /// Length in bytes of the longest token; a piece of `n` bytes therefore
+    /// has at least `ceil(n / max_token_len)` tokens.
+    pub(crate) max_token_len: usize,
 }
 
 impl Vocab {
@@ -41,7 +44,8 @@ impl Vocab {
             offsets.push(u32::try_from(bytes.len()).map_err(|_| bad())?);
             ranks.insert(token.into_boxed_slice(), rank);
         }
-        Ok(Vocab { ranks, bytes, offsets })
+        let max_token_len = ranks.keys().map(|k| k.len()).max().unwrap_or(1);
+        Ok(Vocab { ranks, bytes, offsets, max_token_len })
     }
 
     /// One past the highest ordinary rank.

@@ -1,0 +1,82 @@
+//! `ctxkit count`.
+
+use std::process::ExitCode;
+
+use ctxkit::{Encoding, ModelRegistry, SpecialTokens, Tokenizer};
+
+use crate::{input, Fatal};
+
+#[derive(clap::Args)]
+pub(crate) struct Args {
+    /// Encoding to count with [default: o200k_base].
+    #[arg(long, value_name = "NAME", conflicts_with = "model")]
+    encoding: Option<String>,
+    /// Count with the encoding of this model (see `ctxkit models`).
+    #[arg(long, value_name = "NAME")]
+    model: Option<String>,
+    /// Recognize special tokens such as <|endoftext|> instead of counting them as text.
+    #[arg(long)]
+    special: bool,
+    /// Print one JSON object per input per line.
+    #[arg(long)]
+    json: bool,
+    /// Files to count; standard input when none is given or for "-".
+    #[arg(value_name = "FILE")]
+    files: Vec<String>,
+}
+
+pub(crate) fn run(args: Args) -> Result<ExitCode, Fatal> {
+    let (tokenizer, model) = match (&args.model, &args.encoding) {
+        (Some(m), _) => {
+            let (t, info) = ModelRegistry::builtin().tokenizer(m, None)?;
+            (t, Some(info))
+        }
+        (None, Some(e)) => (Tokenizer::from_name(e)?, None),
+        (None, None) => (Tokenizer::new(Encoding::O200kBase)?, None),
+    };
+    let special = if args.special { SpecialTokens::Recognize } else { SpecialTokens::Ordinary };
+    let tokenizer = tokenizer.with_special_tokens(special);
+    let files = if args.files.is_empty() { vec!["-".to_owned()] } else { args.files };
+
+    let mut failed = false;
+    let mut total = 0usize;
+    let mut counted = 0usize;
+    for path in &files {
+        let result = input::read_text(path)
+            .and_then(|text| tokenizer.count(&text).map(|n| (n, text.len())).map_err(|e| format!("{path}: {e}")));
+        let (tokens, bytes) = match result {
+            Ok(r) => r,
+            Err(message) => {
+                eprintln!("ctxkit: {message}");
+                failed = true;
+                continue;
+            }
+        };
+        total += tokens;
+        counted += 1;
+        if args.json {
+            let mut line = serde_json::json!({
+                "file": path,
+                "encoding": tokenizer.encoding(),
+                "tokens": tokens,
+                "bytes": bytes,
+            });
+            if let Some(info) = &model {
+                line["model"] = serde_json::json!(info.model);
+                line["exact"] = serde_json::json!(info.exact);
+            }
+            println!("{line}");
+        } else {
+            println!("{tokens:>10} {path}");
+        }
+    }
+    if !args.json && counted > 1 {
+        println!("{total:>10} total");
+    }
+    if let Some(info) = model.as_ref().filter(|i| !i.exact) {
+        if !args.json {
+            eprintln!("ctxkit: note: {} has no public tokenizer; counts are an estimate with {}", info.model, info.encoding);
+        }
+    }
+    Ok(if failed { ExitCode::FAILURE } else { ExitCode::SUCCESS })
+}

@@ -1,0 +1,51 @@
+//! `ctxkit`: the command line over the ctxkit core. It parses arguments,
+//! reads files and prints; every decision about tokens and models is the
+//! core's.
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+mod count;
+mod input;
+mod models;
+
+/// Exact token counts and context-window tools for LLM agents.
+#[derive(Parser)]
+#[command(name = "ctxkit", version, about, propagate_version = true)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Count tokens in files (or standard input) exactly as OpenAI's tiktoken does.
+    Count(count::Args),
+    /// List the model registry, or show the profile a model name resolves to.
+    Models(models::Args),
+}
+
+/// A failure that ends the command: printed as one line on stderr.
+pub(crate) struct Fatal(pub String);
+
+impl From<ctxkit::Error> for Fatal {
+    fn from(e: ctxkit::Error) -> Self {
+        Fatal(e.to_string())
+    }
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Count(args) => count::run(args),
+        Command::Models(args) => models::run(args),
+    };
+    match result {
+        Ok(code) => code,
+        Err(Fatal(message)) => {
+            eprintln!("ctxkit: {message}");
+            ExitCode::from(2)
+        }
+    }
+}

@@ -1,0 +1,130 @@
+//! End-to-end tests of the `ctxkit` binary: output shapes, exit codes, and
+//! that counts equal tiktoken-rs (the oracle) for every encoding.
+
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
+
+fn ctxkit(args: &[&str], stdin: &[u8]) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_ctxkit"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn ctxkit");
+    child.stdin.take().unwrap().write_all(stdin).unwrap();
+    child.wait_with_output().unwrap()
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8(o.stdout.clone()).unwrap()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8(o.stderr.clone()).unwrap()
+}
+
+fn tmp(name: &str, bytes: &[u8]) -> String {
+    let dir = std::env::temp_dir().join(format!("ctxkit-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(name);
+    std::fs::write(&path, bytes).unwrap();
+    path.to_string_lossy().into_owned()
+}
+
+const SAMPLE: &str = "Hello, world! Ünïcödé 日本語 👨‍👩‍👧‍👦 <|endoftext|>\r\n  fn main() { println!(\"{}\", 12345678); }\n";
+
+#[test]
+fn json_counts_equal_the_oracle_for_every_encoding() {
+    let oracles = [
+        ("cl100k_base", tiktoken_rs::cl100k_base().unwrap()),
+        ("o200k_base", tiktoken_rs::o200k_base().unwrap()),
+        ("p50k_base", tiktoken_rs::p50k_base().unwrap()),
+        ("r50k_base", tiktoken_rs::r50k_base().unwrap()),
+    ];
+    let hostile = "a".repeat(100_000) + &" ".repeat(5000) + "x";
+    for (name, bpe) in &oracles {
+        for text in [SAMPLE, hostile.as_str()] {
+            let o = ctxkit(&["count", "--json", "--encoding", name], text.as_bytes());
+            assert!(o.status.success(), "{}", stderr(&o));
+            let v: serde_json::Value = serde_json::from_str(stdout(&o).trim()).unwrap();
+            assert_eq!(v["file"], "-");
+            assert_eq!(v["encoding"], *name);
+            assert_eq!(v["bytes"], text.len());
+            assert_eq!(v["tokens"], bpe.encode_ordinary(text).len(), "{name}");
+        }
+    }
+}
+
+#[test]
+fn default_encoding_is_o200k_and_special_flag_recognizes() {
+    let o = ctxkit(&["count", "--json"], b"<|endoftext|>");
+    let v: serde_json::Value = serde_json::from_str(stdout(&o).trim()).unwrap();
+    assert_eq!(v["encoding"], "o200k_base");
+    assert!(v["tokens"].as_u64().unwrap() > 1);
+    let o = ctxkit(&["count", "--json", "--special"], b"<|endoftext|>");
+    let v: serde_json::Value = serde_json::from_str(stdout(&o).trim()).unwrap();
+    assert_eq!(v["tokens"], 1);
+}
+
+#[test]
+fn files_are_listed_with_a_total_and_errors_do_not_stop_the_rest() {
+    let a = tmp("a.txt", b"hello world");
+    let bad = tmp("bad.txt", b"ok \xe6\x97 broken");
+    let b = tmp("b.txt", b"one two three");
+    let missing = "/nonexistent/ctxkit/file.txt";
+    let o = ctxkit(&["count", &a, &bad, missing, &b], b"");
+    assert_eq!(o.status.code(), Some(1));
+    let out = stdout(&o);
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 3, "{out}");
+    assert!(lines[0].trim_start().starts_with("2 ") && lines[0].ends_with("a.txt"));
+    assert!(lines[1].ends_with("b.txt"));
+    assert!(lines[2].trim_start().starts_with("5 total"), "{out}");
+    let err = stderr(&o);
+    assert!(err.contains("bad.txt: input is not valid UTF-8 at byte offset 3"), "{err}");
+    assert!(err.contains(&format!("{missing}: No such file or directory")), "{err}");
+    assert_eq!(err.lines().count(), 2, "one line per failure: {err}");
+}
+
+#[test]
+fn json_lines_carry_model_and_exactness() {
+    let a = tmp("m.txt", b"hello world");
+    let o = ctxkit(&["count", "--json", "--model", "claude-sonnet-4-5", &a, "-"], b"x");
+    assert!(o.status.success());
+    let lines: Vec<serde_json::Value> =
+        stdout(&o).lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(lines.len(), 2);
+    assert_eq!(lines[0]["file"], a.as_str());
+    assert_eq!(lines[1]["file"], "-");
+    assert_eq!(lines[0]["model"], "claude-sonnet-4-5");
+    assert_eq!(lines[0]["exact"], false);
+}
+
+#[test]
+fn unknown_model_and_encoding_suggest_close_matches() {
+    let o = ctxkit(&["count", "--model", "gpt4o"], b"x");
+    assert_eq!(o.status.code(), Some(2));
+    let err = stderr(&o);
+    assert!(err.starts_with("ctxkit: unknown model 'gpt4o'; did you mean gpt-4o"), "{err}");
+    assert_eq!(err.lines().count(), 1);
+    let o = ctxkit(&["count", "--encoding", "cl100k"], b"x");
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(stderr(&o).trim(), "ctxkit: unknown encoding 'cl100k'; did you mean cl100k_base?");
+    let o = ctxkit(&["count", "--encoding", "cl100k_base", "--model", "gpt-4o"], b"x");
+    assert_eq!(o.status.code(), Some(2), "--encoding and --model conflict");
+}
+
+#[test]
+fn models_lists_and_resolves() {
+    let o = ctxkit(&["models", "--json"], b"");
+    assert!(o.status.success());
+    let rows: Vec<serde_json::Value> = stdout(&o).lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert!(rows.len() >= 40);
+    assert!(rows.iter().any(|r| r["name"] == "gpt-4o*" && r["encoding"] == "o200k_base" && r["source"] == "builtin"));
+    let o = ctxkit(&["models", "gpt-4o-mini", "--json"], b"");
+    let v: serde_json::Value = serde_json::from_str(stdout(&o).trim()).unwrap();
+    assert_eq!((v["matched"].as_str(), v["context_window"].as_u64()), (Some("gpt-4o*"), Some(128000)));
+    let o = ctxkit(&["models"], b"");
+    assert!(stdout(&o).lines().any(|l| l.starts_with("claude-*") && l.ends_with("estimate")));
+}
