@@ -11,8 +11,8 @@ use std::fmt;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum ErrorKind {
-    /// An argument is outside its documented domain (a zero budget, an
-    /// unknown flag bit, a marker that cannot fit).
+    /// An argument is outside its documented domain (an unknown flag bit or
+    /// enum value, a truncation budget too small for its marker).
     InvalidArgument,
     /// Input bytes are not valid UTF-8; the message gives the byte offset.
     InvalidUtf8,

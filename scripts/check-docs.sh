@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Facts the README states that would otherwise drift: the link flags (which
+# must be the ones the C harness uses), the C example (which must build and
+# run with them, dynamically and statically), and the main-job command.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+fail() { echo "check-docs: $*" >&2; exit 1; }
+
+var() { sed -n "s/^$1[[:space:]]*[:?]*=[[:space:]]*//p" tests/c/Makefile | head -n1; }
+dyn=$(var CTXKIT_DYNAMIC_LIBS); static=$(var CTXKIT_STATIC_LIBS)
+[ -n "$dyn" ] && [ -n "$static" ] || fail "CTXKIT_DYNAMIC_LIBS / CTXKIT_STATIC_LIBS not found in tests/c/Makefile"
+grep -qF -- "$dyn" README.md || fail "README does not show the harness's dynamic link flags: $dyn"
+grep -qF -- "$static" README.md || fail "README does not show the harness's static link flags: $static"
+
+lib=target/debug
+[ -e "$lib/libctxkit.so" ] && [ -e "$lib/libctxkit.a" ] || fail "build libctxkit first (cargo build -p ctxkit-ffi)"
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+# Expand $(LIBDIR)-style references the Makefile may use.
+expand() { sed -e "s#\$(LIBDIR)#$lib#g" <<<"$1"; }
+cc -std=c11 -Wall -Wextra -Wpedantic -Werror -Iinclude examples/c/count.c -L"$lib" $(expand "$dyn") -Wl,-rpath,"$PWD/$lib" -o "$out/dyn"
+cc -std=c11 -Wall -Wextra -Wpedantic -Werror -Iinclude examples/c/count.c $(expand "$static") -o "$out/static"
+for b in dyn static; do
+    got=$("$out/$b" "Hello, world!")
+    [ "$got" = "4 tokens for gpt-4o (ctxkit $(sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -n1))" ] || fail "$b example printed: $got"
+done
+echo "C example: dynamic and static builds print the expected count"
+
+grep -qF 'cargo run -q -p ctxkit-cli -- count --model gpt-4o examples/data/coding-session.json' README.md \
+    || fail "README's main-job command changed; update scripts/check-docs.sh and the Makefile's demo target together"
+cargo run -q -p ctxkit-cli -- count --model gpt-4o examples/data/coding-session.json >/dev/null
+grep -qx 'make test' README.md || fail "README does not show the test command"
+grep -q '^make test$' .ci/run || fail ".ci/run does not call the README's test command"
+echo "README: link flags, main job and test command verified"

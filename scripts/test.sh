@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# The one test command (`make test`, called by .ci/run): builds every artifact
+# once (debug), then runs every suite and prints a summary line. Toolchains a
+# suite needs are installed with apt-get when running as root; otherwise the
+# suite is reported as SKIPPED with the reason, never silently dropped.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+passed=0 failed=0 skipped=0
+failures=() skips=()
+log() { printf '\n==> %s\n' "$*"; }
+
+run_suite() { # name, command...
+    local name=$1; shift
+    log "$name"
+    local start=$SECONDS
+    if "$@"; then
+        passed=$((passed + 1)); echo "--- $name: ok ($((SECONDS - start)) s)"
+    else
+        failed=$((failed + 1)); failures+=("$name"); echo "--- $name: FAILED ($((SECONDS - start)) s)"
+    fi
+}
+
+skip_suite() { # name, reason
+    skipped=$((skipped + 1)); skips+=("$1: $2"); log "$1"; echo "--- $1: SKIPPED ($2)"
+}
+
+# Toolchains for the C/C++ harness. Debian's gcc ships ASan/UBSan runtimes.
+need_pkgs=()
+command -v gcc >/dev/null || need_pkgs+=(gcc)
+command -v g++ >/dev/null || need_pkgs+=(g++)
+command -v valgrind >/dev/null || need_pkgs+=(valgrind)
+command -v make >/dev/null || need_pkgs+=(make)
+if [ ${#need_pkgs[@]} -gt 0 ]; then
+    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+        log "installing ${need_pkgs[*]} with apt-get"
+        apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${need_pkgs[@]}" >/dev/null
+    else
+        echo "note: ${need_pkgs[*]} missing and not root; suites that need them will be skipped"
+    fi
+fi
+
+export CARGO_TERM_COLOR=never
+run_suite "build (debug: core, libctxkit.so/.a, cli, xtask)" cargo build --workspace --all-targets --locked
+run_suite "rust tests (unit, oracle, vectors, ffi, cli)" cargo test --workspace --locked
+run_suite "header drift (include/ctxkit.h vs cbindgen)" cargo run -q -p xtask --locked -- header --check
+run_suite "docs and examples (README link flags, C example)" scripts/check-docs.sh
+
+if command -v gcc >/dev/null && command -v g++ >/dev/null && command -v valgrind >/dev/null; then
+    run_suite "C/C++ ABI harness (ASan+UBSan dynamic/static, C++, valgrind)" make -C tests/c all
+else
+    skip_suite "C/C++ ABI harness" "gcc, g++ or valgrind not installed (run as root to install them)"
+fi
+
+# Language bindings join here as they land (bindings/<lang>/test.sh).
+found_binding=0
+for t in bindings/*/test.sh; do
+    [ -e "$t" ] || continue
+    found_binding=1
+    run_suite "binding: $(basename "$(dirname "$t")")" bash "$t"
+done
+[ $found_binding = 1 ] || echo "note: no language bindings exist yet (Haskell, Node, Kotlin, Swift are later issues)"
+
+log "summary"
+for f in "${failures[@]+"${failures[@]}"}"; do echo "FAILED: $f"; done
+for s in "${skips[@]+"${skips[@]}"}"; do echo "SKIPPED: $s"; done
+echo "suites: $passed passed, $failed failed, $skipped skipped"
+[ "$failed" = 0 ]
