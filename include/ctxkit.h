@@ -256,8 +256,8 @@ const char *ctxkit_error_message(const struct ctxkit_error *err,
 void ctxkit_error_free(struct ctxkit_error *err);
 
 /**
- * Creates a registry holding the built-in model table. On success `*out`
- * owns a handle to release with `ctxkit_registry_free`. Thread-safe.
+ * Creates a registry holding the built-in model table. On success
+ * `*out_registry` owns a handle to release with `ctxkit_registry_free`. Thread-safe.
  *
  * # Safety
  * `out_registry` is valid for a write; `err` is NULL or valid for a write.
@@ -280,8 +280,12 @@ void ctxkit_registry_free(struct ctxkit_registry *registry);
  * of them (schema in docs/formats.md): `{"name": "acme-*", "encoding":
  * "o200k_base", "context_window": 32000, "max_output_tokens": 4096,
  * "exact": false, "family": "acme"}`, where a trailing `*` makes the name a
- * prefix. All profiles are validated before any is registered.
- * `*out_registered` receives how many were. Thread-safe.
+ * prefix; names are stored lowercase. All profiles are validated before any
+ * is registered, and an error names the offending element.
+ * `*out_registered` receives the number of distinct names registered (a name
+ * given twice counts once; the later profile wins). `registry` must be a
+ * handle from `ctxkit_registry_new`: the built-in table is read-only.
+ * Thread-safe.
  *
  * Errors: `INVALID_JSON` (malformed, unknown field, unknown encoding),
  * `INVALID_ARGUMENT` (empty name, zero context window), `LIMIT_EXCEEDED`,
@@ -299,7 +303,10 @@ ctxkit_status ctxkit_registry_register(const struct ctxkit_registry *registry,
                                        struct ctxkit_error **err);
 
 /**
- * Looks a model up and returns its profile as JSON: `{"model", "matched",
+ * Looks a model up and returns its profile as JSON. Names are matched
+ * case-insensitively, an exact name before the longest `*` prefix, and a
+ * routing prefix (`openai/gpt-4o`, `us.anthropic.claude-...`) is tried off
+ * when the full name is unknown. The result is `{"model", "matched",
  * "source": "builtin"|"host"|"fallback", "family", "encoding",
  * "context_window", "max_output_tokens", "exact"}`. `registry` may be NULL
  * for the built-in table. When the model is unknown and `fallback_encoding`
@@ -363,13 +370,15 @@ void ctxkit_tokens_free(struct ctxkit_tokens *t);
 
 /**
  * Creates a tokenizer for an encoding by name: `cl100k_base`, `o200k_base`,
- * `p50k_base`, `r50k_base` (or the alias `gpt2`). `flags` is 0 or
+ * `p50k_base`, `r50k_base` (or the alias `gpt2`); surrounding spaces and
+ * case are ignored. `flags` is 0 or
  * `CTXKIT_TOKENIZER_RECOGNIZE_SPECIAL`. The first tokenizer of an encoding in
  * a process parses its embedded vocabulary; later ones share it.
  *
  * Errors: `UNKNOWN_ENCODING` (the message names close matches),
  * `INVALID_ARGUMENT` for unknown flag bits, `NULL_ARGUMENT`, `INVALID_UTF8`.
- * On success `*out` owns a handle to release with `ctxkit_tokenizer_free`.
+ * On success `*out_tokenizer` owns a handle to release with
+ * `ctxkit_tokenizer_free`.
  * Thread-safe.
  *
  * # Safety
@@ -383,11 +392,16 @@ ctxkit_status ctxkit_tokenizer_new(const uint8_t *encoding,
                                    struct ctxkit_error **err);
 
 /**
- * Creates a tokenizer for a model name, using the encoding the registry
- * gives for it. `registry` may be NULL for the built-in table. When the
+ * Creates a tokenizer for a model name (matched case-insensitively; see
+ * `ctxkit_registry_lookup`), using the encoding the registry gives for it.
+ * `registry` may be NULL for the built-in table. On success
+ * `*out_tokenizer` owns a handle to release with `ctxkit_tokenizer_free`. When the
  * model is unknown and `fallback_encoding` is not empty, that encoding is
  * used (and `ctxkit_tokenizer_info` reports `"exact": false`); otherwise
  * the call fails with `UNKNOWN_MODEL`, naming close matches.
+ *
+ * A fallback that names no encoding is an error even when the model is
+ * known, so a typo cannot hide until the day a model goes missing.
  *
  * Errors: `UNKNOWN_MODEL`, `UNKNOWN_ENCODING` (bad fallback),
  * `INVALID_ARGUMENT` (flags), `NULL_ARGUMENT`, `INVALID_UTF8`. Thread-safe.

@@ -6,7 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 fail() { echo "check-docs: $*" >&2; exit 1; }
 
-var() { sed -n "s/^$1[[:space:]]*[:?]*=[[:space:]]*//p" tests/c/Makefile | head -n1; }
+var() { make -s -C tests/c "print-$1"; }
 dyn=$(var CTXKIT_DYNAMIC_LIBS); static=$(var CTXKIT_STATIC_LIBS)
 [ -n "$dyn" ] && [ -n "$static" ] || fail "CTXKIT_DYNAMIC_LIBS / CTXKIT_STATIC_LIBS not found in tests/c/Makefile"
 grep -qF -- "$dyn" README.md || fail "README does not show the harness's dynamic link flags: $dyn"
@@ -19,7 +19,7 @@ trap 'rm -rf "$out"' EXIT
 # Expand $(LIBDIR)-style references the Makefile may use.
 expand() { sed -e "s#\$(LIBDIR)#$lib#g" <<<"$1"; }
 cc -std=c11 -Wall -Wextra -Wpedantic -Werror -Iinclude examples/c/count.c -L"$lib" $(expand "$dyn") -Wl,-rpath,"$PWD/$lib" -o "$out/dyn"
-cc -std=c11 -Wall -Wextra -Wpedantic -Werror -Iinclude examples/c/count.c $(expand "$static") -o "$out/static"
+cc -std=c11 -Wall -Wextra -Wpedantic -Werror -Iinclude examples/c/count.c -L"$lib" $(expand "$static") -o "$out/static"
 for b in dyn static; do
     got=$("$out/$b" "Hello, world!")
     [ "$got" = "4 tokens for gpt-4o (ctxkit $(sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -n1))" ] || fail "$b example printed: $got"

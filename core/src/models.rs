@@ -84,13 +84,6 @@ struct Table {
     models: Vec<ModelProfile>,
 }
 
-#[derive(Deserialize)]
-#[serde(untagged)]
-enum OneOrMany {
-    One(ModelProfile),
-    Many(Vec<ModelProfile>),
-}
-
 /// A set of model profiles. Cheap to read from many threads; registration
 /// takes a short write lock.
 #[derive(Debug)]
@@ -114,6 +107,17 @@ fn builtin_entries() -> Result<&'static Vec<Entry>> {
         })
         .as_ref()
         .map_err(Clone::clone)
+}
+
+fn json_type(v: &serde_json::Value) -> &'static str {
+    match v {
+        serde_json::Value::Null => "null",
+        serde_json::Value::Bool(_) => "a boolean",
+        serde_json::Value::Number(_) => "a number",
+        serde_json::Value::String(_) => "a string",
+        serde_json::Value::Array(_) => "an array",
+        serde_json::Value::Object(_) => "an object",
+    }
 }
 
 fn validate(p: &ModelProfile) -> Result<()> {
@@ -159,32 +163,38 @@ impl ModelRegistry {
     }
 
     /// Registers one profile object or an array of them, given as JSON.
-    /// Either all are registered or none is. Returns how many were.
+    /// Every profile is validated before any is registered, and an error
+    /// names the offending element. Returns the number of distinct names
+    /// registered (a name given twice in one batch counts once; the later
+    /// profile wins).
     pub fn register_json(&self, text: &str) -> Result<usize> {
-        let profiles = match json::parse::<OneOrMany>("model profile JSON", text) {
-            Ok(OneOrMany::One(p)) => vec![p],
-            Ok(OneOrMany::Many(v)) => v,
-            Err(e) if e.kind() == ErrorKind::InvalidJson => {
-                // serde's untagged error says nothing useful; re-parse as the
-                // single-profile shape to report the real problem.
-                let detail = serde_json::from_str::<ModelProfile>(text)
-                    .err()
-                    .map_or_else(|| e.message().to_owned(), |d| d.to_string());
+        let doc: serde_json::Value = json::parse("model profile JSON", text)?;
+        let items = match doc {
+            serde_json::Value::Array(items) => items.into_iter().map(Some).collect(),
+            obj @ serde_json::Value::Object(_) => vec![Some(obj)],
+            other => {
                 return Err(Error::new(
                     ErrorKind::InvalidJson,
-                    format!("model profile JSON must be a profile object or an array of them: {detail}"),
-                ));
+                    format!("model profile JSON must be a profile object or an array of them, not {}", json_type(&other)),
+                ))
             }
-            Err(e) => return Err(e),
         };
-        for p in &profiles {
-            validate(p)?;
+        let mut profiles = Vec::new();
+        for (i, item) in items.into_iter().enumerate() {
+            let name = |p: &ModelProfile| if p.name.is_empty() { format!("profile {i}") } else { format!("profile {i} ('{}')", p.name) };
+            let p: ModelProfile = serde_json::from_value(item.unwrap_or_default()).map_err(|e| {
+                Error::new(ErrorKind::InvalidJson, format!("model profile {i}: {e}"))
+            })?;
+            validate(&p).map_err(|e| Error::new(e.kind(), format!("{}: {}", name(&p), e.message())))?;
+            profiles.push(p);
         }
-        let n = profiles.len();
+        let mut names: Vec<String> = profiles.iter().map(|p| p.name.to_ascii_lowercase()).collect();
+        names.sort();
+        names.dedup();
         for p in profiles {
             self.register(p)?;
         }
-        Ok(n)
+        Ok(names.len())
     }
 
     /// Every entry, with its source, in registration order.

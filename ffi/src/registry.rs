@@ -30,8 +30,8 @@ pub(crate) unsafe fn registry_or_builtin<'a>(ptr: *const ctxkit_registry) -> &'a
     unsafe { ptr.as_ref() }.map_or(&*BUILTIN, |r| &r.inner)
 }
 
-/// Creates a registry holding the built-in model table. On success `*out`
-/// owns a handle to release with `ctxkit_registry_free`. Thread-safe.
+/// Creates a registry holding the built-in model table. On success
+/// `*out_registry` owns a handle to release with `ctxkit_registry_free`. Thread-safe.
 ///
 /// # Safety
 /// `out_registry` is valid for a write; `err` is NULL or valid for a write.
@@ -67,8 +67,12 @@ pub unsafe extern "C" fn ctxkit_registry_free(registry: *mut ctxkit_registry) {
 /// of them (schema in docs/formats.md): `{"name": "acme-*", "encoding":
 /// "o200k_base", "context_window": 32000, "max_output_tokens": 4096,
 /// "exact": false, "family": "acme"}`, where a trailing `*` makes the name a
-/// prefix. All profiles are validated before any is registered.
-/// `*out_registered` receives how many were. Thread-safe.
+/// prefix; names are stored lowercase. All profiles are validated before any
+/// is registered, and an error names the offending element.
+/// `*out_registered` receives the number of distinct names registered (a name
+/// given twice counts once; the later profile wins). `registry` must be a
+/// handle from `ctxkit_registry_new`: the built-in table is read-only.
+/// Thread-safe.
 ///
 /// Errors: `INVALID_JSON` (malformed, unknown field, unknown encoding),
 /// `INVALID_ARGUMENT` (empty name, zero context window), `LIMIT_EXCEEDED`,
@@ -95,7 +99,10 @@ pub unsafe extern "C" fn ctxkit_registry_register(
     })
 }
 
-/// Looks a model up and returns its profile as JSON: `{"model", "matched",
+/// Looks a model up and returns its profile as JSON. Names are matched
+/// case-insensitively, an exact name before the longest `*` prefix, and a
+/// routing prefix (`openai/gpt-4o`, `us.anthropic.claude-...`) is tried off
+/// when the full name is unknown. The result is `{"model", "matched",
 /// "source": "builtin"|"host"|"fallback", "family", "encoding",
 /// "context_window", "max_output_tokens", "exact"}`. `registry` may be NULL
 /// for the built-in table. When the model is unknown and `fallback_encoding`

@@ -60,13 +60,15 @@ fn boxed(t: ctxkit_tokenizer) -> *mut ctxkit_tokenizer {
 }
 
 /// Creates a tokenizer for an encoding by name: `cl100k_base`, `o200k_base`,
-/// `p50k_base`, `r50k_base` (or the alias `gpt2`). `flags` is 0 or
+/// `p50k_base`, `r50k_base` (or the alias `gpt2`); surrounding spaces and
+/// case are ignored. `flags` is 0 or
 /// `CTXKIT_TOKENIZER_RECOGNIZE_SPECIAL`. The first tokenizer of an encoding in
 /// a process parses its embedded vocabulary; later ones share it.
 ///
 /// Errors: `UNKNOWN_ENCODING` (the message names close matches),
 /// `INVALID_ARGUMENT` for unknown flag bits, `NULL_ARGUMENT`, `INVALID_UTF8`.
-/// On success `*out` owns a handle to release with `ctxkit_tokenizer_free`.
+/// On success `*out_tokenizer` owns a handle to release with
+/// `ctxkit_tokenizer_free`.
 /// Thread-safe.
 ///
 /// # Safety
@@ -91,11 +93,16 @@ pub unsafe extern "C" fn ctxkit_tokenizer_new(
     })
 }
 
-/// Creates a tokenizer for a model name, using the encoding the registry
-/// gives for it. `registry` may be NULL for the built-in table. When the
+/// Creates a tokenizer for a model name (matched case-insensitively; see
+/// `ctxkit_registry_lookup`), using the encoding the registry gives for it.
+/// `registry` may be NULL for the built-in table. On success
+/// `*out_tokenizer` owns a handle to release with `ctxkit_tokenizer_free`. When the
 /// model is unknown and `fallback_encoding` is not empty, that encoding is
 /// used (and `ctxkit_tokenizer_info` reports `"exact": false`); otherwise
 /// the call fails with `UNKNOWN_MODEL`, naming close matches.
+///
+/// A fallback that names no encoding is an error even when the model is
+/// known, so a typo cannot hide until the day a model goes missing.
 ///
 /// Errors: `UNKNOWN_MODEL`, `UNKNOWN_ENCODING` (bad fallback),
 /// `INVALID_ARGUMENT` (flags), `NULL_ARGUMENT`, `INVALID_UTF8`. Thread-safe.

@@ -91,7 +91,10 @@ fn bad_registrations_are_rejected_whole() {
         (r#"[{"name":"ok","encoding":"o200k_base","exact":true},{"name":"","encoding":"o200k_base","exact":true}]"#,
             ErrorKind::InvalidArgument, "model name"),
         (r#"{"name":"x","encoding":"o200k_base","exact":true,"context_window":0}"#, ErrorKind::InvalidArgument, "positive"),
-        ("not json", ErrorKind::InvalidJson, "profile"),
+        ("not json", ErrorKind::InvalidJson, "model profile JSON"),
+        ("42", ErrorKind::InvalidJson, "not a number"),
+        (r#"[{"name":"a","encoding":"o200k_base","exact":true},{"name":"x","encoding":"cl100k","exact":true}]"#,
+            ErrorKind::InvalidJson, "model profile 1: unknown encoding 'cl100k'; did you mean cl100k_base?"),
     ];
     for (json, kind, needle) in cases {
         let err = r.register_json(json).unwrap_err();
@@ -99,4 +102,16 @@ fn bad_registrations_are_rejected_whole() {
         assert!(err.message().contains(needle), "{json}: {err}");
     }
     assert!(r.lookup("ok").is_err(), "a failed batch registers nothing");
+    assert!(r.lookup("a").is_err(), "a failed batch registers nothing");
+}
+
+#[test]
+fn duplicate_names_in_a_batch_count_once_and_the_last_wins() {
+    let r = reg();
+    let n = r
+        .register_json(r#"[{"name":"dup","encoding":"o200k_base","exact":true,"context_window":1},
+                          {"name":"DUP","encoding":"o200k_base","exact":true,"context_window":2}]"#)
+        .unwrap();
+    assert_eq!(n, 1);
+    assert_eq!(r.lookup("dup").unwrap().context_window, Some(2));
 }

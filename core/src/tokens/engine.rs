@@ -27,6 +27,24 @@ thread_local! {
     static SCRATCH: RefCell<Scratch> = RefCell::new(Scratch::default());
 }
 
+/// Runs `f` with this thread's scratch buffers, or with fresh ones when the
+/// thread-local is unavailable: during thread teardown (a host calling ctxkit
+/// from a pthread key destructor, after Rust's TLS is destroyed) or when
+/// re-entered. Correctness never depends on the cache; only speed does.
+fn with_scratch<R>(f: impl FnOnce(&mut Scratch) -> R) -> R {
+    let mut f = Some(f);
+    let cached = SCRATCH.try_with(|cell| match cell.try_borrow_mut() {
+        Ok(mut scratch) => f.take().map(|f| f(&mut scratch)),
+        Err(_) => None,
+    });
+    match (cached, f) {
+        (Ok(Some(r)), _) => r,
+        (_, Some(f)) => f(&mut Scratch::default()),
+        // `f` was taken, so the cached call ran and returned Some.
+        (_, None) => unreachable!("scratch closure consumed without a result"),
+    }
+}
+
 static ENGINES: [OnceLock<std::result::Result<Engine, Error>>; 4] =
     [OnceLock::new(), OnceLock::new(), OnceLock::new(), OnceLock::new()];
 
@@ -101,8 +119,7 @@ impl Engine {
 
     /// Appends the token ids of `text` to `out`.
     pub(crate) fn encode(&self, text: &str, recognize: bool, out: &mut Vec<u32>) -> Result<()> {
-        SCRATCH.with(|scratch| {
-            let scratch = &mut scratch.borrow_mut();
+        with_scratch(|scratch| {
             self.for_each_segment(text, recognize, |seg| match seg {
                 Segment::Special(id) => {
                     out.push(id);
@@ -136,8 +153,7 @@ impl Engine {
     /// Returns the count so far and whether it stopped early.
     pub(crate) fn count(&self, text: &str, recognize: bool, limit: usize) -> Result<(usize, bool)> {
         let mut total = 0usize;
-        let finished = SCRATCH.with(|scratch| {
-            let scratch = &mut scratch.borrow_mut();
+        let finished = with_scratch(|scratch| {
             self.for_each_segment(text, recognize, |seg| match seg {
                 Segment::Special(_) => {
                     total += 1;

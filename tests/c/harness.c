@@ -1,0 +1,1785 @@
+/*
+ * C ABI test harness for libctxkit (include/ctxkit.h).
+ *
+ * Calls every function the header declares, with real assertions on results,
+ * then walks the contract: NULL for every pointer parameter, out-parameters
+ * untouched on failure, invalid UTF-8 in every text parameter, unknown flag
+ * bits and enum values, ownership and double frees, version macros, and a
+ * threads section sharing one tokenizer and one registry.
+ *
+ * Built with -std=c11 -Wall -Wextra -Wpedantic -Werror (see Makefile) and run
+ * under ASan+UBSan (dynamic and static linking) and valgrind. The last line
+ * printed is always "c-abi: N passed, M failed"; the exit status is non-zero
+ * when M > 0. Each failure prints harness.c:LINE and what differed.
+ *
+ * Environment: CTXKIT_HARNESS_THREAD_ITERS overrides the iterations per
+ * thread in the threads section (default 800; each iteration makes 3 calls,
+ * plus a registry lookup every 8th and 3 more calls every 32nd, so about
+ * 2,600 calls per thread; about 6 s of the ~18 s valgrind run).
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include "ctxkit.h"
+
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ------------------------------------------------------------------------ */
+/* Compile-time checks of the header's layout.                               */
+
+_Static_assert(sizeof(ctxkit_status) == 4, "ctxkit_status is 32 bits");
+_Static_assert(sizeof(ctxkit_decode_mode) == 4, "ctxkit_decode_mode is 32 bits");
+_Static_assert(sizeof(ctxkit_truncate_side) == 4, "ctxkit_truncate_side is 32 bits");
+_Static_assert(offsetof(ctxkit_string, ptr) == 0, "ctxkit_string.ptr first");
+_Static_assert(offsetof(ctxkit_string, len) == sizeof(void *), "ctxkit_string.len second");
+_Static_assert(sizeof(ctxkit_string) == 2 * sizeof(void *), "ctxkit_string is two words");
+_Static_assert(offsetof(ctxkit_tokens, ptr) == 0, "ctxkit_tokens.ptr first");
+_Static_assert(offsetof(ctxkit_tokens, len) == sizeof(void *), "ctxkit_tokens.len second");
+_Static_assert(sizeof(ctxkit_tokens) == 2 * sizeof(void *), "ctxkit_tokens is two words");
+_Static_assert(CTXKIT_STATUS_OK == 0 && CTXKIT_STATUS_NULL_ARGUMENT == 1 &&
+                   CTXKIT_STATUS_INVALID_UTF8 == 2 && CTXKIT_STATUS_INVALID_ARGUMENT == 3 &&
+                   CTXKIT_STATUS_INVALID_JSON == 4 && CTXKIT_STATUS_LIMIT_EXCEEDED == 5 &&
+                   CTXKIT_STATUS_UNKNOWN_ENCODING == 6 && CTXKIT_STATUS_UNKNOWN_MODEL == 7 &&
+                   CTXKIT_STATUS_UNKNOWN_TOKEN == 8 && CTXKIT_STATUS_PANIC == 9 &&
+                   CTXKIT_STATUS_INTERNAL == 10,
+               "status numbers are part of the ABI");
+_Static_assert(CTXKIT_DECODE_MODE_REPLACE == 0 && CTXKIT_DECODE_MODE_STRICT == 1, "decode modes");
+_Static_assert(CTXKIT_TRUNCATE_SIDE_HEAD == 0 && CTXKIT_TRUNCATE_SIDE_TAIL == 1 &&
+                   CTXKIT_TRUNCATE_SIDE_BOTH == 2,
+               "truncate sides");
+_Static_assert(CTXKIT_TOKENIZER_RECOGNIZE_SPECIAL == 1, "flag bit");
+
+/* ------------------------------------------------------------------------ */
+/* Check bookkeeping. Only the main thread calls these.                      */
+
+static int g_passed;
+static int g_failed;
+
+static void fail_at(int line, const char *fmt, ...)
+{
+    va_list ap;
+    g_failed++;
+    fprintf(stdout, "FAIL harness.c:%d: ", line);
+    va_start(ap, fmt);
+    vfprintf(stdout, fmt, ap);
+    va_end(ap);
+    fputc('\n', stdout);
+    fflush(stdout);
+}
+
+static bool check_true_at(int line, bool ok, const char *what)
+{
+    if (ok)
+        g_passed++;
+    else
+        fail_at(line, "expected true: %s", what);
+    return ok;
+}
+
+static const char *sname(uint32_t s)
+{
+    const char *n = ctxkit_status_name(s);
+    return n ? n : "(null)";
+}
+
+static bool check_status_at(int line, const char *what, ctxkit_status got, ctxkit_status want)
+{
+    if ((uint32_t)got == (uint32_t)want) {
+        g_passed++;
+        return true;
+    }
+    fail_at(line, "%s: status %s (%u), expected %s (%u)", what, sname((uint32_t)got), (unsigned)got,
+            sname((uint32_t)want), (unsigned)want);
+    return false;
+}
+
+static bool check_size_at(int line, const char *what, size_t got, size_t want)
+{
+    if (got == want) {
+        g_passed++;
+        return true;
+    }
+    fail_at(line, "%s: got %zu, expected %zu", what, got, want);
+    return false;
+}
+
+static bool mem_contains(const void *hay, size_t hay_len, const char *needle)
+{
+    size_t n = strlen(needle);
+    const unsigned char *h = hay;
+    if (n == 0)
+        return true;
+    if (hay == NULL || hay_len < n)
+        return false;
+    for (size_t i = 0; i + n <= hay_len; i++)
+        if (memcmp(h + i, needle, n) == 0)
+            return true;
+    return false;
+}
+
+static bool check_bytes_at(int line, const char *what, const void *got, size_t got_len, const void *want,
+                           size_t want_len)
+{
+    if (got_len == want_len && (want_len == 0 || (got != NULL && memcmp(got, want, want_len) == 0))) {
+        g_passed++;
+        return true;
+    }
+    fail_at(line, "%s: got %zu bytes \"%.*s\", expected %zu bytes \"%.*s\"", what, got_len,
+            (int)(got_len > 300 ? 300 : got_len), got ? (const char *)got : "", want_len,
+            (int)(want_len > 300 ? 300 : want_len), (const char *)want);
+    return false;
+}
+
+static bool check_contains_at(int line, const char *what, const void *hay, size_t hay_len, const char *needle)
+{
+    if (mem_contains(hay, hay_len, needle)) {
+        g_passed++;
+        return true;
+    }
+    fail_at(line, "%s: \"%.*s\" does not contain \"%s\"", what, (int)(hay_len > 400 ? 400 : hay_len),
+            hay ? (const char *)hay : "", needle);
+    return false;
+}
+
+static bool check_not_contains_at(int line, const char *what, const void *hay, size_t hay_len,
+                                  const char *needle)
+{
+    if (!mem_contains(hay, hay_len, needle)) {
+        g_passed++;
+        return true;
+    }
+    fail_at(line, "%s: \"%.*s\" unexpectedly contains \"%s\"", what, (int)(hay_len > 400 ? 400 : hay_len),
+            (const char *)hay, needle);
+    return false;
+}
+
+#define CHECK(cond) check_true_at(__LINE__, (cond), #cond)
+#define CHECK_STATUS(got, want) check_status_at(__LINE__, #got, (got), (want))
+#define CHECK_SIZE(got, want) check_size_at(__LINE__, #got, (size_t)(got), (size_t)(want))
+#define CHECK_BYTES(got, got_len, want, want_len) \
+    check_bytes_at(__LINE__, #got, (got), (got_len), (want), (want_len))
+#define CHECK_CONTAINS(hay, hay_len, needle) check_contains_at(__LINE__, #hay, (hay), (hay_len), (needle))
+#define CHECK_NOT_CONTAINS(hay, hay_len, needle) \
+    check_not_contains_at(__LINE__, #hay, (hay), (hay_len), (needle))
+#define CHECK_STR_CONTAINS(s, needle) CHECK_CONTAINS((s).ptr, (s).len, (needle))
+
+/* Text arguments: a literal (length from sizeof, so interior NULs count) or
+ * a NUL-terminated string. */
+#define LIT(s) (const uint8_t *)(s), (sizeof(s) - 1)
+#define STR(s) (const uint8_t *)(s), strlen(s)
+
+/* Sentinels for "out-parameters are not written on failure". */
+static max_align_t g_sentinel_object;
+#define SENT_PTR ((void *)&g_sentinel_object)
+#define SENT_SIZE ((size_t)0x5E5E5E5Eu)
+#define SENT_STRING {(uint8_t *)SENT_PTR, SENT_SIZE}
+#define SENT_TOKENS {(uint32_t *)SENT_PTR, SENT_SIZE}
+#define SENT_BOOL_BYTE 0x5A
+
+static void check_string_untouched_at(int line, const char *what, ctxkit_string s)
+{
+    if (s.ptr == (uint8_t *)SENT_PTR && s.len == SENT_SIZE)
+        g_passed++;
+    else
+        fail_at(line, "%s: out-parameter written on failure ({%p, %zu})", what, (void *)s.ptr, s.len);
+}
+
+static void check_tokens_untouched_at(int line, const char *what, ctxkit_tokens t)
+{
+    if (t.ptr == (uint32_t *)SENT_PTR && t.len == SENT_SIZE)
+        g_passed++;
+    else
+        fail_at(line, "%s: out-parameter written on failure ({%p, %zu})", what, (void *)t.ptr, t.len);
+}
+
+static void check_ptr_untouched_at(int line, const char *what, const void *p)
+{
+    if (p == SENT_PTR)
+        g_passed++;
+    else
+        fail_at(line, "%s: out-parameter written on failure (%p)", what, p);
+}
+
+static void check_bool_untouched_at(int line, const char *what, const bool *b)
+{
+    unsigned char bytes[sizeof(bool)];
+    memcpy(bytes, b, sizeof bytes);
+    bool same = true;
+    for (size_t i = 0; i < sizeof bytes; i++)
+        same = same && bytes[i] == SENT_BOOL_BYTE;
+    if (same)
+        g_passed++;
+    else
+        fail_at(line, "%s: bool out-parameter written on failure (0x%02x)", what, bytes[0]);
+}
+
+/*
+ * Checks an error object: non-NULL, carrying `want`, with a NUL-terminated
+ * message whose length matches out_len, that starts with "fn: " and contains
+ * `needle` (when not NULL). Frees it and resets *errp.
+ */
+static void check_error_at(int line, ctxkit_error **errp, ctxkit_status want, const char *fn, const char *needle)
+{
+    ctxkit_error *err = *errp;
+    if (err == NULL) {
+        fail_at(line, "%s: expected an error object for %s, got NULL", fn, sname((uint32_t)want));
+        return;
+    }
+    g_passed++;
+    check_status_at(line, "ctxkit_error_code(err)", ctxkit_error_code(err), want);
+    size_t len = SENT_SIZE;
+    const char *msg = ctxkit_error_message(err, &len);
+    if (msg == NULL) {
+        fail_at(line, "%s: ctxkit_error_message returned NULL", fn);
+    } else {
+        g_passed++;
+        check_size_at(line, "strlen(message) == out_len", strlen(msg), len);
+        /* The pointer is stable and out_len is optional. */
+        check_true_at(line, ctxkit_error_message(err, NULL) == msg, "message pointer stable, out_len optional");
+        char prefix[128];
+        snprintf(prefix, sizeof prefix, "%s: ", fn);
+        if (strncmp(msg, prefix, strlen(prefix)) == 0)
+            g_passed++;
+        else
+            fail_at(line, "message \"%s\" does not start with \"%s\"", msg, prefix);
+        if (needle != NULL)
+            check_contains_at(line, "error message", msg, len, needle);
+    }
+    ctxkit_error_free(err);
+    *errp = NULL;
+}
+
+#define CHECK_ERR(errp, want, fn, needle) check_error_at(__LINE__, (errp), (want), (fn), (needle))
+#define CHECK_NO_ERR(err) check_true_at(__LINE__, (err) == NULL, "no error object on success")
+
+/* ------------------------------------------------------------------------ */
+/* Per-function "expect failure" helpers. Each runs the call twice, once with
+ * an err out-pointer (the error object is checked) and once with err == NULL
+ * (the status must be the same), and checks every provided out-parameter is
+ * untouched. `null_*` selects NULL for that out-parameter. */
+
+static void tokenizer_new_fails(int line, const uint8_t *enc, size_t len, uint32_t flags, bool null_out,
+                                ctxkit_status want, const char *needle)
+{
+    for (int with_err = 1; with_err >= 0; with_err--) {
+        ctxkit_tokenizer *out = SENT_PTR;
+        ctxkit_error *err = NULL;
+        ctxkit_status st = ctxkit_tokenizer_new(enc, len, flags, null_out ? NULL : &out, with_err ? &err : NULL);
+        check_status_at(line, "ctxkit_tokenizer_new", st, want);
+        check_ptr_untouched_at(line, "ctxkit_tokenizer_new out_tokenizer", out);
+        if (with_err)
+            check_error_at(line, &err, want, "ctxkit_tokenizer_new", needle);
+        if ((uint32_t)st == CTXKIT_STATUS_OK && out != SENT_PTR)
+            ctxkit_tokenizer_free(out);
+    }
+}
+#define TOKENIZER_NEW_FAILS(...) tokenizer_new_fails(__LINE__, __VA_ARGS__)
+
+static void new_for_model_fails(int line, const ctxkit_registry *reg, const uint8_t *model, size_t model_len,
+                                const uint8_t *fb, size_t fb_len, uint32_t flags, bool null_out,
+                                ctxkit_status want, const char *needle)
+{
+    for (int with_err = 1; with_err >= 0; with_err--) {
+        ctxkit_tokenizer *out = SENT_PTR;
+        ctxkit_error *err = NULL;
+        ctxkit_status st = ctxkit_tokenizer_new_for_model(reg, model, model_len, fb, fb_len, flags,
+                                                          null_out ? NULL : &out, with_err ? &err : NULL);
+        check_status_at(line, "ctxkit_tokenizer_new_for_model", st, want);
+        check_ptr_untouched_at(line, "ctxkit_tokenizer_new_for_model out_tokenizer", out);
+        if (with_err)
+            check_error_at(line, &err, want, "ctxkit_tokenizer_new_for_model", needle);
+        if ((uint32_t)st == CTXKIT_STATUS_OK && out != SENT_PTR)
+            ctxkit_tokenizer_free(out);
+    }
+}
+#define NEW_FOR_MODEL_FAILS(...) new_for_model_fails(__LINE__, __VA_ARGS__)
+
+static void info_fails(int line, const ctxkit_tokenizer *t, bool null_out, ctxkit_status want, const char *needle)
+{
+    for (int with_err = 1; with_err >= 0; with_err--) {
+        ctxkit_string out = SENT_STRING;
+        ctxkit_error *err = NULL;
+        ctxkit_status st = ctxkit_tokenizer_info(t, null_out ? NULL : &out, with_err ? &err : NULL);
+        check_status_at(line, "ctxkit_tokenizer_info", st, want);
+        check_string_untouched_at(line, "ctxkit_tokenizer_info out_json", out);
+        if (with_err)
+            check_error_at(line, &err, want, "ctxkit_tokenizer_info", needle);
+    }
+}
+#define INFO_FAILS(...) info_fails(__LINE__, __VA_ARGS__)
+
+static void count_fails(int line, const ctxkit_tokenizer *t, const uint8_t *text, size_t len, bool null_out,
+                        ctxkit_status want, const char *needle)
+{
+    for (int with_err = 1; with_err >= 0; with_err--) {
+        size_t out = SENT_SIZE;
+        ctxkit_error *err = NULL;
+        ctxkit_status st = ctxkit_tokenizer_count(t, text, len, null_out ? NULL : &out, with_err ? &err : NULL);
+        check_status_at(line, "ctxkit_tokenizer_count", st, want);
+        check_size_at(line, "ctxkit_tokenizer_count out_count untouched", out, SENT_SIZE);
+        if (with_err)
+            check_error_at(line, &err, want, "ctxkit_tokenizer_count", needle);
+    }
+}
+#define COUNT_FAILS(...) count_fails(__LINE__, __VA_ARGS__)
+
+static void count_limit_fails(int line, const ctxkit_tokenizer *t, const uint8_t *text, size_t len, size_t limit,
+                              bool null_count, bool null_exceeded, ctxkit_status want, const char *needle)
+{
+    for (int with_err = 1; with_err >= 0; with_err--) {
+        size_t count = SENT_SIZE;
+        bool exceeded;
+        memset(&exceeded, SENT_BOOL_BYTE, sizeof exceeded);
+        ctxkit_error *err = NULL;
+        ctxkit_status st = ctxkit_tokenizer_count_until_limit(t, text, len, limit, null_count ? NULL : &count,
+                                                              null_exceeded ? NULL : &exceeded,
+                                                              with_err ? &err : NULL);
+        check_status_at(line, "ctxkit_tokenizer_count_until_limit", st, want);
+        check_size_at(line, "ctxkit_tokenizer_count_until_limit out_count untouched", count, SENT_SIZE);
+        check_bool_untouched_at(line, "ctxkit_tokenizer_count_until_limit out_exceeded", &exceeded);
+        if (with_err)
+            check_error_at(line, &err, want, "ctxkit_tokenizer_count_until_limit", needle);
+    }
+}
+#define COUNT_LIMIT_FAILS(...) count_limit_fails(__LINE__, __VA_ARGS__)
+
+static void encode_fails(int line, const ctxkit_tokenizer *t, const uint8_t *text, size_t len, bool null_out,
+                         ctxkit_status want, const char *needle)
+{
+    for (int with_err = 1; with_err >= 0; with_err--) {
+        ctxkit_tokens out = SENT_TOKENS;
+        ctxkit_error *err = NULL;
+        ctxkit_status st = ctxkit_tokenizer_encode(t, text, len, null_out ? NULL : &out, with_err ? &err : NULL);
+        check_status_at(line, "ctxkit_tokenizer_encode", st, want);
+        check_tokens_untouched_at(line, "ctxkit_tokenizer_encode out_tokens", out);
+        if (with_err)
+            check_error_at(line, &err, want, "ctxkit_tokenizer_encode", needle);
+    }
+}
+#define ENCODE_FAILS(...) encode_fails(__LINE__, __VA_ARGS__)
+
+static void decode_fails(int line, const ctxkit_tokenizer *t, const uint32_t *ids, size_t n, uint32_t mode,
+                         bool null_out, ctxkit_status want, const char *needle)
+{
+    for (int with_err = 1; with_err >= 0; with_err--) {
+        ctxkit_string out = SENT_STRING;
+        ctxkit_error *err = NULL;
+        ctxkit_status st = ctxkit_tokenizer_decode(t, ids, n, mode, null_out ? NULL : &out, with_err ? &err : NULL);
+        check_status_at(line, "ctxkit_tokenizer_decode", st, want);
+        check_string_untouched_at(line, "ctxkit_tokenizer_decode out_text", out);
+        if (with_err)
+            check_error_at(line, &err, want, "ctxkit_tokenizer_decode", needle);
+    }
+}
+#define DECODE_FAILS(...) decode_fails(__LINE__, __VA_ARGS__)
+
+/* null_mask: 1 = out_text NULL, 2 = out_tokens NULL, 4 = out_removed NULL. */
+static void truncate_fails(int line, const ctxkit_tokenizer *t, const uint8_t *text, size_t len, size_t max,
+                           uint32_t side, const uint8_t *marker, size_t marker_len, unsigned null_mask,
+                           ctxkit_status want, const char *needle)
+{
+    for (int with_err = 1; with_err >= 0; with_err--) {
+        ctxkit_string out = SENT_STRING;
+        size_t toks = SENT_SIZE, removed = SENT_SIZE;
+        ctxkit_error *err = NULL;
+        ctxkit_status st = ctxkit_tokenizer_truncate(t, text, len, max, side, marker, marker_len,
+                                                     (null_mask & 1) ? NULL : &out, (null_mask & 2) ? NULL : &toks,
+                                                     (null_mask & 4) ? NULL : &removed, with_err ? &err : NULL);
+        check_status_at(line, "ctxkit_tokenizer_truncate", st, want);
+        check_string_untouched_at(line, "ctxkit_tokenizer_truncate out_text", out);
+        check_size_at(line, "ctxkit_tokenizer_truncate out_tokens untouched", toks, SENT_SIZE);
+        check_size_at(line, "ctxkit_tokenizer_truncate out_removed untouched", removed, SENT_SIZE);
+        if (with_err)
+            check_error_at(line, &err, want, "ctxkit_tokenizer_truncate", needle);
+    }
+}
+#define TRUNCATE_FAILS(...) truncate_fails(__LINE__, __VA_ARGS__)
+
+static void registry_new_fails(int line, ctxkit_status want, const char *needle)
+{
+    for (int with_err = 1; with_err >= 0; with_err--) {
+        ctxkit_error *err = NULL;
+        ctxkit_status st = ctxkit_registry_new(NULL, with_err ? &err : NULL);
+        check_status_at(line, "ctxkit_registry_new", st, want);
+        if (with_err)
+            check_error_at(line, &err, want, "ctxkit_registry_new", needle);
+    }
+}
+
+static void register_fails(int line, const ctxkit_registry *reg, const uint8_t *json, size_t len, bool null_out,
+                           ctxkit_status want, const char *needle)
+{
+    for (int with_err = 1; with_err >= 0; with_err--) {
+        size_t out = SENT_SIZE;
+        ctxkit_error *err = NULL;
+        ctxkit_status st = ctxkit_registry_register(reg, json, len, null_out ? NULL : &out, with_err ? &err : NULL);
+        check_status_at(line, "ctxkit_registry_register", st, want);
+        check_size_at(line, "ctxkit_registry_register out_registered untouched", out, SENT_SIZE);
+        if (with_err)
+            check_error_at(line, &err, want, "ctxkit_registry_register", needle);
+    }
+}
+#define REGISTER_FAILS(...) register_fails(__LINE__, __VA_ARGS__)
+
+static void lookup_fails(int line, const ctxkit_registry *reg, const uint8_t *model, size_t model_len,
+                         const uint8_t *fb, size_t fb_len, bool null_out, ctxkit_status want, const char *needle)
+{
+    for (int with_err = 1; with_err >= 0; with_err--) {
+        ctxkit_string out = SENT_STRING;
+        ctxkit_error *err = NULL;
+        ctxkit_status st = ctxkit_registry_lookup(reg, model, model_len, fb, fb_len, null_out ? NULL : &out,
+                                                  with_err ? &err : NULL);
+        check_status_at(line, "ctxkit_registry_lookup", st, want);
+        check_string_untouched_at(line, "ctxkit_registry_lookup out_json", out);
+        if (with_err)
+            check_error_at(line, &err, want, "ctxkit_registry_lookup", needle);
+    }
+}
+#define LOOKUP_FAILS(...) lookup_fails(__LINE__, __VA_ARGS__)
+
+static void list_fails(int line, const ctxkit_registry *reg, ctxkit_status want, const char *needle)
+{
+    for (int with_err = 1; with_err >= 0; with_err--) {
+        ctxkit_error *err = NULL;
+        ctxkit_status st = ctxkit_registry_list(reg, NULL, with_err ? &err : NULL);
+        check_status_at(line, "ctxkit_registry_list", st, want);
+        if (with_err)
+            check_error_at(line, &err, want, "ctxkit_registry_list", needle);
+    }
+}
+
+/* ------------------------------------------------------------------------ */
+/* Success helpers (check OK, no error object, well-formed outputs).         */
+
+static void check_owned_string_at(int line, const char *what, ctxkit_string s)
+{
+    if (s.ptr == NULL) {
+        fail_at(line, "%s: returned string has a NULL ptr", what);
+        return;
+    }
+    g_passed++;
+    if (s.ptr[s.len] == 0)
+        g_passed++;
+    else
+        fail_at(line, "%s: returned string is not NUL-terminated at len %zu", what, s.len);
+}
+
+static ctxkit_tokenizer *tokenizer_new_ok(int line, const char *enc, uint32_t flags)
+{
+    ctxkit_tokenizer *t = NULL;
+    ctxkit_error *err = NULL;
+    ctxkit_status st = ctxkit_tokenizer_new(STR(enc), flags, &t, &err);
+    if (!check_status_at(line, enc, st, CTXKIT_STATUS_OK)) {
+        if (err)
+            fprintf(stdout, "  message: %s\n", ctxkit_error_message(err, NULL));
+        ctxkit_error_free(err);
+        return NULL;
+    }
+    check_true_at(line, err == NULL, "no error object on success");
+    check_true_at(line, t != NULL, "tokenizer handle is not NULL");
+    return t;
+}
+
+static size_t count_ok(int line, const ctxkit_tokenizer *t, const uint8_t *text, size_t len)
+{
+    size_t n = SENT_SIZE;
+    ctxkit_error *err = NULL;
+    ctxkit_status st = ctxkit_tokenizer_count(t, text, len, &n, &err);
+    if (!check_status_at(line, "ctxkit_tokenizer_count", st, CTXKIT_STATUS_OK)) {
+        if (err)
+            fprintf(stdout, "  message: %s\n", ctxkit_error_message(err, NULL));
+        ctxkit_error_free(err);
+        return SENT_SIZE;
+    }
+    check_true_at(line, err == NULL, "no error object on success");
+    return n;
+}
+#define COUNT_OK(t, ...) count_ok(__LINE__, (t), __VA_ARGS__)
+
+static ctxkit_tokens encode_ok(int line, const ctxkit_tokenizer *t, const uint8_t *text, size_t len)
+{
+    ctxkit_tokens out = SENT_TOKENS;
+    ctxkit_error *err = NULL;
+    ctxkit_status st = ctxkit_tokenizer_encode(t, text, len, &out, &err);
+    if (!check_status_at(line, "ctxkit_tokenizer_encode", st, CTXKIT_STATUS_OK)) {
+        ctxkit_error_free(err);
+        ctxkit_tokens empty = {NULL, 0};
+        return empty;
+    }
+    check_true_at(line, err == NULL, "no error object on success");
+    check_true_at(line, (out.ptr == NULL) == (out.len == 0), "tokens ptr is NULL exactly when len is 0");
+    return out;
+}
+#define ENCODE_OK(t, ...) encode_ok(__LINE__, (t), __VA_ARGS__)
+
+static ctxkit_string decode_ok(int line, const ctxkit_tokenizer *t, const uint32_t *ids, size_t n, uint32_t mode)
+{
+    ctxkit_string out = SENT_STRING;
+    ctxkit_error *err = NULL;
+    ctxkit_status st = ctxkit_tokenizer_decode(t, ids, n, mode, &out, &err);
+    if (!check_status_at(line, "ctxkit_tokenizer_decode", st, CTXKIT_STATUS_OK)) {
+        if (err)
+            fprintf(stdout, "  message: %s\n", ctxkit_error_message(err, NULL));
+        ctxkit_error_free(err);
+        ctxkit_string empty = {NULL, 0};
+        return empty;
+    }
+    check_true_at(line, err == NULL, "no error object on success");
+    check_owned_string_at(line, "ctxkit_tokenizer_decode", out);
+    return out;
+}
+#define DECODE_OK(t, ...) decode_ok(__LINE__, (t), __VA_ARGS__)
+
+typedef struct {
+    ctxkit_string text;
+    size_t tokens;
+    size_t removed;
+    bool ok;
+} truncation;
+
+static truncation truncate_ok(int line, const ctxkit_tokenizer *t, const uint8_t *text, size_t len, size_t max,
+                              uint32_t side, const uint8_t *marker, size_t marker_len)
+{
+    truncation r = {SENT_STRING, SENT_SIZE, SENT_SIZE, false};
+    ctxkit_error *err = NULL;
+    ctxkit_status st =
+        ctxkit_tokenizer_truncate(t, text, len, max, side, marker, marker_len, &r.text, &r.tokens, &r.removed, &err);
+    if (!check_status_at(line, "ctxkit_tokenizer_truncate", st, CTXKIT_STATUS_OK)) {
+        if (err)
+            fprintf(stdout, "  message: %s\n", ctxkit_error_message(err, NULL));
+        ctxkit_error_free(err);
+        r.text.ptr = NULL;
+        r.text.len = 0;
+        return r;
+    }
+    check_true_at(line, err == NULL, "no error object on success");
+    check_owned_string_at(line, "ctxkit_tokenizer_truncate", r.text);
+    r.ok = true;
+    return r;
+}
+#define TRUNCATE_OK(t, ...) truncate_ok(__LINE__, (t), __VA_ARGS__)
+
+static ctxkit_string lookup_ok(int line, const ctxkit_registry *reg, const uint8_t *model, size_t model_len,
+                               const uint8_t *fb, size_t fb_len)
+{
+    ctxkit_string out = SENT_STRING;
+    ctxkit_error *err = NULL;
+    ctxkit_status st = ctxkit_registry_lookup(reg, model, model_len, fb, fb_len, &out, &err);
+    if (!check_status_at(line, "ctxkit_registry_lookup", st, CTXKIT_STATUS_OK)) {
+        if (err)
+            fprintf(stdout, "  message: %s\n", ctxkit_error_message(err, NULL));
+        ctxkit_error_free(err);
+        ctxkit_string empty = {NULL, 0};
+        return empty;
+    }
+    check_true_at(line, err == NULL, "no error object on success");
+    check_owned_string_at(line, "ctxkit_registry_lookup", out);
+    return out;
+}
+#define LOOKUP_OK(reg, ...) lookup_ok(__LINE__, (reg), __VA_ARGS__)
+
+static ctxkit_string list_ok(int line, const ctxkit_registry *reg)
+{
+    ctxkit_string out = SENT_STRING;
+    ctxkit_error *err = NULL;
+    ctxkit_status st = ctxkit_registry_list(reg, &out, &err);
+    if (!check_status_at(line, "ctxkit_registry_list", st, CTXKIT_STATUS_OK)) {
+        ctxkit_error_free(err);
+        ctxkit_string empty = {NULL, 0};
+        return empty;
+    }
+    check_true_at(line, err == NULL, "no error object on success");
+    check_owned_string_at(line, "ctxkit_registry_list", out);
+    return out;
+}
+
+static size_t register_ok(int line, const ctxkit_registry *reg, const uint8_t *json, size_t len)
+{
+    size_t n = SENT_SIZE;
+    ctxkit_error *err = NULL;
+    ctxkit_status st = ctxkit_registry_register(reg, json, len, &n, &err);
+    if (!check_status_at(line, "ctxkit_registry_register", st, CTXKIT_STATUS_OK)) {
+        if (err)
+            fprintf(stdout, "  message: %s\n", ctxkit_error_message(err, NULL));
+        ctxkit_error_free(err);
+        return SENT_SIZE;
+    }
+    check_true_at(line, err == NULL, "no error object on success");
+    return n;
+}
+#define REGISTER_OK(reg, ...) register_ok(__LINE__, (reg), __VA_ARGS__)
+
+static ctxkit_string info_ok(int line, const ctxkit_tokenizer *t)
+{
+    ctxkit_string out = SENT_STRING;
+    ctxkit_error *err = NULL;
+    ctxkit_status st = ctxkit_tokenizer_info(t, &out, &err);
+    if (!check_status_at(line, "ctxkit_tokenizer_info", st, CTXKIT_STATUS_OK)) {
+        ctxkit_error_free(err);
+        ctxkit_string empty = {NULL, 0};
+        return empty;
+    }
+    check_true_at(line, err == NULL, "no error object on success");
+    check_owned_string_at(line, "ctxkit_tokenizer_info", out);
+    return out;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Shared fixtures.                                                          */
+
+static const char kMultilingual[] =
+    "Hello, world! Grüße aus Köln. Привет, мир. 日本語のテキスト。 中文文本。 "
+    "한국어 텍스트. مرحبا بالعالم. שלום עולם. नमस्ते दुनिया. Ελληνικά. "
+    "emoji: 🎉🚀 family: 👩\u200d👩\u200d👧\u200d👦 flag: 🇯🇵 combining: e\u0301 "
+    "math: ∑∫√ tabs\tand\r\nnewlines\n  spaces   end";
+
+static const char kLongText[] =
+    "The quick brown fox jumps over the lazy dog. 日本語の文章も少し入れておきます。 "
+    "Numbers 1234567890 and symbols <>[]{}!? keep the tokenizer busy. "
+    "The quick brown fox jumps over the lazy dog. 日本語の文章も少し入れておきます。 "
+    "Numbers 1234567890 and symbols <>[]{}!? keep the tokenizer busy. "
+    "The quick brown fox jumps over the lazy dog. 日本語の文章も少し入れておきます。 "
+    "Numbers 1234567890 and symbols <>[]{}!? keep the tokenizer busy. "
+    "Emoji at the end: 🎉🎉🎉 done.";
+
+/* p50k_base is left out on purpose: each encoding's first use parses its
+ * vocabulary, which takes seconds under valgrind, and p50k_base shares its
+ * byte-level BPE and code paths with r50k_base (harness.cpp covers it). */
+static const char *const kEncodings[] = {"cl100k_base", "o200k_base", "r50k_base"};
+#define N_ENCODINGS (sizeof kEncodings / sizeof kEncodings[0])
+
+typedef struct {
+    const char *bytes;
+    size_t len;
+    size_t offset; /* first invalid byte */
+} bad_utf8;
+
+#define BAD_UTF8(s, offset) {(s), sizeof(s) - 1, (offset)}
+static const bad_utf8 kBadUtf8[] = {
+    BAD_UTF8("ab\xff", 2),                 /* invalid byte */
+    BAD_UTF8("\xc0\xaf", 0),               /* overlong '/' */
+    BAD_UTF8("\xed\xa0\x80", 0),           /* UTF-8-encoded lone surrogate U+D800 */
+    BAD_UTF8("\xe6\x97", 0),               /* truncated 3-byte sequence */
+    BAD_UTF8("ok \xe6\x97\xa5\xe6", 6),    /* valid CJK then a truncated sequence */
+    BAD_UTF8("\x80 continuation", 0),      /* stray continuation byte */
+    BAD_UTF8("\xf4\x90\x80\x80", 0),       /* above U+10FFFF */
+};
+#define N_BAD_UTF8 (sizeof kBadUtf8 / sizeof kBadUtf8[0])
+
+static const char kAcmeProfile[] = "{\"name\": \"acme-*\", \"encoding\": \"o200k_base\", \"context_window\": 32000, "
+                                   "\"max_output_tokens\": 4096, \"exact\": false, \"family\": \"acme\"}";
+
+/* ------------------------------------------------------------------------ */
+/* Sections.                                                                 */
+
+static void test_version(void)
+{
+    const char *v = ctxkit_version();
+    if (!CHECK(v != NULL))
+        return;
+    unsigned major = 999, minor = 999, patch = 999;
+    char tail = 0;
+    int n = sscanf(v, "%u.%u.%u%c", &major, &minor, &patch, &tail);
+    CHECK(n == 3); /* exactly MAJOR.MINOR.PATCH, nothing after */
+    CHECK_SIZE(major, CTXKIT_VERSION_MAJOR);
+    CHECK_SIZE(minor, CTXKIT_VERSION_MINOR);
+    CHECK_SIZE(patch, CTXKIT_VERSION_PATCH);
+    char expect[64];
+    snprintf(expect, sizeof expect, "%d.%d.%d", CTXKIT_VERSION_MAJOR, CTXKIT_VERSION_MINOR, CTXKIT_VERSION_PATCH);
+    CHECK_BYTES(v, strlen(v), expect, strlen(expect));
+    CHECK(ctxkit_version() == v); /* static */
+    CHECK_SIZE(ctxkit_abi_version(), CTXKIT_ABI_VERSION);
+}
+
+static void test_status_names(void)
+{
+    static const char *const names[] = {
+        "CTXKIT_STATUS_OK",           "CTXKIT_STATUS_NULL_ARGUMENT",    "CTXKIT_STATUS_INVALID_UTF8",
+        "CTXKIT_STATUS_INVALID_ARGUMENT", "CTXKIT_STATUS_INVALID_JSON", "CTXKIT_STATUS_LIMIT_EXCEEDED",
+        "CTXKIT_STATUS_UNKNOWN_ENCODING", "CTXKIT_STATUS_UNKNOWN_MODEL", "CTXKIT_STATUS_UNKNOWN_TOKEN",
+        "CTXKIT_STATUS_PANIC",        "CTXKIT_STATUS_INTERNAL",
+    };
+    for (uint32_t s = 0; s <= 10; s++) {
+        const char *n = ctxkit_status_name(s);
+        if (!CHECK(n != NULL))
+            continue;
+        CHECK_BYTES(n, strlen(n), names[s], strlen(names[s]));
+        CHECK(ctxkit_status_name(s) == n); /* static storage */
+    }
+    const uint32_t unknown[] = {11, 999, 0x7fffffffu, UINT32_MAX};
+    for (size_t i = 0; i < sizeof unknown / sizeof unknown[0]; i++) {
+        const char *n = ctxkit_status_name(unknown[i]);
+        if (CHECK(n != NULL))
+            CHECK_BYTES(n, strlen(n), "CTXKIT_STATUS_UNRECOGNIZED", strlen("CTXKIT_STATUS_UNRECOGNIZED"));
+    }
+}
+
+static void test_errors_and_frees(void)
+{
+    /* NULL error object. */
+    CHECK_STATUS(ctxkit_error_code(NULL), CTXKIT_STATUS_NULL_ARGUMENT);
+    size_t len = 77;
+    CHECK(ctxkit_error_message(NULL, &len) == NULL);
+    CHECK_SIZE(len, 0);
+    CHECK(ctxkit_error_message(NULL, NULL) == NULL);
+
+    /* Every _free accepts NULL; string/tokens free accept {NULL, 0}. */
+    ctxkit_error_free(NULL);
+    ctxkit_registry_free(NULL);
+    ctxkit_tokenizer_free(NULL);
+    ctxkit_string_free(NULL);
+    ctxkit_tokens_free(NULL);
+    ctxkit_string empty_s = {NULL, 0};
+    ctxkit_string_free(&empty_s);
+    CHECK(empty_s.ptr == NULL && empty_s.len == 0);
+    ctxkit_tokens empty_t = {NULL, 0};
+    ctxkit_tokens_free(&empty_t);
+    CHECK(empty_t.ptr == NULL && empty_t.len == 0);
+    g_passed++; /* survived the NULL frees */
+
+    /* A real error object: code and message, readable repeatedly. */
+    ctxkit_tokenizer *t = SENT_PTR;
+    ctxkit_error *err = NULL;
+    CHECK_STATUS(ctxkit_tokenizer_new(LIT("cl100k"), 0, &t, &err), CTXKIT_STATUS_UNKNOWN_ENCODING);
+    check_ptr_untouched_at(__LINE__, "out_tokenizer", t);
+    if (CHECK(err != NULL)) {
+        CHECK_STATUS(ctxkit_error_code(err), CTXKIT_STATUS_UNKNOWN_ENCODING);
+        CHECK_STATUS(ctxkit_error_code(err), CTXKIT_STATUS_UNKNOWN_ENCODING);
+        size_t mlen = 0;
+        const char *msg = ctxkit_error_message(err, &mlen);
+        if (CHECK(msg != NULL)) {
+            CHECK_SIZE(strlen(msg), mlen);
+            CHECK_CONTAINS(msg, mlen, "ctxkit_tokenizer_new: ");
+            CHECK_CONTAINS(msg, mlen, "cl100k");
+            CHECK_CONTAINS(msg, mlen, "cl100k_base"); /* names the close match */
+        }
+        ctxkit_error_free(err);
+    }
+
+    /* An error message built from input with a NUL byte stays a C string. */
+    err = NULL;
+    CHECK_STATUS(ctxkit_tokenizer_new(LIT("cl\0x"), 0, &t, &err), CTXKIT_STATUS_UNKNOWN_ENCODING);
+    if (CHECK(err != NULL)) {
+        size_t mlen = 0;
+        const char *msg = ctxkit_error_message(err, &mlen);
+        if (CHECK(msg != NULL))
+            CHECK_SIZE(strlen(msg), mlen);
+        ctxkit_error_free(err);
+    }
+
+    /* ctxkit_string_free twice on the same struct is harmless. */
+    ctxkit_string s = list_ok(__LINE__, NULL);
+    ctxkit_string_free(&s);
+    CHECK(s.ptr == NULL && s.len == 0);
+    ctxkit_string_free(&s);
+    CHECK(s.ptr == NULL && s.len == 0);
+
+    /* Same for ctxkit_tokens_free. */
+    ctxkit_tokenizer *tok = tokenizer_new_ok(__LINE__, "cl100k_base", 0);
+    if (tok) {
+        ctxkit_tokens ids = ENCODE_OK(tok, LIT("hello world"));
+        CHECK_SIZE(ids.len, 2);
+        ctxkit_tokens_free(&ids);
+        CHECK(ids.ptr == NULL && ids.len == 0);
+        ctxkit_tokens_free(&ids);
+        CHECK(ids.ptr == NULL && ids.len == 0);
+    }
+    ctxkit_tokenizer_free(tok);
+}
+
+static void test_tokenizer_basics(void)
+{
+    /* "hello world" is 2 tokens in both current encodings; each encoding
+     * round-trips multilingual text and emoji exactly. */
+    for (size_t e = 0; e < N_ENCODINGS; e++) {
+        ctxkit_tokenizer *t = tokenizer_new_ok(__LINE__, kEncodings[e], 0);
+        if (!t)
+            continue;
+        CHECK_SIZE(COUNT_OK(t, LIT("hello world")), 2);
+
+        ctxkit_string info = info_ok(__LINE__, t);
+        char want[64];
+        snprintf(want, sizeof want, "\"encoding\":\"%s\"", kEncodings[e]);
+        CHECK_STR_CONTAINS(info, want);
+        CHECK_STR_CONTAINS(info, "\"special_tokens\":\"ordinary\"");
+        CHECK_STR_CONTAINS(info, "\"model\":null");
+        CHECK_STR_CONTAINS(info, "\"vocab_size\":");
+        CHECK_STR_CONTAINS(info, "\"memory_bytes\":");
+        ctxkit_string_free(&info);
+
+        ctxkit_tokens ids = ENCODE_OK(t, LIT(kMultilingual));
+        CHECK(ids.len > 0);
+        CHECK_SIZE(COUNT_OK(t, LIT(kMultilingual)), ids.len);
+        ctxkit_string back = DECODE_OK(t, ids.ptr, ids.len, CTXKIT_DECODE_MODE_STRICT);
+        CHECK_BYTES(back.ptr, back.len, kMultilingual, sizeof kMultilingual - 1);
+        ctxkit_string_free(&back);
+        back = DECODE_OK(t, ids.ptr, ids.len, CTXKIT_DECODE_MODE_REPLACE);
+        CHECK_BYTES(back.ptr, back.len, kMultilingual, sizeof kMultilingual - 1);
+        ctxkit_string_free(&back);
+        ctxkit_tokens_free(&ids);
+        ctxkit_tokenizer_free(t);
+    }
+
+    ctxkit_tokenizer *cl = tokenizer_new_ok(__LINE__, "cl100k_base", 0);
+    ctxkit_tokenizer *o200 = tokenizer_new_ok(__LINE__, "o200k_base", 0);
+    ctxkit_tokenizer *sp = tokenizer_new_ok(__LINE__, "cl100k_base", CTXKIT_TOKENIZER_RECOGNIZE_SPECIAL);
+    ctxkit_tokenizer *gpt2 = tokenizer_new_ok(__LINE__, "gpt2", 0); /* alias of r50k_base */
+    if (!cl || !o200 || !sp || !gpt2)
+        goto out;
+
+    /* Known ids: tiktoken cl100k_base "hello world" = [15339, 1917]. */
+    ctxkit_tokens hw = ENCODE_OK(cl, LIT("hello world"));
+    if (CHECK_SIZE(hw.len, 2)) {
+        CHECK_SIZE(hw.ptr[0], 15339);
+        CHECK_SIZE(hw.ptr[1], 1917);
+    }
+    ctxkit_tokens_free(&hw);
+    CHECK_SIZE(COUNT_OK(o200, LIT("hello world")), 2);
+
+    ctxkit_string info = info_ok(__LINE__, gpt2);
+    CHECK_STR_CONTAINS(info, "\"encoding\":\"r50k_base\"");
+    ctxkit_string_free(&info);
+
+    /* Special tokens: one id only when recognized. */
+    CHECK_SIZE(COUNT_OK(sp, LIT("<|endoftext|>")), 1);
+    CHECK(COUNT_OK(cl, LIT("<|endoftext|>")) > 1);
+    ctxkit_tokens eot = ENCODE_OK(sp, LIT("<|endoftext|>"));
+    if (CHECK_SIZE(eot.len, 1)) {
+        CHECK_SIZE(eot.ptr[0], 100257);
+        /* Decoding a special id works with either tokenizer. */
+        ctxkit_string s = DECODE_OK(cl, eot.ptr, eot.len, CTXKIT_DECODE_MODE_STRICT);
+        CHECK_BYTES(s.ptr, s.len, "<|endoftext|>", 13);
+        ctxkit_string_free(&s);
+    }
+    ctxkit_tokens_free(&eot);
+    info = info_ok(__LINE__, sp);
+    CHECK_STR_CONTAINS(info, "\"special_tokens\":\"recognize\"");
+    ctxkit_string_free(&info);
+    CHECK_SIZE(COUNT_OK(sp, LIT("a<|endoftext|>b")), 3);
+
+    /* Zero-length input, with and without a pointer. */
+    CHECK_SIZE(COUNT_OK(cl, LIT("")), 0);
+    CHECK_SIZE(COUNT_OK(cl, NULL, 0), 0);
+    CHECK_SIZE(COUNT_OK(cl, (const uint8_t *)"not counted", 0), 0);
+    ctxkit_tokens none = ENCODE_OK(cl, LIT(""));
+    CHECK(none.ptr == NULL && none.len == 0);
+    ctxkit_tokens_free(&none);
+    none = ENCODE_OK(cl, NULL, 0);
+    CHECK(none.ptr == NULL && none.len == 0);
+    ctxkit_tokens_free(&none);
+    ctxkit_string es = DECODE_OK(cl, NULL, 0, CTXKIT_DECODE_MODE_STRICT);
+    CHECK_SIZE(es.len, 0);
+    ctxkit_string_free(&es);
+    {
+        const uint32_t dummy = 15339;
+        es = DECODE_OK(cl, &dummy, 0, CTXKIT_DECODE_MODE_REPLACE);
+        CHECK_SIZE(es.len, 0);
+        ctxkit_string_free(&es);
+    }
+
+    /* Interior NUL bytes are text. */
+    CHECK(COUNT_OK(cl, LIT("a\0b")) >= 2);
+    ctxkit_tokens nul = ENCODE_OK(cl, LIT("a\0b"));
+    CHECK(nul.len >= 2);
+    ctxkit_string nul_back = DECODE_OK(cl, nul.ptr, nul.len, CTXKIT_DECODE_MODE_STRICT);
+    CHECK_BYTES(nul_back.ptr, nul_back.len, "a\0b", 3);
+    ctxkit_string_free(&nul_back);
+    ctxkit_tokens_free(&nul);
+    CHECK_SIZE(COUNT_OK(cl, LIT("\0")), 1);
+
+    /* A length shorter than the buffer counts only the prefix. */
+    CHECK_SIZE(COUNT_OK(cl, (const uint8_t *)"hello world", 5), COUNT_OK(cl, LIT("hello")));
+    CHECK_SIZE(COUNT_OK(cl, (const uint8_t *)"hello world", 5), 1);
+    /* ... and a prefix that cuts a character is invalid UTF-8 at offset 0. */
+    COUNT_FAILS(cl, (const uint8_t *)"日本", 1, false, CTXKIT_STATUS_INVALID_UTF8, "byte offset 0");
+    COUNT_FAILS(cl, (const uint8_t *)"a日本", 3, false, CTXKIT_STATUS_INVALID_UTF8, "byte offset 1");
+
+    /* Unknown ids. */
+    {
+        const uint32_t big[] = {10000000};
+        DECODE_FAILS(cl, big, 1, CTXKIT_DECODE_MODE_REPLACE, false, CTXKIT_STATUS_UNKNOWN_TOKEN, "10000000");
+        DECODE_FAILS(cl, big, 1, CTXKIT_DECODE_MODE_STRICT, false, CTXKIT_STATUS_UNKNOWN_TOKEN, "index 0");
+        const uint32_t mixed[] = {15339, UINT32_MAX};
+        DECODE_FAILS(cl, mixed, 2, CTXKIT_DECODE_MODE_REPLACE, false, CTXKIT_STATUS_UNKNOWN_TOKEN, "index 1");
+        const uint32_t gap[] = {100261}; /* inside cl100k's id range, but unassigned */
+        DECODE_FAILS(cl, gap, 1, CTXKIT_DECODE_MODE_REPLACE, false, CTXKIT_STATUS_UNKNOWN_TOKEN, "100261");
+    }
+
+    /* Decoding a prefix of the ids of "日本" that ends inside a character.
+     * cl100k_base has one token per character and o200k_base one for both,
+     * so no prefix of theirs cuts a character; the GPT-2 byte-level
+     * encodings (r50k_base, p50k_base) split each character across tokens. */
+    size_t encodings_with_cut = 0;
+    for (size_t e = 0; e < N_ENCODINGS; e++) {
+        static const char nihon[] = "日本";
+        ctxkit_tokenizer *et = tokenizer_new_ok(__LINE__, kEncodings[e], 0);
+        if (!et)
+            continue;
+        ctxkit_tokens ids = ENCODE_OK(et, LIT(nihon));
+        CHECK(ids.len >= 1);
+        size_t cut = 0;
+        for (size_t k = 1; k < ids.len && cut == 0; k++) {
+            ctxkit_string s = DECODE_OK(et, ids.ptr, k, CTXKIT_DECODE_MODE_REPLACE);
+            if (mem_contains(s.ptr, s.len, "\xef\xbf\xbd"))
+                cut = k;
+            ctxkit_string_free(&s);
+        }
+        const bool byte_level = strcmp(kEncodings[e], "r50k_base") == 0;
+        if (byte_level)
+            CHECK(cut > 0);
+        if (cut > 0) {
+            encodings_with_cut++;
+            ctxkit_string s = DECODE_OK(et, ids.ptr, cut, CTXKIT_DECODE_MODE_REPLACE);
+            CHECK_CONTAINS(s.ptr, s.len, "\xef\xbf\xbd"); /* U+FFFD */
+            ctxkit_string_free(&s);
+            DECODE_FAILS(et, ids.ptr, cut, CTXKIT_DECODE_MODE_STRICT, false, CTXKIT_STATUS_INVALID_UTF8,
+                         "byte offset");
+            DECODE_FAILS(et, ids.ptr, cut, CTXKIT_DECODE_MODE_STRICT, false, CTXKIT_STATUS_INVALID_UTF8,
+                         "token index");
+            /* The ids after the cut start inside a character: replaced too. */
+            s = DECODE_OK(et, ids.ptr + cut, ids.len - cut, CTXKIT_DECODE_MODE_REPLACE);
+            CHECK_CONTAINS(s.ptr, s.len, "\xef\xbf\xbd");
+            ctxkit_string_free(&s);
+            DECODE_FAILS(et, ids.ptr + cut, ids.len - cut, CTXKIT_DECODE_MODE_STRICT, false,
+                         CTXKIT_STATUS_INVALID_UTF8, "byte offset 0");
+        }
+        /* The whole sequence is fine in strict mode. */
+        ctxkit_string whole = DECODE_OK(et, ids.ptr, ids.len, CTXKIT_DECODE_MODE_STRICT);
+        CHECK_BYTES(whole.ptr, whole.len, nihon, sizeof nihon - 1);
+        ctxkit_string_free(&whole);
+        ctxkit_tokens_free(&ids);
+        ctxkit_tokenizer_free(et);
+    }
+    CHECK(encodings_with_cut >= 1);
+
+    /* Out-of-range enum values and flag bits. */
+    {
+        const uint32_t ids[] = {15339};
+        DECODE_FAILS(cl, ids, 1, 7, false, CTXKIT_STATUS_INVALID_ARGUMENT, "mode 7");
+        DECODE_FAILS(cl, ids, 1, 2, false, CTXKIT_STATUS_INVALID_ARGUMENT, NULL);
+        DECODE_FAILS(cl, ids, 1, UINT32_MAX, false, CTXKIT_STATUS_INVALID_ARGUMENT, NULL);
+    }
+    TRUNCATE_FAILS(cl, LIT(kLongText), 10, 9, NULL, 0, 0, CTXKIT_STATUS_INVALID_ARGUMENT, "side 9");
+    TRUNCATE_FAILS(cl, LIT(kLongText), 10, 3, NULL, 0, 0, CTXKIT_STATUS_INVALID_ARGUMENT, NULL);
+    TOKENIZER_NEW_FAILS(LIT("cl100k_base"), 2, false, CTXKIT_STATUS_INVALID_ARGUMENT, "flag");
+    TOKENIZER_NEW_FAILS(LIT("cl100k_base"), 3, false, CTXKIT_STATUS_INVALID_ARGUMENT, NULL);
+    TOKENIZER_NEW_FAILS(LIT("cl100k_base"), 0x80000000u, false, CTXKIT_STATUS_INVALID_ARGUMENT, NULL);
+    NEW_FOR_MODEL_FAILS(NULL, LIT("gpt-4o"), NULL, 0, 2, false, CTXKIT_STATUS_INVALID_ARGUMENT, "flag");
+
+    /* Unknown encoding names; the message names the close match. */
+    TOKENIZER_NEW_FAILS(LIT("cl100k"), 0, false, CTXKIT_STATUS_UNKNOWN_ENCODING, "cl100k_base");
+    TOKENIZER_NEW_FAILS(LIT("o200k"), 0, false, CTXKIT_STATUS_UNKNOWN_ENCODING, "o200k_base");
+    TOKENIZER_NEW_FAILS(LIT("definitely-not-an-encoding"), 0, false, CTXKIT_STATUS_UNKNOWN_ENCODING, NULL);
+
+    /* Text over the documented 64 MiB limit is LIMIT_EXCEEDED, rejected before
+     * it is read (the buffer is left uninitialized on purpose: valgrind would
+     * flag any read of it). */
+    {
+        const size_t big_len = (size_t)64 * 1024 * 1024 + 1;
+        uint8_t *big = malloc(big_len);
+        if (CHECK(big != NULL)) {
+            COUNT_FAILS(cl, big, big_len, false, CTXKIT_STATUS_LIMIT_EXCEEDED, "limit");
+            COUNT_LIMIT_FAILS(cl, big, big_len, 10, false, false, CTXKIT_STATUS_LIMIT_EXCEEDED, "limit");
+            ENCODE_FAILS(cl, big, big_len, false, CTXKIT_STATUS_LIMIT_EXCEEDED, "limit");
+            TRUNCATE_FAILS(cl, big, big_len, 10, CTXKIT_TRUNCATE_SIDE_HEAD, NULL, 0, 0,
+                           CTXKIT_STATUS_LIMIT_EXCEEDED, "limit");
+        }
+        free(big);
+        /* A length no buffer can have is rejected without reading. */
+        COUNT_FAILS(cl, (const uint8_t *)"x", SIZE_MAX, false, CTXKIT_STATUS_INVALID_ARGUMENT, NULL);
+        const uint32_t one = 15339;
+        DECODE_FAILS(cl, &one, SIZE_MAX / 2, 0, false, CTXKIT_STATUS_INVALID_ARGUMENT, NULL);
+    }
+
+out:
+    ctxkit_tokenizer_free(cl);
+    ctxkit_tokenizer_free(o200);
+    ctxkit_tokenizer_free(sp);
+    ctxkit_tokenizer_free(gpt2);
+}
+
+static void test_count_until_limit(void)
+{
+    ctxkit_tokenizer *t = tokenizer_new_ok(__LINE__, "cl100k_base", 0);
+    if (!t)
+        return;
+    const size_t n = COUNT_OK(t, LIT(kLongText));
+    CHECK(n > 40);
+    const size_t limits[] = {0, 1, 5, n / 2, n - 1, n, n + 1, n + 100, SIZE_MAX};
+    for (size_t i = 0; i < sizeof limits / sizeof limits[0]; i++) {
+        size_t count = SENT_SIZE;
+        bool exceeded = false;
+        ctxkit_error *err = NULL;
+        if (!CHECK_STATUS(ctxkit_tokenizer_count_until_limit(t, LIT(kLongText), limits[i], &count, &exceeded, &err),
+                          CTXKIT_STATUS_OK)) {
+            ctxkit_error_free(err);
+            continue;
+        }
+        CHECK_NO_ERR(err);
+        if (limits[i] < n) {
+            CHECK(exceeded);
+            CHECK(count > limits[i]);
+            CHECK(count <= n);
+        } else {
+            CHECK(!exceeded);
+            CHECK_SIZE(count, n);
+        }
+    }
+    /* Empty text never exceeds, even with limit 0; err may be NULL. */
+    size_t count = SENT_SIZE;
+    bool exceeded = true;
+    CHECK_STATUS(ctxkit_tokenizer_count_until_limit(t, NULL, 0, 0, &count, &exceeded, NULL), CTXKIT_STATUS_OK);
+    CHECK_SIZE(count, 0);
+    CHECK(!exceeded);
+    ctxkit_tokenizer_free(t);
+}
+
+static void check_truncation_fits(int line, const ctxkit_tokenizer *t, const truncation *r, size_t max)
+{
+    if (!r->ok)
+        return;
+    check_true_at(line, r->tokens <= max, "reported tokens <= max_tokens");
+    size_t recount = count_ok(line, t, r->text.ptr, r->text.len);
+    check_size_at(line, "re-count equals reported tokens", recount, r->tokens);
+    check_true_at(line, recount <= max, "re-count <= max_tokens");
+}
+
+static void test_truncate(void)
+{
+    ctxkit_tokenizer *t = tokenizer_new_ok(__LINE__, "cl100k_base", 0);
+    if (!t)
+        return;
+    const char *text = kLongText;
+    const size_t text_len = sizeof kLongText - 1;
+    const size_t n = COUNT_OK(t, LIT(kLongText));
+    const size_t budgets[] = {0, 1, 3, 7, 10, 25, n - 1};
+
+    for (size_t b = 0; b < sizeof budgets / sizeof budgets[0]; b++) {
+        const size_t max = budgets[b];
+        /* HEAD keeps a prefix. */
+        truncation h = TRUNCATE_OK(t, LIT(kLongText), max, CTXKIT_TRUNCATE_SIDE_HEAD, NULL, 0);
+        check_truncation_fits(__LINE__, t, &h, max);
+        if (h.ok) {
+            CHECK(h.text.len < text_len);
+            CHECK(memcmp(h.text.ptr, text, h.text.len) == 0);
+            CHECK(h.removed > 0 && h.removed <= n);
+            CHECK(h.removed >= n - max);
+        }
+        ctxkit_string_free(&h.text);
+
+        /* TAIL keeps a suffix. */
+        truncation tl = TRUNCATE_OK(t, LIT(kLongText), max, CTXKIT_TRUNCATE_SIDE_TAIL, NULL, 0);
+        check_truncation_fits(__LINE__, t, &tl, max);
+        if (tl.ok) {
+            CHECK(tl.text.len < text_len);
+            CHECK(memcmp(tl.text.ptr, text + text_len - tl.text.len, tl.text.len) == 0);
+            CHECK(tl.removed >= n - max);
+        }
+        ctxkit_string_free(&tl.text);
+    }
+
+    /* BOTH with a custom marker. */
+    static const char marker[] = "<<{removed} cut>>";
+    const size_t both_budgets[] = {12, 20, 30, n - 1};
+    for (size_t b = 0; b < sizeof both_budgets / sizeof both_budgets[0]; b++) {
+        const size_t max = both_budgets[b];
+        truncation r = TRUNCATE_OK(t, LIT(kLongText), max, CTXKIT_TRUNCATE_SIDE_BOTH, LIT(marker));
+        check_truncation_fits(__LINE__, t, &r, max);
+        if (r.ok) {
+            char rendered[64];
+            snprintf(rendered, sizeof rendered, "<<%zu cut>>", r.removed);
+            CHECK(r.removed > 0);
+            CHECK_CONTAINS(r.text.ptr, r.text.len, rendered);
+            CHECK_NOT_CONTAINS(r.text.ptr, r.text.len, "{removed}");
+            /* The text before the marker is a prefix of the input and the text
+             * after it a suffix. */
+            const uint8_t *m = r.text.ptr;
+            size_t at = 0;
+            while (at + 2 <= r.text.len && memcmp(m + at, "<<", 2) != 0)
+                at++;
+            size_t after = at + strlen(rendered);
+            if (CHECK(after <= r.text.len)) {
+                CHECK(memcmp(r.text.ptr, text, at) == 0);
+                size_t tail = r.text.len - after;
+                CHECK(memcmp(r.text.ptr + after, text + text_len - tail, tail) == 0);
+            }
+        }
+        ctxkit_string_free(&r.text);
+    }
+
+    /* BOTH with the default marker: NULL/0 and ""/0 both select it. */
+    truncation d = TRUNCATE_OK(t, LIT(kLongText), 30, CTXKIT_TRUNCATE_SIDE_BOTH, NULL, 0);
+    check_truncation_fits(__LINE__, t, &d, 30);
+    if (d.ok)
+        CHECK_CONTAINS(d.text.ptr, d.text.len, "tokens truncated");
+    ctxkit_string_free(&d.text);
+    d = TRUNCATE_OK(t, LIT(kLongText), 30, CTXKIT_TRUNCATE_SIDE_BOTH, LIT(""));
+    if (d.ok)
+        CHECK_CONTAINS(d.text.ptr, d.text.len, "tokens truncated");
+    ctxkit_string_free(&d.text);
+
+    /* A budget too small for the marker is INVALID_ARGUMENT. */
+    TRUNCATE_FAILS(t, LIT(kLongText), 1, CTXKIT_TRUNCATE_SIDE_BOTH, LIT(marker), 0, CTXKIT_STATUS_INVALID_ARGUMENT,
+                   "marker");
+    TRUNCATE_FAILS(t, LIT(kLongText), 0, CTXKIT_TRUNCATE_SIDE_BOTH, LIT(marker), 0, CTXKIT_STATUS_INVALID_ARGUMENT,
+                   NULL);
+    TRUNCATE_FAILS(t, LIT(kLongText), 3, CTXKIT_TRUNCATE_SIDE_BOTH, NULL, 0, 0, CTXKIT_STATUS_INVALID_ARGUMENT, NULL);
+
+    /* Text that fits is returned unchanged, for every side. */
+    for (uint32_t side = 0; side <= 2; side++) {
+        truncation f = TRUNCATE_OK(t, LIT(kLongText), n, side, LIT(marker));
+        if (f.ok) {
+            CHECK_BYTES(f.text.ptr, f.text.len, text, text_len);
+            CHECK_SIZE(f.tokens, n);
+            CHECK_SIZE(f.removed, 0);
+        }
+        ctxkit_string_free(&f.text);
+    }
+    /* Empty text. */
+    truncation e = TRUNCATE_OK(t, NULL, 0, 0, CTXKIT_TRUNCATE_SIDE_HEAD, NULL, 0);
+    if (e.ok) {
+        CHECK_SIZE(e.text.len, 0);
+        CHECK_SIZE(e.tokens, 0);
+        CHECK_SIZE(e.removed, 0);
+    }
+    ctxkit_string_free(&e.text);
+    /* Multi-byte text never cut inside a character (the result is valid
+     * UTF-8, so the strict count accepts it). */
+    for (size_t max = 1; max < 12; max++) {
+        truncation u = TRUNCATE_OK(t, LIT("日本語のテキスト🎉🎉🎉日本語"), max, CTXKIT_TRUNCATE_SIDE_TAIL, NULL, 0);
+        check_truncation_fits(__LINE__, t, &u, max);
+        ctxkit_string_free(&u.text);
+        u = TRUNCATE_OK(t, LIT("日本語のテキスト🎉🎉🎉日本語"), max, CTXKIT_TRUNCATE_SIDE_HEAD, NULL, 0);
+        check_truncation_fits(__LINE__, t, &u, max);
+        ctxkit_string_free(&u.text);
+    }
+    ctxkit_tokenizer_free(t);
+}
+
+static void test_registry(void)
+{
+    ctxkit_registry *reg = SENT_PTR;
+    ctxkit_error *err = NULL;
+    if (!CHECK_STATUS(ctxkit_registry_new(&reg, &err), CTXKIT_STATUS_OK)) {
+        ctxkit_error_free(err);
+        return;
+    }
+    CHECK_NO_ERR(err);
+    CHECK(reg != NULL && reg != SENT_PTR);
+    ctxkit_registry *other = NULL;
+    CHECK_STATUS(ctxkit_registry_new(&other, NULL), CTXKIT_STATUS_OK);
+
+    /* Built-in entries through a handle and through NULL. */
+    ctxkit_string l = list_ok(__LINE__, reg);
+    CHECK(l.len > 2 && l.ptr[0] == '[' && l.ptr[l.len - 1] == ']');
+    CHECK_STR_CONTAINS(l, "\"name\":\"gpt-4o*\"");
+    CHECK_STR_CONTAINS(l, "\"source\":\"builtin\"");
+    CHECK_NOT_CONTAINS(l.ptr, l.len, "acme");
+    ctxkit_string lb = list_ok(__LINE__, NULL);
+    CHECK_BYTES(lb.ptr, lb.len, l.ptr, l.len);
+    ctxkit_string_free(&lb);
+    ctxkit_string_free(&l);
+
+    ctxkit_string j = LOOKUP_OK(NULL, LIT("gpt-4o"), NULL, 0);
+    CHECK_STR_CONTAINS(j, "\"model\":\"gpt-4o\"");
+    CHECK_STR_CONTAINS(j, "\"matched\":\"gpt-4o*\"");
+    CHECK_STR_CONTAINS(j, "\"source\":\"builtin\"");
+    CHECK_STR_CONTAINS(j, "\"encoding\":\"o200k_base\"");
+    CHECK_STR_CONTAINS(j, "\"exact\":true");
+    ctxkit_string_free(&j);
+    j = LOOKUP_OK(reg, LIT("gpt-4"), NULL, 0);
+    CHECK_STR_CONTAINS(j, "\"encoding\":\"cl100k_base\"");
+    ctxkit_string_free(&j);
+    j = LOOKUP_OK(reg, LIT("openai/gpt-4o-mini"), NULL, 0); /* routing prefix stripped */
+    CHECK_STR_CONTAINS(j, "\"matched\":\"gpt-4o*\"");
+    ctxkit_string_free(&j);
+
+    /* Register a host prefix model. */
+    CHECK_SIZE(REGISTER_OK(reg, LIT(kAcmeProfile)), 1);
+    j = LOOKUP_OK(reg, LIT("acme-large"), NULL, 0);
+    CHECK_STR_CONTAINS(j, "\"model\":\"acme-large\"");
+    CHECK_STR_CONTAINS(j, "\"matched\":\"acme-*\"");
+    CHECK_STR_CONTAINS(j, "\"source\":\"host\"");
+    CHECK_STR_CONTAINS(j, "\"family\":\"acme\"");
+    CHECK_STR_CONTAINS(j, "\"encoding\":\"o200k_base\"");
+    CHECK_STR_CONTAINS(j, "\"context_window\":32000");
+    CHECK_STR_CONTAINS(j, "\"max_output_tokens\":4096");
+    CHECK_STR_CONTAINS(j, "\"exact\":false");
+    ctxkit_string_free(&j);
+    l = list_ok(__LINE__, reg);
+    CHECK_STR_CONTAINS(l, "\"name\":\"acme-*\"");
+    CHECK_STR_CONTAINS(l, "\"source\":\"host\"");
+    ctxkit_string_free(&l);
+
+    /* Registration is local to the handle: not visible through NULL (the
+     * built-in table) nor through another registry. */
+    LOOKUP_FAILS(NULL, LIT("acme-large"), NULL, 0, false, CTXKIT_STATUS_UNKNOWN_MODEL, "acme-large");
+    LOOKUP_FAILS(other, LIT("acme-large"), NULL, 0, false, CTXKIT_STATUS_UNKNOWN_MODEL, NULL);
+
+    /* An array of profiles, and replacing an entry. */
+    CHECK_SIZE(REGISTER_OK(reg, LIT("[{\"name\":\"zeta-1\",\"encoding\":\"cl100k_base\",\"exact\":true},"
+                                    "{\"name\":\"zeta-2\",\"encoding\":\"p50k_base\",\"context_window\":2048,"
+                                    "\"exact\":false}]")),
+               2);
+    j = LOOKUP_OK(reg, LIT("zeta-2"), NULL, 0);
+    CHECK_STR_CONTAINS(j, "\"encoding\":\"p50k_base\"");
+    CHECK_STR_CONTAINS(j, "\"context_window\":2048");
+    ctxkit_string_free(&j);
+    CHECK_SIZE(REGISTER_OK(reg, LIT("{\"name\":\"zeta-2\",\"encoding\":\"r50k_base\",\"exact\":true}")), 1);
+    j = LOOKUP_OK(reg, LIT("zeta-2"), NULL, 0);
+    CHECK_STR_CONTAINS(j, "\"encoding\":\"r50k_base\"");
+    ctxkit_string_free(&j);
+    CHECK_SIZE(REGISTER_OK(reg, LIT("[]")), 0);
+
+    /* Rejected registrations. */
+    REGISTER_FAILS(reg, LIT("{"), false, CTXKIT_STATUS_INVALID_JSON, NULL);
+    REGISTER_FAILS(reg, LIT("42"), false, CTXKIT_STATUS_INVALID_JSON, NULL);
+    REGISTER_FAILS(reg, LIT("{\"name\":\"x\",\"encoding\":\"cl100k_base\",\"exact\":true,\"bogus\":1}"), false,
+                   CTXKIT_STATUS_INVALID_JSON, "bogus");
+    REGISTER_FAILS(reg, LIT("{\"name\":\"x\",\"encoding\":\"cl100k\",\"exact\":true}"), false,
+                   CTXKIT_STATUS_INVALID_JSON, "cl100k");
+    REGISTER_FAILS(reg, LIT("{\"name\":\"\",\"encoding\":\"cl100k_base\",\"exact\":true}"), false,
+                   CTXKIT_STATUS_INVALID_ARGUMENT, NULL);
+    REGISTER_FAILS(reg, LIT("{\"name\":\"z\",\"encoding\":\"cl100k_base\",\"context_window\":0,\"exact\":true}"),
+                   false, CTXKIT_STATUS_INVALID_ARGUMENT, "context_window");
+    /* All-or-nothing: a valid profile next to an invalid one is not kept. */
+    REGISTER_FAILS(reg,
+                   LIT("[{\"name\":\"keep-me-not\",\"encoding\":\"cl100k_base\",\"exact\":true},"
+                       "{\"name\":\"\",\"encoding\":\"cl100k_base\",\"exact\":true}]"),
+                   false, CTXKIT_STATUS_INVALID_ARGUMENT, NULL);
+    LOOKUP_FAILS(reg, LIT("keep-me-not"), NULL, 0, false, CTXKIT_STATUS_UNKNOWN_MODEL, NULL);
+    /* JSON nested beyond the documented depth limit. */
+    {
+        char deep[2 * 600 + 1];
+        memset(deep, '[', 600);
+        memset(deep + 600, ']', 600);
+        deep[1200] = 0;
+        REGISTER_FAILS(reg, STR(deep), false, CTXKIT_STATUS_LIMIT_EXCEEDED, NULL);
+    }
+    /* The empty string is not JSON. */
+    REGISTER_FAILS(reg, NULL, 0, false, CTXKIT_STATUS_INVALID_JSON, NULL);
+
+    /* Tokenizer for the host model. */
+    ctxkit_tokenizer *acme = NULL;
+    CHECK_STATUS(ctxkit_tokenizer_new_for_model(reg, LIT("acme-large"), NULL, 0, 0, &acme, &err), CTXKIT_STATUS_OK);
+    ctxkit_error_free(err);
+    err = NULL;
+    if (CHECK(acme != NULL)) {
+        ctxkit_string info = info_ok(__LINE__, acme);
+        CHECK_STR_CONTAINS(info, "\"encoding\":\"o200k_base\"");
+        CHECK_STR_CONTAINS(info, "\"matched\":\"acme-*\"");
+        CHECK_STR_CONTAINS(info, "\"source\":\"host\"");
+        CHECK_STR_CONTAINS(info, "\"exact\":false");
+        ctxkit_string_free(&info);
+        CHECK_SIZE(COUNT_OK(acme, LIT("hello world")), 2);
+    }
+    /* Built-in model through NULL and through a handle, with specials. */
+    ctxkit_tokenizer *g4 = NULL;
+    CHECK_STATUS(ctxkit_tokenizer_new_for_model(NULL, LIT("gpt-4"), NULL, 0, CTXKIT_TOKENIZER_RECOGNIZE_SPECIAL, &g4,
+                                                NULL),
+                 CTXKIT_STATUS_OK);
+    if (CHECK(g4 != NULL)) {
+        CHECK_SIZE(COUNT_OK(g4, LIT("<|endoftext|>")), 1);
+        ctxkit_string info = info_ok(__LINE__, g4);
+        CHECK_STR_CONTAINS(info, "\"encoding\":\"cl100k_base\"");
+        CHECK_STR_CONTAINS(info, "\"special_tokens\":\"recognize\"");
+        CHECK_STR_CONTAINS(info, "\"exact\":true");
+        ctxkit_string_free(&info);
+    }
+    ctxkit_tokenizer_free(g4);
+
+    /* Unknown model: the message suggests the close match. */
+    NEW_FOR_MODEL_FAILS(NULL, LIT("gpt4o"), NULL, 0, 0, false, CTXKIT_STATUS_UNKNOWN_MODEL, "gpt-4o");
+    NEW_FOR_MODEL_FAILS(reg, LIT("gpt4o"), NULL, 0, 0, false, CTXKIT_STATUS_UNKNOWN_MODEL, "gpt-4o");
+    LOOKUP_FAILS(NULL, LIT("gpt4o"), NULL, 0, false, CTXKIT_STATUS_UNKNOWN_MODEL, "gpt-4o");
+    LOOKUP_FAILS(NULL, LIT("gpt4o"), LIT(""), false, CTXKIT_STATUS_UNKNOWN_MODEL, "gpt-4o"); /* "" = none */
+
+    /* Unknown model with a fallback encoding. */
+    ctxkit_tokenizer *fb = NULL;
+    CHECK_STATUS(ctxkit_tokenizer_new_for_model(NULL, LIT("gpt4o"), LIT("cl100k_base"), 0, &fb, &err),
+                 CTXKIT_STATUS_OK);
+    ctxkit_error_free(err);
+    err = NULL;
+    if (CHECK(fb != NULL)) {
+        ctxkit_string info = info_ok(__LINE__, fb);
+        CHECK_STR_CONTAINS(info, "\"exact\":false");
+        CHECK_STR_CONTAINS(info, "\"source\":\"fallback\"");
+        CHECK_STR_CONTAINS(info, "\"encoding\":\"cl100k_base\"");
+        ctxkit_string_free(&info);
+        CHECK_SIZE(COUNT_OK(fb, LIT("hello world")), 2);
+    }
+    ctxkit_tokenizer_free(fb);
+    j = LOOKUP_OK(reg, LIT("gpt4o"), LIT("cl100k_base"));
+    CHECK_STR_CONTAINS(j, "\"source\":\"fallback\"");
+    CHECK_STR_CONTAINS(j, "\"matched\":null");
+    CHECK_STR_CONTAINS(j, "\"exact\":false");
+    ctxkit_string_free(&j);
+    /* A known model ignores a valid fallback. */
+    j = LOOKUP_OK(reg, LIT("gpt-4o"), LIT("cl100k_base"));
+    CHECK_STR_CONTAINS(j, "\"source\":\"builtin\"");
+    CHECK_STR_CONTAINS(j, "\"encoding\":\"o200k_base\"");
+    ctxkit_string_free(&j);
+
+    /* Bad fallback encoding names. */
+    NEW_FOR_MODEL_FAILS(NULL, LIT("gpt4o"), LIT("cl100k"), 0, false, CTXKIT_STATUS_UNKNOWN_ENCODING, "cl100k_base");
+    LOOKUP_FAILS(NULL, LIT("gpt4o"), LIT("cl100k"), false, CTXKIT_STATUS_UNKNOWN_ENCODING, "cl100k_base");
+
+    /* Tokenizers made from a registry outlive it. */
+    ctxkit_registry_free(reg);
+    ctxkit_registry_free(other);
+    if (acme) {
+        CHECK_SIZE(COUNT_OK(acme, LIT("hello world")), 2);
+        ctxkit_string info = info_ok(__LINE__, acme);
+        CHECK_STR_CONTAINS(info, "\"matched\":\"acme-*\"");
+        ctxkit_string_free(&info);
+    }
+    ctxkit_tokenizer_free(acme);
+}
+
+/* NULL for every pointer parameter of every function, one at a time. */
+static void test_null_arguments(void)
+{
+    ctxkit_tokenizer *t = tokenizer_new_ok(__LINE__, "cl100k_base", 0);
+    ctxkit_registry *reg = NULL;
+    CHECK_STATUS(ctxkit_registry_new(&reg, NULL), CTXKIT_STATUS_OK);
+    if (!t || !reg)
+        goto out;
+    const uint32_t ids[] = {15339, 1917};
+
+    /* ctxkit_error_code / ctxkit_error_message / frees: see test_errors_and_frees. */
+
+    /* ctxkit_registry_new: out_registry; err NULL is fine on success. */
+    registry_new_fails(__LINE__, CTXKIT_STATUS_NULL_ARGUMENT, "out_registry");
+
+    /* ctxkit_registry_register: registry is required (no built-in default). */
+    REGISTER_FAILS(NULL, LIT(kAcmeProfile), false, CTXKIT_STATUS_NULL_ARGUMENT, "registry");
+    REGISTER_FAILS(reg, NULL, 5, false, CTXKIT_STATUS_NULL_ARGUMENT, "json");
+    REGISTER_FAILS(reg, LIT(kAcmeProfile), true, CTXKIT_STATUS_NULL_ARGUMENT, "out_registered");
+    {
+        size_t n = SENT_SIZE;
+        CHECK_STATUS(ctxkit_registry_register(reg, LIT(kAcmeProfile), &n, NULL), CTXKIT_STATUS_OK);
+        CHECK_SIZE(n, 1);
+    }
+
+    /* ctxkit_registry_lookup: registry NULL = built-in; model; fallback; out. */
+    {
+        ctxkit_string j = LOOKUP_OK(NULL, LIT("gpt-4o"), NULL, 0);
+        CHECK_STR_CONTAINS(j, "\"source\":\"builtin\"");
+        ctxkit_string_free(&j);
+    }
+    LOOKUP_FAILS(reg, NULL, 3, NULL, 0, false, CTXKIT_STATUS_NULL_ARGUMENT, "model");
+    LOOKUP_FAILS(reg, NULL, 0, NULL, 0, false, CTXKIT_STATUS_UNKNOWN_MODEL, NULL); /* "" is unknown */
+    LOOKUP_FAILS(reg, LIT("gpt-4o"), NULL, 4, false, CTXKIT_STATUS_NULL_ARGUMENT, "fallback_encoding");
+    LOOKUP_FAILS(reg, LIT("gpt-4o"), NULL, 0, true, CTXKIT_STATUS_NULL_ARGUMENT, "out_json");
+    {
+        /* model "" with a fallback: the fallback answers. */
+        ctxkit_string j = LOOKUP_OK(reg, NULL, 0, LIT("o200k_base"));
+        CHECK_STR_CONTAINS(j, "\"source\":\"fallback\"");
+        ctxkit_string_free(&j);
+        ctxkit_string out = SENT_STRING;
+        CHECK_STATUS(ctxkit_registry_lookup(reg, LIT("gpt-4o"), NULL, 0, &out, NULL), CTXKIT_STATUS_OK);
+        ctxkit_string_free(&out);
+    }
+
+    /* ctxkit_registry_list: registry NULL = built-in; out_json required. */
+    list_fails(__LINE__, reg, CTXKIT_STATUS_NULL_ARGUMENT, "out_json");
+    list_fails(__LINE__, NULL, CTXKIT_STATUS_NULL_ARGUMENT, "out_json");
+    {
+        ctxkit_string out = SENT_STRING;
+        CHECK_STATUS(ctxkit_registry_list(NULL, &out, NULL), CTXKIT_STATUS_OK);
+        check_owned_string_at(__LINE__, "ctxkit_registry_list(NULL)", out);
+        ctxkit_string_free(&out);
+    }
+
+    /* ctxkit_tokenizer_new. */
+    TOKENIZER_NEW_FAILS(NULL, 11, 0, false, CTXKIT_STATUS_NULL_ARGUMENT, "encoding");
+    TOKENIZER_NEW_FAILS(NULL, 0, 0, false, CTXKIT_STATUS_UNKNOWN_ENCODING, NULL); /* "" */
+    TOKENIZER_NEW_FAILS(LIT("cl100k_base"), 0, true, CTXKIT_STATUS_NULL_ARGUMENT, "out_tokenizer");
+    {
+        ctxkit_tokenizer *x = NULL;
+        CHECK_STATUS(ctxkit_tokenizer_new(LIT("r50k_base"), 0, &x, NULL), CTXKIT_STATUS_OK);
+        CHECK(x != NULL);
+        ctxkit_tokenizer_free(x);
+    }
+
+    /* ctxkit_tokenizer_new_for_model: registry NULL = built-in. */
+    NEW_FOR_MODEL_FAILS(reg, NULL, 6, NULL, 0, 0, false, CTXKIT_STATUS_NULL_ARGUMENT, "model");
+    NEW_FOR_MODEL_FAILS(reg, NULL, 0, NULL, 0, 0, false, CTXKIT_STATUS_UNKNOWN_MODEL, NULL);
+    NEW_FOR_MODEL_FAILS(reg, LIT("gpt-4o"), NULL, 3, 0, false, CTXKIT_STATUS_NULL_ARGUMENT, "fallback_encoding");
+    NEW_FOR_MODEL_FAILS(reg, LIT("gpt-4o"), NULL, 0, 0, true, CTXKIT_STATUS_NULL_ARGUMENT, "out_tokenizer");
+    NEW_FOR_MODEL_FAILS(NULL, LIT("gpt-4o"), NULL, 0, 0, true, CTXKIT_STATUS_NULL_ARGUMENT, "out_tokenizer");
+    {
+        ctxkit_tokenizer *x = NULL;
+        CHECK_STATUS(ctxkit_tokenizer_new_for_model(NULL, LIT("gpt-4o"), NULL, 0, 0, &x, NULL), CTXKIT_STATUS_OK);
+        if (CHECK(x != NULL))
+            CHECK_SIZE(COUNT_OK(x, LIT("hello world")), 2);
+        ctxkit_tokenizer_free(x);
+        x = NULL;
+        CHECK_STATUS(ctxkit_tokenizer_new_for_model(reg, NULL, 0, LIT("r50k_base"), 0, &x, NULL), CTXKIT_STATUS_OK);
+        ctxkit_tokenizer_free(x);
+    }
+
+    /* ctxkit_tokenizer_info. */
+    INFO_FAILS(NULL, false, CTXKIT_STATUS_NULL_ARGUMENT, "tokenizer");
+    INFO_FAILS(t, true, CTXKIT_STATUS_NULL_ARGUMENT, "out_json");
+    {
+        ctxkit_string out = SENT_STRING;
+        CHECK_STATUS(ctxkit_tokenizer_info(t, &out, NULL), CTXKIT_STATUS_OK);
+        ctxkit_string_free(&out);
+    }
+
+    /* ctxkit_tokenizer_count. */
+    COUNT_FAILS(NULL, LIT("hello"), false, CTXKIT_STATUS_NULL_ARGUMENT, "tokenizer");
+    COUNT_FAILS(t, NULL, 5, false, CTXKIT_STATUS_NULL_ARGUMENT, "text");
+    COUNT_FAILS(t, LIT("hello"), true, CTXKIT_STATUS_NULL_ARGUMENT, "out_count");
+    COUNT_FAILS(NULL, NULL, 5, true, CTXKIT_STATUS_NULL_ARGUMENT, NULL);
+    {
+        size_t n = SENT_SIZE;
+        CHECK_STATUS(ctxkit_tokenizer_count(t, LIT("hello world"), &n, NULL), CTXKIT_STATUS_OK);
+        CHECK_SIZE(n, 2);
+        n = SENT_SIZE;
+        CHECK_STATUS(ctxkit_tokenizer_count(t, NULL, 0, &n, NULL), CTXKIT_STATUS_OK);
+        CHECK_SIZE(n, 0);
+    }
+
+    /* ctxkit_tokenizer_count_until_limit. */
+    COUNT_LIMIT_FAILS(NULL, LIT("hello"), 10, false, false, CTXKIT_STATUS_NULL_ARGUMENT, "tokenizer");
+    COUNT_LIMIT_FAILS(t, NULL, 5, 10, false, false, CTXKIT_STATUS_NULL_ARGUMENT, "text");
+    COUNT_LIMIT_FAILS(t, LIT("hello"), 10, true, false, CTXKIT_STATUS_NULL_ARGUMENT, "out_count");
+    COUNT_LIMIT_FAILS(t, LIT("hello"), 10, false, true, CTXKIT_STATUS_NULL_ARGUMENT, "out_exceeded");
+
+    /* ctxkit_tokenizer_encode. */
+    ENCODE_FAILS(NULL, LIT("hello"), false, CTXKIT_STATUS_NULL_ARGUMENT, "tokenizer");
+    ENCODE_FAILS(t, NULL, 5, false, CTXKIT_STATUS_NULL_ARGUMENT, "text");
+    ENCODE_FAILS(t, LIT("hello"), true, CTXKIT_STATUS_NULL_ARGUMENT, "out_tokens");
+    {
+        ctxkit_tokens out = SENT_TOKENS;
+        CHECK_STATUS(ctxkit_tokenizer_encode(t, NULL, 0, &out, NULL), CTXKIT_STATUS_OK);
+        CHECK(out.ptr == NULL && out.len == 0);
+    }
+
+    /* ctxkit_tokenizer_decode. */
+    DECODE_FAILS(NULL, ids, 2, 0, false, CTXKIT_STATUS_NULL_ARGUMENT, "tokenizer");
+    DECODE_FAILS(t, NULL, 2, 0, false, CTXKIT_STATUS_NULL_ARGUMENT, "ids");
+    DECODE_FAILS(t, ids, 2, 0, true, CTXKIT_STATUS_NULL_ARGUMENT, "out_text");
+    {
+        ctxkit_string out = SENT_STRING;
+        CHECK_STATUS(ctxkit_tokenizer_decode(t, ids, 2, CTXKIT_DECODE_MODE_STRICT, &out, NULL), CTXKIT_STATUS_OK);
+        CHECK_BYTES(out.ptr, out.len, "hello world", 11);
+        ctxkit_string_free(&out);
+    }
+    /* A misaligned ids pointer is rejected rather than read. */
+    {
+        uint32_t storage[3] = {15339, 1917, 0};
+        const uint32_t *misaligned = (const uint32_t *)(const void *)((const unsigned char *)storage + 1);
+        DECODE_FAILS(t, misaligned, 2, 0, false, CTXKIT_STATUS_INVALID_ARGUMENT, "aligned");
+    }
+
+    /* ctxkit_tokenizer_truncate. */
+    TRUNCATE_FAILS(NULL, LIT(kLongText), 5, 0, NULL, 0, 0, CTXKIT_STATUS_NULL_ARGUMENT, "tokenizer");
+    TRUNCATE_FAILS(t, NULL, 9, 5, 0, NULL, 0, 0, CTXKIT_STATUS_NULL_ARGUMENT, "text");
+    TRUNCATE_FAILS(t, LIT(kLongText), 20, CTXKIT_TRUNCATE_SIDE_BOTH, NULL, 4, 0, CTXKIT_STATUS_NULL_ARGUMENT,
+                   "marker");
+    TRUNCATE_FAILS(t, LIT(kLongText), 5, 0, NULL, 0, 1, CTXKIT_STATUS_NULL_ARGUMENT, "out_text");
+    TRUNCATE_FAILS(t, LIT(kLongText), 5, 0, NULL, 0, 2, CTXKIT_STATUS_NULL_ARGUMENT, "out_tokens");
+    TRUNCATE_FAILS(t, LIT(kLongText), 5, 0, NULL, 0, 4, CTXKIT_STATUS_NULL_ARGUMENT, "out_removed");
+    TRUNCATE_FAILS(t, LIT(kLongText), 5, 0, NULL, 0, 7, CTXKIT_STATUS_NULL_ARGUMENT, NULL);
+    {
+        ctxkit_string out = SENT_STRING;
+        size_t toks = SENT_SIZE, removed = SENT_SIZE;
+        CHECK_STATUS(ctxkit_tokenizer_truncate(t, LIT(kLongText), 5, CTXKIT_TRUNCATE_SIDE_HEAD, NULL, 0, &out, &toks,
+                                               &removed, NULL),
+                     CTXKIT_STATUS_OK);
+        CHECK(toks <= 5);
+        ctxkit_string_free(&out);
+    }
+
+out:
+    ctxkit_tokenizer_free(t);
+    ctxkit_registry_free(reg);
+}
+
+/* Invalid UTF-8 in every text parameter. */
+static void test_invalid_utf8(void)
+{
+    ctxkit_tokenizer *t = tokenizer_new_ok(__LINE__, "cl100k_base", 0);
+    ctxkit_registry *reg = NULL;
+    CHECK_STATUS(ctxkit_registry_new(&reg, NULL), CTXKIT_STATUS_OK);
+    if (!t || !reg)
+        goto out;
+    for (size_t i = 0; i < N_BAD_UTF8; i++) {
+        const uint8_t *b = (const uint8_t *)kBadUtf8[i].bytes;
+        const size_t n = kBadUtf8[i].len;
+        char needle[64];
+        snprintf(needle, sizeof needle, "byte offset %zu", kBadUtf8[i].offset);
+        const ctxkit_status E = CTXKIT_STATUS_INVALID_UTF8;
+
+        TOKENIZER_NEW_FAILS(b, n, 0, false, E, needle);
+        NEW_FOR_MODEL_FAILS(reg, b, n, NULL, 0, 0, false, E, needle);
+        NEW_FOR_MODEL_FAILS(reg, LIT("gpt-4o"), b, n, 0, false, E, needle);
+        NEW_FOR_MODEL_FAILS(NULL, LIT("gpt4o"), b, n, 0, false, E, needle);
+        REGISTER_FAILS(reg, b, n, false, E, needle);
+        LOOKUP_FAILS(reg, b, n, NULL, 0, false, E, needle);
+        LOOKUP_FAILS(NULL, b, n, LIT("cl100k_base"), false, E, needle);
+        LOOKUP_FAILS(reg, LIT("gpt-4o"), b, n, false, E, needle);
+        COUNT_FAILS(t, b, n, false, E, needle);
+        COUNT_LIMIT_FAILS(t, b, n, 100, false, false, E, needle);
+        COUNT_LIMIT_FAILS(t, b, n, 0, false, false, E, needle);
+        ENCODE_FAILS(t, b, n, false, E, needle);
+        for (uint32_t side = 0; side <= 2; side++) {
+            TRUNCATE_FAILS(t, b, n, 100, side, NULL, 0, 0, E, needle);
+            /* The marker is checked on every side, and even when the text fits. */
+            TRUNCATE_FAILS(t, LIT(kLongText), 30, side, b, n, 0, E, needle);
+            TRUNCATE_FAILS(t, LIT("short"), 30, side, b, n, 0, E, needle);
+        }
+    }
+    /* Invalid UTF-8 inside a JSON string value, at a known offset. */
+    REGISTER_FAILS(reg, LIT("{\"name\":\"x\xff\",\"encoding\":\"cl100k_base\",\"exact\":true}"), false,
+                   CTXKIT_STATUS_INVALID_UTF8, "byte offset 10");
+out:
+    ctxkit_tokenizer_free(t);
+    ctxkit_registry_free(reg);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Threads: one tokenizer and one registry shared by 8 threads.              */
+
+#define N_THREADS 8
+
+/* Short texts keep each call cheap under valgrind (the section must stay a
+ * few seconds there) while still covering ASCII, CJK, Cyrillic, emoji, code,
+ * digits, special-token text and the empty string. */
+static const char *const kThreadTexts[] = {
+    "hello world",
+    "日本語のテキスト",
+    "Привет, мир!",
+    "🎉👩\u200d👩\u200d👧 ok",
+    "x += f(i);\n\t}",
+    "3.14159 2718",
+    "<|endoftext|>",
+    "",
+};
+#define N_THREAD_TEXTS (sizeof kThreadTexts / sizeof kThreadTexts[0])
+
+static const char *const kThreadModels[] = {"gpt-4o", "gpt-4", "acme-large", "openai/gpt-4.1-mini",
+                                            "claude-sonnet-4-5", "text-davinci-003"};
+#define N_THREAD_MODELS (sizeof kThreadModels / sizeof kThreadModels[0])
+
+typedef struct {
+    size_t count;
+    ctxkit_tokens ids;
+    ctxkit_string decoded;
+} text_expect;
+
+static text_expect g_text_expect[N_THREAD_TEXTS];
+static ctxkit_string g_model_expect[N_THREAD_MODELS];
+
+typedef struct {
+    const ctxkit_tokenizer *tok;
+    const ctxkit_registry *reg;
+    int id;
+    long iters;
+    long ops;
+    long mismatches;
+    char first[512];
+} worker;
+
+static void worker_mismatch(worker *w, long iter, const char *fmt, ...)
+{
+    w->mismatches++;
+    if (w->first[0] != 0)
+        return;
+    int n = snprintf(w->first, sizeof w->first, "thread %d iteration %ld: ", w->id, iter);
+    if (n < 0 || (size_t)n >= sizeof w->first)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(w->first + n, sizeof w->first - (size_t)n, fmt, ap);
+    va_end(ap);
+}
+
+static void *worker_main(void *arg)
+{
+    worker *w = arg;
+    char json[256];
+    char name[64];
+    snprintf(name, sizeof name, "thread-%d-model", w->id);
+    snprintf(json, sizeof json,
+             "{\"name\":\"%s\",\"encoding\":\"cl100k_base\",\"context_window\":%d,\"exact\":true}", name,
+             1000 + w->id);
+    size_t registered = 0;
+    if (ctxkit_registry_register(w->reg, STR(json), &registered, NULL) != CTXKIT_STATUS_OK || registered != 1)
+        worker_mismatch(w, -1, "registering %s failed", name);
+    w->ops++;
+    char window[64];
+    snprintf(window, sizeof window, "\"context_window\":%d", 1000 + w->id);
+
+    for (long i = 0; i < w->iters; i++) {
+        const size_t k = (size_t)(i + w->id) % N_THREAD_TEXTS;
+        const char *text = kThreadTexts[k];
+        const text_expect *e = &g_text_expect[k];
+
+        size_t n = SENT_SIZE;
+        if (ctxkit_tokenizer_count(w->tok, STR(text), &n, NULL) != CTXKIT_STATUS_OK || n != e->count)
+            worker_mismatch(w, i, "count of text %zu: %zu, expected %zu", k, n, e->count);
+
+        ctxkit_tokens ids = {NULL, 0};
+        if (ctxkit_tokenizer_encode(w->tok, STR(text), &ids, NULL) != CTXKIT_STATUS_OK || ids.len != e->ids.len ||
+            (ids.len > 0 && memcmp(ids.ptr, e->ids.ptr, ids.len * sizeof(uint32_t)) != 0))
+            worker_mismatch(w, i, "encode of text %zu differs (%zu ids, expected %zu)", k, ids.len, e->ids.len);
+        ctxkit_tokens_free(&ids);
+
+        ctxkit_string s = {NULL, 0};
+        if (ctxkit_tokenizer_decode(w->tok, e->ids.ptr, e->ids.len, CTXKIT_DECODE_MODE_STRICT, &s, NULL) !=
+                CTXKIT_STATUS_OK ||
+            s.len != e->decoded.len || memcmp(s.ptr, e->decoded.ptr, s.len) != 0)
+            worker_mismatch(w, i, "decode of text %zu differs", k);
+        ctxkit_string_free(&s);
+
+        w->ops += 3;
+
+        if (i % 8 == 0) {
+            const size_t m = (size_t)(i / 8 + w->id) % N_THREAD_MODELS;
+            ctxkit_string j = {NULL, 0};
+            if (ctxkit_registry_lookup(w->reg, STR(kThreadModels[m]), NULL, 0, &j, NULL) != CTXKIT_STATUS_OK ||
+                j.len != g_model_expect[m].len || memcmp(j.ptr, g_model_expect[m].ptr, j.len) != 0)
+                worker_mismatch(w, i, "lookup of %s differs", kThreadModels[m]);
+            ctxkit_string_free(&j);
+            w->ops++;
+        }
+
+        if (i % 32 == 0) {
+            /* This thread's own registration, visible to it. */
+            ctxkit_string j = {NULL, 0};
+            if (ctxkit_registry_lookup(w->reg, STR(name), NULL, 0, &j, NULL) != CTXKIT_STATUS_OK ||
+                !mem_contains(j.ptr, j.len, window))
+                worker_mismatch(w, i, "lookup of %s lacks %s", name, window);
+            ctxkit_string_free(&j);
+
+            /* count_until_limit agrees with count. */
+            bool exceeded = true;
+            n = SENT_SIZE;
+            if (ctxkit_tokenizer_count_until_limit(w->tok, STR(text), e->count, &n, &exceeded, NULL) !=
+                    CTXKIT_STATUS_OK ||
+                exceeded || n != e->count)
+                worker_mismatch(w, i, "count_until_limit of text %zu", k);
+
+            /* An error path: owned error objects are per call. */
+            const uint32_t bad = 10000000;
+            ctxkit_error *err = NULL;
+            ctxkit_string out = {NULL, 0};
+            ctxkit_status st = ctxkit_tokenizer_decode(w->tok, &bad, 1, 0, &out, &err);
+            size_t len = 0;
+            const char *msg = err ? ctxkit_error_message(err, &len) : NULL;
+            if (st != CTXKIT_STATUS_UNKNOWN_TOKEN || ctxkit_error_code(err) != CTXKIT_STATUS_UNKNOWN_TOKEN ||
+                msg == NULL || !mem_contains(msg, len, "10000000") || out.ptr != NULL)
+                worker_mismatch(w, i, "decode of an unknown id: status %u", (unsigned)st);
+            ctxkit_error_free(err);
+            w->ops += 3;
+        }
+    }
+    return NULL;
+}
+
+static void test_threads(void)
+{
+    ctxkit_tokenizer *tok = tokenizer_new_ok(__LINE__, "cl100k_base", 0);
+    ctxkit_registry *reg = NULL;
+    CHECK_STATUS(ctxkit_registry_new(&reg, NULL), CTXKIT_STATUS_OK);
+    if (!tok || !reg) {
+        ctxkit_tokenizer_free(tok);
+        ctxkit_registry_free(reg);
+        return;
+    }
+    CHECK_SIZE(REGISTER_OK(reg, LIT(kAcmeProfile)), 1);
+
+    /* Single-threaded reference results. */
+    for (size_t k = 0; k < N_THREAD_TEXTS; k++) {
+        text_expect *e = &g_text_expect[k];
+        e->count = COUNT_OK(tok, STR(kThreadTexts[k]));
+        e->ids = ENCODE_OK(tok, STR(kThreadTexts[k]));
+        CHECK_SIZE(e->ids.len, e->count);
+        e->decoded = DECODE_OK(tok, e->ids.ptr, e->ids.len, CTXKIT_DECODE_MODE_STRICT);
+        CHECK_BYTES(e->decoded.ptr, e->decoded.len, kThreadTexts[k], strlen(kThreadTexts[k]));
+    }
+    for (size_t m = 0; m < N_THREAD_MODELS; m++)
+        g_model_expect[m] = LOOKUP_OK(reg, STR(kThreadModels[m]), NULL, 0);
+
+    long iters = 800;
+    const char *env = getenv("CTXKIT_HARNESS_THREAD_ITERS");
+    if (env && *env) {
+        char *end = NULL;
+        long v = strtol(env, &end, 10);
+        if (end && *end == 0 && v > 0)
+            iters = v;
+    }
+
+    worker workers[N_THREADS];
+    pthread_t threads[N_THREADS];
+    bool started[N_THREADS];
+    for (int i = 0; i < N_THREADS; i++) {
+        memset(&workers[i], 0, sizeof workers[i]);
+        workers[i].tok = tok;
+        workers[i].reg = reg;
+        workers[i].id = i;
+        workers[i].iters = iters;
+        started[i] = pthread_create(&threads[i], NULL, worker_main, &workers[i]) == 0;
+        CHECK(started[i]);
+    }
+    long total_ops = 0;
+    for (int i = 0; i < N_THREADS; i++) {
+        if (!started[i])
+            continue;
+        CHECK(pthread_join(threads[i], NULL) == 0);
+        total_ops += workers[i].ops;
+        if (workers[i].mismatches == 0)
+            g_passed++;
+        else
+            fail_at(__LINE__, "%ld mismatches against single-threaded results; first: %s", workers[i].mismatches,
+                    workers[i].first);
+    }
+    CHECK(total_ops >= (long)N_THREADS * iters * 3);
+
+    /* Every thread's registration landed in the one shared registry. */
+    ctxkit_string l = list_ok(__LINE__, reg);
+    for (int i = 0; i < N_THREADS; i++) {
+        char name[64];
+        snprintf(name, sizeof name, "\"name\":\"thread-%d-model\"", i);
+        CHECK_STR_CONTAINS(l, name);
+    }
+    ctxkit_string_free(&l);
+
+    for (size_t k = 0; k < N_THREAD_TEXTS; k++) {
+        ctxkit_tokens_free(&g_text_expect[k].ids);
+        ctxkit_string_free(&g_text_expect[k].decoded);
+    }
+    for (size_t m = 0; m < N_THREAD_MODELS; m++)
+        ctxkit_string_free(&g_model_expect[m]);
+    ctxkit_tokenizer_free(tok);
+    ctxkit_registry_free(reg);
+}
+
+int main(void)
+{
+    test_version();
+    test_status_names();
+    test_errors_and_frees();
+    test_tokenizer_basics();
+    test_count_until_limit();
+    test_truncate();
+    test_registry();
+    test_null_arguments();
+    test_invalid_utf8();
+    test_threads();
+
+    printf("c-abi: %d passed, %d failed\n", g_passed, g_failed);
+    fflush(stdout);
+    return g_failed > 0 ? 1 : 0;
+}
