@@ -10,11 +10,13 @@ fn null(what: &str) -> FfiError {
     FfiError::new(ctxkit_status::NullArgument, format!("{what} is NULL"))
 }
 
-/// `(ptr, len)` as bytes: `(NULL, 0)` is empty; NULL with a length is an error.
+/// `(ptr, len)` as a slice: `(NULL, 0)` is empty; NULL with a length is
+/// `NULL_ARGUMENT`; a misaligned pointer or a length no buffer can have is
+/// `INVALID_ARGUMENT`.
 ///
 /// # Safety
-/// A non-NULL `ptr` is valid for reads of `len` bytes for the call's duration.
-pub(crate) unsafe fn bytes<'a>(ptr: *const u8, len: usize, what: &str) -> Result<&'a [u8], FfiError> {
+/// A non-NULL `ptr` is valid for reads of `len` values of `T` for the call's duration.
+pub(crate) unsafe fn slice<'a, T>(ptr: *const T, len: usize, what: &str) -> Result<&'a [T], FfiError> {
     if ptr.is_null() {
         return if len == 0 {
             Ok(&[])
@@ -22,10 +24,13 @@ pub(crate) unsafe fn bytes<'a>(ptr: *const u8, len: usize, what: &str) -> Result
             Err(FfiError::new(ctxkit_status::NullArgument, format!("{what} is NULL but its length is {len}")))
         };
     }
-    if len > isize::MAX as usize {
+    if len > isize::MAX as usize / std::mem::size_of::<T>().max(1) {
         return Err(FfiError::invalid(format!("{what} length {len} is larger than any buffer can be")));
     }
-    // SAFETY: the caller guarantees `ptr` is valid for `len` bytes.
+    if !ptr.is_aligned() {
+        return Err(FfiError::invalid(format!("{what} is not aligned for its element type")));
+    }
+    // SAFETY: non-NULL, aligned, and valid for `len` reads per the contract.
     Ok(unsafe { std::slice::from_raw_parts(ptr, len) })
 }
 
@@ -35,7 +40,7 @@ pub(crate) unsafe fn bytes<'a>(ptr: *const u8, len: usize, what: &str) -> Result
 /// As for [`bytes`].
 pub(crate) unsafe fn text<'a>(ptr: *const u8, len: usize, what: &str, limit: usize) -> Result<&'a str, FfiError> {
     // SAFETY: forwarded contract.
-    let b = unsafe { bytes(ptr, len, what) }?;
+    let b = unsafe { slice(ptr, len, what) }?;
     limits::check(what, b.len(), limit)?;
     Ok(text::utf8(what, b)?)
 }
@@ -48,28 +53,6 @@ pub(crate) unsafe fn opt_text<'a>(ptr: *const u8, len: usize, what: &str, limit:
     // SAFETY: forwarded contract.
     let t = unsafe { text(ptr, len, what, limit) }?;
     Ok((!t.is_empty()).then_some(t))
-}
-
-/// `(ptr, len)` as a slice of `u32`, with the same NULL rule as [`bytes`].
-///
-/// # Safety
-/// A non-NULL `ptr` is valid for reads of `len` values.
-pub(crate) unsafe fn u32s<'a>(ptr: *const u32, len: usize, what: &str) -> Result<&'a [u32], FfiError> {
-    if ptr.is_null() {
-        return if len == 0 {
-            Ok(&[])
-        } else {
-            Err(FfiError::new(ctxkit_status::NullArgument, format!("{what} is NULL but its length is {len}")))
-        };
-    }
-    if len > isize::MAX as usize / 4 {
-        return Err(FfiError::invalid(format!("{what} length {len} is larger than any buffer can be")));
-    }
-    if !ptr.is_aligned() {
-        return Err(FfiError::invalid(format!("{what} is not aligned for uint32_t")));
-    }
-    // SAFETY: non-NULL, aligned, and valid for `len` reads per the contract.
-    Ok(unsafe { std::slice::from_raw_parts(ptr, len) })
 }
 
 /// A required handle.

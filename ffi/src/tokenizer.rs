@@ -287,7 +287,7 @@ pub unsafe extern "C" fn ctxkit_tokenizer_decode(
     guard("ctxkit_tokenizer_decode", err, || {
         let dst = out(out_text, "out_text")?;
         // SAFETY: per the contract above.
-        let (t, ids) = unsafe { (args::handle(tokenizer, "tokenizer")?, args::u32s(ids, ids_len, "ids")?) };
+        let (t, ids) = unsafe { (args::handle(tokenizer, "tokenizer")?, args::slice(ids, ids_len, "ids")?) };
         let mode = match mode {
             0 => DecodeMode::Replace,
             1 => DecodeMode::Strict,

@@ -1,0 +1,125 @@
+//! Anthropic Messages codec.
+
+use serde_json::Value;
+
+use super::{bad, str_field, Conversation, Format, Message, Part, Role, Tool, ToolCall};
+use crate::Result;
+
+pub(super) fn parse(doc: Value) -> Result<Conversation> {
+    let Value::Object(mut obj) = doc else {
+        return Err(bad("", "must be an object with 'messages'"));
+    };
+    let items = match obj.get_mut("messages").map(|v| std::mem::replace(v, Value::Array(Vec::new()))) {
+        Some(Value::Array(items)) => items,
+        Some(_) => return Err(bad("messages", "must be an array")),
+        None => return Err(bad("", "has no 'messages' array")),
+    };
+    let raw_system = obj.get_mut("system").map(Value::take).filter(|v| !v.is_null());
+    let system = match &raw_system {
+        None => None,
+        Some(Value::String(s)) => Some(s.clone()),
+        Some(Value::Array(blocks)) => Some(
+            blocks
+                .iter()
+                .enumerate()
+                .map(|(j, b)| match part(b, &format!("system[{j}]"))? {
+                    Part::Text(t) => Ok(t),
+                    _ => Err(bad(&format!("system[{j}]"), "system blocks must be text")),
+                })
+                .collect::<Result<Vec<_>>>()?
+                .join("\n"),
+        ),
+        Some(_) => return Err(bad("system", "must be a string or an array of text blocks")),
+    };
+    let tools = match obj.get_mut("tools").map(|v| if v.is_array() { std::mem::replace(v, Value::Array(Vec::new())) } else { v.clone() }) {
+        None | Some(Value::Null) => Vec::new(),
+        Some(Value::Array(t)) => t,
+        Some(_) => return Err(bad("tools", "must be an array")),
+    };
+    let messages = items.into_iter().enumerate().map(|(i, m)| message(m, i)).collect::<Result<Vec<_>>>()?;
+    let tools = tools.into_iter().enumerate().map(|(i, t)| tool(t, i)).collect::<Result<Vec<_>>>()?;
+    Ok(Conversation { format: Format::Anthropic, system, messages, tools, envelope: Some(obj), raw_system })
+}
+
+pub(super) fn message(raw: Value, i: usize) -> Result<Message> {
+    let path = format!("messages[{i}]");
+    let obj = raw.as_object().ok_or_else(|| bad(&path, "must be an object"))?;
+    let role = match str_field(obj, "role", &path)? {
+        Some("user") => Role::User,
+        Some("assistant") => Role::Assistant,
+        Some(other) => return Err(bad(&path, format!("unknown role '{other}' (Anthropic messages are user or assistant)"))),
+        None => return Err(bad(&path, "has no 'role'")),
+    };
+    let mut parts = Vec::new();
+    let mut tool_calls = Vec::new();
+    match obj.get("content") {
+        Some(Value::String(s)) => parts.push(Part::Text(s.clone())),
+        Some(Value::Array(blocks)) => {
+            for (j, b) in blocks.iter().enumerate() {
+                let bpath = format!("{path}.content[{j}]");
+                if b.get("type").and_then(Value::as_str) == Some("tool_use") {
+                    tool_calls.push(tool_use(b, &bpath)?);
+                } else {
+                    parts.push(part(b, &bpath)?);
+                }
+            }
+        }
+        None | Some(Value::Null) => {}
+        Some(_) => return Err(bad(&path, "'content' must be a string or an array of blocks")),
+    }
+    Ok(Message { role, name: None, parts, tool_calls, tool_call_id: None, raw })
+}
+
+fn tool_use(b: &Value, path: &str) -> Result<ToolCall> {
+    let obj = b.as_object().ok_or_else(|| bad(path, "must be an object"))?;
+    let id = str_field(obj, "id", path)?.ok_or_else(|| bad(path, "tool_use has no 'id'"))?.to_owned();
+    let name = str_field(obj, "name", path)?.unwrap_or_default().to_owned();
+    let arguments = obj.get("input").map_or_else(String::new, Value::to_string);
+    Ok(ToolCall { id, name, arguments })
+}
+
+fn part(b: &Value, path: &str) -> Result<Part> {
+    let obj = b.as_object().ok_or_else(|| bad(path, "must be an object"))?;
+    Ok(match str_field(obj, "type", path)? {
+        Some("text") => Part::Text(str_field(obj, "text", path)?.unwrap_or_default().to_owned()),
+        Some("image") => Part::Image { detail: None, width: dim(obj, "width"), height: dim(obj, "height") },
+        Some("document") => Part::Attachment("document"),
+        Some("thinking") => Part::Thinking(str_field(obj, "thinking", path)?.unwrap_or_default().to_owned()),
+        Some("redacted_thinking") => Part::RedactedThinking(str_field(obj, "data", path)?.map_or(0, str::len)),
+        Some("tool_result") => {
+            let id = str_field(obj, "tool_use_id", path)?.ok_or_else(|| bad(path, "tool_result has no 'tool_use_id'"))?;
+            let text = match obj.get("content") {
+                None | Some(Value::Null) => String::new(),
+                Some(Value::String(s)) => s.clone(),
+                Some(Value::Array(inner)) => inner
+                    .iter()
+                    .enumerate()
+                    .filter_map(|(k, c)| match part(c, &format!("{path}.content[{k}]")) {
+                        Ok(Part::Text(t)) => Some(Ok(t)),
+                        Ok(_) => None,
+                        Err(e) => Some(Err(e)),
+                    })
+                    .collect::<Result<Vec<_>>>()?
+                    .join("\n"),
+                Some(_) => return Err(bad(path, "tool_result 'content' must be a string or blocks")),
+            };
+            let is_error = obj.get("is_error").and_then(Value::as_bool).unwrap_or(false);
+            Part::ToolResult { id: id.to_owned(), text, is_error }
+        }
+        Some(_) => Part::Attachment("other"),
+        None => return Err(bad(path, "has no 'type'")),
+    })
+}
+
+fn dim(obj: &serde_json::Map<String, Value>, k: &str) -> Option<u32> {
+    obj.get(k).and_then(Value::as_u64).and_then(|n| u32::try_from(n).ok())
+}
+
+fn tool(raw: Value, i: usize) -> Result<Tool> {
+    let path = format!("tools[{i}]");
+    let obj = raw.as_object().ok_or_else(|| bad(&path, "must be an object"))?;
+    let name = str_field(obj, "name", &path)?.ok_or_else(|| bad(&path, "has no 'name'"))?.to_owned();
+    let description = str_field(obj, "description", &path)?.map(str::to_owned);
+    let parameters = obj.get("input_schema").cloned().unwrap_or(Value::Null);
+    Ok(Tool { name, description, parameters, raw })
+}

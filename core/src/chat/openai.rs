@@ -1,0 +1,122 @@
+//! OpenAI Chat Completions codec.
+
+use serde_json::{Map, Value};
+
+use super::{bad, str_field, Conversation, Format, Message, Part, Role, Tool, ToolCall};
+use crate::Result;
+
+pub(super) fn parse(doc: Value) -> Result<Conversation> {
+    let (items, tools, envelope) = match doc {
+        Value::Array(items) => (items, Vec::new(), None),
+        Value::Object(mut obj) => {
+            let items = match obj.get_mut("messages").map(|v| std::mem::replace(v, Value::Array(Vec::new()))) {
+                Some(Value::Array(items)) => items,
+                Some(_) => return Err(bad("messages", "must be an array")),
+                None => return Err(bad("", "has no 'messages' array (and is not a bare messages array)")),
+            };
+            let tools = match obj.get_mut("tools").map(|v| if v.is_array() { std::mem::replace(v, Value::Array(Vec::new())) } else { v.clone() }) {
+                None | Some(Value::Null) => Vec::new(),
+                Some(Value::Array(t)) => t,
+                Some(_) => return Err(bad("tools", "must be an array")),
+            };
+            (items, tools, Some(obj))
+        }
+        _ => return Err(bad("", "must be an object with 'messages' or an array of messages")),
+    };
+    let messages = items.into_iter().enumerate().map(|(i, m)| message(m, i)).collect::<Result<Vec<_>>>()?;
+    let tools = tools.into_iter().enumerate().map(|(i, t)| tool(t, i)).collect::<Result<Vec<_>>>()?;
+    Ok(Conversation { format: Format::OpenAi, system: None, messages, tools, envelope, raw_system: None })
+}
+
+pub(super) fn message(raw: Value, i: usize) -> Result<Message> {
+    let path = format!("messages[{i}]");
+    let obj = raw.as_object().ok_or_else(|| bad(&path, "must be an object"))?;
+    let role = match str_field(obj, "role", &path)? {
+        Some("system") => Role::System,
+        Some("developer") => Role::Developer,
+        Some("user") => Role::User,
+        Some("assistant") => Role::Assistant,
+        Some("tool") => Role::Tool,
+        Some("function") => Role::Function,
+        Some(other) => return Err(bad(&path, format!("unknown role '{other}'"))),
+        None => return Err(bad(&path, "has no 'role'")),
+    };
+    let name = str_field(obj, "name", &path)?.map(str::to_owned);
+    let parts = content(obj.get("content"), &path)?;
+    let mut tool_calls = Vec::new();
+    if let Some(calls) = obj.get("tool_calls").filter(|v| !v.is_null()) {
+        let calls = calls.as_array().ok_or_else(|| bad(&path, "'tool_calls' must be an array"))?;
+        for (j, c) in calls.iter().enumerate() {
+            tool_calls.push(call(c, &format!("{path}.tool_calls[{j}]"))?);
+        }
+    }
+    if let Some(fc) = obj.get("function_call").and_then(Value::as_object) {
+        // Legacy function calling pairs by name with the next `function` message.
+        let name = str_field(fc, "name", &path)?.unwrap_or_default().to_owned();
+        let arguments = str_field(fc, "arguments", &path)?.unwrap_or_default().to_owned();
+        tool_calls.push(ToolCall { id: name.clone(), name, arguments });
+    }
+    let tool_call_id = match role {
+        Role::Function => name.clone(),
+        _ => str_field(obj, "tool_call_id", &path)?.map(str::to_owned),
+    };
+    Ok(Message { role, name, parts, tool_calls, tool_call_id, raw })
+}
+
+fn call(c: &Value, path: &str) -> Result<ToolCall> {
+    let obj = c.as_object().ok_or_else(|| bad(path, "must be an object"))?;
+    let id = str_field(obj, "id", path)?.ok_or_else(|| bad(path, "has no 'id'"))?.to_owned();
+    let f = obj.get("function").and_then(Value::as_object).ok_or_else(|| bad(path, "has no 'function' object"))?;
+    let name = str_field(f, "name", path)?.unwrap_or_default().to_owned();
+    let arguments = match f.get("arguments") {
+        None | Some(Value::Null) => String::new(),
+        Some(Value::String(s)) => s.clone(),
+        Some(other) => other.to_string(),
+    };
+    Ok(ToolCall { id, name, arguments })
+}
+
+fn content(v: Option<&Value>, path: &str) -> Result<Vec<Part>> {
+    match v {
+        None | Some(Value::Null) => Ok(Vec::new()),
+        Some(Value::String(s)) => Ok(vec![Part::Text(s.clone())]),
+        Some(Value::Array(parts)) => parts.iter().enumerate().map(|(j, p)| part(p, &format!("{path}.content[{j}]"))).collect(),
+        Some(_) => Err(bad(path, "'content' must be a string, an array of parts or null")),
+    }
+}
+
+fn part(p: &Value, path: &str) -> Result<Part> {
+    let obj = p.as_object().ok_or_else(|| bad(path, "must be an object"))?;
+    Ok(match str_field(obj, "type", path)? {
+        Some("text") => Part::Text(str_field(obj, "text", path)?.unwrap_or_default().to_owned()),
+        Some("refusal") => Part::Text(str_field(obj, "refusal", path)?.unwrap_or_default().to_owned()),
+        Some("image_url") => {
+            let img = obj.get("image_url").and_then(Value::as_object);
+            let dim = |k: &str| {
+                img.and_then(|i| i.get(k)).or_else(|| obj.get(k)).and_then(Value::as_u64).and_then(|n| u32::try_from(n).ok())
+            };
+            Part::Image {
+                detail: img.and_then(|i| i.get("detail")).and_then(Value::as_str).map(str::to_owned),
+                width: dim("width"),
+                height: dim("height"),
+            }
+        }
+        Some("input_audio") => Part::Attachment("audio"),
+        Some("file") => Part::Attachment("file"),
+        Some(_) => Part::Attachment("other"),
+        None => return Err(bad(path, "has no 'type'")),
+    })
+}
+
+fn tool(raw: Value, i: usize) -> Result<Tool> {
+    let path = format!("tools[{i}]");
+    let obj = raw.as_object().ok_or_else(|| bad(&path, "must be an object"))?;
+    let f: &Map<String, Value> = match obj.get("function").and_then(Value::as_object) {
+        Some(f) => f,
+        None => obj, // legacy `functions` entries are the function object itself
+    };
+    let name = str_field(f, "name", &path)?.ok_or_else(|| bad(&path, "has no function 'name'"))?.to_owned();
+    let description = str_field(f, "description", &path)?.map(str::to_owned);
+    let parameters = f.get("parameters").cloned().unwrap_or(Value::Null);
+    Ok(Tool { name, description, parameters, raw })
+}

@@ -1,0 +1,140 @@
+use serde_json::{json, Value};
+
+use super::*;
+
+fn rt(v: &Value, format: Option<Format>) -> Conversation {
+    let c = Conversation::parse(&v.to_string(), format).unwrap();
+    assert_eq!(&c.to_value(), v, "round trip");
+    assert_eq!(c.to_json().unwrap(), v.to_string(), "byte for byte, key order kept");
+    c
+}
+
+fn openai_sample() -> Value {
+    json!({
+        "model": "gpt-4o", "temperature": 0.2, "x-unknown": {"keep": [1, 2, 3]},
+        "messages": [
+            {"role": "system", "content": "Be terse.", "x-meta": 1},
+            {"role": "developer", "content": [{"type": "text", "text": "Dev note"}]},
+            {"role": "user", "name": "alice", "content": [
+                {"type": "text", "text": "Look"},
+                {"type": "image_url", "image_url": {"url": "data:...", "detail": "high", "width": 1024, "height": 768}},
+                {"type": "input_audio", "input_audio": {"data": "AAA", "format": "wav"}},
+                {"type": "file", "file": {"file_id": "f1"}}
+            ]},
+            {"role": "assistant", "content": null, "tool_calls": [
+                {"id": "c1", "type": "function", "function": {"name": "ls", "arguments": "{\"p\":\"/\"}"}},
+                {"id": "c2", "type": "function", "function": {"name": "cat", "arguments": "{}"}}
+            ], "refusal": null},
+            {"role": "tool", "tool_call_id": "c1", "content": "a b c"},
+            {"role": "tool", "tool_call_id": "c2", "content": [{"type": "text", "text": "file"}]},
+            {"role": "assistant", "function_call": {"name": "legacy", "arguments": "{}"}, "content": null},
+            {"role": "function", "name": "legacy", "content": "ok"}
+        ],
+        "tools": [{"type": "function", "function": {"name": "ls", "description": "List.", "parameters": {"type": "object", "properties": {}}}}],
+        "tail": true
+    })
+}
+
+#[test]
+fn openai_round_trips_and_reads_every_shape() {
+    let c = rt(&openai_sample(), None);
+    assert_eq!(c.format, Format::OpenAi);
+    let roles: Vec<Role> = c.messages.iter().map(|m| m.role).collect();
+    assert_eq!(roles, [Role::System, Role::Developer, Role::User, Role::Assistant, Role::Tool, Role::Tool, Role::Assistant, Role::Function]);
+    assert_eq!(c.messages[2].name.as_deref(), Some("alice"));
+    assert!(matches!(c.messages[2].parts[1], Part::Image { width: Some(1024), height: Some(768), .. }));
+    assert_eq!(c.messages[3].tool_calls.len(), 2);
+    assert_eq!(c.messages[3].tool_calls[0].arguments, "{\"p\":\"/\"}");
+    assert_eq!(c.messages[4].result_ids(), ["c1"]);
+    assert_eq!(c.messages[6].tool_calls[0].id, "legacy");
+    assert_eq!(c.messages[7].result_ids(), ["legacy"]);
+    assert_eq!(c.tools[0].name, "ls");
+}
+
+#[test]
+fn bare_array_and_null_tools_round_trip() {
+    let c = rt(&json!([{"role": "user", "content": "hi"}]), None);
+    assert_eq!(c.format, Format::OpenAi);
+    rt(&json!({"messages": [], "tools": null}), None);
+    rt(&json!({"messages": [], "tools": []}), None);
+}
+
+fn anthropic_sample() -> Value {
+    json!({
+        "model": "claude-sonnet-4-5", "max_tokens": 1024,
+        "system": [{"type": "text", "text": "You are careful.", "cache_control": {"type": "ephemeral"}}],
+        "messages": [
+            {"role": "user", "content": "Read the file"},
+            {"role": "assistant", "content": [
+                {"type": "thinking", "thinking": "I should read it", "signature": "sig"},
+                {"type": "redacted_thinking", "data": "xyzxyz"},
+                {"type": "text", "text": "Reading."},
+                {"type": "tool_use", "id": "tu1", "name": "read", "input": {"path": "a.rs"}},
+                {"type": "tool_use", "id": "tu2", "name": "read", "input": {"path": "b.rs"}}
+            ]},
+            {"role": "user", "content": [
+                {"type": "tool_result", "tool_use_id": "tu1", "content": "fn a() {}"},
+                {"type": "tool_result", "tool_use_id": "tu2", "is_error": true,
+                 "content": [{"type": "text", "text": "not found"}, {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "AA"}}]},
+                {"type": "text", "text": "Also see the doc"},
+                {"type": "document", "source": {"type": "text", "media_type": "text/plain", "data": "doc"}}
+            ]}
+        ],
+        "tools": [{"name": "read", "description": "Read a file", "input_schema": {"type": "object", "properties": {"path": {"type": "string"}}}}]
+    })
+}
+
+#[test]
+fn anthropic_round_trips_and_reads_every_block() {
+    let c = rt(&anthropic_sample(), None);
+    assert_eq!(c.format, Format::Anthropic);
+    assert_eq!(c.system.as_deref(), Some("You are careful."));
+    let a = &c.messages[1];
+    assert_eq!(a.tool_calls.iter().map(|t| t.id.as_str()).collect::<Vec<_>>(), ["tu1", "tu2"]);
+    assert_eq!(a.tool_calls[0].arguments, r#"{"path":"a.rs"}"#);
+    assert!(matches!(a.parts[0], Part::Thinking(_)));
+    assert_eq!(a.parts[1], Part::RedactedThinking(6));
+    let u = &c.messages[2];
+    assert_eq!(u.result_ids(), ["tu1", "tu2"]);
+    assert!(matches!(&u.parts[1], Part::ToolResult { is_error: true, text, .. } if text == "not found"));
+    assert_eq!(c.tools[0].parameters["properties"]["path"]["type"], "string");
+}
+
+#[test]
+fn detection_and_explicit_override() {
+    assert_eq!(Conversation::parse(r#"{"messages":[{"role":"user","content":"x"}]}"#, None).unwrap().format, Format::OpenAi);
+    let anth = r#"{"messages":[{"role":"user","content":[{"type":"tool_result","tool_use_id":"a","content":"x"}]}]}"#;
+    assert_eq!(Conversation::parse(anth, None).unwrap().format, Format::Anthropic);
+    assert_eq!(Conversation::parse(anth, Some(Format::OpenAi)).unwrap().format, Format::OpenAi);
+    let err = Conversation::parse(r#"{"messages":[{"role":"system","content":"x"}]}"#, Some(Format::Anthropic)).unwrap_err();
+    assert!(err.message().contains("messages[0]: unknown role 'system'"), "{err}");
+}
+
+#[test]
+fn malformed_conversations_say_where() {
+    let cases = [
+        ("not json", "line 1"),
+        ("42", "must be an object"),
+        (r#"{"msgs": []}"#, "has no 'messages'"),
+        (r#"{"messages": {}}"#, "messages: must be an array"),
+        (r#"[{"role": 7}]"#, "messages[0]: 'role' must be a string"),
+        (r#"[{"content": "x"}]"#, "messages[0]: has no 'role'"),
+        (r#"[{"role": "wizard"}]"#, "unknown role 'wizard'"),
+        (r#"[{"role": "user", "content": 5}]"#, "'content' must be"),
+        (r#"[{"role": "user", "content": [{"text": "x"}]}]"#, "messages[0].content[0]: has no 'type'"),
+        (r#"[{"role": "assistant", "tool_calls": [{"type": "function"}]}]"#, "messages[0].tool_calls[0]: has no 'id'"),
+        (r#"{"messages": [], "tools": [{"type": "function", "function": {}}]}"#, "tools[0]: has no function 'name'"),
+    ];
+    for (text, needle) in cases {
+        let err = Conversation::parse(text, None).unwrap_err();
+        assert!(matches!(err.kind(), ErrorKind::InvalidJson), "{text}: {err}");
+        assert!(err.message().contains(needle), "{text}: {err}");
+    }
+}
+
+#[test]
+fn deep_nesting_in_unknown_fields_is_a_limit() {
+    let deep = format!(r#"[{{"role":"user","content":"x","extra":{}1{}}}]"#, "[".repeat(5000), "]".repeat(5000));
+    let err = Conversation::parse(&deep, None).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::LimitExceeded, "{err}");
+}
