@@ -17,6 +17,7 @@ pub mod limits;
 pub mod models;
 pub mod text;
 pub mod tokens;
+pub mod window;
 
 pub use error::{Error, ErrorKind, Result};
 pub use models::{ModelInfo, ModelProfile, ModelRegistry, ModelSource};
