@@ -240,10 +240,15 @@ impl Conversation {
     /// Parses one message given as JSON, in this conversation's format.
     pub fn parse_message(&self, text: &str) -> Result<Message> {
         let v: Value = json::parse("message", text)?;
-        match self.format {
-            Format::OpenAi => openai::message(v, 0),
-            Format::Anthropic => anthropic::message(v, 0),
-        }
+        message_from_value(self.format, v, 0)
+    }
+}
+
+/// Parses one message's JSON in `format`; `index` locates errors.
+pub(crate) fn message_from_value(format: Format, v: Value, index: usize) -> Result<Message> {
+    match format {
+        Format::OpenAi => openai::message(v, index),
+        Format::Anthropic => anthropic::message(v, index),
     }
 }
 

@@ -120,7 +120,8 @@ impl Accountant {
         Ok(n)
     }
 
-    fn part(&self, p: &Part) -> Result<usize> {
+    /// Tokens of one content part (used for block-level manifests).
+    pub fn part(&self, p: &Part) -> Result<usize> {
         Ok(match p {
             Part::Text(t) | Part::Thinking(t) => self.count(t)?,
             Part::ToolResult { text, .. } => self.count(text)? + self.framing.tokens_per_tool_call,

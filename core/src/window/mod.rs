@@ -2,5 +2,9 @@
 //! window, pre-flight checks, validation and repair, and compaction.
 
 pub mod accounting;
+pub mod repair;
+pub mod validate;
 
 pub use accounting::{Accountant, Framing};
+pub use repair::{repair, Action, Change, Repaired};
+pub use validate::{validate, Issue, IssueKind};

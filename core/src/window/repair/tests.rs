@@ -1,0 +1,236 @@
+use proptest::prelude::*;
+use serde_json::{json, Value};
+
+use super::*;
+use crate::window::{validate, Framing, IssueKind};
+use crate::{Encoding, Tokenizer};
+
+fn acct() -> Accountant {
+    Accountant::new(Tokenizer::new(Encoding::O200kBase).unwrap(), Framing::for_encoding(Encoding::O200kBase))
+}
+
+fn conv(v: Value) -> Conversation {
+    Conversation::parse(&v.to_string(), None).unwrap()
+}
+
+fn kinds(c: &Conversation) -> Vec<IssueKind> {
+    validate(c).into_iter().map(|i| i.kind).collect()
+}
+
+fn call(id: &str) -> Value {
+    json!({"id": id, "type": "function", "function": {"name": "f", "arguments": "{}"}})
+}
+
+#[test]
+fn openai_interrupted_call_stray_result_and_misplaced_result() {
+    let c = conv(json!({"messages": [
+        {"role": "user", "content": "go"},
+        {"role": "assistant", "content": null, "tool_calls": [call("a"), call("b")]},
+        {"role": "tool", "tool_call_id": "a", "content": "A"},
+        {"role": "user", "content": "wait"},
+        {"role": "tool", "tool_call_id": "b", "content": "B late"},
+        {"role": "tool", "tool_call_id": "zzz", "content": "stray"},
+        {"role": "assistant", "content": null, "tool_calls": [call("c")]},
+        {"role": "user", "content": "next"}
+    ]}));
+    let before = kinds(&c);
+    assert!(before.contains(&IssueKind::MisplacedResult) && before.contains(&IssueKind::OrphanedResult) && before.contains(&IssueKind::OrphanedCall), "{before:?}");
+    let r = repair(&c, Some("interrupted"), &acct()).unwrap();
+    assert!(kinds(&r.conversation).is_empty(), "{:?}", validate(&r.conversation));
+    let out = r.conversation.to_value();
+    let roles: Vec<&str> = out["messages"].as_array().unwrap().iter().map(|m| m["role"].as_str().unwrap()).collect();
+    assert_eq!(roles, ["user", "assistant", "tool", "tool", "user", "assistant", "tool", "user"]);
+    assert_eq!(out["messages"][3]["content"], "B late");
+    assert_eq!(out["messages"][6], json!({"role": "tool", "tool_call_id": "c", "content": "interrupted"}));
+    let actions: Vec<(Action, usize, Option<&str>)> = r.changes.iter().map(|c| (c.action, c.index, c.id.as_deref())).collect();
+    assert_eq!(actions, [
+        (Action::DroppedResult, 5, Some("zzz")),
+        (Action::MovedResult, 4, Some("b")),
+        (Action::SynthesizedResult, 6, Some("c")),
+    ]);
+    assert!(r.changes.iter().all(|c| c.tokens > 0));
+}
+
+#[test]
+fn a_clean_conversation_is_untouched() {
+    let v = json!({"model": "m", "messages": [
+        {"role": "user", "content": "go"},
+        {"role": "assistant", "content": null, "tool_calls": [call("a")]},
+        {"role": "tool", "tool_call_id": "a", "content": "A", "extra": 1}
+    ]});
+    let r = repair(&conv(v.clone()), None, &acct()).unwrap();
+    assert!(r.changes.is_empty());
+    assert_eq!(r.conversation.to_value(), v);
+}
+
+#[test]
+fn anthropic_missing_result_stray_block_and_result_in_wrong_message() {
+    let c = conv(json!({"system": "s", "messages": [
+        {"role": "user", "content": "go"},
+        {"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "f", "input": {}},
+                                          {"type": "tool_use", "id": "t2", "name": "g", "input": {}}]},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "one"},
+                                     {"type": "tool_result", "tool_use_id": "nope", "content": "stray"},
+                                     {"type": "text", "text": "and?"}]},
+        {"role": "assistant", "content": [{"type": "tool_use", "id": "t3", "name": "h", "input": {}}]},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t2", "content": "two"}]},
+        {"role": "assistant", "content": "done"}
+    ]}));
+    let r = repair(&c, None, &acct()).unwrap();
+    assert!(kinds(&r.conversation).is_empty(), "{:?}", validate(&r.conversation));
+    let out = r.conversation.to_value();
+    let m = out["messages"].as_array().unwrap();
+    let ids = |k: usize| m[k]["content"].as_array().unwrap().iter().filter_map(|b| b["tool_use_id"].as_str()).collect::<Vec<_>>();
+    assert_eq!(ids(2), ["t1", "t2"]);
+    assert_eq!(m[2]["content"][2]["text"], "and?", "text stays after the results");
+    assert_eq!(ids(4), ["t3"], "t2's old message now holds t3's synthetic result");
+    assert_eq!(m[4]["content"][0]["is_error"], true);
+    assert_eq!(m.len(), 6);
+    assert_eq!(out["system"], "s");
+}
+
+#[test]
+fn anthropic_call_at_the_end_gets_a_new_user_message() {
+    let c = conv(json!({"system": "s", "messages": [
+        {"role": "user", "content": "go"},
+        {"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "f", "input": {}}]}
+    ]}));
+    let r = repair(&c, None, &acct()).unwrap();
+    assert_eq!(r.conversation.messages.len(), 3);
+    assert_eq!(r.conversation.messages[2].result_ids(), ["t1"]);
+    assert!(kinds(&r.conversation).is_empty());
+}
+
+// ---- property test over random conversations -------------------------------
+
+#[derive(Debug, Clone)]
+enum Step {
+    Text(bool),                    // user (true) or assistant text
+    Calls(Vec<u8>, Vec<Fate>),     // assistant calls with per-call result fate
+    Stray(u8),                     // a result for an id no one calls
+}
+
+#[derive(Debug, Clone, Copy)]
+enum Fate {
+    InPlace,
+    Missing,
+    Late,      // after the next user turn
+    Twice,     // in place, then again later
+}
+
+fn step() -> impl Strategy<Value = Step> {
+    let fate = prop_oneof![4 => Just(Fate::InPlace), 2 => Just(Fate::Missing), 1 => Just(Fate::Late), 1 => Just(Fate::Twice)];
+    prop_oneof![
+        3 => any::<bool>().prop_map(Step::Text),
+        3 => proptest::collection::vec(fate, 1..4).prop_map(|f| Step::Calls(Vec::new(), f)),
+        1 => any::<u8>().prop_map(Step::Stray),
+    ]
+}
+
+/// Builds an OpenAI conversation from steps; call ids are unique.
+fn build_openai(steps: &[Step]) -> Value {
+    let mut msgs = vec![json!({"role": "user", "content": "start"})];
+    let mut late: Vec<Value> = Vec::new();
+    let mut n = 0;
+    for s in steps {
+        match s {
+            Step::Text(user) => {
+                msgs.push(json!({"role": if *user { "user" } else { "assistant" }, "content": "text"}));
+                msgs.append(&mut late);
+            }
+            Step::Calls(_, fates) => {
+                let ids: Vec<String> = fates.iter().map(|_| { n += 1; format!("call_{n}") }).collect();
+                msgs.push(json!({"role": "assistant", "content": null, "tool_calls": ids.iter().map(|i| call(i)).collect::<Vec<_>>()}));
+                for (id, f) in ids.iter().zip(fates) {
+                    let r = json!({"role": "tool", "tool_call_id": id, "content": format!("result {id}")});
+                    match f {
+                        Fate::InPlace => msgs.push(r),
+                        Fate::Missing => {}
+                        Fate::Late => late.push(r),
+                        Fate::Twice => { msgs.push(r.clone()); late.push(r) }
+                    }
+                }
+            }
+            Step::Stray(k) => msgs.push(json!({"role": "tool", "tool_call_id": format!("stray_{k}"), "content": "?"})),
+        }
+    }
+    msgs.append(&mut late);
+    json!({"messages": msgs})
+}
+
+/// The same steps in Anthropic shape (results as blocks in user messages).
+fn build_anthropic(steps: &[Step]) -> Value {
+    let mut msgs = vec![json!({"role": "user", "content": "start"})];
+    let mut late: Vec<Value> = Vec::new();
+    let mut n = 0;
+    for s in steps {
+        match s {
+            Step::Text(_) => {
+                let mut content = vec![json!({"type": "text", "text": "text"})];
+                content.extend(late.drain(..));
+                msgs.push(json!({"role": "user", "content": content}));
+                msgs.push(json!({"role": "assistant", "content": "ok"}));
+            }
+            Step::Calls(_, fates) => {
+                let ids: Vec<String> = fates.iter().map(|_| { n += 1; format!("tu_{n}") }).collect();
+                msgs.push(json!({"role": "assistant", "content": ids.iter().map(|i| json!({"type": "tool_use", "id": i, "name": "f", "input": {}})).collect::<Vec<_>>()}));
+                let mut now = Vec::new();
+                for (id, f) in ids.iter().zip(fates) {
+                    let b = json!({"type": "tool_result", "tool_use_id": id, "content": "r"});
+                    match f {
+                        Fate::InPlace => now.push(b),
+                        Fate::Missing => {}
+                        Fate::Late => late.push(b),
+                        Fate::Twice => { now.push(b.clone()); late.push(b) }
+                    }
+                }
+                now.push(json!({"type": "text", "text": "continue"}));
+                msgs.push(json!({"role": "user", "content": now}));
+                msgs.push(json!({"role": "assistant", "content": "ok"}));
+            }
+            Step::Stray(k) => {
+                msgs.push(json!({"role": "user", "content": [{"type": "tool_result", "tool_use_id": format!("stray_{k}"), "content": "?"}, {"type": "text", "text": "x"}]}));
+                msgs.push(json!({"role": "assistant", "content": "ok"}));
+            }
+        }
+    }
+    if !late.is_empty() {
+        msgs.push(json!({"role": "user", "content": late}));
+    }
+    json!({"system": "sys", "messages": msgs})
+}
+
+/// Text of every non-result message, in order: repair must keep all of it.
+fn non_result_text(c: &Conversation) -> Vec<String> {
+    c.messages.iter().filter(|m| !matches!(m.role, Role::Tool | Role::Function))
+        .map(|m| m.parts.iter().filter_map(|p| if let Part::Text(t) = p { Some(t.clone()) } else { None }).collect::<Vec<_>>().join("|"))
+        .filter(|s| !s.is_empty())
+        .collect()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 400, failure_persistence: None, ..ProptestConfig::default() })]
+
+    #[test]
+    fn repair_leaves_no_tool_structure_issue_and_loses_nothing_else(steps in proptest::collection::vec(step(), 0..12), anthropic in any::<bool>()) {
+        let v = if anthropic { build_anthropic(&steps) } else { build_openai(&steps) };
+        let c = conv(v);
+        let r = repair(&c, None, &acct()).unwrap();
+        let after = kinds(&r.conversation);
+        let structural = [IssueKind::OrphanedCall, IssueKind::OrphanedResult, IssueKind::DuplicateResult, IssueKind::ResultBeforeCall, IssueKind::MisplacedResult];
+        prop_assert!(after.iter().all(|k| !structural.contains(k)), "{:?}\n{}", validate(&r.conversation), r.conversation.to_value());
+        // Every call keeps exactly one result; nothing but results changed.
+        let calls: usize = c.messages.iter().map(|m| m.tool_calls.len()).sum();
+        let results: usize = r.conversation.messages.iter().map(|m| m.result_ids().len()).sum();
+        prop_assert_eq!(calls, results);
+        prop_assert_eq!(non_result_text(&c), non_result_text(&r.conversation));
+        // The manifest accounts for every added and removed result.
+        let before: usize = c.messages.iter().map(|m| m.result_ids().len()).sum();
+        let synthesized = r.changes.iter().filter(|x| x.action == Action::SynthesizedResult).count();
+        let dropped = r.changes.iter().filter(|x| x.action == Action::DroppedResult).count();
+        prop_assert_eq!(before + synthesized - dropped, results);
+        // Repair is idempotent.
+        let again = repair(&r.conversation, None, &acct()).unwrap();
+        prop_assert!(again.changes.is_empty(), "{:?}", again.changes);
+    }
+}
