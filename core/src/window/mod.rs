@@ -3,8 +3,10 @@
 
 pub mod accounting;
 pub mod repair;
+pub mod state;
 pub mod validate;
 
 pub use accounting::{Accountant, Framing};
 pub use repair::{repair, Action, Change, Repaired};
+pub use state::{Budget, Preflight, Verdict, Window};
 pub use validate::{validate, Issue, IssueKind};

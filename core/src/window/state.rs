@@ -1,0 +1,270 @@
+//! The stateful window: one model, one budget, a conversation whose every
+//! message count is cached, so appending costs the new message only.
+
+use serde::{Deserialize, Serialize};
+
+use super::Accountant;
+use crate::chat::{Conversation, Format, Message, Role};
+use crate::models::ModelInfo;
+use crate::{Error, Result};
+
+/// Budget settings. Ratios are fractions of the context window.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Budget {
+    /// Context window in tokens; 0 means "the model's".
+    pub context_window: usize,
+    /// Tokens kept free for the reply; `None` means the model's maximum
+    /// output, capped at a quarter of the window (4,096 when unknown).
+    pub reserved_output: Option<usize>,
+    /// Utilization at or above which `preflight` says `should_compact`.
+    pub trigger_ratio: f64,
+    /// Utilization compaction aims for.
+    pub target_ratio: f64,
+}
+
+impl Default for Budget {
+    fn default() -> Self {
+        Budget { context_window: 0, reserved_output: None, trigger_ratio: 0.8, target_ratio: 0.5 }
+    }
+}
+
+/// The pre-flight verdict.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Verdict {
+    /// Below the trigger ratio.
+    Fits,
+    /// Fits the window but at or above the trigger ratio: compact now.
+    ShouldCompact,
+    /// Prompt plus reserved output exceed the window: the call would fail.
+    Overflow,
+}
+
+/// A pre-flight report: token totals by component and the verdict.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Preflight {
+    /// The model the window is for.
+    pub model: String,
+    /// Whether the counts are exact (OpenAI encodings) or an estimate.
+    pub exact: bool,
+    /// System prompt tokens (Anthropic `system`, OpenAI system/developer messages).
+    pub system: usize,
+    /// Tool-definition tokens.
+    pub tools: usize,
+    /// All other messages already in the window.
+    pub history: usize,
+    /// The message about to be sent, if one was given.
+    pub new_input: usize,
+    /// Reply priming (3 tokens).
+    pub reply_priming: usize,
+    /// Sum of the above: the prompt as counted.
+    pub prompt_tokens: usize,
+    /// `prompt_tokens` times the calibration factor, for estimated models
+    /// that have been calibrated; otherwise equal to `prompt_tokens`.
+    pub calibrated_prompt_tokens: usize,
+    /// The calibration factor in use (1.0 when none).
+    pub calibration: f64,
+    /// Tokens reserved for the reply.
+    pub reserved_output: usize,
+    /// The context window.
+    pub limit: usize,
+    /// `limit - (calibrated prompt + reserved)`; negative when overflowing.
+    pub remaining: i64,
+    /// `(calibrated prompt + reserved) / limit`.
+    pub utilization: f64,
+    /// Tokens at which compaction is triggered.
+    pub trigger_tokens: usize,
+    /// Tokens compaction aims for.
+    pub target_tokens: usize,
+    /// The verdict.
+    pub verdict: Verdict,
+}
+
+/// A conversation bound to a model and a budget, with cached counts.
+#[derive(Debug, Clone)]
+pub struct Window {
+    acct: Accountant,
+    info: ModelInfo,
+    budget: Budget,
+    limit: usize,
+    reserved: usize,
+    conversation: Conversation,
+    counts: Vec<usize>,
+    system_tokens: usize,
+    history_tokens: usize,
+    tools_tokens: usize,
+    calibration: f64,
+}
+
+fn is_system(m: &Message) -> bool {
+    matches!(m.role, Role::System | Role::Developer)
+}
+
+impl Window {
+    /// An empty window (OpenAI format until a conversation is loaded).
+    pub fn new(acct: Accountant, info: ModelInfo, budget: Budget) -> Result<Window> {
+        if !(0.0..=1.0).contains(&budget.trigger_ratio) || !(0.0..=1.0).contains(&budget.target_ratio) {
+            return Err(Error::invalid_argument("trigger_ratio and target_ratio must be between 0 and 1"));
+        }
+        if budget.target_ratio > budget.trigger_ratio {
+            return Err(Error::invalid_argument("target_ratio must not exceed trigger_ratio"));
+        }
+        let limit = if budget.context_window > 0 {
+            budget.context_window
+        } else {
+            info.context_window.map(|c| c as usize).ok_or_else(|| {
+                Error::invalid_argument(format!("model '{}' has no known context window; give context_window", info.model))
+            })?
+        };
+        let reserved = budget.reserved_output.unwrap_or_else(|| {
+            (info.max_output_tokens.map_or(4096, |m| m as usize)).min(limit / 4)
+        });
+        if reserved >= limit {
+            return Err(Error::invalid_argument(format!("reserved_output {reserved} leaves no room in a {limit}-token window")));
+        }
+        let conversation = Conversation::parse("[]", Some(Format::OpenAi))?;
+        Ok(Window {
+            acct,
+            info,
+            budget,
+            limit,
+            reserved,
+            conversation,
+            counts: Vec::new(),
+            system_tokens: 0,
+            history_tokens: 0,
+            tools_tokens: 0,
+            calibration: 1.0,
+        })
+    }
+
+    /// Replaces the window's conversation, counting every message once.
+    pub fn load(&mut self, conversation: Conversation) -> Result<()> {
+        let mut counts = Vec::with_capacity(conversation.messages.len());
+        let (mut sys, mut hist) = (0, 0);
+        for m in &conversation.messages {
+            let n = self.acct.message(m)?;
+            if is_system(m) { sys += n } else { hist += n }
+            counts.push(n);
+        }
+        if let Some(s) = &conversation.system {
+            sys += self.acct.system(s)?;
+        }
+        self.tools_tokens = self.acct.tools(&conversation.tools)?;
+        self.system_tokens = sys;
+        self.history_tokens = hist;
+        self.counts = counts;
+        self.conversation = conversation;
+        Ok(())
+    }
+
+    /// Appends a message, counting only it.
+    pub fn push(&mut self, m: Message) -> Result<usize> {
+        let n = self.acct.message(&m)?;
+        if is_system(&m) { self.system_tokens += n } else { self.history_tokens += n }
+        self.counts.push(n);
+        self.conversation.messages.push(m);
+        Ok(n)
+    }
+
+    /// Removes and returns the last message.
+    pub fn pop(&mut self) -> Option<Message> {
+        let m = self.conversation.messages.pop()?;
+        let n = self.counts.pop().unwrap_or(0);
+        if is_system(&m) { self.system_tokens -= n } else { self.history_tokens -= n }
+        Some(m)
+    }
+
+    /// Replaces message `i`, recounting only it.
+    pub fn replace(&mut self, i: usize, m: Message) -> Result<Message> {
+        if i >= self.counts.len() {
+            return Err(Error::invalid_argument(format!("message index {i} is out of range (window holds {})", self.counts.len())));
+        }
+        let n = self.acct.message(&m)?;
+        let old_n = self.counts[i];
+        let old = std::mem::replace(&mut self.conversation.messages[i], m);
+        if is_system(&old) { self.system_tokens -= old_n } else { self.history_tokens -= old_n }
+        if is_system(&self.conversation.messages[i]) { self.system_tokens += n } else { self.history_tokens += n }
+        self.counts[i] = n;
+        Ok(old)
+    }
+
+    /// The conversation as it stands.
+    pub fn conversation(&self) -> &Conversation {
+        &self.conversation
+    }
+
+    /// Cached token count of each message.
+    pub fn message_tokens(&self) -> &[usize] {
+        &self.counts
+    }
+
+    /// The accountant (tokenizer and framing).
+    pub fn accountant(&self) -> &Accountant {
+        &self.acct
+    }
+
+    /// Records the prompt-token count the provider reported for the window's
+    /// current conversation. For estimated models this sets the correction
+    /// factor (reported / counted) applied to later pre-flights; for exact
+    /// models the factor stays 1.0 and the return value is the discrepancy.
+    pub fn calibrate(&mut self, reported_prompt_tokens: usize) -> Result<f64> {
+        let counted = self.prompt_tokens(0);
+        if counted == 0 || reported_prompt_tokens == 0 {
+            return Err(Error::invalid_argument("calibration needs a non-empty conversation and a positive reported count"));
+        }
+        let factor = reported_prompt_tokens as f64 / counted as f64;
+        if !(0.25..=4.0).contains(&factor) {
+            return Err(Error::invalid_argument(format!(
+                "reported {reported_prompt_tokens} tokens for a conversation counted as {counted}: a factor of {factor:.2} is implausible; was it the same conversation?"
+            )));
+        }
+        if !self.info.exact {
+            self.calibration = factor;
+        }
+        Ok(factor)
+    }
+
+    fn prompt_tokens(&self, new_input: usize) -> usize {
+        self.system_tokens + self.tools_tokens + self.history_tokens + new_input + self.acct.framing().reply_priming
+    }
+
+    /// The pre-flight report, optionally counting a message about to be sent.
+    pub fn preflight(&self, new_input: Option<&Message>) -> Result<Preflight> {
+        let new_n = new_input.map(|m| self.acct.message(m)).transpose()?.unwrap_or(0);
+        let prompt = self.prompt_tokens(new_n);
+        let calibrated = (prompt as f64 * self.calibration).ceil() as usize;
+        let total = calibrated + self.reserved;
+        let trigger = (self.limit as f64 * self.budget.trigger_ratio).floor() as usize;
+        let verdict = if total > self.limit {
+            Verdict::Overflow
+        } else if total >= trigger {
+            Verdict::ShouldCompact
+        } else {
+            Verdict::Fits
+        };
+        Ok(Preflight {
+            model: self.info.model.clone(),
+            exact: self.info.exact,
+            system: self.system_tokens,
+            tools: self.tools_tokens,
+            history: self.history_tokens,
+            new_input: new_n,
+            reply_priming: self.acct.framing().reply_priming,
+            prompt_tokens: prompt,
+            calibrated_prompt_tokens: calibrated,
+            calibration: self.calibration,
+            reserved_output: self.reserved,
+            limit: self.limit,
+            remaining: self.limit as i64 - total as i64,
+            utilization: total as f64 / self.limit as f64,
+            trigger_tokens: trigger,
+            target_tokens: (self.limit as f64 * self.budget.target_ratio).floor() as usize,
+            verdict,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,92 @@
+use super::*;
+use crate::window::Framing;
+use crate::{ModelRegistry, Tokenizer};
+
+fn window(model: &str, budget: Budget) -> Window {
+    let info = ModelRegistry::builtin().lookup(model).unwrap();
+    let acct = Accountant::new(Tokenizer::new(info.encoding).unwrap(), Framing::for_encoding(info.encoding));
+    Window::new(acct, info, budget).unwrap()
+}
+
+fn msg(w: &Window, json: &str) -> Message {
+    w.conversation().parse_message(json).unwrap()
+}
+
+#[test]
+fn totals_match_a_full_recount_after_any_edit_sequence() {
+    let mut w = window("gpt-4o", Budget::default());
+    let c = Conversation::parse(include_str!("../../../../examples/data/coding-session.json"), None).unwrap();
+    let full = Accountant::new(*w.accountant().tokenizer(), *w.accountant().framing());
+    w.load(c).unwrap();
+    let check = |w: &Window| {
+        let p = w.preflight(None).unwrap();
+        assert_eq!(p.prompt_tokens, full.conversation(w.conversation()).unwrap());
+        assert_eq!(p.system + p.history, w.message_tokens().iter().sum::<usize>());
+    };
+    check(&w);
+    let m = msg(&w, r#"{"role":"user","content":"and now the lexer tests"}"#);
+    w.push(m).unwrap();
+    check(&w);
+    let s = msg(&w, r#"{"role":"system","content":"Be brief."}"#);
+    w.replace(1, s).unwrap();
+    check(&w);
+    w.pop().unwrap();
+    check(&w);
+    assert!(w.replace(999, msg(&w, r#"{"role":"user","content":"x"}"#)).is_err());
+}
+
+#[test]
+fn verdicts_follow_the_budget() {
+    let budget = |cw| Budget { context_window: cw, reserved_output: Some(100), ..Budget::default() };
+    let mut w = window("gpt-4o", budget(1000));
+    w.push(msg(&w, &format!(r#"{{"role":"user","content":"{}"}}"#, "word ".repeat(100)))).unwrap();
+    let p = w.preflight(None).unwrap();
+    assert_eq!(p.verdict, Verdict::Fits, "{p:?}");
+    assert_eq!(p.remaining, 1000 - (p.prompt_tokens as i64 + 100));
+    let big = msg(&w, &format!(r#"{{"role":"user","content":"{}"}}"#, "word ".repeat(650)));
+    assert_eq!(w.preflight(Some(&big)).unwrap().verdict, Verdict::ShouldCompact);
+    let huge = msg(&w, &format!(r#"{{"role":"user","content":"{}"}}"#, "word ".repeat(900)));
+    let p = w.preflight(Some(&huge)).unwrap();
+    assert_eq!(p.verdict, Verdict::Overflow);
+    assert!(p.remaining < 0 && p.utilization > 1.0);
+}
+
+#[test]
+fn defaults_come_from_the_model_and_bad_budgets_are_refused() {
+    let w = window("gpt-4o", Budget::default());
+    let p = w.preflight(None).unwrap();
+    assert_eq!((p.limit, p.reserved_output), (128_000, 16_384));
+    assert_eq!((p.trigger_tokens, p.target_tokens), (102_400, 64_000));
+    let info = ModelRegistry::builtin().lookup_or("mystery", Some(crate::Encoding::Cl100kBase)).unwrap();
+    let acct = Accountant::new(Tokenizer::new(info.encoding).unwrap(), Framing::for_encoding(info.encoding));
+    let err = Window::new(acct, info.clone(), Budget::default()).unwrap_err();
+    assert!(err.message().contains("context_window"), "{err}");
+    for b in [
+        Budget { trigger_ratio: 1.5, ..Budget::default() },
+        Budget { target_ratio: 0.9, trigger_ratio: 0.8, ..Budget::default() },
+        Budget { context_window: 100, reserved_output: Some(100), ..Budget::default() },
+    ] {
+        assert!(Window::new(acct, info.clone(), Budget { context_window: b.context_window.max(1), ..b }).is_err(), "{b:?}");
+    }
+}
+
+#[test]
+fn calibration_applies_to_estimated_models_only() {
+    let mut w = window("claude-sonnet-4-5", Budget::default());
+    w.push(msg(&w, r#"{"role":"user","content":"Hello there, how are you today?"}"#)).unwrap();
+    let raw = w.preflight(None).unwrap().prompt_tokens;
+    let reported = raw * 5 / 4;
+    let factor = w.calibrate(reported).unwrap();
+    assert_eq!(factor, reported as f64 / raw as f64);
+    let p = w.preflight(None).unwrap();
+    assert_eq!(p.prompt_tokens, raw);
+    assert_eq!(p.calibrated_prompt_tokens, reported);
+    assert!(!p.exact);
+    assert!(w.calibrate(raw * 10).is_err(), "implausible factor refused");
+
+    let mut exact = window("gpt-4o", Budget::default());
+    exact.push(msg(&exact, r#"{"role":"user","content":"Hello"}"#)).unwrap();
+    let raw = exact.preflight(None).unwrap().prompt_tokens;
+    exact.calibrate(raw + 1).unwrap();
+    assert_eq!(exact.preflight(None).unwrap().calibrated_prompt_tokens, raw, "exact counts are not scaled");
+}
