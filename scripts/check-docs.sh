@@ -28,7 +28,7 @@ echo "C example: dynamic and static builds print the expected count"
 
 grep -qF 'cargo run -q -p ctxkit-cli -- count --model gpt-4o examples/data/coding-session.json' README.md \
     || fail "README's main-job command changed; update scripts/check-docs.sh and the Makefile's demo target together"
-cargo run -q -p ctxkit-cli -- count --model gpt-4o examples/data/coding-session.json >/dev/null
+"$lib/ctxkit" count --model gpt-4o examples/data/coding-session.json >/dev/null
 grep -qx 'make test' README.md || fail "README does not show the test command"
 grep -q '^make test$' .ci/run || fail ".ci/run does not call the README's test command"
 echo "README: link flags, main job and test command verified"

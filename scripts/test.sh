@@ -43,7 +43,9 @@ fi
 export CARGO_TERM_COLOR=never
 run_suite "build (debug: core, libctxkit.so/.a, cli, xtask)" cargo build --workspace --all-targets --locked
 run_suite "rust tests (unit, oracle, vectors, ffi, cli)" cargo test --workspace --locked
-run_suite "header drift (include/ctxkit.h vs cbindgen)" cargo run -q -p xtask --locked -- header --check
+# Use the binaries the build step made: `cargo run -p X` resolves features
+# for X alone and would rebuild shared dependencies.
+run_suite "header drift (include/ctxkit.h vs cbindgen)" target/debug/xtask header --check
 run_suite "docs and examples (README link flags, C example)" scripts/check-docs.sh
 
 if command -v gcc >/dev/null && command -v g++ >/dev/null && command -v valgrind >/dev/null; then
