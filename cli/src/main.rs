@@ -9,6 +9,7 @@ use clap::{Parser, Subcommand};
 mod count;
 mod input;
 mod models;
+mod window;
 
 /// Exact token counts and context-window tools for LLM agents.
 #[derive(Parser)]
@@ -24,6 +25,11 @@ enum Command {
     Count(count::Args),
     /// List the model registry, or show the profile a model name resolves to.
     Models(models::Args),
+    /// Report a conversation's token totals by component and whether it fits.
+    Preflight(window::PreflightArgs),
+    /// Fix tool-call structure (unanswered calls, stray or misplaced results);
+    /// print the repaired conversation and a manifest of every change.
+    Repair(window::RepairArgs),
 }
 
 /// A failure that ends the command: printed as one line on stderr.
@@ -40,6 +46,8 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Count(args) => count::run(args),
         Command::Models(args) => models::run(args),
+        Command::Preflight(args) => window::preflight(args),
+        Command::Repair(args) => window::repair_cmd(args),
     };
     match result {
         Ok(code) => code,

@@ -132,3 +132,54 @@ fn models_lists_and_resolves() {
     let o = ctxkit(&["models"], b"");
     assert!(stdout(&o).lines().any(|l| l.starts_with("claude-*") && l.ends_with("estimate")));
 }
+
+#[test]
+fn preflight_reports_components_and_honours_the_budget() {
+    let o = ctxkit(&["preflight", "../examples/data/coding-session.json", "--model", "gpt-4o"], b"");
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(v["limit"], 128000);
+    assert_eq!(v["verdict"], "fits");
+    let sum = ["system", "tools", "history", "new_input", "reply_priming"].iter().map(|k| v[k].as_u64().unwrap()).sum::<u64>();
+    assert_eq!(v["prompt_tokens"].as_u64().unwrap(), sum);
+    let o = ctxkit(&["preflight", "-", "--max-tokens", "3000", "--reserve-output", "500"], &std::fs::read("../examples/data/coding-session.json").unwrap());
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!((v["limit"].as_u64(), v["reserved_output"].as_u64()), (Some(3000), Some(500)));
+    assert_eq!(v["verdict"], "overflow");
+    let o = ctxkit(&["preflight", "-", "--model", "claude-sonnet-4-5"], br#"{"system":"s","messages":[{"role":"user","content":"hi"}]}"#);
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(v["exact"], false);
+}
+
+#[test]
+fn repair_prints_the_fixed_conversation_and_a_manifest() {
+    let report = std::env::temp_dir().join(format!("ctxkit-repair-{}.json", std::process::id()));
+    let o = ctxkit(
+        &["repair", "../examples/data/interrupted-session.json", "--report", report.to_str().unwrap(), "--synthetic-result", "lost"],
+        b"",
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let fixed: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    let msgs = fixed["messages"].as_array().unwrap();
+    assert_eq!(msgs.len(), 6, "stray dropped, synthetic result added after its call");
+    assert_eq!(msgs[5]["role"], "user");
+    assert_eq!(msgs[4]["role"], "tool");
+    assert_eq!(msgs[4]["tool_call_id"], "call_smoke");
+    assert_eq!(msgs[4]["content"], "lost");
+    assert_eq!(fixed["model"], "gpt-4o-mini", "envelope kept");
+    let manifest: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
+    assert_eq!(manifest["changes"].as_array().unwrap().len(), 2);
+    assert_eq!(manifest["issues_after"].as_array().unwrap().len(), 0);
+    assert_eq!(manifest["issues_before"].as_array().unwrap().len(), 2);
+}
+
+#[test]
+fn malformed_conversations_fail_with_a_located_message() {
+    let o = ctxkit(&["preflight", "-"], br#"{"messages":[{"role":"user","content":5}]}"#);
+    assert_eq!(o.status.code(), Some(2));
+    let err = stderr(&o);
+    assert!(err.contains("-: conversation messages[0]: 'content' must be"), "{err}");
+    let o = ctxkit(&["repair", "-", "--format", "anthropic"], br#"[{"role":"user","content":"x"}]"#);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("must be an object"), "{}", stderr(&o));
+}

@@ -90,6 +90,13 @@ impl Accountant {
         Accountant { tokenizer, framing }
     }
 
+    /// The accountant for `model` as the registry describes it: the model's
+    /// encoding and the published framing constants for it.
+    pub fn for_model(registry: &crate::ModelRegistry, model: &str) -> Result<(Accountant, crate::ModelInfo)> {
+        let (tokenizer, info) = registry.tokenizer(model, None)?;
+        Ok((Accountant::new(tokenizer, Framing::for_encoding(info.encoding)), info))
+    }
+
     /// The framing constants in use.
     pub fn framing(&self) -> &Framing {
         &self.framing

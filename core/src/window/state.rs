@@ -102,6 +102,13 @@ fn is_system(m: &Message) -> bool {
 }
 
 impl Window {
+    /// An empty window for `model` as the registry describes it, counting
+    /// with the model's encoding and the published framing constants.
+    pub fn for_model(registry: &crate::ModelRegistry, model: &str, budget: Budget) -> Result<Window> {
+        let (acct, info) = Accountant::for_model(registry, model)?;
+        Window::new(acct, info, budget)
+    }
+
     /// An empty window (OpenAI format until a conversation is loaded).
     pub fn new(acct: Accountant, info: ModelInfo, budget: Budget) -> Result<Window> {
         if !(0.0..=1.0).contains(&budget.trigger_ratio) || !(0.0..=1.0).contains(&budget.target_ratio) {

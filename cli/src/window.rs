@@ -1,0 +1,87 @@
+//! `ctxkit preflight` and `ctxkit repair`: read a conversation, hand it to
+//! the core's window, print what the core says.
+
+use std::process::ExitCode;
+
+use ctxkit::chat::{Conversation, Format};
+use ctxkit::window::{repair, validate, Accountant, Budget, Window};
+use ctxkit::ModelRegistry;
+
+use crate::{input, Fatal};
+
+#[derive(clap::Args)]
+pub(crate) struct Common {
+    /// Conversation JSON (OpenAI or Anthropic shape); "-" for standard input.
+    #[arg(value_name = "FILE")]
+    file: String,
+    /// Model whose encoding, framing and limits apply.
+    #[arg(long, value_name = "NAME", default_value = "gpt-4o")]
+    model: String,
+    /// Input format; detected when not given.
+    #[arg(long, value_name = "openai|anthropic")]
+    format: Option<String>,
+}
+
+#[derive(clap::Args)]
+pub(crate) struct PreflightArgs {
+    #[command(flatten)]
+    common: Common,
+    /// Context window to check against [default: the model's].
+    #[arg(long, value_name = "N")]
+    max_tokens: Option<usize>,
+    /// Tokens to keep free for the reply [default: the model's max output, at most a quarter of the window].
+    #[arg(long, value_name = "N")]
+    reserve_output: Option<usize>,
+}
+
+#[derive(clap::Args)]
+pub(crate) struct RepairArgs {
+    #[command(flatten)]
+    common: Common,
+    /// Text of synthetic results for unanswered tool calls.
+    #[arg(long, value_name = "TEXT")]
+    synthetic_result: Option<String>,
+    /// Write the manifest here instead of standard error.
+    #[arg(long, value_name = "FILE")]
+    report: Option<String>,
+}
+
+fn load(c: &Common) -> Result<Conversation, Fatal> {
+    let text = input::read_text(&c.file).map_err(Fatal)?;
+    let format = c.format.as_deref().map(Format::from_name).transpose()?;
+    Conversation::parse(&text, format).map_err(|e| Fatal(format!("{}: {e}", c.file)))
+}
+
+pub(crate) fn preflight(args: PreflightArgs) -> Result<ExitCode, Fatal> {
+    let conversation = load(&args.common)?;
+    let budget = Budget {
+        context_window: args.max_tokens.unwrap_or(0),
+        reserved_output: args.reserve_output,
+        ..Budget::default()
+    };
+    let mut window = Window::for_model(&ModelRegistry::builtin(), &args.common.model, budget)?;
+    window.load(conversation)?;
+    let report = window.preflight(None)?;
+    println!("{}", serde_json::to_string_pretty(&report).map_err(|e| Fatal(e.to_string()))?);
+    Ok(ExitCode::SUCCESS)
+}
+
+pub(crate) fn repair_cmd(args: RepairArgs) -> Result<ExitCode, Fatal> {
+    let conversation = load(&args.common)?;
+    let (acct, _) = Accountant::for_model(&ModelRegistry::builtin(), &args.common.model)?;
+    let before = validate(&conversation);
+    let repaired = repair(&conversation, args.synthetic_result.as_deref(), &acct)?;
+    let after = validate(&repaired.conversation);
+    println!("{}", repaired.conversation.to_json()?);
+    let manifest = serde_json::json!({
+        "issues_before": before,
+        "changes": repaired.changes,
+        "issues_after": after,
+    });
+    let text = serde_json::to_string_pretty(&manifest).map_err(|e| Fatal(e.to_string()))?;
+    match &args.report {
+        Some(path) => std::fs::write(path, text + "\n").map_err(|e| Fatal(format!("{path}: {e}")))?,
+        None => eprintln!("{text}"),
+    }
+    Ok(ExitCode::SUCCESS)
+}
