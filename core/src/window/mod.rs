@@ -4,9 +4,11 @@
 pub mod accounting;
 pub mod repair;
 pub mod state;
+pub mod tool_outputs;
 pub mod validate;
 
 pub use accounting::{Accountant, Framing};
 pub use repair::{repair, Action, Change, Repaired};
 pub use state::{Budget, Preflight, Verdict, Window};
+pub use tool_outputs::{clear_old_tool_results, truncate_tool_outputs};
 pub use validate::{validate, Issue, IssueKind};

@@ -35,6 +35,10 @@ pub enum Action {
     MovedResult,
     /// A message left empty by the repair was removed.
     DroppedMessage,
+    /// A tool result's content was cut to a token budget.
+    TruncatedResult,
+    /// A tool result's content was replaced by a placeholder.
+    ClearedResult,
 }
 
 /// One entry of a manifest.
@@ -47,7 +51,8 @@ pub struct Change {
     pub index: usize,
     /// Tool-call id, when the change concerns one.
     pub id: Option<String>,
-    /// Tokens of the removed, moved or inserted content.
+    /// Tokens of the removed, moved or inserted content (for truncation and
+    /// clearing: the tokens taken out).
     pub tokens: usize,
     /// A sentence for humans.
     pub detail: String,
