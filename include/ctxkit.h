@@ -111,6 +111,11 @@ enum ctxkit_status
    * An internal invariant broke. Please report it.
    */
   CTXKIT_STATUS_INTERNAL = 10,
+  /**
+   * What must be kept (system prompt, tools, latest turn, pinned messages)
+   * does not fit the budget; the message gives the figures.
+   */
+  CTXKIT_STATUS_DOES_NOT_FIT = 11,
 };
 #ifndef __cplusplus
 #if __STDC_VERSION__ >= 202311L

@@ -26,13 +26,16 @@ pub enum ErrorKind {
     LimitExceeded,
     /// JSON input could not be parsed or does not match its schema.
     InvalidJson,
+    /// What must be kept (system prompt, tools, latest turn, pinned
+    /// messages) does not fit the budget; the message gives the figures.
+    DoesNotFit,
     /// An invariant inside ctxkit broke. Always a bug; please report it.
     Internal,
 }
 
 impl ErrorKind {
     /// Every kind, for exhaustive mapping tests in the bindings.
-    pub const ALL: [ErrorKind; 8] = [
+    pub const ALL: [ErrorKind; 9] = [
         ErrorKind::InvalidArgument,
         ErrorKind::InvalidUtf8,
         ErrorKind::UnknownEncoding,
@@ -40,6 +43,7 @@ impl ErrorKind {
         ErrorKind::UnknownToken,
         ErrorKind::LimitExceeded,
         ErrorKind::InvalidJson,
+        ErrorKind::DoesNotFit,
         ErrorKind::Internal,
     ];
 
@@ -53,6 +57,7 @@ impl ErrorKind {
             ErrorKind::UnknownToken => "unknown_token",
             ErrorKind::LimitExceeded => "limit_exceeded",
             ErrorKind::InvalidJson => "invalid_json",
+            ErrorKind::DoesNotFit => "does_not_fit",
             ErrorKind::Internal => "internal",
         }
     }

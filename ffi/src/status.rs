@@ -32,6 +32,9 @@ pub enum ctxkit_status {
     Panic = 9,
     /// An internal invariant broke. Please report it.
     Internal = 10,
+    /// What must be kept (system prompt, tools, latest turn, pinned messages)
+    /// does not fit the budget; the message gives the figures.
+    DoesNotFit = 11,
 }
 
 impl ctxkit_status {
@@ -48,6 +51,7 @@ impl ctxkit_status {
             ctxkit_status::UnknownToken => "CTXKIT_STATUS_UNKNOWN_TOKEN\0",
             ctxkit_status::Panic => "CTXKIT_STATUS_PANIC\0",
             ctxkit_status::Internal => "CTXKIT_STATUS_INTERNAL\0",
+            ctxkit_status::DoesNotFit => "CTXKIT_STATUS_DOES_NOT_FIT\0",
         }
     }
 }
@@ -62,6 +66,7 @@ impl From<ErrorKind> for ctxkit_status {
             ErrorKind::UnknownToken => ctxkit_status::UnknownToken,
             ErrorKind::LimitExceeded => ctxkit_status::LimitExceeded,
             ErrorKind::InvalidJson => ctxkit_status::InvalidJson,
+            ErrorKind::DoesNotFit => ctxkit_status::DoesNotFit,
             // Internal, and any kind added to the core before this mapping
             // learns about it (the test below catches that).
             _ => ctxkit_status::Internal,
@@ -83,7 +88,7 @@ pub extern "C" fn ctxkit_status_name(status: u32) -> *const std::ffi::c_char {
 pub(crate) fn from_u32(v: u32) -> Option<ctxkit_status> {
     use ctxkit_status::*;
     [Ok, NullArgument, InvalidUtf8, InvalidArgument, InvalidJson, LimitExceeded, UnknownEncoding,
-        UnknownModel, UnknownToken, Panic, Internal]
+        UnknownModel, UnknownToken, Panic, Internal, DoesNotFit]
         .into_iter()
         .find(|s| *s as u32 == v)
 }
@@ -104,9 +109,9 @@ mod tests {
 
     #[test]
     fn numbers_are_stable() {
-        for v in 0..=10u32 {
+        for v in 0..=11u32 {
             assert_eq!(from_u32(v).map(|s| s as u32), Some(v));
         }
-        assert_eq!(from_u32(11), None);
+        assert_eq!(from_u32(12), None);
     }
 }

@@ -183,12 +183,19 @@ impl Accountant {
         Ok(n.max(0) as usize)
     }
 
-    /// Prompt tokens of a whole request: system, tools, messages and reply priming.
-    pub fn conversation(&self, c: &Conversation) -> Result<usize> {
+    /// Prompt tokens of everything but the messages: reply priming, tool
+    /// definitions and a top-level system prompt.
+    pub fn overhead(&self, c: &Conversation) -> Result<usize> {
         let mut n = self.framing.reply_priming + self.tools(&c.tools)?;
         if let Some(s) = &c.system {
             n += self.system(s)?;
         }
+        Ok(n)
+    }
+
+    /// Prompt tokens of a whole request: system, tools, messages and reply priming.
+    pub fn conversation(&self, c: &Conversation) -> Result<usize> {
+        let mut n = self.overhead(c)?;
         for m in &c.messages {
             n += self.message(m)?;
         }

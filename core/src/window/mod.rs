@@ -2,12 +2,15 @@
 //! window, pre-flight checks, validation and repair, and compaction.
 
 pub mod accounting;
+mod bm25;
+pub mod compact;
 pub mod repair;
 pub mod state;
 pub mod tool_outputs;
 pub mod validate;
 
 pub use accounting::{Accountant, Framing};
+pub use compact::{compact, Compacted, Policy, Strategy};
 pub use repair::{repair, Action, Change, Repaired};
 pub use state::{Budget, Preflight, Verdict, Window};
 pub use tool_outputs::{clear_old_tool_results, truncate_tool_outputs};

@@ -106,7 +106,7 @@ fn anthropic_call_at_the_end_gets_a_new_user_message() {
 #[derive(Debug, Clone)]
 enum Step {
     Text(bool),                    // user (true) or assistant text
-    Calls(Vec<u8>, Vec<Fate>),     // assistant calls with per-call result fate
+    Calls(Vec<Fate>),              // assistant calls with per-call result fate
     Stray(u8),                     // a result for an id no one calls
 }
 
@@ -122,7 +122,7 @@ fn step() -> impl Strategy<Value = Step> {
     let fate = prop_oneof![4 => Just(Fate::InPlace), 2 => Just(Fate::Missing), 1 => Just(Fate::Late), 1 => Just(Fate::Twice)];
     prop_oneof![
         3 => any::<bool>().prop_map(Step::Text),
-        3 => proptest::collection::vec(fate, 1..4).prop_map(|f| Step::Calls(Vec::new(), f)),
+        3 => proptest::collection::vec(fate, 1..4).prop_map(Step::Calls),
         1 => any::<u8>().prop_map(Step::Stray),
     ]
 }
@@ -138,7 +138,7 @@ fn build_openai(steps: &[Step]) -> Value {
                 msgs.push(json!({"role": if *user { "user" } else { "assistant" }, "content": "text"}));
                 msgs.append(&mut late);
             }
-            Step::Calls(_, fates) => {
+            Step::Calls(fates) => {
                 let ids: Vec<String> = fates.iter().map(|_| { n += 1; format!("call_{n}") }).collect();
                 msgs.push(json!({"role": "assistant", "content": null, "tool_calls": ids.iter().map(|i| call(i)).collect::<Vec<_>>()}));
                 for (id, f) in ids.iter().zip(fates) {
@@ -171,7 +171,7 @@ fn build_anthropic(steps: &[Step]) -> Value {
                 msgs.push(json!({"role": "user", "content": content}));
                 msgs.push(json!({"role": "assistant", "content": "ok"}));
             }
-            Step::Calls(_, fates) => {
+            Step::Calls(fates) => {
                 let ids: Vec<String> = fates.iter().map(|_| { n += 1; format!("tu_{n}") }).collect();
                 msgs.push(json!({"role": "assistant", "content": ids.iter().map(|i| json!({"type": "tool_use", "id": i, "name": "f", "input": {}})).collect::<Vec<_>>()}));
                 let mut now = Vec::new();

@@ -1,0 +1,210 @@
+use proptest::prelude::{any, prop, prop_assert, prop_assert_eq, prop_oneof, proptest, Just, ProptestConfig};
+use proptest::strategy::Strategy as _;
+use serde_json::{json, Value};
+
+use super::*;
+use super::Strategy as S;
+use crate::window::Framing;
+use crate::{Encoding, Tokenizer};
+
+fn acct() -> Accountant {
+    Accountant::new(Tokenizer::new(Encoding::O200kBase).unwrap(), Framing::for_encoding(Encoding::O200kBase))
+}
+
+fn conv(v: Value) -> Conversation {
+    Conversation::parse(&v.to_string(), None).unwrap()
+}
+
+fn policy(strategy: S, limit: usize) -> Policy {
+    Policy { strategy, limit_tokens: limit, target_tokens: limit, ..Policy::default() }
+}
+
+/// A conversation of `n` turns on different topics, the last about `topic`.
+fn topics(n: usize, last: &str) -> Conversation {
+    let subjects = ["database indexes", "kubernetes pods", "rust lifetimes", "css grid", "tax forms"];
+    let mut msgs = vec![json!({"role": "system", "content": "You are helpful."})];
+    for k in 0..n {
+        let s = subjects[k % subjects.len()];
+        msgs.push(json!({"role": "user", "content": format!("Turn {k}. Tell me about {s}. {}", "More detail please. ".repeat(10))}));
+        msgs.push(json!({"role": "assistant", "content": format!("Here is what I know about {s}: {}", "It is a topic. ".repeat(20))}));
+    }
+    msgs.push(json!({"role": "user", "content": format!("Back to {last}: how do they work?")}));
+    conv(json!({"messages": msgs}))
+}
+
+#[test]
+fn recency_keeps_the_newest_turns_and_cuts_at_a_user_turn() {
+    let c = topics(10, "rust lifetimes");
+    let before = acct().conversation(&c).unwrap();
+    let r = compact(&c, &policy(S::Recency, before / 2), &acct()).unwrap();
+    assert!(r.tokens_after <= before / 2 && r.within_target);
+    let out = &r.conversation.messages;
+    assert_eq!(out[0].role, Role::System);
+    assert_eq!(out[1].role, Role::User, "history resumes at a user turn");
+    assert_eq!(out.last().unwrap().raw, c.messages.last().unwrap().raw);
+    // Contiguous: the kept turns are the newest ones.
+    let first_kept = c.messages.iter().position(|m| m.raw == out[1].raw).unwrap();
+    assert_eq!(out.len(), 1 + c.messages.len() - first_kept);
+    let dropped = r.changes.iter().filter(|x| x.action == Action::DroppedMessage).count();
+    assert_eq!(dropped + out.len(), c.messages.len());
+}
+
+#[test]
+fn relevance_prefers_turns_about_the_latest_question() {
+    let c = topics(10, "rust lifetimes");
+    let before = acct().conversation(&c).unwrap();
+    let r = compact(&c, &policy(S::Relevance, before / 3), &acct()).unwrap();
+    let kept: Vec<String> = r.conversation.messages.iter().map(Message::text).collect();
+    let asked = |k: usize| kept.iter().any(|t| t.starts_with(&format!("Turn {k}. ")));
+    // Turns 2 and 7 are about rust lifetimes: kept although old, while the
+    // newer, unrelated turn 8 is dropped (the spare budget goes to the
+    // newest of the unrelated turns, 9).
+    assert!(asked(2) && asked(7), "{kept:?}");
+    assert!(!asked(8), "{kept:?}");
+    // Host scores override BM25: favour message 1's turn (database indexes).
+    let mut scores = vec![0.0; c.messages.len()];
+    scores[1] = 10.0;
+    let p = Policy { scores: Some(scores), ..policy(S::Relevance, before / 3) };
+    let r = compact(&c, &p, &acct()).unwrap();
+    assert_eq!(r.conversation.messages[1].raw, c.messages[1].raw);
+}
+
+#[test]
+fn pinned_messages_survive_and_impossible_budgets_fail_clearly() {
+    let c = topics(6, "css grid");
+    let before = acct().conversation(&c).unwrap();
+    let p = Policy { pinned: vec![3], ..policy(S::Recency, before / 2) };
+    let r = compact(&c, &p, &acct()).unwrap();
+    assert!(r.conversation.messages.iter().any(|m| m.raw == c.messages[3].raw));
+    let err = compact(&c, &policy(S::Recency, 20), &acct()).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::DoesNotFit);
+    assert!(err.message().contains("latest turn"), "{err}");
+    let err = compact(&c, &policy(S::Recency, 0), &acct()).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::InvalidArgument);
+}
+
+#[test]
+fn broken_history_is_repaired_first_or_refused() {
+    let c = conv(json!({"messages": [
+        {"role": "user", "content": "go"},
+        {"role": "assistant", "content": null, "tool_calls": [{"id": "x", "type": "function", "function": {"name": "f", "arguments": "{}"}}]},
+        {"role": "user", "content": "again"}
+    ]}));
+    let r = compact(&c, &policy(S::Recency, 10_000), &acct()).unwrap();
+    assert!(r.changes.iter().any(|x| x.action == Action::SynthesizedResult));
+    let p = Policy { repair: false, ..policy(S::Recency, 10_000) };
+    let err = compact(&c, &p, &acct()).unwrap_err();
+    assert!(err.message().contains("tool-structure"), "{err}");
+}
+
+#[test]
+fn insufficient_reclaim_is_reported() {
+    let c = topics(2, "css grid");
+    let before = acct().conversation(&c).unwrap();
+    let p = Policy { min_reclaim: 1_000_000, ..policy(S::Recency, before) };
+    assert!(compact(&c, &p, &acct()).unwrap().insufficient);
+}
+
+// ---- invariants over random conversations -----------------------------------
+
+#[derive(Debug, Clone)]
+enum TurnSpec {
+    Chat(usize),
+    Tools(Vec<(usize, bool)>), // (output words, answered)
+}
+
+fn turn() -> impl proptest::strategy::Strategy<Value = TurnSpec> {
+    prop_oneof![
+        (1usize..80).prop_map(TurnSpec::Chat),
+        proptest::collection::vec((prop_oneof![5 => 1usize..60, 1 => 300usize..1500], prop::bool::weighted(0.8)), 1..4).prop_map(TurnSpec::Tools),
+    ]
+}
+
+fn build(turns: &[TurnSpec], anthropic: bool) -> Value {
+    let mut msgs: Vec<Value> = if anthropic { vec![] } else { vec![json!({"role": "system", "content": "sys prompt"})] };
+    let mut n = 0;
+    for (k, t) in turns.iter().enumerate() {
+        msgs.push(json!({"role": "user", "content": format!("question {k} {}", "w ".repeat(k % 7))}));
+        match t {
+            TurnSpec::Chat(words) => msgs.push(json!({"role": "assistant", "content": "answer ".repeat(*words)})),
+            TurnSpec::Tools(calls) => {
+                let ids: Vec<String> = calls.iter().map(|_| { n += 1; format!("id{n}") }).collect();
+                if anthropic {
+                    msgs.push(json!({"role": "assistant", "content": ids.iter().map(|i| json!({"type": "tool_use", "id": i, "name": "f", "input": {}})).collect::<Vec<_>>()}));
+                    let results: Vec<Value> = ids.iter().zip(calls).filter(|(_, c)| c.1)
+                        .map(|(i, c)| json!({"type": "tool_result", "tool_use_id": i, "content": "out ".repeat(c.0)})).collect();
+                    if !results.is_empty() {
+                        msgs.push(json!({"role": "user", "content": results}));
+                    }
+                    msgs.push(json!({"role": "assistant", "content": "done"}));
+                } else {
+                    msgs.push(json!({"role": "assistant", "content": null, "tool_calls": ids.iter().map(|i| json!({"id": i, "type": "function", "function": {"name": "f", "arguments": "{}"}})).collect::<Vec<_>>()}));
+                    for (i, c) in ids.iter().zip(calls) {
+                        if c.1 {
+                            msgs.push(json!({"role": "tool", "tool_call_id": i, "content": "out ".repeat(c.0)}));
+                        }
+                    }
+                    msgs.push(json!({"role": "assistant", "content": "done"}));
+                }
+            }
+        }
+    }
+    msgs.push(json!({"role": "user", "content": "final question about out answer"}));
+    if anthropic { json!({"system": "sys prompt", "messages": msgs}) } else { json!({"messages": msgs}) }
+}
+
+fn strategies() -> impl proptest::strategy::Strategy<Value = S> {
+    prop_oneof![Just(S::Recency), Just(S::Relevance), Just(S::Hybrid)]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 300, failure_persistence: None, ..ProptestConfig::default() })]
+
+    #[test]
+    fn every_strategy_keeps_the_invariants(
+        turns in proptest::collection::vec(turn(), 0..10),
+        anthropic in any::<bool>(),
+        strategy in strategies(),
+        fraction in 0.05f64..1.2,
+        trunc in prop::option::of(20usize..200),
+    ) {
+        let c = conv(build(&turns, anthropic));
+        let a = acct();
+        let before = a.conversation(&c).unwrap();
+        let limit = ((before as f64 * fraction) as usize).max(1);
+        let p = Policy { strategy, limit_tokens: limit, target_tokens: limit, tool_output_max: trunc, ..Policy::default() };
+        let repaired = repair::repair(&c, None, &a).unwrap().conversation;
+        match compact(&c, &p, &a) {
+            Err(e) => {
+                prop_assert_eq!(e.kind(), ErrorKind::DoesNotFit, "{}", e);
+                // Only when what must be kept is itself too big.
+                let last = repaired.messages.iter().rposition(starts_turn).unwrap();
+                let mut must = repaired.clone();
+                must.messages = repaired.messages.iter().enumerate()
+                    .filter(|(i, m)| *i >= last || m.role == Role::System).map(|(_, m)| m.clone()).collect();
+                if let Some(max) = trunc {
+                    must = tool_outputs::truncate_tool_outputs(&must, max, &a).unwrap().0;
+                }
+                prop_assert!(a.conversation(&must).unwrap() > limit);
+            }
+            Ok(r) => {
+                let out = &r.conversation;
+                prop_assert_eq!(r.tokens_after, a.conversation(out).unwrap());
+                prop_assert!(r.tokens_after <= limit);
+                prop_assert!(validate(out).is_empty(), "{:?}", validate(out));
+                // System prompt and the latest user turn are kept.
+                prop_assert_eq!(out.system.clone(), c.system.clone());
+                prop_assert!(out.messages.iter().any(|m| m.role == Role::System) || anthropic);
+                prop_assert_eq!(&out.messages.last().unwrap().raw, &c.messages.last().unwrap().raw);
+                // Nothing lost silently: kept + dropped = the repaired input.
+                let dropped = r.changes.iter().filter(|x| x.action == Action::DroppedMessage).count();
+                prop_assert_eq!(out.messages.len() + dropped, repaired.messages.len());
+                // Order preserved: output ids follow the input's order.
+                let ids = |c: &Conversation| c.messages.iter().flat_map(|m| m.tool_calls.iter().map(|t| t.id.clone())).collect::<Vec<_>>();
+                let (all_ids, kept_ids) = (ids(&repaired), ids(out));
+                let mut it = all_ids.iter();
+                prop_assert!(kept_ids.iter().all(|k| it.any(|x| x == k)));
+            }
+        }
+    }
+}
