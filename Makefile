@@ -15,7 +15,7 @@ header:
 
 # The README's first command.
 demo:
-	cargo run -q -p ctxkit-cli -- count --model gpt-4o examples/data/coding-session.json
+	cargo run -q -p ctxkit-cli -- fit examples/data/coding-session.json --model gpt-4o --max-tokens 16000 --tool-output-max 2000 > fitted.json
 
 clean:
 	cargo clean

@@ -27,6 +27,9 @@ enum Command {
     Models(models::Args),
     /// Report a conversation's token totals by component and whether it fits.
     Preflight(window::PreflightArgs),
+    /// Make a conversation fit a token budget: print it compacted (same
+    /// shape as the input) and report what was dropped, cut or repaired.
+    Fit(window::FitArgs),
     /// Fix tool-call structure (unanswered calls, stray or misplaced results);
     /// print the repaired conversation and a manifest of every change.
     Repair(window::RepairArgs),
@@ -48,6 +51,7 @@ fn main() -> ExitCode {
         Command::Models(args) => models::run(args),
         Command::Preflight(args) => window::preflight(args),
         Command::Repair(args) => window::repair_cmd(args),
+        Command::Fit(args) => window::fit_cmd(args),
     };
     match result {
         Ok(code) => code,

@@ -85,3 +85,66 @@ pub(crate) fn repair_cmd(args: RepairArgs) -> Result<ExitCode, Fatal> {
     }
     Ok(ExitCode::SUCCESS)
 }
+
+#[derive(clap::Args)]
+pub(crate) struct FitArgs {
+    #[command(flatten)]
+    common: Common,
+    /// Budget for prompt plus reserved output [default: the model's context window].
+    #[arg(long, value_name = "N")]
+    max_tokens: Option<usize>,
+    /// Tokens to keep free for the reply [default: the model's max output, at most a quarter of the budget].
+    #[arg(long, value_name = "N")]
+    reserve_output: Option<usize>,
+    /// Which turns to keep.
+    #[arg(long, value_enum, default_value = "recency")]
+    strategy: StrategyArg,
+    /// Always keep this many of the newest turns besides the latest.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    keep_last: usize,
+    /// Cut every tool output longer than N tokens first (head and tail kept).
+    #[arg(long, value_name = "N")]
+    tool_output_max: Option<usize>,
+    /// Write the report (manifest, before/after figures) here instead of standard error.
+    #[arg(long, value_name = "FILE")]
+    report: Option<String>,
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum StrategyArg {
+    Recency,
+    Relevance,
+    Hybrid,
+    Summarize,
+}
+
+pub(crate) fn fit_cmd(args: FitArgs) -> Result<ExitCode, Fatal> {
+    use ctxkit::window::{fit, FitOptions, Strategy};
+    let strategy = match args.strategy {
+        StrategyArg::Recency => Strategy::Recency,
+        StrategyArg::Relevance => Strategy::Relevance,
+        StrategyArg::Hybrid => Strategy::Hybrid,
+        StrategyArg::Summarize => {
+            return Err(Fatal("the summarize strategy is not implemented yet; use recency, relevance or hybrid".into()))
+        }
+    };
+    let text = input::read_text(&args.common.file).map_err(Fatal)?;
+    let options = FitOptions {
+        model: args.common.model.clone(),
+        max_tokens: args.max_tokens,
+        reserve_output: args.reserve_output,
+        format: args.common.format.as_deref().map(Format::from_name).transpose()?,
+        strategy,
+        keep_last_turns: args.keep_last,
+        tool_output_max: args.tool_output_max,
+        ..FitOptions::default()
+    };
+    let (conversation, report) = fit(&text, &options).map_err(|e| Fatal(format!("{}: {e}", args.common.file)))?;
+    println!("{}", conversation.to_json()?);
+    let text = serde_json::to_string_pretty(&report).map_err(|e| Fatal(e.to_string()))?;
+    match &args.report {
+        Some(path) => std::fs::write(path, text + "\n").map_err(|e| Fatal(format!("{path}: {e}")))?,
+        None => eprintln!("{text}"),
+    }
+    Ok(ExitCode::SUCCESS)
+}

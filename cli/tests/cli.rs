@@ -183,3 +183,42 @@ fn malformed_conversations_fail_with_a_located_message() {
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("must be an object"), "{}", stderr(&o));
 }
+
+#[test]
+fn fit_cuts_the_long_tool_output_and_reports_it() {
+    let report = std::env::temp_dir().join(format!("ctxkit-fit-{}.json", std::process::id()));
+    let o = ctxkit(
+        &["fit", "../examples/data/coding-session.json", "--model", "gpt-4o", "--max-tokens", "16000",
+          "--tool-output-max", "2000", "--report", report.to_str().unwrap()],
+        b"",
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    let input: serde_json::Value = serde_json::from_str(&std::fs::read_to_string("../examples/data/coding-session.json").unwrap()).unwrap();
+    assert_eq!(out["tools"], input["tools"], "same shape, tools kept");
+    assert_eq!(out["messages"].as_array().unwrap().len(), input["messages"].as_array().unwrap().len());
+    assert_eq!(out["messages"][4], input["messages"][4], "untouched messages are equal");
+    let r: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
+    assert!(r["tokens_after"].as_u64().unwrap() <= r["limit_tokens"].as_u64().unwrap());
+    assert_eq!(r["changes"][0]["action"], "truncated_result");
+    assert_eq!(r["changes"][0]["id"], "call_tests_1");
+}
+
+#[test]
+fn fit_drops_turns_when_it_must_and_keeps_anthropic_shape() {
+    let o = ctxkit(&["fit", "../examples/data/anthropic-session.json", "--model", "claude-sonnet-4-5", "--max-tokens", "300", "--reserve-output", "50"], b"");
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert!(out["system"].is_array(), "Anthropic system blocks kept");
+    let msgs = out["messages"].as_array().unwrap();
+    assert_eq!(msgs[0]["role"], "user");
+    assert_eq!(msgs.last().unwrap()["content"], "Thanks. Does that include the reserved output?");
+    let report: serde_json::Value = serde_json::from_str(&stderr(&o)).unwrap();
+    assert!(report["changes"].as_array().unwrap().iter().any(|c| c["action"] == "dropped_message"));
+    let o = ctxkit(&["fit", "../examples/data/anthropic-session.json", "--model", "claude-sonnet-4-5", "--max-tokens", "60", "--reserve-output", "10"], b"");
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("cannot fit"), "{}", stderr(&o));
+    let o = ctxkit(&["fit", "../examples/data/anthropic-session.json", "--strategy", "summarize"], b"");
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("not implemented yet"));
+}

@@ -4,6 +4,7 @@
 pub mod accounting;
 mod bm25;
 pub mod compact;
+pub mod fit;
 pub mod repair;
 pub mod state;
 pub mod tool_outputs;
@@ -11,6 +12,7 @@ pub mod validate;
 
 pub use accounting::{Accountant, Framing};
 pub use compact::{compact, Compacted, Policy, Strategy};
+pub use fit::{fit, fit_json, FitOptions, FitReport};
 pub use repair::{repair, Action, Change, Repaired};
 pub use state::{Budget, Preflight, Verdict, Window};
 pub use tool_outputs::{clear_old_tool_results, truncate_tool_outputs};

@@ -1,0 +1,236 @@
+//! Throughput of ctxkit against tiktoken-rs, bpe-openai and tiktoken 4.x.
+//!
+//! Run from `bench/` (see RESULTS.md for the exact commands):
+//!
+//!     cargo bench --bench tokenizers -- --warm-up-time 1 --measurement-time 3
+//!
+//! Before anything is timed, every engine counts every input for both
+//! encodings and the counts are compared with tiktoken-rs (the reference):
+//! a ctxkit disagreement (count, or ids) aborts the run; a peer disagreement
+//! is reported and the run continues. The table and the one-shot times of
+//! that pass are written to `target/ctxkit-bench/` for `report.py`.
+//!
+//! Groups: `count/<encoding>/<input>` and `encode/<encoding>/<input>` (prose
+//! and code) with one function per engine and `Throughput::Bytes`, plus
+//! `count_until_limit/<encoding>/prose` for ctxkit only.
+//!
+//! A cell whose single untimed pass took longer than `CTXKIT_BENCH_MAX_SECS`
+//! (default 2 s) is not handed to criterion (it would need at least ten such
+//! iterations plus warm-up); its one-shot time is reported instead, marked.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::hint::black_box;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use criterion::{BenchmarkId, Criterion, SamplingMode, Throughput};
+use ctxkit_bench::{load, load_inputs, Loaded, ENCODINGS, ENGINES};
+
+/// Iteration time above which a group uses 10 samples instead of 20.
+const SLOW_ITER: Duration = Duration::from_millis(150);
+
+fn out_dir() -> PathBuf {
+    let target = std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/target")));
+    target.join("ctxkit-bench")
+}
+
+fn max_secs() -> f64 {
+    std::env::var("CTXKIT_BENCH_MAX_SECS").ok().and_then(|s| s.parse().ok()).unwrap_or(2.0)
+}
+
+/// One cell of the pre-timing pass.
+struct Check {
+    count: usize,
+    secs: f64,
+}
+
+fn timed<T>(f: impl FnOnce() -> T) -> (T, f64) {
+    let t = Instant::now();
+    let r = f();
+    (r, t.elapsed().as_secs_f64())
+}
+
+fn json_str(s: &str) -> String {
+    format!("\"{}\"", s.replace('\\', "\\\\").replace('"', "\\\""))
+}
+
+fn main() {
+    let inputs = load_inputs();
+    let mut engines: BTreeMap<&str, Vec<(&str, Loaded)>> = BTreeMap::new();
+    for enc in ENCODINGS {
+        engines.insert(enc, ENGINES.iter().map(|e| (*e, load(e, enc))).collect());
+    }
+
+    // ---------------------------------------------------------------- checks
+    let mut checks: BTreeMap<(&str, &str, &str), Check> = BTreeMap::new();
+    let mut table = String::new();
+    let mut disagreements = Vec::new();
+    let mut ctxkit_failures = Vec::new();
+    let _ = writeln!(table, "\nToken counts (ordinary text; reference = tiktoken-rs):\n");
+    let _ = writeln!(
+        table,
+        "| encoding | input | bytes | {} | agree |",
+        ENGINES.join(" | ")
+    );
+    let _ = writeln!(table, "|---|---|---:|{}---|", "---:|".repeat(ENGINES.len()));
+    for enc in ENCODINGS {
+        for (input, text) in &inputs {
+            // Reference ids from tiktoken-rs (its count is the length of these).
+            let reference = &engines[enc][1].1;
+            let (ref_ids, _) = timed(|| reference.encode(text));
+            let mut row = Vec::new();
+            let mut agree = true;
+            for (engine, loaded) in &engines[enc] {
+                let (count, secs) = timed(|| loaded.count(text));
+                eprintln!("check {enc:<11} {input:<14} {engine:<11} {count:>9} tokens {secs:>8.3} s");
+                if count != ref_ids.len() {
+                    agree = false;
+                    let msg = format!(
+                        "{engine} {enc} {input}: count {count} != tiktoken-rs {}",
+                        ref_ids.len()
+                    );
+                    if *engine == "ctxkit" {
+                        ctxkit_failures.push(msg);
+                    } else {
+                        disagreements.push(msg);
+                    }
+                }
+                row.push(count.to_string());
+                checks.insert((enc, input, engine), Check { count, secs });
+            }
+            // ctxkit must also produce the reference ids, not just their number.
+            let ids = engines[enc][0].1.encode(text);
+            if ids != ref_ids {
+                let at = ids.iter().zip(&ref_ids).position(|(a, b)| a != b).unwrap_or(ids.len().min(ref_ids.len()));
+                ctxkit_failures.push(format!("ctxkit {enc} {input}: ids differ from tiktoken-rs at index {at}"));
+                agree = false;
+            }
+            let _ = writeln!(
+                table,
+                "| {enc} | {input} | {} | {} | {} |",
+                text.len(),
+                row.join(" | "),
+                if agree { "yes" } else { "NO" }
+            );
+        }
+    }
+    // Peers' ids on the encode inputs (prose, code).
+    for enc in ENCODINGS {
+        for (input, text) in inputs.iter().filter(|(n, _)| matches!(*n, "prose" | "code")) {
+            let ref_ids = engines[enc][1].1.encode(text);
+            for (engine, loaded) in &engines[enc] {
+                if *engine != "ctxkit" && *engine != "tiktoken-rs" && loaded.encode(text) != ref_ids {
+                    disagreements.push(format!("{engine} {enc} {input}: encode ids differ from tiktoken-rs"));
+                }
+            }
+        }
+    }
+    eprintln!("{table}");
+    if disagreements.is_empty() {
+        eprintln!("All peers agree with tiktoken-rs on every count (and on prose/code ids).");
+    } else {
+        eprintln!("PEER DISAGREEMENTS:");
+        for d in &disagreements {
+            eprintln!("  {d}");
+        }
+    }
+    let dir = out_dir();
+    std::fs::create_dir_all(&dir).expect("create target/ctxkit-bench");
+    let mut json = String::from("{\n  \"cells\": [\n");
+    let cells: Vec<String> = checks
+        .iter()
+        .map(|((enc, input, engine), c)| {
+            format!(
+                "    {{\"encoding\": {}, \"input\": {}, \"engine\": {}, \"count\": {}, \"oneshot_secs\": {:.6}}}",
+                json_str(enc),
+                json_str(input),
+                json_str(engine),
+                c.count,
+                c.secs
+            )
+        })
+        .collect();
+    json.push_str(&cells.join(",\n"));
+    json.push_str("\n  ],\n  \"input_bytes\": {");
+    json.push_str(
+        &inputs.iter().map(|(n, t)| format!("{}: {}", json_str(n), t.len())).collect::<Vec<_>>().join(", "),
+    );
+    json.push_str("},\n  \"disagreements\": [");
+    json.push_str(&disagreements.iter().map(|d| json_str(d)).collect::<Vec<_>>().join(", "));
+    let _ = write!(json, "],\n  \"max_secs\": {}\n}}\n", max_secs());
+    std::fs::write(dir.join("checks.json"), json).expect("write checks.json");
+    std::fs::write(dir.join("counts.md"), &table).expect("write counts.md");
+    if !ctxkit_failures.is_empty() {
+        for f in &ctxkit_failures {
+            eprintln!("CTXKIT MISMATCH: {f}");
+        }
+        panic!("ctxkit disagrees with tiktoken-rs; not benchmarking");
+    }
+
+    // ---------------------------------------------------------------- timing
+    let mut c = Criterion::default().configure_from_args();
+    let limit = max_secs();
+    let mut skipped = Vec::new();
+    for enc in ENCODINGS {
+        for (input, text) in &inputs {
+            for kind in ["count", "encode"] {
+                if kind == "encode" && !matches!(*input, "prose" | "code") {
+                    continue;
+                }
+                let slowest = engines[enc]
+                    .iter()
+                    .map(|(e, _)| checks[&(enc, *input, *e)].secs)
+                    .filter(|s| *s <= limit)
+                    .fold(0.0f64, f64::max);
+                let mut g = c.benchmark_group(format!("{kind}/{enc}/{input}"));
+                g.throughput(Throughput::Bytes(text.len() as u64));
+                g.sampling_mode(SamplingMode::Flat);
+                g.sample_size(if slowest > SLOW_ITER.as_secs_f64() { 10 } else { 20 });
+                for (engine, loaded) in &engines[enc] {
+                    let secs = checks[&(enc, *input, *engine)].secs;
+                    if secs > limit {
+                        skipped.push(format!("{kind}/{enc}/{input}/{engine}"));
+                        continue;
+                    }
+                    let text = text.as_str();
+                    if kind == "count" {
+                        g.bench_function(*engine, |b| b.iter(|| loaded.count(black_box(text))));
+                    } else {
+                        g.bench_function(*engine, |b| b.iter(|| loaded.encode(black_box(text))));
+                    }
+                }
+                g.finish();
+            }
+        }
+        // count_until_limit: ctxkit only, 1 MiB prose, limit 1000 vs full.
+        let prose = inputs.iter().find(|(n, _)| *n == "prose").map(|(_, t)| t.as_str()).unwrap();
+        let tok = match &engines[enc][0].1 {
+            Loaded::Ctxkit(t) => *t,
+            _ => unreachable!("ctxkit is the first engine"),
+        };
+        let lim = tok.count_until_limit(prose, 1000).expect("count_until_limit");
+        assert!(lim.exceeded && lim.tokens > 1000 && lim.tokens < 2000, "{lim:?}");
+        let mut g = c.benchmark_group(format!("count_until_limit/{enc}/prose"));
+        g.sampling_mode(SamplingMode::Flat);
+        g.sample_size(20);
+        g.bench_function(BenchmarkId::new("ctxkit", "limit=1000"), |b| {
+            b.iter(|| tok.count_until_limit(black_box(prose), 1000).unwrap())
+        });
+        g.bench_function(BenchmarkId::new("ctxkit", "full"), |b| {
+            b.iter(|| tok.count(black_box(prose)).unwrap())
+        });
+        g.finish();
+    }
+    c.final_summary();
+    let skipped_json = format!(
+        "[{}]\n",
+        skipped.iter().map(|s| json_str(s)).collect::<Vec<_>>().join(", ")
+    );
+    std::fs::write(out_dir().join("skipped.json"), skipped_json).expect("write skipped.json");
+    if !skipped.is_empty() {
+        eprintln!("Not timed by criterion (one-shot pass > {limit} s): {}", skipped.join(", "));
+    }
+}

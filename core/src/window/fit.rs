@@ -1,0 +1,151 @@
+//! The stateless entry point: a conversation and options in, the compacted
+//! conversation and a report out. The CLI's `fit` and the C ABI's
+//! `ctxkit_fit` are thin wrappers over [`fit`].
+
+use serde::{Deserialize, Serialize};
+
+use super::compact::{compact, Policy, Strategy};
+use super::repair::Change;
+use super::{Accountant, Budget, Window};
+use crate::chat::{Conversation, Format};
+use crate::{Error, ModelRegistry, Result};
+
+/// Options for [`fit`]; every field but `model` is optional.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct FitOptions {
+    /// Model whose encoding, framing and limits apply.
+    pub model: String,
+    /// Token budget for prompt plus reserved output [default: the model's
+    /// context window].
+    pub max_tokens: Option<usize>,
+    /// Tokens kept free for the reply [default: the model's maximum output,
+    /// at most a quarter of the budget].
+    pub reserve_output: Option<usize>,
+    /// Input format; detected when absent.
+    pub format: Option<Format>,
+    /// Selection strategy.
+    pub strategy: Strategy,
+    /// Newest turns always kept besides the latest.
+    pub keep_last_turns: usize,
+    /// Cut every tool output longer than this first.
+    pub tool_output_max: Option<usize>,
+    /// Message indices whose turns must be kept.
+    pub pinned: Vec<usize>,
+    /// Repair tool structure first (default true).
+    pub repair: bool,
+    /// Relevance weight for the hybrid strategy.
+    pub relevance_weight: f64,
+    /// Host relevance per message index.
+    pub scores: Option<Vec<f64>>,
+    /// Report `insufficient` when fewer tokens than this are reclaimed.
+    pub min_reclaim: usize,
+}
+
+impl Default for FitOptions {
+    fn default() -> Self {
+        let p = Policy::default();
+        FitOptions {
+            model: String::new(),
+            max_tokens: None,
+            reserve_output: None,
+            format: None,
+            strategy: p.strategy,
+            keep_last_turns: p.keep_last_turns,
+            tool_output_max: None,
+            pinned: Vec::new(),
+            repair: true,
+            relevance_weight: p.relevance_weight,
+            scores: None,
+            min_reclaim: 0,
+        }
+    }
+}
+
+/// What [`fit`] did, with before/after figures.
+#[derive(Debug, Clone, Serialize)]
+pub struct FitReport {
+    /// The model.
+    pub model: String,
+    /// Whether counts are exact.
+    pub exact: bool,
+    /// The format the conversation was read and written in.
+    pub format: Format,
+    /// The strategy used.
+    pub strategy: Strategy,
+    /// Budget for prompt plus reserved output.
+    pub max_tokens: usize,
+    /// Tokens reserved for the reply.
+    pub reserved_output: usize,
+    /// Prompt tokens allowed: `max_tokens - reserved_output`.
+    pub limit_tokens: usize,
+    /// Prompt tokens before.
+    pub tokens_before: usize,
+    /// Prompt tokens after.
+    pub tokens_after: usize,
+    /// Messages before and after.
+    pub messages_before: usize,
+    /// Messages after.
+    pub messages_after: usize,
+    /// Whether fewer tokens than `min_reclaim` were reclaimed.
+    pub insufficient: bool,
+    /// Every change, in order.
+    pub changes: Vec<Change>,
+}
+
+/// Parses `conversation`, makes it fit the budget, and returns it (same
+/// shape as the input) with a report. Errors: malformed JSON or options,
+/// unknown model, and `DoesNotFit` when what must be kept is too big.
+pub fn fit(conversation: &str, options: &FitOptions) -> Result<(Conversation, FitReport)> {
+    if options.model.trim().is_empty() {
+        return Err(Error::invalid_argument("options.model is required"));
+    }
+    let registry = ModelRegistry::builtin();
+    let c = Conversation::parse(conversation, options.format)?;
+    let budget = Budget {
+        context_window: options.max_tokens.unwrap_or(0),
+        reserved_output: options.reserve_output,
+        ..Budget::default()
+    };
+    // The window resolves the model's limits and validates the budget.
+    let window = Window::for_model(&registry, &options.model, budget)?;
+    let pre = window.preflight(None)?;
+    let (acct, info) = Accountant::for_model(&registry, &options.model)?;
+    let limit = pre.limit - pre.reserved_output;
+    let policy = Policy {
+        strategy: options.strategy,
+        target_tokens: limit,
+        limit_tokens: limit,
+        tool_output_max: options.tool_output_max,
+        keep_last_turns: options.keep_last_turns,
+        pinned: options.pinned.clone(),
+        repair: options.repair,
+        relevance_weight: options.relevance_weight,
+        scores: options.scores.clone(),
+        min_reclaim: options.min_reclaim,
+    };
+    let r = compact(&c, &policy, &acct)?;
+    let report = FitReport {
+        model: info.model,
+        exact: info.exact,
+        format: c.format,
+        strategy: options.strategy,
+        max_tokens: pre.limit,
+        reserved_output: pre.reserved_output,
+        limit_tokens: limit,
+        tokens_before: r.tokens_before,
+        tokens_after: r.tokens_after,
+        messages_before: c.messages.len(),
+        messages_after: r.conversation.messages.len(),
+        insufficient: r.insufficient,
+        changes: r.changes,
+    };
+    Ok((r.conversation, report))
+}
+
+/// [`fit`] with options given as JSON (the C ABI's form).
+pub fn fit_json(conversation: &str, options_json: &str) -> Result<(String, FitReport)> {
+    let options: FitOptions = crate::json::parse("fit options", options_json)?;
+    let (c, report) = fit(conversation, &options)?;
+    Ok((c.to_json()?, report))
+}
