@@ -199,6 +199,12 @@ typedef struct ctxkit_registry ctxkit_registry;
 typedef struct ctxkit_tokenizer ctxkit_tokenizer;
 
 /**
+ * A conversation bound to a model and a token budget, with cached
+ * per-message counts. Thread-safe (calls on one handle are serialized).
+ */
+typedef struct ctxkit_window ctxkit_window;
+
+/**
  * An owned UTF-8 string returned by ctxkit. `ptr` points to `len` bytes
  * followed by a NUL (a courtesy for C; the text itself may contain NULs only
  * where the input did). Release it with `ctxkit_string_free`, never `free()`.
@@ -556,6 +562,146 @@ const char *ctxkit_version(void);
  * Thread-safe.
  */
 uint32_t ctxkit_abi_version(void);
+
+/**
+ * Creates an empty window for `model` (see `ctxkit_registry_lookup`;
+ * `registry` may be NULL for the built-in table). `budget_json` is
+ * `{"context_window", "reserved_output", "trigger_ratio", "target_ratio"}`
+ * (docs/formats.md), every field optional; `(NULL, 0)` means all defaults.
+ * On success `*out_window` owns a handle to release with
+ * `ctxkit_window_free`. Errors: `UNKNOWN_MODEL`, `INVALID_JSON`,
+ * `INVALID_ARGUMENT` (ratios, a reserve that leaves no room, a model with
+ * no known window and no `context_window`). Thread-safe.
+ *
+ * # Safety
+ * Text arguments are valid for their lengths (or NULL with length 0);
+ * `registry` is NULL or live; `out_window` is valid for a write; `err` is
+ * NULL or valid for a write.
+ */
+ctxkit_status ctxkit_window_new(const struct ctxkit_registry *registry,
+                                const uint8_t *model,
+                                size_t model_len,
+                                const uint8_t *budget_json,
+                                size_t budget_json_len,
+                                struct ctxkit_window **out_window,
+                                struct ctxkit_error **err);
+
+/**
+ * Releases a window. `ctxkit_window_free(NULL)` does nothing. The caller
+ * must ensure no other thread still uses the handle.
+ *
+ * # Safety
+ * `window` is NULL or a live handle from `ctxkit_window_new`.
+ */
+void ctxkit_window_free(struct ctxkit_window *window);
+
+/**
+ * Replaces the window's conversation with `conversation_json` (OpenAI or
+ * Anthropic shape, detected), counting every message once. Errors:
+ * `INVALID_JSON` (with the location), `LIMIT_EXCEEDED`, `INVALID_UTF8`,
+ * `NULL_ARGUMENT`. On failure the window is unchanged. Thread-safe.
+ *
+ * # Safety
+ * `window` is live; `conversation_json` is valid for its length; `err` is
+ * NULL or valid for a write.
+ */
+ctxkit_status ctxkit_window_load(const struct ctxkit_window *window,
+                                 const uint8_t *conversation_json,
+                                 size_t conversation_json_len,
+                                 struct ctxkit_error **err);
+
+/**
+ * Appends one message (JSON in the window's format), counting only it;
+ * `*out_tokens` receives its token count. Thread-safe.
+ *
+ * # Safety
+ * `window` is live; `message_json` is valid for its length; `out_tokens` is
+ * valid for a write; `err` is NULL or valid for a write.
+ */
+ctxkit_status ctxkit_window_push(const struct ctxkit_window *window,
+                                 const uint8_t *message_json,
+                                 size_t message_json_len,
+                                 size_t *out_tokens,
+                                 struct ctxkit_error **err);
+
+/**
+ * The pre-flight report as JSON (docs/formats.md): totals by component,
+ * limit, remaining, utilization and a verdict (`fits`, `should_compact`,
+ * `overflow`). `new_input_json` is a message about to be sent, or
+ * `(NULL, 0)` for none. Thread-safe.
+ *
+ * # Safety
+ * `window` is live; `new_input_json` is valid for its length (or NULL with
+ * length 0); `out_json` is valid for a write; `err` is NULL or valid for a write.
+ */
+ctxkit_status ctxkit_window_preflight(const struct ctxkit_window *window,
+                                      const uint8_t *new_input_json,
+                                      size_t new_input_json_len,
+                                      struct ctxkit_string *out_json,
+                                      struct ctxkit_error **err);
+
+/**
+ * Structural issues of the window's conversation as a JSON array
+ * (docs/formats.md, "Validation issues"); `[]` when there are none.
+ * Thread-safe.
+ *
+ * # Safety
+ * `window` is live; `out_json` is valid for a write; `err` is NULL or valid for a write.
+ */
+ctxkit_status ctxkit_window_validate(const struct ctxkit_window *window,
+                                     struct ctxkit_string *out_json,
+                                     struct ctxkit_error **err);
+
+/**
+ * Repairs the window's conversation in place and returns the manifest as a
+ * JSON array of changes (docs/formats.md). `synthetic_result` is the text of
+ * inserted results; `(NULL, 0)` selects the default. Thread-safe.
+ *
+ * # Safety
+ * `window` is live; `synthetic_result` is valid for its length (or NULL
+ * with length 0); `out_json` is valid for a write; `err` is NULL or valid
+ * for a write.
+ */
+ctxkit_status ctxkit_window_repair(const struct ctxkit_window *window,
+                                   const uint8_t *synthetic_result,
+                                   size_t synthetic_result_len,
+                                   struct ctxkit_string *out_json,
+                                   struct ctxkit_error **err);
+
+/**
+ * The window's conversation as JSON, in the format it was loaded in.
+ * Thread-safe.
+ *
+ * # Safety
+ * `window` is live; `out_json` is valid for a write; `err` is NULL or valid for a write.
+ */
+ctxkit_status ctxkit_window_conversation(const struct ctxkit_window *window,
+                                         struct ctxkit_string *out_json,
+                                         struct ctxkit_error **err);
+
+/**
+ * Makes a conversation fit a budget, statelessly: repairs it, cuts long
+ * tool outputs, and drops whole turns (never splitting a tool call from its
+ * result; keeping the system prompt, the latest user turn and pinned
+ * messages). `options_json` is the fit options object (docs/formats.md;
+ * `model` required). On success `*out_conversation` is the result in the
+ * input's shape and `*out_report` the report with before/after figures and
+ * the manifest. Errors: `DOES_NOT_FIT` (what must be kept is too big; the
+ * message gives the figures), `INVALID_JSON`, `UNKNOWN_MODEL`,
+ * `INVALID_ARGUMENT`, `LIMIT_EXCEEDED`, `INVALID_UTF8`, `NULL_ARGUMENT`.
+ * Thread-safe.
+ *
+ * # Safety
+ * Text arguments are valid for their lengths; both out-parameters are valid
+ * for a write; `err` is NULL or valid for a write.
+ */
+ctxkit_status ctxkit_fit(const uint8_t *conversation_json,
+                         size_t conversation_json_len,
+                         const uint8_t *options_json,
+                         size_t options_json_len,
+                         struct ctxkit_string *out_conversation,
+                         struct ctxkit_string *out_report,
+                         struct ctxkit_error **err);
 
 #ifdef __cplusplus
 }  // extern "C"

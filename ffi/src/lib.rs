@@ -22,6 +22,7 @@ mod status;
 mod strings;
 mod tokenizer;
 mod version;
+mod window;
 
 pub use error::*;
 pub use registry::*;
@@ -29,3 +30,4 @@ pub use status::*;
 pub use strings::*;
 pub use tokenizer::*;
 pub use version::*;
+pub use window::*;

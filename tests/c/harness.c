@@ -704,16 +704,16 @@ static void test_status_names(void)
         "CTXKIT_STATUS_OK",           "CTXKIT_STATUS_NULL_ARGUMENT",    "CTXKIT_STATUS_INVALID_UTF8",
         "CTXKIT_STATUS_INVALID_ARGUMENT", "CTXKIT_STATUS_INVALID_JSON", "CTXKIT_STATUS_LIMIT_EXCEEDED",
         "CTXKIT_STATUS_UNKNOWN_ENCODING", "CTXKIT_STATUS_UNKNOWN_MODEL", "CTXKIT_STATUS_UNKNOWN_TOKEN",
-        "CTXKIT_STATUS_PANIC",        "CTXKIT_STATUS_INTERNAL",
+        "CTXKIT_STATUS_PANIC",        "CTXKIT_STATUS_INTERNAL",         "CTXKIT_STATUS_DOES_NOT_FIT",
     };
-    for (uint32_t s = 0; s <= 10; s++) {
+    for (uint32_t s = 0; s <= 11; s++) {
         const char *n = ctxkit_status_name(s);
         if (!CHECK(n != NULL))
             continue;
         CHECK_BYTES(n, strlen(n), names[s], strlen(names[s]));
         CHECK(ctxkit_status_name(s) == n); /* static storage */
     }
-    const uint32_t unknown[] = {11, 999, 0x7fffffffu, UINT32_MAX};
+    const uint32_t unknown[] = {12, 999, 0x7fffffffu, UINT32_MAX};
     for (size_t i = 0; i < sizeof unknown / sizeof unknown[0]; i++) {
         const char *n = ctxkit_status_name(unknown[i]);
         if (CHECK(n != NULL))
@@ -1766,6 +1766,138 @@ static void test_threads(void)
     ctxkit_registry_free(reg);
 }
 
+/* ---- context windows and ctxkit_fit ------------------------------------- */
+
+static const char kConv[] =
+    "{\"model\":\"gpt-4o\",\"messages\":["
+    "{\"role\":\"system\",\"content\":\"Be brief.\"},"
+    "{\"role\":\"user\",\"content\":\"Deploy build 7\"},"
+    "{\"role\":\"assistant\",\"content\":null,\"tool_calls\":["
+    "{\"id\":\"c1\",\"type\":\"function\",\"function\":{\"name\":\"deploy\",\"arguments\":\"{}\"}},"
+    "{\"id\":\"c2\",\"type\":\"function\",\"function\":{\"name\":\"smoke\",\"arguments\":\"{}\"}}]},"
+    "{\"role\":\"tool\",\"tool_call_id\":\"c1\",\"content\":\"deployed\"},"
+    "{\"role\":\"user\",\"content\":\"What happened to the smoke tests?\"}]}";
+
+static void test_window(void)
+{
+    ctxkit_window *w = NULL;
+    ctxkit_error *err = NULL;
+
+    /* new: NULL registry = built-in; (NULL, 0) budget = defaults. */
+    CHECK_STATUS(ctxkit_window_new(NULL, LIT("gpt-4o"), NULL, 0, &w, &err), CTXKIT_STATUS_OK);
+    if (!CHECK(w != NULL))
+        return;
+    CHECK_STATUS(ctxkit_window_load(w, LIT(kConv), &err), CTXKIT_STATUS_OK);
+
+    ctxkit_string pre = SENT_STRING;
+    CHECK_STATUS(ctxkit_window_preflight(w, NULL, 0, &pre, &err), CTXKIT_STATUS_OK);
+    CHECK_STR_CONTAINS(pre, "\"verdict\":\"fits\"");
+    CHECK_STR_CONTAINS(pre, "\"limit\":128000");
+    ctxkit_string_free(&pre);
+
+    ctxkit_string issues = SENT_STRING;
+    CHECK_STATUS(ctxkit_window_validate(w, &issues, &err), CTXKIT_STATUS_OK);
+    CHECK_STR_CONTAINS(issues, "\"kind\":\"orphaned_call\"");
+    CHECK_STR_CONTAINS(issues, "\"id\":\"c2\"");
+    ctxkit_string_free(&issues);
+
+    ctxkit_string changes = SENT_STRING;
+    CHECK_STATUS(ctxkit_window_repair(w, LIT("interrupted"), &changes, &err), CTXKIT_STATUS_OK);
+    CHECK_STR_CONTAINS(changes, "\"action\":\"synthesized_result\"");
+    ctxkit_string_free(&changes);
+    CHECK_STATUS(ctxkit_window_validate(w, &issues, &err), CTXKIT_STATUS_OK);
+    CHECK_BYTES(issues.ptr, issues.len, "[]", 2);
+    ctxkit_string_free(&issues);
+
+    ctxkit_string conv = SENT_STRING;
+    CHECK_STATUS(ctxkit_window_conversation(w, &conv, &err), CTXKIT_STATUS_OK);
+    CHECK_STR_CONTAINS(conv, "{\"role\":\"tool\",\"tool_call_id\":\"c2\",\"content\":\"interrupted\"}");
+    CHECK_STR_CONTAINS(conv, "\"model\":\"gpt-4o\"");
+    ctxkit_string_free(&conv);
+
+    size_t tokens = SENT_SIZE;
+    CHECK_STATUS(ctxkit_window_push(w, LIT("{\"role\":\"user\",\"content\":\"hello world\"}"), &tokens, &err),
+                 CTXKIT_STATUS_OK);
+    CHECK_SIZE(tokens, 3 + 1 + 2); /* framing + role + "hello world" */
+
+    /* Failures: status, message, and outputs untouched. */
+    tokens = SENT_SIZE;
+    CHECK_STATUS(ctxkit_window_push(w, LIT("{\"role\":\"wizard\"}"), &tokens, &err), CTXKIT_STATUS_INVALID_JSON);
+    CHECK_SIZE(tokens, SENT_SIZE);
+    if (CHECK(err != NULL)) {
+        const char *m = ctxkit_error_message(err, NULL);
+        CHECK(strstr(m, "unknown role 'wizard'") != NULL);
+        ctxkit_error_free(err);
+        err = NULL;
+    }
+    CHECK_STATUS(ctxkit_window_load(w, LIT("{\"messages\": 5}"), NULL), CTXKIT_STATUS_INVALID_JSON);
+    CHECK_STATUS(ctxkit_window_load(w, LIT("[\"\xff\"]"), NULL), CTXKIT_STATUS_INVALID_UTF8);
+    pre = (ctxkit_string)SENT_STRING;
+    CHECK_STATUS(ctxkit_window_preflight(w, LIT("{\"content\":\"x\"}"), &pre, NULL), CTXKIT_STATUS_INVALID_JSON);
+    CHECK(pre.ptr == SENT_PTR && pre.len == SENT_SIZE);
+
+    /* NULL for every pointer parameter. */
+    ctxkit_window *w2 = (ctxkit_window *)SENT_PTR;
+    CHECK_STATUS(ctxkit_window_new(NULL, NULL, 3, NULL, 0, &w2, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
+    CHECK_STATUS(ctxkit_window_new(NULL, LIT("gpt-4o"), NULL, 2, &w2, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
+    CHECK_STATUS(ctxkit_window_new(NULL, LIT("gpt-4o"), NULL, 0, NULL, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
+    CHECK(w2 == (ctxkit_window *)SENT_PTR);
+    CHECK_STATUS(ctxkit_window_new(NULL, LIT("gpt4o"), NULL, 0, &w2, NULL), CTXKIT_STATUS_UNKNOWN_MODEL);
+    CHECK_STATUS(ctxkit_window_new(NULL, LIT("gpt-4o"), LIT("{\"trigger_ratio\":2}"), &w2, NULL),
+                 CTXKIT_STATUS_INVALID_ARGUMENT);
+    CHECK_STATUS(ctxkit_window_new(NULL, LIT("gpt-4o"), LIT("{\"typo\":1}"), &w2, NULL), CTXKIT_STATUS_INVALID_JSON);
+    CHECK_STATUS(ctxkit_window_load(NULL, LIT(kConv), NULL), CTXKIT_STATUS_NULL_ARGUMENT);
+    CHECK_STATUS(ctxkit_window_load(w, NULL, 4, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
+    CHECK_STATUS(ctxkit_window_push(NULL, LIT("{}"), &tokens, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
+    CHECK_STATUS(ctxkit_window_push(w, NULL, 2, &tokens, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
+    CHECK_STATUS(ctxkit_window_push(w, LIT("{}"), NULL, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
+    CHECK_STATUS(ctxkit_window_preflight(NULL, NULL, 0, &pre, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
+    CHECK_STATUS(ctxkit_window_preflight(w, NULL, 0, NULL, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
+    CHECK_STATUS(ctxkit_window_preflight(w, NULL, 3, &pre, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
+    CHECK_STATUS(ctxkit_window_validate(NULL, &issues, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
+    CHECK_STATUS(ctxkit_window_validate(w, NULL, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
+    CHECK_STATUS(ctxkit_window_repair(NULL, NULL, 0, &changes, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
+    CHECK_STATUS(ctxkit_window_repair(w, NULL, 1, &changes, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
+    CHECK_STATUS(ctxkit_window_repair(w, NULL, 0, NULL, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
+    CHECK_STATUS(ctxkit_window_conversation(NULL, &conv, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
+    CHECK_STATUS(ctxkit_window_conversation(w, NULL, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
+    ctxkit_window_free(NULL);
+    ctxkit_window_free(w);
+
+    /* ctxkit_fit: stateless; both outputs written only on success. */
+    ctxkit_string out_c = SENT_STRING, out_r = SENT_STRING;
+    CHECK_STATUS(ctxkit_fit(LIT(kConv), LIT("{\"model\":\"gpt-4o\",\"max_tokens\":1000,\"reserve_output\":100}"),
+                            &out_c, &out_r, &err),
+                 CTXKIT_STATUS_OK);
+    CHECK_STR_CONTAINS(out_c, "\"tool_call_id\":\"c2\"");
+    CHECK_STR_CONTAINS(out_r, "\"limit_tokens\":900");
+    CHECK_STR_CONTAINS(out_r, "\"synthesized_result\"");
+    ctxkit_string_free(&out_c);
+    ctxkit_string_free(&out_r);
+    out_c = (ctxkit_string)SENT_STRING;
+    out_r = (ctxkit_string)SENT_STRING;
+    CHECK_STATUS(ctxkit_fit(LIT(kConv), LIT("{\"model\":\"gpt-4o\",\"max_tokens\":20,\"reserve_output\":5}"),
+                            &out_c, &out_r, &err),
+                 CTXKIT_STATUS_DOES_NOT_FIT);
+    CHECK(out_c.ptr == SENT_PTR && out_r.ptr == SENT_PTR);
+    if (CHECK(err != NULL)) {
+        CHECK(strstr(ctxkit_error_message(err, NULL), "cannot fit") != NULL);
+        ctxkit_error_free(err);
+        err = NULL;
+    }
+    CHECK_STATUS(ctxkit_fit(LIT(kConv), LIT("{}"), &out_c, &out_r, NULL), CTXKIT_STATUS_INVALID_ARGUMENT);
+    CHECK_STATUS(ctxkit_fit(LIT(kConv), LIT("{\"model\":\"gpt-4o\",\"strategy\":\"magic\"}"), &out_c, &out_r, NULL),
+                 CTXKIT_STATUS_INVALID_JSON);
+    CHECK_STATUS(ctxkit_fit(LIT("not json"), LIT("{\"model\":\"gpt-4o\"}"), &out_c, &out_r, NULL),
+                 CTXKIT_STATUS_INVALID_JSON);
+    CHECK_STATUS(ctxkit_fit(NULL, 3, LIT("{}"), &out_c, &out_r, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
+    CHECK_STATUS(ctxkit_fit(LIT(kConv), NULL, 2, &out_c, &out_r, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
+    CHECK_STATUS(ctxkit_fit(LIT(kConv), LIT("{}"), NULL, &out_r, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
+    CHECK_STATUS(ctxkit_fit(LIT(kConv), LIT("{}"), &out_c, NULL, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
+    CHECK_STATUS(ctxkit_fit(LIT("[\"\xc0\xaf\"]"), LIT("{}"), &out_c, &out_r, NULL), CTXKIT_STATUS_INVALID_UTF8);
+    CHECK(out_c.ptr == SENT_PTR && out_r.ptr == SENT_PTR);
+}
+
 int main(void)
 {
     test_version();
@@ -1778,6 +1910,7 @@ int main(void)
     test_null_arguments();
     test_invalid_utf8();
     test_threads();
+    test_window();
 
     printf("c-abi: %d passed, %d failed\n", g_passed, g_failed);
     fflush(stdout);

@@ -197,6 +197,26 @@ impl Window {
         Ok(old)
     }
 
+    /// Structural issues in the window's conversation.
+    pub fn validate(&self) -> Vec<super::Issue> {
+        super::validate(&self.conversation)
+    }
+
+    /// Repairs the window's conversation in place and returns the manifest.
+    pub fn repair(&mut self, synthetic: Option<&str>) -> Result<Vec<super::Change>> {
+        let r = super::repair(&self.conversation, synthetic, &self.acct)?;
+        if !r.changes.is_empty() {
+            self.load(r.conversation)?;
+        }
+        Ok(r.changes)
+    }
+
+    /// Parses `text` in the window's format and appends it (see [`push`](Self::push)).
+    pub fn push_json(&mut self, text: &str) -> Result<usize> {
+        let m = self.conversation.parse_message(text)?;
+        self.push(m)
+    }
+
     /// The conversation as it stands.
     pub fn conversation(&self) -> &Conversation {
         &self.conversation

@@ -1,0 +1,271 @@
+//! Context windows and the stateless `ctxkit_fit`. A `ctxkit_window` holds a
+//! conversation bound to one model and budget; it is internally synchronized
+//! (one mutex per handle), so it may be shared by threads, and calls on one
+//! handle are serialized.
+
+use ctxkit_core::chat::Conversation;
+use ctxkit_core::limits::MAX_JSON_BYTES;
+use ctxkit_core::window::{fit_json, Budget, Window};
+use ctxkit_core::json;
+use serde::Serialize;
+use parking_lot::Mutex;
+
+use crate::args::{self, out};
+use crate::boundary::guard;
+use crate::error::ctxkit_error;
+use crate::registry::{ctxkit_registry, registry_or_builtin};
+use crate::status::ctxkit_status;
+use crate::strings::ctxkit_string;
+
+/// A conversation bound to a model and a token budget, with cached
+/// per-message counts. Thread-safe (calls on one handle are serialized).
+pub struct ctxkit_window {
+    inner: Mutex<Window>,
+}
+
+fn json_string<T: Serialize>(v: &T) -> Result<ctxkit_string, crate::error::FfiError> {
+    Ok(ctxkit_string::from_string(json::to_string(v)?))
+}
+
+/// Creates an empty window for `model` (see `ctxkit_registry_lookup`;
+/// `registry` may be NULL for the built-in table). `budget_json` is
+/// `{"context_window", "reserved_output", "trigger_ratio", "target_ratio"}`
+/// (docs/formats.md), every field optional; `(NULL, 0)` means all defaults.
+/// On success `*out_window` owns a handle to release with
+/// `ctxkit_window_free`. Errors: `UNKNOWN_MODEL`, `INVALID_JSON`,
+/// `INVALID_ARGUMENT` (ratios, a reserve that leaves no room, a model with
+/// no known window and no `context_window`). Thread-safe.
+///
+/// # Safety
+/// Text arguments are valid for their lengths (or NULL with length 0);
+/// `registry` is NULL or live; `out_window` is valid for a write; `err` is
+/// NULL or valid for a write.
+#[no_mangle]
+pub unsafe extern "C" fn ctxkit_window_new(
+    registry: *const ctxkit_registry,
+    model: *const u8,
+    model_len: usize,
+    budget_json: *const u8,
+    budget_json_len: usize,
+    out_window: *mut *mut ctxkit_window,
+    err: *mut *mut ctxkit_error,
+) -> ctxkit_status {
+    guard("ctxkit_window_new", err, || {
+        let dst = out(out_window, "out_window")?;
+        // SAFETY: per the contract above.
+        let (model, budget, registry) = unsafe {
+            (
+                args::text(model, model_len, "model", MAX_JSON_BYTES)?,
+                args::opt_text(budget_json, budget_json_len, "budget_json", MAX_JSON_BYTES)?,
+                registry_or_builtin(registry),
+            )
+        };
+        let budget: Budget = budget.map(|b| json::parse("budget_json", b)).transpose()?.unwrap_or_default();
+        let w = Window::for_model(registry, model, budget)?;
+        dst.write(Box::into_raw(Box::new(ctxkit_window { inner: Mutex::new(w) })));
+        Ok(())
+    })
+}
+
+/// Releases a window. `ctxkit_window_free(NULL)` does nothing. The caller
+/// must ensure no other thread still uses the handle.
+///
+/// # Safety
+/// `window` is NULL or a live handle from `ctxkit_window_new`.
+#[no_mangle]
+pub unsafe extern "C" fn ctxkit_window_free(window: *mut ctxkit_window) {
+    crate::boundary::guard_void(|| {
+        if !window.is_null() {
+            // SAFETY: created by `Box::into_raw` in `ctxkit_window_new`.
+            drop(unsafe { Box::from_raw(window) });
+        }
+    })
+}
+
+/// Replaces the window's conversation with `conversation_json` (OpenAI or
+/// Anthropic shape, detected), counting every message once. Errors:
+/// `INVALID_JSON` (with the location), `LIMIT_EXCEEDED`, `INVALID_UTF8`,
+/// `NULL_ARGUMENT`. On failure the window is unchanged. Thread-safe.
+///
+/// # Safety
+/// `window` is live; `conversation_json` is valid for its length; `err` is
+/// NULL or valid for a write.
+#[no_mangle]
+pub unsafe extern "C" fn ctxkit_window_load(
+    window: *const ctxkit_window,
+    conversation_json: *const u8,
+    conversation_json_len: usize,
+    err: *mut *mut ctxkit_error,
+) -> ctxkit_status {
+    guard("ctxkit_window_load", err, || {
+        // SAFETY: per the contract above.
+        let (w, text) = unsafe {
+            (args::handle(window, "window")?, args::text(conversation_json, conversation_json_len, "conversation_json", MAX_JSON_BYTES)?)
+        };
+        let c = Conversation::parse(text, None)?;
+        w.inner.lock().load(c)?;
+        Ok(())
+    })
+}
+
+/// Appends one message (JSON in the window's format), counting only it;
+/// `*out_tokens` receives its token count. Thread-safe.
+///
+/// # Safety
+/// `window` is live; `message_json` is valid for its length; `out_tokens` is
+/// valid for a write; `err` is NULL or valid for a write.
+#[no_mangle]
+pub unsafe extern "C" fn ctxkit_window_push(
+    window: *const ctxkit_window,
+    message_json: *const u8,
+    message_json_len: usize,
+    out_tokens: *mut usize,
+    err: *mut *mut ctxkit_error,
+) -> ctxkit_status {
+    guard("ctxkit_window_push", err, || {
+        let dst = out(out_tokens, "out_tokens")?;
+        // SAFETY: per the contract above.
+        let (w, text) = unsafe { (args::handle(window, "window")?, args::text(message_json, message_json_len, "message_json", MAX_JSON_BYTES)?) };
+        dst.write(w.inner.lock().push_json(text)?);
+        Ok(())
+    })
+}
+
+/// The pre-flight report as JSON (docs/formats.md): totals by component,
+/// limit, remaining, utilization and a verdict (`fits`, `should_compact`,
+/// `overflow`). `new_input_json` is a message about to be sent, or
+/// `(NULL, 0)` for none. Thread-safe.
+///
+/// # Safety
+/// `window` is live; `new_input_json` is valid for its length (or NULL with
+/// length 0); `out_json` is valid for a write; `err` is NULL or valid for a write.
+#[no_mangle]
+pub unsafe extern "C" fn ctxkit_window_preflight(
+    window: *const ctxkit_window,
+    new_input_json: *const u8,
+    new_input_json_len: usize,
+    out_json: *mut ctxkit_string,
+    err: *mut *mut ctxkit_error,
+) -> ctxkit_status {
+    guard("ctxkit_window_preflight", err, || {
+        let dst = out(out_json, "out_json")?;
+        // SAFETY: per the contract above.
+        let (w, input) = unsafe {
+            (args::handle(window, "window")?, args::opt_text(new_input_json, new_input_json_len, "new_input_json", MAX_JSON_BYTES)?)
+        };
+        let w = w.inner.lock();
+        let message = input.map(|t| w.conversation().parse_message(t)).transpose()?;
+        dst.write(json_string(&w.preflight(message.as_ref())?)?);
+        Ok(())
+    })
+}
+
+/// Structural issues of the window's conversation as a JSON array
+/// (docs/formats.md, "Validation issues"); `[]` when there are none.
+/// Thread-safe.
+///
+/// # Safety
+/// `window` is live; `out_json` is valid for a write; `err` is NULL or valid for a write.
+#[no_mangle]
+pub unsafe extern "C" fn ctxkit_window_validate(
+    window: *const ctxkit_window,
+    out_json: *mut ctxkit_string,
+    err: *mut *mut ctxkit_error,
+) -> ctxkit_status {
+    guard("ctxkit_window_validate", err, || {
+        let dst = out(out_json, "out_json")?;
+        // SAFETY: per the contract above.
+        let w = unsafe { args::handle(window, "window") }?;
+        dst.write(json_string(&w.inner.lock().validate())?);
+        Ok(())
+    })
+}
+
+/// Repairs the window's conversation in place and returns the manifest as a
+/// JSON array of changes (docs/formats.md). `synthetic_result` is the text of
+/// inserted results; `(NULL, 0)` selects the default. Thread-safe.
+///
+/// # Safety
+/// `window` is live; `synthetic_result` is valid for its length (or NULL
+/// with length 0); `out_json` is valid for a write; `err` is NULL or valid
+/// for a write.
+#[no_mangle]
+pub unsafe extern "C" fn ctxkit_window_repair(
+    window: *const ctxkit_window,
+    synthetic_result: *const u8,
+    synthetic_result_len: usize,
+    out_json: *mut ctxkit_string,
+    err: *mut *mut ctxkit_error,
+) -> ctxkit_status {
+    guard("ctxkit_window_repair", err, || {
+        let dst = out(out_json, "out_json")?;
+        // SAFETY: per the contract above.
+        let (w, text) = unsafe {
+            (args::handle(window, "window")?, args::opt_text(synthetic_result, synthetic_result_len, "synthetic_result", MAX_JSON_BYTES)?)
+        };
+        dst.write(json_string(&w.inner.lock().repair(text)?)?);
+        Ok(())
+    })
+}
+
+/// The window's conversation as JSON, in the format it was loaded in.
+/// Thread-safe.
+///
+/// # Safety
+/// `window` is live; `out_json` is valid for a write; `err` is NULL or valid for a write.
+#[no_mangle]
+pub unsafe extern "C" fn ctxkit_window_conversation(
+    window: *const ctxkit_window,
+    out_json: *mut ctxkit_string,
+    err: *mut *mut ctxkit_error,
+) -> ctxkit_status {
+    guard("ctxkit_window_conversation", err, || {
+        let dst = out(out_json, "out_json")?;
+        // SAFETY: per the contract above.
+        let w = unsafe { args::handle(window, "window") }?;
+        dst.write(ctxkit_string::from_string(w.inner.lock().conversation().to_json()?));
+        Ok(())
+    })
+}
+
+/// Makes a conversation fit a budget, statelessly: repairs it, cuts long
+/// tool outputs, and drops whole turns (never splitting a tool call from its
+/// result; keeping the system prompt, the latest user turn and pinned
+/// messages). `options_json` is the fit options object (docs/formats.md;
+/// `model` required). On success `*out_conversation` is the result in the
+/// input's shape and `*out_report` the report with before/after figures and
+/// the manifest. Errors: `DOES_NOT_FIT` (what must be kept is too big; the
+/// message gives the figures), `INVALID_JSON`, `UNKNOWN_MODEL`,
+/// `INVALID_ARGUMENT`, `LIMIT_EXCEEDED`, `INVALID_UTF8`, `NULL_ARGUMENT`.
+/// Thread-safe.
+///
+/// # Safety
+/// Text arguments are valid for their lengths; both out-parameters are valid
+/// for a write; `err` is NULL or valid for a write.
+#[no_mangle]
+pub unsafe extern "C" fn ctxkit_fit(
+    conversation_json: *const u8,
+    conversation_json_len: usize,
+    options_json: *const u8,
+    options_json_len: usize,
+    out_conversation: *mut ctxkit_string,
+    out_report: *mut ctxkit_string,
+    err: *mut *mut ctxkit_error,
+) -> ctxkit_status {
+    guard("ctxkit_fit", err, || {
+        let dst_c = out(out_conversation, "out_conversation")?;
+        let dst_r = out(out_report, "out_report")?;
+        // SAFETY: per the contract above.
+        let (conversation, options) = unsafe {
+            (
+                args::text(conversation_json, conversation_json_len, "conversation_json", MAX_JSON_BYTES)?,
+                args::text(options_json, options_json_len, "options_json", MAX_JSON_BYTES)?,
+            )
+        };
+        let (c, report) = fit_json(conversation, options)?;
+        let report = json_string(&report)?;
+        dst_c.write(ctxkit_string::from_string(c));
+        dst_r.write(report);
+        Ok(())
+    })
+}
