@@ -124,9 +124,8 @@ pub(crate) fn fit_cmd(args: FitArgs) -> Result<ExitCode, Fatal> {
         StrategyArg::Recency => Strategy::Recency,
         StrategyArg::Relevance => Strategy::Relevance,
         StrategyArg::Hybrid => Strategy::Hybrid,
-        StrategyArg::Summarize => {
-            return Err(Fatal("the summarize strategy is not implemented yet; use recency, relevance or hybrid".into()))
-        }
+        // The CLI calls no model: the summary is the deterministic digest.
+        StrategyArg::Summarize => Strategy::Summarize,
     };
     let text = input::read_text(&args.common.file).map_err(Fatal)?;
     let options = FitOptions {

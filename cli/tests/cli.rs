@@ -218,7 +218,13 @@ fn fit_drops_turns_when_it_must_and_keeps_anthropic_shape() {
     let o = ctxkit(&["fit", "../examples/data/anthropic-session.json", "--model", "claude-sonnet-4-5", "--max-tokens", "60", "--reserve-output", "10"], b"");
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("cannot fit"), "{}", stderr(&o));
-    let o = ctxkit(&["fit", "../examples/data/anthropic-session.json", "--strategy", "summarize"], b"");
-    assert_eq!(o.status.code(), Some(2));
-    assert!(stderr(&o).contains("not implemented yet"));
+    let o = ctxkit(&["fit", "../examples/data/coding-session.json", "--strategy", "summarize", "--max-tokens", "4000", "--reserve-output", "500"], b"");
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    let summary = out["messages"].as_array().unwrap().iter()
+        .find_map(|m| m["content"].as_str().filter(|t| t.starts_with("[Summary of earlier conversation]")))
+        .expect("a summary message");
+    assert!(summary.contains("run_tests") && summary.contains("src/parser.rs"), "{summary}");
+    let report: serde_json::Value = serde_json::from_str(&stderr(&o)).unwrap();
+    assert!(report["changes"].as_array().unwrap().iter().any(|c| c["action"] == "inserted_summary"));
 }

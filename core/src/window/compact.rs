@@ -34,6 +34,10 @@ pub enum Strategy {
     Relevance,
     /// Rank by `relevance_weight * relevance + (1 - relevance_weight) * recency`.
     Hybrid,
+    /// Replace the oldest turns by one summary: the host's (two-phase, see
+    /// `summarize`), or a deterministic extractive digest when `compact` is
+    /// called directly.
+    Summarize,
 }
 
 /// What to do and within what budget.
@@ -63,6 +67,13 @@ pub struct Policy {
     /// If compaction reclaims fewer tokens than this, the result says so
     /// (`insufficient: true`) so a caller does not loop on it.
     pub min_reclaim: usize,
+    /// Summarize: tokens the summary may take.
+    pub summary_max_tokens: usize,
+    /// Summarize: tokens the summarizer prompt may take (the transcript is
+    /// cut, head and tail kept, to fit).
+    pub summarizer_budget: usize,
+    /// Summarize: prompt template with `{transcript}` and `{max_tokens}`.
+    pub summary_template: Option<String>,
 }
 
 impl Default for Policy {
@@ -78,6 +89,9 @@ impl Default for Policy {
             relevance_weight: 0.5,
             scores: None,
             min_reclaim: 0,
+            summary_max_tokens: 500,
+            summarizer_budget: 8000,
+            summary_template: None,
         }
     }
 }
@@ -99,21 +113,21 @@ pub struct Compacted {
     pub insufficient: bool,
 }
 
-struct Turn {
-    start: usize,
-    end: usize,
-    tokens: usize,
-    pinned: bool,
-    text: String,
+pub(super) struct Turn {
+    pub(super) start: usize,
+    pub(super) end: usize,
+    pub(super) tokens: usize,
+    pub(super) pinned: bool,
+    pub(super) text: String,
 }
 
-fn starts_turn(m: &Message) -> bool {
+pub(super) fn starts_turn(m: &Message) -> bool {
     m.role == Role::User
         && !m.parts.iter().any(|p| matches!(p, Part::ToolResult { .. }))
         && m.tool_call_id.is_none()
 }
 
-fn turns(c: &Conversation, counts: &[usize], pinned_msgs: &[usize]) -> Vec<Turn> {
+pub(super) fn turns(c: &Conversation, counts: &[usize], pinned_msgs: &[usize]) -> Vec<Turn> {
     let mut bounds: Vec<usize> = (0..c.messages.len()).filter(|&i| starts_turn(&c.messages[i])).collect();
     if bounds.first() != Some(&0) {
         bounds.insert(0, 0);
@@ -141,8 +155,90 @@ fn turns(c: &Conversation, counts: &[usize], pinned_msgs: &[usize]) -> Vec<Turn>
     out
 }
 
-/// Compacts `c` under `policy`, counting with `acct`.
+/// The repaired, tool-cut working copy and what compaction knows about it.
+pub(super) struct Prepared {
+    pub(super) work: Conversation,
+    pub(super) changes: Vec<Change>,
+    pub(super) counts: Vec<usize>,
+    pub(super) fixed: usize,
+    pub(super) turns: Vec<Turn>,
+    pub(super) target: usize,
+    pub(super) tokens_before: usize,
+}
+
+/// Compacts `c` under `policy`, counting with `acct`. For
+/// [`Strategy::Summarize`] the summary is the deterministic digest; use
+/// `summarize::request_summary` and `apply_summary` for a host summary.
 pub fn compact(c: &Conversation, policy: &Policy, acct: &Accountant) -> Result<Compacted> {
+    if policy.strategy == Strategy::Summarize {
+        return super::summarize::compact_with_digest(c, policy, acct);
+    }
+    let p = prepare(c, policy, acct)?;
+    let Prepared { work, mut changes, counts, fixed, turns: all, target, tokens_before } = p;
+    let total: usize = fixed + all.iter().map(|t| t.tokens).sum::<usize>();
+    let keep = if total <= target {
+        vec![true; all.len()]
+    } else {
+        select(&all, policy, target.saturating_sub(fixed), &c_scores(policy, c, &work, &all))
+    };
+    let mut out = work.clone();
+    out.messages.clear();
+    for (t, &k) in all.iter().zip(&keep) {
+        for i in t.start..t.end {
+            if k {
+                out.messages.push(work.messages[i].clone());
+            } else {
+                changes.push(Change {
+                    action: Action::DroppedMessage,
+                    index: i,
+                    id: None,
+                    tokens: counts[i],
+                    detail: format!("dropped by {} compaction (turn starting at message {})", strategy_name(policy.strategy), t.start),
+                });
+            }
+        }
+    }
+    finish(out, changes, tokens_before, fixed, &all, target, policy, acct)
+}
+
+/// Checks the result against the hard limit and builds the outcome.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn finish(
+    out: Conversation,
+    changes: Vec<Change>,
+    tokens_before: usize,
+    fixed: usize,
+    all: &[Turn],
+    target: usize,
+    policy: &Policy,
+    acct: &Accountant,
+) -> Result<Compacted> {
+    let tokens_after = acct.conversation(&out)?;
+    if tokens_after > policy.limit_tokens {
+        let pinned: usize = all.iter().filter(|t| t.pinned).map(|t| t.tokens).sum();
+        return Err(Error::new(
+            ErrorKind::DoesNotFit,
+            format!(
+                "cannot fit {} prompt tokens: system, tools and framing take {fixed}, the latest turn and pinned messages {pinned}; \
+                 {tokens_after} remain after compaction{}",
+                policy.limit_tokens,
+                if policy.tool_output_max.is_none() { " (a tool_output_max would cut long tool outputs)" } else { "" }
+            ),
+        ));
+    }
+    Ok(Compacted {
+        within_target: tokens_after <= target,
+        insufficient: tokens_before.saturating_sub(tokens_after) < policy.min_reclaim,
+        conversation: out,
+        changes,
+        tokens_before,
+        tokens_after,
+    })
+}
+
+/// Validates the policy, repairs (or refuses), cuts tool outputs, and splits
+/// the working copy into turns.
+pub(super) fn prepare(c: &Conversation, policy: &Policy, acct: &Accountant) -> Result<Prepared> {
     if policy.limit_tokens == 0 {
         return Err(Error::invalid_argument("policy.limit_tokens must be positive"));
     }
@@ -183,52 +279,8 @@ pub fn compact(c: &Conversation, policy: &Policy, acct: &Accountant) -> Result<C
     }
     let counts: Vec<usize> = work.messages.iter().map(|m| acct.message(m)).collect::<Result<_>>()?;
     let fixed = acct.overhead(&work)?;
-    let all = turns(&work, &counts, &pinned_msgs);
-    let total: usize = fixed + all.iter().map(|t| t.tokens).sum::<usize>();
-    let keep = if total <= target {
-        vec![true; all.len()]
-    } else {
-        select(&all, policy, target.saturating_sub(fixed), &c_scores(policy, c, &work, &all))
-    };
-
-    let mut out = work.clone();
-    out.messages.clear();
-    for (t, &k) in all.iter().zip(&keep) {
-        for i in t.start..t.end {
-            if k {
-                out.messages.push(work.messages[i].clone());
-            } else {
-                changes.push(Change {
-                    action: Action::DroppedMessage,
-                    index: i,
-                    id: None,
-                    tokens: counts[i],
-                    detail: format!("dropped by {} compaction (turn starting at message {})", strategy_name(policy.strategy), t.start),
-                });
-            }
-        }
-    }
-    let tokens_after = acct.conversation(&out)?;
-    if tokens_after > policy.limit_tokens {
-        let pinned: usize = all.iter().filter(|t| t.pinned).map(|t| t.tokens).sum();
-        return Err(Error::new(
-            ErrorKind::DoesNotFit,
-            format!(
-                "cannot fit {} prompt tokens: system, tools and framing take {fixed}, the latest turn and pinned messages {pinned}; \
-                 {tokens_after} remain after dropping every other turn{}",
-                policy.limit_tokens,
-                if policy.tool_output_max.is_none() { " (a tool_output_max would cut long tool outputs)" } else { "" }
-            ),
-        ));
-    }
-    Ok(Compacted {
-        within_target: tokens_after <= target,
-        insufficient: tokens_before.saturating_sub(tokens_after) < policy.min_reclaim,
-        conversation: out,
-        changes,
-        tokens_before,
-        tokens_after,
-    })
+    let turns = turns(&work, &counts, &pinned_msgs);
+    Ok(Prepared { work, changes, counts, fixed, turns, target, tokens_before })
 }
 
 fn strategy_name(s: Strategy) -> &'static str {
@@ -236,6 +288,7 @@ fn strategy_name(s: Strategy) -> &'static str {
         Strategy::Recency => "recency",
         Strategy::Relevance => "relevance",
         Strategy::Hybrid => "hybrid",
+        Strategy::Summarize => "summarize",
     }
 }
 
@@ -260,7 +313,7 @@ fn c_scores(policy: &Policy, input: &Conversation, work: &Conversation, all: &[T
 }
 
 /// Chooses turns to keep within `budget` tokens of messages.
-fn select(all: &[Turn], policy: &Policy, budget: usize, relevance: &[f64]) -> Vec<bool> {
+pub(super) fn select(all: &[Turn], policy: &Policy, budget: usize, relevance: &[f64]) -> Vec<bool> {
     let mut keep: Vec<bool> = all.iter().map(|t| t.pinned).collect();
     let mut used: usize = all.iter().filter(|t| t.pinned).map(|t| t.tokens).sum();
     let optional: Vec<usize> = (0..all.len()).filter(|&i| !all[i].pinned).collect();
@@ -271,7 +324,7 @@ fn select(all: &[Turn], policy: &Policy, budget: usize, relevance: &[f64]) -> Ve
     }
     let rest: Vec<usize> = optional.iter().rev().skip(policy.keep_last_turns).copied().collect(); // newest first
     match policy.strategy {
-        Strategy::Recency => {
+        Strategy::Recency | Strategy::Summarize => {
             for i in rest {
                 if used + all[i].tokens > budget {
                     break; // contiguous: never keep an older turn past a gap

@@ -40,6 +40,8 @@ pub struct FitOptions {
     pub scores: Option<Vec<f64>>,
     /// Report `insufficient` when fewer tokens than this are reclaimed.
     pub min_reclaim: usize,
+    /// Summarize: tokens the summary (here the deterministic digest) may take.
+    pub summary_max_tokens: usize,
 }
 
 impl Default for FitOptions {
@@ -58,6 +60,7 @@ impl Default for FitOptions {
             relevance_weight: p.relevance_weight,
             scores: None,
             min_reclaim: 0,
+            summary_max_tokens: p.summary_max_tokens,
         }
     }
 }
@@ -123,6 +126,8 @@ pub fn fit(conversation: &str, options: &FitOptions) -> Result<(Conversation, Fi
         relevance_weight: options.relevance_weight,
         scores: options.scores.clone(),
         min_reclaim: options.min_reclaim,
+        summary_max_tokens: options.summary_max_tokens,
+        ..Policy::default()
     };
     let r = compact(&c, &policy, &acct)?;
     let report = FitReport {

@@ -3,10 +3,12 @@
 
 pub mod accounting;
 mod bm25;
+pub mod digest;
 pub mod compact;
 pub mod fit;
 pub mod repair;
 pub mod state;
+pub mod summarize;
 pub mod tool_outputs;
 pub mod validate;
 

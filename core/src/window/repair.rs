@@ -39,6 +39,10 @@ pub enum Action {
     TruncatedResult,
     /// A tool result's content was replaced by a placeholder.
     ClearedResult,
+    /// A message was replaced by a summary.
+    Summarized,
+    /// The summary that replaced earlier messages was inserted.
+    InsertedSummary,
 }
 
 /// One entry of a manifest.

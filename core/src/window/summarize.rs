@@ -1,0 +1,240 @@
+//! The summarize strategy as a two-phase protocol. ctxkit never calls a
+//! model: [`request_summary`] says which messages to summarize and builds a
+//! prompt that fits the summarizer's budget; the host calls its model; then
+//! [`apply_summary`] puts the summary in place of those messages as one
+//! message and re-checks the budget. [`compact_with_digest`] runs both phases
+//! with the deterministic digest as the summary, for callers that have no
+//! model at hand (the CLI, tests).
+
+use std::hash::{Hash, Hasher};
+
+use serde::Serialize;
+use serde_json::{json, Value};
+
+use super::compact::{finish, prepare, select, starts_turn, Compacted, Policy, Prepared};
+use super::digest::digest;
+use super::repair::{Action, Change};
+use super::Accountant;
+use crate::chat::{self, Conversation, Format, Role};
+use crate::{Error, Result, TruncateSide};
+
+/// The default summarizer prompt; `{transcript}` and `{max_tokens}` are filled in.
+pub const DEFAULT_TEMPLATE: &str = "Summarize the earlier part of a conversation between a user and an AI agent, \
+for the agent to continue from. Keep file paths, URLs, identifiers, numbers, commands, decisions made and \
+open questions; drop pleasantries. Use at most {max_tokens} tokens.\n\n<transcript>\n{transcript}\n</transcript>";
+
+/// What the host must summarize.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SummaryRequest {
+    /// Identifies the span and the conversation it came from; `apply_summary`
+    /// refuses a summary whose id does not match.
+    pub id: String,
+    /// Indices, in the working conversation, of the messages to summarize.
+    pub messages: Vec<usize>,
+    /// Their tokens.
+    pub span_tokens: usize,
+    /// The prompt to send to the summarizer.
+    pub prompt: String,
+    /// Its tokens (at most the policy's `summarizer_budget`).
+    pub prompt_tokens: usize,
+    /// Tokens the summary may take; a longer one is cut. At most the
+    /// policy's `summary_max_tokens`, less when the budget has less room.
+    /// 0 means there is no room for any summary: `apply_summary` then drops
+    /// the span (reported as dropped) and ignores the text.
+    pub max_summary_tokens: usize,
+}
+
+/// Below this many tokens a summary is not worth a message.
+const MIN_SUMMARY_TOKENS: usize = 16;
+
+const LABEL: &str = "[Summary of earlier conversation]\n";
+
+/// The working conversation (repaired, tool outputs cut) to which a request
+/// refers, kept by the caller between the two phases.
+#[derive(Debug, Clone)]
+pub struct Pending {
+    /// The request to hand to the host.
+    pub request: SummaryRequest,
+    prepared_conversation: Conversation,
+    prepared_changes: Vec<Change>,
+    tokens_before: usize,
+}
+
+/// Phase one. `Ok(None)` when the conversation already fits (nothing to do).
+pub fn request_summary(c: &Conversation, policy: &Policy, acct: &Accountant) -> Result<Option<Pending>> {
+    let p = prepare(c, policy, acct)?;
+    let total: usize = p.fixed + p.turns.iter().map(|t| t.tokens).sum::<usize>();
+    if total <= p.target {
+        return Ok(None);
+    }
+    // The summary must fit beside what is always kept, framing included.
+    let pinned: usize = p.turns.iter().filter(|t| t.pinned).map(|t| t.tokens).sum();
+    let label = chat::message_from_value(p.work.format, json!({"role": "user", "content": LABEL}), 0)?;
+    let overhead = acct.message(&label)?;
+    let room = p.target.saturating_sub(p.fixed + pinned + overhead);
+    let cap = policy.summary_max_tokens.min(room);
+    let cap = if cap < MIN_SUMMARY_TOKENS { 0 } else { cap };
+    let reserve = if cap == 0 { 0 } else { cap + overhead };
+    let budget = p.target.saturating_sub(p.fixed + reserve);
+    let keep = select(&p.turns, &Policy { strategy: super::Strategy::Recency, ..policy.clone() }, budget, &[]);
+    let messages: Vec<usize> =
+        p.turns.iter().zip(&keep).filter(|(_, k)| !**k).flat_map(|(t, _)| t.start..t.end).collect();
+    if messages.is_empty() {
+        return Ok(None);
+    }
+    let span_tokens = messages.iter().map(|&i| p.counts[i]).sum();
+    let transcript = transcript(&p.work, &messages);
+    let template = policy.summary_template.as_deref().unwrap_or(DEFAULT_TEMPLATE);
+    if !template.contains("{transcript}") {
+        return Err(Error::invalid_argument("summary_template must contain {transcript}"));
+    }
+    let tok = acct.tokenizer();
+    let frame = template.replace("{max_tokens}", &cap.to_string());
+    let frame_tokens = tok.count(&frame.replace("{transcript}", ""))?;
+    if frame_tokens >= policy.summarizer_budget {
+        return Err(Error::invalid_argument(format!(
+            "summarizer_budget {} leaves no room for the transcript (the template takes {frame_tokens})",
+            policy.summarizer_budget
+        )));
+    }
+    let room = policy.summarizer_budget - frame_tokens;
+    let cut = tok.truncate(&transcript, room.saturating_sub(2), TruncateSide::Both, None)
+        .or_else(|_| tok.truncate(&transcript, room.saturating_sub(2), TruncateSide::Head, None))?;
+    let prompt = frame.replace("{transcript}", &cut.text);
+    let prompt_tokens = tok.count(&prompt)?;
+    let id = span_id(&p.work, &messages);
+    let Prepared { work, changes, tokens_before, .. } = p;
+    Ok(Some(Pending {
+        request: SummaryRequest { id, messages, span_tokens, prompt, prompt_tokens, max_summary_tokens: cap },
+        prepared_conversation: work,
+        prepared_changes: changes,
+        tokens_before,
+    }))
+}
+
+/// Phase two: replaces the requested messages with `summary` (cut to the
+/// request's `max_summary_tokens` if longer) and re-checks the budget.
+pub fn apply_summary(pending: &Pending, id: &str, summary: &str, policy: &Policy, acct: &Accountant) -> Result<Compacted> {
+    let req = &pending.request;
+    if id != req.id {
+        return Err(Error::invalid_argument(format!("summary id '{id}' does not match the pending request '{}'", req.id)));
+    }
+    let work = &pending.prepared_conversation;
+    let tok = acct.tokenizer();
+    let cut = tok.truncate(summary.trim(), req.max_summary_tokens, TruncateSide::Head, None)?;
+    let text = format!("{LABEL}{}", cut.text);
+    let mut changes = pending.prepared_changes.clone();
+    let first = req.messages[0];
+    let mut out = work.clone();
+    out.messages.clear();
+    let no_room = req.max_summary_tokens == 0;
+    let mut pending_summary = (!no_room).then_some(text);
+    for (i, m) in work.messages.iter().enumerate() {
+        if req.messages.contains(&i) {
+            let (action, detail) = if no_room {
+                (Action::DroppedMessage, "dropped: the budget has no room for a summary".to_owned())
+            } else {
+                (Action::Summarized, format!("replaced by the summary at message {first}"))
+            };
+            changes.push(Change { action, index: i, id: None, tokens: acct.message(m)?, detail });
+            continue;
+        }
+        if i > first {
+            if let Some(s) = pending_summary.take() {
+                let (msg, merged) = place(work.format, &s, Some(m), i)?;
+                let tokens = tok.count(&s)?;
+                changes.push(Change {
+                    action: Action::InsertedSummary,
+                    index: first,
+                    id: Some(req.id.clone()),
+                    tokens,
+                    detail: format!("summary of {} messages ({} tokens){}", req.messages.len(), req.span_tokens,
+                        if cut.truncated { ", cut to its budget" } else { "" }),
+                });
+                out.messages.push(msg);
+                if merged {
+                    continue;
+                }
+            }
+        }
+        out.messages.push(m.clone());
+    }
+    if let Some(s) = pending_summary.take() {
+        out.messages.push(place(work.format, &s, None, work.messages.len())?.0);
+    }
+    let counts: Vec<usize> = work.messages.iter().map(|m| acct.message(m)).collect::<Result<_>>()?;
+    let turns = super::compact::turns(work, &counts, &[]);
+    let fixed = acct.overhead(work)?;
+    let target = if policy.target_tokens == 0 { policy.limit_tokens } else { policy.target_tokens.min(policy.limit_tokens) };
+    finish(out, changes, pending.tokens_before, fixed, &turns, target, policy, acct)
+}
+
+/// Both phases with the deterministic digest as the summary.
+pub fn compact_with_digest(c: &Conversation, policy: &Policy, acct: &Accountant) -> Result<Compacted> {
+    let Some(pending) = request_summary(c, policy, acct)? else {
+        let p = prepare(c, policy, acct)?;
+        let Prepared { work, changes, fixed, turns, target, tokens_before, .. } = p;
+        return finish(work, changes, tokens_before, fixed, &turns, target, policy, acct);
+    };
+    let work = &pending.prepared_conversation;
+    let msgs: Vec<_> = pending.request.messages.iter().map(|&i| work.messages[i].clone()).collect();
+    let starts: Vec<usize> = msgs.iter().enumerate().filter(|(_, m)| starts_turn(m)).map(|(k, _)| k).collect();
+    let starts = if starts.first() == Some(&0) { starts } else { [vec![0], starts].concat() };
+    let text = digest(&msgs, &starts, acct.tokenizer(), pending.request.max_summary_tokens)?;
+    apply_summary(&pending, &pending.request.id.clone(), &text, policy, acct)
+}
+
+/// The summary as a message. Anthropic needs alternation, so there the
+/// summary joins the next user message as a leading text block (after any
+/// tool results), even when that message is the latest user turn: its own
+/// content is kept intact, and the manifest's `inserted_summary` entry says
+/// where the summary went.
+fn place(format: Format, text: &str, next: Option<&chat::Message>, index: usize) -> Result<(chat::Message, bool)> {
+    if format == Format::Anthropic {
+        if let Some(next) = next.filter(|m| m.role == Role::User) {
+            let mut raw = next.raw.clone();
+            let block = json!({"type": "text", "text": text});
+            match raw.get_mut("content") {
+                Some(Value::Array(blocks)) => {
+                    // After leading tool results, which must come first.
+                    let at = blocks.iter().take_while(|b| b.get("type").and_then(Value::as_str) == Some("tool_result")).count();
+                    blocks.insert(at, block);
+                }
+                Some(other) => {
+                    let old = other.take();
+                    *other = json!([block, {"type": "text", "text": old.as_str().unwrap_or_default()}]);
+                }
+                None => raw["content"] = json!([block]),
+            }
+            return Ok((chat::message_from_value(format, raw, index)?, true));
+        }
+    }
+    Ok((chat::message_from_value(format, json!({"role": "user", "content": text}), index)?, false))
+}
+
+fn transcript(c: &Conversation, messages: &[usize]) -> String {
+    let mut out = String::new();
+    for &i in messages {
+        let m = &c.messages[i];
+        let text = m.text();
+        if !text.trim().is_empty() {
+            out.push_str(&format!("{}: {}\n", m.role.as_str(), text.trim()));
+        }
+        for call in &m.tool_calls {
+            out.push_str(&format!("{} called {}({})\n", m.role.as_str(), call.name, call.arguments));
+        }
+    }
+    out
+}
+
+fn span_id(c: &Conversation, messages: &[usize]) -> String {
+    let mut h = rustc_hash::FxHasher::default();
+    for &i in messages {
+        i.hash(&mut h);
+        c.messages[i].raw.to_string().hash(&mut h);
+    }
+    format!("sum-{:016x}", h.finish())
+}
+
+#[cfg(test)]
+mod tests;
