@@ -75,10 +75,13 @@ def machine():
     return "\n".join(lines)
 
 
-def criterion_results(target):
-    """{(group_id, function_id, value_str): median_ns}"""
+def criterion_results(target, since=0.0):
+    """{(group_id, function_id, value_str): median_ns}, only results written
+    at or after `since` (unix time): the last full run, not older leftovers."""
     out = {}
     for bj in glob.glob(os.path.join(target, "criterion", "**", "new", "benchmark.json"), recursive=True):
+        if os.path.getmtime(bj) < since:
+            continue
         meta = load_json(bj)
         est = load_json(os.path.join(os.path.dirname(bj), "estimates.json"))
         if not meta or not est:
@@ -163,13 +166,13 @@ def first_use_table(fu):
            "Construct the encoding object, then count \"hello\" once. \"Whole process\" is spawn to exit "
            "as seen by the parent. RSS deltas are /proc/self/statm around construction + first count; "
            "\"anon\" excludes file-backed pages (such as the embedded vocabulary text being read).\n",
-           "| engine | encoding | construct (ms) | construct + count (ms) | whole process (ms) | RSS delta (MiB) | anon RSS delta (MiB) |",
-           "|---|---|---:|---:|---:|---:|---:|"]
+           "| engine | encoding | construct (ms) | construct + count (ms) | same, CPU time (ms) | whole process (ms) | RSS delta (MiB) | anon RSS delta (MiB) |",
+           "|---|---|---:|---:|---:|---:|---:|---:|"]
     notes = []
     for c in fu["cells"]:
-        out.append("| %s | %s | %.1f | %.1f | %.1f | %.1f | %.1f |" % (
+        out.append("| %s | %s | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f |" % (
             c["engine"], c["encoding"], c["construct_ns"] / 1e6, c["total_ns"] / 1e6,
-            c["process_ns"] / 1e6, mib(c["rss_delta"]), mib(c["anon_delta"])))
+            c.get("cpu_ns", float("nan")) / 1e6, c["process_ns"] / 1e6, mib(c["rss_delta"]), mib(c["anon_delta"])))
         if c.get("reported_bytes", -1) >= 0:
             notes.append("- ctxkit %s: `Tokenizer::memory_bytes()` reports %s bytes (%.1f MiB)" % (
                 c["encoding"], format(c["reported_bytes"], ","), mib(c["reported_bytes"])))
@@ -201,7 +204,8 @@ def main(argv):
         print(__doc__.strip())
         return 2
     extra = os.path.join(target, "ctxkit-bench")
-    res = criterion_results(target)
+    run = load_json(os.path.join(extra, "run.json"))
+    res = criterion_results(target, (run or {}).get("started_unix", 0.0))
     checks = load_json(os.path.join(extra, "checks.json"))
     skipped = set(load_json(os.path.join(extra, "skipped.json")) or [])
     print("## Machine\n")
@@ -215,6 +219,14 @@ def main(argv):
     if checks is not None:
         dis = checks.get("disagreements", [])
         print("Peer disagreements: %s\n" % ("none" if not dis else "; ".join(dis)))
+    if run:
+        clock = {"cpu": "CPU time of the benchmarking thread (CLOCK_THREAD_CPUTIME_ID)",
+                 "wall": "wall clock (criterion's WallTime)"}.get(run["clock"], run["clock"])
+        print("## Timing run\n")
+        print("- clock: %s" % clock)
+        print("- criterion arguments: `%s`" % run["args"])
+        print("- load average (1/5/15 min) before timing: %s; after: %s" % (run["loadavg_before"], run["loadavg_after"]))
+        print("- criterion phase took %.0f s (wall)\n" % run["timing_wall_secs"])
     print("## Throughput: count\n")
     print(throughput_tables(res, checks, skipped, "count", INPUTS))
     print("## Throughput: encode (ids materialized)\n")

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Stripped size of a minimal binary per engine (cl100k_base + o200k_base).
 
-    python3 bench/sizes.py          # builds `cargo build --release --bins` in bench/
+    python3 bench/sizes.py [--no-build]   # builds `cargo build --release --bins` in bench/
 
 Each probe (src/bin/size_*.rs) counts argv[1] with both encodings and prints
 the two counts; size_baseline has the same I/O and no tokenizer. Every probe
@@ -52,7 +52,8 @@ def blobs():
 
 
 def main():
-    subprocess.run(["cargo", "build", "--release", "--bins"], cwd=HERE, check=True)
+    if "--no-build" not in sys.argv[1:]:
+        subprocess.run(["cargo", "build", "--release", "--bins"], cwd=HERE, check=True)
     os.makedirs(OUT, exist_ok=True)
     # Identical files under two names (core/data and tiktoken-rs' assets hold
     # the same rank files) are one candidate named "a = b".

@@ -551,6 +551,27 @@ ctxkit_status ctxkit_tokenizer_truncate(const struct ctxkit_tokenizer *tokenizer
                                         struct ctxkit_error **err);
 
 /**
+ * Assembles a prompt from prioritized sections under a token budget,
+ * counting with `tokenizer`. `request_json` is `{"template", "templates",
+ * "budget", "depth", "sections": [{"name", "text", "priority",
+ * "min_tokens", "max_tokens", "required"}], "history", "events"}`
+ * (docs/formats.md); the result is `{"text", "tokens", "budget",
+ * "sections": [{"name", "status", "original_tokens", "tokens"}]}`.
+ * Errors: `INVALID_ARGUMENT` (unknown template, a missing required section,
+ * named), `DOES_NOT_FIT` (a required section cannot fit), `INVALID_JSON`,
+ * `NULL_ARGUMENT`, `INVALID_UTF8`. Thread-safe.
+ *
+ * # Safety
+ * `tokenizer` is a live handle; `request_json` is valid for its length;
+ * `out_json` is valid for a write; `err` is NULL or valid for a write.
+ */
+ctxkit_status ctxkit_assemble(const struct ctxkit_tokenizer *tokenizer,
+                              const uint8_t *request_json,
+                              size_t request_json_len,
+                              struct ctxkit_string *out_json,
+                              struct ctxkit_error **err);
+
+/**
  * The library version as a static NUL-terminated string ("0.1.0"). It equals
  * the `CTXKIT_VERSION_*` macros of the header the library was built with.
  * Never free it. Thread-safe.

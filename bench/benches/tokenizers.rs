@@ -24,6 +24,7 @@ use std::hint::black_box;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
+use criterion::measurement::{Measurement, ValueFormatter};
 use criterion::{BenchmarkId, Criterion, SamplingMode, Throughput};
 use ctxkit_bench::{load, load_inputs, Loaded, ENCODINGS, ENGINES};
 
@@ -171,11 +172,53 @@ fn main() {
     }
 
     // ---------------------------------------------------------------- timing
-    let mut c = Criterion::default().configure_from_args();
+    let clock = std::env::var("CTXKIT_BENCH_CLOCK").unwrap_or_else(|_| "cpu".into());
+    let load_before = ctxkit_bench::loadavg();
+    let started = Instant::now();
+    let started_unix = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0.0, |d| d.as_secs_f64());
+    let skipped = match clock.as_str() {
+        "cpu" => timing(Criterion::default().with_measurement(ThreadCpuTime).configure_from_args(), &inputs, &engines, &checks),
+        "wall" => timing(Criterion::default().configure_from_args(), &inputs, &engines, &checks),
+        other => panic!("CTXKIT_BENCH_CLOCK must be cpu or wall, not {other:?}"),
+    };
+    let run = format!(
+        "{{\"clock\": {}, \"loadavg_before\": {}, \"loadavg_after\": {}, \"timing_wall_secs\": {:.1}, \"started_unix\": {:.3}, \"args\": {}}}\n",
+        json_str(&clock),
+        json_str(&load_before),
+        json_str(&ctxkit_bench::loadavg()),
+        started.elapsed().as_secs_f64(),
+        started_unix,
+        json_str(&std::env::args().skip(1).collect::<Vec<_>>().join(" "))
+    );
+    std::fs::write(out_dir().join("run.json"), run).expect("write run.json");
+    let skipped_json = format!(
+        "[{}]\n",
+        skipped.iter().map(|s| json_str(s)).collect::<Vec<_>>().join(", ")
+    );
+    std::fs::write(out_dir().join("skipped.json"), skipped_json).expect("write skipped.json");
+    if !skipped.is_empty() {
+        eprintln!("Not timed by criterion (one-shot pass > {} s): {}", max_secs(), skipped.join(", "));
+    }
+}
+
+type Engines = BTreeMap<&'static str, Vec<(&'static str, Loaded)>>;
+type Checks = BTreeMap<(&'static str, &'static str, &'static str), Check>;
+
+/// Runs every criterion group with measurement `M`; returns the cells skipped
+/// as too slow.
+fn timing<M: Measurement>(
+    mut c: Criterion<M>,
+    inputs: &[(&'static str, String)],
+    engines: &Engines,
+    checks: &Checks,
+) -> Vec<String> {
+    // ---------------------------------------------------------------- timing
     let limit = max_secs();
     let mut skipped = Vec::new();
     for enc in ENCODINGS {
-        for (input, text) in &inputs {
+        for (input, text) in inputs {
             for kind in ["count", "encode"] {
                 if kind == "encode" && !matches!(*input, "prose" | "code") {
                     continue;
@@ -225,12 +268,61 @@ fn main() {
         g.finish();
     }
     c.final_summary();
-    let skipped_json = format!(
-        "[{}]\n",
-        skipped.iter().map(|s| json_str(s)).collect::<Vec<_>>().join(", ")
-    );
-    std::fs::write(out_dir().join("skipped.json"), skipped_json).expect("write skipped.json");
-    if !skipped.is_empty() {
-        eprintln!("Not timed by criterion (one-shot pass > {limit} s): {}", skipped.join(", "));
+    skipped
+}
+
+/// Criterion measurement: CPU time of the benchmarking thread (see
+/// `ctxkit_bench::thread_cpu_ns`). Values are nanoseconds, like `WallTime`.
+struct ThreadCpuTime;
+
+impl Measurement for ThreadCpuTime {
+    type Intermediate = u64;
+    type Value = u64;
+    fn start(&self) -> u64 {
+        ctxkit_bench::thread_cpu_ns()
+    }
+    fn end(&self, start: u64) -> u64 {
+        ctxkit_bench::thread_cpu_ns() - start
+    }
+    fn add(&self, a: &u64, b: &u64) -> u64 {
+        a + b
+    }
+    fn zero(&self) -> u64 {
+        0
+    }
+    fn to_f64(&self, v: &u64) -> f64 {
+        *v as f64
+    }
+    fn formatter(&self) -> &dyn ValueFormatter {
+        &CpuFormatter
+    }
+}
+
+struct CpuFormatter;
+
+impl ValueFormatter for CpuFormatter {
+    fn scale_values(&self, ns: f64, values: &mut [f64]) -> &'static str {
+        let (factor, unit) = if ns < 1e3 {
+            (1.0, "ns (cpu)")
+        } else if ns < 1e6 {
+            (1e-3, "µs (cpu)")
+        } else if ns < 1e9 {
+            (1e-6, "ms (cpu)")
+        } else {
+            (1e-9, "s (cpu)")
+        };
+        values.iter_mut().for_each(|v| *v *= factor);
+        unit
+    }
+    fn scale_throughputs(&self, _typical: f64, t: &Throughput, values: &mut [f64]) -> &'static str {
+        let per_iter = match *t {
+            Throughput::Bytes(n) | Throughput::BytesDecimal(n) | Throughput::Elements(n) | Throughput::Bits(n) => n as f64,
+        };
+        // ns per iteration -> MB/s (10^6 bytes).
+        values.iter_mut().for_each(|v| *v = per_iter / *v * 1e3);
+        "MB/s (cpu)"
+    }
+    fn scale_for_machines(&self, _values: &mut [f64]) -> &'static str {
+        "ns"
     }
 }

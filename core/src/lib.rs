@@ -11,6 +11,7 @@
 #![warn(missing_docs)]
 
 mod error;
+pub mod assemble;
 pub mod chat;
 pub mod json;
 pub mod limits;

@@ -351,3 +351,35 @@ pub unsafe extern "C" fn ctxkit_tokenizer_truncate(
         Ok(())
     })
 }
+
+/// Assembles a prompt from prioritized sections under a token budget,
+/// counting with `tokenizer`. `request_json` is `{"template", "templates",
+/// "budget", "depth", "sections": [{"name", "text", "priority",
+/// "min_tokens", "max_tokens", "required"}], "history", "events"}`
+/// (docs/formats.md); the result is `{"text", "tokens", "budget",
+/// "sections": [{"name", "status", "original_tokens", "tokens"}]}`.
+/// Errors: `INVALID_ARGUMENT` (unknown template, a missing required section,
+/// named), `DOES_NOT_FIT` (a required section cannot fit), `INVALID_JSON`,
+/// `NULL_ARGUMENT`, `INVALID_UTF8`. Thread-safe.
+///
+/// # Safety
+/// `tokenizer` is a live handle; `request_json` is valid for its length;
+/// `out_json` is valid for a write; `err` is NULL or valid for a write.
+#[no_mangle]
+pub unsafe extern "C" fn ctxkit_assemble(
+    tokenizer: *const ctxkit_tokenizer,
+    request_json: *const u8,
+    request_json_len: usize,
+    out_json: *mut ctxkit_string,
+    err: *mut *mut ctxkit_error,
+) -> ctxkit_status {
+    guard("ctxkit_assemble", err, || {
+        let dst = out(out_json, "out_json")?;
+        // SAFETY: per the contract above.
+        let (t, text) = unsafe {
+            (args::handle(tokenizer, "tokenizer")?, args::text(request_json, request_json_len, "request_json", MAX_JSON_BYTES)?)
+        };
+        dst.write(ctxkit_string::from_string(ctxkit_core::assemble::assemble_json(text, &t.inner)?));
+        Ok(())
+    })
+}

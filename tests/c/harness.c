@@ -1898,6 +1898,42 @@ static void test_window(void)
     CHECK(out_c.ptr == SENT_PTR && out_r.ptr == SENT_PTR);
 }
 
+static void test_assemble(void)
+{
+    ctxkit_tokenizer *t = tokenizer_new_ok(__LINE__, "o200k_base", 0);
+    if (!t)
+        return;
+    ctxkit_string out = SENT_STRING;
+    ctxkit_error *err = NULL;
+    static const char kReq[] =
+        "{\"template\":\"problem_solving\",\"budget\":25,\"sections\":["
+        "{\"name\":\"task\",\"text\":\"Fix the failing parser test\",\"priority\":9},"
+        "{\"name\":\"context\",\"text\":\"The parser lives in src/parser.rs. It was refactored yesterday and "
+        "since then nested braces are cut short. Tests in parser::tests fail with a None result.\",\"priority\":5},"
+        "{\"name\":\"output_format\",\"text\":\"A unified diff\",\"priority\":1}]}";
+    CHECK_STATUS(ctxkit_assemble(t, LIT(kReq), &out, &err), CTXKIT_STATUS_OK);
+    CHECK_STR_CONTAINS(out, "\"text\":\"## task\\nFix the failing parser test");
+    CHECK_STR_CONTAINS(out, "\"status\":\"truncated\"");
+    CHECK_STR_CONTAINS(out, "\"status\":\"omitted\"");
+    ctxkit_string_free(&out);
+    out = (ctxkit_string)SENT_STRING;
+    CHECK_STATUS(ctxkit_assemble(t, LIT("{\"template\":\"analysis\",\"budget\":50,\"sections\":[]}"), &out, &err),
+                 CTXKIT_STATUS_INVALID_ARGUMENT);
+    if (CHECK(err != NULL)) {
+        CHECK(strstr(ctxkit_error_message(err, NULL), "requires a 'task' section") != NULL);
+        ctxkit_error_free(err);
+        err = NULL;
+    }
+    CHECK(out.ptr == SENT_PTR);
+    CHECK_STATUS(ctxkit_assemble(t, LIT("{\"budget\":\"ten\"}"), &out, NULL), CTXKIT_STATUS_INVALID_JSON);
+    CHECK_STATUS(ctxkit_assemble(t, LIT("{\"budget\":1,\"sections\":[\"\xff\"]}"), &out, NULL), CTXKIT_STATUS_INVALID_UTF8);
+    CHECK_STATUS(ctxkit_assemble(NULL, LIT(kReq), &out, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
+    CHECK_STATUS(ctxkit_assemble(t, NULL, 3, &out, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
+    CHECK_STATUS(ctxkit_assemble(t, LIT(kReq), NULL, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
+    CHECK(out.ptr == SENT_PTR);
+    ctxkit_tokenizer_free(t);
+}
+
 int main(void)
 {
     test_version();
@@ -1911,6 +1947,7 @@ int main(void)
     test_invalid_utf8();
     test_threads();
     test_window();
+    test_assemble();
 
     printf("c-abi: %d passed, %d failed\n", g_passed, g_failed);
     fflush(stdout);

@@ -10,23 +10,27 @@
 //! `o200k_base()`) followed by one count of "hello", and its resident memory
 //! (/proc/self/statm) before and after. The parent prints the median of the
 //! spawns (runs are interleaved: rep 1 of every cell, then rep 2, ...) and
-//! writes `target/ctxkit-bench/first_use.json` for `report.py`.
+//! writes `target/ctxkit-bench/first_use.json` for `report.py`. Times are
+//! wall clock, plus the child thread's CPU time for construct + count (less
+//! sensitive to other load on the machine).
 
 use std::path::PathBuf;
 use std::process::Command;
 use std::time::Instant;
 
-use ctxkit_bench::{load, statm, Loaded, ENCODINGS, ENGINES};
+use ctxkit_bench::{load, statm, thread_cpu_ns, Loaded, ENCODINGS, ENGINES};
 
 const REPS: usize = 5;
 
 fn child(engine: &str, encoding: &str) {
     let (rss0, anon0) = statm().unwrap_or((0, 0));
+    let c0 = thread_cpu_ns();
     let t0 = Instant::now();
     let loaded = load(engine, encoding);
     let t1 = Instant::now();
     let n = loaded.count(std::hint::black_box("hello"));
     let t2 = Instant::now();
+    let c2 = thread_cpu_ns();
     let (rss1, anon1) = statm().unwrap_or((0, 0));
     assert_eq!(n, 1, "{engine} {encoding}: \"hello\" should be one token");
     let reported = match &loaded {
@@ -34,9 +38,10 @@ fn child(engine: &str, encoding: &str) {
         _ => -1,
     };
     println!(
-        "construct_ns={} total_ns={} rss_delta={} anon_delta={} reported_bytes={}",
+        "construct_ns={} total_ns={} cpu_ns={} rss_delta={} anon_delta={} reported_bytes={}",
         (t1 - t0).as_nanos(),
         (t2 - t0).as_nanos(),
+        c2 - c0,
         rss1 as i64 - rss0 as i64,
         anon1 as i64 - anon0 as i64,
         reported
@@ -62,10 +67,10 @@ fn main() {
         return;
     }
     let exe = std::env::current_exe().expect("current_exe");
-    // samples[cell] = (construct_ns, total_ns, process_ns, rss, anon, reported)
+    // samples[cell] = (construct_ns, total_ns, process_ns, rss, anon, reported, cpu_ns)
     let cells: Vec<(&str, &str)> =
         ENGINES.iter().flat_map(|e| ENCODINGS.iter().map(move |c| (*e, *c))).collect();
-    let mut samples: Vec<[Vec<i64>; 6]> = cells.iter().map(|_| Default::default()).collect();
+    let mut samples: Vec<[Vec<i64>; 7]> = cells.iter().map(|_| Default::default()).collect();
     for _ in 0..REPS {
         for (i, (engine, enc)) in cells.iter().enumerate() {
             let t = Instant::now();
@@ -80,11 +85,12 @@ fn main() {
             s[3].push(field(&line, "rss_delta"));
             s[4].push(field(&line, "anon_delta"));
             s[5].push(field(&line, "reported_bytes"));
+            s[6].push(field(&line, "cpu_ns"));
         }
     }
     println!("First use in a fresh process, median of {REPS} spawns:\n");
-    println!("| engine | encoding | construct (ms) | construct + count(\"hello\") (ms) | whole process (ms) | RSS delta (MiB) | anon RSS delta (MiB) |");
-    println!("|---|---|---:|---:|---:|---:|---:|");
+    println!("| engine | encoding | construct (ms) | construct + count(\"hello\") (ms) | same, CPU time (ms) | whole process (ms) | RSS delta (MiB) | anon RSS delta (MiB) |");
+    println!("|---|---|---:|---:|---:|---:|---:|---:|");
     let mut json = Vec::new();
     let mut notes = Vec::new();
     for (i, (engine, enc)) in cells.iter().enumerate() {
@@ -92,9 +98,10 @@ fn main() {
         let m: Vec<i64> = s.iter_mut().map(|v| median(v)).collect();
         let mib = |b: i64| b as f64 / (1024.0 * 1024.0);
         println!(
-            "| {engine} | {enc} | {:.1} | {:.1} | {:.1} | {:.1} | {:.1} |",
+            "| {engine} | {enc} | {:.1} | {:.1} | {:.1} | {:.1} | {:.1} | {:.1} |",
             m[0] as f64 / 1e6,
             m[1] as f64 / 1e6,
+            m[6] as f64 / 1e6,
             m[2] as f64 / 1e6,
             mib(m[3]),
             mib(m[4])
@@ -103,8 +110,8 @@ fn main() {
         json.push(format!(
             "    {{\"engine\": \"{engine}\", \"encoding\": \"{enc}\", \"construct_ns\": {}, \"total_ns\": {}, \
              \"process_ns\": {}, \"rss_delta\": {}, \"anon_delta\": {}, \"reported_bytes\": {}, \
-             \"total_ns_all\": [{}]}}",
-            m[0], m[1], m[2], m[3], m[4], m[5], all(&s[1])
+             \"cpu_ns\": {}, \"total_ns_all\": [{}], \"cpu_ns_all\": [{}]}}",
+            m[0], m[1], m[2], m[3], m[4], m[5], m[6], all(&s[1]), all(&s[6])
         ));
         if m[5] >= 0 {
             notes.push(format!("{engine} {enc}: Tokenizer::memory_bytes() = {} bytes ({:.1} MiB)", m[5], mib(m[5])));
