@@ -701,6 +701,48 @@ ctxkit_status ctxkit_window_conversation(const struct ctxkit_window *window,
                                          struct ctxkit_error **err);
 
 /**
+ * Compacts the window's conversation under `policy_json` (docs/formats.md,
+ * "Compaction policy"; `(NULL, 0)` means the defaults: recency, the
+ * window's target and limit). The result is JSON: `{"status": "done",
+ * "report": {...}}` when the conversation was compacted in place, or
+ * `{"status": "needs_summary", "request": {"id", "messages", "prompt",
+ * "max_summary_tokens", ...}}` for the summarize strategy: send `prompt` to
+ * your model, then call `ctxkit_window_apply_summary` with `id`. Errors:
+ * `DOES_NOT_FIT` (what must be kept is too big), `INVALID_JSON`,
+ * `INVALID_ARGUMENT`. Thread-safe.
+ *
+ * # Safety
+ * `window` is live; `policy_json` is valid for its length (or NULL with
+ * length 0); `out_json` is valid for a write; `err` is NULL or valid for a write.
+ */
+ctxkit_status ctxkit_window_compact(const struct ctxkit_window *window,
+                                    const uint8_t *policy_json,
+                                    size_t policy_json_len,
+                                    struct ctxkit_string *out_json,
+                                    struct ctxkit_error **err);
+
+/**
+ * Completes a pending summarize compaction: replaces the requested messages
+ * with `summary` (cut to the request's `max_summary_tokens` if longer) and
+ * returns the report as JSON (`{"tokens_before", "tokens_after",
+ * "target_tokens", "limit_tokens", "within_target", "insufficient",
+ * "changes"}`). A wrong `id` is `INVALID_ARGUMENT` and leaves the request
+ * pending; no pending request (or one discarded by a later load or push)
+ * is `INVALID_ARGUMENT` too. Thread-safe.
+ *
+ * # Safety
+ * `window` is live; text arguments are valid for their lengths; `out_json`
+ * is valid for a write; `err` is NULL or valid for a write.
+ */
+ctxkit_status ctxkit_window_apply_summary(const struct ctxkit_window *window,
+                                          const uint8_t *id,
+                                          size_t id_len,
+                                          const uint8_t *summary,
+                                          size_t summary_len,
+                                          struct ctxkit_string *out_json,
+                                          struct ctxkit_error **err);
+
+/**
  * Makes a conversation fit a budget, statelessly: repairs it, cuts long
  * tool outputs, and drops whole turns (never splitting a tool call from its
  * result; keeping the system prompt, the latest user turn and pinned

@@ -14,6 +14,13 @@
 //! and code) with one function per engine and `Throughput::Bytes`, plus
 //! `count_until_limit/<encoding>/prose` for ctxkit only.
 //!
+//! Clock: `CTXKIT_BENCH_CLOCK=cpu` (default) measures the CPU time of the
+//! benchmarking thread (`CLOCK_THREAD_CPUTIME_ID`), which does not advance
+//! while the thread waits for a core, so results survive a busy shared
+//! machine far better than wall time; `CTXKIT_BENCH_CLOCK=wall` uses
+//! criterion's usual wall clock. All engines tokenize on the calling thread.
+//! `target/ctxkit-bench/run.json` records the clock, arguments and load.
+//!
 //! A cell whose single untimed pass took longer than `CTXKIT_BENCH_MAX_SECS`
 //! (default 2 s) is not handed to criterion (it would need at least ten such
 //! iterations plus warm-up); its one-shot time is reported instead, marked.

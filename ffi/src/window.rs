@@ -5,7 +5,7 @@
 
 use ctxkit_core::chat::Conversation;
 use ctxkit_core::limits::MAX_JSON_BYTES;
-use ctxkit_core::window::{fit_json, Budget, Window};
+use ctxkit_core::window::{fit_json, Budget, Policy, Window};
 use ctxkit_core::json;
 use serde::Serialize;
 use parking_lot::Mutex;
@@ -224,6 +224,75 @@ pub unsafe extern "C" fn ctxkit_window_conversation(
         // SAFETY: per the contract above.
         let w = unsafe { args::handle(window, "window") }?;
         dst.write(ctxkit_string::from_string(w.inner.lock().conversation().to_json()?));
+        Ok(())
+    })
+}
+
+/// Compacts the window's conversation under `policy_json` (docs/formats.md,
+/// "Compaction policy"; `(NULL, 0)` means the defaults: recency, the
+/// window's target and limit). The result is JSON: `{"status": "done",
+/// "report": {...}}` when the conversation was compacted in place, or
+/// `{"status": "needs_summary", "request": {"id", "messages", "prompt",
+/// "max_summary_tokens", ...}}` for the summarize strategy: send `prompt` to
+/// your model, then call `ctxkit_window_apply_summary` with `id`. Errors:
+/// `DOES_NOT_FIT` (what must be kept is too big), `INVALID_JSON`,
+/// `INVALID_ARGUMENT`. Thread-safe.
+///
+/// # Safety
+/// `window` is live; `policy_json` is valid for its length (or NULL with
+/// length 0); `out_json` is valid for a write; `err` is NULL or valid for a write.
+#[no_mangle]
+pub unsafe extern "C" fn ctxkit_window_compact(
+    window: *const ctxkit_window,
+    policy_json: *const u8,
+    policy_json_len: usize,
+    out_json: *mut ctxkit_string,
+    err: *mut *mut ctxkit_error,
+) -> ctxkit_status {
+    guard("ctxkit_window_compact", err, || {
+        let dst = out(out_json, "out_json")?;
+        // SAFETY: per the contract above.
+        let (w, policy) = unsafe {
+            (args::handle(window, "window")?, args::opt_text(policy_json, policy_json_len, "policy_json", MAX_JSON_BYTES)?)
+        };
+        let policy: Policy = policy.map(|p| json::parse("policy_json", p)).transpose()?.unwrap_or_default();
+        dst.write(json_string(&w.inner.lock().compact(&policy)?)?);
+        Ok(())
+    })
+}
+
+/// Completes a pending summarize compaction: replaces the requested messages
+/// with `summary` (cut to the request's `max_summary_tokens` if longer) and
+/// returns the report as JSON (`{"tokens_before", "tokens_after",
+/// "target_tokens", "limit_tokens", "within_target", "insufficient",
+/// "changes"}`). A wrong `id` is `INVALID_ARGUMENT` and leaves the request
+/// pending; no pending request (or one discarded by a later load or push)
+/// is `INVALID_ARGUMENT` too. Thread-safe.
+///
+/// # Safety
+/// `window` is live; text arguments are valid for their lengths; `out_json`
+/// is valid for a write; `err` is NULL or valid for a write.
+#[no_mangle]
+pub unsafe extern "C" fn ctxkit_window_apply_summary(
+    window: *const ctxkit_window,
+    id: *const u8,
+    id_len: usize,
+    summary: *const u8,
+    summary_len: usize,
+    out_json: *mut ctxkit_string,
+    err: *mut *mut ctxkit_error,
+) -> ctxkit_status {
+    guard("ctxkit_window_apply_summary", err, || {
+        let dst = out(out_json, "out_json")?;
+        // SAFETY: per the contract above.
+        let (w, id, summary) = unsafe {
+            (
+                args::handle(window, "window")?,
+                args::text(id, id_len, "id", MAX_JSON_BYTES)?,
+                args::text(summary, summary_len, "summary", MAX_JSON_BYTES)?,
+            )
+        };
+        dst.write(json_string(&w.inner.lock().apply_summary(id, summary)?)?);
         Ok(())
     })
 }

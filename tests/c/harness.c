@@ -1861,6 +1861,57 @@ static void test_window(void)
     CHECK_STATUS(ctxkit_window_repair(w, NULL, 0, NULL, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
     CHECK_STATUS(ctxkit_window_conversation(NULL, &conv, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
     CHECK_STATUS(ctxkit_window_conversation(w, NULL, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
+    /* compact: recency in place, then the two-phase summary protocol. */
+    {
+        ctxkit_window *cw = NULL;
+        CHECK_STATUS(ctxkit_window_new(NULL, LIT("gpt-4o"), LIT("{\"context_window\":120,\"reserved_output\":10}"), &cw, NULL),
+                     CTXKIT_STATUS_OK);
+        CHECK_STATUS(ctxkit_window_load(cw, LIT(kConv), NULL), CTXKIT_STATUS_OK);
+        ctxkit_string res = SENT_STRING;
+        CHECK_STATUS(ctxkit_window_compact(cw, NULL, 0, &res, &err), CTXKIT_STATUS_OK);
+        CHECK_STR_CONTAINS(res, "\"status\":\"done\"");
+        CHECK_STR_CONTAINS(res, "\"action\":\"dropped_message\"");
+        ctxkit_string_free(&res);
+        CHECK_STATUS(ctxkit_window_load(cw, LIT(kConv), NULL), CTXKIT_STATUS_OK);
+        CHECK_STATUS(ctxkit_window_compact(cw, LIT("{\"strategy\":\"summarize\",\"summary_max_tokens\":20}"), &res, &err),
+                     CTXKIT_STATUS_OK);
+        CHECK_STR_CONTAINS(res, "\"status\":\"needs_summary\"");
+        /* Pull the id out of {"status":"needs_summary","request":{"id":"sum-...",...}}. */
+        char id[64] = {0};
+        const char *at = res.ptr ? strstr((const char *)res.ptr, "\"id\":\"") : NULL;
+        if (CHECK(at != NULL)) {
+            at += 6;
+            size_t n = 0;
+            while (at[n] && at[n] != '"' && n < sizeof id - 1) {
+                id[n] = at[n];
+                n++;
+            }
+        }
+        ctxkit_string_free(&res);
+        res = (ctxkit_string)SENT_STRING;
+        CHECK_STATUS(ctxkit_window_apply_summary(cw, LIT("sum-wrong"), LIT("x"), &res, NULL), CTXKIT_STATUS_INVALID_ARGUMENT);
+        CHECK(res.ptr == SENT_PTR);
+        CHECK_STATUS(ctxkit_window_apply_summary(cw, STR(id), LIT("Deployed build 7."), &res, &err), CTXKIT_STATUS_OK);
+        CHECK_STR_CONTAINS(res, "\"action\":\"inserted_summary\"");
+        ctxkit_string_free(&res);
+        CHECK_STATUS(ctxkit_window_conversation(cw, &res, NULL), CTXKIT_STATUS_OK);
+        CHECK_STR_CONTAINS(res, "[Summary of earlier conversation]\\nDeployed build 7.");
+        ctxkit_string_free(&res);
+        res = (ctxkit_string)SENT_STRING; /* every call below fails: res must stay untouched */
+        CHECK_STATUS(ctxkit_window_apply_summary(cw, STR(id), LIT("again"), &res, NULL), CTXKIT_STATUS_INVALID_ARGUMENT);
+        CHECK_STATUS(ctxkit_window_compact(cw, LIT("{\"strategy\":7}"), &res, NULL), CTXKIT_STATUS_INVALID_JSON);
+        CHECK_STATUS(ctxkit_window_compact(NULL, NULL, 0, &res, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
+        CHECK_STATUS(ctxkit_window_compact(cw, NULL, 1, &res, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
+        CHECK_STATUS(ctxkit_window_compact(cw, NULL, 0, NULL, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
+        CHECK_STATUS(ctxkit_window_apply_summary(NULL, LIT("a"), LIT("b"), &res, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
+        CHECK_STATUS(ctxkit_window_apply_summary(cw, NULL, 1, LIT("b"), &res, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
+        CHECK_STATUS(ctxkit_window_apply_summary(cw, LIT("a"), NULL, 1, &res, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
+        CHECK_STATUS(ctxkit_window_apply_summary(cw, LIT("a"), LIT("b"), NULL, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
+        CHECK_STATUS(ctxkit_window_apply_summary(cw, LIT("a"), LIT("\xe6\x97"), &res, NULL), CTXKIT_STATUS_INVALID_UTF8);
+        CHECK(res.ptr == SENT_PTR);
+        ctxkit_window_free(cw);
+    }
+
     ctxkit_window_free(NULL);
     ctxkit_window_free(w);
 

@@ -81,6 +81,42 @@ pub struct Preflight {
     pub verdict: Verdict,
 }
 
+/// What [`Window::compact`] did.
+#[derive(Debug, Clone, Serialize)]
+#[serde(tag = "status", rename_all = "snake_case")]
+pub enum CompactOutcome {
+    /// The window's conversation was compacted in place.
+    Done {
+        /// Prompt tokens before and after, and every change.
+        report: CompactReport,
+    },
+    /// The summarize strategy needs the host's summary: call the model with
+    /// `request.prompt`, then [`Window::apply_summary`] with `request.id`.
+    NeedsSummary {
+        /// What to summarize and the prompt to use.
+        request: super::summarize::SummaryRequest,
+    },
+}
+
+/// Figures and manifest of a window compaction.
+#[derive(Debug, Clone, Serialize)]
+pub struct CompactReport {
+    /// Prompt tokens before.
+    pub tokens_before: usize,
+    /// Prompt tokens after.
+    pub tokens_after: usize,
+    /// The prompt-token target (target ratio of the window, less reserved output).
+    pub target_tokens: usize,
+    /// The hard prompt-token limit (the window less reserved output).
+    pub limit_tokens: usize,
+    /// Whether the result is within the target.
+    pub within_target: bool,
+    /// Whether fewer tokens than `min_reclaim` were reclaimed.
+    pub insufficient: bool,
+    /// Every change.
+    pub changes: Vec<super::Change>,
+}
+
 /// A conversation bound to a model and a budget, with cached counts.
 #[derive(Debug, Clone)]
 pub struct Window {
@@ -95,6 +131,7 @@ pub struct Window {
     history_tokens: usize,
     tools_tokens: usize,
     calibration: f64,
+    pending: Option<(super::summarize::Pending, super::Policy)>,
 }
 
 fn is_system(m: &Message) -> bool {
@@ -143,11 +180,13 @@ impl Window {
             history_tokens: 0,
             tools_tokens: 0,
             calibration: 1.0,
+            pending: None,
         })
     }
 
     /// Replaces the window's conversation, counting every message once.
     pub fn load(&mut self, conversation: Conversation) -> Result<()> {
+        self.pending = None;
         let mut counts = Vec::with_capacity(conversation.messages.len());
         let (mut sys, mut hist) = (0, 0);
         for m in &conversation.messages {
@@ -168,6 +207,7 @@ impl Window {
 
     /// Appends a message, counting only it.
     pub fn push(&mut self, m: Message) -> Result<usize> {
+        self.pending = None;
         let n = self.acct.message(&m)?;
         if is_system(&m) { self.system_tokens += n } else { self.history_tokens += n }
         self.counts.push(n);
@@ -177,6 +217,7 @@ impl Window {
 
     /// Removes and returns the last message.
     pub fn pop(&mut self) -> Option<Message> {
+        self.pending = None;
         let m = self.conversation.messages.pop()?;
         let n = self.counts.pop().unwrap_or(0);
         if is_system(&m) { self.system_tokens -= n } else { self.history_tokens -= n }
@@ -188,6 +229,7 @@ impl Window {
         if i >= self.counts.len() {
             return Err(Error::invalid_argument(format!("message index {i} is out of range (window holds {})", self.counts.len())));
         }
+        self.pending = None;
         let n = self.acct.message(&m)?;
         let old_n = self.counts[i];
         let old = std::mem::replace(&mut self.conversation.messages[i], m);
@@ -195,6 +237,68 @@ impl Window {
         if is_system(&self.conversation.messages[i]) { self.system_tokens += n } else { self.history_tokens += n }
         self.counts[i] = n;
         Ok(old)
+    }
+
+    /// The policy `compact` runs: the caller's, with the window's own limit
+    /// (context window less reserved output) and target (target ratio of the
+    /// window, less reserved output) unless the caller set them.
+    fn bind(&self, policy: &super::Policy) -> super::Policy {
+        let limit = self.limit - self.reserved;
+        let target = ((self.limit as f64 * self.budget.target_ratio) as usize).saturating_sub(self.reserved).max(1);
+        super::Policy {
+            limit_tokens: if policy.limit_tokens == 0 { limit } else { policy.limit_tokens },
+            target_tokens: if policy.target_tokens == 0 { target } else { policy.target_tokens },
+            ..policy.clone()
+        }
+    }
+
+    /// Compacts the window's conversation under `policy` (see
+    /// [`super::compact`]). For the summarize strategy this returns a summary
+    /// request and keeps it pending until [`apply_summary`](Self::apply_summary);
+    /// any other call on the window's contents discards it.
+    pub fn compact(&mut self, policy: &super::Policy) -> Result<CompactOutcome> {
+        let policy = self.bind(policy);
+        self.pending = None;
+        if policy.strategy == super::Strategy::Summarize {
+            if let Some(p) = super::summarize::request_summary(&self.conversation, &policy, &self.acct)? {
+                let request = p.request.clone();
+                self.pending = Some((p, policy));
+                return Ok(CompactOutcome::NeedsSummary { request });
+            }
+        }
+        let r = super::compact(&self.conversation, &policy, &self.acct)?;
+        Ok(CompactOutcome::Done { report: self.adopt(r, &policy)? })
+    }
+
+    /// Completes a pending summarize compaction with the host's summary.
+    pub fn apply_summary(&mut self, id: &str, summary: &str) -> Result<CompactReport> {
+        let Some((pending, policy)) = self.pending.take() else {
+            return Err(Error::invalid_argument("no summary is pending on this window (call compact with the summarize strategy first)"));
+        };
+        match super::summarize::apply_summary(&pending, id, summary, &policy, &self.acct) {
+            Ok(r) => self.adopt(r, &policy),
+            Err(e) => {
+                // A wrong id leaves the request pending; other errors end it.
+                if e.kind() == crate::ErrorKind::InvalidArgument {
+                    self.pending = Some((pending, policy));
+                }
+                Err(e)
+            }
+        }
+    }
+
+    fn adopt(&mut self, r: super::Compacted, policy: &super::Policy) -> Result<CompactReport> {
+        let report = CompactReport {
+            tokens_before: r.tokens_before,
+            tokens_after: r.tokens_after,
+            target_tokens: policy.target_tokens,
+            limit_tokens: policy.limit_tokens,
+            within_target: r.within_target,
+            insufficient: r.insufficient,
+            changes: r.changes,
+        };
+        self.load(r.conversation)?;
+        Ok(report)
     }
 
     /// Structural issues in the window's conversation.

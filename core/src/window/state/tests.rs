@@ -1,4 +1,5 @@
 use super::*;
+use crate::window::CompactOutcome;
 use crate::window::Framing;
 use crate::{ModelRegistry, Tokenizer};
 
@@ -89,4 +90,38 @@ fn calibration_applies_to_estimated_models_only() {
     let raw = exact.preflight(None).unwrap().prompt_tokens;
     exact.calibrate(raw + 1).unwrap();
     assert_eq!(exact.preflight(None).unwrap().calibrated_prompt_tokens, raw, "exact counts are not scaled");
+}
+
+#[test]
+fn window_compaction_and_the_summary_protocol() {
+    use crate::window::{Policy, Strategy};
+    let turns: Vec<String> = (0..10)
+        .map(|k| format!(r#"{{"role":"user","content":"q{k} {}"}},{{"role":"assistant","content":"a{k} {}"}}"#, "w ".repeat(40), "x ".repeat(40)))
+        .collect();
+    let conv = Conversation::parse(&format!("[{}]", turns.join(",")), None).unwrap();
+    let budget = Budget { context_window: 1500, reserved_output: Some(100), ..Budget::default() };
+    let mut w = window("gpt-4o", budget);
+    w.load(conv.clone()).unwrap();
+    // Recency: compacted in place to the target (0.5 * 1500 - 100).
+    let CompactOutcome::Done { report } = w.compact(&Policy::default()).unwrap() else { panic!("recency needs no summary") };
+    assert_eq!((report.target_tokens, report.limit_tokens), (650, 1400));
+    assert!(report.within_target && report.tokens_after <= 650);
+    assert_eq!(w.preflight(None).unwrap().prompt_tokens, report.tokens_after);
+
+    // Summarize: a request, then the host's summary.
+    w.load(conv.clone()).unwrap();
+    let p = Policy { strategy: Strategy::Summarize, summary_max_tokens: 60, ..Policy::default() };
+    let CompactOutcome::NeedsSummary { request } = w.compact(&p).unwrap() else { panic!("expected a summary request") };
+    assert!(w.apply_summary("sum-wrong", "x").is_err());
+    let report = w.apply_summary(&request.id, "Ten questions were asked and answered.").unwrap();
+    assert!(report.tokens_after <= 650);
+    assert!(w.conversation().messages[0].text().starts_with("[Summary of earlier conversation]\nTen questions"));
+    assert!(w.apply_summary(&request.id, "again").is_err(), "consumed");
+
+    // Any edit discards a pending request.
+    w.load(conv).unwrap();
+    let CompactOutcome::NeedsSummary { request } = w.compact(&p).unwrap() else { panic!() };
+    let m = w.conversation().parse_message(r#"{"role":"user","content":"one more"}"#).unwrap();
+    w.push(m).unwrap();
+    assert!(w.apply_summary(&request.id, "late").unwrap_err().message().contains("no summary is pending"));
 }
