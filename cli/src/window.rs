@@ -46,6 +46,18 @@ pub(crate) struct RepairArgs {
     report: Option<String>,
 }
 
+/// Writes a report as pretty JSON to `path`, or to standard error.
+fn write_report(path: Option<&str>, value: &impl serde::Serialize) -> Result<(), Fatal> {
+    let text = serde_json::to_string_pretty(value).map_err(|e| Fatal(e.to_string()))?;
+    match path {
+        Some(path) => std::fs::write(path, text + "\n").map_err(|e| Fatal(format!("{path}: {e}"))),
+        None => {
+            eprintln!("{text}");
+            Ok(())
+        }
+    }
+}
+
 fn load(c: &Common) -> Result<Conversation, Fatal> {
     let text = input::read_text(&c.file).map_err(Fatal)?;
     let format = c.format.as_deref().map(Format::from_name).transpose()?;
@@ -78,11 +90,7 @@ pub(crate) fn repair_cmd(args: RepairArgs) -> Result<ExitCode, Fatal> {
         "changes": repaired.changes,
         "issues_after": after,
     });
-    let text = serde_json::to_string_pretty(&manifest).map_err(|e| Fatal(e.to_string()))?;
-    match &args.report {
-        Some(path) => std::fs::write(path, text + "\n").map_err(|e| Fatal(format!("{path}: {e}")))?,
-        None => eprintln!("{text}"),
-    }
+    write_report(args.report.as_deref(), &manifest)?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -119,7 +127,7 @@ enum StrategyArg {
 }
 
 pub(crate) fn fit_cmd(args: FitArgs) -> Result<ExitCode, Fatal> {
-    use ctxkit::window::{fit, FitOptions, Strategy};
+    use ctxkit::window::{fit, FitOptions, Policy, Strategy};
     let strategy = match args.strategy {
         StrategyArg::Recency => Strategy::Recency,
         StrategyArg::Relevance => Strategy::Relevance,
@@ -133,17 +141,10 @@ pub(crate) fn fit_cmd(args: FitArgs) -> Result<ExitCode, Fatal> {
         max_tokens: args.max_tokens,
         reserve_output: args.reserve_output,
         format: args.common.format.as_deref().map(Format::from_name).transpose()?,
-        strategy,
-        keep_last_turns: args.keep_last,
-        tool_output_max: args.tool_output_max,
-        ..FitOptions::default()
+        policy: Policy { strategy, keep_last_turns: args.keep_last, tool_output_max: args.tool_output_max, ..Policy::default() },
     };
     let (conversation, report) = fit(&text, &options).map_err(|e| Fatal(format!("{}: {e}", args.common.file)))?;
     println!("{}", conversation.to_json()?);
-    let text = serde_json::to_string_pretty(&report).map_err(|e| Fatal(e.to_string()))?;
-    match &args.report {
-        Some(path) => std::fs::write(path, text + "\n").map_err(|e| Fatal(format!("{path}: {e}")))?,
-        None => eprintln!("{text}"),
-    }
+    write_report(args.report.as_deref(), &report)?;
     Ok(ExitCode::SUCCESS)
 }

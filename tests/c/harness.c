@@ -1937,7 +1937,7 @@ static void test_window(void)
         err = NULL;
     }
     CHECK_STATUS(ctxkit_fit(LIT(kConv), LIT("{}"), &out_c, &out_r, NULL), CTXKIT_STATUS_INVALID_ARGUMENT);
-    CHECK_STATUS(ctxkit_fit(LIT(kConv), LIT("{\"model\":\"gpt-4o\",\"strategy\":\"magic\"}"), &out_c, &out_r, NULL),
+    CHECK_STATUS(ctxkit_fit(LIT(kConv), LIT("{\"model\":\"gpt-4o\",\"policy\":{\"strategy\":\"magic\"}}"), &out_c, &out_r, NULL),
                  CTXKIT_STATUS_INVALID_JSON);
     CHECK_STATUS(ctxkit_fit(LIT("not json"), LIT("{\"model\":\"gpt-4o\"}"), &out_c, &out_r, NULL),
                  CTXKIT_STATUS_INVALID_JSON);

@@ -10,8 +10,9 @@ use super::{Accountant, Budget, Window};
 use crate::chat::{Conversation, Format};
 use crate::{Error, ModelRegistry, Result};
 
-/// Options for [`fit`]; every field but `model` is optional.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// Options for [`fit`]: the model and budget, and the compaction policy
+/// (the same object `ctxkit_window_compact` takes). Only `model` is required.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct FitOptions {
     /// Model whose encoding, framing and limits apply.
@@ -24,45 +25,9 @@ pub struct FitOptions {
     pub reserve_output: Option<usize>,
     /// Input format; detected when absent.
     pub format: Option<Format>,
-    /// Selection strategy.
-    pub strategy: Strategy,
-    /// Newest turns always kept besides the latest.
-    pub keep_last_turns: usize,
-    /// Cut every tool output longer than this first.
-    pub tool_output_max: Option<usize>,
-    /// Message indices whose turns must be kept.
-    pub pinned: Vec<usize>,
-    /// Repair tool structure first (default true).
-    pub repair: bool,
-    /// Relevance weight for the hybrid strategy.
-    pub relevance_weight: f64,
-    /// Host relevance per message index.
-    pub scores: Option<Vec<f64>>,
-    /// Report `insufficient` when fewer tokens than this are reclaimed.
-    pub min_reclaim: usize,
-    /// Summarize: tokens the summary (here the deterministic digest) may take.
-    pub summary_max_tokens: usize,
-}
-
-impl Default for FitOptions {
-    fn default() -> Self {
-        let p = Policy::default();
-        FitOptions {
-            model: String::new(),
-            max_tokens: None,
-            reserve_output: None,
-            format: None,
-            strategy: p.strategy,
-            keep_last_turns: p.keep_last_turns,
-            tool_output_max: None,
-            pinned: Vec::new(),
-            repair: true,
-            relevance_weight: p.relevance_weight,
-            scores: None,
-            min_reclaim: 0,
-            summary_max_tokens: p.summary_max_tokens,
-        }
-    }
+    /// How to compact. Its `limit_tokens` and `target_tokens` default to the
+    /// budget less the reserved output.
+    pub policy: Policy,
 }
 
 /// What [`fit`] did, with before/after figures.
@@ -115,26 +80,18 @@ pub fn fit(conversation: &str, options: &FitOptions) -> Result<(Conversation, Fi
     let pre = window.preflight(None)?;
     let (acct, info) = Accountant::for_model(&registry, &options.model)?;
     let limit = pre.limit - pre.reserved_output;
+    let p = &options.policy;
     let policy = Policy {
-        strategy: options.strategy,
-        target_tokens: limit,
-        limit_tokens: limit,
-        tool_output_max: options.tool_output_max,
-        keep_last_turns: options.keep_last_turns,
-        pinned: options.pinned.clone(),
-        repair: options.repair,
-        relevance_weight: options.relevance_weight,
-        scores: options.scores.clone(),
-        min_reclaim: options.min_reclaim,
-        summary_max_tokens: options.summary_max_tokens,
-        ..Policy::default()
+        limit_tokens: if p.limit_tokens == 0 { limit } else { p.limit_tokens.min(limit) },
+        target_tokens: if p.target_tokens == 0 { limit } else { p.target_tokens },
+        ..p.clone()
     };
     let r = compact(&c, &policy, &acct)?;
     let report = FitReport {
         model: info.model,
         exact: info.exact,
         format: c.format,
-        strategy: options.strategy,
+        strategy: policy.strategy,
         max_tokens: pre.limit,
         reserved_output: pre.reserved_output,
         limit_tokens: limit,
