@@ -22,7 +22,7 @@ use std::time::{Duration, Instant};
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 use ctxkit::chat::Conversation;
-use ctxkit::window::{fit, Accountant, Budget, FitOptions, Strategy, Window};
+use ctxkit::window::{fit, Accountant, Budget, FitOptions, Policy, Strategy, Window};
 use ctxkit::ModelRegistry;
 
 const MODEL: &str = "gpt-4o";
@@ -92,8 +92,7 @@ fn fit_cold(c: &mut Criterion) {
             model: MODEL.into(),
             max_tokens: Some(100_000),
             reserve_output: Some(10_000),
-            strategy: Strategy::Recency,
-            tool_output_max,
+            policy: Policy { strategy: Strategy::Recency, tool_output_max, ..Policy::default() },
             ..FitOptions::default()
         };
         let t = Instant::now();

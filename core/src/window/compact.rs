@@ -113,6 +113,7 @@ pub struct Compacted {
     pub insufficient: bool,
 }
 
+#[derive(Debug, Clone)]
 pub(super) struct Turn {
     pub(super) start: usize,
     pub(super) end: usize,
@@ -164,6 +165,8 @@ pub(super) struct Prepared {
     pub(super) turns: Vec<Turn>,
     pub(super) target: usize,
     pub(super) tokens_before: usize,
+    /// For each working message, its index in the input (None if repair made it).
+    pub(super) origin: Vec<Option<usize>>,
 }
 
 /// Compacts `c` under `policy`, counting with `acct`. For
@@ -174,18 +177,21 @@ pub fn compact(c: &Conversation, policy: &Policy, acct: &Accountant) -> Result<C
         return super::summarize::compact_with_digest(c, policy, acct);
     }
     let p = prepare(c, policy, acct)?;
-    let Prepared { work, mut changes, counts, fixed, turns: all, target, tokens_before } = p;
+    let scores = c_scores(policy, &p);
+    let Prepared { work, mut changes, counts, fixed, turns: all, target, tokens_before, .. } = p;
     let total: usize = fixed + all.iter().map(|t| t.tokens).sum::<usize>();
     let keep = if total <= target {
         vec![true; all.len()]
     } else {
-        select(&all, policy, target.saturating_sub(fixed), &c_scores(policy, c, &work, &all))
+        select(&all, policy, target.saturating_sub(fixed), &scores)
     };
     let mut out = work.clone();
     out.messages.clear();
+    let mut tokens_after = fixed;
     for (t, &k) in all.iter().zip(&keep) {
         for i in t.start..t.end {
             if k {
+                tokens_after += counts[i];
                 out.messages.push(work.messages[i].clone());
             } else {
                 changes.push(Change {
@@ -198,7 +204,7 @@ pub fn compact(c: &Conversation, policy: &Policy, acct: &Accountant) -> Result<C
             }
         }
     }
-    finish(out, changes, tokens_before, fixed, &all, target, policy, acct)
+    finish(out, changes, tokens_before, tokens_after, fixed, &all, target, policy, acct)
 }
 
 /// Checks the result against the hard limit and builds the outcome.
@@ -207,13 +213,16 @@ pub(super) fn finish(
     out: Conversation,
     changes: Vec<Change>,
     tokens_before: usize,
+    tokens_after: usize,
     fixed: usize,
     all: &[Turn],
     target: usize,
     policy: &Policy,
     acct: &Accountant,
 ) -> Result<Compacted> {
-    let tokens_after = acct.conversation(&out)?;
+    // `tokens_after` comes from cached per-message counts; tests (debug
+    // builds) check it against a full recount.
+    debug_assert_eq!(Some(tokens_after), acct.conversation(&out).ok(), "cached counts drifted");
     if tokens_after > policy.limit_tokens {
         let pinned: usize = all.iter().filter(|t| t.pinned).map(|t| t.tokens).sum();
         return Err(Error::new(
@@ -246,41 +255,59 @@ pub(super) fn prepare(c: &Conversation, policy: &Policy, acct: &Accountant) -> R
         return Err(Error::invalid_argument("policy.relevance_weight must be between 0 and 1"));
     }
     let target = if policy.target_tokens == 0 { policy.limit_tokens } else { policy.target_tokens.min(policy.limit_tokens) };
-    let tokens_before = acct.conversation(c)?;
+    // Every message is counted once here; later steps recount only the
+    // messages they change, so fitting a long history costs one pass.
+    let counts_in: Vec<usize> = c.messages.iter().map(|m| acct.message(m)).collect::<Result<_>>()?;
+    let tokens_before = acct.overhead(c)? + counts_in.iter().sum::<usize>();
+    let structural: Vec<_> = validate(c)
+        .into_iter()
+        .filter(|i| !matches!(i.kind, IssueKind::RoleSequence | IssueKind::DuplicateCallId))
+        .collect();
+    let unpaired_tool_message =
+        c.messages.iter().any(|m| matches!(m.role, Role::Tool | Role::Function) && m.tool_call_id.is_none());
     let mut changes = Vec::new();
-    let mut work = if policy.repair {
+    let (mut work, mut counts, origin) = if structural.is_empty() && !unpaired_tool_message {
+        (c.clone(), counts_in, (0..c.messages.len()).map(Some).collect::<Vec<_>>())
+    } else if policy.repair {
         let r = repair::repair(c, None, acct)?;
         changes.extend(r.changes);
-        r.conversation
+        let counts: Vec<usize> = r.conversation.messages.iter().map(|m| acct.message(m)).collect::<Result<_>>()?;
+        let origin = origins(c, &r.conversation);
+        (r.conversation, counts, origin)
     } else {
-        let structural: Vec<_> = validate(c).into_iter().filter(|i| i.kind != IssueKind::RoleSequence).collect();
-        if let Some(first) = structural.first() {
-            return Err(Error::invalid_argument(format!(
-                "history has {} tool-structure issue(s) (first: message {}: {}); repair it or allow repair",
-                structural.len(),
-                first.index,
-                first.detail
-            )));
-        }
-        c.clone()
+        let detail = structural.first().map_or_else(
+            || "a tool message has no tool_call_id".to_owned(),
+            |first| format!("message {}: {}", first.index, first.detail),
+        );
+        return Err(Error::invalid_argument(format!(
+            "history has tool-structure issues (first: {detail}); repair it or allow repair"
+        )));
     };
-    // Pinned indices refer to the input; repair can shift messages, so map
-    // them by identity of the message JSON.
-    let pinned_msgs: Vec<usize> = policy
-        .pinned
-        .iter()
-        .filter_map(|&p| c.messages.get(p))
-        .filter_map(|m| work.messages.iter().position(|w| w.raw == m.raw))
+    let pinned_msgs: Vec<usize> = (0..work.messages.len())
+        .filter(|&i| origin[i].is_some_and(|o| policy.pinned.contains(&o)))
         .collect();
     if let Some(max) = policy.tool_output_max {
         let (t, ch) = tool_outputs::truncate_tool_outputs(&work, max, acct)?;
         work = t;
+        for change in &ch {
+            counts[change.index] = acct.message(&work.messages[change.index])?;
+        }
         changes.extend(ch);
     }
-    let counts: Vec<usize> = work.messages.iter().map(|m| acct.message(m)).collect::<Result<_>>()?;
     let fixed = acct.overhead(&work)?;
     let turns = turns(&work, &counts, &pinned_msgs);
-    Ok(Prepared { work, changes, counts, fixed, turns, target, tokens_before })
+    Ok(Prepared { work, changes, counts, fixed, turns, target, tokens_before, origin })
+}
+
+/// For each message of `after` (a repair of `before`), the index of the
+/// identical message in `before`, if any: repair keeps untouched messages
+/// as they were, so identity of their JSON finds them.
+fn origins(before: &Conversation, after: &Conversation) -> Vec<Option<usize>> {
+    let mut by_json: std::collections::HashMap<String, Vec<usize>> = std::collections::HashMap::new();
+    for (i, m) in before.messages.iter().enumerate().rev() {
+        by_json.entry(m.raw.to_string()).or_default().push(i);
+    }
+    after.messages.iter().map(|m| by_json.get_mut(&m.raw.to_string()).and_then(Vec::pop)).collect()
 }
 
 fn strategy_name(s: Strategy) -> &'static str {
@@ -295,20 +322,19 @@ fn strategy_name(s: Strategy) -> &'static str {
 /// Relevance per turn: the host's scores (max over the turn's messages,
 /// mapped from input indices by message identity) or BM25 against the
 /// latest user turn's text.
-fn c_scores(policy: &Policy, input: &Conversation, work: &Conversation, all: &[Turn]) -> Vec<f64> {
+fn c_scores(policy: &Policy, p: &Prepared) -> Vec<f64> {
+    if policy.strategy == Strategy::Recency || policy.strategy == Strategy::Summarize {
+        return Vec::new();
+    }
     if let Some(host) = &policy.scores {
-        return all
+        return p
+            .turns
             .iter()
-            .map(|t| {
-                (t.start..t.end)
-                    .filter_map(|i| input.messages.iter().position(|m| m.raw == work.messages[i].raw))
-                    .filter_map(|j| host.get(j).copied())
-                    .fold(0.0, f64::max)
-            })
+            .map(|t| (t.start..t.end).filter_map(|i| p.origin[i]).filter_map(|j| host.get(j).copied()).fold(0.0, f64::max))
             .collect();
     }
-    let query = all.iter().rev().find(|t| t.pinned && starts_turn(&work.messages[t.start])).map_or("", |t| t.text.as_str());
-    let docs: Vec<String> = all.iter().map(|t| t.text.clone()).collect();
+    let query = p.turns.iter().rev().find(|t| t.pinned && starts_turn(&p.work.messages[t.start])).map_or("", |t| t.text.as_str());
+    let docs: Vec<String> = p.turns.iter().map(|t| t.text.clone()).collect();
     bm25::scores(query, &docs)
 }
 

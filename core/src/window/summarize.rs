@@ -58,6 +58,10 @@ pub struct Pending {
     prepared_conversation: Conversation,
     prepared_changes: Vec<Change>,
     tokens_before: usize,
+    counts: Vec<usize>,
+    fixed: usize,
+    turns: Vec<super::compact::Turn>,
+    target: usize,
 }
 
 /// Phase one. `Ok(None)` when the conversation already fits (nothing to do).
@@ -103,12 +107,16 @@ pub fn request_summary(c: &Conversation, policy: &Policy, acct: &Accountant) -> 
     let prompt = frame.replace("{transcript}", &cut.text);
     let prompt_tokens = tok.count(&prompt)?;
     let id = span_id(&p.work, &messages);
-    let Prepared { work, changes, tokens_before, .. } = p;
+    let Prepared { work, changes, tokens_before, counts, fixed, turns, target, .. } = p;
     Ok(Some(Pending {
         request: SummaryRequest { id, messages, span_tokens, prompt, prompt_tokens, max_summary_tokens: cap },
         prepared_conversation: work,
         prepared_changes: changes,
         tokens_before,
+        counts,
+        fixed,
+        turns,
+        target,
     }))
 }
 
@@ -129,6 +137,7 @@ pub fn apply_summary(pending: &Pending, id: &str, summary: &str, policy: &Policy
     out.messages.clear();
     let no_room = req.max_summary_tokens == 0;
     let mut pending_summary = (!no_room).then_some(text);
+    let mut tokens_after = pending.fixed;
     for (i, m) in work.messages.iter().enumerate() {
         if req.messages.contains(&i) {
             let (action, detail) = if no_room {
@@ -143,6 +152,7 @@ pub fn apply_summary(pending: &Pending, id: &str, summary: &str, policy: &Policy
             if let Some(s) = pending_summary.take() {
                 let (msg, merged) = place(work.format, &s, Some(m), i)?;
                 let tokens = tok.count(&s)?;
+                tokens_after += acct.message(&msg)?;
                 changes.push(Change {
                     action: Action::InsertedSummary,
                     index: first,
@@ -157,24 +167,24 @@ pub fn apply_summary(pending: &Pending, id: &str, summary: &str, policy: &Policy
                 }
             }
         }
+        tokens_after += pending.counts[i];
         out.messages.push(m.clone());
     }
     if let Some(s) = pending_summary.take() {
-        out.messages.push(place(work.format, &s, None, work.messages.len())?.0);
+        let msg = place(work.format, &s, None, work.messages.len())?.0;
+        tokens_after += acct.message(&msg)?;
+        out.messages.push(msg);
     }
-    let counts: Vec<usize> = work.messages.iter().map(|m| acct.message(m)).collect::<Result<_>>()?;
-    let turns = super::compact::turns(work, &counts, &[]);
-    let fixed = acct.overhead(work)?;
-    let target = if policy.target_tokens == 0 { policy.limit_tokens } else { policy.target_tokens.min(policy.limit_tokens) };
-    finish(out, changes, pending.tokens_before, fixed, &turns, target, policy, acct)
+    finish(out, changes, pending.tokens_before, tokens_after, pending.fixed, &pending.turns, pending.target, policy, acct)
 }
 
 /// Both phases with the deterministic digest as the summary.
 pub fn compact_with_digest(c: &Conversation, policy: &Policy, acct: &Accountant) -> Result<Compacted> {
     let Some(pending) = request_summary(c, policy, acct)? else {
         let p = prepare(c, policy, acct)?;
-        let Prepared { work, changes, fixed, turns, target, tokens_before, .. } = p;
-        return finish(work, changes, tokens_before, fixed, &turns, target, policy, acct);
+        let Prepared { work, changes, counts, fixed, turns, target, tokens_before, .. } = p;
+        let after = fixed + counts.iter().sum::<usize>();
+        return finish(work, changes, tokens_before, after, fixed, &turns, target, policy, acct);
     };
     let work = &pending.prepared_conversation;
     let msgs: Vec<_> = pending.request.messages.iter().map(|&i| work.messages[i].clone()).collect();

@@ -15,7 +15,7 @@ use std::io::Read;
 use std::process::ExitCode;
 
 use ctxkit::chat::Conversation;
-use ctxkit::window::{fit, validate, Accountant, FitOptions, Strategy};
+use ctxkit::window::{fit, validate, Accountant, FitOptions, Policy, Strategy};
 use ctxkit::ModelRegistry;
 
 fn stdin() -> String {
@@ -47,8 +47,7 @@ fn run(args: &[String]) -> ctxkit::Result<()> {
                 model: "gpt-4o".into(),
                 max_tokens: num(1),
                 reserve_output: num(2),
-                tool_output_max: num(3),
-                strategy: Strategy::Recency,
+                policy: Policy { strategy: Strategy::Recency, tool_output_max: num(3), ..Policy::default() },
                 ..FitOptions::default()
             };
             let (conv, r) = fit(&stdin(), &opts)?;
