@@ -4,7 +4,9 @@
 #   bash bench/run.sh [criterion args...]
 #
 # Default criterion args: --warm-up-time 1 --measurement-time 3 (2-core shared
-# machine budget). CTXKIT_BENCH_CLOCK=cpu (default) or wall picks the clock.
+# machine budget). CTXKIT_BENCH_RUNS=N (default 1) repeats the criterion phase
+# N times (about 7.5 min each here); the report gives the median over runs
+# and the spread. CTXKIT_BENCH_CLOCK=cpu (default) or wall picks the clock.
 # Everything is built first and the built binaries are then run directly, so
 # all measurements use one snapshot of ../core even if it is being edited.
 # The report goes to stdout and to bench/target/ctxkit-bench/report.md.
@@ -23,8 +25,12 @@ for l in sys.stdin:
 cargo build --release --bins
 built=$(date +%s)
 # Criterion is run the way `cargo bench` runs it (`--bench`, cwd = bench/).
-# report.py uses only results written by this run (saved baselines are kept).
-"$bench_exe" --bench "${args[@]}"
+# Each run's medians are snapshotted; saved criterion baselines are kept.
+rm -rf target/ctxkit-bench/runs
+for i in $(seq "${CTXKIT_BENCH_RUNS:-1}"); do
+  "$bench_exe" --bench "${args[@]}"
+  python3 report.py --snapshot
+done
 benched=$(date +%s)
 target/release/first_use
 python3 sizes.py --no-build
