@@ -22,16 +22,23 @@ pub(crate) struct Common {
     format: Option<String>,
 }
 
+/// The token budget: shared by `preflight` and `fit`.
+#[derive(clap::Args)]
+pub(crate) struct BudgetArgs {
+    /// Budget for prompt plus reserved output [default: the model's context window].
+    #[arg(long, value_name = "N")]
+    max_tokens: Option<usize>,
+    /// Tokens to keep free for the reply [default: the model's max output, at most a quarter of the budget].
+    #[arg(long, value_name = "N")]
+    reserve_output: Option<usize>,
+}
+
 #[derive(clap::Args)]
 pub(crate) struct PreflightArgs {
     #[command(flatten)]
     common: Common,
-    /// Context window to check against [default: the model's].
-    #[arg(long, value_name = "N")]
-    max_tokens: Option<usize>,
-    /// Tokens to keep free for the reply [default: the model's max output, at most a quarter of the window].
-    #[arg(long, value_name = "N")]
-    reserve_output: Option<usize>,
+    #[command(flatten)]
+    budget: BudgetArgs,
 }
 
 #[derive(clap::Args)]
@@ -67,8 +74,8 @@ fn load(c: &Common) -> Result<Conversation, Fatal> {
 pub(crate) fn preflight(args: PreflightArgs) -> Result<ExitCode, Fatal> {
     let conversation = load(&args.common)?;
     let budget = Budget {
-        context_window: args.max_tokens.unwrap_or(0),
-        reserved_output: args.reserve_output,
+        context_window: args.budget.max_tokens.unwrap_or(0),
+        reserved_output: args.budget.reserve_output,
         ..Budget::default()
     };
     let mut window = Window::for_model(&ModelRegistry::builtin(), &args.common.model, budget)?;
@@ -98,12 +105,8 @@ pub(crate) fn repair_cmd(args: RepairArgs) -> Result<ExitCode, Fatal> {
 pub(crate) struct FitArgs {
     #[command(flatten)]
     common: Common,
-    /// Budget for prompt plus reserved output [default: the model's context window].
-    #[arg(long, value_name = "N")]
-    max_tokens: Option<usize>,
-    /// Tokens to keep free for the reply [default: the model's max output, at most a quarter of the budget].
-    #[arg(long, value_name = "N")]
-    reserve_output: Option<usize>,
+    #[command(flatten)]
+    budget: BudgetArgs,
     /// Which turns to keep.
     #[arg(long, value_enum, default_value = "recency")]
     strategy: StrategyArg,
@@ -138,8 +141,8 @@ pub(crate) fn fit_cmd(args: FitArgs) -> Result<ExitCode, Fatal> {
     let text = input::read_text(&args.common.file).map_err(Fatal)?;
     let options = FitOptions {
         model: args.common.model.clone(),
-        max_tokens: args.max_tokens,
-        reserve_output: args.reserve_output,
+        max_tokens: args.budget.max_tokens,
+        reserve_output: args.budget.reserve_output,
         format: args.common.format.as_deref().map(Format::from_name).transpose()?,
         policy: Policy { strategy, keep_last_turns: args.keep_last, tool_output_max: args.tool_output_max, ..Policy::default() },
     };
