@@ -116,6 +116,24 @@ enum ctxkit_status
    * does not fit the budget; the message gives the figures.
    */
   CTXKIT_STATUS_DOES_NOT_FIT = 11,
+  /**
+   * A file could not be read; the message names the path relative to its root.
+   */
+  CTXKIT_STATUS_IO = 12,
+  /**
+   * A path was refused: it escapes its root (`..`, absolute, a symlink out
+   * of the root) or contains NUL, a backslash or a drive letter.
+   */
+  CTXKIT_STATUS_UNSAFE_PATH = 13,
+  /**
+   * An agent call would re-enter an agent already on the stack; the
+   * message carries the whole chain.
+   */
+  CTXKIT_STATUS_CYCLE_DETECTED = 14,
+  /**
+   * An agent call would exceed the stack's maximum depth.
+   */
+  CTXKIT_STATUS_DEPTH_EXCEEDED = 15,
 };
 #ifndef __cplusplus
 #if __STDC_VERSION__ >= 202311L

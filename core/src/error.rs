@@ -29,13 +29,24 @@ pub enum ErrorKind {
     /// What must be kept (system prompt, tools, latest turn, pinned
     /// messages) does not fit the budget; the message gives the figures.
     DoesNotFit,
+    /// A file could not be read (missing, unreadable, or changed while read);
+    /// the message names the path relative to its root.
+    Io,
+    /// A path was refused: it escapes its root (`..`, an absolute path, a
+    /// symlink pointing outside), contains NUL, a backslash or a drive letter.
+    UnsafePath,
+    /// An agent call stack would re-enter an agent already on it; the message
+    /// carries the whole chain ("planner -> coder -> planner").
+    CycleDetected,
+    /// An agent call stack would exceed its maximum depth.
+    DepthExceeded,
     /// An invariant inside ctxkit broke. Always a bug; please report it.
     Internal,
 }
 
 impl ErrorKind {
     /// Every kind, for exhaustive mapping tests in the bindings.
-    pub const ALL: [ErrorKind; 9] = [
+    pub const ALL: [ErrorKind; 13] = [
         ErrorKind::InvalidArgument,
         ErrorKind::InvalidUtf8,
         ErrorKind::UnknownEncoding,
@@ -44,6 +55,10 @@ impl ErrorKind {
         ErrorKind::LimitExceeded,
         ErrorKind::InvalidJson,
         ErrorKind::DoesNotFit,
+        ErrorKind::Io,
+        ErrorKind::UnsafePath,
+        ErrorKind::CycleDetected,
+        ErrorKind::DepthExceeded,
         ErrorKind::Internal,
     ];
 
@@ -58,6 +73,10 @@ impl ErrorKind {
             ErrorKind::LimitExceeded => "limit_exceeded",
             ErrorKind::InvalidJson => "invalid_json",
             ErrorKind::DoesNotFit => "does_not_fit",
+            ErrorKind::Io => "io",
+            ErrorKind::UnsafePath => "unsafe_path",
+            ErrorKind::CycleDetected => "cycle_detected",
+            ErrorKind::DepthExceeded => "depth_exceeded",
             ErrorKind::Internal => "internal",
         }
     }

@@ -35,6 +35,16 @@ pub enum ctxkit_status {
     /// What must be kept (system prompt, tools, latest turn, pinned messages)
     /// does not fit the budget; the message gives the figures.
     DoesNotFit = 11,
+    /// A file could not be read; the message names the path relative to its root.
+    Io = 12,
+    /// A path was refused: it escapes its root (`..`, absolute, a symlink out
+    /// of the root) or contains NUL, a backslash or a drive letter.
+    UnsafePath = 13,
+    /// An agent call would re-enter an agent already on the stack; the
+    /// message carries the whole chain.
+    CycleDetected = 14,
+    /// An agent call would exceed the stack's maximum depth.
+    DepthExceeded = 15,
 }
 
 impl ctxkit_status {
@@ -52,6 +62,10 @@ impl ctxkit_status {
             ctxkit_status::Panic => "CTXKIT_STATUS_PANIC\0",
             ctxkit_status::Internal => "CTXKIT_STATUS_INTERNAL\0",
             ctxkit_status::DoesNotFit => "CTXKIT_STATUS_DOES_NOT_FIT\0",
+            ctxkit_status::Io => "CTXKIT_STATUS_IO\0",
+            ctxkit_status::UnsafePath => "CTXKIT_STATUS_UNSAFE_PATH\0",
+            ctxkit_status::CycleDetected => "CTXKIT_STATUS_CYCLE_DETECTED\0",
+            ctxkit_status::DepthExceeded => "CTXKIT_STATUS_DEPTH_EXCEEDED\0",
         }
     }
 }
@@ -67,6 +81,10 @@ impl From<ErrorKind> for ctxkit_status {
             ErrorKind::LimitExceeded => ctxkit_status::LimitExceeded,
             ErrorKind::InvalidJson => ctxkit_status::InvalidJson,
             ErrorKind::DoesNotFit => ctxkit_status::DoesNotFit,
+            ErrorKind::Io => ctxkit_status::Io,
+            ErrorKind::UnsafePath => ctxkit_status::UnsafePath,
+            ErrorKind::CycleDetected => ctxkit_status::CycleDetected,
+            ErrorKind::DepthExceeded => ctxkit_status::DepthExceeded,
             // Internal, and any kind added to the core before this mapping
             // learns about it (the test below catches that).
             _ => ctxkit_status::Internal,
@@ -88,7 +106,8 @@ pub extern "C" fn ctxkit_status_name(status: u32) -> *const std::ffi::c_char {
 pub(crate) fn from_u32(v: u32) -> Option<ctxkit_status> {
     use ctxkit_status::*;
     [Ok, NullArgument, InvalidUtf8, InvalidArgument, InvalidJson, LimitExceeded, UnknownEncoding,
-        UnknownModel, UnknownToken, Panic, Internal, DoesNotFit]
+        UnknownModel, UnknownToken, Panic, Internal, DoesNotFit, Io, UnsafePath, CycleDetected,
+        DepthExceeded]
         .into_iter()
         .find(|s| *s as u32 == v)
 }
@@ -109,9 +128,9 @@ mod tests {
 
     #[test]
     fn numbers_are_stable() {
-        for v in 0..=11u32 {
+        for v in 0..=15u32 {
             assert_eq!(from_u32(v).map(|s| s as u32), Some(v));
         }
-        assert_eq!(from_u32(12), None);
+        assert_eq!(from_u32(16), None);
     }
 }

@@ -705,15 +705,17 @@ static void test_status_names(void)
         "CTXKIT_STATUS_INVALID_ARGUMENT", "CTXKIT_STATUS_INVALID_JSON", "CTXKIT_STATUS_LIMIT_EXCEEDED",
         "CTXKIT_STATUS_UNKNOWN_ENCODING", "CTXKIT_STATUS_UNKNOWN_MODEL", "CTXKIT_STATUS_UNKNOWN_TOKEN",
         "CTXKIT_STATUS_PANIC",        "CTXKIT_STATUS_INTERNAL",         "CTXKIT_STATUS_DOES_NOT_FIT",
+        "CTXKIT_STATUS_IO",           "CTXKIT_STATUS_UNSAFE_PATH",      "CTXKIT_STATUS_CYCLE_DETECTED",
+        "CTXKIT_STATUS_DEPTH_EXCEEDED",
     };
-    for (uint32_t s = 0; s <= 11; s++) {
+    for (uint32_t s = 0; s <= 15; s++) {
         const char *n = ctxkit_status_name(s);
         if (!CHECK(n != NULL))
             continue;
         CHECK_BYTES(n, strlen(n), names[s], strlen(names[s]));
         CHECK(ctxkit_status_name(s) == n); /* static storage */
     }
-    const uint32_t unknown[] = {12, 999, 0x7fffffffu, UINT32_MAX};
+    const uint32_t unknown[] = {16, 999, 0x7fffffffu, UINT32_MAX};
     for (size_t i = 0; i < sizeof unknown / sizeof unknown[0]; i++) {
         const char *n = ctxkit_status_name(unknown[i]);
         if (CHECK(n != NULL))
