@@ -27,7 +27,7 @@ const WHITESPACE: &[&str] = &[
     " ", "  ", "   ", "\t", "\n", "\n\n", "\r\n", "\r", " \n", "\u{a0}", "\u{2003}", "\u{3000}",
     "\u{200b}", "\u{85}", "\u{2028}", "\u{feff}", "\u{b}", "\u{c}", " \t ",
 ];
-const CONTRACTIONS: &[&str] = &["'s", "'S", "'t", "'T", "'re", "'RE", "'Re", "'ve", "'VE", "'vE", "'m", "'M", "'ll", "'LL", "'lL", "'d", "'D"];
+const CONTRACTIONS: &[&str] = &["'s", "'S", "'t", "'T", "'re", "'RE", "'Re", "'ve", "'VE", "'vE", "'m", "'M", "'ll", "'LL", "'lL", "'d", "'D", "'ſ", "'ſt", "'Ll"];
 const EMOJI: &[&str] = &[
     "👨‍👩‍👧‍👦", "🏳️‍🌈", "👍🏽", "🇺🇸", "🇯🇵", "❤️", "🧑‍💻", "😀", "🤖", "✨", "👩🏿‍🔬", "🫠", "#️⃣",
 ];
@@ -61,6 +61,10 @@ fn fragment() -> impl Strategy<Value = String> {
         1 => ("[a-zA-Z]", proptest::collection::vec(0x0300u32..0x036f, 1..4))
             .prop_map(|(b, m)| b + &m.into_iter().filter_map(char::from_u32).collect::<String>()),
         1 => proptest::sample::select(EMOJI).prop_map(str::to_owned),
+        // Titlecase, modifier and other letters, marks of each kind, and
+        // numbers that are not digits: the o200k word classes split on them.
+        1 => proptest::collection::vec(proptest::sample::select(&['ǅ', 'ʰ', '中', '\u{301}', '\u{903}', '\u{20dd}', 'Ⅻ', '½', 'A', 'b']), 1..6)
+            .prop_map(|v| v.into_iter().collect()),
         1 => proptest::sample::select(SPECIALS).prop_map(str::to_owned),
         2 => any::<char>().prop_map(String::from),
         1 => "[ -~]{1,10}",

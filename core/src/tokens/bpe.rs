@@ -1,106 +1,338 @@
-//! Byte-pair merging with tiktoken's exact semantics in O(n log n).
+//! Byte-pair merging with tiktoken's exact semantics.
 //!
 //! tiktoken repeatedly merges the adjacent pair whose concatenation has the
 //! lowest rank, leftmost first on ties, until no adjacent pair is a token.
-//! Doing that with a linear scan per merge is quadratic, which a single
-//! megabyte-long piece (a run of one letter, base64) turns into seconds.
+//! Every part is a token at every step, and the rank of a merged part is the
+//! rank of the pair that produced it, so ids come out of the merge without a
+//! second lookup.
 //!
-//! Here each part remembers the rank of the pair it starts (`pair_rank`), and
-//! a min-heap holds `(rank, start)` packed into one `u64` so that ordering is
-//! one integer compare and the heap stays small and cache-friendly. A popped
-//! entry is current exactly when its start is still a part and that part's
-//! pair still has the popped rank: ranks are in bijection with byte strings
-//! and a part's pair only ever grows, so an equal rank means the very same
-//! span. Popping the minimum (rank, start) among current pairs is therefore
-//! the same choice tiktoken's leftmost-minimum scan makes.
+//! Pieces that are not a token by themselves are short in ordinary text, so
+//! [`merge`] runs tiktoken's own scan on fixed arrays for them. A linear scan
+//! per merge is quadratic, though, which a single megabyte-long piece (a run
+//! of one letter, base64) would turn into minutes; long pieces use
+//! [`merge_long`] instead: each part remembers the rank of the pair it
+//! starts (`pair_rank`), and a priority queue ([`Queue`]) yields pending
+//! pairs by `(rank, start)`. A popped entry is
+//! current exactly when its start is still a part and that part's pair still
+//! has the popped rank: ranks are in bijection with byte strings and a
+//! part's pair only ever grows, so an equal rank means the very same span.
+//! Popping the minimum (rank, start) among current pairs is therefore the
+//! same choice tiktoken's leftmost-minimum scan makes.
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-use rustc_hash::FxHashMap;
+use super::vocab::Vocab;
 
 const NONE: u32 = u32::MAX;
+/// Pieces up to this many bytes use the scan on stack arrays.
+const SHORT: usize = 64;
 
-/// Reusable buffers so that merging many pieces does not reallocate.
+/// Reusable buffers so that merging many long pieces does not reallocate.
 #[derive(Default)]
 pub(crate) struct Scratch {
     next: Vec<u32>,
     prev: Vec<u32>,
     pair_rank: Vec<u32>,
-    heap: Vec<Reverse<u64>>,
+    token: Vec<u32>,
+    queue: Queue,
+    pairs: PairCache,
 }
 
-fn key(rank: u32, start: u32) -> Reverse<u64> {
-    Reverse((u64::from(rank) << 32) | u64::from(start))
-}
-
-/// Merges `piece` (which is not itself a token) and calls `emit` with the
-/// byte span of each final part, left to right. Returns the part count.
-/// Pieces longer than `u32::MAX - 1` bytes are impossible here: inputs are
-/// capped far below that by [`crate::limits::MAX_TEXT_BYTES`].
+/// Merges `s[a..b]` (at least one byte; usually not a token itself) and calls
+/// `emit` with the rank of each final token, left to right. Returns the
+/// token count. `s` may extend past `b`; only `s[a..b]` is merged.
+#[inline]
 pub(crate) fn merge(
-    piece: &[u8],
-    ranks: &FxHashMap<Box<[u8]>, u32>,
-    s: &mut Scratch,
-    mut emit: impl FnMut(usize, usize),
+    s: &[u8],
+    a: usize,
+    b: usize,
+    vocab: &Vocab,
+    scratch: &mut Scratch,
+    emit: impl FnMut(u32),
 ) -> usize {
-    let n = piece.len();
-    if n <= 1 {
-        if n == 1 {
-            emit(0, 1);
-        }
-        return n;
+    if b - a <= SHORT {
+        merge_short(s, a, b, vocab, emit)
+    } else {
+        merge_long(s, a, b, vocab, scratch, emit)
     }
-    let rank_of = |a: usize, b: usize| ranks.get(&piece[a..b]).copied().unwrap_or(NONE);
-    s.next.clear();
-    s.next.extend((1..=n).map(|i| i as u32));
-    s.prev.clear();
-    s.prev.extend((0..n).map(|i| (i as u32).wrapping_sub(1)));
-    s.pair_rank.clear();
-    s.pair_rank.extend((0..n).map(|i| if i + 2 <= n { rank_of(i, i + 2) } else { NONE }));
-    let mut entries = std::mem::take(&mut s.heap);
-    entries.clear();
-    entries.extend(
-        s.pair_rank.iter().enumerate().filter(|(_, r)| **r != NONE).map(|(i, r)| key(*r, i as u32)),
-    );
-    let mut heap = BinaryHeap::from(entries);
+}
+
+fn merge_short(s: &[u8], a: usize, b: usize, vocab: &Vocab, mut emit: impl FnMut(u32)) -> usize {
+    let n = b - a;
+    // Part k spans start[k]..start[k + 1] (offsets from `a`), is token
+    // token[k], and pair[k] is the rank of parts k and k + 1 together.
+    let mut start = [0u8; SHORT + 1];
+    let mut token = [0u32; SHORT];
+    let mut pair = [NONE; SHORT];
+    for k in 0..n {
+        start[k] = k as u8;
+        token[k] = vocab.byte_rank[s[a + k] as usize];
+    }
+    start[n] = n as u8;
+    for (k, p) in pair.iter_mut().enumerate().take(n.saturating_sub(1)) {
+        *p = vocab.rank_at(s, a + k, a + k + 2).unwrap_or(NONE);
+    }
+    let rank = |start: &[u8; SHORT + 1], i: usize, j: usize| {
+        vocab.rank_at(s, a + start[i] as usize, a + start[j] as usize).unwrap_or(NONE)
+    };
+    let mut m = n;
+    while m > 1 {
+        let (mut best, mut k) = (NONE, 0);
+        for (i, &r) in pair[..m - 1].iter().enumerate() {
+            if r < best {
+                best = r;
+                k = i;
+            }
+        }
+        if best == NONE {
+            break;
+        }
+        // Parts k and k + 1 become one part: drop entry k + 1 everywhere.
+        token[k] = best;
+        start.copy_within(k + 2..=m, k + 1);
+        token.copy_within(k + 2..m, k + 1);
+        if k + 2 < m {
+            pair.copy_within(k + 2..m - 1, k + 1);
+        }
+        m -= 1;
+        if k + 1 < m {
+            pair[k] = rank(&start, k, k + 2);
+        } else {
+            pair[k] = NONE;
+        }
+        if k > 0 {
+            pair[k - 1] = rank(&start, k - 1, k + 1);
+        }
+    }
+    for &t in &token[..m] {
+        emit(t);
+    }
+    m
+}
+
+/// The pending pairs of one rank, by start position. Pairs are mostly
+/// created in increasing position order (the merge sweeps left to right
+/// through each rank), so they go on a sorted run in O(1); the rare earlier
+/// position goes to a small heap beside it.
+#[derive(Default)]
+struct Bucket {
+    run: Vec<u32>,
+    head: usize,
+    late: BinaryHeap<Reverse<u32>>,
+    active: bool,
+}
+
+impl Bucket {
+    fn push(&mut self, pos: u32) {
+        if self.head == self.run.len() {
+            self.run.clear();
+            self.head = 0;
+        }
+        match self.run.last() {
+            Some(&last) if pos < last => self.late.push(Reverse(pos)),
+            _ => self.run.push(pos),
+        }
+    }
+
+    fn pop(&mut self) -> Option<u32> {
+        let from_run = self.run.get(self.head).copied();
+        match (from_run, self.late.peek()) {
+            (Some(a), Some(&Reverse(b))) if b < a => self.late.pop().map(|r| r.0),
+            (Some(a), _) => {
+                self.head += 1;
+                Some(a)
+            }
+            (None, Some(_)) => self.late.pop().map(|r| r.0),
+            (None, None) => None,
+        }
+    }
+}
+
+/// Memoized pair lookups for [`merge_long`]: the span of two adjacent parts
+/// is exactly the concatenation of their tokens, so `(left, right)` token
+/// ids determine whether it is a token. Long pieces (runs of one character,
+/// base64) ask about the same few pairs over and over; a direct-mapped
+/// table answers those without hashing bytes. Emptied for every piece
+/// (by bumping an epoch, not by clearing memory), because ids mean different
+/// bytes in different encodings.
+struct PairCache {
+    /// (key, epoch, rank) per slot.
+    slots: Vec<(u64, u32, u32)>,
+    epoch: u32,
+}
+
+const PAIR_SLOTS: usize = 4096;
+
+impl Default for PairCache {
+    fn default() -> Self {
+        PairCache { slots: vec![(0, 0, NONE); PAIR_SLOTS], epoch: 0 }
+    }
+}
+
+impl PairCache {
+    fn clear(&mut self) {
+        self.epoch = self.epoch.wrapping_add(1);
+        if self.epoch == 0 {
+            self.slots.fill((0, 0, NONE));
+            self.epoch = 1;
+        }
+    }
+
+    #[inline]
+    fn get_or(&mut self, left: u32, right: u32, lookup: impl FnOnce() -> u32) -> u32 {
+        let key = (u64::from(left) << 32) | u64::from(right);
+        let slot = &mut self.slots[(key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 52) as usize];
+        if slot.0 == key && slot.1 == self.epoch {
+            return slot.2;
+        }
+        let r = lookup();
+        *slot = (key, self.epoch, r);
+        r
+    }
+}
+
+/// Pending pairs grouped by rank: a heap of the ranks that have pending
+/// pairs, and per rank a [`Bucket`]. Popping gives the minimum
+/// (rank, position), exactly the order a single heap of pairs would, but a
+/// pop costs O(log ranks) instead of O(log pairs) and touches memory
+/// sequentially; a megabyte of one letter has a handful of distinct ranks
+/// and a million pairs.
+#[derive(Default)]
+struct Queue {
+    buckets: Vec<Bucket>,
+    used: usize,
+    index: rustc_hash::FxHashMap<u32, u32>,
+    /// The last rank pushed and its bucket: consecutive pushes often share it.
+    last: (u32, u32),
+    /// (rank << 32) | bucket.
+    ranks: BinaryHeap<Reverse<u64>>,
+}
+
+impl Queue {
+    fn clear(&mut self) {
+        for b in &mut self.buckets[..self.used] {
+            b.run.clear();
+            b.head = 0;
+            b.late.clear();
+            b.active = false;
+        }
+        self.used = 0;
+        self.index.clear();
+        self.last = (NONE, 0);
+        self.ranks.clear();
+    }
+
+    fn push(&mut self, rank: u32, pos: u32) {
+        let b = if self.last.0 == rank {
+            self.last.1
+        } else {
+            let used = &mut self.used;
+            let buckets = &mut self.buckets;
+            let b = *self.index.entry(rank).or_insert_with(|| {
+                if *used == buckets.len() {
+                    buckets.push(Bucket::default());
+                }
+                *used += 1;
+                (*used - 1) as u32
+            });
+            self.last = (rank, b);
+            b
+        };
+        let bucket = &mut self.buckets[b as usize];
+        bucket.push(pos);
+        if !bucket.active {
+            bucket.active = true;
+            self.ranks.push(Reverse((u64::from(rank) << 32) | u64::from(b)));
+        }
+    }
+
+    /// The pending pair with the lowest (rank, position).
+    fn pop(&mut self) -> Option<(u32, u32)> {
+        while let Some(&Reverse(top)) = self.ranks.peek() {
+            let bucket = &mut self.buckets[top as u32 as usize];
+            if let Some(pos) = bucket.pop() {
+                return Some(((top >> 32) as u32, pos));
+            }
+            bucket.active = false;
+            self.ranks.pop();
+        }
+        None
+    }
+}
+
+/// The merge for long pieces, O(n log r) for r distinct ranks. Pieces longer
+/// than `u32::MAX - 1` bytes are impossible: inputs are capped far below
+/// that by [`crate::limits::MAX_TEXT_BYTES`].
+fn merge_long(
+    s: &[u8],
+    a: usize,
+    b: usize,
+    vocab: &Vocab,
+    sc: &mut Scratch,
+    mut emit: impl FnMut(u32),
+) -> usize {
+    let n = b - a;
+    let rank_of = |i: usize, j: usize| vocab.rank_at(s, a + i, a + j).unwrap_or(NONE);
+    sc.next.clear();
+    sc.next.extend((1..=n).map(|i| i as u32));
+    sc.prev.clear();
+    sc.prev.extend((0..n).map(|i| (i as u32).wrapping_sub(1)));
+    sc.token.clear();
+    sc.token.extend(s[a..b].iter().map(|&c| vocab.byte_rank[c as usize]));
+    sc.pair_rank.clear();
+    sc.pair_rank.extend((0..n).map(|i| if i + 2 <= n { rank_of(i, i + 2) } else { NONE }));
+    let q = &mut sc.queue;
+    q.clear();
+    let pairs = &mut sc.pairs;
+    pairs.clear();
+    for (i, &r) in sc.pair_rank.iter().enumerate() {
+        if r != NONE {
+            q.push(r, i as u32);
+        }
+    }
 
     let mut parts = n;
-    while let Some(Reverse(k)) = heap.pop() {
-        let (r, i) = ((k >> 32) as u32, k as u32 as usize);
-        if s.pair_rank[i] != r {
+    while let Some((r, i)) = q.pop() {
+        let i = i as usize;
+        if sc.pair_rank[i] != r {
             continue; // stale: the part at i was absorbed or its pair grew
         }
         // Merge the part after i into i.
-        let j = s.next[i] as usize;
-        let end = s.next[j] as usize;
-        s.pair_rank[j] = NONE;
-        s.next[i] = end as u32;
+        let j = sc.next[i] as usize;
+        let end = sc.next[j] as usize;
+        sc.pair_rank[j] = NONE;
+        sc.next[i] = end as u32;
+        sc.token[i] = r;
         if end < n {
-            s.prev[end] = i as u32;
+            sc.prev[end] = i as u32;
         }
         parts -= 1;
-        let right = if end < n { rank_of(i, s.next[end] as usize) } else { NONE };
-        s.pair_rank[i] = right;
-        if right != NONE {
-            heap.push(key(right, i as u32));
-        }
+        // The left neighbour first: positions then reach each rank's bucket
+        // in increasing order, which keeps them on the sorted run.
         if i > 0 {
-            let p = s.prev[i] as usize;
-            let left = rank_of(p, end);
-            s.pair_rank[p] = left;
+            let p = sc.prev[i] as usize;
+            let left = pairs.get_or(sc.token[p], r, || rank_of(p, end));
+            sc.pair_rank[p] = left;
             if left != NONE {
-                heap.push(key(left, p as u32));
+                q.push(left, p as u32);
             }
         }
+        let right = if end < n {
+            pairs.get_or(r, sc.token[end], || rank_of(i, sc.next[end] as usize))
+        } else {
+            NONE
+        };
+        sc.pair_rank[i] = right;
+        if right != NONE {
+            q.push(right, i as u32);
+        }
     }
-    s.heap = heap.into_vec();
 
     let mut i = 0usize;
     while i < n {
-        let end = s.next[i] as usize;
-        emit(i, end);
-        i = end;
+        emit(sc.token[i]);
+        i = sc.next[i] as usize;
     }
     parts
 }

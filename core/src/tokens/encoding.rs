@@ -9,6 +9,7 @@
 use std::fmt;
 use std::str::FromStr;
 
+use super::pretokenize::Pattern;
 use crate::{Error, ErrorKind, Result};
 
 /// A byte-pair encoding compatible with OpenAI's tiktoken.
@@ -58,17 +59,30 @@ impl Encoding {
         Err(Error::new(ErrorKind::UnknownEncoding, format!("unknown encoding '{name}'; {hint}")))
     }
 
-    /// The embedded rank file in tiktoken's text format (`base64 rank` lines).
-    pub(crate) fn rank_file(self) -> &'static str {
+    /// The embedded vocabulary: OpenAI's rank file in ctxkit's compact
+    /// layout (see `tokens/vocab.rs`; `tests/vocab_files.rs` proves it holds
+    /// the same tokens as the `.tiktoken` file next to it).
+    pub(crate) fn vocab_file(self) -> &'static [u8] {
         match self {
-            Encoding::Cl100kBase => include_str!("../../data/cl100k_base.tiktoken"),
-            Encoding::O200kBase => include_str!("../../data/o200k_base.tiktoken"),
-            Encoding::P50kBase => include_str!("../../data/p50k_base.tiktoken"),
-            Encoding::R50kBase => include_str!("../../data/r50k_base.tiktoken"),
+            Encoding::Cl100kBase => include_bytes!("../../data/cl100k_base.vocab"),
+            Encoding::O200kBase => include_bytes!("../../data/o200k_base.vocab"),
+            Encoding::P50kBase => include_bytes!("../../data/p50k_base.vocab"),
+            Encoding::R50kBase => include_bytes!("../../data/r50k_base.vocab"),
+        }
+    }
+
+    /// The hand-written pre-tokenizer for this encoding's pattern.
+    pub(crate) fn pretokenizer(self) -> Pattern {
+        match self {
+            Encoding::R50kBase | Encoding::P50kBase => Pattern::Gpt2,
+            Encoding::Cl100kBase => Pattern::Cl100k,
+            Encoding::O200kBase => Pattern::O200k,
         }
     }
 
     /// The pre-tokenization pattern, exactly as OpenAI's tiktoken defines it.
+    /// [`Self::pretokenizer`] implements it by hand; the tests compare the two.
+    #[cfg(test)]
     pub(crate) fn pattern(self) -> &'static str {
         const GPT2: &str = r"'(?:[sdmt]|ll|ve|re)| ?\p{L}++| ?\p{N}++| ?[^\s\p{L}\p{N}]++|\s++$|\s+(?!\S)|\s";
         match self {

@@ -1,6 +1,8 @@
-//! The counting engine behind [`crate::Tokenizer`]: regex pre-tokenization
-//! followed by byte-pair merging, one lazily built instance per encoding
-//! shared by every thread of the process.
+//! The counting engine behind [`crate::Tokenizer`]: hand-written
+//! pre-tokenization (`pretokenize.rs`) followed by a whole-piece lookup and,
+//! for the minority of pieces that are not one token, byte-pair merging
+//! (`bpe.rs`). One lazily built instance per encoding is shared by every
+//! thread of the process; the hot path takes no lock.
 //!
 //! This module is the only place that knows how tokens are produced; the
 //! public API in `tokens/mod.rs` depends on nothing here but `Engine`'s
@@ -9,17 +11,16 @@
 use std::cell::RefCell;
 use std::sync::OnceLock;
 
-use fancy_regex::Regex;
-
 use super::bpe::{self, Scratch};
 use super::encoding::Encoding;
+use super::pretokenize::{Pattern, Pieces};
 use super::vocab::Vocab;
 use crate::{Error, Result};
 
 pub(crate) struct Engine {
     pub(crate) encoding: Encoding,
     pub(crate) vocab: Vocab,
-    pattern: Regex,
+    pattern: Pattern,
     special: &'static [(&'static str, u32)],
 }
 
@@ -56,18 +57,16 @@ impl Engine {
     }
 
     fn build(encoding: Encoding) -> Result<Engine> {
-        let vocab = Vocab::parse(encoding.rank_file())?;
-        let pattern = Regex::new(encoding.pattern())
-            .map_err(|e| Error::internal(format!("bad pattern for {encoding}: {e}")))?;
-        Ok(Engine { encoding, vocab, pattern, special: encoding.special_tokens() })
+        let vocab = Vocab::load(encoding.vocab_file())?;
+        Ok(Engine { encoding, vocab, pattern: encoding.pretokenizer(), special: encoding.special_tokens() })
     }
 
-    /// Calls `piece` for each pre-tokenized piece of ordinary text.
-    /// Returns `Ok(false)` if `piece` asked to stop early.
-    fn for_each_piece(&self, text: &str, mut piece: impl FnMut(&str) -> bool) -> Result<bool> {
-        for m in self.pattern.find_iter(text) {
-            let m = m.map_err(|e| Error::internal(format!("pre-tokenizer failed: {e}")))?;
-            if !piece(m.as_str()) {
+    /// Calls `piece` with the byte span of each pre-tokenized piece of
+    /// ordinary text. Returns `Ok(false)` if `piece` asked to stop early.
+    #[inline]
+    fn for_each_piece(&self, text: &str, mut piece: impl FnMut(usize, usize) -> bool) -> Result<bool> {
+        for (a, b) in Pieces::new(self.pattern, text) {
+            if !piece(a, b) {
                 return Ok(false);
             }
         }
@@ -125,8 +124,8 @@ impl Engine {
                     out.push(id);
                     Ok(true)
                 }
-                Segment::Text(t) => self.for_each_piece(t, |p| {
-                    self.encode_piece(p.as_bytes(), scratch, out);
+                Segment::Text(t) => self.for_each_piece(t, |a, b| {
+                    self.encode_piece(t.as_bytes(), a, b, scratch, out);
                     true
                 }),
             })
@@ -134,19 +133,13 @@ impl Engine {
         Ok(())
     }
 
-    fn encode_piece(&self, piece: &[u8], scratch: &mut Scratch, out: &mut Vec<u32>) {
-        if let Some(&r) = self.vocab.ranks.get(piece) {
+    #[inline]
+    fn encode_piece(&self, s: &[u8], a: usize, b: usize, scratch: &mut Scratch, out: &mut Vec<u32>) {
+        if let Some(r) = self.vocab.rank_at(s, a, b) {
             out.push(r);
             return;
         }
-        let ranks = &self.vocab.ranks;
-        bpe::merge(piece, ranks, scratch, |a, b| {
-            // Every final part is a single byte or the product of a merge
-            // whose bytes were looked up in `ranks`, so this always hits.
-            if let Some(&r) = ranks.get(&piece[a..b]) {
-                out.push(r);
-            }
-        });
+        bpe::merge(s, a, b, &self.vocab, scratch, |r| out.push(r));
     }
 
     /// Counts tokens in `text`, stopping once the count exceeds `limit`.
@@ -159,17 +152,16 @@ impl Engine {
                     total += 1;
                     Ok(total <= limit)
                 }
-                Segment::Text(t) => self.for_each_piece(t, |p| {
-                    let p = p.as_bytes();
+                Segment::Text(t) => self.for_each_piece(t, |a, b| {
                     // A long piece has at least this many tokens; when that
                     // already passes the limit, merging it is wasted work, so
                     // the cost stays proportional to the limit.
-                    let at_least = p.len().div_ceil(self.vocab.max_token_len);
+                    let at_least = (b - a).div_ceil(self.vocab.max_token_len);
                     if total.saturating_add(at_least) > limit {
                         total += at_least;
                         return false;
                     }
-                    total += self.count_piece(p, scratch);
+                    total += self.count_piece(t.as_bytes(), a, b, scratch);
                     total <= limit
                 }),
             })
@@ -177,11 +169,12 @@ impl Engine {
         Ok((total, !finished))
     }
 
-    fn count_piece(&self, piece: &[u8], scratch: &mut Scratch) -> usize {
-        if self.vocab.ranks.contains_key(piece) {
+    #[inline]
+    fn count_piece(&self, s: &[u8], a: usize, b: usize, scratch: &mut Scratch) -> usize {
+        if self.vocab.rank_at(s, a, b).is_some() {
             return 1;
         }
-        bpe::merge(piece, &self.vocab.ranks, scratch, |_, _| {})
+        bpe::merge(s, a, b, &self.vocab, scratch, |_| {})
     }
 
     /// The bytes of token `id` (ordinary or special), if it exists.

@@ -12,7 +12,9 @@
 mod bpe;
 mod encoding;
 mod engine;
+mod pretokenize;
 mod truncate;
+mod unicode;
 mod vocab;
 
 pub use encoding::Encoding;

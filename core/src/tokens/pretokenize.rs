@@ -1,0 +1,366 @@
+//! Hand-written pre-tokenizers, one per tiktoken pattern.
+//!
+//! tiktoken splits text with a regex before merging bytes; a general regex
+//! engine (with the look-ahead these patterns need) caps counting at a few
+//! tens of MB/s, far below what the merge step can do. Each function here
+//! returns where the piece starting at `i` ends, following the pattern's
+//! alternatives in order and reproducing the regex engine's backtracking
+//! (greedy, possessive and look-ahead) by hand. The reasoning for each
+//! alternative is next to its code; `pretokenize/tests.rs` compares every
+//! pattern with fancy-regex on random and adversarial text, and the oracle
+//! tests compare the resulting ids with tiktoken-rs.
+//!
+//! Inputs are `&[u8]` holding valid UTF-8 (they come from `&str`), and `i` is
+//! always a character boundary below `s.len()`; the result is a character
+//! boundary greater than `i`, so iteration always advances.
+
+use super::unicode::{class_at, prev_char_start, L, LL, LM, LO, LT, LU, M, N, WS};
+
+/// Which of tiktoken's patterns an encoding uses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Pattern {
+    /// r50k_base and p50k_base (GPT-2's pattern).
+    Gpt2,
+    /// cl100k_base.
+    Cl100k,
+    /// o200k_base.
+    O200k,
+}
+
+impl Pattern {
+    /// End of the piece that starts at `i`.
+    #[inline]
+    pub(crate) fn piece_end(self, s: &[u8], i: usize) -> usize {
+        match self {
+            Pattern::Gpt2 => gpt2(s, i),
+            Pattern::Cl100k => cl100k(s, i),
+            Pattern::O200k => o200k(s, i),
+        }
+    }
+}
+
+/// End of the run of characters, from `i`, whose class has a bit in `mask`.
+#[inline]
+fn run(s: &[u8], mut i: usize, mask: u8) -> usize {
+    while i < s.len() {
+        let b = s[i];
+        if b < 0x80 {
+            if super::unicode::ASCII[b as usize] & mask == 0 {
+                break;
+            }
+            i += 1;
+        } else {
+            let (c, len) = class_at(s, i);
+            if c & mask == 0 {
+                break;
+            }
+            i += len;
+        }
+    }
+    i
+}
+
+/// End of the run of characters, from `i`, whose class has no bit in `mask`.
+#[inline]
+fn run_not(s: &[u8], mut i: usize, mask: u8) -> usize {
+    while i < s.len() {
+        let (c, len) = class_at(s, i);
+        if c & mask != 0 {
+            break;
+        }
+        i += len;
+    }
+    i
+}
+
+#[inline]
+fn class_at_or_none(s: &[u8], i: usize) -> u8 {
+    if i < s.len() {
+        class_at(s, i).0
+    } else {
+        0
+    }
+}
+
+/// Whether the character at `i` matches ASCII letter `lower` case-
+/// insensitively, as the regex engine's simple case folding does: `s` also
+/// matches U+017F LATIN SMALL LETTER LONG S. Returns its byte length.
+#[inline]
+fn fold_eq(s: &[u8], i: usize, lower: u8) -> Option<usize> {
+    let b = *s.get(i)?;
+    if b.to_ascii_lowercase() == lower {
+        return Some(1);
+    }
+    // U+017F is 0xC5 0xBF in UTF-8.
+    (lower == b's' && b == 0xC5 && s.get(i + 1) == Some(&0xBF)).then_some(2)
+}
+
+/// Bytes after the apostrophe matched by `(?:[sdmt]|ll|ve|re)`, case-sensitive
+/// (GPT-2) or with `(?i:...)` (cl100k, o200k's suffix). `i` is just after `'`.
+#[inline]
+fn contraction(s: &[u8], i: usize, fold: bool) -> Option<usize> {
+    let eq = |at: usize, c: u8| -> Option<usize> {
+        if fold {
+            fold_eq(s, at, c)
+        } else {
+            (s.get(at) == Some(&c)).then_some(1)
+        }
+    };
+    for c in [b's', b'd', b'm', b't'] {
+        if let Some(n) = eq(i, c) {
+            return Some(n);
+        }
+    }
+    for [a, b] in [[b'l', b'l'], [b'v', b'e'], [b'r', b'e']] {
+        if let Some(n) = eq(i, a) {
+            if let Some(m) = eq(i + n, b) {
+                return Some(n + m);
+            }
+        }
+    }
+    None
+}
+
+/// Whitespace alternatives shared by the patterns. `j` is the end of the
+/// maximal whitespace run starting at `i`.
+///
+/// `\s+(?!\S)`: the greedy run either reaches the end of the text (the
+/// look-ahead holds there) or stops before a non-space; backtracking one
+/// character then leaves a space next, so the match is the run minus its last
+/// character, when that leaves at least one.
+#[inline]
+fn space_not_before_nonspace(s: &[u8], i: usize, j: usize) -> Option<usize> {
+    if j == s.len() {
+        return Some(j);
+    }
+    let last = prev_char_start(s, j);
+    (last > i).then_some(last)
+}
+
+/// `\s*[\r\n]` (cl100k) and `\s*[\r\n]+` (o200k): backtracking the greedy
+/// `\s*` stops at the last CR or LF of the run; `[\r\n]+` cannot extend past
+/// it because it is the last. CR and LF are ASCII, so a byte scan is exact.
+#[inline]
+fn through_last_newline(s: &[u8], i: usize, j: usize) -> Option<usize> {
+    s[i..j].iter().rposition(|&b| b == b'\r' || b == b'\n').map(|r| i + r + 1)
+}
+
+/// `[^\r\n\p{L}\p{N}]`: any character but CR, LF, letters and numbers.
+#[inline]
+fn is_prefix(b: u8, class: u8) -> bool {
+    class & (L | N) == 0 && b != b'\r' && b != b'\n'
+}
+
+/// r50k/p50k: `'(?:[sdmt]|ll|ve|re)| ?\p{L}++| ?\p{N}++| ?[^\s\p{L}\p{N}]++|\s++$|\s+(?!\S)|\s`
+fn gpt2(s: &[u8], i: usize) -> usize {
+    let b = s[i];
+    if b == b'\'' {
+        if let Some(n) = contraction(s, i + 1, false) {
+            return i + 1 + n;
+        }
+    }
+    // ` ?` is greedy but not possessive: when the space is not followed by
+    // the class, the alternative retries without it, and a space is in none
+    // of the three classes, so that retry fails too.
+    let j = if b == b' ' { i + 1 } else { i };
+    if j < s.len() {
+        let (c, _) = class_at(s, j);
+        if c & L != 0 {
+            return run(s, j, L);
+        }
+        if c & N != 0 {
+            return run(s, j, N);
+        }
+        if c & (WS | L | N) == 0 {
+            return run_not(s, j, WS | L | N);
+        }
+    }
+    // What is left starts with whitespace.
+    let (_, len) = class_at(s, i);
+    let j = run(s, i, WS);
+    if j == s.len() {
+        return j; // \s++$
+    }
+    space_not_before_nonspace(s, i, j).unwrap_or(i + len)
+}
+
+/// cl100k: `'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+|\s++$|\s*[\r\n]|\s+(?!\S)|\s`
+fn cl100k(s: &[u8], i: usize) -> usize {
+    let b = s[i];
+    if b == b'\'' {
+        if let Some(n) = contraction(s, i + 1, true) {
+            return i + 1 + n;
+        }
+    }
+    let (c, len) = class_at(s, i);
+    // `[^\r\n\p{L}\p{N}]?+\p{L}++`: possessive, so a prefix character that is
+    // not followed by a letter fails the alternative (and it is no letter).
+    if c & L != 0 {
+        return run(s, i + len, L);
+    }
+    if is_prefix(b, c) && class_at_or_none(s, i + len) & L != 0 {
+        return run(s, i + len, L);
+    }
+    // `\p{N}{1,3}+`.
+    if c & N != 0 {
+        let mut j = i + len;
+        for _ in 0..2 {
+            if j >= s.len() {
+                break;
+            }
+            let (c2, l2) = class_at(s, j);
+            if c2 & N == 0 {
+                break;
+            }
+            j += l2;
+        }
+        return j;
+    }
+    // ` ?[^\s\p{L}\p{N}]++[\r\n]*+`.
+    let j = if b == b' ' { i + 1 } else { i };
+    if j < s.len() && class_at(s, j).0 & (WS | L | N) == 0 {
+        let mut e = run_not(s, j, WS | L | N);
+        while e < s.len() && (s[e] == b'\r' || s[e] == b'\n') {
+            e += 1;
+        }
+        return e;
+    }
+    // Whitespace.
+    let j = run(s, i, WS);
+    if j == s.len() {
+        return j; // \s++$
+    }
+    through_last_newline(s, i, j)
+        .or_else(|| space_not_before_nonspace(s, i, j))
+        .unwrap_or(i + len)
+}
+
+/// `(?i:'s|'t|'re|'ve|'m|'ll|'d)?` after a word in o200k.
+#[inline]
+fn o200k_suffix(s: &[u8], e: usize) -> usize {
+    if s.get(e) == Some(&b'\'') {
+        if let Some(n) = contraction(s, e + 1, true) {
+            return e + 1 + n;
+        }
+    }
+    e
+}
+
+/// o200k's "upper" class `[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]`.
+const UPPER: u8 = LU | LT | LM | LO | M;
+/// o200k's "lower" class `[\p{Ll}\p{Lm}\p{Lo}\p{M}]`.
+const LOWER: u8 = LL | LM | LO | M;
+
+/// `[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+` from `p`, then
+/// the suffix. The greedy upper run gives back characters one at a time
+/// until a lower one can start; the first success is therefore the last
+/// position of the upper run (or just after it) holding a lower character.
+/// If that is just after the run, the lower run continues greedily; if it is
+/// inside the run, the characters after it are upper-only, so the lower run
+/// is that one character.
+fn o200k_word_lower(s: &[u8], p: usize) -> Option<usize> {
+    if p >= s.len() {
+        return None;
+    }
+    let k = run(s, p, UPPER);
+    if class_at_or_none(s, k) & LOWER != 0 {
+        return Some(o200k_suffix(s, run(s, k, LOWER)));
+    }
+    let mut q = k;
+    while q > p {
+        let start = prev_char_start(s, q);
+        if class_at(s, start).0 & LOWER != 0 {
+            return Some(o200k_suffix(s, q));
+        }
+        q = start;
+    }
+    None
+}
+
+/// `[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*` from `p`, then
+/// the suffix; nothing here can fail after the first character.
+fn o200k_word_upper(s: &[u8], p: usize) -> Option<usize> {
+    if p >= s.len() || class_at(s, p).0 & UPPER == 0 {
+        return None;
+    }
+    let k = run(s, p, UPPER);
+    Some(o200k_suffix(s, run(s, k, LOWER)))
+}
+
+/// o200k:
+/// `[^\r\n\p{L}\p{N}]?UPPER*LOWER+SUFFIX?|[^\r\n\p{L}\p{N}]?UPPER+LOWER*SUFFIX?|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+`
+///
+/// The optional prefix is greedy but not possessive: each word alternative
+/// is tried with the prefix and then without it (which matters when the
+/// prefix character is itself a mark, a member of both word classes), and
+/// only then the next alternative.
+fn o200k(s: &[u8], i: usize) -> usize {
+    let b = s[i];
+    let (c, len) = class_at(s, i);
+    let prefixed = is_prefix(b, c);
+    let word = (if prefixed { o200k_word_lower(s, i + len) } else { None })
+        .or_else(|| o200k_word_lower(s, i))
+        .or_else(|| if prefixed { o200k_word_upper(s, i + len) } else { None })
+        .or_else(|| o200k_word_upper(s, i));
+    if let Some(e) = word {
+        return e;
+    }
+    // `\p{N}{1,3}`.
+    if c & N != 0 {
+        let mut j = i + len;
+        for _ in 0..2 {
+            if j >= s.len() {
+                break;
+            }
+            let (c2, l2) = class_at(s, j);
+            if c2 & N == 0 {
+                break;
+            }
+            j += l2;
+        }
+        return j;
+    }
+    // ` ?[^\s\p{L}\p{N}]+[\r\n/]*`.
+    let j = if b == b' ' { i + 1 } else { i };
+    if j < s.len() && class_at(s, j).0 & (WS | L | N) == 0 {
+        let mut e = run_not(s, j, WS | L | N);
+        while e < s.len() && matches!(s[e], b'\r' | b'\n' | b'/') {
+            e += 1;
+        }
+        return e;
+    }
+    // Whitespace: `\s*[\r\n]+`, `\s+(?!\S)`, `\s+`.
+    let j = run(s, i, WS);
+    through_last_newline(s, i, j)
+        .or_else(|| space_not_before_nonspace(s, i, j))
+        .unwrap_or(j)
+}
+
+/// Iterator over the (start, end) byte spans of the pieces of `s`.
+pub(crate) struct Pieces<'a> {
+    s: &'a [u8],
+    i: usize,
+    pattern: Pattern,
+}
+
+impl<'a> Pieces<'a> {
+    pub(crate) fn new(pattern: Pattern, s: &'a str) -> Self {
+        Pieces { s: s.as_bytes(), i: 0, pattern }
+    }
+}
+
+impl Iterator for Pieces<'_> {
+    type Item = (usize, usize);
+    #[inline]
+    fn next(&mut self) -> Option<(usize, usize)> {
+        if self.i >= self.s.len() {
+            return None;
+        }
+        let start = self.i;
+        self.i = self.pattern.piece_end(self.s, start);
+        Some((start, self.i))
+    }
+}
+
+#[cfg(test)]
+mod tests;

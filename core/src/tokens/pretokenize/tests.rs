@@ -1,0 +1,107 @@
+//! The hand-written pre-tokenizers must split exactly as fancy-regex does
+//! with tiktoken's patterns (the regex engine tiktoken-rs and OpenAI's
+//! tiktoken use). The alphabet is chosen so that every branch of every
+//! pattern, and every class boundary, comes up often.
+
+use std::sync::LazyLock;
+
+use fancy_regex::Regex;
+use proptest::prelude::*;
+use proptest::test_runner::Config;
+
+use super::{Pattern, Pieces};
+use crate::tokens::Encoding;
+
+fn regex_pieces(re: &Regex, s: &str) -> Vec<(usize, usize)> {
+    re.find_iter(s).map(|m| m.unwrap()).map(|m| (m.start(), m.end())).collect()
+}
+
+fn ours(p: Pattern, s: &str) -> Vec<(usize, usize)> {
+    Pieces::new(p, s).collect()
+}
+
+const PATTERNS: [(Pattern, Encoding); 3] = [
+    (Pattern::Gpt2, Encoding::R50kBase),
+    (Pattern::Cl100k, Encoding::Cl100kBase),
+    (Pattern::O200k, Encoding::O200kBase),
+];
+
+static REGEXES: LazyLock<Vec<Regex>> =
+    LazyLock::new(|| PATTERNS.iter().map(|(_, e)| Regex::new(e.pattern()).unwrap()).collect());
+
+fn compare(s: &str) -> Result<(), TestCaseError> {
+    for ((p, _), re) in PATTERNS.iter().zip(REGEXES.iter()) {
+        prop_assert_eq!(ours(*p, s), regex_pieces(re, s), "{:?} on {:?}", p, s);
+    }
+    Ok(())
+}
+
+/// Characters from every class the patterns distinguish, with the tricky
+/// ones (case-folding `ſ`, marks of each kind, titlecase, modifier letters,
+/// numbers that are not digits, Unicode spaces) over-represented.
+const ALPHABET: &[char] = &[
+    'a', 'b', 'e', 'l', 'm', 'r', 's', 't', 'v', 'd', 'A', 'L', 'R', 'S', 'T', 'V', 'D', 'M', 'E',
+    '\'', '\'', '\'', 'ſ', 'ǅ', 'ʰ', '中', 'ß', 'É', 'é', '\u{301}', '\u{903}', '\u{20dd}', '0',
+    '7', '٣', 'Ⅻ', '½', ' ', ' ', ' ', '\t', '\n', '\r', '\u{a0}', '\u{3000}', '\u{85}', '\u{2028}',
+    '\u{b}', '\u{c}', '\u{200b}', '.', ',', '!', '/', '-', '_', '"', '(', '😀', '\u{1f3fd}', '\u{fe0f}',
+    '\u{200d}', '$', '\u{1}', '\u{1c}',
+];
+
+fn from_alphabet() -> impl Strategy<Value = String> {
+    proptest::collection::vec(proptest::sample::select(ALPHABET), 0..40)
+        .prop_map(|v| v.into_iter().collect())
+}
+
+fn any_chars() -> impl Strategy<Value = String> {
+    proptest::collection::vec(any::<char>(), 0..24).prop_map(|v| v.into_iter().collect())
+}
+
+proptest! {
+    #![proptest_config(Config { cases: 20_000, failure_persistence: None, ..Config::default() })]
+    #[test]
+    fn pieces_match_fancy_regex_on_the_tricky_alphabet(s in from_alphabet()) {
+        compare(&s)?;
+    }
+}
+
+proptest! {
+    #![proptest_config(Config { cases: 5_000, failure_persistence: None, ..Config::default() })]
+    #[test]
+    fn pieces_match_fancy_regex_on_any_chars(s in any_chars()) {
+        compare(&s)?;
+    }
+
+    #[test]
+    fn pieces_match_fancy_regex_on_mixed_text(a in from_alphabet(), b in any_chars(), c in "[ -~\\n]{0,30}") {
+        compare(&(a + &b + &c))?;
+    }
+}
+
+#[test]
+fn every_code_point_alone_and_in_context() {
+    // Each scalar value alone, after a space, between letters, and before an
+    // apostrophe suffix: covers every class boundary of the generated table.
+    let mut cases = String::new();
+    for cp in (0..0x110000u32).step_by(13).filter_map(char::from_u32) {
+        cases.clear();
+        cases.push(cp);
+        cases.push(' ');
+        cases.push(cp);
+        cases.push_str("a'S\u{301}b");
+        cases.push(cp);
+        cases.push('\n');
+        compare(&cases).unwrap();
+    }
+}
+
+#[test]
+fn hand_picked_cases() {
+    for s in [
+        "", " ", "  ", "a", " a", "  a", "'s", "'S", "'ſ", "'ll", "'LL", "'lL", "'ve", "'re", "'x",
+        "don't", "DON'T", "I'm", "he'ſ", "a\u{301}", "\u{301}a", "!\u{301}AB ", "\u{301}\u{301}",
+        "ǅa", "Aǅa", "ABc", "ABC'S", "\n\n", " \n ", "\r\n", "x  \n  y", "x   ", "   x", "1234567",
+        "a/b//c\n", " !!\n\n", "\u{a0}word", "\u{3000}\u{3000}x", "tab\tx", "12abc", "٣٣٣٣",
+    ] {
+        compare(s).unwrap();
+    }
+}
