@@ -37,6 +37,10 @@ pub(crate) struct Scratch {
     token: Vec<u32>,
     queue: Queue,
     pairs: PairCache,
+    /// Whole pieces merged recently (see `piece_cache.rs`).
+    pub(crate) pieces: super::piece_cache::PieceCache,
+    /// The tokens of the piece being merged, before they go to the cache.
+    pub(crate) tokens: Vec<u32>,
 }
 
 /// Merges `s[a..b]` (at least one byte; usually not a token itself) and calls
@@ -59,56 +63,54 @@ pub(crate) fn merge(
 }
 
 fn merge_short(s: &[u8], a: usize, b: usize, vocab: &Vocab, mut emit: impl FnMut(u32)) -> usize {
+    const END: u8 = u8::MAX;
     let n = b - a;
-    // Part k spans start[k]..start[k + 1] (offsets from `a`), is token
-    // token[k], and pair[k] is the rank of parts k and k + 1 together.
-    let mut start = [0u8; SHORT + 1];
+    // Parts are a linked list over byte offsets from `a`: the part starting
+    // at k ends at next[k], is token token[k], and pair[k] is the rank of it
+    // and the part after it together. Merging relinks instead of shifting.
+    let mut next = [0u8; SHORT + 1];
     let mut token = [0u32; SHORT];
     let mut pair = [NONE; SHORT];
     for k in 0..n {
-        start[k] = k as u8;
+        next[k] = (k + 1) as u8;
         token[k] = vocab.byte_rank[s[a + k] as usize];
     }
-    start[n] = n as u8;
     for (k, p) in pair.iter_mut().enumerate().take(n.saturating_sub(1)) {
         *p = vocab.rank_at(s, a + k, a + k + 2).unwrap_or(NONE);
     }
-    let rank = |start: &[u8; SHORT + 1], i: usize, j: usize| {
-        vocab.rank_at(s, a + start[i] as usize, a + start[j] as usize).unwrap_or(NONE)
-    };
-    let mut m = n;
-    while m > 1 {
-        let (mut best, mut k) = (NONE, 0);
-        for (i, &r) in pair[..m - 1].iter().enumerate() {
-            if r < best {
-                best = r;
-                k = i;
+    let rank = |i: usize, j: usize| vocab.rank_at(s, a + i, a + j).unwrap_or(NONE);
+    let mut parts = n;
+    loop {
+        // The leftmost lowest pair, and the part before it.
+        let (mut best, mut at, mut before) = (NONE, 0usize, END);
+        let (mut k, mut prev) = (0usize, END);
+        while (next[k] as usize) < n {
+            if pair[k] < best {
+                best = pair[k];
+                at = k;
+                before = prev;
             }
+            prev = k as u8;
+            k = next[k] as usize;
         }
         if best == NONE {
             break;
         }
-        // Parts k and k + 1 become one part: drop entry k + 1 everywhere.
-        token[k] = best;
-        start.copy_within(k + 2..=m, k + 1);
-        token.copy_within(k + 2..m, k + 1);
-        if k + 2 < m {
-            pair.copy_within(k + 2..m - 1, k + 1);
-        }
-        m -= 1;
-        if k + 1 < m {
-            pair[k] = rank(&start, k, k + 2);
-        } else {
-            pair[k] = NONE;
-        }
-        if k > 0 {
-            pair[k - 1] = rank(&start, k - 1, k + 1);
+        let end = next[next[at] as usize] as usize;
+        next[at] = end as u8;
+        token[at] = best;
+        parts -= 1;
+        pair[at] = if end < n { rank(at, next[end] as usize) } else { NONE };
+        if before != END {
+            pair[before as usize] = rank(before as usize, end);
         }
     }
-    for &t in &token[..m] {
-        emit(t);
+    let mut k = 0;
+    while k < n {
+        emit(token[k]);
+        k = next[k] as usize;
     }
-    m
+    parts
 }
 
 /// The pending pairs of one rank, by start position. Pairs are mostly

@@ -139,7 +139,27 @@ impl Engine {
             out.push(r);
             return;
         }
-        bpe::merge(s, a, b, &self.vocab, scratch, |r| out.push(r));
+        out.extend_from_slice(self.merge_cached(s, a, b, scratch));
+    }
+
+    /// The tokens of a piece that is not one token, from this thread's
+    /// piece cache or by merging (and then cached).
+    #[inline]
+    fn merge_cached<'s>(&self, s: &[u8], a: usize, b: usize, scratch: &'s mut Scratch) -> &'s [u32] {
+        let enc = self.encoding as u8;
+        let piece = &s[a..b];
+        if scratch.pieces.get(enc, piece).is_none() {
+            let mut tokens = std::mem::take(&mut scratch.tokens);
+            tokens.clear();
+            bpe::merge(s, a, b, &self.vocab, scratch, |r| tokens.push(r));
+            if b - a > super::piece_cache::MAX_PIECE {
+                scratch.tokens = tokens;
+                return &scratch.tokens;
+            }
+            scratch.pieces.put(enc, piece, &tokens);
+            scratch.tokens = tokens;
+        }
+        scratch.pieces.get(enc, piece).unwrap_or(&scratch.tokens)
     }
 
     /// Counts tokens in `text`, stopping once the count exceeds `limit`.
@@ -174,7 +194,10 @@ impl Engine {
         if self.vocab.rank_at(s, a, b).is_some() {
             return 1;
         }
-        bpe::merge(s, a, b, &self.vocab, scratch, |_| {})
+        if b - a > super::piece_cache::MAX_PIECE {
+            return bpe::merge(s, a, b, &self.vocab, scratch, |_| {});
+        }
+        self.merge_cached(s, a, b, scratch).len()
     }
 
     /// The bytes of token `id` (ordinary or special), if it exists.

@@ -12,6 +12,7 @@
 mod bpe;
 mod encoding;
 mod engine;
+mod piece_cache;
 mod pretokenize;
 mod truncate;
 mod unicode;
