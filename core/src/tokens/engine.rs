@@ -176,10 +176,14 @@ impl Engine {
                     // A long piece has at least this many tokens; when that
                     // already passes the limit, merging it is wasted work, so
                     // the cost stays proportional to the limit.
-                    let at_least = (b - a).div_ceil(self.vocab.max_token_len);
-                    if total.saturating_add(at_least) > limit {
-                        total += at_least;
-                        return false;
+                    // (The division only runs when the piece could matter:
+                    // it costs more than the lookup of a short piece.)
+                    if b - a > limit - total {
+                        let at_least = (b - a).div_ceil(self.vocab.max_token_len);
+                        if total.saturating_add(at_least) > limit {
+                            total += at_least;
+                            return false;
+                        }
                     }
                     total += self.count_piece(t.as_bytes(), a, b, scratch);
                     total <= limit

@@ -187,6 +187,9 @@ fn gpt2(s: &[u8], i: usize) -> usize {
 /// cl100k: `'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+|\s++$|\s*[\r\n]|\s+(?!\S)|\s`
 fn cl100k(s: &[u8], i: usize) -> usize {
     let b = s[i];
+    if let Some(e) = ascii_word(s, i, b) {
+        return e;
+    }
     if b == b'\'' {
         if let Some(n) = contraction(s, i + 1, true) {
             return i + 1 + n;
@@ -296,6 +299,15 @@ fn o200k_word_upper(s: &[u8], p: usize) -> Option<usize> {
 /// only then the next alternative.
 fn o200k(s: &[u8], i: usize) -> usize {
     let b = s[i];
+    if let Some(e) = ascii_word(s, i, b) {
+        // Up to the first non-letter every ASCII word is `[A-Z]*[a-z]*` or
+        // `[A-Z]+` after at most one prefix character, and both word
+        // alternatives end it in the same place, so only a mixed case word
+        // like "camelCase" needs the general path.
+        if let Some(e) = o200k_ascii_split(s, i, e) {
+            return o200k_suffix(s, e);
+        }
+    }
     let (c, len) = class_at(s, i);
     let prefixed = is_prefix(b, c);
     let word = (if prefixed { o200k_word_lower(s, i + len) } else { None })
@@ -334,6 +346,42 @@ fn o200k(s: &[u8], i: usize) -> usize {
     through_last_newline(s, i, j)
         .or_else(|| space_not_before_nonspace(s, i, j))
         .unwrap_or(j)
+}
+
+/// Fast path for the commonest piece, an ASCII word with an optional space
+/// or ASCII punctuation before it: the end of its letters when everything up
+/// to the first byte that is not an ASCII letter is ASCII, else `None` (the
+/// general path decides). `'` never starts one: it may begin a contraction.
+#[inline(always)]
+fn ascii_word(s: &[u8], i: usize, b: u8) -> Option<usize> {
+    let j = if b.is_ascii_alphabetic() {
+        i
+    } else if (b == b' ' || (b.is_ascii_punctuation() && b != b'\'')) && s.get(i + 1).is_some_and(u8::is_ascii_alphabetic) {
+        i + 1
+    } else {
+        return None;
+    };
+    let mut e = j + 1;
+    while e < s.len() && s[e].is_ascii_alphabetic() {
+        e += 1;
+    }
+    (e == s.len() || s[e] < 0x80).then_some(e)
+}
+
+/// For o200k: where the word alternatives end the ASCII letters of
+/// `s[i..e]` (see [`ascii_word`]): `[A-Z]*[a-z]*` ends at the first
+/// upper-case letter after a lower-case one. `None` when there is no letter.
+#[inline(always)]
+fn o200k_ascii_split(s: &[u8], i: usize, e: usize) -> Option<usize> {
+    let start = if s[i].is_ascii_alphabetic() { i } else { i + 1 };
+    let mut k = start;
+    while k < e && s[k].is_ascii_uppercase() {
+        k += 1;
+    }
+    while k < e && s[k].is_ascii_lowercase() {
+        k += 1;
+    }
+    (k > start).then_some(k)
 }
 
 /// Iterator over the (start, end) byte spans of the pieces of `s`.

@@ -70,7 +70,7 @@ pub(crate) fn class_of(cp: u32) -> u8 {
 
 /// Decodes the character starting at `s[i]`; `s` is valid UTF-8 and `i` a
 /// character boundary below `s.len()`. Returns (code point, byte length).
-#[inline]
+#[inline(always)]
 pub(crate) fn decode(s: &[u8], i: usize) -> (u32, usize) {
     let b0 = s[i] as u32;
     if b0 < 0x80 {
@@ -89,7 +89,7 @@ pub(crate) fn decode(s: &[u8], i: usize) -> (u32, usize) {
 }
 
 /// Class bits and byte length of the character at `s[i]`.
-#[inline]
+#[inline(always)]
 pub(crate) fn class_at(s: &[u8], i: usize) -> (u8, usize) {
     let b = s[i];
     if b < 0x80 {

@@ -29,8 +29,8 @@ pub(crate) struct Vocab {
     /// `offsets[r]..offsets[r + 1]` is token `r`; an empty span is a hole
     /// (p50k_base's rank 50256 belongs to `<|endoftext|>`).
     offsets: Vec<u32>,
-    keys: Vec<u64>,
-    ranks: Vec<u32>,
+    /// (key, rank) per slot: a hit costs one cache line.
+    slots: Vec<(u64, u32)>,
     shift: u32,
     /// The rank of each single byte (every byte is a token in every encoding).
     pub(crate) byte_rank: [u32; 256],
@@ -62,22 +62,28 @@ fn key_at(s: &[u8], a: usize, b: usize) -> u64 {
     }
 }
 
+/// The last eight bytes of a piece of at least eight bytes.
+#[inline(always)]
+fn last8(p: &[u8]) -> u64 {
+    let n = p.len();
+    u64::from_le_bytes(p[n - 8..].try_into().unwrap_or([0; 8]))
+}
+
 /// Slot index for a key; bytes past the seventh are folded in so that long
-/// tokens sharing a prefix and a length spread out.
-#[inline]
+/// tokens sharing a prefix and a length spread out. Up to 15 bytes the key
+/// and the last eight bytes cover the whole piece, so one extra load does.
+#[inline(always)]
 fn hash(key: u64, p: &[u8]) -> u64 {
     let mut h = key;
     if p.len() > 7 {
-        let mut chunks = p[7..].chunks_exact(8);
-        for c in &mut chunks {
-            h = (h.rotate_left(23) ^ u64::from_le_bytes(c.try_into().unwrap_or([0; 8]))).wrapping_mul(K);
+        if p.len() > 15 {
+            for c in p[7..p.len() - 8].chunks(8) {
+                let mut buf = [0u8; 8];
+                buf[..c.len()].copy_from_slice(c);
+                h = (h.rotate_left(23) ^ u64::from_le_bytes(buf)).wrapping_mul(K);
+            }
         }
-        let rest = chunks.remainder();
-        if !rest.is_empty() {
-            let mut buf = [0u8; 8];
-            buf[..rest.len()].copy_from_slice(rest);
-            h = (h.rotate_left(23) ^ u64::from_le_bytes(buf)).wrapping_mul(K);
-        }
+        h = (h.rotate_left(23) ^ last8(p)).wrapping_mul(K);
     }
     h.wrapping_mul(K)
 }
@@ -103,28 +109,26 @@ impl Vocab {
             return Err(bad("lengths do not add up to the token bytes"));
         }
         let slots = (n * 2).next_power_of_two().max(1024);
+        let mask = slots - 1;
         let mut v = Vocab {
             bytes,
             offsets,
-            keys: vec![EMPTY; slots],
-            ranks: vec![0; slots],
+            slots: vec![(EMPTY, 0); slots],
             shift: 64 - slots.trailing_zeros(),
             byte_rank: [u32::MAX; 256],
             max_token_len: lengths.iter().copied().max().unwrap_or(1).max(1) as usize,
         };
-        let mask = slots - 1;
         for r in 0..n {
             let Some(t) = v.token_bytes(r as u32) else { continue };
             let key = key_of(t);
             let mut i = (hash(key, t) >> v.shift) as usize;
-            while v.keys[i] != EMPTY {
-                if v.keys[i] == key && v.tail_eq(v.ranks[i], t) {
+            while v.slots[i].0 != EMPTY {
+                if v.slots[i].0 == key && v.tail_eq(v.slots[i].1, t) {
                     return Err(bad("duplicate token"));
                 }
                 i = (i + 1) & mask;
             }
-            v.keys[i] = key;
-            v.ranks[i] = r as u32;
+            v.slots[i] = (key, r as u32);
             if t.len() == 1 {
                 v.byte_rank[t[0] as usize] = r as u32;
             }
@@ -135,9 +139,19 @@ impl Vocab {
         Ok(v)
     }
 
-    #[inline]
+    /// Whether token `rank`, whose key equals `p`'s (so the length and the
+    /// first seven bytes agree), is `p`.
+    #[inline(always)]
     fn tail_eq(&self, rank: u32, p: &[u8]) -> bool {
-        p.len() <= 7 || self.token_bytes(rank).is_some_and(|t| t[7..] == p[7..])
+        if p.len() <= 7 {
+            return true;
+        }
+        let Some(t) = self.token_bytes(rank) else { return false };
+        if p.len() <= 15 {
+            last8(t) == last8(p)
+        } else {
+            t[7..] == p[7..]
+        }
     }
 
     /// The rank of `s[a..b]` if it is a token (`a < b`).
@@ -145,12 +159,12 @@ impl Vocab {
     pub(crate) fn rank_at(&self, s: &[u8], a: usize, b: usize) -> Option<u32> {
         let key = key_at(s, a, b);
         let p = &s[a..b];
-        let mask = self.keys.len() - 1;
+        let mask = self.slots.len() - 1;
         let mut i = (hash(key, p) >> self.shift) as usize;
         loop {
-            let k = self.keys[i];
-            if k == key && self.tail_eq(self.ranks[i], p) {
-                return Some(self.ranks[i]);
+            let (k, rank) = self.slots[i];
+            if k == key && self.tail_eq(rank, p) {
+                return Some(rank);
             }
             if k == EMPTY {
                 return None;
@@ -185,7 +199,7 @@ impl Vocab {
     /// Heap bytes this vocabulary allocated (the token bytes themselves stay
     /// in the binary's read-only data and are not counted).
     pub(crate) fn heap_bytes(&self) -> usize {
-        self.offsets.capacity() * 4 + self.keys.capacity() * 8 + self.ranks.capacity() * 4
+        self.offsets.capacity() * 4 + self.slots.capacity() * std::mem::size_of::<(u64, u32)>()
     }
 }
 
