@@ -16,6 +16,7 @@ pub mod chat;
 pub mod json;
 pub mod limits;
 pub mod models;
+pub mod skills;
 pub mod text;
 pub mod tokens;
 pub mod window;
