@@ -13,6 +13,7 @@
 mod error;
 pub mod assemble;
 pub mod chat;
+pub mod handoff;
 pub mod json;
 pub mod limits;
 pub mod models;
