@@ -16,7 +16,7 @@
 //! The delimiters are unambiguous: attribute values are escaped, and a
 //! `</handoff` inside any text is written `<\/handoff` so content cannot
 //! close the block early. Under a budget, key outputs are shortened (each
-//! cut keeps its head and says how many tokens were cut), smallest needs
+//! cut keeps its head and tail and says how many tokens were cut), smallest needs
 //! served first, and outputs with no room left are omitted; both are
 //! reported. The task summary and metadata are never cut: when they alone
 //! do not fit, the call fails with `DoesNotFit`.
@@ -137,7 +137,7 @@ fn assemble(h: &Handoff, outputs: &[Option<String>], custom: bool) -> String {
     t
 }
 
-const CUT: &str = " [… {removed} tokens cut]";
+const CUT: &str = " [… {removed} tokens cut …] ";
 
 impl Handoff {
     /// Renders the prompt block under `options` (see the module docs).
@@ -205,16 +205,17 @@ impl Handoff {
         }
     }
 
-    /// Output `i` cut to at most `room` tokens for its whole line, or None
-    /// when not even a few tokens of it fit.
+    /// Output `i` cut to at most `room` tokens for its whole line, keeping
+    /// its head and tail (a log's last lines matter as much as its first),
+    /// or None when too little of it would fit to be useful.
     fn cut_line(&self, tok: Tokenizer, i: usize, room: usize) -> Result<Option<(String, usize)>> {
         let content = self.key_outputs[i].content();
-        let overhead = tok.count(&line(self, i, &CUT.replace("{removed}", "99999")))?;
+        let overhead = tok.count(&line(self, i, ""))?;
+        let least = tok.count(&CUT.replace("{removed}", "99999"))? + 4;
         let mut keep = room.saturating_sub(overhead);
-        while keep >= 4 {
-            let cut = tok.truncate(content, keep, TruncateSide::Head, None)?;
-            let text = format!("{}{}", cut.text.trim_end(), CUT.replace("{removed}", &cut.removed_tokens.to_string()));
-            let l = line(self, i, &text);
+        while keep >= least {
+            let cut = tok.truncate(content, keep, TruncateSide::Both, Some(CUT))?;
+            let l = line(self, i, &cut.text);
             let t = tok.count(&l)?;
             if t <= room {
                 return Ok(Some((l, t)));

@@ -127,7 +127,7 @@ fn render_under_a_budget_shortens_key_outputs_and_says_so() {
     assert!(r.tokens <= 250, "{}", r.tokens);
     assert!(r.text.contains("- short one\n"), "the small output is kept whole");
     assert!(r.shortened.iter().any(|s| s.index == 1 && s.tokens < s.original_tokens), "{r:?}");
-    assert!(r.text.contains("tokens cut]"));
+    assert!(r.text.contains("tokens cut …]"));
     assert!(r.text.contains("## Task\nFix the flaky parser test"), "the summary is never cut");
     let e = h.render(&RenderOptions { budget: Some(20), ..Default::default() }).unwrap_err();
     assert_eq!(e.kind(), crate::ErrorKind::DoesNotFit);
