@@ -113,7 +113,13 @@ fn list(a: ListArgs) -> Result<ExitCode, Fatal> {
             category,
         );
     }
-    println!("{} skills: {} valid, {} invalid ({} tokens counted with {})", listing.skills.len(), listing.valid, listing.invalid, "header", listing.encoding);
+    println!(
+        "{} skills: {} valid, {} invalid (tokens: the index line, counted with {})",
+        listing.skills.len(),
+        listing.valid,
+        listing.invalid,
+        listing.encoding
+    );
     Ok(ExitCode::SUCCESS)
 }
 

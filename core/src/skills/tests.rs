@@ -313,6 +313,33 @@ fn alias_bombs_stop_at_the_budget() {
 }
 
 #[test]
+fn alias_count_limit_at_and_one_past() {
+    use crate::limits::MAX_FRONTMATTER_ALIASES;
+    let yaml = |n: usize| "v: &v x\n".to_owned() + &(0..n).map(|i| format!("b{i}: *v\n")).collect::<String>();
+    let m = frontmatter::parse(&yaml(MAX_FRONTMATTER_ALIASES), "x.md").unwrap();
+    assert_eq!(m.len(), MAX_FRONTMATTER_ALIASES + 1);
+    let e = frontmatter::parse(&yaml(MAX_FRONTMATTER_ALIASES + 1), "x.md").unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::LimitExceeded, "{e}");
+}
+
+#[cfg(unix)]
+#[test]
+fn a_file_swapped_for_a_symlink_after_discovery_is_not_read() {
+    let outside = TempDir::new("swap-out");
+    outside.write("secret.md", "---\nname: victim\ndescription: V.\n---\nTOP SECRET\n");
+    let d = TempDir::new("swap-link");
+    d.skill("victim", "V.", "original\n");
+    let set = open(&d);
+    std::fs::remove_file(d.path().join("victim/SKILL.md")).unwrap();
+    std::os::unix::fs::symlink(outside.path().join("secret.md"), d.path().join("victim/SKILL.md")).unwrap();
+    let e = set.body("victim").unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::Io, "{e}");
+    assert!(e.message().contains("replaced"), "{e}");
+    // Rediscovery refuses the link outright.
+    assert_eq!(open(&d).body("victim").unwrap_err().kind(), ErrorKind::UnsafePath);
+}
+
+#[test]
 fn hostile_trees_become_per_skill_diagnostics() {
     let d = TempDir::new("hostile");
     d.skill("good", "Fine.", "ok\n");
