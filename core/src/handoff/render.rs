@@ -17,8 +17,8 @@
 //! `</handoff` inside any text is written `<\/handoff` so content cannot
 //! close the block early. Under a budget, key outputs are shortened (each
 //! cut keeps its head and tail and says how many tokens were cut), smallest needs
-//! served first, and outputs with no room left are omitted; both are
-//! reported. The task summary and metadata are never cut: when they alone
+//! served first, and outputs with no room left are omitted (the block
+//! says how many, room permitting); both are reported. The task summary and metadata are never cut: when they alone
 //! do not fit, the call fails with `DoesNotFit`.
 
 use serde::{Deserialize, Serialize};
@@ -107,7 +107,7 @@ fn line(h: &Handoff, i: usize, content: &str) -> String {
     }
 }
 
-fn assemble(h: &Handoff, outputs: &[Option<String>], custom: bool) -> String {
+fn assemble(h: &Handoff, outputs: &[Option<String>], custom: bool, note: bool) -> String {
     let m = &h.metadata;
     let mut t = format!(
         "<handoff version=\"{}\" from=\"{}\" to=\"{}\" created_at=\"{}\"",
@@ -122,10 +122,14 @@ fn assemble(h: &Handoff, outputs: &[Option<String>], custom: bool) -> String {
     t.push_str(">\n## Task\n");
     t.push_str(guard(h.task_summary.trim_end()).as_str());
     t.push('\n');
-    if outputs.iter().any(Option::is_some) {
+    let omitted = outputs.iter().filter(|o| o.is_none()).count();
+    if outputs.iter().any(Option::is_some) || (note && omitted > 0) {
         t.push_str("\n## Key outputs\n");
         for l in outputs.iter().flatten() {
             t.push_str(l);
+        }
+        if note && omitted > 0 {
+            t.push_str(&format!("- [{omitted} more key output{} omitted for length]\n", if omitted == 1 { "" } else { "s" }));
         }
     }
     if custom && !h.custom_fields.is_empty() {
@@ -146,13 +150,13 @@ impl Handoff {
         let custom = options.include_custom_fields.unwrap_or(true);
         let n = self.key_outputs.len();
         let full: Vec<String> = (0..n).map(|i| line(self, i, self.key_outputs[i].content())).collect();
-        let text = assemble(self, &full.iter().cloned().map(Some).collect::<Vec<_>>(), custom);
+        let text = assemble(self, &full.iter().cloned().map(Some).collect::<Vec<_>>(), custom, false);
         let tokens = tok.count(&text)?;
         let budget = match options.budget {
             Some(b) if tokens > b => b,
             _ => return Ok(RenderResult { text, tokens, budget: options.budget, shortened: vec![], omitted: vec![] }),
         };
-        let fixed = tok.count(&assemble(self, &vec![None; n], custom))?;
+        let fixed = tok.count(&assemble(self, &vec![None; n], custom, false))?;
         // The section heading appears once any output is written.
         let heading = tok.count("\n## Key outputs\n")?;
         if fixed > budget {
@@ -190,16 +194,20 @@ impl Handoff {
                     None => omitted.push(i),
                 }
             }
-            let text = assemble(self, &lines, custom);
+            let text = assemble(self, &lines, custom, true);
             let tokens = tok.count(&text)?;
             if tokens <= budget {
                 return Ok(RenderResult { text, tokens, budget: Some(budget), shortened, omitted });
             }
-            // Joining lines cost more than their separate counts: take the
-            // excess from the largest allotment and try again.
+            // Joining lines (or the omission note) cost more than their
+            // separate counts: take the excess from the largest allotment
+            // and try again.
             let excess = tokens - budget;
             let Some(big) = (0..n).filter(|&i| allot[i] > 0).max_by_key(|&i| (allot[i], std::cmp::Reverse(i))) else {
-                return Err(Error::internal(format!("handoff render: {tokens} tokens with every key output omitted, budget {budget}")));
+                // Nothing left to cut but the note: the fixed part fits.
+                let text = assemble(self, &lines, custom, false);
+                let tokens = tok.count(&text)?;
+                return Ok(RenderResult { text, tokens, budget: Some(budget), shortened, omitted });
             };
             allot[big] = allot[big].saturating_sub(excess.max(1));
         }

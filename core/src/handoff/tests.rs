@@ -129,6 +129,18 @@ fn render_under_a_budget_shortens_key_outputs_and_says_so() {
     assert!(r.shortened.iter().any(|s| s.index == 1 && s.tokens < s.original_tokens), "{r:?}");
     assert!(r.text.contains("tokens cut …]"));
     assert!(r.text.contains("## Task\nFix the flaky parser test"), "the summary is never cut");
+    // Tight enough that an output is omitted: the block says so.
+    let mut found_omission = false;
+    for budget in 100..160 {
+        let r = h.render(&RenderOptions { budget: Some(budget), ..Default::default() }).unwrap();
+        assert!(r.tokens <= budget);
+        if !r.omitted.is_empty() && r.text.contains("omitted for length]") {
+            found_omission = true;
+            let n = r.omitted.len();
+            assert!(r.text.contains(&format!("- [{n} more key output")), "{}", r.text);
+        }
+    }
+    assert!(found_omission, "some budget in 100..160 omits an output and notes it");
     let e = h.render(&RenderOptions { budget: Some(20), ..Default::default() }).unwrap_err();
     assert_eq!(e.kind(), crate::ErrorKind::DoesNotFit);
     assert!(e.message().contains("alone take"), "{e}");

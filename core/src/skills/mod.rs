@@ -384,7 +384,15 @@ fn discover(root: &Path, name: &str, choice: LayoutChoice, tok: Tokenizer, ignor
     } else if is_file && name.ends_with(".md") && choice != LayoutChoice::Folder {
         (name.trim_end_matches(".md").to_owned(), Layout::Flat, name.to_owned())
     } else {
-        let reason = if is_dir { "a folder (flat layout only)" } else if is_file { "not a .md file" } else { "not a regular file or folder" };
+        let reason = if is_dir {
+            "a folder (flat layout only)"
+        } else if is_file && name.ends_with(".md") {
+            "a .md file (folder layout only)"
+        } else if is_file {
+            "not a .md file"
+        } else {
+            "not a regular file or folder"
+        };
         ignored.push(Ignored { path: name.into(), reason: reason.into() });
         return None;
     };
