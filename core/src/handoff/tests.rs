@@ -244,3 +244,51 @@ fn nest_folds_the_transcript_into_one_user_message() {
     assert!(text.contains("[assistant called run_tests({\"filter\":\"parser\"}) id=t1]"), "{text}");
     assert_eq!(filter_json(ANTHROPIC, Some(r#"{"mode":"squash"}"#)).unwrap_err().kind(), crate::ErrorKind::InvalidJson);
 }
+
+fn conversation(kinds: &[u8], anthropic: bool) -> Value {
+    let mut msgs = Vec::new();
+    for (i, k) in kinds.iter().enumerate() {
+        let id = format!("c{i}");
+        msgs.push(match (k % 4, anthropic) {
+            (0, _) => json!({"role": "user", "content": format!("question {i}")}),
+            (1, _) => json!({"role": "assistant", "content": format!("answer {i}")}),
+            (2, false) => json!({"role": "assistant", "content": null, "tool_calls": [{"id": id, "type": "function", "function": {"name": "f", "arguments": "{}"}}]}),
+            (2, true) => json!({"role": "assistant", "content": [{"type": "tool_use", "id": id, "name": "f", "input": {}}]}),
+            (_, false) => json!({"role": "tool", "tool_call_id": id, "content": format!("result {i}")}),
+            (_, true) => json!({"role": "user", "content": [{"type": "tool_result", "tool_use_id": id, "content": format!("result {i}")}]}),
+        });
+    }
+    if anthropic { json!({"system": "s", "messages": msgs}) } else { json!({"messages": msgs}) }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+
+    #[test]
+    fn drop_tools_leaves_no_tool_traffic_and_keeps_every_text_message(kinds in prop::collection::vec(0u8..4, 0..24), anthropic in any::<bool>()) {
+        let input = conversation(&kinds, anthropic);
+        let r = filter_json(&input.to_string(), None).unwrap();
+        let text = r.conversation.to_string();
+        prop_assert!(!text.contains("tool_call") && !text.contains("tool_use") && !text.contains("tool_result"), "{}", text);
+        let again = Conversation::parse(&text, None).unwrap();
+        prop_assert_eq!(again.format, if anthropic { Format::Anthropic } else { Format::OpenAi });
+        let kept: Vec<&Value> = r.conversation["messages"].as_array().unwrap().iter().collect();
+        let texts: Vec<&Value> = input["messages"].as_array().unwrap().iter().zip(&kinds).filter(|(_, k)| *k % 4 < 2).map(|(m, _)| m).collect();
+        prop_assert_eq!(kept, texts, "text messages are kept, unchanged and in order");
+        prop_assert_eq!(r.changes.len(), kinds.iter().filter(|k| *k % 4 >= 2).count());
+    }
+
+    #[test]
+    fn nest_keeps_one_user_message_quoting_every_message(kinds in prop::collection::vec(0u8..4, 1..24), anthropic in any::<bool>()) {
+        let input = conversation(&kinds, anthropic);
+        let r = filter_json(&input.to_string(), Some(r#"{"mode":"nest"}"#)).unwrap();
+        let msgs = r.conversation["messages"].as_array().unwrap();
+        prop_assert_eq!(msgs.len(), 1);
+        let quoted = msgs[0]["content"].as_str().unwrap();
+        for (i, k) in kinds.iter().enumerate() {
+            let needle = match k % 4 { 0 => format!("question {i}"), 1 => format!("answer {i}"), 2 => format!("id=c{i}]"), _ => format!("result {i}") };
+            prop_assert!(quoted.contains(&needle), "{} missing from {}", needle, quoted);
+        }
+        prop_assert_eq!(r.changes.len(), kinds.len());
+    }
+}
