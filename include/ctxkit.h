@@ -212,6 +212,12 @@ typedef struct ctxkit_error ctxkit_error;
 typedef struct ctxkit_registry ctxkit_registry;
 
 /**
+ * The skills of one folder: headers, diagnostics and a body cache.
+ * Thread-safe.
+ */
+typedef struct ctxkit_skills ctxkit_skills;
+
+/**
  * An exact tokenizer for one encoding. Immutable; safe to share across threads.
  */
 typedef struct ctxkit_tokenizer ctxkit_tokenizer;
@@ -283,6 +289,65 @@ const char *ctxkit_error_message(const struct ctxkit_error *err,
  * `err` is NULL or an error from ctxkit that has not been freed.
  */
 void ctxkit_error_free(struct ctxkit_error *err);
+
+/**
+ * Validates a handoff (docs/formats.md, "Handoff") and returns it
+ * normalized: fixed field order, `custom_fields` always present, custom
+ * fields and extra metadata fields kept as given. Errors: `INVALID_JSON`
+ * naming the field (missing, mistyped, unknown, an unsupported `version`,
+ * a `created_at` that is not RFC 3339), `LIMIT_EXCEEDED` (over 1 MiB),
+ * `INVALID_UTF8`, `NULL_ARGUMENT`. Thread-safe.
+ *
+ * # Safety
+ * `handoff_json` is valid for its length; `out_json` is valid for a write;
+ * `err` is NULL or valid for a write.
+ */
+ctxkit_status ctxkit_handoff_validate(const uint8_t *handoff_json,
+                                      size_t handoff_json_len,
+                                      struct ctxkit_string *out_json,
+                                      struct ctxkit_error **err);
+
+/**
+ * Renders a handoff as a delimited prompt block. `options_json` is
+ * `{"budget", "model", "encoding", "include_custom_fields"}`
+ * (`(NULL, 0)` for no budget, cl100k_base). The result is JSON `{"text",
+ * "tokens", "budget", "shortened": [{"index", "original_tokens",
+ * "tokens"}], "omitted": [index, ...]}`; under a budget, key outputs are
+ * shortened or omitted and listed. Errors: as for `ctxkit_handoff_validate`,
+ * plus `DOES_NOT_FIT` (the task summary and metadata alone exceed the
+ * budget), `UNKNOWN_MODEL`, `UNKNOWN_ENCODING`. Thread-safe.
+ *
+ * # Safety
+ * Text arguments are valid for their lengths (options may be NULL with
+ * length 0); `out_json` is valid for a write; `err` is NULL or valid for a
+ * write.
+ */
+ctxkit_status ctxkit_handoff_render(const uint8_t *handoff_json,
+                                    size_t handoff_json_len,
+                                    const uint8_t *options_json,
+                                    size_t options_json_len,
+                                    struct ctxkit_string *out_json,
+                                    struct ctxkit_error **err);
+
+/**
+ * Filters the conversation handed over with a handoff (OpenAI or Anthropic
+ * shape, detected). `options_json` is `{"mode": "drop_tools"|"nest",
+ * "header"}` (`(NULL, 0)` for `drop_tools`). The result is JSON
+ * `{"conversation", "changes", "removed_tools"}` with the conversation in
+ * the input's shape. Errors: `INVALID_JSON`, `LIMIT_EXCEEDED`,
+ * `INVALID_UTF8`, `NULL_ARGUMENT`. Thread-safe.
+ *
+ * # Safety
+ * Text arguments are valid for their lengths (options may be NULL with
+ * length 0); `out_json` is valid for a write; `err` is NULL or valid for a
+ * write.
+ */
+ctxkit_status ctxkit_handoff_filter(const uint8_t *conversation_json,
+                                    size_t conversation_json_len,
+                                    const uint8_t *options_json,
+                                    size_t options_json_len,
+                                    struct ctxkit_string *out_json,
+                                    struct ctxkit_error **err);
 
 /**
  * Creates a registry holding the built-in model table. On success
@@ -369,6 +434,96 @@ ctxkit_status ctxkit_registry_lookup(const struct ctxkit_registry *registry,
 ctxkit_status ctxkit_registry_list(const struct ctxkit_registry *registry,
                                    struct ctxkit_string *out_json,
                                    struct ctxkit_error **err);
+
+/**
+ * Discovers the skills directly under `root` (a UTF-8 path): folders
+ * holding `SKILL.md` (Agent Skills) and `<name>.md` files. Only
+ * front-matter is read; bodies are read on request. `options_json` is
+ * `{"model", "encoding", "layout": "auto"|"folder"|"flat"}` (docs/formats.md,
+ * every field optional; `(NULL, 0)` for the defaults: both layouts,
+ * cl100k_base). A skill that cannot be read or breaks the format rules does
+ * not fail the call: it is listed with diagnostics. On success
+ * `*out_skills` owns a handle to release with `ctxkit_skills_free`.
+ * Errors: `IO` (the root is missing, not a directory, unreadable),
+ * `LIMIT_EXCEEDED` (more than 1024 entries), `INVALID_JSON`,
+ * `UNKNOWN_MODEL`, `UNKNOWN_ENCODING`, `INVALID_UTF8`, `NULL_ARGUMENT`.
+ * Thread-safe.
+ *
+ * # Safety
+ * Text arguments are valid for their lengths (or NULL with length 0);
+ * `out_skills` is valid for a write; `err` is NULL or valid for a write.
+ */
+ctxkit_status ctxkit_skills_open(const uint8_t *root,
+                                 size_t root_len,
+                                 const uint8_t *options_json,
+                                 size_t options_json_len,
+                                 struct ctxkit_skills **out_skills,
+                                 struct ctxkit_error **err);
+
+/**
+ * Releases a skill set. `ctxkit_skills_free(NULL)` does nothing. The
+ * caller must ensure no other thread still uses the handle.
+ *
+ * # Safety
+ * `skills` is NULL or a live handle from `ctxkit_skills_open`.
+ */
+void ctxkit_skills_free(struct ctxkit_skills *skills);
+
+/**
+ * Every discovered skill as JSON (docs/formats.md, "Skill listing"):
+ * headers, `valid`, diagnostics, `header_tokens`, `body_bytes`, and
+ * `body_tokens` for bodies already loaded (null before), plus the entries
+ * that were ignored. Thread-safe.
+ *
+ * # Safety
+ * `skills` is live; `out_json` is valid for a write; `err` is NULL or valid
+ * for a write.
+ */
+ctxkit_status ctxkit_skills_list(const struct ctxkit_skills *skills,
+                                 struct ctxkit_string *out_json,
+                                 struct ctxkit_error **err);
+
+/**
+ * The body of skill `name` as JSON `{"name", "text", "tokens"}`, read on
+ * the first request and cached. The file must still be the one discovery
+ * checked. Errors: `UNSAFE_PATH` (a name with `..`, a separator, NUL, a
+ * backslash or a drive letter; or a skill whose file leaves the root),
+ * `INVALID_ARGUMENT` (no such skill), `IO` (the file was replaced or
+ * changed since discovery), `LIMIT_EXCEEDED`, `INVALID_UTF8`,
+ * `INVALID_JSON` (a skill whose front-matter could not be read).
+ * Thread-safe.
+ *
+ * # Safety
+ * `skills` is live; `name` is valid for its length; `out_json` is valid
+ * for a write; `err` is NULL or valid for a write.
+ */
+ctxkit_status ctxkit_skills_body(const struct ctxkit_skills *skills,
+                                 const uint8_t *name,
+                                 size_t name_len,
+                                 struct ctxkit_string *out_json,
+                                 struct ctxkit_error **err);
+
+/**
+ * Renders the skills index for a system prompt. `options_json` is
+ * `{"budget", "scores", "categories", "preamble", "min_description_tokens"}`
+ * (docs/formats.md; `(NULL, 0)` for no budget, category order). The result
+ * is JSON `{"text", "tokens", "budget", "included", "shortened",
+ * "omitted"}`: every valid skill is either included (whole or shortened)
+ * or listed as omitted, and invalid skills are listed as omitted with
+ * reason `invalid`. Errors: `DOES_NOT_FIT` (the preamble alone is over the
+ * budget), `INVALID_JSON`, `INVALID_ARGUMENT` (a score that is not
+ * finite). Thread-safe.
+ *
+ * # Safety
+ * `skills` is live; `options_json` is valid for its length (or NULL with
+ * length 0); `out_json` is valid for a write; `err` is NULL or valid for a
+ * write.
+ */
+ctxkit_status ctxkit_skills_render_index(const struct ctxkit_skills *skills,
+                                         const uint8_t *options_json,
+                                         size_t options_json_len,
+                                         struct ctxkit_string *out_json,
+                                         struct ctxkit_error **err);
 
 /**
  * The symbolic name of `status` (`"CTXKIT_STATUS_OK"`, ...), or

@@ -7,8 +7,10 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 mod count;
+mod handoff;
 mod input;
 mod models;
+mod skills;
 mod window;
 
 /// Exact token counts and context-window tools for LLM agents.
@@ -33,6 +35,13 @@ enum Command {
     /// Fix tool-call structure (unanswered calls, stray or misplaced results);
     /// print the repaired conversation and a manifest of every change.
     Repair(window::RepairArgs),
+    /// Skill folders: list (or render the index under a budget), show a
+    /// body, check against the format rules.
+    #[command(subcommand)]
+    Skills(skills::Command),
+    /// Handoffs between agents: render as a prompt block, or check.
+    #[command(subcommand)]
+    Handoff(handoff::Command),
 }
 
 /// A failure that ends the command: printed as one line on stderr.
@@ -52,6 +61,8 @@ fn main() -> ExitCode {
         Command::Preflight(args) => window::preflight(args),
         Command::Repair(args) => window::repair_cmd(args),
         Command::Fit(args) => window::fit_cmd(args),
+        Command::Skills(cmd) => skills::run(cmd),
+        Command::Handoff(cmd) => handoff::run(cmd),
     };
     match result {
         Ok(code) => code,

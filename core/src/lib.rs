@@ -13,9 +13,11 @@
 mod error;
 pub mod assemble;
 pub mod chat;
+pub mod handoff;
 pub mod json;
 pub mod limits;
 pub mod models;
+pub mod skills;
 pub mod text;
 pub mod tokens;
 pub mod window;

@@ -20,6 +20,40 @@ pub const MAX_JSON_DEPTH: usize = 128;
 /// Largest number of token ids accepted by decode.
 pub const MAX_DECODE_TOKENS: usize = MAX_TEXT_BYTES;
 
+/// Largest skill file (`SKILL.md` or `<name>.md`), in bytes. Skills are
+/// prompt text read into a model's context; a megabyte is far past any real
+/// one (roughly 250,000 tokens) and keeps a hostile tree from making
+/// discovery or a lazy body load read without bound. Checked on the opened
+/// file's size before reading, and again while reading.
+pub const MAX_SKILL_FILE_BYTES: usize = 1024 * 1024;
+
+/// Largest YAML front-matter block, in bytes (between the `---` lines).
+/// Discovery reads only this much of each file, so listing a folder never
+/// reads bodies.
+pub const MAX_FRONTMATTER_BYTES: usize = 64 * 1024;
+
+/// Deepest YAML nesting in front-matter (mappings plus sequences). Real
+/// front-matter is two levels (`metadata: {key: value}`).
+pub const MAX_FRONTMATTER_DEPTH: usize = 8;
+
+/// Most YAML nodes (scalars, mappings, sequences) in one front-matter block.
+pub const MAX_FRONTMATTER_NODES: usize = 1024;
+
+/// Most alias (`*name`) uses in one front-matter block; with the replay cap
+/// below this rules out "billion laughs" expansion.
+pub const MAX_FRONTMATTER_ALIASES: usize = 16;
+
+/// Most events replayed from aliases in one front-matter block.
+pub const MAX_FRONTMATTER_ALIAS_EVENTS: usize = 1024;
+
+/// Most entries considered in one skills folder (skill folders, `.md` files
+/// and anything else found at its top level).
+pub const MAX_SKILLS_PER_FOLDER: usize = 1024;
+
+/// Largest handoff document, in bytes. A handoff is a summary passed between
+/// agents, not a transcript; a mebibyte leaves room for large key outputs.
+pub const MAX_HANDOFF_BYTES: usize = 1024 * 1024;
+
 /// Fails with `LimitExceeded` when `len` is over `limit`; `what` names the input.
 pub fn check(what: &str, len: usize, limit: usize) -> Result<()> {
     if len > limit {

@@ -9,6 +9,9 @@ use ctxkit::window::{fit_json, repair, validate, Accountant, Budget, Window};
 use ctxkit::{DecodeMode, Encoding, ModelRegistry, SpecialTokens, Tokenizer, TruncateSide};
 use serde_json::Value;
 
+#[path = "vectors/agents.rs"]
+mod agents;
+
 fn vectors_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/vectors")
 }
@@ -60,6 +63,10 @@ fn run_window(op: &str, input: &Value) -> Result<Value, ctxkit::Error> {
 /// Runs one vector; returns a description of the mismatch, if any.
 fn run(v: &Value) -> Result<(), String> {
     let (op, input, expected) = (v["op"].as_str().unwrap_or(""), &v["input"], &v["expected"]);
+    if agents::handles(op) {
+        let got = agents::run(op, input);
+        return if &got == expected { Ok(()) } else { Err(format!("expected {expected}\n     got {got}")) };
+    }
     if matches!(op, "count_conversation" | "preflight" | "repair" | "fit") {
         let got = match run_window(op, input) {
             Ok(v) => v,
@@ -149,6 +156,18 @@ fn bless_window_vectors() {
         "vectors": out,
     });
     std::fs::write(vectors_dir().join("window.json"), serde_json::to_string_pretty(&doc).unwrap() + "\n").unwrap();
+}
+
+/// Writes tests/vectors/skills.json and handoff.json from their
+/// `.cases.json` (see `agents::bless`); same switch as the window vectors.
+#[test]
+fn bless_agent_vectors() {
+    if std::env::var_os("CTXKIT_BLESS").is_none() {
+        return;
+    }
+    let oracle = "ctxkit's own output, frozen for regression and cross-binding parity (cases with their own expected value are checked)";
+    agents::bless(&vectors_dir(), "skills", oracle);
+    agents::bless(&vectors_dir(), "handoff", oracle);
 }
 
 #[test]

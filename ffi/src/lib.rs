@@ -17,7 +17,9 @@
 mod args;
 mod boundary;
 mod error;
+mod handoff;
 mod registry;
+mod skills;
 mod status;
 mod strings;
 mod tokenizer;
@@ -25,7 +27,9 @@ mod version;
 mod window;
 
 pub use error::*;
+pub use handoff::*;
 pub use registry::*;
+pub use skills::*;
 pub use status::*;
 pub use strings::*;
 pub use tokenizer::*;

@@ -1,0 +1,235 @@
+//! A handoff as a prompt block for the receiving agent:
+//!
+//! ```text
+//! <handoff version="1.0" from="planner" to="coder" created_at="..." trace_id="...">
+//! ## Task
+//! ...
+//!
+//! ## Key outputs
+//! - [label] content
+//!
+//! ## Custom fields
+//! {"priority":"high"}
+//! </handoff>
+//! ```
+//!
+//! The delimiters are unambiguous: attribute values are escaped, and a
+//! `</handoff` inside any text is written `<\/handoff` so content cannot
+//! close the block early. Under a budget, key outputs are shortened (each
+//! cut keeps its head and tail and says how many tokens were cut), smallest needs
+//! served first, and outputs with no room left are omitted (the block
+//! says how many, room permitting); both are reported. The task summary and metadata are never cut: when they alone
+//! do not fit, the call fails with `DoesNotFit`.
+
+use serde::{Deserialize, Serialize};
+
+use super::Handoff;
+use crate::{Encoding, Error, ErrorKind, ModelRegistry, Result, Tokenizer, TruncateSide};
+
+/// How to render (JSON at the C ABI).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RenderOptions {
+    /// Token budget for the block; None means no limit.
+    #[serde(default)]
+    pub budget: Option<usize>,
+    /// Count with this model's encoding.
+    #[serde(default)]
+    pub model: Option<String>,
+    /// Count with this encoding when no model is given (default `cl100k_base`).
+    #[serde(default)]
+    pub encoding: Option<String>,
+    /// Write `custom_fields` into the block (default true).
+    #[serde(default)]
+    pub include_custom_fields: Option<bool>,
+}
+
+impl RenderOptions {
+    /// The tokenizer these options select.
+    pub fn tokenizer(&self) -> Result<Tokenizer> {
+        match (&self.model, &self.encoding) {
+            (Some(m), _) => Ok(ModelRegistry::builtin().tokenizer(m, None)?.0),
+            (None, Some(e)) => Tokenizer::from_name(e),
+            (None, None) => Tokenizer::new(Encoding::Cl100kBase),
+        }
+    }
+}
+
+/// A key output that was cut.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ShortenedOutput {
+    /// Index in `key_outputs`.
+    pub index: usize,
+    /// Tokens of its full line.
+    pub original_tokens: usize,
+    /// Tokens of the line as written.
+    pub tokens: usize,
+}
+
+/// The rendered block and what was cut.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct RenderResult {
+    /// The prompt block.
+    pub text: String,
+    /// Tokens of `text`, counted exactly.
+    pub tokens: usize,
+    /// The budget applied (null for none).
+    pub budget: Option<usize>,
+    /// Key outputs that were shortened.
+    pub shortened: Vec<ShortenedOutput>,
+    /// Indexes of key outputs left out entirely.
+    pub omitted: Vec<usize>,
+}
+
+fn attr(s: &str) -> String {
+    s.replace('&', "&amp;").replace('"', "&quot;").replace('<', "&lt;").replace('>', "&gt;")
+}
+
+/// Keeps text from closing the block.
+fn guard(s: &str) -> String {
+    // Case-insensitive, so `</HANDOFF>` is neutralized as well.
+    let lower = s.to_ascii_lowercase();
+    let mut out = String::with_capacity(s.len());
+    let mut last = 0;
+    for (i, _) in lower.match_indices("</handoff") {
+        out.push_str(&s[last..i]);
+        out.push_str("<\\/");
+        last = i + 2;
+    }
+    out.push_str(&s[last..]);
+    out
+}
+
+fn line(h: &Handoff, i: usize, content: &str) -> String {
+    match h.key_outputs[i].label() {
+        Some(l) => format!("- [{}] {}\n", guard(l), guard(content)),
+        None => format!("- {}\n", guard(content)),
+    }
+}
+
+fn assemble(h: &Handoff, outputs: &[Option<String>], custom: bool, note: bool) -> String {
+    let m = &h.metadata;
+    let mut t = format!(
+        "<handoff version=\"{}\" from=\"{}\" to=\"{}\" created_at=\"{}\"",
+        attr(&h.version),
+        attr(&m.from_agent),
+        attr(&m.to_agent),
+        attr(&m.created_at)
+    );
+    if let Some(id) = &m.trace_id {
+        t.push_str(&format!(" trace_id=\"{}\"", attr(id)));
+    }
+    t.push_str(">\n## Task\n");
+    t.push_str(guard(h.task_summary.trim_end()).as_str());
+    t.push('\n');
+    let omitted = outputs.iter().filter(|o| o.is_none()).count();
+    if outputs.iter().any(Option::is_some) || (note && omitted > 0) {
+        t.push_str("\n## Key outputs\n");
+        for l in outputs.iter().flatten() {
+            t.push_str(l);
+        }
+        if note && omitted > 0 {
+            t.push_str(&format!("- [{omitted} more key output{} omitted for length]\n", if omitted == 1 { "" } else { "s" }));
+        }
+    }
+    if custom && !h.custom_fields.is_empty() {
+        t.push_str("\n## Custom fields\n");
+        t.push_str(&guard(&serde_json::to_string(&h.custom_fields).unwrap_or_default()));
+        t.push('\n');
+    }
+    t.push_str("</handoff>\n");
+    t
+}
+
+const CUT: &str = " [… {removed} tokens cut …] ";
+
+impl Handoff {
+    /// Renders the prompt block under `options` (see the module docs).
+    pub fn render(&self, options: &RenderOptions) -> Result<RenderResult> {
+        let tok = options.tokenizer()?;
+        let custom = options.include_custom_fields.unwrap_or(true);
+        let n = self.key_outputs.len();
+        let full: Vec<String> = (0..n).map(|i| line(self, i, self.key_outputs[i].content())).collect();
+        let text = assemble(self, &full.iter().cloned().map(Some).collect::<Vec<_>>(), custom, false);
+        let tokens = tok.count(&text)?;
+        let budget = match options.budget {
+            Some(b) if tokens > b => b,
+            _ => return Ok(RenderResult { text, tokens, budget: options.budget, shortened: vec![], omitted: vec![] }),
+        };
+        let fixed = tok.count(&assemble(self, &vec![None; n], custom, false))?;
+        // The section heading appears once any output is written.
+        let heading = tok.count("\n## Key outputs\n")?;
+        if fixed > budget {
+            return Err(Error::new(
+                ErrorKind::DoesNotFit,
+                format!("the handoff's task summary and metadata alone take {fixed} tokens; the budget is {budget}"),
+            ));
+        }
+        let full_tokens: Vec<usize> = full.iter().map(|l| tok.count(l)).collect::<Result<_>>()?;
+        // Water-filling: the smallest outputs are served whole first, the
+        // rest share what is left equally.
+        let mut room = (budget - fixed).saturating_sub(heading);
+        let mut order: Vec<usize> = (0..n).collect();
+        order.sort_by_key(|&i| (full_tokens[i], i));
+        let mut allot = vec![0usize; n];
+        for (k, &i) in order.iter().enumerate() {
+            let share = room / (n - k);
+            allot[i] = full_tokens[i].min(share);
+            room -= allot[i];
+        }
+        loop {
+            let mut lines: Vec<Option<String>> = vec![None; n];
+            let mut shortened = Vec::new();
+            let mut omitted = Vec::new();
+            for i in 0..n {
+                if allot[i] >= full_tokens[i] {
+                    lines[i] = Some(full[i].clone());
+                    continue;
+                }
+                match self.cut_line(tok, i, allot[i])? {
+                    Some((l, t)) => {
+                        shortened.push(ShortenedOutput { index: i, original_tokens: full_tokens[i], tokens: t });
+                        lines[i] = Some(l);
+                    }
+                    None => omitted.push(i),
+                }
+            }
+            let text = assemble(self, &lines, custom, true);
+            let tokens = tok.count(&text)?;
+            if tokens <= budget {
+                return Ok(RenderResult { text, tokens, budget: Some(budget), shortened, omitted });
+            }
+            // Joining lines (or the omission note) cost more than their
+            // separate counts: take the excess from the largest allotment
+            // and try again.
+            let excess = tokens - budget;
+            let Some(big) = (0..n).filter(|&i| allot[i] > 0).max_by_key(|&i| (allot[i], std::cmp::Reverse(i))) else {
+                // Nothing left to cut but the note: the fixed part fits.
+                let text = assemble(self, &lines, custom, false);
+                let tokens = tok.count(&text)?;
+                return Ok(RenderResult { text, tokens, budget: Some(budget), shortened, omitted });
+            };
+            allot[big] = allot[big].saturating_sub(excess.max(1));
+        }
+    }
+
+    /// Output `i` cut to at most `room` tokens for its whole line, keeping
+    /// its head and tail (a log's last lines matter as much as its first),
+    /// or None when too little of it would fit to be useful.
+    fn cut_line(&self, tok: Tokenizer, i: usize, room: usize) -> Result<Option<(String, usize)>> {
+        let content = self.key_outputs[i].content();
+        let overhead = tok.count(&line(self, i, ""))?;
+        let least = tok.count(&CUT.replace("{removed}", "99999"))? + 4;
+        let mut keep = room.saturating_sub(overhead);
+        while keep >= least {
+            let cut = tok.truncate(content, keep, TruncateSide::Both, Some(CUT))?;
+            let l = line(self, i, &cut.text);
+            let t = tok.count(&l)?;
+            if t <= room {
+                return Ok(Some((l, t)));
+            }
+            keep -= (t - room).min(keep);
+        }
+        Ok(None)
+    }
+}

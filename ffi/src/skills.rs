@@ -1,0 +1,171 @@
+//! Skill sets. A `ctxkit_skills` handle holds the headers discovered under
+//! one root and caches bodies as they are requested; it is immutable apart
+//! from that cache (one mutex per skill), so any number of threads may use
+//! one handle at once.
+
+use std::path::Path;
+
+use ctxkit_core::json;
+use ctxkit_core::limits::MAX_JSON_BYTES;
+use ctxkit_core::skills::{IndexOptions, SkillSet};
+
+use crate::args::{self, out};
+use crate::boundary::guard;
+use crate::error::{ctxkit_error, FfiError};
+use crate::status::ctxkit_status;
+use crate::strings::ctxkit_string;
+
+/// The skills of one folder: headers, diagnostics and a body cache.
+/// Thread-safe.
+pub struct ctxkit_skills {
+    inner: SkillSet,
+}
+
+fn json_string<T: serde::Serialize>(v: &T) -> Result<ctxkit_string, FfiError> {
+    Ok(ctxkit_string::from_string(json::to_string(v)?))
+}
+
+/// Discovers the skills directly under `root` (a UTF-8 path): folders
+/// holding `SKILL.md` (Agent Skills) and `<name>.md` files. Only
+/// front-matter is read; bodies are read on request. `options_json` is
+/// `{"model", "encoding", "layout": "auto"|"folder"|"flat"}` (docs/formats.md,
+/// every field optional; `(NULL, 0)` for the defaults: both layouts,
+/// cl100k_base). A skill that cannot be read or breaks the format rules does
+/// not fail the call: it is listed with diagnostics. On success
+/// `*out_skills` owns a handle to release with `ctxkit_skills_free`.
+/// Errors: `IO` (the root is missing, not a directory, unreadable),
+/// `LIMIT_EXCEEDED` (more than 1024 entries), `INVALID_JSON`,
+/// `UNKNOWN_MODEL`, `UNKNOWN_ENCODING`, `INVALID_UTF8`, `NULL_ARGUMENT`.
+/// Thread-safe.
+///
+/// # Safety
+/// Text arguments are valid for their lengths (or NULL with length 0);
+/// `out_skills` is valid for a write; `err` is NULL or valid for a write.
+#[no_mangle]
+pub unsafe extern "C" fn ctxkit_skills_open(
+    root: *const u8,
+    root_len: usize,
+    options_json: *const u8,
+    options_json_len: usize,
+    out_skills: *mut *mut ctxkit_skills,
+    err: *mut *mut ctxkit_error,
+) -> ctxkit_status {
+    guard("ctxkit_skills_open", err, || {
+        let dst = out(out_skills, "out_skills")?;
+        // SAFETY: per the contract above.
+        let (root, options) = unsafe {
+            (
+                args::text(root, root_len, "root", MAX_JSON_BYTES)?,
+                args::opt_text(options_json, options_json_len, "options_json", MAX_JSON_BYTES)?,
+            )
+        };
+        if root.is_empty() {
+            return Err(FfiError::invalid("root is empty"));
+        }
+        let set = SkillSet::open_json(Path::new(root), options)?;
+        dst.write(Box::into_raw(Box::new(ctxkit_skills { inner: set })));
+        Ok(())
+    })
+}
+
+/// Releases a skill set. `ctxkit_skills_free(NULL)` does nothing. The
+/// caller must ensure no other thread still uses the handle.
+///
+/// # Safety
+/// `skills` is NULL or a live handle from `ctxkit_skills_open`.
+#[no_mangle]
+pub unsafe extern "C" fn ctxkit_skills_free(skills: *mut ctxkit_skills) {
+    crate::boundary::guard_void(|| {
+        if !skills.is_null() {
+            // SAFETY: created by `Box::into_raw` in `ctxkit_skills_open`.
+            drop(unsafe { Box::from_raw(skills) });
+        }
+    })
+}
+
+/// Every discovered skill as JSON (docs/formats.md, "Skill listing"):
+/// headers, `valid`, diagnostics, `header_tokens`, `body_bytes`, and
+/// `body_tokens` for bodies already loaded (null before), plus the entries
+/// that were ignored. Thread-safe.
+///
+/// # Safety
+/// `skills` is live; `out_json` is valid for a write; `err` is NULL or valid
+/// for a write.
+#[no_mangle]
+pub unsafe extern "C" fn ctxkit_skills_list(
+    skills: *const ctxkit_skills,
+    out_json: *mut ctxkit_string,
+    err: *mut *mut ctxkit_error,
+) -> ctxkit_status {
+    guard("ctxkit_skills_list", err, || {
+        let dst = out(out_json, "out_json")?;
+        // SAFETY: per the contract above.
+        let s = unsafe { args::handle(skills, "skills") }?;
+        dst.write(json_string(&s.inner.listing())?);
+        Ok(())
+    })
+}
+
+/// The body of skill `name` as JSON `{"name", "text", "tokens"}`, read on
+/// the first request and cached. The file must still be the one discovery
+/// checked. Errors: `UNSAFE_PATH` (a name with `..`, a separator, NUL, a
+/// backslash or a drive letter; or a skill whose file leaves the root),
+/// `INVALID_ARGUMENT` (no such skill), `IO` (the file was replaced or
+/// changed since discovery), `LIMIT_EXCEEDED`, `INVALID_UTF8`,
+/// `INVALID_JSON` (a skill whose front-matter could not be read).
+/// Thread-safe.
+///
+/// # Safety
+/// `skills` is live; `name` is valid for its length; `out_json` is valid
+/// for a write; `err` is NULL or valid for a write.
+#[no_mangle]
+pub unsafe extern "C" fn ctxkit_skills_body(
+    skills: *const ctxkit_skills,
+    name: *const u8,
+    name_len: usize,
+    out_json: *mut ctxkit_string,
+    err: *mut *mut ctxkit_error,
+) -> ctxkit_status {
+    guard("ctxkit_skills_body", err, || {
+        let dst = out(out_json, "out_json")?;
+        // SAFETY: per the contract above.
+        let (s, name) = unsafe { (args::handle(skills, "skills")?, args::text(name, name_len, "name", MAX_JSON_BYTES)?) };
+        let body = s.inner.body(name)?;
+        dst.write(json_string(&*body)?);
+        Ok(())
+    })
+}
+
+/// Renders the skills index for a system prompt. `options_json` is
+/// `{"budget", "scores", "categories", "preamble", "min_description_tokens"}`
+/// (docs/formats.md; `(NULL, 0)` for no budget, category order). The result
+/// is JSON `{"text", "tokens", "budget", "included", "shortened",
+/// "omitted"}`: every valid skill is either included (whole or shortened)
+/// or listed as omitted, and invalid skills are listed as omitted with
+/// reason `invalid`. Errors: `DOES_NOT_FIT` (the preamble alone is over the
+/// budget), `INVALID_JSON`, `INVALID_ARGUMENT` (a score that is not
+/// finite). Thread-safe.
+///
+/// # Safety
+/// `skills` is live; `options_json` is valid for its length (or NULL with
+/// length 0); `out_json` is valid for a write; `err` is NULL or valid for a
+/// write.
+#[no_mangle]
+pub unsafe extern "C" fn ctxkit_skills_render_index(
+    skills: *const ctxkit_skills,
+    options_json: *const u8,
+    options_json_len: usize,
+    out_json: *mut ctxkit_string,
+    err: *mut *mut ctxkit_error,
+) -> ctxkit_status {
+    guard("ctxkit_skills_render_index", err, || {
+        let dst = out(out_json, "out_json")?;
+        // SAFETY: per the contract above.
+        let (s, options) = unsafe {
+            (args::handle(skills, "skills")?, args::opt_text(options_json, options_json_len, "options_json", MAX_JSON_BYTES)?)
+        };
+        let options: IndexOptions = options.map(|o| json::parse("options_json", o)).transpose()?.unwrap_or_default();
+        dst.write(json_string(&s.inner.render_index(&options)?)?);
+        Ok(())
+    })
+}
