@@ -57,9 +57,69 @@ fn run_window(op: &str, input: &Value) -> Result<Value, ctxkit::Error> {
     })
 }
 
+/// The agent-primitive ops of tests/vectors/recovery.json (see its README
+/// section). `classify` expectations are a subset of the output.
+fn run_agents(op: &str, input: &Value, expected: &Value) -> Result<(), String> {
+    use ctxkit::callstack::CallStack;
+    use ctxkit::recovery::{classify_json, BackoffPolicy, BreakerConfig, Breakers};
+    let err = |e: ctxkit::Error| serde_json::json!({ "error": e.kind().as_str() });
+    let got = match op {
+        "classify" => {
+            if let Some(path) = input["fixture"].as_str() {
+                let on_disk = std::fs::read_to_string(vectors_dir().join("../..").join(path)).map_err(|e| format!("{path}: {e}"))?;
+                if on_disk != input["body"].as_str().unwrap_or("") {
+                    return Err(format!("{path} differs from the vector's body; rerun gen_recovery_vectors.py"));
+                }
+            }
+            let mut req = input.clone();
+            req.as_object_mut().unwrap().remove("fixture");
+            let got = classify_json(&req.to_string()).map_or_else(err, |c| serde_json::to_value(c).unwrap());
+            let mismatched: Vec<String> = expected
+                .as_object()
+                .unwrap()
+                .iter()
+                .filter(|(k, v)| got.get(k.as_str()) != Some(v))
+                .map(|(k, v)| format!("{k}: expected {v}, got {}", got.get(k.as_str()).unwrap_or(&Value::Null)))
+                .collect();
+            return if mismatched.is_empty() { Ok(()) } else { Err(format!("{}\n     full output {got}", mismatched.join("; "))) };
+        }
+        "backoff" => BackoffPolicy::decide_json(&input.to_string()).map_or_else(err, |d| serde_json::to_value(d).unwrap()),
+        "breaker" => {
+            let config: BreakerConfig = serde_json::from_value(input["config"].clone()).map_err(|e| e.to_string())?;
+            let b = Breakers::new(config).map_err(|e| e.to_string())?;
+            let mut results = Vec::new();
+            for op in input["ops"].as_array().unwrap() {
+                let (what, at) = (op[0].as_str().unwrap(), op[1].as_u64().unwrap());
+                results.push(match what {
+                    "allow" => serde_json::json!(b.allow("k", at).map_err(|e| e.to_string())?),
+                    "success" | "failure" => serde_json::to_value(b.record("k", what == "success", at).map_err(|e| e.to_string())?).unwrap(),
+                    "state" => serde_json::to_value(b.snapshot("k", at).map_err(|e| e.to_string())?.state).unwrap(),
+                    other => return Err(format!("unknown breaker op {other}")),
+                });
+            }
+            serde_json::json!({ "results": results })
+        }
+        "callstack" => {
+            let max = input["max_depth"].as_u64().unwrap() as usize;
+            let stack = CallStack::new(max).and_then(|mut s| {
+                for a in input["enter"].as_array().unwrap() {
+                    s = s.enter(a.as_str().unwrap())?;
+                }
+                Ok(s)
+            });
+            stack.map_or_else(err, |s| serde_json::to_value(s.to_json_value()).unwrap())
+        }
+        other => return Err(format!("unknown op {other:?}")),
+    };
+    if &got == expected { Ok(()) } else { Err(format!("expected {expected}\n     got {got}")) }
+}
+
 /// Runs one vector; returns a description of the mismatch, if any.
 fn run(v: &Value) -> Result<(), String> {
     let (op, input, expected) = (v["op"].as_str().unwrap_or(""), &v["input"], &v["expected"]);
+    if matches!(op, "classify" | "backoff" | "breaker" | "callstack") {
+        return run_agents(op, input, expected);
+    }
     if matches!(op, "count_conversation" | "preflight" | "repair" | "fit") {
         let got = match run_window(op, input) {
             Ok(v) => v,
