@@ -16,18 +16,26 @@
 
 mod args;
 mod boundary;
+mod callstack;
 mod error;
+mod recovery;
 mod registry;
 mod status;
 mod strings;
 mod tokenizer;
+mod toolset;
+mod trace;
 mod version;
 mod window;
 
+pub use callstack::*;
 pub use error::*;
+pub use recovery::*;
 pub use registry::*;
 pub use status::*;
 pub use strings::*;
 pub use tokenizer::*;
+pub use toolset::*;
+pub use trace::*;
 pub use version::*;
 pub use window::*;
