@@ -6,6 +6,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+mod classify;
 mod count;
 mod input;
 mod models;
@@ -33,6 +34,9 @@ enum Command {
     /// Fix tool-call structure (unanswered calls, stray or misplaced results);
     /// print the repaired conversation and a manifest of every change.
     Repair(window::RepairArgs),
+    /// Classify a provider error (status, body, headers): category, severity,
+    /// whether to retry (and after how long), compact, repair the history, or fail.
+    Classify(classify::Args),
 }
 
 /// A failure that ends the command: printed as one line on stderr.
@@ -52,6 +56,7 @@ fn main() -> ExitCode {
         Command::Preflight(args) => window::preflight(args),
         Command::Repair(args) => window::repair_cmd(args),
         Command::Fit(args) => window::fit_cmd(args),
+        Command::Classify(args) => classify::run(args),
     };
     match result {
         Ok(code) => code,
