@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Writes tests/vectors/recovery.json: conformance vectors for the agent
-primitives (error classification, backoff, circuit breaker, call stacks).
+primitives (error classification, backoff, circuit breaker, call stacks, tool
+telemetry, tool sets).
 
 Every expectation here is written by hand from the providers' documentation
 or computed by an independent reimplementation in this file (the backoff's
@@ -182,6 +183,104 @@ CALLSTACK = [
 ]
 
 
+def bucket_mid(v):
+    """The documented histogram layout: values < 16 exact; above, 16
+    sub-buckets per power of two; the estimate is the bucket's midpoint."""
+    if v < 16:
+        return v
+    e = v.bit_length() - 1
+    width = 1 << (e - 4)
+    lo = (v >> (e - 4)) << (e - 4)
+    return lo + (width - 1) // 2
+
+
+def quantile(values, q):
+    s = sorted(values)
+    rank = max(1, min(len(s), -(-int(q * len(s) * 1000000) // 1000000)))
+    return min(max(bucket_mid(s[rank - 1]), s[0]), s[-1])
+
+
+def spans(tool, durations, outcome="success"):
+    ev = []
+    for i, d in enumerate(durations):
+        ev.append(["start", tool, {}, 0, 1000 * i])
+        ev.append(["end", len(ev) // 2 + 1 if False else None, outcome, 0, None, 1000 * i + d])
+    # Fill in the 1-based start index of each end.
+    n = 0
+    for e in ev:
+        if e[0] == "start":
+            n += 1
+        else:
+            e[1] = n
+    return ev
+
+
+def tool_view(count, s=0, f=0, t=0, c=0, inflight=0, durations=None):
+    v = {"count": count, "successes": s, "errors": f, "timeouts": t, "cancelled": c, "in_flight": inflight}
+    if durations:
+        v.update({"min": min(durations), "max": max(durations), "p50": quantile(durations, 0.5),
+                  "p95": quantile(durations, 0.95), "p99": quantile(durations, 0.99)})
+    return v
+
+
+PCT = list(range(1, 101))
+SKEWED = [100] * 90 + [5000] * 9 + [250000]
+TRACE = [
+    ("single-success", {}, [["start", "grep", {"agent_id": "coder", "tool_call_id": "c1"}, 10, 1000],
+                            ["end", 1, "success", 20, None, 3500]],
+     {"tools": {"grep": tool_view(1, s=1, durations=[2500])}, "recent": [["grep", "success", 1]], "interrupted": [], "event_errors": []}),
+    ("repeats-collapse", {}, [["start", "x", {}, 0, 0], ["end", 1, "failed", 0, "boom", 1],
+                              ["start", "x", {}, 0, 2], ["end", 2, "failed", 0, "boom", 3],
+                              ["start", "x", {}, 0, 4], ["end", 3, "failed", 0, "boom", 5],
+                              ["start", "x", {}, 0, 6], ["end", 4, "failed", 0, "other", 7],
+                              ["start", "x", {"agent_id": "b"}, 0, 8], ["end", 5, "failed", 0, "other", 9]],
+     {"tools": {"x": tool_view(5, f=5, durations=[1, 1, 1, 1, 1])},
+      "recent": [["x", "failed", 3], ["x", "failed", 1], ["x", "failed", 1]], "interrupted": [], "event_errors": []}),
+    ("ring-evicts-oldest", {"ring_size": 2}, [["start", "a", {}, 0, 0], ["end", 1, "success", 0, None, 1],
+                                              ["start", "b", {}, 0, 0], ["end", 2, "success", 0, None, 1],
+                                              ["start", "c", {}, 0, 0], ["end", 3, "cancelled", 0, None, 1]],
+     {"tools": {"a": tool_view(1, s=1, durations=[1]), "b": tool_view(1, s=1, durations=[1]), "c": tool_view(1, c=1, durations=[1])},
+      "recent": [["b", "success", 1], ["c", "cancelled", 1]], "interrupted": [], "event_errors": []}),
+    ("deadline-expire", {"timeouts": {"slow": 5}}, [["start", "slow", {"tool_call_id": "c1"}, 0, 0],
+                                                    ["start", "fast", {"tool_call_id": "c2"}, 0, 0],
+                                                    ["start", "slow", {}, 0, 0],
+                                                    ["expire", 5000], ["expire", 5001],
+                                                    ["end", 1, "success", 0, None, 6000],
+                                                    ["end", 2, "success", 0, None, 6000]],
+     {"tools": {"slow": tool_view(2, t=2, durations=[5001, 5001]), "fast": tool_view(1, s=1, durations=[6000])},
+      "recent": [["slow", "timeout", 2], ["fast", "success", 1]], "interrupted": ["c1"], "event_errors": [[5, "invalid_argument"]]}),
+    ("per-span-timeout", {}, [["start", "t", {"tool_call_id": "a", "timeout_ms": 1}, 0, 0],
+                              ["start", "t", {"tool_call_id": "b"}, 0, 0], ["expire", 1001]],
+     {"tools": {"t": tool_view(1, t=1, inflight=1, durations=[1001])}, "recent": [["t", "timeout", 1]], "interrupted": ["a"], "event_errors": []}),
+    ("percentiles-1-to-100", {}, spans("p", PCT),
+     {"tools": {"p": tool_view(100, s=100, durations=PCT)}, "recent": [["p", "success", 100]], "interrupted": [], "event_errors": []}),
+    ("percentiles-skewed", {}, spans("q", SKEWED),
+     {"tools": {"q": tool_view(100, s=100, durations=SKEWED)}, "recent": [["q", "success", 100]], "interrupted": [], "event_errors": []}),
+    ("bad-inputs", {}, [["start", "", {}, 0, 0], ["start", "t", {"timeout_ms": 0}, 0, 0], ["end", 9, "success", 0, None, 0]],
+     {"tools": {}, "recent": [], "interrupted": [], "event_errors": [[0, "invalid_argument"], [1, "invalid_argument"], [2, "invalid_argument"]]}),
+]
+
+FS_READ = {"type": "function", "function": {"name": "fs_read", "description": "Read a file",
+           "parameters": {"type": "object", "properties": {"path": {"type": "string"}}}}}
+FS_WRITE = {"name": "fs_write", "description": "Write a file", "parameters": {"type": "object"}}
+RUN = {"name": "run_tests", "description": "Run the tests", "input_schema": {"type": "object"}}
+TOOLSET = [
+    ("mixed-shapes-and-prefixes", {"tools": [FS_READ, FS_WRITE, RUN], "allowlists": {"reviewer": ["fs_read"], "coder": ["fs_*", "run_tests"], "all": ["*"], "none": []}},
+     None, {"tool_count": 3, "agents": {"all": ["fs_read", "fs_write", "run_tests"], "coder": ["fs_read", "fs_write", "run_tests"], "none": [], "reviewer": ["fs_read"]}}),
+    ("registry-order-not-allowlist-order", {"tools": [FS_READ, FS_WRITE, RUN], "allowlists": {"a": ["run_tests", "fs_write", "run_tests"]}},
+     None, {"tool_count": 3, "agents": {"a": ["fs_write", "run_tests"]}}),
+    ("select-returns-definitions-as-given", {"tools": [FS_READ, FS_WRITE, RUN], "allowlists": {"reviewer": ["fs_read", "run_tests"]}},
+     "reviewer", {"selected": [FS_READ, RUN]}),
+    ("select-unknown-agent", {"tools": [FS_READ], "allowlists": {}}, "ghost", {"error": "invalid_argument"}),
+    ("duplicate-tool", {"tools": [FS_READ, FS_READ]}, None, {"error": "invalid_argument"}),
+    ("entry-matches-nothing", {"tools": [FS_READ], "allowlists": {"a": ["fs_raed"]}}, None, {"error": "invalid_argument"}),
+    ("prefix-matches-nothing", {"tools": [FS_READ], "allowlists": {"a": ["net_*"]}}, None, {"error": "invalid_argument"}),
+    ("tool-without-name", {"tools": [{"type": "function", "function": {"description": "x"}}]}, None, {"error": "invalid_json"}),
+    ("schema-not-an-object", {"tools": [{"name": "x", "input_schema": []}]}, None, {"error": "invalid_json"}),
+    ("unknown-field", {"tools": [], "agents": {}}, None, {"error": "invalid_json"}),
+]
+
+
 def main():
     vectors = []
     for name, provider, status, headers, body, expected in CLASSIFY:
@@ -205,12 +304,20 @@ def main():
     for name, max_depth, agents, expected in CALLSTACK:
         vectors.append({"name": "callstack/" + name, "op": "callstack", "input": {"max_depth": max_depth, "enter": agents},
                         "expected": expected})
+    for name, config, events, expected in TRACE:
+        vectors.append({"name": "trace/" + name, "op": "trace", "input": {"config": config, "events": events}, "expected": expected})
+    for name, request, select, expected in TOOLSET:
+        inp = {"request": request}
+        if select is not None:
+            inp["select"] = select
+        vectors.append({"name": "toolset/" + name, "op": "toolset", "input": inp, "expected": expected})
     doc = {
         "format": 1,
         "generated_by": "tests/vectors/gen_recovery_vectors.py",
         "oracle": "classify: the providers' documented error shapes, expectations written by hand (expected is a subset of the output); "
                   "backoff: an independent Python SplitMix64 implementation of the documented full-jitter algorithm; "
-                  "breaker and callstack: hand-written state sequences",
+                  "breaker, callstack, trace and toolset: hand-written sequences and expectations "
+                  "(trace percentiles: this script's implementation of the documented histogram layout)",
         "vectors": vectors,
     }
     out = os.path.join(ROOT, "tests", "vectors", "recovery.json")
