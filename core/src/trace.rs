@@ -23,10 +23,11 @@
 
 mod histogram;
 
-use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::collections::{BTreeMap, VecDeque};
 use std::sync::Arc;
 
 use parking_lot::Mutex;
+use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 
 use crate::limits::{self, MAX_KEY_BYTES, MAX_OPEN_SPANS, MAX_SPAN_ERROR_BYTES, MAX_TRACE_RING, MAX_TRACE_TOOLS};
@@ -275,8 +276,11 @@ pub struct TraceExport {
 #[derive(Debug, Default)]
 struct State {
     next_id: u64,
-    open: HashMap<u64, OpenSpan>,
-    tools: HashMap<Arc<str>, ToolStats>,
+    // Fx hashing: span ids and tool names come from the host, not from an
+    // attacker who could aim collisions, and SipHash would be a third of a
+    // start/end pair's cost.
+    open: FxHashMap<u64, OpenSpan>,
+    tools: FxHashMap<Arc<str>, ToolStats>,
     ring: VecDeque<SpanRecord>,
     started: u64,
     ended: u64,
