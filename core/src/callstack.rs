@@ -35,18 +35,25 @@ use crate::{Error, ErrorKind, Result};
 pub const DEFAULT_MAX_DEPTH: usize = 5;
 
 /// An immutable agent call stack. Cloning is O(1) and shares frames.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct CallStack {
     top: Option<Arc<Frame>>,
     max_depth: usize,
 }
 
-#[derive(Debug)]
 struct Frame {
     agent: Arc<str>,
     depth: usize,
     parent: Option<Arc<Frame>>,
     names: Arc<Node>,
+}
+
+impl std::fmt::Debug for CallStack {
+    /// The chain, not the frames: a derived `Debug` would recurse once per
+    /// frame and overflow the stack on a deep chain.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CallStack").field("agents", &self.agents()).field("max_depth", &self.max_depth).finish()
+    }
 }
 
 impl Drop for Frame {

@@ -93,6 +93,8 @@ fn depth_100_000_enters_checks_and_drops_without_recursion() {
     assert_eq!(s.enter("agent-50000").unwrap_err().kind(), ErrorKind::CycleDetected);
     assert_eq!(s.enter("one-more").unwrap_err().kind(), ErrorKind::DepthExceeded);
     assert_eq!(s.agents().len(), n);
+    // Debug formatting walks the chain with a loop too.
+    assert!(format!("{s:?}").ends_with("\"agent-99999\"], max_depth: 100000 }"));
     // Dropping the only reference frees the whole chain on a small stack:
     // run it on a thread with 256 KiB so a recursive drop would overflow.
     let t = std::thread::Builder::new().stack_size(256 * 1024).spawn(move || drop(s)).unwrap();

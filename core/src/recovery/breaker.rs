@@ -102,6 +102,13 @@ impl Entry {
     }
 }
 
+fn check_key(key: &str) -> Result<()> {
+    if key.is_empty() {
+        return Err(Error::invalid_argument("breaker key is empty"));
+    }
+    limits::check("breaker key", key.len(), MAX_KEY_BYTES)
+}
+
 /// A set of circuit breakers keyed by name. Thread-safe.
 #[derive(Debug)]
 pub struct Breakers {
@@ -127,10 +134,7 @@ impl Breakers {
     }
 
     fn with_entry<T>(&self, key: &str, f: impl FnOnce(&mut Entry) -> T) -> Result<T> {
-        if key.is_empty() {
-            return Err(Error::invalid_argument("breaker key is empty"));
-        }
-        limits::check("breaker key", key.len(), MAX_KEY_BYTES)?;
+        check_key(key)?;
         let mut keys = self.keys.lock();
         if !keys.contains_key(key) {
             if keys.len() >= MAX_BREAKER_KEYS {
@@ -196,10 +200,24 @@ impl Breakers {
         })
     }
 
-    /// The state of `key` at `now_ms` (an unknown key is closed). Moves an
-    /// open breaker whose cool-down is over to half-open, as `allow` would.
+    /// The state of `key` at `now_ms` (an unknown key is closed, and is not
+    /// added). Moves an open breaker whose cool-down is over to half-open, as
+    /// `allow` would.
     pub fn snapshot(&self, key: &str, now_ms: u64) -> Result<BreakerSnapshot> {
         let cfg = self.config;
+        if !self.keys.lock().contains_key(key) {
+            check_key(key)?;
+            let e = Entry::default();
+            return Ok(BreakerSnapshot {
+                key: key.to_owned(),
+                state: e.state(),
+                consecutive_failures: 0,
+                opened_at_ms: None,
+                retry_in_ms: None,
+                probes_in_flight: 0,
+                probe_successes: 0,
+            });
+        }
         self.with_entry(key, |e| {
             e.tick(&cfg, now_ms);
             let state = e.state();

@@ -231,6 +231,10 @@ fn breaker_config_and_keys_are_checked() {
     }
     let b = breakers(1, 10);
     assert_eq!(b.allow("", 0).unwrap_err().kind(), ErrorKind::InvalidArgument);
+    assert_eq!(b.snapshot("", 0).unwrap_err().kind(), ErrorKind::InvalidArgument);
+    // Asking about a key does not start tracking it.
+    assert_eq!(b.snapshot("never-seen", 0).unwrap().state, BreakerState::Closed);
+    assert!(b.is_empty());
     assert!(b.allow(&"k".repeat(MAX_KEY_BYTES), 0).is_ok());
     assert_eq!(b.allow(&"k".repeat(MAX_KEY_BYTES + 1), 0).unwrap_err().kind(), ErrorKind::LimitExceeded);
 }
