@@ -360,8 +360,9 @@ fn any_text(f: &Facts, list: &[&str]) -> bool {
 
 /// The ids listed after `marker` in `message`, up to the end of its sentence.
 fn ids_after(message: &str, markers: &[&str]) -> Vec<String> {
+    // ASCII lowercasing keeps byte offsets, so `at` indexes `message` too.
+    let lower = message.to_ascii_lowercase();
     for m in markers {
-        let lower = message.to_lowercase();
         let Some(at) = lower.find(m) else { continue };
         let rest = &message[at + m.len()..];
         let end = rest.find(". ").unwrap_or(rest.len());

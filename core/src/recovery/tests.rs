@@ -75,6 +75,15 @@ fn openai_orphaned_tool_message_is_a_history_problem() {
 }
 
 #[test]
+fn ids_are_found_after_non_ascii_text() {
+    // 'İ' lowercases to two characters; the marker offset must still hold.
+    let body = "İİİ messages.2: tool_use ids were found without tool_result blocks immediately after: toolu_9, toolu_ß. Each";
+    let c = cls(Provider::Anthropic, 400, body, &[]);
+    assert_eq!(c.category, Category::InvalidToolHistory);
+    assert_eq!(c.tool_call_ids, ["toolu_9", "toolu_ß"]);
+}
+
+#[test]
 fn plain_text_and_odd_json_bodies_are_handled() {
     let c = cls(Provider::Other, 503, "Service Unavailable", &[]);
     assert_eq!(c.category, Category::Overloaded);
@@ -120,6 +129,16 @@ proptest! {
         prop_assert_eq!(c.retryable, c.action == Action::Retry);
         prop_assert_eq!(c.retry_after_ms.is_some(), c.retryable);
         prop_assert_eq!(c.tool_call_ids.is_empty() || c.category == Category::InvalidToolHistory, true);
+    }
+
+    /// Marker phrases amid arbitrary Unicode never make the id or delay
+    /// extraction slice inside a character.
+    #[test]
+    fn extraction_survives_any_text(pre in "\\PC{0,40}", post in "\\PC{0,40}") {
+        for marker in ["did not have response messages:", "for the following Ids:", "try again in ", "retry after "] {
+            let c = cls(Provider::Other, 429, &format!("{pre}{marker}{post}"), &[]);
+            prop_assert_eq!(c.retry_after_ms.is_some(), c.retryable);
+        }
     }
 }
 
