@@ -198,6 +198,49 @@ typedef uint32_t ctxkit_truncate_side;
 #endif // __cplusplus
 
 /**
+ * How a span ended (`ctxkit_tracer_end`'s `outcome`).
+ */
+enum ctxkit_span_outcome
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  /**
+   * The tool returned a result.
+   */
+  CTXKIT_SPAN_OUTCOME_SUCCESS = 0,
+  /**
+   * The tool returned an error.
+   */
+  CTXKIT_SPAN_OUTCOME_FAILED = 1,
+  /**
+   * The tool ran past its deadline.
+   */
+  CTXKIT_SPAN_OUTCOME_TIMEOUT = 2,
+  /**
+   * The call was abandoned.
+   */
+  CTXKIT_SPAN_OUTCOME_CANCELLED = 3,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum ctxkit_span_outcome ctxkit_span_outcome;
+#else
+typedef uint32_t ctxkit_span_outcome;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/**
+ * A set of circuit breakers, one per key. Thread-safe (one mutex).
+ */
+typedef struct ctxkit_breaker ctxkit_breaker;
+
+/**
+ * An immutable agent call stack. Thread-safe.
+ */
+typedef struct ctxkit_callstack ctxkit_callstack;
+
+/**
  * A failure description: a status code and a UTF-8 message. Created by ctxkit
  * when a call fails and the caller passed a non-NULL `err`; owned by the
  * caller and released with `ctxkit_error_free`. Immutable, so it may be read
@@ -221,6 +264,11 @@ typedef struct ctxkit_skills ctxkit_skills;
  * An exact tokenizer for one encoding. Immutable; safe to share across threads.
  */
 typedef struct ctxkit_tokenizer ctxkit_tokenizer;
+
+/**
+ * Tool-call telemetry: spans, per-tool metrics, deadlines. Thread-safe.
+ */
+typedef struct ctxkit_tracer ctxkit_tracer;
 
 /**
  * A conversation bound to a model and a token budget, with cached
@@ -262,6 +310,78 @@ typedef struct ctxkit_tokens {
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus
+
+/**
+ * Creates an empty stack allowing `max_depth` agents; `0` selects the
+ * default depth (5). On success `*out_stack` owns a handle to release with
+ * `ctxkit_callstack_free`. Errors: `LIMIT_EXCEEDED` (over 1,000,000),
+ * `NULL_ARGUMENT`. Thread-safe.
+ *
+ * # Safety
+ * `out_stack` is valid for a write; `err` is NULL or valid for a write.
+ */
+ctxkit_status ctxkit_callstack_new(size_t max_depth,
+                                   struct ctxkit_callstack **out_stack,
+                                   struct ctxkit_error **err);
+
+/**
+ * Rebuilds a stack from its JSON form `{"agents": [...], "max_depth": n}`
+ * (docs/formats.md, "Call stack"), checking every entry as
+ * `ctxkit_callstack_enter` does. Errors: `INVALID_JSON`, `CYCLE_DETECTED`,
+ * `DEPTH_EXCEEDED`, `INVALID_ARGUMENT`, `LIMIT_EXCEEDED`, `INVALID_UTF8`,
+ * `NULL_ARGUMENT`. Thread-safe.
+ *
+ * # Safety
+ * `json` is valid for `json_len` bytes (or NULL with length 0);
+ * `out_stack` is valid for a write; `err` is NULL or valid for a write.
+ */
+ctxkit_status ctxkit_callstack_from_json(const uint8_t *json,
+                                         size_t json_len,
+                                         struct ctxkit_callstack **out_stack,
+                                         struct ctxkit_error **err);
+
+/**
+ * Enters `agent` from the top of `stack`: on success `*out_stack` owns a
+ * NEW handle one frame deeper (free it with `ctxkit_callstack_free`);
+ * `stack` itself is unchanged and stays valid. Errors: `CYCLE_DETECTED`
+ * (the agent is already on the stack, including a self-handoff; the
+ * message carries the chain, e.g. "planner -> coder -> planner"),
+ * `DEPTH_EXCEEDED` (the stack is full; the message carries the chain),
+ * `INVALID_ARGUMENT` (empty name or a control character),
+ * `LIMIT_EXCEEDED` (a name over 256 bytes), `INVALID_UTF8`,
+ * `NULL_ARGUMENT`. Thread-safe.
+ *
+ * # Safety
+ * `stack` is a live handle; `agent` is valid for `agent_len` bytes;
+ * `out_stack` is valid for a write; `err` is NULL or valid for a write.
+ */
+ctxkit_status ctxkit_callstack_enter(const struct ctxkit_callstack *stack,
+                                     const uint8_t *agent,
+                                     size_t agent_len,
+                                     struct ctxkit_callstack **out_stack,
+                                     struct ctxkit_error **err);
+
+/**
+ * The stack as JSON: `{"agents": [...], "depth": n, "max_depth": m}`,
+ * outermost agent first. Thread-safe.
+ *
+ * # Safety
+ * `stack` is a live handle; `out_json` is valid for a write; `err` is NULL
+ * or valid for a write.
+ */
+ctxkit_status ctxkit_callstack_to_json(const struct ctxkit_callstack *stack,
+                                       struct ctxkit_string *out_json,
+                                       struct ctxkit_error **err);
+
+/**
+ * Releases a stack handle. Stacks entered from it stay valid (frames are
+ * shared and reference-counted). `ctxkit_callstack_free(NULL)` does
+ * nothing. The caller must ensure no other thread still uses the handle.
+ *
+ * # Safety
+ * `stack` is NULL or a live handle from ctxkit that has not been freed.
+ */
+void ctxkit_callstack_free(struct ctxkit_callstack *stack);
 
 /**
  * The status code carried by `err`, or `CTXKIT_STATUS_NULL_ARGUMENT` when
@@ -348,6 +468,147 @@ ctxkit_status ctxkit_handoff_filter(const uint8_t *conversation_json,
                                     size_t options_json_len,
                                     struct ctxkit_string *out_json,
                                     struct ctxkit_error **err);
+
+/**
+ * Classifies a provider error. `provider` is `openai`, `azure`,
+ * `anthropic`, `bedrock`, `gemini`, `ollama` or `other`; `status` the HTTP
+ * status (0: no response arrived); `body` the response body as received
+ * (JSON or text, `(NULL, 0)` for none); `headers_json` a JSON object of
+ * response headers, name to value (`(NULL, 0)` for none), of which
+ * `retry-after`, `retry-after-ms` and `x-amzn-ErrorType` are read.
+ * `*out_json` receives the classification (docs/formats.md, "Error
+ * classification"): `category`, `severity`, `retryable`, `action`
+ * (`retry`, `compact`, `repair_history`, `fail`), `retry_after_ms`, ...
+ * Errors: `INVALID_ARGUMENT` (unknown provider, status over 65535),
+ * `INVALID_JSON` (headers), `LIMIT_EXCEEDED`, `INVALID_UTF8`,
+ * `NULL_ARGUMENT`. Thread-safe.
+ *
+ * # Safety
+ * Text arguments are valid for their lengths (or NULL with length 0);
+ * `out_json` is valid for a write; `err` is NULL or valid for a write.
+ */
+ctxkit_status ctxkit_recovery_classify(const uint8_t *provider,
+                                       size_t provider_len,
+                                       uint32_t status,
+                                       const uint8_t *body,
+                                       size_t body_len,
+                                       const uint8_t *headers_json,
+                                       size_t headers_json_len,
+                                       struct ctxkit_string *out_json,
+                                       struct ctxkit_error **err);
+
+/**
+ * The retry decision after a failure: `request_json` is `{"policy":
+ * {"base_ms", "cap_ms", "max_attempts", "honor_retry_after",
+ * "max_retry_after_ms"}, "failed_attempts": n, "seed": s,
+ * "retry_after_ms": hint}` (docs/formats.md, "Backoff"). `*out_json`
+ * receives `{"decision": "retry", "delay_ms": n}` or `{"decision":
+ * "give_up", "reason": "..."}`. Full jitter, deterministic for a given seed
+ * and attempt. Errors: `INVALID_JSON`, `INVALID_ARGUMENT` (a policy with
+ * `cap_ms < base_ms`, zero attempts), `INVALID_UTF8`, `NULL_ARGUMENT`.
+ * Thread-safe.
+ *
+ * # Safety
+ * `request_json` is valid for its length; `out_json` is valid for a write;
+ * `err` is NULL or valid for a write.
+ */
+ctxkit_status ctxkit_recovery_backoff(const uint8_t *request_json,
+                                      size_t request_json_len,
+                                      struct ctxkit_string *out_json,
+                                      struct ctxkit_error **err);
+
+/**
+ * Creates circuit breakers with `config_json` (`{"failure_threshold",
+ * "cool_down_ms", "half_open_max_calls", "success_threshold"}`, every field
+ * optional; `(NULL, 0)` for the defaults 5 / 30000 / 1 / 1). On success
+ * `*out_breaker` owns a handle to release with `ctxkit_breaker_free`.
+ * Errors: `INVALID_JSON`, `INVALID_ARGUMENT` (a zero threshold),
+ * `INVALID_UTF8`, `NULL_ARGUMENT`. Thread-safe.
+ *
+ * # Safety
+ * `config_json` is valid for its length (or NULL with length 0);
+ * `out_breaker` is valid for a write; `err` is NULL or valid for a write.
+ */
+ctxkit_status ctxkit_breaker_new(const uint8_t *config_json,
+                                 size_t config_json_len,
+                                 struct ctxkit_breaker **out_breaker,
+                                 struct ctxkit_error **err);
+
+/**
+ * Releases breakers. `ctxkit_breaker_free(NULL)` does nothing. The caller
+ * must ensure no other thread still uses the handle.
+ *
+ * # Safety
+ * `breaker` is NULL or a live handle from `ctxkit_breaker_new`.
+ */
+void ctxkit_breaker_free(struct ctxkit_breaker *breaker);
+
+/**
+ * Whether a call under `key` may go ahead at `now_ms` (caller's clock, in
+ * milliseconds; see `ctxkit_clock_now_us`). `*out_allowed` is false while
+ * the key's breaker is open. While half-open, true reserves one probe slot:
+ * report the probe's outcome with `ctxkit_breaker_record_success` or
+ * `_failure`. Errors: `INVALID_ARGUMENT` (empty key), `LIMIT_EXCEEDED` (a
+ * key over 256 bytes; more than 10,000 keys with failures), `INVALID_UTF8`,
+ * `NULL_ARGUMENT`. Thread-safe.
+ *
+ * # Safety
+ * `breaker` is live; `key` is valid for its length; `out_allowed` is valid
+ * for a write; `err` is NULL or valid for a write.
+ */
+ctxkit_status ctxkit_breaker_allow(const struct ctxkit_breaker *breaker,
+                                   const uint8_t *key,
+                                   size_t key_len,
+                                   uint64_t now_ms,
+                                   bool *out_allowed,
+                                   struct ctxkit_error **err);
+
+/**
+ * Records a successful call under `key` at `now_ms`: resets the failure
+ * count, or closes a half-open breaker after enough probe successes.
+ * Errors as for `ctxkit_breaker_allow`. Thread-safe.
+ *
+ * # Safety
+ * `breaker` is live; `key` is valid for its length; `err` is NULL or valid
+ * for a write.
+ */
+ctxkit_status ctxkit_breaker_record_success(const struct ctxkit_breaker *breaker,
+                                            const uint8_t *key,
+                                            size_t key_len,
+                                            uint64_t now_ms,
+                                            struct ctxkit_error **err);
+
+/**
+ * Records a failed call under `key` at `now_ms`: counts it, opening the
+ * breaker at the threshold; a failed probe reopens a half-open breaker.
+ * Errors as for `ctxkit_breaker_allow`. Thread-safe.
+ *
+ * # Safety
+ * `breaker` is live; `key` is valid for its length; `err` is NULL or valid
+ * for a write.
+ */
+ctxkit_status ctxkit_breaker_record_failure(const struct ctxkit_breaker *breaker,
+                                            const uint8_t *key,
+                                            size_t key_len,
+                                            uint64_t now_ms,
+                                            struct ctxkit_error **err);
+
+/**
+ * The state of `key` at `now_ms` as JSON (docs/formats.md, "Circuit breaker
+ * state"): `{"key", "state": "closed"|"open"|"half_open",
+ * "consecutive_failures", "opened_at_ms", "retry_in_ms", ...}`. Errors as
+ * for `ctxkit_breaker_allow`. Thread-safe.
+ *
+ * # Safety
+ * `breaker` is live; `key` is valid for its length; `out_json` is valid for
+ * a write; `err` is NULL or valid for a write.
+ */
+ctxkit_status ctxkit_breaker_state(const struct ctxkit_breaker *breaker,
+                                   const uint8_t *key,
+                                   size_t key_len,
+                                   uint64_t now_ms,
+                                   struct ctxkit_string *out_json,
+                                   struct ctxkit_error **err);
 
 /**
  * Creates a registry holding the built-in model table. On success
@@ -743,6 +1004,168 @@ ctxkit_status ctxkit_assemble(const struct ctxkit_tokenizer *tokenizer,
                               size_t request_json_len,
                               struct ctxkit_string *out_json,
                               struct ctxkit_error **err);
+
+/**
+ * The token cost of a tool registry and of each agent's allowlisted set.
+ * `request_json` is `{"model": "gpt-4o", "tools": [...], "allowlists":
+ * {"agent": ["tool", "prefix*"]}}` (docs/formats.md, "Tool sets"); tools in
+ * the OpenAI, legacy-functions or Anthropic shape. `*out_json` receives
+ * `{"model", "exact", "tool_count", "full_tokens", "agents": [{"agent",
+ * "tools", "tokens", "saved_tokens", "percent_of_full"}]}`. `registry` may
+ * be NULL for the built-in model table. Errors: `INVALID_JSON`,
+ * `INVALID_ARGUMENT` (duplicate tool, an allowlist entry matching no tool),
+ * `UNKNOWN_MODEL`, `LIMIT_EXCEEDED`, `INVALID_UTF8`, `NULL_ARGUMENT`.
+ * Thread-safe.
+ *
+ * # Safety
+ * `registry` is NULL or live; `request_json` is valid for its length;
+ * `out_json` is valid for a write; `err` is NULL or valid for a write.
+ */
+ctxkit_status ctxkit_toolset_report(const struct ctxkit_registry *registry,
+                                    const uint8_t *request_json,
+                                    size_t request_json_len,
+                                    struct ctxkit_string *out_json,
+                                    struct ctxkit_error **err);
+
+/**
+ * `agent`'s tool definitions: a JSON array holding each allowlisted tool
+ * of `request_json` (as for `ctxkit_toolset_report`) exactly as given, in
+ * registry order, ready to send as the request's `tools`. An agent without
+ * an allowlist is `INVALID_ARGUMENT`. Other errors as for
+ * `ctxkit_toolset_report`. Thread-safe.
+ *
+ * # Safety
+ * Text arguments are valid for their lengths; `out_json` is valid for a
+ * write; `err` is NULL or valid for a write.
+ */
+ctxkit_status ctxkit_toolset_select(const uint8_t *request_json,
+                                    size_t request_json_len,
+                                    const uint8_t *agent,
+                                    size_t agent_len,
+                                    struct ctxkit_string *out_json,
+                                    struct ctxkit_error **err);
+
+/**
+ * Microseconds since the Unix epoch from the system clock: the time to pass
+ * to the tracer (and, divided by 1000, to the breaker) when the host has no
+ * clock of its own. Never fails. Thread-safe.
+ */
+uint64_t ctxkit_clock_now_us(void);
+
+/**
+ * Creates a tracer with `config_json` (`{"ring_size": 1024,
+ * "default_timeout_ms": 10000, "timeouts": {"tool": ms}}`, every field
+ * optional; `(NULL, 0)` for the defaults). On success `*out_tracer` owns a
+ * handle to release with `ctxkit_tracer_free`. Errors: `INVALID_JSON`,
+ * `INVALID_ARGUMENT` (zero ring or timeout), `LIMIT_EXCEEDED` (ring over
+ * 1,000,000), `INVALID_UTF8`, `NULL_ARGUMENT`. Thread-safe.
+ *
+ * # Safety
+ * `config_json` is valid for its length (or NULL with length 0);
+ * `out_tracer` is valid for a write; `err` is NULL or valid for a write.
+ */
+ctxkit_status ctxkit_tracer_new(const uint8_t *config_json,
+                                size_t config_json_len,
+                                struct ctxkit_tracer **out_tracer,
+                                struct ctxkit_error **err);
+
+/**
+ * Releases a tracer. `ctxkit_tracer_free(NULL)` does nothing. The caller
+ * must ensure no other thread still uses the handle.
+ *
+ * # Safety
+ * `tracer` is NULL or a live handle from `ctxkit_tracer_new`.
+ */
+void ctxkit_tracer_free(struct ctxkit_tracer *tracer);
+
+/**
+ * Starts a span: `tool` was called at `now_us` with `input_bytes` of
+ * arguments. `info_json` is `{"agent_id", "workflow_id", "tool_call_id",
+ * "timeout_ms"}`, every field optional, or `(NULL, 0)`; give the
+ * `tool_call_id` so an overdue call can be answered in the conversation.
+ * `*out_span_id` receives the id to pass to `ctxkit_tracer_end`. Errors:
+ * `INVALID_ARGUMENT` (empty tool or id, zero timeout), `LIMIT_EXCEEDED` (a
+ * name over 256 bytes, 100,000 open spans, a 1,025th tool), `INVALID_JSON`,
+ * `INVALID_UTF8`, `NULL_ARGUMENT`. Thread-safe.
+ *
+ * # Safety
+ * `tracer` is live; text arguments are valid for their lengths (or NULL
+ * with length 0); `out_span_id` is valid for a write; `err` is NULL or
+ * valid for a write.
+ */
+ctxkit_status ctxkit_tracer_start(const struct ctxkit_tracer *tracer,
+                                  const uint8_t *tool,
+                                  size_t tool_len,
+                                  const uint8_t *info_json,
+                                  size_t info_json_len,
+                                  uint64_t input_bytes,
+                                  uint64_t now_us,
+                                  uint64_t *out_span_id,
+                                  struct ctxkit_error **err);
+
+/**
+ * Ends span `span_id` at `now_us` with `outcome` (a
+ * `ctxkit_span_outcome`), `output_bytes` of result, and `error` text
+ * (`(NULL, 0)` for none; kept up to 4 KiB). Errors: `INVALID_ARGUMENT`
+ * (the span is not open: never started, already ended or expired; an
+ * outcome out of range), `INVALID_UTF8`, `NULL_ARGUMENT`. Thread-safe.
+ *
+ * # Safety
+ * `tracer` is live; `error` is valid for its length (or NULL with length
+ * 0); `err` is NULL or valid for a write.
+ */
+ctxkit_status ctxkit_tracer_end(const struct ctxkit_tracer *tracer,
+                                uint64_t span_id,
+                                uint32_t outcome,
+                                uint64_t output_bytes,
+                                const uint8_t *error,
+                                size_t error_len,
+                                uint64_t now_us,
+                                struct ctxkit_error **err);
+
+/**
+ * Open spans past their deadline at `now_us`, as JSON: `{"overdue":
+ * [{"span_id", "tool", "agent_id", "workflow_id", "tool_call_id",
+ * "started_us", "elapsed_us", "timeout_ms"}], "interrupted_results":
+ * [{"tool_call_id", "tool", "content", "reason"}]}` (docs/formats.md,
+ * "Overdue spans"). The spans stay open. Thread-safe.
+ *
+ * # Safety
+ * `tracer` is live; `out_json` is valid for a write; `err` is NULL or valid
+ * for a write.
+ */
+ctxkit_status ctxkit_tracer_overdue(const struct ctxkit_tracer *tracer,
+                                    uint64_t now_us,
+                                    struct ctxkit_string *out_json,
+                                    struct ctxkit_error **err);
+
+/**
+ * Like `ctxkit_tracer_overdue`, and also ends each overdue span as
+ * `timeout`, so it is counted and leaves the open set. Thread-safe.
+ *
+ * # Safety
+ * `tracer` is live; `out_json` is valid for a write; `err` is NULL or valid
+ * for a write.
+ */
+ctxkit_status ctxkit_tracer_expire(const struct ctxkit_tracer *tracer,
+                                   uint64_t now_us,
+                                   struct ctxkit_string *out_json,
+                                   struct ctxkit_error **err);
+
+/**
+ * Everything the tracer holds, as JSON (docs/formats.md, "Trace export"):
+ * counters, per-tool metrics (count, errors, timeouts, latency min / max /
+ * mean / p50 / p95 / p99 in µs), open spans as of `now_us`, and the recent
+ * span records with repeat counts. Thread-safe.
+ *
+ * # Safety
+ * `tracer` is live; `out_json` is valid for a write; `err` is NULL or valid
+ * for a write.
+ */
+ctxkit_status ctxkit_tracer_export(const struct ctxkit_tracer *tracer,
+                                   uint64_t now_us,
+                                   struct ctxkit_string *out_json,
+                                   struct ctxkit_error **err);
 
 /**
  * The library version as a static NUL-terminated string ("0.1.0"). It equals

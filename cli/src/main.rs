@@ -6,6 +6,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+mod classify;
 mod count;
 mod handoff;
 mod input;
@@ -42,6 +43,9 @@ enum Command {
     /// Handoffs between agents: render as a prompt block, or check.
     #[command(subcommand)]
     Handoff(handoff::Command),
+    /// Classify a provider error (status, body, headers): category, severity,
+    /// whether to retry (and after how long), compact, repair the history, or fail.
+    Classify(classify::Args),
 }
 
 /// A failure that ends the command: printed as one line on stderr.
@@ -63,6 +67,7 @@ fn main() -> ExitCode {
         Command::Fit(args) => window::fit_cmd(args),
         Command::Skills(cmd) => skills::run(cmd),
         Command::Handoff(cmd) => handoff::run(cmd),
+        Command::Classify(args) => classify::run(args),
     };
     match result {
         Ok(code) => code,

@@ -228,3 +228,47 @@ fn fit_drops_turns_when_it_must_and_keeps_anthropic_shape() {
     let report: serde_json::Value = serde_json::from_str(&stderr(&o)).unwrap();
     assert!(report["changes"].as_array().unwrap().iter().any(|c| c["action"] == "inserted_summary"));
 }
+
+#[test]
+fn classify_reads_a_body_file_or_stdin_and_headers() {
+    let o = ctxkit(&["classify", "--provider", "anthropic", "--status", "529", "../examples/data/errors/anthropic-overloaded.json"], b"");
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!((v["category"].as_str(), v["action"].as_str(), v["retryable"].as_bool()), (Some("overloaded"), Some("retry"), Some(true)));
+    assert_eq!(v["provider"], "anthropic");
+
+    let body = std::fs::read("../examples/data/errors/openai-rate-limit.json").unwrap();
+    let o = ctxkit(&["classify", "--provider", "openai", "--status", "429", "--header", "Retry-After: 3", "--header", "x-request-id:abc"], &body);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(v["retry_after_ms"], 3000);
+    assert_eq!(v["delay_source"], "retry_after_header");
+    assert_eq!(v["code"], "rate_limit_exceeded");
+
+    let o = ctxkit(&["classify", "--provider", "bedrock", "--status", "400", "--header", "x-amzn-ErrorType: ValidationException", "-"], br#"{"message":"Input is too long for requested model."}"#);
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!((v["category"].as_str(), v["action"].as_str()), (Some("context_overflow"), Some("compact")));
+
+    let o = ctxkit(&["classify", "--provider", "openai", "--status", "0"], b"connection reset by peer");
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(v["category"], "network");
+}
+
+#[test]
+fn classify_reports_bad_arguments_in_one_line() {
+    for (args, needle) in [
+        (vec!["classify", "--provider", "acme", "--status", "500"], "unknown provider 'acme'"),
+        (vec!["classify", "--provider", "openai", "--status", "500", "--header", "no-colon"], "--header 'no-colon' is not 'name: value'"),
+        (vec!["classify", "--provider", "openai", "--status", "500", "missing-file.json"], "missing-file.json"),
+    ] {
+        let o = ctxkit(&args, b"");
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+        assert!(stderr(&o).contains(needle), "{args:?}: {}", stderr(&o));
+        assert_eq!(stderr(&o).trim().lines().count(), 1);
+    }
+    let o = ctxkit(&["classify", "--provider", "openai", "--status", "500"], b"\xff\xfe");
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("byte offset 0"), "{}", stderr(&o));
+    // clap rejects a status outside u16.
+    assert!(!ctxkit(&["classify", "--provider", "openai", "--status", "70000"], b"").status.success());
+}

@@ -12,14 +12,18 @@
 
 mod error;
 pub mod assemble;
+pub mod callstack;
 pub mod chat;
 pub mod handoff;
 pub mod json;
 pub mod limits;
 pub mod models;
 pub mod skills;
+pub mod recovery;
 pub mod text;
 pub mod tokens;
+pub mod toolset;
+pub mod trace;
 pub mod window;
 
 pub use error::{Error, ErrorKind, Result};

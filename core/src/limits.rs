@@ -75,3 +75,38 @@ pub fn check_items(what: &str, n: usize, limit: usize) -> Result<()> {
     }
     Ok(())
 }
+
+/// Longest agent name accepted by a call stack, in bytes.
+pub const MAX_AGENT_NAME_BYTES: usize = 256;
+
+/// Largest maximum depth a call stack may be configured with. Far beyond any
+/// sane delegation chain; it bounds what a stored stack's JSON can make
+/// ctxkit rebuild.
+pub const MAX_CALLSTACK_DEPTH: usize = 1_000_000;
+
+/// Most circuit-breaker keys one breaker tracks (each key costs a few dozen
+/// bytes; a key per provider/model/tool is the expected use).
+pub const MAX_BREAKER_KEYS: usize = 10_000;
+
+/// Longest breaker key, tool name or agent/workflow id in a trace, in bytes.
+pub const MAX_KEY_BYTES: usize = 256;
+
+/// Largest ring of recent spans a tracer may keep.
+pub const MAX_TRACE_RING: usize = 1_000_000;
+
+/// Most distinct tool names a tracer keeps metrics for (each costs one
+/// fixed-size histogram, about 5 KiB).
+pub const MAX_TRACE_TOOLS: usize = 1024;
+
+/// Most spans a tracer keeps open (started, not yet ended) at once.
+pub const MAX_OPEN_SPANS: usize = 100_000;
+
+/// Error text kept per span record, in bytes; longer text is cut at a
+/// character boundary and marked with an ellipsis.
+pub const MAX_SPAN_ERROR_BYTES: usize = 4096;
+
+/// Most tool definitions in a tool registry.
+pub const MAX_TOOLS: usize = 4096;
+
+/// Most agents with an allowlist in a tool registry.
+pub const MAX_TOOLSET_AGENTS: usize = 4096;

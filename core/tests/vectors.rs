@@ -60,12 +60,131 @@ fn run_window(op: &str, input: &Value) -> Result<Value, ctxkit::Error> {
     })
 }
 
+/// The agent-primitive ops of tests/vectors/recovery.json (see its README
+/// section). `classify` expectations are a subset of the output.
+fn run_agents(op: &str, input: &Value, expected: &Value) -> Result<(), String> {
+    use ctxkit::callstack::CallStack;
+    use ctxkit::recovery::{classify_json, BackoffPolicy, BreakerConfig, Breakers};
+    let err = |e: ctxkit::Error| serde_json::json!({ "error": e.kind().as_str() });
+    let got = match op {
+        "classify" => {
+            if let Some(path) = input["fixture"].as_str() {
+                let on_disk = std::fs::read_to_string(vectors_dir().join("../..").join(path)).map_err(|e| format!("{path}: {e}"))?;
+                if on_disk != input["body"].as_str().unwrap_or("") {
+                    return Err(format!("{path} differs from the vector's body; rerun gen_recovery_vectors.py"));
+                }
+            }
+            let mut req = input.clone();
+            req.as_object_mut().unwrap().remove("fixture");
+            let got = classify_json(&req.to_string()).map_or_else(err, |c| serde_json::to_value(c).unwrap());
+            let mismatched: Vec<String> = expected
+                .as_object()
+                .unwrap()
+                .iter()
+                .filter(|(k, v)| got.get(k.as_str()) != Some(v))
+                .map(|(k, v)| format!("{k}: expected {v}, got {}", got.get(k.as_str()).unwrap_or(&Value::Null)))
+                .collect();
+            return if mismatched.is_empty() { Ok(()) } else { Err(format!("{}\n     full output {got}", mismatched.join("; "))) };
+        }
+        "backoff" => BackoffPolicy::decide_json(&input.to_string()).map_or_else(err, |d| serde_json::to_value(d).unwrap()),
+        "breaker" => {
+            let config: BreakerConfig = serde_json::from_value(input["config"].clone()).map_err(|e| e.to_string())?;
+            let b = Breakers::new(config).map_err(|e| e.to_string())?;
+            let mut results = Vec::new();
+            for op in input["ops"].as_array().unwrap() {
+                let (what, at) = (op[0].as_str().unwrap(), op[1].as_u64().unwrap());
+                results.push(match what {
+                    "allow" => serde_json::json!(b.allow("k", at).map_err(|e| e.to_string())?),
+                    "success" | "failure" => serde_json::to_value(b.record("k", what == "success", at).map_err(|e| e.to_string())?).unwrap(),
+                    "state" => serde_json::to_value(b.snapshot("k", at).map_err(|e| e.to_string())?.state).unwrap(),
+                    other => return Err(format!("unknown breaker op {other}")),
+                });
+            }
+            serde_json::json!({ "results": results })
+        }
+        "callstack" => {
+            let max = input["max_depth"].as_u64().unwrap() as usize;
+            let stack = CallStack::new(max).and_then(|mut s| {
+                for a in input["enter"].as_array().unwrap() {
+                    s = s.enter(a.as_str().unwrap())?;
+                }
+                Ok(s)
+            });
+            stack.map_or_else(err, |s| serde_json::to_value(s.to_json_value()).unwrap())
+        }
+        "trace" => run_trace(input)?,
+        "toolset" => {
+            let req = input["request"].to_string();
+            match input["select"].as_str() {
+                Some(agent) => ctxkit::toolset::select_json(&req, agent).map_or_else(err, |v| serde_json::json!({ "selected": v })),
+                None => ctxkit::toolset::report_json(&ModelRegistry::builtin(), &req).map_or_else(err, |r| {
+                    let agents: serde_json::Map<String, Value> =
+                        r.agents.iter().map(|a| (a.agent.clone(), serde_json::json!(a.tools))).collect();
+                    serde_json::json!({ "tool_count": r.tool_count, "agents": agents })
+                }),
+            }
+        }
+        other => return Err(format!("unknown op {other:?}")),
+    };
+    if &got == expected { Ok(()) } else { Err(format!("expected {expected}\n     got {got}")) }
+}
+
+/// Replays a trace vector's events on a fresh tracer; returns the view the
+/// vector's `expected` describes (tools, recent records, interrupted calls,
+/// events that failed).
+fn run_trace(input: &Value) -> Result<Value, String> {
+    use ctxkit::trace::{interrupted_results, Outcome, SpanInfo, Tracer};
+    let t = Tracer::from_json(&input["config"].to_string()).map_err(|e| e.to_string())?;
+    let (mut ids, mut interrupted, mut event_errors) = (Vec::new(), Vec::new(), Vec::new());
+    for (i, e) in input["events"].as_array().unwrap().iter().enumerate() {
+        let at = |k: usize| e[k].as_u64().unwrap();
+        let result = match e[0].as_str().unwrap() {
+            "start" => {
+                let info: SpanInfo = serde_json::from_value(e[2].clone()).map_err(|x| x.to_string())?;
+                let r = t.start(e[1].as_str().unwrap(), info, at(3), at(4));
+                ids.push(r.as_ref().ok().copied());
+                r.map(|_| ())
+            }
+            "end" => {
+                let n = e[1].as_u64().unwrap() as usize;
+                let id = ids.get(n.wrapping_sub(1)).copied().flatten().unwrap_or(u64::MAX);
+                let outcome: Outcome = serde_json::from_value(e[2].clone()).map_err(|x| x.to_string())?;
+                t.end(id, outcome, at(3), e[4].as_str(), at(5))
+            }
+            "expire" => {
+                interrupted.extend(interrupted_results(&t.expire(at(1))).into_iter().map(|r| r.tool_call_id));
+                Ok(())
+            }
+            other => return Err(format!("unknown trace event {other}")),
+        };
+        if let Err(x) = result {
+            event_errors.push(serde_json::json!([i, x.kind().as_str()]));
+        }
+    }
+    let mut tools = serde_json::Map::new();
+    for m in t.metrics() {
+        let mut v = serde_json::json!({ "count": m.count, "successes": m.successes, "errors": m.errors,
+            "timeouts": m.timeouts, "cancelled": m.cancelled, "in_flight": m.in_flight });
+        if let Some(d) = &m.duration_us {
+            for (k, x) in [("min", d.min), ("max", d.max), ("p50", d.p50), ("p95", d.p95), ("p99", d.p99)] {
+                v[k] = serde_json::json!(x);
+            }
+        }
+        tools.insert(m.tool.clone(), v);
+    }
+    let recent: Vec<Value> = t.recent().iter().map(|r| serde_json::json!([r.tool, r.outcome, r.count])).collect();
+    Ok(serde_json::json!({ "tools": tools, "recent": recent, "interrupted": interrupted, "event_errors": event_errors }))
+}
+
 /// Runs one vector; returns a description of the mismatch, if any.
 fn run(v: &Value) -> Result<(), String> {
     let (op, input, expected) = (v["op"].as_str().unwrap_or(""), &v["input"], &v["expected"]);
     if agents::handles(op) {
         let got = agents::run(op, input);
         return if &got == expected { Ok(()) } else { Err(format!("expected {expected}\n     got {got}")) };
+    }
+    if matches!(op, "classify" | "backoff" | "breaker" | "callstack" | "trace" | "toolset") {
+        return run_agents(op, input, expected);
     }
     if matches!(op, "count_conversation" | "preflight" | "repair" | "fit") {
         let got = match run_window(op, input) {

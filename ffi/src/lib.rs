@@ -16,22 +16,30 @@
 
 mod args;
 mod boundary;
+mod callstack;
 mod error;
 mod handoff;
+mod recovery;
 mod registry;
 mod skills;
 mod status;
 mod strings;
 mod tokenizer;
+mod toolset;
+mod trace;
 mod version;
 mod window;
 
+pub use callstack::*;
 pub use error::*;
 pub use handoff::*;
+pub use recovery::*;
 pub use registry::*;
 pub use skills::*;
 pub use status::*;
 pub use strings::*;
 pub use tokenizer::*;
+pub use toolset::*;
+pub use trace::*;
 pub use version::*;
 pub use window::*;

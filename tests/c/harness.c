@@ -2010,6 +2010,267 @@ static void *skills_thread(void *arg)
         job->len = body.len;
         job->has_heading = body.ptr && strstr((const char *)body.ptr, "\"text\":\"# ") != NULL;
         ctxkit_string_free(&body);
+/* ---- agent primitives: call stacks, recovery, tracer, tool sets --------- */
+
+static void test_callstack(void)
+{
+    ctxkit_error *err = NULL;
+    ctxkit_callstack *root = NULL, *s1 = NULL, *s2 = NULL, *s3 = NULL, *branch = NULL;
+    CHECK_STATUS(ctxkit_callstack_new(0, &root, &err), CTXKIT_STATUS_OK);
+    if (!CHECK(root != NULL))
+        return;
+    CHECK_STATUS(ctxkit_callstack_enter(root, LIT("planner"), &s1, &err), CTXKIT_STATUS_OK);
+    CHECK_STATUS(ctxkit_callstack_enter(s1, LIT("coder"), &s2, &err), CTXKIT_STATUS_OK);
+    CHECK_STATUS(ctxkit_callstack_enter(s2, LIT("reviewer"), &s3, &err), CTXKIT_STATUS_OK);
+    CHECK_NO_ERR(err);
+
+    /* A cycle: the error carries the whole chain; the output is untouched. */
+    ctxkit_callstack *again = (ctxkit_callstack *)SENT_PTR;
+    CHECK_STATUS(ctxkit_callstack_enter(s3, LIT("planner"), &again, &err), CTXKIT_STATUS_CYCLE_DETECTED);
+    CHECK_ERR(&err, CTXKIT_STATUS_CYCLE_DETECTED, "ctxkit_callstack_enter", "planner -> coder -> reviewer -> planner");
+    check_ptr_untouched_at(__LINE__, "again", again);
+    /* A self-handoff is a cycle too. */
+    CHECK_STATUS(ctxkit_callstack_enter(s3, LIT("reviewer"), &again, &err), CTXKIT_STATUS_CYCLE_DETECTED);
+    CHECK_ERR(&err, CTXKIT_STATUS_CYCLE_DETECTED, "ctxkit_callstack_enter", "reviewer -> reviewer");
+
+    /* Branches are independent; the stack entered from is unchanged. */
+    CHECK_STATUS(ctxkit_callstack_enter(s1, LIT("reviewer"), &branch, &err), CTXKIT_STATUS_OK);
+    ctxkit_string j = SENT_STRING;
+    CHECK_STATUS(ctxkit_callstack_to_json(branch, &j, &err), CTXKIT_STATUS_OK);
+    CHECK_BYTES(j.ptr, j.len, "{\"agents\":[\"planner\",\"reviewer\"],\"depth\":2,\"max_depth\":5}",
+                strlen("{\"agents\":[\"planner\",\"reviewer\"],\"depth\":2,\"max_depth\":5}"));
+    ctxkit_string_free(&j);
+    CHECK_STATUS(ctxkit_callstack_to_json(s1, &j, &err), CTXKIT_STATUS_OK);
+    CHECK_STR_CONTAINS(j, "\"agents\":[\"planner\"],\"depth\":1");
+    ctxkit_string_free(&j);
+
+    /* Freeing the parents first leaves the deeper stack valid (shared frames). */
+    ctxkit_callstack_free(root);
+    ctxkit_callstack_free(s1);
+    ctxkit_callstack_free(s2);
+    CHECK_STATUS(ctxkit_callstack_to_json(s3, &j, &err), CTXKIT_STATUS_OK);
+    CHECK_STR_CONTAINS(j, "[\"planner\",\"coder\",\"reviewer\"]");
+
+    /* Round trip through JSON. */
+    ctxkit_callstack *back = NULL;
+    CHECK_STATUS(ctxkit_callstack_from_json(j.ptr, j.len, &back, &err), CTXKIT_STATUS_OK);
+    ctxkit_string_free(&j);
+    CHECK_STATUS(ctxkit_callstack_enter(back, LIT("coder"), &again, &err), CTXKIT_STATUS_CYCLE_DETECTED);
+    CHECK_ERR(&err, CTXKIT_STATUS_CYCLE_DETECTED, "ctxkit_callstack_enter", "coder -> reviewer -> coder");
+    ctxkit_callstack_free(back);
+
+    /* Depth. */
+    ctxkit_callstack *d1 = NULL, *d2 = NULL;
+    CHECK_STATUS(ctxkit_callstack_new(1, &d1, &err), CTXKIT_STATUS_OK);
+    CHECK_STATUS(ctxkit_callstack_enter(d1, LIT("a"), &d2, &err), CTXKIT_STATUS_OK);
+    again = (ctxkit_callstack *)SENT_PTR;
+    CHECK_STATUS(ctxkit_callstack_enter(d2, LIT("b"), &again, &err), CTXKIT_STATUS_DEPTH_EXCEEDED);
+    CHECK_ERR(&err, CTXKIT_STATUS_DEPTH_EXCEEDED, "ctxkit_callstack_enter", "a -> b");
+    check_ptr_untouched_at(__LINE__, "again", again);
+    ctxkit_callstack_free(d1);
+    ctxkit_callstack_free(d2);
+
+    /* Errors: limits, JSON, UTF-8, names, NULLs. */
+    CHECK_STATUS(ctxkit_callstack_new(2000000, &again, &err), CTXKIT_STATUS_LIMIT_EXCEEDED);
+    CHECK_ERR(&err, CTXKIT_STATUS_LIMIT_EXCEEDED, "ctxkit_callstack_new", "1000000");
+    CHECK_STATUS(ctxkit_callstack_from_json(LIT("{\"agents\":[\"a\",\"a\"]}"), &again, NULL), CTXKIT_STATUS_CYCLE_DETECTED);
+    CHECK_STATUS(ctxkit_callstack_from_json(LIT("{\"agents\":"), &again, &err), CTXKIT_STATUS_INVALID_JSON);
+    CHECK_ERR(&err, CTXKIT_STATUS_INVALID_JSON, "ctxkit_callstack_from_json", "line 1");
+    CHECK_STATUS(ctxkit_callstack_from_json(LIT("{\"agents\":[\"\xc3\"]}"), &again, NULL), CTXKIT_STATUS_INVALID_UTF8);
+    CHECK_STATUS(ctxkit_callstack_enter(s3, LIT("\xe2\x82"), &again, &err), CTXKIT_STATUS_INVALID_UTF8);
+    CHECK_ERR(&err, CTXKIT_STATUS_INVALID_UTF8, "ctxkit_callstack_enter", "byte offset 0");
+    CHECK_STATUS(ctxkit_callstack_enter(s3, NULL, 0, &again, NULL), CTXKIT_STATUS_INVALID_ARGUMENT);
+    CHECK_STATUS(ctxkit_callstack_enter(s3, LIT("tab\there"), &again, NULL), CTXKIT_STATUS_INVALID_ARGUMENT);
+    CHECK_STATUS(ctxkit_callstack_enter(s3, NULL, 3, &again, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
+    CHECK_STATUS(ctxkit_callstack_enter(NULL, LIT("x"), &again, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
+    CHECK_STATUS(ctxkit_callstack_enter(s3, LIT("x"), NULL, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
+    CHECK_STATUS(ctxkit_callstack_new(3, NULL, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
+    CHECK_STATUS(ctxkit_callstack_from_json(NULL, 2, &again, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
+    CHECK_STATUS(ctxkit_callstack_from_json(LIT("{\"agents\":[]}"), NULL, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
+    CHECK_STATUS(ctxkit_callstack_to_json(NULL, &j, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
+    CHECK_STATUS(ctxkit_callstack_to_json(s3, NULL, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
+    check_ptr_untouched_at(__LINE__, "again", again);
+    ctxkit_callstack_free(NULL);
+    ctxkit_callstack_free(s3);
+    ctxkit_callstack_free(branch);
+}
+
+static void test_recovery(void)
+{
+    ctxkit_error *err = NULL;
+    ctxkit_string out = SENT_STRING;
+    static const char kOverloaded[] = "{\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\",\"message\":\"Overloaded\"}}";
+    CHECK_STATUS(ctxkit_recovery_classify(LIT("anthropic"), 529, LIT(kOverloaded), NULL, 0, &out, &err), CTXKIT_STATUS_OK);
+    CHECK_STR_CONTAINS(out, "\"category\":\"overloaded\"");
+    CHECK_STR_CONTAINS(out, "\"action\":\"retry\"");
+    CHECK_STR_CONTAINS(out, "\"retryable\":true");
+    ctxkit_string_free(&out);
+
+    static const char kContext[] =
+        "{\"error\":{\"message\":\"This model's maximum context length is 128000 tokens. However, your messages "
+        "resulted in 130532 tokens.\",\"type\":\"invalid_request_error\",\"param\":\"messages\","
+        "\"code\":\"context_length_exceeded\"}}";
+    CHECK_STATUS(ctxkit_recovery_classify(LIT("openai"), 400, LIT(kContext), NULL, 0, &out, &err), CTXKIT_STATUS_OK);
+    CHECK_STR_CONTAINS(out, "\"category\":\"context_overflow\"");
+    CHECK_STR_CONTAINS(out, "\"action\":\"compact\"");
+    CHECK_STR_CONTAINS(out, "\"retry_after_ms\":null");
+    ctxkit_string_free(&out);
+
+    static const char kToolUse[] =
+        "{\"type\":\"error\",\"error\":{\"type\":\"invalid_request_error\",\"message\":\"messages.2: `tool_use` ids "
+        "were found without `tool_result` blocks immediately after: toolu_01A. Each `tool_use` block must have a "
+        "corresponding `tool_result` block in the next message.\"}}";
+    CHECK_STATUS(ctxkit_recovery_classify(LIT("anthropic"), 400, LIT(kToolUse), NULL, 0, &out, &err), CTXKIT_STATUS_OK);
+    CHECK_STR_CONTAINS(out, "\"action\":\"repair_history\"");
+    CHECK_STR_CONTAINS(out, "\"tool_call_ids\":[\"toolu_01A\"]");
+    ctxkit_string_free(&out);
+
+    /* Headers: Retry-After in seconds, names case-insensitive; no body at all. */
+    CHECK_STATUS(ctxkit_recovery_classify(LIT("anthropic"), 429, NULL, 0, LIT("{\"Retry-After\":\"3\"}"), &out, &err),
+                 CTXKIT_STATUS_OK);
+    CHECK_STR_CONTAINS(out, "\"retry_after_ms\":3000");
+    CHECK_STR_CONTAINS(out, "\"delay_source\":\"retry_after_header\"");
+    ctxkit_string_free(&out);
+    CHECK_STATUS(ctxkit_recovery_classify(LIT("bedrock"), 400, LIT("{\"message\":\"Input is too long for requested model.\"}"),
+                                          LIT("{\"x-amzn-ErrorType\":\"ValidationException:http://internal.amazon.com/\"}"),
+                                          &out, &err),
+                 CTXKIT_STATUS_OK);
+    CHECK_STR_CONTAINS(out, "\"category\":\"context_overflow\"");
+    CHECK_STR_CONTAINS(out, "\"code\":\"ValidationException\"");
+    ctxkit_string_free(&out);
+    CHECK_NO_ERR(err);
+
+    /* Failures leave the output untouched. */
+    out = (ctxkit_string)SENT_STRING;
+    CHECK_STATUS(ctxkit_recovery_classify(LIT("acme"), 500, NULL, 0, NULL, 0, &out, &err), CTXKIT_STATUS_INVALID_ARGUMENT);
+    CHECK_ERR(&err, CTXKIT_STATUS_INVALID_ARGUMENT, "ctxkit_recovery_classify", "unknown provider 'acme'");
+    CHECK_STATUS(ctxkit_recovery_classify(LIT("openai"), 70000, NULL, 0, NULL, 0, &out, &err), CTXKIT_STATUS_INVALID_ARGUMENT);
+    CHECK_ERR(&err, CTXKIT_STATUS_INVALID_ARGUMENT, "ctxkit_recovery_classify", "70000");
+    CHECK_STATUS(ctxkit_recovery_classify(LIT("openai"), 429, NULL, 0, LIT("{\"retry-after\":3}"), &out, NULL),
+                 CTXKIT_STATUS_INVALID_JSON);
+    CHECK_STATUS(ctxkit_recovery_classify(LIT("openai"), 429, NULL, 0, LIT("[1"), &out, NULL), CTXKIT_STATUS_INVALID_JSON);
+    CHECK_STATUS(ctxkit_recovery_classify(LIT("openai"), 500, LIT("oops \xff"), NULL, 0, &out, &err), CTXKIT_STATUS_INVALID_UTF8);
+    CHECK_ERR(&err, CTXKIT_STATUS_INVALID_UTF8, "ctxkit_recovery_classify", "byte offset 5");
+    CHECK_STATUS(ctxkit_recovery_classify(LIT("open\xc0i"), 500, NULL, 0, NULL, 0, &out, NULL), CTXKIT_STATUS_INVALID_UTF8);
+    CHECK_STATUS(ctxkit_recovery_classify(LIT("openai"), 500, NULL, 0, LIT("{\"a\":\"\xed\xa0\x80\"}"), &out, NULL),
+                 CTXKIT_STATUS_INVALID_UTF8);
+    CHECK_STATUS(ctxkit_recovery_classify(NULL, 1, 500, NULL, 0, NULL, 0, &out, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
+    CHECK_STATUS(ctxkit_recovery_classify(LIT("openai"), 500, NULL, 1, NULL, 0, &out, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
+    CHECK_STATUS(ctxkit_recovery_classify(LIT("openai"), 500, NULL, 0, NULL, 1, &out, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
+    CHECK_STATUS(ctxkit_recovery_classify(LIT("openai"), 500, NULL, 0, NULL, 0, NULL, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
+    check_string_untouched_at(__LINE__, "out", out);
+
+    /* Backoff: the figure is the Python reference's (tests/vectors/recovery.json). */
+    CHECK_STATUS(ctxkit_recovery_backoff(LIT("{\"failed_attempts\":1,\"seed\":1}"), &out, &err), CTXKIT_STATUS_OK);
+    CHECK_BYTES(out.ptr, out.len, "{\"decision\":\"retry\",\"delay_ms\":141}", strlen("{\"decision\":\"retry\",\"delay_ms\":141}"));
+    ctxkit_string_free(&out);
+    CHECK_STATUS(ctxkit_recovery_backoff(LIT("{\"failed_attempts\":2,\"seed\":9,\"retry_after_ms\":45000}"), &out, &err),
+                 CTXKIT_STATUS_OK);
+    CHECK_STR_CONTAINS(out, "\"delay_ms\":45000");
+    ctxkit_string_free(&out);
+    CHECK_STATUS(ctxkit_recovery_backoff(LIT("{\"policy\":{\"max_attempts\":2},\"failed_attempts\":2}"), &out, &err),
+                 CTXKIT_STATUS_OK);
+    CHECK_STR_CONTAINS(out, "\"decision\":\"give_up\"");
+    ctxkit_string_free(&out);
+    out = (ctxkit_string)SENT_STRING;
+    CHECK_STATUS(ctxkit_recovery_backoff(LIT("{\"policy\":{\"base_ms\":10,\"cap_ms\":5},\"failed_attempts\":1}"), &out, &err),
+                 CTXKIT_STATUS_INVALID_ARGUMENT);
+    CHECK_ERR(&err, CTXKIT_STATUS_INVALID_ARGUMENT, "ctxkit_recovery_backoff", "cap_ms 5 is below base_ms 10");
+    CHECK_STATUS(ctxkit_recovery_backoff(LIT("{\"seed\":1}"), &out, NULL), CTXKIT_STATUS_INVALID_JSON);
+    CHECK_STATUS(ctxkit_recovery_backoff(LIT("{\"failed_attempts\":1,\"x\":\"\xf0\x9f\"}"), &out, NULL), CTXKIT_STATUS_INVALID_UTF8);
+    CHECK_STATUS(ctxkit_recovery_backoff(NULL, 4, &out, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
+    CHECK_STATUS(ctxkit_recovery_backoff(LIT("{}"), NULL, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
+    check_string_untouched_at(__LINE__, "out", out);
+
+    /* Circuit breaker: closed -> open -> half-open -> closed, per key. */
+    ctxkit_breaker *b = NULL;
+    CHECK_STATUS(ctxkit_breaker_new(LIT("{\"failure_threshold\":2,\"cool_down_ms\":100}"), &b, &err), CTXKIT_STATUS_OK);
+    if (!CHECK(b != NULL))
+        return;
+    bool allowed = false;
+    CHECK_STATUS(ctxkit_breaker_allow(b, LIT("openai"), 0, &allowed, &err), CTXKIT_STATUS_OK);
+    CHECK(allowed);
+    CHECK_STATUS(ctxkit_breaker_record_failure(b, LIT("openai"), 1, &err), CTXKIT_STATUS_OK);
+    CHECK_STATUS(ctxkit_breaker_record_failure(b, LIT("openai"), 2, &err), CTXKIT_STATUS_OK);
+    CHECK_STATUS(ctxkit_breaker_allow(b, LIT("openai"), 50, &allowed, &err), CTXKIT_STATUS_OK);
+    CHECK(!allowed);
+    CHECK_STATUS(ctxkit_breaker_allow(b, LIT("anthropic"), 50, &allowed, &err), CTXKIT_STATUS_OK);
+    CHECK(allowed);
+    CHECK_STATUS(ctxkit_breaker_state(b, LIT("openai"), 52, &out, &err), CTXKIT_STATUS_OK);
+    CHECK_STR_CONTAINS(out, "\"state\":\"open\"");
+    CHECK_STR_CONTAINS(out, "\"retry_in_ms\":50");
+    ctxkit_string_free(&out);
+    CHECK_STATUS(ctxkit_breaker_allow(b, LIT("openai"), 102, &allowed, &err), CTXKIT_STATUS_OK);
+    CHECK(allowed); /* the probe */
+    CHECK_STATUS(ctxkit_breaker_allow(b, LIT("openai"), 103, &allowed, &err), CTXKIT_STATUS_OK);
+    CHECK(!allowed); /* one probe at a time */
+    CHECK_STATUS(ctxkit_breaker_record_success(b, LIT("openai"), 110, &err), CTXKIT_STATUS_OK);
+    CHECK_STATUS(ctxkit_breaker_state(b, LIT("openai"), 110, &out, &err), CTXKIT_STATUS_OK);
+    CHECK_STR_CONTAINS(out, "\"state\":\"closed\"");
+    ctxkit_string_free(&out);
+    CHECK_NO_ERR(err);
+
+    bool sent;
+    memset(&sent, SENT_BOOL_BYTE, sizeof sent);
+    CHECK_STATUS(ctxkit_breaker_allow(b, NULL, 0, 0, &sent, &err), CTXKIT_STATUS_INVALID_ARGUMENT);
+    CHECK_ERR(&err, CTXKIT_STATUS_INVALID_ARGUMENT, "ctxkit_breaker_allow", "key is empty");
+    CHECK_STATUS(ctxkit_breaker_allow(b, LIT("k\xff"), 0, &sent, NULL), CTXKIT_STATUS_INVALID_UTF8);
+    CHECK_STATUS(ctxkit_breaker_allow(b, NULL, 1, 0, &sent, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
+    CHECK_STATUS(ctxkit_breaker_allow(NULL, LIT("k"), 0, &sent, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
+    check_bool_untouched_at(__LINE__, "sent", &sent);
+    CHECK_STATUS(ctxkit_breaker_allow(b, LIT("k"), 0, NULL, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
+    CHECK_STATUS(ctxkit_breaker_record_success(NULL, LIT("k"), 0, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
+    CHECK_STATUS(ctxkit_breaker_record_success(b, LIT("\xc3\x28"), 0, NULL), CTXKIT_STATUS_INVALID_UTF8);
+    CHECK_STATUS(ctxkit_breaker_record_failure(NULL, LIT("k"), 0, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
+    CHECK_STATUS(ctxkit_breaker_record_failure(b, NULL, 0, 0, &err), CTXKIT_STATUS_INVALID_ARGUMENT);
+    CHECK_ERR(&err, CTXKIT_STATUS_INVALID_ARGUMENT, "ctxkit_breaker_record_failure", "key is empty");
+    out = (ctxkit_string)SENT_STRING;
+    CHECK_STATUS(ctxkit_breaker_state(NULL, LIT("k"), 0, &out, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
+    CHECK_STATUS(ctxkit_breaker_state(b, LIT("k"), 0, NULL, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
+    CHECK_STATUS(ctxkit_breaker_state(b, LIT("\xff"), 0, &out, NULL), CTXKIT_STATUS_INVALID_UTF8);
+    check_string_untouched_at(__LINE__, "out", out);
+    ctxkit_breaker_free(b);
+
+    ctxkit_breaker *b2 = (ctxkit_breaker *)SENT_PTR;
+    CHECK_STATUS(ctxkit_breaker_new(LIT("{\"failure_threshold\":0}"), &b2, &err), CTXKIT_STATUS_INVALID_ARGUMENT);
+    CHECK_ERR(&err, CTXKIT_STATUS_INVALID_ARGUMENT, "ctxkit_breaker_new", "failure_threshold");
+    CHECK_STATUS(ctxkit_breaker_new(LIT("{\"cooldown\":1}"), &b2, NULL), CTXKIT_STATUS_INVALID_JSON);
+    CHECK_STATUS(ctxkit_breaker_new(LIT("{\"\xff\":1}"), &b2, NULL), CTXKIT_STATUS_INVALID_UTF8);
+    CHECK_STATUS(ctxkit_breaker_new(NULL, 1, &b2, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
+    CHECK_STATUS(ctxkit_breaker_new(NULL, 0, NULL, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
+    check_ptr_untouched_at(__LINE__, "b2", b2);
+    CHECK_STATUS(ctxkit_breaker_new(NULL, 0, &b2, NULL), CTXKIT_STATUS_OK); /* defaults */
+    ctxkit_breaker_free(b2);
+    ctxkit_breaker_free(NULL);
+}
+
+#define TRACE_THREADS 8
+#define TRACE_ITERS 400
+
+typedef struct {
+    ctxkit_tracer *tracer;
+    int id;
+    long failures;
+} trace_worker;
+
+static void *trace_worker_main(void *arg)
+{
+    trace_worker *w = arg;
+    char info[128];
+    for (long i = 0; i < TRACE_ITERS; i++) {
+        snprintf(info, sizeof info, "{\"agent_id\":\"agent-%d\",\"tool_call_id\":\"call-%d-%ld\"}", w->id, w->id, i);
+        const char *tool = (i % 2 == 0) ? "shared_tool" : "read_file";
+        uint64_t span = 0;
+        if (ctxkit_tracer_start(w->tracer, STR(tool), STR(info), 10, (uint64_t)i * 100, &span, NULL) != CTXKIT_STATUS_OK) {
+            w->failures++;
+            continue;
+        }
+        const uint32_t outcome = (i % 10 == 0) ? CTXKIT_SPAN_OUTCOME_FAILED : CTXKIT_SPAN_OUTCOME_SUCCESS;
+        if (ctxkit_tracer_end(w->tracer, span, outcome, 20, NULL, 0, (uint64_t)i * 100 + 50, NULL) != CTXKIT_STATUS_OK)
+            w->failures++;
+        /* Ending twice is an error on every thread, never a crash. */
+        if (i % 50 == 0 && ctxkit_tracer_end(w->tracer, span, 0, 0, NULL, 0, 0, NULL) != CTXKIT_STATUS_INVALID_ARGUMENT)
+            w->failures++;
     }
     return NULL;
 }
@@ -2181,6 +2442,172 @@ static void test_handoff(void)
     CHECK_STATUS(ctxkit_handoff_filter(LIT(kConv), NULL, 1, &out, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
     CHECK_STATUS(ctxkit_handoff_filter(LIT(kConv), NULL, 0, NULL, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
     CHECK(out.ptr == SENT_PTR && out.len == SENT_SIZE);
+static void test_tracer(void)
+{
+    ctxkit_error *err = NULL;
+    CHECK(ctxkit_clock_now_us() > UINT64_C(1577836800000000)); /* after 2020 */
+    ctxkit_tracer *t = NULL;
+    CHECK_STATUS(ctxkit_tracer_new(LIT("{\"ring_size\":16,\"timeouts\":{\"slow\":5}}"), &t, &err), CTXKIT_STATUS_OK);
+    if (!CHECK(t != NULL))
+        return;
+    uint64_t id = 0, slow = 0, plain = 0;
+    CHECK_STATUS(ctxkit_tracer_start(t, LIT("grep"), LIT("{\"agent_id\":\"coder\",\"tool_call_id\":\"call_1\"}"), 10, 1000,
+                                     &id, &err),
+                 CTXKIT_STATUS_OK);
+    CHECK_STATUS(ctxkit_tracer_end(t, id, CTXKIT_SPAN_OUTCOME_SUCCESS, 20, NULL, 0, 3500, &err), CTXKIT_STATUS_OK);
+    CHECK_STATUS(ctxkit_tracer_start(t, LIT("slow"), LIT("{\"tool_call_id\":\"call_9\"}"), 0, 0, &slow, &err),
+                 CTXKIT_STATUS_OK);
+    CHECK_STATUS(ctxkit_tracer_start(t, LIT("slow"), NULL, 0, 0, 0, &plain, &err), CTXKIT_STATUS_OK);
+    CHECK(slow != plain && slow != id);
+    CHECK_NO_ERR(err);
+
+    ctxkit_string out = SENT_STRING;
+    CHECK_STATUS(ctxkit_tracer_overdue(t, 5000, &out, &err), CTXKIT_STATUS_OK);
+    CHECK_BYTES(out.ptr, out.len, "{\"overdue\":[],\"interrupted_results\":[]}",
+                strlen("{\"overdue\":[],\"interrupted_results\":[]}"));
+    ctxkit_string_free(&out);
+    CHECK_STATUS(ctxkit_tracer_overdue(t, 5001, &out, &err), CTXKIT_STATUS_OK);
+    CHECK_STR_CONTAINS(out, "\"tool_call_id\":\"call_9\"");
+    CHECK_STR_CONTAINS(out, "\"content\":\"Tool call was interrupted before it returned.\"");
+    ctxkit_string_free(&out);
+    CHECK_STATUS(ctxkit_tracer_expire(t, 6000, &out, &err), CTXKIT_STATUS_OK);
+    CHECK_STR_CONTAINS(out, "\"reason\":\"deadline of 5 ms exceeded\"");
+    ctxkit_string_free(&out);
+    CHECK_STATUS(ctxkit_tracer_end(t, slow, CTXKIT_SPAN_OUTCOME_SUCCESS, 0, NULL, 0, 7000, &err),
+                 CTXKIT_STATUS_INVALID_ARGUMENT);
+    CHECK_ERR(&err, CTXKIT_STATUS_INVALID_ARGUMENT, "ctxkit_tracer_end", "is not open");
+
+    CHECK_STATUS(ctxkit_tracer_export(t, 7000, &out, &err), CTXKIT_STATUS_OK);
+    CHECK_STR_CONTAINS(out, "\"spans_started\":3,\"spans_ended\":3");
+    CHECK_STR_CONTAINS(out, "\"tool\":\"grep\",\"count\":1,\"successes\":1");
+    CHECK_STR_CONTAINS(out, "\"p50\":2500");
+    CHECK_STR_CONTAINS(out, "\"tool\":\"slow\",\"count\":2,\"successes\":0,\"errors\":0,\"timeouts\":2");
+    ctxkit_string_free(&out);
+
+    /* Failures. */
+    uint64_t sid = SENT_SIZE;
+    CHECK_STATUS(ctxkit_tracer_start(t, NULL, 0, NULL, 0, 0, 0, &sid, &err), CTXKIT_STATUS_INVALID_ARGUMENT);
+    CHECK_ERR(&err, CTXKIT_STATUS_INVALID_ARGUMENT, "ctxkit_tracer_start", "tool name is empty");
+    CHECK_STATUS(ctxkit_tracer_start(t, LIT("x"), LIT("{\"agent\":\"a\"}"), 0, 0, &sid, NULL), CTXKIT_STATUS_INVALID_JSON);
+    CHECK_STATUS(ctxkit_tracer_start(t, LIT("x"), LIT("{\"timeout_ms\":0}"), 0, 0, &sid, NULL), CTXKIT_STATUS_INVALID_ARGUMENT);
+    CHECK_STATUS(ctxkit_tracer_start(t, LIT("x\xfe"), NULL, 0, 0, 0, &sid, NULL), CTXKIT_STATUS_INVALID_UTF8);
+    CHECK_STATUS(ctxkit_tracer_start(t, LIT("x"), LIT("{\"agent_id\":\"\xc3\"}"), 0, 0, &sid, NULL), CTXKIT_STATUS_INVALID_UTF8);
+    CHECK_STATUS(ctxkit_tracer_start(NULL, LIT("x"), NULL, 0, 0, 0, &sid, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
+    CHECK_STATUS(ctxkit_tracer_start(t, NULL, 1, NULL, 0, 0, 0, &sid, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
+    CHECK_STATUS(ctxkit_tracer_start(t, LIT("x"), NULL, 1, 0, 0, &sid, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
+    CHECK_STATUS(ctxkit_tracer_start(t, LIT("x"), NULL, 0, 0, 0, NULL, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
+    CHECK_SIZE(sid, SENT_SIZE);
+    CHECK_STATUS(ctxkit_tracer_start(t, LIT("grep"), NULL, 0, 0, 0, &id, NULL), CTXKIT_STATUS_OK);
+    CHECK_STATUS(ctxkit_tracer_end(t, id, 4, 0, NULL, 0, 1, &err), CTXKIT_STATUS_INVALID_ARGUMENT);
+    CHECK_ERR(&err, CTXKIT_STATUS_INVALID_ARGUMENT, "ctxkit_tracer_end", "outcome 4 is not a ctxkit_span_outcome");
+    CHECK_STATUS(ctxkit_tracer_end(t, id, CTXKIT_SPAN_OUTCOME_FAILED, 0, LIT("bad \xff"), 1, NULL), CTXKIT_STATUS_INVALID_UTF8);
+    CHECK_STATUS(ctxkit_tracer_end(t, id, CTXKIT_SPAN_OUTCOME_FAILED, 0, NULL, 3, 1, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
+    CHECK_STATUS(ctxkit_tracer_end(NULL, id, CTXKIT_SPAN_OUTCOME_FAILED, 0, NULL, 0, 1, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
+    /* The failed calls above left the span open; it still ends normally. */
+    CHECK_STATUS(ctxkit_tracer_end(t, id, CTXKIT_SPAN_OUTCOME_CANCELLED, 0, LIT("stopped by user"), 2, &err), CTXKIT_STATUS_OK);
+    out = (ctxkit_string)SENT_STRING;
+    CHECK_STATUS(ctxkit_tracer_overdue(NULL, 0, &out, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
+    CHECK_STATUS(ctxkit_tracer_overdue(t, 0, NULL, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
+    CHECK_STATUS(ctxkit_tracer_expire(NULL, 0, &out, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
+    CHECK_STATUS(ctxkit_tracer_expire(t, 0, NULL, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
+    CHECK_STATUS(ctxkit_tracer_export(NULL, 0, &out, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
+    CHECK_STATUS(ctxkit_tracer_export(t, 0, NULL, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
+    check_string_untouched_at(__LINE__, "out", out);
+    ctxkit_tracer *t2 = (ctxkit_tracer *)SENT_PTR;
+    CHECK_STATUS(ctxkit_tracer_new(LIT("{\"ring_size\":0}"), &t2, &err), CTXKIT_STATUS_INVALID_ARGUMENT);
+    CHECK_ERR(&err, CTXKIT_STATUS_INVALID_ARGUMENT, "ctxkit_tracer_new", "ring_size");
+    CHECK_STATUS(ctxkit_tracer_new(LIT("{\"ring_size\":1000001}"), &t2, NULL), CTXKIT_STATUS_LIMIT_EXCEEDED);
+    CHECK_STATUS(ctxkit_tracer_new(LIT("{\"ring_size\":"), &t2, NULL), CTXKIT_STATUS_INVALID_JSON);
+    CHECK_STATUS(ctxkit_tracer_new(LIT("{\"timeouts\":{\"\xff\":1}}"), &t2, NULL), CTXKIT_STATUS_INVALID_UTF8);
+    CHECK_STATUS(ctxkit_tracer_new(NULL, 5, &t2, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
+    CHECK_STATUS(ctxkit_tracer_new(NULL, 0, NULL, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
+    check_ptr_untouched_at(__LINE__, "t2", t2);
+    ctxkit_tracer_free(NULL);
+    ctxkit_tracer_free(t);
+
+    /* Threads: one tracer shared by TRACE_THREADS threads. */
+    ctxkit_tracer *shared = NULL;
+    CHECK_STATUS(ctxkit_tracer_new(LIT("{\"ring_size\":32}"), &shared, NULL), CTXKIT_STATUS_OK);
+    if (!CHECK(shared != NULL))
+        return;
+    trace_worker workers[TRACE_THREADS];
+    pthread_t threads[TRACE_THREADS];
+    bool started[TRACE_THREADS];
+    for (int i = 0; i < TRACE_THREADS; i++) {
+        workers[i] = (trace_worker){shared, i, 0};
+        started[i] = pthread_create(&threads[i], NULL, trace_worker_main, &workers[i]) == 0;
+        CHECK(started[i]);
+    }
+    for (int i = 0; i < TRACE_THREADS; i++) {
+        if (!started[i])
+            continue;
+        CHECK(pthread_join(threads[i], NULL) == 0);
+        CHECK(workers[i].failures == 0);
+    }
+    CHECK_STATUS(ctxkit_tracer_export(shared, 0, &out, NULL), CTXKIT_STATUS_OK);
+    char expect[128];
+    snprintf(expect, sizeof expect, "\"spans_started\":%d,\"spans_ended\":%d", TRACE_THREADS * TRACE_ITERS,
+             TRACE_THREADS * TRACE_ITERS);
+    CHECK_STR_CONTAINS(out, expect);
+    snprintf(expect, sizeof expect, "\"tool\":\"shared_tool\",\"count\":%d,\"successes\":%d,\"errors\":%d",
+             TRACE_THREADS * TRACE_ITERS / 2, TRACE_THREADS * TRACE_ITERS / 2 - TRACE_THREADS * TRACE_ITERS / 10,
+             TRACE_THREADS * TRACE_ITERS / 10);
+    CHECK_STR_CONTAINS(out, expect);
+    CHECK_STR_CONTAINS(out, "\"open\":[]");
+    ctxkit_string_free(&out);
+    ctxkit_tracer_free(shared);
+}
+
+static void test_toolset(void)
+{
+    ctxkit_error *err = NULL;
+    ctxkit_string out = SENT_STRING;
+    static const char kReq[] =
+        "{\"model\":\"gpt-4o\",\"tools\":["
+        "{\"type\":\"function\",\"function\":{\"name\":\"fs_read\",\"description\":\"Read a file\","
+        "\"parameters\":{\"type\":\"object\",\"properties\":{\"path\":{\"type\":\"string\"}}}}},"
+        "{\"name\":\"run_tests\",\"description\":\"Run the tests\",\"input_schema\":{\"type\":\"object\"}}],"
+        "\"allowlists\":{\"reviewer\":[\"fs_read\"],\"coder\":[\"*\"]}}";
+    CHECK_STATUS(ctxkit_toolset_report(NULL, LIT(kReq), &out, &err), CTXKIT_STATUS_OK);
+    CHECK_STR_CONTAINS(out, "\"tool_count\":2");
+    CHECK_STR_CONTAINS(out, "\"agent\":\"reviewer\",\"tools\":[\"fs_read\"]");
+    CHECK_STR_CONTAINS(out, "\"agent\":\"coder\",\"tools\":[\"fs_read\",\"run_tests\"]");
+    CHECK_STR_CONTAINS(out, "\"saved_tokens\":0,\"percent_of_full\":100.0");
+    ctxkit_string_free(&out);
+    ctxkit_registry *reg = NULL;
+    CHECK_STATUS(ctxkit_registry_new(&reg, NULL), CTXKIT_STATUS_OK);
+    CHECK_STATUS(ctxkit_toolset_report(reg, LIT(kReq), &out, &err), CTXKIT_STATUS_OK);
+    CHECK_STR_CONTAINS(out, "\"exact\":true");
+    ctxkit_string_free(&out);
+
+    static const char kPicked[] =
+        "[{\"type\":\"function\",\"function\":{\"name\":\"fs_read\",\"description\":\"Read a file\","
+        "\"parameters\":{\"type\":\"object\",\"properties\":{\"path\":{\"type\":\"string\"}}}}}]";
+    CHECK_STATUS(ctxkit_toolset_select(LIT(kReq), LIT("reviewer"), &out, &err), CTXKIT_STATUS_OK);
+    CHECK_BYTES(out.ptr, out.len, kPicked, sizeof kPicked - 1);
+    ctxkit_string_free(&out);
+    CHECK_NO_ERR(err);
+
+    out = (ctxkit_string)SENT_STRING;
+    CHECK_STATUS(ctxkit_toolset_select(LIT(kReq), LIT("tester"), &out, &err), CTXKIT_STATUS_INVALID_ARGUMENT);
+    CHECK_ERR(&err, CTXKIT_STATUS_INVALID_ARGUMENT, "ctxkit_toolset_select", "agent 'tester' has no allowlist");
+    CHECK_STATUS(ctxkit_toolset_report(NULL, LIT("{\"tools\":[{\"name\":\"fs_read\"}],\"allowlists\":{\"a\":[\"fs_raed\"]}}"),
+                                       &out, &err),
+                 CTXKIT_STATUS_INVALID_ARGUMENT);
+    CHECK_ERR(&err, CTXKIT_STATUS_INVALID_ARGUMENT, "ctxkit_toolset_report", "did you mean 'fs_read'?");
+    CHECK_STATUS(ctxkit_toolset_report(NULL, LIT("{\"model\":\"no-such-model\",\"tools\":[]}"), &out, NULL),
+                 CTXKIT_STATUS_UNKNOWN_MODEL);
+    CHECK_STATUS(ctxkit_toolset_report(NULL, LIT("{\"tools\":5}"), &out, NULL), CTXKIT_STATUS_INVALID_JSON);
+    CHECK_STATUS(ctxkit_toolset_report(NULL, LIT("{\"tools\":[{\"name\":\"\xff\"}]}"), &out, NULL), CTXKIT_STATUS_INVALID_UTF8);
+    CHECK_STATUS(ctxkit_toolset_report(NULL, NULL, 2, &out, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
+    CHECK_STATUS(ctxkit_toolset_report(NULL, LIT(kReq), NULL, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
+    CHECK_STATUS(ctxkit_toolset_select(LIT(kReq), LIT("rev\xe0"), &out, NULL), CTXKIT_STATUS_INVALID_UTF8);
+    CHECK_STATUS(ctxkit_toolset_select(LIT("{\"tools\":[}"), LIT("a"), &out, NULL), CTXKIT_STATUS_INVALID_JSON);
+    CHECK_STATUS(ctxkit_toolset_select(NULL, 1, LIT("a"), &out, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
+    CHECK_STATUS(ctxkit_toolset_select(LIT(kReq), NULL, 1, &out, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
+    CHECK_STATUS(ctxkit_toolset_select(LIT(kReq), LIT("reviewer"), NULL, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
+    check_string_untouched_at(__LINE__, "out", out);
+    ctxkit_registry_free(reg);
 }
 
 int main(void)
@@ -2199,6 +2626,10 @@ int main(void)
     test_assemble();
     test_skills();
     test_handoff();
+    test_callstack();
+    test_recovery();
+    test_tracer();
+    test_toolset();
 
     printf("c-abi: %d passed, %d failed\n", g_passed, g_failed);
     fflush(stdout);

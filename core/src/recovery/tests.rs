@@ -1,0 +1,304 @@
+use proptest::prelude::{any, prop_assert, prop_assert_eq, proptest, ProptestConfig};
+
+use super::*;
+use crate::limits::{MAX_BREAKER_KEYS, MAX_KEY_BYTES};
+use crate::ErrorKind;
+
+fn fixture(name: &str) -> String {
+    let path = format!("{}/../examples/data/errors/{name}.json", env!("CARGO_MANIFEST_DIR"));
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
+fn cls(p: Provider, status: u16, body: &str, headers: &[(&str, &str)]) -> Classification {
+    classify(p, status, body, headers).unwrap()
+}
+
+// ---- classification -------------------------------------------------------
+
+#[test]
+fn every_fixture_is_recognized_as_something() {
+    let dir = format!("{}/../examples/data/errors", env!("CARGO_MANIFEST_DIR"));
+    let mut n = 0;
+    for e in std::fs::read_dir(dir).unwrap() {
+        let body = std::fs::read_to_string(e.unwrap().path()).unwrap();
+        // With no status at all, the body alone must carry the meaning.
+        let c = cls(Provider::Other, 400, &body, &[]);
+        assert_ne!(c.category, Category::Unknown, "{body}");
+        assert!(c.message.is_some(), "{body}");
+        n += 1;
+    }
+    assert!(n >= 20);
+}
+
+#[test]
+fn anthropic_529_means_overloaded_even_without_a_body() {
+    let c = cls(Provider::Anthropic, 529, "", &[]);
+    assert_eq!((c.category, c.action, c.retryable), (Category::Overloaded, Action::Retry, true));
+    assert_eq!(c.delay_source, Some(DelaySource::Default));
+}
+
+#[test]
+fn headers_are_case_insensitive_and_ms_wins_over_seconds() {
+    let body = fixture("anthropic-rate-limit");
+    let c = cls(Provider::Anthropic, 429, &body, &[("Retry-After", " 2 ")]);
+    assert_eq!(c.retry_after_ms, Some(2000));
+    let c = cls(Provider::Anthropic, 429, &body, &[("RETRY-AFTER", "2"), ("retry-after-ms", "250.5")]);
+    assert_eq!((c.retry_after_ms, c.delay_source), (Some(251), Some(DelaySource::RetryAfterMsHeader)));
+    // An HTTP-date is not interpreted (it would need a clock): the default applies.
+    let c = cls(Provider::Anthropic, 429, &body, &[("retry-after", "Wed, 21 Oct 2015 07:28:00 GMT")]);
+    assert_eq!((c.retry_after_ms, c.delay_source), (Some(1000), Some(DelaySource::Default)));
+}
+
+#[test]
+fn hints_are_not_given_for_actions_other_than_retry() {
+    let c = cls(Provider::OpenAi, 400, &fixture("openai-context-length"), &[("retry-after", "5")]);
+    assert_eq!((c.action, c.retry_after_ms, c.delay_source), (Action::Compact, None, None));
+}
+
+#[test]
+fn bedrock_is_read_from_the_header_when_the_body_says_little() {
+    let c = cls(Provider::Bedrock, 400, r#"{"message":"Too many tokens, please wait before trying again."}"#, &[("x-amzn-ErrorType", "ThrottlingException:http://internal.amazon.com/coral/com.amazon.bedrock/")]);
+    assert_eq!(c.category, Category::RateLimited);
+    assert_eq!(c.code.as_deref(), Some("ThrottlingException"));
+    let c = cls(Provider::Bedrock, 429, "{}", &[("x-amzn-errortype", "ModelNotReadyException")]);
+    assert_eq!(c.category, Category::Overloaded);
+    let c = cls(Provider::Bedrock, 400, r#"{"__type":"ServiceQuotaExceededException","message":"Your request exceeds the service quota for your account."}"#, &[]);
+    assert_eq!((c.category, c.action), (Category::RateLimited, Action::Fail));
+}
+
+#[test]
+fn openai_orphaned_tool_message_is_a_history_problem() {
+    let body = r#"{"error":{"message":"Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls'.","type":"invalid_request_error","param":"messages.[3].role","code":null}}"#;
+    let c = cls(Provider::OpenAi, 400, body, &[]);
+    assert_eq!((c.category, c.action), (Category::InvalidToolHistory, Action::RepairHistory));
+    assert!(c.tool_call_ids.is_empty());
+}
+
+#[test]
+fn ids_are_found_after_non_ascii_text() {
+    // 'İ' lowercases to two characters; the marker offset must still hold.
+    let body = "İİİ messages.2: tool_use ids were found without tool_result blocks immediately after: toolu_9, toolu_ß. Each";
+    let c = cls(Provider::Anthropic, 400, body, &[]);
+    assert_eq!(c.category, Category::InvalidToolHistory);
+    assert_eq!(c.tool_call_ids, ["toolu_9", "toolu_ß"]);
+}
+
+#[test]
+fn plain_text_and_odd_json_bodies_are_handled() {
+    let c = cls(Provider::Other, 503, "Service Unavailable", &[]);
+    assert_eq!(c.category, Category::Overloaded);
+    assert_eq!(c.message.as_deref(), Some("Service Unavailable"));
+    let c = cls(Provider::Other, 400, "[1,2,3]", &[]);
+    assert_eq!((c.category, c.message), (Category::InvalidRequest, None));
+    let c = cls(Provider::Other, 400, r#"{"error":{"code":"x","message":7}}"#, &[]);
+    assert_eq!(c.category, Category::InvalidRequest);
+    let deep = "[".repeat(500) + &"]".repeat(500);
+    assert_eq!(cls(Provider::Other, 500, &deep, &[]).category, Category::ServerError);
+}
+
+#[test]
+fn classify_json_accepts_string_or_parsed_bodies() {
+    let as_text = serde_json::json!({"provider": "gemini", "status": 429, "body": fixture("gemini-resource-exhausted")});
+    let parsed: serde_json::Value = serde_json::from_str(&fixture("gemini-resource-exhausted")).unwrap();
+    let as_json = serde_json::json!({"provider": "google", "status": 429, "body": parsed});
+    let a = classify_json(&as_text.to_string()).unwrap();
+    let b = classify_json(&as_json.to_string()).unwrap();
+    assert_eq!(a, b);
+    assert_eq!(a.retry_after_ms, Some(28_000));
+    let e = classify_json(r#"{"provider":"acme","status":500}"#).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::InvalidArgument);
+    assert!(e.message().contains("acme"));
+    assert_eq!(classify_json(r#"{"provider":"openai","status":70000}"#).unwrap_err().kind(), ErrorKind::InvalidJson);
+    assert_eq!(classify_json(r#"{"provider":"openai","bogus":1}"#).unwrap_err().kind(), ErrorKind::InvalidJson);
+}
+
+#[test]
+fn body_size_is_limited() {
+    let at = " ".repeat(crate::limits::MAX_JSON_BYTES);
+    assert!(classify(Provider::Other, 500, &at, &[]).is_ok());
+    let past = " ".repeat(crate::limits::MAX_JSON_BYTES + 1);
+    assert_eq!(classify(Provider::Other, 500, &past, &[]).unwrap_err().kind(), ErrorKind::LimitExceeded);
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(512))]
+    /// Any body, any status: never panics, and the fields agree with each other.
+    #[test]
+    fn classification_is_consistent(body in ".{0,200}", status in any::<u16>()) {
+        let c = cls(Provider::Other, status, &body, &[]);
+        prop_assert_eq!(c.retryable, c.action == Action::Retry);
+        prop_assert_eq!(c.retry_after_ms.is_some(), c.retryable);
+        prop_assert_eq!(c.tool_call_ids.is_empty() || c.category == Category::InvalidToolHistory, true);
+    }
+
+    /// Marker phrases amid arbitrary Unicode never make the id or delay
+    /// extraction slice inside a character.
+    #[test]
+    fn extraction_survives_any_text(pre in "\\PC{0,40}", post in "\\PC{0,40}") {
+        for marker in ["did not have response messages:", "for the following Ids:", "try again in ", "retry after "] {
+            let c = cls(Provider::Other, 429, &format!("{pre}{marker}{post}"), &[]);
+            prop_assert_eq!(c.retry_after_ms.is_some(), c.retryable);
+        }
+    }
+}
+
+// ---- backoff ----------------------------------------------------------------
+
+#[test]
+fn backoff_gives_up_after_max_attempts_and_rejects_bad_policies() {
+    let p = BackoffPolicy { max_attempts: 3, ..BackoffPolicy::default() };
+    assert!(matches!(p.decide(2, 0, None).unwrap(), RetryDecision::Retry { .. }));
+    assert!(matches!(p.decide(3, 0, None).unwrap(), RetryDecision::GiveUp { .. }));
+    assert_eq!(p.decide(0, 0, None).unwrap_err().kind(), ErrorKind::InvalidArgument);
+    for bad in [
+        BackoffPolicy { base_ms: 0, ..p },
+        BackoffPolicy { cap_ms: 10, base_ms: 11, ..p },
+        BackoffPolicy { max_attempts: 0, ..p },
+    ] {
+        assert_eq!(bad.decide(1, 0, None).unwrap_err().kind(), ErrorKind::InvalidArgument);
+    }
+    assert_eq!(BackoffPolicy::decide_json(r#"{"failed_attempts":1,"policy":{"base":5}}"#).unwrap_err().kind(), ErrorKind::InvalidJson);
+}
+
+#[test]
+fn the_ceiling_doubles_then_caps() {
+    let p = BackoffPolicy { base_ms: 100, cap_ms: 1000, max_attempts: 100, ..BackoffPolicy::default() };
+    let got: Vec<u64> = (1..=6).map(|n| p.ceiling_ms(n)).collect();
+    assert_eq!(got, [100, 200, 400, 800, 1000, 1000]);
+    let big = BackoffPolicy { base_ms: u64::MAX / 2, cap_ms: u64::MAX, ..p };
+    assert_eq!(big.ceiling_ms(3), u64::MAX);
+}
+
+#[test]
+fn jitter_spreads_over_the_whole_range() {
+    let p = BackoffPolicy { base_ms: 1000, cap_ms: 1000, max_attempts: 10, ..BackoffPolicy::default() };
+    let delays: Vec<u64> = (0..2000u64)
+        .map(|seed| match p.decide(1, seed, None).unwrap() {
+            RetryDecision::Retry { delay_ms } => delay_ms,
+            RetryDecision::GiveUp { .. } => unreachable!(),
+        })
+        .collect();
+    // Full jitter: both ends of [0, 1000] are reached, and the mean is near 500.
+    assert!(delays.iter().any(|&d| d < 50) && delays.iter().any(|&d| d > 950));
+    let mean = delays.iter().sum::<u64>() as f64 / delays.len() as f64;
+    assert!((430.0..570.0).contains(&mean), "mean {mean}");
+}
+
+proptest! {
+    #[test]
+    fn backoff_never_exceeds_the_cap_and_is_deterministic(
+        base in 1u64..10_000, extra in 0u64..100_000, attempts in 2u32..50, failed in 1u32..60, seed in any::<u64>()
+    ) {
+        let p = BackoffPolicy { base_ms: base, cap_ms: base + extra, max_attempts: attempts, ..BackoffPolicy::default() };
+        let a = p.decide(failed, seed, None).unwrap();
+        prop_assert_eq!(a, p.decide(failed, seed, None).unwrap());
+        match a {
+            RetryDecision::Retry { delay_ms } => {
+                prop_assert!(failed < attempts);
+                prop_assert!(delay_ms <= p.cap_ms && delay_ms <= p.ceiling_ms(failed));
+            }
+            RetryDecision::GiveUp { .. } => prop_assert!(failed >= attempts),
+        }
+    }
+
+    #[test]
+    fn a_server_hint_is_a_floor(seed in any::<u64>(), hint in 0u64..200_000, failed in 1u32..5) {
+        let p = BackoffPolicy::default();
+        match p.decide(failed, seed, Some(hint)).unwrap() {
+            RetryDecision::Retry { delay_ms } => {
+                prop_assert!(hint <= p.max_retry_after_ms);
+                prop_assert!(delay_ms >= hint && delay_ms <= hint.max(p.cap_ms));
+            }
+            RetryDecision::GiveUp { .. } => prop_assert!(hint > p.max_retry_after_ms),
+        }
+    }
+}
+
+// ---- circuit breaker --------------------------------------------------------
+
+fn breakers(threshold: u32, cool_down_ms: u64) -> Breakers {
+    Breakers::new(BreakerConfig { failure_threshold: threshold, cool_down_ms, ..BreakerConfig::default() }).unwrap()
+}
+
+#[test]
+fn breaker_walks_closed_open_half_open_closed() {
+    let b = breakers(2, 1000);
+    assert!(b.allow("openai", 0).unwrap());
+    assert_eq!(b.record("openai", false, 10).unwrap(), BreakerState::Closed);
+    assert_eq!(b.record("openai", false, 20).unwrap(), BreakerState::Open);
+    let s = b.snapshot("openai", 520).unwrap();
+    assert_eq!((s.state, s.opened_at_ms, s.retry_in_ms), (BreakerState::Open, Some(20), Some(500)));
+    assert!(!b.allow("openai", 1019).unwrap());
+    // Other keys are unaffected.
+    assert!(b.allow("anthropic", 500).unwrap());
+    assert!(b.allow("openai", 1020).unwrap()); // the probe
+    assert_eq!(b.snapshot("openai", 1020).unwrap().probes_in_flight, 1);
+    assert!(!b.allow("openai", 1021).unwrap()); // only one probe at a time
+    assert_eq!(b.record("openai", true, 1030).unwrap(), BreakerState::Closed);
+    let s = b.snapshot("openai", 1030).unwrap();
+    assert_eq!((s.consecutive_failures, s.opened_at_ms, s.retry_in_ms), (0, None, None));
+}
+
+#[test]
+fn breaker_config_and_keys_are_checked() {
+    for bad in [
+        BreakerConfig { failure_threshold: 0, ..BreakerConfig::default() },
+        BreakerConfig { success_threshold: 0, ..BreakerConfig::default() },
+        BreakerConfig { half_open_max_calls: 0, ..BreakerConfig::default() },
+    ] {
+        assert_eq!(Breakers::new(bad).unwrap_err().kind(), ErrorKind::InvalidArgument);
+    }
+    let b = breakers(1, 10);
+    assert_eq!(b.allow("", 0).unwrap_err().kind(), ErrorKind::InvalidArgument);
+    assert_eq!(b.snapshot("", 0).unwrap_err().kind(), ErrorKind::InvalidArgument);
+    // Asking about a key does not start tracking it.
+    assert_eq!(b.snapshot("never-seen", 0).unwrap().state, BreakerState::Closed);
+    assert!(b.is_empty());
+    assert!(b.allow(&"k".repeat(MAX_KEY_BYTES), 0).is_ok());
+    assert_eq!(b.allow(&"k".repeat(MAX_KEY_BYTES + 1), 0).unwrap_err().kind(), ErrorKind::LimitExceeded);
+}
+
+#[test]
+fn breaker_key_limit_evicts_idle_keys_first() {
+    let b = breakers(3, 10);
+    for i in 0..MAX_BREAKER_KEYS {
+        b.record(&format!("k{i}"), false, 0).unwrap(); // one failure each: not idle
+    }
+    assert_eq!(b.len(), MAX_BREAKER_KEYS);
+    // At the limit, a new key is refused while every key carries state...
+    assert_eq!(b.allow("one-more", 0).unwrap_err().kind(), ErrorKind::LimitExceeded);
+    // ...and accepted once one key has gone idle again.
+    b.record("k0", true, 1).unwrap();
+    assert!(b.allow("one-more", 1).unwrap());
+    assert_eq!(b.len(), MAX_BREAKER_KEYS);
+}
+
+#[test]
+fn breaker_is_shared_safely_by_threads() {
+    let b = std::sync::Arc::new(breakers(1_000_000, 10));
+    let handles: Vec<_> = (0..4)
+        .map(|t| {
+            let b = b.clone();
+            std::thread::spawn(move || {
+                for i in 0..1000u64 {
+                    assert!(b.allow("shared", i).unwrap());
+                    b.record("shared", false, i).unwrap();
+                    b.record(&format!("own-{t}"), i % 2 == 0, i).unwrap();
+                }
+            })
+        })
+        .collect();
+    for h in handles {
+        h.join().unwrap();
+    }
+    assert_eq!(b.snapshot("shared", 0).unwrap().consecutive_failures, 4000);
+    assert_eq!(b.len(), 5);
+}
+
+#[test]
+fn now_ms_reads_a_plausible_clock() {
+    // After 2020-01-01 and monotone enough for two reads in a row.
+    let a = now_ms();
+    assert!(a > 1_577_836_800_000);
+    assert!(now_ms() >= a);
+}

@@ -1,0 +1,551 @@
+//! Tool telemetry: spans, per-tool metrics, deadlines, bounded memory.
+//!
+//! A host starts a span when an agent calls a tool and ends it when the tool
+//! returns (`success`, `failed`, `timeout`, `cancelled`). The [`Tracer`]
+//! keeps, per tool, counts and a fixed-size latency histogram (min, max,
+//! mean, p50, p95, p99 within 6.25%), and a ring of the most recent finished
+//! spans in which identical consecutive events (same tool, agent, workflow,
+//! outcome and error) collapse into one record with a count, so an agent
+//! stuck calling the same failing tool shows up as one line with `count: 40`
+//! instead of flushing every other record out of the ring.
+//!
+//! Every tool has a deadline (default 10 s, per tool or per span
+//! configurable). [`Tracer::overdue`] lists spans past it; [`Tracer::expire`]
+//! also ends them as `timeout`; [`interrupted_results`] turns the ones that
+//! carry a `tool_call_id` into the synthetic tool results the window's repair
+//! inserts, with the same text, so the conversation stays valid.
+//!
+//! Memory is bounded: open spans, tools and the ring all have limits
+//! ([`crate::limits`]). The tracer is `Send + Sync` with `&self` methods (one
+//! mutex; a start/end pair costs well under a microsecond, see
+//! docs/benchmarks.md). Time is passed in by the caller in microseconds;
+//! [`now_us`] is the only clock read.
+
+mod histogram;
+
+use std::collections::{BTreeMap, VecDeque};
+use std::sync::Arc;
+
+use parking_lot::Mutex;
+use rustc_hash::FxHashMap;
+use serde::{Deserialize, Serialize};
+
+use crate::limits::{self, MAX_KEY_BYTES, MAX_OPEN_SPANS, MAX_SPAN_ERROR_BYTES, MAX_TRACE_RING, MAX_TRACE_TOOLS};
+use crate::window::repair::DEFAULT_SYNTHETIC_RESULT;
+use crate::{Error, ErrorKind, Result};
+use histogram::Histogram;
+
+/// Microseconds since the Unix epoch, from the system clock: the convenience
+/// for callers without a clock of their own.
+pub fn now_us() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_micros()).unwrap_or(u64::MAX))
+}
+
+/// The default per-tool deadline.
+pub const DEFAULT_TIMEOUT_MS: u64 = 10_000;
+
+/// The default number of recent span records kept.
+pub const DEFAULT_RING_SIZE: usize = 1024;
+
+/// Tracer settings; every field optional in JSON.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct TracerConfig {
+    /// Recent span records kept (1 ..= [`MAX_TRACE_RING`]).
+    pub ring_size: usize,
+    /// Deadline of a tool without its own, in ms.
+    pub default_timeout_ms: u64,
+    /// Per-tool deadlines, in ms.
+    pub timeouts: BTreeMap<String, u64>,
+}
+
+impl Default for TracerConfig {
+    fn default() -> Self {
+        TracerConfig { ring_size: DEFAULT_RING_SIZE, default_timeout_ms: DEFAULT_TIMEOUT_MS, timeouts: BTreeMap::new() }
+    }
+}
+
+/// How a span ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Outcome {
+    /// The tool returned a result.
+    Success,
+    /// The tool returned an error.
+    Failed,
+    /// The tool ran past its deadline.
+    Timeout,
+    /// The call was abandoned (the agent was stopped, the user cancelled).
+    Cancelled,
+}
+
+/// Optional identifiers and settings of a span (JSON in the C ABI).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct SpanInfo {
+    /// The agent that called the tool.
+    pub agent_id: Option<String>,
+    /// The workflow (run, session) the call belongs to.
+    pub workflow_id: Option<String>,
+    /// The model's tool-call id, so an overdue call can be answered.
+    pub tool_call_id: Option<String>,
+    /// This span's deadline, overriding the tool's.
+    pub timeout_ms: Option<u64>,
+}
+
+#[derive(Debug, Clone)]
+struct OpenSpan {
+    tool: Arc<str>,
+    info: SpanInfo,
+    started_us: u64,
+    input_bytes: u64,
+    timeout_ms: u64,
+}
+
+/// A finished span in the ring; `count` identical consecutive events.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SpanRecord {
+    /// The first span's id.
+    pub span_id: u64,
+    /// Tool name.
+    pub tool: String,
+    /// Calling agent, if given.
+    pub agent_id: Option<String>,
+    /// Workflow, if given.
+    pub workflow_id: Option<String>,
+    /// The first span's tool-call id, if given.
+    pub tool_call_id: Option<String>,
+    /// How it ended.
+    pub outcome: Outcome,
+    /// Error text (cut to [`MAX_SPAN_ERROR_BYTES`]).
+    pub error: Option<String>,
+    /// The first span's start, µs.
+    pub started_us: u64,
+    /// The first span's duration, µs.
+    pub duration_us: u64,
+    /// The first span's input size, bytes.
+    pub input_bytes: u64,
+    /// The first span's output size, bytes.
+    pub output_bytes: u64,
+    /// Identical consecutive events folded into this record (1 = just this).
+    pub count: u64,
+    /// When the last of them ended, µs.
+    pub last_ended_us: u64,
+}
+
+impl SpanRecord {
+    fn same_event(&self, other: &SpanRecord) -> bool {
+        self.tool == other.tool
+            && self.agent_id == other.agent_id
+            && self.workflow_id == other.workflow_id
+            && self.outcome == other.outcome
+            && self.error == other.error
+    }
+}
+
+/// A span past its deadline.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct OverdueSpan {
+    /// Span id.
+    pub span_id: u64,
+    /// Tool name.
+    pub tool: String,
+    /// Calling agent, if given.
+    pub agent_id: Option<String>,
+    /// Workflow, if given.
+    pub workflow_id: Option<String>,
+    /// Tool-call id, if given.
+    pub tool_call_id: Option<String>,
+    /// Start, µs.
+    pub started_us: u64,
+    /// Time since start, µs.
+    pub elapsed_us: u64,
+    /// The deadline it missed, ms.
+    pub timeout_ms: u64,
+}
+
+/// A synthetic tool result for an interrupted call: what the window's repair
+/// inserts for an unanswered call, with the same text.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct InterruptedResult {
+    /// The call it answers.
+    pub tool_call_id: String,
+    /// The tool that was called.
+    pub tool: String,
+    /// The result text: the repair's default ([`DEFAULT_SYNTHETIC_RESULT`]).
+    pub content: String,
+    /// Why, for logs: "deadline of N ms exceeded".
+    pub reason: String,
+}
+
+/// Maps overdue spans that carry a `tool_call_id` to synthetic results
+/// (spans without one are skipped: there is nothing in the conversation to
+/// answer). Pass `content` to [`crate::window::repair`] as its synthetic
+/// text, or append the results yourself.
+pub fn interrupted_results(overdue: &[OverdueSpan]) -> Vec<InterruptedResult> {
+    overdue
+        .iter()
+        .filter_map(|s| {
+            s.tool_call_id.as_ref().map(|id| InterruptedResult {
+                tool_call_id: id.clone(),
+                tool: s.tool.clone(),
+                content: DEFAULT_SYNTHETIC_RESULT.to_owned(),
+                reason: format!("deadline of {} ms exceeded", s.timeout_ms),
+            })
+        })
+        .collect()
+}
+
+/// Latency figures in µs (absent when nothing ended yet).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Durations {
+    /// Fastest.
+    pub min: u64,
+    /// Slowest.
+    pub max: u64,
+    /// Arithmetic mean.
+    pub mean: f64,
+    /// Median (within 6.25%).
+    pub p50: u64,
+    /// 95th percentile (within 6.25%).
+    pub p95: u64,
+    /// 99th percentile (within 6.25%).
+    pub p99: u64,
+}
+
+/// One tool's metrics.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ToolMetrics {
+    /// Tool name.
+    pub tool: String,
+    /// Spans ended.
+    pub count: u64,
+    /// Ended with `success`.
+    pub successes: u64,
+    /// Ended with `failed`.
+    pub errors: u64,
+    /// Ended with `timeout`.
+    pub timeouts: u64,
+    /// Ended with `cancelled`.
+    pub cancelled: u64,
+    /// Started and not yet ended.
+    pub in_flight: u64,
+    /// Sum of input sizes, bytes.
+    pub input_bytes: u64,
+    /// Sum of output sizes, bytes.
+    pub output_bytes: u64,
+    /// Latency of ended spans.
+    pub duration_us: Option<Durations>,
+}
+
+#[derive(Debug, Default)]
+struct ToolStats {
+    successes: u64,
+    errors: u64,
+    timeouts: u64,
+    cancelled: u64,
+    in_flight: u64,
+    input_bytes: u64,
+    output_bytes: u64,
+    hist: Histogram,
+}
+
+/// Everything a tracer knows, as JSON (docs/formats.md, "Trace export").
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TraceExport {
+    /// Spans started since the tracer was made.
+    pub spans_started: u64,
+    /// Spans ended.
+    pub spans_ended: u64,
+    /// Events folded into an earlier identical record.
+    pub collapsed: u64,
+    /// Records pushed out of the ring by newer ones.
+    pub evicted: u64,
+    /// The ring's capacity.
+    pub ring_size: usize,
+    /// Per-tool metrics, by tool name.
+    pub tools: Vec<ToolMetrics>,
+    /// Spans still open, by id.
+    pub open: Vec<OverdueSpan>,
+    /// Recent finished spans, oldest first.
+    pub recent: Vec<SpanRecord>,
+}
+
+#[derive(Debug, Default)]
+struct State {
+    next_id: u64,
+    // Fx hashing: span ids and tool names come from the host, not from an
+    // attacker who could aim collisions, and SipHash would be a third of a
+    // start/end pair's cost.
+    open: FxHashMap<u64, OpenSpan>,
+    tools: FxHashMap<Arc<str>, ToolStats>,
+    ring: VecDeque<SpanRecord>,
+    started: u64,
+    ended: u64,
+    collapsed: u64,
+    evicted: u64,
+}
+
+/// Tool-call telemetry. Thread-safe: share one tracer across every agent.
+#[derive(Debug)]
+pub struct Tracer {
+    config: TracerConfig,
+    state: Mutex<State>,
+}
+
+fn check_id(what: &str, s: &str) -> Result<()> {
+    if s.is_empty() {
+        return Err(Error::invalid_argument(format!("{what} is empty")));
+    }
+    limits::check(what, s.len(), MAX_KEY_BYTES)
+}
+
+fn cut(text: &str) -> String {
+    if text.len() <= MAX_SPAN_ERROR_BYTES {
+        return text.to_owned();
+    }
+    let mut end = MAX_SPAN_ERROR_BYTES - '…'.len_utf8();
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}…", &text[..end])
+}
+
+impl Tracer {
+    /// A tracer with `config`. Errors: `InvalidArgument` for a zero ring size
+    /// or a zero timeout, `LimitExceeded` for a ring over [`MAX_TRACE_RING`]
+    /// or more than [`MAX_TRACE_TOOLS`] per-tool timeouts.
+    pub fn new(config: TracerConfig) -> Result<Tracer> {
+        if config.ring_size == 0 {
+            return Err(Error::invalid_argument("tracer ring_size must be at least 1"));
+        }
+        limits::check_items("tracer ring_size", config.ring_size, MAX_TRACE_RING)?;
+        limits::check_items("tracer timeouts", config.timeouts.len(), MAX_TRACE_TOOLS)?;
+        if config.default_timeout_ms == 0 {
+            return Err(Error::invalid_argument("tracer default_timeout_ms must be at least 1"));
+        }
+        for (tool, &ms) in &config.timeouts {
+            check_id("tracer timeouts key", tool)?;
+            if ms == 0 {
+                return Err(Error::invalid_argument(format!("tracer timeout for '{tool}' must be at least 1 ms")));
+            }
+        }
+        Ok(Tracer { config, state: Mutex::new(State::default()) })
+    }
+
+    /// Parses a [`TracerConfig`] from JSON and builds the tracer.
+    pub fn from_json(text: &str) -> Result<Tracer> {
+        Tracer::new(crate::json::parse("tracer config", text)?)
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &TracerConfig {
+        &self.config
+    }
+
+    /// The deadline of `tool` in ms.
+    pub fn timeout_ms(&self, tool: &str) -> u64 {
+        self.config.timeouts.get(tool).copied().unwrap_or(self.config.default_timeout_ms)
+    }
+
+    /// Starts a span for a call of `tool` at `now_us`; returns its id.
+    /// Errors: `InvalidArgument` (empty tool or id, zero timeout),
+    /// `LimitExceeded` (a name over [`MAX_KEY_BYTES`], more than
+    /// [`MAX_OPEN_SPANS`] open spans, a tool beyond [`MAX_TRACE_TOOLS`]).
+    pub fn start(&self, tool: &str, info: SpanInfo, input_bytes: u64, now_us: u64) -> Result<u64> {
+        check_id("tool name", tool)?;
+        for (what, v) in [("agent_id", &info.agent_id), ("workflow_id", &info.workflow_id), ("tool_call_id", &info.tool_call_id)] {
+            if let Some(v) = v {
+                check_id(what, v)?;
+            }
+        }
+        if info.timeout_ms == Some(0) {
+            return Err(Error::invalid_argument("span timeout_ms must be at least 1"));
+        }
+        let timeout_ms = info.timeout_ms.unwrap_or_else(|| self.timeout_ms(tool));
+        let mut st = self.state.lock();
+        if st.open.len() >= MAX_OPEN_SPANS {
+            return Err(Error::new(ErrorKind::LimitExceeded, format!("tracer has {MAX_OPEN_SPANS} open spans; the limit is {MAX_OPEN_SPANS} (end or expire some)")));
+        }
+        let key: Arc<str> = match st.tools.get_key_value(tool) {
+            Some((k, _)) => k.clone(),
+            None => {
+                if st.tools.len() >= MAX_TRACE_TOOLS {
+                    return Err(Error::new(ErrorKind::LimitExceeded, format!("tracer already tracks {MAX_TRACE_TOOLS} tools; the limit is {MAX_TRACE_TOOLS}")));
+                }
+                let k: Arc<str> = Arc::from(tool);
+                st.tools.insert(k.clone(), ToolStats::default());
+                k
+            }
+        };
+        if let Some(stats) = st.tools.get_mut(&key) {
+            stats.in_flight += 1;
+        }
+        st.next_id += 1;
+        st.started += 1;
+        let id = st.next_id;
+        st.open.insert(id, OpenSpan { tool: key, info, started_us: now_us, input_bytes, timeout_ms });
+        Ok(id)
+    }
+
+    /// Ends span `id` at `now_us`. Errors: `InvalidArgument` when the span is
+    /// not open (never started, already ended or expired).
+    pub fn end(&self, id: u64, outcome: Outcome, output_bytes: u64, error: Option<&str>, now_us: u64) -> Result<()> {
+        let mut st = self.state.lock();
+        let span = st
+            .open
+            .remove(&id)
+            .ok_or_else(|| Error::invalid_argument(format!("span {id} is not open (never started, already ended, or expired)")))?;
+        st.finish(id, span, outcome, output_bytes, error.map(cut), now_us, self.config.ring_size);
+        Ok(())
+    }
+
+    /// Open spans past their deadline at `now_us`, by id.
+    pub fn overdue(&self, now_us: u64) -> Vec<OverdueSpan> {
+        let st = self.state.lock();
+        let mut out: Vec<OverdueSpan> =
+            st.open.iter().filter(|(_, s)| is_overdue(s, now_us)).map(|(&id, s)| overdue_view(id, s, now_us)).collect();
+        out.sort_by_key(|s| s.span_id);
+        out
+    }
+
+    /// Like [`Tracer::overdue`], and ends each of them as `timeout` (error
+    /// "deadline of N ms exceeded").
+    pub fn expire(&self, now_us: u64) -> Vec<OverdueSpan> {
+        let mut st = self.state.lock();
+        let mut ids: Vec<u64> = st.open.iter().filter(|(_, s)| is_overdue(s, now_us)).map(|(&id, _)| id).collect();
+        ids.sort_unstable();
+        let mut out = Vec::with_capacity(ids.len());
+        for id in ids {
+            if let Some(span) = st.open.remove(&id) {
+                out.push(overdue_view(id, &span, now_us));
+                let error = format!("deadline of {} ms exceeded", span.timeout_ms);
+                st.finish(id, span, Outcome::Timeout, 0, Some(error), now_us, self.config.ring_size);
+            }
+        }
+        out
+    }
+
+    /// Per-tool metrics, by tool name.
+    pub fn metrics(&self) -> Vec<ToolMetrics> {
+        let st = self.state.lock();
+        let mut out: Vec<ToolMetrics> = st.tools.iter().map(|(tool, s)| s.metrics(tool)).collect();
+        out.sort_by(|a, b| a.tool.cmp(&b.tool));
+        out
+    }
+
+    /// The recent finished spans, oldest first.
+    pub fn recent(&self) -> Vec<SpanRecord> {
+        self.state.lock().ring.iter().cloned().collect()
+    }
+
+    /// Everything, for JSON export; open spans are described as of `now_us`.
+    pub fn export(&self, now_us: u64) -> TraceExport {
+        let tools = self.metrics();
+        let st = self.state.lock();
+        let mut open: Vec<OverdueSpan> = st.open.iter().map(|(&id, s)| overdue_view(id, s, now_us)).collect();
+        open.sort_by_key(|s| s.span_id);
+        TraceExport {
+            spans_started: st.started,
+            spans_ended: st.ended,
+            collapsed: st.collapsed,
+            evicted: st.evicted,
+            ring_size: self.config.ring_size,
+            tools,
+            open,
+            recent: st.ring.iter().cloned().collect(),
+        }
+    }
+}
+
+fn is_overdue(s: &OpenSpan, now_us: u64) -> bool {
+    now_us.saturating_sub(s.started_us) > s.timeout_ms.saturating_mul(1000)
+}
+
+fn overdue_view(id: u64, s: &OpenSpan, now_us: u64) -> OverdueSpan {
+    OverdueSpan {
+        span_id: id,
+        tool: s.tool.to_string(),
+        agent_id: s.info.agent_id.clone(),
+        workflow_id: s.info.workflow_id.clone(),
+        tool_call_id: s.info.tool_call_id.clone(),
+        started_us: s.started_us,
+        elapsed_us: now_us.saturating_sub(s.started_us),
+        timeout_ms: s.timeout_ms,
+    }
+}
+
+impl State {
+    #[allow(clippy::too_many_arguments)]
+    fn finish(&mut self, id: u64, span: OpenSpan, outcome: Outcome, output_bytes: u64, error: Option<String>, now_us: u64, ring_size: usize) {
+        let duration = now_us.saturating_sub(span.started_us);
+        self.ended += 1;
+        if let Some(stats) = self.tools.get_mut(&span.tool) {
+            stats.in_flight = stats.in_flight.saturating_sub(1);
+            match outcome {
+                Outcome::Success => stats.successes += 1,
+                Outcome::Failed => stats.errors += 1,
+                Outcome::Timeout => stats.timeouts += 1,
+                Outcome::Cancelled => stats.cancelled += 1,
+            }
+            stats.input_bytes = stats.input_bytes.saturating_add(span.input_bytes);
+            stats.output_bytes = stats.output_bytes.saturating_add(output_bytes);
+            stats.hist.record(duration);
+        }
+        let record = SpanRecord {
+            span_id: id,
+            tool: span.tool.to_string(),
+            agent_id: span.info.agent_id,
+            workflow_id: span.info.workflow_id,
+            tool_call_id: span.info.tool_call_id,
+            outcome,
+            error,
+            started_us: span.started_us,
+            duration_us: duration,
+            input_bytes: span.input_bytes,
+            output_bytes,
+            count: 1,
+            last_ended_us: now_us,
+        };
+        if let Some(last) = self.ring.back_mut() {
+            if last.same_event(&record) {
+                last.count += 1;
+                last.last_ended_us = now_us;
+                self.collapsed += 1;
+                return;
+            }
+        }
+        if self.ring.len() >= ring_size {
+            self.ring.pop_front();
+            self.evicted += 1;
+        }
+        self.ring.push_back(record);
+    }
+}
+
+impl ToolStats {
+    fn metrics(&self, tool: &str) -> ToolMetrics {
+        let h = &self.hist;
+        let duration_us = match (h.min(), h.max(), h.mean(), h.quantile(0.5), h.quantile(0.95), h.quantile(0.99)) {
+            (Some(min), Some(max), Some(mean), Some(p50), Some(p95), Some(p99)) => Some(Durations { min, max, mean, p50, p95, p99 }),
+            _ => None,
+        };
+        ToolMetrics {
+            tool: tool.to_owned(),
+            count: h.count(),
+            successes: self.successes,
+            errors: self.errors,
+            timeouts: self.timeouts,
+            cancelled: self.cancelled,
+            in_flight: self.in_flight,
+            input_bytes: self.input_bytes,
+            output_bytes: self.output_bytes,
+            duration_us,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,274 @@
+use proptest::prelude::{prop_assert, prop_assert_eq, proptest};
+
+use super::histogram::{bounds, index, Histogram, BUCKETS};
+use super::*;
+
+fn tracer(ring: usize) -> Tracer {
+    Tracer::new(TracerConfig { ring_size: ring, ..TracerConfig::default() }).unwrap()
+}
+
+fn info(agent: &str, call: &str) -> SpanInfo {
+    SpanInfo { agent_id: Some(agent.into()), tool_call_id: Some(call.into()), ..SpanInfo::default() }
+}
+
+#[test]
+fn a_span_feeds_metrics_and_the_ring() {
+    let t = tracer(8);
+    let id = t.start("grep", info("coder", "call_1"), 120, 1_000).unwrap();
+    assert_eq!(t.metrics()[0].in_flight, 1);
+    t.end(id, Outcome::Success, 4_000, None, 3_500).unwrap();
+    let m = &t.metrics()[0];
+    assert_eq!((m.tool.as_str(), m.count, m.successes, m.in_flight, m.input_bytes, m.output_bytes), ("grep", 1, 1, 0, 120, 4_000));
+    let d = m.duration_us.as_ref().unwrap();
+    assert_eq!((d.min, d.max, d.p50, d.p99), (2_500, 2_500, 2_500, 2_500));
+    let r = &t.recent()[0];
+    assert_eq!((r.span_id, r.duration_us, r.count, r.tool_call_id.as_deref()), (id, 2_500, 1, Some("call_1")));
+    // Ending twice, or an unknown id, is an error that names the span.
+    let e = t.end(id, Outcome::Success, 0, None, 4_000).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::InvalidArgument);
+    assert!(e.message().contains(&format!("span {id}")));
+    assert_eq!(t.end(999, Outcome::Failed, 0, None, 0).unwrap_err().kind(), ErrorKind::InvalidArgument);
+}
+
+#[test]
+fn outcomes_are_counted_separately() {
+    let t = tracer(8);
+    for (i, o) in [Outcome::Success, Outcome::Failed, Outcome::Failed, Outcome::Timeout, Outcome::Cancelled].into_iter().enumerate() {
+        let id = t.start("http", SpanInfo::default(), 0, 0).unwrap();
+        t.end(id, o, 0, (o == Outcome::Failed).then_some("boom"), i as u64).unwrap();
+    }
+    let m = &t.metrics()[0];
+    assert_eq!((m.count, m.successes, m.errors, m.timeouts, m.cancelled), (5, 1, 2, 1, 1));
+}
+
+#[test]
+fn identical_consecutive_events_collapse() {
+    let t = tracer(4);
+    for i in 0..40u64 {
+        let id = t.start("run_tests", info("coder", &format!("c{i}")), 0, i * 10).unwrap();
+        t.end(id, Outcome::Failed, 0, Some("exit status 1"), i * 10 + 5).unwrap();
+    }
+    let id = t.start("run_tests", info("coder", "c40"), 0, 500).unwrap();
+    t.end(id, Outcome::Failed, 0, Some("exit status 2"), 505).unwrap();
+    let r = t.recent();
+    assert_eq!(r.len(), 2);
+    assert_eq!((r[0].count, r[0].tool_call_id.as_deref(), r[0].last_ended_us), (40, Some("c0"), 395));
+    assert_eq!(r[1].count, 1);
+    let x = t.export(600);
+    assert_eq!((x.spans_started, x.spans_ended, x.collapsed, x.evicted), (41, 41, 39, 0));
+    assert_eq!(x.tools[0].errors, 41);
+}
+
+#[test]
+fn the_ring_is_bounded_and_keeps_the_newest() {
+    let t = tracer(3);
+    for i in 0..10u64 {
+        let id = t.start(&format!("tool{}", i % 5), SpanInfo::default(), 0, i).unwrap();
+        t.end(id, Outcome::Success, 0, None, i + 1).unwrap();
+    }
+    let r = t.recent();
+    assert_eq!(r.iter().map(|r| r.started_us).collect::<Vec<_>>(), [7, 8, 9]);
+    assert_eq!(t.export(0).evicted, 7);
+}
+
+#[test]
+fn deadlines_report_and_expire_overdue_spans() {
+    let mut timeouts = BTreeMap::new();
+    timeouts.insert("slow".to_owned(), 60_000);
+    let t = Tracer::new(TracerConfig { timeouts, ..TracerConfig::default() }).unwrap();
+    let a = t.start("fast", info("coder", "call_a"), 0, 0).unwrap();
+    let b = t.start("slow", info("coder", "call_b"), 0, 0).unwrap();
+    let c = t.start("fast", SpanInfo { timeout_ms: Some(1), ..SpanInfo::default() }, 0, 0).unwrap();
+    // At exactly 10 s nothing of the default deadline is overdue yet.
+    assert_eq!(t.overdue(10_000_000).iter().map(|s| s.span_id).collect::<Vec<_>>(), [c]);
+    let over = t.overdue(10_000_001);
+    assert_eq!(over.iter().map(|s| s.span_id).collect::<Vec<_>>(), [a, c]);
+    assert_eq!((over[0].timeout_ms, over[0].elapsed_us), (DEFAULT_TIMEOUT_MS, 10_000_001));
+    let results = interrupted_results(&over);
+    assert_eq!(results.len(), 1, "only spans with a tool_call_id can be answered");
+    assert_eq!(results[0].tool_call_id, "call_a");
+    assert_eq!(results[0].content, crate::window::repair::DEFAULT_SYNTHETIC_RESULT);
+    assert_eq!(results[0].reason, "deadline of 10000 ms exceeded");
+    // Reporting changes nothing; expiring ends them as timeouts.
+    assert_eq!(t.overdue(10_000_001).len(), 2);
+    assert_eq!(t.expire(10_000_001).len(), 2);
+    assert!(t.overdue(10_000_001).is_empty());
+    assert_eq!(t.end(a, Outcome::Success, 0, None, 10_000_002).unwrap_err().kind(), ErrorKind::InvalidArgument);
+    let fast = t.metrics().into_iter().find(|m| m.tool == "fast").unwrap();
+    assert_eq!((fast.timeouts, fast.in_flight), (2, 0));
+    let x = t.export(10_000_001);
+    assert_eq!(x.open.iter().map(|s| s.span_id).collect::<Vec<_>>(), [b]);
+    assert_eq!(x.recent[0].error.as_deref(), Some("deadline of 10000 ms exceeded"));
+}
+
+#[test]
+fn interrupted_results_fit_the_window_repair() {
+    use crate::chat::Conversation;
+    use crate::window::{repair, Accountant};
+    let conv = r#"[{"role":"user","content":"run it"},{"role":"assistant","content":null,"tool_calls":[{"id":"call_a","type":"function","function":{"name":"fast","arguments":"{}"}}]}]"#;
+    let t = tracer(4);
+    t.start("fast", info("coder", "call_a"), 0, 0).unwrap();
+    let results = interrupted_results(&t.expire(u64::MAX));
+    let (acct, _) = Accountant::for_model(&crate::ModelRegistry::builtin(), "gpt-4o").unwrap();
+    let c = Conversation::parse(conv, None).unwrap();
+    let fixed = repair(&c, Some(&results[0].content), &acct).unwrap();
+    let out = fixed.conversation.to_json().unwrap();
+    assert!(out.contains(r#"{"role":"tool","tool_call_id":"call_a","content":"Tool call was interrupted before it returned."}"#), "{out}");
+}
+
+#[test]
+fn clocks_going_backwards_give_zero_durations() {
+    let t = tracer(4);
+    let id = t.start("x", SpanInfo::default(), 0, 1_000).unwrap();
+    t.end(id, Outcome::Success, 0, None, 10).unwrap();
+    assert_eq!(t.recent()[0].duration_us, 0);
+    assert!(t.overdue(0).is_empty());
+}
+
+#[test]
+fn config_and_inputs_are_checked() {
+    let bad = |c: TracerConfig| Tracer::new(c).unwrap_err().kind();
+    assert_eq!(bad(TracerConfig { ring_size: 0, ..TracerConfig::default() }), ErrorKind::InvalidArgument);
+    assert_eq!(bad(TracerConfig { default_timeout_ms: 0, ..TracerConfig::default() }), ErrorKind::InvalidArgument);
+    assert!(Tracer::new(TracerConfig { ring_size: MAX_TRACE_RING, ..TracerConfig::default() }).is_ok());
+    assert_eq!(bad(TracerConfig { ring_size: MAX_TRACE_RING + 1, ..TracerConfig::default() }), ErrorKind::LimitExceeded);
+    assert_eq!(Tracer::from_json(r#"{"timeouts":{"x":0}}"#).unwrap_err().kind(), ErrorKind::InvalidArgument);
+    assert_eq!(Tracer::from_json(r#"{"ring":5}"#).unwrap_err().kind(), ErrorKind::InvalidJson);
+    assert_eq!(Tracer::from_json(r#"{"ring_size":5,"timeouts":{"grep":250}}"#).unwrap().timeout_ms("grep"), 250);
+
+    let t = tracer(4);
+    assert_eq!(t.start("", SpanInfo::default(), 0, 0).unwrap_err().kind(), ErrorKind::InvalidArgument);
+    assert!(t.start(&"t".repeat(MAX_KEY_BYTES), SpanInfo::default(), 0, 0).is_ok());
+    assert_eq!(t.start(&"t".repeat(MAX_KEY_BYTES + 1), SpanInfo::default(), 0, 0).unwrap_err().kind(), ErrorKind::LimitExceeded);
+    let long_agent = SpanInfo { agent_id: Some("a".repeat(MAX_KEY_BYTES + 1)), ..SpanInfo::default() };
+    assert_eq!(t.start("x", long_agent, 0, 0).unwrap_err().kind(), ErrorKind::LimitExceeded);
+    let zero = SpanInfo { timeout_ms: Some(0), ..SpanInfo::default() };
+    assert_eq!(t.start("x", zero, 0, 0).unwrap_err().kind(), ErrorKind::InvalidArgument);
+}
+
+#[test]
+fn error_text_is_cut_at_a_character_boundary() {
+    let t = tracer(4);
+    let id = t.start("x", SpanInfo::default(), 0, 0).unwrap();
+    let long = "é".repeat(MAX_SPAN_ERROR_BYTES);
+    t.end(id, Outcome::Failed, 0, Some(&long), 1).unwrap();
+    let e = t.recent()[0].error.clone().unwrap();
+    assert!(e.len() <= MAX_SPAN_ERROR_BYTES && e.ends_with('…') && e.len() > MAX_SPAN_ERROR_BYTES - 8);
+}
+
+#[test]
+fn tool_limit_at_and_past() {
+    let t = tracer(1);
+    for i in 0..MAX_TRACE_TOOLS {
+        let id = t.start(&format!("t{i}"), SpanInfo::default(), 0, 0).unwrap();
+        t.end(id, Outcome::Success, 0, None, 1).unwrap();
+    }
+    assert_eq!(t.metrics().len(), MAX_TRACE_TOOLS);
+    // A known tool still works; a new one is refused.
+    assert!(t.start("t0", SpanInfo::default(), 0, 0).is_ok());
+    assert_eq!(t.start("one-more", SpanInfo::default(), 0, 0).unwrap_err().kind(), ErrorKind::LimitExceeded);
+}
+
+#[test]
+fn open_span_limit_at_and_past() {
+    let t = tracer(1);
+    for _ in 0..MAX_OPEN_SPANS {
+        t.start("x", SpanInfo::default(), 0, 0).unwrap();
+    }
+    assert_eq!(t.start("x", SpanInfo::default(), 0, 0).unwrap_err().kind(), ErrorKind::LimitExceeded);
+    assert_eq!(t.expire(u64::MAX).len(), MAX_OPEN_SPANS);
+    assert!(t.start("x", SpanInfo::default(), 0, 0).is_ok());
+}
+
+#[test]
+fn threads_share_one_tracer() {
+    let t = std::sync::Arc::new(tracer(64));
+    let handles: Vec<_> = (0..8u64)
+        .map(|k| {
+            let t = t.clone();
+            std::thread::spawn(move || {
+                for i in 0..2_000u64 {
+                    let tool = if i % 2 == 0 { "shared" } else { "own" };
+                    let id = t.start(tool, SpanInfo { agent_id: Some(format!("a{k}")), ..SpanInfo::default() }, 1, i).unwrap();
+                    let outcome = if i % 10 == 0 { Outcome::Failed } else { Outcome::Success };
+                    t.end(id, outcome, 2, None, i + k + 1).unwrap();
+                }
+            })
+        })
+        .collect();
+    for h in handles {
+        h.join().unwrap();
+    }
+    let x = t.export(0);
+    assert_eq!((x.spans_started, x.spans_ended), (16_000, 16_000));
+    let total: u64 = x.tools.iter().map(|m| m.count).sum();
+    assert_eq!(total, 16_000);
+    assert_eq!(x.tools.iter().map(|m| m.errors).sum::<u64>(), 8 * 200);
+    assert_eq!(x.tools.iter().map(|m| m.input_bytes).sum::<u64>(), 16_000);
+    assert!(x.recent.len() <= 64 && x.open.is_empty());
+    // Every event was either pushed (and is still there or was evicted) or folded.
+    assert_eq!(x.recent.len() as u64 + x.evicted + x.collapsed, 16_000);
+}
+
+#[test]
+fn tracer_is_send_and_sync() {
+    fn check<T: Send + Sync>() {}
+    check::<Tracer>();
+}
+
+#[test]
+fn export_is_json() {
+    let t = tracer(4);
+    let id = t.start("grep", info("coder", "c1"), 3, 0).unwrap();
+    t.end(id, Outcome::Success, 5, None, 7).unwrap();
+    let v: serde_json::Value = serde_json::from_str(&crate::json::to_string(&t.export(7)).unwrap()).unwrap();
+    assert_eq!(v["tools"][0]["duration_us"]["p50"], 7);
+    assert_eq!(v["recent"][0]["outcome"], "success");
+    assert_eq!(v["recent"][0]["agent_id"], "coder");
+}
+
+// ---- histogram --------------------------------------------------------------
+
+#[test]
+fn buckets_tile_the_value_range() {
+    let mut expected_lo = 0;
+    for i in 0..BUCKETS {
+        let (lo, hi) = bounds(i);
+        assert_eq!(lo, expected_lo, "bucket {i}");
+        assert!(hi >= lo);
+        // No bucket is wider than 1/16 of its lower bound.
+        assert!(lo < 16 || (hi - lo + 1) * 16 <= lo, "bucket {i}: {lo}..={hi}");
+        assert_eq!(index(lo), i);
+        assert_eq!(index(hi), i);
+        expected_lo = hi + 1;
+    }
+    assert_eq!(index(u64::MAX), BUCKETS - 1);
+}
+
+fn exact(sorted: &[u64], q: f64) -> u64 {
+    let rank = ((q * sorted.len() as f64).ceil() as usize).clamp(1, sorted.len());
+    sorted[rank - 1]
+}
+
+proptest! {
+    /// Percentiles are within one bucket (at most 1/16) of the exact
+    /// nearest-rank value.
+    #[test]
+    fn percentiles_within_bucket_error(values in proptest::collection::vec(0u64..5_000_000_000, 1..400)) {
+        let mut h = Histogram::default();
+        for &v in &values {
+            h.record(v);
+        }
+        let mut sorted = values.clone();
+        sorted.sort_unstable();
+        for q in [0.5, 0.95, 0.99, 1.0] {
+            let est = h.quantile(q).unwrap();
+            let ex = exact(&sorted, q);
+            prop_assert!(est.abs_diff(ex) * 16 <= ex, "q {}: estimate {} exact {}", q, est, ex);
+        }
+        prop_assert_eq!(h.min(), sorted.first().copied());
+        prop_assert_eq!(h.max(), sorted.last().copied());
+        let mean = values.iter().map(|&v| v as f64).sum::<f64>() / values.len() as f64;
+        prop_assert!((h.mean().unwrap() - mean).abs() <= mean * 1e-9 + 1e-9);
+    }
+}

@@ -1,0 +1,247 @@
+//! Error recovery: provider error classification, retry backoff, and
+//! circuit breakers. Classification and backoff are stateless functions;
+//! a `ctxkit_breaker` is a handle, internally synchronized (one mutex), so
+//! one breaker may be shared by every thread of the host.
+
+use std::collections::BTreeMap;
+
+use ctxkit_core::json;
+use ctxkit_core::limits::{MAX_JSON_BYTES, MAX_KEY_BYTES};
+use ctxkit_core::recovery::{classify, BackoffPolicy, BreakerConfig, Breakers, Provider};
+use serde::Serialize;
+
+use crate::args::{self, out};
+use crate::boundary::guard;
+use crate::error::{ctxkit_error, FfiError};
+use crate::status::ctxkit_status;
+use crate::strings::ctxkit_string;
+
+pub(crate) fn json_string<T: Serialize>(v: &T) -> Result<ctxkit_string, FfiError> {
+    Ok(ctxkit_string::from_string(json::to_string(v)?))
+}
+
+/// Classifies a provider error. `provider` is `openai`, `azure`,
+/// `anthropic`, `bedrock`, `gemini`, `ollama` or `other`; `status` the HTTP
+/// status (0: no response arrived); `body` the response body as received
+/// (JSON or text, `(NULL, 0)` for none); `headers_json` a JSON object of
+/// response headers, name to value (`(NULL, 0)` for none), of which
+/// `retry-after`, `retry-after-ms` and `x-amzn-ErrorType` are read.
+/// `*out_json` receives the classification (docs/formats.md, "Error
+/// classification"): `category`, `severity`, `retryable`, `action`
+/// (`retry`, `compact`, `repair_history`, `fail`), `retry_after_ms`, ...
+/// Errors: `INVALID_ARGUMENT` (unknown provider, status over 65535),
+/// `INVALID_JSON` (headers), `LIMIT_EXCEEDED`, `INVALID_UTF8`,
+/// `NULL_ARGUMENT`. Thread-safe.
+///
+/// # Safety
+/// Text arguments are valid for their lengths (or NULL with length 0);
+/// `out_json` is valid for a write; `err` is NULL or valid for a write.
+#[no_mangle]
+pub unsafe extern "C" fn ctxkit_recovery_classify(
+    provider: *const u8,
+    provider_len: usize,
+    status: u32,
+    body: *const u8,
+    body_len: usize,
+    headers_json: *const u8,
+    headers_json_len: usize,
+    out_json: *mut ctxkit_string,
+    err: *mut *mut ctxkit_error,
+) -> ctxkit_status {
+    guard("ctxkit_recovery_classify", err, || {
+        let dst = out(out_json, "out_json")?;
+        // SAFETY: per the contract above.
+        let (provider, body, headers) = unsafe {
+            (
+                args::text(provider, provider_len, "provider", MAX_KEY_BYTES)?,
+                args::text(body, body_len, "body", MAX_JSON_BYTES)?,
+                args::opt_text(headers_json, headers_json_len, "headers_json", MAX_JSON_BYTES)?,
+            )
+        };
+        let status = u16::try_from(status).map_err(|_| FfiError::invalid(format!("status {status} is not an HTTP status")))?;
+        let provider = Provider::from_name(provider)?;
+        let headers: BTreeMap<String, String> = headers.map(|h| json::parse("headers_json", h)).transpose()?.unwrap_or_default();
+        let pairs: Vec<(&str, &str)> = headers.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+        dst.write(json_string(&classify(provider, status, body, &pairs)?)?);
+        Ok(())
+    })
+}
+
+/// The retry decision after a failure: `request_json` is `{"policy":
+/// {"base_ms", "cap_ms", "max_attempts", "honor_retry_after",
+/// "max_retry_after_ms"}, "failed_attempts": n, "seed": s,
+/// "retry_after_ms": hint}` (docs/formats.md, "Backoff"). `*out_json`
+/// receives `{"decision": "retry", "delay_ms": n}` or `{"decision":
+/// "give_up", "reason": "..."}`. Full jitter, deterministic for a given seed
+/// and attempt. Errors: `INVALID_JSON`, `INVALID_ARGUMENT` (a policy with
+/// `cap_ms < base_ms`, zero attempts), `INVALID_UTF8`, `NULL_ARGUMENT`.
+/// Thread-safe.
+///
+/// # Safety
+/// `request_json` is valid for its length; `out_json` is valid for a write;
+/// `err` is NULL or valid for a write.
+#[no_mangle]
+pub unsafe extern "C" fn ctxkit_recovery_backoff(
+    request_json: *const u8,
+    request_json_len: usize,
+    out_json: *mut ctxkit_string,
+    err: *mut *mut ctxkit_error,
+) -> ctxkit_status {
+    guard("ctxkit_recovery_backoff", err, || {
+        let dst = out(out_json, "out_json")?;
+        // SAFETY: per the contract above.
+        let text = unsafe { args::text(request_json, request_json_len, "request_json", MAX_JSON_BYTES) }?;
+        dst.write(json_string(&BackoffPolicy::decide_json(text)?)?);
+        Ok(())
+    })
+}
+
+/// A set of circuit breakers, one per key. Thread-safe (one mutex).
+pub struct ctxkit_breaker {
+    inner: Breakers,
+}
+
+/// Creates circuit breakers with `config_json` (`{"failure_threshold",
+/// "cool_down_ms", "half_open_max_calls", "success_threshold"}`, every field
+/// optional; `(NULL, 0)` for the defaults 5 / 30000 / 1 / 1). On success
+/// `*out_breaker` owns a handle to release with `ctxkit_breaker_free`.
+/// Errors: `INVALID_JSON`, `INVALID_ARGUMENT` (a zero threshold),
+/// `INVALID_UTF8`, `NULL_ARGUMENT`. Thread-safe.
+///
+/// # Safety
+/// `config_json` is valid for its length (or NULL with length 0);
+/// `out_breaker` is valid for a write; `err` is NULL or valid for a write.
+#[no_mangle]
+pub unsafe extern "C" fn ctxkit_breaker_new(
+    config_json: *const u8,
+    config_json_len: usize,
+    out_breaker: *mut *mut ctxkit_breaker,
+    err: *mut *mut ctxkit_error,
+) -> ctxkit_status {
+    guard("ctxkit_breaker_new", err, || {
+        let dst = out(out_breaker, "out_breaker")?;
+        // SAFETY: per the contract above.
+        let text = unsafe { args::opt_text(config_json, config_json_len, "config_json", MAX_JSON_BYTES) }?;
+        let config: BreakerConfig = text.map(|t| json::parse("config_json", t)).transpose()?.unwrap_or_default();
+        let inner = Breakers::new(config)?;
+        dst.write(Box::into_raw(Box::new(ctxkit_breaker { inner })));
+        Ok(())
+    })
+}
+
+/// Releases breakers. `ctxkit_breaker_free(NULL)` does nothing. The caller
+/// must ensure no other thread still uses the handle.
+///
+/// # Safety
+/// `breaker` is NULL or a live handle from `ctxkit_breaker_new`.
+#[no_mangle]
+pub unsafe extern "C" fn ctxkit_breaker_free(breaker: *mut ctxkit_breaker) {
+    crate::boundary::guard_void(|| {
+        if !breaker.is_null() {
+            // SAFETY: created by `Box::into_raw` in `ctxkit_breaker_new`.
+            drop(unsafe { Box::from_raw(breaker) });
+        }
+    })
+}
+
+/// Whether a call under `key` may go ahead at `now_ms` (caller's clock, in
+/// milliseconds; see `ctxkit_clock_now_us`). `*out_allowed` is false while
+/// the key's breaker is open. While half-open, true reserves one probe slot:
+/// report the probe's outcome with `ctxkit_breaker_record_success` or
+/// `_failure`. Errors: `INVALID_ARGUMENT` (empty key), `LIMIT_EXCEEDED` (a
+/// key over 256 bytes; more than 10,000 keys with failures), `INVALID_UTF8`,
+/// `NULL_ARGUMENT`. Thread-safe.
+///
+/// # Safety
+/// `breaker` is live; `key` is valid for its length; `out_allowed` is valid
+/// for a write; `err` is NULL or valid for a write.
+#[no_mangle]
+pub unsafe extern "C" fn ctxkit_breaker_allow(
+    breaker: *const ctxkit_breaker,
+    key: *const u8,
+    key_len: usize,
+    now_ms: u64,
+    out_allowed: *mut bool,
+    err: *mut *mut ctxkit_error,
+) -> ctxkit_status {
+    guard("ctxkit_breaker_allow", err, || {
+        let dst = out(out_allowed, "out_allowed")?;
+        // SAFETY: per the contract above.
+        let (b, key) = unsafe { (args::handle(breaker, "breaker")?, args::text(key, key_len, "key", MAX_KEY_BYTES)?) };
+        dst.write(b.inner.allow(key, now_ms)?);
+        Ok(())
+    })
+}
+
+/// # Safety
+/// As for the exported callers.
+unsafe fn record(breaker: *const ctxkit_breaker, key: *const u8, key_len: usize, success: bool, now_ms: u64) -> Result<(), FfiError> {
+    // SAFETY: forwarded contract.
+    let (b, key) = unsafe { (args::handle(breaker, "breaker")?, args::text(key, key_len, "key", MAX_KEY_BYTES)?) };
+    b.inner.record(key, success, now_ms)?;
+    Ok(())
+}
+
+/// Records a successful call under `key` at `now_ms`: resets the failure
+/// count, or closes a half-open breaker after enough probe successes.
+/// Errors as for `ctxkit_breaker_allow`. Thread-safe.
+///
+/// # Safety
+/// `breaker` is live; `key` is valid for its length; `err` is NULL or valid
+/// for a write.
+#[no_mangle]
+pub unsafe extern "C" fn ctxkit_breaker_record_success(
+    breaker: *const ctxkit_breaker,
+    key: *const u8,
+    key_len: usize,
+    now_ms: u64,
+    err: *mut *mut ctxkit_error,
+) -> ctxkit_status {
+    // SAFETY: per the contract above.
+    guard("ctxkit_breaker_record_success", err, || unsafe { record(breaker, key, key_len, true, now_ms) })
+}
+
+/// Records a failed call under `key` at `now_ms`: counts it, opening the
+/// breaker at the threshold; a failed probe reopens a half-open breaker.
+/// Errors as for `ctxkit_breaker_allow`. Thread-safe.
+///
+/// # Safety
+/// `breaker` is live; `key` is valid for its length; `err` is NULL or valid
+/// for a write.
+#[no_mangle]
+pub unsafe extern "C" fn ctxkit_breaker_record_failure(
+    breaker: *const ctxkit_breaker,
+    key: *const u8,
+    key_len: usize,
+    now_ms: u64,
+    err: *mut *mut ctxkit_error,
+) -> ctxkit_status {
+    // SAFETY: per the contract above.
+    guard("ctxkit_breaker_record_failure", err, || unsafe { record(breaker, key, key_len, false, now_ms) })
+}
+
+/// The state of `key` at `now_ms` as JSON (docs/formats.md, "Circuit breaker
+/// state"): `{"key", "state": "closed"|"open"|"half_open",
+/// "consecutive_failures", "opened_at_ms", "retry_in_ms", ...}`. Errors as
+/// for `ctxkit_breaker_allow`. Thread-safe.
+///
+/// # Safety
+/// `breaker` is live; `key` is valid for its length; `out_json` is valid for
+/// a write; `err` is NULL or valid for a write.
+#[no_mangle]
+pub unsafe extern "C" fn ctxkit_breaker_state(
+    breaker: *const ctxkit_breaker,
+    key: *const u8,
+    key_len: usize,
+    now_ms: u64,
+    out_json: *mut ctxkit_string,
+    err: *mut *mut ctxkit_error,
+) -> ctxkit_status {
+    guard("ctxkit_breaker_state", err, || {
+        let dst = out(out_json, "out_json")?;
+        // SAFETY: per the contract above.
+        let (b, key) = unsafe { (args::handle(breaker, "breaker")?, args::text(key, key_len, "key", MAX_KEY_BYTES)?) };
+        dst.write(json_string(&b.inner.snapshot(key, now_ms)?)?);
+        Ok(())
+    })
+}

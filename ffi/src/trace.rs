@@ -1,0 +1,245 @@
+//! Tool telemetry. A `ctxkit_tracer` is internally synchronized (one mutex),
+//! so every agent thread of the host may start and end spans on one shared
+//! handle. Times are the caller's, in microseconds (`ctxkit_clock_now_us`
+//! reads the system clock for callers without one).
+
+use ctxkit_core::json;
+use ctxkit_core::limits::{MAX_JSON_BYTES, MAX_KEY_BYTES};
+use ctxkit_core::trace::{interrupted_results, now_us, InterruptedResult, Outcome, OverdueSpan, SpanInfo, Tracer};
+use serde::Serialize;
+
+use crate::args::{self, out};
+use crate::boundary::guard;
+use crate::error::{ctxkit_error, FfiError};
+use crate::recovery::json_string;
+use crate::status::ctxkit_status;
+use crate::strings::ctxkit_string;
+
+/// How a span ended (`ctxkit_tracer_end`'s `outcome`).
+#[repr(u32)]
+pub enum ctxkit_span_outcome {
+    /// The tool returned a result.
+    Success = 0,
+    /// The tool returned an error.
+    Failed = 1,
+    /// The tool ran past its deadline.
+    Timeout = 2,
+    /// The call was abandoned.
+    Cancelled = 3,
+}
+
+/// Tool-call telemetry: spans, per-tool metrics, deadlines. Thread-safe.
+pub struct ctxkit_tracer {
+    inner: Tracer,
+}
+
+/// Microseconds since the Unix epoch from the system clock: the time to pass
+/// to the tracer (and, divided by 1000, to the breaker) when the host has no
+/// clock of its own. Never fails. Thread-safe.
+#[no_mangle]
+pub extern "C" fn ctxkit_clock_now_us() -> u64 {
+    crate::boundary::guard_value(0, now_us)
+}
+
+/// Creates a tracer with `config_json` (`{"ring_size": 1024,
+/// "default_timeout_ms": 10000, "timeouts": {"tool": ms}}`, every field
+/// optional; `(NULL, 0)` for the defaults). On success `*out_tracer` owns a
+/// handle to release with `ctxkit_tracer_free`. Errors: `INVALID_JSON`,
+/// `INVALID_ARGUMENT` (zero ring or timeout), `LIMIT_EXCEEDED` (ring over
+/// 1,000,000), `INVALID_UTF8`, `NULL_ARGUMENT`. Thread-safe.
+///
+/// # Safety
+/// `config_json` is valid for its length (or NULL with length 0);
+/// `out_tracer` is valid for a write; `err` is NULL or valid for a write.
+#[no_mangle]
+pub unsafe extern "C" fn ctxkit_tracer_new(
+    config_json: *const u8,
+    config_json_len: usize,
+    out_tracer: *mut *mut ctxkit_tracer,
+    err: *mut *mut ctxkit_error,
+) -> ctxkit_status {
+    guard("ctxkit_tracer_new", err, || {
+        let dst = out(out_tracer, "out_tracer")?;
+        // SAFETY: per the contract above.
+        let text = unsafe { args::opt_text(config_json, config_json_len, "config_json", MAX_JSON_BYTES) }?;
+        let inner = match text {
+            Some(t) => Tracer::from_json(t)?,
+            None => Tracer::new(Default::default())?,
+        };
+        dst.write(Box::into_raw(Box::new(ctxkit_tracer { inner })));
+        Ok(())
+    })
+}
+
+/// Releases a tracer. `ctxkit_tracer_free(NULL)` does nothing. The caller
+/// must ensure no other thread still uses the handle.
+///
+/// # Safety
+/// `tracer` is NULL or a live handle from `ctxkit_tracer_new`.
+#[no_mangle]
+pub unsafe extern "C" fn ctxkit_tracer_free(tracer: *mut ctxkit_tracer) {
+    crate::boundary::guard_void(|| {
+        if !tracer.is_null() {
+            // SAFETY: created by `Box::into_raw` in `ctxkit_tracer_new`.
+            drop(unsafe { Box::from_raw(tracer) });
+        }
+    })
+}
+
+/// Starts a span: `tool` was called at `now_us` with `input_bytes` of
+/// arguments. `info_json` is `{"agent_id", "workflow_id", "tool_call_id",
+/// "timeout_ms"}`, every field optional, or `(NULL, 0)`; give the
+/// `tool_call_id` so an overdue call can be answered in the conversation.
+/// `*out_span_id` receives the id to pass to `ctxkit_tracer_end`. Errors:
+/// `INVALID_ARGUMENT` (empty tool or id, zero timeout), `LIMIT_EXCEEDED` (a
+/// name over 256 bytes, 100,000 open spans, a 1,025th tool), `INVALID_JSON`,
+/// `INVALID_UTF8`, `NULL_ARGUMENT`. Thread-safe.
+///
+/// # Safety
+/// `tracer` is live; text arguments are valid for their lengths (or NULL
+/// with length 0); `out_span_id` is valid for a write; `err` is NULL or
+/// valid for a write.
+#[no_mangle]
+pub unsafe extern "C" fn ctxkit_tracer_start(
+    tracer: *const ctxkit_tracer,
+    tool: *const u8,
+    tool_len: usize,
+    info_json: *const u8,
+    info_json_len: usize,
+    input_bytes: u64,
+    now_us: u64,
+    out_span_id: *mut u64,
+    err: *mut *mut ctxkit_error,
+) -> ctxkit_status {
+    guard("ctxkit_tracer_start", err, || {
+        let dst = out(out_span_id, "out_span_id")?;
+        // SAFETY: per the contract above.
+        let (t, tool, info) = unsafe {
+            (
+                args::handle(tracer, "tracer")?,
+                args::text(tool, tool_len, "tool", MAX_KEY_BYTES)?,
+                args::opt_text(info_json, info_json_len, "info_json", MAX_JSON_BYTES)?,
+            )
+        };
+        let info: SpanInfo = info.map(|i| json::parse("info_json", i)).transpose()?.unwrap_or_default();
+        dst.write(t.inner.start(tool, info, input_bytes, now_us)?);
+        Ok(())
+    })
+}
+
+/// Ends span `span_id` at `now_us` with `outcome` (a
+/// `ctxkit_span_outcome`), `output_bytes` of result, and `error` text
+/// (`(NULL, 0)` for none; kept up to 4 KiB). Errors: `INVALID_ARGUMENT`
+/// (the span is not open: never started, already ended or expired; an
+/// outcome out of range), `INVALID_UTF8`, `NULL_ARGUMENT`. Thread-safe.
+///
+/// # Safety
+/// `tracer` is live; `error` is valid for its length (or NULL with length
+/// 0); `err` is NULL or valid for a write.
+#[no_mangle]
+pub unsafe extern "C" fn ctxkit_tracer_end(
+    tracer: *const ctxkit_tracer,
+    span_id: u64,
+    outcome: u32,
+    output_bytes: u64,
+    error: *const u8,
+    error_len: usize,
+    now_us: u64,
+    err: *mut *mut ctxkit_error,
+) -> ctxkit_status {
+    guard("ctxkit_tracer_end", err, || {
+        let outcome = match outcome {
+            0 => Outcome::Success,
+            1 => Outcome::Failed,
+            2 => Outcome::Timeout,
+            3 => Outcome::Cancelled,
+            o => return Err(FfiError::invalid(format!("outcome {o} is not a ctxkit_span_outcome"))),
+        };
+        // SAFETY: per the contract above.
+        let (t, error) = unsafe { (args::handle(tracer, "tracer")?, args::opt_text(error, error_len, "error", MAX_JSON_BYTES)?) };
+        t.inner.end(span_id, outcome, output_bytes, error, now_us)?;
+        Ok(())
+    })
+}
+
+#[derive(Serialize)]
+struct Overdue {
+    overdue: Vec<OverdueSpan>,
+    interrupted_results: Vec<InterruptedResult>,
+}
+
+fn overdue_json(spans: Vec<OverdueSpan>) -> Result<ctxkit_string, FfiError> {
+    let interrupted_results = interrupted_results(&spans);
+    json_string(&Overdue { overdue: spans, interrupted_results })
+}
+
+/// Open spans past their deadline at `now_us`, as JSON: `{"overdue":
+/// [{"span_id", "tool", "agent_id", "workflow_id", "tool_call_id",
+/// "started_us", "elapsed_us", "timeout_ms"}], "interrupted_results":
+/// [{"tool_call_id", "tool", "content", "reason"}]}` (docs/formats.md,
+/// "Overdue spans"). The spans stay open. Thread-safe.
+///
+/// # Safety
+/// `tracer` is live; `out_json` is valid for a write; `err` is NULL or valid
+/// for a write.
+#[no_mangle]
+pub unsafe extern "C" fn ctxkit_tracer_overdue(
+    tracer: *const ctxkit_tracer,
+    now_us: u64,
+    out_json: *mut ctxkit_string,
+    err: *mut *mut ctxkit_error,
+) -> ctxkit_status {
+    guard("ctxkit_tracer_overdue", err, || {
+        let dst = out(out_json, "out_json")?;
+        // SAFETY: per the contract above.
+        let t = unsafe { args::handle(tracer, "tracer") }?;
+        dst.write(overdue_json(t.inner.overdue(now_us))?);
+        Ok(())
+    })
+}
+
+/// Like `ctxkit_tracer_overdue`, and also ends each overdue span as
+/// `timeout`, so it is counted and leaves the open set. Thread-safe.
+///
+/// # Safety
+/// `tracer` is live; `out_json` is valid for a write; `err` is NULL or valid
+/// for a write.
+#[no_mangle]
+pub unsafe extern "C" fn ctxkit_tracer_expire(
+    tracer: *const ctxkit_tracer,
+    now_us: u64,
+    out_json: *mut ctxkit_string,
+    err: *mut *mut ctxkit_error,
+) -> ctxkit_status {
+    guard("ctxkit_tracer_expire", err, || {
+        let dst = out(out_json, "out_json")?;
+        // SAFETY: per the contract above.
+        let t = unsafe { args::handle(tracer, "tracer") }?;
+        dst.write(overdue_json(t.inner.expire(now_us))?);
+        Ok(())
+    })
+}
+
+/// Everything the tracer holds, as JSON (docs/formats.md, "Trace export"):
+/// counters, per-tool metrics (count, errors, timeouts, latency min / max /
+/// mean / p50 / p95 / p99 in µs), open spans as of `now_us`, and the recent
+/// span records with repeat counts. Thread-safe.
+///
+/// # Safety
+/// `tracer` is live; `out_json` is valid for a write; `err` is NULL or valid
+/// for a write.
+#[no_mangle]
+pub unsafe extern "C" fn ctxkit_tracer_export(
+    tracer: *const ctxkit_tracer,
+    now_us: u64,
+    out_json: *mut ctxkit_string,
+    err: *mut *mut ctxkit_error,
+) -> ctxkit_status {
+    guard("ctxkit_tracer_export", err, || {
+        let dst = out(out_json, "out_json")?;
+        // SAFETY: per the contract above.
+        let t = unsafe { args::handle(tracer, "tracer") }?;
+        dst.write(json_string(&t.inner.export(now_us))?);
+        Ok(())
+    })
+}
