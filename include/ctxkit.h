@@ -386,6 +386,9 @@ void ctxkit_callstack_free(struct ctxkit_callstack *stack);
 /**
  * The status code carried by `err`, or `CTXKIT_STATUS_NULL_ARGUMENT` when
  * `err` is NULL. Thread-safe.
+ *
+ * # Safety
+ * `err` is NULL or a live error created by ctxkit.
  */
 ctxkit_status ctxkit_error_code(const struct ctxkit_error *err);
 

@@ -65,7 +65,8 @@ mod tests {
         let msg = unsafe { std::ffi::CStr::from_ptr(msg) }.to_str().unwrap();
         assert_eq!(msg, "ctxkit_test: panicked: boom 42");
         assert_eq!(len, msg.len());
-        assert_eq!(crate::error::ctxkit_error_code(err), ctxkit_status::Panic);
+        // SAFETY: `err` was just written by the boundary.
+        assert_eq!(unsafe { crate::error::ctxkit_error_code(err) }, ctxkit_status::Panic);
         unsafe { crate::error::ctxkit_error_free(err) };
     }
 

@@ -55,10 +55,13 @@ pub(crate) unsafe fn store(err: *mut *mut ctxkit_error, function: &str, e: FfiEr
 
 /// The status code carried by `err`, or `CTXKIT_STATUS_NULL_ARGUMENT` when
 /// `err` is NULL. Thread-safe.
+///
+/// # Safety
+/// `err` is NULL or a live error created by ctxkit.
 #[no_mangle]
-pub extern "C" fn ctxkit_error_code(err: *const ctxkit_error) -> ctxkit_status {
+pub unsafe extern "C" fn ctxkit_error_code(err: *const ctxkit_error) -> ctxkit_status {
     crate::boundary::guard_value(ctxkit_status::Panic, || {
-        // SAFETY: `err` is NULL or a live error created by ctxkit.
+        // SAFETY: per the contract above.
         unsafe { err.as_ref() }.map_or(ctxkit_status::NullArgument, |e| e.code)
     })
 }

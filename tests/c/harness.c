@@ -48,7 +48,9 @@ _Static_assert(CTXKIT_STATUS_OK == 0 && CTXKIT_STATUS_NULL_ARGUMENT == 1 &&
                    CTXKIT_STATUS_INVALID_JSON == 4 && CTXKIT_STATUS_LIMIT_EXCEEDED == 5 &&
                    CTXKIT_STATUS_UNKNOWN_ENCODING == 6 && CTXKIT_STATUS_UNKNOWN_MODEL == 7 &&
                    CTXKIT_STATUS_UNKNOWN_TOKEN == 8 && CTXKIT_STATUS_PANIC == 9 &&
-                   CTXKIT_STATUS_INTERNAL == 10,
+                   CTXKIT_STATUS_INTERNAL == 10 && CTXKIT_STATUS_DOES_NOT_FIT == 11 &&
+                   CTXKIT_STATUS_IO == 12 && CTXKIT_STATUS_UNSAFE_PATH == 13 &&
+                   CTXKIT_STATUS_CYCLE_DETECTED == 14 && CTXKIT_STATUS_DEPTH_EXCEEDED == 15,
                "status numbers are part of the ABI");
 _Static_assert(CTXKIT_DECODE_MODE_REPLACE == 0 && CTXKIT_DECODE_MODE_STRICT == 1, "decode modes");
 _Static_assert(CTXKIT_TRUNCATE_SIDE_HEAD == 0 && CTXKIT_TRUNCATE_SIDE_TAIL == 1 &&
@@ -2010,6 +2012,179 @@ static void *skills_thread(void *arg)
         job->len = body.len;
         job->has_heading = body.ptr && strstr((const char *)body.ptr, "\"text\":\"# ") != NULL;
         ctxkit_string_free(&body);
+    }
+    return NULL;
+}
+
+static void test_skills(void)
+{
+    ctxkit_skills *sk = NULL;
+    ctxkit_error *err = NULL;
+    CHECK_STATUS(ctxkit_skills_open(LIT(SKILLS_DIR), NULL, 0, &sk, &err), CTXKIT_STATUS_OK);
+    CHECK_NO_ERR(err);
+    if (!CHECK(sk != NULL))
+        return;
+
+    ctxkit_string list = SENT_STRING;
+    CHECK_STATUS(ctxkit_skills_list(sk, &list, &err), CTXKIT_STATUS_OK);
+    CHECK_STR_CONTAINS(list, "\"name\":\"pdf-extract\"");
+    CHECK_STR_CONTAINS(list, "\"valid\":4,\"invalid\":0");
+    CHECK_STR_CONTAINS(list, "\"body_tokens\":null");
+    CHECK_STR_CONTAINS(list, "\"encoding\":\"cl100k_base\"");
+    ctxkit_string_free(&list);
+
+    ctxkit_string body = SENT_STRING;
+    CHECK_STATUS(ctxkit_skills_body(sk, LIT("pdf-extract"), &body, &err), CTXKIT_STATUS_OK);
+    CHECK_STR_CONTAINS(body, "\"text\":\"# PDF extraction\\n");
+    CHECK_STR_CONTAINS(body, "\"tokens\":");
+    ctxkit_string_free(&body);
+    /* The listing now reports the loaded body's tokens. */
+    CHECK_STATUS(ctxkit_skills_list(sk, &list, NULL), CTXKIT_STATUS_OK);
+    {
+        size_t nulls = 0;
+        const char *at = list.ptr ? (const char *)list.ptr : "";
+        while ((at = strstr(at, "\"body_tokens\":null")) != NULL) {
+            nulls++;
+            at++;
+        }
+        CHECK_SIZE(nulls, 3);
+    }
+    ctxkit_string_free(&list);
+
+    ctxkit_string idx = SENT_STRING;
+    CHECK_STATUS(ctxkit_skills_render_index(sk, NULL, 0, &idx, &err), CTXKIT_STATUS_OK);
+    CHECK_STR_CONTAINS(idx, "\"text\":\"- pdf-extract [documents]: Extract text");
+    CHECK_STR_CONTAINS(idx, "\"omitted\":[]");
+    ctxkit_string_free(&idx);
+    CHECK_STATUS(ctxkit_skills_render_index(sk, LIT("{\"budget\":60,\"categories\":[\"writing\"]}"), &idx, &err),
+                 CTXKIT_STATUS_OK);
+    CHECK_STR_CONTAINS(idx, "\"text\":\"- release-notes [writing]:");
+    CHECK_STR_CONTAINS(idx, "\"reason\":\"budget\"");
+    ctxkit_string_free(&idx);
+
+    /* Failures: specific statuses, outputs untouched. */
+    body = (ctxkit_string)SENT_STRING;
+    CHECK_STATUS(ctxkit_skills_body(sk, LIT("../skills-flat/triage"), &body, &err), CTXKIT_STATUS_UNSAFE_PATH);
+    CHECK_ERR(&err, CTXKIT_STATUS_UNSAFE_PATH, "ctxkit_skills_body", "contains '..'");
+    CHECK_STATUS(ctxkit_skills_body(sk, LIT("/etc/passwd"), &body, NULL), CTXKIT_STATUS_UNSAFE_PATH);
+    CHECK_STATUS(ctxkit_skills_body(sk, LIT("a\\b"), &body, NULL), CTXKIT_STATUS_UNSAFE_PATH);
+    CHECK_STATUS(ctxkit_skills_body(sk, LIT("C:x"), &body, NULL), CTXKIT_STATUS_UNSAFE_PATH);
+    CHECK_STATUS(ctxkit_skills_body(sk, LIT("a\0b"), &body, NULL), CTXKIT_STATUS_UNSAFE_PATH);
+    CHECK_STATUS(ctxkit_skills_body(sk, LIT("pdf-extrakt"), &body, &err), CTXKIT_STATUS_INVALID_ARGUMENT);
+    CHECK_ERR(&err, CTXKIT_STATUS_INVALID_ARGUMENT, "ctxkit_skills_body", "did you mean pdf-extract?");
+    CHECK_STATUS(ctxkit_skills_body(sk, LIT("pdf\xff"), &body, NULL), CTXKIT_STATUS_INVALID_UTF8);
+    CHECK(body.ptr == SENT_PTR && body.len == SENT_SIZE);
+    idx = (ctxkit_string)SENT_STRING;
+    CHECK_STATUS(ctxkit_skills_render_index(sk, LIT("{\"budget\":"), &idx, NULL), CTXKIT_STATUS_INVALID_JSON);
+    CHECK_STATUS(ctxkit_skills_render_index(sk, LIT("{\"budgte\":5}"), &idx, NULL), CTXKIT_STATUS_INVALID_JSON);
+    CHECK_STATUS(ctxkit_skills_render_index(sk, LIT("{\"budget\":1,\"preamble\":\"a long preamble\"}"), &idx, NULL),
+                 CTXKIT_STATUS_DOES_NOT_FIT);
+    CHECK(idx.ptr == SENT_PTR);
+
+    ctxkit_skills *sk2 = (ctxkit_skills *)SENT_PTR;
+    CHECK_STATUS(ctxkit_skills_open(LIT("/nonexistent/ctxkit"), NULL, 0, &sk2, &err), CTXKIT_STATUS_IO);
+    CHECK_ERR(&err, CTXKIT_STATUS_IO, "ctxkit_skills_open", "No such file or directory");
+    CHECK_STATUS(ctxkit_skills_open(LIT(SKILLS_DIR), LIT("{\"layout\":\"tree\"}"), &sk2, NULL), CTXKIT_STATUS_INVALID_JSON);
+    CHECK_STATUS(ctxkit_skills_open(LIT(SKILLS_DIR), LIT("{\"model\":\"gpt4o\"}"), &sk2, NULL), CTXKIT_STATUS_UNKNOWN_MODEL);
+    CHECK_STATUS(ctxkit_skills_open(LIT("\xff"), NULL, 0, &sk2, NULL), CTXKIT_STATUS_INVALID_UTF8);
+    CHECK_STATUS(ctxkit_skills_open(NULL, 0, NULL, 0, &sk2, NULL), CTXKIT_STATUS_INVALID_ARGUMENT);
+    CHECK_STATUS(ctxkit_skills_open(NULL, 3, NULL, 0, &sk2, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
+    CHECK_STATUS(ctxkit_skills_open(LIT(SKILLS_DIR), NULL, 2, &sk2, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
+    CHECK_STATUS(ctxkit_skills_open(LIT(SKILLS_DIR), NULL, 0, NULL, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
+    CHECK(sk2 == (ctxkit_skills *)SENT_PTR);
+    CHECK_STATUS(ctxkit_skills_list(NULL, &list, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
+    CHECK_STATUS(ctxkit_skills_list(sk, NULL, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
+    CHECK_STATUS(ctxkit_skills_body(NULL, LIT("pdf-extract"), &body, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
+    CHECK_STATUS(ctxkit_skills_body(sk, NULL, 4, &body, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
+    CHECK_STATUS(ctxkit_skills_body(sk, LIT("pdf-extract"), NULL, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
+    CHECK_STATUS(ctxkit_skills_render_index(NULL, NULL, 0, &idx, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
+    CHECK_STATUS(ctxkit_skills_render_index(sk, NULL, 1, &idx, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
+    CHECK_STATUS(ctxkit_skills_render_index(sk, NULL, 0, NULL, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
+
+    /* One handle shared by threads: bodies load once and agree. */
+    static const char *const names[] = {"code-review", "pdf-extract", "release-notes", "sql-migrations"};
+    pthread_t th[8];
+    skills_job jobs[8];
+    int started[8] = {0};
+    for (int i = 0; i < 8; i++) {
+        jobs[i] = (skills_job){sk, names[i % 4], CTXKIT_STATUS_PANIC, 0, 0};
+        started[i] = pthread_create(&th[i], NULL, skills_thread, &jobs[i]) == 0;
+        CHECK(started[i]);
+    }
+    for (int i = 0; i < 8; i++)
+        if (started[i])
+            pthread_join(th[i], NULL);
+    for (int i = 0; i < 8; i++) {
+        CHECK_STATUS(jobs[i].status, CTXKIT_STATUS_OK);
+        CHECK(jobs[i].has_heading);
+        CHECK_SIZE(jobs[i].len, jobs[(i + 4) % 8].len);
+    }
+
+    ctxkit_skills_free(sk);
+    ctxkit_skills_free(NULL);
+}
+
+/* ------------------------------------------------------------------------ */
+static const char kHandoff[] =
+    "{\"version\":\"1.0\",\"task_summary\":\"Fix the flaky parser test.\","
+    "\"key_outputs\":[\"Root cause: a shared buffer.\",{\"label\":\"log\",\"content\":\"test parser::threads FAILED\"}],"
+    "\"metadata\":{\"from_agent\":\"planner\",\"to_agent\":\"coder\",\"created_at\":\"2026-03-01T12:00:00Z\",\"run\":4},"
+    "\"custom_fields\":{\"ticket\":\"BUG-1\",\"n\":[1,{\"x\":null}]}}";
+
+static void test_handoff(void)
+{
+    ctxkit_error *err = NULL;
+    ctxkit_string out = SENT_STRING;
+    CHECK_STATUS(ctxkit_handoff_validate(LIT(kHandoff), &out, &err), CTXKIT_STATUS_OK);
+    CHECK_STR_CONTAINS(out, "\"metadata\":{\"from_agent\":\"planner\",\"to_agent\":\"coder\",\"created_at\":\"2026-03-01T12:00:00Z\",\"run\":4}");
+    CHECK_STR_CONTAINS(out, "\"custom_fields\":{\"ticket\":\"BUG-1\",\"n\":[1,{\"x\":null}]}");
+    ctxkit_string_free(&out);
+
+    CHECK_STATUS(ctxkit_handoff_render(LIT(kHandoff), NULL, 0, &out, &err), CTXKIT_STATUS_OK);
+    CHECK_STR_CONTAINS(out, "\"text\":\"<handoff version=\\\"1.0\\\" from=\\\"planner\\\" to=\\\"coder\\\"");
+    CHECK_STR_CONTAINS(out, "- [log] test parser::threads FAILED\\n");
+    CHECK_STR_CONTAINS(out, "\"shortened\":[],\"omitted\":[]");
+    ctxkit_string_free(&out);
+    CHECK_STATUS(ctxkit_handoff_render(LIT(kHandoff), LIT("{\"budget\":5}"), &out, &err), CTXKIT_STATUS_DOES_NOT_FIT);
+    CHECK_ERR(&err, CTXKIT_STATUS_DOES_NOT_FIT, "ctxkit_handoff_render", "alone take");
+
+    static const char kConv[] =
+        "{\"messages\":[{\"role\":\"user\",\"content\":\"go\"},"
+        "{\"role\":\"assistant\",\"content\":null,\"tool_calls\":[{\"id\":\"c1\",\"type\":\"function\","
+        "\"function\":{\"name\":\"run\",\"arguments\":\"{}\"}}]},"
+        "{\"role\":\"tool\",\"tool_call_id\":\"c1\",\"content\":\"ok\"},"
+        "{\"role\":\"assistant\",\"content\":\"done\"}]}";
+    CHECK_STATUS(ctxkit_handoff_filter(LIT(kConv), NULL, 0, &out, &err), CTXKIT_STATUS_OK);
+    CHECK_STR_CONTAINS(out, "\"conversation\":{\"messages\":[{\"role\":\"user\",\"content\":\"go\"},{\"role\":\"assistant\",\"content\":\"done\"}]}");
+    ctxkit_string_free(&out);
+    CHECK_STATUS(ctxkit_handoff_filter(LIT(kConv), LIT("{\"mode\":\"nest\"}"), &out, &err), CTXKIT_STATUS_OK);
+    CHECK_STR_CONTAINS(out, "<previous_conversation>\\n[user] go\\n[assistant called run({}) id=c1]\\n");
+    ctxkit_string_free(&out);
+
+    /* Failures. */
+    out = (ctxkit_string)SENT_STRING;
+    CHECK_STATUS(ctxkit_handoff_validate(LIT("{\"version\":\"2.0\"}"), &out, &err), CTXKIT_STATUS_INVALID_JSON);
+    CHECK_ERR(&err, CTXKIT_STATUS_INVALID_JSON, "ctxkit_handoff_validate", "unsupported version '2.0'");
+    CHECK_STATUS(ctxkit_handoff_validate(LIT("{\"version\":"), &out, NULL), CTXKIT_STATUS_INVALID_JSON);
+    CHECK_STATUS(ctxkit_handoff_validate(LIT("[\"\xff\"]"), &out, NULL), CTXKIT_STATUS_INVALID_UTF8);
+    CHECK_STATUS(ctxkit_handoff_validate(NULL, 0, &out, NULL), CTXKIT_STATUS_INVALID_JSON);
+    CHECK_STATUS(ctxkit_handoff_validate(NULL, 2, &out, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
+    CHECK_STATUS(ctxkit_handoff_validate(LIT(kHandoff), NULL, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
+    CHECK_STATUS(ctxkit_handoff_render(LIT(kHandoff), LIT("{\"budgte\":1}"), &out, NULL), CTXKIT_STATUS_INVALID_JSON);
+    CHECK_STATUS(ctxkit_handoff_render(LIT(kHandoff), LIT("{\"model\":\"gpt4o\"}"), &out, NULL), CTXKIT_STATUS_UNKNOWN_MODEL);
+    CHECK_STATUS(ctxkit_handoff_render(LIT(kHandoff), LIT("\xff"), &out, NULL), CTXKIT_STATUS_INVALID_UTF8);
+    CHECK_STATUS(ctxkit_handoff_render(NULL, 1, NULL, 0, &out, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
+    CHECK_STATUS(ctxkit_handoff_render(LIT(kHandoff), NULL, 1, &out, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
+    CHECK_STATUS(ctxkit_handoff_render(LIT(kHandoff), NULL, 0, NULL, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
+    CHECK_STATUS(ctxkit_handoff_filter(LIT(kConv), LIT("{\"mode\":\"squash\"}"), &out, NULL), CTXKIT_STATUS_INVALID_JSON);
+    CHECK_STATUS(ctxkit_handoff_filter(LIT("{\"messages\":5}"), NULL, 0, &out, NULL), CTXKIT_STATUS_INVALID_JSON);
+    CHECK_STATUS(ctxkit_handoff_filter(LIT("[\"\xff\"]"), NULL, 0, &out, NULL), CTXKIT_STATUS_INVALID_UTF8);
+    CHECK_STATUS(ctxkit_handoff_filter(NULL, 1, NULL, 0, &out, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
+    CHECK_STATUS(ctxkit_handoff_filter(LIT(kConv), NULL, 1, &out, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
+    CHECK_STATUS(ctxkit_handoff_filter(LIT(kConv), NULL, 0, NULL, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
+    CHECK(out.ptr == SENT_PTR && out.len == SENT_SIZE);
+}
+
 /* ---- agent primitives: call stacks, recovery, tracer, tool sets --------- */
 
 static void test_callstack(void)
@@ -2275,173 +2450,6 @@ static void *trace_worker_main(void *arg)
     return NULL;
 }
 
-static void test_skills(void)
-{
-    ctxkit_skills *sk = NULL;
-    ctxkit_error *err = NULL;
-    CHECK_STATUS(ctxkit_skills_open(LIT(SKILLS_DIR), NULL, 0, &sk, &err), CTXKIT_STATUS_OK);
-    CHECK_NO_ERR(err);
-    if (!CHECK(sk != NULL))
-        return;
-
-    ctxkit_string list = SENT_STRING;
-    CHECK_STATUS(ctxkit_skills_list(sk, &list, &err), CTXKIT_STATUS_OK);
-    CHECK_STR_CONTAINS(list, "\"name\":\"pdf-extract\"");
-    CHECK_STR_CONTAINS(list, "\"valid\":4,\"invalid\":0");
-    CHECK_STR_CONTAINS(list, "\"body_tokens\":null");
-    CHECK_STR_CONTAINS(list, "\"encoding\":\"cl100k_base\"");
-    ctxkit_string_free(&list);
-
-    ctxkit_string body = SENT_STRING;
-    CHECK_STATUS(ctxkit_skills_body(sk, LIT("pdf-extract"), &body, &err), CTXKIT_STATUS_OK);
-    CHECK_STR_CONTAINS(body, "\"text\":\"# PDF extraction\\n");
-    CHECK_STR_CONTAINS(body, "\"tokens\":");
-    ctxkit_string_free(&body);
-    /* The listing now reports the loaded body's tokens. */
-    CHECK_STATUS(ctxkit_skills_list(sk, &list, NULL), CTXKIT_STATUS_OK);
-    {
-        size_t nulls = 0;
-        const char *at = list.ptr ? (const char *)list.ptr : "";
-        while ((at = strstr(at, "\"body_tokens\":null")) != NULL) {
-            nulls++;
-            at++;
-        }
-        CHECK_SIZE(nulls, 3);
-    }
-    ctxkit_string_free(&list);
-
-    ctxkit_string idx = SENT_STRING;
-    CHECK_STATUS(ctxkit_skills_render_index(sk, NULL, 0, &idx, &err), CTXKIT_STATUS_OK);
-    CHECK_STR_CONTAINS(idx, "\"text\":\"- pdf-extract [documents]: Extract text");
-    CHECK_STR_CONTAINS(idx, "\"omitted\":[]");
-    ctxkit_string_free(&idx);
-    CHECK_STATUS(ctxkit_skills_render_index(sk, LIT("{\"budget\":60,\"categories\":[\"writing\"]}"), &idx, &err),
-                 CTXKIT_STATUS_OK);
-    CHECK_STR_CONTAINS(idx, "\"text\":\"- release-notes [writing]:");
-    CHECK_STR_CONTAINS(idx, "\"reason\":\"budget\"");
-    ctxkit_string_free(&idx);
-
-    /* Failures: specific statuses, outputs untouched. */
-    body = (ctxkit_string)SENT_STRING;
-    CHECK_STATUS(ctxkit_skills_body(sk, LIT("../skills-flat/triage"), &body, &err), CTXKIT_STATUS_UNSAFE_PATH);
-    CHECK_ERR(&err, CTXKIT_STATUS_UNSAFE_PATH, "ctxkit_skills_body", "contains '..'");
-    CHECK_STATUS(ctxkit_skills_body(sk, LIT("/etc/passwd"), &body, NULL), CTXKIT_STATUS_UNSAFE_PATH);
-    CHECK_STATUS(ctxkit_skills_body(sk, LIT("a\\b"), &body, NULL), CTXKIT_STATUS_UNSAFE_PATH);
-    CHECK_STATUS(ctxkit_skills_body(sk, LIT("C:x"), &body, NULL), CTXKIT_STATUS_UNSAFE_PATH);
-    CHECK_STATUS(ctxkit_skills_body(sk, LIT("a\0b"), &body, NULL), CTXKIT_STATUS_UNSAFE_PATH);
-    CHECK_STATUS(ctxkit_skills_body(sk, LIT("pdf-extrakt"), &body, &err), CTXKIT_STATUS_INVALID_ARGUMENT);
-    CHECK_ERR(&err, CTXKIT_STATUS_INVALID_ARGUMENT, "ctxkit_skills_body", "did you mean pdf-extract?");
-    CHECK_STATUS(ctxkit_skills_body(sk, LIT("pdf\xff"), &body, NULL), CTXKIT_STATUS_INVALID_UTF8);
-    CHECK(body.ptr == SENT_PTR && body.len == SENT_SIZE);
-    idx = (ctxkit_string)SENT_STRING;
-    CHECK_STATUS(ctxkit_skills_render_index(sk, LIT("{\"budget\":"), &idx, NULL), CTXKIT_STATUS_INVALID_JSON);
-    CHECK_STATUS(ctxkit_skills_render_index(sk, LIT("{\"budgte\":5}"), &idx, NULL), CTXKIT_STATUS_INVALID_JSON);
-    CHECK_STATUS(ctxkit_skills_render_index(sk, LIT("{\"budget\":1,\"preamble\":\"a long preamble\"}"), &idx, NULL),
-                 CTXKIT_STATUS_DOES_NOT_FIT);
-    CHECK(idx.ptr == SENT_PTR);
-
-    ctxkit_skills *sk2 = (ctxkit_skills *)SENT_PTR;
-    CHECK_STATUS(ctxkit_skills_open(LIT("/nonexistent/ctxkit"), NULL, 0, &sk2, &err), CTXKIT_STATUS_IO);
-    CHECK_ERR(&err, CTXKIT_STATUS_IO, "ctxkit_skills_open", "No such file or directory");
-    CHECK_STATUS(ctxkit_skills_open(LIT(SKILLS_DIR), LIT("{\"layout\":\"tree\"}"), &sk2, NULL), CTXKIT_STATUS_INVALID_JSON);
-    CHECK_STATUS(ctxkit_skills_open(LIT(SKILLS_DIR), LIT("{\"model\":\"gpt4o\"}"), &sk2, NULL), CTXKIT_STATUS_UNKNOWN_MODEL);
-    CHECK_STATUS(ctxkit_skills_open(LIT("\xff"), NULL, 0, &sk2, NULL), CTXKIT_STATUS_INVALID_UTF8);
-    CHECK_STATUS(ctxkit_skills_open(NULL, 0, NULL, 0, &sk2, NULL), CTXKIT_STATUS_INVALID_ARGUMENT);
-    CHECK_STATUS(ctxkit_skills_open(NULL, 3, NULL, 0, &sk2, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
-    CHECK_STATUS(ctxkit_skills_open(LIT(SKILLS_DIR), NULL, 2, &sk2, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
-    CHECK_STATUS(ctxkit_skills_open(LIT(SKILLS_DIR), NULL, 0, NULL, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
-    CHECK(sk2 == (ctxkit_skills *)SENT_PTR);
-    CHECK_STATUS(ctxkit_skills_list(NULL, &list, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
-    CHECK_STATUS(ctxkit_skills_list(sk, NULL, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
-    CHECK_STATUS(ctxkit_skills_body(NULL, LIT("pdf-extract"), &body, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
-    CHECK_STATUS(ctxkit_skills_body(sk, NULL, 4, &body, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
-    CHECK_STATUS(ctxkit_skills_body(sk, LIT("pdf-extract"), NULL, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
-    CHECK_STATUS(ctxkit_skills_render_index(NULL, NULL, 0, &idx, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
-    CHECK_STATUS(ctxkit_skills_render_index(sk, NULL, 1, &idx, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
-    CHECK_STATUS(ctxkit_skills_render_index(sk, NULL, 0, NULL, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
-
-    /* One handle shared by threads: bodies load once and agree. */
-    static const char *const names[] = {"code-review", "pdf-extract", "release-notes", "sql-migrations"};
-    pthread_t th[8];
-    skills_job jobs[8];
-    int started[8] = {0};
-    for (int i = 0; i < 8; i++) {
-        jobs[i] = (skills_job){sk, names[i % 4], CTXKIT_STATUS_PANIC, 0, 0};
-        started[i] = pthread_create(&th[i], NULL, skills_thread, &jobs[i]) == 0;
-        CHECK(started[i]);
-    }
-    for (int i = 0; i < 8; i++)
-        if (started[i])
-            pthread_join(th[i], NULL);
-    for (int i = 0; i < 8; i++) {
-        CHECK_STATUS(jobs[i].status, CTXKIT_STATUS_OK);
-        CHECK(jobs[i].has_heading);
-        CHECK_SIZE(jobs[i].len, jobs[(i + 4) % 8].len);
-    }
-
-    ctxkit_skills_free(sk);
-    ctxkit_skills_free(NULL);
-}
-
-/* ------------------------------------------------------------------------ */
-static const char kHandoff[] =
-    "{\"version\":\"1.0\",\"task_summary\":\"Fix the flaky parser test.\","
-    "\"key_outputs\":[\"Root cause: a shared buffer.\",{\"label\":\"log\",\"content\":\"test parser::threads FAILED\"}],"
-    "\"metadata\":{\"from_agent\":\"planner\",\"to_agent\":\"coder\",\"created_at\":\"2026-03-01T12:00:00Z\",\"run\":4},"
-    "\"custom_fields\":{\"ticket\":\"BUG-1\",\"n\":[1,{\"x\":null}]}}";
-
-static void test_handoff(void)
-{
-    ctxkit_error *err = NULL;
-    ctxkit_string out = SENT_STRING;
-    CHECK_STATUS(ctxkit_handoff_validate(LIT(kHandoff), &out, &err), CTXKIT_STATUS_OK);
-    CHECK_STR_CONTAINS(out, "\"metadata\":{\"from_agent\":\"planner\",\"to_agent\":\"coder\",\"created_at\":\"2026-03-01T12:00:00Z\",\"run\":4}");
-    CHECK_STR_CONTAINS(out, "\"custom_fields\":{\"ticket\":\"BUG-1\",\"n\":[1,{\"x\":null}]}");
-    ctxkit_string_free(&out);
-
-    CHECK_STATUS(ctxkit_handoff_render(LIT(kHandoff), NULL, 0, &out, &err), CTXKIT_STATUS_OK);
-    CHECK_STR_CONTAINS(out, "\"text\":\"<handoff version=\\\"1.0\\\" from=\\\"planner\\\" to=\\\"coder\\\"");
-    CHECK_STR_CONTAINS(out, "- [log] test parser::threads FAILED\\n");
-    CHECK_STR_CONTAINS(out, "\"shortened\":[],\"omitted\":[]");
-    ctxkit_string_free(&out);
-    CHECK_STATUS(ctxkit_handoff_render(LIT(kHandoff), LIT("{\"budget\":5}"), &out, &err), CTXKIT_STATUS_DOES_NOT_FIT);
-    CHECK_ERR(&err, CTXKIT_STATUS_DOES_NOT_FIT, "ctxkit_handoff_render", "alone take");
-
-    static const char kConv[] =
-        "{\"messages\":[{\"role\":\"user\",\"content\":\"go\"},"
-        "{\"role\":\"assistant\",\"content\":null,\"tool_calls\":[{\"id\":\"c1\",\"type\":\"function\","
-        "\"function\":{\"name\":\"run\",\"arguments\":\"{}\"}}]},"
-        "{\"role\":\"tool\",\"tool_call_id\":\"c1\",\"content\":\"ok\"},"
-        "{\"role\":\"assistant\",\"content\":\"done\"}]}";
-    CHECK_STATUS(ctxkit_handoff_filter(LIT(kConv), NULL, 0, &out, &err), CTXKIT_STATUS_OK);
-    CHECK_STR_CONTAINS(out, "\"conversation\":{\"messages\":[{\"role\":\"user\",\"content\":\"go\"},{\"role\":\"assistant\",\"content\":\"done\"}]}");
-    ctxkit_string_free(&out);
-    CHECK_STATUS(ctxkit_handoff_filter(LIT(kConv), LIT("{\"mode\":\"nest\"}"), &out, &err), CTXKIT_STATUS_OK);
-    CHECK_STR_CONTAINS(out, "<previous_conversation>\\n[user] go\\n[assistant called run({}) id=c1]\\n");
-    ctxkit_string_free(&out);
-
-    /* Failures. */
-    out = (ctxkit_string)SENT_STRING;
-    CHECK_STATUS(ctxkit_handoff_validate(LIT("{\"version\":\"2.0\"}"), &out, &err), CTXKIT_STATUS_INVALID_JSON);
-    CHECK_ERR(&err, CTXKIT_STATUS_INVALID_JSON, "ctxkit_handoff_validate", "unsupported version '2.0'");
-    CHECK_STATUS(ctxkit_handoff_validate(LIT("{\"version\":"), &out, NULL), CTXKIT_STATUS_INVALID_JSON);
-    CHECK_STATUS(ctxkit_handoff_validate(LIT("[\"\xff\"]"), &out, NULL), CTXKIT_STATUS_INVALID_UTF8);
-    CHECK_STATUS(ctxkit_handoff_validate(NULL, 0, &out, NULL), CTXKIT_STATUS_INVALID_JSON);
-    CHECK_STATUS(ctxkit_handoff_validate(NULL, 2, &out, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
-    CHECK_STATUS(ctxkit_handoff_validate(LIT(kHandoff), NULL, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
-    CHECK_STATUS(ctxkit_handoff_render(LIT(kHandoff), LIT("{\"budgte\":1}"), &out, NULL), CTXKIT_STATUS_INVALID_JSON);
-    CHECK_STATUS(ctxkit_handoff_render(LIT(kHandoff), LIT("{\"model\":\"gpt4o\"}"), &out, NULL), CTXKIT_STATUS_UNKNOWN_MODEL);
-    CHECK_STATUS(ctxkit_handoff_render(LIT(kHandoff), LIT("\xff"), &out, NULL), CTXKIT_STATUS_INVALID_UTF8);
-    CHECK_STATUS(ctxkit_handoff_render(NULL, 1, NULL, 0, &out, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
-    CHECK_STATUS(ctxkit_handoff_render(LIT(kHandoff), NULL, 1, &out, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
-    CHECK_STATUS(ctxkit_handoff_render(LIT(kHandoff), NULL, 0, NULL, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
-    CHECK_STATUS(ctxkit_handoff_filter(LIT(kConv), LIT("{\"mode\":\"squash\"}"), &out, NULL), CTXKIT_STATUS_INVALID_JSON);
-    CHECK_STATUS(ctxkit_handoff_filter(LIT("{\"messages\":5}"), NULL, 0, &out, NULL), CTXKIT_STATUS_INVALID_JSON);
-    CHECK_STATUS(ctxkit_handoff_filter(LIT("[\"\xff\"]"), NULL, 0, &out, NULL), CTXKIT_STATUS_INVALID_UTF8);
-    CHECK_STATUS(ctxkit_handoff_filter(NULL, 1, NULL, 0, &out, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
-    CHECK_STATUS(ctxkit_handoff_filter(LIT(kConv), NULL, 1, &out, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
-    CHECK_STATUS(ctxkit_handoff_filter(LIT(kConv), NULL, 0, NULL, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
-    CHECK(out.ptr == SENT_PTR && out.len == SENT_SIZE);
 static void test_tracer(void)
 {
     ctxkit_error *err = NULL;
