@@ -323,3 +323,15 @@ pub(crate) fn close_matches<'a>(
 
 #[cfg(test)]
 mod tests;
+
+/// The tokenizer a JSON options object selects: a model name (looked up in
+/// the built-in registry) wins over an encoding name; neither means
+/// cl100k_base. Shared by every options type that carries both fields.
+pub fn select_tokenizer(model: Option<&str>, encoding: Option<&str>) -> Result<crate::Tokenizer> {
+    match (model, encoding) {
+        (Some(m), _) => Ok(ModelRegistry::builtin().tokenizer(m, None)?.0),
+        (None, Some(e)) => crate::Tokenizer::from_name(e),
+        (None, None) => crate::Tokenizer::new(crate::Encoding::Cl100kBase),
+    }
+}
+

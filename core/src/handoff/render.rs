@@ -24,7 +24,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::Handoff;
-use crate::{Encoding, Error, ErrorKind, ModelRegistry, Result, Tokenizer, TruncateSide};
+use crate::{Error, ErrorKind, Result, Tokenizer, TruncateSide};
 
 /// How to render (JSON at the C ABI).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
@@ -47,11 +47,7 @@ pub struct RenderOptions {
 impl RenderOptions {
     /// The tokenizer these options select.
     pub fn tokenizer(&self) -> Result<Tokenizer> {
-        match (&self.model, &self.encoding) {
-            (Some(m), _) => Ok(ModelRegistry::builtin().tokenizer(m, None)?.0),
-            (None, Some(e)) => Tokenizer::from_name(e),
-            (None, None) => Tokenizer::new(Encoding::Cl100kBase),
-        }
+        crate::models::select_tokenizer(self.model.as_deref(), self.encoding.as_deref())
     }
 }
 

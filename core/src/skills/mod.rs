@@ -28,7 +28,7 @@ use parking_lot::Mutex;
 use serde::{Deserialize, Serialize};
 
 use crate::limits::MAX_SKILLS_PER_FOLDER;
-use crate::{Encoding, Error, ErrorKind, ModelRegistry, Result, Tokenizer};
+use crate::{Error, ErrorKind, Result, Tokenizer};
 
 pub use index::{IndexOptions, IndexResult, Omitted, Shortened};
 pub use validate::{name_problem, Diagnostic, Severity, SkillHeader};
@@ -75,11 +75,7 @@ pub struct OpenOptions {
 impl OpenOptions {
     /// The tokenizer these options select.
     pub fn tokenizer(&self) -> Result<Tokenizer> {
-        match (&self.model, &self.encoding) {
-            (Some(m), _) => Ok(ModelRegistry::builtin().tokenizer(m, None)?.0),
-            (None, Some(e)) => Tokenizer::from_name(e),
-            (None, None) => Tokenizer::new(Encoding::Cl100kBase),
-        }
+        crate::models::select_tokenizer(self.model.as_deref(), self.encoding.as_deref())
     }
 }
 

@@ -145,6 +145,22 @@ fn through_last_newline(s: &[u8], i: usize, j: usize) -> Option<usize> {
     s[i..j].iter().rposition(|&b| b == b'\r' || b == b'\n').map(|r| i + r + 1)
 }
 
+/// `\p{N}{1,3}` after its first number (which ends at `j`): at most two more.
+#[inline]
+fn up_to_three_numbers(s: &[u8], mut j: usize) -> usize {
+    for _ in 0..2 {
+        if j >= s.len() {
+            break;
+        }
+        let (c, len) = class_at(s, j);
+        if c & N == 0 {
+            break;
+        }
+        j += len;
+    }
+    j
+}
+
 /// `[^\r\n\p{L}\p{N}]`: any character but CR, LF, letters and numbers.
 #[inline]
 fn is_prefix(b: u8, class: u8) -> bool {
@@ -206,18 +222,7 @@ fn cl100k(s: &[u8], i: usize) -> usize {
     }
     // `\p{N}{1,3}+`.
     if c & N != 0 {
-        let mut j = i + len;
-        for _ in 0..2 {
-            if j >= s.len() {
-                break;
-            }
-            let (c2, l2) = class_at(s, j);
-            if c2 & N == 0 {
-                break;
-            }
-            j += l2;
-        }
-        return j;
+        return up_to_three_numbers(s, i + len);
     }
     // ` ?[^\s\p{L}\p{N}]++[\r\n]*+`.
     let j = if b == b' ' { i + 1 } else { i };
@@ -319,18 +324,7 @@ fn o200k(s: &[u8], i: usize) -> usize {
     }
     // `\p{N}{1,3}`.
     if c & N != 0 {
-        let mut j = i + len;
-        for _ in 0..2 {
-            if j >= s.len() {
-                break;
-            }
-            let (c2, l2) = class_at(s, j);
-            if c2 & N == 0 {
-                break;
-            }
-            j += l2;
-        }
-        return j;
+        return up_to_three_numbers(s, i + len);
     }
     // ` ?[^\s\p{L}\p{N}]+[\r\n/]*`.
     let j = if b == b' ' { i + 1 } else { i };
