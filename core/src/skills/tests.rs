@@ -4,6 +4,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use proptest::prelude::*;
 
 use super::*;
+use crate::Encoding;
 use crate::limits::{
     MAX_FRONTMATTER_BYTES, MAX_FRONTMATTER_DEPTH, MAX_FRONTMATTER_NODES, MAX_SKILLS_PER_FOLDER, MAX_SKILL_FILE_BYTES,
 };
