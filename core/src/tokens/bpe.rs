@@ -194,6 +194,8 @@ impl PairCache {
     }
 }
 
+const RECENT: usize = 1024;
+
 /// Pending pairs grouped by rank: a heap of the ranks that have pending
 /// pairs, and per rank a [`Bucket`]. Popping gives the minimum
 /// (rank, position), exactly the order a single heap of pairs would, but a
@@ -205,8 +207,9 @@ struct Queue {
     buckets: Vec<Bucket>,
     used: usize,
     index: rustc_hash::FxHashMap<u32, u32>,
-    /// The last rank pushed and its bucket: consecutive pushes often share it.
-    last: (u32, u32),
+    /// Direct-mapped (rank, bucket) memo in front of `index`: a long piece
+    /// pushes to a few ranks over and over, and this avoids hashing them.
+    recent: Vec<(u32, u32)>,
     /// (rank << 32) | bucket.
     ranks: BinaryHeap<Reverse<u64>>,
 }
@@ -221,13 +224,15 @@ impl Queue {
         }
         self.used = 0;
         self.index.clear();
-        self.last = (NONE, 0);
+        self.recent.clear();
+        self.recent.resize(RECENT, (NONE, 0));
         self.ranks.clear();
     }
 
     fn push(&mut self, rank: u32, pos: u32) {
-        let b = if self.last.0 == rank {
-            self.last.1
+        let slot = rank as usize % RECENT;
+        let b = if self.recent[slot].0 == rank {
+            self.recent[slot].1
         } else {
             let used = &mut self.used;
             let buckets = &mut self.buckets;
@@ -238,7 +243,7 @@ impl Queue {
                 *used += 1;
                 (*used - 1) as u32
             });
-            self.last = (rank, b);
+            self.recent[slot] = (rank, b);
             b
         };
         let bucket = &mut self.buckets[b as usize];
@@ -282,12 +287,19 @@ fn merge_long(
     sc.prev.extend((0..n).map(|i| (i as u32).wrapping_sub(1)));
     sc.token.clear();
     sc.token.extend(s[a..b].iter().map(|&c| vocab.byte_rank[c as usize]));
-    sc.pair_rank.clear();
-    sc.pair_rank.extend((0..n).map(|i| if i + 2 <= n { rank_of(i, i + 2) } else { NONE }));
-    let q = &mut sc.queue;
-    q.clear();
     let pairs = &mut sc.pairs;
     pairs.clear();
+    sc.pair_rank.clear();
+    let token = &sc.token;
+    sc.pair_rank.extend((0..n).map(|i| {
+        if i + 2 <= n {
+            pairs.get_or(token[i], token[i + 1], || rank_of(i, i + 2))
+        } else {
+            NONE
+        }
+    }));
+    let q = &mut sc.queue;
+    q.clear();
     for (i, &r) in sc.pair_rank.iter().enumerate() {
         if r != NONE {
             q.push(r, i as u32);
