@@ -37,7 +37,7 @@ pub(crate) unsafe fn slice<'a, T>(ptr: *const T, len: usize, what: &str) -> Resu
 /// `(ptr, len)` as UTF-8 text no longer than `limit` bytes.
 ///
 /// # Safety
-/// As for [`bytes`].
+/// As for [`slice`].
 pub(crate) unsafe fn text<'a>(ptr: *const u8, len: usize, what: &str, limit: usize) -> Result<&'a str, FfiError> {
     // SAFETY: forwarded contract.
     let b = unsafe { slice(ptr, len, what) }?;
@@ -48,7 +48,7 @@ pub(crate) unsafe fn text<'a>(ptr: *const u8, len: usize, what: &str, limit: usi
 /// An optional text argument: `(NULL, 0)` and `("", 0)` are `None`.
 ///
 /// # Safety
-/// As for [`bytes`].
+/// As for [`slice`].
 pub(crate) unsafe fn opt_text<'a>(ptr: *const u8, len: usize, what: &str, limit: usize) -> Result<Option<&'a str>, FfiError> {
     // SAFETY: forwarded contract.
     let t = unsafe { text(ptr, len, what, limit) }?;
