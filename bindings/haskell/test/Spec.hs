@@ -7,7 +7,7 @@ module Main (main) where
 
 import Control.Concurrent (forkIO)
 import Control.Concurrent.MVar (newEmptyMVar, putMVar, takeMVar)
-import Control.Exception (evaluate, try)
+import Control.Exception (evaluate, throwIO, try)
 import Control.Monad (forM, forM_, replicateM, unless, when)
 import Data.Aeson (Value (..), object, (.=))
 import qualified Data.Aeson as A
@@ -21,7 +21,7 @@ import Data.Scientific (toBoundedInteger)
 import Data.Text (Text)
 import qualified Data.Text as T
 import qualified Data.Vector as V
-import Data.Word (Word32)
+import Data.Word (Word32, Word64)
 import System.Directory (doesFileExist, getCurrentDirectory, setCurrentDirectory)
 import System.Exit (ExitCode (..))
 import System.FilePath (takeDirectory, (</>))
@@ -193,10 +193,68 @@ runRecoveryVector v = case str (v .! "op") of
       pure $ object
         [ "tool_count" .= (r .! "tool_count")
         , "agents" .= Object (KM.fromList [(K.fromText (str (a .! "agent")), a .! "tools") | a <- arr (r .! "agents")]) ]
+  "breaker" -> fmap Just $ orError $ do
+    b <- newBreaker (maybeV (i .! "config"))
+    rs <- forM (arr (i .! "ops")) $ \op -> case arr op of
+      [String what, at] -> do
+        let now = fromIntegral (int at)
+            state = (.! "state") <$> breakerState b "k" now
+        case what of
+          "allow" -> Bool <$> breakerAllow b "k" now
+          "success" -> breakerRecordSuccess b "k" now >> state
+          "failure" -> breakerRecordFailure b "k" now >> state
+          _ -> state
+      _ -> fail "bad breaker op"
+    pure (object ["results" .= rs])
+  "trace" -> Just <$> orError (runTrace i)
   _ -> pure Nothing
   where
     i = v .! "input"
     foldlM' f z xs = foldl (\acc x -> acc >>= \a -> f a x) (pure z) xs
+
+-- | A trace vector: events through the tracer, then the digest that
+-- core/tests/vectors.rs builds (per-tool metrics, recent records,
+-- interrupted tool_call_ids, failing events).
+runTrace :: Value -> IO Value
+runTrace i = do
+  t <- newTracer (maybeV (i .! "config"))
+  ids <- newIORef (M.empty :: M.Map Int (Maybe Word64))
+  interrupted <- newIORef []
+  errs <- newIORef []
+  let events = arr (i .! "events")
+      w64 = fromIntegral . int
+  forM_ (zip [0 :: Int ..] events) $ \(k, e) -> do
+    r <- try $ case arr e of
+      [String "start", String tool, info, inB, at] -> do
+        started <- try (tracerStart t tool (maybeV info) (w64 inB) (w64 at))
+        -- A failed start still takes a number, as in the core's runner.
+        modifyIORef' ids (\m -> M.insert (M.size m + 1) (either (const Nothing) Just started) m)
+        either (throwIO :: CtxkitError -> IO ()) (const (pure ())) started
+      [String "end", n, String oc, outB, err, at] -> do
+        m <- readIORef ids
+        let sid = fromMaybe maxBound (M.findWithDefault Nothing (int n) m)
+            outcome = case oc of
+              "success" -> SpanSuccess
+              "failed" -> SpanFailed
+              "timeout" -> SpanTimeout
+              _ -> SpanCancelled
+        tracerEnd t sid outcome (w64 outB) (str <$> maybeV err) (w64 at)
+      [String "expire", at] -> do
+        od <- tracerExpire t (w64 at)
+        modifyIORef' interrupted (++ [r .! "tool_call_id" | r <- arr (od .! "interrupted_results")])
+      _ -> fail ("bad trace event " ++ show e)
+    case r of
+      Left ce -> modifyIORef' errs (++ [A.toJSON [A.toJSON k, errorValue ce .! "error"]])
+      Right () -> pure ()
+  ex <- tracerExport t 0
+  let metrics m = KM.fromList $
+        [(K.fromText f, m .! f) | f <- ["count", "successes", "errors", "timeouts", "cancelled", "in_flight"]]
+          ++ [(K.fromText f, (m .! "duration_us") .! f) | m .! "duration_us" /= Null, f <- ["min", "max", "p50", "p95", "p99"]]
+      tools = KM.fromList [(K.fromText (str (m .! "tool")), Object (metrics m)) | m <- arr (ex .! "tools")]
+      recent = [A.toJSON [r .! "tool", r .! "outcome", r .! "count"] | r <- arr (ex .! "recent")]
+  intr <- readIORef interrupted
+  es <- readIORef errs
+  pure (object ["tools" .= Object tools, "recent" .= recent, "interrupted" .= intr, "event_errors" .= es])
 
 subsetOf :: Value -> Value -> Value
 subsetOf (Object want) (Object got) = Object (KM.filterWithKey (\k _ -> KM.member k want) got)
