@@ -22,6 +22,7 @@ import Data.Text (Text)
 import qualified Data.Text as T
 import qualified Data.Vector as V
 import Data.Word (Word32, Word64)
+import System.Mem (performGC)
 import System.Directory (doesFileExist, getCurrentDirectory, setCurrentDirectory)
 import System.Exit (ExitCode (..))
 import System.FilePath (takeDirectory, (</>))
@@ -476,7 +477,7 @@ spec = do
       a <- assemble cl100k (object ["template" .= ("general" :: Text), "budget" .= (100 :: Int), "sections" .= [object ["name" .= ("sys" :: Text), "text" .= ("You are terse." :: Text)]]])
       a `shouldSatisfy` (/= Null)
 
-  describe "threads" $
+  describe "threads" $ do
     it "shares one tokenizer between 16 threads (results match the sequential ones)" $ do
       let texts = [T.replicate (1 + k `mod` 7) ("thread text " <> T.pack (show k) <> " 日本語 🙂 ") | k <- [1 .. 200 :: Int]]
           expected = map (countTokens cl100k) texts
@@ -493,6 +494,32 @@ spec = do
       when (not (and oks)) $ modifyIORef' bad (+ 1)
       readIORef bad `shouldReturn` 0
       and oks `shouldBe` True
+    it "serializes pushes from 8 threads on one window" $ do
+      w <- newWindow Nothing "gpt-4o" Nothing
+      windowLoad w (A.toJSON [object ["role" .= ("system" :: Text), "content" .= ("s" :: Text)]])
+      dones <- replicateM 8 newEmptyMVar
+      forM_ (zip [1 :: Int ..] dones) $ \(j, done) -> forkIO $ do
+        r <- try $ forM_ [1 .. 50 :: Int] $ \k ->
+          windowPush w (object ["role" .= ("user" :: Text), "content" .= T.pack ("thread " ++ show j ++ " message " ++ show k)])
+        putMVar done (either (\e -> Just (e :: CtxkitError)) (const Nothing) r)
+      errs <- mapM takeMVar dones
+      errs `shouldBe` replicate 8 Nothing
+      conv <- windowConversation w
+      length (arr conv) `shouldBe` 401
+    it "frees handles through finalizers while other threads use new ones" $ do
+      dones <- replicateM 4 newEmptyMVar
+      forM_ dones $ \done -> forkIO $ do
+        ns <- forM [1 .. 50 :: Int] $ \k -> do
+          s <- newCallStack 0 >>= (`callStackEnter` T.pack ("agent" ++ show k))
+          j <- callStackToJson s
+          t <- newTokenizer (if even k then "cl100k_base" else "r50k_base")
+          n <- countTokensIO t "hello world"
+          when (k `mod` 10 == 0) performGC
+          pure (n, j .! "depth")
+        putMVar done (all (== (2, Number 1)) ns)
+      oks <- mapM takeMVar dones
+      performGC
+      oks `shouldBe` replicate 4 True
 
   vectorSpecs "tokenizer vectors" "tests/vectors/tokenizer.json" (fmap Just . runTokenizerVector)
   vectorSpecs "window vectors" "tests/vectors/window.json" (fmap Just . runWindowVector)
