@@ -62,6 +62,8 @@ module Ctxkit
     -- * Tool telemetry
   , Tracer, SpanOutcome (..), newTracer, tracerStart, tracerEnd
   , tracerOverdue, tracerExpire, tracerExport
+    -- * Raw access
+  , withTokenizerPtr
   ) where
 
 import Control.Exception (Exception, mask_, throwIO, try)
@@ -260,6 +262,11 @@ newTokenizerForModel reg model fallback sp =
 
 withTok :: Tokenizer -> (Ptr CtxkitTokenizer -> IO a) -> IO a
 withTok (Tokenizer fp) = withForeignPtr fp
+
+-- | The live C handle, for calls through "Ctxkit.Raw". It stays valid only
+-- inside the callback.
+withTokenizerPtr :: Tokenizer -> (Ptr CtxkitTokenizer -> IO a) -> IO a
+withTokenizerPtr = withTok
 
 tokenizerInfo :: Tokenizer -> IO Value
 tokenizerInfo t = withTok t $ \tp -> withOutJson (cTokenizerInfo tp)
