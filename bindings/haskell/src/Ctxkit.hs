@@ -47,7 +47,7 @@ module Ctxkit
   , Window, newWindow, windowLoad, windowPush, windowPreflight, windowPreflightE
   , windowValidate, windowRepair, windowConversation
   , windowCompact, windowCompactE, windowApplySummary
-  , fit, fitE
+  , fit, fitE, fitBytes, windowLoadBytes
     -- * Assembly and tool sets
   , assemble, toolsetReport, toolsetSelect
     -- * Skills
@@ -161,11 +161,15 @@ withOutString :: (Ptr CtxkitString -> Ptr (Ptr R.CtxkitError) -> IO Word32) -> I
 withOutString call = alloca $ \sp -> do
   poke sp (CtxkitString nullPtr 0)
   check (call sp)
-  mask_ $ do
-    CtxkitString p n <- peek sp
-    bs <- if p == nullPtr then pure B.empty else B.packCStringLen (castPtr p, fromIntegral n)
-    cStringFree sp
-    pure bs
+  takeOwnedString sp
+
+-- | Copies an owned ctxkit_string written by a successful call, then frees it.
+takeOwnedString :: Ptr CtxkitString -> IO B.ByteString
+takeOwnedString sp = mask_ $ do
+  CtxkitString p n <- peek sp
+  bs <- if p == nullPtr then pure B.empty else B.packCStringLen (castPtr p, fromIntegral n)
+  cStringFree sp
+  pure bs
 
 -- | As 'withOutString', decoding the result as JSON.
 withOutJson :: (Ptr CtxkitString -> Ptr (Ptr R.CtxkitError) -> IO Word32) -> IO Value
@@ -433,15 +437,24 @@ fit conv opts = withJson conv $ \cp cn -> withJson opts $ \op on ->
     poke outC (CtxkitString nullPtr 0)
     poke outR (CtxkitString nullPtr 0)
     check (cFit cp cn op on outC outR)
-    c <- takeString outC
-    r <- takeString outR
+    c <- takeOwnedString outC
+    r <- takeOwnedString outR
     (,) <$> decodeJson c <*> decodeJson r
-  where
-    takeString sp = mask_ $ do
-      CtxkitString p n <- peek sp
-      bs <- if p == nullPtr then pure B.empty else B.packCStringLen (castPtr p, fromIntegral n)
-      cStringFree sp
-      pure bs
+
+-- | 'fit' over JSON text as bytes, passed through untouched: key order and
+-- number spelling stay as written (summary ids hash the input as written),
+-- and malformed JSON reaches the library (INVALID_JSON, with its location).
+fitBytes :: B.ByteString -> B.ByteString -> IO (B.ByteString, B.ByteString)
+fitBytes conv opts = withBytes conv $ \cp cn -> withBytes opts $ \op on ->
+  alloca $ \outC -> alloca $ \outR -> do
+    poke outC (CtxkitString nullPtr 0)
+    poke outR (CtxkitString nullPtr 0)
+    check (cFit cp cn op on outC outR)
+    (,) <$> takeOwnedString outC <*> takeOwnedString outR
+
+-- | 'windowLoad' over JSON text as bytes (see 'fitBytes').
+windowLoadBytes :: Window -> B.ByteString -> IO ()
+windowLoadBytes w conv = withWin w $ \wp -> withBytes conv $ \p n -> check (cWindowLoad wp p n)
 
 fitE :: Value -> Value -> IO (Either CtxkitError (Value, Value))
 fitE c o = try (fit c o)

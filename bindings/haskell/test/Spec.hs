@@ -394,6 +394,22 @@ spec = do
     it "bad fit options are INVALID_JSON (4)" $ do
       r <- fitE (A.toJSON [object ["role" .= ("user" :: Text), "content" .= ("hi" :: Text)]]) (object ["bogus" .= True])
       either (Just . status) (const Nothing) r `shouldBe` Just statusInvalidJson
+    it "malformed JSON bytes are INVALID_JSON (4), with the location" $ do
+      r <- try (fitBytes "[{\"role\": \"user\", " "{\"model\": \"gpt-4o\"}")
+      either (Just . status) (const Nothing) r `shouldBe` Just statusInvalidJson
+      w <- newWindow Nothing "gpt-4o" Nothing
+      windowLoadBytes w "{not json" `shouldThrow` (\e -> status e == statusInvalidJson)
+    it "fitBytes keeps the input as written (summary ids match the CLI's bytes path)" $ do
+      conv <- B.readFile "examples/data/coding-session.json"
+      let opts = "{\"model\": \"gpt-4o\", \"max_tokens\": 16000, \"policy\": {\"tool_output_max\": 2000}}"
+      (c, rep) <- fitBytes conv opts
+      Just repV <- pure (A.decodeStrict' rep)
+      repV .! "tokens_before" `shouldBe` Number 50996
+      Just convV <- pure (A.decodeStrict' conv)
+      Just optsV <- pure (A.decodeStrict' opts)
+      (c', rep') <- fit convV optsV
+      A.decodeStrict' c `shouldBe` Just c'
+      repV .! "tokens_after" `shouldBe` rep' .! "tokens_after"
     it "unknown model is UNKNOWN_MODEL (7)" $
       newWindow Nothing "no-such-model-xyz" Nothing `shouldThrow` (\e -> status e == statusUnknownModel)
     it "unknown token is UNKNOWN_TOKEN (8)" $ do
