@@ -33,6 +33,12 @@ import Test.Hspec.QuickCheck (modifyMaxSuccess, prop)
 import Test.QuickCheck
 
 import Ctxkit
+import qualified Ctxkit.Raw as R
+import qualified Data.ByteString.Unsafe as BU
+import Foreign.C.String (peekCString)
+import Foreign.Marshal.Alloc (alloca)
+import Foreign.Ptr (castPtr, nullPtr)
+import Foreign.Storable (peek, poke)
 
 -- ---------------------------------------------------------------------------
 -- helpers
@@ -333,6 +339,23 @@ spec = do
       (code, err) `shouldBe` (ExitSuccess, "")
       out `shouldContain` "matches"
     it "loads a library of the header's ABI revision" $ abiVersion `shouldBe` headerAbiVersion
+    it "reports invalid UTF-8 (2) and NULL with a length (1) at the raw level" $
+      withTokenizerPtr cl100k $ \tp -> alloca $ \out -> alloca $ \errp -> do
+        poke errp nullPtr
+        rc <- BU.unsafeUseAsCStringLen "ab\xff" $ \(p, n) -> R.cTokenizerCount tp (castPtr p) (fromIntegral n) out errp
+        rc `shouldBe` R.kStatusInvalidUtf8
+        e <- peek errp
+        e `shouldNotBe` nullPtr
+        R.cErrorCode e `shouldReturn` R.kStatusInvalidUtf8
+        msg <- R.cErrorMessage e nullPtr >>= peekCString
+        msg `shouldContain` "offset 2"
+        R.cErrorFree e
+        rc2 <- R.cTokenizerCount tp nullPtr 5 out nullPtr
+        rc2 `shouldBe` R.kStatusNullArgument
+        rc3 <- R.cTokenizerCount tp nullPtr 0 out nullPtr
+        rc3 `shouldBe` R.kStatusOk
+        peek out `shouldReturn` 0
+        statusName 999 `shouldBe` "CTXKIT_STATUS_UNRECOGNIZED"
     it "reports the version" $ version `shouldBe` "0.1.0"
     it "names statuses" $ do
       statusName statusUnknownEncoding `shouldBe` "CTXKIT_STATUS_UNKNOWN_ENCODING"
