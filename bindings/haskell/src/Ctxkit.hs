@@ -1,0 +1,607 @@
+{-# LANGUAGE OverloadedStrings #-}
+{-# LANGUAGE ScopedTypeVariables #-}
+
+-- | Idiomatic Haskell API over the ctxkit C ABI ("Ctxkit.Raw").
+--
+-- * Handles ('Tokenizer', 'Registry', 'Window', 'Skills', 'Breaker',
+--   'CallStack', 'Tracer') are 'ForeignPtr's whose finalizers call the C
+--   @_free@ functions. All of them may be shared between Haskell threads
+--   (the C ABI documents every handle as thread-safe).
+-- * Text goes in as UTF-8 ('encodeUtf8'); text comes out as owned
+--   @ctxkit_string@s that are copied and freed at once.
+-- * Structured inputs and outputs are aeson 'Value's: the binding encodes
+--   and decodes JSON and does nothing else with it (docs/formats.md has the
+--   shapes).
+-- * Failures are thrown as 'CtxkitError' (status number and the library's
+--   message). The main calls also have an @...E@ variant returning 'Either'.
+-- * 'countTokens' and 'encodeTokens' are pure: a tokenizer is immutable, so
+--   the same text always gives the same result. They use 'unsafePerformIO';
+--   the only failure left for 'Text' input is a text over 64 MiB
+--   (LIMIT_EXCEEDED), which is thrown when the result is forced. Use
+--   'countTokensIO' to get that error in 'IO'.
+module Ctxkit
+  ( -- * Errors
+    CtxkitError (..)
+  , Status
+  , statusOk, statusNullArgument, statusInvalidUtf8, statusInvalidArgument
+  , statusInvalidJson, statusLimitExceeded, statusUnknownEncoding
+  , statusUnknownModel, statusUnknownToken, statusPanic, statusInternal
+  , statusDoesNotFit, statusIo, statusUnsafePath, statusCycleDetected
+  , statusDepthExceeded
+  , statusName
+  , tryCtxkit
+    -- * Library
+  , version, abiVersion, headerAbiVersion, clockNowUs
+    -- * Tokenizer
+  , Tokenizer
+  , SpecialTokens (..)
+  , newTokenizer, newTokenizerWith, newTokenizerE, newTokenizerForModel
+  , tokenizerInfo
+  , countTokens, countTokensIO, countUntilLimit
+  , encodeTokens, encodeTokensIO
+  , DecodeMode (..), decodeTokens, decodeTokensE
+  , TruncateSide (..), Truncated (..), truncateTokens, truncateTokensE
+    -- * Model registry
+  , Registry, newRegistry, registryRegister, registryLookup, registryList
+    -- * Context window
+  , Window, newWindow, windowLoad, windowPush, windowPreflight, windowPreflightE
+  , windowValidate, windowRepair, windowConversation
+  , windowCompact, windowCompactE, windowApplySummary
+  , fit, fitE, fitBytes, windowLoadBytes
+    -- * Assembly and tool sets
+  , assemble, toolsetReport, toolsetSelect
+    -- * Skills
+  , Skills, openSkills, skillsList, skillsBody, skillsRenderIndex
+    -- * Handoffs
+  , handoffValidate, handoffRender, handoffFilter
+    -- * Recovery
+  , classifyError, backoff
+  , Breaker, newBreaker, breakerAllow, breakerRecordSuccess, breakerRecordFailure, breakerState
+    -- * Call stacks
+  , CallStack, newCallStack, callStackFromJson, callStackEnter, callStackEnterE, callStackToJson
+    -- * Tool telemetry
+  , Tracer, SpanOutcome (..), newTracer, tracerStart, tracerEnd
+  , tracerOverdue, tracerExpire, tracerExport
+    -- * Raw access
+  , withTokenizerPtr
+  ) where
+
+import Control.Exception (Exception, mask_, throwIO, try)
+import Data.Aeson (Value)
+import qualified Data.Aeson as A
+import qualified Data.ByteString as B
+import qualified Data.ByteString.Lazy as BL
+import qualified Data.ByteString.Unsafe as BU
+import Data.Text (Text)
+import qualified Data.Text as T
+import qualified Data.Text.Encoding as TE
+import Data.Word (Word32, Word64, Word8)
+import Foreign.C.String (peekCString)
+import Foreign.C.Types (CBool (..), CSize (..))
+import Foreign.ForeignPtr (ForeignPtr, FinalizerPtr, newForeignPtr, withForeignPtr)
+import Foreign.Marshal.Alloc (alloca)
+import Foreign.Marshal.Array (peekArray, withArrayLen)
+import Foreign.Ptr (Ptr, castPtr, nullPtr)
+import Foreign.Storable (peek, poke)
+import System.IO.Unsafe (unsafePerformIO)
+
+import Ctxkit.Raw hiding (CtxkitError)
+import qualified Ctxkit.Raw as R
+
+-- ---------------------------------------------------------------------------
+-- Errors
+
+-- | A @ctxkit_status@ number (0 is OK).
+type Status = Word32
+
+-- | A failed ctxkit call: the status number and the library's message, which
+-- starts with the name of the C function that failed.
+data CtxkitError = CtxkitError {status :: !Status, message :: !Text}
+  deriving (Eq, Show)
+
+instance Exception CtxkitError
+
+statusOk, statusNullArgument, statusInvalidUtf8, statusInvalidArgument,
+  statusInvalidJson, statusLimitExceeded, statusUnknownEncoding,
+  statusUnknownModel, statusUnknownToken, statusPanic, statusInternal,
+  statusDoesNotFit, statusIo, statusUnsafePath, statusCycleDetected,
+  statusDepthExceeded :: Status
+statusOk = kStatusOk
+statusNullArgument = kStatusNullArgument
+statusInvalidUtf8 = kStatusInvalidUtf8
+statusInvalidArgument = kStatusInvalidArgument
+statusInvalidJson = kStatusInvalidJson
+statusLimitExceeded = kStatusLimitExceeded
+statusUnknownEncoding = kStatusUnknownEncoding
+statusUnknownModel = kStatusUnknownModel
+statusUnknownToken = kStatusUnknownToken
+statusPanic = kStatusPanic
+statusInternal = kStatusInternal
+statusDoesNotFit = kStatusDoesNotFit
+statusIo = kStatusIo
+statusUnsafePath = kStatusUnsafePath
+statusCycleDetected = kStatusCycleDetected
+statusDepthExceeded = kStatusDepthExceeded
+
+-- | The stable name of a status (@"unknown_encoding"@ ...), from the library.
+statusName :: Status -> Text
+statusName s = unsafePerformIO $ do
+  p <- cStatusName s
+  if p == nullPtr then pure (T.pack ("status " ++ show s)) else T.pack <$> peekCString p
+
+-- | Runs an action, catching only 'CtxkitError'.
+tryCtxkit :: IO a -> IO (Either CtxkitError a)
+tryCtxkit = try
+
+-- | Calls a fallible C function with an error out-parameter; a non-zero
+-- status becomes a thrown 'CtxkitError' (the C error is read and freed).
+check :: (Ptr (Ptr R.CtxkitError) -> IO Word32) -> IO ()
+check call = alloca $ \errp -> do
+  poke errp nullPtr
+  rc <- call errp
+  if rc == kStatusOk
+    then pure ()
+    else do
+      e <- peek errp
+      if e == nullPtr
+        then throwIO (CtxkitError rc (statusName rc))
+        else do
+          msg <- alloca $ \lenp -> do
+            p <- cErrorMessage e lenp
+            n <- peek lenp
+            if p == nullPtr
+              then pure B.empty
+              else B.packCStringLen (p, fromIntegral n)
+          cErrorFree e
+          throwIO (CtxkitError rc (TE.decodeUtf8With (\_ _ -> Just '\xFFFD') msg))
+
+-- | Calls a function that writes an owned @ctxkit_string@; returns a copy
+-- of its bytes and frees it.
+withOutString :: (Ptr CtxkitString -> Ptr (Ptr R.CtxkitError) -> IO Word32) -> IO B.ByteString
+withOutString call = alloca $ \sp -> do
+  poke sp (CtxkitString nullPtr 0)
+  check (call sp)
+  takeOwnedString sp
+
+-- | Copies an owned ctxkit_string written by a successful call, then frees it.
+takeOwnedString :: Ptr CtxkitString -> IO B.ByteString
+takeOwnedString sp = mask_ $ do
+  CtxkitString p n <- peek sp
+  bs <- if p == nullPtr then pure B.empty else B.packCStringLen (castPtr p, fromIntegral n)
+  cStringFree sp
+  pure bs
+
+-- | As 'withOutString', decoding the result as JSON.
+withOutJson :: (Ptr CtxkitString -> Ptr (Ptr R.CtxkitError) -> IO Word32) -> IO Value
+withOutJson call = withOutString call >>= decodeJson
+
+decodeJson :: B.ByteString -> IO Value
+decodeJson bs = case A.eitherDecodeStrict' bs of
+  Right v -> pure v
+  Left e -> throwIO (CtxkitError kStatusInternal (T.pack ("ctxkit returned JSON aeson could not read: " ++ e)))
+
+-- | Text as (ptr, len) UTF-8. An empty text may be (NULL, 0): the C ABI
+-- reads that as "".
+withText :: Text -> (Ptr Word8 -> CSize -> IO a) -> IO a
+withText t = withBytes (TE.encodeUtf8 t)
+
+withBytes :: B.ByteString -> (Ptr Word8 -> CSize -> IO a) -> IO a
+withBytes bs k = BU.unsafeUseAsCStringLen bs $ \(p, n) -> k (castPtr p) (fromIntegral n)
+
+-- | Nothing is (NULL, 0), the C ABI's "absent".
+withMaybeText :: Maybe Text -> (Ptr Word8 -> CSize -> IO a) -> IO a
+withMaybeText Nothing k = k nullPtr 0
+withMaybeText (Just t) k = withText t k
+
+withJson :: Value -> (Ptr Word8 -> CSize -> IO a) -> IO a
+withJson v = withBytes (BL.toStrict (A.encode v))
+
+withMaybeJson :: Maybe Value -> (Ptr Word8 -> CSize -> IO a) -> IO a
+withMaybeJson Nothing k = k nullPtr 0
+withMaybeJson (Just v) k = withJson v k
+
+-- | Calls a constructor with a handle out-parameter and wraps the handle in
+-- a 'ForeignPtr' with its @_free@ finalizer.
+newHandle :: FinalizerPtr h -> (Ptr (Ptr h) -> Ptr (Ptr R.CtxkitError) -> IO Word32) -> IO (ForeignPtr h)
+newHandle fin call = alloca $ \hp -> do
+  poke hp nullPtr
+  check (call hp)
+  mask_ (peek hp >>= newForeignPtr fin)
+
+utf8 :: B.ByteString -> Text
+utf8 = TE.decodeUtf8With (\_ _ -> Just '\xFFFD')
+
+-- ---------------------------------------------------------------------------
+-- Library
+
+-- | The library version ("0.1.0").
+version :: Text
+version = unsafePerformIO (T.pack <$> (cVersion >>= peekCString))
+{-# NOINLINE version #-}
+
+-- | The ABI revision of the loaded library.
+abiVersion :: Word32
+abiVersion = unsafePerformIO cAbiVersion
+{-# NOINLINE abiVersion #-}
+
+-- | The ABI revision of the header this binding was generated from.
+headerAbiVersion :: Word32
+headerAbiVersion = kAbiVersion
+
+-- | Microseconds since the Unix epoch (the tracer's clock).
+clockNowUs :: IO Word64
+clockNowUs = cClockNowUs
+
+-- ---------------------------------------------------------------------------
+-- Tokenizer
+
+-- | An exact tokenizer for one encoding. Immutable; share it freely.
+newtype Tokenizer = Tokenizer (ForeignPtr CtxkitTokenizer)
+
+-- | Whether special-token text such as @<|endoftext|>@ is recognised.
+data SpecialTokens = Ordinary | Recognize deriving (Eq, Ord, Show)
+
+specialFlags :: SpecialTokens -> Word32
+specialFlags Ordinary = 0
+specialFlags Recognize = kTokenizerRecognizeSpecial
+
+-- | A tokenizer for an encoding name (@"cl100k_base"@ ...), special-token
+-- text counted as ordinary text. Unknown names throw UNKNOWN_ENCODING.
+newTokenizer :: Text -> IO Tokenizer
+newTokenizer = newTokenizerWith Ordinary
+
+newTokenizerWith :: SpecialTokens -> Text -> IO Tokenizer
+newTokenizerWith sp enc = fmap Tokenizer $ withText enc $ \p n ->
+  newHandle pTokenizerFree (cTokenizerNew p n (specialFlags sp))
+
+newTokenizerE :: Text -> IO (Either CtxkitError Tokenizer)
+newTokenizerE = try . newTokenizer
+
+-- | A tokenizer for a model name, looked up in the registry (Nothing: the
+-- built-in table), with an optional fallback encoding for unknown models.
+newTokenizerForModel :: Maybe Registry -> Text -> Maybe Text -> SpecialTokens -> IO Tokenizer
+newTokenizerForModel reg model fallback sp =
+  withRegistry reg $ \rp -> withText model $ \mp mn -> withMaybeText fallback $ \fp fnl ->
+    Tokenizer <$> newHandle pTokenizerFree (cTokenizerNewForModel rp mp mn fp fnl (specialFlags sp))
+
+withTok :: Tokenizer -> (Ptr CtxkitTokenizer -> IO a) -> IO a
+withTok (Tokenizer fp) = withForeignPtr fp
+
+-- | The live C handle, for calls through "Ctxkit.Raw". It stays valid only
+-- inside the callback.
+withTokenizerPtr :: Tokenizer -> (Ptr CtxkitTokenizer -> IO a) -> IO a
+withTokenizerPtr = withTok
+
+tokenizerInfo :: Tokenizer -> IO Value
+tokenizerInfo t = withTok t $ \tp -> withOutJson (cTokenizerInfo tp)
+
+-- | The exact token count of a text (pure; see the module header).
+countTokens :: Tokenizer -> Text -> Int
+countTokens t s = unsafePerformIO (countTokensIO t s)
+{-# NOINLINE countTokens #-}
+
+countTokensIO :: Tokenizer -> Text -> IO Int
+countTokensIO t s = withTok t $ \tp -> withText s $ \p n -> alloca $ \out -> do
+  check (cTokenizerCount tp p n out)
+  fromIntegral <$> peek out
+
+-- | Counts up to a limit: @(n, False)@ when the text has @n <= limit@
+-- tokens, else @(m, True)@ with some @m > limit@ (counting may stop early).
+countUntilLimit :: Tokenizer -> Int -> Text -> IO (Int, Bool)
+countUntilLimit t limit s = withTok t $ \tp -> withText s $ \p n ->
+  alloca $ \outN -> alloca $ \outE -> do
+    check (cTokenizerCountUntilLimit tp p n (fromIntegral limit) outN outE)
+    (,) <$> (fromIntegral <$> peek outN) <*> ((\(CBool b) -> b /= 0) <$> peek outE)
+
+-- | The token ids of a text (pure; see the module header).
+encodeTokens :: Tokenizer -> Text -> [Word32]
+encodeTokens t s = unsafePerformIO (encodeTokensIO t s)
+{-# NOINLINE encodeTokens #-}
+
+encodeTokensIO :: Tokenizer -> Text -> IO [Word32]
+encodeTokensIO t s = withTok t $ \tp -> withText s $ \p n -> alloca $ \out -> do
+  poke out (CtxkitTokens nullPtr 0)
+  check (cTokenizerEncode tp p n out)
+  mask_ $ do
+    CtxkitTokens ip len <- peek out
+    ids <- if ip == nullPtr then pure [] else peekArray (fromIntegral len) ip
+    cTokensFree out
+    pure ids
+
+-- | 'Replace' turns bytes that are not UTF-8 into U+FFFD; 'Strict' throws
+-- INVALID_UTF8. Unknown ids throw UNKNOWN_TOKEN in both modes.
+data DecodeMode = Replace | Strict deriving (Eq, Show)
+
+decodeTokens :: Tokenizer -> DecodeMode -> [Word32] -> IO Text
+decodeTokens t mode ids = withTok t $ \tp -> withArrayLen ids $ \n ip ->
+  utf8 <$> withOutString (cTokenizerDecode tp ip (fromIntegral n) m)
+  where
+    m = case mode of
+      Replace -> kDecodeModeReplace
+      Strict -> kDecodeModeStrict
+
+decodeTokensE :: Tokenizer -> DecodeMode -> [Word32] -> IO (Either CtxkitError Text)
+decodeTokensE t m ids = try (decodeTokens t m ids)
+
+data TruncateSide = KeepHead | KeepTail | KeepBoth deriving (Eq, Show)
+
+data Truncated = Truncated
+  { truncatedText :: !Text
+  , truncatedTokens :: !Int -- ^ tokens of the result, marker included
+  , truncatedRemoved :: !Int -- ^ input tokens not in the result
+  }
+  deriving (Eq, Show)
+
+-- | Cuts a text to at most @max@ tokens. The marker (for 'KeepBoth') is a
+-- template where @{removed}@ becomes the removed count; Nothing is the
+-- library's default marker.
+truncateTokens :: Tokenizer -> TruncateSide -> Maybe Text -> Int -> Text -> IO Truncated
+truncateTokens t side marker maxTokens s = withTok t $ \tp -> withText s $ \p n ->
+  withMaybeText marker $ \mp mn -> alloca $ \outT -> alloca $ \outR -> do
+    txt <- withOutString $ \sp -> cTokenizerTruncate tp p n (fromIntegral maxTokens) sd mp mn sp outT outR
+    Truncated (utf8 txt) <$> (fromIntegral <$> peek outT) <*> (fromIntegral <$> peek outR)
+  where
+    sd = case side of
+      KeepHead -> kTruncateSideHead
+      KeepTail -> kTruncateSideTail
+      KeepBoth -> kTruncateSideBoth
+
+truncateTokensE :: Tokenizer -> TruncateSide -> Maybe Text -> Int -> Text -> IO (Either CtxkitError Truncated)
+truncateTokensE t side marker m s = try (truncateTokens t side marker m s)
+
+-- ---------------------------------------------------------------------------
+-- Registry
+
+-- | Model profiles: the built-in table plus the host's own entries.
+newtype Registry = Registry (ForeignPtr CtxkitRegistry)
+
+withRegistry :: Maybe Registry -> (Ptr CtxkitRegistry -> IO a) -> IO a
+withRegistry Nothing k = k nullPtr
+withRegistry (Just (Registry fp)) k = withForeignPtr fp k
+
+newRegistry :: IO Registry
+newRegistry = Registry <$> newHandle pRegistryFree cRegistryNew
+
+-- | Registers profiles (docs/formats.md); returns how many were registered.
+registryRegister :: Registry -> Value -> IO Int
+registryRegister r v = withRegistry (Just r) $ \rp -> withJson v $ \p n -> alloca $ \out -> do
+  check (cRegistryRegister rp p n out)
+  fromIntegral <$> peek out
+
+registryLookup :: Maybe Registry -> Text -> Maybe Text -> IO Value
+registryLookup r model fallback = withRegistry r $ \rp -> withText model $ \p n ->
+  withMaybeText fallback $ \fp fnl -> withOutJson (cRegistryLookup rp p n fp fnl)
+
+registryList :: Maybe Registry -> IO Value
+registryList r = withRegistry r $ \rp -> withOutJson (cRegistryList rp)
+
+-- ---------------------------------------------------------------------------
+-- Window
+
+-- | A conversation bound to a model and a budget. Calls on one window are
+-- serialized by the library.
+newtype Window = Window (ForeignPtr CtxkitWindow)
+
+withWin :: Window -> (Ptr CtxkitWindow -> IO a) -> IO a
+withWin (Window fp) = withForeignPtr fp
+
+-- | An empty window for a model, with an optional budget object.
+newWindow :: Maybe Registry -> Text -> Maybe Value -> IO Window
+newWindow r model budget = withRegistry r $ \rp -> withText model $ \mp mn ->
+  withMaybeJson budget $ \bp bn -> Window <$> newHandle pWindowFree (cWindowNew rp mp mn bp bn)
+
+windowLoad :: Window -> Value -> IO ()
+windowLoad w conv = withWin w $ \wp -> withJson conv $ \p n -> check (cWindowLoad wp p n)
+
+-- | Appends one message; returns its token count.
+windowPush :: Window -> Value -> IO Int
+windowPush w msg = withWin w $ \wp -> withJson msg $ \p n -> alloca $ \out -> do
+  check (cWindowPush wp p n out)
+  fromIntegral <$> peek out
+
+windowPreflight :: Window -> Maybe Value -> IO Value
+windowPreflight w new = withWin w $ \wp -> withMaybeJson new $ \p n -> withOutJson (cWindowPreflight wp p n)
+
+windowPreflightE :: Window -> Maybe Value -> IO (Either CtxkitError Value)
+windowPreflightE w new = try (windowPreflight w new)
+
+windowValidate :: Window -> IO Value
+windowValidate w = withWin w $ \wp -> withOutJson (cWindowValidate wp)
+
+-- | Repairs in place; the argument is the text of inserted results
+-- (Nothing: the default).
+windowRepair :: Window -> Maybe Text -> IO Value
+windowRepair w synth = withWin w $ \wp -> withMaybeText synth $ \p n -> withOutJson (cWindowRepair wp p n)
+
+windowConversation :: Window -> IO Value
+windowConversation w = withWin w $ \wp -> withOutJson (cWindowConversation wp)
+
+-- | Compacts under a policy (Nothing: defaults). The result is
+-- @{"status": "done", "report"}@ or @{"status": "needs_summary", "request"}@;
+-- for the latter, summarize @request.prompt@ and call 'windowApplySummary'.
+windowCompact :: Window -> Maybe Value -> IO Value
+windowCompact w policy = withWin w $ \wp -> withMaybeJson policy $ \p n -> withOutJson (cWindowCompact wp p n)
+
+windowCompactE :: Window -> Maybe Value -> IO (Either CtxkitError Value)
+windowCompactE w p = try (windowCompact w p)
+
+-- | Completes a pending summarize compaction: request id, summary text.
+windowApplySummary :: Window -> Text -> Text -> IO Value
+windowApplySummary w rid summary = withWin w $ \wp -> withText rid $ \ip iN ->
+  withText summary $ \sp sn -> withOutJson (cWindowApplySummary wp ip iN sp sn)
+
+-- | Stateless fit: conversation and options in, (conversation, report) out.
+fit :: Value -> Value -> IO (Value, Value)
+fit conv opts = withJson conv $ \cp cn -> withJson opts $ \op on ->
+  alloca $ \outC -> alloca $ \outR -> do
+    poke outC (CtxkitString nullPtr 0)
+    poke outR (CtxkitString nullPtr 0)
+    check (cFit cp cn op on outC outR)
+    c <- takeOwnedString outC
+    r <- takeOwnedString outR
+    (,) <$> decodeJson c <*> decodeJson r
+
+-- | 'fit' over JSON text as bytes, passed through untouched: key order and
+-- number spelling stay as written (summary ids hash the input as written),
+-- and malformed JSON reaches the library (INVALID_JSON, with its location).
+fitBytes :: B.ByteString -> B.ByteString -> IO (B.ByteString, B.ByteString)
+fitBytes conv opts = withBytes conv $ \cp cn -> withBytes opts $ \op on ->
+  alloca $ \outC -> alloca $ \outR -> do
+    poke outC (CtxkitString nullPtr 0)
+    poke outR (CtxkitString nullPtr 0)
+    check (cFit cp cn op on outC outR)
+    (,) <$> takeOwnedString outC <*> takeOwnedString outR
+
+-- | 'windowLoad' over JSON text as bytes (see 'fitBytes').
+windowLoadBytes :: Window -> B.ByteString -> IO ()
+windowLoadBytes w conv = withWin w $ \wp -> withBytes conv $ \p n -> check (cWindowLoad wp p n)
+
+fitE :: Value -> Value -> IO (Either CtxkitError (Value, Value))
+fitE c o = try (fit c o)
+
+-- ---------------------------------------------------------------------------
+-- Assembly and tool sets
+
+assemble :: Tokenizer -> Value -> IO Value
+assemble t req = withTok t $ \tp -> withJson req $ \p n -> withOutJson (cAssemble tp p n)
+
+toolsetReport :: Maybe Registry -> Value -> IO Value
+toolsetReport r req = withRegistry r $ \rp -> withJson req $ \p n -> withOutJson (cToolsetReport rp p n)
+
+toolsetSelect :: Value -> Text -> IO Value
+toolsetSelect req agent = withJson req $ \p n -> withText agent $ \ap an -> withOutJson (cToolsetSelect p n ap an)
+
+-- ---------------------------------------------------------------------------
+-- Skills
+
+newtype Skills = Skills (ForeignPtr CtxkitSkills)
+
+withSkills :: Skills -> (Ptr CtxkitSkills -> IO a) -> IO a
+withSkills (Skills fp) = withForeignPtr fp
+
+-- | Opens a skills folder (a path) with optional open options.
+openSkills :: Text -> Maybe Value -> IO Skills
+openSkills root opts = withText root $ \rp rn -> withMaybeJson opts $ \op on ->
+  Skills <$> newHandle pSkillsFree (cSkillsOpen rp rn op on)
+
+skillsList :: Skills -> IO Value
+skillsList s = withSkills s $ \sp -> withOutJson (cSkillsList sp)
+
+skillsBody :: Skills -> Text -> IO Value
+skillsBody s name = withSkills s $ \sp -> withText name $ \p n -> withOutJson (cSkillsBody sp p n)
+
+skillsRenderIndex :: Skills -> Maybe Value -> IO Value
+skillsRenderIndex s opts = withSkills s $ \sp -> withMaybeJson opts $ \p n -> withOutJson (cSkillsRenderIndex sp p n)
+
+-- ---------------------------------------------------------------------------
+-- Handoffs
+
+handoffValidate :: Value -> IO Value
+handoffValidate h = withJson h $ \p n -> withOutJson (cHandoffValidate p n)
+
+handoffRender :: Value -> Maybe Value -> IO Value
+handoffRender h opts = withJson h $ \p n -> withMaybeJson opts $ \op on -> withOutJson (cHandoffRender p n op on)
+
+handoffFilter :: Value -> Maybe Value -> IO Value
+handoffFilter conv opts = withJson conv $ \p n -> withMaybeJson opts $ \op on -> withOutJson (cHandoffFilter p n op on)
+
+-- ---------------------------------------------------------------------------
+-- Recovery
+
+-- | Classifies a provider error: provider name, HTTP status (0: no
+-- response), body (Nothing: none), headers object (Nothing: none).
+classifyError :: Text -> Word32 -> Maybe Text -> Maybe Value -> IO Value
+classifyError provider st body headers = withText provider $ \pp pn ->
+  withMaybeText body $ \bp bn -> withMaybeJson headers $ \hp hn ->
+    withOutJson (cRecoveryClassify pp pn st bp bn hp hn)
+
+-- | The retry decision after a failure (docs/formats.md, "Backoff").
+backoff :: Value -> IO Value
+backoff req = withJson req $ \p n -> withOutJson (cRecoveryBackoff p n)
+
+-- | Circuit breakers, one per key.
+newtype Breaker = Breaker (ForeignPtr CtxkitBreaker)
+
+withBreaker :: Breaker -> (Ptr CtxkitBreaker -> IO a) -> IO a
+withBreaker (Breaker fp) = withForeignPtr fp
+
+newBreaker :: Maybe Value -> IO Breaker
+newBreaker cfg = withMaybeJson cfg $ \p n -> Breaker <$> newHandle pBreakerFree (cBreakerNew p n)
+
+-- | Whether a call for the key may go ahead at @now_ms@.
+breakerAllow :: Breaker -> Text -> Word64 -> IO Bool
+breakerAllow b key now = withBreaker b $ \bp -> withText key $ \p n -> alloca $ \out -> do
+  check (cBreakerAllow bp p n now out)
+  (\(CBool x) -> x /= 0) <$> peek out
+
+breakerRecordSuccess :: Breaker -> Text -> Word64 -> IO ()
+breakerRecordSuccess b key now = withBreaker b $ \bp -> withText key $ \p n -> check (cBreakerRecordSuccess bp p n now)
+
+breakerRecordFailure :: Breaker -> Text -> Word64 -> IO ()
+breakerRecordFailure b key now = withBreaker b $ \bp -> withText key $ \p n -> check (cBreakerRecordFailure bp p n now)
+
+breakerState :: Breaker -> Text -> Word64 -> IO Value
+breakerState b key now = withBreaker b $ \bp -> withText key $ \p n -> withOutJson (cBreakerState bp p n now)
+
+-- ---------------------------------------------------------------------------
+-- Call stacks
+
+-- | An immutable agent call stack; 'callStackEnter' returns a new one.
+newtype CallStack = CallStack (ForeignPtr CtxkitCallstack)
+
+withStack :: CallStack -> (Ptr CtxkitCallstack -> IO a) -> IO a
+withStack (CallStack fp) = withForeignPtr fp
+
+-- | An empty stack of the given maximum depth (0: the default, 5).
+newCallStack :: Int -> IO CallStack
+newCallStack d = CallStack <$> newHandle pCallstackFree (cCallstackNew (fromIntegral d))
+
+callStackFromJson :: Value -> IO CallStack
+callStackFromJson v = withJson v $ \p n -> CallStack <$> newHandle pCallstackFree (cCallstackFromJson p n)
+
+-- | Enters an agent; throws CYCLE_DETECTED or DEPTH_EXCEEDED with the chain.
+callStackEnter :: CallStack -> Text -> IO CallStack
+callStackEnter s agent = withStack s $ \sp -> withText agent $ \p n ->
+  CallStack <$> newHandle pCallstackFree (cCallstackEnter sp p n)
+
+callStackEnterE :: CallStack -> Text -> IO (Either CtxkitError CallStack)
+callStackEnterE s a = try (callStackEnter s a)
+
+callStackToJson :: CallStack -> IO Value
+callStackToJson s = withStack s $ \sp -> withOutJson (cCallstackToJson sp)
+
+-- ---------------------------------------------------------------------------
+-- Tracer
+
+newtype Tracer = Tracer (ForeignPtr CtxkitTracer)
+
+withTracer :: Tracer -> (Ptr CtxkitTracer -> IO a) -> IO a
+withTracer (Tracer fp) = withForeignPtr fp
+
+data SpanOutcome = SpanSuccess | SpanFailed | SpanTimeout | SpanCancelled deriving (Eq, Show)
+
+newTracer :: Maybe Value -> IO Tracer
+newTracer cfg = withMaybeJson cfg $ \p n -> Tracer <$> newHandle pTracerFree (cTracerNew p n)
+
+-- | Starts a span: tool, info object, input bytes, now (µs). Returns its id.
+tracerStart :: Tracer -> Text -> Maybe Value -> Word64 -> Word64 -> IO Word64
+tracerStart t tool info inBytes now = withTracer t $ \tp -> withText tool $ \p n ->
+  withMaybeJson info $ \ip iN -> alloca $ \out -> do
+    check (cTracerStart tp p n ip iN inBytes now out)
+    peek out
+
+-- | Ends a span: id, outcome, output bytes, error text, now (µs).
+tracerEnd :: Tracer -> Word64 -> SpanOutcome -> Word64 -> Maybe Text -> Word64 -> IO ()
+tracerEnd t sid outcome outBytes err now = withTracer t $ \tp -> withMaybeText err $ \ep en ->
+  check (cTracerEnd tp sid o outBytes ep en now)
+  where
+    o = case outcome of
+      SpanSuccess -> kSpanOutcomeSuccess
+      SpanFailed -> kSpanOutcomeFailed
+      SpanTimeout -> kSpanOutcomeTimeout
+      SpanCancelled -> kSpanOutcomeCancelled
+
+tracerOverdue, tracerExpire, tracerExport :: Tracer -> Word64 -> IO Value
+tracerOverdue t now = withTracer t $ \tp -> withOutJson (cTracerOverdue tp now)
+tracerExpire t now = withTracer t $ \tp -> withOutJson (cTracerExpire tp now)
+tracerExport t now = withTracer t $ \tp -> withOutJson (cTracerExport tp now)

@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# The Haskell binding's suite (run by scripts/test.sh): checks Raw.hs against
+# include/ctxkit.h, builds the cabal package offline against Debian's GHC
+# packages, and runs the hspec suite against target/debug/libctxkit.so.
+# Without GHC and not root (so nothing can be installed): prints SKIPPED: and
+# exits 0.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+root=$PWD
+pkg=bindings/haskell
+
+debs=(ghc cabal-install libghc-hspec-dev libghc-quickcheck2-dev libghc-aeson-dev)
+missing=()
+for d in "${debs[@]}"; do
+    dpkg-query -W -f='${Status}' "$d" 2>/dev/null | grep -q 'install ok installed' || missing+=("$d")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+        echo "installing ${missing[*]} with apt-get"
+        apt-get update -qq >/dev/null
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+    else
+        echo "SKIPPED: Haskell binding suite: ${missing[*]} not installed and not root (apt-get install -y --no-install-recommends ${debs[*]})"
+        exit 0
+    fi
+fi
+command -v python3 >/dev/null || { echo "python3 is needed for the Raw.hs drift check"; exit 1; }
+
+python3 "$pkg/gen_raw.py" --check
+
+if [ ! -e target/debug/libctxkit.so ]; then
+    echo "target/debug/libctxkit.so missing: cargo build -p ctxkit-ffi --locked"
+    cargo build -p ctxkit-ffi --locked
+fi
+
+# cabal, offline, with a config that names no repository: only the global
+# package database (Debian's libghc-*-dev) is used; Hackage is never asked.
+export CABAL_DIR="$root/target/haskell/cabal"
+mkdir -p "$CABAL_DIR"
+printf 'offline: True\n' > "$CABAL_DIR/config"
+export LD_LIBRARY_PATH="$root/target/debug${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+cd "$pkg"
+cabal_args=(--offline --builddir="$root/target/haskell/dist" --extra-lib-dirs="$root/target/debug")
+log="$root/target/haskell/build.log"
+if ! cabal "${cabal_args[@]}" build all >"$log" 2>&1; then
+    cat "$log"; echo "cabal build failed"; exit 1
+fi
+grep -A6 'warning: \[-W' "$log" || true  # GHC warnings only
+cabal "${cabal_args[@]}" test --test-show-details=direct --test-options='--format=failed-examples'
+
+echo "examples/haskell/AgentLoop.hs (agent-loop):"
+out=$("$(cabal "${cabal_args[@]}" list-bin agent-loop)")
+echo "$out"
+grep -q 'refused (CTXKIT_STATUS_CYCLE_DETECTED)' <<<"$out" || { echo "agent-loop: the call stack did not stop the cycle"; exit 1; }
+grep -q 'summary applied' <<<"$out" || { echo "agent-loop: no summary was applied"; exit 1; }
