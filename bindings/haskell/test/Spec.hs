@@ -313,6 +313,36 @@ instance Arbitrary AnyText where
     where listOf' g = sized $ \n -> choose (0, 4 * n) >>= \k -> vectorOf k g
   shrink (AnyText t) = AnyText . T.pack <$> shrink (T.unpack t)
 
+
+-- | A random OpenAI-shape conversation: a system prompt, then turns of a user
+-- message, an assistant message with 0-3 parallel tool calls, their results
+-- (some calls left unanswered, some stray results), and an assistant reply.
+-- Tool outputs range from a word to a few thousand tokens.
+newtype AnyConversation = AnyConversation Value deriving (Show)
+
+instance Arbitrary AnyConversation where
+  arbitrary = do
+    nTurns <- choose (1, 8 :: Int)
+    turns <- forM [1 .. nTurns] $ \t -> do
+      user <- sentence
+      nCalls <- choose (0, 3 :: Int)
+      let ids = [T.pack ("call_" <> show t <> "_" <> show c) | c <- [1 .. nCalls]]
+      answered <- forM ids $ \i -> (,) i <$> frequency [(5, pure True), (1, pure False)]
+      outputs <- forM answered $ \(i, ok) -> do
+        size <- frequency [(4, choose (1, 40)), (1, choose (200, 3000 :: Int))]
+        body <- T.unwords <$> vectorOf size (elements ["build", "ok", "error:", "src/lib.rs:42", "test", "passed", "failed", "0x1f"])
+        pure [object ["role" .= ("tool" :: Text), "tool_call_id" .= i, "content" .= body] | ok]
+      stray <- frequency [(6, pure []), (1, pure [object ["role" .= ("tool" :: Text), "tool_call_id" .= T.pack ("stray_" <> show t), "content" .= ("late" :: Text)]])]
+      reply <- sentence
+      let call i = object ["id" .= i, "type" .= ("function" :: Text), "function" .= object ["name" .= ("run" :: Text), "arguments" .= ("{}" :: Text)]]
+          assistantCalls = [object ["role" .= ("assistant" :: Text), "content" .= Null, "tool_calls" .= map call ids] | nCalls > 0]
+      pure $ [object ["role" .= ("user" :: Text), "content" .= user]] ++ assistantCalls ++ concat outputs ++ stray
+        ++ [object ["role" .= ("assistant" :: Text), "content" .= reply]]
+    let system = object ["role" .= ("system" :: Text), "content" .= ("You are a coding agent." :: Text)]
+    pure . AnyConversation $ object ["model" .= ("gpt-4o" :: Text), "messages" .= (system : concat turns)]
+    where
+      sentence = T.unwords <$> (choose (1, 30) >>= \n -> vectorOf n (elements ["fix", "the", "parser", "test", "why", "does", "it", "fail", "run", "again", "src/main.rs", "cargo", "please"]))
+
 -- ---------------------------------------------------------------------------
 
 -- | Moves to the repository root (the folder with include/ctxkit.h), so the
@@ -403,6 +433,25 @@ spec = do
           (n, ex) <- countUntilLimit cl100k l t
           let full = countTokens cl100k t
           pure $ if full <= l then (n, ex) === (full, False) else property (ex && n > l)
+    modifyMaxSuccess (const 200) $
+      prop "fit keeps its invariants for every strategy and budget (random conversations)" $
+        \(AnyConversation conv) (Positive b0) strategy ->
+          ioProperty $ do
+            let budget = 300 + (b0 `mod` 8000) :: Int
+                s = ["recency", "relevance", "hybrid", "summarize"] !! (strategy `mod` 4 :: Int) :: Text
+                opts = object ["model" .= ("gpt-4o" :: Text), "max_tokens" .= budget, "reserve_output" .= (0 :: Int),
+                               "policy" .= object ["strategy" .= s]]
+            r <- fitE conv opts
+            case r of
+              -- Only what must be kept (system, latest turn) can make it fail.
+              Left e -> pure . label "does not fit" $ counterexample (show e) (status e == 11)
+              Right (out, report) -> label "fitted" <$> do
+                w <- newWindow Nothing "gpt-4o" (Just (object ["context_window" .= (1000000 :: Int), "reserved_output" .= (0 :: Int)]))
+                windowLoad w out
+                issues <- windowValidate w
+                pure $ conjoin
+                  [ counterexample ("over budget: " <> show report) (int (report .! "tokens_after") <= int (report .! "limit_tokens"))
+                  , counterexample ("issues after fit: " <> show issues) (issues === Array mempty) ]
 
   describe "errors" $ do
     it "unknown encoding is UNKNOWN_ENCODING (6)" $ do
