@@ -71,3 +71,27 @@ fn handoff_corpus() {
 fn recovery_corpus() {
     replay("recovery", recovery::check);
 }
+
+/// Found by `window_fit`: a user message with a stray `tool_call_id` was
+/// parsed as a tool result, so validation called it orphaned while repair
+/// (which only moves `tool` messages) left it, and `fit` returned a history
+/// that failed validation. Only `tool` messages answer calls by id; the
+/// stray field is kept verbatim. (Seed: fuzz/corpus/window_fit/regression-*.)
+#[test]
+fn regression_a_stray_tool_call_id_on_a_user_message_is_not_a_result() {
+    use ctxkit::chat::Conversation;
+    use ctxkit::window::{fit_json, validate};
+    let input = r#"{"messages":[{"role":"system","content":"s"},{"role":"user","content":"x","tool_call_id":"c9"},{"role":"user","content":"y"}]}"#;
+    let c = Conversation::parse(input, None).unwrap();
+    assert!(c.messages[1].tool_call_id.is_none());
+    assert!(c.messages[1].result_ids().is_empty());
+    assert!(validate(&c).is_empty(), "{:?}", validate(&c));
+    assert_eq!(c.to_json().unwrap(), input, "the stray field is written back untouched");
+    let (out, _) = fit_json(input, r#"{"model":"gpt-4o"}"#).unwrap();
+    assert!(validate(&Conversation::parse(&out, None).unwrap()).is_empty());
+    // A real tool message still answers its call.
+    let t = r#"[{"role":"assistant","content":null,"tool_calls":[{"id":"c1","type":"function","function":{"name":"f","arguments":"{}"}}]},{"role":"tool","tool_call_id":"c1","content":"ok"}]"#;
+    let c = Conversation::parse(t, None).unwrap();
+    assert_eq!(c.messages[1].tool_call_id.as_deref(), Some("c1"));
+    assert!(validate(&c).is_empty());
+}
