@@ -95,3 +95,29 @@ fn regression_a_stray_tool_call_id_on_a_user_message_is_not_a_result() {
     assert_eq!(c.messages[1].tool_call_id.as_deref(), Some("c1"));
     assert!(validate(&c).is_empty());
 }
+
+/// Found by `handoff`: serde_json's default float parser is not correctly
+/// rounded, so a number in host data (`custom_fields`, a conversation's
+/// unknown fields) could change by one ulp on every pass through ctxkit:
+/// a 76-digit integer parsed to 1e75, was written as `1e75`, and read back
+/// as 1.0000000000000001e75. The workspace enables serde_json's
+/// `float_roundtrip`, so what ctxkit writes reads back to the same number.
+/// (Seed: fuzz/corpus/handoff/regression-float-roundtrip-*.)
+#[test]
+fn regression_numbers_in_host_data_survive_a_round_trip() {
+    use ctxkit::chat::Conversation;
+    use ctxkit::handoff::Handoff;
+    let big = "9".repeat(76);
+    let handoff = format!(
+        r#"{{"version":"1.0","task_summary":"x","key_outputs":[],"metadata":{{"from_agent":"a","to_agent":"b","created_at":"2026-03-01T12:00:00Z"}},"custom_fields":{{"n":{big},"e":1e75,"f":0.30000000000000004,"g":2.2250738585072014e-308}}}}"#
+    );
+    let h = Handoff::parse(&handoff).unwrap();
+    let once = h.to_json().unwrap();
+    let again = Handoff::parse(&once).unwrap();
+    assert_eq!(again, h);
+    assert_eq!(again.to_json().unwrap(), once);
+    let conv = format!(r#"{{"messages":[{{"role":"user","content":"hi"}}],"temperature":1e75,"x":{big}}}"#);
+    let c = Conversation::parse(&conv, None).unwrap();
+    let once = c.to_json().unwrap();
+    assert_eq!(Conversation::parse(&once, None).unwrap(), c);
+}
