@@ -121,3 +121,28 @@ fn regression_numbers_in_host_data_survive_a_round_trip() {
     let once = c.to_json().unwrap();
     assert_eq!(Conversation::parse(&once, None).unwrap(), c);
 }
+
+/// Found by `window_fit`: two assistant messages used the same tool-call id
+/// and only the first was answered. The one result paired with the first
+/// call, compaction dropped that turn (result included) and kept the second
+/// call, and `fit` returned a history with an orphaned call. Compaction now
+/// refuses to return a history with an orphan and says why.
+/// (Seed: fuzz/corpus/window_fit/regression-duplicate-call-id-*.)
+#[test]
+fn regression_duplicate_call_ids_never_yield_an_orphaned_call() {
+    use ctxkit::window::fit_json;
+    use ctxkit::ErrorKind;
+    let call = |id: &str| format!(r#"{{"role":"assistant","content":null,"tool_calls":[{{"id":"{id}","type":"function","function":{{"name":"run","arguments":"{{}}"}}}}]}}"#);
+    let input = format!(
+        r#"{{"messages":[{{"role":"system","content":"sys"}},{{"role":"user","content":"{}"}},{},{{"role":"tool","tool_call_id":"c2","content":"{}"}},{{"role":"user","content":"next"}},{},{{"role":"user","content":"latest"}}]}}"#,
+        "start ".repeat(100),
+        call("c2"),
+        "out ".repeat(300),
+        call("c2"),
+    );
+    let e = fit_json(&input, r#"{"model":"gpt-4o","max_tokens":200,"policy":{"strategy":"recency"}}"#).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::InvalidArgument, "{e}");
+    assert!(e.to_string().contains("'c2'"), "{e}");
+    // With room for everything nothing is dropped, and the history is returned.
+    assert!(fit_json(&input, r#"{"model":"gpt-4o"}"#).is_ok());
+}
