@@ -43,6 +43,9 @@ fi
 export CARGO_TERM_COLOR=never
 run_suite "build (debug: core, libctxkit.so/.a, cli, xtask)" cargo build --workspace --all-targets --locked
 run_suite "rust tests (unit, oracle, vectors, ffi, cli)" cargo test --workspace --locked
+# Test-only feature: every C ABI function made to panic inside its boundary
+# (ffi/tests/panic_injection.rs). Rebuilds only the ffi crate's test binary.
+run_suite "panic injection (every C ABI function, ffi --features panic-inject)" cargo test -p ctxkit-ffi --features panic-inject --locked
 # Use the binaries the build step made: `cargo run -p X` resolves features
 # for X alone and would rebuild shared dependencies.
 run_suite "header drift (include/ctxkit.h vs cbindgen)" target/debug/xtask header --check

@@ -17,7 +17,10 @@ pub(crate) fn guard(
     err: *mut *mut ctxkit_error,
     body: impl FnOnce() -> Result<(), FfiError>,
 ) -> ctxkit_status {
-    let failure = match catch_unwind(AssertUnwindSafe(body)) {
+    let failure = match catch_unwind(AssertUnwindSafe(|| {
+        inject::point(function);
+        body()
+    })) {
         Ok(Ok(())) => return ctxkit_status::Ok,
         Ok(Err(e)) => e,
         Err(payload) => FfiError::new(ctxkit_status::Panic, format!("panicked: {}", panic_message(&payload))),
@@ -31,14 +34,65 @@ pub(crate) fn guard(
 }
 
 /// Runs an infallible body that returns nothing (the `_free` functions).
-pub(crate) fn guard_void(body: impl FnOnce()) {
-    let _ = catch_unwind(AssertUnwindSafe(body));
+/// `function` names the exported function for panic injection.
+pub(crate) fn guard_void(function: &'static str, body: impl FnOnce()) {
+    let _ = catch_unwind(AssertUnwindSafe(|| {
+        inject::point(function);
+        body()
+    }));
 }
 
 /// Runs an infallible body that returns a value, with a value for the
 /// unreachable-in-practice panic case.
-pub(crate) fn guard_value<T>(on_panic: T, body: impl FnOnce() -> T) -> T {
-    catch_unwind(AssertUnwindSafe(body)).unwrap_or(on_panic)
+pub(crate) fn guard_value<T>(function: &'static str, on_panic: T, body: impl FnOnce() -> T) -> T {
+    catch_unwind(AssertUnwindSafe(|| {
+        inject::point(function);
+        body()
+    }))
+    .unwrap_or(on_panic)
+}
+
+/// Panic injection (test-only feature `panic-inject`): a thread that
+/// selected an exported function's name makes that function panic inside its
+/// boundary, first thing, so ffi/tests/panic_injection.rs can prove every
+/// entry point turns a panic into `CTXKIT_STATUS_PANIC` (or, for functions
+/// with no status, returns normally) instead of unwinding into C. The
+/// selection is per thread so parallel tests do not see it. Without the
+/// feature `point` is an empty inline function: no cost, no behaviour.
+#[cfg(feature = "panic-inject")]
+pub(crate) mod inject {
+    use std::cell::Cell;
+
+    thread_local! {
+        static SELECTED: Cell<Option<&'static str>> = const { Cell::new(None) };
+        static FIRED: Cell<usize> = const { Cell::new(0) };
+    }
+
+    /// Selects the function that panics on this thread (None: none).
+    #[allow(dead_code)]
+    pub(crate) fn select(function: Option<&'static str>) {
+        SELECTED.with(|s| s.set(function));
+    }
+
+    /// How many injected panics this thread has raised.
+    #[allow(dead_code)]
+    pub(crate) fn fired() -> usize {
+        FIRED.with(Cell::get)
+    }
+
+    #[inline]
+    pub(crate) fn point(function: &'static str) {
+        if SELECTED.with(Cell::get) == Some(function) {
+            FIRED.with(|f| f.set(f.get() + 1));
+            panic!("injected panic in {function}");
+        }
+    }
+}
+
+#[cfg(not(feature = "panic-inject"))]
+pub(crate) mod inject {
+    #[inline(always)]
+    pub(crate) fn point(_function: &'static str) {}
 }
 
 fn panic_message(payload: &Box<dyn Any + Send>) -> String {

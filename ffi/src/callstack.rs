@@ -129,7 +129,7 @@ pub unsafe extern "C" fn ctxkit_callstack_to_json(
 /// `stack` is NULL or a live handle from ctxkit that has not been freed.
 #[no_mangle]
 pub unsafe extern "C" fn ctxkit_callstack_free(stack: *mut ctxkit_callstack) {
-    crate::boundary::guard_void(|| {
+    crate::boundary::guard_void("ctxkit_callstack_free", || {
         if !stack.is_null() {
             // SAFETY: created by `Box::into_raw` in `boxed`.
             drop(unsafe { Box::from_raw(stack) });

@@ -60,7 +60,7 @@ pub(crate) unsafe fn store(err: *mut *mut ctxkit_error, function: &str, e: FfiEr
 /// `err` is NULL or a live error created by ctxkit.
 #[no_mangle]
 pub unsafe extern "C" fn ctxkit_error_code(err: *const ctxkit_error) -> ctxkit_status {
-    crate::boundary::guard_value(ctxkit_status::Panic, || {
+    crate::boundary::guard_value("ctxkit_error_code", ctxkit_status::Panic, || {
         // SAFETY: per the contract above.
         unsafe { err.as_ref() }.map_or(ctxkit_status::NullArgument, |e| e.code)
     })
@@ -79,7 +79,7 @@ pub unsafe extern "C" fn ctxkit_error_message(
     err: *const ctxkit_error,
     out_len: *mut usize,
 ) -> *const c_char {
-    crate::boundary::guard_value(std::ptr::null(), || {
+    crate::boundary::guard_value("ctxkit_error_message", std::ptr::null(), || {
         // SAFETY: per the contract above.
         let e = unsafe { err.as_ref() };
         let (ptr, len) = e.map_or((std::ptr::null(), 0), |e| (e.message.as_ptr(), e.message.as_bytes().len()));
@@ -97,7 +97,7 @@ pub unsafe extern "C" fn ctxkit_error_message(
 /// `err` is NULL or an error from ctxkit that has not been freed.
 #[no_mangle]
 pub unsafe extern "C" fn ctxkit_error_free(err: *mut ctxkit_error) {
-    crate::boundary::guard_void(|| {
+    crate::boundary::guard_void("ctxkit_error_free", || {
         if !err.is_null() {
             // SAFETY: `err` came from `Box::into_raw` in `store`.
             drop(unsafe { Box::from_raw(err) });

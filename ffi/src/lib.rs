@@ -43,3 +43,12 @@ pub use toolset::*;
 pub use trace::*;
 pub use version::*;
 pub use window::*;
+
+// Test modules kept under ffi/tests/ (this crate has no rlib, so they are
+// unit tests; `autotests = false` in Cargo.toml).
+#[cfg(test)]
+#[path = "../tests/fuzz_corpus.rs"]
+mod fuzz_corpus;
+#[cfg(all(test, feature = "panic-inject"))]
+#[path = "../tests/panic_injection.rs"]
+mod panic_injection;

@@ -136,7 +136,7 @@ pub unsafe extern "C" fn ctxkit_breaker_new(
 /// `breaker` is NULL or a live handle from `ctxkit_breaker_new`.
 #[no_mangle]
 pub unsafe extern "C" fn ctxkit_breaker_free(breaker: *mut ctxkit_breaker) {
-    crate::boundary::guard_void(|| {
+    crate::boundary::guard_void("ctxkit_breaker_free", || {
         if !breaker.is_null() {
             // SAFETY: created by `Box::into_raw` in `ctxkit_breaker_new`.
             drop(unsafe { Box::from_raw(breaker) });

@@ -55,7 +55,7 @@ pub unsafe extern "C" fn ctxkit_registry_new(
 /// `registry` is NULL or a live handle from `ctxkit_registry_new`.
 #[no_mangle]
 pub unsafe extern "C" fn ctxkit_registry_free(registry: *mut ctxkit_registry) {
-    crate::boundary::guard_void(|| {
+    crate::boundary::guard_void("ctxkit_registry_free", || {
         if !registry.is_null() {
             // SAFETY: created by `Box::into_raw` in `ctxkit_registry_new`.
             drop(unsafe { Box::from_raw(registry) });

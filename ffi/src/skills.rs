@@ -75,7 +75,7 @@ pub unsafe extern "C" fn ctxkit_skills_open(
 /// `skills` is NULL or a live handle from `ctxkit_skills_open`.
 #[no_mangle]
 pub unsafe extern "C" fn ctxkit_skills_free(skills: *mut ctxkit_skills) {
-    crate::boundary::guard_void(|| {
+    crate::boundary::guard_void("ctxkit_skills_free", || {
         if !skills.is_null() {
             // SAFETY: created by `Box::into_raw` in `ctxkit_skills_open`.
             drop(unsafe { Box::from_raw(skills) });

@@ -97,7 +97,7 @@ impl From<ErrorKind> for ctxkit_status {
 /// The returned string is static; never free it. Thread-safe.
 #[no_mangle]
 pub extern "C" fn ctxkit_status_name(status: u32) -> *const std::ffi::c_char {
-    let name = crate::boundary::guard_value("CTXKIT_STATUS_UNRECOGNIZED\0", || {
+    let name = crate::boundary::guard_value("ctxkit_status_name", "CTXKIT_STATUS_UNRECOGNIZED\0", || {
         crate::status::from_u32(status).map_or("CTXKIT_STATUS_UNRECOGNIZED\0", ctxkit_status::name)
     });
     name.as_ptr().cast()

@@ -30,7 +30,7 @@ impl ctxkit_string {
 /// `{NULL, 0}`), whose fields the caller has not changed.
 #[no_mangle]
 pub unsafe extern "C" fn ctxkit_string_free(s: *mut ctxkit_string) {
-    crate::boundary::guard_void(|| {
+    crate::boundary::guard_void("ctxkit_string_free", || {
         // SAFETY: per the contract.
         let Some(s) = (unsafe { s.as_mut() }) else { return };
         if !s.ptr.is_null() {
@@ -73,7 +73,7 @@ impl ctxkit_tokens {
 /// `{NULL, 0}`), whose fields the caller has not changed.
 #[no_mangle]
 pub unsafe extern "C" fn ctxkit_tokens_free(t: *mut ctxkit_tokens) {
-    crate::boundary::guard_void(|| {
+    crate::boundary::guard_void("ctxkit_tokens_free", || {
         // SAFETY: per the contract.
         let Some(t) = (unsafe { t.as_mut() }) else { return };
         if !t.ptr.is_null() {

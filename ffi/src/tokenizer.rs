@@ -148,7 +148,7 @@ pub unsafe extern "C" fn ctxkit_tokenizer_new_for_model(
 /// `tokenizer` is NULL or a live handle from `ctxkit_tokenizer_new*`.
 #[no_mangle]
 pub unsafe extern "C" fn ctxkit_tokenizer_free(tokenizer: *mut ctxkit_tokenizer) {
-    crate::boundary::guard_void(|| {
+    crate::boundary::guard_void("ctxkit_tokenizer_free", || {
         if !tokenizer.is_null() {
             // SAFETY: created by `boxed`.
             drop(unsafe { Box::from_raw(tokenizer) });

@@ -38,7 +38,7 @@ pub struct ctxkit_tracer {
 /// clock of its own. Never fails. Thread-safe.
 #[no_mangle]
 pub extern "C" fn ctxkit_clock_now_us() -> u64 {
-    crate::boundary::guard_value(0, now_us)
+    crate::boundary::guard_value("ctxkit_clock_now_us", 0, now_us)
 }
 
 /// Creates a tracer with `config_json` (`{"ring_size": 1024,
@@ -78,7 +78,7 @@ pub unsafe extern "C" fn ctxkit_tracer_new(
 /// `tracer` is NULL or a live handle from `ctxkit_tracer_new`.
 #[no_mangle]
 pub unsafe extern "C" fn ctxkit_tracer_free(tracer: *mut ctxkit_tracer) {
-    crate::boundary::guard_void(|| {
+    crate::boundary::guard_void("ctxkit_tracer_free", || {
         if !tracer.is_null() {
             // SAFETY: created by `Box::into_raw` in `ctxkit_tracer_new`.
             drop(unsafe { Box::from_raw(tracer) });

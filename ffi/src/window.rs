@@ -74,7 +74,7 @@ pub unsafe extern "C" fn ctxkit_window_new(
 /// `window` is NULL or a live handle from `ctxkit_window_new`.
 #[no_mangle]
 pub unsafe extern "C" fn ctxkit_window_free(window: *mut ctxkit_window) {
-    crate::boundary::guard_void(|| {
+    crate::boundary::guard_void("ctxkit_window_free", || {
         if !window.is_null() {
             // SAFETY: created by `Box::into_raw` in `ctxkit_window_new`.
             drop(unsafe { Box::from_raw(window) });

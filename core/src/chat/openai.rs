@@ -56,9 +56,16 @@ pub(super) fn message(raw: Value, i: usize) -> Result<Message> {
         let arguments = str_field(fc, "arguments", &path)?.unwrap_or_default().to_owned();
         tool_calls.push(ToolCall { id: name.clone(), name, arguments });
     }
+    // Only a `tool` message answers a call by `tool_call_id` (a legacy
+    // `function` message by its name). The field on any other role is not
+    // a result: it stays in `raw`, written back untouched, and is otherwise
+    // ignored (found by the `window_fit` fuzz target: a user message with a
+    // stray `tool_call_id` was reported as an orphaned result that repair
+    // did not remove, so `fit` returned a history that failed validation).
     let tool_call_id = match role {
         Role::Function => name.clone(),
-        _ => str_field(obj, "tool_call_id", &path)?.map(str::to_owned),
+        Role::Tool => str_field(obj, "tool_call_id", &path)?.map(str::to_owned),
+        _ => None,
     };
     Ok(Message { role, name, parts, tool_calls, tool_call_id, raw })
 }

@@ -223,6 +223,18 @@ pub(super) fn finish(
     // `tokens_after` comes from cached per-message counts; tests (debug
     // builds) check it against a full recount.
     debug_assert_eq!(Some(tokens_after), acct.conversation(&out).ok(), "cached counts drifted");
+    // The working copy has no orphans (it was valid or repaired), and whole
+    // turns keep calls with their results, except when the history reuses a
+    // tool-call id: then the one result pairs with the first call and can
+    // leave with its turn while a later call of that id stays (found by the
+    // `window_fit` fuzz target). Never return such a history.
+    if let Some(i) = validate(&out).into_iter().find(|i| matches!(i.kind, IssueKind::OrphanedCall | IssueKind::OrphanedResult)) {
+        return Err(Error::invalid_argument(format!(
+            "compaction would separate tool call '{}' from its result ({}); the history uses that tool-call id more than once: give each call its own id",
+            i.id.as_deref().unwrap_or(""),
+            i.detail
+        )));
+    }
     if tokens_after > policy.limit_tokens {
         let pinned: usize = all.iter().filter(|t| t.pinned).map(|t| t.tokens).sum();
         return Err(Error::new(

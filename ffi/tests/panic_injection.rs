@@ -1,0 +1,199 @@
+//! Panic injection (`cargo test -p ctxkit-ffi --features panic-inject`):
+//! every function the header declares is made to panic inside its panic
+//! boundary, and must turn that into `CTXKIT_STATUS_PANIC` with an error
+//! naming itself, or, when it returns no status (the `_free` functions,
+//! `ctxkit_error_code`/`_message`, `ctxkit_status_name`,
+//! `ctxkit_clock_now_us`), return normally. Nothing may unwind out of an
+//! exported function. The list of functions is read from include/ctxkit.h,
+//! so a new function without an entry in `calls()` fails this test.
+//!
+//! A unit-test module of the ffi crate (this crate has no rlib; see lib.rs).
+//! With the panic hit first thing inside the boundary, no argument is looked
+//! at, so every argument is zero (NULL pointers, zero lengths).
+#![allow(unused_unsafe, clippy::let_unit_value, clippy::unit_arg)]
+
+use std::collections::BTreeSet;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+use crate::boundary::inject;
+use crate::*;
+
+/// A zero of any argument type: NULL, 0 or false.
+fn z<T>() -> T {
+    // SAFETY: only used for pointer, integer and bool parameters, for which
+    // all-zero bytes are a valid value.
+    unsafe { std::mem::zeroed() }
+}
+
+enum Call {
+    /// Returns a status and takes `ctxkit_error **err` last.
+    Status(fn(*mut *mut ctxkit_error) -> ctxkit_status),
+    /// Runs inside a boundary but returns no status.
+    NoStatus(fn()),
+    /// Returns a static value and runs no code that could panic.
+    NoBoundary(fn()),
+}
+
+fn calls() -> Vec<(&'static str, Call)> {
+    vec![
+        ("ctxkit_callstack_new", Call::Status(|err| unsafe { ctxkit_callstack_new(z(), z(), err) })),
+        ("ctxkit_callstack_from_json", Call::Status(|err| unsafe { ctxkit_callstack_from_json(z(), z(), z(), err) })),
+        ("ctxkit_callstack_enter", Call::Status(|err| unsafe { ctxkit_callstack_enter(z(), z(), z(), z(), err) })),
+        ("ctxkit_callstack_to_json", Call::Status(|err| unsafe { ctxkit_callstack_to_json(z(), z(), err) })),
+        ("ctxkit_callstack_free", Call::NoStatus(|| { let _ = unsafe { ctxkit_callstack_free(z()) }; })),
+        ("ctxkit_error_code", Call::NoStatus(|| { let _ = unsafe { ctxkit_error_code(z()) }; })),
+        ("ctxkit_error_message", Call::NoStatus(|| { let _ = unsafe { ctxkit_error_message(z(), z()) }; })),
+        ("ctxkit_error_free", Call::NoStatus(|| { let _ = unsafe { ctxkit_error_free(z()) }; })),
+        ("ctxkit_handoff_validate", Call::Status(|err| unsafe { ctxkit_handoff_validate(z(), z(), z(), err) })),
+        ("ctxkit_handoff_render", Call::Status(|err| unsafe { ctxkit_handoff_render(z(), z(), z(), z(), z(), err) })),
+        ("ctxkit_handoff_filter", Call::Status(|err| unsafe { ctxkit_handoff_filter(z(), z(), z(), z(), z(), err) })),
+        ("ctxkit_recovery_classify", Call::Status(|err| unsafe { ctxkit_recovery_classify(z(), z(), z(), z(), z(), z(), z(), z(), err) })),
+        ("ctxkit_recovery_backoff", Call::Status(|err| unsafe { ctxkit_recovery_backoff(z(), z(), z(), err) })),
+        ("ctxkit_breaker_new", Call::Status(|err| unsafe { ctxkit_breaker_new(z(), z(), z(), err) })),
+        ("ctxkit_breaker_free", Call::NoStatus(|| { let _ = unsafe { ctxkit_breaker_free(z()) }; })),
+        ("ctxkit_breaker_allow", Call::Status(|err| unsafe { ctxkit_breaker_allow(z(), z(), z(), z(), z(), err) })),
+        ("ctxkit_breaker_record_success", Call::Status(|err| unsafe { ctxkit_breaker_record_success(z(), z(), z(), z(), err) })),
+        ("ctxkit_breaker_record_failure", Call::Status(|err| unsafe { ctxkit_breaker_record_failure(z(), z(), z(), z(), err) })),
+        ("ctxkit_breaker_state", Call::Status(|err| unsafe { ctxkit_breaker_state(z(), z(), z(), z(), z(), err) })),
+        ("ctxkit_registry_new", Call::Status(|err| unsafe { ctxkit_registry_new(z(), err) })),
+        ("ctxkit_registry_free", Call::NoStatus(|| { let _ = unsafe { ctxkit_registry_free(z()) }; })),
+        ("ctxkit_registry_register", Call::Status(|err| unsafe { ctxkit_registry_register(z(), z(), z(), z(), err) })),
+        ("ctxkit_registry_lookup", Call::Status(|err| unsafe { ctxkit_registry_lookup(z(), z(), z(), z(), z(), z(), err) })),
+        ("ctxkit_registry_list", Call::Status(|err| unsafe { ctxkit_registry_list(z(), z(), err) })),
+        ("ctxkit_skills_open", Call::Status(|err| unsafe { ctxkit_skills_open(z(), z(), z(), z(), z(), err) })),
+        ("ctxkit_skills_free", Call::NoStatus(|| { let _ = unsafe { ctxkit_skills_free(z()) }; })),
+        ("ctxkit_skills_list", Call::Status(|err| unsafe { ctxkit_skills_list(z(), z(), err) })),
+        ("ctxkit_skills_body", Call::Status(|err| unsafe { ctxkit_skills_body(z(), z(), z(), z(), err) })),
+        ("ctxkit_skills_render_index", Call::Status(|err| unsafe { ctxkit_skills_render_index(z(), z(), z(), z(), err) })),
+        ("ctxkit_status_name", Call::NoStatus(|| { let _ = unsafe { ctxkit_status_name(z()) }; })),
+        ("ctxkit_string_free", Call::NoStatus(|| { let _ = unsafe { ctxkit_string_free(z()) }; })),
+        ("ctxkit_tokens_free", Call::NoStatus(|| { let _ = unsafe { ctxkit_tokens_free(z()) }; })),
+        ("ctxkit_tokenizer_new", Call::Status(|err| unsafe { ctxkit_tokenizer_new(z(), z(), z(), z(), err) })),
+        ("ctxkit_tokenizer_new_for_model", Call::Status(|err| unsafe { ctxkit_tokenizer_new_for_model(z(), z(), z(), z(), z(), z(), z(), err) })),
+        ("ctxkit_tokenizer_free", Call::NoStatus(|| { let _ = unsafe { ctxkit_tokenizer_free(z()) }; })),
+        ("ctxkit_tokenizer_info", Call::Status(|err| unsafe { ctxkit_tokenizer_info(z(), z(), err) })),
+        ("ctxkit_tokenizer_count", Call::Status(|err| unsafe { ctxkit_tokenizer_count(z(), z(), z(), z(), err) })),
+        ("ctxkit_tokenizer_count_until_limit", Call::Status(|err| unsafe { ctxkit_tokenizer_count_until_limit(z(), z(), z(), z(), z(), z(), err) })),
+        ("ctxkit_tokenizer_encode", Call::Status(|err| unsafe { ctxkit_tokenizer_encode(z(), z(), z(), z(), err) })),
+        ("ctxkit_tokenizer_decode", Call::Status(|err| unsafe { ctxkit_tokenizer_decode(z(), z(), z(), z(), z(), err) })),
+        ("ctxkit_tokenizer_truncate", Call::Status(|err| unsafe { ctxkit_tokenizer_truncate(z(), z(), z(), z(), z(), z(), z(), z(), z(), z(), err) })),
+        ("ctxkit_assemble", Call::Status(|err| unsafe { ctxkit_assemble(z(), z(), z(), z(), err) })),
+        ("ctxkit_toolset_report", Call::Status(|err| unsafe { ctxkit_toolset_report(z(), z(), z(), z(), err) })),
+        ("ctxkit_toolset_select", Call::Status(|err| unsafe { ctxkit_toolset_select(z(), z(), z(), z(), z(), err) })),
+        ("ctxkit_clock_now_us", Call::NoStatus(|| { let _ = unsafe { ctxkit_clock_now_us() }; })),
+        ("ctxkit_tracer_new", Call::Status(|err| unsafe { ctxkit_tracer_new(z(), z(), z(), err) })),
+        ("ctxkit_tracer_free", Call::NoStatus(|| { let _ = unsafe { ctxkit_tracer_free(z()) }; })),
+        ("ctxkit_tracer_start", Call::Status(|err| unsafe { ctxkit_tracer_start(z(), z(), z(), z(), z(), z(), z(), z(), err) })),
+        ("ctxkit_tracer_end", Call::Status(|err| unsafe { ctxkit_tracer_end(z(), z(), z(), z(), z(), z(), z(), err) })),
+        ("ctxkit_tracer_overdue", Call::Status(|err| unsafe { ctxkit_tracer_overdue(z(), z(), z(), err) })),
+        ("ctxkit_tracer_expire", Call::Status(|err| unsafe { ctxkit_tracer_expire(z(), z(), z(), err) })),
+        ("ctxkit_tracer_export", Call::Status(|err| unsafe { ctxkit_tracer_export(z(), z(), z(), err) })),
+        ("ctxkit_version", Call::NoBoundary(|| { let _ = ctxkit_version(); })),
+        ("ctxkit_abi_version", Call::NoBoundary(|| { let _ = ctxkit_abi_version(); })),
+        ("ctxkit_window_new", Call::Status(|err| unsafe { ctxkit_window_new(z(), z(), z(), z(), z(), z(), err) })),
+        ("ctxkit_window_free", Call::NoStatus(|| { let _ = unsafe { ctxkit_window_free(z()) }; })),
+        ("ctxkit_window_load", Call::Status(|err| unsafe { ctxkit_window_load(z(), z(), z(), err) })),
+        ("ctxkit_window_push", Call::Status(|err| unsafe { ctxkit_window_push(z(), z(), z(), z(), err) })),
+        ("ctxkit_window_preflight", Call::Status(|err| unsafe { ctxkit_window_preflight(z(), z(), z(), z(), err) })),
+        ("ctxkit_window_validate", Call::Status(|err| unsafe { ctxkit_window_validate(z(), z(), err) })),
+        ("ctxkit_window_repair", Call::Status(|err| unsafe { ctxkit_window_repair(z(), z(), z(), z(), err) })),
+        ("ctxkit_window_conversation", Call::Status(|err| unsafe { ctxkit_window_conversation(z(), z(), err) })),
+        ("ctxkit_window_compact", Call::Status(|err| unsafe { ctxkit_window_compact(z(), z(), z(), z(), err) })),
+        ("ctxkit_window_apply_summary", Call::Status(|err| unsafe { ctxkit_window_apply_summary(z(), z(), z(), z(), z(), z(), err) })),
+        ("ctxkit_fit", Call::Status(|err| unsafe { ctxkit_fit(z(), z(), z(), z(), z(), z(), err) })),
+    ]
+}
+
+/// The names of the functions include/ctxkit.h declares.
+fn declared() -> BTreeSet<String> {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../include/ctxkit.h");
+    let header = std::fs::read_to_string(path).unwrap();
+    let mut names = BTreeSet::new();
+    for line in header.lines() {
+        let t = line.trim_start();
+        if t.starts_with('*') || t.starts_with('/') || t.starts_with('#') {
+            continue;
+        }
+        let mut rest = t;
+        while let Some(i) = rest.find("ctxkit_") {
+            let tail = &rest[i..];
+            let end = tail.find(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).unwrap_or(tail.len());
+            if tail[end..].starts_with('(') {
+                names.insert(tail[..end].to_owned());
+            }
+            rest = &tail[end..];
+        }
+    }
+    names
+}
+
+#[test]
+fn the_table_covers_every_declared_function() {
+    let declared = declared();
+    assert!(declared.len() >= 60, "header parse found only {} functions", declared.len());
+    let table: BTreeSet<String> = calls().iter().map(|(n, _)| (*n).to_owned()).collect();
+    let uncovered: Vec<_> = declared.difference(&table).collect();
+    assert!(uncovered.is_empty(), "no panic-injection entry for {uncovered:?}: add them to calls()");
+    let stale: Vec<_> = table.difference(&declared).collect();
+    assert!(stale.is_empty(), "entries for functions the header does not declare: {stale:?}");
+}
+
+#[test]
+fn every_exported_function_turns_an_injected_panic_into_a_status() {
+    let mut failures = Vec::new();
+    for (name, call) in calls() {
+        inject::select(Some(name));
+        let before = inject::fired();
+        let outcome = match call {
+            Call::Status(f) => {
+                let mut err: *mut ctxkit_error = std::ptr::null_mut();
+                match catch_unwind(AssertUnwindSafe(|| f(&mut err))) {
+                    Err(_) => Err("unwound out of the function".to_owned()),
+                    Ok(status) if status != ctxkit_status::Panic => Err(format!("returned {status:?}, not Panic")),
+                    Ok(_) if err.is_null() => Err("no error object".to_owned()),
+                    Ok(_) => {
+                        let mut len = 0;
+                        let msg = unsafe { std::ffi::CStr::from_ptr(ctxkit_error_message(err, &mut len)) }
+                            .to_string_lossy()
+                            .into_owned();
+                        let code = unsafe { ctxkit_error_code(err) };
+                        unsafe { ctxkit_error_free(err) };
+                        let expected = format!("{name}: panicked: injected panic in {name}");
+                        if msg != expected {
+                            Err(format!("message {msg:?}, expected {expected:?}"))
+                        } else if code != ctxkit_status::Panic {
+                            Err(format!("error code {code:?}"))
+                        } else {
+                            Ok(())
+                        }
+                    }
+                }
+            }
+            Call::NoStatus(f) => catch_unwind(f).map_err(|_| "unwound out of the function".to_owned()),
+            Call::NoBoundary(f) => catch_unwind(f).map_err(|_| "unwound out of the function".to_owned()),
+        };
+        inject::select(None);
+        let fired = inject::fired() - before;
+        let outcome = outcome.and_then(|()| match (name, fired) {
+            ("ctxkit_version" | "ctxkit_abi_version", 0) => Ok(()),
+            ("ctxkit_version" | "ctxkit_abi_version", n) => Err(format!("{n} injected panics in a boundary-free function")),
+            (_, 1) => Ok(()),
+            // The boundary names another function, or none was reached.
+            (_, n) => Err(format!("injection fired {n} times (does its boundary pass the right name?)")),
+        });
+        if let Err(e) = outcome {
+            failures.push(format!("{name}: {e}"));
+        }
+    }
+    assert!(failures.is_empty(), "panic injection failures:\n{}", failures.join("\n"));
+}
+
+#[test]
+fn without_a_selection_nothing_is_injected() {
+    inject::select(None);
+    let before = inject::fired();
+    let mut reg = std::ptr::null_mut();
+    assert_eq!(unsafe { ctxkit_registry_new(&mut reg, std::ptr::null_mut()) }, ctxkit_status::Ok);
+    unsafe { ctxkit_registry_free(reg) };
+    assert_eq!(inject::fired(), before);
+}

@@ -1,0 +1,8 @@
+//! Fuzz target `chat_codecs`: what it feeds and asserts is documented in
+//! fuzz/checks/chat_codecs.rs, whose `check` `cargo test` also runs over every
+//! file of fuzz/corpus/chat_codecs/.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| ctxkit_fuzz_checks::chat_codecs::check(data));

@@ -1,0 +1,8 @@
+//! Fuzz target `handoff`: what it feeds and asserts is documented in
+//! fuzz/checks/handoff.rs, whose `check` `cargo test` also runs over every
+//! file of fuzz/corpus/handoff/.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| ctxkit_fuzz_checks::handoff::check(data));

@@ -1,0 +1,398 @@
+#!/usr/bin/env python3
+"""Writes the committed seed corpora fuzz/corpus/<target>/ for every fuzz
+target except tokenizer_differential (which has its own seeds).
+
+Seeds come from the repository's examples (examples/data), its
+conformance vectors (tests/vectors) and hand-written hostile cases: deep
+nesting, huge numbers, invalid UTF-8, NUL, lone surrogates, alias bombs,
+`..` paths and the like. Each file is the fuzz input exactly as the
+target's check (fuzz/checks/<target>.rs) reads it: option bytes first,
+then the text. The output is deterministic; rerun after changing a check's
+input layout:
+
+    python3 fuzz/gen_corpus.py
+
+`cargo test` replays every file (core/tests/fuzz_corpus.rs,
+ffi/tests/fuzz_corpus.rs).
+"""
+import hashlib
+import json
+import os
+import re
+import shutil
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+OUT = os.path.join(ROOT, "fuzz", "corpus")
+
+
+def read(rel):
+    with open(os.path.join(ROOT, rel), "rb") as f:
+        return f.read()
+
+
+def js(v):
+    return json.dumps(v, ensure_ascii=False).encode()
+
+
+class Corpus:
+    def __init__(self, target):
+        self.dir = os.path.join(OUT, target)
+        shutil.rmtree(self.dir, ignore_errors=True)
+        os.makedirs(self.dir)
+        self.seen = set()
+
+    def add(self, label, data):
+        if isinstance(data, str):
+            data = data.encode()
+        digest = hashlib.sha1(data).hexdigest()[:8]
+        if digest in self.seen:
+            return
+        self.seen.add(digest)
+        label = re.sub(r"[^a-z0-9]+", "-", label.lower()).strip("-")[:48]
+        with open(os.path.join(self.dir, f"{label}-{digest}"), "wb") as f:
+            f.write(data)
+
+    def count(self):
+        return len(self.seen)
+
+
+# ---------------------------------------------------------------- sources
+
+def conversations():
+    """(label, JSON bytes) of real conversations."""
+    out = []
+    for name in ["anthropic-session.json", "interrupted-session.json", "coding-session.json"]:
+        out.append((name, read("examples/data/" + name)))
+    for case in json.load(open(os.path.join(ROOT, "tests/vectors/window.cases.json")))["cases"]:
+        conv = case["input"].get("conversation")
+        if conv is not None:
+            out.append((case["name"], js(conv)))
+    return out
+
+
+def hostile_json():
+    """Malformed or extreme JSON that every JSON-taking parser must refuse
+    or handle without crashing."""
+    deep = 20000
+    return [
+        ("empty", b""),
+        ("whitespace", b" \n\t "),
+        ("null", b"null"),
+        ("number", b"1"),
+        ("empty-object", b"{}"),
+        ("empty-array", b"[]"),
+        ("deep-arrays", b"[" * deep + b"]" * deep),
+        ("deep-objects", b'{"a":' * deep + b"1" + b"}" * deep),
+        ("deep-unclosed", b"[" * deep),
+        ("deep-messages", b'{"messages":' + b"[" * 5000 + b"]" * 5000 + b"}"),
+        ("huge-number", b'{"messages":[{"role":"user","content":"x","n":' + b"9" * 5000 + b"}]}"),
+        ("huge-exponent", b'{"max_tokens":1e999999,"messages":[]}'),
+        ("negative-zero", b'{"messages":[{"role":"user","content":"hi"}],"x":-0.0e-0}'),
+        ("invalid-utf8", b'{"messages":[{"role":"user","content":"\xff\xfe\xc3\x28"}]}'),
+        ("overlong-utf8", b'{"messages":[{"role":"user","content":"\xc0\xaf\xe0\x80\xaf"}]}'),
+        ("nul-raw", b'{"messages":[{"role":"user","content":"a\x00b"}]}'),
+        ("nul-escaped", b'{"messages":[{"role":"user\\u0000","content":"a\\u0000b"}]}'),
+        ("lone-surrogate", b'{"messages":[{"role":"user","content":"\\ud800"}]}'),
+        ("reversed-surrogates", b'{"messages":[{"role":"user","content":"\\udc00\\ud800"}]}'),
+        ("duplicate-keys", b'{"messages":[],"messages":[{"role":"user","content":"x"}]}'),
+        ("trailing-garbage", b'{"messages":[]} trailing'),
+        ("trailing-comma", b'{"messages":[{"role":"user","content":"x"},]}'),
+        ("bom", b'\xef\xbb\xbf{"messages":[]}'),
+        ("long-string", b'{"messages":[{"role":"user","content":"' + b"a" * 200000 + b'"}]}'),
+        ("many-messages", js({"messages": [{"role": "user" if i % 2 == 0 else "assistant", "content": str(i)} for i in range(3000)]})),
+        ("wrong-types", b'{"messages":[{"role":1,"content":{"x":[]}}],"tools":"nope","system":7}'),
+        ("unknown-role", b'{"messages":[{"role":"wizard","content":"x"}]}'),
+    ]
+
+
+def tool_pairs():
+    """Conversations that stress the call/result pairing."""
+    call = lambda i: {"id": f"call_{i}", "type": "function", "function": {"name": "run", "arguments": json.dumps({"i": i})}}
+    openai = {"messages": [
+        {"role": "system", "content": "sys"},
+        {"role": "user", "content": "start " * 50},
+        {"role": "assistant", "content": None, "tool_calls": [call(1), call(2)]},
+        {"role": "tool", "tool_call_id": "call_1", "content": "out " * 400},
+        {"role": "tool", "tool_call_id": "call_2", "content": "out " * 400},
+        {"role": "assistant", "content": "done " * 30},
+        {"role": "user", "content": "next " * 50},
+        {"role": "assistant", "content": None, "tool_calls": [call(3)]},
+        {"role": "user", "content": "interrupted"},
+        {"role": "tool", "tool_call_id": "call_9", "content": "orphan result"},
+        {"role": "assistant", "content": None, "tool_calls": [call(3)]},
+        {"role": "tool", "tool_call_id": "call_3", "content": "dup"},
+        {"role": "tool", "tool_call_id": "call_3", "content": "dup again"},
+        {"role": "user", "content": "latest question"},
+    ]}
+    anthropic = {"system": "sys", "tools": [{"name": "run", "input_schema": {"type": "object"}}], "messages": [
+        {"role": "user", "content": "go " * 40},
+        {"role": "assistant", "content": [{"type": "text", "text": "calling"}, {"type": "tool_use", "id": "tu_1", "name": "run", "input": {}},
+                                          {"type": "tool_use", "id": "tu_2", "name": "run", "input": {"x": [1, 2]}}]},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "tu_1", "content": "r " * 300},
+                                     {"type": "tool_result", "tool_use_id": "tu_2", "content": [{"type": "text", "text": "r2"}], "is_error": True}]},
+        {"role": "assistant", "content": [{"type": "thinking", "thinking": "hmm", "signature": "sig"}, {"type": "text", "text": "ok"}]},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "tu_missing", "content": "orphan"}]},
+        {"role": "user", "content": "latest"},
+    ], "max_tokens": 1024, "unknown_field": {"kept": True}}
+    bare = [{"role": "user", "content": [{"type": "text", "text": "part"}, {"type": "image_url", "image_url": {"url": "data:,", "detail": "high"}}]},
+            {"role": "assistant", "content": "", "name": "bot", "function_call": {"name": "f", "arguments": "{"}}]
+    return [("openai-tool-pairs", js(openai)), ("anthropic-tool-pairs", js(anthropic)), ("openai-bare-parts", js(bare))]
+
+
+def all_conversations():
+    return conversations() + tool_pairs() + hostile_json()
+
+
+# ---------------------------------------------------------------- targets
+
+def chat_codecs():
+    c = Corpus("chat_codecs")
+    for i, (label, conv) in enumerate(all_conversations()):
+        c.add(label, bytes([i % 3]) + conv)
+    for label, conv in tool_pairs() + conversations()[:3]:
+        for fmt in range(3):
+            c.add(f"{label}-fmt{fmt}", bytes([fmt]) + conv)
+    return c
+
+
+def window_fit():
+    c = Corpus("window_fit")
+    # model, strategy, budget lo/hi, reserve, keep, cap, flags
+    knobs = [
+        (0, 0, 0, 0, 0, 0, 0, 0),                # gpt-4o defaults, recency
+        (0, 1, 200, 0, 0, 0, 0, 0),              # relevance, tiny budget
+        (1, 2, 0x00, 0x02, 4, 1, 20, 0x20),      # gpt-4 hybrid 512
+        (3, 3, 0x00, 0x04, 0, 2, 50, 0x40),      # claude summarize, pinned
+        (2, 0, 0x00, 0x01, 200, 3, 1, 0x80),     # no repair
+        (4, 1, 0xff, 0xff, 255, 0, 255, 0x61),   # davinci, max budget
+        (0, 0, 1, 0, 0, 0, 0, 0x02),             # budget 1, anthropic format
+        (0, 3, 0x00, 0x08, 1, 1, 0, 0x01),       # summarize 2048, openai format
+    ]
+    convs = all_conversations()
+    for i, (label, conv) in enumerate(convs):
+        k = knobs[i % len(knobs)]
+        c.add(f"{label}-k{i % len(knobs)}", bytes(k) + conv)
+    for j, k in enumerate(knobs):
+        for label, conv in tool_pairs() + conversations()[:2]:
+            c.add(f"{label}-k{j}", bytes(k) + conv)
+    return c
+
+
+def skill_files():
+    out = []
+    for d in sorted(os.listdir(os.path.join(ROOT, "examples/data/skills"))):
+        out.append((d, read(f"examples/data/skills/{d}/SKILL.md")))
+    for f in sorted(os.listdir(os.path.join(ROOT, "examples/data/skills-flat"))):
+        out.append((f, read(f"examples/data/skills-flat/{f}")))
+    fm = lambda y, body=b"body\n": b"---\n" + y + b"\n---\n" + body
+    good = b"name: fuzzed\ndescription: A skill. Use when fuzzing."
+    bomb = [b"a: &a [\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\"]"]
+    for i, ch in enumerate("bcdefghi"):
+        prev = "abcdefghi"[i]
+        bomb.append(f"{ch}: &{ch} [*{prev},*{prev},*{prev},*{prev},*{prev},*{prev},*{prev},*{prev},*{prev}]".encode())
+    out += [
+        ("good", fm(good)),
+        ("good-crlf", fm(good).replace(b"\n", b"\r\n")),
+        ("good-bom", b"\xef\xbb\xbf" + fm(good)),
+        ("dots-closing", b"---\n" + good + b"\n...\nbody"),
+        ("no-closing", b"---\n" + good + b"\nbody without fence\n"),
+        ("no-opening", good + b"\n---\n"),
+        ("empty-file", b""),
+        ("only-fence", b"---\n"),
+        ("empty-block", b"---\n---\n"),
+        ("not-mapping-list", fm(b"- a\n- b")),
+        ("not-mapping-scalar", fm(b"just text")),
+        ("alias-bomb", fm(b"\n".join(bomb) + b"\nname: fuzzed\ndescription: x")),
+        ("alias-self", fm(b"a: &a\n  b: *a\nname: fuzzed")),
+        ("alias-undefined", fm(b"name: *nothing")),
+        ("merge-key", fm(b"base: &b {description: x}\n<<: *b\nname: fuzzed")),
+        ("deep-flow", fm(b"name: fuzzed\nx: " + b"[" * 5000 + b"]" * 5000)),
+        ("deep-flow-unclosed", fm(b"x: " + b"[" * 5000)),
+        ("deep-block", fm(b"name: fuzzed\n" + b"".join(b"  " * i + b"k:\n" for i in range(300)) + b"  " * 300 + b"v")),
+        ("deep-maps-flow", fm(b"x: " + b"{a: " * 2000 + b"1" + b"}" * 2000)),
+        ("many-nodes", fm(good + b"\nitems: [" + b",".join(b"%d" % i for i in range(20000)) + b"]")),
+        ("huge-int", fm(good + b"\nn: " + b"9" * 5000)),
+        ("huge-float", fm(good + b"\nn: 1e999999")),
+        ("special-floats", fm(good + b"\nn: [.inf, -.Inf, .nan]")),
+        ("duplicate-keys", fm(b"name: a\nname: b\ndescription: x")),
+        ("tags", fm(good + b"\nx: !!python/object:os.system ls\ny: !custom 1\nz: !!binary aGk=")),
+        ("yes-no-booleans", fm(good + b"\nallowed: yes\nother: no\nnorway: NO")),
+        ("non-string-name", fm(b"name: [1, 2]\ndescription: {a: b}")),
+        ("name-traversal", fm(b"name: ../../etc/passwd\ndescription: x")),
+        ("name-nul", fm(b'name: "a\\0b"\ndescription: x')),
+        ("name-long", fm(b"name: " + b"a" * 5000 + b"\ndescription: x")),
+        ("description-long", fm(b"name: fuzzed\ndescription: " + b"word " * 50000)),
+        ("invalid-utf8-yaml", fm(b"name: fuzzed\ndescription: \xff\xfe")),
+        ("invalid-utf8-body", fm(good, b"\xff\xfe body")),
+        ("nul-yaml", fm(b"name: fuzzed\x00\ndescription: x")),
+        ("tab-indent", fm(b"name: fuzzed\nmeta:\n\tk: v")),
+        ("multi-doc", fm(good + b"\n---\nname: second")),
+        ("directives", b"---\n%YAML 1.2\n%TAG ! tag:x,2000:\n---\n" + good + b"\n---\n"),
+        ("block-scalars", fm(b"name: fuzzed\ndescription: |\n  multi\n  line\nother: >-\n  folded\n")),
+        ("complex-key", fm(b"? [a, b]\n: value\nname: fuzzed")),
+        ("unicode", fm("name: fuzzed\ndescription: \u00e9\u4e2d\U0001f600 \u202e rtl".encode())),
+        ("cr-only", fm(good).replace(b"\n", b"\r")),
+        ("fence-spaces", b"---   \n" + good + b"\n---  \nbody"),
+        ("long-line", fm(good + b"\nx: " + b"y" * 70000)),
+        ("over-cap", fm(good + b"\n" + b"k: v\n" * 20000)),
+    ]
+    return out
+
+
+def skills_frontmatter():
+    c = Corpus("skills_frontmatter")
+    for i, (label, data) in enumerate(skill_files()):
+        c.add(label, bytes([i % 2]) + data)
+    for label, data in skill_files()[:7]:
+        c.add(label + "-other-layout", bytes([1]) + data)
+    return c
+
+
+def skill_paths():
+    c = Corpus("skill_paths")
+    names = [
+        "alpha", "beta", "ALPHA", " alpha", "alpha ", "alpha\n", "beta.md", "alpha/SKILL.md", "alpha/", "./alpha",
+        "outside", "secret", "secret.md", "../secret", "../secret.md", "../outside", "..", ".", "", "...",
+        "....//", "..\\secret", "alpha\\..\\beta", "/etc/passwd", "/", "//", "C:", "C:\\Windows", "c:alpha", "\\\\server\\share",
+        "alpha\x00", "\x00", "alpha\x00../secret", "al\x01pha", "\x7f", "\u202ealpha", "alph\u0430", "\uff0e\uff0e", "%2e%2e", "..%2fsecret",
+        "a" * 300, "a" * 5000, "beta\r", "~", "~root", "$HOME", "alpha;beta", "*", "alpha*", "beta?",
+        "..\u2215secret", "\u2024\u2024", "alpha/../beta", "skills/alpha", "SKILL.md", "-alpha", "alpha.", "nul", "con", "a:b",
+    ]
+    for n in names:
+        c.add("name-" + (n.encode("unicode_escape").decode() or "empty"), n.encode("utf-8", "surrogatepass"))
+    c.add("invalid-utf8", b"alph\xff")
+    c.add("invalid-utf8-dots", b"..\xc0\xaf" + b"secret")
+    return c
+
+
+def handoff():
+    c = Corpus("handoff")
+    cases = json.load(open(os.path.join(ROOT, "tests/vectors/handoff.cases.json")))["cases"]
+    seeds = []
+    for f in sorted(os.listdir(os.path.join(ROOT, "examples/data/handoffs"))):
+        seeds.append((f, read("examples/data/handoffs/" + f)))
+    for case in cases:
+        h = case["input"].get("handoff")
+        if h is not None:
+            seeds.append((case["name"], h.encode() if isinstance(h, str) else js(h)))
+    base = {"version": "1.0", "task_summary": "Fix it.", "key_outputs": [], "metadata": {"from_agent": "a", "to_agent": "b", "created_at": "2026-03-01T12:00:00Z"}}
+
+    def variant(**kw):
+        v = json.loads(json.dumps(base))
+        for k, val in kw.items():
+            if val is None:
+                v.pop(k, None)
+            else:
+                v[k] = val
+        return js(v)
+
+    seeds += [
+        ("no-version", variant(version=None)),
+        ("version-2", variant(version="2.0")),
+        ("version-number", variant(version=1)),
+        ("summary-empty", variant(task_summary="")),
+        ("summary-long", variant(task_summary="word " * 60000)),
+        ("summary-nul", variant(task_summary="a\u0000b")),
+        ("key-outputs-many", variant(key_outputs=[{"label": f"o{i}", "content": "x " * 50} for i in range(500)])),
+        ("key-outputs-strings", variant(key_outputs=["plain", "", "\u0000"])),
+        ("key-outputs-wrong", variant(key_outputs={"a": 1})),
+        ("created-at-bad", variant(metadata={"from_agent": "a", "to_agent": "b", "created_at": "2026-13-45T99:99:99Z"})),
+        ("created-at-leap", variant(metadata={"from_agent": "a", "to_agent": "b", "created_at": "2024-02-29T23:59:60+14:00"})),
+        ("created-at-huge-year", variant(metadata={"from_agent": "a", "to_agent": "b", "created_at": "999999999-01-01T00:00:00Z"})),
+        ("metadata-extra", variant(metadata={"from_agent": "a", "to_agent": "b", "created_at": "2026-03-01T12:00:00Z", "x": [1]})),
+        ("custom-fields-deep", variant(custom_fields={"a": json.loads("[" * 100 + "]" * 100)})),
+        ("custom-fields-big-number", b'{"version":"1.0","task_summary":"x","key_outputs":[],"metadata":{"from_agent":"a","to_agent":"b","created_at":"2026-03-01T12:00:00Z"},"custom_fields":{"n":' + b"9" * 400 + b"}}"),
+        ("unknown-field", variant(extra=True)),
+        ("agents-hostile", variant(metadata={"from_agent": "</handoff>\"<x>&", "to_agent": "\u202e", "created_at": "2026-03-01T12:00:00Z"})),
+    ]
+    seeds += hostile_json()
+    knobs = [(0, 0), (1, 1), (4, 2), (16, 3), (255, 0x80), (2, 0x81)]
+    for i, (label, data) in enumerate(seeds):
+        c.add(label, bytes(knobs[i % len(knobs)]) + data)
+    return c
+
+
+def recovery():
+    c = Corpus("recovery")
+    providers = ["openai", "azure", "anthropic", "bedrock", "gemini", "ollama", "other"]
+    vectors = json.load(open(os.path.join(ROOT, "tests/vectors/recovery.json")))["vectors"]
+    for v in vectors:
+        inp = v.get("input", {})
+        if v.get("op") != "classify" or not isinstance(inp, dict):
+            continue
+        # As a JSON request (mode 0) and as a raw body (mode 1).
+        c.add(v["name"] + "-json", bytes([0, 0, 0, 0]) + js(inp))
+        p = providers.index(inp["provider"]) if inp.get("provider") in providers else 6
+        st = int(inp.get("status", 0)) & 0xFFFF
+        body = inp.get("body", "")
+        body = body.encode() if isinstance(body, str) else js(body)
+        c.add(v["name"] + "-body", bytes([p, st & 0xFF, st >> 8, 1]) + body)
+    for f in sorted(os.listdir(os.path.join(ROOT, "examples/data/errors"))):
+        c.add(f, bytes([providers.index(f.split("-")[0]) if f.split("-")[0] in providers else 6, 429 & 0xFF, 429 >> 8, 3]) + read("examples/data/errors/" + f))
+    retry_afters = ["0", "1", "-1", "4.8", "1e309", "NaN", "inf", "99999999999999999999999", "Wed, 21 Oct 2015 07:28:00 GMT",
+                    "Fri, 31 Dec 9999 23:59:59 GMT", "", " ", "\u0000", "1\u00002", "\u0661\u0662", "0x10"]
+    for ra in retry_afters:
+        c.add("retry-after-" + ra.encode("unicode_escape").decode(), bytes([0, 429 & 0xFF, 429 >> 8, 3]) + ra.encode() + b"\n{}")
+        c.add("retry-after-json-" + ra.encode("unicode_escape").decode(), bytes([2, 0, 0, 0]) + js({"provider": "anthropic", "status": 529, "headers": {"retry-after": ra, "retry-after-ms": ra}}))
+    for label, data in hostile_json():
+        c.add("hostile-" + label, bytes([0, 0xF4, 0x01, 1]) + data)
+        c.add("hostile-json-" + label, bytes([1, 0, 0, 0]) + data)
+    c.add("status-max", bytes([0, 0xFF, 0xFF, 1]) + b"error")
+    c.add("unknown-provider", bytes([0, 0, 0, 0]) + js({"provider": "nobody", "status": 500}))
+    c.add("body-object", bytes([0, 0, 0, 0]) + js({"provider": "openai", "status": 400, "body": {"error": {"code": "context_length_exceeded", "message": "x"}}}))
+    return c
+
+
+def abi():
+    c = Corpus("abi")
+    convs = conversations()
+    conv = convs[0][1]
+    per_slot = {
+        0: [b"cl100k_base", b"o200k_base", b"nope"],
+        1: [b"gpt-4o", b"claude-sonnet-4", b"unknown-model"],
+        2: [b"hello world", "\u00e9\u4e2d\U0001f600".encode()],
+        3: [b"a " * 100],
+        4: [b"round trip me", b" " * 300, "x\u0301".encode()],
+        5: [bytes(range(0, 60))],
+        6: [b"\x00\x00\x01\x00\x00\x02\xff\xff\xff"],
+        7: [b"text to truncate " * 20],
+        8: [b"[cut]"],
+        9: [js({"budget": 50, "sections": [{"name": "a", "text": "hello", "priority": 1}]}), b'{"sections":[]}'],
+        10: [conv, convs[-1][1]],
+        11: [js({"model": "gpt-4o", "max_tokens": 40}), js({"model": "claude-sonnet-4", "policy": {"strategy": "summarize"}})],
+        12: [b"gpt-4o", b"claude-sonnet-4"],
+        13: [js({"context_window": 1000, "reserved_output": 100}), b'{"context_window":0}'],
+        14: [conv] + [x[1] for x in tool_pairs()],
+        15: [js({"role": "user", "content": "pushed"}), js({"role": "assistant", "tool_calls": [{"id": "x", "type": "function", "function": {"name": "f", "arguments": "{}"}}]})],
+        16: [js([{"role": "user", "content": "new"}]), js({"role": "user", "content": "new"})],
+        17: [b"[synthetic result]"],
+        18: [js({"strategy": "relevance", "target_tokens": 30, "limit_tokens": 50}), js({"strategy": "summarize", "target_tokens": 10, "limit_tokens": 10})],
+        19: [b"summary-id"],
+        20: [read("examples/data/handoffs/" + sorted(os.listdir(os.path.join(ROOT, "examples/data/handoffs")))[0])],
+        21: [read("examples/data/handoffs/" + sorted(os.listdir(os.path.join(ROOT, "examples/data/handoffs")))[-1])],
+        22: [js({"budget": 10}), js({"encoding": "o200k_base", "include_custom_fields": False})],
+        23: [conv],
+        24: [js({"mode": "last_n", "n": 2}), b'{"mode":"everything"}'],
+        25: [read("examples/data/errors/openai-rate-limit.json"), b"upstream connect error"],
+        26: [b"anthropic", js({"retry-after": "3"})],
+        27: [js({"attempt": 3, "policy": {"base_ms": 100, "max_ms": 10000}}), js({"attempt": 4294967295})],
+        28: [js({"failure_threshold": 1, "cooldown_ms": 10}), b"key-1"],
+        29: [js({"max_depth": 4, "frames": ["a", "b"]}), b"agent-a"],
+        30: [js({"models": [{"name": "my-model*", "encoding": "o200k_base", "context_window": 1000}]}), b"gpt-4o"],
+        31: [js({"tools": [{"name": "t", "description": "d", "parameters": {"type": "object"}}], "model": "gpt-4o"})],
+        32: [js({"max_spans": 4}), b"tool-name"],
+        33: [js({"layout": "flat"}), b"skill-name", js({"budget": 10})],
+    }
+    hostile = [b"", b"\xff\xfe\xfd", b"a\x00b", b"[" * 20000, b'{"a":' + b"9" * 5000 + b"}", b"\xed\xa0\x80", b"../../etc/passwd"]
+    for slot in range(34):
+        for j, data in enumerate(per_slot.get(slot, [])):
+            c.add(f"fn{slot:02d}-seed{j}", bytes([slot]) + data)
+        # Every slot also gets hostile bytes, round-robin.
+        c.add(f"fn{slot:02d}-hostile", bytes([slot]) + hostile[slot % len(hostile)])
+    return c
+
+
+if __name__ == "__main__":
+    for gen in [chat_codecs, window_fit, skills_frontmatter, skill_paths, handoff, recovery, abi]:
+        corpus = gen()
+        print(f"{gen.__name__}: {corpus.count()} seeds")
