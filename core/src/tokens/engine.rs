@@ -139,27 +139,26 @@ impl Engine {
             out.push(r);
             return;
         }
-        out.extend_from_slice(self.merge_cached(s, a, b, scratch));
+        self.with_merged(s, a, b, scratch, |t| out.extend_from_slice(t));
     }
 
-    /// The tokens of a piece that is not one token, from this thread's
-    /// piece cache or by merging (and then cached).
+    /// Calls `f` with the tokens of a piece that is not one token: from this
+    /// thread's piece cache (one lookup) or by merging, which then fills the
+    /// cache for pieces it can hold.
     #[inline]
-    fn merge_cached<'s>(&self, s: &[u8], a: usize, b: usize, scratch: &'s mut Scratch) -> &'s [u32] {
+    fn with_merged<R>(&self, s: &[u8], a: usize, b: usize, scratch: &mut Scratch, f: impl FnOnce(&[u32]) -> R) -> R {
         let enc = self.encoding as u8;
         let piece = &s[a..b];
-        if scratch.pieces.get(enc, piece).is_none() {
-            let mut tokens = std::mem::take(&mut scratch.tokens);
-            tokens.clear();
-            bpe::merge(s, a, b, &self.vocab, scratch, |r| tokens.push(r));
-            if b - a > super::piece_cache::MAX_PIECE {
-                scratch.tokens = tokens;
-                return &scratch.tokens;
-            }
-            scratch.pieces.put(enc, piece, &tokens);
-            scratch.tokens = tokens;
+        if let Some(tokens) = scratch.pieces.get(enc, piece) {
+            return f(tokens);
         }
-        scratch.pieces.get(enc, piece).unwrap_or(&scratch.tokens)
+        let mut tokens = std::mem::take(&mut scratch.tokens);
+        tokens.clear();
+        bpe::merge(s, a, b, &self.vocab, scratch, |r| tokens.push(r));
+        scratch.pieces.put(enc, piece, &tokens);
+        let r = f(&tokens);
+        scratch.tokens = tokens;
+        r
     }
 
     /// Counts tokens in `text`, stopping once the count exceeds `limit`.
@@ -201,7 +200,7 @@ impl Engine {
         if b - a > super::piece_cache::MAX_PIECE {
             return bpe::merge(s, a, b, &self.vocab, scratch, |_| {});
         }
-        self.merge_cached(s, a, b, scratch).len()
+        self.with_merged(s, a, b, scratch, <[u32]>::len)
     }
 
     /// The bytes of token `id` (ordinary or special), if it exists.
