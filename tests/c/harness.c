@@ -3,7 +3,8 @@
  *
  * Calls every function the header declares, with real assertions on results,
  * then walks the contract: NULL for every pointer parameter, out-parameters
- * untouched on failure, invalid UTF-8 in every text parameter, unknown flag
+ * untouched on failure, invalid UTF-8 in every text parameter, lengths shorter
+ * than the buffer and NULs inside the length, unknown flag
  * bits and enum values, ownership and double frees, version macros, and a
  * threads section sharing one tokenizer and one registry.
  *
@@ -1553,6 +1554,443 @@ out:
 }
 
 /* ------------------------------------------------------------------------ */
+/* Lengths and NULs. A (ptr, len) argument is exactly len bytes: a len
+ * shorter than the buffer reads only the prefix, and a NUL inside len is a
+ * byte like any other (text keeps it, names compare it, JSON refuses it
+ * outside strings and raw inside them). An error message quoting such input
+ * stays one C string (the NUL becomes U+FFFD; check_error_at compares
+ * strlen with out_len). */
+
+/* Whether `needle` (n bytes, NULs allowed) occurs in `hay`. */
+static bool mem_has(const void *hay, size_t hay_len, const void *needle, size_t n)
+{
+    if (hay == NULL || n > hay_len)
+        return false;
+    for (size_t i = 0; i + n <= hay_len; i++)
+        if (memcmp((const char *)hay + i, needle, n) == 0)
+            return true;
+    return false;
+}
+#define CHECK_HAS(s, lit) check_true_at(__LINE__, mem_has((s).ptr, (s).len, (lit), sizeof(lit) - 1), "output holds " #lit)
+#define CHECK_LACKS(s, lit) \
+    check_true_at(__LINE__, !mem_has((s).ptr, (s).len, (lit), sizeof(lit) - 1), "output lacks " #lit)
+
+/* Handles the JSON wrappers below use. */
+static ctxkit_registry *g_len_reg;
+static ctxkit_tokenizer *g_len_tok;
+static ctxkit_window *g_len_win;
+static ctxkit_skills *g_len_skills;
+static ctxkit_tracer *g_len_tracer;
+
+static const char kLenConv[] =
+    "{\"messages\":[{\"role\":\"system\",\"content\":\"Be brief.\"},{\"role\":\"user\",\"content\":\"hi\"}]}";
+static const char kLenHandoff[] =
+    "{\"version\":\"1.0\",\"task_summary\":\"Fix it.\",\"key_outputs\":[],"
+    "\"metadata\":{\"from_agent\":\"planner\",\"to_agent\":\"coder\",\"created_at\":\"2026-03-01T12:00:00Z\"}}";
+static const char kLenTools[] =
+    "{\"model\":\"gpt-4o\",\"tools\":[{\"name\":\"run_tests\",\"description\":\"Run the tests\","
+    "\"input_schema\":{\"type\":\"object\"}}],\"allowlists\":{\"coder\":[\"*\"]}}";
+
+/* One wrapper per JSON parameter: the call with everything else valid, its
+ * outputs freed. */
+typedef ctxkit_status (*json_call)(const uint8_t *json, size_t len, ctxkit_error **err);
+
+static ctxkit_status j_register(const uint8_t *j, size_t n, ctxkit_error **e)
+{
+    size_t r = 0;
+    return ctxkit_registry_register(g_len_reg, j, n, &r, e);
+}
+static ctxkit_status j_callstack(const uint8_t *j, size_t n, ctxkit_error **e)
+{
+    ctxkit_callstack *s = NULL;
+    ctxkit_status st = ctxkit_callstack_from_json(j, n, &s, e);
+    ctxkit_callstack_free(s);
+    return st;
+}
+static ctxkit_status j_window_new(const uint8_t *j, size_t n, ctxkit_error **e)
+{
+    ctxkit_window *w = NULL;
+    ctxkit_status st = ctxkit_window_new(NULL, LIT("gpt-4o"), j, n, &w, e);
+    ctxkit_window_free(w);
+    return st;
+}
+static ctxkit_status j_window_load(const uint8_t *j, size_t n, ctxkit_error **e)
+{
+    return ctxkit_window_load(g_len_win, j, n, e);
+}
+static ctxkit_status j_window_push(const uint8_t *j, size_t n, ctxkit_error **e)
+{
+    size_t t = 0;
+    return ctxkit_window_push(g_len_win, j, n, &t, e);
+}
+static ctxkit_status j_preflight(const uint8_t *j, size_t n, ctxkit_error **e)
+{
+    ctxkit_string s = {NULL, 0};
+    ctxkit_status st = ctxkit_window_preflight(g_len_win, j, n, &s, e);
+    ctxkit_string_free(&s);
+    return st;
+}
+static ctxkit_status j_compact(const uint8_t *j, size_t n, ctxkit_error **e)
+{
+    ctxkit_string s = {NULL, 0};
+    ctxkit_status st = ctxkit_window_compact(g_len_win, j, n, &s, e);
+    ctxkit_string_free(&s);
+    return st;
+}
+static ctxkit_status j_fit_conv(const uint8_t *j, size_t n, ctxkit_error **e)
+{
+    ctxkit_string c = {NULL, 0}, r = {NULL, 0};
+    ctxkit_status st = ctxkit_fit(j, n, LIT("{\"model\":\"gpt-4o\"}"), &c, &r, e);
+    ctxkit_string_free(&c);
+    ctxkit_string_free(&r);
+    return st;
+}
+static ctxkit_status j_fit_options(const uint8_t *j, size_t n, ctxkit_error **e)
+{
+    ctxkit_string c = {NULL, 0}, r = {NULL, 0};
+    ctxkit_status st = ctxkit_fit(LIT(kLenConv), j, n, &c, &r, e);
+    ctxkit_string_free(&c);
+    ctxkit_string_free(&r);
+    return st;
+}
+static ctxkit_status j_assemble(const uint8_t *j, size_t n, ctxkit_error **e)
+{
+    ctxkit_string s = {NULL, 0};
+    ctxkit_status st = ctxkit_assemble(g_len_tok, j, n, &s, e);
+    ctxkit_string_free(&s);
+    return st;
+}
+static ctxkit_status j_skills_open(const uint8_t *j, size_t n, ctxkit_error **e)
+{
+    ctxkit_skills *s = NULL;
+    ctxkit_status st = ctxkit_skills_open(LIT("../../examples/data/skills"), j, n, &s, e);
+    ctxkit_skills_free(s);
+    return st;
+}
+static ctxkit_status j_render_index(const uint8_t *j, size_t n, ctxkit_error **e)
+{
+    ctxkit_string s = {NULL, 0};
+    ctxkit_status st = ctxkit_skills_render_index(g_len_skills, j, n, &s, e);
+    ctxkit_string_free(&s);
+    return st;
+}
+static ctxkit_status j_handoff_validate(const uint8_t *j, size_t n, ctxkit_error **e)
+{
+    ctxkit_string s = {NULL, 0};
+    ctxkit_status st = ctxkit_handoff_validate(j, n, &s, e);
+    ctxkit_string_free(&s);
+    return st;
+}
+static ctxkit_status j_handoff_render(const uint8_t *j, size_t n, ctxkit_error **e)
+{
+    ctxkit_string s = {NULL, 0};
+    ctxkit_status st = ctxkit_handoff_render(LIT(kLenHandoff), j, n, &s, e);
+    ctxkit_string_free(&s);
+    return st;
+}
+static ctxkit_status j_handoff_filter(const uint8_t *j, size_t n, ctxkit_error **e)
+{
+    ctxkit_string s = {NULL, 0};
+    ctxkit_status st = ctxkit_handoff_filter(j, n, NULL, 0, &s, e);
+    ctxkit_string_free(&s);
+    return st;
+}
+static ctxkit_status j_classify_headers(const uint8_t *j, size_t n, ctxkit_error **e)
+{
+    ctxkit_string s = {NULL, 0};
+    ctxkit_status st = ctxkit_recovery_classify(LIT("openai"), 429, NULL, 0, j, n, &s, e);
+    ctxkit_string_free(&s);
+    return st;
+}
+static ctxkit_status j_backoff(const uint8_t *j, size_t n, ctxkit_error **e)
+{
+    ctxkit_string s = {NULL, 0};
+    ctxkit_status st = ctxkit_recovery_backoff(j, n, &s, e);
+    ctxkit_string_free(&s);
+    return st;
+}
+static ctxkit_status j_breaker_new(const uint8_t *j, size_t n, ctxkit_error **e)
+{
+    ctxkit_breaker *b = NULL;
+    ctxkit_status st = ctxkit_breaker_new(j, n, &b, e);
+    ctxkit_breaker_free(b);
+    return st;
+}
+static ctxkit_status j_tracer_new(const uint8_t *j, size_t n, ctxkit_error **e)
+{
+    ctxkit_tracer *t = NULL;
+    ctxkit_status st = ctxkit_tracer_new(j, n, &t, e);
+    ctxkit_tracer_free(t);
+    return st;
+}
+static ctxkit_status j_tracer_start(const uint8_t *j, size_t n, ctxkit_error **e)
+{
+    uint64_t id = 0;
+    ctxkit_status st = ctxkit_tracer_start(g_len_tracer, LIT("grep"), j, n, 0, 0, &id, e);
+    if (st == CTXKIT_STATUS_OK)
+        ctxkit_tracer_end(g_len_tracer, id, CTXKIT_SPAN_OUTCOME_SUCCESS, 0, NULL, 0, 1, NULL);
+    return st;
+}
+static ctxkit_status j_toolset_report(const uint8_t *j, size_t n, ctxkit_error **e)
+{
+    ctxkit_string s = {NULL, 0};
+    ctxkit_status st = ctxkit_toolset_report(NULL, j, n, &s, e);
+    ctxkit_string_free(&s);
+    return st;
+}
+static ctxkit_status j_toolset_select(const uint8_t *j, size_t n, ctxkit_error **e)
+{
+    ctxkit_string s = {NULL, 0};
+    ctxkit_status st = ctxkit_toolset_select(j, n, LIT("coder"), &s, e);
+    ctxkit_string_free(&s);
+    return st;
+}
+
+typedef struct {
+    const char *fn; /* the function the error message must name */
+    json_call call;
+    const char *json; /* valid: the call succeeds with it */
+} json_case;
+
+static const json_case kJsonCases[] = {
+    {"ctxkit_registry_register", j_register,
+     "{\"name\":\"len-model\",\"encoding\":\"cl100k_base\",\"context_window\":4000,\"exact\":true}"},
+    {"ctxkit_callstack_from_json", j_callstack, "{\"agents\":[\"planner\",\"coder\"],\"max_depth\":3}"},
+    {"ctxkit_window_new", j_window_new, "{\"context_window\":4000,\"reserved_output\":100}"},
+    {"ctxkit_window_load", j_window_load, kLenConv},
+    {"ctxkit_window_push", j_window_push, "{\"role\":\"user\",\"content\":\"more\"}"},
+    {"ctxkit_window_preflight", j_preflight, "{\"role\":\"user\",\"content\":\"next\"}"},
+    {"ctxkit_window_compact", j_compact, "{\"strategy\":\"recency\"}"},
+    {"ctxkit_fit", j_fit_conv, kLenConv},
+    {"ctxkit_fit", j_fit_options, "{\"model\":\"gpt-4o\",\"max_tokens\":1000}"},
+    {"ctxkit_assemble", j_assemble, "{\"budget\":50,\"sections\":[{\"name\":\"task\",\"text\":\"Fix it\"}]}"},
+    {"ctxkit_skills_open", j_skills_open, "{\"layout\":\"folder\"}"},
+    {"ctxkit_skills_render_index", j_render_index, "{\"budget\":500}"},
+    {"ctxkit_handoff_validate", j_handoff_validate, kLenHandoff},
+    {"ctxkit_handoff_render", j_handoff_render, "{\"budget\":500}"},
+    {"ctxkit_handoff_filter", j_handoff_filter, kLenConv},
+    {"ctxkit_recovery_classify", j_classify_headers, "{\"retry-after\":\"3\"}"},
+    {"ctxkit_recovery_backoff", j_backoff, "{\"failed_attempts\":1,\"seed\":1}"},
+    {"ctxkit_breaker_new", j_breaker_new, "{\"failure_threshold\":2}"},
+    {"ctxkit_tracer_new", j_tracer_new, "{\"ring_size\":8}"},
+    {"ctxkit_tracer_start", j_tracer_start, "{\"agent_id\":\"coder\"}"},
+    {"ctxkit_toolset_report", j_toolset_report, kLenTools},
+    {"ctxkit_toolset_select", j_toolset_select, kLenTools},
+};
+#define N_JSON_CASES (sizeof kJsonCases / sizeof kJsonCases[0])
+
+static void test_lengths_and_nuls(void)
+{
+    ctxkit_error *err = NULL;
+    ctxkit_string s = SENT_STRING;
+    CHECK_STATUS(ctxkit_registry_new(&g_len_reg, NULL), CTXKIT_STATUS_OK);
+    g_len_tok = tokenizer_new_ok(__LINE__, "cl100k_base", 0);
+    CHECK_STATUS(ctxkit_window_new(NULL, LIT("gpt-4o"), NULL, 0, &g_len_win, NULL), CTXKIT_STATUS_OK);
+    CHECK_STATUS(ctxkit_skills_open(LIT("../../examples/data/skills"), NULL, 0, &g_len_skills, NULL), CTXKIT_STATUS_OK);
+    CHECK_STATUS(ctxkit_tracer_new(NULL, 0, &g_len_tracer, NULL), CTXKIT_STATUS_OK);
+    if (!g_len_reg || !g_len_tok || !g_len_win || !g_len_skills || !g_len_tracer)
+        goto out;
+    CHECK_STATUS(ctxkit_window_load(g_len_win, LIT(kLenConv), NULL), CTXKIT_STATUS_OK);
+
+    /* Every JSON parameter: the whole document is accepted; one byte short,
+     * or with a NUL inside len (the literal's terminator, after the document,
+     * or in place of a space between tokens) it is INVALID_JSON. */
+    for (size_t i = 0; i < N_JSON_CASES; i++) {
+        const json_case *c = &kJsonCases[i];
+        const uint8_t *j = (const uint8_t *)c->json;
+        const size_t n = strlen(c->json);
+        CHECK_STATUS(c->call(j, n, &err), CTXKIT_STATUS_OK);
+        CHECK_NO_ERR(err);
+        ctxkit_error_free(err);
+        err = NULL;
+        CHECK_STATUS(c->call(j, n - 1, &err), CTXKIT_STATUS_INVALID_JSON);
+        CHECK_ERR(&err, CTXKIT_STATUS_INVALID_JSON, c->fn, "EOF while parsing");
+        CHECK_STATUS(c->call(j, n + 1, &err), CTXKIT_STATUS_INVALID_JSON);
+        CHECK_ERR(&err, CTXKIT_STATUS_INVALID_JSON, c->fn, "trailing characters");
+        char *spaced = malloc(n + 2);
+        if (CHECK(spaced != NULL)) {
+            spaced[0] = '\0';
+            memcpy(spaced + 1, c->json, n + 1);
+            CHECK_STATUS(c->call((const uint8_t *)spaced, n + 1, &err), CTXKIT_STATUS_INVALID_JSON);
+            CHECK_ERR(&err, CTXKIT_STATUS_INVALID_JSON, c->fn, "line 1 column 1");
+            free(spaced);
+        }
+    }
+    /* A raw NUL inside a JSON string is a control character; escaped, it is
+     * a character of the value. */
+    CHECK_STATUS(j_register(LIT("{\"name\":\"x\0y\",\"encoding\":\"cl100k_base\",\"exact\":true}"), &err),
+                 CTXKIT_STATUS_INVALID_JSON);
+    CHECK_ERR(&err, CTXKIT_STATUS_INVALID_JSON, "ctxkit_registry_register", "control character");
+    CHECK_STATUS(j_tracer_start(LIT("{\"agent_id\":\"a\0\"}"), &err), CTXKIT_STATUS_INVALID_JSON);
+    CHECK_ERR(&err, CTXKIT_STATUS_INVALID_JSON, "ctxkit_tracer_start", "control character");
+    {
+        size_t tokens = SENT_SIZE, plain = SENT_SIZE;
+        CHECK_STATUS(ctxkit_window_push(g_len_win, LIT("{\"role\":\"user\",\"content\":\"a\\u0000b\"}"), &tokens, NULL),
+                     CTXKIT_STATUS_OK);
+        CHECK_STATUS(ctxkit_window_push(g_len_win, LIT("{\"role\":\"user\",\"content\":\"ab\"}"), &plain, NULL),
+                     CTXKIT_STATUS_OK);
+        CHECK(tokens > plain); /* the NUL is counted as text */
+        ctxkit_string conv = SENT_STRING;
+        CHECK_STATUS(ctxkit_window_conversation(g_len_win, &conv, NULL), CTXKIT_STATUS_OK);
+        CHECK_STR_CONTAINS(conv, "\"content\":\"a\\u0000b\"");
+        ctxkit_string_free(&conv);
+    }
+
+    /* Names: a shorter len reads the prefix; a NUL is part of the name. */
+    ctxkit_tokenizer *t = NULL;
+    CHECK_STATUS(ctxkit_tokenizer_new((const uint8_t *)"cl100k_base_x", 11, 0, &t, NULL), CTXKIT_STATUS_OK);
+    ctxkit_tokenizer_free(t);
+    t = NULL;
+    TOKENIZER_NEW_FAILS(LIT("cl100k_base\0"), 0, false, CTXKIT_STATUS_UNKNOWN_ENCODING, "\xef\xbf\xbd");
+    CHECK_STATUS(ctxkit_tokenizer_new_for_model(NULL, (const uint8_t *)"gpt-4o-mini", 6, NULL, 0, 0, &t, NULL),
+                 CTXKIT_STATUS_OK);
+    if (t) {
+        s = info_ok(__LINE__, t);
+        CHECK_STR_CONTAINS(s, "\"model\":{\"model\":\"gpt-4o\",");
+        ctxkit_string_free(&s);
+        ctxkit_tokenizer_free(t);
+    }
+    s = LOOKUP_OK(g_len_reg, (const uint8_t *)"gpt-4o-mini", 6, NULL, 0);
+    CHECK_STR_CONTAINS(s, "{\"model\":\"gpt-4o\",");
+    ctxkit_string_free(&s);
+    /* "gpt-4o*" is a prefix entry, so a name with a NUL after the prefix
+     * still matches it; the NUL is kept (escaped) in the answer. */
+    s = LOOKUP_OK(g_len_reg, LIT("gpt-4o\0mini"), NULL, 0);
+    CHECK_STR_CONTAINS(s, "{\"model\":\"gpt-4o\\u0000mini\",\"matched\":\"gpt-4o*\"");
+    ctxkit_string_free(&s);
+    LOOKUP_FAILS(g_len_reg, LIT("no-such-model"), LIT("cl100k_base\0"), false, CTXKIT_STATUS_UNKNOWN_ENCODING,
+                 "\xef\xbf\xbd");
+    s = LOOKUP_OK(g_len_reg, LIT("no-such-model"), (const uint8_t *)"cl100k_basexx", 11);
+    CHECK_STR_CONTAINS(s, "\"encoding\":\"cl100k_base\"");
+    ctxkit_string_free(&s);
+
+    /* Text: the marker keeps its NULs; a short marker len cuts the marker. */
+    {
+        static const char text[] =
+            "one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen";
+        truncation r = truncate_ok(__LINE__, g_len_tok, LIT(text), 10, CTXKIT_TRUNCATE_SIDE_BOTH, LIT("<\0{removed}\0>"));
+        CHECK(r.tokens <= 10);
+        CHECK_HAS(r.text, "<\0");
+        CHECK_HAS(r.text, "\0>");
+        ctxkit_string_free(&r.text);
+        r = truncate_ok(__LINE__, g_len_tok, LIT(text), 10, CTXKIT_TRUNCATE_SIDE_BOTH, (const uint8_t *)"<{removed}>XYZ", 11);
+        CHECK(r.tokens <= 10);
+        CHECK_LACKS(r.text, "XYZ");
+        CHECK_HAS(r.text, ">");
+        ctxkit_string_free(&r.text);
+        /* ids_len shorter than the array decodes only the prefix. */
+        ctxkit_tokens ids = ENCODE_OK(g_len_tok, LIT("hello world"));
+        if (CHECK(ids.len == 2)) {
+            ctxkit_string d = DECODE_OK(g_len_tok, ids.ptr, 1, CTXKIT_DECODE_MODE_STRICT);
+            CHECK_BYTES(d.ptr, d.len, "hello", 5);
+            ctxkit_string_free(&d);
+        }
+        ctxkit_tokens_free(&ids);
+    }
+
+    /* Breaker keys and tool names: a NUL makes a different key or tool. */
+    {
+        ctxkit_breaker *b = NULL;
+        CHECK_STATUS(ctxkit_breaker_new(LIT("{\"failure_threshold\":1}"), &b, NULL), CTXKIT_STATUS_OK);
+        bool allowed = false;
+        CHECK_STATUS(ctxkit_breaker_record_failure(b, LIT("svc\0x"), 1, NULL), CTXKIT_STATUS_OK);
+        CHECK_STATUS(ctxkit_breaker_allow(b, LIT("svc"), 2, &allowed, NULL), CTXKIT_STATUS_OK);
+        CHECK(allowed);
+        CHECK_STATUS(ctxkit_breaker_allow(b, (const uint8_t *)"svc\0xyz", 5, 2, &allowed, NULL), CTXKIT_STATUS_OK);
+        CHECK(!allowed);
+        s = (ctxkit_string)SENT_STRING;
+        CHECK_STATUS(ctxkit_breaker_state(b, LIT("svc\0x"), 2, &s, NULL), CTXKIT_STATUS_OK);
+        CHECK_STR_CONTAINS(s, "{\"key\":\"svc\\u0000x\",\"state\":\"open\"");
+        ctxkit_string_free(&s);
+        ctxkit_breaker_free(b);
+
+        uint64_t id = 0;
+        CHECK_STATUS(ctxkit_tracer_start(g_len_tracer, LIT("gr\0ep"), NULL, 0, 0, 0, &id, NULL), CTXKIT_STATUS_OK);
+        CHECK_STATUS(ctxkit_tracer_end(g_len_tracer, id, CTXKIT_SPAN_OUTCOME_FAILED, 0, LIT("bad\0news"), 5, NULL),
+                     CTXKIT_STATUS_OK);
+        CHECK_STATUS(ctxkit_tracer_start(g_len_tracer, (const uint8_t *)"grepXX", 4, NULL, 0, 0, 0, &id, NULL),
+                     CTXKIT_STATUS_OK);
+        CHECK_STATUS(ctxkit_tracer_end(g_len_tracer, id, CTXKIT_SPAN_OUTCOME_SUCCESS, 0, NULL, 0, 5, NULL),
+                     CTXKIT_STATUS_OK);
+        s = (ctxkit_string)SENT_STRING;
+        CHECK_STATUS(ctxkit_tracer_export(g_len_tracer, 10, &s, NULL), CTXKIT_STATUS_OK);
+        CHECK_STR_CONTAINS(s, "{\"tool\":\"gr\\u0000ep\",\"count\":1,");
+        CHECK_STR_CONTAINS(s, "\"error\":\"bad\\u0000news\"");
+        /* grep: one span from the JSON loop above, one here. */
+        CHECK_STR_CONTAINS(s, "{\"tool\":\"grep\",\"count\":2,");
+        ctxkit_string_free(&s);
+    }
+
+    /* Agent names: a NUL is a control character; a short len is the prefix. */
+    {
+        ctxkit_callstack *root = NULL, *s1 = (ctxkit_callstack *)SENT_PTR;
+        CHECK_STATUS(ctxkit_callstack_new(0, &root, NULL), CTXKIT_STATUS_OK);
+        CHECK_STATUS(ctxkit_callstack_enter(root, LIT("plan\0ner"), &s1, &err), CTXKIT_STATUS_INVALID_ARGUMENT);
+        CHECK_ERR(&err, CTXKIT_STATUS_INVALID_ARGUMENT, "ctxkit_callstack_enter", "control character");
+        check_ptr_untouched_at(__LINE__, "s1", s1);
+        s1 = NULL;
+        CHECK_STATUS(ctxkit_callstack_enter(root, (const uint8_t *)"plannerXX", 7, &s1, NULL), CTXKIT_STATUS_OK);
+        s = (ctxkit_string)SENT_STRING;
+        if (s1 && CHECK_STATUS(ctxkit_callstack_to_json(s1, &s, NULL), CTXKIT_STATUS_OK)) {
+            CHECK_STR_CONTAINS(s, "{\"agents\":[\"planner\"],");
+            ctxkit_string_free(&s);
+        }
+        ctxkit_callstack_free(s1);
+        ctxkit_callstack_free(root);
+    }
+
+    /* Paths and skill names. */
+    {
+        ctxkit_skills *sk = (ctxkit_skills *)SENT_PTR;
+        CHECK_STATUS(ctxkit_skills_open(LIT("../../examples/data/skills\0/etc"), NULL, 0, &sk, &err), CTXKIT_STATUS_IO);
+        CHECK_ERR(&err, CTXKIT_STATUS_IO, "ctxkit_skills_open", "NUL byte");
+        check_ptr_untouched_at(__LINE__, "sk", sk);
+        sk = NULL;
+        CHECK_STATUS(ctxkit_skills_open((const uint8_t *)"../../examples/data/skills/../../etc", 26, NULL, 0, &sk, NULL),
+                     CTXKIT_STATUS_OK);
+        ctxkit_skills_free(sk);
+        s = (ctxkit_string)SENT_STRING;
+        CHECK_STATUS(ctxkit_skills_body(g_len_skills, (const uint8_t *)"pdf-extract/../x", 11, &s, NULL), CTXKIT_STATUS_OK);
+        CHECK_STR_CONTAINS(s, "{\"name\":\"pdf-extract\",");
+        ctxkit_string_free(&s);
+        s = (ctxkit_string)SENT_STRING;
+        CHECK_STATUS(ctxkit_skills_body(g_len_skills, LIT("pdf-extract\0"), &s, &err), CTXKIT_STATUS_UNSAFE_PATH);
+        CHECK_ERR(&err, CTXKIT_STATUS_UNSAFE_PATH, "ctxkit_skills_body", NULL);
+        check_string_untouched_at(__LINE__, "s", s);
+    }
+
+    /* Providers and agents: a NUL makes an unknown name; a short len is the prefix. */
+    s = (ctxkit_string)SENT_STRING;
+    CHECK_STATUS(ctxkit_recovery_classify(LIT("openai\0"), 429, NULL, 0, NULL, 0, &s, &err),
+                 CTXKIT_STATUS_INVALID_ARGUMENT);
+    CHECK_ERR(&err, CTXKIT_STATUS_INVALID_ARGUMENT, "ctxkit_recovery_classify", "unknown provider 'openai\xef\xbf\xbd'");
+    check_string_untouched_at(__LINE__, "s", s);
+    CHECK_STATUS(ctxkit_recovery_classify((const uint8_t *)"openaix", 6, 429, LIT("slow\0down"), NULL, 0, &s, NULL),
+                 CTXKIT_STATUS_OK);
+    CHECK_STR_CONTAINS(s, "\"category\":\"rate_limited\"");
+    ctxkit_string_free(&s);
+    s = (ctxkit_string)SENT_STRING;
+    CHECK_STATUS(ctxkit_toolset_select(LIT(kLenTools), LIT("coder\0"), &s, &err), CTXKIT_STATUS_INVALID_ARGUMENT);
+    CHECK_ERR(&err, CTXKIT_STATUS_INVALID_ARGUMENT, "ctxkit_toolset_select", "has no allowlist");
+    check_string_untouched_at(__LINE__, "s", s);
+    CHECK_STATUS(ctxkit_toolset_select(LIT(kLenTools), (const uint8_t *)"coders", 5, &s, NULL), CTXKIT_STATUS_OK);
+    CHECK_STR_CONTAINS(s, "\"name\":\"run_tests\"");
+    ctxkit_string_free(&s);
+
+out:
+    ctxkit_tracer_free(g_len_tracer);
+    ctxkit_skills_free(g_len_skills);
+    ctxkit_window_free(g_len_win);
+    ctxkit_tokenizer_free(g_len_tok);
+    ctxkit_registry_free(g_len_reg);
+    g_len_tracer = NULL;
+    g_len_skills = NULL;
+    g_len_win = NULL;
+    g_len_tok = NULL;
+    g_len_reg = NULL;
+}
+
+/* ------------------------------------------------------------------------ */
 /* Threads: one tokenizer and one registry shared by 8 threads.              */
 
 #define N_THREADS 8
@@ -2629,6 +3067,7 @@ int main(void)
     test_registry();
     test_null_arguments();
     test_invalid_utf8();
+    test_lengths_and_nuls();
     test_threads();
     test_window();
     test_assemble();
