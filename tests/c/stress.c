@@ -16,7 +16,10 @@
  * runs, and at the end the shared tracer's counters, the shared window's
  * token total and the registry's entries add up to what the threads did.
  *
- * It prints "stress: T threads x N ops = ... calls in S s" and, last,
+ * With `light`, the schedule keeps to the tokenizer, the tracer and the
+ * breaker, whose calls are the cheapest (for valgrind; see the Makefile).
+ *
+ * It prints "stress: T threads x N ops ... = C calls in S s" and, last,
  * "stress: P passed, F failed" (the line tests/c/run_harness.sh reads); the
  * exit status is non-zero when F > 0. The time is printed, never checked.
  * The Makefile runs it under ASan+UBSan and under valgrind (memcheck).
@@ -134,7 +137,7 @@ static const char *const kTexts[] = {
     "keep the tokenizer busy, and the end has emoji 🎉🎉 too.",
 };
 #define N_TEXTS (sizeof kTexts / sizeof kTexts[0])
-/* Bytes of each text; the NUL text is given with its length. */
+/* A tenth text holds NULs, so every text is read through text_ptr/text_len. */
 static const char kNulText[] = "a\0b c\0";
 static size_t text_len(size_t k) { return k == N_TEXTS ? sizeof kNulText - 1 : strlen(kTexts[k]); }
 static const uint8_t *text_ptr(size_t k) { return k == N_TEXTS ? (const uint8_t *)kNulText : (const uint8_t *)kTexts[k]; }
