@@ -26,7 +26,7 @@ use super::vocab::Vocab;
 
 const NONE: u32 = u32::MAX;
 /// Pieces up to this many bytes use the scan on stack arrays.
-const SHORT: usize = 64;
+pub(crate) const SHORT: usize = 64;
 
 /// Reusable buffers so that merging many long pieces does not reallocate.
 #[derive(Default)]
@@ -41,6 +41,8 @@ pub(crate) struct Scratch {
     pub(crate) pieces: super::piece_cache::PieceCache,
     /// The tokens of the piece being merged, before they go to the cache.
     pub(crate) tokens: Vec<u32>,
+    /// Buffers of the backtracking encoder for long pieces.
+    pub(crate) backtrack: super::backtrack::Scratch,
 }
 
 /// Merges `s[a..b]` (at least one byte; usually not a token itself) and calls
@@ -271,7 +273,7 @@ impl Queue {
 /// The merge for long pieces, O(n log r) for r distinct ranks. Pieces longer
 /// than `u32::MAX - 1` bytes are impossible: inputs are capped far below
 /// that by [`crate::limits::MAX_TEXT_BYTES`].
-fn merge_long(
+pub(crate) fn merge_long(
     s: &[u8],
     a: usize,
     b: usize,

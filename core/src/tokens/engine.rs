@@ -11,6 +11,7 @@
 use std::cell::RefCell;
 use std::sync::OnceLock;
 
+use super::backtrack::{self, Tables};
 use super::bpe::{self, Scratch};
 use super::encoding::Encoding;
 use super::pretokenize::{Pattern, Pieces};
@@ -22,6 +23,9 @@ pub(crate) struct Engine {
     pub(crate) vocab: Vocab,
     pattern: Pattern,
     special: &'static [(&'static str, u32)],
+    /// Tables of the linear-time encoder for long pieces, built on the
+    /// first one (see `backtrack.rs`).
+    backtrack: OnceLock<Tables>,
 }
 
 thread_local! {
@@ -58,7 +62,13 @@ impl Engine {
 
     fn build(encoding: Encoding) -> Result<Engine> {
         let vocab = Vocab::load(encoding.vocab_file())?;
-        Ok(Engine { encoding, vocab, pattern: encoding.pretokenizer(), special: encoding.special_tokens() })
+        Ok(Engine {
+            encoding,
+            vocab,
+            pattern: encoding.pretokenizer(),
+            special: encoding.special_tokens(),
+            backtrack: OnceLock::new(),
+        })
     }
 
     /// Calls `piece` with the byte span of each pre-tokenized piece of
@@ -154,7 +164,7 @@ impl Engine {
         }
         let mut tokens = std::mem::take(&mut scratch.tokens);
         tokens.clear();
-        bpe::merge(s, a, b, &self.vocab, scratch, |r| tokens.push(r));
+        self.merge(s, a, b, scratch, |r| tokens.push(r));
         scratch.pieces.put(enc, piece, &tokens);
         let r = f(&tokens);
         scratch.tokens = tokens;
@@ -198,9 +208,24 @@ impl Engine {
             return 1;
         }
         if b - a > super::piece_cache::MAX_PIECE {
-            return bpe::merge(s, a, b, &self.vocab, scratch, |_| {});
+            return self.merge(s, a, b, scratch, |_| {});
         }
         self.with_merged(s, a, b, scratch, <[u32]>::len)
+    }
+
+    /// Merges a piece that is not one token, calling `emit` with each
+    /// token; returns the count. Short pieces run tiktoken's scan; long ones
+    /// the backtracking encoder, whose work is linear in the piece.
+    #[inline]
+    fn merge(&self, s: &[u8], a: usize, b: usize, scratch: &mut Scratch, mut emit: impl FnMut(u32)) -> usize {
+        if b - a > bpe::SHORT {
+            let tables = self.backtrack.get_or_init(|| Tables::build(&self.vocab));
+            if let Some(tokens) = backtrack::encode(tables, &self.vocab, s, a, b, &mut scratch.backtrack) {
+                tokens.iter().for_each(|&t| emit(t));
+                return tokens.len();
+            }
+        }
+        bpe::merge(s, a, b, &self.vocab, scratch, emit)
     }
 
     /// The bytes of token `id` (ordinary or special), if it exists.
@@ -208,6 +233,12 @@ impl Engine {
         self.vocab
             .token_bytes(id)
             .or_else(|| self.special.iter().find(|(_, s)| *s == id).map(|(t, _)| t.as_bytes()))
+    }
+
+    /// Heap bytes held by this encoding: the vocabulary's lookup table, plus
+    /// the long-piece tables once a long piece has needed them.
+    pub(crate) fn heap_bytes(&self) -> usize {
+        self.vocab.heap_bytes() + self.backtrack.get().map_or(0, Tables::heap_bytes)
     }
 
     /// One past the highest id, special tokens included (tiktoken's `n_vocab`).

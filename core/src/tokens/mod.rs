@@ -9,6 +9,7 @@
 //! against tiktoken-rs on random Unicode and against vectors produced by
 //! OpenAI's own Python package.
 
+mod backtrack;
 mod bpe;
 mod encoding;
 mod engine;
@@ -112,7 +113,7 @@ impl Tokenizer {
     /// Approximate heap bytes held by this encoding's loaded vocabulary
     /// (shared by every tokenizer of the encoding).
     pub fn memory_bytes(&self) -> usize {
-        self.engine.vocab.heap_bytes()
+        self.engine.heap_bytes()
     }
 
     fn recognize(&self) -> bool {

@@ -173,6 +173,7 @@ impl Vocab {
         }
     }
 
+
     /// The rank of `p` if it is a token.
     #[cfg(test)]
     pub(crate) fn rank(&self, p: &[u8]) -> Option<u32> {
@@ -180,6 +181,16 @@ impl Vocab {
             return None;
         }
         self.rank_at(p, 0, p.len())
+    }
+
+    /// Length in bytes of token `rank` (0 for a hole or an unknown rank).
+    #[inline(always)]
+    pub(crate) fn token_len(&self, rank: u32) -> usize {
+        let r = rank as usize;
+        match (self.offsets.get(r), self.offsets.get(r + 1)) {
+            (Some(&a), Some(&b)) => (b - a) as usize,
+            _ => 0,
+        }
     }
 
     /// One past the highest ordinary rank.
