@@ -136,6 +136,16 @@ impl<'a> Repairer<'a> {
         }
     }
 
+    /// Whether call `k`'s result is where Anthropic wants it: after the
+    /// call, in the user message right after the call's message (what
+    /// `validate` accepts as in place).
+    fn anthropic_in_place(&self, k: usize) -> bool {
+        let ci = self.p.calls[k].msg;
+        self.p.answer(k).is_some_and(|r| {
+            matches!(r.fate, Fate::Answers { early: false, .. }) && r.msg == ci + 1 && self.c.messages[r.msg].role == Role::User
+        })
+    }
+
     /// Calls (indices into `p.calls`) made by message `i`, in order.
     fn calls_of(&self, i: usize) -> std::ops::Range<usize> {
         let start = self.p.calls.partition_point(|c| c.msg < i);
@@ -213,7 +223,7 @@ impl<'a> Repairer<'a> {
         let mut remove: HashSet<(usize, usize)> = HashSet::new();
         for r in &self.p.results {
             let keep_here = match r.fate {
-                Fate::Answers { call, early: false } => self.p.calls[call].msg + 1 == r.msg,
+                Fate::Answers { call, early: false } => self.anthropic_in_place(call),
                 _ => false,
             };
             if !keep_here {
@@ -224,9 +234,9 @@ impl<'a> Repairer<'a> {
         let mut incoming: HashMap<usize, Vec<Value>> = HashMap::new();
         for k in 0..self.p.calls.len() {
             let (ci, id, name) = (self.p.calls[k].msg, self.p.calls[k].id, self.p.calls[k].name);
-            match self.p.answer(k).map(|r| (r.msg, r.nth, r.fate)) {
-                Some((ri, _, Fate::Answers { early: false, .. })) if ri == ci + 1 => {}
-                Some((ri, nth, _)) => {
+            match self.p.answer(k).map(|r| (r.msg, r.nth)) {
+                Some(_) if self.anthropic_in_place(k) => {}
+                Some((ri, nth)) => {
                     let block = result_block(&msgs[ri], nth).unwrap_or(Value::Null);
                     let t = self.result_tokens(ri, nth)?;
                     self.note(Action::MovedResult, ri, id, t, format!("result for '{id}' moved next to its call in message {ci}"));

@@ -239,6 +239,22 @@ fn anthropic_reused_id_gets_its_own_synthetic_result() {
     assert!(issues(&r.conversation).iter().all(|i| i.0 == IssueKind::DuplicateCallId), "{:?}", issues(&r.conversation));
 }
 
+#[test]
+fn anthropic_result_in_an_assistant_message_is_moved_to_a_user_message() {
+    let c = conv(json!({"system": "s", "messages": [
+        {"role": "user", "content": "go"},
+        {"role": "assistant", "content": [{"type": "tool_use", "id": "t", "name": "f", "input": {}}]},
+        {"role": "assistant", "content": [{"type": "tool_result", "tool_use_id": "t", "content": "r"}, {"type": "text", "text": "hm"}]}
+    ]}));
+    assert!(issues(&c).iter().any(|i| i.0 == IssueKind::MisplacedResult), "{:?}", issues(&c));
+    let r = repair(&c, None, &acct()).unwrap();
+    assert_eq!(actions(&r), [(Action::MovedResult, 2, Some("t"))]);
+    assert!(issues(&r.conversation).is_empty(), "{:?}", issues(&r.conversation));
+    let roles: Vec<_> = r.conversation.messages.iter().map(|m| m.role).collect();
+    assert_eq!(roles, [Role::User, Role::Assistant, Role::User, Role::Assistant]);
+    assert!(repair(&r.conversation, None, &acct()).unwrap().changes.is_empty(), "idempotent");
+}
+
 // ---- property test over random conversations -------------------------------
 
 #[derive(Debug, Clone)]
