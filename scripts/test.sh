@@ -31,6 +31,7 @@ command -v gcc >/dev/null || need_pkgs+=(gcc)
 command -v g++ >/dev/null || need_pkgs+=(g++)
 command -v valgrind >/dev/null || need_pkgs+=(valgrind)
 command -v make >/dev/null || need_pkgs+=(make)
+[ -x /usr/bin/time ] || need_pkgs+=(time) # peak RSS in scripts/limits.sh
 if [ ${#need_pkgs[@]} -gt 0 ]; then
     if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
         log "installing ${need_pkgs[*]} with apt-get"
@@ -55,6 +56,21 @@ if command -v gcc >/dev/null && command -v g++ >/dev/null && command -v valgrind
     run_suite "C/C++ ABI harness (ASan+UBSan dynamic/static, C++, valgrind)" make -C tests/c all
 else
     skip_suite "C/C++ ABI harness" "gcc, g++ or valgrind not installed (run as root to install them)"
+fi
+
+# Oversized inputs under `ulimit -v` (plain gcc: ASan's shadow memory and an
+# address-space cap do not mix).
+if command -v gcc >/dev/null && command -v python3 >/dev/null && [ -x /usr/bin/time ]; then
+    run_suite "limits under ulimit -v (deep JSON, 1M messages, 100 MB string; CLI and C ABI)" bash scripts/limits.sh
+else
+    skip_suite "limits under ulimit -v" "gcc, python3 or /usr/bin/time not installed"
+fi
+
+# Miri on the ffi crate's tests, where a nightly toolchain with miri exists.
+if miri_reason=$(bash scripts/miri.sh --check); then
+    run_suite "miri (ffi crate tests)" bash scripts/miri.sh
+else
+    skip_suite "miri (ffi crate tests)" "$miri_reason"
 fi
 
 # Language bindings join here as they land (bindings/<lang>/test.sh).

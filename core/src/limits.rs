@@ -14,8 +14,21 @@ pub const MAX_TEXT_BYTES: usize = 64 * 1024 * 1024;
 /// Largest JSON document, in bytes, accepted by any JSON entry point.
 pub const MAX_JSON_BYTES: usize = 64 * 1024 * 1024;
 
-/// Deepest JSON nesting accepted (serde_json's own recursion guard).
-pub const MAX_JSON_DEPTH: usize = 128;
+/// Deepest JSON nesting accepted: arrays and objects may nest 127 levels;
+/// the 128th is `LimitExceeded`. This is serde_json's own recursion guard
+/// (a budget of 128 that refuses the level that would use it up), so the
+/// parser never recurses deeper than that, whatever the input. Documented
+/// as 128 until the at-the-limit test showed the guard's true bound.
+pub const MAX_JSON_DEPTH: usize = 127;
+
+/// Most messages in one conversation (a parsed document, or a window after
+/// a push). The largest context window in the model registry is 2 Mi
+/// tokens; 100,000 messages fill it at 21 tokens a message, below a typical
+/// message with its framing, so no longer history could be sent to any
+/// shipped model. The codecs count while reading the JSON and stop at one
+/// past the limit, so a million-message document costs what 100,001
+/// messages cost to read, not a million.
+pub const MAX_MESSAGES: usize = 100_000;
 
 /// Largest number of token ids accepted by decode.
 pub const MAX_DECODE_TOKENS: usize = MAX_TEXT_BYTES;

@@ -84,3 +84,56 @@ impl<T> Out<T> {
         unsafe { self.0.write(value) }
     }
 }
+
+/// Pointer handling without the tokenizers, cheap enough for Miri
+/// (scripts/miri.sh) as well as `cargo test`.
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::strings::{ctxkit_string, ctxkit_string_free};
+
+    #[test]
+    fn slices_follow_the_null_and_length_rules() {
+        let words = [1u32, 2, 3];
+        // SAFETY (all calls): the pointers are NULL or point into `words`/`bytes`.
+        assert_eq!(unsafe { slice(words.as_ptr(), 3, "ids") }.unwrap(), &words);
+        assert_eq!(unsafe { slice(std::ptr::null::<u32>(), 0, "ids") }.unwrap(), &[] as &[u32]);
+        let e = unsafe { slice(std::ptr::null::<u32>(), 2, "ids") }.unwrap_err();
+        assert_eq!(e.status, ctxkit_status::NullArgument);
+        let e = unsafe { slice(words.as_ptr(), usize::MAX / 2, "ids") }.unwrap_err();
+        assert_eq!(e.status, ctxkit_status::InvalidArgument);
+        let bytes = [0u8; 8];
+        let odd = bytes.as_ptr().wrapping_add(1).cast::<u32>();
+        if !odd.is_aligned() {
+            let e = unsafe { slice(odd, 1, "ids") }.unwrap_err();
+            assert_eq!(e.status, ctxkit_status::InvalidArgument);
+        }
+    }
+
+    #[test]
+    fn text_checks_the_limit_before_reading_and_utf8_after() {
+        let s = "héllo";
+        // SAFETY (all calls): pointer and length describe `s` or a prefix of it.
+        assert_eq!(unsafe { text(s.as_ptr(), s.len(), "text", s.len()) }.unwrap(), s);
+        let e = unsafe { text(s.as_ptr(), s.len(), "text", s.len() - 1) }.unwrap_err();
+        assert_eq!(e.status, ctxkit_status::LimitExceeded);
+        let e = unsafe { text(s.as_ptr(), 2, "text", 64) }.unwrap_err(); // cuts 'é'
+        assert_eq!(e.status, ctxkit_status::InvalidUtf8);
+        assert_eq!(unsafe { opt_text(std::ptr::null(), 0, "text", 64) }.unwrap(), None);
+    }
+
+    #[test]
+    fn outputs_are_written_once_and_strings_freed_twice_harmlessly() {
+        assert!(out(std::ptr::null_mut::<usize>(), "out").is_err());
+        let mut n = 0usize;
+        out(&mut n, "out").unwrap().write(7);
+        assert_eq!(n, 7);
+        let mut s = ctxkit_string::from_string("abc".into());
+        // SAFETY: `s` was filled by ctxkit; the buffer holds len + 1 bytes.
+        assert_eq!(unsafe { std::slice::from_raw_parts(s.ptr, s.len + 1) }, b"abc\0");
+        unsafe { ctxkit_string_free(&mut s) };
+        assert!(s.ptr.is_null() && s.len == 0);
+        unsafe { ctxkit_string_free(&mut s) };
+        unsafe { ctxkit_string_free(std::ptr::null_mut()) };
+    }
+}

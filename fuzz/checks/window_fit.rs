@@ -4,11 +4,12 @@
 //! then the conversation JSON. Never panics; on success the result fits:
 //! the reported and the recounted prompt tokens are within the limit, the
 //! output parses in the reported format, and validation finds no orphaned
-//! tool call or result (DESIGN.md section 5).
+//! tool call or result (DESIGN.md section 5). A failure is never
+//! `Internal`: that is compaction's own orphan check firing, a bug.
 
 use ctxkit::chat::Conversation;
 use ctxkit::window::{fit_json, validate, Accountant, IssueKind};
-use ctxkit::ModelRegistry;
+use ctxkit::{ErrorKind, ModelRegistry};
 use serde_json::{json, Map, Value};
 
 use super::common::{text, Knobs};
@@ -63,7 +64,13 @@ pub fn check(data: &[u8]) {
     let mut k = Knobs::new(data);
     let options = options(&mut k);
     let conversation = text(k.rest());
-    let Ok((out, report)) = fit_json(&conversation, &options.to_string()) else { return };
+    let (out, report) = match fit_json(&conversation, &options.to_string()) {
+        Ok(r) => r,
+        Err(e) => {
+            assert_ne!(e.kind(), ErrorKind::Internal, "fit failed internally ({options}): {e}");
+            return;
+        }
+    };
     assert!(
         report.tokens_after <= report.limit_tokens,
         "reported {} tokens over the limit {} ({options})",

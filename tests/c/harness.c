@@ -3056,6 +3056,141 @@ static void test_toolset(void)
     ctxkit_registry_free(reg);
 }
 
+/*
+ * Documented limits (core/src/limits.rs) at the limit and one past, through
+ * the ABI: JSON size (64 MiB), JSON nesting (127 levels), text size (64 MiB)
+ * and message count (100,000 per conversation and per window). Inputs are
+ * built in memory; each one-past case is refused before the expensive work
+ * (the size checks before reading, the message count while parsing).
+ */
+static char *limits_buffer(size_t n)
+{
+    char *b = (char *)malloc(n);
+    if (!CHECK(b != NULL))
+        exit(1);
+    return b;
+}
+
+/* n copies of {"role":"user","content":"x"} as a JSON array. */
+static char *limits_messages(size_t n, size_t *out_len)
+{
+    static const char one[] = "{\"role\":\"user\",\"content\":\"x\"}";
+    const size_t m = sizeof one - 1;
+    char *doc = limits_buffer(2 + n * (m + 1));
+    char *p = doc;
+    *p++ = '[';
+    for (size_t i = 0; i < n; i++) {
+        if (i)
+            *p++ = ',';
+        memcpy(p, one, m);
+        p += m;
+    }
+    *p++ = ']';
+    *out_len = (size_t)(p - doc);
+    return doc;
+}
+
+static void test_limits(void)
+{
+    ctxkit_error *err = NULL;
+    ctxkit_window *w = NULL;
+    CHECK_STATUS(ctxkit_window_new(NULL, LIT("gpt-4o"), LIT("{\"context_window\":10000000}"), &w, &err),
+                 CTXKIT_STATUS_OK);
+    if (!CHECK(w != NULL))
+        return;
+
+    /* JSON size: an empty conversation padded with spaces to exactly 64 MiB
+     * loads; one byte more is refused before it is read. */
+    {
+        const size_t max = (size_t)64 * 1024 * 1024;
+        char *doc = limits_buffer(max + 1);
+        memset(doc, ' ', max + 1);
+        doc[0] = '[';
+        doc[max - 1] = ']';
+        CHECK_STATUS(ctxkit_window_load(w, (const uint8_t *)doc, max, &err), CTXKIT_STATUS_OK);
+        CHECK_NO_ERR(err);
+        doc[max - 1] = ' ';
+        doc[max] = ']';
+        CHECK_STATUS(ctxkit_window_load(w, (const uint8_t *)doc, max + 1, &err), CTXKIT_STATUS_LIMIT_EXCEEDED);
+        CHECK_ERR(&err, CTXKIT_STATUS_LIMIT_EXCEEDED, "ctxkit_window_load", "is 67108865 bytes; the limit is 67108864");
+        free(doc);
+    }
+
+    /* JSON nesting: a message's unknown field nested so that the document is
+     * 127 levels deep loads; 128 levels are refused. */
+    {
+        static const char head[] = "[{\"role\":\"user\",\"content\":\"x\",\"extra\":";
+        static const char tail[] = "}]";
+        for (size_t extra = 125; extra <= 126; extra++) {
+            char doc[sizeof head + 2 * 126 + sizeof tail];
+            size_t n = 0;
+            memcpy(doc, head, sizeof head - 1);
+            n += sizeof head - 1;
+            memset(doc + n, '[', extra);
+            n += extra;
+            memset(doc + n, ']', extra);
+            n += extra;
+            memcpy(doc + n, tail, sizeof tail - 1);
+            n += sizeof tail - 1;
+            if (extra == 125) {
+                CHECK_STATUS(ctxkit_window_load(w, (const uint8_t *)doc, n, &err), CTXKIT_STATUS_OK);
+            } else {
+                CHECK_STATUS(ctxkit_window_load(w, (const uint8_t *)doc, n, &err), CTXKIT_STATUS_LIMIT_EXCEEDED);
+                CHECK_ERR(&err, CTXKIT_STATUS_LIMIT_EXCEEDED, "ctxkit_window_load", "recursion limit exceeded");
+            }
+        }
+    }
+
+    /* Text size: exactly 64 MiB is accepted (counting stops past 10 tokens);
+     * one byte more is refused (test_tokenizer_basics checks that for every
+     * text-taking tokenizer function). */
+    {
+        const size_t max = (size_t)64 * 1024 * 1024;
+        ctxkit_tokenizer *t = tokenizer_new_ok(__LINE__, "cl100k_base", 0);
+        char *text = limits_buffer(max + 1);
+        memset(text, 'a', max + 1);
+        for (size_t i = 7; i < max + 1; i += 8)
+            text[i] = ' ';
+        size_t count = SENT_SIZE;
+        bool exceeded = false;
+        if (t) {
+            CHECK_STATUS(ctxkit_tokenizer_count_until_limit(t, (const uint8_t *)text, max, 10, &count, &exceeded, &err),
+                         CTXKIT_STATUS_OK);
+            CHECK(exceeded);
+            CHECK_STATUS(ctxkit_tokenizer_count_until_limit(t, (const uint8_t *)text, max + 1, 10, &count, &exceeded, &err),
+                         CTXKIT_STATUS_LIMIT_EXCEEDED);
+            CHECK_ERR(&err, CTXKIT_STATUS_LIMIT_EXCEEDED, "ctxkit_tokenizer_count_until_limit", "the limit is 67108864");
+        }
+        free(text);
+        ctxkit_tokenizer_free(t);
+    }
+
+    /* Message count: 100,000 messages load; the window then refuses a push;
+     * 100,001 are refused by load and by fit while parsing. */
+    {
+        size_t len = 0;
+        char *doc = limits_messages(100000, &len);
+        CHECK_STATUS(ctxkit_window_load(w, (const uint8_t *)doc, len, &err), CTXKIT_STATUS_OK);
+        size_t tokens = SENT_SIZE;
+        CHECK_STATUS(ctxkit_window_push(w, LIT("{\"role\":\"user\",\"content\":\"x\"}"), &tokens, &err),
+                     CTXKIT_STATUS_LIMIT_EXCEEDED);
+        CHECK_SIZE(tokens, SENT_SIZE);
+        CHECK_ERR(&err, CTXKIT_STATUS_LIMIT_EXCEEDED, "ctxkit_window_push",
+                  "the window would hold 100001 messages; the limit is 100000 (MAX_MESSAGES)");
+        free(doc);
+        doc = limits_messages(100001, &len);
+        CHECK_STATUS(ctxkit_window_load(w, (const uint8_t *)doc, len, &err), CTXKIT_STATUS_LIMIT_EXCEEDED);
+        CHECK_ERR(&err, CTXKIT_STATUS_LIMIT_EXCEEDED, "ctxkit_window_load", "the limit is 100000 (MAX_MESSAGES)");
+        ctxkit_string out_c = SENT_STRING, out_r = SENT_STRING;
+        CHECK_STATUS(ctxkit_fit((const uint8_t *)doc, len, LIT("{\"model\":\"gpt-4o\"}"), &out_c, &out_r, &err),
+                     CTXKIT_STATUS_LIMIT_EXCEEDED);
+        CHECK(out_c.ptr == SENT_PTR && out_r.ptr == SENT_PTR);
+        CHECK_ERR(&err, CTXKIT_STATUS_LIMIT_EXCEEDED, "ctxkit_fit", "has more than 100000 messages");
+        free(doc);
+    }
+    ctxkit_window_free(w);
+}
+
 int main(void)
 {
     test_version();
@@ -3077,6 +3212,7 @@ int main(void)
     test_recovery();
     test_tracer();
     test_toolset();
+    test_limits();
 
     printf("c-abi: %d passed, %d failed\n", g_passed, g_failed);
     fflush(stdout);

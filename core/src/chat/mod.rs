@@ -11,6 +11,7 @@
 
 mod anthropic;
 mod openai;
+mod reader;
 
 use serde_json::{Map, Value};
 
@@ -198,8 +199,10 @@ impl Conversation {
     /// a bare array, a system/developer/tool role or OpenAI-shaped tools mean
     /// OpenAI; a top-level `system`, Anthropic content blocks (`tool_use`,
     /// `tool_result`, `thinking`) or `input_schema` tools mean Anthropic.
+    /// More than [`crate::limits::MAX_MESSAGES`] messages is `LimitExceeded`,
+    /// refused while reading.
     pub fn parse(text: &str, format: Option<Format>) -> Result<Conversation> {
-        let doc: Value = json::parse("conversation", text)?;
+        let doc = reader::read(text)?;
         let format = match format {
             Some(f) => f,
             None => detect(&doc),

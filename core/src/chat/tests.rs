@@ -138,3 +138,67 @@ fn deep_nesting_in_unknown_fields_is_a_limit() {
     let err = Conversation::parse(&deep, None).unwrap_err();
     assert_eq!(err.kind(), ErrorKind::LimitExceeded, "{err}");
 }
+
+/// `n` one-word user messages, comma-separated (no brackets), built once per
+/// test so the limit tests stay fast.
+fn user_messages(n: usize) -> String {
+    let one = r#"{"role":"user","content":"x"}"#;
+    let mut s = String::with_capacity(n * (one.len() + 1));
+    for i in 0..n {
+        if i > 0 {
+            s.push(',');
+        }
+        s.push_str(one);
+    }
+    s
+}
+
+#[test]
+fn message_count_limit_at_and_one_past() {
+    use crate::limits::MAX_MESSAGES;
+    let at = user_messages(MAX_MESSAGES);
+    let past = format!(r#"{at},{{"role":"user","content":"x"}}"#);
+    let cases = [
+        (format!("[{at}]"), format!("[{past}]"), None),
+        (format!(r#"{{"model":"m","messages":[{at}]}}"#), format!(r#"{{"model":"m","messages":[{past}]}}"#), None),
+        (format!(r#"{{"system":"s","messages":[{at}]}}"#), format!(r#"{{"system":"s","messages":[{past}]}}"#), Some(Format::Anthropic)),
+    ];
+    for (ok, too_many, format) in cases {
+        let c = Conversation::parse(&ok, format).unwrap();
+        assert_eq!(c.messages.len(), MAX_MESSAGES);
+        let err = Conversation::parse(&too_many, format).unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::LimitExceeded, "{err}");
+        assert!(
+            err.message().starts_with("conversation: has more than 100000 messages; the limit is 100000 (MAX_MESSAGES)"),
+            "{err}"
+        );
+    }
+}
+
+#[test]
+fn message_count_is_refused_while_reading() {
+    use crate::limits::MAX_MESSAGES;
+    // One message past the limit, then bytes that are not JSON: the reader
+    // stops at the extra message and never reaches them.
+    let text = format!(r#"{{"messages":[{},{{"role":"user","content":"x"}},!!! not json"#, user_messages(MAX_MESSAGES));
+    let err = Conversation::parse(&text, None).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::LimitExceeded, "{err}");
+    // Arrays elsewhere are not messages, and a nested `messages` key is not
+    // the conversation's.
+    let nested = format!(r#"{{"messages":[{{"role":"user","content":"x","messages":[{}]}}],"other":[{0}]}}"#, "1,".repeat(MAX_MESSAGES) + "1");
+    let c = Conversation::parse(&nested, None).unwrap();
+    assert_eq!(c.messages.len(), 1);
+}
+
+#[test]
+fn the_reader_builds_the_same_document_as_serde_json() {
+    // Key order, repeated keys (last wins), numbers of every kind, escapes.
+    let text = r#"{"z":1,"messages":[{"role":"user","content":"a\u00e9\n","n":-5,"f":1.5e300,"big":18446744073709551615,"x":true,"y":null}],"a":{"b":[1,{"c":2}]},"z":[3],"messages2":0}"#;
+    let mine = reader::read(text).unwrap();
+    let theirs: Value = serde_json::from_str(text).unwrap();
+    assert_eq!(mine, theirs);
+    assert_eq!(serde_json::to_string(&mine).unwrap(), serde_json::to_string(&theirs).unwrap());
+    for scalar in ["42", "-1", "2.5", "\"s\"", "true", "null"] {
+        assert_eq!(reader::read(scalar).unwrap(), serde_json::from_str::<Value>(scalar).unwrap(), "{scalar}");
+    }
+}

@@ -223,14 +223,16 @@ pub(super) fn finish(
     // `tokens_after` comes from cached per-message counts; tests (debug
     // builds) check it against a full recount.
     debug_assert_eq!(Some(tokens_after), acct.conversation(&out).ok(), "cached counts drifted");
-    // The working copy has no orphans (it was valid or repaired), and whole
-    // turns keep calls with their results, except when the history reuses a
-    // tool-call id: then the one result pairs with the first call and can
-    // leave with its turn while a later call of that id stays (found by the
-    // `window_fit` fuzz target). Never return such a history.
+    // The working copy has no orphans (it was valid or repaired), calls and
+    // results pair per occurrence, and a valid history has no call open at
+    // a turn boundary; so whole turns keep every call with its result, even
+    // when the history reuses a tool-call id (which, before pairing per
+    // occurrence, the `window_fit` fuzz target showed could leave a later
+    // call of a reused id without its result). Checked anyway, so a broken
+    // invariant is an error rather than a history the provider rejects.
     if let Some(i) = validate(&out).into_iter().find(|i| matches!(i.kind, IssueKind::OrphanedCall | IssueKind::OrphanedResult)) {
-        return Err(Error::invalid_argument(format!(
-            "compaction would separate tool call '{}' from its result ({}); the history uses that tool-call id more than once: give each call its own id",
+        return Err(Error::internal(format!(
+            "compaction would separate tool call '{}' from its result ({}); this is a bug in ctxkit, please report it with the input",
             i.id.as_deref().unwrap_or(""),
             i.detail
         )));

@@ -6,6 +6,7 @@ mod bm25;
 pub mod digest;
 pub mod compact;
 pub mod fit;
+mod pairing;
 pub mod repair;
 pub mod state;
 pub mod summarize;

@@ -7,15 +7,19 @@
 //! - a result that is out of place (before its call, or separated from it)
 //!   is moved next to its call.
 //!
-//! Results already in place are left byte for byte as they were. Duplicate
-//! call ids and Anthropic role-order problems are reported by `validate` but
-//! not changed: fixing them would mean rewriting what the model said.
+//! Results already in place are left byte for byte as they were. Calls and
+//! results are paired per occurrence, as `validate` pairs them, so a reused
+//! call id is handled like any other: each of its calls ends up with exactly
+//! one result. The reuse itself, and Anthropic role-order problems, are
+//! reported by `validate` but not changed: fixing them would mean rewriting
+//! what the model said.
 
 use std::collections::{HashMap, HashSet};
 
 use serde::Serialize;
 use serde_json::{json, Value};
 
+use super::pairing::{Fate, Pairing};
 use super::Accountant;
 use crate::chat::{self, Conversation, Format, Message, Part, Role};
 use crate::Result;
@@ -72,16 +76,15 @@ pub struct Repaired {
 }
 
 /// Repairs `c` (see the module docs). `synthetic` is the text of inserted
-/// results ([`DEFAULT_SYNTHETIC_RESULT`] when None).
+/// results ([`DEFAULT_SYNTHETIC_RESULT`] when None). Calls and results are
+/// paired per occurrence as `validate` pairs them (see `pairing`), so a
+/// history that reuses a call id gets a synthetic result for each of its
+/// unanswered calls, and each result stays with, or moves to, the call it
+/// answers.
 pub fn repair(c: &Conversation, synthetic: Option<&str>, acct: &Accountant) -> Result<Repaired> {
     let text = synthetic.unwrap_or(DEFAULT_SYNTHETIC_RESULT);
-    let mut call_at: HashMap<&str, usize> = HashMap::new();
-    for (i, m) in c.messages.iter().enumerate() {
-        for call in &m.tool_calls {
-            call_at.entry(call.id.as_str()).or_insert(i);
-        }
-    }
-    let mut r = Repairer { c, acct, text, call_at, changes: Vec::new() };
+    let mut r = Repairer { c, acct, text, p: Pairing::of(c), changes: Vec::new() };
+    r.note_dropped()?;
     let messages = match c.format {
         Format::OpenAi => r.openai()?,
         Format::Anthropic => r.anthropic()?,
@@ -95,7 +98,7 @@ struct Repairer<'a> {
     c: &'a Conversation,
     acct: &'a Accountant,
     text: &'a str,
-    call_at: HashMap<&'a str, usize>,
+    p: Pairing<'a>,
     changes: Vec<Change>,
 }
 
@@ -104,46 +107,59 @@ impl<'a> Repairer<'a> {
         self.changes.push(Change { action, index, id: Some(id.to_owned()), tokens, detail });
     }
 
-    /// For each result id, the first message that answers it (any position);
-    /// later duplicates and orphans are recorded as dropped.
-    fn assign(&mut self, results: &[(usize, &'a str)]) -> Result<HashMap<&'a str, usize>> {
-        let mut first: HashMap<&str, usize> = HashMap::new();
-        for &(i, id) in results {
-            if !self.call_at.contains_key(id) {
-                let t = self.result_tokens(i, id)?;
-                self.note(Action::DroppedResult, i, id, t, format!("result for '{id}' answers no tool call"));
-            } else if first.contains_key(id) {
-                let t = self.result_tokens(i, id)?;
-                self.note(Action::DroppedResult, i, id, t, format!("second result for '{id}'"));
-            } else {
-                first.insert(id, i);
-            }
+    /// Records every result that answers no call (orphans, and results for
+    /// calls another result answers) as dropped, in message order.
+    fn note_dropped(&mut self) -> Result<()> {
+        for k in 0..self.p.results.len() {
+            let (i, nth, id, fate) = (self.p.results[k].msg, self.p.results[k].nth, self.p.results[k].id, self.p.results[k].fate);
+            let detail = match fate {
+                Fate::Answers { .. } => continue,
+                Fate::Orphan => format!("result for '{id}' answers no tool call"),
+                Fate::Duplicate => format!("second result for '{id}'"),
+            };
+            let t = self.result_tokens(i, nth)?;
+            self.note(Action::DroppedResult, i, id, t, detail);
         }
-        Ok(first)
+        Ok(())
     }
 
-    fn result_tokens(&self, i: usize, id: &str) -> Result<usize> {
+    /// Tokens of the `nth` result of message `i` (a whole tool message, or
+    /// one `tool_result` block).
+    fn result_tokens(&self, i: usize, nth: usize) -> Result<usize> {
         let m = &self.c.messages[i];
         if matches!(m.role, Role::Tool | Role::Function) {
             return self.acct.message(m);
         }
-        for p in &m.parts {
-            if matches!(p, Part::ToolResult { id: pid, .. } if pid == id) {
-                return self.acct.part(p);
-            }
+        match m.parts.iter().filter(|p| matches!(p, Part::ToolResult { .. })).nth(nth) {
+            Some(p) => self.acct.part(p),
+            None => Ok(0),
         }
-        Ok(0)
+    }
+
+    /// Whether call `k`'s result is where Anthropic wants it: after the
+    /// call, in the user message right after the call's message (what
+    /// `validate` accepts as in place).
+    fn anthropic_in_place(&self, k: usize) -> bool {
+        let ci = self.p.calls[k].msg;
+        self.p.answer(k).is_some_and(|r| {
+            matches!(r.fate, Fate::Answers { early: false, .. }) && r.msg == ci + 1 && self.c.messages[r.msg].role == Role::User
+        })
+    }
+
+    /// Calls (indices into `p.calls`) made by message `i`, in order.
+    fn calls_of(&self, i: usize) -> std::ops::Range<usize> {
+        let start = self.p.calls.partition_point(|c| c.msg < i);
+        let end = self.p.calls.partition_point(|c| c.msg <= i);
+        start..end
     }
 
     fn openai(&mut self) -> Result<Vec<Message>> {
         let msgs = &self.c.messages;
-        let results: Vec<(usize, &str)> = msgs
-            .iter()
-            .enumerate()
-            .filter(|(_, m)| matches!(m.role, Role::Tool | Role::Function))
-            .filter_map(|(i, m)| m.tool_call_id.as_deref().map(|id| (i, id)))
-            .collect();
-        let owner = self.assign(&results)?;
+        // The result (index into `p.results`) each tool message carries.
+        let mut result_in: HashMap<usize, usize> = HashMap::new();
+        for (k, r) in self.p.results.iter().enumerate() {
+            result_in.insert(r.msg, k);
+        }
         let mut out = Vec::with_capacity(msgs.len());
         for (i, m) in msgs.iter().enumerate() {
             if matches!(m.role, Role::Tool | Role::Function) {
@@ -161,29 +177,30 @@ impl<'a> Repairer<'a> {
                 continue; // results are emitted with their call group
             }
             out.push(m.clone());
-            if m.tool_calls.is_empty() {
+            let own = self.calls_of(i);
+            if own.is_empty() {
                 continue;
             }
-            let own: HashSet<&str> = m.tool_calls.iter().map(|t| t.id.as_str()).collect();
-            let mut emitted: HashSet<&str> = HashSet::new();
+            let mut emitted = vec![false; own.len()];
             // Results already in place: the tool messages directly after.
             for (j, r) in msgs.iter().enumerate().skip(i + 1) {
                 if !matches!(r.role, Role::Tool | Role::Function) {
                     break;
                 }
-                if let Some(id) = r.tool_call_id.as_deref() {
-                    if own.contains(id) && owner.get(id) == Some(&j) && emitted.insert(id) {
+                let fate = result_in.get(&j).map(|&k| self.p.results[k].fate);
+                if let Some(Fate::Answers { call, early: false }) = fate {
+                    if own.contains(&call) && !emitted[call - own.start] {
+                        emitted[call - own.start] = true;
                         out.push(r.clone());
                     }
                 }
             }
-            for call in &m.tool_calls {
-                let id = call.id.as_str();
-                if emitted.contains(id) || self.call_at.get(id) != Some(&i) {
+            for k in own.clone() {
+                if emitted[k - own.start] {
                     continue;
                 }
-                emitted.insert(id);
-                if let Some(&j) = owner.get(id) {
+                let (id, name) = (self.p.calls[k].id, self.p.calls[k].name);
+                if let Some(j) = self.p.answer(k).map(|r| r.msg) {
                     let t = self.acct.message(&msgs[j])?;
                     self.note(Action::MovedResult, j, id, t, format!("result for '{id}' moved next to its call in message {i}"));
                     out.push(msgs[j].clone());
@@ -191,7 +208,7 @@ impl<'a> Repairer<'a> {
                     let raw = json!({"role": "tool", "tool_call_id": id, "content": self.text});
                     let msg = chat::message_from_value(Format::OpenAi, raw, i)?;
                     let t = self.acct.message(&msg)?;
-                    self.note(Action::SynthesizedResult, i, id, t, format!("synthetic result for unanswered call '{id}' ({})", call.name));
+                    self.note(Action::SynthesizedResult, i, id, t, format!("synthetic result for unanswered call '{id}' ({name})"));
                     out.push(msg);
                 }
             }
@@ -201,58 +218,52 @@ impl<'a> Repairer<'a> {
 
     fn anthropic(&mut self) -> Result<Vec<Message>> {
         let msgs = &self.c.messages;
-        let mut results: Vec<(usize, &str)> = Vec::new();
-        for (i, m) in msgs.iter().enumerate() {
-            for id in m.result_ids() {
-                results.push((i, id));
-            }
-        }
-        let owner = self.assign(&results)?;
-        // Blocks to take out of each message: (message, id) pairs that are
-        // dropped, or that belong in another message.
-        let mut remove: HashSet<(usize, &str)> = HashSet::new();
-        for &(i, id) in &results {
-            let keep_here = owner.get(id) == Some(&i) && self.call_at.get(id).is_some_and(|&ci| ci + 1 == i);
+        // Blocks to take out of each message, as (message, nth tool_result
+        // block): dropped results, and results that belong in another message.
+        let mut remove: HashSet<(usize, usize)> = HashSet::new();
+        for r in &self.p.results {
+            let keep_here = match r.fate {
+                Fate::Answers { call, early: false } => self.anthropic_in_place(call),
+                _ => false,
+            };
             if !keep_here {
-                remove.insert((i, id));
+                remove.insert((r.msg, r.nth));
             }
         }
         // What each call message's answer must receive from elsewhere.
         let mut incoming: HashMap<usize, Vec<Value>> = HashMap::new();
-        for (ci, m) in msgs.iter().enumerate() {
-            for call in &m.tool_calls {
-                let id = call.id.as_str();
-                if self.call_at.get(id) != Some(&ci) {
-                    continue;
+        for k in 0..self.p.calls.len() {
+            let (ci, id, name) = (self.p.calls[k].msg, self.p.calls[k].id, self.p.calls[k].name);
+            match self.p.answer(k).map(|r| (r.msg, r.nth)) {
+                Some(_) if self.anthropic_in_place(k) => {}
+                Some((ri, nth)) => {
+                    let block = result_block(&msgs[ri], nth).unwrap_or(Value::Null);
+                    let t = self.result_tokens(ri, nth)?;
+                    self.note(Action::MovedResult, ri, id, t, format!("result for '{id}' moved next to its call in message {ci}"));
+                    incoming.entry(ci).or_default().push(block);
                 }
-                match owner.get(id) {
-                    Some(&ri) if ri == ci + 1 => {}
-                    Some(&ri) => {
-                        let block = result_block(&msgs[ri], id).unwrap_or(Value::Null);
-                        let t = self.result_tokens(ri, id)?;
-                        self.note(Action::MovedResult, ri, id, t, format!("result for '{id}' moved next to its call in message {ci}"));
-                        incoming.entry(ci).or_default().push(block);
-                    }
-                    None => {
-                        let block = json!({"type": "tool_result", "tool_use_id": id, "content": self.text, "is_error": true});
-                        let t = self.acct.part(&Part::ToolResult { id: id.to_owned(), text: self.text.to_owned(), is_error: true })?;
-                        self.note(Action::SynthesizedResult, ci, id, t, format!("synthetic result for unanswered call '{id}' ({})", call.name));
-                        incoming.entry(ci).or_default().push(block);
-                    }
+                None => {
+                    let block = json!({"type": "tool_result", "tool_use_id": id, "content": self.text, "is_error": true});
+                    let t = self.acct.part(&Part::ToolResult { id: id.to_owned(), text: self.text.to_owned(), is_error: true })?;
+                    self.note(Action::SynthesizedResult, ci, id, t, format!("synthetic result for unanswered call '{id}' ({name})"));
+                    incoming.entry(ci).or_default().push(block);
                 }
             }
         }
         let mut out = Vec::with_capacity(msgs.len());
         let mut pending: Option<Vec<Value>> = None;
         for (i, m) in msgs.iter().enumerate() {
-            let takes_out = m.result_ids().iter().any(|id| remove.contains(&(i, *id)));
+            let takes_out = (0..m.result_ids().len()).any(|nth| remove.contains(&(i, nth)));
             let mut raw = m.raw.clone();
             if takes_out {
                 if let Some(blocks) = raw.get_mut("content").and_then(Value::as_array_mut) {
+                    let mut nth = 0;
                     blocks.retain(|b| {
-                        let id = b.get("tool_use_id").and_then(Value::as_str);
-                        b.get("type").and_then(Value::as_str) != Some("tool_result")
-                            || id.is_none_or(|id| !remove.contains(&(i, id)))
+                        if !is_result_block(b) {
+                            return true;
+                        }
+                        nth += 1;
+                        !remove.contains(&(i, nth - 1))
                     });
                 }
             }
@@ -289,10 +300,15 @@ impl<'a> Repairer<'a> {
     }
 }
 
-fn result_block(m: &Message, id: &str) -> Option<Value> {
-    m.raw.get("content")?.as_array()?.iter().find(|b| {
-        b.get("type").and_then(Value::as_str) == Some("tool_result") && b.get("tool_use_id").and_then(Value::as_str) == Some(id)
-    }).cloned()
+/// Whether a content block is a `tool_result` (the codec reads each one,
+/// in order, as one of the message's results).
+fn is_result_block(b: &Value) -> bool {
+    b.get("type").and_then(Value::as_str) == Some("tool_result")
+}
+
+/// The `nth` `tool_result` block of `m`.
+fn result_block(m: &Message, nth: usize) -> Option<Value> {
+    m.raw.get("content")?.as_array()?.iter().filter(|b| is_result_block(b)).nth(nth).cloned()
 }
 
 /// Puts result blocks after the user message's leading tool results (Anthropic

@@ -5,8 +5,9 @@ use serde::{Deserialize, Serialize};
 
 use super::Accountant;
 use crate::chat::{Conversation, Format, Message, Role};
+use crate::limits::MAX_MESSAGES;
 use crate::models::ModelInfo;
-use crate::{Error, Result};
+use crate::{Error, ErrorKind, Result};
 
 /// Budget settings. Ratios are fractions of the context window.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -134,6 +135,18 @@ pub struct Window {
     pending: Option<(super::summarize::Pending, super::Policy)>,
 }
 
+/// `LimitExceeded` when a window would hold `n` messages, more than
+/// [`MAX_MESSAGES`].
+fn check_message_count(n: usize) -> Result<()> {
+    if n > MAX_MESSAGES {
+        return Err(Error::new(
+            ErrorKind::LimitExceeded,
+            format!("the window would hold {n} messages; the limit is {MAX_MESSAGES} (MAX_MESSAGES)"),
+        ));
+    }
+    Ok(())
+}
+
 fn is_system(m: &Message) -> bool {
     matches!(m.role, Role::System | Role::Developer)
 }
@@ -185,7 +198,11 @@ impl Window {
     }
 
     /// Replaces the window's conversation, counting every message once.
+    /// More than [`MAX_MESSAGES`] messages is `LimitExceeded` (a parsed
+    /// conversation never has that many; one built in code, or grown by a
+    /// repair's synthetic results, might), and the window is unchanged.
     pub fn load(&mut self, conversation: Conversation) -> Result<()> {
+        check_message_count(conversation.messages.len())?;
         self.pending = None;
         let mut counts = Vec::with_capacity(conversation.messages.len());
         let (mut sys, mut hist) = (0, 0);
@@ -205,8 +222,10 @@ impl Window {
         Ok(())
     }
 
-    /// Appends a message, counting only it.
+    /// Appends a message, counting only it. A window already holding
+    /// [`MAX_MESSAGES`] messages refuses it with `LimitExceeded`.
     pub fn push(&mut self, m: Message) -> Result<usize> {
+        check_message_count(self.counts.len() + 1)?;
         self.pending = None;
         let n = self.acct.message(&m)?;
         if is_system(&m) { self.system_tokens += n } else { self.history_tokens += n }

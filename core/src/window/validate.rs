@@ -8,10 +8,11 @@
 //! [`validate`] reports all of it, located by message index, so a host can
 //! show or log it; `repair` fixes what can be fixed mechanically.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 use serde::Serialize;
 
+use super::pairing::{Fate, Pairing};
 use crate::chat::{Conversation, Format, Role};
 
 /// What is wrong.
@@ -50,51 +51,52 @@ pub struct Issue {
     pub detail: String,
 }
 
-/// All structural issues in `c`, in message order.
+/// All structural issues in `c`, in message order. Results are paired with
+/// calls per occurrence (see `pairing`), so a reused call id is reported as
+/// [`IssueKind::DuplicateCallId`] and any of its calls left unanswered as
+/// [`IssueKind::OrphanedCall`].
 pub fn validate(c: &Conversation) -> Vec<Issue> {
     let mut issues = Vec::new();
-    let mut call_at: HashMap<&str, usize> = HashMap::new();
+    let mut first_call: HashMap<&str, usize> = HashMap::new();
     for (i, m) in c.messages.iter().enumerate() {
         for call in &m.tool_calls {
-            if let Some(&first) = call_at.get(call.id.as_str()) {
+            if let Some(&first) = first_call.get(call.id.as_str()) {
                 issues.push(issue(IssueKind::DuplicateCallId, i, &call.id, format!("tool call id '{}' is also used by message {first}", call.id)));
             } else {
-                call_at.insert(&call.id, i);
+                first_call.insert(&call.id, i);
             }
         }
     }
-    let mut answered: HashSet<&str> = HashSet::new();
-    for (i, m) in c.messages.iter().enumerate() {
-        for id in m.result_ids() {
-            match call_at.get(id) {
-                None => issues.push(issue(IssueKind::OrphanedResult, i, id, format!("result for '{id}' answers no tool call"))),
-                Some(&ci) if ci >= i => issues.push(issue(
-                    IssueKind::ResultBeforeCall,
-                    i,
-                    id,
-                    format!("result for '{id}' comes before its call in message {ci}"),
-                )),
-                Some(&ci) => {
-                    if !answered.insert(id) {
-                        issues.push(issue(IssueKind::DuplicateResult, i, id, format!("second result for '{id}'")));
-                    } else if !in_place(c, ci, i) {
-                        issues.push(issue(
-                            IssueKind::MisplacedResult,
-                            i,
-                            id,
-                            format!("result for '{id}' must directly follow its call in message {ci}"),
-                        ));
-                    }
+    let p = Pairing::of(c);
+    for r in &p.results {
+        let (i, id) = (r.msg, r.id);
+        match r.fate {
+            Fate::Orphan => issues.push(issue(IssueKind::OrphanedResult, i, id, format!("result for '{id}' answers no tool call"))),
+            Fate::Duplicate => issues.push(issue(IssueKind::DuplicateResult, i, id, format!("second result for '{id}'"))),
+            Fate::Answers { call, early: true } => issues.push(issue(
+                IssueKind::ResultBeforeCall,
+                i,
+                id,
+                format!("result for '{id}' comes before its call in message {}", p.calls[call].msg),
+            )),
+            Fate::Answers { call, early: false } => {
+                let ci = p.calls[call].msg;
+                if !in_place(c, ci, i) {
+                    issues.push(issue(
+                        IssueKind::MisplacedResult,
+                        i,
+                        id,
+                        format!("result for '{id}' must directly follow its call in message {ci}"),
+                    ));
                 }
             }
         }
     }
-    let mut seen: HashSet<&str> = HashSet::new();
-    for (i, m) in c.messages.iter().enumerate() {
-        for call in &m.tool_calls {
-            if seen.insert(&call.id) && !answered.contains(call.id.as_str()) {
-                issues.push(issue(IssueKind::OrphanedCall, i, &call.id, format!("tool call '{}' ({}) has no result", call.id, call.name)));
-            }
+    // A call answered only by a result before it is unanswered as the
+    // provider reads the history.
+    for (k, call) in p.calls.iter().enumerate() {
+        if !matches!(p.answer(k), Some(r) if r.fate == (Fate::Answers { call: k, early: false })) {
+            issues.push(issue(IssueKind::OrphanedCall, call.msg, call.id, format!("tool call '{}' ({}) has no result", call.id, call.name)));
         }
     }
     if c.format == Format::Anthropic {

@@ -121,6 +121,12 @@ fn turn() -> impl proptest::strategy::Strategy<Value = TurnSpec> {
 }
 
 fn build(turns: &[TurnSpec], anthropic: bool) -> Value {
+    build_ids(turns, anthropic, usize::MAX)
+}
+
+/// As [`build`], with call ids cycling through `ids` values (so they repeat
+/// when `ids` is small).
+fn build_ids(turns: &[TurnSpec], anthropic: bool, ids: usize) -> Value {
     let mut msgs: Vec<Value> = if anthropic { vec![] } else { vec![json!({"role": "system", "content": "sys prompt"})] };
     let mut n = 0;
     for (k, t) in turns.iter().enumerate() {
@@ -128,7 +134,7 @@ fn build(turns: &[TurnSpec], anthropic: bool) -> Value {
         match t {
             TurnSpec::Chat(words) => msgs.push(json!({"role": "assistant", "content": "answer ".repeat(*words)})),
             TurnSpec::Tools(calls) => {
-                let ids: Vec<String> = calls.iter().map(|_| { n += 1; format!("id{n}") }).collect();
+                let ids: Vec<String> = calls.iter().map(|_| { n += 1; format!("id{}", n % ids) }).collect();
                 if anthropic {
                     msgs.push(json!({"role": "assistant", "content": ids.iter().map(|i| json!({"type": "tool_use", "id": i, "name": "f", "input": {}})).collect::<Vec<_>>()}));
                     let results: Vec<Value> = ids.iter().zip(calls).filter(|(_, c)| c.1)
@@ -221,6 +227,41 @@ proptest! {
                 let (all_ids, kept_ids) = (ids(&repaired), ids(out));
                 let mut it = all_ids.iter();
                 prop_assert!(kept_ids.iter().all(|k| it.any(|x| x == k)));
+            }
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 200, failure_persistence: None, ..ProptestConfig::default() })]
+
+    /// Histories that reuse tool-call ids (docs/reliability.md finding 3):
+    /// compaction succeeds unless what must be kept is too big, and its
+    /// output has no issue but the reuse itself.
+    #[test]
+    fn reused_call_ids_keep_the_invariants(
+        turns in proptest::collection::vec(turn(), 0..10),
+        anthropic in any::<bool>(),
+        strategy in strategies(),
+        fraction in 0.05f64..1.2,
+        ids in 1usize..3,
+    ) {
+        let c = conv(build_ids(&turns, anthropic, ids));
+        let a = acct();
+        let before = a.conversation(&c).unwrap();
+        let limit = ((before as f64 * fraction) as usize).max(1);
+        let p = Policy { strategy, limit_tokens: limit, target_tokens: limit, ..Policy::default() };
+        match compact(&c, &p, &a) {
+            Err(e) => prop_assert_eq!(e.kind(), ErrorKind::DoesNotFit, "{}", e),
+            Ok(r) => {
+                let out = &r.conversation;
+                prop_assert_eq!(r.tokens_after, a.conversation(out).unwrap());
+                prop_assert!(r.tokens_after <= limit);
+                let issues = validate(out);
+                prop_assert!(issues.iter().all(|i| i.kind == IssueKind::DuplicateCallId), "{:?}", issues);
+                let calls: usize = out.messages.iter().map(|m| m.tool_calls.len()).sum();
+                let results: usize = out.messages.iter().map(|m| m.result_ids().len()).sum();
+                prop_assert_eq!(calls, results);
             }
         }
     }

@@ -101,6 +101,160 @@ fn anthropic_call_at_the_end_gets_a_new_user_message() {
     assert!(kinds(&r.conversation).is_empty());
 }
 
+// ---- reused call ids (docs/reliability.md finding 3) ------------------------
+
+fn issues(c: &Conversation) -> Vec<(IssueKind, usize, String)> {
+    validate(c).into_iter().map(|i| (i.kind, i.index, i.id.unwrap_or_default())).collect()
+}
+
+fn actions(r: &Repaired) -> Vec<(Action, usize, Option<&str>)> {
+    r.changes.iter().map(|c| (c.action, c.index, c.id.as_deref())).collect()
+}
+
+#[test]
+fn openai_reused_id_reports_and_answers_the_later_unanswered_call() {
+    let c = conv(json!({"messages": [
+        {"role": "user", "content": "go"},
+        {"role": "assistant", "content": null, "tool_calls": [call("x")]},
+        {"role": "tool", "tool_call_id": "x", "content": "first"},
+        {"role": "user", "content": "again"},
+        {"role": "assistant", "content": null, "tool_calls": [call("x")]},
+        {"role": "user", "content": "latest"}
+    ]}));
+    let x = "x".to_owned();
+    assert_eq!(issues(&c), [(IssueKind::DuplicateCallId, 4, x.clone()), (IssueKind::OrphanedCall, 4, x.clone())]);
+    let r = repair(&c, Some("gone"), &acct()).unwrap();
+    assert_eq!(actions(&r), [(Action::SynthesizedResult, 4, Some("x"))]);
+    let out = r.conversation.to_value();
+    assert_eq!(out["messages"][2]["content"], "first", "the first call keeps its result");
+    assert_eq!(out["messages"][5], json!({"role": "tool", "tool_call_id": "x", "content": "gone"}));
+    assert_eq!(issues(&r.conversation), [(IssueKind::DuplicateCallId, 4, x)]);
+    assert!(repair(&r.conversation, None, &acct()).unwrap().changes.is_empty(), "idempotent");
+}
+
+#[test]
+fn openai_reused_id_with_only_the_later_call_answered() {
+    // The result sits after the second call: it stays there, and the first
+    // call (not the second) is the one that needs a result.
+    let c = conv(json!({"messages": [
+        {"role": "user", "content": "go"},
+        {"role": "assistant", "content": null, "tool_calls": [call("x")]},
+        {"role": "user", "content": "again"},
+        {"role": "assistant", "content": null, "tool_calls": [call("x")]},
+        {"role": "tool", "tool_call_id": "x", "content": "second"}
+    ]}));
+    assert_eq!(issues(&c), [(IssueKind::OrphanedCall, 1, "x".into()), (IssueKind::DuplicateCallId, 3, "x".into())]);
+    let r = repair(&c, None, &acct()).unwrap();
+    assert_eq!(actions(&r), [(Action::SynthesizedResult, 1, Some("x"))]);
+    let roles: Vec<_> = r.conversation.messages.iter().map(|m| m.role).collect();
+    assert_eq!(roles, [Role::User, Role::Assistant, Role::Tool, Role::User, Role::Assistant, Role::Tool]);
+    assert_eq!(r.conversation.messages[5].raw["content"], "second");
+    assert!(issues(&r.conversation).iter().all(|i| i.0 == IssueKind::DuplicateCallId));
+}
+
+#[test]
+fn one_message_calling_the_same_id_twice_needs_two_results() {
+    let c = conv(json!({"messages": [
+        {"role": "user", "content": "go"},
+        {"role": "assistant", "content": null, "tool_calls": [call("x"), call("x")]},
+        {"role": "tool", "tool_call_id": "x", "content": "one"},
+        {"role": "tool", "tool_call_id": "x", "content": "two"},
+        {"role": "tool", "tool_call_id": "x", "content": "three"}
+    ]}));
+    assert_eq!(issues(&c), [(IssueKind::DuplicateCallId, 1, "x".into()), (IssueKind::DuplicateResult, 4, "x".into())]);
+    let r = repair(&c, None, &acct()).unwrap();
+    assert_eq!(actions(&r), [(Action::DroppedResult, 4, Some("x"))]);
+    assert_eq!(r.conversation.messages.len(), 4);
+}
+
+#[test]
+fn legacy_function_calls_reuse_the_name_as_id_and_are_not_duplicates() {
+    let v = json!({"messages": [
+        {"role": "user", "content": "go"},
+        {"role": "assistant", "content": null, "function_call": {"name": "lookup", "arguments": "{}"}},
+        {"role": "function", "name": "lookup", "content": "one"},
+        {"role": "user", "content": "again"},
+        {"role": "assistant", "content": null, "function_call": {"name": "lookup", "arguments": "{}"}},
+        {"role": "function", "name": "lookup", "content": "two"}
+    ]});
+    let c = conv(v.clone());
+    // The reuse is reported; the second result is not a "second result".
+    assert_eq!(issues(&c), [(IssueKind::DuplicateCallId, 4, "lookup".into())]);
+    let r = repair(&c, None, &acct()).unwrap();
+    assert!(r.changes.is_empty(), "{:?}", r.changes);
+    assert_eq!(r.conversation.to_value(), v);
+}
+
+#[test]
+fn a_result_before_its_call_yields_to_one_in_place() {
+    let c = conv(json!({"messages": [
+        {"role": "user", "content": "go"},
+        {"role": "tool", "tool_call_id": "x", "content": "early"},
+        {"role": "assistant", "content": null, "tool_calls": [call("x")]},
+        {"role": "tool", "tool_call_id": "x", "content": "in place"}
+    ]}));
+    assert_eq!(issues(&c), [(IssueKind::DuplicateResult, 1, "x".into())]);
+    let r = repair(&c, None, &acct()).unwrap();
+    assert_eq!(actions(&r), [(Action::DroppedResult, 1, Some("x"))]);
+    assert_eq!(r.conversation.messages[2].raw["content"], "in place");
+    // Alone, an early result is moved to its call.
+    let c = conv(json!({"messages": [
+        {"role": "user", "content": "go"},
+        {"role": "tool", "tool_call_id": "x", "content": "early"},
+        {"role": "assistant", "content": null, "tool_calls": [call("x")]}
+    ]}));
+    assert_eq!(issues(&c), [(IssueKind::ResultBeforeCall, 1, "x".into()), (IssueKind::OrphanedCall, 2, "x".into())]);
+    let r = repair(&c, None, &acct()).unwrap();
+    assert_eq!(actions(&r), [(Action::MovedResult, 1, Some("x"))]);
+    assert!(issues(&r.conversation).is_empty());
+}
+
+#[test]
+fn anthropic_reused_id_gets_its_own_synthetic_result() {
+    let tu = |id: &str| json!({"type": "tool_use", "id": id, "name": "f", "input": {}});
+    let tr = |id: &str, t: &str| json!({"type": "tool_result", "tool_use_id": id, "content": t});
+    let c = conv(json!({"system": "s", "messages": [
+        {"role": "user", "content": "go"},
+        {"role": "assistant", "content": [tu("t")]},
+        {"role": "user", "content": [tr("t", "first"), {"type": "text", "text": "again"}]},
+        {"role": "assistant", "content": [tu("t")]},
+        {"role": "user", "content": [{"type": "text", "text": "latest"}]},
+        {"role": "assistant", "content": [tu("u"), tu("u")]},
+        {"role": "user", "content": [tr("u", "u1"), tr("u", "u2"), tr("u", "u3")]}
+    ]}));
+    assert_eq!(issues(&c), [
+        (IssueKind::DuplicateCallId, 3, "t".into()),
+        (IssueKind::OrphanedCall, 3, "t".into()),
+        (IssueKind::DuplicateCallId, 5, "u".into()),
+        (IssueKind::DuplicateResult, 6, "u".into()),
+    ]);
+    let r = repair(&c, None, &acct()).unwrap();
+    assert_eq!(actions(&r), [(Action::DroppedResult, 6, Some("u")), (Action::SynthesizedResult, 3, Some("t"))]);
+    let out = r.conversation.to_value();
+    assert_eq!(out["messages"][2]["content"][0]["content"], "first");
+    assert_eq!(out["messages"][4]["content"][0], json!({"type": "tool_result", "tool_use_id": "t", "content": DEFAULT_SYNTHETIC_RESULT, "is_error": true}));
+    assert_eq!(out["messages"][4]["content"][1]["text"], "latest");
+    let kept: Vec<&str> = out["messages"][6]["content"].as_array().unwrap().iter().map(|b| b["content"].as_str().unwrap()).collect();
+    assert_eq!(kept, ["u1", "u2"], "the third result for 'u' (the one no call is left for) is dropped");
+    assert!(issues(&r.conversation).iter().all(|i| i.0 == IssueKind::DuplicateCallId), "{:?}", issues(&r.conversation));
+}
+
+#[test]
+fn anthropic_result_in_an_assistant_message_is_moved_to_a_user_message() {
+    let c = conv(json!({"system": "s", "messages": [
+        {"role": "user", "content": "go"},
+        {"role": "assistant", "content": [{"type": "tool_use", "id": "t", "name": "f", "input": {}}]},
+        {"role": "assistant", "content": [{"type": "tool_result", "tool_use_id": "t", "content": "r"}, {"type": "text", "text": "hm"}]}
+    ]}));
+    assert!(issues(&c).iter().any(|i| i.0 == IssueKind::MisplacedResult), "{:?}", issues(&c));
+    let r = repair(&c, None, &acct()).unwrap();
+    assert_eq!(actions(&r), [(Action::MovedResult, 2, Some("t"))]);
+    assert!(issues(&r.conversation).is_empty(), "{:?}", issues(&r.conversation));
+    let roles: Vec<_> = r.conversation.messages.iter().map(|m| m.role).collect();
+    assert_eq!(roles, [Role::User, Role::Assistant, Role::User, Role::Assistant]);
+    assert!(repair(&r.conversation, None, &acct()).unwrap().changes.is_empty(), "idempotent");
+}
+
 // ---- property test over random conversations -------------------------------
 
 #[derive(Debug, Clone)]
@@ -129,6 +283,12 @@ fn step() -> impl Strategy<Value = Step> {
 
 /// Builds an OpenAI conversation from steps; call ids are unique.
 fn build_openai(steps: &[Step]) -> Value {
+    build_openai_ids(steps, usize::MAX)
+}
+
+/// As [`build_openai`], with call ids cycling through `ids` values (so they
+/// repeat when `ids` is small).
+fn build_openai_ids(steps: &[Step], ids: usize) -> Value {
     let mut msgs = vec![json!({"role": "user", "content": "start"})];
     let mut late: Vec<Value> = Vec::new();
     let mut n = 0;
@@ -139,7 +299,7 @@ fn build_openai(steps: &[Step]) -> Value {
                 msgs.append(&mut late);
             }
             Step::Calls(fates) => {
-                let ids: Vec<String> = fates.iter().map(|_| { n += 1; format!("call_{n}") }).collect();
+                let ids: Vec<String> = fates.iter().map(|_| { n += 1; format!("call_{}", n % ids) }).collect();
                 msgs.push(json!({"role": "assistant", "content": null, "tool_calls": ids.iter().map(|i| call(i)).collect::<Vec<_>>()}));
                 for (id, f) in ids.iter().zip(fates) {
                     let r = json!({"role": "tool", "tool_call_id": id, "content": format!("result {id}")});
@@ -160,6 +320,11 @@ fn build_openai(steps: &[Step]) -> Value {
 
 /// The same steps in Anthropic shape (results as blocks in user messages).
 fn build_anthropic(steps: &[Step]) -> Value {
+    build_anthropic_ids(steps, usize::MAX)
+}
+
+/// As [`build_anthropic`], with call ids cycling through `ids` values.
+fn build_anthropic_ids(steps: &[Step], ids: usize) -> Value {
     let mut msgs = vec![json!({"role": "user", "content": "start"})];
     let mut late: Vec<Value> = Vec::new();
     let mut n = 0;
@@ -172,7 +337,7 @@ fn build_anthropic(steps: &[Step]) -> Value {
                 msgs.push(json!({"role": "assistant", "content": "ok"}));
             }
             Step::Calls(fates) => {
-                let ids: Vec<String> = fates.iter().map(|_| { n += 1; format!("tu_{n}") }).collect();
+                let ids: Vec<String> = fates.iter().map(|_| { n += 1; format!("tu_{}", n % ids) }).collect();
                 msgs.push(json!({"role": "assistant", "content": ids.iter().map(|i| json!({"type": "tool_use", "id": i, "name": "f", "input": {}})).collect::<Vec<_>>()}));
                 let mut now = Vec::new();
                 for (id, f) in ids.iter().zip(fates) {
@@ -230,6 +395,31 @@ proptest! {
         let dropped = r.changes.iter().filter(|x| x.action == Action::DroppedResult).count();
         prop_assert_eq!(before + synthesized - dropped, results);
         // Repair is idempotent.
+        let again = repair(&r.conversation, None, &acct()).unwrap();
+        prop_assert!(again.changes.is_empty(), "{:?}", again.changes);
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 300, failure_persistence: None, ..ProptestConfig::default() })]
+
+    /// The same properties when call ids repeat (1 to 3 distinct ids): after
+    /// repair the only issue left is the reuse itself.
+    #[test]
+    fn repair_handles_reused_call_ids(steps in proptest::collection::vec(step(), 0..12), anthropic in any::<bool>(), ids in 1usize..4) {
+        let v = if anthropic { build_anthropic_ids(&steps, ids) } else { build_openai_ids(&steps, ids) };
+        let c = conv(v);
+        let r = repair(&c, None, &acct()).unwrap();
+        let after = kinds(&r.conversation);
+        prop_assert!(after.iter().all(|k| matches!(k, IssueKind::DuplicateCallId | IssueKind::RoleSequence)), "{:?}\n{}", validate(&r.conversation), r.conversation.to_value());
+        let calls: usize = c.messages.iter().map(|m| m.tool_calls.len()).sum();
+        let results: usize = r.conversation.messages.iter().map(|m| m.result_ids().len()).sum();
+        prop_assert_eq!(calls, results);
+        prop_assert_eq!(non_result_text(&c), non_result_text(&r.conversation));
+        let before: usize = c.messages.iter().map(|m| m.result_ids().len()).sum();
+        let synthesized = r.changes.iter().filter(|x| x.action == Action::SynthesizedResult).count();
+        let dropped = r.changes.iter().filter(|x| x.action == Action::DroppedResult).count();
+        prop_assert_eq!(before + synthesized - dropped, results);
         let again = repair(&r.conversation, None, &acct()).unwrap();
         prop_assert!(again.changes.is_empty(), "{:?}", again.changes);
     }

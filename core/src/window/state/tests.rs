@@ -125,3 +125,25 @@ fn window_compaction_and_the_summary_protocol() {
     w.push(m).unwrap();
     assert!(w.apply_summary(&request.id, "late").unwrap_err().message().contains("no summary is pending"));
 }
+
+#[test]
+fn message_count_limit_at_and_one_past_for_load_and_push() {
+    use crate::limits::MAX_MESSAGES;
+    let mut w = window("gpt-4o", Budget { context_window: 10_000_000, ..Budget::default() });
+    let one = r#"{"role":"user","content":"x"}"#;
+    let text = format!("[{}]", vec![one; MAX_MESSAGES - 1].join(","));
+    w.load(Conversation::parse(&text, None).unwrap()).unwrap();
+    assert_eq!(w.push(msg(&w, one)).unwrap(), 3 + 1 + 1);
+    assert_eq!(w.message_tokens().len(), MAX_MESSAGES);
+    let before = w.preflight(None).unwrap();
+    let err = w.push(msg(&w, one)).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::LimitExceeded, "{err}");
+    assert_eq!(err.message(), "the window would hold 100001 messages; the limit is 100000 (MAX_MESSAGES)");
+    assert_eq!(w.preflight(None).unwrap(), before, "a refused push leaves the window unchanged");
+    // A conversation built in code can exceed the parser's limit; load refuses it.
+    let mut big = w.conversation().clone();
+    big.messages.push(msg(&w, one));
+    let err = w.load(big).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::LimitExceeded, "{err}");
+    assert_eq!(w.message_tokens().len(), MAX_MESSAGES);
+}
