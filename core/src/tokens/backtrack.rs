@@ -258,6 +258,12 @@ impl Tables {
     /// split is the pair.
     #[inline]
     fn join(&self, v: &Vocab, s: &[u8], from: usize, to: usize, pair: (u32, u32), limit: u32) -> u32 {
+        // Most spans across a boundary are not tokens; the filter says so
+        // from cache, where the vocabulary probe would go to memory.
+        let h = s[from + 1..to].iter().fold(Filter::start(s[from]), |h, &c| Filter::step(h, c));
+        if !self.filter.contains(TOKEN, h) {
+            return NONE;
+        }
         match v.rank_at(s, from, to) {
             Some(t) if t < limit && self.split(v, t) == pair => t,
             _ => NONE,
@@ -371,6 +377,18 @@ pub(crate) fn encode<'a>(
     b: usize,
     sc: &'a mut Scratch,
 ) -> Option<&'a [u32]> {
+    encode_within(t, v, s, a, b, sc, STEPS_PER_BYTE)
+}
+
+fn encode_within<'a>(
+    t: &Tables,
+    v: &Vocab,
+    s: &[u8],
+    a: usize,
+    b: usize,
+    sc: &'a mut Scratch,
+    steps_per_byte: usize,
+) -> Option<&'a [u32]> {
     let n = b - a;
     sc.open.clear();
     sc.open.resize(n / 64 + 1, u64::MAX);
@@ -383,7 +401,7 @@ pub(crate) fn encode<'a>(
     let memo = &mut sc.memo;
     let is_open = |open: &[u64], i: usize| open[i / 64] >> (i % 64) & 1 == 1;
 
-    let mut budget = n.saturating_mul(STEPS_PER_BYTE);
+    let mut budget = n.saturating_mul(steps_per_byte);
     let mut pos = 0usize;
     let mut next = t.longest(v, s, a, b, hashes);
     loop {
@@ -483,5 +501,47 @@ mod tests {
                 assert_eq!(encode(&t, &v, s, 0, s.len(), &mut sc), Some(&want[..]), "{e} case {case}: {text:?}");
             }
         }
+    }
+
+    /// The memo slots are filled lazily by whichever thread needs them
+    /// first; threads racing on fresh tables must all get the same answer.
+    #[test]
+    fn threads_filling_fresh_tables_agree() {
+        let v = Vocab::load(Encoding::Cl100kBase.vocab_file()).unwrap();
+        let t = Tables::build(&v);
+        let texts: Vec<String> = (0..16)
+            .map(|i| match i % 4 {
+                0 => "a".repeat(500 + i),
+                1 => " ".repeat(300 + i),
+                2 => "xqzjvkwpfh".repeat(40 + i),
+                _ => "=-".repeat(100 + i),
+            })
+            .collect();
+        let want: Vec<Vec<u32>> = texts.iter().map(|x| merged(&v, x.as_bytes())).collect();
+        std::thread::scope(|scope| {
+            for k in 0..8 {
+                let (t, v, texts, want) = (&t, &v, &texts, &want);
+                scope.spawn(move || {
+                    let mut sc = Scratch::default();
+                    for i in (0..texts.len()).map(|i| (i + k * 5) % texts.len()) {
+                        let s = texts[i].as_bytes();
+                        assert_eq!(encode(t, v, s, 0, s.len(), &mut sc), Some(&want[i][..]));
+                    }
+                });
+            }
+        });
+    }
+
+    /// Out of budget, the encoder gives the piece back instead of an answer
+    /// (the engine then merges it with the queue).
+    #[test]
+    fn an_exhausted_budget_gives_the_piece_back() {
+        let v = Vocab::load(Encoding::Cl100kBase.vocab_file()).unwrap();
+        let t = Tables::build(&v);
+        let s = " ".repeat(200);
+        let mut sc = Scratch::default();
+        assert_eq!(encode_within(&t, &v, s.as_bytes(), 0, s.len(), &mut sc, 0), None);
+        let want = merged(&v, s.as_bytes());
+        assert_eq!(encode(&t, &v, s.as_bytes(), 0, s.len(), &mut sc), Some(&want[..]));
     }
 }
