@@ -217,6 +217,7 @@ impl<'a> Repairer<'a> {
                 remove.insert((i, id));
             }
         }
+        let blocks = result_blocks(msgs);
         // What each call message's answer must receive from elsewhere.
         let mut incoming: HashMap<usize, Vec<Value>> = HashMap::new();
         for (ci, m) in msgs.iter().enumerate() {
@@ -228,7 +229,7 @@ impl<'a> Repairer<'a> {
                 match owner.get(id) {
                     Some(&ri) if ri == ci + 1 => {}
                     Some(&ri) => {
-                        let block = result_block(&msgs[ri], id).unwrap_or(Value::Null);
+                        let block = blocks.get(&(ri, id)).map_or(Value::Null, |b| (*b).clone());
                         let t = self.result_tokens(ri, id)?;
                         self.note(Action::MovedResult, ri, id, t, format!("result for '{id}' moved next to its call in message {ci}"));
                         incoming.entry(ci).or_default().push(block);
@@ -289,10 +290,24 @@ impl<'a> Repairer<'a> {
     }
 }
 
-fn result_block(m: &Message, id: &str) -> Option<Value> {
-    m.raw.get("content")?.as_array()?.iter().find(|b| {
-        b.get("type").and_then(Value::as_str) == Some("tool_result") && b.get("tool_use_id").and_then(Value::as_str) == Some(id)
-    }).cloned()
+/// Every message's `tool_result` blocks by (message index, id), the first
+/// block of an id in a message winning. Built once per repair: finding a
+/// block by scanning its message for every moved result is quadratic when
+/// one message answers many parallel calls (scripts/growth.sh,
+/// `repair/parallel/anthropic`).
+fn result_blocks(msgs: &[Message]) -> HashMap<(usize, &str), &Value> {
+    let mut map = HashMap::new();
+    for (i, m) in msgs.iter().enumerate() {
+        let Some(content) = m.raw.get("content").and_then(Value::as_array) else { continue };
+        for b in content {
+            if b.get("type").and_then(Value::as_str) == Some("tool_result") {
+                if let Some(id) = b.get("tool_use_id").and_then(Value::as_str) {
+                    map.entry((i, id)).or_insert(b);
+                }
+            }
+        }
+    }
+    map
 }
 
 /// Puts result blocks after the user message's leading tool results (Anthropic
@@ -312,9 +327,9 @@ fn insert_results(raw: &mut Value, blocks: Vec<Value>) {
         }
     };
     let at = arr.iter().take_while(|b| b.get("type").and_then(Value::as_str) == Some("tool_result")).count();
-    for (k, b) in blocks.into_iter().enumerate() {
-        arr.insert(at + k, b);
-    }
+    // One splice: inserting the blocks one by one shifts the tail once per
+    // block (quadratic for many parallel results).
+    arr.splice(at..at, blocks);
 }
 
 fn user_message(blocks: Vec<Value>, index: usize) -> Result<Message> {
