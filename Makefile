@@ -1,7 +1,7 @@
 # ctxkit developer entry points. `make test` is the one test command (CI runs
 # it through .ci/run); everything else is a convenience.
 
-.PHONY: test build header demo clean
+.PHONY: test build header demo clean growth fuzz-smoke fuzz-long
 
 test:
 	bash scripts/test.sh
@@ -12,6 +12,28 @@ build:
 # Regenerate include/ctxkit.h after changing ffi/ (commit the result).
 header:
 	cargo run -q -p xtask -- header
+
+# Instruction counts at n, 2n, 4n for counting, compaction, repair and skill
+# parsing under callgrind; fails if a doubling costs more than 2.3x. Also a
+# suite of `make test`.
+growth:
+	bash scripts/growth.sh
+
+# Every fuzz target (fuzz/) briefly, one after the other: a check that the
+# targets build and run. Needs cargo-fuzz (`cargo install cargo-fuzz
+# --locked`); uses ASan when a nightly toolchain is installed, else -s none.
+# New units go to FUZZ_SCRATCH (default /tmp/ctxkit-fuzz), never to the
+# committed corpus. See docs/reliability.md, "Fuzzing".
+FUZZ_SMOKE_SECONDS ?= 10
+fuzz-smoke:
+	FUZZ_SECONDS=$(FUZZ_SMOKE_SECONDS) bash scripts/fuzz.sh
+
+# The long campaign: an hour per target by default (8 hours in all); set
+# FUZZ_SECONDS to change it, or name targets: make fuzz-long FUZZ_TARGETS=abi
+FUZZ_SECONDS ?= 3600
+FUZZ_TARGETS ?=
+fuzz-long:
+	FUZZ_SECONDS=$(FUZZ_SECONDS) bash scripts/fuzz.sh $(FUZZ_TARGETS)
 
 # The README's first command.
 demo:

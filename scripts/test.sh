@@ -73,6 +73,14 @@ else
     skip_suite "miri (ffi crate tests)" "$miri_reason"
 fi
 
+# Worst-case growth: instruction counts at n, 2n, 4n under callgrind
+# (docs/reliability.md, "Worst-case growth"); uses target/debug/xtask.
+if command -v valgrind >/dev/null; then
+    run_suite "worst-case growth (callgrind instruction counts, n/2n/4n)" bash scripts/growth.sh
+else
+    skip_suite "worst-case growth" "valgrind not installed (run as root to install it)"
+fi
+
 # Language bindings join here as they land (bindings/<lang>/test.sh).
 found_binding=0
 for t in bindings/*/test.sh; do

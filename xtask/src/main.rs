@@ -3,6 +3,10 @@
 //! `cargo run -p xtask -- header` regenerates include/ctxkit.h from ffi/;
 //! `cargo run -p xtask -- header --check` fails if the committed header
 //! differs from a fresh generation (the test command's drift check).
+//! `xtask growth ...` is the instruction-count driver of scripts/growth.sh
+//! (see `growth/mod.rs`).
+
+mod growth;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -12,8 +16,9 @@ fn main() -> ExitCode {
     match args.iter().map(String::as_str).collect::<Vec<_>>().as_slice() {
         ["header"] => header(false),
         ["header", "--check"] => header(true),
+        ["growth", rest @ ..] => growth::main(rest),
         _ => {
-            eprintln!("usage: cargo run -p xtask -- header [--check]");
+            eprintln!("usage: cargo run -p xtask -- header [--check] | growth list | growth run [WORKLOAD...]");
             ExitCode::from(2)
         }
     }

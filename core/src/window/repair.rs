@@ -83,7 +83,15 @@ pub struct Repaired {
 /// answers.
 pub fn repair(c: &Conversation, synthetic: Option<&str>, acct: &Accountant) -> Result<Repaired> {
     let text = synthetic.unwrap_or(DEFAULT_SYNTHETIC_RESULT);
-    let mut r = Repairer { c, acct, text, p: Pairing::of(c), changes: Vec::new() };
+    let result_parts = c
+        .messages
+        .iter()
+        .enumerate()
+        .flat_map(|(i, m)| {
+            m.parts.iter().filter(|p| matches!(p, Part::ToolResult { .. })).enumerate().map(move |(nth, p)| ((i, nth), p))
+        })
+        .collect();
+    let mut r = Repairer { c, acct, text, p: Pairing::of(c), result_parts, changes: Vec::new() };
     r.note_dropped()?;
     let messages = match c.format {
         Format::OpenAi => r.openai()?,
@@ -99,6 +107,10 @@ struct Repairer<'a> {
     acct: &'a Accountant,
     text: &'a str,
     p: Pairing<'a>,
+    /// Each message's `tool_result` parts by (message, nth), indexed once:
+    /// looking one up by scanning its message for every moved or dropped
+    /// result is quadratic when one message answers many parallel calls.
+    result_parts: HashMap<(usize, usize), &'a Part>,
     changes: Vec<Change>,
 }
 
@@ -130,7 +142,7 @@ impl<'a> Repairer<'a> {
         if matches!(m.role, Role::Tool | Role::Function) {
             return self.acct.message(m);
         }
-        match m.parts.iter().filter(|p| matches!(p, Part::ToolResult { .. })).nth(nth) {
+        match self.result_parts.get(&(i, nth)) {
             Some(p) => self.acct.part(p),
             None => Ok(0),
         }
@@ -230,6 +242,7 @@ impl<'a> Repairer<'a> {
                 remove.insert((r.msg, r.nth));
             }
         }
+        let blocks = result_blocks(msgs);
         // What each call message's answer must receive from elsewhere.
         let mut incoming: HashMap<usize, Vec<Value>> = HashMap::new();
         for k in 0..self.p.calls.len() {
@@ -237,7 +250,7 @@ impl<'a> Repairer<'a> {
             match self.p.answer(k).map(|r| (r.msg, r.nth)) {
                 Some(_) if self.anthropic_in_place(k) => {}
                 Some((ri, nth)) => {
-                    let block = result_block(&msgs[ri], nth).unwrap_or(Value::Null);
+                    let block = blocks.get(&(ri, nth)).map_or(Value::Null, |b| (*b).clone());
                     let t = self.result_tokens(ri, nth)?;
                     self.note(Action::MovedResult, ri, id, t, format!("result for '{id}' moved next to its call in message {ci}"));
                     incoming.entry(ci).or_default().push(block);
@@ -306,9 +319,19 @@ fn is_result_block(b: &Value) -> bool {
     b.get("type").and_then(Value::as_str) == Some("tool_result")
 }
 
-/// The `nth` `tool_result` block of `m`.
-fn result_block(m: &Message, nth: usize) -> Option<Value> {
-    m.raw.get("content")?.as_array()?.iter().filter(|b| is_result_block(b)).nth(nth).cloned()
+/// Every message's `tool_result` blocks by (message index, nth result
+/// block). Built once per repair: finding a block by scanning its message
+/// for every moved result is quadratic when one message answers many
+/// parallel calls (scripts/growth.sh, `repair/parallel/anthropic`).
+fn result_blocks(msgs: &[Message]) -> HashMap<(usize, usize), &Value> {
+    let mut map = HashMap::new();
+    for (i, m) in msgs.iter().enumerate() {
+        let Some(content) = m.raw.get("content").and_then(Value::as_array) else { continue };
+        for (nth, b) in content.iter().filter(|b| is_result_block(b)).enumerate() {
+            map.insert((i, nth), b);
+        }
+    }
+    map
 }
 
 /// Puts result blocks after the user message's leading tool results (Anthropic
@@ -328,9 +351,9 @@ fn insert_results(raw: &mut Value, blocks: Vec<Value>) {
         }
     };
     let at = arr.iter().take_while(|b| b.get("type").and_then(Value::as_str) == Some("tool_result")).count();
-    for (k, b) in blocks.into_iter().enumerate() {
-        arr.insert(at + k, b);
-    }
+    // One splice: inserting the blocks one by one shifts the tail once per
+    // block (quadratic for many parallel results).
+    arr.splice(at..at, blocks);
 }
 
 fn user_message(blocks: Vec<Value>, index: usize) -> Result<Message> {

@@ -101,6 +101,42 @@ fn anthropic_call_at_the_end_gets_a_new_user_message() {
     assert!(kinds(&r.conversation).is_empty());
 }
 
+/// Many parallel calls answered late, in reverse order, one of them twice
+/// in the same message: each moved result is its own first block, in call
+/// order, ahead of the answer's text. (The blocks are found through one
+/// index and inserted with one splice; scripts/growth.sh checks that this
+/// stays linear.)
+#[test]
+fn anthropic_many_late_parallel_results_move_in_call_order() {
+    let n = 300;
+    let uses: Vec<Value> = (0..n).map(|k| json!({"type": "tool_use", "id": format!("p{k}"), "name": "f", "input": {}})).collect();
+    let mut late: Vec<Value> = (0..n).rev().map(|k| json!({"type": "tool_result", "tool_use_id": format!("p{k}"), "content": format!("late {k}")})).collect();
+    late.insert(1, json!({"type": "tool_result", "tool_use_id": format!("p{}", n - 1), "content": "second"}));
+    late.push(json!({"type": "text", "text": "and then?"}));
+    let c = conv(json!({"system": "s", "messages": [
+        {"role": "user", "content": "go"},
+        {"role": "assistant", "content": uses},
+        {"role": "user", "content": [{"type": "text", "text": "waiting"}]},
+        {"role": "assistant", "content": "still waiting"},
+        {"role": "user", "content": late}
+    ]}));
+    let r = repair(&c, None, &acct()).unwrap();
+    assert!(kinds(&r.conversation).is_empty(), "{:?}", validate(&r.conversation));
+    let out = r.conversation.to_value();
+    let m = out["messages"].as_array().unwrap();
+    let blocks = m[2]["content"].as_array().unwrap();
+    assert_eq!(blocks.len(), n + 1);
+    for (k, b) in blocks[..n].iter().enumerate() {
+        assert_eq!(b["tool_use_id"], format!("p{k}"));
+        assert_eq!(b["content"], format!("late {k}"), "the first block of an id is the one moved");
+    }
+    assert_eq!(blocks[n]["text"], "waiting", "text stays after the results");
+    assert_eq!(r.changes.iter().filter(|c| c.action == Action::MovedResult).count(), n);
+    assert_eq!(r.changes.iter().filter(|c| c.action == Action::DroppedResult).count(), 1, "the second block of p{} is dropped", n - 1);
+    // The late message held only results besides its text, which stays.
+    assert_eq!(m.last().unwrap()["content"], json!([{"type": "text", "text": "and then?"}]));
+}
+
 // ---- reused call ids (docs/reliability.md finding 3) ------------------------
 
 fn issues(c: &Conversation) -> Vec<(IssueKind, usize, String)> {
