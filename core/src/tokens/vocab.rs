@@ -155,8 +155,38 @@ impl Vocab {
     }
 
     /// The rank of `s[a..b]` if it is a token (`a < b`).
-    #[inline]
+    ///
+    /// Most pieces are at most seven bytes with eight readable: their key
+    /// is one masked load, it is the whole piece (no tail to compare), and
+    /// its hash is one multiply, so that case is inlined into the caller's
+    /// loop; everything else takes the general path below.
+    #[inline(always)]
     pub(crate) fn rank_at(&self, s: &[u8], a: usize, b: usize) -> Option<u32> {
+        let n = b - a;
+        if n <= 7 {
+            if let Some(w) = s.get(a..a + 8) {
+                let w = u64::from_le_bytes(w.try_into().unwrap_or([0; 8]));
+                let key = (w & ((1u64 << (n * 8)) - 1)) | ((n as u64) << 56);
+                let mask = self.slots.len() - 1;
+                // `hash(key, p)` for a piece of at most seven bytes.
+                let mut i = (key.wrapping_mul(K) >> self.shift) as usize;
+                loop {
+                    let (k, rank) = self.slots[i];
+                    if k == key {
+                        return Some(rank);
+                    }
+                    if k == EMPTY {
+                        return None;
+                    }
+                    i = (i + 1) & mask;
+                }
+            }
+        }
+        self.rank_at_general(s, a, b)
+    }
+
+    #[inline(never)]
+    fn rank_at_general(&self, s: &[u8], a: usize, b: usize) -> Option<u32> {
         let key = key_at(s, a, b);
         let p = &s[a..b];
         let mask = self.slots.len() - 1;
