@@ -449,7 +449,7 @@ mod tests {
     }
 
     #[test]
-    fn every_token_encodes_to_itself_and_splits_into_its_last_merge() {
+    fn every_token_encodes_to_itself_and_splits_into_two_earlier_tokens() {
         for e in Encoding::ALL {
             let v = Vocab::load(e.vocab_file()).unwrap();
             let t = Tables::build(&v);
@@ -457,6 +457,16 @@ mod tests {
             for r in 0..v.len() as u32 {
                 let Some(bytes) = v.token_bytes(r) else { continue };
                 assert_eq!(encode(&t, &v, bytes, 0, bytes.len(), &mut sc), Some(&[r][..]), "{e} token {r} {bytes:?}");
+                // Only single bytes are unmerged; every other token is the
+                // concatenation of two tokens of lower rank.
+                let (l, x) = t.split(&v, r);
+                if bytes.len() == 1 {
+                    assert_eq!((l, x), (r, r), "{e} byte token {r}");
+                } else {
+                    assert!(l < r && x < r, "{e} token {r} splits into ({l}, {x})");
+                    let joined = [v.token_bytes(l).unwrap_or_default(), v.token_bytes(x).unwrap_or_default()].concat();
+                    assert_eq!(joined, bytes, "{e} token {r}");
+                }
             }
         }
     }
