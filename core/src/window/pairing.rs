@@ -107,12 +107,22 @@ impl<'a> Pairing<'a> {
                 open.entry(calls[k].id).or_default().push(k);
             }
         }
+        // Leftovers come in message order, so per id a cursor that only
+        // moves forward finds each one's call: a call it passes is either
+        // answered or not after this result, and so not after any later one
+        // (a rescan from the start would be quadratic for many early results
+        // of one reused id).
+        let mut cursor: HashMap<&'a str, usize> = HashMap::new();
         for r in leftover {
             let (msg, id) = (results[r].msg, results[r].id);
             let Some(same) = by_id.get(id) else {
                 continue; // an orphan
             };
-            let later = same.iter().copied().find(|&k| calls[k].msg > msg && calls[k].answer.is_none());
+            let at = cursor.entry(id).or_insert(0);
+            while *at < same.len() && (calls[same[*at]].msg <= msg || calls[same[*at]].answer.is_some()) {
+                *at += 1;
+            }
+            let later = same.get(*at).copied();
             results[r].fate = match later {
                 Some(k) => {
                     calls[k].answer = Some(r);

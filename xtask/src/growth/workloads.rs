@@ -199,6 +199,22 @@ fn parallel_anthropic(n: usize) -> Result<Input, String> {
     repair_input(inputs::anthropic(m))
 }
 
+/// One reused call id: n results for `x` come first, then n assistant
+/// messages each calling `x`. Every result answers a call after it, the
+/// pairing's step 2 (a scan from the first call of the id for each result
+/// would be quadratic here).
+fn reused_id_openai(n: usize) -> Result<Input, String> {
+    let mut m = vec![inputs::oa_user("go".into())];
+    for k in 0..n / 2 {
+        m.push(inputs::oa_result("x", format!("early {k}")));
+    }
+    for _ in 0..n / 2 {
+        m.push(inputs::oa_calls(&["x".to_owned()]));
+    }
+    m.push(inputs::oa_user("and then?".into()));
+    repair_input(inputs::openai(m))
+}
+
 /// n/4 healthy turns with two parallel calls each; every tenth turn lost
 /// one result.
 fn typical_openai(n: usize) -> Result<Input, String> {
@@ -327,6 +343,7 @@ pub static WORKLOADS: &[Workload] = &[
     Workload { name: "repair/orphans/anthropic", what: "same, Anthropic blocks", unit: "messages", n: 256, make: orphans_anthropic, run: repair },
     Workload { name: "repair/parallel/openai", what: "one message with n calls; results reversed, 1/4 late, 1/4 missing", unit: "calls", n: 512, make: parallel_openai, run: repair },
     Workload { name: "repair/parallel/anthropic", what: "same, Anthropic blocks", unit: "calls", n: 512, make: parallel_anthropic, run: repair },
+    Workload { name: "repair/reused-id/openai", what: "n/2 results for one id, then n/2 calls reusing it", unit: "messages", n: 512, make: reused_id_openai, run: repair },
     Workload { name: "skills/frontmatter/many-keys", what: "one valid front-matter, metadata of n keys", unit: "keys", n: 64, make: many_keys, run: open_skills },
     Workload { name: "skills/frontmatter/long-scalar", what: "description: folded scalar of n bytes", unit: "bytes", n: 4_096, make: long_scalar, run: open_skills },
     Workload { name: "skills/frontmatter/quoted-line", what: "description: one quoted line of n bytes, escapes", unit: "bytes", n: 4_096, make: quoted_line, run: open_skills },
