@@ -31,6 +31,8 @@ command -v gcc >/dev/null || need_pkgs+=(gcc)
 command -v g++ >/dev/null || need_pkgs+=(g++)
 command -v valgrind >/dev/null || need_pkgs+=(valgrind)
 command -v make >/dev/null || need_pkgs+=(make)
+# GNU time reports peak RSS for scripts/limits.sh.
+[ -x /usr/bin/time ] || need_pkgs+=(time)
 [ -x /usr/bin/time ] || need_pkgs+=(time) # peak RSS in scripts/limits.sh
 if [ ${#need_pkgs[@]} -gt 0 ]; then
     if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
