@@ -23,20 +23,11 @@ mod window_fit;
 
 use std::path::PathBuf;
 
-/// Runs `check` over every file of fuzz/corpus/<target>/, naming the file
-/// that failed. Requires at least 50 seeds so the corpus cannot silently
-/// go missing.
+/// Runs `check` over every seed of fuzz/corpus/<target>/, naming the file
+/// that failed.
 fn replay(target: &str, check: fn(&[u8])) {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../fuzz/corpus").join(target);
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.is_file())
-        .collect();
-    files.sort();
-    assert!(files.len() >= 50, "{target}: only {} seeds in {}", files.len(), dir.display());
-    for f in &files {
-        let data = std::fs::read(f).unwrap();
+    let corpus = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../fuzz/corpus");
+    for (f, data) in common::seeds(&corpus, target) {
         let result = std::panic::catch_unwind(|| check(&data));
         assert!(result.is_ok(), "{target}: check failed on {}", f.display());
     }

@@ -17,18 +17,10 @@ use std::path::PathBuf;
 
 #[test]
 fn abi_corpus() {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../fuzz/corpus/abi");
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.is_file())
-        .collect();
-    files.sort();
-    assert!(files.len() >= 50, "abi: only {} seeds in {}", files.len(), dir.display());
+    let corpus = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../fuzz/corpus");
     // Every function the target distinguishes has at least one seed.
     let mut covered = vec![false; abi::FUNCTIONS as usize];
-    for f in &files {
-        let data = std::fs::read(f).unwrap();
+    for (f, data) in common::seeds(&corpus, "abi") {
         if let Some(&b) = data.first() {
             covered[(b % abi::FUNCTIONS) as usize] = true;
         }

@@ -40,3 +40,25 @@ impl<'a> Knobs<'a> {
 pub fn text(bytes: &[u8]) -> std::borrow::Cow<'_, str> {
     String::from_utf8_lossy(bytes)
 }
+
+/// The committed seeds of fuzz target `target`, sorted by file name, read
+/// from `corpus` (the fuzz/corpus folder). For the `cargo test` replays of
+/// the core and ffi crates; requires at least 50 seeds so a corpus cannot
+/// silently go missing.
+pub fn seeds(corpus: &std::path::Path, target: &str) -> Vec<(std::path::PathBuf, Vec<u8>)> {
+    let dir = corpus.join(target);
+    let mut files: Vec<std::path::PathBuf> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.is_file())
+        .collect();
+    files.sort();
+    assert!(files.len() >= 50, "{target}: only {} seeds in {}", files.len(), dir.display());
+    files
+        .into_iter()
+        .map(|f| {
+            let data = std::fs::read(&f).unwrap_or_else(|e| panic!("{}: {e}", f.display()));
+            (f, data)
+        })
+        .collect()
+}
