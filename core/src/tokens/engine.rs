@@ -14,7 +14,7 @@ use std::sync::OnceLock;
 use super::backtrack::{self, Tables};
 use super::bpe::{self, Scratch};
 use super::encoding::Encoding;
-use super::pretokenize::{Pattern, Pieces};
+use super::pretokenize::{self, Pattern};
 use super::vocab::Vocab;
 use crate::{Error, Result};
 
@@ -74,13 +74,8 @@ impl Engine {
     /// Calls `piece` with the byte span of each pre-tokenized piece of
     /// ordinary text. Returns `Ok(false)` if `piece` asked to stop early.
     #[inline]
-    fn for_each_piece(&self, text: &str, mut piece: impl FnMut(usize, usize) -> bool) -> Result<bool> {
-        for (a, b) in Pieces::new(self.pattern, text) {
-            if !piece(a, b) {
-                return Ok(false);
-            }
-        }
-        Ok(true)
+    fn for_each_piece(&self, text: &str, piece: impl FnMut(usize, usize) -> bool) -> Result<bool> {
+        Ok(pretokenize::for_each_piece(self.pattern, text, piece))
     }
 
     /// Splits `text` into ordinary segments and recognized special tokens.
@@ -181,36 +176,58 @@ impl Engine {
                     total += 1;
                     Ok(total <= limit)
                 }
-                Segment::Text(t) => self.for_each_piece(t, |a, b| {
-                    // A long piece has at least this many tokens; when that
-                    // already passes the limit, merging it is wasted work, so
-                    // the cost stays proportional to the limit.
-                    // (The division only runs when the piece could matter:
-                    // it costs more than the lookup of a short piece.)
-                    if b - a > limit - total {
-                        let at_least = (b - a).div_ceil(self.vocab.max_token_len);
-                        if total.saturating_add(at_least) > limit {
-                            total += at_least;
-                            return false;
+                Segment::Text(t) => {
+                    let s = t.as_bytes();
+                    self.for_each_piece(t, |a, b| {
+                        // Kept this small so that it inlines into the
+                        // pre-tokenizer's loop: most pieces are one token.
+                        let short = self.vocab.rank_at_short(s, a, b);
+                        if let Some(Some(_)) = short {
+                            total += 1;
+                            return total <= limit;
                         }
-                    }
-                    total += self.count_piece(t.as_bytes(), a, b, scratch);
-                    total <= limit
-                }),
+                        self.count_other(s, a, b, short.is_some(), limit, &mut total, scratch)
+                    })
+                }
             })
         })?;
         Ok((total, !finished))
     }
 
-    #[inline]
-    fn count_piece(&self, s: &[u8], a: usize, b: usize, scratch: &mut Scratch) -> usize {
-        if self.vocab.rank_at(s, a, b).is_some() {
-            return 1;
+    /// Adds the tokens of a piece that the short-piece lookup did not find
+    /// to `total` (`missed`: the lookup found it is not one token, rather
+    /// than leaving it to the general lookup); returns whether the count is
+    /// still within `limit`.
+    #[inline(never)]
+    #[allow(clippy::too_many_arguments)]
+    fn count_other(
+        &self,
+        s: &[u8],
+        a: usize,
+        b: usize,
+        missed: bool,
+        limit: usize,
+        total: &mut usize,
+        scratch: &mut Scratch,
+    ) -> bool {
+        if !missed && self.vocab.rank_at_general(s, a, b).is_some() {
+            *total += 1;
+            return *total <= limit;
         }
-        if b - a > super::piece_cache::MAX_PIECE {
-            return self.merge(s, a, b, scratch, |_| {});
+        // A long piece has at least this many tokens; when that already
+        // passes the limit, merging it is wasted work, so the cost stays
+        // proportional to the limit.
+        let at_least = (b - a).div_ceil(self.vocab.max_token_len);
+        if total.saturating_add(at_least) > limit {
+            *total += at_least;
+            return false;
         }
-        self.with_merged(s, a, b, scratch, <[u32]>::len)
+        *total += if b - a > super::piece_cache::MAX_PIECE {
+            self.merge(s, a, b, scratch, |_| {})
+        } else {
+            self.with_merged(s, a, b, scratch, <[u32]>::len)
+        };
+        *total <= limit
     }
 
     /// Merges a piece that is not one token, calling `emit` with each

@@ -27,18 +27,6 @@ pub(crate) enum Pattern {
     O200k,
 }
 
-impl Pattern {
-    /// End of the piece that starts at `i`.
-    #[inline]
-    pub(crate) fn piece_end(self, s: &[u8], i: usize) -> usize {
-        match self {
-            Pattern::Gpt2 => gpt2(s, i),
-            Pattern::Cl100k => cl100k(s, i),
-            Pattern::O200k => o200k(s, i),
-        }
-    }
-}
-
 /// End of the run of characters, from `i`, whose class has a bit in `mask`.
 #[inline]
 fn run(s: &[u8], mut i: usize, mask: u8) -> usize {
@@ -200,12 +188,19 @@ fn gpt2(s: &[u8], i: usize) -> usize {
     space_not_before_nonspace(s, i, j).unwrap_or(i + len)
 }
 
-/// cl100k: `'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+|\s++$|\s*[\r\n]|\s+(?!\S)|\s`
+/// cl100k, through the ASCII fast path when it decides.
+#[inline(always)]
 fn cl100k(s: &[u8], i: usize) -> usize {
-    let b = s[i];
-    if let Some(e) = ascii_word(s, i, b) {
-        return e;
+    match ascii::cl100k(s, i) {
+        Some(e) => e,
+        None => cl100k_general(s, i),
     }
+}
+
+/// cl100k: `'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+|\s++$|\s*[\r\n]|\s+(?!\S)|\s`
+#[inline(never)]
+fn cl100k_general(s: &[u8], i: usize) -> usize {
+    let b = s[i];
     if b == b'\'' {
         if let Some(n) = contraction(s, i + 1, true) {
             return i + 1 + n;
@@ -295,6 +290,15 @@ fn o200k_word_upper(s: &[u8], p: usize) -> Option<usize> {
     Some(o200k_suffix(s, run(s, k, LOWER)))
 }
 
+/// o200k, through the ASCII fast path when it decides.
+#[inline(always)]
+fn o200k(s: &[u8], i: usize) -> usize {
+    match ascii::o200k(s, i) {
+        Some(e) => e,
+        None => o200k_general(s, i),
+    }
+}
+
 /// o200k:
 /// `[^\r\n\p{L}\p{N}]?UPPER*LOWER+SUFFIX?|[^\r\n\p{L}\p{N}]?UPPER+LOWER*SUFFIX?|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+`
 ///
@@ -302,17 +306,9 @@ fn o200k_word_upper(s: &[u8], p: usize) -> Option<usize> {
 /// is tried with the prefix and then without it (which matters when the
 /// prefix character is itself a mark, a member of both word classes), and
 /// only then the next alternative.
-fn o200k(s: &[u8], i: usize) -> usize {
+#[inline(never)]
+fn o200k_general(s: &[u8], i: usize) -> usize {
     let b = s[i];
-    if let Some(e) = ascii_word(s, i, b) {
-        // Up to the first non-letter every ASCII word is `[A-Z]*[a-z]*` or
-        // `[A-Z]+` after at most one prefix character, and both word
-        // alternatives end it in the same place, so only a mixed case word
-        // like "camelCase" needs the general path.
-        if let Some(e) = o200k_ascii_split(s, i, e) {
-            return o200k_suffix(s, e);
-        }
-    }
     let (c, len) = class_at(s, i);
     let prefixed = is_prefix(b, c);
     let word = (if prefixed { o200k_word_lower(s, i + len) } else { None })
@@ -342,67 +338,34 @@ fn o200k(s: &[u8], i: usize) -> usize {
         .unwrap_or(j)
 }
 
-/// Fast path for the commonest piece, an ASCII word with an optional space
-/// or ASCII punctuation before it: the end of its letters when everything up
-/// to the first byte that is not an ASCII letter is ASCII, else `None` (the
-/// general path decides). `'` never starts one: it may begin a contraction.
+/// Calls `piece` with the (start, end) byte span of each piece of `s` until
+/// it returns false; returns whether every piece was visited. Each pattern
+/// gets its own loop, so its piece function and `piece` inline into one
+/// another: per-piece calls and the pattern dispatch cost as much as the
+/// fast path itself on prose.
 #[inline(always)]
-fn ascii_word(s: &[u8], i: usize, b: u8) -> Option<usize> {
-    let j = if b.is_ascii_alphabetic() {
-        i
-    } else if (b == b' ' || (b.is_ascii_punctuation() && b != b'\'')) && s.get(i + 1).is_some_and(u8::is_ascii_alphabetic) {
-        i + 1
-    } else {
-        return None;
-    };
-    let mut e = j + 1;
-    while e < s.len() && s[e].is_ascii_alphabetic() {
-        e += 1;
+pub(crate) fn for_each_piece(pattern: Pattern, s: &str, piece: impl FnMut(usize, usize) -> bool) -> bool {
+    let s = s.as_bytes();
+    match pattern {
+        Pattern::Gpt2 => drive(s, gpt2, piece),
+        Pattern::Cl100k => drive(s, cl100k, piece),
+        Pattern::O200k => drive(s, o200k, piece),
     }
-    (e == s.len() || s[e] < 0x80).then_some(e)
 }
 
-/// For o200k: where the word alternatives end the ASCII letters of
-/// `s[i..e]` (see [`ascii_word`]): `[A-Z]*[a-z]*` ends at the first
-/// upper-case letter after a lower-case one. `None` when there is no letter.
 #[inline(always)]
-fn o200k_ascii_split(s: &[u8], i: usize, e: usize) -> Option<usize> {
-    let start = if s[i].is_ascii_alphabetic() { i } else { i + 1 };
-    let mut k = start;
-    while k < e && s[k].is_ascii_uppercase() {
-        k += 1;
-    }
-    while k < e && s[k].is_ascii_lowercase() {
-        k += 1;
-    }
-    (k > start).then_some(k)
-}
-
-/// Iterator over the (start, end) byte spans of the pieces of `s`.
-pub(crate) struct Pieces<'a> {
-    s: &'a [u8],
-    i: usize,
-    pattern: Pattern,
-}
-
-impl<'a> Pieces<'a> {
-    pub(crate) fn new(pattern: Pattern, s: &'a str) -> Self {
-        Pieces { s: s.as_bytes(), i: 0, pattern }
-    }
-}
-
-impl Iterator for Pieces<'_> {
-    type Item = (usize, usize);
-    #[inline]
-    fn next(&mut self) -> Option<(usize, usize)> {
-        if self.i >= self.s.len() {
-            return None;
+fn drive(s: &[u8], end: impl Fn(&[u8], usize) -> usize, mut piece: impl FnMut(usize, usize) -> bool) -> bool {
+    let mut i = 0;
+    while i < s.len() {
+        let e = end(s, i);
+        if !piece(i, e) {
+            return false;
         }
-        let start = self.i;
-        self.i = self.pattern.piece_end(self.s, start);
-        Some((start, self.i))
+        i = e;
     }
+    true
 }
 
+mod ascii;
 #[cfg(test)]
 mod tests;

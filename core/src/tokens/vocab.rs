@@ -155,38 +155,49 @@ impl Vocab {
     }
 
     /// The rank of `s[a..b]` if it is a token (`a < b`).
+    #[inline(always)]
+    pub(crate) fn rank_at(&self, s: &[u8], a: usize, b: usize) -> Option<u32> {
+        match self.rank_at_short(s, a, b) {
+            Some(found) => found,
+            None => self.rank_at_general(s, a, b),
+        }
+    }
+
+    /// [`Self::rank_at`] for the common case: `None` outside it, else the
+    /// answer (so a miss is not looked up twice).
     ///
     /// Most pieces are at most seven bytes with eight readable: their key
     /// is one masked load, it is the whole piece (no tail to compare), and
-    /// its hash is one multiply, so that case is inlined into the caller's
-    /// loop; everything else takes the general path below.
+    /// its hash is one multiply, so this is small enough to inline into the
+    /// callers' loops. Longer pieces, and pieces too near the text's end
+    /// for the 8-byte load, take the general path.
     #[inline(always)]
-    pub(crate) fn rank_at(&self, s: &[u8], a: usize, b: usize) -> Option<u32> {
+    #[allow(clippy::option_option)] // "not this path" differs from "no token"
+    pub(crate) fn rank_at_short(&self, s: &[u8], a: usize, b: usize) -> Option<Option<u32>> {
         let n = b - a;
-        if n <= 7 {
-            if let Some(w) = s.get(a..a + 8) {
-                let w = u64::from_le_bytes(w.try_into().unwrap_or([0; 8]));
-                let key = (w & ((1u64 << (n * 8)) - 1)) | ((n as u64) << 56);
-                let mask = self.slots.len() - 1;
-                // `hash(key, p)` for a piece of at most seven bytes.
-                let mut i = (key.wrapping_mul(K) >> self.shift) as usize;
-                loop {
-                    let (k, rank) = self.slots[i];
-                    if k == key {
-                        return Some(rank);
-                    }
-                    if k == EMPTY {
-                        return None;
-                    }
-                    i = (i + 1) & mask;
-                }
-            }
+        if n > 7 {
+            return None;
         }
-        self.rank_at_general(s, a, b)
+        let w = s.get(a..a + 8)?;
+        let w = u64::from_le_bytes(w.try_into().unwrap_or([0; 8]));
+        let key = (w & ((1u64 << (n * 8)) - 1)) | ((n as u64) << 56);
+        let mask = self.slots.len() - 1;
+        // `hash(key, p)` for a piece of at most seven bytes.
+        let mut i = (key.wrapping_mul(K) >> self.shift) as usize;
+        loop {
+            let (k, rank) = self.slots[i];
+            if k == key {
+                return Some(Some(rank));
+            }
+            if k == EMPTY {
+                return Some(None);
+            }
+            i = (i + 1) & mask;
+        }
     }
 
     #[inline(never)]
-    fn rank_at_general(&self, s: &[u8], a: usize, b: usize) -> Option<u32> {
+    pub(crate) fn rank_at_general(&self, s: &[u8], a: usize, b: usize) -> Option<u32> {
         let key = key_at(s, a, b);
         let p = &s[a..b];
         let mask = self.slots.len() - 1;
