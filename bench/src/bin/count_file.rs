@@ -1,6 +1,7 @@
 //! Counts one file with one engine: `count_file ENCODING FILE [REPEAT]`,
 //! ctxkit unless `CTXKIT_ENGINE` names a peer (`tiktoken`, `bpe-openai`,
-//! `tiktoken-rs`). For instruction counts under `valgrind --tool=callgrind`,
+//! `tiktoken-rs`); `CTXKIT_MODE=encode` encodes instead of counting (and
+//! prints the number of ids). For instruction counts under `valgrind --tool=callgrind`,
 //! which stay comparable on a busy machine where wall and CPU times do not.
 
 fn main() {
@@ -9,14 +10,19 @@ fn main() {
     let text = std::fs::read_to_string(&args[1]).expect("file");
     let repeat: usize = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(1);
     let loaded = ctxkit_bench::load(&engine, &args[0]);
+    let encode = std::env::var("CTXKIT_MODE").is_ok_and(|m| m == "encode");
     let mut n = 0;
     for _ in 0..repeat {
-        n = count(&loaded, &text);
+        n = count(&loaded, &text, encode);
     }
     println!("{n}");
 }
 
 #[inline(never)]
-fn count(engine: &ctxkit_bench::Loaded, text: &str) -> usize {
-    engine.count(text)
+fn count(engine: &ctxkit_bench::Loaded, text: &str, encode: bool) -> usize {
+    if encode {
+        engine.encode(text).len()
+    } else {
+        engine.count(text)
+    }
 }

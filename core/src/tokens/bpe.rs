@@ -78,7 +78,7 @@ fn merge_short(s: &[u8], a: usize, b: usize, vocab: &Vocab, mut emit: impl FnMut
         token[k] = vocab.byte_rank[s[a + k] as usize];
     }
     for (k, p) in pair.iter_mut().enumerate().take(n.saturating_sub(1)) {
-        *p = vocab.rank_at(s, a + k, a + k + 2).unwrap_or(NONE);
+        *p = vocab.pair_rank(s[a + k], s[a + k + 1]);
     }
     let rank = |i: usize, j: usize| vocab.rank_at(s, a + i, a + j).unwrap_or(NONE);
     let mut parts = n;
@@ -282,7 +282,13 @@ pub(crate) fn merge_long(
     mut emit: impl FnMut(u32),
 ) -> usize {
     let n = b - a;
-    let rank_of = |i: usize, j: usize| vocab.rank_at(s, a + i, a + j).unwrap_or(NONE);
+    let rank_of = |i: usize, j: usize| {
+        if j - i == 2 {
+            vocab.pair_rank(s[a + i], s[a + i + 1])
+        } else {
+            vocab.rank_at(s, a + i, a + j).unwrap_or(NONE)
+        }
+    };
     sc.next.clear();
     sc.next.extend((1..=n).map(|i| i as u32));
     sc.prev.clear();

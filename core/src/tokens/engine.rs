@@ -129,20 +129,36 @@ impl Engine {
                     out.push(id);
                     Ok(true)
                 }
-                Segment::Text(t) => self.for_each_piece(t, |a, b| {
-                    self.encode_piece(t.as_bytes(), a, b, scratch, out);
-                    true
-                }),
+                Segment::Text(t) => {
+                    let s = t.as_bytes();
+                    // Prose averages over four bytes a token; reserving
+                    // that much up front saves most regrowth.
+                    out.reserve(s.len() / 4);
+                    self.for_each_piece(t, |a, b| {
+                        // Small enough to inline, like `count`'s.
+                        let short = self.vocab.rank_at_short(s, a, b);
+                        if let Some(Some(r)) = short {
+                            out.push(r);
+                        } else {
+                            self.encode_other(s, a, b, short.is_some(), scratch, out);
+                        }
+                        true
+                    })
+                }
             })
         })?;
         Ok(())
     }
 
-    #[inline]
-    fn encode_piece(&self, s: &[u8], a: usize, b: usize, scratch: &mut Scratch, out: &mut Vec<u32>) {
-        if let Some(r) = self.vocab.rank_at(s, a, b) {
-            out.push(r);
-            return;
+    /// Appends the tokens of a piece that the short-piece lookup did not
+    /// find (`missed`: as in [`Self::count_other`]).
+    #[inline(never)]
+    fn encode_other(&self, s: &[u8], a: usize, b: usize, missed: bool, scratch: &mut Scratch, out: &mut Vec<u32>) {
+        if !missed {
+            if let Some(r) = self.vocab.rank_at_general(s, a, b) {
+                out.push(r);
+                return;
+            }
         }
         self.with_merged(s, a, b, scratch, |t| out.extend_from_slice(t));
     }

@@ -34,6 +34,11 @@ pub(crate) struct Vocab {
     shift: u32,
     /// The rank of each single byte (every byte is a token in every encoding).
     pub(crate) byte_rank: [u32; 256],
+    /// The rank of each two-byte token by its bytes (`u32::MAX`: none). The
+    /// merge starts by looking up every adjacent pair of a piece, most of
+    /// them misses; in this 256 KiB table that is one load that stays in
+    /// cache, where the hash table's slot is often a miss to memory.
+    pair: Box<[u32]>,
     /// Length in bytes of the longest token; a piece of `n` bytes therefore
     /// has at least `ceil(n / max_token_len)` tokens.
     pub(crate) max_token_len: usize,
@@ -116,6 +121,7 @@ impl Vocab {
             slots: vec![(EMPTY, 0); slots],
             shift: 64 - slots.trailing_zeros(),
             byte_rank: [u32::MAX; 256],
+            pair: vec![u32::MAX; 1 << 16].into_boxed_slice(),
             max_token_len: lengths.iter().copied().max().unwrap_or(1).max(1) as usize,
         };
         for r in 0..n {
@@ -129,8 +135,10 @@ impl Vocab {
                 i = (i + 1) & mask;
             }
             v.slots[i] = (key, r as u32);
-            if t.len() == 1 {
-                v.byte_rank[t[0] as usize] = r as u32;
+            match *t {
+                [b] => v.byte_rank[b as usize] = r as u32,
+                [b0, b1] => v.pair[usize::from(b0) << 8 | usize::from(b1)] = r as u32,
+                _ => {}
             }
         }
         if v.byte_rank.contains(&u32::MAX) {
@@ -152,6 +160,12 @@ impl Vocab {
         } else {
             t[7..] == p[7..]
         }
+    }
+
+    /// The rank of the two bytes `b0 b1` as one token, or `u32::MAX`.
+    #[inline(always)]
+    pub(crate) fn pair_rank(&self, b0: u8, b1: u8) -> u32 {
+        self.pair[usize::from(b0) << 8 | usize::from(b1)]
     }
 
     /// The rank of `s[a..b]` if it is a token (`a < b`).
@@ -251,7 +265,7 @@ impl Vocab {
     /// Heap bytes this vocabulary allocated (the token bytes themselves stay
     /// in the binary's read-only data and are not counted).
     pub(crate) fn heap_bytes(&self) -> usize {
-        self.offsets.capacity() * 4 + self.slots.capacity() * std::mem::size_of::<(u64, u32)>()
+        self.offsets.capacity() * 4 + self.slots.capacity() * std::mem::size_of::<(u64, u32)>() + self.pair.len() * 4
     }
 }
 
@@ -271,10 +285,18 @@ mod tests {
                     let mut padded = t.to_vec();
                     padded.extend_from_slice(b"\xffpadding");
                     assert_eq!(v.rank_at(&padded, 0, t.len()), Some(r));
+                    if let [b0, b1] = *t {
+                        assert_eq!(v.pair_rank(b0, b1), r);
+                    }
                 }
             }
             assert_eq!(v.rank(b"\xff\xfe\xfd\xfc this is no token at all"), None);
             assert_eq!(v.rank(b"hellohellohello"), None);
+            let pairs = (0..=255u8).flat_map(|a| (0..=255u8).map(move |b| [a, b]));
+            let found = pairs.filter(|p| v.pair_rank(p[0], p[1]) != u32::MAX).inspect(|p| {
+                assert_eq!(v.rank(p), Some(v.pair_rank(p[0], p[1])));
+            });
+            assert_eq!(found.count(), (0..v.len() as u32).filter(|&r| v.token_len(r) == 2).count(), "{e}");
         }
     }
 

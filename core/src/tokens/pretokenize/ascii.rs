@@ -116,6 +116,27 @@ fn run(s: &[u8], mut j: usize, swar: impl Fn(u64) -> u64, class: u8) -> usize {
     j
 }
 
+/// End of `[A-Z]*[a-z]*` from `j`. Most words fit in one eight-byte load,
+/// whose upper-case and lower-case lanes then give both runs at once.
+#[inline(always)]
+fn upper_then_lower(s: &[u8], j: usize) -> usize {
+    if let Some(w) = s.get(j..j + 8) {
+        let w = u64::from_le_bytes(w.try_into().unwrap_or([0; 8]));
+        let upper = (!upper_bytes(w) & HIGH_BITS).trailing_zeros() as usize / 8;
+        if upper < 8 {
+            // Non-lower lanes from the first non-upper one on; none means
+            // the lower-case run reaches past this load.
+            let rest = (!lower_bytes(w) & HIGH_BITS) >> (8 * upper);
+            if rest != 0 {
+                return j + upper + rest.trailing_zeros() as usize / 8;
+            }
+            return run(s, j + 8, lower_bytes, LOWER);
+        }
+    }
+    let k = run(s, j, upper_bytes, UPPER);
+    run(s, k, lower_bytes, LOWER)
+}
+
 /// `Some(e)` unless the byte at `e` starts a multi-byte character, which
 /// might extend the run that ended there.
 #[inline(always)]
@@ -232,8 +253,7 @@ pub(super) fn o200k(s: &[u8], i: usize) -> Option<usize> {
         // modifier letter nor a mark, so both word alternatives end after
         // `[A-Z]*[a-z]*` (the first needs a lower-case letter; when there is
         // none the second matches the same upper-case run).
-        let k = run(s, start, upper_bytes, UPPER);
-        let e = decided(s, run(s, k, lower_bytes, LOWER))?;
+        let e = decided(s, upper_then_lower(s, start))?;
         return Some(o200k_suffix(s, e));
     }
     if c & DIGIT != 0 {
@@ -292,5 +312,20 @@ mod tests {
         assert_eq!(run(s, 26, upper_bytes, UPPER), 29);
         assert_eq!(run(s, 30, lower_bytes, LOWER), 33);
         assert_eq!(run(s, 33, lower_bytes, LOWER), 33);
+    }
+
+    #[test]
+    fn upper_then_lower_matches_two_runs_at_every_length_and_offset() {
+        let words = ["", "A", "a", "ABCDEFGHIJ", "abcdefghij", "ABCDabcd", "ABCDEFGHabc", "Abcdefghijk", "ABcDe"];
+        for w in words {
+            for tail in ["", " ", "Z", "z", "é", "0123456789"] {
+                for pad in 0..9 {
+                    let t = format!("{}{w}{tail}", "-".repeat(pad));
+                    let s = t.as_bytes();
+                    let k = run(s, pad, upper_bytes, UPPER);
+                    assert_eq!(upper_then_lower(s, pad), run(s, k, lower_bytes, LOWER), "{t:?}");
+                }
+            }
+        }
     }
 }
