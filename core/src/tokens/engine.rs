@@ -197,8 +197,8 @@ impl Engine {
                     self.for_each_piece(t, |a, b| {
                         // Kept this small so that it inlines into the
                         // pre-tokenizer's loop: most pieces are one token.
-                        let short = self.vocab.rank_at_short(s, a, b);
-                        if let Some(Some(_)) = short {
+                        let short = self.vocab.is_token_short(s, a, b);
+                        if short == Some(true) {
                             total += 1;
                             return total <= limit;
                         }
