@@ -18,9 +18,9 @@ pub(crate) const MAX_PIECE: usize = 96;
 /// Most tokens a cached piece may have.
 const MAX_TOKENS: usize = 32;
 /// Slots (a power of two). 4,096 slots of 228 bytes are 912 KiB per thread
-/// that merges a cacheable piece; a quarter of that left a third more
-/// instructions per byte on the multilingual benchmark input, whose
-/// sentences repeat (see docs/benchmarks.md).
+/// that merges a cacheable piece. With 1,024 slots the multilingual
+/// benchmark input, whose sentences repeat, cost 40% more instructions per
+/// byte on cl100k_base (see docs/benchmarks.md).
 const SLOTS: usize = 4096;
 
 #[derive(Clone)]

@@ -12,8 +12,9 @@
 //! wherever they answer, which `pretokenize/tests.rs` checks against
 //! fancy-regex on ASCII-heavy text with long runs.
 //!
-//! On English prose this removes about two thirds of the instructions the
-//! pre-tokenizer spent per byte (see docs/benchmarks.md).
+//! With the counting loop inlined around it, this took English prose from
+//! 35.1 to 22.5 instructions per byte on cl100k_base and from 52.5 to 26.0
+//! on o200k_base (see docs/benchmarks.md).
 
 use super::{contraction, o200k_suffix, space_not_before_nonspace, through_last_newline};
 
