@@ -3,6 +3,7 @@
 //! fastest CPU times are printed as MB/s with the ratio to the best peer.
 //! Not a substitute for `cargo bench` (no warm-up statistics, no outlier
 //! analysis); use it to see whether a change moved anything.
+//! `CTXKIT_QUICK_MODE=encode` times encode instead of count.
 //!
 //!     cargo run --release --bin quick [-- ENCODING [INPUT]]
 
@@ -11,6 +12,7 @@ use ctxkit_bench::{load, load_inputs, thread_cpu_ns, ENCODINGS, ENGINES};
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let runs: usize = std::env::var("CTXKIT_QUICK_RUNS").ok().and_then(|s| s.parse().ok()).unwrap_or(7);
+    let encode = std::env::var("CTXKIT_QUICK_MODE").is_ok_and(|m| m == "encode");
     let inputs = load_inputs();
     println!("{:<12} {:<15} {:>10} {:>10} {:>10} {:>10}  ctxkit/best-peer (median)", "encoding", "input", ENGINES[0], ENGINES[1], ENGINES[2], ENGINES[3]);
     for enc in ENCODINGS {
@@ -32,7 +34,11 @@ fn main() {
                 let mut times: Vec<u64> = (0..runs)
                     .map(|_| {
                         let t0 = thread_cpu_ns();
-                        std::hint::black_box(engine.count(std::hint::black_box(text)));
+                        if encode {
+                            std::hint::black_box(engine.encode(std::hint::black_box(text)));
+                        } else {
+                            std::hint::black_box(engine.count(std::hint::black_box(text)));
+                        }
                         thread_cpu_ns() - t0
                     })
                     .collect();

@@ -14,7 +14,7 @@ use std::sync::OnceLock;
 use super::backtrack::{self, Tables};
 use super::bpe::{self, Scratch};
 use super::encoding::Encoding;
-use super::pretokenize::{self, Pattern};
+use super::pretokenize::{self, Pattern, Sink};
 use super::vocab::Vocab;
 use crate::{Error, Result};
 
@@ -71,12 +71,6 @@ impl Engine {
         })
     }
 
-    /// Calls `piece` with the byte span of each pre-tokenized piece of
-    /// ordinary text. Returns `Ok(false)` if `piece` asked to stop early.
-    #[inline]
-    fn for_each_piece(&self, text: &str, piece: impl FnMut(usize, usize) -> bool) -> Result<bool> {
-        Ok(pretokenize::for_each_piece(self.pattern, text, piece))
-    }
 
     /// Splits `text` into ordinary segments and recognized special tokens.
     /// With `recognize == false` the whole text is one ordinary segment.
@@ -130,20 +124,11 @@ impl Engine {
                     Ok(true)
                 }
                 Segment::Text(t) => {
-                    let s = t.as_bytes();
                     // Prose averages over four bytes a token; reserving
                     // that much up front saves most regrowth.
-                    out.reserve(s.len() / 4);
-                    self.for_each_piece(t, |a, b| {
-                        // Small enough to inline, like `count`'s.
-                        let short = self.vocab.rank_at_short(s, a, b);
-                        if let Some(Some(r)) = short {
-                            out.push(r);
-                        } else {
-                            self.encode_other(s, a, b, short.is_some(), scratch, out);
-                        }
-                        true
-                    })
+                    out.reserve(t.len() / 4);
+                    let mut sink = Encoder { engine: self, s: t.as_bytes(), scratch, out };
+                    Ok(pretokenize::for_each_piece(self.pattern, t, &mut sink))
                 }
             })
         })?;
@@ -193,17 +178,8 @@ impl Engine {
                     Ok(total <= limit)
                 }
                 Segment::Text(t) => {
-                    let s = t.as_bytes();
-                    self.for_each_piece(t, |a, b| {
-                        // Kept this small so that it inlines into the
-                        // pre-tokenizer's loop: most pieces are one token.
-                        let short = self.vocab.is_token_short(s, a, b);
-                        if short == Some(true) {
-                            total += 1;
-                            return total <= limit;
-                        }
-                        self.count_other(s, a, b, short.is_some(), limit, &mut total, scratch)
-                    })
+                    let mut sink = Counter { engine: self, s: t.as_bytes(), scratch, limit, total: &mut total };
+                    Ok(pretokenize::for_each_piece(self.pattern, t, &mut sink))
                 }
             })
         })?;
@@ -279,6 +255,62 @@ impl Engine {
         let special_end = self.special.iter().map(|(_, id)| *id as usize + 1).max().unwrap_or(0);
         self.vocab.len().max(special_end)
     }
+}
+
+/// `encode`'s work per piece.
+struct Encoder<'a> {
+    engine: &'a Engine,
+    s: &'a [u8],
+    scratch: &'a mut Scratch,
+    out: &'a mut Vec<u32>,
+}
+
+impl Sink for Encoder<'_> {
+    /// Kept small so that it inlines into the pre-tokenizer's loop: most
+    /// pieces are one token.
+    #[inline(always)]
+    fn piece(&mut self, a: usize, b: usize) -> bool {
+        let short = self.engine.vocab.rank_at_short(self.s, a, b);
+        if let Some(Some(r)) = short {
+            // The grow path stays out of line, so `push` below is a store.
+            if self.out.len() == self.out.capacity() {
+                grow(self.out);
+            }
+            self.out.push(r);
+        } else {
+            self.engine.encode_other(self.s, a, b, short.is_some(), self.scratch, self.out);
+        }
+        true
+    }
+}
+
+/// `count`'s work per piece.
+struct Counter<'a> {
+    engine: &'a Engine,
+    s: &'a [u8],
+    scratch: &'a mut Scratch,
+    limit: usize,
+    total: &'a mut usize,
+}
+
+impl Sink for Counter<'_> {
+    /// Kept small so that it inlines into the pre-tokenizer's loop.
+    #[inline(always)]
+    fn piece(&mut self, a: usize, b: usize) -> bool {
+        let short = self.engine.vocab.is_token_short(self.s, a, b);
+        if short == Some(true) {
+            *self.total += 1;
+            return *self.total <= self.limit;
+        }
+        self.engine.count_other(self.s, a, b, short.is_some(), self.limit, self.total, self.scratch)
+    }
+}
+
+/// Makes room in `out` for more ids; kept out of `encode`'s per-piece loop.
+#[cold]
+#[inline(never)]
+fn grow(out: &mut Vec<u32>) {
+    out.reserve(out.len().max(64));
 }
 
 enum Segment<'a> {

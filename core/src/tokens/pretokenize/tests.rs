@@ -9,20 +9,26 @@ use fancy_regex::Regex;
 use proptest::prelude::*;
 use proptest::test_runner::Config;
 
-use super::{for_each_piece, Pattern};
+use super::{for_each_piece, Pattern, Sink};
 use crate::tokens::Encoding;
 
 fn regex_pieces(re: &Regex, s: &str) -> Vec<(usize, usize)> {
     re.find_iter(s).map(|m| m.unwrap()).map(|m| (m.start(), m.end())).collect()
 }
 
-fn ours(p: Pattern, s: &str) -> Vec<(usize, usize)> {
-    let mut v = Vec::new();
-    for_each_piece(p, s, |a, b| {
-        v.push((a, b));
+struct Spans(Vec<(usize, usize)>);
+
+impl Sink for Spans {
+    fn piece(&mut self, a: usize, b: usize) -> bool {
+        self.0.push((a, b));
         true
-    });
-    v
+    }
+}
+
+fn ours(p: Pattern, s: &str) -> Vec<(usize, usize)> {
+    let mut spans = Spans(Vec::new());
+    for_each_piece(p, s, &mut spans);
+    spans.0
 }
 
 const PATTERNS: [(Pattern, Encoding); 3] = [
