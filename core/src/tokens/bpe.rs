@@ -80,7 +80,7 @@ fn merge_short(s: &[u8], a: usize, b: usize, vocab: &Vocab, mut emit: impl FnMut
     for (k, p) in pair.iter_mut().enumerate().take(n.saturating_sub(1)) {
         *p = vocab.pair_rank(s[a + k], s[a + k + 1]);
     }
-    let rank = |i: usize, j: usize| vocab.rank_at(s, a + i, a + j).unwrap_or(NONE);
+    let rank = |i: usize, j: usize| vocab.merge_rank(s, a + i, a + j);
     let mut parts = n;
     loop {
         // The leftmost lowest pair, and the part before it.
@@ -282,13 +282,7 @@ pub(crate) fn merge_long(
     mut emit: impl FnMut(u32),
 ) -> usize {
     let n = b - a;
-    let rank_of = |i: usize, j: usize| {
-        if j - i == 2 {
-            vocab.pair_rank(s[a + i], s[a + i + 1])
-        } else {
-            vocab.rank_at(s, a + i, a + j).unwrap_or(NONE)
-        }
-    };
+    let rank_of = |i: usize, j: usize| vocab.merge_rank(s, a + i, a + j);
     sc.next.clear();
     sc.next.extend((1..=n).map(|i| i as u32));
     sc.prev.clear();

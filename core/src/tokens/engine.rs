@@ -71,7 +71,6 @@ impl Engine {
         })
     }
 
-
     /// Splits `text` into ordinary segments and recognized special tokens.
     /// With `recognize == false` the whole text is one ordinary segment.
     fn for_each_segment(

@@ -176,6 +176,18 @@ impl Vocab {
         self.pair[usize::from(b0) << 8 | usize::from(b1)]
     }
 
+    /// The rank of `s[a..b]` for the merges (`u32::MAX`: not a token). Two-
+    /// byte spans, the merges' commonest question and mostly misses, go to
+    /// the direct table.
+    #[inline(always)]
+    pub(crate) fn merge_rank(&self, s: &[u8], a: usize, b: usize) -> u32 {
+        if b - a == 2 {
+            self.pair_rank(s[a], s[a + 1])
+        } else {
+            self.rank_at(s, a, b).unwrap_or(u32::MAX)
+        }
+    }
+
     /// The rank of `s[a..b]` if it is a token (`a < b`).
     #[inline(always)]
     pub(crate) fn rank_at(&self, s: &[u8], a: usize, b: usize) -> Option<u32> {
