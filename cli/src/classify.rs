@@ -28,9 +28,7 @@ pub(crate) fn run(args: Args) -> Result<ExitCode, Fatal> {
     let provider = Provider::from_name(&args.provider)?;
     let mut headers = Vec::with_capacity(args.headers.len());
     for h in &args.headers {
-        let (name, value) = h
-            .split_once(':')
-            .ok_or_else(|| Fatal(format!("--header '{h}' is not 'name: value'")))?;
+        let (name, value) = h.split_once(':').ok_or_else(|| Fatal(format!("--header '{h}' is not 'name: value'")))?;
         headers.push((name.trim(), value.trim()));
     }
     let path = args.body.as_deref().unwrap_or("-");

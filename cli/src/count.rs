@@ -75,7 +75,10 @@ pub(crate) fn run(args: Args) -> Result<ExitCode, Fatal> {
     }
     if let Some(info) = model.as_ref().filter(|i| !i.exact) {
         if !args.json {
-            eprintln!("ctxkit: note: {} has no public tokenizer; counts are an estimate with {}", info.model, info.encoding);
+            eprintln!(
+                "ctxkit: note: {} has no public tokenizer; counts are an estimate with {}",
+                info.model, info.encoding
+            );
         }
     }
     Ok(if failed { ExitCode::FAILURE } else { ExitCode::SUCCESS })

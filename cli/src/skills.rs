@@ -84,7 +84,12 @@ fn list(a: ListArgs) -> Result<ExitCode, Fatal> {
                 eprintln!("shortened: {} ({} -> {} tokens)", s.name, s.original_tokens, s.tokens);
             }
             for o in &r.omitted {
-                eprintln!("omitted: {} ({}{})", o.name, o.reason, if o.tokens > 0 { format!(", {} tokens", o.tokens) } else { String::new() });
+                eprintln!(
+                    "omitted: {} ({}{})",
+                    o.name,
+                    o.reason,
+                    if o.tokens > 0 { format!(", {} tokens", o.tokens) } else { String::new() }
+                );
             }
         }
         return Ok(ExitCode::SUCCESS);
@@ -94,9 +99,13 @@ fn list(a: ListArgs) -> Result<ExitCode, Fatal> {
         json_out(&listing)?;
         return Ok(ExitCode::SUCCESS);
     }
-    println!("{:<24} {:<6} {:<7} {:>7} {:>8}  {:<12} description", "name", "layout", "status", "tokens", "bytes", "category");
+    println!(
+        "{:<24} {:<6} {:<7} {:>7} {:>8}  {:<12} description",
+        "name", "layout", "status", "tokens", "bytes", "category"
+    );
     for s in &listing.skills {
-        let (category, description) = s.header.as_ref().map_or(("-", ""), |h| (h.category.as_deref().unwrap_or("-"), h.description.as_str()));
+        let (category, description) =
+            s.header.as_ref().map_or(("-", ""), |h| (h.category.as_deref().unwrap_or("-"), h.description.as_str()));
         let description: String = description.split_whitespace().collect::<Vec<_>>().join(" ");
         let short: String = description.chars().take(60).collect();
         let ellipsis = if short.len() < description.len() { "…" } else { "" };

@@ -144,7 +144,12 @@ pub(crate) fn fit_cmd(args: FitArgs) -> Result<ExitCode, Fatal> {
         max_tokens: args.budget.max_tokens,
         reserve_output: args.budget.reserve_output,
         format: args.common.format.as_deref().map(Format::from_name).transpose()?,
-        policy: Policy { strategy, keep_last_turns: args.keep_last, tool_output_max: args.tool_output_max, ..Policy::default() },
+        policy: Policy {
+            strategy,
+            keep_last_turns: args.keep_last,
+            tool_output_max: args.tool_output_max,
+            ..Policy::default()
+        },
     };
     let (conversation, report) = fit(&text, &options).map_err(|e| Fatal(format!("{}: {e}", args.common.file)))?;
     println!("{}", conversation.to_json()?);

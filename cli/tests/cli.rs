@@ -96,8 +96,7 @@ fn json_lines_carry_model_and_exactness() {
     let a = tmp("m.txt", b"hello world");
     let o = ctxkit(&["count", "--json", "--model", "claude-sonnet-4-5", &a, "-"], b"x");
     assert!(o.status.success());
-    let lines: Vec<serde_json::Value> =
-        stdout(&o).lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let lines: Vec<serde_json::Value> = stdout(&o).lines().map(|l| serde_json::from_str(l).unwrap()).collect();
     assert_eq!(lines.len(), 2);
     assert_eq!(lines[0]["file"], a.as_str());
     assert_eq!(lines[1]["file"], "-");
@@ -140,13 +139,22 @@ fn preflight_reports_components_and_honours_the_budget() {
     let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
     assert_eq!(v["limit"], 128000);
     assert_eq!(v["verdict"], "fits");
-    let sum = ["system", "tools", "history", "new_input", "reply_priming"].iter().map(|k| v[k].as_u64().unwrap()).sum::<u64>();
+    let sum = ["system", "tools", "history", "new_input", "reply_priming"]
+        .iter()
+        .map(|k| v[k].as_u64().unwrap())
+        .sum::<u64>();
     assert_eq!(v["prompt_tokens"].as_u64().unwrap(), sum);
-    let o = ctxkit(&["preflight", "-", "--max-tokens", "3000", "--reserve-output", "500"], &std::fs::read("../examples/data/coding-session.json").unwrap());
+    let o = ctxkit(
+        &["preflight", "-", "--max-tokens", "3000", "--reserve-output", "500"],
+        &std::fs::read("../examples/data/coding-session.json").unwrap(),
+    );
     let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
     assert_eq!((v["limit"].as_u64(), v["reserved_output"].as_u64()), (Some(3000), Some(500)));
     assert_eq!(v["verdict"], "overflow");
-    let o = ctxkit(&["preflight", "-", "--model", "claude-sonnet-4-5"], br#"{"system":"s","messages":[{"role":"user","content":"hi"}]}"#);
+    let o = ctxkit(
+        &["preflight", "-", "--model", "claude-sonnet-4-5"],
+        br#"{"system":"s","messages":[{"role":"user","content":"hi"}]}"#,
+    );
     let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
     assert_eq!(v["exact"], false);
 }
@@ -155,7 +163,14 @@ fn preflight_reports_components_and_honours_the_budget() {
 fn repair_prints_the_fixed_conversation_and_a_manifest() {
     let report = std::env::temp_dir().join(format!("ctxkit-repair-{}.json", std::process::id()));
     let o = ctxkit(
-        &["repair", "../examples/data/interrupted-session.json", "--report", report.to_str().unwrap(), "--synthetic-result", "lost"],
+        &[
+            "repair",
+            "../examples/data/interrupted-session.json",
+            "--report",
+            report.to_str().unwrap(),
+            "--synthetic-result",
+            "lost",
+        ],
         b"",
     );
     assert!(o.status.success(), "{}", stderr(&o));
@@ -188,13 +203,24 @@ fn malformed_conversations_fail_with_a_located_message() {
 fn fit_cuts_the_long_tool_output_and_reports_it() {
     let report = std::env::temp_dir().join(format!("ctxkit-fit-{}.json", std::process::id()));
     let o = ctxkit(
-        &["fit", "../examples/data/coding-session.json", "--model", "gpt-4o", "--max-tokens", "16000",
-          "--tool-output-max", "2000", "--report", report.to_str().unwrap()],
+        &[
+            "fit",
+            "../examples/data/coding-session.json",
+            "--model",
+            "gpt-4o",
+            "--max-tokens",
+            "16000",
+            "--tool-output-max",
+            "2000",
+            "--report",
+            report.to_str().unwrap(),
+        ],
         b"",
     );
     assert!(o.status.success(), "{}", stderr(&o));
     let out: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
-    let input: serde_json::Value = serde_json::from_str(&std::fs::read_to_string("../examples/data/coding-session.json").unwrap()).unwrap();
+    let input: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string("../examples/data/coding-session.json").unwrap()).unwrap();
     assert_eq!(out["tools"], input["tools"], "same shape, tools kept");
     assert_eq!(out["messages"].as_array().unwrap().len(), input["messages"].as_array().unwrap().len());
     assert_eq!(out["messages"][4], input["messages"][4], "untouched messages are equal");
@@ -206,7 +232,19 @@ fn fit_cuts_the_long_tool_output_and_reports_it() {
 
 #[test]
 fn fit_drops_turns_when_it_must_and_keeps_anthropic_shape() {
-    let o = ctxkit(&["fit", "../examples/data/anthropic-session.json", "--model", "claude-sonnet-4-5", "--max-tokens", "300", "--reserve-output", "50"], b"");
+    let o = ctxkit(
+        &[
+            "fit",
+            "../examples/data/anthropic-session.json",
+            "--model",
+            "claude-sonnet-4-5",
+            "--max-tokens",
+            "300",
+            "--reserve-output",
+            "50",
+        ],
+        b"",
+    );
     assert!(o.status.success(), "{}", stderr(&o));
     let out: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
     assert!(out["system"].is_array(), "Anthropic system blocks kept");
@@ -215,13 +253,40 @@ fn fit_drops_turns_when_it_must_and_keeps_anthropic_shape() {
     assert_eq!(msgs.last().unwrap()["content"], "Thanks. Does that include the reserved output?");
     let report: serde_json::Value = serde_json::from_str(&stderr(&o)).unwrap();
     assert!(report["changes"].as_array().unwrap().iter().any(|c| c["action"] == "dropped_message"));
-    let o = ctxkit(&["fit", "../examples/data/anthropic-session.json", "--model", "claude-sonnet-4-5", "--max-tokens", "60", "--reserve-output", "10"], b"");
+    let o = ctxkit(
+        &[
+            "fit",
+            "../examples/data/anthropic-session.json",
+            "--model",
+            "claude-sonnet-4-5",
+            "--max-tokens",
+            "60",
+            "--reserve-output",
+            "10",
+        ],
+        b"",
+    );
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("cannot fit"), "{}", stderr(&o));
-    let o = ctxkit(&["fit", "../examples/data/coding-session.json", "--strategy", "summarize", "--max-tokens", "4000", "--reserve-output", "500"], b"");
+    let o = ctxkit(
+        &[
+            "fit",
+            "../examples/data/coding-session.json",
+            "--strategy",
+            "summarize",
+            "--max-tokens",
+            "4000",
+            "--reserve-output",
+            "500",
+        ],
+        b"",
+    );
     assert!(o.status.success(), "{}", stderr(&o));
     let out: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
-    let summary = out["messages"].as_array().unwrap().iter()
+    let summary = out["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
         .find_map(|m| m["content"].as_str().filter(|t| t.starts_with("[Summary of earlier conversation]")))
         .expect("a summary message");
     assert!(summary.contains("run_tests") && summary.contains("src/parser.rs"), "{summary}");
@@ -231,21 +296,59 @@ fn fit_drops_turns_when_it_must_and_keeps_anthropic_shape() {
 
 #[test]
 fn classify_reads_a_body_file_or_stdin_and_headers() {
-    let o = ctxkit(&["classify", "--provider", "anthropic", "--status", "529", "../examples/data/errors/anthropic-overloaded.json"], b"");
+    let o = ctxkit(
+        &[
+            "classify",
+            "--provider",
+            "anthropic",
+            "--status",
+            "529",
+            "../examples/data/errors/anthropic-overloaded.json",
+        ],
+        b"",
+    );
     assert!(o.status.success(), "{}", stderr(&o));
     let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
-    assert_eq!((v["category"].as_str(), v["action"].as_str(), v["retryable"].as_bool()), (Some("overloaded"), Some("retry"), Some(true)));
+    assert_eq!(
+        (v["category"].as_str(), v["action"].as_str(), v["retryable"].as_bool()),
+        (Some("overloaded"), Some("retry"), Some(true))
+    );
     assert_eq!(v["provider"], "anthropic");
 
     let body = std::fs::read("../examples/data/errors/openai-rate-limit.json").unwrap();
-    let o = ctxkit(&["classify", "--provider", "openai", "--status", "429", "--header", "Retry-After: 3", "--header", "x-request-id:abc"], &body);
+    let o = ctxkit(
+        &[
+            "classify",
+            "--provider",
+            "openai",
+            "--status",
+            "429",
+            "--header",
+            "Retry-After: 3",
+            "--header",
+            "x-request-id:abc",
+        ],
+        &body,
+    );
     assert!(o.status.success(), "{}", stderr(&o));
     let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
     assert_eq!(v["retry_after_ms"], 3000);
     assert_eq!(v["delay_source"], "retry_after_header");
     assert_eq!(v["code"], "rate_limit_exceeded");
 
-    let o = ctxkit(&["classify", "--provider", "bedrock", "--status", "400", "--header", "x-amzn-ErrorType: ValidationException", "-"], br#"{"message":"Input is too long for requested model."}"#);
+    let o = ctxkit(
+        &[
+            "classify",
+            "--provider",
+            "bedrock",
+            "--status",
+            "400",
+            "--header",
+            "x-amzn-ErrorType: ValidationException",
+            "-",
+        ],
+        br#"{"message":"Input is too long for requested model."}"#,
+    );
     let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
     assert_eq!((v["category"].as_str(), v["action"].as_str()), (Some("context_overflow"), Some("compact")));
 
@@ -258,7 +361,10 @@ fn classify_reads_a_body_file_or_stdin_and_headers() {
 fn classify_reports_bad_arguments_in_one_line() {
     for (args, needle) in [
         (vec!["classify", "--provider", "acme", "--status", "500"], "unknown provider 'acme'"),
-        (vec!["classify", "--provider", "openai", "--status", "500", "--header", "no-colon"], "--header 'no-colon' is not 'name: value'"),
+        (
+            vec!["classify", "--provider", "openai", "--status", "500", "--header", "no-colon"],
+            "--header 'no-colon' is not 'name: value'",
+        ),
         (vec!["classify", "--provider", "openai", "--status", "500", "missing-file.json"], "missing-file.json"),
     ] {
         let o = ctxkit(&args, b"");

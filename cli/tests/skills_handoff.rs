@@ -83,7 +83,8 @@ fn skills_check_exits_non_zero_when_a_skill_is_invalid() {
     std::fs::write(d.join("Bad_Name/SKILL.md"), "---\nname: Bad_Name\ndescription: x\n---\n").unwrap();
     std::fs::create_dir_all(d.join("fine")).unwrap();
     std::fs::write(d.join("fine/SKILL.md"), "---\nname: fine\ndescription: Fine.\n---\n").unwrap();
-    std::fs::write(d.join("bomb.md"), format!("---\ndescription: {}x{}\n---\n", "[".repeat(50), "]".repeat(50))).unwrap();
+    std::fs::write(d.join("bomb.md"), format!("---\ndescription: {}x{}\n---\n", "[".repeat(50), "]".repeat(50)))
+        .unwrap();
     let o = ctxkit(&["skills", "check", d.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(1), "{}", out(&o));
     let text = out(&o);
@@ -104,7 +105,8 @@ fn handoff_check_and_render() {
     let o = ctxkit(&["handoff", "render", "../examples/data/handoffs/planner-to-coder.json"]);
     assert!(out(&o).starts_with("<handoff version=\"1.0\" from=\"planner\" to=\"coder\""), "{}", out(&o));
     assert!(out(&o).ends_with("</handoff>\n"));
-    let o = ctxkit(&["handoff", "render", "../examples/data/handoffs/coder-to-reviewer.json", "--budget", "300", "--json"]);
+    let o =
+        ctxkit(&["handoff", "render", "../examples/data/handoffs/coder-to-reviewer.json", "--budget", "300", "--json"]);
     assert!(o.status.success(), "{}", err(&o));
     let v: serde_json::Value = serde_json::from_str(&out(&o)).unwrap();
     assert!(v["tokens"].as_u64().unwrap() <= 300);

@@ -137,7 +137,11 @@ pub fn builtin_templates() -> Vec<Template> {
         order: order.iter().map(|s| (*s).to_owned()).collect(),
     };
     vec![
-        t("problem_solving", &["task"], &["role", "task", "context", "constraints", "history", "events", "output_format"]),
+        t(
+            "problem_solving",
+            &["task"],
+            &["role", "task", "context", "constraints", "history", "events", "output_format"],
+        ),
         t("conversation", &["history"], &["role", "persona", "context", "history", "events", "task"]),
         t("analysis", &["task", "data"], &["role", "task", "data", "context", "events", "output_format"]),
         t("general", &[], &[]),
@@ -168,7 +172,14 @@ pub fn assemble(req: &Request, tok: &Tokenizer) -> Result<Assembled> {
         if !items.is_empty() && !sections.iter().any(|s| s.name == name) {
             let take = items.len().min(n);
             let text = items[items.len() - take..].join("\n");
-            sections.push(Section { name: name.to_owned(), text, priority, min_tokens: 0, max_tokens: None, required: false });
+            sections.push(Section {
+                name: name.to_owned(),
+                text,
+                priority,
+                min_tokens: 0,
+                max_tokens: None,
+                required: false,
+            });
         }
     }
     for s in &sections {
@@ -259,7 +270,8 @@ fn fill(
         }
     }
     // Render in template order, then the rest in the order given.
-    let mut order: Vec<usize> = template.order.iter().filter_map(|n| sections.iter().position(|s| &s.name == n)).collect();
+    let mut order: Vec<usize> =
+        template.order.iter().filter_map(|n| sections.iter().position(|s| &s.name == n)).collect();
     let rest: Vec<usize> = (0..sections.len()).filter(|i| !order.contains(i)).collect();
     order.extend(rest);
     let mut text = String::new();
@@ -279,7 +291,6 @@ fn fill(
     let text = text.trim_end().to_owned();
     let tokens = tok.count(&text)?;
     Ok((text, tokens, reports))
-
 }
 
 #[cfg(test)]

@@ -129,7 +129,12 @@ impl CallStack {
         if self.depth() >= self.max_depth {
             return Err(Error::new(
                 ErrorKind::DepthExceeded,
-                format!("agent call depth {} exceeds the maximum of {}: {}", self.depth() + 1, self.max_depth, self.chain_with(agent)),
+                format!(
+                    "agent call depth {} exceeds the maximum of {}: {}",
+                    self.depth() + 1,
+                    self.max_depth,
+                    self.chain_with(agent)
+                ),
             ));
         }
         let name: Arc<str> = Arc::from(agent);

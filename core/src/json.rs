@@ -30,11 +30,8 @@ pub fn parse<T: DeserializeOwned>(what: &str, text: &str) -> Result<T> {
         if let Some(rest) = msg.strip_prefix(LIMIT_MARK) {
             return Error::new(ErrorKind::LimitExceeded, format!("{what}: {rest}"));
         }
-        let kind = if msg.starts_with("recursion limit exceeded") {
-            ErrorKind::LimitExceeded
-        } else {
-            ErrorKind::InvalidJson
-        };
+        let kind =
+            if msg.starts_with("recursion limit exceeded") { ErrorKind::LimitExceeded } else { ErrorKind::InvalidJson };
         Error::new(kind, format!("{what}: {msg}"))
     })
 }

@@ -10,16 +10,16 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
-mod error;
 pub mod assemble;
 pub mod callstack;
 pub mod chat;
+mod error;
 pub mod handoff;
 pub mod json;
 pub mod limits;
 pub mod models;
-pub mod skills;
 pub mod recovery;
+pub mod skills;
 pub mod text;
 pub mod tokens;
 pub mod toolset;
@@ -28,9 +28,7 @@ pub mod window;
 
 pub use error::{Error, ErrorKind, Result};
 pub use models::{ModelInfo, ModelProfile, ModelRegistry, ModelSource};
-pub use tokens::{
-    CountLimit, DecodeMode, Encoding, SpecialTokens, Tokenizer, TruncateSide, Truncation,
-};
+pub use tokens::{CountLimit, DecodeMode, Encoding, SpecialTokens, Tokenizer, TruncateSide, Truncation};
 
 /// The crate version, as in Cargo.toml.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");

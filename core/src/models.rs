@@ -175,16 +175,24 @@ impl ModelRegistry {
             other => {
                 return Err(Error::new(
                     ErrorKind::InvalidJson,
-                    format!("model profile JSON must be a profile object or an array of them, not {}", json_type(&other)),
+                    format!(
+                        "model profile JSON must be a profile object or an array of them, not {}",
+                        json_type(&other)
+                    ),
                 ))
             }
         };
         let mut profiles = Vec::new();
         for (i, item) in items.into_iter().enumerate() {
-            let name = |p: &ModelProfile| if p.name.is_empty() { format!("profile {i}") } else { format!("profile {i} ('{}')", p.name) };
-            let p: ModelProfile = serde_json::from_value(item.unwrap_or_default()).map_err(|e| {
-                Error::new(ErrorKind::InvalidJson, format!("model profile {i}: {e}"))
-            })?;
+            let name = |p: &ModelProfile| {
+                if p.name.is_empty() {
+                    format!("profile {i}")
+                } else {
+                    format!("profile {i} ('{}')", p.name)
+                }
+            };
+            let p: ModelProfile = serde_json::from_value(item.unwrap_or_default())
+                .map_err(|e| Error::new(ErrorKind::InvalidJson, format!("model profile {i}: {e}")))?;
             validate(&p).map_err(|e| Error::new(e.kind(), format!("{}: {}", name(&p), e.message())))?;
             profiles.push(p);
         }
@@ -307,15 +315,9 @@ fn best_match<'a>(entries: &'a [Entry], name: &str) -> Option<&'a Entry> {
 }
 
 /// Up to `k` of `names` that look like `query`, best first.
-pub(crate) fn close_matches<'a>(
-    query: &str,
-    names: impl Iterator<Item = &'a str>,
-    k: usize,
-) -> Vec<String> {
-    let mut scored: Vec<(f64, &str)> = names
-        .map(|n| (strsim::jaro_winkler(query, n), n))
-        .filter(|(s, _)| *s >= 0.8)
-        .collect();
+pub(crate) fn close_matches<'a>(query: &str, names: impl Iterator<Item = &'a str>, k: usize) -> Vec<String> {
+    let mut scored: Vec<(f64, &str)> =
+        names.map(|n| (strsim::jaro_winkler(query, n), n)).filter(|(s, _)| *s >= 0.8).collect();
     scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(b.1)));
     scored.dedup_by(|a, b| a.1 == b.1);
     scored.into_iter().take(k).map(|(_, n)| n.to_owned()).collect()
@@ -334,4 +336,3 @@ pub fn select_tokenizer(model: Option<&str>, encoding: Option<&str>) -> Result<c
         (None, None) => crate::Tokenizer::new(crate::Encoding::Cl100kBase),
     }
 }
-

@@ -22,7 +22,9 @@ mod classify;
 
 pub use backoff::{BackoffPolicy, BackoffRequest, RetryDecision, SplitMix64};
 pub use breaker::{BreakerConfig, BreakerSnapshot, BreakerState, Breakers};
-pub use classify::{classify, classify_json, Action, Category, Classification, ClassifyRequest, DelaySource, Provider, Severity};
+pub use classify::{
+    classify, classify_json, Action, Category, Classification, ClassifyRequest, DelaySource, Provider, Severity,
+};
 
 /// Milliseconds since the Unix epoch, from the system clock. A convenience
 /// for callers that have no clock of their own; nothing else in the core

@@ -6,10 +6,7 @@ use crate::{Error, ErrorKind, Result};
 /// Borrows `bytes` as UTF-8 text or says where the first invalid byte is.
 pub fn utf8<'a>(what: &str, bytes: &'a [u8]) -> Result<&'a str> {
     std::str::from_utf8(bytes).map_err(|e| {
-        Error::new(
-            ErrorKind::InvalidUtf8,
-            format!("{what} is not valid UTF-8 at byte offset {}", e.valid_up_to()),
-        )
+        Error::new(ErrorKind::InvalidUtf8, format!("{what} is not valid UTF-8 at byte offset {}", e.valid_up_to()))
     })
 }
 

@@ -22,7 +22,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::chat::Tool;
-use crate::limits::{self, MAX_KEY_BYTES, MAX_TOOLSET_AGENTS, MAX_TOOLS};
+use crate::limits::{self, MAX_KEY_BYTES, MAX_TOOLS, MAX_TOOLSET_AGENTS};
 use crate::window::Accountant;
 use crate::{Error, ErrorKind, ModelRegistry, Result};
 
@@ -122,7 +122,10 @@ impl ToolRegistry {
         for (i, raw) in tools.into_iter().enumerate() {
             let t = parse_tool(raw, i)?;
             if let Some(&first) = reg.index.get(&t.name) {
-                return Err(Error::invalid_argument(format!("tools[{i}]: tool '{}' is already defined at tools[{first}]", t.name)));
+                return Err(Error::invalid_argument(format!(
+                    "tools[{i}]: tool '{}' is already defined at tools[{first}]",
+                    t.name
+                )));
             }
             reg.index.insert(t.name.clone(), i);
             reg.tools.push(t);
@@ -153,7 +156,10 @@ impl ToolRegistry {
                 None => self.index.get(e.as_str()).copied().into_iter().collect(),
             };
             if matched.is_empty() {
-                return Err(Error::invalid_argument(format!("allowlist of '{agent}': '{e}' matches no tool{}", self.suggest(e))));
+                return Err(Error::invalid_argument(format!(
+                    "allowlist of '{agent}': '{e}' matches no tool{}",
+                    self.suggest(e)
+                )));
             }
             for i in matched {
                 chosen[i] = true;
@@ -183,7 +189,10 @@ impl ToolRegistry {
     /// `InvalidArgument` (an agent gets no tools by accident, never all).
     pub fn tools_for(&self, agent: &str) -> Result<Vec<&Tool>> {
         let list = self.allow.get(agent).ok_or_else(|| {
-            Error::invalid_argument(format!("agent '{agent}' has no allowlist; known agents: {}", self.agents().join(", ")))
+            Error::invalid_argument(format!(
+                "agent '{agent}' has no allowlist; known agents: {}",
+                self.agents().join(", ")
+            ))
         })?;
         Ok(list.iter().map(|&i| &self.tools[i]).collect())
     }

@@ -356,7 +356,9 @@ impl Tracer {
     /// [`MAX_OPEN_SPANS`] open spans, a tool beyond [`MAX_TRACE_TOOLS`]).
     pub fn start(&self, tool: &str, info: SpanInfo, input_bytes: u64, now_us: u64) -> Result<u64> {
         check_id("tool name", tool)?;
-        for (what, v) in [("agent_id", &info.agent_id), ("workflow_id", &info.workflow_id), ("tool_call_id", &info.tool_call_id)] {
+        for (what, v) in
+            [("agent_id", &info.agent_id), ("workflow_id", &info.workflow_id), ("tool_call_id", &info.tool_call_id)]
+        {
             if let Some(v) = v {
                 check_id(what, v)?;
             }
@@ -367,13 +369,19 @@ impl Tracer {
         let timeout_ms = info.timeout_ms.unwrap_or_else(|| self.timeout_ms(tool));
         let mut st = self.state.lock();
         if st.open.len() >= MAX_OPEN_SPANS {
-            return Err(Error::new(ErrorKind::LimitExceeded, format!("tracer has {MAX_OPEN_SPANS} open spans; the limit is {MAX_OPEN_SPANS} (end or expire some)")));
+            return Err(Error::new(
+                ErrorKind::LimitExceeded,
+                format!("tracer has {MAX_OPEN_SPANS} open spans; the limit is {MAX_OPEN_SPANS} (end or expire some)"),
+            ));
         }
         let key: Arc<str> = match st.tools.get_key_value(tool) {
             Some((k, _)) => k.clone(),
             None => {
                 if st.tools.len() >= MAX_TRACE_TOOLS {
-                    return Err(Error::new(ErrorKind::LimitExceeded, format!("tracer already tracks {MAX_TRACE_TOOLS} tools; the limit is {MAX_TRACE_TOOLS}")));
+                    return Err(Error::new(
+                        ErrorKind::LimitExceeded,
+                        format!("tracer already tracks {MAX_TRACE_TOOLS} tools; the limit is {MAX_TRACE_TOOLS}"),
+                    ));
                 }
                 let k: Arc<str> = Arc::from(tool);
                 st.tools.insert(k.clone(), ToolStats::default());
@@ -394,10 +402,9 @@ impl Tracer {
     /// not open (never started, already ended or expired).
     pub fn end(&self, id: u64, outcome: Outcome, output_bytes: u64, error: Option<&str>, now_us: u64) -> Result<()> {
         let mut st = self.state.lock();
-        let span = st
-            .open
-            .remove(&id)
-            .ok_or_else(|| Error::invalid_argument(format!("span {id} is not open (never started, already ended, or expired)")))?;
+        let span = st.open.remove(&id).ok_or_else(|| {
+            Error::invalid_argument(format!("span {id} is not open (never started, already ended, or expired)"))
+        })?;
         st.finish(id, span, outcome, output_bytes, error.map(cut), now_us, self.config.ring_size);
         Ok(())
     }
@@ -479,7 +486,16 @@ fn overdue_view(id: u64, s: &OpenSpan, now_us: u64) -> OverdueSpan {
 
 impl State {
     #[allow(clippy::too_many_arguments)]
-    fn finish(&mut self, id: u64, span: OpenSpan, outcome: Outcome, output_bytes: u64, error: Option<String>, now_us: u64, ring_size: usize) {
+    fn finish(
+        &mut self,
+        id: u64,
+        span: OpenSpan,
+        outcome: Outcome,
+        output_bytes: u64,
+        error: Option<String>,
+        now_us: u64,
+        ring_size: usize,
+    ) {
         let duration = now_us.saturating_sub(span.started_us);
         self.ended += 1;
         if let Some(stats) = self.tools.get_mut(&span.tool) {
@@ -529,7 +545,9 @@ impl ToolStats {
     fn metrics(&self, tool: &str) -> ToolMetrics {
         let h = &self.hist;
         let duration_us = match (h.min(), h.max(), h.mean(), h.quantile(0.5), h.quantile(0.95), h.quantile(0.99)) {
-            (Some(min), Some(max), Some(mean), Some(p50), Some(p95), Some(p99)) => Some(Durations { min, max, mean, p50, p95, p99 }),
+            (Some(min), Some(max), Some(mean), Some(p50), Some(p95), Some(p99)) => {
+                Some(Durations { min, max, mean, p50, p95, p99 })
+            }
             _ => None,
         };
         ToolMetrics {

@@ -127,7 +127,11 @@ fn regression_numbers_in_host_data_survive_a_round_trip() {
 fn regression_duplicate_call_ids_never_yield_an_orphaned_call() {
     use ctxkit::chat::Conversation;
     use ctxkit::window::{fit_json, validate, IssueKind};
-    let call = |id: &str| format!(r#"{{"role":"assistant","content":null,"tool_calls":[{{"id":"{id}","type":"function","function":{{"name":"run","arguments":"{{}}"}}}}]}}"#);
+    let call = |id: &str| {
+        format!(
+            r#"{{"role":"assistant","content":null,"tool_calls":[{{"id":"{id}","type":"function","function":{{"name":"run","arguments":"{{}}"}}}}]}}"#
+        )
+    };
     let input = format!(
         r#"{{"messages":[{{"role":"system","content":"sys"}},{{"role":"user","content":"{}"}},{},{{"role":"tool","tool_call_id":"c2","content":"{}"}},{{"role":"user","content":"next"}},{},{{"role":"user","content":"latest"}}]}}"#,
         "start ".repeat(100),
@@ -135,19 +139,27 @@ fn regression_duplicate_call_ids_never_yield_an_orphaned_call() {
         "out ".repeat(300),
         call("c2"),
     );
-    let kinds = |json: &str| validate(&Conversation::parse(json, None).unwrap()).into_iter().map(|i| (i.kind, i.index)).collect::<Vec<_>>();
+    let kinds = |json: &str| {
+        validate(&Conversation::parse(json, None).unwrap()).into_iter().map(|i| (i.kind, i.index)).collect::<Vec<_>>()
+    };
     // The second call (message 5) is the unanswered one.
     assert_eq!(kinds(&input), [(IssueKind::DuplicateCallId, 5), (IssueKind::OrphanedCall, 5)]);
     for options in [r#"{"model":"gpt-4o","max_tokens":200,"policy":{"strategy":"recency"}}"#, r#"{"model":"gpt-4o"}"#] {
         let (out, report) = fit_json(&input, options).unwrap();
         let issues = kinds(&out);
         assert!(issues.iter().all(|(k, _)| *k == IssueKind::DuplicateCallId), "{options}: {issues:?}\n{out}");
-        let synthesized: Vec<_> = report.changes.iter().filter(|c| c.action == ctxkit::window::Action::SynthesizedResult).collect();
+        let synthesized: Vec<_> =
+            report.changes.iter().filter(|c| c.action == ctxkit::window::Action::SynthesizedResult).collect();
         assert_eq!(synthesized.len(), 1, "{options}: {:?}", report.changes);
         assert_eq!((synthesized[0].index, synthesized[0].id.as_deref()), (5, Some("c2")));
     }
     // Dropping the first turn keeps the second call with its synthetic result.
     let (out, _) = fit_json(&input, r#"{"model":"gpt-4o","max_tokens":200,"policy":{"strategy":"recency"}}"#).unwrap();
     assert!(!out.contains("out out"), "the first turn was dropped: {out}");
-    assert!(out.contains(r#"{"role":"tool","tool_call_id":"c2","content":"Tool call was interrupted before it returned."}"#), "{out}");
+    assert!(
+        out.contains(
+            r#"{"role":"tool","tool_call_id":"c2","content":"Tool call was interrupted before it returned."}"#
+        ),
+        "{out}"
+    );
 }

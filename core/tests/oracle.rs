@@ -24,19 +24,21 @@ fn oracle(e: Encoding) -> &'static CoreBPE {
 }
 
 const WHITESPACE: &[&str] = &[
-    " ", "  ", "   ", "\t", "\n", "\n\n", "\r\n", "\r", " \n", "\u{a0}", "\u{2003}", "\u{3000}",
-    "\u{200b}", "\u{85}", "\u{2028}", "\u{feff}", "\u{b}", "\u{c}", " \t ",
+    " ", "  ", "   ", "\t", "\n", "\n\n", "\r\n", "\r", " \n", "\u{a0}", "\u{2003}", "\u{3000}", "\u{200b}", "\u{85}",
+    "\u{2028}", "\u{feff}", "\u{b}", "\u{c}", " \t ",
 ];
-const CONTRACTIONS: &[&str] = &["'s", "'S", "'t", "'T", "'re", "'RE", "'Re", "'ve", "'VE", "'vE", "'m", "'M", "'ll", "'LL", "'lL", "'d", "'D", "'ſ", "'ſt", "'Ll"];
-const EMOJI: &[&str] = &[
-    "👨‍👩‍👧‍👦", "🏳️‍🌈", "👍🏽", "🇺🇸", "🇯🇵", "❤️", "🧑‍💻", "😀", "🤖", "✨", "👩🏿‍🔬", "🫠", "#️⃣",
+const CONTRACTIONS: &[&str] = &[
+    "'s", "'S", "'t", "'T", "'re", "'RE", "'Re", "'ve", "'VE", "'vE", "'m", "'M", "'ll", "'LL", "'lL", "'d", "'D",
+    "'ſ", "'ſt", "'Ll",
 ];
-const SPECIALS: &[&str] = &["<|endoftext|>", "<|fim_prefix|>", "<|endofprompt|>", "<|fim_middle|>", "<|", "|>", "<|endoftext"];
+const EMOJI: &[&str] = &["👨‍👩‍👧‍👦", "🏳️‍🌈", "👍🏽", "🇺🇸", "🇯🇵", "❤️", "🧑‍💻", "😀", "🤖", "✨", "👩🏿‍🔬", "🫠", "#️⃣"];
+const SPECIALS: &[&str] =
+    &["<|endoftext|>", "<|fim_prefix|>", "<|endofprompt|>", "<|fim_middle|>", "<|", "|>", "<|endoftext"];
 
 fn script_char() -> impl Strategy<Value = char> {
     prop_oneof![
-        (0x4e00u32..0x9fff).prop_map(|c| char::from_u32(c).unwrap()),  // CJK
-        (0xac00u32..0xd7a3).prop_map(|c| char::from_u32(c).unwrap()),  // Hangul
+        (0x4e00u32..0x9fff).prop_map(|c| char::from_u32(c).unwrap()), // CJK
+        (0xac00u32..0xd7a3).prop_map(|c| char::from_u32(c).unwrap()), // Hangul
         (0x0600u32..0x06ff).prop_filter_map("arabic", char::from_u32), // Arabic
         (0x05d0u32..0x05ea).prop_filter_map("hebrew", char::from_u32),
         (0x0900u32..0x097f).prop_filter_map("devanagari", char::from_u32),
@@ -82,8 +84,7 @@ fn long_piece() -> impl Strategy<Value = String> {
         "[a-z]{200,3000}",
         "[A-Za-z0-9+/]{200,3000}={0,2}",
         "[0-9]{200,2000}",
-        (proptest::sample::select(WHITESPACE), 50usize..2000, "[a-z]?")
-            .prop_map(|(w, n, t)| w.repeat(n) + &t),
+        (proptest::sample::select(WHITESPACE), 50usize..2000, "[a-z]?").prop_map(|(w, n, t)| w.repeat(n) + &t),
         proptest::collection::vec(script_char(), 100..1500).prop_map(|v| v.into_iter().collect()),
         ("[!-/]", 100usize..3000).prop_map(|(c, n)| c.repeat(n)),
     ]

@@ -20,9 +20,7 @@ const BLOCKS: usize = 0x110000 / BLOCK;
 fn class_ranges(pattern: &str) -> Vec<(u32, u32)> {
     let hir = regex_syntax::ParserBuilder::new().build().parse(pattern).unwrap();
     match hir.kind() {
-        HirKind::Class(Class::Unicode(c)) => {
-            c.ranges().iter().map(|r| (r.start() as u32, r.end() as u32)).collect()
-        }
+        HirKind::Class(Class::Unicode(c)) => c.ranges().iter().map(|r| (r.start() as u32, r.end() as u32)).collect(),
         other => panic!("{pattern} parsed to {other:?}"),
     }
 }

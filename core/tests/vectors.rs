@@ -69,7 +69,8 @@ fn run_agents(op: &str, input: &Value, expected: &Value) -> Result<(), String> {
     let got = match op {
         "classify" => {
             if let Some(path) = input["fixture"].as_str() {
-                let on_disk = std::fs::read_to_string(vectors_dir().join("../..").join(path)).map_err(|e| format!("{path}: {e}"))?;
+                let on_disk = std::fs::read_to_string(vectors_dir().join("../..").join(path))
+                    .map_err(|e| format!("{path}: {e}"))?;
                 if on_disk != input["body"].as_str().unwrap_or("") {
                     return Err(format!("{path} differs from the vector's body; rerun gen_recovery_vectors.py"));
                 }
@@ -84,9 +85,15 @@ fn run_agents(op: &str, input: &Value, expected: &Value) -> Result<(), String> {
                 .filter(|(k, v)| got.get(k.as_str()) != Some(v))
                 .map(|(k, v)| format!("{k}: expected {v}, got {}", got.get(k.as_str()).unwrap_or(&Value::Null)))
                 .collect();
-            return if mismatched.is_empty() { Ok(()) } else { Err(format!("{}\n     full output {got}", mismatched.join("; "))) };
+            return if mismatched.is_empty() {
+                Ok(())
+            } else {
+                Err(format!("{}\n     full output {got}", mismatched.join("; ")))
+            };
         }
-        "backoff" => BackoffPolicy::decide_json(&input.to_string()).map_or_else(err, |d| serde_json::to_value(d).unwrap()),
+        "backoff" => {
+            BackoffPolicy::decide_json(&input.to_string()).map_or_else(err, |d| serde_json::to_value(d).unwrap())
+        }
         "breaker" => {
             let config: BreakerConfig = serde_json::from_value(input["config"].clone()).map_err(|e| e.to_string())?;
             let b = Breakers::new(config).map_err(|e| e.to_string())?;
@@ -95,7 +102,9 @@ fn run_agents(op: &str, input: &Value, expected: &Value) -> Result<(), String> {
                 let (what, at) = (op[0].as_str().unwrap(), op[1].as_u64().unwrap());
                 results.push(match what {
                     "allow" => serde_json::json!(b.allow("k", at).map_err(|e| e.to_string())?),
-                    "success" | "failure" => serde_json::to_value(b.record("k", what == "success", at).map_err(|e| e.to_string())?).unwrap(),
+                    "success" | "failure" => {
+                        serde_json::to_value(b.record("k", what == "success", at).map_err(|e| e.to_string())?).unwrap()
+                    }
                     "state" => serde_json::to_value(b.snapshot("k", at).map_err(|e| e.to_string())?.state).unwrap(),
                     other => return Err(format!("unknown breaker op {other}")),
                 });
@@ -116,7 +125,9 @@ fn run_agents(op: &str, input: &Value, expected: &Value) -> Result<(), String> {
         "toolset" => {
             let req = input["request"].to_string();
             match input["select"].as_str() {
-                Some(agent) => ctxkit::toolset::select_json(&req, agent).map_or_else(err, |v| serde_json::json!({ "selected": v })),
+                Some(agent) => {
+                    ctxkit::toolset::select_json(&req, agent).map_or_else(err, |v| serde_json::json!({ "selected": v }))
+                }
                 None => ctxkit::toolset::report_json(&ModelRegistry::builtin(), &req).map_or_else(err, |r| {
                     let agents: serde_json::Map<String, Value> =
                         r.agents.iter().map(|a| (a.agent.clone(), serde_json::json!(a.tools))).collect();
@@ -126,7 +137,11 @@ fn run_agents(op: &str, input: &Value, expected: &Value) -> Result<(), String> {
         }
         other => return Err(format!("unknown op {other:?}")),
     };
-    if &got == expected { Ok(()) } else { Err(format!("expected {expected}\n     got {got}")) }
+    if &got == expected {
+        Ok(())
+    } else {
+        Err(format!("expected {expected}\n     got {got}"))
+    }
 }
 
 /// Replays a trace vector's events on a fresh tracer; returns the view the
@@ -173,7 +188,9 @@ fn run_trace(input: &Value) -> Result<Value, String> {
         tools.insert(m.tool.clone(), v);
     }
     let recent: Vec<Value> = t.recent().iter().map(|r| serde_json::json!([r.tool, r.outcome, r.count])).collect();
-    Ok(serde_json::json!({ "tools": tools, "recent": recent, "interrupted": interrupted, "event_errors": event_errors }))
+    Ok(
+        serde_json::json!({ "tools": tools, "recent": recent, "interrupted": interrupted, "event_errors": event_errors }),
+    )
 }
 
 /// Runs one vector; returns a description of the mismatch, if any.
@@ -256,7 +273,8 @@ fn bless_window_vectors() {
     if std::env::var_os("CTXKIT_BLESS").is_none() {
         return;
     }
-    let cases: Value = serde_json::from_str(&std::fs::read_to_string(vectors_dir().join("window.cases.json")).unwrap()).unwrap();
+    let cases: Value =
+        serde_json::from_str(&std::fs::read_to_string(vectors_dir().join("window.cases.json")).unwrap()).unwrap();
     let mut out = Vec::new();
     for c in cases["cases"].as_array().unwrap() {
         let got = match run_window(c["op"].as_str().unwrap(), &c["input"]) {

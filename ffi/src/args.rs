@@ -49,7 +49,12 @@ pub(crate) unsafe fn text<'a>(ptr: *const u8, len: usize, what: &str, limit: usi
 ///
 /// # Safety
 /// As for [`slice`].
-pub(crate) unsafe fn opt_text<'a>(ptr: *const u8, len: usize, what: &str, limit: usize) -> Result<Option<&'a str>, FfiError> {
+pub(crate) unsafe fn opt_text<'a>(
+    ptr: *const u8,
+    len: usize,
+    what: &str,
+    limit: usize,
+) -> Result<Option<&'a str>, FfiError> {
     // SAFETY: forwarded contract.
     let t = unsafe { text(ptr, len, what, limit) }?;
     Ok((!t.is_empty()).then_some(t))

@@ -92,9 +92,8 @@ pub unsafe extern "C" fn ctxkit_callstack_enter(
     guard("ctxkit_callstack_enter", err, || {
         let dst = out(out_stack, "out_stack")?;
         // SAFETY: per the contract above.
-        let (s, agent) = unsafe {
-            (args::handle(stack, "stack")?, args::text(agent, agent_len, "agent", MAX_AGENT_NAME_BYTES)?)
-        };
+        let (s, agent) =
+            unsafe { (args::handle(stack, "stack")?, args::text(agent, agent_len, "agent", MAX_AGENT_NAME_BYTES)?) };
         dst.write(boxed(s.inner.enter(agent)?));
         Ok(())
     })

@@ -75,10 +75,7 @@ pub unsafe extern "C" fn ctxkit_error_code(err: *const ctxkit_error) -> ctxkit_s
 /// # Safety
 /// `err` is NULL or a live error; `out_len` is NULL or valid for a write.
 #[no_mangle]
-pub unsafe extern "C" fn ctxkit_error_message(
-    err: *const ctxkit_error,
-    out_len: *mut usize,
-) -> *const c_char {
+pub unsafe extern "C" fn ctxkit_error_message(err: *const ctxkit_error, out_len: *mut usize) -> *const c_char {
     crate::boundary::guard_value("ctxkit_error_message", std::ptr::null(), || {
         // SAFETY: per the contract above.
         let e = unsafe { err.as_ref() };

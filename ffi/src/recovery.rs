@@ -58,9 +58,11 @@ pub unsafe extern "C" fn ctxkit_recovery_classify(
                 args::opt_text(headers_json, headers_json_len, "headers_json", MAX_JSON_BYTES)?,
             )
         };
-        let status = u16::try_from(status).map_err(|_| FfiError::invalid(format!("status {status} is not an HTTP status")))?;
+        let status =
+            u16::try_from(status).map_err(|_| FfiError::invalid(format!("status {status} is not an HTTP status")))?;
         let provider = Provider::from_name(provider)?;
-        let headers: BTreeMap<String, String> = headers.map(|h| json::parse("headers_json", h)).transpose()?.unwrap_or_default();
+        let headers: BTreeMap<String, String> =
+            headers.map(|h| json::parse("headers_json", h)).transpose()?.unwrap_or_default();
         let pairs: Vec<(&str, &str)> = headers.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
         dst.write(json_string(&classify(provider, status, body, &pairs)?)?);
         Ok(())
@@ -175,7 +177,13 @@ pub unsafe extern "C" fn ctxkit_breaker_allow(
 
 /// # Safety
 /// As for the exported callers.
-unsafe fn record(breaker: *const ctxkit_breaker, key: *const u8, key_len: usize, success: bool, now_ms: u64) -> Result<(), FfiError> {
+unsafe fn record(
+    breaker: *const ctxkit_breaker,
+    key: *const u8,
+    key_len: usize,
+    success: bool,
+    now_ms: u64,
+) -> Result<(), FfiError> {
     // SAFETY: forwarded contract.
     let (b, key) = unsafe { (args::handle(breaker, "breaker")?, args::text(key, key_len, "key", MAX_KEY_BYTES)?) };
     b.inner.record(key, success, now_ms)?;

@@ -93,7 +93,8 @@ pub unsafe extern "C" fn ctxkit_registry_register(
     guard("ctxkit_registry_register", err, || {
         let dst = out(out_registered, "out_registered")?;
         // SAFETY: per the contract above.
-        let (r, text) = unsafe { (args::handle(registry, "registry")?, args::text(json, json_len, "json", MAX_JSON_BYTES)?) };
+        let (r, text) =
+            unsafe { (args::handle(registry, "registry")?, args::text(json, json_len, "json", MAX_JSON_BYTES)?) };
         dst.write(r.inner.register_json(text)?);
         Ok(())
     })

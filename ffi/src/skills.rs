@@ -129,7 +129,8 @@ pub unsafe extern "C" fn ctxkit_skills_body(
     guard("ctxkit_skills_body", err, || {
         let dst = out(out_json, "out_json")?;
         // SAFETY: per the contract above.
-        let (s, name) = unsafe { (args::handle(skills, "skills")?, args::text(name, name_len, "name", MAX_JSON_BYTES)?) };
+        let (s, name) =
+            unsafe { (args::handle(skills, "skills")?, args::text(name, name_len, "name", MAX_JSON_BYTES)?) };
         let body = s.inner.body(name)?;
         dst.write(json_string(&*body)?);
         Ok(())
@@ -162,7 +163,10 @@ pub unsafe extern "C" fn ctxkit_skills_render_index(
         let dst = out(out_json, "out_json")?;
         // SAFETY: per the contract above.
         let (s, options) = unsafe {
-            (args::handle(skills, "skills")?, args::opt_text(options_json, options_json_len, "options_json", MAX_JSON_BYTES)?)
+            (
+                args::handle(skills, "skills")?,
+                args::opt_text(options_json, options_json_len, "options_json", MAX_JSON_BYTES)?,
+            )
         };
         let options: IndexOptions = options.map(|o| json::parse("options_json", o)).transpose()?.unwrap_or_default();
         dst.write(json_string(&s.inner.render_index(&options)?)?);

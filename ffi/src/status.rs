@@ -105,11 +105,26 @@ pub extern "C" fn ctxkit_status_name(status: u32) -> *const std::ffi::c_char {
 
 pub(crate) fn from_u32(v: u32) -> Option<ctxkit_status> {
     use ctxkit_status::*;
-    [Ok, NullArgument, InvalidUtf8, InvalidArgument, InvalidJson, LimitExceeded, UnknownEncoding,
-        UnknownModel, UnknownToken, Panic, Internal, DoesNotFit, Io, UnsafePath, CycleDetected,
-        DepthExceeded]
-        .into_iter()
-        .find(|s| *s as u32 == v)
+    [
+        Ok,
+        NullArgument,
+        InvalidUtf8,
+        InvalidArgument,
+        InvalidJson,
+        LimitExceeded,
+        UnknownEncoding,
+        UnknownModel,
+        UnknownToken,
+        Panic,
+        Internal,
+        DoesNotFit,
+        Io,
+        UnsafePath,
+        CycleDetected,
+        DepthExceeded,
+    ]
+    .into_iter()
+    .find(|s| *s as u32 == v)
 }
 
 #[cfg(test)]

@@ -3,7 +3,7 @@
 //! Every `ctxkit_tokenizer` is immutable after creation and may be used from
 //! any number of threads at once without locking.
 
-use ctxkit_core::limits::{MAX_TEXT_BYTES, MAX_JSON_BYTES};
+use ctxkit_core::limits::{MAX_JSON_BYTES, MAX_TEXT_BYTES};
 use ctxkit_core::{DecodeMode, Encoding, SpecialTokens, Tokenizer, TruncateSide};
 
 use crate::args::{self, out};
@@ -48,11 +48,7 @@ fn special_from_flags(flags: u32) -> Result<SpecialTokens, FfiError> {
     if flags & !CTXKIT_TOKENIZER_RECOGNIZE_SPECIAL != 0 {
         return Err(FfiError::invalid(format!("unknown flag bits {:#x}", flags & !CTXKIT_TOKENIZER_RECOGNIZE_SPECIAL)));
     }
-    Ok(if flags & CTXKIT_TOKENIZER_RECOGNIZE_SPECIAL != 0 {
-        SpecialTokens::Recognize
-    } else {
-        SpecialTokens::Ordinary
-    })
+    Ok(if flags & CTXKIT_TOKENIZER_RECOGNIZE_SPECIAL != 0 { SpecialTokens::Recognize } else { SpecialTokens::Ordinary })
 }
 
 fn boxed(t: ctxkit_tokenizer) -> *mut ctxkit_tokenizer {
@@ -207,7 +203,8 @@ pub unsafe extern "C" fn ctxkit_tokenizer_count(
     guard("ctxkit_tokenizer_count", err, || {
         let dst = out(out_count, "out_count")?;
         // SAFETY: per the contract above.
-        let (t, text) = unsafe { (args::handle(tokenizer, "tokenizer")?, args::text(text, text_len, "text", MAX_TEXT_BYTES)?) };
+        let (t, text) =
+            unsafe { (args::handle(tokenizer, "tokenizer")?, args::text(text, text_len, "text", MAX_TEXT_BYTES)?) };
         dst.write(t.inner.count(text)?);
         Ok(())
     })
@@ -235,7 +232,8 @@ pub unsafe extern "C" fn ctxkit_tokenizer_count_until_limit(
         let dst_count = out(out_count, "out_count")?;
         let dst_exceeded = out(out_exceeded, "out_exceeded")?;
         // SAFETY: per the contract above.
-        let (t, text) = unsafe { (args::handle(tokenizer, "tokenizer")?, args::text(text, text_len, "text", MAX_TEXT_BYTES)?) };
+        let (t, text) =
+            unsafe { (args::handle(tokenizer, "tokenizer")?, args::text(text, text_len, "text", MAX_TEXT_BYTES)?) };
         let r = t.inner.count_until_limit(text, limit)?;
         dst_count.write(r.tokens);
         dst_exceeded.write(r.exceeded);
@@ -259,7 +257,8 @@ pub unsafe extern "C" fn ctxkit_tokenizer_encode(
     guard("ctxkit_tokenizer_encode", err, || {
         let dst = out(out_tokens, "out_tokens")?;
         // SAFETY: per the contract above.
-        let (t, text) = unsafe { (args::handle(tokenizer, "tokenizer")?, args::text(text, text_len, "text", MAX_TEXT_BYTES)?) };
+        let (t, text) =
+            unsafe { (args::handle(tokenizer, "tokenizer")?, args::text(text, text_len, "text", MAX_TEXT_BYTES)?) };
         dst.write(ctxkit_tokens::from_vec(t.inner.encode(text)?));
         Ok(())
     })
@@ -377,7 +376,10 @@ pub unsafe extern "C" fn ctxkit_assemble(
         let dst = out(out_json, "out_json")?;
         // SAFETY: per the contract above.
         let (t, text) = unsafe {
-            (args::handle(tokenizer, "tokenizer")?, args::text(request_json, request_json_len, "request_json", MAX_JSON_BYTES)?)
+            (
+                args::handle(tokenizer, "tokenizer")?,
+                args::text(request_json, request_json_len, "request_json", MAX_JSON_BYTES)?,
+            )
         };
         dst.write(ctxkit_string::from_string(ctxkit_core::assemble::assemble_json(text, &t.inner)?));
         Ok(())

@@ -156,7 +156,8 @@ pub unsafe extern "C" fn ctxkit_tracer_end(
             o => return Err(FfiError::invalid(format!("outcome {o} is not a ctxkit_span_outcome"))),
         };
         // SAFETY: per the contract above.
-        let (t, error) = unsafe { (args::handle(tracer, "tracer")?, args::opt_text(error, error_len, "error", MAX_JSON_BYTES)?) };
+        let (t, error) =
+            unsafe { (args::handle(tracer, "tracer")?, args::opt_text(error, error_len, "error", MAX_JSON_BYTES)?) };
         t.inner.end(span_id, outcome, output_bytes, error, now_us)?;
         Ok(())
     })

@@ -4,11 +4,11 @@
 //! handle are serialized.
 
 use ctxkit_core::chat::Conversation;
+use ctxkit_core::json;
 use ctxkit_core::limits::MAX_JSON_BYTES;
 use ctxkit_core::window::{fit_json, Budget, Policy, Window};
-use ctxkit_core::json;
-use serde::Serialize;
 use parking_lot::Mutex;
+use serde::Serialize;
 
 use crate::args::{self, out};
 use crate::boundary::guard;
@@ -100,7 +100,10 @@ pub unsafe extern "C" fn ctxkit_window_load(
     guard("ctxkit_window_load", err, || {
         // SAFETY: per the contract above.
         let (w, text) = unsafe {
-            (args::handle(window, "window")?, args::text(conversation_json, conversation_json_len, "conversation_json", MAX_JSON_BYTES)?)
+            (
+                args::handle(window, "window")?,
+                args::text(conversation_json, conversation_json_len, "conversation_json", MAX_JSON_BYTES)?,
+            )
         };
         let c = Conversation::parse(text, None)?;
         w.inner.lock().load(c)?;
@@ -125,7 +128,12 @@ pub unsafe extern "C" fn ctxkit_window_push(
     guard("ctxkit_window_push", err, || {
         let dst = out(out_tokens, "out_tokens")?;
         // SAFETY: per the contract above.
-        let (w, text) = unsafe { (args::handle(window, "window")?, args::text(message_json, message_json_len, "message_json", MAX_JSON_BYTES)?) };
+        let (w, text) = unsafe {
+            (
+                args::handle(window, "window")?,
+                args::text(message_json, message_json_len, "message_json", MAX_JSON_BYTES)?,
+            )
+        };
         dst.write(w.inner.lock().push_json(text)?);
         Ok(())
     })
@@ -151,7 +159,10 @@ pub unsafe extern "C" fn ctxkit_window_preflight(
         let dst = out(out_json, "out_json")?;
         // SAFETY: per the contract above.
         let (w, input) = unsafe {
-            (args::handle(window, "window")?, args::opt_text(new_input_json, new_input_json_len, "new_input_json", MAX_JSON_BYTES)?)
+            (
+                args::handle(window, "window")?,
+                args::opt_text(new_input_json, new_input_json_len, "new_input_json", MAX_JSON_BYTES)?,
+            )
         };
         let w = w.inner.lock();
         let message = input.map(|t| w.conversation().parse_message(t)).transpose()?;
@@ -201,7 +212,10 @@ pub unsafe extern "C" fn ctxkit_window_repair(
         let dst = out(out_json, "out_json")?;
         // SAFETY: per the contract above.
         let (w, text) = unsafe {
-            (args::handle(window, "window")?, args::opt_text(synthetic_result, synthetic_result_len, "synthetic_result", MAX_JSON_BYTES)?)
+            (
+                args::handle(window, "window")?,
+                args::opt_text(synthetic_result, synthetic_result_len, "synthetic_result", MAX_JSON_BYTES)?,
+            )
         };
         dst.write(json_string(&w.inner.lock().repair(text)?)?);
         Ok(())
@@ -253,7 +267,10 @@ pub unsafe extern "C" fn ctxkit_window_compact(
         let dst = out(out_json, "out_json")?;
         // SAFETY: per the contract above.
         let (w, policy) = unsafe {
-            (args::handle(window, "window")?, args::opt_text(policy_json, policy_json_len, "policy_json", MAX_JSON_BYTES)?)
+            (
+                args::handle(window, "window")?,
+                args::opt_text(policy_json, policy_json_len, "policy_json", MAX_JSON_BYTES)?,
+            )
         };
         let policy: Policy = policy.map(|p| json::parse("policy_json", p)).transpose()?.unwrap_or_default();
         dst.write(json_string(&w.inner.lock().compact(&policy)?)?);

@@ -40,58 +40,170 @@ fn calls() -> Vec<(&'static str, Call)> {
         ("ctxkit_callstack_from_json", Call::Status(|err| unsafe { ctxkit_callstack_from_json(z(), z(), z(), err) })),
         ("ctxkit_callstack_enter", Call::Status(|err| unsafe { ctxkit_callstack_enter(z(), z(), z(), z(), err) })),
         ("ctxkit_callstack_to_json", Call::Status(|err| unsafe { ctxkit_callstack_to_json(z(), z(), err) })),
-        ("ctxkit_callstack_free", Call::NoStatus(|| { let _ = unsafe { ctxkit_callstack_free(z()) }; })),
-        ("ctxkit_error_code", Call::NoStatus(|| { let _ = unsafe { ctxkit_error_code(z()) }; })),
-        ("ctxkit_error_message", Call::NoStatus(|| { let _ = unsafe { ctxkit_error_message(z(), z()) }; })),
-        ("ctxkit_error_free", Call::NoStatus(|| { let _ = unsafe { ctxkit_error_free(z()) }; })),
+        (
+            "ctxkit_callstack_free",
+            Call::NoStatus(|| {
+                let _ = unsafe { ctxkit_callstack_free(z()) };
+            }),
+        ),
+        (
+            "ctxkit_error_code",
+            Call::NoStatus(|| {
+                let _ = unsafe { ctxkit_error_code(z()) };
+            }),
+        ),
+        (
+            "ctxkit_error_message",
+            Call::NoStatus(|| {
+                let _ = unsafe { ctxkit_error_message(z(), z()) };
+            }),
+        ),
+        (
+            "ctxkit_error_free",
+            Call::NoStatus(|| {
+                let _ = unsafe { ctxkit_error_free(z()) };
+            }),
+        ),
         ("ctxkit_handoff_validate", Call::Status(|err| unsafe { ctxkit_handoff_validate(z(), z(), z(), err) })),
         ("ctxkit_handoff_render", Call::Status(|err| unsafe { ctxkit_handoff_render(z(), z(), z(), z(), z(), err) })),
         ("ctxkit_handoff_filter", Call::Status(|err| unsafe { ctxkit_handoff_filter(z(), z(), z(), z(), z(), err) })),
-        ("ctxkit_recovery_classify", Call::Status(|err| unsafe { ctxkit_recovery_classify(z(), z(), z(), z(), z(), z(), z(), z(), err) })),
+        (
+            "ctxkit_recovery_classify",
+            Call::Status(|err| unsafe { ctxkit_recovery_classify(z(), z(), z(), z(), z(), z(), z(), z(), err) }),
+        ),
         ("ctxkit_recovery_backoff", Call::Status(|err| unsafe { ctxkit_recovery_backoff(z(), z(), z(), err) })),
         ("ctxkit_breaker_new", Call::Status(|err| unsafe { ctxkit_breaker_new(z(), z(), z(), err) })),
-        ("ctxkit_breaker_free", Call::NoStatus(|| { let _ = unsafe { ctxkit_breaker_free(z()) }; })),
+        (
+            "ctxkit_breaker_free",
+            Call::NoStatus(|| {
+                let _ = unsafe { ctxkit_breaker_free(z()) };
+            }),
+        ),
         ("ctxkit_breaker_allow", Call::Status(|err| unsafe { ctxkit_breaker_allow(z(), z(), z(), z(), z(), err) })),
-        ("ctxkit_breaker_record_success", Call::Status(|err| unsafe { ctxkit_breaker_record_success(z(), z(), z(), z(), err) })),
-        ("ctxkit_breaker_record_failure", Call::Status(|err| unsafe { ctxkit_breaker_record_failure(z(), z(), z(), z(), err) })),
+        (
+            "ctxkit_breaker_record_success",
+            Call::Status(|err| unsafe { ctxkit_breaker_record_success(z(), z(), z(), z(), err) }),
+        ),
+        (
+            "ctxkit_breaker_record_failure",
+            Call::Status(|err| unsafe { ctxkit_breaker_record_failure(z(), z(), z(), z(), err) }),
+        ),
         ("ctxkit_breaker_state", Call::Status(|err| unsafe { ctxkit_breaker_state(z(), z(), z(), z(), z(), err) })),
         ("ctxkit_registry_new", Call::Status(|err| unsafe { ctxkit_registry_new(z(), err) })),
-        ("ctxkit_registry_free", Call::NoStatus(|| { let _ = unsafe { ctxkit_registry_free(z()) }; })),
+        (
+            "ctxkit_registry_free",
+            Call::NoStatus(|| {
+                let _ = unsafe { ctxkit_registry_free(z()) };
+            }),
+        ),
         ("ctxkit_registry_register", Call::Status(|err| unsafe { ctxkit_registry_register(z(), z(), z(), z(), err) })),
-        ("ctxkit_registry_lookup", Call::Status(|err| unsafe { ctxkit_registry_lookup(z(), z(), z(), z(), z(), z(), err) })),
+        (
+            "ctxkit_registry_lookup",
+            Call::Status(|err| unsafe { ctxkit_registry_lookup(z(), z(), z(), z(), z(), z(), err) }),
+        ),
         ("ctxkit_registry_list", Call::Status(|err| unsafe { ctxkit_registry_list(z(), z(), err) })),
         ("ctxkit_skills_open", Call::Status(|err| unsafe { ctxkit_skills_open(z(), z(), z(), z(), z(), err) })),
-        ("ctxkit_skills_free", Call::NoStatus(|| { let _ = unsafe { ctxkit_skills_free(z()) }; })),
+        (
+            "ctxkit_skills_free",
+            Call::NoStatus(|| {
+                let _ = unsafe { ctxkit_skills_free(z()) };
+            }),
+        ),
         ("ctxkit_skills_list", Call::Status(|err| unsafe { ctxkit_skills_list(z(), z(), err) })),
         ("ctxkit_skills_body", Call::Status(|err| unsafe { ctxkit_skills_body(z(), z(), z(), z(), err) })),
-        ("ctxkit_skills_render_index", Call::Status(|err| unsafe { ctxkit_skills_render_index(z(), z(), z(), z(), err) })),
-        ("ctxkit_status_name", Call::NoStatus(|| { let _ = unsafe { ctxkit_status_name(z()) }; })),
-        ("ctxkit_string_free", Call::NoStatus(|| { let _ = unsafe { ctxkit_string_free(z()) }; })),
-        ("ctxkit_tokens_free", Call::NoStatus(|| { let _ = unsafe { ctxkit_tokens_free(z()) }; })),
+        (
+            "ctxkit_skills_render_index",
+            Call::Status(|err| unsafe { ctxkit_skills_render_index(z(), z(), z(), z(), err) }),
+        ),
+        (
+            "ctxkit_status_name",
+            Call::NoStatus(|| {
+                let _ = unsafe { ctxkit_status_name(z()) };
+            }),
+        ),
+        (
+            "ctxkit_string_free",
+            Call::NoStatus(|| {
+                let _ = unsafe { ctxkit_string_free(z()) };
+            }),
+        ),
+        (
+            "ctxkit_tokens_free",
+            Call::NoStatus(|| {
+                let _ = unsafe { ctxkit_tokens_free(z()) };
+            }),
+        ),
         ("ctxkit_tokenizer_new", Call::Status(|err| unsafe { ctxkit_tokenizer_new(z(), z(), z(), z(), err) })),
-        ("ctxkit_tokenizer_new_for_model", Call::Status(|err| unsafe { ctxkit_tokenizer_new_for_model(z(), z(), z(), z(), z(), z(), z(), err) })),
-        ("ctxkit_tokenizer_free", Call::NoStatus(|| { let _ = unsafe { ctxkit_tokenizer_free(z()) }; })),
+        (
+            "ctxkit_tokenizer_new_for_model",
+            Call::Status(|err| unsafe { ctxkit_tokenizer_new_for_model(z(), z(), z(), z(), z(), z(), z(), err) }),
+        ),
+        (
+            "ctxkit_tokenizer_free",
+            Call::NoStatus(|| {
+                let _ = unsafe { ctxkit_tokenizer_free(z()) };
+            }),
+        ),
         ("ctxkit_tokenizer_info", Call::Status(|err| unsafe { ctxkit_tokenizer_info(z(), z(), err) })),
         ("ctxkit_tokenizer_count", Call::Status(|err| unsafe { ctxkit_tokenizer_count(z(), z(), z(), z(), err) })),
-        ("ctxkit_tokenizer_count_until_limit", Call::Status(|err| unsafe { ctxkit_tokenizer_count_until_limit(z(), z(), z(), z(), z(), z(), err) })),
+        (
+            "ctxkit_tokenizer_count_until_limit",
+            Call::Status(|err| unsafe { ctxkit_tokenizer_count_until_limit(z(), z(), z(), z(), z(), z(), err) }),
+        ),
         ("ctxkit_tokenizer_encode", Call::Status(|err| unsafe { ctxkit_tokenizer_encode(z(), z(), z(), z(), err) })),
-        ("ctxkit_tokenizer_decode", Call::Status(|err| unsafe { ctxkit_tokenizer_decode(z(), z(), z(), z(), z(), err) })),
-        ("ctxkit_tokenizer_truncate", Call::Status(|err| unsafe { ctxkit_tokenizer_truncate(z(), z(), z(), z(), z(), z(), z(), z(), z(), z(), err) })),
+        (
+            "ctxkit_tokenizer_decode",
+            Call::Status(|err| unsafe { ctxkit_tokenizer_decode(z(), z(), z(), z(), z(), err) }),
+        ),
+        (
+            "ctxkit_tokenizer_truncate",
+            Call::Status(|err| unsafe {
+                ctxkit_tokenizer_truncate(z(), z(), z(), z(), z(), z(), z(), z(), z(), z(), err)
+            }),
+        ),
         ("ctxkit_assemble", Call::Status(|err| unsafe { ctxkit_assemble(z(), z(), z(), z(), err) })),
         ("ctxkit_toolset_report", Call::Status(|err| unsafe { ctxkit_toolset_report(z(), z(), z(), z(), err) })),
         ("ctxkit_toolset_select", Call::Status(|err| unsafe { ctxkit_toolset_select(z(), z(), z(), z(), z(), err) })),
-        ("ctxkit_clock_now_us", Call::NoStatus(|| { let _ = unsafe { ctxkit_clock_now_us() }; })),
+        (
+            "ctxkit_clock_now_us",
+            Call::NoStatus(|| {
+                let _ = unsafe { ctxkit_clock_now_us() };
+            }),
+        ),
         ("ctxkit_tracer_new", Call::Status(|err| unsafe { ctxkit_tracer_new(z(), z(), z(), err) })),
-        ("ctxkit_tracer_free", Call::NoStatus(|| { let _ = unsafe { ctxkit_tracer_free(z()) }; })),
-        ("ctxkit_tracer_start", Call::Status(|err| unsafe { ctxkit_tracer_start(z(), z(), z(), z(), z(), z(), z(), z(), err) })),
+        (
+            "ctxkit_tracer_free",
+            Call::NoStatus(|| {
+                let _ = unsafe { ctxkit_tracer_free(z()) };
+            }),
+        ),
+        (
+            "ctxkit_tracer_start",
+            Call::Status(|err| unsafe { ctxkit_tracer_start(z(), z(), z(), z(), z(), z(), z(), z(), err) }),
+        ),
         ("ctxkit_tracer_end", Call::Status(|err| unsafe { ctxkit_tracer_end(z(), z(), z(), z(), z(), z(), z(), err) })),
         ("ctxkit_tracer_overdue", Call::Status(|err| unsafe { ctxkit_tracer_overdue(z(), z(), z(), err) })),
         ("ctxkit_tracer_expire", Call::Status(|err| unsafe { ctxkit_tracer_expire(z(), z(), z(), err) })),
         ("ctxkit_tracer_export", Call::Status(|err| unsafe { ctxkit_tracer_export(z(), z(), z(), err) })),
-        ("ctxkit_version", Call::NoBoundary(|| { let _ = ctxkit_version(); })),
-        ("ctxkit_abi_version", Call::NoBoundary(|| { let _ = ctxkit_abi_version(); })),
+        (
+            "ctxkit_version",
+            Call::NoBoundary(|| {
+                let _ = ctxkit_version();
+            }),
+        ),
+        (
+            "ctxkit_abi_version",
+            Call::NoBoundary(|| {
+                let _ = ctxkit_abi_version();
+            }),
+        ),
         ("ctxkit_window_new", Call::Status(|err| unsafe { ctxkit_window_new(z(), z(), z(), z(), z(), z(), err) })),
-        ("ctxkit_window_free", Call::NoStatus(|| { let _ = unsafe { ctxkit_window_free(z()) }; })),
+        (
+            "ctxkit_window_free",
+            Call::NoStatus(|| {
+                let _ = unsafe { ctxkit_window_free(z()) };
+            }),
+        ),
         ("ctxkit_window_load", Call::Status(|err| unsafe { ctxkit_window_load(z(), z(), z(), err) })),
         ("ctxkit_window_push", Call::Status(|err| unsafe { ctxkit_window_push(z(), z(), z(), z(), err) })),
         ("ctxkit_window_preflight", Call::Status(|err| unsafe { ctxkit_window_preflight(z(), z(), z(), z(), err) })),
@@ -99,7 +211,10 @@ fn calls() -> Vec<(&'static str, Call)> {
         ("ctxkit_window_repair", Call::Status(|err| unsafe { ctxkit_window_repair(z(), z(), z(), z(), err) })),
         ("ctxkit_window_conversation", Call::Status(|err| unsafe { ctxkit_window_conversation(z(), z(), err) })),
         ("ctxkit_window_compact", Call::Status(|err| unsafe { ctxkit_window_compact(z(), z(), z(), z(), err) })),
-        ("ctxkit_window_apply_summary", Call::Status(|err| unsafe { ctxkit_window_apply_summary(z(), z(), z(), z(), z(), z(), err) })),
+        (
+            "ctxkit_window_apply_summary",
+            Call::Status(|err| unsafe { ctxkit_window_apply_summary(z(), z(), z(), z(), z(), z(), err) }),
+        ),
         ("ctxkit_fit", Call::Status(|err| unsafe { ctxkit_fit(z(), z(), z(), z(), z(), z(), err) })),
     ]
 }
@@ -176,7 +291,9 @@ fn every_exported_function_turns_an_injected_panic_into_a_status() {
         let fired = inject::fired() - before;
         let outcome = outcome.and_then(|()| match (name, fired) {
             ("ctxkit_version" | "ctxkit_abi_version", 0) => Ok(()),
-            ("ctxkit_version" | "ctxkit_abi_version", n) => Err(format!("{n} injected panics in a boundary-free function")),
+            ("ctxkit_version" | "ctxkit_abi_version", n) => {
+                Err(format!("{n} injected panics in a boundary-free function"))
+            }
             (_, 1) => Ok(()),
             // The boundary names another function, or none was reached.
             (_, n) => Err(format!("injection fired {n} times (does its boundary pass the right name?)")),

@@ -48,7 +48,8 @@ fn take_string(function: &str, mut s: ctxkit_string, json: bool) {
     let text = std::str::from_utf8(bytes).unwrap_or_else(|_| panic!("{function}: output is not UTF-8"));
     assert_eq!(unsafe { *s.ptr.add(s.len) }, 0, "{function}: output not NUL terminated");
     if json {
-        serde_json::from_str::<serde_json::Value>(text).unwrap_or_else(|e| panic!("{function}: output is not JSON: {e}"));
+        serde_json::from_str::<serde_json::Value>(text)
+            .unwrap_or_else(|e| panic!("{function}: output is not JSON: {e}"));
     }
     unsafe { ctxkit_string_free(&mut s) };
     assert!(s.ptr.is_null(), "{function}: string_free did not reset the string");
@@ -85,7 +86,10 @@ impl Handles {
             let enc = b"cl100k_base";
             assert_eq!(ctxkit_tokenizer_new(enc.as_ptr(), enc.len(), 0, &mut h.tokenizer, e), ctxkit_status::Ok);
             let model = b"gpt-4o";
-            assert_eq!(ctxkit_window_new(h.registry, model.as_ptr(), model.len(), null(), 0, &mut h.window, e), ctxkit_status::Ok);
+            assert_eq!(
+                ctxkit_window_new(h.registry, model.as_ptr(), model.len(), null(), 0, &mut h.window, e),
+                ctxkit_status::Ok
+            );
             assert_eq!(ctxkit_breaker_new(null(), 0, &mut h.breaker, e), ctxkit_status::Ok);
             assert_eq!(ctxkit_tracer_new(null(), 0, &mut h.tracer, e), ctxkit_status::Ok);
             assert_eq!(ctxkit_callstack_new(8, &mut h.stack, e), ctxkit_status::Ok);
@@ -167,18 +171,53 @@ pub fn check(data: &[u8]) {
                 }
             }
             5 | 6 => {
-                let ids: Vec<u32> = bytes.chunks(3).map(|c| c.iter().fold(0u32, |a, &b| a << 8 | u32::from(b))).collect();
-                call!(ctxkit_tokenizer_decode, Some(false), h.tokenizer, ids.as_ptr(), ids.len(), u32::from(which == 6), &mut s);
+                let ids: Vec<u32> =
+                    bytes.chunks(3).map(|c| c.iter().fold(0u32, |a, &b| a << 8 | u32::from(b))).collect();
+                call!(
+                    ctxkit_tokenizer_decode,
+                    Some(false),
+                    h.tokenizer,
+                    ids.as_ptr(),
+                    ids.len(),
+                    u32::from(which == 6),
+                    &mut s
+                );
             }
             7 => {
                 let (mut tokens, mut removed) = (0usize, 0usize);
                 let m = b"[...]";
-                call!(ctxkit_tokenizer_truncate, Some(false), h.tokenizer, p, n, n / 4, (n % 3) as u32, m.as_ptr(), m.len(), &mut s, &mut tokens, &mut removed);
+                call!(
+                    ctxkit_tokenizer_truncate,
+                    Some(false),
+                    h.tokenizer,
+                    p,
+                    n,
+                    n / 4,
+                    (n % 3) as u32,
+                    m.as_ptr(),
+                    m.len(),
+                    &mut s,
+                    &mut tokens,
+                    &mut removed
+                );
             }
             8 => {
                 let (mut tokens, mut removed) = (0usize, 0usize);
                 let t = b"some text to cut at a token boundary";
-                call!(ctxkit_tokenizer_truncate, Some(false), h.tokenizer, t.as_ptr(), t.len(), 3, 0, p, n, &mut s, &mut tokens, &mut removed);
+                call!(
+                    ctxkit_tokenizer_truncate,
+                    Some(false),
+                    h.tokenizer,
+                    t.as_ptr(),
+                    t.len(),
+                    3,
+                    0,
+                    p,
+                    n,
+                    &mut s,
+                    &mut tokens,
+                    &mut removed
+                );
             }
             9 => {
                 call!(ctxkit_assemble, Some(true), h.tokenizer, p, n, &mut s);
@@ -303,12 +342,26 @@ pub fn check(data: &[u8]) {
                 }
                 let mut span = 0u64;
                 if call!(ctxkit_tracer_start, none, h.tracer, p, n, p, n, n as u64, 10, &mut span) {
-                    call!(ctxkit_tracer_end, none, h.tracer, span, u32::from(bytes.first().copied().unwrap_or(0)), 5, p, n, 20);
+                    call!(
+                        ctxkit_tracer_end,
+                        none,
+                        h.tracer,
+                        span,
+                        u32::from(bytes.first().copied().unwrap_or(0)),
+                        5,
+                        p,
+                        n,
+                        20
+                    );
                 }
                 call!(ctxkit_tracer_export, Some(true), h.tracer, 30, &mut s);
             }
             _ => {
-                let dir = std::env::temp_dir().join(format!("ctxkit-fuzz-abi-{}-{:?}", std::process::id(), std::thread::current().id()));
+                let dir = std::env::temp_dir().join(format!(
+                    "ctxkit-fuzz-abi-{}-{:?}",
+                    std::process::id(),
+                    std::thread::current().id()
+                ));
                 std::fs::create_dir_all(&dir).unwrap();
                 let root = dir.to_str().unwrap().as_bytes();
                 let mut sk = null_mut();

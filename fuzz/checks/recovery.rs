@@ -30,7 +30,8 @@ pub fn check(data: &[u8]) {
         return;
     }
     let retry_after = body.lines().next().unwrap_or("");
-    let headers: Vec<(&str, &str)> = if mode & 2 == 0 { vec![] } else { vec![("Retry-After", retry_after), ("x-request-id", retry_after)] };
+    let headers: Vec<(&str, &str)> =
+        if mode & 2 == 0 { vec![] } else { vec![("Retry-After", retry_after), ("x-request-id", retry_after)] };
     let c = classify(Provider::from_name(provider).unwrap(), status, &body, &headers)
         .unwrap_or_else(|e| panic!("a body within the size limit must classify: {e}"));
     assert_eq!(c.status, status);

@@ -15,8 +15,11 @@ use ctxkit::ErrorKind;
 use super::common::Knobs;
 
 fn scratch() -> PathBuf {
-    let dir = std::env::temp_dir()
-        .join(format!("ctxkit-fuzz-frontmatter-{}-{:?}", std::process::id(), std::thread::current().id()));
+    let dir = std::env::temp_dir().join(format!(
+        "ctxkit-fuzz-frontmatter-{}-{:?}",
+        std::process::id(),
+        std::thread::current().id()
+    ));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("scratch dir");
     dir

@@ -82,7 +82,11 @@ pub fn check(data: &[u8]) {
     let model = options["model"].as_str().unwrap();
     let (acct, _) = Accountant::for_model(&ModelRegistry::builtin(), model).expect("builtin model");
     let recount = acct.conversation(&c).expect("counts");
-    assert!(recount <= report.limit_tokens, "recounted {recount} tokens over the limit {} ({options})", report.limit_tokens);
+    assert!(
+        recount <= report.limit_tokens,
+        "recounted {recount} tokens over the limit {} ({options})",
+        report.limit_tokens
+    );
     for issue in validate(&c) {
         assert!(
             !matches!(issue.kind, IssueKind::OrphanedCall | IssueKind::OrphanedResult),

@@ -12,7 +12,15 @@ fn sec(name: &str, text: &str, priority: i32) -> Section {
 }
 
 fn req(template: &str, budget: usize, sections: Vec<Section>) -> Request {
-    Request { template: template.into(), templates: vec![], budget, depth: Depth::Standard, sections, history: vec![], events: vec![] }
+    Request {
+        template: template.into(),
+        templates: vec![],
+        budget,
+        depth: Depth::Standard,
+        sections,
+        history: vec![],
+        events: vec![],
+    }
 }
 
 #[test]
@@ -21,24 +29,37 @@ fn template_requirements_and_order() {
     assert!(err.message().contains("requires a 'task' section"), "{err}");
     let err = assemble(&req("nope", 100, vec![]), &tok()).unwrap_err();
     assert!(err.message().contains("unknown template 'nope'") && err.message().contains("analysis"), "{err}");
-    let r = assemble(&req("problem_solving", 500, vec![sec("output_format", "JSON", 1), sec("task", "Fix the bug", 9), sec("role", "You are an engineer", 5)]), &tok()).unwrap();
+    let r = assemble(
+        &req(
+            "problem_solving",
+            500,
+            vec![sec("output_format", "JSON", 1), sec("task", "Fix the bug", 9), sec("role", "You are an engineer", 5)],
+        ),
+        &tok(),
+    )
+    .unwrap();
     let names: Vec<&str> = r.sections.iter().map(|s| s.name.as_str()).collect();
     assert_eq!(names, ["role", "task", "output_format"], "template order, not priority order");
     assert!(r.text.starts_with("## role\nYou are an engineer\n\n## task\nFix the bug"), "{}", r.text);
-    let host = Request { templates: vec![Template { name: "triage".into(), required: vec!["ticket".into()], order: vec![] }], ..req("triage", 100, vec![]) };
+    let host = Request {
+        templates: vec![Template { name: "triage".into(), required: vec!["ticket".into()], order: vec![] }],
+        ..req("triage", 100, vec![])
+    };
     assert!(assemble(&host, &tok()).unwrap_err().message().contains("'ticket'"));
 }
 
 #[test]
 fn lowest_priority_section_is_cut_and_the_rest_left_out() {
     let big = "word ".repeat(300);
-    let r = assemble(&req("general", 120, vec![sec("a", "alpha", 9), sec("b", &big, 5), sec("c", "gamma", 1)]), &tok()).unwrap();
+    let r = assemble(&req("general", 120, vec![sec("a", "alpha", 9), sec("b", &big, 5), sec("c", "gamma", 1)]), &tok())
+        .unwrap();
     let status: Vec<(&str, &str)> = r.sections.iter().map(|s| (s.name.as_str(), s.status)).collect();
     assert_eq!(status, [("a", "included"), ("b", "truncated"), ("c", "omitted")]);
     assert!(r.tokens <= 120);
     let mut required = sec("c", &big, 1);
     required.required = true;
-    let err = assemble(&req("general", 120, vec![sec("a", "alpha", 9), sec("b", &big, 5), required]), &tok()).unwrap_err();
+    let err =
+        assemble(&req("general", 120, vec![sec("a", "alpha", 9), sec("b", &big, 5), required]), &tok()).unwrap_err();
     assert_eq!(err.kind(), ErrorKind::DoesNotFit);
     assert!(err.message().contains("required section 'c'"), "{err}");
 }
@@ -47,8 +68,13 @@ fn lowest_priority_section_is_cut_and_the_rest_left_out() {
 fn depth_chooses_history_and_events() {
     let history: Vec<String> = (0..10).map(|i| format!("turn {i}")).collect();
     let events: Vec<String> = (0..30).map(|i| format!("event {i}")).collect();
-    for (depth, first_turn, first_event) in [(Depth::Minimal, "turn 8", "event 25"), (Depth::Standard, "turn 4", "event 10"), (Depth::Comprehensive, "turn 0", "event 0")] {
-        let r = Request { depth, history: history.clone(), events: events.clone(), ..req("conversation", 10_000, vec![]) };
+    for (depth, first_turn, first_event) in [
+        (Depth::Minimal, "turn 8", "event 25"),
+        (Depth::Standard, "turn 4", "event 10"),
+        (Depth::Comprehensive, "turn 0", "event 0"),
+    ] {
+        let r =
+            Request { depth, history: history.clone(), events: events.clone(), ..req("conversation", 10_000, vec![]) };
         let out = assemble(&r, &tok()).unwrap();
         assert!(out.text.contains(&format!("## history\n{first_turn}\n")), "{depth:?}: {}", out.text);
         assert!(out.text.contains(&format!("## events\n{first_event}\n")), "{depth:?}");

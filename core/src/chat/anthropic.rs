@@ -31,7 +31,13 @@ pub(super) fn parse(doc: Value) -> Result<Conversation> {
         ),
         Some(_) => return Err(bad("system", "must be a string or an array of text blocks")),
     };
-    let tools = match obj.get_mut("tools").map(|v| if v.is_array() { std::mem::replace(v, Value::Array(Vec::new())) } else { v.clone() }) {
+    let tools = match obj.get_mut("tools").map(|v| {
+        if v.is_array() {
+            std::mem::replace(v, Value::Array(Vec::new()))
+        } else {
+            v.clone()
+        }
+    }) {
         None | Some(Value::Null) => Vec::new(),
         Some(Value::Array(t)) => t,
         Some(_) => return Err(bad("tools", "must be an array")),
@@ -47,7 +53,9 @@ pub(super) fn message(raw: Value, i: usize) -> Result<Message> {
     let role = match str_field(obj, "role", &path)? {
         Some("user") => Role::User,
         Some("assistant") => Role::Assistant,
-        Some(other) => return Err(bad(&path, format!("unknown role '{other}' (Anthropic messages are user or assistant)"))),
+        Some(other) => {
+            return Err(bad(&path, format!("unknown role '{other}' (Anthropic messages are user or assistant)")))
+        }
         None => return Err(bad(&path, "has no 'role'")),
     };
     let mut parts = Vec::new();
@@ -87,7 +95,8 @@ fn part(b: &Value, path: &str) -> Result<Part> {
         Some("thinking") => Part::Thinking(str_field(obj, "thinking", path)?.unwrap_or_default().to_owned()),
         Some("redacted_thinking") => Part::RedactedThinking(str_field(obj, "data", path)?.map_or(0, str::len)),
         Some("tool_result") => {
-            let id = str_field(obj, "tool_use_id", path)?.ok_or_else(|| bad(path, "tool_result has no 'tool_use_id'"))?;
+            let id =
+                str_field(obj, "tool_use_id", path)?.ok_or_else(|| bad(path, "tool_result has no 'tool_use_id'"))?;
             let text = match obj.get("content") {
                 None | Some(Value::Null) => String::new(),
                 Some(Value::String(s)) => s.clone(),

@@ -14,7 +14,13 @@ pub(super) fn parse(doc: Value) -> Result<Conversation> {
                 Some(_) => return Err(bad("messages", "must be an array")),
                 None => return Err(bad("", "has no 'messages' array (and is not a bare messages array)")),
             };
-            let tools = match obj.get_mut("tools").map(|v| if v.is_array() { std::mem::replace(v, Value::Array(Vec::new())) } else { v.clone() }) {
+            let tools = match obj.get_mut("tools").map(|v| {
+                if v.is_array() {
+                    std::mem::replace(v, Value::Array(Vec::new()))
+                } else {
+                    v.clone()
+                }
+            }) {
                 None | Some(Value::Null) => Vec::new(),
                 Some(Value::Array(t)) => t,
                 Some(_) => return Err(bad("tools", "must be an array")),
@@ -87,7 +93,9 @@ fn content(v: Option<&Value>, path: &str) -> Result<Vec<Part>> {
     match v {
         None | Some(Value::Null) => Ok(Vec::new()),
         Some(Value::String(s)) => Ok(vec![Part::Text(s.clone())]),
-        Some(Value::Array(parts)) => parts.iter().enumerate().map(|(j, p)| part(p, &format!("{path}.content[{j}]"))).collect(),
+        Some(Value::Array(parts)) => {
+            parts.iter().enumerate().map(|(j, p)| part(p, &format!("{path}.content[{j}]"))).collect()
+        }
         Some(_) => Err(bad(path, "'content' must be a string, an array of parts or null")),
     }
 }
@@ -100,7 +108,10 @@ fn part(p: &Value, path: &str) -> Result<Part> {
         Some("image_url") => {
             let img = obj.get("image_url").and_then(Value::as_object);
             let dim = |k: &str| {
-                img.and_then(|i| i.get(k)).or_else(|| obj.get(k)).and_then(Value::as_u64).and_then(|n| u32::try_from(n).ok())
+                img.and_then(|i| i.get(k))
+                    .or_else(|| obj.get(k))
+                    .and_then(Value::as_u64)
+                    .and_then(|n| u32::try_from(n).ok())
             };
             Part::Image {
                 detail: img.and_then(|i| i.get("detail")).and_then(Value::as_str).map(str::to_owned),

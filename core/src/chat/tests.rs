@@ -40,7 +40,19 @@ fn openai_round_trips_and_reads_every_shape() {
     let c = rt(&openai_sample(), None);
     assert_eq!(c.format, Format::OpenAi);
     let roles: Vec<Role> = c.messages.iter().map(|m| m.role).collect();
-    assert_eq!(roles, [Role::System, Role::Developer, Role::User, Role::Assistant, Role::Tool, Role::Tool, Role::Assistant, Role::Function]);
+    assert_eq!(
+        roles,
+        [
+            Role::System,
+            Role::Developer,
+            Role::User,
+            Role::Assistant,
+            Role::Tool,
+            Role::Tool,
+            Role::Assistant,
+            Role::Function
+        ]
+    );
     assert_eq!(c.messages[2].name.as_deref(), Some("alice"));
     assert!(matches!(c.messages[2].parts[1], Part::Image { width: Some(1024), height: Some(768), .. }));
     assert_eq!(c.messages[3].tool_calls.len(), 2);
@@ -102,11 +114,15 @@ fn anthropic_round_trips_and_reads_every_block() {
 
 #[test]
 fn detection_and_explicit_override() {
-    assert_eq!(Conversation::parse(r#"{"messages":[{"role":"user","content":"x"}]}"#, None).unwrap().format, Format::OpenAi);
+    assert_eq!(
+        Conversation::parse(r#"{"messages":[{"role":"user","content":"x"}]}"#, None).unwrap().format,
+        Format::OpenAi
+    );
     let anth = r#"{"messages":[{"role":"user","content":[{"type":"tool_result","tool_use_id":"a","content":"x"}]}]}"#;
     assert_eq!(Conversation::parse(anth, None).unwrap().format, Format::Anthropic);
     assert_eq!(Conversation::parse(anth, Some(Format::OpenAi)).unwrap().format, Format::OpenAi);
-    let err = Conversation::parse(r#"{"messages":[{"role":"system","content":"x"}]}"#, Some(Format::Anthropic)).unwrap_err();
+    let err =
+        Conversation::parse(r#"{"messages":[{"role":"system","content":"x"}]}"#, Some(Format::Anthropic)).unwrap_err();
     assert!(err.message().contains("messages[0]: unknown role 'system'"), "{err}");
 }
 
@@ -161,7 +177,11 @@ fn message_count_limit_at_and_one_past() {
     let cases = [
         (format!("[{at}]"), format!("[{past}]"), None),
         (format!(r#"{{"model":"m","messages":[{at}]}}"#), format!(r#"{{"model":"m","messages":[{past}]}}"#), None),
-        (format!(r#"{{"system":"s","messages":[{at}]}}"#), format!(r#"{{"system":"s","messages":[{past}]}}"#), Some(Format::Anthropic)),
+        (
+            format!(r#"{{"system":"s","messages":[{at}]}}"#),
+            format!(r#"{{"system":"s","messages":[{past}]}}"#),
+            Some(Format::Anthropic),
+        ),
     ];
     for (ok, too_many, format) in cases {
         let c = Conversation::parse(&ok, format).unwrap();
@@ -169,7 +189,8 @@ fn message_count_limit_at_and_one_past() {
         let err = Conversation::parse(&too_many, format).unwrap_err();
         assert_eq!(err.kind(), ErrorKind::LimitExceeded, "{err}");
         assert!(
-            err.message().starts_with("conversation: has more than 100000 messages; the limit is 100000 (MAX_MESSAGES)"),
+            err.message()
+                .starts_with("conversation: has more than 100000 messages; the limit is 100000 (MAX_MESSAGES)"),
             "{err}"
         );
     }
@@ -185,7 +206,10 @@ fn message_count_is_refused_while_reading() {
     assert_eq!(err.kind(), ErrorKind::LimitExceeded, "{err}");
     // Arrays elsewhere are not messages, and a nested `messages` key is not
     // the conversation's.
-    let nested = format!(r#"{{"messages":[{{"role":"user","content":"x","messages":[{}]}}],"other":[{0}]}}"#, "1,".repeat(MAX_MESSAGES) + "1");
+    let nested = format!(
+        r#"{{"messages":[{{"role":"user","content":"x","messages":[{}]}}],"other":[{0}]}}"#,
+        "1,".repeat(MAX_MESSAGES) + "1"
+    );
     let c = Conversation::parse(&nested, None).unwrap();
     assert_eq!(c.messages.len(), 1);
 }

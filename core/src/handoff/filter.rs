@@ -102,7 +102,11 @@ fn drop_tools(c: &Conversation) -> Result<(Conversation, Vec<FilterChange>, usiz
     let mut kept = Vec::new();
     for (i, m) in c.messages.iter().enumerate() {
         if matches!(m.role, Role::Tool | Role::Function) {
-            changes.push(FilterChange { index: i, action: "dropped_message", detail: format!("{} result", m.role.as_str()) });
+            changes.push(FilterChange {
+                index: i,
+                action: "dropped_message",
+                detail: format!("{} result", m.role.as_str()),
+            });
             continue;
         }
         let mut raw = m.raw().clone();

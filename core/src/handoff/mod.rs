@@ -122,7 +122,13 @@ pub fn is_rfc3339(s: &str) -> bool {
     if b.len() < 20 || !digits(0..4) || b[4] != b'-' || !digits(5..7) || b[7] != b'-' || !digits(8..10) {
         return false;
     }
-    if !matches!(b[10], b'T' | b't' | b' ') || !digits(11..13) || b[13] != b':' || !digits(14..16) || b[16] != b':' || !digits(17..19) {
+    if !matches!(b[10], b'T' | b't' | b' ')
+        || !digits(11..13)
+        || b[13] != b':'
+        || !digits(14..16)
+        || b[16] != b':'
+        || !digits(17..19)
+    {
         return false;
     }
     let (month, day, hour, min, sec) = (num(5..7), num(8..10), num(11..13), num(14..16), num(17..19));
@@ -143,7 +149,11 @@ pub fn is_rfc3339(s: &str) -> bool {
     match &b[i..] {
         [b'Z' | b'z'] => true,
         [b'+' | b'-', ..] if b.len() - i == 6 => {
-            digits(i + 1..i + 3) && b[i + 3] == b':' && digits(i + 4..i + 6) && num(i + 1..i + 3) <= 23 && num(i + 4..i + 6) <= 59
+            digits(i + 1..i + 3)
+                && b[i + 3] == b':'
+                && digits(i + 4..i + 6)
+                && num(i + 1..i + 3) <= 23
+                && num(i + 4..i + 6) <= 59
         }
         _ => false,
     }
@@ -171,7 +181,10 @@ impl Handoff {
         }
         let version = req_str(&obj, "version", "")?;
         if !SUPPORTED_VERSIONS.contains(&version.as_str()) {
-            return Err(bad(".version", format!("unsupported version '{version}'; supported: {}", SUPPORTED_VERSIONS.join(", "))));
+            return Err(bad(
+                ".version",
+                format!("unsupported version '{version}'; supported: {}", SUPPORTED_VERSIONS.join(", ")),
+            ));
         }
         let task_summary = req_str(&obj, "task_summary", "")?;
         let key_outputs = match obj.remove("key_outputs") {
@@ -214,18 +227,26 @@ fn key_output(v: Value, path: &str) -> Result<KeyOutput> {
         Value::Object(o) => {
             for key in o.keys() {
                 if key != "label" && key != "content" {
-                    return Err(bad(path, format!("unknown field '{key}' (a key output is a string or {{\"label\", \"content\"}})")));
+                    return Err(bad(
+                        path,
+                        format!("unknown field '{key}' (a key output is a string or {{\"label\", \"content\"}})"),
+                    ));
                 }
             }
             let label = req_str(&o, "label", path)?;
             let content = match o.get("content") {
                 None => return Err(bad(path, "missing required field 'content'")),
                 Some(Value::String(s)) => s.clone(),
-                Some(v) => return Err(bad(&format!("{path}.content"), format!("must be a string, not {}", type_name(v)))),
+                Some(v) => {
+                    return Err(bad(&format!("{path}.content"), format!("must be a string, not {}", type_name(v))))
+                }
             };
             Ok(KeyOutput::Labeled { label, content })
         }
-        other => Err(bad(path, format!("must be a string or an object with 'label' and 'content', not {}", type_name(&other)))),
+        other => Err(bad(
+            path,
+            format!("must be a string or an object with 'label' and 'content', not {}", type_name(&other)),
+        )),
     }
 }
 
@@ -235,7 +256,10 @@ fn metadata(mut m: Map<String, Value>) -> Result<Metadata> {
     let to_agent = req_str(&m, "to_agent", p)?;
     let created_at = req_str(&m, "created_at", p)?;
     if !is_rfc3339(&created_at) {
-        return Err(bad(".metadata.created_at", format!("'{created_at}' is not an RFC 3339 date-time (e.g. 2026-03-01T12:00:00Z)")));
+        return Err(bad(
+            ".metadata.created_at",
+            format!("'{created_at}' is not an RFC 3339 date-time (e.g. 2026-03-01T12:00:00Z)"),
+        ));
     }
     let trace_id = match m.get("trace_id") {
         None | Some(Value::Null) => None,

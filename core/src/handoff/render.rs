@@ -125,7 +125,10 @@ fn assemble(h: &Handoff, outputs: &[Option<String>], custom: bool, note: bool) -
             t.push_str(l);
         }
         if note && omitted > 0 {
-            t.push_str(&format!("- [{omitted} more key output{} omitted for length]\n", if omitted == 1 { "" } else { "s" }));
+            t.push_str(&format!(
+                "- [{omitted} more key output{} omitted for length]\n",
+                if omitted == 1 { "" } else { "s" }
+            ));
         }
     }
     if custom && !h.custom_fields.is_empty() {

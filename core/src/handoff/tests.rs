@@ -41,19 +41,44 @@ fn a_valid_handoff_round_trips_with_custom_fields() {
 #[test]
 fn strict_validation_names_the_field() {
     let cases: Vec<(Box<dyn Fn(&mut Value)>, &str)> = vec![
-        (Box::new(|v| { v.as_object_mut().unwrap().remove("task_summary"); }), "handoff: missing required field 'task_summary'"),
+        (
+            Box::new(|v| {
+                v.as_object_mut().unwrap().remove("task_summary");
+            }),
+            "handoff: missing required field 'task_summary'",
+        ),
         (Box::new(|v| v["task_summary"] = json!(5)), "handoff.task_summary: must be a string, not a number"),
         (Box::new(|v| v["task_summary"] = json!("  ")), "handoff.task_summary: must not be empty"),
         (Box::new(|v| v["version"] = json!("2.0")), "handoff.version: unsupported version '2.0'; supported: 1.0"),
         (Box::new(|v| v["version"] = json!(1.0)), "handoff.version: must be a string, not a number"),
         (Box::new(|v| v["key_outputs"] = json!("x")), "handoff.key_outputs: must be an array, not a string"),
         (Box::new(|v| v["key_outputs"] = json!([1])), "handoff.key_outputs[0]: must be a string or an object"),
-        (Box::new(|v| v["key_outputs"] = json!([{"label": "a"}])), "handoff.key_outputs[0]: missing required field 'content'"),
-        (Box::new(|v| v["key_outputs"] = json!([{"label": "a", "content": "b", "x": 1}])), "handoff.key_outputs[0]: unknown field 'x'"),
-        (Box::new(|v| { v["metadata"].as_object_mut().unwrap().remove("to_agent"); }), "handoff.metadata: missing required field 'to_agent'"),
-        (Box::new(|v| v["metadata"]["from_agent"] = json!(null)), "handoff.metadata.from_agent: must be a string, not null"),
-        (Box::new(|v| v["metadata"]["created_at"] = json!("yesterday")), "handoff.metadata.created_at: 'yesterday' is not an RFC 3339"),
-        (Box::new(|v| v["metadata"]["trace_id"] = json!(7)), "handoff.metadata.trace_id: must be a string, not a number"),
+        (
+            Box::new(|v| v["key_outputs"] = json!([{"label": "a"}])),
+            "handoff.key_outputs[0]: missing required field 'content'",
+        ),
+        (
+            Box::new(|v| v["key_outputs"] = json!([{"label": "a", "content": "b", "x": 1}])),
+            "handoff.key_outputs[0]: unknown field 'x'",
+        ),
+        (
+            Box::new(|v| {
+                v["metadata"].as_object_mut().unwrap().remove("to_agent");
+            }),
+            "handoff.metadata: missing required field 'to_agent'",
+        ),
+        (
+            Box::new(|v| v["metadata"]["from_agent"] = json!(null)),
+            "handoff.metadata.from_agent: must be a string, not null",
+        ),
+        (
+            Box::new(|v| v["metadata"]["created_at"] = json!("yesterday")),
+            "handoff.metadata.created_at: 'yesterday' is not an RFC 3339",
+        ),
+        (
+            Box::new(|v| v["metadata"]["trace_id"] = json!(7)),
+            "handoff.metadata.trace_id: must be a string, not a number",
+        ),
         (Box::new(|v| v["metadata"] = json!([])), "handoff.metadata: must be an object, not an array"),
         (Box::new(|v| v["custom_fields"] = json!(3)), "handoff.custom_fields: must be an object, not a number"),
         (Box::new(|v| v["extra"] = json!(1)), "handoff: unknown field 'extra' (put host data in 'custom_fields')"),
@@ -85,7 +110,15 @@ fn rfc3339_accepts_and_rejects() {
     for ok in ["2026-03-01T12:00:00Z", "2026-03-01t12:00:00.123456+05:30", "1999-12-31 23:59:60-00:00"] {
         assert!(is_rfc3339(ok), "{ok}");
     }
-    for bad in ["2026-03-01", "2026-13-01T00:00:00Z", "2026-03-01T24:00:00Z", "2026-03-01T12:00:00", "2026-03-01T12:00:00.Z", "2026-03-01T12:00:00+0530", "２026-03-01T12:00:00Z"] {
+    for bad in [
+        "2026-03-01",
+        "2026-13-01T00:00:00Z",
+        "2026-03-01T24:00:00Z",
+        "2026-03-01T12:00:00",
+        "2026-03-01T12:00:00.Z",
+        "2026-03-01T12:00:00+0530",
+        "２026-03-01T12:00:00Z",
+    ] {
         assert!(!is_rfc3339(bad), "{bad}");
     }
 }
@@ -207,7 +240,10 @@ fn drop_tools_openai_keeps_shape_and_untouched_messages() {
     assert_eq!(r.conversation["tools"], json!([]));
     assert_eq!(r.removed_tools, 1);
     let actions: Vec<(usize, &str)> = r.changes.iter().map(|c| (c.index, c.action)).collect();
-    assert_eq!(actions, [(2, "dropped_message"), (3, "dropped_message"), (4, "removed_tool_calls"), (5, "dropped_message")]);
+    assert_eq!(
+        actions,
+        [(2, "dropped_message"), (3, "dropped_message"), (4, "removed_tool_calls"), (5, "dropped_message")]
+    );
 }
 
 #[test]
@@ -258,7 +294,11 @@ fn conversation(kinds: &[u8], anthropic: bool) -> Value {
             (_, true) => json!({"role": "user", "content": [{"type": "tool_result", "tool_use_id": id, "content": format!("result {i}")}]}),
         });
     }
-    if anthropic { json!({"system": "s", "messages": msgs}) } else { json!({"messages": msgs}) }
+    if anthropic {
+        json!({"system": "s", "messages": msgs})
+    } else {
+        json!({"messages": msgs})
+    }
 }
 
 proptest! {

@@ -8,9 +8,20 @@ fn reg() -> ModelRegistry {
 fn builtin_table_parses_and_validates() {
     let all = builtin_entries().expect("embedded models.json is valid");
     assert!(all.len() >= 40);
-    for family in ["gpt-5", "gpt-4.1", "gpt-4o", "o1", "o3", "o4-mini", "gpt-4", "gpt-3.5-turbo",
-        "text-embedding-3-small", "claude-sonnet-4-5", "gemini-2.5-pro", "llama-3.1-70b"]
-    {
+    for family in [
+        "gpt-5",
+        "gpt-4.1",
+        "gpt-4o",
+        "o1",
+        "o3",
+        "o4-mini",
+        "gpt-4",
+        "gpt-3.5-turbo",
+        "text-embedding-3-small",
+        "claude-sonnet-4-5",
+        "gemini-2.5-pro",
+        "llama-3.1-70b",
+    ] {
         reg().lookup(family).unwrap_or_else(|e| panic!("{family}: {e}"));
     }
 }
@@ -88,13 +99,23 @@ fn bad_registrations_are_rejected_whole() {
         (r#"{"name":"x","encoding":"o201k","exact":true}"#, ErrorKind::InvalidJson, "unknown encoding"),
         (r#"{"name":"x","encoding":"o200k_base"}"#, ErrorKind::InvalidJson, "exact"),
         (r#"{"name":"x","encoding":"o200k_base","exact":true,"typo":1}"#, ErrorKind::InvalidJson, "typo"),
-        (r#"[{"name":"ok","encoding":"o200k_base","exact":true},{"name":"","encoding":"o200k_base","exact":true}]"#,
-            ErrorKind::InvalidArgument, "model name"),
-        (r#"{"name":"x","encoding":"o200k_base","exact":true,"context_window":0}"#, ErrorKind::InvalidArgument, "positive"),
+        (
+            r#"[{"name":"ok","encoding":"o200k_base","exact":true},{"name":"","encoding":"o200k_base","exact":true}]"#,
+            ErrorKind::InvalidArgument,
+            "model name",
+        ),
+        (
+            r#"{"name":"x","encoding":"o200k_base","exact":true,"context_window":0}"#,
+            ErrorKind::InvalidArgument,
+            "positive",
+        ),
         ("not json", ErrorKind::InvalidJson, "model profile JSON"),
         ("42", ErrorKind::InvalidJson, "not a number"),
-        (r#"[{"name":"a","encoding":"o200k_base","exact":true},{"name":"x","encoding":"cl100k","exact":true}]"#,
-            ErrorKind::InvalidJson, "model profile 1: unknown encoding 'cl100k'; did you mean cl100k_base?"),
+        (
+            r#"[{"name":"a","encoding":"o200k_base","exact":true},{"name":"x","encoding":"cl100k","exact":true}]"#,
+            ErrorKind::InvalidJson,
+            "model profile 1: unknown encoding 'cl100k'; did you mean cl100k_base?",
+        ),
     ];
     for (json, kind, needle) in cases {
         let err = r.register_json(json).unwrap_err();
@@ -109,8 +130,10 @@ fn bad_registrations_are_rejected_whole() {
 fn duplicate_names_in_a_batch_count_once_and_the_last_wins() {
     let r = reg();
     let n = r
-        .register_json(r#"[{"name":"dup","encoding":"o200k_base","exact":true,"context_window":1},
-                          {"name":"DUP","encoding":"o200k_base","exact":true,"context_window":2}]"#)
+        .register_json(
+            r#"[{"name":"dup","encoding":"o200k_base","exact":true,"context_window":1},
+                          {"name":"DUP","encoding":"o200k_base","exact":true,"context_window":2}]"#,
+        )
         .unwrap();
     assert_eq!(n, 1);
     assert_eq!(r.lookup("dup").unwrap().context_window, Some(2));

@@ -63,7 +63,13 @@ pub struct BackoffPolicy {
 
 impl Default for BackoffPolicy {
     fn default() -> Self {
-        BackoffPolicy { base_ms: 500, cap_ms: 30_000, max_attempts: 5, honor_retry_after: true, max_retry_after_ms: 120_000 }
+        BackoffPolicy {
+            base_ms: 500,
+            cap_ms: 30_000,
+            max_attempts: 5,
+            honor_retry_after: true,
+            max_retry_after_ms: 120_000,
+        }
     }
 }
 
@@ -109,7 +115,10 @@ impl BackoffPolicy {
             return Err(Error::invalid_argument("backoff base_ms must be at least 1"));
         }
         if self.cap_ms < self.base_ms {
-            return Err(Error::invalid_argument(format!("backoff cap_ms {} is below base_ms {}", self.cap_ms, self.base_ms)));
+            return Err(Error::invalid_argument(format!(
+                "backoff cap_ms {} is below base_ms {}",
+                self.cap_ms, self.base_ms
+            )));
         }
         if self.max_attempts == 0 {
             return Err(Error::invalid_argument("backoff max_attempts must be at least 1"));

@@ -144,7 +144,9 @@ impl Breakers {
             if keys.len() >= MAX_BREAKER_KEYS {
                 return Err(Error::new(
                     ErrorKind::LimitExceeded,
-                    format!("breaker tracks {MAX_BREAKER_KEYS} keys with failures already; the limit is {MAX_BREAKER_KEYS}"),
+                    format!(
+                        "breaker tracks {MAX_BREAKER_KEYS} keys with failures already; the limit is {MAX_BREAKER_KEYS}"
+                    ),
                 ));
             }
             keys.insert(key.to_owned(), Entry::default());

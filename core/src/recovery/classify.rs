@@ -276,7 +276,10 @@ fn facts(doc: Option<&Value>, raw: &str, headers: &[(&str, &str)]) -> Facts {
         push(&mut codes, doc.get("__type"));
         push(&mut codes, doc.get("code"));
         if message.is_none() {
-            message = ["message", "Message", "detail"].iter().find_map(|k| doc.get(*k).and_then(Value::as_str)).map(str::to_owned);
+            message = ["message", "Message", "detail"]
+                .iter()
+                .find_map(|k| doc.get(*k).and_then(Value::as_str))
+                .map(str::to_owned);
         }
         // Gemini reports a blocked prompt in an otherwise normal response.
         blocked = doc.pointer("/promptFeedback/blockReason").is_some();
@@ -340,11 +343,15 @@ fn delay_in_text(text: &str) -> Option<u64> {
 }
 
 fn server_delay(headers: &[(&str, &str)], f: &Facts) -> Option<(u64, DelaySource)> {
-    if let Some(ms) = header(headers, "retry-after-ms").and_then(|v| v.parse::<f64>().ok()).filter(|v| v.is_finite() && *v >= 0.0) {
+    if let Some(ms) =
+        header(headers, "retry-after-ms").and_then(|v| v.parse::<f64>().ok()).filter(|v| v.is_finite() && *v >= 0.0)
+    {
         return Some((ms.ceil() as u64, DelaySource::RetryAfterMsHeader));
     }
     // Seconds; an HTTP-date form is not interpreted (it needs a clock).
-    if let Some(s) = header(headers, "retry-after").and_then(|v| v.parse::<f64>().ok()).filter(|v| v.is_finite() && *v >= 0.0) {
+    if let Some(s) =
+        header(headers, "retry-after").and_then(|v| v.parse::<f64>().ok()).filter(|v| v.is_finite() && *v >= 0.0)
+    {
         return Some(((s * 1000.0).ceil().min(u64::MAX as f64) as u64, DelaySource::RetryAfterHeader));
     }
     f.body_delay_ms.map(|ms| (ms, DelaySource::Body))
@@ -387,24 +394,31 @@ const TOOL_ID_MARKERS: &[&str] = &[
 fn category_of(status: u16, f: &Facts) -> (Category, bool) {
     use Category::*;
     // (category, quota exhausted: a rate limit that waiting will not fix)
-    if any_text(f, &[
-        "did not have response messages",
-        "must be followed by tool messages",
-        "must be a response to a preceeding message with 'tool_calls'",
-        "must be a response to a preceding message with 'tool_calls'",
-        "ids were found without `tool_result` blocks",
-        "ids were found without tool_result blocks",
-        "unexpected `tool_use_id` found in `tool_result` blocks",
-        "each `tool_result` block must have a corresponding `tool_use` block",
-        "expected toolresult blocks at",
-        "toolresult blocks at",
-        "function response turn comes immediately after a function call turn",
-        "number of function response parts is equal to the number of function call parts",
-    ]) {
+    if any_text(
+        f,
+        &[
+            "did not have response messages",
+            "must be followed by tool messages",
+            "must be a response to a preceeding message with 'tool_calls'",
+            "must be a response to a preceding message with 'tool_calls'",
+            "ids were found without `tool_result` blocks",
+            "ids were found without tool_result blocks",
+            "unexpected `tool_use_id` found in `tool_result` blocks",
+            "each `tool_result` block must have a corresponding `tool_use` block",
+            "expected toolresult blocks at",
+            "toolresult blocks at",
+            "function response turn comes immediately after a function call turn",
+            "number of function response parts is equal to the number of function call parts",
+        ],
+    ) {
         return (InvalidToolHistory, false);
     }
-    if any_code(f, &["context_length_exceeded", "exceed_context_size_error", "string_above_max_length", "request_too_large"])
-        || any_text(f, &[
+    if any_code(
+        f,
+        &["context_length_exceeded", "exceed_context_size_error", "string_above_max_length", "request_too_large"],
+    ) || any_text(
+        f,
+        &[
             "maximum context length",
             "prompt is too long",
             "input is too long",
@@ -416,17 +430,29 @@ fn category_of(status: u16, f: &Facts) -> (Category, bool) {
             "too many input tokens",
             "context length exceeded",
             "context window exceeded",
-        ])
-    {
+        ],
+    ) {
         return (ContextOverflow, false);
     }
     if f.blocked
-        || any_code(f, &["content_filter", "content_policy_violation", "responsibleaipolicyviolation", "safety", "prohibited_content", "blocklist"])
+        || any_code(
+            f,
+            &[
+                "content_filter",
+                "content_policy_violation",
+                "responsibleaipolicyviolation",
+                "safety",
+                "prohibited_content",
+                "blocklist",
+            ],
+        )
         || any_text(f, &["content management policy", "content filtering policy", "blocked by our content filters"])
     {
         return (ContentFilter, false);
     }
-    if any_code(f, &["tool_use_failed", "malformed_function_call"]) || any_text(f, &["failed to call a function", "malformed function call"]) {
+    if any_code(f, &["tool_use_failed", "malformed_function_call"])
+        || any_text(f, &["failed to call a function", "malformed function call"])
+    {
         return (ToolError, false);
     }
     // Waiting does not refill an exhausted quota. Gemini words its
@@ -436,30 +462,84 @@ fn category_of(status: u16, f: &Facts) -> (Category, bool) {
     {
         return (RateLimited, true);
     }
-    if any_code(f, &["authentication_error", "invalid_api_key", "unauthenticated", "unrecognizedclientexception", "expiredtokenexception", "api_key_invalid", "invalidsignatureexception", "incompletesignature"])
-        || any_text(f, &["api key not valid", "incorrect api key", "invalid x-api-key", "invalid api key", "invalid subscription key", "security token included in the request is invalid"])
-    {
+    if any_code(
+        f,
+        &[
+            "authentication_error",
+            "invalid_api_key",
+            "unauthenticated",
+            "unrecognizedclientexception",
+            "expiredtokenexception",
+            "api_key_invalid",
+            "invalidsignatureexception",
+            "incompletesignature",
+        ],
+    ) || any_text(
+        f,
+        &[
+            "api key not valid",
+            "incorrect api key",
+            "invalid x-api-key",
+            "invalid api key",
+            "invalid subscription key",
+            "security token included in the request is invalid",
+        ],
+    ) {
         return (Auth, false);
     }
     if any_code(f, &["permission_error", "permission_denied", "accessdeniedexception", "forbidden"]) {
         return (Permission, false);
     }
-    if any_code(f, &["modelnotreadyexception", "overloaded_error", "serviceunavailableexception", "unavailable", "server_overloaded", "engine_overloaded"])
-        || matches!(status, 503 | 529)
+    if any_code(
+        f,
+        &[
+            "modelnotreadyexception",
+            "overloaded_error",
+            "serviceunavailableexception",
+            "unavailable",
+            "server_overloaded",
+            "engine_overloaded",
+        ],
+    ) || matches!(status, 503 | 529)
         || any_text(f, &["overloaded", "server busy", "maximum pending requests exceeded", "currently unavailable"])
     {
         return (Overloaded, false);
     }
-    if any_code(f, &["rate_limit_error", "rate_limit_exceeded", "throttlingexception", "resource_exhausted", "toomanyrequestsexception", "too_many_requests", "tokens", "requests"])
-        || status == 429
+    if any_code(
+        f,
+        &[
+            "rate_limit_error",
+            "rate_limit_exceeded",
+            "throttlingexception",
+            "resource_exhausted",
+            "toomanyrequestsexception",
+            "too_many_requests",
+            "tokens",
+            "requests",
+        ],
+    ) || status == 429
     {
         return (RateLimited, false);
     }
-    if any_code(f, &["timeout_error", "deadline_exceeded", "modeltimeoutexception", "timeout"]) || matches!(status, 408 | 504) {
+    if any_code(f, &["timeout_error", "deadline_exceeded", "modeltimeoutexception", "timeout"])
+        || matches!(status, 408 | 504)
+    {
         return (Timeout, false);
     }
-    if any_code(f, &["api_error", "server_error", "internal", "internal_error", "internalserverexception", "internalservererror", "internal_server_error", "modelerrorexception", "modelstreamerrorexception"])
-        || (500..600).contains(&status)
+    if any_code(
+        f,
+        &[
+            "api_error",
+            "server_error",
+            "internal",
+            "internal_error",
+            "internalserverexception",
+            "internalservererror",
+            "internal_server_error",
+            "modelerrorexception",
+            "modelstreamerrorexception",
+        ],
+    ) || (500..600).contains(&status)
     {
         return (ServerError, false);
     }
@@ -475,8 +555,19 @@ fn category_of(status: u16, f: &Facts) -> (Category, bool) {
     if status == 403 || any_code(f, &["failed_precondition"]) {
         return (Permission, false);
     }
-    if any_code(f, &["invalid_request_error", "invalid_argument", "validationexception", "not_found_error", "not_found", "resourcenotfoundexception", "model_not_found", "invalid_request"])
-        || (400..500).contains(&status)
+    if any_code(
+        f,
+        &[
+            "invalid_request_error",
+            "invalid_argument",
+            "validationexception",
+            "not_found_error",
+            "not_found",
+            "resourcenotfoundexception",
+            "model_not_found",
+            "invalid_request",
+        ],
+    ) || (400..500).contains(&status)
     {
         return (InvalidRequest, false);
     }
@@ -494,7 +585,13 @@ fn default_delay(c: Category) -> u64 {
     }
 }
 
-fn classify_value(provider: Provider, status: u16, doc: Option<&Value>, raw: &str, headers: &[(&str, &str)]) -> Classification {
+fn classify_value(
+    provider: Provider,
+    status: u16,
+    doc: Option<&Value>,
+    raw: &str,
+    headers: &[(&str, &str)],
+) -> Classification {
     use Category::*;
     let f = facts(doc, raw, headers);
     let (category, quota) = category_of(status, &f);

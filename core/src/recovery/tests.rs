@@ -57,12 +57,22 @@ fn hints_are_not_given_for_actions_other_than_retry() {
 
 #[test]
 fn bedrock_is_read_from_the_header_when_the_body_says_little() {
-    let c = cls(Provider::Bedrock, 400, r#"{"message":"Too many tokens, please wait before trying again."}"#, &[("x-amzn-ErrorType", "ThrottlingException:http://internal.amazon.com/coral/com.amazon.bedrock/")]);
+    let c = cls(
+        Provider::Bedrock,
+        400,
+        r#"{"message":"Too many tokens, please wait before trying again."}"#,
+        &[("x-amzn-ErrorType", "ThrottlingException:http://internal.amazon.com/coral/com.amazon.bedrock/")],
+    );
     assert_eq!(c.category, Category::RateLimited);
     assert_eq!(c.code.as_deref(), Some("ThrottlingException"));
     let c = cls(Provider::Bedrock, 429, "{}", &[("x-amzn-errortype", "ModelNotReadyException")]);
     assert_eq!(c.category, Category::Overloaded);
-    let c = cls(Provider::Bedrock, 400, r#"{"__type":"ServiceQuotaExceededException","message":"Your request exceeds the service quota for your account."}"#, &[]);
+    let c = cls(
+        Provider::Bedrock,
+        400,
+        r#"{"__type":"ServiceQuotaExceededException","message":"Your request exceeds the service quota for your account."}"#,
+        &[],
+    );
     assert_eq!((c.category, c.action), (Category::RateLimited, Action::Fail));
 }
 
@@ -77,7 +87,8 @@ fn openai_orphaned_tool_message_is_a_history_problem() {
 #[test]
 fn ids_are_found_after_non_ascii_text() {
     // 'İ' lowercases to two characters; the marker offset must still hold.
-    let body = "İİİ messages.2: tool_use ids were found without tool_result blocks immediately after: toolu_9, toolu_ß. Each";
+    let body =
+        "İİİ messages.2: tool_use ids were found without tool_result blocks immediately after: toolu_9, toolu_ß. Each";
     let c = cls(Provider::Anthropic, 400, body, &[]);
     assert_eq!(c.category, Category::InvalidToolHistory);
     assert_eq!(c.tool_call_ids, ["toolu_9", "toolu_ß"]);
@@ -98,7 +109,8 @@ fn plain_text_and_odd_json_bodies_are_handled() {
 
 #[test]
 fn classify_json_accepts_string_or_parsed_bodies() {
-    let as_text = serde_json::json!({"provider": "gemini", "status": 429, "body": fixture("gemini-resource-exhausted")});
+    let as_text =
+        serde_json::json!({"provider": "gemini", "status": 429, "body": fixture("gemini-resource-exhausted")});
     let parsed: serde_json::Value = serde_json::from_str(&fixture("gemini-resource-exhausted")).unwrap();
     let as_json = serde_json::json!({"provider": "google", "status": 429, "body": parsed});
     let a = classify_json(&as_text.to_string()).unwrap();
@@ -157,7 +169,10 @@ fn backoff_gives_up_after_max_attempts_and_rejects_bad_policies() {
     ] {
         assert_eq!(bad.decide(1, 0, None).unwrap_err().kind(), ErrorKind::InvalidArgument);
     }
-    assert_eq!(BackoffPolicy::decide_json(r#"{"failed_attempts":1,"policy":{"base":5}}"#).unwrap_err().kind(), ErrorKind::InvalidJson);
+    assert_eq!(
+        BackoffPolicy::decide_json(r#"{"failed_attempts":1,"policy":{"base":5}}"#).unwrap_err().kind(),
+        ErrorKind::InvalidJson
+    );
 }
 
 #[test]

@@ -42,7 +42,10 @@ pub(crate) fn read_block(reader: impl Read, rel: &str) -> Result<Block> {
     let mut offset = line.len() as u64;
     let first = line.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&line);
     if !is_fence(first, false) || !line.ends_with(b"\n") {
-        return Err(Error::new(ErrorKind::InvalidJson, format!("'{rel}' has no front-matter (the file must start with a '---' line)")));
+        return Err(Error::new(
+            ErrorKind::InvalidJson,
+            format!("'{rel}' has no front-matter (the file must start with a '---' line)"),
+        ));
     }
     let mut yaml = Vec::new();
     loop {

@@ -60,9 +60,10 @@ pub(crate) fn check_name(name: &str) -> Result<()> {
 
 /// The canonical form of the root, which must be a directory.
 pub(crate) fn canonical_root(root: &Path) -> Result<PathBuf> {
-    let canon = std::fs::canonicalize(root)
-        .map_err(|e| io(format!("skills root '{}': {}", root.display(), describe(&e))))?;
-    let meta = std::fs::metadata(&canon).map_err(|e| io(format!("skills root '{}': {}", root.display(), describe(&e))))?;
+    let canon =
+        std::fs::canonicalize(root).map_err(|e| io(format!("skills root '{}': {}", root.display(), describe(&e))))?;
+    let meta =
+        std::fs::metadata(&canon).map_err(|e| io(format!("skills root '{}': {}", root.display(), describe(&e))))?;
     if !meta.is_dir() {
         return Err(io(format!("skills root '{}' is not a directory", root.display())));
     }
@@ -127,8 +128,18 @@ pub(crate) fn resolve(root: &Path, rel: &str) -> Result<FileId> {
     if !meta.is_file() {
         return Err(io(format!("'{rel}' is not a regular file")));
     }
-    crate::limits::check(&format!("skill file '{rel}'"), usize::try_from(meta.len()).unwrap_or(usize::MAX), MAX_SKILL_FILE_BYTES)?;
-    Ok(FileId { path: canon, rel: rel.to_owned(), key: file_key(&meta), len: meta.len(), modified: meta.modified().ok() })
+    crate::limits::check(
+        &format!("skill file '{rel}'"),
+        usize::try_from(meta.len()).unwrap_or(usize::MAX),
+        MAX_SKILL_FILE_BYTES,
+    )?;
+    Ok(FileId {
+        path: canon,
+        rel: rel.to_owned(),
+        key: file_key(&meta),
+        len: meta.len(),
+        modified: meta.modified().ok(),
+    })
 }
 
 /// The metadata of the top-level entry `name` after resolving symlinks,

@@ -125,7 +125,8 @@ pub(crate) fn render(set: &SkillSet, o: &IndexOptions) -> Result<IndexResult> {
         };
         ranked.sort_by(|a, b| key(a.1).cmp(&key(b.1)).then(a.0.cmp(b.0)));
     }
-    let preamble = o.preamble.clone().map(|p| if p.is_empty() || p.ends_with('\n') { p } else { p + "\n" }).unwrap_or_default();
+    let preamble =
+        o.preamble.clone().map(|p| if p.is_empty() || p.ends_with('\n') { p } else { p + "\n" }).unwrap_or_default();
     let budget = o.budget.unwrap_or(usize::MAX);
     let pre_tokens = tok.count(&preamble)?;
     if pre_tokens > budget {
@@ -173,7 +174,13 @@ pub(crate) fn render(set: &SkillSet, o: &IndexOptions) -> Result<IndexResult> {
 
 /// The entry with its description cut to fit `room`, or None when the
 /// description would be shorter than `min_desc` tokens.
-fn shorten(tok: crate::Tokenizer, name: &str, h: &SkillHeader, room: usize, min_desc: usize) -> Result<Option<(String, usize)>> {
+fn shorten(
+    tok: crate::Tokenizer,
+    name: &str,
+    h: &SkillHeader,
+    room: usize,
+    min_desc: usize,
+) -> Result<Option<(String, usize)>> {
     let fixed = tok.count(&format!("{}…\n", prefix(name, h)))?;
     let desc = one_line(&h.description);
     let mut allot = room.saturating_sub(fixed);

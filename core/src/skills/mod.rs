@@ -230,7 +230,10 @@ impl SkillSet {
         let mut skills = Vec::new();
         for os in names {
             let Some(name) = os.to_str() else {
-                ignored.push(Ignored { path: os.to_string_lossy().into_owned(), reason: "name is not valid UTF-8".into() });
+                ignored.push(Ignored {
+                    path: os.to_string_lossy().into_owned(),
+                    reason: "name is not valid UTF-8".into(),
+                });
                 continue;
             };
             if name.starts_with('.') {
@@ -298,7 +301,11 @@ impl SkillSet {
         self.skills.iter().find(|s| s.name == name).ok_or_else(|| {
             let known: Vec<&str> = self.skills.iter().map(|s| s.name.as_str()).collect();
             let close: Vec<&str> = known.iter().copied().filter(|k| strsim::levenshtein(k, name) <= 2).collect();
-            let hint = if close.is_empty() { format!("{} skills are known", known.len()) } else { format!("did you mean {}?", close.join(", ")) };
+            let hint = if close.is_empty() {
+                format!("{} skills are known", known.len())
+            } else {
+                format!("did you mean {}?", close.join(", "))
+            };
             Error::invalid_argument(format!("no skill named '{name}'; {hint}"))
         })
     }
@@ -352,7 +359,13 @@ fn load_error(name: &str, layout: Layout, path: String, e: Error) -> Skill {
 }
 
 /// Decides what one top-level entry is, and loads its header if it is a skill.
-fn discover(root: &Path, name: &str, choice: LayoutChoice, tok: Tokenizer, ignored: &mut Vec<Ignored>) -> Option<Skill> {
+fn discover(
+    root: &Path,
+    name: &str,
+    choice: LayoutChoice,
+    tok: Tokenizer,
+    ignored: &mut Vec<Ignored>,
+) -> Option<Skill> {
     let full = root.join(name);
     let meta = match std::fs::symlink_metadata(&full) {
         Ok(m) => m,
@@ -363,7 +376,13 @@ fn discover(root: &Path, name: &str, choice: LayoutChoice, tok: Tokenizer, ignor
     };
     // A symlinked entry is resolved first and classified by its target, but
     // one that leaves the root (or loops) is reported, never followed.
-    let guess = || if name.ends_with(".md") { (name.trim_end_matches(".md").to_owned(), Layout::Flat, name.to_owned()) } else { (name.to_owned(), Layout::Folder, format!("{name}/SKILL.md")) };
+    let guess = || {
+        if name.ends_with(".md") {
+            (name.trim_end_matches(".md").to_owned(), Layout::Flat, name.to_owned())
+        } else {
+            (name.to_owned(), Layout::Folder, format!("{name}/SKILL.md"))
+        }
+    };
     let (is_dir, is_file) = if meta.file_type().is_symlink() {
         match fsafe::resolve_entry(root, name) {
             Ok(m) => (m.is_dir(), m.is_file()),

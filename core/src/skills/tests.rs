@@ -4,10 +4,10 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use proptest::prelude::*;
 
 use super::*;
-use crate::Encoding;
 use crate::limits::{
     MAX_FRONTMATTER_BYTES, MAX_FRONTMATTER_DEPTH, MAX_FRONTMATTER_NODES, MAX_SKILLS_PER_FOLDER, MAX_SKILL_FILE_BYTES,
 };
+use crate::Encoding;
 
 /// A fresh folder under the system temp dir, removed when dropped.
 struct TempDir(PathBuf);
@@ -78,7 +78,10 @@ fn both_layouts_are_discovered_with_headers_and_token_figures() {
     assert_eq!(h.category.as_deref(), Some("documents"));
     assert_eq!(h.metadata["author"], "docs-team");
     let tok = set.tokenizer();
-    assert_eq!(pdf.header_tokens(), tok.count("- pdf-tools [documents]: Extract text and tables from PDF files.\n").unwrap());
+    assert_eq!(
+        pdf.header_tokens(),
+        tok.count("- pdf-tools [documents]: Extract text and tables from PDF files.\n").unwrap()
+    );
     let notes = skill(&set, "release-notes");
     assert_eq!(notes.layout(), Layout::Flat);
     assert_eq!(notes.header().unwrap().label.as_deref(), Some("Release notes"));
@@ -113,10 +116,12 @@ fn bodies_are_shared_safely_across_threads() {
     d.skill("beta", "B.", "beta body\n");
     let set = open(&d);
     let texts: Vec<String> = std::thread::scope(|sc| {
-        let hs: Vec<_> = (0..8).map(|i| {
-            let set = &set;
-            sc.spawn(move || set.body(if i % 2 == 0 { "alpha" } else { "beta" }).unwrap().text.clone())
-        }).collect();
+        let hs: Vec<_> = (0..8)
+            .map(|i| {
+                let set = &set;
+                sc.spawn(move || set.body(if i % 2 == 0 { "alpha" } else { "beta" }).unwrap().text.clone())
+            })
+            .collect();
         hs.into_iter().map(|h| h.join().unwrap()).collect()
     });
     for (i, t) in texts.iter().enumerate() {
@@ -160,7 +165,10 @@ fn validation_rules_are_diagnostics_and_one_bad_skill_does_not_sink_the_set() {
     // Boundaries: exactly 64 / 1024 / 500 characters are fine.
     let d = TempDir::new("rules-edge");
     let n64 = "b".repeat(64);
-    d.write(&format!("{n64}/SKILL.md"), format!("---\nname: {n64}\ndescription: {}\ncompatibility: {}\n---\n", "d".repeat(1024), "c".repeat(500)));
+    d.write(
+        &format!("{n64}/SKILL.md"),
+        format!("---\nname: {n64}\ndescription: {}\ncompatibility: {}\n---\n", "d".repeat(1024), "c".repeat(500)),
+    );
     let set = open(&d);
     assert!(skill(&set, &n64).is_valid(), "{:?}", skill(&set, &n64).diagnostics());
 }
@@ -279,10 +287,12 @@ fn frontmatter_shape_errors() {
 
 #[test]
 fn yaml_depth_limit_at_and_one_past() {
-    let at = "a:\n".to_owned() + &(1..MAX_FRONTMATTER_DEPTH - 1).map(|i| format!("{}a:\n", "  ".repeat(i))).collect::<String>()
+    let at = "a:\n".to_owned()
+        + &(1..MAX_FRONTMATTER_DEPTH - 1).map(|i| format!("{}a:\n", "  ".repeat(i))).collect::<String>()
         + &format!("{}a: x\n", "  ".repeat(MAX_FRONTMATTER_DEPTH - 1));
     frontmatter::parse(&at, "x.md").unwrap_or_else(|e| panic!("depth {MAX_FRONTMATTER_DEPTH}: {e}\n{at}"));
-    let over = "a:\n".to_owned() + &(1..MAX_FRONTMATTER_DEPTH).map(|i| format!("{}a:\n", "  ".repeat(i))).collect::<String>()
+    let over = "a:\n".to_owned()
+        + &(1..MAX_FRONTMATTER_DEPTH).map(|i| format!("{}a:\n", "  ".repeat(i))).collect::<String>()
         + &format!("{}a: x\n", "  ".repeat(MAX_FRONTMATTER_DEPTH));
     let e = frontmatter::parse(&over, "x.md").unwrap_err();
     assert_eq!(e.kind(), ErrorKind::LimitExceeded, "{e}");
@@ -346,7 +356,10 @@ fn hostile_trees_become_per_skill_diagnostics() {
     d.skill("good", "Fine.", "ok\n");
     d.write("badutf/SKILL.md", b"---\nname: badutf\ndescription: \xc3\x28\n---\n");
     d.write("badbody/SKILL.md", b"---\nname: badbody\ndescription: ok\n---\nbody \xff\n");
-    d.write("deep/SKILL.md", format!("---\nname: deep\ndescription: x\nmetadata: {}{}\n---\n", "[".repeat(100), "]".repeat(100)));
+    d.write(
+        "deep/SKILL.md",
+        format!("---\nname: deep\ndescription: x\nmetadata: {}{}\n---\n", "[".repeat(100), "]".repeat(100)),
+    );
     d.write("nofm/SKILL.md", "just text\n");
     d.write("a\\b.md", "---\ndescription: x\n---\n");
     d.write("C:evil.md", "---\ndescription: x\n---\n");
@@ -375,7 +388,8 @@ fn a_file_replaced_or_changed_after_discovery_is_not_trusted() {
     assert_eq!(e.kind(), ErrorKind::Io);
     assert!(e.message().contains("replaced"), "{e}");
     // Edited in place: same inode, different size.
-    std::fs::write(d.path().join("edited/SKILL.md"), "---\nname: edited\ndescription: E.\n---\noriginal plus more\n").unwrap();
+    std::fs::write(d.path().join("edited/SKILL.md"), "---\nname: edited\ndescription: E.\n---\noriginal plus more\n")
+        .unwrap();
     let e = set.body("edited").unwrap_err();
     assert_eq!(e.kind(), ErrorKind::Io);
     assert!(e.message().contains("changed"), "{e}");
@@ -455,7 +469,9 @@ fn index_under_a_tight_budget_reports_what_was_cut() {
     let set = open(&d);
     let full = set.render_index(&IndexOptions::default()).unwrap();
     let budget = full.tokens - 8;
-    let r = set.render_index(&IndexOptions { budget: Some(budget), preamble: Some("Skills:".into()), ..Default::default() }).unwrap();
+    let r = set
+        .render_index(&IndexOptions { budget: Some(budget), preamble: Some("Skills:".into()), ..Default::default() })
+        .unwrap();
     assert!(r.tokens <= budget);
     assert!(r.text.starts_with("Skills:\n"));
     assert!(!r.shortened.is_empty() || r.omitted.iter().any(|o| o.reason == "budget"), "{r:?}");
@@ -463,9 +479,20 @@ fn index_under_a_tight_budget_reports_what_was_cut() {
         assert!(s.tokens < s.original_tokens);
         assert!(r.text.contains(&format!("- {}", s.name)));
     }
-    let e = set.render_index(&IndexOptions { budget: Some(1), preamble: Some("A long preamble here".into()), ..Default::default() }).unwrap_err();
+    let e = set
+        .render_index(&IndexOptions {
+            budget: Some(1),
+            preamble: Some("A long preamble here".into()),
+            ..Default::default()
+        })
+        .unwrap_err();
     assert_eq!(e.kind(), ErrorKind::DoesNotFit);
-    let e = set.render_index(&IndexOptions { scores: Some([("a".to_owned(), f64::NAN)].into_iter().collect()), ..Default::default() }).unwrap_err();
+    let e = set
+        .render_index(&IndexOptions {
+            scores: Some([("a".to_owned(), f64::NAN)].into_iter().collect()),
+            ..Default::default()
+        })
+        .unwrap_err();
     assert_eq!(e.kind(), ErrorKind::InvalidArgument);
 }
 

@@ -85,7 +85,10 @@ pub fn name_problem(name: &str) -> Option<(&'static str, String)> {
     if let Some(c) = name.chars().find(|c| !(c.is_ascii_lowercase() || c.is_ascii_digit() || *c == '-')) {
         return Some((
             "name_format",
-            format!("name '{name}' contains '{}'; only lowercase letters, digits and hyphens are allowed", c.escape_debug()),
+            format!(
+                "name '{name}' contains '{}'; only lowercase letters, digits and hyphens are allowed",
+                c.escape_debug()
+            ),
         ));
     }
     if name.starts_with('-') || name.ends_with('-') {
@@ -108,7 +111,8 @@ impl Reader<'_> {
             None | Some(Value::Null) => None,
             Some(Value::String(s)) => Some(s.clone()),
             Some(v) => {
-                self.diags.push(Diagnostic::error("field_type", format!("'{key}' must be a string, not {}", kind_name(v))));
+                self.diags
+                    .push(Diagnostic::error("field_type", format!("'{key}' must be a string, not {}", kind_name(v))));
                 None
             }
         }
@@ -118,7 +122,8 @@ impl Reader<'_> {
         let s = self.string(key)?;
         let n = s.chars().count();
         if n == 0 || s.trim().is_empty() {
-            self.diags.push(Diagnostic::error(&format!("{}_empty", key.replace('-', "_")), format!("'{key}' is empty")));
+            self.diags
+                .push(Diagnostic::error(&format!("{}_empty", key.replace('-', "_")), format!("'{key}' is empty")));
         } else if n > max {
             self.diags.push(Diagnostic::error(
                 &format!("{}_length", key.replace('-', "_")),
@@ -135,7 +140,9 @@ pub(crate) fn header(map: &Map<String, Value>, entry: &str, layout: Layout) -> (
     let mut r = Reader { map, diags: Vec::new() };
     let known: &[&str] = match layout {
         Layout::Folder => &["name", "description", "license", "compatibility", "allowed-tools", "metadata"],
-        Layout::Flat => &["name", "label", "description", "category", "license", "compatibility", "allowed-tools", "metadata"],
+        Layout::Flat => {
+            &["name", "label", "description", "category", "license", "compatibility", "allowed-tools", "metadata"]
+        }
     };
     let name = match (r.string("name"), layout) {
         (Some(n), _) => {
@@ -144,7 +151,10 @@ pub(crate) fn header(map: &Map<String, Value>, entry: &str, layout: Layout) -> (
             } else if n != entry {
                 r.diags.push(Diagnostic::error(
                     "name_mismatch",
-                    format!("name '{n}' does not match its {} '{entry}'", if layout == Layout::Folder { "folder" } else { "file name" }),
+                    format!(
+                        "name '{n}' does not match its {} '{entry}'",
+                        if layout == Layout::Folder { "folder" } else { "file name" }
+                    ),
                 ));
             }
             n
@@ -197,7 +207,8 @@ pub(crate) fn header(map: &Map<String, Value>, entry: &str, layout: Layout) -> (
             m.clone()
         }
         Some(v) => {
-            r.diags.push(Diagnostic::error("field_type", format!("'metadata' must be a mapping, not {}", kind_name(v))));
+            r.diags
+                .push(Diagnostic::error("field_type", format!("'metadata' must be a mapping, not {}", kind_name(v))));
             Map::new()
         }
     };
@@ -207,7 +218,10 @@ pub(crate) fn header(map: &Map<String, Value>, entry: &str, layout: Layout) -> (
     };
     for key in map.keys() {
         if !known.contains(&key.as_str()) {
-            r.diags.push(Diagnostic::warning("unknown_field", format!("field '{key}' is not part of the skill format and is ignored")));
+            r.diags.push(Diagnostic::warning(
+                "unknown_field",
+                format!("field '{key}' is not part of the skill format and is ignored"),
+            ));
         }
     }
     let h = SkillHeader {

@@ -334,11 +334,7 @@ pub(crate) fn merge_long(
                 q.push(left, p as u32);
             }
         }
-        let right = if end < n {
-            pairs.get_or(r, sc.token[end], || rank_of(i, sc.next[end] as usize))
-        } else {
-            NONE
-        };
+        let right = if end < n { pairs.get_or(r, sc.token[end], || rank_of(i, sc.next[end] as usize)) } else { NONE };
         sc.pair_rank[i] = right;
         if right != NONE {
             q.push(right, i as u32);

@@ -27,8 +27,7 @@ pub enum Encoding {
 
 impl Encoding {
     /// Every shipped encoding, in a stable order.
-    pub const ALL: [Encoding; 4] =
-        [Encoding::Cl100kBase, Encoding::O200kBase, Encoding::P50kBase, Encoding::R50kBase];
+    pub const ALL: [Encoding; 4] = [Encoding::Cl100kBase, Encoding::O200kBase, Encoding::P50kBase, Encoding::R50kBase];
 
     /// The canonical tiktoken name, e.g. `"cl100k_base"`.
     pub fn name(self) -> &'static str {

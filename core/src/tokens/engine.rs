@@ -238,9 +238,7 @@ impl Engine {
 
     /// The bytes of token `id` (ordinary or special), if it exists.
     pub(crate) fn token_bytes(&self, id: u32) -> Option<&[u8]> {
-        self.vocab
-            .token_bytes(id)
-            .or_else(|| self.special.iter().find(|(_, s)| *s == id).map(|(t, _)| t.as_bytes()))
+        self.vocab.token_bytes(id).or_else(|| self.special.iter().find(|(_, s)| *s == id).map(|(t, _)| t.as_bytes()))
     }
 
     /// Heap bytes held by this encoding: the vocabulary's lookup table, plus

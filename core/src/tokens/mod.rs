@@ -69,10 +69,7 @@ pub struct Tokenizer {
 
 impl std::fmt::Debug for Tokenizer {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Tokenizer")
-            .field("encoding", &self.engine.encoding)
-            .field("special", &self.special)
-            .finish()
+        f.debug_struct("Tokenizer").field("encoding", &self.engine.encoding).field("special", &self.special).finish()
     }
 }
 
@@ -170,9 +167,7 @@ impl Tokenizer {
         let bytes = self.decode_bytes(ids)?;
         match String::from_utf8(bytes) {
             Ok(s) => Ok(s),
-            Err(e) if mode == DecodeMode::Replace => {
-                Ok(String::from_utf8_lossy(e.as_bytes()).into_owned())
-            }
+            Err(e) if mode == DecodeMode::Replace => Ok(String::from_utf8_lossy(e.as_bytes()).into_owned()),
             Err(e) => {
                 let offset = e.utf8_error().valid_up_to();
                 let index = self.token_at_byte(ids, offset);

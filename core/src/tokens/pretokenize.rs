@@ -233,9 +233,7 @@ fn cl100k_general(s: &[u8], i: usize) -> usize {
     if j == s.len() {
         return j; // \s++$
     }
-    through_last_newline(s, i, j)
-        .or_else(|| space_not_before_nonspace(s, i, j))
-        .unwrap_or(i + len)
+    through_last_newline(s, i, j).or_else(|| space_not_before_nonspace(s, i, j)).unwrap_or(i + len)
 }
 
 /// `(?i:'s|'t|'re|'ve|'m|'ll|'d)?` after a word in o200k.
@@ -333,9 +331,7 @@ fn o200k_general(s: &[u8], i: usize) -> usize {
     }
     // Whitespace: `\s*[\r\n]+`, `\s+(?!\S)`, `\s+`.
     let j = run(s, i, WS);
-    through_last_newline(s, i, j)
-        .or_else(|| space_not_before_nonspace(s, i, j))
-        .unwrap_or(j)
+    through_last_newline(s, i, j).or_else(|| space_not_before_nonspace(s, i, j)).unwrap_or(j)
 }
 
 /// What the pre-tokenizer's loop hands each piece to.

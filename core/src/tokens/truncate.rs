@@ -76,17 +76,9 @@ impl Tokenizer {
         let (out, tokens, kept) = match side {
             TruncateSide::Head => self.keep_head(&cut, max_tokens)?,
             TruncateSide::Tail => self.keep_tail(&cut, max_tokens)?,
-            TruncateSide::Both => {
-                self.keep_both(&cut, max_tokens, marker.unwrap_or(DEFAULT_MARKER))?
-            }
+            TruncateSide::Both => self.keep_both(&cut, max_tokens, marker.unwrap_or(DEFAULT_MARKER))?,
         };
-        Ok(Truncation {
-            text: out,
-            tokens,
-            original_tokens: n,
-            removed_tokens: n - kept,
-            truncated: true,
-        })
+        Ok(Truncation { text: out, tokens, original_tokens: n, removed_tokens: n - kept, truncated: true })
     }
 
     fn keep_head(&self, cut: &Cuts<'_>, max: usize) -> Result<(String, usize, usize)> {
@@ -116,12 +108,7 @@ impl Tokenizer {
         }
     }
 
-    fn keep_both(
-        &self,
-        cut: &Cuts<'_>,
-        max: usize,
-        template: &str,
-    ) -> Result<(String, usize, usize)> {
+    fn keep_both(&self, cut: &Cuts<'_>, max: usize, template: &str) -> Result<(String, usize, usize)> {
         let n = cut.tokens();
         let render = |removed: usize| template.replace("{removed}", &removed.to_string());
         let marker_tokens = self.count(&render(n))?;

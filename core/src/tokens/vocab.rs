@@ -262,7 +262,6 @@ impl Vocab {
         }
     }
 
-
     /// The rank of `p` if it is a token.
     #[cfg(test)]
     pub(crate) fn rank(&self, p: &[u8]) -> Option<u32> {

@@ -124,6 +124,9 @@ fn json_entry_points() {
     let picked = select_json(&req.to_string(), "reviewer").unwrap();
     assert_eq!(picked, vec![simple("fs_read", "Read a file")]);
     let unknown_model = json!({"model": "no-such-model", "tools": []});
-    assert_eq!(report_json(&ModelRegistry::builtin(), &unknown_model.to_string()).unwrap_err().kind(), ErrorKind::UnknownModel);
+    assert_eq!(
+        report_json(&ModelRegistry::builtin(), &unknown_model.to_string()).unwrap_err().kind(),
+        ErrorKind::UnknownModel
+    );
     assert_eq!(select_json(r#"{"tools": [], "agents": {}}"#, "x").unwrap_err().kind(), ErrorKind::InvalidJson);
 }

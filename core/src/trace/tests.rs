@@ -18,7 +18,10 @@ fn a_span_feeds_metrics_and_the_ring() {
     assert_eq!(t.metrics()[0].in_flight, 1);
     t.end(id, Outcome::Success, 4_000, None, 3_500).unwrap();
     let m = &t.metrics()[0];
-    assert_eq!((m.tool.as_str(), m.count, m.successes, m.in_flight, m.input_bytes, m.output_bytes), ("grep", 1, 1, 0, 120, 4_000));
+    assert_eq!(
+        (m.tool.as_str(), m.count, m.successes, m.in_flight, m.input_bytes, m.output_bytes),
+        ("grep", 1, 1, 0, 120, 4_000)
+    );
     let d = m.duration_us.as_ref().unwrap();
     assert_eq!((d.min, d.max, d.p50, d.p99), (2_500, 2_500, 2_500, 2_500));
     let r = &t.recent()[0];
@@ -33,7 +36,10 @@ fn a_span_feeds_metrics_and_the_ring() {
 #[test]
 fn outcomes_are_counted_separately() {
     let t = tracer(8);
-    for (i, o) in [Outcome::Success, Outcome::Failed, Outcome::Failed, Outcome::Timeout, Outcome::Cancelled].into_iter().enumerate() {
+    for (i, o) in [Outcome::Success, Outcome::Failed, Outcome::Failed, Outcome::Timeout, Outcome::Cancelled]
+        .into_iter()
+        .enumerate()
+    {
         let id = t.start("http", SpanInfo::default(), 0, 0).unwrap();
         t.end(id, o, 0, (o == Outcome::Failed).then_some("boom"), i as u64).unwrap();
     }
@@ -113,7 +119,12 @@ fn interrupted_results_fit_the_window_repair() {
     let c = Conversation::parse(conv, None).unwrap();
     let fixed = repair(&c, Some(&results[0].content), &acct).unwrap();
     let out = fixed.conversation.to_json().unwrap();
-    assert!(out.contains(r#"{"role":"tool","tool_call_id":"call_a","content":"Tool call was interrupted before it returned."}"#), "{out}");
+    assert!(
+        out.contains(
+            r#"{"role":"tool","tool_call_id":"call_a","content":"Tool call was interrupted before it returned."}"#
+        ),
+        "{out}"
+    );
 }
 
 #[test]
@@ -131,7 +142,10 @@ fn config_and_inputs_are_checked() {
     assert_eq!(bad(TracerConfig { ring_size: 0, ..TracerConfig::default() }), ErrorKind::InvalidArgument);
     assert_eq!(bad(TracerConfig { default_timeout_ms: 0, ..TracerConfig::default() }), ErrorKind::InvalidArgument);
     assert!(Tracer::new(TracerConfig { ring_size: MAX_TRACE_RING, ..TracerConfig::default() }).is_ok());
-    assert_eq!(bad(TracerConfig { ring_size: MAX_TRACE_RING + 1, ..TracerConfig::default() }), ErrorKind::LimitExceeded);
+    assert_eq!(
+        bad(TracerConfig { ring_size: MAX_TRACE_RING + 1, ..TracerConfig::default() }),
+        ErrorKind::LimitExceeded
+    );
     assert_eq!(Tracer::from_json(r#"{"timeouts":{"x":0}}"#).unwrap_err().kind(), ErrorKind::InvalidArgument);
     assert_eq!(Tracer::from_json(r#"{"ring":5}"#).unwrap_err().kind(), ErrorKind::InvalidJson);
     assert_eq!(Tracer::from_json(r#"{"ring_size":5,"timeouts":{"grep":250}}"#).unwrap().timeout_ms("grep"), 250);
@@ -139,7 +153,10 @@ fn config_and_inputs_are_checked() {
     let t = tracer(4);
     assert_eq!(t.start("", SpanInfo::default(), 0, 0).unwrap_err().kind(), ErrorKind::InvalidArgument);
     assert!(t.start(&"t".repeat(MAX_KEY_BYTES), SpanInfo::default(), 0, 0).is_ok());
-    assert_eq!(t.start(&"t".repeat(MAX_KEY_BYTES + 1), SpanInfo::default(), 0, 0).unwrap_err().kind(), ErrorKind::LimitExceeded);
+    assert_eq!(
+        t.start(&"t".repeat(MAX_KEY_BYTES + 1), SpanInfo::default(), 0, 0).unwrap_err().kind(),
+        ErrorKind::LimitExceeded
+    );
     let long_agent = SpanInfo { agent_id: Some("a".repeat(MAX_KEY_BYTES + 1)), ..SpanInfo::default() };
     assert_eq!(t.start("x", long_agent, 0, 0).unwrap_err().kind(), ErrorKind::LimitExceeded);
     let zero = SpanInfo { timeout_ms: Some(0), ..SpanInfo::default() };
@@ -189,7 +206,9 @@ fn threads_share_one_tracer() {
             std::thread::spawn(move || {
                 for i in 0..2_000u64 {
                     let tool = if i % 2 == 0 { "shared" } else { "own" };
-                    let id = t.start(tool, SpanInfo { agent_id: Some(format!("a{k}")), ..SpanInfo::default() }, 1, i).unwrap();
+                    let id = t
+                        .start(tool, SpanInfo { agent_id: Some(format!("a{k}")), ..SpanInfo::default() }, 1, i)
+                        .unwrap();
                     let outcome = if i % 10 == 0 { Outcome::Failed } else { Outcome::Success };
                     t.end(id, outcome, 2, None, i + k + 1).unwrap();
                 }

@@ -123,9 +123,7 @@ pub(super) struct Turn {
 }
 
 pub(super) fn starts_turn(m: &Message) -> bool {
-    m.role == Role::User
-        && !m.parts.iter().any(|p| matches!(p, Part::ToolResult { .. }))
-        && m.tool_call_id.is_none()
+    m.role == Role::User && !m.parts.iter().any(|p| matches!(p, Part::ToolResult { .. })) && m.tool_call_id.is_none()
 }
 
 pub(super) fn turns(c: &Conversation, counts: &[usize], pinned_msgs: &[usize]) -> Vec<Turn> {
@@ -199,7 +197,11 @@ pub fn compact(c: &Conversation, policy: &Policy, acct: &Accountant) -> Result<C
                     index: i,
                     id: None,
                     tokens: counts[i],
-                    detail: format!("dropped by {} compaction (turn starting at message {})", strategy_name(policy.strategy), t.start),
+                    detail: format!(
+                        "dropped by {} compaction (turn starting at message {})",
+                        strategy_name(policy.strategy),
+                        t.start
+                    ),
                 });
             }
         }
@@ -230,7 +232,9 @@ pub(super) fn finish(
     // occurrence, the `window_fit` fuzz target showed could leave a later
     // call of a reused id without its result). Checked anyway, so a broken
     // invariant is an error rather than a history the provider rejects.
-    if let Some(i) = validate(&out).into_iter().find(|i| matches!(i.kind, IssueKind::OrphanedCall | IssueKind::OrphanedResult)) {
+    if let Some(i) =
+        validate(&out).into_iter().find(|i| matches!(i.kind, IssueKind::OrphanedCall | IssueKind::OrphanedResult))
+    {
         return Err(Error::internal(format!(
             "compaction would separate tool call '{}' from its result ({}); this is a bug in ctxkit, please report it with the input",
             i.id.as_deref().unwrap_or(""),
@@ -268,7 +272,8 @@ pub(super) fn prepare(c: &Conversation, policy: &Policy, acct: &Accountant) -> R
     if !(0.0..=1.0).contains(&policy.relevance_weight) {
         return Err(Error::invalid_argument("policy.relevance_weight must be between 0 and 1"));
     }
-    let target = if policy.target_tokens == 0 { policy.limit_tokens } else { policy.target_tokens.min(policy.limit_tokens) };
+    let target =
+        if policy.target_tokens == 0 { policy.limit_tokens } else { policy.target_tokens.min(policy.limit_tokens) };
     // Every message is counted once here; later steps recount only the
     // messages they change, so fitting a long history costs one pass.
     let counts_in: Vec<usize> = c.messages.iter().map(|m| acct.message(m)).collect::<Result<_>>()?;
@@ -297,9 +302,8 @@ pub(super) fn prepare(c: &Conversation, policy: &Policy, acct: &Accountant) -> R
             "history has tool-structure issues (first: {detail}); repair it or allow repair"
         )));
     };
-    let pinned_msgs: Vec<usize> = (0..work.messages.len())
-        .filter(|&i| origin[i].is_some_and(|o| policy.pinned.contains(&o)))
-        .collect();
+    let pinned_msgs: Vec<usize> =
+        (0..work.messages.len()).filter(|&i| origin[i].is_some_and(|o| policy.pinned.contains(&o))).collect();
     if let Some(max) = policy.tool_output_max {
         let (t, ch) = tool_outputs::truncate_tool_outputs(&work, max, acct)?;
         work = t;
@@ -344,10 +348,17 @@ fn c_scores(policy: &Policy, p: &Prepared) -> Vec<f64> {
         return p
             .turns
             .iter()
-            .map(|t| (t.start..t.end).filter_map(|i| p.origin[i]).filter_map(|j| host.get(j).copied()).fold(0.0, f64::max))
+            .map(|t| {
+                (t.start..t.end).filter_map(|i| p.origin[i]).filter_map(|j| host.get(j).copied()).fold(0.0, f64::max)
+            })
             .collect();
     }
-    let query = p.turns.iter().rev().find(|t| t.pinned && starts_turn(&p.work.messages[t.start])).map_or("", |t| t.text.as_str());
+    let query = p
+        .turns
+        .iter()
+        .rev()
+        .find(|t| t.pinned && starts_turn(&p.work.messages[t.start]))
+        .map_or("", |t| t.text.as_str());
     let docs: Vec<String> = p.turns.iter().map(|t| t.text.clone()).collect();
     bm25::scores(query, &docs)
 }

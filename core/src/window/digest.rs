@@ -23,7 +23,12 @@ fn push_unique(v: &mut Vec<String>, s: &str) {
 }
 
 fn trim_word(w: &str) -> &str {
-    w.trim_matches(|c: char| matches!(c, '(' | ')' | '[' | ']' | '{' | '}' | '"' | '\'' | ',' | ';' | ':' | '.' | '!' | '?' | '`' | '<' | '>'))
+    w.trim_matches(|c: char| {
+        matches!(
+            c,
+            '(' | ')' | '[' | ']' | '{' | '}' | '"' | '\'' | ',' | ';' | ':' | '.' | '!' | '?' | '`' | '<' | '>'
+        )
+    })
 }
 
 fn classify(facts: &mut Facts, text: &str) {
@@ -57,7 +62,10 @@ fn classify(facts: &mut Facts, text: &str) {
 }
 
 fn has_extension(w: &str) -> bool {
-    const EXT: &[&str] = &["rs", "py", "md", "json", "toml", "yaml", "yml", "ts", "js", "c", "h", "go", "java", "kt", "txt", "sh", "html", "css"];
+    const EXT: &[&str] = &[
+        "rs", "py", "md", "json", "toml", "yaml", "yml", "ts", "js", "c", "h", "go", "java", "kt", "txt", "sh", "html",
+        "css",
+    ];
     w.rsplit_once('.').is_some_and(|(stem, ext)| !stem.is_empty() && EXT.contains(&ext))
 }
 
@@ -109,9 +117,15 @@ pub fn digest(messages: &[Message], turn_starts: &[usize], tok: &Tokenizer, max_
         let end = turn_starts.get(k + 1).copied().unwrap_or(messages.len());
         let turn = &messages[start..end];
         let asked = turn.iter().find(|m| m.role == Role::User).map(|m| first_sentence(&m.text(), 160));
-        let last = turn.iter().rev().find(|m| m.role == Role::Assistant && !m.text().trim().is_empty()).map(|m| last_sentence(&m.text(), 200));
+        let last = turn
+            .iter()
+            .rev()
+            .find(|m| m.role == Role::Assistant && !m.text().trim().is_empty())
+            .map(|m| last_sentence(&m.text(), 200));
         match (asked, last) {
-            (Some(a), Some(l)) if !a.is_empty() => out.push_str(&format!("- Turn {}: asked \"{a}\"; ended with \"{l}\"\n", k + 1)),
+            (Some(a), Some(l)) if !a.is_empty() => {
+                out.push_str(&format!("- Turn {}: asked \"{a}\"; ended with \"{l}\"\n", k + 1))
+            }
             (Some(a), _) if !a.is_empty() => out.push_str(&format!("- Turn {}: asked \"{a}\"\n", k + 1)),
             (_, Some(l)) => out.push_str(&format!("- Turn {}: ended with \"{l}\"\n", k + 1)),
             _ => {}
@@ -138,7 +152,16 @@ mod tests {
         .unwrap();
         let tok = Tokenizer::new(Encoding::O200kBase).unwrap();
         let d = digest(&c.messages, &[0], &tok, 500).unwrap();
-        for needle in ["src/parser.rs", "https://example.com/issue/42", "2600", "run_tests", "parser::tests::nested_braces", "cargo test -p core", "parse_item", "The bug is in parse_item"] {
+        for needle in [
+            "src/parser.rs",
+            "https://example.com/issue/42",
+            "2600",
+            "run_tests",
+            "parser::tests::nested_braces",
+            "cargo test -p core",
+            "parse_item",
+            "The bug is in parse_item",
+        ] {
             assert!(d.contains(needle), "{needle} missing from:\n{d}");
         }
         assert_eq!(digest(&c.messages, &[0], &tok, 500).unwrap(), d, "deterministic");

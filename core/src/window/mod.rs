@@ -3,8 +3,8 @@
 
 pub mod accounting;
 mod bm25;
-pub mod digest;
 pub mod compact;
+pub mod digest;
 pub mod fit;
 mod pairing;
 pub mod repair;

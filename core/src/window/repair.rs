@@ -88,7 +88,11 @@ pub fn repair(c: &Conversation, synthetic: Option<&str>, acct: &Accountant) -> R
         .iter()
         .enumerate()
         .flat_map(|(i, m)| {
-            m.parts.iter().filter(|p| matches!(p, Part::ToolResult { .. })).enumerate().map(move |(nth, p)| ((i, nth), p))
+            m.parts
+                .iter()
+                .filter(|p| matches!(p, Part::ToolResult { .. }))
+                .enumerate()
+                .map(move |(nth, p)| ((i, nth), p))
         })
         .collect();
     let mut r = Repairer { c, acct, text, p: Pairing::of(c), result_parts, changes: Vec::new() };
@@ -123,7 +127,8 @@ impl<'a> Repairer<'a> {
     /// calls another result answers) as dropped, in message order.
     fn note_dropped(&mut self) -> Result<()> {
         for k in 0..self.p.results.len() {
-            let (i, nth, id, fate) = (self.p.results[k].msg, self.p.results[k].nth, self.p.results[k].id, self.p.results[k].fate);
+            let (i, nth, id, fate) =
+                (self.p.results[k].msg, self.p.results[k].nth, self.p.results[k].id, self.p.results[k].fate);
             let detail = match fate {
                 Fate::Answers { .. } => continue,
                 Fate::Orphan => format!("result for '{id}' answers no tool call"),
@@ -154,7 +159,9 @@ impl<'a> Repairer<'a> {
     fn anthropic_in_place(&self, k: usize) -> bool {
         let ci = self.p.calls[k].msg;
         self.p.answer(k).is_some_and(|r| {
-            matches!(r.fate, Fate::Answers { early: false, .. }) && r.msg == ci + 1 && self.c.messages[r.msg].role == Role::User
+            matches!(r.fate, Fate::Answers { early: false, .. })
+                && r.msg == ci + 1
+                && self.c.messages[r.msg].role == Role::User
         })
     }
 
@@ -214,13 +221,25 @@ impl<'a> Repairer<'a> {
                 let (id, name) = (self.p.calls[k].id, self.p.calls[k].name);
                 if let Some(j) = self.p.answer(k).map(|r| r.msg) {
                     let t = self.acct.message(&msgs[j])?;
-                    self.note(Action::MovedResult, j, id, t, format!("result for '{id}' moved next to its call in message {i}"));
+                    self.note(
+                        Action::MovedResult,
+                        j,
+                        id,
+                        t,
+                        format!("result for '{id}' moved next to its call in message {i}"),
+                    );
                     out.push(msgs[j].clone());
                 } else {
                     let raw = json!({"role": "tool", "tool_call_id": id, "content": self.text});
                     let msg = chat::message_from_value(Format::OpenAi, raw, i)?;
                     let t = self.acct.message(&msg)?;
-                    self.note(Action::SynthesizedResult, i, id, t, format!("synthetic result for unanswered call '{id}' ({name})"));
+                    self.note(
+                        Action::SynthesizedResult,
+                        i,
+                        id,
+                        t,
+                        format!("synthetic result for unanswered call '{id}' ({name})"),
+                    );
                     out.push(msg);
                 }
             }
@@ -252,13 +271,30 @@ impl<'a> Repairer<'a> {
                 Some((ri, nth)) => {
                     let block = blocks.get(&(ri, nth)).map_or(Value::Null, |b| (*b).clone());
                     let t = self.result_tokens(ri, nth)?;
-                    self.note(Action::MovedResult, ri, id, t, format!("result for '{id}' moved next to its call in message {ci}"));
+                    self.note(
+                        Action::MovedResult,
+                        ri,
+                        id,
+                        t,
+                        format!("result for '{id}' moved next to its call in message {ci}"),
+                    );
                     incoming.entry(ci).or_default().push(block);
                 }
                 None => {
-                    let block = json!({"type": "tool_result", "tool_use_id": id, "content": self.text, "is_error": true});
-                    let t = self.acct.part(&Part::ToolResult { id: id.to_owned(), text: self.text.to_owned(), is_error: true })?;
-                    self.note(Action::SynthesizedResult, ci, id, t, format!("synthetic result for unanswered call '{id}' ({name})"));
+                    let block =
+                        json!({"type": "tool_result", "tool_use_id": id, "content": self.text, "is_error": true});
+                    let t = self.acct.part(&Part::ToolResult {
+                        id: id.to_owned(),
+                        text: self.text.to_owned(),
+                        is_error: true,
+                    })?;
+                    self.note(
+                        Action::SynthesizedResult,
+                        ci,
+                        id,
+                        t,
+                        format!("synthetic result for unanswered call '{id}' ({name})"),
+                    );
                     incoming.entry(ci).or_default().push(block);
                 }
             }

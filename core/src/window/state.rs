@@ -171,14 +171,19 @@ impl Window {
             budget.context_window
         } else {
             info.context_window.map(|c| c as usize).ok_or_else(|| {
-                Error::invalid_argument(format!("model '{}' has no known context window; give context_window", info.model))
+                Error::invalid_argument(format!(
+                    "model '{}' has no known context window; give context_window",
+                    info.model
+                ))
             })?
         };
-        let reserved = budget.reserved_output.unwrap_or_else(|| {
-            (info.max_output_tokens.map_or(4096, |m| m as usize)).min(limit / 4)
-        });
+        let reserved = budget
+            .reserved_output
+            .unwrap_or_else(|| (info.max_output_tokens.map_or(4096, |m| m as usize)).min(limit / 4));
         if reserved >= limit {
-            return Err(Error::invalid_argument(format!("reserved_output {reserved} leaves no room in a {limit}-token window")));
+            return Err(Error::invalid_argument(format!(
+                "reserved_output {reserved} leaves no room in a {limit}-token window"
+            )));
         }
         let conversation = Conversation::parse("[]", Some(Format::OpenAi))?;
         Ok(Window {
@@ -208,7 +213,11 @@ impl Window {
         let (mut sys, mut hist) = (0, 0);
         for m in &conversation.messages {
             let n = self.acct.message(m)?;
-            if is_system(m) { sys += n } else { hist += n }
+            if is_system(m) {
+                sys += n
+            } else {
+                hist += n
+            }
             counts.push(n);
         }
         if let Some(s) = &conversation.system {
@@ -228,7 +237,11 @@ impl Window {
         check_message_count(self.counts.len() + 1)?;
         self.pending = None;
         let n = self.acct.message(&m)?;
-        if is_system(&m) { self.system_tokens += n } else { self.history_tokens += n }
+        if is_system(&m) {
+            self.system_tokens += n
+        } else {
+            self.history_tokens += n
+        }
         self.counts.push(n);
         self.conversation.messages.push(m);
         Ok(n)
@@ -239,21 +252,36 @@ impl Window {
         self.pending = None;
         let m = self.conversation.messages.pop()?;
         let n = self.counts.pop().unwrap_or(0);
-        if is_system(&m) { self.system_tokens -= n } else { self.history_tokens -= n }
+        if is_system(&m) {
+            self.system_tokens -= n
+        } else {
+            self.history_tokens -= n
+        }
         Some(m)
     }
 
     /// Replaces message `i`, recounting only it.
     pub fn replace(&mut self, i: usize, m: Message) -> Result<Message> {
         if i >= self.counts.len() {
-            return Err(Error::invalid_argument(format!("message index {i} is out of range (window holds {})", self.counts.len())));
+            return Err(Error::invalid_argument(format!(
+                "message index {i} is out of range (window holds {})",
+                self.counts.len()
+            )));
         }
         self.pending = None;
         let n = self.acct.message(&m)?;
         let old_n = self.counts[i];
         let old = std::mem::replace(&mut self.conversation.messages[i], m);
-        if is_system(&old) { self.system_tokens -= old_n } else { self.history_tokens -= old_n }
-        if is_system(&self.conversation.messages[i]) { self.system_tokens += n } else { self.history_tokens += n }
+        if is_system(&old) {
+            self.system_tokens -= old_n
+        } else {
+            self.history_tokens -= old_n
+        }
+        if is_system(&self.conversation.messages[i]) {
+            self.system_tokens += n
+        } else {
+            self.history_tokens += n
+        }
         self.counts[i] = n;
         Ok(old)
     }
@@ -292,7 +320,9 @@ impl Window {
     /// Completes a pending summarize compaction with the host's summary.
     pub fn apply_summary(&mut self, id: &str, summary: &str) -> Result<CompactReport> {
         let Some((pending, policy)) = self.pending.take() else {
-            return Err(Error::invalid_argument("no summary is pending on this window (call compact with the summarize strategy first)"));
+            return Err(Error::invalid_argument(
+                "no summary is pending on this window (call compact with the summarize strategy first)",
+            ));
         };
         match super::summarize::apply_summary(&pending, id, summary, &policy, &self.acct) {
             Ok(r) => self.adopt(r, &policy),
@@ -362,7 +392,9 @@ impl Window {
     pub fn calibrate(&mut self, reported_prompt_tokens: usize) -> Result<f64> {
         let counted = self.prompt_tokens(0);
         if counted == 0 || reported_prompt_tokens == 0 {
-            return Err(Error::invalid_argument("calibration needs a non-empty conversation and a positive reported count"));
+            return Err(Error::invalid_argument(
+                "calibration needs a non-empty conversation and a positive reported count",
+            ));
         }
         let factor = reported_prompt_tokens as f64 / counted as f64;
         if !(0.25..=4.0).contains(&factor) {

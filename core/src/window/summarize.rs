@@ -102,7 +102,8 @@ pub fn request_summary(c: &Conversation, policy: &Policy, acct: &Accountant) -> 
         )));
     }
     let room = policy.summarizer_budget - frame_tokens;
-    let cut = tok.truncate(&transcript, room.saturating_sub(2), TruncateSide::Both, None)
+    let cut = tok
+        .truncate(&transcript, room.saturating_sub(2), TruncateSide::Both, None)
         .or_else(|_| tok.truncate(&transcript, room.saturating_sub(2), TruncateSide::Head, None))?;
     let prompt = frame.replace("{transcript}", &cut.text);
     let prompt_tokens = tok.count(&prompt)?;
@@ -122,10 +123,19 @@ pub fn request_summary(c: &Conversation, policy: &Policy, acct: &Accountant) -> 
 
 /// Phase two: replaces the requested messages with `summary` (cut to the
 /// request's `max_summary_tokens` if longer) and re-checks the budget.
-pub fn apply_summary(pending: &Pending, id: &str, summary: &str, policy: &Policy, acct: &Accountant) -> Result<Compacted> {
+pub fn apply_summary(
+    pending: &Pending,
+    id: &str,
+    summary: &str,
+    policy: &Policy,
+    acct: &Accountant,
+) -> Result<Compacted> {
     let req = &pending.request;
     if id != req.id {
-        return Err(Error::invalid_argument(format!("summary id '{id}' does not match the pending request '{}'", req.id)));
+        return Err(Error::invalid_argument(format!(
+            "summary id '{id}' does not match the pending request '{}'",
+            req.id
+        )));
     }
     let work = &pending.prepared_conversation;
     let tok = acct.tokenizer();
@@ -158,8 +168,12 @@ pub fn apply_summary(pending: &Pending, id: &str, summary: &str, policy: &Policy
                     index: first,
                     id: Some(req.id.clone()),
                     tokens,
-                    detail: format!("summary of {} messages ({} tokens){}", req.messages.len(), req.span_tokens,
-                        if cut.truncated { ", cut to its budget" } else { "" }),
+                    detail: format!(
+                        "summary of {} messages ({} tokens){}",
+                        req.messages.len(),
+                        req.span_tokens,
+                        if cut.truncated { ", cut to its budget" } else { "" }
+                    ),
                 });
                 out.messages.push(msg);
                 if merged {
@@ -175,7 +189,17 @@ pub fn apply_summary(pending: &Pending, id: &str, summary: &str, policy: &Policy
         tokens_after += acct.message(&msg)?;
         out.messages.push(msg);
     }
-    finish(out, changes, pending.tokens_before, tokens_after, pending.fixed, &pending.turns, pending.target, policy, acct)
+    finish(
+        out,
+        changes,
+        pending.tokens_before,
+        tokens_after,
+        pending.fixed,
+        &pending.turns,
+        pending.target,
+        policy,
+        acct,
+    )
 }
 
 /// Both phases with the deterministic digest as the summary.
@@ -207,7 +231,10 @@ fn place(format: Format, text: &str, next: Option<&chat::Message>, index: usize)
             match raw.get_mut("content") {
                 Some(Value::Array(blocks)) => {
                     // After leading tool results, which must come first.
-                    let at = blocks.iter().take_while(|b| b.get("type").and_then(Value::as_str) == Some("tool_result")).count();
+                    let at = blocks
+                        .iter()
+                        .take_while(|b| b.get("type").and_then(Value::as_str) == Some("tool_result"))
+                        .count();
                     blocks.insert(at, block);
                 }
                 Some(other) => {

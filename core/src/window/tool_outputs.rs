@@ -64,7 +64,11 @@ fn set_content(m: &Message, site: &Site, text: &str, format: Format) -> Result<M
 
 /// Truncates every tool result longer than `max_tokens` to that many tokens
 /// (marker included), keeping its head and tail.
-pub fn truncate_tool_outputs(c: &Conversation, max_tokens: usize, acct: &Accountant) -> Result<(Conversation, Vec<Change>)> {
+pub fn truncate_tool_outputs(
+    c: &Conversation,
+    max_tokens: usize,
+    acct: &Accountant,
+) -> Result<(Conversation, Vec<Change>)> {
     let mut out = c.clone();
     let mut changes = Vec::new();
     for site in sites(c) {

@@ -61,7 +61,12 @@ pub fn validate(c: &Conversation) -> Vec<Issue> {
     for (i, m) in c.messages.iter().enumerate() {
         for call in &m.tool_calls {
             if let Some(&first) = first_call.get(call.id.as_str()) {
-                issues.push(issue(IssueKind::DuplicateCallId, i, &call.id, format!("tool call id '{}' is also used by message {first}", call.id)));
+                issues.push(issue(
+                    IssueKind::DuplicateCallId,
+                    i,
+                    &call.id,
+                    format!("tool call id '{}' is also used by message {first}", call.id),
+                ));
             } else {
                 first_call.insert(&call.id, i);
             }
@@ -71,8 +76,12 @@ pub fn validate(c: &Conversation) -> Vec<Issue> {
     for r in &p.results {
         let (i, id) = (r.msg, r.id);
         match r.fate {
-            Fate::Orphan => issues.push(issue(IssueKind::OrphanedResult, i, id, format!("result for '{id}' answers no tool call"))),
-            Fate::Duplicate => issues.push(issue(IssueKind::DuplicateResult, i, id, format!("second result for '{id}'"))),
+            Fate::Orphan => {
+                issues.push(issue(IssueKind::OrphanedResult, i, id, format!("result for '{id}' answers no tool call")))
+            }
+            Fate::Duplicate => {
+                issues.push(issue(IssueKind::DuplicateResult, i, id, format!("second result for '{id}'")))
+            }
             Fate::Answers { call, early: true } => issues.push(issue(
                 IssueKind::ResultBeforeCall,
                 i,
@@ -96,7 +105,12 @@ pub fn validate(c: &Conversation) -> Vec<Issue> {
     // provider reads the history.
     for (k, call) in p.calls.iter().enumerate() {
         if !matches!(p.answer(k), Some(r) if r.fate == (Fate::Answers { call: k, early: false })) {
-            issues.push(issue(IssueKind::OrphanedCall, call.msg, call.id, format!("tool call '{}' ({}) has no result", call.id, call.name)));
+            issues.push(issue(
+                IssueKind::OrphanedCall,
+                call.msg,
+                call.id,
+                format!("tool call '{}' ({}) has no result", call.id, call.name),
+            ));
         }
     }
     if c.format == Format::Anthropic {

@@ -74,7 +74,12 @@ fn session(turns: usize) -> Vec<Value> {
 
 /// Fit options whose prompt limit is half of what the conversation costs,
 /// so compaction drops about half the turns at every size.
-fn fit_input(conversation: String, strategy: &str, tool_output_max: Option<usize>, limit: Option<usize>) -> Result<Input, String> {
+fn fit_input(
+    conversation: String,
+    strategy: &str,
+    tool_output_max: Option<usize>,
+    limit: Option<usize>,
+) -> Result<Input, String> {
     let registry = ModelRegistry::builtin();
     let (acct, _) = Accountant::for_model(&registry, "gpt-4o").map_err(err)?;
     let c = Conversation::parse(&conversation, None).map_err(err)?;
@@ -85,7 +90,8 @@ fn fit_input(conversation: String, strategy: &str, tool_output_max: Option<usize
     if let Some(t) = tool_output_max {
         policy["tool_output_max"] = json!(t);
     }
-    let options = json!({"model": "gpt-4o", "max_tokens": limit + reserve, "reserve_output": reserve, "policy": policy});
+    let options =
+        json!({"model": "gpt-4o", "max_tokens": limit + reserve, "reserve_output": reserve, "policy": policy});
     Ok(Input::Fit { conversation, options: options.to_string() })
 }
 
@@ -327,26 +333,180 @@ fn folder_hostile(n: usize) -> Result<Input, String> {
 }
 
 pub static WORKLOADS: &[Workload] = &[
-    Workload { name: "count/prose", what: "English-like prose, o200k_base", unit: "bytes", n: 16_384, make: |n| text(inputs::prose(n, 1)), run: count },
-    Workload { name: "count/one-letter", what: "'a' x n: one piece", unit: "bytes", n: 16_384, make: |n| text("a".repeat(n)), run: count },
-    Workload { name: "count/spaces", what: "' ' x n: one whitespace run", unit: "bytes", n: 16_384, make: |n| text(" ".repeat(n)), run: count },
-    Workload { name: "count/random-letters", what: "random a-z, no spaces: one piece", unit: "bytes", n: 16_384, make: |n| text(inputs::random_from(n, 2, inputs::LOWER)), run: count },
-    Workload { name: "count/base64", what: "random base64: long mixed pieces", unit: "bytes", n: 16_384, make: |n| text(inputs::random_from(n, 3, inputs::BASE64)), run: count },
-    Workload { name: "fit/many-messages/recency", what: "n turns, 4 messages each, half dropped", unit: "turns", n: 32, make: |n| fit_many(n, "recency"), run: fit },
-    Workload { name: "fit/many-messages/relevance", what: "same, BM25 relevance", unit: "turns", n: 32, make: |n| fit_many(n, "relevance"), run: fit },
-    Workload { name: "fit/many-messages/hybrid", what: "same, hybrid", unit: "turns", n: 32, make: |n| fit_many(n, "hybrid"), run: fit },
-    Workload { name: "fit/huge-tool-outputs/recency", what: "6 tool outputs of n/6 bytes base64, cut to 1,000 tokens", unit: "bytes", n: 24_576, make: |n| fit_huge(n, "recency"), run: fit },
-    Workload { name: "fit/huge-tool-outputs/relevance", what: "same, BM25 relevance", unit: "bytes", n: 24_576, make: |n| fit_huge(n, "relevance"), run: fit },
-    Workload { name: "fit/huge-tool-outputs/hybrid", what: "same, hybrid", unit: "bytes", n: 24_576, make: |n| fit_huge(n, "hybrid"), run: fit },
-    Workload { name: "repair/typical", what: "OpenAI, two parallel calls a turn, 1 in 10 unanswered", unit: "messages", n: 256, make: typical_openai, run: repair },
-    Workload { name: "repair/orphans/openai", what: "every call unanswered, every result orphaned", unit: "messages", n: 256, make: orphans_openai, run: repair },
-    Workload { name: "repair/orphans/anthropic", what: "same, Anthropic blocks", unit: "messages", n: 256, make: orphans_anthropic, run: repair },
-    Workload { name: "repair/parallel/openai", what: "one message with n calls; results reversed, 1/4 late, 1/4 missing", unit: "calls", n: 512, make: parallel_openai, run: repair },
-    Workload { name: "repair/parallel/anthropic", what: "same, Anthropic blocks", unit: "calls", n: 512, make: parallel_anthropic, run: repair },
-    Workload { name: "repair/reused-id/openai", what: "n/2 results for one id, then n/2 calls reusing it", unit: "messages", n: 512, make: reused_id_openai, run: repair },
-    Workload { name: "skills/frontmatter/many-keys", what: "one valid front-matter, metadata of n keys", unit: "keys", n: 64, make: many_keys, run: open_skills },
-    Workload { name: "skills/frontmatter/long-scalar", what: "description: folded scalar of n bytes", unit: "bytes", n: 4_096, make: long_scalar, run: open_skills },
-    Workload { name: "skills/frontmatter/quoted-line", what: "description: one quoted line of n bytes, escapes", unit: "bytes", n: 4_096, make: quoted_line, run: open_skills },
-    Workload { name: "skills/folder/typical", what: "n folder-layout skills", unit: "skills", n: 32, make: folder, run: open_skills },
-    Workload { name: "skills/folder/hostile", what: "n invalid flat skills with aliases + n non-skills", unit: "skills", n: 32, make: folder_hostile, run: open_skills },
+    Workload {
+        name: "count/prose",
+        what: "English-like prose, o200k_base",
+        unit: "bytes",
+        n: 16_384,
+        make: |n| text(inputs::prose(n, 1)),
+        run: count,
+    },
+    Workload {
+        name: "count/one-letter",
+        what: "'a' x n: one piece",
+        unit: "bytes",
+        n: 16_384,
+        make: |n| text("a".repeat(n)),
+        run: count,
+    },
+    Workload {
+        name: "count/spaces",
+        what: "' ' x n: one whitespace run",
+        unit: "bytes",
+        n: 16_384,
+        make: |n| text(" ".repeat(n)),
+        run: count,
+    },
+    Workload {
+        name: "count/random-letters",
+        what: "random a-z, no spaces: one piece",
+        unit: "bytes",
+        n: 16_384,
+        make: |n| text(inputs::random_from(n, 2, inputs::LOWER)),
+        run: count,
+    },
+    Workload {
+        name: "count/base64",
+        what: "random base64: long mixed pieces",
+        unit: "bytes",
+        n: 16_384,
+        make: |n| text(inputs::random_from(n, 3, inputs::BASE64)),
+        run: count,
+    },
+    Workload {
+        name: "fit/many-messages/recency",
+        what: "n turns, 4 messages each, half dropped",
+        unit: "turns",
+        n: 32,
+        make: |n| fit_many(n, "recency"),
+        run: fit,
+    },
+    Workload {
+        name: "fit/many-messages/relevance",
+        what: "same, BM25 relevance",
+        unit: "turns",
+        n: 32,
+        make: |n| fit_many(n, "relevance"),
+        run: fit,
+    },
+    Workload {
+        name: "fit/many-messages/hybrid",
+        what: "same, hybrid",
+        unit: "turns",
+        n: 32,
+        make: |n| fit_many(n, "hybrid"),
+        run: fit,
+    },
+    Workload {
+        name: "fit/huge-tool-outputs/recency",
+        what: "6 tool outputs of n/6 bytes base64, cut to 1,000 tokens",
+        unit: "bytes",
+        n: 24_576,
+        make: |n| fit_huge(n, "recency"),
+        run: fit,
+    },
+    Workload {
+        name: "fit/huge-tool-outputs/relevance",
+        what: "same, BM25 relevance",
+        unit: "bytes",
+        n: 24_576,
+        make: |n| fit_huge(n, "relevance"),
+        run: fit,
+    },
+    Workload {
+        name: "fit/huge-tool-outputs/hybrid",
+        what: "same, hybrid",
+        unit: "bytes",
+        n: 24_576,
+        make: |n| fit_huge(n, "hybrid"),
+        run: fit,
+    },
+    Workload {
+        name: "repair/typical",
+        what: "OpenAI, two parallel calls a turn, 1 in 10 unanswered",
+        unit: "messages",
+        n: 256,
+        make: typical_openai,
+        run: repair,
+    },
+    Workload {
+        name: "repair/orphans/openai",
+        what: "every call unanswered, every result orphaned",
+        unit: "messages",
+        n: 256,
+        make: orphans_openai,
+        run: repair,
+    },
+    Workload {
+        name: "repair/orphans/anthropic",
+        what: "same, Anthropic blocks",
+        unit: "messages",
+        n: 256,
+        make: orphans_anthropic,
+        run: repair,
+    },
+    Workload {
+        name: "repair/parallel/openai",
+        what: "one message with n calls; results reversed, 1/4 late, 1/4 missing",
+        unit: "calls",
+        n: 512,
+        make: parallel_openai,
+        run: repair,
+    },
+    Workload {
+        name: "repair/parallel/anthropic",
+        what: "same, Anthropic blocks",
+        unit: "calls",
+        n: 512,
+        make: parallel_anthropic,
+        run: repair,
+    },
+    Workload {
+        name: "repair/reused-id/openai",
+        what: "n/2 results for one id, then n/2 calls reusing it",
+        unit: "messages",
+        n: 512,
+        make: reused_id_openai,
+        run: repair,
+    },
+    Workload {
+        name: "skills/frontmatter/many-keys",
+        what: "one valid front-matter, metadata of n keys",
+        unit: "keys",
+        n: 64,
+        make: many_keys,
+        run: open_skills,
+    },
+    Workload {
+        name: "skills/frontmatter/long-scalar",
+        what: "description: folded scalar of n bytes",
+        unit: "bytes",
+        n: 4_096,
+        make: long_scalar,
+        run: open_skills,
+    },
+    Workload {
+        name: "skills/frontmatter/quoted-line",
+        what: "description: one quoted line of n bytes, escapes",
+        unit: "bytes",
+        n: 4_096,
+        make: quoted_line,
+        run: open_skills,
+    },
+    Workload {
+        name: "skills/folder/typical",
+        what: "n folder-layout skills",
+        unit: "skills",
+        n: 32,
+        make: folder,
+        run: open_skills,
+    },
+    Workload {
+        name: "skills/folder/hostile",
+        what: "n invalid flat skills with aliases + n non-skills",
+        unit: "skills",
+        n: 32,
+        make: folder_hostile,
+        run: open_skills,
+    },
 ];

@@ -49,8 +49,11 @@ fn tool_calls_and_results_are_counted() {
         None,
     )
     .unwrap();
-    let expected = 3 + t.count("assistant").unwrap() + t.count("read_file").unwrap()
-        + t.count("{\"path\":\"src/main.rs\"}").unwrap() + 3;
+    let expected = 3
+        + t.count("assistant").unwrap()
+        + t.count("read_file").unwrap()
+        + t.count("{\"path\":\"src/main.rs\"}").unwrap()
+        + 3;
     assert_eq!(a.message(&c.messages[0]).unwrap(), expected);
 }
 

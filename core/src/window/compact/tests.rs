@@ -2,8 +2,8 @@ use proptest::prelude::{any, prop, prop_assert, prop_assert_eq, prop_oneof, prop
 use proptest::strategy::Strategy as _;
 use serde_json::{json, Value};
 
-use super::*;
 use super::Strategy as S;
+use super::*;
 use crate::window::Framing;
 use crate::{Encoding, Tokenizer};
 
@@ -116,7 +116,8 @@ enum TurnSpec {
 fn turn() -> impl proptest::strategy::Strategy<Value = TurnSpec> {
     prop_oneof![
         (1usize..80).prop_map(TurnSpec::Chat),
-        proptest::collection::vec((prop_oneof![5 => 1usize..60, 1 => 300usize..1500], prop::bool::weighted(0.8)), 1..4).prop_map(TurnSpec::Tools),
+        proptest::collection::vec((prop_oneof![5 => 1usize..60, 1 => 300usize..1500], prop::bool::weighted(0.8)), 1..4)
+            .prop_map(TurnSpec::Tools),
     ]
 }
 
@@ -127,18 +128,29 @@ fn build(turns: &[TurnSpec], anthropic: bool) -> Value {
 /// As [`build`], with call ids cycling through `ids` values (so they repeat
 /// when `ids` is small).
 fn build_ids(turns: &[TurnSpec], anthropic: bool, ids: usize) -> Value {
-    let mut msgs: Vec<Value> = if anthropic { vec![] } else { vec![json!({"role": "system", "content": "sys prompt"})] };
+    let mut msgs: Vec<Value> =
+        if anthropic { vec![] } else { vec![json!({"role": "system", "content": "sys prompt"})] };
     let mut n = 0;
     for (k, t) in turns.iter().enumerate() {
         msgs.push(json!({"role": "user", "content": format!("question {k} {}", "w ".repeat(k % 7))}));
         match t {
             TurnSpec::Chat(words) => msgs.push(json!({"role": "assistant", "content": "answer ".repeat(*words)})),
             TurnSpec::Tools(calls) => {
-                let ids: Vec<String> = calls.iter().map(|_| { n += 1; format!("id{}", n % ids) }).collect();
+                let ids: Vec<String> = calls
+                    .iter()
+                    .map(|_| {
+                        n += 1;
+                        format!("id{}", n % ids)
+                    })
+                    .collect();
                 if anthropic {
                     msgs.push(json!({"role": "assistant", "content": ids.iter().map(|i| json!({"type": "tool_use", "id": i, "name": "f", "input": {}})).collect::<Vec<_>>()}));
-                    let results: Vec<Value> = ids.iter().zip(calls).filter(|(_, c)| c.1)
-                        .map(|(i, c)| json!({"type": "tool_result", "tool_use_id": i, "content": "out ".repeat(c.0)})).collect();
+                    let results: Vec<Value> = ids
+                        .iter()
+                        .zip(calls)
+                        .filter(|(_, c)| c.1)
+                        .map(|(i, c)| json!({"type": "tool_result", "tool_use_id": i, "content": "out ".repeat(c.0)}))
+                        .collect();
                     if !results.is_empty() {
                         msgs.push(json!({"role": "user", "content": results}));
                     }
@@ -156,7 +168,11 @@ fn build_ids(turns: &[TurnSpec], anthropic: bool, ids: usize) -> Value {
         }
     }
     msgs.push(json!({"role": "user", "content": "final question about out answer"}));
-    if anthropic { json!({"system": "sys prompt", "messages": msgs}) } else { json!({"messages": msgs}) }
+    if anthropic {
+        json!({"system": "sys prompt", "messages": msgs})
+    } else {
+        json!({"messages": msgs})
+    }
 }
 
 fn strategies() -> impl proptest::strategy::Strategy<Value = S> {

@@ -34,7 +34,12 @@ fn openai_interrupted_call_stray_result_and_misplaced_result() {
         {"role": "user", "content": "next"}
     ]}));
     let before = kinds(&c);
-    assert!(before.contains(&IssueKind::MisplacedResult) && before.contains(&IssueKind::OrphanedResult) && before.contains(&IssueKind::OrphanedCall), "{before:?}");
+    assert!(
+        before.contains(&IssueKind::MisplacedResult)
+            && before.contains(&IssueKind::OrphanedResult)
+            && before.contains(&IssueKind::OrphanedCall),
+        "{before:?}"
+    );
     let r = repair(&c, Some("interrupted"), &acct()).unwrap();
     assert!(kinds(&r.conversation).is_empty(), "{:?}", validate(&r.conversation));
     let out = r.conversation.to_value();
@@ -42,12 +47,16 @@ fn openai_interrupted_call_stray_result_and_misplaced_result() {
     assert_eq!(roles, ["user", "assistant", "tool", "tool", "user", "assistant", "tool", "user"]);
     assert_eq!(out["messages"][3]["content"], "B late");
     assert_eq!(out["messages"][6], json!({"role": "tool", "tool_call_id": "c", "content": "interrupted"}));
-    let actions: Vec<(Action, usize, Option<&str>)> = r.changes.iter().map(|c| (c.action, c.index, c.id.as_deref())).collect();
-    assert_eq!(actions, [
-        (Action::DroppedResult, 5, Some("zzz")),
-        (Action::MovedResult, 4, Some("b")),
-        (Action::SynthesizedResult, 6, Some("c")),
-    ]);
+    let actions: Vec<(Action, usize, Option<&str>)> =
+        r.changes.iter().map(|c| (c.action, c.index, c.id.as_deref())).collect();
+    assert_eq!(
+        actions,
+        [
+            (Action::DroppedResult, 5, Some("zzz")),
+            (Action::MovedResult, 4, Some("b")),
+            (Action::SynthesizedResult, 6, Some("c")),
+        ]
+    );
     assert!(r.changes.iter().all(|c| c.tokens > 0));
 }
 
@@ -80,7 +89,9 @@ fn anthropic_missing_result_stray_block_and_result_in_wrong_message() {
     assert!(kinds(&r.conversation).is_empty(), "{:?}", validate(&r.conversation));
     let out = r.conversation.to_value();
     let m = out["messages"].as_array().unwrap();
-    let ids = |k: usize| m[k]["content"].as_array().unwrap().iter().filter_map(|b| b["tool_use_id"].as_str()).collect::<Vec<_>>();
+    let ids = |k: usize| {
+        m[k]["content"].as_array().unwrap().iter().filter_map(|b| b["tool_use_id"].as_str()).collect::<Vec<_>>()
+    };
     assert_eq!(ids(2), ["t1", "t2"]);
     assert_eq!(m[2]["content"][2]["text"], "and?", "text stays after the results");
     assert_eq!(ids(4), ["t3"], "t2's old message now holds t3's synthetic result");
@@ -109,8 +120,12 @@ fn anthropic_call_at_the_end_gets_a_new_user_message() {
 #[test]
 fn anthropic_many_late_parallel_results_move_in_call_order() {
     let n = 300;
-    let uses: Vec<Value> = (0..n).map(|k| json!({"type": "tool_use", "id": format!("p{k}"), "name": "f", "input": {}})).collect();
-    let mut late: Vec<Value> = (0..n).rev().map(|k| json!({"type": "tool_result", "tool_use_id": format!("p{k}"), "content": format!("late {k}")})).collect();
+    let uses: Vec<Value> =
+        (0..n).map(|k| json!({"type": "tool_use", "id": format!("p{k}"), "name": "f", "input": {}})).collect();
+    let mut late: Vec<Value> = (0..n)
+        .rev()
+        .map(|k| json!({"type": "tool_result", "tool_use_id": format!("p{k}"), "content": format!("late {k}")}))
+        .collect();
     late.insert(1, json!({"type": "tool_result", "tool_use_id": format!("p{}", n - 1), "content": "second"}));
     late.push(json!({"type": "text", "text": "and then?"}));
     let c = conv(json!({"system": "s", "messages": [
@@ -132,7 +147,12 @@ fn anthropic_many_late_parallel_results_move_in_call_order() {
     }
     assert_eq!(blocks[n]["text"], "waiting", "text stays after the results");
     assert_eq!(r.changes.iter().filter(|c| c.action == Action::MovedResult).count(), n);
-    assert_eq!(r.changes.iter().filter(|c| c.action == Action::DroppedResult).count(), 1, "the second block of p{} is dropped", n - 1);
+    assert_eq!(
+        r.changes.iter().filter(|c| c.action == Action::DroppedResult).count(),
+        1,
+        "the second block of p{} is dropped",
+        n - 1
+    );
     // The late message held only results besides its text, which stays.
     assert_eq!(m.last().unwrap()["content"], json!([{"type": "text", "text": "and then?"}]));
 }
@@ -258,19 +278,26 @@ fn anthropic_reused_id_gets_its_own_synthetic_result() {
         {"role": "assistant", "content": [tu("u"), tu("u")]},
         {"role": "user", "content": [tr("u", "u1"), tr("u", "u2"), tr("u", "u3")]}
     ]}));
-    assert_eq!(issues(&c), [
-        (IssueKind::DuplicateCallId, 3, "t".into()),
-        (IssueKind::OrphanedCall, 3, "t".into()),
-        (IssueKind::DuplicateCallId, 5, "u".into()),
-        (IssueKind::DuplicateResult, 6, "u".into()),
-    ]);
+    assert_eq!(
+        issues(&c),
+        [
+            (IssueKind::DuplicateCallId, 3, "t".into()),
+            (IssueKind::OrphanedCall, 3, "t".into()),
+            (IssueKind::DuplicateCallId, 5, "u".into()),
+            (IssueKind::DuplicateResult, 6, "u".into()),
+        ]
+    );
     let r = repair(&c, None, &acct()).unwrap();
     assert_eq!(actions(&r), [(Action::DroppedResult, 6, Some("u")), (Action::SynthesizedResult, 3, Some("t"))]);
     let out = r.conversation.to_value();
     assert_eq!(out["messages"][2]["content"][0]["content"], "first");
-    assert_eq!(out["messages"][4]["content"][0], json!({"type": "tool_result", "tool_use_id": "t", "content": DEFAULT_SYNTHETIC_RESULT, "is_error": true}));
+    assert_eq!(
+        out["messages"][4]["content"][0],
+        json!({"type": "tool_result", "tool_use_id": "t", "content": DEFAULT_SYNTHETIC_RESULT, "is_error": true})
+    );
     assert_eq!(out["messages"][4]["content"][1]["text"], "latest");
-    let kept: Vec<&str> = out["messages"][6]["content"].as_array().unwrap().iter().map(|b| b["content"].as_str().unwrap()).collect();
+    let kept: Vec<&str> =
+        out["messages"][6]["content"].as_array().unwrap().iter().map(|b| b["content"].as_str().unwrap()).collect();
     assert_eq!(kept, ["u1", "u2"], "the third result for 'u' (the one no call is left for) is dropped");
     assert!(issues(&r.conversation).iter().all(|i| i.0 == IssueKind::DuplicateCallId), "{:?}", issues(&r.conversation));
 }
@@ -295,21 +322,22 @@ fn anthropic_result_in_an_assistant_message_is_moved_to_a_user_message() {
 
 #[derive(Debug, Clone)]
 enum Step {
-    Text(bool),                    // user (true) or assistant text
-    Calls(Vec<Fate>),              // assistant calls with per-call result fate
-    Stray(u8),                     // a result for an id no one calls
+    Text(bool),       // user (true) or assistant text
+    Calls(Vec<Fate>), // assistant calls with per-call result fate
+    Stray(u8),        // a result for an id no one calls
 }
 
 #[derive(Debug, Clone, Copy)]
 enum Fate {
     InPlace,
     Missing,
-    Late,      // after the next user turn
-    Twice,     // in place, then again later
+    Late,  // after the next user turn
+    Twice, // in place, then again later
 }
 
 fn step() -> impl Strategy<Value = Step> {
-    let fate = prop_oneof![4 => Just(Fate::InPlace), 2 => Just(Fate::Missing), 1 => Just(Fate::Late), 1 => Just(Fate::Twice)];
+    let fate =
+        prop_oneof![4 => Just(Fate::InPlace), 2 => Just(Fate::Missing), 1 => Just(Fate::Late), 1 => Just(Fate::Twice)];
     prop_oneof![
         3 => any::<bool>().prop_map(Step::Text),
         3 => proptest::collection::vec(fate, 1..4).prop_map(Step::Calls),
@@ -335,7 +363,13 @@ fn build_openai_ids(steps: &[Step], ids: usize) -> Value {
                 msgs.append(&mut late);
             }
             Step::Calls(fates) => {
-                let ids: Vec<String> = fates.iter().map(|_| { n += 1; format!("call_{}", n % ids) }).collect();
+                let ids: Vec<String> = fates
+                    .iter()
+                    .map(|_| {
+                        n += 1;
+                        format!("call_{}", n % ids)
+                    })
+                    .collect();
                 msgs.push(json!({"role": "assistant", "content": null, "tool_calls": ids.iter().map(|i| call(i)).collect::<Vec<_>>()}));
                 for (id, f) in ids.iter().zip(fates) {
                     let r = json!({"role": "tool", "tool_call_id": id, "content": format!("result {id}")});
@@ -343,7 +377,10 @@ fn build_openai_ids(steps: &[Step], ids: usize) -> Value {
                         Fate::InPlace => msgs.push(r),
                         Fate::Missing => {}
                         Fate::Late => late.push(r),
-                        Fate::Twice => { msgs.push(r.clone()); late.push(r) }
+                        Fate::Twice => {
+                            msgs.push(r.clone());
+                            late.push(r)
+                        }
                     }
                 }
             }
@@ -373,7 +410,13 @@ fn build_anthropic_ids(steps: &[Step], ids: usize) -> Value {
                 msgs.push(json!({"role": "assistant", "content": "ok"}));
             }
             Step::Calls(fates) => {
-                let ids: Vec<String> = fates.iter().map(|_| { n += 1; format!("tu_{}", n % ids) }).collect();
+                let ids: Vec<String> = fates
+                    .iter()
+                    .map(|_| {
+                        n += 1;
+                        format!("tu_{}", n % ids)
+                    })
+                    .collect();
                 msgs.push(json!({"role": "assistant", "content": ids.iter().map(|i| json!({"type": "tool_use", "id": i, "name": "f", "input": {}})).collect::<Vec<_>>()}));
                 let mut now = Vec::new();
                 for (id, f) in ids.iter().zip(fates) {
@@ -382,7 +425,10 @@ fn build_anthropic_ids(steps: &[Step], ids: usize) -> Value {
                         Fate::InPlace => now.push(b),
                         Fate::Missing => {}
                         Fate::Late => late.push(b),
-                        Fate::Twice => { now.push(b.clone()); late.push(b) }
+                        Fate::Twice => {
+                            now.push(b.clone());
+                            late.push(b)
+                        }
                     }
                 }
                 now.push(json!({"type": "text", "text": "continue"}));
@@ -403,8 +449,16 @@ fn build_anthropic_ids(steps: &[Step], ids: usize) -> Value {
 
 /// Text of every non-result message, in order: repair must keep all of it.
 fn non_result_text(c: &Conversation) -> Vec<String> {
-    c.messages.iter().filter(|m| !matches!(m.role, Role::Tool | Role::Function))
-        .map(|m| m.parts.iter().filter_map(|p| if let Part::Text(t) = p { Some(t.clone()) } else { None }).collect::<Vec<_>>().join("|"))
+    c.messages
+        .iter()
+        .filter(|m| !matches!(m.role, Role::Tool | Role::Function))
+        .map(|m| {
+            m.parts
+                .iter()
+                .filter_map(|p| if let Part::Text(t) = p { Some(t.clone()) } else { None })
+                .collect::<Vec<_>>()
+                .join("|")
+        })
         .filter(|s| !s.is_empty())
         .collect()
 }

@@ -67,7 +67,10 @@ fn defaults_come_from_the_model_and_bad_budgets_are_refused() {
         Budget { target_ratio: 0.9, trigger_ratio: 0.8, ..Budget::default() },
         Budget { context_window: 100, reserved_output: Some(100), ..Budget::default() },
     ] {
-        assert!(Window::new(acct, info.clone(), Budget { context_window: b.context_window.max(1), ..b }).is_err(), "{b:?}");
+        assert!(
+            Window::new(acct, info.clone(), Budget { context_window: b.context_window.max(1), ..b }).is_err(),
+            "{b:?}"
+        );
     }
 }
 
@@ -96,14 +99,22 @@ fn calibration_applies_to_estimated_models_only() {
 fn window_compaction_and_the_summary_protocol() {
     use crate::window::{Policy, Strategy};
     let turns: Vec<String> = (0..10)
-        .map(|k| format!(r#"{{"role":"user","content":"q{k} {}"}},{{"role":"assistant","content":"a{k} {}"}}"#, "w ".repeat(40), "x ".repeat(40)))
+        .map(|k| {
+            format!(
+                r#"{{"role":"user","content":"q{k} {}"}},{{"role":"assistant","content":"a{k} {}"}}"#,
+                "w ".repeat(40),
+                "x ".repeat(40)
+            )
+        })
         .collect();
     let conv = Conversation::parse(&format!("[{}]", turns.join(",")), None).unwrap();
     let budget = Budget { context_window: 1500, reserved_output: Some(100), ..Budget::default() };
     let mut w = window("gpt-4o", budget);
     w.load(conv.clone()).unwrap();
     // Recency: compacted in place to the target (0.5 * 1500 - 100).
-    let CompactOutcome::Done { report } = w.compact(&Policy::default()).unwrap() else { panic!("recency needs no summary") };
+    let CompactOutcome::Done { report } = w.compact(&Policy::default()).unwrap() else {
+        panic!("recency needs no summary")
+    };
     assert_eq!((report.target_tokens, report.limit_tokens), (650, 1400));
     assert!(report.within_target && report.tokens_after <= 650);
     assert_eq!(w.preflight(None).unwrap().prompt_tokens, report.tokens_after);

@@ -16,7 +16,9 @@ fn session(anthropic: bool) -> Conversation {
         msgs.push(json!({"role": "assistant", "content": format!("Done with step {k}; 4{k} tests pass. {}", "More words here. ".repeat(30))}));
     }
     msgs.push(json!({"role": "user", "content": "What is left to do?"}));
-    let v = if anthropic { json!({"system": "Be careful.", "messages": msgs}) } else {
+    let v = if anthropic {
+        json!({"system": "Be careful.", "messages": msgs})
+    } else {
         let mut all = vec![json!({"role": "system", "content": "Be careful."})];
         all.extend(msgs);
         json!({"messages": all})
@@ -25,7 +27,14 @@ fn session(anthropic: bool) -> Conversation {
 }
 
 fn policy(limit: usize) -> Policy {
-    Policy { strategy: Strategy::Summarize, limit_tokens: limit, target_tokens: limit, summary_max_tokens: 120, summarizer_budget: 600, ..Policy::default() }
+    Policy {
+        strategy: Strategy::Summarize,
+        limit_tokens: limit,
+        target_tokens: limit,
+        summary_max_tokens: 120,
+        summarizer_budget: 600,
+        ..Policy::default()
+    }
 }
 
 #[test]
@@ -39,7 +48,8 @@ fn two_phase_summary_replaces_the_oldest_turns() {
     assert!(req.prompt.contains("Step 0: edit src/mod_0.rs"), "transcript head kept");
     assert!(req.messages.windows(2).all(|w| w[1] == w[0] + 1), "oldest turns, contiguous");
     assert_eq!(req.messages[0], 1, "the system prompt is not summarized");
-    let r = apply_summary(&pending, &req.id, "The user and agent edited modules 0-5; all tests pass.", &p, &acct()).unwrap();
+    let r = apply_summary(&pending, &req.id, "The user and agent edited modules 0-5; all tests pass.", &p, &acct())
+        .unwrap();
     assert!(r.tokens_after <= before / 3);
     let out = &r.conversation;
     assert_eq!(out.messages[0].role, Role::System);
@@ -66,7 +76,10 @@ fn anthropic_summary_joins_the_next_user_message() {
     assert_eq!(out.messages[0].role, Role::User);
     let first = out.messages[0].raw["content"][0]["text"].as_str().unwrap();
     assert!(first.starts_with("[Summary of earlier conversation]\nSummary of"), "{first}");
-    assert!(first.contains("src/mod_0.rs") && first.contains("cargo test -p core"), "digest keeps paths and commands: {first}");
+    assert!(
+        first.contains("src/mod_0.rs") && first.contains("cargo test -p core"),
+        "digest keeps paths and commands: {first}"
+    );
     assert!(r.tokens_after <= before / 3);
 }
 
