@@ -31,9 +31,7 @@ command -v gcc >/dev/null || need_pkgs+=(gcc)
 command -v g++ >/dev/null || need_pkgs+=(g++)
 command -v valgrind >/dev/null || need_pkgs+=(valgrind)
 command -v make >/dev/null || need_pkgs+=(make)
-# GNU time reports peak RSS for scripts/limits.sh.
-[ -x /usr/bin/time ] || need_pkgs+=(time)
-[ -x /usr/bin/time ] || need_pkgs+=(time) # peak RSS in scripts/limits.sh
+[ -x /usr/bin/time ] || need_pkgs+=(time) # GNU time: peak RSS in scripts/limits.sh
 if [ ${#need_pkgs[@]} -gt 0 ]; then
     if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
         log "installing ${need_pkgs[*]} with apt-get"
@@ -44,6 +42,9 @@ if [ ${#need_pkgs[@]} -gt 0 ]; then
 fi
 
 export CARGO_TERM_COLOR=never
+# Format and lint gates (rustfmt.toml; clippy's default lints as errors).
+run_suite "format (cargo fmt --check)" cargo fmt --all --check
+run_suite "lint (cargo clippy -D warnings)" cargo clippy --workspace --all-targets --locked -- -D warnings
 run_suite "build (debug: core, libctxkit.so/.a, cli, xtask)" cargo build --workspace --all-targets --locked
 run_suite "rust tests (unit, oracle, vectors, ffi, cli)" cargo test --workspace --locked
 # Test-only feature: every C ABI function made to panic inside its boundary
@@ -90,7 +91,7 @@ for t in bindings/*/test.sh; do
     found_binding=1
     run_suite "binding: $(basename "$(dirname "$t")")" bash "$t"
 done
-[ $found_binding = 1 ] || echo "note: no language bindings exist yet (Haskell, Node, Kotlin, Swift are later issues)"
+[ $found_binding = 1 ] || echo "note: no bindings/*/test.sh found"
 
 log "summary"
 for f in "${failures[@]+"${failures[@]}"}"; do echo "FAILED: $f"; done

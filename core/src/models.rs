@@ -145,7 +145,7 @@ impl ModelRegistry {
     pub fn builtin() -> ModelRegistry {
         // The embedded table is validated by the tests, so this cannot fail
         // in a released build; an empty registry is the safe answer if it did.
-        let entries = builtin_entries().map(Clone::clone).unwrap_or_default();
+        let entries = builtin_entries().cloned().unwrap_or_default();
         ModelRegistry { entries: RwLock::new(entries) }
     }
 

@@ -126,8 +126,8 @@ pub fn check(data: &[u8]) {
             let mut err: *mut ctxkit_error = null_mut();
             let status = $f($($arg,)* &mut err);
             let ok = check_status(stringify!($f), status, err);
-            if ok && $json.is_some() {
-                take_string(stringify!($f), std::mem::replace(&mut s, EMPTY), $json.unwrap());
+            if let (true, Some(json)) = (ok, $json) {
+                take_string(stringify!($f), std::mem::replace(&mut s, EMPTY), json);
             }
             ok
         }};

@@ -272,9 +272,8 @@ fn detect(doc: &Value) -> Format {
     }
     let messages = obj.get("messages").and_then(Value::as_array).map(Vec::as_slice).unwrap_or(&[]);
     for m in messages {
-        match m.get("role").and_then(Value::as_str) {
-            Some("system" | "developer" | "tool" | "function") => return Format::OpenAi,
-            _ => {}
+        if let Some("system" | "developer" | "tool" | "function") = m.get("role").and_then(Value::as_str) {
+            return Format::OpenAi;
         }
         if m.get("tool_calls").is_some() || m.get("tool_call_id").is_some() {
             return Format::OpenAi;

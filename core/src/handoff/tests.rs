@@ -40,7 +40,8 @@ fn a_valid_handoff_round_trips_with_custom_fields() {
 
 #[test]
 fn strict_validation_names_the_field() {
-    let cases: Vec<(Box<dyn Fn(&mut Value)>, &str)> = vec![
+    type Case = (Box<dyn Fn(&mut Value)>, &'static str);
+    let cases: Vec<Case> = vec![
         (
             Box::new(|v| {
                 v.as_object_mut().unwrap().remove("task_summary");

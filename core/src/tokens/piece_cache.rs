@@ -51,11 +51,10 @@ fn slot_of(encoding: u8, piece: &[u8]) -> usize {
     let mut h = u64::from(encoding) ^ ((piece.len() as u64) << 8);
     let mut chunks = piece.chunks_exact(8);
     for c in &mut chunks {
-        h = (h.rotate_left(5) ^ u64::from_le_bytes(c.try_into().unwrap_or([0; 8])))
-            .wrapping_mul(0x51_7CC1_B727_220A_95);
+        h = (h.rotate_left(5) ^ u64::from_le_bytes(c.try_into().unwrap_or([0; 8]))).wrapping_mul(0x517C_C1B7_2722_0A95);
     }
     for &b in chunks.remainder() {
-        h = (h.rotate_left(5) ^ u64::from(b)).wrapping_mul(0x51_7CC1_B727_220A_95);
+        h = (h.rotate_left(5) ^ u64::from(b)).wrapping_mul(0x517C_C1B7_2722_0A95);
     }
     (h >> (64 - SLOTS.trailing_zeros())) as usize
 }

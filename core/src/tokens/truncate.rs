@@ -139,8 +139,8 @@ impl Tokenizer {
             for _ in 0..(c - max).max(1) {
                 if h >= t && h > 0 {
                     h -= 1;
-                } else if t > 0 {
-                    t -= 1;
+                } else {
+                    t = t.saturating_sub(1);
                 }
             }
         }

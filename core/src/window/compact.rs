@@ -187,16 +187,16 @@ pub fn compact(c: &Conversation, policy: &Policy, acct: &Accountant) -> Result<C
     out.messages.clear();
     let mut tokens_after = fixed;
     for (t, &k) in all.iter().zip(&keep) {
-        for i in t.start..t.end {
+        for (i, &count) in counts.iter().enumerate().take(t.end).skip(t.start) {
             if k {
-                tokens_after += counts[i];
+                tokens_after += count;
                 out.messages.push(work.messages[i].clone());
             } else {
                 changes.push(Change {
                     action: Action::DroppedMessage,
                     index: i,
                     id: None,
-                    tokens: counts[i],
+                    tokens: count,
                     detail: format!(
                         "dropped by {} compaction (turn starting at message {})",
                         strategy_name(policy.strategy),

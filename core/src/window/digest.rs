@@ -47,9 +47,9 @@ fn classify(facts: &mut Facts, text: &str) {
         let w = trim_word(raw);
         if w.starts_with("http://") || w.starts_with("https://") {
             push_unique(&mut facts.urls, w);
-        } else if w.contains('/') && w.chars().any(char::is_alphanumeric) && !w.contains("//") && w.len() > 2 {
-            push_unique(&mut facts.paths, w);
-        } else if w.len() > 3 && w.contains('.') && has_extension(w) {
+        } else if (w.contains('/') && w.chars().any(char::is_alphanumeric) && !w.contains("//") && w.len() > 2)
+            || (w.len() > 3 && w.contains('.') && has_extension(w))
+        {
             push_unique(&mut facts.paths, w);
         } else if w.contains("::") || (w.contains('_') && w.chars().any(char::is_alphabetic)) || is_camel(w) {
             push_unique(&mut facts.identifiers, w);

@@ -405,7 +405,7 @@ fn build_anthropic_ids(steps: &[Step], ids: usize) -> Value {
         match s {
             Step::Text(_) => {
                 let mut content = vec![json!({"type": "text", "text": "text"})];
-                content.extend(late.drain(..));
+                content.append(&mut late);
                 msgs.push(json!({"role": "user", "content": content}));
                 msgs.push(json!({"role": "assistant", "content": "ok"}));
             }
