@@ -67,6 +67,11 @@ fn test_summary(line: &str) -> Option<bool> {
 /// `Exit code: 0`, `returncode=1`).
 fn exit_status(line: &str) -> Option<i64> {
     let lower = line.to_ascii_lowercase();
+    // mini-swe-agent wraps results as `<returncode>N</returncode><output>...`.
+    if let Some(rest) = lower.trim_start().strip_prefix("<returncode>") {
+        let digits: String = rest.chars().take_while(|c| c.is_ascii_digit() || *c == '-').collect();
+        return digits.parse().ok();
+    }
     for key in ["exit code", "exit status", "exited with code", "return code", "returncode", "exit_code"] {
         if let Some(at) = lower.find(key) {
             let rest = lower[at + key.len()..].trim_start_matches([' ', ':', '=', '(']);
@@ -102,6 +107,19 @@ fn error_line(line: &str) -> bool {
         || lower.starts_with("usage:") && lower.contains("error")
 }
 
+/// A line that is only markup around the output (`<output>`, `</output>`,
+/// `<returncode>0</returncode>`), not output.
+fn is_wrapper(line: &str) -> bool {
+    let l = line.trim();
+    l.starts_with('<') && l.ends_with('>') && {
+        let inner = l.trim_start_matches('<').trim_start_matches('/');
+        let tag: String = inner.chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').collect();
+        !tag.is_empty()
+            && (l == format!("<{tag}>") || l == format!("</{tag}>") || l.ends_with(&format!("</{tag}>")))
+            && matches!(tag.as_str(), "output" | "returncode" | "stdout" | "stderr" | "result" | "warning")
+    }
+}
+
 /// Classifies a result. `flagged` is the provider's own error flag
 /// (Anthropic `is_error`).
 pub fn classify(text: &str, flagged: bool) -> Outcome {
@@ -127,7 +145,9 @@ pub fn classify(text: &str, flagged: bool) -> Outcome {
             .unwrap_or(lines[k]);
         return Outcome { error: true, line: Some(shorten(named, LINE_CHARS)) };
     }
-    Outcome { error: flagged, line: lines.first().map(|l| shorten(l, LINE_CHARS)) }
+    let first = lines.iter().copied().find(|l| !is_wrapper(l));
+    let first = first.map(|l| l.strip_prefix("<output>").unwrap_or(l).trim()).filter(|l| !l.is_empty());
+    Outcome { error: flagged, line: first.map(|l| shorten(l, LINE_CHARS)) }
 }
 
 #[cfg(test)]
@@ -168,6 +188,13 @@ mod tests {
         let ok = classify("\n\n[File: /repo/a.py (120 lines total)]\n1:import os", false);
         assert_eq!(ok, Outcome { error: false, line: Some("[File: /repo/a.py (120 lines total)]".into()) });
         assert!(classify("anything", true).error, "the provider's flag counts");
+        let o = classify("<returncode>0</returncode>\n<output>\n14 passed\n</output>", false);
+        assert_eq!(o, Outcome { error: false, line: Some("14 passed".into()) });
+        let o = classify(
+            "<returncode>1</returncode>\n<output>\nTraceback (most recent call last):\nKeyError: 'x'\n</output>",
+            false,
+        );
+        assert_eq!(o, Outcome { error: true, line: Some("KeyError: 'x' (<returncode>1</returncode>)".into()) });
         assert_eq!(classify("", false), Outcome { error: false, line: None });
     }
 

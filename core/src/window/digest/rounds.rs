@@ -79,12 +79,23 @@ pub fn intent(text: &str) -> Option<String> {
         }
         break;
     }
-    let end = t
-        .char_indices()
-        .find(|&(i, c)| {
-            c == '\n' || (matches!(c, '.' | '?' | '!') && t[i + c.len_utf8()..].starts_with(char::is_whitespace))
-        })
-        .map_or(t.len(), |(i, c)| if c == '\n' { i } else { i + 1 });
+    let sentence_end = |t: &str| {
+        t.char_indices()
+            .find(|&(i, c)| {
+                c == '\n' || (matches!(c, '.' | '?' | '!') && t[i + c.len_utf8()..].starts_with(char::is_whitespace))
+            })
+            .map_or(t.len(), |(i, c)| if c == '\n' { i } else { i + 1 })
+    };
+    let mut end = sentence_end(t);
+    // "Good!", "Excellent." say nothing about intent: take the next sentence.
+    while t[..end].split_whitespace().count() <= 2 && end < t.len() {
+        let rest = t[end..].trim_start();
+        if rest.is_empty() {
+            break;
+        }
+        t = rest;
+        end = sentence_end(t);
+    }
     let s = shorten(&t[..end], 160);
     (!s.is_empty()).then_some(s)
 }
@@ -182,5 +193,7 @@ mod tests {
         assert_eq!(intent("Thought: check card.py first. ok").as_deref(), Some("check card.py first."));
         assert_eq!(intent("Version 1.5 is out").as_deref(), Some("Version 1.5 is out"));
         assert_eq!(intent("   "), None);
+        assert_eq!(intent("Excellent! Now run the tests.").as_deref(), Some("Now run the tests."));
+        assert_eq!(intent("Done.").as_deref(), Some("Done."));
     }
 }

@@ -80,26 +80,36 @@ pub fn state(a: &Analysis) -> State {
                     None => "ok".to_owned(),
                 },
             };
-            s.repeated.push(Repeated { shown: label.clone(), times: runs.len(), last: outcome });
+            s.repeated.push(Repeated { shown: label, times: runs.len(), last: outcome });
         }
-        // An error stays open unless a later run of the same call succeeded.
-        let mut pending: Option<usize> = None;
-        for &k in runs {
-            match &a.calls[k].outcome {
-                Some(o) if o.error => pending = Some(k),
-                Some(_) => pending = None,
-                None => {}
+    }
+    // An error stays open unless a later run of the same call succeeded: the
+    // same command, or the same tool with the same key arguments (a retried
+    // `book_reservation` with corrected payment is the same call).
+    let mut pending: FxHashMap<(String, String), usize> = FxHashMap::default();
+    for (k, c) in a.calls.iter().enumerate() {
+        let key = match &c.view.command {
+            Some(cmd) => (String::new(), cmd.clone()),
+            None => (c.name.clone(), c.view.shown.clone()),
+        };
+        match &c.outcome {
+            Some(o) if o.error => {
+                pending.insert(key, k);
             }
+            Some(_) => {
+                pending.remove(&key);
+            }
+            None => {}
         }
-        if let Some(k) = pending {
-            let c = &a.calls[k];
-            let line = c.outcome.as_ref().and_then(|o| o.line.clone()).unwrap_or_else(|| "(no message)".to_owned());
-            s.open_errors.push(OpenError {
-                call: k,
-                shown: call_label(&c.name, &c.view.shown, c.view.command.is_some()),
-                line,
-            });
-        }
+    }
+    for k in pending.into_values() {
+        let c = &a.calls[k];
+        let line = c.outcome.as_ref().and_then(|o| o.line.clone()).unwrap_or_else(|| "(no message)".to_owned());
+        s.open_errors.push(OpenError {
+            call: k,
+            shown: call_label(&c.name, &c.view.shown, c.view.command.is_some()),
+            line,
+        });
     }
     s.open_errors.sort_by_key(|e| e.call);
     s

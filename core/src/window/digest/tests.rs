@@ -3,7 +3,7 @@ use serde_json::{json, Value};
 
 use super::grammar::{balanced, is_path, scan, Kind};
 use super::*;
-use crate::chat::{Conversation, Message};
+use crate::chat::{Conversation, Message, Part, Role};
 use crate::Encoding;
 
 fn tok() -> Tokenizer {
@@ -310,5 +310,53 @@ proptest! {
     ) {
         let c = Conversation::parse(&Value::Array(msgs).to_string(), Some(crate::chat::Format::OpenAi)).unwrap();
         check(&c.messages, budget);
+    }
+}
+
+/// The committed real trajectories and chats (tests/fixtures, provenance in
+/// their PROVENANCE.md), top level only (`raw/` holds the sources).
+pub(crate) fn fixtures() -> Vec<(String, Conversation)> {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures");
+    let mut out = Vec::new();
+    for dir in ["trajectories", "chats"] {
+        let mut names: Vec<_> = std::fs::read_dir(root.join(dir))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|e| e == "json") && !p.ends_with("manifest.json"))
+            .collect();
+        names.sort();
+        for p in names {
+            let text = std::fs::read_to_string(&p).unwrap();
+            let c = Conversation::parse(&text, None).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+            out.push((p.file_name().unwrap().to_string_lossy().into_owned(), c));
+        }
+    }
+    out
+}
+
+/// The span a summary replaces on an agent loop: after the task (the first
+/// user message), before the last round.
+pub(crate) fn summarized_span(c: &Conversation) -> &[Message] {
+    let task = c.messages.iter().position(|m| m.role == Role::User).map_or(0, |i| i + 1);
+    let starts = round_starts(&c.messages);
+    let last = starts.last().copied().unwrap_or(0).max(task);
+    &c.messages[task..last]
+}
+
+#[test]
+fn real_trajectories_and_chats() {
+    let all = fixtures();
+    assert!(all.len() >= 8, "fixtures missing: {}", all.len());
+    for (name, c) in &all {
+        let span = summarized_span(c);
+        let flagged: usize =
+            span.iter().flat_map(|m| &m.parts).filter(|p| matches!(p, Part::ToolResult { is_error: true, .. })).count();
+        for budget in [150, 500, 1000, 4000] {
+            let d = check(span, budget);
+            assert!(d.errors >= flagged, "{name}: every result the provider flagged is an error");
+            assert!(d.text.starts_with("Summary of "), "{name} {budget}:\n{}", d.text);
+        }
+        // The whole conversation too (system prompt and task included).
+        check(&c.messages, 1000);
     }
 }
