@@ -360,3 +360,27 @@ fn real_trajectories_and_chats() {
         check(&c.messages, 1000);
     }
 }
+
+#[test]
+fn hostile_arguments_and_outputs() {
+    // Nesting deeper than serde_json's limit, malformed JSON, a huge output,
+    // control characters and a lone quote: read as text, never a panic.
+    let deep = format!("{}1{}", "[".repeat(5000), "]".repeat(5000));
+    let huge = format!("{}\nValueError: at the end", "x/y.py ".repeat(200_000));
+    let c = parse(json!([
+        {"role": "user", "content": "go"},
+        {"role": "assistant", "content": "\"", "tool_calls": [
+            call("a", "bash", json!(deep)),
+            {"id": "b", "type": "function", "function": {"name": "edit", "arguments": "{\"path\": \"a.py\""}},
+            {"id": "c", "type": "function", "function": {"name": "", "arguments": "\u{0}\u{1b}[31m"}}]},
+        {"role": "tool", "tool_call_id": "a", "content": huge},
+        {"role": "tool", "tool_call_id": "b", "content": "\u{0}"},
+        {"role": "tool", "tool_call_id": "zzz", "content": "stray"}
+    ]));
+    for budget in [0, 10, 300, 3000] {
+        let d = check(&c.messages, budget);
+        assert_eq!(d.calls, 3);
+    }
+    let d = check(&c.messages, 3000);
+    assert!(d.text.contains("-> error: ValueError: at the end"), "{}", d.text);
+}
