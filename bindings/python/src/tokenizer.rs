@@ -92,6 +92,18 @@ impl Tokenizer {
         }
     }
 
+    /// The id of the single token whose bytes are exactly `token` (bytes, or
+    /// str as UTF-8; special-token text included). `UnknownTokenError` when
+    /// no single token has these bytes.
+    fn token_id(&self, token: &Bound<'_, PyAny>) -> PyResult<u32> {
+        let t = self.inner;
+        if let Ok(b) = token.cast::<PyBytes>() {
+            return guard("token_id", || t.token_id(b.as_bytes()));
+        }
+        let s = str_arg(token, "token")?;
+        guard("token_id", || t.token_id(s.as_bytes()))
+    }
+
     /// The encoding's special tokens as `(text, id)` pairs.
     fn special_token_list(&self) -> Vec<(&'static str, u32)> {
         self.inner.encoding().special_tokens().to_vec()
