@@ -146,7 +146,7 @@ fn _repair_json(conversation_json: Text, model: Text, synthetic_result: Option<T
 #[pyfunction]
 fn _assemble_json(tokenizer: &Tokenizer, request_json: Text) -> PyResult<String> {
     let t = tokenizer.inner;
-    guard("assemble", || to_json(&ctxkit::assemble::assemble_json(&request_json, &t)?))
+    guard("assemble", || ctxkit::assemble::assemble_json(&request_json, &t))
 }
 
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {

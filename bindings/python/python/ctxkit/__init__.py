@@ -12,7 +12,7 @@ to and from the JSON text the core takes and returns.
 from __future__ import annotations
 
 import json as _json
-from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, List, Mapping, Optional, Tuple, Union
 
 from . import _native
 from ._native import (
@@ -63,6 +63,7 @@ __all__ = [
     "backoff",
     "toolset_report",
     "toolset_select",
+    "callstack_from_json",
     "now_ms",
     "now_us",
     "CtxkitError",
@@ -130,9 +131,10 @@ def fit(conversation: Conversation, **options: Any) -> Tuple[Conversation, Dict[
     """Make ``conversation`` fit a budget; returns ``(conversation, report)``.
 
     ``options`` are the fit options of docs/formats.md (``model`` required;
-    ``max_tokens``, ``reserve_output``, ``strategy``, ``keep_last``,
-    ``tool_output_max``, ...), passed through unchanged so new core options
-    need no binding change. The result has the input's shape; a tool call is
+    ``max_tokens``, ``reserve_output``, ``format``, and ``policy``: the
+    compaction policy, e.g. ``{"strategy": "hybrid", "tool_output_max":
+    2000}``), passed through unchanged so new core options need no binding
+    change. The result has the input's shape; a tool call is
     never separated from its result. Raises ``DoesNotFitError`` when what must
     be kept is too big.
     """
@@ -383,11 +385,3 @@ def toolset_select(request: Mapping[str, Any], agent: str) -> List[Dict[str, Any
 
 def callstack_from_json(value: Union[str, Mapping[str, Any]]) -> CallStack:
     return CallStack.from_json(value if isinstance(value, str) else _dumps(value))
-
-
-def _callstack_to_dict(self: CallStack) -> Dict[str, Any]:
-    return _json.loads(self.to_json())
-
-
-# Sequence kept for the type checker's sake (used in stubs).
-_ = Sequence
