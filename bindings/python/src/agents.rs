@@ -230,7 +230,13 @@ impl Tracer {
     ) -> PyResult<()> {
         guard("Tracer.end", || {
             let outcome: Outcome = ctxkit::json::parse("outcome", &serde_json::Value::from(&*outcome).to_string())?;
-            self.inner.end(span_id, outcome, output_bytes, error.as_deref(), now_us.unwrap_or_else(ctxkit::trace::now_us))
+            self.inner.end(
+                span_id,
+                outcome,
+                output_bytes,
+                error.as_deref(),
+                now_us.unwrap_or_else(ctxkit::trace::now_us),
+            )
         })
     }
 

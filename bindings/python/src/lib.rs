@@ -20,18 +20,43 @@ mod window;
 
 pyo3::create_exception!(ctxkit, CtxkitError, PyException, "Base class of every error ctxkit reports.");
 pyo3::create_exception!(ctxkit, InvalidArgumentError, CtxkitError, "An argument is outside its documented domain.");
-pyo3::create_exception!(ctxkit, InvalidUtf8Error, CtxkitError, "Input bytes are not valid UTF-8 (the message gives the offset).");
+pyo3::create_exception!(
+    ctxkit,
+    InvalidUtf8Error,
+    CtxkitError,
+    "Input bytes are not valid UTF-8 (the message gives the offset)."
+);
 pyo3::create_exception!(ctxkit, UnknownEncodingError, CtxkitError, "The encoding name is not one ctxkit ships.");
 pyo3::create_exception!(ctxkit, UnknownModelError, CtxkitError, "The model name is not in the registry.");
 pyo3::create_exception!(ctxkit, UnknownTokenError, CtxkitError, "A token id is not in the encoding's vocabulary.");
 pyo3::create_exception!(ctxkit, LimitExceededError, CtxkitError, "An input exceeds a documented limit.");
-pyo3::create_exception!(ctxkit, InvalidJsonError, CtxkitError, "JSON input could not be parsed or does not match its schema.");
+pyo3::create_exception!(
+    ctxkit,
+    InvalidJsonError,
+    CtxkitError,
+    "JSON input could not be parsed or does not match its schema."
+);
 pyo3::create_exception!(ctxkit, DoesNotFitError, CtxkitError, "What must be kept does not fit the budget.");
 pyo3::create_exception!(ctxkit, IoError, CtxkitError, "A file could not be read.");
-pyo3::create_exception!(ctxkit, UnsafePathError, CtxkitError, "A path was refused (escapes its root, NUL, drive letter...).");
-pyo3::create_exception!(ctxkit, CycleDetectedError, CtxkitError, "An agent call stack would re-enter an agent already on it.");
+pyo3::create_exception!(
+    ctxkit,
+    UnsafePathError,
+    CtxkitError,
+    "A path was refused (escapes its root, NUL, drive letter...)."
+);
+pyo3::create_exception!(
+    ctxkit,
+    CycleDetectedError,
+    CtxkitError,
+    "An agent call stack would re-enter an agent already on it."
+);
 pyo3::create_exception!(ctxkit, DepthExceededError, CtxkitError, "An agent call stack would exceed its maximum depth.");
-pyo3::create_exception!(ctxkit, InternalError, CtxkitError, "An invariant inside ctxkit broke (a bug), including a panic.");
+pyo3::create_exception!(
+    ctxkit,
+    InternalError,
+    CtxkitError,
+    "An invariant inside ctxkit broke (a bug), including a panic."
+);
 
 /// The exception class of each core error kind, with its `.kind` spelling.
 fn class_of(py: Python<'_>, kind: ctxkit::ErrorKind) -> Bound<'_, pyo3::types::PyType> {
@@ -125,8 +150,9 @@ pub(crate) fn text_arg<'a>(obj: &'a Bound<'_, PyAny>, what: &str) -> PyResult<Co
         return match s.to_cow() {
             Ok(c) => Ok(Cow::Owned(c.into_owned())),
             Err(_) => {
-                let fixed =
-                    s.call_method1("encode", ("utf-16", "surrogatepass"))?.call_method1("decode", ("utf-16", "replace"))?;
+                let fixed = s
+                    .call_method1("encode", ("utf-16", "surrogatepass"))?
+                    .call_method1("decode", ("utf-16", "replace"))?;
                 let fixed = fixed.cast::<PyString>()?;
                 Ok(Cow::Owned(fixed.to_cow()?.into_owned()))
             }
@@ -184,10 +210,7 @@ fn version() -> &'static str {
 /// exhaustive mapping test.
 #[pyfunction]
 fn _error_kinds(py: Python<'_>) -> PyResult<Vec<(String, String)>> {
-    ctxkit::ErrorKind::ALL
-        .iter()
-        .map(|&k| Ok((k.as_str().to_owned(), class_of(py, k).name()?.to_string())))
-        .collect()
+    ctxkit::ErrorKind::ALL.iter().map(|&k| Ok((k.as_str().to_owned(), class_of(py, k).name()?.to_string()))).collect()
 }
 
 /// Test hook: raises the exception for a core error of `kind` (the mapping

@@ -121,7 +121,8 @@ impl Tokenizer {
     fn count_until_limit(&self, py: Python<'_>, text: &Bound<'_, PyAny>, limit: usize) -> PyResult<(usize, bool)> {
         let text = text_arg(text, "text")?;
         let t = self.inner;
-        let r = guard_detached(py, text.len() >= DETACH_BYTES, "count_until_limit", || t.count_until_limit(&text, limit))?;
+        let r =
+            guard_detached(py, text.len() >= DETACH_BYTES, "count_until_limit", || t.count_until_limit(&text, limit))?;
         Ok((r.tokens, r.exceeded))
     }
 
@@ -193,7 +194,9 @@ impl Tokenizer {
             "head" => TruncateSide::Head,
             "tail" => TruncateSide::Tail,
             "both" => TruncateSide::Both,
-            other => return Err(PyValueError::new_err(format!("side must be 'head', 'tail' or 'both', not {other:?}"))),
+            other => {
+                return Err(PyValueError::new_err(format!("side must be 'head', 'tail' or 'both', not {other:?}")))
+            }
         };
         let text = text_arg(text, "text")?;
         let marker = marker.map(|m| str_arg(m, "marker")).transpose()?;
