@@ -89,3 +89,38 @@ def test_pre_model_hook_compacts_when_needed():
     assert tool_pairs_ok(out)
     assert ctxkit.count_conversation(out) <= 11000
     assert len(big["messages"]) > len(out)  # the state itself was not modified
+
+
+def test_real_trajectories_through_the_adapter():
+    """The real agent runs in tests/fixtures/trajectories (OpenAI shape): converted
+    to LangChain messages and back, counted exactly, trimmed at several budgets."""
+    import json
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[3] / "tests" / "fixtures" / "trajectories"
+    fixtures = sorted(root.glob("*.openai.json"))
+    assert len(fixtures) >= 5
+    fitted = refused = 0
+    for f in fixtures:
+        doc = json.loads(f.read_text())
+        conv = doc["messages"] if isinstance(doc, dict) else doc
+        msgs = ck.from_openai(conv)
+        assert len(msgs) == len(conv)
+        full = ck.token_counter("gpt-4o")(msgs)
+        assert full == ctxkit.count_conversation(ck.to_openai(msgs))
+        for frac in (0.9, 0.6, 0.4):
+            budget = int(full * frac)
+            try:
+                out = ck.to_openai(ck.trim_messages(msgs, max_tokens=budget, tool_output_max=1500))
+            except ctxkit.DoesNotFitError:
+                refused += 1  # what must be kept (system, task, latest turn) is bigger than the budget
+                continue
+            fitted += 1
+            assert tool_pairs_ok(out), (f.name, budget)
+            assert ctxkit.count_conversation(out) <= budget, (f.name, budget)
+    print(f"\nreal trajectories: {fitted} fits, {refused} refused with DoesNotFitError")
+    # At this core version the latest user turn is kept whole, and in a
+    # single-task agent run that is the whole run, so most budgets are refused
+    # (DoesNotFitError, never a wrong result). The 'loop' work on rounds
+    # inside the latest turn changes this; raise the bar when it lands.
+    assert fitted >= 1 and fitted + refused == 3 * len(fixtures)
