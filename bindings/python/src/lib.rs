@@ -148,7 +148,7 @@ pub(crate) const DETACH_BYTES: usize = 4096;
 pub(crate) fn text_arg<'a>(obj: &'a Bound<'_, PyAny>, what: &str) -> PyResult<Cow<'a, str>> {
     if let Ok(s) = obj.cast::<PyString>() {
         return match s.to_cow() {
-            Ok(c) => Ok(Cow::Owned(c.into_owned())),
+            Ok(c) => Ok(c),
             Err(_) => {
                 let fixed = s
                     .call_method1("encode", ("utf-16", "surrogatepass"))?
@@ -159,7 +159,8 @@ pub(crate) fn text_arg<'a>(obj: &'a Bound<'_, PyAny>, what: &str) -> PyResult<Co
         };
     }
     if let Ok(b) = obj.cast::<PyBytes>() {
-        return guard(what, || ctxkit::text::utf8(what, b.as_bytes()).map(|s| Cow::Owned(s.to_owned())));
+        // Zero-copy: the core reads the bytes object's buffer.
+        return guard(what, || ctxkit::text::utf8(what, b.as_bytes()).map(Cow::Borrowed));
     }
     Err(PyTypeError::new_err(format!("{what} must be str or bytes, not {}", obj.get_type().name()?)))
 }
