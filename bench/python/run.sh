@@ -9,7 +9,7 @@ root=$PWD
 venv=$root/target/python/venv-bench
 if [ ! -x "$venv/bin/maturin" ]; then
     python3 -m venv "$venv"
-    "$venv/bin/pip" install -q -r bindings/python/requirements-test.txt
+    "$venv/bin/pip" install -q -r bindings/python/requirements-test.txt -c bindings/python/constraints-test.txt
 fi
 [ -e bench/inputs/prose.txt ] || python3 bench/gen_inputs.py
 CARGO_TARGET_DIR=$root/target "$venv/bin/maturin" build --release --locked -q \

@@ -17,12 +17,12 @@ command -v "$py" >/dev/null || { echo "python3 is required"; exit 1; }
 start=$SECONDS
 
 venv=$root/target/python/venv-test
-stamp="$venv/.requirements-$(sha256sum "$pkg/requirements-test.txt" | cut -c1-16)"
+stamp="$venv/.requirements-$(cat "$pkg/requirements-test.txt" "$pkg/constraints-test.txt" | sha256sum | cut -c1-16)"
 if [ ! -e "$stamp" ]; then
     echo "creating $venv (pinned requirements from PyPI)"
     rm -rf "$venv"
     "$py" -m venv "$venv"
-    "$venv/bin/pip" install -q --disable-pip-version-check -r "$pkg/requirements-test.txt"
+    "$venv/bin/pip" install -q --disable-pip-version-check -r "$pkg/requirements-test.txt" -c "$pkg/constraints-test.txt"
     touch "$stamp"
 fi
 
