@@ -162,7 +162,7 @@ fn render(a: &Analysis, st: &State, facts: &[Fact], sections: &[Section], plan: 
         lines.push("User requests:".to_owned());
         let skip = a.requests.len().saturating_sub(plan.state_items.max(3));
         if skip > 0 {
-            lines.push(format!("- {skip} earlier requests not shown"));
+            lines.push(format!("- {skip} earlier request{} not shown", if skip == 1 { "" } else { "s" }));
         }
         for q in &a.requests[skip..] {
             lines.push(format!("- [{}] \"{}\"", q.round + 1, shorten(&q.text, plan.request_chars)));
