@@ -14,5 +14,6 @@ mod tokenizer;
 mod window;
 
 pub use agents::*;
+pub use error::panic_for_test;
 pub use tokenizer::*;
 pub use window::*;
