@@ -113,6 +113,13 @@ export declare class NativeWindow {
  */
 export declare function __panicForTest(message: string): void
 
+/**
+ * Benchmark floor: converts a JS string to UTF-8 exactly as `countTokens`
+ * does and returns its byte length, so the cost of the napi string
+ * conversion can be measured apart from tokenization (bench/node).
+ */
+export declare function __stringFloor(text: string): number
+
 export declare function backoffJson(request: string): string
 
 export declare function classifyErrorJson(request: string): string

@@ -612,4 +612,6 @@ module.exports = {
   toolset,
   // Test hook only: a native call that panics inside the boundary.
   __panicForTest: (message) => call(() => native.__panicForTest(message)),
+  // Benchmark hook only: the napi string conversion alone (bench/node).
+  __stringFloor: (text) => native.__stringFloor(text),
 }

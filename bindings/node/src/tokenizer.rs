@@ -299,3 +299,11 @@ pub fn lookup_model_json(model: String) -> napi::Result<String> {
 pub fn core_version() -> String {
     ctxkit::VERSION.to_owned()
 }
+
+/// Benchmark floor: converts a JS string to UTF-8 exactly as `countTokens`
+/// does and returns its byte length, so the cost of the napi string
+/// conversion can be measured apart from tokenization (bench/node).
+#[napi(js_name = "__stringFloor")]
+pub fn string_floor(text: String) -> u32 {
+    u32::try_from(text.len()).unwrap_or(u32::MAX)
+}
