@@ -12,3 +12,5 @@ python3 bench/gen_inputs.py target/bench-inputs >/dev/null
 (cd bench/node && npm ci --no-audit --no-fund --loglevel=error)
 node --version
 node bench/node/bench.mjs target/bench-inputs
+# fit of a real agent loop vs LangChain.js trimMessages + js-tiktoken.
+node bench/node/fit.mjs 8000
