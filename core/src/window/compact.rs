@@ -232,8 +232,8 @@ pub(super) fn assemble(p: &Prepared, keep: &[bool], budget: usize) -> Result<Dra
     let mut used: usize = kept.iter().map(|r| r.min_tokens).sum();
     let mut masked = vec![false; p.work.messages.len()];
     for r in &kept {
-        for i in r.start..r.end {
-            masked[i] = p.masks[i].is_some();
+        for (slot, m) in masked[r.start..r.end].iter_mut().zip(&p.masks[r.start..r.end]) {
+            *slot = m.is_some();
         }
     }
     for r in kept.iter().rev() {
@@ -250,8 +250,9 @@ pub(super) fn assemble(p: &Prepared, keep: &[bool], budget: usize) -> Result<Dra
     let mut changes = p.changes.clone();
     let mut messages = Vec::new();
     for r in &kept {
-        for i in r.start..r.end {
-            match (&p.masks[i], masked[i]) {
+        for (i, (mask, &is_masked)) in (r.start..r.end).zip(p.masks[r.start..r.end].iter().zip(&masked[r.start..r.end]))
+        {
+            match (mask, is_masked) {
                 (Some(m), true) => {
                     for s in &m.sites {
                         changes.push(Change {

@@ -206,10 +206,10 @@ pub(super) fn must_keep(c: &Conversation, last_rounds: usize) -> Vec<usize> {
             keep.insert(i);
         }
     }
-    if let Some(i) = msgs.iter().position(|m| person(m)) {
+    if let Some(i) = msgs.iter().position(&person) {
         with_round(i, &mut keep);
     }
-    if let Some(i) = msgs.iter().rposition(|m| person(m)) {
+    if let Some(i) = msgs.iter().rposition(person) {
         with_round(i, &mut keep);
     }
     // Round starts: OpenAI, any message but a tool result; Anthropic, any
