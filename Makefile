@@ -37,7 +37,7 @@ fuzz-long:
 
 # The README's first command.
 demo:
-	cargo run -q -p ctxkit-cli -- fit examples/data/coding-session.json --model gpt-4o --max-tokens 16000 --tool-output-max 2000 > fitted.json
+	cargo run -q -p ctxkit-cli -- fit examples/data/agent-loop.json --model gpt-4o --max-tokens 16000 > fitted.json
 
 clean:
 	cargo clean

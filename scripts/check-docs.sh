@@ -26,15 +26,15 @@ for b in dyn static; do
 done
 echo "C example: dynamic and static builds print the expected count"
 
-main='fit examples/data/coding-session.json --model gpt-4o --max-tokens 16000 --tool-output-max 2000'
+main='fit examples/data/agent-loop.json --model gpt-4o --max-tokens 16000'
 grep -qF "cargo run -q -p ctxkit-cli -- $main > fitted.json" README.md \
     || fail "README's main-job command changed; update scripts/check-docs.sh and the Makefile's demo target together"
 # The figures the README quotes must be what the command reports.
 report=$("$lib/ctxkit" $main 2>&1 >/dev/null)
-for figure in '"tokens_before": 50996' '"tokens_after": 2692'; do
+for figure in '"tokens_before": 30507' '"tokens_after": 11992'; do
     grep -qF "$figure" <<<"$report" || fail "main job no longer reports $figure; update the README"
 done
-grep -qF 'tokens_before` 50,996' README.md && grep -qF 'tokens_after` 2,692' README.md || fail "README figures differ from the script's"
+grep -qF 'tokens_before` 30,507' README.md && grep -qF 'tokens_after` 11,992' README.md || fail "README figures differ from the script's"
 grep -qx 'make test' README.md || fail "README does not show the test command"
 grep -q '^make test$' .ci/run || fail ".ci/run does not call the README's test command"
 echo "README: link flags, main job and test command verified"

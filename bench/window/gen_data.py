@@ -14,6 +14,8 @@ Files:
   conv_10.json            exactly 10 messages (system + turns, padded)
   conv_10000.json         exactly 10,000 messages (same generator, other seed)
   conv_1mb.json           system + whole turns until the file reaches 1,000,000 bytes
+  loop_1mb.json           system, one task, then agent-loop rounds (one call, one
+                          100-400-word result) until the file reaches 1,000,000 bytes
   new_user_message.json   one ~50-word user message (the one appended in the bench)
 
 Only random.Random with integer seeds and random(), randint(), choice() are
@@ -176,6 +178,17 @@ class Gen:
         out.append({"role": "assistant", "content": answer})
         return out
 
+    def loop_round(self):
+        """One agent-loop round: an assistant call and its result (no user)."""
+        r = self.r
+        self.calls += 1
+        tool = r.choice(TOOLS)
+        call = {"id": f"call_{self.calls:06d}", "type": "function",
+                "function": {"name": tool, "arguments": call_args(r, tool)}}
+        content = sentence(r, 5, 12) if r.random() < 0.4 else None
+        return [{"role": "assistant", "content": content, "tool_calls": [call]},
+                {"role": "tool", "tool_call_id": call["id"], "content": tool_output(r, r.randint(100, 400))}]
+
     def system(self):
         r = self.r
         text = "You are a coding agent working in a repository. " + " ".join(sentence(r) for _ in range(20))
@@ -211,6 +224,15 @@ def by_size(seed, size):
     return {"messages": msgs}
 
 
+def loop_by_size(seed, size):
+    """System, one task, then agent-loop rounds until the file reaches size."""
+    g = Gen(seed)
+    msgs = [g.system(), g.user(words=80)]
+    while len(dump({"messages": msgs})) < size:
+        msgs += g.loop_round()
+    return {"messages": msgs}
+
+
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
     out = sys.argv[1] if len(sys.argv) > 1 else os.path.join(here, "data")
@@ -219,6 +241,7 @@ def main():
         "conv_10.json": dump(exact(10, 10)),
         "conv_10000.json": dump(exact(10000, 10000)),
         "conv_1mb.json": dump(by_size(1, 1_000_000)),
+        "loop_1mb.json": dump(loop_by_size(2, 1_000_000)),
         "new_user_message.json": dump(Gen(50).user(words=50)),
     }
     for name, text in files.items():

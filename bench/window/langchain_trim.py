@@ -159,6 +159,8 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--data", default=os.path.join(HERE, "data"))
     ap.add_argument("--runs", type=int, default=15)
+    ap.add_argument("--file", default="conv_1mb.json",
+                    help="conversation in --data (loop_1mb.json: one task, then agent-loop rounds)")
     ap.add_argument("--out-json", help="write the figures here")
     ap.add_argument("--out-messages", help="write the trimmed messages (OpenAI JSON) here")
     args = ap.parse_args()
@@ -173,7 +175,7 @@ def main():
     load_s = time.perf_counter() - t
     count, _ = make_counter(enc)
 
-    path = os.path.join(args.data, "conv_1mb.json")
+    path = os.path.join(args.data, args.file)
     with open(path, encoding="utf-8") as f:
         text = f.read()
     dicts = json.loads(text)["messages"]

@@ -107,12 +107,36 @@ pub(crate) struct FitArgs {
     common: Common,
     #[command(flatten)]
     budget: BudgetArgs,
-    /// Which turns to keep.
+    /// Which rounds to keep (a round: an assistant message with its tool results, or a lone message).
     #[arg(long, value_enum, default_value = "recency")]
     strategy: StrategyArg,
-    /// Always keep this many of the newest turns besides the latest.
-    #[arg(long, value_name = "N", default_value_t = 0)]
+    /// Keep the first N user messages (the task); 0 keeps none.
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    keep_first: usize,
+    /// Keep the newest N rounds.
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    keep_last_rounds: usize,
+    /// Keep the newest N user turns besides the latest, and the latest turn whole.
+    #[arg(long, value_name = "N", default_value_t = 0, alias = "keep-last-turns")]
     keep_last: usize,
+    /// Keep the newest N messages (rounded out to whole rounds).
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    keep_last_messages: usize,
+    /// Never mask the newest N tool results.
+    #[arg(long, value_name = "N", default_value_t = 3)]
+    mask_keep_last: usize,
+    /// Never mask the results of this tool (repeatable).
+    #[arg(long, value_name = "TOOL")]
+    mask_exclude: Vec<String>,
+    /// Do not mask older tool results (go from truncation straight to dropping rounds).
+    #[arg(long)]
+    no_mask: bool,
+    /// Compact to N prompt tokens once over the limit (below the limit nothing changes).
+    #[arg(long, value_name = "N")]
+    target_tokens: Option<usize>,
+    /// Compact to this fraction of the prompt limit once over it, 0 to 1.
+    #[arg(long, value_name = "R")]
+    target_ratio: Option<f64>,
     /// Cut every tool output longer than N tokens first (head and tail kept).
     #[arg(long, value_name = "N")]
     tool_output_max: Option<usize>,
@@ -145,7 +169,7 @@ enum StrategyArg {
 
 pub(crate) fn fit_cmd(args: FitArgs) -> Result<ExitCode, Fatal> {
     use ctxkit::window::digest::{DigestOptions, Section};
-    use ctxkit::window::{fit, FitOptions, Policy, Strategy};
+    use ctxkit::window::{fit, FitOptions, MaskOptions, Policy, Strategy};
     let strategy = match args.strategy {
         StrategyArg::Recency => Strategy::Recency,
         StrategyArg::Relevance => Strategy::Relevance,
@@ -159,9 +183,20 @@ pub(crate) fn fit_cmd(args: FitArgs) -> Result<ExitCode, Fatal> {
         max_tokens: args.budget.max_tokens,
         reserve_output: args.budget.reserve_output,
         format: args.common.format.as_deref().map(Format::from_name).transpose()?,
+        target_ratio: args.target_ratio,
         policy: Policy {
             strategy,
+            keep_first: args.keep_first,
+            keep_last_rounds: args.keep_last_rounds,
             keep_last_turns: args.keep_last,
+            keep_last_messages: args.keep_last_messages,
+            target_tokens: args.target_tokens.unwrap_or(0),
+            mask: MaskOptions {
+                enabled: !args.no_mask,
+                keep_last: args.mask_keep_last,
+                exclude_tools: args.mask_exclude,
+                ..MaskOptions::default()
+            },
             tool_output_max: args.tool_output_max,
             digest: DigestOptions {
                 max_tokens: args.digest_max_tokens.unwrap_or(0),

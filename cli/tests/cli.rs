@@ -407,3 +407,75 @@ fn classify_reports_bad_arguments_in_one_line() {
     // clap rejects a status outside u16.
     assert!(!ctxkit(&["classify", "--provider", "openai", "--status", "70000"], b"").status.success());
 }
+
+/// Issue 13's reproducer: a system message, one task, then 60 rounds of one
+/// tool call and a ~400-token result. Half its size used to exit 2.
+fn agent_loop_file() -> String {
+    let mut msgs = vec![
+        serde_json::json!({"role": "system", "content": "You are a coding agent."}),
+        serde_json::json!({"role": "user", "content": "Make the failing parser test pass."}),
+    ];
+    for k in 0..60 {
+        let id = format!("call_{k}");
+        let tool = if k % 2 == 0 { "read_file" } else { "run_tests" };
+        msgs.push(serde_json::json!({"role": "assistant", "content": null, "tool_calls": [{"id": id, "type": "function", "function": {"name": tool, "arguments": format!("{{\"path\":\"src/m{k}.rs\"}}")}}]}));
+        msgs.push(serde_json::json!({"role": "tool", "tool_call_id": id, "content": format!("{k} {}", "fn body() { value += 1; }\n".repeat(40))}));
+    }
+    tmp("agent-loop.json", serde_json::json!({ "messages": msgs }).to_string().as_bytes())
+}
+
+#[test]
+fn fit_shortens_an_agent_loop_to_half_its_size() {
+    let file = agent_loop_file();
+    let o = ctxkit(&["fit", &file, "--model", "gpt-4o", "--max-tokens", "1000000", "--reserve-output", "0"], b"");
+    assert!(o.status.success(), "{}", stderr(&o));
+    let size = serde_json::from_str::<serde_json::Value>(&stderr(&o)).unwrap()["tokens_before"].as_u64().unwrap();
+    assert!(size > 20_000, "{size}");
+    let half = (size / 2).to_string();
+    let o = ctxkit(&["fit", &file, "--model", "gpt-4o", "--max-tokens", &half, "--reserve-output", "0"], b"");
+    assert!(o.status.success(), "{}", stderr(&o));
+    let r: serde_json::Value = serde_json::from_str(&stderr(&o)).unwrap();
+    assert!(r["tokens_after"].as_u64().unwrap() <= size / 2);
+    let actions: Vec<&str> = r["changes"].as_array().unwrap().iter().map(|c| c["action"].as_str().unwrap()).collect();
+    assert!(actions.contains(&"masked_result"), "{actions:?}");
+    let reasons: Vec<&str> = r["protected"].as_array().unwrap().iter().map(|p| p["reason"].as_str().unwrap()).collect();
+    assert_eq!(reasons, ["system", "task", "recent_round"]);
+    let out: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(out["messages"][1]["content"], "Make the failing parser test pass.");
+    // --no-mask drops whole rounds instead; --mask-exclude spares a tool.
+    let o = ctxkit(&["fit", &file, "--max-tokens", &half, "--reserve-output", "0", "--no-mask"], b"");
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(!stderr(&o).contains("masked_result") && stderr(&o).contains("dropped_message"));
+    let o = ctxkit(
+        &[
+            "fit",
+            &file,
+            "--max-tokens",
+            &half,
+            "--reserve-output",
+            "0",
+            "--mask-exclude",
+            "read_file",
+            "--mask-keep-last",
+            "1",
+        ],
+        b"",
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(!stdout(&o).contains("[read_file output of") && stdout(&o).contains("[run_tests output of"));
+    // Protecting too much is refused with what it costs.
+    let o = ctxkit(&["fit", &file, "--max-tokens", "2000", "--reserve-output", "0", "--keep-last-rounds", "10"], b"");
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("the newest rounds (keep_last_rounds)"), "{}", stderr(&o));
+    // keep_first 0: the task may go; a target below the limit compacts further.
+    let o = ctxkit(
+        &["fit", &file, "--max-tokens", &half, "--reserve-output", "0", "--keep-first", "0", "--target-ratio", "0.5"],
+        b"",
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let r: serde_json::Value = serde_json::from_str(&stderr(&o)).unwrap();
+    assert!(r["tokens_after"].as_u64().unwrap() <= size / 4);
+    let o = ctxkit(&["fit", &file, "--max-tokens", &half, "--target-ratio", "1.5"], b"");
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("target_ratio"), "{}", stderr(&o));
+}

@@ -263,7 +263,8 @@ fn run(v: &Value) -> Result<(), String> {
     }
 }
 
-/// Writes tests/vectors/window.json from tests/vectors/window.cases.json:
+/// Writes tests/vectors/window.json and window_loops.json from their
+/// `.cases.json`:
 /// each case's expected output is what ctxkit returns now, except for the
 /// cases that carry their own expected value (the counting guide's figures),
 /// which are kept and checked. Run after a deliberate behaviour change:
@@ -273,26 +274,30 @@ fn bless_window_vectors() {
     if std::env::var_os("CTXKIT_BLESS").is_none() {
         return;
     }
-    let cases: Value =
-        serde_json::from_str(&std::fs::read_to_string(vectors_dir().join("window.cases.json")).unwrap()).unwrap();
-    let mut out = Vec::new();
-    for c in cases["cases"].as_array().unwrap() {
-        let got = match run_window(c["op"].as_str().unwrap(), &c["input"]) {
-            Ok(v) => v,
-            Err(e) => serde_json::json!({ "error": e.kind().as_str() }),
-        };
-        if let Some(fixed) = c.get("expected") {
-            assert_eq!(&got, fixed, "{}: an independent expectation disagrees", c["name"]);
+    for name in ["window", "window_loops"] {
+        let cases: Value =
+            serde_json::from_str(&std::fs::read_to_string(vectors_dir().join(format!("{name}.cases.json"))).unwrap())
+                .unwrap();
+        let mut out = Vec::new();
+        for c in cases["cases"].as_array().unwrap() {
+            let got = match run_window(c["op"].as_str().unwrap(), &c["input"]) {
+                Ok(v) => v,
+                Err(e) => serde_json::json!({ "error": e.kind().as_str() }),
+            };
+            if let Some(fixed) = c.get("expected") {
+                assert_eq!(&got, fixed, "{}: an independent expectation disagrees", c["name"]);
+            }
+            out.push(serde_json::json!({ "name": c["name"], "op": c["op"], "input": c["input"], "expected": got }));
         }
-        out.push(serde_json::json!({ "name": c["name"], "op": c["op"], "input": c["input"], "expected": got }));
+        let doc = serde_json::json!({
+            "format": 1,
+            "generated_by": format!("CTXKIT_BLESS=1 cargo test -p ctxkit --test vectors (from {name}.cases.json)"),
+            "oracle": "count_conversation cases: OpenAI's counting guide; other cases: ctxkit's own output, frozen for regression and cross-binding parity",
+            "vectors": out,
+        });
+        std::fs::write(vectors_dir().join(format!("{name}.json")), serde_json::to_string_pretty(&doc).unwrap() + "\n")
+            .unwrap();
     }
-    let doc = serde_json::json!({
-        "format": 1,
-        "generated_by": "CTXKIT_BLESS=1 cargo test -p ctxkit --test vectors (from window.cases.json)",
-        "oracle": "count_conversation cases: OpenAI's counting guide; other cases: ctxkit's own output, frozen for regression and cross-binding parity",
-        "vectors": out,
-    });
-    std::fs::write(vectors_dir().join("window.json"), serde_json::to_string_pretty(&doc).unwrap() + "\n").unwrap();
 }
 
 /// Writes tests/vectors/skills.json and handoff.json from their

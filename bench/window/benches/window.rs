@@ -165,10 +165,16 @@ fn interleaved_check(windows: &mut [Loaded; 2]) {
 
 fn fit_cold(c: &mut Criterion) {
     warm_up_vocabulary();
-    let text = data("conv_1mb.json");
+    let (chat, agent_loop) = (data("conv_1mb.json"), data("loop_1mb.json"));
     let mut group = c.benchmark_group("fit_cold");
     group.sample_size(10);
-    for (id, tool_output_max) in [("1mb", None), ("1mb_tool_output_max_2000", Some(2000))] {
+    // loop_1mb: one task, then ~460 rounds of call and result (issue 13's
+    // shape), which masks and drops rounds after the task.
+    for (id, tool_output_max, text) in [
+        ("1mb", None, &chat),
+        ("1mb_tool_output_max_2000", Some(2000), &chat),
+        ("loop_1mb", None, &agent_loop),
+    ] {
         let opts = FitOptions {
             model: MODEL.into(),
             max_tokens: Some(100_000),

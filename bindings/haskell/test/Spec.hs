@@ -611,6 +611,7 @@ spec = do
 
   vectorSpecs "tokenizer vectors" "tests/vectors/tokenizer.json" (fmap Just . runTokenizerVector)
   vectorSpecs "window vectors" "tests/vectors/window.json" (fmap Just . runWindowVector)
+  vectorSpecs "agent-loop window vectors" "tests/vectors/window_loops.json" (fmap Just . runWindowVector)
   vectorSpecs "skills vectors" "tests/vectors/skills.json" (fmap Just . runAgentVector)
   vectorSpecs "handoff vectors" "tests/vectors/handoff.json" (fmap Just . runAgentVector)
   vectorSpecs "recovery vectors" "tests/vectors/recovery.json" runRecoveryVector

@@ -1,43 +1,57 @@
-//! Compaction: drop whole turns, by recency, relevance or both, until the
-//! conversation fits a token target, without ever breaking the invariants of
-//! DESIGN.md §5.
+//! Compaction: make a conversation fit a token target, least lossy step
+//! first, without ever breaking the tool-call invariants (every call keeps
+//! its result, nothing is reordered).
 //!
-//! The unit is the *turn*: a user message that carries no tool results,
-//! through everything up to the next such message. Tool calls and their
-//! results always sit inside one turn once the history is repaired (which
-//! `compact` does first unless told not to), so dropping whole turns can
-//! never separate a call from its result, parallel calls included. It also
-//! keeps Anthropic histories alternating and starting with the user, and
-//! makes every recency cut fall on a user-turn boundary.
+//! The ladder, in one pass, every step in the manifest:
+//! 1. repair the tool structure (or refuse, when told not to repair);
+//! 2. cut tool outputs longer than `tool_output_max` (head and tail kept);
+//! 3. mask older tool results (`mask`, see `mask`), oldest first, only as
+//!    far as needed;
+//! 4. drop (or, for `summarize`, summarize) the rounds the strategy ranks
+//!    lowest (see `rounds` for what a round is and what protects one).
 //!
-//! Always kept: system and developer messages, everything before the first
-//! user turn, the latest user turn and whatever follows it, and pinned
-//! messages (their whole turn). The result either fits the hard limit, or
-//! the call fails with `DoesNotFit` naming what the kept parts cost.
+//! The result fits the hard limit, or the call fails with `DoesNotFit`
+//! naming what is protected and what it costs: the protected rounds alone
+//! are the only thing that can make a conversation not fit.
 
 use serde::{Deserialize, Serialize};
 
-use super::repair::{Action, Change};
+use super::manifest::{Action, Change, Protected};
+use super::mask::{self, MaskOptions, Masked};
+use super::rounds::{self, is_user_input, Protection, Round};
 use super::{bm25, repair, tool_outputs, validate, Accountant, IssueKind};
-use crate::chat::{Conversation, Message, Part, Role};
+use crate::chat::{Conversation, Message, Role};
 use crate::{Error, ErrorKind, Result};
 
-/// How turns are chosen.
+/// How rounds are chosen.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Strategy {
-    /// Keep the newest turns that fit.
+    /// Keep the newest rounds that fit.
     #[default]
     Recency,
-    /// Keep the turns most relevant to the latest user input (BM25, or the
+    /// Keep the rounds most relevant to the latest user input (BM25, or the
     /// host's scores), in their original order.
     Relevance,
     /// Rank by `relevance_weight * relevance + (1 - relevance_weight) * recency`.
     Hybrid,
-    /// Replace the oldest turns by one summary: the host's (two-phase, see
+    /// Replace the oldest rounds by one summary: the host's (two-phase, see
     /// `summarize`), or a deterministic extractive digest when `compact` is
     /// called directly.
     Summarize,
+}
+
+/// The role of an inserted summary.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SummaryRole {
+    /// A user message (Anthropic: a text block joined to a neighbouring user
+    /// message, which keeps the roles alternating).
+    #[default]
+    User,
+    /// A system message where the format has system messages (OpenAI);
+    /// Anthropic has none in its message list and uses `user`.
+    System,
 }
 
 /// What to do and within what budget.
@@ -53,10 +67,21 @@ pub struct Policy {
     pub limit_tokens: usize,
     /// Cut every tool output longer than this first (head and tail kept).
     pub tool_output_max: Option<usize>,
-    /// Always keep at least this many of the newest turns besides the latest.
+    /// Keep the first this-many user messages (the task); 0 keeps none.
+    pub keep_first: usize,
+    /// Keep the newest this-many rounds (the model's last action and what
+    /// came back).
+    pub keep_last_rounds: usize,
+    /// Keep the newest this-many user turns besides the latest, and the
+    /// latest turn whole (a turn runs from a user message to the next): the
+    /// meaning this option had when the turn was compaction's unit.
     pub keep_last_turns: usize,
-    /// Message indices (in the input) whose turns must be kept.
+    /// Keep the newest this-many messages, rounded out to whole rounds.
+    pub keep_last_messages: usize,
+    /// Message indices (in the input) whose rounds must be kept.
     pub pinned: Vec<usize>,
+    /// Observation masking of older tool results.
+    pub mask: MaskOptions,
     /// Repair tool structure first (default); when false, a history with
     /// structural issues is refused instead.
     pub repair: bool,
@@ -77,6 +102,11 @@ pub struct Policy {
     pub summary_template: Option<String>,
     /// Summarize: the deterministic digest's budget and sections.
     pub digest: super::digest::DigestOptions,
+    /// Summarize: the role of the summary message.
+    pub summary_role: SummaryRole,
+    /// Summarize: the line that starts the summary message [default:
+    /// "[Summary of earlier conversation]"].
+    pub summary_label: Option<String>,
 }
 
 impl Default for Policy {
@@ -86,8 +116,12 @@ impl Default for Policy {
             target_tokens: 0,
             limit_tokens: 0,
             tool_output_max: None,
+            keep_first: 1,
+            keep_last_rounds: 1,
             keep_last_turns: 0,
+            keep_last_messages: 0,
             pinned: Vec::new(),
+            mask: MaskOptions::default(),
             repair: true,
             relevance_weight: 0.5,
             scores: None,
@@ -96,6 +130,8 @@ impl Default for Policy {
             summarizer_budget: 8000,
             summary_template: None,
             digest: super::digest::DigestOptions::default(),
+            summary_role: SummaryRole::User,
+            summary_label: None,
         }
     }
 }
@@ -105,8 +141,10 @@ impl Default for Policy {
 pub struct Compacted {
     /// The compacted conversation, in the input's format.
     pub conversation: Conversation,
-    /// Every change: repairs, truncations, dropped messages.
+    /// Every change: repairs, truncations, masks, dropped messages.
     pub changes: Vec<Change>,
+    /// The rounds kept whatever the budget, and why.
+    pub protected: Vec<Protected>,
     /// Prompt tokens before.
     pub tokens_before: usize,
     /// Prompt tokens after.
@@ -117,58 +155,42 @@ pub struct Compacted {
     pub insufficient: bool,
 }
 
-#[derive(Debug, Clone)]
-pub(super) struct Turn {
-    pub(super) start: usize,
-    pub(super) end: usize,
-    pub(super) tokens: usize,
-    pub(super) pinned: bool,
-    pub(super) text: String,
-}
-
-pub(super) fn starts_turn(m: &Message) -> bool {
-    m.role == Role::User && !m.parts.iter().any(|p| matches!(p, Part::ToolResult { .. })) && m.tool_call_id.is_none()
-}
-
-pub(super) fn turns(c: &Conversation, counts: &[usize], pinned_msgs: &[usize]) -> Vec<Turn> {
-    let mut bounds: Vec<usize> = (0..c.messages.len()).filter(|&i| starts_turn(&c.messages[i])).collect();
-    if bounds.first() != Some(&0) {
-        bounds.insert(0, 0);
-    }
-    let last_user = bounds.last().copied().unwrap_or(0);
-    let mut out = Vec::new();
-    for (k, &start) in bounds.iter().enumerate() {
-        let end = bounds.get(k + 1).copied().unwrap_or(c.messages.len());
-        if start == end {
-            continue;
-        }
-        let msgs = &c.messages[start..end];
-        let pinned = !starts_turn(&msgs[0])
-            || start == last_user
-            || msgs.iter().any(|m| matches!(m.role, Role::System | Role::Developer))
-            || pinned_msgs.iter().any(|&p| (start..end).contains(&p));
-        out.push(Turn {
-            start,
-            end,
-            tokens: counts[start..end].iter().sum(),
-            pinned,
-            text: msgs.iter().map(Message::text).collect::<Vec<_>>().join("\n"),
-        });
-    }
-    out
-}
-
 /// The repaired, tool-cut working copy and what compaction knows about it.
+#[derive(Debug, Clone)]
 pub(super) struct Prepared {
     pub(super) work: Conversation,
     pub(super) changes: Vec<Change>,
+    /// Tokens of each working message.
     pub(super) counts: Vec<usize>,
+    /// Each working message's masked form, when it may be masked.
+    pub(super) masks: Vec<Option<Masked>>,
+    /// Framing, tools and a top-level system prompt.
     pub(super) fixed: usize,
-    pub(super) turns: Vec<Turn>,
+    pub(super) rounds: Vec<Round>,
     pub(super) target: usize,
     pub(super) tokens_before: usize,
     /// For each working message, its index in the input (None if repair made it).
     pub(super) origin: Vec<Option<usize>>,
+}
+
+impl Prepared {
+    /// The input index a change to working message `i` reports: its own,
+    /// or for a message repair made, the nearest input message before it.
+    pub(super) fn input_index(&self, i: usize) -> usize {
+        self.origin[..=i.min(self.origin.len().saturating_sub(1))].iter().rev().find_map(|o| *o).unwrap_or(0)
+    }
+
+    /// Tokens of the protected rounds.
+    pub(super) fn protected_tokens(&self) -> usize {
+        self.rounds.iter().filter(|r| r.protected.is_some()).map(|r| r.tokens).sum()
+    }
+}
+
+/// A compacted message list on its way to [`finish`].
+pub(super) struct Draft {
+    pub(super) messages: Vec<Message>,
+    pub(super) changes: Vec<Change>,
+    pub(super) tokens_after: usize,
 }
 
 /// Compacts `c` under `policy`, counting with `acct`. For
@@ -179,63 +201,98 @@ pub fn compact(c: &Conversation, policy: &Policy, acct: &Accountant) -> Result<C
         return super::summarize::compact_with_digest(c, policy, acct);
     }
     let p = prepare(c, policy, acct)?;
-    let scores = c_scores(policy, &p);
-    let Prepared { work, mut changes, counts, fixed, turns: all, target, tokens_before, .. } = p;
-    let total: usize = fixed + all.iter().map(|t| t.tokens).sum::<usize>();
-    let keep = if total <= target {
-        vec![true; all.len()]
-    } else {
-        select(&all, policy, target.saturating_sub(fixed), &scores)
-    };
-    let mut out = work.clone();
-    out.messages.clear();
-    let mut tokens_after = fixed;
-    for (t, &k) in all.iter().zip(&keep) {
-        for (i, &count) in counts.iter().enumerate().take(t.end).skip(t.start) {
-            if k {
-                tokens_after += count;
-                out.messages.push(work.messages[i].clone());
-            } else {
-                changes.push(Change {
-                    action: Action::DroppedMessage,
-                    index: i,
-                    id: None,
-                    tokens: count,
-                    detail: format!(
-                        "dropped by {} compaction (turn starting at message {})",
-                        strategy_name(policy.strategy),
-                        t.start
-                    ),
-                });
+    compact_prepared(p, policy, acct)
+}
+
+/// Steps 3 and 4 of the ladder on a prepared copy, dropping what the
+/// strategy does not keep.
+pub(super) fn compact_prepared(p: Prepared, policy: &Policy, acct: &Accountant) -> Result<Compacted> {
+    let scores = round_scores(policy, &p);
+    let budget = p.target.saturating_sub(p.fixed);
+    let keep = select(&p.rounds, policy, budget, &scores);
+    let mut d = assemble(&p, &keep, budget)?;
+    let strategy = strategy_name(policy.strategy);
+    for (r, _) in p.rounds.iter().zip(&keep).filter(|(_, k)| !**k) {
+        for i in r.start..r.end {
+            d.changes.push(Change {
+                action: Action::DroppedMessage,
+                index: p.input_index(i),
+                id: None,
+                tokens: p.counts[i],
+                detail: format!("dropped by {strategy} compaction (round at message {})", p.input_index(r.start)),
+            });
+        }
+    }
+    finish(&p, d, policy, acct)
+}
+
+/// The kept rounds' messages, masked as little as the budget allows: every
+/// maskable result of a kept round starts masked, then results are
+/// restored newest first while they fit `budget` (tokens for messages).
+/// Masking is thus only ever what the budget needs, and falls on the
+/// oldest results.
+pub(super) fn assemble(p: &Prepared, keep: &[bool], budget: usize) -> Result<Draft> {
+    let kept: Vec<&Round> = p.rounds.iter().zip(keep).filter(|(_, k)| **k).map(|(r, _)| r).collect();
+    let mut used: usize = kept.iter().map(|r| r.min_tokens).sum();
+    let mut masked = vec![false; p.work.messages.len()];
+    for r in &kept {
+        for (slot, m) in masked[r.start..r.end].iter_mut().zip(&p.masks[r.start..r.end]) {
+            *slot = m.is_some();
+        }
+    }
+    for r in kept.iter().rev() {
+        for i in (r.start..r.end).rev() {
+            if let Some(m) = &p.masks[i] {
+                let extra = p.counts[i] - m.tokens;
+                if used + extra <= budget {
+                    used += extra;
+                    masked[i] = false;
+                }
             }
         }
     }
-    finish(out, changes, tokens_before, tokens_after, fixed, &all, target, policy, acct)
+    let mut changes = p.changes.clone();
+    let mut messages = Vec::new();
+    for r in &kept {
+        for (i, (mask, &is_masked)) in (r.start..r.end).zip(p.masks[r.start..r.end].iter().zip(&masked[r.start..r.end]))
+        {
+            match (mask, is_masked) {
+                (Some(m), true) => {
+                    for s in &m.sites {
+                        changes.push(Change {
+                            action: Action::MaskedResult,
+                            index: p.input_index(i),
+                            id: Some(s.id.clone()),
+                            tokens: s.tokens,
+                            detail: format!(
+                                "output of {} ({} tokens) replaced by a placeholder (observation masking)",
+                                s.tool, s.tokens
+                            ),
+                        });
+                    }
+                    messages.push(m.message.clone());
+                }
+                _ => messages.push(p.work.messages[i].clone()),
+            }
+        }
+    }
+    Ok(Draft { messages, changes, tokens_after: p.fixed + used })
 }
 
 /// Checks the result against the hard limit and builds the outcome.
-#[allow(clippy::too_many_arguments)]
-pub(super) fn finish(
-    out: Conversation,
-    changes: Vec<Change>,
-    tokens_before: usize,
-    tokens_after: usize,
-    fixed: usize,
-    all: &[Turn],
-    target: usize,
-    policy: &Policy,
-    acct: &Accountant,
-) -> Result<Compacted> {
+pub(super) fn finish(p: &Prepared, d: Draft, policy: &Policy, acct: &Accountant) -> Result<Compacted> {
+    let mut out = p.work.clone();
+    out.messages = d.messages;
+    let tokens_after = d.tokens_after;
     // `tokens_after` comes from cached per-message counts; tests (debug
     // builds) check it against a full recount.
     debug_assert_eq!(Some(tokens_after), acct.conversation(&out).ok(), "cached counts drifted");
     // The working copy has no orphans (it was valid or repaired), calls and
-    // results pair per occurrence, and a valid history has no call open at
-    // a turn boundary; so whole turns keep every call with its result, even
-    // when the history reuses a tool-call id (which, before pairing per
-    // occurrence, the `window_fit` fuzz target showed could leave a later
-    // call of a reused id without its result). Checked anyway, so a broken
-    // invariant is an error rather than a history the provider rejects.
+    // results pair per occurrence, and results sit right after their calls,
+    // inside the call's round; so whole rounds keep every call with its
+    // result, even when the history reuses a tool-call id. Checked anyway,
+    // so a broken invariant is an error rather than a history the provider
+    // rejects.
     if let Some(i) =
         validate(&out).into_iter().find(|i| matches!(i.kind, IssueKind::OrphanedCall | IssueKind::OrphanedResult))
     {
@@ -246,29 +303,33 @@ pub(super) fn finish(
         )));
     }
     if tokens_after > policy.limit_tokens {
-        let pinned: usize = all.iter().filter(|t| t.pinned).map(|t| t.tokens).sum();
         return Err(Error::new(
             ErrorKind::DoesNotFit,
             format!(
-                "cannot fit {} prompt tokens: system, tools and framing take {fixed}, the latest turn and pinned messages {pinned}; \
-                 {tokens_after} remain after compaction{}",
+                "cannot fit {} prompt tokens: framing, tools and the top-level system prompt take {}, and the protected \
+                 messages {}: {}; {tokens_after} remain after compaction (lower keep_first, keep_last_rounds or the \
+                 pins{})",
                 policy.limit_tokens,
-                if policy.tool_output_max.is_none() { " (a tool_output_max would cut long tool outputs)" } else { "" }
+                p.fixed,
+                p.protected_tokens(),
+                rounds::describe_protected(&p.rounds, &p.origin),
+                if policy.tool_output_max.is_none() { ", or set tool_output_max to cut long tool outputs" } else { "" }
             ),
         ));
     }
     Ok(Compacted {
-        within_target: tokens_after <= target,
-        insufficient: tokens_before.saturating_sub(tokens_after) < policy.min_reclaim,
+        within_target: tokens_after <= p.target,
+        insufficient: p.tokens_before.saturating_sub(tokens_after) < policy.min_reclaim,
+        protected: rounds::protected_entries(&p.rounds, &p.origin),
         conversation: out,
-        changes,
-        tokens_before,
+        changes: d.changes,
+        tokens_before: p.tokens_before,
         tokens_after,
     })
 }
 
-/// Validates the policy, repairs (or refuses), cuts tool outputs, and splits
-/// the working copy into turns.
+/// Validates the policy, repairs (or refuses), cuts tool outputs, splits
+/// the working copy into rounds and plans the masks.
 pub(super) fn prepare(c: &Conversation, policy: &Policy, acct: &Accountant) -> Result<Prepared> {
     if policy.limit_tokens == 0 {
         return Err(Error::invalid_argument("policy.limit_tokens must be positive"));
@@ -294,9 +355,19 @@ pub(super) fn prepare(c: &Conversation, policy: &Policy, acct: &Accountant) -> R
     } else if policy.repair {
         let r = repair::repair(c, None, acct)?;
         changes.extend(r.changes);
-        let counts: Vec<usize> = r.conversation.messages.iter().map(|m| acct.message(m)).collect::<Result<_>>()?;
-        let origin = origins(c, &r.conversation);
-        (r.conversation, counts, origin)
+        // Untouched messages keep their count; only what repair made or
+        // edited is counted again.
+        let counts = r
+            .conversation
+            .messages
+            .iter()
+            .zip(&r.origin)
+            .map(|(m, o)| match o {
+                Some(j) if c.messages[*j].raw == m.raw => Ok(counts_in[*j]),
+                _ => acct.message(m),
+            })
+            .collect::<Result<Vec<_>>>()?;
+        (r.conversation, counts, r.origin)
     } else {
         let detail = structural.first().map_or_else(
             || "a tool message has no tool_call_id".to_owned(),
@@ -306,33 +377,32 @@ pub(super) fn prepare(c: &Conversation, policy: &Policy, acct: &Accountant) -> R
             "history has tool-structure issues (first: {detail}); repair it or allow repair"
         )));
     };
-    let pinned_msgs: Vec<usize> =
+    let pinned: Vec<usize> =
         (0..work.messages.len()).filter(|&i| origin[i].is_some_and(|o| policy.pinned.contains(&o))).collect();
     if let Some(max) = policy.tool_output_max {
         let (t, ch) = tool_outputs::truncate_tool_outputs(&work, max, acct)?;
         work = t;
-        for change in &ch {
+        for mut change in ch {
             counts[change.index] = acct.message(&work.messages[change.index])?;
+            let i = change.index;
+            change.index = origin[..=i].iter().rev().find_map(|o| *o).unwrap_or(0);
+            changes.push(change);
         }
-        changes.extend(ch);
     }
     let fixed = acct.overhead(&work)?;
-    let turns = turns(&work, &counts, &pinned_msgs);
-    Ok(Prepared { work, changes, counts, fixed, turns, target, tokens_before, origin })
+    let prot = Protection {
+        keep_first: policy.keep_first,
+        keep_last_rounds: policy.keep_last_rounds,
+        keep_last_turns: policy.keep_last_turns,
+        keep_last_messages: policy.keep_last_messages,
+        pinned: &pinned,
+    };
+    let mut rounds = rounds::rounds(&work, &counts, &prot);
+    let masks = mask::plan(&work, &counts, &mut rounds, &policy.mask, acct)?;
+    Ok(Prepared { work, changes, counts, masks, fixed, rounds, target, tokens_before, origin })
 }
 
-/// For each message of `after` (a repair of `before`), the index of the
-/// identical message in `before`, if any: repair keeps untouched messages
-/// as they were, so identity of their JSON finds them.
-fn origins(before: &Conversation, after: &Conversation) -> Vec<Option<usize>> {
-    let mut by_json: std::collections::HashMap<String, Vec<usize>> = std::collections::HashMap::new();
-    for (i, m) in before.messages.iter().enumerate().rev() {
-        by_json.entry(m.raw.to_string()).or_default().push(i);
-    }
-    after.messages.iter().map(|m| by_json.get_mut(&m.raw.to_string()).and_then(Vec::pop)).collect()
-}
-
-fn strategy_name(s: Strategy) -> &'static str {
+pub(super) fn strategy_name(s: Strategy) -> &'static str {
     match s {
         Strategy::Recency => "recency",
         Strategy::Relevance => "relevance",
@@ -341,51 +411,44 @@ fn strategy_name(s: Strategy) -> &'static str {
     }
 }
 
-/// Relevance per turn: the host's scores (max over the turn's messages,
-/// mapped from input indices by message identity) or BM25 against the
-/// latest user turn's text.
-fn c_scores(policy: &Policy, p: &Prepared) -> Vec<f64> {
+/// Relevance per round: the host's scores (max over the round's messages,
+/// by input index) or BM25 against the latest user message's text.
+fn round_scores(policy: &Policy, p: &Prepared) -> Vec<f64> {
     if policy.strategy == Strategy::Recency || policy.strategy == Strategy::Summarize {
         return Vec::new();
     }
     if let Some(host) = &policy.scores {
         return p
-            .turns
+            .rounds
             .iter()
-            .map(|t| {
-                (t.start..t.end).filter_map(|i| p.origin[i]).filter_map(|j| host.get(j).copied()).fold(0.0, f64::max)
+            .map(|r| {
+                (r.start..r.end).filter_map(|i| p.origin[i]).filter_map(|j| host.get(j).copied()).fold(0.0, f64::max)
             })
             .collect();
     }
-    let query = p
-        .turns
+    let query = p.work.messages.iter().rev().find(|m| is_user_input(m)).map(Message::text).unwrap_or_default();
+    let docs: Vec<String> = p
+        .rounds
         .iter()
-        .rev()
-        .find(|t| t.pinned && starts_turn(&p.work.messages[t.start]))
-        .map_or("", |t| t.text.as_str());
-    let docs: Vec<String> = p.turns.iter().map(|t| t.text.clone()).collect();
-    bm25::scores(query, &docs)
+        .map(|r| p.work.messages[r.start..r.end].iter().map(Message::text).collect::<Vec<_>>().join("\n"))
+        .collect();
+    bm25::scores(&query, &docs)
 }
 
-/// Chooses turns to keep within `budget` tokens of messages.
-pub(super) fn select(all: &[Turn], policy: &Policy, budget: usize, relevance: &[f64]) -> Vec<bool> {
-    let mut keep: Vec<bool> = all.iter().map(|t| t.pinned).collect();
-    let mut used: usize = all.iter().filter(|t| t.pinned).map(|t| t.tokens).sum();
-    let optional: Vec<usize> = (0..all.len()).filter(|&i| !all[i].pinned).collect();
-    // The newest `keep_last_turns` optional turns are kept regardless.
-    for &i in optional.iter().rev().take(policy.keep_last_turns) {
-        keep[i] = true;
-        used += all[i].tokens;
-    }
-    let rest: Vec<usize> = optional.iter().rev().skip(policy.keep_last_turns).copied().collect(); // newest first
+/// Chooses rounds to keep within `budget` tokens of messages, each eligible
+/// round costing its masked size (masking comes before dropping).
+pub(super) fn select(all: &[Round], policy: &Policy, budget: usize, relevance: &[f64]) -> Vec<bool> {
+    let mut keep: Vec<bool> = all.iter().map(|r| r.protected.is_some()).collect();
+    let mut used: usize = all.iter().filter(|r| r.protected.is_some()).map(|r| r.tokens).sum();
+    let rest: Vec<usize> = (0..all.len()).rev().filter(|&i| all[i].protected.is_none()).collect(); // newest first
     match policy.strategy {
         Strategy::Recency | Strategy::Summarize => {
             for i in rest {
-                if used + all[i].tokens > budget {
-                    break; // contiguous: never keep an older turn past a gap
+                if used + all[i].min_tokens > budget {
+                    break; // contiguous: never keep an older round past a gap
                 }
                 keep[i] = true;
-                used += all[i].tokens;
+                used += all[i].min_tokens;
             }
         }
         Strategy::Relevance | Strategy::Hybrid => {
@@ -401,12 +464,12 @@ pub(super) fn select(all: &[Turn], policy: &Policy, budget: usize, relevance: &[
                     (w * rel + (1.0 - w) * rec, age, i)
                 })
                 .collect();
-            // Highest score first; ties go to the newer turn.
+            // Highest score first; ties go to the newer round.
             ranked.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
             for (_, _, i) in ranked {
-                if used + all[i].tokens <= budget {
+                if used + all[i].min_tokens <= budget {
                     keep[i] = true;
-                    used += all[i].tokens;
+                    used += all[i].min_tokens;
                 }
             }
         }
@@ -414,5 +477,7 @@ pub(super) fn select(all: &[Turn], policy: &Policy, budget: usize, relevance: &[
     keep
 }
 
+#[cfg(test)]
+mod loops;
 #[cfg(test)]
 mod tests;

@@ -5,7 +5,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::compact::{compact, Policy, Strategy};
-use super::repair::Change;
+use super::manifest::{Change, Protected};
 use super::{Accountant, Budget, Window};
 use crate::chat::{Conversation, Format};
 use crate::{Error, ModelRegistry, Result};
@@ -25,6 +25,13 @@ pub struct FitOptions {
     pub reserve_output: Option<usize>,
     /// Input format; detected when absent.
     pub format: Option<Format>,
+    /// Compact to this fraction of the prompt limit (budget less reserved
+    /// output) instead of the limit itself, 0 to 1; `policy.target_tokens`,
+    /// when set, wins. Either target has hysteresis: a conversation that
+    /// already fits the limit is returned as it is, one that does not is
+    /// compacted down to the target, so the next turns fit without
+    /// compacting again at every call.
+    pub target_ratio: Option<f64>,
     /// How to compact. Its `limit_tokens` and `target_tokens` default to the
     /// budget less the reserved output.
     pub policy: Policy,
@@ -59,6 +66,9 @@ pub struct FitReport {
     pub insufficient: bool,
     /// Every change, in order.
     pub changes: Vec<Change>,
+    /// The rounds kept whatever the budget (system, task, latest user
+    /// message, pins, newest rounds), with their tokens.
+    pub protected: Vec<Protected>,
 }
 
 /// Parses `conversation`, makes it fit the budget, and returns it (same
@@ -81,11 +91,22 @@ pub fn fit(conversation: &str, options: &FitOptions) -> Result<(Conversation, Fi
     let (acct, info) = Accountant::for_model(&registry, &options.model)?;
     let limit = pre.limit - pre.reserved_output;
     let p = &options.policy;
-    let policy = Policy {
-        limit_tokens: if p.limit_tokens == 0 { limit } else { p.limit_tokens.min(limit) },
-        target_tokens: if p.target_tokens == 0 { limit } else { p.target_tokens },
-        ..p.clone()
+    let limit_tokens = if p.limit_tokens == 0 { limit } else { p.limit_tokens.min(limit) };
+    let target_tokens = match (p.target_tokens, options.target_ratio) {
+        (0, None) => limit_tokens,
+        (0, Some(r)) if (0.0..=1.0).contains(&r) => ((limit_tokens as f64 * r) as usize).max(1),
+        (0, Some(r)) => {
+            return Err(Error::invalid_argument(format!("options.target_ratio {r} is not between 0 and 1")))
+        }
+        (t, _) => t,
     };
+    // Hysteresis: below the limit nothing is compacted, whatever the target.
+    let target_tokens = if target_tokens < limit_tokens && acct.conversation(&c)? <= limit_tokens {
+        limit_tokens
+    } else {
+        target_tokens
+    };
+    let policy = Policy { limit_tokens, target_tokens, ..p.clone() };
     let r = compact(&c, &policy, &acct)?;
     let report = FitReport {
         model: info.model,
@@ -101,6 +122,7 @@ pub fn fit(conversation: &str, options: &FitOptions) -> Result<(Conversation, Fi
         messages_after: r.conversation.messages.len(),
         insufficient: r.insufficient,
         changes: r.changes,
+        protected: r.protected,
     };
     Ok((r.conversation, report))
 }

@@ -16,9 +16,9 @@
 
 use std::collections::{HashMap, HashSet};
 
-use serde::Serialize;
 use serde_json::{json, Value};
 
+pub use super::manifest::{Action, Change};
 use super::pairing::{Fate, Pairing};
 use super::Accountant;
 use crate::chat::{self, Conversation, Format, Message, Part, Role};
@@ -27,45 +27,6 @@ use crate::Result;
 /// The default text of a synthetic tool result.
 pub const DEFAULT_SYNTHETIC_RESULT: &str = "Tool call was interrupted before it returned.";
 
-/// What a repair (or, later, a compaction) did to one message or block.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Action {
-    /// A tool result was removed.
-    DroppedResult,
-    /// A synthetic tool result was inserted.
-    SynthesizedResult,
-    /// A tool result was moved next to its call.
-    MovedResult,
-    /// A message left empty by the repair was removed.
-    DroppedMessage,
-    /// A tool result's content was cut to a token budget.
-    TruncatedResult,
-    /// A tool result's content was replaced by a placeholder.
-    ClearedResult,
-    /// A message was replaced by a summary.
-    Summarized,
-    /// The summary that replaced earlier messages was inserted.
-    InsertedSummary,
-}
-
-/// One entry of a manifest.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Change {
-    /// What was done.
-    pub action: Action,
-    /// Index in the input conversation of the message concerned (for a
-    /// synthesized result: the message holding the call).
-    pub index: usize,
-    /// Tool-call id, when the change concerns one.
-    pub id: Option<String>,
-    /// Tokens of the removed, moved or inserted content (for truncation and
-    /// clearing: the tokens taken out).
-    pub tokens: usize,
-    /// A sentence for humans.
-    pub detail: String,
-}
-
 /// The repaired conversation and what changed.
 #[derive(Debug, Clone)]
 pub struct Repaired {
@@ -73,6 +34,11 @@ pub struct Repaired {
     pub conversation: Conversation,
     /// Every change, in output order.
     pub changes: Vec<Change>,
+    /// For each output message, the index of the input message it is (None
+    /// for a message the repair made: a synthetic result, or a user message
+    /// built to carry moved results). Compaction maps pins, scores and
+    /// manifest indices through it.
+    pub origin: Vec<Option<usize>>,
 }
 
 /// Repairs `c` (see the module docs). `synthetic` is the text of inserted
@@ -97,13 +63,15 @@ pub fn repair(c: &Conversation, synthetic: Option<&str>, acct: &Accountant) -> R
         .collect();
     let mut r = Repairer { c, acct, text, p: Pairing::of(c), result_parts, changes: Vec::new() };
     r.note_dropped()?;
-    let messages = match c.format {
+    let (messages, origin) = match c.format {
         Format::OpenAi => r.openai()?,
         Format::Anthropic => r.anthropic()?,
-    };
+    }
+    .into_iter()
+    .unzip();
     let mut conversation = c.clone();
     conversation.messages = messages;
-    Ok(Repaired { conversation, changes: r.changes })
+    Ok(Repaired { conversation, changes: r.changes, origin })
 }
 
 struct Repairer<'a> {
@@ -172,7 +140,7 @@ impl<'a> Repairer<'a> {
         start..end
     }
 
-    fn openai(&mut self) -> Result<Vec<Message>> {
+    fn openai(&mut self) -> Result<Vec<(Message, Option<usize>)>> {
         let msgs = &self.c.messages;
         // The result (index into `p.results`) each tool message carries.
         let mut result_in: HashMap<usize, usize> = HashMap::new();
@@ -195,7 +163,7 @@ impl<'a> Repairer<'a> {
                 }
                 continue; // results are emitted with their call group
             }
-            out.push(m.clone());
+            out.push((m.clone(), Some(i)));
             let own = self.calls_of(i);
             if own.is_empty() {
                 continue;
@@ -210,7 +178,7 @@ impl<'a> Repairer<'a> {
                 if let Some(Fate::Answers { call, early: false }) = fate {
                     if own.contains(&call) && !emitted[call - own.start] {
                         emitted[call - own.start] = true;
-                        out.push(r.clone());
+                        out.push((r.clone(), Some(j)));
                     }
                 }
             }
@@ -228,7 +196,7 @@ impl<'a> Repairer<'a> {
                         t,
                         format!("result for '{id}' moved next to its call in message {i}"),
                     );
-                    out.push(msgs[j].clone());
+                    out.push((msgs[j].clone(), Some(j)));
                 } else {
                     let raw = json!({"role": "tool", "tool_call_id": id, "content": self.text});
                     let msg = chat::message_from_value(Format::OpenAi, raw, i)?;
@@ -240,14 +208,14 @@ impl<'a> Repairer<'a> {
                         t,
                         format!("synthetic result for unanswered call '{id}' ({name})"),
                     );
-                    out.push(msg);
+                    out.push((msg, None));
                 }
             }
         }
         Ok(out)
     }
 
-    fn anthropic(&mut self) -> Result<Vec<Message>> {
+    fn anthropic(&mut self) -> Result<Vec<(Message, Option<usize>)>> {
         let msgs = &self.c.messages;
         // Blocks to take out of each message, as (message, nth tool_result
         // block): dropped results, and results that belong in another message.
@@ -320,7 +288,7 @@ impl<'a> Repairer<'a> {
                 if m.role == Role::User {
                     insert_results(&mut raw, blocks);
                 } else {
-                    out.push(user_message(blocks, i)?);
+                    out.push((user_message(blocks, i)?, None));
                 }
             }
             let emptied = takes_out && raw.get("content").and_then(Value::as_array).is_some_and(Vec::is_empty);
@@ -334,16 +302,16 @@ impl<'a> Repairer<'a> {
                     detail: "message held only results that were dropped or moved".into(),
                 });
             } else if takes_out || raw != m.raw {
-                out.push(chat::message_from_value(Format::Anthropic, raw, i)?);
+                out.push((chat::message_from_value(Format::Anthropic, raw, i)?, Some(i)));
             } else {
-                out.push(m.clone());
+                out.push((m.clone(), Some(i)));
             }
             if let Some(blocks) = incoming.remove(&i) {
                 pending = Some(blocks);
             }
         }
         if let Some(blocks) = pending {
-            out.push(user_message(blocks, msgs.len())?);
+            out.push((user_message(blocks, msgs.len())?, None));
         }
         Ok(out)
     }

@@ -116,6 +116,8 @@ pub struct CompactReport {
     pub insufficient: bool,
     /// Every change.
     pub changes: Vec<super::Change>,
+    /// The rounds kept whatever the budget, and why.
+    pub protected: Vec<super::Protected>,
 }
 
 /// A conversation bound to a model and a budget, with cached counts.
@@ -345,6 +347,7 @@ impl Window {
             within_target: r.within_target,
             insufficient: r.insufficient,
             changes: r.changes,
+            protected: r.protected,
         };
         self.load(r.conversation)?;
         Ok(report)

@@ -11,15 +11,18 @@ use std::hash::{Hash, Hasher};
 use serde::Serialize;
 use serde_json::{json, Value};
 
-use super::compact::{finish, prepare, select, Compacted, Policy, Prepared};
+use super::compact::{assemble, compact_prepared, finish, prepare, select, Compacted, Policy, Prepared, SummaryRole};
 use super::digest;
-use super::repair::{Action, Change};
+use super::manifest::{Action, Change};
 use super::summary_prompt;
 use super::Accountant;
-use crate::chat::{self, Conversation, Format, Role};
+use crate::chat::{self, Conversation, Format, Message, Role};
 use crate::{Error, Result, TruncateSide};
 
 pub use super::summary_prompt::DEFAULT_TEMPLATE;
+
+/// The default first line of a summary message.
+pub const DEFAULT_LABEL: &str = "[Summary of earlier conversation]";
 
 /// What the host must summarize.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -27,7 +30,8 @@ pub struct SummaryRequest {
     /// Identifies the span and the conversation it came from; `apply_summary`
     /// refuses a summary whose id does not match.
     pub id: String,
-    /// Indices, in the working conversation, of the messages to summarize.
+    /// Indices, in the working conversation, of the messages to summarize:
+    /// whole rounds, each call with its results.
     pub messages: Vec<usize>,
     /// Their tokens.
     pub span_tokens: usize,
@@ -45,42 +49,52 @@ pub struct SummaryRequest {
 /// Below this many tokens a summary is not worth a message.
 const MIN_SUMMARY_TOKENS: usize = 16;
 
-const LABEL: &str = "[Summary of earlier conversation]\n";
-
 /// The working conversation (repaired, tool outputs cut) to which a request
 /// refers, kept by the caller between the two phases.
 #[derive(Debug, Clone)]
 pub struct Pending {
     /// The request to hand to the host.
     pub request: SummaryRequest,
-    prepared_conversation: Conversation,
-    prepared_changes: Vec<Change>,
-    tokens_before: usize,
-    counts: Vec<usize>,
-    fixed: usize,
-    turns: Vec<super::compact::Turn>,
-    target: usize,
+    prepared: Prepared,
+    /// Per round: kept (true) or summarized.
+    keep: Vec<bool>,
 }
 
-/// Phase one. `Ok(None)` when the conversation already fits (nothing to do).
+fn label(policy: &Policy) -> String {
+    format!("{}\n", policy.summary_label.as_deref().unwrap_or(DEFAULT_LABEL))
+}
+
+/// The summary as a message of its own.
+fn summary_message(format: Format, text: &str, policy: &Policy, index: usize) -> Result<Message> {
+    let role = match (format, policy.summary_role) {
+        (Format::OpenAi, SummaryRole::System) => "system",
+        _ => "user",
+    };
+    chat::message_from_value(format, json!({"role": role, "content": text}), index)
+}
+
+/// Phase one. `Ok(None)` when no round needs to go (the conversation fits,
+/// or masking alone makes it fit).
 pub fn request_summary(c: &Conversation, policy: &Policy, acct: &Accountant) -> Result<Option<Pending>> {
     let p = prepare(c, policy, acct)?;
-    let total: usize = p.fixed + p.turns.iter().map(|t| t.tokens).sum::<usize>();
+    request_prepared(p, policy, acct)
+}
+
+fn request_prepared(p: Prepared, policy: &Policy, acct: &Accountant) -> Result<Option<Pending>> {
+    let total: usize = p.fixed + p.rounds.iter().map(|r| r.tokens).sum::<usize>();
     if total <= p.target {
         return Ok(None);
     }
     // The summary must fit beside what is always kept, framing included.
-    let pinned: usize = p.turns.iter().filter(|t| t.pinned).map(|t| t.tokens).sum();
-    let label = chat::message_from_value(p.work.format, json!({"role": "user", "content": LABEL}), 0)?;
-    let overhead = acct.message(&label)?;
-    let room = p.target.saturating_sub(p.fixed + pinned + overhead);
+    let overhead = acct.message(&summary_message(p.work.format, &label(policy), policy, 0)?)?;
+    let room = p.target.saturating_sub(p.fixed + p.protected_tokens() + overhead);
     let cap = policy.summary_max_tokens.min(room);
     let cap = if cap < MIN_SUMMARY_TOKENS { 0 } else { cap };
     let reserve = if cap == 0 { 0 } else { cap + overhead };
     let budget = p.target.saturating_sub(p.fixed + reserve);
-    let keep = select(&p.turns, &Policy { strategy: super::Strategy::Recency, ..policy.clone() }, budget, &[]);
+    let keep = select(&p.rounds, &Policy { strategy: super::Strategy::Recency, ..policy.clone() }, budget, &[]);
     let messages: Vec<usize> =
-        p.turns.iter().zip(&keep).filter(|(_, k)| !**k).flat_map(|(t, _)| t.start..t.end).collect();
+        p.rounds.iter().zip(&keep).filter(|(_, k)| !**k).flat_map(|(r, _)| r.start..r.end).collect();
     if messages.is_empty() {
         return Ok(None);
     }
@@ -97,16 +111,10 @@ pub fn request_summary(c: &Conversation, policy: &Policy, acct: &Accountant) -> 
     let prompt = summary_prompt::build(template, cap, scaffold, &transcript, policy.summarizer_budget, tok)?;
     let prompt_tokens = tok.count(&prompt)?;
     let id = span_id(&p.work, &messages);
-    let Prepared { work, changes, tokens_before, counts, fixed, turns, target, .. } = p;
     Ok(Some(Pending {
         request: SummaryRequest { id, messages, span_tokens, prompt, prompt_tokens, max_summary_tokens: cap },
-        prepared_conversation: work,
-        prepared_changes: changes,
-        tokens_before,
-        counts,
-        fixed,
-        turns,
-        target,
+        prepared: p,
+        keep,
     }))
 }
 
@@ -126,97 +134,114 @@ pub fn apply_summary(
             req.id
         )));
     }
-    let work = &pending.prepared_conversation;
+    let p = &pending.prepared;
+    let format = p.work.format;
     let tok = acct.tokenizer();
     let cut = tok.truncate(summary.trim(), req.max_summary_tokens, TruncateSide::Head, None)?;
-    let text = format!("{LABEL}{}", cut.text);
-    let mut changes = pending.prepared_changes.clone();
-    let first = req.messages[0];
-    let mut out = work.clone();
-    out.messages.clear();
+    let text = format!("{}{}", label(policy), cut.text);
     let no_room = req.max_summary_tokens == 0;
-    let mut pending_summary = (!no_room).then_some(text);
-    let mut tokens_after = pending.fixed;
-    for (i, m) in work.messages.iter().enumerate() {
-        if req.messages.contains(&i) {
-            let (action, detail) = if no_room {
-                (Action::DroppedMessage, "dropped: the budget has no room for a summary".to_owned())
-            } else {
-                (Action::Summarized, format!("replaced by the summary at message {first}"))
-            };
-            changes.push(Change { action, index: i, id: None, tokens: acct.message(m)?, detail });
-            continue;
-        }
-        if i > first {
-            if let Some(s) = pending_summary.take() {
-                let (msg, merged) = place(work.format, &s, Some(m), i)?;
-                let tokens = tok.count(&s)?;
-                tokens_after += acct.message(&msg)?;
-                changes.push(Change {
-                    action: Action::InsertedSummary,
-                    index: first,
-                    id: Some(req.id.clone()),
-                    tokens,
-                    detail: format!(
-                        "summary of {} messages ({} tokens){}",
-                        req.messages.len(),
-                        req.span_tokens,
-                        if cut.truncated { ", cut to its budget" } else { "" }
-                    ),
-                });
-                out.messages.push(msg);
-                if merged {
-                    continue;
-                }
-            }
-        }
-        tokens_after += pending.counts[i];
-        out.messages.push(m.clone());
+    let alone = if no_room { 0 } else { acct.message(&summary_message(format, &text, policy, 0)?)? };
+    let budget = p.target.saturating_sub(p.fixed + alone);
+    let mut d = assemble(p, &pending.keep, budget)?;
+    let first = req.messages[0];
+    for &i in &req.messages {
+        let (action, detail) = if no_room {
+            (Action::DroppedMessage, "dropped: the budget has no room for a summary".to_owned())
+        } else {
+            (Action::Summarized, format!("replaced by the summary at message {}", p.input_index(first)))
+        };
+        d.changes.push(Change { action, index: p.input_index(i), id: None, tokens: p.counts[i], detail });
     }
-    if let Some(s) = pending_summary.take() {
-        let msg = place(work.format, &s, None, work.messages.len())?.0;
-        tokens_after += acct.message(&msg)?;
-        out.messages.push(msg);
+    if !no_room {
+        // Kept messages before the summarized span: the summary goes right
+        // after them (after the task, for a recency cut).
+        let before = p
+            .rounds
+            .iter()
+            .zip(&pending.keep)
+            .filter(|(r, k)| **k && r.end <= first)
+            .map(|(r, _)| r.end - r.start)
+            .sum();
+        let (at, replaced, msg) = place(format, &text, policy, &d.messages, before, first)?;
+        let old: usize = match replaced {
+            Some(k) => acct.message(&d.messages[k])?,
+            None => 0,
+        };
+        d.tokens_after = d.tokens_after + acct.message(&msg)? - old;
+        match replaced {
+            Some(k) => d.messages[k] = msg,
+            None => d.messages.insert(at, msg),
+        }
+        d.changes.push(Change {
+            action: Action::InsertedSummary,
+            index: p.input_index(first),
+            id: Some(req.id.clone()),
+            tokens: tok.count(&text)?,
+            detail: format!(
+                "summary of {} messages ({} tokens){}",
+                req.messages.len(),
+                req.span_tokens,
+                if cut.truncated { ", cut to its budget" } else { "" }
+            ),
+        });
     }
-    finish(
-        out,
-        changes,
-        pending.tokens_before,
-        tokens_after,
-        pending.fixed,
-        &pending.turns,
-        pending.target,
-        policy,
-        acct,
-    )
+    finish(p, d, policy, acct)
 }
 
 /// Both phases with the deterministic digest as the summary.
 pub fn compact_with_digest(c: &Conversation, policy: &Policy, acct: &Accountant) -> Result<Compacted> {
-    let Some(pending) = request_summary(c, policy, acct)? else {
-        let p = prepare(c, policy, acct)?;
-        let Prepared { work, changes, counts, fixed, turns, target, tokens_before, .. } = p;
-        let after = fixed + counts.iter().sum::<usize>();
-        return finish(work, changes, tokens_before, after, fixed, &turns, target, policy, acct);
+    let p = prepare(c, policy, acct)?;
+    let Some(pending) = request_prepared(p.clone(), policy, acct)? else {
+        return compact_prepared(p, policy, acct);
     };
-    let work = &pending.prepared_conversation;
-    let msgs: Vec<_> = pending.request.messages.iter().map(|&i| work.messages[i].clone()).collect();
+    let p = &pending.prepared;
+    let msgs: Vec<_> = pending.request.messages.iter().map(|&i| p.work.messages[i].clone()).collect();
+    // Round starts, relative to the summarized messages.
+    let mut starts = Vec::new();
+    let mut k = 0;
+    for (r, keep) in p.rounds.iter().zip(&pending.keep) {
+        if !keep {
+            starts.push(k);
+            k += r.end - r.start;
+        }
+    }
     let budget = policy.digest.budget(pending.request.max_summary_tokens);
-    let text =
-        digest::build(&msgs, &digest::round_starts(&msgs), acct.tokenizer(), budget, &policy.digest.sections)?.text;
+    let text = digest::build(&msgs, &starts, acct.tokenizer(), budget, &policy.digest.sections)?.text;
     apply_summary(&pending, &pending.request.id.clone(), &text, policy, acct)
 }
 
-/// The summary as a message. Anthropic needs alternation, so there the
-/// summary joins the next user message as a leading text block (after any
-/// tool results), even when that message is the latest user turn: its own
-/// content is kept intact, and the manifest's `inserted_summary` entry says
-/// where the summary went.
-fn place(format: Format, text: &str, next: Option<&chat::Message>, index: usize) -> Result<(chat::Message, bool)> {
+/// Where the summary goes among the kept messages `out`, of which the
+/// first `before` precede the summarized span (which began at working
+/// message `first`). Returns (insert position, message replaced, message).
+/// OpenAI: a message of its own right there. Anthropic needs alternation, so
+/// the summary joins a neighbouring user message as a text block: the one
+/// before (after its own content, which stays as it was) or else the one
+/// after (after its leading tool results); a message of its own only when
+/// neither neighbour is a user message.
+fn place(
+    format: Format,
+    text: &str,
+    policy: &Policy,
+    out: &[Message],
+    before: usize,
+    first: usize,
+) -> Result<(usize, Option<usize>, Message)> {
+    let block = json!({"type": "text", "text": text});
     if format == Format::Anthropic {
-        if let Some(next) = next.filter(|m| m.role == Role::User) {
+        if let Some(prev) = before.checked_sub(1).filter(|&k| out[k].role == Role::User) {
+            let mut raw = out[prev].raw.clone();
+            match raw.get_mut("content") {
+                Some(Value::Array(blocks)) => blocks.push(block),
+                Some(other) => {
+                    let old = other.take();
+                    *other = json!([{"type": "text", "text": old.as_str().unwrap_or_default()}, block]);
+                }
+                None => raw["content"] = json!([block]),
+            }
+            return Ok((prev, Some(prev), chat::message_from_value(format, raw, first)?));
+        }
+        if let Some(next) = out.get(before).filter(|m| m.role == Role::User) {
             let mut raw = next.raw.clone();
-            let block = json!({"type": "text", "text": text});
             match raw.get_mut("content") {
                 Some(Value::Array(blocks)) => {
                     // After leading tool results, which must come first.
@@ -232,10 +257,10 @@ fn place(format: Format, text: &str, next: Option<&chat::Message>, index: usize)
                 }
                 None => raw["content"] = json!([block]),
             }
-            return Ok((chat::message_from_value(format, raw, index)?, true));
+            return Ok((before, Some(before), chat::message_from_value(format, raw, first)?));
         }
     }
-    Ok((chat::message_from_value(format, json!({"role": "user", "content": text}), index)?, false))
+    Ok((before, None, summary_message(format, text, policy, first)?))
 }
 
 fn transcript(c: &Conversation, messages: &[usize]) -> String {

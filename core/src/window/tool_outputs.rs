@@ -6,7 +6,7 @@
 
 use serde_json::{json, Value};
 
-use super::repair::{Action, Change};
+use super::manifest::{Action, Change};
 use super::Accountant;
 use crate::chat::{self, Conversation, Format, Message, Part, Role};
 use crate::{Result, TruncateSide};
@@ -15,15 +15,15 @@ use crate::{Result, TruncateSide};
 pub const DEFAULT_CLEARED: &str = "[tool output cleared to save context]";
 
 /// One tool result: where it lives and its text.
-struct Site {
-    message: usize,
+pub(super) struct Site {
+    pub(super) message: usize,
     /// `None` for an OpenAI tool message, else the block index.
     block: Option<usize>,
-    id: String,
-    text: String,
+    pub(super) id: String,
+    pub(super) text: String,
 }
 
-fn sites(c: &Conversation) -> Vec<Site> {
+pub(super) fn sites(c: &Conversation) -> Vec<Site> {
     let mut out = Vec::new();
     for (i, m) in c.messages.iter().enumerate() {
         if matches!(m.role, Role::Tool | Role::Function) {
@@ -47,7 +47,7 @@ fn sites(c: &Conversation) -> Vec<Site> {
 
 /// Writes `text` as the content of the result at `site`, keeping the
 /// content's shape (a string stays a string; parts become one text part).
-fn set_content(m: &Message, site: &Site, text: &str, format: Format) -> Result<Message> {
+pub(super) fn set_content(m: &Message, site: &Site, text: &str, format: Format) -> Result<Message> {
     let mut raw = m.raw.clone();
     let slot = match site.block {
         None => raw.get_mut("content"),

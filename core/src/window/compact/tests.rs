@@ -4,7 +4,7 @@ use serde_json::{json, Value};
 
 use super::Strategy as S;
 use super::*;
-use crate::window::Framing;
+use crate::window::{Framing, Reason};
 use crate::{Encoding, Tokenizer};
 
 fn acct() -> Accountant {
@@ -33,20 +33,26 @@ fn topics(n: usize, last: &str) -> Conversation {
 }
 
 #[test]
-fn recency_keeps_the_newest_turns_and_cuts_at_a_user_turn() {
+fn recency_keeps_the_task_and_the_newest_rounds() {
     let c = topics(10, "rust lifetimes");
     let before = acct().conversation(&c).unwrap();
     let r = compact(&c, &policy(S::Recency, before / 2), &acct()).unwrap();
     assert!(r.tokens_after <= before / 2 && r.within_target);
     let out = &r.conversation.messages;
     assert_eq!(out[0].role, Role::System);
-    assert_eq!(out[1].role, Role::User, "history resumes at a user turn");
+    assert_eq!(out[1].raw, c.messages[1].raw, "the task (first user message) is kept");
     assert_eq!(out.last().unwrap().raw, c.messages.last().unwrap().raw);
-    // Contiguous: the kept turns are the newest ones.
-    let first_kept = c.messages.iter().position(|m| m.raw == out[1].raw).unwrap();
-    assert_eq!(out.len(), 1 + c.messages.len() - first_kept);
+    // Contiguous: after the task, the kept rounds are the newest ones.
+    let first_kept = c.messages.iter().position(|m| m.raw == out[2].raw).unwrap();
+    assert!(first_kept > 2, "something was dropped");
+    assert_eq!(out.len(), 2 + c.messages.len() - first_kept);
     let dropped = r.changes.iter().filter(|x| x.action == Action::DroppedMessage).count();
     assert_eq!(dropped + out.len(), c.messages.len());
+    let reasons: Vec<Reason> = r.protected.iter().map(|p| p.reason).collect();
+    assert_eq!(reasons, [Reason::System, Reason::Task, Reason::LatestUser]);
+    // keep_first 0: the task may go too.
+    let r = compact(&c, &Policy { keep_first: 0, ..policy(S::Recency, before / 2) }, &acct()).unwrap();
+    assert_ne!(r.conversation.messages[1].raw, c.messages[1].raw);
 }
 
 #[test]
@@ -78,7 +84,7 @@ fn pinned_messages_survive_and_impossible_budgets_fail_clearly() {
     assert!(r.conversation.messages.iter().any(|m| m.raw == c.messages[3].raw));
     let err = compact(&c, &policy(S::Recency, 20), &acct()).unwrap_err();
     assert_eq!(err.kind(), ErrorKind::DoesNotFit);
-    assert!(err.message().contains("latest turn"), "{err}");
+    assert!(err.message().contains("the latest user message"), "{err}");
     let err = compact(&c, &policy(S::Recency, 0), &acct()).unwrap_err();
     assert_eq!(err.kind(), ErrorKind::InvalidArgument);
 }
@@ -175,6 +181,59 @@ fn build_ids(turns: &[TurnSpec], anthropic: bool, ids: usize) -> Value {
     }
 }
 
+/// What the default policy protects, worked out independently of
+/// `rounds`: system messages, the first and the latest user message that
+/// is not only tool results, and the last `last_rounds` rounds; in Anthropic shape a user
+/// message after an assistant message goes with it (they are one round).
+pub(super) fn must_keep(c: &Conversation, last_rounds: usize) -> Vec<usize> {
+    let msgs = &c.messages;
+    let anthropic = c.format == crate::chat::Format::Anthropic;
+    let person = |m: &Message| {
+        m.role == Role::User && m.parts.iter().any(|p| !matches!(p, crate::chat::Part::ToolResult { .. }))
+    };
+    let mut keep = std::collections::BTreeSet::new();
+    let with_round = |i: usize, keep: &mut std::collections::BTreeSet<usize>| {
+        keep.insert(i);
+        if anthropic && i > 0 && msgs[i].role == Role::User && msgs[i - 1].role == Role::Assistant {
+            keep.insert(i - 1);
+        }
+        if anthropic && msgs[i].role == Role::Assistant && msgs.get(i + 1).is_some_and(|m| m.role == Role::User) {
+            keep.insert(i + 1);
+        }
+    };
+    for (i, m) in msgs.iter().enumerate() {
+        if matches!(m.role, Role::System | Role::Developer) {
+            keep.insert(i);
+        }
+    }
+    if let Some(i) = msgs.iter().position(&person) {
+        with_round(i, &mut keep);
+    }
+    if let Some(i) = msgs.iter().rposition(person) {
+        with_round(i, &mut keep);
+    }
+    // Round starts: OpenAI, any message but a tool result; Anthropic, any
+    // message but a user message right after an assistant message.
+    let starts: Vec<usize> = (0..msgs.len())
+        .filter(|&i| {
+            let m = &msgs[i];
+            m.role != Role::System
+                && if anthropic {
+                    !(m.role == Role::User && i > 0 && msgs[i - 1].role == Role::Assistant)
+                } else {
+                    m.role != Role::Tool
+                }
+        })
+        .collect();
+    if last_rounds > 0 {
+        let from = starts.len().saturating_sub(last_rounds);
+        if let Some(&s) = starts.get(from) {
+            keep.extend(s..msgs.len());
+        }
+    }
+    keep.into_iter().collect()
+}
+
 fn strategies() -> impl proptest::strategy::Strategy<Value = S> {
     prop_oneof![Just(S::Recency), Just(S::Relevance), Just(S::Hybrid), Just(S::Summarize)]
 }
@@ -200,10 +259,9 @@ proptest! {
             Err(e) => {
                 prop_assert_eq!(e.kind(), ErrorKind::DoesNotFit, "{}", e);
                 // Only when what must be kept is itself too big.
-                let last = repaired.messages.iter().rposition(starts_turn).unwrap();
                 let mut must = repaired.clone();
-                must.messages = repaired.messages.iter().enumerate()
-                    .filter(|(i, m)| *i >= last || m.role == Role::System).map(|(_, m)| m.clone()).collect();
+                let keep = must_keep(&repaired, 1);
+                must.messages = keep.iter().map(|&i| repaired.messages[i].clone()).collect();
                 if let Some(max) = trunc {
                     must = tool_outputs::truncate_tool_outputs(&must, max, &a).unwrap().0;
                 }

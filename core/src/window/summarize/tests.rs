@@ -45,15 +45,17 @@ fn two_phase_summary_replaces_the_oldest_turns() {
     let pending = request_summary(&c, &p, &acct()).unwrap().expect("needs a summary");
     let req = &pending.request;
     assert!(req.prompt_tokens <= 600, "{}", req.prompt_tokens);
-    assert!(req.prompt.contains("Step 0: edit src/mod_0.rs"), "transcript head kept");
-    assert!(req.messages.windows(2).all(|w| w[1] == w[0] + 1), "oldest turns, contiguous");
-    assert_eq!(req.messages[0], 1, "the system prompt is not summarized");
+    assert!(req.prompt.contains("Done with step 0"), "transcript head kept");
+    assert!(!req.prompt.contains("Step 0: edit"), "the task is kept, not summarized");
+    assert!(req.messages.windows(2).all(|w| w[1] == w[0] + 1), "oldest rounds, contiguous");
+    assert_eq!(req.messages[0], 2, "the system prompt and the task are not summarized");
     let r = apply_summary(&pending, &req.id, "The user and agent edited modules 0-5; all tests pass.", &p, &acct())
         .unwrap();
     assert!(r.tokens_after <= before / 3);
     let out = &r.conversation;
     assert_eq!(out.messages[0].role, Role::System);
-    assert!(out.messages[1].text().starts_with("[Summary of earlier conversation]\nThe user and agent"));
+    assert_eq!(out.messages[1].raw, c.messages[1].raw, "the task");
+    assert!(out.messages[2].text().starts_with("[Summary of earlier conversation]\nThe user and agent"));
     assert_eq!(out.messages.last().unwrap().text(), "What is left to do?");
     let summarized = r.changes.iter().filter(|x| x.action == Action::Summarized).count();
     assert_eq!(summarized, req.messages.len());
@@ -63,18 +65,20 @@ fn two_phase_summary_replaces_the_oldest_turns() {
     assert!(apply_summary(&pending, "sum-0", "x", &p, &acct()).is_err());
     let long = "word ".repeat(1000);
     let r = apply_summary(&pending, &req.id, &long, &p, &acct()).unwrap();
-    assert!(acct().tokenizer().count(&r.conversation.messages[1].text()).unwrap() <= 120 + 10);
+    assert!(acct().tokenizer().count(&r.conversation.messages[2].text()).unwrap() <= 120 + 10);
 }
 
 #[test]
-fn anthropic_summary_joins_the_next_user_message() {
+fn anthropic_summary_joins_the_task_message() {
     let c = session(true);
     let before = acct().conversation(&c).unwrap();
     let r = compact(&c, &policy(before / 3), &acct()).unwrap();
     let out = &r.conversation;
     assert!(validate(out).is_empty(), "{:?}", validate(out));
     assert_eq!(out.messages[0].role, Role::User);
-    let first = out.messages[0].raw["content"][0]["text"].as_str().unwrap();
+    // The task's own text first, verbatim; the summary a block after it.
+    assert_eq!(out.messages[0].raw["content"][0]["text"], c.messages[0].raw["content"]);
+    let first = out.messages[0].raw["content"][1]["text"].as_str().unwrap();
     assert!(first.starts_with("[Summary of earlier conversation]\nSummary of"), "{first}");
     assert!(
         first.contains("User requests:") && first.contains("src/mod_") && first.contains("cargo test -p core"),

@@ -1,0 +1,81 @@
+//! The change manifest every window operation returns: what was done to
+//! which message (repair, truncation, masking, dropping, summarizing), and
+//! what compaction kept on purpose. Its own file so repair, the tool-output
+//! edits and compaction share it without depending on one another.
+
+use serde::Serialize;
+
+/// What a repair or a compaction did to one message or block.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Action {
+    /// A tool result was removed.
+    DroppedResult,
+    /// A synthetic tool result was inserted.
+    SynthesizedResult,
+    /// A tool result was moved next to its call.
+    MovedResult,
+    /// A message was removed (left empty by repair, or dropped by compaction).
+    DroppedMessage,
+    /// A tool result's content was cut to a token budget.
+    TruncatedResult,
+    /// A tool result's content was replaced by a placeholder.
+    ClearedResult,
+    /// An older tool result was masked by compaction (observation masking):
+    /// its content replaced by a placeholder naming the tool and its size.
+    MaskedResult,
+    /// A message was replaced by a summary.
+    Summarized,
+    /// The summary that replaced earlier messages was inserted.
+    InsertedSummary,
+}
+
+/// One entry of a manifest.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Change {
+    /// What was done.
+    pub action: Action,
+    /// Index in the input conversation of the message concerned (for a
+    /// synthesized result: the message holding the call).
+    pub index: usize,
+    /// Tool-call id, when the change concerns one.
+    pub id: Option<String>,
+    /// Tokens of the removed, moved or inserted content (for truncation,
+    /// clearing and masking: the tokens taken out).
+    pub tokens: usize,
+    /// A sentence for humans.
+    pub detail: String,
+}
+
+/// Why compaction kept a message whatever the budget.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Reason {
+    /// A system or developer message.
+    System,
+    /// One of the first `keep_first` user messages (the task).
+    Task,
+    /// The latest user message.
+    LatestUser,
+    /// A message the caller pinned.
+    Pinned,
+    /// One of the newest `keep_last_rounds` rounds.
+    RecentRound,
+    /// Inside the newest `keep_last_turns` user turns.
+    RecentTurn,
+    /// Among the newest `keep_last_messages` messages (rounded out to whole rounds).
+    RecentMessage,
+}
+
+/// One protected round in a compaction report: the messages compaction
+/// kept whatever the budget, and why.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Protected {
+    /// The first reason that applies (in [`Reason`] order).
+    pub reason: Reason,
+    /// Input indices of the round's messages (empty entries for messages
+    /// repair made are left out).
+    pub messages: Vec<usize>,
+    /// Their tokens, after any truncation of tool outputs.
+    pub tokens: usize,
+}
