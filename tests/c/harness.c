@@ -1304,6 +1304,24 @@ static void test_registry(void)
     NEW_FOR_MODEL_FAILS(NULL, LIT("gpt4o"), NULL, 0, 0, false, CTXKIT_STATUS_UNKNOWN_MODEL, "gpt-4o");
     NEW_FOR_MODEL_FAILS(reg, LIT("gpt4o"), NULL, 0, 0, false, CTXKIT_STATUS_UNKNOWN_MODEL, "gpt-4o");
     LOOKUP_FAILS(NULL, LIT("gpt4o"), NULL, 0, false, CTXKIT_STATUS_UNKNOWN_MODEL, "gpt-4o");
+    /* Prefixes apply on name boundaries only (issue 22): typos are unknown. */
+    LOOKUP_FAILS(NULL, LIT("gpt-40"), NULL, 0, false, CTXKIT_STATUS_UNKNOWN_MODEL, "did you mean");
+    LOOKUP_FAILS(NULL, LIT("gpt-4oo"), NULL, 0, false, CTXKIT_STATUS_UNKNOWN_MODEL, "gpt-4o");
+    LOOKUP_FAILS(NULL, LIT("o3x"), NULL, 0, false, CTXKIT_STATUS_UNKNOWN_MODEL, "o3");
+    LOOKUP_FAILS(NULL, LIT("llama-9"), NULL, 0, false, CTXKIT_STATUS_UNKNOWN_MODEL, NULL);
+    LOOKUP_FAILS(NULL, LIT("gpt-4o\xff"), NULL, 0, false, CTXKIT_STATUS_INVALID_UTF8, "byte offset 6");
+    {
+        ctxkit_string f = LOOKUP_OK(NULL, LIT("ft:gpt-4o-mini-2024-07-18:acme::abc123"), NULL, 0);
+        CHECK_STR_CONTAINS(f, "\"matched\":\"gpt-4o*\"");
+        ctxkit_string_free(&f);
+        f = LOOKUP_OK(NULL, LIT("claude-opus-5"), NULL, 0); /* a newer version: the family estimate */
+        CHECK_STR_CONTAINS(f, "\"source\":\"family\"");
+        CHECK_STR_CONTAINS(f, "\"exact\":false");
+        ctxkit_string_free(&f);
+        f = LOOKUP_OK(NULL, LIT("gpt-oss-20b"), NULL, 0);
+        CHECK_STR_CONTAINS(f, "\"encoding\":\"o200k_harmony\"");
+        ctxkit_string_free(&f);
+    }
     LOOKUP_FAILS(NULL, LIT("gpt4o"), LIT(""), false, CTXKIT_STATUS_UNKNOWN_MODEL, "gpt-4o"); /* "" = none */
 
     /* Unknown model with a fallback encoding. */
