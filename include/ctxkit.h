@@ -662,10 +662,14 @@ ctxkit_status ctxkit_registry_register(const struct ctxkit_registry *registry,
 
 /**
  * Looks a model up and returns its profile as JSON. Names are matched
- * case-insensitively, an exact name before the longest `*` prefix, and a
- * routing prefix (`openai/gpt-4o`, `us.anthropic.claude-...`) is tried off
- * when the full name is unknown. The result is `{"model", "matched",
- * "source": "builtin"|"host"|"fallback", "family", "encoding",
+ * case-insensitively: an exact name, then the longest `*` prefix that ends on
+ * a name boundary (`gpt-4o*` takes `gpt-4o-mini`, not `gpt-4oo`), then the
+ * same without a routing prefix (`openai/gpt-4o`, `us.anthropic.claude-...`)
+ * and for a fine-tuned name its base model (`ft:gpt-4o-mini-...:org::id`),
+ * then a family's pattern for newer versions (`claude-opus-5`: the family
+ * estimate, `"source": "family"`, `"exact": false`); docs/formats.md has the
+ * rules. The result is `{"model", "matched",
+ * "source": "builtin"|"host"|"family"|"fallback", "family", "encoding",
  * "context_window", "max_output_tokens", "exact"}`. `registry` may be NULL
  * for the built-in table. When the model is unknown and `fallback_encoding`
  * is not empty, the answer uses it with unknown limits and `"exact": false`;
@@ -817,9 +821,9 @@ void ctxkit_string_free(struct ctxkit_string *s);
 void ctxkit_tokens_free(struct ctxkit_tokens *t);
 
 /**
- * Creates a tokenizer for an encoding by name: `cl100k_base`, `o200k_base`,
- * `p50k_base`, `r50k_base` (or the alias `gpt2`); surrounding spaces and
- * case are ignored. `flags` is 0 or
+ * Creates a tokenizer for an encoding by name, as tiktoken names them:
+ * `cl100k_base`, `o200k_base`, `p50k_base`, `r50k_base`, `o200k_harmony`,
+ * `p50k_edit`, `gpt2`; surrounding spaces and case are ignored. `flags` is 0 or
  * `CTXKIT_TOKENIZER_RECOGNIZE_SPECIAL`. The first tokenizer of an encoding in
  * a process parses its embedded vocabulary; later ones share it.
  *

@@ -8,7 +8,8 @@ use crate::{input, Fatal};
 
 #[derive(clap::Args)]
 pub(crate) struct Args {
-    /// Encoding to count with [default: o200k_base].
+    /// Encoding to count with, by tiktoken's name: cl100k_base, o200k_base,
+    /// p50k_base, r50k_base, o200k_harmony, p50k_edit, gpt2 [default: o200k_base].
     #[arg(long, value_name = "NAME", conflicts_with = "model")]
     encoding: Option<String>,
     /// Count with the encoding of this model (see `ctxkit models`).

@@ -29,6 +29,8 @@ pub(crate) fn run(args: Args) -> Result<ExitCode, Fatal> {
         } else {
             println!("model:             {}", info.model);
             println!("matched:           {}", info.matched.as_deref().unwrap_or("-"));
+            println!("source:            {}", info.source.as_str());
+            println!("family:            {}", info.family.as_deref().unwrap_or("-"));
             println!("encoding:          {}", info.encoding);
             println!("context window:    {}", opt(info.context_window));
             println!("max output tokens: {}", opt(info.max_output_tokens));

@@ -45,6 +45,10 @@ fn json_counts_equal_the_oracle_for_every_encoding() {
         ("o200k_base", tiktoken_rs::o200k_base().unwrap()),
         ("p50k_base", tiktoken_rs::p50k_base().unwrap()),
         ("r50k_base", tiktoken_rs::r50k_base().unwrap()),
+        ("o200k_harmony", tiktoken_rs::o200k_harmony().unwrap()),
+        ("p50k_edit", tiktoken_rs::p50k_edit().unwrap()),
+        // tiktoken-rs has no `gpt2`; its ranks are r50k_base's.
+        ("gpt2", tiktoken_rs::r50k_base().unwrap()),
     ];
     let hostile = "a".repeat(100_000) + &" ".repeat(5000) + "x";
     for (name, bpe) in &oracles {
@@ -129,7 +133,73 @@ fn models_lists_and_resolves() {
     let v: serde_json::Value = serde_json::from_str(stdout(&o).trim()).unwrap();
     assert_eq!((v["matched"].as_str(), v["context_window"].as_u64()), (Some("gpt-4o*"), Some(128000)));
     let o = ctxkit(&["models"], b"");
-    assert!(stdout(&o).lines().any(|l| l.starts_with("claude-*") && l.ends_with("estimate")));
+    assert!(stdout(&o).lines().any(|l| l.starts_with("claude-3-5-sonnet*") && l.ends_with("estimate")));
+    let o = ctxkit(&["models", "claude-opus-5"], b"");
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains("source:            family"), "{}", stdout(&o));
+}
+
+/// Every vector of tests/vectors/models.json, through `ctxkit models NAME
+/// --json`, and the near misses through `ctxkit count --model` as well.
+#[test]
+fn models_resolve_real_names_and_reject_near_misses() {
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string("../tests/vectors/models.json").unwrap()).unwrap();
+    let vectors = doc["vectors"].as_array().unwrap();
+    let (mut real, mut typos) = (0, 0);
+    for v in vectors {
+        let (name, expected) = (v["input"]["model"].as_str().unwrap(), &v["expected"]);
+        let o = ctxkit(&["models", name, "--json"], b"");
+        if expected.get("error").is_some() {
+            typos += 1;
+            assert_eq!(o.status.code(), Some(2), "{name}: {}", stdout(&o));
+            let err = stderr(&o);
+            assert!(err.starts_with(&format!("ctxkit: unknown model '{name}'")), "{err}");
+            assert_eq!(err.lines().count(), 1, "{err}");
+            let o = ctxkit(&["count", "--model", name], b"hello");
+            assert_eq!((o.status.code(), stdout(&o).as_str()), (Some(2), ""), "{name}");
+            continue;
+        }
+        real += 1;
+        assert!(o.status.success(), "{name}: {}", stderr(&o));
+        let got: serde_json::Value = serde_json::from_str(stdout(&o).trim()).unwrap();
+        assert_eq!(got["model"], name);
+        for key in ["family", "encoding", "context_window", "max_output_tokens", "exact", "source"] {
+            assert_eq!(got[key], expected[key], "{name}: {key}");
+        }
+    }
+    assert!(real >= 100 && typos >= 30, "{real} real names, {typos} near misses");
+    // count --model uses the model's encoding and says whether it is exact.
+    for (name, encoding, exact) in
+        [("gpt-oss-20b", "o200k_harmony", true), ("gpt2", "gpt2", true), ("claude-opus-5", "cl100k_base", false)]
+    {
+        let o = ctxkit(&["count", "--json", "--model", name], SAMPLE.as_bytes());
+        assert!(o.status.success(), "{name}: {}", stderr(&o));
+        let v: serde_json::Value = serde_json::from_str(stdout(&o).trim()).unwrap();
+        assert_eq!((v["encoding"].as_str(), v["exact"].as_bool()), (Some(encoding), Some(exact)), "{name}");
+    }
+}
+
+#[test]
+fn bad_model_names_are_one_line_errors() {
+    let huge = "g".repeat(100_000);
+    for name in ["", " ", "gpt-4o\u{7}", "--", "ft:", "openai/", huge.as_str()] {
+        let o = ctxkit(&["models", "--", name], b"");
+        assert_eq!(o.status.code(), Some(2), "{name:?}");
+        let err = stderr(&o);
+        assert!(err.starts_with("ctxkit: unknown model"), "{name:?}: {err}");
+        assert_eq!(err.lines().count(), 1);
+        assert!(err.len() < 4096, "the message must not echo a huge name");
+    }
+    // Not UTF-8: clap refuses the argument before ctxkit sees it.
+    use std::os::unix::ffi::OsStrExt;
+    let o = Command::new(env!("CARGO_BIN_EXE_ctxkit"))
+        .arg("models")
+        .arg(std::ffi::OsStr::from_bytes(b"gpt-4o\xff"))
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(!stderr(&o).is_empty() && o.stdout.is_empty());
 }
 
 #[test]

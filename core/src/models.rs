@@ -1,13 +1,44 @@
 //! The model registry: which encoding a model uses, its context window and
 //! output limit, and whether ctxkit's counts for it are exact.
 //!
-//! The built-in table is `data/models.json`, embedded at build time. A name
-//! ending in `*` is a prefix; lookups prefer an exact name, then the longest
-//! matching prefix, so `gpt-4o-mini-2024-07-18` finds `gpt-4o*` while
-//! `gpt-4-turbo-preview` finds `gpt-4-turbo*` rather than `gpt-4*`. Hosts can
-//! register new entries or override built-in ones at run time; overrides are
-//! local to the registry instance, so two hosts in one process do not see
-//! each other's changes.
+//! The built-in table is `data/models.json`, embedded at build time, with the
+//! provider documentation each family's limits come from. A lookup lowercases
+//! the name and tries, in order:
+//!
+//! 1. **An exact name** (`gpt-4o`, `davinci-002`).
+//! 2. **The longest prefix entry** (a name ending in `*`) that ends on a
+//!    name boundary: the rest of the name is empty or starts with a
+//!    separator (`-`, `.`, `:`, `@`, `/`). So `gpt-4o*` takes
+//!    `gpt-4o-2024-08-06` and `gpt-4o-mini`, `claude-sonnet-4-5*` takes
+//!    `claude-sonnet-4-5-20250929` and `claude-sonnet-4-5@20250929`, while
+//!    `gpt-40`, `gpt-45` and `gpt-4oo` match nothing. A separator followed by
+//!    a version number continues the version rather than ending the name:
+//!    `.` and any digit (`gpt-4.5` is not a `gpt-4`, `gpt-5.2` is not a
+//!    `gpt-5`), `-` and a one- or two-digit number that ends the name or a
+//!    segment (`claude-opus-4-7` is not a `claude-opus-4`; dates such as
+//!    `-0613` or `-2024-08-06` and sizes such as `-16k` do end the name). A
+//!    stem that itself ends in a separator (`acme-*`) takes any continuation.
+//! 3. The same two steps on the name without its routing prefix:
+//!    `openai/gpt-4o`, `meta-llama/llama-3.1-8b-instruct`, Bedrock's
+//!    `anthropic.claude-...` and `us.anthropic.claude-...`, and on a
+//!    fine-tuned name's base model: `ft:gpt-4o-mini-2024-07-18:org::id` is
+//!    `gpt-4o-mini-2024-07-18`, the legacy `davinci:ft-org-2023-...` is
+//!    `davinci`.
+//! 4. **A family fallback**: the families whose data declares
+//!    `newer_versions` patterns (Anthropic's `claude-{opus|sonnet|haiku}-{v}`,
+//!    Google's `gemini-{v}-{pro|flash|flash-lite}`, OpenAI's `gpt-5.{d}`)
+//!    resolve a newer version than the table knows (`claude-opus-5`,
+//!    `gemini-3-pro`) to the family's estimate, with `source: "family"`,
+//!    the pattern as `matched`, and `exact: false`. `{v}` is a version of one
+//!    digit with an optional `.`/`-` and minor digit, so `claude-opus-40` is
+//!    not one. Families without patterns (Meta, Mistral, DeepSeek, Qwen,
+//!    whose names vary by host too much to guess) make an unknown version
+//!    unknown.
+//!
+//! Anything else is `UnknownModel`, naming close matches, unless the caller
+//! passed a fallback encoding. Hosts can register new entries or override
+//! built-in ones at run time; overrides are local to the registry instance,
+//! so two hosts in one process do not see each other's changes.
 
 use std::sync::OnceLock;
 
@@ -46,8 +77,23 @@ pub enum ModelSource {
     Builtin,
     /// Registered by the host at run time.
     Host,
+    /// Not in the table, but a newer version of a family that declares
+    /// `newer_versions` patterns: the family's estimate, `exact: false`.
+    Family,
     /// The model is unknown and the caller's fallback encoding was used.
     Fallback,
+}
+
+impl ModelSource {
+    /// The JSON name: `builtin`, `host`, `family` or `fallback`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ModelSource::Builtin => "builtin",
+            ModelSource::Host => "host",
+            ModelSource::Family => "family",
+            ModelSource::Fallback => "fallback",
+        }
+    }
 }
 
 /// The answer to a lookup: the profile that applies to `model`.
@@ -55,7 +101,8 @@ pub enum ModelSource {
 pub struct ModelInfo {
     /// The name that was asked for.
     pub model: String,
-    /// The entry that matched (`None` for a fallback).
+    /// The entry that matched: a name, a prefix ending in `*`, or for a
+    /// family fallback the family's pattern (`None` for a fallback encoding).
     pub matched: Option<String>,
     /// Where the profile came from.
     pub source: ModelSource,
@@ -78,10 +125,132 @@ struct Entry {
 }
 
 #[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
 struct Table {
     #[allow(dead_code)]
     schema: u32,
+    #[allow(dead_code)]
+    notes: String,
+    families: Vec<FamilyDecl>,
     models: Vec<ModelProfile>,
+}
+
+/// A vendor family in the built-in table: where its figures come from, and
+/// how a newer version than the table knows is estimated, if at all.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FamilyDecl {
+    family: String,
+    /// The provider documentation the family's names and limits come from.
+    #[allow(dead_code)]
+    source: Vec<String>,
+    /// Patterns for newer versions and the estimate they get.
+    #[serde(default)]
+    newer_versions: Option<NewerVersions>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct NewerVersions {
+    patterns: Vec<String>,
+    encoding: Encoding,
+    context_window: Option<u64>,
+    max_output_tokens: Option<u64>,
+}
+
+/// One part of a `newer_versions` pattern.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Part {
+    Literal(String),
+    /// `{a|b|c}`: one of these.
+    OneOf(Vec<String>),
+    /// `{d}`: one digit 1-9.
+    Digit,
+    /// `{v}`: a digit 1-9, optionally followed by `.` or `-` and a digit.
+    Version,
+}
+
+#[derive(Debug, Clone)]
+struct FamilyPattern {
+    text: String,
+    parts: Vec<Part>,
+    family: String,
+    estimate: NewerVersions,
+}
+
+fn parse_pattern(text: &str) -> Result<Vec<Part>> {
+    let bad = |why: &str| Error::internal(format!("models.json: pattern '{text}': {why}"));
+    let mut parts = Vec::new();
+    let mut rest = text;
+    while !rest.is_empty() {
+        if let Some(after) = rest.strip_prefix('{') {
+            let end = after.find('}').ok_or_else(|| bad("unclosed '{'"))?;
+            let inner = &after[..end];
+            parts.push(match inner {
+                "v" => Part::Version,
+                "d" => Part::Digit,
+                _ if inner.contains('|') && !inner.split('|').any(str::is_empty) => {
+                    Part::OneOf(inner.split('|').map(str::to_owned).collect())
+                }
+                _ => return Err(bad("expected {v}, {d} or {a|b|...}")),
+            });
+            rest = &after[end + 1..];
+        } else {
+            let end = rest.find('{').unwrap_or(rest.len());
+            parts.push(Part::Literal(rest[..end].to_owned()));
+            rest = &rest[end..];
+        }
+    }
+    match parts.first() {
+        Some(Part::Literal(l)) if !l.is_empty() => Ok(parts),
+        _ => Err(bad("must start with literal text")),
+    }
+}
+
+/// Whether `name` is `parts` followed by a name boundary.
+fn matches_parts(parts: &[Part], name: &str) -> bool {
+    let Some((first, more)) = parts.split_first() else {
+        return at_boundary("", name);
+    };
+    let digit = |s: &str, i: usize, lo: u8| s.as_bytes().get(i).is_some_and(|b| (lo..=b'9').contains(b));
+    let mut heads: Vec<usize> = Vec::new();
+    match first {
+        Part::Literal(l) => heads.extend(name.starts_with(l.as_str()).then_some(l.len())),
+        Part::OneOf(options) => heads.extend(options.iter().filter(|o| name.starts_with(o.as_str())).map(String::len)),
+        Part::Digit => heads.extend(digit(name, 0, b'1').then_some(1)),
+        Part::Version => {
+            if digit(name, 0, b'1') {
+                if matches!(name.as_bytes().get(1), Some(b'.' | b'-')) && digit(name, 2, b'0') {
+                    heads.push(3);
+                }
+                heads.push(1);
+            }
+        }
+    }
+    heads.into_iter().any(|n| matches_parts(more, &name[n..]))
+}
+
+/// Separators that end a model name's stem.
+const SEPARATORS: &[u8] = b"-.:@/";
+
+/// Whether a prefix entry `stem` applies to a name that continues with
+/// `rest` (see the module docs).
+fn at_boundary(stem: &str, rest: &str) -> bool {
+    let Some(&first) = rest.as_bytes().first() else { return true };
+    if stem.as_bytes().last().is_some_and(|c| SEPARATORS.contains(c)) {
+        return true;
+    }
+    if !SEPARATORS.contains(&first) {
+        return false;
+    }
+    let after = &rest.as_bytes()[1..];
+    let digits = after.iter().take_while(|b| b.is_ascii_digit()).count();
+    let continues_version = match first {
+        b'.' => digits > 0,
+        b'-' => (1..=2).contains(&digits) && after.get(digits).is_none_or(|c| SEPARATORS.contains(c)),
+        _ => false,
+    };
+    !continues_version
 }
 
 /// A set of model profiles. Cheap to read from many threads; registration
@@ -89,24 +258,52 @@ struct Table {
 #[derive(Debug)]
 pub struct ModelRegistry {
     entries: RwLock<Vec<Entry>>,
+    families: &'static [FamilyPattern],
 }
 
-fn builtin_entries() -> Result<&'static Vec<Entry>> {
-    static BUILTIN: OnceLock<Result<Vec<Entry>>> = OnceLock::new();
+struct Builtin {
+    entries: Vec<Entry>,
+    families: Vec<FamilyPattern>,
+}
+
+fn builtin() -> Result<&'static Builtin> {
+    static BUILTIN: OnceLock<Result<Builtin>> = OnceLock::new();
     BUILTIN
         .get_or_init(|| {
             let table: Table = json::parse("built-in models.json", include_str!("../data/models.json"))?;
-            table
+            let mut families = Vec::new();
+            for f in &table.families {
+                for text in f.newer_versions.iter().flat_map(|n| &n.patterns) {
+                    families.push(FamilyPattern {
+                        text: text.clone(),
+                        parts: parse_pattern(text)?,
+                        family: f.family.clone(),
+                        estimate: f.newer_versions.clone().unwrap_or_else(|| unreachable!("iterating its patterns")),
+                    });
+                }
+            }
+            let entries = table
                 .models
                 .into_iter()
                 .map(|profile| {
                     validate(&profile)?;
+                    if !table.families.iter().any(|f| Some(&f.family) == profile.family.as_ref()) {
+                        return Err(Error::internal(format!(
+                            "models.json: '{}' has an undeclared family",
+                            profile.name
+                        )));
+                    }
                     Ok(Entry { profile, source: ModelSource::Builtin })
                 })
-                .collect()
+                .collect::<Result<Vec<_>>>()?;
+            Ok(Builtin { entries, families })
         })
         .as_ref()
         .map_err(Clone::clone)
+}
+
+fn builtin_entries() -> Result<&'static Vec<Entry>> {
+    builtin().map(|b| &b.entries)
 }
 
 fn json_type(v: &serde_json::Value) -> &'static str {
@@ -146,7 +343,8 @@ impl ModelRegistry {
         // The embedded table is validated by the tests, so this cannot fail
         // in a released build; an empty registry is the safe answer if it did.
         let entries = builtin_entries().cloned().unwrap_or_default();
-        ModelRegistry { entries: RwLock::new(entries) }
+        let families = builtin().map(|b| b.families.as_slice()).unwrap_or_default();
+        ModelRegistry { entries: RwLock::new(entries), families }
     }
 
     /// Adds `profile`, replacing any entry with the same name.
@@ -225,9 +423,7 @@ impl ModelRegistry {
             .collect()
     }
 
-    /// The profile for `model`. Names are matched case-insensitively, and a
-    /// routing prefix is tried off when the full name is unknown
-    /// (`openai/gpt-4o`, Bedrock's `us.anthropic.claude-...`). An unknown
+    /// The profile for `model`, by the rules in the module docs. An unknown
     /// model is `UnknownModel`, naming close matches.
     pub fn lookup(&self, model: &str) -> Result<ModelInfo> {
         self.lookup_or(model, None)
@@ -236,19 +432,53 @@ impl ModelRegistry {
     /// Like [`lookup`](Self::lookup), but an unknown model gets `fallback`'s
     /// encoding with unknown limits and `exact: false`.
     pub fn lookup_or(&self, model: &str, fallback: Option<Encoding>) -> Result<ModelInfo> {
+        if model.len() > MAX_NAME_BYTES {
+            return Err(Error::new(
+                ErrorKind::UnknownModel,
+                format!(
+                    "unknown model: the name is {} bytes, longer than any model name ({MAX_NAME_BYTES})",
+                    model.len()
+                ),
+            ));
+        }
         let entries = self.entries.read();
-        for candidate in candidates(model) {
-            if let Some(e) = best_match(&entries, &candidate) {
-                return Ok(ModelInfo {
-                    model: model.to_owned(),
-                    matched: Some(e.profile.name.clone()),
-                    source: e.source,
-                    family: e.profile.family.clone(),
-                    encoding: e.profile.encoding,
-                    context_window: e.profile.context_window,
-                    max_output_tokens: e.profile.max_output_tokens,
-                    exact: e.profile.exact,
-                });
+        let candidates = candidates(model);
+        let info = |matched: String, source, family, encoding, context_window, max_output_tokens, exact| ModelInfo {
+            model: model.to_owned(),
+            matched: Some(matched),
+            source,
+            family,
+            encoding,
+            context_window,
+            max_output_tokens,
+            exact,
+        };
+        for candidate in &candidates {
+            if let Some(e) = best_match(&entries, candidate) {
+                let p = &e.profile;
+                return Ok(info(
+                    p.name.clone(),
+                    e.source,
+                    p.family.clone(),
+                    p.encoding,
+                    p.context_window,
+                    p.max_output_tokens,
+                    p.exact,
+                ));
+            }
+        }
+        for candidate in &candidates {
+            if let Some(f) = self.families.iter().find(|f| matches_parts(&f.parts, candidate)) {
+                let n = &f.estimate;
+                return Ok(info(
+                    f.text.clone(),
+                    ModelSource::Family,
+                    Some(f.family.clone()),
+                    n.encoding,
+                    n.context_window,
+                    n.max_output_tokens,
+                    false,
+                ));
             }
         }
         if let Some(encoding) = fallback {
@@ -280,7 +510,12 @@ impl ModelRegistry {
     }
 }
 
-/// The name as given (lowercased), then with routing prefixes removed.
+/// The longest model name a lookup considers (longer names are unknown
+/// without being compared; registered names are at most 256 bytes).
+const MAX_NAME_BYTES: usize = 1024;
+
+/// The name as given (lowercased), then without routing prefixes, then the
+/// base model of a fine-tuned name.
 fn candidates(model: &str) -> Vec<String> {
     let name = model.trim().to_ascii_lowercase();
     let mut out = vec![name.clone()];
@@ -288,14 +523,27 @@ fn candidates(model: &str) -> Vec<String> {
     if rest != name {
         out.push(rest.clone());
     }
-    // Bedrock-style "vendor.model" and "region.vendor.model": strip leading
-    // alphabetic segments followed by a dot.
+    // Bedrock-style "vendor.model" and "region.vendor.model" ("us-gov."):
+    // strip leading segments of letters and '-' followed by a dot.
     while let Some((head, tail)) = rest.split_once('.') {
-        if head.is_empty() || !head.bytes().all(|b| b.is_ascii_alphabetic()) {
+        if head.is_empty() || !head.bytes().all(|b| b.is_ascii_alphabetic() || b == b'-') {
             break;
         }
         rest = tail.to_owned();
         out.push(rest.clone());
+    }
+    // Fine-tuned: "ft:BASE:org:suffix:id" and the legacy "BASE:ft-org-date".
+    for i in 0..out.len() {
+        let base = match out[i].strip_prefix("ft:") {
+            Some(after) => after.split(':').next().unwrap_or(after),
+            None => match out[i].split_once(":ft-") {
+                Some((base, _)) => base,
+                None => continue,
+            },
+        };
+        if !base.is_empty() {
+            out.push(base.to_owned());
+        }
     }
     out
 }
@@ -308,7 +556,8 @@ fn best_match<'a>(entries: &'a [Entry], name: &str) -> Option<&'a Entry> {
         .iter()
         .filter_map(|e| {
             let stem = e.profile.name.strip_suffix('*')?;
-            name.starts_with(stem).then_some((stem.len(), e))
+            let rest = name.strip_prefix(stem)?;
+            at_boundary(stem, rest).then_some((stem.len(), e))
         })
         .max_by_key(|(len, _)| *len)
         .map(|(_, e)| e)

@@ -145,6 +145,36 @@ fn decode_modes_and_unknown_ids() {
     assert_eq!(p50k.vocab_size(), 50281);
     assert_eq!(tok(Encoding::Cl100kBase).vocab_size(), 100277);
     assert_eq!(tok(Encoding::O200kBase).vocab_size(), 200019);
+    // tiktoken's n_vocab for the encodings that share ranks.
+    assert_eq!(tok(Encoding::O200kHarmony).vocab_size(), 201088);
+    assert_eq!(tok(Encoding::P50kEdit).vocab_size(), 50284);
+    assert_eq!(tok(Encoding::Gpt2).vocab_size(), 50257);
+}
+
+#[test]
+fn encodings_sharing_ranks_differ_only_in_special_tokens() {
+    let text = "fn main() { println!(\"héllo, 世界 👍\"); } <|endoftext|> <|start|>user<|message|>hi<|end|>";
+    for (alias, base) in [
+        (Encoding::O200kHarmony, Encoding::O200kBase),
+        (Encoding::P50kEdit, Encoding::P50kBase),
+        (Encoding::Gpt2, Encoding::R50kBase),
+    ] {
+        assert_eq!(tok(alias).encode(text).unwrap(), tok(base).encode(text).unwrap(), "{alias}");
+        assert_eq!(tok(alias).encoding(), alias);
+    }
+    let harmony = tok(Encoding::O200kHarmony).with_special_tokens(SpecialTokens::Recognize);
+    let ids = harmony.encode("<|start|>user<|message|>hi<|end|>").unwrap();
+    assert_eq!((ids[0], ids[2], *ids.last().unwrap()), (200006, 200008, 200007));
+    // 200018 is both <|endofprompt|> and <|reserved_200018|>; it decodes as
+    // the former, as in tiktoken.
+    assert_eq!(harmony.encode("<|endofprompt|><|reserved_200018|>").unwrap(), [200018, 200018]);
+    assert_eq!(harmony.decode(&[200018, 201087], DecodeMode::Strict).unwrap(), "<|endofprompt|><|reserved_201087|>");
+    assert_eq!(harmony.decode(&[201088], DecodeMode::Replace).unwrap_err().kind(), ErrorKind::UnknownToken);
+    // Not special in o200k_base.
+    let base = tok(Encoding::O200kBase).with_special_tokens(SpecialTokens::Recognize);
+    assert!(base.encode("<|start|>").unwrap().len() > 1);
+    let edit = tok(Encoding::P50kEdit).with_special_tokens(SpecialTokens::Recognize);
+    assert_eq!(edit.encode("<|fim_prefix|>x<|fim_suffix|>").unwrap(), [50281, 87, 50283]);
 }
 
 #[test]
@@ -176,7 +206,26 @@ fn empty_text_and_oversized_text() {
 
 #[test]
 fn encoding_names_and_suggestions() {
-    assert_eq!(Encoding::from_name("gpt2").unwrap(), Encoding::R50kBase);
+    // tiktoken's names, each its own encoding (gpt2 has r50k_base's ranks
+    // but keeps its name, as `tiktoken.get_encoding("gpt2").name` does).
+    for (name, e) in [
+        ("gpt2", Encoding::Gpt2),
+        ("o200k_harmony", Encoding::O200kHarmony),
+        ("p50k_edit", Encoding::P50kEdit),
+        ("R50K_BASE", Encoding::R50kBase),
+    ] {
+        assert_eq!(Encoding::from_name(name).unwrap(), e);
+        assert_eq!(Tokenizer::from_name(name).unwrap().encoding(), e);
+    }
+    assert_eq!(Encoding::Gpt2.to_string(), "gpt2");
+    let err = Encoding::from_name("o200k_harmon").unwrap_err();
+    assert!(err.message().contains("did you mean o200k_harmony"), "{err}");
+    let err = Encoding::from_name("p50k_edits").unwrap_err();
+    assert!(err.message().contains("p50k_edit"), "{err}");
+    for bad in ["gpt-2", "gpt2 base", "o200k_harmony\0", "\u{feff}gpt2"] {
+        assert_eq!(Encoding::from_name(bad).unwrap_err().kind(), ErrorKind::UnknownEncoding, "{bad:?}");
+    }
+    assert_eq!(Encoding::from_name(&"x".repeat(100_000)).unwrap_err().kind(), ErrorKind::UnknownEncoding);
     assert_eq!(Encoding::from_name(" O200K_BASE ").unwrap(), Encoding::O200kBase);
     let err = Encoding::from_name("o200k").unwrap_err();
     assert_eq!(err.kind(), ErrorKind::UnknownEncoding);

@@ -210,6 +210,17 @@ fn run(v: &Value) -> Result<(), String> {
         };
         return if &got == expected { Ok(()) } else { Err(format!("expected {expected}\n     got {got}")) };
     }
+    if op == "model_lookup" {
+        let model = input["model"].as_str().unwrap_or("");
+        let got = match ctxkit::ModelRegistry::builtin().lookup(model) {
+            Ok(m) => serde_json::json!({
+                "family": m.family, "encoding": m.encoding.name(), "context_window": m.context_window,
+                "max_output_tokens": m.max_output_tokens, "exact": m.exact, "source": m.source.as_str(),
+            }),
+            Err(e) => serde_json::json!({ "error": e.kind().as_str() }),
+        };
+        return if &got == expected { Ok(()) } else { Err(format!("expected {expected}\n     got {got}")) };
+    }
     let t = tokenizer(input);
     let text = input["text"].as_str().unwrap_or("");
     let got: Value = match op {

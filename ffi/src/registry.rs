@@ -101,10 +101,14 @@ pub unsafe extern "C" fn ctxkit_registry_register(
 }
 
 /// Looks a model up and returns its profile as JSON. Names are matched
-/// case-insensitively, an exact name before the longest `*` prefix, and a
-/// routing prefix (`openai/gpt-4o`, `us.anthropic.claude-...`) is tried off
-/// when the full name is unknown. The result is `{"model", "matched",
-/// "source": "builtin"|"host"|"fallback", "family", "encoding",
+/// case-insensitively: an exact name, then the longest `*` prefix that ends on
+/// a name boundary (`gpt-4o*` takes `gpt-4o-mini`, not `gpt-4oo`), then the
+/// same without a routing prefix (`openai/gpt-4o`, `us.anthropic.claude-...`)
+/// and for a fine-tuned name its base model (`ft:gpt-4o-mini-...:org::id`),
+/// then a family's pattern for newer versions (`claude-opus-5`: the family
+/// estimate, `"source": "family"`, `"exact": false`); docs/formats.md has the
+/// rules. The result is `{"model", "matched",
+/// "source": "builtin"|"host"|"family"|"fallback", "family", "encoding",
 /// "context_window", "max_output_tokens", "exact"}`. `registry` may be NULL
 /// for the built-in table. When the model is unknown and `fallback_encoding`
 /// is not empty, the answer uses it with unknown limits and `"exact": false`;

@@ -55,9 +55,9 @@ fn boxed(t: ctxkit_tokenizer) -> *mut ctxkit_tokenizer {
     Box::into_raw(Box::new(t))
 }
 
-/// Creates a tokenizer for an encoding by name: `cl100k_base`, `o200k_base`,
-/// `p50k_base`, `r50k_base` (or the alias `gpt2`); surrounding spaces and
-/// case are ignored. `flags` is 0 or
+/// Creates a tokenizer for an encoding by name, as tiktoken names them:
+/// `cl100k_base`, `o200k_base`, `p50k_base`, `r50k_base`, `o200k_harmony`,
+/// `p50k_edit`, `gpt2`; surrounding spaces and case are ignored. `flags` is 0 or
 /// `CTXKIT_TOKENIZER_RECOGNIZE_SPECIAL`. The first tokenizer of an encoding in
 /// a process parses its embedded vocabulary; later ones share it.
 ///

@@ -835,7 +835,7 @@ static void test_tokenizer_basics(void)
     ctxkit_tokenizer *cl = tokenizer_new_ok(__LINE__, "cl100k_base", 0);
     ctxkit_tokenizer *o200 = tokenizer_new_ok(__LINE__, "o200k_base", 0);
     ctxkit_tokenizer *sp = tokenizer_new_ok(__LINE__, "cl100k_base", CTXKIT_TOKENIZER_RECOGNIZE_SPECIAL);
-    ctxkit_tokenizer *gpt2 = tokenizer_new_ok(__LINE__, "gpt2", 0); /* alias of r50k_base */
+    ctxkit_tokenizer *gpt2 = tokenizer_new_ok(__LINE__, "gpt2", 0); /* r50k_base's ranks, tiktoken's name */
     if (!cl || !o200 || !sp || !gpt2)
         goto out;
 
@@ -849,8 +849,25 @@ static void test_tokenizer_basics(void)
     CHECK_SIZE(COUNT_OK(o200, LIT("hello world")), 2);
 
     ctxkit_string info = info_ok(__LINE__, gpt2);
-    CHECK_STR_CONTAINS(info, "\"encoding\":\"r50k_base\"");
+    CHECK_STR_CONTAINS(info, "\"encoding\":\"gpt2\"");
+    CHECK_STR_CONTAINS(info, "\"vocab_size\":50257");
     ctxkit_string_free(&info);
+    {
+        ctxkit_tokenizer *harmony = tokenizer_new_ok(__LINE__, "o200k_harmony", CTXKIT_TOKENIZER_RECOGNIZE_SPECIAL);
+        if (harmony) {
+            ctxkit_tokens ids = ENCODE_OK(harmony, LIT("<|start|>user<|message|>hi<|end|>"));
+            if (CHECK_SIZE(ids.len, 5)) { /* <|start|> user <|message|> hi <|end|> */
+                CHECK_SIZE(ids.ptr[0], 200006);
+                CHECK_SIZE(ids.ptr[2], 200008);
+                CHECK_SIZE(ids.ptr[4], 200007);
+            }
+            ctxkit_tokens_free(&ids);
+            ctxkit_string hi = info_ok(__LINE__, harmony);
+            CHECK_STR_CONTAINS(hi, "\"vocab_size\":201088");
+            ctxkit_string_free(&hi);
+        }
+        ctxkit_tokenizer_free(harmony);
+    }
 
     /* Special tokens: one id only when recognized. */
     CHECK_SIZE(COUNT_OK(sp, LIT("<|endoftext|>")), 1);
@@ -1304,6 +1321,24 @@ static void test_registry(void)
     NEW_FOR_MODEL_FAILS(NULL, LIT("gpt4o"), NULL, 0, 0, false, CTXKIT_STATUS_UNKNOWN_MODEL, "gpt-4o");
     NEW_FOR_MODEL_FAILS(reg, LIT("gpt4o"), NULL, 0, 0, false, CTXKIT_STATUS_UNKNOWN_MODEL, "gpt-4o");
     LOOKUP_FAILS(NULL, LIT("gpt4o"), NULL, 0, false, CTXKIT_STATUS_UNKNOWN_MODEL, "gpt-4o");
+    /* Prefixes apply on name boundaries only (issue 22): typos are unknown. */
+    LOOKUP_FAILS(NULL, LIT("gpt-40"), NULL, 0, false, CTXKIT_STATUS_UNKNOWN_MODEL, "did you mean");
+    LOOKUP_FAILS(NULL, LIT("gpt-4oo"), NULL, 0, false, CTXKIT_STATUS_UNKNOWN_MODEL, "gpt-4o");
+    LOOKUP_FAILS(NULL, LIT("o3x"), NULL, 0, false, CTXKIT_STATUS_UNKNOWN_MODEL, "o3");
+    LOOKUP_FAILS(NULL, LIT("llama-9"), NULL, 0, false, CTXKIT_STATUS_UNKNOWN_MODEL, NULL);
+    LOOKUP_FAILS(NULL, LIT("gpt-4o\xff"), NULL, 0, false, CTXKIT_STATUS_INVALID_UTF8, "byte offset 6");
+    {
+        ctxkit_string f = LOOKUP_OK(NULL, LIT("ft:gpt-4o-mini-2024-07-18:acme::abc123"), NULL, 0);
+        CHECK_STR_CONTAINS(f, "\"matched\":\"gpt-4o*\"");
+        ctxkit_string_free(&f);
+        f = LOOKUP_OK(NULL, LIT("claude-opus-5"), NULL, 0); /* a newer version: the family estimate */
+        CHECK_STR_CONTAINS(f, "\"source\":\"family\"");
+        CHECK_STR_CONTAINS(f, "\"exact\":false");
+        ctxkit_string_free(&f);
+        f = LOOKUP_OK(NULL, LIT("gpt-oss-20b"), NULL, 0);
+        CHECK_STR_CONTAINS(f, "\"encoding\":\"o200k_harmony\"");
+        ctxkit_string_free(&f);
+    }
     LOOKUP_FAILS(NULL, LIT("gpt4o"), LIT(""), false, CTXKIT_STATUS_UNKNOWN_MODEL, "gpt-4o"); /* "" = none */
 
     /* Unknown model with a fallback encoding. */
@@ -1853,10 +1888,15 @@ static void test_lengths_and_nuls(void)
     s = LOOKUP_OK(g_len_reg, (const uint8_t *)"gpt-4o-mini", 6, NULL, 0);
     CHECK_STR_CONTAINS(s, "{\"model\":\"gpt-4o\",");
     ctxkit_string_free(&s);
-    /* "gpt-4o*" is a prefix entry, so a name with a NUL after the prefix
-     * still matches it; the NUL is kept (escaped) in the answer. */
-    s = LOOKUP_OK(g_len_reg, LIT("gpt-4o\0mini"), NULL, 0);
-    CHECK_STR_CONTAINS(s, "{\"model\":\"gpt-4o\\u0000mini\",\"matched\":\"gpt-4o*\"");
+    /* The whole length is the name, NUL included: a NUL is not a name
+     * boundary, so "gpt-4o*" does not take it, and with a fallback encoding
+     * the NUL is kept (escaped) in the answer. */
+    LOOKUP_FAILS(g_len_reg, LIT("gpt-4o\0mini"), NULL, 0, false, CTXKIT_STATUS_UNKNOWN_MODEL, "gpt-4o");
+    s = LOOKUP_OK(g_len_reg, LIT("gpt-4o\0mini"), LIT("o200k_base"));
+    CHECK_STR_CONTAINS(s, "{\"model\":\"gpt-4o\\u0000mini\",\"matched\":null,\"source\":\"fallback\"");
+    ctxkit_string_free(&s);
+    s = LOOKUP_OK(g_len_reg, LIT("gpt-4o:mini"), NULL, 0);
+    CHECK_STR_CONTAINS(s, "{\"model\":\"gpt-4o:mini\",\"matched\":\"gpt-4o*\"");
     ctxkit_string_free(&s);
     LOOKUP_FAILS(g_len_reg, LIT("no-such-model"), LIT("cl100k_base\0"), false, CTXKIT_STATUS_UNKNOWN_ENCODING,
                  "\xef\xbf\xbd");

@@ -50,6 +50,9 @@ DEFAULT_OUT = HERE / "tokenizer.json"
 GENERATED_BY = "tests/vectors/gen_tokenizer_vectors.py"
 
 ENCODINGS = ["cl100k_base", "o200k_base", "p50k_base", "r50k_base"]
+# Encodings that reuse one of the above's ranks with their own name and
+# special tokens: encode (both modes) and special-token decode vectors only.
+ALIAS_ENCODINGS = ["o200k_harmony", "p50k_edit", "gpt2"]
 DEFAULT_MARKER = "\n[... {removed} tokens truncated ...]\n"
 UNKNOWN_ID = 10**7
 
@@ -74,12 +77,26 @@ def _load_local_bpe(url: str, expected_hash: str | None = None) -> dict[bytes, i
     return _original_load_tiktoken_bpe(str(path), expected_hash)
 
 
+def _gpt2_ranks(**_files) -> dict[bytes, int]:
+    """Stand-in for tiktoken's GPT-2 loader (which downloads GPT-2's
+    vocab.bpe and encoder.json): r50k_base's ranks. They are the same ranks:
+    the gpt2.tiktoken that OpenAI ships in the openai-whisper package on PyPI
+    is byte-identical to r50k_base.tiktoken (docs/formats.md)."""
+    return _load_local_bpe("r50k_base.tiktoken", R50K_SHA256)
+
+
+R50K_SHA256 = "306cd27f03c1a714eca7108e03d66b7dc042abe8c258b44c199a7ed9838dd930"
+
+
 def load_encoding(name: str) -> "tiktoken.Encoding":
     openai_public.load_tiktoken_bpe = _load_local_bpe
+    original_data_gym = openai_public.data_gym_to_mergeable_bpe_ranks
+    openai_public.data_gym_to_mergeable_bpe_ranks = _gpt2_ranks
     try:
         params = openai_public.ENCODING_CONSTRUCTORS[name]()
     finally:
         openai_public.load_tiktoken_bpe = _original_load_tiktoken_bpe
+        openai_public.data_gym_to_mergeable_bpe_ranks = original_data_gym
     return tiktoken.Encoding(**params)
 
 
@@ -428,6 +445,11 @@ SPECIAL_TEXTS = [
     ("special-unterminated", "<|endoftext"),
     ("special-adjacent", "<|endoftext|><|endoftext|> <|endoftext|>\n"),
     ("special-fim-middle", "<|fim_middle|>"),
+    # o200k_harmony's chat format; plain text everywhere else.
+    ("special-harmony-turns",
+     "<|start|>user<|message|>hi<|end|><|start|>assistant<|channel|>final<|message|>ok<|return|>"),
+    ("special-harmony-reserved", "<|reserved_200000|><|reserved_201087|><|reserved_201088|><|call|>"),
+    ("special-harmony-shared-id", "<|endofprompt|><|reserved_200018|><|startoftext|>"),
 ]
 
 DECODE_STRINGS = [
@@ -494,6 +516,36 @@ def gen_encode(v: Vectors, encs: dict) -> None:
                     {"encoding": enc_name, "text": text, "special": mode},
                     {"ids": ids, "count": len(ids)},
                 )
+
+
+def gen_alias_encodings(v: Vectors, encs: dict) -> None:
+    texts = encode_texts()
+    for enc_name in ALIAS_ENCODINGS:
+        enc = encs[enc_name]
+        assert enc.name == enc_name
+        for tname, text in texts:
+            ids = enc.encode_ordinary(text)
+            v.add(f"encode/{enc_name}/{tname}", "encode",
+                  {"encoding": enc_name, "text": text, "special": "ordinary"},
+                  {"ids": ids, "count": len(ids)})
+        for tname, text in SPECIAL_TEXTS:
+            for mode in ("ordinary", "recognize"):
+                if mode == "ordinary":
+                    ids = enc.encode_ordinary(text)
+                else:
+                    ids = enc.encode(text, allowed_special="all", disallowed_special=())
+                v.add(f"encode/{enc_name}/{tname}/{mode}", "encode",
+                      {"encoding": enc_name, "text": text, "special": mode},
+                      {"ids": ids, "count": len(ids)})
+        specials = sorted(set(enc._special_tokens.values()))
+        # Every named special token and the edges of harmony's reserved range.
+        chosen = [i for i in specials if i < 200013 or i in (200018, 201087)]
+        for i in chosen:
+            v.add(f"decode/{enc_name}/special-{i}/strict", "decode",
+                  {"encoding": enc_name, "ids": [i], "mode": "strict"}, decode_ref(enc, [i], "strict"))
+        for name, ids in [("n-vocab", [enc.n_vocab]), ("hello-world", enc.encode_ordinary("hello world"))]:
+            v.add(f"decode/{enc_name}/{name}/replace", "decode",
+                  {"encoding": enc_name, "ids": ids, "mode": "replace"}, decode_ref(enc, ids, "replace"))
 
 
 def _invalid_cuts(enc, ids: list[int]):
@@ -748,9 +800,10 @@ def main() -> None:
               f"made with {PINNED_TIKTOKEN} (pip install tiktoken=={PINNED_TIKTOKEN})",
               file=sys.stderr)
 
-    encs = {name: load_encoding(name) for name in ENCODINGS}
+    encs = {name: load_encoding(name) for name in ENCODINGS + ALIAS_ENCODINGS}
     v = Vectors()
     gen_encode(v, encs)
+    gen_alias_encodings(v, encs)
     gen_decode(v, encs)
     gen_count_until_limit(v, encs)
     gen_truncate(v, encs)

@@ -81,7 +81,7 @@ orError act = either errorValue id <$> try act
 -- | Tokenizers by (encoding, special), made once and shared by all vectors.
 tokenizers :: M.Map (Text, SpecialTokens) Tokenizer
 tokenizers = unsafePerformIO $ fmap M.fromList $
-  forM [(e, s) | e <- ["cl100k_base", "o200k_base", "p50k_base", "r50k_base"], s <- [Ordinary, Recognize]] $ \k@(e, s) ->
+  forM [(e, s) | e <- ["cl100k_base", "o200k_base", "p50k_base", "r50k_base", "o200k_harmony", "p50k_edit", "gpt2"], s <- [Ordinary, Recognize]] $ \k@(e, s) ->
     (,) k <$> newTokenizerWith s e
 {-# NOINLINE tokenizers #-}
 
@@ -163,6 +163,13 @@ runWindowVector v = orError $ case str (v .! "op") of
   op -> fail ("unknown window op " ++ T.unpack op)
   where
     i = v .! "input"
+
+-- | Model vectors (tests/vectors/models.json): the fields of the built-in
+-- registry's answer that the vector names, or the error kind.
+runModelVector :: Value -> IO Value
+runModelVector v = orError $ do
+  r <- registryLookup Nothing (str (v .! "input" .! "model")) Nothing
+  pure (object [K.fromText k .= (r .! k) | k <- ["family", "encoding", "context_window", "max_output_tokens", "exact", "source"]])
 
 runAgentVector :: Value -> IO Value
 runAgentVector v = orError $ case str (v .! "op") of
@@ -612,6 +619,7 @@ spec = do
   vectorSpecs "tokenizer vectors" "tests/vectors/tokenizer.json" (fmap Just . runTokenizerVector)
   vectorSpecs "window vectors" "tests/vectors/window.json" (fmap Just . runWindowVector)
   vectorSpecs "agent-loop window vectors" "tests/vectors/window_loops.json" (fmap Just . runWindowVector)
+  vectorSpecs "model vectors" "tests/vectors/models.json" (fmap Just . runModelVector)
   vectorSpecs "skills vectors" "tests/vectors/skills.json" (fmap Just . runAgentVector)
   vectorSpecs "handoff vectors" "tests/vectors/handoff.json" (fmap Just . runAgentVector)
   vectorSpecs "recovery vectors" "tests/vectors/recovery.json" runRecoveryVector

@@ -37,6 +37,16 @@ function subset(got, expected) {
 }
 
 const ops = {
+  // tests/vectors/models.json: the fields of the built-in registry's answer
+  // that the vector names.
+  model_lookup(i) {
+    return errorOf(() => {
+      const m = ck.lookupModel(i.model)
+      const out = {}
+      for (const k of ['family', 'encoding', 'context_window', 'max_output_tokens', 'exact', 'source']) out[k] = m[k]
+      return out
+    })
+  },
   encode(i) {
     const t = tok(i)
     const ids = Array.from(t.encode(i.text))

@@ -191,6 +191,15 @@ def run_classify(inp: Dict[str, Any], expected: Dict[str, Any]) -> Tuple[bool, s
     return (not bad), "; ".join(bad)
 
 
+MODEL_FIELDS = ("family", "encoding", "context_window", "max_output_tokens", "exact", "source")
+
+
+def run_model(inp: Dict[str, Any]) -> Any:
+    """models.json: the fields of the built-in registry's answer the vector names."""
+    m = ctxkit.lookup_model(inp["model"])
+    return {k: m[k] for k in MODEL_FIELDS}
+
+
 TOKENIZER_OPS = {"encode", "decode", "count_until_limit", "truncate"}
 WINDOW_OPS = {"count_conversation", "preflight", "repair", "fit"}
 AGENT_OPS = {"backoff", "breaker", "callstack", "trace", "toolset"}
@@ -207,6 +216,8 @@ def run_one(v: Dict[str, Any]) -> Tuple[bool, str]:
         runner = lambda: run_window(op, inp)  # noqa: E731
     elif op in AGENT_OPS or op.startswith("skills_") or op.startswith("handoff_"):
         runner = lambda: run_agents(op, inp)  # noqa: E731
+    elif op == "model_lookup":
+        runner = lambda: run_model(inp)  # noqa: E731
     else:
         return False, f"unknown op {op!r}"
     try:

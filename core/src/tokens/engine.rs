@@ -23,9 +23,12 @@ pub(crate) struct Engine {
     pub(crate) vocab: Vocab,
     pattern: Pattern,
     special: &'static [(&'static str, u32)],
+    /// The special tokens sorted by text, for [`Engine::next_special`]
+    /// (o200k_harmony has over a thousand).
+    special_sorted: Vec<(&'static str, u32)>,
     /// Tables of the linear-time encoder for long pieces, built on the
-    /// first one (see `backtrack.rs`).
-    backtrack: OnceLock<Tables>,
+    /// first one (see `backtrack.rs`); shared by encodings with the same ranks.
+    backtrack: &'static OnceLock<Tables>,
 }
 
 thread_local! {
@@ -50,24 +53,37 @@ fn with_scratch<R>(f: impl FnOnce(&mut Scratch) -> R) -> R {
     }
 }
 
-static ENGINES: [OnceLock<std::result::Result<Engine, Error>>; 4] =
-    [OnceLock::new(), OnceLock::new(), OnceLock::new(), OnceLock::new()];
+const N: usize = Encoding::ALL.len();
+static ENGINES: [OnceLock<std::result::Result<Engine, Error>>; N] = [const { OnceLock::new() }; N];
+
+/// One loaded vocabulary and one set of long-piece tables per rank file,
+/// shared by every encoding that uses it (see [`Encoding::ranks`]).
+static VOCABS: [OnceLock<std::result::Result<Vocab, Error>>; N] = [const { OnceLock::new() }; N];
+static TABLES: [OnceLock<Tables>; N] = [const { OnceLock::new() }; N];
+
+fn slot(encoding: Encoding) -> usize {
+    Encoding::ALL.iter().position(|e| *e == encoding).unwrap_or(0)
+}
 
 impl Engine {
     /// The process-wide engine for `encoding`, built on first use.
     pub(crate) fn get(encoding: Encoding) -> Result<&'static Engine> {
-        let slot = Encoding::ALL.iter().position(|e| *e == encoding).unwrap_or(0);
-        ENGINES[slot].get_or_init(|| Engine::build(encoding)).as_ref().map_err(Clone::clone)
+        ENGINES[slot(encoding)].get_or_init(|| Engine::build(encoding)).as_ref().map_err(Clone::clone)
     }
 
     fn build(encoding: Encoding) -> Result<Engine> {
-        let vocab = Vocab::load(encoding.vocab_file())?;
+        let base = slot(encoding.ranks());
+        let vocab = VOCABS[base].get_or_init(|| Vocab::load(encoding.vocab_file())).as_ref().map_err(Clone::clone)?;
+        let special = encoding.special_tokens();
+        let mut special_sorted = special.to_vec();
+        special_sorted.sort_unstable();
         Ok(Engine {
             encoding,
-            vocab,
+            vocab: vocab.clone(),
             pattern: encoding.pretokenizer(),
-            special: encoding.special_tokens(),
-            backtrack: OnceLock::new(),
+            special,
+            special_sorted,
+            backtrack: &TABLES[base],
         })
     }
 
@@ -101,13 +117,21 @@ impl Engine {
 
     /// The leftmost special token in `s`: (offset, byte length, id).
     /// Ordinary text is never split anywhere else, because splitting it would
-    /// change how the pre-tokenizer sees it.
+    /// change how the pre-tokenizer sees it. Every special token is `<|`,
+    /// a name without `|>`, then `|>` (a unit test checks this), so the only
+    /// candidate at a `<|` is the text up to the next `|>`, and no special
+    /// token is a prefix of another.
     fn next_special(&self, s: &str) -> Option<(usize, usize, u32)> {
         let mut from = 0;
         while let Some(p) = s[from..].find("<|") {
             let at = from + p;
-            if let Some((t, id)) = self.special.iter().find(|(t, _)| s[at..].starts_with(t)) {
-                return Some((at, t.len(), *id));
+            if let Some(end) = s[at + 2..].find("|>") {
+                let candidate = &s[at..at + 2 + end + 2];
+                if let Ok(i) = self.special_sorted.binary_search_by(|(t, _)| (*t).cmp(candidate)) {
+                    return Some((at, candidate.len(), self.special_sorted[i].1));
+                }
+            } else {
+                return None;
             }
             from = at + 2;
         }
@@ -319,4 +343,21 @@ fn grow(out: &mut Vec<u32>) {
 enum Segment<'a> {
     Text(&'a str),
     Special(u32),
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn encodings_with_the_same_ranks_share_one_vocabulary() {
+        for e in Encoding::ALL {
+            let (a, b) = (Engine::get(e).unwrap(), Engine::get(e.ranks()).unwrap());
+            assert!(a.vocab.shares_tables_with(&b.vocab), "{e}");
+            assert!(std::ptr::eq(a.backtrack, b.backtrack), "{e}");
+            assert_eq!(a.encoding, e);
+        }
+        let (o, c) = (Engine::get(Encoding::O200kBase).unwrap(), Engine::get(Encoding::Cl100kBase).unwrap());
+        assert!(!o.vocab.shares_tables_with(&c.vocab));
+    }
 }

@@ -17,26 +17,33 @@
 //! at most half full, and the key is read straight out of the caller's text
 //! with one unaligned 8-byte load when the text has room.
 
+use std::sync::Arc;
+
 use crate::{Error, Result};
 
 const MAGIC: &[u8; 8] = b"CTXKITV1";
 const EMPTY: u64 = 0;
 const K: u64 = 0x9E37_79B9_7F4A_7C15;
 
+///
+/// The tables are reference-counted so that encodings sharing ranks
+/// (`o200k_harmony` and `o200k_base`, `p50k_edit` and `p50k_base`, `gpt2`
+/// and `r50k_base`) share one copy: cloning a `Vocab` copies pointers.
+#[derive(Clone)]
 pub(crate) struct Vocab {
     /// Token bytes in rank order (borrowed from the embedded file).
     bytes: &'static [u8],
     /// `offsets[r]..offsets[r + 1]` is token `r`; an empty span is a hole
     /// (p50k_base's rank 50256 belongs to `<|endoftext|>`).
-    offsets: Vec<u32>,
+    offsets: Arc<[u32]>,
     /// The key of each slot. Keys and ranks are apart so that the probes,
     /// most of them misses during merges, walk 8-byte entries: twice as
     /// many per cache line, and half the memory (2 MiB for cl100k_base)
     /// competing for cache. Counting a piece that is one token never
     /// touches the ranks.
-    keys: Vec<u64>,
+    keys: Arc<[u64]>,
     /// The rank of each slot's token.
-    ranks: Vec<u32>,
+    ranks: Arc<[u32]>,
     shift: u32,
     /// The rank of each single byte (every byte is a token in every encoding).
     pub(crate) byte_rank: [u32; 256],
@@ -44,7 +51,7 @@ pub(crate) struct Vocab {
     /// merge starts by looking up every adjacent pair of a piece, most of
     /// them misses; in this 256 KiB table that is one load that stays in
     /// cache, where the hash table's slot is often a miss to memory.
-    pair: Box<[u32]>,
+    pair: Arc<[u32]>,
     /// Length in bytes of the longest token; a piece of `n` bytes therefore
     /// has at least `ceil(n / max_token_len)` tokens.
     pub(crate) max_token_len: usize,
@@ -121,38 +128,46 @@ impl Vocab {
         }
         let slots = (n * 2).next_power_of_two().max(1024);
         let mask = slots - 1;
-        let mut v = Vocab {
-            bytes,
-            offsets,
-            keys: vec![EMPTY; slots],
-            ranks: vec![0; slots],
-            shift: 64 - slots.trailing_zeros(),
-            byte_rank: [u32::MAX; 256],
-            pair: vec![u32::MAX; 1 << 16].into_boxed_slice(),
-            max_token_len: lengths.iter().copied().max().unwrap_or(1).max(1) as usize,
+        let shift = 64 - slots.trailing_zeros();
+        let token = |r: u32| {
+            let (a, b) = (offsets[r as usize] as usize, offsets[r as usize + 1] as usize);
+            (a < b).then(|| &bytes[a..b])
         };
-        for r in 0..n {
-            let Some(t) = v.token_bytes(r as u32) else { continue };
+        let mut keys = vec![EMPTY; slots];
+        let mut ranks = vec![0u32; slots];
+        let mut byte_rank = [u32::MAX; 256];
+        let mut pair = vec![u32::MAX; 1 << 16];
+        for r in 0..n as u32 {
+            let Some(t) = token(r) else { continue };
             let key = key_of(t);
-            let mut i = (hash(key, t) >> v.shift) as usize;
-            while v.keys[i] != EMPTY {
-                if v.keys[i] == key && v.tail_eq(v.ranks[i], t) {
+            let mut i = (hash(key, t) >> shift) as usize;
+            while keys[i] != EMPTY {
+                if keys[i] == key && token(ranks[i]) == Some(t) {
                     return Err(bad("duplicate token"));
                 }
                 i = (i + 1) & mask;
             }
-            v.keys[i] = key;
-            v.ranks[i] = r as u32;
+            keys[i] = key;
+            ranks[i] = r;
             match *t {
-                [b] => v.byte_rank[b as usize] = r as u32,
-                [b0, b1] => v.pair[usize::from(b0) << 8 | usize::from(b1)] = r as u32,
+                [b] => byte_rank[b as usize] = r,
+                [b0, b1] => pair[usize::from(b0) << 8 | usize::from(b1)] = r,
                 _ => {}
             }
         }
-        if v.byte_rank.contains(&u32::MAX) {
+        if byte_rank.contains(&u32::MAX) {
             return Err(bad("a single byte is not a token"));
         }
-        Ok(v)
+        Ok(Vocab {
+            bytes,
+            offsets: offsets.into(),
+            keys: keys.into(),
+            ranks: ranks.into(),
+            shift,
+            byte_rank,
+            pair: pair.into(),
+            max_token_len: lengths.iter().copied().max().unwrap_or(1).max(1) as usize,
+        })
     }
 
     /// Whether token `rank`, whose key equals `p`'s (so the length and the
@@ -294,10 +309,16 @@ impl Vocab {
         (a < b).then(|| &bytes[a..b])
     }
 
+    /// Whether `self` and `other` are one loaded vocabulary (clones share).
+    #[cfg(test)]
+    pub(crate) fn shares_tables_with(&self, other: &Vocab) -> bool {
+        Arc::ptr_eq(&self.keys, &other.keys) && Arc::ptr_eq(&self.offsets, &other.offsets)
+    }
+
     /// Heap bytes this vocabulary allocated (the token bytes themselves stay
     /// in the binary's read-only data and are not counted).
     pub(crate) fn heap_bytes(&self) -> usize {
-        self.offsets.capacity() * 4 + self.keys.capacity() * 8 + self.ranks.capacity() * 4 + self.pair.len() * 4
+        self.offsets.len() * 4 + self.keys.len() * 8 + self.ranks.len() * 4 + self.pair.len() * 4
     }
 }
 
