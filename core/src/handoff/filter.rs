@@ -158,6 +158,7 @@ fn transcript_line(m: &Message) -> String {
             }
             Part::Image { .. } => Some("[image]".into()),
             Part::Attachment(kind) => Some(format!("[{kind}]")),
+            Part::Block { kind, .. } => Some(format!("[{kind}]")),
             Part::Thinking(_) | Part::RedactedThinking(_) => None,
         })
         .collect::<Vec<_>>()
