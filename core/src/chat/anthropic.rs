@@ -61,7 +61,10 @@ pub(super) fn message(raw: Value, i: usize) -> Result<Message> {
         // answered 200); counted and kept like a user message.
         Some("system") => Role::System,
         Some(other) => {
-            return Err(bad(&path, format!("unknown role '{other}' (Anthropic messages are user, assistant or system)")))
+            return Err(bad(
+                &path,
+                format!("unknown role '{other}' (Anthropic messages are user, assistant or system)"),
+            ))
         }
         None => return Err(bad(&path, "has no 'role'")),
     };

@@ -315,8 +315,17 @@ fn detect(doc: &Value) -> Format {
 /// with newlines. Used to count blocks ctxkit does not model.
 pub(crate) fn block_text(v: &Value) -> String {
     fn walk(v: &Value, key: &str, out: &mut Vec<String>) {
-        const SKIP: &[&str] =
-            &["type", "id", "tool_use_id", "signature", "data", "encrypted_content", "cache_control", "media_type", "url"];
+        const SKIP: &[&str] = &[
+            "type",
+            "id",
+            "tool_use_id",
+            "signature",
+            "data",
+            "encrypted_content",
+            "cache_control",
+            "media_type",
+            "url",
+        ];
         match v {
             Value::String(s) if !SKIP.contains(&key) => out.push(s.clone()),
             Value::Array(items) => items.iter().for_each(|x| walk(x, key, out)),

@@ -61,10 +61,10 @@ fn ty(s: &Value, indent: &str) -> String {
                 out.push_str(&format!("{indent}// {d}\n"));
             }
             out.push_str("{\n");
-            let required: Vec<&str> =
-                obj.get("required").and_then(Value::as_array).map_or_else(Vec::new, |r| {
-                    r.iter().filter_map(Value::as_str).collect()
-                });
+            let required: Vec<&str> = obj
+                .get("required")
+                .and_then(Value::as_array)
+                .map_or_else(Vec::new, |r| r.iter().filter_map(Value::as_str).collect());
             let empty = serde_json::Map::new();
             let props = obj.get("properties").and_then(Value::as_object).unwrap_or(&empty);
             let deeper = format!("{indent}    ");
