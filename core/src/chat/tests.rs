@@ -122,8 +122,8 @@ fn detection_and_explicit_override() {
     assert_eq!(Conversation::parse(anth, None).unwrap().format, Format::Anthropic);
     assert_eq!(Conversation::parse(anth, Some(Format::OpenAi)).unwrap().format, Format::OpenAi);
     let err =
-        Conversation::parse(r#"{"messages":[{"role":"system","content":"x"}]}"#, Some(Format::Anthropic)).unwrap_err();
-    assert!(err.message().contains("messages[0]: unknown role 'system'"), "{err}");
+        Conversation::parse(r#"{"messages":[{"role":"tool","content":"x"}]}"#, Some(Format::Anthropic)).unwrap_err();
+    assert!(err.message().contains("messages[0]: unknown role 'tool'"), "{err}");
 }
 
 #[test]
@@ -270,7 +270,8 @@ fn anthropic_unknown_block_is_counted_by_its_text_not_a_flat_rate() {
     let big = "word ".repeat(20_000);
     let v = json!({"messages": [{"role": "user", "content": [{"type": "compaction", "content": big}]}], "system": "s"});
     let c = Conversation::parse(&v.to_string(), Some(Format::Anthropic)).unwrap();
-    let (acct, _) = crate::window::Accountant::for_model(&crate::ModelRegistry::builtin(), "claude-sonnet-4-0").unwrap();
+    let (acct, _) =
+        crate::window::Accountant::for_model(&crate::ModelRegistry::builtin(), "claude-sonnet-4-0").unwrap();
     assert!(acct.message(&c.messages[0]).unwrap() > 15_000);
 }
 
@@ -284,7 +285,8 @@ fn anthropic_image_inside_tool_result_is_counted() {
     ]}]}]});
     let c = rt(&v, Some(Format::Anthropic));
     assert!(matches!(c.messages[0].parts[1], Part::Image { width: Some(750), height: Some(1000), .. }));
-    let (acct, _) = crate::window::Accountant::for_model(&crate::ModelRegistry::builtin(), "claude-sonnet-4-0").unwrap();
+    let (acct, _) =
+        crate::window::Accountant::for_model(&crate::ModelRegistry::builtin(), "claude-sonnet-4-0").unwrap();
     assert!(acct.message(&c.messages[0]).unwrap() >= 1000);
 }
 
@@ -328,8 +330,11 @@ fn openai_custom_tools_calls_and_provider_tool_types_are_accepted() {
 
 #[test]
 fn tools_and_calls_without_a_name_are_rejected_with_their_path() {
-    let e = Conversation::parse(r#"{"messages": [], "tools": [{"type": "function", "function": {}}]}"#, Some(Format::OpenAi))
-        .unwrap_err();
+    let e = Conversation::parse(
+        r#"{"messages": [], "tools": [{"type": "function", "function": {}}]}"#,
+        Some(Format::OpenAi),
+    )
+    .unwrap_err();
     assert!(e.to_string().contains("tools[0]: has no function 'name'"), "{e}");
     let e = Conversation::parse(r#"{"messages": [], "tools": [{"description": "x"}]}"#, Some(Format::Anthropic))
         .unwrap_err();
@@ -340,7 +345,10 @@ fn tools_and_calls_without_a_name_are_rejected_with_their_path() {
     )
     .unwrap_err();
     assert!(e.to_string().contains("has no 'function' object (nor a 'custom' one)"), "{e}");
-    let e = Conversation::parse(r#"{"system": "s", "messages": [{"role": "tool", "content": "x"}]}"#, Some(Format::Anthropic))
-        .unwrap_err();
+    let e = Conversation::parse(
+        r#"{"system": "s", "messages": [{"role": "tool", "content": "x"}]}"#,
+        Some(Format::Anthropic),
+    )
+    .unwrap_err();
     assert!(e.to_string().contains("unknown role 'tool'"), "{e}");
 }

@@ -449,7 +449,7 @@ fn category_of(status: u16, f: &Facts) -> (Category, bool) {
             // waiting never helps; making it smaller does.
             "request too large for",
             // Cohere: "too many tokens: total number of tokens in the prompt cannot exceed N".
-            "too many tokens",
+            "too many tokens: total number of tokens",
             // Gateways (LiteLLM's ContextWindowExceededError and the like).
             "contextwindowexceedederror",
             "reduce the length of the messages",
