@@ -170,7 +170,10 @@ fn is_text_or_tools(shape: &str) -> bool {
 }
 
 /// The goal rows: (label, filter).
-fn goals() -> Vec<(&'static str, fn(&Outcome) -> bool)> {
+/// Which outcomes a goal row takes.
+type Keep = fn(&Outcome) -> bool;
+
+fn goals() -> Vec<(&'static str, Keep)> {
     vec![
         ("models marked exact, text and tool requests", |o| o.exact && is_text_or_tools(&o.rec.shape)),
         ("models marked exact, structured output", |o| o.exact && o.rec.shape == "structured_output"),

@@ -4,7 +4,9 @@
 //! - every message costs 3 tokens of framing, plus its role, its content and
 //!   its name (a name costs 1 more token);
 //! - every reply is primed with `<|start|>assistant<|message|>`: 3 tokens;
-//! - tool definitions cost `func_init` per function, the tokens of
+//! - in the guide's recipe (kept as [`ToolStyle::Recipe`]; the default is now
+//!   the TypeScript rendering below, which gives the same worked figures),
+//!   tool definitions cost `func_init` per function, the tokens of
 //!   `name:description` (a trailing period dropped), `prop_init` when there
 //!   are properties, then per property `prop_key` plus `name:type:description`,
 //!   with `enum_init` once and `enum_item` plus the item per enum value, and
@@ -14,13 +16,16 @@
 //!   its corporate-jargon conversation, 101/105 for its weather tool) are
 //!   golden tests here.
 //!
-//! Beyond what the guide publishes, ctxkit declares its own rules (see
-//! docs/formats.md, "Accounting"): an assistant tool call costs its name and
-//! arguments plus [`Framing::tokens_per_tool_call`]; images follow OpenAI's
-//! tile formula when width and height are known, and a 1024x1024 high-detail
-//! image (765 tokens) otherwise; audio, files and documents cost
-//! [`ATTACHMENT_ESTIMATE`]; nested schema properties are not counted (the
-//! guide's recipe looks at top-level properties only).
+//! Beyond what the guide publishes, the rules are per model family
+//! ([`Framing::for_model`]) and were checked against the prompt tokens
+//! providers billed for recorded requests (docs/accuracy.md, from
+//! core/tests/billing.rs): OpenAI tools in their TypeScript-like rendering,
+//! `response_format` schemas, forced `tool_choice`, gpt-5's hidden system
+//! message, images by the family's tile or patch rule with sizes read from
+//! the image header; Anthropic tools as JSON plus the documented tool-use
+//! system prompt, tool blocks, images by Anthropic's pixel formula. Blocks
+//! ctxkit does not model count the text they carry. docs/formats.md,
+//! "Accounting", lists every constant and which ones were fitted.
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
