@@ -2,7 +2,9 @@
 
 use serde_json::Value;
 
-use super::{bad, block_text, image_size, str_field, Conversation, Format, Message, Part, Role, Tool, ToolCall};
+use super::{
+    bad, block_text, image_size, pdf_pages, str_field, Conversation, Format, Message, Part, Role, Tool, ToolCall,
+};
 use crate::Result;
 
 pub(super) fn parse(doc: Value) -> Result<Conversation> {
@@ -106,6 +108,10 @@ fn part(b: &Value, path: &str, out: &mut Vec<Part>) -> Result<()> {
         Some("image") => image(obj),
         Some("document") => match obj.get("source").and_then(|s| s.get("type")).and_then(Value::as_str) {
             Some("text" | "content") => Part::Block { kind: "document".into(), text: block_text(b) },
+            Some("base64") => match obj.get("source").and_then(|s| s.get("data")).and_then(Value::as_str) {
+                Some(data) => Part::Pdf { pages: pdf_pages(data) },
+                None => Part::Attachment("document"),
+            },
             _ => Part::Attachment("document"),
         },
         Some("thinking") => Part::Thinking(str_field(obj, "thinking", path)?.unwrap_or_default().to_owned()),

@@ -97,6 +97,13 @@ pub enum Part {
         /// Pixel height, when known.
         height: Option<u32>,
     },
+    /// A base64 PDF document (Anthropic): counted per page by Anthropic's
+    /// documented estimate. `pages` is the number of `/Type /Page` objects
+    /// found in the data, at least 1.
+    Pdf {
+        /// Pages found.
+        pages: usize,
+    },
     /// Audio input, a file or a document: counted by a declared estimate.
     Attachment(&'static str),
     /// Model reasoning (Anthropic `thinking`).
@@ -398,6 +405,24 @@ pub(crate) fn image_size(data: &str) -> Option<(u32, u32)> {
         }
     }
     None
+}
+
+/// Pages of a base64 PDF: its `/Type /Page` objects (not `/Pages`), at
+/// least 1 (a PDF cut short or with compressed object streams shows fewer).
+pub(crate) fn pdf_pages(b64: &str) -> usize {
+    let bytes = b64_prefix(b64, crate::limits::MAX_JSON_BYTES);
+    let mut n = 0;
+    for marker in [&b"/Type /Page"[..], &b"/Type/Page"[..]] {
+        let mut i = 0;
+        while let Some(at) = bytes[i..].windows(marker.len()).position(|w| w == marker) {
+            let end = i + at + marker.len();
+            if bytes.get(end) != Some(&b's') {
+                n += 1;
+            }
+            i = end;
+        }
+    }
+    n.max(1)
 }
 
 /// Decodes up to `max` bytes of standard base64 (whitespace skipped, stops

@@ -352,3 +352,20 @@ fn tools_and_calls_without_a_name_are_rejected_with_their_path() {
     .unwrap_err();
     assert!(e.to_string().contains("unknown role 'tool'"), "{e}");
 }
+
+#[test]
+fn pdf_pages_are_counted_from_the_data() {
+    let pdf = |body: &str| {
+        use base64::Engine as _;
+        base64::engine::general_purpose::STANDARD.encode(body)
+    };
+    let two = pdf("%PDF-1.4\n1 0 obj << /Type /Pages /Count 2 >>\n2 0 obj << /Type /Page >>\n3 0 obj <</Type/Page>>\n");
+    assert_eq!(pdf_pages(&two), 2);
+    assert_eq!(pdf_pages(&pdf("%PDF-1.7 compressed")), 1);
+    assert_eq!(pdf_pages("not base64 at all!"), 1);
+    let v = json!({"system": "s", "messages": [{"role": "user", "content": [
+        {"type": "document", "source": {"type": "base64", "media_type": "application/pdf", "data": two}}
+    ]}]});
+    let c = rt(&v, Some(Format::Anthropic));
+    assert_eq!(c.messages[0].parts[0], Part::Pdf { pages: 2 });
+}

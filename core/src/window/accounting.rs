@@ -37,6 +37,10 @@ use crate::{Encoding, Result, Tokenizer};
 /// not text ctxkit can count. A declared estimate, not a measurement.
 pub const ATTACHMENT_ESTIMATE: usize = 256;
 
+/// Tokens per PDF page: the low end of Anthropic's documented 1,500-3,000
+/// (each page is read as text and as an image). An estimate.
+pub const PDF_PAGE_ESTIMATE: usize = 1500;
+
 /// How a model family is shown its tool definitions.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -267,6 +271,7 @@ impl Accountant {
             Part::ToolResult { text, .. } => self.count(text)? + self.framing.tokens_per_tool_call,
             Part::Image { detail, width, height } => self.image(detail.as_deref(), *width, *height),
             Part::Attachment(_) => ATTACHMENT_ESTIMATE,
+            Part::Pdf { pages } => pages * PDF_PAGE_ESTIMATE,
             Part::Block { text, .. } => self.count(text)? + self.framing.tokens_per_tool_call,
             // Opaque base64-like data: about 4 bytes per token.
             Part::RedactedThinking(len) => len.div_ceil(4),
