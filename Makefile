@@ -1,7 +1,7 @@
 # ctxkit developer entry points. `make test` is the one test command (CI runs
 # it through .ci/run); everything else is a convenience.
 
-.PHONY: test build header demo clean growth fuzz-smoke fuzz-long
+.PHONY: test build header demo clean growth fuzz-smoke fuzz-long accuracy
 
 test:
 	bash scripts/test.sh
@@ -42,3 +42,8 @@ demo:
 clean:
 	cargo clean
 	$(MAKE) -C tests/c clean
+
+# Regenerate docs/accuracy.md: the recorded requests in tests/fixtures/billing
+# counted and compared with what the provider billed (core/tests/billing.rs).
+accuracy:
+	CTXKIT_WRITE_ACCURACY=1 cargo test -p ctxkit --release --test billing

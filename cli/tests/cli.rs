@@ -308,8 +308,10 @@ fn fit_drops_turns_when_it_must_and_keeps_anthropic_shape() {
             "../examples/data/anthropic-session.json",
             "--model",
             "claude-sonnet-4-5",
+            // The session counts 911 (598 of them its tools with Anthropic's
+            // tool-use system prompt), the fixed part 631: 850 forces drops.
             "--max-tokens",
-            "300",
+            "850",
             "--reserve-output",
             "50",
         ],

@@ -2,7 +2,9 @@
 
 use serde_json::Value;
 
-use super::{bad, str_field, Conversation, Format, Message, Part, Role, Tool, ToolCall};
+use super::{
+    bad, block_text, image_size, pdf_pages, str_field, Conversation, Format, Message, Part, Role, Tool, ToolCall,
+};
 use crate::Result;
 
 pub(super) fn parse(doc: Value) -> Result<Conversation> {
@@ -22,9 +24,13 @@ pub(super) fn parse(doc: Value) -> Result<Conversation> {
             blocks
                 .iter()
                 .enumerate()
-                .map(|(j, b)| match part(b, &format!("system[{j}]"))? {
-                    Part::Text(t) => Ok(t),
-                    _ => Err(bad(&format!("system[{j}]"), "system blocks must be text")),
+                .map(|(j, b)| {
+                    let mut out = Vec::new();
+                    part(b, &format!("system[{j}]"), &mut out)?;
+                    match out.pop() {
+                        Some(Part::Text(t)) if out.is_empty() => Ok(t),
+                        _ => Err(bad(&format!("system[{j}]"), "system blocks must be text")),
+                    }
                 })
                 .collect::<Result<Vec<_>>>()?
                 .join("\n"),
@@ -53,8 +59,14 @@ pub(super) fn message(raw: Value, i: usize) -> Result<Message> {
     let role = match str_field(obj, "role", &path)? {
         Some("user") => Role::User,
         Some("assistant") => Role::Assistant,
+        // Accepted by the API in the middle of `messages` (recorded requests
+        // answered 200); counted and kept like a user message.
+        Some("system") => Role::System,
         Some(other) => {
-            return Err(bad(&path, format!("unknown role '{other}' (Anthropic messages are user or assistant)")))
+            return Err(bad(
+                &path,
+                format!("unknown role '{other}' (Anthropic messages are user, assistant or system)"),
+            ))
         }
         None => return Err(bad(&path, "has no 'role'")),
     };
@@ -68,7 +80,7 @@ pub(super) fn message(raw: Value, i: usize) -> Result<Message> {
                 if b.get("type").and_then(Value::as_str) == Some("tool_use") {
                     tool_calls.push(tool_use(b, &bpath)?);
                 } else {
-                    parts.push(part(b, &bpath)?);
+                    part(b, &bpath, &mut parts)?;
                 }
             }
         }
@@ -86,38 +98,68 @@ fn tool_use(b: &Value, path: &str) -> Result<ToolCall> {
     Ok(ToolCall { id, name, arguments })
 }
 
-fn part(b: &Value, path: &str) -> Result<Part> {
+/// Reads one content block into `out`: one part, or for a `tool_result`
+/// the result followed by the images and documents nested in it (so they
+/// are counted; pairing looks at the result alone).
+fn part(b: &Value, path: &str, out: &mut Vec<Part>) -> Result<()> {
     let obj = b.as_object().ok_or_else(|| bad(path, "must be an object"))?;
-    Ok(match str_field(obj, "type", path)? {
+    let p = match str_field(obj, "type", path)? {
         Some("text") => Part::Text(str_field(obj, "text", path)?.unwrap_or_default().to_owned()),
-        Some("image") => Part::Image { detail: None, width: dim(obj, "width"), height: dim(obj, "height") },
-        Some("document") => Part::Attachment("document"),
+        Some("image") => image(obj),
+        Some("document") => match obj.get("source").and_then(|s| s.get("type")).and_then(Value::as_str) {
+            Some("text" | "content") => Part::Block { kind: "document".into(), text: block_text(b) },
+            Some("base64") => match obj.get("source").and_then(|s| s.get("data")).and_then(Value::as_str) {
+                Some(data) => Part::Pdf { pages: pdf_pages(data) },
+                None => Part::Attachment("document"),
+            },
+            _ => Part::Attachment("document"),
+        },
         Some("thinking") => Part::Thinking(str_field(obj, "thinking", path)?.unwrap_or_default().to_owned()),
         Some("redacted_thinking") => Part::RedactedThinking(str_field(obj, "data", path)?.map_or(0, str::len)),
         Some("tool_result") => {
             let id =
                 str_field(obj, "tool_use_id", path)?.ok_or_else(|| bad(path, "tool_result has no 'tool_use_id'"))?;
+            let mut nested = Vec::new();
             let text = match obj.get("content") {
                 None | Some(Value::Null) => String::new(),
                 Some(Value::String(s)) => s.clone(),
-                Some(Value::Array(inner)) => inner
-                    .iter()
-                    .enumerate()
-                    .filter_map(|(k, c)| match part(c, &format!("{path}.content[{k}]")) {
-                        Ok(Part::Text(t)) => Some(Ok(t)),
-                        Ok(_) => None,
-                        Err(e) => Some(Err(e)),
-                    })
-                    .collect::<Result<Vec<_>>>()?
-                    .join("\n"),
+                Some(Value::Array(inner)) => {
+                    let mut texts = Vec::new();
+                    for (k, c) in inner.iter().enumerate() {
+                        let mut one = Vec::new();
+                        part(c, &format!("{path}.content[{k}]"), &mut one)?;
+                        for p in one {
+                            match p {
+                                Part::Text(t) | Part::Block { text: t, .. } => texts.push(t),
+                                other => nested.push(other),
+                            }
+                        }
+                    }
+                    texts.join("\n")
+                }
                 Some(_) => return Err(bad(path, "tool_result 'content' must be a string or blocks")),
             };
             let is_error = obj.get("is_error").and_then(Value::as_bool).unwrap_or(false);
-            Part::ToolResult { id: id.to_owned(), text, is_error }
+            out.push(Part::ToolResult { id: id.to_owned(), text, is_error });
+            out.extend(nested);
+            return Ok(());
         }
-        Some(_) => Part::Attachment("other"),
+        Some(kind) => Part::Block { kind: kind.to_owned(), text: block_text(b) },
         None => return Err(bad(path, "has no 'type'")),
-    })
+    };
+    out.push(p);
+    Ok(())
+}
+
+fn image(obj: &serde_json::Map<String, Value>) -> Part {
+    let (mut width, mut height) = (dim(obj, "width"), dim(obj, "height"));
+    if width.is_none() || height.is_none() {
+        let data = obj.get("source").and_then(|s| s.get("data")).and_then(Value::as_str);
+        if let Some((w, h)) = data.and_then(image_size) {
+            (width, height) = (Some(w), Some(h));
+        }
+    }
+    Part::Image { detail: None, width, height }
 }
 
 fn dim(obj: &serde_json::Map<String, Value>, k: &str) -> Option<u32> {
@@ -127,7 +169,14 @@ fn dim(obj: &serde_json::Map<String, Value>, k: &str) -> Option<u32> {
 fn tool(raw: Value, i: usize) -> Result<Tool> {
     let path = format!("tools[{i}]");
     let obj = raw.as_object().ok_or_else(|| bad(&path, "must be an object"))?;
-    let name = str_field(obj, "name", &path)?.ok_or_else(|| bad(&path, "has no 'name'"))?.to_owned();
+    // Server tools and MCP toolsets name themselves by their type or server.
+    let name = match str_field(obj, "name", &path)? {
+        Some(n) => n,
+        None => str_field(obj, "mcp_server_name", &path)?
+            .or(str_field(obj, "type", &path)?)
+            .ok_or_else(|| bad(&path, "has no 'name' (nor a 'type')"))?,
+    }
+    .to_owned();
     let description = str_field(obj, "description", &path)?.map(str::to_owned);
     let parameters = obj.get("input_schema").cloned().unwrap_or(Value::Null);
     Ok(Tool { name, description, parameters, raw })

@@ -97,12 +97,30 @@ pub enum Part {
         /// Pixel height, when known.
         height: Option<u32>,
     },
+    /// A base64 PDF document (Anthropic): counted per page by Anthropic's
+    /// documented estimate. `pages` is the number of `/Type /Page` objects
+    /// found in the data, at least 1.
+    Pdf {
+        /// Pages found.
+        pages: usize,
+    },
     /// Audio input, a file or a document: counted by a declared estimate.
     Attachment(&'static str),
     /// Model reasoning (Anthropic `thinking`).
     Thinking(String),
     /// Anthropic `redacted_thinking`: opaque, counted by its data length.
     RedactedThinking(usize),
+    /// A block ctxkit does not model by itself (Anthropic server tool blocks,
+    /// `search_result`, `compaction`, a text `document`, a future block type,
+    /// an OpenAI part type it does not know): kept as it is on the wire and
+    /// counted by the text it carries (every string value but its `type`,
+    /// ids, signatures and base64 data), as an estimate.
+    Block {
+        /// The block's `type`.
+        kind: String,
+        /// The text it carries, joined with newlines.
+        text: String,
+    },
     /// A tool result block (Anthropic `tool_result`), content flattened to text.
     ToolResult {
         /// The `tool_use_id` it answers.
@@ -154,7 +172,7 @@ impl Message {
         for p in &self.parts {
             match p {
                 Part::Text(t) | Part::Thinking(t) => out.push(t.as_str()),
-                Part::ToolResult { text, .. } => out.push(text.as_str()),
+                Part::ToolResult { text, .. } | Part::Block { text, .. } => out.push(text.as_str()),
                 _ => {}
             }
         }
@@ -211,6 +229,12 @@ impl Conversation {
             Format::OpenAi => openai::parse(doc),
             Format::Anthropic => anthropic::parse(doc),
         }
+    }
+
+    /// A top-level field of the request other than `messages`, `tools` and
+    /// `system` (e.g. `tool_choice`, `response_format`), as given.
+    pub fn field(&self, key: &str) -> Option<&Value> {
+        self.envelope.as_ref().and_then(|e| e.get(key)).filter(|v| !v.is_null())
     }
 
     /// The conversation as JSON in its own format. Top-level fields keep
@@ -291,6 +315,143 @@ fn detect(doc: &Value) -> Format {
         }
     }
     Format::OpenAi
+}
+
+/// The text a block carries: every string value in it, depth first, except
+/// its `type`, ids, signatures, cache settings and base64 or URL data, joined
+/// with newlines. Used to count blocks ctxkit does not model.
+pub(crate) fn block_text(v: &Value) -> String {
+    fn walk(v: &Value, key: &str, out: &mut Vec<String>) {
+        const SKIP: &[&str] = &[
+            "type",
+            "id",
+            "tool_use_id",
+            "signature",
+            "data",
+            "encrypted_content",
+            "cache_control",
+            "media_type",
+            "url",
+        ];
+        match v {
+            Value::String(s) if !SKIP.contains(&key) => out.push(s.clone()),
+            Value::Array(items) => items.iter().for_each(|x| walk(x, key, out)),
+            Value::Object(obj) => {
+                for (k, x) in obj {
+                    if !SKIP.contains(&k.as_str()) {
+                        walk(x, k, out)
+                    }
+                }
+            }
+            Value::Number(n) => out.push(n.to_string()),
+            _ => {}
+        }
+    }
+    let mut out = Vec::new();
+    walk(v, "", &mut out);
+    out.join("\n")
+}
+
+/// Width and height of a PNG, GIF, WebP or JPEG image given as base64 (or a
+/// `data:` URL), read from its header; None when the data is not one of
+/// those or is cut before the size.
+pub(crate) fn image_size(data: &str) -> Option<(u32, u32)> {
+    let b64 = match data.strip_prefix("data:") {
+        Some(rest) => rest.split_once(',')?.1,
+        None => data,
+    };
+    let bytes = b64_prefix(b64, 96 * 1024);
+    let be16 = |i: usize| bytes.get(i..i + 2).map(|b| u32::from(u16::from_be_bytes([b[0], b[1]])));
+    let le16 = |i: usize| bytes.get(i..i + 2).map(|b| u32::from(u16::from_le_bytes([b[0], b[1]])));
+    let be32 = |i: usize| bytes.get(i..i + 4).map(|b| u32::from_be_bytes([b[0], b[1], b[2], b[3]]));
+    if bytes.starts_with(b"\x89PNG\r\n\x1a\n") {
+        return Some((be32(16)?, be32(20)?));
+    }
+    if bytes.starts_with(b"GIF8") {
+        return Some((le16(6)?, le16(8)?));
+    }
+    if bytes.starts_with(b"RIFF") && bytes.get(8..12) == Some(b"WEBP") {
+        return match bytes.get(12..16)? {
+            b"VP8X" => {
+                let w = u32::from_le_bytes([bytes[24], bytes[25], bytes[26], 0]) + 1;
+                let h = u32::from_le_bytes([*bytes.get(27)?, *bytes.get(28)?, *bytes.get(29)?, 0]) + 1;
+                Some((w, h))
+            }
+            b"VP8 " => Some((le16(26)? & 0x3fff, le16(28)? & 0x3fff)),
+            b"VP8L" => {
+                let b = bytes.get(21..25)?;
+                let v = u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+                Some(((v & 0x3fff) + 1, ((v >> 14) & 0x3fff) + 1))
+            }
+            _ => None,
+        };
+    }
+    if bytes.starts_with(&[0xff, 0xd8]) {
+        let mut i = 2;
+        while i + 9 < bytes.len() {
+            if bytes[i] != 0xff {
+                return None;
+            }
+            let marker = bytes[i + 1];
+            if marker == 0xff {
+                i += 1;
+                continue;
+            }
+            let len = be16(i + 2)? as usize;
+            if matches!(marker, 0xc0..=0xcf) && !matches!(marker, 0xc4 | 0xc8 | 0xcc) {
+                return Some((be16(i + 7)?, be16(i + 5)?));
+            }
+            i += 2 + len;
+        }
+    }
+    None
+}
+
+/// Pages of a base64 PDF: its `/Type /Page` objects (not `/Pages`), at
+/// least 1 (a PDF cut short or with compressed object streams shows fewer).
+pub(crate) fn pdf_pages(b64: &str) -> usize {
+    let bytes = b64_prefix(b64, crate::limits::MAX_JSON_BYTES);
+    let mut n = 0;
+    for marker in [&b"/Type /Page"[..], &b"/Type/Page"[..]] {
+        let mut i = 0;
+        while let Some(at) = bytes[i..].windows(marker.len()).position(|w| w == marker) {
+            let end = i + at + marker.len();
+            if bytes.get(end) != Some(&b's') {
+                n += 1;
+            }
+            i = end;
+        }
+    }
+    n.max(1)
+}
+
+/// Decodes up to `max` bytes of standard base64 (whitespace skipped, stops
+/// at the first character that is not base64).
+fn b64_prefix(s: &str, max: usize) -> Vec<u8> {
+    let mut out = Vec::new();
+    let (mut acc, mut bits) = (0u32, 0u32);
+    for c in s.bytes() {
+        let v = match c {
+            b'A'..=b'Z' => c - b'A',
+            b'a'..=b'z' => c - b'a' + 26,
+            b'0'..=b'9' => c - b'0' + 52,
+            b'+' | b'-' => 62,
+            b'/' | b'_' => 63,
+            b' ' | b'\n' | b'\r' | b'\t' => continue,
+            _ => break,
+        };
+        acc = (acc << 6) | u32::from(v);
+        bits += 6;
+        if bits >= 8 {
+            bits -= 8;
+            out.push((acc >> bits) as u8);
+            acc &= (1 << bits) - 1;
+            if out.len() >= max {
+                break;
+            }
+        }
+    }
+    out
 }
 
 /// A schema error at `path` (e.g. `messages[3].content[1]`).

@@ -2,7 +2,7 @@
 
 use serde_json::{Map, Value};
 
-use super::{bad, str_field, Conversation, Format, Message, Part, Role, Tool, ToolCall};
+use super::{bad, block_text, image_size, str_field, Conversation, Format, Message, Part, Role, Tool, ToolCall};
 use crate::Result;
 
 pub(super) fn parse(doc: Value) -> Result<Conversation> {
@@ -79,7 +79,16 @@ pub(super) fn message(raw: Value, i: usize) -> Result<Message> {
 fn call(c: &Value, path: &str) -> Result<ToolCall> {
     let obj = c.as_object().ok_or_else(|| bad(path, "must be an object"))?;
     let id = str_field(obj, "id", path)?.ok_or_else(|| bad(path, "has no 'id'"))?.to_owned();
-    let f = obj.get("function").and_then(Value::as_object).ok_or_else(|| bad(path, "has no 'function' object"))?;
+    if let Some(custom) = obj.get("custom").and_then(Value::as_object) {
+        // A custom tool call: free-form `input` instead of JSON arguments.
+        let name = str_field(custom, "name", path)?.unwrap_or_default().to_owned();
+        let arguments = str_field(custom, "input", path)?.unwrap_or_default().to_owned();
+        return Ok(ToolCall { id, name, arguments });
+    }
+    let f = obj
+        .get("function")
+        .and_then(Value::as_object)
+        .ok_or_else(|| bad(path, "has no 'function' object (nor a 'custom' one)"))?;
     let name = str_field(f, "name", path)?.unwrap_or_default().to_owned();
     let arguments = match f.get("arguments") {
         None | Some(Value::Null) => String::new(),
@@ -113,15 +122,22 @@ fn part(p: &Value, path: &str) -> Result<Part> {
                     .and_then(Value::as_u64)
                     .and_then(|n| u32::try_from(n).ok())
             };
+            let (mut width, mut height) = (dim("width"), dim("height"));
+            if width.is_none() || height.is_none() {
+                let url = img.and_then(|i| i.get("url")).and_then(Value::as_str);
+                if let Some((w, h)) = url.and_then(image_size) {
+                    (width, height) = (Some(w), Some(h));
+                }
+            }
             Part::Image {
                 detail: img.and_then(|i| i.get("detail")).and_then(Value::as_str).map(str::to_owned),
-                width: dim("width"),
-                height: dim("height"),
+                width,
+                height,
             }
         }
         Some("input_audio") => Part::Attachment("audio"),
         Some("file") => Part::Attachment("file"),
-        Some(_) => Part::Attachment("other"),
+        Some(kind) => Part::Block { kind: kind.to_owned(), text: block_text(p) },
         None => return Err(bad(path, "has no 'type'")),
     })
 }
@@ -129,12 +145,22 @@ fn part(p: &Value, path: &str) -> Result<Part> {
 fn tool(raw: Value, i: usize) -> Result<Tool> {
     let path = format!("tools[{i}]");
     let obj = raw.as_object().ok_or_else(|| bad(&path, "must be an object"))?;
-    let f: &Map<String, Value> = match obj.get("function").and_then(Value::as_object) {
+    // A function tool, a `custom` tool (free-form input, an optional
+    // grammar `format`), a legacy `functions` entry (the function object
+    // itself) or a provider's own tool type (`openrouter:web_search`),
+    // named by its type.
+    let f: &Map<String, Value> = match obj.get("function").or_else(|| obj.get("custom")).and_then(Value::as_object) {
         Some(f) => f,
-        None => obj, // legacy `functions` entries are the function object itself
+        None => obj,
     };
-    let name = str_field(f, "name", &path)?.ok_or_else(|| bad(&path, "has no function 'name'"))?.to_owned();
+    let name = match str_field(f, "name", &path)? {
+        Some(n) => n.to_owned(),
+        None => match str_field(obj, "type", &path)? {
+            Some(t) if t != "function" => t.to_owned(),
+            _ => return Err(bad(&path, "has no function 'name'")),
+        },
+    };
     let description = str_field(f, "description", &path)?.map(str::to_owned);
-    let parameters = f.get("parameters").cloned().unwrap_or(Value::Null);
+    let parameters = f.get("parameters").or_else(|| f.get("format")).cloned().unwrap_or(Value::Null);
     Ok(Tool { name, description, parameters, raw })
 }

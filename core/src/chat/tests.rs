@@ -122,8 +122,8 @@ fn detection_and_explicit_override() {
     assert_eq!(Conversation::parse(anth, None).unwrap().format, Format::Anthropic);
     assert_eq!(Conversation::parse(anth, Some(Format::OpenAi)).unwrap().format, Format::OpenAi);
     let err =
-        Conversation::parse(r#"{"messages":[{"role":"system","content":"x"}]}"#, Some(Format::Anthropic)).unwrap_err();
-    assert!(err.message().contains("messages[0]: unknown role 'system'"), "{err}");
+        Conversation::parse(r#"{"messages":[{"role":"tool","content":"x"}]}"#, Some(Format::Anthropic)).unwrap_err();
+    assert!(err.message().contains("messages[0]: unknown role 'tool'"), "{err}");
 }
 
 #[test]
@@ -225,4 +225,147 @@ fn the_reader_builds_the_same_document_as_serde_json() {
     for scalar in ["42", "-1", "2.5", "\"s\"", "true", "null"] {
         assert_eq!(reader::read(scalar).unwrap(), serde_json::from_str::<Value>(scalar).unwrap(), "{scalar}");
     }
+}
+
+// Issue 15: shapes providers accept (answered 200 in recorded requests).
+
+#[test]
+fn anthropic_mid_conversation_system_and_server_blocks_are_accepted_and_round_trip() {
+    let v = json!({
+        "model": "claude-sonnet-4-5", "system": "top",
+        "messages": [
+            {"role": "user", "content": "find it"},
+            {"role": "system", "content": "A note injected mid-conversation."},
+            {"role": "assistant", "content": [
+                {"type": "server_tool_use", "id": "srvtoolu_1", "name": "web_search", "input": {"query": "rust"}},
+                {"type": "web_search_tool_result", "tool_use_id": "srvtoolu_1", "content": [
+                    {"type": "web_search_result", "title": "The Rust language", "url": "https://x.invalid", "encrypted_content": "QUJD"}
+                ]},
+                {"type": "compaction", "content": "summary of earlier turns"},
+                {"type": "some_future_block", "text": "future text"}
+            ]},
+            {"role": "user", "content": [{"type": "search_result", "source": "s", "title": "t", "content": [{"type": "text", "text": "found"}]}]}
+        ],
+        "tools": [{"type": "web_search_20250305", "name": "web_search"}, {"type": "mcp_toolset", "mcp_server_name": "files"}]
+    });
+    let c = rt(&v, Some(Format::Anthropic));
+    assert_eq!(c.messages[1].role, Role::System);
+    let kinds: Vec<&str> = c.messages[2]
+        .parts
+        .iter()
+        .filter_map(|p| match p {
+            Part::Block { kind, .. } => Some(kind.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(kinds, ["server_tool_use", "web_search_tool_result", "compaction", "some_future_block"]);
+    // Counted by their text: the title is in, the encrypted content and ids are not.
+    let Part::Block { text, .. } = &c.messages[2].parts[1] else { panic!() };
+    assert_eq!(text, "The Rust language");
+    assert_eq!(c.tools[1].name, "files");
+}
+
+#[test]
+fn anthropic_unknown_block_is_counted_by_its_text_not_a_flat_rate() {
+    let big = "word ".repeat(20_000);
+    let v = json!({"messages": [{"role": "user", "content": [{"type": "compaction", "content": big}]}], "system": "s"});
+    let c = Conversation::parse(&v.to_string(), Some(Format::Anthropic)).unwrap();
+    let (acct, _) =
+        crate::window::Accountant::for_model(&crate::ModelRegistry::builtin(), "claude-sonnet-4-0").unwrap();
+    assert!(acct.message(&c.messages[0]).unwrap() > 15_000);
+}
+
+#[test]
+fn anthropic_image_inside_tool_result_is_counted() {
+    // A 1x1 PNG header claiming 750x1000 pixels.
+    let png = "iVBORw0KGgoAAAANSUhEUgAAAu4AAAPoCAYAAAA=";
+    let v = json!({"system": "s", "messages": [{"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": [
+        {"type": "text", "text": "shot"},
+        {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": png}}
+    ]}]}]});
+    let c = rt(&v, Some(Format::Anthropic));
+    assert!(matches!(c.messages[0].parts[1], Part::Image { width: Some(750), height: Some(1000), .. }));
+    let (acct, _) =
+        crate::window::Accountant::for_model(&crate::ModelRegistry::builtin(), "claude-sonnet-4-0").unwrap();
+    assert!(acct.message(&c.messages[0]).unwrap() >= 1000);
+}
+
+#[test]
+fn image_sizes_from_headers_and_cut_data() {
+    assert_eq!(image_size("iVBORw0KGgoAAAANSUhEUgAAAu4AAAPoCAYAAAA="), Some((750, 1000)));
+    assert_eq!(image_size("data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAu4AAAPoCAYAAAA="), Some((750, 1000)));
+    // GIF89a, 3x2.
+    assert_eq!(image_size("R0lGODlhAwACAA=="), Some((3, 2)));
+    // Cut before the size, not an image, empty, a data URL without a comma.
+    assert_eq!(image_size("iVBORw0KGgo"), None);
+    assert_eq!(image_size("aGVsbG8gd29ybGQ="), None);
+    assert_eq!(image_size(""), None);
+    assert_eq!(image_size("data:image/png;base64"), None);
+    // A JPEG whose segment length runs past the data.
+    assert_eq!(image_size("/9j/4AAQSkZJRgABAQ"), None);
+}
+
+#[test]
+fn openai_custom_tools_calls_and_provider_tool_types_are_accepted() {
+    let v = json!({
+        "model": "gpt-5",
+        "messages": [
+            {"role": "user", "content": "run it"},
+            {"role": "assistant", "content": null, "tool_calls": [
+                {"id": "c1", "type": "custom", "custom": {"name": "code_exec", "input": "print(1)"}}
+            ]},
+            {"role": "tool", "tool_call_id": "c1", "content": "1"}
+        ],
+        "tools": [
+            {"type": "custom", "custom": {"name": "code_exec", "description": "Runs code", "format": {"type": "text"}}},
+            {"type": "openrouter:web_search", "parameters": {"max_results": 3}}
+        ]
+    });
+    let c = rt(&v, Some(Format::OpenAi));
+    assert_eq!(c.messages[1].tool_calls[0].name, "code_exec");
+    assert_eq!(c.messages[1].tool_calls[0].arguments, "print(1)");
+    assert_eq!(c.tools[0].name, "code_exec");
+    assert_eq!(c.tools[1].name, "openrouter:web_search");
+}
+
+#[test]
+fn tools_and_calls_without_a_name_are_rejected_with_their_path() {
+    let e = Conversation::parse(
+        r#"{"messages": [], "tools": [{"type": "function", "function": {}}]}"#,
+        Some(Format::OpenAi),
+    )
+    .unwrap_err();
+    assert!(e.to_string().contains("tools[0]: has no function 'name'"), "{e}");
+    let e = Conversation::parse(r#"{"messages": [], "tools": [{"description": "x"}]}"#, Some(Format::Anthropic))
+        .unwrap_err();
+    assert!(e.to_string().contains("tools[0]: has no 'name' (nor a 'type')"), "{e}");
+    let e = Conversation::parse(
+        r#"{"messages": [{"role": "assistant", "tool_calls": [{"id": "c", "type": "custom"}]}]}"#,
+        Some(Format::OpenAi),
+    )
+    .unwrap_err();
+    assert!(e.to_string().contains("has no 'function' object (nor a 'custom' one)"), "{e}");
+    let e = Conversation::parse(
+        r#"{"system": "s", "messages": [{"role": "tool", "content": "x"}]}"#,
+        Some(Format::Anthropic),
+    )
+    .unwrap_err();
+    assert!(e.to_string().contains("unknown role 'tool'"), "{e}");
+}
+
+#[test]
+fn pdf_pages_are_counted_from_the_data() {
+    let pdf = |body: &str| {
+        use base64::Engine as _;
+        base64::engine::general_purpose::STANDARD.encode(body)
+    };
+    let two = pdf("%PDF-1.4\n1 0 obj << /Type /Pages /Count 2 >>\n2 0 obj << /Type /Page >>\n3 0 obj <</Type/Page>>\n");
+    assert_eq!(pdf_pages(&two), 2);
+    assert_eq!(pdf_pages(&pdf("%PDF-1.7 compressed")), 1);
+    assert_eq!(pdf_pages("not base64 at all!"), 1);
+    let v = json!({"system": "s", "messages": [{"role": "user", "content": [
+        {"type": "document", "source": {"type": "base64", "media_type": "application/pdf", "data": two}}
+    ]}]});
+    let c = rt(&v, Some(Format::Anthropic));
+    assert_eq!(c.messages[0].parts[0], Part::Pdf { pages: 2 });
 }

@@ -158,6 +158,8 @@ fn transcript_line(m: &Message) -> String {
             }
             Part::Image { .. } => Some("[image]".into()),
             Part::Attachment(kind) => Some(format!("[{kind}]")),
+            Part::Block { kind, .. } => Some(format!("[{kind}]")),
+            Part::Pdf { .. } => Some("[document]".into()),
             Part::Thinking(_) | Part::RedactedThinking(_) => None,
         })
         .collect::<Vec<_>>()

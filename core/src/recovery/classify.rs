@@ -225,6 +225,8 @@ struct Facts {
     text: String,
     body_delay_ms: Option<u64>,
     blocked: bool,
+    /// OpenAI's `param`: which request field the error is about.
+    param: Option<String>,
 }
 
 fn header<'a>(headers: &[(&'a str, &'a str)], name: &str) -> Option<&'a str> {
@@ -244,6 +246,7 @@ fn facts(doc: Option<&Value>, raw: &str, headers: &[(&str, &str)]) -> Facts {
     let mut message: Option<String> = None;
     let mut body_delay_ms = None;
     let mut blocked = false;
+    let mut param = None;
     let push = |codes: &mut Vec<String>, v: Option<&Value>| {
         if let Some(c) = v.and_then(code_text) {
             // Bedrock's __type may be "com.amazon.coral.service#ThrottlingException".
@@ -261,6 +264,7 @@ fn facts(doc: Option<&Value>, raw: &str, headers: &[(&str, &str)]) -> Facts {
                     push(&mut codes, inner.get("code"));
                 }
                 message = e.get("message").and_then(Value::as_str).map(str::to_owned);
+                param = e.get("param").and_then(Value::as_str).map(str::to_owned);
                 if let Some(details) = e.get("details").and_then(Value::as_array) {
                     for d in details {
                         if let Some(delay) = d.get("retryDelay").and_then(Value::as_str) {
@@ -302,7 +306,7 @@ fn facts(doc: Option<&Value>, raw: &str, headers: &[(&str, &str)]) -> Facts {
         body_delay_ms = delay_in_text(&text);
     }
     let message = message.or_else(|| (doc.is_none() && !raw.trim().is_empty()).then(|| raw.trim().to_owned()));
-    Facts { codes, code, message, text, body_delay_ms, blocked }
+    Facts { codes, code, message, text, body_delay_ms, blocked, param }
 }
 
 /// "28s", "1.5s", "200ms" to milliseconds.
@@ -413,10 +417,16 @@ fn category_of(status: u16, f: &Facts) -> (Category, bool) {
     ) {
         return (InvalidToolHistory, false);
     }
-    if any_code(
-        f,
-        &["context_length_exceeded", "exceed_context_size_error", "string_above_max_length", "request_too_large"],
-    ) || any_text(
+    // `string_above_max_length` is an overflow only when it is about the
+    // messages (a too-long `user` field is an invalid request).
+    let long_string = any_code(f, &["string_above_max_length"])
+        && f.param.as_deref().is_none_or(|p| p.starts_with("messages") || p.starts_with("input"));
+    let overflow_code = long_string
+        || any_code(
+            f,
+            &["context_length_exceeded", "exceed_context_size_error", "request_too_large", "context_window_exceeded"],
+        );
+    let overflow_text = any_text(
         f,
         &[
             "maximum context length",
@@ -430,8 +440,24 @@ fn category_of(status: u16, f: &Facts) -> (Category, bool) {
             "too many input tokens",
             "context length exceeded",
             "context window exceeded",
+            // Vertex AI: "the input token count is N but model only supports up to M".
+            "but model only supports up to",
+            // OpenAI: "Input tokens exceed the configured limit of N tokens".
+            "input tokens exceed the configured limit",
+            // OpenAI 429 and Groq 413 "Request too large for <model> ... on tokens
+            // per min": the request alone is over the per-minute budget, so
+            // waiting never helps; making it smaller does.
+            "request too large for",
+            // Cohere: "too many tokens: total number of tokens in the prompt cannot exceed N".
+            "too many tokens: total number of tokens",
+            // Gateways (LiteLLM's ContextWindowExceededError and the like).
+            "contextwindowexceedederror",
+            "reduce the length of the messages",
         ],
-    ) {
+    );
+    // A 5xx that mentions the context length is still a server error: the
+    // request was not refused for its size.
+    if overflow_code || (overflow_text && !(500..600).contains(&status)) {
         return (ContextOverflow, false);
     }
     if f.blocked
@@ -444,6 +470,8 @@ fn category_of(status: u16, f: &Facts) -> (Category, bool) {
                 "safety",
                 "prohibited_content",
                 "blocklist",
+                // OpenAI: "Invalid prompt: your prompt was flagged as potentially violating our usage policy".
+                "invalid_prompt",
             ],
         )
         || any_text(f, &["content management policy", "content filtering policy", "blocked by our content filters"])

@@ -225,7 +225,7 @@ impl Window {
         if let Some(s) = &conversation.system {
             sys += self.acct.system(s)?;
         }
-        self.tools_tokens = self.acct.tools(&conversation.tools)?;
+        self.tools_tokens = self.acct.request_tools(&conversation)?;
         self.system_tokens = sys;
         self.history_tokens = hist;
         self.counts = counts;

@@ -53,7 +53,7 @@ fn tool_calls_and_results_are_counted() {
         + t.count("assistant").unwrap()
         + t.count("read_file").unwrap()
         + t.count("{\"path\":\"src/main.rs\"}").unwrap()
-        + 3;
+        + a.framing().tokens_per_tool_call;
     assert_eq!(a.message(&c.messages[0]).unwrap(), expected);
 }
 

@@ -1,0 +1,228 @@
+#!/usr/bin/env python3
+"""Collects recorded request/usage pairs from VCR cassettes into
+tests/fixtures/billing/{openai,anthropic}.jsonl.
+
+Sources are PyPI source distributions (their tests/ directories ship the
+cassettes); see tests/fixtures/billing/SOURCES.md for packages, versions,
+sha256 and licences. Needs PyYAML (collection only; the harness does not).
+
+  python3 scripts/billing/collect.py /path/to/unpacked/sdists...
+
+Each record: {id, provider, model, shape, holdout, request, usage, source}.
+Only requests the provider answered with 200 and whose usage is recorded are
+kept. Identical (request, usage) pairs are kept once. Bodies over the size
+cap are dropped, except that base64 image/document data longer than 8 KiB is
+cut to its first 8 KiB (the header, which carries an image's size, stays)
+and the record says so in source.truncated.
+"""
+import base64, gzip, hashlib, json, os, re, sys
+import yaml
+
+CAP = 120_000
+B64_KEEP = 8192
+
+PACKAGES = {
+    # unpacked dir prefix -> (repo, path prefix in the repo, package, licence)
+    "crewai-1.15.30": ("crewAIInc/crewAI", "lib/crewai/", "crewai==1.15.30", "MIT"),
+    "langchain_openai-1.7.4": ("langchain-ai/langchain", "libs/partners/openai/", "langchain-openai==1.7.4", "MIT"),
+    "langchain_anthropic-1.7.10": ("langchain-ai/langchain", "libs/partners/anthropic/", "langchain-anthropic==1.7.10", "MIT"),
+}
+
+
+def load(path):
+    raw = gzip.open(path).read() if path.endswith(".gz") else open(path, "rb").read()
+    return yaml.load(raw, Loader=yaml.CLoader if hasattr(yaml, "CLoader") else yaml.Loader)
+
+
+def body_text(b):
+    if b is None:
+        return None
+    if isinstance(b, dict):
+        b = b.get("string")
+    if isinstance(b, bytes):
+        try:
+            b = b.decode("utf-8")
+        except UnicodeDecodeError:
+            try:
+                b = gzip.decompress(b).decode("utf-8")
+            except Exception:
+                return None
+    return b
+
+
+def pairs(doc):
+    if not isinstance(doc, dict):
+        return
+    if "interactions" in doc:
+        for it in doc["interactions"] or []:
+            yield it.get("request") or {}, it.get("response") or {}
+    elif "requests" in doc and "responses" in doc:
+        for rq, rs in zip(doc["requests"], doc["responses"]):
+            yield rq, rs
+
+
+def status(rs):
+    s = rs.get("status")
+    if isinstance(s, dict):
+        return s.get("code")
+    return s
+
+
+def usage_from(text, provider):
+    """Usage from a JSON body or an SSE stream."""
+    if text is None:
+        return None
+    t = text.strip()
+    if t.startswith("{"):
+        try:
+            j = json.loads(t)
+        except ValueError:
+            return None
+        return j.get("usage")
+    # SSE
+    found = {}
+    for line in t.splitlines():
+        line = line.strip()
+        if not line.startswith("data:"):
+            continue
+        data = line[5:].strip()
+        if data == "[DONE]":
+            continue
+        try:
+            j = json.loads(data)
+        except ValueError:
+            continue
+        if provider == "anthropic":
+            if j.get("type") == "message_start":
+                found.update((j.get("message") or {}).get("usage") or {})
+            elif j.get("type") == "message_delta" and j.get("usage"):
+                u = j["usage"]
+                for k, v in u.items():
+                    if v is not None and (k == "output_tokens" or k not in found or not found[k]):
+                        found[k] = v
+        elif j.get("usage"):
+            found = j["usage"]
+    return found or None
+
+
+def billed(provider, u):
+    if not isinstance(u, dict):
+        return None
+    if provider == "openai":
+        return u.get("prompt_tokens")
+    if u.get("input_tokens") is None:
+        return None
+    return u["input_tokens"] + (u.get("cache_creation_input_tokens") or 0) + (u.get("cache_read_input_tokens") or 0)
+
+
+def truncate_b64(v, flags):
+    if isinstance(v, dict):
+        return {k: truncate_b64(x, flags) for k, x in v.items()}
+    if isinstance(v, list):
+        return [truncate_b64(x, flags) for x in v]
+    if isinstance(v, str) and len(v) > B64_KEEP and (v.startswith("data:") or re.fullmatch(r"[A-Za-z0-9+/=\s]+", v[:2000] or "")):
+        flags.append(len(v))
+        return v[:B64_KEEP]
+    return v
+
+
+def shape(provider, req):
+    msgs = req.get("messages") or []
+    blob = json.dumps(msgs)
+    tools = req.get("tools") or []
+    if provider == "openai":
+        if '"image_url"' in blob:
+            return "images"
+        if '"type": "file"' in blob or '"input_audio"' in blob:
+            return "documents"
+        if req.get("response_format", {}) and (req.get("response_format") or {}).get("type") == "json_schema":
+            return "structured_output"
+        if any(m.get("role") == "tool" or m.get("tool_calls") for m in msgs if isinstance(m, dict)):
+            return "tool_history"
+        if tools:
+            return "tools"
+        return "text"
+    server = any(isinstance(t, dict) and t.get("type") not in (None, "custom") for t in tools)
+    if '"type": "image"' in blob:
+        return "images"
+    if '"type": "document"' in blob:
+        return "documents"
+    if server or re.search(r'"type": "(server_tool_use|mcp_tool_use|[a-z_]+_tool_result|container_upload|compaction|search_result)"', blob):
+        return "server_tools"
+    if req.get("output_format") or (req.get("output_config") or {}).get("format"):
+        return "structured_output"
+    if '"tool_use"' in blob or '"tool_result"' in blob:
+        return "tool_history"
+    if tools:
+        return "tools"
+    return "text"
+
+
+def main(roots):
+    out = {"openai": {}, "anthropic": {}}
+    for root in roots:
+        base = os.path.basename(root.rstrip("/"))
+        repo, prefix, package, licence = PACKAGES[base]
+        for dirpath, _, files in os.walk(root):
+            for fn in sorted(files):
+                if not re.search(r"\.ya?ml(\.gz)?$", fn):
+                    continue
+                full = os.path.join(dirpath, fn)
+                rel = os.path.relpath(full, root)
+                try:
+                    doc = load(full)
+                except Exception as e:  # noqa: BLE001
+                    print(f"skip {rel}: {e}", file=sys.stderr)
+                    continue
+                for k, (rq, rs) in enumerate(pairs(doc)):
+                    uri = rq.get("uri") or ""
+                    if uri.startswith("https://api.openai.com/v1/chat/completions"):
+                        provider = "openai"
+                    elif uri.startswith("https://api.anthropic.com/v1/messages") and "count_tokens" not in uri:
+                        provider = "anthropic"
+                    else:
+                        continue
+                    if status(rs) != 200:
+                        continue
+                    try:
+                        req = json.loads(body_text(rq.get("body")) or "")
+                    except ValueError:
+                        continue
+                    u = usage_from(body_text(rs.get("body")), provider)
+                    n = billed(provider, u)
+                    if not isinstance(req, dict) or n is None or not req.get("model"):
+                        continue
+                    if req.get("n", 1) != 1:
+                        pass
+                    flags = []
+                    req = truncate_b64(req, flags)
+                    body = json.dumps(req, ensure_ascii=False, separators=(",", ":"))
+                    if len(body) > CAP:
+                        continue
+                    key = hashlib.sha256((body + json.dumps(u, sort_keys=True)).encode()).hexdigest()
+                    if key in out[provider]:
+                        continue
+                    rid = f"{package}:{rel}#{k}"
+                    holdout = hashlib.sha256(f"{repo}/{prefix}{rel}".encode()).digest()[0] % 3 == 0
+                    src = {"repo": repo, "path": prefix + rel, "interaction": k, "package": package,
+                           "commit": None, "licence": licence}
+                    if flags:
+                        src["truncated"] = f"{len(flags)} base64 value(s) cut to {B64_KEEP} characters"
+                    usage = {kk: vv for kk, vv in u.items() if kk in (
+                        "prompt_tokens", "input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens",
+                        "prompt_tokens_details")}
+                    out[provider][key] = {"id": rid, "provider": provider, "model": req["model"],
+                                          "shape": shape(provider, req), "holdout": holdout,
+                                          "billed": n, "usage": usage, "request": req, "source": src}
+    dest = os.path.join(os.path.dirname(__file__), "..", "..", "tests", "fixtures", "billing")
+    os.makedirs(dest, exist_ok=True)
+    for provider, recs in out.items():
+        recs = sorted(recs.values(), key=lambda r: r["id"])
+        with open(os.path.join(dest, f"{provider}.jsonl"), "w") as f:
+            for r in recs:
+                f.write(json.dumps(r, ensure_ascii=False, sort_keys=True) + "\n")
+        print(provider, len(recs), file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
