@@ -200,3 +200,29 @@ fn one_tokenizer_serves_many_threads() {
         }
     });
 }
+
+/// Issue 14 bug 4: decode summed nothing before allocating, so a million
+/// copies of a 128-byte token returned 128 MiB (more than `count` accepts).
+/// The output is bounded by the text limit before any allocation, and
+/// replacement characters cannot grow it past the limit either.
+#[test]
+fn decode_output_is_bounded_by_the_text_limit() {
+    let t = Tokenizer::new(Encoding::O200kBase).unwrap();
+    let (long, len) = (0..t.vocab_size() as u32)
+        .filter_map(|id| t.decode_bytes(&[id]).ok().map(|b| (id, b.len())))
+        .max_by_key(|&(_, n)| n)
+        .unwrap();
+    assert!(len >= 64, "longest token is {len} bytes");
+    let at = vec![long; MAX_TEXT_BYTES / len];
+    assert_eq!(t.decode_bytes(&at).unwrap().len(), MAX_TEXT_BYTES / len * len);
+    let past = vec![long; MAX_TEXT_BYTES / len + 1];
+    let e = t.decode_bytes(&past).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::LimitExceeded, "{e}");
+    assert!(e.message().contains(&MAX_TEXT_BYTES.to_string()), "{e}");
+    assert_eq!(t.decode(&past, DecodeMode::Replace).unwrap_err().kind(), ErrorKind::LimitExceeded);
+    // One invalid byte becomes 3 bytes of U+FFFD: half the limit of them is
+    // within the byte bound but not within the text bound.
+    let ff = (0..t.vocab_size() as u32).find(|&id| t.decode_bytes(&[id]).ok().as_deref() == Some(&[0xFF][..])).unwrap();
+    let e = t.decode(&vec![ff; MAX_TEXT_BYTES / 2], DecodeMode::Replace).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::LimitExceeded, "{e}");
+}

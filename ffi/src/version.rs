@@ -11,7 +11,7 @@ pub const CTXKIT_VERSION_PATCH: u32 = 0;
 /// ABI revision. Bumped on any incompatible change to a function signature,
 /// struct layout or status number; a host can refuse a library whose
 /// `ctxkit_abi_version()` differs from the value it was compiled with.
-pub const CTXKIT_ABI_VERSION: u32 = 1;
+pub const CTXKIT_ABI_VERSION: u32 = 2;
 
 /// The library version as a static NUL-terminated string ("0.1.0"). It equals
 /// the `CTXKIT_VERSION_*` macros of the header the library was built with.

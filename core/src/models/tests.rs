@@ -138,3 +138,30 @@ fn duplicate_names_in_a_batch_count_once_and_the_last_wins() {
     assert_eq!(n, 1);
     assert_eq!(r.lookup("dup").unwrap().context_window, Some(2));
 }
+
+/// Issue 14 bug 9: a 4 MiB unknown name took seconds of close-match search
+/// and was echoed whole; names are capped and echoes clipped. Registration
+/// refuses a repeated key like every other JSON object.
+#[test]
+fn huge_names_are_refused_early_and_never_echoed_whole() {
+    use crate::limits::{MAX_ECHO_BYTES, MAX_NAME_BYTES};
+    let huge = "g".repeat(4 << 20);
+    for fallback in [None, Some(Encoding::Cl100kBase)] {
+        let e = reg().lookup_or(&huge, fallback).unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::InvalidArgument);
+        assert!(
+            e.message().contains("MAX_NAME_BYTES") && e.message().len() < MAX_ECHO_BYTES + 200,
+            "{}",
+            e.message().len()
+        );
+    }
+    let at = "q".repeat(MAX_NAME_BYTES);
+    let e = reg().lookup(&at).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::UnknownModel);
+    assert!(e.message().len() < MAX_ECHO_BYTES + 200, "{}", e.message());
+    let e = Encoding::from_name(&huge).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::InvalidArgument);
+    let e = reg().register_json(r#"{"name":"m","encoding":"o200k_base","name":"n"}"#).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::InvalidJson);
+    assert!(e.message().contains("duplicate key `name`"), "{e}");
+}

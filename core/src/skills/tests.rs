@@ -344,10 +344,36 @@ fn a_file_swapped_for_a_symlink_after_discovery_is_not_read() {
     std::fs::remove_file(d.path().join("victim/SKILL.md")).unwrap();
     std::os::unix::fs::symlink(outside.path().join("secret.md"), d.path().join("victim/SKILL.md")).unwrap();
     let e = set.body("victim").unwrap_err();
-    assert_eq!(e.kind(), ErrorKind::Io, "{e}");
-    assert!(e.message().contains("replaced"), "{e}");
+    assert_eq!(e.kind(), ErrorKind::UnsafePath, "{e}");
+    assert!(e.message().contains("replaced by a symbolic link"), "{e}");
     // Rediscovery refuses the link outright.
     assert_eq!(open(&d).body("victim").unwrap_err().kind(), ErrorKind::UnsafePath);
+}
+
+/// Issue 14 bug 2: a skill file replaced by a FIFO after discovery made the
+/// body load block forever in `open`. The open is non-blocking, so the
+/// fstat check runs and refuses it.
+#[cfg(unix)]
+#[test]
+fn a_file_swapped_for_a_fifo_after_discovery_is_refused_not_waited_on() {
+    let d = TempDir::new("swap-fifo");
+    d.skill("victim", "V.", "original\n");
+    d.write("flat.md", "---\nname: flat\ndescription: F.\n---\nbody\n");
+    let set = open(&d);
+    for rel in ["victim/SKILL.md", "flat.md"] {
+        let p = d.path().join(rel);
+        std::fs::remove_file(&p).unwrap();
+        // core forbids unsafe code, so the FIFO comes from mkfifo(1).
+        assert!(std::process::Command::new("mkfifo").arg(&p).status().unwrap().success());
+    }
+    for name in ["victim", "flat"] {
+        let e = set.body(name).unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::Io, "{e}");
+        assert!(e.message().contains("no longer a regular file"), "{e}");
+    }
+    // Rediscovery does not open them either: they are not regular files.
+    let again = open(&d);
+    assert!(again.body("victim").is_err() && again.body("flat").is_err());
 }
 
 #[test]

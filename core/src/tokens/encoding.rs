@@ -41,6 +41,7 @@ impl Encoding {
 
     /// Parses a canonical name (or the alias `gpt2`); the error names close matches.
     pub fn from_name(name: &str) -> Result<Encoding> {
+        crate::text::check_name("encoding name", name)?;
         let wanted = name.trim().to_ascii_lowercase();
         if wanted == "gpt2" {
             return Ok(Encoding::R50kBase);
@@ -49,13 +50,13 @@ impl Encoding {
             return Ok(e);
         }
         let names: Vec<&str> = Encoding::ALL.iter().map(|e| e.name()).collect();
-        let close = crate::models::close_matches(&wanted, names.iter().copied(), 3);
+        let close = crate::text::close_matches(&wanted, names.iter().copied(), 3);
         let hint = if close.is_empty() {
             format!("known encodings: {}", names.join(", "))
         } else {
             format!("did you mean {}?", close.join(" or "))
         };
-        Err(Error::new(ErrorKind::UnknownEncoding, format!("unknown encoding '{name}'; {hint}")))
+        Err(Error::new(ErrorKind::UnknownEncoding, format!("unknown encoding '{}'; {hint}", crate::text::clip(name))))
     }
 
     /// The embedded vocabulary: OpenAI's rank file in ctxkit's compact

@@ -111,3 +111,28 @@ pub fn fit_json(conversation: &str, options_json: &str) -> Result<(String, FitRe
     let (c, report) = fit(conversation, &options)?;
     Ok((c.to_json()?, report))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ErrorKind;
+
+    /// Issue 14 bug 1: huge `max_tokens` / `reserve_output` panicked in
+    /// debug builds; they are refused with the limit named.
+    #[test]
+    fn huge_budgets_are_refused_with_the_limit() {
+        let conv = r#"[{"role":"user","content":"hi"}]"#;
+        for opts in [
+            r#"{"model":"gpt-4o","max_tokens":18446744073709551615,"reserve_output":18446744073709551614}"#,
+            r#"{"model":"gpt-4o","max_tokens":18446744073709551615}"#,
+            r#"{"model":"gpt-4o","reserve_output":18446744073709551615}"#,
+        ] {
+            let e = fit_json(conv, opts).unwrap_err();
+            assert_eq!(e.kind(), ErrorKind::InvalidArgument, "{opts}");
+            assert!(e.message().contains("MAX_BUDGET_TOKENS"), "{}", e.message());
+        }
+        let (_, r) = fit_json(conv, r#"{"model":"gpt-4o","max_tokens":4294967295}"#).unwrap();
+        assert_eq!(r.max_tokens, crate::limits::MAX_BUDGET_TOKENS);
+        assert!(r.limit_tokens <= r.max_tokens && r.tokens_after <= r.tokens_before);
+    }
+}
