@@ -54,7 +54,7 @@
  * struct layout or status number; a host can refuse a library whose
  * `ctxkit_abi_version()` differs from the value it was compiled with.
  */
-#define CTXKIT_ABI_VERSION 1
+#define CTXKIT_ABI_VERSION 2
 
 /**
  * The result of every fallible ctxkit function. `CTXKIT_STATUS_OK` is zero;

@@ -295,6 +295,49 @@ static void skills_fifo_case(void)
     report("issue 14.2 skills body refuses a FIFO", bug, NULL);
 }
 
+/* 7. A thread whose *first* ctxkit call ran in a pthread key destructor
+ *    leaked its scratch buffers (~1 MiB): the thread-local registered its
+ *    destructor after glibc had run them. LeakSanitizer reports the leak at
+ *    exit if it comes back; the status checks run here. */
+static pthread_key_t g_cold_key;
+static ctxkit_status g_cold_status = CTXKIT_STATUS_PANIC;
+
+static void cold_destructor(void *unused)
+{
+    (void)unused;
+    size_t n = 0;
+    char text[4096];
+    memset(text, 'a', sizeof text - 1);
+    text[sizeof text - 1] = '\0';
+    g_cold_status = ctxkit_tokenizer_count(g_tok, STR(text), &n, NULL);
+}
+
+static void *cold_thread(void *unused)
+{
+    (void)unused;
+    pthread_setspecific(g_cold_key, (void *)1);
+    return NULL;
+}
+
+static void first_call_in_key_destructor_case(void)
+{
+    ctxkit_tokenizer *t = NULL;
+    ctxkit_tokenizer_new(STR("o200k_base"), 0, &t, NULL);
+    g_tok = t;
+    pthread_key_create(&g_cold_key, cold_destructor);
+    bool bug = false;
+    for (int i = 0; i < 8; i++) {
+        pthread_t th;
+        g_cold_status = CTXKIT_STATUS_PANIC;
+        pthread_create(&th, NULL, cold_thread, NULL);
+        pthread_join(th, NULL);
+        bug |= g_cold_status != CTXKIT_STATUS_OK;
+    }
+    pthread_key_delete(g_cold_key);
+    ctxkit_tokenizer_free(t);
+    report("issue 14.7 first call in a key destructor", bug, NULL);
+}
+
 /* 8. Tracer percentiles saturated above 2^43 us. */
 static void tracer_range_case(void)
 {
@@ -364,6 +407,7 @@ int main(void)
     tracer_range_case();
     names_and_keys_case();
     skills_fifo_case();
+    first_call_in_key_destructor_case();
     printf("regressions: %d passed, %d failed\n", g_fixed, g_reproduced);
     return g_reproduced != 0;
 }

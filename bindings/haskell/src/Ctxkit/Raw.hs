@@ -27,7 +27,7 @@ kVersionPatch :: Word32
 kVersionPatch = 0
 
 kAbiVersion :: Word32
-kAbiVersion = 1
+kAbiVersion = 2
 
 -- * Enums (passed as uint32_t)
 
