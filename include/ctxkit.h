@@ -28,11 +28,26 @@
 #include <stdint.h>
 
 /**
+ * The default maximum depth of a call stack (the core's
+ * `callstack::DEFAULT_MAX_DEPTH`): pass it to `ctxkit_callstack_new` for
+ * the usual limit.
+ */
+#define CTXKIT_CALLSTACK_DEFAULT_MAX_DEPTH 5
+
+/**
  * Flag for `ctxkit_tokenizer_new*`: recognize special tokens such as
  * `<|endoftext|>` in input text as their single ids. Without it (the
  * default, and the safe choice for untrusted text) they count as ordinary text.
  */
 #define CTXKIT_TOKENIZER_RECOGNIZE_SPECIAL 1
+
+/**
+ * Flag OR'ed into the `side` of `ctxkit_tokenizer_truncate`: use no marker
+ * at all for `CTXKIT_TRUNCATE_SIDE_BOTH` (the `marker` argument must then
+ * be empty). Without it an empty marker selects the default marker, as
+ * before; this is the one way to ask for none. New in ABI 2.
+ */
+#define CTXKIT_TRUNCATE_NO_MARKER 256
 
 /**
  * Major version of the ctxkit release this header belongs to.
@@ -134,6 +149,11 @@ enum ctxkit_status
    * An agent call would exceed the stack's maximum depth.
    */
   CTXKIT_STATUS_DEPTH_EXCEEDED = 15,
+  /**
+   * YAML input (a skill's front-matter) was malformed or not the expected
+   * shape. New in ABI 2 (front-matter errors were `INVALID_JSON` before).
+   */
+  CTXKIT_STATUS_INVALID_YAML = 16,
 };
 #ifndef __cplusplus
 #if __STDC_VERSION__ >= 202311L
@@ -312,10 +332,12 @@ extern "C" {
 #endif // __cplusplus
 
 /**
- * Creates an empty stack allowing `max_depth` agents; `0` selects the
- * default depth (5). On success `*out_stack` owns a handle to release with
- * `ctxkit_callstack_free`. Errors: `LIMIT_EXCEEDED` (over 1,000,000),
- * `NULL_ARGUMENT`. Thread-safe.
+ * Creates an empty stack allowing `max_depth` agents (at least 1; use
+ * `CTXKIT_CALLSTACK_DEFAULT_MAX_DEPTH` for the default). On success
+ * `*out_stack` owns a handle to release with `ctxkit_callstack_free`.
+ * Errors: `INVALID_ARGUMENT` (0: since ABI 2, as in the core and in
+ * `ctxkit_callstack_from_json`; it used to select the default),
+ * `LIMIT_EXCEEDED` (over 1,000,000), `NULL_ARGUMENT`. Thread-safe.
  *
  * # Safety
  * `out_stack` is valid for a write; `err` is NULL or valid for a write.
@@ -797,6 +819,16 @@ ctxkit_status ctxkit_skills_render_index(const struct ctxkit_skills *skills,
 const char *ctxkit_status_name(uint32_t status);
 
 /**
+ * The core kind name of `status` (`"unknown_model"`, `"does_not_fit"`,
+ * ...; `"ok"`, `"null_argument"` and `"panic"` for the statuses only the C
+ * ABI has), spelled as tests/vectors and every binding spell it, or
+ * `"unrecognized"` for a number this library does not define. Bindings use
+ * it instead of rebuilding names from `CTXKIT_STATUS_*`. The string is
+ * static and NUL-terminated; never free it. Thread-safe.
+ */
+const char *ctxkit_status_kind_name(uint32_t status);
+
+/**
  * Releases the buffer of `s` and resets it to `{NULL, 0}`, so freeing twice
  * is harmless. `ctxkit_string_free(NULL)` and freeing `{NULL, 0}` do nothing.
  *
@@ -967,13 +999,19 @@ ctxkit_status ctxkit_tokenizer_decode(const struct ctxkit_tokenizer *tokenizer,
  * tokens; an empty marker selects the default
  * `"\n[... {removed} tokens truncated ...]\n"`, and the marker's own tokens
  * count against the budget (a budget too small for it is
- * `INVALID_ARGUMENT`). Text that already fits is returned unchanged.
- * `*out_tokens` receives the result's token count and `*out_removed` the
- * number of input tokens that are not in the result. Thread-safe.
+ * `INVALID_ARGUMENT`). `side | CTXKIT_TRUNCATE_NO_MARKER` asks for no
+ * marker. Text that already fits is returned unchanged. `*out_tokens`
+ * receives the result's token count and `*out_removed` the number of input
+ * tokens that are not in the result; either may be NULL when not wanted.
+ * Errors: `NULL_ARGUMENT` (tokenizer, text with a length, out_text),
+ * `INVALID_UTF8`, `INVALID_ARGUMENT` (unknown side or flag, a marker with
+ * `CTXKIT_TRUNCATE_NO_MARKER`, a budget too small for the marker),
+ * `LIMIT_EXCEEDED` (text over 64 MiB). Thread-safe.
  *
  * # Safety
  * As for `ctxkit_tokenizer_count`; `marker` is valid for `marker_len` bytes
- * (or NULL with length 0); every out-parameter is valid for a write.
+ * (or NULL with length 0); `out_text` is valid for a write, and
+ * `out_tokens` / `out_removed` are NULL or valid for a write.
  */
 ctxkit_status ctxkit_tokenizer_truncate(const struct ctxkit_tokenizer *tokenizer,
                                         const uint8_t *text,

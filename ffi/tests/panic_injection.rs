@@ -116,6 +116,12 @@ fn calls() -> Vec<(&'static str, Call)> {
             Call::Status(|err| unsafe { ctxkit_skills_render_index(z(), z(), z(), z(), err) }),
         ),
         (
+            "ctxkit_status_kind_name",
+            Call::NoStatus(|| {
+                let _ = ctxkit_status_kind_name(z());
+            }),
+        ),
+        (
             "ctxkit_status_name",
             Call::NoStatus(|| {
                 let _ = unsafe { ctxkit_status_name(z()) };

@@ -709,16 +709,32 @@ static void test_status_names(void)
         "CTXKIT_STATUS_UNKNOWN_ENCODING", "CTXKIT_STATUS_UNKNOWN_MODEL", "CTXKIT_STATUS_UNKNOWN_TOKEN",
         "CTXKIT_STATUS_PANIC",        "CTXKIT_STATUS_INTERNAL",         "CTXKIT_STATUS_DOES_NOT_FIT",
         "CTXKIT_STATUS_IO",           "CTXKIT_STATUS_UNSAFE_PATH",      "CTXKIT_STATUS_CYCLE_DETECTED",
-        "CTXKIT_STATUS_DEPTH_EXCEEDED",
+        "CTXKIT_STATUS_DEPTH_EXCEEDED", "CTXKIT_STATUS_INVALID_YAML",
     };
-    for (uint32_t s = 0; s <= 15; s++) {
+    static const char *const kinds[] = {
+        "ok", "null_argument", "invalid_utf8", "invalid_argument", "invalid_json", "limit_exceeded",
+        "unknown_encoding", "unknown_model", "unknown_token", "panic", "internal", "does_not_fit",
+        "io", "unsafe_path", "cycle_detected", "depth_exceeded", "invalid_yaml",
+    };
+    for (uint32_t s = 0; s <= 16; s++) {
+        const char *k = ctxkit_status_kind_name(s);
+        if (CHECK(k != NULL))
+            CHECK_BYTES(k, strlen(k), kinds[s], strlen(kinds[s]));
+        CHECK(ctxkit_status_kind_name(s) == k); /* static storage */
+    }
+    {
+        const char *k = ctxkit_status_kind_name(17);
+        if (CHECK(k != NULL))
+            CHECK_BYTES(k, strlen(k), "unrecognized", strlen("unrecognized"));
+    }
+    for (uint32_t s = 0; s <= 16; s++) {
         const char *n = ctxkit_status_name(s);
         if (!CHECK(n != NULL))
             continue;
         CHECK_BYTES(n, strlen(n), names[s], strlen(names[s]));
         CHECK(ctxkit_status_name(s) == n); /* static storage */
     }
-    const uint32_t unknown[] = {16, 999, 0x7fffffffu, UINT32_MAX};
+    const uint32_t unknown[] = {17, 999, 0x7fffffffu, UINT32_MAX};
     for (size_t i = 0; i < sizeof unknown / sizeof unknown[0]; i++) {
         const char *n = ctxkit_status_name(unknown[i]);
         if (CHECK(n != NULL))
@@ -1493,8 +1509,19 @@ static void test_null_arguments(void)
     TRUNCATE_FAILS(t, LIT(kLongText), 20, CTXKIT_TRUNCATE_SIDE_BOTH, NULL, 4, 0, CTXKIT_STATUS_NULL_ARGUMENT,
                    "marker");
     TRUNCATE_FAILS(t, LIT(kLongText), 5, 0, NULL, 0, 1, CTXKIT_STATUS_NULL_ARGUMENT, "out_text");
-    TRUNCATE_FAILS(t, LIT(kLongText), 5, 0, NULL, 0, 2, CTXKIT_STATUS_NULL_ARGUMENT, "out_tokens");
-    TRUNCATE_FAILS(t, LIT(kLongText), 5, 0, NULL, 0, 4, CTXKIT_STATUS_NULL_ARGUMENT, "out_removed");
+    /* Since ABI 2 the counts are optional; NO_MARKER with a marker is refused. */
+    {
+        ctxkit_string cut = {NULL, 0};
+        CHECK_STATUS(ctxkit_tokenizer_truncate(t, LIT(kLongText), 5, CTXKIT_TRUNCATE_SIDE_BOTH | CTXKIT_TRUNCATE_NO_MARKER,
+                                               NULL, 0, &cut, NULL, NULL, NULL),
+                     CTXKIT_STATUS_OK);
+        size_t n = SENT_SIZE;
+        CHECK_STATUS(ctxkit_tokenizer_count(t, cut.ptr, cut.len, &n, NULL), CTXKIT_STATUS_OK);
+        CHECK(n <= 5 && strstr((const char *)cut.ptr, "truncated") == NULL);
+        ctxkit_string_free(&cut);
+    }
+    TRUNCATE_FAILS(t, LIT(kLongText), 5, CTXKIT_TRUNCATE_SIDE_BOTH | CTXKIT_TRUNCATE_NO_MARKER, LIT("[cut]"), 0,
+                   CTXKIT_STATUS_INVALID_ARGUMENT, "NO_MARKER");
     TRUNCATE_FAILS(t, LIT(kLongText), 5, 0, NULL, 0, 7, CTXKIT_STATUS_NULL_ARGUMENT, NULL);
     {
         ctxkit_string out = SENT_STRING;
@@ -1924,7 +1951,7 @@ static void test_lengths_and_nuls(void)
     /* Agent names: a NUL is a control character; a short len is the prefix. */
     {
         ctxkit_callstack *root = NULL, *s1 = (ctxkit_callstack *)SENT_PTR;
-        CHECK_STATUS(ctxkit_callstack_new(0, &root, NULL), CTXKIT_STATUS_OK);
+        CHECK_STATUS(ctxkit_callstack_new(CTXKIT_CALLSTACK_DEFAULT_MAX_DEPTH, &root, NULL), CTXKIT_STATUS_OK);
         CHECK_STATUS(ctxkit_callstack_enter(root, LIT("plan\0ner"), &s1, &err), CTXKIT_STATUS_INVALID_ARGUMENT);
         CHECK_ERR(&err, CTXKIT_STATUS_INVALID_ARGUMENT, "ctxkit_callstack_enter", "control character");
         check_ptr_untouched_at(__LINE__, "s1", s1);
@@ -2629,7 +2656,9 @@ static void test_callstack(void)
 {
     ctxkit_error *err = NULL;
     ctxkit_callstack *root = NULL, *s1 = NULL, *s2 = NULL, *s3 = NULL, *branch = NULL;
-    CHECK_STATUS(ctxkit_callstack_new(0, &root, &err), CTXKIT_STATUS_OK);
+    CHECK_STATUS(ctxkit_callstack_new(0, &root, &err), CTXKIT_STATUS_INVALID_ARGUMENT); /* ABI 2: 0 is an error */
+    CHECK_ERR(&err, CTXKIT_STATUS_INVALID_ARGUMENT, "ctxkit_callstack_new", "at least 1");
+    CHECK_STATUS(ctxkit_callstack_new(CTXKIT_CALLSTACK_DEFAULT_MAX_DEPTH, &root, &err), CTXKIT_STATUS_OK);
     if (!CHECK(root != NULL))
         return;
     CHECK_STATUS(ctxkit_callstack_enter(root, LIT("planner"), &s1, &err), CTXKIT_STATUS_OK);

@@ -261,7 +261,7 @@ fn frontmatter_size_limit_at_and_one_past() {
 #[test]
 fn frontmatter_shape_errors() {
     let e = frontmatter::read_block(&b"# no front-matter\n"[..], "x.md").unwrap_err();
-    assert_eq!(e.kind(), ErrorKind::InvalidJson);
+    assert_eq!(e.kind(), ErrorKind::InvalidYaml);
     assert!(e.message().contains("no front-matter"), "{e}");
     let e = frontmatter::read_block(&b"---\nname: x\n"[..], "x.md").unwrap_err();
     assert!(e.message().contains("no closing"), "{e}");
@@ -271,11 +271,11 @@ fn frontmatter_shape_errors() {
     let b = frontmatter::read_block(&b"\xEF\xBB\xBF---\r\nname: x\r\n...\r\nbody"[..], "x.md").unwrap();
     assert_eq!(b.yaml, "name: x\r\n");
     for (yaml, kind) in [
-        ("name: [unclosed\n", ErrorKind::InvalidJson),
-        ("- a\n- b\n", ErrorKind::InvalidJson),
-        ("", ErrorKind::InvalidJson),
-        ("a: 1\na: 2\n", ErrorKind::InvalidJson),
-        ("a: &x {b: 1}\nc:\n  <<: *x\n", ErrorKind::InvalidJson),
+        ("name: [unclosed\n", ErrorKind::InvalidYaml),
+        ("- a\n- b\n", ErrorKind::InvalidYaml),
+        ("", ErrorKind::InvalidYaml),
+        ("a: 1\na: 2\n", ErrorKind::InvalidYaml),
+        ("a: &x {b: 1}\nc:\n  <<: *x\n", ErrorKind::InvalidYaml),
         // A second document is over the one-document budget.
         ("--- \na: 1\n---\nb: 2\n", ErrorKind::LimitExceeded),
     ] {
@@ -395,10 +395,10 @@ fn hostile_trees_become_per_skill_diagnostics() {
     assert!(skill(&set, "badbody").is_valid(), "bodies are not read at discovery");
     assert_eq!(set.body("badbody").unwrap_err().kind(), ErrorKind::InvalidUtf8);
     assert_eq!(codes(skill(&set, "deep")), ["limit_exceeded"]);
-    assert_eq!(codes(skill(&set, "nofm")), ["invalid_json"]);
+    assert_eq!(codes(skill(&set, "nofm")), ["invalid_yaml"]);
     assert_eq!(codes(skill(&set, "a\\b")), ["unsafe_path"]);
     assert_eq!(codes(skill(&set, "C:evil")), ["unsafe_path"]);
-    assert_eq!(set.body("nofm").unwrap_err().kind(), ErrorKind::InvalidJson);
+    assert_eq!(set.body("nofm").unwrap_err().kind(), ErrorKind::InvalidYaml);
 }
 
 #[test]

@@ -14,8 +14,14 @@ import Foreign.Storable (Storable (..))
 
 -- * Constants (#define)
 
+kCallstackDefaultMaxDepth :: Word32
+kCallstackDefaultMaxDepth = 5
+
 kTokenizerRecognizeSpecial :: Word32
 kTokenizerRecognizeSpecial = 1
+
+kTruncateNoMarker :: Word32
+kTruncateNoMarker = 256
 
 kVersionMajor :: Word32
 kVersionMajor = 0
@@ -64,6 +70,8 @@ kStatusCycleDetected :: Word32
 kStatusCycleDetected = 14
 kStatusDepthExceeded :: Word32
 kStatusDepthExceeded = 15
+kStatusInvalidYaml :: Word32
+kStatusInvalidYaml = 16
 
 -- | @enum ctxkit_decode_mode@
 kDecodeModeReplace :: Word32
@@ -276,6 +284,10 @@ foreign import ccall safe "ctxkit_skills_render_index"
 -- | @const char * ctxkit_status_name(uint32_t status)@
 foreign import ccall unsafe "ctxkit_status_name"
   cStatusName :: Word32 -> IO CString
+
+-- | @const char * ctxkit_status_kind_name(uint32_t status)@
+foreign import ccall safe "ctxkit_status_kind_name"
+  cStatusKindName :: Word32 -> IO CString
 
 -- | @void ctxkit_string_free(struct ctxkit_string * s)@
 foreign import ccall unsafe "ctxkit_string_free"
