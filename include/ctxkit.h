@@ -1386,16 +1386,20 @@ ctxkit_status ctxkit_window_apply_summary(const struct ctxkit_window *window,
  * messages). `options_json` is the fit options object (docs/formats.md;
  * `model` required). On success `*out_conversation` is the result in the
  * input's shape and `*out_report` the report with before/after figures and
- * the manifest. Errors: `DOES_NOT_FIT` (what must be kept is too big; the
+ * the manifest. `registry` may be NULL for the built-in model table; with a
+ * handle, models registered on it work here as in `ctxkit_window_new`
+ * (new in ABI 2). Errors: `DOES_NOT_FIT` (what must be kept is too big; the
  * message gives the figures), `INVALID_JSON`, `UNKNOWN_MODEL`,
  * `INVALID_ARGUMENT`, `LIMIT_EXCEEDED`, `INVALID_UTF8`, `NULL_ARGUMENT`.
  * Thread-safe.
  *
  * # Safety
- * Text arguments are valid for their lengths; both out-parameters are valid
- * for a write; `err` is NULL or valid for a write.
+ * `registry` is NULL or live; text arguments are valid for their lengths;
+ * both out-parameters are valid for a write; `err` is NULL or valid for a
+ * write.
  */
-ctxkit_status ctxkit_fit(const uint8_t *conversation_json,
+ctxkit_status ctxkit_fit(const struct ctxkit_registry *registry,
+                         const uint8_t *conversation_json,
                          size_t conversation_json_len,
                          const uint8_t *options_json,
                          size_t options_json_len,

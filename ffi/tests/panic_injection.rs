@@ -221,7 +221,7 @@ fn calls() -> Vec<(&'static str, Call)> {
             "ctxkit_window_apply_summary",
             Call::Status(|err| unsafe { ctxkit_window_apply_summary(z(), z(), z(), z(), z(), z(), err) }),
         ),
-        ("ctxkit_fit", Call::Status(|err| unsafe { ctxkit_fit(z(), z(), z(), z(), z(), z(), err) })),
+        ("ctxkit_fit", Call::Status(|err| unsafe { ctxkit_fit(z(), z(), z(), z(), z(), z(), z(), err) })),
     ]
 }
 

@@ -224,13 +224,13 @@ pub fn check(data: &[u8]) {
             }
             10 => {
                 let mut report = EMPTY;
-                if call!(ctxkit_fit, Some(true), p, n, fo.as_ptr(), fo.len(), &mut s, &mut report) {
+                if call!(ctxkit_fit, Some(true), h.registry, p, n, fo.as_ptr(), fo.len(), &mut s, &mut report) {
                     take_string("ctxkit_fit", report, true);
                 }
             }
             11 => {
                 let mut report = EMPTY;
-                if call!(ctxkit_fit, Some(true), c.as_ptr(), c.len(), p, n, &mut s, &mut report) {
+                if call!(ctxkit_fit, Some(true), h.registry, c.as_ptr(), c.len(), p, n, &mut s, &mut report) {
                     take_string("ctxkit_fit", report, true);
                 }
             }

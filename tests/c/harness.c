@@ -1667,7 +1667,7 @@ static ctxkit_status j_compact(const uint8_t *j, size_t n, ctxkit_error **e)
 static ctxkit_status j_fit_conv(const uint8_t *j, size_t n, ctxkit_error **e)
 {
     ctxkit_string c = {NULL, 0}, r = {NULL, 0};
-    ctxkit_status st = ctxkit_fit(j, n, LIT("{\"model\":\"gpt-4o\"}"), &c, &r, e);
+    ctxkit_status st = ctxkit_fit(NULL, j, n, LIT("{\"model\":\"gpt-4o\"}"), &c, &r, e);
     ctxkit_string_free(&c);
     ctxkit_string_free(&r);
     return st;
@@ -1675,7 +1675,7 @@ static ctxkit_status j_fit_conv(const uint8_t *j, size_t n, ctxkit_error **e)
 static ctxkit_status j_fit_options(const uint8_t *j, size_t n, ctxkit_error **e)
 {
     ctxkit_string c = {NULL, 0}, r = {NULL, 0};
-    ctxkit_status st = ctxkit_fit(LIT(kLenConv), j, n, &c, &r, e);
+    ctxkit_status st = ctxkit_fit(NULL, LIT(kLenConv), j, n, &c, &r, e);
     ctxkit_string_free(&c);
     ctxkit_string_free(&r);
     return st;
@@ -2386,7 +2386,7 @@ static void test_window(void)
 
     /* ctxkit_fit: stateless; both outputs written only on success. */
     ctxkit_string out_c = SENT_STRING, out_r = SENT_STRING;
-    CHECK_STATUS(ctxkit_fit(LIT(kConv), LIT("{\"model\":\"gpt-4o\",\"max_tokens\":1000,\"reserve_output\":100}"),
+    CHECK_STATUS(ctxkit_fit(NULL, LIT(kConv), LIT("{\"model\":\"gpt-4o\",\"max_tokens\":1000,\"reserve_output\":100}"),
                             &out_c, &out_r, &err),
                  CTXKIT_STATUS_OK);
     CHECK_STR_CONTAINS(out_c, "\"tool_call_id\":\"c2\"");
@@ -2396,7 +2396,7 @@ static void test_window(void)
     ctxkit_string_free(&out_r);
     out_c = (ctxkit_string)SENT_STRING;
     out_r = (ctxkit_string)SENT_STRING;
-    CHECK_STATUS(ctxkit_fit(LIT(kConv), LIT("{\"model\":\"gpt-4o\",\"max_tokens\":20,\"reserve_output\":5}"),
+    CHECK_STATUS(ctxkit_fit(NULL, LIT(kConv), LIT("{\"model\":\"gpt-4o\",\"max_tokens\":20,\"reserve_output\":5}"),
                             &out_c, &out_r, &err),
                  CTXKIT_STATUS_DOES_NOT_FIT);
     CHECK(out_c.ptr == SENT_PTR && out_r.ptr == SENT_PTR);
@@ -2405,16 +2405,35 @@ static void test_window(void)
         ctxkit_error_free(err);
         err = NULL;
     }
-    CHECK_STATUS(ctxkit_fit(LIT(kConv), LIT("{}"), &out_c, &out_r, NULL), CTXKIT_STATUS_INVALID_ARGUMENT);
-    CHECK_STATUS(ctxkit_fit(LIT(kConv), LIT("{\"model\":\"gpt-4o\",\"policy\":{\"strategy\":\"magic\"}}"), &out_c, &out_r, NULL),
+    CHECK_STATUS(ctxkit_fit(NULL, LIT(kConv), LIT("{}"), &out_c, &out_r, NULL), CTXKIT_STATUS_INVALID_ARGUMENT);
+    CHECK_STATUS(ctxkit_fit(NULL, LIT(kConv), LIT("{\"model\":\"gpt-4o\",\"policy\":{\"strategy\":\"magic\"}}"), &out_c, &out_r, NULL),
                  CTXKIT_STATUS_INVALID_JSON);
-    CHECK_STATUS(ctxkit_fit(LIT("not json"), LIT("{\"model\":\"gpt-4o\"}"), &out_c, &out_r, NULL),
+    CHECK_STATUS(ctxkit_fit(NULL, LIT("not json"), LIT("{\"model\":\"gpt-4o\"}"), &out_c, &out_r, NULL),
                  CTXKIT_STATUS_INVALID_JSON);
-    CHECK_STATUS(ctxkit_fit(NULL, 3, LIT("{}"), &out_c, &out_r, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
-    CHECK_STATUS(ctxkit_fit(LIT(kConv), NULL, 2, &out_c, &out_r, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
-    CHECK_STATUS(ctxkit_fit(LIT(kConv), LIT("{}"), NULL, &out_r, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
-    CHECK_STATUS(ctxkit_fit(LIT(kConv), LIT("{}"), &out_c, NULL, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
-    CHECK_STATUS(ctxkit_fit(LIT("[\"\xc0\xaf\"]"), LIT("{}"), &out_c, &out_r, NULL), CTXKIT_STATUS_INVALID_UTF8);
+    CHECK_STATUS(ctxkit_fit(NULL, NULL, 3, LIT("{}"), &out_c, &out_r, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
+    CHECK_STATUS(ctxkit_fit(NULL, LIT(kConv), NULL, 2, &out_c, &out_r, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
+    CHECK_STATUS(ctxkit_fit(NULL, LIT(kConv), LIT("{}"), NULL, &out_r, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
+    CHECK_STATUS(ctxkit_fit(NULL, LIT(kConv), LIT("{}"), &out_c, NULL, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
+    CHECK_STATUS(ctxkit_fit(NULL, LIT("[\"\xc0\xaf\"]"), LIT("{}"), &out_c, &out_r, NULL), CTXKIT_STATUS_INVALID_UTF8);
+    /* ABI 2: fit takes the registry, so a host-registered model works as in a window. */
+    {
+        ctxkit_registry *reg = NULL;
+        size_t nreg = 0;
+        CHECK_STATUS(ctxkit_registry_new(&reg, NULL), CTXKIT_STATUS_OK);
+        CHECK_STATUS(ctxkit_registry_register(
+                         reg, LIT("{\"name\":\"house-model\",\"encoding\":\"o200k_base\",\"context_window\":5000,\"exact\":true}"),
+                         &nreg, NULL),
+                     CTXKIT_STATUS_OK);
+        CHECK_STATUS(ctxkit_fit(NULL, LIT(kConv), LIT("{\"model\":\"house-model\"}"), &out_c, &out_r, NULL),
+                     CTXKIT_STATUS_UNKNOWN_MODEL);
+        CHECK_STATUS(ctxkit_fit(reg, LIT(kConv), LIT("{\"model\":\"house-model\"}"), &out_c, &out_r, NULL), CTXKIT_STATUS_OK);
+        CHECK_STR_CONTAINS(out_r, "\"max_tokens\":5000");
+        ctxkit_string_free(&out_c);
+        ctxkit_string_free(&out_r);
+        ctxkit_registry_free(reg);
+        out_c = (ctxkit_string)SENT_STRING;
+        out_r = (ctxkit_string)SENT_STRING;
+    }
     CHECK(out_c.ptr == SENT_PTR && out_r.ptr == SENT_PTR);
 }
 
@@ -3211,7 +3230,7 @@ static void test_limits(void)
         CHECK_STATUS(ctxkit_window_load(w, (const uint8_t *)doc, len, &err), CTXKIT_STATUS_LIMIT_EXCEEDED);
         CHECK_ERR(&err, CTXKIT_STATUS_LIMIT_EXCEEDED, "ctxkit_window_load", "the limit is 100000 (MAX_MESSAGES)");
         ctxkit_string out_c = SENT_STRING, out_r = SENT_STRING;
-        CHECK_STATUS(ctxkit_fit((const uint8_t *)doc, len, LIT("{\"model\":\"gpt-4o\"}"), &out_c, &out_r, &err),
+        CHECK_STATUS(ctxkit_fit(NULL, (const uint8_t *)doc, len, LIT("{\"model\":\"gpt-4o\"}"), &out_c, &out_r, &err),
                      CTXKIT_STATUS_LIMIT_EXCEEDED);
         CHECK(out_c.ptr == SENT_PTR && out_r.ptr == SENT_PTR);
         CHECK_ERR(&err, CTXKIT_STATUS_LIMIT_EXCEEDED, "ctxkit_fit", "has more than 100000 messages");

@@ -164,7 +164,7 @@ static void budget_case(void)
         }
     }
     ctxkit_string conv = {NULL, 0}, fit_report = {NULL, 0};
-    ctxkit_status st = call_status(ctxkit_fit(STR("[{\"role\":\"user\",\"content\":\"hi\"}]"),
+    ctxkit_status st = call_status(ctxkit_fit(NULL, STR("[{\"role\":\"user\",\"content\":\"hi\"}]"),
                                               STR("{\"model\":\"gpt-4o\",\"max_tokens\":18446744073709551615}"), &conv,
                                               &fit_report, &err),
                                    &err, msg, sizeof msg);

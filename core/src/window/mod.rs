@@ -15,7 +15,7 @@ pub mod validate;
 
 pub use accounting::{Accountant, Framing};
 pub use compact::{compact, Compacted, Policy, Strategy};
-pub use fit::{fit, fit_json, FitOptions, FitReport};
+pub use fit::{fit, fit_in, fit_json, fit_json_in, FitOptions, FitReport};
 pub use repair::{repair, Action, Change, Repaired};
 pub use state::{Budget, CompactOutcome, CompactReport, Preflight, Verdict, Window};
 pub use tool_outputs::{clear_old_tool_results, truncate_tool_outputs};

@@ -437,6 +437,6 @@ foreign import ccall safe "ctxkit_window_compact"
 foreign import ccall safe "ctxkit_window_apply_summary"
   cWindowApplySummary :: Ptr CtxkitWindow -> Ptr Word8 -> CSize -> Ptr Word8 -> CSize -> Ptr CtxkitString -> Ptr (Ptr CtxkitError) -> IO Word32
 
--- | @ctxkit_status ctxkit_fit(const uint8_t * conversation_json, size_t conversation_json_len, const uint8_t * options_json, size_t options_json_len, struct ctxkit_string * out_conversation, struct ctxkit_string * out_report, struct ctxkit_error ** err)@
+-- | @ctxkit_status ctxkit_fit(const struct ctxkit_registry * registry, const uint8_t * conversation_json, size_t conversation_json_len, const uint8_t * options_json, size_t options_json_len, struct ctxkit_string * out_conversation, struct ctxkit_string * out_report, struct ctxkit_error ** err)@
 foreign import ccall safe "ctxkit_fit"
-  cFit :: Ptr Word8 -> CSize -> Ptr Word8 -> CSize -> Ptr CtxkitString -> Ptr CtxkitString -> Ptr (Ptr CtxkitError) -> IO Word32
+  cFit :: Ptr CtxkitRegistry -> Ptr Word8 -> CSize -> Ptr Word8 -> CSize -> Ptr CtxkitString -> Ptr CtxkitString -> Ptr (Ptr CtxkitError) -> IO Word32
