@@ -108,6 +108,8 @@ pub unsafe extern "C" fn ctxkit_callstack_enter(
 /// The stack as JSON: `{"agents": [...], "depth": n, "max_depth": m}`,
 /// outermost agent first. Thread-safe.
 ///
+/// Errors: `NULL_ARGUMENT`.
+///
 /// # Safety
 /// `stack` is a live handle; `out_json` is valid for a write; `err` is NULL
 /// or valid for a write.

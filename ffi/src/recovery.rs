@@ -192,7 +192,7 @@ unsafe fn record(
 
 /// Records a successful call under `key` at `now_ms`: resets the failure
 /// count, or closes a half-open breaker after enough probe successes.
-/// Errors as for `ctxkit_breaker_allow`. Thread-safe.
+/// Errors: as for `ctxkit_breaker_allow`. Thread-safe.
 ///
 /// # Safety
 /// `breaker` is live; `key` is valid for its length; `err` is NULL or valid
@@ -211,7 +211,7 @@ pub unsafe extern "C" fn ctxkit_breaker_record_success(
 
 /// Records a failed call under `key` at `now_ms`: counts it, opening the
 /// breaker at the threshold; a failed probe reopens a half-open breaker.
-/// Errors as for `ctxkit_breaker_allow`. Thread-safe.
+/// Errors: as for `ctxkit_breaker_allow`. Thread-safe.
 ///
 /// # Safety
 /// `breaker` is live; `key` is valid for its length; `err` is NULL or valid
@@ -230,7 +230,7 @@ pub unsafe extern "C" fn ctxkit_breaker_record_failure(
 
 /// The state of `key` at `now_ms` as JSON (docs/formats.md, "Circuit breaker
 /// state"): `{"key", "state": "closed"|"open"|"half_open",
-/// "consecutive_failures", "opened_at_ms", "retry_in_ms", ...}`. Errors as
+/// "consecutive_failures", "opened_at_ms", "retry_in_ms", ...}`. Errors: as
 /// for `ctxkit_breaker_allow`. Thread-safe.
 ///
 /// # Safety

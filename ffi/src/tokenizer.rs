@@ -163,6 +163,8 @@ pub unsafe extern "C" fn ctxkit_tokenizer_free(tokenizer: *mut ctxkit_tokenizer)
 /// `model` is the registry lookup (see `ctxkit_registry_lookup`) for
 /// tokenizers made from a model name, else null. Thread-safe.
 ///
+/// Errors: `NULL_ARGUMENT`.
+///
 /// # Safety
 /// `tokenizer` is a live handle; `out_json` is valid for a write; `err` is
 /// NULL or valid for a write.
@@ -222,6 +224,8 @@ pub unsafe extern "C" fn ctxkit_tokenizer_count(
 /// (greater than `limit`, at most the true count), else the exact count.
 /// Thread-safe.
 ///
+/// Errors: `INVALID_UTF8`, `LIMIT_EXCEEDED` (text over 64 MiB), `NULL_ARGUMENT`.
+///
 /// # Safety
 /// As for `ctxkit_tokenizer_count`; `out_exceeded` is valid for a write.
 #[no_mangle]
@@ -250,6 +254,8 @@ pub unsafe extern "C" fn ctxkit_tokenizer_count_until_limit(
 /// Encodes `text` into token ids (tiktoken-identical). On success `*out_tokens`
 /// owns an array to release with `ctxkit_tokens_free`. Thread-safe.
 ///
+/// Errors: `INVALID_UTF8`, `LIMIT_EXCEEDED` (text over 64 MiB), `NULL_ARGUMENT`.
+///
 /// # Safety
 /// As for `ctxkit_tokenizer_count`; `out_tokens` is valid for a write.
 #[no_mangle]
@@ -275,6 +281,8 @@ pub unsafe extern "C" fn ctxkit_tokenizer_encode(
 /// (a `ctxkit_decode_mode`) chooses U+FFFD replacement or an
 /// `INVALID_UTF8` error. An id outside the vocabulary is `UNKNOWN_TOKEN`.
 /// `(NULL, 0)` decodes to the empty string. Thread-safe.
+///
+/// Errors: `UNKNOWN_TOKEN`, `INVALID_UTF8` (strict mode), `INVALID_ARGUMENT` (unknown mode), `LIMIT_EXCEEDED` (more ids than the limit, or decoded text over 64 MiB), `NULL_ARGUMENT`.
 ///
 /// # Safety
 /// `tokenizer` is a live handle; `ids` is valid for `ids_len` aligned

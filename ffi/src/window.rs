@@ -114,6 +114,8 @@ pub unsafe extern "C" fn ctxkit_window_load(
 /// Appends one message (JSON in the window's format), counting only it;
 /// `*out_tokens` receives its token count. Thread-safe.
 ///
+/// Errors: `INVALID_JSON`, `LIMIT_EXCEEDED` (message count or size), `INVALID_UTF8`, `NULL_ARGUMENT`.
+///
 /// # Safety
 /// `window` is live; `message_json` is valid for its length; `out_tokens` is
 /// valid for a write; `err` is NULL or valid for a write.
@@ -143,6 +145,8 @@ pub unsafe extern "C" fn ctxkit_window_push(
 /// limit, remaining, utilization and a verdict (`fits`, `should_compact`,
 /// `overflow`). `new_input_json` is a message about to be sent, or
 /// `(NULL, 0)` for none. Thread-safe.
+///
+/// Errors: `INVALID_JSON` (the new input), `LIMIT_EXCEEDED`, `INVALID_UTF8`, `NULL_ARGUMENT`.
 ///
 /// # Safety
 /// `window` is live; `new_input_json` is valid for its length (or NULL with
@@ -175,6 +179,8 @@ pub unsafe extern "C" fn ctxkit_window_preflight(
 /// (docs/formats.md, "Validation issues"); `[]` when there are none.
 /// Thread-safe.
 ///
+/// Errors: `NULL_ARGUMENT`.
+///
 /// # Safety
 /// `window` is live; `out_json` is valid for a write; `err` is NULL or valid for a write.
 #[no_mangle]
@@ -195,6 +201,8 @@ pub unsafe extern "C" fn ctxkit_window_validate(
 /// Repairs the window's conversation in place and returns the manifest as a
 /// JSON array of changes (docs/formats.md). `synthetic_result` is the text of
 /// inserted results; `(NULL, 0)` selects the default. Thread-safe.
+///
+/// Errors: `LIMIT_EXCEEDED` (synthetic text over 64 KiB, or more than 16 MiB of synthetic results), `INVALID_UTF8`, `NULL_ARGUMENT`.
 ///
 /// # Safety
 /// `window` is live; `synthetic_result` is valid for its length (or NULL
@@ -224,6 +232,8 @@ pub unsafe extern "C" fn ctxkit_window_repair(
 
 /// The window's conversation as JSON, in the format it was loaded in.
 /// Thread-safe.
+///
+/// Errors: `NULL_ARGUMENT`.
 ///
 /// # Safety
 /// `window` is live; `out_json` is valid for a write; `err` is NULL or valid for a write.
@@ -285,6 +295,8 @@ pub unsafe extern "C" fn ctxkit_window_compact(
 /// "changes"}`). A wrong `id` is `INVALID_ARGUMENT` and leaves the request
 /// pending; no pending request (or one discarded by a later load or push)
 /// is `INVALID_ARGUMENT` too. Thread-safe.
+///
+/// Errors: `INVALID_ARGUMENT` (no pending summary, or another id), `LIMIT_EXCEEDED`, `INVALID_UTF8`, `NULL_ARGUMENT`.
 ///
 /// # Safety
 /// `window` is live; text arguments are valid for their lengths; `out_json`

@@ -1,6 +1,7 @@
 //! Compaction: drop whole turns, by recency, relevance or both, until the
-//! conversation fits a token target, without ever breaking the invariants of
-//! DESIGN.md §5.
+//! conversation fits a token target, without ever breaking its invariants:
+//! the result fits the limit as recounted, and no tool call is separated
+//! from its result.
 //!
 //! The unit is the *turn*: a user message that carries no tool results,
 //! through everything up to the next such message. Tool calls and their

@@ -1,5 +1,5 @@
-//! Context-window management: accounting, and (in progress) the stateful
-//! window, pre-flight checks, validation and repair, and compaction.
+//! Context-window management: accounting, the stateful window, pre-flight
+//! checks, validation and repair, compaction and the stateless `fit`.
 
 pub mod accounting;
 mod bm25;

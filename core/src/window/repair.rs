@@ -28,7 +28,7 @@ use crate::Result;
 /// The default text of a synthetic tool result.
 pub const DEFAULT_SYNTHETIC_RESULT: &str = "Tool call was interrupted before it returned.";
 
-/// What a repair (or, later, a compaction) did to one message or block.
+/// What a repair or a compaction did to one message or block.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Action {
