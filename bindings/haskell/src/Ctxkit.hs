@@ -58,7 +58,7 @@ module Ctxkit
   , classifyError, backoff
   , Breaker, newBreaker, breakerAllow, breakerRecordSuccess, breakerRecordFailure, breakerState
     -- * Call stacks
-  , CallStack, newCallStack, callStackFromJson, callStackEnter, callStackEnterE, callStackToJson
+  , CallStack, newCallStack, defaultCallStackDepth, callStackFromJson, callStackEnter, callStackEnterE, callStackToJson
     -- * Tool telemetry
   , Tracer, SpanOutcome (..), newTracer, tracerStart, tracerEnd
   , tracerOverdue, tracerExpire, tracerExport
@@ -563,6 +563,11 @@ withStack :: CallStack -> (Ptr CtxkitCallstack -> IO a) -> IO a
 withStack (CallStack fp) = withForeignPtr fp
 
 -- | An empty stack of the given maximum depth (0: the default, 5).
+-- | The library's default maximum depth (@CTXKIT_CALLSTACK_DEFAULT_MAX_DEPTH@);
+-- 'newCallStack' refuses 0 since ABI 2.
+defaultCallStackDepth :: Int
+defaultCallStackDepth = fromIntegral kCallstackDefaultMaxDepth
+
 newCallStack :: Int -> IO CallStack
 newCallStack d = CallStack <$> newHandle pCallstackFree (cCallstackNew (fromIntegral d))
 

@@ -489,7 +489,7 @@ spec = do
       r <- truncateTokensE cl100k KeepBoth Nothing 1 (T.replicate 100 "word ")
       either (Just . status) (const Nothing) r `shouldBe` Just statusInvalidArgument
     it "a cycle is CYCLE_DETECTED (14) with the chain" $ do
-      s <- newCallStack 0 >>= (`callStackEnter` "planner") >>= (`callStackEnter` "coder")
+      s <- newCallStack defaultCallStackDepth >>= (`callStackEnter` "planner") >>= (`callStackEnter` "coder")
       r <- callStackEnterE s "planner"
       either (Just . status) (const Nothing) r `shouldBe` Just statusCycleDetected
       either message (const "") r `shouldSatisfy` T.isInfixOf "planner -> coder -> planner"
@@ -592,7 +592,7 @@ spec = do
       dones <- replicateM 4 newEmptyMVar
       forM_ dones $ \done -> forkIO $ do
         ns <- forM [1 .. 50 :: Int] $ \k -> do
-          s <- newCallStack 0 >>= (`callStackEnter` T.pack ("agent" ++ show k))
+          s <- newCallStack defaultCallStackDepth >>= (`callStackEnter` T.pack ("agent" ++ show k))
           j <- callStackToJson s
           t <- newTokenizer (if even k then "cl100k_base" else "r50k_base")
           n <- countTokensIO t "hello world"
