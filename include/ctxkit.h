@@ -334,12 +334,13 @@ typedef struct ctxkit_string {
 } ctxkit_string;
 
 /**
- * An owned array of token ids returned by ctxkit. `ptr` is NULL when `len`
- * is 0. Release it with `ctxkit_tokens_free`.
+ * An owned array of token ids returned by ctxkit. `ptr` is never NULL in
+ * an array ctxkit returned, even when `len` is 0 (since ABI 2, as for
+ * `ctxkit_string`). Release it with `ctxkit_tokens_free`.
  */
 typedef struct ctxkit_tokens {
   /**
-   * The ids, or NULL for an empty array.
+   * The ids; never NULL in an array ctxkit returned.
    */
   uint32_t *ptr;
   /**
@@ -868,6 +869,22 @@ const char *ctxkit_status_kind_name(uint32_t status);
  * `{NULL, 0}`), whose fields the caller has not changed.
  */
 void ctxkit_string_free(struct ctxkit_string *s);
+
+/**
+ * Releases a string buffer given its two fields, for hosts whose finalizer
+ * holds a pointer and a length rather than the struct (a ByteString, a Node
+ * Buffer or a Swift Data adopting the bytes without a copy). `ptr` and
+ * `len` are exactly the fields of a `ctxkit_string` ctxkit filled; after
+ * this call the caller must not use them again (nor call
+ * `ctxkit_string_free` on that struct). `ptr == NULL` does nothing. New in
+ * ABI 2.
+ *
+ * # Safety
+ * `ptr` is NULL, or the `ptr` of a `ctxkit_string` ctxkit filled whose `len`
+ * is `len`, not yet freed.
+ */
+void ctxkit_string_free_parts(uint8_t *ptr,
+                              size_t len);
 
 /**
  * Releases the array of `t` and resets it to `{NULL, 0}`.

@@ -127,6 +127,7 @@ fn calls() -> Vec<(&'static str, Call)> {
                 let _ = unsafe { ctxkit_status_name(z()) };
             }),
         ),
+        ("ctxkit_string_free_parts", Call::NoStatus(|| unsafe { ctxkit_string_free_parts(z(), z()) })),
         (
             "ctxkit_string_free",
             Call::NoStatus(|| {

@@ -293,6 +293,10 @@ foreign import ccall safe "ctxkit_status_kind_name"
 foreign import ccall unsafe "ctxkit_string_free"
   cStringFree :: Ptr CtxkitString -> IO ()
 
+-- | @void ctxkit_string_free_parts(uint8_t * ptr, size_t len)@
+foreign import ccall safe "ctxkit_string_free_parts"
+  cStringFreeParts :: Ptr Word8 -> CSize -> IO ()
+
 -- | @void ctxkit_tokens_free(struct ctxkit_tokens * t)@
 foreign import ccall unsafe "ctxkit_tokens_free"
   cTokensFree :: Ptr CtxkitTokens -> IO ()
