@@ -301,7 +301,7 @@ proptest! {
     /// Percentiles are within one bucket (at most 1/16) of the exact
     /// nearest-rank value.
     #[test]
-    fn percentiles_within_bucket_error(values in proptest::collection::vec(prop_oneof![0u64..5_000_000_000, any::<u64>()], 1..400)) {
+    fn percentiles_within_bucket_error(values in proptest::collection::vec(proptest::prop_oneof![0u64..5_000_000_000, proptest::prelude::any::<u64>()], 1..400)) {
         let mut h = Histogram::default();
         for &v in &values {
             h.record(v);

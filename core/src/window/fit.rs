@@ -143,7 +143,7 @@ mod tests {
             assert!(e.message().contains("MAX_BUDGET_TOKENS"), "{}", e.message());
         }
         let (_, r) = fit_json(conv, r#"{"model":"gpt-4o","max_tokens":4294967295}"#).unwrap();
-        let reg = ModelRegistry::new();
+        let reg = ModelRegistry::builtin();
         reg.register_json(r#"{"name":"house-model","encoding":"o200k_base","context_window":1000,"exact":true}"#)
             .unwrap();
         assert_eq!(fit_json(conv, r#"{"model":"house-model"}"#).unwrap_err().kind(), ErrorKind::UnknownModel);
