@@ -272,6 +272,36 @@ typedef uint32_t ctxkit_span_outcome;
 #endif // __cplusplus
 
 /**
+ * A breaker's state after a call, as `ctxkit_breaker_record_*_state`
+ * report it (the `state` of `ctxkit_breaker_state`'s JSON). New in ABI 2.
+ */
+enum ctxkit_breaker_phase
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  /**
+   * Calls flow.
+   */
+  CTXKIT_BREAKER_PHASE_CLOSED = 0,
+  /**
+   * Calls are refused.
+   */
+  CTXKIT_BREAKER_PHASE_OPEN = 1,
+  /**
+   * A limited number of probe calls are let through.
+   */
+  CTXKIT_BREAKER_PHASE_HALF_OPEN = 2,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum ctxkit_breaker_phase ctxkit_breaker_phase;
+#else
+typedef uint32_t ctxkit_breaker_phase;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/**
  * A set of circuit breakers, one per key. Thread-safe (one mutex).
  */
 typedef struct ctxkit_breaker ctxkit_breaker;
@@ -611,6 +641,39 @@ ctxkit_status ctxkit_breaker_allow(const struct ctxkit_breaker *breaker,
                                    uint64_t now_ms,
                                    bool *out_allowed,
                                    struct ctxkit_error **err);
+
+/**
+ * `ctxkit_breaker_record_success`, also writing the breaker's state after
+ * the call (a `ctxkit_breaker_phase`) to `*out_state`, read under the same
+ * lock as the update. Errors: as for `ctxkit_breaker_allow`, and
+ * `NULL_ARGUMENT` for `out_state`. Thread-safe. New in ABI 2.
+ *
+ * # Safety
+ * `breaker` is live; `key` is valid for its length; `out_state` is valid
+ * for a write; `err` is NULL or valid for a write.
+ */
+ctxkit_status ctxkit_breaker_record_success_state(const struct ctxkit_breaker *breaker,
+                                                  const uint8_t *key,
+                                                  size_t key_len,
+                                                  uint64_t now_ms,
+                                                  uint32_t *out_state,
+                                                  struct ctxkit_error **err);
+
+/**
+ * `ctxkit_breaker_record_failure`, also writing the breaker's state after
+ * the call (a `ctxkit_breaker_phase`) to `*out_state`. Errors: as for
+ * `ctxkit_breaker_allow`, and `NULL_ARGUMENT` for `out_state`. Thread-safe.
+ * New in ABI 2.
+ *
+ * # Safety
+ * As for `ctxkit_breaker_record_success_state`.
+ */
+ctxkit_status ctxkit_breaker_record_failure_state(const struct ctxkit_breaker *breaker,
+                                                  const uint8_t *key,
+                                                  size_t key_len,
+                                                  uint64_t now_ms,
+                                                  uint32_t *out_state,
+                                                  struct ctxkit_error **err);
 
 /**
  * Records a successful call under `key` at `now_ms`: resets the failure

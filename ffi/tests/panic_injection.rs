@@ -81,6 +81,14 @@ fn calls() -> Vec<(&'static str, Call)> {
         ),
         ("ctxkit_breaker_allow", Call::Status(|err| unsafe { ctxkit_breaker_allow(z(), z(), z(), z(), z(), err) })),
         (
+            "ctxkit_breaker_record_success_state",
+            Call::Status(|err| unsafe { ctxkit_breaker_record_success_state(z(), z(), z(), z(), z(), err) }),
+        ),
+        (
+            "ctxkit_breaker_record_failure_state",
+            Call::Status(|err| unsafe { ctxkit_breaker_record_failure_state(z(), z(), z(), z(), z(), err) }),
+        ),
+        (
             "ctxkit_breaker_record_success",
             Call::Status(|err| unsafe { ctxkit_breaker_record_success(z(), z(), z(), z(), err) }),
         ),

@@ -2876,6 +2876,20 @@ static void test_recovery(void)
     CHECK_STATUS(ctxkit_breaker_allow(b, LIT("openai"), 103, &allowed, &err), CTXKIT_STATUS_OK);
     CHECK(!allowed); /* one probe at a time */
     CHECK_STATUS(ctxkit_breaker_record_success(b, LIT("openai"), 110, &err), CTXKIT_STATUS_OK);
+    /* ABI 2: the _state variants report the state after the call. */
+    {
+        uint32_t phase = 99;
+        CHECK_STATUS(ctxkit_breaker_record_success_state(b, LIT("openai"), 110, &phase, &err), CTXKIT_STATUS_OK);
+        CHECK_SIZE(phase, CTXKIT_BREAKER_PHASE_CLOSED);
+        CHECK_STATUS(ctxkit_breaker_record_failure_state(b, LIT("fresh"), 110, &phase, &err), CTXKIT_STATUS_OK);
+        CHECK_SIZE(phase, CTXKIT_BREAKER_PHASE_CLOSED);
+        CHECK_STATUS(ctxkit_breaker_record_failure_state(b, LIT("fresh"), 111, &phase, &err), CTXKIT_STATUS_OK);
+        CHECK_SIZE(phase, CTXKIT_BREAKER_PHASE_OPEN);
+        phase = 99;
+        CHECK_STATUS(ctxkit_breaker_record_success_state(b, LIT("fresh"), 112, NULL, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
+        CHECK_STATUS(ctxkit_breaker_record_failure_state(NULL, LIT("fresh"), 112, &phase, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
+        CHECK_SIZE(phase, 99);
+    }
     CHECK_STATUS(ctxkit_breaker_state(b, LIT("openai"), 110, &out, &err), CTXKIT_STATUS_OK);
     CHECK_STR_CONTAINS(out, "\"state\":\"closed\"");
     ctxkit_string_free(&out);

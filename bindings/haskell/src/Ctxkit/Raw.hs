@@ -97,6 +97,14 @@ kSpanOutcomeTimeout = 2
 kSpanOutcomeCancelled :: Word32
 kSpanOutcomeCancelled = 3
 
+-- | @enum ctxkit_breaker_phase@
+kBreakerPhaseClosed :: Word32
+kBreakerPhaseClosed = 0
+kBreakerPhaseOpen :: Word32
+kBreakerPhaseOpen = 1
+kBreakerPhaseHalfOpen :: Word32
+kBreakerPhaseHalfOpen = 2
+
 -- * Opaque handles
 
 -- | @struct ctxkit_breaker@ (opaque)
@@ -220,6 +228,14 @@ foreign import ccall unsafe "&ctxkit_breaker_free"
 -- | @ctxkit_status ctxkit_breaker_allow(const struct ctxkit_breaker * breaker, const uint8_t * key, size_t key_len, uint64_t now_ms, bool * out_allowed, struct ctxkit_error ** err)@
 foreign import ccall safe "ctxkit_breaker_allow"
   cBreakerAllow :: Ptr CtxkitBreaker -> Ptr Word8 -> CSize -> Word64 -> Ptr CBool -> Ptr (Ptr CtxkitError) -> IO Word32
+
+-- | @ctxkit_status ctxkit_breaker_record_success_state(const struct ctxkit_breaker * breaker, const uint8_t * key, size_t key_len, uint64_t now_ms, uint32_t * out_state, struct ctxkit_error ** err)@
+foreign import ccall safe "ctxkit_breaker_record_success_state"
+  cBreakerRecordSuccessState :: Ptr CtxkitBreaker -> Ptr Word8 -> CSize -> Word64 -> Ptr Word32 -> Ptr (Ptr CtxkitError) -> IO Word32
+
+-- | @ctxkit_status ctxkit_breaker_record_failure_state(const struct ctxkit_breaker * breaker, const uint8_t * key, size_t key_len, uint64_t now_ms, uint32_t * out_state, struct ctxkit_error ** err)@
+foreign import ccall safe "ctxkit_breaker_record_failure_state"
+  cBreakerRecordFailureState :: Ptr CtxkitBreaker -> Ptr Word8 -> CSize -> Word64 -> Ptr Word32 -> Ptr (Ptr CtxkitError) -> IO Word32
 
 -- | @ctxkit_status ctxkit_breaker_record_success(const struct ctxkit_breaker * breaker, const uint8_t * key, size_t key_len, uint64_t now_ms, struct ctxkit_error ** err)@
 foreign import ccall safe "ctxkit_breaker_record_success"
