@@ -12,8 +12,32 @@ dyn=$(var CTXKIT_DYNAMIC_LIBS); static=$(var CTXKIT_STATIC_LIBS)
 grep -qF -- "$dyn" README.md || fail "README does not show the harness's dynamic link flags: $dyn"
 grep -qF -- "$static" README.md || fail "README does not show the harness's static link flags: $static"
 
+# Every core source file is named in docs/architecture.md (by its path
+# under core/src or, inside a per-folder table, by its file name).
+while IFS= read -r f; do
+    grep -qF "\`$f\`" docs/architecture.md || grep -qF "\`$(basename "$f")\`" docs/architecture.md \
+        || fail "core/src/$f is not named in docs/architecture.md"
+done < <(cd core/src && find . -name '*.rs' ! -name tests.rs ! -path '*/tests/*' | sed 's|^\./||' | sort)
+echo "docs/architecture.md names every core source file"
+
+# Every C function that takes or returns JSON is named in docs/formats.md.
+missing=$(python3 - <<'PY'
+import re
+h = open("include/ctxkit.h").read()
+doc = open("docs/formats.md").read()
+for m in re.finditer(r"\n[a-z_ ]+\*? ?(ctxkit_\w+)\(([^)]*)\);", h):
+    if "json" in m.group(2) and m.group(1) not in doc:
+        print(m.group(1))
+PY
+)
+[ -z "$missing" ] || fail "functions taking or returning JSON not named in docs/formats.md: $missing"
+echo "docs/formats.md names every JSON-carrying C function"
+
 lib=target/debug
 [ -e "$lib/libctxkit.so" ] && [ -e "$lib/libctxkit.a" ] || fail "build libctxkit first (cargo build -p ctxkit-ffi)"
+# The loader asks for the SONAME (libctxkit.so.<ABI>, ffi/build.rs).
+soname=$(readelf -d "$lib/libctxkit.so" | sed -n 's/.*Library soname: \[\(.*\)\]/\1/p')
+[ -z "$soname" ] || ln -sf libctxkit.so "$lib/$soname"
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 # Expand $(LIBDIR)-style references the Makefile may use.

@@ -38,6 +38,9 @@ fi
 export CABAL_DIR="$root/target/haskell/cabal"
 mkdir -p "$CABAL_DIR"
 printf 'offline: True\n' > "$CABAL_DIR/config"
+# The loader asks for the SONAME (libctxkit.so.<ABI>, see ffi/build.rs).
+soname=$(readelf -d target/debug/libctxkit.so | sed -n 's/.*Library soname: \[\(.*\)\]/\1/p')
+if [ -n "$soname" ]; then ln -sf libctxkit.so "target/debug/$soname"; fi
 export LD_LIBRARY_PATH="$root/target/debug${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 cd "$pkg"
 cabal_args=(--offline --builddir="$root/target/haskell/dist" --extra-lib-dirs="$root/target/debug")

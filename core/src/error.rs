@@ -40,13 +40,17 @@ pub enum ErrorKind {
     CycleDetected,
     /// An agent call stack would exceed its maximum depth.
     DepthExceeded,
+    /// YAML input (a skill's front-matter) could not be parsed or does not
+    /// have the expected shape. Its own kind since ABI 2: front-matter
+    /// errors used to be reported as `InvalidJson`.
+    InvalidYaml,
     /// An invariant inside ctxkit broke. Always a bug; please report it.
     Internal,
 }
 
 impl ErrorKind {
     /// Every kind, for exhaustive mapping tests in the bindings.
-    pub const ALL: [ErrorKind; 13] = [
+    pub const ALL: [ErrorKind; 14] = [
         ErrorKind::InvalidArgument,
         ErrorKind::InvalidUtf8,
         ErrorKind::UnknownEncoding,
@@ -59,6 +63,7 @@ impl ErrorKind {
         ErrorKind::UnsafePath,
         ErrorKind::CycleDetected,
         ErrorKind::DepthExceeded,
+        ErrorKind::InvalidYaml,
         ErrorKind::Internal,
     ];
 
@@ -77,6 +82,7 @@ impl ErrorKind {
             ErrorKind::UnsafePath => "unsafe_path",
             ErrorKind::CycleDetected => "cycle_detected",
             ErrorKind::DepthExceeded => "depth_exceeded",
+            ErrorKind::InvalidYaml => "invalid_yaml",
             ErrorKind::Internal => "internal",
         }
     }

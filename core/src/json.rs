@@ -36,6 +36,101 @@ pub fn parse<T: DeserializeOwned>(what: &str, text: &str) -> Result<T> {
     })
 }
 
+/// Parses `text` as a JSON value under the same limits as [`parse`], with
+/// the one rule every ctxkit JSON object follows: a key given twice in one
+/// object is `InvalidJson` (serde's derived structs already refuse repeated
+/// fields; free-form objects such as model profiles, handoffs and messages
+/// now refuse them too, instead of keeping the last). Numbers are kept as
+/// written (`arbitrary_precision`), so an untouched value round-trips.
+pub fn parse_value(what: &str, text: &str) -> Result<serde_json::Value> {
+    parse::<Strict>(what, text).map(|s| s.0)
+}
+
+/// A JSON value whose objects may not repeat a key (see [`parse_value`]).
+/// Use it as a field or element type to apply the rule inside a larger
+/// document.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Strict(pub serde_json::Value);
+
+/// serde_json's private key for a number kept as text (arbitrary_precision):
+/// a number reaches a `deserialize_any` visitor as a one-entry map with it.
+const NUMBER_TOKEN: &str = "$serde_json::private::Number";
+
+impl<'de> serde::Deserialize<'de> for Strict {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        d.deserialize_any(StrictVisitor).map(Strict)
+    }
+}
+
+/// Builds a `serde_json::Value`, refusing repeated keys.
+pub(crate) struct StrictVisitor;
+
+impl<'de> serde::de::Visitor<'de> for StrictVisitor {
+    type Value = serde_json::Value;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a JSON value")
+    }
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> std::result::Result<Self::Value, A::Error> {
+        let mut items = Vec::new();
+        while let Some(Strict(v)) = seq.next_element()? {
+            items.push(v);
+        }
+        Ok(serde_json::Value::Array(items))
+    }
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, map: A) -> std::result::Result<Self::Value, A::Error> {
+        visit_strict_map(map, |_, map| map.next_value::<Strict>().map(|s| s.0))
+    }
+    fn visit_bool<E>(self, v: bool) -> std::result::Result<Self::Value, E> {
+        Ok(serde_json::Value::Bool(v))
+    }
+    fn visit_i64<E>(self, v: i64) -> std::result::Result<Self::Value, E> {
+        Ok(serde_json::Value::Number(v.into()))
+    }
+    fn visit_u64<E>(self, v: u64) -> std::result::Result<Self::Value, E> {
+        Ok(serde_json::Value::Number(v.into()))
+    }
+    fn visit_f64<E>(self, v: f64) -> std::result::Result<Self::Value, E> {
+        Ok(serde_json::Number::from_f64(v).map_or(serde_json::Value::Null, serde_json::Value::Number))
+    }
+    fn visit_str<E>(self, v: &str) -> std::result::Result<Self::Value, E> {
+        Ok(serde_json::Value::String(v.to_owned()))
+    }
+    fn visit_string<E>(self, v: String) -> std::result::Result<Self::Value, E> {
+        Ok(serde_json::Value::String(v))
+    }
+    fn visit_unit<E>(self) -> std::result::Result<Self::Value, E> {
+        Ok(serde_json::Value::Null)
+    }
+    fn visit_none<E>(self) -> std::result::Result<Self::Value, E> {
+        Ok(serde_json::Value::Null)
+    }
+}
+
+/// Reads an object (or a number serde_json hands over as a map, see
+/// [`NUMBER_TOKEN`]) refusing repeated keys; `value` reads each member's
+/// value given its key, so a caller can read some members differently.
+pub(crate) fn visit_strict_map<'de, A: serde::de::MapAccess<'de>>(
+    mut map: A,
+    mut value: impl FnMut(&str, &mut A) -> std::result::Result<serde_json::Value, A::Error>,
+) -> std::result::Result<serde_json::Value, A::Error> {
+    use serde::de::Error as _;
+    let mut out = serde_json::Map::new();
+    while let Some(key) = map.next_key::<String>()? {
+        if key == NUMBER_TOKEN && out.is_empty() {
+            let text: String = map.next_value()?;
+            let n: serde_json::Number = text.parse().map_err(A::Error::custom)?;
+            return Ok(serde_json::Value::Number(n));
+        }
+        let v = value(&key, &mut map)?;
+        if out.contains_key(&key) {
+            return Err(A::Error::custom(format!("duplicate key `{}`", crate::text::clip(&key))));
+        }
+        out.insert(key, v);
+    }
+    Ok(serde_json::Value::Object(out))
+}
+
 /// Serializes `value` to compact JSON.
 pub fn to_string<T: serde::Serialize>(value: &T) -> Result<String> {
     serde_json::to_string(value).map_err(|e| Error::internal(format!("serializing JSON: {e}")))

@@ -5,8 +5,11 @@
 //! no `unsafe` and never touches the network: vocabularies and the model
 //! registry are embedded at build time.
 //!
-//! The entry points today are [`Tokenizer`] (exact, OpenAI-compatible token
-//! counting) and [`ModelRegistry`] (model name to encoding and limits).
+//! The entry points: [`Tokenizer`] (exact, OpenAI-compatible token counting),
+//! [`ModelRegistry`] (model name to encoding and limits), [`window`] (the
+//! stateful window, pre-flight, validation, repair, compaction and `fit`),
+//! and the agent primitives ([`skills`], [`handoff`], [`callstack`],
+//! [`recovery`], [`trace`], [`toolset`], [`assemble`]).
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 

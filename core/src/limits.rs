@@ -30,6 +30,31 @@ pub const MAX_JSON_DEPTH: usize = 127;
 /// messages cost to read, not a million.
 pub const MAX_MESSAGES: usize = 100_000;
 
+/// Largest context window, reserved output, `max_tokens` or compaction
+/// target accepted in a budget, in tokens (2^32 - 1: about 2,000 times the
+/// largest window in the model registry, and small enough that every sum a
+/// report makes of these figures fits a `u64` and an `i64` without wrapping).
+/// Larger is `InvalidArgument` naming this limit.
+pub const MAX_BUDGET_TOKENS: usize = u32::MAX as usize;
+
+/// Largest synthetic tool-result text a repair inserts, in bytes. The text
+/// is a short note for the model ("the call was interrupted"), not a result.
+pub const MAX_SYNTHETIC_RESULT_BYTES: usize = 64 * 1024;
+
+/// Most bytes of synthetic results one repair may add in total (the text
+/// times the unanswered calls), so a repair can never amplify a
+/// conversation past what the window accepts back.
+pub const MAX_SYNTHETIC_TOTAL_BYTES: usize = 16 * 1024 * 1024;
+
+/// Most bytes of any caller input (a name, a key, a field) echoed into an
+/// error message; longer input is cut (see `text::clip`).
+pub const MAX_ECHO_BYTES: usize = 256;
+
+/// Longest model name, encoding name, skill name or other identifier
+/// accepted, in bytes. Longer is `InvalidArgument` before any lookup, so a
+/// 4 MiB name costs nothing (it used to take seconds of close-match search).
+pub const MAX_NAME_BYTES: usize = 256;
+
 /// Largest number of token ids accepted by decode.
 pub const MAX_DECODE_TOKENS: usize = MAX_TEXT_BYTES;
 
@@ -102,7 +127,7 @@ pub const MAX_KEY_BYTES: usize = 256;
 pub const MAX_TRACE_RING: usize = 1_000_000;
 
 /// Most distinct tool names a tracer keeps metrics for (each costs one
-/// fixed-size histogram, about 5 KiB).
+/// fixed-size histogram, under 8 KiB).
 pub const MAX_TRACE_TOOLS: usize = 1024;
 
 /// Most spans a tracer keeps open (started, not yet ended) at once.

@@ -366,7 +366,7 @@ impl ModelRegistry {
     /// registered (a name given twice in one batch counts once; the later
     /// profile wins).
     pub fn register_json(&self, text: &str) -> Result<usize> {
-        let doc: serde_json::Value = json::parse("model profile JSON", text)?;
+        let doc = json::parse_value("model profile JSON", text)?;
         let items = match doc {
             serde_json::Value::Array(items) => items.into_iter().map(Some).collect(),
             obj @ serde_json::Value::Object(_) => vec![Some(obj)],
@@ -432,15 +432,7 @@ impl ModelRegistry {
     /// Like [`lookup`](Self::lookup), but an unknown model gets `fallback`'s
     /// encoding with unknown limits and `exact: false`.
     pub fn lookup_or(&self, model: &str, fallback: Option<Encoding>) -> Result<ModelInfo> {
-        if model.len() > MAX_NAME_BYTES {
-            return Err(Error::new(
-                ErrorKind::UnknownModel,
-                format!(
-                    "unknown model: the name is {} bytes, longer than any model name ({MAX_NAME_BYTES})",
-                    model.len()
-                ),
-            ));
-        }
+        crate::text::check_name("model name", model)?;
         let entries = self.entries.read();
         let candidates = candidates(model);
         let info = |matched: String, source, family, encoding, context_window, max_output_tokens, exact| ModelInfo {
@@ -494,13 +486,13 @@ impl ModelRegistry {
             });
         }
         let names = entries.iter().map(|e| e.profile.name.trim_end_matches('*'));
-        let close = close_matches(&model.trim().to_ascii_lowercase(), names, 3);
+        let close = crate::text::close_matches(&model.trim().to_ascii_lowercase(), names, 3);
         let hint = if close.is_empty() {
             "run `ctxkit models` for the list, register the model, or pass a fallback encoding".to_owned()
         } else {
             format!("did you mean {}?", close.join(" or "))
         };
-        Err(Error::new(ErrorKind::UnknownModel, format!("unknown model '{model}'; {hint}")))
+        Err(Error::new(ErrorKind::UnknownModel, format!("unknown model '{}'; {hint}", crate::text::clip(model))))
     }
 
     /// A tokenizer for `model` (see [`lookup_or`](Self::lookup_or)).
@@ -509,10 +501,6 @@ impl ModelRegistry {
         Ok((Tokenizer::new(info.encoding)?, info))
     }
 }
-
-/// The longest model name a lookup considers (longer names are unknown
-/// without being compared; registered names are at most 256 bytes).
-const MAX_NAME_BYTES: usize = 1024;
 
 /// The name as given (lowercased), then without routing prefixes, then the
 /// base model of a fine-tuned name.
@@ -561,15 +549,6 @@ fn best_match<'a>(entries: &'a [Entry], name: &str) -> Option<&'a Entry> {
         })
         .max_by_key(|(len, _)| *len)
         .map(|(_, e)| e)
-}
-
-/// Up to `k` of `names` that look like `query`, best first.
-pub(crate) fn close_matches<'a>(query: &str, names: impl Iterator<Item = &'a str>, k: usize) -> Vec<String> {
-    let mut scored: Vec<(f64, &str)> =
-        names.map(|n| (strsim::jaro_winkler(query, n), n)).filter(|(s, _)| *s >= 0.8).collect();
-    scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(b.1)));
-    scored.dedup_by(|a, b| a.1 == b.1);
-    scored.into_iter().take(k).map(|(_, n)| n.to_owned()).collect()
 }
 
 #[cfg(test)]

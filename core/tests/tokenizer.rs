@@ -225,7 +225,8 @@ fn encoding_names_and_suggestions() {
     for bad in ["gpt-2", "gpt2 base", "o200k_harmony\0", "\u{feff}gpt2"] {
         assert_eq!(Encoding::from_name(bad).unwrap_err().kind(), ErrorKind::UnknownEncoding, "{bad:?}");
     }
-    assert_eq!(Encoding::from_name(&"x".repeat(100_000)).unwrap_err().kind(), ErrorKind::UnknownEncoding);
+    // Longer than MAX_NAME_BYTES: refused as an invalid argument, like every name.
+    assert_eq!(Encoding::from_name(&"x".repeat(100_000)).unwrap_err().kind(), ErrorKind::InvalidArgument);
     assert_eq!(Encoding::from_name(" O200K_BASE ").unwrap(), Encoding::O200kBase);
     let err = Encoding::from_name("o200k").unwrap_err();
     assert_eq!(err.kind(), ErrorKind::UnknownEncoding);
@@ -248,6 +249,32 @@ fn one_tokenizer_serves_many_threads() {
             });
         }
     });
+}
+
+/// Issue 14 bug 4: decode summed nothing before allocating, so a million
+/// copies of a 128-byte token returned 128 MiB (more than `count` accepts).
+/// The output is bounded by the text limit before any allocation, and
+/// replacement characters cannot grow it past the limit either.
+#[test]
+fn decode_output_is_bounded_by_the_text_limit() {
+    let t = Tokenizer::new(Encoding::O200kBase).unwrap();
+    let (long, len) = (0..t.vocab_size() as u32)
+        .filter_map(|id| t.decode_bytes(&[id]).ok().map(|b| (id, b.len())))
+        .max_by_key(|&(_, n)| n)
+        .unwrap();
+    assert!(len >= 64, "longest token is {len} bytes");
+    let at = vec![long; MAX_TEXT_BYTES / len];
+    assert_eq!(t.decode_bytes(&at).unwrap().len(), MAX_TEXT_BYTES / len * len);
+    let past = vec![long; MAX_TEXT_BYTES / len + 1];
+    let e = t.decode_bytes(&past).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::LimitExceeded, "{e}");
+    assert!(e.message().contains(&MAX_TEXT_BYTES.to_string()), "{e}");
+    assert_eq!(t.decode(&past, DecodeMode::Replace).unwrap_err().kind(), ErrorKind::LimitExceeded);
+    // One invalid byte becomes 3 bytes of U+FFFD: half the limit of them is
+    // within the byte bound but not within the text bound.
+    let ff = (0..t.vocab_size() as u32).find(|&id| t.decode_bytes(&[id]).ok().as_deref() == Some(&[0xFF][..])).unwrap();
+    let e = t.decode(&vec![ff; MAX_TEXT_BYTES / 2], DecodeMode::Replace).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::LimitExceeded, "{e}");
 }
 
 #[test]

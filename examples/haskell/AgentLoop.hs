@@ -103,7 +103,7 @@ main :: IO ()
 main = do
   TIO.putStrLn ("ctxkit " <> version)
   tracer <- newTracer Nothing
-  root <- newCallStack 0
+  root <- newCallStack defaultCallStackDepth
   visits <- newIORef (0 :: Int)
   -- planner hands to coder, coder hands back to planner: the stack refuses.
   let handoff stack agent = do

@@ -79,6 +79,11 @@ pub(crate) fn out<T>(ptr: *mut T, what: &str) -> Result<Out<T>, FfiError> {
     }
 }
 
+/// An optional out-parameter: NULL means the caller does not want it.
+pub(crate) fn opt_out<T>(ptr: *mut T) -> Option<Out<T>> {
+    (!ptr.is_null()).then_some(Out(ptr))
+}
+
 /// A checked, non-NULL out-parameter, written once on success.
 pub(crate) struct Out<T>(*mut T);
 

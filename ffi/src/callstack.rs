@@ -22,10 +22,17 @@ fn boxed(inner: CallStack) -> *mut ctxkit_callstack {
     Box::into_raw(Box::new(ctxkit_callstack { inner }))
 }
 
-/// Creates an empty stack allowing `max_depth` agents; `0` selects the
-/// default depth (5). On success `*out_stack` owns a handle to release with
-/// `ctxkit_callstack_free`. Errors: `LIMIT_EXCEEDED` (over 1,000,000),
-/// `NULL_ARGUMENT`. Thread-safe.
+/// The default maximum depth of a call stack (the core's
+/// `callstack::DEFAULT_MAX_DEPTH`): pass it to `ctxkit_callstack_new` for
+/// the usual limit.
+pub const CTXKIT_CALLSTACK_DEFAULT_MAX_DEPTH: usize = 5;
+
+/// Creates an empty stack allowing `max_depth` agents (at least 1; use
+/// `CTXKIT_CALLSTACK_DEFAULT_MAX_DEPTH` for the default). On success
+/// `*out_stack` owns a handle to release with `ctxkit_callstack_free`.
+/// Errors: `INVALID_ARGUMENT` (0: since ABI 2, as in the core and in
+/// `ctxkit_callstack_from_json`; it used to select the default),
+/// `LIMIT_EXCEEDED` (over 1,000,000), `NULL_ARGUMENT`. Thread-safe.
 ///
 /// # Safety
 /// `out_stack` is valid for a write; `err` is NULL or valid for a write.
@@ -37,8 +44,7 @@ pub unsafe extern "C" fn ctxkit_callstack_new(
 ) -> ctxkit_status {
     guard("ctxkit_callstack_new", err, || {
         let dst = out(out_stack, "out_stack")?;
-        let depth = if max_depth == 0 { ctxkit_core::callstack::DEFAULT_MAX_DEPTH } else { max_depth };
-        dst.write(boxed(CallStack::new(depth)?));
+        dst.write(boxed(CallStack::new(max_depth)?));
         Ok(())
     })
 }
@@ -102,6 +108,8 @@ pub unsafe extern "C" fn ctxkit_callstack_enter(
 /// The stack as JSON: `{"agents": [...], "depth": n, "max_depth": m}`,
 /// outermost agent first. Thread-safe.
 ///
+/// Errors: `NULL_ARGUMENT`.
+///
 /// # Safety
 /// `stack` is a live handle; `out_json` is valid for a write; `err` is NULL
 /// or valid for a write.
@@ -134,4 +142,12 @@ pub unsafe extern "C" fn ctxkit_callstack_free(stack: *mut ctxkit_callstack) {
             drop(unsafe { Box::from_raw(stack) });
         }
     })
+}
+
+#[cfg(test)]
+mod default_depth_tests {
+    #[test]
+    fn the_macro_is_the_core_default() {
+        assert_eq!(super::CTXKIT_CALLSTACK_DEFAULT_MAX_DEPTH, ctxkit_core::callstack::DEFAULT_MAX_DEPTH);
+    }
 }

@@ -190,9 +190,96 @@ unsafe fn record(
     Ok(())
 }
 
+/// A breaker's state after a call, as `ctxkit_breaker_record_*_state`
+/// report it (the `state` of `ctxkit_breaker_state`'s JSON). New in ABI 2.
+#[repr(u32)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ctxkit_breaker_phase {
+    /// Calls flow.
+    Closed = 0,
+    /// Calls are refused.
+    Open = 1,
+    /// A limited number of probe calls are let through.
+    HalfOpen = 2,
+}
+
+impl From<ctxkit_core::recovery::BreakerState> for ctxkit_breaker_phase {
+    fn from(s: ctxkit_core::recovery::BreakerState) -> Self {
+        use ctxkit_core::recovery::BreakerState as S;
+        match s {
+            S::Closed => ctxkit_breaker_phase::Closed,
+            S::Open => ctxkit_breaker_phase::Open,
+            S::HalfOpen => ctxkit_breaker_phase::HalfOpen,
+        }
+    }
+}
+
+/// # Safety
+/// As for `ctxkit_breaker_record_success_state`.
+unsafe fn record_state(
+    breaker: *const ctxkit_breaker,
+    key: *const u8,
+    key_len: usize,
+    success: bool,
+    now_ms: u64,
+    out_state: *mut u32,
+) -> Result<(), FfiError> {
+    let dst = out(out_state, "out_state")?;
+    // SAFETY: forwarded contract.
+    let (b, key) = unsafe { (args::handle(breaker, "breaker")?, args::text(key, key_len, "key", MAX_KEY_BYTES)?) };
+    let state = b.inner.record(key, success, now_ms)?;
+    dst.write(ctxkit_breaker_phase::from(state) as u32);
+    Ok(())
+}
+
+/// `ctxkit_breaker_record_success`, also writing the breaker's state after
+/// the call (a `ctxkit_breaker_phase`) to `*out_state`, read under the same
+/// lock as the update. Errors: as for `ctxkit_breaker_allow`, and
+/// `NULL_ARGUMENT` for `out_state`. Thread-safe. New in ABI 2.
+///
+/// # Safety
+/// `breaker` is live; `key` is valid for its length; `out_state` is valid
+/// for a write; `err` is NULL or valid for a write.
+#[no_mangle]
+pub unsafe extern "C" fn ctxkit_breaker_record_success_state(
+    breaker: *const ctxkit_breaker,
+    key: *const u8,
+    key_len: usize,
+    now_ms: u64,
+    out_state: *mut u32,
+    err: *mut *mut ctxkit_error,
+) -> ctxkit_status {
+    // SAFETY: per the contract above.
+    guard("ctxkit_breaker_record_success_state", err, || unsafe {
+        record_state(breaker, key, key_len, true, now_ms, out_state)
+    })
+}
+
+/// `ctxkit_breaker_record_failure`, also writing the breaker's state after
+/// the call (a `ctxkit_breaker_phase`) to `*out_state`. Errors: as for
+/// `ctxkit_breaker_allow`, and `NULL_ARGUMENT` for `out_state`. Thread-safe.
+/// New in ABI 2.
+///
+/// # Safety
+/// As for `ctxkit_breaker_record_success_state`.
+#[no_mangle]
+pub unsafe extern "C" fn ctxkit_breaker_record_failure_state(
+    breaker: *const ctxkit_breaker,
+    key: *const u8,
+    key_len: usize,
+    now_ms: u64,
+    out_state: *mut u32,
+    err: *mut *mut ctxkit_error,
+) -> ctxkit_status {
+    // SAFETY: per the contract above.
+    guard("ctxkit_breaker_record_failure_state", err, || unsafe {
+        record_state(breaker, key, key_len, false, now_ms, out_state)
+    })
+}
+
 /// Records a successful call under `key` at `now_ms`: resets the failure
 /// count, or closes a half-open breaker after enough probe successes.
-/// Errors as for `ctxkit_breaker_allow`. Thread-safe.
+/// Errors: as for `ctxkit_breaker_allow`. Thread-safe.
 ///
 /// # Safety
 /// `breaker` is live; `key` is valid for its length; `err` is NULL or valid
@@ -211,7 +298,7 @@ pub unsafe extern "C" fn ctxkit_breaker_record_success(
 
 /// Records a failed call under `key` at `now_ms`: counts it, opening the
 /// breaker at the threshold; a failed probe reopens a half-open breaker.
-/// Errors as for `ctxkit_breaker_allow`. Thread-safe.
+/// Errors: as for `ctxkit_breaker_allow`. Thread-safe.
 ///
 /// # Safety
 /// `breaker` is live; `key` is valid for its length; `err` is NULL or valid
@@ -230,7 +317,7 @@ pub unsafe extern "C" fn ctxkit_breaker_record_failure(
 
 /// The state of `key` at `now_ms` as JSON (docs/formats.md, "Circuit breaker
 /// state"): `{"key", "state": "closed"|"open"|"half_open",
-/// "consecutive_failures", "opened_at_ms", "retry_in_ms", ...}`. Errors as
+/// "consecutive_failures", "opened_at_ms", "retry_in_ms", ...}`. Errors: as
 /// for `ctxkit_breaker_allow`. Thread-safe.
 ///
 /// # Safety

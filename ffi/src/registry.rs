@@ -33,6 +33,8 @@ pub(crate) unsafe fn registry_or_builtin<'a>(ptr: *const ctxkit_registry) -> &'a
 /// Creates a registry holding the built-in model table. On success
 /// `*out_registry` owns a handle to release with `ctxkit_registry_free`. Thread-safe.
 ///
+/// Errors: `NULL_ARGUMENT`.
+///
 /// # Safety
 /// `out_registry` is valid for a write; `err` is NULL or valid for a write.
 #[no_mangle]
@@ -115,6 +117,8 @@ pub unsafe extern "C" fn ctxkit_registry_register(
 /// otherwise the call fails with `UNKNOWN_MODEL`, naming close matches.
 /// Thread-safe.
 ///
+/// Errors: `UNKNOWN_MODEL`, `INVALID_ARGUMENT` (a name over 256 bytes), `INVALID_UTF8`, `NULL_ARGUMENT`.
+///
 /// # Safety
 /// `registry` is NULL or a live handle; text arguments are valid for their
 /// lengths (or NULL with length 0); `out_json` is valid for a write; `err` is
@@ -150,6 +154,8 @@ pub unsafe extern "C" fn ctxkit_registry_lookup(
 /// "context_window", "max_output_tokens", "exact", "source"}` in table order
 /// (host entries last). `registry` may be NULL for the built-in table.
 /// Thread-safe.
+///
+/// Errors: `NULL_ARGUMENT`.
 ///
 /// # Safety
 /// `registry` is NULL or a live handle; `out_json` is valid for a write;

@@ -88,6 +88,8 @@ pub unsafe extern "C" fn ctxkit_skills_free(skills: *mut ctxkit_skills) {
 /// `body_tokens` for bodies already loaded (null before), plus the entries
 /// that were ignored. Thread-safe.
 ///
+/// Errors: `NULL_ARGUMENT`.
+///
 /// # Safety
 /// `skills` is live; `out_json` is valid for a write; `err` is NULL or valid
 /// for a write.

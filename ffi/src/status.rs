@@ -45,50 +45,67 @@ pub enum ctxkit_status {
     CycleDetected = 14,
     /// An agent call would exceed the stack's maximum depth.
     DepthExceeded = 15,
+    /// YAML input (a skill's front-matter) was malformed or not the expected
+    /// shape. New in ABI 2 (front-matter errors were `INVALID_JSON` before).
+    InvalidYaml = 16,
 }
 
+/// Every status once, with the core kind it stands for: the one list the
+/// names, the number check and both conversions are derived from (the enum
+/// above is spelled out only because cbindgen reads it). The tests below
+/// fail if the enum and this list disagree.
+const STATUSES: [(ctxkit_status, Option<ErrorKind>); 17] = {
+    use ctxkit_status as S;
+    use ErrorKind as K;
+    [
+        (S::Ok, None),
+        (S::NullArgument, None),
+        (S::InvalidUtf8, Some(K::InvalidUtf8)),
+        (S::InvalidArgument, Some(K::InvalidArgument)),
+        (S::InvalidJson, Some(K::InvalidJson)),
+        (S::LimitExceeded, Some(K::LimitExceeded)),
+        (S::UnknownEncoding, Some(K::UnknownEncoding)),
+        (S::UnknownModel, Some(K::UnknownModel)),
+        (S::UnknownToken, Some(K::UnknownToken)),
+        (S::Panic, None),
+        (S::Internal, Some(K::Internal)),
+        (S::DoesNotFit, Some(K::DoesNotFit)),
+        (S::Io, Some(K::Io)),
+        (S::UnsafePath, Some(K::UnsafePath)),
+        (S::CycleDetected, Some(K::CycleDetected)),
+        (S::DepthExceeded, Some(K::DepthExceeded)),
+        (S::InvalidYaml, Some(K::InvalidYaml)),
+    ]
+};
+
 impl ctxkit_status {
-    pub(crate) fn name(self) -> &'static str {
+    /// The kind name shared with core and every binding (`unknown_model`,
+    /// as tests/vectors spells it); the three statuses only the C ABI has
+    /// are `ok`, `null_argument` and `panic`.
+    pub(crate) fn kind_name(self) -> &'static str {
         match self {
-            ctxkit_status::Ok => "CTXKIT_STATUS_OK\0",
-            ctxkit_status::NullArgument => "CTXKIT_STATUS_NULL_ARGUMENT\0",
-            ctxkit_status::InvalidUtf8 => "CTXKIT_STATUS_INVALID_UTF8\0",
-            ctxkit_status::InvalidArgument => "CTXKIT_STATUS_INVALID_ARGUMENT\0",
-            ctxkit_status::InvalidJson => "CTXKIT_STATUS_INVALID_JSON\0",
-            ctxkit_status::LimitExceeded => "CTXKIT_STATUS_LIMIT_EXCEEDED\0",
-            ctxkit_status::UnknownEncoding => "CTXKIT_STATUS_UNKNOWN_ENCODING\0",
-            ctxkit_status::UnknownModel => "CTXKIT_STATUS_UNKNOWN_MODEL\0",
-            ctxkit_status::UnknownToken => "CTXKIT_STATUS_UNKNOWN_TOKEN\0",
-            ctxkit_status::Panic => "CTXKIT_STATUS_PANIC\0",
-            ctxkit_status::Internal => "CTXKIT_STATUS_INTERNAL\0",
-            ctxkit_status::DoesNotFit => "CTXKIT_STATUS_DOES_NOT_FIT\0",
-            ctxkit_status::Io => "CTXKIT_STATUS_IO\0",
-            ctxkit_status::UnsafePath => "CTXKIT_STATUS_UNSAFE_PATH\0",
-            ctxkit_status::CycleDetected => "CTXKIT_STATUS_CYCLE_DETECTED\0",
-            ctxkit_status::DepthExceeded => "CTXKIT_STATUS_DEPTH_EXCEEDED\0",
+            ctxkit_status::Ok => "ok",
+            ctxkit_status::NullArgument => "null_argument",
+            ctxkit_status::Panic => "panic",
+            s => STATUSES.iter().find(|(t, _)| *t == s).and_then(|(_, k)| *k).map_or("internal", ErrorKind::as_str),
         }
+    }
+
+    /// `CTXKIT_STATUS_<KIND>`, NUL-terminated (built once per status).
+    pub(crate) fn name(self) -> &'static str {
+        static NAMES: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
+        let names = NAMES.get_or_init(|| {
+            STATUSES.iter().map(|(s, _)| format!("CTXKIT_STATUS_{}\0", s.kind_name().to_ascii_uppercase())).collect()
+        });
+        STATUSES.iter().position(|(t, _)| *t == self).map_or("CTXKIT_STATUS_INTERNAL\0", |i| names[i].as_str())
     }
 }
 
 impl From<ErrorKind> for ctxkit_status {
     fn from(kind: ErrorKind) -> Self {
-        match kind {
-            ErrorKind::InvalidArgument => ctxkit_status::InvalidArgument,
-            ErrorKind::InvalidUtf8 => ctxkit_status::InvalidUtf8,
-            ErrorKind::UnknownEncoding => ctxkit_status::UnknownEncoding,
-            ErrorKind::UnknownModel => ctxkit_status::UnknownModel,
-            ErrorKind::UnknownToken => ctxkit_status::UnknownToken,
-            ErrorKind::LimitExceeded => ctxkit_status::LimitExceeded,
-            ErrorKind::InvalidJson => ctxkit_status::InvalidJson,
-            ErrorKind::DoesNotFit => ctxkit_status::DoesNotFit,
-            ErrorKind::Io => ctxkit_status::Io,
-            ErrorKind::UnsafePath => ctxkit_status::UnsafePath,
-            ErrorKind::CycleDetected => ctxkit_status::CycleDetected,
-            ErrorKind::DepthExceeded => ctxkit_status::DepthExceeded,
-            // Internal, and any kind added to the core before this mapping
-            // learns about it (the test below catches that).
-            _ => ctxkit_status::Internal,
-        }
+        // Internal, and any kind added to the core before the list learns
+        // about it (the test below catches that).
+        STATUSES.iter().find(|(_, k)| *k == Some(kind)).map_or(ctxkit_status::Internal, |(s, _)| *s)
     }
 }
 
@@ -104,27 +121,23 @@ pub extern "C" fn ctxkit_status_name(status: u32) -> *const std::ffi::c_char {
 }
 
 pub(crate) fn from_u32(v: u32) -> Option<ctxkit_status> {
-    use ctxkit_status::*;
-    [
-        Ok,
-        NullArgument,
-        InvalidUtf8,
-        InvalidArgument,
-        InvalidJson,
-        LimitExceeded,
-        UnknownEncoding,
-        UnknownModel,
-        UnknownToken,
-        Panic,
-        Internal,
-        DoesNotFit,
-        Io,
-        UnsafePath,
-        CycleDetected,
-        DepthExceeded,
-    ]
-    .into_iter()
-    .find(|s| *s as u32 == v)
+    STATUSES.iter().map(|(s, _)| *s).find(|s| *s as u32 == v)
+}
+
+/// The core kind name of `status` (`"unknown_model"`, `"does_not_fit"`,
+/// ...; `"ok"`, `"null_argument"` and `"panic"` for the statuses only the C
+/// ABI has), spelled as tests/vectors and every binding spell it, or
+/// `"unrecognized"` for a number this library does not define. Bindings use
+/// it instead of rebuilding names from `CTXKIT_STATUS_*`. The string is
+/// static and NUL-terminated; never free it. Thread-safe.
+#[no_mangle]
+pub extern "C" fn ctxkit_status_kind_name(status: u32) -> *const std::ffi::c_char {
+    let name = crate::boundary::guard_value("ctxkit_status_kind_name", "unrecognized\0", || {
+        static NAMES: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
+        let names = NAMES.get_or_init(|| STATUSES.iter().map(|(s, _)| format!("{}\0", s.kind_name())).collect());
+        STATUSES.iter().position(|(s, _)| *s as u32 == status).map_or("unrecognized\0", |i| names[i].as_str())
+    });
+    name.as_ptr().cast()
 }
 
 #[cfg(test)]
@@ -143,9 +156,23 @@ mod tests {
 
     #[test]
     fn numbers_are_stable() {
-        for v in 0..=15u32 {
+        for v in 0..=16u32 {
             assert_eq!(from_u32(v).map(|s| s as u32), Some(v));
+            assert_eq!(STATUSES[v as usize].0 as u32, v, "the list is in number order");
         }
-        assert_eq!(from_u32(16), None);
+        assert_eq!(from_u32(17), None);
+    }
+
+    #[test]
+    fn kind_names_are_the_core_names() {
+        let name = |v: u32| unsafe { std::ffi::CStr::from_ptr(ctxkit_status_kind_name(v)) }.to_str().unwrap();
+        assert_eq!(name(0), "ok");
+        assert_eq!(name(7), "unknown_model");
+        assert_eq!(name(16), "invalid_yaml");
+        assert_eq!(name(9), "panic");
+        assert_eq!(name(999), "unrecognized");
+        for kind in ErrorKind::ALL {
+            assert_eq!(name(ctxkit_status::from(kind) as u32), kind.as_str());
+        }
     }
 }

@@ -43,23 +43,44 @@ pub unsafe extern "C" fn ctxkit_string_free(s: *mut ctxkit_string) {
     })
 }
 
-/// An owned array of token ids returned by ctxkit. `ptr` is NULL when `len`
-/// is 0. Release it with `ctxkit_tokens_free`.
+/// Releases a string buffer given its two fields, for hosts whose finalizer
+/// holds a pointer and a length rather than the struct (a ByteString, a Node
+/// Buffer or a Swift Data adopting the bytes without a copy). `ptr` and
+/// `len` are exactly the fields of a `ctxkit_string` ctxkit filled; after
+/// this call the caller must not use them again (nor call
+/// `ctxkit_string_free` on that struct). `ptr == NULL` does nothing. New in
+/// ABI 2.
+///
+/// # Safety
+/// `ptr` is NULL, or the `ptr` of a `ctxkit_string` ctxkit filled whose `len`
+/// is `len`, not yet freed.
+#[no_mangle]
+pub unsafe extern "C" fn ctxkit_string_free_parts(ptr: *mut u8, len: usize) {
+    crate::boundary::guard_void("ctxkit_string_free_parts", || {
+        let mut s = ctxkit_string { ptr, len };
+        // SAFETY: per the contract, `s` is a string ctxkit filled.
+        unsafe { ctxkit_string_free(&mut s) };
+    })
+}
+
+/// An owned array of token ids returned by ctxkit. `ptr` is never NULL in
+/// an array ctxkit returned, even when `len` is 0 (since ABI 2, as for
+/// `ctxkit_string`). Release it with `ctxkit_tokens_free`.
 #[repr(C)]
 #[derive(Debug)]
 pub struct ctxkit_tokens {
-    /// The ids, or NULL for an empty array.
+    /// The ids; never NULL in an array ctxkit returned.
     pub ptr: *mut u32,
     /// Number of ids.
     pub len: usize,
 }
 
 impl ctxkit_tokens {
-    pub(crate) fn from_vec(v: Vec<u32>) -> ctxkit_tokens {
-        if v.is_empty() {
-            return ctxkit_tokens { ptr: std::ptr::null_mut(), len: 0 };
-        }
+    pub(crate) fn from_vec(mut v: Vec<u32>) -> ctxkit_tokens {
+        // One trailing 0 after the ids, as strings carry a NUL: the pointer
+        // is never NULL, even for an empty array.
         let len = v.len();
+        v.push(0);
         let ptr = Box::into_raw(v.into_boxed_slice()).cast::<u32>();
         ctxkit_tokens { ptr, len }
     }
@@ -77,8 +98,8 @@ pub unsafe extern "C" fn ctxkit_tokens_free(t: *mut ctxkit_tokens) {
         // SAFETY: per the contract.
         let Some(t) = (unsafe { t.as_mut() }) else { return };
         if !t.ptr.is_null() {
-            let slice = std::ptr::slice_from_raw_parts_mut(t.ptr, t.len);
-            // SAFETY: allocated in `from_vec` as a boxed slice of `len`.
+            let slice = std::ptr::slice_from_raw_parts_mut(t.ptr, t.len + 1);
+            // SAFETY: allocated in `from_vec` as a boxed slice of `len + 1`.
             drop(unsafe { Box::from_raw(slice) });
         }
         t.ptr = std::ptr::null_mut();

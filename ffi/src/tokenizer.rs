@@ -18,6 +18,12 @@ use crate::strings::{ctxkit_string, ctxkit_tokens};
 /// default, and the safe choice for untrusted text) they count as ordinary text.
 pub const CTXKIT_TOKENIZER_RECOGNIZE_SPECIAL: u32 = 1;
 
+/// Flag OR'ed into the `side` of `ctxkit_tokenizer_truncate`: use no marker
+/// at all for `CTXKIT_TRUNCATE_SIDE_BOTH` (the `marker` argument must then
+/// be empty). Without it an empty marker selects the default marker, as
+/// before; this is the one way to ask for none. New in ABI 2.
+pub const CTXKIT_TRUNCATE_NO_MARKER: u32 = 0x100;
+
 /// How `ctxkit_tokenizer_decode` treats bytes that are not valid UTF-8.
 #[repr(u32)]
 pub enum ctxkit_decode_mode {
@@ -157,6 +163,8 @@ pub unsafe extern "C" fn ctxkit_tokenizer_free(tokenizer: *mut ctxkit_tokenizer)
 /// `model` is the registry lookup (see `ctxkit_registry_lookup`) for
 /// tokenizers made from a model name, else null. Thread-safe.
 ///
+/// Errors: `NULL_ARGUMENT`.
+///
 /// # Safety
 /// `tokenizer` is a live handle; `out_json` is valid for a write; `err` is
 /// NULL or valid for a write.
@@ -216,6 +224,8 @@ pub unsafe extern "C" fn ctxkit_tokenizer_count(
 /// (greater than `limit`, at most the true count), else the exact count.
 /// Thread-safe.
 ///
+/// Errors: `INVALID_UTF8`, `LIMIT_EXCEEDED` (text over 64 MiB), `NULL_ARGUMENT`.
+///
 /// # Safety
 /// As for `ctxkit_tokenizer_count`; `out_exceeded` is valid for a write.
 #[no_mangle]
@@ -244,6 +254,8 @@ pub unsafe extern "C" fn ctxkit_tokenizer_count_until_limit(
 /// Encodes `text` into token ids (tiktoken-identical). On success `*out_tokens`
 /// owns an array to release with `ctxkit_tokens_free`. Thread-safe.
 ///
+/// Errors: `INVALID_UTF8`, `LIMIT_EXCEEDED` (text over 64 MiB), `NULL_ARGUMENT`.
+///
 /// # Safety
 /// As for `ctxkit_tokenizer_count`; `out_tokens` is valid for a write.
 #[no_mangle]
@@ -269,6 +281,8 @@ pub unsafe extern "C" fn ctxkit_tokenizer_encode(
 /// (a `ctxkit_decode_mode`) chooses U+FFFD replacement or an
 /// `INVALID_UTF8` error. An id outside the vocabulary is `UNKNOWN_TOKEN`.
 /// `(NULL, 0)` decodes to the empty string. Thread-safe.
+///
+/// Errors: `UNKNOWN_TOKEN`, `INVALID_UTF8` (strict mode), `INVALID_ARGUMENT` (unknown mode), `LIMIT_EXCEEDED` (more ids than the limit, or decoded text over 64 MiB), `NULL_ARGUMENT`.
 ///
 /// # Safety
 /// `tokenizer` is a live handle; `ids` is valid for `ids_len` aligned
@@ -304,13 +318,19 @@ pub unsafe extern "C" fn ctxkit_tokenizer_decode(
 /// tokens; an empty marker selects the default
 /// `"\n[... {removed} tokens truncated ...]\n"`, and the marker's own tokens
 /// count against the budget (a budget too small for it is
-/// `INVALID_ARGUMENT`). Text that already fits is returned unchanged.
-/// `*out_tokens` receives the result's token count and `*out_removed` the
-/// number of input tokens that are not in the result. Thread-safe.
+/// `INVALID_ARGUMENT`). `side | CTXKIT_TRUNCATE_NO_MARKER` asks for no
+/// marker. Text that already fits is returned unchanged. `*out_tokens`
+/// receives the result's token count and `*out_removed` the number of input
+/// tokens that are not in the result; either may be NULL when not wanted.
+/// Errors: `NULL_ARGUMENT` (tokenizer, text with a length, out_text),
+/// `INVALID_UTF8`, `INVALID_ARGUMENT` (unknown side or flag, a marker with
+/// `CTXKIT_TRUNCATE_NO_MARKER`, a budget too small for the marker),
+/// `LIMIT_EXCEEDED` (text over 64 MiB). Thread-safe.
 ///
 /// # Safety
 /// As for `ctxkit_tokenizer_count`; `marker` is valid for `marker_len` bytes
-/// (or NULL with length 0); every out-parameter is valid for a write.
+/// (or NULL with length 0); `out_text` is valid for a write, and
+/// `out_tokens` / `out_removed` are NULL or valid for a write.
 #[no_mangle]
 pub unsafe extern "C" fn ctxkit_tokenizer_truncate(
     tokenizer: *const ctxkit_tokenizer,
@@ -327,8 +347,8 @@ pub unsafe extern "C" fn ctxkit_tokenizer_truncate(
 ) -> ctxkit_status {
     guard("ctxkit_tokenizer_truncate", err, || {
         let dst_text = out(out_text, "out_text")?;
-        let dst_tokens = out(out_tokens, "out_tokens")?;
-        let dst_removed = out(out_removed, "out_removed")?;
+        let dst_tokens = args::opt_out(out_tokens);
+        let dst_removed = args::opt_out(out_removed);
         // SAFETY: per the contract above.
         let (t, text, marker) = unsafe {
             (
@@ -337,15 +357,27 @@ pub unsafe extern "C" fn ctxkit_tokenizer_truncate(
                 args::opt_text(marker, marker_len, "marker", MAX_TEXT_BYTES)?,
             )
         };
-        let side = match side {
+        let no_marker = side & CTXKIT_TRUNCATE_NO_MARKER != 0;
+        let side = match side & !CTXKIT_TRUNCATE_NO_MARKER {
             0 => TruncateSide::Head,
             1 => TruncateSide::Tail,
             2 => TruncateSide::Both,
             s => return Err(FfiError::invalid(format!("side {s} is not a ctxkit_truncate_side"))),
         };
+        let marker = match (no_marker, marker) {
+            (true, Some(_)) => {
+                return Err(FfiError::invalid("CTXKIT_TRUNCATE_NO_MARKER was given with a non-empty marker"))
+            }
+            (true, None) => Some(""),
+            (false, m) => m,
+        };
         let r = t.inner.truncate(text, max_tokens, side, marker)?;
-        dst_tokens.write(r.tokens);
-        dst_removed.write(r.removed_tokens);
+        if let Some(d) = dst_tokens {
+            d.write(r.tokens);
+        }
+        if let Some(d) = dst_removed {
+            d.write(r.removed_tokens);
+        }
         dst_text.write(ctxkit_string::from_string(r.text));
         Ok(())
     })

@@ -51,6 +51,8 @@ pub unsafe extern "C" fn ctxkit_toolset_report(
 /// an allowlist is `INVALID_ARGUMENT`. Other errors as for
 /// `ctxkit_toolset_report`. Thread-safe.
 ///
+/// Errors: `INVALID_JSON`, `INVALID_ARGUMENT`, `LIMIT_EXCEEDED`, `INVALID_UTF8`, `NULL_ARGUMENT`.
+///
 /// # Safety
 /// Text arguments are valid for their lengths; `out_json` is valid for a
 /// write; `err` is NULL or valid for a write.

@@ -180,6 +180,8 @@ fn overdue_json(spans: Vec<OverdueSpan>) -> Result<ctxkit_string, FfiError> {
 /// [{"tool_call_id", "tool", "content", "reason"}]}` (docs/formats.md,
 /// "Overdue spans"). The spans stay open. Thread-safe.
 ///
+/// Errors: `NULL_ARGUMENT`.
+///
 /// # Safety
 /// `tracer` is live; `out_json` is valid for a write; `err` is NULL or valid
 /// for a write.
@@ -201,6 +203,8 @@ pub unsafe extern "C" fn ctxkit_tracer_overdue(
 
 /// Like `ctxkit_tracer_overdue`, and also ends each overdue span as
 /// `timeout`, so it is counted and leaves the open set. Thread-safe.
+///
+/// Errors: `NULL_ARGUMENT`.
 ///
 /// # Safety
 /// `tracer` is live; `out_json` is valid for a write; `err` is NULL or valid
@@ -225,6 +229,8 @@ pub unsafe extern "C" fn ctxkit_tracer_expire(
 /// counters, per-tool metrics (count, errors, timeouts, latency min / max /
 /// mean / p50 / p95 / p99 in µs), open spans as of `now_us`, and the recent
 /// span records with repeat counts. Thread-safe.
+///
+/// Errors: `NULL_ARGUMENT`.
 ///
 /// # Safety
 /// `tracer` is live; `out_json` is valid for a write; `err` is NULL or valid

@@ -11,7 +11,7 @@ pub const CTXKIT_VERSION_PATCH: u32 = 0;
 /// ABI revision. Bumped on any incompatible change to a function signature,
 /// struct layout or status number; a host can refuse a library whose
 /// `ctxkit_abi_version()` differs from the value it was compiled with.
-pub const CTXKIT_ABI_VERSION: u32 = 1;
+pub const CTXKIT_ABI_VERSION: u32 = 2;
 
 /// The library version as a static NUL-terminated string ("0.1.0"). It equals
 /// the `CTXKIT_VERSION_*` macros of the header the library was built with.
@@ -40,5 +40,38 @@ mod tests {
         assert_eq!(CTXKIT_VERSION_PATCH, parse(env!("CARGO_PKG_VERSION_PATCH")));
         let v = unsafe { std::ffi::CStr::from_ptr(ctxkit_version()) }.to_str().unwrap();
         assert_eq!(v, ctxkit_core::VERSION);
+    }
+}
+
+/// The header's promise that every fallible function lists its statuses:
+/// each export returning `ctxkit_status` (but `ctxkit_error_code`, which
+/// reads one) has an `Errors:` line in its doc comment.
+#[cfg(test)]
+mod errors_lists {
+    #[test]
+    fn every_fallible_export_documents_its_errors() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+        let mut missing = Vec::new();
+        let mut seen = 0;
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let text = std::fs::read_to_string(entry.unwrap().path()).unwrap();
+            let lines: Vec<&str> = text.lines().collect();
+            for (i, l) in lines.iter().enumerate() {
+                let Some(rest) = l.split("extern \"C\" fn ").nth(1).filter(|_| l.starts_with("pub ")) else { continue };
+                let name = rest.split('(').next().unwrap();
+                let sig: String = lines[i..].iter().take_while(|s| !s.ends_with('{')).copied().collect();
+                let sig = sig + lines[i..].iter().find(|s| s.ends_with('{')).unwrap();
+                if !sig.contains("-> ctxkit_status") || name == "ctxkit_error_code" {
+                    continue;
+                }
+                seen += 1;
+                let doc = lines[..i].iter().rev().take_while(|s| s.starts_with("///") || s.starts_with("#["));
+                if !doc.into_iter().any(|s| s.contains("Errors:")) {
+                    missing.push(name.to_owned());
+                }
+            }
+        }
+        assert!(seen > 40, "found only {seen} fallible exports");
+        assert!(missing.is_empty(), "no `Errors:` list: {missing:?}");
     }
 }

@@ -6,7 +6,7 @@
 use ctxkit_core::chat::Conversation;
 use ctxkit_core::json;
 use ctxkit_core::limits::MAX_JSON_BYTES;
-use ctxkit_core::window::{fit_json, Budget, Policy, Window};
+use ctxkit_core::window::{fit_json_in, Budget, Policy, Window};
 use parking_lot::Mutex;
 use serde::Serialize;
 
@@ -114,6 +114,8 @@ pub unsafe extern "C" fn ctxkit_window_load(
 /// Appends one message (JSON in the window's format), counting only it;
 /// `*out_tokens` receives its token count. Thread-safe.
 ///
+/// Errors: `INVALID_JSON`, `LIMIT_EXCEEDED` (message count or size), `INVALID_UTF8`, `NULL_ARGUMENT`.
+///
 /// # Safety
 /// `window` is live; `message_json` is valid for its length; `out_tokens` is
 /// valid for a write; `err` is NULL or valid for a write.
@@ -143,6 +145,8 @@ pub unsafe extern "C" fn ctxkit_window_push(
 /// limit, remaining, utilization and a verdict (`fits`, `should_compact`,
 /// `overflow`). `new_input_json` is a message about to be sent, or
 /// `(NULL, 0)` for none. Thread-safe.
+///
+/// Errors: `INVALID_JSON` (the new input), `LIMIT_EXCEEDED`, `INVALID_UTF8`, `NULL_ARGUMENT`.
 ///
 /// # Safety
 /// `window` is live; `new_input_json` is valid for its length (or NULL with
@@ -175,6 +179,8 @@ pub unsafe extern "C" fn ctxkit_window_preflight(
 /// (docs/formats.md, "Validation issues"); `[]` when there are none.
 /// Thread-safe.
 ///
+/// Errors: `NULL_ARGUMENT`.
+///
 /// # Safety
 /// `window` is live; `out_json` is valid for a write; `err` is NULL or valid for a write.
 #[no_mangle]
@@ -195,6 +201,8 @@ pub unsafe extern "C" fn ctxkit_window_validate(
 /// Repairs the window's conversation in place and returns the manifest as a
 /// JSON array of changes (docs/formats.md). `synthetic_result` is the text of
 /// inserted results; `(NULL, 0)` selects the default. Thread-safe.
+///
+/// Errors: `LIMIT_EXCEEDED` (synthetic text over 64 KiB, or more than 16 MiB of synthetic results), `INVALID_UTF8`, `NULL_ARGUMENT`.
 ///
 /// # Safety
 /// `window` is live; `synthetic_result` is valid for its length (or NULL
@@ -224,6 +232,8 @@ pub unsafe extern "C" fn ctxkit_window_repair(
 
 /// The window's conversation as JSON, in the format it was loaded in.
 /// Thread-safe.
+///
+/// Errors: `NULL_ARGUMENT`.
 ///
 /// # Safety
 /// `window` is live; `out_json` is valid for a write; `err` is NULL or valid for a write.
@@ -286,6 +296,8 @@ pub unsafe extern "C" fn ctxkit_window_compact(
 /// pending; no pending request (or one discarded by a later load or push)
 /// is `INVALID_ARGUMENT` too. Thread-safe.
 ///
+/// Errors: `INVALID_ARGUMENT` (no pending summary, or another id), `LIMIT_EXCEEDED`, `INVALID_UTF8`, `NULL_ARGUMENT`.
+///
 /// # Safety
 /// `window` is live; text arguments are valid for their lengths; `out_json`
 /// is valid for a write; `err` is NULL or valid for a write.
@@ -320,16 +332,20 @@ pub unsafe extern "C" fn ctxkit_window_apply_summary(
 /// messages). `options_json` is the fit options object (docs/formats.md;
 /// `model` required). On success `*out_conversation` is the result in the
 /// input's shape and `*out_report` the report with before/after figures and
-/// the manifest. Errors: `DOES_NOT_FIT` (what must be kept is too big; the
+/// the manifest. `registry` may be NULL for the built-in model table; with a
+/// handle, models registered on it work here as in `ctxkit_window_new`
+/// (new in ABI 2). Errors: `DOES_NOT_FIT` (what must be kept is too big; the
 /// message gives the figures), `INVALID_JSON`, `UNKNOWN_MODEL`,
 /// `INVALID_ARGUMENT`, `LIMIT_EXCEEDED`, `INVALID_UTF8`, `NULL_ARGUMENT`.
 /// Thread-safe.
 ///
 /// # Safety
-/// Text arguments are valid for their lengths; both out-parameters are valid
-/// for a write; `err` is NULL or valid for a write.
+/// `registry` is NULL or live; text arguments are valid for their lengths;
+/// both out-parameters are valid for a write; `err` is NULL or valid for a
+/// write.
 #[no_mangle]
 pub unsafe extern "C" fn ctxkit_fit(
+    registry: *const ctxkit_registry,
     conversation_json: *const u8,
     conversation_json_len: usize,
     options_json: *const u8,
@@ -342,13 +358,14 @@ pub unsafe extern "C" fn ctxkit_fit(
         let dst_c = out(out_conversation, "out_conversation")?;
         let dst_r = out(out_report, "out_report")?;
         // SAFETY: per the contract above.
-        let (conversation, options) = unsafe {
+        let (conversation, options, registry) = unsafe {
             (
                 args::text(conversation_json, conversation_json_len, "conversation_json", MAX_JSON_BYTES)?,
                 args::text(options_json, options_json_len, "options_json", MAX_JSON_BYTES)?,
+                registry_or_builtin(registry),
             )
         };
-        let (c, report) = fit_json(conversation, options)?;
+        let (c, report) = fit_json_in(registry, conversation, options)?;
         let report = json_string(&report)?;
         dst_c.write(ctxkit_string::from_string(c));
         dst_r.write(report);

@@ -81,6 +81,14 @@ fn calls() -> Vec<(&'static str, Call)> {
         ),
         ("ctxkit_breaker_allow", Call::Status(|err| unsafe { ctxkit_breaker_allow(z(), z(), z(), z(), z(), err) })),
         (
+            "ctxkit_breaker_record_success_state",
+            Call::Status(|err| unsafe { ctxkit_breaker_record_success_state(z(), z(), z(), z(), z(), err) }),
+        ),
+        (
+            "ctxkit_breaker_record_failure_state",
+            Call::Status(|err| unsafe { ctxkit_breaker_record_failure_state(z(), z(), z(), z(), z(), err) }),
+        ),
+        (
             "ctxkit_breaker_record_success",
             Call::Status(|err| unsafe { ctxkit_breaker_record_success(z(), z(), z(), z(), err) }),
         ),
@@ -116,11 +124,18 @@ fn calls() -> Vec<(&'static str, Call)> {
             Call::Status(|err| unsafe { ctxkit_skills_render_index(z(), z(), z(), z(), err) }),
         ),
         (
+            "ctxkit_status_kind_name",
+            Call::NoStatus(|| {
+                let _ = ctxkit_status_kind_name(z());
+            }),
+        ),
+        (
             "ctxkit_status_name",
             Call::NoStatus(|| {
                 let _ = unsafe { ctxkit_status_name(z()) };
             }),
         ),
+        ("ctxkit_string_free_parts", Call::NoStatus(|| unsafe { ctxkit_string_free_parts(z(), z()) })),
         (
             "ctxkit_string_free",
             Call::NoStatus(|| {
@@ -215,7 +230,7 @@ fn calls() -> Vec<(&'static str, Call)> {
             "ctxkit_window_apply_summary",
             Call::Status(|err| unsafe { ctxkit_window_apply_summary(z(), z(), z(), z(), z(), z(), err) }),
         ),
-        ("ctxkit_fit", Call::Status(|err| unsafe { ctxkit_fit(z(), z(), z(), z(), z(), z(), err) })),
+        ("ctxkit_fit", Call::Status(|err| unsafe { ctxkit_fit(z(), z(), z(), z(), z(), z(), z(), err) })),
     ]
 }
 

@@ -224,13 +224,13 @@ pub fn check(data: &[u8]) {
             }
             10 => {
                 let mut report = EMPTY;
-                if call!(ctxkit_fit, Some(true), p, n, fo.as_ptr(), fo.len(), &mut s, &mut report) {
+                if call!(ctxkit_fit, Some(true), h.registry, p, n, fo.as_ptr(), fo.len(), &mut s, &mut report) {
                     take_string("ctxkit_fit", report, true);
                 }
             }
             11 => {
                 let mut report = EMPTY;
-                if call!(ctxkit_fit, Some(true), c.as_ptr(), c.len(), p, n, &mut s, &mut report) {
+                if call!(ctxkit_fit, Some(true), h.registry, c.as_ptr(), c.len(), p, n, &mut s, &mut report) {
                     take_string("ctxkit_fit", report, true);
                 }
             }
@@ -311,6 +311,9 @@ pub fn check(data: &[u8]) {
                 call!(ctxkit_breaker_allow, none, h.breaker, p, n, 1000, &mut allowed);
                 call!(ctxkit_breaker_record_failure, none, h.breaker, p, n, 1001);
                 call!(ctxkit_breaker_record_success, none, h.breaker, p, n, 1002);
+                let mut phase = 0u32;
+                call!(ctxkit_breaker_record_failure_state, none, h.breaker, p, n, 1002, &mut phase);
+                call!(ctxkit_breaker_record_success_state, none, h.breaker, p, n, 1002, &mut phase);
                 call!(ctxkit_breaker_state, Some(true), h.breaker, p, n, 1003, &mut s);
             }
             29 => {

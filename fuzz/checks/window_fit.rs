@@ -4,7 +4,7 @@
 //! then the conversation JSON. Never panics; on success the result fits:
 //! the reported and the recounted prompt tokens are within the limit, the
 //! output parses in the reported format, and validation finds no orphaned
-//! tool call or result (DESIGN.md section 5). A failure is never
+//! tool call or result (compaction's invariants). A failure is never
 //! `Internal`: that is compaction's own orphan check firing, a bug.
 
 use ctxkit::chat::Conversation;

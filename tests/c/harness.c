@@ -517,7 +517,7 @@ static ctxkit_tokens encode_ok(int line, const ctxkit_tokenizer *t, const uint8_
         return empty;
     }
     check_true_at(line, err == NULL, "no error object on success");
-    check_true_at(line, (out.ptr == NULL) == (out.len == 0), "tokens ptr is NULL exactly when len is 0");
+    check_true_at(line, out.ptr != NULL, "tokens ptr is never NULL (ABI 2)");
     return out;
 }
 #define ENCODE_OK(t, ...) encode_ok(__LINE__, (t), __VA_ARGS__)
@@ -709,16 +709,32 @@ static void test_status_names(void)
         "CTXKIT_STATUS_UNKNOWN_ENCODING", "CTXKIT_STATUS_UNKNOWN_MODEL", "CTXKIT_STATUS_UNKNOWN_TOKEN",
         "CTXKIT_STATUS_PANIC",        "CTXKIT_STATUS_INTERNAL",         "CTXKIT_STATUS_DOES_NOT_FIT",
         "CTXKIT_STATUS_IO",           "CTXKIT_STATUS_UNSAFE_PATH",      "CTXKIT_STATUS_CYCLE_DETECTED",
-        "CTXKIT_STATUS_DEPTH_EXCEEDED",
+        "CTXKIT_STATUS_DEPTH_EXCEEDED", "CTXKIT_STATUS_INVALID_YAML",
     };
-    for (uint32_t s = 0; s <= 15; s++) {
+    static const char *const kinds[] = {
+        "ok", "null_argument", "invalid_utf8", "invalid_argument", "invalid_json", "limit_exceeded",
+        "unknown_encoding", "unknown_model", "unknown_token", "panic", "internal", "does_not_fit",
+        "io", "unsafe_path", "cycle_detected", "depth_exceeded", "invalid_yaml",
+    };
+    for (uint32_t s = 0; s <= 16; s++) {
+        const char *k = ctxkit_status_kind_name(s);
+        if (CHECK(k != NULL))
+            CHECK_BYTES(k, strlen(k), kinds[s], strlen(kinds[s]));
+        CHECK(ctxkit_status_kind_name(s) == k); /* static storage */
+    }
+    {
+        const char *k = ctxkit_status_kind_name(17);
+        if (CHECK(k != NULL))
+            CHECK_BYTES(k, strlen(k), "unrecognized", strlen("unrecognized"));
+    }
+    for (uint32_t s = 0; s <= 16; s++) {
         const char *n = ctxkit_status_name(s);
         if (!CHECK(n != NULL))
             continue;
         CHECK_BYTES(n, strlen(n), names[s], strlen(names[s]));
         CHECK(ctxkit_status_name(s) == n); /* static storage */
     }
-    const uint32_t unknown[] = {16, 999, 0x7fffffffu, UINT32_MAX};
+    const uint32_t unknown[] = {17, 999, 0x7fffffffu, UINT32_MAX};
     for (size_t i = 0; i < sizeof unknown / sizeof unknown[0]; i++) {
         const char *n = ctxkit_status_name(unknown[i]);
         if (CHECK(n != NULL))
@@ -779,6 +795,14 @@ static void test_errors_and_frees(void)
         ctxkit_error_free(err);
     }
 
+    /* ctxkit_string_free_parts: a finalizer holding (ptr, len) frees it. */
+    {
+        ctxkit_string adopted = list_ok(__LINE__, NULL);
+        uint8_t *p = adopted.ptr;
+        size_t n = adopted.len;
+        ctxkit_string_free_parts(p, n);
+        ctxkit_string_free_parts(NULL, 0);
+    }
     /* ctxkit_string_free twice on the same struct is harmless. */
     ctxkit_string s = list_ok(__LINE__, NULL);
     ctxkit_string_free(&s);
@@ -891,10 +915,11 @@ static void test_tokenizer_basics(void)
     CHECK_SIZE(COUNT_OK(cl, NULL, 0), 0);
     CHECK_SIZE(COUNT_OK(cl, (const uint8_t *)"not counted", 0), 0);
     ctxkit_tokens none = ENCODE_OK(cl, LIT(""));
-    CHECK(none.ptr == NULL && none.len == 0);
+    CHECK(none.ptr != NULL && none.len == 0);
     ctxkit_tokens_free(&none);
-    none = ENCODE_OK(cl, NULL, 0);
     CHECK(none.ptr == NULL && none.len == 0);
+    none = ENCODE_OK(cl, NULL, 0);
+    CHECK(none.ptr != NULL && none.len == 0);
     ctxkit_tokens_free(&none);
     ctxkit_string es = DECODE_OK(cl, NULL, 0, CTXKIT_DECODE_MODE_STRICT);
     CHECK_SIZE(es.len, 0);
@@ -1502,7 +1527,8 @@ static void test_null_arguments(void)
     {
         ctxkit_tokens out = SENT_TOKENS;
         CHECK_STATUS(ctxkit_tokenizer_encode(t, NULL, 0, &out, NULL), CTXKIT_STATUS_OK);
-        CHECK(out.ptr == NULL && out.len == 0);
+        CHECK(out.ptr != NULL && out.len == 0); /* never NULL since ABI 2 */
+        ctxkit_tokens_free(&out);
     }
 
     /* ctxkit_tokenizer_decode. */
@@ -1528,8 +1554,19 @@ static void test_null_arguments(void)
     TRUNCATE_FAILS(t, LIT(kLongText), 20, CTXKIT_TRUNCATE_SIDE_BOTH, NULL, 4, 0, CTXKIT_STATUS_NULL_ARGUMENT,
                    "marker");
     TRUNCATE_FAILS(t, LIT(kLongText), 5, 0, NULL, 0, 1, CTXKIT_STATUS_NULL_ARGUMENT, "out_text");
-    TRUNCATE_FAILS(t, LIT(kLongText), 5, 0, NULL, 0, 2, CTXKIT_STATUS_NULL_ARGUMENT, "out_tokens");
-    TRUNCATE_FAILS(t, LIT(kLongText), 5, 0, NULL, 0, 4, CTXKIT_STATUS_NULL_ARGUMENT, "out_removed");
+    /* Since ABI 2 the counts are optional; NO_MARKER with a marker is refused. */
+    {
+        ctxkit_string cut = {NULL, 0};
+        CHECK_STATUS(ctxkit_tokenizer_truncate(t, LIT(kLongText), 5, CTXKIT_TRUNCATE_SIDE_BOTH | CTXKIT_TRUNCATE_NO_MARKER,
+                                               NULL, 0, &cut, NULL, NULL, NULL),
+                     CTXKIT_STATUS_OK);
+        size_t n = SENT_SIZE;
+        CHECK_STATUS(ctxkit_tokenizer_count(t, cut.ptr, cut.len, &n, NULL), CTXKIT_STATUS_OK);
+        CHECK(n <= 5 && strstr((const char *)cut.ptr, "truncated") == NULL);
+        ctxkit_string_free(&cut);
+    }
+    TRUNCATE_FAILS(t, LIT(kLongText), 5, CTXKIT_TRUNCATE_SIDE_BOTH | CTXKIT_TRUNCATE_NO_MARKER, LIT("[cut]"), 0,
+                   CTXKIT_STATUS_INVALID_ARGUMENT, "NO_MARKER");
     TRUNCATE_FAILS(t, LIT(kLongText), 5, 0, NULL, 0, 7, CTXKIT_STATUS_NULL_ARGUMENT, NULL);
     {
         ctxkit_string out = SENT_STRING;
@@ -1675,7 +1712,7 @@ static ctxkit_status j_compact(const uint8_t *j, size_t n, ctxkit_error **e)
 static ctxkit_status j_fit_conv(const uint8_t *j, size_t n, ctxkit_error **e)
 {
     ctxkit_string c = {NULL, 0}, r = {NULL, 0};
-    ctxkit_status st = ctxkit_fit(j, n, LIT("{\"model\":\"gpt-4o\"}"), &c, &r, e);
+    ctxkit_status st = ctxkit_fit(NULL, j, n, LIT("{\"model\":\"gpt-4o\"}"), &c, &r, e);
     ctxkit_string_free(&c);
     ctxkit_string_free(&r);
     return st;
@@ -1683,7 +1720,7 @@ static ctxkit_status j_fit_conv(const uint8_t *j, size_t n, ctxkit_error **e)
 static ctxkit_status j_fit_options(const uint8_t *j, size_t n, ctxkit_error **e)
 {
     ctxkit_string c = {NULL, 0}, r = {NULL, 0};
-    ctxkit_status st = ctxkit_fit(LIT(kLenConv), j, n, &c, &r, e);
+    ctxkit_status st = ctxkit_fit(NULL, LIT(kLenConv), j, n, &c, &r, e);
     ctxkit_string_free(&c);
     ctxkit_string_free(&r);
     return st;
@@ -1964,7 +2001,7 @@ static void test_lengths_and_nuls(void)
     /* Agent names: a NUL is a control character; a short len is the prefix. */
     {
         ctxkit_callstack *root = NULL, *s1 = (ctxkit_callstack *)SENT_PTR;
-        CHECK_STATUS(ctxkit_callstack_new(0, &root, NULL), CTXKIT_STATUS_OK);
+        CHECK_STATUS(ctxkit_callstack_new(CTXKIT_CALLSTACK_DEFAULT_MAX_DEPTH, &root, NULL), CTXKIT_STATUS_OK);
         CHECK_STATUS(ctxkit_callstack_enter(root, LIT("plan\0ner"), &s1, &err), CTXKIT_STATUS_INVALID_ARGUMENT);
         CHECK_ERR(&err, CTXKIT_STATUS_INVALID_ARGUMENT, "ctxkit_callstack_enter", "control character");
         check_ptr_untouched_at(__LINE__, "s1", s1);
@@ -2399,7 +2436,7 @@ static void test_window(void)
 
     /* ctxkit_fit: stateless; both outputs written only on success. */
     ctxkit_string out_c = SENT_STRING, out_r = SENT_STRING;
-    CHECK_STATUS(ctxkit_fit(LIT(kConv), LIT("{\"model\":\"gpt-4o\",\"max_tokens\":1000,\"reserve_output\":100}"),
+    CHECK_STATUS(ctxkit_fit(NULL, LIT(kConv), LIT("{\"model\":\"gpt-4o\",\"max_tokens\":1000,\"reserve_output\":100}"),
                             &out_c, &out_r, &err),
                  CTXKIT_STATUS_OK);
     CHECK_STR_CONTAINS(out_c, "\"tool_call_id\":\"c2\"");
@@ -2409,7 +2446,7 @@ static void test_window(void)
     ctxkit_string_free(&out_r);
     out_c = (ctxkit_string)SENT_STRING;
     out_r = (ctxkit_string)SENT_STRING;
-    CHECK_STATUS(ctxkit_fit(LIT(kConv), LIT("{\"model\":\"gpt-4o\",\"max_tokens\":20,\"reserve_output\":5}"),
+    CHECK_STATUS(ctxkit_fit(NULL, LIT(kConv), LIT("{\"model\":\"gpt-4o\",\"max_tokens\":20,\"reserve_output\":5}"),
                             &out_c, &out_r, &err),
                  CTXKIT_STATUS_DOES_NOT_FIT);
     CHECK(out_c.ptr == SENT_PTR && out_r.ptr == SENT_PTR);
@@ -2418,16 +2455,35 @@ static void test_window(void)
         ctxkit_error_free(err);
         err = NULL;
     }
-    CHECK_STATUS(ctxkit_fit(LIT(kConv), LIT("{}"), &out_c, &out_r, NULL), CTXKIT_STATUS_INVALID_ARGUMENT);
-    CHECK_STATUS(ctxkit_fit(LIT(kConv), LIT("{\"model\":\"gpt-4o\",\"policy\":{\"strategy\":\"magic\"}}"), &out_c, &out_r, NULL),
+    CHECK_STATUS(ctxkit_fit(NULL, LIT(kConv), LIT("{}"), &out_c, &out_r, NULL), CTXKIT_STATUS_INVALID_ARGUMENT);
+    CHECK_STATUS(ctxkit_fit(NULL, LIT(kConv), LIT("{\"model\":\"gpt-4o\",\"policy\":{\"strategy\":\"magic\"}}"), &out_c, &out_r, NULL),
                  CTXKIT_STATUS_INVALID_JSON);
-    CHECK_STATUS(ctxkit_fit(LIT("not json"), LIT("{\"model\":\"gpt-4o\"}"), &out_c, &out_r, NULL),
+    CHECK_STATUS(ctxkit_fit(NULL, LIT("not json"), LIT("{\"model\":\"gpt-4o\"}"), &out_c, &out_r, NULL),
                  CTXKIT_STATUS_INVALID_JSON);
-    CHECK_STATUS(ctxkit_fit(NULL, 3, LIT("{}"), &out_c, &out_r, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
-    CHECK_STATUS(ctxkit_fit(LIT(kConv), NULL, 2, &out_c, &out_r, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
-    CHECK_STATUS(ctxkit_fit(LIT(kConv), LIT("{}"), NULL, &out_r, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
-    CHECK_STATUS(ctxkit_fit(LIT(kConv), LIT("{}"), &out_c, NULL, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
-    CHECK_STATUS(ctxkit_fit(LIT("[\"\xc0\xaf\"]"), LIT("{}"), &out_c, &out_r, NULL), CTXKIT_STATUS_INVALID_UTF8);
+    CHECK_STATUS(ctxkit_fit(NULL, NULL, 3, LIT("{}"), &out_c, &out_r, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
+    CHECK_STATUS(ctxkit_fit(NULL, LIT(kConv), NULL, 2, &out_c, &out_r, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
+    CHECK_STATUS(ctxkit_fit(NULL, LIT(kConv), LIT("{}"), NULL, &out_r, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
+    CHECK_STATUS(ctxkit_fit(NULL, LIT(kConv), LIT("{}"), &out_c, NULL, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
+    CHECK_STATUS(ctxkit_fit(NULL, LIT("[\"\xc0\xaf\"]"), LIT("{}"), &out_c, &out_r, NULL), CTXKIT_STATUS_INVALID_UTF8);
+    /* ABI 2: fit takes the registry, so a host-registered model works as in a window. */
+    {
+        ctxkit_registry *reg = NULL;
+        size_t nreg = 0;
+        CHECK_STATUS(ctxkit_registry_new(&reg, NULL), CTXKIT_STATUS_OK);
+        CHECK_STATUS(ctxkit_registry_register(
+                         reg, LIT("{\"name\":\"house-model\",\"encoding\":\"o200k_base\",\"context_window\":5000,\"exact\":true}"),
+                         &nreg, NULL),
+                     CTXKIT_STATUS_OK);
+        CHECK_STATUS(ctxkit_fit(NULL, LIT(kConv), LIT("{\"model\":\"house-model\"}"), &out_c, &out_r, NULL),
+                     CTXKIT_STATUS_UNKNOWN_MODEL);
+        CHECK_STATUS(ctxkit_fit(reg, LIT(kConv), LIT("{\"model\":\"house-model\"}"), &out_c, &out_r, NULL), CTXKIT_STATUS_OK);
+        CHECK_STR_CONTAINS(out_r, "\"max_tokens\":5000");
+        ctxkit_string_free(&out_c);
+        ctxkit_string_free(&out_r);
+        ctxkit_registry_free(reg);
+        out_c = (ctxkit_string)SENT_STRING;
+        out_r = (ctxkit_string)SENT_STRING;
+    }
     CHECK(out_c.ptr == SENT_PTR && out_r.ptr == SENT_PTR);
 }
 
@@ -2669,7 +2725,9 @@ static void test_callstack(void)
 {
     ctxkit_error *err = NULL;
     ctxkit_callstack *root = NULL, *s1 = NULL, *s2 = NULL, *s3 = NULL, *branch = NULL;
-    CHECK_STATUS(ctxkit_callstack_new(0, &root, &err), CTXKIT_STATUS_OK);
+    CHECK_STATUS(ctxkit_callstack_new(0, &root, &err), CTXKIT_STATUS_INVALID_ARGUMENT); /* ABI 2: 0 is an error */
+    CHECK_ERR(&err, CTXKIT_STATUS_INVALID_ARGUMENT, "ctxkit_callstack_new", "at least 1");
+    CHECK_STATUS(ctxkit_callstack_new(CTXKIT_CALLSTACK_DEFAULT_MAX_DEPTH, &root, &err), CTXKIT_STATUS_OK);
     if (!CHECK(root != NULL))
         return;
     CHECK_STATUS(ctxkit_callstack_enter(root, LIT("planner"), &s1, &err), CTXKIT_STATUS_OK);
@@ -2858,6 +2916,20 @@ static void test_recovery(void)
     CHECK_STATUS(ctxkit_breaker_allow(b, LIT("openai"), 103, &allowed, &err), CTXKIT_STATUS_OK);
     CHECK(!allowed); /* one probe at a time */
     CHECK_STATUS(ctxkit_breaker_record_success(b, LIT("openai"), 110, &err), CTXKIT_STATUS_OK);
+    /* ABI 2: the _state variants report the state after the call. */
+    {
+        uint32_t phase = 99;
+        CHECK_STATUS(ctxkit_breaker_record_success_state(b, LIT("openai"), 110, &phase, &err), CTXKIT_STATUS_OK);
+        CHECK_SIZE(phase, CTXKIT_BREAKER_PHASE_CLOSED);
+        CHECK_STATUS(ctxkit_breaker_record_failure_state(b, LIT("fresh"), 110, &phase, &err), CTXKIT_STATUS_OK);
+        CHECK_SIZE(phase, CTXKIT_BREAKER_PHASE_CLOSED);
+        CHECK_STATUS(ctxkit_breaker_record_failure_state(b, LIT("fresh"), 111, &phase, &err), CTXKIT_STATUS_OK);
+        CHECK_SIZE(phase, CTXKIT_BREAKER_PHASE_OPEN);
+        phase = 99;
+        CHECK_STATUS(ctxkit_breaker_record_success_state(b, LIT("fresh"), 112, NULL, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
+        CHECK_STATUS(ctxkit_breaker_record_failure_state(NULL, LIT("fresh"), 112, &phase, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
+        CHECK_SIZE(phase, 99);
+    }
     CHECK_STATUS(ctxkit_breaker_state(b, LIT("openai"), 110, &out, &err), CTXKIT_STATUS_OK);
     CHECK_STR_CONTAINS(out, "\"state\":\"closed\"");
     ctxkit_string_free(&out);
@@ -3222,7 +3294,7 @@ static void test_limits(void)
         CHECK_STATUS(ctxkit_window_load(w, (const uint8_t *)doc, len, &err), CTXKIT_STATUS_LIMIT_EXCEEDED);
         CHECK_ERR(&err, CTXKIT_STATUS_LIMIT_EXCEEDED, "ctxkit_window_load", "the limit is 100000 (MAX_MESSAGES)");
         ctxkit_string out_c = SENT_STRING, out_r = SENT_STRING;
-        CHECK_STATUS(ctxkit_fit((const uint8_t *)doc, len, LIT("{\"model\":\"gpt-4o\"}"), &out_c, &out_r, &err),
+        CHECK_STATUS(ctxkit_fit(NULL, (const uint8_t *)doc, len, LIT("{\"model\":\"gpt-4o\"}"), &out_c, &out_r, &err),
                      CTXKIT_STATUS_LIMIT_EXCEEDED);
         CHECK(out_c.ptr == SENT_PTR && out_r.ptr == SENT_PTR);
         CHECK_ERR(&err, CTXKIT_STATUS_LIMIT_EXCEEDED, "ctxkit_fit", "has more than 100000 messages");

@@ -712,7 +712,7 @@ static void window_op(worker *w)
         ok(w, ctxkit_window_load(w->window, LIT(kConv), &err), &err, "window load");
     } else if (k == WINDOW_CYCLE - 1) {
         ctxkit_string conv = {NULL, 0}, report = {NULL, 0};
-        if (ok(w, ctxkit_fit(LIT(kConv), LIT(kFitOptions), &conv, &report, &err), &err, "fit")) {
+        if (ok(w, ctxkit_fit(NULL, LIT(kConv), LIT(kFitOptions), &conv, &report, &err), &err, "fit")) {
             expect_same(w, "fit conversation", conv, g_fit_conv);
             expect_same(w, "fit report", report, g_fit_report);
         }
@@ -913,7 +913,7 @@ static void reference(ctxkit_tokenizer *tok, ctxkit_registry *reg, int threads)
                             "\"verdict\":\"fits\""),
           "the own window's verdict changes within a cycle");
     ctxkit_window_free(win);
-    must(ctxkit_fit(LIT(kConv), LIT(kFitOptions), &g_fit_conv, &g_fit_report, &err), &err, "fit");
+    must(ctxkit_fit(NULL, LIT(kConv), LIT(kFitOptions), &g_fit_conv, &g_fit_report, &err), &err, "fit");
     check(mem_contains(g_fit_report.ptr, g_fit_report.len, "\"dropped_message\""), "the fit drops messages");
 
     /* The shared window: its history before and after one push. */

@@ -27,7 +27,7 @@ module Ctxkit
   , statusInvalidJson, statusLimitExceeded, statusUnknownEncoding
   , statusUnknownModel, statusUnknownToken, statusPanic, statusInternal
   , statusDoesNotFit, statusIo, statusUnsafePath, statusCycleDetected
-  , statusDepthExceeded
+  , statusDepthExceeded, statusInvalidYaml, statusKindName
   , statusName
   , tryCtxkit
     -- * Library
@@ -58,7 +58,7 @@ module Ctxkit
   , classifyError, backoff
   , Breaker, newBreaker, breakerAllow, breakerRecordSuccess, breakerRecordFailure, breakerState
     -- * Call stacks
-  , CallStack, newCallStack, callStackFromJson, callStackEnter, callStackEnterE, callStackToJson
+  , CallStack, newCallStack, defaultCallStackDepth, callStackFromJson, callStackEnter, callStackEnterE, callStackToJson
     -- * Tool telemetry
   , Tracer, SpanOutcome (..), newTracer, tracerStart, tracerEnd
   , tracerOverdue, tracerExpire, tracerExport
@@ -105,7 +105,7 @@ statusOk, statusNullArgument, statusInvalidUtf8, statusInvalidArgument,
   statusInvalidJson, statusLimitExceeded, statusUnknownEncoding,
   statusUnknownModel, statusUnknownToken, statusPanic, statusInternal,
   statusDoesNotFit, statusIo, statusUnsafePath, statusCycleDetected,
-  statusDepthExceeded :: Status
+  statusDepthExceeded, statusInvalidYaml :: Status
 statusOk = kStatusOk
 statusNullArgument = kStatusNullArgument
 statusInvalidUtf8 = kStatusInvalidUtf8
@@ -122,12 +122,20 @@ statusIo = kStatusIo
 statusUnsafePath = kStatusUnsafePath
 statusCycleDetected = kStatusCycleDetected
 statusDepthExceeded = kStatusDepthExceeded
+statusInvalidYaml = kStatusInvalidYaml
 
 -- | The stable name of a status (@"unknown_encoding"@ ...), from the library.
 statusName :: Status -> Text
 statusName s = unsafePerformIO $ do
   p <- cStatusName s
   if p == nullPtr then pure (T.pack ("status " ++ show s)) else T.pack <$> peekCString p
+
+-- | The core's kind name of a status (@unknown_model@, ...), as the test
+-- vectors and every other binding spell it (@ctxkit_status_kind_name@).
+statusKindName :: Status -> Text
+statusKindName s = unsafePerformIO $ do
+  p <- cStatusKindName s
+  if p == nullPtr then pure "unrecognized" else T.pack <$> peekCString p
 
 -- | Runs an action, catching only 'CtxkitError'.
 tryCtxkit :: IO a -> IO (Either CtxkitError a)
@@ -334,13 +342,15 @@ data Truncated = Truncated
 
 -- | Cuts a text to at most @max@ tokens. The marker (for 'KeepBoth') is a
 -- template where @{removed}@ becomes the removed count; Nothing is the
--- library's default marker.
+-- library's default marker and @Just ""@ no marker at all (the core's
+-- meaning; the C ABI spells it with 'kTruncateNoMarker').
 truncateTokens :: Tokenizer -> TruncateSide -> Maybe Text -> Int -> Text -> IO Truncated
 truncateTokens t side marker maxTokens s = withTok t $ \tp -> withText s $ \p n ->
-  withMaybeText marker $ \mp mn -> alloca $ \outT -> alloca $ \outR -> do
-    txt <- withOutString $ \sp -> cTokenizerTruncate tp p n (fromIntegral maxTokens) sd mp mn sp outT outR
+  withMaybeText marker' $ \mp mn -> alloca $ \outT -> alloca $ \outR -> do
+    txt <- withOutString $ \sp -> cTokenizerTruncate tp p n (fromIntegral maxTokens) (sd + noMarker) mp mn sp outT outR
     Truncated (utf8 txt) <$> (fromIntegral <$> peek outT) <*> (fromIntegral <$> peek outR)
   where
+    (marker', noMarker) = if marker == Just "" then (Nothing, kTruncateNoMarker) else (marker, 0)
     sd = case side of
       KeepHead -> kTruncateSideHead
       KeepTail -> kTruncateSideTail
@@ -436,7 +446,7 @@ fit conv opts = withJson conv $ \cp cn -> withJson opts $ \op on ->
   alloca $ \outC -> alloca $ \outR -> do
     poke outC (CtxkitString nullPtr 0)
     poke outR (CtxkitString nullPtr 0)
-    check (cFit cp cn op on outC outR)
+    check (cFit nullPtr cp cn op on outC outR)
     c <- takeOwnedString outC
     r <- takeOwnedString outR
     (,) <$> decodeJson c <*> decodeJson r
@@ -449,7 +459,7 @@ fitBytes conv opts = withBytes conv $ \cp cn -> withBytes opts $ \op on ->
   alloca $ \outC -> alloca $ \outR -> do
     poke outC (CtxkitString nullPtr 0)
     poke outR (CtxkitString nullPtr 0)
-    check (cFit cp cn op on outC outR)
+    check (cFit nullPtr cp cn op on outC outR)
     (,) <$> takeOwnedString outC <*> takeOwnedString outR
 
 -- | 'windowLoad' over JSON text as bytes (see 'fitBytes').
@@ -553,6 +563,11 @@ withStack :: CallStack -> (Ptr CtxkitCallstack -> IO a) -> IO a
 withStack (CallStack fp) = withForeignPtr fp
 
 -- | An empty stack of the given maximum depth (0: the default, 5).
+-- | The library's default maximum depth (@CTXKIT_CALLSTACK_DEFAULT_MAX_DEPTH@);
+-- 'newCallStack' refuses 0 since ABI 2.
+defaultCallStackDepth :: Int
+defaultCallStackDepth = fromIntegral kCallstackDefaultMaxDepth
+
 newCallStack :: Int -> IO CallStack
 newCallStack d = CallStack <$> newHandle pCallstackFree (cCallstackNew (fromIntegral d))
 

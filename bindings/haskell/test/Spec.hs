@@ -69,10 +69,7 @@ maybeV v = Just v
 
 -- | The expected {"error": kind} for a failure.
 errorValue :: CtxkitError -> Value
-errorValue e = object ["error" .= kind (status e)]
-  where
-    -- "CTXKIT_STATUS_INVALID_ARGUMENT" -> "invalid_argument" (ErrorKind::as_str)
-    kind = T.toLower . fromMaybe "?" . T.stripPrefix "CTXKIT_STATUS_" . statusName
+errorValue e = object ["error" .= statusKindName (status e)]
 
 -- | Runs an action and turns a CtxkitError into {"error": kind}.
 orError :: IO Value -> IO Value
@@ -193,7 +190,6 @@ runRecoveryVector v = case str (v .! "op") of
       (str <$> maybeV (i .! "body")) (maybeV (i .! "headers")))
   "backoff" -> Just <$> orError (backoff i)
   "callstack"
-    | int (i .! "max_depth") == 0 -> pure Nothing -- see abiDifferences
     | otherwise -> fmap Just $ orError $ do
       s0 <- newCallStack (int (i .! "max_depth"))
       s <- foldlM' (\s a -> callStackEnter s (str a)) s0 (arr (i .! "enter"))
@@ -277,9 +273,7 @@ subsetOf _ got = got
 -- | Vectors the C ABI cannot express; reported as pending, never dropped.
 abiDifferences :: [(String, String)]
 abiDifferences =
-  [ (n, "C ABI: ctxkit_tokenizer_truncate takes an empty marker as the default marker, so the vector's explicit empty marker cannot be passed")
-  | e <- ["cl100k_base", "o200k_base", "p50k_base", "r50k_base"], n <- ["truncate/" ++ e ++ "/both/prose/empty-marker/max-10"] ]
-  ++ [("callstack/zero-max-depth", "C ABI: ctxkit_callstack_new(0) selects the default depth 5; the core's CallStack::new(0) is invalid_argument")]
+  [] -- ABI 2 expresses every vector: CTXKIT_TRUNCATE_NO_MARKER, callstack depth 0 refused
 
 -- | Summary ids ("sum-<hash>") hash the input JSON as written, key order
 -- included; aeson's Value does not keep key order, so the id of a
@@ -502,7 +496,7 @@ spec = do
       r <- truncateTokensE cl100k KeepBoth Nothing 1 (T.replicate 100 "word ")
       either (Just . status) (const Nothing) r `shouldBe` Just statusInvalidArgument
     it "a cycle is CYCLE_DETECTED (14) with the chain" $ do
-      s <- newCallStack 0 >>= (`callStackEnter` "planner") >>= (`callStackEnter` "coder")
+      s <- newCallStack defaultCallStackDepth >>= (`callStackEnter` "planner") >>= (`callStackEnter` "coder")
       r <- callStackEnterE s "planner"
       either (Just . status) (const Nothing) r `shouldBe` Just statusCycleDetected
       either message (const "") r `shouldSatisfy` T.isInfixOf "planner -> coder -> planner"
@@ -605,7 +599,7 @@ spec = do
       dones <- replicateM 4 newEmptyMVar
       forM_ dones $ \done -> forkIO $ do
         ns <- forM [1 .. 50 :: Int] $ \k -> do
-          s <- newCallStack 0 >>= (`callStackEnter` T.pack ("agent" ++ show k))
+          s <- newCallStack defaultCallStackDepth >>= (`callStackEnter` T.pack ("agent" ++ show k))
           j <- callStackToJson s
           t <- newTokenizer (if even k then "cl100k_base" else "r50k_base")
           n <- countTokensIO t "hello world"

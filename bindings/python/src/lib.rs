@@ -36,6 +36,12 @@ pyo3::create_exception!(
     CtxkitError,
     "JSON input could not be parsed or does not match its schema."
 );
+pyo3::create_exception!(
+    ctxkit,
+    InvalidYamlError,
+    CtxkitError,
+    "YAML input (a skill's front-matter) could not be parsed or is not the expected shape."
+);
 pyo3::create_exception!(ctxkit, DoesNotFitError, CtxkitError, "What must be kept does not fit the budget.");
 pyo3::create_exception!(ctxkit, IoError, CtxkitError, "A file could not be read.");
 pyo3::create_exception!(
@@ -69,6 +75,7 @@ fn class_of(py: Python<'_>, kind: ctxkit::ErrorKind) -> Bound<'_, pyo3::types::P
         K::UnknownToken => py.get_type::<UnknownTokenError>(),
         K::LimitExceeded => py.get_type::<LimitExceededError>(),
         K::InvalidJson => py.get_type::<InvalidJsonError>(),
+        K::InvalidYaml => py.get_type::<InvalidYamlError>(),
         K::DoesNotFit => py.get_type::<DoesNotFitError>(),
         K::Io => py.get_type::<IoError>(),
         K::UnsafePath => py.get_type::<UnsafePathError>(),

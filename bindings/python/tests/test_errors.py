@@ -16,6 +16,7 @@ EXPECTED = {
     "unsafe_path": "UnsafePathError",
     "cycle_detected": "CycleDetectedError",
     "depth_exceeded": "DepthExceededError",
+    "invalid_yaml": "InvalidYamlError",
     "internal": "InternalError",
 }
 

@@ -266,7 +266,7 @@ impl Conversation {
 
     /// Parses one message given as JSON, in this conversation's format.
     pub fn parse_message(&self, text: &str) -> Result<Message> {
-        let v: Value = json::parse("message", text)?;
+        let v = json::parse_value("message", text)?;
         message_from_value(self.format, v, 0)
     }
 }

@@ -2,13 +2,15 @@
 //! goes: the `messages` array (or a bare top-level array) is refused at its
 //! [`MAX_MESSAGES`]` + 1`th element, before the rest is read, so an
 //! oversized history costs what the limit costs, not what the document
-//! holds. Everything else is read exactly as `serde_json::Value` would read
-//! it (object key order kept, a repeated key's last value wins).
+//! holds. Everything else is read as [`crate::json::parse_value`] reads it
+//! (object key order kept, numbers kept as written, a repeated key refused).
 
 use std::fmt;
 
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
-use serde_json::{Map, Number, Value};
+use serde_json::{Number, Value};
+
+use crate::json::Strict;
 
 use crate::limits::MAX_MESSAGES;
 use crate::Result;
@@ -55,7 +57,7 @@ impl<'de> Visitor<'de> for Node {
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> std::result::Result<Value, A::Error> {
         let mut items = Vec::new();
-        while let Some(v) = seq.next_element::<Value>()? {
+        while let Some(Strict(v)) = seq.next_element::<Strict>()? {
             if items.len() == MAX_MESSAGES {
                 return Err(crate::json::limit_error(format!(
                     "has more than {MAX_MESSAGES} messages; the limit is {MAX_MESSAGES} (MAX_MESSAGES)"
@@ -66,16 +68,11 @@ impl<'de> Visitor<'de> for Node {
         Ok(Value::Array(items))
     }
 
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> std::result::Result<Value, A::Error> {
-        let mut out = Map::new();
-        while let Some(key) = map.next_key::<String>()? {
-            let v = match self {
-                Node::Top if key == "messages" => map.next_value_seed(Node::Messages)?,
-                _ => map.next_value::<Value>()?,
-            };
-            out.insert(key, v);
-        }
-        Ok(Value::Object(out))
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> std::result::Result<Value, A::Error> {
+        crate::json::visit_strict_map(map, |key, map| match self {
+            Node::Top if key == "messages" => map.next_value_seed(Node::Messages),
+            _ => map.next_value::<Strict>().map(|s| s.0),
+        })
     }
 
     fn visit_bool<E>(self, v: bool) -> std::result::Result<Value, E> {

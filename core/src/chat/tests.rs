@@ -216,8 +216,9 @@ fn message_count_is_refused_while_reading() {
 
 #[test]
 fn the_reader_builds_the_same_document_as_serde_json() {
-    // Key order, repeated keys (last wins), numbers of every kind, escapes.
-    let text = r#"{"z":1,"messages":[{"role":"user","content":"a\u00e9\n","n":-5,"f":1.5e300,"big":18446744073709551615,"x":true,"y":null}],"a":{"b":[1,{"c":2}]},"z":[3],"messages2":0}"#;
+    // Key order, numbers of every kind, escapes. (A repeated key, which
+    // serde_json lets win last, is refused: see the test below.)
+    let text = r#"{"z":1,"messages":[{"role":"user","content":"a\u00e9\n","n":-5,"f":1.5e300,"big":18446744073709551615,"x":true,"y":null}],"a":{"b":[1,{"c":2}]},"messages2":0}"#;
     let mine = reader::read(text).unwrap();
     let theirs: Value = serde_json::from_str(text).unwrap();
     assert_eq!(mine, theirs);
@@ -368,4 +369,60 @@ fn pdf_pages_are_counted_from_the_data() {
     ]}]});
     let c = rt(&v, Some(Format::Anthropic));
     assert_eq!(c.messages[0].parts[0], Part::Pdf { pages: 2 });
+}
+
+/// Issue 14 bug 3: untouched numbers came back re-formatted
+/// (`123456789012345678901234567890` as `1.2345678901234568e+29`, `-0`,
+/// `1E5`, `0.10` and `1e-400` altered). They come back with every digit
+/// as written, in messages, tools and the envelope, in both formats. The
+/// one normalisation is serde_json's for exponents: `E` is written `e`
+/// with an explicit sign (`1E5` becomes `1e+5`, the same number).
+#[test]
+fn untouched_numbers_round_trip_as_written() {
+    let forms = [
+        "123456789012345678901234567890",
+        "1e5",
+        "2E-3",
+        "-0",
+        "1E5",
+        "0.10",
+        "1e-400",
+        "-1.5e+300",
+        "18446744073709551616",
+    ];
+    for n in forms {
+        let openai = format!(
+            r#"{{"model":"m","x":{n},"messages":[{{"role":"user","content":"hi","x-n":{n},"arr":[{n},{{"k":{n}}}]}}],"tools":[{{"type":"function","function":{{"name":"f","parameters":{{"type":"object","default":{n}}}}}}}]}}"#
+        );
+        let anthropic = format!(
+            r#"{{"system":"s","x":{n},"messages":[{{"role":"user","content":[{{"type":"text","text":"hi","x-n":{n}}}]}}]}}"#
+        );
+        for (doc, f) in [(openai, Format::OpenAi), (anthropic, Format::Anthropic)] {
+            let c = Conversation::parse(&doc, Some(f)).unwrap();
+            assert_eq!(
+                c.to_json().unwrap(),
+                doc.replace("1E5", "1e+5").replace("1e5", "1e+5").replace("2E-3", "2e-3"),
+                "{n} in {f:?}"
+            );
+        }
+    }
+}
+
+/// Issue 14 bug 9: one rule for repeated keys. Every object ctxkit reads
+/// refuses a key given twice, wherever it sits in a conversation.
+#[test]
+fn a_repeated_key_is_refused_anywhere_in_a_conversation() {
+    for doc in [
+        r#"{"messages":[],"messages":[]}"#,
+        r#"[{"role":"user","role":"assistant","content":"x"}]"#,
+        r#"[{"role":"user","content":[{"type":"text","text":"a","text":"b"}]}]"#,
+        r#"{"model":"m","meta":{"a":1,"a":2},"messages":[]}"#,
+    ] {
+        let e = Conversation::parse(doc, None).unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::InvalidJson, "{doc}: {e}");
+        assert!(e.message().contains("duplicate key"), "{e}");
+    }
+    let c = Conversation::parse("[]", Some(Format::OpenAi)).unwrap();
+    let e = c.parse_message(r#"{"role":"user","content":"a","content":"b"}"#).unwrap_err();
+    assert!(e.message().contains("duplicate key `content`"), "{e}");
 }

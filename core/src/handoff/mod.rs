@@ -165,7 +165,7 @@ impl Handoff {
     /// `InvalidJson` naming the field (`handoff.metadata.created_at: ...`).
     pub fn parse(text: &str) -> Result<Handoff> {
         crate::limits::check("handoff", text.len(), MAX_HANDOFF_BYTES)?;
-        let v: Value = json::parse("handoff", text)?;
+        let v = json::parse_value("handoff", text)?;
         Handoff::from_value(v)
     }
 

@@ -333,3 +333,21 @@ proptest! {
         prop_assert_eq!(r.changes.len(), kinds.len());
     }
 }
+
+/// Issue 14 bug 9: handoffs accepted a repeated key (the last won) while
+/// other objects refused it; one rule now, at any depth.
+#[test]
+fn a_repeated_key_is_refused_in_a_handoff() {
+    let ok = r#"{"version":"1.0","task_summary":"t","key_outputs":[],"metadata":{"from_agent":"a","to_agent":"b","created_at":"2026-03-01T12:00:00Z"},"custom_fields":{"n":123456789012345678901234567890}}"#;
+    let h = Handoff::parse(ok).unwrap();
+    assert_eq!(h.custom_fields["n"].to_string(), "123456789012345678901234567890");
+    for bad in [
+        ok.replace(r#""task_summary":"t""#, r#""task_summary":"t","task_summary":"u""#),
+        ok.replace(r#""from_agent":"a""#, r#""from_agent":"a","from_agent":"z""#),
+        ok.replace(r#"{"n":"#, r#"{"m":1,"m":2,"n":"#),
+    ] {
+        let e = Handoff::parse(&bad).unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::InvalidJson, "{bad}");
+        assert!(e.message().contains("duplicate key"), "{e}");
+    }
+}

@@ -198,11 +198,18 @@ fn bad_names_are_unknown_models_not_panics() {
         huge.as_str(),
     ] {
         let err = r.lookup(name).unwrap_err();
-        assert_eq!(err.kind(), ErrorKind::UnknownModel, "{name:?}");
-        assert!(err.message().len() < 2000, "{name:?}: the message must not echo a huge name");
+        // One rule for every name (issue 14): longer than MAX_NAME_BYTES is
+        // an invalid argument, refused before any comparison.
+        let want = if name.len() > crate::limits::MAX_NAME_BYTES {
+            ErrorKind::InvalidArgument
+        } else {
+            ErrorKind::UnknownModel
+        };
+        assert_eq!(err.kind(), want, "{:?}", crate::text::clip(name));
+        assert!(err.message().len() < 2000, "the message must not echo a huge name");
     }
     let m = r.lookup_or(&huge, Some(Encoding::O200kBase));
-    assert_eq!(m.unwrap_err().kind(), ErrorKind::UnknownModel, "a huge name is never a fallback either");
+    assert_eq!(m.unwrap_err().kind(), ErrorKind::InvalidArgument, "a huge name is never a fallback either");
 }
 
 /// The (name, encoding) pairs of a dict in tiktoken's `model.py`.
@@ -351,4 +358,31 @@ fn source_names_match_their_json() {
     for s in [ModelSource::Builtin, ModelSource::Host, ModelSource::Family, ModelSource::Fallback] {
         assert_eq!(serde_json::to_value(s).unwrap(), s.as_str());
     }
+}
+
+/// Issue 14 bug 9: a 4 MiB unknown name took seconds of close-match search
+/// and was echoed whole; names are capped and echoes clipped. Registration
+/// refuses a repeated key like every other JSON object.
+#[test]
+fn huge_names_are_refused_early_and_never_echoed_whole() {
+    use crate::limits::{MAX_ECHO_BYTES, MAX_NAME_BYTES};
+    let huge = "g".repeat(4 << 20);
+    for fallback in [None, Some(Encoding::Cl100kBase)] {
+        let e = reg().lookup_or(&huge, fallback).unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::InvalidArgument);
+        assert!(
+            e.message().contains("MAX_NAME_BYTES") && e.message().len() < MAX_ECHO_BYTES + 200,
+            "{}",
+            e.message().len()
+        );
+    }
+    let at = "q".repeat(MAX_NAME_BYTES);
+    let e = reg().lookup(&at).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::UnknownModel);
+    assert!(e.message().len() < MAX_ECHO_BYTES + 200, "{}", e.message());
+    let e = Encoding::from_name(&huge).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::InvalidArgument);
+    let e = reg().register_json(r#"{"name":"m","encoding":"o200k_base","name":"n"}"#).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::InvalidJson);
+    assert!(e.message().contains("duplicate key `name`"), "{e}");
 }

@@ -29,9 +29,9 @@ fn is_fence(line: &[u8], closing: bool) -> bool {
 }
 
 /// Reads the front-matter block from the start of `reader`. `rel` names the
-/// file in messages. No opening `---` is `InvalidJson` ("no front-matter"),
+/// file in messages. No opening `---` is `InvalidYaml` ("no front-matter"),
 /// a block over the size cap `LimitExceeded`, bytes that are not UTF-8
-/// `InvalidUtf8`, and a missing closing line `InvalidJson`.
+/// `InvalidUtf8`, and a missing closing line `InvalidYaml`.
 pub(crate) fn read_block(reader: impl Read, rel: &str) -> Result<Block> {
     // One line past the cap is enough to see the closing fence of a block
     // exactly at the cap; nothing further is ever read.
@@ -43,7 +43,7 @@ pub(crate) fn read_block(reader: impl Read, rel: &str) -> Result<Block> {
     let first = line.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&line);
     if !is_fence(first, false) || !line.ends_with(b"\n") {
         return Err(Error::new(
-            ErrorKind::InvalidJson,
+            ErrorKind::InvalidYaml,
             format!("'{rel}' has no front-matter (the file must start with a '---' line)"),
         ));
     }
@@ -55,7 +55,7 @@ pub(crate) fn read_block(reader: impl Read, rel: &str) -> Result<Block> {
             if yaml.len() > MAX_FRONTMATTER_BYTES {
                 break;
             }
-            return Err(Error::new(ErrorKind::InvalidJson, format!("'{rel}': front-matter has no closing '---' line")));
+            return Err(Error::new(ErrorKind::InvalidYaml, format!("'{rel}': front-matter has no closing '---' line")));
         }
         offset += n as u64;
         if is_fence(&line, true) {
@@ -100,7 +100,7 @@ fn options() -> serde_saphyr::Options {
 
 /// Parses a front-matter block into a JSON object. A budget breach (depth,
 /// nodes, aliases) is `LimitExceeded`; malformed YAML, or a block that is
-/// not a mapping, is `InvalidJson` (the status for malformed structured
+/// not a mapping, is `InvalidYaml` (the status for malformed structured
 /// input) with the parser's line and column.
 pub(crate) fn parse(yaml: &str, rel: &str) -> Result<Map<String, Value>> {
     let value: Value = serde_saphyr::from_str_with_options(yaml, options()).map_err(|e| {
@@ -114,16 +114,16 @@ pub(crate) fn parse(yaml: &str, rel: &str) -> Result<Map<String, Value>> {
             | E::AliasReplayStackDepthExceeded { .. } => ErrorKind::LimitExceeded,
             // The scanner's flow-nesting guard (`[[[[...`) reports this way.
             e if e.to_string().starts_with("recursion limit exceeded") => ErrorKind::LimitExceeded,
-            _ => ErrorKind::InvalidJson,
+            _ => ErrorKind::InvalidYaml,
         };
         let msg = inner.to_string().replace('\n', " ");
         Error::new(kind, format!("front-matter of '{rel}': {msg}"))
     })?;
     match value {
         Value::Object(map) => Ok(map),
-        Value::Null => Err(Error::new(ErrorKind::InvalidJson, format!("front-matter of '{rel}' is empty"))),
+        Value::Null => Err(Error::new(ErrorKind::InvalidYaml, format!("front-matter of '{rel}' is empty"))),
         other => Err(Error::new(
-            ErrorKind::InvalidJson,
+            ErrorKind::InvalidYaml,
             format!("front-matter of '{rel}' must be a mapping, not {}", kind_name(&other)),
         )),
     }

@@ -94,9 +94,9 @@ fn file_key(_m: &std::fs::Metadata) -> (u64, u64) {
     (0, 0)
 }
 
-#[cfg(target_os = "linux")]
-const ELOOP: i32 = 40;
-#[cfg(not(target_os = "linux"))]
+#[cfg(unix)]
+const ELOOP: i32 = libc::ELOOP;
+#[cfg(not(unix))]
 const ELOOP: i32 = 62;
 
 fn describe(e: &std::io::Error) -> String {
@@ -160,8 +160,20 @@ pub(crate) fn resolve_entry(root: &Path, name: &str) -> Result<std::fs::Metadata
 /// whose real path (on Linux, read back from the open descriptor) is still
 /// inside the root. Anything else is `Io` ("replaced" or "changed") or
 /// `UnsafePath`.
+///
+/// The open itself never blocks and never follows a link: a file replaced
+/// by a FIFO would otherwise block `open` forever (before any check could
+/// run), and one replaced by a symlink is refused by the kernel (`ELOOP`,
+/// reported as `UnsafePath`). Only after `fstat` says "regular file" is
+/// anything read; `O_NONBLOCK` has no effect on regular-file reads.
 pub(crate) fn open_verified(root: &Path, id: &FileId) -> Result<File> {
-    let f = File::open(&id.path).map_err(|e| io(format!("'{}': {}", id.rel, describe(&e))))?;
+    let f = open_no_block(&id.path).map_err(|e| {
+        if e.raw_os_error() == Some(ELOOP) {
+            // The recorded path is canonical, so a link there is new.
+            return unsafe_path(format!("'{}' was replaced by a symbolic link after it was checked", id.rel));
+        }
+        io(format!("'{}': {}", id.rel, describe(&e)))
+    })?;
     let meta = f.metadata().map_err(|e| io(format!("'{}': {}", id.rel, describe(&e))))?;
     if !meta.is_file() {
         return Err(io(format!("'{}' is no longer a regular file", id.rel)));
@@ -184,6 +196,21 @@ pub(crate) fn open_verified(root: &Path, id: &FileId) -> Result<File> {
     #[cfg(not(target_os = "linux"))]
     let _ = root;
     Ok(f)
+}
+
+#[cfg(unix)]
+fn open_no_block(path: &Path) -> std::io::Result<File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK | libc::O_NOFOLLOW | libc::O_CLOEXEC)
+        .open(path)
+}
+
+#[cfg(not(unix))]
+fn open_no_block(path: &Path) -> std::io::Result<File> {
+    // No FIFOs to block on; the identity checks after opening still apply.
+    File::open(path)
 }
 
 /// Reads a whole verified file, never more than [`MAX_SKILL_FILE_BYTES`]

@@ -261,7 +261,7 @@ fn frontmatter_size_limit_at_and_one_past() {
 #[test]
 fn frontmatter_shape_errors() {
     let e = frontmatter::read_block(&b"# no front-matter\n"[..], "x.md").unwrap_err();
-    assert_eq!(e.kind(), ErrorKind::InvalidJson);
+    assert_eq!(e.kind(), ErrorKind::InvalidYaml);
     assert!(e.message().contains("no front-matter"), "{e}");
     let e = frontmatter::read_block(&b"---\nname: x\n"[..], "x.md").unwrap_err();
     assert!(e.message().contains("no closing"), "{e}");
@@ -271,11 +271,11 @@ fn frontmatter_shape_errors() {
     let b = frontmatter::read_block(&b"\xEF\xBB\xBF---\r\nname: x\r\n...\r\nbody"[..], "x.md").unwrap();
     assert_eq!(b.yaml, "name: x\r\n");
     for (yaml, kind) in [
-        ("name: [unclosed\n", ErrorKind::InvalidJson),
-        ("- a\n- b\n", ErrorKind::InvalidJson),
-        ("", ErrorKind::InvalidJson),
-        ("a: 1\na: 2\n", ErrorKind::InvalidJson),
-        ("a: &x {b: 1}\nc:\n  <<: *x\n", ErrorKind::InvalidJson),
+        ("name: [unclosed\n", ErrorKind::InvalidYaml),
+        ("- a\n- b\n", ErrorKind::InvalidYaml),
+        ("", ErrorKind::InvalidYaml),
+        ("a: 1\na: 2\n", ErrorKind::InvalidYaml),
+        ("a: &x {b: 1}\nc:\n  <<: *x\n", ErrorKind::InvalidYaml),
         // A second document is over the one-document budget.
         ("--- \na: 1\n---\nb: 2\n", ErrorKind::LimitExceeded),
     ] {
@@ -344,10 +344,36 @@ fn a_file_swapped_for_a_symlink_after_discovery_is_not_read() {
     std::fs::remove_file(d.path().join("victim/SKILL.md")).unwrap();
     std::os::unix::fs::symlink(outside.path().join("secret.md"), d.path().join("victim/SKILL.md")).unwrap();
     let e = set.body("victim").unwrap_err();
-    assert_eq!(e.kind(), ErrorKind::Io, "{e}");
-    assert!(e.message().contains("replaced"), "{e}");
+    assert_eq!(e.kind(), ErrorKind::UnsafePath, "{e}");
+    assert!(e.message().contains("replaced by a symbolic link"), "{e}");
     // Rediscovery refuses the link outright.
     assert_eq!(open(&d).body("victim").unwrap_err().kind(), ErrorKind::UnsafePath);
+}
+
+/// Issue 14 bug 2: a skill file replaced by a FIFO after discovery made the
+/// body load block forever in `open`. The open is non-blocking, so the
+/// fstat check runs and refuses it.
+#[cfg(unix)]
+#[test]
+fn a_file_swapped_for_a_fifo_after_discovery_is_refused_not_waited_on() {
+    let d = TempDir::new("swap-fifo");
+    d.skill("victim", "V.", "original\n");
+    d.write("flat.md", "---\nname: flat\ndescription: F.\n---\nbody\n");
+    let set = open(&d);
+    for rel in ["victim/SKILL.md", "flat.md"] {
+        let p = d.path().join(rel);
+        std::fs::remove_file(&p).unwrap();
+        // core forbids unsafe code, so the FIFO comes from mkfifo(1).
+        assert!(std::process::Command::new("mkfifo").arg(&p).status().unwrap().success());
+    }
+    for name in ["victim", "flat"] {
+        let e = set.body(name).unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::Io, "{e}");
+        assert!(e.message().contains("no longer a regular file"), "{e}");
+    }
+    // Rediscovery does not open them either: they are not regular files.
+    let again = open(&d);
+    assert!(again.body("victim").is_err() && again.body("flat").is_err());
 }
 
 #[test]
@@ -369,10 +395,10 @@ fn hostile_trees_become_per_skill_diagnostics() {
     assert!(skill(&set, "badbody").is_valid(), "bodies are not read at discovery");
     assert_eq!(set.body("badbody").unwrap_err().kind(), ErrorKind::InvalidUtf8);
     assert_eq!(codes(skill(&set, "deep")), ["limit_exceeded"]);
-    assert_eq!(codes(skill(&set, "nofm")), ["invalid_json"]);
+    assert_eq!(codes(skill(&set, "nofm")), ["invalid_yaml"]);
     assert_eq!(codes(skill(&set, "a\\b")), ["unsafe_path"]);
     assert_eq!(codes(skill(&set, "C:evil")), ["unsafe_path"]);
-    assert_eq!(set.body("nofm").unwrap_err().kind(), ErrorKind::InvalidJson);
+    assert_eq!(set.body("nofm").unwrap_err().kind(), ErrorKind::InvalidYaml);
 }
 
 #[test]

@@ -110,18 +110,19 @@ impl Encoding {
     /// Parses a canonical tiktoken name (case and surrounding spaces are
     /// ignored); the error names close matches.
     pub fn from_name(name: &str) -> Result<Encoding> {
+        crate::text::check_name("encoding name", name)?;
         let wanted = name.trim().to_ascii_lowercase();
         if let Some(e) = Encoding::ALL.into_iter().find(|e| e.name() == wanted) {
             return Ok(e);
         }
         let names: Vec<&str> = Encoding::ALL.iter().map(|e| e.name()).collect();
-        let close = crate::models::close_matches(&wanted, names.iter().copied(), 3);
+        let close = crate::text::close_matches(&wanted, names.iter().copied(), 3);
         let hint = if close.is_empty() {
             format!("known encodings: {}", names.join(", "))
         } else {
             format!("did you mean {}?", close.join(" or "))
         };
-        Err(Error::new(ErrorKind::UnknownEncoding, format!("unknown encoding '{name}'; {hint}")))
+        Err(Error::new(ErrorKind::UnknownEncoding, format!("unknown encoding '{}'; {hint}", crate::text::clip(name))))
     }
 
     /// The encoding whose rank file this one uses (itself for the four

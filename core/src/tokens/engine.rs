@@ -2,13 +2,14 @@
 //! pre-tokenization (`pretokenize.rs`) followed by a whole-piece lookup and,
 //! for the minority of pieces that are not one token, byte-pair merging
 //! (`bpe.rs`). One lazily built instance per encoding is shared by every
-//! thread of the process; the hot path takes no lock.
+//! thread of the process; the hot path takes no contended lock.
 //!
 //! This module is the only place that knows how tokens are produced; the
 //! public API in `tokens/mod.rs` depends on nothing here but `Engine`'s
 //! methods, so a faster engine can replace this one without touching callers.
 
-use std::cell::RefCell;
+use std::cell::Cell;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::OnceLock;
 
 use super::backtrack::{self, Tables};
@@ -31,25 +32,41 @@ pub(crate) struct Engine {
     backtrack: &'static OnceLock<Tables>,
 }
 
+/// Scratch buffers live in a process-wide pool of slots, not in a
+/// `thread_local!` with a destructor: a thread whose first ctxkit call runs
+/// inside a pthread key destructor registers its TLS destructor after glibc
+/// has run them, so a thread-local scratch (about 1 MiB) leaked with every
+/// such thread (issue 14). Each thread is given a slot once (a `const`
+/// thread-local index, which needs no destructor); up to [`POOL_SLOTS`]
+/// threads never share one, and beyond that two threads on one slot at the
+/// same moment make the later one use fresh buffers. The pool is bounded
+/// (at most `POOL_SLOTS` scratches for the life of the process) and reused
+/// by later threads.
+const POOL_SLOTS: usize = 64;
+
+static POOL: [parking_lot::Mutex<Option<Box<Scratch>>>; POOL_SLOTS] =
+    [const { parking_lot::Mutex::new(None) }; POOL_SLOTS];
+static NEXT_SLOT: AtomicUsize = AtomicUsize::new(0);
+
 thread_local! {
-    static SCRATCH: RefCell<Scratch> = RefCell::new(Scratch::default());
+    static SLOT: Cell<usize> = const { Cell::new(usize::MAX) };
 }
 
-/// Runs `f` with this thread's scratch buffers, or with fresh ones when the
-/// thread-local is unavailable: during thread teardown (a host calling ctxkit
-/// from a pthread key destructor, after Rust's TLS is destroyed) or when
-/// re-entered. Correctness never depends on the cache; only speed does.
+/// Runs `f` with this thread's pooled scratch buffers, or with fresh ones
+/// when its slot is busy (re-entered, or shared with another running
+/// thread). Correctness never depends on the cache; only speed does.
 fn with_scratch<R>(f: impl FnOnce(&mut Scratch) -> R) -> R {
-    let mut f = Some(f);
-    let cached = SCRATCH.try_with(|cell| match cell.try_borrow_mut() {
-        Ok(mut scratch) => f.take().map(|f| f(&mut scratch)),
-        Err(_) => None,
-    });
-    match (cached, f) {
-        (Ok(Some(r)), _) => r,
-        (_, Some(f)) => f(&mut Scratch::default()),
-        // `f` was taken, so the cached call ran and returned Some.
-        (_, None) => unreachable!("scratch closure consumed without a result"),
+    let slot = SLOT
+        .try_with(|s| {
+            if s.get() == usize::MAX {
+                s.set(NEXT_SLOT.fetch_add(1, Ordering::Relaxed) % POOL_SLOTS);
+            }
+            s.get()
+        })
+        .unwrap_or(0);
+    match POOL[slot].try_lock() {
+        Some(mut guard) => f(guard.get_or_insert_with(Box::default)),
+        None => f(&mut Scratch::default()),
     }
 }
 

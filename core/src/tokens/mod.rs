@@ -140,10 +140,13 @@ impl Tokenizer {
     }
 
     /// The exact bytes of `ids`. Fails with `UnknownToken` on an id that is
-    /// not in the vocabulary.
+    /// not in the vocabulary, and with `LimitExceeded` when the bytes would
+    /// be over [`MAX_TEXT_BYTES`] (the largest text the tokenizer accepts
+    /// back); the size is summed before anything is allocated, so a long
+    /// list of long tokens cannot make decode allocate gigabytes.
     pub fn decode_bytes(&self, ids: &[u32]) -> Result<Vec<u8>> {
         limits::check_items("token list", ids.len(), MAX_DECODE_TOKENS)?;
-        let mut out = Vec::with_capacity(ids.len() * 4);
+        let mut total = 0usize;
         for (i, &id) in ids.iter().enumerate() {
             let bytes = self.engine.token_bytes(id).ok_or_else(|| {
                 Error::new(
@@ -155,7 +158,12 @@ impl Tokenizer {
                     ),
                 )
             })?;
-            out.extend_from_slice(bytes);
+            total = total.saturating_add(bytes.len());
+        }
+        limits::check("decoded text", total, MAX_TEXT_BYTES)?;
+        let mut out = Vec::with_capacity(total);
+        for &id in ids {
+            out.extend_from_slice(self.engine.token_bytes(id).unwrap_or_default());
         }
         Ok(out)
     }
@@ -167,7 +175,13 @@ impl Tokenizer {
         let bytes = self.decode_bytes(ids)?;
         match String::from_utf8(bytes) {
             Ok(s) => Ok(s),
-            Err(e) if mode == DecodeMode::Replace => Ok(String::from_utf8_lossy(e.as_bytes()).into_owned()),
+            Err(e) if mode == DecodeMode::Replace => {
+                // U+FFFD is 3 bytes, so replacement can grow the text up to
+                // threefold; the result must still be a text ctxkit accepts.
+                let s = String::from_utf8_lossy(e.as_bytes()).into_owned();
+                limits::check("decoded text", s.len(), MAX_TEXT_BYTES)?;
+                Ok(s)
+            }
             Err(e) => {
                 let offset = e.utf8_error().valid_up_to();
                 let index = self.token_at_byte(ids, offset);

@@ -3,18 +3,19 @@
 //! Values below 16 get one bucket each; above, every power of two is split
 //! into 16 equal sub-buckets, so a bucket is never wider than 1/16 of its
 //! lower bound and a percentile read from it is within 6.25% of the exact
-//! value (HdrHistogram's layout with one significant hex digit). Values are
-//! clamped at 2^43 µs (about 100 days). 640 counters, 5 KiB, whatever the
-//! number of samples.
+//! value (HdrHistogram's layout with one significant hex digit). The buckets
+//! cover the whole `u64` range, so the bound holds for any duration a host
+//! can report (issue 14: values used to be clamped at 2^43 µs, and spans of
+//! 1e15 and 2e15 µs both reported 1e15). 976 counters, under 8 KiB, whatever
+//! the number of samples.
 
 /// Sub-buckets per power of two, as a bit count.
 const SUB_BITS: u32 = 4;
 const SUB: u64 = 1 << SUB_BITS;
-/// The largest exponent kept; larger values are clamped into its buckets.
-const MAX_EXP: u32 = 42;
+/// The largest exponent: the top bit of a `u64`.
+const MAX_EXP: u32 = 63;
 /// Number of buckets.
 pub(crate) const BUCKETS: usize = (SUB + (MAX_EXP - SUB_BITS + 1) as u64 * SUB) as usize;
-const MAX_VALUE: u64 = (1 << (MAX_EXP + 1)) - 1;
 
 /// Counts, min, max and sum of recorded values.
 #[derive(Debug, Clone)]
@@ -33,7 +34,6 @@ impl Default for Histogram {
 }
 
 pub(crate) fn index(v: u64) -> usize {
-    let v = v.min(MAX_VALUE);
     if v < SUB {
         return v as usize;
     }
@@ -52,7 +52,8 @@ pub(crate) fn bounds(i: usize) -> (u64, u64) {
     let sub = (i - SUB) % SUB;
     let width = 1u64 << (e - SUB_BITS as u64);
     let lo = (SUB + sub) << (e - SUB_BITS as u64);
-    (lo, lo + width - 1)
+    // `lo + width` is 2^64 for the last bucket: add `width - 1` instead.
+    (lo, lo + (width - 1))
 }
 
 impl Histogram {

@@ -259,9 +259,37 @@ fn buckets_tile_the_value_range() {
         assert!(lo < 16 || (hi - lo + 1) * 16 <= lo, "bucket {i}: {lo}..={hi}");
         assert_eq!(index(lo), i);
         assert_eq!(index(hi), i);
-        expected_lo = hi + 1;
+        if i + 1 < BUCKETS {
+            expected_lo = hi + 1;
+        } else {
+            assert_eq!(hi, u64::MAX, "the last bucket ends at u64::MAX");
+        }
     }
     assert_eq!(index(u64::MAX), BUCKETS - 1);
+}
+
+/// Issue 14 bug 8: spans of 1e15 and 2e15 µs both reported p95 = 1e15
+/// (values were clamped at 2^43). Every value up to u64::MAX keeps the
+/// 1/16 bound.
+#[test]
+fn percentiles_hold_across_the_whole_u64_range() {
+    for v in [1_000_000_000_000_000u64, 2_000_000_000_000_000, 1 << 43, (1 << 63) + 12345, u64::MAX - 1, u64::MAX] {
+        let mut h = Histogram::default();
+        h.record(v);
+        h.record(v);
+        let est = h.quantile(0.95).unwrap();
+        assert!(est.abs_diff(v) <= v / 16, "{v}: {est}");
+    }
+    let mut h = Histogram::default();
+    for _ in 0..20 {
+        h.record(1_000_000_000_000_000);
+    }
+    for _ in 0..80 {
+        h.record(2_000_000_000_000_000);
+    }
+    let p95 = h.quantile(0.95).unwrap();
+    assert!(p95.abs_diff(2_000_000_000_000_000) <= 2_000_000_000_000_000 / 16, "{p95}");
+    assert!(h.mean().unwrap() > 1.7e15);
 }
 
 fn exact(sorted: &[u64], q: f64) -> u64 {
@@ -273,7 +301,7 @@ proptest! {
     /// Percentiles are within one bucket (at most 1/16) of the exact
     /// nearest-rank value.
     #[test]
-    fn percentiles_within_bucket_error(values in proptest::collection::vec(0u64..5_000_000_000, 1..400)) {
+    fn percentiles_within_bucket_error(values in proptest::collection::vec(proptest::prop_oneof![0u64..5_000_000_000, proptest::prelude::any::<u64>()], 1..400)) {
         let mut h = Histogram::default();
         for &v in &values {
             h.record(v);

@@ -74,11 +74,17 @@ pub struct FitReport {
 /// Parses `conversation`, makes it fit the budget, and returns it (same
 /// shape as the input) with a report. Errors: malformed JSON or options,
 /// unknown model, and `DoesNotFit` when what must be kept is too big.
+/// Models are looked up in the built-in table; [`fit_in`] takes a registry.
 pub fn fit(conversation: &str, options: &FitOptions) -> Result<(Conversation, FitReport)> {
+    fit_in(&ModelRegistry::builtin(), conversation, options)
+}
+
+/// [`fit`] with models looked up in `registry`, so a model a host
+/// registered works in `fit` as it does in a [`Window`].
+pub fn fit_in(registry: &ModelRegistry, conversation: &str, options: &FitOptions) -> Result<(Conversation, FitReport)> {
     if options.model.trim().is_empty() {
         return Err(Error::invalid_argument("options.model is required"));
     }
-    let registry = ModelRegistry::builtin();
     let c = Conversation::parse(conversation, options.format)?;
     let budget = Budget {
         context_window: options.max_tokens.unwrap_or(0),
@@ -86,9 +92,9 @@ pub fn fit(conversation: &str, options: &FitOptions) -> Result<(Conversation, Fi
         ..Budget::default()
     };
     // The window resolves the model's limits and validates the budget.
-    let window = Window::for_model(&registry, &options.model, budget)?;
+    let window = Window::for_model(registry, &options.model, budget)?;
     let pre = window.preflight(None)?;
-    let (acct, info) = Accountant::for_model(&registry, &options.model)?;
+    let (acct, info) = Accountant::for_model(registry, &options.model)?;
     let limit = pre.limit - pre.reserved_output;
     let p = &options.policy;
     let limit_tokens = if p.limit_tokens == 0 { limit } else { p.limit_tokens.min(limit) };
@@ -129,7 +135,43 @@ pub fn fit(conversation: &str, options: &FitOptions) -> Result<(Conversation, Fi
 
 /// [`fit`] with options given as JSON (the C ABI's form).
 pub fn fit_json(conversation: &str, options_json: &str) -> Result<(String, FitReport)> {
+    fit_json_in(&ModelRegistry::builtin(), conversation, options_json)
+}
+
+/// [`fit_in`] with options given as JSON.
+pub fn fit_json_in(registry: &ModelRegistry, conversation: &str, options_json: &str) -> Result<(String, FitReport)> {
     let options: FitOptions = crate::json::parse("fit options", options_json)?;
-    let (c, report) = fit(conversation, &options)?;
+    let (c, report) = fit_in(registry, conversation, &options)?;
     Ok((c.to_json()?, report))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ErrorKind;
+
+    /// Issue 14 bug 1: huge `max_tokens` / `reserve_output` panicked in
+    /// debug builds; they are refused with the limit named.
+    #[test]
+    fn huge_budgets_are_refused_with_the_limit() {
+        let conv = r#"[{"role":"user","content":"hi"}]"#;
+        for opts in [
+            r#"{"model":"gpt-4o","max_tokens":18446744073709551615,"reserve_output":18446744073709551614}"#,
+            r#"{"model":"gpt-4o","max_tokens":18446744073709551615}"#,
+            r#"{"model":"gpt-4o","reserve_output":18446744073709551615}"#,
+        ] {
+            let e = fit_json(conv, opts).unwrap_err();
+            assert_eq!(e.kind(), ErrorKind::InvalidArgument, "{opts}");
+            assert!(e.message().contains("MAX_BUDGET_TOKENS"), "{}", e.message());
+        }
+        let (_, r) = fit_json(conv, r#"{"model":"gpt-4o","max_tokens":4294967295}"#).unwrap();
+        let reg = ModelRegistry::builtin();
+        reg.register_json(r#"{"name":"house-model","encoding":"o200k_base","context_window":1000,"exact":true}"#)
+            .unwrap();
+        assert_eq!(fit_json(conv, r#"{"model":"house-model"}"#).unwrap_err().kind(), ErrorKind::UnknownModel);
+        let (_, r2) = fit_json_in(&reg, conv, r#"{"model":"house-model"}"#).unwrap();
+        assert_eq!(r2.max_tokens, 1000);
+        assert_eq!(r.max_tokens, crate::limits::MAX_BUDGET_TOKENS);
+        assert!(r.limit_tokens <= r.max_tokens && r.tokens_after <= r.tokens_before);
+    }
 }

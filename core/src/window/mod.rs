@@ -20,7 +20,7 @@ pub mod validate;
 
 pub use accounting::{Accountant, Framing};
 pub use compact::{compact, Compacted, Policy, Strategy, SummaryRole};
-pub use fit::{fit, fit_json, FitOptions, FitReport};
+pub use fit::{fit, fit_in, fit_json, fit_json_in, FitOptions, FitReport};
 pub use manifest::{Action, Change, Protected, Reason};
 pub use mask::MaskOptions;
 pub use repair::{repair, Repaired};

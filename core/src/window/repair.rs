@@ -22,6 +22,7 @@ pub use super::manifest::{Action, Change};
 use super::pairing::{Fate, Pairing};
 use super::Accountant;
 use crate::chat::{self, Conversation, Format, Message, Part, Role};
+use crate::limits::{MAX_SYNTHETIC_RESULT_BYTES, MAX_SYNTHETIC_TOTAL_BYTES};
 use crate::Result;
 
 /// The default text of a synthetic tool result.
@@ -49,6 +50,23 @@ pub struct Repaired {
 /// answers.
 pub fn repair(c: &Conversation, synthetic: Option<&str>, acct: &Accountant) -> Result<Repaired> {
     let text = synthetic.unwrap_or(DEFAULT_SYNTHETIC_RESULT);
+    crate::limits::check("synthetic_result", text.len(), MAX_SYNTHETIC_RESULT_BYTES)?;
+    let p = Pairing::of(c);
+    // Checked before anything is built: a repair must not turn a document
+    // the window accepts into one it refuses (issue 14: 70 unanswered calls
+    // times a 1 MiB text made 73 MB).
+    let unanswered = (0..p.calls.len()).filter(|&k| p.answer(k).is_none()).count();
+    let added = unanswered.saturating_mul(text.len());
+    if added > MAX_SYNTHETIC_TOTAL_BYTES {
+        return Err(crate::Error::new(
+            crate::ErrorKind::LimitExceeded,
+            format!(
+                "repair would add {unanswered} synthetic results of {} bytes ({added} bytes); the limit is \
+                 {MAX_SYNTHETIC_TOTAL_BYTES} (MAX_SYNTHETIC_TOTAL_BYTES)",
+                text.len()
+            ),
+        ));
+    }
     let result_parts = c
         .messages
         .iter()
@@ -61,7 +79,7 @@ pub fn repair(c: &Conversation, synthetic: Option<&str>, acct: &Accountant) -> R
                 .map(move |(nth, p)| ((i, nth), p))
         })
         .collect();
-    let mut r = Repairer { c, acct, text, p: Pairing::of(c), result_parts, changes: Vec::new() };
+    let mut r = Repairer { c, acct, text, p, result_parts, changes: Vec::new() };
     r.note_dropped()?;
     let (messages, origin) = match c.format {
         Format::OpenAi => r.openai()?,

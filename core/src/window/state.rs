@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 
 use super::Accountant;
 use crate::chat::{Conversation, Format, Message, Role};
-use crate::limits::MAX_MESSAGES;
+use crate::limits::{MAX_BUDGET_TOKENS, MAX_MESSAGES};
 use crate::models::ModelInfo;
 use crate::{Error, ErrorKind, Result};
 
@@ -149,6 +149,17 @@ fn check_message_count(n: usize) -> Result<()> {
     Ok(())
 }
 
+/// `InvalidArgument` when a budget figure is over [`MAX_BUDGET_TOKENS`], so
+/// every sum a report makes of budget figures stays far from wrapping.
+pub(crate) fn check_budget_tokens(what: &str, n: usize) -> Result<()> {
+    if n > MAX_BUDGET_TOKENS {
+        return Err(Error::invalid_argument(format!(
+            "{what} is {n} tokens; the limit is {MAX_BUDGET_TOKENS} (MAX_BUDGET_TOKENS)"
+        )));
+    }
+    Ok(())
+}
+
 fn is_system(m: &Message) -> bool {
     matches!(m.role, Role::System | Role::Developer)
 }
@@ -168,6 +179,10 @@ impl Window {
         }
         if budget.target_ratio > budget.trigger_ratio {
             return Err(Error::invalid_argument("target_ratio must not exceed trigger_ratio"));
+        }
+        check_budget_tokens("context_window", budget.context_window)?;
+        if let Some(r) = budget.reserved_output {
+            check_budget_tokens("reserved_output", r)?;
         }
         let limit = if budget.context_window > 0 {
             budget.context_window
@@ -412,15 +427,21 @@ impl Window {
     }
 
     fn prompt_tokens(&self, new_input: usize) -> usize {
-        self.system_tokens + self.tools_tokens + self.history_tokens + new_input + self.acct.framing().reply_priming
+        // Saturating: each term is bounded by the text limits, but the sum is
+        // a report figure and must never wrap (on 32-bit targets it could).
+        [self.system_tokens, self.tools_tokens, self.history_tokens, new_input, self.acct.framing().reply_priming]
+            .into_iter()
+            .fold(0usize, usize::saturating_add)
     }
 
     /// The pre-flight report, optionally counting a message about to be sent.
     pub fn preflight(&self, new_input: Option<&Message>) -> Result<Preflight> {
         let new_n = new_input.map(|m| self.acct.message(m)).transpose()?.unwrap_or(0);
         let prompt = self.prompt_tokens(new_n);
+        // `as usize` from f64 saturates; the sum saturates too, and `limit`
+        // is at most MAX_BUDGET_TOKENS, so `remaining` below cannot wrap.
         let calibrated = (prompt as f64 * self.calibration).ceil() as usize;
-        let total = calibrated + self.reserved;
+        let total = calibrated.saturating_add(self.reserved);
         let trigger = (self.limit as f64 * self.budget.trigger_ratio).floor() as usize;
         let verdict = if total > self.limit {
             Verdict::Overflow
@@ -442,7 +463,7 @@ impl Window {
             calibration: self.calibration,
             reserved_output: self.reserved,
             limit: self.limit,
-            remaining: self.limit as i64 - total as i64,
+            remaining: i64::try_from(self.limit as i128 - total as i128).unwrap_or(i64::MIN),
             utilization: total as f64 / self.limit as f64,
             trigger_tokens: trigger,
             target_tokens: (self.limit as f64 * self.budget.target_ratio).floor() as usize,

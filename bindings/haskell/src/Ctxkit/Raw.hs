@@ -14,8 +14,14 @@ import Foreign.Storable (Storable (..))
 
 -- * Constants (#define)
 
+kCallstackDefaultMaxDepth :: Word32
+kCallstackDefaultMaxDepth = 5
+
 kTokenizerRecognizeSpecial :: Word32
 kTokenizerRecognizeSpecial = 1
+
+kTruncateNoMarker :: Word32
+kTruncateNoMarker = 256
 
 kVersionMajor :: Word32
 kVersionMajor = 0
@@ -27,7 +33,7 @@ kVersionPatch :: Word32
 kVersionPatch = 0
 
 kAbiVersion :: Word32
-kAbiVersion = 1
+kAbiVersion = 2
 
 -- * Enums (passed as uint32_t)
 
@@ -64,6 +70,8 @@ kStatusCycleDetected :: Word32
 kStatusCycleDetected = 14
 kStatusDepthExceeded :: Word32
 kStatusDepthExceeded = 15
+kStatusInvalidYaml :: Word32
+kStatusInvalidYaml = 16
 
 -- | @enum ctxkit_decode_mode@
 kDecodeModeReplace :: Word32
@@ -88,6 +96,14 @@ kSpanOutcomeTimeout :: Word32
 kSpanOutcomeTimeout = 2
 kSpanOutcomeCancelled :: Word32
 kSpanOutcomeCancelled = 3
+
+-- | @enum ctxkit_breaker_phase@
+kBreakerPhaseClosed :: Word32
+kBreakerPhaseClosed = 0
+kBreakerPhaseOpen :: Word32
+kBreakerPhaseOpen = 1
+kBreakerPhaseHalfOpen :: Word32
+kBreakerPhaseHalfOpen = 2
 
 -- * Opaque handles
 
@@ -213,6 +229,14 @@ foreign import ccall unsafe "&ctxkit_breaker_free"
 foreign import ccall safe "ctxkit_breaker_allow"
   cBreakerAllow :: Ptr CtxkitBreaker -> Ptr Word8 -> CSize -> Word64 -> Ptr CBool -> Ptr (Ptr CtxkitError) -> IO Word32
 
+-- | @ctxkit_status ctxkit_breaker_record_success_state(const struct ctxkit_breaker * breaker, const uint8_t * key, size_t key_len, uint64_t now_ms, uint32_t * out_state, struct ctxkit_error ** err)@
+foreign import ccall safe "ctxkit_breaker_record_success_state"
+  cBreakerRecordSuccessState :: Ptr CtxkitBreaker -> Ptr Word8 -> CSize -> Word64 -> Ptr Word32 -> Ptr (Ptr CtxkitError) -> IO Word32
+
+-- | @ctxkit_status ctxkit_breaker_record_failure_state(const struct ctxkit_breaker * breaker, const uint8_t * key, size_t key_len, uint64_t now_ms, uint32_t * out_state, struct ctxkit_error ** err)@
+foreign import ccall safe "ctxkit_breaker_record_failure_state"
+  cBreakerRecordFailureState :: Ptr CtxkitBreaker -> Ptr Word8 -> CSize -> Word64 -> Ptr Word32 -> Ptr (Ptr CtxkitError) -> IO Word32
+
 -- | @ctxkit_status ctxkit_breaker_record_success(const struct ctxkit_breaker * breaker, const uint8_t * key, size_t key_len, uint64_t now_ms, struct ctxkit_error ** err)@
 foreign import ccall safe "ctxkit_breaker_record_success"
   cBreakerRecordSuccess :: Ptr CtxkitBreaker -> Ptr Word8 -> CSize -> Word64 -> Ptr (Ptr CtxkitError) -> IO Word32
@@ -277,9 +301,17 @@ foreign import ccall safe "ctxkit_skills_render_index"
 foreign import ccall unsafe "ctxkit_status_name"
   cStatusName :: Word32 -> IO CString
 
+-- | @const char * ctxkit_status_kind_name(uint32_t status)@
+foreign import ccall safe "ctxkit_status_kind_name"
+  cStatusKindName :: Word32 -> IO CString
+
 -- | @void ctxkit_string_free(struct ctxkit_string * s)@
 foreign import ccall unsafe "ctxkit_string_free"
   cStringFree :: Ptr CtxkitString -> IO ()
+
+-- | @void ctxkit_string_free_parts(uint8_t * ptr, size_t len)@
+foreign import ccall safe "ctxkit_string_free_parts"
+  cStringFreeParts :: Ptr Word8 -> CSize -> IO ()
 
 -- | @void ctxkit_tokens_free(struct ctxkit_tokens * t)@
 foreign import ccall unsafe "ctxkit_tokens_free"
@@ -425,6 +457,6 @@ foreign import ccall safe "ctxkit_window_compact"
 foreign import ccall safe "ctxkit_window_apply_summary"
   cWindowApplySummary :: Ptr CtxkitWindow -> Ptr Word8 -> CSize -> Ptr Word8 -> CSize -> Ptr CtxkitString -> Ptr (Ptr CtxkitError) -> IO Word32
 
--- | @ctxkit_status ctxkit_fit(const uint8_t * conversation_json, size_t conversation_json_len, const uint8_t * options_json, size_t options_json_len, struct ctxkit_string * out_conversation, struct ctxkit_string * out_report, struct ctxkit_error ** err)@
+-- | @ctxkit_status ctxkit_fit(const struct ctxkit_registry * registry, const uint8_t * conversation_json, size_t conversation_json_len, const uint8_t * options_json, size_t options_json_len, struct ctxkit_string * out_conversation, struct ctxkit_string * out_report, struct ctxkit_error ** err)@
 foreign import ccall safe "ctxkit_fit"
-  cFit :: Ptr Word8 -> CSize -> Ptr Word8 -> CSize -> Ptr CtxkitString -> Ptr CtxkitString -> Ptr (Ptr CtxkitError) -> IO Word32
+  cFit :: Ptr CtxkitRegistry -> Ptr Word8 -> CSize -> Ptr Word8 -> CSize -> Ptr CtxkitString -> Ptr CtxkitString -> Ptr (Ptr CtxkitError) -> IO Word32

@@ -514,3 +514,26 @@ proptest! {
         prop_assert!(again.changes.is_empty(), "{:?}", again.changes);
     }
 }
+
+/// Issue 14 bug 5: 70 unanswered calls with a 1 MiB synthetic text made a
+/// 73 MB conversation the window then refused. The text and the total are
+/// bounded before anything is built; at the bounds the repair works.
+#[test]
+fn synthetic_results_cannot_amplify_the_conversation() {
+    use crate::limits::{MAX_SYNTHETIC_RESULT_BYTES, MAX_SYNTHETIC_TOTAL_BYTES};
+    let calls: Vec<Value> = (0..300).map(|i| call(&format!("c{i}"))).collect();
+    let c =
+        conv(json!([{"role": "user", "content": "go"}, {"role": "assistant", "content": null, "tool_calls": calls}]));
+    let big = "x".repeat(MAX_SYNTHETIC_RESULT_BYTES + 1);
+    let e = repair(&c, Some(&big), &acct()).unwrap_err();
+    assert_eq!(e.kind(), crate::ErrorKind::LimitExceeded, "{e}");
+    assert!(e.message().contains("synthetic_result"), "{e}");
+    let at = "x".repeat(MAX_SYNTHETIC_RESULT_BYTES);
+    assert!(300 * at.len() > MAX_SYNTHETIC_TOTAL_BYTES);
+    let e = repair(&c, Some(&at), &acct()).unwrap_err();
+    assert_eq!(e.kind(), crate::ErrorKind::LimitExceeded, "{e}");
+    assert!(e.message().contains("MAX_SYNTHETIC_TOTAL_BYTES"), "{e}");
+    let fits = "x".repeat(MAX_SYNTHETIC_TOTAL_BYTES / 300);
+    let r = repair(&c, Some(&fits), &acct()).unwrap();
+    assert_eq!(r.conversation.messages.len(), 302);
+}

@@ -160,3 +160,35 @@ fn message_count_limit_at_and_one_past_for_load_and_push() {
     assert_eq!(err.kind(), ErrorKind::LimitExceeded, "{err}");
     assert_eq!(w.message_tokens().len(), MAX_MESSAGES);
 }
+
+/// Issue 14 bug 1: a u64::MAX window (with or without a huge reserve) was
+/// accepted and preflight panicked or reported "fits" with a negative
+/// remaining. Budgets past MAX_BUDGET_TOKENS are refused; at the limit every
+/// figure stays consistent.
+#[test]
+fn budget_figures_are_bounded_and_never_wrap() {
+    let info = ModelRegistry::builtin().lookup("gpt-4o").unwrap();
+    let acct = || Accountant::new(Tokenizer::new(info.encoding).unwrap(), Framing::for_encoding(info.encoding));
+    let huge = [
+        Budget { context_window: usize::MAX, reserved_output: Some(usize::MAX - 1), ..Budget::default() },
+        Budget { context_window: usize::MAX, ..Budget::default() },
+        Budget { context_window: MAX_BUDGET_TOKENS + 1, ..Budget::default() },
+        Budget { reserved_output: Some(MAX_BUDGET_TOKENS + 1), ..Budget::default() },
+    ];
+    for b in huge {
+        let e = Window::new(acct(), info.clone(), b).unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::InvalidArgument, "{b:?}");
+        assert!(e.message().contains("MAX_BUDGET_TOKENS"), "{}", e.message());
+    }
+    let b =
+        Budget { context_window: MAX_BUDGET_TOKENS, reserved_output: Some(MAX_BUDGET_TOKENS - 1), ..Budget::default() };
+    let w = Window::new(acct(), info.clone(), b).unwrap();
+    let p = w.preflight(None).unwrap();
+    assert_eq!(p.verdict, Verdict::Overflow);
+    assert!(p.remaining < 0 && p.remaining > -10, "{p:?}");
+    let b = Budget { context_window: MAX_BUDGET_TOKENS, ..Budget::default() };
+    let p = Window::new(acct(), info, b).unwrap().preflight(None).unwrap();
+    assert_eq!(p.verdict, Verdict::Fits);
+    assert!(p.remaining > 0 && p.remaining as usize <= MAX_BUDGET_TOKENS, "{p:?}");
+    assert!(p.utilization >= 0.0 && p.utilization < 1.0);
+}
