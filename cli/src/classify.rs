@@ -6,6 +6,7 @@ use std::process::ExitCode;
 
 use ctxkit::recovery::{classify, Provider};
 
+use crate::out::outln;
 use crate::{input, Fatal};
 
 #[derive(clap::Args)]
@@ -35,6 +36,6 @@ pub(crate) fn run(args: Args) -> Result<ExitCode, Fatal> {
     let body = input::read_text(path).map_err(Fatal)?;
     let c = classify(provider, args.status, &body, &headers)?;
     let text = serde_json::to_string_pretty(&c).map_err(|e| Fatal(e.to_string()))?;
-    println!("{text}");
+    outln!("{text}");
     Ok(ExitCode::SUCCESS)
 }

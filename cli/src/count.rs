@@ -4,6 +4,7 @@ use std::process::ExitCode;
 
 use ctxkit::{Encoding, ModelRegistry, SpecialTokens, Tokenizer};
 
+use crate::out::outln;
 use crate::{input, Fatal};
 
 #[derive(clap::Args)]
@@ -66,13 +67,13 @@ pub(crate) fn run(args: Args) -> Result<ExitCode, Fatal> {
                 line["model"] = serde_json::json!(info.model);
                 line["exact"] = serde_json::json!(info.exact);
             }
-            println!("{line}");
+            outln!("{line}");
         } else {
-            println!("{tokens:>10} {path}");
+            outln!("{tokens:>10} {path}");
         }
     }
     if !args.json && counted > 1 {
-        println!("{total:>10} total");
+        outln!("{total:>10} total");
     }
     if let Some(info) = model.as_ref().filter(|i| !i.exact) {
         if !args.json {

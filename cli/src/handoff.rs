@@ -5,6 +5,7 @@ use std::process::ExitCode;
 
 use ctxkit::handoff::{Handoff, RenderOptions};
 
+use crate::out::{out, outln};
 use crate::{input, Fatal};
 
 #[derive(clap::Subcommand)]
@@ -59,10 +60,10 @@ fn render(a: RenderArgs) -> Result<ExitCode, Fatal> {
     let options = RenderOptions { budget: a.budget, model: a.model, ..RenderOptions::default() };
     let r = h.render(&options).map_err(|e| Fatal(format!("{}: {e}", a.file)))?;
     if a.json {
-        println!("{}", serde_json::to_string_pretty(&r).map_err(|e| Fatal(e.to_string()))?);
+        outln!("{}", serde_json::to_string_pretty(&r).map_err(|e| Fatal(e.to_string()))?);
         return Ok(ExitCode::SUCCESS);
     }
-    print!("{}", r.text);
+    out!("{}", r.text);
     if let Some(b) = a.budget {
         eprintln!("handoff: {} tokens of {b}", r.tokens);
     }
@@ -79,9 +80,9 @@ fn check(a: CheckArgs) -> Result<ExitCode, Fatal> {
     match load(&a.file)? {
         Ok(h) => {
             if a.json {
-                println!("{}", serde_json::to_string_pretty(&h).map_err(|e| Fatal(e.to_string()))?);
+                outln!("{}", serde_json::to_string_pretty(&h).map_err(|e| Fatal(e.to_string()))?);
             } else {
-                println!(
+                outln!(
                     "{}: valid handoff {} from {} to {}, {} key outputs, {} custom fields",
                     a.file,
                     h.version,

@@ -11,6 +11,7 @@ mod count;
 mod handoff;
 mod input;
 mod models;
+mod out;
 mod skills;
 mod window;
 

@@ -4,6 +4,7 @@ use std::process::ExitCode;
 
 use ctxkit::ModelRegistry;
 
+use crate::out::outln;
 use crate::Fatal;
 
 #[derive(clap::Args)]
@@ -25,29 +26,29 @@ pub(crate) fn run(args: Args) -> Result<ExitCode, Fatal> {
     if let Some(name) = &args.model {
         let info = registry.lookup(name)?;
         if args.json {
-            println!("{}", ctxkit::json::to_string(&info)?);
+            outln!("{}", ctxkit::json::to_string(&info)?);
         } else {
-            println!("model:             {}", info.model);
-            println!("matched:           {}", info.matched.as_deref().unwrap_or("-"));
-            println!("source:            {}", info.source.as_str());
-            println!("family:            {}", info.family.as_deref().unwrap_or("-"));
-            println!("encoding:          {}", info.encoding);
-            println!("context window:    {}", opt(info.context_window));
-            println!("max output tokens: {}", opt(info.max_output_tokens));
-            println!("counts:            {}", if info.exact { "exact" } else { "estimate" });
+            outln!("model:             {}", info.model);
+            outln!("matched:           {}", info.matched.as_deref().unwrap_or("-"));
+            outln!("source:            {}", info.source.as_str());
+            outln!("family:            {}", info.family.as_deref().unwrap_or("-"));
+            outln!("encoding:          {}", info.encoding);
+            outln!("context window:    {}", opt(info.context_window));
+            outln!("max output tokens: {}", opt(info.max_output_tokens));
+            outln!("counts:            {}", if info.exact { "exact" } else { "estimate" });
         }
         return Ok(ExitCode::SUCCESS);
     }
     if args.json {
         for entry in registry.list_json() {
-            println!("{entry}");
+            outln!("{entry}");
         }
         return Ok(ExitCode::SUCCESS);
     }
-    println!("{:<26} {:<12} {:>9} {:>9}  counts", "model", "encoding", "context", "output");
+    outln!("{:<26} {:<12} {:>9} {:>9}  counts", "model", "encoding", "context", "output");
     for (p, _) in registry.list() {
         let counts = if p.exact { "exact" } else { "estimate" };
-        println!(
+        outln!(
             "{:<26} {:<12} {:>9} {:>9}  {counts}",
             p.name,
             p.encoding.name(),

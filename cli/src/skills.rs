@@ -6,6 +6,7 @@ use std::process::ExitCode;
 
 use ctxkit::skills::{IndexOptions, OpenOptions, Severity, SkillSet};
 
+use crate::out::{out, outln};
 use crate::Fatal;
 
 #[derive(clap::Subcommand)]
@@ -59,7 +60,7 @@ fn open(a: &DirArgs) -> Result<SkillSet, Fatal> {
 }
 
 fn json_out(v: &impl serde::Serialize) -> Result<(), Fatal> {
-    println!("{}", serde_json::to_string_pretty(v).map_err(|e| Fatal(e.to_string()))?);
+    outln!("{}", serde_json::to_string_pretty(v).map_err(|e| Fatal(e.to_string()))?);
     Ok(())
 }
 
@@ -78,7 +79,7 @@ fn list(a: ListArgs) -> Result<ExitCode, Fatal> {
         if a.json {
             json_out(&r)?;
         } else {
-            print!("{}", r.text);
+            out!("{}", r.text);
             eprintln!("index: {} tokens of {budget}, {} skills included", r.tokens, r.included.len());
             for s in &r.shortened {
                 eprintln!("shortened: {} ({} -> {} tokens)", s.name, s.original_tokens, s.tokens);
@@ -99,9 +100,14 @@ fn list(a: ListArgs) -> Result<ExitCode, Fatal> {
         json_out(&listing)?;
         return Ok(ExitCode::SUCCESS);
     }
-    println!(
+    outln!(
         "{:<24} {:<6} {:<7} {:>7} {:>8}  {:<12} description",
-        "name", "layout", "status", "tokens", "bytes", "category"
+        "name",
+        "layout",
+        "status",
+        "tokens",
+        "bytes",
+        "category"
     );
     for s in &listing.skills {
         let (category, description) =
@@ -109,7 +115,7 @@ fn list(a: ListArgs) -> Result<ExitCode, Fatal> {
         let description: String = description.split_whitespace().collect::<Vec<_>>().join(" ");
         let short: String = description.chars().take(60).collect();
         let ellipsis = if short.len() < description.len() { "…" } else { "" };
-        println!(
+        outln!(
             "{:<24} {:<6} {:<7} {:>7} {:>8}  {:<12} {short}{ellipsis}",
             s.name,
             match s.layout {
@@ -122,7 +128,7 @@ fn list(a: ListArgs) -> Result<ExitCode, Fatal> {
             category,
         );
     }
-    println!(
+    outln!(
         "{} skills: {} valid, {} invalid (tokens: the index line, counted with {})",
         listing.skills.len(),
         listing.valid,
@@ -138,7 +144,7 @@ fn show(a: ShowArgs) -> Result<ExitCode, Fatal> {
     if a.json {
         json_out(&*body)?;
     } else {
-        print!("{}", body.text);
+        out!("{}", body.text);
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -152,12 +158,12 @@ fn check(a: DirArgs) -> Result<ExitCode, Fatal> {
                 Severity::Error => "error",
                 Severity::Warning => "warning",
             };
-            println!("{}: {sev} [{}] {}", s.path, d.code, d.message);
+            outln!("{}: {sev} [{}] {}", s.path, d.code, d.message);
         }
     }
     for i in &listing.ignored {
-        println!("{}: ignored ({})", i.path, i.reason);
+        outln!("{}: ignored ({})", i.path, i.reason);
     }
-    println!("{} skills: {} valid, {} invalid", listing.skills.len(), listing.valid, listing.invalid);
+    outln!("{} skills: {} valid, {} invalid", listing.skills.len(), listing.valid, listing.invalid);
     Ok(if listing.invalid > 0 { ExitCode::from(1) } else { ExitCode::SUCCESS })
 }

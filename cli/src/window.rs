@@ -7,6 +7,7 @@ use ctxkit::chat::{Conversation, Format};
 use ctxkit::window::{repair, validate, Accountant, Budget, Window};
 use ctxkit::ModelRegistry;
 
+use crate::out::outln;
 use crate::{input, Fatal};
 
 #[derive(clap::Args)]
@@ -81,7 +82,7 @@ pub(crate) fn preflight(args: PreflightArgs) -> Result<ExitCode, Fatal> {
     let mut window = Window::for_model(&ModelRegistry::builtin(), &args.common.model, budget)?;
     window.load(conversation)?;
     let report = window.preflight(None)?;
-    println!("{}", serde_json::to_string_pretty(&report).map_err(|e| Fatal(e.to_string()))?);
+    outln!("{}", serde_json::to_string_pretty(&report).map_err(|e| Fatal(e.to_string()))?);
     Ok(ExitCode::SUCCESS)
 }
 
@@ -91,7 +92,7 @@ pub(crate) fn repair_cmd(args: RepairArgs) -> Result<ExitCode, Fatal> {
     let before = validate(&conversation);
     let repaired = repair(&conversation, args.synthetic_result.as_deref(), &acct)?;
     let after = validate(&repaired.conversation);
-    println!("{}", repaired.conversation.to_json()?);
+    outln!("{}", repaired.conversation.to_json()?);
     let manifest = serde_json::json!({
         "issues_before": before,
         "changes": repaired.changes,
@@ -217,7 +218,7 @@ pub(crate) fn fit_cmd(args: FitArgs) -> Result<ExitCode, Fatal> {
         },
     };
     let (conversation, report) = fit(&text, &options).map_err(|e| Fatal(format!("{}: {e}", args.common.file)))?;
-    println!("{}", conversation.to_json()?);
+    outln!("{}", conversation.to_json()?);
     write_report(args.report.as_deref(), &report)?;
     Ok(ExitCode::SUCCESS)
 }
