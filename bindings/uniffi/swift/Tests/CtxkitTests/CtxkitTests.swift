@@ -19,7 +19,7 @@ final class CtxkitTests: XCTestCase {
     }
 
     func testErrors() throws {
-        XCTAssertThrowsError(try Tokenizer.forModel(model: "gpt-4o-mni")) { e in
+        XCTAssertThrowsError(try Tokenizer.forModel(model: "gtp-4o")) { e in
             XCTAssertEqual((e as? CtxkitError)?.kind, "unknown_model")
         }
         let s = try CallStack(maxDepth: 5).enter(agent: "planner").enter(agent: "coder")

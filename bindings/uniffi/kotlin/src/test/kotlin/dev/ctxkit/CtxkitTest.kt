@@ -49,7 +49,7 @@ class TokenizerTest {
             assertTrue(m.exact)
         }
         ModelRegistry().use { r ->
-            assertEquals(1UL, r.register("""{"name": "acme-*", "encoding": "cl100k_base", "context_window": 32000}"""))
+            assertEquals(1UL, r.register("""{"name": "acme-*", "encoding": "cl100k_base", "context_window": 32000, "exact": false}"""))
             assertEquals(Encoding.CL100K_BASE, r.lookup("acme-7b").encoding)
             Tokenizer.forModel("acme-7b", registry = r).use { assertEquals(Encoding.CL100K_BASE, it.info().encoding) }
             // Registrations are local to their registry.
@@ -134,15 +134,17 @@ class ErrorsTest {
         kind<CtxkitException.InvalidUtf8>("invalid_utf8") { t.decode(intArrayOf(128), DecodeMode.STRICT) }
         val enc = kind<CtxkitException.UnknownEncoding>("unknown_encoding") { Tokenizer.fromName("o200k_bse") }
         assertContains(enc.message!!, "o200k_base")
-        val model = kind<CtxkitException.UnknownModel>("unknown_model") { Tokenizer.forModel("gpt-4o-mni") }
-        assertContains(model.message!!, "gpt-4o-mini")
+        val model = kind<CtxkitException.UnknownModel>("unknown_model") { Tokenizer.forModel("gtp-4o") }
+        assertContains(model.message!!, "gpt-4o")
         kind<CtxkitException.UnknownToken>("unknown_token") { t.decode(intArrayOf(10_000_000)) }
         kind<CtxkitException.LimitExceeded>("limit_exceeded") { CallStack(2_000_000UL) }
         kind<CtxkitException.InvalidJson>("invalid_json") { ContextWindow("gpt-4o").use { it.load("[{") } }
-        kind<CtxkitException.DoesNotFit>("does_not_fit") {
-            fit("""[{"role": "system", "content": "${"be brief ".repeat(400)}"}, {"role": "user", "content": "hi"}]""",
-                """{"model": "gpt-4o", "max_tokens": 100}""")
-        }
+        // The first does_not_fit case of the window vectors.
+        val dnf = com.google.gson.JsonParser.parseString(File(Vectors.repo, "tests/vectors/window.json").readText())
+            .asJsonObject["vectors"].asJsonArray.map { it.asJsonObject }
+            .first { it["op"].asString == "fit" && it["expected"].asJsonObject["error"]?.asString == "does_not_fit" }["input"].asJsonObject
+        val tooBig = kind<CtxkitException.DoesNotFit>("does_not_fit") { fit(dnf["conversation"].toString(), dnf["options"].toString()) }
+        assertTrue(tooBig.message!!.any { it.isDigit() }, "the message gives the figures: ${tooBig.message}")
         kind<CtxkitException.Io>("io") { SkillSet.open("/nonexistent/ctxkit-skills") }
         val skills = SkillSet.open(File(Vectors.repo, "examples/data/skills").path)
         kind<CtxkitException.UnsafePath>("unsafe_path") { skills.body("../etc") }
@@ -235,14 +237,21 @@ class LifetimeTest {
             Tokenizer(Encoding.O200K_BASE).use { it.countTokens("x") }
             ContextWindow("gpt-4o").use { it.push("""{"role": "user", "content": "hi"}""") }
         }
-        round(10_000)
+        // 30k rounds first: the JVM heap (capped with -Xmx by test.sh) grows
+        // to its plateau by then; what grows after that is native memory.
+        round(30_000)
         System.gc()
-        val before = rssKb()
-        round(100_000)
+        val warm = rssKb()
+        round(50_000)
         System.gc()
-        val after = rssKb()
-        println("RSS after 10k warm-up: ${before / 1024} MiB, after 100k more create/close pairs: ${after / 1024} MiB")
-        assertTrue(after - before < 64 * 1024, "RSS grew by ${(after - before) / 1024} MiB over 100k create/close rounds")
+        val mid = rssKb()
+        round(50_000)
+        System.gc()
+        val end = rssKb()
+        println("RSS after 30k warm-up ${warm / 1024} MiB, after 50k more ${mid / 1024} MiB, after 100k more ${end / 1024} MiB")
+        // A leak grows with every round; a heap settling does not keep growing
+        // over the second 50k rounds.
+        assertTrue(end - mid < 32 * 1024, "RSS grew by ${(end - mid) / 1024} MiB over the last 50k create/close rounds")
     }
 }
 
@@ -255,8 +264,9 @@ class WindowTest {
             assertEquals(Verdict.FITS, before.verdict)
             for (i in 0 until 12) {
                 w.push("""{"role": "assistant", "content": null, "tool_calls": [{"id": "c$i", "type": "function", "function": {"name": "run", "arguments": "{}"}}]}""")
-                w.push("""{"role": "tool", "tool_call_id": "c$i", "content": "${"log line ".repeat(30)}"}""")
+                w.push("""{"role": "tool", "tool_call_id": "c$i", "content": "${"log line ".repeat(60)}"}""")
             }
+            w.push("""{"role": "user", "content": "Now write the fix."}""")
             val p = w.preflight()
             assertTrue(p.verdict != Verdict.FITS, "verdict ${p.verdict}")
             val out = w.compact("""{"strategy": "summarize"}""")
