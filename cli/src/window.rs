@@ -119,6 +119,20 @@ pub(crate) struct FitArgs {
     /// Write the report (manifest, before/after figures) here instead of standard error.
     #[arg(long, value_name = "FILE")]
     report: Option<String>,
+    /// With --strategy summarize: tokens the digest may take [default: the summary's budget].
+    #[arg(long, value_name = "N")]
+    digest_max_tokens: Option<usize>,
+    /// With --strategy summarize: digest sections, comma-separated [default: all].
+    #[arg(long, value_name = "LIST", value_enum, value_delimiter = ',')]
+    digest_sections: Option<Vec<SectionArg>>,
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum SectionArg {
+    Requests,
+    Actions,
+    State,
+    Facts,
 }
 
 #[derive(Clone, Copy, clap::ValueEnum)]
@@ -130,6 +144,7 @@ enum StrategyArg {
 }
 
 pub(crate) fn fit_cmd(args: FitArgs) -> Result<ExitCode, Fatal> {
+    use ctxkit::window::digest::{DigestOptions, Section};
     use ctxkit::window::{fit, FitOptions, Policy, Strategy};
     let strategy = match args.strategy {
         StrategyArg::Recency => Strategy::Recency,
@@ -148,6 +163,21 @@ pub(crate) fn fit_cmd(args: FitArgs) -> Result<ExitCode, Fatal> {
             strategy,
             keep_last_turns: args.keep_last,
             tool_output_max: args.tool_output_max,
+            digest: DigestOptions {
+                max_tokens: args.digest_max_tokens.unwrap_or(0),
+                sections: match &args.digest_sections {
+                    None => Section::ALL.to_vec(),
+                    Some(list) => list
+                        .iter()
+                        .map(|s| match s {
+                            SectionArg::Requests => Section::Requests,
+                            SectionArg::Actions => Section::Actions,
+                            SectionArg::State => Section::State,
+                            SectionArg::Facts => Section::Facts,
+                        })
+                        .collect(),
+                },
+            },
             ..Policy::default()
         },
     };

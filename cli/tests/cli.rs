@@ -292,6 +292,35 @@ fn fit_drops_turns_when_it_must_and_keeps_anthropic_shape() {
     assert!(summary.contains("run_tests") && summary.contains("src/parser.rs"), "{summary}");
     let report: serde_json::Value = serde_json::from_str(&stderr(&o)).unwrap();
     assert!(report["changes"].as_array().unwrap().iter().any(|c| c["action"] == "inserted_summary"));
+    // Digest options: only the facts, in at most 40 tokens.
+    let o = ctxkit(
+        &[
+            "fit",
+            "../examples/data/coding-session.json",
+            "--strategy",
+            "summarize",
+            "--max-tokens",
+            "4000",
+            "--reserve-output",
+            "500",
+            "--digest-sections",
+            "facts",
+            "--digest-max-tokens",
+            "40",
+        ],
+        b"",
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    let summary = out["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find_map(|m| m["content"].as_str().filter(|t| t.starts_with("[Summary of earlier conversation]")))
+        .expect("a summary message");
+    assert!(!summary.contains("Actions") && !summary.contains("State:"), "{summary}");
+    let o = ctxkit(&["fit", "../examples/data/coding-session.json", "--digest-sections", "everything"], b"");
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
 }
 
 #[test]

@@ -200,3 +200,23 @@ fn one_tokenizer_serves_many_threads() {
         }
     });
 }
+
+#[test]
+fn token_id_inverts_the_bytes_of_every_token() {
+    for e in Encoding::ALL {
+        let t = tok(e);
+        let mut checked = 0;
+        for id in 0..t.vocab_size() as u32 {
+            let Ok(bytes) = t.decode_bytes(&[id]) else { continue };
+            assert_eq!(t.token_id(&bytes).unwrap(), id, "{e}: id {id}");
+            checked += 1;
+        }
+        assert!(checked >= 50_000, "{e}: only {checked} ids");
+        // Special tokens by their text; bytes that are no single token fail.
+        let (eot, eot_id) = e.special_tokens()[0];
+        assert_eq!(t.token_id(eot.as_bytes()).unwrap(), eot_id);
+        for bad in [&b""[..], b"hello world, this is not one token", b"<|endoftext|>x"] {
+            assert_eq!(t.token_id(bad).unwrap_err().kind(), ErrorKind::UnknownToken, "{e}: {bad:?}");
+        }
+    }
+}

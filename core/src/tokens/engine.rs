@@ -241,6 +241,12 @@ impl Engine {
         self.vocab.token_bytes(id).or_else(|| self.special.iter().find(|(_, s)| *s == id).map(|(t, _)| t.as_bytes()))
     }
 
+    /// The id of the token whose bytes are exactly `bytes` (ordinary or
+    /// special), if there is one.
+    pub(crate) fn token_id(&self, bytes: &[u8]) -> Option<u32> {
+        self.vocab.rank(bytes).or_else(|| self.special.iter().find(|(t, _)| t.as_bytes() == bytes).map(|(_, id)| *id))
+    }
+
     /// Heap bytes held by this encoding: the vocabulary's lookup table, plus
     /// the long-piece tables once a long piece has needed them.
     pub(crate) fn heap_bytes(&self) -> usize {

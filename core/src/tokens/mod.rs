@@ -182,6 +182,19 @@ impl Tokenizer {
         }
     }
 
+    /// The id of the single token whose bytes are exactly `bytes` (an
+    /// ordinary token or a special token's text), tiktoken's
+    /// `encode_single_token`. Fails with `UnknownToken` when no token has
+    /// these bytes.
+    pub fn token_id(&self, bytes: &[u8]) -> Result<u32> {
+        self.engine.token_id(bytes).ok_or_else(|| {
+            Error::new(
+                ErrorKind::UnknownToken,
+                format!("{} has no single token for these {} bytes", self.encoding(), bytes.len()),
+            )
+        })
+    }
+
     fn token_at_byte(&self, ids: &[u32], offset: usize) -> usize {
         let mut end = 0;
         for (i, &id) in ids.iter().enumerate() {

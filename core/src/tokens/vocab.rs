@@ -263,7 +263,6 @@ impl Vocab {
     }
 
     /// The rank of `p` if it is a token.
-    #[cfg(test)]
     pub(crate) fn rank(&self, p: &[u8]) -> Option<u32> {
         if p.is_empty() {
             return None;

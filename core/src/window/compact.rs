@@ -72,8 +72,11 @@ pub struct Policy {
     /// Summarize: tokens the summarizer prompt may take (the transcript is
     /// cut, head and tail kept, to fit).
     pub summarizer_budget: usize,
-    /// Summarize: prompt template with `{transcript}` and `{max_tokens}`.
+    /// Summarize: prompt template with `{transcript}` (and optionally
+    /// `{digest}` and `{max_tokens}`).
     pub summary_template: Option<String>,
+    /// Summarize: the deterministic digest's budget and sections.
+    pub digest: super::digest::DigestOptions,
 }
 
 impl Default for Policy {
@@ -92,6 +95,7 @@ impl Default for Policy {
             summary_max_tokens: 500,
             summarizer_budget: 8000,
             summary_template: None,
+            digest: super::digest::DigestOptions::default(),
         }
     }
 }

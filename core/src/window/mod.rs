@@ -10,6 +10,7 @@ mod pairing;
 pub mod repair;
 pub mod state;
 pub mod summarize;
+pub mod summary_prompt;
 pub mod tool_outputs;
 pub mod validate;
 

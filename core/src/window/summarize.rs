@@ -11,17 +11,15 @@ use std::hash::{Hash, Hasher};
 use serde::Serialize;
 use serde_json::{json, Value};
 
-use super::compact::{finish, prepare, select, starts_turn, Compacted, Policy, Prepared};
-use super::digest::digest;
+use super::compact::{finish, prepare, select, Compacted, Policy, Prepared};
+use super::digest;
 use super::repair::{Action, Change};
+use super::summary_prompt;
 use super::Accountant;
 use crate::chat::{self, Conversation, Format, Role};
 use crate::{Error, Result, TruncateSide};
 
-/// The default summarizer prompt; `{transcript}` and `{max_tokens}` are filled in.
-pub const DEFAULT_TEMPLATE: &str = "Summarize the earlier part of a conversation between a user and an AI agent, \
-for the agent to continue from. Keep file paths, URLs, identifiers, numbers, commands, decisions made and \
-open questions; drop pleasantries. Use at most {max_tokens} tokens.\n\n<transcript>\n{transcript}\n</transcript>";
+pub use super::summary_prompt::DEFAULT_TEMPLATE;
 
 /// What the host must summarize.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -87,25 +85,16 @@ pub fn request_summary(c: &Conversation, policy: &Policy, acct: &Accountant) -> 
         return Ok(None);
     }
     let span_tokens = messages.iter().map(|&i| p.counts[i]).sum();
+    let cap = if cap == 0 { 0 } else { summary_prompt::summary_cap(cap, span_tokens).max(MIN_SUMMARY_TOKENS.min(cap)) };
     let transcript = transcript(&p.work, &messages);
-    let template = policy.summary_template.as_deref().unwrap_or(DEFAULT_TEMPLATE);
-    if !template.contains("{transcript}") {
-        return Err(Error::invalid_argument("summary_template must contain {transcript}"));
-    }
+    let template = policy.summary_template.as_deref().unwrap_or(summary_prompt::DEFAULT_TEMPLATE);
     let tok = acct.tokenizer();
-    let frame = template.replace("{max_tokens}", &cap.to_string());
-    let frame_tokens = tok.count(&frame.replace("{transcript}", ""))?;
-    if frame_tokens >= policy.summarizer_budget {
-        return Err(Error::invalid_argument(format!(
-            "summarizer_budget {} leaves no room for the transcript (the template takes {frame_tokens})",
-            policy.summarizer_budget
-        )));
-    }
-    let room = policy.summarizer_budget - frame_tokens;
-    let cut = tok
-        .truncate(&transcript, room.saturating_sub(2), TruncateSide::Both, None)
-        .or_else(|_| tok.truncate(&transcript, room.saturating_sub(2), TruncateSide::Head, None))?;
-    let prompt = frame.replace("{transcript}", &cut.text);
+    let span: Vec<_> = messages.iter().map(|&i| p.work.messages[i].clone()).collect();
+    let scaffold = |room: usize| -> Result<String> {
+        let budget = policy.digest.budget(room);
+        Ok(digest::build(&span, &digest::round_starts(&span), tok, budget, &policy.digest.sections)?.text)
+    };
+    let prompt = summary_prompt::build(template, cap, scaffold, &transcript, policy.summarizer_budget, tok)?;
     let prompt_tokens = tok.count(&prompt)?;
     let id = span_id(&p.work, &messages);
     let Prepared { work, changes, tokens_before, counts, fixed, turns, target, .. } = p;
@@ -212,9 +201,9 @@ pub fn compact_with_digest(c: &Conversation, policy: &Policy, acct: &Accountant)
     };
     let work = &pending.prepared_conversation;
     let msgs: Vec<_> = pending.request.messages.iter().map(|&i| work.messages[i].clone()).collect();
-    let starts: Vec<usize> = msgs.iter().enumerate().filter(|(_, m)| starts_turn(m)).map(|(k, _)| k).collect();
-    let starts = if starts.first() == Some(&0) { starts } else { [vec![0], starts].concat() };
-    let text = digest(&msgs, &starts, acct.tokenizer(), pending.request.max_summary_tokens)?;
+    let budget = policy.digest.budget(pending.request.max_summary_tokens);
+    let text =
+        digest::build(&msgs, &digest::round_starts(&msgs), acct.tokenizer(), budget, &policy.digest.sections)?.text;
     apply_summary(&pending, &pending.request.id.clone(), &text, policy, acct)
 }
 

@@ -1,0 +1,107 @@
+// Node tokenizer benchmark: ctxkit (napi, release) against gpt-tokenizer,
+// js-tiktoken, tiktoken (WASM) and ai-tokenizer, o200k_base, same inputs as
+// bench/ (bench/gen_inputs.py). Counts must agree with ctxkit's before a
+// library is timed; a disagreement is printed and that cell is not timed.
+// Run with bench/node/run.sh (it builds the release library first).
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { createRequire } from 'node:module'
+import { performance } from 'node:perf_hooks'
+
+const require = createRequire(import.meta.url)
+const ck = require('../../bindings/node/index.js')
+const gpt = await import('gpt-tokenizer/encoding/o200k_base')
+const { Tiktoken } = await import('js-tiktoken/lite')
+const jsRanks = (await import('js-tiktoken/ranks/o200k_base')).default
+const wasm = await import('tiktoken')
+const { Tokenizer: AiTokenizer } = await import('ai-tokenizer')
+const aiEnc = await import('ai-tokenizer/encoding/o200k_base')
+
+const dir = process.argv[2]
+const tok = new ck.Tokenizer('o200k_base')
+const js = new Tiktoken(jsRanks)
+const wasmEnc = wasm.get_encoding('o200k_base')
+const ai = new AiTokenizer(aiEnc)
+
+const libs = {
+  ctxkit: (t) => tok.countTokens(t),
+  'gpt-tokenizer': (t) => gpt.countTokens(t),
+  'js-tiktoken': (t) => js.encode(t).length,
+  'tiktoken (WASM)': (t) => wasmEnc.encode_ordinary(t).length,
+  'ai-tokenizer': (t) => ai.count(t),
+}
+const floor = { 'napi string conversion (floor)': (t) => ck.__stringFloor(t) }
+
+const read = (f) => readFileSync(join(dir, f), 'utf8')
+const prose = read('prose.txt')
+let kib = Buffer.from(prose).subarray(0, 1024).toString('utf8').replace(/\ufffd$/, '')
+const inputs = [
+  ['1 KiB prose (per call)', kib],
+  ['1 MiB prose', prose],
+  ['1 MiB code', read('code.txt')],
+  ['1 MiB multilingual', read('multilingual.txt')],
+  ['20k × "a"', 'a'.repeat(20000)],
+  ['1M × "a"', 'a'.repeat(1000000)],
+]
+
+// Median of `samples` timings, each the mean of enough calls to last ~50 ms;
+// a call that takes longer than `slow` seconds is timed once (n=1).
+function time(f, text, { samples = 7, slow = 2 } = {}) {
+  const t0 = performance.now()
+  f(text)
+  const first = (performance.now() - t0) / 1000
+  if (first > slow) return { s: first, n: 1 }
+  const reps = Math.max(1, Math.ceil(0.05 / Math.max(first, 1e-7)))
+  const xs = []
+  for (let i = 0; i < samples; i++) {
+    const a = performance.now()
+    for (let r = 0; r < reps; r++) f(text)
+    xs.push((performance.now() - a) / 1000 / reps)
+  }
+  xs.sort((a, b) => a - b)
+  return { s: xs[xs.length >> 1], n: samples * reps }
+}
+
+const fmt = (s) => (s >= 1 ? `${s.toFixed(2)} s` : s >= 1e-3 ? `${(s * 1e3).toFixed(2)} ms` : `${(s * 1e6).toFixed(1)} µs`)
+const results = []
+const skipLong = new Set()
+for (const [name, text] of inputs) {
+  const bytes = Buffer.byteLength(text)
+  const expected = tok.countTokens(text)
+  const row = { input: name, bytes, tokens: expected, cells: {} }
+  for (const [lib, f] of Object.entries({ ...libs, ...(name.startsWith('1M ×') ? {} : floor) })) {
+    if (name === '1M × "a"' && skipLong.has(lib)) {
+      row.cells[lib] = { note: 'not run: superlinear on 20k × "a" (over 1 s there)' }
+      continue
+    }
+    if (!lib.includes('floor')) {
+      const got = f(text)
+      if (got !== expected) {
+        row.cells[lib] = { note: `count ${got} ≠ ${expected}, not timed` }
+        continue
+      }
+    }
+    const t = time(f, text)
+    row.cells[lib] = { s: t.s, n: t.n }
+    if (name === '20k × "a"' && t.s > 1) skipLong.add(lib)
+    console.error(`${name.padEnd(24)} ${lib.padEnd(32)} ${fmt(t.s).padStart(10)}  (n=${t.n})`)
+  }
+  results.push(row)
+}
+wasmEnc.free()
+
+// Markdown: median per call and ctxkit's speed-up (other / ctxkit).
+const cols = [...Object.keys(libs), Object.keys(floor)[0]]
+console.log(`| input | bytes | tokens | ${cols.join(' | ')} |`)
+console.log(`|---|---:|---:|${cols.map(() => '---:').join('|')}|`)
+for (const r of results) {
+  const base = r.cells.ctxkit.s
+  const cell = (lib) => {
+    const c = r.cells[lib]
+    if (!c) return '-'
+    if (c.note) return c.note
+    const ratio = lib === 'ctxkit' ? '' : lib.includes('floor') ? ` (${((c.s / base) * 100).toFixed(0)}% of ctxkit)` : ` (${(c.s / base).toFixed(1)}×)`
+    return `${fmt(c.s)}${ratio}${c.n === 1 ? ' n=1' : ''}`
+  }
+  console.log(`| ${r.input} | ${r.bytes} | ${r.tokens} | ${cols.map(cell).join(' | ')} |`)
+}

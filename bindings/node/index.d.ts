@@ -1,0 +1,376 @@
+// Types of the public API of `ctxkit` (the facade in index.js / index.mjs).
+// The JSON shapes follow docs/formats.md; they are written by hand from it
+// until schemas/ (generated from the core's serde types) lands, then they
+// will be generated from the schemas with a drift check. Fields the core
+// adds later are allowed through the index signatures.
+
+export declare const version: string
+
+/** The core's error kinds, spelled as in tests/vectors. */
+export type ErrorCode =
+  | 'invalid_argument'
+  | 'invalid_utf8'
+  | 'unknown_encoding'
+  | 'unknown_model'
+  | 'unknown_token'
+  | 'limit_exceeded'
+  | 'invalid_json'
+  | 'does_not_fit'
+  | 'io'
+  | 'unsafe_path'
+  | 'cycle_detected'
+  | 'depth_exceeded'
+  | 'internal'
+
+export declare const ERROR_CODES: readonly ErrorCode[]
+
+/** A failure reported by the core; `message` is the core's message. */
+export declare class CtxkitError extends Error {
+  readonly name: 'CtxkitError'
+  readonly code: ErrorCode
+  constructor(code: ErrorCode, message: string)
+}
+
+/** Text: a JS string (lone surrogates count as U+FFFD) or UTF-8 bytes. */
+export type Text = string | Uint8Array
+
+export type EncodingName = 'o200k_base' | 'cl100k_base' | 'p50k_base' | 'r50k_base' | (string & {})
+
+export interface TokenizerOptions {
+  /** `'ordinary'` (default): `<|endoftext|>` is plain text; `'recognize'`: special tokens are single ids. */
+  special?: 'ordinary' | 'recognize'
+}
+
+export interface ForModelOptions extends TokenizerOptions {
+  /** Count an unknown model with this encoding (`model.exact` is then false). */
+  fallbackEncoding?: EncodingName
+}
+
+export interface AsyncOptions {
+  signal?: AbortSignal
+}
+
+export interface CountLimit {
+  /** The exact count when not exceeded; otherwise where counting stopped (> limit). */
+  tokens: number
+  exceeded: boolean
+}
+
+export interface Truncation {
+  text: string
+  tokens: number
+  originalTokens: number
+  removedTokens: number
+  truncated: boolean
+}
+
+export interface TruncateOptions {
+  side?: 'head' | 'tail' | 'both'
+  /**
+   * For `side: 'both'`: a template where `{removed}` becomes the number of
+   * removed tokens. Omitted: the default marker; `''` or `null`: no marker.
+   */
+  marker?: string | null
+}
+
+export interface ModelInfo {
+  model: string
+  encoding: string
+  exact: boolean
+  context_window: number | null
+  max_output: number | null
+  [field: string]: unknown
+}
+
+export interface TokenizerInfo {
+  encoding: string
+  specialTokens: 'ordinary' | 'recognize'
+  vocabSize: number
+  memoryBytes: number
+  model: ModelInfo | null
+}
+
+export declare class Tokenizer {
+  constructor(encoding: EncodingName, options?: TokenizerOptions)
+  static forModel(model: string, options?: ForModelOptions): Tokenizer
+  readonly info: TokenizerInfo
+  countTokens(text: Text): number
+  countUntilLimit(text: Text, limit: number): CountLimit
+  /** `false` when over the limit, else the count (gpt-tokenizer's habit). */
+  isWithinTokenLimit(text: Text, limit: number): false | number
+  encode(text: Text): Uint32Array
+  decode(ids: Uint32Array | readonly number[], options?: { mode?: 'replace' | 'strict' }): string
+  decodeBytes(ids: Uint32Array | readonly number[]): Uint8Array
+  truncate(text: Text, maxTokens: number, options?: TruncateOptions): Truncation
+  assemble(request: AssembleRequest | string): AssembleResult
+  countTokensAsync(text: Text, options?: AsyncOptions): Promise<number>
+  encodeAsync(text: Text, options?: AsyncOptions): Promise<Uint32Array>
+}
+
+export interface CountOptions {
+  model?: string
+  encoding?: EncodingName
+}
+
+/** Counts with a tokenizer cached per model / encoding (default `o200k_base`). */
+export declare function countTokens(text: Text, options?: CountOptions): number
+export declare function countTokensAsync(text: Text, options?: CountOptions & AsyncOptions): Promise<number>
+/** Exact prompt tokens of a whole conversation, chat framing included. */
+export declare function countConversation(conversation: Conversation | string, options?: { model?: string }): number
+export declare function lookupModel(model: string): ModelInfo
+
+// ------------------------------------------------------------ conversations
+
+/** A message in OpenAI Chat Completions or Anthropic Messages shape; unknown fields are preserved. */
+export interface Message {
+  role: string
+  content?: unknown
+  [field: string]: unknown
+}
+
+export interface Conversation {
+  messages: Message[]
+  system?: unknown
+  tools?: unknown[]
+  [field: string]: unknown
+}
+
+export interface Budget {
+  context_window?: number
+  reserved_output?: number
+  trigger_ratio?: number
+  target_ratio?: number
+}
+
+export interface Preflight {
+  model: string
+  exact: boolean
+  system: number
+  tools: number
+  history: number
+  new_input: number
+  reply_priming: number
+  prompt_tokens: number
+  calibrated_prompt_tokens: number
+  calibration: number
+  reserved_output: number
+  limit: number
+  remaining: number
+  utilization: number
+  trigger_tokens: number
+  target_tokens: number
+  verdict: 'fits' | 'should_compact' | 'overflow'
+  [field: string]: unknown
+}
+
+export interface Change {
+  action:
+    | 'summarized'
+    | 'inserted_summary'
+    | 'dropped_result'
+    | 'synthesized_result'
+    | 'moved_result'
+    | 'dropped_message'
+    | 'truncated_result'
+    | 'cleared_result'
+    | (string & {})
+  index: number
+  id?: string | null
+  tokens: number
+  detail?: string
+  [field: string]: unknown
+}
+
+export interface Issue {
+  kind: string
+  index: number
+  [field: string]: unknown
+}
+
+/** The compaction policy (docs/formats.md); passed through as JSON, so new fields need no binding change. */
+export interface Policy {
+  strategy?: 'recency' | 'relevance' | 'hybrid' | 'summarize'
+  target_tokens?: number
+  limit_tokens?: number
+  tool_output_max?: number
+  keep_last_turns?: number
+  pinned?: number[]
+  repair?: boolean
+  relevance_weight?: number
+  scores?: number[] | null
+  min_reclaim?: number
+  summary_max_tokens?: number
+  summarizer_budget?: number
+  summary_template?: string | null
+  [field: string]: unknown
+}
+
+export interface CompactReport {
+  tokens_before: number
+  tokens_after: number
+  target_tokens: number
+  limit_tokens: number
+  within_target: boolean
+  insufficient: boolean
+  changes: Change[]
+  [field: string]: unknown
+}
+
+export interface SummaryRequest {
+  id: string
+  messages: number[]
+  span_tokens: number
+  prompt: string
+  prompt_tokens: number
+  max_summary_tokens: number
+  [field: string]: unknown
+}
+
+export type CompactOutcome =
+  | { status: 'done'; report: CompactReport }
+  | { status: 'needs_summary'; request: SummaryRequest }
+
+export declare class ContextWindow {
+  constructor(model: string, budget?: Budget | string)
+  load(conversation: Conversation | string): this
+  /** Appends one message; returns its tokens. */
+  push(message: Message | string): number
+  preflight(newInput?: Message | string): Preflight
+  validate(): Issue[]
+  repair(options?: { syntheticResult?: string }): Change[]
+  readonly conversation: Conversation
+  conversationJson(): string
+  readonly messageTokens: number[]
+  compact(policy?: Policy | string): CompactOutcome
+  compactAsync(policy?: Policy | string, options?: AsyncOptions): Promise<CompactOutcome>
+  applySummary(id: string, summary: string): CompactReport
+  /** Records the provider's reported prompt tokens; returns reported / counted. */
+  calibrate(reportedPromptTokens: number): number
+}
+
+export interface FitOptions {
+  model: string
+  max_tokens?: number
+  reserve_output?: number
+  format?: 'openai' | 'anthropic'
+  policy?: Policy
+  [field: string]: unknown
+}
+
+export interface FitReport {
+  model: string
+  exact: boolean
+  format: string
+  strategy: string
+  max_tokens: number
+  reserved_output: number
+  limit_tokens: number
+  tokens_before: number
+  tokens_after: number
+  messages_before: number
+  messages_after: number
+  insufficient: boolean
+  changes: Change[]
+  [field: string]: unknown
+}
+
+export declare function fit(conversation: Conversation | string, options: FitOptions | string): { conversation: Conversation; report: FitReport }
+/** The conversation text goes to the core untouched and comes back as text. */
+export declare function fitJson(conversation: string, options: FitOptions | string): { conversation: string; report: string }
+export declare function fitAsync(
+  conversation: Conversation | string,
+  options: FitOptions | string,
+  asyncOptions?: AsyncOptions,
+): Promise<{ conversation: Conversation; report: FitReport }>
+
+// ------------------------------------------------------------ agent primitives
+
+export interface AssembleSection {
+  name: string
+  text: string
+  priority?: number
+  min_tokens?: number
+  max_tokens?: number
+  required?: boolean
+}
+
+export interface AssembleRequest {
+  budget: number
+  sections: AssembleSection[]
+  template?: string
+  [field: string]: unknown
+}
+
+export interface AssembleResult {
+  text: string
+  tokens: number
+  budget: number
+  sections: { name: string; status: string; original_tokens: number; tokens: number }[]
+}
+
+export type Json = null | boolean | number | string | Json[] | { [key: string]: Json }
+
+export declare class SkillSet {
+  private constructor()
+  static open(root: string, options?: object | string): SkillSet
+  static openAsync(root: string, options?: object | string, asyncOptions?: AsyncOptions): Promise<SkillSet>
+  list(): { skills: { name: string; [field: string]: unknown }[]; [field: string]: unknown }
+  body(name: string): { name: string; text: string; tokens: number }
+  renderIndex(options?: object | string): { text: string; [field: string]: unknown }
+}
+
+export declare const handoff: {
+  validate(handoff: object | string): { [field: string]: Json }
+  render(handoff: object | string, options?: object | string): { text: string; [field: string]: unknown }
+  filter(conversation: Conversation | string, options?: object | string): { conversation: Conversation; changes: unknown[]; removed_tools: unknown[] }
+}
+
+export interface Classification {
+  retryable: boolean
+  [field: string]: unknown
+}
+
+export declare function classifyError(request: { provider: string; status: number; headers?: Record<string, string>; body?: string } | string): Classification
+export declare function backoff(request: object | string): { decision: 'retry'; delay_ms: number } | { decision: 'give_up'; reason: string }
+
+export type BreakerState = 'closed' | 'open' | 'half_open'
+
+export declare class CircuitBreaker {
+  constructor(config?: { failure_threshold?: number; cool_down_ms?: number; half_open_max_calls?: number; success_threshold?: number } | string)
+  allow(key: string, atMs?: number): boolean
+  /** Returns the state after recording. */
+  recordSuccess(key: string, atMs?: number): BreakerState
+  recordFailure(key: string, atMs?: number): BreakerState
+  state(key: string, atMs?: number): { state: BreakerState; [field: string]: unknown }
+}
+
+/** Immutable: `enter` returns a new stack, so parallel branches are safe. */
+export declare class CallStack {
+  constructor(maxDepth: number)
+  static fromJSON(value: object | string): CallStack
+  enter(agent: string): CallStack
+  parent(): CallStack
+  contains(agent: string): boolean
+  readonly chain: string
+  toJSON(): { agents: string[]; max_depth: number; [field: string]: unknown }
+}
+
+export type Outcome = 'success' | 'error' | 'timeout' | 'cancelled'
+export declare const OUTCOMES: readonly Outcome[]
+
+export declare class Tracer {
+  constructor(config?: object | string)
+  /** Starts a span; returns its id. Times are µs (default: now). */
+  start(tool: string, info?: { tool_call_id?: string; [field: string]: unknown }, inputBytes?: number, atUs?: number): number
+  end(id: number, outcome: Outcome, outputBytes?: number, error?: string | null, atUs?: number): void
+  overdue(atUs?: number): { spans: unknown[]; interrupted: { tool_call_id: string; [field: string]: unknown }[] }
+  expire(atUs?: number): { spans: unknown[]; interrupted: { tool_call_id: string; [field: string]: unknown }[] }
+  metrics(): { tool: string; count: number; successes: number; errors: number; timeouts: number; cancelled: number; in_flight: number; [field: string]: unknown }[]
+  recent(): { tool: string; outcome: Outcome; count: number; [field: string]: unknown }[]
+  export(atUs?: number): { [field: string]: Json }
+}
+
+export declare const toolset: {
+  report(request: object | string): { tool_count: number; agents: { agent: string; tools: string[]; [field: string]: unknown }[]; [field: string]: unknown }
+  select(request: object | string, agent: string): Json[]
+}

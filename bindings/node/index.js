@@ -1,0 +1,617 @@
+'use strict'
+// The public API of the `ctxkit` npm package (CommonJS; index.mjs re-exports
+// it for ESM). It only converts: argument checks (TypeError), JSON text to
+// plain objects and back, and the native error prefix `ctxkit:<kind>: ` to a
+// CtxkitError. Every behaviour is in the Rust core (../../core).
+
+const native = require('./binding.js')
+
+const ERROR_CODES = Object.freeze([
+  'invalid_argument',
+  'invalid_utf8',
+  'unknown_encoding',
+  'unknown_model',
+  'unknown_token',
+  'limit_exceeded',
+  'invalid_json',
+  'does_not_fit',
+  'io',
+  'unsafe_path',
+  'cycle_detected',
+  'depth_exceeded',
+  'internal',
+])
+
+class CtxkitError extends Error {
+  constructor(code, message) {
+    super(message)
+    this.name = 'CtxkitError'
+    this.code = code
+  }
+}
+
+const PREFIX = /^ctxkit:([a-z0-9_]+): ([\s\S]*)$/
+
+function convertError(e) {
+  if (e instanceof Error && !(e instanceof CtxkitError)) {
+    const m = PREFIX.exec(e.message)
+    if (m) return new CtxkitError(m[1], m[2])
+    // Argument conversion failures inside napi (a value of the wrong type
+    // reached the native layer) are the language's TypeError.
+    if (e.code === 'InvalidArg' || e.code === 'NumberExpected' || e.code === 'StringExpected' ||
+        e.code === 'ObjectExpected' || e.code === 'ArrayExpected') {
+      return new TypeError(e.message)
+    }
+  }
+  return e
+}
+
+function call(f) {
+  try {
+    return f()
+  } catch (e) {
+    throw convertError(e)
+  }
+}
+
+async function callAsync(p) {
+  try {
+    return await p
+  } catch (e) {
+    throw convertError(e)
+  }
+}
+
+// ------------------------------------------------------------ argument checks
+
+function isBytes(x) {
+  return x instanceof Uint8Array
+}
+
+function checkText(text, what = 'text') {
+  if (typeof text !== 'string' && !isBytes(text)) {
+    throw new TypeError(`${what} must be a string or a Uint8Array, got ${describe(text)}`)
+  }
+}
+
+function checkString(s, what) {
+  if (typeof s !== 'string') throw new TypeError(`${what} must be a string, got ${describe(s)}`)
+}
+
+function checkCount(n, what) {
+  if (typeof n !== 'number' || !Number.isInteger(n) && n !== Infinity || n < 0) {
+    throw new TypeError(`${what} must be a non-negative integer, got ${describe(n)}`)
+  }
+}
+
+function checkOptions(o, what = 'options') {
+  if (o !== undefined && o !== null && (typeof o !== 'object' || Array.isArray(o))) {
+    throw new TypeError(`${what} must be an object, got ${describe(o)}`)
+  }
+  return o || {}
+}
+
+function checkSignal(signal) {
+  if (signal !== undefined && signal !== null &&
+      (typeof signal !== 'object' || typeof signal.aborted !== 'boolean')) {
+    throw new TypeError(`signal must be an AbortSignal, got ${describe(signal)}`)
+  }
+  return signal || undefined
+}
+
+function describe(x) {
+  if (x === null) return 'null'
+  if (Array.isArray(x)) return 'an array'
+  return typeof x
+}
+
+// Objects go in as JSON text; strings are taken as JSON text already. A
+// BigInt becomes a JSON integer (u64 seeds beyond 2^53 stay exact).
+function jsonIn(v, what) {
+  if (v === undefined || v === null) return null
+  if (typeof v === 'string') return v
+  if (typeof v !== 'object') throw new TypeError(`${what} must be an object or JSON text, got ${describe(v)}`)
+  let big = false
+  const s = JSON.stringify(v, (_k, x) => {
+    if (typeof x !== 'bigint') return x
+    big = true
+    return `\u0000bigint:${x}`
+  })
+  return big ? s.replace(/"\\u0000bigint:(-?\d+)"/g, '$1') : s
+}
+
+function jsonOut(text) {
+  return JSON.parse(text)
+}
+
+function abortedError(signal) {
+  const e = new Error('This operation was aborted')
+  e.name = 'AbortError'
+  e.cause = signal && signal.reason
+  return e
+}
+
+// A call whose signal is already aborted never reaches the pool.
+function startAsync(signal, start) {
+  signal = checkSignal(signal)
+  if (signal && signal.aborted) return Promise.reject(abortedError(signal))
+  return callAsync(call(() => start(signal)))
+}
+
+// ------------------------------------------------------------ Tokenizer
+
+const NATIVE = Symbol('ctxkit.native')
+
+function specialFlag(options) {
+  const s = options.special === undefined ? 'ordinary' : options.special
+  if (s !== 'ordinary' && s !== 'recognize') {
+    throw new TypeError(`special must be 'ordinary' or 'recognize', got ${JSON.stringify(s)}`)
+  }
+  return s === 'recognize'
+}
+
+class Tokenizer {
+  constructor(encoding, options) {
+    if (encoding && encoding[NATIVE]) {
+      this[NATIVE] = encoding[NATIVE]
+      return
+    }
+    checkString(encoding, 'encoding')
+    const o = checkOptions(options)
+    this[NATIVE] = call(() => native.NativeTokenizer.fromEncoding(encoding, specialFlag(o)))
+  }
+
+  static forModel(model, options) {
+    checkString(model, 'model')
+    const o = checkOptions(options)
+    if (o.fallbackEncoding !== undefined) checkString(o.fallbackEncoding, 'fallbackEncoding')
+    const n = call(() => native.NativeTokenizer.forModel(model, o.fallbackEncoding, specialFlag(o)))
+    return new Tokenizer({ [NATIVE]: n })
+  }
+
+  get info() {
+    const i = jsonOut(call(() => this[NATIVE].infoJson()))
+    return {
+      encoding: i.encoding,
+      specialTokens: i.special_tokens,
+      vocabSize: i.vocab_size,
+      memoryBytes: i.memory_bytes,
+      model: i.model,
+    }
+  }
+
+  countTokens(text) {
+    const t = this[NATIVE]
+    if (typeof text === 'string') return call(() => t.count(text))
+    checkText(text)
+    return call(() => t.countBytes(text))
+  }
+
+  countUntilLimit(text, limit) {
+    checkText(text)
+    checkCount(limit, 'limit')
+    const t = this[NATIVE]
+    return typeof text === 'string'
+      ? call(() => t.countUntilLimit(text, limit))
+      : call(() => t.countUntilLimitBytes(text, limit))
+  }
+
+  isWithinTokenLimit(text, limit) {
+    const r = this.countUntilLimit(text, limit)
+    return r.exceeded ? false : r.tokens
+  }
+
+  encode(text) {
+    checkText(text)
+    const t = this[NATIVE]
+    return typeof text === 'string' ? call(() => t.encode(text)) : call(() => t.encodeBytes(text))
+  }
+
+  decode(ids, options) {
+    const o = checkOptions(options)
+    const mode = o.mode === undefined ? 'replace' : o.mode
+    if (mode !== 'replace' && mode !== 'strict') {
+      throw new TypeError(`mode must be 'replace' or 'strict', got ${JSON.stringify(mode)}`)
+    }
+    return call(() => this[NATIVE].decode(idsArray(ids), mode === 'strict'))
+  }
+
+  decodeBytes(ids) {
+    return call(() => this[NATIVE].decodeBytes(idsArray(ids)))
+  }
+
+  truncate(text, maxTokens, options) {
+    checkText(text)
+    checkCount(maxTokens, 'maxTokens')
+    const o = checkOptions(options)
+    const side = o.side === undefined ? 'head' : o.side
+    if (side !== 'head' && side !== 'tail' && side !== 'both') {
+      throw new TypeError(`side must be 'head', 'tail' or 'both', got ${JSON.stringify(side)}`)
+    }
+    // undefined: the default marker; null or '': no marker at all.
+    let marker = o.marker
+    if (marker === null) marker = ''
+    if (marker !== undefined) checkString(marker, 'marker')
+    const t = this[NATIVE]
+    const r = typeof text === 'string'
+      ? call(() => t.truncate(text, maxTokens, side, marker))
+      : call(() => t.truncateBytes(text, maxTokens, side, marker))
+    return r
+  }
+
+  assemble(request) {
+    return jsonOut(call(() => this[NATIVE].assembleJson(jsonIn(request, 'request'))))
+  }
+
+  countTokensAsync(text, options) {
+    checkText(text)
+    const o = checkOptions(options)
+    return startAsync(o.signal, (signal) => this[NATIVE].countAsync(text, signal))
+  }
+
+  encodeAsync(text, options) {
+    checkText(text)
+    const o = checkOptions(options)
+    return startAsync(o.signal, (signal) => this[NATIVE].encodeAsync(text, signal))
+  }
+}
+
+function idsArray(ids) {
+  if (ids instanceof Uint32Array) return ids
+  if (Array.isArray(ids)) {
+    for (const x of ids) {
+      if (!Number.isInteger(x) || x < 0 || x > 0xffffffff) {
+        throw new TypeError(`ids must hold integers in [0, 2^32), got ${JSON.stringify(x)}`)
+      }
+    }
+    return Uint32Array.from(ids)
+  }
+  throw new TypeError(`ids must be a Uint32Array or an array of integers, got ${describe(ids)}`)
+}
+
+// Module-level one-liners share one tokenizer per model/encoding.
+const cache = new Map()
+
+function cachedTokenizer(options) {
+  const o = checkOptions(options)
+  if (o.model !== undefined && o.encoding !== undefined) {
+    throw new TypeError('give either model or encoding, not both')
+  }
+  const key = o.model !== undefined ? `m:${o.model}` : `e:${o.encoding === undefined ? 'o200k_base' : o.encoding}`
+  let t = cache.get(key)
+  if (!t) {
+    t = o.model !== undefined ? Tokenizer.forModel(o.model) : new Tokenizer(o.encoding === undefined ? 'o200k_base' : o.encoding)
+    cache.set(key, t)
+  }
+  return t
+}
+
+function countTokens(text, options) {
+  return cachedTokenizer(options).countTokens(text)
+}
+
+function countTokensAsync(text, options) {
+  const o = checkOptions(options)
+  return cachedTokenizer({ model: o.model, encoding: o.encoding }).countTokensAsync(text, { signal: o.signal })
+}
+
+function countConversation(conversation, options) {
+  const o = checkOptions(options)
+  const model = o.model === undefined ? 'gpt-4o' : o.model
+  checkString(model, 'model')
+  return call(() => native.countConversationJson(model, jsonIn(conversation, 'conversation')))
+}
+
+function lookupModel(model) {
+  checkString(model, 'model')
+  return jsonOut(call(() => native.lookupModelJson(model)))
+}
+
+// ------------------------------------------------------------ ContextWindow
+
+class ContextWindow {
+  constructor(model, budget) {
+    checkString(model, 'model')
+    this[NATIVE] = call(() => new native.NativeWindow(model, jsonIn(budget, 'budget')))
+  }
+
+  load(conversation) {
+    call(() => this[NATIVE].load(jsonIn(conversation, 'conversation')))
+    return this
+  }
+
+  push(message) {
+    return call(() => this[NATIVE].push(jsonIn(message, 'message')))
+  }
+
+  preflight(newInput) {
+    return jsonOut(call(() => this[NATIVE].preflight(jsonIn(newInput, 'newInput'))))
+  }
+
+  validate() {
+    return jsonOut(call(() => this[NATIVE].validate()))
+  }
+
+  repair(options) {
+    const o = checkOptions(options)
+    if (o.syntheticResult !== undefined) checkString(o.syntheticResult, 'syntheticResult')
+    return jsonOut(call(() => this[NATIVE].repair(o.syntheticResult)))
+  }
+
+  get conversation() {
+    return jsonOut(call(() => this[NATIVE].conversation()))
+  }
+
+  conversationJson() {
+    return call(() => this[NATIVE].conversation())
+  }
+
+  get messageTokens() {
+    return call(() => this[NATIVE].messageTokens())
+  }
+
+  compact(policy) {
+    return jsonOut(call(() => this[NATIVE].compact(jsonIn(policy, 'policy'))))
+  }
+
+  compactAsync(policy, options) {
+    const p = jsonIn(policy, 'policy')
+    const o = checkOptions(options)
+    return startAsync(o.signal, (signal) => this[NATIVE].compactAsync(p, signal)).then(jsonOut)
+  }
+
+  applySummary(id, summary) {
+    checkString(id, 'id')
+    checkString(summary, 'summary')
+    return jsonOut(call(() => this[NATIVE].applySummary(id, summary)))
+  }
+
+  calibrate(reportedPromptTokens) {
+    checkCount(reportedPromptTokens, 'reportedPromptTokens')
+    return call(() => this[NATIVE].calibrate(reportedPromptTokens))
+  }
+}
+
+// ------------------------------------------------------------ fit
+
+function fitJson(conversation, options) {
+  checkString(conversation, 'conversation')
+  const opts = jsonIn(options, 'options') ?? '{}'
+  return call(() => native.fitJsonNative(conversation, opts))
+}
+
+function fit(conversation, options) {
+  const r = fitJson(jsonIn(conversation, 'conversation'), options)
+  return { conversation: jsonOut(r.conversation), report: jsonOut(r.report) }
+}
+
+function fitAsync(conversation, options, asyncOptions) {
+  const c = jsonIn(conversation, 'conversation')
+  const opts = jsonIn(options, 'options') ?? '{}'
+  const o = checkOptions(asyncOptions)
+  return startAsync(o.signal, (signal) => native.fitJsonAsync(c, opts, signal)).then((text) => {
+    const i = text.indexOf('\0')
+    return { conversation: jsonOut(text.slice(0, i)), report: jsonOut(text.slice(i + 1)) }
+  })
+}
+
+// ------------------------------------------------------------ agent primitives
+
+class SkillSet {
+  constructor(n) {
+    if (!n || !(n instanceof native.NativeSkillSet)) {
+      throw new TypeError('use SkillSet.open(root, options) or SkillSet.openAsync(root, options)')
+    }
+    this[NATIVE] = n
+  }
+
+  static open(root, options) {
+    checkString(root, 'root')
+    return new SkillSet(call(() => native.NativeSkillSet.open(root, jsonIn(options, 'options'))))
+  }
+
+  static openAsync(root, options, asyncOptions) {
+    checkString(root, 'root')
+    const opts = jsonIn(options, 'options')
+    const o = checkOptions(asyncOptions)
+    return startAsync(o.signal, (signal) => native.NativeSkillSet.openAsync(root, opts, signal)).then(
+      (n) => new SkillSet(n),
+    )
+  }
+
+  list() {
+    return jsonOut(call(() => this[NATIVE].listJson()))
+  }
+
+  body(name) {
+    checkString(name, 'name')
+    return jsonOut(call(() => this[NATIVE].bodyJson(name)))
+  }
+
+  renderIndex(options) {
+    return jsonOut(call(() => this[NATIVE].renderIndexJson(jsonIn(options, 'options'))))
+  }
+}
+
+const handoff = Object.freeze({
+  validate(h) {
+    return jsonOut(call(() => native.handoffValidateJson(jsonIn(h, 'handoff'))))
+  },
+  render(h, options) {
+    return jsonOut(call(() => native.handoffRenderJson(jsonIn(h, 'handoff'), jsonIn(options, 'options'))))
+  },
+  filter(conversation, options) {
+    return jsonOut(call(() => native.handoffFilterJson(jsonIn(conversation, 'conversation'), jsonIn(options, 'options'))))
+  },
+})
+
+function classifyError(request) {
+  return jsonOut(call(() => native.classifyErrorJson(jsonIn(request, 'request'))))
+}
+
+function backoff(request) {
+  return jsonOut(call(() => native.backoffJson(jsonIn(request, 'request'))))
+}
+
+function checkKey(key) {
+  checkString(key, 'key')
+}
+
+function checkAt(at, what) {
+  if (at !== undefined) checkCount(at, what)
+}
+
+class CircuitBreaker {
+  constructor(config) {
+    this[NATIVE] = call(() => new native.NativeBreakers(jsonIn(config, 'config')))
+  }
+
+  allow(key, atMs) {
+    checkKey(key)
+    checkAt(atMs, 'atMs')
+    return call(() => this[NATIVE].allow(key, atMs))
+  }
+
+  recordSuccess(key, atMs) {
+    checkKey(key)
+    checkAt(atMs, 'atMs')
+    return jsonOut(call(() => this[NATIVE].record(key, true, atMs)))
+  }
+
+  recordFailure(key, atMs) {
+    checkKey(key)
+    checkAt(atMs, 'atMs')
+    return jsonOut(call(() => this[NATIVE].record(key, false, atMs)))
+  }
+
+  state(key, atMs) {
+    checkKey(key)
+    checkAt(atMs, 'atMs')
+    return jsonOut(call(() => this[NATIVE].snapshotJson(key, atMs)))
+  }
+}
+
+class CallStack {
+  constructor(maxDepth) {
+    if (maxDepth && maxDepth[NATIVE]) {
+      this[NATIVE] = maxDepth[NATIVE]
+      return
+    }
+    checkCount(maxDepth, 'maxDepth')
+    this[NATIVE] = call(() => new native.NativeCallStack(maxDepth))
+  }
+
+  static fromJSON(value) {
+    const n = call(() => native.NativeCallStack.fromJson(jsonIn(value, 'value')))
+    return new CallStack({ [NATIVE]: n })
+  }
+
+  enter(agent) {
+    checkString(agent, 'agent')
+    return new CallStack({ [NATIVE]: call(() => this[NATIVE].enter(agent)) })
+  }
+
+  parent() {
+    return new CallStack({ [NATIVE]: this[NATIVE].parent() })
+  }
+
+  contains(agent) {
+    checkString(agent, 'agent')
+    return this[NATIVE].contains(agent)
+  }
+
+  get chain() {
+    return this[NATIVE].chain()
+  }
+
+  toJSON() {
+    return jsonOut(call(() => this[NATIVE].toJsonText()))
+  }
+}
+
+const OUTCOMES = ['success', 'error', 'timeout', 'cancelled']
+
+class Tracer {
+  constructor(config) {
+    this[NATIVE] = call(() => new native.NativeTracer(jsonIn(config, 'config')))
+  }
+
+  start(tool, info, inputBytes = 0, atUs) {
+    checkString(tool, 'tool')
+    checkCount(inputBytes, 'inputBytes')
+    checkAt(atUs, 'atUs')
+    return call(() => this[NATIVE].start(tool, jsonIn(info, 'info'), inputBytes, atUs))
+  }
+
+  end(id, outcome, outputBytes = 0, error, atUs) {
+    checkCount(id, 'id')
+    checkString(outcome, 'outcome')
+    checkCount(outputBytes, 'outputBytes')
+    if (error !== undefined && error !== null) checkString(error, 'error')
+    checkAt(atUs, 'atUs')
+    call(() => this[NATIVE].end(id, outcome, outputBytes, error ?? undefined, atUs))
+  }
+
+  overdue(atUs) {
+    checkAt(atUs, 'atUs')
+    return jsonOut(call(() => this[NATIVE].overdueJson(atUs)))
+  }
+
+  expire(atUs) {
+    checkAt(atUs, 'atUs')
+    return jsonOut(call(() => this[NATIVE].expireJson(atUs)))
+  }
+
+  metrics() {
+    return jsonOut(call(() => this[NATIVE].metricsJson()))
+  }
+
+  recent() {
+    return jsonOut(call(() => this[NATIVE].recentJson()))
+  }
+
+  export(atUs) {
+    checkAt(atUs, 'atUs')
+    return jsonOut(call(() => this[NATIVE].exportJson(atUs)))
+  }
+}
+
+const toolset = Object.freeze({
+  report(request) {
+    return jsonOut(call(() => native.toolsetReportJson(jsonIn(request, 'request'))))
+  },
+  select(request, agent) {
+    checkString(agent, 'agent')
+    return jsonOut(call(() => native.toolsetSelectJson(jsonIn(request, 'request'), agent)))
+  },
+})
+
+const version = native.coreVersion()
+
+module.exports = {
+  version,
+  ERROR_CODES,
+  OUTCOMES,
+  CtxkitError,
+  Tokenizer,
+  countTokens,
+  countTokensAsync,
+  countConversation,
+  lookupModel,
+  ContextWindow,
+  fit,
+  fitJson,
+  fitAsync,
+  SkillSet,
+  handoff,
+  classifyError,
+  backoff,
+  CircuitBreaker,
+  CallStack,
+  Tracer,
+  toolset,
+  // Test hook only: a native call that panics inside the boundary.
+  __panicForTest: (message) => call(() => native.__panicForTest(message)),
+  // Benchmark hook only: the napi string conversion alone (bench/node).
+  __stringFloor: (text) => native.__stringFloor(text),
+}

@@ -1,0 +1,301 @@
+//! Agent primitives: skills, handoffs, error classification and backoff,
+//! circuit breakers, call stacks, tool telemetry and tool sets. Structured
+//! values cross as JSON text; the facade parses them into plain objects.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use napi::bindgen_prelude::{AbortSignal, AsyncTask};
+use napi::{Env, Task};
+use napi_derive::napi;
+
+use ctxkit::callstack::CallStack;
+use ctxkit::handoff::{filter_json, Handoff, RenderOptions};
+use ctxkit::recovery::{classify_json, BackoffPolicy, BreakerConfig, Breakers};
+use ctxkit::skills::{IndexOptions, SkillSet};
+use ctxkit::trace::{interrupted_results, Outcome, OverdueSpan, SpanInfo, Tracer};
+use ctxkit::ModelRegistry;
+
+use crate::error::{guard, json, to_u64, to_usize};
+
+fn parse_opt<T: serde::de::DeserializeOwned + Default>(what: &str, text: Option<&str>) -> ctxkit::Result<T> {
+    text.map(|t| ctxkit::json::parse(what, t)).transpose().map(Option::unwrap_or_default)
+}
+
+// ---------------------------------------------------------------- skills
+
+/// The skills of one folder; bodies load lazily and are cached.
+#[napi]
+pub struct NativeSkillSet {
+    inner: Arc<SkillSet>,
+}
+
+fn open_skills(root: &str, options: Option<&str>) -> ctxkit::Result<SkillSet> {
+    SkillSet::open_json(Path::new(root), options)
+}
+
+#[napi]
+impl NativeSkillSet {
+    /// `options`: the open options as JSON (docs/formats.md) or null.
+    #[napi(factory)]
+    pub fn open(root: String, options: Option<String>) -> napi::Result<Self> {
+        guard("SkillSet.open", || Ok(NativeSkillSet { inner: Arc::new(open_skills(&root, options.as_deref())?) }))
+    }
+
+    #[napi(ts_return_type = "Promise<NativeSkillSet>")]
+    pub fn open_async(root: String, options: Option<String>, signal: Option<AbortSignal>) -> AsyncTask<OpenSkillsTask> {
+        AsyncTask::with_optional_signal(OpenSkillsTask { root, options }, signal)
+    }
+
+    #[napi]
+    pub fn list_json(&self) -> napi::Result<String> {
+        guard("list", || json(&self.inner.listing()))
+    }
+
+    #[napi]
+    pub fn body_json(&self, name: String) -> napi::Result<String> {
+        guard("body", || json(&*self.inner.body(&name)?))
+    }
+
+    #[napi]
+    pub fn render_index_json(&self, options: Option<String>) -> napi::Result<String> {
+        guard("renderIndex", || {
+            let o: IndexOptions = parse_opt("options", options.as_deref())?;
+            json(&self.inner.render_index(&o)?)
+        })
+    }
+}
+
+/// `SkillSet.openAsync` on the libuv pool.
+pub struct OpenSkillsTask {
+    root: String,
+    options: Option<String>,
+}
+
+impl Task for OpenSkillsTask {
+    type Output = SkillSet;
+    type JsValue = NativeSkillSet;
+
+    fn compute(&mut self) -> napi::Result<SkillSet> {
+        guard("SkillSet.openAsync", || open_skills(&self.root, self.options.as_deref()))
+    }
+
+    fn resolve(&mut self, _env: Env, out: SkillSet) -> napi::Result<NativeSkillSet> {
+        Ok(NativeSkillSet { inner: Arc::new(out) })
+    }
+}
+
+// ---------------------------------------------------------------- handoff
+
+/// The normalized handoff as JSON.
+#[napi]
+pub fn handoff_validate_json(handoff: String) -> napi::Result<String> {
+    guard("handoff.validate", || Handoff::parse(&handoff)?.to_json())
+}
+
+#[napi]
+pub fn handoff_render_json(handoff: String, options: Option<String>) -> napi::Result<String> {
+    guard("handoff.render", || {
+        let h = Handoff::parse(&handoff)?;
+        let o: RenderOptions = parse_opt("options", options.as_deref())?;
+        json(&h.render(&o)?)
+    })
+}
+
+#[napi]
+pub fn handoff_filter_json(conversation: String, options: Option<String>) -> napi::Result<String> {
+    guard("handoff.filter", || json(&filter_json(&conversation, options.as_deref())?))
+}
+
+// ---------------------------------------------------------------- recovery
+
+#[napi]
+pub fn classify_error_json(request: String) -> napi::Result<String> {
+    guard("classifyError", || json(&classify_json(&request)?))
+}
+
+#[napi]
+pub fn backoff_json(request: String) -> napi::Result<String> {
+    guard("backoff", || json(&BackoffPolicy::decide_json(&request)?))
+}
+
+/// Circuit breakers keyed by string (one per provider or tool).
+/// Internally synchronized.
+#[napi]
+pub struct NativeBreakers {
+    inner: Breakers,
+}
+
+fn now_ms(at: Option<f64>) -> u64 {
+    at.map_or_else(ctxkit::recovery::now_ms, to_u64)
+}
+
+#[napi]
+impl NativeBreakers {
+    #[napi(constructor)]
+    pub fn new(config: Option<String>) -> napi::Result<Self> {
+        guard("CircuitBreaker", || {
+            let c: BreakerConfig = parse_opt("config", config.as_deref())?;
+            Ok(NativeBreakers { inner: Breakers::new(c)? })
+        })
+    }
+
+    #[napi]
+    pub fn allow(&self, key: String, at_ms: Option<f64>) -> napi::Result<bool> {
+        guard("allow", || self.inner.allow(&key, now_ms(at_ms)))
+    }
+
+    /// Records an outcome; returns the new state as JSON (`"open"`, ...).
+    #[napi]
+    pub fn record(&self, key: String, success: bool, at_ms: Option<f64>) -> napi::Result<String> {
+        guard("record", || json(&self.inner.record(&key, success, now_ms(at_ms))?))
+    }
+
+    #[napi]
+    pub fn snapshot_json(&self, key: String, at_ms: Option<f64>) -> napi::Result<String> {
+        guard("state", || json(&self.inner.snapshot(&key, now_ms(at_ms))?))
+    }
+}
+
+// ---------------------------------------------------------------- call stack
+
+/// An immutable agent call stack: `enter` returns a new stack.
+#[napi]
+pub struct NativeCallStack {
+    inner: CallStack,
+}
+
+#[napi]
+impl NativeCallStack {
+    #[napi(constructor)]
+    pub fn new(max_depth: f64) -> napi::Result<Self> {
+        guard("CallStack", || Ok(NativeCallStack { inner: CallStack::new(to_usize(max_depth))? }))
+    }
+
+    #[napi(factory)]
+    pub fn from_json(text: String) -> napi::Result<Self> {
+        guard("CallStack.fromJSON", || Ok(NativeCallStack { inner: CallStack::from_json(&text)? }))
+    }
+
+    #[napi]
+    pub fn enter(&self, agent: String) -> napi::Result<NativeCallStack> {
+        guard("enter", || Ok(NativeCallStack { inner: self.inner.enter(&agent)? }))
+    }
+
+    #[napi]
+    pub fn parent(&self) -> NativeCallStack {
+        NativeCallStack { inner: self.inner.parent() }
+    }
+
+    #[napi]
+    pub fn to_json_text(&self) -> napi::Result<String> {
+        guard("toJSON", || json(&self.inner.to_json_value()))
+    }
+
+    #[napi]
+    pub fn contains(&self, agent: String) -> bool {
+        self.inner.contains(&agent)
+    }
+
+    #[napi]
+    pub fn chain(&self) -> String {
+        self.inner.chain()
+    }
+}
+
+// ---------------------------------------------------------------- trace
+
+/// Tool execution spans and per-tool metrics, bounded memory.
+/// Internally synchronized.
+#[napi]
+pub struct NativeTracer {
+    inner: Tracer,
+}
+
+fn now_us(at: Option<f64>) -> u64 {
+    at.map_or_else(ctxkit::trace::now_us, to_u64)
+}
+
+fn overdue(spans: Vec<OverdueSpan>) -> ctxkit::Result<String> {
+    json(&serde_json::json!({ "spans": &spans, "interrupted": interrupted_results(&spans) }))
+}
+
+#[napi]
+impl NativeTracer {
+    #[napi(constructor)]
+    pub fn new(config: Option<String>) -> napi::Result<Self> {
+        guard("Tracer", || {
+            Ok(NativeTracer {
+                inner: match config {
+                    Some(c) => Tracer::from_json(&c)?,
+                    None => Tracer::new(Default::default())?,
+                },
+            })
+        })
+    }
+
+    /// Starts a span; returns its id.
+    #[napi]
+    pub fn start(&self, tool: String, info: Option<String>, input_bytes: f64, at_us: Option<f64>) -> napi::Result<f64> {
+        guard("start", || {
+            let info: SpanInfo = parse_opt("info", info.as_deref())?;
+            self.inner.start(&tool, info, to_u64(input_bytes), now_us(at_us)).map(|id| id as f64)
+        })
+    }
+
+    /// `outcome`: `"success"`, `"error"`, `"timeout"`, `"cancelled"` (as JSON spells them).
+    #[napi]
+    pub fn end(
+        &self,
+        id: f64,
+        outcome: String,
+        output_bytes: f64,
+        error: Option<String>,
+        at_us: Option<f64>,
+    ) -> napi::Result<()> {
+        guard("end", || {
+            let o: Outcome = ctxkit::json::parse("outcome", &json(&outcome)?)?;
+            self.inner.end(to_u64(id), o, to_u64(output_bytes), error.as_deref(), now_us(at_us))
+        })
+    }
+
+    /// `{spans, interrupted}`: spans past their timeout, and the synthetic
+    /// tool results that would answer them.
+    #[napi]
+    pub fn overdue_json(&self, at_us: Option<f64>) -> napi::Result<String> {
+        guard("overdue", || overdue(self.inner.overdue(now_us(at_us))))
+    }
+
+    /// Like `overdue_json`, and the spans are closed as timed out.
+    #[napi]
+    pub fn expire_json(&self, at_us: Option<f64>) -> napi::Result<String> {
+        guard("expire", || overdue(self.inner.expire(now_us(at_us))))
+    }
+
+    #[napi]
+    pub fn metrics_json(&self) -> napi::Result<String> {
+        guard("metrics", || json(&self.inner.metrics()))
+    }
+
+    #[napi]
+    pub fn recent_json(&self) -> napi::Result<String> {
+        guard("recent", || json(&self.inner.recent()))
+    }
+
+    #[napi]
+    pub fn export_json(&self, at_us: Option<f64>) -> napi::Result<String> {
+        guard("export", || json(&self.inner.export(now_us(at_us))))
+    }
+}
+
+// ---------------------------------------------------------------- toolset
+
+#[napi]
+pub fn toolset_report_json(request: String) -> napi::Result<String> {
+    guard("toolset.report", || json(&ctxkit::toolset::report_json(&ModelRegistry::builtin(), &request)?))
+}
+
+#[napi]
+pub fn toolset_select_json(request: String, agent: String) -> napi::Result<String> {
+    guard("toolset.select", || json(&ctxkit::toolset::select_json(&request, &agent)?))
+}

@@ -1,0 +1,19 @@
+//! The Node.js binding of ctxkit (napi-rs v3): conversion only, like `ffi/`.
+//!
+//! Every behaviour lives in the core crate. This crate turns JS strings,
+//! `Uint8Array`s and numbers into core arguments, core results into JS values
+//! or JSON text, and core errors into JS errors whose message starts with
+//! `ctxkit:<kind>: ` (see [`error`]); the hand-written facade (`index.js`)
+//! turns that prefix into a `CtxkitError` with `code = <kind>`. The classes
+//! here are the facade's private natives (`Native*`); users never see them.
+#![deny(unsafe_code)]
+
+mod agents;
+mod error;
+mod tokenizer;
+mod window;
+
+pub use agents::*;
+pub use error::panic_for_test;
+pub use tokenizer::*;
+pub use window::*;

@@ -1,0 +1,309 @@
+//! `NativeTokenizer`: counting, encoding, decoding, truncation, assembly.
+//!
+//! Each method has a `...Bytes` twin that takes a `Uint8Array` (checked as
+//! UTF-8 by the core, zero-copy). JS strings arrive as UTF-8 through
+//! `napi_get_value_string_utf8`, which writes a lone surrogate as U+FFFD,
+//! exactly what tiktoken does with one.
+
+use napi::bindgen_prelude::{AbortSignal, AsyncTask, Uint32Array, Uint8Array};
+use napi::{Env, Task};
+use napi_derive::napi;
+
+use ctxkit::{DecodeMode, Encoding, ModelInfo, ModelRegistry, SpecialTokens, Tokenizer, TruncateSide};
+
+use crate::error::{guard, json, to_usize, utf8};
+
+fn special(recognize: bool) -> SpecialTokens {
+    if recognize {
+        SpecialTokens::Recognize
+    } else {
+        SpecialTokens::Ordinary
+    }
+}
+
+/// An exact tokenizer. Immutable; shareable by every thread and Worker.
+#[napi]
+pub struct NativeTokenizer {
+    inner: Tokenizer,
+    model: Option<ModelInfo>,
+}
+
+/// `countUntilLimit`'s result.
+#[napi(object)]
+pub struct CountLimitResult {
+    /// The exact count, or where counting stopped (> limit) when exceeded.
+    pub tokens: u32,
+    /// Whether the text has more tokens than the limit.
+    pub exceeded: bool,
+}
+
+/// `truncate`'s result.
+#[napi(object)]
+pub struct TruncationResult {
+    pub text: String,
+    pub tokens: u32,
+    pub original_tokens: u32,
+    pub removed_tokens: u32,
+    pub truncated: bool,
+}
+
+fn side(s: &str) -> ctxkit::Result<TruncateSide> {
+    match s {
+        "head" => Ok(TruncateSide::Head),
+        "tail" => Ok(TruncateSide::Tail),
+        "both" => Ok(TruncateSide::Both),
+        other => Err(ctxkit::Error::new(
+            ctxkit::ErrorKind::InvalidArgument,
+            format!("side {other:?} is not one of \"head\", \"tail\", \"both\""),
+        )),
+    }
+}
+
+fn n32(n: usize) -> u32 {
+    // Text is at most 64 MiB (core limit), so counts fit in u32.
+    u32::try_from(n).unwrap_or(u32::MAX)
+}
+
+impl NativeTokenizer {
+    fn truncate_str(
+        &self,
+        text: &str,
+        max_tokens: f64,
+        side_name: &str,
+        marker: Option<&str>,
+    ) -> ctxkit::Result<TruncationResult> {
+        let r = self.inner.truncate(text, to_usize(max_tokens), side(side_name)?, marker)?;
+        Ok(TruncationResult {
+            text: r.text,
+            tokens: n32(r.tokens),
+            original_tokens: n32(r.original_tokens),
+            removed_tokens: n32(r.removed_tokens),
+            truncated: r.truncated,
+        })
+    }
+}
+
+#[napi]
+impl NativeTokenizer {
+    /// A tokenizer for an encoding name (`o200k_base`, ...).
+    #[napi(factory)]
+    pub fn from_encoding(name: String, recognize_special: bool) -> napi::Result<Self> {
+        guard("Tokenizer", || {
+            Ok(NativeTokenizer {
+                inner: Tokenizer::from_name(&name)?.with_special_tokens(special(recognize_special)),
+                model: None,
+            })
+        })
+    }
+
+    /// A tokenizer for a model name through the built-in registry; with a
+    /// fallback encoding an unknown model counts with it (`exact: false`).
+    #[napi(factory)]
+    pub fn for_model(model: String, fallback: Option<String>, recognize_special: bool) -> napi::Result<Self> {
+        guard("Tokenizer.forModel", || {
+            let fallback = fallback.as_deref().map(Encoding::from_name).transpose()?;
+            let (t, info) = ModelRegistry::builtin().tokenizer(&model, fallback)?;
+            Ok(NativeTokenizer { inner: t.with_special_tokens(special(recognize_special)), model: Some(info) })
+        })
+    }
+
+    /// `{encoding, special_tokens, vocab_size, memory_bytes, model}` as JSON.
+    #[napi]
+    pub fn info_json(&self) -> napi::Result<String> {
+        guard("info", || {
+            json(&serde_json::json!({
+                "encoding": self.inner.encoding(),
+                "special_tokens": self.inner.special_tokens(),
+                "vocab_size": self.inner.vocab_size(),
+                "memory_bytes": self.inner.memory_bytes(),
+                "model": self.model,
+            }))
+        })
+    }
+
+    #[napi]
+    pub fn count(&self, text: String) -> napi::Result<u32> {
+        guard("countTokens", || self.inner.count(&text).map(n32))
+    }
+
+    #[napi]
+    pub fn count_bytes(&self, bytes: &[u8]) -> napi::Result<u32> {
+        guard("countTokens", || self.inner.count(utf8("text", bytes)?).map(n32))
+    }
+
+    #[napi]
+    pub fn count_until_limit(&self, text: String, limit: f64) -> napi::Result<CountLimitResult> {
+        guard("countUntilLimit", || {
+            let r = self.inner.count_until_limit(&text, to_usize(limit))?;
+            Ok(CountLimitResult { tokens: n32(r.tokens), exceeded: r.exceeded })
+        })
+    }
+
+    #[napi]
+    pub fn count_until_limit_bytes(&self, bytes: &[u8], limit: f64) -> napi::Result<CountLimitResult> {
+        guard("countUntilLimit", || {
+            let r = self.inner.count_until_limit(utf8("text", bytes)?, to_usize(limit))?;
+            Ok(CountLimitResult { tokens: n32(r.tokens), exceeded: r.exceeded })
+        })
+    }
+
+    #[napi]
+    pub fn encode(&self, text: String) -> napi::Result<Uint32Array> {
+        guard("encode", || self.inner.encode(&text).map(Uint32Array::new))
+    }
+
+    #[napi]
+    pub fn encode_bytes(&self, bytes: &[u8]) -> napi::Result<Uint32Array> {
+        guard("encode", || self.inner.encode(utf8("text", bytes)?).map(Uint32Array::new))
+    }
+
+    /// Decodes ids; `strict` fails with `invalid_utf8` instead of U+FFFD.
+    #[napi]
+    pub fn decode(&self, ids: &[u32], strict: bool) -> napi::Result<String> {
+        guard("decode", || self.inner.decode(ids, if strict { DecodeMode::Strict } else { DecodeMode::Replace }))
+    }
+
+    /// Decodes ids to their raw bytes (no UTF-8 check).
+    #[napi]
+    pub fn decode_bytes(&self, ids: &[u32]) -> napi::Result<Uint8Array> {
+        guard("decodeBytes", || self.inner.decode_bytes(ids).map(Uint8Array::new))
+    }
+
+    /// `marker`: `None` is the core's default marker; `Some("")` is no marker.
+    #[napi]
+    pub fn truncate(
+        &self,
+        text: String,
+        max_tokens: f64,
+        side: String,
+        marker: Option<String>,
+    ) -> napi::Result<TruncationResult> {
+        guard("truncate", || self.truncate_str(&text, max_tokens, &side, marker.as_deref()))
+    }
+
+    #[napi]
+    pub fn truncate_bytes(
+        &self,
+        bytes: &[u8],
+        max_tokens: f64,
+        side: String,
+        marker: Option<String>,
+    ) -> napi::Result<TruncationResult> {
+        guard("truncate", || self.truncate_str(utf8("text", bytes)?, max_tokens, &side, marker.as_deref()))
+    }
+
+    /// Prompt assembly under a budget (docs/formats.md): JSON in, JSON out.
+    #[napi]
+    pub fn assemble_json(&self, request: String) -> napi::Result<String> {
+        guard("assemble", || ctxkit::assemble::assemble_json(&request, &self.inner))
+    }
+
+    #[napi(ts_return_type = "Promise<number>")]
+    pub fn count_async(&self, text: TextArg, signal: Option<AbortSignal>) -> AsyncTask<TokTask> {
+        AsyncTask::with_optional_signal(TokTask { tok: self.inner, text: text.0, op: TokOp::Count }, signal)
+    }
+
+    #[napi(ts_return_type = "Promise<Uint32Array>")]
+    pub fn encode_async(&self, text: TextArg, signal: Option<AbortSignal>) -> AsyncTask<TokTask> {
+        AsyncTask::with_optional_signal(TokTask { tok: self.inner, text: text.0, op: TokOp::Encode }, signal)
+    }
+}
+
+/// Text for an async task, owned so it can cross to the libuv pool: a JS
+/// string (UTF-8, lone surrogates as U+FFFD) or a `Uint8Array` (copied).
+pub struct TextArg(Vec<u8>);
+
+impl napi::bindgen_prelude::TypeName for TextArg {
+    fn type_name() -> &'static str {
+        "string | Uint8Array"
+    }
+    fn value_type() -> napi::ValueType {
+        napi::ValueType::Unknown
+    }
+}
+
+impl napi::bindgen_prelude::ValidateNapiValue for TextArg {}
+
+impl napi::bindgen_prelude::FromNapiValue for TextArg {
+    #[allow(unsafe_code)]
+    unsafe fn from_napi_value(env: napi::sys::napi_env, value: napi::sys::napi_value) -> napi::Result<Self> {
+        // SAFETY: `env` and `value` come from napi for this call.
+        unsafe {
+            if let Ok(s) = String::from_napi_value(env, value) {
+                return Ok(TextArg(s.into_bytes()));
+            }
+            let b = Uint8Array::from_napi_value(env, value)?;
+            Ok(TextArg(b.to_vec()))
+        }
+    }
+}
+
+pub enum TokOp {
+    Count,
+    Encode,
+}
+
+pub enum TokOut {
+    Count(u32),
+    Ids(Vec<u32>),
+}
+
+/// `countAsync` / `encodeAsync` on the libuv pool.
+pub struct TokTask {
+    tok: Tokenizer,
+    text: Vec<u8>,
+    op: TokOp,
+}
+
+impl Task for TokTask {
+    type Output = TokOut;
+    type JsValue = napi::bindgen_prelude::Either<u32, Uint32Array>;
+
+    fn compute(&mut self) -> napi::Result<TokOut> {
+        guard("async", || {
+            let text = utf8("text", &self.text)?;
+            Ok(match self.op {
+                TokOp::Count => TokOut::Count(n32(self.tok.count(text)?)),
+                TokOp::Encode => TokOut::Ids(self.tok.encode(text)?),
+            })
+        })
+    }
+
+    fn resolve(&mut self, _env: Env, out: TokOut) -> napi::Result<Self::JsValue> {
+        Ok(match out {
+            TokOut::Count(n) => napi::bindgen_prelude::Either::A(n),
+            TokOut::Ids(ids) => napi::bindgen_prelude::Either::B(Uint32Array::new(ids)),
+        })
+    }
+}
+
+/// Exact prompt tokens of a conversation (OpenAI or Anthropic shape) for a
+/// model, with the model's chat framing.
+#[napi]
+pub fn count_conversation_json(model: String, conversation: String) -> napi::Result<u32> {
+    guard("countConversation", || {
+        let (acct, _) = ctxkit::window::Accountant::for_model(&ModelRegistry::builtin(), &model)?;
+        let c = ctxkit::chat::Conversation::parse(&conversation, None)?;
+        acct.conversation(&c).map(n32)
+    })
+}
+
+/// The built-in model registry's entry for `model` as JSON.
+#[napi]
+pub fn lookup_model_json(model: String) -> napi::Result<String> {
+    guard("lookupModel", || json(&ModelRegistry::builtin().lookup(&model)?))
+}
+
+/// The core version (Cargo.toml).
+#[napi]
+pub fn core_version() -> String {
+    ctxkit::VERSION.to_owned()
+}
+
+/// Benchmark floor: converts a JS string to UTF-8 exactly as `countTokens`
+/// does and returns its byte length, so the cost of the napi string
+/// conversion can be measured apart from tokenization (bench/node).
+#[napi(js_name = "__stringFloor")]
+pub fn string_floor(text: String) -> u32 {
+    u32::try_from(text.len()).unwrap_or(u32::MAX)
+}

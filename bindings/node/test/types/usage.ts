@@ -1,0 +1,53 @@
+// Type-checked by `tsc -p test/types` (never run): the public .d.ts must
+// accept what the README shows and reject what it should.
+import {
+  Tokenizer, countTokens, CtxkitError, ContextWindow, fit, fitJson, fitAsync, CallStack,
+  CircuitBreaker, Tracer, SkillSet, type ErrorCode, type BreakerState, type CompactOutcome,
+} from '../../index.js'
+
+const t = new Tokenizer('o200k_base', { special: 'ordinary' })
+const n: number = t.countTokens('hello')
+const b: number = t.countTokens(new Uint8Array([104, 105]))
+const ids: Uint32Array = t.encode('hello')
+const s: string = t.decode(ids, { mode: 'strict' })
+const within: false | number = t.isWithinTokenLimit('hello', 10)
+const cut = t.truncate('long text', 5, { side: 'both', marker: null })
+const removed: number = cut.removedTokens
+const m = Tokenizer.forModel('gpt-4o').info.model
+const one: number = countTokens('hi', { model: 'gpt-4o' })
+const p: Promise<number> = t.countTokensAsync('x', { signal: new AbortController().signal })
+
+try {
+  Tokenizer.forModel('gtp-4o')
+} catch (e) {
+  if (e instanceof CtxkitError) {
+    const c: ErrorCode = e.code
+    // @ts-expect-error: not an error code
+    const bad: ErrorCode = 'no_such_code'
+  }
+}
+
+const w = new ContextWindow('gpt-4o', { context_window: 8000 })
+w.load({ messages: [{ role: 'user', content: 'hi' }] })
+const verdict: 'fits' | 'should_compact' | 'overflow' = w.preflight().verdict
+const out: CompactOutcome = w.compact({ strategy: 'summarize' })
+if (out.status === 'needs_summary') w.applySummary(out.request.id, 'summary')
+else out.report.tokens_after.toFixed()
+
+const r = fit({ messages: [] }, { model: 'gpt-4o', max_tokens: 1000 })
+r.report.tokens_after.toFixed()
+const j: string = fitJson('{"messages":[]}', { model: 'gpt-4o' }).conversation
+const fa: Promise<{ report: { changes: unknown[] } }> = fitAsync({ messages: [] }, { model: 'gpt-4o' })
+
+const st: BreakerState = new CircuitBreaker({ failure_threshold: 3 }).recordFailure('openai')
+const stack: CallStack = new CallStack(5).enter('planner').enter('coder')
+const chain: string = stack.chain
+const tr = new Tracer()
+tr.end(tr.start('read_file', { tool_call_id: 'c1' }), 'success')
+// @ts-expect-error: not an outcome
+tr.end(1, 'finished')
+const skills: Promise<SkillSet> = SkillSet.openAsync('examples/data/skills')
+// @ts-expect-error: numbers are not text
+t.countTokens(42)
+
+export { n, b, s, within, removed, m, one, p, verdict, j, fa, st, chain, skills }

@@ -1,0 +1,304 @@
+//! Agent primitives: skills, handoffs, error classification, backoff,
+//! circuit breakers, call stacks, tool telemetry and tool sets. Requests and
+//! results cross as JSON text (docs/formats.md).
+
+use std::path::Path;
+
+use pyo3::prelude::*;
+
+use ctxkit::callstack::CallStack as CoreStack;
+use ctxkit::handoff::{filter_json, Handoff, RenderOptions};
+use ctxkit::recovery::{classify_json, BackoffPolicy, BreakerConfig, Breakers};
+use ctxkit::skills::{IndexOptions, SkillSet};
+use ctxkit::trace::{interrupted_results, Outcome, OverdueSpan, SpanInfo, Tracer as CoreTracer};
+
+use crate::tokenizer::registry;
+use crate::{guard, to_json, Text};
+
+fn parse<T: serde::de::DeserializeOwned + Default>(what: &str, text: Option<&str>) -> ctxkit::Result<T> {
+    text.map(|t| ctxkit::json::parse(what, t)).transpose().map(Option::unwrap_or_default)
+}
+
+/// A skills folder (`<name>/SKILL.md` or `<name>.md`), opened once; bodies
+/// are read lazily and cached. Thread-safe.
+#[pyclass(frozen, module = "ctxkit._native")]
+struct Skills {
+    inner: SkillSet,
+}
+
+#[pymethods]
+impl Skills {
+    #[new]
+    #[pyo3(signature = (root, options_json=None))]
+    fn new(root: Text, options_json: Option<Text>) -> PyResult<Self> {
+        let inner = guard("Skills", || {
+            if root.is_empty() {
+                return Err(ctxkit::Error::new(ctxkit::ErrorKind::InvalidArgument, "root is empty"));
+            }
+            SkillSet::open_json(Path::new(&*root), options_json.as_deref())
+        })?;
+        Ok(Skills { inner })
+    }
+
+    fn list(&self) -> PyResult<String> {
+        guard("Skills.list", || to_json(&self.inner.listing()))
+    }
+
+    fn body(&self, name: Text) -> PyResult<String> {
+        guard("Skills.body", || to_json(&*self.inner.body(&name)?))
+    }
+
+    #[pyo3(signature = (options_json=None))]
+    fn render_index(&self, options_json: Option<Text>) -> PyResult<String> {
+        guard("Skills.render_index", || {
+            let o: IndexOptions = parse("options", options_json.as_deref())?;
+            to_json(&self.inner.render_index(&o)?)
+        })
+    }
+}
+
+#[pyfunction]
+fn _handoff_validate(handoff_json: Text) -> PyResult<String> {
+    guard("handoff_validate", || Handoff::parse(&handoff_json)?.to_json())
+}
+
+#[pyfunction]
+#[pyo3(signature = (handoff_json, options_json=None))]
+fn _handoff_render(handoff_json: Text, options_json: Option<Text>) -> PyResult<String> {
+    guard("handoff_render", || {
+        let o: RenderOptions = parse("options", options_json.as_deref())?;
+        to_json(&Handoff::parse(&handoff_json)?.render(&o)?)
+    })
+}
+
+#[pyfunction]
+#[pyo3(signature = (conversation_json, options_json=None))]
+fn _handoff_filter(conversation_json: Text, options_json: Option<Text>) -> PyResult<String> {
+    guard("handoff_filter", || to_json(&filter_json(&conversation_json, options_json.as_deref())?))
+}
+
+/// Classifies a provider error (`{"provider", "status", "headers", "body"}`).
+#[pyfunction]
+fn _classify(request_json: Text) -> PyResult<String> {
+    guard("classify", || to_json(&classify_json(&request_json)?))
+}
+
+/// The retry decision for a backoff request (docs/formats.md).
+#[pyfunction]
+fn _backoff(request_json: Text) -> PyResult<String> {
+    guard("backoff", || to_json(&BackoffPolicy::decide_json(&request_json)?))
+}
+
+/// Circuit breakers keyed by a string (a provider, a tool). Thread-safe.
+#[pyclass(frozen, module = "ctxkit._native")]
+struct CircuitBreaker {
+    inner: Breakers,
+}
+
+#[pymethods]
+impl CircuitBreaker {
+    #[new]
+    #[pyo3(signature = (config_json=None))]
+    fn new(config_json: Option<Text>) -> PyResult<Self> {
+        let inner = guard("CircuitBreaker", || {
+            let c: BreakerConfig = parse("config", config_json.as_deref())?;
+            Breakers::new(c)
+        })?;
+        Ok(CircuitBreaker { inner })
+    }
+
+    fn allow(&self, key: Text, now_ms: u64) -> PyResult<bool> {
+        guard("CircuitBreaker.allow", || self.inner.allow(&key, now_ms))
+    }
+
+    /// Records an outcome; returns the state after it (`closed`, `open`, `half_open`).
+    fn record(&self, key: Text, success: bool, now_ms: u64) -> PyResult<String> {
+        guard("CircuitBreaker.record", || {
+            let s = self.inner.record(&key, success, now_ms)?;
+            Ok(serde_json::to_value(s).ok().and_then(|v| v.as_str().map(str::to_owned)).unwrap_or_default())
+        })
+    }
+
+    fn state(&self, key: Text, now_ms: u64) -> PyResult<String> {
+        guard("CircuitBreaker.state", || to_json(&self.inner.snapshot(&key, now_ms)?))
+    }
+}
+
+/// An immutable agent call stack: `enter` returns a new stack, so parallel
+/// branches never see each other's entries.
+#[pyclass(frozen, module = "ctxkit._native")]
+struct CallStack {
+    inner: CoreStack,
+}
+
+#[pymethods]
+impl CallStack {
+    #[new]
+    #[pyo3(signature = (max_depth=ctxkit::callstack::DEFAULT_MAX_DEPTH))]
+    fn new(max_depth: usize) -> PyResult<Self> {
+        Ok(CallStack { inner: guard("CallStack", || CoreStack::new(max_depth))? })
+    }
+
+    #[staticmethod]
+    fn from_json(json: Text) -> PyResult<Self> {
+        Ok(CallStack { inner: guard("CallStack.from_json", || CoreStack::from_json(&json))? })
+    }
+
+    fn enter(&self, agent: Text) -> PyResult<Self> {
+        Ok(CallStack { inner: guard("CallStack.enter", || self.inner.enter(&agent))? })
+    }
+
+    fn parent(&self) -> Self {
+        CallStack { inner: self.inner.parent() }
+    }
+
+    #[getter]
+    fn depth(&self) -> usize {
+        self.inner.depth()
+    }
+
+    #[getter]
+    fn max_depth(&self) -> usize {
+        self.inner.max_depth()
+    }
+
+    #[getter]
+    fn current(&self) -> Option<String> {
+        self.inner.current().map(str::to_owned)
+    }
+
+    fn agents(&self) -> Vec<String> {
+        self.inner.agents().into_iter().map(str::to_owned).collect()
+    }
+
+    fn chain(&self) -> String {
+        self.inner.chain()
+    }
+
+    fn __contains__(&self, agent: &Bound<'_, PyAny>) -> PyResult<bool> {
+        Ok(self.inner.contains(&crate::str_arg(agent, "agent")?))
+    }
+
+    fn __len__(&self) -> usize {
+        self.inner.depth()
+    }
+
+    fn to_json(&self) -> PyResult<String> {
+        guard("CallStack.to_json", || to_json(&self.inner.to_json_value()))
+    }
+}
+
+/// Tool-execution spans with per-tool metrics in bounded memory. Thread-safe.
+#[pyclass(frozen, module = "ctxkit._native")]
+struct Tracer {
+    inner: CoreTracer,
+}
+
+fn overdue_json(spans: Vec<OverdueSpan>) -> ctxkit::Result<String> {
+    let interrupted = interrupted_results(&spans);
+    to_json(&serde_json::json!({ "overdue": spans, "interrupted_results": interrupted }))
+}
+
+#[pymethods]
+impl Tracer {
+    #[new]
+    #[pyo3(signature = (config_json=None))]
+    fn new(config_json: Option<Text>) -> PyResult<Self> {
+        let inner = guard("Tracer", || match config_json.as_deref() {
+            Some(t) => CoreTracer::from_json(t),
+            None => CoreTracer::new(Default::default()),
+        })?;
+        Ok(Tracer { inner })
+    }
+
+    #[pyo3(signature = (tool, info_json=None, input_bytes=0, now_us=None))]
+    fn start(&self, tool: Text, info_json: Option<Text>, input_bytes: u64, now_us: Option<u64>) -> PyResult<u64> {
+        guard("Tracer.start", || {
+            let info: SpanInfo = parse("info", info_json.as_deref())?;
+            self.inner.start(&tool, info, input_bytes, now_us.unwrap_or_else(ctxkit::trace::now_us))
+        })
+    }
+
+    #[pyo3(signature = (span_id, outcome=Text(String::from("success")), output_bytes=0, error=None, now_us=None))]
+    fn end(
+        &self,
+        span_id: u64,
+        outcome: Text,
+        output_bytes: u64,
+        error: Option<Text>,
+        now_us: Option<u64>,
+    ) -> PyResult<()> {
+        guard("Tracer.end", || {
+            let outcome: Outcome = ctxkit::json::parse("outcome", &serde_json::Value::from(&*outcome).to_string())?;
+            self.inner.end(
+                span_id,
+                outcome,
+                output_bytes,
+                error.as_deref(),
+                now_us.unwrap_or_else(ctxkit::trace::now_us),
+            )
+        })
+    }
+
+    #[pyo3(signature = (now_us=None))]
+    fn overdue(&self, now_us: Option<u64>) -> PyResult<String> {
+        guard("Tracer.overdue", || overdue_json(self.inner.overdue(now_us.unwrap_or_else(ctxkit::trace::now_us))))
+    }
+
+    #[pyo3(signature = (now_us=None))]
+    fn expire(&self, now_us: Option<u64>) -> PyResult<String> {
+        guard("Tracer.expire", || overdue_json(self.inner.expire(now_us.unwrap_or_else(ctxkit::trace::now_us))))
+    }
+
+    fn metrics(&self) -> PyResult<String> {
+        guard("Tracer.metrics", || to_json(&self.inner.metrics()))
+    }
+
+    fn recent(&self) -> PyResult<String> {
+        guard("Tracer.recent", || to_json(&self.inner.recent()))
+    }
+
+    #[pyo3(signature = (now_us=None))]
+    fn export(&self, now_us: Option<u64>) -> PyResult<String> {
+        guard("Tracer.export", || to_json(&self.inner.export(now_us.unwrap_or_else(ctxkit::trace::now_us))))
+    }
+}
+
+#[pyfunction]
+fn _toolset_report(request_json: Text) -> PyResult<String> {
+    guard("toolset_report", || to_json(&ctxkit::toolset::report_json(registry(), &request_json)?))
+}
+
+#[pyfunction]
+fn _toolset_select(request_json: Text, agent: Text) -> PyResult<String> {
+    guard("toolset_select", || to_json(&ctxkit::toolset::select_json(&request_json, &agent)?))
+}
+
+/// Microseconds on ctxkit's monotonic clock (what the tracer uses by default).
+#[pyfunction]
+fn now_us() -> u64 {
+    ctxkit::trace::now_us()
+}
+
+/// Milliseconds on ctxkit's clock (what breakers expect).
+#[pyfunction]
+fn now_ms() -> u64 {
+    ctxkit::recovery::now_ms()
+}
+
+pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<Skills>()?;
+    m.add_class::<CircuitBreaker>()?;
+    m.add_class::<CallStack>()?;
+    m.add_class::<Tracer>()?;
+    m.add_function(wrap_pyfunction!(_handoff_validate, m)?)?;
+    m.add_function(wrap_pyfunction!(_handoff_render, m)?)?;
+    m.add_function(wrap_pyfunction!(_handoff_filter, m)?)?;
+    m.add_function(wrap_pyfunction!(_classify, m)?)?;
+    m.add_function(wrap_pyfunction!(_backoff, m)?)?;
+    m.add_function(wrap_pyfunction!(_toolset_report, m)?)?;
+    m.add_function(wrap_pyfunction!(_toolset_select, m)?)?;
+    m.add_function(wrap_pyfunction!(now_us, m)?)?;
+    m.add_function(wrap_pyfunction!(now_ms, m)?)?;
+    Ok(())
+}

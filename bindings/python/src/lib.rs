@@ -1,0 +1,256 @@
+//! `ctxkit._native`: the PyO3 layer of the Python package `ctxkit`.
+//!
+//! Conversion only, like `ffi/`: Python values become core arguments, core
+//! results become Python values, core errors become `CtxkitError` subclasses,
+//! and a panic becomes `InternalError` (never PyO3's `PanicException`).
+//! Structured data crosses as JSON text; the Python facade
+//! (`python/ctxkit/__init__.py`) turns it into dicts and lists with the
+//! standard `json` module. Every behaviour lives in the `ctxkit` crate.
+
+use std::borrow::Cow;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+use pyo3::exceptions::{PyException, PyTypeError};
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyString};
+
+mod agents;
+mod tokenizer;
+mod window;
+
+pyo3::create_exception!(ctxkit, CtxkitError, PyException, "Base class of every error ctxkit reports.");
+pyo3::create_exception!(ctxkit, InvalidArgumentError, CtxkitError, "An argument is outside its documented domain.");
+pyo3::create_exception!(
+    ctxkit,
+    InvalidUtf8Error,
+    CtxkitError,
+    "Input bytes are not valid UTF-8 (the message gives the offset)."
+);
+pyo3::create_exception!(ctxkit, UnknownEncodingError, CtxkitError, "The encoding name is not one ctxkit ships.");
+pyo3::create_exception!(ctxkit, UnknownModelError, CtxkitError, "The model name is not in the registry.");
+pyo3::create_exception!(ctxkit, UnknownTokenError, CtxkitError, "A token id is not in the encoding's vocabulary.");
+pyo3::create_exception!(ctxkit, LimitExceededError, CtxkitError, "An input exceeds a documented limit.");
+pyo3::create_exception!(
+    ctxkit,
+    InvalidJsonError,
+    CtxkitError,
+    "JSON input could not be parsed or does not match its schema."
+);
+pyo3::create_exception!(ctxkit, DoesNotFitError, CtxkitError, "What must be kept does not fit the budget.");
+pyo3::create_exception!(ctxkit, IoError, CtxkitError, "A file could not be read.");
+pyo3::create_exception!(
+    ctxkit,
+    UnsafePathError,
+    CtxkitError,
+    "A path was refused (escapes its root, NUL, drive letter...)."
+);
+pyo3::create_exception!(
+    ctxkit,
+    CycleDetectedError,
+    CtxkitError,
+    "An agent call stack would re-enter an agent already on it."
+);
+pyo3::create_exception!(ctxkit, DepthExceededError, CtxkitError, "An agent call stack would exceed its maximum depth.");
+pyo3::create_exception!(
+    ctxkit,
+    InternalError,
+    CtxkitError,
+    "An invariant inside ctxkit broke (a bug), including a panic."
+);
+
+/// The exception class of each core error kind, with its `.kind` spelling.
+fn class_of(py: Python<'_>, kind: ctxkit::ErrorKind) -> Bound<'_, pyo3::types::PyType> {
+    use ctxkit::ErrorKind as K;
+    match kind {
+        K::InvalidArgument => py.get_type::<InvalidArgumentError>(),
+        K::InvalidUtf8 => py.get_type::<InvalidUtf8Error>(),
+        K::UnknownEncoding => py.get_type::<UnknownEncodingError>(),
+        K::UnknownModel => py.get_type::<UnknownModelError>(),
+        K::UnknownToken => py.get_type::<UnknownTokenError>(),
+        K::LimitExceeded => py.get_type::<LimitExceededError>(),
+        K::InvalidJson => py.get_type::<InvalidJsonError>(),
+        K::DoesNotFit => py.get_type::<DoesNotFitError>(),
+        K::Io => py.get_type::<IoError>(),
+        K::UnsafePath => py.get_type::<UnsafePathError>(),
+        K::CycleDetected => py.get_type::<CycleDetectedError>(),
+        K::DepthExceeded => py.get_type::<DepthExceededError>(),
+        K::Internal => py.get_type::<InternalError>(),
+        _ => py.get_type::<CtxkitError>(),
+    }
+}
+
+/// A core error as the matching Python exception, `.kind` set on the instance.
+pub(crate) fn to_py(e: ctxkit::Error) -> PyErr {
+    Python::attach(|py| {
+        let cls = class_of(py, e.kind());
+        match cls.call1((e.message(),)) {
+            Ok(inst) => {
+                let _ = inst.setattr("kind", e.kind().as_str());
+                PyErr::from_value(inst)
+            }
+            Err(err) => err,
+        }
+    })
+}
+
+fn panic_message(p: &(dyn std::any::Any + Send)) -> String {
+    p.downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| p.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "unknown panic payload".into())
+}
+
+/// Runs `f` inside the panic boundary: `Err` becomes its exception class, a
+/// panic becomes `InternalError` with the panic's message.
+pub(crate) fn guard<T>(what: &str, f: impl FnOnce() -> ctxkit::Result<T>) -> PyResult<T> {
+    match catch_unwind(AssertUnwindSafe(f)) {
+        Ok(Ok(v)) => Ok(v),
+        Ok(Err(e)) => Err(to_py(e)),
+        Err(p) => Err(to_py(ctxkit::Error::new(
+            ctxkit::ErrorKind::Internal,
+            format!("{what}: panic inside ctxkit: {}", panic_message(&*p)),
+        ))),
+    }
+}
+
+/// [`guard`] with the GIL released when `detach` is true (long calls), so
+/// other Python threads run meanwhile. `f` must not touch Python objects.
+pub(crate) fn guard_detached<T: Send>(
+    py: Python<'_>,
+    detach: bool,
+    what: &str,
+    f: impl FnOnce() -> ctxkit::Result<T> + Send,
+) -> PyResult<T> {
+    if detach {
+        let r = py.detach(|| catch_unwind(AssertUnwindSafe(f)));
+        match r {
+            Ok(Ok(v)) => Ok(v),
+            Ok(Err(e)) => Err(to_py(e)),
+            Err(p) => Err(to_py(ctxkit::Error::new(
+                ctxkit::ErrorKind::Internal,
+                format!("{what}: panic inside ctxkit: {}", panic_message(&*p)),
+            ))),
+        }
+    } else {
+        guard(what, f)
+    }
+}
+
+/// Inputs at least this long are processed with the GIL released. Below it
+/// the call takes microseconds and releasing the GIL would cost more than it
+/// gives.
+pub(crate) const DETACH_BYTES: usize = 4096;
+
+/// Text in: `str` (lone surrogates become U+FFFD exactly as tiktoken does:
+/// a UTF-16 round trip with `surrogatepass` then `replace`) or `bytes`
+/// (checked UTF-8; invalid bytes are `InvalidUtf8Error` with the offset).
+/// Anything else is `TypeError`.
+pub(crate) fn text_arg<'a>(obj: &'a Bound<'_, PyAny>, what: &str) -> PyResult<Cow<'a, str>> {
+    if let Ok(s) = obj.cast::<PyString>() {
+        return match s.to_cow() {
+            Ok(c) => Ok(c),
+            Err(_) => {
+                let fixed = s
+                    .call_method1("encode", ("utf-16", "surrogatepass"))?
+                    .call_method1("decode", ("utf-16", "replace"))?;
+                let fixed = fixed.cast::<PyString>()?;
+                Ok(Cow::Owned(fixed.to_cow()?.into_owned()))
+            }
+        };
+    }
+    if let Ok(b) = obj.cast::<PyBytes>() {
+        // Zero-copy: the core reads the bytes object's buffer.
+        return guard(what, || ctxkit::text::utf8(what, b.as_bytes()).map(Cow::Borrowed));
+    }
+    Err(PyTypeError::new_err(format!("{what} must be str or bytes, not {}", obj.get_type().name()?)))
+}
+
+/// Like [`text_arg`] for arguments that are `str` only (names, JSON text).
+pub(crate) fn str_arg(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<String> {
+    if obj.is_instance_of::<PyString>() {
+        Ok(text_arg(obj, what)?.into_owned())
+    } else {
+        Err(PyTypeError::new_err(format!("{what} must be str, not {}", obj.get_type().name()?)))
+    }
+}
+
+/// A `str` argument with lone surrogates replaced as in [`text_arg`]
+/// (conversations, options, names). Anything else is `TypeError`.
+pub(crate) struct Text(pub String);
+
+impl std::ops::Deref for Text {
+    type Target = str;
+    fn deref(&self) -> &str {
+        &self.0
+    }
+}
+
+impl<'a, 'py> FromPyObject<'a, 'py> for Text {
+    type Error = PyErr;
+    fn extract(obj: pyo3::Borrowed<'a, 'py, PyAny>) -> PyResult<Self> {
+        str_arg(&obj, "argument").map(Text)
+    }
+}
+
+/// `json.loads(text)`: results cross as JSON and become dicts and lists.
+pub(crate) fn loads<'py>(py: Python<'py>, text: &str) -> PyResult<Bound<'py, PyAny>> {
+    py.import("json")?.getattr("loads")?.call1((text,))
+}
+
+pub(crate) fn to_json<T: serde::Serialize>(v: &T) -> ctxkit::Result<String> {
+    ctxkit::json::to_string(v)
+}
+
+/// The crate version (as in Cargo.toml).
+#[pyfunction]
+fn version() -> &'static str {
+    ctxkit::VERSION
+}
+
+/// Every core error kind with the name of its exception class, for the
+/// exhaustive mapping test.
+#[pyfunction]
+fn _error_kinds(py: Python<'_>) -> PyResult<Vec<(String, String)>> {
+    ctxkit::ErrorKind::ALL.iter().map(|&k| Ok((k.as_str().to_owned(), class_of(py, k).name()?.to_string()))).collect()
+}
+
+/// Test hook: raises the exception for a core error of `kind` (the mapping
+/// under test is the one every call uses).
+#[pyfunction]
+fn _raise_kind(kind: &str) -> PyResult<()> {
+    let k = ctxkit::ErrorKind::ALL
+        .iter()
+        .copied()
+        .find(|k| k.as_str() == kind)
+        .ok_or_else(|| PyTypeError::new_err(format!("no error kind {kind}")))?;
+    guard("_raise_kind", || Err(ctxkit::Error::new(k, format!("raised for a test: {kind}"))))
+}
+
+/// Test hook: panics inside the panic boundary (with the GIL released when
+/// `detached`), to show a panic surfaces as `InternalError`.
+#[pyfunction]
+#[pyo3(signature = (detached=false))]
+fn _panic(py: Python<'_>, detached: bool) -> PyResult<()> {
+    guard_detached(py, detached, "_panic", || -> ctxkit::Result<()> { panic!("test panic from ctxkit._native._panic") })
+}
+
+#[pymodule]
+#[pyo3(name = "_native")]
+fn native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    let py = m.py();
+    m.add("CtxkitError", py.get_type::<CtxkitError>())?;
+    py.get_type::<CtxkitError>().setattr("kind", py.None())?;
+    for &k in ctxkit::ErrorKind::ALL.iter() {
+        let cls = class_of(py, k);
+        cls.setattr("kind", k.as_str())?;
+        m.add(cls.name()?.to_string(), cls)?;
+    }
+    m.add_function(wrap_pyfunction!(version, m)?)?;
+    m.add_function(wrap_pyfunction!(_error_kinds, m)?)?;
+    m.add_function(wrap_pyfunction!(_raise_kind, m)?)?;
+    m.add_function(wrap_pyfunction!(_panic, m)?)?;
+    tokenizer::register(m)?;
+    window::register(m)?;
+    agents::register(m)?;
+    Ok(())
+}

@@ -1,0 +1,160 @@
+//! Context windows, the stateless `fit`, conversation counting and repair.
+//! Conversations, options and reports cross as JSON text.
+
+use parking_lot::Mutex;
+use pyo3::prelude::*;
+
+use ctxkit::chat::Conversation;
+use ctxkit::window::{fit_json, repair, validate, Accountant, Budget, Policy, Window as Core};
+
+use crate::tokenizer::{registry, Tokenizer};
+use crate::{guard, guard_detached, to_json, Text, DETACH_BYTES};
+
+fn parse<T: serde::de::DeserializeOwned + Default>(what: &str, text: Option<&str>) -> ctxkit::Result<T> {
+    text.map(|t| ctxkit::json::parse(what, t)).transpose().map(Option::unwrap_or_default)
+}
+
+/// A conversation bound to a model and a token budget, with cached
+/// per-message counts. Calls on one window are serialized by a mutex, so it
+/// may be shared by threads.
+#[pyclass(frozen, module = "ctxkit._native")]
+pub struct Window {
+    inner: Mutex<Core>,
+}
+
+#[pymethods]
+impl Window {
+    #[new]
+    #[pyo3(signature = (model, budget_json=None))]
+    fn new(model: Text, budget_json: Option<Text>) -> PyResult<Self> {
+        let w = guard("ContextWindow", || {
+            let budget: Budget = parse("budget", budget_json.as_deref())?;
+            Core::for_model(registry(), &model, budget)
+        })?;
+        Ok(Window { inner: Mutex::new(w) })
+    }
+
+    /// Replaces the conversation (OpenAI or Anthropic JSON), counting every message once.
+    fn load(&self, py: Python<'_>, conversation_json: Text) -> PyResult<()> {
+        guard_detached(py, conversation_json.len() >= DETACH_BYTES, "load", || {
+            let c = Conversation::parse(&conversation_json, None)?;
+            self.inner.lock().load(c)
+        })
+    }
+
+    /// Appends one message (JSON in the window's format); returns its tokens.
+    fn push(&self, py: Python<'_>, message_json: Text) -> PyResult<usize> {
+        guard_detached(py, message_json.len() >= DETACH_BYTES, "push", || self.inner.lock().push_json(&message_json))
+    }
+
+    /// Removes the last message; returns it as JSON, or None when empty.
+    fn pop(&self) -> PyResult<Option<String>> {
+        guard("pop", || {
+            let m = self.inner.lock().pop();
+            m.map(|m| to_json(m.raw())).transpose()
+        })
+    }
+
+    #[pyo3(signature = (new_input_json=None))]
+    fn preflight(&self, new_input_json: Option<Text>) -> PyResult<String> {
+        guard("preflight", || {
+            let w = self.inner.lock();
+            let m = new_input_json.as_deref().map(|t| w.conversation().parse_message(t)).transpose()?;
+            to_json(&w.preflight(m.as_ref())?)
+        })
+    }
+
+    fn validate(&self) -> PyResult<String> {
+        guard("validate", || to_json(&self.inner.lock().validate()))
+    }
+
+    #[pyo3(signature = (synthetic_result=None))]
+    fn repair(&self, synthetic_result: Option<Text>) -> PyResult<String> {
+        guard("repair", || to_json(&self.inner.lock().repair(synthetic_result.as_deref())?))
+    }
+
+    fn conversation(&self) -> PyResult<String> {
+        guard("conversation", || self.inner.lock().conversation().to_json())
+    }
+
+    fn message_tokens(&self) -> Vec<usize> {
+        self.inner.lock().message_tokens().to_vec()
+    }
+
+    fn __len__(&self) -> usize {
+        self.inner.lock().message_tokens().len()
+    }
+
+    #[pyo3(signature = (policy_json=None))]
+    fn compact(&self, py: Python<'_>, policy_json: Option<Text>) -> PyResult<String> {
+        guard_detached(py, true, "compact", || {
+            let policy: Policy = parse("policy", policy_json.as_deref())?;
+            to_json(&self.inner.lock().compact(&policy)?)
+        })
+    }
+
+    fn apply_summary(&self, id: Text, summary: Text) -> PyResult<String> {
+        guard("apply_summary", || to_json(&self.inner.lock().apply_summary(&id, &summary)?))
+    }
+
+    fn calibrate(&self, reported_prompt_tokens: usize) -> PyResult<f64> {
+        guard("calibrate", || self.inner.lock().calibrate(reported_prompt_tokens))
+    }
+}
+
+/// `(conversation_json, report_json)`: the stateless fit (docs/formats.md).
+#[pyfunction]
+fn _fit_json(py: Python<'_>, conversation_json: Text, options_json: Text) -> PyResult<(String, String)> {
+    guard_detached(py, true, "fit", || {
+        let (c, report) = fit_json(&conversation_json, &options_json)?;
+        Ok((c, to_json(&report)?))
+    })
+}
+
+/// The prompt tokens of a whole conversation for `model` (framing included).
+#[pyfunction]
+fn _count_conversation(py: Python<'_>, conversation_json: Text, model: Text) -> PyResult<usize> {
+    guard_detached(py, conversation_json.len() >= DETACH_BYTES, "count_conversation", || {
+        let (acct, _) = Accountant::for_model(registry(), &model)?;
+        acct.conversation(&Conversation::parse(&conversation_json, None)?)
+    })
+}
+
+/// Structural issues of a conversation as a JSON array.
+#[pyfunction]
+fn _validate_json(conversation_json: Text) -> PyResult<String> {
+    guard("validate", || to_json(&validate(&Conversation::parse(&conversation_json, None)?)))
+}
+
+/// `{"issues", "conversation", "changes"}` as JSON: the stateless repair.
+#[pyfunction]
+#[pyo3(signature = (conversation_json, model, synthetic_result=None))]
+fn _repair_json(conversation_json: Text, model: Text, synthetic_result: Option<Text>) -> PyResult<String> {
+    guard("repair", || {
+        let (acct, _) = Accountant::for_model(registry(), &model)?;
+        let c = Conversation::parse(&conversation_json, None)?;
+        let r = repair(&c, synthetic_result.as_deref(), &acct)?;
+        to_json(&serde_json::json!({
+            "issues": validate(&c),
+            "conversation": r.conversation.to_value(),
+            "changes": r.changes,
+        }))
+    })
+}
+
+/// Prompt assembly from prioritized sections under a budget (JSON in and out).
+#[pyfunction]
+fn _assemble_json(tokenizer: &Tokenizer, request_json: Text) -> PyResult<String> {
+    let t = tokenizer.inner;
+    guard("assemble", || ctxkit::assemble::assemble_json(&request_json, &t))
+}
+
+pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<Window>()?;
+    m.add_function(wrap_pyfunction!(_fit_json, m)?)?;
+    m.add_function(wrap_pyfunction!(_count_conversation, m)?)?;
+    m.add_function(wrap_pyfunction!(_validate_json, m)?)?;
+    m.add_function(wrap_pyfunction!(_repair_json, m)?)?;
+    m.add_function(wrap_pyfunction!(_assemble_json, m)?)?;
+    Ok(())
+}

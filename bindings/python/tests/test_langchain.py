@@ -1,0 +1,126 @@
+import pytest
+
+lc = pytest.importorskip("langchain_core.messages")  # pinned in requirements-test.txt; see test_langchain_is_installed
+
+import ctxkit
+import ctxkit.langchain as ck
+from agent_loop import agent_loop, tool_pairs_ok
+
+
+def test_langchain_is_installed():
+    import langchain_core
+
+    assert langchain_core.__version__ == "1.6.13"
+
+
+def _recipe_count(messages, enc):
+    """OpenAI's published counting recipe, computed independently with tiktoken."""
+    n = 3
+    for m in messages:
+        n += 3 + len(enc.encode(m["role"])) + len(enc.encode(m["content"]))
+        if m.get("name"):
+            n += 1 + len(enc.encode(m["name"]))
+    return n
+
+
+def test_token_counter_is_exact():
+    import tiktoken
+
+    enc = tiktoken.get_encoding("o200k_base")
+    msgs = [lc.SystemMessage("You are terse."), lc.HumanMessage("Count me, please: 日本語 and emoji 👍🏽."),
+            lc.AIMessage("Sure."), lc.HumanMessage("Again " * 50)]
+    counter = ck.token_counter("gpt-4o")
+    assert counter(msgs) == _recipe_count(ck.to_openai(msgs), enc)
+    assert counter([]) == 0
+    with pytest.raises(ctxkit.UnknownModelError):
+        ck.token_counter("gtp-4o")
+
+
+def test_counter_works_inside_langchains_trim_messages():
+    msgs = ck.from_openai([m for m in agent_loop(10) if m["role"] in ("system", "user")] + [
+        {"role": "assistant", "content": "step " * 200}, {"role": "user", "content": "more"}])
+    out = lc.trim_messages(msgs, max_tokens=300, token_counter=ck.token_counter("gpt-4o"),
+                           strategy="last", include_system=True, start_on="human")
+    assert ck.token_counter("gpt-4o")(out) <= 300
+    assert isinstance(out[0], lc.SystemMessage)
+
+
+def test_converters_round_trip_agent_loop():
+    d = agent_loop(12)
+    msgs = ck.from_openai(d)
+    assert any(isinstance(m, lc.ToolMessage) for m in msgs)
+    back = ck.to_openai(msgs)
+    assert len(back) == len(d)
+    assert [m["role"] for m in back] == [m["role"] for m in d]
+    assert ctxkit.count_conversation(back) == ctxkit.count_conversation(
+        [{**m, "content": m["content"] or ""} for m in d])
+
+
+def test_trim_never_splits_tool_pairs_where_langchain_can():
+    d = agent_loop(80)
+    msgs = ck.from_openai(d)
+    full = ctxkit.count_conversation(ck.to_openai(msgs))
+    orphans_lc = 0
+    for budget in range(3000, full, max(1, (full - 3000) // 12)):
+        ours = ck.trim_messages(msgs, max_tokens=budget, model="gpt-4o")
+        od = ck.to_openai(ours)
+        assert tool_pairs_ok(od), budget
+        assert ctxkit.count_conversation(od) <= budget
+        assert isinstance(ours[0], lc.SystemMessage)
+        last_user = [m.content for m in msgs if isinstance(m, lc.HumanMessage)][-1]
+        assert last_user in [m.content for m in ours if isinstance(m, lc.HumanMessage)]
+        theirs = lc.trim_messages(msgs, max_tokens=budget, token_counter=ck.token_counter("gpt-4o"),
+                                  strategy="last", include_system=True, allow_partial=False)
+        orphans_lc += not tool_pairs_ok(ck.to_openai(theirs))
+    print(f"\nLangChain trim_messages left orphaned tool results at {orphans_lc} of the budgets; ctxkit at none")
+
+
+def test_pre_model_hook_compacts_when_needed():
+    hook = ck.pre_model_hook("gpt-4o", context_window=12000, reserved_output=1000)
+    small = {"messages": ck.from_openai(agent_loop(3))}
+    r = hook(small)
+    assert r["ctxkit"]["preflight"]["verdict"] == "fits" and r["ctxkit"]["compaction"] is None
+    assert r["llm_input_messages"] == small["messages"]
+    big = {"messages": ck.from_openai(agent_loop(80))}
+    r = hook(big)
+    assert r["ctxkit"]["preflight"]["verdict"] != "fits"
+    assert r["ctxkit"]["compaction"]["status"] == "done"
+    out = ck.to_openai(r["llm_input_messages"])
+    assert tool_pairs_ok(out)
+    assert ctxkit.count_conversation(out) <= 11000
+    assert len(big["messages"]) > len(out)  # the state itself was not modified
+
+
+def test_real_trajectories_through_the_adapter():
+    """The real agent runs in tests/fixtures/trajectories (OpenAI shape): converted
+    to LangChain messages and back, counted exactly, trimmed at several budgets."""
+    import json
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[3] / "tests" / "fixtures" / "trajectories"
+    fixtures = sorted(root.glob("*.openai.json"))
+    assert len(fixtures) >= 5
+    fitted = refused = 0
+    for f in fixtures:
+        doc = json.loads(f.read_text())
+        conv = doc["messages"] if isinstance(doc, dict) else doc
+        msgs = ck.from_openai(conv)
+        assert len(msgs) == len(conv)
+        full = ck.token_counter("gpt-4o")(msgs)
+        assert full == ctxkit.count_conversation(ck.to_openai(msgs))
+        for frac in (0.9, 0.6, 0.4):
+            budget = int(full * frac)
+            try:
+                out = ck.to_openai(ck.trim_messages(msgs, max_tokens=budget, tool_output_max=1500))
+            except ctxkit.DoesNotFitError:
+                refused += 1  # what must be kept (system, task, latest turn) is bigger than the budget
+                continue
+            fitted += 1
+            assert tool_pairs_ok(out), (f.name, budget)
+            assert ctxkit.count_conversation(out) <= budget, (f.name, budget)
+    print(f"\nreal trajectories: {fitted} fits, {refused} refused with DoesNotFitError")
+    # At this core version the latest user turn is kept whole, and in a
+    # single-task agent run that is the whole run, so most budgets are refused
+    # (DoesNotFitError, never a wrong result). The 'loop' work on rounds
+    # inside the latest turn changes this; raise the bar when it lands.
+    assert fitted >= 1 and fitted + refused == 3 * len(fixtures)

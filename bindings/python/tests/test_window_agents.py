@@ -1,0 +1,126 @@
+import json
+from pathlib import Path
+
+import pytest
+
+import ctxkit
+
+REPO = Path(__file__).resolve().parents[3]
+SESSION = json.loads((REPO / "examples/data/coding-session.json").read_text())
+
+
+def _tool_pairs_intact(messages):
+    """Every tool result answers a call of the assistant message before it, and every call is answered."""
+    pending = set()
+    for m in messages:
+        if m.get("role") == "assistant":
+            assert not pending, f"unanswered calls {pending}"
+            pending = {c["id"] for c in m.get("tool_calls") or []}
+        elif m.get("role") == "tool":
+            assert m["tool_call_id"] in pending, m["tool_call_id"]
+            pending.discard(m["tool_call_id"])
+        else:
+            assert not pending, f"unanswered calls {pending}"
+    assert not pending
+
+
+def test_fit_plain_dicts_keeps_shape_and_pairs():
+    out, report = ctxkit.fit(SESSION, model="gpt-4o", max_tokens=16000, policy={"tool_output_max": 2000})
+    assert isinstance(out, dict) and set(out) == set(SESSION)
+    assert report["tokens_before"] > report["tokens_after"]
+    assert report["tokens_after"] <= 16000
+    assert ctxkit.count_conversation(out, "gpt-4o") <= 16000
+    _tool_pairs_intact(out["messages"])
+    # A list of messages in, a list out.
+    out2, _ = ctxkit.fit(SESSION["messages"], model="gpt-4o", max_tokens=16000)
+    assert isinstance(out2, list)
+
+
+def test_fit_json_passes_text_through():
+    text = json.dumps(SESSION, indent=1)
+    out, report = ctxkit.fit_json(text, {"model": "gpt-4o", "max_tokens": 1_000_000})
+    assert json.loads(out) == SESSION  # nothing to do: the same conversation
+    assert report["tokens_before"] == report["tokens_after"]
+
+
+def test_context_window_loop():
+    w = ctxkit.ContextWindow("gpt-4o", context_window=8000, reserved_output=1000)
+    w.load([{"role": "system", "content": "You are a coding agent."}, {"role": "user", "content": "Fix the bug."}])
+    pf = w.preflight()
+    assert pf["verdict"] == "fits"
+    for i in range(60):
+        if i % 10 == 0:
+            w.push({"role": "user", "content": f"next step {i}"})
+        w.push({"role": "assistant", "content": None, "tool_calls": [
+            {"id": f"c{i}", "type": "function", "function": {"name": "read", "arguments": "{}"}}]})
+        w.push({"role": "tool", "tool_call_id": f"c{i}", "content": "line of output\n" * 40})
+    assert w.preflight()["verdict"] in ("should_compact", "overflow")
+    r = w.compact()
+    assert r["status"] == "done"
+    assert w.preflight()["verdict"] == "fits"
+    _tool_pairs_intact(w.conversation)
+    assert len(w) == len(w.message_tokens)
+    assert w.validate() == []
+
+
+def test_summarize_two_phase():
+    w = ctxkit.ContextWindow("gpt-4o", context_window=6000, reserved_output=500)
+    msgs = [{"role": "system", "content": "sys"}, {"role": "user", "content": "task"}]
+    for i in range(40):
+        msgs.append({"role": "assistant", "content": f"thinking about step {i} " * 20})
+        msgs.append({"role": "user", "content": f"continue {i}"})
+    w.load(msgs)
+    r = w.compact(strategy="summarize")
+    assert r["status"] == "needs_summary"
+    req = r["request"]
+    assert req["prompt"]
+    with pytest.raises(ctxkit.InvalidArgumentError):
+        w.apply_summary("wrong-id", "x")
+    done = w.apply_summary(req["id"], "Summary: steps 0-30 explored the code.")
+    assert done["tokens_after"] < done["tokens_before"]
+
+
+def test_repair_and_validate():
+    broken = [
+        {"role": "user", "content": "hi"},
+        {"role": "assistant", "content": None, "tool_calls": [
+            {"id": "x", "type": "function", "function": {"name": "f", "arguments": "{}"}}]},
+        {"role": "user", "content": "next"},
+    ]
+    assert ctxkit.validate(broken)
+    r = ctxkit.repair(broken, "gpt-4o")
+    assert r["changes"] and ctxkit.validate(r["conversation"]) == []
+
+
+def test_agent_primitives():
+    s = ctxkit.Skills(str(REPO / "examples/data/skills"))
+    names = [x["name"] for x in s.list()["skills"]]
+    assert "code-review" in names
+    assert s.body("code-review")["tokens"] > 0
+    with pytest.raises(ctxkit.UnsafePathError):
+        s.body("../etc/passwd")
+    h = json.loads((REPO / "examples/data/handoffs/planner-to-coder.json").read_text())
+    assert ctxkit.handoff_render(h)["text"]
+    c = ctxkit.classify("openai", 429, '{"error": {"message": "Rate limit", "type": "requests"}}', {"retry-after": "2"})
+    assert c["retryable"] is True
+    d = ctxkit.backoff(policy={}, failed_attempts=1, seed=1)
+    assert d == {"decision": "retry", "delay_ms": 141}
+    b = ctxkit.CircuitBreaker(failure_threshold=2, cool_down_ms=1000)
+    b.record_failure("p", 0)
+    assert b.record_failure("p", 1) == "open"
+    assert b.allow("p", 2) is False
+    st = ctxkit.CallStack(3).enter("planner").enter("coder")
+    assert st.depth == 2 and "planner" in st and st.current == "coder"
+    assert ctxkit.callstack_from_json(st.to_json()).agents() == ["planner", "coder"]
+    t = ctxkit.Tracer()
+    sid = t.start("read_file", {"tool_call_id": "call_1"}, 10, 1000)
+    t.end(sid, "success", 20, None, 5000)
+    m = t.metrics()[0]
+    assert m["tool"] == "read_file" and m["successes"] == 1
+    req = {"tools": [{"type": "function", "function": {"name": "fs_read", "parameters": {"type": "object"}}}],
+           "allowlists": {"coder": ["fs_*"]}, "model": "gpt-4o"}
+    assert ctxkit.toolset_report(req)["tool_count"] == 1
+    assert ctxkit.toolset_select(req, "coder")[0]["function"]["name"] == "fs_read"
+    tok = ctxkit.Tokenizer("o200k_base")
+    a = ctxkit.assemble(tok, {"budget": 200, "sections": [{"name": "a", "text": "hello", "priority": 1}]})
+    assert "hello" in a["text"]
