@@ -1,0 +1,118 @@
+// Hand-written part of the Kotlin package `dev.ctxkit`: the helpers that
+// uniffi.toml's custom types call, and small idiomatic additions over the
+// generated bindings (ctxkit.kt). No behaviour: everything calls the core.
+package dev.ctxkit
+
+import java.nio.ByteBuffer
+import java.nio.ByteOrder
+import kotlinx.coroutines.Dispatchers
+import kotlinx.coroutines.withContext
+
+/**
+ * [s] with every lone surrogate replaced by U+FFFD, the way tiktoken (and
+ * ctxkit's Node and Python bindings) treat them, so the same text counts the
+ * same everywhere. uniffi's own String lowering throws on lone surrogates.
+ * Returns [s] itself when it has none (the common case: one scan, no copy).
+ */
+fun scrubSurrogates(s: String): String {
+    var i = 0
+    val n = s.length
+    while (i < n) {
+        val c = s[i]
+        if (c.isSurrogate()) {
+            if (c.isHighSurrogate() && i + 1 < n && s[i + 1].isLowSurrogate()) {
+                i += 2
+                continue
+            }
+            return replaceLoneSurrogates(s, i)
+        }
+        i++
+    }
+    return s
+}
+
+private fun replaceLoneSurrogates(s: String, from: Int): String {
+    val b = StringBuilder(s.length)
+    b.append(s, 0, from)
+    var i = from
+    val n = s.length
+    while (i < n) {
+        val c = s[i]
+        if (c.isHighSurrogate() && i + 1 < n && s[i + 1].isLowSurrogate()) {
+            b.append(c).append(s[i + 1])
+            i += 2
+            continue
+        }
+        b.append(if (c.isSurrogate()) '\uFFFD' else c)
+        i++
+    }
+    return b.toString()
+}
+
+/** Token ids from the little-endian bytes they cross the FFI as. */
+fun idsFromBytes(bytes: ByteArray): IntArray {
+    val ib = ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN).asIntBuffer()
+    val out = IntArray(ib.remaining())
+    ib.get(out)
+    return out
+}
+
+/** Token ids to the little-endian bytes they cross the FFI as. */
+fun idsToBytes(ids: IntArray): ByteArray {
+    val bb = ByteBuffer.allocate(ids.size * 4).order(ByteOrder.LITTLE_ENDIAN)
+    bb.asIntBuffer().put(ids)
+    return bb.array()
+}
+
+/** The stable snake_case kind name of this error, as in tests/vectors (`unknown_model`). */
+val CtxkitException.kind: String
+    get() = when (this) {
+        is CtxkitException.InvalidArgument -> "invalid_argument"
+        is CtxkitException.InvalidUtf8 -> "invalid_utf8"
+        is CtxkitException.UnknownEncoding -> "unknown_encoding"
+        is CtxkitException.UnknownModel -> "unknown_model"
+        is CtxkitException.UnknownToken -> "unknown_token"
+        is CtxkitException.LimitExceeded -> "limit_exceeded"
+        is CtxkitException.InvalidJson -> "invalid_json"
+        is CtxkitException.InvalidYaml -> "invalid_yaml"
+        is CtxkitException.DoesNotFit -> "does_not_fit"
+        is CtxkitException.Io -> "io"
+        is CtxkitException.UnsafePath -> "unsafe_path"
+        is CtxkitException.CycleDetected -> "cycle_detected"
+        is CtxkitException.DepthExceeded -> "depth_exceeded"
+        is CtxkitException.Internal -> "internal"
+    }
+
+/**
+ * Counts UTF-8 [bytes] through the zero-copy path. A direct ByteBuffer is
+ * read in place by Rust; this overload copies a heap ByteArray into one first.
+ */
+fun Tokenizer.countTokensUtf8(bytes: ByteArray): ULong {
+    val direct = ByteBuffer.allocateDirect(bytes.size)
+    direct.put(bytes).flip()
+    return countTokensUtf8(direct)
+}
+
+/** Whether [text] has at most [limit] tokens (stops counting past the limit). */
+fun Tokenizer.isWithinTokenLimit(text: String, limit: ULong): Boolean = !countUntilLimit(text, limit).exceeded
+
+// Suspending variants of the calls that can take more than a millisecond on
+// large input: they run on Dispatchers.Default, so a coroutine on the main or
+// an IO dispatcher never blocks on tokenization.
+
+/** [Tokenizer.countTokens] on [Dispatchers.Default]. */
+suspend fun Tokenizer.countTokensAsync(text: String): ULong = withContext(Dispatchers.Default) { countTokens(text) }
+
+/** [Tokenizer.encode] on [Dispatchers.Default]. */
+suspend fun Tokenizer.encodeAsync(text: String): IntArray = withContext(Dispatchers.Default) { encode(text) }
+
+/** [fit] on [Dispatchers.Default]. */
+suspend fun fitAsync(conversationJson: String, optionsJson: String): FitResult =
+    withContext(Dispatchers.Default) { fit(conversationJson, optionsJson) }
+
+/** [ContextWindow.compact] on [Dispatchers.Default]. */
+suspend fun ContextWindow.compactAsync(policyJson: String? = null): String =
+    withContext(Dispatchers.Default) { compact(policyJson) }
+
+/** [ContextWindow.load] on [Dispatchers.Default]. */
+suspend fun ContextWindow.loadAsync(conversationJson: String) = withContext(Dispatchers.Default) { load(conversationJson) }

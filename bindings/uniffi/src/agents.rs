@@ -1,0 +1,436 @@
+//! Agent primitives: skills, handoffs, call stacks, error classification,
+//! backoff, circuit breakers, tool telemetry, tool sets and prompt assembly.
+//! Options, requests and large results cross as JSON text (docs/formats.md).
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::sync::Arc;
+
+use ctxkit::handoff::{filter_json, Handoff, RenderOptions};
+use ctxkit::recovery::{classify, BackoffPolicy, BreakerConfig, Breakers, Provider, RetryDecision};
+use ctxkit::skills::{IndexOptions, SkillSet as CoreSkills};
+use ctxkit::trace::{interrupted_results, InterruptedResult, Outcome, OverdueSpan, SpanInfo, Tracer as CoreTracer};
+
+use crate::tokenizer::{registry_or_builtin, ModelRegistry, Tokenizer};
+use crate::{parse_opt, to_json, CtxkitError, Result, Text};
+
+/// A serde unit enum's JSON name (`rate_limited`).
+fn name_of<T: serde::Serialize>(v: &T) -> String {
+    serde_json::to_value(v).ok().and_then(|v| v.as_str().map(str::to_owned)).unwrap_or_default()
+}
+
+// ---------------------------------------------------------------- skills
+
+/// One skill's body.
+#[derive(Debug, Clone, PartialEq, Eq, uniffi::Record)]
+pub struct SkillBody {
+    /// The skill's name.
+    pub name: String,
+    /// The body (front-matter removed).
+    pub text: String,
+    /// Tokens in `text`.
+    pub tokens: u64,
+}
+
+/// The skills of one folder (`<name>/SKILL.md` or `<name>.md`): headers
+/// read at open, bodies on request and cached. Share across threads.
+#[derive(uniffi::Object)]
+pub struct SkillSet {
+    inner: CoreSkills,
+}
+
+#[uniffi::export]
+impl SkillSet {
+    /// Discovers the skills under `root`. `options_json` is `{"model",
+    /// "encoding", "layout"}` (null: both layouts, cl100k_base). A broken
+    /// skill does not fail the call: it is listed with diagnostics.
+    #[uniffi::constructor(default(options_json = None))]
+    pub fn open(root: Text, options_json: Option<Text>) -> Result<Arc<Self>> {
+        if root.is_empty() {
+            return Err(CtxkitError::InvalidArgument("root is empty".into()));
+        }
+        let inner = CoreSkills::open_json(Path::new(&*root), options_json.as_deref())?;
+        Ok(Arc::new(SkillSet { inner }))
+    }
+
+    /// Every discovered skill as JSON (docs/formats.md, "Skill listing").
+    pub fn list_json(&self) -> Result<String> {
+        to_json(&self.inner.listing())
+    }
+
+    /// Skill `name`'s body, read on first request. Unsafe names are `UnsafePath`.
+    pub fn body(&self, name: Text) -> Result<SkillBody> {
+        let b = self.inner.body(&name)?;
+        Ok(SkillBody { name: b.name.clone(), text: b.text.clone(), tokens: b.tokens as u64 })
+    }
+
+    /// The skills index for a system prompt under `options_json`
+    /// (`{"budget", "scores", "categories", "preamble", ...}`), as JSON.
+    #[uniffi::method(default(options_json = None))]
+    pub fn render_index(&self, options_json: Option<Text>) -> Result<String> {
+        let o: IndexOptions = parse_opt("options_json", options_json)?;
+        to_json(&self.inner.render_index(&o)?)
+    }
+}
+
+// --------------------------------------------------------------- handoff
+
+/// Validates a handoff and returns it normalized, as JSON.
+#[uniffi::export]
+pub fn handoff_validate(handoff_json: Text) -> Result<String> {
+    Ok(Handoff::parse(&handoff_json)?.to_json()?)
+}
+
+/// Renders a handoff as a delimited prompt block under `options_json`
+/// (`{"budget", "model", "encoding", "include_custom_fields"}`); JSON result.
+#[uniffi::export(default(options_json = None))]
+pub fn handoff_render(handoff_json: Text, options_json: Option<Text>) -> Result<String> {
+    let o: RenderOptions = parse_opt("options_json", options_json)?;
+    to_json(&Handoff::parse(&handoff_json)?.render(&o)?)
+}
+
+/// Filters the conversation handed over (`{"mode": "drop_tools"|"nest",
+/// "header"}`); JSON `{"conversation", "changes", "removed_tools"}`.
+#[uniffi::export(default(options_json = None))]
+pub fn handoff_filter(conversation_json: Text, options_json: Option<Text>) -> Result<String> {
+    to_json(&filter_json(&conversation_json, options_json.as_deref())?)
+}
+
+// ------------------------------------------------------------- callstack
+
+/// An immutable agent call stack: `enter` returns a new, deeper stack and
+/// leaves this one unchanged, so parallel branches each hold their own.
+#[derive(uniffi::Object)]
+pub struct CallStack {
+    inner: ctxkit::callstack::CallStack,
+}
+
+#[uniffi::export]
+impl CallStack {
+    /// An empty stack allowing `max_depth` agents.
+    #[uniffi::constructor]
+    pub fn new(max_depth: u64) -> Result<Arc<Self>> {
+        let d = usize::try_from(max_depth).unwrap_or(usize::MAX);
+        Ok(Arc::new(CallStack { inner: ctxkit::callstack::CallStack::new(d)? }))
+    }
+
+    /// A stack from its JSON form `{"agents", "max_depth"}`, checked entry by entry.
+    #[uniffi::constructor]
+    pub fn from_json(json: Text) -> Result<Arc<Self>> {
+        Ok(Arc::new(CallStack { inner: ctxkit::callstack::CallStack::from_json(&json)? }))
+    }
+
+    /// A new stack with `agent` on top. `CycleDetected` when it is already
+    /// on the stack (the message carries the chain), `DepthExceeded` when full.
+    pub fn enter(&self, agent: Text) -> Result<Arc<CallStack>> {
+        Ok(Arc::new(CallStack { inner: self.inner.enter(&agent)? }))
+    }
+
+    /// The agents, outermost first.
+    pub fn agents(&self) -> Vec<String> {
+        self.inner.agents().into_iter().map(str::to_owned).collect()
+    }
+
+    /// Agents on the stack.
+    pub fn depth(&self) -> u64 {
+        self.inner.depth() as u64
+    }
+
+    /// The stack as JSON `{"agents", "depth", "max_depth"}`.
+    pub fn to_json(&self) -> Result<String> {
+        to_json(&self.inner.to_json_value())
+    }
+}
+
+// -------------------------------------------------------------- recovery
+
+/// A provider error's classification (docs/formats.md, "Error classification").
+#[derive(Debug, Clone, PartialEq, Eq, uniffi::Record)]
+pub struct ErrorClassification {
+    /// `rate_limited`, `overloaded`, `context_overflow`, ...
+    pub category: String,
+    /// `low`, `medium`, `high`.
+    pub severity: String,
+    /// Whether the same request may be sent again unchanged.
+    pub retryable: bool,
+    /// `retry`, `compact`, `repair_history`, `fail`.
+    pub action: String,
+    /// For `retry`: the wait in ms.
+    pub retry_after_ms: Option<u64>,
+    /// The provider's own error code or type.
+    pub code: Option<String>,
+    /// The provider's message.
+    pub message: Option<String>,
+    /// For `invalid_tool_history`: the call ids the provider named.
+    pub tool_call_ids: Vec<String>,
+    /// The whole classification as JSON.
+    pub json: String,
+}
+
+/// Classifies a provider error. `provider` is `openai`, `azure`,
+/// `anthropic`, `bedrock`, `gemini`, `ollama` or `other`; `status` the HTTP
+/// status (0: no response); `body` as received; `headers_json` a JSON
+/// object of response headers (null for none).
+#[uniffi::export(default(headers_json = None))]
+pub fn classify_error(
+    provider: Text,
+    status: u32,
+    body: Text,
+    headers_json: Option<Text>,
+) -> Result<ErrorClassification> {
+    let status = u16::try_from(status)
+        .map_err(|_| CtxkitError::InvalidArgument(format!("status {status} is not an HTTP status")))?;
+    let provider = Provider::from_name(&provider)?;
+    let headers: BTreeMap<String, String> = parse_opt("headers_json", headers_json)?;
+    let pairs: Vec<(&str, &str)> = headers.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+    let c = classify(provider, status, &body, &pairs)?;
+    Ok(ErrorClassification {
+        category: name_of(&c.category),
+        severity: name_of(&c.severity),
+        retryable: c.retryable,
+        action: name_of(&c.action),
+        retry_after_ms: c.retry_after_ms,
+        code: c.code.clone(),
+        message: c.message.clone(),
+        tool_call_ids: c.tool_call_ids.clone(),
+        json: to_json(&c)?,
+    })
+}
+
+/// Classifies from the JSON request `{"provider", "status", "body",
+/// "headers"}` (`body` text or JSON); the classification as JSON.
+#[uniffi::export]
+pub fn classify_error_json(request_json: Text) -> Result<String> {
+    to_json(&ctxkit::recovery::classify_json(&request_json)?)
+}
+
+/// A retry decision.
+#[derive(Debug, Clone, PartialEq, Eq, uniffi::Record)]
+pub struct BackoffDecision {
+    /// Whether to retry.
+    pub retry: bool,
+    /// When retrying: the wait in ms.
+    pub delay_ms: Option<u64>,
+    /// When giving up: why.
+    pub reason: Option<String>,
+}
+
+/// The retry decision for `request_json` `{"policy": {"base_ms", "cap_ms",
+/// "max_attempts", "honor_retry_after", "max_retry_after_ms"},
+/// "failed_attempts", "seed", "retry_after_ms"}`: full jitter,
+/// deterministic for a seed and attempt.
+#[uniffi::export]
+pub fn backoff(request_json: Text) -> Result<BackoffDecision> {
+    Ok(match BackoffPolicy::decide_json(&request_json)? {
+        RetryDecision::Retry { delay_ms } => BackoffDecision { retry: true, delay_ms: Some(delay_ms), reason: None },
+        RetryDecision::GiveUp { reason } => {
+            BackoffDecision { retry: false, delay_ms: None, reason: Some(reason.to_string()) }
+        }
+    })
+}
+
+/// A circuit breaker's state.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, uniffi::Enum)]
+pub enum BreakerState {
+    /// Calls flow.
+    Closed,
+    /// Calls are refused.
+    Open,
+    /// A limited number of probes are let through.
+    HalfOpen,
+}
+
+impl From<ctxkit::recovery::BreakerState> for BreakerState {
+    fn from(s: ctxkit::recovery::BreakerState) -> Self {
+        match s {
+            ctxkit::recovery::BreakerState::Closed => BreakerState::Closed,
+            ctxkit::recovery::BreakerState::Open => BreakerState::Open,
+            ctxkit::recovery::BreakerState::HalfOpen => BreakerState::HalfOpen,
+        }
+    }
+}
+
+/// One key's breaker at a point in time.
+#[derive(Debug, Clone, PartialEq, Eq, uniffi::Record)]
+pub struct BreakerSnapshot {
+    /// The key.
+    pub key: String,
+    /// The state.
+    pub state: BreakerState,
+    /// Consecutive failures while closed.
+    pub consecutive_failures: u32,
+    /// When it last opened (ms), if open or half-open.
+    pub opened_at_ms: Option<u64>,
+    /// While open: ms until probes are allowed.
+    pub retry_in_ms: Option<u64>,
+    /// While half-open: probes in flight.
+    pub probes_in_flight: u32,
+    /// While half-open: probe successes so far.
+    pub probe_successes: u32,
+}
+
+/// Circuit breakers, one per key (a provider, a model, a tool). Times are
+/// the caller's clock in ms. Internally synchronized: share across threads.
+#[derive(uniffi::Object)]
+pub struct CircuitBreaker {
+    inner: Breakers,
+}
+
+#[uniffi::export]
+impl CircuitBreaker {
+    /// Breakers configured by `config_json` (`{"failure_threshold",
+    /// "cool_down_ms", "half_open_max_calls", "success_threshold"}`; null:
+    /// 5 / 30000 / 1 / 1).
+    #[uniffi::constructor(default(config_json = None))]
+    pub fn new(config_json: Option<Text>) -> Result<Arc<Self>> {
+        let config: BreakerConfig = parse_opt("config_json", config_json)?;
+        Ok(Arc::new(CircuitBreaker { inner: Breakers::new(config)? }))
+    }
+
+    /// Whether a call under `key` may go ahead at `now_ms`.
+    pub fn allow(&self, key: Text, now_ms: u64) -> Result<bool> {
+        Ok(self.inner.allow(&key, now_ms)?)
+    }
+
+    /// Records a success; returns the state after.
+    pub fn record_success(&self, key: Text, now_ms: u64) -> Result<BreakerState> {
+        Ok(self.inner.record(&key, true, now_ms)?.into())
+    }
+
+    /// Records a failure; returns the state after.
+    pub fn record_failure(&self, key: Text, now_ms: u64) -> Result<BreakerState> {
+        Ok(self.inner.record(&key, false, now_ms)?.into())
+    }
+
+    /// `key`'s state at `now_ms`.
+    pub fn state(&self, key: Text, now_ms: u64) -> Result<BreakerSnapshot> {
+        let s = self.inner.snapshot(&key, now_ms)?;
+        Ok(BreakerSnapshot {
+            key: s.key,
+            state: s.state.into(),
+            consecutive_failures: s.consecutive_failures,
+            opened_at_ms: s.opened_at_ms,
+            retry_in_ms: s.retry_in_ms,
+            probes_in_flight: s.probes_in_flight,
+            probe_successes: s.probe_successes,
+        })
+    }
+}
+
+// ----------------------------------------------------------------- trace
+
+/// How a span ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, uniffi::Enum)]
+pub enum SpanOutcome {
+    /// The tool returned a result.
+    Success,
+    /// The tool returned an error.
+    Failed,
+    /// The tool ran past its deadline.
+    Timeout,
+    /// The call was abandoned.
+    Cancelled,
+}
+
+/// Microseconds since the Unix epoch (for hosts without a clock of their own).
+#[uniffi::export]
+pub fn clock_now_us() -> u64 {
+    ctxkit::trace::now_us()
+}
+
+#[derive(serde::Serialize)]
+struct Overdue {
+    overdue: Vec<OverdueSpan>,
+    interrupted_results: Vec<InterruptedResult>,
+}
+
+fn overdue_json(spans: Vec<OverdueSpan>) -> Result<String> {
+    let interrupted_results = interrupted_results(&spans);
+    to_json(&Overdue { overdue: spans, interrupted_results })
+}
+
+/// Tool-call telemetry: spans, per-tool metrics, deadlines, a bounded ring
+/// of recent records. Times are the caller's, in µs. Share across threads.
+#[derive(uniffi::Object)]
+pub struct Tracer {
+    inner: CoreTracer,
+}
+
+#[uniffi::export]
+impl Tracer {
+    /// A tracer configured by `config_json` (`{"ring_size",
+    /// "default_timeout_ms", "timeouts": {tool: ms}}`; null: defaults).
+    #[uniffi::constructor(default(config_json = None))]
+    pub fn new(config_json: Option<Text>) -> Result<Arc<Self>> {
+        let inner = match config_json {
+            Some(t) => CoreTracer::from_json(&t)?,
+            None => CoreTracer::new(Default::default())?,
+        };
+        Ok(Arc::new(Tracer { inner }))
+    }
+
+    /// Starts a span; returns its id. `info_json` is `{"agent_id",
+    /// "workflow_id", "tool_call_id", "timeout_ms"}` (null: none).
+    #[uniffi::method(default(info_json = None, input_bytes = 0))]
+    pub fn start(&self, tool: Text, now_us: u64, info_json: Option<Text>, input_bytes: u64) -> Result<u64> {
+        let info: SpanInfo = parse_opt("info_json", info_json)?;
+        Ok(self.inner.start(&tool, info, input_bytes, now_us)?)
+    }
+
+    /// Ends span `span_id`. Ending a span that is not open is `InvalidArgument`.
+    #[uniffi::method(default(output_bytes = 0, error = None))]
+    pub fn end(
+        &self,
+        span_id: u64,
+        outcome: SpanOutcome,
+        now_us: u64,
+        output_bytes: u64,
+        error: Option<Text>,
+    ) -> Result<()> {
+        let outcome = match outcome {
+            SpanOutcome::Success => Outcome::Success,
+            SpanOutcome::Failed => Outcome::Failed,
+            SpanOutcome::Timeout => Outcome::Timeout,
+            SpanOutcome::Cancelled => Outcome::Cancelled,
+        };
+        Ok(self.inner.end(span_id, outcome, output_bytes, error.as_deref(), now_us)?)
+    }
+
+    /// Open spans past their deadline, and the tool results that answer
+    /// them, as JSON `{"overdue", "interrupted_results"}`. They stay open.
+    pub fn overdue(&self, now_us: u64) -> Result<String> {
+        overdue_json(self.inner.overdue(now_us))
+    }
+
+    /// Like `overdue`, and ends each overdue span as a timeout.
+    pub fn expire(&self, now_us: u64) -> Result<String> {
+        overdue_json(self.inner.expire(now_us))
+    }
+
+    /// Everything the tracer holds, as JSON (docs/formats.md, "Trace export").
+    pub fn export_json(&self, now_us: u64) -> Result<String> {
+        to_json(&self.inner.export(now_us))
+    }
+}
+
+// ------------------------------------------------------- toolset, assemble
+
+/// The token cost of a tool registry and of each agent's allowlisted set:
+/// `request_json` is `{"model", "tools", "allowlists": {agent: [...]}}`.
+#[uniffi::export(default(registry = None))]
+pub fn toolset_report(request_json: Text, registry: Option<Arc<ModelRegistry>>) -> Result<String> {
+    to_json(&ctxkit::toolset::report_json(registry_or_builtin(&registry), &request_json)?)
+}
+
+/// `agent`'s tool definitions, exactly as given, as a JSON array.
+#[uniffi::export]
+pub fn toolset_select(request_json: Text, agent: Text) -> Result<String> {
+    to_json(&ctxkit::toolset::select_json(&request_json, &agent)?)
+}
+
+/// Assembles a prompt from prioritized sections under a budget, counting
+/// with `tokenizer` (docs/formats.md, "Assemble"); JSON in and out.
+#[uniffi::export]
+pub fn assemble(tokenizer: Arc<Tokenizer>, request_json: Text) -> Result<String> {
+    Ok(ctxkit::assemble::assemble_json(&request_json, &tokenizer.inner)?)
+}

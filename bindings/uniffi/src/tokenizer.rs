@@ -1,0 +1,378 @@
+//! Tokenizers and the model registry.
+
+use std::sync::{Arc, LazyLock};
+
+use crate::{to_json, Result, Text, TokenIds};
+
+/// The shipped encodings.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, uniffi::Enum)]
+pub enum Encoding {
+    /// GPT-4, GPT-3.5-turbo, text-embedding-3 and ada-002.
+    Cl100kBase,
+    /// GPT-4o, GPT-4.1, GPT-5 and the o-series.
+    O200kBase,
+    /// Codex-era models.
+    P50kBase,
+    /// GPT-3 and GPT-2.
+    R50kBase,
+    /// gpt-oss (o200k_base ranks with the harmony special tokens).
+    O200kHarmony,
+    /// Legacy edit models (p50k_base ranks with the FIM special tokens).
+    P50kEdit,
+    /// GPT-2, under tiktoken's name (r50k_base ranks).
+    Gpt2,
+}
+
+impl From<Encoding> for ctxkit::Encoding {
+    fn from(e: Encoding) -> Self {
+        match e {
+            Encoding::Cl100kBase => ctxkit::Encoding::Cl100kBase,
+            Encoding::O200kBase => ctxkit::Encoding::O200kBase,
+            Encoding::P50kBase => ctxkit::Encoding::P50kBase,
+            Encoding::R50kBase => ctxkit::Encoding::R50kBase,
+            Encoding::O200kHarmony => ctxkit::Encoding::O200kHarmony,
+            Encoding::P50kEdit => ctxkit::Encoding::P50kEdit,
+            Encoding::Gpt2 => ctxkit::Encoding::Gpt2,
+        }
+    }
+}
+
+impl From<ctxkit::Encoding> for Encoding {
+    fn from(e: ctxkit::Encoding) -> Self {
+        match e {
+            ctxkit::Encoding::Cl100kBase => Encoding::Cl100kBase,
+            ctxkit::Encoding::O200kBase => Encoding::O200kBase,
+            ctxkit::Encoding::P50kBase => Encoding::P50kBase,
+            ctxkit::Encoding::R50kBase => Encoding::R50kBase,
+            ctxkit::Encoding::O200kHarmony => Encoding::O200kHarmony,
+            ctxkit::Encoding::P50kEdit => Encoding::P50kEdit,
+            ctxkit::Encoding::Gpt2 => Encoding::Gpt2,
+        }
+    }
+}
+
+/// Whether special-token text such as `<|endoftext|>` is recognized.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, uniffi::Enum)]
+pub enum SpecialTokens {
+    /// Special-token text is plain text (the default; safe for untrusted text).
+    Ordinary,
+    /// Every special token of the encoding is recognized as its single id.
+    Recognize,
+}
+
+impl From<SpecialTokens> for ctxkit::SpecialTokens {
+    fn from(s: SpecialTokens) -> Self {
+        match s {
+            SpecialTokens::Ordinary => ctxkit::SpecialTokens::Ordinary,
+            SpecialTokens::Recognize => ctxkit::SpecialTokens::Recognize,
+        }
+    }
+}
+
+/// How `decode` treats token bytes that are not valid UTF-8.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, uniffi::Enum)]
+pub enum DecodeMode {
+    /// Replace ill-formed sequences with U+FFFD (tiktoken's `decode`).
+    Replace,
+    /// Fail with `InvalidUtf8`.
+    Strict,
+}
+
+/// Which part of the text `truncate` keeps.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, uniffi::Enum)]
+pub enum TruncateSide {
+    /// The beginning.
+    Head,
+    /// The end.
+    Tail,
+    /// Both ends, joined by a marker saying how many tokens were removed.
+    Both,
+}
+
+/// Where a model profile came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, uniffi::Enum)]
+pub enum ModelSource {
+    /// The built-in table.
+    Builtin,
+    /// Registered by the host.
+    Host,
+    /// Unknown model, counted with the caller's fallback encoding.
+    Fallback,
+}
+
+/// What a model name resolved to.
+#[derive(Debug, Clone, PartialEq, uniffi::Record)]
+pub struct ModelInfo {
+    /// The name that was asked for.
+    pub model: String,
+    /// The entry that matched (null for a fallback).
+    pub matched: Option<String>,
+    /// Where the profile came from.
+    pub source: ModelSource,
+    /// Vendor family, if known.
+    pub family: Option<String>,
+    /// Encoding to count with.
+    pub encoding: Encoding,
+    /// Context window in tokens, if known.
+    pub context_window: Option<u64>,
+    /// Maximum output tokens, if known.
+    pub max_output_tokens: Option<u64>,
+    /// Whether counts are exact rather than an estimate.
+    pub exact: bool,
+}
+
+impl From<ctxkit::ModelInfo> for ModelInfo {
+    fn from(i: ctxkit::ModelInfo) -> Self {
+        ModelInfo {
+            model: i.model,
+            matched: i.matched,
+            source: match i.source {
+                ctxkit::ModelSource::Builtin => ModelSource::Builtin,
+                ctxkit::ModelSource::Host => ModelSource::Host,
+                _ => ModelSource::Fallback,
+            },
+            family: i.family,
+            encoding: i.encoding.into(),
+            context_window: i.context_window,
+            max_output_tokens: i.max_output_tokens,
+            exact: i.exact,
+        }
+    }
+}
+
+/// A tokenizer's description.
+#[derive(Debug, Clone, PartialEq, uniffi::Record)]
+pub struct TokenizerInfo {
+    /// The encoding.
+    pub encoding: Encoding,
+    /// Its name (`o200k_base`).
+    pub encoding_name: String,
+    /// Whether special tokens are recognized.
+    pub special_tokens: SpecialTokens,
+    /// Ids in the vocabulary (special tokens included).
+    pub vocab_size: u64,
+    /// Heap bytes of the encoding's tables (shared by every tokenizer of it).
+    pub memory_bytes: u64,
+    /// The registry lookup, for tokenizers made from a model name.
+    pub model: Option<ModelInfo>,
+}
+
+/// The result of `countUntilLimit`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, uniffi::Record)]
+pub struct CountLimit {
+    /// The exact count when `exceeded` is false; otherwise where counting
+    /// stopped (greater than the limit, at most the true count).
+    pub tokens: u64,
+    /// Whether the text has more tokens than the limit.
+    pub exceeded: bool,
+}
+
+/// The result of `truncate`.
+#[derive(Debug, Clone, PartialEq, Eq, uniffi::Record)]
+pub struct Truncation {
+    /// The resulting text.
+    pub text: String,
+    /// Tokens in `text`, counted again (marker included).
+    pub tokens: u64,
+    /// Tokens in the input.
+    pub original_tokens: u64,
+    /// Tokens of the input that are not in `text`.
+    pub removed_tokens: u64,
+    /// Whether anything was removed.
+    pub truncated: bool,
+}
+
+fn n(x: usize) -> u64 {
+    x as u64
+}
+
+fn limit(x: u64) -> usize {
+    usize::try_from(x).unwrap_or(usize::MAX)
+}
+
+/// An exact tokenizer for one encoding (token-identical to OpenAI's
+/// tiktoken). Immutable: share one across any number of threads.
+#[derive(uniffi::Object)]
+pub struct Tokenizer {
+    pub(crate) inner: ctxkit::Tokenizer,
+    model: Option<ctxkit::ModelInfo>,
+}
+
+pub(crate) static BUILTIN: LazyLock<ctxkit::ModelRegistry> = LazyLock::new(ctxkit::ModelRegistry::builtin);
+
+pub(crate) fn registry_or_builtin(r: &Option<Arc<ModelRegistry>>) -> &ctxkit::ModelRegistry {
+    r.as_deref().map_or(&*BUILTIN, |r| &r.inner)
+}
+
+#[uniffi::export]
+impl Tokenizer {
+    /// A tokenizer for `encoding`. The first one of an encoding in a process
+    /// loads its embedded vocabulary; later ones share it.
+    #[uniffi::constructor(default(special = None))]
+    pub fn new(encoding: Encoding, special: Option<SpecialTokens>) -> Result<Arc<Self>> {
+        let inner = ctxkit::Tokenizer::new(encoding.into())?;
+        Ok(Arc::new(Tokenizer { inner: with_special(inner, special), model: None }))
+    }
+
+    /// A tokenizer for an encoding by name (`o200k_base`, `cl100k_base`,
+    /// `p50k_base`, `r50k_base`, `gpt2`); an unknown name is
+    /// `UnknownEncoding` naming close matches.
+    #[uniffi::constructor(default(special = None))]
+    pub fn from_name(name: Text, special: Option<SpecialTokens>) -> Result<Arc<Self>> {
+        let inner = ctxkit::Tokenizer::from_name(&name)?;
+        Ok(Arc::new(Tokenizer { inner: with_special(inner, special), model: None }))
+    }
+
+    /// A tokenizer for a model name, with the encoding the registry gives
+    /// for it (`registry` null: the built-in table). An unknown model is
+    /// `UnknownModel` naming close matches, unless `fallback` is given.
+    #[uniffi::constructor(default(fallback = None, special = None, registry = None))]
+    pub fn for_model(
+        model: Text,
+        fallback: Option<Encoding>,
+        special: Option<SpecialTokens>,
+        registry: Option<Arc<ModelRegistry>>,
+    ) -> Result<Arc<Self>> {
+        let (inner, info) = registry_or_builtin(&registry).tokenizer(&model, fallback.map(Into::into))?;
+        Ok(Arc::new(Tokenizer { inner: with_special(inner, special), model: Some(info) }))
+    }
+
+    /// The encoding, vocabulary size, memory and model lookup.
+    pub fn info(&self) -> TokenizerInfo {
+        TokenizerInfo {
+            encoding: self.inner.encoding().into(),
+            encoding_name: self.inner.encoding().name().to_owned(),
+            special_tokens: match self.inner.special_tokens() {
+                ctxkit::SpecialTokens::Recognize => SpecialTokens::Recognize,
+                _ => SpecialTokens::Ordinary,
+            },
+            vocab_size: n(self.inner.vocab_size()),
+            memory_bytes: n(self.inner.memory_bytes()),
+            model: self.model.clone().map(Into::into),
+        }
+    }
+
+    /// The number of tokens of `text`.
+    pub fn count_tokens(&self, text: Text) -> Result<u64> {
+        Ok(n(self.inner.count(&text)?))
+    }
+
+    /// The number of tokens of UTF-8 `bytes`, read in place (a direct
+    /// `ByteBuffer` in Kotlin, `Data` in Swift): no string is built on
+    /// either side. Invalid UTF-8 is `InvalidUtf8` with the byte offset.
+    pub fn count_tokens_utf8(&self, bytes: &[u8]) -> Result<u64> {
+        let text = ctxkit::text::utf8("bytes", bytes)?;
+        Ok(n(self.inner.count(text)?))
+    }
+
+    /// Counts, stopping once the count passes `limit` (work proportional to the limit).
+    pub fn count_until_limit(&self, text: Text, limit: u64) -> Result<CountLimit> {
+        let r = self.inner.count_until_limit(&text, self::limit(limit))?;
+        Ok(CountLimit { tokens: n(r.tokens), exceeded: r.exceeded })
+    }
+
+    /// The token ids of `text`.
+    pub fn encode(&self, text: Text) -> Result<TokenIds> {
+        Ok(TokenIds(self.inner.encode(&text)?))
+    }
+
+    /// The token ids of UTF-8 `bytes`, read in place.
+    pub fn encode_utf8(&self, bytes: &[u8]) -> Result<TokenIds> {
+        let text = ctxkit::text::utf8("bytes", bytes)?;
+        Ok(TokenIds(self.inner.encode(text)?))
+    }
+
+    /// The text of `ids`. An id outside the vocabulary is `UnknownToken`;
+    /// bytes that are not UTF-8 are replaced (`Replace`) or `InvalidUtf8` (`Strict`).
+    #[uniffi::method(default(mode = None))]
+    pub fn decode(&self, ids: TokenIds, mode: Option<DecodeMode>) -> Result<String> {
+        let mode = match mode {
+            Some(DecodeMode::Strict) => ctxkit::DecodeMode::Strict,
+            _ => ctxkit::DecodeMode::Replace,
+        };
+        Ok(self.inner.decode(&ids.0, mode)?)
+    }
+
+    /// The raw bytes of `ids` (may end inside a character).
+    pub fn decode_bytes(&self, ids: TokenIds) -> Result<Vec<u8>> {
+        Ok(self.inner.decode_bytes(&ids.0)?)
+    }
+
+    /// Shortens `text` to at most `max_tokens` tokens on token and character
+    /// boundaries. For `Both`, `marker` is a template in which `{removed}`
+    /// becomes the number of removed tokens (null: the default marker).
+    #[uniffi::method(default(side = None, marker = None))]
+    pub fn truncate(
+        &self,
+        text: Text,
+        max_tokens: u64,
+        side: Option<TruncateSide>,
+        marker: Option<Text>,
+    ) -> Result<Truncation> {
+        let side = match side {
+            Some(TruncateSide::Tail) => ctxkit::TruncateSide::Tail,
+            Some(TruncateSide::Both) => ctxkit::TruncateSide::Both,
+            _ => ctxkit::TruncateSide::Head,
+        };
+        let r = self.inner.truncate(&text, limit(max_tokens), side, marker.as_deref())?;
+        Ok(Truncation {
+            text: r.text,
+            tokens: n(r.tokens),
+            original_tokens: n(r.original_tokens),
+            removed_tokens: n(r.removed_tokens),
+            truncated: r.truncated,
+        })
+    }
+}
+
+fn with_special(t: ctxkit::Tokenizer, special: Option<SpecialTokens>) -> ctxkit::Tokenizer {
+    t.with_special_tokens(special.unwrap_or(SpecialTokens::Ordinary).into())
+}
+
+/// A set of model profiles: the built-in table plus the host's own entries.
+/// Internally synchronized: share one across threads. Registrations on one
+/// registry are not visible through another.
+#[derive(uniffi::Object)]
+pub struct ModelRegistry {
+    pub(crate) inner: ctxkit::ModelRegistry,
+}
+
+#[uniffi::export]
+impl ModelRegistry {
+    /// A registry holding the built-in table.
+    #[uniffi::constructor]
+    pub fn new() -> Arc<Self> {
+        Arc::new(ModelRegistry { inner: ctxkit::ModelRegistry::builtin() })
+    }
+
+    /// Adds or replaces profiles: one JSON profile object or an array
+    /// (docs/formats.md); returns the number of distinct names registered.
+    pub fn register(&self, json: Text) -> Result<u64> {
+        Ok(n(self.inner.register_json(&json)?))
+    }
+
+    /// Resolves a model name (case-insensitive; exact before the longest
+    /// `*` prefix; routing prefixes tried off). Unknown: `UnknownModel`,
+    /// unless `fallback` is given.
+    #[uniffi::method(default(fallback = None))]
+    pub fn lookup(&self, model: Text, fallback: Option<Encoding>) -> Result<ModelInfo> {
+        Ok(self.inner.lookup_or(&model, fallback.map(Into::into))?.into())
+    }
+
+    /// Every profile as a JSON array, in table order (host entries last).
+    pub fn list_json(&self) -> Result<String> {
+        to_json(&self.inner.list_json())
+    }
+}
+
+/// The encoding of an encoding name (`UnknownEncoding` when unknown).
+#[uniffi::export]
+pub fn encoding_from_name(name: Text) -> Result<Encoding> {
+    Ok(ctxkit::Encoding::from_name(&name)?.into())
+}
+
+/// The name of an encoding (`o200k_base`).
+#[uniffi::export]
+pub fn encoding_name(encoding: Encoding) -> String {
+    ctxkit::Encoding::from(encoding).name().to_owned()
+}

@@ -1,0 +1,122 @@
+#!/usr/bin/env bash
+# The uniffi binding's suite (run by scripts/test.sh):
+#  1. Debian's JNA, JUnit 5 console, Gson and clang (apt-get as root; without
+#     them and not root: SKIPPED, exit 0), kotlinc pinned by
+#     kotlin/package-lock.json (npm ci into kotlin/node_modules);
+#  2. the cdylib and the uniffi-bindgen binary, dev profile, in the shared
+#     workspace target/ (timed);
+#  3. Kotlin generated in library mode into target/uniffi/kotlin; Swift
+#     regenerated into a temporary folder and compared with the committed
+#     swift/ sources (drift check); the FFI header through clang -fsyntax-only;
+#  4. the Kotlin sources and tests compiled with kotlinc and run with the
+#     JUnit 5 console launcher on the JVM (vectors N/N, errors, threads,
+#     coroutines, lone surrogates, 100k create/close);
+#  5. the Kotlin jar installed into an empty folder and used offline;
+#  6. Swift tests: run where `swift` exists, else SKIPPED with the reason.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+root=$PWD
+pkg=$root/bindings/uniffi
+out=$root/target/uniffi
+start=$SECONDS
+mkdir -p "$out"
+
+debs=(libjna-java junit5 libgoogle-gson-java clang)
+missing=()
+for d in "${debs[@]}"; do
+    dpkg-query -W -f='${Status}' "$d" 2>/dev/null | grep -q 'install ok installed' || missing+=("$d")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+        echo "installing ${missing[*]} with apt-get"
+        apt-get update -qq >/dev/null
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+    else
+        echo "SKIPPED: uniffi binding suite: ${missing[*]} not installed and not root (apt-get install -y --no-install-recommends ${debs[*]})"
+        exit 0
+    fi
+fi
+command -v java >/dev/null || { echo "SKIPPED: uniffi binding suite: no java (OpenJDK 17)"; exit 0; }
+command -v npm >/dev/null || { echo "SKIPPED: uniffi binding suite: no npm to install the pinned kotlinc"; exit 0; }
+
+kdir=$pkg/kotlin
+stamp="$kdir/node_modules/.ctxkit-$(sha256sum "$kdir/package-lock.json" | cut -c1-16)"
+if [ ! -e "$stamp" ]; then
+    echo "installing kotlinc (npm ci, pinned by bindings/uniffi/kotlin/package-lock.json)"
+    (cd "$kdir" && npm ci --no-audit --no-fund --loglevel=error >/dev/null)
+    touch "$stamp"
+fi
+kc=$kdir/node_modules/kotlin-compiler
+kotlinc=$kc/bin/kotlinc
+klib=$kc/lib
+
+t0=$SECONDS
+# One cargo invocation for both, so their features unify once (building them
+# separately would compile the core twice: uniffi's `cli` feature turns on
+# indexmap/serde and memchr/std, which serde_json and so the core depend on).
+cargo build -p ctxkit-uniffi -p ctxkit-uniffi-bindgen --locked
+echo "cdylib + uniffi-bindgen (dev profile) built in $((SECONDS - t0)) s"
+lib=$root/target/debug/libctxkit_uniffi.so
+bindgen=$root/target/debug/uniffi-bindgen
+
+# Kotlin: generated here, not committed.
+rm -rf "$out/kotlin" && mkdir -p "$out/kotlin"
+"$bindgen" generate --library "$lib" --language kotlin --out-dir "$out/kotlin" --no-format >/dev/null
+# Swift: committed under swift/; regenerate and compare.
+rm -rf "$out/swift" && mkdir -p "$out/swift"
+"$bindgen" generate --library "$lib" --language swift --out-dir "$out/swift" --no-format >/dev/null
+bash "$pkg/swift/sync.sh" --check "$out/swift"
+clang -fsyntax-only -Wall -Wextra -Werror -x c-header "$pkg/swift/Sources/CtxkitFFI/include/CtxkitFFI.h"
+echo "swift: committed sources match the generator; CtxkitFFI.h passes clang -fsyntax-only"
+
+# Android recipe's alignment check, on the Linux build (x86-64 linkers align
+# LOAD segments to 4 KiB here; Android builds must pass the 16 KiB default).
+python3 "$pkg/android/check_elf_alignment.py" --min 4096 "$lib"
+python3 "$pkg/android/check_elf_alignment.py" "$lib" || echo "(for information: this Linux build is not 16 KiB aligned; the Android recipe links with -z max-page-size=16384)"
+
+# Compile main (generated + facade) and tests.
+cp=/usr/share/java/jna.jar:$klib/kotlinx-coroutines-core-jvm.jar
+testcp=$cp:/usr/share/java/gson.jar:$klib/kotlin-test.jar:$klib/kotlin-test-junit5.jar:/usr/share/java/junit-jupiter-api.jar:/usr/share/java/opentest4j.jar:/usr/share/java/apiguardian-api.jar
+t0=$SECONDS
+rm -rf "$out/classes" "$out/test-classes"
+"$kotlinc" -nowarn -jvm-target 17 -cp "$cp" -d "$out/ctxkit.jar" \
+    $(find "$out/kotlin" -name '*.kt') "$kdir/src/main/kotlin/dev/ctxkit/Facade.kt" 2>&1 | grep -v '^warning' || true
+[ -s "$out/ctxkit.jar" ] || { echo "kotlinc failed (main)"; exit 1; }
+"$kotlinc" -nowarn -jvm-target 17 -cp "$testcp:$out/ctxkit.jar" -d "$out/ctxkit-tests.jar" \
+    $(find "$kdir/src/test/kotlin" -name '*.kt') 2>&1 | grep -v '^warning' || true
+[ -s "$out/ctxkit-tests.jar" ] || { echo "kotlinc failed (tests)"; exit 1; }
+echo "kotlinc: $((SECONDS - t0)) s"
+
+run_cp=$testcp:$out/ctxkit.jar:$out/ctxkit-tests.jar:$klib/kotlin-stdlib.jar
+# A bounded heap, so the create/close test measures native memory, not heap growth.
+jvm=(java -Xmx256m -Djna.library.path="$root/target/debug" -Dctxkit.repo="$root" -Xss4m)
+"${jvm[@]}" -jar /usr/share/java/junit-platform-console-standalone.jar \
+    --class-path "$run_cp" $(for c in VectorsTest TokenizerTest ErrorsTest ConcurrencyTest LifetimeTest WindowTest; do printf -- "--select-class dev.ctxkit.%s " $c; done) --disable-banner --details=tree --fail-if-no-tests
+
+# examples/kotlin: compiled against the jar and run.
+"$kotlinc" -nowarn -jvm-target 17 -cp "$cp:/usr/share/java/gson.jar:$out/ctxkit.jar" -d "$out/example.jar" \
+    "$root/examples/kotlin/AgentLoop.kt" 2>&1 | grep -v '^warning' || true
+[ -s "$out/example.jar" ] || { echo "kotlinc failed (examples/kotlin)"; exit 1; }
+ex_out=$("${jvm[@]}" -cp "$cp:/usr/share/java/gson.jar:$out/ctxkit.jar:$out/example.jar:$klib/kotlin-stdlib.jar" AgentLoopKt)
+echo "examples/kotlin/AgentLoop.kt:"; echo "$ex_out" | tail -6
+grep -q 'handoff refused (cycle_detected)' <<<"$ex_out" || { echo "example: the call stack did not refuse the cycle"; exit 1; }
+grep -q 'summary applied' <<<"$ex_out" || { echo "example: no summary was applied"; exit 1; }
+
+# The jar in an empty folder, offline: only the jar, JNA, the Kotlin stdlib
+# and the native library.
+empty=$(mktemp -d)
+cp "$out/ctxkit.jar" /usr/share/java/jna.jar "$klib/kotlin-stdlib.jar" "$lib" "$empty/"
+cat > "$empty/Main.kt" <<'KT'
+fun main() {
+    dev.ctxkit.Tokenizer.forModel("gpt-4o").use { println("empty folder: gpt-4o counts 'Hello, world!' as ${it.countTokens("Hello, world!")}") }
+}
+KT
+(cd "$empty" && "$kotlinc" -nowarn -jvm-target 17 -cp ctxkit.jar -d main.jar Main.kt 2>/dev/null \
+    && java -Djna.library.path=. -cp main.jar:ctxkit.jar:jna.jar:kotlin-stdlib.jar MainKt) | tee "$out/empty.out"
+grep -q "as 4$" "$out/empty.out" || { echo "the jar did not work from an empty folder"; exit 1; }
+rm -rf "$empty"
+
+echo "ok: Kotlin on the JVM"
+echo "SKIPPED: Swift tests (bindings/uniffi/swift/Tests/CtxkitTests): no swift compiler on this machine" \
+    "$(command -v swift >/dev/null && echo '(found one: run swift test in bindings/uniffi/swift)' || true)"
+echo "uniffi binding suite: $((SECONDS - start)) s"
