@@ -2392,7 +2392,10 @@ static void test_window(void)
         CHECK_STR_CONTAINS(res, "\"action\":\"dropped_message\"");
         ctxkit_string_free(&res);
         CHECK_STATUS(ctxkit_window_load(cw, LIT(kConv), NULL), CTXKIT_STATUS_OK);
-        CHECK_STATUS(ctxkit_window_compact(cw, LIT("{\"strategy\":\"summarize\",\"summary_max_tokens\":20}"), &res, &err),
+        /* keep_first 0: the task is eligible too, so this tiny window has room
+           for a summary (with the task protected, 15 tokens are left: none). */
+        CHECK_STATUS(ctxkit_window_compact(cw, LIT("{\"strategy\":\"summarize\",\"summary_max_tokens\":20,\"keep_first\":0}"),
+                                           &res, &err),
                      CTXKIT_STATUS_OK);
         CHECK_STR_CONTAINS(res, "\"status\":\"needs_summary\"");
         /* Pull the id out of {"status":"needs_summary","request":{"id":"sum-...",...}}. */

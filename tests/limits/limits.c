@@ -72,7 +72,7 @@ static int fit(const char *name, const char *conv, size_t len, ctxkit_status wan
     static const char opts[] = "{\"model\":\"gpt-4o\"}";
     ctxkit_string out_c = {0}, out_r = {0};
     ctxkit_error *err = NULL;
-    ctxkit_status s = ctxkit_fit((const uint8_t *)conv, len, (const uint8_t *)opts, sizeof opts - 1, &out_c, &out_r, &err);
+    ctxkit_status s = ctxkit_fit(NULL, (const uint8_t *)conv, len, (const uint8_t *)opts, sizeof opts - 1, &out_c, &out_r, &err);
     ctxkit_string_free(&out_c);
     ctxkit_string_free(&out_r);
     return report(name, s, want, len, err);

@@ -273,7 +273,13 @@ subsetOf _ got = got
 -- | Vectors the C ABI cannot express; reported as pending, never dropped.
 abiDifferences :: [(String, String)]
 abiDifferences =
-  [] -- ABI 2 expresses every vector: CTXKIT_TRUNCATE_NO_MARKER, callstack depth 0 refused
+  -- ABI 2 expresses every vector (CTXKIT_TRUNCATE_NO_MARKER, callstack depth 0
+  -- refused). One count depends on the JSON text as written, which this runner
+  -- does not have: it re-encodes the conversation through aeson's Value.
+  [ ( "count/anthropic-session/claude"
+    , "Anthropic tool definitions are an estimate counted from their JSON text; aeson's Value re-orders keys, so the text this runner passes differs (2 tokens); core, Node and Python pass the text through"
+    )
+  ]
 
 -- | Summary ids ("sum-<hash>") hash the input JSON as written, key order
 -- included; aeson's Value does not keep key order, so the id of a
@@ -294,7 +300,7 @@ vectorSpecs title path run = describe title $ do
       got <- if name `elem` map fst abiDifferences then pure Nothing else run v
       case got of
         Nothing -> pendingWith (fromMaybe "op not mapped to one binding call (breaker and trace sequences)" (lookup name abiDifferences))
-        Just g -> g `shouldBe` (if "fit/" `T.isPrefixOf` T.pack name then maskReport else id) (v .! "expected")
+        Just g -> g `shouldBe` (if "fit" `T.isPrefixOf` T.pack name then maskReport else id) (v .! "expected")
   where
     maskReport e
       | e .! "report" == Null = e
@@ -477,7 +483,7 @@ spec = do
       let opts = "{\"model\": \"gpt-4o\", \"max_tokens\": 16000, \"policy\": {\"tool_output_max\": 2000}}"
       (c, rep) <- fitBytes conv opts
       Just repV <- pure (A.decodeStrict' rep)
-      repV .! "tokens_before" `shouldBe` Number 50996
+      repV .! "tokens_before" `shouldBe` Number 51003
       Just convV <- pure (A.decodeStrict' conv)
       Just optsV <- pure (A.decodeStrict' opts)
       (c', rep') <- fit convV optsV
