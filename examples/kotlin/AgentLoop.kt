@@ -13,7 +13,7 @@ import dev.ctxkit.clockNowUs
 import dev.ctxkit.kind
 
 fun main() {
-    ContextWindow("gpt-4o", """{"context_window": 4000, "reserved_output": 500}""").use { window ->
+    ContextWindow("gpt-4o", """{"context_window": 3000, "reserved_output": 500}""").use { window ->
         Tracer().use { tracer ->
             window.load(
                 """[{"role": "system", "content": "You are a careful coding agent."},

@@ -98,6 +98,8 @@ pub enum ModelSource {
     Host,
     /// Unknown model, counted with the caller's fallback encoding.
     Fallback,
+    /// A newer version of a known family, given the family's estimate.
+    Family,
 }
 
 /// What a model name resolved to.
@@ -129,6 +131,7 @@ impl From<ctxkit::ModelInfo> for ModelInfo {
             source: match i.source {
                 ctxkit::ModelSource::Builtin => ModelSource::Builtin,
                 ctxkit::ModelSource::Host => ModelSource::Host,
+                ctxkit::ModelSource::Family => ModelSource::Family,
                 _ => ModelSource::Fallback,
             },
             family: i.family,

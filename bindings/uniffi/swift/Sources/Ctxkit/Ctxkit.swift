@@ -3973,6 +3973,10 @@ public enum ModelSource: Equatable, Hashable {
      * Unknown model, counted with the caller's fallback encoding.
      */
     case fallback
+    /**
+     * A newer version of a known family, given the family's estimate.
+     */
+    case family
 
 
 
@@ -4000,6 +4004,8 @@ public struct FfiConverterTypeModelSource: FfiConverterRustBuffer {
         
         case 3: return .fallback
         
+        case 4: return .family
+        
         default: throw UniffiInternalError.unexpectedEnumCase
         }
     }
@@ -4018,6 +4024,10 @@ public struct FfiConverterTypeModelSource: FfiConverterRustBuffer {
         
         case .fallback:
             writeInt(&buf, Int32(3))
+        
+        
+        case .family:
+            writeInt(&buf, Int32(4))
         
         }
     }

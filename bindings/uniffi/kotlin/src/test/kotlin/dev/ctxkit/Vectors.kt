@@ -208,6 +208,19 @@ object Vectors {
                 obj("tool_count" to r["tool_count"], "agents" to agents)
             }
         }
+        "model_lookup" -> catching {
+            ModelRegistry().use { r ->
+                val m = r.lookup(input["model"].asString, null)
+                obj(
+                    "family" to (m.family?.let { JsonPrimitive(it) } ?: JsonNull.INSTANCE),
+                    "encoding" to JsonPrimitive(m.encoding.name.lowercase()),
+                    "context_window" to (m.contextWindow?.let { num(it) } ?: JsonNull.INSTANCE),
+                    "max_output_tokens" to (m.maxOutputTokens?.let { num(it) } ?: JsonNull.INSTANCE),
+                    "exact" to JsonPrimitive(m.exact),
+                    "source" to JsonPrimitive(m.source.name.lowercase()),
+                )
+            }
+        }
         else -> error("unknown op $op")
     }
 
