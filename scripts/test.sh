@@ -84,6 +84,10 @@ else
     skip_suite "worst-case growth" "valgrind not installed (run as root to install it)"
 fi
 
+# One scenario per seed design document (examples/seeds/README.md), each
+# asserting the document's figures through the CLI built above.
+run_suite "seed scenarios (examples/seeds, one per design document)" bash examples/seeds/run-all.sh
+
 # Language bindings join here as they land (bindings/<lang>/test.sh).
 found_binding=0
 for t in bindings/*/test.sh; do
