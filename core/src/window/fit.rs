@@ -4,7 +4,9 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::compact::{compact, Policy, Strategy};
+use std::borrow::Cow;
+
+use super::compact::{compact_from, prepare, Policy, Strategy};
 use super::manifest::{Change, Protected};
 use super::{Accountant, Budget, Window};
 use crate::chat::{Conversation, Format};
@@ -106,25 +108,26 @@ pub fn fit_in(registry: &ModelRegistry, conversation: &str, options: &FitOptions
         }
         (t, _) => t,
     };
-    // Hysteresis: below the limit nothing is compacted, whatever the target.
-    let target_tokens = if target_tokens < limit_tokens && acct.conversation(&c)? <= limit_tokens {
-        limit_tokens
-    } else {
-        target_tokens
-    };
     let policy = Policy { limit_tokens, target_tokens, ..p.clone() };
-    let r = compact(&c, &policy, &acct)?;
+    let (format, messages_before) = (c.format, c.messages.len());
+    // The parsed conversation becomes the working copy: nothing is copied.
+    let mut prepared = prepare(Cow::Owned(c), &policy, &acct)?;
+    // Hysteresis: below the limit nothing is compacted, whatever the target.
+    if prepared.tokens_before <= limit_tokens {
+        prepared.target = limit_tokens;
+    }
+    let r = compact_from(prepared, &policy, &acct)?;
     let report = FitReport {
         model: info.model,
         exact: info.exact,
-        format: c.format,
+        format,
         strategy: policy.strategy,
         max_tokens: pre.limit,
         reserved_output: pre.reserved_output,
         limit_tokens: limit,
         tokens_before: r.tokens_before,
         tokens_after: r.tokens_after,
-        messages_before: c.messages.len(),
+        messages_before,
         messages_after: r.conversation.messages.len(),
         insufficient: r.insufficient,
         changes: r.changes,

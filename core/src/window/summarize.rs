@@ -6,6 +6,7 @@
 //! with the deterministic digest as the summary, for callers that have no
 //! model at hand (the CLI, tests).
 
+use std::borrow::Cow;
 use std::hash::{Hash, Hasher};
 
 use serde::Serialize;
@@ -76,14 +77,16 @@ fn summary_message(format: Format, text: &str, policy: &Policy, index: usize) ->
 /// Phase one. `Ok(None)` when no round needs to go (the conversation fits,
 /// or masking alone makes it fit).
 pub fn request_summary(c: &Conversation, policy: &Policy, acct: &Accountant) -> Result<Option<Pending>> {
-    let p = prepare(c, policy, acct)?;
-    request_prepared(p, policy, acct)
+    let p = prepare(Cow::Borrowed(c), policy, acct)?;
+    Ok(request_prepared(p, policy, acct)?.ok())
 }
 
-fn request_prepared(p: Prepared, policy: &Policy, acct: &Accountant) -> Result<Option<Pending>> {
+/// Phase one on a prepared copy; `Err(p)` gives the copy back when no
+/// round needs to go.
+fn request_prepared(p: Prepared, policy: &Policy, acct: &Accountant) -> Result<std::result::Result<Pending, Prepared>> {
     let total: usize = p.fixed + p.rounds.iter().map(|r| r.tokens).sum::<usize>();
     if total <= p.target {
-        return Ok(None);
+        return Ok(Err(p));
     }
     // The summary must fit beside what is always kept, framing included.
     let overhead = acct.message(&summary_message(p.work.format, &label(policy), policy, 0)?)?;
@@ -96,7 +99,7 @@ fn request_prepared(p: Prepared, policy: &Policy, acct: &Accountant) -> Result<O
     let messages: Vec<usize> =
         p.rounds.iter().zip(&keep).filter(|(_, k)| !**k).flat_map(|(r, _)| r.start..r.end).collect();
     if messages.is_empty() {
-        return Ok(None);
+        return Ok(Err(p));
     }
     let span_tokens = messages.iter().map(|&i| p.counts[i]).sum();
     let cap = if cap == 0 { 0 } else { summary_prompt::summary_cap(cap, span_tokens).max(MIN_SUMMARY_TOKENS.min(cap)) };
@@ -111,7 +114,7 @@ fn request_prepared(p: Prepared, policy: &Policy, acct: &Accountant) -> Result<O
     let prompt = summary_prompt::build(template, cap, scaffold, &transcript, policy.summarizer_budget, tok)?;
     let prompt_tokens = tok.count(&prompt)?;
     let id = span_id(&p.work, &messages);
-    Ok(Some(Pending {
+    Ok(Ok(Pending {
         request: SummaryRequest { id, messages, span_tokens, prompt, prompt_tokens, max_summary_tokens: cap },
         prepared: p,
         keep,
@@ -122,6 +125,19 @@ fn request_prepared(p: Prepared, policy: &Policy, acct: &Accountant) -> Result<O
 /// request's `max_summary_tokens` if longer) and re-checks the budget.
 pub fn apply_summary(
     pending: &Pending,
+    id: &str,
+    summary: &str,
+    policy: &Policy,
+    acct: &Accountant,
+) -> Result<Compacted> {
+    apply(pending, None, id, summary, policy, acct)
+}
+
+/// [`apply_summary`]; `owned`: the working messages, when the caller gives
+/// them up (they are moved into the result rather than copied).
+fn apply(
+    pending: &Pending,
+    owned: Option<Vec<Message>>,
     id: &str,
     summary: &str,
     policy: &Policy,
@@ -142,7 +158,7 @@ pub fn apply_summary(
     let no_room = req.max_summary_tokens == 0;
     let alone = if no_room { 0 } else { acct.message(&summary_message(format, &text, policy, 0)?)? };
     let budget = p.target.saturating_sub(p.fixed + alone);
-    let mut d = assemble(p, &pending.keep, budget)?;
+    let mut d = assemble(p, &pending.keep, budget, owned)?;
     let first = req.messages[0];
     for &i in &req.messages {
         let (action, detail) = if no_room {
@@ -190,9 +206,14 @@ pub fn apply_summary(
 
 /// Both phases with the deterministic digest as the summary.
 pub fn compact_with_digest(c: &Conversation, policy: &Policy, acct: &Accountant) -> Result<Compacted> {
-    let p = prepare(c, policy, acct)?;
-    let Some(pending) = request_prepared(p.clone(), policy, acct)? else {
-        return compact_prepared(p, policy, acct);
+    digest_prepared(prepare(Cow::Borrowed(c), policy, acct)?, policy, acct)
+}
+
+/// [`compact_with_digest`] on a prepared copy.
+pub(super) fn digest_prepared(p: Prepared, policy: &Policy, acct: &Accountant) -> Result<Compacted> {
+    let mut pending = match request_prepared(p, policy, acct)? {
+        Ok(pending) => pending,
+        Err(p) => return compact_prepared(p, policy, acct),
     };
     let p = &pending.prepared;
     let msgs: Vec<_> = pending.request.messages.iter().map(|&i| p.work.messages[i].clone()).collect();
@@ -207,7 +228,9 @@ pub fn compact_with_digest(c: &Conversation, policy: &Policy, acct: &Accountant)
     }
     let budget = policy.digest.budget(pending.request.max_summary_tokens);
     let text = digest::build(&msgs, &starts, acct.tokenizer(), budget, &policy.digest.sections)?.text;
-    apply_summary(&pending, &pending.request.id.clone(), &text, policy, acct)
+    let owned = std::mem::take(&mut pending.prepared.work.messages);
+    let id = pending.request.id.clone();
+    apply(&pending, Some(owned), &id, &text, policy, acct)
 }
 
 /// Where the summary goes among the kept messages `out`, of which the
