@@ -1434,6 +1434,24 @@ ctxkit_status ctxkit_window_preflight(const struct ctxkit_window *window,
                                       struct ctxkit_error **err);
 
 /**
+ * Records the prompt tokens the provider billed for the window's current
+ * conversation (`usage.prompt_tokens` / `input_tokens`) and writes the
+ * factor reported / counted to `*out_factor`. For an estimated model
+ * (`exact: false`) later pre-flights scale by it; an exact model keeps 1.0
+ * and the factor is only the discrepancy. Thread-safe.
+ *
+ * Errors: `INVALID_ARGUMENT` (an empty conversation, a zero count, a factor
+ * outside 0.25..4 that says it was another conversation), `NULL_ARGUMENT`.
+ *
+ * # Safety
+ * `window` is live; `out_factor` is valid for a write; `err` is NULL or valid for a write.
+ */
+ctxkit_status ctxkit_window_calibrate(const struct ctxkit_window *window,
+                                      uint64_t reported_prompt_tokens,
+                                      double *out_factor,
+                                      struct ctxkit_error **err);
+
+/**
  * Structural issues of the window's conversation as a JSON array
  * (docs/formats.md, "Validation issues"); `[]` when there are none.
  * Thread-safe.

@@ -2339,6 +2339,30 @@ static void test_window(void)
                  CTXKIT_STATUS_OK);
     CHECK_SIZE(tokens, 3 + 1 + 2); /* framing + role + "hello world" */
 
+    /* calibrate: the factor is reported / counted (an exact model keeps its
+       counts; the factor is the discrepancy). Twice the count is 2.0. */
+    CHECK_STATUS(ctxkit_window_preflight(w, NULL, 0, &pre, &err), CTXKIT_STATUS_OK);
+    {
+        const char *at = pre.ptr ? strstr((const char *)pre.ptr, "\"prompt_tokens\":") : NULL;
+        unsigned long counted = at ? strtoul(at + strlen("\"prompt_tokens\":"), NULL, 10) : 0;
+        double factor = -1.0;
+        CHECK(counted > 0);
+        CHECK_STATUS(ctxkit_window_calibrate(w, (uint64_t)counted * 2, &factor, &err), CTXKIT_STATUS_OK);
+        CHECK(factor == 2.0);
+        factor = -1.0;
+        CHECK_STATUS(ctxkit_window_calibrate(w, 0, &factor, NULL), CTXKIT_STATUS_INVALID_ARGUMENT);
+        CHECK_STATUS(ctxkit_window_calibrate(w, (uint64_t)counted * 100, &factor, &err), CTXKIT_STATUS_INVALID_ARGUMENT);
+        if (CHECK(err != NULL)) {
+            CHECK(strstr(ctxkit_error_message(err, NULL), "implausible") != NULL);
+            ctxkit_error_free(err);
+            err = NULL;
+        }
+        CHECK(factor == -1.0);
+        CHECK_STATUS(ctxkit_window_calibrate(NULL, 10, &factor, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
+        CHECK_STATUS(ctxkit_window_calibrate(w, 10, NULL, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
+    }
+    ctxkit_string_free(&pre);
+
     /* Failures: status, message, and outputs untouched. */
     tokens = SENT_SIZE;
     CHECK_STATUS(ctxkit_window_push(w, LIT("{\"role\":\"wizard\"}"), &tokens, &err), CTXKIT_STATUS_INVALID_JSON);
