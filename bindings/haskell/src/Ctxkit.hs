@@ -44,7 +44,7 @@ module Ctxkit
     -- * Model registry
   , Registry, newRegistry, registryRegister, registryLookup, registryList
     -- * Context window
-  , Window, newWindow, windowLoad, windowPush, windowPreflight, windowPreflightE
+  , Window, newWindow, windowLoad, windowPush, windowPreflight, windowPreflightE, windowCalibrate
   , windowValidate, windowRepair, windowConversation
   , windowCompact, windowCompactE, windowApplySummary
   , fit, fitE, fitBytes, windowLoadBytes
@@ -77,7 +77,7 @@ import qualified Data.Text as T
 import qualified Data.Text.Encoding as TE
 import Data.Word (Word32, Word64, Word8)
 import Foreign.C.String (peekCString)
-import Foreign.C.Types (CBool (..), CSize (..))
+import Foreign.C.Types (CBool (..), CDouble (..), CSize (..))
 import Foreign.ForeignPtr (ForeignPtr, FinalizerPtr, newForeignPtr, withForeignPtr)
 import Foreign.Marshal.Alloc (alloca)
 import Foreign.Marshal.Array (peekArray, withArrayLen)
@@ -414,6 +414,14 @@ windowPreflight w new = withWin w $ \wp -> withMaybeJson new $ \p n -> withOutJs
 
 windowPreflightE :: Window -> Maybe Value -> IO (Either CtxkitError Value)
 windowPreflightE w new = try (windowPreflight w new)
+
+-- | Records the prompt tokens the provider billed for the window's current
+-- conversation; returns the factor reported / counted. Estimated models
+-- scale later pre-flights by it; exact ones only report the discrepancy.
+windowCalibrate :: Window -> Word64 -> IO Double
+windowCalibrate w reported = withWin w $ \wp -> alloca $ \out -> do
+  check (cWindowCalibrate wp reported out)
+  realToFrac <$> (peek out :: IO CDouble)
 
 windowValidate :: Window -> IO Value
 windowValidate w = withWin w $ \wp -> withOutJson (cWindowValidate wp)

@@ -8,7 +8,7 @@ module Ctxkit.Raw where
 
 import Data.Word (Word8, Word32, Word64)
 import Foreign.C.String (CString)
-import Foreign.C.Types (CBool (..), CSize (..))
+import Foreign.C.Types (CBool (..), CDouble (..), CSize (..))
 import Foreign.Ptr (FunPtr, Ptr, castPtr, plusPtr)
 import Foreign.Storable (Storable (..))
 
@@ -436,6 +436,10 @@ foreign import ccall safe "ctxkit_window_push"
 -- | @ctxkit_status ctxkit_window_preflight(const struct ctxkit_window * window, const uint8_t * new_input_json, size_t new_input_json_len, struct ctxkit_string * out_json, struct ctxkit_error ** err)@
 foreign import ccall safe "ctxkit_window_preflight"
   cWindowPreflight :: Ptr CtxkitWindow -> Ptr Word8 -> CSize -> Ptr CtxkitString -> Ptr (Ptr CtxkitError) -> IO Word32
+
+-- | @ctxkit_status ctxkit_window_calibrate(const struct ctxkit_window * window, uint64_t reported_prompt_tokens, double * out_factor, struct ctxkit_error ** err)@
+foreign import ccall safe "ctxkit_window_calibrate"
+  cWindowCalibrate :: Ptr CtxkitWindow -> Word64 -> Ptr CDouble -> Ptr (Ptr CtxkitError) -> IO Word32
 
 -- | @ctxkit_status ctxkit_window_validate(const struct ctxkit_window * window, struct ctxkit_string * out_json, struct ctxkit_error ** err)@
 foreign import ccall safe "ctxkit_window_validate"
