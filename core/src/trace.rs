@@ -27,8 +27,10 @@
 
 mod histogram;
 mod replay;
+mod usage;
 
 pub use replay::{replay, replay_json, Replay};
+pub use usage::{SpanEnd, MAX_ERROR_CATEGORIES, MAX_METADATA_KEYS, MAX_METADATA_KEY_BYTES, MAX_METADATA_VALUE_BYTES};
 
 use std::collections::{BTreeMap, VecDeque};
 use std::sync::Arc;
@@ -149,6 +151,18 @@ pub struct SpanRecord {
     pub input_bytes: u64,
     /// The first span's output size, bytes.
     pub output_bytes: u64,
+    /// Token usage the host reported at the end, if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub input_tokens: Option<u64>,
+    /// Completion tokens the host reported at the end, if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub output_tokens: Option<u64>,
+    /// The error category the host reported, if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error_category: Option<String>,
+    /// The first span's metadata (empty: omitted).
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub metadata: BTreeMap<String, serde_json::Value>,
     /// Consecutive repeats folded into this record (1 = just this).
     pub count: u64,
     /// When the last of them ended, µs.
@@ -267,6 +281,12 @@ pub struct ToolMetrics {
     pub input_bytes: u64,
     /// Sum of output sizes, bytes.
     pub output_bytes: u64,
+    /// Sum of reported prompt tokens.
+    pub input_tokens: u64,
+    /// Sum of reported completion tokens.
+    pub output_tokens: u64,
+    /// Spans ended with each reported error category.
+    pub error_categories: BTreeMap<String, u64>,
     /// Latency of ended spans.
     pub duration_us: Option<Durations>,
 }
@@ -280,6 +300,9 @@ struct ToolStats {
     in_flight: u64,
     input_bytes: u64,
     output_bytes: u64,
+    input_tokens: u64,
+    output_tokens: u64,
+    error_categories: BTreeMap<String, u64>,
     hist: Histogram,
 }
 
@@ -298,6 +321,8 @@ pub struct TraceExport {
     pub ring_size: usize,
     /// Per-tool metrics, by tool name.
     pub tools: Vec<ToolMetrics>,
+    /// Error categories over every tool.
+    pub error_categories: BTreeMap<String, u64>,
     /// Spans still open, by id.
     pub open: Vec<OverdueSpan>,
     /// Recent finished spans, oldest first.
@@ -434,11 +459,30 @@ impl Tracer {
     /// Ends span `id` at `now_us`. Errors: `InvalidArgument` when the span is
     /// not open (never started, already ended or expired).
     pub fn end(&self, id: u64, outcome: Outcome, output_bytes: u64, error: Option<&str>, now_us: u64) -> Result<()> {
+        let end = SpanEnd { output_bytes, error: error.map(str::to_owned), ..SpanEnd::default() };
+        self.end_with(id, outcome, end, now_us)
+    }
+
+    /// [`Tracer::end`] with token usage, an error category and metadata.
+    /// Errors: as `end`, plus `InvalidArgument` / `LimitExceeded` for a
+    /// [`SpanEnd`] over its caps, and `LimitExceeded` for a tool's
+    /// [`MAX_ERROR_CATEGORIES`]-plus-first category (the span stays open).
+    pub fn end_with(&self, id: u64, outcome: Outcome, end: SpanEnd, now_us: u64) -> Result<()> {
+        end.validate()?;
         let mut st = self.state.lock();
-        let span = st.open.remove(&id).ok_or_else(|| {
+        let span = st.open.get(&id).ok_or_else(|| {
             Error::invalid_argument(format!("span {id} is not open (never started, already ended, or expired)"))
         })?;
-        st.finish(id, span, outcome, output_bytes, error.map(cut), now_us, &self.config);
+        if let (Some(c), Some(stats)) = (&end.error_category, st.tools.get(&span.tool)) {
+            if !stats.error_categories.contains_key(c) && stats.error_categories.len() >= MAX_ERROR_CATEGORIES {
+                return Err(Error::new(
+                    ErrorKind::LimitExceeded,
+                    format!("tool '{}' already has {MAX_ERROR_CATEGORIES} error categories; the limit is {MAX_ERROR_CATEGORIES}", span.tool),
+                ));
+            }
+        }
+        let span = st.open.remove(&id).ok_or_else(|| Error::internal("span vanished under the lock"))?;
+        st.finish(id, span, outcome, end, now_us, &self.config);
         Ok(())
     }
 
@@ -461,8 +505,11 @@ impl Tracer {
         for id in ids {
             if let Some(span) = st.open.remove(&id) {
                 out.push(overdue_view(id, &span, now_us));
-                let error = format!("deadline of {} ms exceeded", span.timeout_ms);
-                st.finish(id, span, Outcome::Timeout, 0, Some(error), now_us, &self.config);
+                let end = SpanEnd {
+                    error: Some(format!("deadline of {} ms exceeded", span.timeout_ms)),
+                    ..SpanEnd::default()
+                };
+                st.finish(id, span, Outcome::Timeout, end, now_us, &self.config);
             }
         }
         out
@@ -484,6 +531,10 @@ impl Tracer {
     /// Everything, for JSON export; open spans are described as of `now_us`.
     pub fn export(&self, now_us: u64) -> TraceExport {
         let tools = self.metrics();
+        let mut error_categories: BTreeMap<String, u64> = BTreeMap::new();
+        for (c, n) in tools.iter().flat_map(|t| t.error_categories.iter()) {
+            *error_categories.entry(c.clone()).or_default() += n;
+        }
         let st = self.state.lock();
         let mut open: Vec<OverdueSpan> = st.open.iter().map(|(&id, s)| overdue_view(id, s, now_us)).collect();
         open.sort_by_key(|s| s.span_id);
@@ -494,6 +545,7 @@ impl Tracer {
             evicted: st.evicted,
             ring_size: self.config.ring_size,
             tools,
+            error_categories,
             open,
             recent: st.ring.iter().cloned().collect(),
         }
@@ -518,17 +570,9 @@ fn overdue_view(id: u64, s: &OpenSpan, now_us: u64) -> OverdueSpan {
 }
 
 impl State {
-    #[allow(clippy::too_many_arguments)]
-    fn finish(
-        &mut self,
-        id: u64,
-        span: OpenSpan,
-        outcome: Outcome,
-        output_bytes: u64,
-        error: Option<String>,
-        now_us: u64,
-        config: &TracerConfig,
-    ) {
+    fn finish(&mut self, id: u64, span: OpenSpan, outcome: Outcome, end: SpanEnd, now_us: u64, config: &TracerConfig) {
+        let output_bytes = end.output_bytes;
+        let error = end.error.as_deref().map(cut);
         let duration = now_us.saturating_sub(span.started_us);
         self.ended += 1;
         if let Some(stats) = self.tools.get_mut(&span.tool) {
@@ -541,6 +585,11 @@ impl State {
             }
             stats.input_bytes = stats.input_bytes.saturating_add(span.input_bytes);
             stats.output_bytes = stats.output_bytes.saturating_add(output_bytes);
+            stats.input_tokens = stats.input_tokens.saturating_add(end.input_tokens.unwrap_or(0));
+            stats.output_tokens = stats.output_tokens.saturating_add(end.output_tokens.unwrap_or(0));
+            if let Some(c) = &end.error_category {
+                *stats.error_categories.entry(c.clone()).or_default() += 1;
+            }
             stats.hist.record(duration);
         }
         let record = SpanRecord {
@@ -556,6 +605,10 @@ impl State {
             duration_us: duration,
             input_bytes: span.input_bytes,
             output_bytes,
+            input_tokens: end.input_tokens,
+            output_tokens: end.output_tokens,
+            error_category: end.error_category,
+            metadata: end.metadata,
             count: 1,
             last_ended_us: now_us,
         };
@@ -594,6 +647,9 @@ impl ToolStats {
             in_flight: self.in_flight,
             input_bytes: self.input_bytes,
             output_bytes: self.output_bytes,
+            input_tokens: self.input_tokens,
+            output_tokens: self.output_tokens,
+            error_categories: self.error_categories.clone(),
             duration_us,
         }
     }

@@ -396,3 +396,60 @@ fn replay_runs_recorded_events_and_names_bad_ones() {
     }
     assert_eq!(replay_json(r#"{"ring_size":0}"#, "[]").unwrap_err().kind(), ErrorKind::InvalidArgument);
 }
+
+#[test]
+fn usage_categories_and_metadata_are_summed_per_tool_and_capped() {
+    let t = tracer(16);
+    let end = |tokens: (u64, u64), cat: Option<&str>, meta: &[(&str, serde_json::Value)]| SpanEnd {
+        input_tokens: Some(tokens.0),
+        output_tokens: Some(tokens.1),
+        error_category: cat.map(str::to_owned),
+        metadata: meta.iter().map(|(k, v)| ((*k).to_owned(), v.clone())).collect(),
+        ..SpanEnd::default()
+    };
+    let a = t.start("summarize", info("writer", "c1"), 0, 0).unwrap();
+    t.end_with(a, Outcome::Success, end((1200, 300), None, &[("model", "gpt-4o-mini".into())]), 10).unwrap();
+    let b = t.start("summarize", info("writer", "c2"), 0, 20).unwrap();
+    t.end_with(b, Outcome::Failed, end((800, 0), Some("rate_limited"), &[]), 30).unwrap();
+    let c = t.start("search", info("writer", "c3"), 0, 40).unwrap();
+    t.end_with(c, Outcome::Failed, end((0, 0), Some("rate_limited"), &[]), 50).unwrap();
+    let d = t.start("search", info("writer", "c4"), 0, 60).unwrap();
+    t.end_with(d, Outcome::Failed, end((0, 0), Some("timeout"), &[]), 70).unwrap();
+    let x = t.export(100);
+    let s = x.tools.iter().find(|m| m.tool == "summarize").unwrap();
+    assert_eq!((s.input_tokens, s.output_tokens), (2000, 300));
+    assert_eq!(s.error_categories.get("rate_limited"), Some(&1));
+    assert_eq!(
+        x.error_categories.iter().map(|(k, v)| (k.as_str(), *v)).collect::<Vec<_>>(),
+        [("rate_limited", 2), ("timeout", 1)]
+    );
+    assert_eq!(x.recent[0].metadata.get("model"), Some(&serde_json::Value::from("gpt-4o-mini")));
+    assert_eq!(x.recent[0].input_tokens, Some(1200));
+    // Caps: too many keys, a long key or value, a nested value, a bad category;
+    // the span stays open after a refusal and can still be ended.
+    let e = t.start("search", SpanInfo::default(), 0, 80).unwrap();
+    let many: Vec<(String, serde_json::Value)> = (0..=MAX_METADATA_KEYS).map(|i| (format!("k{i}"), 1.into())).collect();
+    let bad = [
+        (SpanEnd { metadata: many.into_iter().collect(), ..SpanEnd::default() }, ErrorKind::LimitExceeded),
+        (end((0, 0), None, &[(&"k".repeat(MAX_METADATA_KEY_BYTES + 1), 1.into())]), ErrorKind::LimitExceeded),
+        (end((0, 0), None, &[("k", "v".repeat(MAX_METADATA_VALUE_BYTES + 1).into())]), ErrorKind::LimitExceeded),
+        (end((0, 0), None, &[("k", serde_json::json!({"a": 1}))]), ErrorKind::InvalidArgument),
+        (end((0, 0), None, &[("", 1.into())]), ErrorKind::InvalidArgument),
+        (end((0, 0), Some("Rate Limited"), &[]), ErrorKind::InvalidArgument),
+    ];
+    for (b, kind) in bad {
+        assert_eq!(t.end_with(e, Outcome::Failed, b, 90).unwrap_err().kind(), kind);
+    }
+    t.end_with(e, Outcome::Success, SpanEnd::default(), 95).unwrap();
+    // A tool's distinct categories are bounded.
+    for i in 0..MAX_ERROR_CATEGORIES {
+        let id = t.start("flaky", SpanInfo::default(), 0, 0).unwrap();
+        t.end_with(id, Outcome::Failed, end((0, 0), Some(&format!("c{i}")), &[]), 1).unwrap();
+    }
+    let id = t.start("flaky", SpanInfo::default(), 0, 0).unwrap();
+    let over = t.end_with(id, Outcome::Failed, end((0, 0), Some("one_more"), &[]), 1);
+    assert_eq!(over.unwrap_err().kind(), ErrorKind::LimitExceeded);
+    t.end_with(id, Outcome::Failed, end((0, 0), Some("c0"), &[]), 1).unwrap();
+    // JSON: unknown fields are refused.
+    assert!(serde_json::from_str::<SpanEnd>(r#"{"tokens": 5}"#).is_err());
+}
