@@ -60,7 +60,7 @@ module Ctxkit
     -- * Call stacks
   , CallStack, newCallStack, defaultCallStackDepth, callStackFromJson, callStackEnter, callStackEnterE, callStackToJson
     -- * Tool telemetry
-  , Tracer, SpanOutcome (..), newTracer, tracerStart, tracerEnd
+  , Tracer, SpanOutcome (..), newTracer, tracerStart, tracerEnd, tracerEndWith
   , tracerOverdue, tracerExpire, tracerExport
     -- * Raw access
   , withTokenizerPtr
@@ -623,6 +623,20 @@ tracerEnd t sid outcome outBytes err now = withTracer t $ \tp -> withMaybeText e
       SpanFailed -> kSpanOutcomeFailed
       SpanTimeout -> kSpanOutcomeTimeout
       SpanCancelled -> kSpanOutcomeCancelled
+
+-- | Ends a span with an end object: @{"output_bytes", "error",
+-- "error_category", "input_tokens", "output_tokens", "metadata"}@ (token
+-- usage and categories are summed per tool; metadata stays on the record).
+tracerEndWith :: Tracer -> Word64 -> SpanOutcome -> Maybe Value -> Word64 -> IO ()
+tracerEndWith t sid outcome end now = withTracer t $ \tp -> withMaybeJson end $ \ep en ->
+  check (cTracerEndWith tp sid (spanOutcomeCode outcome) ep en now)
+
+spanOutcomeCode :: SpanOutcome -> Word32
+spanOutcomeCode o = case o of
+  SpanSuccess -> kSpanOutcomeSuccess
+  SpanFailed -> kSpanOutcomeFailed
+  SpanTimeout -> kSpanOutcomeTimeout
+  SpanCancelled -> kSpanOutcomeCancelled
 
 tracerOverdue, tracerExpire, tracerExport :: Tracer -> Word64 -> IO Value
 tracerOverdue t now = withTracer t $ \tp -> withOutJson (cTracerOverdue tp now)

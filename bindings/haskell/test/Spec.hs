@@ -133,6 +133,9 @@ runTokenizerVector v = orError $ case str (v .! "op") of
 
 -- | Truncation vectors: `truncated` in the file is whether anything was cut
 -- (a text that fits comes back unchanged, so the two agree).
+tool' :: Value -> Text -> Value
+tool' ex n = head ([g | g <- arr (ex .! "tools"), g .! "tool" == String n] ++ [Null])
+
 arr :: Value -> [Value]
 arr (Array a) = V.toList a
 arr _ = []
@@ -560,6 +563,10 @@ spec = do
         `shouldBe` (Number 1, Number 1, Number 1)
       [r .! "error" | r <- arr (ex .! "recent"), r .! "tool" == String "slow"] `shouldBe` [String "deadline of 20 ms exceeded"]
       withToolSpan t "" Nothing 1000 (pure ()) `shouldThrow` (\e -> status e == statusInvalidArgument)
+      u <- tracerStart t "llm" Nothing 0 0
+      tracerEndWith t u SpanFailed (Just (object ["error_category" .= ("rate_limited" :: Text), "input_tokens" .= (900 :: Int)])) 10
+      ex2 <- tracerExport t 20
+      (tool' ex2 "llm" .! "input_tokens", ex2 .! "error_categories" .! "rate_limited") `shouldBe` (Number 900, Number 1)
     it "decodes preflight, fit report and classification into records" $ do
       let hello = Array (V.fromList [object ["role" .= ("user" :: Text), "content" .= ("hello there" :: Text)]])
       w <- newWindow Nothing "gpt-4o" Nothing

@@ -393,6 +393,10 @@ foreign import ccall safe "ctxkit_tracer_start"
 foreign import ccall safe "ctxkit_tracer_end"
   cTracerEnd :: Ptr CtxkitTracer -> Word64 -> Word32 -> Word64 -> Ptr Word8 -> CSize -> Word64 -> Ptr (Ptr CtxkitError) -> IO Word32
 
+-- | @ctxkit_status ctxkit_tracer_end_with(const struct ctxkit_tracer * tracer, uint64_t span_id, uint32_t outcome, const uint8_t * end_json, size_t end_json_len, uint64_t now_us, struct ctxkit_error ** err)@
+foreign import ccall safe "ctxkit_tracer_end_with"
+  cTracerEndWith :: Ptr CtxkitTracer -> Word64 -> Word32 -> Ptr Word8 -> CSize -> Word64 -> Ptr (Ptr CtxkitError) -> IO Word32
+
 -- | @ctxkit_status ctxkit_tracer_overdue(const struct ctxkit_tracer * tracer, uint64_t now_us, struct ctxkit_string * out_json, struct ctxkit_error ** err)@
 foreign import ccall safe "ctxkit_tracer_overdue"
   cTracerOverdue :: Ptr CtxkitTracer -> Word64 -> Ptr CtxkitString -> Ptr (Ptr CtxkitError) -> IO Word32
