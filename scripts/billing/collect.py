@@ -26,6 +26,9 @@ PACKAGES = {
     "crewai-1.15.30": ("crewAIInc/crewAI", "lib/crewai/", "crewai==1.15.30", "MIT"),
     "langchain_openai-1.7.4": ("langchain-ai/langchain", "libs/partners/openai/", "langchain-openai==1.7.4", "MIT"),
     "langchain_anthropic-1.7.10": ("langchain-ai/langchain", "libs/partners/anthropic/", "langchain-anthropic==1.7.10", "MIT"),
+    "langchain_anthropic-1.3.0": ("langchain-ai/langchain", "libs/partners/anthropic/", "langchain-anthropic==1.3.0", "MIT"),
+    "langchain_anthropic-1.0.0": ("langchain-ai/langchain", "libs/partners/anthropic/", "langchain-anthropic==1.0.0", "MIT"),
+    "langchain_anthropic-0.3.22": ("langchain-ai/langchain", "libs/partners/anthropic/", "langchain-anthropic==0.3.22", "MIT"),
 }
 
 
