@@ -145,7 +145,8 @@ def shape(provider, req):
         if tools:
             return "tools"
         return "text"
-    server = any(isinstance(t, dict) and t.get("type") not in (None, "custom") for t in tools)
+    # Remote MCP servers (`mcp_servers`) are server tools too: their tool list is fetched by Anthropic.
+    server = bool(req.get("mcp_servers")) or any(isinstance(t, dict) and t.get("type") not in (None, "custom") for t in tools)
     if '"type": "image"' in blob:
         return "images"
     if '"type": "document"' in blob:

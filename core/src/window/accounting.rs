@@ -210,6 +210,12 @@ impl Framing {
     }
 }
 
+/// Tokens Anthropic adds to a request with extended thinking enabled
+/// (`thinking: {type: "enabled"}`): fitted on the tuning set, where
+/// single-turn requests are billed 28-29 more with it than the same text
+/// without. Not published.
+pub const ANTHROPIC_THINKING_PROMPT: usize = 28;
+
 /// The hidden prompt Anthropic adds for one of its own (versioned) tool
 /// types, in tokens, on top of the definition's JSON. Documented figures
 /// (Anthropic, "Tool use" pricing): bash 245, text editor 700, computer use
@@ -379,6 +385,11 @@ impl Accountant {
         }
         if let Some(section) = c.field("response_format").and_then(response_format::section) {
             n += self.response_format(c, &section)? as i64;
+        }
+        if f.tool_style == ToolStyle::Json
+            && c.field("thinking").and_then(|t| t.get("type")).and_then(Value::as_str).is_some_and(|t| t != "disabled")
+        {
+            n += ANTHROPIC_THINKING_PROMPT as i64;
         }
         if let Some(of) = c.field("output_format").or_else(|| c.field("output_config").and_then(|o| o.get("format"))) {
             n += self.count(&of.to_string())? as i64;
