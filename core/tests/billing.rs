@@ -326,6 +326,6 @@ fn floors() {
     assert_eq!(rejected, 0);
 }
 
-const FLOOR_EXACT_WITHIN3: f64 = 0.94;
-const CEILING_EXACT_UNDER3: usize = 13;
+const FLOOR_EXACT_WITHIN3: f64 = 0.96;
+const CEILING_EXACT_UNDER3: usize = 8;
 const FLOOR_STRUCTURED_WITHIN3: f64 = 0.32;

@@ -133,8 +133,9 @@ impl Framing {
             tokens_per_name: 1,
             reply_priming: 3,
             // Fitted on the tuning set: OpenAI renders a call with its
-            // recipient and content type around the arguments.
-            tokens_per_tool_call: 7,
+            // recipient and content type around the arguments (on top of
+            // the `functions.{name}` author of its result, counted by name).
+            tokens_per_tool_call: 3,
             func_init,
             prop_init: 3,
             prop_key: 3,
@@ -292,6 +293,12 @@ impl Accountant {
         }
         for c in &m.tool_calls {
             n += self.count(&c.name)? + self.count(&c.arguments)? + f.tokens_per_tool_call;
+            if f.tool_style == ToolStyle::TypeScript {
+                // The call's result is a message authored by `functions.{name}`
+                // (harmony's rendering of a tool result); charged here, to the
+                // call it answers, so that each message's count stays its own.
+                n += self.count(&format!("functions.{}", c.name))?;
+            }
         }
         Ok(n)
     }
