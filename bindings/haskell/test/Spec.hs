@@ -176,6 +176,7 @@ runAgentVector v = orError $ case str (v .! "op") of
   "skills_list" -> skills >>= skillsList
   "skills_body" -> skills >>= \s -> skillsBody s (str (i .! "name"))
   "skills_index" -> skills >>= \s -> skillsRenderIndex s (maybeV (i .! "index_options"))
+  "assemble" -> assemble (tok (str (i .! "encoding"))) (i .! "request")
   op -> fail ("unknown agent op " ++ T.unpack op)
   where
     i = v .! "input"
@@ -622,4 +623,5 @@ spec = do
   vectorSpecs "model vectors" "tests/vectors/models.json" (fmap Just . runModelVector)
   vectorSpecs "skills vectors" "tests/vectors/skills.json" (fmap Just . runAgentVector)
   vectorSpecs "handoff vectors" "tests/vectors/handoff.json" (fmap Just . runAgentVector)
+  vectorSpecs "assemble vectors" "tests/vectors/assemble.json" (fmap Just . runAgentVector)
   vectorSpecs "recovery vectors" "tests/vectors/recovery.json" runRecoveryVector
