@@ -491,10 +491,12 @@ void ctxkit_error_free(struct ctxkit_error *err);
 
 /**
  * Validates a handoff (docs/formats.md, "Handoff") and returns it
- * normalized: fixed field order, `custom_fields` always present, custom
+ * normalized: snake_case names (camelCase `taskSummary`, `keyOutputs`,
+ * `customFields`, `fromAgent`, ... are read too), `version` (default
+ * "1.0"), fixed field order, `custom_fields` always present, custom
  * fields and extra metadata fields kept as given. Errors: `INVALID_JSON`
- * naming the field (missing, mistyped, unknown, an unsupported `version`,
- * a `created_at` that is not RFC 3339), `LIMIT_EXCEEDED` (over 1 MiB),
+ * naming the field (missing, mistyped, unknown, given under both
+ * spellings, an unsupported `version`, a `created_at` that is not RFC 3339), `LIMIT_EXCEEDED` (over 1 MiB),
  * `INVALID_UTF8`, `NULL_ARGUMENT`. Thread-safe.
  *
  * # Safety
@@ -511,8 +513,9 @@ ctxkit_status ctxkit_handoff_validate(const uint8_t *handoff_json,
  * `{"budget", "model", "encoding", "include_custom_fields"}`
  * (`(NULL, 0)` for no budget, cl100k_base). The result is JSON `{"text",
  * "tokens", "budget", "shortened": [{"index", "original_tokens",
- * "tokens"}], "omitted": [index, ...]}`; under a budget, key outputs are
- * shortened or omitted and listed. Errors: as for `ctxkit_handoff_validate`,
+ * "tokens"}], "omitted": [index, ...], "omitted_custom_fields": [name,
+ * ...]}`; under a budget, custom fields are left out first (last first),
+ * then key outputs are shortened or omitted, all listed. Errors: as for `ctxkit_handoff_validate`,
  * plus `DOES_NOT_FIT` (the task summary and metadata alone exceed the
  * budget), `UNKNOWN_MODEL`, `UNKNOWN_ENCODING`. Thread-safe.
  *
@@ -820,9 +823,10 @@ ctxkit_status ctxkit_registry_list(const struct ctxkit_registry *registry,
 
 /**
  * Discovers the skills directly under `root` (a UTF-8 path): folders
- * holding `SKILL.md` (Agent Skills) and `<name>.md` files. Only
- * front-matter is read; bodies are read on request. `options_json` is
- * `{"model", "encoding", "layout": "auto"|"folder"|"flat"}` (docs/formats.md,
+ * holding `SKILL.md` or `skill.md` (Agent Skills) and `<name>.md` files
+ * (in `auto`, a `.md` without front-matter such as a README is skipped).
+ * Only front-matter is read; bodies are read on request. `options_json` is
+ * `{"model", "encoding", "layout": "auto"|"nested"|"folder"|"flat"}` (docs/formats.md,
  * every field optional; `(NULL, 0)` for the defaults: both layouts,
  * cl100k_base). A skill that cannot be read or breaks the format rules does
  * not fail the call: it is listed with diagnostics. On success
@@ -869,7 +873,8 @@ ctxkit_status ctxkit_skills_list(const struct ctxkit_skills *skills,
                                  struct ctxkit_error **err);
 
 /**
- * The body of skill `name` as JSON `{"name", "text", "tokens"}`, read on
+ * The body of skill `name` (folder name, file stem, or front-matter
+ * `name` or `label`) as JSON `{"name", "text", "tokens"}`, read on
  * the first request and cached. The file must still be the one discovery
  * checked. Errors: `UNSAFE_PATH` (a name with `..`, a separator, NUL, a
  * backslash or a drive letter; or a skill whose file leaves the root),
@@ -1150,14 +1155,18 @@ ctxkit_status ctxkit_tokenizer_truncate(const struct ctxkit_tokenizer *tokenizer
 
 /**
  * Assembles a prompt from prioritized sections under a token budget,
- * counting with `tokenizer`. `request_json` is `{"template", "templates",
- * "budget", "depth", "sections": [{"name", "text", "priority",
- * "min_tokens", "max_tokens", "required"}], "history", "events"}`
- * (docs/formats.md); the result is `{"text", "tokens", "budget",
- * "sections": [{"name", "status", "original_tokens", "tokens"}]}`.
- * Errors: `INVALID_ARGUMENT` (unknown template, a missing required section,
- * named), `DOES_NOT_FIT` (a required section cannot fit), `INVALID_JSON`,
- * `NULL_ARGUMENT`, `INVALID_UTF8`. Thread-safe.
+ * counting with `tokenizer`. `request_json` is `{"preset", "template",
+ * "templates", "budget", "depth", "depth_limits", "history_section",
+ * "events_section", "sections": [{"name", "text", "priority",
+ * "min_tokens", "max_tokens", "required"}], "context", "history",
+ * "events"}` (docs/formats.md; `text` and `context` values may be any
+ * JSON, `template` may be `auto`); the result is `{"text", "tokens",
+ * "budget", "template", "sections": [{"name", "status",
+ * "original_tokens", "tokens"}]}`. Errors: `INVALID_ARGUMENT` (unknown
+ * template, a missing required section, named; no template fits with
+ * `auto`; a section given twice), `DOES_NOT_FIT` (a required section
+ * cannot fit), `INVALID_JSON`, `NULL_ARGUMENT`, `INVALID_UTF8`.
+ * Thread-safe.
  *
  * # Safety
  * `tokenizer` is a live handle; `request_json` is valid for its length;

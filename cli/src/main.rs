@@ -7,6 +7,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 mod agents;
+mod assemble;
 mod classify;
 mod count;
 mod handoff;
@@ -47,6 +48,8 @@ enum Command {
     /// Handoffs between agents: render as a prompt block, or check.
     #[command(subcommand)]
     Handoff(handoff::Command),
+    /// Assemble a prompt from sections and a template under a token budget.
+    Assemble(assemble::Args),
     /// Classify a provider error (status, body, headers): category, severity,
     /// whether to retry (and after how long), compact, repair the history, or fail.
     Classify(classify::Args),
@@ -78,6 +81,7 @@ fn main() -> ExitCode {
         Command::Skills(cmd) => skills::run(cmd),
         Command::Handoff(cmd) => handoff::run(cmd),
         Command::Classify(args) => classify::run(args),
+        Command::Assemble(args) => assemble::run(args),
         Command::Backoff(args) => agents::backoff(args),
         Command::Trace(args) => agents::trace(args),
     };

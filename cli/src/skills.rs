@@ -4,7 +4,7 @@
 use std::path::Path;
 use std::process::ExitCode;
 
-use ctxkit::skills::{IndexOptions, OpenOptions, Severity, SkillSet};
+use ctxkit::skills::{IndexOptions, LayoutChoice, OpenOptions, Severity, SkillSet};
 
 use crate::out::{out, outln};
 use crate::Fatal;
@@ -28,6 +28,11 @@ pub(crate) struct DirArgs {
     /// Count tokens with this model's encoding [default: cl100k_base].
     #[arg(long, value_name = "NAME")]
     model: Option<String>,
+    /// Which layouts to look for: `nested` (`<name>/SKILL.md`), `flat`
+    /// (`<name>.md`) or `auto` (both; `.md` files without front-matter,
+    /// such as a README, are skipped).
+    #[arg(long, value_name = "LAYOUT", default_value = "auto", value_parser = ["auto", "nested", "folder", "flat"])]
+    layout: String,
 }
 
 #[derive(clap::Args)]
@@ -46,7 +51,7 @@ pub(crate) struct ListArgs {
 pub(crate) struct ShowArgs {
     #[command(flatten)]
     common: DirArgs,
-    /// The skill's name (its folder name or file stem).
+    /// The skill's name (its folder name or file stem) or label.
     #[arg(value_name = "NAME")]
     name: String,
     /// Print JSON `{"name", "text", "tokens"}` instead of the text.
@@ -55,7 +60,12 @@ pub(crate) struct ShowArgs {
 }
 
 fn open(a: &DirArgs) -> Result<SkillSet, Fatal> {
-    let options = OpenOptions { model: a.model.clone(), ..OpenOptions::default() };
+    let layout = match a.layout.as_str() {
+        "nested" | "folder" => LayoutChoice::Folder,
+        "flat" => LayoutChoice::Flat,
+        _ => LayoutChoice::Auto,
+    };
+    let options = OpenOptions { model: a.model.clone(), layout, ..OpenOptions::default() };
     SkillSet::open(Path::new(&a.dir), &options).map_err(|e| Fatal(format!("{}: {e}", a.dir)))
 }
 
@@ -162,7 +172,7 @@ fn check(a: DirArgs) -> Result<ExitCode, Fatal> {
         }
     }
     for i in &listing.ignored {
-        outln!("{}: ignored ({})", i.path, i.reason);
+        outln!("{}: info: skipped ({})", i.path, i.reason);
     }
     outln!("{} skills: {} valid, {} invalid", listing.skills.len(), listing.valid, listing.invalid);
     Ok(if listing.invalid > 0 { ExitCode::from(1) } else { ExitCode::SUCCESS })

@@ -43,6 +43,8 @@ fn every_subcommand_ends_quietly_on_a_closed_pipe() {
         &["handoff", "check", "examples/data/handoffs/planner-to-coder.json"],
         &["handoff", "render", "examples/data/handoffs/planner-to-coder.json"],
         &["classify", "--provider", "openai", "--status", "429", "examples/data/errors/openai-rate-limit.json"],
+        &["assemble", "examples/seeds/003-context-engine/state.json"],
+        &["assemble", "examples/seeds/003-context-engine/state.json", "--json"],
     ];
     for args in cases {
         run_with_closed_stdout(args);

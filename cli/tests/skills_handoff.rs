@@ -117,6 +117,41 @@ fn handoff_check_and_render() {
 }
 
 #[test]
+fn assemble_prints_the_prompt_and_reports_sections() {
+    let o = ctxkit(&["assemble", "../examples/seeds/003-context-engine/state.json"]);
+    assert!(o.status.success(), "{}", err(&o));
+    assert!(out(&o).starts_with("## problem_statement\n"), "{}", out(&o));
+    assert!(err(&o).contains("assemble: template problem_solving"), "{}", err(&o));
+    let d = tmpdir("assemble");
+    let p = d.join("req.json");
+    std::fs::write(&p, r#"{"preset":"context_engine","budget":50,"template":"general","context":{"objective":"x"}}"#)
+        .unwrap();
+    let o = ctxkit(&["assemble", p.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(err(&o).contains("template 'general' requires a 'query' section"), "{}", err(&o));
+    std::fs::write(&p, b"{\"budget\": \xff}").unwrap();
+    let o = ctxkit(&["assemble", p.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(err(&o).contains("not valid UTF-8"), "{}", err(&o));
+    std::fs::write(&p, "{\"budget\": 5, \"depth\": \"deep\"}").unwrap();
+    let o = ctxkit(&["assemble", p.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(err(&o).contains("depth must be"), "{}", err(&o));
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+#[test]
+fn skills_check_skips_a_readme_and_layout_is_an_option() {
+    let o = ctxkit(&["skills", "check", "../examples/seeds/004-haskell-framework/skills"]);
+    assert!(o.status.success(), "{}{}", out(&o), err(&o));
+    assert!(out(&o).contains("README.md: info: skipped"), "{}", out(&o));
+    let o = ctxkit(&["skills", "list", "../examples/seeds/004-haskell-framework/skills", "--layout", "flat"]);
+    assert!(out(&o).contains("README") && out(&o).contains("invalid"), "{}", out(&o));
+    let o = ctxkit(&["skills", "list", "x", "--layout", "sideways"]);
+    assert_eq!(o.status.code(), Some(2));
+}
+
+#[test]
 fn handoff_check_names_the_bad_field() {
     let d = tmpdir("handoff");
     let p = d.join("bad.json");

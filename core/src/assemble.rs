@@ -6,10 +6,20 @@
 //! left out. Everything left out or cut is reported; nothing is cut
 //! silently. Templates say which sections must be present and in what order
 //! they are rendered; `depth` says how many history turns and events go in.
+//! Section content may be any JSON value, rendered by [`value::render`], so
+//! a host can pass the state it holds instead of formatting it first.
+//! [`Preset`]s bundle templates, depth limits and section names: the
+//! defaults, and the ContextEngine design's own (seed document 003).
 
-use serde::{Deserialize, Serialize};
+mod presets;
+pub mod value;
+
+use serde::{Deserialize, Deserializer, Serialize};
+use serde_json::{Map, Value};
 
 use crate::{Error, ErrorKind, Result, Tokenizer, TruncateSide};
+
+pub use presets::Preset;
 
 /// One piece of the prompt.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -17,8 +27,8 @@ use crate::{Error, ErrorKind, Result, Tokenizer, TruncateSide};
 pub struct Section {
     /// Name, e.g. `task`; also its heading.
     pub name: String,
-    /// Content.
-    pub text: String,
+    /// Content: a string, or any JSON value (rendered by [`value::render`]).
+    pub text: Value,
     /// Higher goes in first.
     #[serde(default)]
     pub priority: i32,
@@ -48,59 +58,128 @@ pub struct Template {
     pub order: Vec<String>,
 }
 
-/// How much history and how many events go in.
+/// How much history and how many events go in, by name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Depth {
-    /// The last 2 turns and 5 events.
+    /// The preset's smallest depth (built-in: 2 turns, 5 events).
     Minimal,
-    /// The last 6 turns and 20 events.
+    /// The preset's usual depth (built-in: 6 turns, 20 events).
     #[default]
     Standard,
-    /// Everything.
+    /// The preset's largest depth (built-in: everything).
     Comprehensive,
 }
 
-impl Depth {
-    fn limits(self) -> (usize, usize) {
-        match self {
-            Depth::Minimal => (2, 5),
-            Depth::Standard => (6, 20),
-            Depth::Comprehensive => (usize::MAX, usize::MAX),
+/// The newest `turns` history items and `events` events go in (None: all).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DepthLimit {
+    /// History items taken (None or absent: all).
+    #[serde(default)]
+    pub turns: Option<usize>,
+    /// Events taken (None or absent: all).
+    #[serde(default)]
+    pub events: Option<usize>,
+}
+
+/// A depth by name, or limits given directly.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(untagged)]
+pub enum DepthChoice {
+    /// `"minimal"`, `"standard"`, `"comprehensive"` (limits from the preset
+    /// or `depth_limits`).
+    Named(Depth),
+    /// `{"turns": n, "events": m}`.
+    Limits(DepthLimit),
+}
+
+impl Default for DepthChoice {
+    fn default() -> Self {
+        DepthChoice::Named(Depth::Standard)
+    }
+}
+
+impl<'de> Deserialize<'de> for DepthChoice {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        use serde::de::Error as _;
+        let v = Value::deserialize(d)?;
+        match &v {
+            Value::String(_) => serde_json::from_value(v).map(DepthChoice::Named).map_err(|_| {
+                D::Error::custom(
+                    "depth must be \"minimal\", \"standard\", \"comprehensive\" or {\"turns\", \"events\"}",
+                )
+            }),
+            Value::Object(_) => {
+                serde_json::from_value(v).map(DepthChoice::Limits).map_err(|e| D::Error::custom(format!("depth: {e}")))
+            }
+            _ => Err(D::Error::custom("depth must be a name or {\"turns\", \"events\"}")),
         }
     }
 }
 
-/// An assembly request (the JSON that `ctxkit_assemble` takes).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// Limits replacing the preset's for some named depths.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DepthLimits {
+    /// Replaces `minimal`.
+    #[serde(default)]
+    pub minimal: Option<DepthLimit>,
+    /// Replaces `standard`.
+    #[serde(default)]
+    pub standard: Option<DepthLimit>,
+    /// Replaces `comprehensive`.
+    #[serde(default)]
+    pub comprehensive: Option<DepthLimit>,
+}
+
+/// An assembly request (the JSON that `ctxkit_assemble` and `ctxkit
+/// assemble` take).
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Request {
-    /// Built-in (`problem_solving`, `conversation`, `analysis`, `general`)
-    /// or one of `templates`.
-    #[serde(default = "general")]
-    pub template: String,
-    /// Host templates, added to the built-ins (same name replaces one).
+    /// Templates, depth limits and section names to start from.
+    #[serde(default)]
+    pub preset: Preset,
+    /// A template of the preset or of `templates`, or `auto`: the first
+    /// template (host templates first, then the preset's in order) whose
+    /// required sections are all present. Absent: `general` with the
+    /// built-in preset, `auto` with any other.
+    #[serde(default)]
+    pub template: Option<String>,
+    /// Host templates, added to the preset's (same name replaces one).
     #[serde(default)]
     pub templates: Vec<Template>,
     /// Token budget for the whole prompt.
     pub budget: usize,
     /// How many history turns and events go in.
     #[serde(default)]
-    pub depth: Depth,
+    pub depth: DepthChoice,
+    /// Replaces the preset's limits for named depths.
+    #[serde(default)]
+    pub depth_limits: DepthLimits,
+    /// Name of the section made from `history` (preset's by default).
+    #[serde(default)]
+    pub history_section: Option<String>,
+    /// Name of the section made from `events` (preset's by default).
+    #[serde(default)]
+    pub events_section: Option<String>,
     /// The sections.
     #[serde(default)]
     pub sections: Vec<Section>,
+    /// More sections as `name: content`, in the order given, priority 0
+    /// (the host's own state; an entry that renders empty, such as `null`
+    /// or `[]`, is absent).
+    #[serde(default)]
+    pub context: Map<String, Value>,
     /// History turns, oldest first; the newest ones (by depth) become the
-    /// `history` section.
+    /// history section.
     #[serde(default)]
-    pub history: Vec<String>,
-    /// Events, oldest first; the newest ones (by depth) become `events`.
+    pub history: Vec<Value>,
+    /// Events, oldest first; the newest ones (by depth) become the events
+    /// section.
     #[serde(default)]
-    pub events: Vec<String>,
-}
-
-fn general() -> String {
-    "general".to_owned()
+    pub events: Vec<Value>,
 }
 
 /// What happened to one section.
@@ -125,54 +204,88 @@ pub struct Assembled {
     pub tokens: usize,
     /// The budget.
     pub budget: usize,
+    /// The template used (the one chosen, with `auto`).
+    pub template: String,
     /// Every section, in rendering order, with what happened to it.
     pub sections: Vec<SectionReport>,
 }
 
-/// The built-in templates.
+/// The built-in preset's templates.
 pub fn builtin_templates() -> Vec<Template> {
-    let t = |name: &str, required: &[&str], order: &[&str]| Template {
-        name: name.to_owned(),
-        required: required.iter().map(|s| (*s).to_owned()).collect(),
-        order: order.iter().map(|s| (*s).to_owned()).collect(),
-    };
-    vec![
-        t(
-            "problem_solving",
-            &["task"],
-            &["role", "task", "context", "constraints", "history", "events", "output_format"],
-        ),
-        t("conversation", &["history"], &["role", "persona", "context", "history", "events", "task"]),
-        t("analysis", &["task", "data"], &["role", "task", "data", "context", "events", "output_format"]),
-        t("general", &[], &[]),
-    ]
+    Preset::Builtin.templates()
 }
 
 fn render(name: &str, text: &str) -> String {
     format!("## {name}\n{}\n\n", text.trim_end())
 }
 
-/// Assembles the prompt described by `req`, counting with `tok`.
-pub fn assemble(req: &Request, tok: &Tokenizer) -> Result<Assembled> {
-    let mut templates = builtin_templates();
-    for t in &req.templates {
-        match templates.iter_mut().find(|x| x.name == t.name) {
-            Some(slot) => *slot = t.clone(),
-            None => templates.push(t.clone()),
-        }
+/// One history item or event: a string as is, anything else as a list entry.
+fn item_text(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        other => value::render(&Value::Array(vec![other.clone()])),
     }
-    let template = templates.iter().find(|t| t.name == req.template).ok_or_else(|| {
-        let names: Vec<&str> = templates.iter().map(|t| t.name.as_str()).collect();
-        Error::invalid_argument(format!("unknown template '{}'; known: {}", req.template, names.join(", ")))
-    })?;
+}
 
-    let mut sections = req.sections.clone();
-    let (turns, events) = req.depth.limits();
-    for (name, items, n, priority) in [("history", &req.history, turns, 40), ("events", &req.events, events, 30)] {
-        if !items.is_empty() && !sections.iter().any(|s| s.name == name) {
-            let take = items.len().min(n);
-            let text = items[items.len() - take..].join("\n");
-            sections.push(Section {
+/// A section's content as text.
+struct Prepared {
+    name: String,
+    text: String,
+    priority: i32,
+    min_tokens: usize,
+    max_tokens: Option<usize>,
+    required: bool,
+}
+
+fn prepare(req: &Request) -> Result<Vec<Prepared>> {
+    let mut out: Vec<Prepared> = req
+        .sections
+        .iter()
+        .map(|s| Prepared {
+            name: s.name.clone(),
+            text: value::render(&s.text),
+            priority: s.priority,
+            min_tokens: s.min_tokens,
+            max_tokens: s.max_tokens,
+            required: s.required,
+        })
+        .collect();
+    for (name, v) in &req.context {
+        let text = value::render(v);
+        if text.trim().is_empty() {
+            continue; // null, [], {} or "": the host has nothing for it
+        }
+        if out.iter().any(|s| &s.name == name) {
+            return Err(Error::invalid_argument(format!(
+                "section '{name}' is given twice (in 'sections' and in 'context')"
+            )));
+        }
+        out.push(Prepared { name: name.clone(), text, priority: 0, min_tokens: 0, max_tokens: None, required: false });
+    }
+    let limit = match req.depth {
+        DepthChoice::Limits(l) => l,
+        DepthChoice::Named(d) => {
+            let preset = req.preset.depths();
+            let (given, i) = match d {
+                Depth::Minimal => (req.depth_limits.minimal, 0),
+                Depth::Standard => (req.depth_limits.standard, 1),
+                Depth::Comprehensive => (req.depth_limits.comprehensive, 2),
+            };
+            given.unwrap_or(preset[i])
+        }
+    };
+    let (h_default, e_default) = req.preset.section_names();
+    let h_name = req.history_section.as_deref().unwrap_or(h_default);
+    let e_name = req.events_section.as_deref().unwrap_or(e_default);
+    if h_name == e_name {
+        return Err(Error::invalid_argument(format!("history_section and events_section are both '{h_name}'")));
+    }
+    for (name, items, n, priority) in [(h_name, &req.history, limit.turns, 40), (e_name, &req.events, limit.events, 30)]
+    {
+        let take = items.len().min(n.unwrap_or(usize::MAX));
+        if take > 0 && !out.iter().any(|s| s.name == name) {
+            let text = items[items.len() - take..].iter().map(item_text).collect::<Vec<_>>().join("\n");
+            out.push(Prepared {
                 name: name.to_owned(),
                 text,
                 priority,
@@ -182,16 +295,71 @@ pub fn assemble(req: &Request, tok: &Tokenizer) -> Result<Assembled> {
             });
         }
     }
-    for s in &sections {
+    for s in &out {
         if s.name.trim().is_empty() {
             return Err(Error::invalid_argument("every section needs a name"));
         }
     }
+    Ok(out)
+}
+
+fn present(t: &Template, sections: &[Prepared]) -> bool {
+    t.required.iter().all(|name| sections.iter().any(|s| &s.name == name && !s.text.trim().is_empty()))
+}
+
+/// The templates in the order `auto` tries them: the host's, then the
+/// preset's that the host did not replace.
+fn templates(req: &Request) -> Result<Vec<Template>> {
+    let mut all: Vec<Template> = Vec::new();
+    for t in &req.templates {
+        if t.name == "auto" {
+            return Err(Error::invalid_argument("'auto' is reserved and cannot name a template"));
+        }
+        match all.iter_mut().find(|x| x.name == t.name) {
+            Some(slot) => *slot = t.clone(),
+            None => all.push(t.clone()),
+        }
+    }
+    for t in req.preset.templates() {
+        if !all.iter().any(|x| x.name == t.name) {
+            all.push(t);
+        }
+    }
+    Ok(all)
+}
+
+fn choose<'a>(req: &Request, all: &'a [Template], sections: &[Prepared]) -> Result<&'a Template> {
+    let default = if req.preset == Preset::Builtin { "general" } else { "auto" };
+    let wanted = req.template.as_deref().unwrap_or(default);
+    if wanted == "auto" {
+        return all.iter().find(|t| present(t, sections)).ok_or_else(|| {
+            let needs: Vec<String> =
+                all.iter().map(|t| format!("{} needs {}", t.name, t.required.join(" + "))).collect();
+            let given: Vec<&str> = sections.iter().map(|s| s.name.as_str()).collect();
+            Error::invalid_argument(format!(
+                "no template has all its required sections ({}); sections given: {}",
+                needs.join("; "),
+                if given.is_empty() { "none".to_owned() } else { given.join(", ") }
+            ))
+        });
+    }
+    let template = all.iter().find(|t| t.name == wanted).ok_or_else(|| {
+        let names: Vec<&str> = all.iter().map(|t| t.name.as_str()).collect();
+        Error::invalid_argument(format!("unknown template '{wanted}'; known: {}, auto", names.join(", ")))
+    })?;
     for name in &template.required {
         if !sections.iter().any(|s| &s.name == name && !s.text.trim().is_empty()) {
             return Err(Error::invalid_argument(format!("template '{}' requires a '{name}' section", template.name)));
         }
     }
+    Ok(template)
+}
+
+/// Assembles the prompt described by `req`, counting with `tok`.
+pub fn assemble(req: &Request, tok: &Tokenizer) -> Result<Assembled> {
+    let mut sections = prepare(req)?;
+    let all = templates(req)?;
+    let template = choose(req, &all, &sections)?;
     // Required by the template means required here too.
     for s in &mut sections {
         if template.required.contains(&s.name) {
@@ -216,7 +384,13 @@ pub fn assemble(req: &Request, tok: &Tokenizer) -> Result<Assembled> {
     loop {
         let (text, tokens, reports) = fill(req, template, &sections, &texts, &originals, effective, tok)?;
         if tokens <= req.budget {
-            return Ok(Assembled { text, tokens, budget: req.budget, sections: reports });
+            return Ok(Assembled {
+                text,
+                tokens,
+                budget: req.budget,
+                template: template.name.clone(),
+                sections: reports,
+            });
         }
         effective = effective.saturating_sub((tokens - req.budget).max(1));
     }
@@ -226,7 +400,7 @@ pub fn assemble(req: &Request, tok: &Tokenizer) -> Result<Assembled> {
 fn fill(
     req: &Request,
     template: &Template,
-    sections: &[Section],
+    sections: &[Prepared],
     capped: &[String],
     originals: &[usize],
     budget: usize,

@@ -321,6 +321,7 @@ fn bless_agent_vectors() {
     let oracle = "ctxkit's own output, frozen for regression and cross-binding parity (cases with their own expected value are checked)";
     agents::bless(&vectors_dir(), "skills", oracle);
     agents::bless(&vectors_dir(), "handoff", oracle);
+    agents::bless(&vectors_dir(), "assemble", oracle);
 }
 
 #[test]

@@ -12,10 +12,12 @@ use crate::status::ctxkit_status;
 use crate::strings::ctxkit_string;
 
 /// Validates a handoff (docs/formats.md, "Handoff") and returns it
-/// normalized: fixed field order, `custom_fields` always present, custom
+/// normalized: snake_case names (camelCase `taskSummary`, `keyOutputs`,
+/// `customFields`, `fromAgent`, ... are read too), `version` (default
+/// "1.0"), fixed field order, `custom_fields` always present, custom
 /// fields and extra metadata fields kept as given. Errors: `INVALID_JSON`
-/// naming the field (missing, mistyped, unknown, an unsupported `version`,
-/// a `created_at` that is not RFC 3339), `LIMIT_EXCEEDED` (over 1 MiB),
+/// naming the field (missing, mistyped, unknown, given under both
+/// spellings, an unsupported `version`, a `created_at` that is not RFC 3339), `LIMIT_EXCEEDED` (over 1 MiB),
 /// `INVALID_UTF8`, `NULL_ARGUMENT`. Thread-safe.
 ///
 /// # Safety
@@ -41,8 +43,9 @@ pub unsafe extern "C" fn ctxkit_handoff_validate(
 /// `{"budget", "model", "encoding", "include_custom_fields"}`
 /// (`(NULL, 0)` for no budget, cl100k_base). The result is JSON `{"text",
 /// "tokens", "budget", "shortened": [{"index", "original_tokens",
-/// "tokens"}], "omitted": [index, ...]}`; under a budget, key outputs are
-/// shortened or omitted and listed. Errors: as for `ctxkit_handoff_validate`,
+/// "tokens"}], "omitted": [index, ...], "omitted_custom_fields": [name,
+/// ...]}`; under a budget, custom fields are left out first (last first),
+/// then key outputs are shortened or omitted, all listed. Errors: as for `ctxkit_handoff_validate`,
 /// plus `DOES_NOT_FIT` (the task summary and metadata alone exceed the
 /// budget), `UNKNOWN_MODEL`, `UNKNOWN_ENCODING`. Thread-safe.
 ///

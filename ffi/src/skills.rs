@@ -26,9 +26,10 @@ fn json_string<T: serde::Serialize>(v: &T) -> Result<ctxkit_string, FfiError> {
 }
 
 /// Discovers the skills directly under `root` (a UTF-8 path): folders
-/// holding `SKILL.md` (Agent Skills) and `<name>.md` files. Only
-/// front-matter is read; bodies are read on request. `options_json` is
-/// `{"model", "encoding", "layout": "auto"|"folder"|"flat"}` (docs/formats.md,
+/// holding `SKILL.md` or `skill.md` (Agent Skills) and `<name>.md` files
+/// (in `auto`, a `.md` without front-matter such as a README is skipped).
+/// Only front-matter is read; bodies are read on request. `options_json` is
+/// `{"model", "encoding", "layout": "auto"|"nested"|"folder"|"flat"}` (docs/formats.md,
 /// every field optional; `(NULL, 0)` for the defaults: both layouts,
 /// cl100k_base). A skill that cannot be read or breaks the format rules does
 /// not fail the call: it is listed with diagnostics. On success
@@ -108,7 +109,8 @@ pub unsafe extern "C" fn ctxkit_skills_list(
     })
 }
 
-/// The body of skill `name` as JSON `{"name", "text", "tokens"}`, read on
+/// The body of skill `name` (folder name, file stem, or front-matter
+/// `name` or `label`) as JSON `{"name", "text", "tokens"}`, read on
 /// the first request and cached. The file must still be the one discovery
 /// checked. Errors: `UNSAFE_PATH` (a name with `..`, a separator, NUL, a
 /// backslash or a drive letter; or a skill whose file leaves the root),

@@ -384,14 +384,18 @@ pub unsafe extern "C" fn ctxkit_tokenizer_truncate(
 }
 
 /// Assembles a prompt from prioritized sections under a token budget,
-/// counting with `tokenizer`. `request_json` is `{"template", "templates",
-/// "budget", "depth", "sections": [{"name", "text", "priority",
-/// "min_tokens", "max_tokens", "required"}], "history", "events"}`
-/// (docs/formats.md); the result is `{"text", "tokens", "budget",
-/// "sections": [{"name", "status", "original_tokens", "tokens"}]}`.
-/// Errors: `INVALID_ARGUMENT` (unknown template, a missing required section,
-/// named), `DOES_NOT_FIT` (a required section cannot fit), `INVALID_JSON`,
-/// `NULL_ARGUMENT`, `INVALID_UTF8`. Thread-safe.
+/// counting with `tokenizer`. `request_json` is `{"preset", "template",
+/// "templates", "budget", "depth", "depth_limits", "history_section",
+/// "events_section", "sections": [{"name", "text", "priority",
+/// "min_tokens", "max_tokens", "required"}], "context", "history",
+/// "events"}` (docs/formats.md; `text` and `context` values may be any
+/// JSON, `template` may be `auto`); the result is `{"text", "tokens",
+/// "budget", "template", "sections": [{"name", "status",
+/// "original_tokens", "tokens"}]}`. Errors: `INVALID_ARGUMENT` (unknown
+/// template, a missing required section, named; no template fits with
+/// `auto`; a section given twice), `DOES_NOT_FIT` (a required section
+/// cannot fit), `INVALID_JSON`, `NULL_ARGUMENT`, `INVALID_UTF8`.
+/// Thread-safe.
 ///
 /// # Safety
 /// `tokenizer` is a live handle; `request_json` is valid for its length;

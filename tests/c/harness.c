@@ -2568,6 +2568,16 @@ static void test_assemble(void)
         err = NULL;
     }
     CHECK(out.ptr == SENT_PTR);
+    /* The ContextEngine preset: auto picks problem_solving; JSON context rendered. */
+    CHECK_STATUS(ctxkit_assemble(t, LIT("{\"preset\":\"context_engine\",\"budget\":100,\"context\":{"
+                                        "\"problem_statement\":\"Export times out\",\"objective\":\"solve\","
+                                        "\"constraints\":[\"no schema changes\"]}}"), &out, &err),
+                 CTXKIT_STATUS_OK);
+    CHECK_STR_CONTAINS(out, "\"template\":\"problem_solving\"");
+    CHECK_STR_CONTAINS(out, "## constraints\\n- no schema changes");
+    ctxkit_string_free(&out);
+    out = (ctxkit_string)SENT_STRING;
+    CHECK_STATUS(ctxkit_assemble(t, LIT("{\"budget\":5,\"depth\":\"deep\"}"), &out, NULL), CTXKIT_STATUS_INVALID_JSON);
     CHECK_STATUS(ctxkit_assemble(t, LIT("{\"budget\":\"ten\"}"), &out, NULL), CTXKIT_STATUS_INVALID_JSON);
     CHECK_STATUS(ctxkit_assemble(t, LIT("{\"budget\":1,\"sections\":[\"\xff\"]}"), &out, NULL), CTXKIT_STATUS_INVALID_UTF8);
     CHECK_STATUS(ctxkit_assemble(NULL, LIT(kReq), &out, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
@@ -2751,6 +2761,18 @@ static void test_handoff(void)
 
     /* Failures. */
     out = (ctxkit_string)SENT_STRING;
+    /* The design's camelCase JSON without a version is valid; both spellings are not. */
+    {
+        ctxkit_string camel = SENT_STRING;
+        CHECK_STATUS(ctxkit_handoff_validate(LIT("{\"taskSummary\":\"t\",\"keyOutputs\":[],\"metadata\":{"
+                                                 "\"fromAgent\":\"a\",\"toAgent\":\"b\",\"createdAt\":\"2026-03-01T12:00:00Z\"}}"),
+                                             &camel, NULL),
+                     CTXKIT_STATUS_OK);
+        CHECK_STR_CONTAINS(camel, "\"version\":\"1.0\",\"task_summary\":\"t\"");
+        ctxkit_string_free(&camel);
+        CHECK_STATUS(ctxkit_handoff_validate(LIT("{\"taskSummary\":\"t\",\"task_summary\":\"t\"}"), &camel, NULL),
+                     CTXKIT_STATUS_INVALID_JSON);
+    }
     CHECK_STATUS(ctxkit_handoff_validate(LIT("{\"version\":\"2.0\"}"), &out, &err), CTXKIT_STATUS_INVALID_JSON);
     CHECK_ERR(&err, CTXKIT_STATUS_INVALID_JSON, "ctxkit_handoff_validate", "unsupported version '2.0'");
     CHECK_STATUS(ctxkit_handoff_validate(LIT("{\"version\":"), &out, NULL), CTXKIT_STATUS_INVALID_JSON);

@@ -33,6 +33,7 @@ import Test.Hspec.QuickCheck (modifyMaxSuccess, prop)
 import Test.QuickCheck
 
 import Ctxkit
+import qualified Ctxkit.Handoff as H
 import qualified Ctxkit.Raw as R
 import Ctxkit.Typed
 import qualified Data.ByteString.Unsafe as BU
@@ -180,6 +181,7 @@ runAgentVector v = orError $ case str (v .! "op") of
   "skills_list" -> skills >>= skillsList
   "skills_body" -> skills >>= \s -> skillsBody s (str (i .! "name"))
   "skills_index" -> skills >>= \s -> skillsRenderIndex s (maybeV (i .! "index_options"))
+  "assemble" -> assemble (tok (str (i .! "encoding"))) (i .! "request")
   op -> fail ("unknown agent op " ++ T.unpack op)
   where
     i = v .! "input"
@@ -270,6 +272,10 @@ runTrace i = do
   es <- readIORef errs
   pure (object ["tools" .= Object tools, "recent" .= recent, "interrupted" .= intr, "event_errors" .= es])
 
+isError :: A.Result a -> Bool
+isError (A.Error _) = True
+isError _ = False
+
 subsetOf :: Value -> Value -> Value
 subsetOf (Object want) (Object got) = Object (KM.filterWithKey (\k _ -> KM.member k want) got)
 subsetOf _ got = got
@@ -280,6 +286,9 @@ abiDifferences =
   -- ABI 2 expresses every vector (CTXKIT_TRUNCATE_NO_MARKER, callstack depth 0
   -- refused). One count depends on the JSON text as written, which this runner
   -- does not have: it re-encodes the conversation through aeson's Value.
+  [ (n, "object key order is part of the input here (context sections render in the order given, custom fields are dropped last first); aeson's Value sorts keys, so this runner's request differs; core, Node and Python pass the text through")
+  | n <- ["context-engine/auto-standard", "context-engine/conversation-comprehensive", "context-engine/minimal-analysis", "options/json-values", "render/custom-fields-go-first"]
+  ] ++
   [ ( "count/anthropic-session/claude"
     , "Anthropic tool definitions are an estimate counted from their JSON text; aeson's Value re-orders keys, so the text this runner passes differs (2 tokens); core, Node and Python pass the text through"
     )
@@ -669,10 +678,47 @@ spec = do
       performGC
       oks `shouldBe` replicate 4 True
 
+  describe "HandoffObject (seed document 004)" $ do
+    let design = H.HandoffObject
+          { H.taskSummary = "Collect the failing tests and hand them to the fixer."
+          , H.keyOutputs = ["tests/parser.rs::threads fails 1 in 20", H.KeyOutputLabeled "src/parser.rs" "the buffer is shared"]
+          , H.metadata = H.HandoffMetadata "collector" "fixer" "2026-03-01T12:00:00Z" Nothing (KM.fromList [("attempt", Number 2)])
+          , H.customFields = KM.fromList [("ticket", String "BUG-77")]
+          }
+    it "writes the design's camelCase JSON and reads it back" $ do
+      let v = A.toJSON design
+      v .! "taskSummary" `shouldBe` String "Collect the failing tests and hand them to the fixer."
+      (v .! "metadata") .! "fromAgent" `shouldBe` String "collector"
+      A.fromJSON v `shouldBe` A.Success design
+    it "is valid to the core as written (no version) and comes back typed" $ do
+      back <- H.validateHandoffObject design
+      back `shouldBe` design
+      norm <- handoffValidate (A.toJSON design)
+      norm .! "version" `shouldBe` String "1.0"
+      A.fromJSON norm `shouldBe` A.Success design
+    it "renders under a budget, custom fields first" $ do
+      full <- H.handoffPromptText Nothing design
+      full `shouldSatisfy` T.isInfixOf "BUG-77"
+      r <- handoffRender (A.toJSON design) (Just (object ["budget" .= (countTokens cl100k full - 5)]))
+      r .! "omitted_custom_fields" `shouldBe` A.toJSON ["ticket" :: Text]
+      r .! "omitted" `shouldBe` A.toJSON ([] :: [Int])
+    it "refuses one field under both spellings, and a bad date, with the core's message" $ do
+      Left e <- (try (handoffValidate (case A.toJSON design of
+        Object o -> Object (KM.insert "task_summary" (String "x") o)
+        v -> v)) :: IO (Either CtxkitError Value))
+      status e `shouldBe` statusInvalidJson
+      message e `shouldSatisfy` T.isInfixOf "two spellings of one field"
+      let bad = design { H.metadata = (H.metadata design) { H.createdAt = "yesterday" } }
+      Left e2 <- (try (H.validateHandoffObject bad) :: IO (Either CtxkitError H.HandoffObject))
+      message e2 `shouldSatisfy` T.isInfixOf "created_at"
+    it "rejects JSON that is not a handoff when decoding" $
+      (A.fromJSON (object ["taskSummary" .= (1 :: Int)]) :: A.Result H.HandoffObject) `shouldSatisfy` isError
+
   vectorSpecs "tokenizer vectors" "tests/vectors/tokenizer.json" (fmap Just . runTokenizerVector)
   vectorSpecs "window vectors" "tests/vectors/window.json" (fmap Just . runWindowVector)
   vectorSpecs "agent-loop window vectors" "tests/vectors/window_loops.json" (fmap Just . runWindowVector)
   vectorSpecs "model vectors" "tests/vectors/models.json" (fmap Just . runModelVector)
   vectorSpecs "skills vectors" "tests/vectors/skills.json" (fmap Just . runAgentVector)
   vectorSpecs "handoff vectors" "tests/vectors/handoff.json" (fmap Just . runAgentVector)
+  vectorSpecs "assemble vectors" "tests/vectors/assemble.json" (fmap Just . runAgentVector)
   vectorSpecs "recovery vectors" "tests/vectors/recovery.json" runRecoveryVector

@@ -116,6 +116,9 @@ const ops = {
   handoff_filter(i) {
     return errorOf(() => ck.handoff.filter(i.conversation, i.options))
   },
+  assemble(i) {
+    return errorOf(() => tok(i).assemble(i.request))
+  },
   classify(i, expected) {
     if (i.fixture) {
       const onDisk = fs.readFileSync(path.join(ROOT, i.fixture), 'utf8')

@@ -113,6 +113,8 @@ def run_agents(op: str, inp: Dict[str, Any]) -> Any:
         return ctxkit.handoff_render(inp["handoff"], **(inp.get("options") or {}))
     if op == "handoff_filter":
         return ctxkit.handoff_filter(inp["conversation"], **(inp.get("options") or {}))
+    if op == "assemble":
+        return ctxkit.assemble(tok(inp), inp["request"])
     if op == "backoff":
         return ctxkit.backoff(**inp)
     if op == "callstack":
@@ -202,7 +204,7 @@ def run_model(inp: Dict[str, Any]) -> Any:
 
 TOKENIZER_OPS = {"encode", "decode", "count_until_limit", "truncate"}
 WINDOW_OPS = {"count_conversation", "preflight", "repair", "fit"}
-AGENT_OPS = {"backoff", "breaker", "callstack", "trace", "toolset"}
+AGENT_OPS = {"backoff", "breaker", "callstack", "trace", "toolset", "assemble"}
 
 
 def run_one(v: Dict[str, Any]) -> Tuple[bool, str]:

@@ -2,25 +2,25 @@ use proptest::prelude::*;
 
 use super::*;
 use crate::Encoding;
+use serde_json::{json, Value};
 
 fn tok() -> Tokenizer {
     Tokenizer::new(Encoding::O200kBase).unwrap()
 }
 
 fn sec(name: &str, text: &str, priority: i32) -> Section {
-    Section { name: name.into(), text: text.into(), priority, min_tokens: 0, max_tokens: None, required: false }
+    Section {
+        name: name.into(),
+        text: Value::String(text.into()),
+        priority,
+        min_tokens: 0,
+        max_tokens: None,
+        required: false,
+    }
 }
 
 fn req(template: &str, budget: usize, sections: Vec<Section>) -> Request {
-    Request {
-        template: template.into(),
-        templates: vec![],
-        budget,
-        depth: Depth::Standard,
-        sections,
-        history: vec![],
-        events: vec![],
-    }
+    Request { template: Some(template.into()), budget, sections, ..Request::default() }
 }
 
 #[test]
@@ -73,14 +73,156 @@ fn depth_chooses_history_and_events() {
         (Depth::Standard, "turn 4", "event 10"),
         (Depth::Comprehensive, "turn 0", "event 0"),
     ] {
-        let r =
-            Request { depth, history: history.clone(), events: events.clone(), ..req("conversation", 10_000, vec![]) };
+        let r = Request {
+            depth: DepthChoice::Named(depth),
+            history: history.iter().map(|h| json!(h)).collect(),
+            events: events.iter().map(|e| json!(e)).collect(),
+            ..req("conversation", 10_000, vec![])
+        };
         let out = assemble(&r, &tok()).unwrap();
         assert!(out.text.contains(&format!("## history\n{first_turn}\n")), "{depth:?}: {}", out.text);
         assert!(out.text.contains(&format!("## events\n{first_event}\n")), "{depth:?}");
     }
     let err = assemble(&req("conversation", 100, vec![]), &tok()).unwrap_err();
     assert!(err.message().contains("'history'"), "{err}");
+}
+
+fn parse(v: Value) -> Request {
+    crate::json::parse("assembly request", &v.to_string()).unwrap()
+}
+
+/// The ContextEngine design's state (seed document 003), as a host's
+/// `get_llm_context` would return it.
+fn engine_request(depth: &str) -> Value {
+    json!({
+        "preset": "context_engine", "budget": 2000, "depth": depth,
+        "context": {
+            "query": "Why does the nightly export fail?",
+            "problem_statement": "The nightly export job fails with a timeout.",
+            "objective": "solve",
+            "constraints": ["no schema changes", "finish before 06:00 UTC"],
+            "assumptions": [],
+            "user_context": {"name": "Ada", "role": "SRE", "prefs": {"verbosity": "terse"}},
+            "execution_state": {"workflow_id": "wf-7", "recursion_depth": 1, "constraints": null}
+        },
+        "history": (1..=12).map(|i| json!(format!("turn {i}"))).collect::<Vec<_>>(),
+        "events": (1..=25).map(|i| json!({"event": format!("e{i}"), "ok": i % 2 == 0})).collect::<Vec<_>>()
+    })
+}
+
+#[test]
+fn the_context_engine_preset_takes_the_documents_sections_depths_and_names() {
+    let t = tok();
+    // Explicit problem_solving: the document's required keys, not 'task'.
+    let mut v = engine_request("standard");
+    v["template"] = json!("problem_solving");
+    let r = assemble(&parse(v), &t).unwrap();
+    assert_eq!(r.template, "problem_solving");
+    let names: Vec<&str> = r.sections.iter().map(|s| s.name.as_str()).collect();
+    assert_eq!(
+        &names[..4],
+        ["problem_statement", "objective", "constraints", "recent_events"],
+        "the template's order first ('assumptions' is empty, so absent)"
+    );
+    assert!(r.text.contains("## constraints\n- no schema changes\n- finish before 06:00 UTC\n"), "{}", r.text);
+    assert!(r.text.contains("## user_context\nname: Ada\nrole: SRE\nprefs:\n  verbosity: terse\n"), "{}", r.text);
+    // standard: 3 turns and 5 events, under the document's section names.
+    assert!(r.text.contains("## conversation_history\nturn 10\nturn 11\nturn 12"), "{}", r.text);
+    assert!(!r.text.contains("turn 9\n"));
+    assert!(r.text.contains("## recent_events\n- event: e21\n  ok: false\n- event: e22"), "{}", r.text);
+    assert_eq!(r.text.matches("- event: ").count(), 5);
+    // comprehensive: 10 and 20; minimal: none at all.
+    let r = assemble(&parse(engine_request("comprehensive")), &t).unwrap();
+    assert!(r.text.contains("## conversation_history\nturn 3\n") && !r.text.contains("turn 2\n"), "{}", r.text);
+    assert_eq!(r.text.matches("- event: ").count(), 20);
+    let r = assemble(&parse(engine_request("minimal")), &t).unwrap();
+    assert!(!r.text.contains("conversation_history") && !r.text.contains("recent_events"), "{}", r.text);
+}
+
+#[test]
+fn auto_picks_the_first_template_whose_required_sections_are_present() {
+    let t = tok();
+    // Absent template with a non-default preset means auto.
+    let r = assemble(&parse(engine_request("standard")), &t).unwrap();
+    assert_eq!(r.template, "problem_solving");
+    let mut v = engine_request("standard");
+    v["context"].as_object_mut().unwrap().remove("objective");
+    assert_eq!(assemble(&parse(v.clone()), &t).unwrap().template, "conversation", "query + history");
+    v["depth"] = json!("minimal");
+    assert_eq!(assemble(&parse(v.clone()), &t).unwrap().template, "analysis", "no history at depth minimal");
+    v["context"] = json!({"objective": "x"});
+    let err = assemble(&parse(v.clone()), &t).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::InvalidArgument);
+    assert!(
+        err.message().contains("general needs query") && err.message().contains("sections given: objective"),
+        "{err}"
+    );
+    // Host templates are tried first.
+    v["template"] = json!("auto");
+    v["templates"] = json!([{"name": "goal_only", "required": ["objective"]}]);
+    assert_eq!(assemble(&parse(v.clone()), &t).unwrap().template, "goal_only");
+    v["templates"] = json!([{"name": "auto"}]);
+    assert!(assemble(&parse(v), &t).unwrap_err().message().contains("reserved"));
+    // The built-in preset's default stays 'general'.
+    let r = assemble(&parse(json!({"budget": 50, "context": {"task": "fix it"}})), &t).unwrap();
+    assert_eq!(r.template, "general");
+    let r = assemble(&parse(json!({"budget": 50, "template": "auto", "context": {"task": "fix it"}})), &t).unwrap();
+    assert_eq!(r.template, "problem_solving");
+}
+
+#[test]
+fn depth_limits_and_section_names_are_options() {
+    let t = tok();
+    let base = json!({"budget": 1000, "template": "general",
+        "history": ["h1", "h2", "h3", "h4"], "events": ["e1", "e2", "e3"]});
+    let with = |extra: Value| {
+        let mut v = base.clone();
+        for (k, x) in extra.as_object().unwrap() {
+            v[k] = x.clone();
+        }
+        assemble(&parse(v), &t).unwrap().text
+    };
+    assert_eq!(with(json!({"depth": {"turns": 1, "events": 2}})), "## history\nh4\n\n## events\ne2\ne3");
+    assert_eq!(with(json!({"depth": {"turns": 0}})), "## events\ne1\ne2\ne3", "events absent: all");
+    assert_eq!(
+        with(json!({"depth": "minimal", "depth_limits": {"minimal": {"turns": 3, "events": 1}}})),
+        "## history\nh2\nh3\nh4\n\n## events\ne3"
+    );
+    assert_eq!(
+        with(json!({"depth": {"turns": 1, "events": 1}, "history_section": "chat", "events_section": "timeline"})),
+        "## chat\nh4\n\n## timeline\ne3"
+    );
+    let bad = |extra: Value| {
+        let mut v = base.clone();
+        for (k, x) in extra.as_object().unwrap() {
+            v[k] = x.clone();
+        }
+        crate::json::parse::<Request>("assembly request", &v.to_string()).and_then(|r| assemble(&r, &t)).unwrap_err()
+    };
+    assert_eq!(bad(json!({"depth": "deep"})).kind(), ErrorKind::InvalidJson);
+    assert_eq!(bad(json!({"depth": {"turns": -1}})).kind(), ErrorKind::InvalidJson);
+    assert_eq!(bad(json!({"depth": {"rounds": 1}})).kind(), ErrorKind::InvalidJson);
+    assert_eq!(bad(json!({"depth": 3})).kind(), ErrorKind::InvalidJson);
+    assert_eq!(bad(json!({"preset": "nope"})).kind(), ErrorKind::InvalidJson);
+    assert!(bad(json!({"history_section": "x", "events_section": "x"})).message().contains("both 'x'"));
+    assert!(bad(json!({"sections": [{"name": "a", "text": "x"}], "context": {"a": 1}}))
+        .message()
+        .contains("given twice"));
+}
+
+#[test]
+fn json_section_content_is_rendered_and_counted() {
+    let t = tok();
+    let v = json!({"budget": 200, "sections": [
+        {"name": "facts", "text": {"workflow_id": "wf-7", "steps": ["a", "b"]}, "priority": 1},
+        {"name": "n", "text": 42},
+        {"name": "none", "text": null}]});
+    let r = assemble(&parse(v), &t).unwrap();
+    assert_eq!(r.text, "## facts\nworkflow_id: wf-7\nsteps:\n  - a\n  - b\n\n## n\n42\n\n## none");
+    assert_eq!(r.tokens, t.count(&r.text).unwrap());
+    // A required section whose value renders empty is missing.
+    let v = json!({"budget": 200, "template": "problem_solving", "context": {"task": []}});
+    assert!(assemble(&parse(v), &t).unwrap_err().message().contains("requires a 'task'"));
 }
 
 proptest! {

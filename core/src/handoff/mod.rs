@@ -3,7 +3,10 @@
 //! A handoff is a small JSON object, `{version, task_summary, key_outputs,
 //! metadata: {from_agent, to_agent, created_at, trace_id, ...},
 //! custom_fields}`, validated strictly so that a malformed one fails where
-//! it is produced, not three agents later. It renders as a delimited prompt
+//! it is produced, not three agents later. The camelCase spellings
+//! (`taskSummary`, `keyOutputs`, `customFields`, `fromAgent`, ...) are read
+//! too, and an absent `version` is the current one, so the JSON a typed
+//! record in another language writes is accepted as it is. It renders as a delimited prompt
 //! block (optionally under a token budget, shortening key outputs and
 //! saying so), and the conversation handed over with it can be filtered
 //! ([`filter`]).
@@ -174,10 +177,16 @@ impl Handoff {
         let Value::Object(mut obj) = v else {
             return Err(bad("", format!("must be an object, not {}", type_name(&v))));
         };
+        canonical_names(&mut obj, TOP_ALIASES, "")?;
         for key in obj.keys() {
             if !["version", "task_summary", "key_outputs", "metadata", "custom_fields"].contains(&key.as_str()) {
                 return Err(bad("", format!("unknown field '{key}' (put host data in 'custom_fields')")));
             }
+        }
+        // Absent means the current version (the design documents' handoffs
+        // carry none); a version that is given must be one we read.
+        if !obj.contains_key("version") {
+            obj.insert("version".into(), Value::String(SUPPORTED_VERSIONS[0].into()));
         }
         let version = req_str(&obj, "version", "")?;
         if !SUPPORTED_VERSIONS.contains(&version.as_str()) {
@@ -250,8 +259,35 @@ fn key_output(v: Value, path: &str) -> Result<KeyOutput> {
     }
 }
 
+/// camelCase spellings accepted for the top-level fields (the JSON a
+/// Haskell `deriving (FromJSON, ToJSON)` record or a JavaScript host
+/// writes). Output is always snake_case.
+const TOP_ALIASES: &[(&str, &str)] =
+    &[("task_summary", "taskSummary"), ("key_outputs", "keyOutputs"), ("custom_fields", "customFields")];
+/// camelCase spellings accepted inside `metadata`.
+const METADATA_ALIASES: &[(&str, &str)] =
+    &[("from_agent", "fromAgent"), ("to_agent", "toAgent"), ("created_at", "createdAt"), ("trace_id", "traceId")];
+
+/// Renames each camelCase key to its snake_case name. Both spellings of
+/// one field is an error: which one is meant cannot be guessed.
+fn canonical_names(obj: &mut Map<String, Value>, aliases: &[(&str, &str)], path: &str) -> Result<()> {
+    for (snake, camel) in aliases {
+        if let Some(v) = obj.remove(*camel) {
+            if obj.contains_key(*snake) {
+                return Err(bad(
+                    path,
+                    format!("'{snake}' and '{camel}' are two spellings of one field; give only one"),
+                ));
+            }
+            obj.insert((*snake).to_owned(), v);
+        }
+    }
+    Ok(())
+}
+
 fn metadata(mut m: Map<String, Value>) -> Result<Metadata> {
     let p = ".metadata";
+    canonical_names(&mut m, METADATA_ALIASES, p)?;
     let from_agent = req_str(&m, "from_agent", p)?;
     let to_agent = req_str(&m, "to_agent", p)?;
     let created_at = req_str(&m, "created_at", p)?;

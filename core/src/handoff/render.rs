@@ -15,7 +15,9 @@
 //!
 //! The delimiters are unambiguous: attribute values are escaped, and a
 //! `</handoff` inside any text is written `<\/handoff` so content cannot
-//! close the block early. Under a budget, key outputs are shortened (each
+//! close the block early. Under a budget, custom fields go first (the
+//! last one first, only as many as needed: they are host extras, the key
+//! outputs are the work handed over). Then key outputs are shortened (each
 //! cut keeps its head and tail and says how many tokens were cut), smallest needs
 //! served first, and outputs with no room left are omitted (the block
 //! says how many, room permitting); both are reported. The task summary and metadata are never cut: when they alone
@@ -75,6 +77,9 @@ pub struct RenderResult {
     pub shortened: Vec<ShortenedOutput>,
     /// Indexes of key outputs left out entirely.
     pub omitted: Vec<usize>,
+    /// Custom fields left out to fit the budget (they go first, before any
+    /// key output is cut), in their original order.
+    pub omitted_custom_fields: Vec<String>,
 }
 
 fn attr(s: &str) -> String {
@@ -146,15 +151,52 @@ impl Handoff {
     /// Renders the prompt block under `options` (see the module docs).
     pub fn render(&self, options: &RenderOptions) -> Result<RenderResult> {
         let tok = options.tokenizer()?;
-        let custom = options.include_custom_fields.unwrap_or(true);
-        let n = self.key_outputs.len();
-        let full: Vec<String> = (0..n).map(|i| line(self, i, self.key_outputs[i].content())).collect();
-        let text = assemble(self, &full.iter().cloned().map(Some).collect::<Vec<_>>(), custom, false);
+        let custom = options.include_custom_fields.unwrap_or(true) && !self.custom_fields.is_empty();
+        let full_text = |h: &Handoff, custom: bool| {
+            let lines: Vec<Option<String>> =
+                (0..h.key_outputs.len()).map(|i| Some(line(h, i, h.key_outputs[i].content()))).collect();
+            assemble(h, &lines, custom, false)
+        };
+        let text = full_text(self, custom);
         let tokens = tok.count(&text)?;
+        let result = |text, tokens, omitted_custom_fields| RenderResult {
+            text,
+            tokens,
+            budget: options.budget,
+            shortened: vec![],
+            omitted: vec![],
+            omitted_custom_fields,
+        };
         let budget = match options.budget {
             Some(b) if tokens > b => b,
-            _ => return Ok(RenderResult { text, tokens, budget: options.budget, shortened: vec![], omitted: vec![] }),
+            _ => return Ok(result(text, tokens, vec![])),
         };
+        // Custom fields are host extras: they go before any key output is
+        // cut, the last one first, and only as many as the budget needs.
+        let mut trimmed = self.clone();
+        let mut dropped = Vec::new();
+        if custom {
+            while let Some(name) = trimmed.custom_fields.keys().next_back().cloned() {
+                trimmed.custom_fields.remove(&name);
+                dropped.insert(0, name);
+                let text = full_text(&trimmed, !trimmed.custom_fields.is_empty());
+                let tokens = tok.count(&text)?;
+                if tokens <= budget {
+                    return Ok(result(text, tokens, dropped));
+                }
+            }
+        }
+        let mut r = trimmed.render_outputs(tok, budget)?;
+        r.omitted_custom_fields = dropped;
+        Ok(r)
+    }
+
+    /// The block without custom fields, key outputs shortened or omitted
+    /// to fit `budget`.
+    fn render_outputs(&self, tok: Tokenizer, budget: usize) -> Result<RenderResult> {
+        let custom = false;
+        let n = self.key_outputs.len();
+        let full: Vec<String> = (0..n).map(|i| line(self, i, self.key_outputs[i].content())).collect();
         let fixed = tok.count(&assemble(self, &vec![None; n], custom, false))?;
         // The section heading appears once any output is written.
         let heading = tok.count("\n## Key outputs\n")?;
@@ -176,6 +218,14 @@ impl Handoff {
             allot[i] = full_tokens[i].min(share);
             room -= allot[i];
         }
+        let done = |text, tokens, shortened, omitted| RenderResult {
+            text,
+            tokens,
+            budget: Some(budget),
+            shortened,
+            omitted,
+            omitted_custom_fields: vec![],
+        };
         loop {
             let mut lines: Vec<Option<String>> = vec![None; n];
             let mut shortened = Vec::new();
@@ -196,7 +246,7 @@ impl Handoff {
             let text = assemble(self, &lines, custom, true);
             let tokens = tok.count(&text)?;
             if tokens <= budget {
-                return Ok(RenderResult { text, tokens, budget: Some(budget), shortened, omitted });
+                return Ok(done(text, tokens, shortened, omitted));
             }
             // Joining lines (or the omission note) cost more than their
             // separate counts: take the excess from the largest allotment
@@ -206,7 +256,7 @@ impl Handoff {
                 // Nothing left to cut but the note: the fixed part fits.
                 let text = assemble(self, &lines, custom, false);
                 let tokens = tok.count(&text)?;
-                return Ok(RenderResult { text, tokens, budget: Some(budget), shortened, omitted });
+                return Ok(done(text, tokens, shortened, omitted));
             };
             allot[big] = allot[big].saturating_sub(excess.max(1));
         }

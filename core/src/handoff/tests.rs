@@ -351,3 +351,94 @@ fn a_repeated_key_is_refused_in_a_handoff() {
         assert!(e.message().contains("duplicate key"), "{e}");
     }
 }
+
+/// The HandoffObject JSON of the Haskell framework design (seed document
+/// 004): aeson's derived camelCase field names and no version.
+fn camel() -> Value {
+    json!({
+        "taskSummary": "Collect the failing tests and hand them to the fixer.",
+        "keyOutputs": ["tests/parser.rs::threads fails 1 in 20 runs", "the buffer is shared"],
+        "metadata": {"fromAgent": "collector", "toAgent": "fixer", "createdAt": "2026-03-01T12:00:00Z",
+                     "traceId": "tr-9", "attempt": 2},
+        "customFields": {"ticket": "BUG-77"}
+    })
+}
+
+#[test]
+fn camel_case_fields_and_an_absent_version_are_accepted() {
+    let h = Handoff::from_value(camel()).unwrap();
+    assert_eq!(h.version, "1.0", "absent version is the current one");
+    assert_eq!(h.task_summary, "Collect the failing tests and hand them to the fixer.");
+    assert_eq!(h.key_outputs.len(), 2);
+    assert_eq!((h.metadata.from_agent.as_str(), h.metadata.to_agent.as_str()), ("collector", "fixer"));
+    assert_eq!(h.metadata.trace_id.as_deref(), Some("tr-9"));
+    assert_eq!(h.metadata.extra["attempt"], 2);
+    assert_eq!(h.custom_fields["ticket"], "BUG-77");
+    // Normalized output is snake_case, the same as from the snake_case input.
+    let v = h.to_value();
+    assert!(v.get("task_summary").is_some() && v.get("taskSummary").is_none());
+    assert_eq!(v["metadata"]["created_at"], "2026-03-01T12:00:00Z");
+    // Mixed spellings of different fields are fine.
+    let mut mixed = camel();
+    let o = mixed.as_object_mut().unwrap();
+    let ts = o.remove("taskSummary").unwrap();
+    o.insert("task_summary".into(), ts);
+    assert_eq!(Handoff::from_value(mixed).unwrap(), h);
+}
+
+#[test]
+fn one_field_under_both_spellings_is_an_error_naming_both() {
+    let mut v = camel();
+    v["task_summary"] = json!("other");
+    assert_eq!(
+        err(v).message(),
+        "handoff: 'task_summary' and 'taskSummary' are two spellings of one field; give only one"
+    );
+    let mut v = camel();
+    v["metadata"]["to_agent"] = json!("fixer");
+    let e = err(v);
+    assert_eq!(e.kind(), crate::ErrorKind::InvalidJson);
+    assert_eq!(e.message(), "handoff.metadata: 'to_agent' and 'toAgent' are two spellings of one field; give only one");
+    // A camelCase name of an unknown field is still unknown.
+    let mut v = camel();
+    v["keyOutput"] = json!([]);
+    assert!(err(v).message().contains("unknown field 'keyOutput'"));
+    // Missing required fields are named in snake_case.
+    let mut v = camel();
+    v.as_object_mut().unwrap().remove("keyOutputs");
+    assert!(err(v).message().contains("missing required field 'key_outputs'"));
+}
+
+#[test]
+fn custom_fields_are_dropped_before_any_key_output_is_cut() {
+    let mut v = camel();
+    v["customFields"] = json!({
+        "ticket": "BUG-77",
+        "notes": "word ".repeat(80),
+        "labels": ["flaky", "parser"]
+    });
+    let h = Handoff::from_value(v).unwrap();
+    let full = h.render(&RenderOptions::default()).unwrap();
+    let without_notes = {
+        let mut h2 = h.clone();
+        h2.custom_fields.remove("notes");
+        h2.custom_fields.remove("labels");
+        h2.render(&RenderOptions::default()).unwrap().tokens
+    };
+    // Room for everything but 'notes' and 'labels': those two go (the last
+    // first), the key outputs stay whole.
+    let r = h.render(&RenderOptions { budget: Some(without_notes), ..Default::default() }).unwrap();
+    assert!(full.tokens > without_notes);
+    assert_eq!(r.omitted_custom_fields, ["notes", "labels"]);
+    assert!(r.shortened.is_empty() && r.omitted.is_empty(), "{r:?}");
+    assert!(r.text.contains("\"ticket\":\"BUG-77\"") && !r.text.contains("word word"), "{}", r.text);
+    assert!(r.text.contains("- the buffer is shared\n"));
+    // Tighter: every custom field goes before key outputs are shortened.
+    let r = h.render(&RenderOptions { budget: Some(70), ..Default::default() }).unwrap();
+    assert_eq!(r.omitted_custom_fields, ["ticket", "notes", "labels"]);
+    assert!(!r.text.contains("## Custom fields"));
+    assert!(r.tokens <= 70);
+    // No budget pressure: nothing dropped.
+    let r = h.render(&RenderOptions { budget: Some(full.tokens), ..Default::default() }).unwrap();
+    assert!(r.omitted_custom_fields.is_empty());
+}

@@ -14,6 +14,13 @@ use crate::limits::{
 };
 use crate::{Error, ErrorKind, Result};
 
+const NO_FRONTMATTER: &str = "has no front-matter (the file must start with a '---' line)";
+
+/// Whether `e` is [`read_block`]'s "no front-matter" error.
+pub(crate) fn is_missing(e: &Error) -> bool {
+    e.kind() == ErrorKind::InvalidYaml && e.message().ends_with(NO_FRONTMATTER)
+}
+
 /// The raw block and where the body starts (a byte offset in the file).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Block {
@@ -42,10 +49,7 @@ pub(crate) fn read_block(reader: impl Read, rel: &str) -> Result<Block> {
     let mut offset = line.len() as u64;
     let first = line.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&line);
     if !is_fence(first, false) || !line.ends_with(b"\n") {
-        return Err(Error::new(
-            ErrorKind::InvalidYaml,
-            format!("'{rel}' has no front-matter (the file must start with a '---' line)"),
-        ));
+        return Err(Error::new(ErrorKind::InvalidYaml, format!("'{rel}' {NO_FRONTMATTER}")));
     }
     let mut yaml = Vec::new();
     loop {

@@ -50,7 +50,8 @@ pub enum LayoutChoice {
     /// Both: folders holding a `SKILL.md`, and `.md` files.
     #[default]
     Auto,
-    /// Only `<name>/SKILL.md`.
+    /// Only `<name>/SKILL.md` (also spelled `nested`).
+    #[serde(alias = "nested")]
     Folder,
     /// Only `<name>.md`.
     Flat,
@@ -293,12 +294,30 @@ impl SkillSet {
         }
     }
 
-    /// The skill requested by `name`. An unsafe name (`..`, a separator,
-    /// NUL, a backslash, a drive letter) is `UnsafePath`; an unknown one
-    /// `InvalidArgument`.
+    /// The skill requested by `name`: its folder name or file stem, else
+    /// the `name` or `label` in its front-matter (the flat layout's skills
+    /// are known by their label). An unsafe name (`..`, a separator, NUL, a
+    /// backslash, a drive letter) is `UnsafePath`; an unknown one, or a
+    /// label two skills share, `InvalidArgument`.
     pub fn get(&self, name: &str) -> Result<&Skill> {
         fsafe::check_name(name)?;
-        self.skills.iter().find(|s| s.name == name).ok_or_else(|| {
+        if let Some(s) = self.skills.iter().find(|s| s.name == name) {
+            return Ok(s);
+        }
+        let by_header: Vec<&Skill> = self
+            .skills
+            .iter()
+            .filter(|s| s.header.as_ref().is_some_and(|h| h.name == name || h.label.as_deref() == Some(name)))
+            .collect();
+        if by_header.len() > 1 {
+            let names: Vec<&str> = by_header.iter().map(|s| s.name.as_str()).collect();
+            return Err(Error::invalid_argument(format!(
+                "'{name}' is the label of {} skills ({}); ask by name",
+                names.len(),
+                names.join(", ")
+            )));
+        }
+        by_header.into_iter().next().ok_or_else(|| {
             let known: Vec<&str> = self.skills.iter().map(|s| s.name.as_str()).collect();
             let close: Vec<&str> = known.iter().copied().filter(|k| strsim::levenshtein(k, name) <= 2).collect();
             let hint = if close.is_empty() {
@@ -395,7 +414,7 @@ fn discover(
         (meta.is_dir(), meta.is_file())
     };
     let (stem, layout, rel) = if is_dir && choice != LayoutChoice::Flat {
-        (name.to_owned(), Layout::Folder, format!("{name}/SKILL.md"))
+        (name.to_owned(), Layout::Folder, format!("{name}/{}", skill_file(&full).unwrap_or(SKILL_FILES[0])))
     } else if is_file && name.ends_with(".md") && choice != LayoutChoice::Folder {
         (name.trim_end_matches(".md").to_owned(), Layout::Flat, name.to_owned())
     } else {
@@ -417,12 +436,43 @@ fn discover(
     if layout == Layout::Folder && choice == LayoutChoice::Auto {
         // In the mixed layout a folder without SKILL.md may hold resources.
         // (The folder itself is inside the root, checked just above.)
-        if std::fs::symlink_metadata(full.join("SKILL.md")).is_err() {
+        if skill_file(&full).is_none() {
             ignored.push(Ignored { path: name.into(), reason: "a folder without SKILL.md".into() });
             return None;
         }
     }
-    Some(load(root, &stem, layout, rel, tok))
+    let mut skill = load(root, &stem, layout, rel, tok);
+    if choice == LayoutChoice::Auto
+        && layout == Layout::Flat
+        && skill.load_error.as_ref().is_some_and(frontmatter::is_missing)
+    {
+        // README.md, CONTRIBUTING.md: documents beside the skills, not
+        // broken skills. Only an explicit flat layout reports them.
+        ignored.push(Ignored { path: name.into(), reason: "a .md file without front-matter (not a skill)".into() });
+        return None;
+    }
+    if layout == Layout::Folder && skill_file(&full) == Some(SKILL_FILES[0]) && has_entry(&full, SKILL_FILES[1]) {
+        skill.diagnostics.push(Diagnostic::warning(
+            "duplicate_skill_file",
+            format!("'{name}' holds both SKILL.md and skill.md; SKILL.md is read"),
+        ));
+    }
+    Some(skill)
+}
+
+/// The skill file names a folder may hold, preferred first: the Agent
+/// Skills reference implementation (skills-ref's `find_skill_md`) reads
+/// `SKILL.md`, else `skill.md`; other spellings are not skill files.
+const SKILL_FILES: [&str; 2] = ["SKILL.md", "skill.md"];
+
+/// Whether `dir` lists an entry named exactly `name` (a case-insensitive
+/// file system answers `skill.md` for `SKILL.md`; the listing does not).
+fn has_entry(dir: &Path, name: &str) -> bool {
+    std::fs::read_dir(dir).is_ok_and(|rd| rd.flatten().take(4096).any(|e| e.file_name() == name))
+}
+
+fn skill_file(dir: &Path) -> Option<&'static str> {
+    SKILL_FILES.into_iter().find(|f| has_entry(dir, f))
 }
 
 fn load(root: &Path, stem: &str, layout: Layout, rel: String, tok: Tokenizer) -> Skill {

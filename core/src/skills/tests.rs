@@ -562,3 +562,95 @@ proptest! {
         prop_assert_eq!(fsafe::check_name(&name).unwrap_err().kind(), ErrorKind::UnsafePath);
     }
 }
+
+/// The skill front-matter of the Haskell framework design (seed document
+/// 004): `label`, `description`, `category`, no `name`.
+const DESIGN_SKILL: &str = "---\nlabel: debugging-checklist\ndescription: Systematic approach to debugging runtime errors\ncategory: debugging\n---\n## Purpose\nIsolate the bug.\n";
+
+#[test]
+fn the_design_front_matter_is_valid_in_both_layouts_and_found_by_label() {
+    let d = TempDir::new("design");
+    d.write("debugging.md", DESIGN_SKILL);
+    d.write("debugging-checklist/SKILL.md", DESIGN_SKILL);
+    d.write("labelled/SKILL.md", DESIGN_SKILL.replace("label: debugging-checklist", "label: Release checklist"));
+    let set = open(&d);
+    let flat = skill(&set, "debugging");
+    assert!(flat.is_valid(), "{:?}", flat.diagnostics());
+    assert!(flat.diagnostics().is_empty(), "flat: the design's fields are the flat layout's own");
+    let folder = skill(&set, "debugging-checklist");
+    assert!(folder.is_valid(), "{:?}", folder.diagnostics());
+    let h = folder.header().unwrap();
+    assert_eq!(h.category.as_deref(), Some("debugging"), "category kept in the folder layout");
+    assert_eq!(h.label.as_deref(), Some("debugging-checklist"));
+    let mut c = codes(folder);
+    c.sort();
+    assert_eq!(c, ["name_missing", "not_in_spec", "not_in_spec"]);
+    assert!(folder.diagnostics().iter().all(|d| d.severity == Severity::Warning));
+    // By label: a label shared by two skills is ambiguous unless it is also a name.
+    assert_eq!(set.get("debugging-checklist").unwrap().name(), "debugging-checklist", "names win");
+    assert_eq!(set.get("Release checklist").unwrap().name(), "labelled");
+    assert_eq!(set.body("Release checklist").unwrap().text, "## Purpose\nIsolate the bug.\n");
+    let d2 = TempDir::new("design2");
+    d2.write("a.md", DESIGN_SKILL);
+    d2.write("b.md", DESIGN_SKILL);
+    let set2 = open(&d2);
+    let e = set2.get("debugging-checklist").unwrap_err();
+    assert!(e.message().contains("label of 2 skills (a, b)"), "{e}");
+    // Without a label, a folder skill still needs its name.
+    let d3 = TempDir::new("design3");
+    d3.write("x/SKILL.md", "---\ndescription: d\ncategory: c\n---\n");
+    assert!(!skill(&open(&d3), "x").is_valid());
+    // A top-level category and metadata.category that disagree: warned.
+    d3.write("y/SKILL.md", "---\nname: y\ndescription: d\ncategory: a\nmetadata:\n  category: b\n---\n");
+    let set3 = open(&d3);
+    let y = skill(&set3, "y");
+    assert!(codes(y).contains(&"category_conflict") && y.header().unwrap().category.as_deref() == Some("a"));
+}
+
+#[test]
+fn a_readme_at_the_root_is_skipped_in_auto_and_an_error_in_flat() {
+    let d = TempDir::new("readme");
+    d.skill("pdf-tools", "Extract text from PDF files.", "body");
+    d.write("README.md", "# My skills\n\nA collection.\n");
+    d.write("notes.md", "");
+    let set = open(&d);
+    assert_eq!(set.skills().len(), 1, "{:?}", set.listing());
+    let l = set.listing();
+    assert_eq!(l.invalid, 0);
+    let reasons: Vec<(&str, &str)> = l.ignored.iter().map(|i| (i.path.as_str(), i.reason.as_str())).collect();
+    assert!(reasons.contains(&("README.md", "a .md file without front-matter (not a skill)")), "{reasons:?}");
+    assert!(reasons.contains(&("notes.md", "a .md file without front-matter (not a skill)")), "{reasons:?}");
+    // A .md with a broken front-matter is still a broken skill.
+    d.write("broken.md", "---\ndescription: [unclosed\n---\n");
+    assert_eq!(open(&d).listing().invalid, 1);
+    // Asked for the flat layout, a README is a skill without front-matter.
+    let flat = SkillSet::open(d.path(), &OpenOptions { layout: LayoutChoice::Flat, ..OpenOptions::default() }).unwrap();
+    assert!(codes(skill(&flat, "README")).contains(&"invalid_yaml"));
+}
+
+#[test]
+fn lowercase_skill_md_is_read_and_nested_names_the_folder_layout() {
+    let d = TempDir::new("lower");
+    d.write("lower/skill.md", "---\nname: lower\ndescription: Lowercase file name.\n---\nbody\n");
+    d.write("mixed/Skill.md", "---\nname: mixed\ndescription: Mixed case.\n---\n");
+    let set = open(&d);
+    let s = skill(&set, "lower");
+    assert!(s.is_valid(), "{:?}", s.diagnostics());
+    assert_eq!(s.path(), "lower/skill.md");
+    assert_eq!(set.body("lower").unwrap().text, "body\n");
+    assert!(set.skills().iter().all(|s| s.name() != "mixed"), "only SKILL.md and skill.md are skill files");
+    assert!(set.ignored().iter().any(|i| i.path == "mixed"));
+    let o: OpenOptions = crate::json::parse("o", r#"{"layout": "nested"}"#).unwrap();
+    assert_eq!(o.layout, LayoutChoice::Folder);
+    let nested = SkillSet::open(d.path(), &o).unwrap();
+    assert_eq!(skill(&nested, "lower").path(), "lower/skill.md");
+    // Both spellings in one folder (a case-sensitive file system): SKILL.md, warned.
+    d.write("both/SKILL.md", "---\nname: both\ndescription: Upper.\n---\n");
+    if !d.path().join("both/skill.md").exists() {
+        d.write("both/skill.md", "---\nname: both\ndescription: Lower.\n---\n");
+        let set = open(&d);
+        let b = skill(&set, "both");
+        assert_eq!(b.header().unwrap().description, "Upper.");
+        assert!(codes(b).contains(&"duplicate_skill_file"));
+    }
+}

@@ -57,9 +57,10 @@ pub struct SkillHeader {
     pub name: String,
     /// What the skill does and when to use it.
     pub description: String,
-    /// Display label (flat layout `label`); None when absent.
+    /// Display label (`label`, either layout; the skill can be requested by
+    /// it); None when absent.
     pub label: Option<String>,
-    /// Flat layout `category`, or `metadata.category` in the folder layout.
+    /// `category`, else `metadata.category` (either layout).
     pub category: Option<String>,
     /// `license`.
     pub license: Option<String>,
@@ -139,7 +140,11 @@ impl Reader<'_> {
 pub(crate) fn header(map: &Map<String, Value>, entry: &str, layout: Layout) -> (SkillHeader, Vec<Diagnostic>) {
     let mut r = Reader { map, diags: Vec::new() };
     let known: &[&str] = match layout {
-        Layout::Folder => &["name", "description", "license", "compatibility", "allowed-tools", "metadata"],
+        // `label` and `category` are not Agent Skills fields, but skills
+        // written for the flat layout use them: kept, with a warning.
+        Layout::Folder => {
+            &["name", "description", "license", "compatibility", "allowed-tools", "metadata", "label", "category"]
+        }
         Layout::Flat => {
             &["name", "label", "description", "category", "license", "compatibility", "allowed-tools", "metadata"]
         }
@@ -161,7 +166,18 @@ pub(crate) fn header(map: &Map<String, Value>, entry: &str, layout: Layout) -> (
         }
         (None, Layout::Folder) => {
             if !map.contains_key("name") {
-                r.diags.push(Diagnostic::error("name_missing", "required field 'name' is missing"));
+                if map.get("label").is_some_and(Value::is_string) {
+                    // The flat layout's front-matter in a folder: usable,
+                    // but not portable to other Agent Skills readers.
+                    r.diags.push(Diagnostic::warning(
+                        "name_missing",
+                        format!(
+                            "'name' is missing (the Agent Skills format requires it); the folder name '{entry}' is used"
+                        ),
+                    ));
+                } else {
+                    r.diags.push(Diagnostic::error("name_missing", "required field 'name' is missing"));
+                }
             }
             entry.to_owned()
         }
@@ -176,7 +192,7 @@ pub(crate) fn header(map: &Map<String, Value>, entry: &str, layout: Layout) -> (
     if description.is_none() && !map.contains_key("description") {
         r.diags.push(Diagnostic::error("description_missing", "required field 'description' is missing"));
     }
-    let label = if layout == Layout::Flat { r.bounded("label", MAX_LABEL_CHARS) } else { None };
+    let label = r.bounded("label", MAX_LABEL_CHARS);
     let license = r.string("license");
     let compatibility = r.bounded("compatibility", MAX_COMPATIBILITY_CHARS);
     let allowed_tools = match map.get("allowed-tools") {
@@ -212,10 +228,27 @@ pub(crate) fn header(map: &Map<String, Value>, entry: &str, layout: Layout) -> (
             Map::new()
         }
     };
-    let category = match layout {
-        Layout::Flat => r.bounded("category", MAX_LABEL_CHARS),
-        Layout::Folder => metadata.get("category").and_then(Value::as_str).map(str::to_owned),
-    };
+    let top_category = r.bounded("category", MAX_LABEL_CHARS);
+    let meta_category = metadata.get("category").and_then(Value::as_str).map(str::to_owned);
+    if layout == Layout::Folder {
+        for (key, hint) in [("label", ""), ("category", "; 'metadata.category' is the portable place")] {
+            if map.contains_key(key) {
+                r.diags.push(Diagnostic::warning(
+                    "not_in_spec",
+                    format!("'{key}' is not an Agent Skills field; ctxkit keeps it, other readers ignore it{hint}"),
+                ));
+            }
+        }
+    }
+    if let (Some(a), Some(b)) = (&top_category, &meta_category) {
+        if a != b {
+            r.diags.push(Diagnostic::warning(
+                "category_conflict",
+                format!("'category' is '{a}' and 'metadata.category' is '{b}'; '{a}' is used"),
+            ));
+        }
+    }
+    let category = top_category.or(meta_category);
     for key in map.keys() {
         if !known.contains(&key.as_str()) {
             r.diags.push(Diagnostic::warning(

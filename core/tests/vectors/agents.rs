@@ -10,7 +10,7 @@ use serde_json::Value;
 
 /// Whether `op` is one of the ops run here.
 pub fn handles(op: &str) -> bool {
-    op.starts_with("handoff_") || op.starts_with("skills_")
+    op.starts_with("handoff_") || op.starts_with("skills_") || op == "assemble"
 }
 
 fn repo_root() -> PathBuf {
@@ -43,6 +43,10 @@ fn run_op(op: &str, input: &Value) -> Result<Value, ctxkit::Error> {
         "skills_body" => serde_json::to_value(&*skills()?.body(input["name"].as_str().expect("name"))?).unwrap(),
         "skills_index" => {
             serde_json::to_value(skills()?.render_index(&opts::<IndexOptions>(&input["index_options"])?)?).unwrap()
+        }
+        "assemble" => {
+            let tok = ctxkit::Tokenizer::from_name(input["encoding"].as_str().expect("encoding"))?;
+            serde_json::from_str(&ctxkit::assemble::assemble_json(&input["request"].to_string(), &tok)?).unwrap()
         }
         other => panic!("unknown op {other}"),
     })

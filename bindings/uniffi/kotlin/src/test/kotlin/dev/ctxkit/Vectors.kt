@@ -169,6 +169,7 @@ object Vectors {
         "handoff_validate" -> catching { parse(handoffValidate(input["handoff"].toString())) }
         "handoff_render" -> catching { parse(handoffRender(input["handoff"].toString(), str(input["options"]))) }
         "handoff_filter" -> catching { parse(handoffFilter(input["conversation"].toString(), str(input["options"]))) }
+        "assemble" -> catching { parse(assemble(tok(input), input["request"].toString())) }
         "backoff" -> catching {
             val d = backoff(input.toString())
             if (d.retry) obj("decision" to JsonPrimitive("retry"), "delay_ms" to num(d.delayMs!!))

@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# Seed document 003 (ContextEngine and AgentState): the design's four
+# templates with its own required context keys, its depth table (minimal
+# 0 turns / 0 events, standard 3 / 5, comprehensive 10 / 20), its section
+# names (conversation_history, recent_events) and template auto-detection,
+# all through `ctxkit assemble` with the `context_engine` preset on one
+# agent state (state.json: 15 turns, 30 events).
+set -euo pipefail
+: "${CTXKIT:?set CTXKIT to the ctxkit binary}"
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+python3 - "$CTXKIT" "$tmp" <<'PY'
+import json, subprocess, sys
+ctxkit, tmp = sys.argv[1], sys.argv[2]
+state = json.load(open("state.json"))
+
+def run(req, ok=True):
+    path = f"{tmp}/req.json"
+    json.dump(req, open(path, "w"))
+    p = subprocess.run([ctxkit, "assemble", path, "--json"], capture_output=True, text=True)
+    if ok != (p.returncode == 0):
+        sys.exit(f"unexpected exit {p.returncode}: {p.stderr}")
+    return json.loads(p.stdout) if ok else p.stderr
+
+def check(cond, what):
+    if not cond:
+        sys.exit(f"FAILED: {what}")
+    print(f"ok: {what}")
+
+def req(**kw):
+    r = json.loads(json.dumps(state))
+    r.update(kw)
+    return r
+
+def count(text, section, prefix):
+    body = text.split(f"## {section}\n", 1)[1].split("\n\n## ", 1)[0] if f"## {section}\n" in text else ""
+    return sum(1 for line in body.split("\n") if line.startswith(prefix))
+
+# Depth table: turns and events per depth, under the design's section names.
+for depth, turns, events in [("minimal", 0, 0), ("standard", 3, 5), ("comprehensive", 10, 20)]:
+    r = run(req(template="conversation" if turns else "analysis", depth=depth))
+    t = r["text"]
+    check(count(t, "conversation_history", "turn ") == turns, f"{depth}: {turns} conversation turns")
+    check(count(t, "recent_events", "- event: ") == events, f"{depth}: {events} recent events")
+    if turns:
+        check(f"turn {15 - turns + 1}:" in t and f"turn {15 - turns}:" not in t, f"{depth}: the newest {turns} turns")
+
+# Required context keys per template (the design's table).
+for template, required in [("problem_solving", ["problem_statement", "objective"]),
+                           ("conversation", ["query", "conversation_history"]),
+                           ("analysis", ["query"]), ("general", ["query"])]:
+    r = run(req(template=template))
+    names = [s["name"] for s in r["sections"]]
+    check(r["template"] == template and names[:len(required)] == required, f"{template}: requires {', '.join(required)}")
+    for key in required:
+        if key != "conversation_history":
+            bare = req(template=template)
+            del bare["context"][key]
+            err = run(bare, ok=False)
+            check(f"template '{template}' requires a '{key}' section" in err, f"{template} without {key} is refused")
+
+# Auto-detection: the first template whose required keys are present.
+check(run(req())["template"] == "problem_solving", "auto: problem_statement + objective -> problem_solving")
+s = req(); del s["context"]["objective"]
+check(run(s)["template"] == "conversation", "auto: query + history -> conversation")
+s["depth"] = "minimal"
+check(run(s)["template"] == "analysis", "auto: query only (minimal depth, no history) -> analysis")
+
+# JSON context rendered deterministically.
+t = run(req(template="analysis"))["text"]
+check("## execution_state\nworkflow_id: wf-nightly-export\nrecursion_depth: 1\nconstraints:\n  max_depth: 5" in t,
+      "objects render as key: value lines, nested indented")
+check("## relevant_memory\n- when: 2026-10-02\n  fact: the export query joins invoices and payments" in t,
+      "lists render as bullets")
+PY

@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# Seed document 004 (the Haskell agentic framework): a HandoffObject in the
+# design's own JSON (camelCase fields from aeson's derived instances, no
+# version) and skills with the design's front-matter (label, description,
+# category) in both layouts, through the CLI. The Haskell-specific parts
+# (the typed HandoffObject record) are tested in bindings/haskell.
+set -euo pipefail
+: "${CTXKIT:?set CTXKIT to the ctxkit binary}"
+python3 - "$CTXKIT" <<'PY'
+import json, subprocess, sys, tempfile
+ctxkit = sys.argv[1]
+
+def run(*args, code=0):
+    p = subprocess.run([ctxkit, *args], capture_output=True, text=True)
+    if p.returncode != code:
+        sys.exit(f"FAILED: ctxkit {' '.join(args)} exited {p.returncode}: {p.stderr}")
+    return p
+
+def check(cond, what):
+    if not cond:
+        sys.exit(f"FAILED: {what}")
+    print(f"ok: {what}")
+
+# Handoff: the design's JSON is valid as written; the version defaults.
+h = json.loads(run("handoff", "check", "handoff.json", "--json").stdout)
+check(h["version"] == "1.0" and h["metadata"]["from_agent"] == "collector", "camelCase handoff accepted, version 1.0")
+check(h["custom_fields"]["ticket"] == "BUG-77" and len(h["key_outputs"]) == 2, "key outputs and custom fields kept")
+full = json.loads(run("handoff", "render", "handoff.json", "--json").stdout)
+text = full["text"]
+check(text.startswith('<handoff version="1.0" from="collector" to="fixer"') and "## Key outputs\n- tests/parser.rs" in text,
+      "rendered as the prompt block")
+# Under a budget, custom fields go before key outputs are cut.
+budget = full["tokens"] - 20
+r = json.loads(run("handoff", "render", "handoff.json", "--json", "--budget", str(budget)).stdout)
+check(r["tokens"] <= budget and r["omitted_custom_fields"] == ["notes"] and not r["shortened"] and not r["omitted"],
+      f"budget {budget}: the last custom field goes, both key outputs stay whole")
+r = json.loads(run("handoff", "render", "handoff.json", "--json", "--budget", "90").stdout)
+check(r["omitted_custom_fields"] == ["ticket", "reviewers", "notes"] and r["tokens"] <= 90,
+      "budget 90: every custom field goes before key outputs are shortened")
+both = dict(json.load(open("handoff.json")), task_summary="again")
+with tempfile.NamedTemporaryFile("w", suffix=".json") as f:
+    f.write(json.dumps(both)); f.flush()
+    p = run("handoff", "check", f.name, code=1)
+check("two spellings of one field" in p.stderr, "taskSummary and task_summary together are refused")
+
+# Skills: the design's front-matter in the folder and flat layouts; the README is skipped.
+listing = json.loads(run("skills", "list", "skills", "--json").stdout)
+by = {s["name"]: s for s in listing["skills"]}
+check(set(by) == {"debugging-checklist", "code-review"} and listing["invalid"] == 0, "both layouts load, none invalid")
+check(by["debugging-checklist"]["header"]["category"] == "debugging" and by["code-review"]["header"]["category"] == "engineering",
+      "category kept in both layouts")
+check(any(i["path"] == "README.md" for i in listing["ignored"]), "README.md skipped, not a skill")
+p = run("skills", "check", "skills")
+check("README.md: info: skipped" in p.stdout and "2 valid, 0 invalid" in p.stdout, "skills check exits 0 with the README")
+body = run("skills", "show", "skills", "Code review").stdout
+check(body.startswith("\n## Purpose\nCatch defects") or body.startswith("## Purpose\nCatch defects"), "a flat skill is found by its label")
+check("Reproduce the issue" in run("skills", "show", "skills", "debugging-checklist").stdout, "a folder skill by its label/name")
+nested = json.loads(run("skills", "list", "skills", "--json", "--layout", "nested").stdout)
+check([s["name"] for s in nested["skills"]] == ["debugging-checklist"], "--layout nested reads only folders")
+idx = run("skills", "list", "skills", "--budget", "60").stdout
+check("- debugging-checklist [debugging]: Systematic approach" in idx, "index line with the category")
+PY
