@@ -6,6 +6,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+mod agents;
 mod classify;
 mod count;
 mod handoff;
@@ -23,6 +24,8 @@ struct Cli {
     command: Command,
 }
 
+// Parsed once per process: the size of the `fit` variant costs nothing.
+#[allow(clippy::large_enum_variant)]
 #[derive(Subcommand)]
 enum Command {
     /// Count tokens in files (or standard input) exactly as OpenAI's tiktoken does.
@@ -47,6 +50,12 @@ enum Command {
     /// Classify a provider error (status, body, headers): category, severity,
     /// whether to retry (and after how long), compact, repair the history, or fail.
     Classify(classify::Args),
+    /// The retry decision after N failures: the delay (exponential backoff,
+    /// full jitter or none) or give up.
+    Backoff(agents::BackoffArgs),
+    /// Replay recorded tool-span events through a tracer: per-tool metrics
+    /// (p50/p95/p99), the recent records, overdue calls.
+    Trace(agents::TraceArgs),
 }
 
 /// A failure that ends the command: printed as one line on stderr.
@@ -69,6 +78,8 @@ fn main() -> ExitCode {
         Command::Skills(cmd) => skills::run(cmd),
         Command::Handoff(cmd) => handoff::run(cmd),
         Command::Classify(args) => classify::run(args),
+        Command::Backoff(args) => agents::backoff(args),
+        Command::Trace(args) => agents::trace(args),
     };
     match result {
         Ok(code) => code,

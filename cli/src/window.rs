@@ -40,6 +40,10 @@ pub(crate) struct PreflightArgs {
     common: Common,
     #[command(flatten)]
     budget: BudgetArgs,
+    /// The prompt tokens the provider billed for this conversation: calibrate
+    /// (an estimated model's figures are scaled by reported / counted).
+    #[arg(long, value_name = "N")]
+    reported_prompt_tokens: Option<usize>,
 }
 
 #[derive(clap::Args)]
@@ -81,6 +85,9 @@ pub(crate) fn preflight(args: PreflightArgs) -> Result<ExitCode, Fatal> {
     };
     let mut window = Window::for_model(&ModelRegistry::builtin(), &args.common.model, budget)?;
     window.load(conversation)?;
+    if let Some(n) = args.reported_prompt_tokens {
+        window.calibrate(n)?;
+    }
     let report = window.preflight(None)?;
     outln!("{}", serde_json::to_string_pretty(&report).map_err(|e| Fatal(e.to_string()))?);
     Ok(ExitCode::SUCCESS)
@@ -132,12 +139,15 @@ pub(crate) struct FitArgs {
     /// Do not mask older tool results (go from truncation straight to dropping rounds).
     #[arg(long)]
     no_mask: bool,
-    /// Compact to N prompt tokens once over the limit (below the limit nothing changes).
+    /// Compact to N prompt tokens once the trigger fires (below it nothing changes).
     #[arg(long, value_name = "N")]
     target_tokens: Option<usize>,
-    /// Compact to this fraction of the prompt limit once over it, 0 to 1.
+    /// Compact to this fraction of --max-tokens (reserved output included) once the trigger fires, 0 to 1.
     #[arg(long, value_name = "R")]
     target_ratio: Option<f64>,
+    /// With a target: compact once prompt plus reserved output reach this fraction of --max-tokens [default: 0.8].
+    #[arg(long, value_name = "R")]
+    trigger_ratio: Option<f64>,
     /// Cut every tool output longer than N tokens first (head and tail kept).
     #[arg(long, value_name = "N")]
     tool_output_max: Option<usize>,
@@ -147,6 +157,12 @@ pub(crate) struct FitArgs {
     /// With --strategy summarize: tokens the digest may take [default: the summary's budget].
     #[arg(long, value_name = "N")]
     digest_max_tokens: Option<usize>,
+    /// With --strategy summarize: the summary's role (system: OpenAI only; Anthropic summaries join a user message).
+    #[arg(long, value_enum, default_value = "user")]
+    summary_role: SummaryRoleArg,
+    /// With --strategy summarize: the summary's first line [default: "[Summary of earlier conversation]"].
+    #[arg(long, value_name = "TEXT")]
+    summary_label: Option<String>,
     /// With --strategy summarize: digest sections, comma-separated [default: all].
     #[arg(long, value_name = "LIST", value_enum, value_delimiter = ',')]
     digest_sections: Option<Vec<SectionArg>>,
@@ -161,6 +177,12 @@ enum SectionArg {
 }
 
 #[derive(Clone, Copy, clap::ValueEnum)]
+enum SummaryRoleArg {
+    User,
+    System,
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
 enum StrategyArg {
     Recency,
     Relevance,
@@ -170,7 +192,7 @@ enum StrategyArg {
 
 pub(crate) fn fit_cmd(args: FitArgs) -> Result<ExitCode, Fatal> {
     use ctxkit::window::digest::{DigestOptions, Section};
-    use ctxkit::window::{fit, FitOptions, MaskOptions, Policy, Strategy};
+    use ctxkit::window::{fit, FitOptions, MaskOptions, Policy, Strategy, SummaryRole};
     let strategy = match args.strategy {
         StrategyArg::Recency => Strategy::Recency,
         StrategyArg::Relevance => Strategy::Relevance,
@@ -185,6 +207,7 @@ pub(crate) fn fit_cmd(args: FitArgs) -> Result<ExitCode, Fatal> {
         reserve_output: args.budget.reserve_output,
         format: args.common.format.as_deref().map(Format::from_name).transpose()?,
         target_ratio: args.target_ratio,
+        trigger_ratio: args.trigger_ratio,
         policy: Policy {
             strategy,
             keep_first: args.keep_first,
@@ -199,6 +222,11 @@ pub(crate) fn fit_cmd(args: FitArgs) -> Result<ExitCode, Fatal> {
                 ..MaskOptions::default()
             },
             tool_output_max: args.tool_output_max,
+            summary_role: match args.summary_role {
+                SummaryRoleArg::User => SummaryRole::User,
+                SummaryRoleArg::System => SummaryRole::System,
+            },
+            summary_label: args.summary_label,
             digest: DigestOptions {
                 max_tokens: args.digest_max_tokens.unwrap_or(0),
                 sections: match &args.digest_sections {

@@ -259,6 +259,19 @@ impl Conversation {
         Value::Object(out)
     }
 
+    /// This conversation (format, system prompt, tools, envelope) with
+    /// `messages` instead of its own, which are not copied.
+    pub(crate) fn with_messages(&self, messages: Vec<Message>) -> Conversation {
+        Conversation {
+            format: self.format,
+            system: self.system.clone(),
+            messages,
+            tools: self.tools.clone(),
+            envelope: self.envelope.clone(),
+            raw_system: self.raw_system.clone(),
+        }
+    }
+
     /// The conversation as compact JSON in its own format.
     pub fn to_json(&self) -> Result<String> {
         json::to_string(&self.to_value())

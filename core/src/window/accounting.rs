@@ -283,13 +283,45 @@ impl Accountant {
 
     /// Tokens one message adds to a request.
     pub fn message(&self, m: &Message) -> Result<usize> {
+        self.message_impl(m, None)
+    }
+
+    /// [`message`](Self::message), also appending to `results` the text
+    /// tokens of each tool result the message carries, in order: the whole
+    /// text of an OpenAI `tool` / `function` message (as [`Message::text`]
+    /// joins it), or each `tool_result` block's text. Compaction masks
+    /// results by those figures; taking them from the same pass means no
+    /// result is counted twice.
+    pub(crate) fn message_and_results(&self, m: &Message, results: &mut Vec<usize>) -> Result<usize> {
+        self.message_impl(m, Some(results))
+    }
+
+    fn message_impl(&self, m: &Message, mut results: Option<&mut Vec<usize>>) -> Result<usize> {
         let f = &self.framing;
         let mut n = f.tokens_per_message + self.count(m.role.as_str())?;
         if let Some(name) = &m.name {
             n += self.count(name)? + f.tokens_per_name;
         }
+        let whole = matches!(m.role, Role::Tool | Role::Function);
+        // Text parts seen, and the text tokens of the last one.
+        let (mut texts, mut last) = (0usize, 0usize);
         for p in &m.parts {
-            n += self.part(p)?;
+            let t = self.part(p)?;
+            n += t;
+            let text_tokens = match p {
+                Part::Text(_) | Part::Thinking(_) => t,
+                Part::ToolResult { .. } | Part::Block { .. } => t - f.tokens_per_tool_call,
+                _ => continue,
+            };
+            (texts, last) = (texts + 1, text_tokens);
+            if let (Some(r), Part::ToolResult { .. }, false) = (results.as_deref_mut(), p, whole) {
+                r.push(text_tokens);
+            }
+        }
+        if let (Some(r), true) = (results, whole) {
+            // Several parts join with newlines, which count differently
+            // from the parts alone: count the joined text.
+            r.push(if texts > 1 { self.count(&m.text())? } else { last });
         }
         for c in &m.tool_calls {
             n += self.count(&c.name)? + self.count(&c.arguments)? + f.tokens_per_tool_call;

@@ -14,6 +14,8 @@
 //! naming what is protected and what it costs: the protected rounds alone
 //! are the only thing that can make a conversation not fit.
 
+use std::borrow::Cow;
+
 use serde::{Deserialize, Serialize};
 
 use super::manifest::{Action, Change, Protected};
@@ -197,20 +199,28 @@ pub(super) struct Draft {
 /// [`Strategy::Summarize`] the summary is the deterministic digest; use
 /// `summarize::request_summary` and `apply_summary` for a host summary.
 pub fn compact(c: &Conversation, policy: &Policy, acct: &Accountant) -> Result<Compacted> {
+    let p = prepare(Cow::Borrowed(c), policy, acct)?;
+    compact_from(p, policy, acct)
+}
+
+/// Steps 3 and 4 of the ladder on a prepared copy, by the policy's
+/// strategy.
+pub(super) fn compact_from(p: Prepared, policy: &Policy, acct: &Accountant) -> Result<Compacted> {
     if policy.strategy == Strategy::Summarize {
-        return super::summarize::compact_with_digest(c, policy, acct);
+        return super::summarize::digest_prepared(p, policy, acct);
     }
-    let p = prepare(c, policy, acct)?;
     compact_prepared(p, policy, acct)
 }
 
 /// Steps 3 and 4 of the ladder on a prepared copy, dropping what the
 /// strategy does not keep.
-pub(super) fn compact_prepared(p: Prepared, policy: &Policy, acct: &Accountant) -> Result<Compacted> {
+pub(super) fn compact_prepared(mut p: Prepared, policy: &Policy, acct: &Accountant) -> Result<Compacted> {
     let scores = round_scores(policy, &p);
     let budget = p.target.saturating_sub(p.fixed);
     let keep = select(&p.rounds, policy, budget, &scores);
-    let mut d = assemble(&p, &keep, budget)?;
+    // The working messages are moved into the result, not copied.
+    let owned = std::mem::take(&mut p.work.messages);
+    let mut d = assemble(&p, &keep, budget, Some(owned))?;
     let strategy = strategy_name(policy.strategy);
     for (r, _) in p.rounds.iter().zip(&keep).filter(|(_, k)| !**k) {
         for i in r.start..r.end {
@@ -230,11 +240,12 @@ pub(super) fn compact_prepared(p: Prepared, policy: &Policy, acct: &Accountant) 
 /// maskable result of a kept round starts masked, then results are
 /// restored newest first while they fit `budget` (tokens for messages).
 /// Masking is thus only ever what the budget needs, and falls on the
-/// oldest results.
-pub(super) fn assemble(p: &Prepared, keep: &[bool], budget: usize) -> Result<Draft> {
+/// oldest results. `owned`: the working messages, when the caller gives
+/// them up (kept ones are moved rather than copied).
+pub(super) fn assemble(p: &Prepared, keep: &[bool], budget: usize, owned: Option<Vec<Message>>) -> Result<Draft> {
     let kept: Vec<&Round> = p.rounds.iter().zip(keep).filter(|(_, k)| **k).map(|(r, _)| r).collect();
     let mut used: usize = kept.iter().map(|r| r.min_tokens).sum();
-    let mut masked = vec![false; p.work.messages.len()];
+    let mut masked = vec![false; p.counts.len()];
     for r in &kept {
         for (slot, m) in masked[r.start..r.end].iter_mut().zip(&p.masks[r.start..r.end]) {
             *slot = m.is_some();
@@ -252,10 +263,13 @@ pub(super) fn assemble(p: &Prepared, keep: &[bool], budget: usize) -> Result<Dra
         }
     }
     let mut changes = p.changes.clone();
-    let mut messages = Vec::new();
+    let mut messages = Vec::with_capacity(kept.iter().map(|r| r.end - r.start).sum());
+    let mut owned = owned.map(|v| v.into_iter().enumerate());
     for r in &kept {
         for (i, (mask, &is_masked)) in (r.start..r.end).zip(p.masks[r.start..r.end].iter().zip(&masked[r.start..r.end]))
         {
+            // The owned message `i` (those before it, dropped, go with it).
+            let mut take = || owned.as_mut().and_then(|it| it.find(|(j, _)| *j == i)).map(|(_, m)| m);
             match (mask, is_masked) {
                 (Some(m), true) => {
                     for s in &m.sites {
@@ -272,7 +286,7 @@ pub(super) fn assemble(p: &Prepared, keep: &[bool], budget: usize) -> Result<Dra
                     }
                     messages.push(m.message.clone());
                 }
-                _ => messages.push(p.work.messages[i].clone()),
+                _ => messages.push(take().unwrap_or_else(|| p.work.messages[i].clone())),
             }
         }
     }
@@ -281,8 +295,7 @@ pub(super) fn assemble(p: &Prepared, keep: &[bool], budget: usize) -> Result<Dra
 
 /// Checks the result against the hard limit and builds the outcome.
 pub(super) fn finish(p: &Prepared, d: Draft, policy: &Policy, acct: &Accountant) -> Result<Compacted> {
-    let mut out = p.work.clone();
-    out.messages = d.messages;
+    let out = p.work.with_messages(d.messages);
     let tokens_after = d.tokens_after;
     // `tokens_after` comes from cached per-message counts; tests (debug
     // builds) check it against a full recount.
@@ -329,8 +342,9 @@ pub(super) fn finish(p: &Prepared, d: Draft, policy: &Policy, acct: &Accountant)
 }
 
 /// Validates the policy, repairs (or refuses), cuts tool outputs, splits
-/// the working copy into rounds and plans the masks.
-pub(super) fn prepare(c: &Conversation, policy: &Policy, acct: &Accountant) -> Result<Prepared> {
+/// the working copy into rounds and plans the masks. An owned conversation
+/// becomes the working copy as it is; a borrowed one is copied.
+pub(super) fn prepare(c: Cow<'_, Conversation>, policy: &Policy, acct: &Accountant) -> Result<Prepared> {
     if policy.limit_tokens == 0 {
         return Err(Error::invalid_argument("policy.limit_tokens must be positive"));
     }
@@ -339,35 +353,44 @@ pub(super) fn prepare(c: &Conversation, policy: &Policy, acct: &Accountant) -> R
     }
     let target =
         if policy.target_tokens == 0 { policy.limit_tokens } else { policy.target_tokens.min(policy.limit_tokens) };
-    // Every message is counted once here; later steps recount only the
-    // messages they change, so fitting a long history costs one pass.
-    let counts_in: Vec<usize> = c.messages.iter().map(|m| acct.message(m)).collect::<Result<_>>()?;
-    let tokens_before = acct.overhead(c)? + counts_in.iter().sum::<usize>();
-    let structural: Vec<_> = validate(c)
+    // Every message is counted once here, with the tokens of each tool
+    // result it carries (masking needs those); later steps recount only
+    // the messages they change, so fitting a long history costs one pass.
+    let count = |m: &Message| -> Result<(usize, Vec<usize>)> {
+        let mut results = Vec::new();
+        Ok((acct.message_and_results(m, &mut results)?, results))
+    };
+    let (counts_in, results_in): (Vec<usize>, Vec<Vec<usize>>) =
+        c.messages.iter().map(count).collect::<Result<Vec<_>>>()?.into_iter().unzip();
+    let tokens_before = acct.overhead(&c)? + counts_in.iter().sum::<usize>();
+    let structural: Vec<_> = validate(&c)
         .into_iter()
         .filter(|i| !matches!(i.kind, IssueKind::RoleSequence | IssueKind::DuplicateCallId))
         .collect();
     let unpaired_tool_message =
         c.messages.iter().any(|m| matches!(m.role, Role::Tool | Role::Function) && m.tool_call_id.is_none());
     let mut changes = Vec::new();
-    let (mut work, mut counts, origin) = if structural.is_empty() && !unpaired_tool_message {
-        (c.clone(), counts_in, (0..c.messages.len()).map(Some).collect::<Vec<_>>())
+    let (mut work, mut counts, mut results, origin) = if structural.is_empty() && !unpaired_tool_message {
+        let origin = (0..c.messages.len()).map(Some).collect::<Vec<_>>();
+        (c.into_owned(), counts_in, results_in, origin)
     } else if policy.repair {
-        let r = repair::repair(c, None, acct)?;
+        let r = repair::repair(&c, None, acct)?;
         changes.extend(r.changes);
         // Untouched messages keep their count; only what repair made or
         // edited is counted again.
-        let counts = r
+        let (counts, results): (Vec<usize>, Vec<Vec<usize>>) = r
             .conversation
             .messages
             .iter()
             .zip(&r.origin)
             .map(|(m, o)| match o {
-                Some(j) if c.messages[*j].raw == m.raw => Ok(counts_in[*j]),
-                _ => acct.message(m),
+                Some(j) if c.messages[*j].raw == m.raw => Ok((counts_in[*j], results_in[*j].clone())),
+                _ => count(m),
             })
-            .collect::<Result<Vec<_>>>()?;
-        (r.conversation, counts, r.origin)
+            .collect::<Result<Vec<_>>>()?
+            .into_iter()
+            .unzip();
+        (r.conversation, counts, results, r.origin)
     } else {
         let detail = structural.first().map_or_else(
             || "a tool message has no tool_call_id".to_owned(),
@@ -380,11 +403,11 @@ pub(super) fn prepare(c: &Conversation, policy: &Policy, acct: &Accountant) -> R
     let pinned: Vec<usize> =
         (0..work.messages.len()).filter(|&i| origin[i].is_some_and(|o| policy.pinned.contains(&o))).collect();
     if let Some(max) = policy.tool_output_max {
-        let (t, ch) = tool_outputs::truncate_tool_outputs(&work, max, acct)?;
+        let (t, ch) = tool_outputs::truncate_counted(&work, max, acct, &results)?;
         work = t;
         for mut change in ch {
-            counts[change.index] = acct.message(&work.messages[change.index])?;
             let i = change.index;
+            (counts[i], results[i]) = count(&work.messages[i])?;
             change.index = origin[..=i].iter().rev().find_map(|o| *o).unwrap_or(0);
             changes.push(change);
         }
@@ -398,7 +421,7 @@ pub(super) fn prepare(c: &Conversation, policy: &Policy, acct: &Accountant) -> R
         pinned: &pinned,
     };
     let mut rounds = rounds::rounds(&work, &counts, &prot);
-    let masks = mask::plan(&work, &counts, &mut rounds, &policy.mask, acct)?;
+    let masks = mask::plan(&work, &counts, &results, &mut rounds, &policy.mask, acct)?;
     Ok(Prepared { work, changes, counts, masks, fixed, rounds, target, tokens_before, origin })
 }
 

@@ -4,7 +4,9 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::compact::{compact, Policy, Strategy};
+use std::borrow::Cow;
+
+use super::compact::{compact_from, prepare, Policy, Strategy};
 use super::manifest::{Change, Protected};
 use super::{Accountant, Budget, Window};
 use crate::chat::{Conversation, Format};
@@ -25,13 +27,19 @@ pub struct FitOptions {
     pub reserve_output: Option<usize>,
     /// Input format; detected when absent.
     pub format: Option<Format>,
-    /// Compact to this fraction of the prompt limit (budget less reserved
-    /// output) instead of the limit itself, 0 to 1; `policy.target_tokens`,
-    /// when set, wins. Either target has hysteresis: a conversation that
-    /// already fits the limit is returned as it is, one that does not is
-    /// compacted down to the target, so the next turns fit without
-    /// compacting again at every call.
+    /// Compact to this fraction of the budget, reserved output included
+    /// (the window's and preflight's `target_ratio`: prompt plus reserved
+    /// output at most `max_tokens * target_ratio`), 0 to 1;
+    /// `policy.target_tokens`, when set, wins. Either target has
+    /// hysteresis: compaction starts only when the trigger fires (see
+    /// `trigger_ratio`, preflight's `should_compact`) and then goes down
+    /// to the target, so the next turns fit without compacting again at
+    /// every call.
     pub target_ratio: Option<f64>,
+    /// With a target: compact once prompt plus reserved output reach this
+    /// fraction of the budget [default 0.8, the window's], 0 to 1. Without
+    /// a target, `fit` compacts only what exceeds the limit.
+    pub trigger_ratio: Option<f64>,
     /// How to compact. Its `limit_tokens` and `target_tokens` default to the
     /// budget less the reserved output.
     pub policy: Policy,
@@ -98,33 +106,41 @@ pub fn fit_in(registry: &ModelRegistry, conversation: &str, options: &FitOptions
     let limit = pre.limit - pre.reserved_output;
     let p = &options.policy;
     let limit_tokens = if p.limit_tokens == 0 { limit } else { p.limit_tokens.min(limit) };
-    let target_tokens = match (p.target_tokens, options.target_ratio) {
-        (0, None) => limit_tokens,
-        (0, Some(r)) if (0.0..=1.0).contains(&r) => ((limit_tokens as f64 * r) as usize).max(1),
-        (0, Some(r)) => {
-            return Err(Error::invalid_argument(format!("options.target_ratio {r} is not between 0 and 1")))
+    let ratio = |name: &str, r: Option<f64>| match r {
+        Some(r) if !(0.0..=1.0).contains(&r) => {
+            Err(Error::invalid_argument(format!("options.{name} {r} is not between 0 and 1")))
         }
+        _ => Ok(r),
+    };
+    let trigger_ratio = ratio("trigger_ratio", options.trigger_ratio)?.unwrap_or(Budget::default().trigger_ratio);
+    let target_tokens = match (p.target_tokens, ratio("target_ratio", options.target_ratio)?) {
+        (0, None) => limit_tokens,
+        (0, Some(r)) => ((pre.limit as f64 * r).floor() as usize).saturating_sub(pre.reserved_output).max(1),
         (t, _) => t,
     };
-    // Hysteresis: below the limit nothing is compacted, whatever the target.
-    let target_tokens = if target_tokens < limit_tokens && acct.conversation(&c)? <= limit_tokens {
-        limit_tokens
-    } else {
-        target_tokens
-    };
+    // Prompt tokens at which the trigger fires (preflight's rule).
+    let trigger_tokens = ((pre.limit as f64 * trigger_ratio).floor() as usize).saturating_sub(pre.reserved_output);
     let policy = Policy { limit_tokens, target_tokens, ..p.clone() };
-    let r = compact(&c, &policy, &acct)?;
+    let (format, messages_before) = (c.format, c.messages.len());
+    // The parsed conversation becomes the working copy: nothing is copied.
+    let mut prepared = prepare(Cow::Owned(c), &policy, &acct)?;
+    // Hysteresis: below the trigger (and the limit) nothing is compacted,
+    // whatever the target; once it fires, down to the target.
+    if prepared.tokens_before <= limit_tokens && prepared.tokens_before < trigger_tokens {
+        prepared.target = limit_tokens;
+    }
+    let r = compact_from(prepared, &policy, &acct)?;
     let report = FitReport {
         model: info.model,
         exact: info.exact,
-        format: c.format,
+        format,
         strategy: policy.strategy,
         max_tokens: pre.limit,
         reserved_output: pre.reserved_output,
         limit_tokens: limit,
         tokens_before: r.tokens_before,
         tokens_after: r.tokens_after,
-        messages_before: c.messages.len(),
+        messages_before,
         messages_after: r.conversation.messages.len(),
         insufficient: r.insufficient,
         changes: r.changes,
@@ -173,5 +189,46 @@ mod tests {
         assert_eq!(r2.max_tokens, 1000);
         assert_eq!(r.max_tokens, crate::limits::MAX_BUDGET_TOKENS);
         assert!(r.limit_tokens <= r.max_tokens && r.tokens_after <= r.tokens_before);
+    }
+
+    /// Issue 23 (001): with a target, compaction starts when the trigger
+    /// fires (preflight's `should_compact`), not only over the limit, and
+    /// goes down to the target; below the trigger nothing changes.
+    #[test]
+    fn a_target_compacts_once_the_trigger_fires() {
+        let mut msgs = vec![
+            serde_json::json!({"role": "system", "content": "You are a coding agent."}),
+            serde_json::json!({"role": "user", "content": "Fix the failing test."}),
+        ];
+        for k in 0..20 {
+            msgs.push(serde_json::json!({"role": "assistant", "content": null, "tool_calls": [{"id": format!("c{k}"), "type": "function", "function": {"name": "run", "arguments": "{}"}}]}));
+            msgs.push(serde_json::json!({"role": "tool", "tool_call_id": format!("c{k}"), "content": format!("step {k} {}", "output ".repeat(80))}));
+        }
+        let conv = serde_json::Value::Array(msgs).to_string();
+        let size =
+            fit_json(&conv, r#"{"model":"gpt-4o","max_tokens":1000000,"reserve_output":0}"#).unwrap().1.tokens_before;
+        let run = |max: usize, extra: &str| {
+            fit_json(&conv, &format!(r#"{{"model":"gpt-4o","max_tokens":{max},"reserve_output":0{extra}}}"#)).unwrap().1
+        };
+        // At 95% of the budget: unchanged without a target, halved with one.
+        let at95 = size * 100 / 95;
+        assert_eq!(run(at95, "").tokens_after, size);
+        let r = run(at95, r#","target_ratio":0.5"#);
+        assert!(r.tokens_after <= at95 / 2, "{} of {at95}", r.tokens_after);
+        // At 70%: below the default trigger (0.8), nothing changes.
+        assert_eq!(run(size * 100 / 70, r#","target_ratio":0.5"#).tokens_after, size);
+        // A higher trigger waits longer; a lower one fires earlier.
+        assert_eq!(run(at95, r#","target_ratio":0.5,"trigger_ratio":0.99"#).tokens_after, size);
+        assert!(run(size * 100 / 70, r#","target_ratio":0.5,"trigger_ratio":0.6"#).tokens_after < size);
+        // The target is a fraction of the budget, reserved output included.
+        let r = fit_json(
+            &conv,
+            &format!(r#"{{"model":"gpt-4o","max_tokens":{at95},"reserve_output":100,"target_ratio":0.5}}"#),
+        )
+        .unwrap()
+        .1;
+        assert!(r.tokens_after + 100 <= at95 / 2, "{}", r.tokens_after);
+        let e = fit_json(&conv, r#"{"model":"gpt-4o","trigger_ratio":1.5}"#).unwrap_err();
+        assert!(e.message().contains("trigger_ratio"), "{e}");
     }
 }

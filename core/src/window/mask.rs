@@ -10,8 +10,7 @@
 //! Compaction decides which to use, masking only what it must, oldest
 //! first (see `compact::assemble`).
 
-use std::collections::HashMap;
-
+use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 
 use super::rounds::Round;
@@ -65,10 +64,13 @@ pub(super) fn placeholder(tool: &str, tokens: usize) -> String {
 /// For each working message, its masked form when it holds a result that
 /// may be masked: not in a protected round, not among the newest
 /// `keep_last` results, not from an excluded tool, above `min_tokens`.
-/// Lowers each round's `min_tokens` accordingly.
+/// Lowers each round's `min_tokens` accordingly. `results` holds each
+/// message's result tokens from the one counting pass
+/// (`Accountant::message_and_results`), so no result is counted again.
 pub(super) fn plan(
     c: &Conversation,
     counts: &[usize],
+    results: &[Vec<usize>],
     rounds: &mut [Round],
     opts: &MaskOptions,
     acct: &Accountant,
@@ -81,7 +83,7 @@ pub(super) fn plan(
     for r in rounds.iter().filter(|r| r.protected.is_some()) {
         protected[r.start..r.end].iter_mut().for_each(|p| *p = true);
     }
-    let names: HashMap<&str, &str> =
+    let names: FxHashMap<&str, &str> =
         c.messages.iter().flat_map(|m| m.tool_calls.iter().map(|t| (t.id.as_str(), t.name.as_str()))).collect();
     let all = sites(c);
     let exempt_from = all.len().saturating_sub(opts.keep_last);
@@ -89,18 +91,21 @@ pub(super) fn plan(
         if k >= exempt_from || protected[site.message] {
             continue;
         }
-        let tool = names.get(site.id.as_str()).copied().or(c.messages[site.message].name.as_deref()).unwrap_or("tool");
+        let tool = names.get(site.id).copied().or(c.messages[site.message].name.as_deref()).unwrap_or("tool");
         if opts.exclude_tools.iter().any(|t| t == tool) {
             continue;
         }
-        let tokens = acct.tokenizer().count(&site.text)?;
+        let tokens = match results.get(site.message).and_then(|r| r.get(site.ordinal)) {
+            Some(&n) => n,
+            None => acct.tokenizer().count(&site.text)?,
+        };
         if tokens <= opts.min_tokens {
             continue;
         }
         let base = out[site.message].as_ref().map_or(&c.messages[site.message], |m| &m.message);
         let message = set_content(base, site, &placeholder(tool, tokens), c.format)?;
         let mut sites_so_far = out[site.message].take().map(|m| m.sites).unwrap_or_default();
-        sites_so_far.push(MaskedSite { id: site.id.clone(), tool: tool.to_owned(), tokens });
+        sites_so_far.push(MaskedSite { id: site.id.to_owned(), tool: tool.to_owned(), tokens });
         out[site.message] = Some(Masked { message, tokens: 0, sites: sites_so_far });
     }
     // A mask that saves nothing is no mask.

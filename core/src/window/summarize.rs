@@ -6,6 +6,7 @@
 //! with the deterministic digest as the summary, for callers that have no
 //! model at hand (the CLI, tests).
 
+use std::borrow::Cow;
 use std::hash::{Hash, Hasher};
 
 use serde::Serialize;
@@ -17,7 +18,7 @@ use super::manifest::{Action, Change};
 use super::summary_prompt;
 use super::Accountant;
 use crate::chat::{self, Conversation, Format, Message, Role};
-use crate::{Error, Result, TruncateSide};
+use crate::{Error, ErrorKind, Result, TruncateSide};
 
 pub use super::summary_prompt::DEFAULT_TEMPLATE;
 
@@ -40,9 +41,10 @@ pub struct SummaryRequest {
     /// Its tokens (at most the policy's `summarizer_budget`).
     pub prompt_tokens: usize,
     /// Tokens the summary may take; a longer one is cut. At most the
-    /// policy's `summary_max_tokens`, less when the budget has less room.
-    /// 0 means there is no room for any summary: `apply_summary` then drops
-    /// the span (reported as dropped) and ignores the text.
+    /// policy's `summary_max_tokens`, less when the budget has less room,
+    /// never 0: when the budget has no room for the smallest summary,
+    /// `request_summary` fails with `DoesNotFit` instead of deleting the
+    /// span.
     pub max_summary_tokens: usize,
 }
 
@@ -76,30 +78,54 @@ fn summary_message(format: Format, text: &str, policy: &Policy, index: usize) ->
 /// Phase one. `Ok(None)` when no round needs to go (the conversation fits,
 /// or masking alone makes it fit).
 pub fn request_summary(c: &Conversation, policy: &Policy, acct: &Accountant) -> Result<Option<Pending>> {
-    let p = prepare(c, policy, acct)?;
-    request_prepared(p, policy, acct)
+    let p = prepare(Cow::Borrowed(c), policy, acct)?;
+    Ok(request_prepared(p, policy, acct)?.ok())
 }
 
-fn request_prepared(p: Prepared, policy: &Policy, acct: &Accountant) -> Result<Option<Pending>> {
+/// Phase one on a prepared copy; `Err(p)` gives the copy back when no
+/// round needs to go.
+fn request_prepared(p: Prepared, policy: &Policy, acct: &Accountant) -> Result<std::result::Result<Pending, Prepared>> {
     let total: usize = p.fixed + p.rounds.iter().map(|r| r.tokens).sum::<usize>();
     if total <= p.target {
-        return Ok(None);
+        return Ok(Err(p));
     }
     // The summary must fit beside what is always kept, framing included.
     let overhead = acct.message(&summary_message(p.work.format, &label(policy), policy, 0)?)?;
     let room = p.target.saturating_sub(p.fixed + p.protected_tokens() + overhead);
+    if policy.summary_max_tokens < MIN_SUMMARY_TOKENS {
+        return Err(Error::invalid_argument(format!(
+            "summary_max_tokens {} is below the smallest summary, {MIN_SUMMARY_TOKENS} tokens",
+            policy.summary_max_tokens
+        )));
+    }
+    // Summarizing never silently becomes deleting: no room for a summary
+    // is an error naming the smallest one.
+    if room < MIN_SUMMARY_TOKENS {
+        return Err(Error::new(
+            ErrorKind::DoesNotFit,
+            format!(
+                "no room for a summary in {} prompt tokens: the smallest summary takes {} tokens ({MIN_SUMMARY_TOKENS} \
+                 of text and {overhead} for its message and label), and framing, tools and the top-level system prompt \
+                 take {}, the protected messages {} ({}), leaving {room}; raise the target, protect less, or use a \
+                 strategy that drops rounds",
+                p.target,
+                MIN_SUMMARY_TOKENS + overhead,
+                p.fixed,
+                p.protected_tokens(),
+                super::rounds::describe_protected(&p.rounds, &p.origin),
+            ),
+        ));
+    }
     let cap = policy.summary_max_tokens.min(room);
-    let cap = if cap < MIN_SUMMARY_TOKENS { 0 } else { cap };
-    let reserve = if cap == 0 { 0 } else { cap + overhead };
-    let budget = p.target.saturating_sub(p.fixed + reserve);
+    let budget = p.target.saturating_sub(p.fixed + cap + overhead);
     let keep = select(&p.rounds, &Policy { strategy: super::Strategy::Recency, ..policy.clone() }, budget, &[]);
     let messages: Vec<usize> =
         p.rounds.iter().zip(&keep).filter(|(_, k)| !**k).flat_map(|(r, _)| r.start..r.end).collect();
     if messages.is_empty() {
-        return Ok(None);
+        return Ok(Err(p));
     }
     let span_tokens = messages.iter().map(|&i| p.counts[i]).sum();
-    let cap = if cap == 0 { 0 } else { summary_prompt::summary_cap(cap, span_tokens).max(MIN_SUMMARY_TOKENS.min(cap)) };
+    let cap = summary_prompt::summary_cap(cap, span_tokens).max(MIN_SUMMARY_TOKENS.min(cap));
     let transcript = transcript(&p.work, &messages);
     let template = policy.summary_template.as_deref().unwrap_or(summary_prompt::DEFAULT_TEMPLATE);
     let tok = acct.tokenizer();
@@ -111,7 +137,7 @@ fn request_prepared(p: Prepared, policy: &Policy, acct: &Accountant) -> Result<O
     let prompt = summary_prompt::build(template, cap, scaffold, &transcript, policy.summarizer_budget, tok)?;
     let prompt_tokens = tok.count(&prompt)?;
     let id = span_id(&p.work, &messages);
-    Ok(Some(Pending {
+    Ok(Ok(Pending {
         request: SummaryRequest { id, messages, span_tokens, prompt, prompt_tokens, max_summary_tokens: cap },
         prepared: p,
         keep,
@@ -122,6 +148,19 @@ fn request_prepared(p: Prepared, policy: &Policy, acct: &Accountant) -> Result<O
 /// request's `max_summary_tokens` if longer) and re-checks the budget.
 pub fn apply_summary(
     pending: &Pending,
+    id: &str,
+    summary: &str,
+    policy: &Policy,
+    acct: &Accountant,
+) -> Result<Compacted> {
+    apply(pending, None, id, summary, policy, acct)
+}
+
+/// [`apply_summary`]; `owned`: the working messages, when the caller gives
+/// them up (they are moved into the result rather than copied).
+fn apply(
+    pending: &Pending,
+    owned: Option<Vec<Message>>,
     id: &str,
     summary: &str,
     policy: &Policy,
@@ -139,20 +178,21 @@ pub fn apply_summary(
     let tok = acct.tokenizer();
     let cut = tok.truncate(summary.trim(), req.max_summary_tokens, TruncateSide::Head, None)?;
     let text = format!("{}{}", label(policy), cut.text);
-    let no_room = req.max_summary_tokens == 0;
-    let alone = if no_room { 0 } else { acct.message(&summary_message(format, &text, policy, 0)?)? };
+    let alone = acct.message(&summary_message(format, &text, policy, 0)?)?;
     let budget = p.target.saturating_sub(p.fixed + alone);
-    let mut d = assemble(p, &pending.keep, budget)?;
+    let mut d = assemble(p, &pending.keep, budget, owned)?;
     let first = req.messages[0];
     for &i in &req.messages {
-        let (action, detail) = if no_room {
-            (Action::DroppedMessage, "dropped: the budget has no room for a summary".to_owned())
-        } else {
-            (Action::Summarized, format!("replaced by the summary at message {}", p.input_index(first)))
-        };
-        d.changes.push(Change { action, index: p.input_index(i), id: None, tokens: p.counts[i], detail });
+        let detail = format!("replaced by the summary at message {}", p.input_index(first));
+        d.changes.push(Change {
+            action: Action::Summarized,
+            index: p.input_index(i),
+            id: None,
+            tokens: p.counts[i],
+            detail,
+        });
     }
-    if !no_room {
+    {
         // Kept messages before the summarized span: the summary goes right
         // after them (after the task, for a recency cut).
         let before = p
@@ -190,9 +230,14 @@ pub fn apply_summary(
 
 /// Both phases with the deterministic digest as the summary.
 pub fn compact_with_digest(c: &Conversation, policy: &Policy, acct: &Accountant) -> Result<Compacted> {
-    let p = prepare(c, policy, acct)?;
-    let Some(pending) = request_prepared(p.clone(), policy, acct)? else {
-        return compact_prepared(p, policy, acct);
+    digest_prepared(prepare(Cow::Borrowed(c), policy, acct)?, policy, acct)
+}
+
+/// [`compact_with_digest`] on a prepared copy.
+pub(super) fn digest_prepared(p: Prepared, policy: &Policy, acct: &Accountant) -> Result<Compacted> {
+    let mut pending = match request_prepared(p, policy, acct)? {
+        Ok(pending) => pending,
+        Err(p) => return compact_prepared(p, policy, acct),
     };
     let p = &pending.prepared;
     let msgs: Vec<_> = pending.request.messages.iter().map(|&i| p.work.messages[i].clone()).collect();
@@ -207,7 +252,9 @@ pub fn compact_with_digest(c: &Conversation, policy: &Policy, acct: &Accountant)
     }
     let budget = policy.digest.budget(pending.request.max_summary_tokens);
     let text = digest::build(&msgs, &starts, acct.tokenizer(), budget, &policy.digest.sections)?.text;
-    apply_summary(&pending, &pending.request.id.clone(), &text, policy, acct)
+    let owned = std::mem::take(&mut pending.prepared.work.messages);
+    let id = pending.request.id.clone();
+    apply(&pending, Some(owned), &id, &text, policy, acct)
 }
 
 /// Where the summary goes among the kept messages `out`, of which the

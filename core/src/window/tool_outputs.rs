@@ -4,6 +4,8 @@
 //! result's content in the message JSON, keep the call/result pairing
 //! intact, and report every edit in a manifest.
 
+use std::borrow::Cow;
+
 use serde_json::{json, Value};
 
 use super::manifest::{Action, Change};
@@ -14,29 +16,51 @@ use crate::{Result, TruncateSide};
 /// The default placeholder for cleared results.
 pub const DEFAULT_CLEARED: &str = "[tool output cleared to save context]";
 
-/// One tool result: where it lives and its text.
-pub(super) struct Site {
+/// One tool result: where it lives and its text (borrowed from the
+/// conversation unless several parts had to be joined).
+pub(super) struct Site<'a> {
     pub(super) message: usize,
     /// `None` for an OpenAI tool message, else the block index.
     block: Option<usize>,
-    pub(super) id: String,
-    pub(super) text: String,
+    /// Its position among the results of its message (0 for an OpenAI tool
+    /// message): the index into `Accountant::message_and_results`' figures.
+    pub(super) ordinal: usize,
+    pub(super) id: &'a str,
+    pub(super) text: Cow<'a, str>,
 }
 
-pub(super) fn sites(c: &Conversation) -> Vec<Site> {
+/// The text of an OpenAI tool message as [`Message::text`] gives it,
+/// without a copy when it is one part.
+fn whole_text(m: &Message) -> Cow<'_, str> {
+    let mut texts = m.parts.iter().filter_map(|p| match p {
+        Part::Text(t) | Part::Thinking(t) => Some(t.as_str()),
+        Part::ToolResult { text, .. } | Part::Block { text, .. } => Some(text.as_str()),
+        _ => None,
+    });
+    match (texts.next(), texts.next()) {
+        (None, _) => Cow::Borrowed(""),
+        (Some(t), None) => Cow::Borrowed(t),
+        _ => Cow::Owned(m.text()),
+    }
+}
+
+pub(super) fn sites(c: &Conversation) -> Vec<Site<'_>> {
     let mut out = Vec::new();
     for (i, m) in c.messages.iter().enumerate() {
         if matches!(m.role, Role::Tool | Role::Function) {
-            out.push(Site { message: i, block: None, id: m.tool_call_id.clone().unwrap_or_default(), text: m.text() });
+            let id = m.tool_call_id.as_deref().unwrap_or_default();
+            out.push(Site { message: i, block: None, ordinal: 0, id, text: whole_text(m) });
         } else if let Some(blocks) = m.raw.get("content").and_then(Value::as_array) {
             let mut parts = m.parts.iter().filter_map(|p| match p {
                 Part::ToolResult { id, text, .. } => Some((id, text)),
                 _ => None,
             });
+            let mut ordinal = 0;
             for (k, b) in blocks.iter().enumerate() {
                 if b.get("type").and_then(Value::as_str) == Some("tool_result") {
                     if let Some((id, text)) = parts.next() {
-                        out.push(Site { message: i, block: Some(k), id: id.clone(), text: text.clone() });
+                        out.push(Site { message: i, block: Some(k), ordinal, id, text: Cow::Borrowed(text) });
+                        ordinal += 1;
                     }
                 }
             }
@@ -47,19 +71,45 @@ pub(super) fn sites(c: &Conversation) -> Vec<Site> {
 
 /// Writes `text` as the content of the result at `site`, keeping the
 /// content's shape (a string stays a string; parts become one text part).
+/// The old content is not copied on the way (it is most of the message).
 pub(super) fn set_content(m: &Message, site: &Site, text: &str, format: Format) -> Result<Message> {
-    let mut raw = m.raw.clone();
-    let slot = match site.block {
-        None => raw.get_mut("content"),
-        Some(k) => raw.get_mut("content").and_then(|c| c.get_mut(k)).and_then(|b| b.get_mut("content")),
+    let content = |old: &Value| match old {
+        Value::Array(_) => json!([{"type": "text", "text": text}]),
+        _ => Value::String(text.to_owned()),
     };
-    if let Some(slot) = slot {
-        *slot = match slot {
-            Value::Array(_) => json!([{"type": "text", "text": text}]),
-            _ => Value::String(text.to_owned()),
-        };
-    }
+    let raw = match site.block {
+        None => with_field(&m.raw, "content", content),
+        Some(k) => with_field(&m.raw, "content", |blocks| match blocks {
+            Value::Array(list) => Value::Array(
+                list.iter()
+                    .enumerate()
+                    .map(|(j, b)| if j == k { with_field(b, "content", content) } else { b.clone() })
+                    .collect(),
+            ),
+            other => other.clone(),
+        }),
+    };
     chat::message_from_value(format, raw, site.message)
+}
+
+/// A copy of `v` with the value of `key` (when `v` is an object that has
+/// it) replaced by `f` of the old value, which is not itself copied.
+fn with_field(v: &Value, key: &str, f: impl FnOnce(&Value) -> Value) -> Value {
+    let Value::Object(obj) = v else {
+        return v.clone();
+    };
+    let mut f = Some(f);
+    Value::Object(
+        obj.iter()
+            .map(|(k, old)| {
+                let new = match (k == key).then(|| f.take()).flatten() {
+                    Some(f) => f(old),
+                    None => old.clone(),
+                };
+                (k.clone(), new)
+            })
+            .collect(),
+    )
 }
 
 /// Truncates every tool result longer than `max_tokens` to that many tokens
@@ -69,9 +119,24 @@ pub fn truncate_tool_outputs(
     max_tokens: usize,
     acct: &Accountant,
 ) -> Result<(Conversation, Vec<Change>)> {
+    truncate_counted(c, max_tokens, acct, &[])
+}
+
+/// [`truncate_tool_outputs`] given each message's result tokens where they
+/// are known (`Accountant::message_and_results`): a result already within
+/// `max_tokens` is then not counted again.
+pub(super) fn truncate_counted(
+    c: &Conversation,
+    max_tokens: usize,
+    acct: &Accountant,
+    known: &[Vec<usize>],
+) -> Result<(Conversation, Vec<Change>)> {
     let mut out = c.clone();
     let mut changes = Vec::new();
     for site in sites(c) {
+        if known.get(site.message).and_then(|r| r.get(site.ordinal)).is_some_and(|&n| n <= max_tokens) {
+            continue;
+        }
         let tok = acct.tokenizer();
         let r = tok.truncate(&site.text, max_tokens, TruncateSide::Both, None)?;
         if !r.truncated {
@@ -82,7 +147,7 @@ pub fn truncate_tool_outputs(
         changes.push(Change {
             action: Action::TruncatedResult,
             index: site.message,
-            id: Some(site.id.clone()),
+            id: Some(site.id.to_owned()),
             tokens: r.removed_tokens,
             detail: format!("tool output cut from {} to {} tokens (head and tail kept)", r.original_tokens, r.tokens),
         });
@@ -114,7 +179,7 @@ pub fn clear_old_tool_results(
         changes.push(Change {
             action: Action::ClearedResult,
             index: site.message,
-            id: Some(site.id.clone()),
+            id: Some(site.id.to_owned()),
             tokens: before.saturating_sub(after),
             detail: format!("tool output of {before} tokens replaced by a placeholder"),
         });

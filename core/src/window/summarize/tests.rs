@@ -96,3 +96,40 @@ fn nothing_to_summarize_when_it_fits() {
 }
 
 use super::super::compact::compact;
+
+/// Issue 23 (002): summarizing never silently becomes deleting. A target
+/// with room for the protected messages but not for the smallest summary
+/// fails with `DoesNotFit` naming the smallest summary's size; a little
+/// more room gives a summary, never a bare drop.
+#[test]
+fn no_room_for_a_summary_is_does_not_fit_not_deletion() {
+    for anthropic in [false, true] {
+        let c = session(anthropic);
+        let a = acct();
+        // The protected set alone: system, the task, the latest user message.
+        let mut p = policy(10_000);
+        p.keep_last_rounds = 0;
+        let protected = prepare(Cow::Borrowed(&c), &p, &a).unwrap();
+        let floor = protected.fixed + protected.protected_tokens();
+        let overhead = a.message(&summary_message(c.format, &label(&p), &p, 0).unwrap()).unwrap();
+        let tight = Policy { limit_tokens: floor + 5, target_tokens: floor + 5, ..p.clone() };
+        for e in [
+            compact_with_digest(&c, &tight, &a).unwrap_err(),
+            request_summary(&c, &tight, &a).unwrap_err(),
+            crate::window::compact(&c, &tight, &a).unwrap_err(),
+        ] {
+            assert_eq!(e.kind(), crate::ErrorKind::DoesNotFit, "{e}");
+            let smallest = format!("the smallest summary takes {} tokens", MIN_SUMMARY_TOKENS + overhead);
+            assert!(e.message().contains(&smallest), "{smallest}: {e}");
+        }
+        let roomy = floor + MIN_SUMMARY_TOKENS + overhead + 40;
+        let ok = Policy { limit_tokens: roomy, target_tokens: roomy, ..p.clone() };
+        let r = compact_with_digest(&c, &ok, &a).unwrap();
+        assert!(r.changes.iter().any(|x| x.action == Action::InsertedSummary), "{:?}", r.changes);
+        assert!(r.changes.iter().all(|x| x.action != Action::DroppedMessage));
+        assert!(r.tokens_after <= roomy);
+        // A summary cap below the smallest summary is a configuration error.
+        let tiny = Policy { summary_max_tokens: 5, ..ok };
+        assert_eq!(compact_with_digest(&c, &tiny, &a).unwrap_err().kind(), crate::ErrorKind::InvalidArgument);
+    }
+}
