@@ -200,6 +200,11 @@ enum ctxkit_decode_mode
    * Fail with `CTXKIT_STATUS_INVALID_UTF8`, naming the offset and token index.
    */
   CTXKIT_DECODE_MODE_STRICT = 1,
+  /**
+   * Drop the bytes that are not part of a valid character (Python's
+   * `errors="ignore"`). Refused with `INVALID_ARGUMENT` before this release.
+   */
+  CTXKIT_DECODE_MODE_IGNORE = 2,
 };
 #ifndef __cplusplus
 #if __STDC_VERSION__ >= 202311L
@@ -351,6 +356,9 @@ typedef struct ctxkit_window ctxkit_window;
  * An owned UTF-8 string returned by ctxkit. `ptr` points to `len` bytes
  * followed by a NUL (a courtesy for C; the text itself may contain NULs only
  * where the input did). Release it with `ctxkit_string_free`, never `free()`.
+ * The functions that return token bytes (`ctxkit_tokenizer_token_bytes`,
+ * `ctxkit_tokenizer_decode_bytes`) use it for raw bytes, which need not be
+ * UTF-8.
  */
 typedef struct ctxkit_string {
   /**
@@ -364,7 +372,8 @@ typedef struct ctxkit_string {
 } ctxkit_string;
 
 /**
- * An owned array of token ids returned by ctxkit. `ptr` is never NULL in
+ * An owned array of token ids returned by ctxkit (or of character offsets,
+ * from `ctxkit_tokenizer_decode_with_offsets`). `ptr` is never NULL in
  * an array ctxkit returned, even when `len` is 0 (since ABI 2, as for
  * `ctxkit_string`). Release it with `ctxkit_tokens_free`.
  */
@@ -969,6 +978,147 @@ void ctxkit_string_free_parts(uint8_t *ptr,
 void ctxkit_tokens_free(struct ctxkit_tokens *t);
 
 /**
+ * The bytes of one token, ordinary or special (tiktoken's
+ * `decode_single_token_bytes`), in `*out_bytes`: raw bytes, not
+ * necessarily UTF-8 (a token can be part of a character). Release with
+ * `ctxkit_string_free`. Thread-safe.
+ *
+ * Errors: `UNKNOWN_TOKEN` (an id not in the vocabulary, named with the
+ * valid range), `NULL_ARGUMENT`.
+ *
+ * # Safety
+ * `tokenizer` is a live handle; `out_bytes` is valid for a write; `err` is
+ * NULL or valid for a write.
+ */
+ctxkit_status ctxkit_tokenizer_token_bytes(const struct ctxkit_tokenizer *tokenizer,
+                                           uint32_t id,
+                                           struct ctxkit_string *out_bytes,
+                                           struct ctxkit_error **err);
+
+/**
+ * The bytes of `ids` concatenated (tiktoken's `decode_bytes`), raw: no
+ * UTF-8 requirement. `(NULL, 0)` gives no bytes. Release with
+ * `ctxkit_string_free`. Thread-safe.
+ *
+ * Errors: `UNKNOWN_TOKEN` (names the id and its index), `LIMIT_EXCEEDED`
+ * (more ids than the limit, or bytes over 64 MiB), `NULL_ARGUMENT`,
+ * `INVALID_ARGUMENT` (a misaligned `ids`).
+ *
+ * # Safety
+ * `tokenizer` is a live handle; `ids` is valid for `ids_len` aligned
+ * `uint32_t` reads (or NULL with length 0); `out_bytes` is valid for a
+ * write; `err` is NULL or valid for a write.
+ */
+ctxkit_status ctxkit_tokenizer_decode_bytes(const struct ctxkit_tokenizer *tokenizer,
+                                            const uint32_t *ids,
+                                            size_t ids_len,
+                                            struct ctxkit_string *out_bytes,
+                                            struct ctxkit_error **err);
+
+/**
+ * The id of the single token whose bytes are exactly `bytes` (any bytes,
+ * not checked as UTF-8): an ordinary token, or a special token's text
+ * (tiktoken's `encode_single_token`). Thread-safe.
+ *
+ * Errors: `UNKNOWN_TOKEN` (no token has these bytes), `NULL_ARGUMENT`.
+ *
+ * # Safety
+ * `tokenizer` is a live handle; `bytes` is valid for `bytes_len` bytes (or
+ * NULL with length 0); `out_id` is valid for a write; `err` is NULL or
+ * valid for a write.
+ */
+ctxkit_status ctxkit_tokenizer_token_id(const struct ctxkit_tokenizer *tokenizer,
+                                        const uint8_t *bytes,
+                                        size_t bytes_len,
+                                        uint32_t *out_id,
+                                        struct ctxkit_error **err);
+
+/**
+ * Encodes bytes that need not be UTF-8, exactly as tiktoken's
+ * `_encode_bytes`: valid UTF-8 is encoded ordinarily; otherwise the valid
+ * prefix is, and its last piece plus every byte after it are merged as one
+ * piece (docs/tokenizer.md). Special-token text is ordinary text whatever
+ * the handle's flags. Decoding the ids gives the bytes back. Release with
+ * `ctxkit_tokens_free`. Thread-safe.
+ *
+ * Errors: `LIMIT_EXCEEDED` (over 64 MiB), `NULL_ARGUMENT`.
+ *
+ * # Safety
+ * `tokenizer` is a live handle; `bytes` is valid for `bytes_len` bytes (or
+ * NULL with length 0); `out_tokens` is valid for a write; `err` is NULL or
+ * valid for a write.
+ */
+ctxkit_status ctxkit_tokenizer_encode_bytes(const struct ctxkit_tokenizer *tokenizer,
+                                            const uint8_t *bytes,
+                                            size_t bytes_len,
+                                            struct ctxkit_tokens *out_tokens,
+                                            struct ctxkit_error **err);
+
+/**
+ * Decodes `ids` to text (which must be valid UTF-8) and gives, per token,
+ * the offset in characters (Unicode scalar values, not bytes) where it
+ * starts, in `*out_offsets` (`uint32_t` values, one per id; release with
+ * `ctxkit_tokens_free`). A token that starts inside a character gets that
+ * character's offset (tiktoken's `decode_with_offsets`). Both outputs are
+ * written only on success. Thread-safe.
+ *
+ * Errors: `INVALID_UTF8` (the bytes are not UTF-8: offset and token
+ * index), `UNKNOWN_TOKEN`, `LIMIT_EXCEEDED`, `NULL_ARGUMENT`,
+ * `INVALID_ARGUMENT` (a misaligned `ids`).
+ *
+ * # Safety
+ * As for `ctxkit_tokenizer_decode_bytes`; `out_text` and `out_offsets` are
+ * valid for a write.
+ */
+ctxkit_status ctxkit_tokenizer_decode_with_offsets(const struct ctxkit_tokenizer *tokenizer,
+                                                   const uint32_t *ids,
+                                                   size_t ids_len,
+                                                   struct ctxkit_string *out_text,
+                                                   struct ctxkit_tokens *out_offsets,
+                                                   struct ctxkit_error **err);
+
+/**
+ * Encodes `text` with tiktoken's special-token rules, given as JSON
+ * `{"allowed_special": "all" | [strings], "disallowed_special": "all" |
+ * [strings]}` (a missing field, or an empty `policy_json`, takes tiktoken's
+ * default: `[]` and `"all"`). Allowed special tokens become their ids;
+ * text matching a disallowed string fails, naming it and its byte offset.
+ * The handle's `CTXKIT_TOKENIZER_RECOGNIZE_SPECIAL` flag is not used.
+ * Release with `ctxkit_tokens_free`. Thread-safe.
+ *
+ * Errors: `INVALID_ARGUMENT` (the text contains a disallowed string),
+ * `INVALID_JSON`, `LIMIT_EXCEEDED` (text over 64 MiB, a set over 4096 names
+ * or a name over 256 bytes), `INVALID_UTF8`, `NULL_ARGUMENT`.
+ *
+ * # Safety
+ * `tokenizer` is a live handle; `text` and `policy_json` are valid for
+ * their lengths (or NULL with length 0); `out_tokens` is valid for a write;
+ * `err` is NULL or valid for a write.
+ */
+ctxkit_status ctxkit_tokenizer_encode_special(const struct ctxkit_tokenizer *tokenizer,
+                                              const uint8_t *text,
+                                              size_t text_len,
+                                              const uint8_t *policy_json,
+                                              size_t policy_json_len,
+                                              struct ctxkit_tokens *out_tokens,
+                                              struct ctxkit_error **err);
+
+/**
+ * The encoding's special tokens as a JSON array of `{"token", "id"}`, in
+ * the encoding's order (`o200k_harmony` has 1,091; two share id 200018).
+ * Release with `ctxkit_string_free`. Thread-safe.
+ *
+ * Errors: `NULL_ARGUMENT`.
+ *
+ * # Safety
+ * `tokenizer` is a live handle; `out_json` is valid for a write; `err` is
+ * NULL or valid for a write.
+ */
+ctxkit_status ctxkit_tokenizer_special_tokens(const struct ctxkit_tokenizer *tokenizer,
+                                              struct ctxkit_string *out_json,
+                                              struct ctxkit_error **err);
+
+/**
  * Creates a tokenizer for an encoding by name, as tiktoken names them:
  * `cl100k_base`, `o200k_base`, `p50k_base`, `r50k_base`, `o200k_harmony`,
  * `p50k_edit`, `gpt2`; surrounding spaces and case are ignored. `flags` is 0 or
@@ -1101,8 +1251,8 @@ ctxkit_status ctxkit_tokenizer_encode(const struct ctxkit_tokenizer *tokenizer,
 /**
  * Decodes token ids to text. A token can hold part of a multi-byte
  * character, so an arbitrary slice of ids may not be valid UTF-8: `mode`
- * (a `ctxkit_decode_mode`) chooses U+FFFD replacement or an
- * `INVALID_UTF8` error. An id outside the vocabulary is `UNKNOWN_TOKEN`.
+ * (a `ctxkit_decode_mode`) chooses U+FFFD replacement, dropping the
+ * invalid bytes, or an `INVALID_UTF8` error. An id outside the vocabulary is `UNKNOWN_TOKEN`.
  * `(NULL, 0)` decodes to the empty string. Thread-safe.
  *
  * Errors: `UNKNOWN_TOKEN`, `INVALID_UTF8` (strict mode), `INVALID_ARGUMENT` (unknown mode), `LIMIT_EXCEEDED` (more ids than the limit, or decoded text over 64 MiB), `NULL_ARGUMENT`.

@@ -2,7 +2,7 @@
 
 use std::process::ExitCode;
 
-use ctxkit::{Encoding, ModelRegistry, SpecialTokens, Tokenizer};
+use ctxkit::{Encoding, ModelRegistry, SpecialPolicy, SpecialSet, Tokenizer};
 
 use crate::out::outln;
 use crate::{input, Fatal};
@@ -17,8 +17,16 @@ pub(crate) struct Args {
     #[arg(long, value_name = "NAME")]
     model: Option<String>,
     /// Recognize special tokens such as <|endoftext|> instead of counting them as text.
-    #[arg(long)]
+    #[arg(long, conflicts_with_all = ["allowed_special", "disallowed_special"])]
     special: bool,
+    /// Special tokens to recognize, comma-separated, or "all" (tiktoken's
+    /// allowed_special); others count as text unless --disallowed-special refuses them.
+    #[arg(long, value_name = "LIST|all")]
+    allowed_special: Option<String>,
+    /// Text that makes the count fail (exit 1, naming it), comma-separated, or
+    /// "all": every special token not allowed (tiktoken's disallowed_special).
+    #[arg(long, value_name = "LIST|all")]
+    disallowed_special: Option<String>,
     /// Print one JSON object per input per line.
     #[arg(long)]
     json: bool,
@@ -36,16 +44,26 @@ pub(crate) fn run(args: Args) -> Result<ExitCode, Fatal> {
         (None, Some(e)) => (Tokenizer::from_name(e)?, None),
         (None, None) => (Tokenizer::new(Encoding::O200kBase)?, None),
     };
-    let special = if args.special { SpecialTokens::Recognize } else { SpecialTokens::Ordinary };
-    let tokenizer = tokenizer.with_special_tokens(special);
+    let set = |v: &Option<String>| match v.as_deref() {
+        None | Some("") => SpecialSet::none(),
+        Some("all") => SpecialSet::All,
+        Some(list) => SpecialSet::of(list.split(',')),
+    };
+    let policy = if args.special {
+        SpecialPolicy::all()
+    } else {
+        SpecialPolicy { allowed: set(&args.allowed_special), disallowed: set(&args.disallowed_special) }
+    };
+    policy.check()?;
     let files = if args.files.is_empty() { vec!["-".to_owned()] } else { args.files };
 
     let mut failed = false;
     let mut total = 0usize;
     let mut counted = 0usize;
     for path in &files {
-        let result = input::read_text(path)
-            .and_then(|text| tokenizer.count(&text).map(|n| (n, text.len())).map_err(|e| format!("{path}: {e}")));
+        let result = input::read_text(path).and_then(|text| {
+            tokenizer.count_with(&text, &policy).map(|n| (n, text.len())).map_err(|e| format!("{path}: {e}"))
+        });
         let (tokens, bytes) = match result {
             Ok(r) => r,
             Err(message) => {

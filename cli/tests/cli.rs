@@ -76,6 +76,26 @@ fn default_encoding_is_o200k_and_special_flag_recognizes() {
 }
 
 #[test]
+fn special_tokens_allowed_and_refused_by_set() {
+    let text = b"<|endoftext|> hi <|fim_prefix|>";
+    let count = |extra: &[&str]| {
+        let o = ctxkit(&[&["count", "--json", "--encoding", "cl100k_base"], extra].concat(), text);
+        (o.status.code(), stdout(&o), String::from_utf8_lossy(&o.stderr).into_owned())
+    };
+    let tokens = |s: &str| serde_json::from_str::<serde_json::Value>(s.trim()).unwrap()["tokens"].as_u64().unwrap();
+    let (_, all, _) = count(&["--allowed-special", "all"]);
+    let (_, one, _) = count(&["--allowed-special", "<|endoftext|>"]);
+    let (_, none, _) = count(&[]);
+    assert_eq!(tokens(&all), 4);
+    assert!(tokens(&none) > tokens(&one) && tokens(&one) > tokens(&all));
+    let (code, _, err) = count(&["--allowed-special", "<|endoftext|>", "--disallowed-special", "all"]);
+    assert_eq!(code, Some(1));
+    assert!(err.contains("'<|fim_prefix|>' at byte offset 17"), "{err}");
+    let (code, _, _) = count(&["--special", "--allowed-special", "all"]);
+    assert_eq!(code, Some(2), "--special conflicts with the sets");
+}
+
+#[test]
 fn files_are_listed_with_a_total_and_errors_do_not_stop_the_rest() {
     let a = tmp("a.txt", b"hello world");
     let bad = tmp("bad.txt", b"ok \xe6\x97 broken");

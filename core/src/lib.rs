@@ -31,7 +31,9 @@ pub mod window;
 
 pub use error::{Error, ErrorKind, Result};
 pub use models::{ModelInfo, ModelProfile, ModelRegistry, ModelSource};
-pub use tokens::{CountLimit, DecodeMode, Encoding, SpecialTokens, Tokenizer, TruncateSide, Truncation};
+pub use tokens::{
+    CountLimit, DecodeMode, Encoding, SpecialPolicy, SpecialSet, SpecialTokens, Tokenizer, TruncateSide, Truncation,
+};
 
 /// The crate version, as in Cargo.toml.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");

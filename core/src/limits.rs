@@ -88,6 +88,11 @@ pub const MAX_FRONTMATTER_ALIAS_EVENTS: usize = 1024;
 /// and anything else found at its top level).
 pub const MAX_SKILLS_PER_FOLDER: usize = 1024;
 
+/// Most strings in one special-token set (`allowed_special` or
+/// `disallowed_special`); o200k_harmony, the largest encoding's list, has
+/// 1,091 special tokens.
+pub const MAX_SPECIAL_SET: usize = 4096;
+
 /// Largest handoff document, in bytes. A handoff is a summary passed between
 /// agents, not a transcript; a mebibyte leaves room for large key outputs.
 pub const MAX_HANDOFF_BYTES: usize = 1024 * 1024;

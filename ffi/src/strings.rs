@@ -3,6 +3,9 @@
 /// An owned UTF-8 string returned by ctxkit. `ptr` points to `len` bytes
 /// followed by a NUL (a courtesy for C; the text itself may contain NULs only
 /// where the input did). Release it with `ctxkit_string_free`, never `free()`.
+/// The functions that return token bytes (`ctxkit_tokenizer_token_bytes`,
+/// `ctxkit_tokenizer_decode_bytes`) use it for raw bytes, which need not be
+/// UTF-8.
 #[repr(C)]
 #[derive(Debug)]
 pub struct ctxkit_string {
@@ -14,7 +17,11 @@ pub struct ctxkit_string {
 
 impl ctxkit_string {
     pub(crate) fn from_string(s: String) -> ctxkit_string {
-        let mut bytes = s.into_bytes();
+        ctxkit_string::from_bytes(s.into_bytes())
+    }
+
+    /// Raw bytes (token bytes), not necessarily UTF-8, in the same layout.
+    pub(crate) fn from_bytes(mut bytes: Vec<u8>) -> ctxkit_string {
         bytes.push(0);
         let len = bytes.len() - 1;
         let ptr = Box::into_raw(bytes.into_boxed_slice()).cast::<u8>();
@@ -63,7 +70,8 @@ pub unsafe extern "C" fn ctxkit_string_free_parts(ptr: *mut u8, len: usize) {
     })
 }
 
-/// An owned array of token ids returned by ctxkit. `ptr` is never NULL in
+/// An owned array of token ids returned by ctxkit (or of character offsets,
+/// from `ctxkit_tokenizer_decode_with_offsets`). `ptr` is never NULL in
 /// an array ctxkit returned, even when `len` is 0 (since ABI 2, as for
 /// `ctxkit_string`). Release it with `ctxkit_tokens_free`.
 #[repr(C)]

@@ -31,6 +31,9 @@ pub enum ctxkit_decode_mode {
     Replace = 0,
     /// Fail with `CTXKIT_STATUS_INVALID_UTF8`, naming the offset and token index.
     Strict = 1,
+    /// Drop the bytes that are not part of a valid character (Python's
+    /// `errors="ignore"`). Refused with `INVALID_ARGUMENT` before this release.
+    Ignore = 2,
 }
 
 /// Which part of the text `ctxkit_tokenizer_truncate` keeps.
@@ -48,6 +51,13 @@ pub enum ctxkit_truncate_side {
 pub struct ctxkit_tokenizer {
     inner: Tokenizer,
     model: Option<ctxkit_core::ModelInfo>,
+}
+
+impl ctxkit_tokenizer {
+    /// The core tokenizer (for the functions in `token_bytes.rs`).
+    pub(crate) fn inner(&self) -> &Tokenizer {
+        &self.inner
+    }
 }
 
 fn special_from_flags(flags: u32) -> Result<SpecialTokens, FfiError> {
@@ -278,8 +288,8 @@ pub unsafe extern "C" fn ctxkit_tokenizer_encode(
 
 /// Decodes token ids to text. A token can hold part of a multi-byte
 /// character, so an arbitrary slice of ids may not be valid UTF-8: `mode`
-/// (a `ctxkit_decode_mode`) chooses U+FFFD replacement or an
-/// `INVALID_UTF8` error. An id outside the vocabulary is `UNKNOWN_TOKEN`.
+/// (a `ctxkit_decode_mode`) chooses U+FFFD replacement, dropping the
+/// invalid bytes, or an `INVALID_UTF8` error. An id outside the vocabulary is `UNKNOWN_TOKEN`.
 /// `(NULL, 0)` decodes to the empty string. Thread-safe.
 ///
 /// Errors: `UNKNOWN_TOKEN`, `INVALID_UTF8` (strict mode), `INVALID_ARGUMENT` (unknown mode), `LIMIT_EXCEEDED` (more ids than the limit, or decoded text over 64 MiB), `NULL_ARGUMENT`.
@@ -304,6 +314,7 @@ pub unsafe extern "C" fn ctxkit_tokenizer_decode(
         let mode = match mode {
             0 => DecodeMode::Replace,
             1 => DecodeMode::Strict,
+            2 => DecodeMode::Ignore,
             m => return Err(FfiError::invalid(format!("mode {m} is not a ctxkit_decode_mode"))),
         };
         dst.write(ctxkit_string::from_string(t.inner.decode(ids, mode)?));

@@ -167,6 +167,34 @@ fn calls() -> Vec<(&'static str, Call)> {
         ),
         ("ctxkit_tokenizer_encode", Call::Status(|err| unsafe { ctxkit_tokenizer_encode(z(), z(), z(), z(), err) })),
         (
+            "ctxkit_tokenizer_token_bytes",
+            Call::Status(|err| unsafe { ctxkit_tokenizer_token_bytes(z(), z(), z(), err) }),
+        ),
+        (
+            "ctxkit_tokenizer_decode_bytes",
+            Call::Status(|err| unsafe { ctxkit_tokenizer_decode_bytes(z(), z(), z(), z(), err) }),
+        ),
+        (
+            "ctxkit_tokenizer_token_id",
+            Call::Status(|err| unsafe { ctxkit_tokenizer_token_id(z(), z(), z(), z(), err) }),
+        ),
+        (
+            "ctxkit_tokenizer_encode_bytes",
+            Call::Status(|err| unsafe { ctxkit_tokenizer_encode_bytes(z(), z(), z(), z(), err) }),
+        ),
+        (
+            "ctxkit_tokenizer_decode_with_offsets",
+            Call::Status(|err| unsafe { ctxkit_tokenizer_decode_with_offsets(z(), z(), z(), z(), z(), err) }),
+        ),
+        (
+            "ctxkit_tokenizer_encode_special",
+            Call::Status(|err| unsafe { ctxkit_tokenizer_encode_special(z(), z(), z(), z(), z(), z(), err) }),
+        ),
+        (
+            "ctxkit_tokenizer_special_tokens",
+            Call::Status(|err| unsafe { ctxkit_tokenizer_special_tokens(z(), z(), err) }),
+        ),
+        (
             "ctxkit_tokenizer_decode",
             Call::Status(|err| unsafe { ctxkit_tokenizer_decode(z(), z(), z(), z(), z(), err) }),
         ),

@@ -159,6 +159,39 @@ pub fn check(data: &[u8]) {
                 call!(ctxkit_tokenizer_count_until_limit, none, h.tokenizer, p, n, n / 3, &mut count, &mut exceeded);
             }
             4 => {
+                // Any bytes: encode_bytes round-trips them through decode_bytes.
+                let mut t = ctxkit_tokens { ptr: null_mut(), len: 0 };
+                if call!(ctxkit_tokenizer_encode_bytes, none, h.tokenizer, p, n, &mut t) {
+                    let mut out = EMPTY;
+                    let st = ctxkit_tokenizer_decode_bytes(h.tokenizer, t.ptr, t.len, &mut out, null_mut());
+                    assert_eq!(st, ctxkit_status::Ok);
+                    assert_eq!(
+                        std::slice::from_raw_parts(out.ptr, out.len),
+                        bytes,
+                        "decode_bytes(encode_bytes(x)) != x"
+                    );
+                    ctxkit_string_free(&mut out);
+                    ctxkit_tokens_free(&mut t);
+                }
+                let mut id = 0u32;
+                call!(ctxkit_tokenizer_token_id, none, h.tokenizer, p, n, &mut id);
+                // The input as text and as a special-token policy.
+                let policy = br#"{"allowed_special": ["<|endoftext|>"]}"#;
+                if call!(
+                    ctxkit_tokenizer_encode_special,
+                    none,
+                    h.tokenizer,
+                    p,
+                    n,
+                    policy.as_ptr(),
+                    policy.len(),
+                    &mut t
+                ) {
+                    ctxkit_tokens_free(&mut t);
+                }
+                if call!(ctxkit_tokenizer_encode_special, none, h.tokenizer, p, 0, p, n, &mut t) {
+                    ctxkit_tokens_free(&mut t);
+                }
                 let mut t = ctxkit_tokens { ptr: null_mut(), len: 0 };
                 if call!(ctxkit_tokenizer_encode, none, h.tokenizer, p, n, &mut t) {
                     let text = std::str::from_utf8(bytes).expect("encode accepted invalid UTF-8");
@@ -173,6 +206,10 @@ pub fn check(data: &[u8]) {
             5 | 6 => {
                 let ids: Vec<u32> =
                     bytes.chunks(3).map(|c| c.iter().fold(0u32, |a, &b| a << 8 | u32::from(b))).collect();
+                let mut raw = EMPTY;
+                if call!(ctxkit_tokenizer_decode_bytes, none, h.tokenizer, ids.as_ptr(), ids.len(), &mut raw) {
+                    ctxkit_string_free(&mut raw);
+                }
                 call!(
                     ctxkit_tokenizer_decode,
                     Some(false),

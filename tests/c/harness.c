@@ -53,7 +53,8 @@ _Static_assert(CTXKIT_STATUS_OK == 0 && CTXKIT_STATUS_NULL_ARGUMENT == 1 &&
                    CTXKIT_STATUS_IO == 12 && CTXKIT_STATUS_UNSAFE_PATH == 13 &&
                    CTXKIT_STATUS_CYCLE_DETECTED == 14 && CTXKIT_STATUS_DEPTH_EXCEEDED == 15,
                "status numbers are part of the ABI");
-_Static_assert(CTXKIT_DECODE_MODE_REPLACE == 0 && CTXKIT_DECODE_MODE_STRICT == 1, "decode modes");
+_Static_assert(CTXKIT_DECODE_MODE_REPLACE == 0 && CTXKIT_DECODE_MODE_STRICT == 1 && CTXKIT_DECODE_MODE_IGNORE == 2,
+               "decode modes");
 _Static_assert(CTXKIT_TRUNCATE_SIDE_HEAD == 0 && CTXKIT_TRUNCATE_SIDE_TAIL == 1 &&
                    CTXKIT_TRUNCATE_SIDE_BOTH == 2,
                "truncate sides");
@@ -1010,7 +1011,7 @@ static void test_tokenizer_basics(void)
     {
         const uint32_t ids[] = {15339};
         DECODE_FAILS(cl, ids, 1, 7, false, CTXKIT_STATUS_INVALID_ARGUMENT, "mode 7");
-        DECODE_FAILS(cl, ids, 1, 2, false, CTXKIT_STATUS_INVALID_ARGUMENT, NULL);
+        DECODE_FAILS(cl, ids, 1, 3, false, CTXKIT_STATUS_INVALID_ARGUMENT, NULL);
         DECODE_FAILS(cl, ids, 1, UINT32_MAX, false, CTXKIT_STATUS_INVALID_ARGUMENT, NULL);
     }
     TRUNCATE_FAILS(cl, LIT(kLongText), 10, 9, NULL, 0, 0, CTXKIT_STATUS_INVALID_ARGUMENT, "side 9");
@@ -1207,6 +1208,136 @@ static void test_truncate(void)
         check_truncation_fits(__LINE__, t, &u, max);
         ctxkit_string_free(&u.text);
     }
+    ctxkit_tokenizer_free(t);
+}
+
+/* The byte-level and special-token functions (issue 19): expectations from
+ * tiktoken 0.14.0 (tiktoken's own tests; tests/fixtures/tiktoken has more). */
+static void test_token_bytes(void)
+{
+    ctxkit_tokenizer *t = tokenizer_new_ok(__LINE__, "cl100k_base", 0);
+    if (!t)
+        return;
+    ctxkit_error *err = NULL;
+
+    /* ctxkit_tokenizer_token_bytes: ordinary, special, unknown. */
+    ctxkit_string b = {NULL, 0};
+    CHECK_STATUS(ctxkit_tokenizer_token_bytes(t, 15339, &b, &err), CTXKIT_STATUS_OK);
+    CHECK_BYTES(b.ptr, b.len, "hello", 5);
+    ctxkit_string_free(&b);
+    CHECK_STATUS(ctxkit_tokenizer_token_bytes(t, 100257, &b, &err), CTXKIT_STATUS_OK);
+    CHECK_BYTES(b.ptr, b.len, "<|endoftext|>", 13);
+    ctxkit_string_free(&b);
+    /* 9468 is the first of the three tokens of U+1F44D: not UTF-8 alone. */
+    CHECK_STATUS(ctxkit_tokenizer_token_bytes(t, 9468, &b, &err), CTXKIT_STATUS_OK);
+    CHECK_BYTES(b.ptr, b.len, "\xf0\x9f", 2);
+    ctxkit_string_free(&b);
+    CHECK_STATUS(ctxkit_tokenizer_token_bytes(t, 100256, &b, &err), CTXKIT_STATUS_UNKNOWN_TOKEN);
+    check_error_at(__LINE__, &err, CTXKIT_STATUS_UNKNOWN_TOKEN, "ctxkit_tokenizer_token_bytes", "100256");
+    CHECK(b.ptr == NULL);
+    CHECK_STATUS(ctxkit_tokenizer_token_bytes(t, 1, NULL, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
+    CHECK_STATUS(ctxkit_tokenizer_token_bytes(NULL, 1, &b, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
+
+    /* ctxkit_tokenizer_decode_bytes: raw, concatenated. */
+    const uint32_t thumbs[] = {9468, 239, 235};
+    CHECK_STATUS(ctxkit_tokenizer_decode_bytes(t, thumbs, 2, &b, NULL), CTXKIT_STATUS_OK);
+    CHECK_BYTES(b.ptr, b.len, "\xf0\x9f\x91", 3);
+    ctxkit_string_free(&b);
+    CHECK_STATUS(ctxkit_tokenizer_decode_bytes(t, thumbs, 3, &b, NULL), CTXKIT_STATUS_OK);
+    CHECK_BYTES(b.ptr, b.len, "\xf0\x9f\x91\x8d", 4);
+    ctxkit_string_free(&b);
+    CHECK_STATUS(ctxkit_tokenizer_decode_bytes(t, NULL, 0, &b, NULL), CTXKIT_STATUS_OK);
+    CHECK_SIZE(b.len, 0);
+    ctxkit_string_free(&b);
+    CHECK_STATUS(ctxkit_tokenizer_decode_bytes(t, NULL, 2, &b, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
+
+    /* decode with CTXKIT_DECODE_MODE_IGNORE drops the partial character. */
+    const uint32_t a_thumb_b[] = {64, 9468, 65};
+    CHECK_STATUS(ctxkit_tokenizer_decode(t, a_thumb_b, 3, CTXKIT_DECODE_MODE_IGNORE, &b, NULL), CTXKIT_STATUS_OK);
+    CHECK_BYTES(b.ptr, b.len, "ab", 2);
+    ctxkit_string_free(&b);
+    CHECK_STATUS(ctxkit_tokenizer_decode(t, a_thumb_b, 3, 3, &b, NULL), CTXKIT_STATUS_INVALID_ARGUMENT);
+
+    /* ctxkit_tokenizer_token_id: any bytes; special text; no such token. */
+    uint32_t id = 7;
+    CHECK_STATUS(ctxkit_tokenizer_token_id(t, (const uint8_t *)"\xf0\x9f", 2, &id, NULL), CTXKIT_STATUS_OK);
+    CHECK_SIZE(id, 9468);
+    CHECK_STATUS(ctxkit_tokenizer_token_id(t, (const uint8_t *)"<|fim_prefix|>", 14, &id, NULL), CTXKIT_STATUS_OK);
+    CHECK_SIZE(id, 100258);
+    id = 7;
+    CHECK_STATUS(ctxkit_tokenizer_token_id(t, (const uint8_t *)"hello world", 11, &id, &err),
+                 CTXKIT_STATUS_UNKNOWN_TOKEN);
+    check_error_at(__LINE__, &err, CTXKIT_STATUS_UNKNOWN_TOKEN, "ctxkit_tokenizer_token_id", "no single token");
+    CHECK_SIZE(id, 7);
+    CHECK_STATUS(ctxkit_tokenizer_token_id(t, NULL, 0, &id, NULL), CTXKIT_STATUS_UNKNOWN_TOKEN);
+    CHECK_STATUS(ctxkit_tokenizer_token_id(t, NULL, 1, &id, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
+
+    /* ctxkit_tokenizer_encode_bytes: tiktoken's test_encode_bytes. */
+    ctxkit_tokens ids = {NULL, 0};
+    CHECK_STATUS(ctxkit_tokenizer_encode_bytes(t, (const uint8_t *)" \xec\x8b\xa4\xed", 5, &ids, NULL),
+                 CTXKIT_STATUS_OK);
+    CHECK_SIZE(ids.len, 1);
+    if (ids.len == 1)
+        CHECK_SIZE(ids.ptr[0], 62085);
+    ctxkit_tokens_free(&ids);
+    const uint8_t junk[] = {0x80, 0x80, 0xff, 'a', 0xc3};
+    CHECK_STATUS(ctxkit_tokenizer_encode_bytes(t, junk, sizeof junk, &ids, NULL), CTXKIT_STATUS_OK);
+    CHECK_STATUS(ctxkit_tokenizer_decode_bytes(t, ids.ptr, ids.len, &b, NULL), CTXKIT_STATUS_OK);
+    CHECK_BYTES(b.ptr, b.len, junk, sizeof junk);
+    ctxkit_string_free(&b);
+    ctxkit_tokens_free(&ids);
+    CHECK_STATUS(ctxkit_tokenizer_encode_bytes(t, NULL, 0, &ids, NULL), CTXKIT_STATUS_OK);
+    CHECK_SIZE(ids.len, 0);
+    ctxkit_tokens_free(&ids);
+    CHECK_STATUS(ctxkit_tokenizer_encode_bytes(t, NULL, 3, &ids, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
+
+    /* ctxkit_tokenizer_decode_with_offsets: tiktoken's test_basic_offsets. */
+    ids = ENCODE_OK(t, LIT("我非常渴望与人工智能一起工作"));
+    ctxkit_tokens offs = {NULL, 0};
+    CHECK_STATUS(ctxkit_tokenizer_decode_with_offsets(t, ids.ptr, ids.len, &b, &offs, NULL), CTXKIT_STATUS_OK);
+    CHECK_SIZE(offs.len, ids.len);
+    static const uint32_t want_offs[] = {0, 1, 2, 3, 3, 4, 4, 5, 6, 7, 8, 8, 9, 10, 11, 12, 13};
+    CHECK_SIZE(offs.len, 17);
+    if (offs.len == 17)
+        CHECK_BYTES(offs.ptr, sizeof want_offs, want_offs, sizeof want_offs);
+    CHECK_BYTES(b.ptr, b.len, "我非常渴望与人工智能一起工作", sizeof "我非常渴望与人工智能一起工作" - 1);
+    ctxkit_string_free(&b);
+    ctxkit_tokens_free(&offs);
+    ctxkit_tokens_free(&ids);
+    CHECK_STATUS(ctxkit_tokenizer_decode_with_offsets(t, a_thumb_b, 3, &b, &offs, &err), CTXKIT_STATUS_INVALID_UTF8);
+    check_error_at(__LINE__, &err, CTXKIT_STATUS_INVALID_UTF8, "ctxkit_tokenizer_decode_with_offsets", "token index 1");
+    CHECK(b.ptr == NULL && offs.ptr == NULL);
+    CHECK_STATUS(ctxkit_tokenizer_decode_with_offsets(t, a_thumb_b, 3, &b, NULL, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
+
+    /* ctxkit_tokenizer_encode_special: tiktoken's allowed / disallowed sets. */
+#define SZ(x) (const uint8_t *)(x), strlen(x)
+    const char *text = "<|endoftext|> hello <|fim_prefix|>";
+    CHECK_STATUS(ctxkit_tokenizer_encode_special(t, SZ(text), NULL, 0, &ids, &err), CTXKIT_STATUS_INVALID_ARGUMENT);
+    check_error_at(__LINE__, &err, CTXKIT_STATUS_INVALID_ARGUMENT, "ctxkit_tokenizer_encode_special",
+                   "'<|endoftext|>' at byte offset 0");
+    const char *fim_only = "{\"allowed_special\": [\"<|fim_prefix|>\"], \"disallowed_special\": []}";
+    CHECK_STATUS(ctxkit_tokenizer_encode_special(t, SZ(text), SZ(fim_only), &ids, NULL), CTXKIT_STATUS_OK);
+    CHECK(ids.len > 2 && ids.ptr[ids.len - 1] == 100258 && ids.ptr[0] != 100257);
+    ctxkit_tokens_free(&ids);
+    const char *all = "{\"allowed_special\": \"all\"}";
+    CHECK_STATUS(ctxkit_tokenizer_encode_special(t, SZ(text), SZ(all), &ids, NULL), CTXKIT_STATUS_OK);
+    CHECK(ids.len > 2 && ids.ptr[0] == 100257 && ids.ptr[ids.len - 1] == 100258);
+    ctxkit_tokens_free(&ids);
+    CHECK_STATUS(ctxkit_tokenizer_encode_special(t, SZ(text), LIT("{\"allowed_special\": 1}"), &ids, &err),
+                 CTXKIT_STATUS_INVALID_JSON);
+    check_error_at(__LINE__, &err, CTXKIT_STATUS_INVALID_JSON, "ctxkit_tokenizer_encode_special",
+                   "expected \"all\" or an array of strings");
+    CHECK_STATUS(ctxkit_tokenizer_encode_special(t, (const uint8_t *)"\xff", 1, NULL, 0, &ids, NULL),
+                 CTXKIT_STATUS_INVALID_UTF8);
+    CHECK(ids.ptr == NULL);
+
+    /* ctxkit_tokenizer_special_tokens. */
+    CHECK_STATUS(ctxkit_tokenizer_special_tokens(t, &b, NULL), CTXKIT_STATUS_OK);
+    CHECK_STR_CONTAINS(b, "{\"token\":\"<|fim_middle|>\",\"id\":100259}");
+    ctxkit_string_free(&b);
+    CHECK_STATUS(ctxkit_tokenizer_special_tokens(t, NULL, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
+
+#undef SZ
     ctxkit_tokenizer_free(t);
 }
 
@@ -3407,6 +3538,7 @@ int main(void)
     test_tokenizer_basics();
     test_count_until_limit();
     test_truncate();
+    test_token_bytes();
     test_registry();
     test_null_arguments();
     test_invalid_utf8();

@@ -40,6 +40,8 @@ module Ctxkit
   , countTokens, countTokensIO, countUntilLimit
   , encodeTokens, encodeTokensIO
   , DecodeMode (..), decodeTokens, decodeTokensE
+  , tokenBytes, decodeBytes, tokenId, encodeBytes, decodeWithOffsets
+  , SpecialSet (..), encodeSpecial, encodeSpecialE, specialTokens
   , TruncateSide (..), Truncated (..), truncateTokens, truncateTokensE
     -- * Model registry
   , Registry, newRegistry, registryRegister, registryLookup, registryList
@@ -316,9 +318,10 @@ encodeTokensIO t s = withTok t $ \tp -> withText s $ \p n -> alloca $ \out -> do
     cTokensFree out
     pure ids
 
--- | 'Replace' turns bytes that are not UTF-8 into U+FFFD; 'Strict' throws
--- INVALID_UTF8. Unknown ids throw UNKNOWN_TOKEN in both modes.
-data DecodeMode = Replace | Strict deriving (Eq, Show)
+-- | 'Replace' turns bytes that are not UTF-8 into U+FFFD; 'Ignore' drops
+-- them; 'Strict' throws INVALID_UTF8. Unknown ids throw UNKNOWN_TOKEN in
+-- every mode.
+data DecodeMode = Replace | Strict | Ignore deriving (Eq, Show)
 
 decodeTokens :: Tokenizer -> DecodeMode -> [Word32] -> IO Text
 decodeTokens t mode ids = withTok t $ \tp -> withArrayLen ids $ \n ip ->
@@ -327,9 +330,90 @@ decodeTokens t mode ids = withTok t $ \tp -> withArrayLen ids $ \n ip ->
     m = case mode of
       Replace -> kDecodeModeReplace
       Strict -> kDecodeModeStrict
+      Ignore -> kDecodeModeIgnore
 
 decodeTokensE :: Tokenizer -> DecodeMode -> [Word32] -> IO (Either CtxkitError Text)
 decodeTokensE t m ids = try (decodeTokens t m ids)
+
+-- | The bytes of one token, ordinary or special (tiktoken's
+-- @decode_single_token_bytes@); not necessarily UTF-8. UNKNOWN_TOKEN for an
+-- id not in the vocabulary.
+tokenBytes :: Tokenizer -> Word32 -> IO B.ByteString
+tokenBytes t i = withTok t $ \tp -> withOutString (cTokenizerTokenBytes tp i)
+
+-- | The bytes of a list of ids, concatenated (tiktoken's @decode_bytes@).
+decodeBytes :: Tokenizer -> [Word32] -> IO B.ByteString
+decodeBytes t ids = withTok t $ \tp -> withArrayLen ids $ \n ip ->
+  withOutString (cTokenizerDecodeBytes tp ip (fromIntegral n))
+
+-- | The id of the single token whose bytes are exactly these (ordinary, or a
+-- special token's text; tiktoken's @encode_single_token@). UNKNOWN_TOKEN if none.
+tokenId :: Tokenizer -> B.ByteString -> IO Word32
+tokenId t bs = withTok t $ \tp -> withBytes bs $ \p n -> alloca $ \out -> do
+  check (cTokenizerTokenId tp p n out)
+  peek out
+
+-- | The ids of bytes that need not be UTF-8, as tiktoken's @_encode_bytes@.
+encodeBytes :: Tokenizer -> B.ByteString -> IO [Word32]
+encodeBytes t bs = withTok t $ \tp -> withBytes bs $ \p n -> withOutTokens (cTokenizerEncodeBytes tp p n)
+
+-- | The text of the ids (INVALID_UTF8 if it is not UTF-8) and, per token, the
+-- character offset where it starts (tiktoken's @decode_with_offsets@).
+decodeWithOffsets :: Tokenizer -> [Word32] -> IO (Text, [Int])
+decodeWithOffsets t ids = withTok t $ \tp -> withArrayLen ids $ \n ip ->
+  alloca $ \sp -> alloca $ \op -> do
+    poke sp (CtxkitString nullPtr 0)
+    poke op (CtxkitTokens nullPtr 0)
+    check (cTokenizerDecodeWithOffsets tp ip (fromIntegral n) sp op)
+    text <- utf8 <$> takeOwnedString sp
+    offs <- takeOwnedTokens op
+    pure (text, map fromIntegral offs)
+
+-- | tiktoken's @allowed_special@ / @disallowed_special@: every special token,
+-- or the strings named (@OnlySpecial []@ is none).
+data SpecialSet = AllSpecial | OnlySpecial [Text] deriving (Eq, Show)
+
+-- | Encodes with tiktoken's special-token rules: the allowed special tokens
+-- become their ids; text matching a disallowed string throws
+-- INVALID_ARGUMENT naming it. tiktoken's default is
+-- @encodeSpecial t (OnlySpecial []) AllSpecial@.
+encodeSpecial :: Tokenizer -> SpecialSet -> SpecialSet -> Text -> IO [Word32]
+encodeSpecial t allowed disallowed s = withTok t $ \tp -> withText s $ \p n ->
+  withJson policy $ \jp jn -> withOutTokens (cTokenizerEncodeSpecial tp p n jp jn)
+  where
+    policy = A.object ["allowed_special" A..= set allowed, "disallowed_special" A..= set disallowed]
+    set AllSpecial = A.String "all"
+    set (OnlySpecial xs) = A.toJSON xs
+
+encodeSpecialE :: Tokenizer -> SpecialSet -> SpecialSet -> Text -> IO (Either CtxkitError [Word32])
+encodeSpecialE t a d s = try (encodeSpecial t a d s)
+
+-- | The encoding's special tokens and their ids, in the encoding's order.
+specialTokens :: Tokenizer -> IO [(Text, Word32)]
+specialTokens t = do
+  v <- withTok t $ \tp -> withOutJson (cTokenizerSpecialTokens tp)
+  case A.fromJSON v of
+    A.Success xs -> pure [(k, i) | SpecialToken k i <- xs]
+    A.Error e -> throwIO (CtxkitError kStatusInternal (T.pack ("unexpected special-token list: " ++ e)))
+
+data SpecialToken = SpecialToken Text Word32
+
+instance A.FromJSON SpecialToken where
+  parseJSON = A.withObject "special token" $ \o -> SpecialToken <$> o A..: "token" <*> o A..: "id"
+
+-- | Calls a function that writes an owned @ctxkit_tokens@; returns the values.
+withOutTokens :: (Ptr CtxkitTokens -> Ptr (Ptr R.CtxkitError) -> IO Word32) -> IO [Word32]
+withOutTokens call = alloca $ \out -> do
+  poke out (CtxkitTokens nullPtr 0)
+  check (call out)
+  takeOwnedTokens out
+
+takeOwnedTokens :: Ptr CtxkitTokens -> IO [Word32]
+takeOwnedTokens out = mask_ $ do
+  CtxkitTokens ip len <- peek out
+  ids <- if ip == nullPtr then pure [] else peekArray (fromIntegral len) ip
+  cTokensFree out
+  pure ids
 
 data TruncateSide = KeepHead | KeepTail | KeepBoth deriving (Eq, Show)
 

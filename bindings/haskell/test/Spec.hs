@@ -411,6 +411,44 @@ spec = do
       statusName statusUnknownEncoding `shouldBe` "CTXKIT_STATUS_UNKNOWN_ENCODING"
       statusName statusOk `shouldBe` "CTXKIT_STATUS_OK"
 
+  describe "tokenizer bytes and special sets (tiktoken's own test examples)" $ do
+    it "gives token bytes, looks tokens up by bytes, and refuses unknown ids" $ do
+      tokenBytes cl100k 15339 `shouldReturn` "hello"
+      tokenBytes cl100k 9468 `shouldReturn` B.pack [0xf0, 0x9f]
+      decodeBytes cl100k [9468, 239, 235] `shouldReturn` B.pack [0xf0, 0x9f, 0x91, 0x8d]
+      tokenId cl100k (B.pack [0xf0, 0x9f]) `shouldReturn` 9468
+      tokenId cl100k "<|endoftext|>" `shouldReturn` 100257
+      r <- try (tokenBytes cl100k 100256) :: IO (Either CtxkitError B.ByteString)
+      either status (const 0) r `shouldBe` statusUnknownToken
+      r2 <- try (tokenId cl100k "hello world") :: IO (Either CtxkitError Word32)
+      either status (const 0) r2 `shouldBe` statusUnknownToken
+    it "encodes bytes that are not UTF-8 as tiktoken's _encode_bytes" $ do
+      encodeBytes cl100k (B.pack [0x20, 0xec, 0x8b, 0xa4, 0xed]) `shouldReturn` [62085]
+      forM_ [0 .. 9] $ \i -> do
+        let b = B.replicate i 0x80
+        ids <- encodeBytes cl100k b
+        decodeBytes cl100k ids `shouldReturn` b
+    it "decodes with ignore and with character offsets" $ do
+      decodeTokens cl100k Ignore [64, 9468, 65] `shouldReturn` "ab"
+      decodeWithOffsets cl100k (encodeTokens cl100k "hello world") `shouldReturn` ("hello world", [0, 5])
+      let cjk = "我非常渴望与人工智能一起工作"
+      decodeWithOffsets cl100k (encodeTokens cl100k cjk)
+        `shouldReturn` (cjk, [0, 1, 2, 3, 3, 4, 4, 5, 6, 7, 8, 8, 9, 10, 11, 12, 13])
+      r <- try (decodeWithOffsets cl100k [64, 9468]) :: IO (Either CtxkitError (Text, [Int]))
+      either status (const 0) r `shouldBe` statusInvalidUtf8
+    it "allows and refuses special tokens by set" $ do
+      let text = "<|endoftext|> hello <|fim_prefix|> there <|fim_middle|>"
+          has ids = map (`elem` ids) [100257, 100258, 100259]
+      r <- encodeSpecialE cl100k (OnlySpecial []) AllSpecial text
+      either status (const 0) r `shouldBe` statusInvalidArgument
+      has <$> encodeSpecial cl100k (OnlySpecial []) (OnlySpecial []) text `shouldReturn` [False, False, False]
+      has <$> encodeSpecial cl100k AllSpecial AllSpecial text `shouldReturn` [True, True, True]
+      has <$> encodeSpecial cl100k (OnlySpecial ["<|fim_prefix|>"]) (OnlySpecial []) text
+        `shouldReturn` [False, True, False]
+      sp <- specialTokens cl100k
+      lookup "<|fim_middle|>" sp `shouldBe` Just 100259
+      length sp `shouldBe` 5
+
   describe "tokenizer" $ do
     it "counts, encodes and decodes" $ do
       countTokens cl100k "hello world" `shouldBe` 2

@@ -4,7 +4,10 @@ use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyList};
 
-use ctxkit::{DecodeMode, Encoding, ModelInfo, ModelRegistry, SpecialTokens, Tokenizer as Core, TruncateSide};
+use ctxkit::{
+    DecodeMode, Encoding, ModelInfo, ModelRegistry, SpecialPolicy, SpecialSet, SpecialTokens, Tokenizer as Core,
+    TruncateSide,
+};
 
 use crate::{guard, guard_detached, str_arg, text_arg, to_json, DETACH_BYTES};
 
@@ -155,14 +158,13 @@ impl Tokenizer {
     }
 
     /// The text of `ids`. `errors` is `"replace"` (U+FFFD for bytes that are
-    /// not UTF-8, as tiktoken) or `"strict"` (`InvalidUtf8Error`).
+    /// not UTF-8, as tiktoken), `"ignore"` (drop them) or `"strict"`
+    /// (`InvalidUtf8Error`).
     #[pyo3(signature = (ids, errors="replace"))]
     fn decode(&self, py: Python<'_>, ids: &Bound<'_, PyAny>, errors: &str) -> PyResult<String> {
-        let mode = match errors {
-            "replace" => DecodeMode::Replace,
-            "strict" => DecodeMode::Strict,
-            other => return Err(PyValueError::new_err(format!("errors must be 'replace' or 'strict', not {other:?}"))),
-        };
+        let mode = DecodeMode::from_name(errors).map_err(|_| {
+            PyValueError::new_err(format!("errors must be 'replace', 'ignore' or 'strict', not {errors:?}"))
+        })?;
         let ids = ids_arg(ids)?;
         let t = self.inner;
         guard_detached(py, ids.len() >= DETACH_BYTES / 4, "decode", || t.decode(&ids, mode))
@@ -174,6 +176,73 @@ impl Tokenizer {
         let t = self.inner;
         let bytes = guard_detached(py, ids.len() >= DETACH_BYTES / 4, "decode_bytes", || t.decode_bytes(&ids))?;
         Ok(PyBytes::new(py, &bytes))
+    }
+
+    /// The bytes of one token id, ordinary or special (tiktoken's
+    /// `decode_single_token_bytes`); `UnknownTokenError` for an id not in
+    /// the vocabulary.
+    fn token_bytes<'py>(&self, py: Python<'py>, id: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyBytes>> {
+        let ids = ids_arg(pyo3::types::PyTuple::new(py, [id])?.as_any())?;
+        let t = self.inner;
+        let bytes = guard("token_bytes", || t.token_bytes(ids[0]))?;
+        Ok(PyBytes::new(py, bytes))
+    }
+
+    /// `(text, offsets)`: the text of `ids` (`InvalidUtf8Error` when it is
+    /// not UTF-8) and the character offset where each token starts
+    /// (tiktoken's `decode_with_offsets`).
+    fn decode_with_offsets(&self, py: Python<'_>, ids: &Bound<'_, PyAny>) -> PyResult<(String, Vec<usize>)> {
+        let ids = ids_arg(ids)?;
+        let t = self.inner;
+        guard_detached(py, ids.len() >= DETACH_BYTES / 4, "decode_with_offsets", || t.decode_with_offsets(&ids))
+    }
+
+    /// The ids of `data` (bytes, UTF-8 or not), as tiktoken's
+    /// `_encode_bytes` gives them; special-token text is plain text.
+    fn encode_bytes<'py>(&self, py: Python<'py>, data: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyList>> {
+        let Ok(b) = data.cast::<PyBytes>() else {
+            return Err(PyTypeError::new_err(format!("data must be bytes, not {}", data.get_type().name()?)));
+        };
+        let bytes = b.as_bytes();
+        let t = self.inner;
+        let ids = guard_detached(py, bytes.len() >= DETACH_BYTES, "encode_bytes", || t.encode_bytes(bytes))?;
+        PyList::new(py, ids)
+    }
+
+    /// The ids of `text` with tiktoken's special-token rules:
+    /// `allowed_special` and `disallowed_special` are each `"all"` or an
+    /// iterable of strings; disallowed text raises `InvalidArgumentError`.
+    #[pyo3(signature = (text, allowed_special, disallowed_special))]
+    fn encode_special<'py>(
+        &self,
+        py: Python<'py>,
+        text: &Bound<'py, PyAny>,
+        allowed_special: &Bound<'py, PyAny>,
+        disallowed_special: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyList>> {
+        let policy = SpecialPolicy {
+            allowed: set_arg(allowed_special, "allowed_special")?,
+            disallowed: set_arg(disallowed_special, "disallowed_special")?,
+        };
+        let text = text_arg(text, "text")?;
+        let t = self.inner;
+        let ids = guard_detached(py, text.len() >= DETACH_BYTES, "encode_special", || t.encode_with(&text, &policy))?;
+        PyList::new(py, ids)
+    }
+
+    /// Every ordinary token as a dict `{bytes: id}` (tiktoken's
+    /// `_mergeable_ranks`).
+    fn mergeable_ranks<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, pyo3::types::PyDict>> {
+        let d = pyo3::types::PyDict::new(py);
+        for (id, bytes) in self.inner.ordinary_tokens() {
+            d.set_item(PyBytes::new(py, bytes), id)?;
+        }
+        Ok(d)
+    }
+
+    /// Whether `id` is one of the encoding's special tokens.
+    fn is_special_token(&self, id: u32) -> bool {
+        self.inner.is_special_token(id)
     }
 
     /// Cuts `text` to at most `max_tokens` tokens on token and character
@@ -245,6 +314,21 @@ fn ids_arg(obj: &Bound<'_, PyAny>) -> PyResult<Vec<u32>> {
         }
     }
     Ok(out)
+}
+
+/// A special-token set in: `"all"` or an iterable of str.
+fn set_arg(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<SpecialSet> {
+    if let Ok(s) = obj.cast::<pyo3::types::PyString>() {
+        return match s.to_cow()?.as_ref() {
+            "all" => Ok(SpecialSet::All),
+            other => Err(PyValueError::new_err(format!("{what} must be 'all' or a set of str, not {other:?}"))),
+        };
+    }
+    let mut names = Vec::new();
+    for item in obj.try_iter()? {
+        names.push(str_arg(&item?, what)?);
+    }
+    Ok(SpecialSet::of(names))
 }
 
 /// The registry entry of `model` as JSON (see docs/formats.md); with

@@ -27,6 +27,9 @@ pub(crate) struct Engine {
     /// The special tokens sorted by text, for [`Engine::next_special`]
     /// (o200k_harmony has over a thousand).
     special_sorted: Vec<(&'static str, u32)>,
+    /// The special tokens sorted by id (stable: of two names for one id the
+    /// first listed comes first), for [`Engine::token_bytes`].
+    special_by_id: Vec<(u32, &'static str)>,
     /// Tables of the linear-time encoder for long pieces, built on the
     /// first one (see `backtrack.rs`); shared by encodings with the same ranks.
     backtrack: &'static OnceLock<Tables>,
@@ -94,29 +97,32 @@ impl Engine {
         let special = encoding.special_tokens();
         let mut special_sorted = special.to_vec();
         special_sorted.sort_unstable();
+        let mut special_by_id: Vec<(u32, &'static str)> = special.iter().map(|&(t, id)| (id, t)).collect();
+        special_by_id.sort_by_key(|&(id, _)| id);
         Ok(Engine {
             encoding,
             vocab: vocab.clone(),
             pattern: encoding.pretokenizer(),
             special,
             special_sorted,
+            special_by_id,
             backtrack: &TABLES[base],
         })
     }
 
-    /// Splits `text` into ordinary segments and recognized special tokens.
-    /// With `recognize == false` the whole text is one ordinary segment.
+    /// Splits `text` into ordinary segments and the special tokens `allow`
+    /// recognizes. With [`Allow::None`] the whole text is one ordinary segment.
     fn for_each_segment(
         &self,
         text: &str,
-        recognize: bool,
+        allow: Allow<'_>,
         mut seg: impl FnMut(Segment<'_>) -> Result<bool>,
     ) -> Result<bool> {
-        if !recognize {
+        if matches!(allow, Allow::None) {
             return seg(Segment::Text(text));
         }
         let mut rest = text;
-        while let Some((at, len, id)) = self.next_special(rest) {
+        while let Some((at, len, id)) = self.next_special(rest, allow) {
             if at > 0 && !seg(Segment::Text(&rest[..at]))? {
                 return Ok(false);
             }
@@ -132,20 +138,24 @@ impl Engine {
         }
     }
 
-    /// The leftmost special token in `s`: (offset, byte length, id).
-    /// Ordinary text is never split anywhere else, because splitting it would
-    /// change how the pre-tokenizer sees it. Every special token is `<|`,
-    /// a name without `|>`, then `|>` (a unit test checks this), so the only
-    /// candidate at a `<|` is the text up to the next `|>`, and no special
-    /// token is a prefix of another.
-    fn next_special(&self, s: &str) -> Option<(usize, usize, u32)> {
+    /// The leftmost special token in `s` that `allow` recognizes: (offset,
+    /// byte length, id). Ordinary text is never split anywhere else, because
+    /// splitting it would change how the pre-tokenizer sees it. Every special
+    /// token is `<|`, a name without `|>`, then `|>` (a unit test checks
+    /// this), so the only candidate at a `<|` is the text up to the next
+    /// `|>`, and no special token is a prefix of another. A special token
+    /// `allow` refuses is skipped, as tiktoken's search resumes after the
+    /// start of a match that is not in `allowed_special`.
+    pub(crate) fn next_special(&self, s: &str, allow: Allow<'_>) -> Option<(usize, usize, u32)> {
         let mut from = 0;
         while let Some(p) = s[from..].find("<|") {
             let at = from + p;
             if let Some(end) = s[at + 2..].find("|>") {
                 let candidate = &s[at..at + 2 + end + 2];
                 if let Ok(i) = self.special_sorted.binary_search_by(|(t, _)| (*t).cmp(candidate)) {
-                    return Some((at, candidate.len(), self.special_sorted[i].1));
+                    if allow.permits(candidate) {
+                        return Some((at, candidate.len(), self.special_sorted[i].1));
+                    }
                 }
             } else {
                 return None;
@@ -156,9 +166,9 @@ impl Engine {
     }
 
     /// Appends the token ids of `text` to `out`.
-    pub(crate) fn encode(&self, text: &str, recognize: bool, out: &mut Vec<u32>) -> Result<()> {
+    pub(crate) fn encode(&self, text: &str, allow: Allow<'_>, out: &mut Vec<u32>) -> Result<()> {
         with_scratch(|scratch| {
-            self.for_each_segment(text, recognize, |seg| match seg {
+            self.for_each_segment(text, allow, |seg| match seg {
                 Segment::Special(id) => {
                     out.push(id);
                     Ok(true)
@@ -209,10 +219,10 @@ impl Engine {
 
     /// Counts tokens in `text`, stopping once the count exceeds `limit`.
     /// Returns the count so far and whether it stopped early.
-    pub(crate) fn count(&self, text: &str, recognize: bool, limit: usize) -> Result<(usize, bool)> {
+    pub(crate) fn count(&self, text: &str, allow: Allow<'_>, limit: usize) -> Result<(usize, bool)> {
         let mut total = 0usize;
         let finished = with_scratch(|scratch| {
-            self.for_each_segment(text, recognize, |seg| match seg {
+            self.for_each_segment(text, allow, |seg| match seg {
                 Segment::Special(_) => {
                     total += 1;
                     Ok(total <= limit)
@@ -277,9 +287,52 @@ impl Engine {
         bpe::merge(s, a, b, &self.vocab, scratch, emit)
     }
 
+    /// Appends the ids of `text` encoded ordinarily and returns how many of
+    /// them the last piece of the pre-tokenizer gave (0 for empty text):
+    /// tiktoken's `encode(text, set())` with its `last_piece_token_len`,
+    /// which `_encode_bytes` needs.
+    pub(crate) fn encode_ordinary_last_piece(&self, text: &str, out: &mut Vec<u32>) -> usize {
+        with_scratch(|scratch| {
+            let mut sink =
+                LastPiece { start: out.len(), inner: Encoder { engine: self, s: text.as_bytes(), scratch, out } };
+            pretokenize::for_each_piece(self.pattern, text, &mut sink);
+            sink.inner.out.len() - sink.start
+        })
+    }
+
+    /// Appends the tokens of `bytes` merged as one piece, with no
+    /// pre-tokenization: one token when the bytes are a token, else the
+    /// byte-pair merges (tiktoken's `byte_pair_encode`). Any bytes, UTF-8 or
+    /// not; every single byte is a token, so the result is never empty for
+    /// non-empty input.
+    pub(crate) fn encode_piece_bytes(&self, bytes: &[u8], out: &mut Vec<u32>) {
+        if bytes.is_empty() {
+            return;
+        }
+        with_scratch(|scratch| self.encode_other(bytes, 0, bytes.len(), false, scratch, out));
+    }
+
     /// The bytes of token `id` (ordinary or special), if it exists.
-    pub(crate) fn token_bytes(&self, id: u32) -> Option<&[u8]> {
-        self.vocab.token_bytes(id).or_else(|| self.special.iter().find(|(_, s)| *s == id).map(|(t, _)| t.as_bytes()))
+    pub(crate) fn token_bytes(&self, id: u32) -> Option<&'static [u8]> {
+        self.vocab.token_bytes(id).or_else(|| {
+            let i = self.special_by_id.partition_point(|&(s, _)| s < id);
+            self.special_by_id.get(i).filter(|&&(s, _)| s == id).map(|&(_, t)| t.as_bytes())
+        })
+    }
+
+    /// Whether `id` is one of the encoding's special tokens.
+    pub(crate) fn is_special(&self, id: u32) -> bool {
+        self.special_by_id.binary_search_by_key(&id, |&(s, _)| s).is_ok()
+    }
+
+    /// The ordinary token with `id`, if there is one (not a special token).
+    pub(crate) fn ordinary_token_bytes(&self, id: u32) -> Option<&'static [u8]> {
+        self.vocab.token_bytes(id)
+    }
+
+    /// One past the highest ordinary id.
+    pub(crate) fn ordinary_len(&self) -> usize {
+        self.vocab.len()
     }
 
     /// The id of the token whose bytes are exactly `bytes` (ordinary or
@@ -328,6 +381,19 @@ impl Sink for Encoder<'_> {
     }
 }
 
+/// [`Encoder`] that remembers where the last piece's tokens start.
+struct LastPiece<'a> {
+    start: usize,
+    inner: Encoder<'a>,
+}
+
+impl Sink for LastPiece<'_> {
+    fn piece(&mut self, a: usize, b: usize) -> bool {
+        self.start = self.inner.out.len();
+        self.inner.piece(a, b)
+    }
+}
+
 /// `count`'s work per piece.
 struct Counter<'a> {
     engine: &'a Engine,
@@ -360,6 +426,30 @@ fn grow(out: &mut Vec<u32>) {
 enum Segment<'a> {
     Text(&'a str),
     Special(u32),
+}
+
+/// Which special tokens [`Engine::encode`] and [`Engine::count`] recognize
+/// in text: none, every one, or those a set names (tiktoken's
+/// `allowed_special`; names that are not special tokens have no effect).
+#[derive(Clone, Copy)]
+pub(crate) enum Allow<'a> {
+    None,
+    All,
+    Only(&'a std::collections::BTreeSet<String>),
+    /// Every special token but those named (tiktoken's default
+    /// `disallowed_special`: all that `allowed_special` leaves out).
+    AllBut(&'a std::collections::BTreeSet<String>),
+}
+
+impl Allow<'_> {
+    fn permits(self, token: &str) -> bool {
+        match self {
+            Allow::None => false,
+            Allow::All => true,
+            Allow::Only(set) => set.contains(token),
+            Allow::AllBut(set) => !set.contains(token),
+        }
+    }
 }
 
 #[cfg(test)]

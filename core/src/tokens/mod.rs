@@ -11,20 +11,25 @@
 
 mod backtrack;
 mod bpe;
+mod decode;
+mod encode_bytes;
 mod encoding;
 mod engine;
 mod piece_cache;
 mod pretokenize;
+mod special;
 mod truncate;
 mod unicode;
 mod vocab;
 
+pub use decode::DecodeMode;
 pub use encoding::Encoding;
+pub use special::{SpecialPolicy, SpecialSet};
 pub use truncate::{TruncateSide, Truncation};
 
-use crate::limits::{self, MAX_DECODE_TOKENS, MAX_TEXT_BYTES};
-use crate::{Error, ErrorKind, Result};
-use engine::Engine;
+use crate::limits::{self, MAX_TEXT_BYTES};
+use crate::Result;
+use engine::{Allow, Engine};
 
 /// How text that spells a special token (such as `<|endoftext|>`) is treated.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
@@ -37,17 +42,6 @@ pub enum SpecialTokens {
     /// Every special token of the encoding becomes its single id
     /// (tiktoken's `encode(text, allowed_special="all")`).
     Recognize,
-}
-
-/// What [`Tokenizer::decode`] does when token bytes are not valid UTF-8,
-/// which happens when a sequence starts or ends inside a multi-byte character.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum DecodeMode {
-    /// Replace each invalid sequence with U+FFFD, as tiktoken's `decode` does.
-    #[default]
-    Replace,
-    /// Fail with `InvalidUtf8`, naming the byte offset and the token index.
-    Strict,
 }
 
 /// Result of [`Tokenizer::count_until_limit`].
@@ -113,21 +107,24 @@ impl Tokenizer {
         self.engine.heap_bytes()
     }
 
-    fn recognize(&self) -> bool {
-        self.special == SpecialTokens::Recognize
+    fn allow(&self) -> Allow<'static> {
+        match self.special {
+            SpecialTokens::Ordinary => Allow::None,
+            SpecialTokens::Recognize => Allow::All,
+        }
     }
 
     /// Number of tokens in `text`.
     pub fn count(&self, text: &str) -> Result<usize> {
         limits::check("text", text.len(), MAX_TEXT_BYTES)?;
-        Ok(self.engine.count(text, self.recognize(), usize::MAX)?.0)
+        Ok(self.engine.count(text, self.allow(), usize::MAX)?.0)
     }
 
     /// Counts tokens but stops as soon as the count passes `limit`, so the
     /// work is proportional to the limit rather than to the text.
     pub fn count_until_limit(&self, text: &str, limit: usize) -> Result<CountLimit> {
         limits::check("text", text.len(), MAX_TEXT_BYTES)?;
-        let (tokens, exceeded) = self.engine.count(text, self.recognize(), limit)?;
+        let (tokens, exceeded) = self.engine.count(text, self.allow(), limit)?;
         Ok(CountLimit { tokens, exceeded })
     }
 
@@ -135,65 +132,13 @@ impl Tokenizer {
     pub fn encode(&self, text: &str) -> Result<Vec<u32>> {
         limits::check("text", text.len(), MAX_TEXT_BYTES)?;
         let mut out = Vec::with_capacity(text.len() / 4 + 1);
-        self.engine.encode(text, self.recognize(), &mut out)?;
+        self.engine.encode(text, self.allow(), &mut out)?;
         Ok(out)
     }
 
-    /// The exact bytes of `ids`. Fails with `UnknownToken` on an id that is
-    /// not in the vocabulary, and with `LimitExceeded` when the bytes would
-    /// be over [`MAX_TEXT_BYTES`] (the largest text the tokenizer accepts
-    /// back); the size is summed before anything is allocated, so a long
-    /// list of long tokens cannot make decode allocate gigabytes.
-    pub fn decode_bytes(&self, ids: &[u32]) -> Result<Vec<u8>> {
-        limits::check_items("token list", ids.len(), MAX_DECODE_TOKENS)?;
-        let mut total = 0usize;
-        for (i, &id) in ids.iter().enumerate() {
-            let bytes = self.engine.token_bytes(id).ok_or_else(|| {
-                Error::new(
-                    ErrorKind::UnknownToken,
-                    format!(
-                        "token id {id} at index {i} is not in {} (valid ids are below {})",
-                        self.encoding(),
-                        self.vocab_size()
-                    ),
-                )
-            })?;
-            total = total.saturating_add(bytes.len());
-        }
-        limits::check("decoded text", total, MAX_TEXT_BYTES)?;
-        let mut out = Vec::with_capacity(total);
-        for &id in ids {
-            out.extend_from_slice(self.engine.token_bytes(id).unwrap_or_default());
-        }
-        Ok(out)
-    }
-
-    /// The text of `ids`. A single token can hold part of a multi-byte
-    /// character, so a slice of a valid encoding may not be valid UTF-8;
-    /// `mode` says whether that is replaced with U+FFFD or is an error.
-    pub fn decode(&self, ids: &[u32], mode: DecodeMode) -> Result<String> {
-        let bytes = self.decode_bytes(ids)?;
-        match String::from_utf8(bytes) {
-            Ok(s) => Ok(s),
-            Err(e) if mode == DecodeMode::Replace => {
-                // U+FFFD is 3 bytes, so replacement can grow the text up to
-                // threefold; the result must still be a text ctxkit accepts.
-                let s = String::from_utf8_lossy(e.as_bytes()).into_owned();
-                limits::check("decoded text", s.len(), MAX_TEXT_BYTES)?;
-                Ok(s)
-            }
-            Err(e) => {
-                let offset = e.utf8_error().valid_up_to();
-                let index = self.token_at_byte(ids, offset);
-                Err(Error::new(
-                    ErrorKind::InvalidUtf8,
-                    format!(
-                        "decoded tokens are not valid UTF-8 at byte offset {offset} \
-                         (token index {index}); decode with replacement to get U+FFFD instead"
-                    ),
-                ))
-            }
-        }
+    /// Byte length of each token of `ids` (which must be valid ids).
+    fn token_lengths(&self, ids: &[u32]) -> Vec<usize> {
+        ids.iter().map(|&id| self.engine.token_bytes(id).map_or(0, <[u8]>::len)).collect()
     }
 
     /// The id of the single token whose bytes are exactly `bytes` (an
@@ -202,26 +147,23 @@ impl Tokenizer {
     /// these bytes.
     pub fn token_id(&self, bytes: &[u8]) -> Result<u32> {
         self.engine.token_id(bytes).ok_or_else(|| {
-            Error::new(
-                ErrorKind::UnknownToken,
+            crate::Error::new(
+                crate::ErrorKind::UnknownToken,
                 format!("{} has no single token for these {} bytes", self.encoding(), bytes.len()),
             )
         })
     }
 
-    fn token_at_byte(&self, ids: &[u32], offset: usize) -> usize {
-        let mut end = 0;
-        for (i, &id) in ids.iter().enumerate() {
-            end += self.engine.token_bytes(id).map_or(0, <[u8]>::len);
-            if end > offset {
-                return i;
-            }
-        }
-        ids.len()
+    /// Every ordinary token (special tokens excluded) as `(id, bytes)`, in id
+    /// order: tiktoken's `_mergeable_ranks`, and sorted by bytes its
+    /// `token_byte_values()`.
+    pub fn ordinary_tokens(&self) -> impl Iterator<Item = (u32, &'static [u8])> + '_ {
+        let engine = self.engine;
+        (0..engine.ordinary_len() as u32).filter_map(move |id| engine.ordinary_token_bytes(id).map(|b| (id, b)))
     }
 
-    /// Byte length of each token of `ids` (which must be valid ids).
-    fn token_lengths(&self, ids: &[u32]) -> Vec<usize> {
-        ids.iter().map(|&id| self.engine.token_bytes(id).map_or(0, <[u8]>::len)).collect()
+    /// Whether `id` is one of the encoding's special tokens.
+    pub fn is_special_token(&self, id: u32) -> bool {
+        self.engine.is_special(id)
     }
 }

@@ -78,6 +78,8 @@ kDecodeModeReplace :: Word32
 kDecodeModeReplace = 0
 kDecodeModeStrict :: Word32
 kDecodeModeStrict = 1
+kDecodeModeIgnore :: Word32
+kDecodeModeIgnore = 2
 
 -- | @enum ctxkit_truncate_side@
 kTruncateSideHead :: Word32
@@ -316,6 +318,34 @@ foreign import ccall safe "ctxkit_string_free_parts"
 -- | @void ctxkit_tokens_free(struct ctxkit_tokens * t)@
 foreign import ccall unsafe "ctxkit_tokens_free"
   cTokensFree :: Ptr CtxkitTokens -> IO ()
+
+-- | @ctxkit_status ctxkit_tokenizer_token_bytes(const struct ctxkit_tokenizer * tokenizer, uint32_t id, struct ctxkit_string * out_bytes, struct ctxkit_error ** err)@
+foreign import ccall safe "ctxkit_tokenizer_token_bytes"
+  cTokenizerTokenBytes :: Ptr CtxkitTokenizer -> Word32 -> Ptr CtxkitString -> Ptr (Ptr CtxkitError) -> IO Word32
+
+-- | @ctxkit_status ctxkit_tokenizer_decode_bytes(const struct ctxkit_tokenizer * tokenizer, const uint32_t * ids, size_t ids_len, struct ctxkit_string * out_bytes, struct ctxkit_error ** err)@
+foreign import ccall safe "ctxkit_tokenizer_decode_bytes"
+  cTokenizerDecodeBytes :: Ptr CtxkitTokenizer -> Ptr Word32 -> CSize -> Ptr CtxkitString -> Ptr (Ptr CtxkitError) -> IO Word32
+
+-- | @ctxkit_status ctxkit_tokenizer_token_id(const struct ctxkit_tokenizer * tokenizer, const uint8_t * bytes, size_t bytes_len, uint32_t * out_id, struct ctxkit_error ** err)@
+foreign import ccall safe "ctxkit_tokenizer_token_id"
+  cTokenizerTokenId :: Ptr CtxkitTokenizer -> Ptr Word8 -> CSize -> Ptr Word32 -> Ptr (Ptr CtxkitError) -> IO Word32
+
+-- | @ctxkit_status ctxkit_tokenizer_encode_bytes(const struct ctxkit_tokenizer * tokenizer, const uint8_t * bytes, size_t bytes_len, struct ctxkit_tokens * out_tokens, struct ctxkit_error ** err)@
+foreign import ccall safe "ctxkit_tokenizer_encode_bytes"
+  cTokenizerEncodeBytes :: Ptr CtxkitTokenizer -> Ptr Word8 -> CSize -> Ptr CtxkitTokens -> Ptr (Ptr CtxkitError) -> IO Word32
+
+-- | @ctxkit_status ctxkit_tokenizer_decode_with_offsets(const struct ctxkit_tokenizer * tokenizer, const uint32_t * ids, size_t ids_len, struct ctxkit_string * out_text, struct ctxkit_tokens * out_offsets, struct ctxkit_error ** err)@
+foreign import ccall safe "ctxkit_tokenizer_decode_with_offsets"
+  cTokenizerDecodeWithOffsets :: Ptr CtxkitTokenizer -> Ptr Word32 -> CSize -> Ptr CtxkitString -> Ptr CtxkitTokens -> Ptr (Ptr CtxkitError) -> IO Word32
+
+-- | @ctxkit_status ctxkit_tokenizer_encode_special(const struct ctxkit_tokenizer * tokenizer, const uint8_t * text, size_t text_len, const uint8_t * policy_json, size_t policy_json_len, struct ctxkit_tokens * out_tokens, struct ctxkit_error ** err)@
+foreign import ccall safe "ctxkit_tokenizer_encode_special"
+  cTokenizerEncodeSpecial :: Ptr CtxkitTokenizer -> Ptr Word8 -> CSize -> Ptr Word8 -> CSize -> Ptr CtxkitTokens -> Ptr (Ptr CtxkitError) -> IO Word32
+
+-- | @ctxkit_status ctxkit_tokenizer_special_tokens(const struct ctxkit_tokenizer * tokenizer, struct ctxkit_string * out_json, struct ctxkit_error ** err)@
+foreign import ccall safe "ctxkit_tokenizer_special_tokens"
+  cTokenizerSpecialTokens :: Ptr CtxkitTokenizer -> Ptr CtxkitString -> Ptr (Ptr CtxkitError) -> IO Word32
 
 -- | @ctxkit_status ctxkit_tokenizer_new(const uint8_t * encoding, size_t encoding_len, uint32_t flags, struct ctxkit_tokenizer ** out_tokenizer, struct ctxkit_error ** err)@
 foreign import ccall safe "ctxkit_tokenizer_new"

@@ -1,30 +1,26 @@
 """tiktoken's public API backed by ctxkit: ``import ctxkit.tiktoken as tiktoken``.
 
-Token ids come from ctxkit's engine (identical to tiktoken's on every input).
-What tiktoken itself does in Python is done the same way here: the check for
-disallowed special tokens (a regex search), ``decode`` as token bytes decoded
-with the caller's ``errors``, and ``decode_with_offsets``. Two things ctxkit's
-core does not offer yet (issue 19, item 1) are built from what it does offer:
+Everything tiktoken computes is computed by ctxkit's core (token-identical to
+tiktoken, checked against it): encoding with ``allowed_special`` /
+``disallowed_special`` sets and the check that raises on disallowed text,
+token bytes, single-token lookup, ``_encode_bytes`` of bytes that are not
+UTF-8, ``decode`` with ``errors="replace"``, ``"ignore"`` or ``"strict"``,
+and ``decode_with_offsets``. This module only converts: ctxkit's errors to
+the exceptions tiktoken raises (``KeyError``, ``ValueError``), and any other
+``errors=`` handler of ``bytes.decode`` applied to the token bytes.
 
-- special tokens allowed as a *subset*: the text is split at the allowed
-  special tokens, each piece encoded ordinarily (exactly what tiktoken's core
-  does with its special regex);
-- ``_encode_bytes`` of bytes that are not UTF-8 is not available and raises
-  ``NotImplementedError``.
-
-Not provided: tiktoken internals (``_mergeable_ranks``, ``_core_bpe``,
-pickling, custom encodings from rank files, ``encode_to_numpy``).
+Not provided: pickling, custom encodings from rank files, ``encode_to_numpy``,
+``encode_with_unstable``.
 """
 
 from __future__ import annotations
 
 import functools
-import re
 from concurrent.futures import ThreadPoolExecutor
-from typing import AbstractSet, Collection, Dict, FrozenSet, List, Literal, Optional, Sequence, Tuple, Union
+from typing import AbstractSet, Collection, Dict, List, Literal, Optional, Sequence, Tuple, Union
 
 from . import _native
-from ._native import CtxkitError, Tokenizer, UnknownModelError, UnknownTokenError
+from ._native import CtxkitError, InvalidArgumentError, InvalidUtf8Error, Tokenizer, UnknownModelError, UnknownTokenError
 
 __all__ = ["Encoding", "get_encoding", "encoding_for_model", "encoding_name_for_model", "list_encoding_names"]
 
@@ -32,29 +28,11 @@ _AllowedSpecial = Union[Literal["all"], AbstractSet[str]]
 _DisallowedSpecial = Union[Literal["all"], Collection[str]]
 
 
-def _raise_disallowed_special_token(token: str) -> None:
-    raise ValueError(
-        f"Encountered text corresponding to disallowed special token {token!r}.\n"
-        "If you want this text to be encoded as a special token, "
-        f"pass it to `allowed_special`, e.g. `allowed_special={{{token!r}, ...}}`.\n"
-        f"If you want this text to be encoded as normal text, disable the check for this token "
-        f"by passing `disallowed_special=(enc.special_tokens_set - {{{token!r}}})`.\n"
-        "To disable this check for all special tokens, pass `disallowed_special=()`.\n"
-    )
-
-
-@functools.lru_cache(maxsize=128)
-def _special_token_regex(tokens: FrozenSet[str]) -> "re.Pattern[str]":
-    inner = "|".join(re.escape(token) for token in sorted(tokens))
-    return re.compile(f"({inner})")
-
-
 class Encoding:
     """tiktoken's ``Encoding`` for one of ctxkit's encodings."""
 
     def __init__(self, name: str) -> None:
         self._ordinary = Tokenizer(name)
-        self._recognize = Tokenizer(name, special_tokens="recognize")
         self.name: str = self._ordinary.encoding
         self._special_tokens: Dict[str, int] = dict(self._ordinary.special_token_list())
         self.special_tokens_set: AbstractSet[str] = frozenset(self._special_tokens)
@@ -78,33 +56,12 @@ class Encoding:
         disallowed_special: _DisallowedSpecial = "all",
     ) -> List[int]:
         """Encodes a string into tokens (tiktoken's rules for special tokens)."""
-        if allowed_special == "all":
-            allowed_special = self.special_tokens_set
-        if disallowed_special == "all":
-            disallowed_special = self.special_tokens_set - allowed_special
-        if disallowed_special:
-            if not isinstance(disallowed_special, frozenset):
-                disallowed_special = frozenset(disallowed_special)
-            match = _special_token_regex(disallowed_special).search(text)
-            if match:
-                _raise_disallowed_special_token(match.group())
-        allowed = frozenset(allowed_special) & self.special_tokens_set
-        if not allowed:
-            return self._ordinary.encode(text)
-        if allowed == self.special_tokens_set:
-            return self._recognize.encode(text)
-        # A subset: split at the allowed special tokens (leftmost first, as
-        # tiktoken's core does) and encode the text between them ordinarily.
-        out: List[int] = []
-        pos = 0
-        for m in _special_token_regex(allowed).finditer(text):
-            if m.start() > pos:
-                out.extend(self._ordinary.encode(text[pos : m.start()]))
-            out.append(self._special_tokens[m.group()])
-            pos = m.end()
-        if pos < len(text):
-            out.extend(self._ordinary.encode(text[pos:]))
-        return out
+        allowed = "all" if allowed_special == "all" else frozenset(allowed_special)
+        disallowed = "all" if disallowed_special == "all" else frozenset(disallowed_special)
+        try:
+            return self._ordinary.encode_special(text, allowed, disallowed)
+        except InvalidArgumentError as e:
+            raise ValueError(str(e)) from None
 
     def encode_single_token(self, text_or_bytes: Union[str, bytes]) -> int:
         """The id of the single token whose bytes are ``text_or_bytes``; ``KeyError`` otherwise."""
@@ -131,13 +88,8 @@ class Encoding:
             return list(e.map(self.encode_ordinary, text))
 
     def _encode_bytes(self, text: bytes) -> List[int]:
-        try:
-            s = text.decode("utf-8")
-        except UnicodeDecodeError:
-            raise NotImplementedError(
-                "encoding bytes that are not UTF-8 needs core support ctxkit does not have yet (issue 19)"
-            ) from None
-        return self._ordinary.encode(s)
+        """tiktoken's ``_encode_bytes``: the ids of bytes that need not be UTF-8."""
+        return self._ordinary.encode_bytes(bytes(text))
 
     # ------------------------------------------------------------ decoding
 
@@ -150,29 +102,35 @@ class Encoding:
 
     def decode(self, tokens: Sequence[int], errors: str = "replace") -> str:
         """Decodes tokens to text; ``errors`` as for ``bytes.decode``."""
-        if errors == "replace":
-            try:
-                return self._ordinary.decode(tokens)
-            except UnknownTokenError as e:
-                raise KeyError(str(e)) from e
-        return self.decode_bytes(tokens).decode("utf-8", errors=errors)
+        if errors not in ("replace", "ignore", "strict"):
+            return self.decode_bytes(tokens).decode("utf-8", errors=errors)
+        try:
+            return self._ordinary.decode(tokens, errors)
+        except UnknownTokenError as e:
+            raise KeyError(str(e)) from None
+        except InvalidUtf8Error as e:
+            data = self.decode_bytes(tokens)
+            raise UnicodeDecodeError("utf-8", data, 0, len(data), str(e)) from None
 
     def decode_single_token_bytes(self, token: int) -> bytes:
-        return self.decode_bytes([token])
+        """The bytes of one token (``KeyError`` for an id not in the vocabulary)."""
+        try:
+            return self._ordinary.token_bytes(token)
+        except UnknownTokenError:
+            raise KeyError(token) from None
 
     def decode_tokens_bytes(self, tokens: Sequence[int]) -> List[bytes]:
         return [self.decode_single_token_bytes(t) for t in tokens]
 
     def decode_with_offsets(self, tokens: Sequence[int]) -> Tuple[str, List[int]]:
         """The text and, per token, the offset of the character it starts in (tiktoken's rule)."""
-        token_bytes = self.decode_tokens_bytes(tokens)
-        text_len = 0
-        offsets = []
-        for token in token_bytes:
-            offsets.append(max(0, text_len - (0x80 <= token[0] < 0xC0)))
-            text_len += sum(1 for c in token if not 0x80 <= c < 0xC0)
-        text = b"".join(token_bytes).decode("utf-8", errors="strict")
-        return text, offsets
+        try:
+            return self._ordinary.decode_with_offsets(tokens)
+        except UnknownTokenError as e:
+            raise KeyError(str(e)) from None
+        except InvalidUtf8Error as e:
+            data = self.decode_bytes(tokens)
+            raise UnicodeDecodeError("utf-8", data, 0, len(data), str(e)) from None
 
     def decode_batch(self, batch: Sequence[Sequence[int]], *, errors: str = "replace", num_threads: int = 8) -> List[str]:
         decoder = functools.partial(self.decode, errors=errors)
@@ -186,22 +144,20 @@ class Encoding:
     # ------------------------------------------------------------ misc
 
     def token_byte_values(self) -> List[bytes]:
-        out = []
-        for i in range(self.n_vocab):
-            if i in self._special_tokens.values():
-                continue
-            try:
-                out.append(self.decode_single_token_bytes(i))
-            except KeyError:
-                pass
-        return out
+        """Every ordinary token's bytes, sorted (tiktoken's ``token_byte_values``)."""
+        return sorted(self._mergeable_ranks)
+
+    @functools.cached_property
+    def _mergeable_ranks(self) -> Dict[bytes, int]:
+        """tiktoken's rank dict ``{bytes: id}`` of the ordinary tokens (built on first use)."""
+        return self._ordinary.mergeable_ranks()
 
     @property
     def eot_token(self) -> int:
         return self._special_tokens["<|endoftext|>"]
 
     def is_special_token(self, token: int) -> bool:
-        return token in self._special_tokens.values()
+        return isinstance(token, int) and 0 <= token < 2**32 and self._ordinary.is_special_token(token)
 
 
 _cache: Dict[str, Encoding] = {}
