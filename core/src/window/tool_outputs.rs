@@ -4,7 +4,7 @@
 //! result's content in the message JSON, keep the call/result pairing
 //! intact, and report every edit in a manifest.
 
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use super::manifest::{Action, Change};
 use super::Accountant;
@@ -49,16 +49,7 @@ pub(super) fn sites(c: &Conversation) -> Vec<Site> {
 /// content's shape (a string stays a string; parts become one text part).
 pub(super) fn set_content(m: &Message, site: &Site, text: &str, format: Format) -> Result<Message> {
     let mut raw = m.raw.clone();
-    let slot = match site.block {
-        None => raw.get_mut("content"),
-        Some(k) => raw.get_mut("content").and_then(|c| c.get_mut(k)).and_then(|b| b.get_mut("content")),
-    };
-    if let Some(slot) = slot {
-        *slot = match slot {
-            Value::Array(_) => json!([{"type": "text", "text": text}]),
-            _ => Value::String(text.to_owned()),
-        };
-    }
+    chat::set_result_text(format, &mut raw, site.block, text);
     chat::message_from_value(format, raw, site.message)
 }
 
