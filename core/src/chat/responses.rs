@@ -299,3 +299,6 @@ pub(super) fn input_value(messages: &[Message]) -> Value {
             .collect(),
     )
 }
+
+#[cfg(test)]
+mod tests;
