@@ -277,7 +277,10 @@ fn responses_input_is_detected_forced_and_repaired_in_its_own_shape() {
     let o = ctxkit(&["repair", "-", "--synthetic-result", "lost"], doc);
     assert!(o.status.success(), "{}", stderr(&o));
     let fixed: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
-    assert_eq!(fixed["input"][2], serde_json::json!({"type": "function_call_output", "call_id": "c1", "output": "lost"}));
+    assert_eq!(
+        fixed["input"][2],
+        serde_json::json!({"type": "function_call_output", "call_id": "c1", "output": "lost"})
+    );
     assert_eq!(fixed["instructions"], "sys");
     assert_eq!(fixed["store"], false);
     let o = ctxkit(&["preflight", "-", "--format", "responses"], br#"[{"role":"user","content":"hi"}]"#);

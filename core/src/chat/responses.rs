@@ -200,9 +200,7 @@ fn content(v: Option<&Value>, path: &str) -> Result<Vec<Part>> {
     match v {
         None | Some(Value::Null) => Ok(Vec::new()),
         Some(Value::String(s)) => Ok(vec![Part::Text(s.clone())]),
-        Some(Value::Array(parts)) => {
-            parts.iter().enumerate().map(|(j, p)| part(p, &format!("{path}[{j}]"))).collect()
-        }
+        Some(Value::Array(parts)) => parts.iter().enumerate().map(|(j, p)| part(p, &format!("{path}[{j}]"))).collect(),
         Some(_) => Err(bad(path, "must be a string or an array of parts")),
     }
 }

@@ -81,9 +81,8 @@ pub fn repair(c: &Conversation, synthetic: Option<&str>, acct: &Accountant) -> R
         .collect();
     let mut r = Repairer { c, acct, text, p, result_parts, changes: Vec::new() };
     r.note_dropped()?;
-    let (messages, origin) = if c.format.results_are_messages() { r.flat()? } else { r.anthropic()? }
-    .into_iter()
-    .unzip();
+    let (messages, origin) =
+        if c.format.results_are_messages() { r.flat()? } else { r.anthropic()? }.into_iter().unzip();
     let mut conversation = c.clone();
     conversation.messages = messages;
     Ok(Repaired { conversation, changes: r.changes, origin })

@@ -117,15 +117,33 @@ fn string_input_bare_arrays_and_detection() {
 fn malformed_items_say_where() {
     let cases = [
         (json!({"input": 3}), "conversation input: must be a string or an array of items"),
-        (json!({"input": [{"role": "user", "content": "x"}, 7]}), "conversation input[1]: must be an object or a string"),
-        (json!({"input": [{"type": "function_call", "name": "f"}]}), "conversation input[0]: function_call has no 'call_id'"),
-        (json!({"input": [{"type": "function_call", "call_id": "a"}]}), "conversation input[0]: function_call has no 'name'"),
-        (json!({"input": [{"role": "user", "content": [{"text": "x"}]}]}), "conversation input[0].content[0]: has no 'type'"),
+        (
+            json!({"input": [{"role": "user", "content": "x"}, 7]}),
+            "conversation input[1]: must be an object or a string",
+        ),
+        (
+            json!({"input": [{"type": "function_call", "name": "f"}]}),
+            "conversation input[0]: function_call has no 'call_id'",
+        ),
+        (
+            json!({"input": [{"type": "function_call", "call_id": "a"}]}),
+            "conversation input[0]: function_call has no 'name'",
+        ),
+        (
+            json!({"input": [{"role": "user", "content": [{"text": "x"}]}]}),
+            "conversation input[0].content[0]: has no 'type'",
+        ),
         (json!({"input": [{"role": "robot", "content": "x"}]}), "conversation input[0]: unknown role 'robot'"),
         (json!({"input": [{"content": "x"}]}), "conversation input[0]: has no 'type' nor 'role'"),
         (json!({"input": [], "instructions": 5}), "conversation instructions: must be a string or an array of items"),
-        (json!({"input": [{"type": "function_call_output", "call_id": 5}]}), "conversation input[0]: 'call_id' must be a string"),
-        (json!({"input": [{"type": "message", "role": "user", "content": 5}]}), "conversation input[0].content: must be a string or an array of parts"),
+        (
+            json!({"input": [{"type": "function_call_output", "call_id": 5}]}),
+            "conversation input[0]: 'call_id' must be a string",
+        ),
+        (
+            json!({"input": [{"type": "message", "role": "user", "content": 5}]}),
+            "conversation input[0].content: must be a string or an array of parts",
+        ),
     ];
     for (doc, want) in cases {
         let e = Conversation::parse(&doc.to_string(), Some(Format::Responses)).unwrap_err();
@@ -134,7 +152,11 @@ fn malformed_items_say_where() {
     }
     // Invalid UTF-8 never reaches the codec (checked at the boundary), deep
     // nesting and oversized input are limits, not panics.
-    let deep = format!("{{\"input\":[{{\"role\":\"user\",\"content\":\"x\",\"k\":{}1{}}}]}}", "[".repeat(200), "]".repeat(200));
+    let deep = format!(
+        "{{\"input\":[{{\"role\":\"user\",\"content\":\"x\",\"k\":{}1{}}}]}}",
+        "[".repeat(200),
+        "]".repeat(200)
+    );
     assert_eq!(Conversation::parse(&deep, None).unwrap_err().kind(), ErrorKind::LimitExceeded);
     let many = format!("{{\"input\":[{}]}}", vec!["\"x\""; crate::limits::MAX_MESSAGES + 1].join(","));
     assert_eq!(Conversation::parse(&many, None).unwrap_err().kind(), ErrorKind::LimitExceeded);
@@ -182,7 +204,11 @@ fn repair_answers_in_each_calls_own_type_and_drops_strays() {
     assert_eq!(input[5], json!({"type": "custom_tool_call_output", "call_id": "b", "output": "interrupted"}));
     assert_eq!(input[6], json!({"type": "local_shell_call_output", "id": "c", "output": "interrupted"}));
     assert_eq!(input[7], json!({"role": "user", "content": "next"}));
-    assert_eq!(input[9], json!({"type": "function_call_output", "call_id": "d", "output": "late"}), "moved next to its call");
+    assert_eq!(
+        input[9],
+        json!({"type": "function_call_output", "call_id": "d", "output": "late"}),
+        "moved next to its call"
+    );
     assert!(!input.iter().any(|i| i["call_id"] == "zzz"), "the stray output is dropped");
     let acts: Vec<Action> = r.changes.iter().map(|x| x.action).collect();
     assert_eq!(acts.iter().filter(|a| **a == Action::SynthesizedResult).count(), 3);
@@ -265,14 +291,21 @@ enum Turn {
     Chat(usize),
     /// Parallel calls: (output words, answered); a reasoning item first; a
     /// stray output after.
-    Tools { calls: Vec<(usize, bool)>, reasoning: bool, stray: bool },
+    Tools {
+        calls: Vec<(usize, bool)>,
+        reasoning: bool,
+        stray: bool,
+    },
 }
 
 fn turn() -> impl proptest::strategy::Strategy<Value = Turn> {
     prop_oneof![
         (1usize..60).prop_map(Turn::Chat),
         (
-            proptest::collection::vec((prop_oneof![5 => 1usize..60, 1 => 300usize..1500], prop::bool::weighted(0.8)), 1..4),
+            proptest::collection::vec(
+                (prop_oneof![5 => 1usize..60, 1 => 300usize..1500], prop::bool::weighted(0.8)),
+                1..4
+            ),
             any::<bool>(),
             prop::bool::weighted(0.15)
         )
