@@ -55,10 +55,10 @@ grep -qF "cargo run -q -p ctxkit-cli -- $main > fitted.json" README.md \
     || fail "README's main-job command changed; update scripts/check-docs.sh and the Makefile's demo target together"
 # The figures the README quotes must be what the command reports.
 report=$("$lib/ctxkit" $main 2>&1 >/dev/null)
-for figure in '"tokens_before": 30899' '"tokens_after": 11990'; do
+for figure in '"tokens_before": 30800' '"tokens_after": 11980'; do
     grep -qF "$figure" <<<"$report" || fail "main job no longer reports $figure; update the README"
 done
-grep -qF 'tokens_before` 30,899' README.md && grep -qF 'tokens_after` 11,990' README.md || fail "README figures differ from the script's"
+grep -qF 'tokens_before` 30,800' README.md && grep -qF 'tokens_after` 11,980' README.md || fail "README figures differ from the script's"
 grep -qx 'make test' README.md || fail "README does not show the test command"
 grep -q '^make test$' .ci/run || fail ".ci/run does not call the README's test command"
 echo "README: link flags, main job and test command verified"

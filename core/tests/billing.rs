@@ -313,6 +313,11 @@ fn floors() {
     assert!(exact.under3 <= CEILING_EXACT_UNDER3, "{} requests under by more than 3", exact.under3);
     let structured = get("models marked exact, structured output");
     assert_eq!(structured.under3, 0, "structured output counted under billed");
+    assert!(
+        structured.share(structured.within3) >= FLOOR_STRUCTURED_WITHIN3,
+        "structured output within-3 share {}",
+        structured.share(structured.within3)
+    );
     for (label, lo) in [("anthropic, without tools", 0.90), ("anthropic, with client tools", 0.90)] {
         let s = get(label);
         assert!(s.median() >= lo && s.median() <= 1.1, "{label}: median {}", s.median());
@@ -321,5 +326,6 @@ fn floors() {
     assert_eq!(rejected, 0);
 }
 
-const FLOOR_EXACT_WITHIN3: f64 = 0.94;
-const CEILING_EXACT_UNDER3: usize = 15;
+const FLOOR_EXACT_WITHIN3: f64 = 0.96;
+const CEILING_EXACT_UNDER3: usize = 8;
+const FLOOR_STRUCTURED_WITHIN3: f64 = 0.32;

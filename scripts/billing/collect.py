@@ -26,6 +26,9 @@ PACKAGES = {
     "crewai-1.15.30": ("crewAIInc/crewAI", "lib/crewai/", "crewai==1.15.30", "MIT"),
     "langchain_openai-1.7.4": ("langchain-ai/langchain", "libs/partners/openai/", "langchain-openai==1.7.4", "MIT"),
     "langchain_anthropic-1.7.10": ("langchain-ai/langchain", "libs/partners/anthropic/", "langchain-anthropic==1.7.10", "MIT"),
+    "langchain_anthropic-1.3.0": ("langchain-ai/langchain", "libs/partners/anthropic/", "langchain-anthropic==1.3.0", "MIT"),
+    "langchain_anthropic-1.0.0": ("langchain-ai/langchain", "libs/partners/anthropic/", "langchain-anthropic==1.0.0", "MIT"),
+    "langchain_anthropic-0.3.22": ("langchain-ai/langchain", "libs/partners/anthropic/", "langchain-anthropic==0.3.22", "MIT"),
 }
 
 
@@ -142,7 +145,8 @@ def shape(provider, req):
         if tools:
             return "tools"
         return "text"
-    server = any(isinstance(t, dict) and t.get("type") not in (None, "custom") for t in tools)
+    # Remote MCP servers (`mcp_servers`) are server tools too: their tool list is fetched by Anthropic.
+    server = bool(req.get("mcp_servers")) or any(isinstance(t, dict) and t.get("type") not in (None, "custom") for t in tools)
     if '"type": "image"' in blob:
         return "images"
     if '"type": "document"' in blob:

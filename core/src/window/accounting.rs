@@ -133,8 +133,9 @@ impl Framing {
             tokens_per_name: 1,
             reply_priming: 3,
             // Fitted on the tuning set: OpenAI renders a call with its
-            // recipient and content type around the arguments.
-            tokens_per_tool_call: 7,
+            // recipient and content type around the arguments (on top of
+            // the `functions.{name}` author of its result, counted by name).
+            tokens_per_tool_call: 3,
             func_init,
             prop_init: 3,
             prop_key: 3,
@@ -210,6 +211,38 @@ impl Framing {
     }
 }
 
+/// Tokens Anthropic adds to a request with extended thinking enabled
+/// (`thinking: {type: "enabled"}`): fitted on the tuning set, where
+/// single-turn requests are billed 28-29 more with it than the same text
+/// without. Not published.
+pub const ANTHROPIC_THINKING_PROMPT: usize = 28;
+
+/// The hidden prompt Anthropic adds for one of its own (versioned) tool
+/// types, in tokens, on top of the definition's JSON. Documented figures
+/// (Anthropic, "Tool use" pricing): bash 245, text editor 700, computer use
+/// 735. Fitted on the tuning set (the smallest residual among recorded
+/// requests offering the tool, i.e. where it did not run): web fetch 480,
+/// code execution 370. Web search has no figure: every recorded request
+/// ran a search, whose results are billed as input the request does not
+/// contain. Results a server tool fetches during the request are never in
+/// the body and cannot be counted beforehand.
+pub fn anthropic_server_tool_prompt(tool_type: &str) -> usize {
+    let versioned = |prefix: &str| tool_type.strip_prefix(prefix).is_some_and(|v| v.starts_with('2'));
+    if versioned("bash_") {
+        245
+    } else if versioned("text_editor_") {
+        700
+    } else if versioned("computer_") {
+        735
+    } else if versioned("web_fetch_") {
+        480
+    } else if versioned("code_execution_") {
+        370
+    } else {
+        0
+    }
+}
+
 /// Tokens of the system message gpt-5 reasoning models are given before the
 /// request's own messages; fitted on the tuning set (see docs/accuracy.md).
 pub const GPT5_HIDDEN_PROMPT: usize = 84;
@@ -260,6 +293,12 @@ impl Accountant {
         }
         for c in &m.tool_calls {
             n += self.count(&c.name)? + self.count(&c.arguments)? + f.tokens_per_tool_call;
+            if f.tool_style == ToolStyle::TypeScript {
+                // The call's result is a message authored by `functions.{name}`
+                // (harmony's rendering of a tool result); charged here, to the
+                // call it answers, so that each message's count stays its own.
+                n += self.count(&format!("functions.{}", c.name))?;
+            }
         }
         Ok(n)
     }
@@ -312,6 +351,7 @@ impl Accountant {
                         o.remove("cache_control");
                     }
                     n += self.count(&v.to_string())?;
+                    n += t.raw.get("type").and_then(Value::as_str).map_or(0, anthropic_server_tool_prompt);
                 }
                 Ok(n)
             }
@@ -350,18 +390,34 @@ impl Accountant {
                 }
             }
         }
-        if let Some(rf) = c.field("response_format") {
-            if rf.get("type").and_then(Value::as_str) == Some("json_schema") {
-                let js = rf.get("json_schema");
-                let name = js.and_then(|j| j.get("name")).and_then(Value::as_str).unwrap_or("");
-                let schema = js.and_then(|j| j.get("schema")).map(Value::to_string).unwrap_or_default();
-                n += self.count(&format!("# Response Formats\n\n## {name}\n\n{schema}"))? as i64;
-            }
+        if let Some(section) = c.field("response_format").and_then(response_format::section) {
+            n += self.response_format(c, &section)? as i64;
+        }
+        if f.tool_style == ToolStyle::Json
+            && c.field("thinking").and_then(|t| t.get("type")).and_then(Value::as_str).is_some_and(|t| t != "disabled")
+        {
+            n += ANTHROPIC_THINKING_PROMPT as i64;
         }
         if let Some(of) = c.field("output_format").or_else(|| c.field("output_config").and_then(|o| o.get("format"))) {
             n += self.count(&of.to_string())? as i64;
         }
         Ok(n.max(0) as usize)
+    }
+
+    /// Tokens of a structured-output section: joined after a blank line to
+    /// the first system or developer message (what it adds to that
+    /// message's count), or a system message of its own; plus
+    /// [`RESPONSE_FORMAT_EXTRA`].
+    fn response_format(&self, c: &Conversation, section: &str) -> Result<usize> {
+        let host = c.messages.iter().find(|m| matches!(m.role, Role::System | Role::Developer));
+        let tail =
+            host.and_then(|m| m.parts.iter().rev().find_map(|p| if let Part::Text(t) = p { Some(t) } else { None }));
+        let n = match (host, tail) {
+            (Some(_), Some(t)) => self.count(&format!("{t}\n\n{section}"))?.saturating_sub(self.count(t)?),
+            (Some(_), None) => self.count(section)?,
+            (None, _) => self.framing.tokens_per_message + self.count("system")? + self.count(section)?,
+        };
+        Ok(n + RESPONSE_FORMAT_EXTRA)
     }
 
     fn tools_recipe(&self, tools: &[Tool]) -> Result<usize> {
@@ -477,7 +533,10 @@ pub fn pixel_tokens(width: Option<u32>, height: Option<u32>) -> usize {
     }
 }
 
+mod response_format;
 mod typescript;
+
+pub use response_format::RESPONSE_FORMAT_EXTRA;
 
 #[cfg(test)]
 mod tests;

@@ -53,6 +53,7 @@ fn tool_calls_and_results_are_counted() {
         + t.count("assistant").unwrap()
         + t.count("read_file").unwrap()
         + t.count("{\"path\":\"src/main.rs\"}").unwrap()
+        + t.count("functions.read_file").unwrap()
         + a.framing().tokens_per_tool_call;
     assert_eq!(a.message(&c.messages[0]).unwrap(), expected);
 }

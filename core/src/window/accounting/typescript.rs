@@ -5,9 +5,34 @@
 //! harmony format (openai/harmony); the counts it gives were checked
 //! against billed usage (docs/accuracy.md).
 
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use crate::chat::Tool;
+
+/// The named definitions a schema's local `$ref`s point into (`$defs`, or
+/// the older `definitions`), and the names being expanded (a recursive
+/// definition renders as `any` the second time instead of looping).
+#[derive(Clone, Copy)]
+struct Defs<'a> {
+    defs: Option<&'a Map<String, Value>>,
+    open: &'a [&'a str],
+}
+
+impl<'a> Defs<'a> {
+    fn of(root: &'a Value) -> Defs<'a> {
+        let defs = root.get("$defs").or_else(|| root.get("definitions")).and_then(Value::as_object);
+        Defs { defs, open: &[] }
+    }
+
+    /// The definition `s` refers to (`#/$defs/Name` or `#/definitions/Name`),
+    /// unless it is already being expanded.
+    fn target(&self, s: &Value) -> Option<(&'a str, &'a Value)> {
+        let r = s.get("$ref")?.as_str()?;
+        let name = r.strip_prefix("#/$defs/").or_else(|| r.strip_prefix("#/definitions/"))?;
+        let (key, def) = self.defs?.get_key_value(name)?;
+        (!self.open.contains(&key.as_str())).then_some((key.as_str(), def))
+    }
+}
 
 /// The `# Tools` section for `tools`.
 pub(super) fn render(tools: &[Tool]) -> String {
@@ -19,7 +44,7 @@ pub(super) fn render(tools: &[Tool]) -> String {
         if t.parameters.is_null() {
             lines.push(format!("type {} = () => any;\n", t.name));
         } else {
-            lines.push(format!("type {} = (_: {}) => any;\n", t.name, ty(&t.parameters, "")));
+            lines.push(format!("type {} = (_: {}) => any;\n", t.name, ty(&t.parameters, "", Defs::of(&t.parameters))));
         }
     }
     lines.push("} // namespace functions".to_owned());
@@ -39,13 +64,28 @@ fn default_comment(d: &Value, s: &Value) -> String {
 }
 
 /// The TypeScript type of schema `s`, nested properties indented by `indent`.
-fn ty(s: &Value, indent: &str) -> String {
+/// A local `$ref` is rendered as the definition it names (with the
+/// referring schema's own keywords, such as a `description`, on top):
+/// harmony's renderer leaves it `any`, but OpenAI bills the expanded type
+/// (tool schemas from pydantic models with nested models were 57 tokens
+/// under billed before; see docs/accuracy.md).
+fn ty(s: &Value, indent: &str, defs: Defs<'_>) -> String {
+    if let Some((name, def)) = defs.target(s) {
+        let mut merged = def.clone();
+        if let (Some(m), Some(own)) = (merged.as_object_mut(), s.as_object()) {
+            for (k, v) in own.iter().filter(|(k, _)| k.as_str() != "$ref") {
+                m.insert(k.clone(), v.clone());
+            }
+        }
+        let open: Vec<&str> = defs.open.iter().copied().chain([name]).collect();
+        return ty(&merged, indent, Defs { defs: defs.defs, open: &open });
+    }
     let Some(obj) = s.as_object() else {
         return "any".into();
     };
     if let Some(variants) = obj.get("oneOf").and_then(Value::as_array) {
         let deeper = format!("{indent}   ");
-        return variants.iter().map(|v| format!("\n{indent} | {}", ty(v, &deeper))).collect();
+        return variants.iter().map(|v| format!("\n{indent} | {}", ty(v, &deeper, defs))).collect();
     }
     if let Some(types) = obj.get("type").and_then(Value::as_array) {
         let names: Vec<&str> =
@@ -85,7 +125,7 @@ fn ty(s: &Value, indent: &str) -> String {
                     }
                 }
                 let opt = if required.contains(&key.as_str()) { "" } else { "?" };
-                out.push_str(&format!("{indent}{key}{opt}: {},", ty(v, &deeper)));
+                out.push_str(&format!("{indent}{key}{opt}: {},", ty(v, &deeper, defs)));
                 if let (false, Some(d)) = (one_of, v.get("default")) {
                     out.push_str(&format!(" // {}", default_comment(d, v)));
                 }
@@ -108,7 +148,7 @@ fn ty(s: &Value, indent: &str) -> String {
         Some("number" | "integer") => "number".into(),
         Some("boolean") => "boolean".into(),
         Some("array") => match obj.get("items") {
-            Some(items) => format!("{}[]", ty(items, indent)),
+            Some(items) => format!("{}[]", ty(items, indent, defs)),
             None => "Array<any>".into(),
         },
         _ => "any".into(),
