@@ -1290,6 +1290,30 @@ ctxkit_status ctxkit_tracer_end(const struct ctxkit_tracer *tracer,
                                 struct ctxkit_error **err);
 
 /**
+ * Ends span `span_id` like `ctxkit_tracer_end`, with `end_json`:
+ * `{"output_bytes", "error", "error_category", "input_tokens",
+ * "output_tokens", "metadata"}`, every field optional (`(NULL, 0)`: none).
+ * Token usage and error categories are summed per tool in the export; the
+ * metadata (at most 16 keys of 1 to 64 bytes, scalar values, strings up to
+ * 256 bytes) stays on the span's record. Errors: `INVALID_ARGUMENT` (the span
+ * is not open, an outcome out of range, a nested metadata value, an empty key,
+ * a category that is not 1 to 64 bytes of a-z, 0-9, _), `LIMIT_EXCEEDED`
+ * (a metadata cap, a tool's 65th category; the span stays open),
+ * `INVALID_JSON`, `INVALID_UTF8`, `NULL_ARGUMENT`. Thread-safe.
+ *
+ * # Safety
+ * `tracer` is live; `end_json` is valid for its length (or NULL with length
+ * 0); `err` is NULL or valid for a write.
+ */
+ctxkit_status ctxkit_tracer_end_with(const struct ctxkit_tracer *tracer,
+                                     uint64_t span_id,
+                                     uint32_t outcome,
+                                     const uint8_t *end_json,
+                                     size_t end_json_len,
+                                     uint64_t now_us,
+                                     struct ctxkit_error **err);
+
+/**
  * Open spans past their deadline at `now_us`, as JSON: `{"overdue":
  * [{"span_id", "tool", "agent_id", "workflow_id", "tool_call_id",
  * "started_us", "elapsed_us", "timeout_ms"}], "interrupted_results":
@@ -1431,6 +1455,24 @@ ctxkit_status ctxkit_window_preflight(const struct ctxkit_window *window,
                                       const uint8_t *new_input_json,
                                       size_t new_input_json_len,
                                       struct ctxkit_string *out_json,
+                                      struct ctxkit_error **err);
+
+/**
+ * Records the prompt tokens the provider billed for the window's current
+ * conversation (`usage.prompt_tokens` / `input_tokens`) and writes the
+ * factor reported / counted to `*out_factor`. For an estimated model
+ * (`exact: false`) later pre-flights scale by it; an exact model keeps 1.0
+ * and the factor is only the discrepancy. Thread-safe.
+ *
+ * Errors: `INVALID_ARGUMENT` (an empty conversation, a zero count, a factor
+ * outside 0.25..4 that says it was another conversation), `NULL_ARGUMENT`.
+ *
+ * # Safety
+ * `window` is live; `out_factor` is valid for a write; `err` is NULL or valid for a write.
+ */
+ctxkit_status ctxkit_window_calibrate(const struct ctxkit_window *window,
+                                      uint64_t reported_prompt_tokens,
+                                      double *out_factor,
                                       struct ctxkit_error **err);
 
 /**

@@ -35,6 +35,7 @@ SCALARS = {
     "uint64_t": "Word64",
     "size_t": "CSize",
     "bool": "CBool",
+    "double": "CDouble",
     "void": "()",
 }
 
@@ -111,7 +112,7 @@ def generate():
     w("")
     w("import Data.Word (Word8, Word32, Word64)")
     w("import Foreign.C.String (CString)")
-    w("import Foreign.C.Types (CBool (..), CSize (..))")
+    w("import Foreign.C.Types (CBool (..), CDouble (..), CSize (..))")
     w("import Foreign.Ptr (FunPtr, Ptr, castPtr, plusPtr)")
     w("import Foreign.Storable (Storable (..))")
     w("")

@@ -6,6 +6,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+mod agents;
 mod classify;
 mod count;
 mod handoff;
@@ -47,6 +48,12 @@ enum Command {
     /// Classify a provider error (status, body, headers): category, severity,
     /// whether to retry (and after how long), compact, repair the history, or fail.
     Classify(classify::Args),
+    /// The retry decision after N failures: the delay (exponential backoff,
+    /// full jitter or none) or give up.
+    Backoff(agents::BackoffArgs),
+    /// Replay recorded tool-span events through a tracer: per-tool metrics
+    /// (p50/p95/p99), the recent records, overdue calls.
+    Trace(agents::TraceArgs),
 }
 
 /// A failure that ends the command: printed as one line on stderr.
@@ -69,6 +76,8 @@ fn main() -> ExitCode {
         Command::Skills(cmd) => skills::run(cmd),
         Command::Handoff(cmd) => handoff::run(cmd),
         Command::Classify(args) => classify::run(args),
+        Command::Backoff(args) => agents::backoff(args),
+        Command::Trace(args) => agents::trace(args),
     };
     match result {
         Ok(code) => code,

@@ -40,6 +40,10 @@ pub(crate) struct PreflightArgs {
     common: Common,
     #[command(flatten)]
     budget: BudgetArgs,
+    /// The prompt tokens the provider billed for this conversation: calibrate
+    /// (an estimated model's figures are scaled by reported / counted).
+    #[arg(long, value_name = "N")]
+    reported_prompt_tokens: Option<usize>,
 }
 
 #[derive(clap::Args)]
@@ -81,6 +85,9 @@ pub(crate) fn preflight(args: PreflightArgs) -> Result<ExitCode, Fatal> {
     };
     let mut window = Window::for_model(&ModelRegistry::builtin(), &args.common.model, budget)?;
     window.load(conversation)?;
+    if let Some(n) = args.reported_prompt_tokens {
+        window.calibrate(n)?;
+    }
     let report = window.preflight(None)?;
     outln!("{}", serde_json::to_string_pretty(&report).map_err(|e| Fatal(e.to_string()))?);
     Ok(ExitCode::SUCCESS)

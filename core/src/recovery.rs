@@ -20,7 +20,7 @@ mod backoff;
 mod breaker;
 mod classify;
 
-pub use backoff::{BackoffPolicy, BackoffRequest, RetryDecision, SplitMix64};
+pub use backoff::{BackoffPolicy, BackoffRequest, Jitter, RetryDecision, SplitMix64};
 pub use breaker::{BreakerConfig, BreakerSnapshot, BreakerState, Breakers};
 pub use classify::{
     classify, classify_json, Action, Category, Classification, ClassifyRequest, DelaySource, Provider, Severity,

@@ -4,10 +4,14 @@
 //! returns (`success`, `failed`, `timeout`, `cancelled`). The [`Tracer`]
 //! keeps, per tool, counts and a fixed-size latency histogram (min, max,
 //! mean, p50, p95, p99 within 6.25%), and a ring of the most recent finished
-//! spans in which identical consecutive events (same tool, agent, workflow,
-//! outcome and error) collapse into one record with a count, so an agent
-//! stuck calling the same failing tool shows up as one line with `count: 40`
-//! instead of flushing every other record out of the ring.
+//! spans, one record per execution. Only true repeats collapse into one
+//! record with a count: consecutive spans of the same tool, agent, workflow,
+//! outcome and error that are the same call (same `tool_call_id`) or the
+//! same input (same `input`, kept as a 64-bit fingerprint). An agent stuck
+//! re-running one failing command shows up as one line with `count: 40`
+//! instead of flushing every other record out of the ring, while three
+//! different calls stay three records. `collapse: false` keeps every
+//! execution. Metrics always count every execution.
 //!
 //! Every tool has a deadline (default 10 s, per tool or per span
 //! configurable). [`Tracer::overdue`] lists spans past it; [`Tracer::expire`]
@@ -22,6 +26,11 @@
 //! [`now_us`] is the only clock read.
 
 mod histogram;
+mod replay;
+mod usage;
+
+pub use replay::{replay, replay_json, Replay};
+pub use usage::{SpanEnd, MAX_ERROR_CATEGORIES, MAX_METADATA_KEYS, MAX_METADATA_KEY_BYTES, MAX_METADATA_VALUE_BYTES};
 
 use std::collections::{BTreeMap, VecDeque};
 use std::sync::Arc;
@@ -59,11 +68,18 @@ pub struct TracerConfig {
     pub default_timeout_ms: u64,
     /// Per-tool deadlines, in ms.
     pub timeouts: BTreeMap<String, u64>,
+    /// Whether true repeats fold into one ring record (default true).
+    pub collapse: bool,
 }
 
 impl Default for TracerConfig {
     fn default() -> Self {
-        TracerConfig { ring_size: DEFAULT_RING_SIZE, default_timeout_ms: DEFAULT_TIMEOUT_MS, timeouts: BTreeMap::new() }
+        TracerConfig {
+            ring_size: DEFAULT_RING_SIZE,
+            default_timeout_ms: DEFAULT_TIMEOUT_MS,
+            timeouts: BTreeMap::new(),
+            collapse: true,
+        }
     }
 }
 
@@ -93,18 +109,22 @@ pub struct SpanInfo {
     pub tool_call_id: Option<String>,
     /// This span's deadline, overriding the tool's.
     pub timeout_ms: Option<u64>,
+    /// The call's input (its arguments, as the host has them): only a 64-bit
+    /// fingerprint is kept, to recognise repeats of the same input.
+    pub input: Option<String>,
 }
 
 #[derive(Debug, Clone)]
 struct OpenSpan {
     tool: Arc<str>,
     info: SpanInfo,
+    input_hash: Option<u64>,
     started_us: u64,
     input_bytes: u64,
     timeout_ms: u64,
 }
 
-/// A finished span in the ring; `count` identical consecutive events.
+/// A finished span in the ring; `count` consecutive repeats of it.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct SpanRecord {
     /// The first span's id.
@@ -117,6 +137,8 @@ pub struct SpanRecord {
     pub workflow_id: Option<String>,
     /// The first span's tool-call id, if given.
     pub tool_call_id: Option<String>,
+    /// Fingerprint of the first span's `input` (FNV-1a 64, 16 hex digits), if given.
+    pub input_hash: Option<String>,
     /// How it ended.
     pub outcome: Outcome,
     /// Error text (cut to [`MAX_SPAN_ERROR_BYTES`]).
@@ -129,20 +151,43 @@ pub struct SpanRecord {
     pub input_bytes: u64,
     /// The first span's output size, bytes.
     pub output_bytes: u64,
-    /// Identical consecutive events folded into this record (1 = just this).
+    /// Token usage the host reported at the end, if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub input_tokens: Option<u64>,
+    /// Completion tokens the host reported at the end, if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub output_tokens: Option<u64>,
+    /// The error category the host reported, if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error_category: Option<String>,
+    /// The first span's metadata (empty: omitted).
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub metadata: BTreeMap<String, serde_json::Value>,
+    /// Consecutive repeats folded into this record (1 = just this).
     pub count: u64,
     /// When the last of them ended, µs.
     pub last_ended_us: u64,
 }
 
 impl SpanRecord {
-    fn same_event(&self, other: &SpanRecord) -> bool {
+    /// A true repeat: the same call (tool-call id) or the same input, ending
+    /// the same way. Spans that carry neither are never repeats: nothing says
+    /// they did the same thing.
+    fn repeats(&self, other: &SpanRecord) -> bool {
+        let same = |a: &Option<String>, b: &Option<String>| matches!((a, b), (Some(x), Some(y)) if x == y);
         self.tool == other.tool
             && self.agent_id == other.agent_id
             && self.workflow_id == other.workflow_id
             && self.outcome == other.outcome
             && self.error == other.error
+            && (same(&self.tool_call_id, &other.tool_call_id) || same(&self.input_hash, &other.input_hash))
     }
+}
+
+/// FNV-1a, 64 bits: stable across runs and platforms, so an exported
+/// fingerprint means the same thing tomorrow.
+fn fingerprint(input: &str) -> u64 {
+    input.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3))
 }
 
 /// A span past its deadline.
@@ -236,6 +281,12 @@ pub struct ToolMetrics {
     pub input_bytes: u64,
     /// Sum of output sizes, bytes.
     pub output_bytes: u64,
+    /// Sum of reported prompt tokens.
+    pub input_tokens: u64,
+    /// Sum of reported completion tokens.
+    pub output_tokens: u64,
+    /// Spans ended with each reported error category.
+    pub error_categories: BTreeMap<String, u64>,
     /// Latency of ended spans.
     pub duration_us: Option<Durations>,
 }
@@ -249,6 +300,9 @@ struct ToolStats {
     in_flight: u64,
     input_bytes: u64,
     output_bytes: u64,
+    input_tokens: u64,
+    output_tokens: u64,
+    error_categories: BTreeMap<String, u64>,
     hist: Histogram,
 }
 
@@ -259,7 +313,7 @@ pub struct TraceExport {
     pub spans_started: u64,
     /// Spans ended.
     pub spans_ended: u64,
-    /// Events folded into an earlier identical record.
+    /// Executions folded into an earlier record as repeats.
     pub collapsed: u64,
     /// Records pushed out of the ring by newer ones.
     pub evicted: u64,
@@ -267,6 +321,8 @@ pub struct TraceExport {
     pub ring_size: usize,
     /// Per-tool metrics, by tool name.
     pub tools: Vec<ToolMetrics>,
+    /// Error categories over every tool.
+    pub error_categories: BTreeMap<String, u64>,
     /// Spans still open, by id.
     pub open: Vec<OverdueSpan>,
     /// Recent finished spans, oldest first.
@@ -354,7 +410,7 @@ impl Tracer {
     /// Errors: `InvalidArgument` (empty tool or id, zero timeout),
     /// `LimitExceeded` (a name over [`MAX_KEY_BYTES`], more than
     /// [`MAX_OPEN_SPANS`] open spans, a tool beyond [`MAX_TRACE_TOOLS`]).
-    pub fn start(&self, tool: &str, info: SpanInfo, input_bytes: u64, now_us: u64) -> Result<u64> {
+    pub fn start(&self, tool: &str, mut info: SpanInfo, input_bytes: u64, now_us: u64) -> Result<u64> {
         check_id("tool name", tool)?;
         for (what, v) in
             [("agent_id", &info.agent_id), ("workflow_id", &info.workflow_id), ("tool_call_id", &info.tool_call_id)]
@@ -366,6 +422,8 @@ impl Tracer {
         if info.timeout_ms == Some(0) {
             return Err(Error::invalid_argument("span timeout_ms must be at least 1"));
         }
+        limits::check("span input", info.input.as_ref().map_or(0, String::len), limits::MAX_JSON_BYTES)?;
+        let input_hash = info.input.take().map(|i| fingerprint(&i));
         let timeout_ms = info.timeout_ms.unwrap_or_else(|| self.timeout_ms(tool));
         let mut st = self.state.lock();
         if st.open.len() >= MAX_OPEN_SPANS {
@@ -394,18 +452,37 @@ impl Tracer {
         st.next_id += 1;
         st.started += 1;
         let id = st.next_id;
-        st.open.insert(id, OpenSpan { tool: key, info, started_us: now_us, input_bytes, timeout_ms });
+        st.open.insert(id, OpenSpan { tool: key, info, input_hash, started_us: now_us, input_bytes, timeout_ms });
         Ok(id)
     }
 
     /// Ends span `id` at `now_us`. Errors: `InvalidArgument` when the span is
     /// not open (never started, already ended or expired).
     pub fn end(&self, id: u64, outcome: Outcome, output_bytes: u64, error: Option<&str>, now_us: u64) -> Result<()> {
+        let end = SpanEnd { output_bytes, error: error.map(str::to_owned), ..SpanEnd::default() };
+        self.end_with(id, outcome, end, now_us)
+    }
+
+    /// [`Tracer::end`] with token usage, an error category and metadata.
+    /// Errors: as `end`, plus `InvalidArgument` / `LimitExceeded` for a
+    /// [`SpanEnd`] over its caps, and `LimitExceeded` for a tool's
+    /// [`MAX_ERROR_CATEGORIES`]-plus-first category (the span stays open).
+    pub fn end_with(&self, id: u64, outcome: Outcome, end: SpanEnd, now_us: u64) -> Result<()> {
+        end.validate()?;
         let mut st = self.state.lock();
-        let span = st.open.remove(&id).ok_or_else(|| {
+        let span = st.open.get(&id).ok_or_else(|| {
             Error::invalid_argument(format!("span {id} is not open (never started, already ended, or expired)"))
         })?;
-        st.finish(id, span, outcome, output_bytes, error.map(cut), now_us, self.config.ring_size);
+        if let (Some(c), Some(stats)) = (&end.error_category, st.tools.get(&span.tool)) {
+            if !stats.error_categories.contains_key(c) && stats.error_categories.len() >= MAX_ERROR_CATEGORIES {
+                return Err(Error::new(
+                    ErrorKind::LimitExceeded,
+                    format!("tool '{}' already has {MAX_ERROR_CATEGORIES} error categories; the limit is {MAX_ERROR_CATEGORIES}", span.tool),
+                ));
+            }
+        }
+        let span = st.open.remove(&id).ok_or_else(|| Error::internal("span vanished under the lock"))?;
+        st.finish(id, span, outcome, end, now_us, &self.config);
         Ok(())
     }
 
@@ -428,8 +505,11 @@ impl Tracer {
         for id in ids {
             if let Some(span) = st.open.remove(&id) {
                 out.push(overdue_view(id, &span, now_us));
-                let error = format!("deadline of {} ms exceeded", span.timeout_ms);
-                st.finish(id, span, Outcome::Timeout, 0, Some(error), now_us, self.config.ring_size);
+                let end = SpanEnd {
+                    error: Some(format!("deadline of {} ms exceeded", span.timeout_ms)),
+                    ..SpanEnd::default()
+                };
+                st.finish(id, span, Outcome::Timeout, end, now_us, &self.config);
             }
         }
         out
@@ -451,6 +531,10 @@ impl Tracer {
     /// Everything, for JSON export; open spans are described as of `now_us`.
     pub fn export(&self, now_us: u64) -> TraceExport {
         let tools = self.metrics();
+        let mut error_categories: BTreeMap<String, u64> = BTreeMap::new();
+        for (c, n) in tools.iter().flat_map(|t| t.error_categories.iter()) {
+            *error_categories.entry(c.clone()).or_default() += n;
+        }
         let st = self.state.lock();
         let mut open: Vec<OverdueSpan> = st.open.iter().map(|(&id, s)| overdue_view(id, s, now_us)).collect();
         open.sort_by_key(|s| s.span_id);
@@ -461,6 +545,7 @@ impl Tracer {
             evicted: st.evicted,
             ring_size: self.config.ring_size,
             tools,
+            error_categories,
             open,
             recent: st.ring.iter().cloned().collect(),
         }
@@ -485,17 +570,9 @@ fn overdue_view(id: u64, s: &OpenSpan, now_us: u64) -> OverdueSpan {
 }
 
 impl State {
-    #[allow(clippy::too_many_arguments)]
-    fn finish(
-        &mut self,
-        id: u64,
-        span: OpenSpan,
-        outcome: Outcome,
-        output_bytes: u64,
-        error: Option<String>,
-        now_us: u64,
-        ring_size: usize,
-    ) {
+    fn finish(&mut self, id: u64, span: OpenSpan, outcome: Outcome, end: SpanEnd, now_us: u64, config: &TracerConfig) {
+        let output_bytes = end.output_bytes;
+        let error = end.error.as_deref().map(cut);
         let duration = now_us.saturating_sub(span.started_us);
         self.ended += 1;
         if let Some(stats) = self.tools.get_mut(&span.tool) {
@@ -508,6 +585,11 @@ impl State {
             }
             stats.input_bytes = stats.input_bytes.saturating_add(span.input_bytes);
             stats.output_bytes = stats.output_bytes.saturating_add(output_bytes);
+            stats.input_tokens = stats.input_tokens.saturating_add(end.input_tokens.unwrap_or(0));
+            stats.output_tokens = stats.output_tokens.saturating_add(end.output_tokens.unwrap_or(0));
+            if let Some(c) = &end.error_category {
+                *stats.error_categories.entry(c.clone()).or_default() += 1;
+            }
             stats.hist.record(duration);
         }
         let record = SpanRecord {
@@ -516,24 +598,29 @@ impl State {
             agent_id: span.info.agent_id,
             workflow_id: span.info.workflow_id,
             tool_call_id: span.info.tool_call_id,
+            input_hash: span.input_hash.map(|h| format!("{h:016x}")),
             outcome,
             error,
             started_us: span.started_us,
             duration_us: duration,
             input_bytes: span.input_bytes,
             output_bytes,
+            input_tokens: end.input_tokens,
+            output_tokens: end.output_tokens,
+            error_category: end.error_category,
+            metadata: end.metadata,
             count: 1,
             last_ended_us: now_us,
         };
-        if let Some(last) = self.ring.back_mut() {
-            if last.same_event(&record) {
+        if let Some(last) = self.ring.back_mut().filter(|_| config.collapse) {
+            if last.repeats(&record) {
                 last.count += 1;
                 last.last_ended_us = now_us;
                 self.collapsed += 1;
                 return;
             }
         }
-        if self.ring.len() >= ring_size {
+        if self.ring.len() >= config.ring_size {
             self.ring.pop_front();
             self.evicted += 1;
         }
@@ -560,6 +647,9 @@ impl ToolStats {
             in_flight: self.in_flight,
             input_bytes: self.input_bytes,
             output_bytes: self.output_bytes,
+            input_tokens: self.input_tokens,
+            output_tokens: self.output_tokens,
+            error_categories: self.error_categories.clone(),
             duration_us,
         }
     }

@@ -5,7 +5,9 @@
 
 use ctxkit_core::json;
 use ctxkit_core::limits::{MAX_JSON_BYTES, MAX_KEY_BYTES};
-use ctxkit_core::trace::{interrupted_results, now_us, InterruptedResult, Outcome, OverdueSpan, SpanInfo, Tracer};
+use ctxkit_core::trace::{
+    interrupted_results, now_us, InterruptedResult, Outcome, OverdueSpan, SpanEnd, SpanInfo, Tracer,
+};
 use serde::Serialize;
 
 use crate::args::{self, out};
@@ -148,18 +150,58 @@ pub unsafe extern "C" fn ctxkit_tracer_end(
     err: *mut *mut ctxkit_error,
 ) -> ctxkit_status {
     guard("ctxkit_tracer_end", err, || {
-        let outcome = match outcome {
-            0 => Outcome::Success,
-            1 => Outcome::Failed,
-            2 => Outcome::Timeout,
-            3 => Outcome::Cancelled,
-            o => return Err(FfiError::invalid(format!("outcome {o} is not a ctxkit_span_outcome"))),
-        };
+        let outcome = outcome_of(outcome)?;
         // SAFETY: per the contract above.
         let (t, error) =
             unsafe { (args::handle(tracer, "tracer")?, args::opt_text(error, error_len, "error", MAX_JSON_BYTES)?) };
         t.inner.end(span_id, outcome, output_bytes, error, now_us)?;
         Ok(())
+    })
+}
+
+/// Ends span `span_id` like `ctxkit_tracer_end`, with `end_json`:
+/// `{"output_bytes", "error", "error_category", "input_tokens",
+/// "output_tokens", "metadata"}`, every field optional (`(NULL, 0)`: none).
+/// Token usage and error categories are summed per tool in the export; the
+/// metadata (at most 16 keys of 1 to 64 bytes, scalar values, strings up to
+/// 256 bytes) stays on the span's record. Errors: `INVALID_ARGUMENT` (the span
+/// is not open, an outcome out of range, a nested metadata value, an empty key,
+/// a category that is not 1 to 64 bytes of a-z, 0-9, _), `LIMIT_EXCEEDED`
+/// (a metadata cap, a tool's 65th category; the span stays open),
+/// `INVALID_JSON`, `INVALID_UTF8`, `NULL_ARGUMENT`. Thread-safe.
+///
+/// # Safety
+/// `tracer` is live; `end_json` is valid for its length (or NULL with length
+/// 0); `err` is NULL or valid for a write.
+#[no_mangle]
+pub unsafe extern "C" fn ctxkit_tracer_end_with(
+    tracer: *const ctxkit_tracer,
+    span_id: u64,
+    outcome: u32,
+    end_json: *const u8,
+    end_json_len: usize,
+    now_us: u64,
+    err: *mut *mut ctxkit_error,
+) -> ctxkit_status {
+    guard("ctxkit_tracer_end_with", err, || {
+        let outcome = outcome_of(outcome)?;
+        // SAFETY: per the contract above.
+        let (t, end) = unsafe {
+            (args::handle(tracer, "tracer")?, args::opt_text(end_json, end_json_len, "end_json", MAX_JSON_BYTES)?)
+        };
+        let end: SpanEnd = end.map(|e| json::parse("end_json", e)).transpose()?.unwrap_or_default();
+        t.inner.end_with(span_id, outcome, end, now_us)?;
+        Ok(())
+    })
+}
+
+fn outcome_of(outcome: u32) -> Result<Outcome, FfiError> {
+    Ok(match outcome {
+        0 => Outcome::Success,
+        1 => Outcome::Failed,
+        2 => Outcome::Timeout,
+        3 => Outcome::Cancelled,
+        o => return Err(FfiError::invalid(format!("outcome {o} is not a ctxkit_span_outcome"))),
     })
 }
 

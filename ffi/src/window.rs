@@ -175,6 +175,34 @@ pub unsafe extern "C" fn ctxkit_window_preflight(
     })
 }
 
+/// Records the prompt tokens the provider billed for the window's current
+/// conversation (`usage.prompt_tokens` / `input_tokens`) and writes the
+/// factor reported / counted to `*out_factor`. For an estimated model
+/// (`exact: false`) later pre-flights scale by it; an exact model keeps 1.0
+/// and the factor is only the discrepancy. Thread-safe.
+///
+/// Errors: `INVALID_ARGUMENT` (an empty conversation, a zero count, a factor
+/// outside 0.25..4 that says it was another conversation), `NULL_ARGUMENT`.
+///
+/// # Safety
+/// `window` is live; `out_factor` is valid for a write; `err` is NULL or valid for a write.
+#[no_mangle]
+pub unsafe extern "C" fn ctxkit_window_calibrate(
+    window: *const ctxkit_window,
+    reported_prompt_tokens: u64,
+    out_factor: *mut f64,
+    err: *mut *mut ctxkit_error,
+) -> ctxkit_status {
+    guard("ctxkit_window_calibrate", err, || {
+        let dst = out(out_factor, "out_factor")?;
+        // SAFETY: per the contract above.
+        let w = unsafe { args::handle(window, "window") }?;
+        let reported = usize::try_from(reported_prompt_tokens).unwrap_or(usize::MAX);
+        dst.write(w.inner.lock().calibrate(reported)?);
+        Ok(())
+    })
+}
+
 /// Structural issues of the window's conversation as a JSON array
 /// (docs/formats.md, "Validation issues"); `[]` when there are none.
 /// Thread-safe.

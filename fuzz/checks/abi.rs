@@ -357,6 +357,13 @@ pub fn check(data: &[u8]) {
                         20
                     );
                 }
+                // The same bytes as an end object (usage, category, metadata).
+                if call!(ctxkit_tracer_start, none, h.tracer, p, n, null(), 0, 0, 10, &mut span) {
+                    let outcome = u32::from(bytes.last().copied().unwrap_or(0) % 5);
+                    if !call!(ctxkit_tracer_end_with, none, h.tracer, span, outcome, p, n, 20) {
+                        call!(ctxkit_tracer_end, none, h.tracer, span, 0, 0, null(), 0, 20);
+                    }
+                }
                 call!(ctxkit_tracer_export, Some(true), h.tracer, 30, &mut s);
             }
             _ => {

@@ -2339,6 +2339,30 @@ static void test_window(void)
                  CTXKIT_STATUS_OK);
     CHECK_SIZE(tokens, 3 + 1 + 2); /* framing + role + "hello world" */
 
+    /* calibrate: the factor is reported / counted (an exact model keeps its
+       counts; the factor is the discrepancy). Twice the count is 2.0. */
+    CHECK_STATUS(ctxkit_window_preflight(w, NULL, 0, &pre, &err), CTXKIT_STATUS_OK);
+    {
+        const char *at = pre.ptr ? strstr((const char *)pre.ptr, "\"prompt_tokens\":") : NULL;
+        unsigned long counted = at ? strtoul(at + strlen("\"prompt_tokens\":"), NULL, 10) : 0;
+        double factor = -1.0;
+        CHECK(counted > 0);
+        CHECK_STATUS(ctxkit_window_calibrate(w, (uint64_t)counted * 2, &factor, &err), CTXKIT_STATUS_OK);
+        CHECK(factor == 2.0);
+        factor = -1.0;
+        CHECK_STATUS(ctxkit_window_calibrate(w, 0, &factor, NULL), CTXKIT_STATUS_INVALID_ARGUMENT);
+        CHECK_STATUS(ctxkit_window_calibrate(w, (uint64_t)counted * 100, &factor, &err), CTXKIT_STATUS_INVALID_ARGUMENT);
+        if (CHECK(err != NULL)) {
+            CHECK(strstr(ctxkit_error_message(err, NULL), "implausible") != NULL);
+            ctxkit_error_free(err);
+            err = NULL;
+        }
+        CHECK(factor == -1.0);
+        CHECK_STATUS(ctxkit_window_calibrate(NULL, 10, &factor, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
+        CHECK_STATUS(ctxkit_window_calibrate(w, 10, NULL, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
+    }
+    ctxkit_string_free(&pre);
+
     /* Failures: status, message, and outputs untouched. */
     tokens = SENT_SIZE;
     CHECK_STATUS(ctxkit_window_push(w, LIT("{\"role\":\"wizard\"}"), &tokens, &err), CTXKIT_STATUS_INVALID_JSON);
@@ -3066,6 +3090,26 @@ static void test_tracer(void)
     CHECK_STATUS(ctxkit_tracer_end(NULL, id, CTXKIT_SPAN_OUTCOME_FAILED, 0, NULL, 0, 1, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
     /* The failed calls above left the span open; it still ends normally. */
     CHECK_STATUS(ctxkit_tracer_end(t, id, CTXKIT_SPAN_OUTCOME_CANCELLED, 0, LIT("stopped by user"), 2, &err), CTXKIT_STATUS_OK);
+    /* end_with: token usage and error categories summed per tool, metadata on the record. */
+    CHECK_STATUS(ctxkit_tracer_start(t, LIT("llm_tool"), LIT("{\"tool_call_id\":\"u1\"}"), 0, 0, &id, &err), CTXKIT_STATUS_OK);
+    CHECK_STATUS(ctxkit_tracer_end_with(t, id, CTXKIT_SPAN_OUTCOME_FAILED, LIT("{\"metadata\":{\"k\":[1]}}"), 1, &err),
+                 CTXKIT_STATUS_INVALID_ARGUMENT);
+    CHECK_ERR(&err, CTXKIT_STATUS_INVALID_ARGUMENT, "ctxkit_tracer_end_with", "string, number, bool or null");
+    CHECK_STATUS(ctxkit_tracer_end_with(t, id, CTXKIT_SPAN_OUTCOME_FAILED, LIT("{\"tokens\":1}"), 1, NULL), CTXKIT_STATUS_INVALID_JSON);
+    CHECK_STATUS(ctxkit_tracer_end_with(t, id, 9, NULL, 0, 1, NULL), CTXKIT_STATUS_INVALID_ARGUMENT);
+    CHECK_STATUS(ctxkit_tracer_end_with(t, id, 1, LIT("{\"error\":\"\xff\"}"), 1, NULL), CTXKIT_STATUS_INVALID_UTF8);
+    CHECK_STATUS(ctxkit_tracer_end_with(NULL, id, 1, NULL, 0, 1, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
+    CHECK_STATUS(ctxkit_tracer_end_with(t, id, 1, NULL, 4, 1, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
+    CHECK_STATUS(ctxkit_tracer_end_with(t, id, CTXKIT_SPAN_OUTCOME_FAILED,
+                                        LIT("{\"error\":\"429\",\"error_category\":\"rate_limited\",\"input_tokens\":1200,"
+                                            "\"output_tokens\":30,\"metadata\":{\"model\":\"gpt-4o-mini\"}}"),
+                                        50, &err),
+                 CTXKIT_STATUS_OK);
+    CHECK_STATUS(ctxkit_tracer_end_with(t, id, CTXKIT_SPAN_OUTCOME_SUCCESS, NULL, 0, 60, NULL), CTXKIT_STATUS_INVALID_ARGUMENT);
+    CHECK_STATUS(ctxkit_tracer_export(t, 100, &out, &err), CTXKIT_STATUS_OK);
+    CHECK_STR_CONTAINS(out, "\"input_tokens\":1200,\"output_tokens\":30,\"error_categories\":{\"rate_limited\":1}");
+    CHECK_STR_CONTAINS(out, "\"metadata\":{\"model\":\"gpt-4o-mini\"}");
+    ctxkit_string_free(&out);
     out = (ctxkit_string)SENT_STRING;
     CHECK_STATUS(ctxkit_tracer_overdue(NULL, 0, &out, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
     CHECK_STATUS(ctxkit_tracer_overdue(t, 0, NULL, NULL), CTXKIT_STATUS_NULL_ARGUMENT);

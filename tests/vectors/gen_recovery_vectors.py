@@ -134,6 +134,37 @@ CLASSIFY = [
      {"category": "network", "action": "retry", "retry_after_ms": 250, "message": "connect ECONNREFUSED 127.0.0.1:443"}),
     ("network/client-timeout", "anthropic", 0, {}, "request timed out after 600000 ms",
      {"category": "timeout", "action": "retry"}),
+    # Issue 23: status 0 is an exception text with no HTTP response. Recognised
+    # patterns are read; anything else is unknown -> fail (retrying a failed
+    # safety check or a broken state store repeats it). The first three are the
+    # texts document 000's error handler classifies.
+    ("status0/safety-validation-failed", "other", 0, {}, "safety validation failed",
+     {"category": "content_filter", "action": "fail", "retryable": False}),
+    ("status0/state-store-unavailable-is-unknown", "other", 0, {}, "state store unavailable",
+     {"category": "unknown", "action": "fail", "retryable": False, "severity": "high", "retry_after_ms": None}),
+    ("status0/rate-limit-exceeded", "other", 0, {}, "Rate limit exceeded",
+     {"category": "rate_limited", "action": "retry", "retryable": True, "retry_after_ms": 1000, "delay_source": "default"}),
+    ("status0/connection-reset", "openai", 0, {}, "ConnectionResetError: [Errno 104] Connection reset by peer",
+     {"category": "network", "action": "retry"}),
+    ("status0/validation", "other", 0, {}, "input validation error: 'query' is required",
+     {"category": "invalid_request", "action": "fail"}),
+    ("status0/python-keyerror-is-unknown", "other", 0, {}, "KeyError: 'narrative'",
+     {"category": "unknown", "action": "fail"}),
+    ("status0/empty-is-network", "other", 0, {}, "",
+     {"category": "network", "action": "retry", "retry_after_ms": 250, "message": None}),
+    # LangGraph's INVALID_CHAT_HISTORY ValueError (langgraph/prebuilt/
+    # chat_agent_executor.py, _validate_chat_history, through langchain-core's
+    # create_error_message): the unanswered calls are printed as Python dicts.
+    ("langgraph/invalid-chat-history", "other", 0, {},
+     "Found AIMessages with tool_calls that do not have a corresponding ToolMessage. Here are the first few of those "
+     "tool calls: [{'name': 'get_weather', 'args': {'city': 'sf'}, 'id': 'call_Qx1', 'type': 'tool_call'}].\n\n"
+     "Every tool call (LLM requesting to call a tool) in the message history MUST have a corresponding ToolMessage "
+     "(result of a tool invocation to return to the LLM) - this is required by most LLM providers.\n"
+     "For troubleshooting, visit: https://python.langchain.com/docs/troubleshooting/errors/INVALID_CHAT_HISTORY ",
+     {"category": "invalid_tool_history", "action": "repair_history", "retryable": False, "tool_call_ids": ["call_Qx1"]}),
+    ("langgraph/short-form-no-ids", "other", 0, {},
+     "Found AIMessages with tool_calls that do not have a corresponding ToolMessage",
+     {"category": "invalid_tool_history", "action": "repair_history", "tool_call_ids": []}),
     ("other/html-502", "other", 502, {}, "<html><body><h1>502 Bad Gateway</h1></body></html>",
      {"category": "server_error", "action": "retry", "code": None}),
     ("other/teapot", "other", 418, {}, "I'm a teapot", {"category": "invalid_request", "action": "fail"}),
@@ -151,13 +182,14 @@ def splitmix_next(state):
 
 def backoff(policy, failed, seed, hint):
     """The documented algorithm: full jitter in [0, min(cap, base*2^(n-1))]."""
-    p = {"base_ms": 500, "cap_ms": 30000, "max_attempts": 5, "honor_retry_after": True, "max_retry_after_ms": 120000}
+    p = {"base_ms": 500, "cap_ms": 30000, "max_attempts": 5, "honor_retry_after": True, "max_retry_after_ms": 120000,
+         "jitter": "full"}
     p.update(policy)
     if failed >= p["max_attempts"]:
         return {"decision": "give_up", "reason": "max_attempts reached"}
     ceiling = min(p["cap_ms"], p["base_ms"] << min(failed - 1, 63))
     _, r = splitmix_next((seed ^ (failed * 0xD1B54A32D192ED03)) & M64)
-    jittered = (r * (ceiling + 1)) >> 64
+    jittered = (r * (ceiling + 1)) >> 64 if p["jitter"] == "full" else ceiling
     if hint is not None and p["honor_retry_after"]:
         if hint > p["max_retry_after_ms"]:
             return {"decision": "give_up", "reason": "server asked to wait longer than max_retry_after_ms"}
@@ -177,6 +209,13 @@ BACKOFF = [
     ("hint-ignored", {"honor_retry_after": False}, 2, 11, 90000),
     ("max-attempts-reached", {"max_attempts": 3}, 3, 1, None),
     ("seed-max", {}, 4, M64, None),
+    # Issue 23: jitter none, the fixed 1/2/4 s schedule of three retries.
+    ("jitter-none-1s", {"base_ms": 1000, "cap_ms": 60000, "max_attempts": 4, "jitter": "none"}, 1, 7, None),
+    ("jitter-none-2s", {"base_ms": 1000, "cap_ms": 60000, "max_attempts": 4, "jitter": "none"}, 2, 7, None),
+    ("jitter-none-4s", {"base_ms": 1000, "cap_ms": 60000, "max_attempts": 4, "jitter": "none"}, 3, 7, None),
+    ("jitter-none-gives-up-after-3-retries", {"base_ms": 1000, "cap_ms": 60000, "max_attempts": 4, "jitter": "none"}, 4, 7, None),
+    ("jitter-none-capped", {"base_ms": 1000, "cap_ms": 3000, "max_attempts": 10, "jitter": "none"}, 5, 7, None),
+    ("jitter-none-hint-is-a-floor", {"base_ms": 1000, "cap_ms": 60000, "max_attempts": 4, "jitter": "none"}, 1, 7, 2500),
 ]
 
 # Breaker sequences: [op, at_ms] -> expected result of each op.
@@ -234,7 +273,8 @@ def quantile(values, q):
 def spans(tool, durations, outcome="success"):
     ev = []
     for i, d in enumerate(durations):
-        ev.append(["start", tool, {}, 0, 1000 * i])
+        # The same input each time: true repeats, one ring record.
+        ev.append(["start", tool, {"input": "{}"}, 0, 1000 * i])
         ev.append(["end", len(ev) // 2 + 1 if False else None, outcome, 0, None, 1000 * i + d])
     # Fill in the 1-based start index of each end.
     n = 0
@@ -260,13 +300,33 @@ TRACE = [
     ("single-success", {}, [["start", "grep", {"agent_id": "coder", "tool_call_id": "c1"}, 10, 1000],
                             ["end", 1, "success", 20, None, 3500]],
      {"tools": {"grep": tool_view(1, s=1, durations=[2500])}, "recent": [["grep", "success", 1]], "interrupted": [], "event_errors": []}),
-    ("repeats-collapse", {}, [["start", "x", {}, 0, 0], ["end", 1, "failed", 0, "boom", 1],
-                              ["start", "x", {}, 0, 2], ["end", 2, "failed", 0, "boom", 3],
-                              ["start", "x", {}, 0, 4], ["end", 3, "failed", 0, "boom", 5],
-                              ["start", "x", {}, 0, 6], ["end", 4, "failed", 0, "other", 7],
-                              ["start", "x", {"agent_id": "b"}, 0, 8], ["end", 5, "failed", 0, "other", 9]],
+    ("repeats-collapse", {}, [["start", "x", {"input": "ls"}, 0, 0], ["end", 1, "failed", 0, "boom", 1],
+                              ["start", "x", {"input": "ls"}, 0, 2], ["end", 2, "failed", 0, "boom", 3],
+                              ["start", "x", {"input": "ls"}, 0, 4], ["end", 3, "failed", 0, "boom", 5],
+                              ["start", "x", {"input": "ls"}, 0, 6], ["end", 4, "failed", 0, "other", 7],
+                              ["start", "x", {"agent_id": "b", "input": "ls"}, 0, 8], ["end", 5, "failed", 0, "other", 9]],
      {"tools": {"x": tool_view(5, f=5, durations=[1, 1, 1, 1, 1])},
       "recent": [["x", "failed", 3], ["x", "failed", 1], ["x", "failed", 1]], "interrupted": [], "event_errors": []}),
+    # Issue 23: three successful calls with different ids, inputs and durations
+    # are three executions (they were one record with count 3).
+    ("distinct-calls-stay-distinct", {}, [["start", "search", {"tool_call_id": "c1", "input": "weather sf"}, 10, 0],
+                                          ["end", 1, "success", 5, None, 120],
+                                          ["start", "search", {"tool_call_id": "c2", "input": "weather nyc"}, 11, 1000],
+                                          ["end", 2, "success", 5, None, 1340],
+                                          ["start", "search", {"tool_call_id": "c3", "input": "news"}, 4, 2000],
+                                          ["end", 3, "success", 5, None, 2095]],
+     {"tools": {"search": tool_view(3, s=3, durations=[120, 340, 95])},
+      "recent": [["search", "success", 1]] * 3, "interrupted": [], "event_errors": []}),
+    ("same-call-id-collapses", {}, [["start", "fetch", {"tool_call_id": "c9"}, 0, 0], ["end", 1, "failed", 0, "503", 5],
+                                    ["start", "fetch", {"tool_call_id": "c9"}, 0, 10], ["end", 2, "failed", 0, "503", 15],
+                                    ["start", "fetch", {"tool_call_id": "c9"}, 0, 20], ["end", 3, "success", 0, None, 25]],
+     {"tools": {"fetch": tool_view(3, s=1, f=2, durations=[5, 5, 5])},
+      "recent": [["fetch", "failed", 2], ["fetch", "success", 1]], "interrupted": [], "event_errors": []}),
+    ("collapse-off-keeps-every-execution", {"collapse": False},
+     [["start", "fetch", {"tool_call_id": "c9", "input": "u"}, 0, 0], ["end", 1, "failed", 0, "503", 5],
+      ["start", "fetch", {"tool_call_id": "c9", "input": "u"}, 0, 10], ["end", 2, "failed", 0, "503", 15]],
+     {"tools": {"fetch": tool_view(2, f=2, durations=[5, 5])},
+      "recent": [["fetch", "failed", 1], ["fetch", "failed", 1]], "interrupted": [], "event_errors": []}),
     ("ring-evicts-oldest", {"ring_size": 2}, [["start", "a", {}, 0, 0], ["end", 1, "success", 0, None, 1],
                                               ["start", "b", {}, 0, 0], ["end", 2, "success", 0, None, 1],
                                               ["start", "c", {}, 0, 0], ["end", 3, "cancelled", 0, None, 1]],
@@ -279,7 +339,8 @@ TRACE = [
                                                     ["end", 1, "success", 0, None, 6000],
                                                     ["end", 2, "success", 0, None, 6000]],
      {"tools": {"slow": tool_view(2, t=2, durations=[5001, 5001]), "fast": tool_view(1, s=1, durations=[6000])},
-      "recent": [["slow", "timeout", 2], ["fast", "success", 1]], "interrupted": ["c1"], "event_errors": [[5, "invalid_argument"]]}),
+      "recent": [["slow", "timeout", 1], ["slow", "timeout", 1], ["fast", "success", 1]], "interrupted": ["c1"],
+      "event_errors": [[5, "invalid_argument"]]}),
     ("per-span-timeout", {}, [["start", "t", {"tool_call_id": "a", "timeout_ms": 1}, 0, 0],
                               ["start", "t", {"tool_call_id": "b"}, 0, 0], ["expire", 1001]],
      {"tools": {"t": tool_view(1, t=1, inflight=1, durations=[1001])}, "recent": [["t", "timeout", 1]], "interrupted": ["a"], "event_errors": []}),

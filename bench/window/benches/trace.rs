@@ -28,6 +28,7 @@ fn info(agent: &str) -> SpanInfo {
         workflow_id: Some("wf-1".to_owned()),
         tool_call_id: Some("call_abc123".to_owned()),
         timeout_ms: None,
+        input: None,
     }
 }
 

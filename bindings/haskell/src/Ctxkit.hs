@@ -44,7 +44,7 @@ module Ctxkit
     -- * Model registry
   , Registry, newRegistry, registryRegister, registryLookup, registryList
     -- * Context window
-  , Window, newWindow, windowLoad, windowPush, windowPreflight, windowPreflightE
+  , Window, newWindow, windowLoad, windowPush, windowPreflight, windowPreflightE, windowCalibrate
   , windowValidate, windowRepair, windowConversation
   , windowCompact, windowCompactE, windowApplySummary
   , fit, fitE, fitBytes, windowLoadBytes
@@ -60,7 +60,7 @@ module Ctxkit
     -- * Call stacks
   , CallStack, newCallStack, defaultCallStackDepth, callStackFromJson, callStackEnter, callStackEnterE, callStackToJson
     -- * Tool telemetry
-  , Tracer, SpanOutcome (..), newTracer, tracerStart, tracerEnd
+  , Tracer, SpanOutcome (..), newTracer, tracerStart, tracerEnd, tracerEndWith
   , tracerOverdue, tracerExpire, tracerExport
     -- * Raw access
   , withTokenizerPtr
@@ -77,7 +77,7 @@ import qualified Data.Text as T
 import qualified Data.Text.Encoding as TE
 import Data.Word (Word32, Word64, Word8)
 import Foreign.C.String (peekCString)
-import Foreign.C.Types (CBool (..), CSize (..))
+import Foreign.C.Types (CBool (..), CDouble (..), CSize (..))
 import Foreign.ForeignPtr (ForeignPtr, FinalizerPtr, newForeignPtr, withForeignPtr)
 import Foreign.Marshal.Alloc (alloca)
 import Foreign.Marshal.Array (peekArray, withArrayLen)
@@ -415,6 +415,14 @@ windowPreflight w new = withWin w $ \wp -> withMaybeJson new $ \p n -> withOutJs
 windowPreflightE :: Window -> Maybe Value -> IO (Either CtxkitError Value)
 windowPreflightE w new = try (windowPreflight w new)
 
+-- | Records the prompt tokens the provider billed for the window's current
+-- conversation; returns the factor reported / counted. Estimated models
+-- scale later pre-flights by it; exact ones only report the discrepancy.
+windowCalibrate :: Window -> Word64 -> IO Double
+windowCalibrate w reported = withWin w $ \wp -> alloca $ \out -> do
+  check (cWindowCalibrate wp reported out)
+  realToFrac <$> (peek out :: IO CDouble)
+
 windowValidate :: Window -> IO Value
 windowValidate w = withWin w $ \wp -> withOutJson (cWindowValidate wp)
 
@@ -615,6 +623,20 @@ tracerEnd t sid outcome outBytes err now = withTracer t $ \tp -> withMaybeText e
       SpanFailed -> kSpanOutcomeFailed
       SpanTimeout -> kSpanOutcomeTimeout
       SpanCancelled -> kSpanOutcomeCancelled
+
+-- | Ends a span with an end object: @{"output_bytes", "error",
+-- "error_category", "input_tokens", "output_tokens", "metadata"}@ (token
+-- usage and categories are summed per tool; metadata stays on the record).
+tracerEndWith :: Tracer -> Word64 -> SpanOutcome -> Maybe Value -> Word64 -> IO ()
+tracerEndWith t sid outcome end now = withTracer t $ \tp -> withMaybeJson end $ \ep en ->
+  check (cTracerEndWith tp sid (spanOutcomeCode outcome) ep en now)
+
+spanOutcomeCode :: SpanOutcome -> Word32
+spanOutcomeCode o = case o of
+  SpanSuccess -> kSpanOutcomeSuccess
+  SpanFailed -> kSpanOutcomeFailed
+  SpanTimeout -> kSpanOutcomeTimeout
+  SpanCancelled -> kSpanOutcomeCancelled
 
 tracerOverdue, tracerExpire, tracerExport :: Tracer -> Word64 -> IO Value
 tracerOverdue t now = withTracer t $ \tp -> withOutJson (cTracerOverdue tp now)

@@ -5,7 +5,7 @@
 -- tests/vectors/ and the skills vectors' roots are relative to the root.
 module Main (main) where
 
-import Control.Concurrent (forkIO)
+import Control.Concurrent (forkIO, threadDelay)
 import Control.Concurrent.MVar (newEmptyMVar, putMVar, takeMVar)
 import Control.Exception (evaluate, throwIO, try)
 import Control.Monad (forM, forM_, replicateM, unless, when)
@@ -34,6 +34,7 @@ import Test.QuickCheck
 
 import Ctxkit
 import qualified Ctxkit.Raw as R
+import Ctxkit.Typed
 import qualified Data.ByteString.Unsafe as BU
 import Foreign.C.String (peekCString)
 import Foreign.Marshal.Alloc (alloca)
@@ -132,6 +133,9 @@ runTokenizerVector v = orError $ case str (v .! "op") of
 
 -- | Truncation vectors: `truncated` in the file is whether anything was cut
 -- (a text that fits comes back unchanged, so the two agree).
+tool' :: Value -> Text -> Value
+tool' ex n = head ([g | g <- arr (ex .! "tools"), g .! "tool" == String n] ++ [Null])
+
 arr :: Value -> [Value]
 arr (Array a) = V.toList a
 arr _ = []
@@ -537,6 +541,55 @@ spec = do
       post .! "verdict" `shouldBe` String "fits"
       n <- windowPush w (msg "assistant" "ok")
       n `shouldSatisfy` (> 0)
+
+  describe "typed results and tool spans (issue 23)" $ do
+    it "runs a tool under its deadline: ok, timed out, exception" $ do
+      t <- newTracer Nothing
+      r1 <- withToolSpan t "fast" (Just (object ["tool_call_id" .= ("c1" :: Text)])) defaultToolTimeoutUs (pure (42 :: Int))
+      case r1 of
+        ToolOk n -> n `shouldBe` 42
+        other -> expectationFailure ("fast: " ++ show other)
+      r2 <- withToolSpan t "slow" Nothing 20000 (threadDelay 2000000 >> pure (0 :: Int))
+      case r2 of
+        ToolTimedOut us -> us `shouldBe` 20000
+        other -> expectationFailure ("slow: " ++ show other)
+      r3 <- withToolSpan t "boom" Nothing defaultToolTimeoutUs (throwIO (userError "disk full") >> pure (0 :: Int))
+      case r3 of
+        ToolException e -> show e `shouldContain` "disk full"
+        other -> expectationFailure ("boom: " ++ show other)
+      ex <- tracerExport t 0
+      let tool n = head [g | g <- arr (ex .! "tools"), g .! "tool" == String n]
+      (tool "fast" .! "successes", tool "slow" .! "timeouts", tool "boom" .! "errors")
+        `shouldBe` (Number 1, Number 1, Number 1)
+      [r .! "error" | r <- arr (ex .! "recent"), r .! "tool" == String "slow"] `shouldBe` [String "deadline of 20 ms exceeded"]
+      withToolSpan t "" Nothing 1000 (pure ()) `shouldThrow` (\e -> status e == statusInvalidArgument)
+      u <- tracerStart t "llm" Nothing 0 0
+      tracerEndWith t u SpanFailed (Just (object ["error_category" .= ("rate_limited" :: Text), "input_tokens" .= (900 :: Int)])) 10
+      ex2 <- tracerExport t 20
+      (tool' ex2 "llm" .! "input_tokens", ex2 .! "error_categories" .! "rate_limited") `shouldBe` (Number 900, Number 1)
+    it "decodes preflight, fit report and classification into records" $ do
+      let hello = Array (V.fromList [object ["role" .= ("user" :: Text), "content" .= ("hello there" :: Text)]])
+      w <- newWindow Nothing "gpt-4o" Nothing
+      windowLoad w hello
+      p <- windowPreflightTyped w Nothing
+      (preVerdict p, preExact p, preLimit p) `shouldBe` (Fits, True, 128000)
+      f <- windowCalibrate w (fromIntegral (2 * prePromptTokens p))
+      f `shouldBe` 2.0
+      windowCalibrate w 0 `shouldThrow` (\e -> status e == statusInvalidArgument)
+      (_, rep) <- fitTyped hello (object ["model" .= ("gpt-4o" :: Text), "max_tokens" .= (16000 :: Int)])
+      (fitTokensAfter rep <= fitLimitTokens rep, fitInsufficient rep) `shouldBe` (True, False)
+      c <- classifyErrorTyped "other" 0 (Just "Found AIMessages with tool_calls that do not have a corresponding ToolMessage. Here are the first few of those tool calls: [{'name': 'x', 'args': {}, 'id': 'call_7', 'type': 'tool_call'}]") Nothing
+      (clsCategory c, clsAction c, clsToolCallIds c) `shouldBe` ("invalid_tool_history", "repair_history", ["call_7"])
+      u <- classifyErrorTyped "other" 0 (Just "state store unavailable") Nothing
+      (clsCategory u, clsRetryable u, clsRetryAfterMs u) `shouldBe` ("unknown", False, Nothing)
+      (decodeTyped "preflight" (object []) :: IO Preflight) `shouldThrow` (\e -> status e == statusInvalidJson)
+      (decodeTyped "classification" (String "x") :: IO Classification) `shouldThrow` (\e -> status e == statusInvalidJson)
+    it "backs off 1, 2, 4 s with jitter none" $ do
+      let req n = object ["failed_attempts" .= (n :: Int), "policy" .= object ["base_ms" .= (1000 :: Int), "cap_ms" .= (60000 :: Int), "max_attempts" .= (4 :: Int), "jitter" .= ("none" :: Text)]]
+      ds <- mapM (\n -> (.! "delay_ms") <$> backoff (req n)) [1, 2, 3]
+      ds `shouldBe` [Number 1000, Number 2000, Number 4000]
+      g <- backoff (req 4)
+      g .! "decision" `shouldBe` String "give_up"
 
   describe "tracer, breaker, assembly" $ do
     it "records spans and exports metrics" $ do

@@ -3,6 +3,10 @@
 //! random time in `[0, min(cap, base * 2^(n-1))]`. Full jitter spreads the
 //! retries of many agents that failed together, which fixed delays do not.
 //!
+//! `jitter: "none"` turns the jitter off for hosts that want a fixed
+//! schedule (base 1000 ms: 1 s, 2 s, 4 s, ...), typically one agent whose
+//! retries no other agent competes with, or a test that asserts the waits.
+//!
 //! The random number comes from a [`SplitMix64`] seeded with the caller's
 //! seed and the attempt number, so the policy is stateless (shareable by any
 //! number of threads) and a given (seed, attempt) always gives the same delay.
@@ -41,6 +45,17 @@ impl SplitMix64 {
     }
 }
 
+/// How the delay is spread below its ceiling.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Jitter {
+    /// Uniform in `[0, ceiling]` (the default: spreads many agents' retries).
+    #[default]
+    Full,
+    /// Exactly the ceiling: `min(cap, base * 2^(n-1))`, a fixed schedule.
+    None,
+}
+
 /// A retry policy. Every field is optional in JSON.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -59,6 +74,8 @@ pub struct BackoffPolicy {
     /// A server hint longer than this makes the policy give up rather than
     /// wait (an agent should not sleep for an hour on a 429).
     pub max_retry_after_ms: u64,
+    /// `full` (default) or `none` (the delay is the ceiling itself).
+    pub jitter: Jitter,
 }
 
 impl Default for BackoffPolicy {
@@ -69,6 +86,7 @@ impl Default for BackoffPolicy {
             max_attempts: 5,
             honor_retry_after: true,
             max_retry_after_ms: 120_000,
+            jitter: Jitter::Full,
         }
     }
 }
@@ -143,8 +161,13 @@ impl BackoffPolicy {
         if failed_attempts >= self.max_attempts {
             return Ok(RetryDecision::GiveUp { reason: "max_attempts reached" });
         }
-        let mut rng = SplitMix64::new(seed ^ u64::from(failed_attempts).wrapping_mul(0xD1B5_4A32_D192_ED03));
-        let jittered = rng.up_to(self.ceiling_ms(failed_attempts));
+        let ceiling = self.ceiling_ms(failed_attempts);
+        let jittered = match self.jitter {
+            Jitter::Full => {
+                SplitMix64::new(seed ^ u64::from(failed_attempts).wrapping_mul(0xD1B5_4A32_D192_ED03)).up_to(ceiling)
+            }
+            Jitter::None => ceiling,
+        };
         let delay_ms = match retry_after_ms.filter(|_| self.honor_retry_after) {
             Some(hint) if hint > self.max_retry_after_ms => {
                 return Ok(RetryDecision::GiveUp { reason: "server asked to wait longer than max_retry_after_ms" })

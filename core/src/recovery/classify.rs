@@ -15,8 +15,18 @@
 //! - Google Gemini: `{"error": {"code", "message", "status":
 //!   "RESOURCE_EXHAUSTED" | ..., "details": [RetryInfo ...]}}`;
 //! - Ollama: `{"error": "..."}`;
-//! - anything else: plain text and the HTTP status; status 0 means no
-//!   response arrived (a network failure or a client-side timeout).
+//! - LangGraph / LangChain's `INVALID_CHAT_HISTORY` exception ("Found
+//!   AIMessages with tool_calls that do not have a corresponding
+//!   ToolMessage", the calls printed as Python dicts): the ids are read from
+//!   their `'id': '...'` entries;
+//! - anything else: plain text and the HTTP status.
+//!
+//! Status 0 means no HTTP response: the text is an exception message. It
+//! is read for the common patterns (timeouts, rate limits, connection
+//! failures, content-safety refusals, validation errors); a text none of
+//! them matches is `unknown` -> fail, because retrying an error nobody
+//! recognised (a failed safety check, a broken state store) repeats it. Only
+//! an empty status-0 error (nothing but "no response") is `network`.
 //!
 //! Specific message patterns win over generic codes: a 400
 //! `invalid_request_error` that says "prompt is too long" is a context
@@ -387,6 +397,31 @@ fn ids_after(message: &str, markers: &[&str]) -> Vec<String> {
     Vec::new()
 }
 
+/// The values of `'id': '...'` (or `"id": "..."`) entries: LangGraph prints
+/// the unanswered calls as Python dicts, `{'name': 'search', 'args': {...},
+/// 'id': 'call_abc', 'type': 'tool_call'}`. At most 64 ids of up to 256 bytes.
+fn python_dict_ids(message: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for quote in ['\'', '"'] {
+        let key = format!("{quote}id{quote}:");
+        let mut rest = message;
+        while let Some(at) = rest.find(&key) {
+            rest = rest[at + key.len()..].trim_start();
+            let Some(body) = rest.strip_prefix(quote) else { continue };
+            let Some(end) = body.find(quote) else { break };
+            let id = &body[..end];
+            if !id.is_empty() && id.len() <= crate::limits::MAX_KEY_BYTES && !out.iter().any(|x| x == id) {
+                out.push(id.to_owned());
+            }
+            if out.len() >= 64 {
+                return out;
+            }
+            rest = &body[end..];
+        }
+    }
+    out
+}
+
 const TOOL_ID_MARKERS: &[&str] = &[
     "did not have response messages:",
     "without `tool_result` blocks immediately after:",
@@ -410,6 +445,9 @@ fn category_of(status: u16, f: &Facts) -> (Category, bool) {
             "unexpected `tool_use_id` found in `tool_result` blocks",
             "each `tool_result` block must have a corresponding `tool_use` block",
             "expected toolresult blocks at",
+            // LangGraph's create_react_agent / ToolNode (INVALID_CHAT_HISTORY).
+            "do not have a corresponding toolmessage",
+            "invalid_chat_history",
             "toolresult blocks at",
             "function response turn comes immediately after a function call turn",
             "number of function response parts is equal to the number of function call parts",
@@ -572,10 +610,7 @@ fn category_of(status: u16, f: &Facts) -> (Category, bool) {
         return (ServerError, false);
     }
     if status == 0 {
-        if any_text(f, &["timed out", "timeout", "deadline"]) {
-            return (Timeout, false);
-        }
-        return (Network, false);
+        return (status_zero(f), false);
     }
     if status == 401 {
         return (Auth, false);
@@ -600,6 +635,57 @@ fn category_of(status: u16, f: &Facts) -> (Category, bool) {
         return (InvalidRequest, false);
     }
     (Unknown, false)
+}
+
+/// Status 0: no HTTP response, so the text is all there is (an exception
+/// message from a client library, a gateway or the host's own code).
+fn status_zero(f: &Facts) -> Category {
+    use Category::*;
+    let t = f.text.trim();
+    if t.is_empty() {
+        return Network;
+    }
+    let has = |list: &[&str]| list.iter().any(|p| t.contains(p));
+    if has(&["timed out", "timeout", "deadline exceeded", "deadline expired"]) {
+        return Timeout;
+    }
+    if has(&["rate limit", "rate-limit", "ratelimit", "too many requests", "throttl"]) {
+        return RateLimited;
+    }
+    if has(&[
+        "connection refused",
+        "connection reset",
+        "connection aborted",
+        "connection error",
+        "connection closed",
+        "connecterror",
+        "apiconnectionerror",
+        "econnrefused",
+        "econnreset",
+        "enotfound",
+        "eai_again",
+        "epipe",
+        "broken pipe",
+        "network is unreachable",
+        "no route to host",
+        "name or service not known",
+        "temporary failure in name resolution",
+        "getaddrinfo",
+        "failed to establish a new connection",
+        "server disconnected",
+        "remote end closed connection",
+        "remotedisconnected",
+        "upstream connect error",
+    ]) {
+        return Network;
+    }
+    if has(&["safety", "content filter", "content_filter", "content policy", "moderation", "flagged"]) {
+        return ContentFilter;
+    }
+    if has(&["validation", "invalid input", "invalid argument", "valueerror"]) {
+        return InvalidRequest;
+    }
+    Unknown
 }
 
 /// Default wait when the server gave no hint, by category.
@@ -640,7 +726,17 @@ fn classify_value(
         (None, None)
     };
     let tool_call_ids = if category == InvalidToolHistory {
-        f.message.as_deref().map(|m| ids_after(m, TOOL_ID_MARKERS)).unwrap_or_default()
+        f.message
+            .as_deref()
+            .map(|m| {
+                let ids = ids_after(m, TOOL_ID_MARKERS);
+                if ids.is_empty() {
+                    python_dict_ids(m)
+                } else {
+                    ids
+                }
+            })
+            .unwrap_or_default()
     } else {
         Vec::new()
     };

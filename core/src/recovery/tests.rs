@@ -154,6 +154,58 @@ proptest! {
     }
 }
 
+// ---- status 0 and framework exceptions ---------------------------------------
+
+#[test]
+fn status_zero_reads_the_exception_text_and_unrecognised_text_fails() {
+    let cases: [(&str, Category, Action); 12] = [
+        ("safety validation failed", Category::ContentFilter, Action::Fail),
+        ("state store unavailable", Category::Unknown, Action::Fail),
+        ("Rate limit exceeded", Category::RateLimited, Action::Retry),
+        ("Too Many Requests", Category::RateLimited, Action::Retry),
+        ("Request timed out.", Category::Timeout, Action::Retry),
+        ("httpx.ConnectError: [Errno 111] Connection refused", Category::Network, Action::Retry),
+        ("ConnectionResetError: [Errno 104] Connection reset by peer", Category::Network, Action::Retry),
+        ("getaddrinfo ENOTFOUND api.openai.com", Category::Network, Action::Retry),
+        ("input validation error: 'query' is required", Category::InvalidRequest, Action::Fail),
+        ("Response was blocked by the content filter", Category::ContentFilter, Action::Fail),
+        ("KeyError: 'narrative'", Category::Unknown, Action::Fail),
+        ("", Category::Network, Action::Retry),
+    ];
+    for (text, category, action) in cases {
+        let c = cls(Provider::Other, 0, text, &[]);
+        assert_eq!((c.category, c.action, c.retryable), (category, action, action == Action::Retry), "{text:?}");
+    }
+    // The same text with an HTTP status keeps the status's meaning.
+    assert_eq!(cls(Provider::Other, 503, "state store unavailable", &[]).category, Category::Overloaded);
+    assert_eq!(cls(Provider::Other, 0, "state store unavailable", &[]).severity, Severity::High);
+}
+
+#[test]
+fn langgraph_invalid_chat_history_is_repaired_with_its_ids() {
+    // langgraph/prebuilt/chat_agent_executor.py `_validate_chat_history`, as
+    // raised through create_error_message (the troubleshooting link appended).
+    let text = "Found AIMessages with tool_calls that do not have a corresponding ToolMessage. Here are the first few \
+                of those tool calls: [{'name': 'get_weather', 'args': {'city': 'sf'}, 'id': 'call_Qx1', 'type': \
+                'tool_call'}, {'name': 'search', 'args': {'q': \"it's\"}, 'id': 'toolu_01B', 'type': 'tool_call'}].\n\n\
+                Every tool call (LLM requesting to call a tool) in the message history MUST have a corresponding \
+                ToolMessage (result of a tool invocation to return to the LLM) - this is required by most LLM \
+                providers.\nFor troubleshooting, visit: \
+                https://python.langchain.com/docs/troubleshooting/errors/INVALID_CHAT_HISTORY ";
+    for status in [0, 400, 500] {
+        let c = cls(Provider::Other, status, text, &[]);
+        assert_eq!((c.category, c.action), (Category::InvalidToolHistory, Action::RepairHistory), "status {status}");
+        assert_eq!(c.tool_call_ids, ["call_Qx1", "toolu_01B"]);
+    }
+    // The short form some hosts re-raise, without ids.
+    let c =
+        cls(Provider::Other, 0, "Found AIMessages with tool_calls that do not have a corresponding ToolMessage", &[]);
+    assert_eq!((c.category, c.tool_call_ids.len()), (Category::InvalidToolHistory, 0));
+    // JSON-quoted ids are read too, and an unterminated quote ends the scan.
+    let c = cls(Provider::Other, 0, r#"INVALID_CHAT_HISTORY: [{"id": "c1"}, {"id": "c2"}, {'id': 'open"#, &[]);
+    assert_eq!(c.tool_call_ids, ["c1", "c2"]);
+}
+
 // ---- backoff ----------------------------------------------------------------
 
 #[test]
@@ -197,6 +249,37 @@ fn jitter_spreads_over_the_whole_range() {
     assert!(delays.iter().any(|&d| d < 50) && delays.iter().any(|&d| d > 950));
     let mean = delays.iter().sum::<u64>() as f64 / delays.len() as f64;
     assert!((430.0..570.0).contains(&mean), "mean {mean}");
+}
+
+#[test]
+fn jitter_none_is_the_fixed_1_2_4_second_schedule() {
+    // Three retries after the first call (four attempts), 1 s doubling: the
+    // schedule a loop sleeping 2^attempt seconds keeps, for every seed.
+    let p =
+        BackoffPolicy { base_ms: 1000, cap_ms: 60_000, max_attempts: 4, jitter: Jitter::None, ..Default::default() };
+    for seed in [0, 1, u64::MAX] {
+        let got: Vec<RetryDecision> = (1..=4).map(|n| p.decide(n, seed, None).unwrap()).collect();
+        assert_eq!(
+            got,
+            [
+                RetryDecision::Retry { delay_ms: 1000 },
+                RetryDecision::Retry { delay_ms: 2000 },
+                RetryDecision::Retry { delay_ms: 4000 },
+                RetryDecision::GiveUp { reason: "max_attempts reached" },
+            ]
+        );
+    }
+    // The cap still applies, a server hint is still a floor, and full jitter
+    // (the default) stays below the ceiling.
+    let capped = BackoffPolicy { cap_ms: 1500, ..p };
+    assert_eq!(capped.decide(3, 0, None).unwrap(), RetryDecision::Retry { delay_ms: 1500 });
+    assert_eq!(p.decide(1, 0, Some(3000)).unwrap(), RetryDecision::Retry { delay_ms: 3000 });
+    let d = BackoffPolicy::decide_json(
+        r#"{"failed_attempts":2,"policy":{"base_ms":1000,"cap_ms":8000,"max_attempts":4,"jitter":"none"}}"#,
+    );
+    assert_eq!(d.unwrap(), RetryDecision::Retry { delay_ms: 2000 });
+    let bad = BackoffPolicy::decide_json(r#"{"failed_attempts":1,"policy":{"jitter":"half"}}"#);
+    assert_eq!(bad.unwrap_err().kind(), ErrorKind::InvalidJson);
 }
 
 proptest! {

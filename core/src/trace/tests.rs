@@ -47,14 +47,18 @@ fn outcomes_are_counted_separately() {
     assert_eq!((m.count, m.successes, m.errors, m.timeouts, m.cancelled), (5, 1, 2, 1, 1));
 }
 
+fn with_input(agent: &str, call: &str, input: &str) -> SpanInfo {
+    SpanInfo { input: Some(input.into()), ..info(agent, call) }
+}
+
 #[test]
-fn identical_consecutive_events_collapse() {
+fn repeats_of_the_same_input_collapse() {
     let t = tracer(4);
     for i in 0..40u64 {
-        let id = t.start("run_tests", info("coder", &format!("c{i}")), 0, i * 10).unwrap();
+        let id = t.start("run_tests", with_input("coder", &format!("c{i}"), r#"{"cmd":"pytest"}"#), 0, i * 10).unwrap();
         t.end(id, Outcome::Failed, 0, Some("exit status 1"), i * 10 + 5).unwrap();
     }
-    let id = t.start("run_tests", info("coder", "c40"), 0, 500).unwrap();
+    let id = t.start("run_tests", with_input("coder", "c40", r#"{"cmd":"pytest"}"#), 0, 500).unwrap();
     t.end(id, Outcome::Failed, 0, Some("exit status 2"), 505).unwrap();
     let r = t.recent();
     assert_eq!(r.len(), 2);
@@ -63,6 +67,59 @@ fn identical_consecutive_events_collapse() {
     let x = t.export(600);
     assert_eq!((x.spans_started, x.spans_ended, x.collapsed, x.evicted), (41, 41, 39, 0));
     assert_eq!(x.tools[0].errors, 41);
+}
+
+#[test]
+fn distinct_calls_stay_distinct_records() {
+    // Three successful calls with different ids, inputs and durations: three
+    // executions, three records (they were folded into one with count 3).
+    let t = tracer(1024);
+    for (i, (call, q, d)) in
+        [("call_1", "weather sf", 120), ("call_2", "weather nyc", 340), ("call_3", "news", 95)].into_iter().enumerate()
+    {
+        let start = i as u64 * 1_000;
+        let id = t.start("search", with_input("planner", call, q), q.len() as u64, start).unwrap();
+        t.end(id, Outcome::Success, 10, None, start + d).unwrap();
+    }
+    let r = t.recent();
+    assert_eq!(
+        r.iter().map(|r| (r.tool_call_id.as_deref(), r.duration_us, r.count)).collect::<Vec<_>>(),
+        [(Some("call_1"), 120, 1), (Some("call_2"), 340, 1), (Some("call_3"), 95, 1)]
+    );
+    assert_ne!(r[0].input_hash, r[1].input_hash);
+    assert_eq!(r[0].input_hash.as_deref().map(str::len), Some(16));
+    // A hundred distinct calls are a hundred records.
+    for i in 0..100u64 {
+        let id = t.start("read", info("coder", &format!("r{i}")), 0, 10_000 + i).unwrap();
+        t.end(id, Outcome::Success, 0, None, 10_001 + i).unwrap();
+    }
+    assert_eq!((t.recent().len(), t.export(0).collapsed), (103, 0));
+    // Spans with neither id nor input are not known to be repeats.
+    let u = tracer(8);
+    for i in 0..3 {
+        let id = u.start("x", SpanInfo::default(), 0, i).unwrap();
+        u.end(id, Outcome::Success, 0, None, i + 1).unwrap();
+    }
+    assert_eq!(u.recent().len(), 3);
+}
+
+#[test]
+fn the_same_call_id_collapses_unless_collapse_is_off() {
+    for (collapse, records) in [(true, vec![2, 1]), (false, vec![1, 1, 1])] {
+        let t = Tracer::new(TracerConfig { collapse, ..TracerConfig::default() }).unwrap();
+        // A retried call (same id, different input text) that fails twice, then succeeds.
+        for (n, (input, outcome)) in
+            [("a", Outcome::Failed), ("b", Outcome::Failed), ("c", Outcome::Success)].into_iter().enumerate()
+        {
+            let id = t.start("fetch", with_input("coder", "call_9", input), 0, n as u64).unwrap();
+            t.end(id, outcome, 0, (outcome == Outcome::Failed).then_some("503"), n as u64 + 1).unwrap();
+        }
+        let got: Vec<u64> = t.recent().iter().map(|r| r.count).collect();
+        assert_eq!(got, records, "collapse {collapse}");
+        assert_eq!(t.metrics()[0].count, 3);
+    }
+    assert!(Tracer::from_json(r#"{"collapse": false}"#).is_ok());
+    assert_eq!(Tracer::from_json(r#"{"collapse": "no"}"#).unwrap_err().kind(), ErrorKind::InvalidJson);
 }
 
 #[test]
@@ -318,4 +375,81 @@ proptest! {
         let mean = values.iter().map(|&v| v as f64).sum::<f64>() / values.len() as f64;
         prop_assert!((h.mean().unwrap() - mean).abs() <= mean * 1e-9 + 1e-9);
     }
+}
+
+#[test]
+fn replay_runs_recorded_events_and_names_bad_ones() {
+    let events = r#"[["start","grep",{"tool_call_id":"a","input":"x"},3,0],["end",1,"success",9,null,40],
+        ["start","grep",{"tool_call_id":"b","input":"y"},3,100],["end",1,"success",0,null,120],
+        ["end",2,"failed",0,"no match",150],["start","slow",{"tool_call_id":"c"},0,0],["expire",10000001]]"#;
+    let r = replay_json("", events).unwrap();
+    let grep = r.export.tools.iter().find(|m| m.tool == "grep").unwrap();
+    assert_eq!((grep.count, grep.successes, grep.errors), (2, 1, 1));
+    assert_eq!(r.export.recent.len(), 3);
+    assert_eq!(r.interrupted_results.iter().map(|x| x.tool_call_id.as_str()).collect::<Vec<_>>(), ["c"]);
+    assert_eq!(r.event_errors.len(), 1);
+    assert_eq!((r.event_errors[0].0, r.event_errors[0].1.as_str()), (3, "invalid_argument"));
+    for bad in
+        [r#"{}"#, r#"[5]"#, r#"[["stop"]]"#, r#"[["start","t",{},"x",0]]"#, r#"[["end",1,"won",0,null,0]]"#, "[["]
+    {
+        assert_eq!(replay_json("", bad).unwrap_err().kind(), ErrorKind::InvalidJson, "{bad}");
+    }
+    assert_eq!(replay_json(r#"{"ring_size":0}"#, "[]").unwrap_err().kind(), ErrorKind::InvalidArgument);
+}
+
+#[test]
+fn usage_categories_and_metadata_are_summed_per_tool_and_capped() {
+    let t = tracer(16);
+    let end = |tokens: (u64, u64), cat: Option<&str>, meta: &[(&str, serde_json::Value)]| SpanEnd {
+        input_tokens: Some(tokens.0),
+        output_tokens: Some(tokens.1),
+        error_category: cat.map(str::to_owned),
+        metadata: meta.iter().map(|(k, v)| ((*k).to_owned(), v.clone())).collect(),
+        ..SpanEnd::default()
+    };
+    let a = t.start("summarize", info("writer", "c1"), 0, 0).unwrap();
+    t.end_with(a, Outcome::Success, end((1200, 300), None, &[("model", "gpt-4o-mini".into())]), 10).unwrap();
+    let b = t.start("summarize", info("writer", "c2"), 0, 20).unwrap();
+    t.end_with(b, Outcome::Failed, end((800, 0), Some("rate_limited"), &[]), 30).unwrap();
+    let c = t.start("search", info("writer", "c3"), 0, 40).unwrap();
+    t.end_with(c, Outcome::Failed, end((0, 0), Some("rate_limited"), &[]), 50).unwrap();
+    let d = t.start("search", info("writer", "c4"), 0, 60).unwrap();
+    t.end_with(d, Outcome::Failed, end((0, 0), Some("timeout"), &[]), 70).unwrap();
+    let x = t.export(100);
+    let s = x.tools.iter().find(|m| m.tool == "summarize").unwrap();
+    assert_eq!((s.input_tokens, s.output_tokens), (2000, 300));
+    assert_eq!(s.error_categories.get("rate_limited"), Some(&1));
+    assert_eq!(
+        x.error_categories.iter().map(|(k, v)| (k.as_str(), *v)).collect::<Vec<_>>(),
+        [("rate_limited", 2), ("timeout", 1)]
+    );
+    assert_eq!(x.recent[0].metadata.get("model"), Some(&serde_json::Value::from("gpt-4o-mini")));
+    assert_eq!(x.recent[0].input_tokens, Some(1200));
+    // Caps: too many keys, a long key or value, a nested value, a bad category;
+    // the span stays open after a refusal and can still be ended.
+    let e = t.start("search", SpanInfo::default(), 0, 80).unwrap();
+    let many: Vec<(String, serde_json::Value)> = (0..=MAX_METADATA_KEYS).map(|i| (format!("k{i}"), 1.into())).collect();
+    let bad = [
+        (SpanEnd { metadata: many.into_iter().collect(), ..SpanEnd::default() }, ErrorKind::LimitExceeded),
+        (end((0, 0), None, &[(&"k".repeat(MAX_METADATA_KEY_BYTES + 1), 1.into())]), ErrorKind::LimitExceeded),
+        (end((0, 0), None, &[("k", "v".repeat(MAX_METADATA_VALUE_BYTES + 1).into())]), ErrorKind::LimitExceeded),
+        (end((0, 0), None, &[("k", serde_json::json!({"a": 1}))]), ErrorKind::InvalidArgument),
+        (end((0, 0), None, &[("", 1.into())]), ErrorKind::InvalidArgument),
+        (end((0, 0), Some("Rate Limited"), &[]), ErrorKind::InvalidArgument),
+    ];
+    for (b, kind) in bad {
+        assert_eq!(t.end_with(e, Outcome::Failed, b, 90).unwrap_err().kind(), kind);
+    }
+    t.end_with(e, Outcome::Success, SpanEnd::default(), 95).unwrap();
+    // A tool's distinct categories are bounded.
+    for i in 0..MAX_ERROR_CATEGORIES {
+        let id = t.start("flaky", SpanInfo::default(), 0, 0).unwrap();
+        t.end_with(id, Outcome::Failed, end((0, 0), Some(&format!("c{i}")), &[]), 1).unwrap();
+    }
+    let id = t.start("flaky", SpanInfo::default(), 0, 0).unwrap();
+    let over = t.end_with(id, Outcome::Failed, end((0, 0), Some("one_more"), &[]), 1);
+    assert_eq!(over.unwrap_err().kind(), ErrorKind::LimitExceeded);
+    t.end_with(id, Outcome::Failed, end((0, 0), Some("c0"), &[]), 1).unwrap();
+    // JSON: unknown fields are refused.
+    assert!(serde_json::from_str::<SpanEnd>(r#"{"tokens": 5}"#).is_err());
 }

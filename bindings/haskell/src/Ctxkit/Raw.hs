@@ -8,7 +8,7 @@ module Ctxkit.Raw where
 
 import Data.Word (Word8, Word32, Word64)
 import Foreign.C.String (CString)
-import Foreign.C.Types (CBool (..), CSize (..))
+import Foreign.C.Types (CBool (..), CDouble (..), CSize (..))
 import Foreign.Ptr (FunPtr, Ptr, castPtr, plusPtr)
 import Foreign.Storable (Storable (..))
 
@@ -393,6 +393,10 @@ foreign import ccall safe "ctxkit_tracer_start"
 foreign import ccall safe "ctxkit_tracer_end"
   cTracerEnd :: Ptr CtxkitTracer -> Word64 -> Word32 -> Word64 -> Ptr Word8 -> CSize -> Word64 -> Ptr (Ptr CtxkitError) -> IO Word32
 
+-- | @ctxkit_status ctxkit_tracer_end_with(const struct ctxkit_tracer * tracer, uint64_t span_id, uint32_t outcome, const uint8_t * end_json, size_t end_json_len, uint64_t now_us, struct ctxkit_error ** err)@
+foreign import ccall safe "ctxkit_tracer_end_with"
+  cTracerEndWith :: Ptr CtxkitTracer -> Word64 -> Word32 -> Ptr Word8 -> CSize -> Word64 -> Ptr (Ptr CtxkitError) -> IO Word32
+
 -- | @ctxkit_status ctxkit_tracer_overdue(const struct ctxkit_tracer * tracer, uint64_t now_us, struct ctxkit_string * out_json, struct ctxkit_error ** err)@
 foreign import ccall safe "ctxkit_tracer_overdue"
   cTracerOverdue :: Ptr CtxkitTracer -> Word64 -> Ptr CtxkitString -> Ptr (Ptr CtxkitError) -> IO Word32
@@ -436,6 +440,10 @@ foreign import ccall safe "ctxkit_window_push"
 -- | @ctxkit_status ctxkit_window_preflight(const struct ctxkit_window * window, const uint8_t * new_input_json, size_t new_input_json_len, struct ctxkit_string * out_json, struct ctxkit_error ** err)@
 foreign import ccall safe "ctxkit_window_preflight"
   cWindowPreflight :: Ptr CtxkitWindow -> Ptr Word8 -> CSize -> Ptr CtxkitString -> Ptr (Ptr CtxkitError) -> IO Word32
+
+-- | @ctxkit_status ctxkit_window_calibrate(const struct ctxkit_window * window, uint64_t reported_prompt_tokens, double * out_factor, struct ctxkit_error ** err)@
+foreign import ccall safe "ctxkit_window_calibrate"
+  cWindowCalibrate :: Ptr CtxkitWindow -> Word64 -> Ptr CDouble -> Ptr (Ptr CtxkitError) -> IO Word32
 
 -- | @ctxkit_status ctxkit_window_validate(const struct ctxkit_window * window, struct ctxkit_string * out_json, struct ctxkit_error ** err)@
 foreign import ccall safe "ctxkit_window_validate"

@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# Document 000 (agentic primitives: context window manager, error recovery,
+# tool observability), configured to its numbers:
+# - window: 8,000 tokens, prune at 80% full, hybrid strategy;
+# - recovery: the error texts its classifier sorts (rate limit, timeout,
+#   safety / validation, state store, tool), 3 retries sleeping 2^attempt s
+#   (1, 2, 4 s: backoff with jitter none);
+# - observability: one trace per execution, p95 of the durations, 10 s tool
+#   deadline.
+set -euo pipefail
+: "${CTXKIT:?set CTXKIT to the ctxkit binary}"
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+
+# 1. Context window manager: 8,000 tokens, pruning threshold 0.8, counted
+# as the document does (current tokens / max tokens: nothing reserved).
+"$CTXKIT" preflight conversation.json --model gpt-4 --max-tokens 8000 --reserve-output 0 > "$tmp/pre.json"
+"$CTXKIT" fit conversation.json --model gpt-4 --max-tokens 8000 --reserve-output 0 --strategy hybrid \
+    --target-ratio 0.8 --report "$tmp/fit.json" > "$tmp/fitted.json"
+"$CTXKIT" preflight "$tmp/fitted.json" --model gpt-4 --max-tokens 8000 --reserve-output 0 > "$tmp/post.json"
+
+# 2. Error recovery: status 0 is an exception text (the document classifies
+# str(error)); every text through the CLI.
+classify() { printf '%s' "$1" | "$CTXKIT" classify --provider other --status 0 > "$tmp/c-$2.json"; }
+classify "Rate limit exceeded" rate
+classify "Request timed out after 30s" timeout
+classify "safety validation failed" safety
+classify "input validation failed: missing field 'narrative'" validation
+classify "state store unavailable" state
+classify "redis.exceptions.ConnectionError: Error 111 connecting to localhost:6379. Connection refused." redis
+classify "tool lookup_lore raised KeyError: 'place'" tool
+for n in 1 2 3 4; do
+    "$CTXKIT" backoff --failed "$n" --base-ms 1000 --cap-ms 60000 --max-attempts 4 --jitter none > "$tmp/b$n.json"
+done
+
+# 3. Tool observability: one record per execution, p95, the 10 s deadline.
+"$CTXKIT" trace spans.json > "$tmp/spans.json"
+"$CTXKIT" trace durations.json > "$tmp/durations.json"
+
+python3 - "$tmp" <<'PY'
+import json, sys
+d = sys.argv[1]
+load = lambda n: json.load(open(f"{d}/{n}"))
+fails = []
+def check(what, ok, got):
+    print(("ok   " if ok else "FAIL ") + what + f" (got {got})")
+    if not ok:
+        fails.append(what)
+
+pre, post, fit = load("pre.json"), load("post.json"), load("fit.json")
+check("window: 8,000-token limit", pre["limit"] == 8000, pre["limit"])
+check("window: compaction triggers at 80% (6,400 tokens)", pre["trigger_tokens"] == 6400, pre["trigger_tokens"])
+check("window: the history is past 80% -> should_compact or overflow",
+      pre["verdict"] in ("should_compact", "overflow") and pre["prompt_tokens"] > 6400, (pre["verdict"], pre["prompt_tokens"]))
+check("fit (hybrid): the result is under the 80% threshold", fit["tokens_after"] <= 6400 and fit["strategy"] == "hybrid",
+      (fit["strategy"], fit["tokens_after"]))
+check("fit: zero token-limit errors (the fitted history fits)", post["verdict"] == "fits", post["verdict"])
+check("fit: every tool call still has its result (nothing orphaned)",
+      not any(c.get("action") == "synthesized_result" for c in fit["changes"]), len(fit["changes"]))
+
+want = {"rate": ("rate_limited", "retry"), "timeout": ("timeout", "retry"), "safety": ("content_filter", "fail"),
+        "validation": ("invalid_request", "fail"), "state": ("unknown", "fail"), "redis": ("network", "retry"),
+        "tool": ("unknown", "fail")}
+for k, (cat, act) in want.items():
+    c = load(f"c-{k}.json")
+    check(f"classify status 0 '{k}': {cat} -> {act}", (c["category"], c["action"]) == (cat, act), (c["category"], c["action"]))
+sched = [load(f"b{n}.json") for n in (1, 2, 3, 4)]
+check("backoff: 3 retries at 1, 2, 4 s, then give up",
+      [s.get("delay_ms") for s in sched[:3]] == [1000, 2000, 4000] and sched[3]["decision"] == "give_up", sched)
+
+sp = load("spans.json")
+ex = sp["export"]
+recs = [(r["tool"], r["tool_call_id"], r["count"]) for r in ex["recent"]]
+lore = [r for r in recs if r[0] == "lookup_lore"]
+check("trace: 3 distinct lookup_lore calls are 3 records", [r[2] for r in lore] == [1, 1, 1], lore)
+save = [r for r in recs if r[0] == "save_state"]
+check("trace: the retried save_state (same call, same failure) is one record, count 2", save == [("save_state", "call_d", 2)], save)
+tools = {m["tool"]: m for m in ex["tools"]}
+check("trace: metrics count every execution", (tools["lookup_lore"]["count"], tools["save_state"]["errors"]) == (3, 2),
+      (tools["lookup_lore"]["count"], tools["save_state"]["errors"]))
+check("trace: the 10 s default deadline ends render_scene as timeout",
+      tools["render_scene"]["timeouts"] == 1 and [r["tool_call_id"] for r in sp["interrupted_results"]] == ["call_e"],
+      sp["interrupted_results"])
+
+m = load("durations.json")["export"]["tools"][0]
+durs = sorted(range(1000, 100001, 1000))
+doc_p95 = durs[int(len(durs) * 0.95)]
+dur = m["duration_us"]
+check("metrics: execution_count 100, min 1 ms, max 100 ms", (m["count"], dur["min"], dur["max"]) == (100, 1000, 100000),
+      (m["count"], dur["min"], dur["max"]))
+check("metrics: avg 50.5 ms", abs(dur["mean"] - 50500) < 1, dur["mean"])
+check(f"metrics: p95 within 6.25% of the document's {doc_p95} us", abs(dur["p95"] - doc_p95) <= 0.0625 * doc_p95, dur["p95"])
+print(f"000-agentic-primitives: {len(fails)} failed")
+sys.exit(1 if fails else 0)
+PY
