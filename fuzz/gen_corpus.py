@@ -139,6 +139,32 @@ def tool_pairs():
     return [("openai-tool-pairs", js(openai)), ("anthropic-tool-pairs", js(anthropic)), ("openai-bare-parts", js(bare))]
 
 
+def responses_pairs():
+    """OpenAI Responses inputs: a recorded request, and items that stress
+    pairing by call_id (parallel calls, an interrupted call, a stray and a
+    late output, a huge output, reasoning, server tool items)."""
+    fc = lambda i: {"type": "function_call", "call_id": f"call_{i}", "name": "run", "arguments": json.dumps({"i": i})}
+    out = lambda i, text: {"type": "function_call_output", "call_id": f"call_{i}", "output": text}
+    items = {"model": "gpt-4o", "instructions": "sys", "previous_response_id": None, "input": [
+        {"role": "user", "content": "start " * 50},
+        {"type": "reasoning", "id": "rs_1", "summary": [{"type": "summary_text", "text": "plan"}], "encrypted_content": "gAAAA" * 40},
+        fc(1), fc(2), out(2, "out " * 400), out(1, [{"type": "input_text", "text": "out " * 400}]),
+        {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "done", "annotations": []}]},
+        {"role": "user", "content": [{"type": "input_text", "text": "next"}, {"type": "input_image", "image_url": "data:,", "detail": "high"}]},
+        fc(3), {"role": "user", "content": "interrupted"}, out(9, "orphan"),
+        {"type": "custom_tool_call", "call_id": "call_4", "name": "sql", "input": "SELECT 1"},
+        {"type": "local_shell_call", "id": "ls", "call_id": "call_5", "action": {"type": "exec", "command": ["ls"]}},
+        {"type": "local_shell_call_output", "id": "call_5", "output": "a"},
+        {"type": "web_search_call", "id": "ws", "status": "completed"}, {"type": "item_reference", "id": "msg_0"},
+        out(3, "late"), {"role": "user", "content": "latest question"},
+    ], "tools": [{"type": "function", "name": "run", "parameters": {"type": "object"}}, {"type": "web_search"}]}
+    bare = [fc(7), out(7, "x"), {"type": "mystery_item", "text": "kept"}]
+    recorded = read("tests/fixtures/formats/responses/pydantic-ai-tool-call.json").strip()
+    return [("responses-tool-pairs", js(items)), ("responses-bare", js(bare)),
+            ("responses-string-input", js({"model": "gpt-4o", "input": "hi", "instructions": "x"})),
+            ("responses-recorded", recorded)]
+
+
 def all_conversations():
     return conversations() + tool_pairs() + hostile_json()
 
@@ -151,6 +177,9 @@ def chat_codecs():
         c.add(label, bytes([i % 3]) + conv)
     for label, conv in tool_pairs() + conversations()[:3]:
         for fmt in range(3):
+            c.add(f"{label}-fmt{fmt}", bytes([fmt]) + conv)
+    for label, conv in responses_pairs():
+        for fmt in range(4):
             c.add(f"{label}-fmt{fmt}", bytes([fmt]) + conv)
     return c
 
@@ -174,6 +203,11 @@ def window_fit():
         c.add(f"{label}-k{i % len(knobs)}", bytes(k) + conv)
     for j, k in enumerate(knobs):
         for label, conv in tool_pairs() + conversations()[:2]:
+            c.add(f"{label}-k{j}", bytes(k) + conv)
+    for j, k in enumerate(knobs):
+        for label, conv in responses_pairs():
+            # Flag 0x10: the Responses format, forced.
+            c.add(f"{label}-k{j}-forced", bytes(k[:7]) + bytes([k[7] | 0x10]) + conv)
             c.add(f"{label}-k{j}", bytes(k) + conv)
     return c
 

@@ -121,7 +121,7 @@ export declare function lookupModel(model: string): ModelInfo
 
 // ------------------------------------------------------------ conversations
 
-/** A message in OpenAI Chat Completions or Anthropic Messages shape; unknown fields are preserved. */
+/** A message in OpenAI Chat Completions or Anthropic Messages shape (or an OpenAI Responses item); unknown fields are preserved. */
 export interface Message {
   role: string
   content?: unknown
@@ -252,7 +252,7 @@ export interface FitOptions {
   model: string
   max_tokens?: number
   reserve_output?: number
-  format?: 'openai' | 'anthropic'
+  format?: 'openai' | 'anthropic' | 'responses'
   policy?: Policy
   [field: string]: unknown
 }

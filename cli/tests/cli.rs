@@ -292,6 +292,28 @@ fn malformed_conversations_fail_with_a_located_message() {
 }
 
 #[test]
+fn responses_input_is_detected_forced_and_repaired_in_its_own_shape() {
+    let doc = br#"{"model":"gpt-4o","instructions":"sys","input":[{"role":"user","content":"go"},{"type":"function_call","call_id":"c1","name":"ls","arguments":"{}"},{"role":"user","content":"next"}],"store":false}"#;
+    let o = ctxkit(&["repair", "-", "--synthetic-result", "lost"], doc);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let fixed: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(
+        fixed["input"][2],
+        serde_json::json!({"type": "function_call_output", "call_id": "c1", "output": "lost"})
+    );
+    assert_eq!(fixed["instructions"], "sys");
+    assert_eq!(fixed["store"], false);
+    let o = ctxkit(&["preflight", "-", "--format", "responses"], br#"[{"role":"user","content":"hi"}]"#);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = ctxkit(&["preflight", "-", "--format", "responses"], br#"{"input":[{"type":"function_call","name":"f"}]}"#);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("-: conversation input[0]: function_call has no 'call_id'"), "{}", stderr(&o));
+    let o = ctxkit(&["preflight", "-", "--format", "gemini-ish"], b"[]");
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("use openai, anthropic or responses"), "{}", stderr(&o));
+}
+
+#[test]
 fn fit_cuts_the_long_tool_output_and_reports_it() {
     let report = std::env::temp_dir().join(format!("ctxkit-fit-{}.json", std::process::id()));
     let o = ctxkit(

@@ -285,7 +285,7 @@ fn bless_window_vectors() {
     if std::env::var_os("CTXKIT_BLESS").is_none() {
         return;
     }
-    for name in ["window", "window_loops"] {
+    for name in ["window", "window_loops", "window_formats"] {
         let cases: Value =
             serde_json::from_str(&std::fs::read_to_string(vectors_dir().join(format!("{name}.cases.json"))).unwrap())
                 .unwrap();

@@ -1,5 +1,5 @@
-//! Target `chat_codecs`: both chat codecs. Input: one byte picks the format
-//! (detected, OpenAI, Anthropic), the rest is the conversation JSON.
+//! Target `chat_codecs`: every chat codec. Input: one byte picks the format
+//! (detected, OpenAI, Anthropic, Responses), the rest is the conversation JSON.
 //! Parsing never panics; a parsed conversation written back parses again,
 //! in its own format, to an equal conversation, and writing that one gives
 //! the same bytes (the round trip is a fixed point).
@@ -10,10 +10,11 @@ use super::common::{text, Knobs};
 
 pub fn check(data: &[u8]) {
     let mut k = Knobs::new(data);
-    let format = match k.byte() % 3 {
+    let format = match k.byte() % 4 {
         0 => None,
         1 => Some(Format::OpenAi),
-        _ => Some(Format::Anthropic),
+        2 => Some(Format::Anthropic),
+        _ => Some(Format::Responses),
     };
     let input = text(k.rest());
     let Ok(c) = Conversation::parse(&input, format) else { return };

@@ -1,6 +1,7 @@
 //! Target `window_fit`: compaction with random policies through
 //! `ctxkit::window::fit_json`. Input: eight option bytes (model, strategy,
-//! budget, reserved output, turns kept, tool-output cap, repair, format),
+//! budget, reserved output, turns kept, tool-output cap, repair, format;
+//! flag bit 0x10 forces the Responses format),
 //! then the conversation JSON. Never panics; on success the result fits:
 //! the reported and the recounted prompt tokens are within the limit, the
 //! output parses in the reported format, and validation finds no orphaned
@@ -34,7 +35,10 @@ pub fn options(k: &mut Knobs) -> Value {
     if reserve != 0 {
         o.insert("reserve_output".into(), json!(reserve as usize * 4));
     }
-    match flags % 3 {
+    match if flags & 0x10 != 0 { 3 } else { flags % 3 } {
+        3 => {
+            o.insert("format".into(), json!("responses"));
+        }
         1 => {
             o.insert("format".into(), json!("openai"));
         }

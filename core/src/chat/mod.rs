@@ -1,5 +1,5 @@
-//! The neutral chat model and the two wire formats it is read from and
-//! written back to: OpenAI Chat Completions and Anthropic Messages.
+//! The neutral chat model and the wire formats it is read from and written
+//! back to: OpenAI Chat Completions, OpenAI Responses and Anthropic Messages.
 //!
 //! Each [`Message`] keeps the JSON it was parsed from, next to a typed view
 //! of the parts ctxkit reasons about (role, text, tool calls and results,
@@ -12,6 +12,7 @@
 mod anthropic;
 mod openai;
 mod reader;
+mod responses;
 
 use serde_json::{Map, Value};
 
@@ -26,15 +27,54 @@ pub enum Format {
     OpenAi,
     /// Anthropic Messages: `{"system": ..., "messages": [...], "tools": [...]}`.
     Anthropic,
+    /// OpenAI Responses: `{"instructions": ..., "input": string | [items], "tools": [...]}`
+    /// or a bare array of items.
+    Responses,
 }
 
 impl Format {
-    /// Parses `openai` or `anthropic`.
+    /// Every format's name, in the order error messages list them.
+    pub const NAMES: &'static str = "openai, anthropic or responses";
+
+    /// Parses `openai`, `anthropic` or `responses`.
     pub fn from_name(name: &str) -> Result<Format> {
         match name.trim().to_ascii_lowercase().as_str() {
             "openai" => Ok(Format::OpenAi),
             "anthropic" => Ok(Format::Anthropic),
-            other => Err(Error::invalid_argument(format!("unknown format '{other}'; use openai or anthropic"))),
+            "responses" => Ok(Format::Responses),
+            other => Err(Error::invalid_argument(format!("unknown format '{other}'; use {}", Format::NAMES))),
+        }
+    }
+
+    /// The name `from_name` reads.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Format::OpenAi => "openai",
+            Format::Anthropic => "anthropic",
+            Format::Responses => "responses",
+        }
+    }
+
+    /// Whether a call's results are messages of their own after it (OpenAI
+    /// Chat `tool` messages, Responses output items) rather than blocks in
+    /// the next user message (Anthropic).
+    pub fn results_are_messages(self) -> bool {
+        matches!(self, Format::OpenAi | Format::Responses)
+    }
+
+    /// The top-level key holding the messages.
+    fn messages_key(self) -> &'static str {
+        match self {
+            Format::Responses => "input",
+            _ => "messages",
+        }
+    }
+
+    /// The top-level key holding the system prompt, when the format has one.
+    fn system_key(self) -> &'static str {
+        match self {
+            Format::Responses => "instructions",
+            _ => "system",
         }
     }
 }
@@ -214,7 +254,9 @@ pub struct Conversation {
 
 impl Conversation {
     /// Parses a conversation. With `format` None the format is detected:
-    /// a bare array, a system/developer/tool role or OpenAI-shaped tools mean
+    /// an object with `input` and no `messages`, or an array holding a
+    /// Responses item (`function_call`, `reasoning`, `input_text` parts, ...)
+    /// means Responses; any other bare array, a system/developer/tool role or OpenAI-shaped tools mean
     /// OpenAI; a top-level `system`, Anthropic content blocks (`tool_use`,
     /// `tool_result`, `thinking`) or `input_schema` tools mean Anthropic.
     /// More than [`crate::limits::MAX_MESSAGES`] messages is `LimitExceeded`,
@@ -228,6 +270,7 @@ impl Conversation {
         match format {
             Format::OpenAi => openai::parse(doc),
             Format::Anthropic => anthropic::parse(doc),
+            Format::Responses => responses::parse(doc),
         }
     }
 
@@ -241,15 +284,18 @@ impl Conversation {
     /// their values and order; only `messages`, `tools` and `system` are
     /// written from the (possibly edited) model.
     pub fn to_value(&self) -> Value {
-        let messages = Value::Array(self.messages.iter().map(|m| m.raw.clone()).collect());
+        let messages = match self.format {
+            Format::Responses => responses::input_value(&self.messages),
+            _ => Value::Array(self.messages.iter().map(|m| m.raw.clone()).collect()),
+        };
         let Some(envelope) = &self.envelope else {
             return messages;
         };
         let mut out = envelope.clone();
         if let Some(system) = &self.raw_system {
-            out.insert("system".into(), system.clone());
+            out.insert(self.format.system_key().into(), system.clone());
         }
-        out.insert("messages".into(), messages);
+        out.insert(self.format.messages_key().into(), messages);
         // A `tools` array is rewritten; an explicit `"tools": null` stays
         // null unless tools were added.
         let keep_null = out.get("tools").is_some_and(Value::is_null) && self.tools.is_empty();
@@ -289,13 +335,54 @@ pub(crate) fn message_from_value(format: Format, v: Value, index: usize) -> Resu
     match format {
         Format::OpenAi => openai::message(v, index),
         Format::Anthropic => anthropic::message(v, index),
+        Format::Responses => responses::message(v, index),
+    }
+}
+
+/// A message with `text` from `role` (`user`, `system`), as `format` writes
+/// one (a summary, a handoff transcript).
+pub(crate) fn text_message(format: Format, role: &str, text: &str) -> Value {
+    match format {
+        Format::OpenAi | Format::Anthropic | Format::Responses => serde_json::json!({"role": role, "content": text}),
+    }
+}
+
+/// The result message answering the unanswered call `id` made by message
+/// `call`, in a format whose results are messages of their own.
+pub(crate) fn synthetic_result_message(format: Format, call: &Message, id: &str, text: &str) -> Value {
+    match format {
+        Format::Responses => responses::synthetic_output(call, id, text),
+        _ => serde_json::json!({"role": "tool", "tool_call_id": id, "content": text}),
+    }
+}
+
+/// Writes `text` as the content of a result message (`block` None: a tool
+/// message or output item) or of its `block`th content block, keeping the
+/// content's shape (a string stays a string; parts become one text part).
+pub(crate) fn set_result_text(format: Format, raw: &mut Value, block: Option<usize>, text: &str) {
+    if format == Format::Responses && block.is_none() {
+        return responses::set_output(raw, text);
+    }
+    let slot = match block {
+        None => raw.get_mut("content"),
+        Some(k) => raw.get_mut("content").and_then(|c| c.get_mut(k)).and_then(|b| b.get_mut("content")),
+    };
+    if let Some(slot) = slot {
+        *slot = match slot {
+            Value::Array(_) => serde_json::json!([{"type": "text", "text": text}]),
+            _ => Value::String(text.to_owned()),
+        };
     }
 }
 
 fn detect(doc: &Value) -> Format {
     let Some(obj) = doc.as_object() else {
-        return Format::OpenAi;
+        let items = doc.as_array().map(Vec::as_slice).unwrap_or(&[]);
+        return if items.iter().any(is_responses_item) { Format::Responses } else { Format::OpenAi };
     };
+    if obj.contains_key("input") && !obj.contains_key("messages") {
+        return Format::Responses;
+    }
     if obj.contains_key("system") {
         return Format::Anthropic;
     }
@@ -328,6 +415,18 @@ fn detect(doc: &Value) -> Format {
         }
     }
     Format::OpenAi
+}
+
+/// Whether an item is one only the Responses API sends: a Responses item
+/// type, or a message whose content parts are Responses parts.
+fn is_responses_item(item: &Value) -> bool {
+    let is = |v: Option<&Value>, set: &[&str]| v.and_then(Value::as_str).is_some_and(|t| set.contains(&t));
+    if is(item.get("type"), responses::ITEM_TYPES) || is(item.get("type"), &["message"]) {
+        return true;
+    }
+    item.get("content")
+        .and_then(Value::as_array)
+        .is_some_and(|parts| parts.iter().any(|p| is(p.get("type"), responses::PART_TYPES)))
 }
 
 /// The text a block carries: every string value in it, depth first, except

@@ -142,7 +142,7 @@ fn part(p: &Value, path: &str) -> Result<Part> {
     })
 }
 
-fn tool(raw: Value, i: usize) -> Result<Tool> {
+pub(super) fn tool(raw: Value, i: usize) -> Result<Tool> {
     let path = format!("tools[{i}]");
     let obj = raw.as_object().ok_or_else(|| bad(&path, "must be an object"))?;
     // A function tool, a `custom` tool (free-form input, an optional

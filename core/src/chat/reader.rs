@@ -1,5 +1,5 @@
 //! Reads a conversation document into JSON values, counting messages as it
-//! goes: the `messages` array (or a bare top-level array) is refused at its
+//! goes: the `messages` array (Responses: `input`; or a bare top-level array) is refused at its
 //! [`MAX_MESSAGES`]` + 1`th element, before the rest is read, so an
 //! oversized history costs what the limit costs, not what the document
 //! holds. Everything else is read as [`crate::json::parse_value`] reads it
@@ -70,7 +70,8 @@ impl<'de> Visitor<'de> for Node {
 
     fn visit_map<A: MapAccess<'de>>(self, map: A) -> std::result::Result<Value, A::Error> {
         crate::json::visit_strict_map(map, |key, map| match self {
-            Node::Top if key == "messages" => map.next_value_seed(Node::Messages),
+            // Chat and Anthropic `messages`, Responses `input`.
+            Node::Top if key == "messages" || key == "input" => map.next_value_seed(Node::Messages),
             _ => map.next_value::<Strict>().map(|s| s.0),
         })
     }

@@ -9,7 +9,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::chat::{message_from_value, Conversation, Format, Message, Part, Role};
+use crate::chat::{message_from_value, Conversation, Message, Part, Role};
 use crate::Result;
 
 /// What to do with the transcript.
@@ -193,9 +193,7 @@ fn nest(c: &Conversation, header: &str) -> Result<(Conversation, Vec<FilterChang
     if !changes.is_empty() {
         let body = body.replace("</previous_conversation", "<\\/previous_conversation");
         let text = format!("{header}\n<previous_conversation>\n{body}</previous_conversation>");
-        let raw = match c.format {
-            Format::OpenAi | Format::Anthropic => serde_json::json!({ "role": "user", "content": text }),
-        };
+        let raw = crate::chat::text_message(c.format, "user", &text);
         kept.push(message_from_value(c.format, raw, kept.len())?);
     }
     out.messages = kept;

@@ -81,12 +81,8 @@ pub fn repair(c: &Conversation, synthetic: Option<&str>, acct: &Accountant) -> R
         .collect();
     let mut r = Repairer { c, acct, text, p, result_parts, changes: Vec::new() };
     r.note_dropped()?;
-    let (messages, origin) = match c.format {
-        Format::OpenAi => r.openai()?,
-        Format::Anthropic => r.anthropic()?,
-    }
-    .into_iter()
-    .unzip();
+    let (messages, origin) =
+        if c.format.results_are_messages() { r.flat()? } else { r.anthropic()? }.into_iter().unzip();
     let mut conversation = c.clone();
     conversation.messages = messages;
     Ok(Repaired { conversation, changes: r.changes, origin })
@@ -151,47 +147,25 @@ impl<'a> Repairer<'a> {
         })
     }
 
-    /// Calls (indices into `p.calls`) made by message `i`, in order.
-    fn calls_of(&self, i: usize) -> std::ops::Range<usize> {
-        let start = self.p.calls.partition_point(|c| c.msg < i);
-        let end = self.p.calls.partition_point(|c| c.msg <= i);
-        start..end
-    }
-
-    fn openai(&mut self) -> Result<Vec<(Message, Option<usize>)>> {
+    /// Results as messages of their own (OpenAI Chat `tool` messages,
+    /// Responses output items), round by round (`rounds::bounds`): the
+    /// round's own messages, then the results answering its calls: those
+    /// already in the round in their order, then moved and synthetic ones.
+    fn flat(&mut self) -> Result<Vec<(Message, Option<usize>)>> {
         let msgs = &self.c.messages;
+        let is_result = |m: &Message| matches!(m.role, Role::Tool | Role::Function);
         // The result (index into `p.results`) each tool message carries.
         let mut result_in: HashMap<usize, usize> = HashMap::new();
         for (k, r) in self.p.results.iter().enumerate() {
             result_in.insert(r.msg, k);
         }
         let mut out = Vec::with_capacity(msgs.len());
-        for (i, m) in msgs.iter().enumerate() {
-            if matches!(m.role, Role::Tool | Role::Function) {
-                // A tool message without an id answers nothing we can pair.
-                if m.tool_call_id.is_none() {
-                    let t = self.acct.message(m)?;
-                    self.changes.push(Change {
-                        action: Action::DroppedResult,
-                        index: i,
-                        id: None,
-                        tokens: t,
-                        detail: "tool message has no tool_call_id".into(),
-                    });
-                }
-                continue; // results are emitted with their call group
-            }
-            out.push((m.clone(), Some(i)));
-            let own = self.calls_of(i);
-            if own.is_empty() {
-                continue;
-            }
+        for (start, end) in super::rounds::bounds(self.c) {
+            out.extend((start..end).filter(|&i| !is_result(&msgs[i])).map(|i| (msgs[i].clone(), Some(i))));
+            let own = self.p.calls.partition_point(|c| c.msg < start)..self.p.calls.partition_point(|c| c.msg < end);
             let mut emitted = vec![false; own.len()];
-            // Results already in place: the tool messages directly after.
-            for (j, r) in msgs.iter().enumerate().skip(i + 1) {
-                if !matches!(r.role, Role::Tool | Role::Function) {
-                    break;
-                }
+            // Results already in place: the round's own result messages.
+            for (j, r) in msgs.iter().enumerate().take(end).skip(start) {
                 let fate = result_in.get(&j).map(|&k| self.p.results[k].fate);
                 if let Some(Fate::Answers { call, early: false }) = fate {
                     if own.contains(&call) && !emitted[call - own.start] {
@@ -204,7 +178,7 @@ impl<'a> Repairer<'a> {
                 if emitted[k - own.start] {
                     continue;
                 }
-                let (id, name) = (self.p.calls[k].id, self.p.calls[k].name);
+                let (ci, id, name) = (self.p.calls[k].msg, self.p.calls[k].id, self.p.calls[k].name);
                 if let Some(j) = self.p.answer(k).map(|r| r.msg) {
                     let t = self.acct.message(&msgs[j])?;
                     self.note(
@@ -212,21 +186,34 @@ impl<'a> Repairer<'a> {
                         j,
                         id,
                         t,
-                        format!("result for '{id}' moved next to its call in message {i}"),
+                        format!("result for '{id}' moved next to its call in message {ci}"),
                     );
                     out.push((msgs[j].clone(), Some(j)));
                 } else {
-                    let raw = json!({"role": "tool", "tool_call_id": id, "content": self.text});
-                    let msg = chat::message_from_value(Format::OpenAi, raw, i)?;
+                    let raw = chat::synthetic_result_message(self.c.format, &msgs[ci], id, self.text);
+                    let msg = chat::message_from_value(self.c.format, raw, ci)?;
                     let t = self.acct.message(&msg)?;
                     self.note(
                         Action::SynthesizedResult,
-                        i,
+                        ci,
                         id,
                         t,
                         format!("synthetic result for unanswered call '{id}' ({name})"),
                     );
                     out.push((msg, None));
+                }
+            }
+            // A result message without an id answers nothing we can pair.
+            for (i, m) in msgs.iter().enumerate().take(end).skip(start) {
+                if is_result(m) && m.tool_call_id.is_none() {
+                    let t = self.acct.message(m)?;
+                    self.changes.push(Change {
+                        action: Action::DroppedResult,
+                        index: i,
+                        id: None,
+                        tokens: t,
+                        detail: "tool message has no tool_call_id".into(),
+                    });
                 }
             }
         }

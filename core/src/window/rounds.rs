@@ -7,7 +7,10 @@
 //! after it, or an Anthropic assistant message and the user message after it
 //! (which carries its `tool_result` blocks, and in a strictly alternating
 //! history is the only thing that may follow it). Any other message is a
-//! round on its own. On a repaired history (results right after their
+//! round on its own. In the Responses format, where each call and each
+//! output is an item of its own, a round is the run of model-side items
+//! (reasoning, messages, parallel calls) and the outputs after them. On a
+//! repaired history (results right after their
 //! calls) keeping or dropping whole rounds can never separate a call from
 //! its result, parallel calls included, and in an alternating Anthropic
 //! history it keeps the alternation: the rounds are one user message and
@@ -70,6 +73,19 @@ pub(super) fn bounds(c: &Conversation) -> Vec<(usize, usize)> {
             }
             Format::Anthropic => {
                 if msgs[start].role == Role::Assistant && i < msgs.len() && msgs[i].role == Role::User {
+                    i += 1;
+                }
+            }
+            // Responses: every item is a message. The model's side of a
+            // round (messages, reasoning, parallel calls, server tool items)
+            // then the outputs after it, so reasoning stays with its calls.
+            Format::Responses => {
+                if msgs[start].role == Role::Assistant {
+                    while i < msgs.len() && msgs[i].role == Role::Assistant {
+                        i += 1;
+                    }
+                }
+                while i < msgs.len() && msgs[i].role == Role::Tool {
                     i += 1;
                 }
             }

@@ -69,10 +69,10 @@ fn label(policy: &Policy) -> String {
 /// The summary as a message of its own.
 fn summary_message(format: Format, text: &str, policy: &Policy, index: usize) -> Result<Message> {
     let role = match (format, policy.summary_role) {
-        (Format::OpenAi, SummaryRole::System) => "system",
+        (f, SummaryRole::System) if f.results_are_messages() => "system",
         _ => "user",
     };
-    chat::message_from_value(format, json!({"role": role, "content": text}), index)
+    chat::message_from_value(format, chat::text_message(format, role, text), index)
 }
 
 /// Phase one. `Ok(None)` when no round needs to go (the conversation fits,

@@ -73,6 +73,12 @@ pub(super) fn sites(c: &Conversation) -> Vec<Site<'_>> {
 /// content's shape (a string stays a string; parts become one text part).
 /// The old content is not copied on the way (it is most of the message).
 pub(super) fn set_content(m: &Message, site: &Site, text: &str, format: Format) -> Result<Message> {
+    if format == Format::Responses && site.block.is_none() {
+        // A Responses output lives in the item's `output`, in its own shape.
+        let mut raw = m.raw.clone();
+        chat::set_result_text(format, &mut raw, site.block, text);
+        return chat::message_from_value(format, raw, site.message);
+    }
     let content = |old: &Value| match old {
         Value::Array(_) => json!([{"type": "text", "text": text}]),
         _ => Value::String(text.to_owned()),

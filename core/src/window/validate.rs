@@ -73,6 +73,7 @@ pub fn validate(c: &Conversation) -> Vec<Issue> {
         }
     }
     let p = Pairing::of(c);
+    let round_of = round_of(c);
     for r in &p.results {
         let (i, id) = (r.msg, r.id);
         match r.fate {
@@ -90,7 +91,7 @@ pub fn validate(c: &Conversation) -> Vec<Issue> {
             )),
             Fate::Answers { call, early: false } => {
                 let ci = p.calls[call].msg;
-                if !in_place(c, ci, i) {
+                if !in_place(c, &round_of, ci, i) {
                     issues.push(issue(
                         IssueKind::MisplacedResult,
                         i,
@@ -137,12 +138,27 @@ pub fn validate(c: &Conversation) -> Vec<Issue> {
 
 /// Whether a result in message `ri` sits where the provider expects the
 /// answer to a call made in message `ci`.
-fn in_place(c: &Conversation, ci: usize, ri: usize) -> bool {
+fn in_place(c: &Conversation, round_of: &[usize], ci: usize, ri: usize) -> bool {
     match c.format {
         // Only tool/function messages between the call and this result.
         Format::OpenAi => c.messages[ci + 1..ri].iter().all(|m| matches!(m.role, Role::Tool | Role::Function)),
         Format::Anthropic => ri == ci + 1 && c.messages[ri].role == Role::User,
+        // Among the outputs of the round its call is in.
+        Format::Responses => round_of[ri] == round_of[ci],
     }
+}
+
+/// Each message's round (`rounds::bounds`), for formats that place results
+/// by round; empty for the others.
+fn round_of(c: &Conversation) -> Vec<usize> {
+    if c.format != Format::Responses {
+        return Vec::new();
+    }
+    let mut out = vec![0; c.messages.len()];
+    for (k, (start, end)) in super::rounds::bounds(c).into_iter().enumerate() {
+        out[start..end].iter_mut().for_each(|r| *r = k);
+    }
+    out
 }
 
 fn issue(kind: IssueKind, index: usize, id: &str, detail: String) -> Issue {
