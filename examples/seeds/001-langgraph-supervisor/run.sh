@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# Document 001 (context resilience on a LangGraph supervisor), configured to
+# its numbers and behaviour:
+# - pre-flight before the call: system + history + tool schemas counted,
+#   compaction triggered at 80% of the limit, summarized down to 50%, the
+#   summary a system message placed before the recent messages (the document
+#   summarizes instead of masking, hence --no-mask; ctxkit also keeps the
+#   user's first request pinned, which the document's code does not);
+# - supervisor recovery: LangGraph's "tool_calls that do not have a
+#   corresponding ToolMessage" error is repaired with a synthetic
+#   "Tool interrupted" ToolMessage for the orphaned call; "Input is too long"
+#   means compact.
+# The conversation (conversation.json, from gen_conversation.py) is a
+# supervisor routing six requests to sub-agents as tools, at 85% of a
+# 14,000-token limit, its last RAG call unanswered.
+set -euo pipefail
+: "${CTXKIT:?set CTXKIT to the ctxkit binary}"
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+limit=(--model gpt-4o --max-tokens 14000 --reserve-output 0)
+
+python3 gen_conversation.py | cmp -s - conversation.json || { echo "conversation.json differs from gen_conversation.py"; exit 1; }
+
+# Layer 2: the exception LangGraph raises for the orphaned call, as the
+# supervisor sees it (status 0: an exception, no HTTP response).
+cat > "$tmp/langgraph.txt" <<'TXT'
+Found AIMessages with tool_calls that do not have a corresponding ToolMessage. Here are the first few of those tool calls: [{'name': 'rag', 'args': {'query': 'open incidents and the on-call schedule'}, 'id': 'call_rag_07', 'type': 'tool_call'}].
+
+Every tool call (LLM requesting to call a tool) in the message history MUST have a corresponding ToolMessage (result of a tool invocation to return to the LLM) - this is required by most LLM providers.
+For troubleshooting, visit: https://python.langchain.com/docs/troubleshooting/errors/INVALID_CHAT_HISTORY
+TXT
+"$CTXKIT" classify --provider other --status 0 "$tmp/langgraph.txt" > "$tmp/c-orphan.json"
+printf 'Input is too long for requested model.' | "$CTXKIT" classify --provider bedrock --status 400 > "$tmp/c-long.json"
+"$CTXKIT" repair conversation.json --model gpt-4o --synthetic-result "Tool interrupted" --report "$tmp/repair.json" \
+    > "$tmp/repaired.json"
+
+# Layer 1: pre-flight at 80%, summarize to 50%.
+"$CTXKIT" preflight "$tmp/repaired.json" "${limit[@]}" > "$tmp/pre.json"
+"$CTXKIT" fit "$tmp/repaired.json" "${limit[@]}" --strategy summarize --trigger-ratio 0.8 --target-ratio 0.5 \
+    --summary-role system --no-mask --report "$tmp/fit.json" > "$tmp/fitted.json"
+"$CTXKIT" preflight "$tmp/fitted.json" "${limit[@]}" > "$tmp/post.json"
+
+python3 - "$tmp" <<'PY'
+import json, sys
+d = sys.argv[1]
+load = lambda n: json.load(open(f"{d}/{n}"))
+fails = []
+def check(what, ok, got):
+    print(("ok   " if ok else "FAIL ") + what + f" (got {got})")
+    if not ok:
+        fails.append(what)
+
+orig = json.load(open("conversation.json"))["messages"]
+c = load("c-orphan.json")
+check("LangGraph's orphaned-call error -> invalid_tool_history -> repair, the id pulled out",
+      (c["category"], c["action"], c["tool_call_ids"]) == ("invalid_tool_history", "repair_history", ["call_rag_07"]),
+      (c["category"], c["action"], c["tool_call_ids"]))
+c = load("c-long.json")
+check("'Input is too long' -> context overflow -> compact", c["action"] == "compact", (c["category"], c["action"]))
+
+rep, repaired = load("repair.json"), load("repaired.json")["messages"]
+synth = [m for m in repaired if m.get("role") == "tool" and m.get("tool_call_id") == "call_rag_07"]
+check("repair: one synthetic ToolMessage 'Tool interrupted' for the orphaned call",
+      len(synth) == 1 and synth[0]["content"] == "Tool interrupted" and len(repaired) == len(orig) + 1,
+      [s["content"] for s in synth])
+
+pre, fit, post = load("pre.json"), load("fit.json"), load("post.json")
+check("pre-flight counts system + history + query + tool schemas",
+      min(pre["system"], pre["tools"], pre["history"]) > 0
+      and pre["prompt_tokens"] == pre["system"] + pre["tools"] + pre["history"] + pre["new_input"] + pre["reply_priming"],
+      (pre["system"], pre["tools"], pre["history"], pre["prompt_tokens"]))
+check("pre-flight: 14,000-token limit, trigger at 80% (11,200), target 50% (7,000)",
+      (pre["limit"], pre["trigger_tokens"], pre["target_tokens"]) == (14000, 11200, 7000),
+      (pre["limit"], pre["trigger_tokens"], pre["target_tokens"]))
+check("pre-flight: the history is past 80% -> should_compact",
+      pre["verdict"] == "should_compact" and 11200 < pre["prompt_tokens"] <= 14000, (pre["verdict"], pre["prompt_tokens"]))
+check("fit: summarized down to 50% of the limit", fit["tokens_after"] <= 7000 and fit["tokens_before"] == pre["prompt_tokens"],
+      (fit["tokens_before"], fit["tokens_after"]))
+check("fit: compaction used at least half the 50% target (not 'drop everything')", fit["tokens_after"] >= 3500, fit["tokens_after"])
+fitted = load("fitted.json")["messages"]
+summaries = [i for i, m in enumerate(fitted) if m["role"] == "system" and "[Summary of earlier conversation]" in (m.get("content") or "")]
+check("fit: one summary, a system message after the system prompt and the pinned task, before the recent messages",
+      summaries == [2] and fitted[1] == orig[1], summaries)
+check("fit: the system prompt is kept verbatim", fitted[0] == orig[0], fitted[0]["role"])
+check("fit: the latest request and the answered orphan are kept",
+      fitted[-2] == repaired[-2] and fitted[-1] == repaired[-1], [m["role"] for m in fitted[-2:]])
+calls = {tc["id"] for m in fitted for tc in m.get("tool_calls") or []}
+results = {m["tool_call_id"] for m in fitted if m["role"] == "tool"}
+check("fit: every tool call still has its ToolMessage and no result is stray", calls == results, (len(calls), len(results)))
+check("after fit: below the 80% trigger (no compaction on the next turn)", post["verdict"] == "fits" and post["prompt_tokens"] < 11200,
+      (post["verdict"], post["prompt_tokens"]))
+print(f"001-langgraph-supervisor: {len(fails)} failed")
+sys.exit(1 if fails else 0)
+PY

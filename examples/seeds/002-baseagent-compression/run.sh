@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# Document 002 (BaseAgent context compression), configured to its numbers:
+# max_tokens 8,000, compress past 75% (6,000 tokens), keep the system message
+# and the 10 most recent messages, replace the rest with one user message
+# "[Previous conversation summary: ...]". ctxkit differences, asserted as
+# such: the kept tail is rounded out so a tool call never loses its result,
+# and the summary is ctxkit's deterministic digest (no model is called).
+# Part 2 is the document's own unit test: a system message and 20 user
+# messages compressed with keep_recent 5 give 7 messages.
+set -euo pipefail
+: "${CTXKIT:?set CTXKIT to the ctxkit binary}"
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+
+python3 gen_conversation.py | cmp -s - conversation.json || { echo "conversation.json differs from gen_conversation.py"; exit 1; }
+budget=(--model gpt-4o --max-tokens 8000 --reserve-output 0)
+compress=(--strategy summarize --keep-first 0 --keep-last-rounds 0 --keep-last-messages 10 --no-mask
+          --summary-label "[Previous conversation summary]")
+
+"$CTXKIT" preflight conversation.json "${budget[@]}" > "$tmp/pre.json"
+# The document's threshold: 75%. At the 80% default nothing happens.
+"$CTXKIT" fit conversation.json "${budget[@]}" "${compress[@]}" --trigger-ratio 0.75 --target-ratio 0.3 \
+    --report "$tmp/fit.json" > "$tmp/fitted.json"
+"$CTXKIT" fit conversation.json "${budget[@]}" "${compress[@]}" --trigger-ratio 0.8 --target-ratio 0.3 \
+    --report "$tmp/fit80.json" > /dev/null
+
+# Part 2: the document's test_compressor.
+python3 -c '
+import json
+m = [{"role": "system", "content": "sys"}] + [{"role": "user", "content": f"msg {i}"} for i in range(20)]
+json.dump({"messages": m}, open("'"$tmp"'/twenty.json", "w"))'
+small=(--model gpt-4o --max-tokens 160 --reserve-output 0 --strategy summarize --keep-first 0 --keep-last-rounds 0
+       --keep-last-messages 5 --trigger-ratio 0.75 --summary-label "[Previous conversation summary]")
+"$CTXKIT" fit "$tmp/twenty.json" "${small[@]}" --target-tokens 70 > "$tmp/twenty-fitted.json" 2> /dev/null
+# Too small a target for any summary: an error naming the smallest summary,
+# never a silent deletion.
+if "$CTXKIT" fit "$tmp/twenty.json" "${small[@]}" --target-tokens 40 > /dev/null 2> "$tmp/nosummary.txt"; then
+    echo "no-room" > "$tmp/nosummary.status"; else echo "$?" > "$tmp/nosummary.status"; fi
+
+python3 - "$tmp" <<'PY'
+import json, sys
+d = sys.argv[1]
+load = lambda n: json.load(open(f"{d}/{n}"))
+fails = []
+def check(what, ok, got):
+    print(("ok   " if ok else "FAIL ") + what + f" (got {got})")
+    if not ok:
+        fails.append(what)
+
+orig = json.load(open("conversation.json"))["messages"]
+pre, fit, fit80 = load("pre.json"), load("fit.json"), load("fit80.json")
+check("the history is between 75% (6,000) and 80% (6,400) of 8,000", 6000 < pre["prompt_tokens"] < 6400, pre["prompt_tokens"])
+check("at the 80% default trigger nothing is compressed", fit80["messages_after"] == fit80["messages_before"] == len(orig),
+      (fit80["messages_before"], fit80["messages_after"]))
+check("at the document's 75% threshold it compresses", fit["messages_after"] < len(orig) and fit["tokens_after"] <= 2400,
+      (fit["messages_after"], fit["tokens_after"]))
+out = load("fitted.json")["messages"]
+check("the system message is kept first, verbatim", out[0] == orig[0], out[0]["role"])
+s = out[1]
+check("one summary right after it: a user message labelled '[Previous conversation summary]'",
+      s["role"] == "user" and s["content"].startswith("[Previous conversation summary]")
+      and sum("[Previous conversation summary]" in (m.get("content") or "") for m in out) == 1, s["role"])
+check("the 10 most recent messages are kept verbatim", out[-10:] == orig[-10:], len(out))
+calls = {tc["id"] for m in out for tc in m.get("tool_calls") or []}
+results = {m["tool_call_id"] for m in out if m["role"] == "tool"}
+check("no tool call is split from its result", calls == results, (len(calls), len(results)))
+kept_tail = len(out) - 2
+check("everything between the system message and the kept tail is in the summary",
+      out[2:] == orig[len(orig) - kept_tail:] and f"Summary of {len(orig) - 1 - kept_tail} earlier messages" in s["content"],
+      s["content"].splitlines()[1][:60])
+
+tw = load("twenty-fitted.json")["messages"]
+check("the document's test: 1 system + 1 summary + 5 recent = 7 messages",
+      len(tw) == 7 and tw[0]["content"] == "sys" and tw[1]["content"].startswith("[Previous conversation summary]")
+      and [m["content"] for m in tw[2:]] == [f"msg {i}" for i in range(15, 20)], len(tw))
+status = open(f"{d}/nosummary.status").read().strip()
+err = open(f"{d}/nosummary.txt").read()
+check("no room for a summary: fails (exit 2) naming the smallest summary, instead of deleting silently",
+      status == "2" and "the smallest summary takes" in err, (status, err[:80]))
+print(f"002-baseagent-compression: {len(fails)} failed")
+sys.exit(1 if fails else 0)
+PY
