@@ -8,6 +8,14 @@ use ctxkit::limits::MAX_TEXT_BYTES;
 /// Reads `path` ("-" is standard input) as UTF-8 text, or says why not in
 /// one line that starts with the path.
 pub(crate) fn read_text(path: &str) -> Result<String, String> {
+    let bytes = read_bytes(path)?;
+    ctxkit::text::utf8("input", &bytes).map_err(|e| format!("{path}: {e}"))?;
+    // Validated just above; this conversion cannot fail.
+    String::from_utf8(bytes).map_err(|e| format!("{path}: {e}"))
+}
+
+/// Reads `path` ("-" is standard input) as bytes, within the core's size limit.
+pub(crate) fn read_bytes(path: &str) -> Result<Vec<u8>, String> {
     let mut bytes = Vec::new();
     let limit = MAX_TEXT_BYTES as u64;
     let read = if path == "-" {
@@ -17,9 +25,7 @@ pub(crate) fn read_text(path: &str) -> Result<String, String> {
     };
     read.map_err(|e| format!("{path}: {}", io_message(&e)))?;
     ctxkit::limits::check("input", bytes.len(), MAX_TEXT_BYTES).map_err(|e| format!("{path}: {e}"))?;
-    ctxkit::text::utf8("input", &bytes).map_err(|e| format!("{path}: {e}"))?;
-    // Validated just above; this conversion cannot fail.
-    String::from_utf8(bytes).map_err(|e| format!("{path}: {e}"))
+    Ok(bytes)
 }
 
 fn io_message(e: &std::io::Error) -> String {

@@ -9,6 +9,7 @@ use clap::{Parser, Subcommand};
 mod agents;
 mod assemble;
 mod classify;
+mod codec;
 mod count;
 mod handoff;
 mod input;
@@ -31,6 +32,10 @@ struct Cli {
 enum Command {
     /// Count tokens in files (or standard input) exactly as OpenAI's tiktoken does.
     Count(count::Args),
+    /// Encode text to token ids (a JSON array), with tiktoken's special-token options.
+    Encode(codec::EncodeArgs),
+    /// Decode token ids to text, to their raw bytes (--bytes), or with character offsets (--offsets).
+    Decode(codec::DecodeArgs),
     /// List the model registry, or show the profile a model name resolves to.
     Models(models::Args),
     /// Report a conversation's token totals by component and whether it fits.
@@ -74,6 +79,8 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Count(args) => count::run(args),
+        Command::Encode(args) => codec::encode(args),
+        Command::Decode(args) => codec::decode(args),
         Command::Models(args) => models::run(args),
         Command::Preflight(args) => window::preflight(args),
         Command::Repair(args) => window::repair_cmd(args),

@@ -10,12 +10,27 @@ use std::io::{ErrorKind, Write};
 pub(crate) fn write(args: std::fmt::Arguments<'_>) {
     let mut out = std::io::stdout().lock();
     if let Err(e) = out.write_fmt(args).and_then(|()| out.flush()) {
-        if e.kind() == ErrorKind::BrokenPipe {
-            std::process::exit(0);
-        }
-        eprintln!("ctxkit: cannot write to standard output: {e}");
-        std::process::exit(2);
+        end(&e);
     }
+}
+
+/// Writes raw bytes (not necessarily UTF-8) to standard output, ending the
+/// process on failure as [`write`] does.
+pub(crate) fn write_bytes(bytes: &[u8]) {
+    let mut out = std::io::stdout().lock();
+    if let Err(e) = out.write_all(bytes).and_then(|()| out.flush()) {
+        end(&e);
+    }
+}
+
+/// A closed pipe ends the program with status 0; any other failure is a
+/// one-line error and status 2.
+fn end(e: &std::io::Error) -> ! {
+    if e.kind() == ErrorKind::BrokenPipe {
+        std::process::exit(0);
+    }
+    eprintln!("ctxkit: cannot write to standard output: {e}");
+    std::process::exit(2);
 }
 
 /// `print!` through [`write`].

@@ -595,3 +595,50 @@ fn fit_shortens_an_agent_loop_to_half_its_size() {
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("target_ratio"), "{}", stderr(&o));
 }
+
+#[test]
+fn encode_and_decode_round_trip_text_bytes_and_offsets() {
+    let enc = ["--encoding", "cl100k_base"];
+    let o = ctxkit(&[&["encode"][..], &enc].concat(), b"hello world");
+    assert_eq!((o.status.code(), stdout(&o).trim()), (Some(0), "[15339,1917]"));
+    let o = ctxkit(&[&["decode"][..], &enc, &["15339", "1917"]].concat(), b"");
+    assert_eq!(stdout(&o), "hello world");
+    let o = ctxkit(&[&["decode", "--offsets"][..], &enc].concat(), b"[15339, 1917]");
+    let v: serde_json::Value = serde_json::from_str(stdout(&o).trim()).unwrap();
+    assert_eq!(v, serde_json::json!({"text": "hello world", "offsets": [0, 5]}));
+
+    // Bytes that are not UTF-8: encoded as they are, given back exactly.
+    let raw = b"ok \xe6\x97 broken";
+    let o = ctxkit(&[&["encode", "--raw"][..], &enc].concat(), raw);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let ids = stdout(&o);
+    let o = ctxkit(&[&["decode", "--bytes"][..], &enc].concat(), ids.as_bytes());
+    assert_eq!(o.stdout, raw);
+    let o = ctxkit(&[&["decode"][..], &enc].concat(), ids.as_bytes());
+    assert_eq!(stdout(&o), "ok \u{fffd} broken");
+    let o = ctxkit(&[&["decode", "--errors", "ignore"][..], &enc].concat(), ids.as_bytes());
+    assert_eq!(stdout(&o), "ok  broken");
+    let o = ctxkit(&[&["decode", "--errors", "strict"][..], &enc].concat(), ids.as_bytes());
+    assert_ne!(o.status.code(), Some(0));
+    assert!(stderr(&o).contains("UTF-8"), "{}", stderr(&o));
+    // Without --raw the same input is refused with its offset.
+    let o = ctxkit(&[&["encode"][..], &enc].concat(), raw);
+    assert_ne!(o.status.code(), Some(0));
+}
+
+#[test]
+fn encode_and_decode_refuse_bad_input_with_one_line() {
+    let o = ctxkit(&["decode", "1", "x", "3"], b"");
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("token id 1 ('x') is not a number"), "{}", stderr(&o));
+    let o = ctxkit(&["decode", "--encoding", "cl100k_base", "4294967295"], b"");
+    assert_ne!(o.status.code(), Some(0));
+    assert_eq!(stderr(&o).lines().count(), 1, "{}", stderr(&o));
+    let o = ctxkit(&["decode", "--errors", "loose", "1"], b"");
+    assert!(stderr(&o).contains("decode mode 'loose'"), "{}", stderr(&o));
+    let o = ctxkit(&["encode", "--encoding", "cl100k_base", "--disallowed-special", "all"], b"a <|endoftext|>");
+    assert_ne!(o.status.code(), Some(0));
+    assert!(stderr(&o).contains("<|endoftext|>"), "{}", stderr(&o));
+    let o = ctxkit(&["encode", "--encoding", "cl100k_base", "--allowed-special", "all"], b"a <|endoftext|>");
+    assert_eq!(stdout(&o).trim(), "[64,220,100257]");
+}

@@ -30,6 +30,11 @@ fn every_subcommand_ends_quietly_on_a_closed_pipe() {
     let cases: &[&[&str]] = &[
         &["count", "README.md"],
         &["count", "--json", "README.md", "Cargo.toml"],
+        &["encode", "README.md"],
+        &["encode", "--raw", "README.md"],
+        &["decode", "24912", "2375"],
+        &["decode", "--bytes", "24912", "2375"],
+        &["decode", "--offsets", "24912", "2375"],
         &["models"],
         &["models", "gpt-4o"],
         &["models", "gpt-4o", "--json"],
