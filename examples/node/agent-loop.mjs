@@ -20,7 +20,7 @@ const fakeTool = (name, i) => `${name} output ${i}\n` + `line ${i}: parser state
 for (let round = 1; round <= 12; round++) {
   const pre = window.preflight()
   if (pre.verdict !== 'fits') {
-    const outcome = window.compact({ strategy: 'summarize', keep_last_turns: 1 })
+    const outcome = window.compact({ strategy: 'summarize' })
     if (outcome.status === 'needs_summary') {
       // Here the host would send outcome.request.prompt to its model.
       const summary = `Rounds summarized (${outcome.request.span_tokens} tokens): read files, ran tests, parser.rs line 40 suspected.`

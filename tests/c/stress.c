@@ -980,14 +980,15 @@ static void final_checks(worker *workers, int threads)
             started += workers[t].tool_count[k];
         }
     if (check(ctxkit_tracer_export(g_tracer, 0, &out, &err) == CTXKIT_STATUS_OK && err == NULL, "tracer export")) {
-        char want[320];
+        char want[512];
         snprintf(want, sizeof want, "\"spans_started\":%ld,\"spans_ended\":%ld,", started, started);
         if (!check(mem_contains(out.ptr, out.len, want), "tracer totals"))
             fail("  export lacks %s: %.300s", want, (const char *)out.ptr);
         for (int k = 0; k < N_TOOLS; k++) {
             snprintf(want, sizeof want,
                      "{\"tool\":\"%s\",\"count\":%ld,\"successes\":%ld,\"errors\":%ld,\"timeouts\":0,\"cancelled\":0,"
-                     "\"in_flight\":0,\"input_bytes\":%ld,\"output_bytes\":%ld,\"duration_us\":{\"min\":%d,\"max\":%d,",
+                     "\"in_flight\":0,\"input_bytes\":%ld,\"output_bytes\":%ld,\"input_tokens\":0,\"output_tokens\":0,"
+                     "\"error_categories\":{},\"duration_us\":{\"min\":%d,\"max\":%d,",
                      kTools[k], count[k], count[k] - errors[k], errors[k], in[k], outb[k], 100 * (k + 1), 100 * (k + 1));
             if (!check(mem_contains(out.ptr, out.len, want), "tracer per-tool totals"))
                 fail("  export lacks %s", want);
