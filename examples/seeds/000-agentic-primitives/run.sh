@@ -36,15 +36,11 @@ done
 "$CTXKIT" trace spans.json > "$tmp/spans.json"
 "$CTXKIT" trace durations.json > "$tmp/durations.json"
 
-python3 - "$tmp" <<'PY'
+PYTHONPATH=.. python3 - "$tmp" <<'PY'
 import json, sys
-d = sys.argv[1]
-load = lambda n: json.load(open(f"{d}/{n}"))
-fails = []
-def check(what, ok, got):
-    print(("ok   " if ok else "FAIL ") + what + f" (got {got})")
-    if not ok:
-        fails.append(what)
+from checks import Checks
+checks = Checks("000-agentic-primitives", sys.argv[1])
+load, check, d = checks.load, checks.check, sys.argv[1]
 
 pre, post, fit = load("pre.json"), load("post.json"), load("fit.json")
 check("window: 8,000-token limit", pre["limit"] == 8000, pre["limit"])
@@ -89,6 +85,5 @@ check("metrics: execution_count 100, min 1 ms, max 100 ms", (m["count"], dur["mi
       (m["count"], dur["min"], dur["max"]))
 check("metrics: avg 50.5 ms", abs(dur["mean"] - 50500) < 1, dur["mean"])
 check(f"metrics: p95 within 6.25% of the document's {doc_p95} us", abs(dur["p95"] - doc_p95) <= 0.0625 * doc_p95, dur["p95"])
-print(f"000-agentic-primitives: {len(fails)} failed")
-sys.exit(1 if fails else 0)
+checks.done()
 PY

@@ -39,15 +39,11 @@ printf 'Input is too long for requested model.' | "$CTXKIT" classify --provider 
     --summary-role system --no-mask --report "$tmp/fit.json" > "$tmp/fitted.json"
 "$CTXKIT" preflight "$tmp/fitted.json" "${limit[@]}" > "$tmp/post.json"
 
-python3 - "$tmp" <<'PY'
+PYTHONPATH=.. python3 - "$tmp" <<'PY'
 import json, sys
-d = sys.argv[1]
-load = lambda n: json.load(open(f"{d}/{n}"))
-fails = []
-def check(what, ok, got):
-    print(("ok   " if ok else "FAIL ") + what + f" (got {got})")
-    if not ok:
-        fails.append(what)
+from checks import Checks
+checks = Checks("001-langgraph-supervisor", sys.argv[1])
+load, check, d = checks.load, checks.check, sys.argv[1]
 
 orig = json.load(open("conversation.json"))["messages"]
 c = load("c-orphan.json")
@@ -88,6 +84,5 @@ results = {m["tool_call_id"] for m in fitted if m["role"] == "tool"}
 check("fit: every tool call still has its ToolMessage and no result is stray", calls == results, (len(calls), len(results)))
 check("after fit: below the 80% trigger (no compaction on the next turn)", post["verdict"] == "fits" and post["prompt_tokens"] < 11200,
       (post["verdict"], post["prompt_tokens"]))
-print(f"001-langgraph-supervisor: {len(fails)} failed")
-sys.exit(1 if fails else 0)
+checks.done()
 PY

@@ -36,15 +36,11 @@ small=(--model gpt-4o --max-tokens 160 --reserve-output 0 --strategy summarize -
 if "$CTXKIT" fit "$tmp/twenty.json" "${small[@]}" --target-tokens 40 > /dev/null 2> "$tmp/nosummary.txt"; then
     echo "no-room" > "$tmp/nosummary.status"; else echo "$?" > "$tmp/nosummary.status"; fi
 
-python3 - "$tmp" <<'PY'
+PYTHONPATH=.. python3 - "$tmp" <<'PY'
 import json, sys
-d = sys.argv[1]
-load = lambda n: json.load(open(f"{d}/{n}"))
-fails = []
-def check(what, ok, got):
-    print(("ok   " if ok else "FAIL ") + what + f" (got {got})")
-    if not ok:
-        fails.append(what)
+from checks import Checks
+checks = Checks("002-baseagent-compression", sys.argv[1])
+load, check, d = checks.load, checks.check, sys.argv[1]
 
 orig = json.load(open("conversation.json"))["messages"]
 pre, fit, fit80 = load("pre.json"), load("fit.json"), load("fit80.json")
@@ -76,6 +72,5 @@ status = open(f"{d}/nosummary.status").read().strip()
 err = open(f"{d}/nosummary.txt").read()
 check("no room for a summary: fails (exit 2) naming the smallest summary, instead of deleting silently",
       status == "2" and "the smallest summary takes" in err, (status, err[:80]))
-print(f"002-baseagent-compression: {len(fails)} failed")
-sys.exit(1 if fails else 0)
+checks.done()
 PY
