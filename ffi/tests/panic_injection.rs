@@ -225,7 +225,10 @@ fn calls() -> Vec<(&'static str, Call)> {
             Call::Status(|err| unsafe { ctxkit_tracer_start(z(), z(), z(), z(), z(), z(), z(), z(), err) }),
         ),
         ("ctxkit_tracer_end", Call::Status(|err| unsafe { ctxkit_tracer_end(z(), z(), z(), z(), z(), z(), z(), err) })),
-        ("ctxkit_tracer_end_with", Call::Status(|err| unsafe { ctxkit_tracer_end_with(z(), z(), z(), z(), z(), z(), err) })),
+        (
+            "ctxkit_tracer_end_with",
+            Call::Status(|err| unsafe { ctxkit_tracer_end_with(z(), z(), z(), z(), z(), z(), err) }),
+        ),
         ("ctxkit_tracer_overdue", Call::Status(|err| unsafe { ctxkit_tracer_overdue(z(), z(), z(), err) })),
         ("ctxkit_tracer_expire", Call::Status(|err| unsafe { ctxkit_tracer_expire(z(), z(), z(), err) })),
         ("ctxkit_tracer_export", Call::Status(|err| unsafe { ctxkit_tracer_export(z(), z(), z(), err) })),
