@@ -37,17 +37,7 @@ pub(super) fn parse(doc: Value) -> Result<Conversation> {
         ),
         Some(_) => return Err(bad("system", "must be a string or an array of text blocks")),
     };
-    let tools = match obj.get_mut("tools").map(|v| {
-        if v.is_array() {
-            std::mem::replace(v, Value::Array(Vec::new()))
-        } else {
-            v.clone()
-        }
-    }) {
-        None | Some(Value::Null) => Vec::new(),
-        Some(Value::Array(t)) => t,
-        Some(_) => return Err(bad("tools", "must be an array")),
-    };
+    let tools = super::take_tools(obj.get_mut("tools"))?;
     let messages = items.into_iter().enumerate().map(|(i, m)| message(m, i)).collect::<Result<Vec<_>>>()?;
     let tools = tools.into_iter().enumerate().map(|(i, t)| tool(t, i)).collect::<Result<Vec<_>>>()?;
     Ok(Conversation { format: Format::Anthropic, system, messages, tools, envelope: Some(obj), raw_system })

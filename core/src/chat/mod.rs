@@ -566,6 +566,20 @@ fn b64_prefix(s: &str, max: usize) -> Vec<u8> {
     out
 }
 
+/// Takes a request's `tools` array out of its envelope, leaving an empty array
+/// in its place (the envelope is written back around the tools, so it must
+/// not keep a second copy of them). Absent or null is no tools.
+pub(crate) fn take_tools(slot: Option<&mut Value>) -> Result<Vec<Value>> {
+    match slot {
+        None | Some(Value::Null) => Ok(Vec::new()),
+        Some(v) if v.is_array() => match std::mem::replace(v, Value::Array(Vec::new())) {
+            Value::Array(tools) => Ok(tools),
+            _ => Ok(Vec::new()),
+        },
+        Some(_) => Err(bad("tools", "must be an array")),
+    }
+}
+
 /// A schema error at `path` (e.g. `messages[3].content[1]`).
 pub(crate) fn bad(path: &str, what: impl std::fmt::Display) -> Error {
     Error::new(ErrorKind::InvalidJson, format!("conversation {path}: {what}"))

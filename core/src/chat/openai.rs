@@ -14,17 +14,7 @@ pub(super) fn parse(doc: Value) -> Result<Conversation> {
                 Some(_) => return Err(bad("messages", "must be an array")),
                 None => return Err(bad("", "has no 'messages' array (and is not a bare messages array)")),
             };
-            let tools = match obj.get_mut("tools").map(|v| {
-                if v.is_array() {
-                    std::mem::replace(v, Value::Array(Vec::new()))
-                } else {
-                    v.clone()
-                }
-            }) {
-                None | Some(Value::Null) => Vec::new(),
-                Some(Value::Array(t)) => t,
-                Some(_) => return Err(bad("tools", "must be an array")),
-            };
+            let tools = super::take_tools(obj.get_mut("tools"))?;
             (items, tools, Some(obj))
         }
         _ => return Err(bad("", "must be an object with 'messages' or an array of messages")),

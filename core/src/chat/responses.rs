@@ -87,17 +87,7 @@ pub(super) fn parse(doc: Value) -> Result<Conversation> {
         Some(v @ Value::Array(_)) => (Some(block_text(&v)), Some(v)),
         Some(_) => return Err(bad("instructions", "must be a string or an array of items")),
     };
-    let tools = match envelope.as_mut().and_then(|e| e.get_mut("tools")).map(|v| {
-        if v.is_array() {
-            std::mem::replace(v, Value::Array(Vec::new()))
-        } else {
-            v.clone()
-        }
-    }) {
-        None | Some(Value::Null) => Vec::new(),
-        Some(Value::Array(t)) => t,
-        Some(_) => return Err(bad("tools", "must be an array")),
-    };
+    let tools = super::take_tools(envelope.as_mut().and_then(|e| e.get_mut("tools")))?;
     let messages = items.into_iter().enumerate().map(|(i, m)| message(m, i)).collect::<Result<Vec<_>>>()?;
     let tools = tools.into_iter().enumerate().map(|(i, t)| super::openai::tool(t, i)).collect::<Result<Vec<_>>>()?;
     Ok(Conversation { format: Format::Responses, system, messages, tools, envelope, raw_system })
