@@ -48,6 +48,9 @@ pub(crate) struct EncodeArgs {
     /// `_encode_bytes`); special tokens are then plain text.
     #[arg(long)]
     raw: bool,
+    /// Print the encoding's special tokens (strings and ids, as JSON) instead of encoding.
+    #[arg(long, conflicts_with_all = ["raw", "file", "allowed_special", "disallowed_special"])]
+    list_special: bool,
     /// The text to encode; standard input when absent or "-".
     #[arg(value_name = "FILE")]
     file: Option<String>,
@@ -76,6 +79,10 @@ pub(crate) struct DecodeArgs {
 
 pub(crate) fn encode(args: EncodeArgs) -> Result<ExitCode, Fatal> {
     let tokenizer = args.which.tokenizer()?;
+    if args.list_special {
+        outln!("{}", tokenizer.special_tokens_json()?);
+        return Ok(ExitCode::SUCCESS);
+    }
     let path = args.file.as_deref().unwrap_or("-");
     let ids = if args.raw {
         let bytes = input::read_bytes(path).map_err(Fatal)?;

@@ -642,3 +642,13 @@ fn encode_and_decode_refuse_bad_input_with_one_line() {
     let o = ctxkit(&["encode", "--encoding", "cl100k_base", "--allowed-special", "all"], b"a <|endoftext|>");
     assert_eq!(stdout(&o).trim(), "[64,220,100257]");
 }
+
+#[test]
+fn encode_lists_the_special_tokens_of_an_encoding() {
+    let o = ctxkit(&["encode", "--list-special", "--encoding", "cl100k_base"], b"");
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.contains("<|endoftext|>") && out.contains("100257") && out.contains("<|fim_prefix|>"), "{out}");
+    let o = ctxkit(&["encode", "--list-special", "--raw"], b"");
+    assert_eq!(o.status.code(), Some(2), "--list-special conflicts with encoding options");
+}
