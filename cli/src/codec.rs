@@ -88,12 +88,10 @@ pub(crate) fn encode(args: EncodeArgs) -> Result<ExitCode, Fatal> {
         let bytes = input::read_bytes(path).map_err(Fatal)?;
         tokenizer.encode_bytes(&bytes)?
     } else {
-        let set = |v: &Option<String>| match v.as_deref() {
-            None | Some("") => SpecialSet::none(),
-            Some("all") => SpecialSet::All,
-            Some(list) => SpecialSet::of(list.split(',')),
+        let policy = SpecialPolicy {
+            allowed: special_set(args.allowed_special.as_deref()),
+            disallowed: special_set(args.disallowed_special.as_deref()),
         };
-        let policy = SpecialPolicy { allowed: set(&args.allowed_special), disallowed: set(&args.disallowed_special) };
         policy.check()?;
         let text = input::read_text(path).map_err(Fatal)?;
         tokenizer.encode_with(&text, &policy).map_err(|e| Fatal(format!("{path}: {e}")))?
@@ -117,6 +115,16 @@ pub(crate) fn decode(args: DecodeArgs) -> Result<ExitCode, Fatal> {
         out!("{text}");
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// A special-token set as the CLI writes it: comma-separated names, "all",
+/// or nothing (tiktoken's `allowed_special` / `disallowed_special`).
+pub(crate) fn special_set(v: Option<&str>) -> SpecialSet {
+    match v {
+        None | Some("") => SpecialSet::none(),
+        Some("all") => SpecialSet::All,
+        Some(list) => SpecialSet::of(list.split(',')),
+    }
 }
 
 /// Ids as decimal numbers separated by whitespace or commas, optionally in

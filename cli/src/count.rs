@@ -2,8 +2,9 @@
 
 use std::process::ExitCode;
 
-use ctxkit::{Encoding, ModelRegistry, SpecialPolicy, SpecialSet, Tokenizer};
+use ctxkit::{Encoding, ModelRegistry, SpecialPolicy, Tokenizer};
 
+use crate::codec::special_set;
 use crate::out::outln;
 use crate::{input, Fatal};
 
@@ -44,15 +45,13 @@ pub(crate) fn run(args: Args) -> Result<ExitCode, Fatal> {
         (None, Some(e)) => (Tokenizer::from_name(e)?, None),
         (None, None) => (Tokenizer::new(Encoding::O200kBase)?, None),
     };
-    let set = |v: &Option<String>| match v.as_deref() {
-        None | Some("") => SpecialSet::none(),
-        Some("all") => SpecialSet::All,
-        Some(list) => SpecialSet::of(list.split(',')),
-    };
     let policy = if args.special {
         SpecialPolicy::all()
     } else {
-        SpecialPolicy { allowed: set(&args.allowed_special), disallowed: set(&args.disallowed_special) }
+        SpecialPolicy {
+            allowed: special_set(args.allowed_special.as_deref()),
+            disallowed: special_set(args.disallowed_special.as_deref()),
+        }
     };
     policy.check()?;
     let files = if args.files.is_empty() { vec!["-".to_owned()] } else { args.files };
