@@ -30,7 +30,11 @@
  *   ctxkit_tokens_free.
  * - Structured input and output is JSON; the shapes are docs/formats.md.
  * - Handles are opaque, created by *_new and released by *_free; *_free(NULL)
- *   is a no-op. Handles are safe to share across threads unless a function
+ *   is a no-op. A handle parameter is `const` only where the call reads the
+ *   handle (window_preflight, breaker_state, tracer_export, ...); calls that
+ *   change its state (window_push, registry_register, breaker_allow and
+ *   record_*, tracer_start / end / expire, ...) take it non-const, even
+ *   where the handle locks internally. Handles are safe to share across threads unless a function
  *   says otherwise.
  * - A panic inside ctxkit is caught and returned as CTXKIT_STATUS_PANIC.
  * - Memory: tokenizer scratch buffers (about 1 MiB each) come from a
@@ -654,7 +658,7 @@ void ctxkit_breaker_free(struct ctxkit_breaker *breaker);
  * `breaker` is live; `key` is valid for its length; `out_allowed` is valid
  * for a write; `err` is NULL or valid for a write.
  */
-ctxkit_status ctxkit_breaker_allow(const struct ctxkit_breaker *breaker,
+ctxkit_status ctxkit_breaker_allow(struct ctxkit_breaker *breaker,
                                    const char *key,
                                    size_t key_len,
                                    uint64_t now_ms,
@@ -671,7 +675,7 @@ ctxkit_status ctxkit_breaker_allow(const struct ctxkit_breaker *breaker,
  * `breaker` is live; `key` is valid for its length; `out_state` is valid
  * for a write; `err` is NULL or valid for a write.
  */
-ctxkit_status ctxkit_breaker_record_success_state(const struct ctxkit_breaker *breaker,
+ctxkit_status ctxkit_breaker_record_success_state(struct ctxkit_breaker *breaker,
                                                   const char *key,
                                                   size_t key_len,
                                                   uint64_t now_ms,
@@ -687,7 +691,7 @@ ctxkit_status ctxkit_breaker_record_success_state(const struct ctxkit_breaker *b
  * # Safety
  * As for `ctxkit_breaker_record_success_state`.
  */
-ctxkit_status ctxkit_breaker_record_failure_state(const struct ctxkit_breaker *breaker,
+ctxkit_status ctxkit_breaker_record_failure_state(struct ctxkit_breaker *breaker,
                                                   const char *key,
                                                   size_t key_len,
                                                   uint64_t now_ms,
@@ -703,7 +707,7 @@ ctxkit_status ctxkit_breaker_record_failure_state(const struct ctxkit_breaker *b
  * `breaker` is live; `key` is valid for its length; `err` is NULL or valid
  * for a write.
  */
-ctxkit_status ctxkit_breaker_record_success(const struct ctxkit_breaker *breaker,
+ctxkit_status ctxkit_breaker_record_success(struct ctxkit_breaker *breaker,
                                             const char *key,
                                             size_t key_len,
                                             uint64_t now_ms,
@@ -718,7 +722,7 @@ ctxkit_status ctxkit_breaker_record_success(const struct ctxkit_breaker *breaker
  * `breaker` is live; `key` is valid for its length; `err` is NULL or valid
  * for a write.
  */
-ctxkit_status ctxkit_breaker_record_failure(const struct ctxkit_breaker *breaker,
+ctxkit_status ctxkit_breaker_record_failure(struct ctxkit_breaker *breaker,
                                             const char *key,
                                             size_t key_len,
                                             uint64_t now_ms,
@@ -784,7 +788,7 @@ void ctxkit_registry_free(struct ctxkit_registry *registry);
  * with length 0); `out_registered` is valid for a write; `err` is NULL or
  * valid for a write.
  */
-ctxkit_status ctxkit_registry_register(const struct ctxkit_registry *registry,
+ctxkit_status ctxkit_registry_register(struct ctxkit_registry *registry,
                                        const char *json,
                                        size_t json_len,
                                        size_t *out_registered,
@@ -1425,7 +1429,7 @@ void ctxkit_tracer_free(struct ctxkit_tracer *tracer);
  * with length 0); `out_span_id` is valid for a write; `err` is NULL or
  * valid for a write.
  */
-ctxkit_status ctxkit_tracer_start(const struct ctxkit_tracer *tracer,
+ctxkit_status ctxkit_tracer_start(struct ctxkit_tracer *tracer,
                                   const char *tool,
                                   size_t tool_len,
                                   const char *info_json,
@@ -1446,7 +1450,7 @@ ctxkit_status ctxkit_tracer_start(const struct ctxkit_tracer *tracer,
  * `tracer` is live; `error` is valid for its length (or NULL with length
  * 0); `err` is NULL or valid for a write.
  */
-ctxkit_status ctxkit_tracer_end(const struct ctxkit_tracer *tracer,
+ctxkit_status ctxkit_tracer_end(struct ctxkit_tracer *tracer,
                                 uint64_t span_id,
                                 uint32_t outcome,
                                 uint64_t output_bytes,
@@ -1471,7 +1475,7 @@ ctxkit_status ctxkit_tracer_end(const struct ctxkit_tracer *tracer,
  * `tracer` is live; `end_json` is valid for its length (or NULL with length
  * 0); `err` is NULL or valid for a write.
  */
-ctxkit_status ctxkit_tracer_end_with(const struct ctxkit_tracer *tracer,
+ctxkit_status ctxkit_tracer_end_with(struct ctxkit_tracer *tracer,
                                      uint64_t span_id,
                                      uint32_t outcome,
                                      const char *end_json,
@@ -1507,7 +1511,7 @@ ctxkit_status ctxkit_tracer_overdue(const struct ctxkit_tracer *tracer,
  * `tracer` is live; `out_json` is valid for a write; `err` is NULL or valid
  * for a write.
  */
-ctxkit_status ctxkit_tracer_expire(const struct ctxkit_tracer *tracer,
+ctxkit_status ctxkit_tracer_expire(struct ctxkit_tracer *tracer,
                                    uint64_t now_us,
                                    struct ctxkit_string *out_json,
                                    struct ctxkit_error **err);
@@ -1584,7 +1588,7 @@ void ctxkit_window_free(struct ctxkit_window *window);
  * `window` is live; `conversation_json` is valid for its length; `err` is
  * NULL or valid for a write.
  */
-ctxkit_status ctxkit_window_load(const struct ctxkit_window *window,
+ctxkit_status ctxkit_window_load(struct ctxkit_window *window,
                                  const char *conversation_json,
                                  size_t conversation_json_len,
                                  struct ctxkit_error **err);
@@ -1599,7 +1603,7 @@ ctxkit_status ctxkit_window_load(const struct ctxkit_window *window,
  * `window` is live; `message_json` is valid for its length; `out_tokens` is
  * valid for a write; `err` is NULL or valid for a write.
  */
-ctxkit_status ctxkit_window_push(const struct ctxkit_window *window,
+ctxkit_status ctxkit_window_push(struct ctxkit_window *window,
                                  const char *message_json,
                                  size_t message_json_len,
                                  size_t *out_tokens,
@@ -1636,7 +1640,7 @@ ctxkit_status ctxkit_window_preflight(const struct ctxkit_window *window,
  * # Safety
  * `window` is live; `out_factor` is valid for a write; `err` is NULL or valid for a write.
  */
-ctxkit_status ctxkit_window_calibrate(const struct ctxkit_window *window,
+ctxkit_status ctxkit_window_calibrate(struct ctxkit_window *window,
                                       uint64_t reported_prompt_tokens,
                                       double *out_factor,
                                       struct ctxkit_error **err);
@@ -1667,7 +1671,7 @@ ctxkit_status ctxkit_window_validate(const struct ctxkit_window *window,
  * with length 0); `out_json` is valid for a write; `err` is NULL or valid
  * for a write.
  */
-ctxkit_status ctxkit_window_repair(const struct ctxkit_window *window,
+ctxkit_status ctxkit_window_repair(struct ctxkit_window *window,
                                    const char *synthetic_result,
                                    size_t synthetic_result_len,
                                    struct ctxkit_string *out_json,
@@ -1701,7 +1705,7 @@ ctxkit_status ctxkit_window_conversation(const struct ctxkit_window *window,
  * `window` is live; `policy_json` is valid for its length (or NULL with
  * length 0); `out_json` is valid for a write; `err` is NULL or valid for a write.
  */
-ctxkit_status ctxkit_window_compact(const struct ctxkit_window *window,
+ctxkit_status ctxkit_window_compact(struct ctxkit_window *window,
                                     const char *policy_json,
                                     size_t policy_json_len,
                                     struct ctxkit_string *out_json,
@@ -1722,7 +1726,7 @@ ctxkit_status ctxkit_window_compact(const struct ctxkit_window *window,
  * `window` is live; text arguments are valid for their lengths; `out_json`
  * is valid for a write; `err` is NULL or valid for a write.
  */
-ctxkit_status ctxkit_window_apply_summary(const struct ctxkit_window *window,
+ctxkit_status ctxkit_window_apply_summary(struct ctxkit_window *window,
                                           const char *id,
                                           size_t id_len,
                                           const char *summary,

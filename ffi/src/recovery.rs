@@ -161,7 +161,7 @@ pub unsafe extern "C" fn ctxkit_breaker_free(breaker: *mut ctxkit_breaker) {
 /// for a write; `err` is NULL or valid for a write.
 #[no_mangle]
 pub unsafe extern "C" fn ctxkit_breaker_allow(
-    breaker: *const ctxkit_breaker,
+    breaker: *mut ctxkit_breaker,
     key: *const c_char,
     key_len: usize,
     now_ms: u64,
@@ -244,7 +244,7 @@ unsafe fn record_state(
 /// for a write; `err` is NULL or valid for a write.
 #[no_mangle]
 pub unsafe extern "C" fn ctxkit_breaker_record_success_state(
-    breaker: *const ctxkit_breaker,
+    breaker: *mut ctxkit_breaker,
     key: *const c_char,
     key_len: usize,
     now_ms: u64,
@@ -266,7 +266,7 @@ pub unsafe extern "C" fn ctxkit_breaker_record_success_state(
 /// As for `ctxkit_breaker_record_success_state`.
 #[no_mangle]
 pub unsafe extern "C" fn ctxkit_breaker_record_failure_state(
-    breaker: *const ctxkit_breaker,
+    breaker: *mut ctxkit_breaker,
     key: *const c_char,
     key_len: usize,
     now_ms: u64,
@@ -288,7 +288,7 @@ pub unsafe extern "C" fn ctxkit_breaker_record_failure_state(
 /// for a write.
 #[no_mangle]
 pub unsafe extern "C" fn ctxkit_breaker_record_success(
-    breaker: *const ctxkit_breaker,
+    breaker: *mut ctxkit_breaker,
     key: *const c_char,
     key_len: usize,
     now_ms: u64,
@@ -307,7 +307,7 @@ pub unsafe extern "C" fn ctxkit_breaker_record_success(
 /// for a write.
 #[no_mangle]
 pub unsafe extern "C" fn ctxkit_breaker_record_failure(
-    breaker: *const ctxkit_breaker,
+    breaker: *mut ctxkit_breaker,
     key: *const c_char,
     key_len: usize,
     now_ms: u64,

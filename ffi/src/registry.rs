@@ -88,7 +88,7 @@ pub unsafe extern "C" fn ctxkit_registry_free(registry: *mut ctxkit_registry) {
 /// valid for a write.
 #[no_mangle]
 pub unsafe extern "C" fn ctxkit_registry_register(
-    registry: *const ctxkit_registry,
+    registry: *mut ctxkit_registry,
     json: *const c_char,
     json_len: usize,
     out_registered: *mut usize,

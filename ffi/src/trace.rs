@@ -105,7 +105,7 @@ pub unsafe extern "C" fn ctxkit_tracer_free(tracer: *mut ctxkit_tracer) {
 /// valid for a write.
 #[no_mangle]
 pub unsafe extern "C" fn ctxkit_tracer_start(
-    tracer: *const ctxkit_tracer,
+    tracer: *mut ctxkit_tracer,
     tool: *const c_char,
     tool_len: usize,
     info_json: *const c_char,
@@ -142,7 +142,7 @@ pub unsafe extern "C" fn ctxkit_tracer_start(
 /// 0); `err` is NULL or valid for a write.
 #[no_mangle]
 pub unsafe extern "C" fn ctxkit_tracer_end(
-    tracer: *const ctxkit_tracer,
+    tracer: *mut ctxkit_tracer,
     span_id: u64,
     outcome: u32,
     output_bytes: u64,
@@ -177,7 +177,7 @@ pub unsafe extern "C" fn ctxkit_tracer_end(
 /// 0); `err` is NULL or valid for a write.
 #[no_mangle]
 pub unsafe extern "C" fn ctxkit_tracer_end_with(
-    tracer: *const ctxkit_tracer,
+    tracer: *mut ctxkit_tracer,
     span_id: u64,
     outcome: u32,
     end_json: *const c_char,
@@ -255,7 +255,7 @@ pub unsafe extern "C" fn ctxkit_tracer_overdue(
 /// for a write.
 #[no_mangle]
 pub unsafe extern "C" fn ctxkit_tracer_expire(
-    tracer: *const ctxkit_tracer,
+    tracer: *mut ctxkit_tracer,
     now_us: u64,
     out_json: *mut ctxkit_string,
     err: *mut *mut ctxkit_error,

@@ -94,7 +94,7 @@ pub unsafe extern "C" fn ctxkit_window_free(window: *mut ctxkit_window) {
 /// NULL or valid for a write.
 #[no_mangle]
 pub unsafe extern "C" fn ctxkit_window_load(
-    window: *const ctxkit_window,
+    window: *mut ctxkit_window,
     conversation_json: *const c_char,
     conversation_json_len: usize,
     err: *mut *mut ctxkit_error,
@@ -123,7 +123,7 @@ pub unsafe extern "C" fn ctxkit_window_load(
 /// valid for a write; `err` is NULL or valid for a write.
 #[no_mangle]
 pub unsafe extern "C" fn ctxkit_window_push(
-    window: *const ctxkit_window,
+    window: *mut ctxkit_window,
     message_json: *const c_char,
     message_json_len: usize,
     out_tokens: *mut usize,
@@ -190,7 +190,7 @@ pub unsafe extern "C" fn ctxkit_window_preflight(
 /// `window` is live; `out_factor` is valid for a write; `err` is NULL or valid for a write.
 #[no_mangle]
 pub unsafe extern "C" fn ctxkit_window_calibrate(
-    window: *const ctxkit_window,
+    window: *mut ctxkit_window,
     reported_prompt_tokens: u64,
     out_factor: *mut f64,
     err: *mut *mut ctxkit_error,
@@ -240,7 +240,7 @@ pub unsafe extern "C" fn ctxkit_window_validate(
 /// for a write.
 #[no_mangle]
 pub unsafe extern "C" fn ctxkit_window_repair(
-    window: *const ctxkit_window,
+    window: *mut ctxkit_window,
     synthetic_result: *const c_char,
     synthetic_result_len: usize,
     out_json: *mut ctxkit_string,
@@ -297,7 +297,7 @@ pub unsafe extern "C" fn ctxkit_window_conversation(
 /// length 0); `out_json` is valid for a write; `err` is NULL or valid for a write.
 #[no_mangle]
 pub unsafe extern "C" fn ctxkit_window_compact(
-    window: *const ctxkit_window,
+    window: *mut ctxkit_window,
     policy_json: *const c_char,
     policy_json_len: usize,
     out_json: *mut ctxkit_string,
@@ -333,7 +333,7 @@ pub unsafe extern "C" fn ctxkit_window_compact(
 /// is valid for a write; `err` is NULL or valid for a write.
 #[no_mangle]
 pub unsafe extern "C" fn ctxkit_window_apply_summary(
-    window: *const ctxkit_window,
+    window: *mut ctxkit_window,
     id: *const c_char,
     id_len: usize,
     summary: *const c_char,

@@ -417,7 +417,7 @@ static void registry_new_fails(int line, ctxkit_status want, const char *needle)
     }
 }
 
-static void register_fails(int line, const ctxkit_registry *reg, const char *json, size_t len, bool null_out,
+static void register_fails(int line, ctxkit_registry *reg, const char *json, size_t len, bool null_out,
                            ctxkit_status want, const char *needle)
 {
     for (int with_err = 1; with_err >= 0; with_err--) {
@@ -604,7 +604,7 @@ static ctxkit_string list_ok(int line, const ctxkit_registry *reg)
     return out;
 }
 
-static size_t register_ok(int line, const ctxkit_registry *reg, const char *json, size_t len)
+static size_t register_ok(int line, ctxkit_registry *reg, const char *json, size_t len)
 {
     size_t n = SENT_SIZE;
     ctxkit_error *err = NULL;
@@ -2233,7 +2233,7 @@ static ctxkit_string g_model_expect[N_THREAD_MODELS];
 
 typedef struct {
     const ctxkit_tokenizer *tok;
-    const ctxkit_registry *reg;
+    ctxkit_registry *reg;
     int id;
     long iters;
     long ops;

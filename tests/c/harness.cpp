@@ -49,6 +49,14 @@ static_assert(std::is_same_v<decltype(&ctxkit_tokenizer_encode_bytes),
                                                ctxkit_error **)>,
               "ctxkit_tokenizer_encode_bytes signature");
 static_assert(std::is_same_v<decltype(ctxkit_string::ptr), char *>, "ctxkit_string holds char");
+// `const` on a handle only where the call reads it.
+static_assert(std::is_same_v<decltype(&ctxkit_window_push), ctxkit_status (*)(ctxkit_window *, const char *, size_t,
+                                                                               size_t *, ctxkit_error **)>,
+              "ctxkit_window_push takes a mutable window");
+static_assert(std::is_same_v<decltype(&ctxkit_breaker_state),
+                             ctxkit_status (*)(const ctxkit_breaker *, const char *, size_t, uint64_t,
+                                               ctxkit_string *, ctxkit_error **)>,
+              "ctxkit_breaker_state reads a const breaker");
 static_assert(std::is_same_v<decltype(ctxkit_status_name(0)), const char *>, "status name type");
 static_assert(CTXKIT_STATUS_INTERNAL == 10 && CTXKIT_TRUNCATE_SIDE_BOTH == 2 && CTXKIT_DECODE_MODE_STRICT == 1,
               "enum values");

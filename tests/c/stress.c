@@ -235,12 +235,12 @@ static ctxkit_string g_shared_key_state;
 /* Shared handles.                                                           */
 
 static const ctxkit_tokenizer *g_tok;
-static const ctxkit_registry *g_reg;
+static ctxkit_registry *g_reg;
 static const ctxkit_skills *g_skills;
-static const ctxkit_breaker *g_breaker;
-static const ctxkit_tracer *g_tracer;
+static ctxkit_breaker *g_breaker;
+static ctxkit_tracer *g_tracer;
 static const ctxkit_callstack *g_stack;
-static const ctxkit_window *g_shared_window;
+static ctxkit_window *g_shared_window;
 
 /* ------------------------------------------------------------------------ */
 /* Workers.                                                                  */
@@ -575,7 +575,7 @@ static const bstep kBreakerSteps[BREAKER_STEPS] = {
     {B_ALLOW, 10 + BREAKER_COOL_DOWN, true},
 };
 
-static ctxkit_status breaker_call(const ctxkit_breaker *b, const char *key, const bstep *st, uint64_t base,
+static ctxkit_status breaker_call(ctxkit_breaker *b, const char *key, const bstep *st, uint64_t base,
                                   bool *allowed, ctxkit_string *state, ctxkit_error **err)
 {
     const uint64_t now = base + st->at;

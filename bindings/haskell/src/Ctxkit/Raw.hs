@@ -227,23 +227,23 @@ foreign import ccall unsafe "ctxkit_breaker_free"
 foreign import ccall unsafe "&ctxkit_breaker_free"
   pBreakerFree :: FunPtr (Ptr CtxkitBreaker -> IO ())
 
--- | @ctxkit_status ctxkit_breaker_allow(const struct ctxkit_breaker * breaker, const char * key, size_t key_len, uint64_t now_ms, bool * out_allowed, struct ctxkit_error ** err)@
+-- | @ctxkit_status ctxkit_breaker_allow(struct ctxkit_breaker * breaker, const char * key, size_t key_len, uint64_t now_ms, bool * out_allowed, struct ctxkit_error ** err)@
 foreign import ccall safe "ctxkit_breaker_allow"
   cBreakerAllow :: Ptr CtxkitBreaker -> CString -> CSize -> Word64 -> Ptr CBool -> Ptr (Ptr CtxkitError) -> IO Word32
 
--- | @ctxkit_status ctxkit_breaker_record_success_state(const struct ctxkit_breaker * breaker, const char * key, size_t key_len, uint64_t now_ms, uint32_t * out_state, struct ctxkit_error ** err)@
+-- | @ctxkit_status ctxkit_breaker_record_success_state(struct ctxkit_breaker * breaker, const char * key, size_t key_len, uint64_t now_ms, uint32_t * out_state, struct ctxkit_error ** err)@
 foreign import ccall safe "ctxkit_breaker_record_success_state"
   cBreakerRecordSuccessState :: Ptr CtxkitBreaker -> CString -> CSize -> Word64 -> Ptr Word32 -> Ptr (Ptr CtxkitError) -> IO Word32
 
--- | @ctxkit_status ctxkit_breaker_record_failure_state(const struct ctxkit_breaker * breaker, const char * key, size_t key_len, uint64_t now_ms, uint32_t * out_state, struct ctxkit_error ** err)@
+-- | @ctxkit_status ctxkit_breaker_record_failure_state(struct ctxkit_breaker * breaker, const char * key, size_t key_len, uint64_t now_ms, uint32_t * out_state, struct ctxkit_error ** err)@
 foreign import ccall safe "ctxkit_breaker_record_failure_state"
   cBreakerRecordFailureState :: Ptr CtxkitBreaker -> CString -> CSize -> Word64 -> Ptr Word32 -> Ptr (Ptr CtxkitError) -> IO Word32
 
--- | @ctxkit_status ctxkit_breaker_record_success(const struct ctxkit_breaker * breaker, const char * key, size_t key_len, uint64_t now_ms, struct ctxkit_error ** err)@
+-- | @ctxkit_status ctxkit_breaker_record_success(struct ctxkit_breaker * breaker, const char * key, size_t key_len, uint64_t now_ms, struct ctxkit_error ** err)@
 foreign import ccall safe "ctxkit_breaker_record_success"
   cBreakerRecordSuccess :: Ptr CtxkitBreaker -> CString -> CSize -> Word64 -> Ptr (Ptr CtxkitError) -> IO Word32
 
--- | @ctxkit_status ctxkit_breaker_record_failure(const struct ctxkit_breaker * breaker, const char * key, size_t key_len, uint64_t now_ms, struct ctxkit_error ** err)@
+-- | @ctxkit_status ctxkit_breaker_record_failure(struct ctxkit_breaker * breaker, const char * key, size_t key_len, uint64_t now_ms, struct ctxkit_error ** err)@
 foreign import ccall safe "ctxkit_breaker_record_failure"
   cBreakerRecordFailure :: Ptr CtxkitBreaker -> CString -> CSize -> Word64 -> Ptr (Ptr CtxkitError) -> IO Word32
 
@@ -263,7 +263,7 @@ foreign import ccall unsafe "ctxkit_registry_free"
 foreign import ccall unsafe "&ctxkit_registry_free"
   pRegistryFree :: FunPtr (Ptr CtxkitRegistry -> IO ())
 
--- | @ctxkit_status ctxkit_registry_register(const struct ctxkit_registry * registry, const char * json, size_t json_len, size_t * out_registered, struct ctxkit_error ** err)@
+-- | @ctxkit_status ctxkit_registry_register(struct ctxkit_registry * registry, const char * json, size_t json_len, size_t * out_registered, struct ctxkit_error ** err)@
 foreign import ccall safe "ctxkit_registry_register"
   cRegistryRegister :: Ptr CtxkitRegistry -> CString -> CSize -> Ptr CSize -> Ptr (Ptr CtxkitError) -> IO Word32
 
@@ -415,15 +415,15 @@ foreign import ccall unsafe "ctxkit_tracer_free"
 foreign import ccall unsafe "&ctxkit_tracer_free"
   pTracerFree :: FunPtr (Ptr CtxkitTracer -> IO ())
 
--- | @ctxkit_status ctxkit_tracer_start(const struct ctxkit_tracer * tracer, const char * tool, size_t tool_len, const char * info_json, size_t info_json_len, uint64_t input_bytes, uint64_t now_us, uint64_t * out_span_id, struct ctxkit_error ** err)@
+-- | @ctxkit_status ctxkit_tracer_start(struct ctxkit_tracer * tracer, const char * tool, size_t tool_len, const char * info_json, size_t info_json_len, uint64_t input_bytes, uint64_t now_us, uint64_t * out_span_id, struct ctxkit_error ** err)@
 foreign import ccall safe "ctxkit_tracer_start"
   cTracerStart :: Ptr CtxkitTracer -> CString -> CSize -> CString -> CSize -> Word64 -> Word64 -> Ptr Word64 -> Ptr (Ptr CtxkitError) -> IO Word32
 
--- | @ctxkit_status ctxkit_tracer_end(const struct ctxkit_tracer * tracer, uint64_t span_id, uint32_t outcome, uint64_t output_bytes, const char * error, size_t error_len, uint64_t now_us, struct ctxkit_error ** err)@
+-- | @ctxkit_status ctxkit_tracer_end(struct ctxkit_tracer * tracer, uint64_t span_id, uint32_t outcome, uint64_t output_bytes, const char * error, size_t error_len, uint64_t now_us, struct ctxkit_error ** err)@
 foreign import ccall safe "ctxkit_tracer_end"
   cTracerEnd :: Ptr CtxkitTracer -> Word64 -> Word32 -> Word64 -> CString -> CSize -> Word64 -> Ptr (Ptr CtxkitError) -> IO Word32
 
--- | @ctxkit_status ctxkit_tracer_end_with(const struct ctxkit_tracer * tracer, uint64_t span_id, uint32_t outcome, const char * end_json, size_t end_json_len, uint64_t now_us, struct ctxkit_error ** err)@
+-- | @ctxkit_status ctxkit_tracer_end_with(struct ctxkit_tracer * tracer, uint64_t span_id, uint32_t outcome, const char * end_json, size_t end_json_len, uint64_t now_us, struct ctxkit_error ** err)@
 foreign import ccall safe "ctxkit_tracer_end_with"
   cTracerEndWith :: Ptr CtxkitTracer -> Word64 -> Word32 -> CString -> CSize -> Word64 -> Ptr (Ptr CtxkitError) -> IO Word32
 
@@ -431,7 +431,7 @@ foreign import ccall safe "ctxkit_tracer_end_with"
 foreign import ccall safe "ctxkit_tracer_overdue"
   cTracerOverdue :: Ptr CtxkitTracer -> Word64 -> Ptr CtxkitString -> Ptr (Ptr CtxkitError) -> IO Word32
 
--- | @ctxkit_status ctxkit_tracer_expire(const struct ctxkit_tracer * tracer, uint64_t now_us, struct ctxkit_string * out_json, struct ctxkit_error ** err)@
+-- | @ctxkit_status ctxkit_tracer_expire(struct ctxkit_tracer * tracer, uint64_t now_us, struct ctxkit_string * out_json, struct ctxkit_error ** err)@
 foreign import ccall safe "ctxkit_tracer_expire"
   cTracerExpire :: Ptr CtxkitTracer -> Word64 -> Ptr CtxkitString -> Ptr (Ptr CtxkitError) -> IO Word32
 
@@ -459,11 +459,11 @@ foreign import ccall unsafe "ctxkit_window_free"
 foreign import ccall unsafe "&ctxkit_window_free"
   pWindowFree :: FunPtr (Ptr CtxkitWindow -> IO ())
 
--- | @ctxkit_status ctxkit_window_load(const struct ctxkit_window * window, const char * conversation_json, size_t conversation_json_len, struct ctxkit_error ** err)@
+-- | @ctxkit_status ctxkit_window_load(struct ctxkit_window * window, const char * conversation_json, size_t conversation_json_len, struct ctxkit_error ** err)@
 foreign import ccall safe "ctxkit_window_load"
   cWindowLoad :: Ptr CtxkitWindow -> CString -> CSize -> Ptr (Ptr CtxkitError) -> IO Word32
 
--- | @ctxkit_status ctxkit_window_push(const struct ctxkit_window * window, const char * message_json, size_t message_json_len, size_t * out_tokens, struct ctxkit_error ** err)@
+-- | @ctxkit_status ctxkit_window_push(struct ctxkit_window * window, const char * message_json, size_t message_json_len, size_t * out_tokens, struct ctxkit_error ** err)@
 foreign import ccall safe "ctxkit_window_push"
   cWindowPush :: Ptr CtxkitWindow -> CString -> CSize -> Ptr CSize -> Ptr (Ptr CtxkitError) -> IO Word32
 
@@ -471,7 +471,7 @@ foreign import ccall safe "ctxkit_window_push"
 foreign import ccall safe "ctxkit_window_preflight"
   cWindowPreflight :: Ptr CtxkitWindow -> CString -> CSize -> Ptr CtxkitString -> Ptr (Ptr CtxkitError) -> IO Word32
 
--- | @ctxkit_status ctxkit_window_calibrate(const struct ctxkit_window * window, uint64_t reported_prompt_tokens, double * out_factor, struct ctxkit_error ** err)@
+-- | @ctxkit_status ctxkit_window_calibrate(struct ctxkit_window * window, uint64_t reported_prompt_tokens, double * out_factor, struct ctxkit_error ** err)@
 foreign import ccall safe "ctxkit_window_calibrate"
   cWindowCalibrate :: Ptr CtxkitWindow -> Word64 -> Ptr CDouble -> Ptr (Ptr CtxkitError) -> IO Word32
 
@@ -479,7 +479,7 @@ foreign import ccall safe "ctxkit_window_calibrate"
 foreign import ccall safe "ctxkit_window_validate"
   cWindowValidate :: Ptr CtxkitWindow -> Ptr CtxkitString -> Ptr (Ptr CtxkitError) -> IO Word32
 
--- | @ctxkit_status ctxkit_window_repair(const struct ctxkit_window * window, const char * synthetic_result, size_t synthetic_result_len, struct ctxkit_string * out_json, struct ctxkit_error ** err)@
+-- | @ctxkit_status ctxkit_window_repair(struct ctxkit_window * window, const char * synthetic_result, size_t synthetic_result_len, struct ctxkit_string * out_json, struct ctxkit_error ** err)@
 foreign import ccall safe "ctxkit_window_repair"
   cWindowRepair :: Ptr CtxkitWindow -> CString -> CSize -> Ptr CtxkitString -> Ptr (Ptr CtxkitError) -> IO Word32
 
@@ -487,11 +487,11 @@ foreign import ccall safe "ctxkit_window_repair"
 foreign import ccall safe "ctxkit_window_conversation"
   cWindowConversation :: Ptr CtxkitWindow -> Ptr CtxkitString -> Ptr (Ptr CtxkitError) -> IO Word32
 
--- | @ctxkit_status ctxkit_window_compact(const struct ctxkit_window * window, const char * policy_json, size_t policy_json_len, struct ctxkit_string * out_json, struct ctxkit_error ** err)@
+-- | @ctxkit_status ctxkit_window_compact(struct ctxkit_window * window, const char * policy_json, size_t policy_json_len, struct ctxkit_string * out_json, struct ctxkit_error ** err)@
 foreign import ccall safe "ctxkit_window_compact"
   cWindowCompact :: Ptr CtxkitWindow -> CString -> CSize -> Ptr CtxkitString -> Ptr (Ptr CtxkitError) -> IO Word32
 
--- | @ctxkit_status ctxkit_window_apply_summary(const struct ctxkit_window * window, const char * id, size_t id_len, const char * summary, size_t summary_len, struct ctxkit_string * out_json, struct ctxkit_error ** err)@
+-- | @ctxkit_status ctxkit_window_apply_summary(struct ctxkit_window * window, const char * id, size_t id_len, const char * summary, size_t summary_len, struct ctxkit_string * out_json, struct ctxkit_error ** err)@
 foreign import ccall safe "ctxkit_window_apply_summary"
   cWindowApplySummary :: Ptr CtxkitWindow -> CString -> CSize -> CString -> CSize -> Ptr CtxkitString -> Ptr (Ptr CtxkitError) -> IO Word32
 
