@@ -75,8 +75,9 @@ export declare class NativeTracer {
   /** `outcome`: `"success"`, `"error"`, `"timeout"`, `"cancelled"` (as JSON spells them). */
   end(id: number, outcome: string, outputBytes: number, error?: string | undefined | null, atUs?: number | undefined | null): void
   /**
-   * `{spans, interrupted}`: spans past their timeout, and the synthetic
-   * tool results that would answer them.
+   * `{overdue, interrupted_results}` (core's `OverdueReport`, as C
+   * returns it): spans past their timeout, and the synthetic tool results
+   * that would answer them.
    */
   overdueJson(atUs?: number | undefined | null): string
   /** Like `overdue_json`, and the spans are closed as timed out. */

@@ -363,8 +363,8 @@ export declare class Tracer {
   /** Starts a span; returns its id. Times are µs (default: now). */
   start(tool: string, info?: { tool_call_id?: string; [field: string]: unknown }, inputBytes?: number, atUs?: number): number
   end(id: number, outcome: Outcome, outputBytes?: number, error?: string | null, atUs?: number): void
-  overdue(atUs?: number): { spans: unknown[]; interrupted: { tool_call_id: string; [field: string]: unknown }[] }
-  expire(atUs?: number): { spans: unknown[]; interrupted: { tool_call_id: string; [field: string]: unknown }[] }
+  overdue(atUs?: number): { overdue: unknown[]; interrupted_results: { tool_call_id: string; [field: string]: unknown }[] }
+  expire(atUs?: number): { overdue: unknown[]; interrupted_results: { tool_call_id: string; [field: string]: unknown }[] }
   metrics(): { tool: string; count: number; successes: number; errors: number; timeouts: number; cancelled: number; in_flight: number; [field: string]: unknown }[]
   recent(): { tool: string; outcome: Outcome; count: number; [field: string]: unknown }[]
   export(atUs?: number): { [field: string]: Json }

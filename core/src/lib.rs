@@ -30,7 +30,7 @@ pub mod trace;
 pub mod window;
 
 pub use error::{Error, ErrorKind, Result};
-pub use models::{ModelInfo, ModelProfile, ModelRegistry, ModelSource};
+pub use models::{ModelInfo, ModelProfile, ModelRegistry, ModelSource, TokenizerInfo};
 pub use tokens::{
     CountLimit, DecodeMode, Encoding, SpecialPolicy, SpecialSet, SpecialTokens, Tokenizer, TruncateSide, Truncation,
 };

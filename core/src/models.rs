@@ -96,6 +96,38 @@ impl ModelSource {
     }
 }
 
+/// What a tokenizer is: the shape of `ctxkit_tokenizer_info` and of every
+/// binding's tokenizer info, built here so that C, Node, Kotlin/Swift and
+/// Python give the same fields. It lives beside [`ModelInfo`] (not in
+/// `tokens`) because the model lookup is a registry answer.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct TokenizerInfo {
+    /// The encoding the tokenizer implements.
+    pub encoding: Encoding,
+    /// Whether special-token text is recognized.
+    pub special_tokens: crate::SpecialTokens,
+    /// One past the highest token id (tiktoken's `n_vocab`).
+    pub vocab_size: usize,
+    /// Approximate heap bytes of the encoding's vocabulary (shared).
+    pub memory_bytes: usize,
+    /// The registry lookup, for a tokenizer made from a model name; `None`
+    /// (JSON `null`) for one made from an encoding.
+    pub model: Option<ModelInfo>,
+}
+
+impl TokenizerInfo {
+    /// The info of `tokenizer`, made from `model`'s lookup if it was.
+    pub fn new(tokenizer: &Tokenizer, model: Option<&ModelInfo>) -> TokenizerInfo {
+        TokenizerInfo {
+            encoding: tokenizer.encoding(),
+            special_tokens: tokenizer.special_tokens(),
+            vocab_size: tokenizer.vocab_size(),
+            memory_bytes: tokenizer.memory_bytes(),
+            model: model.cloned(),
+        }
+    }
+}
+
 /// The answer to a lookup: the profile that applies to `model`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct ModelInfo {

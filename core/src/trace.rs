@@ -225,6 +225,25 @@ pub struct InterruptedResult {
     pub reason: String,
 }
 
+/// Overdue spans with the synthetic results that answer their calls: the
+/// shape of `ctxkit_tracer_overdue` / `_expire` and of every binding's
+/// overdue and expire calls (`{"overdue", "interrupted_results"}`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct OverdueReport {
+    /// The spans past their deadline, oldest first.
+    pub overdue: Vec<OverdueSpan>,
+    /// [`interrupted_results`] of those spans.
+    pub interrupted_results: Vec<InterruptedResult>,
+}
+
+impl OverdueReport {
+    /// The report of `spans` (from [`Tracer::overdue`] or [`Tracer::expire`]).
+    pub fn new(spans: Vec<OverdueSpan>) -> OverdueReport {
+        let interrupted_results = interrupted_results(&spans);
+        OverdueReport { overdue: spans, interrupted_results }
+    }
+}
+
 /// Maps overdue spans that carry a `tool_call_id` to synthetic results
 /// (spans without one are skipped: there is nothing in the conversation to
 /// answer). Pass `content` to [`crate::window::repair`] as its synthetic

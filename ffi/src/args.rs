@@ -64,6 +64,16 @@ pub(crate) unsafe fn opt_text<'a>(
     Ok((!t.is_empty()).then_some(t))
 }
 
+/// An optional JSON options argument, already read with [`opt_text`]:
+/// absent (`(NULL, 0)` or empty) is `T::default()`, the core's defaults;
+/// otherwise the core's strict parse, errors naming `what`.
+pub(crate) fn opt_json<T: serde::de::DeserializeOwned + Default>(
+    what: &str,
+    text: Option<&str>,
+) -> Result<T, FfiError> {
+    Ok(text.map(|t| ctxkit_core::json::parse(what, t)).transpose()?.unwrap_or_default())
+}
+
 /// A required handle.
 ///
 /// # Safety

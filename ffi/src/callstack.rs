@@ -11,9 +11,9 @@ use ctxkit_core::limits::{MAX_AGENT_NAME_BYTES, MAX_JSON_BYTES};
 use crate::args::{self, out};
 use crate::boundary::guard;
 use crate::error::ctxkit_error;
-use crate::recovery::json_string;
 use crate::status::ctxkit_status;
 use crate::strings::ctxkit_string;
+use crate::strings::json_string;
 
 /// An immutable agent call stack. Thread-safe.
 pub struct ctxkit_callstack {

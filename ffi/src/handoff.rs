@@ -4,14 +4,13 @@
 use std::ffi::c_char;
 
 use ctxkit_core::handoff::{filter_json, Handoff, RenderOptions};
-use ctxkit_core::json;
 use ctxkit_core::limits::{MAX_HANDOFF_BYTES, MAX_JSON_BYTES};
 
 use crate::args::{self, out};
 use crate::boundary::guard;
 use crate::error::ctxkit_error;
 use crate::status::ctxkit_status;
-use crate::strings::ctxkit_string;
+use crate::strings::{ctxkit_string, json_string};
 
 /// Validates a handoff (docs/formats.md, "Handoff") and returns it
 /// normalized: snake_case names (camelCase `taskSummary`, `keyOutputs`,
@@ -73,9 +72,9 @@ pub unsafe extern "C" fn ctxkit_handoff_render(
                 args::opt_text(options_json, options_json_len, "options_json", MAX_JSON_BYTES)?,
             )
         };
-        let options: RenderOptions = options.map(|o| json::parse("options_json", o)).transpose()?.unwrap_or_default();
+        let options: RenderOptions = args::opt_json("options_json", options)?;
         let h = Handoff::parse(text)?;
-        dst.write(ctxkit_string::from_string(json::to_string(&h.render(&options)?)?));
+        dst.write(json_string(&h.render(&options)?)?);
         Ok(())
     })
 }
@@ -109,7 +108,7 @@ pub unsafe extern "C" fn ctxkit_handoff_filter(
                 args::opt_text(options_json, options_json_len, "options_json", MAX_JSON_BYTES)?,
             )
         };
-        dst.write(ctxkit_string::from_string(json::to_string(&filter_json(text, options)?)?));
+        dst.write(json_string(&filter_json(text, options)?)?);
         Ok(())
     })
 }

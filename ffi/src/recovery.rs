@@ -7,20 +7,14 @@ use std::ffi::c_char;
 
 use std::collections::BTreeMap;
 
-use ctxkit_core::json;
 use ctxkit_core::limits::{MAX_JSON_BYTES, MAX_KEY_BYTES};
 use ctxkit_core::recovery::{classify, BackoffPolicy, BreakerConfig, Breakers, Provider};
-use serde::Serialize;
 
 use crate::args::{self, out};
 use crate::boundary::guard;
 use crate::error::{ctxkit_error, FfiError};
 use crate::status::ctxkit_status;
-use crate::strings::ctxkit_string;
-
-pub(crate) fn json_string<T: Serialize>(v: &T) -> Result<ctxkit_string, FfiError> {
-    Ok(ctxkit_string::from_string(json::to_string(v)?))
-}
+use crate::strings::{ctxkit_string, json_string};
 
 /// Classifies a provider error. `provider` is `openai`, `azure`,
 /// `anthropic`, `bedrock`, `gemini`, `ollama` or `other`; `status` the HTTP
@@ -63,8 +57,7 @@ pub unsafe extern "C" fn ctxkit_recovery_classify(
         let status =
             u16::try_from(status).map_err(|_| FfiError::invalid(format!("status {status} is not an HTTP status")))?;
         let provider = Provider::from_name(provider)?;
-        let headers: BTreeMap<String, String> =
-            headers.map(|h| json::parse("headers_json", h)).transpose()?.unwrap_or_default();
+        let headers: BTreeMap<String, String> = args::opt_json("headers_json", headers)?;
         let pairs: Vec<(&str, &str)> = headers.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
         dst.write(json_string(&classify(provider, status, body, &pairs)?)?);
         Ok(())
@@ -126,7 +119,7 @@ pub unsafe extern "C" fn ctxkit_breaker_new(
         let dst = out(out_breaker, "out_breaker")?;
         // SAFETY: per the contract above.
         let text = unsafe { args::opt_text(config_json, config_json_len, "config_json", MAX_JSON_BYTES) }?;
-        let config: BreakerConfig = text.map(|t| json::parse("config_json", t)).transpose()?.unwrap_or_default();
+        let config: BreakerConfig = args::opt_json("config_json", text)?;
         let inner = Breakers::new(config)?;
         dst.write(Box::into_raw(Box::new(ctxkit_breaker { inner })));
         Ok(())

@@ -13,7 +13,7 @@ use crate::args::{self, out};
 use crate::boundary::guard;
 use crate::error::ctxkit_error;
 use crate::status::ctxkit_status;
-use crate::strings::ctxkit_string;
+use crate::strings::{ctxkit_string, json_string};
 
 /// A set of model profiles: the built-in table plus the host's own entries.
 /// Thread-safe; registration on one handle is not visible through another.
@@ -147,7 +147,7 @@ pub unsafe extern "C" fn ctxkit_registry_lookup(
         };
         let fallback = fallback.map(Encoding::from_name).transpose()?;
         let info = registry.lookup_or(model, fallback)?;
-        dst.write(ctxkit_string::from_string(json::to_string(&info)?));
+        dst.write(json_string(&info)?);
         Ok(())
     })
 }

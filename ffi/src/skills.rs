@@ -7,7 +7,6 @@ use std::ffi::c_char;
 
 use std::path::Path;
 
-use ctxkit_core::json;
 use ctxkit_core::limits::MAX_JSON_BYTES;
 use ctxkit_core::skills::{IndexOptions, SkillSet};
 
@@ -15,16 +14,12 @@ use crate::args::{self, out};
 use crate::boundary::guard;
 use crate::error::{ctxkit_error, FfiError};
 use crate::status::ctxkit_status;
-use crate::strings::ctxkit_string;
+use crate::strings::{ctxkit_string, json_string};
 
 /// The skills of one folder: headers, diagnostics and a body cache.
 /// Thread-safe.
 pub struct ctxkit_skills {
     inner: SkillSet,
-}
-
-fn json_string<T: serde::Serialize>(v: &T) -> Result<ctxkit_string, FfiError> {
-    Ok(ctxkit_string::from_string(json::to_string(v)?))
 }
 
 /// Discovers the skills directly under `root` (a UTF-8 path): folders
@@ -174,7 +169,7 @@ pub unsafe extern "C" fn ctxkit_skills_render_index(
                 args::opt_text(options_json, options_json_len, "options_json", MAX_JSON_BYTES)?,
             )
         };
-        let options: IndexOptions = options.map(|o| json::parse("options_json", o)).transpose()?.unwrap_or_default();
+        let options: IndexOptions = args::opt_json("options_json", options)?;
         dst.write(json_string(&s.inner.render_index(&options)?)?);
         Ok(())
     })

@@ -13,7 +13,7 @@ use crate::boundary::guard;
 use crate::error::{ctxkit_error, FfiError};
 use crate::registry::{ctxkit_registry, registry_or_builtin};
 use crate::status::ctxkit_status;
-use crate::strings::{ctxkit_string, ctxkit_tokens};
+use crate::strings::{ctxkit_string, ctxkit_tokens, json_string};
 
 /// Flag for `ctxkit_tokenizer_new*`: recognize special tokens such as
 /// `<|endoftext|>` in input text as their single ids. Without it (the
@@ -190,14 +190,8 @@ pub unsafe extern "C" fn ctxkit_tokenizer_info(
         let dst = out(out_json, "out_json")?;
         // SAFETY: per the contract above.
         let t = unsafe { args::handle(tokenizer, "tokenizer") }?;
-        let info = serde_json::json!({
-            "encoding": t.inner.encoding(),
-            "special_tokens": t.inner.special_tokens(),
-            "vocab_size": t.inner.vocab_size(),
-            "memory_bytes": t.inner.memory_bytes(),
-            "model": t.model,
-        });
-        dst.write(ctxkit_string::from_string(ctxkit_core::json::to_string(&info)?));
+        let info = ctxkit_core::TokenizerInfo::new(&t.inner, t.model.as_ref());
+        dst.write(json_string(&info)?);
         Ok(())
     })
 }

@@ -9,10 +9,10 @@ use ctxkit_core::toolset::{report_json, select_json};
 use crate::args::{self, out};
 use crate::boundary::guard;
 use crate::error::ctxkit_error;
-use crate::recovery::json_string;
 use crate::registry::{ctxkit_registry, registry_or_builtin};
 use crate::status::ctxkit_status;
 use crate::strings::ctxkit_string;
+use crate::strings::json_string;
 
 /// The token cost of a tool registry and of each agent's allowlisted set.
 /// `request_json` is `{"model": "gpt-4o", "tools": [...], "allowlists":

@@ -5,19 +5,15 @@
 
 use std::ffi::c_char;
 
-use ctxkit_core::json;
 use ctxkit_core::limits::{MAX_JSON_BYTES, MAX_KEY_BYTES};
-use ctxkit_core::trace::{
-    interrupted_results, now_us, InterruptedResult, Outcome, OverdueSpan, SpanEnd, SpanInfo, Tracer,
-};
-use serde::Serialize;
+use ctxkit_core::trace::{now_us, Outcome, OverdueReport, OverdueSpan, SpanEnd, SpanInfo, Tracer};
 
 use crate::args::{self, out};
 use crate::boundary::guard;
 use crate::error::{ctxkit_error, FfiError};
-use crate::recovery::json_string;
 use crate::status::ctxkit_status;
 use crate::strings::ctxkit_string;
+use crate::strings::json_string;
 
 /// How a span ended (`ctxkit_tracer_end`'s `outcome`).
 #[repr(u32)]
@@ -125,7 +121,7 @@ pub unsafe extern "C" fn ctxkit_tracer_start(
                 args::opt_text(info_json, info_json_len, "info_json", MAX_JSON_BYTES)?,
             )
         };
-        let info: SpanInfo = info.map(|i| json::parse("info_json", i)).transpose()?.unwrap_or_default();
+        let info: SpanInfo = args::opt_json("info_json", info)?;
         dst.write(t.inner.start(tool, info, input_bytes, now_us)?);
         Ok(())
     })
@@ -191,7 +187,7 @@ pub unsafe extern "C" fn ctxkit_tracer_end_with(
         let (t, end) = unsafe {
             (args::handle(tracer, "tracer")?, args::opt_text(end_json, end_json_len, "end_json", MAX_JSON_BYTES)?)
         };
-        let end: SpanEnd = end.map(|e| json::parse("end_json", e)).transpose()?.unwrap_or_default();
+        let end: SpanEnd = args::opt_json("end_json", end)?;
         t.inner.end_with(span_id, outcome, end, now_us)?;
         Ok(())
     })
@@ -207,15 +203,8 @@ fn outcome_of(outcome: u32) -> Result<Outcome, FfiError> {
     })
 }
 
-#[derive(Serialize)]
-struct Overdue {
-    overdue: Vec<OverdueSpan>,
-    interrupted_results: Vec<InterruptedResult>,
-}
-
 fn overdue_json(spans: Vec<OverdueSpan>) -> Result<ctxkit_string, FfiError> {
-    let interrupted_results = interrupted_results(&spans);
-    json_string(&Overdue { overdue: spans, interrupted_results })
+    json_string(&OverdueReport::new(spans))
 }
 
 /// Open spans past their deadline at `now_us`, as JSON: `{"overdue":

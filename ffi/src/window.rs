@@ -6,27 +6,21 @@
 use std::ffi::c_char;
 
 use ctxkit_core::chat::Conversation;
-use ctxkit_core::json;
 use ctxkit_core::limits::MAX_JSON_BYTES;
 use ctxkit_core::window::{fit_json_in, Budget, Policy, Window};
 use parking_lot::Mutex;
-use serde::Serialize;
 
 use crate::args::{self, out};
 use crate::boundary::guard;
 use crate::error::ctxkit_error;
 use crate::registry::{ctxkit_registry, registry_or_builtin};
 use crate::status::ctxkit_status;
-use crate::strings::ctxkit_string;
+use crate::strings::{ctxkit_string, json_string};
 
 /// A conversation bound to a model and a token budget, with cached
 /// per-message counts. Thread-safe (calls on one handle are serialized).
 pub struct ctxkit_window {
     inner: Mutex<Window>,
-}
-
-fn json_string<T: Serialize>(v: &T) -> Result<ctxkit_string, crate::error::FfiError> {
-    Ok(ctxkit_string::from_string(json::to_string(v)?))
 }
 
 /// Creates an empty window for `model` (see `ctxkit_registry_lookup`;
@@ -62,7 +56,7 @@ pub unsafe extern "C" fn ctxkit_window_new(
                 registry_or_builtin(registry),
             )
         };
-        let budget: Budget = budget.map(|b| json::parse("budget_json", b)).transpose()?.unwrap_or_default();
+        let budget: Budget = args::opt_json("budget_json", budget)?;
         let w = Window::for_model(registry, model, budget)?;
         dst.write(Box::into_raw(Box::new(ctxkit_window { inner: Mutex::new(w) })));
         Ok(())
@@ -312,7 +306,7 @@ pub unsafe extern "C" fn ctxkit_window_compact(
                 args::opt_text(policy_json, policy_json_len, "policy_json", MAX_JSON_BYTES)?,
             )
         };
-        let policy: Policy = policy.map(|p| json::parse("policy_json", p)).transpose()?.unwrap_or_default();
+        let policy: Policy = args::opt_json("policy_json", policy)?;
         dst.write(json_string(&w.inner.lock().compact(&policy)?)?);
         Ok(())
     })

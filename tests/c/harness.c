@@ -2165,6 +2165,13 @@ static void test_lengths_and_nuls(void)
         CHECK_STATUS(ctxkit_skills_body(g_len_skills, LIT("pdf-extract\0"), &s, &err), CTXKIT_STATUS_UNSAFE_PATH);
         CHECK_ERR(&err, CTXKIT_STATUS_UNSAFE_PATH, "ctxkit_skills_body", NULL);
         check_string_untouched_at(__LINE__, "s", s);
+        /* A name over MAX_NAME_BYTES (256) is refused before any lookup. */
+        char long_name[257];
+        memset(long_name, 'n', sizeof long_name);
+        CHECK_STATUS(ctxkit_skills_body(g_len_skills, long_name, sizeof long_name, &s, &err),
+                     CTXKIT_STATUS_INVALID_ARGUMENT);
+        CHECK_ERR(&err, CTXKIT_STATUS_INVALID_ARGUMENT, "ctxkit_skills_body", "MAX_NAME_BYTES");
+        check_string_untouched_at(__LINE__, "s", s);
     }
 
     /* Providers and agents: a NUL makes an unknown name; a short len is the prefix. */
@@ -2567,6 +2574,13 @@ static void test_window(void)
         ctxkit_string_free(&res);
         res = (ctxkit_string)SENT_STRING;
         CHECK_STATUS(ctxkit_window_apply_summary(cw, LIT("sum-wrong"), LIT("x"), &res, NULL), CTXKIT_STATUS_INVALID_ARGUMENT);
+        CHECK(res.ptr == SENT_PTR);
+        /* An id over MAX_NAME_BYTES is refused, and the summary stays pending. */
+        char long_id[257];
+        memset(long_id, 'i', sizeof long_id);
+        CHECK_STATUS(ctxkit_window_apply_summary(cw, long_id, sizeof long_id, LIT("x"), &res, &err),
+                     CTXKIT_STATUS_INVALID_ARGUMENT);
+        CHECK_ERR(&err, CTXKIT_STATUS_INVALID_ARGUMENT, "ctxkit_window_apply_summary", "MAX_NAME_BYTES");
         CHECK(res.ptr == SENT_PTR);
         CHECK_STATUS(ctxkit_window_apply_summary(cw, STR(id), LIT("Deployed build 7."), &res, &err), CTXKIT_STATUS_OK);
         CHECK_STR_CONTAINS(res, "\"action\":\"inserted_summary\"");

@@ -13,7 +13,7 @@ use ctxkit::callstack::CallStack;
 use ctxkit::handoff::{filter_json, Handoff, RenderOptions};
 use ctxkit::recovery::{classify_json, BackoffPolicy, BreakerConfig, Breakers};
 use ctxkit::skills::{IndexOptions, SkillSet};
-use ctxkit::trace::{interrupted_results, Outcome, OverdueSpan, SpanInfo, Tracer};
+use ctxkit::trace::{Outcome, OverdueReport, OverdueSpan, SpanInfo, Tracer};
 use ctxkit::ModelRegistry;
 
 use crate::error::{guard, json, to_u64, to_usize};
@@ -217,7 +217,7 @@ fn now_us(at: Option<f64>) -> u64 {
 }
 
 fn overdue(spans: Vec<OverdueSpan>) -> ctxkit::Result<String> {
-    json(&serde_json::json!({ "spans": &spans, "interrupted": interrupted_results(&spans) }))
+    json(&OverdueReport::new(spans))
 }
 
 #[napi]

@@ -110,15 +110,7 @@ impl NativeTokenizer {
     /// `{encoding, special_tokens, vocab_size, memory_bytes, model}` as JSON.
     #[napi]
     pub fn info_json(&self) -> napi::Result<String> {
-        guard("info", || {
-            json(&serde_json::json!({
-                "encoding": self.inner.encoding(),
-                "special_tokens": self.inner.special_tokens(),
-                "vocab_size": self.inner.vocab_size(),
-                "memory_bytes": self.inner.memory_bytes(),
-                "model": self.model,
-            }))
-        })
+        guard("info", || json(&ctxkit::TokenizerInfo::new(&self.inner, self.model.as_ref())))
     }
 
     #[napi]

@@ -171,7 +171,7 @@ const ops = {
             break
           }
           case 'expire':
-            for (const r of t.expire(e[1]).interrupted) interrupted.push(r.tool_call_id)
+            for (const r of t.expire(e[1]).interrupted_results) interrupted.push(r.tool_call_id)
             break
           default:
             throw new Error(`unknown trace event ${e[0]}`)

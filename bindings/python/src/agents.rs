@@ -10,7 +10,7 @@ use ctxkit::callstack::CallStack as CoreStack;
 use ctxkit::handoff::{filter_json, Handoff, RenderOptions};
 use ctxkit::recovery::{classify_json, BackoffPolicy, BreakerConfig, Breakers};
 use ctxkit::skills::{IndexOptions, SkillSet};
-use ctxkit::trace::{interrupted_results, Outcome, OverdueSpan, SpanInfo, Tracer as CoreTracer};
+use ctxkit::trace::{Outcome, OverdueSpan, SpanInfo, Tracer as CoreTracer};
 
 use crate::tokenizer::registry;
 use crate::{guard, to_json, Text};
@@ -195,8 +195,7 @@ struct Tracer {
 }
 
 fn overdue_json(spans: Vec<OverdueSpan>) -> ctxkit::Result<String> {
-    let interrupted = interrupted_results(&spans);
-    to_json(&serde_json::json!({ "overdue": spans, "interrupted_results": interrupted }))
+    to_json(&ctxkit::trace::OverdueReport::new(spans))
 }
 
 #[pymethods]

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use ctxkit::handoff::{filter_json, Handoff, RenderOptions};
 use ctxkit::recovery::{classify, BackoffPolicy, BreakerConfig, Breakers, Provider, RetryDecision};
 use ctxkit::skills::{IndexOptions, SkillSet as CoreSkills};
-use ctxkit::trace::{interrupted_results, InterruptedResult, Outcome, OverdueSpan, SpanInfo, Tracer as CoreTracer};
+use ctxkit::trace::{Outcome, OverdueReport, OverdueSpan, SpanInfo, Tracer as CoreTracer};
 
 use crate::tokenizer::{registry_or_builtin, ModelRegistry, Tokenizer};
 use crate::{parse_opt, to_json, CtxkitError, Result, Text};
@@ -338,15 +338,8 @@ pub fn clock_now_us() -> u64 {
     ctxkit::trace::now_us()
 }
 
-#[derive(serde::Serialize)]
-struct Overdue {
-    overdue: Vec<OverdueSpan>,
-    interrupted_results: Vec<InterruptedResult>,
-}
-
 fn overdue_json(spans: Vec<OverdueSpan>) -> Result<String> {
-    let interrupted_results = interrupted_results(&spans);
-    to_json(&Overdue { overdue: spans, interrupted_results })
+    to_json(&OverdueReport::new(spans))
 }
 
 /// Tool-call telemetry: spans, per-tool metrics, deadlines, a bounded ring

@@ -242,16 +242,18 @@ impl Tokenizer {
 
     /// The encoding, vocabulary size, memory and model lookup.
     pub fn info(&self) -> TokenizerInfo {
+        // Core's shape, converted field by field (the C ABI returns it as JSON).
+        let info = ctxkit::TokenizerInfo::new(&self.inner, self.model.as_ref());
         TokenizerInfo {
-            encoding: self.inner.encoding().into(),
-            encoding_name: self.inner.encoding().name().to_owned(),
-            special_tokens: match self.inner.special_tokens() {
+            encoding: info.encoding.into(),
+            encoding_name: info.encoding.name().to_owned(),
+            special_tokens: match info.special_tokens {
                 ctxkit::SpecialTokens::Recognize => SpecialTokens::Recognize,
                 _ => SpecialTokens::Ordinary,
             },
-            vocab_size: n(self.inner.vocab_size()),
-            memory_bytes: n(self.inner.memory_bytes()),
-            model: self.model.clone().map(Into::into),
+            vocab_size: n(info.vocab_size),
+            memory_bytes: n(info.memory_bytes),
+            model: info.model.map(Into::into),
         }
     }
 

@@ -335,6 +335,7 @@ impl SkillSet {
     /// error it had then (`UnsafePath`, `LimitExceeded`, ...). Skills with
     /// validation errors still have bodies.
     pub fn body(&self, name: &str) -> Result<Arc<Body>> {
+        crate::text::check_name("skill name", name)?;
         let skill = self.get(name)?;
         if let Some(e) = &skill.load_error {
             return Err(e.clone());

@@ -453,3 +453,19 @@ fn usage_categories_and_metadata_are_summed_per_tool_and_capped() {
     // JSON: unknown fields are refused.
     assert!(serde_json::from_str::<SpanEnd>(r#"{"tokens": 5}"#).is_err());
 }
+
+/// The overdue shape every front end returns (C, Node, uniffi, Python).
+#[test]
+fn overdue_report_has_one_shape() {
+    let t = tracer(4);
+    t.start("fast", info("coder", "call_a"), 0, 0).unwrap();
+    t.start("fast", SpanInfo::default(), 0, 0).unwrap();
+    let r = OverdueReport::new(t.overdue(u64::MAX));
+    assert_eq!((r.overdue.len(), r.interrupted_results.len()), (2, 1));
+    let v = serde_json::to_value(&r).unwrap();
+    let keys: Vec<&String> = v.as_object().unwrap().keys().collect();
+    assert_eq!(keys, ["overdue", "interrupted_results"]);
+    assert_eq!(v["interrupted_results"][0]["tool_call_id"], "call_a");
+    let empty = serde_json::to_string(&OverdueReport::new(Vec::new())).unwrap();
+    assert_eq!(empty, r#"{"overdue":[],"interrupted_results":[]}"#);
+}

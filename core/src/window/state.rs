@@ -336,6 +336,7 @@ impl Window {
 
     /// Completes a pending summarize compaction with the host's summary.
     pub fn apply_summary(&mut self, id: &str, summary: &str) -> Result<CompactReport> {
+        crate::text::check_name("summary id", id)?;
         let Some((pending, policy)) = self.pending.take() else {
             return Err(Error::invalid_argument(
                 "no summary is pending on this window (call compact with the summarize strategy first)",
