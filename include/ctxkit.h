@@ -552,6 +552,23 @@ ctxkit_status ctxkit_handoff_render(const char *handoff_json,
                                     struct ctxkit_error **err);
 
 /**
+ * As `ctxkit_handoff_render`, with an options `model` looked up in
+ * `registry` (NULL: the built-in table), so a model registered on a
+ * registry handle counts the block (new, no ABI bump). Errors: as for
+ * `ctxkit_handoff_render`.
+ *
+ * # Safety
+ * `registry` is NULL or live; the rest as for `ctxkit_handoff_render`.
+ */
+ctxkit_status ctxkit_handoff_render_in(const struct ctxkit_registry *registry,
+                                       const char *handoff_json,
+                                       size_t handoff_json_len,
+                                       const char *options_json,
+                                       size_t options_json_len,
+                                       struct ctxkit_string *out_json,
+                                       struct ctxkit_error **err);
+
+/**
  * Filters the conversation handed over with a handoff (OpenAI or Anthropic
  * shape, detected). `options_json` is `{"mode": "drop_tools"|"nest",
  * "header"}` (`(NULL, 0)` for `drop_tools`). The result is JSON
@@ -866,6 +883,23 @@ ctxkit_status ctxkit_skills_open(const char *root,
                                  size_t options_json_len,
                                  struct ctxkit_skills **out_skills,
                                  struct ctxkit_error **err);
+
+/**
+ * As `ctxkit_skills_open`, with an options `model` looked up in `registry`
+ * (NULL: the built-in table), so a model registered on a registry handle
+ * counts skills as it counts a window (new, no ABI bump). Errors: as for
+ * `ctxkit_skills_open`.
+ *
+ * # Safety
+ * `registry` is NULL or live; the rest as for `ctxkit_skills_open`.
+ */
+ctxkit_status ctxkit_skills_open_in(const struct ctxkit_registry *registry,
+                                    const char *root,
+                                    size_t root_len,
+                                    const char *options_json,
+                                    size_t options_json_len,
+                                    struct ctxkit_skills **out_skills,
+                                    struct ctxkit_error **err);
 
 /**
  * Releases a skill set. `ctxkit_skills_free(NULL)` does nothing. The

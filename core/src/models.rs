@@ -590,8 +590,18 @@ mod tests;
 /// the built-in registry) wins over an encoding name; neither means
 /// cl100k_base. Shared by every options type that carries both fields.
 pub fn select_tokenizer(model: Option<&str>, encoding: Option<&str>) -> Result<crate::Tokenizer> {
+    select_tokenizer_in(&ModelRegistry::builtin(), model, encoding)
+}
+
+/// As [`select_tokenizer`], looking the model up in `registry`, so a model
+/// the host registered works in skills and handoff options as in a window.
+pub fn select_tokenizer_in(
+    registry: &ModelRegistry,
+    model: Option<&str>,
+    encoding: Option<&str>,
+) -> Result<crate::Tokenizer> {
     match (model, encoding) {
-        (Some(m), _) => Ok(ModelRegistry::builtin().tokenizer(m, None)?.0),
+        (Some(m), _) => Ok(registry.tokenizer(m, None)?.0),
         (None, Some(e)) => crate::Tokenizer::from_name(e),
         (None, None) => crate::Tokenizer::new(crate::Encoding::Cl100kBase),
     }

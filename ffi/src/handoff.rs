@@ -9,6 +9,7 @@ use ctxkit_core::limits::{MAX_HANDOFF_BYTES, MAX_JSON_BYTES};
 use crate::args::{self, out};
 use crate::boundary::guard;
 use crate::error::ctxkit_error;
+use crate::registry::{ctxkit_registry, registry_or_builtin};
 use crate::status::ctxkit_status;
 use crate::strings::{ctxkit_string, json_string};
 
@@ -63,18 +64,81 @@ pub unsafe extern "C" fn ctxkit_handoff_render(
     out_json: *mut ctxkit_string,
     err: *mut *mut ctxkit_error,
 ) -> ctxkit_status {
-    guard("ctxkit_handoff_render", err, || {
+    // SAFETY: forwarded contract; a NULL registry is the built-in table.
+    unsafe {
+        render(
+            "ctxkit_handoff_render",
+            std::ptr::null(),
+            handoff_json,
+            handoff_json_len,
+            options_json,
+            options_json_len,
+            out_json,
+            err,
+        )
+    }
+}
+
+/// As `ctxkit_handoff_render`, with an options `model` looked up in
+/// `registry` (NULL: the built-in table), so a model registered on a
+/// registry handle counts the block (new, no ABI bump). Errors: as for
+/// `ctxkit_handoff_render`.
+///
+/// # Safety
+/// `registry` is NULL or live; the rest as for `ctxkit_handoff_render`.
+#[no_mangle]
+pub unsafe extern "C" fn ctxkit_handoff_render_in(
+    registry: *const ctxkit_registry,
+    handoff_json: *const c_char,
+    handoff_json_len: usize,
+    options_json: *const c_char,
+    options_json_len: usize,
+    out_json: *mut ctxkit_string,
+    err: *mut *mut ctxkit_error,
+) -> ctxkit_status {
+    // SAFETY: forwarded contract.
+    unsafe {
+        render(
+            "ctxkit_handoff_render_in",
+            registry,
+            handoff_json,
+            handoff_json_len,
+            options_json,
+            options_json_len,
+            out_json,
+            err,
+        )
+    }
+}
+
+/// The body of both render functions, inside the boundary named `function`.
+///
+/// # Safety
+/// As for `ctxkit_handoff_render_in`.
+#[allow(clippy::too_many_arguments)]
+unsafe fn render(
+    function: &'static str,
+    registry: *const ctxkit_registry,
+    handoff_json: *const c_char,
+    handoff_json_len: usize,
+    options_json: *const c_char,
+    options_json_len: usize,
+    out_json: *mut ctxkit_string,
+    err: *mut *mut ctxkit_error,
+) -> ctxkit_status {
+    guard(function, err, || {
         let dst = out(out_json, "out_json")?;
         // SAFETY: per the contract above.
-        let (text, options) = unsafe {
+        let (registry, text, options) = unsafe {
             (
+                registry_or_builtin(registry),
                 args::text(handoff_json, handoff_json_len, "handoff_json", MAX_HANDOFF_BYTES)?,
                 args::opt_text(options_json, options_json_len, "options_json", MAX_JSON_BYTES)?,
             )
         };
         let options: RenderOptions = args::opt_json("options_json", options)?;
         let h = Handoff::parse(text)?;
-        dst.write(json_string(&h.render(&options)?)?);
+        dst.write(json_string(&h.render_in(registry, &options)?)?);
         Ok(())
     })
 }

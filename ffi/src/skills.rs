@@ -13,6 +13,7 @@ use ctxkit_core::skills::{IndexOptions, SkillSet};
 use crate::args::{self, out};
 use crate::boundary::guard;
 use crate::error::{ctxkit_error, FfiError};
+use crate::registry::{ctxkit_registry, registry_or_builtin};
 use crate::status::ctxkit_status;
 use crate::strings::{ctxkit_string, json_string};
 
@@ -48,11 +49,54 @@ pub unsafe extern "C" fn ctxkit_skills_open(
     out_skills: *mut *mut ctxkit_skills,
     err: *mut *mut ctxkit_error,
 ) -> ctxkit_status {
-    guard("ctxkit_skills_open", err, || {
+    // SAFETY: forwarded contract; a NULL registry is the built-in table.
+    unsafe {
+        open("ctxkit_skills_open", std::ptr::null(), root, root_len, options_json, options_json_len, out_skills, err)
+    }
+}
+
+/// As `ctxkit_skills_open`, with an options `model` looked up in `registry`
+/// (NULL: the built-in table), so a model registered on a registry handle
+/// counts skills as it counts a window (new, no ABI bump). Errors: as for
+/// `ctxkit_skills_open`.
+///
+/// # Safety
+/// `registry` is NULL or live; the rest as for `ctxkit_skills_open`.
+#[no_mangle]
+pub unsafe extern "C" fn ctxkit_skills_open_in(
+    registry: *const ctxkit_registry,
+    root: *const c_char,
+    root_len: usize,
+    options_json: *const c_char,
+    options_json_len: usize,
+    out_skills: *mut *mut ctxkit_skills,
+    err: *mut *mut ctxkit_error,
+) -> ctxkit_status {
+    // SAFETY: forwarded contract.
+    unsafe { open("ctxkit_skills_open_in", registry, root, root_len, options_json, options_json_len, out_skills, err) }
+}
+
+/// The body of both open functions, inside the boundary named `function`.
+///
+/// # Safety
+/// As for `ctxkit_skills_open_in`.
+#[allow(clippy::too_many_arguments)]
+unsafe fn open(
+    function: &'static str,
+    registry: *const ctxkit_registry,
+    root: *const c_char,
+    root_len: usize,
+    options_json: *const c_char,
+    options_json_len: usize,
+    out_skills: *mut *mut ctxkit_skills,
+    err: *mut *mut ctxkit_error,
+) -> ctxkit_status {
+    guard(function, err, || {
         let dst = out(out_skills, "out_skills")?;
         // SAFETY: per the contract above.
-        let (root, options) = unsafe {
+        let (registry, root, options) = unsafe {
             (
+                registry_or_builtin(registry),
                 args::text(root, root_len, "root", MAX_JSON_BYTES)?,
                 args::opt_text(options_json, options_json_len, "options_json", MAX_JSON_BYTES)?,
             )
@@ -60,7 +104,7 @@ pub unsafe extern "C" fn ctxkit_skills_open(
         if root.is_empty() {
             return Err(FfiError::invalid("root is empty"));
         }
-        let set = SkillSet::open_json(Path::new(root), options)?;
+        let set = SkillSet::open_json_in(registry, Path::new(root), options)?;
         dst.write(Box::into_raw(Box::new(ctxkit_skills { inner: set })));
         Ok(())
     })

@@ -66,6 +66,10 @@ fn calls() -> Vec<(&'static str, Call)> {
         ),
         ("ctxkit_handoff_validate", Call::Status(|err| unsafe { ctxkit_handoff_validate(z(), z(), z(), err) })),
         ("ctxkit_handoff_render", Call::Status(|err| unsafe { ctxkit_handoff_render(z(), z(), z(), z(), z(), err) })),
+        (
+            "ctxkit_handoff_render_in",
+            Call::Status(|err| unsafe { ctxkit_handoff_render_in(z(), z(), z(), z(), z(), z(), err) }),
+        ),
         ("ctxkit_handoff_filter", Call::Status(|err| unsafe { ctxkit_handoff_filter(z(), z(), z(), z(), z(), err) })),
         (
             "ctxkit_recovery_classify",
@@ -111,6 +115,10 @@ fn calls() -> Vec<(&'static str, Call)> {
         ),
         ("ctxkit_registry_list", Call::Status(|err| unsafe { ctxkit_registry_list(z(), z(), err) })),
         ("ctxkit_skills_open", Call::Status(|err| unsafe { ctxkit_skills_open(z(), z(), z(), z(), z(), err) })),
+        (
+            "ctxkit_skills_open_in",
+            Call::Status(|err| unsafe { ctxkit_skills_open_in(z(), z(), z(), z(), z(), z(), err) }),
+        ),
         (
             "ctxkit_skills_free",
             Call::NoStatus(|| {

@@ -321,6 +321,7 @@ pub fn check(data: &[u8]) {
             }
             22 => {
                 call!(ctxkit_handoff_render, Some(true), txt(ho), ho.len(), p, n, &mut s);
+                call!(ctxkit_handoff_render_in, Some(true), h.registry, txt(ho), ho.len(), p, n, &mut s);
             }
             23 => {
                 call!(ctxkit_handoff_filter, Some(true), p, n, null(), 0, &mut s);
@@ -417,6 +418,10 @@ pub fn check(data: &[u8]) {
                 if call!(ctxkit_skills_open, none, txt(root), root.len(), p, n, &mut sk) {
                     call!(ctxkit_skills_body, Some(true), sk, p, n, &mut s);
                     call!(ctxkit_skills_render_index, Some(true), sk, p, n, &mut s);
+                    ctxkit_skills_free(sk);
+                }
+                let mut sk = null_mut();
+                if call!(ctxkit_skills_open_in, none, h.registry, txt(root), root.len(), p, n, &mut sk) {
                     ctxkit_skills_free(sk);
                 }
                 let _ = ctxkit_status_name(u32::from(bytes.first().copied().unwrap_or(0)));

@@ -1564,6 +1564,40 @@ static void test_null_arguments(void)
         CHECK_SIZE(n, 1);
     }
 
+    /* A model registered on `reg` works in handoff and skills options through
+     * the _in variants; the built-in table (old functions, NULL) does not know it. */
+    {
+        static const char handoff[] =
+            "{\"version\":\"1.0\",\"task_summary\":\"Fix it.\",\"key_outputs\":[],"
+            "\"metadata\":{\"from_agent\":\"planner\",\"to_agent\":\"coder\",\"created_at\":\"2026-03-01T12:00:00Z\"}}";
+        static const char acme[] = "{\"model\": \"acme-large\"}";
+        ctxkit_string out = SENT_STRING;
+        ctxkit_error *e = NULL;
+        CHECK_STATUS(ctxkit_handoff_render(LIT(handoff), LIT(acme), &out, &e), CTXKIT_STATUS_UNKNOWN_MODEL);
+        CHECK_ERR(&e, CTXKIT_STATUS_UNKNOWN_MODEL, "ctxkit_handoff_render", "acme-large");
+        CHECK_STATUS(ctxkit_handoff_render_in(NULL, LIT(handoff), LIT(acme), &out, &e), CTXKIT_STATUS_UNKNOWN_MODEL);
+        CHECK_ERR(&e, CTXKIT_STATUS_UNKNOWN_MODEL, "ctxkit_handoff_render_in", "acme-large");
+        CHECK(out.ptr == SENT_PTR);
+        CHECK_STATUS(ctxkit_handoff_render_in(reg, LIT(handoff), LIT(acme), NULL, &e), CTXKIT_STATUS_NULL_ARGUMENT);
+        CHECK_ERR(&e, CTXKIT_STATUS_NULL_ARGUMENT, "ctxkit_handoff_render_in", "out_json");
+        CHECK_STATUS(ctxkit_handoff_render_in(reg, LIT(handoff), LIT(acme), &out, NULL), CTXKIT_STATUS_OK);
+        CHECK_STR_CONTAINS(out, "\"tokens\":");
+        ctxkit_string_free(&out);
+
+        ctxkit_skills *sk = NULL;
+        CHECK_STATUS(ctxkit_skills_open(LIT("../../examples/data/skills"), LIT(acme), &sk, &e),
+                     CTXKIT_STATUS_UNKNOWN_MODEL);
+        CHECK_ERR(&e, CTXKIT_STATUS_UNKNOWN_MODEL, "ctxkit_skills_open", "acme-large");
+        CHECK(sk == NULL);
+        CHECK_STATUS(ctxkit_skills_open_in(reg, LIT("../../examples/data/skills"), LIT(acme), NULL, &e),
+                     CTXKIT_STATUS_NULL_ARGUMENT);
+        CHECK_ERR(&e, CTXKIT_STATUS_NULL_ARGUMENT, "ctxkit_skills_open_in", "out_skills");
+        CHECK_STATUS(ctxkit_skills_open_in(reg, LIT("../../examples/data/skills"), LIT(acme), &sk, NULL),
+                     CTXKIT_STATUS_OK);
+        CHECK(sk != NULL);
+        ctxkit_skills_free(sk);
+    }
+
     /* ctxkit_registry_lookup: registry NULL = built-in; model; fallback; out. */
     {
         ctxkit_string j = LOOKUP_OK(NULL, LIT("gpt-4o"), NULL, 0);

@@ -53,9 +53,9 @@ module Ctxkit
     -- * Assembly and tool sets
   , assemble, toolsetReport, toolsetSelect
     -- * Skills
-  , Skills, openSkills, skillsList, skillsBody, skillsRenderIndex
+  , Skills, openSkills, openSkillsIn, skillsList, skillsBody, skillsRenderIndex
     -- * Handoffs
-  , handoffValidate, handoffRender, handoffFilter
+  , handoffValidate, handoffRender, handoffRenderIn, handoffFilter
     -- * Recovery
   , classifyError, backoff
   , Breaker, newBreaker, breakerAllow, breakerRecordSuccess, breakerRecordFailure, breakerState
@@ -588,6 +588,12 @@ openSkills :: Text -> Maybe Value -> IO Skills
 openSkills root opts = withText root $ \rp rn -> withMaybeJson opts $ \op on ->
   Skills <$> newHandle pSkillsFree (cSkillsOpen rp rn op on)
 
+-- | 'openSkills' with an options @model@ looked up in a registry
+-- (@ctxkit_skills_open_in@; 'Nothing' is the built-in table).
+openSkillsIn :: Maybe Registry -> Text -> Maybe Value -> IO Skills
+openSkillsIn r root opts = withRegistry r $ \gp -> withText root $ \rp rn -> withMaybeJson opts $ \op on ->
+  Skills <$> newHandle pSkillsFree (cSkillsOpenIn gp rp rn op on)
+
 skillsList :: Skills -> IO Value
 skillsList s = withSkills s $ \sp -> withOutJson (cSkillsList sp)
 
@@ -605,6 +611,12 @@ handoffValidate h = withJson h $ \p n -> withOutJson (cHandoffValidate p n)
 
 handoffRender :: Value -> Maybe Value -> IO Value
 handoffRender h opts = withJson h $ \p n -> withMaybeJson opts $ \op on -> withOutJson (cHandoffRender p n op on)
+
+-- | 'handoffRender' with an options @model@ looked up in a registry
+-- (@ctxkit_handoff_render_in@; 'Nothing' is the built-in table).
+handoffRenderIn :: Maybe Registry -> Value -> Maybe Value -> IO Value
+handoffRenderIn r h opts = withRegistry r $ \rp -> withJson h $ \p n -> withMaybeJson opts $ \op on ->
+  withOutJson (cHandoffRenderIn rp p n op on)
 
 handoffFilter :: Value -> Maybe Value -> IO Value
 handoffFilter conv opts = withJson conv $ \p n -> withMaybeJson opts $ \op on -> withOutJson (cHandoffFilter p n op on)

@@ -671,6 +671,19 @@ spec = do
       lst `shouldSatisfy` (/= Null)
       a <- assemble cl100k (object ["template" .= ("general" :: Text), "budget" .= (100 :: Int), "sections" .= [object ["name" .= ("sys" :: Text), "text" .= ("You are terse." :: Text)]]])
       a `shouldSatisfy` (/= Null)
+    it "counts skills and handoffs with a model registered on a registry" $ do
+      r <- newRegistry
+      _ <- registryRegister r (A.toJSON [object ["name" .= ("my-model" :: Text), "encoding" .= ("cl100k_base" :: Text), "exact" .= True]])
+      let opts = Just (object ["model" .= ("my-model" :: Text)])
+          h = object ["task_summary" .= ("Fix it." :: Text), "key_outputs" .= ([] :: [Value]),
+                      "metadata" .= object ["from_agent" .= ("a" :: Text), "to_agent" .= ("b" :: Text), "created_at" .= ("2026-03-01T12:00:00Z" :: Text)]]
+      out <- handoffRenderIn (Just r) h opts
+      out .! "tokens" `shouldSatisfy` (/= Null)
+      handoffRenderIn Nothing h opts `shouldThrow` (\e -> status e == statusUnknownModel)
+      s <- openSkillsIn (Just r) "examples/data/skills" opts
+      l <- skillsList s
+      l `shouldSatisfy` (/= Null)
+      openSkills "examples/data/skills" opts `shouldThrow` (\e -> status e == statusUnknownModel)
 
   describe "threads" $ do
     it "shares one tokenizer between 16 threads (results match the sequential ones)" $ do

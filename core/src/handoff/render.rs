@@ -49,7 +49,12 @@ pub struct RenderOptions {
 impl RenderOptions {
     /// The tokenizer these options select.
     pub fn tokenizer(&self) -> Result<Tokenizer> {
-        crate::models::select_tokenizer(self.model.as_deref(), self.encoding.as_deref())
+        self.tokenizer_in(&crate::ModelRegistry::builtin())
+    }
+
+    /// The tokenizer these options select, `model` looked up in `registry`.
+    pub fn tokenizer_in(&self, registry: &crate::ModelRegistry) -> Result<Tokenizer> {
+        crate::models::select_tokenizer_in(registry, self.model.as_deref(), self.encoding.as_deref())
     }
 }
 
@@ -150,7 +155,12 @@ const CUT: &str = " [… {removed} tokens cut …] ";
 impl Handoff {
     /// Renders the prompt block under `options` (see the module docs).
     pub fn render(&self, options: &RenderOptions) -> Result<RenderResult> {
-        let tok = options.tokenizer()?;
+        self.render_in(&crate::ModelRegistry::builtin(), options)
+    }
+
+    /// As [`Handoff::render`], an options `model` looked up in `registry`.
+    pub fn render_in(&self, registry: &crate::ModelRegistry, options: &RenderOptions) -> Result<RenderResult> {
+        let tok = options.tokenizer_in(registry)?;
         let custom = options.include_custom_fields.unwrap_or(true) && !self.custom_fields.is_empty();
         let full_text = |h: &Handoff, custom: bool| {
             let lines: Vec<Option<String>> =

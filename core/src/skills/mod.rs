@@ -76,7 +76,12 @@ pub struct OpenOptions {
 impl OpenOptions {
     /// The tokenizer these options select.
     pub fn tokenizer(&self) -> Result<Tokenizer> {
-        crate::models::select_tokenizer(self.model.as_deref(), self.encoding.as_deref())
+        self.tokenizer_in(&crate::ModelRegistry::builtin())
+    }
+
+    /// The tokenizer these options select, `model` looked up in `registry`.
+    pub fn tokenizer_in(&self, registry: &crate::ModelRegistry) -> Result<Tokenizer> {
+        crate::models::select_tokenizer_in(registry, self.model.as_deref(), self.encoding.as_deref())
     }
 }
 
@@ -205,11 +210,16 @@ pub struct Listing {
 impl SkillSet {
     /// Opens `root` with options given as JSON (`(None)` for defaults).
     pub fn open_json(root: &Path, options_json: Option<&str>) -> Result<SkillSet> {
+        Self::open_json_in(&crate::ModelRegistry::builtin(), root, options_json)
+    }
+
+    /// As [`SkillSet::open_json`], an options `model` looked up in `registry`.
+    pub fn open_json_in(registry: &crate::ModelRegistry, root: &Path, options_json: Option<&str>) -> Result<SkillSet> {
         let options: OpenOptions = match options_json {
             Some(t) => crate::json::parse("skills options", t)?,
             None => OpenOptions::default(),
         };
-        Self::open(root, &options)
+        Self::open_in(registry, root, &options)
     }
 
     /// Discovers the skills directly under `root`. Fails only when the root
@@ -217,7 +227,12 @@ impl SkillSet {
     /// [`MAX_SKILLS_PER_FOLDER`] entries (`LimitExceeded`); problems with a
     /// single skill become its diagnostics.
     pub fn open(root: &Path, options: &OpenOptions) -> Result<SkillSet> {
-        let tokenizer = options.tokenizer()?;
+        Self::open_in(&crate::ModelRegistry::builtin(), root, options)
+    }
+
+    /// As [`SkillSet::open`], an options `model` looked up in `registry`.
+    pub fn open_in(registry: &crate::ModelRegistry, root: &Path, options: &OpenOptions) -> Result<SkillSet> {
+        let tokenizer = options.tokenizer_in(registry)?;
         let root = fsafe::canonical_root(root)?;
         let mut names = Vec::new();
         let mut ignored = Vec::new();

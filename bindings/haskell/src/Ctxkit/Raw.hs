@@ -203,6 +203,10 @@ foreign import ccall safe "ctxkit_handoff_validate"
 foreign import ccall safe "ctxkit_handoff_render"
   cHandoffRender :: CString -> CSize -> CString -> CSize -> Ptr CtxkitString -> Ptr (Ptr CtxkitError) -> IO Word32
 
+-- | @ctxkit_status ctxkit_handoff_render_in(const struct ctxkit_registry * registry, const char * handoff_json, size_t handoff_json_len, const char * options_json, size_t options_json_len, struct ctxkit_string * out_json, struct ctxkit_error ** err)@
+foreign import ccall safe "ctxkit_handoff_render_in"
+  cHandoffRenderIn :: Ptr CtxkitRegistry -> CString -> CSize -> CString -> CSize -> Ptr CtxkitString -> Ptr (Ptr CtxkitError) -> IO Word32
+
 -- | @ctxkit_status ctxkit_handoff_filter(const char * conversation_json, size_t conversation_json_len, const char * options_json, size_t options_json_len, struct ctxkit_string * out_json, struct ctxkit_error ** err)@
 foreign import ccall safe "ctxkit_handoff_filter"
   cHandoffFilter :: CString -> CSize -> CString -> CSize -> Ptr CtxkitString -> Ptr (Ptr CtxkitError) -> IO Word32
@@ -278,6 +282,10 @@ foreign import ccall safe "ctxkit_registry_list"
 -- | @ctxkit_status ctxkit_skills_open(const char * root, size_t root_len, const char * options_json, size_t options_json_len, struct ctxkit_skills ** out_skills, struct ctxkit_error ** err)@
 foreign import ccall safe "ctxkit_skills_open"
   cSkillsOpen :: CString -> CSize -> CString -> CSize -> Ptr (Ptr CtxkitSkills) -> Ptr (Ptr CtxkitError) -> IO Word32
+
+-- | @ctxkit_status ctxkit_skills_open_in(const struct ctxkit_registry * registry, const char * root, size_t root_len, const char * options_json, size_t options_json_len, struct ctxkit_skills ** out_skills, struct ctxkit_error ** err)@
+foreign import ccall safe "ctxkit_skills_open_in"
+  cSkillsOpenIn :: Ptr CtxkitRegistry -> CString -> CSize -> CString -> CSize -> Ptr (Ptr CtxkitSkills) -> Ptr (Ptr CtxkitError) -> IO Word32
 
 -- | @void ctxkit_skills_free(struct ctxkit_skills * skills)@
 foreign import ccall unsafe "ctxkit_skills_free"
