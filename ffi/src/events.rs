@@ -285,9 +285,9 @@ pub unsafe extern "C" fn ctxkit_tracer_set_event_callback(
 /// duration of this call, as is `user` for it.
 #[no_mangle]
 pub unsafe extern "C" fn ctxkit_skills_open_with_events(
-    root: *const u8,
+    root: *const c_char,
     root_len: usize,
-    options_json: *const u8,
+    options_json: *const c_char,
     options_json_len: usize,
     callback: ctxkit_event_callback,
     user: *mut c_void,

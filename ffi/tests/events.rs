@@ -43,9 +43,9 @@ fn new_window(budget: &str) -> *mut ctxkit_window {
     let s = unsafe {
         ctxkit_window_new(
             ptr::null(),
-            model.as_ptr(),
+            model.as_ptr().cast(),
             model.len(),
-            budget.as_ptr(),
+            budget.as_ptr().cast(),
             budget.len(),
             &mut w,
             ptr::null_mut(),
@@ -59,7 +59,7 @@ fn push(w: *mut ctxkit_window, words: usize) -> ctxkit_status {
     let m = format!(r#"{{"role":"user","content":"{}"}}"#, "word ".repeat(words));
     let mut n = 0;
     // SAFETY: live window, valid buffers.
-    unsafe { ctxkit_window_push(w, m.as_ptr(), m.len(), &mut n, ptr::null_mut()) }
+    unsafe { ctxkit_window_push(w, m.as_ptr().cast(), m.len(), &mut n, ptr::null_mut()) }
 }
 
 #[test]
@@ -129,9 +129,9 @@ fn breaker_tracer_and_skills_deliver_their_kinds() {
     let mut b = ptr::null_mut();
     // SAFETY: valid buffers; handles freed once; `seen` outlives them.
     unsafe {
-        assert_eq!(ctxkit_breaker_new(cfg.as_ptr(), cfg.len(), &mut b, ptr::null_mut()), ctxkit_status::Ok);
+        assert_eq!(ctxkit_breaker_new(cfg.as_ptr().cast(), cfg.len(), &mut b, ptr::null_mut()), ctxkit_status::Ok);
         assert_eq!(ctxkit_breaker_set_event_callback(b, Some(record), user, ptr::null_mut()), ctxkit_status::Ok);
-        assert_eq!(ctxkit_breaker_record_failure(b, "api".as_ptr(), 3, 5, ptr::null_mut()), ctxkit_status::Ok);
+        assert_eq!(ctxkit_breaker_record_failure(b, "api".as_ptr().cast(), 3, 5, ptr::null_mut()), ctxkit_status::Ok);
         ctxkit_breaker_free(b);
     }
     assert_eq!(
@@ -146,8 +146,17 @@ fn breaker_tracer_and_skills_deliver_their_kinds() {
         assert_eq!(ctxkit_tracer_set_event_callback(t, Some(record), user, ptr::null_mut()), ctxkit_status::Ok);
         for at in [0, 10] {
             let mut id = 0;
-            let s =
-                ctxkit_tracer_start(t, "grep".as_ptr(), 4, info.as_ptr(), info.len(), 0, at, &mut id, ptr::null_mut());
+            let s = ctxkit_tracer_start(
+                t,
+                "grep".as_ptr().cast(),
+                4,
+                info.as_ptr().cast(),
+                info.len(),
+                0,
+                at,
+                &mut id,
+                ptr::null_mut(),
+            );
             assert_eq!(s, ctxkit_status::Ok);
             assert_eq!(ctxkit_tracer_end(t, id, 0, 0, ptr::null(), 0, at + 1, ptr::null_mut()), ctxkit_status::Ok);
         }
@@ -163,7 +172,7 @@ fn breaker_tracer_and_skills_deliver_their_kinds() {
     let mut set = ptr::null_mut();
     unsafe {
         let s = ctxkit_skills_open_with_events(
-            root_s.as_ptr(),
+            root_s.as_ptr().cast(),
             root_s.len(),
             ptr::null(),
             0,
