@@ -647,9 +647,9 @@ ctxkit_status ctxkit_tracer_set_event_callback(struct ctxkit_tracer *tracer,
  * As `ctxkit_skills_open`; `callback` is NULL or a function valid for the
  * duration of this call, as is `user` for it.
  */
-ctxkit_status ctxkit_skills_open_with_events(const uint8_t *root,
+ctxkit_status ctxkit_skills_open_with_events(const char *root,
                                              size_t root_len,
-                                             const uint8_t *options_json,
+                                             const char *options_json,
                                              size_t options_json_len,
                                              ctxkit_event_callback callback,
                                              void *user,

@@ -226,7 +226,6 @@ foreign import ccall unsafe "ctxkit_error_free"
 foreign import ccall unsafe "&ctxkit_error_free"
   pErrorFree :: FunPtr (Ptr CtxkitError -> IO ())
 
-<<<<<<< HEAD
 -- | @const char * ctxkit_event_kind_name(uint32_t kind)@
 foreign import ccall safe "ctxkit_event_kind_name"
   cEventKindName :: Word32 -> IO CString
@@ -243,14 +242,11 @@ foreign import ccall safe "ctxkit_breaker_set_event_callback"
 foreign import ccall safe "ctxkit_tracer_set_event_callback"
   cTracerSetEventCallback :: Ptr CtxkitTracer -> FunPtr EventCallback -> Ptr () -> Ptr (Ptr CtxkitError) -> IO Word32
 
--- | @ctxkit_status ctxkit_skills_open_with_events(const uint8_t * root, size_t root_len, const uint8_t * options_json, size_t options_json_len, ctxkit_event_callback callback, void * user, struct ctxkit_skills ** out_skills, struct ctxkit_error ** err)@
+-- | @ctxkit_status ctxkit_skills_open_with_events(const char * root, size_t root_len, const char * options_json, size_t options_json_len, ctxkit_event_callback callback, void * user, struct ctxkit_skills ** out_skills, struct ctxkit_error ** err)@
 foreign import ccall safe "ctxkit_skills_open_with_events"
-  cSkillsOpenWithEvents :: Ptr Word8 -> CSize -> Ptr Word8 -> CSize -> FunPtr EventCallback -> Ptr () -> Ptr (Ptr CtxkitSkills) -> Ptr (Ptr CtxkitError) -> IO Word32
+  cSkillsOpenWithEvents :: CString -> CSize -> CString -> CSize -> FunPtr EventCallback -> Ptr () -> Ptr (Ptr CtxkitSkills) -> Ptr (Ptr CtxkitError) -> IO Word32
 
--- | @ctxkit_status ctxkit_handoff_validate(const uint8_t * handoff_json, size_t handoff_json_len, struct ctxkit_string * out_json, struct ctxkit_error ** err)@
-=======
 -- | @ctxkit_status ctxkit_handoff_validate(const char * handoff_json, size_t handoff_json_len, struct ctxkit_string * out_json, struct ctxkit_error ** err)@
->>>>>>> main
 foreign import ccall safe "ctxkit_handoff_validate"
   cHandoffValidate :: CString -> CSize -> Ptr CtxkitString -> Ptr (Ptr CtxkitError) -> IO Word32
 
