@@ -66,6 +66,42 @@
 #define CTXKIT_CALLSTACK_DEFAULT_MAX_DEPTH 5
 
 /**
+ * Event kind `compacted`: a window compaction was applied.
+ */
+#define CTXKIT_EVENT_COMPACTED 1
+
+/**
+ * Event kind `repaired`: a window repair changed the conversation.
+ */
+#define CTXKIT_EVENT_REPAIRED 2
+
+/**
+ * Event kind `budget_crossed`: a load, push, replace or repair moved the
+ * window's verdict up (past the trigger, or past the limit).
+ */
+#define CTXKIT_EVENT_BUDGET_CROSSED 3
+
+/**
+ * Event kind `breaker_state_changed`: a breaker key changed state.
+ */
+#define CTXKIT_EVENT_BREAKER_STATE_CHANGED 4
+
+/**
+ * Event kind `span_repeated`: a span was folded into the previous record.
+ */
+#define CTXKIT_EVENT_SPAN_REPEATED 5
+
+/**
+ * Event kind `span_overdue`: an open span was first seen past its deadline.
+ */
+#define CTXKIT_EVENT_SPAN_OVERDUE 6
+
+/**
+ * Event kind `skill_skipped`: skill discovery skipped an entry.
+ */
+#define CTXKIT_EVENT_SKILL_SKIPPED 7
+
+/**
  * Flag for `ctxkit_tokenizer_new*`: recognize special tokens such as
  * `<|endoftext|>` in input text as their single ids. Without it (the
  * default, and the safe choice for untrusted text) they count as ordinary text.
@@ -383,6 +419,34 @@ typedef struct ctxkit_string {
 } ctxkit_string;
 
 /**
+ * An event callback: `user` is the pointer given with it, `kind` a
+ * `CTXKIT_EVENT_*` number (new kinds may be added: ignore unknown ones),
+ * `payload` one line of JSON (docs/formats.md, "Events"; its `kind` field
+ * is the kind's name), `payload_len` bytes long and NUL-terminated.
+ *
+ * The contract for every setter:
+ * - **Threads:** called synchronously on the thread that made the call that
+ *   raised the event, before that call returns; never from another thread.
+ *   A handle shared by threads calls it from each of them, so `user` must
+ *   be safe to use from those threads.
+ * - **Lifetime:** never called after the handle's `_free`. After a setter
+ *   replaces or clears it, it is not called again by calls that start
+ *   later; a call already under way on another thread may still deliver to
+ *   it until that call returns. `user` must stay valid until then.
+ * - **Payload:** valid only during the call; copy it to keep it.
+ * - **Reentrancy:** no lock of the handle is held while the callback runs,
+ *   so it may call any ctxkit function, on that handle too (an event raised
+ *   by such a call is delivered to the callback nested, on the same
+ *   thread). It must not free the handle that raised the event.
+ * - **Unwinding:** the callback must not unwind (a C++ exception, a
+ *   longjmp) into ctxkit: that is undefined behaviour. Catch inside.
+ */
+typedef void (*ctxkit_event_callback)(void *user,
+                                      uint32_t kind,
+                                      const char *payload,
+                                      size_t payload_len);
+
+/**
  * An owned array of token ids returned by ctxkit (or of character offsets,
  * from `ctxkit_tokenizer_decode_with_offsets`). `ptr` is never NULL in
  * an array ctxkit returned, even when `len` is 0 (since ABI 2, as for
@@ -508,6 +572,89 @@ const char *ctxkit_error_message(const struct ctxkit_error *err,
  * `err` is NULL or an error from ctxkit that has not been freed.
  */
 void ctxkit_error_free(struct ctxkit_error *err);
+
+/**
+ * The name of an event kind (`"compacted"`, ... as in the payload's `kind`
+ * field), or `"unrecognized"` for a number this library does not define.
+ * The returned string is static and NUL-terminated; never free it.
+ * Thread-safe.
+ */
+const char *ctxkit_event_kind_name(uint32_t kind);
+
+/**
+ * Sets the window's event callback (kinds `compacted`, `repaired`,
+ * `budget_crossed`), replacing any earlier one; `callback` NULL clears it.
+ * See `ctxkit_event_callback` for threads, lifetime, reentrancy and
+ * unwinding. Thread-safe (waits for a call under way on another thread).
+ *
+ * Errors: `NULL_ARGUMENT` (window).
+ *
+ * # Safety
+ * `window` is live; `callback` is NULL or a function valid until the
+ * window is freed or the callback replaced, as is `user` for it; `err` is
+ * NULL or valid for a write.
+ */
+ctxkit_status ctxkit_window_set_event_callback(struct ctxkit_window *window,
+                                               ctxkit_event_callback callback,
+                                               void *user,
+                                               struct ctxkit_error **err);
+
+/**
+ * Sets the breaker's event callback (kind `breaker_state_changed`),
+ * replacing any earlier one; `callback` NULL clears it. A call already
+ * under way on another thread may still deliver to the old callback until
+ * it returns. See `ctxkit_event_callback`. Thread-safe.
+ *
+ * Errors: `NULL_ARGUMENT` (breaker).
+ *
+ * # Safety
+ * As `ctxkit_window_set_event_callback`, for `breaker`.
+ */
+ctxkit_status ctxkit_breaker_set_event_callback(struct ctxkit_breaker *breaker,
+                                                ctxkit_event_callback callback,
+                                                void *user,
+                                                struct ctxkit_error **err);
+
+/**
+ * Sets the tracer's event callback (kinds `span_repeated`,
+ * `span_overdue`), replacing any earlier one; `callback` NULL clears it. A
+ * call already under way on another thread may still deliver to the old
+ * callback until it returns. See `ctxkit_event_callback`. Thread-safe.
+ *
+ * Errors: `NULL_ARGUMENT` (tracer).
+ *
+ * # Safety
+ * As `ctxkit_window_set_event_callback`, for `tracer`.
+ */
+ctxkit_status ctxkit_tracer_set_event_callback(struct ctxkit_tracer *tracer,
+                                               ctxkit_event_callback callback,
+                                               void *user,
+                                               struct ctxkit_error **err);
+
+/**
+ * `ctxkit_skills_open`, delivering one `skill_skipped` event per entry of
+ * the root that discovery skipped (the same entries as the listing's
+ * `ignored`), in name order, after discovery and before this returns. A
+ * failed open delivers nothing. `callback` may be NULL (then this is
+ * `ctxkit_skills_open`). The callback is not kept: the handle raises no
+ * later events. See `ctxkit_event_callback`.
+ *
+ * Errors: as `ctxkit_skills_open`: `IO`, `LIMIT_EXCEEDED`, `INVALID_JSON`,
+ * `UNKNOWN_MODEL`, `UNKNOWN_ENCODING`, `INVALID_UTF8`, `NULL_ARGUMENT`,
+ * `INVALID_ARGUMENT` (empty root).
+ *
+ * # Safety
+ * As `ctxkit_skills_open`; `callback` is NULL or a function valid for the
+ * duration of this call, as is `user` for it.
+ */
+ctxkit_status ctxkit_skills_open_with_events(const char *root,
+                                             size_t root_len,
+                                             const char *options_json,
+                                             size_t options_json_len,
+                                             ctxkit_event_callback callback,
+                                             void *user,
+                                             struct ctxkit_skills **out_skills,
+                                             struct ctxkit_error **err);
 
 /**
  * Validates a handoff (docs/formats.md, "Handoff") and returns it

@@ -17,6 +17,7 @@ pub mod assemble;
 pub mod callstack;
 pub mod chat;
 mod error;
+pub mod events;
 pub mod handoff;
 pub mod json;
 pub mod limits;

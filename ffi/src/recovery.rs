@@ -102,7 +102,7 @@ pub unsafe extern "C" fn ctxkit_recovery_backoff(
 
 /// A set of circuit breakers, one per key. Thread-safe (one mutex).
 pub struct ctxkit_breaker {
-    inner: Breakers,
+    pub(crate) inner: Breakers,
 }
 
 /// Creates circuit breakers with `config_json` (`{"failure_threshold",

@@ -34,7 +34,7 @@ pub enum ctxkit_span_outcome {
 
 /// Tool-call telemetry: spans, per-tool metrics, deadlines. Thread-safe.
 pub struct ctxkit_tracer {
-    inner: Tracer,
+    pub(crate) inner: Tracer,
 }
 
 /// Microseconds since the Unix epoch from the system clock: the time to pass

@@ -9,7 +9,6 @@ use ctxkit_core::chat::Conversation;
 use ctxkit_core::json;
 use ctxkit_core::limits::MAX_JSON_BYTES;
 use ctxkit_core::window::{fit_json_in, Budget, Policy, Window};
-use parking_lot::Mutex;
 use serde::Serialize;
 
 use crate::args::{self, out};
@@ -22,7 +21,7 @@ use crate::strings::ctxkit_string;
 /// A conversation bound to a model and a token budget, with cached
 /// per-message counts. Thread-safe (calls on one handle are serialized).
 pub struct ctxkit_window {
-    inner: Mutex<Window>,
+    pub(crate) inner: crate::events::ObservedWindow,
 }
 
 fn json_string<T: Serialize>(v: &T) -> Result<ctxkit_string, crate::error::FfiError> {
@@ -64,7 +63,7 @@ pub unsafe extern "C" fn ctxkit_window_new(
         };
         let budget: Budget = budget.map(|b| json::parse("budget_json", b)).transpose()?.unwrap_or_default();
         let w = Window::for_model(registry, model, budget)?;
-        dst.write(Box::into_raw(Box::new(ctxkit_window { inner: Mutex::new(w) })));
+        dst.write(Box::into_raw(Box::new(ctxkit_window { inner: crate::events::ObservedWindow::new(w) })));
         Ok(())
     })
 }

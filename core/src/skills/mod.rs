@@ -27,6 +27,7 @@ use std::sync::Arc;
 use parking_lot::Mutex;
 use serde::{Deserialize, Serialize};
 
+use crate::events::{Event, Observer};
 use crate::limits::MAX_SKILLS_PER_FOLDER;
 use crate::{Error, ErrorKind, Result, Tokenizer};
 
@@ -205,11 +206,16 @@ pub struct Listing {
 impl SkillSet {
     /// Opens `root` with options given as JSON (`(None)` for defaults).
     pub fn open_json(root: &Path, options_json: Option<&str>) -> Result<SkillSet> {
+        Self::open_json_observed(root, options_json, &Observer::none())
+    }
+
+    /// [`open_json`](Self::open_json) with an observer (see [`open_observed`](Self::open_observed)).
+    pub fn open_json_observed(root: &Path, options_json: Option<&str>, observer: &Observer) -> Result<SkillSet> {
         let options: OpenOptions = match options_json {
             Some(t) => crate::json::parse("skills options", t)?,
             None => OpenOptions::default(),
         };
-        Self::open(root, &options)
+        Self::open_observed(root, &options, observer)
     }
 
     /// Discovers the skills directly under `root`. Fails only when the root
@@ -217,6 +223,22 @@ impl SkillSet {
     /// [`MAX_SKILLS_PER_FOLDER`] entries (`LimitExceeded`); problems with a
     /// single skill become its diagnostics.
     pub fn open(root: &Path, options: &OpenOptions) -> Result<SkillSet> {
+        Self::open_observed(root, options, &Observer::none())
+    }
+
+    /// [`open`](Self::open), reporting each skipped entry to `observer` as
+    /// a `skill_skipped` event (see [`crate::events`]) once discovery is
+    /// done (a failed open reports nothing). The same entries are in
+    /// [`ignored`](Self::ignored).
+    pub fn open_observed(root: &Path, options: &OpenOptions, observer: &Observer) -> Result<SkillSet> {
+        let set = Self::discover_all(root, options)?;
+        for i in &set.ignored {
+            observer.emit(|| Event::SkillSkipped(i.clone()));
+        }
+        Ok(set)
+    }
+
+    fn discover_all(root: &Path, options: &OpenOptions) -> Result<SkillSet> {
         let tokenizer = options.tokenizer()?;
         let root = fsafe::canonical_root(root)?;
         let mut names = Vec::new();
