@@ -53,6 +53,7 @@ run_suite "panic injection (every C ABI function, ffi --features panic-inject)" 
 # Use the binaries the build step made: `cargo run -p X` resolves features
 # for X alone and would rebuild shared dependencies.
 run_suite "header drift (include/ctxkit.h vs cbindgen)" target/debug/xtask header --check
+run_suite "schema drift (schemas/*.json vs the core's types)" target/debug/xtask schemas --check
 run_suite "docs and examples (README link flags, C example)" scripts/check-docs.sh
 
 if command -v gcc >/dev/null && command -v g++ >/dev/null && command -v valgrind >/dev/null; then

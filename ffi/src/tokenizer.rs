@@ -188,13 +188,7 @@ pub unsafe extern "C" fn ctxkit_tokenizer_info(
         let dst = out(out_json, "out_json")?;
         // SAFETY: per the contract above.
         let t = unsafe { args::handle(tokenizer, "tokenizer") }?;
-        let info = serde_json::json!({
-            "encoding": t.inner.encoding(),
-            "special_tokens": t.inner.special_tokens(),
-            "vocab_size": t.inner.vocab_size(),
-            "memory_bytes": t.inner.memory_bytes(),
-            "model": t.model,
-        });
+        let info = t.inner.info(t.model.as_ref());
         dst.write(ctxkit_string::from_string(ctxkit_core::json::to_string(&info)?));
         Ok(())
     })

@@ -5,10 +5,7 @@
 
 use ctxkit_core::json;
 use ctxkit_core::limits::{MAX_JSON_BYTES, MAX_KEY_BYTES};
-use ctxkit_core::trace::{
-    interrupted_results, now_us, InterruptedResult, Outcome, OverdueSpan, SpanEnd, SpanInfo, Tracer,
-};
-use serde::Serialize;
+use ctxkit_core::trace::{now_us, Outcome, Overdue, OverdueSpan, SpanEnd, SpanInfo, Tracer};
 
 use crate::args::{self, out};
 use crate::boundary::guard;
@@ -205,15 +202,8 @@ fn outcome_of(outcome: u32) -> Result<Outcome, FfiError> {
     })
 }
 
-#[derive(Serialize)]
-struct Overdue {
-    overdue: Vec<OverdueSpan>,
-    interrupted_results: Vec<InterruptedResult>,
-}
-
 fn overdue_json(spans: Vec<OverdueSpan>) -> Result<ctxkit_string, FfiError> {
-    let interrupted_results = interrupted_results(&spans);
-    json_string(&Overdue { overdue: spans, interrupted_results })
+    json_string(&Overdue::of(spans))
 }
 
 /// Open spans past their deadline at `now_us`, as JSON: `{"overdue":

@@ -35,6 +35,7 @@ pub use validate::{name_problem, Diagnostic, Severity, SkillHeader};
 
 /// Where a skill's file sits.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Layout {
     /// `<root>/<name>/SKILL.md` (Agent Skills).
@@ -45,6 +46,7 @@ pub enum Layout {
 
 /// Which layouts [`SkillSet::open`] looks for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum LayoutChoice {
     /// Both: folders holding a `SKILL.md`, and `.md` files.
@@ -59,6 +61,7 @@ pub enum LayoutChoice {
 
 /// Options for opening a skills folder (JSON at the C ABI).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct OpenOptions {
     /// Count tokens with this model's encoding.
@@ -82,6 +85,7 @@ impl OpenOptions {
 
 /// A body read on request: the text after the front-matter, and its tokens.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Body {
     /// The skill's name.
     pub name: String,
@@ -148,6 +152,7 @@ impl Skill {
 
 /// An entry found in the root that is not a skill, and why.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Ignored {
     /// The entry's name.
     pub path: String,
@@ -166,6 +171,7 @@ pub struct SkillSet {
 
 /// One skill in a [`Listing`].
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct ListedSkill {
     /// The name it is requested by.
     pub name: String,
@@ -189,6 +195,7 @@ pub struct ListedSkill {
 
 /// Everything discovery found (JSON at the C ABI and `ctxkit skills list --json`).
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Listing {
     /// Encoding the token figures are in.
     pub encoding: &'static str,
