@@ -21,8 +21,20 @@ pub struct Shape {
     pub schema: Schema,
 }
 
-fn shape<T: JsonSchema>(name: &'static str, used_by: &'static str) -> Shape {
-    let mut schema = SchemaSettings::draft2020_12().into_generator().into_root_schema_for::<T>();
+/// A shape the library reads: what deserializing accepts (defaults make
+/// fields optional).
+fn input<T: JsonSchema>(name: &'static str, used_by: &'static str) -> Shape {
+    shape::<T>(SchemaSettings::draft2020_12().for_deserialize(), name, used_by)
+}
+
+/// A shape the library writes: what serializing produces (fields it skips
+/// when empty are optional).
+fn output<T: JsonSchema>(name: &'static str, used_by: &'static str) -> Shape {
+    shape::<T>(SchemaSettings::draft2020_12().for_serialize(), name, used_by)
+}
+
+fn shape<T: JsonSchema>(settings: SchemaSettings, name: &'static str, used_by: &'static str) -> Shape {
+    let mut schema = settings.into_generator().into_root_schema_for::<T>();
     schema.insert("$id".into(), format!("{ID_BASE}{name}.json").into());
     if !used_by.is_empty() {
         let what = format!("Used by: {used_by}.");
@@ -41,59 +53,62 @@ pub fn shapes() -> Vec<Shape> {
     use std::collections::BTreeMap;
     vec![
         // Tokenizer and registry.
-        shape::<tokens::TokenizerInfo>("tokenizer-info", "ctxkit_tokenizer_info"),
-        shape::<tokens::SpecialPolicy>("special-policy", "ctxkit_tokenizer_encode_special (policy_json)"),
-        shape::<Vec<tokens::SpecialToken>>("special-tokens", "ctxkit_tokenizer_special_tokens"),
-        shape::<ProfileInput>("model-profile", "ctxkit_registry_register"),
-        shape::<models::ModelInfo>("model-info", "ctxkit_registry_lookup, ctxkit models NAME --json"),
-        shape::<Vec<models::RegistryEntry>>(
+        output::<tokens::TokenizerInfo>("tokenizer-info", "ctxkit_tokenizer_info"),
+        input::<tokens::SpecialPolicy>("special-policy", "ctxkit_tokenizer_encode_special (policy_json)"),
+        output::<Vec<tokens::SpecialToken>>("special-tokens", "ctxkit_tokenizer_special_tokens"),
+        input::<ProfileInput>("model-profile", "ctxkit_registry_register"),
+        output::<models::ModelInfo>("model-info", "ctxkit_registry_lookup, ctxkit models NAME --json"),
+        output::<Vec<models::RegistryEntry>>(
             "registry-list",
             "ctxkit_registry_list, ctxkit models --json (one entry per line)",
         ),
         // Conversations and the window.
-        shape::<crate::chat::ConversationDoc>(
+        input::<crate::chat::ConversationDoc>(
             "conversation",
             "ctxkit_window_load, ctxkit_window_push, ctxkit_window_conversation, ctxkit_fit",
         ),
-        shape::<window::Budget>("window-budget", "ctxkit_window_new (budget_json)"),
-        shape::<window::Preflight>("preflight-report", "ctxkit_window_preflight, ctxkit preflight"),
-        shape::<Vec<window::Issue>>("validation-issues", "ctxkit_window_validate"),
-        shape::<Vec<window::Change>>("repair-changes", "ctxkit_window_repair"),
-        shape::<window::Policy>("compaction-policy", "ctxkit_window_compact (policy_json), fit options' policy"),
-        shape::<window::CompactOutcome>("compact-result", "ctxkit_window_compact"),
-        shape::<window::CompactReport>("compact-report", "ctxkit_window_apply_summary"),
-        shape::<window::FitOptions>("fit-options", "ctxkit_fit (options_json), ctxkit fit"),
-        shape::<window::FitReport>("fit-report", "ctxkit_fit (out_report), ctxkit fit --report"),
+        input::<window::Budget>("window-budget", "ctxkit_window_new (budget_json)"),
+        output::<window::Preflight>("preflight-report", "ctxkit_window_preflight, ctxkit preflight"),
+        output::<Vec<window::Issue>>("validation-issues", "ctxkit_window_validate"),
+        output::<Vec<window::Change>>("repair-changes", "ctxkit_window_repair"),
+        input::<window::Policy>("compaction-policy", "ctxkit_window_compact (policy_json), fit options' policy"),
+        output::<window::CompactOutcome>("compact-result", "ctxkit_window_compact"),
+        output::<window::CompactReport>("compact-report", "ctxkit_window_apply_summary"),
+        input::<window::FitOptions>("fit-options", "ctxkit_fit (options_json), ctxkit fit"),
+        output::<window::FitReport>("fit-report", "ctxkit_fit (out_report), ctxkit fit --report"),
         // Assembly, skills, handoffs.
-        shape::<assemble::Request>("assemble-request", "ctxkit_assemble, ctxkit assemble"),
-        shape::<assemble::Assembled>("assemble-result", "ctxkit_assemble, ctxkit assemble"),
-        shape::<skills::OpenOptions>("skills-open-options", "ctxkit_skills_open (options_json)"),
-        shape::<skills::Listing>("skills-list", "ctxkit_skills_list, ctxkit skills list --json"),
-        shape::<skills::Body>("skill-body", "ctxkit_skills_body, ctxkit skills show --json"),
-        shape::<skills::IndexOptions>("skills-index-options", "ctxkit_skills_render_index (options_json)"),
-        shape::<skills::IndexResult>("skills-index", "ctxkit_skills_render_index, ctxkit skills list --budget"),
-        shape::<handoff::Handoff>("handoff", "ctxkit_handoff_validate (input and result), ctxkit handoff check"),
-        shape::<handoff::RenderOptions>("handoff-render-options", "ctxkit_handoff_render (options_json)"),
-        shape::<handoff::RenderResult>("handoff-render-result", "ctxkit_handoff_render"),
-        shape::<handoff::FilterOptions>("handoff-filter-options", "ctxkit_handoff_filter (options_json)"),
-        shape::<handoff::FilterResult>("handoff-filter-result", "ctxkit_handoff_filter"),
-        shape::<callstack::CallStackJson>("callstack", "ctxkit_callstack_to_json, ctxkit_callstack_from_json"),
+        input::<assemble::Request>("assemble-request", "ctxkit_assemble, ctxkit assemble"),
+        output::<assemble::Assembled>("assemble-result", "ctxkit_assemble, ctxkit assemble"),
+        input::<skills::OpenOptions>("skills-open-options", "ctxkit_skills_open (options_json)"),
+        output::<skills::Listing>("skills-list", "ctxkit_skills_list, ctxkit skills list --json"),
+        output::<skills::Body>("skill-body", "ctxkit_skills_body, ctxkit skills show --json"),
+        input::<skills::IndexOptions>("skills-index-options", "ctxkit_skills_render_index (options_json)"),
+        output::<skills::IndexResult>("skills-index", "ctxkit_skills_render_index, ctxkit skills list --budget"),
+        output::<handoff::Handoff>(
+            "handoff",
+            "ctxkit_handoff_validate (result; its input may also spell names in camelCase), ctxkit handoff check",
+        ),
+        input::<handoff::RenderOptions>("handoff-render-options", "ctxkit_handoff_render (options_json)"),
+        output::<handoff::RenderResult>("handoff-render-result", "ctxkit_handoff_render"),
+        input::<handoff::FilterOptions>("handoff-filter-options", "ctxkit_handoff_filter (options_json)"),
+        output::<handoff::FilterResult>("handoff-filter-result", "ctxkit_handoff_filter"),
+        input::<callstack::CallStackJson>("callstack", "ctxkit_callstack_to_json, ctxkit_callstack_from_json"),
         // Recovery.
-        shape::<recovery::ClassifyRequest>("classify-request", "ctxkit classify"),
-        shape::<BTreeMap<String, String>>("classify-headers", "ctxkit_recovery_classify (headers_json)"),
-        shape::<recovery::Classification>("classification", "ctxkit_recovery_classify, ctxkit classify"),
-        shape::<recovery::BackoffRequest>("backoff-request", "ctxkit_recovery_backoff"),
-        shape::<recovery::RetryDecision>("backoff-decision", "ctxkit_recovery_backoff"),
-        shape::<recovery::BreakerConfig>("breaker-config", "ctxkit_breaker_new (config_json)"),
-        shape::<recovery::BreakerSnapshot>("breaker-state", "ctxkit_breaker_state"),
+        input::<recovery::ClassifyRequest>("classify-request", "ctxkit classify"),
+        input::<BTreeMap<String, String>>("classify-headers", "ctxkit_recovery_classify (headers_json)"),
+        output::<recovery::Classification>("classification", "ctxkit_recovery_classify, ctxkit classify"),
+        input::<recovery::BackoffRequest>("backoff-request", "ctxkit_recovery_backoff"),
+        output::<recovery::RetryDecision>("backoff-decision", "ctxkit_recovery_backoff"),
+        input::<recovery::BreakerConfig>("breaker-config", "ctxkit_breaker_new (config_json)"),
+        output::<recovery::BreakerSnapshot>("breaker-state", "ctxkit_breaker_state"),
         // Tracing and tool sets.
-        shape::<trace::TracerConfig>("tracer-config", "ctxkit_tracer_new (config_json)"),
-        shape::<trace::SpanInfo>("span-info", "ctxkit_tracer_start (info_json)"),
-        shape::<trace::SpanEnd>("span-end", "ctxkit_tracer_end_with (end_json)"),
-        shape::<trace::Overdue>("tracer-overdue", "ctxkit_tracer_overdue, ctxkit_tracer_expire"),
-        shape::<trace::TraceExport>("trace-export", "ctxkit_tracer_export"),
-        shape::<toolset::ToolsetRequest>("toolset-request", "ctxkit_toolset_report, ctxkit_toolset_select"),
-        shape::<toolset::ToolsetReport>("toolset-report", "ctxkit_toolset_report"),
+        input::<trace::TracerConfig>("tracer-config", "ctxkit_tracer_new (config_json)"),
+        input::<trace::SpanInfo>("span-info", "ctxkit_tracer_start (info_json)"),
+        input::<trace::SpanEnd>("span-end", "ctxkit_tracer_end_with (end_json)"),
+        output::<trace::Overdue>("tracer-overdue", "ctxkit_tracer_overdue, ctxkit_tracer_expire"),
+        output::<trace::TraceExport>("trace-export", "ctxkit_tracer_export"),
+        input::<toolset::ToolsetRequest>("toolset-request", "ctxkit_toolset_report, ctxkit_toolset_select"),
+        output::<toolset::ToolsetReport>("toolset-report", "ctxkit_toolset_report"),
     ]
 }
 

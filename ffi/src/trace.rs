@@ -47,6 +47,8 @@ pub extern "C" fn ctxkit_clock_now_us() -> u64 {
 /// `INVALID_ARGUMENT` (zero ring or timeout), `LIMIT_EXCEEDED` (ring over
 /// 1,000,000), `INVALID_UTF8`, `NULL_ARGUMENT`. Thread-safe.
 ///
+/// JSON: `config_json` `schemas/tracer-config.json`.
+///
 /// # Safety
 /// `config_json` is valid for its length (or NULL with length 0);
 /// `out_tracer` is valid for a write; `err` is NULL or valid for a write.
@@ -93,6 +95,8 @@ pub unsafe extern "C" fn ctxkit_tracer_free(tracer: *mut ctxkit_tracer) {
 /// `INVALID_ARGUMENT` (empty tool or id, zero timeout), `LIMIT_EXCEEDED` (a
 /// name over 256 bytes, 100,000 open spans, a 1,025th tool), `INVALID_JSON`,
 /// `INVALID_UTF8`, `NULL_ARGUMENT`. Thread-safe.
+///
+/// JSON: `info_json` `schemas/span-info.json`.
 ///
 /// # Safety
 /// `tracer` is live; text arguments are valid for their lengths (or NULL
@@ -167,6 +171,8 @@ pub unsafe extern "C" fn ctxkit_tracer_end(
 /// (a metadata cap, a tool's 65th category; the span stays open),
 /// `INVALID_JSON`, `INVALID_UTF8`, `NULL_ARGUMENT`. Thread-safe.
 ///
+/// JSON: `end_json` `schemas/span-end.json`.
+///
 /// # Safety
 /// `tracer` is live; `end_json` is valid for its length (or NULL with length
 /// 0); `err` is NULL or valid for a write.
@@ -214,6 +220,8 @@ fn overdue_json(spans: Vec<OverdueSpan>) -> Result<ctxkit_string, FfiError> {
 ///
 /// Errors: `NULL_ARGUMENT`.
 ///
+/// JSON: result `schemas/tracer-overdue.json`.
+///
 /// # Safety
 /// `tracer` is live; `out_json` is valid for a write; `err` is NULL or valid
 /// for a write.
@@ -237,6 +245,8 @@ pub unsafe extern "C" fn ctxkit_tracer_overdue(
 /// `timeout`, so it is counted and leaves the open set. Thread-safe.
 ///
 /// Errors: `NULL_ARGUMENT`.
+///
+/// JSON: result `schemas/tracer-overdue.json`.
 ///
 /// # Safety
 /// `tracer` is live; `out_json` is valid for a write; `err` is NULL or valid
@@ -263,6 +273,8 @@ pub unsafe extern "C" fn ctxkit_tracer_expire(
 /// span records with repeat counts. Thread-safe.
 ///
 /// Errors: `NULL_ARGUMENT`.
+///
+/// JSON: result `schemas/trace-export.json`.
 ///
 /// # Safety
 /// `tracer` is live; `out_json` is valid for a write; `err` is NULL or valid

@@ -119,7 +119,7 @@ pub enum Category {
 
 /// How bad it is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
-#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema), schemars(rename = "ErrorSeverity"))]
 #[serde(rename_all = "snake_case")]
 pub enum Severity {
     /// Transient: waiting and retrying the same request is expected to work.
@@ -134,7 +134,7 @@ pub enum Severity {
 
 /// The recommended next step.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema), schemars(rename = "RecoveryAction"))]
 #[serde(rename_all = "snake_case")]
 pub enum Action {
     /// Send the same request again after `retry_after_ms`.

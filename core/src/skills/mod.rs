@@ -46,7 +46,6 @@ pub enum Layout {
 
 /// Which layouts [`SkillSet::open`] looks for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
-#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum LayoutChoice {
     /// Both: folders holding a `SKILL.md`, and `.md` files.
@@ -57,6 +56,21 @@ pub enum LayoutChoice {
     Folder,
     /// Only `<name>.md`.
     Flat,
+}
+
+/// Written by hand: schemars does not see serde's `alias`, and `nested` is
+/// accepted.
+#[cfg(feature = "schema")]
+impl schemars::JsonSchema for LayoutChoice {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "LayoutChoice".into()
+    }
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "description": "Which layouts to look for: both (`auto`), `<name>/SKILL.md` only (`folder`, also spelled `nested`), `<name>.md` only (`flat`).",
+            "enum": ["auto", "folder", "nested", "flat"]
+        })
+    }
 }
 
 /// Options for opening a skills folder (JSON at the C ABI).

@@ -11,7 +11,7 @@ use super::Layout;
 /// How bad a diagnostic is. Any `Error` makes the skill invalid (left out
 /// of the index); warnings are informational.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema), schemars(rename = "DiagnosticSeverity"))]
 #[serde(rename_all = "snake_case")]
 pub enum Severity {
     /// The skill is invalid.

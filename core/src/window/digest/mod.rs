@@ -36,7 +36,7 @@ use crate::{Result, Tokenizer};
 /// A section of the digest. The layout's order is fixed whatever order
 /// they are listed in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema), schemars(rename = "DigestSection"))]
 #[serde(rename_all = "snake_case")]
 pub enum Section {
     /// User requests made inside the span.
