@@ -3,6 +3,8 @@
 //! a `ctxkit_breaker` is a handle, internally synchronized (one mutex), so
 //! one breaker may be shared by every thread of the host.
 
+use std::ffi::c_char;
+
 use std::collections::BTreeMap;
 
 use ctxkit_core::json;
@@ -40,12 +42,12 @@ pub(crate) fn json_string<T: Serialize>(v: &T) -> Result<ctxkit_string, FfiError
 /// `out_json` is valid for a write; `err` is NULL or valid for a write.
 #[no_mangle]
 pub unsafe extern "C" fn ctxkit_recovery_classify(
-    provider: *const u8,
+    provider: *const c_char,
     provider_len: usize,
     status: u32,
-    body: *const u8,
+    body: *const c_char,
     body_len: usize,
-    headers_json: *const u8,
+    headers_json: *const c_char,
     headers_json_len: usize,
     out_json: *mut ctxkit_string,
     err: *mut *mut ctxkit_error,
@@ -88,7 +90,7 @@ pub unsafe extern "C" fn ctxkit_recovery_classify(
 /// `err` is NULL or valid for a write.
 #[no_mangle]
 pub unsafe extern "C" fn ctxkit_recovery_backoff(
-    request_json: *const u8,
+    request_json: *const c_char,
     request_json_len: usize,
     out_json: *mut ctxkit_string,
     err: *mut *mut ctxkit_error,
@@ -121,7 +123,7 @@ pub struct ctxkit_breaker {
 /// `out_breaker` is valid for a write; `err` is NULL or valid for a write.
 #[no_mangle]
 pub unsafe extern "C" fn ctxkit_breaker_new(
-    config_json: *const u8,
+    config_json: *const c_char,
     config_json_len: usize,
     out_breaker: *mut *mut ctxkit_breaker,
     err: *mut *mut ctxkit_error,
@@ -165,8 +167,8 @@ pub unsafe extern "C" fn ctxkit_breaker_free(breaker: *mut ctxkit_breaker) {
 /// for a write; `err` is NULL or valid for a write.
 #[no_mangle]
 pub unsafe extern "C" fn ctxkit_breaker_allow(
-    breaker: *const ctxkit_breaker,
-    key: *const u8,
+    breaker: *mut ctxkit_breaker,
+    key: *const c_char,
     key_len: usize,
     now_ms: u64,
     out_allowed: *mut bool,
@@ -185,7 +187,7 @@ pub unsafe extern "C" fn ctxkit_breaker_allow(
 /// As for the exported callers.
 unsafe fn record(
     breaker: *const ctxkit_breaker,
-    key: *const u8,
+    key: *const c_char,
     key_len: usize,
     success: bool,
     now_ms: u64,
@@ -224,7 +226,7 @@ impl From<ctxkit_core::recovery::BreakerState> for ctxkit_breaker_phase {
 /// As for `ctxkit_breaker_record_success_state`.
 unsafe fn record_state(
     breaker: *const ctxkit_breaker,
-    key: *const u8,
+    key: *const c_char,
     key_len: usize,
     success: bool,
     now_ms: u64,
@@ -248,8 +250,8 @@ unsafe fn record_state(
 /// for a write; `err` is NULL or valid for a write.
 #[no_mangle]
 pub unsafe extern "C" fn ctxkit_breaker_record_success_state(
-    breaker: *const ctxkit_breaker,
-    key: *const u8,
+    breaker: *mut ctxkit_breaker,
+    key: *const c_char,
     key_len: usize,
     now_ms: u64,
     out_state: *mut u32,
@@ -270,8 +272,8 @@ pub unsafe extern "C" fn ctxkit_breaker_record_success_state(
 /// As for `ctxkit_breaker_record_success_state`.
 #[no_mangle]
 pub unsafe extern "C" fn ctxkit_breaker_record_failure_state(
-    breaker: *const ctxkit_breaker,
-    key: *const u8,
+    breaker: *mut ctxkit_breaker,
+    key: *const c_char,
     key_len: usize,
     now_ms: u64,
     out_state: *mut u32,
@@ -292,8 +294,8 @@ pub unsafe extern "C" fn ctxkit_breaker_record_failure_state(
 /// for a write.
 #[no_mangle]
 pub unsafe extern "C" fn ctxkit_breaker_record_success(
-    breaker: *const ctxkit_breaker,
-    key: *const u8,
+    breaker: *mut ctxkit_breaker,
+    key: *const c_char,
     key_len: usize,
     now_ms: u64,
     err: *mut *mut ctxkit_error,
@@ -311,8 +313,8 @@ pub unsafe extern "C" fn ctxkit_breaker_record_success(
 /// for a write.
 #[no_mangle]
 pub unsafe extern "C" fn ctxkit_breaker_record_failure(
-    breaker: *const ctxkit_breaker,
-    key: *const u8,
+    breaker: *mut ctxkit_breaker,
+    key: *const c_char,
     key_len: usize,
     now_ms: u64,
     err: *mut *mut ctxkit_error,
@@ -334,7 +336,7 @@ pub unsafe extern "C" fn ctxkit_breaker_record_failure(
 #[no_mangle]
 pub unsafe extern "C" fn ctxkit_breaker_state(
     breaker: *const ctxkit_breaker,
-    key: *const u8,
+    key: *const c_char,
     key_len: usize,
     now_ms: u64,
     out_json: *mut ctxkit_string,
