@@ -489,6 +489,8 @@ ctxkit_status ctxkit_callstack_new(size_t max_depth,
  * `DEPTH_EXCEEDED`, `INVALID_ARGUMENT`, `LIMIT_EXCEEDED`, `INVALID_UTF8`,
  * `NULL_ARGUMENT`. Thread-safe.
  *
+ * JSON: input `schemas/callstack.json`.
+ *
  * # Safety
  * `json` is valid for `json_len` bytes (or NULL with length 0);
  * `out_stack` is valid for a write; `err` is NULL or valid for a write.
@@ -524,6 +526,8 @@ ctxkit_status ctxkit_callstack_enter(const struct ctxkit_callstack *stack,
  * outermost agent first. Thread-safe.
  *
  * Errors: `NULL_ARGUMENT`.
+ *
+ * JSON: result `schemas/callstack.json`.
  *
  * # Safety
  * `stack` is a live handle; `out_json` is valid for a write; `err` is NULL
@@ -666,6 +670,8 @@ ctxkit_status ctxkit_skills_open_with_events(const char *root,
  * spellings, an unsupported `version`, a `created_at` that is not RFC 3339), `LIMIT_EXCEEDED` (over 1 MiB),
  * `INVALID_UTF8`, `NULL_ARGUMENT`. Thread-safe.
  *
+ * JSON: result `schemas/handoff.json`.
+ *
  * # Safety
  * `handoff_json` is valid for its length; `out_json` is valid for a write;
  * `err` is NULL or valid for a write.
@@ -686,6 +692,8 @@ ctxkit_status ctxkit_handoff_validate(const char *handoff_json,
  * plus `DOES_NOT_FIT` (the task summary and metadata alone exceed the
  * budget), `UNKNOWN_MODEL`, `UNKNOWN_ENCODING`. Thread-safe.
  *
+ * JSON: `options_json` `schemas/handoff-render-options.json`; result `schemas/handoff-render-result.json`.
+ *
  * # Safety
  * Text arguments are valid for their lengths (options may be NULL with
  * length 0); `out_json` is valid for a write; `err` is NULL or valid for a
@@ -705,6 +713,8 @@ ctxkit_status ctxkit_handoff_render(const char *handoff_json,
  * `{"conversation", "changes", "removed_tools"}` with the conversation in
  * the input's shape. Errors: `INVALID_JSON`, `LIMIT_EXCEEDED`,
  * `INVALID_UTF8`, `NULL_ARGUMENT`. Thread-safe.
+ *
+ * JSON: conversation `schemas/conversation.json`; `options_json` `schemas/handoff-filter-options.json`; result `schemas/handoff-filter-result.json`.
  *
  * # Safety
  * Text arguments are valid for their lengths (options may be NULL with
@@ -732,6 +742,8 @@ ctxkit_status ctxkit_handoff_filter(const char *conversation_json,
  * `INVALID_JSON` (headers), `LIMIT_EXCEEDED`, `INVALID_UTF8`,
  * `NULL_ARGUMENT`. Thread-safe.
  *
+ * JSON: `headers_json` `schemas/classify-headers.json`; result `schemas/classification.json`.
+ *
  * # Safety
  * Text arguments are valid for their lengths (or NULL with length 0);
  * `out_json` is valid for a write; `err` is NULL or valid for a write.
@@ -757,6 +769,8 @@ ctxkit_status ctxkit_recovery_classify(const char *provider,
  * `cap_ms < base_ms`, zero attempts), `INVALID_UTF8`, `NULL_ARGUMENT`.
  * Thread-safe.
  *
+ * JSON: input `schemas/backoff-request.json`; result `schemas/backoff-decision.json`.
+ *
  * # Safety
  * `request_json` is valid for its length; `out_json` is valid for a write;
  * `err` is NULL or valid for a write.
@@ -773,6 +787,8 @@ ctxkit_status ctxkit_recovery_backoff(const char *request_json,
  * `*out_breaker` owns a handle to release with `ctxkit_breaker_free`.
  * Errors: `INVALID_JSON`, `INVALID_ARGUMENT` (a zero threshold),
  * `INVALID_UTF8`, `NULL_ARGUMENT`. Thread-safe.
+ *
+ * JSON: `config_json` `schemas/breaker-config.json`.
  *
  * # Safety
  * `config_json` is valid for its length (or NULL with length 0);
@@ -881,6 +897,8 @@ ctxkit_status ctxkit_breaker_record_failure(struct ctxkit_breaker *breaker,
  * "consecutive_failures", "opened_at_ms", "retry_in_ms", ...}`. Errors: as
  * for `ctxkit_breaker_allow`. Thread-safe.
  *
+ * JSON: result `schemas/breaker-state.json`.
+ *
  * # Safety
  * `breaker` is live; `key` is valid for its length; `out_json` is valid for
  * a write; `err` is NULL or valid for a write.
@@ -930,6 +948,8 @@ void ctxkit_registry_free(struct ctxkit_registry *registry);
  * `INVALID_ARGUMENT` (empty name, zero context window), `LIMIT_EXCEEDED`,
  * `NULL_ARGUMENT`, `INVALID_UTF8`.
  *
+ * JSON: `json` `schemas/model-profile.json`.
+ *
  * # Safety
  * `registry` is a live handle; `json` is valid for `json_len` bytes (or NULL
  * with length 0); `out_registered` is valid for a write; `err` is NULL or
@@ -959,6 +979,8 @@ ctxkit_status ctxkit_registry_register(struct ctxkit_registry *registry,
  *
  * Errors: `UNKNOWN_MODEL`, `INVALID_ARGUMENT` (a name over 256 bytes), `INVALID_UTF8`, `NULL_ARGUMENT`.
  *
+ * JSON: result `schemas/model-info.json`.
+ *
  * # Safety
  * `registry` is NULL or a live handle; text arguments are valid for their
  * lengths (or NULL with length 0); `out_json` is valid for a write; `err` is
@@ -979,6 +1001,8 @@ ctxkit_status ctxkit_registry_lookup(const struct ctxkit_registry *registry,
  * Thread-safe.
  *
  * Errors: `NULL_ARGUMENT`.
+ *
+ * JSON: result `schemas/registry-list.json`.
  *
  * # Safety
  * `registry` is NULL or a live handle; `out_json` is valid for a write;
@@ -1002,6 +1026,8 @@ ctxkit_status ctxkit_registry_list(const struct ctxkit_registry *registry,
  * `LIMIT_EXCEEDED` (more than 1024 entries), `INVALID_JSON`,
  * `UNKNOWN_MODEL`, `UNKNOWN_ENCODING`, `INVALID_UTF8`, `NULL_ARGUMENT`.
  * Thread-safe.
+ *
+ * JSON: `options_json` `schemas/skills-open-options.json`.
  *
  * # Safety
  * Text arguments are valid for their lengths (or NULL with length 0);
@@ -1031,6 +1057,8 @@ void ctxkit_skills_free(struct ctxkit_skills *skills);
  *
  * Errors: `NULL_ARGUMENT`.
  *
+ * JSON: result `schemas/skills-list.json`.
+ *
  * # Safety
  * `skills` is live; `out_json` is valid for a write; `err` is NULL or valid
  * for a write.
@@ -1049,6 +1077,8 @@ ctxkit_status ctxkit_skills_list(const struct ctxkit_skills *skills,
  * changed since discovery), `LIMIT_EXCEEDED`, `INVALID_UTF8`,
  * `INVALID_JSON` (a skill whose front-matter could not be read).
  * Thread-safe.
+ *
+ * JSON: result `schemas/skill-body.json`.
  *
  * # Safety
  * `skills` is live; `name` is valid for its length; `out_json` is valid
@@ -1070,6 +1100,8 @@ ctxkit_status ctxkit_skills_body(const struct ctxkit_skills *skills,
  * reason `invalid`. Errors: `DOES_NOT_FIT` (the preamble alone is over the
  * budget), `INVALID_JSON`, `INVALID_ARGUMENT` (a score that is not
  * finite). Thread-safe.
+ *
+ * JSON: `options_json` `schemas/skills-index-options.json`; result `schemas/skills-index.json`.
  *
  * # Safety
  * `skills` is live; `options_json` is valid for its length (or NULL with
@@ -1248,6 +1280,8 @@ ctxkit_status ctxkit_tokenizer_decode_with_offsets(const struct ctxkit_tokenizer
  * `INVALID_JSON`, `LIMIT_EXCEEDED` (text over 64 MiB, a set over 4096 names
  * or a name over 256 bytes), `INVALID_UTF8`, `NULL_ARGUMENT`.
  *
+ * JSON: `policy_json` `schemas/special-policy.json`.
+ *
  * # Safety
  * `tokenizer` is a live handle; `text` and `policy_json` are valid for
  * their lengths (or NULL with length 0); `out_tokens` is valid for a write;
@@ -1267,6 +1301,8 @@ ctxkit_status ctxkit_tokenizer_encode_special(const struct ctxkit_tokenizer *tok
  * Release with `ctxkit_string_free`. Thread-safe.
  *
  * Errors: `NULL_ARGUMENT`.
+ *
+ * JSON: result `schemas/special-tokens.json`.
  *
  * # Safety
  * `tokenizer` is a live handle; `out_json` is valid for a write; `err` is
@@ -1344,6 +1380,8 @@ void ctxkit_tokenizer_free(struct ctxkit_tokenizer *tokenizer);
  * tokenizers made from a model name, else null. Thread-safe.
  *
  * Errors: `NULL_ARGUMENT`.
+ *
+ * JSON: result `schemas/tokenizer-info.json`.
  *
  * # Safety
  * `tokenizer` is a live handle; `out_json` is valid for a write; `err` is
@@ -1476,6 +1514,8 @@ ctxkit_status ctxkit_tokenizer_truncate(const struct ctxkit_tokenizer *tokenizer
  * cannot fit), `INVALID_JSON`, `NULL_ARGUMENT`, `INVALID_UTF8`.
  * Thread-safe.
  *
+ * JSON: request `schemas/assemble-request.json`; result `schemas/assemble-result.json`.
+ *
  * # Safety
  * `tokenizer` is a live handle; `request_json` is valid for its length;
  * `out_json` is valid for a write; `err` is NULL or valid for a write.
@@ -1498,6 +1538,8 @@ ctxkit_status ctxkit_assemble(const struct ctxkit_tokenizer *tokenizer,
  * `UNKNOWN_MODEL`, `LIMIT_EXCEEDED`, `INVALID_UTF8`, `NULL_ARGUMENT`.
  * Thread-safe.
  *
+ * JSON: request `schemas/toolset-request.json`; result `schemas/toolset-report.json`.
+ *
  * # Safety
  * `registry` is NULL or live; `request_json` is valid for its length;
  * `out_json` is valid for a write; `err` is NULL or valid for a write.
@@ -1516,6 +1558,8 @@ ctxkit_status ctxkit_toolset_report(const struct ctxkit_registry *registry,
  * `ctxkit_toolset_report`. Thread-safe.
  *
  * Errors: `INVALID_JSON`, `INVALID_ARGUMENT`, `LIMIT_EXCEEDED`, `INVALID_UTF8`, `NULL_ARGUMENT`.
+ *
+ * JSON: request `schemas/toolset-request.json`.
  *
  * # Safety
  * Text arguments are valid for their lengths; `out_json` is valid for a
@@ -1542,6 +1586,8 @@ uint64_t ctxkit_clock_now_us(void);
  * handle to release with `ctxkit_tracer_free`. Errors: `INVALID_JSON`,
  * `INVALID_ARGUMENT` (zero ring or timeout), `LIMIT_EXCEEDED` (ring over
  * 1,000,000), `INVALID_UTF8`, `NULL_ARGUMENT`. Thread-safe.
+ *
+ * JSON: `config_json` `schemas/tracer-config.json`.
  *
  * # Safety
  * `config_json` is valid for its length (or NULL with length 0);
@@ -1570,6 +1616,8 @@ void ctxkit_tracer_free(struct ctxkit_tracer *tracer);
  * `INVALID_ARGUMENT` (empty tool or id, zero timeout), `LIMIT_EXCEEDED` (a
  * name over 256 bytes, 100,000 open spans, a 1,025th tool), `INVALID_JSON`,
  * `INVALID_UTF8`, `NULL_ARGUMENT`. Thread-safe.
+ *
+ * JSON: `info_json` `schemas/span-info.json`.
  *
  * # Safety
  * `tracer` is live; text arguments are valid for their lengths (or NULL
@@ -1618,6 +1666,8 @@ ctxkit_status ctxkit_tracer_end(struct ctxkit_tracer *tracer,
  * (a metadata cap, a tool's 65th category; the span stays open),
  * `INVALID_JSON`, `INVALID_UTF8`, `NULL_ARGUMENT`. Thread-safe.
  *
+ * JSON: `end_json` `schemas/span-end.json`.
+ *
  * # Safety
  * `tracer` is live; `end_json` is valid for its length (or NULL with length
  * 0); `err` is NULL or valid for a write.
@@ -1639,6 +1689,8 @@ ctxkit_status ctxkit_tracer_end_with(struct ctxkit_tracer *tracer,
  *
  * Errors: `NULL_ARGUMENT`.
  *
+ * JSON: result `schemas/tracer-overdue.json`.
+ *
  * # Safety
  * `tracer` is live; `out_json` is valid for a write; `err` is NULL or valid
  * for a write.
@@ -1653,6 +1705,8 @@ ctxkit_status ctxkit_tracer_overdue(const struct ctxkit_tracer *tracer,
  * `timeout`, so it is counted and leaves the open set. Thread-safe.
  *
  * Errors: `NULL_ARGUMENT`.
+ *
+ * JSON: result `schemas/tracer-overdue.json`.
  *
  * # Safety
  * `tracer` is live; `out_json` is valid for a write; `err` is NULL or valid
@@ -1670,6 +1724,8 @@ ctxkit_status ctxkit_tracer_expire(struct ctxkit_tracer *tracer,
  * span records with repeat counts. Thread-safe.
  *
  * Errors: `NULL_ARGUMENT`.
+ *
+ * JSON: result `schemas/trace-export.json`.
  *
  * # Safety
  * `tracer` is live; `out_json` is valid for a write; `err` is NULL or valid
@@ -1703,6 +1759,8 @@ uint32_t ctxkit_abi_version(void);
  * `INVALID_ARGUMENT` (ratios, a reserve that leaves no room, a model with
  * no known window and no `context_window`). Thread-safe.
  *
+ * JSON: `budget_json` `schemas/window-budget.json`.
+ *
  * # Safety
  * Text arguments are valid for their lengths (or NULL with length 0);
  * `registry` is NULL or live; `out_window` is valid for a write; `err` is
@@ -1731,6 +1789,8 @@ void ctxkit_window_free(struct ctxkit_window *window);
  * `INVALID_JSON` (with the location), `LIMIT_EXCEEDED`, `INVALID_UTF8`,
  * `NULL_ARGUMENT`. On failure the window is unchanged. Thread-safe.
  *
+ * JSON: input `schemas/conversation.json`.
+ *
  * # Safety
  * `window` is live; `conversation_json` is valid for its length; `err` is
  * NULL or valid for a write.
@@ -1745,6 +1805,8 @@ ctxkit_status ctxkit_window_load(struct ctxkit_window *window,
  * `*out_tokens` receives its token count. Thread-safe.
  *
  * Errors: `INVALID_JSON`, `LIMIT_EXCEEDED` (message count or size), `INVALID_UTF8`, `NULL_ARGUMENT`.
+ *
+ * JSON: input one element of `schemas/conversation.json`'s messages.
  *
  * # Safety
  * `window` is live; `message_json` is valid for its length; `out_tokens` is
@@ -1763,6 +1825,8 @@ ctxkit_status ctxkit_window_push(struct ctxkit_window *window,
  * `(NULL, 0)` for none. Thread-safe.
  *
  * Errors: `INVALID_JSON` (the new input), `LIMIT_EXCEEDED`, `INVALID_UTF8`, `NULL_ARGUMENT`.
+ *
+ * JSON: result `schemas/preflight-report.json`.
  *
  * # Safety
  * `window` is live; `new_input_json` is valid for its length (or NULL with
@@ -1799,6 +1863,8 @@ ctxkit_status ctxkit_window_calibrate(struct ctxkit_window *window,
  *
  * Errors: `NULL_ARGUMENT`.
  *
+ * JSON: result `schemas/validation-issues.json`.
+ *
  * # Safety
  * `window` is live; `out_json` is valid for a write; `err` is NULL or valid for a write.
  */
@@ -1812,6 +1878,8 @@ ctxkit_status ctxkit_window_validate(const struct ctxkit_window *window,
  * inserted results; `(NULL, 0)` selects the default. Thread-safe.
  *
  * Errors: `LIMIT_EXCEEDED` (synthetic text over 64 KiB, or more than 16 MiB of synthetic results), `INVALID_UTF8`, `NULL_ARGUMENT`.
+ *
+ * JSON: result `schemas/repair-changes.json`.
  *
  * # Safety
  * `window` is live; `synthetic_result` is valid for its length (or NULL
@@ -1830,6 +1898,8 @@ ctxkit_status ctxkit_window_repair(struct ctxkit_window *window,
  *
  * Errors: `NULL_ARGUMENT`.
  *
+ * JSON: result `schemas/conversation.json`.
+ *
  * # Safety
  * `window` is live; `out_json` is valid for a write; `err` is NULL or valid for a write.
  */
@@ -1847,6 +1917,8 @@ ctxkit_status ctxkit_window_conversation(const struct ctxkit_window *window,
  * your model, then call `ctxkit_window_apply_summary` with `id`. Errors:
  * `DOES_NOT_FIT` (what must be kept is too big), `INVALID_JSON`,
  * `INVALID_ARGUMENT`. Thread-safe.
+ *
+ * JSON: `policy_json` `schemas/compaction-policy.json`; result `schemas/compact-result.json`.
  *
  * # Safety
  * `window` is live; `policy_json` is valid for its length (or NULL with
@@ -1868,6 +1940,8 @@ ctxkit_status ctxkit_window_compact(struct ctxkit_window *window,
  * is `INVALID_ARGUMENT` too. Thread-safe.
  *
  * Errors: `INVALID_ARGUMENT` (no pending summary, or another id), `LIMIT_EXCEEDED`, `INVALID_UTF8`, `NULL_ARGUMENT`.
+ *
+ * JSON: result `schemas/compact-report.json`.
  *
  * # Safety
  * `window` is live; text arguments are valid for their lengths; `out_json`
@@ -1894,6 +1968,8 @@ ctxkit_status ctxkit_window_apply_summary(struct ctxkit_window *window,
  * message gives the figures), `INVALID_JSON`, `UNKNOWN_MODEL`,
  * `INVALID_ARGUMENT`, `LIMIT_EXCEEDED`, `INVALID_UTF8`, `NULL_ARGUMENT`.
  * Thread-safe.
+ *
+ * JSON: conversation `schemas/conversation.json`; `options_json` `schemas/fit-options.json`; report `schemas/fit-report.json`.
  *
  * # Safety
  * `registry` is NULL or live; text arguments are valid for their lengths;

@@ -62,6 +62,7 @@ pub const DEFAULT_RING_SIZE: usize = 1024;
 
 /// Tracer settings; every field optional in JSON.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(default, deny_unknown_fields)]
 pub struct TracerConfig {
     /// Recent span records kept (1 ..= [`MAX_TRACE_RING`]).
@@ -87,6 +88,7 @@ impl Default for TracerConfig {
 
 /// How a span ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Outcome {
     /// The tool returned a result.
@@ -101,6 +103,7 @@ pub enum Outcome {
 
 /// Optional identifiers and settings of a span (JSON in the C ABI).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(default, deny_unknown_fields)]
 pub struct SpanInfo {
     /// The agent that called the tool.
@@ -130,6 +133,7 @@ struct OpenSpan {
 
 /// A finished span in the ring; `count` consecutive repeats of it.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct SpanRecord {
     /// The first span's id.
     pub span_id: u64,
@@ -196,6 +200,7 @@ fn fingerprint(input: &str) -> u64 {
 
 /// A span past its deadline.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct OverdueSpan {
     /// Span id.
     pub span_id: u64,
@@ -218,6 +223,7 @@ pub struct OverdueSpan {
 /// A synthetic tool result for an interrupted call: what the window's repair
 /// inserts for an unanswered call, with the same text.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct InterruptedResult {
     /// The call it answers.
     pub tool_call_id: String,
@@ -227,6 +233,25 @@ pub struct InterruptedResult {
     pub content: String,
     /// Why, for logs: "deadline of N ms exceeded".
     pub reason: String,
+}
+
+/// The answer of `ctxkit_tracer_overdue` and `ctxkit_tracer_expire`: the
+/// spans past their deadline and the synthetic results that answer them.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct Overdue {
+    /// Spans past their deadline.
+    pub overdue: Vec<OverdueSpan>,
+    /// [`interrupted_results`] of those spans.
+    pub interrupted_results: Vec<InterruptedResult>,
+}
+
+impl Overdue {
+    /// The spans and their interrupted results.
+    pub fn of(overdue: Vec<OverdueSpan>) -> Overdue {
+        let interrupted_results = interrupted_results(&overdue);
+        Overdue { overdue, interrupted_results }
+    }
 }
 
 /// Maps overdue spans that carry a `tool_call_id` to synthetic results
@@ -249,6 +274,7 @@ pub fn interrupted_results(overdue: &[OverdueSpan]) -> Vec<InterruptedResult> {
 
 /// Latency figures in µs (absent when nothing ended yet).
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Durations {
     /// Fastest.
     pub min: u64,
@@ -266,6 +292,7 @@ pub struct Durations {
 
 /// One tool's metrics.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct ToolMetrics {
     /// Tool name.
     pub tool: String,
@@ -312,6 +339,7 @@ struct ToolStats {
 
 /// Everything a tracer knows, as JSON (docs/formats.md, "Trace export").
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct TraceExport {
     /// Spans started since the tracer was made.
     pub spans_started: u64,

@@ -42,6 +42,8 @@ fn json_string<T: serde::Serialize>(v: &T) -> Result<ctxkit_string, FfiError> {
 /// `UNKNOWN_MODEL`, `UNKNOWN_ENCODING`, `INVALID_UTF8`, `NULL_ARGUMENT`.
 /// Thread-safe.
 ///
+/// JSON: `options_json` `schemas/skills-open-options.json`.
+///
 /// # Safety
 /// Text arguments are valid for their lengths (or NULL with length 0);
 /// `out_skills` is valid for a write; `err` is NULL or valid for a write.
@@ -110,6 +112,8 @@ pub unsafe extern "C" fn ctxkit_skills_free(skills: *mut ctxkit_skills) {
 ///
 /// Errors: `NULL_ARGUMENT`.
 ///
+/// JSON: result `schemas/skills-list.json`.
+///
 /// # Safety
 /// `skills` is live; `out_json` is valid for a write; `err` is NULL or valid
 /// for a write.
@@ -137,6 +141,8 @@ pub unsafe extern "C" fn ctxkit_skills_list(
 /// changed since discovery), `LIMIT_EXCEEDED`, `INVALID_UTF8`,
 /// `INVALID_JSON` (a skill whose front-matter could not be read).
 /// Thread-safe.
+///
+/// JSON: result `schemas/skill-body.json`.
 ///
 /// # Safety
 /// `skills` is live; `name` is valid for its length; `out_json` is valid
@@ -169,6 +175,8 @@ pub unsafe extern "C" fn ctxkit_skills_body(
 /// reason `invalid`. Errors: `DOES_NOT_FIT` (the preamble alone is over the
 /// budget), `INVALID_JSON`, `INVALID_ARGUMENT` (a score that is not
 /// finite). Thread-safe.
+///
+/// JSON: `options_json` `schemas/skills-index-options.json`; result `schemas/skills-index.json`.
 ///
 /// # Safety
 /// `skills` is live; `options_json` is valid for its length (or NULL with

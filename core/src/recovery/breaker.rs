@@ -23,6 +23,7 @@ use crate::{Error, ErrorKind, Result};
 
 /// Breaker settings; every field is optional in JSON.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(default, deny_unknown_fields)]
 pub struct BreakerConfig {
     /// Consecutive failures that open a closed breaker.
@@ -43,6 +44,7 @@ impl Default for BreakerConfig {
 
 /// A breaker's state.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum BreakerState {
     /// Calls flow.
@@ -55,6 +57,7 @@ pub enum BreakerState {
 
 /// One key's state as JSON (docs/formats.md, "Circuit breaker state").
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct BreakerSnapshot {
     /// The key.
     pub key: String,

@@ -36,6 +36,7 @@ pub use validate::{name_problem, Diagnostic, Severity, SkillHeader};
 
 /// Where a skill's file sits.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Layout {
     /// `<root>/<name>/SKILL.md` (Agent Skills).
@@ -58,8 +59,24 @@ pub enum LayoutChoice {
     Flat,
 }
 
+/// Written by hand: schemars does not see serde's `alias`, and `nested` is
+/// accepted.
+#[cfg(feature = "schema")]
+impl schemars::JsonSchema for LayoutChoice {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "LayoutChoice".into()
+    }
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "description": "Which layouts to look for: both (`auto`), `<name>/SKILL.md` only (`folder`, also spelled `nested`), `<name>.md` only (`flat`).",
+            "enum": ["auto", "folder", "nested", "flat"]
+        })
+    }
+}
+
 /// Options for opening a skills folder (JSON at the C ABI).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct OpenOptions {
     /// Count tokens with this model's encoding.
@@ -83,6 +100,7 @@ impl OpenOptions {
 
 /// A body read on request: the text after the front-matter, and its tokens.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Body {
     /// The skill's name.
     pub name: String,
@@ -149,6 +167,7 @@ impl Skill {
 
 /// An entry found in the root that is not a skill, and why.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Ignored {
     /// The entry's name.
     pub path: String,
@@ -167,6 +186,7 @@ pub struct SkillSet {
 
 /// One skill in a [`Listing`].
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct ListedSkill {
     /// The name it is requested by.
     pub name: String,
@@ -190,6 +210,7 @@ pub struct ListedSkill {
 
 /// Everything discovery found (JSON at the C ABI and `ctxkit skills list --json`).
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Listing {
     /// Encoding the token figures are in.
     pub encoding: &'static str,

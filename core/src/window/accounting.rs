@@ -43,6 +43,7 @@ pub const PDF_PAGE_ESTIMATE: usize = 1500;
 
 /// How a model family is shown its tool definitions.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum ToolStyle {
     /// The counting guide's per-function and per-property constants.
@@ -57,6 +58,7 @@ pub enum ToolStyle {
 
 /// How images are counted.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum ImageRule {
     /// OpenAI's tile rule: `base` plus `tile` per 512-pixel tile after
@@ -81,6 +83,7 @@ pub enum ImageRule {
 
 /// Chat framing constants for one model family.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Framing {
     /// Per message (`<|start|>{role}...<|end|>` minus the role itself).
     pub tokens_per_message: usize,

@@ -12,6 +12,7 @@ use crate::{Error, ErrorKind, Result};
 
 /// Budget settings. Ratios are fractions of the context window.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(default, deny_unknown_fields)]
 pub struct Budget {
     /// Context window in tokens; 0 means "the model's".
@@ -33,6 +34,7 @@ impl Default for Budget {
 
 /// The pre-flight verdict.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Verdict {
     /// Below the trigger ratio.
@@ -45,6 +47,7 @@ pub enum Verdict {
 
 /// A pre-flight report: token totals by component and the verdict.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Preflight {
     /// The model the window is for.
     pub model: String,
@@ -85,6 +88,7 @@ pub struct Preflight {
 
 /// What [`Window::compact`] did.
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(tag = "status", rename_all = "snake_case")]
 pub enum CompactOutcome {
     /// The window's conversation was compacted in place.
@@ -102,6 +106,7 @@ pub enum CompactOutcome {
 
 /// Figures and manifest of a window compaction.
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct CompactReport {
     /// Prompt tokens before.
     pub tokens_before: usize,
