@@ -75,7 +75,7 @@ export declare class NativeTracer {
   /** `outcome`: `"success"`, `"error"`, `"timeout"`, `"cancelled"` (as JSON spells them). */
   end(id: number, outcome: string, outputBytes: number, error?: string | undefined | null, atUs?: number | undefined | null): void
   /**
-   * `{overdue, interrupted_results}` (core's `OverdueReport`, as C
+   * `{overdue, interrupted_results}` (core's `trace::Overdue`, as C
    * returns it): spans past their timeout, and the synthetic tool results
    * that would answer them.
    */

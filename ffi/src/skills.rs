@@ -7,6 +7,7 @@ use std::ffi::c_char;
 
 use std::path::Path;
 
+use ctxkit_core::events::Observer;
 use ctxkit_core::limits::MAX_JSON_BYTES;
 use ctxkit_core::skills::{IndexOptions, SkillSet};
 
@@ -20,7 +21,7 @@ use crate::strings::{ctxkit_string, json_string};
 /// The skills of one folder: headers, diagnostics and a body cache.
 /// Thread-safe.
 pub struct ctxkit_skills {
-    inner: SkillSet,
+    pub(crate) inner: SkillSet,
 }
 
 /// Discovers the skills directly under `root` (a UTF-8 path): folders
@@ -37,6 +38,8 @@ pub struct ctxkit_skills {
 /// `UNKNOWN_MODEL`, `UNKNOWN_ENCODING`, `INVALID_UTF8`, `NULL_ARGUMENT`.
 /// Thread-safe.
 ///
+/// JSON: `options_json` `schemas/skills-open-options.json`.
+///
 /// # Safety
 /// Text arguments are valid for their lengths (or NULL with length 0);
 /// `out_skills` is valid for a write; `err` is NULL or valid for a write.
@@ -49,10 +52,10 @@ pub unsafe extern "C" fn ctxkit_skills_open(
     out_skills: *mut *mut ctxkit_skills,
     err: *mut *mut ctxkit_error,
 ) -> ctxkit_status {
-    // SAFETY: forwarded contract; a NULL registry is the built-in table.
-    unsafe {
-        open("ctxkit_skills_open", std::ptr::null(), root, root_len, options_json, options_json_len, out_skills, err)
-    }
+    guard("ctxkit_skills_open", err, || {
+        // SAFETY: per the contract above.
+        unsafe { open(root, root_len, options_json, options_json_len, &Observer::none(), out_skills) }
+    })
 }
 
 /// As `ctxkit_skills_open`, with an options `model` looked up in `registry`
@@ -72,42 +75,56 @@ pub unsafe extern "C" fn ctxkit_skills_open_in(
     out_skills: *mut *mut ctxkit_skills,
     err: *mut *mut ctxkit_error,
 ) -> ctxkit_status {
-    // SAFETY: forwarded contract.
-    unsafe { open("ctxkit_skills_open_in", registry, root, root_len, options_json, options_json_len, out_skills, err) }
+    guard("ctxkit_skills_open_in", err, || {
+        // SAFETY: per the contract above.
+        unsafe { open_in(registry, root, root_len, options_json, options_json_len, &Observer::none(), out_skills) }
+    })
 }
 
-/// The body of both open functions, inside the boundary named `function`.
+/// The body of `ctxkit_skills_open` and `ctxkit_skills_open_with_events`.
 ///
 /// # Safety
-/// As for `ctxkit_skills_open_in`.
-#[allow(clippy::too_many_arguments)]
-unsafe fn open(
-    function: &'static str,
+/// As `ctxkit_skills_open`.
+pub(crate) unsafe fn open(
+    root: *const c_char,
+    root_len: usize,
+    options_json: *const c_char,
+    options_json_len: usize,
+    observer: &Observer,
+    out_skills: *mut *mut ctxkit_skills,
+) -> Result<(), FfiError> {
+    // SAFETY: forwarded contract; a NULL registry is the built-in table.
+    unsafe { open_in(std::ptr::null(), root, root_len, options_json, options_json_len, observer, out_skills) }
+}
+
+/// [`open`] with the registry an options `model` is looked up in.
+///
+/// # Safety
+/// `registry` is NULL or live; the rest as `ctxkit_skills_open`.
+unsafe fn open_in(
     registry: *const ctxkit_registry,
     root: *const c_char,
     root_len: usize,
     options_json: *const c_char,
     options_json_len: usize,
+    observer: &Observer,
     out_skills: *mut *mut ctxkit_skills,
-    err: *mut *mut ctxkit_error,
-) -> ctxkit_status {
-    guard(function, err, || {
-        let dst = out(out_skills, "out_skills")?;
-        // SAFETY: per the contract above.
-        let (registry, root, options) = unsafe {
-            (
-                registry_or_builtin(registry),
-                args::text(root, root_len, "root", MAX_JSON_BYTES)?,
-                args::opt_text(options_json, options_json_len, "options_json", MAX_JSON_BYTES)?,
-            )
-        };
-        if root.is_empty() {
-            return Err(FfiError::invalid("root is empty"));
-        }
-        let set = SkillSet::open_json_in(registry, Path::new(root), options)?;
-        dst.write(Box::into_raw(Box::new(ctxkit_skills { inner: set })));
-        Ok(())
-    })
+) -> Result<(), FfiError> {
+    let dst = out(out_skills, "out_skills")?;
+    // SAFETY: per the contract above.
+    let (registry, root, options) = unsafe {
+        (
+            registry_or_builtin(registry),
+            args::text(root, root_len, "root", MAX_JSON_BYTES)?,
+            args::opt_text(options_json, options_json_len, "options_json", MAX_JSON_BYTES)?,
+        )
+    };
+    if root.is_empty() {
+        return Err(FfiError::invalid("root is empty"));
+    }
+    let set = SkillSet::open_json_in(registry, Path::new(root), options, observer)?;
+    dst.write(Box::into_raw(Box::new(ctxkit_skills { inner: set })));
+    Ok(())
 }
 
 /// Releases a skill set. `ctxkit_skills_free(NULL)` does nothing. The
@@ -131,6 +148,8 @@ pub unsafe extern "C" fn ctxkit_skills_free(skills: *mut ctxkit_skills) {
 /// that were ignored. Thread-safe.
 ///
 /// Errors: `NULL_ARGUMENT`.
+///
+/// JSON: result `schemas/skills-list.json`.
 ///
 /// # Safety
 /// `skills` is live; `out_json` is valid for a write; `err` is NULL or valid
@@ -159,6 +178,8 @@ pub unsafe extern "C" fn ctxkit_skills_list(
 /// changed since discovery), `LIMIT_EXCEEDED`, `INVALID_UTF8`,
 /// `INVALID_JSON` (a skill whose front-matter could not be read).
 /// Thread-safe.
+///
+/// JSON: result `schemas/skill-body.json`.
 ///
 /// # Safety
 /// `skills` is live; `name` is valid for its length; `out_json` is valid
@@ -191,6 +212,8 @@ pub unsafe extern "C" fn ctxkit_skills_body(
 /// reason `invalid`. Errors: `DOES_NOT_FIT` (the preamble alone is over the
 /// budget), `INVALID_JSON`, `INVALID_ARGUMENT` (a score that is not
 /// finite). Thread-safe.
+///
+/// JSON: `options_json` `schemas/skills-index-options.json`; result `schemas/skills-index.json`.
 ///
 /// # Safety
 /// `skills` is live; `options_json` is valid for its length (or NULL with

@@ -177,6 +177,8 @@ pub unsafe extern "C" fn ctxkit_tokenizer_free(tokenizer: *mut ctxkit_tokenizer)
 ///
 /// Errors: `NULL_ARGUMENT`.
 ///
+/// JSON: result `schemas/tokenizer-info.json`.
+///
 /// # Safety
 /// `tokenizer` is a live handle; `out_json` is valid for a write; `err` is
 /// NULL or valid for a write.
@@ -190,7 +192,7 @@ pub unsafe extern "C" fn ctxkit_tokenizer_info(
         let dst = out(out_json, "out_json")?;
         // SAFETY: per the contract above.
         let t = unsafe { args::handle(tokenizer, "tokenizer") }?;
-        let info = ctxkit_core::TokenizerInfo::new(&t.inner, t.model.as_ref());
+        let info = t.inner.info(t.model.as_ref());
         dst.write(json_string(&info)?);
         Ok(())
     })
@@ -403,6 +405,8 @@ pub unsafe extern "C" fn ctxkit_tokenizer_truncate(
 /// `auto`; a section given twice), `DOES_NOT_FIT` (a required section
 /// cannot fit), `INVALID_JSON`, `NULL_ARGUMENT`, `INVALID_UTF8`.
 /// Thread-safe.
+///
+/// JSON: request `schemas/assemble-request.json`; result `schemas/assemble-result.json`.
 ///
 /// # Safety
 /// `tokenizer` is a live handle; `request_json` is valid for its length;

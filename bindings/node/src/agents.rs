@@ -13,7 +13,7 @@ use ctxkit::callstack::CallStack;
 use ctxkit::handoff::{filter_json, Handoff, RenderOptions};
 use ctxkit::recovery::{classify_json, BackoffPolicy, BreakerConfig, Breakers};
 use ctxkit::skills::{IndexOptions, SkillSet};
-use ctxkit::trace::{Outcome, OverdueReport, OverdueSpan, SpanInfo, Tracer};
+use ctxkit::trace::{Outcome, Overdue, OverdueSpan, SpanInfo, Tracer};
 use ctxkit::ModelRegistry;
 
 use crate::error::{guard, json, to_u64, to_usize};
@@ -217,7 +217,7 @@ fn now_us(at: Option<f64>) -> u64 {
 }
 
 fn overdue(spans: Vec<OverdueSpan>) -> ctxkit::Result<String> {
-    json(&OverdueReport::new(spans))
+    json(&Overdue::of(spans))
 }
 
 #[napi]
@@ -259,8 +259,9 @@ impl NativeTracer {
         })
     }
 
-    /// `{spans, interrupted}`: spans past their timeout, and the synthetic
-    /// tool results that would answer them.
+    /// `{overdue, interrupted_results}` (core's `trace::Overdue`, as C
+    /// returns it): spans past their timeout, and the synthetic tool results
+    /// that would answer them.
     #[napi]
     pub fn overdue_json(&self, at_us: Option<f64>) -> napi::Result<String> {
         guard("overdue", || overdue(self.inner.overdue(now_us(at_us))))

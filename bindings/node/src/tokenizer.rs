@@ -110,7 +110,7 @@ impl NativeTokenizer {
     /// `{encoding, special_tokens, vocab_size, memory_bytes, model}` as JSON.
     #[napi]
     pub fn info_json(&self) -> napi::Result<String> {
-        guard("info", || json(&ctxkit::TokenizerInfo::new(&self.inner, self.model.as_ref())))
+        guard("info", || json(&self.inner.info(self.model.as_ref())))
     }
 
     #[napi]

@@ -195,7 +195,7 @@ struct Tracer {
 }
 
 fn overdue_json(spans: Vec<OverdueSpan>) -> ctxkit::Result<String> {
-    to_json(&ctxkit::trace::OverdueReport::new(spans))
+    to_json(&ctxkit::trace::Overdue::of(spans))
 }
 
 #[pymethods]

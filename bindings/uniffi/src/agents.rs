@@ -9,7 +9,7 @@ use std::sync::Arc;
 use ctxkit::handoff::{filter_json, Handoff, RenderOptions};
 use ctxkit::recovery::{classify, BackoffPolicy, BreakerConfig, Breakers, Provider, RetryDecision};
 use ctxkit::skills::{IndexOptions, SkillSet as CoreSkills};
-use ctxkit::trace::{Outcome, OverdueReport, OverdueSpan, SpanInfo, Tracer as CoreTracer};
+use ctxkit::trace::{Outcome, Overdue, OverdueSpan, SpanInfo, Tracer as CoreTracer};
 
 use crate::tokenizer::{registry_or_builtin, ModelRegistry, Tokenizer};
 use crate::{parse_opt, to_json, CtxkitError, Result, Text};
@@ -339,7 +339,7 @@ pub fn clock_now_us() -> u64 {
 }
 
 fn overdue_json(spans: Vec<OverdueSpan>) -> Result<String> {
-    to_json(&OverdueReport::new(spans))
+    to_json(&Overdue::of(spans))
 }
 
 /// Tool-call telemetry: spans, per-tool metrics, deadlines, a bounded ring

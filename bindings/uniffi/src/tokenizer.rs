@@ -243,7 +243,7 @@ impl Tokenizer {
     /// The encoding, vocabulary size, memory and model lookup.
     pub fn info(&self) -> TokenizerInfo {
         // Core's shape, converted field by field (the C ABI returns it as JSON).
-        let info = ctxkit::TokenizerInfo::new(&self.inner, self.model.as_ref());
+        let info = self.inner.info(self.model.as_ref());
         TokenizerInfo {
             encoding: info.encoding.into(),
             encoding_name: info.encoding.name().to_owned(),

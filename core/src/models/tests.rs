@@ -392,11 +392,11 @@ fn huge_names_are_refused_early_and_never_echoed_whole() {
 #[test]
 fn tokenizer_info_has_one_shape() {
     let (t, info) = reg().tokenizer("gpt-4o", None).unwrap();
-    let v = serde_json::to_value(TokenizerInfo::new(&t, Some(&info))).unwrap();
+    let v = serde_json::to_value(t.info(Some(&info))).unwrap();
     assert_eq!(v["encoding"], "o200k_base");
     assert_eq!(v["model"]["model"], "gpt-4o");
     assert!(v["vocab_size"].as_u64().unwrap() > 200_000);
-    let plain = serde_json::to_value(TokenizerInfo::new(&Tokenizer::new(Encoding::Cl100kBase).unwrap(), None)).unwrap();
+    let plain = serde_json::to_value(Tokenizer::new(Encoding::Cl100kBase).unwrap().info(None)).unwrap();
     let keys: Vec<&String> = plain.as_object().unwrap().keys().collect();
     assert_eq!(keys, ["encoding", "special_tokens", "vocab_size", "memory_bytes", "model"]);
     assert!(plain["model"].is_null());

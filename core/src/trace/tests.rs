@@ -460,12 +460,12 @@ fn overdue_report_has_one_shape() {
     let t = tracer(4);
     t.start("fast", info("coder", "call_a"), 0, 0).unwrap();
     t.start("fast", SpanInfo::default(), 0, 0).unwrap();
-    let r = OverdueReport::new(t.overdue(u64::MAX));
+    let r = Overdue::of(t.overdue(u64::MAX));
     assert_eq!((r.overdue.len(), r.interrupted_results.len()), (2, 1));
     let v = serde_json::to_value(&r).unwrap();
     let keys: Vec<&String> = v.as_object().unwrap().keys().collect();
     assert_eq!(keys, ["overdue", "interrupted_results"]);
     assert_eq!(v["interrupted_results"][0]["tool_call_id"], "call_a");
-    let empty = serde_json::to_string(&OverdueReport::new(Vec::new())).unwrap();
+    let empty = serde_json::to_string(&Overdue::of(Vec::new())).unwrap();
     assert_eq!(empty, r#"{"overdue":[],"interrupted_results":[]}"#);
 }
