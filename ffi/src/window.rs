@@ -8,7 +8,6 @@ use std::ffi::c_char;
 use ctxkit_core::chat::Conversation;
 use ctxkit_core::limits::MAX_JSON_BYTES;
 use ctxkit_core::window::{fit_json_in, Budget, Policy, Window};
-use parking_lot::Mutex;
 
 use crate::args::{self, out};
 use crate::boundary::guard;
