@@ -47,8 +47,7 @@ impl FromNapiValue for JsText {
         let mut written = 0usize;
         // SAFETY: `buf` has room for `cap` bytes; napi writes at most
         // `cap - 1` bytes plus a NUL and reports how many it wrote before it.
-        let status =
-            unsafe { sys::napi_get_value_string_utf8(env, value, buf.as_mut_ptr().cast(), cap, &mut written) };
+        let status = unsafe { sys::napi_get_value_string_utf8(env, value, buf.as_mut_ptr().cast(), cap, &mut written) };
         if status != sys::Status::napi_ok {
             return Err(not_a_string());
         }

@@ -242,7 +242,12 @@ impl NativeTokenizer {
     /// The encoding's special tokens with their ids, in the encoding's order.
     #[napi]
     pub fn special_token_list(&self) -> Vec<SpecialTokenEntry> {
-        self.inner.encoding().special_tokens().iter().map(|&(token, id)| SpecialTokenEntry { token: token.to_owned(), id }).collect()
+        self.inner
+            .encoding()
+            .special_tokens()
+            .iter()
+            .map(|&(token, id)| SpecialTokenEntry { token: token.to_owned(), id })
+            .collect()
     }
 
     /// Whether `id` is one of the encoding's special tokens.
