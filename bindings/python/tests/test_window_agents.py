@@ -121,7 +121,7 @@ def test_agent_primitives():
     t.end_with(sid, "success", output_bytes=30, input_tokens=120, output_tokens=40,
                metadata={"model": "gpt-4o", "cached": True}, now_us=7000)
     sid = t.start("search", {"tool_call_id": "c2"}, 0, 8000)
-    t.end_with(sid, "error", error="HTTP 429", error_category="rate_limited", input_tokens=5, now_us=9000)
+    t.end_with(sid, "failed", error="HTTP 429", error_category="rate_limited", input_tokens=5, now_us=9000)
     m = next(x for x in t.metrics() if x["tool"] == "search")
     assert (m["input_tokens"], m["output_tokens"], m["output_bytes"]) == (125, 40, 30)
     assert m["error_categories"] == {"rate_limited": 1}
@@ -132,15 +132,15 @@ def test_tracer_end_with_bad_input():
     t = ctxkit.Tracer()
     sid = t.start("search", None, 0, 1000)
     with pytest.raises(ctxkit.InvalidArgumentError):
-        t.end_with(sid, "error", error_category="Rate Limited", now_us=2000)
+        t.end_with(sid, "failed", error_category="Rate Limited", now_us=2000)
     with pytest.raises(ctxkit.InvalidArgumentError):
-        t.end_with(sid, "error", metadata={"nested": {"x": 1}}, now_us=2000)
+        t.end_with(sid, "failed", metadata={"nested": {"x": 1}}, now_us=2000)
     with pytest.raises(ctxkit.LimitExceededError):
-        t.end_with(sid, "error", metadata={f"k{i}": i for i in range(17)}, now_us=2000)
+        t.end_with(sid, "failed", metadata={f"k{i}": i for i in range(17)}, now_us=2000)
     with pytest.raises(ctxkit.InvalidJsonError):
         t.end_with(sid, "done", now_us=2000)
     with pytest.raises(TypeError):
-        t.end_with(sid, "error", metadata={"x": object()}, now_us=2000)
+        t.end_with(sid, "failed", metadata={"x": object()}, now_us=2000)
     assert t.metrics()[0]["in_flight"] == 1
     t.end_with(sid, "timeout", now_us=3000)
     assert t.metrics()[0]["in_flight"] == 0
