@@ -252,7 +252,7 @@ export interface FitOptions {
   model: string
   max_tokens?: number
   reserve_output?: number
-  format?: 'openai' | 'anthropic' | 'responses'
+  format?: 'openai' | 'anthropic' | 'responses' | 'gemini'
   policy?: Policy
   [field: string]: unknown
 }
