@@ -252,7 +252,7 @@ export interface FitOptions {
   model: string
   max_tokens?: number
   reserve_output?: number
-  format?: 'openai' | 'anthropic' | 'responses' | 'gemini'
+  format?: 'openai' | 'anthropic' | 'responses' | 'gemini' | 'bedrock'
   policy?: Policy
   [field: string]: unknown
 }

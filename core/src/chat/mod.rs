@@ -1,6 +1,6 @@
 //! The neutral chat model and the wire formats it is read from and written
-//! back to: OpenAI Chat Completions, OpenAI Responses, Anthropic Messages and
-//! Gemini `generateContent`.
+//! back to: OpenAI Chat Completions, OpenAI Responses, Anthropic Messages,
+//! Gemini `generateContent` and Bedrock Converse.
 //!
 //! Each [`Message`] keeps the JSON it was parsed from, next to a typed view
 //! of the parts ctxkit reasons about (role, text, tool calls and results,
@@ -11,6 +11,7 @@
 //! rebuild it from the view.
 
 mod anthropic;
+mod bedrock;
 mod gemini;
 mod openai;
 mod reader;
@@ -35,19 +36,22 @@ pub enum Format {
     /// Gemini `generateContent`: `{"systemInstruction": ..., "contents": [...], "tools": [...]}`
     /// or a bare array of contents.
     Gemini,
+    /// Amazon Bedrock Converse: `{"system": [...], "messages": [...], "toolConfig": {...}}`.
+    Bedrock,
 }
 
 impl Format {
     /// Every format's name, in the order error messages list them.
-    pub const NAMES: &'static str = "openai, anthropic, responses or gemini";
+    pub const NAMES: &'static str = "openai, anthropic, responses, gemini or bedrock";
 
-    /// Parses `openai`, `anthropic`, `responses` or `gemini`.
+    /// Parses `openai`, `anthropic`, `responses`, `gemini` or `bedrock`.
     pub fn from_name(name: &str) -> Result<Format> {
         match name.trim().to_ascii_lowercase().as_str() {
             "openai" => Ok(Format::OpenAi),
             "anthropic" => Ok(Format::Anthropic),
             "responses" => Ok(Format::Responses),
             "gemini" => Ok(Format::Gemini),
+            "bedrock" => Ok(Format::Bedrock),
             other => Err(Error::invalid_argument(format!("unknown format '{other}'; use {}", Format::NAMES))),
         }
     }
@@ -59,6 +63,7 @@ impl Format {
             Format::Anthropic => "anthropic",
             Format::Responses => "responses",
             Format::Gemini => "gemini",
+            Format::Bedrock => "bedrock",
         }
     }
 
@@ -284,6 +289,7 @@ impl Conversation {
                 Value::Array(items) => gemini::parse_bare(items),
                 other => gemini::parse(other),
             },
+            Format::Bedrock => bedrock::parse(doc),
         }
     }
 
@@ -319,6 +325,10 @@ impl Conversation {
             if let Some(tools) = gemini::write_tools(out.get("tools"), &self.tools) {
                 out.insert("tools".into(), tools);
             }
+            return Value::Object(out);
+        }
+        if self.format == Format::Bedrock {
+            bedrock::write_tool_config(&mut out, &self.tools);
             return Value::Object(out);
         }
         // A `tools` array is rewritten; an explicit `"tools": null` stays
@@ -362,6 +372,7 @@ pub(crate) fn message_from_value(format: Format, v: Value, index: usize) -> Resu
         Format::Anthropic => anthropic::message(v, index),
         Format::Responses => responses::message(v, index),
         Format::Gemini => gemini::message(v, index),
+        Format::Bedrock => bedrock::message(v, index),
     }
 }
 
@@ -373,6 +384,10 @@ pub(crate) fn text_message(format: Format, role: &str, text: &str) -> Value {
         Format::Gemini => {
             let role = if role == "assistant" { "model" } else { "user" };
             serde_json::json!({"role": role, "parts": [{"text": text}]})
+        }
+        Format::Bedrock => {
+            let role = if role == "assistant" { "assistant" } else { "user" };
+            serde_json::json!({"role": role, "content": [{"text": text}]})
         }
     }
 }
@@ -396,6 +411,12 @@ pub(crate) fn set_result_text(format: Format, raw: &mut Value, block: Option<usi
     if format == Format::Gemini {
         if let Some(part) = block.and_then(|k| raw.get_mut("parts").and_then(|p| p.get_mut(k))) {
             gemini::set_response(part, text);
+        }
+        return;
+    }
+    if format == Format::Bedrock {
+        if let Some(b) = block.and_then(|k| raw.get_mut("content").and_then(|c| c.get_mut(k))) {
+            bedrock::set_result(b, text);
         }
         return;
     }
@@ -426,6 +447,12 @@ fn detect(doc: &Value) -> Format {
         && !obj.contains_key("messages")
     {
         return Format::Gemini;
+    }
+    if ["toolConfig", "inferenceConfig", "additionalModelRequestFields"].iter().any(|k| obj.contains_key(*k))
+        || obj.get("system").and_then(Value::as_array).is_some_and(|s| s.iter().any(|b| b.get("type").is_none()))
+        || obj.get("messages").and_then(Value::as_array).is_some_and(|ms| ms.iter().any(bedrock::looks_like))
+    {
+        return Format::Bedrock;
     }
     if obj.contains_key("system") {
         return Format::Anthropic;
@@ -481,6 +508,7 @@ pub(crate) fn blocks_key(format: Format) -> &'static str {
 pub(crate) fn is_result_block(format: Format, b: &Value) -> bool {
     match format {
         Format::Gemini => gemini::is_tool_part(b, false),
+        Format::Bedrock => bedrock::is_tool_block(b, false),
         _ => b.get("type").and_then(Value::as_str) == Some("tool_result"),
     }
 }
@@ -489,6 +517,7 @@ pub(crate) fn is_result_block(format: Format, b: &Value) -> bool {
 pub(crate) fn is_tool_block(format: Format, b: &Value) -> bool {
     match format {
         Format::Gemini => gemini::is_tool_part(b, true),
+        Format::Bedrock => bedrock::is_tool_block(b, true),
         _ => {
             b.get("type").and_then(Value::as_str).is_some_and(|t| t.ends_with("tool_use") || t.ends_with("tool_result"))
         }
@@ -498,7 +527,7 @@ pub(crate) fn is_tool_block(format: Format, b: &Value) -> bool {
 /// A text block in `format`.
 pub(crate) fn text_block(format: Format, text: &str) -> Value {
     match format {
-        Format::Gemini => serde_json::json!({"text": text}),
+        Format::Gemini | Format::Bedrock => serde_json::json!({"text": text}),
         _ => serde_json::json!({"type": "text", "text": text}),
     }
 }
@@ -508,6 +537,7 @@ pub(crate) fn text_block(format: Format, text: &str) -> Value {
 pub(crate) fn synthetic_result_block(format: Format, call: &Message, id: &str, text: &str) -> Value {
     match format {
         Format::Gemini => gemini::synthetic_response(call, id, text),
+        Format::Bedrock => bedrock::synthetic_result(id, text),
         _ => serde_json::json!({"type": "tool_result", "tool_use_id": id, "content": text, "is_error": true}),
     }
 }

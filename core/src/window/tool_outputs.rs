@@ -73,7 +73,7 @@ pub(super) fn sites(c: &Conversation) -> Vec<Site<'_>> {
 /// content's shape (a string stays a string; parts become one text part).
 /// The old content is not copied on the way (it is most of the message).
 pub(super) fn set_content(m: &Message, site: &Site, text: &str, format: Format) -> Result<Message> {
-    if (format == Format::Responses && site.block.is_none()) || format == Format::Gemini {
+    if (format == Format::Responses && site.block.is_none()) || matches!(format, Format::Gemini | Format::Bedrock) {
         // A Responses output lives in the item's `output`, a Gemini one in
         // its part's `response`, each in its own shape.
         let mut raw = m.raw.clone();
