@@ -310,7 +310,59 @@ fn responses_input_is_detected_forced_and_repaired_in_its_own_shape() {
     assert!(stderr(&o).contains("-: conversation input[0]: function_call has no 'call_id'"), "{}", stderr(&o));
     let o = ctxkit(&["preflight", "-", "--format", "gemini-ish"], b"[]");
     assert_eq!(o.status.code(), Some(2));
-    assert!(stderr(&o).contains("use openai, anthropic or responses"), "{}", stderr(&o));
+    assert!(stderr(&o).contains("use openai, anthropic, responses, gemini or bedrock"), "{}", stderr(&o));
+}
+
+#[test]
+fn bedrock_input_is_detected_forced_and_repaired_in_its_own_shape() {
+    let doc = br#"{"system":[{"text":"sys"}],"messages":[{"role":"user","content":[{"text":"go"}]},{"role":"assistant","content":[{"toolUse":{"toolUseId":"t1","name":"ls","input":{}}}]}],"inferenceConfig":{"maxTokens":9}}"#;
+    let o = ctxkit(&["repair", "-", "--synthetic-result", "lost"], doc);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let fixed: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(
+        fixed["messages"][2],
+        serde_json::json!({"role": "user", "content": [{"toolResult": {"toolUseId": "t1", "content": [{"text": "lost"}], "status": "error"}}]})
+    );
+    assert_eq!(fixed["inferenceConfig"]["maxTokens"], 9);
+    let o = ctxkit(
+        &["preflight", "-", "--format", "bedrock"],
+        br#"{"messages":[{"role":"user","content":[{"toolResult":{"content":[]}}]}]}"#,
+    );
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("-: conversation messages[0].content[0]: toolResult has no 'toolUseId'"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn gemini_input_is_detected_forced_and_repaired_in_its_own_shape() {
+    let doc = br#"{"systemInstruction":{"parts":[{"text":"sys"}]},"contents":[{"role":"user","parts":[{"text":"go"}]},{"role":"model","parts":[{"functionCall":{"name":"ls","args":{}}}]}],"generationConfig":{"temperature":0}}"#;
+    let o = ctxkit(&["repair", "-", "--model", "gemini-2.5-flash", "--synthetic-result", "lost"], doc);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let fixed: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(
+        fixed["contents"][2],
+        serde_json::json!({"role": "user", "parts": [{"functionResponse": {"name": "ls", "response": {"error": "lost"}}}]})
+    );
+    assert_eq!(fixed["systemInstruction"]["parts"][0]["text"], "sys");
+    assert_eq!(fixed["generationConfig"]["temperature"], 0);
+    let o = ctxkit(
+        &["preflight", "-", "--model", "gemini-2.5-flash", "--format", "gemini"],
+        br#"[{"role":"user","parts":[{"text":"hi"}]}]"#,
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = ctxkit(
+        &["preflight", "-", "--format", "gemini"],
+        br#"{"contents":[{"role":"model","parts":[{"functionCall":{"name":"f"}}]},{"role":"user","parts":[{"functionResponse":{"response":{}}}]}]}"#,
+    );
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("-: conversation contents[1].parts[0]: functionResponse has no 'name'"),
+        "{}",
+        stderr(&o)
+    );
 }
 
 #[test]

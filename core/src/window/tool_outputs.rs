@@ -50,14 +50,14 @@ pub(super) fn sites(c: &Conversation) -> Vec<Site<'_>> {
         if matches!(m.role, Role::Tool | Role::Function) {
             let id = m.tool_call_id.as_deref().unwrap_or_default();
             out.push(Site { message: i, block: None, ordinal: 0, id, text: whole_text(m) });
-        } else if let Some(blocks) = m.raw.get("content").and_then(Value::as_array) {
+        } else if let Some(blocks) = m.raw.get(chat::blocks_key(c.format)).and_then(Value::as_array) {
             let mut parts = m.parts.iter().filter_map(|p| match p {
                 Part::ToolResult { id, text, .. } => Some((id, text)),
                 _ => None,
             });
             let mut ordinal = 0;
             for (k, b) in blocks.iter().enumerate() {
-                if b.get("type").and_then(Value::as_str) == Some("tool_result") {
+                if chat::is_result_block(c.format, b) {
                     if let Some((id, text)) = parts.next() {
                         out.push(Site { message: i, block: Some(k), ordinal, id, text: Cow::Borrowed(text) });
                         ordinal += 1;
@@ -73,8 +73,9 @@ pub(super) fn sites(c: &Conversation) -> Vec<Site<'_>> {
 /// content's shape (a string stays a string; parts become one text part).
 /// The old content is not copied on the way (it is most of the message).
 pub(super) fn set_content(m: &Message, site: &Site, text: &str, format: Format) -> Result<Message> {
-    if format == Format::Responses && site.block.is_none() {
-        // A Responses output lives in the item's `output`, in its own shape.
+    if (format == Format::Responses && site.block.is_none()) || matches!(format, Format::Gemini | Format::Bedrock) {
+        // A Responses output lives in the item's `output`, a Gemini one in
+        // its part's `response`, each in its own shape.
         let mut raw = m.raw.clone();
         chat::set_result_text(format, &mut raw, site.block, text);
         return chat::message_from_value(format, raw, site.message);
