@@ -17,14 +17,24 @@
  *   gives the core's kind name (`unknown_model`, ...) for a status.
  * - Out-parameters are written only on success; they are required (non-NULL)
  *   unless a function says a count may be NULL.
- * - Text in is (const uint8_t *ptr, size_t len) UTF-8, checked; (NULL, 0) is
- *   the empty string; NULL with a non-zero length is NULL_ARGUMENT. Bytes
- *   stay `uint8_t` (not `char`) for ABI 2; C and C++ callers cast.
- * - Text out is an owned ctxkit_string (NUL-terminated as a courtesy), freed
- *   only by ctxkit_string_free; token arrays by ctxkit_tokens_free.
+ * - Text in is (const char *ptr, size_t len): UTF-8, checked, and need not
+ *   be NUL-terminated; (NULL, 0) is the empty string; NULL with a non-zero
+ *   length is NULL_ARGUMENT. Raw bytes in (encode_bytes, token_id) are
+ *   (const uint8_t *ptr, size_t len). The split is SQLite's and libgit2's:
+ *   C and C++ strings are `char`, so text needs no cast, and `uint8_t` says
+ *   "any bytes, not read as text".
+ * - Text out is an owned ctxkit_string {char *ptr; size_t len;}
+ *   (NUL-terminated as a courtesy, so a JSON result goes back in without a
+ *   cast; token_bytes / decode_bytes put raw bytes in it, as libgit2's
+ *   git_buf holds blobs), freed only by ctxkit_string_free; token arrays by
+ *   ctxkit_tokens_free.
  * - Structured input and output is JSON; the shapes are docs/formats.md.
  * - Handles are opaque, created by *_new and released by *_free; *_free(NULL)
- *   is a no-op. Handles are safe to share across threads unless a function
+ *   is a no-op. A handle parameter is `const` only where the call reads the
+ *   handle (window_preflight, breaker_state, tracer_export, ...); calls that
+ *   change its state (window_push, registry_register, breaker_allow and
+ *   record_*, tracer_start / end / expire, ...) take it non-const, even
+ *   where the handle locks internally. Handles are safe to share across threads unless a function
  *   says otherwise.
  * - A panic inside ctxkit is caught and returned as CTXKIT_STATUS_PANIC.
  * - Memory: tokenizer scratch buffers (about 1 MiB each) come from a
@@ -358,13 +368,14 @@ typedef struct ctxkit_window ctxkit_window;
  * where the input did). Release it with `ctxkit_string_free`, never `free()`.
  * The functions that return token bytes (`ctxkit_tokenizer_token_bytes`,
  * `ctxkit_tokenizer_decode_bytes`) use it for raw bytes, which need not be
- * UTF-8.
+ * UTF-8 (a `char` buffer holding bytes, as libgit2's `git_buf` does: one
+ * string type, and results such as JSON go back in as text without a cast).
  */
 typedef struct ctxkit_string {
   /**
    * The bytes; never NULL in a string ctxkit returned.
    */
-  uint8_t *ptr;
+  char *ptr;
   /**
    * Length in bytes, excluding the trailing NUL.
    */
@@ -418,7 +429,7 @@ ctxkit_status ctxkit_callstack_new(size_t max_depth,
  * `json` is valid for `json_len` bytes (or NULL with length 0);
  * `out_stack` is valid for a write; `err` is NULL or valid for a write.
  */
-ctxkit_status ctxkit_callstack_from_json(const uint8_t *json,
+ctxkit_status ctxkit_callstack_from_json(const char *json,
                                          size_t json_len,
                                          struct ctxkit_callstack **out_stack,
                                          struct ctxkit_error **err);
@@ -439,7 +450,7 @@ ctxkit_status ctxkit_callstack_from_json(const uint8_t *json,
  * `out_stack` is valid for a write; `err` is NULL or valid for a write.
  */
 ctxkit_status ctxkit_callstack_enter(const struct ctxkit_callstack *stack,
-                                     const uint8_t *agent,
+                                     const char *agent,
                                      size_t agent_len,
                                      struct ctxkit_callstack **out_stack,
                                      struct ctxkit_error **err);
@@ -512,7 +523,7 @@ void ctxkit_error_free(struct ctxkit_error *err);
  * `handoff_json` is valid for its length; `out_json` is valid for a write;
  * `err` is NULL or valid for a write.
  */
-ctxkit_status ctxkit_handoff_validate(const uint8_t *handoff_json,
+ctxkit_status ctxkit_handoff_validate(const char *handoff_json,
                                       size_t handoff_json_len,
                                       struct ctxkit_string *out_json,
                                       struct ctxkit_error **err);
@@ -533,9 +544,9 @@ ctxkit_status ctxkit_handoff_validate(const uint8_t *handoff_json,
  * length 0); `out_json` is valid for a write; `err` is NULL or valid for a
  * write.
  */
-ctxkit_status ctxkit_handoff_render(const uint8_t *handoff_json,
+ctxkit_status ctxkit_handoff_render(const char *handoff_json,
                                     size_t handoff_json_len,
-                                    const uint8_t *options_json,
+                                    const char *options_json,
                                     size_t options_json_len,
                                     struct ctxkit_string *out_json,
                                     struct ctxkit_error **err);
@@ -553,9 +564,9 @@ ctxkit_status ctxkit_handoff_render(const uint8_t *handoff_json,
  * length 0); `out_json` is valid for a write; `err` is NULL or valid for a
  * write.
  */
-ctxkit_status ctxkit_handoff_filter(const uint8_t *conversation_json,
+ctxkit_status ctxkit_handoff_filter(const char *conversation_json,
                                     size_t conversation_json_len,
-                                    const uint8_t *options_json,
+                                    const char *options_json,
                                     size_t options_json_len,
                                     struct ctxkit_string *out_json,
                                     struct ctxkit_error **err);
@@ -578,12 +589,12 @@ ctxkit_status ctxkit_handoff_filter(const uint8_t *conversation_json,
  * Text arguments are valid for their lengths (or NULL with length 0);
  * `out_json` is valid for a write; `err` is NULL or valid for a write.
  */
-ctxkit_status ctxkit_recovery_classify(const uint8_t *provider,
+ctxkit_status ctxkit_recovery_classify(const char *provider,
                                        size_t provider_len,
                                        uint32_t status,
-                                       const uint8_t *body,
+                                       const char *body,
                                        size_t body_len,
-                                       const uint8_t *headers_json,
+                                       const char *headers_json,
                                        size_t headers_json_len,
                                        struct ctxkit_string *out_json,
                                        struct ctxkit_error **err);
@@ -603,7 +614,7 @@ ctxkit_status ctxkit_recovery_classify(const uint8_t *provider,
  * `request_json` is valid for its length; `out_json` is valid for a write;
  * `err` is NULL or valid for a write.
  */
-ctxkit_status ctxkit_recovery_backoff(const uint8_t *request_json,
+ctxkit_status ctxkit_recovery_backoff(const char *request_json,
                                       size_t request_json_len,
                                       struct ctxkit_string *out_json,
                                       struct ctxkit_error **err);
@@ -620,7 +631,7 @@ ctxkit_status ctxkit_recovery_backoff(const uint8_t *request_json,
  * `config_json` is valid for its length (or NULL with length 0);
  * `out_breaker` is valid for a write; `err` is NULL or valid for a write.
  */
-ctxkit_status ctxkit_breaker_new(const uint8_t *config_json,
+ctxkit_status ctxkit_breaker_new(const char *config_json,
                                  size_t config_json_len,
                                  struct ctxkit_breaker **out_breaker,
                                  struct ctxkit_error **err);
@@ -647,8 +658,8 @@ void ctxkit_breaker_free(struct ctxkit_breaker *breaker);
  * `breaker` is live; `key` is valid for its length; `out_allowed` is valid
  * for a write; `err` is NULL or valid for a write.
  */
-ctxkit_status ctxkit_breaker_allow(const struct ctxkit_breaker *breaker,
-                                   const uint8_t *key,
+ctxkit_status ctxkit_breaker_allow(struct ctxkit_breaker *breaker,
+                                   const char *key,
                                    size_t key_len,
                                    uint64_t now_ms,
                                    bool *out_allowed,
@@ -664,8 +675,8 @@ ctxkit_status ctxkit_breaker_allow(const struct ctxkit_breaker *breaker,
  * `breaker` is live; `key` is valid for its length; `out_state` is valid
  * for a write; `err` is NULL or valid for a write.
  */
-ctxkit_status ctxkit_breaker_record_success_state(const struct ctxkit_breaker *breaker,
-                                                  const uint8_t *key,
+ctxkit_status ctxkit_breaker_record_success_state(struct ctxkit_breaker *breaker,
+                                                  const char *key,
                                                   size_t key_len,
                                                   uint64_t now_ms,
                                                   uint32_t *out_state,
@@ -680,8 +691,8 @@ ctxkit_status ctxkit_breaker_record_success_state(const struct ctxkit_breaker *b
  * # Safety
  * As for `ctxkit_breaker_record_success_state`.
  */
-ctxkit_status ctxkit_breaker_record_failure_state(const struct ctxkit_breaker *breaker,
-                                                  const uint8_t *key,
+ctxkit_status ctxkit_breaker_record_failure_state(struct ctxkit_breaker *breaker,
+                                                  const char *key,
                                                   size_t key_len,
                                                   uint64_t now_ms,
                                                   uint32_t *out_state,
@@ -696,8 +707,8 @@ ctxkit_status ctxkit_breaker_record_failure_state(const struct ctxkit_breaker *b
  * `breaker` is live; `key` is valid for its length; `err` is NULL or valid
  * for a write.
  */
-ctxkit_status ctxkit_breaker_record_success(const struct ctxkit_breaker *breaker,
-                                            const uint8_t *key,
+ctxkit_status ctxkit_breaker_record_success(struct ctxkit_breaker *breaker,
+                                            const char *key,
                                             size_t key_len,
                                             uint64_t now_ms,
                                             struct ctxkit_error **err);
@@ -711,8 +722,8 @@ ctxkit_status ctxkit_breaker_record_success(const struct ctxkit_breaker *breaker
  * `breaker` is live; `key` is valid for its length; `err` is NULL or valid
  * for a write.
  */
-ctxkit_status ctxkit_breaker_record_failure(const struct ctxkit_breaker *breaker,
-                                            const uint8_t *key,
+ctxkit_status ctxkit_breaker_record_failure(struct ctxkit_breaker *breaker,
+                                            const char *key,
                                             size_t key_len,
                                             uint64_t now_ms,
                                             struct ctxkit_error **err);
@@ -728,7 +739,7 @@ ctxkit_status ctxkit_breaker_record_failure(const struct ctxkit_breaker *breaker
  * a write; `err` is NULL or valid for a write.
  */
 ctxkit_status ctxkit_breaker_state(const struct ctxkit_breaker *breaker,
-                                   const uint8_t *key,
+                                   const char *key,
                                    size_t key_len,
                                    uint64_t now_ms,
                                    struct ctxkit_string *out_json,
@@ -777,8 +788,8 @@ void ctxkit_registry_free(struct ctxkit_registry *registry);
  * with length 0); `out_registered` is valid for a write; `err` is NULL or
  * valid for a write.
  */
-ctxkit_status ctxkit_registry_register(const struct ctxkit_registry *registry,
-                                       const uint8_t *json,
+ctxkit_status ctxkit_registry_register(struct ctxkit_registry *registry,
+                                       const char *json,
                                        size_t json_len,
                                        size_t *out_registered,
                                        struct ctxkit_error **err);
@@ -807,9 +818,9 @@ ctxkit_status ctxkit_registry_register(const struct ctxkit_registry *registry,
  * NULL or valid for a write.
  */
 ctxkit_status ctxkit_registry_lookup(const struct ctxkit_registry *registry,
-                                     const uint8_t *model,
+                                     const char *model,
                                      size_t model_len,
-                                     const uint8_t *fallback_encoding,
+                                     const char *fallback_encoding,
                                      size_t fallback_encoding_len,
                                      struct ctxkit_string *out_json,
                                      struct ctxkit_error **err);
@@ -849,9 +860,9 @@ ctxkit_status ctxkit_registry_list(const struct ctxkit_registry *registry,
  * Text arguments are valid for their lengths (or NULL with length 0);
  * `out_skills` is valid for a write; `err` is NULL or valid for a write.
  */
-ctxkit_status ctxkit_skills_open(const uint8_t *root,
+ctxkit_status ctxkit_skills_open(const char *root,
                                  size_t root_len,
-                                 const uint8_t *options_json,
+                                 const char *options_json,
                                  size_t options_json_len,
                                  struct ctxkit_skills **out_skills,
                                  struct ctxkit_error **err);
@@ -897,7 +908,7 @@ ctxkit_status ctxkit_skills_list(const struct ctxkit_skills *skills,
  * for a write; `err` is NULL or valid for a write.
  */
 ctxkit_status ctxkit_skills_body(const struct ctxkit_skills *skills,
-                                 const uint8_t *name,
+                                 const char *name,
                                  size_t name_len,
                                  struct ctxkit_string *out_json,
                                  struct ctxkit_error **err);
@@ -919,7 +930,7 @@ ctxkit_status ctxkit_skills_body(const struct ctxkit_skills *skills,
  * write.
  */
 ctxkit_status ctxkit_skills_render_index(const struct ctxkit_skills *skills,
-                                         const uint8_t *options_json,
+                                         const char *options_json,
                                          size_t options_json_len,
                                          struct ctxkit_string *out_json,
                                          struct ctxkit_error **err);
@@ -964,7 +975,7 @@ void ctxkit_string_free(struct ctxkit_string *s);
  * `ptr` is NULL, or the `ptr` of a `ctxkit_string` ctxkit filled whose `len`
  * is `len`, not yet freed.
  */
-void ctxkit_string_free_parts(uint8_t *ptr,
+void ctxkit_string_free_parts(char *ptr,
                               size_t len);
 
 /**
@@ -1096,9 +1107,9 @@ ctxkit_status ctxkit_tokenizer_decode_with_offsets(const struct ctxkit_tokenizer
  * `err` is NULL or valid for a write.
  */
 ctxkit_status ctxkit_tokenizer_encode_special(const struct ctxkit_tokenizer *tokenizer,
-                                              const uint8_t *text,
+                                              const char *text,
                                               size_t text_len,
-                                              const uint8_t *policy_json,
+                                              const char *policy_json,
                                               size_t policy_json_len,
                                               struct ctxkit_tokens *out_tokens,
                                               struct ctxkit_error **err);
@@ -1135,7 +1146,7 @@ ctxkit_status ctxkit_tokenizer_special_tokens(const struct ctxkit_tokenizer *tok
  * `encoding` is valid for `encoding_len` bytes (or NULL with length 0);
  * `out` is valid for a write; `err` is NULL or valid for a write.
  */
-ctxkit_status ctxkit_tokenizer_new(const uint8_t *encoding,
+ctxkit_status ctxkit_tokenizer_new(const char *encoding,
                                    size_t encoding_len,
                                    uint32_t flags,
                                    struct ctxkit_tokenizer **out_tokenizer,
@@ -1162,9 +1173,9 @@ ctxkit_status ctxkit_tokenizer_new(const uint8_t *encoding,
  * write; `err` is NULL or valid for a write.
  */
 ctxkit_status ctxkit_tokenizer_new_for_model(const struct ctxkit_registry *registry,
-                                             const uint8_t *model,
+                                             const char *model,
                                              size_t model_len,
-                                             const uint8_t *fallback_encoding,
+                                             const char *fallback_encoding,
                                              size_t fallback_encoding_len,
                                              uint32_t flags,
                                              struct ctxkit_tokenizer **out_tokenizer,
@@ -1208,7 +1219,7 @@ ctxkit_status ctxkit_tokenizer_info(const struct ctxkit_tokenizer *tokenizer,
  * valid for a write.
  */
 ctxkit_status ctxkit_tokenizer_count(const struct ctxkit_tokenizer *tokenizer,
-                                     const uint8_t *text,
+                                     const char *text,
                                      size_t text_len,
                                      size_t *out_count,
                                      struct ctxkit_error **err);
@@ -1226,7 +1237,7 @@ ctxkit_status ctxkit_tokenizer_count(const struct ctxkit_tokenizer *tokenizer,
  * As for `ctxkit_tokenizer_count`; `out_exceeded` is valid for a write.
  */
 ctxkit_status ctxkit_tokenizer_count_until_limit(const struct ctxkit_tokenizer *tokenizer,
-                                                 const uint8_t *text,
+                                                 const char *text,
                                                  size_t text_len,
                                                  size_t limit,
                                                  size_t *out_count,
@@ -1243,7 +1254,7 @@ ctxkit_status ctxkit_tokenizer_count_until_limit(const struct ctxkit_tokenizer *
  * As for `ctxkit_tokenizer_count`; `out_tokens` is valid for a write.
  */
 ctxkit_status ctxkit_tokenizer_encode(const struct ctxkit_tokenizer *tokenizer,
-                                      const uint8_t *text,
+                                      const char *text,
                                       size_t text_len,
                                       struct ctxkit_tokens *out_tokens,
                                       struct ctxkit_error **err);
@@ -1292,11 +1303,11 @@ ctxkit_status ctxkit_tokenizer_decode(const struct ctxkit_tokenizer *tokenizer,
  * `out_tokens` / `out_removed` are NULL or valid for a write.
  */
 ctxkit_status ctxkit_tokenizer_truncate(const struct ctxkit_tokenizer *tokenizer,
-                                        const uint8_t *text,
+                                        const char *text,
                                         size_t text_len,
                                         size_t max_tokens,
                                         uint32_t side,
-                                        const uint8_t *marker,
+                                        const char *marker,
                                         size_t marker_len,
                                         struct ctxkit_string *out_text,
                                         size_t *out_tokens,
@@ -1323,7 +1334,7 @@ ctxkit_status ctxkit_tokenizer_truncate(const struct ctxkit_tokenizer *tokenizer
  * `out_json` is valid for a write; `err` is NULL or valid for a write.
  */
 ctxkit_status ctxkit_assemble(const struct ctxkit_tokenizer *tokenizer,
-                              const uint8_t *request_json,
+                              const char *request_json,
                               size_t request_json_len,
                               struct ctxkit_string *out_json,
                               struct ctxkit_error **err);
@@ -1345,7 +1356,7 @@ ctxkit_status ctxkit_assemble(const struct ctxkit_tokenizer *tokenizer,
  * `out_json` is valid for a write; `err` is NULL or valid for a write.
  */
 ctxkit_status ctxkit_toolset_report(const struct ctxkit_registry *registry,
-                                    const uint8_t *request_json,
+                                    const char *request_json,
                                     size_t request_json_len,
                                     struct ctxkit_string *out_json,
                                     struct ctxkit_error **err);
@@ -1363,9 +1374,9 @@ ctxkit_status ctxkit_toolset_report(const struct ctxkit_registry *registry,
  * Text arguments are valid for their lengths; `out_json` is valid for a
  * write; `err` is NULL or valid for a write.
  */
-ctxkit_status ctxkit_toolset_select(const uint8_t *request_json,
+ctxkit_status ctxkit_toolset_select(const char *request_json,
                                     size_t request_json_len,
-                                    const uint8_t *agent,
+                                    const char *agent,
                                     size_t agent_len,
                                     struct ctxkit_string *out_json,
                                     struct ctxkit_error **err);
@@ -1389,7 +1400,7 @@ uint64_t ctxkit_clock_now_us(void);
  * `config_json` is valid for its length (or NULL with length 0);
  * `out_tracer` is valid for a write; `err` is NULL or valid for a write.
  */
-ctxkit_status ctxkit_tracer_new(const uint8_t *config_json,
+ctxkit_status ctxkit_tracer_new(const char *config_json,
                                 size_t config_json_len,
                                 struct ctxkit_tracer **out_tracer,
                                 struct ctxkit_error **err);
@@ -1418,10 +1429,10 @@ void ctxkit_tracer_free(struct ctxkit_tracer *tracer);
  * with length 0); `out_span_id` is valid for a write; `err` is NULL or
  * valid for a write.
  */
-ctxkit_status ctxkit_tracer_start(const struct ctxkit_tracer *tracer,
-                                  const uint8_t *tool,
+ctxkit_status ctxkit_tracer_start(struct ctxkit_tracer *tracer,
+                                  const char *tool,
                                   size_t tool_len,
-                                  const uint8_t *info_json,
+                                  const char *info_json,
                                   size_t info_json_len,
                                   uint64_t input_bytes,
                                   uint64_t now_us,
@@ -1439,11 +1450,11 @@ ctxkit_status ctxkit_tracer_start(const struct ctxkit_tracer *tracer,
  * `tracer` is live; `error` is valid for its length (or NULL with length
  * 0); `err` is NULL or valid for a write.
  */
-ctxkit_status ctxkit_tracer_end(const struct ctxkit_tracer *tracer,
+ctxkit_status ctxkit_tracer_end(struct ctxkit_tracer *tracer,
                                 uint64_t span_id,
                                 uint32_t outcome,
                                 uint64_t output_bytes,
-                                const uint8_t *error,
+                                const char *error,
                                 size_t error_len,
                                 uint64_t now_us,
                                 struct ctxkit_error **err);
@@ -1464,10 +1475,10 @@ ctxkit_status ctxkit_tracer_end(const struct ctxkit_tracer *tracer,
  * `tracer` is live; `end_json` is valid for its length (or NULL with length
  * 0); `err` is NULL or valid for a write.
  */
-ctxkit_status ctxkit_tracer_end_with(const struct ctxkit_tracer *tracer,
+ctxkit_status ctxkit_tracer_end_with(struct ctxkit_tracer *tracer,
                                      uint64_t span_id,
                                      uint32_t outcome,
-                                     const uint8_t *end_json,
+                                     const char *end_json,
                                      size_t end_json_len,
                                      uint64_t now_us,
                                      struct ctxkit_error **err);
@@ -1500,7 +1511,7 @@ ctxkit_status ctxkit_tracer_overdue(const struct ctxkit_tracer *tracer,
  * `tracer` is live; `out_json` is valid for a write; `err` is NULL or valid
  * for a write.
  */
-ctxkit_status ctxkit_tracer_expire(const struct ctxkit_tracer *tracer,
+ctxkit_status ctxkit_tracer_expire(struct ctxkit_tracer *tracer,
                                    uint64_t now_us,
                                    struct ctxkit_string *out_json,
                                    struct ctxkit_error **err);
@@ -1551,9 +1562,9 @@ uint32_t ctxkit_abi_version(void);
  * NULL or valid for a write.
  */
 ctxkit_status ctxkit_window_new(const struct ctxkit_registry *registry,
-                                const uint8_t *model,
+                                const char *model,
                                 size_t model_len,
-                                const uint8_t *budget_json,
+                                const char *budget_json,
                                 size_t budget_json_len,
                                 struct ctxkit_window **out_window,
                                 struct ctxkit_error **err);
@@ -1577,8 +1588,8 @@ void ctxkit_window_free(struct ctxkit_window *window);
  * `window` is live; `conversation_json` is valid for its length; `err` is
  * NULL or valid for a write.
  */
-ctxkit_status ctxkit_window_load(const struct ctxkit_window *window,
-                                 const uint8_t *conversation_json,
+ctxkit_status ctxkit_window_load(struct ctxkit_window *window,
+                                 const char *conversation_json,
                                  size_t conversation_json_len,
                                  struct ctxkit_error **err);
 
@@ -1592,8 +1603,8 @@ ctxkit_status ctxkit_window_load(const struct ctxkit_window *window,
  * `window` is live; `message_json` is valid for its length; `out_tokens` is
  * valid for a write; `err` is NULL or valid for a write.
  */
-ctxkit_status ctxkit_window_push(const struct ctxkit_window *window,
-                                 const uint8_t *message_json,
+ctxkit_status ctxkit_window_push(struct ctxkit_window *window,
+                                 const char *message_json,
                                  size_t message_json_len,
                                  size_t *out_tokens,
                                  struct ctxkit_error **err);
@@ -1611,7 +1622,7 @@ ctxkit_status ctxkit_window_push(const struct ctxkit_window *window,
  * length 0); `out_json` is valid for a write; `err` is NULL or valid for a write.
  */
 ctxkit_status ctxkit_window_preflight(const struct ctxkit_window *window,
-                                      const uint8_t *new_input_json,
+                                      const char *new_input_json,
                                       size_t new_input_json_len,
                                       struct ctxkit_string *out_json,
                                       struct ctxkit_error **err);
@@ -1629,7 +1640,7 @@ ctxkit_status ctxkit_window_preflight(const struct ctxkit_window *window,
  * # Safety
  * `window` is live; `out_factor` is valid for a write; `err` is NULL or valid for a write.
  */
-ctxkit_status ctxkit_window_calibrate(const struct ctxkit_window *window,
+ctxkit_status ctxkit_window_calibrate(struct ctxkit_window *window,
                                       uint64_t reported_prompt_tokens,
                                       double *out_factor,
                                       struct ctxkit_error **err);
@@ -1660,8 +1671,8 @@ ctxkit_status ctxkit_window_validate(const struct ctxkit_window *window,
  * with length 0); `out_json` is valid for a write; `err` is NULL or valid
  * for a write.
  */
-ctxkit_status ctxkit_window_repair(const struct ctxkit_window *window,
-                                   const uint8_t *synthetic_result,
+ctxkit_status ctxkit_window_repair(struct ctxkit_window *window,
+                                   const char *synthetic_result,
                                    size_t synthetic_result_len,
                                    struct ctxkit_string *out_json,
                                    struct ctxkit_error **err);
@@ -1694,8 +1705,8 @@ ctxkit_status ctxkit_window_conversation(const struct ctxkit_window *window,
  * `window` is live; `policy_json` is valid for its length (or NULL with
  * length 0); `out_json` is valid for a write; `err` is NULL or valid for a write.
  */
-ctxkit_status ctxkit_window_compact(const struct ctxkit_window *window,
-                                    const uint8_t *policy_json,
+ctxkit_status ctxkit_window_compact(struct ctxkit_window *window,
+                                    const char *policy_json,
                                     size_t policy_json_len,
                                     struct ctxkit_string *out_json,
                                     struct ctxkit_error **err);
@@ -1715,10 +1726,10 @@ ctxkit_status ctxkit_window_compact(const struct ctxkit_window *window,
  * `window` is live; text arguments are valid for their lengths; `out_json`
  * is valid for a write; `err` is NULL or valid for a write.
  */
-ctxkit_status ctxkit_window_apply_summary(const struct ctxkit_window *window,
-                                          const uint8_t *id,
+ctxkit_status ctxkit_window_apply_summary(struct ctxkit_window *window,
+                                          const char *id,
                                           size_t id_len,
-                                          const uint8_t *summary,
+                                          const char *summary,
                                           size_t summary_len,
                                           struct ctxkit_string *out_json,
                                           struct ctxkit_error **err);
@@ -1743,9 +1754,9 @@ ctxkit_status ctxkit_window_apply_summary(const struct ctxkit_window *window,
  * write.
  */
 ctxkit_status ctxkit_fit(const struct ctxkit_registry *registry,
-                         const uint8_t *conversation_json,
+                         const char *conversation_json,
                          size_t conversation_json_len,
-                         const uint8_t *options_json,
+                         const char *options_json,
                          size_t options_json_len,
                          struct ctxkit_string *out_conversation,
                          struct ctxkit_string *out_report,

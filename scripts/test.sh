@@ -44,8 +44,15 @@ fi
 export CARGO_TERM_COLOR=never
 # Format and lint gates (rustfmt.toml; clippy's default lints as errors).
 run_suite "format (cargo fmt --check)" cargo fmt --all --check
-run_suite "lint (cargo clippy -D warnings)" cargo clippy --workspace --all-targets --locked -- -D warnings
+# napi-derive writes the Node binding's type definitions during the build when
+# this is set; bindings/node/test.sh sets the same value, so its build is the
+# same as this one.
+export NAPI_TYPE_DEF_TMP_FOLDER="$PWD/target/napi-typedef"
+mkdir -p "$NAPI_TYPE_DEF_TMP_FOLDER"
 run_suite "build (debug: core, libctxkit.so/.a, cli, xtask)" cargo build --workspace --all-targets --locked
+# Binding suites build through scripts/cargo-build.sh, which repeats this very
+# build (a no-op) instead of `cargo build -p X` with other features.
+export CTXKIT_SHARED_BUILD=1
 run_suite "rust tests (unit, oracle, vectors, ffi, cli)" cargo test --workspace --locked
 # Test-only feature: every C ABI function made to panic inside its boundary
 # (ffi/tests/panic_injection.rs). Rebuilds only the ffi crate's test binary.
@@ -54,6 +61,18 @@ run_suite "panic injection (every C ABI function, ffi --features panic-inject)" 
 # for X alone and would rebuild shared dependencies.
 run_suite "header drift (include/ctxkit.h vs cbindgen)" target/debug/xtask header --check
 run_suite "docs and examples (README link flags, C example)" scripts/check-docs.sh
+
+# The lint gate runs in the background from here on, in its own target
+# directory (a cargo lock on target/ would otherwise serialise it with the
+# binding builds): most suites below use one core (valgrind, callgrind, ghc,
+# the JVM), so clippy's check build takes the other. Reported before the
+# summary.
+lint_name="lint (cargo clippy -D warnings, in the background)"
+lint_log=target/lint/clippy.log
+mkdir -p target/lint
+lint_start=$SECONDS
+( CARGO_TARGET_DIR=target/lint cargo clippy --workspace --all-targets --locked -- -D warnings >"$lint_log" 2>&1 ) &
+lint_pid=$!
 
 if command -v gcc >/dev/null && command -v g++ >/dev/null && command -v valgrind >/dev/null; then
     run_suite "C/C++ ABI harness (ASan+UBSan dynamic/static, C++, valgrind)" make -C tests/c all
@@ -96,6 +115,15 @@ for t in bindings/*/test.sh; do
     run_suite "binding: $(basename "$(dirname "$t")")" bash "$t"
 done
 [ $found_binding = 1 ] || echo "note: no bindings/*/test.sh found"
+
+log "$lint_name"
+if wait "$lint_pid"; then lint_rc=0; else lint_rc=$?; fi
+cat "$lint_log"
+if [ "$lint_rc" = 0 ]; then
+    passed=$((passed + 1)); echo "--- $lint_name: ok ($((SECONDS - lint_start)) s since it started)"
+else
+    failed=$((failed + 1)); failures+=("$lint_name"); echo "--- $lint_name: FAILED ($((SECONDS - lint_start)) s since it started)"
+fi
 
 log "summary"
 for f in "${failures[@]+"${failures[@]}"}"; do echo "FAILED: $f"; done

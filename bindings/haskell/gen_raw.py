@@ -140,7 +140,7 @@ def generate():
     w("")
     w("-- * Owned buffers")
     w("")
-    w("-- | @struct ctxkit_string { uint8_t *ptr; size_t len; }@")
+    w("-- | @struct ctxkit_string { char *ptr; size_t len; }@ (kept as bytes here: ByteStrings adopt it)")
     w("data CtxkitString = CtxkitString {ctxkitStringPtr :: !(Ptr Word8), ctxkitStringLen :: !CSize}")
     w("")
     w("-- | @struct ctxkit_tokens { uint32_t *ptr; size_t len; }@")

@@ -26,7 +26,7 @@ if [ ! -s "$NAPI_TYPE_DEF_TMP_FOLDER/ctxkit-node" ]; then
     mkdir -p "$NAPI_TYPE_DEF_TMP_FOLDER"
     force=(env "NAPI_FORCE_BUILD_CTXKIT_NODE=$(date +%s)")
 fi
-"${force[@]}" cargo build -p ctxkit-node --locked
+"${force[@]}" bash "$root/scripts/cargo-build.sh" ctxkit-node
 
 # 2. devDependencies, exactly as locked.
 cd "$pkg"

@@ -54,7 +54,8 @@ t0=$SECONDS
 # One cargo invocation for both, so their features unify once (building them
 # separately would compile the core twice: uniffi's `cli` feature turns on
 # indexmap/serde and memchr/std, which serde_json and so the core depend on).
-cargo build -p ctxkit-uniffi -p ctxkit-uniffi-bindgen --locked
+# Inside the test command this is the shared workspace build, a no-op here.
+bash "$root/scripts/cargo-build.sh" ctxkit-uniffi ctxkit-uniffi-bindgen
 echo "cdylib + uniffi-bindgen (dev profile) built in $((SECONDS - t0)) s"
 lib=$root/target/debug/libctxkit_uniffi.so
 bindgen=$root/target/debug/uniffi-bindgen

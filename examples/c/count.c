@@ -16,7 +16,7 @@ int main(int argc, char **argv) {
     ctxkit_error *err = NULL;
 
     ctxkit_status st = ctxkit_tokenizer_new_for_model(
-        NULL, (const uint8_t *)model, strlen(model), NULL, 0, 0, &tok, &err);
+        NULL, model, strlen(model), NULL, 0, 0, &tok, &err);
     if (st != CTXKIT_STATUS_OK) {
         fprintf(stderr, "%s: %s\n", ctxkit_status_name(st), ctxkit_error_message(err, NULL));
         ctxkit_error_free(err);
@@ -24,7 +24,7 @@ int main(int argc, char **argv) {
     }
 
     size_t count = 0;
-    st = ctxkit_tokenizer_count(tok, (const uint8_t *)text, strlen(text), &count, &err);
+    st = ctxkit_tokenizer_count(tok, text, strlen(text), &count, &err);
     if (st != CTXKIT_STATUS_OK) {
         fprintf(stderr, "%s: %s\n", ctxkit_status_name(st), ctxkit_error_message(err, NULL));
         ctxkit_error_free(err);

@@ -1,6 +1,8 @@
 //! Argument conversion: C pointers and lengths to borrowed Rust values, with
 //! the NULL and UTF-8 rules of the ABI applied in one place.
 
+use std::ffi::c_char;
+
 use ctxkit_core::{limits, text};
 
 use crate::error::FfiError;
@@ -34,13 +36,15 @@ pub(crate) unsafe fn slice<'a, T>(ptr: *const T, len: usize, what: &str) -> Resu
     Ok(unsafe { std::slice::from_raw_parts(ptr, len) })
 }
 
-/// `(ptr, len)` as UTF-8 text no longer than `limit` bytes.
+/// `(ptr, len)` as UTF-8 text no longer than `limit` bytes. Text is
+/// `const char *` in C (what C and C++ strings are), read as bytes here;
+/// it need not be NUL-terminated.
 ///
 /// # Safety
 /// As for [`slice`].
-pub(crate) unsafe fn text<'a>(ptr: *const u8, len: usize, what: &str, limit: usize) -> Result<&'a str, FfiError> {
-    // SAFETY: forwarded contract.
-    let b = unsafe { slice(ptr, len, what) }?;
+pub(crate) unsafe fn text<'a>(ptr: *const c_char, len: usize, what: &str, limit: usize) -> Result<&'a str, FfiError> {
+    // SAFETY: forwarded contract; `c_char` and `u8` have the same size and alignment.
+    let b = unsafe { slice(ptr.cast::<u8>(), len, what) }?;
     limits::check(what, b.len(), limit)?;
     Ok(text::utf8(what, b)?)
 }
@@ -50,7 +54,7 @@ pub(crate) unsafe fn text<'a>(ptr: *const u8, len: usize, what: &str, limit: usi
 /// # Safety
 /// As for [`slice`].
 pub(crate) unsafe fn opt_text<'a>(
-    ptr: *const u8,
+    ptr: *const c_char,
     len: usize,
     what: &str,
     limit: usize,
@@ -124,10 +128,10 @@ mod tests {
     fn text_checks_the_limit_before_reading_and_utf8_after() {
         let s = "héllo";
         // SAFETY (all calls): pointer and length describe `s` or a prefix of it.
-        assert_eq!(unsafe { text(s.as_ptr(), s.len(), "text", s.len()) }.unwrap(), s);
-        let e = unsafe { text(s.as_ptr(), s.len(), "text", s.len() - 1) }.unwrap_err();
+        assert_eq!(unsafe { text(s.as_ptr().cast(), s.len(), "text", s.len()) }.unwrap(), s);
+        let e = unsafe { text(s.as_ptr().cast(), s.len(), "text", s.len() - 1) }.unwrap_err();
         assert_eq!(e.status, ctxkit_status::LimitExceeded);
-        let e = unsafe { text(s.as_ptr(), 2, "text", 64) }.unwrap_err(); // cuts 'é'
+        let e = unsafe { text(s.as_ptr().cast(), 2, "text", 64) }.unwrap_err(); // cuts 'é'
         assert_eq!(e.status, ctxkit_status::InvalidUtf8);
         assert_eq!(unsafe { opt_text(std::ptr::null(), 0, "text", 64) }.unwrap(), None);
     }
@@ -140,7 +144,7 @@ mod tests {
         assert_eq!(n, 7);
         let mut s = ctxkit_string::from_string("abc".into());
         // SAFETY: `s` was filled by ctxkit; the buffer holds len + 1 bytes.
-        assert_eq!(unsafe { std::slice::from_raw_parts(s.ptr, s.len + 1) }, b"abc\0");
+        assert_eq!(unsafe { std::slice::from_raw_parts(s.ptr.cast::<u8>(), s.len + 1) }, b"abc\0");
         unsafe { ctxkit_string_free(&mut s) };
         assert!(s.ptr.is_null() && s.len == 0);
         unsafe { ctxkit_string_free(&mut s) };

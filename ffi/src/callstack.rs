@@ -3,6 +3,8 @@
 //! parallel branches of a workflow each hold their own stack. Handles may be
 //! shared by any number of threads.
 
+use std::ffi::c_char;
+
 use ctxkit_core::callstack::CallStack;
 use ctxkit_core::limits::{MAX_AGENT_NAME_BYTES, MAX_JSON_BYTES};
 
@@ -60,7 +62,7 @@ pub unsafe extern "C" fn ctxkit_callstack_new(
 /// `out_stack` is valid for a write; `err` is NULL or valid for a write.
 #[no_mangle]
 pub unsafe extern "C" fn ctxkit_callstack_from_json(
-    json: *const u8,
+    json: *const c_char,
     json_len: usize,
     out_stack: *mut *mut ctxkit_callstack,
     err: *mut *mut ctxkit_error,
@@ -90,7 +92,7 @@ pub unsafe extern "C" fn ctxkit_callstack_from_json(
 #[no_mangle]
 pub unsafe extern "C" fn ctxkit_callstack_enter(
     stack: *const ctxkit_callstack,
-    agent: *const u8,
+    agent: *const c_char,
     agent_len: usize,
     out_stack: *mut *mut ctxkit_callstack,
     err: *mut *mut ctxkit_error,

@@ -1,6 +1,8 @@
 //! Handoffs between agents: validation, rendering and conversation
 //! filtering. Stateless; every function is thread-safe.
 
+use std::ffi::c_char;
+
 use ctxkit_core::handoff::{filter_json, Handoff, RenderOptions};
 use ctxkit_core::json;
 use ctxkit_core::limits::{MAX_HANDOFF_BYTES, MAX_JSON_BYTES};
@@ -25,7 +27,7 @@ use crate::strings::ctxkit_string;
 /// `err` is NULL or valid for a write.
 #[no_mangle]
 pub unsafe extern "C" fn ctxkit_handoff_validate(
-    handoff_json: *const u8,
+    handoff_json: *const c_char,
     handoff_json_len: usize,
     out_json: *mut ctxkit_string,
     err: *mut *mut ctxkit_error,
@@ -55,9 +57,9 @@ pub unsafe extern "C" fn ctxkit_handoff_validate(
 /// write.
 #[no_mangle]
 pub unsafe extern "C" fn ctxkit_handoff_render(
-    handoff_json: *const u8,
+    handoff_json: *const c_char,
     handoff_json_len: usize,
-    options_json: *const u8,
+    options_json: *const c_char,
     options_json_len: usize,
     out_json: *mut ctxkit_string,
     err: *mut *mut ctxkit_error,
@@ -91,9 +93,9 @@ pub unsafe extern "C" fn ctxkit_handoff_render(
 /// write.
 #[no_mangle]
 pub unsafe extern "C" fn ctxkit_handoff_filter(
-    conversation_json: *const u8,
+    conversation_json: *const c_char,
     conversation_json_len: usize,
-    options_json: *const u8,
+    options_json: *const c_char,
     options_json_len: usize,
     out_json: *mut ctxkit_string,
     err: *mut *mut ctxkit_error,

@@ -3,6 +3,8 @@
 //! a `ctxkit_breaker` is a handle, internally synchronized (one mutex), so
 //! one breaker may be shared by every thread of the host.
 
+use std::ffi::c_char;
+
 use std::collections::BTreeMap;
 
 use ctxkit_core::json;
@@ -38,12 +40,12 @@ pub(crate) fn json_string<T: Serialize>(v: &T) -> Result<ctxkit_string, FfiError
 /// `out_json` is valid for a write; `err` is NULL or valid for a write.
 #[no_mangle]
 pub unsafe extern "C" fn ctxkit_recovery_classify(
-    provider: *const u8,
+    provider: *const c_char,
     provider_len: usize,
     status: u32,
-    body: *const u8,
+    body: *const c_char,
     body_len: usize,
-    headers_json: *const u8,
+    headers_json: *const c_char,
     headers_json_len: usize,
     out_json: *mut ctxkit_string,
     err: *mut *mut ctxkit_error,
@@ -84,7 +86,7 @@ pub unsafe extern "C" fn ctxkit_recovery_classify(
 /// `err` is NULL or valid for a write.
 #[no_mangle]
 pub unsafe extern "C" fn ctxkit_recovery_backoff(
-    request_json: *const u8,
+    request_json: *const c_char,
     request_json_len: usize,
     out_json: *mut ctxkit_string,
     err: *mut *mut ctxkit_error,
@@ -115,7 +117,7 @@ pub struct ctxkit_breaker {
 /// `out_breaker` is valid for a write; `err` is NULL or valid for a write.
 #[no_mangle]
 pub unsafe extern "C" fn ctxkit_breaker_new(
-    config_json: *const u8,
+    config_json: *const c_char,
     config_json_len: usize,
     out_breaker: *mut *mut ctxkit_breaker,
     err: *mut *mut ctxkit_error,
@@ -159,8 +161,8 @@ pub unsafe extern "C" fn ctxkit_breaker_free(breaker: *mut ctxkit_breaker) {
 /// for a write; `err` is NULL or valid for a write.
 #[no_mangle]
 pub unsafe extern "C" fn ctxkit_breaker_allow(
-    breaker: *const ctxkit_breaker,
-    key: *const u8,
+    breaker: *mut ctxkit_breaker,
+    key: *const c_char,
     key_len: usize,
     now_ms: u64,
     out_allowed: *mut bool,
@@ -179,7 +181,7 @@ pub unsafe extern "C" fn ctxkit_breaker_allow(
 /// As for the exported callers.
 unsafe fn record(
     breaker: *const ctxkit_breaker,
-    key: *const u8,
+    key: *const c_char,
     key_len: usize,
     success: bool,
     now_ms: u64,
@@ -218,7 +220,7 @@ impl From<ctxkit_core::recovery::BreakerState> for ctxkit_breaker_phase {
 /// As for `ctxkit_breaker_record_success_state`.
 unsafe fn record_state(
     breaker: *const ctxkit_breaker,
-    key: *const u8,
+    key: *const c_char,
     key_len: usize,
     success: bool,
     now_ms: u64,
@@ -242,8 +244,8 @@ unsafe fn record_state(
 /// for a write; `err` is NULL or valid for a write.
 #[no_mangle]
 pub unsafe extern "C" fn ctxkit_breaker_record_success_state(
-    breaker: *const ctxkit_breaker,
-    key: *const u8,
+    breaker: *mut ctxkit_breaker,
+    key: *const c_char,
     key_len: usize,
     now_ms: u64,
     out_state: *mut u32,
@@ -264,8 +266,8 @@ pub unsafe extern "C" fn ctxkit_breaker_record_success_state(
 /// As for `ctxkit_breaker_record_success_state`.
 #[no_mangle]
 pub unsafe extern "C" fn ctxkit_breaker_record_failure_state(
-    breaker: *const ctxkit_breaker,
-    key: *const u8,
+    breaker: *mut ctxkit_breaker,
+    key: *const c_char,
     key_len: usize,
     now_ms: u64,
     out_state: *mut u32,
@@ -286,8 +288,8 @@ pub unsafe extern "C" fn ctxkit_breaker_record_failure_state(
 /// for a write.
 #[no_mangle]
 pub unsafe extern "C" fn ctxkit_breaker_record_success(
-    breaker: *const ctxkit_breaker,
-    key: *const u8,
+    breaker: *mut ctxkit_breaker,
+    key: *const c_char,
     key_len: usize,
     now_ms: u64,
     err: *mut *mut ctxkit_error,
@@ -305,8 +307,8 @@ pub unsafe extern "C" fn ctxkit_breaker_record_success(
 /// for a write.
 #[no_mangle]
 pub unsafe extern "C" fn ctxkit_breaker_record_failure(
-    breaker: *const ctxkit_breaker,
-    key: *const u8,
+    breaker: *mut ctxkit_breaker,
+    key: *const c_char,
     key_len: usize,
     now_ms: u64,
     err: *mut *mut ctxkit_error,
@@ -326,7 +328,7 @@ pub unsafe extern "C" fn ctxkit_breaker_record_failure(
 #[no_mangle]
 pub unsafe extern "C" fn ctxkit_breaker_state(
     breaker: *const ctxkit_breaker,
-    key: *const u8,
+    key: *const c_char,
     key_len: usize,
     now_ms: u64,
     out_json: *mut ctxkit_string,

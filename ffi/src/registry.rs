@@ -2,6 +2,8 @@
 //! from many threads run in parallel, and registration takes a short write
 //! lock, so one handle may be shared by every thread of the host.
 
+use std::ffi::c_char;
+
 use std::sync::LazyLock;
 
 use ctxkit_core::limits::MAX_JSON_BYTES;
@@ -86,8 +88,8 @@ pub unsafe extern "C" fn ctxkit_registry_free(registry: *mut ctxkit_registry) {
 /// valid for a write.
 #[no_mangle]
 pub unsafe extern "C" fn ctxkit_registry_register(
-    registry: *const ctxkit_registry,
-    json: *const u8,
+    registry: *mut ctxkit_registry,
+    json: *const c_char,
     json_len: usize,
     out_registered: *mut usize,
     err: *mut *mut ctxkit_error,
@@ -126,9 +128,9 @@ pub unsafe extern "C" fn ctxkit_registry_register(
 #[no_mangle]
 pub unsafe extern "C" fn ctxkit_registry_lookup(
     registry: *const ctxkit_registry,
-    model: *const u8,
+    model: *const c_char,
     model_len: usize,
-    fallback_encoding: *const u8,
+    fallback_encoding: *const c_char,
     fallback_encoding_len: usize,
     out_json: *mut ctxkit_string,
     err: *mut *mut ctxkit_error,

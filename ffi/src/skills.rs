@@ -3,6 +3,8 @@
 //! from that cache (one mutex per skill), so any number of threads may use
 //! one handle at once.
 
+use std::ffi::c_char;
+
 use std::path::Path;
 
 use ctxkit_core::json;
@@ -44,9 +46,9 @@ fn json_string<T: serde::Serialize>(v: &T) -> Result<ctxkit_string, FfiError> {
 /// `out_skills` is valid for a write; `err` is NULL or valid for a write.
 #[no_mangle]
 pub unsafe extern "C" fn ctxkit_skills_open(
-    root: *const u8,
+    root: *const c_char,
     root_len: usize,
-    options_json: *const u8,
+    options_json: *const c_char,
     options_json_len: usize,
     out_skills: *mut *mut ctxkit_skills,
     err: *mut *mut ctxkit_error,
@@ -125,7 +127,7 @@ pub unsafe extern "C" fn ctxkit_skills_list(
 #[no_mangle]
 pub unsafe extern "C" fn ctxkit_skills_body(
     skills: *const ctxkit_skills,
-    name: *const u8,
+    name: *const c_char,
     name_len: usize,
     out_json: *mut ctxkit_string,
     err: *mut *mut ctxkit_error,
@@ -158,7 +160,7 @@ pub unsafe extern "C" fn ctxkit_skills_body(
 #[no_mangle]
 pub unsafe extern "C" fn ctxkit_skills_render_index(
     skills: *const ctxkit_skills,
-    options_json: *const u8,
+    options_json: *const c_char,
     options_json_len: usize,
     out_json: *mut ctxkit_string,
     err: *mut *mut ctxkit_error,

@@ -1,16 +1,19 @@
 //! Owned buffers handed to the caller: strings and token arrays.
 
+use std::ffi::c_char;
+
 /// An owned UTF-8 string returned by ctxkit. `ptr` points to `len` bytes
 /// followed by a NUL (a courtesy for C; the text itself may contain NULs only
 /// where the input did). Release it with `ctxkit_string_free`, never `free()`.
 /// The functions that return token bytes (`ctxkit_tokenizer_token_bytes`,
 /// `ctxkit_tokenizer_decode_bytes`) use it for raw bytes, which need not be
-/// UTF-8.
+/// UTF-8 (a `char` buffer holding bytes, as libgit2's `git_buf` does: one
+/// string type, and results such as JSON go back in as text without a cast).
 #[repr(C)]
 #[derive(Debug)]
 pub struct ctxkit_string {
     /// The bytes; never NULL in a string ctxkit returned.
-    pub ptr: *mut u8,
+    pub ptr: *mut c_char,
     /// Length in bytes, excluding the trailing NUL.
     pub len: usize,
 }
@@ -24,7 +27,7 @@ impl ctxkit_string {
     pub(crate) fn from_bytes(mut bytes: Vec<u8>) -> ctxkit_string {
         bytes.push(0);
         let len = bytes.len() - 1;
-        let ptr = Box::into_raw(bytes.into_boxed_slice()).cast::<u8>();
+        let ptr = Box::into_raw(bytes.into_boxed_slice()).cast::<c_char>();
         ctxkit_string { ptr, len }
     }
 }
@@ -41,7 +44,7 @@ pub unsafe extern "C" fn ctxkit_string_free(s: *mut ctxkit_string) {
         // SAFETY: per the contract.
         let Some(s) = (unsafe { s.as_mut() }) else { return };
         if !s.ptr.is_null() {
-            let slice = std::ptr::slice_from_raw_parts_mut(s.ptr, s.len + 1);
+            let slice = std::ptr::slice_from_raw_parts_mut(s.ptr.cast::<u8>(), s.len + 1);
             // SAFETY: allocated in `from_string` as a boxed slice of len + 1.
             drop(unsafe { Box::from_raw(slice) });
         }
@@ -62,7 +65,7 @@ pub unsafe extern "C" fn ctxkit_string_free(s: *mut ctxkit_string) {
 /// `ptr` is NULL, or the `ptr` of a `ctxkit_string` ctxkit filled whose `len`
 /// is `len`, not yet freed.
 #[no_mangle]
-pub unsafe extern "C" fn ctxkit_string_free_parts(ptr: *mut u8, len: usize) {
+pub unsafe extern "C" fn ctxkit_string_free_parts(ptr: *mut c_char, len: usize) {
     crate::boundary::guard_void("ctxkit_string_free_parts", || {
         let mut s = ctxkit_string { ptr, len };
         // SAFETY: per the contract, `s` is a string ctxkit filled.

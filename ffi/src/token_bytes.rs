@@ -6,6 +6,8 @@
 //! Raw bytes out (token bytes) come back in a `ctxkit_string`, which is then
 //! not necessarily UTF-8 (its length is exact; the trailing NUL is still there).
 
+use std::ffi::c_char;
+
 use ctxkit_core::limits::{MAX_JSON_BYTES, MAX_TEXT_BYTES};
 use ctxkit_core::SpecialPolicy;
 
@@ -186,9 +188,9 @@ pub unsafe extern "C" fn ctxkit_tokenizer_decode_with_offsets(
 #[no_mangle]
 pub unsafe extern "C" fn ctxkit_tokenizer_encode_special(
     tokenizer: *const ctxkit_tokenizer,
-    text: *const u8,
+    text: *const c_char,
     text_len: usize,
-    policy_json: *const u8,
+    policy_json: *const c_char,
     policy_json_len: usize,
     out_tokens: *mut ctxkit_tokens,
     err: *mut *mut ctxkit_error,

@@ -3,6 +3,8 @@
 //! Every `ctxkit_tokenizer` is immutable after creation and may be used from
 //! any number of threads at once without locking.
 
+use std::ffi::c_char;
+
 use ctxkit_core::limits::{MAX_JSON_BYTES, MAX_TEXT_BYTES};
 use ctxkit_core::{DecodeMode, Encoding, SpecialTokens, Tokenizer, TruncateSide};
 
@@ -88,7 +90,7 @@ fn boxed(t: ctxkit_tokenizer) -> *mut ctxkit_tokenizer {
 /// `out` is valid for a write; `err` is NULL or valid for a write.
 #[no_mangle]
 pub unsafe extern "C" fn ctxkit_tokenizer_new(
-    encoding: *const u8,
+    encoding: *const c_char,
     encoding_len: usize,
     flags: u32,
     out_tokenizer: *mut *mut ctxkit_tokenizer,
@@ -126,9 +128,9 @@ pub unsafe extern "C" fn ctxkit_tokenizer_new(
 #[no_mangle]
 pub unsafe extern "C" fn ctxkit_tokenizer_new_for_model(
     registry: *const ctxkit_registry,
-    model: *const u8,
+    model: *const c_char,
     model_len: usize,
-    fallback_encoding: *const u8,
+    fallback_encoding: *const c_char,
     fallback_encoding_len: usize,
     flags: u32,
     out_tokenizer: *mut *mut ctxkit_tokenizer,
@@ -213,7 +215,7 @@ pub unsafe extern "C" fn ctxkit_tokenizer_info(
 #[no_mangle]
 pub unsafe extern "C" fn ctxkit_tokenizer_count(
     tokenizer: *const ctxkit_tokenizer,
-    text: *const u8,
+    text: *const c_char,
     text_len: usize,
     out_count: *mut usize,
     err: *mut *mut ctxkit_error,
@@ -241,7 +243,7 @@ pub unsafe extern "C" fn ctxkit_tokenizer_count(
 #[no_mangle]
 pub unsafe extern "C" fn ctxkit_tokenizer_count_until_limit(
     tokenizer: *const ctxkit_tokenizer,
-    text: *const u8,
+    text: *const c_char,
     text_len: usize,
     limit: usize,
     out_count: *mut usize,
@@ -271,7 +273,7 @@ pub unsafe extern "C" fn ctxkit_tokenizer_count_until_limit(
 #[no_mangle]
 pub unsafe extern "C" fn ctxkit_tokenizer_encode(
     tokenizer: *const ctxkit_tokenizer,
-    text: *const u8,
+    text: *const c_char,
     text_len: usize,
     out_tokens: *mut ctxkit_tokens,
     err: *mut *mut ctxkit_error,
@@ -345,11 +347,11 @@ pub unsafe extern "C" fn ctxkit_tokenizer_decode(
 #[no_mangle]
 pub unsafe extern "C" fn ctxkit_tokenizer_truncate(
     tokenizer: *const ctxkit_tokenizer,
-    text: *const u8,
+    text: *const c_char,
     text_len: usize,
     max_tokens: usize,
     side: u32,
-    marker: *const u8,
+    marker: *const c_char,
     marker_len: usize,
     out_text: *mut ctxkit_string,
     out_tokens: *mut usize,
@@ -414,7 +416,7 @@ pub unsafe extern "C" fn ctxkit_tokenizer_truncate(
 #[no_mangle]
 pub unsafe extern "C" fn ctxkit_assemble(
     tokenizer: *const ctxkit_tokenizer,
-    request_json: *const u8,
+    request_json: *const c_char,
     request_json_len: usize,
     out_json: *mut ctxkit_string,
     err: *mut *mut ctxkit_error,

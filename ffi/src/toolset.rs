@@ -1,6 +1,8 @@
 //! Selective tool sets: per-agent allowlists over a tool registry and what
 //! each agent's set costs. Stateless: the registry travels as JSON.
 
+use std::ffi::c_char;
+
 use ctxkit_core::limits::{MAX_JSON_BYTES, MAX_KEY_BYTES};
 use ctxkit_core::toolset::{report_json, select_json};
 
@@ -29,7 +31,7 @@ use crate::strings::ctxkit_string;
 #[no_mangle]
 pub unsafe extern "C" fn ctxkit_toolset_report(
     registry: *const ctxkit_registry,
-    request_json: *const u8,
+    request_json: *const c_char,
     request_json_len: usize,
     out_json: *mut ctxkit_string,
     err: *mut *mut ctxkit_error,
@@ -58,9 +60,9 @@ pub unsafe extern "C" fn ctxkit_toolset_report(
 /// write; `err` is NULL or valid for a write.
 #[no_mangle]
 pub unsafe extern "C" fn ctxkit_toolset_select(
-    request_json: *const u8,
+    request_json: *const c_char,
     request_json_len: usize,
-    agent: *const u8,
+    agent: *const c_char,
     agent_len: usize,
     out_json: *mut ctxkit_string,
     err: *mut *mut ctxkit_error,

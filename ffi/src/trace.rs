@@ -3,6 +3,8 @@
 //! handle. Times are the caller's, in microseconds (`ctxkit_clock_now_us`
 //! reads the system clock for callers without one).
 
+use std::ffi::c_char;
+
 use ctxkit_core::json;
 use ctxkit_core::limits::{MAX_JSON_BYTES, MAX_KEY_BYTES};
 use ctxkit_core::trace::{
@@ -55,7 +57,7 @@ pub extern "C" fn ctxkit_clock_now_us() -> u64 {
 /// `out_tracer` is valid for a write; `err` is NULL or valid for a write.
 #[no_mangle]
 pub unsafe extern "C" fn ctxkit_tracer_new(
-    config_json: *const u8,
+    config_json: *const c_char,
     config_json_len: usize,
     out_tracer: *mut *mut ctxkit_tracer,
     err: *mut *mut ctxkit_error,
@@ -103,10 +105,10 @@ pub unsafe extern "C" fn ctxkit_tracer_free(tracer: *mut ctxkit_tracer) {
 /// valid for a write.
 #[no_mangle]
 pub unsafe extern "C" fn ctxkit_tracer_start(
-    tracer: *const ctxkit_tracer,
-    tool: *const u8,
+    tracer: *mut ctxkit_tracer,
+    tool: *const c_char,
     tool_len: usize,
-    info_json: *const u8,
+    info_json: *const c_char,
     info_json_len: usize,
     input_bytes: u64,
     now_us: u64,
@@ -140,11 +142,11 @@ pub unsafe extern "C" fn ctxkit_tracer_start(
 /// 0); `err` is NULL or valid for a write.
 #[no_mangle]
 pub unsafe extern "C" fn ctxkit_tracer_end(
-    tracer: *const ctxkit_tracer,
+    tracer: *mut ctxkit_tracer,
     span_id: u64,
     outcome: u32,
     output_bytes: u64,
-    error: *const u8,
+    error: *const c_char,
     error_len: usize,
     now_us: u64,
     err: *mut *mut ctxkit_error,
@@ -175,10 +177,10 @@ pub unsafe extern "C" fn ctxkit_tracer_end(
 /// 0); `err` is NULL or valid for a write.
 #[no_mangle]
 pub unsafe extern "C" fn ctxkit_tracer_end_with(
-    tracer: *const ctxkit_tracer,
+    tracer: *mut ctxkit_tracer,
     span_id: u64,
     outcome: u32,
-    end_json: *const u8,
+    end_json: *const c_char,
     end_json_len: usize,
     now_us: u64,
     err: *mut *mut ctxkit_error,
@@ -253,7 +255,7 @@ pub unsafe extern "C" fn ctxkit_tracer_overdue(
 /// for a write.
 #[no_mangle]
 pub unsafe extern "C" fn ctxkit_tracer_expire(
-    tracer: *const ctxkit_tracer,
+    tracer: *mut ctxkit_tracer,
     now_us: u64,
     out_json: *mut ctxkit_string,
     err: *mut *mut ctxkit_error,

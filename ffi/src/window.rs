@@ -3,6 +3,8 @@
 //! (one mutex per handle), so it may be shared by threads, and calls on one
 //! handle are serialized.
 
+use std::ffi::c_char;
+
 use ctxkit_core::chat::Conversation;
 use ctxkit_core::json;
 use ctxkit_core::limits::MAX_JSON_BYTES;
@@ -43,9 +45,9 @@ fn json_string<T: Serialize>(v: &T) -> Result<ctxkit_string, crate::error::FfiEr
 #[no_mangle]
 pub unsafe extern "C" fn ctxkit_window_new(
     registry: *const ctxkit_registry,
-    model: *const u8,
+    model: *const c_char,
     model_len: usize,
-    budget_json: *const u8,
+    budget_json: *const c_char,
     budget_json_len: usize,
     out_window: *mut *mut ctxkit_window,
     err: *mut *mut ctxkit_error,
@@ -92,8 +94,8 @@ pub unsafe extern "C" fn ctxkit_window_free(window: *mut ctxkit_window) {
 /// NULL or valid for a write.
 #[no_mangle]
 pub unsafe extern "C" fn ctxkit_window_load(
-    window: *const ctxkit_window,
-    conversation_json: *const u8,
+    window: *mut ctxkit_window,
+    conversation_json: *const c_char,
     conversation_json_len: usize,
     err: *mut *mut ctxkit_error,
 ) -> ctxkit_status {
@@ -121,8 +123,8 @@ pub unsafe extern "C" fn ctxkit_window_load(
 /// valid for a write; `err` is NULL or valid for a write.
 #[no_mangle]
 pub unsafe extern "C" fn ctxkit_window_push(
-    window: *const ctxkit_window,
-    message_json: *const u8,
+    window: *mut ctxkit_window,
+    message_json: *const c_char,
     message_json_len: usize,
     out_tokens: *mut usize,
     err: *mut *mut ctxkit_error,
@@ -154,7 +156,7 @@ pub unsafe extern "C" fn ctxkit_window_push(
 #[no_mangle]
 pub unsafe extern "C" fn ctxkit_window_preflight(
     window: *const ctxkit_window,
-    new_input_json: *const u8,
+    new_input_json: *const c_char,
     new_input_json_len: usize,
     out_json: *mut ctxkit_string,
     err: *mut *mut ctxkit_error,
@@ -188,7 +190,7 @@ pub unsafe extern "C" fn ctxkit_window_preflight(
 /// `window` is live; `out_factor` is valid for a write; `err` is NULL or valid for a write.
 #[no_mangle]
 pub unsafe extern "C" fn ctxkit_window_calibrate(
-    window: *const ctxkit_window,
+    window: *mut ctxkit_window,
     reported_prompt_tokens: u64,
     out_factor: *mut f64,
     err: *mut *mut ctxkit_error,
@@ -238,8 +240,8 @@ pub unsafe extern "C" fn ctxkit_window_validate(
 /// for a write.
 #[no_mangle]
 pub unsafe extern "C" fn ctxkit_window_repair(
-    window: *const ctxkit_window,
-    synthetic_result: *const u8,
+    window: *mut ctxkit_window,
+    synthetic_result: *const c_char,
     synthetic_result_len: usize,
     out_json: *mut ctxkit_string,
     err: *mut *mut ctxkit_error,
@@ -295,8 +297,8 @@ pub unsafe extern "C" fn ctxkit_window_conversation(
 /// length 0); `out_json` is valid for a write; `err` is NULL or valid for a write.
 #[no_mangle]
 pub unsafe extern "C" fn ctxkit_window_compact(
-    window: *const ctxkit_window,
-    policy_json: *const u8,
+    window: *mut ctxkit_window,
+    policy_json: *const c_char,
     policy_json_len: usize,
     out_json: *mut ctxkit_string,
     err: *mut *mut ctxkit_error,
@@ -331,10 +333,10 @@ pub unsafe extern "C" fn ctxkit_window_compact(
 /// is valid for a write; `err` is NULL or valid for a write.
 #[no_mangle]
 pub unsafe extern "C" fn ctxkit_window_apply_summary(
-    window: *const ctxkit_window,
-    id: *const u8,
+    window: *mut ctxkit_window,
+    id: *const c_char,
     id_len: usize,
-    summary: *const u8,
+    summary: *const c_char,
     summary_len: usize,
     out_json: *mut ctxkit_string,
     err: *mut *mut ctxkit_error,
@@ -374,9 +376,9 @@ pub unsafe extern "C" fn ctxkit_window_apply_summary(
 #[no_mangle]
 pub unsafe extern "C" fn ctxkit_fit(
     registry: *const ctxkit_registry,
-    conversation_json: *const u8,
+    conversation_json: *const c_char,
     conversation_json_len: usize,
-    options_json: *const u8,
+    options_json: *const c_char,
     options_json_len: usize,
     out_conversation: *mut ctxkit_string,
     out_report: *mut ctxkit_string,

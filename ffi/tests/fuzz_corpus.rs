@@ -32,8 +32,8 @@ fn abi_corpus() {
 }
 
 /// CONTRIBUTING.md's checklist, item 5: every function the header declares
-/// that reads caller bytes (a `const uint8_t *` or `const uint32_t *`
-/// parameter) has a slot in the ABI fuzz target.
+/// that reads caller bytes (a `const char *` text, `const uint8_t *` bytes or
+/// `const uint32_t *` ids parameter) has a slot in the ABI fuzz target.
 #[test]
 fn every_function_reading_input_has_a_fuzz_slot() {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
@@ -45,7 +45,7 @@ fn every_function_reading_input_has_a_fuzz_slot() {
         let Some(open) = decl.find('(') else { continue };
         let Some(name) = decl[..open].split_whitespace().last().filter(|n| n.starts_with("ctxkit_")) else { continue };
         let params = &decl[open..];
-        if params.contains("const uint8_t *") || params.contains("const uint32_t *") {
+        if ["const char *", "const uint8_t *", "const uint32_t *"].iter().any(|t| params.contains(t)) {
             reading += 1;
             if !slots.contains(&format!("{name},")) {
                 missing.push(name.to_owned());

@@ -12,6 +12,7 @@
 //! Included by the fuzz crate (where `super::ffi` is `ctxkit_ffi`) and by
 //! the ffi crate's corpus replay test (where it is the crate itself).
 
+use std::ffi::c_char;
 use std::ptr::{null, null_mut};
 
 use super::common::Knobs;
@@ -44,7 +45,7 @@ fn check_status(function: &str, status: ctxkit_status, err: *mut ctxkit_error) -
 /// then freed.
 fn take_string(function: &str, mut s: ctxkit_string, json: bool) {
     assert!(!s.ptr.is_null(), "{function}: success with a NULL string");
-    let bytes = unsafe { std::slice::from_raw_parts(s.ptr, s.len) };
+    let bytes = unsafe { std::slice::from_raw_parts(s.ptr.cast::<u8>(), s.len) };
     let text = std::str::from_utf8(bytes).unwrap_or_else(|_| panic!("{function}: output is not UTF-8"));
     assert_eq!(unsafe { *s.ptr.add(s.len) }, 0, "{function}: output not NUL terminated");
     if json {
@@ -53,6 +54,11 @@ fn take_string(function: &str, mut s: ctxkit_string, json: bool) {
     }
     unsafe { ctxkit_string_free(&mut s) };
     assert!(s.ptr.is_null(), "{function}: string_free did not reset the string");
+}
+
+/// A byte string as a C text argument (`const char *`).
+fn txt(b: &[u8]) -> *const c_char {
+    b.as_ptr().cast()
 }
 
 const EMPTY: ctxkit_string = ctxkit_string { ptr: null_mut(), len: 0 };
@@ -84,10 +90,10 @@ impl Handles {
         unsafe {
             assert_eq!(ctxkit_registry_new(&mut h.registry, e), ctxkit_status::Ok);
             let enc = b"cl100k_base";
-            assert_eq!(ctxkit_tokenizer_new(enc.as_ptr(), enc.len(), 0, &mut h.tokenizer, e), ctxkit_status::Ok);
+            assert_eq!(ctxkit_tokenizer_new(txt(enc), enc.len(), 0, &mut h.tokenizer, e), ctxkit_status::Ok);
             let model = b"gpt-4o";
             assert_eq!(
-                ctxkit_window_new(h.registry, model.as_ptr(), model.len(), null(), 0, &mut h.window, e),
+                ctxkit_window_new(h.registry, txt(model), model.len(), null(), 0, &mut h.window, e),
                 ctxkit_status::Ok
             );
             assert_eq!(ctxkit_breaker_new(null(), 0, &mut h.breaker, e), ctxkit_status::Ok);
@@ -118,7 +124,8 @@ pub fn check(data: &[u8]) {
     let mut k = Knobs::new(data);
     let which = k.byte() % FUNCTIONS;
     let bytes = k.rest();
-    let (p, n) = (bytes.as_ptr(), bytes.len());
+    // Text parameters are `const char *`, byte parameters `const uint8_t *`.
+    let (p, pb, n) = (txt(bytes), bytes.as_ptr(), bytes.len());
     let h = Handles::new();
     let mut s = EMPTY;
     macro_rules! call {
@@ -161,12 +168,12 @@ pub fn check(data: &[u8]) {
             4 => {
                 // Any bytes: encode_bytes round-trips them through decode_bytes.
                 let mut t = ctxkit_tokens { ptr: null_mut(), len: 0 };
-                if call!(ctxkit_tokenizer_encode_bytes, none, h.tokenizer, p, n, &mut t) {
+                if call!(ctxkit_tokenizer_encode_bytes, none, h.tokenizer, pb, n, &mut t) {
                     let mut out = EMPTY;
                     let st = ctxkit_tokenizer_decode_bytes(h.tokenizer, t.ptr, t.len, &mut out, null_mut());
                     assert_eq!(st, ctxkit_status::Ok);
                     assert_eq!(
-                        std::slice::from_raw_parts(out.ptr, out.len),
+                        std::slice::from_raw_parts(out.ptr.cast::<u8>(), out.len),
                         bytes,
                         "decode_bytes(encode_bytes(x)) != x"
                     );
@@ -174,19 +181,10 @@ pub fn check(data: &[u8]) {
                     ctxkit_tokens_free(&mut t);
                 }
                 let mut id = 0u32;
-                call!(ctxkit_tokenizer_token_id, none, h.tokenizer, p, n, &mut id);
+                call!(ctxkit_tokenizer_token_id, none, h.tokenizer, pb, n, &mut id);
                 // The input as text and as a special-token policy.
                 let policy = br#"{"allowed_special": ["<|endoftext|>"]}"#;
-                if call!(
-                    ctxkit_tokenizer_encode_special,
-                    none,
-                    h.tokenizer,
-                    p,
-                    n,
-                    policy.as_ptr(),
-                    policy.len(),
-                    &mut t
-                ) {
+                if call!(ctxkit_tokenizer_encode_special, none, h.tokenizer, p, n, txt(policy), policy.len(), &mut t) {
                     ctxkit_tokens_free(&mut t);
                 }
                 if call!(ctxkit_tokenizer_encode_special, none, h.tokenizer, p, 0, p, n, &mut t) {
@@ -198,7 +196,11 @@ pub fn check(data: &[u8]) {
                     let mut out = EMPTY;
                     let st = ctxkit_tokenizer_decode(h.tokenizer, t.ptr, t.len, 0, &mut out, null_mut());
                     assert_eq!(st, ctxkit_status::Ok);
-                    assert_eq!(std::slice::from_raw_parts(out.ptr, out.len), text.as_bytes(), "decode(encode(x)) != x");
+                    assert_eq!(
+                        std::slice::from_raw_parts(out.ptr.cast::<u8>(), out.len),
+                        text.as_bytes(),
+                        "decode(encode(x)) != x"
+                    );
                     ctxkit_string_free(&mut out);
                     ctxkit_tokens_free(&mut t);
                 }
@@ -231,7 +233,7 @@ pub fn check(data: &[u8]) {
                     n,
                     n / 4,
                     (n % 3) as u32,
-                    m.as_ptr(),
+                    txt(m),
                     m.len(),
                     &mut s,
                     &mut tokens,
@@ -245,7 +247,7 @@ pub fn check(data: &[u8]) {
                     ctxkit_tokenizer_truncate,
                     Some(false),
                     h.tokenizer,
-                    t.as_ptr(),
+                    txt(t),
                     t.len(),
                     3,
                     0,
@@ -261,13 +263,13 @@ pub fn check(data: &[u8]) {
             }
             10 => {
                 let mut report = EMPTY;
-                if call!(ctxkit_fit, Some(true), h.registry, p, n, fo.as_ptr(), fo.len(), &mut s, &mut report) {
+                if call!(ctxkit_fit, Some(true), h.registry, p, n, txt(fo), fo.len(), &mut s, &mut report) {
                     take_string("ctxkit_fit", report, true);
                 }
             }
             11 => {
                 let mut report = EMPTY;
-                if call!(ctxkit_fit, Some(true), h.registry, c.as_ptr(), c.len(), p, n, &mut s, &mut report) {
+                if call!(ctxkit_fit, Some(true), h.registry, txt(c), c.len(), p, n, &mut s, &mut report) {
                     take_string("ctxkit_fit", report, true);
                 }
             }
@@ -280,7 +282,7 @@ pub fn check(data: &[u8]) {
             13 => {
                 let mut w = null_mut();
                 let m = b"gpt-4o";
-                if call!(ctxkit_window_new, none, h.registry, m.as_ptr(), m.len(), p, n, &mut w) {
+                if call!(ctxkit_window_new, none, h.registry, txt(m), m.len(), p, n, &mut w) {
                     ctxkit_window_free(w);
                 }
             }
@@ -289,7 +291,7 @@ pub fn check(data: &[u8]) {
                     call!(ctxkit_window_validate, Some(true), h.window, &mut s);
                     call!(ctxkit_window_conversation, Some(true), h.window, &mut s);
                     let policy = br#"{"target_tokens":40,"limit_tokens":60}"#;
-                    call!(ctxkit_window_compact, Some(true), h.window, policy.as_ptr(), policy.len(), &mut s);
+                    call!(ctxkit_window_compact, Some(true), h.window, txt(policy), policy.len(), &mut s);
                 }
             }
             15 => {
@@ -300,16 +302,16 @@ pub fn check(data: &[u8]) {
                 call!(ctxkit_window_preflight, Some(true), h.window, p, n, &mut s);
             }
             17 => {
-                assert_eq!(ctxkit_window_load(h.window, c.as_ptr(), c.len(), null_mut()), ctxkit_status::Ok);
+                assert_eq!(ctxkit_window_load(h.window, txt(c), c.len(), null_mut()), ctxkit_status::Ok);
                 call!(ctxkit_window_repair, Some(true), h.window, p, n, &mut s);
             }
             18 => {
-                assert_eq!(ctxkit_window_load(h.window, c.as_ptr(), c.len(), null_mut()), ctxkit_status::Ok);
+                assert_eq!(ctxkit_window_load(h.window, txt(c), c.len(), null_mut()), ctxkit_status::Ok);
                 call!(ctxkit_window_compact, Some(true), h.window, p, n, &mut s);
             }
             19 => {
                 let sum = b"summary";
-                call!(ctxkit_window_apply_summary, Some(true), h.window, p, n, sum.as_ptr(), sum.len(), &mut s);
+                call!(ctxkit_window_apply_summary, Some(true), h.window, p, n, txt(sum), sum.len(), &mut s);
             }
             20 => {
                 call!(ctxkit_handoff_validate, Some(true), p, n, &mut s);
@@ -318,23 +320,23 @@ pub fn check(data: &[u8]) {
                 call!(ctxkit_handoff_render, Some(true), p, n, null(), 0, &mut s);
             }
             22 => {
-                call!(ctxkit_handoff_render, Some(true), ho.as_ptr(), ho.len(), p, n, &mut s);
+                call!(ctxkit_handoff_render, Some(true), txt(ho), ho.len(), p, n, &mut s);
             }
             23 => {
                 call!(ctxkit_handoff_filter, Some(true), p, n, null(), 0, &mut s);
             }
             24 => {
-                call!(ctxkit_handoff_filter, Some(true), c.as_ptr(), c.len(), p, n, &mut s);
+                call!(ctxkit_handoff_filter, Some(true), txt(c), c.len(), p, n, &mut s);
             }
             25 => {
                 let prov = b"openai";
                 let status = u32::from(bytes.first().copied().unwrap_or(0)) * 2;
-                call!(ctxkit_recovery_classify, Some(true), prov.as_ptr(), prov.len(), status, p, n, null(), 0, &mut s);
+                call!(ctxkit_recovery_classify, Some(true), txt(prov), prov.len(), status, p, n, null(), 0, &mut s);
             }
             26 => {
                 let prov = b"anthropic";
                 call!(ctxkit_recovery_classify, Some(true), null(), 0, 429, null(), 0, p, n, &mut s);
-                call!(ctxkit_recovery_classify, Some(true), p, n, 500, prov.as_ptr(), prov.len(), null(), 0, &mut s);
+                call!(ctxkit_recovery_classify, Some(true), p, n, 500, txt(prov), prov.len(), null(), 0, &mut s);
             }
             27 => {
                 call!(ctxkit_recovery_backoff, Some(true), p, n, &mut s);
@@ -369,7 +371,7 @@ pub fn check(data: &[u8]) {
                 call!(ctxkit_registry_register, none, h.registry, p, n, &mut registered);
                 call!(ctxkit_registry_lookup, Some(true), h.registry, p, n, null(), 0, &mut s);
                 let m = b"no-such-model";
-                call!(ctxkit_registry_lookup, Some(true), h.registry, m.as_ptr(), m.len(), p, n, &mut s);
+                call!(ctxkit_registry_lookup, Some(true), h.registry, txt(m), m.len(), p, n, &mut s);
             }
             31 => {
                 call!(ctxkit_toolset_report, Some(true), h.registry, p, n, &mut s);
@@ -412,7 +414,7 @@ pub fn check(data: &[u8]) {
                 std::fs::create_dir_all(&dir).unwrap();
                 let root = dir.to_str().unwrap().as_bytes();
                 let mut sk = null_mut();
-                if call!(ctxkit_skills_open, none, root.as_ptr(), root.len(), p, n, &mut sk) {
+                if call!(ctxkit_skills_open, none, txt(root), root.len(), p, n, &mut sk) {
                     call!(ctxkit_skills_body, Some(true), sk, p, n, &mut s);
                     call!(ctxkit_skills_render_index, Some(true), sk, p, n, &mut s);
                     ctxkit_skills_free(sk);

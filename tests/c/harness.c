@@ -176,20 +176,20 @@ static bool check_not_contains_at(int line, const char *what, const void *hay, s
 
 /* Text arguments: a literal (length from sizeof, so interior NULs count) or
  * a NUL-terminated string. */
-#define LIT(s) (const uint8_t *)(s), (sizeof(s) - 1)
-#define STR(s) (const uint8_t *)(s), strlen(s)
+#define LIT(s) (s), (sizeof(s) - 1)
+#define STR(s) (s), strlen(s)
 
 /* Sentinels for "out-parameters are not written on failure". */
 static max_align_t g_sentinel_object;
 #define SENT_PTR ((void *)&g_sentinel_object)
 #define SENT_SIZE ((size_t)0x5E5E5E5Eu)
-#define SENT_STRING {(uint8_t *)SENT_PTR, SENT_SIZE}
+#define SENT_STRING {(char *)SENT_PTR, SENT_SIZE}
 #define SENT_TOKENS {(uint32_t *)SENT_PTR, SENT_SIZE}
 #define SENT_BOOL_BYTE 0x5A
 
 static void check_string_untouched_at(int line, const char *what, ctxkit_string s)
 {
-    if (s.ptr == (uint8_t *)SENT_PTR && s.len == SENT_SIZE)
+    if (s.ptr == (char *)SENT_PTR && s.len == SENT_SIZE)
         g_passed++;
     else
         fail_at(line, "%s: out-parameter written on failure ({%p, %zu})", what, (void *)s.ptr, s.len);
@@ -269,7 +269,7 @@ static void check_error_at(int line, ctxkit_error **errp, ctxkit_status want, co
  * (the status must be the same), and checks every provided out-parameter is
  * untouched. `null_*` selects NULL for that out-parameter. */
 
-static void tokenizer_new_fails(int line, const uint8_t *enc, size_t len, uint32_t flags, bool null_out,
+static void tokenizer_new_fails(int line, const char *enc, size_t len, uint32_t flags, bool null_out,
                                 ctxkit_status want, const char *needle)
 {
     for (int with_err = 1; with_err >= 0; with_err--) {
@@ -286,8 +286,8 @@ static void tokenizer_new_fails(int line, const uint8_t *enc, size_t len, uint32
 }
 #define TOKENIZER_NEW_FAILS(...) tokenizer_new_fails(__LINE__, __VA_ARGS__)
 
-static void new_for_model_fails(int line, const ctxkit_registry *reg, const uint8_t *model, size_t model_len,
-                                const uint8_t *fb, size_t fb_len, uint32_t flags, bool null_out,
+static void new_for_model_fails(int line, const ctxkit_registry *reg, const char *model, size_t model_len,
+                                const char *fb, size_t fb_len, uint32_t flags, bool null_out,
                                 ctxkit_status want, const char *needle)
 {
     for (int with_err = 1; with_err >= 0; with_err--) {
@@ -319,7 +319,7 @@ static void info_fails(int line, const ctxkit_tokenizer *t, bool null_out, ctxki
 }
 #define INFO_FAILS(...) info_fails(__LINE__, __VA_ARGS__)
 
-static void count_fails(int line, const ctxkit_tokenizer *t, const uint8_t *text, size_t len, bool null_out,
+static void count_fails(int line, const ctxkit_tokenizer *t, const char *text, size_t len, bool null_out,
                         ctxkit_status want, const char *needle)
 {
     for (int with_err = 1; with_err >= 0; with_err--) {
@@ -334,7 +334,7 @@ static void count_fails(int line, const ctxkit_tokenizer *t, const uint8_t *text
 }
 #define COUNT_FAILS(...) count_fails(__LINE__, __VA_ARGS__)
 
-static void count_limit_fails(int line, const ctxkit_tokenizer *t, const uint8_t *text, size_t len, size_t limit,
+static void count_limit_fails(int line, const ctxkit_tokenizer *t, const char *text, size_t len, size_t limit,
                               bool null_count, bool null_exceeded, ctxkit_status want, const char *needle)
 {
     for (int with_err = 1; with_err >= 0; with_err--) {
@@ -354,7 +354,7 @@ static void count_limit_fails(int line, const ctxkit_tokenizer *t, const uint8_t
 }
 #define COUNT_LIMIT_FAILS(...) count_limit_fails(__LINE__, __VA_ARGS__)
 
-static void encode_fails(int line, const ctxkit_tokenizer *t, const uint8_t *text, size_t len, bool null_out,
+static void encode_fails(int line, const ctxkit_tokenizer *t, const char *text, size_t len, bool null_out,
                          ctxkit_status want, const char *needle)
 {
     for (int with_err = 1; with_err >= 0; with_err--) {
@@ -385,8 +385,8 @@ static void decode_fails(int line, const ctxkit_tokenizer *t, const uint32_t *id
 #define DECODE_FAILS(...) decode_fails(__LINE__, __VA_ARGS__)
 
 /* null_mask: 1 = out_text NULL, 2 = out_tokens NULL, 4 = out_removed NULL. */
-static void truncate_fails(int line, const ctxkit_tokenizer *t, const uint8_t *text, size_t len, size_t max,
-                           uint32_t side, const uint8_t *marker, size_t marker_len, unsigned null_mask,
+static void truncate_fails(int line, const ctxkit_tokenizer *t, const char *text, size_t len, size_t max,
+                           uint32_t side, const char *marker, size_t marker_len, unsigned null_mask,
                            ctxkit_status want, const char *needle)
 {
     for (int with_err = 1; with_err >= 0; with_err--) {
@@ -417,7 +417,7 @@ static void registry_new_fails(int line, ctxkit_status want, const char *needle)
     }
 }
 
-static void register_fails(int line, const ctxkit_registry *reg, const uint8_t *json, size_t len, bool null_out,
+static void register_fails(int line, ctxkit_registry *reg, const char *json, size_t len, bool null_out,
                            ctxkit_status want, const char *needle)
 {
     for (int with_err = 1; with_err >= 0; with_err--) {
@@ -432,8 +432,8 @@ static void register_fails(int line, const ctxkit_registry *reg, const uint8_t *
 }
 #define REGISTER_FAILS(...) register_fails(__LINE__, __VA_ARGS__)
 
-static void lookup_fails(int line, const ctxkit_registry *reg, const uint8_t *model, size_t model_len,
-                         const uint8_t *fb, size_t fb_len, bool null_out, ctxkit_status want, const char *needle)
+static void lookup_fails(int line, const ctxkit_registry *reg, const char *model, size_t model_len,
+                         const char *fb, size_t fb_len, bool null_out, ctxkit_status want, const char *needle)
 {
     for (int with_err = 1; with_err >= 0; with_err--) {
         ctxkit_string out = SENT_STRING;
@@ -491,7 +491,7 @@ static ctxkit_tokenizer *tokenizer_new_ok(int line, const char *enc, uint32_t fl
     return t;
 }
 
-static size_t count_ok(int line, const ctxkit_tokenizer *t, const uint8_t *text, size_t len)
+static size_t count_ok(int line, const ctxkit_tokenizer *t, const char *text, size_t len)
 {
     size_t n = SENT_SIZE;
     ctxkit_error *err = NULL;
@@ -507,7 +507,7 @@ static size_t count_ok(int line, const ctxkit_tokenizer *t, const uint8_t *text,
 }
 #define COUNT_OK(t, ...) count_ok(__LINE__, (t), __VA_ARGS__)
 
-static ctxkit_tokens encode_ok(int line, const ctxkit_tokenizer *t, const uint8_t *text, size_t len)
+static ctxkit_tokens encode_ok(int line, const ctxkit_tokenizer *t, const char *text, size_t len)
 {
     ctxkit_tokens out = SENT_TOKENS;
     ctxkit_error *err = NULL;
@@ -548,8 +548,8 @@ typedef struct {
     bool ok;
 } truncation;
 
-static truncation truncate_ok(int line, const ctxkit_tokenizer *t, const uint8_t *text, size_t len, size_t max,
-                              uint32_t side, const uint8_t *marker, size_t marker_len)
+static truncation truncate_ok(int line, const ctxkit_tokenizer *t, const char *text, size_t len, size_t max,
+                              uint32_t side, const char *marker, size_t marker_len)
 {
     truncation r = {SENT_STRING, SENT_SIZE, SENT_SIZE, false};
     ctxkit_error *err = NULL;
@@ -570,8 +570,8 @@ static truncation truncate_ok(int line, const ctxkit_tokenizer *t, const uint8_t
 }
 #define TRUNCATE_OK(t, ...) truncate_ok(__LINE__, (t), __VA_ARGS__)
 
-static ctxkit_string lookup_ok(int line, const ctxkit_registry *reg, const uint8_t *model, size_t model_len,
-                               const uint8_t *fb, size_t fb_len)
+static ctxkit_string lookup_ok(int line, const ctxkit_registry *reg, const char *model, size_t model_len,
+                               const char *fb, size_t fb_len)
 {
     ctxkit_string out = SENT_STRING;
     ctxkit_error *err = NULL;
@@ -604,7 +604,7 @@ static ctxkit_string list_ok(int line, const ctxkit_registry *reg)
     return out;
 }
 
-static size_t register_ok(int line, const ctxkit_registry *reg, const uint8_t *json, size_t len)
+static size_t register_ok(int line, ctxkit_registry *reg, const char *json, size_t len)
 {
     size_t n = SENT_SIZE;
     ctxkit_error *err = NULL;
@@ -799,7 +799,7 @@ static void test_errors_and_frees(void)
     /* ctxkit_string_free_parts: a finalizer holding (ptr, len) frees it. */
     {
         ctxkit_string adopted = list_ok(__LINE__, NULL);
-        uint8_t *p = adopted.ptr;
+        char *p = adopted.ptr;
         size_t n = adopted.len;
         ctxkit_string_free_parts(p, n);
         ctxkit_string_free_parts(NULL, 0);
@@ -914,7 +914,7 @@ static void test_tokenizer_basics(void)
     /* Zero-length input, with and without a pointer. */
     CHECK_SIZE(COUNT_OK(cl, LIT("")), 0);
     CHECK_SIZE(COUNT_OK(cl, NULL, 0), 0);
-    CHECK_SIZE(COUNT_OK(cl, (const uint8_t *)"not counted", 0), 0);
+    CHECK_SIZE(COUNT_OK(cl, "not counted", 0), 0);
     ctxkit_tokens none = ENCODE_OK(cl, LIT(""));
     CHECK(none.ptr != NULL && none.len == 0);
     ctxkit_tokens_free(&none);
@@ -943,11 +943,11 @@ static void test_tokenizer_basics(void)
     CHECK_SIZE(COUNT_OK(cl, LIT("\0")), 1);
 
     /* A length shorter than the buffer counts only the prefix. */
-    CHECK_SIZE(COUNT_OK(cl, (const uint8_t *)"hello world", 5), COUNT_OK(cl, LIT("hello")));
-    CHECK_SIZE(COUNT_OK(cl, (const uint8_t *)"hello world", 5), 1);
+    CHECK_SIZE(COUNT_OK(cl, "hello world", 5), COUNT_OK(cl, LIT("hello")));
+    CHECK_SIZE(COUNT_OK(cl, "hello world", 5), 1);
     /* ... and a prefix that cuts a character is invalid UTF-8 at offset 0. */
-    COUNT_FAILS(cl, (const uint8_t *)"日本", 1, false, CTXKIT_STATUS_INVALID_UTF8, "byte offset 0");
-    COUNT_FAILS(cl, (const uint8_t *)"a日本", 3, false, CTXKIT_STATUS_INVALID_UTF8, "byte offset 1");
+    COUNT_FAILS(cl, "日本", 1, false, CTXKIT_STATUS_INVALID_UTF8, "byte offset 0");
+    COUNT_FAILS(cl, "a日本", 3, false, CTXKIT_STATUS_INVALID_UTF8, "byte offset 1");
 
     /* Unknown ids. */
     {
@@ -1031,7 +1031,7 @@ static void test_tokenizer_basics(void)
      * flag any read of it). */
     {
         const size_t big_len = (size_t)64 * 1024 * 1024 + 1;
-        uint8_t *big = malloc(big_len);
+        char *big = malloc(big_len);
         if (CHECK(big != NULL)) {
             COUNT_FAILS(cl, big, big_len, false, CTXKIT_STATUS_LIMIT_EXCEEDED, "limit");
             COUNT_LIMIT_FAILS(cl, big, big_len, 10, false, false, CTXKIT_STATUS_LIMIT_EXCEEDED, "limit");
@@ -1041,7 +1041,7 @@ static void test_tokenizer_basics(void)
         }
         free(big);
         /* A length no buffer can have is rejected without reading. */
-        COUNT_FAILS(cl, (const uint8_t *)"x", SIZE_MAX, false, CTXKIT_STATUS_INVALID_ARGUMENT, NULL);
+        COUNT_FAILS(cl, "x", SIZE_MAX, false, CTXKIT_STATUS_INVALID_ARGUMENT, NULL);
         const uint32_t one = 15339;
         DECODE_FAILS(cl, &one, SIZE_MAX / 2, 0, false, CTXKIT_STATUS_INVALID_ARGUMENT, NULL);
     }
@@ -1148,7 +1148,7 @@ static void test_truncate(void)
             CHECK_NOT_CONTAINS(r.text.ptr, r.text.len, "{removed}");
             /* The text before the marker is a prefix of the input and the text
              * after it a suffix. */
-            const uint8_t *m = r.text.ptr;
+            const char *m = r.text.ptr;
             size_t at = 0;
             while (at + 2 <= r.text.len && memcmp(m + at, "<<", 2) != 0)
                 at++;
@@ -1310,7 +1310,7 @@ static void test_token_bytes(void)
     CHECK_STATUS(ctxkit_tokenizer_decode_with_offsets(t, a_thumb_b, 3, &b, NULL, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
 
     /* ctxkit_tokenizer_encode_special: tiktoken's allowed / disallowed sets. */
-#define SZ(x) (const uint8_t *)(x), strlen(x)
+#define SZ(x) (x), strlen(x)
     const char *text = "<|endoftext|> hello <|fim_prefix|>";
     CHECK_STATUS(ctxkit_tokenizer_encode_special(t, SZ(text), NULL, 0, &ids, &err), CTXKIT_STATUS_INVALID_ARGUMENT);
     check_error_at(__LINE__, &err, CTXKIT_STATUS_INVALID_ARGUMENT, "ctxkit_tokenizer_encode_special",
@@ -1327,7 +1327,7 @@ static void test_token_bytes(void)
                  CTXKIT_STATUS_INVALID_JSON);
     check_error_at(__LINE__, &err, CTXKIT_STATUS_INVALID_JSON, "ctxkit_tokenizer_encode_special",
                    "expected \"all\" or an array of strings");
-    CHECK_STATUS(ctxkit_tokenizer_encode_special(t, (const uint8_t *)"\xff", 1, NULL, 0, &ids, NULL),
+    CHECK_STATUS(ctxkit_tokenizer_encode_special(t, "\xff", 1, NULL, 0, &ids, NULL),
                  CTXKIT_STATUS_INVALID_UTF8);
     CHECK(ids.ptr == NULL);
 
@@ -1723,7 +1723,7 @@ static void test_invalid_utf8(void)
     if (!t || !reg)
         goto out;
     for (size_t i = 0; i < N_BAD_UTF8; i++) {
-        const uint8_t *b = (const uint8_t *)kBadUtf8[i].bytes;
+        const char *b = kBadUtf8[i].bytes;
         const size_t n = kBadUtf8[i].len;
         char needle[64];
         snprintf(needle, sizeof needle, "byte offset %zu", kBadUtf8[i].offset);
@@ -1796,51 +1796,51 @@ static const char kLenTools[] =
 
 /* One wrapper per JSON parameter: the call with everything else valid, its
  * outputs freed. */
-typedef ctxkit_status (*json_call)(const uint8_t *json, size_t len, ctxkit_error **err);
+typedef ctxkit_status (*json_call)(const char *json, size_t len, ctxkit_error **err);
 
-static ctxkit_status j_register(const uint8_t *j, size_t n, ctxkit_error **e)
+static ctxkit_status j_register(const char *j, size_t n, ctxkit_error **e)
 {
     size_t r = 0;
     return ctxkit_registry_register(g_len_reg, j, n, &r, e);
 }
-static ctxkit_status j_callstack(const uint8_t *j, size_t n, ctxkit_error **e)
+static ctxkit_status j_callstack(const char *j, size_t n, ctxkit_error **e)
 {
     ctxkit_callstack *s = NULL;
     ctxkit_status st = ctxkit_callstack_from_json(j, n, &s, e);
     ctxkit_callstack_free(s);
     return st;
 }
-static ctxkit_status j_window_new(const uint8_t *j, size_t n, ctxkit_error **e)
+static ctxkit_status j_window_new(const char *j, size_t n, ctxkit_error **e)
 {
     ctxkit_window *w = NULL;
     ctxkit_status st = ctxkit_window_new(NULL, LIT("gpt-4o"), j, n, &w, e);
     ctxkit_window_free(w);
     return st;
 }
-static ctxkit_status j_window_load(const uint8_t *j, size_t n, ctxkit_error **e)
+static ctxkit_status j_window_load(const char *j, size_t n, ctxkit_error **e)
 {
     return ctxkit_window_load(g_len_win, j, n, e);
 }
-static ctxkit_status j_window_push(const uint8_t *j, size_t n, ctxkit_error **e)
+static ctxkit_status j_window_push(const char *j, size_t n, ctxkit_error **e)
 {
     size_t t = 0;
     return ctxkit_window_push(g_len_win, j, n, &t, e);
 }
-static ctxkit_status j_preflight(const uint8_t *j, size_t n, ctxkit_error **e)
+static ctxkit_status j_preflight(const char *j, size_t n, ctxkit_error **e)
 {
     ctxkit_string s = {NULL, 0};
     ctxkit_status st = ctxkit_window_preflight(g_len_win, j, n, &s, e);
     ctxkit_string_free(&s);
     return st;
 }
-static ctxkit_status j_compact(const uint8_t *j, size_t n, ctxkit_error **e)
+static ctxkit_status j_compact(const char *j, size_t n, ctxkit_error **e)
 {
     ctxkit_string s = {NULL, 0};
     ctxkit_status st = ctxkit_window_compact(g_len_win, j, n, &s, e);
     ctxkit_string_free(&s);
     return st;
 }
-static ctxkit_status j_fit_conv(const uint8_t *j, size_t n, ctxkit_error **e)
+static ctxkit_status j_fit_conv(const char *j, size_t n, ctxkit_error **e)
 {
     ctxkit_string c = {NULL, 0}, r = {NULL, 0};
     ctxkit_status st = ctxkit_fit(NULL, j, n, LIT("{\"model\":\"gpt-4o\"}"), &c, &r, e);
@@ -1848,7 +1848,7 @@ static ctxkit_status j_fit_conv(const uint8_t *j, size_t n, ctxkit_error **e)
     ctxkit_string_free(&r);
     return st;
 }
-static ctxkit_status j_fit_options(const uint8_t *j, size_t n, ctxkit_error **e)
+static ctxkit_status j_fit_options(const char *j, size_t n, ctxkit_error **e)
 {
     ctxkit_string c = {NULL, 0}, r = {NULL, 0};
     ctxkit_status st = ctxkit_fit(NULL, LIT(kLenConv), j, n, &c, &r, e);
@@ -1856,77 +1856,77 @@ static ctxkit_status j_fit_options(const uint8_t *j, size_t n, ctxkit_error **e)
     ctxkit_string_free(&r);
     return st;
 }
-static ctxkit_status j_assemble(const uint8_t *j, size_t n, ctxkit_error **e)
+static ctxkit_status j_assemble(const char *j, size_t n, ctxkit_error **e)
 {
     ctxkit_string s = {NULL, 0};
     ctxkit_status st = ctxkit_assemble(g_len_tok, j, n, &s, e);
     ctxkit_string_free(&s);
     return st;
 }
-static ctxkit_status j_skills_open(const uint8_t *j, size_t n, ctxkit_error **e)
+static ctxkit_status j_skills_open(const char *j, size_t n, ctxkit_error **e)
 {
     ctxkit_skills *s = NULL;
     ctxkit_status st = ctxkit_skills_open(LIT("../../examples/data/skills"), j, n, &s, e);
     ctxkit_skills_free(s);
     return st;
 }
-static ctxkit_status j_render_index(const uint8_t *j, size_t n, ctxkit_error **e)
+static ctxkit_status j_render_index(const char *j, size_t n, ctxkit_error **e)
 {
     ctxkit_string s = {NULL, 0};
     ctxkit_status st = ctxkit_skills_render_index(g_len_skills, j, n, &s, e);
     ctxkit_string_free(&s);
     return st;
 }
-static ctxkit_status j_handoff_validate(const uint8_t *j, size_t n, ctxkit_error **e)
+static ctxkit_status j_handoff_validate(const char *j, size_t n, ctxkit_error **e)
 {
     ctxkit_string s = {NULL, 0};
     ctxkit_status st = ctxkit_handoff_validate(j, n, &s, e);
     ctxkit_string_free(&s);
     return st;
 }
-static ctxkit_status j_handoff_render(const uint8_t *j, size_t n, ctxkit_error **e)
+static ctxkit_status j_handoff_render(const char *j, size_t n, ctxkit_error **e)
 {
     ctxkit_string s = {NULL, 0};
     ctxkit_status st = ctxkit_handoff_render(LIT(kLenHandoff), j, n, &s, e);
     ctxkit_string_free(&s);
     return st;
 }
-static ctxkit_status j_handoff_filter(const uint8_t *j, size_t n, ctxkit_error **e)
+static ctxkit_status j_handoff_filter(const char *j, size_t n, ctxkit_error **e)
 {
     ctxkit_string s = {NULL, 0};
     ctxkit_status st = ctxkit_handoff_filter(j, n, NULL, 0, &s, e);
     ctxkit_string_free(&s);
     return st;
 }
-static ctxkit_status j_classify_headers(const uint8_t *j, size_t n, ctxkit_error **e)
+static ctxkit_status j_classify_headers(const char *j, size_t n, ctxkit_error **e)
 {
     ctxkit_string s = {NULL, 0};
     ctxkit_status st = ctxkit_recovery_classify(LIT("openai"), 429, NULL, 0, j, n, &s, e);
     ctxkit_string_free(&s);
     return st;
 }
-static ctxkit_status j_backoff(const uint8_t *j, size_t n, ctxkit_error **e)
+static ctxkit_status j_backoff(const char *j, size_t n, ctxkit_error **e)
 {
     ctxkit_string s = {NULL, 0};
     ctxkit_status st = ctxkit_recovery_backoff(j, n, &s, e);
     ctxkit_string_free(&s);
     return st;
 }
-static ctxkit_status j_breaker_new(const uint8_t *j, size_t n, ctxkit_error **e)
+static ctxkit_status j_breaker_new(const char *j, size_t n, ctxkit_error **e)
 {
     ctxkit_breaker *b = NULL;
     ctxkit_status st = ctxkit_breaker_new(j, n, &b, e);
     ctxkit_breaker_free(b);
     return st;
 }
-static ctxkit_status j_tracer_new(const uint8_t *j, size_t n, ctxkit_error **e)
+static ctxkit_status j_tracer_new(const char *j, size_t n, ctxkit_error **e)
 {
     ctxkit_tracer *t = NULL;
     ctxkit_status st = ctxkit_tracer_new(j, n, &t, e);
     ctxkit_tracer_free(t);
     return st;
 }
-static ctxkit_status j_tracer_start(const uint8_t *j, size_t n, ctxkit_error **e)
+static ctxkit_status j_tracer_start(const char *j, size_t n, ctxkit_error **e)
 {
     uint64_t id = 0;
     ctxkit_status st = ctxkit_tracer_start(g_len_tracer, LIT("grep"), j, n, 0, 0, &id, e);
@@ -1934,14 +1934,14 @@ static ctxkit_status j_tracer_start(const uint8_t *j, size_t n, ctxkit_error **e
         ctxkit_tracer_end(g_len_tracer, id, CTXKIT_SPAN_OUTCOME_SUCCESS, 0, NULL, 0, 1, NULL);
     return st;
 }
-static ctxkit_status j_toolset_report(const uint8_t *j, size_t n, ctxkit_error **e)
+static ctxkit_status j_toolset_report(const char *j, size_t n, ctxkit_error **e)
 {
     ctxkit_string s = {NULL, 0};
     ctxkit_status st = ctxkit_toolset_report(NULL, j, n, &s, e);
     ctxkit_string_free(&s);
     return st;
 }
-static ctxkit_status j_toolset_select(const uint8_t *j, size_t n, ctxkit_error **e)
+static ctxkit_status j_toolset_select(const char *j, size_t n, ctxkit_error **e)
 {
     ctxkit_string s = {NULL, 0};
     ctxkit_status st = ctxkit_toolset_select(j, n, LIT("coder"), &s, e);
@@ -2000,7 +2000,7 @@ static void test_lengths_and_nuls(void)
      * or in place of a space between tokens) it is INVALID_JSON. */
     for (size_t i = 0; i < N_JSON_CASES; i++) {
         const json_case *c = &kJsonCases[i];
-        const uint8_t *j = (const uint8_t *)c->json;
+        const char *j = c->json;
         const size_t n = strlen(c->json);
         CHECK_STATUS(c->call(j, n, &err), CTXKIT_STATUS_OK);
         CHECK_NO_ERR(err);
@@ -2014,7 +2014,7 @@ static void test_lengths_and_nuls(void)
         if (CHECK(spaced != NULL)) {
             spaced[0] = '\0';
             memcpy(spaced + 1, c->json, n + 1);
-            CHECK_STATUS(c->call((const uint8_t *)spaced, n + 1, &err), CTXKIT_STATUS_INVALID_JSON);
+            CHECK_STATUS(c->call(spaced, n + 1, &err), CTXKIT_STATUS_INVALID_JSON);
             CHECK_ERR(&err, CTXKIT_STATUS_INVALID_JSON, c->fn, "line 1 column 1");
             free(spaced);
         }
@@ -2041,11 +2041,11 @@ static void test_lengths_and_nuls(void)
 
     /* Names: a shorter len reads the prefix; a NUL is part of the name. */
     ctxkit_tokenizer *t = NULL;
-    CHECK_STATUS(ctxkit_tokenizer_new((const uint8_t *)"cl100k_base_x", 11, 0, &t, NULL), CTXKIT_STATUS_OK);
+    CHECK_STATUS(ctxkit_tokenizer_new("cl100k_base_x", 11, 0, &t, NULL), CTXKIT_STATUS_OK);
     ctxkit_tokenizer_free(t);
     t = NULL;
     TOKENIZER_NEW_FAILS(LIT("cl100k_base\0"), 0, false, CTXKIT_STATUS_UNKNOWN_ENCODING, "\xef\xbf\xbd");
-    CHECK_STATUS(ctxkit_tokenizer_new_for_model(NULL, (const uint8_t *)"gpt-4o-mini", 6, NULL, 0, 0, &t, NULL),
+    CHECK_STATUS(ctxkit_tokenizer_new_for_model(NULL, "gpt-4o-mini", 6, NULL, 0, 0, &t, NULL),
                  CTXKIT_STATUS_OK);
     if (t) {
         s = info_ok(__LINE__, t);
@@ -2053,7 +2053,7 @@ static void test_lengths_and_nuls(void)
         ctxkit_string_free(&s);
         ctxkit_tokenizer_free(t);
     }
-    s = LOOKUP_OK(g_len_reg, (const uint8_t *)"gpt-4o-mini", 6, NULL, 0);
+    s = LOOKUP_OK(g_len_reg, "gpt-4o-mini", 6, NULL, 0);
     CHECK_STR_CONTAINS(s, "{\"model\":\"gpt-4o\",");
     ctxkit_string_free(&s);
     /* The whole length is the name, NUL included: a NUL is not a name
@@ -2068,7 +2068,7 @@ static void test_lengths_and_nuls(void)
     ctxkit_string_free(&s);
     LOOKUP_FAILS(g_len_reg, LIT("no-such-model"), LIT("cl100k_base\0"), false, CTXKIT_STATUS_UNKNOWN_ENCODING,
                  "\xef\xbf\xbd");
-    s = LOOKUP_OK(g_len_reg, LIT("no-such-model"), (const uint8_t *)"cl100k_basexx", 11);
+    s = LOOKUP_OK(g_len_reg, LIT("no-such-model"), "cl100k_basexx", 11);
     CHECK_STR_CONTAINS(s, "\"encoding\":\"cl100k_base\"");
     ctxkit_string_free(&s);
 
@@ -2081,7 +2081,7 @@ static void test_lengths_and_nuls(void)
         CHECK_HAS(r.text, "<\0");
         CHECK_HAS(r.text, "\0>");
         ctxkit_string_free(&r.text);
-        r = truncate_ok(__LINE__, g_len_tok, LIT(text), 10, CTXKIT_TRUNCATE_SIDE_BOTH, (const uint8_t *)"<{removed}>XYZ", 11);
+        r = truncate_ok(__LINE__, g_len_tok, LIT(text), 10, CTXKIT_TRUNCATE_SIDE_BOTH, "<{removed}>XYZ", 11);
         CHECK(r.tokens <= 10);
         CHECK_LACKS(r.text, "XYZ");
         CHECK_HAS(r.text, ">");
@@ -2104,7 +2104,7 @@ static void test_lengths_and_nuls(void)
         CHECK_STATUS(ctxkit_breaker_record_failure(b, LIT("svc\0x"), 1, NULL), CTXKIT_STATUS_OK);
         CHECK_STATUS(ctxkit_breaker_allow(b, LIT("svc"), 2, &allowed, NULL), CTXKIT_STATUS_OK);
         CHECK(allowed);
-        CHECK_STATUS(ctxkit_breaker_allow(b, (const uint8_t *)"svc\0xyz", 5, 2, &allowed, NULL), CTXKIT_STATUS_OK);
+        CHECK_STATUS(ctxkit_breaker_allow(b, "svc\0xyz", 5, 2, &allowed, NULL), CTXKIT_STATUS_OK);
         CHECK(!allowed);
         s = (ctxkit_string)SENT_STRING;
         CHECK_STATUS(ctxkit_breaker_state(b, LIT("svc\0x"), 2, &s, NULL), CTXKIT_STATUS_OK);
@@ -2116,7 +2116,7 @@ static void test_lengths_and_nuls(void)
         CHECK_STATUS(ctxkit_tracer_start(g_len_tracer, LIT("gr\0ep"), NULL, 0, 0, 0, &id, NULL), CTXKIT_STATUS_OK);
         CHECK_STATUS(ctxkit_tracer_end(g_len_tracer, id, CTXKIT_SPAN_OUTCOME_FAILED, 0, LIT("bad\0news"), 5, NULL),
                      CTXKIT_STATUS_OK);
-        CHECK_STATUS(ctxkit_tracer_start(g_len_tracer, (const uint8_t *)"grepXX", 4, NULL, 0, 0, 0, &id, NULL),
+        CHECK_STATUS(ctxkit_tracer_start(g_len_tracer, "grepXX", 4, NULL, 0, 0, 0, &id, NULL),
                      CTXKIT_STATUS_OK);
         CHECK_STATUS(ctxkit_tracer_end(g_len_tracer, id, CTXKIT_SPAN_OUTCOME_SUCCESS, 0, NULL, 0, 5, NULL),
                      CTXKIT_STATUS_OK);
@@ -2137,7 +2137,7 @@ static void test_lengths_and_nuls(void)
         CHECK_ERR(&err, CTXKIT_STATUS_INVALID_ARGUMENT, "ctxkit_callstack_enter", "control character");
         check_ptr_untouched_at(__LINE__, "s1", s1);
         s1 = NULL;
-        CHECK_STATUS(ctxkit_callstack_enter(root, (const uint8_t *)"plannerXX", 7, &s1, NULL), CTXKIT_STATUS_OK);
+        CHECK_STATUS(ctxkit_callstack_enter(root, "plannerXX", 7, &s1, NULL), CTXKIT_STATUS_OK);
         s = (ctxkit_string)SENT_STRING;
         if (s1 && CHECK_STATUS(ctxkit_callstack_to_json(s1, &s, NULL), CTXKIT_STATUS_OK)) {
             CHECK_STR_CONTAINS(s, "{\"agents\":[\"planner\"],");
@@ -2154,11 +2154,11 @@ static void test_lengths_and_nuls(void)
         CHECK_ERR(&err, CTXKIT_STATUS_IO, "ctxkit_skills_open", "NUL byte");
         check_ptr_untouched_at(__LINE__, "sk", sk);
         sk = NULL;
-        CHECK_STATUS(ctxkit_skills_open((const uint8_t *)"../../examples/data/skills/../../etc", 26, NULL, 0, &sk, NULL),
+        CHECK_STATUS(ctxkit_skills_open("../../examples/data/skills/../../etc", 26, NULL, 0, &sk, NULL),
                      CTXKIT_STATUS_OK);
         ctxkit_skills_free(sk);
         s = (ctxkit_string)SENT_STRING;
-        CHECK_STATUS(ctxkit_skills_body(g_len_skills, (const uint8_t *)"pdf-extract/../x", 11, &s, NULL), CTXKIT_STATUS_OK);
+        CHECK_STATUS(ctxkit_skills_body(g_len_skills, "pdf-extract/../x", 11, &s, NULL), CTXKIT_STATUS_OK);
         CHECK_STR_CONTAINS(s, "{\"name\":\"pdf-extract\",");
         ctxkit_string_free(&s);
         s = (ctxkit_string)SENT_STRING;
@@ -2173,7 +2173,7 @@ static void test_lengths_and_nuls(void)
                  CTXKIT_STATUS_INVALID_ARGUMENT);
     CHECK_ERR(&err, CTXKIT_STATUS_INVALID_ARGUMENT, "ctxkit_recovery_classify", "unknown provider 'openai\xef\xbf\xbd'");
     check_string_untouched_at(__LINE__, "s", s);
-    CHECK_STATUS(ctxkit_recovery_classify((const uint8_t *)"openaix", 6, 429, LIT("slow\0down"), NULL, 0, &s, NULL),
+    CHECK_STATUS(ctxkit_recovery_classify("openaix", 6, 429, LIT("slow\0down"), NULL, 0, &s, NULL),
                  CTXKIT_STATUS_OK);
     CHECK_STR_CONTAINS(s, "\"category\":\"rate_limited\"");
     ctxkit_string_free(&s);
@@ -2181,7 +2181,7 @@ static void test_lengths_and_nuls(void)
     CHECK_STATUS(ctxkit_toolset_select(LIT(kLenTools), LIT("coder\0"), &s, &err), CTXKIT_STATUS_INVALID_ARGUMENT);
     CHECK_ERR(&err, CTXKIT_STATUS_INVALID_ARGUMENT, "ctxkit_toolset_select", "has no allowlist");
     check_string_untouched_at(__LINE__, "s", s);
-    CHECK_STATUS(ctxkit_toolset_select(LIT(kLenTools), (const uint8_t *)"coders", 5, &s, NULL), CTXKIT_STATUS_OK);
+    CHECK_STATUS(ctxkit_toolset_select(LIT(kLenTools), "coders", 5, &s, NULL), CTXKIT_STATUS_OK);
     CHECK_STR_CONTAINS(s, "\"name\":\"run_tests\"");
     ctxkit_string_free(&s);
 
@@ -2233,7 +2233,7 @@ static ctxkit_string g_model_expect[N_THREAD_MODELS];
 
 typedef struct {
     const ctxkit_tokenizer *tok;
-    const ctxkit_registry *reg;
+    ctxkit_registry *reg;
     int id;
     long iters;
     long ops;
@@ -3446,11 +3446,11 @@ static void test_limits(void)
         memset(doc, ' ', max + 1);
         doc[0] = '[';
         doc[max - 1] = ']';
-        CHECK_STATUS(ctxkit_window_load(w, (const uint8_t *)doc, max, &err), CTXKIT_STATUS_OK);
+        CHECK_STATUS(ctxkit_window_load(w, doc, max, &err), CTXKIT_STATUS_OK);
         CHECK_NO_ERR(err);
         doc[max - 1] = ' ';
         doc[max] = ']';
-        CHECK_STATUS(ctxkit_window_load(w, (const uint8_t *)doc, max + 1, &err), CTXKIT_STATUS_LIMIT_EXCEEDED);
+        CHECK_STATUS(ctxkit_window_load(w, doc, max + 1, &err), CTXKIT_STATUS_LIMIT_EXCEEDED);
         CHECK_ERR(&err, CTXKIT_STATUS_LIMIT_EXCEEDED, "ctxkit_window_load", "is 67108865 bytes; the limit is 67108864");
         free(doc);
     }
@@ -3472,9 +3472,9 @@ static void test_limits(void)
             memcpy(doc + n, tail, sizeof tail - 1);
             n += sizeof tail - 1;
             if (extra == 125) {
-                CHECK_STATUS(ctxkit_window_load(w, (const uint8_t *)doc, n, &err), CTXKIT_STATUS_OK);
+                CHECK_STATUS(ctxkit_window_load(w, doc, n, &err), CTXKIT_STATUS_OK);
             } else {
-                CHECK_STATUS(ctxkit_window_load(w, (const uint8_t *)doc, n, &err), CTXKIT_STATUS_LIMIT_EXCEEDED);
+                CHECK_STATUS(ctxkit_window_load(w, doc, n, &err), CTXKIT_STATUS_LIMIT_EXCEEDED);
                 CHECK_ERR(&err, CTXKIT_STATUS_LIMIT_EXCEEDED, "ctxkit_window_load", "recursion limit exceeded");
             }
         }
@@ -3493,10 +3493,10 @@ static void test_limits(void)
         size_t count = SENT_SIZE;
         bool exceeded = false;
         if (t) {
-            CHECK_STATUS(ctxkit_tokenizer_count_until_limit(t, (const uint8_t *)text, max, 10, &count, &exceeded, &err),
+            CHECK_STATUS(ctxkit_tokenizer_count_until_limit(t, text, max, 10, &count, &exceeded, &err),
                          CTXKIT_STATUS_OK);
             CHECK(exceeded);
-            CHECK_STATUS(ctxkit_tokenizer_count_until_limit(t, (const uint8_t *)text, max + 1, 10, &count, &exceeded, &err),
+            CHECK_STATUS(ctxkit_tokenizer_count_until_limit(t, text, max + 1, 10, &count, &exceeded, &err),
                          CTXKIT_STATUS_LIMIT_EXCEEDED);
             CHECK_ERR(&err, CTXKIT_STATUS_LIMIT_EXCEEDED, "ctxkit_tokenizer_count_until_limit", "the limit is 67108864");
         }
@@ -3509,7 +3509,7 @@ static void test_limits(void)
     {
         size_t len = 0;
         char *doc = limits_messages(100000, &len);
-        CHECK_STATUS(ctxkit_window_load(w, (const uint8_t *)doc, len, &err), CTXKIT_STATUS_OK);
+        CHECK_STATUS(ctxkit_window_load(w, doc, len, &err), CTXKIT_STATUS_OK);
         size_t tokens = SENT_SIZE;
         CHECK_STATUS(ctxkit_window_push(w, LIT("{\"role\":\"user\",\"content\":\"x\"}"), &tokens, &err),
                      CTXKIT_STATUS_LIMIT_EXCEEDED);
@@ -3518,10 +3518,10 @@ static void test_limits(void)
                   "the window would hold 100001 messages; the limit is 100000 (MAX_MESSAGES)");
         free(doc);
         doc = limits_messages(100001, &len);
-        CHECK_STATUS(ctxkit_window_load(w, (const uint8_t *)doc, len, &err), CTXKIT_STATUS_LIMIT_EXCEEDED);
+        CHECK_STATUS(ctxkit_window_load(w, doc, len, &err), CTXKIT_STATUS_LIMIT_EXCEEDED);
         CHECK_ERR(&err, CTXKIT_STATUS_LIMIT_EXCEEDED, "ctxkit_window_load", "the limit is 100000 (MAX_MESSAGES)");
         ctxkit_string out_c = SENT_STRING, out_r = SENT_STRING;
-        CHECK_STATUS(ctxkit_fit(NULL, (const uint8_t *)doc, len, LIT("{\"model\":\"gpt-4o\"}"), &out_c, &out_r, &err),
+        CHECK_STATUS(ctxkit_fit(NULL, doc, len, LIT("{\"model\":\"gpt-4o\"}"), &out_c, &out_r, &err),
                      CTXKIT_STATUS_LIMIT_EXCEEDED);
         CHECK(out_c.ptr == SENT_PTR && out_r.ptr == SENT_PTR);
         CHECK_ERR(&err, CTXKIT_STATUS_LIMIT_EXCEEDED, "ctxkit_fit", "has more than 100000 messages");

@@ -40,9 +40,23 @@ static_assert(sizeof(ctxkit_string) == 2 * sizeof(void *) && offsetof(ctxkit_str
 static_assert(sizeof(ctxkit_tokens) == 2 * sizeof(void *) && offsetof(ctxkit_tokens, len) == sizeof(void *),
               "ctxkit_tokens layout");
 static_assert(std::is_same_v<decltype(&ctxkit_tokenizer_count),
-                             ctxkit_status (*)(const ctxkit_tokenizer *, const uint8_t *, size_t, size_t *,
+                             ctxkit_status (*)(const ctxkit_tokenizer *, const char *, size_t, size_t *,
                                                ctxkit_error **)>,
               "ctxkit_tokenizer_count signature");
+// Text is `const char *`, bytes `const uint8_t *`, results a `char` buffer.
+static_assert(std::is_same_v<decltype(&ctxkit_tokenizer_encode_bytes),
+                             ctxkit_status (*)(const ctxkit_tokenizer *, const uint8_t *, size_t, ctxkit_tokens *,
+                                               ctxkit_error **)>,
+              "ctxkit_tokenizer_encode_bytes signature");
+static_assert(std::is_same_v<decltype(ctxkit_string::ptr), char *>, "ctxkit_string holds char");
+// `const` on a handle only where the call reads it.
+static_assert(std::is_same_v<decltype(&ctxkit_window_push), ctxkit_status (*)(ctxkit_window *, const char *, size_t,
+                                                                               size_t *, ctxkit_error **)>,
+              "ctxkit_window_push takes a mutable window");
+static_assert(std::is_same_v<decltype(&ctxkit_breaker_state),
+                             ctxkit_status (*)(const ctxkit_breaker *, const char *, size_t, uint64_t,
+                                               ctxkit_string *, ctxkit_error **)>,
+              "ctxkit_breaker_state reads a const breaker");
 static_assert(std::is_same_v<decltype(ctxkit_status_name(0)), const char *>, "status name type");
 static_assert(CTXKIT_STATUS_INTERNAL == 10 && CTXKIT_TRUNCATE_SIDE_BOTH == 2 && CTXKIT_DECODE_MODE_STRICT == 1,
               "enum values");
@@ -137,8 +151,6 @@ inline void check(ctxkit_status status, ctxkit_error **errp) {
     throw Error(status, msg ? std::string(msg, len) : std::string(ctxkit_status_name(status)));
 }
 
-inline const uint8_t *bytes(std::string_view s) noexcept { return reinterpret_cast<const uint8_t *>(s.data()); }
-
 inline std::string to_string(const ctxkit_string &s) {
     return std::string(reinterpret_cast<const char *>(s.ptr), s.len);
 }
@@ -157,7 +169,7 @@ class Registry {
     size_t register_json(std::string_view json) {
         size_t n = 0;
         ctxkit_error *err = nullptr;
-        check(ctxkit_registry_register(h_.get(), bytes(json), json.size(), &n, &err), &err);
+        check(ctxkit_registry_register(h_.get(), json.data(), json.size(), &n, &err), &err);
         return n;
     }
     std::string lookup(std::string_view model, std::string_view fallback = {}) const {
@@ -166,7 +178,7 @@ class Registry {
     static std::string lookup_in(const ctxkit_registry *r, std::string_view model, std::string_view fallback) {
         StringPtr s = new_string();
         ctxkit_error *err = nullptr;
-        check(ctxkit_registry_lookup(r, bytes(model), model.size(), bytes(fallback), fallback.size(), s.get(), &err),
+        check(ctxkit_registry_lookup(r, model.data(), model.size(), fallback.data(), fallback.size(), s.get(), &err),
               &err);
         return to_string(*s);
     }
@@ -193,15 +205,15 @@ class Tokenizer {
     static Tokenizer from_encoding(std::string_view encoding, uint32_t flags = 0) {
         ctxkit_tokenizer *raw = nullptr;
         ctxkit_error *err = nullptr;
-        check(ctxkit_tokenizer_new(bytes(encoding), encoding.size(), flags, &raw, &err), &err);
+        check(ctxkit_tokenizer_new(encoding.data(), encoding.size(), flags, &raw, &err), &err);
         return Tokenizer(TokenizerPtr(raw));
     }
     static Tokenizer for_model(const Registry *registry, std::string_view model, std::string_view fallback = {},
                                uint32_t flags = 0) {
         ctxkit_tokenizer *raw = nullptr;
         ctxkit_error *err = nullptr;
-        check(ctxkit_tokenizer_new_for_model(registry ? registry->get() : nullptr, bytes(model), model.size(),
-                                             bytes(fallback), fallback.size(), flags, &raw, &err),
+        check(ctxkit_tokenizer_new_for_model(registry ? registry->get() : nullptr, model.data(), model.size(),
+                                             fallback.data(), fallback.size(), flags, &raw, &err),
               &err);
         return Tokenizer(TokenizerPtr(raw));
     }
@@ -209,21 +221,21 @@ class Tokenizer {
     size_t count(std::string_view text) const {
         size_t n = 0;
         ctxkit_error *err = nullptr;
-        check(ctxkit_tokenizer_count(h_.get(), bytes(text), text.size(), &n, &err), &err);
+        check(ctxkit_tokenizer_count(h_.get(), text.data(), text.size(), &n, &err), &err);
         return n;
     }
     std::pair<size_t, bool> count_until_limit(std::string_view text, size_t limit) const {
         size_t n = 0;
         bool exceeded = false;
         ctxkit_error *err = nullptr;
-        check(ctxkit_tokenizer_count_until_limit(h_.get(), bytes(text), text.size(), limit, &n, &exceeded, &err),
+        check(ctxkit_tokenizer_count_until_limit(h_.get(), text.data(), text.size(), limit, &n, &exceeded, &err),
               &err);
         return {n, exceeded};
     }
     std::vector<uint32_t> encode(std::string_view text) const {
         TokensPtr t = new_tokens();
         ctxkit_error *err = nullptr;
-        check(ctxkit_tokenizer_encode(h_.get(), bytes(text), text.size(), t.get(), &err), &err);
+        check(ctxkit_tokenizer_encode(h_.get(), text.data(), text.size(), t.get(), &err), &err);
         return t->len ? std::vector<uint32_t>(t->ptr, t->ptr + t->len) : std::vector<uint32_t>();
     }
     std::string decode(const std::vector<uint32_t> &ids, ctxkit_decode_mode mode = CTXKIT_DECODE_MODE_STRICT) const {
@@ -238,7 +250,7 @@ class Tokenizer {
         StringPtr s = new_string();
         Truncation r{{}, 0, 0};
         ctxkit_error *err = nullptr;
-        check(ctxkit_tokenizer_truncate(h_.get(), bytes(text), text.size(), max_tokens, side, bytes(marker),
+        check(ctxkit_tokenizer_truncate(h_.get(), text.data(), text.size(), max_tokens, side, marker.data(),
                                         marker.size(), s.get(), &r.tokens, &r.removed, &err),
               &err);
         r.text = to_string(*s);

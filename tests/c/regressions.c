@@ -17,7 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define STR(s) (const uint8_t *)(s), strlen(s)
+#define STR(s) (s), strlen(s)
 
 static int g_reproduced;
 static int g_fixed;
@@ -233,7 +233,7 @@ static void repair_bound_case(void)
     snprintf(conv + k, sizeof conv - k, "]}]");
     bool bug = ctxkit_window_load(w, STR(conv), NULL) != CTXKIT_STATUS_OK;
     size_t big = 1u << 20;
-    uint8_t *text = malloc(big);
+    char *text = malloc(big);
     memset(text, 'x', big);
     ctxkit_string out = {NULL, 0};
     ctxkit_status st = call_status(ctxkit_window_repair(w, text, big, &out, &err), &err, msg, sizeof msg);
@@ -282,7 +282,7 @@ static void skills_fifo_case(void)
         fclose(f);
     }
     ctxkit_skills *sk = NULL;
-    bug |= ctxkit_skills_open((const uint8_t *)root, strlen(root), NULL, 0, &sk, NULL) != CTXKIT_STATUS_OK;
+    bug |= ctxkit_skills_open(root, strlen(root), NULL, 0, &sk, NULL) != CTXKIT_STATUS_OK;
     unlink(file);
     bug |= mkfifo(file, 0600) != 0;
     ctxkit_string out = {NULL, 0};
@@ -365,7 +365,7 @@ static void tracer_range_case(void)
 static void names_and_keys_case(void)
 {
     size_t big = 4u << 20;
-    uint8_t *name = malloc(big);
+    char *name = malloc(big);
     memset(name, 'g', big);
     ctxkit_tokenizer *t = NULL;
     ctxkit_error *err = NULL;

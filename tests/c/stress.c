@@ -39,8 +39,8 @@
 #include <string.h>
 #include <time.h>
 
-#define LIT(s) (const uint8_t *)(s), (sizeof(s) - 1)
-#define STR(s) (const uint8_t *)(s), strlen(s)
+#define LIT(s) (s), (sizeof(s) - 1)
+#define STR(s) (s), strlen(s)
 
 #define MAX_THREADS 256
 #define SKILLS_DIR "../../examples/data/skills"
@@ -102,7 +102,7 @@ static void must(ctxkit_status st, ctxkit_error **errp, const char *what)
 }
 
 /* A number following `key` in a JSON text, or -1. */
-static long json_number_after(const uint8_t *json, size_t len, const char *key)
+static long json_number_after(const char *json, size_t len, const char *key)
 {
     const size_t n = strlen(key);
     for (size_t i = 0; i + n < len; i++)
@@ -140,7 +140,7 @@ static const char *const kTexts[] = {
 /* A tenth text holds NULs, so every text is read through text_ptr/text_len. */
 static const char kNulText[] = "a\0b c\0";
 static size_t text_len(size_t k) { return k == N_TEXTS ? sizeof kNulText - 1 : strlen(kTexts[k]); }
-static const uint8_t *text_ptr(size_t k) { return k == N_TEXTS ? (const uint8_t *)kNulText : (const uint8_t *)kTexts[k]; }
+static const char *text_ptr(size_t k) { return k == N_TEXTS ? kNulText : kTexts[k]; }
 #define N_ALL_TEXTS (N_TEXTS + 1)
 
 static const char *const kModels[] = {"gpt-4o", "gpt-4", "acme-large", "openai/gpt-4.1-mini", "claude-sonnet-4-5",
@@ -235,12 +235,12 @@ static ctxkit_string g_shared_key_state;
 /* Shared handles.                                                           */
 
 static const ctxkit_tokenizer *g_tok;
-static const ctxkit_registry *g_reg;
+static ctxkit_registry *g_reg;
 static const ctxkit_skills *g_skills;
-static const ctxkit_breaker *g_breaker;
-static const ctxkit_tracer *g_tracer;
+static ctxkit_breaker *g_breaker;
+static ctxkit_tracer *g_tracer;
 static const ctxkit_callstack *g_stack;
-static const ctxkit_window *g_shared_window;
+static ctxkit_window *g_shared_window;
 
 /* ------------------------------------------------------------------------ */
 /* Workers.                                                                  */
@@ -349,7 +349,7 @@ static void tokenizer_op(worker *w)
     const long s = w->tok_step++;
     const size_t k = (size_t)(s / 6 + w->id) % N_ALL_TEXTS;
     const text_ref *r = &g_text[k];
-    const uint8_t *text = text_ptr(k);
+    const char *text = text_ptr(k);
     const size_t len = text_len(k);
     ctxkit_error *err = NULL;
     switch (s % 6) {
@@ -519,7 +519,7 @@ static void check_listing(worker *w, ctxkit_string got, unsigned must_be_loaded)
         }
         norm[o++] = (char)got.ptr[i++];
     }
-    ctxkit_string n = {(uint8_t *)norm, o};
+    ctxkit_string n = {norm, o};
     if (skill != N_SKILLS)
         mismatch(w, "listing has %d body_tokens fields", skill);
     expect_same(w, "skills list (normalized)", n, g_list_cold);
@@ -575,7 +575,7 @@ static const bstep kBreakerSteps[BREAKER_STEPS] = {
     {B_ALLOW, 10 + BREAKER_COOL_DOWN, true},
 };
 
-static ctxkit_status breaker_call(const ctxkit_breaker *b, const char *key, const bstep *st, uint64_t base,
+static ctxkit_status breaker_call(ctxkit_breaker *b, const char *key, const bstep *st, uint64_t base,
                                   bool *allowed, ctxkit_string *state, ctxkit_error **err)
 {
     const uint64_t now = base + st->at;
@@ -625,7 +625,7 @@ static void tracer_op(worker *w)
     if (!w->span_open && s % 64 == 63) {
         ctxkit_string out = {NULL, 0};
         if (ok(w, ctxkit_tracer_overdue(g_tracer, now, &out, &err), &err, "overdue")) {
-            ctxkit_string want = {(uint8_t *)"{\"overdue\":[],\"interrupted_results\":[]}",
+            ctxkit_string want = {(char *)"{\"overdue\":[],\"interrupted_results\":[]}",
                                   strlen("{\"overdue\":[],\"interrupted_results\":[]}")};
             expect_same(w, "overdue", out, want);
         }
@@ -647,7 +647,7 @@ static void tracer_op(worker *w)
         const bool failed = w->span_n % 10 == 0;
         const uint32_t outcome = failed ? CTXKIT_SPAN_OUTCOME_FAILED : CTXKIT_SPAN_OUTCOME_SUCCESS;
         const uint64_t latency = 100 * (uint64_t)(tool + 1);
-        if (ok(w, ctxkit_tracer_end(g_tracer, w->span, outcome, 20, failed ? (const uint8_t *)"boom" : NULL, failed ? 4 : 0,
+        if (ok(w, ctxkit_tracer_end(g_tracer, w->span, outcome, 20, failed ? "boom" : NULL, failed ? 4 : 0,
                                     w->span_started + latency, &err),
                &err, "tracer end")) {
             w->tool_count[tool]++;

@@ -77,8 +77,8 @@ import qualified Data.ByteString.Unsafe as BU
 import Data.Text (Text)
 import qualified Data.Text as T
 import qualified Data.Text.Encoding as TE
-import Data.Word (Word32, Word64, Word8)
-import Foreign.C.String (peekCString)
+import Data.Word (Word32, Word64)
+import Foreign.C.String (CString, peekCString)
 import Foreign.C.Types (CBool (..), CDouble (..), CSize (..))
 import Foreign.ForeignPtr (ForeignPtr, FinalizerPtr, newForeignPtr, withForeignPtr)
 import Foreign.Marshal.Alloc (alloca)
@@ -190,23 +190,25 @@ decodeJson bs = case A.eitherDecodeStrict' bs of
   Right v -> pure v
   Left e -> throwIO (CtxkitError kStatusInternal (T.pack ("ctxkit returned JSON aeson could not read: " ++ e)))
 
--- | Text as (ptr, len) UTF-8. An empty text may be (NULL, 0): the C ABI
--- reads that as "".
-withText :: Text -> (Ptr Word8 -> CSize -> IO a) -> IO a
+-- | Text as (ptr, len) UTF-8 (@const char *@ in C). An empty text may be
+-- (NULL, 0): the C ABI reads that as "".
+withText :: Text -> (CString -> CSize -> IO a) -> IO a
 withText t = withBytes (TE.encodeUtf8 t)
 
-withBytes :: B.ByteString -> (Ptr Word8 -> CSize -> IO a) -> IO a
+-- | A ByteString as (ptr, len): a @const char *@ text parameter (UTF-8 the
+-- library checks) or a @const uint8_t *@ bytes parameter.
+withBytes :: B.ByteString -> (Ptr b -> CSize -> IO a) -> IO a
 withBytes bs k = BU.unsafeUseAsCStringLen bs $ \(p, n) -> k (castPtr p) (fromIntegral n)
 
 -- | Nothing is (NULL, 0), the C ABI's "absent".
-withMaybeText :: Maybe Text -> (Ptr Word8 -> CSize -> IO a) -> IO a
+withMaybeText :: Maybe Text -> (CString -> CSize -> IO a) -> IO a
 withMaybeText Nothing k = k nullPtr 0
 withMaybeText (Just t) k = withText t k
 
-withJson :: Value -> (Ptr Word8 -> CSize -> IO a) -> IO a
+withJson :: Value -> (CString -> CSize -> IO a) -> IO a
 withJson v = withBytes (BL.toStrict (A.encode v))
 
-withMaybeJson :: Maybe Value -> (Ptr Word8 -> CSize -> IO a) -> IO a
+withMaybeJson :: Maybe Value -> (CString -> CSize -> IO a) -> IO a
 withMaybeJson Nothing k = k nullPtr 0
 withMaybeJson (Just v) k = withJson v k
 

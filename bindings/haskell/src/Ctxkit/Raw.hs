@@ -135,7 +135,7 @@ data CtxkitWindow
 
 -- * Owned buffers
 
--- | @struct ctxkit_string { uint8_t *ptr; size_t len; }@
+-- | @struct ctxkit_string { char *ptr; size_t len; }@ (kept as bytes here: ByteStrings adopt it)
 data CtxkitString = CtxkitString {ctxkitStringPtr :: !(Ptr Word8), ctxkitStringLen :: !CSize}
 
 -- | @struct ctxkit_tokens { uint32_t *ptr; size_t len; }@
@@ -159,13 +159,13 @@ instance Storable CtxkitTokens where
 foreign import ccall safe "ctxkit_callstack_new"
   cCallstackNew :: CSize -> Ptr (Ptr CtxkitCallstack) -> Ptr (Ptr CtxkitError) -> IO Word32
 
--- | @ctxkit_status ctxkit_callstack_from_json(const uint8_t * json, size_t json_len, struct ctxkit_callstack ** out_stack, struct ctxkit_error ** err)@
+-- | @ctxkit_status ctxkit_callstack_from_json(const char * json, size_t json_len, struct ctxkit_callstack ** out_stack, struct ctxkit_error ** err)@
 foreign import ccall safe "ctxkit_callstack_from_json"
-  cCallstackFromJson :: Ptr Word8 -> CSize -> Ptr (Ptr CtxkitCallstack) -> Ptr (Ptr CtxkitError) -> IO Word32
+  cCallstackFromJson :: CString -> CSize -> Ptr (Ptr CtxkitCallstack) -> Ptr (Ptr CtxkitError) -> IO Word32
 
--- | @ctxkit_status ctxkit_callstack_enter(const struct ctxkit_callstack * stack, const uint8_t * agent, size_t agent_len, struct ctxkit_callstack ** out_stack, struct ctxkit_error ** err)@
+-- | @ctxkit_status ctxkit_callstack_enter(const struct ctxkit_callstack * stack, const char * agent, size_t agent_len, struct ctxkit_callstack ** out_stack, struct ctxkit_error ** err)@
 foreign import ccall safe "ctxkit_callstack_enter"
-  cCallstackEnter :: Ptr CtxkitCallstack -> Ptr Word8 -> CSize -> Ptr (Ptr CtxkitCallstack) -> Ptr (Ptr CtxkitError) -> IO Word32
+  cCallstackEnter :: Ptr CtxkitCallstack -> CString -> CSize -> Ptr (Ptr CtxkitCallstack) -> Ptr (Ptr CtxkitError) -> IO Word32
 
 -- | @ctxkit_status ctxkit_callstack_to_json(const struct ctxkit_callstack * stack, struct ctxkit_string * out_json, struct ctxkit_error ** err)@
 foreign import ccall safe "ctxkit_callstack_to_json"
@@ -195,29 +195,29 @@ foreign import ccall unsafe "ctxkit_error_free"
 foreign import ccall unsafe "&ctxkit_error_free"
   pErrorFree :: FunPtr (Ptr CtxkitError -> IO ())
 
--- | @ctxkit_status ctxkit_handoff_validate(const uint8_t * handoff_json, size_t handoff_json_len, struct ctxkit_string * out_json, struct ctxkit_error ** err)@
+-- | @ctxkit_status ctxkit_handoff_validate(const char * handoff_json, size_t handoff_json_len, struct ctxkit_string * out_json, struct ctxkit_error ** err)@
 foreign import ccall safe "ctxkit_handoff_validate"
-  cHandoffValidate :: Ptr Word8 -> CSize -> Ptr CtxkitString -> Ptr (Ptr CtxkitError) -> IO Word32
+  cHandoffValidate :: CString -> CSize -> Ptr CtxkitString -> Ptr (Ptr CtxkitError) -> IO Word32
 
--- | @ctxkit_status ctxkit_handoff_render(const uint8_t * handoff_json, size_t handoff_json_len, const uint8_t * options_json, size_t options_json_len, struct ctxkit_string * out_json, struct ctxkit_error ** err)@
+-- | @ctxkit_status ctxkit_handoff_render(const char * handoff_json, size_t handoff_json_len, const char * options_json, size_t options_json_len, struct ctxkit_string * out_json, struct ctxkit_error ** err)@
 foreign import ccall safe "ctxkit_handoff_render"
-  cHandoffRender :: Ptr Word8 -> CSize -> Ptr Word8 -> CSize -> Ptr CtxkitString -> Ptr (Ptr CtxkitError) -> IO Word32
+  cHandoffRender :: CString -> CSize -> CString -> CSize -> Ptr CtxkitString -> Ptr (Ptr CtxkitError) -> IO Word32
 
--- | @ctxkit_status ctxkit_handoff_filter(const uint8_t * conversation_json, size_t conversation_json_len, const uint8_t * options_json, size_t options_json_len, struct ctxkit_string * out_json, struct ctxkit_error ** err)@
+-- | @ctxkit_status ctxkit_handoff_filter(const char * conversation_json, size_t conversation_json_len, const char * options_json, size_t options_json_len, struct ctxkit_string * out_json, struct ctxkit_error ** err)@
 foreign import ccall safe "ctxkit_handoff_filter"
-  cHandoffFilter :: Ptr Word8 -> CSize -> Ptr Word8 -> CSize -> Ptr CtxkitString -> Ptr (Ptr CtxkitError) -> IO Word32
+  cHandoffFilter :: CString -> CSize -> CString -> CSize -> Ptr CtxkitString -> Ptr (Ptr CtxkitError) -> IO Word32
 
--- | @ctxkit_status ctxkit_recovery_classify(const uint8_t * provider, size_t provider_len, uint32_t status, const uint8_t * body, size_t body_len, const uint8_t * headers_json, size_t headers_json_len, struct ctxkit_string * out_json, struct ctxkit_error ** err)@
+-- | @ctxkit_status ctxkit_recovery_classify(const char * provider, size_t provider_len, uint32_t status, const char * body, size_t body_len, const char * headers_json, size_t headers_json_len, struct ctxkit_string * out_json, struct ctxkit_error ** err)@
 foreign import ccall safe "ctxkit_recovery_classify"
-  cRecoveryClassify :: Ptr Word8 -> CSize -> Word32 -> Ptr Word8 -> CSize -> Ptr Word8 -> CSize -> Ptr CtxkitString -> Ptr (Ptr CtxkitError) -> IO Word32
+  cRecoveryClassify :: CString -> CSize -> Word32 -> CString -> CSize -> CString -> CSize -> Ptr CtxkitString -> Ptr (Ptr CtxkitError) -> IO Word32
 
--- | @ctxkit_status ctxkit_recovery_backoff(const uint8_t * request_json, size_t request_json_len, struct ctxkit_string * out_json, struct ctxkit_error ** err)@
+-- | @ctxkit_status ctxkit_recovery_backoff(const char * request_json, size_t request_json_len, struct ctxkit_string * out_json, struct ctxkit_error ** err)@
 foreign import ccall safe "ctxkit_recovery_backoff"
-  cRecoveryBackoff :: Ptr Word8 -> CSize -> Ptr CtxkitString -> Ptr (Ptr CtxkitError) -> IO Word32
+  cRecoveryBackoff :: CString -> CSize -> Ptr CtxkitString -> Ptr (Ptr CtxkitError) -> IO Word32
 
--- | @ctxkit_status ctxkit_breaker_new(const uint8_t * config_json, size_t config_json_len, struct ctxkit_breaker ** out_breaker, struct ctxkit_error ** err)@
+-- | @ctxkit_status ctxkit_breaker_new(const char * config_json, size_t config_json_len, struct ctxkit_breaker ** out_breaker, struct ctxkit_error ** err)@
 foreign import ccall safe "ctxkit_breaker_new"
-  cBreakerNew :: Ptr Word8 -> CSize -> Ptr (Ptr CtxkitBreaker) -> Ptr (Ptr CtxkitError) -> IO Word32
+  cBreakerNew :: CString -> CSize -> Ptr (Ptr CtxkitBreaker) -> Ptr (Ptr CtxkitError) -> IO Word32
 
 -- | @void ctxkit_breaker_free(struct ctxkit_breaker * breaker)@
 foreign import ccall unsafe "ctxkit_breaker_free"
@@ -227,29 +227,29 @@ foreign import ccall unsafe "ctxkit_breaker_free"
 foreign import ccall unsafe "&ctxkit_breaker_free"
   pBreakerFree :: FunPtr (Ptr CtxkitBreaker -> IO ())
 
--- | @ctxkit_status ctxkit_breaker_allow(const struct ctxkit_breaker * breaker, const uint8_t * key, size_t key_len, uint64_t now_ms, bool * out_allowed, struct ctxkit_error ** err)@
+-- | @ctxkit_status ctxkit_breaker_allow(struct ctxkit_breaker * breaker, const char * key, size_t key_len, uint64_t now_ms, bool * out_allowed, struct ctxkit_error ** err)@
 foreign import ccall safe "ctxkit_breaker_allow"
-  cBreakerAllow :: Ptr CtxkitBreaker -> Ptr Word8 -> CSize -> Word64 -> Ptr CBool -> Ptr (Ptr CtxkitError) -> IO Word32
+  cBreakerAllow :: Ptr CtxkitBreaker -> CString -> CSize -> Word64 -> Ptr CBool -> Ptr (Ptr CtxkitError) -> IO Word32
 
--- | @ctxkit_status ctxkit_breaker_record_success_state(const struct ctxkit_breaker * breaker, const uint8_t * key, size_t key_len, uint64_t now_ms, uint32_t * out_state, struct ctxkit_error ** err)@
+-- | @ctxkit_status ctxkit_breaker_record_success_state(struct ctxkit_breaker * breaker, const char * key, size_t key_len, uint64_t now_ms, uint32_t * out_state, struct ctxkit_error ** err)@
 foreign import ccall safe "ctxkit_breaker_record_success_state"
-  cBreakerRecordSuccessState :: Ptr CtxkitBreaker -> Ptr Word8 -> CSize -> Word64 -> Ptr Word32 -> Ptr (Ptr CtxkitError) -> IO Word32
+  cBreakerRecordSuccessState :: Ptr CtxkitBreaker -> CString -> CSize -> Word64 -> Ptr Word32 -> Ptr (Ptr CtxkitError) -> IO Word32
 
--- | @ctxkit_status ctxkit_breaker_record_failure_state(const struct ctxkit_breaker * breaker, const uint8_t * key, size_t key_len, uint64_t now_ms, uint32_t * out_state, struct ctxkit_error ** err)@
+-- | @ctxkit_status ctxkit_breaker_record_failure_state(struct ctxkit_breaker * breaker, const char * key, size_t key_len, uint64_t now_ms, uint32_t * out_state, struct ctxkit_error ** err)@
 foreign import ccall safe "ctxkit_breaker_record_failure_state"
-  cBreakerRecordFailureState :: Ptr CtxkitBreaker -> Ptr Word8 -> CSize -> Word64 -> Ptr Word32 -> Ptr (Ptr CtxkitError) -> IO Word32
+  cBreakerRecordFailureState :: Ptr CtxkitBreaker -> CString -> CSize -> Word64 -> Ptr Word32 -> Ptr (Ptr CtxkitError) -> IO Word32
 
--- | @ctxkit_status ctxkit_breaker_record_success(const struct ctxkit_breaker * breaker, const uint8_t * key, size_t key_len, uint64_t now_ms, struct ctxkit_error ** err)@
+-- | @ctxkit_status ctxkit_breaker_record_success(struct ctxkit_breaker * breaker, const char * key, size_t key_len, uint64_t now_ms, struct ctxkit_error ** err)@
 foreign import ccall safe "ctxkit_breaker_record_success"
-  cBreakerRecordSuccess :: Ptr CtxkitBreaker -> Ptr Word8 -> CSize -> Word64 -> Ptr (Ptr CtxkitError) -> IO Word32
+  cBreakerRecordSuccess :: Ptr CtxkitBreaker -> CString -> CSize -> Word64 -> Ptr (Ptr CtxkitError) -> IO Word32
 
--- | @ctxkit_status ctxkit_breaker_record_failure(const struct ctxkit_breaker * breaker, const uint8_t * key, size_t key_len, uint64_t now_ms, struct ctxkit_error ** err)@
+-- | @ctxkit_status ctxkit_breaker_record_failure(struct ctxkit_breaker * breaker, const char * key, size_t key_len, uint64_t now_ms, struct ctxkit_error ** err)@
 foreign import ccall safe "ctxkit_breaker_record_failure"
-  cBreakerRecordFailure :: Ptr CtxkitBreaker -> Ptr Word8 -> CSize -> Word64 -> Ptr (Ptr CtxkitError) -> IO Word32
+  cBreakerRecordFailure :: Ptr CtxkitBreaker -> CString -> CSize -> Word64 -> Ptr (Ptr CtxkitError) -> IO Word32
 
--- | @ctxkit_status ctxkit_breaker_state(const struct ctxkit_breaker * breaker, const uint8_t * key, size_t key_len, uint64_t now_ms, struct ctxkit_string * out_json, struct ctxkit_error ** err)@
+-- | @ctxkit_status ctxkit_breaker_state(const struct ctxkit_breaker * breaker, const char * key, size_t key_len, uint64_t now_ms, struct ctxkit_string * out_json, struct ctxkit_error ** err)@
 foreign import ccall safe "ctxkit_breaker_state"
-  cBreakerState :: Ptr CtxkitBreaker -> Ptr Word8 -> CSize -> Word64 -> Ptr CtxkitString -> Ptr (Ptr CtxkitError) -> IO Word32
+  cBreakerState :: Ptr CtxkitBreaker -> CString -> CSize -> Word64 -> Ptr CtxkitString -> Ptr (Ptr CtxkitError) -> IO Word32
 
 -- | @ctxkit_status ctxkit_registry_new(struct ctxkit_registry ** out_registry, struct ctxkit_error ** err)@
 foreign import ccall safe "ctxkit_registry_new"
@@ -263,21 +263,21 @@ foreign import ccall unsafe "ctxkit_registry_free"
 foreign import ccall unsafe "&ctxkit_registry_free"
   pRegistryFree :: FunPtr (Ptr CtxkitRegistry -> IO ())
 
--- | @ctxkit_status ctxkit_registry_register(const struct ctxkit_registry * registry, const uint8_t * json, size_t json_len, size_t * out_registered, struct ctxkit_error ** err)@
+-- | @ctxkit_status ctxkit_registry_register(struct ctxkit_registry * registry, const char * json, size_t json_len, size_t * out_registered, struct ctxkit_error ** err)@
 foreign import ccall safe "ctxkit_registry_register"
-  cRegistryRegister :: Ptr CtxkitRegistry -> Ptr Word8 -> CSize -> Ptr CSize -> Ptr (Ptr CtxkitError) -> IO Word32
+  cRegistryRegister :: Ptr CtxkitRegistry -> CString -> CSize -> Ptr CSize -> Ptr (Ptr CtxkitError) -> IO Word32
 
--- | @ctxkit_status ctxkit_registry_lookup(const struct ctxkit_registry * registry, const uint8_t * model, size_t model_len, const uint8_t * fallback_encoding, size_t fallback_encoding_len, struct ctxkit_string * out_json, struct ctxkit_error ** err)@
+-- | @ctxkit_status ctxkit_registry_lookup(const struct ctxkit_registry * registry, const char * model, size_t model_len, const char * fallback_encoding, size_t fallback_encoding_len, struct ctxkit_string * out_json, struct ctxkit_error ** err)@
 foreign import ccall safe "ctxkit_registry_lookup"
-  cRegistryLookup :: Ptr CtxkitRegistry -> Ptr Word8 -> CSize -> Ptr Word8 -> CSize -> Ptr CtxkitString -> Ptr (Ptr CtxkitError) -> IO Word32
+  cRegistryLookup :: Ptr CtxkitRegistry -> CString -> CSize -> CString -> CSize -> Ptr CtxkitString -> Ptr (Ptr CtxkitError) -> IO Word32
 
 -- | @ctxkit_status ctxkit_registry_list(const struct ctxkit_registry * registry, struct ctxkit_string * out_json, struct ctxkit_error ** err)@
 foreign import ccall safe "ctxkit_registry_list"
   cRegistryList :: Ptr CtxkitRegistry -> Ptr CtxkitString -> Ptr (Ptr CtxkitError) -> IO Word32
 
--- | @ctxkit_status ctxkit_skills_open(const uint8_t * root, size_t root_len, const uint8_t * options_json, size_t options_json_len, struct ctxkit_skills ** out_skills, struct ctxkit_error ** err)@
+-- | @ctxkit_status ctxkit_skills_open(const char * root, size_t root_len, const char * options_json, size_t options_json_len, struct ctxkit_skills ** out_skills, struct ctxkit_error ** err)@
 foreign import ccall safe "ctxkit_skills_open"
-  cSkillsOpen :: Ptr Word8 -> CSize -> Ptr Word8 -> CSize -> Ptr (Ptr CtxkitSkills) -> Ptr (Ptr CtxkitError) -> IO Word32
+  cSkillsOpen :: CString -> CSize -> CString -> CSize -> Ptr (Ptr CtxkitSkills) -> Ptr (Ptr CtxkitError) -> IO Word32
 
 -- | @void ctxkit_skills_free(struct ctxkit_skills * skills)@
 foreign import ccall unsafe "ctxkit_skills_free"
@@ -291,13 +291,13 @@ foreign import ccall unsafe "&ctxkit_skills_free"
 foreign import ccall safe "ctxkit_skills_list"
   cSkillsList :: Ptr CtxkitSkills -> Ptr CtxkitString -> Ptr (Ptr CtxkitError) -> IO Word32
 
--- | @ctxkit_status ctxkit_skills_body(const struct ctxkit_skills * skills, const uint8_t * name, size_t name_len, struct ctxkit_string * out_json, struct ctxkit_error ** err)@
+-- | @ctxkit_status ctxkit_skills_body(const struct ctxkit_skills * skills, const char * name, size_t name_len, struct ctxkit_string * out_json, struct ctxkit_error ** err)@
 foreign import ccall safe "ctxkit_skills_body"
-  cSkillsBody :: Ptr CtxkitSkills -> Ptr Word8 -> CSize -> Ptr CtxkitString -> Ptr (Ptr CtxkitError) -> IO Word32
+  cSkillsBody :: Ptr CtxkitSkills -> CString -> CSize -> Ptr CtxkitString -> Ptr (Ptr CtxkitError) -> IO Word32
 
--- | @ctxkit_status ctxkit_skills_render_index(const struct ctxkit_skills * skills, const uint8_t * options_json, size_t options_json_len, struct ctxkit_string * out_json, struct ctxkit_error ** err)@
+-- | @ctxkit_status ctxkit_skills_render_index(const struct ctxkit_skills * skills, const char * options_json, size_t options_json_len, struct ctxkit_string * out_json, struct ctxkit_error ** err)@
 foreign import ccall safe "ctxkit_skills_render_index"
-  cSkillsRenderIndex :: Ptr CtxkitSkills -> Ptr Word8 -> CSize -> Ptr CtxkitString -> Ptr (Ptr CtxkitError) -> IO Word32
+  cSkillsRenderIndex :: Ptr CtxkitSkills -> CString -> CSize -> Ptr CtxkitString -> Ptr (Ptr CtxkitError) -> IO Word32
 
 -- | @const char * ctxkit_status_name(uint32_t status)@
 foreign import ccall unsafe "ctxkit_status_name"
@@ -311,9 +311,9 @@ foreign import ccall safe "ctxkit_status_kind_name"
 foreign import ccall unsafe "ctxkit_string_free"
   cStringFree :: Ptr CtxkitString -> IO ()
 
--- | @void ctxkit_string_free_parts(uint8_t * ptr, size_t len)@
+-- | @void ctxkit_string_free_parts(char * ptr, size_t len)@
 foreign import ccall safe "ctxkit_string_free_parts"
-  cStringFreeParts :: Ptr Word8 -> CSize -> IO ()
+  cStringFreeParts :: CString -> CSize -> IO ()
 
 -- | @void ctxkit_tokens_free(struct ctxkit_tokens * t)@
 foreign import ccall unsafe "ctxkit_tokens_free"
@@ -339,21 +339,21 @@ foreign import ccall safe "ctxkit_tokenizer_encode_bytes"
 foreign import ccall safe "ctxkit_tokenizer_decode_with_offsets"
   cTokenizerDecodeWithOffsets :: Ptr CtxkitTokenizer -> Ptr Word32 -> CSize -> Ptr CtxkitString -> Ptr CtxkitTokens -> Ptr (Ptr CtxkitError) -> IO Word32
 
--- | @ctxkit_status ctxkit_tokenizer_encode_special(const struct ctxkit_tokenizer * tokenizer, const uint8_t * text, size_t text_len, const uint8_t * policy_json, size_t policy_json_len, struct ctxkit_tokens * out_tokens, struct ctxkit_error ** err)@
+-- | @ctxkit_status ctxkit_tokenizer_encode_special(const struct ctxkit_tokenizer * tokenizer, const char * text, size_t text_len, const char * policy_json, size_t policy_json_len, struct ctxkit_tokens * out_tokens, struct ctxkit_error ** err)@
 foreign import ccall safe "ctxkit_tokenizer_encode_special"
-  cTokenizerEncodeSpecial :: Ptr CtxkitTokenizer -> Ptr Word8 -> CSize -> Ptr Word8 -> CSize -> Ptr CtxkitTokens -> Ptr (Ptr CtxkitError) -> IO Word32
+  cTokenizerEncodeSpecial :: Ptr CtxkitTokenizer -> CString -> CSize -> CString -> CSize -> Ptr CtxkitTokens -> Ptr (Ptr CtxkitError) -> IO Word32
 
 -- | @ctxkit_status ctxkit_tokenizer_special_tokens(const struct ctxkit_tokenizer * tokenizer, struct ctxkit_string * out_json, struct ctxkit_error ** err)@
 foreign import ccall safe "ctxkit_tokenizer_special_tokens"
   cTokenizerSpecialTokens :: Ptr CtxkitTokenizer -> Ptr CtxkitString -> Ptr (Ptr CtxkitError) -> IO Word32
 
--- | @ctxkit_status ctxkit_tokenizer_new(const uint8_t * encoding, size_t encoding_len, uint32_t flags, struct ctxkit_tokenizer ** out_tokenizer, struct ctxkit_error ** err)@
+-- | @ctxkit_status ctxkit_tokenizer_new(const char * encoding, size_t encoding_len, uint32_t flags, struct ctxkit_tokenizer ** out_tokenizer, struct ctxkit_error ** err)@
 foreign import ccall safe "ctxkit_tokenizer_new"
-  cTokenizerNew :: Ptr Word8 -> CSize -> Word32 -> Ptr (Ptr CtxkitTokenizer) -> Ptr (Ptr CtxkitError) -> IO Word32
+  cTokenizerNew :: CString -> CSize -> Word32 -> Ptr (Ptr CtxkitTokenizer) -> Ptr (Ptr CtxkitError) -> IO Word32
 
--- | @ctxkit_status ctxkit_tokenizer_new_for_model(const struct ctxkit_registry * registry, const uint8_t * model, size_t model_len, const uint8_t * fallback_encoding, size_t fallback_encoding_len, uint32_t flags, struct ctxkit_tokenizer ** out_tokenizer, struct ctxkit_error ** err)@
+-- | @ctxkit_status ctxkit_tokenizer_new_for_model(const struct ctxkit_registry * registry, const char * model, size_t model_len, const char * fallback_encoding, size_t fallback_encoding_len, uint32_t flags, struct ctxkit_tokenizer ** out_tokenizer, struct ctxkit_error ** err)@
 foreign import ccall safe "ctxkit_tokenizer_new_for_model"
-  cTokenizerNewForModel :: Ptr CtxkitRegistry -> Ptr Word8 -> CSize -> Ptr Word8 -> CSize -> Word32 -> Ptr (Ptr CtxkitTokenizer) -> Ptr (Ptr CtxkitError) -> IO Word32
+  cTokenizerNewForModel :: Ptr CtxkitRegistry -> CString -> CSize -> CString -> CSize -> Word32 -> Ptr (Ptr CtxkitTokenizer) -> Ptr (Ptr CtxkitError) -> IO Word32
 
 -- | @void ctxkit_tokenizer_free(struct ctxkit_tokenizer * tokenizer)@
 foreign import ccall unsafe "ctxkit_tokenizer_free"
@@ -367,45 +367,45 @@ foreign import ccall unsafe "&ctxkit_tokenizer_free"
 foreign import ccall safe "ctxkit_tokenizer_info"
   cTokenizerInfo :: Ptr CtxkitTokenizer -> Ptr CtxkitString -> Ptr (Ptr CtxkitError) -> IO Word32
 
--- | @ctxkit_status ctxkit_tokenizer_count(const struct ctxkit_tokenizer * tokenizer, const uint8_t * text, size_t text_len, size_t * out_count, struct ctxkit_error ** err)@
+-- | @ctxkit_status ctxkit_tokenizer_count(const struct ctxkit_tokenizer * tokenizer, const char * text, size_t text_len, size_t * out_count, struct ctxkit_error ** err)@
 foreign import ccall safe "ctxkit_tokenizer_count"
-  cTokenizerCount :: Ptr CtxkitTokenizer -> Ptr Word8 -> CSize -> Ptr CSize -> Ptr (Ptr CtxkitError) -> IO Word32
+  cTokenizerCount :: Ptr CtxkitTokenizer -> CString -> CSize -> Ptr CSize -> Ptr (Ptr CtxkitError) -> IO Word32
 
--- | @ctxkit_status ctxkit_tokenizer_count_until_limit(const struct ctxkit_tokenizer * tokenizer, const uint8_t * text, size_t text_len, size_t limit, size_t * out_count, bool * out_exceeded, struct ctxkit_error ** err)@
+-- | @ctxkit_status ctxkit_tokenizer_count_until_limit(const struct ctxkit_tokenizer * tokenizer, const char * text, size_t text_len, size_t limit, size_t * out_count, bool * out_exceeded, struct ctxkit_error ** err)@
 foreign import ccall safe "ctxkit_tokenizer_count_until_limit"
-  cTokenizerCountUntilLimit :: Ptr CtxkitTokenizer -> Ptr Word8 -> CSize -> CSize -> Ptr CSize -> Ptr CBool -> Ptr (Ptr CtxkitError) -> IO Word32
+  cTokenizerCountUntilLimit :: Ptr CtxkitTokenizer -> CString -> CSize -> CSize -> Ptr CSize -> Ptr CBool -> Ptr (Ptr CtxkitError) -> IO Word32
 
--- | @ctxkit_status ctxkit_tokenizer_encode(const struct ctxkit_tokenizer * tokenizer, const uint8_t * text, size_t text_len, struct ctxkit_tokens * out_tokens, struct ctxkit_error ** err)@
+-- | @ctxkit_status ctxkit_tokenizer_encode(const struct ctxkit_tokenizer * tokenizer, const char * text, size_t text_len, struct ctxkit_tokens * out_tokens, struct ctxkit_error ** err)@
 foreign import ccall safe "ctxkit_tokenizer_encode"
-  cTokenizerEncode :: Ptr CtxkitTokenizer -> Ptr Word8 -> CSize -> Ptr CtxkitTokens -> Ptr (Ptr CtxkitError) -> IO Word32
+  cTokenizerEncode :: Ptr CtxkitTokenizer -> CString -> CSize -> Ptr CtxkitTokens -> Ptr (Ptr CtxkitError) -> IO Word32
 
 -- | @ctxkit_status ctxkit_tokenizer_decode(const struct ctxkit_tokenizer * tokenizer, const uint32_t * ids, size_t ids_len, uint32_t mode, struct ctxkit_string * out_text, struct ctxkit_error ** err)@
 foreign import ccall safe "ctxkit_tokenizer_decode"
   cTokenizerDecode :: Ptr CtxkitTokenizer -> Ptr Word32 -> CSize -> Word32 -> Ptr CtxkitString -> Ptr (Ptr CtxkitError) -> IO Word32
 
--- | @ctxkit_status ctxkit_tokenizer_truncate(const struct ctxkit_tokenizer * tokenizer, const uint8_t * text, size_t text_len, size_t max_tokens, uint32_t side, const uint8_t * marker, size_t marker_len, struct ctxkit_string * out_text, size_t * out_tokens, size_t * out_removed, struct ctxkit_error ** err)@
+-- | @ctxkit_status ctxkit_tokenizer_truncate(const struct ctxkit_tokenizer * tokenizer, const char * text, size_t text_len, size_t max_tokens, uint32_t side, const char * marker, size_t marker_len, struct ctxkit_string * out_text, size_t * out_tokens, size_t * out_removed, struct ctxkit_error ** err)@
 foreign import ccall safe "ctxkit_tokenizer_truncate"
-  cTokenizerTruncate :: Ptr CtxkitTokenizer -> Ptr Word8 -> CSize -> CSize -> Word32 -> Ptr Word8 -> CSize -> Ptr CtxkitString -> Ptr CSize -> Ptr CSize -> Ptr (Ptr CtxkitError) -> IO Word32
+  cTokenizerTruncate :: Ptr CtxkitTokenizer -> CString -> CSize -> CSize -> Word32 -> CString -> CSize -> Ptr CtxkitString -> Ptr CSize -> Ptr CSize -> Ptr (Ptr CtxkitError) -> IO Word32
 
--- | @ctxkit_status ctxkit_assemble(const struct ctxkit_tokenizer * tokenizer, const uint8_t * request_json, size_t request_json_len, struct ctxkit_string * out_json, struct ctxkit_error ** err)@
+-- | @ctxkit_status ctxkit_assemble(const struct ctxkit_tokenizer * tokenizer, const char * request_json, size_t request_json_len, struct ctxkit_string * out_json, struct ctxkit_error ** err)@
 foreign import ccall safe "ctxkit_assemble"
-  cAssemble :: Ptr CtxkitTokenizer -> Ptr Word8 -> CSize -> Ptr CtxkitString -> Ptr (Ptr CtxkitError) -> IO Word32
+  cAssemble :: Ptr CtxkitTokenizer -> CString -> CSize -> Ptr CtxkitString -> Ptr (Ptr CtxkitError) -> IO Word32
 
--- | @ctxkit_status ctxkit_toolset_report(const struct ctxkit_registry * registry, const uint8_t * request_json, size_t request_json_len, struct ctxkit_string * out_json, struct ctxkit_error ** err)@
+-- | @ctxkit_status ctxkit_toolset_report(const struct ctxkit_registry * registry, const char * request_json, size_t request_json_len, struct ctxkit_string * out_json, struct ctxkit_error ** err)@
 foreign import ccall safe "ctxkit_toolset_report"
-  cToolsetReport :: Ptr CtxkitRegistry -> Ptr Word8 -> CSize -> Ptr CtxkitString -> Ptr (Ptr CtxkitError) -> IO Word32
+  cToolsetReport :: Ptr CtxkitRegistry -> CString -> CSize -> Ptr CtxkitString -> Ptr (Ptr CtxkitError) -> IO Word32
 
--- | @ctxkit_status ctxkit_toolset_select(const uint8_t * request_json, size_t request_json_len, const uint8_t * agent, size_t agent_len, struct ctxkit_string * out_json, struct ctxkit_error ** err)@
+-- | @ctxkit_status ctxkit_toolset_select(const char * request_json, size_t request_json_len, const char * agent, size_t agent_len, struct ctxkit_string * out_json, struct ctxkit_error ** err)@
 foreign import ccall safe "ctxkit_toolset_select"
-  cToolsetSelect :: Ptr Word8 -> CSize -> Ptr Word8 -> CSize -> Ptr CtxkitString -> Ptr (Ptr CtxkitError) -> IO Word32
+  cToolsetSelect :: CString -> CSize -> CString -> CSize -> Ptr CtxkitString -> Ptr (Ptr CtxkitError) -> IO Word32
 
 -- | @uint64_t ctxkit_clock_now_us(void)@
 foreign import ccall unsafe "ctxkit_clock_now_us"
   cClockNowUs :: IO Word64
 
--- | @ctxkit_status ctxkit_tracer_new(const uint8_t * config_json, size_t config_json_len, struct ctxkit_tracer ** out_tracer, struct ctxkit_error ** err)@
+-- | @ctxkit_status ctxkit_tracer_new(const char * config_json, size_t config_json_len, struct ctxkit_tracer ** out_tracer, struct ctxkit_error ** err)@
 foreign import ccall safe "ctxkit_tracer_new"
-  cTracerNew :: Ptr Word8 -> CSize -> Ptr (Ptr CtxkitTracer) -> Ptr (Ptr CtxkitError) -> IO Word32
+  cTracerNew :: CString -> CSize -> Ptr (Ptr CtxkitTracer) -> Ptr (Ptr CtxkitError) -> IO Word32
 
 -- | @void ctxkit_tracer_free(struct ctxkit_tracer * tracer)@
 foreign import ccall unsafe "ctxkit_tracer_free"
@@ -415,23 +415,23 @@ foreign import ccall unsafe "ctxkit_tracer_free"
 foreign import ccall unsafe "&ctxkit_tracer_free"
   pTracerFree :: FunPtr (Ptr CtxkitTracer -> IO ())
 
--- | @ctxkit_status ctxkit_tracer_start(const struct ctxkit_tracer * tracer, const uint8_t * tool, size_t tool_len, const uint8_t * info_json, size_t info_json_len, uint64_t input_bytes, uint64_t now_us, uint64_t * out_span_id, struct ctxkit_error ** err)@
+-- | @ctxkit_status ctxkit_tracer_start(struct ctxkit_tracer * tracer, const char * tool, size_t tool_len, const char * info_json, size_t info_json_len, uint64_t input_bytes, uint64_t now_us, uint64_t * out_span_id, struct ctxkit_error ** err)@
 foreign import ccall safe "ctxkit_tracer_start"
-  cTracerStart :: Ptr CtxkitTracer -> Ptr Word8 -> CSize -> Ptr Word8 -> CSize -> Word64 -> Word64 -> Ptr Word64 -> Ptr (Ptr CtxkitError) -> IO Word32
+  cTracerStart :: Ptr CtxkitTracer -> CString -> CSize -> CString -> CSize -> Word64 -> Word64 -> Ptr Word64 -> Ptr (Ptr CtxkitError) -> IO Word32
 
--- | @ctxkit_status ctxkit_tracer_end(const struct ctxkit_tracer * tracer, uint64_t span_id, uint32_t outcome, uint64_t output_bytes, const uint8_t * error, size_t error_len, uint64_t now_us, struct ctxkit_error ** err)@
+-- | @ctxkit_status ctxkit_tracer_end(struct ctxkit_tracer * tracer, uint64_t span_id, uint32_t outcome, uint64_t output_bytes, const char * error, size_t error_len, uint64_t now_us, struct ctxkit_error ** err)@
 foreign import ccall safe "ctxkit_tracer_end"
-  cTracerEnd :: Ptr CtxkitTracer -> Word64 -> Word32 -> Word64 -> Ptr Word8 -> CSize -> Word64 -> Ptr (Ptr CtxkitError) -> IO Word32
+  cTracerEnd :: Ptr CtxkitTracer -> Word64 -> Word32 -> Word64 -> CString -> CSize -> Word64 -> Ptr (Ptr CtxkitError) -> IO Word32
 
--- | @ctxkit_status ctxkit_tracer_end_with(const struct ctxkit_tracer * tracer, uint64_t span_id, uint32_t outcome, const uint8_t * end_json, size_t end_json_len, uint64_t now_us, struct ctxkit_error ** err)@
+-- | @ctxkit_status ctxkit_tracer_end_with(struct ctxkit_tracer * tracer, uint64_t span_id, uint32_t outcome, const char * end_json, size_t end_json_len, uint64_t now_us, struct ctxkit_error ** err)@
 foreign import ccall safe "ctxkit_tracer_end_with"
-  cTracerEndWith :: Ptr CtxkitTracer -> Word64 -> Word32 -> Ptr Word8 -> CSize -> Word64 -> Ptr (Ptr CtxkitError) -> IO Word32
+  cTracerEndWith :: Ptr CtxkitTracer -> Word64 -> Word32 -> CString -> CSize -> Word64 -> Ptr (Ptr CtxkitError) -> IO Word32
 
 -- | @ctxkit_status ctxkit_tracer_overdue(const struct ctxkit_tracer * tracer, uint64_t now_us, struct ctxkit_string * out_json, struct ctxkit_error ** err)@
 foreign import ccall safe "ctxkit_tracer_overdue"
   cTracerOverdue :: Ptr CtxkitTracer -> Word64 -> Ptr CtxkitString -> Ptr (Ptr CtxkitError) -> IO Word32
 
--- | @ctxkit_status ctxkit_tracer_expire(const struct ctxkit_tracer * tracer, uint64_t now_us, struct ctxkit_string * out_json, struct ctxkit_error ** err)@
+-- | @ctxkit_status ctxkit_tracer_expire(struct ctxkit_tracer * tracer, uint64_t now_us, struct ctxkit_string * out_json, struct ctxkit_error ** err)@
 foreign import ccall safe "ctxkit_tracer_expire"
   cTracerExpire :: Ptr CtxkitTracer -> Word64 -> Ptr CtxkitString -> Ptr (Ptr CtxkitError) -> IO Word32
 
@@ -447,9 +447,9 @@ foreign import ccall unsafe "ctxkit_version"
 foreign import ccall unsafe "ctxkit_abi_version"
   cAbiVersion :: IO Word32
 
--- | @ctxkit_status ctxkit_window_new(const struct ctxkit_registry * registry, const uint8_t * model, size_t model_len, const uint8_t * budget_json, size_t budget_json_len, struct ctxkit_window ** out_window, struct ctxkit_error ** err)@
+-- | @ctxkit_status ctxkit_window_new(const struct ctxkit_registry * registry, const char * model, size_t model_len, const char * budget_json, size_t budget_json_len, struct ctxkit_window ** out_window, struct ctxkit_error ** err)@
 foreign import ccall safe "ctxkit_window_new"
-  cWindowNew :: Ptr CtxkitRegistry -> Ptr Word8 -> CSize -> Ptr Word8 -> CSize -> Ptr (Ptr CtxkitWindow) -> Ptr (Ptr CtxkitError) -> IO Word32
+  cWindowNew :: Ptr CtxkitRegistry -> CString -> CSize -> CString -> CSize -> Ptr (Ptr CtxkitWindow) -> Ptr (Ptr CtxkitError) -> IO Word32
 
 -- | @void ctxkit_window_free(struct ctxkit_window * window)@
 foreign import ccall unsafe "ctxkit_window_free"
@@ -459,19 +459,19 @@ foreign import ccall unsafe "ctxkit_window_free"
 foreign import ccall unsafe "&ctxkit_window_free"
   pWindowFree :: FunPtr (Ptr CtxkitWindow -> IO ())
 
--- | @ctxkit_status ctxkit_window_load(const struct ctxkit_window * window, const uint8_t * conversation_json, size_t conversation_json_len, struct ctxkit_error ** err)@
+-- | @ctxkit_status ctxkit_window_load(struct ctxkit_window * window, const char * conversation_json, size_t conversation_json_len, struct ctxkit_error ** err)@
 foreign import ccall safe "ctxkit_window_load"
-  cWindowLoad :: Ptr CtxkitWindow -> Ptr Word8 -> CSize -> Ptr (Ptr CtxkitError) -> IO Word32
+  cWindowLoad :: Ptr CtxkitWindow -> CString -> CSize -> Ptr (Ptr CtxkitError) -> IO Word32
 
--- | @ctxkit_status ctxkit_window_push(const struct ctxkit_window * window, const uint8_t * message_json, size_t message_json_len, size_t * out_tokens, struct ctxkit_error ** err)@
+-- | @ctxkit_status ctxkit_window_push(struct ctxkit_window * window, const char * message_json, size_t message_json_len, size_t * out_tokens, struct ctxkit_error ** err)@
 foreign import ccall safe "ctxkit_window_push"
-  cWindowPush :: Ptr CtxkitWindow -> Ptr Word8 -> CSize -> Ptr CSize -> Ptr (Ptr CtxkitError) -> IO Word32
+  cWindowPush :: Ptr CtxkitWindow -> CString -> CSize -> Ptr CSize -> Ptr (Ptr CtxkitError) -> IO Word32
 
--- | @ctxkit_status ctxkit_window_preflight(const struct ctxkit_window * window, const uint8_t * new_input_json, size_t new_input_json_len, struct ctxkit_string * out_json, struct ctxkit_error ** err)@
+-- | @ctxkit_status ctxkit_window_preflight(const struct ctxkit_window * window, const char * new_input_json, size_t new_input_json_len, struct ctxkit_string * out_json, struct ctxkit_error ** err)@
 foreign import ccall safe "ctxkit_window_preflight"
-  cWindowPreflight :: Ptr CtxkitWindow -> Ptr Word8 -> CSize -> Ptr CtxkitString -> Ptr (Ptr CtxkitError) -> IO Word32
+  cWindowPreflight :: Ptr CtxkitWindow -> CString -> CSize -> Ptr CtxkitString -> Ptr (Ptr CtxkitError) -> IO Word32
 
--- | @ctxkit_status ctxkit_window_calibrate(const struct ctxkit_window * window, uint64_t reported_prompt_tokens, double * out_factor, struct ctxkit_error ** err)@
+-- | @ctxkit_status ctxkit_window_calibrate(struct ctxkit_window * window, uint64_t reported_prompt_tokens, double * out_factor, struct ctxkit_error ** err)@
 foreign import ccall safe "ctxkit_window_calibrate"
   cWindowCalibrate :: Ptr CtxkitWindow -> Word64 -> Ptr CDouble -> Ptr (Ptr CtxkitError) -> IO Word32
 
@@ -479,22 +479,22 @@ foreign import ccall safe "ctxkit_window_calibrate"
 foreign import ccall safe "ctxkit_window_validate"
   cWindowValidate :: Ptr CtxkitWindow -> Ptr CtxkitString -> Ptr (Ptr CtxkitError) -> IO Word32
 
--- | @ctxkit_status ctxkit_window_repair(const struct ctxkit_window * window, const uint8_t * synthetic_result, size_t synthetic_result_len, struct ctxkit_string * out_json, struct ctxkit_error ** err)@
+-- | @ctxkit_status ctxkit_window_repair(struct ctxkit_window * window, const char * synthetic_result, size_t synthetic_result_len, struct ctxkit_string * out_json, struct ctxkit_error ** err)@
 foreign import ccall safe "ctxkit_window_repair"
-  cWindowRepair :: Ptr CtxkitWindow -> Ptr Word8 -> CSize -> Ptr CtxkitString -> Ptr (Ptr CtxkitError) -> IO Word32
+  cWindowRepair :: Ptr CtxkitWindow -> CString -> CSize -> Ptr CtxkitString -> Ptr (Ptr CtxkitError) -> IO Word32
 
 -- | @ctxkit_status ctxkit_window_conversation(const struct ctxkit_window * window, struct ctxkit_string * out_json, struct ctxkit_error ** err)@
 foreign import ccall safe "ctxkit_window_conversation"
   cWindowConversation :: Ptr CtxkitWindow -> Ptr CtxkitString -> Ptr (Ptr CtxkitError) -> IO Word32
 
--- | @ctxkit_status ctxkit_window_compact(const struct ctxkit_window * window, const uint8_t * policy_json, size_t policy_json_len, struct ctxkit_string * out_json, struct ctxkit_error ** err)@
+-- | @ctxkit_status ctxkit_window_compact(struct ctxkit_window * window, const char * policy_json, size_t policy_json_len, struct ctxkit_string * out_json, struct ctxkit_error ** err)@
 foreign import ccall safe "ctxkit_window_compact"
-  cWindowCompact :: Ptr CtxkitWindow -> Ptr Word8 -> CSize -> Ptr CtxkitString -> Ptr (Ptr CtxkitError) -> IO Word32
+  cWindowCompact :: Ptr CtxkitWindow -> CString -> CSize -> Ptr CtxkitString -> Ptr (Ptr CtxkitError) -> IO Word32
 
--- | @ctxkit_status ctxkit_window_apply_summary(const struct ctxkit_window * window, const uint8_t * id, size_t id_len, const uint8_t * summary, size_t summary_len, struct ctxkit_string * out_json, struct ctxkit_error ** err)@
+-- | @ctxkit_status ctxkit_window_apply_summary(struct ctxkit_window * window, const char * id, size_t id_len, const char * summary, size_t summary_len, struct ctxkit_string * out_json, struct ctxkit_error ** err)@
 foreign import ccall safe "ctxkit_window_apply_summary"
-  cWindowApplySummary :: Ptr CtxkitWindow -> Ptr Word8 -> CSize -> Ptr Word8 -> CSize -> Ptr CtxkitString -> Ptr (Ptr CtxkitError) -> IO Word32
+  cWindowApplySummary :: Ptr CtxkitWindow -> CString -> CSize -> CString -> CSize -> Ptr CtxkitString -> Ptr (Ptr CtxkitError) -> IO Word32
 
--- | @ctxkit_status ctxkit_fit(const struct ctxkit_registry * registry, const uint8_t * conversation_json, size_t conversation_json_len, const uint8_t * options_json, size_t options_json_len, struct ctxkit_string * out_conversation, struct ctxkit_string * out_report, struct ctxkit_error ** err)@
+-- | @ctxkit_status ctxkit_fit(const struct ctxkit_registry * registry, const char * conversation_json, size_t conversation_json_len, const char * options_json, size_t options_json_len, struct ctxkit_string * out_conversation, struct ctxkit_string * out_report, struct ctxkit_error ** err)@
 foreign import ccall safe "ctxkit_fit"
-  cFit :: Ptr CtxkitRegistry -> Ptr Word8 -> CSize -> Ptr Word8 -> CSize -> Ptr CtxkitString -> Ptr CtxkitString -> Ptr (Ptr CtxkitError) -> IO Word32
+  cFit :: Ptr CtxkitRegistry -> CString -> CSize -> CString -> CSize -> Ptr CtxkitString -> Ptr CtxkitString -> Ptr (Ptr CtxkitError) -> IO Word32
