@@ -66,6 +66,42 @@
 #define CTXKIT_CALLSTACK_DEFAULT_MAX_DEPTH 5
 
 /**
+ * Event kind `compacted`: a window compaction was applied.
+ */
+#define CTXKIT_EVENT_COMPACTED 1
+
+/**
+ * Event kind `repaired`: a window repair changed the conversation.
+ */
+#define CTXKIT_EVENT_REPAIRED 2
+
+/**
+ * Event kind `budget_crossed`: a load, push, replace or repair moved the
+ * window's verdict up (past the trigger, or past the limit).
+ */
+#define CTXKIT_EVENT_BUDGET_CROSSED 3
+
+/**
+ * Event kind `breaker_state_changed`: a breaker key changed state.
+ */
+#define CTXKIT_EVENT_BREAKER_STATE_CHANGED 4
+
+/**
+ * Event kind `span_repeated`: a span was folded into the previous record.
+ */
+#define CTXKIT_EVENT_SPAN_REPEATED 5
+
+/**
+ * Event kind `span_overdue`: an open span was first seen past its deadline.
+ */
+#define CTXKIT_EVENT_SPAN_OVERDUE 6
+
+/**
+ * Event kind `skill_skipped`: skill discovery skipped an entry.
+ */
+#define CTXKIT_EVENT_SKILL_SKIPPED 7
+
+/**
  * Flag for `ctxkit_tokenizer_new*`: recognize special tokens such as
  * `<|endoftext|>` in input text as their single ids. Without it (the
  * default, and the safe choice for untrusted text) they count as ordinary text.
@@ -383,6 +419,34 @@ typedef struct ctxkit_string {
 } ctxkit_string;
 
 /**
+ * An event callback: `user` is the pointer given with it, `kind` a
+ * `CTXKIT_EVENT_*` number (new kinds may be added: ignore unknown ones),
+ * `payload` one line of JSON (docs/formats.md, "Events"; its `kind` field
+ * is the kind's name), `payload_len` bytes long and NUL-terminated.
+ *
+ * The contract for every setter:
+ * - **Threads:** called synchronously on the thread that made the call that
+ *   raised the event, before that call returns; never from another thread.
+ *   A handle shared by threads calls it from each of them, so `user` must
+ *   be safe to use from those threads.
+ * - **Lifetime:** never called after the handle's `_free`. After a setter
+ *   replaces or clears it, it is not called again by calls that start
+ *   later; a call already under way on another thread may still deliver to
+ *   it until that call returns. `user` must stay valid until then.
+ * - **Payload:** valid only during the call; copy it to keep it.
+ * - **Reentrancy:** no lock of the handle is held while the callback runs,
+ *   so it may call any ctxkit function, on that handle too (an event raised
+ *   by such a call is delivered to the callback nested, on the same
+ *   thread). It must not free the handle that raised the event.
+ * - **Unwinding:** the callback must not unwind (a C++ exception, a
+ *   longjmp) into ctxkit: that is undefined behaviour. Catch inside.
+ */
+typedef void (*ctxkit_event_callback)(void *user,
+                                      uint32_t kind,
+                                      const char *payload,
+                                      size_t payload_len);
+
+/**
  * An owned array of token ids returned by ctxkit (or of character offsets,
  * from `ctxkit_tokenizer_decode_with_offsets`). `ptr` is never NULL in
  * an array ctxkit returned, even when `len` is 0 (since ABI 2, as for
@@ -425,6 +489,8 @@ ctxkit_status ctxkit_callstack_new(size_t max_depth,
  * `DEPTH_EXCEEDED`, `INVALID_ARGUMENT`, `LIMIT_EXCEEDED`, `INVALID_UTF8`,
  * `NULL_ARGUMENT`. Thread-safe.
  *
+ * JSON: input `schemas/callstack.json`.
+ *
  * # Safety
  * `json` is valid for `json_len` bytes (or NULL with length 0);
  * `out_stack` is valid for a write; `err` is NULL or valid for a write.
@@ -460,6 +526,8 @@ ctxkit_status ctxkit_callstack_enter(const struct ctxkit_callstack *stack,
  * outermost agent first. Thread-safe.
  *
  * Errors: `NULL_ARGUMENT`.
+ *
+ * JSON: result `schemas/callstack.json`.
  *
  * # Safety
  * `stack` is a live handle; `out_json` is valid for a write; `err` is NULL
@@ -510,6 +578,89 @@ const char *ctxkit_error_message(const struct ctxkit_error *err,
 void ctxkit_error_free(struct ctxkit_error *err);
 
 /**
+ * The name of an event kind (`"compacted"`, ... as in the payload's `kind`
+ * field), or `"unrecognized"` for a number this library does not define.
+ * The returned string is static and NUL-terminated; never free it.
+ * Thread-safe.
+ */
+const char *ctxkit_event_kind_name(uint32_t kind);
+
+/**
+ * Sets the window's event callback (kinds `compacted`, `repaired`,
+ * `budget_crossed`), replacing any earlier one; `callback` NULL clears it.
+ * See `ctxkit_event_callback` for threads, lifetime, reentrancy and
+ * unwinding. Thread-safe (waits for a call under way on another thread).
+ *
+ * Errors: `NULL_ARGUMENT` (window).
+ *
+ * # Safety
+ * `window` is live; `callback` is NULL or a function valid until the
+ * window is freed or the callback replaced, as is `user` for it; `err` is
+ * NULL or valid for a write.
+ */
+ctxkit_status ctxkit_window_set_event_callback(struct ctxkit_window *window,
+                                               ctxkit_event_callback callback,
+                                               void *user,
+                                               struct ctxkit_error **err);
+
+/**
+ * Sets the breaker's event callback (kind `breaker_state_changed`),
+ * replacing any earlier one; `callback` NULL clears it. A call already
+ * under way on another thread may still deliver to the old callback until
+ * it returns. See `ctxkit_event_callback`. Thread-safe.
+ *
+ * Errors: `NULL_ARGUMENT` (breaker).
+ *
+ * # Safety
+ * As `ctxkit_window_set_event_callback`, for `breaker`.
+ */
+ctxkit_status ctxkit_breaker_set_event_callback(struct ctxkit_breaker *breaker,
+                                                ctxkit_event_callback callback,
+                                                void *user,
+                                                struct ctxkit_error **err);
+
+/**
+ * Sets the tracer's event callback (kinds `span_repeated`,
+ * `span_overdue`), replacing any earlier one; `callback` NULL clears it. A
+ * call already under way on another thread may still deliver to the old
+ * callback until it returns. See `ctxkit_event_callback`. Thread-safe.
+ *
+ * Errors: `NULL_ARGUMENT` (tracer).
+ *
+ * # Safety
+ * As `ctxkit_window_set_event_callback`, for `tracer`.
+ */
+ctxkit_status ctxkit_tracer_set_event_callback(struct ctxkit_tracer *tracer,
+                                               ctxkit_event_callback callback,
+                                               void *user,
+                                               struct ctxkit_error **err);
+
+/**
+ * `ctxkit_skills_open`, delivering one `skill_skipped` event per entry of
+ * the root that discovery skipped (the same entries as the listing's
+ * `ignored`), in name order, after discovery and before this returns. A
+ * failed open delivers nothing. `callback` may be NULL (then this is
+ * `ctxkit_skills_open`). The callback is not kept: the handle raises no
+ * later events. See `ctxkit_event_callback`.
+ *
+ * Errors: as `ctxkit_skills_open`: `IO`, `LIMIT_EXCEEDED`, `INVALID_JSON`,
+ * `UNKNOWN_MODEL`, `UNKNOWN_ENCODING`, `INVALID_UTF8`, `NULL_ARGUMENT`,
+ * `INVALID_ARGUMENT` (empty root).
+ *
+ * # Safety
+ * As `ctxkit_skills_open`; `callback` is NULL or a function valid for the
+ * duration of this call, as is `user` for it.
+ */
+ctxkit_status ctxkit_skills_open_with_events(const char *root,
+                                             size_t root_len,
+                                             const char *options_json,
+                                             size_t options_json_len,
+                                             ctxkit_event_callback callback,
+                                             void *user,
+                                             struct ctxkit_skills **out_skills,
+                                             struct ctxkit_error **err);
+
+/**
  * Validates a handoff (docs/formats.md, "Handoff") and returns it
  * normalized: snake_case names (camelCase `taskSummary`, `keyOutputs`,
  * `customFields`, `fromAgent`, ... are read too), `version` (default
@@ -518,6 +669,8 @@ void ctxkit_error_free(struct ctxkit_error *err);
  * naming the field (missing, mistyped, unknown, given under both
  * spellings, an unsupported `version`, a `created_at` that is not RFC 3339), `LIMIT_EXCEEDED` (over 1 MiB),
  * `INVALID_UTF8`, `NULL_ARGUMENT`. Thread-safe.
+ *
+ * JSON: result `schemas/handoff.json`.
  *
  * # Safety
  * `handoff_json` is valid for its length; `out_json` is valid for a write;
@@ -539,6 +692,8 @@ ctxkit_status ctxkit_handoff_validate(const char *handoff_json,
  * plus `DOES_NOT_FIT` (the task summary and metadata alone exceed the
  * budget), `UNKNOWN_MODEL`, `UNKNOWN_ENCODING`. Thread-safe.
  *
+ * JSON: `options_json` `schemas/handoff-render-options.json`; result `schemas/handoff-render-result.json`.
+ *
  * # Safety
  * Text arguments are valid for their lengths (options may be NULL with
  * length 0); `out_json` is valid for a write; `err` is NULL or valid for a
@@ -558,6 +713,8 @@ ctxkit_status ctxkit_handoff_render(const char *handoff_json,
  * `{"conversation", "changes", "removed_tools"}` with the conversation in
  * the input's shape. Errors: `INVALID_JSON`, `LIMIT_EXCEEDED`,
  * `INVALID_UTF8`, `NULL_ARGUMENT`. Thread-safe.
+ *
+ * JSON: conversation `schemas/conversation.json`; `options_json` `schemas/handoff-filter-options.json`; result `schemas/handoff-filter-result.json`.
  *
  * # Safety
  * Text arguments are valid for their lengths (options may be NULL with
@@ -585,6 +742,8 @@ ctxkit_status ctxkit_handoff_filter(const char *conversation_json,
  * `INVALID_JSON` (headers), `LIMIT_EXCEEDED`, `INVALID_UTF8`,
  * `NULL_ARGUMENT`. Thread-safe.
  *
+ * JSON: `headers_json` `schemas/classify-headers.json`; result `schemas/classification.json`.
+ *
  * # Safety
  * Text arguments are valid for their lengths (or NULL with length 0);
  * `out_json` is valid for a write; `err` is NULL or valid for a write.
@@ -610,6 +769,8 @@ ctxkit_status ctxkit_recovery_classify(const char *provider,
  * `cap_ms < base_ms`, zero attempts), `INVALID_UTF8`, `NULL_ARGUMENT`.
  * Thread-safe.
  *
+ * JSON: input `schemas/backoff-request.json`; result `schemas/backoff-decision.json`.
+ *
  * # Safety
  * `request_json` is valid for its length; `out_json` is valid for a write;
  * `err` is NULL or valid for a write.
@@ -626,6 +787,8 @@ ctxkit_status ctxkit_recovery_backoff(const char *request_json,
  * `*out_breaker` owns a handle to release with `ctxkit_breaker_free`.
  * Errors: `INVALID_JSON`, `INVALID_ARGUMENT` (a zero threshold),
  * `INVALID_UTF8`, `NULL_ARGUMENT`. Thread-safe.
+ *
+ * JSON: `config_json` `schemas/breaker-config.json`.
  *
  * # Safety
  * `config_json` is valid for its length (or NULL with length 0);
@@ -734,6 +897,8 @@ ctxkit_status ctxkit_breaker_record_failure(struct ctxkit_breaker *breaker,
  * "consecutive_failures", "opened_at_ms", "retry_in_ms", ...}`. Errors: as
  * for `ctxkit_breaker_allow`. Thread-safe.
  *
+ * JSON: result `schemas/breaker-state.json`.
+ *
  * # Safety
  * `breaker` is live; `key` is valid for its length; `out_json` is valid for
  * a write; `err` is NULL or valid for a write.
@@ -783,6 +948,8 @@ void ctxkit_registry_free(struct ctxkit_registry *registry);
  * `INVALID_ARGUMENT` (empty name, zero context window), `LIMIT_EXCEEDED`,
  * `NULL_ARGUMENT`, `INVALID_UTF8`.
  *
+ * JSON: `json` `schemas/model-profile.json`.
+ *
  * # Safety
  * `registry` is a live handle; `json` is valid for `json_len` bytes (or NULL
  * with length 0); `out_registered` is valid for a write; `err` is NULL or
@@ -812,6 +979,8 @@ ctxkit_status ctxkit_registry_register(struct ctxkit_registry *registry,
  *
  * Errors: `UNKNOWN_MODEL`, `INVALID_ARGUMENT` (a name over 256 bytes), `INVALID_UTF8`, `NULL_ARGUMENT`.
  *
+ * JSON: result `schemas/model-info.json`.
+ *
  * # Safety
  * `registry` is NULL or a live handle; text arguments are valid for their
  * lengths (or NULL with length 0); `out_json` is valid for a write; `err` is
@@ -832,6 +1001,8 @@ ctxkit_status ctxkit_registry_lookup(const struct ctxkit_registry *registry,
  * Thread-safe.
  *
  * Errors: `NULL_ARGUMENT`.
+ *
+ * JSON: result `schemas/registry-list.json`.
  *
  * # Safety
  * `registry` is NULL or a live handle; `out_json` is valid for a write;
@@ -855,6 +1026,8 @@ ctxkit_status ctxkit_registry_list(const struct ctxkit_registry *registry,
  * `LIMIT_EXCEEDED` (more than 1024 entries), `INVALID_JSON`,
  * `UNKNOWN_MODEL`, `UNKNOWN_ENCODING`, `INVALID_UTF8`, `NULL_ARGUMENT`.
  * Thread-safe.
+ *
+ * JSON: `options_json` `schemas/skills-open-options.json`.
  *
  * # Safety
  * Text arguments are valid for their lengths (or NULL with length 0);
@@ -884,6 +1057,8 @@ void ctxkit_skills_free(struct ctxkit_skills *skills);
  *
  * Errors: `NULL_ARGUMENT`.
  *
+ * JSON: result `schemas/skills-list.json`.
+ *
  * # Safety
  * `skills` is live; `out_json` is valid for a write; `err` is NULL or valid
  * for a write.
@@ -902,6 +1077,8 @@ ctxkit_status ctxkit_skills_list(const struct ctxkit_skills *skills,
  * changed since discovery), `LIMIT_EXCEEDED`, `INVALID_UTF8`,
  * `INVALID_JSON` (a skill whose front-matter could not be read).
  * Thread-safe.
+ *
+ * JSON: result `schemas/skill-body.json`.
  *
  * # Safety
  * `skills` is live; `name` is valid for its length; `out_json` is valid
@@ -923,6 +1100,8 @@ ctxkit_status ctxkit_skills_body(const struct ctxkit_skills *skills,
  * reason `invalid`. Errors: `DOES_NOT_FIT` (the preamble alone is over the
  * budget), `INVALID_JSON`, `INVALID_ARGUMENT` (a score that is not
  * finite). Thread-safe.
+ *
+ * JSON: `options_json` `schemas/skills-index-options.json`; result `schemas/skills-index.json`.
  *
  * # Safety
  * `skills` is live; `options_json` is valid for its length (or NULL with
@@ -1101,6 +1280,8 @@ ctxkit_status ctxkit_tokenizer_decode_with_offsets(const struct ctxkit_tokenizer
  * `INVALID_JSON`, `LIMIT_EXCEEDED` (text over 64 MiB, a set over 4096 names
  * or a name over 256 bytes), `INVALID_UTF8`, `NULL_ARGUMENT`.
  *
+ * JSON: `policy_json` `schemas/special-policy.json`.
+ *
  * # Safety
  * `tokenizer` is a live handle; `text` and `policy_json` are valid for
  * their lengths (or NULL with length 0); `out_tokens` is valid for a write;
@@ -1120,6 +1301,8 @@ ctxkit_status ctxkit_tokenizer_encode_special(const struct ctxkit_tokenizer *tok
  * Release with `ctxkit_string_free`. Thread-safe.
  *
  * Errors: `NULL_ARGUMENT`.
+ *
+ * JSON: result `schemas/special-tokens.json`.
  *
  * # Safety
  * `tokenizer` is a live handle; `out_json` is valid for a write; `err` is
@@ -1197,6 +1380,8 @@ void ctxkit_tokenizer_free(struct ctxkit_tokenizer *tokenizer);
  * tokenizers made from a model name, else null. Thread-safe.
  *
  * Errors: `NULL_ARGUMENT`.
+ *
+ * JSON: result `schemas/tokenizer-info.json`.
  *
  * # Safety
  * `tokenizer` is a live handle; `out_json` is valid for a write; `err` is
@@ -1329,6 +1514,8 @@ ctxkit_status ctxkit_tokenizer_truncate(const struct ctxkit_tokenizer *tokenizer
  * cannot fit), `INVALID_JSON`, `NULL_ARGUMENT`, `INVALID_UTF8`.
  * Thread-safe.
  *
+ * JSON: request `schemas/assemble-request.json`; result `schemas/assemble-result.json`.
+ *
  * # Safety
  * `tokenizer` is a live handle; `request_json` is valid for its length;
  * `out_json` is valid for a write; `err` is NULL or valid for a write.
@@ -1351,6 +1538,8 @@ ctxkit_status ctxkit_assemble(const struct ctxkit_tokenizer *tokenizer,
  * `UNKNOWN_MODEL`, `LIMIT_EXCEEDED`, `INVALID_UTF8`, `NULL_ARGUMENT`.
  * Thread-safe.
  *
+ * JSON: request `schemas/toolset-request.json`; result `schemas/toolset-report.json`.
+ *
  * # Safety
  * `registry` is NULL or live; `request_json` is valid for its length;
  * `out_json` is valid for a write; `err` is NULL or valid for a write.
@@ -1369,6 +1558,8 @@ ctxkit_status ctxkit_toolset_report(const struct ctxkit_registry *registry,
  * `ctxkit_toolset_report`. Thread-safe.
  *
  * Errors: `INVALID_JSON`, `INVALID_ARGUMENT`, `LIMIT_EXCEEDED`, `INVALID_UTF8`, `NULL_ARGUMENT`.
+ *
+ * JSON: request `schemas/toolset-request.json`.
  *
  * # Safety
  * Text arguments are valid for their lengths; `out_json` is valid for a
@@ -1395,6 +1586,8 @@ uint64_t ctxkit_clock_now_us(void);
  * handle to release with `ctxkit_tracer_free`. Errors: `INVALID_JSON`,
  * `INVALID_ARGUMENT` (zero ring or timeout), `LIMIT_EXCEEDED` (ring over
  * 1,000,000), `INVALID_UTF8`, `NULL_ARGUMENT`. Thread-safe.
+ *
+ * JSON: `config_json` `schemas/tracer-config.json`.
  *
  * # Safety
  * `config_json` is valid for its length (or NULL with length 0);
@@ -1423,6 +1616,8 @@ void ctxkit_tracer_free(struct ctxkit_tracer *tracer);
  * `INVALID_ARGUMENT` (empty tool or id, zero timeout), `LIMIT_EXCEEDED` (a
  * name over 256 bytes, 100,000 open spans, a 1,025th tool), `INVALID_JSON`,
  * `INVALID_UTF8`, `NULL_ARGUMENT`. Thread-safe.
+ *
+ * JSON: `info_json` `schemas/span-info.json`.
  *
  * # Safety
  * `tracer` is live; text arguments are valid for their lengths (or NULL
@@ -1471,6 +1666,8 @@ ctxkit_status ctxkit_tracer_end(struct ctxkit_tracer *tracer,
  * (a metadata cap, a tool's 65th category; the span stays open),
  * `INVALID_JSON`, `INVALID_UTF8`, `NULL_ARGUMENT`. Thread-safe.
  *
+ * JSON: `end_json` `schemas/span-end.json`.
+ *
  * # Safety
  * `tracer` is live; `end_json` is valid for its length (or NULL with length
  * 0); `err` is NULL or valid for a write.
@@ -1492,6 +1689,8 @@ ctxkit_status ctxkit_tracer_end_with(struct ctxkit_tracer *tracer,
  *
  * Errors: `NULL_ARGUMENT`.
  *
+ * JSON: result `schemas/tracer-overdue.json`.
+ *
  * # Safety
  * `tracer` is live; `out_json` is valid for a write; `err` is NULL or valid
  * for a write.
@@ -1506,6 +1705,8 @@ ctxkit_status ctxkit_tracer_overdue(const struct ctxkit_tracer *tracer,
  * `timeout`, so it is counted and leaves the open set. Thread-safe.
  *
  * Errors: `NULL_ARGUMENT`.
+ *
+ * JSON: result `schemas/tracer-overdue.json`.
  *
  * # Safety
  * `tracer` is live; `out_json` is valid for a write; `err` is NULL or valid
@@ -1523,6 +1724,8 @@ ctxkit_status ctxkit_tracer_expire(struct ctxkit_tracer *tracer,
  * span records with repeat counts. Thread-safe.
  *
  * Errors: `NULL_ARGUMENT`.
+ *
+ * JSON: result `schemas/trace-export.json`.
  *
  * # Safety
  * `tracer` is live; `out_json` is valid for a write; `err` is NULL or valid
@@ -1556,6 +1759,8 @@ uint32_t ctxkit_abi_version(void);
  * `INVALID_ARGUMENT` (ratios, a reserve that leaves no room, a model with
  * no known window and no `context_window`). Thread-safe.
  *
+ * JSON: `budget_json` `schemas/window-budget.json`.
+ *
  * # Safety
  * Text arguments are valid for their lengths (or NULL with length 0);
  * `registry` is NULL or live; `out_window` is valid for a write; `err` is
@@ -1584,6 +1789,8 @@ void ctxkit_window_free(struct ctxkit_window *window);
  * `INVALID_JSON` (with the location), `LIMIT_EXCEEDED`, `INVALID_UTF8`,
  * `NULL_ARGUMENT`. On failure the window is unchanged. Thread-safe.
  *
+ * JSON: input `schemas/conversation.json`.
+ *
  * # Safety
  * `window` is live; `conversation_json` is valid for its length; `err` is
  * NULL or valid for a write.
@@ -1598,6 +1805,8 @@ ctxkit_status ctxkit_window_load(struct ctxkit_window *window,
  * `*out_tokens` receives its token count. Thread-safe.
  *
  * Errors: `INVALID_JSON`, `LIMIT_EXCEEDED` (message count or size), `INVALID_UTF8`, `NULL_ARGUMENT`.
+ *
+ * JSON: input one element of `schemas/conversation.json`'s messages.
  *
  * # Safety
  * `window` is live; `message_json` is valid for its length; `out_tokens` is
@@ -1616,6 +1825,8 @@ ctxkit_status ctxkit_window_push(struct ctxkit_window *window,
  * `(NULL, 0)` for none. Thread-safe.
  *
  * Errors: `INVALID_JSON` (the new input), `LIMIT_EXCEEDED`, `INVALID_UTF8`, `NULL_ARGUMENT`.
+ *
+ * JSON: result `schemas/preflight-report.json`.
  *
  * # Safety
  * `window` is live; `new_input_json` is valid for its length (or NULL with
@@ -1652,6 +1863,8 @@ ctxkit_status ctxkit_window_calibrate(struct ctxkit_window *window,
  *
  * Errors: `NULL_ARGUMENT`.
  *
+ * JSON: result `schemas/validation-issues.json`.
+ *
  * # Safety
  * `window` is live; `out_json` is valid for a write; `err` is NULL or valid for a write.
  */
@@ -1665,6 +1878,8 @@ ctxkit_status ctxkit_window_validate(const struct ctxkit_window *window,
  * inserted results; `(NULL, 0)` selects the default. Thread-safe.
  *
  * Errors: `LIMIT_EXCEEDED` (synthetic text over 64 KiB, or more than 16 MiB of synthetic results), `INVALID_UTF8`, `NULL_ARGUMENT`.
+ *
+ * JSON: result `schemas/repair-changes.json`.
  *
  * # Safety
  * `window` is live; `synthetic_result` is valid for its length (or NULL
@@ -1683,6 +1898,8 @@ ctxkit_status ctxkit_window_repair(struct ctxkit_window *window,
  *
  * Errors: `NULL_ARGUMENT`.
  *
+ * JSON: result `schemas/conversation.json`.
+ *
  * # Safety
  * `window` is live; `out_json` is valid for a write; `err` is NULL or valid for a write.
  */
@@ -1700,6 +1917,8 @@ ctxkit_status ctxkit_window_conversation(const struct ctxkit_window *window,
  * your model, then call `ctxkit_window_apply_summary` with `id`. Errors:
  * `DOES_NOT_FIT` (what must be kept is too big), `INVALID_JSON`,
  * `INVALID_ARGUMENT`. Thread-safe.
+ *
+ * JSON: `policy_json` `schemas/compaction-policy.json`; result `schemas/compact-result.json`.
  *
  * # Safety
  * `window` is live; `policy_json` is valid for its length (or NULL with
@@ -1721,6 +1940,8 @@ ctxkit_status ctxkit_window_compact(struct ctxkit_window *window,
  * is `INVALID_ARGUMENT` too. Thread-safe.
  *
  * Errors: `INVALID_ARGUMENT` (no pending summary, or another id), `LIMIT_EXCEEDED`, `INVALID_UTF8`, `NULL_ARGUMENT`.
+ *
+ * JSON: result `schemas/compact-report.json`.
  *
  * # Safety
  * `window` is live; text arguments are valid for their lengths; `out_json`
@@ -1747,6 +1968,8 @@ ctxkit_status ctxkit_window_apply_summary(struct ctxkit_window *window,
  * message gives the figures), `INVALID_JSON`, `UNKNOWN_MODEL`,
  * `INVALID_ARGUMENT`, `LIMIT_EXCEEDED`, `INVALID_UTF8`, `NULL_ARGUMENT`.
  * Thread-safe.
+ *
+ * JSON: conversation `schemas/conversation.json`; `options_json` `schemas/fit-options.json`; report `schemas/fit-report.json`.
  *
  * # Safety
  * `registry` is NULL or live; text arguments are valid for their lengths;

@@ -60,6 +60,12 @@ run_suite "panic injection (every C ABI function, ffi --features panic-inject)" 
 # Use the binaries the build step made: `cargo run -p X` resolves features
 # for X alone and would rebuild shared dependencies.
 run_suite "header drift (include/ctxkit.h vs cbindgen)" target/debug/xtask header --check
+run_suite "schema drift (schemas/*.json vs the core's types)" target/debug/xtask schemas --check
+if command -v python3 >/dev/null; then
+    run_suite "schemas (docs/formats.md examples and vectors validated, jsonschema from PyPI)" bash scripts/schemas/check.sh
+else
+    skip_suite "schemas (examples and vectors validated)" "python3 not installed"
+fi
 run_suite "docs and examples (README link flags, C example)" scripts/check-docs.sh
 
 # The lint gate runs in the background from here on, in its own target

@@ -61,6 +61,8 @@ def hs_type(ctype, structs):
             return hs
         if stars == 1:
             return "Ptr " + hs
+    if base == "ctxkit_event_callback" and stars == 0:
+        return "FunPtr EventCallback"
     if base in structs:
         hs = camel(base)
         if stars == 1:
@@ -152,6 +154,16 @@ def generate():
         w("  alignment _ = alignment (undefined :: Ptr ())")
         w("  peek p = %s <$> peek (castPtr p) <*> peek (castPtr p `plusPtr` sizeOf (undefined :: Ptr ()))" % ctor)
         w("  poke p (%s a b) = poke (castPtr p) a >> poke (castPtr p `plusPtr` sizeOf (undefined :: Ptr ())) b" % ctor)
+    w("")
+    w("-- * Callbacks")
+    w("")
+    w("-- | @typedef void (*ctxkit_event_callback)(void *user, uint32_t kind, const char *payload, size_t payload_len)@")
+    w("type EventCallback = Ptr () -> Word32 -> CString -> CSize -> IO ()")
+    w("")
+    w("-- | Wraps a Haskell function as an 'EventCallback' pointer; release it with")
+    w("-- 'Foreign.Ptr.freeHaskellFunPtr' once no handle can call it.")
+    w('foreign import ccall "wrapper"')
+    w("  mkEventCallback :: EventCallback -> IO (FunPtr EventCallback)")
     w("")
     w("-- * Functions")
     for ret, name, params in funcs:

@@ -121,6 +121,17 @@ export declare function lookupModel(model: string): ModelInfo
 
 // ------------------------------------------------------------ conversations
 
+// Options and reports: generated from schemas/ (the core's types) into
+// schema-types.d.ts by scripts/schema-types.mjs; drift-checked in test.sh.
+import type {
+  Budget, Preflight, Change, Issue, Policy, CompactReport, SummaryRequest, CompactOutcome,
+  FitOptions, FitReport, AssembleRequest, AssembleResult, Section as AssembleSection,
+} from './schema-types'
+export type {
+  Budget, Preflight, Change, Issue, Policy, CompactReport, SummaryRequest, CompactOutcome,
+  FitOptions, FitReport, AssembleRequest, AssembleResult, AssembleSection,
+}
+
 /** A message in OpenAI Chat Completions or Anthropic Messages shape (or an OpenAI Responses item); unknown fields are preserved. */
 export interface Message {
   role: string
@@ -134,101 +145,6 @@ export interface Conversation {
   tools?: unknown[]
   [field: string]: unknown
 }
-
-export interface Budget {
-  context_window?: number
-  reserved_output?: number
-  trigger_ratio?: number
-  target_ratio?: number
-}
-
-export interface Preflight {
-  model: string
-  exact: boolean
-  system: number
-  tools: number
-  history: number
-  new_input: number
-  reply_priming: number
-  prompt_tokens: number
-  calibrated_prompt_tokens: number
-  calibration: number
-  reserved_output: number
-  limit: number
-  remaining: number
-  utilization: number
-  trigger_tokens: number
-  target_tokens: number
-  verdict: 'fits' | 'should_compact' | 'overflow'
-  [field: string]: unknown
-}
-
-export interface Change {
-  action:
-    | 'summarized'
-    | 'inserted_summary'
-    | 'dropped_result'
-    | 'synthesized_result'
-    | 'moved_result'
-    | 'dropped_message'
-    | 'truncated_result'
-    | 'cleared_result'
-    | (string & {})
-  index: number
-  id?: string | null
-  tokens: number
-  detail?: string
-  [field: string]: unknown
-}
-
-export interface Issue {
-  kind: string
-  index: number
-  [field: string]: unknown
-}
-
-/** The compaction policy (docs/formats.md); passed through as JSON, so new fields need no binding change. */
-export interface Policy {
-  strategy?: 'recency' | 'relevance' | 'hybrid' | 'summarize'
-  target_tokens?: number
-  limit_tokens?: number
-  tool_output_max?: number
-  keep_last_turns?: number
-  pinned?: number[]
-  repair?: boolean
-  relevance_weight?: number
-  scores?: number[] | null
-  min_reclaim?: number
-  summary_max_tokens?: number
-  summarizer_budget?: number
-  summary_template?: string | null
-  [field: string]: unknown
-}
-
-export interface CompactReport {
-  tokens_before: number
-  tokens_after: number
-  target_tokens: number
-  limit_tokens: number
-  within_target: boolean
-  insufficient: boolean
-  changes: Change[]
-  [field: string]: unknown
-}
-
-export interface SummaryRequest {
-  id: string
-  messages: number[]
-  span_tokens: number
-  prompt: string
-  prompt_tokens: number
-  max_summary_tokens: number
-  [field: string]: unknown
-}
-
-export type CompactOutcome =
-  | { status: 'done'; report: CompactReport }
-  | { status: 'needs_summary'; request: SummaryRequest }
 
 export declare class ContextWindow {
   constructor(model: string, budget?: Budget | string)
@@ -248,32 +164,6 @@ export declare class ContextWindow {
   calibrate(reportedPromptTokens: number): number
 }
 
-export interface FitOptions {
-  model: string
-  max_tokens?: number
-  reserve_output?: number
-  format?: 'openai' | 'anthropic' | 'responses'
-  policy?: Policy
-  [field: string]: unknown
-}
-
-export interface FitReport {
-  model: string
-  exact: boolean
-  format: string
-  strategy: string
-  max_tokens: number
-  reserved_output: number
-  limit_tokens: number
-  tokens_before: number
-  tokens_after: number
-  messages_before: number
-  messages_after: number
-  insufficient: boolean
-  changes: Change[]
-  [field: string]: unknown
-}
-
 export declare function fit(conversation: Conversation | string, options: FitOptions | string): { conversation: Conversation; report: FitReport }
 /** The conversation text goes to the core untouched and comes back as text. */
 export declare function fitJson(conversation: string, options: FitOptions | string): { conversation: string; report: string }
@@ -284,29 +174,6 @@ export declare function fitAsync(
 ): Promise<{ conversation: Conversation; report: FitReport }>
 
 // ------------------------------------------------------------ agent primitives
-
-export interface AssembleSection {
-  name: string
-  text: string
-  priority?: number
-  min_tokens?: number
-  max_tokens?: number
-  required?: boolean
-}
-
-export interface AssembleRequest {
-  budget: number
-  sections: AssembleSection[]
-  template?: string
-  [field: string]: unknown
-}
-
-export interface AssembleResult {
-  text: string
-  tokens: number
-  budget: number
-  sections: { name: string; status: string; original_tokens: number; tokens: number }[]
-}
 
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json }
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The Node binding's suite (run by scripts/test.sh): builds ctxkit-node in
 # debug into the workspace's target/debug (shared with `cargo build`), checks
-# the generated loader and types (binding.js, binding.d.ts) for drift, installs
+# the generated loader and types (binding.js, binding.d.ts, and
+# schema-types.d.ts from schemas/) for drift, installs
 # the pinned devDependencies with `npm ci` (from package-lock.json; the npm
 # cache makes later runs offline), runs `node --test`, type-checks a typed
 # usage file with tsc, runs the agent-loop example, and installs the `npm pack`
@@ -42,6 +43,8 @@ fi
 # 3. Generated loader and types must match the Rust sources; the library is
 # copied next to the loader as ctxkit.<platform>.node.
 node scripts/binding.mjs --check --lib "$root/target/debug/libctxkit_node.so"
+# The option and report types of index.d.ts, generated from schemas/.
+node scripts/schema-types.mjs --check
 
 # 4. Tests: vectors (N/N), errors, bad input, async + AbortSignal, Workers, GC loop.
 node --test --expose-gc --test-reporter=spec test/ 2>&1 | tee "$root/target/node-test.log" | grep -E '^(✔|✖|ℹ)|vectors|gc loop|FAIL|pending' || true

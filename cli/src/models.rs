@@ -41,7 +41,7 @@ pub(crate) fn run(args: Args) -> Result<ExitCode, Fatal> {
     }
     if args.json {
         for entry in registry.list_json() {
-            outln!("{entry}");
+            outln!("{}", ctxkit::json::to_string(&entry)?);
         }
         return Ok(ExitCode::SUCCESS);
     }

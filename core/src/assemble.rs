@@ -23,6 +23,7 @@ pub use presets::Preset;
 
 /// One piece of the prompt.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct Section {
     /// Name, e.g. `task`; also its heading.
@@ -46,6 +47,7 @@ pub struct Section {
 
 /// Which sections a kind of prompt needs and their order.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct Template {
     /// Template name.
@@ -60,6 +62,7 @@ pub struct Template {
 
 /// How much history and how many events go in, by name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Depth {
     /// The preset's smallest depth (built-in: 2 turns, 5 events).
@@ -73,6 +76,7 @@ pub enum Depth {
 
 /// The newest `turns` history items and `events` events go in (None: all).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct DepthLimit {
     /// History items taken (None or absent: all).
@@ -85,6 +89,7 @@ pub struct DepthLimit {
 
 /// A depth by name, or limits given directly.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(untagged)]
 pub enum DepthChoice {
     /// `"minimal"`, `"standard"`, `"comprehensive"` (limits from the preset
@@ -120,6 +125,7 @@ impl<'de> Deserialize<'de> for DepthChoice {
 
 /// Limits replacing the preset's for some named depths.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct DepthLimits {
     /// Replaces `minimal`.
@@ -136,6 +142,7 @@ pub struct DepthLimits {
 /// An assembly request (the JSON that `ctxkit_assemble` and `ctxkit
 /// assemble` take).
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct Request {
     /// Templates, depth limits and section names to start from.
@@ -184,6 +191,7 @@ pub struct Request {
 
 /// What happened to one section.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct SectionReport {
     /// Section name.
     pub name: String,
@@ -197,6 +205,7 @@ pub struct SectionReport {
 
 /// The assembled prompt.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Assembled {
     /// The prompt text.
     pub text: String,

@@ -73,6 +73,7 @@ impl Drop for Frame {
 /// The JSON form of a stack: `{"agents": [...], "depth": n, "max_depth": m}`,
 /// outermost agent first.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct CallStackJson {
     /// Agent names, outermost (the first caller) first.

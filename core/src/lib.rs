@@ -17,11 +17,14 @@ pub mod assemble;
 pub mod callstack;
 pub mod chat;
 mod error;
+pub mod events;
 pub mod handoff;
 pub mod json;
 pub mod limits;
 pub mod models;
 pub mod recovery;
+#[cfg(feature = "schema")]
+pub mod schema;
 pub mod skills;
 pub mod text;
 pub mod tokens;
@@ -30,9 +33,10 @@ pub mod trace;
 pub mod window;
 
 pub use error::{Error, ErrorKind, Result};
-pub use models::{ModelInfo, ModelProfile, ModelRegistry, ModelSource};
+pub use models::{ModelInfo, ModelProfile, ModelRegistry, ModelSource, RegistryEntry};
 pub use tokens::{
-    CountLimit, DecodeMode, Encoding, SpecialPolicy, SpecialSet, SpecialTokens, Tokenizer, TruncateSide, Truncation,
+    CountLimit, DecodeMode, Encoding, SpecialPolicy, SpecialSet, SpecialToken, SpecialTokens, Tokenizer, TokenizerInfo,
+    TruncateSide, Truncation,
 };
 
 /// The crate version, as in Cargo.toml.

@@ -49,6 +49,7 @@ use crate::{json, Encoding, Error, ErrorKind, Result, Tokenizer};
 
 /// One registry entry.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct ModelProfile {
     /// Exact model name, or a prefix ending in `*`.
@@ -71,6 +72,7 @@ pub struct ModelProfile {
 
 /// Where a lookup's answer came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum ModelSource {
     /// The embedded table.
@@ -96,8 +98,21 @@ impl ModelSource {
     }
 }
 
+/// One registry entry as listed (`ctxkit_registry_list`, `models --json`):
+/// the profile's fields, then where it came from.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct RegistryEntry {
+    /// The registered profile.
+    #[serde(flatten)]
+    pub profile: ModelProfile,
+    /// Where it came from (`builtin` or `host`).
+    pub source: ModelSource,
+}
+
 /// The answer to a lookup: the profile that applies to `model`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct ModelInfo {
     /// The name that was asked for.
     pub model: String,
@@ -125,6 +140,7 @@ struct Entry {
 }
 
 #[derive(Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 struct Table {
     #[allow(dead_code)]
@@ -138,6 +154,7 @@ struct Table {
 /// A vendor family in the built-in table: where its figures come from, and
 /// how a newer version than the table knows is estimated, if at all.
 #[derive(Debug, Clone, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 struct FamilyDecl {
     family: String,
@@ -150,6 +167,7 @@ struct FamilyDecl {
 }
 
 #[derive(Debug, Clone, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 struct NewerVersions {
     patterns: Vec<String>,
@@ -408,19 +426,10 @@ impl ModelRegistry {
         self.entries.read().iter().map(|e| (e.profile.clone(), e.source)).collect()
     }
 
-    /// Every entry as JSON objects (the profile plus its `source`), the shape
-    /// the CLI's `models --json` and the C ABI's registry list share.
-    pub fn list_json(&self) -> Vec<serde_json::Value> {
-        self.list()
-            .into_iter()
-            .map(|(p, source)| {
-                let mut v = serde_json::to_value(p).unwrap_or_default();
-                if let Some(obj) = v.as_object_mut() {
-                    obj.insert("source".into(), serde_json::to_value(source).unwrap_or_default());
-                }
-                v
-            })
-            .collect()
+    /// Every entry as [`RegistryEntry`] (the profile plus its `source`), the
+    /// shape the CLI's `models --json` and the C ABI's registry list share.
+    pub fn list_json(&self) -> Vec<RegistryEntry> {
+        self.list().into_iter().map(|(profile, source)| RegistryEntry { profile, source }).collect()
     }
 
     /// The profile for `model`, by the rules in the module docs. An unknown

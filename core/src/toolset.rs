@@ -37,6 +37,7 @@ pub struct ToolRegistry {
 /// The input of [`report_json`] and [`select_json`]: `{"model", "tools",
 /// "allowlists"}`.
 #[derive(Debug, Clone, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct ToolsetRequest {
     /// Model whose accounting is used (report only; default `gpt-4o`).
@@ -51,6 +52,7 @@ pub struct ToolsetRequest {
 
 /// One agent's tool set and its cost.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct AgentToolset {
     /// The agent.
     pub agent: String,
@@ -66,6 +68,7 @@ pub struct AgentToolset {
 
 /// Token cost of the full set and of each agent's set.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct ToolsetReport {
     /// The model counted for.
     pub model: String,

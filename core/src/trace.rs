@@ -36,6 +36,8 @@ use std::collections::{BTreeMap, VecDeque};
 use std::sync::Arc;
 
 use parking_lot::Mutex;
+
+use crate::events::{Event, Observer, ObserverSlot, SpanRepeat};
 use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 
@@ -60,6 +62,7 @@ pub const DEFAULT_RING_SIZE: usize = 1024;
 
 /// Tracer settings; every field optional in JSON.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(default, deny_unknown_fields)]
 pub struct TracerConfig {
     /// Recent span records kept (1 ..= [`MAX_TRACE_RING`]).
@@ -85,6 +88,7 @@ impl Default for TracerConfig {
 
 /// How a span ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Outcome {
     /// The tool returned a result.
@@ -99,6 +103,7 @@ pub enum Outcome {
 
 /// Optional identifiers and settings of a span (JSON in the C ABI).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(default, deny_unknown_fields)]
 pub struct SpanInfo {
     /// The agent that called the tool.
@@ -122,10 +127,13 @@ struct OpenSpan {
     started_us: u64,
     input_bytes: u64,
     timeout_ms: u64,
+    /// Whether `span_overdue` was emitted for it (once per span).
+    reported: bool,
 }
 
 /// A finished span in the ring; `count` consecutive repeats of it.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct SpanRecord {
     /// The first span's id.
     pub span_id: u64,
@@ -192,6 +200,7 @@ fn fingerprint(input: &str) -> u64 {
 
 /// A span past its deadline.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct OverdueSpan {
     /// Span id.
     pub span_id: u64,
@@ -214,6 +223,7 @@ pub struct OverdueSpan {
 /// A synthetic tool result for an interrupted call: what the window's repair
 /// inserts for an unanswered call, with the same text.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct InterruptedResult {
     /// The call it answers.
     pub tool_call_id: String,
@@ -223,6 +233,25 @@ pub struct InterruptedResult {
     pub content: String,
     /// Why, for logs: "deadline of N ms exceeded".
     pub reason: String,
+}
+
+/// The answer of `ctxkit_tracer_overdue` and `ctxkit_tracer_expire`: the
+/// spans past their deadline and the synthetic results that answer them.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct Overdue {
+    /// Spans past their deadline.
+    pub overdue: Vec<OverdueSpan>,
+    /// [`interrupted_results`] of those spans.
+    pub interrupted_results: Vec<InterruptedResult>,
+}
+
+impl Overdue {
+    /// The spans and their interrupted results.
+    pub fn of(overdue: Vec<OverdueSpan>) -> Overdue {
+        let interrupted_results = interrupted_results(&overdue);
+        Overdue { overdue, interrupted_results }
+    }
 }
 
 /// Maps overdue spans that carry a `tool_call_id` to synthetic results
@@ -245,6 +274,7 @@ pub fn interrupted_results(overdue: &[OverdueSpan]) -> Vec<InterruptedResult> {
 
 /// Latency figures in µs (absent when nothing ended yet).
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Durations {
     /// Fastest.
     pub min: u64,
@@ -262,6 +292,7 @@ pub struct Durations {
 
 /// One tool's metrics.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct ToolMetrics {
     /// Tool name.
     pub tool: String,
@@ -308,6 +339,7 @@ struct ToolStats {
 
 /// Everything a tracer knows, as JSON (docs/formats.md, "Trace export").
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct TraceExport {
     /// Spans started since the tracer was made.
     pub spans_started: u64,
@@ -349,6 +381,7 @@ struct State {
 pub struct Tracer {
     config: TracerConfig,
     state: Mutex<State>,
+    observer: ObserverSlot,
 }
 
 fn check_id(what: &str, s: &str) -> Result<()> {
@@ -388,12 +421,31 @@ impl Tracer {
                 return Err(Error::invalid_argument(format!("tracer timeout for '{tool}' must be at least 1 ms")));
             }
         }
-        Ok(Tracer { config, state: Mutex::new(State::default()) })
+        Ok(Tracer { config, state: Mutex::new(State::default()), observer: ObserverSlot::default() })
     }
 
     /// Parses a [`TracerConfig`] from JSON and builds the tracer.
     pub fn from_json(text: &str) -> Result<Tracer> {
         Tracer::new(crate::json::parse("tracer config", text)?)
+    }
+
+    /// Sets the observer that receives `span_repeated` and `span_overdue`
+    /// events (see [`crate::events`]); it is called after the tracer's lock
+    /// is released.
+    pub fn set_observer(&self, observer: Observer) {
+        self.observer.set(observer);
+    }
+
+    /// Hands events gathered under the lock to the observer (the lock is
+    /// released by then).
+    fn report(&self, events: Vec<Event>) {
+        if events.is_empty() {
+            return;
+        }
+        let observer = self.observer.get();
+        for e in events {
+            observer.emit(|| e);
+        }
     }
 
     /// The configuration.
@@ -452,7 +504,10 @@ impl Tracer {
         st.next_id += 1;
         st.started += 1;
         let id = st.next_id;
-        st.open.insert(id, OpenSpan { tool: key, info, input_hash, started_us: now_us, input_bytes, timeout_ms });
+        st.open.insert(
+            id,
+            OpenSpan { tool: key, info, input_hash, started_us: now_us, input_bytes, timeout_ms, reported: false },
+        );
         Ok(id)
     }
 
@@ -482,16 +537,33 @@ impl Tracer {
             }
         }
         let span = st.open.remove(&id).ok_or_else(|| Error::internal("span vanished under the lock"))?;
-        st.finish(id, span, outcome, end, now_us, &self.config);
+        let mut events = Vec::new();
+        if !span.reported && is_overdue(&span, now_us) {
+            events.push(Event::SpanOverdue(overdue_view(id, &span, now_us)));
+        }
+        events.extend(st.finish(id, span, outcome, end, now_us, &self.config).map(Event::SpanRepeated));
+        drop(st);
+        self.report(events);
         Ok(())
     }
 
     /// Open spans past their deadline at `now_us`, by id.
     pub fn overdue(&self, now_us: u64) -> Vec<OverdueSpan> {
-        let st = self.state.lock();
-        let mut out: Vec<OverdueSpan> =
-            st.open.iter().filter(|(_, s)| is_overdue(s, now_us)).map(|(&id, s)| overdue_view(id, s, now_us)).collect();
+        let mut st = self.state.lock();
+        let mut out = Vec::new();
+        let mut fresh = Vec::new();
+        for (&id, s) in st.open.iter_mut().filter(|(_, s)| is_overdue(s, now_us)) {
+            let view = overdue_view(id, s, now_us);
+            if !s.reported {
+                s.reported = true;
+                fresh.push(view.clone());
+            }
+            out.push(view);
+        }
+        drop(st);
         out.sort_by_key(|s| s.span_id);
+        fresh.sort_by_key(|s| s.span_id);
+        self.report(fresh.into_iter().map(Event::SpanOverdue).collect());
         out
     }
 
@@ -502,16 +574,24 @@ impl Tracer {
         let mut ids: Vec<u64> = st.open.iter().filter(|(_, s)| is_overdue(s, now_us)).map(|(&id, _)| id).collect();
         ids.sort_unstable();
         let mut out = Vec::with_capacity(ids.len());
+        let mut events = Vec::new();
         for id in ids {
             if let Some(span) = st.open.remove(&id) {
-                out.push(overdue_view(id, &span, now_us));
+                let view = overdue_view(id, &span, now_us);
+                if !span.reported {
+                    events.push(Event::SpanOverdue(view.clone()));
+                }
+                out.push(view);
                 let end = SpanEnd {
                     error: Some(format!("deadline of {} ms exceeded", span.timeout_ms)),
                     ..SpanEnd::default()
                 };
-                st.finish(id, span, Outcome::Timeout, end, now_us, &self.config);
+                events
+                    .extend(st.finish(id, span, Outcome::Timeout, end, now_us, &self.config).map(Event::SpanRepeated));
             }
         }
+        drop(st);
+        self.report(events);
         out
     }
 
@@ -570,7 +650,17 @@ fn overdue_view(id: u64, s: &OpenSpan, now_us: u64) -> OverdueSpan {
 }
 
 impl State {
-    fn finish(&mut self, id: u64, span: OpenSpan, outcome: Outcome, end: SpanEnd, now_us: u64, config: &TracerConfig) {
+    /// Records an ended span; a true repeat of the last record is folded into
+    /// it and returned for the `span_repeated` event.
+    fn finish(
+        &mut self,
+        id: u64,
+        span: OpenSpan,
+        outcome: Outcome,
+        end: SpanEnd,
+        now_us: u64,
+        config: &TracerConfig,
+    ) -> Option<SpanRepeat> {
         let output_bytes = end.output_bytes;
         let error = end.error.as_deref().map(cut);
         let duration = now_us.saturating_sub(span.started_us);
@@ -617,7 +707,12 @@ impl State {
                 last.count += 1;
                 last.last_ended_us = now_us;
                 self.collapsed += 1;
-                return;
+                return Some(SpanRepeat {
+                    span_id: id,
+                    first_span_id: last.span_id,
+                    tool: last.tool.clone(),
+                    count: last.count,
+                });
             }
         }
         if self.ring.len() >= config.ring_size {
@@ -625,6 +720,7 @@ impl State {
             self.evicted += 1;
         }
         self.ring.push_back(record);
+        None
     }
 }
 

@@ -163,6 +163,34 @@ impl Stats {
     }
 }
 
+/// Where each accounting rule comes from: documented by the provider,
+/// measured (a clean difference between recorded requests) or fitted (a
+/// constant chosen on the tuning set). docs/formats.md, "Accounting", has
+/// the figures.
+const RULES: &str = "\n## Rules and where they come from\n\n\
+- Message framing, names, reply priming, the guide's tool constants: documented (OpenAI's counting guide).\n\
+- OpenAI tools in the TypeScript-like `namespace functions` rendering: documented (openai/harmony's renderer); \
+`$ref`s expanded: measured; -1 / +1 with or without a system message and +10 for a forced `tool_choice`: fitted.\n\
+- Property `title`s as comments (harmony) at every level: documented; the one recorded pydantic model nested in an \
+array is 19 over with its nested titles and would be 5 under without them, so they stay (not resolved).\n\
+- A union `type` (`[\"string\", \"null\"]`) is billed as the property's compact JSON schema: fitted to the one \
+such schema recorded (4 requests, 21-22 under as `string | null`).\n\
+- A tool call costs `functions.{name}` for its result's author: documented (harmony); +3 per call: fitted.\n\
+- Several calls in one message are one `multi_tool_use.parallel` call wrapping `recipient_name` / `parameters`: \
+measured (two gpt-4o recordings within 2; the gpt-4o-mini and the third gpt-4o recording are not explained).\n\
+- A `name` on a `tool` message is not billed: measured (tool messages with one were 2-3 over each).\n\
+- gpt-5's hidden prompt (84) only with tools: measured (without tools the messages alone are billed); its size: fitted.\n\
+- `response_format`: the harmony section (documented), titles dropped and the join with the system message \
+(measured), +8: fitted.\n\
+- Images: OpenAI's and Anthropic's documented formulas.\n\
+- Anthropic tool-use system prompts: documented per model (Claude 4.5 and later: fitted); tool blocks +24, \
+thinking +28, web fetch and code execution prompts: fitted.\n\
+- Anthropic server tools (web search, web fetch, code execution): what the tool fetches while the request runs \
+is billed as input but is in no request body, so no count made before the request can include it; those \
+requests stay under and preflight reports only what the body holds (about 0.3 of billed in these recordings).\n\
+- Anthropic thinking of an earlier turn is not billed: documented (kept by Claude Opus 4.5 and later); applied to \
+assistant messages without `tool_use` (one with a call may be the current tool loop, whose thinking is billed).\n";
+
 const HEADER: &str = "| group | requests | rejected | exact | within 3 | under by >3 | median counted/billed | worst |\n|---|---:|---:|---:|---:|---:|---:|---:|\n";
 
 fn is_text_or_tools(shape: &str) -> bool {
@@ -246,6 +274,7 @@ fn report(outcomes: &[Outcome]) -> String {
          `requests` but in no share. Hold-out records (a third, chosen by a hash of the source path when\n\
          they were collected) were never looked at while tuning.\n",
     );
+    out.push_str(RULES);
     let tuning: Vec<&Outcome> = outcomes.iter().filter(|o| !o.rec.holdout).collect();
     let holdout: Vec<&Outcome> = outcomes.iter().filter(|o| o.rec.holdout).collect();
     section(&mut out, &format!("Tuning set ({} requests)", tuning.len()), &tuning);
@@ -326,6 +355,6 @@ fn floors() {
     assert_eq!(rejected, 0);
 }
 
-const FLOOR_EXACT_WITHIN3: f64 = 0.96;
-const CEILING_EXACT_UNDER3: usize = 8;
-const FLOOR_STRUCTURED_WITHIN3: f64 = 0.32;
+const FLOOR_EXACT_WITHIN3: f64 = 0.98;
+const CEILING_EXACT_UNDER3: usize = 3;
+const FLOOR_STRUCTURED_WITHIN3: f64 = 0.33;

@@ -57,6 +57,8 @@ pub unsafe extern "C" fn ctxkit_callstack_new(
 /// `DEPTH_EXCEEDED`, `INVALID_ARGUMENT`, `LIMIT_EXCEEDED`, `INVALID_UTF8`,
 /// `NULL_ARGUMENT`. Thread-safe.
 ///
+/// JSON: input `schemas/callstack.json`.
+///
 /// # Safety
 /// `json` is valid for `json_len` bytes (or NULL with length 0);
 /// `out_stack` is valid for a write; `err` is NULL or valid for a write.
@@ -111,6 +113,8 @@ pub unsafe extern "C" fn ctxkit_callstack_enter(
 /// outermost agent first. Thread-safe.
 ///
 /// Errors: `NULL_ARGUMENT`.
+///
+/// JSON: result `schemas/callstack.json`.
 ///
 /// # Safety
 /// `stack` is a live handle; `out_json` is valid for a write; `err` is NULL

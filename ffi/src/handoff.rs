@@ -22,6 +22,8 @@ use crate::strings::ctxkit_string;
 /// spellings, an unsupported `version`, a `created_at` that is not RFC 3339), `LIMIT_EXCEEDED` (over 1 MiB),
 /// `INVALID_UTF8`, `NULL_ARGUMENT`. Thread-safe.
 ///
+/// JSON: result `schemas/handoff.json`.
+///
 /// # Safety
 /// `handoff_json` is valid for its length; `out_json` is valid for a write;
 /// `err` is NULL or valid for a write.
@@ -50,6 +52,8 @@ pub unsafe extern "C" fn ctxkit_handoff_validate(
 /// then key outputs are shortened or omitted, all listed. Errors: as for `ctxkit_handoff_validate`,
 /// plus `DOES_NOT_FIT` (the task summary and metadata alone exceed the
 /// budget), `UNKNOWN_MODEL`, `UNKNOWN_ENCODING`. Thread-safe.
+///
+/// JSON: `options_json` `schemas/handoff-render-options.json`; result `schemas/handoff-render-result.json`.
 ///
 /// # Safety
 /// Text arguments are valid for their lengths (options may be NULL with
@@ -86,6 +90,8 @@ pub unsafe extern "C" fn ctxkit_handoff_render(
 /// `{"conversation", "changes", "removed_tools"}` with the conversation in
 /// the input's shape. Errors: `INVALID_JSON`, `LIMIT_EXCEEDED`,
 /// `INVALID_UTF8`, `NULL_ARGUMENT`. Thread-safe.
+///
+/// JSON: conversation `schemas/conversation.json`; `options_json` `schemas/handoff-filter-options.json`; result `schemas/handoff-filter-result.json`.
 ///
 /// # Safety
 /// Text arguments are valid for their lengths (options may be NULL with

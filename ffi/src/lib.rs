@@ -18,6 +18,7 @@ mod args;
 mod boundary;
 mod callstack;
 mod error;
+mod events;
 mod handoff;
 mod recovery;
 mod registry;
@@ -33,6 +34,7 @@ mod window;
 
 pub use callstack::*;
 pub use error::*;
+pub use events::*;
 pub use handoff::*;
 pub use recovery::*;
 pub use registry::*;

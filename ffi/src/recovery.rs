@@ -35,6 +35,8 @@ pub(crate) fn json_string<T: Serialize>(v: &T) -> Result<ctxkit_string, FfiError
 /// `INVALID_JSON` (headers), `LIMIT_EXCEEDED`, `INVALID_UTF8`,
 /// `NULL_ARGUMENT`. Thread-safe.
 ///
+/// JSON: `headers_json` `schemas/classify-headers.json`; result `schemas/classification.json`.
+///
 /// # Safety
 /// Text arguments are valid for their lengths (or NULL with length 0);
 /// `out_json` is valid for a write; `err` is NULL or valid for a write.
@@ -81,6 +83,8 @@ pub unsafe extern "C" fn ctxkit_recovery_classify(
 /// `cap_ms < base_ms`, zero attempts), `INVALID_UTF8`, `NULL_ARGUMENT`.
 /// Thread-safe.
 ///
+/// JSON: input `schemas/backoff-request.json`; result `schemas/backoff-decision.json`.
+///
 /// # Safety
 /// `request_json` is valid for its length; `out_json` is valid for a write;
 /// `err` is NULL or valid for a write.
@@ -102,7 +106,7 @@ pub unsafe extern "C" fn ctxkit_recovery_backoff(
 
 /// A set of circuit breakers, one per key. Thread-safe (one mutex).
 pub struct ctxkit_breaker {
-    inner: Breakers,
+    pub(crate) inner: Breakers,
 }
 
 /// Creates circuit breakers with `config_json` (`{"failure_threshold",
@@ -111,6 +115,8 @@ pub struct ctxkit_breaker {
 /// `*out_breaker` owns a handle to release with `ctxkit_breaker_free`.
 /// Errors: `INVALID_JSON`, `INVALID_ARGUMENT` (a zero threshold),
 /// `INVALID_UTF8`, `NULL_ARGUMENT`. Thread-safe.
+///
+/// JSON: `config_json` `schemas/breaker-config.json`.
 ///
 /// # Safety
 /// `config_json` is valid for its length (or NULL with length 0);
@@ -321,6 +327,8 @@ pub unsafe extern "C" fn ctxkit_breaker_record_failure(
 /// state"): `{"key", "state": "closed"|"open"|"half_open",
 /// "consecutive_failures", "opened_at_ms", "retry_in_ms", ...}`. Errors: as
 /// for `ctxkit_breaker_allow`. Thread-safe.
+///
+/// JSON: result `schemas/breaker-state.json`.
 ///
 /// # Safety
 /// `breaker` is live; `key` is valid for its length; `out_json` is valid for

@@ -82,6 +82,8 @@ pub unsafe extern "C" fn ctxkit_registry_free(registry: *mut ctxkit_registry) {
 /// `INVALID_ARGUMENT` (empty name, zero context window), `LIMIT_EXCEEDED`,
 /// `NULL_ARGUMENT`, `INVALID_UTF8`.
 ///
+/// JSON: `json` `schemas/model-profile.json`.
+///
 /// # Safety
 /// `registry` is a live handle; `json` is valid for `json_len` bytes (or NULL
 /// with length 0); `out_registered` is valid for a write; `err` is NULL or
@@ -121,6 +123,8 @@ pub unsafe extern "C" fn ctxkit_registry_register(
 ///
 /// Errors: `UNKNOWN_MODEL`, `INVALID_ARGUMENT` (a name over 256 bytes), `INVALID_UTF8`, `NULL_ARGUMENT`.
 ///
+/// JSON: result `schemas/model-info.json`.
+///
 /// # Safety
 /// `registry` is NULL or a live handle; text arguments are valid for their
 /// lengths (or NULL with length 0); `out_json` is valid for a write; `err` is
@@ -158,6 +162,8 @@ pub unsafe extern "C" fn ctxkit_registry_lookup(
 /// Thread-safe.
 ///
 /// Errors: `NULL_ARGUMENT`.
+///
+/// JSON: result `schemas/registry-list.json`.
 ///
 /// # Safety
 /// `registry` is NULL or a live handle; `out_json` is valid for a write;

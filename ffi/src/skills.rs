@@ -7,6 +7,7 @@ use std::ffi::c_char;
 
 use std::path::Path;
 
+use ctxkit_core::events::Observer;
 use ctxkit_core::json;
 use ctxkit_core::limits::MAX_JSON_BYTES;
 use ctxkit_core::skills::{IndexOptions, SkillSet};
@@ -20,7 +21,7 @@ use crate::strings::ctxkit_string;
 /// The skills of one folder: headers, diagnostics and a body cache.
 /// Thread-safe.
 pub struct ctxkit_skills {
-    inner: SkillSet,
+    pub(crate) inner: SkillSet,
 }
 
 fn json_string<T: serde::Serialize>(v: &T) -> Result<ctxkit_string, FfiError> {
@@ -41,6 +42,8 @@ fn json_string<T: serde::Serialize>(v: &T) -> Result<ctxkit_string, FfiError> {
 /// `UNKNOWN_MODEL`, `UNKNOWN_ENCODING`, `INVALID_UTF8`, `NULL_ARGUMENT`.
 /// Thread-safe.
 ///
+/// JSON: `options_json` `schemas/skills-open-options.json`.
+///
 /// # Safety
 /// Text arguments are valid for their lengths (or NULL with length 0);
 /// `out_skills` is valid for a write; `err` is NULL or valid for a write.
@@ -54,21 +57,37 @@ pub unsafe extern "C" fn ctxkit_skills_open(
     err: *mut *mut ctxkit_error,
 ) -> ctxkit_status {
     guard("ctxkit_skills_open", err, || {
-        let dst = out(out_skills, "out_skills")?;
         // SAFETY: per the contract above.
-        let (root, options) = unsafe {
-            (
-                args::text(root, root_len, "root", MAX_JSON_BYTES)?,
-                args::opt_text(options_json, options_json_len, "options_json", MAX_JSON_BYTES)?,
-            )
-        };
-        if root.is_empty() {
-            return Err(FfiError::invalid("root is empty"));
-        }
-        let set = SkillSet::open_json(Path::new(root), options)?;
-        dst.write(Box::into_raw(Box::new(ctxkit_skills { inner: set })));
-        Ok(())
+        unsafe { open(root, root_len, options_json, options_json_len, &Observer::none(), out_skills) }
     })
+}
+
+/// The body of `ctxkit_skills_open` and `ctxkit_skills_open_with_events`.
+///
+/// # Safety
+/// As `ctxkit_skills_open`.
+pub(crate) unsafe fn open(
+    root: *const c_char,
+    root_len: usize,
+    options_json: *const c_char,
+    options_json_len: usize,
+    observer: &Observer,
+    out_skills: *mut *mut ctxkit_skills,
+) -> Result<(), FfiError> {
+    let dst = out(out_skills, "out_skills")?;
+    // SAFETY: per the contract above.
+    let (root, options) = unsafe {
+        (
+            args::text(root, root_len, "root", MAX_JSON_BYTES)?,
+            args::opt_text(options_json, options_json_len, "options_json", MAX_JSON_BYTES)?,
+        )
+    };
+    if root.is_empty() {
+        return Err(FfiError::invalid("root is empty"));
+    }
+    let set = SkillSet::open_json_observed(Path::new(root), options, observer)?;
+    dst.write(Box::into_raw(Box::new(ctxkit_skills { inner: set })));
+    Ok(())
 }
 
 /// Releases a skill set. `ctxkit_skills_free(NULL)` does nothing. The
@@ -92,6 +111,8 @@ pub unsafe extern "C" fn ctxkit_skills_free(skills: *mut ctxkit_skills) {
 /// that were ignored. Thread-safe.
 ///
 /// Errors: `NULL_ARGUMENT`.
+///
+/// JSON: result `schemas/skills-list.json`.
 ///
 /// # Safety
 /// `skills` is live; `out_json` is valid for a write; `err` is NULL or valid
@@ -120,6 +141,8 @@ pub unsafe extern "C" fn ctxkit_skills_list(
 /// changed since discovery), `LIMIT_EXCEEDED`, `INVALID_UTF8`,
 /// `INVALID_JSON` (a skill whose front-matter could not be read).
 /// Thread-safe.
+///
+/// JSON: result `schemas/skill-body.json`.
 ///
 /// # Safety
 /// `skills` is live; `name` is valid for its length; `out_json` is valid
@@ -152,6 +175,8 @@ pub unsafe extern "C" fn ctxkit_skills_body(
 /// reason `invalid`. Errors: `DOES_NOT_FIT` (the preamble alone is over the
 /// budget), `INVALID_JSON`, `INVALID_ARGUMENT` (a score that is not
 /// finite). Thread-safe.
+///
+/// JSON: `options_json` `schemas/skills-index-options.json`; result `schemas/skills-index.json`.
 ///
 /// # Safety
 /// `skills` is live; `options_json` is valid for its length (or NULL with

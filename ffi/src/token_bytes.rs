@@ -181,6 +181,8 @@ pub unsafe extern "C" fn ctxkit_tokenizer_decode_with_offsets(
 /// `INVALID_JSON`, `LIMIT_EXCEEDED` (text over 64 MiB, a set over 4096 names
 /// or a name over 256 bytes), `INVALID_UTF8`, `NULL_ARGUMENT`.
 ///
+/// JSON: `policy_json` `schemas/special-policy.json`.
+///
 /// # Safety
 /// `tokenizer` is a live handle; `text` and `policy_json` are valid for
 /// their lengths (or NULL with length 0); `out_tokens` is valid for a write;
@@ -216,6 +218,8 @@ pub unsafe extern "C" fn ctxkit_tokenizer_encode_special(
 /// Release with `ctxkit_string_free`. Thread-safe.
 ///
 /// Errors: `NULL_ARGUMENT`.
+///
+/// JSON: result `schemas/special-tokens.json`.
 ///
 /// # Safety
 /// `tokenizer` is a live handle; `out_json` is valid for a write; `err` is

@@ -177,6 +177,8 @@ pub unsafe extern "C" fn ctxkit_tokenizer_free(tokenizer: *mut ctxkit_tokenizer)
 ///
 /// Errors: `NULL_ARGUMENT`.
 ///
+/// JSON: result `schemas/tokenizer-info.json`.
+///
 /// # Safety
 /// `tokenizer` is a live handle; `out_json` is valid for a write; `err` is
 /// NULL or valid for a write.
@@ -190,13 +192,7 @@ pub unsafe extern "C" fn ctxkit_tokenizer_info(
         let dst = out(out_json, "out_json")?;
         // SAFETY: per the contract above.
         let t = unsafe { args::handle(tokenizer, "tokenizer") }?;
-        let info = serde_json::json!({
-            "encoding": t.inner.encoding(),
-            "special_tokens": t.inner.special_tokens(),
-            "vocab_size": t.inner.vocab_size(),
-            "memory_bytes": t.inner.memory_bytes(),
-            "model": t.model,
-        });
+        let info = t.inner.info(t.model.as_ref());
         dst.write(ctxkit_string::from_string(ctxkit_core::json::to_string(&info)?));
         Ok(())
     })
@@ -409,6 +405,8 @@ pub unsafe extern "C" fn ctxkit_tokenizer_truncate(
 /// `auto`; a section given twice), `DOES_NOT_FIT` (a required section
 /// cannot fit), `INVALID_JSON`, `NULL_ARGUMENT`, `INVALID_UTF8`.
 /// Thread-safe.
+///
+/// JSON: request `schemas/assemble-request.json`; result `schemas/assemble-result.json`.
 ///
 /// # Safety
 /// `tokenizer` is a live handle; `request_json` is valid for its length;

@@ -25,6 +25,8 @@ use crate::strings::ctxkit_string;
 /// `UNKNOWN_MODEL`, `LIMIT_EXCEEDED`, `INVALID_UTF8`, `NULL_ARGUMENT`.
 /// Thread-safe.
 ///
+/// JSON: request `schemas/toolset-request.json`; result `schemas/toolset-report.json`.
+///
 /// # Safety
 /// `registry` is NULL or live; `request_json` is valid for its length;
 /// `out_json` is valid for a write; `err` is NULL or valid for a write.
@@ -54,6 +56,8 @@ pub unsafe extern "C" fn ctxkit_toolset_report(
 /// `ctxkit_toolset_report`. Thread-safe.
 ///
 /// Errors: `INVALID_JSON`, `INVALID_ARGUMENT`, `LIMIT_EXCEEDED`, `INVALID_UTF8`, `NULL_ARGUMENT`.
+///
+/// JSON: request `schemas/toolset-request.json`.
 ///
 /// # Safety
 /// Text arguments are valid for their lengths; `out_json` is valid for a

@@ -7,10 +7,7 @@ use std::ffi::c_char;
 
 use ctxkit_core::json;
 use ctxkit_core::limits::{MAX_JSON_BYTES, MAX_KEY_BYTES};
-use ctxkit_core::trace::{
-    interrupted_results, now_us, InterruptedResult, Outcome, OverdueSpan, SpanEnd, SpanInfo, Tracer,
-};
-use serde::Serialize;
+use ctxkit_core::trace::{now_us, Outcome, Overdue, OverdueSpan, SpanEnd, SpanInfo, Tracer};
 
 use crate::args::{self, out};
 use crate::boundary::guard;
@@ -34,7 +31,7 @@ pub enum ctxkit_span_outcome {
 
 /// Tool-call telemetry: spans, per-tool metrics, deadlines. Thread-safe.
 pub struct ctxkit_tracer {
-    inner: Tracer,
+    pub(crate) inner: Tracer,
 }
 
 /// Microseconds since the Unix epoch from the system clock: the time to pass
@@ -51,6 +48,8 @@ pub extern "C" fn ctxkit_clock_now_us() -> u64 {
 /// handle to release with `ctxkit_tracer_free`. Errors: `INVALID_JSON`,
 /// `INVALID_ARGUMENT` (zero ring or timeout), `LIMIT_EXCEEDED` (ring over
 /// 1,000,000), `INVALID_UTF8`, `NULL_ARGUMENT`. Thread-safe.
+///
+/// JSON: `config_json` `schemas/tracer-config.json`.
 ///
 /// # Safety
 /// `config_json` is valid for its length (or NULL with length 0);
@@ -98,6 +97,8 @@ pub unsafe extern "C" fn ctxkit_tracer_free(tracer: *mut ctxkit_tracer) {
 /// `INVALID_ARGUMENT` (empty tool or id, zero timeout), `LIMIT_EXCEEDED` (a
 /// name over 256 bytes, 100,000 open spans, a 1,025th tool), `INVALID_JSON`,
 /// `INVALID_UTF8`, `NULL_ARGUMENT`. Thread-safe.
+///
+/// JSON: `info_json` `schemas/span-info.json`.
 ///
 /// # Safety
 /// `tracer` is live; text arguments are valid for their lengths (or NULL
@@ -172,6 +173,8 @@ pub unsafe extern "C" fn ctxkit_tracer_end(
 /// (a metadata cap, a tool's 65th category; the span stays open),
 /// `INVALID_JSON`, `INVALID_UTF8`, `NULL_ARGUMENT`. Thread-safe.
 ///
+/// JSON: `end_json` `schemas/span-end.json`.
+///
 /// # Safety
 /// `tracer` is live; `end_json` is valid for its length (or NULL with length
 /// 0); `err` is NULL or valid for a write.
@@ -207,15 +210,8 @@ fn outcome_of(outcome: u32) -> Result<Outcome, FfiError> {
     })
 }
 
-#[derive(Serialize)]
-struct Overdue {
-    overdue: Vec<OverdueSpan>,
-    interrupted_results: Vec<InterruptedResult>,
-}
-
 fn overdue_json(spans: Vec<OverdueSpan>) -> Result<ctxkit_string, FfiError> {
-    let interrupted_results = interrupted_results(&spans);
-    json_string(&Overdue { overdue: spans, interrupted_results })
+    json_string(&Overdue::of(spans))
 }
 
 /// Open spans past their deadline at `now_us`, as JSON: `{"overdue":
@@ -225,6 +221,8 @@ fn overdue_json(spans: Vec<OverdueSpan>) -> Result<ctxkit_string, FfiError> {
 /// "Overdue spans"). The spans stay open. Thread-safe.
 ///
 /// Errors: `NULL_ARGUMENT`.
+///
+/// JSON: result `schemas/tracer-overdue.json`.
 ///
 /// # Safety
 /// `tracer` is live; `out_json` is valid for a write; `err` is NULL or valid
@@ -249,6 +247,8 @@ pub unsafe extern "C" fn ctxkit_tracer_overdue(
 /// `timeout`, so it is counted and leaves the open set. Thread-safe.
 ///
 /// Errors: `NULL_ARGUMENT`.
+///
+/// JSON: result `schemas/tracer-overdue.json`.
 ///
 /// # Safety
 /// `tracer` is live; `out_json` is valid for a write; `err` is NULL or valid
@@ -275,6 +275,8 @@ pub unsafe extern "C" fn ctxkit_tracer_expire(
 /// span records with repeat counts. Thread-safe.
 ///
 /// Errors: `NULL_ARGUMENT`.
+///
+/// JSON: result `schemas/trace-export.json`.
 ///
 /// # Safety
 /// `tracer` is live; `out_json` is valid for a write; `err` is NULL or valid

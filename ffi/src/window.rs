@@ -9,7 +9,6 @@ use ctxkit_core::chat::Conversation;
 use ctxkit_core::json;
 use ctxkit_core::limits::MAX_JSON_BYTES;
 use ctxkit_core::window::{fit_json_in, Budget, Policy, Window};
-use parking_lot::Mutex;
 use serde::Serialize;
 
 use crate::args::{self, out};
@@ -22,7 +21,7 @@ use crate::strings::ctxkit_string;
 /// A conversation bound to a model and a token budget, with cached
 /// per-message counts. Thread-safe (calls on one handle are serialized).
 pub struct ctxkit_window {
-    inner: Mutex<Window>,
+    pub(crate) inner: crate::events::ObservedWindow,
 }
 
 fn json_string<T: Serialize>(v: &T) -> Result<ctxkit_string, crate::error::FfiError> {
@@ -37,6 +36,8 @@ fn json_string<T: Serialize>(v: &T) -> Result<ctxkit_string, crate::error::FfiEr
 /// `ctxkit_window_free`. Errors: `UNKNOWN_MODEL`, `INVALID_JSON`,
 /// `INVALID_ARGUMENT` (ratios, a reserve that leaves no room, a model with
 /// no known window and no `context_window`). Thread-safe.
+///
+/// JSON: `budget_json` `schemas/window-budget.json`.
 ///
 /// # Safety
 /// Text arguments are valid for their lengths (or NULL with length 0);
@@ -64,7 +65,7 @@ pub unsafe extern "C" fn ctxkit_window_new(
         };
         let budget: Budget = budget.map(|b| json::parse("budget_json", b)).transpose()?.unwrap_or_default();
         let w = Window::for_model(registry, model, budget)?;
-        dst.write(Box::into_raw(Box::new(ctxkit_window { inner: Mutex::new(w) })));
+        dst.write(Box::into_raw(Box::new(ctxkit_window { inner: crate::events::ObservedWindow::new(w) })));
         Ok(())
     })
 }
@@ -88,6 +89,8 @@ pub unsafe extern "C" fn ctxkit_window_free(window: *mut ctxkit_window) {
 /// Anthropic shape, detected), counting every message once. Errors:
 /// `INVALID_JSON` (with the location), `LIMIT_EXCEEDED`, `INVALID_UTF8`,
 /// `NULL_ARGUMENT`. On failure the window is unchanged. Thread-safe.
+///
+/// JSON: input `schemas/conversation.json`.
 ///
 /// # Safety
 /// `window` is live; `conversation_json` is valid for its length; `err` is
@@ -117,6 +120,8 @@ pub unsafe extern "C" fn ctxkit_window_load(
 /// `*out_tokens` receives its token count. Thread-safe.
 ///
 /// Errors: `INVALID_JSON`, `LIMIT_EXCEEDED` (message count or size), `INVALID_UTF8`, `NULL_ARGUMENT`.
+///
+/// JSON: input one element of `schemas/conversation.json`'s messages.
 ///
 /// # Safety
 /// `window` is live; `message_json` is valid for its length; `out_tokens` is
@@ -149,6 +154,8 @@ pub unsafe extern "C" fn ctxkit_window_push(
 /// `(NULL, 0)` for none. Thread-safe.
 ///
 /// Errors: `INVALID_JSON` (the new input), `LIMIT_EXCEEDED`, `INVALID_UTF8`, `NULL_ARGUMENT`.
+///
+/// JSON: result `schemas/preflight-report.json`.
 ///
 /// # Safety
 /// `window` is live; `new_input_json` is valid for its length (or NULL with
@@ -211,6 +218,8 @@ pub unsafe extern "C" fn ctxkit_window_calibrate(
 ///
 /// Errors: `NULL_ARGUMENT`.
 ///
+/// JSON: result `schemas/validation-issues.json`.
+///
 /// # Safety
 /// `window` is live; `out_json` is valid for a write; `err` is NULL or valid for a write.
 #[no_mangle]
@@ -233,6 +242,8 @@ pub unsafe extern "C" fn ctxkit_window_validate(
 /// inserted results; `(NULL, 0)` selects the default. Thread-safe.
 ///
 /// Errors: `LIMIT_EXCEEDED` (synthetic text over 64 KiB, or more than 16 MiB of synthetic results), `INVALID_UTF8`, `NULL_ARGUMENT`.
+///
+/// JSON: result `schemas/repair-changes.json`.
 ///
 /// # Safety
 /// `window` is live; `synthetic_result` is valid for its length (or NULL
@@ -265,6 +276,8 @@ pub unsafe extern "C" fn ctxkit_window_repair(
 ///
 /// Errors: `NULL_ARGUMENT`.
 ///
+/// JSON: result `schemas/conversation.json`.
+///
 /// # Safety
 /// `window` is live; `out_json` is valid for a write; `err` is NULL or valid for a write.
 #[no_mangle]
@@ -291,6 +304,8 @@ pub unsafe extern "C" fn ctxkit_window_conversation(
 /// your model, then call `ctxkit_window_apply_summary` with `id`. Errors:
 /// `DOES_NOT_FIT` (what must be kept is too big), `INVALID_JSON`,
 /// `INVALID_ARGUMENT`. Thread-safe.
+///
+/// JSON: `policy_json` `schemas/compaction-policy.json`; result `schemas/compact-result.json`.
 ///
 /// # Safety
 /// `window` is live; `policy_json` is valid for its length (or NULL with
@@ -327,6 +342,8 @@ pub unsafe extern "C" fn ctxkit_window_compact(
 /// is `INVALID_ARGUMENT` too. Thread-safe.
 ///
 /// Errors: `INVALID_ARGUMENT` (no pending summary, or another id), `LIMIT_EXCEEDED`, `INVALID_UTF8`, `NULL_ARGUMENT`.
+///
+/// JSON: result `schemas/compact-report.json`.
 ///
 /// # Safety
 /// `window` is live; text arguments are valid for their lengths; `out_json`
@@ -368,6 +385,8 @@ pub unsafe extern "C" fn ctxkit_window_apply_summary(
 /// message gives the figures), `INVALID_JSON`, `UNKNOWN_MODEL`,
 /// `INVALID_ARGUMENT`, `LIMIT_EXCEEDED`, `INVALID_UTF8`, `NULL_ARGUMENT`.
 /// Thread-safe.
+///
+/// JSON: conversation `schemas/conversation.json`; `options_json` `schemas/fit-options.json`; report `schemas/fit-report.json`.
 ///
 /// # Safety
 /// `registry` is NULL or live; text arguments are valid for their lengths;

@@ -233,6 +233,28 @@ fn calls() -> Vec<(&'static str, Call)> {
         ("ctxkit_tracer_expire", Call::Status(|err| unsafe { ctxkit_tracer_expire(z(), z(), z(), err) })),
         ("ctxkit_tracer_export", Call::Status(|err| unsafe { ctxkit_tracer_export(z(), z(), z(), err) })),
         (
+            "ctxkit_window_set_event_callback",
+            Call::Status(|err| unsafe { ctxkit_window_set_event_callback(z(), None, z(), err) }),
+        ),
+        (
+            "ctxkit_breaker_set_event_callback",
+            Call::Status(|err| unsafe { ctxkit_breaker_set_event_callback(z(), None, z(), err) }),
+        ),
+        (
+            "ctxkit_tracer_set_event_callback",
+            Call::Status(|err| unsafe { ctxkit_tracer_set_event_callback(z(), None, z(), err) }),
+        ),
+        (
+            "ctxkit_skills_open_with_events",
+            Call::Status(|err| unsafe { ctxkit_skills_open_with_events(z(), z(), z(), z(), None, z(), z(), err) }),
+        ),
+        (
+            "ctxkit_event_kind_name",
+            Call::NoStatus(|| {
+                let _ = ctxkit_event_kind_name(z());
+            }),
+        ),
+        (
             "ctxkit_version",
             Call::NoBoundary(|| {
                 let _ = ctxkit_version();

@@ -419,6 +419,18 @@ pub fn check(data: &[u8]) {
                     call!(ctxkit_skills_render_index, Some(true), sk, p, n, &mut s);
                     ctxkit_skills_free(sk);
                 }
+                // With an event callback (it only counts).
+                unsafe extern "C" fn count(user: *mut std::ffi::c_void, _: u32, _: *const std::ffi::c_char, _: usize) {
+                    // SAFETY: `user` is the `seen` counter below, live for the call.
+                    unsafe { *user.cast::<usize>() += 1 };
+                }
+                let mut seen = 0usize;
+                let user = (&mut seen as *mut usize).cast();
+                if call!(ctxkit_skills_open_with_events, none, txt(root), root.len(), p, n, Some(count), user, &mut sk)
+                {
+                    ctxkit_skills_free(sk);
+                }
+                let _ = ctxkit_event_kind_name(u32::from(bytes.first().copied().unwrap_or(0)));
                 let _ = ctxkit_status_name(u32::from(bytes.first().copied().unwrap_or(0)));
             }
         }

@@ -3530,6 +3530,222 @@ static void test_limits(void)
     ctxkit_window_free(w);
 }
 
+/* Events: one callback per handle; each kind arrives with its number and a
+ * NUL-terminated JSON payload, on this thread, before the call returns. The
+ * window callback calls back into its own window (no lock is held), which
+ * must neither deadlock nor fail. */
+typedef struct {
+    int count;
+    uint32_t kinds[64];
+    char payloads[64][512];
+    ctxkit_window *reenter;
+    int nested_ok;
+    int bad_payload;
+} event_log;
+
+static void on_event(void *user, uint32_t kind, const char *payload, size_t len)
+{
+    event_log *log = (event_log *)user;
+    if (payload == NULL || payload[len] != '\0' || len == 0 || payload[0] != '{')
+        log->bad_payload++;
+    if (log->count < 64) {
+        size_t n = len < 511 ? len : 511;
+        memcpy(log->payloads[log->count], payload, n);
+        log->payloads[log->count][n] = '\0';
+        log->kinds[log->count] = kind;
+    }
+    log->count++;
+    if (log->reenter != NULL) {
+        ctxkit_string pre = {NULL, 0};
+        if (ctxkit_window_preflight(log->reenter, NULL, 0, &pre, NULL) == CTXKIT_STATUS_OK)
+            log->nested_ok++;
+        ctxkit_string_free(&pre);
+    }
+}
+
+/* The index of the first event of `kind` at or after `from`, or -1. */
+static int find_event(const event_log *log, int from, uint32_t kind)
+{
+    for (int i = from; i < log->count && i < 64; i++)
+        if (log->kinds[i] == kind)
+            return i;
+    return -1;
+}
+
+static void push_words(ctxkit_window *w, size_t words)
+{
+    static char buf[8192];
+    size_t at = (size_t)snprintf(buf, sizeof buf, "{\"role\":\"user\",\"content\":\"");
+    for (size_t i = 0; i < words && at + 8 < sizeof buf; i++)
+        at += (size_t)snprintf(buf + at, sizeof buf - at, "word ");
+    at += (size_t)snprintf(buf + at, sizeof buf - at, "\"}");
+    size_t tokens = 0;
+    CHECK_STATUS(ctxkit_window_push(w, buf, at, &tokens, NULL), CTXKIT_STATUS_OK);
+}
+
+static void test_events(void)
+{
+    CHECK(strcmp(ctxkit_event_kind_name(CTXKIT_EVENT_COMPACTED), "compacted") == 0);
+    CHECK(strcmp(ctxkit_event_kind_name(CTXKIT_EVENT_SKILL_SKIPPED), "skill_skipped") == 0);
+    CHECK(strcmp(ctxkit_event_kind_name(0), "unrecognized") == 0);
+    CHECK(strcmp(ctxkit_event_kind_name(4096), "unrecognized") == 0);
+
+    /* budget_crossed, with a callback that calls back into the window. */
+    {
+        static event_log log;
+        memset(&log, 0, sizeof log);
+        ctxkit_window *w = NULL;
+        ctxkit_error *err = NULL;
+        CHECK_STATUS(ctxkit_window_new(NULL, LIT("gpt-4o"), LIT("{\"context_window\":1000,\"reserved_output\":100}"), &w, NULL),
+                     CTXKIT_STATUS_OK);
+        log.reenter = w;
+        CHECK_STATUS(ctxkit_window_set_event_callback(w, on_event, &log, &err), CTXKIT_STATUS_OK);
+        CHECK_NO_ERR(err);
+        push_words(w, 100);
+        CHECK_SIZE(log.count, 0);
+        push_words(w, 650);
+        CHECK_SIZE(log.count, 1);
+        CHECK_SIZE(log.kinds[0], CTXKIT_EVENT_BUDGET_CROSSED);
+        CHECK(strstr(log.payloads[0], "\"kind\":\"budget_crossed\",\"operation\":\"push\",\"from\":\"fits\",\"to\":\"should_compact\"") != NULL);
+        CHECK_SIZE(log.nested_ok, 1);
+        push_words(w, 300);
+        CHECK_SIZE(log.count, 2);
+        CHECK(strstr(log.payloads[1], "\"to\":\"overflow\"") != NULL);
+        /* Cleared: nothing more. */
+        CHECK_STATUS(ctxkit_window_set_event_callback(w, NULL, NULL, NULL), CTXKIT_STATUS_OK);
+        CHECK_STATUS(ctxkit_window_load(w, LIT("[]"), NULL), CTXKIT_STATUS_OK);
+        push_words(w, 900);
+        CHECK_SIZE(log.count, 2);
+        CHECK_SIZE(log.bad_payload, 0);
+        CHECK_STATUS(ctxkit_window_set_event_callback(NULL, on_event, &log, &err), CTXKIT_STATUS_NULL_ARGUMENT);
+        CHECK_ERR(&err, CTXKIT_STATUS_NULL_ARGUMENT, "ctxkit_window_set_event_callback", "window");
+        ctxkit_window_free(w);
+    }
+
+    /* repaired and compacted. */
+    {
+        static event_log log;
+        memset(&log, 0, sizeof log);
+        ctxkit_window *w = NULL;
+        CHECK_STATUS(ctxkit_window_new(NULL, LIT("gpt-4o"), LIT("{\"context_window\":120,\"reserved_output\":10}"), &w, NULL),
+                     CTXKIT_STATUS_OK);
+        CHECK_STATUS(ctxkit_window_set_event_callback(w, on_event, &log, NULL), CTXKIT_STATUS_OK);
+        CHECK_STATUS(ctxkit_window_load(w, LIT(kConv), NULL), CTXKIT_STATUS_OK);
+        int mark = log.count;
+        ctxkit_string out = SENT_STRING;
+        CHECK_STATUS(ctxkit_window_repair(w, LIT("interrupted"), &out, NULL), CTXKIT_STATUS_OK);
+        ctxkit_string_free(&out);
+        int i = find_event(&log, mark, CTXKIT_EVENT_REPAIRED);
+        if (CHECK(i >= 0))
+            CHECK(strstr(log.payloads[i], "{\"kind\":\"repaired\",\"results_added\":1,") != NULL);
+        mark = log.count;
+        CHECK_STATUS(ctxkit_window_compact(w, NULL, 0, &out, NULL), CTXKIT_STATUS_OK);
+        ctxkit_string_free(&out);
+        CHECK_SIZE(log.count - mark, 1);
+        i = find_event(&log, mark, CTXKIT_EVENT_COMPACTED);
+        if (CHECK(i >= 0)) {
+            CHECK(strstr(log.payloads[i], "{\"kind\":\"compacted\",\"strategy\":\"recency\",") != NULL);
+            CHECK(strstr(log.payloads[i], "\"messages_dropped\":0,") == NULL);
+        }
+        CHECK_SIZE(log.bad_payload, 0);
+        ctxkit_window_free(w);
+        /* Freed: the callback is never called again (the log is static and
+           would show it; there is nothing left to raise one). */
+        CHECK_SIZE(log.count, mark + 1);
+    }
+
+    /* breaker_state_changed. */
+    {
+        static event_log log;
+        memset(&log, 0, sizeof log);
+        ctxkit_breaker *b = NULL;
+        ctxkit_error *err = NULL;
+        CHECK_STATUS(ctxkit_breaker_new(LIT("{\"failure_threshold\":1,\"cool_down_ms\":10}"), &b, NULL), CTXKIT_STATUS_OK);
+        CHECK_STATUS(ctxkit_breaker_set_event_callback(b, on_event, &log, NULL), CTXKIT_STATUS_OK);
+        CHECK_STATUS(ctxkit_breaker_record_failure(b, LIT("api"), 5, NULL), CTXKIT_STATUS_OK);
+        bool allowed = false;
+        CHECK_STATUS(ctxkit_breaker_allow(b, LIT("api"), 20, &allowed, NULL), CTXKIT_STATUS_OK);
+        CHECK_SIZE(log.count, 2);
+        CHECK(strcmp(log.payloads[0], "{\"kind\":\"breaker_state_changed\",\"key\":\"api\",\"from\":\"closed\",\"to\":\"open\",\"at_ms\":5}") == 0);
+        CHECK(strstr(log.payloads[1], "\"from\":\"open\",\"to\":\"half_open\"") != NULL);
+        CHECK_SIZE(log.kinds[1], CTXKIT_EVENT_BREAKER_STATE_CHANGED);
+        CHECK_STATUS(ctxkit_breaker_set_event_callback(NULL, NULL, NULL, &err), CTXKIT_STATUS_NULL_ARGUMENT);
+        CHECK_ERR(&err, CTXKIT_STATUS_NULL_ARGUMENT, "ctxkit_breaker_set_event_callback", "breaker");
+        ctxkit_breaker_free(b);
+    }
+
+    /* span_repeated and span_overdue. */
+    {
+        static event_log log;
+        memset(&log, 0, sizeof log);
+        ctxkit_tracer *t = NULL;
+        ctxkit_error *err = NULL;
+        CHECK_STATUS(ctxkit_tracer_new(NULL, 0, &t, NULL), CTXKIT_STATUS_OK);
+        CHECK_STATUS(ctxkit_tracer_set_event_callback(t, on_event, &log, NULL), CTXKIT_STATUS_OK);
+        for (uint64_t at = 0; at < 20; at += 10) {
+            uint64_t id = 0;
+            CHECK_STATUS(ctxkit_tracer_start(t, LIT("grep"), LIT("{\"input\":\"same\"}"), 0, at, &id, NULL), CTXKIT_STATUS_OK);
+            CHECK_STATUS(ctxkit_tracer_end(t, id, 0, 0, NULL, 0, at + 1, NULL), CTXKIT_STATUS_OK);
+        }
+        CHECK_SIZE(log.count, 1);
+        CHECK(strcmp(log.payloads[0], "{\"kind\":\"span_repeated\",\"span_id\":2,\"first_span_id\":1,\"tool\":\"grep\",\"count\":2}") == 0);
+        uint64_t slow = 0;
+        CHECK_STATUS(ctxkit_tracer_start(t, LIT("slow"), LIT("{\"timeout_ms\":1}"), 0, 100, &slow, NULL), CTXKIT_STATUS_OK);
+        ctxkit_string out = SENT_STRING;
+        CHECK_STATUS(ctxkit_tracer_overdue(t, 5100, &out, NULL), CTXKIT_STATUS_OK);
+        ctxkit_string_free(&out);
+        CHECK_STATUS(ctxkit_tracer_overdue(t, 6100, &out, NULL), CTXKIT_STATUS_OK);
+        ctxkit_string_free(&out);
+        CHECK_SIZE(log.count, 2);
+        CHECK_SIZE(log.kinds[1], CTXKIT_EVENT_SPAN_OVERDUE);
+        CHECK(strstr(log.payloads[1], "{\"kind\":\"span_overdue\",\"span_id\":3,\"tool\":\"slow\",") != NULL);
+        CHECK(strstr(log.payloads[1], "\"elapsed_us\":5000,\"timeout_ms\":1}") != NULL);
+        CHECK_STATUS(ctxkit_tracer_set_event_callback(NULL, on_event, &log, &err), CTXKIT_STATUS_NULL_ARGUMENT);
+        CHECK_ERR(&err, CTXKIT_STATUS_NULL_ARGUMENT, "ctxkit_tracer_set_event_callback", "tracer");
+        ctxkit_tracer_free(t);
+    }
+
+    /* skill_skipped: examples/data holds folders and files that are not skills. */
+    {
+        static event_log log;
+        memset(&log, 0, sizeof log);
+        ctxkit_skills *sk = NULL;
+        ctxkit_error *err = NULL;
+        CHECK_STATUS(ctxkit_skills_open_with_events(LIT("../../examples/data"), NULL, 0, on_event, &log, &sk, &err),
+                     CTXKIT_STATUS_OK);
+        CHECK_NO_ERR(err);
+        CHECK(log.count >= 3);
+        int i = find_event(&log, 0, CTXKIT_EVENT_SKILL_SKIPPED);
+        CHECK(i == 0);
+        int found = 0;
+        for (int k = 0; k < log.count && k < 64; k++)
+            if (strcmp(log.payloads[k], "{\"kind\":\"skill_skipped\",\"path\":\"errors\",\"reason\":\"a folder without SKILL.md\"}") == 0)
+                found++;
+        CHECK_SIZE(found, 1);
+        ctxkit_string list = SENT_STRING;
+        CHECK_STATUS(ctxkit_skills_list(sk, &list, NULL), CTXKIT_STATUS_OK);
+        CHECK_STR_CONTAINS(list, "{\"path\":\"errors\",\"reason\":\"a folder without SKILL.md\"}");
+        ctxkit_string_free(&list);
+        ctxkit_skills_free(sk);
+        /* NULL callback: the plain open. Failures deliver nothing. */
+        sk = NULL;
+        CHECK_STATUS(ctxkit_skills_open_with_events(LIT(SKILLS_DIR), NULL, 0, NULL, NULL, &sk, NULL), CTXKIT_STATUS_OK);
+        ctxkit_skills_free(sk);
+        int before = log.count;
+        sk = (ctxkit_skills *)SENT_PTR;
+        CHECK_STATUS(ctxkit_skills_open_with_events(LIT("../../no/such/dir"), NULL, 0, on_event, &log, &sk, &err),
+                     CTXKIT_STATUS_IO);
+        CHECK_ERR(&err, CTXKIT_STATUS_IO, "ctxkit_skills_open_with_events", "skills root");
+        CHECK(sk == (ctxkit_skills *)SENT_PTR);
+        CHECK_STATUS(ctxkit_skills_open_with_events(NULL, 1, NULL, 0, on_event, &log, &sk, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
+        CHECK_STATUS(ctxkit_skills_open_with_events(LIT("x\xff"), NULL, 0, on_event, &log, &sk, NULL), CTXKIT_STATUS_INVALID_UTF8);
+        CHECK_STATUS(ctxkit_skills_open_with_events(LIT(SKILLS_DIR), NULL, 0, on_event, &log, NULL, NULL),
+                     CTXKIT_STATUS_NULL_ARGUMENT);
+        CHECK_SIZE(log.count, before);
+        CHECK_SIZE(log.bad_payload, 0);
+    }
+}
+
 int main(void)
 {
     test_version();
@@ -3553,6 +3769,7 @@ int main(void)
     test_tracer();
     test_toolset();
     test_limits();
+    test_events();
 
     printf("c-abi: %d passed, %d failed\n", g_passed, g_failed);
     fflush(stdout);

@@ -3,10 +3,13 @@
 //! `cargo run -p xtask -- header` regenerates include/ctxkit.h from ffi/;
 //! `cargo run -p xtask -- header --check` fails if the committed header
 //! differs from a fresh generation (the test command's drift check).
+//! `cargo run -p xtask -- schemas [--check]` regenerates (or drift-checks)
+//! the JSON Schemas under schemas/ from the core's types (`schemas.rs`).
 //! `xtask growth ...` is the instruction-count driver of scripts/growth.sh
 //! (see `growth/mod.rs`).
 
 mod growth;
+mod schemas;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -16,16 +19,22 @@ fn main() -> ExitCode {
     match args.iter().map(String::as_str).collect::<Vec<_>>().as_slice() {
         ["header"] => header(false),
         ["header", "--check"] => header(true),
+        ["schemas"] => schemas::main(&root(), false),
+        ["schemas", "--check"] => schemas::main(&root(), true),
         ["growth", rest @ ..] => growth::main(rest),
         _ => {
-            eprintln!("usage: cargo run -p xtask -- header [--check] | growth list | growth run [WORKLOAD...]");
+            eprintln!("usage: cargo run -p xtask -- header [--check] | schemas [--check] | growth list | growth run [WORKLOAD...]");
             ExitCode::from(2)
         }
     }
 }
 
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
 fn header(check: bool) -> ExitCode {
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
+    let root = root();
     let ffi = root.join("ffi");
     let path = root.join("include/ctxkit.h");
     let config = match cbindgen::Config::from_file(ffi.join("cbindgen.toml")) {

@@ -65,10 +65,12 @@ module Ctxkit
   , Tracer, SpanOutcome (..), newTracer, tracerStart, tracerEnd, tracerEndWith
   , tracerOverdue, tracerExpire, tracerExport
     -- * Raw access
+    -- * Events
+  , Event (..), onWindowEvents, onBreakerEvents, onTracerEvents, openSkillsWithEvents
   , withTokenizerPtr
   ) where
 
-import Control.Exception (Exception, mask_, throwIO, try)
+import Control.Exception (Exception, SomeException, bracket, catch, mask_, throwIO, try)
 import Data.Aeson (Value)
 import qualified Data.Aeson as A
 import qualified Data.ByteString as B
@@ -80,10 +82,10 @@ import qualified Data.Text.Encoding as TE
 import Data.Word (Word32, Word64)
 import Foreign.C.String (CString, peekCString)
 import Foreign.C.Types (CBool (..), CDouble (..), CSize (..))
-import Foreign.ForeignPtr (ForeignPtr, FinalizerPtr, newForeignPtr, withForeignPtr)
+import Foreign.ForeignPtr (FinalizerEnvPtr, ForeignPtr, FinalizerPtr, addForeignPtrFinalizerEnv, newForeignPtr, withForeignPtr)
 import Foreign.Marshal.Alloc (alloca)
 import Foreign.Marshal.Array (peekArray, withArrayLen)
-import Foreign.Ptr (Ptr, castPtr, nullPtr)
+import Foreign.Ptr (FunPtr, Ptr, castFunPtrToPtr, castPtr, freeHaskellFunPtr, nullFunPtr, nullPtr)
 import Foreign.Storable (peek, poke)
 import System.IO.Unsafe (unsafePerformIO)
 
@@ -728,3 +730,68 @@ tracerOverdue, tracerExpire, tracerExport :: Tracer -> Word64 -> IO Value
 tracerOverdue t now = withTracer t $ \tp -> withOutJson (cTracerOverdue tp now)
 tracerExpire t now = withTracer t $ \tp -> withOutJson (cTracerExpire tp now)
 tracerExport t now = withTracer t $ \tp -> withOutJson (cTracerExport tp now)
+
+-- ---------------------------------------------------------------------------
+-- Events
+
+-- | An event a handle raised (docs/formats.md, "Events"): the kind's name
+-- (@compacted@, @repaired@, @budget_crossed@, @breaker_state_changed@,
+-- @span_repeated@, @span_overdue@, @skill_skipped@) and the JSON payload
+-- (which repeats the name as its @kind@ field).
+data Event = Event {eventKind :: !Text, eventPayload :: !Value} deriving (Eq, Show)
+
+-- | Wraps a handler as a C callback. The payload is copied and decoded
+-- before the handler runs (it is only valid during the call). Any exception
+-- the handler throws (synchronous or asynchronous) is caught and dropped
+-- here, so none ever unwinds into Rust; a handler that must report failure
+-- should do it itself (an 'IORef', a 'Control.Concurrent.MVar').
+eventCallback :: (Event -> IO ()) -> IO (FunPtr EventCallback)
+eventCallback handler = mkEventCallback $ \_ kind p n ->
+  (do
+      bs <- B.packCStringLen (p, fromIntegral n)
+      name <- cEventKindName kind >>= peekCString
+      case A.decodeStrict' bs of
+        Just v -> handler (Event (T.pack name) v)
+        Nothing -> pure ())
+    `catch` \(_ :: SomeException) -> pure ()
+
+foreign import ccall "&ctxkit_hs_free_event_callback"
+  pFreeEventCallback :: FinalizerEnvPtr () a
+
+-- | Sets a handler on a handle through its setter. The 'FunPtr' is released
+-- by a finalizer of the handle (GHC runs it when the handle is collected,
+-- before the handle's @_free@; no call can be under way then), so a handle
+-- never calls a freed pointer. A replaced handler is released with the
+-- handle too, not at once: a call on another thread may still be using it.
+setEvents ::
+  ForeignPtr h ->
+  (Ptr h -> FunPtr EventCallback -> Ptr () -> Ptr (Ptr R.CtxkitError) -> IO Word32) ->
+  Maybe (Event -> IO ()) ->
+  IO ()
+setEvents fp setter Nothing = withForeignPtr fp $ \hp -> check (setter hp nullFunPtr nullPtr)
+setEvents fp setter (Just handler) = mask_ $ do
+  f <- eventCallback handler
+  addForeignPtrFinalizerEnv pFreeEventCallback (castFunPtrToPtr f) fp
+  withForeignPtr fp $ \hp -> check (setter hp f nullPtr)
+
+-- | Sets (or, with 'Nothing', clears) the window's event handler:
+-- @compacted@, @repaired@, @budget_crossed@. It runs on the calling thread,
+-- during the call that raised the event, and may call back into the window.
+onWindowEvents :: Window -> Maybe (Event -> IO ()) -> IO ()
+onWindowEvents (Window fp) = setEvents fp cWindowSetEventCallback
+
+-- | Sets (or clears) the breaker's event handler: @breaker_state_changed@.
+onBreakerEvents :: Breaker -> Maybe (Event -> IO ()) -> IO ()
+onBreakerEvents (Breaker fp) = setEvents fp cBreakerSetEventCallback
+
+-- | Sets (or clears) the tracer's event handler: @span_repeated@, @span_overdue@.
+onTracerEvents :: Tracer -> Maybe (Event -> IO ()) -> IO ()
+onTracerEvents (Tracer fp) = setEvents fp cTracerSetEventCallback
+
+-- | 'openSkills', calling the handler once per skipped entry
+-- (@skill_skipped@) before it returns. The callback lives for this call only.
+openSkillsWithEvents :: Text -> Maybe Value -> (Event -> IO ()) -> IO Skills
+openSkillsWithEvents root opts handler =
+  bracket (eventCallback handler) freeHaskellFunPtr $ \f ->
+    withText root $ \rp rn -> withMaybeJson opts $ \op on ->
+      Skills <$> newHandle pSkillsFree (cSkillsOpenWithEvents rp rn op on f nullPtr)

@@ -725,6 +725,70 @@ spec = do
       a <- assemble cl100k (object ["template" .= ("general" :: Text), "budget" .= (100 :: Int), "sections" .= [object ["name" .= ("sys" :: Text), "text" .= ("You are terse." :: Text)]]])
       a `shouldSatisfy` (/= Null)
 
+  describe "events (issue 14, issue 23 logging handlers)" $ do
+    let record = do
+          ref <- newIORef []
+          pure (ref, \e -> modifyIORef' ref (e :))
+        seen ref = reverse <$> readIORef ref
+    it "delivers budget_crossed and repaired; a handler may call back into the window" $ do
+      w <- newWindow Nothing "gpt-4o" (Just (object ["context_window" .= (1000 :: Int), "reserved_output" .= (100 :: Int)]))
+      (ref, h) <- record
+      nested <- newIORef (0 :: Int)
+      onWindowEvents w (Just (\e -> h e >> windowPreflight w Nothing >> modifyIORef' nested (+ 1)))
+      let user k = object ["role" .= ("user" :: Text), "content" .= T.unwords (replicate k "word")]
+      _ <- windowPush w (user 100)
+      seen ref `shouldReturn` []
+      _ <- windowPush w (user 650)
+      es <- seen ref
+      map eventKind es `shouldBe` ["budget_crossed"]
+      map (\e -> eventPayload e .! "to") es `shouldBe` [String "should_compact"]
+      readIORef nested `shouldReturn` 1
+      let call = object ["id" .= ("a" :: Text), "type" .= ("function" :: Text), "function" .= object ["name" .= ("f" :: Text), "arguments" .= ("{}" :: Text)]]
+      windowLoad w (A.toJSON [user 5, object ["role" .= ("assistant" :: Text), "content" .= Null, "tool_calls" .= [call]], user 3])
+      _ <- windowRepair w Nothing
+      es2 <- seen ref
+      [eventPayload e .! "results_added" | e <- es2, eventKind e == "repaired"] `shouldBe` [Number 1]
+      onWindowEvents w Nothing
+      _ <- windowPush w (user 900)
+      length <$> seen ref `shouldReturn` length es2
+    it "delivers breaker and tracer events, and a throwing handler does not break the call" $ do
+      b <- newBreaker (Just (object ["failure_threshold" .= (1 :: Int)]))
+      (ref, h) <- record
+      onBreakerEvents b (Just h)
+      breakerRecordFailure b "api" 5
+      es <- seen ref
+      map eventPayload es `shouldBe` [object ["kind" .= ("breaker_state_changed" :: Text), "key" .= ("api" :: Text), "from" .= ("closed" :: Text), "to" .= ("open" :: Text), "at_ms" .= (5 :: Int)]]
+      onBreakerEvents b (Just (\_ -> throwIO (userError "handler failed")))
+      breakerRecordSuccess b "api" 100000
+      breakerAllow b "other" 0 `shouldReturn` True
+      t <- newTracer Nothing
+      onTracerEvents t (Just h)
+      forM_ [0, 10 :: Word64] $ \at -> do
+        sid <- tracerStart t "grep" (Just (object ["input" .= ("same" :: Text)])) 0 at
+        tracerEnd t sid SpanSuccess 0 Nothing (at + 1)
+      _ <- tracerStart t "slow" (Just (object ["timeout_ms" .= (1 :: Int)])) 0 0
+      _ <- tracerOverdue t 5000
+      es2 <- drop 1 <$> seen ref
+      map eventKind es2 `shouldBe` ["span_repeated", "span_overdue"]
+      eventPayload (head es2) .! "count" `shouldBe` Number 2
+    it "reports skipped skill entries while opening, and frees every callback" $ do
+      (ref, h) <- record
+      sk <- openSkillsWithEvents "examples/data" Nothing h
+      es <- seen ref
+      es `shouldSatisfy` (not . null)
+      map eventKind es `shouldSatisfy` all (== "skill_skipped")
+      lst <- skillsList sk
+      map eventPayload es `shouldBe` [Object (KM.insert "kind" (String "skill_skipped") o) | Object o <- arr (lst .! "ignored")]
+      -- Handlers set and replaced on short-lived handles are all released
+      -- with them (the finalizers run; nothing is called afterwards).
+      forM_ [1 .. 200 :: Int] $ \_ -> do
+        w <- newWindow Nothing "gpt-4o" Nothing
+        onWindowEvents w (Just h)
+        onWindowEvents w (Just h)
+      performGC
+      threadDelay 10000
+      length <$> seen ref `shouldReturn` length es
+
   describe "threads" $ do
     it "shares one tokenizer between 16 threads (results match the sequential ones)" $ do
       let texts = [T.replicate (1 + k `mod` 7) ("thread text " <> T.pack (show k) <> " 日本語 🙂 ") | k <- [1 .. 200 :: Int]]

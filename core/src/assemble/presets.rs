@@ -10,6 +10,7 @@ use super::{DepthLimit, Template};
 
 /// A named set of templates, depth limits and generated-section names.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Preset {
     /// `problem_solving`, `conversation`, `analysis`, `general` over

@@ -20,6 +20,7 @@ use crate::{json, Error, ErrorKind, Result};
 
 /// A wire format.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Format {
     /// OpenAI Chat Completions: `{"messages": [...], "tools": [...]}` or a bare array.
@@ -81,6 +82,7 @@ impl Format {
 
 /// Who wrote a message.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Role {
     /// System prompt (OpenAI message, or Anthropic's top-level `system`).
@@ -595,3 +597,45 @@ pub(crate) fn str_field<'a>(obj: &'a Map<String, Value>, key: &str, path: &str) 
 
 #[cfg(test)]
 mod tests;
+
+/// The schema of a conversation document as [`Conversation::parse`] reads
+/// it: the three shapes of docs/formats.md. Messages are the providers'
+/// own (kept as given, unknown fields included), so the schema checks the
+/// envelope and that each message is an object, no more.
+#[cfg(feature = "schema")]
+pub struct ConversationDoc;
+
+#[cfg(feature = "schema")]
+impl schemars::JsonSchema for ConversationDoc {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Conversation".into()
+    }
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "description": "A conversation: OpenAI Chat Completions ({messages} or a bare array of messages), Anthropic Messages ({system?, messages}) or OpenAI Responses ({instructions?, input}, or a bare array of items). Other top-level fields are kept as given.",
+            "anyOf": [
+                {"title": "bare messages or Responses items", "type": "array", "items": {"type": "object"}},
+                {
+                    "title": "Chat Completions or Anthropic Messages",
+                    "type": "object",
+                    "required": ["messages"],
+                    "properties": {
+                        "messages": {"type": "array", "items": {"type": "object"}},
+                        "system": {"anyOf": [{"type": "string"}, {"type": "array", "items": {"type": "object"}}]},
+                        "tools": {"type": "array", "items": {"type": "object"}}
+                    }
+                },
+                {
+                    "title": "Responses",
+                    "type": "object",
+                    "required": ["input"],
+                    "properties": {
+                        "input": {"anyOf": [{"type": "string"}, {"type": "array", "items": {"type": "object"}}]},
+                        "instructions": {"anyOf": [{"type": "string"}, {"type": "array", "items": {"type": "object"}}, {"type": "null"}]},
+                        "tools": {"type": "array", "items": {"type": "object"}}
+                    }
+                }
+            ]
+        })
+    }
+}

@@ -14,6 +14,7 @@ use crate::Result;
 
 /// What to do with the transcript.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum FilterMode {
     /// Remove tool calls, tool results and tool definitions; drop messages
@@ -27,6 +28,7 @@ pub enum FilterMode {
 
 /// Filter options (JSON at the C ABI).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct FilterOptions {
     /// The mode (default `drop_tools`).
@@ -40,6 +42,7 @@ pub struct FilterOptions {
 
 /// One change the filter made.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct FilterChange {
     /// Index of the message in the input.
     pub index: usize,
@@ -51,6 +54,7 @@ pub struct FilterChange {
 
 /// The filtered conversation and the changes.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct FilterResult {
     /// The conversation in the input's shape.
     pub conversation: Value,

@@ -31,6 +31,7 @@ pub const SUPPORTED_VERSIONS: &[&str] = &["1.0"];
 
 /// One key output: a plain string, or `{"label", "content"}`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(untagged)]
 pub enum KeyOutput {
     /// A plain string.
@@ -63,6 +64,7 @@ impl KeyOutput {
 
 /// Who handed over to whom, when, under which trace.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Metadata {
     /// The agent handing over.
     pub from_agent: String,
@@ -80,6 +82,7 @@ pub struct Metadata {
 
 /// A validated handoff.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Handoff {
     /// Format version (one of [`SUPPORTED_VERSIONS`]).
     pub version: String,

@@ -30,6 +30,7 @@ use crate::{Error, ErrorKind, Result, Tokenizer, TruncateSide};
 
 /// How to render (JSON at the C ABI).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct RenderOptions {
     /// Token budget for the block; None means no limit.
@@ -55,6 +56,7 @@ impl RenderOptions {
 
 /// A key output that was cut.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct ShortenedOutput {
     /// Index in `key_outputs`.
     pub index: usize,
@@ -66,6 +68,7 @@ pub struct ShortenedOutput {
 
 /// The rendered block and what was cut.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct RenderResult {
     /// The prompt block.
     pub text: String,

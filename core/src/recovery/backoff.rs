@@ -47,6 +47,7 @@ impl SplitMix64 {
 
 /// How the delay is spread below its ceiling.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Jitter {
     /// Uniform in `[0, ceiling]` (the default: spreads many agents' retries).
@@ -58,6 +59,7 @@ pub enum Jitter {
 
 /// A retry policy. Every field is optional in JSON.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(default, deny_unknown_fields)]
 pub struct BackoffPolicy {
     /// Upper bound of the first retry's delay, in ms.
@@ -93,6 +95,7 @@ impl Default for BackoffPolicy {
 
 /// What to do after a failure.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(tag = "decision", rename_all = "snake_case")]
 pub enum RetryDecision {
     /// Wait `delay_ms`, then try again.
@@ -110,6 +113,7 @@ pub enum RetryDecision {
 /// The input of `ctxkit_recovery_backoff`: `{"policy", "failed_attempts",
 /// "seed", "retry_after_ms"}`.
 #[derive(Debug, Clone, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct BackoffRequest {
     /// The policy (defaults when absent).

@@ -14,6 +14,8 @@
 use std::collections::HashMap;
 
 use parking_lot::Mutex;
+
+use crate::events::{BreakerTransition, Event, Observer, ObserverSlot};
 use serde::{Deserialize, Serialize};
 
 use crate::limits::{self, MAX_BREAKER_KEYS, MAX_KEY_BYTES};
@@ -21,6 +23,7 @@ use crate::{Error, ErrorKind, Result};
 
 /// Breaker settings; every field is optional in JSON.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(default, deny_unknown_fields)]
 pub struct BreakerConfig {
     /// Consecutive failures that open a closed breaker.
@@ -41,6 +44,7 @@ impl Default for BreakerConfig {
 
 /// A breaker's state.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum BreakerState {
     /// Calls flow.
@@ -53,6 +57,7 @@ pub enum BreakerState {
 
 /// One key's state as JSON (docs/formats.md, "Circuit breaker state").
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct BreakerSnapshot {
     /// The key.
     pub key: String,
@@ -114,6 +119,7 @@ fn check_key(key: &str) -> Result<()> {
 pub struct Breakers {
     config: BreakerConfig,
     keys: Mutex<HashMap<String, Entry>>,
+    observer: ObserverSlot,
 }
 
 impl Breakers {
@@ -125,7 +131,7 @@ impl Breakers {
                 "breaker failure_threshold, success_threshold and half_open_max_calls must each be at least 1",
             ));
         }
-        Ok(Breakers { config, keys: Mutex::new(HashMap::new()) })
+        Ok(Breakers { config, keys: Mutex::new(HashMap::new()), observer: ObserverSlot::default() })
     }
 
     /// The configuration.
@@ -133,7 +139,36 @@ impl Breakers {
         &self.config
     }
 
-    fn with_entry<T>(&self, key: &str, f: impl FnOnce(&mut Entry) -> T) -> Result<T> {
+    /// Sets the observer that receives `breaker_state_changed` events (see
+    /// [`crate::events`]); it is called after the breaker's lock is released.
+    pub fn set_observer(&self, observer: Observer) {
+        self.observer.set(observer);
+    }
+
+    /// Runs `f` on `key`'s entry at `now_ms`, after moving an open breaker
+    /// whose cool-down is over to half-open, then reports each state change
+    /// (the cool-down's, and `f`'s) to the observer once the lock is released.
+    fn with_entry<T>(&self, key: &str, now_ms: u64, f: impl FnOnce(&mut Entry) -> T) -> Result<T> {
+        let mut moves = [None, None];
+        let out = self.with_entry_locked(key, |e| {
+            let s0 = e.state();
+            e.tick(&self.config, now_ms);
+            let s1 = e.state();
+            let out = f(e);
+            let s2 = e.state();
+            moves = [(s0 != s1).then_some((s0, s1)), (s1 != s2).then_some((s1, s2))];
+            out
+        })?;
+        let observer = self.observer.get();
+        for (from, to) in moves.into_iter().flatten() {
+            observer.emit(|| {
+                Event::BreakerStateChanged(BreakerTransition { key: key.to_owned(), from, to, at_ms: now_ms })
+            });
+        }
+        Ok(out)
+    }
+
+    fn with_entry_locked<T>(&self, key: &str, f: impl FnOnce(&mut Entry) -> T) -> Result<T> {
         check_key(key)?;
         let mut keys = self.keys.lock();
         if !keys.contains_key(key) {
@@ -159,25 +194,21 @@ impl Breakers {
     /// `true` reserves one probe slot; report its outcome with [`Breakers::record`].
     pub fn allow(&self, key: &str, now_ms: u64) -> Result<bool> {
         let cfg = self.config;
-        self.with_entry(key, |e| {
-            e.tick(&cfg, now_ms);
-            match e.state() {
-                BreakerState::Closed => true,
-                BreakerState::Open => false,
-                BreakerState::HalfOpen if e.in_flight < cfg.half_open_max_calls => {
-                    e.in_flight += 1;
-                    true
-                }
-                BreakerState::HalfOpen => false,
+        self.with_entry(key, now_ms, |e| match e.state() {
+            BreakerState::Closed => true,
+            BreakerState::Open => false,
+            BreakerState::HalfOpen if e.in_flight < cfg.half_open_max_calls => {
+                e.in_flight += 1;
+                true
             }
+            BreakerState::HalfOpen => false,
         })
     }
 
     /// Records a call's outcome under `key` at `now_ms`; returns the new state.
     pub fn record(&self, key: &str, success: bool, now_ms: u64) -> Result<BreakerState> {
         let cfg = self.config;
-        self.with_entry(key, |e| {
-            e.tick(&cfg, now_ms);
+        self.with_entry(key, now_ms, |e| {
             match (e.state(), success) {
                 (BreakerState::Closed, true) => e.failures = 0,
                 (BreakerState::Closed, false) => {
@@ -220,8 +251,7 @@ impl Breakers {
                 probe_successes: 0,
             });
         }
-        self.with_entry(key, |e| {
-            e.tick(&cfg, now_ms);
+        self.with_entry(key, now_ms, |e| {
             let state = e.state();
             BreakerSnapshot {
                 key: key.to_owned(),

@@ -43,6 +43,7 @@ use crate::{Error, Result};
 /// Who returned the error. Recorded in the classification; recognition
 /// itself reads the shapes of every provider.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Provider {
     /// OpenAI (and OpenAI-compatible gateways).
@@ -85,6 +86,7 @@ impl Provider {
 
 /// What kind of failure it is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Category {
     /// Too many requests or tokens per interval (or quota exhausted).
@@ -117,6 +119,7 @@ pub enum Category {
 
 /// How bad it is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema), schemars(rename = "ErrorSeverity"))]
 #[serde(rename_all = "snake_case")]
 pub enum Severity {
     /// Transient: waiting and retrying the same request is expected to work.
@@ -131,6 +134,7 @@ pub enum Severity {
 
 /// The recommended next step.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema), schemars(rename = "RecoveryAction"))]
 #[serde(rename_all = "snake_case")]
 pub enum Action {
     /// Send the same request again after `retry_after_ms`.
@@ -145,6 +149,7 @@ pub enum Action {
 
 /// Where a retry delay came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum DelaySource {
     /// The `retry-after-ms` header.
@@ -159,6 +164,7 @@ pub enum DelaySource {
 
 /// A classified provider error (docs/formats.md, "Error classification").
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Classification {
     /// The kind of failure.
     pub category: Category,
@@ -187,6 +193,7 @@ pub struct Classification {
 /// The input of [`classify_json`]: `{"provider", "status", "body", "headers"}`.
 /// `body` is the response body as a string, or already-parsed JSON.
 #[derive(Debug, Clone, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct ClassifyRequest {
     /// Provider name (see [`Provider::from_name`]).

@@ -12,6 +12,7 @@ use crate::{Error, ErrorKind, Result, TruncateSide};
 
 /// How to render the index (JSON at the C ABI).
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct IndexOptions {
     /// Token budget for the whole text; None means no limit.
@@ -36,6 +37,7 @@ pub struct IndexOptions {
 
 /// A skill whose description was cut.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Shortened {
     /// Skill name.
     pub name: String,
@@ -47,6 +49,7 @@ pub struct Shortened {
 
 /// A skill left out of the index.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Omitted {
     /// Skill name.
     pub name: String,
@@ -59,6 +62,7 @@ pub struct Omitted {
 
 /// The rendered index and what happened to each skill.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct IndexResult {
     /// The index text.
     pub text: String,

@@ -27,6 +27,7 @@ use std::sync::Arc;
 use parking_lot::Mutex;
 use serde::{Deserialize, Serialize};
 
+use crate::events::{Event, Observer};
 use crate::limits::MAX_SKILLS_PER_FOLDER;
 use crate::{Error, ErrorKind, Result, Tokenizer};
 
@@ -35,6 +36,7 @@ pub use validate::{name_problem, Diagnostic, Severity, SkillHeader};
 
 /// Where a skill's file sits.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Layout {
     /// `<root>/<name>/SKILL.md` (Agent Skills).
@@ -57,8 +59,24 @@ pub enum LayoutChoice {
     Flat,
 }
 
+/// Written by hand: schemars does not see serde's `alias`, and `nested` is
+/// accepted.
+#[cfg(feature = "schema")]
+impl schemars::JsonSchema for LayoutChoice {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "LayoutChoice".into()
+    }
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "description": "Which layouts to look for: both (`auto`), `<name>/SKILL.md` only (`folder`, also spelled `nested`), `<name>.md` only (`flat`).",
+            "enum": ["auto", "folder", "nested", "flat"]
+        })
+    }
+}
+
 /// Options for opening a skills folder (JSON at the C ABI).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct OpenOptions {
     /// Count tokens with this model's encoding.
@@ -82,6 +100,7 @@ impl OpenOptions {
 
 /// A body read on request: the text after the front-matter, and its tokens.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Body {
     /// The skill's name.
     pub name: String,
@@ -148,6 +167,7 @@ impl Skill {
 
 /// An entry found in the root that is not a skill, and why.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Ignored {
     /// The entry's name.
     pub path: String,
@@ -166,6 +186,7 @@ pub struct SkillSet {
 
 /// One skill in a [`Listing`].
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct ListedSkill {
     /// The name it is requested by.
     pub name: String,
@@ -189,6 +210,7 @@ pub struct ListedSkill {
 
 /// Everything discovery found (JSON at the C ABI and `ctxkit skills list --json`).
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Listing {
     /// Encoding the token figures are in.
     pub encoding: &'static str,
@@ -205,11 +227,16 @@ pub struct Listing {
 impl SkillSet {
     /// Opens `root` with options given as JSON (`(None)` for defaults).
     pub fn open_json(root: &Path, options_json: Option<&str>) -> Result<SkillSet> {
+        Self::open_json_observed(root, options_json, &Observer::none())
+    }
+
+    /// [`open_json`](Self::open_json) with an observer (see [`open_observed`](Self::open_observed)).
+    pub fn open_json_observed(root: &Path, options_json: Option<&str>, observer: &Observer) -> Result<SkillSet> {
         let options: OpenOptions = match options_json {
             Some(t) => crate::json::parse("skills options", t)?,
             None => OpenOptions::default(),
         };
-        Self::open(root, &options)
+        Self::open_observed(root, &options, observer)
     }
 
     /// Discovers the skills directly under `root`. Fails only when the root
@@ -217,6 +244,22 @@ impl SkillSet {
     /// [`MAX_SKILLS_PER_FOLDER`] entries (`LimitExceeded`); problems with a
     /// single skill become its diagnostics.
     pub fn open(root: &Path, options: &OpenOptions) -> Result<SkillSet> {
+        Self::open_observed(root, options, &Observer::none())
+    }
+
+    /// [`open`](Self::open), reporting each skipped entry to `observer` as
+    /// a `skill_skipped` event (see [`crate::events`]) once discovery is
+    /// done (a failed open reports nothing). The same entries are in
+    /// [`ignored`](Self::ignored).
+    pub fn open_observed(root: &Path, options: &OpenOptions, observer: &Observer) -> Result<SkillSet> {
+        let set = Self::discover_all(root, options)?;
+        for i in &set.ignored {
+            observer.emit(|| Event::SkillSkipped(i.clone()));
+        }
+        Ok(set)
+    }
+
+    fn discover_all(root: &Path, options: &OpenOptions) -> Result<SkillSet> {
         let tokenizer = options.tokenizer()?;
         let root = fsafe::canonical_root(root)?;
         let mut names = Vec::new();

@@ -11,6 +11,7 @@ use super::Layout;
 /// How bad a diagnostic is. Any `Error` makes the skill invalid (left out
 /// of the index); warnings are informational.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema), schemars(rename = "DiagnosticSeverity"))]
 #[serde(rename_all = "snake_case")]
 pub enum Severity {
     /// The skill is invalid.
@@ -21,6 +22,7 @@ pub enum Severity {
 
 /// One finding about one skill.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Diagnostic {
     /// Error or warning.
     pub severity: Severity,
@@ -52,6 +54,7 @@ pub const MAX_LABEL_CHARS: usize = 64;
 
 /// The fields of a skill's front-matter that ctxkit understands.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct SkillHeader {
     /// `name` (folder layout) or the file stem (flat layout).
     pub name: String,

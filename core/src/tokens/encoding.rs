@@ -229,6 +229,18 @@ impl<'de> serde::Deserialize<'de> for Encoding {
     }
 }
 
+/// An encoding crosses as its name: the schema lists the seven names.
+#[cfg(feature = "schema")]
+impl schemars::JsonSchema for Encoding {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Encoding".into()
+    }
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        let names: Vec<&str> = Encoding::ALL.iter().map(|e| e.name()).collect();
+        schemars::json_schema!({"type": "string", "enum": names, "description": "A tiktoken encoding name."})
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -24,7 +24,7 @@ mod vocab;
 
 pub use decode::DecodeMode;
 pub use encoding::Encoding;
-pub use special::{SpecialPolicy, SpecialSet};
+pub use special::{SpecialPolicy, SpecialSet, SpecialToken};
 pub use truncate::{TruncateSide, Truncation};
 
 use crate::limits::{self, MAX_TEXT_BYTES};
@@ -33,6 +33,7 @@ use engine::{Allow, Engine};
 
 /// How text that spells a special token (such as `<|endoftext|>`) is treated.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum SpecialTokens {
     /// Counted as the ordinary text it is (tiktoken's `encode_ordinary`).
@@ -46,12 +47,29 @@ pub enum SpecialTokens {
 
 /// Result of [`Tokenizer::count_until_limit`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct CountLimit {
     /// The exact count when `exceeded` is false; otherwise the count at the
     /// point counting stopped, which is greater than the limit.
     pub tokens: usize,
     /// Whether the text has more tokens than the limit.
     pub exceeded: bool,
+}
+
+/// A tokenizer's description (`ctxkit_tokenizer_info`).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct TokenizerInfo {
+    /// The encoding.
+    pub encoding: Encoding,
+    /// Whether special-token text is recognized.
+    pub special_tokens: SpecialTokens,
+    /// One past the highest token id (tiktoken's `n_vocab`).
+    pub vocab_size: usize,
+    /// Approximate heap bytes of the loaded vocabulary.
+    pub memory_bytes: usize,
+    /// The model lookup the tokenizer was made from (`null` when made from an encoding).
+    pub model: Option<crate::ModelInfo>,
 }
 
 /// An exact tokenizer for one [`Encoding`]. Safe to share across threads.
@@ -105,6 +123,18 @@ impl Tokenizer {
     /// (shared by every tokenizer of the encoding).
     pub fn memory_bytes(&self) -> usize {
         self.engine.heap_bytes()
+    }
+
+    /// What `ctxkit_tokenizer_info` and the bindings' `info` report;
+    /// `model` is the lookup the tokenizer was made from, if any.
+    pub fn info(&self, model: Option<&crate::ModelInfo>) -> TokenizerInfo {
+        TokenizerInfo {
+            encoding: self.encoding(),
+            special_tokens: self.special,
+            vocab_size: self.vocab_size(),
+            memory_bytes: self.memory_bytes(),
+            model: model.cloned(),
+        }
     }
 
     fn allow(&self) -> Allow<'static> {

@@ -55,6 +55,30 @@ impl<'de> serde::Deserialize<'de> for SpecialSet {
     }
 }
 
+/// One special token as listed by `ctxkit_tokenizer_special_tokens`.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct SpecialToken {
+    /// Its text, e.g. `<|endoftext|>`.
+    pub token: String,
+    /// Its id.
+    pub id: u32,
+}
+
+/// `"all"` or an array of strings, as the Deserialize impl above reads it.
+#[cfg(feature = "schema")]
+impl schemars::JsonSchema for SpecialSet {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "SpecialSet".into()
+    }
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "description": "\"all\", or an array of special-token strings.",
+            "anyOf": [{"const": "all"}, {"type": "array", "items": {"type": "string"}}]
+        })
+    }
+}
+
 /// Which special tokens [`Tokenizer::encode_with`] recognizes and which it
 /// refuses, with tiktoken's rules:
 ///
@@ -69,6 +93,7 @@ impl<'de> serde::Deserialize<'de> for SpecialSet {
 /// `encode_with(text, &SpecialPolicy::default())` fails on any special-token
 /// text. `{allowed: none, disallowed: none}` is ordinary encoding.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields, default)]
 pub struct SpecialPolicy {
     /// tiktoken's `allowed_special`.
@@ -162,7 +187,7 @@ impl Tokenizer {
             .encoding()
             .special_tokens()
             .iter()
-            .map(|&(token, id)| serde_json::json!({ "token": token, "id": id }))
+            .map(|&(token, id)| SpecialToken { token: token.to_owned(), id })
             .collect();
         crate::json::to_string(&list)
     }

@@ -12,6 +12,7 @@ use crate::{Error, Result};
 
 /// Which part of the text [`Tokenizer::truncate`] keeps.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum TruncateSide {
     /// Keep the beginning.
@@ -29,6 +30,7 @@ pub const DEFAULT_MARKER: &str = "\n[... {removed} tokens truncated ...]\n";
 
 /// The outcome of a truncation; nothing is cut without being reported.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Truncation {
     /// The resulting text.
     pub text: String,

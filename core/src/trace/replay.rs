@@ -15,6 +15,7 @@ use crate::{Error, Result};
 
 /// What a replay produced.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Replay {
     /// The tracer's export as of the last event's time.
     pub export: TraceExport,

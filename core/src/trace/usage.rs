@@ -30,6 +30,7 @@ pub const MAX_ERROR_CATEGORIES: usize = 64;
 /// The end of a span (JSON: `{"output_bytes", "error", "error_category",
 /// "input_tokens", "output_tokens", "metadata"}`, every field optional).
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(default, deny_unknown_fields)]
 pub struct SpanEnd {
     /// Size of the result, bytes.

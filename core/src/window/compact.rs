@@ -28,6 +28,7 @@ use crate::{Error, ErrorKind, Result};
 
 /// How rounds are chosen.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Strategy {
     /// Keep the newest rounds that fit.
@@ -46,6 +47,7 @@ pub enum Strategy {
 
 /// The role of an inserted summary.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum SummaryRole {
     /// A user message (Anthropic: a text block joined to a neighbouring user
@@ -59,6 +61,7 @@ pub enum SummaryRole {
 
 /// What to do and within what budget.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(default, deny_unknown_fields)]
 pub struct Policy {
     /// Selection strategy.

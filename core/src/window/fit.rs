@@ -15,6 +15,7 @@ use crate::{Error, ModelRegistry, Result};
 /// Options for [`fit`]: the model and budget, and the compaction policy
 /// (the same object `ctxkit_window_compact` takes). Only `model` is required.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(default, deny_unknown_fields)]
 pub struct FitOptions {
     /// Model whose encoding, framing and limits apply.
@@ -47,6 +48,7 @@ pub struct FitOptions {
 
 /// What [`fit`] did, with before/after figures.
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct FitReport {
     /// The model.
     pub model: String,

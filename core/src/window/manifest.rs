@@ -7,6 +7,7 @@ use serde::Serialize;
 
 /// What a repair or a compaction did to one message or block.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Action {
     /// A tool result was removed.
@@ -32,6 +33,7 @@ pub enum Action {
 
 /// One entry of a manifest.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Change {
     /// What was done.
     pub action: Action,
@@ -49,6 +51,7 @@ pub struct Change {
 
 /// Why compaction kept a message whatever the budget.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Reason {
     /// A system or developer message.
@@ -70,6 +73,7 @@ pub enum Reason {
 /// One protected round in a compaction report: the messages compaction
 /// kept whatever the budget, and why.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Protected {
     /// The first reason that applies (in [`Reason`] order).
     pub reason: Reason,

@@ -21,6 +21,7 @@ use crate::Result;
 
 /// Which tool results compaction may mask.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(default, deny_unknown_fields)]
 pub struct MaskOptions {
     /// Mask at all (false: go straight from truncation to dropping rounds).

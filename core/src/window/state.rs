@@ -5,12 +5,14 @@ use serde::{Deserialize, Serialize};
 
 use super::Accountant;
 use crate::chat::{Conversation, Format, Message, Role};
+use crate::events::{BudgetCrossing, Compaction, Event, Observer, Repair};
 use crate::limits::{MAX_BUDGET_TOKENS, MAX_MESSAGES};
 use crate::models::ModelInfo;
 use crate::{Error, ErrorKind, Result};
 
 /// Budget settings. Ratios are fractions of the context window.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(default, deny_unknown_fields)]
 pub struct Budget {
     /// Context window in tokens; 0 means "the model's".
@@ -32,6 +34,7 @@ impl Default for Budget {
 
 /// The pre-flight verdict.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Verdict {
     /// Below the trigger ratio.
@@ -44,6 +47,7 @@ pub enum Verdict {
 
 /// A pre-flight report: token totals by component and the verdict.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Preflight {
     /// The model the window is for.
     pub model: String,
@@ -84,6 +88,7 @@ pub struct Preflight {
 
 /// What [`Window::compact`] did.
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(tag = "status", rename_all = "snake_case")]
 pub enum CompactOutcome {
     /// The window's conversation was compacted in place.
@@ -101,6 +106,7 @@ pub enum CompactOutcome {
 
 /// Figures and manifest of a window compaction.
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct CompactReport {
     /// Prompt tokens before.
     pub tokens_before: usize,
@@ -135,6 +141,7 @@ pub struct Window {
     tools_tokens: usize,
     calibration: f64,
     pending: Option<(super::summarize::Pending, super::Policy)>,
+    observer: Observer,
 }
 
 /// `LimitExceeded` when a window would hold `n` messages, more than
@@ -216,7 +223,15 @@ impl Window {
             tools_tokens: 0,
             calibration: 1.0,
             pending: None,
+            observer: Observer::none(),
         })
+    }
+
+    /// Sets the observer that receives this window's events (`compacted`,
+    /// `repaired`, `budget_crossed`; see [`crate::events`]). A clone of the
+    /// window keeps reporting to the same observer.
+    pub fn set_observer(&mut self, observer: Observer) {
+        self.observer = observer;
     }
 
     /// Replaces the window's conversation, counting every message once.
@@ -224,6 +239,15 @@ impl Window {
     /// conversation never has that many; one built in code, or grown by a
     /// repair's synthetic results, might), and the window is unchanged.
     pub fn load(&mut self, conversation: Conversation) -> Result<()> {
+        let before = self.verdict();
+        self.load_counted(conversation)?;
+        self.note_crossing("load", before);
+        Ok(())
+    }
+
+    /// [`load`](Self::load) without the `budget_crossed` check (compaction
+    /// and repair report their own events).
+    fn load_counted(&mut self, conversation: Conversation) -> Result<()> {
         check_message_count(conversation.messages.len())?;
         self.pending = None;
         let mut counts = Vec::with_capacity(conversation.messages.len());
@@ -252,6 +276,7 @@ impl Window {
     /// [`MAX_MESSAGES`] messages refuses it with `LimitExceeded`.
     pub fn push(&mut self, m: Message) -> Result<usize> {
         check_message_count(self.counts.len() + 1)?;
+        let before = self.verdict();
         self.pending = None;
         let n = self.acct.message(&m)?;
         if is_system(&m) {
@@ -261,6 +286,7 @@ impl Window {
         }
         self.counts.push(n);
         self.conversation.messages.push(m);
+        self.note_crossing("push", before);
         Ok(n)
     }
 
@@ -285,6 +311,7 @@ impl Window {
                 self.counts.len()
             )));
         }
+        let before = self.verdict();
         self.pending = None;
         let n = self.acct.message(&m)?;
         let old_n = self.counts[i];
@@ -300,6 +327,7 @@ impl Window {
             self.history_tokens += n
         }
         self.counts[i] = n;
+        self.note_crossing("replace", before);
         Ok(old)
     }
 
@@ -354,6 +382,7 @@ impl Window {
     }
 
     fn adopt(&mut self, r: super::Compacted, policy: &super::Policy) -> Result<CompactReport> {
+        let event = self.observer.is_set().then(|| compaction_event(&r, policy.strategy));
         let report = CompactReport {
             tokens_before: r.tokens_before,
             tokens_after: r.tokens_after,
@@ -364,7 +393,10 @@ impl Window {
             changes: r.changes,
             protected: r.protected,
         };
-        self.load(r.conversation)?;
+        self.load_counted(r.conversation)?;
+        if let Some(e) = event {
+            self.observer.emit(|| Event::Compacted(e));
+        }
         Ok(report)
     }
 
@@ -377,7 +409,11 @@ impl Window {
     pub fn repair(&mut self, synthetic: Option<&str>) -> Result<Vec<super::Change>> {
         let r = super::repair(&self.conversation, synthetic, &self.acct)?;
         if !r.changes.is_empty() {
-            self.load(r.conversation)?;
+            let (before, tokens_before) = (self.verdict(), self.prompt_tokens(0));
+            self.load_counted(r.conversation)?;
+            let tokens_after = self.prompt_tokens(0);
+            self.observer.emit(|| Event::Repaired(repair_event(&r.changes, tokens_before, tokens_after)));
+            self.note_crossing("repair", before);
         }
         Ok(r.changes)
     }
@@ -434,12 +470,11 @@ impl Window {
             .fold(0usize, usize::saturating_add)
     }
 
-    /// The pre-flight report, optionally counting a message about to be sent.
-    pub fn preflight(&self, new_input: Option<&Message>) -> Result<Preflight> {
-        let new_n = new_input.map(|m| self.acct.message(m)).transpose()?.unwrap_or(0);
-        let prompt = self.prompt_tokens(new_n);
+    /// Calibrated prompt, total with the reserve, trigger and verdict for a
+    /// prompt of `prompt` tokens.
+    fn level(&self, prompt: usize) -> Level {
         // `as usize` from f64 saturates; the sum saturates too, and `limit`
-        // is at most MAX_BUDGET_TOKENS, so `remaining` below cannot wrap.
+        // is at most MAX_BUDGET_TOKENS, so `remaining` cannot wrap.
         let calibrated = (prompt as f64 * self.calibration).ceil() as usize;
         let total = calibrated.saturating_add(self.reserved);
         let trigger = (self.limit as f64 * self.budget.trigger_ratio).floor() as usize;
@@ -450,6 +485,39 @@ impl Window {
         } else {
             Verdict::Fits
         };
+        Level { calibrated, total, trigger, verdict }
+    }
+
+    /// The verdict of the conversation as it stands.
+    fn verdict(&self) -> Verdict {
+        self.level(self.prompt_tokens(0)).verdict
+    }
+
+    /// Emits `budget_crossed` when the verdict went up since `before`.
+    fn note_crossing(&self, operation: &'static str, before: Verdict) {
+        if !self.observer.is_set() {
+            return;
+        }
+        let now = self.level(self.prompt_tokens(0));
+        if rank(now.verdict) > rank(before) {
+            self.observer.emit(|| {
+                Event::BudgetCrossed(BudgetCrossing {
+                    operation,
+                    from: before,
+                    to: now.verdict,
+                    total_tokens: now.total,
+                    trigger_tokens: now.trigger,
+                    limit: self.limit,
+                })
+            });
+        }
+    }
+
+    /// The pre-flight report, optionally counting a message about to be sent.
+    pub fn preflight(&self, new_input: Option<&Message>) -> Result<Preflight> {
+        let new_n = new_input.map(|m| self.acct.message(m)).transpose()?.unwrap_or(0);
+        let prompt = self.prompt_tokens(new_n);
+        let Level { calibrated, total, trigger, verdict } = self.level(prompt);
         Ok(Preflight {
             model: self.info.model.clone(),
             exact: self.info.exact,
@@ -469,6 +537,52 @@ impl Window {
             target_tokens: (self.limit as f64 * self.budget.target_ratio).floor() as usize,
             verdict,
         })
+    }
+}
+
+/// What [`Window::level`] works out.
+struct Level {
+    calibrated: usize,
+    total: usize,
+    trigger: usize,
+    verdict: Verdict,
+}
+
+fn rank(v: Verdict) -> u8 {
+    match v {
+        Verdict::Fits => 0,
+        Verdict::ShouldCompact => 1,
+        Verdict::Overflow => 2,
+    }
+}
+
+fn count(changes: &[super::Change], actions: &[super::Action]) -> usize {
+    changes.iter().filter(|c| actions.contains(&c.action)).count()
+}
+
+fn compaction_event(r: &super::Compacted, strategy: super::Strategy) -> Compaction {
+    use super::Action::*;
+    Compaction {
+        strategy,
+        tokens_before: r.tokens_before,
+        tokens_after: r.tokens_after,
+        messages_dropped: count(&r.changes, &[DroppedMessage, Summarized]),
+        results_masked: count(&r.changes, &[MaskedResult, ClearedResult]),
+        results_truncated: count(&r.changes, &[TruncatedResult]),
+        summarized: count(&r.changes, &[InsertedSummary]) > 0,
+        within_target: r.within_target,
+    }
+}
+
+fn repair_event(changes: &[super::Change], tokens_before: usize, tokens_after: usize) -> Repair {
+    use super::Action::*;
+    Repair {
+        results_added: count(changes, &[SynthesizedResult]),
+        results_removed: count(changes, &[DroppedResult]),
+        results_moved: count(changes, &[MovedResult]),
+        messages_removed: count(changes, &[DroppedMessage]),
+        tokens_before,
+        tokens_after,
     }
 }
 

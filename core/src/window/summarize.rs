@@ -27,6 +27,7 @@ pub const DEFAULT_LABEL: &str = "[Summary of earlier conversation]";
 
 /// What the host must summarize.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct SummaryRequest {
     /// Identifies the span and the conversation it came from; `apply_summary`
     /// refuses a summary whose id does not match.

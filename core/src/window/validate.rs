@@ -17,6 +17,7 @@ use crate::chat::{Conversation, Format, Role};
 
 /// What is wrong.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum IssueKind {
     /// A tool call with no result anywhere.
@@ -40,6 +41,7 @@ pub enum IssueKind {
 
 /// One finding, located by message index.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Issue {
     /// What is wrong.
     pub kind: IssueKind,

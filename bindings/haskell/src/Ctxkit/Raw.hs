@@ -17,6 +17,27 @@ import Foreign.Storable (Storable (..))
 kCallstackDefaultMaxDepth :: Word32
 kCallstackDefaultMaxDepth = 5
 
+kEventCompacted :: Word32
+kEventCompacted = 1
+
+kEventRepaired :: Word32
+kEventRepaired = 2
+
+kEventBudgetCrossed :: Word32
+kEventBudgetCrossed = 3
+
+kEventBreakerStateChanged :: Word32
+kEventBreakerStateChanged = 4
+
+kEventSpanRepeated :: Word32
+kEventSpanRepeated = 5
+
+kEventSpanOverdue :: Word32
+kEventSpanOverdue = 6
+
+kEventSkillSkipped :: Word32
+kEventSkillSkipped = 7
+
 kTokenizerRecognizeSpecial :: Word32
 kTokenizerRecognizeSpecial = 1
 
@@ -153,6 +174,16 @@ instance Storable CtxkitTokens where
   peek p = CtxkitTokens <$> peek (castPtr p) <*> peek (castPtr p `plusPtr` sizeOf (undefined :: Ptr ()))
   poke p (CtxkitTokens a b) = poke (castPtr p) a >> poke (castPtr p `plusPtr` sizeOf (undefined :: Ptr ())) b
 
+-- * Callbacks
+
+-- | @typedef void (*ctxkit_event_callback)(void *user, uint32_t kind, const char *payload, size_t payload_len)@
+type EventCallback = Ptr () -> Word32 -> CString -> CSize -> IO ()
+
+-- | Wraps a Haskell function as an 'EventCallback' pointer; release it with
+-- 'Foreign.Ptr.freeHaskellFunPtr' once no handle can call it.
+foreign import ccall "wrapper"
+  mkEventCallback :: EventCallback -> IO (FunPtr EventCallback)
+
 -- * Functions
 
 -- | @ctxkit_status ctxkit_callstack_new(size_t max_depth, struct ctxkit_callstack ** out_stack, struct ctxkit_error ** err)@
@@ -194,6 +225,26 @@ foreign import ccall unsafe "ctxkit_error_free"
 -- | Finalizer pointer to @ctxkit_error_free@.
 foreign import ccall unsafe "&ctxkit_error_free"
   pErrorFree :: FunPtr (Ptr CtxkitError -> IO ())
+
+-- | @const char * ctxkit_event_kind_name(uint32_t kind)@
+foreign import ccall safe "ctxkit_event_kind_name"
+  cEventKindName :: Word32 -> IO CString
+
+-- | @ctxkit_status ctxkit_window_set_event_callback(struct ctxkit_window * window, ctxkit_event_callback callback, void * user, struct ctxkit_error ** err)@
+foreign import ccall safe "ctxkit_window_set_event_callback"
+  cWindowSetEventCallback :: Ptr CtxkitWindow -> FunPtr EventCallback -> Ptr () -> Ptr (Ptr CtxkitError) -> IO Word32
+
+-- | @ctxkit_status ctxkit_breaker_set_event_callback(struct ctxkit_breaker * breaker, ctxkit_event_callback callback, void * user, struct ctxkit_error ** err)@
+foreign import ccall safe "ctxkit_breaker_set_event_callback"
+  cBreakerSetEventCallback :: Ptr CtxkitBreaker -> FunPtr EventCallback -> Ptr () -> Ptr (Ptr CtxkitError) -> IO Word32
+
+-- | @ctxkit_status ctxkit_tracer_set_event_callback(struct ctxkit_tracer * tracer, ctxkit_event_callback callback, void * user, struct ctxkit_error ** err)@
+foreign import ccall safe "ctxkit_tracer_set_event_callback"
+  cTracerSetEventCallback :: Ptr CtxkitTracer -> FunPtr EventCallback -> Ptr () -> Ptr (Ptr CtxkitError) -> IO Word32
+
+-- | @ctxkit_status ctxkit_skills_open_with_events(const char * root, size_t root_len, const char * options_json, size_t options_json_len, ctxkit_event_callback callback, void * user, struct ctxkit_skills ** out_skills, struct ctxkit_error ** err)@
+foreign import ccall safe "ctxkit_skills_open_with_events"
+  cSkillsOpenWithEvents :: CString -> CSize -> CString -> CSize -> FunPtr EventCallback -> Ptr () -> Ptr (Ptr CtxkitSkills) -> Ptr (Ptr CtxkitError) -> IO Word32
 
 -- | @ctxkit_status ctxkit_handoff_validate(const char * handoff_json, size_t handoff_json_len, struct ctxkit_string * out_json, struct ctxkit_error ** err)@
 foreign import ccall safe "ctxkit_handoff_validate"

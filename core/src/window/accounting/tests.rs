@@ -67,3 +67,79 @@ fn image_tile_formula() {
     assert_eq!(image_tokens(None, None, None), 765);
     assert_eq!(image_tokens(Some("auto"), Some(512), Some(512)), 255);
 }
+
+/// gpt-5's hidden prompt is charged with tools only: measured, a request
+/// without tools is billed its messages alone (tests/fixtures/billing).
+#[test]
+fn gpt5_hidden_prompt_only_with_tools() {
+    let a =
+        Accountant::new(Tokenizer::new(Encoding::O200kBase).unwrap(), Framing::for_model("gpt-5", Encoding::O200kBase));
+    let bare = Conversation::parse(r#"[{"role":"user","content":"hi"}]"#, None).unwrap();
+    let plain = acct(Encoding::O200kBase);
+    assert_eq!(a.conversation(&bare).unwrap(), plain.conversation(&bare).unwrap());
+    let tools = Conversation::parse(WEATHER, None).unwrap();
+    assert_eq!(a.conversation(&tools).unwrap(), plain.conversation(&tools).unwrap() + GPT5_HIDDEN_PROMPT);
+}
+
+/// A `name` on a tool message is not billed (measured on the tuning set).
+#[test]
+fn tool_message_name_is_not_billed() {
+    let a = acct(Encoding::O200kBase);
+    let with = r#"[{"role":"tool","tool_call_id":"c1","name":"read_file","content":"ok"}]"#;
+    let without = r#"[{"role":"tool","tool_call_id":"c1","content":"ok"}]"#;
+    let count = |s: &str| a.message(&Conversation::parse(s, None).unwrap().messages[0]).unwrap();
+    assert_eq!(count(with), count(without));
+}
+
+/// Two calls in one message are counted as one `multi_tool_use.parallel`
+/// call wrapping both (plus each result's `functions.{name}` author).
+#[test]
+fn parallel_calls_are_one_wrapped_call() {
+    let a = acct(Encoding::O200kBase);
+    let t = Tokenizer::new(Encoding::O200kBase).unwrap();
+    let c = Conversation::parse(
+        r#"[{"role":"assistant","content":null,"tool_calls":[
+          {"id":"c1","type":"function","function":{"name":"a","arguments":"{\"x\":1}"}},
+          {"id":"c2","type":"function","function":{"name":"b","arguments":"{\"y\":2}"}}]}]"#,
+        None,
+    )
+    .unwrap();
+    let wrapped = r#"{"tool_uses":[{"recipient_name":"functions.a","parameters":{"x":1}},{"recipient_name":"functions.b","parameters":{"y":2}}]}"#;
+    let expected = 3
+        + t.count("assistant").unwrap()
+        + t.count("multi_tool_use.parallel").unwrap()
+        + t.count(wrapped).unwrap()
+        + a.framing().tokens_per_tool_call
+        + t.count("functions.a").unwrap()
+        + t.count("functions.b").unwrap();
+    assert_eq!(a.message(&c.messages[0]).unwrap(), expected);
+}
+
+/// Anthropic does not bill an earlier turn's thinking (documented); Claude
+/// Opus 4.5 and later keep it. A turn with a tool call keeps its thinking.
+#[test]
+fn anthropic_turn_thinking_is_not_billed() {
+    let body = |content: &str| {
+        format!(
+            r#"{{"model":"m","max_tokens":1,"messages":[{{"role":"user","content":"hi"}},{{"role":"assistant","content":{content}}},{{"role":"user","content":"and?"}}]}}"#
+        )
+    };
+    let with = body(
+        r#"[{"type":"thinking","thinking":"Let me think about this greeting.","signature":"x"},{"type":"text","text":"Hello"}]"#,
+    );
+    let without = body(r#"[{"type":"text","text":"Hello"}]"#);
+    let count = |model: &str, b: &str| {
+        let a = Accountant::new(
+            Tokenizer::new(Encoding::O200kBase).unwrap(),
+            Framing::for_model(model, Encoding::O200kBase),
+        );
+        a.conversation(&Conversation::parse(b, Some(crate::chat::Format::Anthropic)).unwrap()).unwrap()
+    };
+    assert_eq!(count("claude-sonnet-4-5", &with), count("claude-sonnet-4-5", &without));
+    assert!(count("claude-opus-4-5", &with) > count("claude-opus-4-5", &without));
+    let tool = body(
+        r#"[{"type":"thinking","thinking":"Call it.","signature":"x"},{"type":"tool_use","id":"t1","name":"f","input":{}}]"#,
+    );
+    let tool_bare = body(r#"[{"type":"tool_use","id":"t1","name":"f","input":{}}]"#);
+    assert!(count("claude-sonnet-4-5", &tool) > count("claude-sonnet-4-5", &tool_bare));
+}

@@ -36,6 +36,7 @@ use crate::{Result, Tokenizer};
 /// A section of the digest. The layout's order is fixed whatever order
 /// they are listed in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema), schemars(rename = "DigestSection"))]
 #[serde(rename_all = "snake_case")]
 pub enum Section {
     /// User requests made inside the span.
@@ -55,6 +56,7 @@ impl Section {
 
 /// Digest options, carried in the compaction policy as `digest`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(default, deny_unknown_fields)]
 pub struct DigestOptions {
     /// Tokens the digest may take; 0 means the summary's own budget

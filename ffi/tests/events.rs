@@ -1,0 +1,193 @@
+//! The event callbacks through the C functions: each kind arrives with its
+//! number and JSON, on the calling thread, and a callback may call back
+//! into the handle that raised the event (no deadlock).
+
+use std::ffi::{c_char, c_void, CStr};
+use std::ptr;
+
+use super::*;
+use crate::strings::{ctxkit_string, ctxkit_string_free};
+use crate::window::{ctxkit_window_free, ctxkit_window_new, ctxkit_window_preflight, ctxkit_window_push};
+
+/// What a recording callback saw, and an optional window to call back into.
+#[derive(Default)]
+struct Seen {
+    events: Vec<(u32, String)>,
+    reenter: Option<*mut ctxkit_window>,
+    nested_status: Vec<ctxkit_status>,
+}
+
+unsafe extern "C" fn record(user: *mut c_void, kind: u32, payload: *const c_char, len: usize) {
+    // SAFETY: `user` is the `Seen` the test passed; the payload is valid for `len` and NUL-terminated.
+    let seen = unsafe { &mut *user.cast::<Seen>() };
+    let bytes = unsafe { std::slice::from_raw_parts(payload.cast::<u8>(), len) };
+    assert_eq!(unsafe { *payload.add(len) }, 0, "payload is NUL-terminated");
+    seen.events.push((kind, String::from_utf8(bytes.to_vec()).unwrap()));
+    if let Some(w) = seen.reenter {
+        let mut out = ctxkit_string { ptr: ptr::null_mut(), len: 0 };
+        // SAFETY: the window is live for the test; calling back in is allowed.
+        let s = unsafe { ctxkit_window_preflight(w, ptr::null(), 0, &mut out, ptr::null_mut()) };
+        unsafe { ctxkit_string_free(&mut out) };
+        seen.nested_status.push(s);
+    }
+}
+
+fn kinds(seen: &Seen) -> Vec<u32> {
+    seen.events.iter().map(|(k, _)| *k).collect()
+}
+
+fn new_window(budget: &str) -> *mut ctxkit_window {
+    let mut w = ptr::null_mut();
+    let model = "gpt-4o";
+    // SAFETY: valid buffers and out-pointer.
+    let s = unsafe {
+        ctxkit_window_new(
+            ptr::null(),
+            model.as_ptr().cast(),
+            model.len(),
+            budget.as_ptr().cast(),
+            budget.len(),
+            &mut w,
+            ptr::null_mut(),
+        )
+    };
+    assert_eq!(s, ctxkit_status::Ok);
+    w
+}
+
+fn push(w: *mut ctxkit_window, words: usize) -> ctxkit_status {
+    let m = format!(r#"{{"role":"user","content":"{}"}}"#, "word ".repeat(words));
+    let mut n = 0;
+    // SAFETY: live window, valid buffers.
+    unsafe { ctxkit_window_push(w, m.as_ptr().cast(), m.len(), &mut n, ptr::null_mut()) }
+}
+
+#[test]
+fn kind_names_match_the_core() {
+    for k in ctxkit_core::events::EventKind::ALL {
+        // SAFETY: static NUL-terminated strings.
+        let name = unsafe { CStr::from_ptr(ctxkit_event_kind_name(k.number())) };
+        assert_eq!(name.to_str().unwrap(), k.name());
+    }
+    let unknown = unsafe { CStr::from_ptr(ctxkit_event_kind_name(999)) };
+    assert_eq!(unknown.to_str().unwrap(), "unrecognized");
+    assert_eq!(CTXKIT_EVENT_SKILL_SKIPPED, ctxkit_core::events::EventKind::SkillSkipped.number());
+}
+
+#[test]
+fn a_window_callback_may_call_back_into_the_window() {
+    let w = new_window(r#"{"context_window":1000,"reserved_output":100}"#);
+    let mut seen = Seen { reenter: Some(w), ..Seen::default() };
+    let user = (&mut seen as *mut Seen).cast::<c_void>();
+    // SAFETY: live window; `seen` outlives every call below.
+    assert_eq!(unsafe { ctxkit_window_set_event_callback(w, Some(record), user, ptr::null_mut()) }, ctxkit_status::Ok);
+    assert_eq!(push(w, 100), ctxkit_status::Ok);
+    assert!(seen.events.is_empty());
+    assert_eq!(push(w, 650), ctxkit_status::Ok);
+    assert_eq!(kinds(&seen), [CTXKIT_EVENT_BUDGET_CROSSED]);
+    assert!(seen.events[0]
+        .1
+        .starts_with(r#"{"kind":"budget_crossed","operation":"push","from":"fits","to":"should_compact""#));
+    assert_eq!(seen.nested_status, [ctxkit_status::Ok], "the nested preflight ran");
+    // Cleared: nothing more arrives.
+    // SAFETY: live window.
+    assert_eq!(
+        unsafe { ctxkit_window_set_event_callback(w, None, ptr::null_mut(), ptr::null_mut()) },
+        ctxkit_status::Ok
+    );
+    assert_eq!(push(w, 400), ctxkit_status::Ok);
+    assert_eq!(seen.events.len(), 1);
+    // SAFETY: freed once.
+    unsafe { ctxkit_window_free(w) };
+}
+
+#[test]
+fn a_null_handle_is_refused() {
+    let mut err = ptr::null_mut();
+    // SAFETY: NULL handles are checked.
+    let s = unsafe { ctxkit_window_set_event_callback(ptr::null_mut(), Some(record), ptr::null_mut(), &mut err) };
+    assert_eq!(s, ctxkit_status::NullArgument);
+    unsafe { crate::error::ctxkit_error_free(err) };
+    assert_eq!(
+        unsafe { ctxkit_breaker_set_event_callback(ptr::null_mut(), None, ptr::null_mut(), ptr::null_mut()) },
+        ctxkit_status::NullArgument
+    );
+    assert_eq!(
+        unsafe { ctxkit_tracer_set_event_callback(ptr::null_mut(), None, ptr::null_mut(), ptr::null_mut()) },
+        ctxkit_status::NullArgument
+    );
+}
+
+#[test]
+fn breaker_tracer_and_skills_deliver_their_kinds() {
+    use crate::recovery::{ctxkit_breaker_free, ctxkit_breaker_new, ctxkit_breaker_record_failure};
+    use crate::trace::{ctxkit_tracer_end, ctxkit_tracer_free, ctxkit_tracer_new, ctxkit_tracer_start};
+    let mut seen = Seen::default();
+    let user = (&mut seen as *mut Seen).cast::<c_void>();
+
+    let cfg = r#"{"failure_threshold":1}"#;
+    let mut b = ptr::null_mut();
+    // SAFETY: valid buffers; handles freed once; `seen` outlives them.
+    unsafe {
+        assert_eq!(ctxkit_breaker_new(cfg.as_ptr().cast(), cfg.len(), &mut b, ptr::null_mut()), ctxkit_status::Ok);
+        assert_eq!(ctxkit_breaker_set_event_callback(b, Some(record), user, ptr::null_mut()), ctxkit_status::Ok);
+        assert_eq!(ctxkit_breaker_record_failure(b, "api".as_ptr().cast(), 3, 5, ptr::null_mut()), ctxkit_status::Ok);
+        ctxkit_breaker_free(b);
+    }
+    assert_eq!(
+        seen.events[0].1,
+        r#"{"kind":"breaker_state_changed","key":"api","from":"closed","to":"open","at_ms":5}"#
+    );
+
+    let mut t = ptr::null_mut();
+    let info = r#"{"input":"same"}"#;
+    unsafe {
+        assert_eq!(ctxkit_tracer_new(ptr::null(), 0, &mut t, ptr::null_mut()), ctxkit_status::Ok);
+        assert_eq!(ctxkit_tracer_set_event_callback(t, Some(record), user, ptr::null_mut()), ctxkit_status::Ok);
+        for at in [0, 10] {
+            let mut id = 0;
+            let s = ctxkit_tracer_start(
+                t,
+                "grep".as_ptr().cast(),
+                4,
+                info.as_ptr().cast(),
+                info.len(),
+                0,
+                at,
+                &mut id,
+                ptr::null_mut(),
+            );
+            assert_eq!(s, ctxkit_status::Ok);
+            assert_eq!(ctxkit_tracer_end(t, id, 0, 0, ptr::null(), 0, at + 1, ptr::null_mut()), ctxkit_status::Ok);
+        }
+        ctxkit_tracer_free(t);
+    }
+    assert_eq!(kinds(&seen), [CTXKIT_EVENT_BREAKER_STATE_CHANGED, CTXKIT_EVENT_SPAN_REPEATED]);
+    assert_eq!(seen.events[1].1, r#"{"kind":"span_repeated","span_id":2,"first_span_id":1,"tool":"grep","count":2}"#);
+
+    let root = std::env::temp_dir().join(format!("ctxkit-ffi-events-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&root);
+    std::fs::create_dir_all(root.join("no-skill-here")).unwrap();
+    let root_s = root.to_str().unwrap();
+    let mut set = ptr::null_mut();
+    unsafe {
+        let s = ctxkit_skills_open_with_events(
+            root_s.as_ptr().cast(),
+            root_s.len(),
+            ptr::null(),
+            0,
+            Some(record),
+            user,
+            &mut set,
+            ptr::null_mut(),
+        );
+        assert_eq!(s, ctxkit_status::Ok);
+        crate::skills::ctxkit_skills_free(set);
+    }
+    let _ = std::fs::remove_dir_all(&root);
+    assert_eq!(seen.events[2].0, CTXKIT_EVENT_SKILL_SKIPPED);
+    assert_eq!(
+        seen.events[2].1,
+        r#"{"kind":"skill_skipped","path":"no-skill-here","reason":"a folder without SKILL.md"}"#
+    );
+}
