@@ -396,6 +396,38 @@ fn fit_cuts_the_long_tool_output_and_reports_it() {
     assert_eq!(r["changes"][0]["id"], "call_tests_1");
 }
 
+/// Issue 23 (design 001's 10 KB cap): `--tool-output-max-bytes` cuts every
+/// longer output to the cap (marker included), before the token cap; a cap
+/// that cannot hold the marker is a one-line error.
+#[test]
+fn fit_caps_tool_outputs_in_bytes() {
+    let file = agent_loop_file();
+    let report = std::env::temp_dir().join(format!("ctxkit-fit-bytes-{}.json", std::process::id()));
+    let o = ctxkit(
+        &["fit", &file, "--model", "gpt-4o", "--tool-output-max-bytes", "500", "--report", report.to_str().unwrap()],
+        b"",
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    let results: Vec<&str> = out["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["role"] == "tool")
+        .map(|m| m["content"].as_str().unwrap())
+        .collect();
+    assert_eq!(results.len(), 60);
+    assert!(results.iter().all(|t| t.len() <= 500 && t.contains(" bytes truncated ...]")), "{}", results[0]);
+    let r: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
+    let changes = r["changes"].as_array().unwrap();
+    assert_eq!(changes.len(), 60);
+    assert!(changes.iter().all(|c| c["action"] == "truncated_result" && c["tokens"].as_u64().unwrap() > 0));
+    let o = ctxkit(&["fit", &file, "--model", "gpt-4o", "--tool-output-max-bytes", "12"], b"");
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("tool_output_max_bytes 12 leaves no room for the truncation marker"), "{}", stderr(&o));
+    assert_eq!(stderr(&o).lines().count(), 1);
+}
+
 #[test]
 fn fit_drops_turns_when_it_must_and_keeps_anthropic_shape() {
     let o = ctxkit(
@@ -703,4 +735,40 @@ fn encode_lists_the_special_tokens_of_an_encoding() {
     assert!(out.contains("<|endoftext|>") && out.contains("100257") && out.contains("<|fim_prefix|>"), "{out}");
     let o = ctxkit(&["encode", "--list-special", "--raw"], b"");
     assert_eq!(o.status.code(), Some(2), "--list-special conflicts with encoding options");
+}
+
+/// Issue 23: the call stack from the command line. Depth 5 by default (the
+/// design's maximum), a sixth agent and a cycle are refusals (exit 1 with
+/// the error kind), a stored stack continues, bad input is a one-line error.
+#[test]
+fn callstack_enters_agents_and_refuses_depth_and_cycles() {
+    let ok = ctxkit(&["callstack", "planner", "coder", "reviewer", "tester", "writer"], b"");
+    assert!(ok.status.success(), "{}", stderr(&ok));
+    let v: serde_json::Value = serde_json::from_str(&stdout(&ok)).unwrap();
+    assert_eq!(
+        v,
+        serde_json::json!({"agents": ["planner", "coder", "reviewer", "tester", "writer"], "depth": 5, "max_depth": 5})
+    );
+    let deep = ctxkit(&["callstack", "a", "b", "c", "d", "e", "f"], b"");
+    assert_eq!(deep.status.code(), Some(1));
+    let e: serde_json::Value = serde_json::from_str(&stdout(&deep)).unwrap();
+    assert_eq!(e["error"], "depth_exceeded");
+    assert_eq!(e["message"], "agent call depth 6 exceeds the maximum of 5: a -> b -> c -> d -> e -> f");
+    let cyc = ctxkit(&["callstack", "planner", "coder", "planner"], b"");
+    assert_eq!(cyc.status.code(), Some(1));
+    let e: serde_json::Value = serde_json::from_str(&stdout(&cyc)).unwrap();
+    assert_eq!(e["error"], "cycle_detected");
+    assert!(e["message"].as_str().unwrap().contains("planner -> coder -> planner"), "{e}");
+    let more = ctxkit(&["callstack", "--stack", "-", "coder"], br#"{"agents": ["planner"], "max_depth": 2}"#);
+    assert!(more.status.success(), "{}", stderr(&more));
+    assert!(stdout(&more).contains(r#""agents":["planner","coder"],"depth":2,"max_depth":2"#), "{}", stdout(&more));
+    for (args, stdin, msg) in [
+        (&["callstack", "--max-depth", "0", "a"][..], &b""[..], "max_depth must be at least 1"),
+        (&["callstack", "--stack", "-", "a"][..], &b"{\"agents\": 3}"[..], "-: "),
+        (&["callstack", ""][..], &b""[..], "agent name is empty"),
+    ] {
+        let o = ctxkit(args, stdin);
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+        assert!(stderr(&o).contains(msg) && stderr(&o).lines().count() == 1, "{args:?}: {}", stderr(&o));
+    }
 }
