@@ -51,8 +51,41 @@ export declare class NativeTokenizer {
   countUntilLimitBytes(bytes: Uint8Array, limit: number): CountLimitResult
   encode(text: string): Uint32Array
   encodeBytes(bytes: Uint8Array): Uint32Array
-  /** Decodes ids; `strict` fails with `invalid_utf8` instead of U+FFFD. */
-  decode(ids: Uint32Array, strict: boolean): string
+  /**
+   * Decodes ids; `mode` is `replace` (U+FFFD), `strict` (`invalid_utf8`)
+   * or `ignore` (bytes that are not UTF-8 dropped), as the core names them.
+   */
+  decode(ids: Uint32Array, mode: string): string
+  /**
+   * The text of `ids` and each token's start in characters (Unicode
+   * scalar values), tiktoken's `decode_with_offsets`.
+   */
+  decodeWithOffsets(ids: Uint32Array): DecodedWithOffsets
+  /** The bytes of one token, ordinary or special (`unknown_token` otherwise). */
+  tokenBytes(id: number): Uint8Array
+  /**
+   * The id of the single token whose bytes are exactly `bytes`
+   * (`unknown_token` when there is none).
+   */
+  tokenId(bytes: Uint8Array): number
+  /** [`Self::token_id`] of a string's UTF-8. */
+  tokenIdText(text: string): number
+  /**
+   * The ids of any bytes, UTF-8 or not (tiktoken's `_encode_bytes`);
+   * special-token text is ordinary text.
+   */
+  encodeRawBytes(bytes: Uint8Array): Uint32Array
+  /**
+   * Encodes with tiktoken's `allowed_special` / `disallowed_special`,
+   * given as the core's policy JSON (the facade builds it).
+   */
+  encodeWith(text: TextArg, policy: string): Uint32Array
+  /** Counts with the same policy and check as [`Self::encode_with`]. */
+  countWith(text: TextArg, policy: string): number
+  /** The encoding's special tokens with their ids, in the encoding's order. */
+  specialTokenList(): Array<SpecialTokenEntry>
+  /** Whether `id` is one of the encoding's special tokens. */
+  isSpecialToken(id: number): boolean
   /** Decodes ids to their raw bytes (no UTF-8 check). */
   decodeBytes(ids: Uint32Array): Uint8Array
   /** `marker`: `None` is the core's default marker; `Some("")` is no marker. */
@@ -74,6 +107,12 @@ export declare class NativeTracer {
   start(tool: string, info: string | undefined | null, inputBytes: number, atUs?: number | undefined | null): number
   /** `outcome`: `"success"`, `"error"`, `"timeout"`, `"cancelled"` (as JSON spells them). */
   end(id: number, outcome: string, outputBytes: number, error?: string | undefined | null, atUs?: number | undefined | null): void
+  /**
+   * `end` with token usage, an error category and metadata: `end` is the
+   * core's span-end JSON (`{output_bytes, error, error_category,
+   * input_tokens, output_tokens, metadata}`, every field optional).
+   */
+  endWith(id: number, outcome: string, end?: string | undefined | null, atUs?: number | undefined | null): void
   /**
    * `{overdue, interrupted_results}` (core's `trace::Overdue`, as C
    * returns it): spans past their timeout, and the synthetic tool results
@@ -121,6 +160,13 @@ export declare function __panicForTest(message: string): void
  */
 export declare function __stringFloor(text: string): number
 
+/**
+ * The same floor through napi-rs's own `String` conversion (two walks of the
+ * string and a zero-filled buffer), kept so bench/node can show what
+ * [`JsText`] saves, side by side.
+ */
+export declare function __stringFloorNapi(text: string): number
+
 export declare function backoffJson(request: string): string
 
 export declare function classifyErrorJson(request: string): string
@@ -140,6 +186,13 @@ export interface CountLimitResult {
   tokens: number
   /** Whether the text has more tokens than the limit. */
   exceeded: boolean
+}
+
+/** `decodeWithOffsets`'s result. */
+export interface DecodedWithOffsets {
+  text: string
+  /** Per token, where it starts in `text`, in characters (code points). */
+  offsets: Array<number>
 }
 
 /**
@@ -169,6 +222,12 @@ export declare function handoffValidateJson(handoff: string): string
 
 /** The built-in model registry's entry for `model` as JSON. */
 export declare function lookupModelJson(model: string): string
+
+/** One special token of an encoding. */
+export interface SpecialTokenEntry {
+  token: string
+  id: number
+}
 
 export declare function toolsetReportJson(request: string): string
 

@@ -843,6 +843,7 @@ module.exports.NativeTracer = nativeBinding.NativeTracer
 module.exports.NativeWindow = nativeBinding.NativeWindow
 module.exports.__panicForTest = nativeBinding.__panicForTest
 module.exports.__stringFloor = nativeBinding.__stringFloor
+module.exports.__stringFloorNapi = nativeBinding.__stringFloorNapi
 module.exports.backoffJson = nativeBinding.backoffJson
 module.exports.classifyErrorJson = nativeBinding.classifyErrorJson
 module.exports.coreVersion = nativeBinding.coreVersion

@@ -90,17 +90,57 @@ export interface TokenizerInfo {
   model: ModelInfo | null
 }
 
+/** tiktoken's special-token sets: `'all'` or the token texts. */
+export type SpecialSet = 'all' | readonly string[] | ReadonlySet<string>
+
+export interface SpecialOptions {
+  /** Special tokens encoded as their ids (default: none). */
+  allowedSpecial?: SpecialSet
+  /** Text whose presence fails the call (default when either is given: `'all'` not allowed). */
+  disallowedSpecial?: SpecialSet
+}
+
+export interface DecodedWithOffsets {
+  text: string
+  offsets: number[]
+}
+
+export interface SpecialToken {
+  token: string
+  id: number
+}
+
 export declare class Tokenizer {
   constructor(encoding: EncodingName, options?: TokenizerOptions)
   static forModel(model: string, options?: ForModelOptions): Tokenizer
   readonly info: TokenizerInfo
-  countTokens(text: Text): number
+  /** With `allowedSpecial` / `disallowedSpecial`, tiktoken's special-token rules apply. */
+  countTokens(text: Text, options?: SpecialOptions): number
   countUntilLimit(text: Text, limit: number): CountLimit
   /** `false` when over the limit, else the count (gpt-tokenizer's habit). */
   isWithinTokenLimit(text: Text, limit: number): false | number
-  encode(text: Text): Uint32Array
-  decode(ids: Uint32Array | readonly number[], options?: { mode?: 'replace' | 'strict' }): string
+  /**
+   * Token ids. A `Uint8Array` is UTF-8 text (`invalid_utf8` otherwise); see
+   * `encodeBytes` for bytes that need not be UTF-8. With `allowedSpecial` /
+   * `disallowedSpecial`, tiktoken's rules: disallowed special-token text fails
+   * with `invalid_argument`, naming it and its byte offset.
+   */
+  encode(text: Text, options?: SpecialOptions): Uint32Array
+  /** `replace` (U+FFFD, the default), `strict` (`invalid_utf8`) or `ignore` (drop bytes that are not UTF-8). */
+  decode(ids: Uint32Array | readonly number[], options?: { mode?: 'replace' | 'strict' | 'ignore' }): string
+  /** The exact bytes of `ids` (they may end inside a character). */
   decodeBytes(ids: Uint32Array | readonly number[]): Uint8Array
+  /** The text and, per token, where it starts in characters (code points), as tiktoken's `decode_with_offsets`. */
+  decodeWithOffsets(ids: Uint32Array | readonly number[]): DecodedWithOffsets
+  /** The bytes of one token, ordinary or special (`unknown_token` otherwise). */
+  tokenBytes(id: number): Uint8Array
+  /** The id of the single token whose bytes are exactly these (a string as UTF-8); `unknown_token` when none. */
+  tokenId(token: Text): number
+  /** The ids of any bytes, UTF-8 or not (tiktoken's `_encode_bytes`); special-token text is ordinary text. */
+  encodeBytes(bytes: Uint8Array): Uint32Array
+  /** The encoding's special tokens and their ids, in the encoding's order. */
+  specialTokenList(): SpecialToken[]
+  isSpecialToken(id: number): boolean
   truncate(text: Text, maxTokens: number, options?: TruncateOptions): Truncation
   assemble(request: AssembleRequest | string): AssembleResult
   countTokensAsync(text: Text, options?: AsyncOptions): Promise<number>
@@ -222,14 +262,28 @@ export declare class CallStack {
   toJSON(): { agents: string[]; max_depth: number; [field: string]: unknown }
 }
 
-export type Outcome = 'success' | 'error' | 'timeout' | 'cancelled'
+export type Outcome = 'success' | 'failed' | 'timeout' | 'cancelled'
 export declare const OUTCOMES: readonly Outcome[]
+
+/** What a host knows when a span ends besides its outcome. */
+export interface SpanEnd {
+  output_bytes?: number
+  error?: string | null
+  /** 1-64 bytes of `[a-z0-9_]`, e.g. a classification's category. */
+  error_category?: string | null
+  input_tokens?: number | null
+  output_tokens?: number | null
+  /** At most 16 keys; values are strings (<= 256 bytes), numbers, booleans or null. */
+  metadata?: { [key: string]: string | number | boolean | null }
+}
 
 export declare class Tracer {
   constructor(config?: object | string)
   /** Starts a span; returns its id. Times are µs (default: now). */
   start(tool: string, info?: { tool_call_id?: string; [field: string]: unknown }, inputBytes?: number, atUs?: number): number
   end(id: number, outcome: Outcome, outputBytes?: number, error?: string | null, atUs?: number): void
+  /** `end` with token usage, an error category and metadata (every field optional; caps in the core's `trace::SpanEnd`). */
+  endWith(id: number, outcome: Outcome, end?: SpanEnd | string | null, atUs?: number): void
   overdue(atUs?: number): { overdue: unknown[]; interrupted_results: { tool_call_id: string; [field: string]: unknown }[] }
   expire(atUs?: number): { overdue: unknown[]; interrupted_results: { tool_call_id: string; [field: string]: unknown }[] }
   metrics(): { tool: string; count: number; successes: number; errors: number; timeouts: number; cancelled: number; in_flight: number; [field: string]: unknown }[]

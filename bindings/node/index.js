@@ -180,8 +180,13 @@ class Tokenizer {
     }
   }
 
-  countTokens(text) {
+  countTokens(text, options) {
     const t = this[NATIVE]
+    if (options !== undefined) {
+      checkText(text)
+      const policy = specialPolicy(options)
+      if (policy !== null) return call(() => t.countWith(text, policy))
+    }
     if (typeof text === 'string') return call(() => t.count(text))
     checkText(text)
     return call(() => t.countBytes(text))
@@ -201,23 +206,54 @@ class Tokenizer {
     return r.exceeded ? false : r.tokens
   }
 
-  encode(text) {
+  encode(text, options) {
     checkText(text)
     const t = this[NATIVE]
+    const policy = specialPolicy(options)
+    if (policy !== null) return call(() => t.encodeWith(text, policy))
     return typeof text === 'string' ? call(() => t.encode(text)) : call(() => t.encodeBytes(text))
   }
 
   decode(ids, options) {
     const o = checkOptions(options)
     const mode = o.mode === undefined ? 'replace' : o.mode
-    if (mode !== 'replace' && mode !== 'strict') {
-      throw new TypeError(`mode must be 'replace' or 'strict', got ${JSON.stringify(mode)}`)
+    if (mode !== 'replace' && mode !== 'strict' && mode !== 'ignore') {
+      throw new TypeError(`mode must be 'replace', 'strict' or 'ignore', got ${JSON.stringify(mode)}`)
     }
-    return call(() => this[NATIVE].decode(idsArray(ids), mode === 'strict'))
+    return call(() => this[NATIVE].decode(idsArray(ids), mode))
   }
 
   decodeBytes(ids) {
     return call(() => this[NATIVE].decodeBytes(idsArray(ids)))
+  }
+
+  decodeWithOffsets(ids) {
+    return call(() => this[NATIVE].decodeWithOffsets(idsArray(ids)))
+  }
+
+  tokenBytes(id) {
+    checkId(id)
+    return call(() => this[NATIVE].tokenBytes(id))
+  }
+
+  tokenId(token) {
+    checkText(token, 'token')
+    const t = this[NATIVE]
+    return typeof token === 'string' ? call(() => t.tokenIdText(token)) : call(() => t.tokenId(token))
+  }
+
+  encodeBytes(bytes) {
+    if (!isBytes(bytes)) throw new TypeError(`bytes must be a Uint8Array, got ${describe(bytes)}`)
+    return call(() => this[NATIVE].encodeRawBytes(bytes))
+  }
+
+  specialTokenList() {
+    return call(() => this[NATIVE].specialTokenList())
+  }
+
+  isSpecialToken(id) {
+    checkId(id)
+    return this[NATIVE].isSpecialToken(id)
   }
 
   truncate(text, maxTokens, options) {
@@ -254,6 +290,34 @@ class Tokenizer {
     const o = checkOptions(options)
     return startAsync(o.signal, (signal) => this[NATIVE].encodeAsync(text, signal))
   }
+}
+
+function checkId(id) {
+  if (!Number.isInteger(id) || id < 0 || id > 0xffffffff) {
+    throw new TypeError(`id must be an integer in [0, 2^32), got ${JSON.stringify(id) ?? describe(id)}`)
+  }
+}
+
+// tiktoken's allowed_special / disallowed_special as the core's policy JSON,
+// or null when neither is given (the tokenizer's own special setting applies).
+// Each is 'all' or an iterable of strings (array or Set); a missing one takes
+// tiktoken's default ([] allowed, 'all' disallowed).
+function specialPolicy(options) {
+  const o = checkOptions(options)
+  if (o.allowedSpecial === undefined && o.disallowedSpecial === undefined) return null
+  const set = (v, what) => {
+    if (v === 'all') return 'all'
+    if (typeof v === 'string' || v === null || typeof v !== 'object' || typeof v[Symbol.iterator] !== 'function') {
+      throw new TypeError(`${what} must be 'all' or an array or Set of strings, got ${describe(v)}`)
+    }
+    const names = [...v]
+    for (const n of names) checkString(n, `an element of ${what}`)
+    return names
+  }
+  const policy = {}
+  if (o.allowedSpecial !== undefined) policy.allowed_special = set(o.allowedSpecial, 'allowedSpecial')
+  if (o.disallowedSpecial !== undefined) policy.disallowed_special = set(o.disallowedSpecial, 'disallowedSpecial')
+  return JSON.stringify(policy)
 }
 
 function idsArray(ids) {
@@ -529,7 +593,7 @@ class CallStack {
   }
 }
 
-const OUTCOMES = ['success', 'error', 'timeout', 'cancelled']
+const OUTCOMES = ['success', 'failed', 'timeout', 'cancelled']
 
 class Tracer {
   constructor(config) {
@@ -550,6 +614,13 @@ class Tracer {
     if (error !== undefined && error !== null) checkString(error, 'error')
     checkAt(atUs, 'atUs')
     call(() => this[NATIVE].end(id, outcome, outputBytes, error ?? undefined, atUs))
+  }
+
+  endWith(id, outcome, end, atUs) {
+    checkCount(id, 'id')
+    checkString(outcome, 'outcome')
+    checkAt(atUs, 'atUs')
+    call(() => this[NATIVE].endWith(id, outcome, jsonIn(end, 'end') ?? undefined, atUs))
   }
 
   overdue(atUs) {
@@ -614,4 +685,5 @@ module.exports = {
   __panicForTest: (message) => call(() => native.__panicForTest(message)),
   // Benchmark hook only: the napi string conversion alone (bench/node).
   __stringFloor: (text) => native.__stringFloor(text),
+  __stringFloorNapi: (text) => native.__stringFloorNapi(text),
 }

@@ -92,7 +92,7 @@ run_cp=$testcp:$out/ctxkit.jar:$out/ctxkit-tests.jar:$klib/kotlin-stdlib.jar
 # A bounded heap, so the create/close test measures native memory, not heap growth.
 jvm=(java -Xmx256m -Djna.library.path="$root/target/debug" -Dctxkit.repo="$root" -Xss4m)
 "${jvm[@]}" -jar /usr/share/java/junit-platform-console-standalone.jar \
-    --class-path "$run_cp" $(for c in VectorsTest TokenizerTest ErrorsTest ConcurrencyTest LifetimeTest WindowTest; do printf -- "--select-class dev.ctxkit.%s " $c; done) --disable-banner --details=tree --fail-if-no-tests
+    --class-path "$run_cp" $(for c in VectorsTest TokenizerTest BytesTest TracerTest ErrorsTest ConcurrencyTest LifetimeTest WindowTest; do printf -- "--select-class dev.ctxkit.%s " $c; done) --disable-banner --details=tree --fail-if-no-tests
 
 # examples/kotlin: compiled against the jar and run.
 "$kotlinc" -nowarn -jvm-target 17 -cp "$cp:/usr/share/java/gson.jar:$out/ctxkit.jar" -d "$out/example.jar" \

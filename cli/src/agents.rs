@@ -1,11 +1,14 @@
-//! `ctxkit backoff` and `ctxkit trace`: the retry schedule and tool
-//! telemetry from the command line. Arguments become the core's policy and
-//! tracer config; the decisions and figures are the core's.
+//! `ctxkit backoff`, `ctxkit trace` and `ctxkit callstack`: the retry
+//! schedule, tool telemetry and agent call-stack checks from the command
+//! line. Arguments become the core's policy, tracer config and stack; the
+//! decisions and figures are the core's.
 
 use std::process::ExitCode;
 
+use ctxkit::callstack::{CallStack, DEFAULT_MAX_DEPTH};
 use ctxkit::recovery::{BackoffPolicy, Jitter};
 use ctxkit::trace::replay_json;
+use ctxkit::ErrorKind;
 
 use crate::out::outln;
 use crate::{input, Fatal};
@@ -73,5 +76,44 @@ pub(crate) fn trace(a: TraceArgs) -> Result<ExitCode, Fatal> {
     let events = input::read_text(&a.events).map_err(Fatal)?;
     let r = replay_json(&a.config, &events).map_err(|e| Fatal(format!("{}: {e}", a.events)))?;
     outln!("{}", serde_json::to_string_pretty(&r).map_err(|e| Fatal(e.to_string()))?);
+    Ok(ExitCode::SUCCESS)
+}
+
+#[derive(clap::Args)]
+pub(crate) struct CallStackArgs {
+    /// Agents entered in order, the outermost caller first.
+    #[arg(value_name = "AGENT", required = true)]
+    agents: Vec<String>,
+    /// The maximum depth of a new stack.
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_DEPTH, conflicts_with = "stack")]
+    max_depth: usize,
+    /// Start from this stack (its JSON, as printed; "-" for standard input) instead of an empty one.
+    #[arg(long, value_name = "FILE")]
+    stack: Option<String>,
+}
+
+/// Prints the stack after entering every agent, or, when an entry is a
+/// cycle or goes past the maximum depth, `{"error", "message"}` and exit 1
+/// (a refusal the caller acts on, not a failure of the command).
+pub(crate) fn callstack(a: CallStackArgs) -> Result<ExitCode, Fatal> {
+    let mut stack = match &a.stack {
+        Some(path) => {
+            let text = input::read_text(path).map_err(Fatal)?;
+            CallStack::from_json(&text).map_err(|e| Fatal(format!("{path}: {e}")))?
+        }
+        None => CallStack::new(a.max_depth)?,
+    };
+    for agent in &a.agents {
+        stack = match stack.enter(agent) {
+            Ok(s) => s,
+            Err(e) if matches!(e.kind(), ErrorKind::CycleDetected | ErrorKind::DepthExceeded) => {
+                let refusal = serde_json::json!({"error": e.kind().as_str(), "message": e.message()});
+                outln!("{refusal}");
+                return Ok(ExitCode::from(1));
+            }
+            Err(e) => return Err(e.into()),
+        };
+    }
+    outln!("{}", serde_json::to_string(&stack.to_json_value()).map_err(|e| Fatal(e.to_string()))?);
     Ok(ExitCode::SUCCESS)
 }

@@ -64,6 +64,9 @@ enum Command {
     /// Replay recorded tool-span events through a tracer: per-tool metrics
     /// (p50/p95/p99), the recent records, overdue calls.
     Trace(agents::TraceArgs),
+    /// Enter agents on a call stack (empty, or --stack FILE): print the stack, or refuse
+    /// a cycle or a call past the maximum depth (default 5) with exit 1.
+    Callstack(agents::CallStackArgs),
 }
 
 /// A failure that ends the command: printed as one line on stderr.
@@ -91,6 +94,7 @@ fn main() -> ExitCode {
         Command::Assemble(args) => assemble::run(args),
         Command::Backoff(args) => agents::backoff(args),
         Command::Trace(args) => agents::trace(args),
+        Command::Callstack(args) => agents::callstack(args),
     };
     match result {
         Ok(code) => code,

@@ -12,14 +12,14 @@ use crate::{input, Fatal};
 
 #[derive(clap::Args)]
 pub(crate) struct Common {
-    /// Conversation JSON (OpenAI Chat, OpenAI Responses or Anthropic shape); "-" for standard input.
+    /// Conversation JSON (OpenAI Chat, OpenAI Responses, Anthropic, Gemini or Bedrock Converse shape); "-" for standard input.
     #[arg(value_name = "FILE")]
     file: String,
     /// Model whose encoding, framing and limits apply.
     #[arg(long, value_name = "NAME", default_value = "gpt-4o")]
     model: String,
     /// Input format; detected when not given.
-    #[arg(long, value_name = "openai|anthropic|responses")]
+    #[arg(long, value_name = "openai|anthropic|responses|gemini|bedrock")]
     format: Option<String>,
 }
 
@@ -151,6 +151,10 @@ pub(crate) struct FitArgs {
     /// Cut every tool output longer than N tokens first (head and tail kept).
     #[arg(long, value_name = "N")]
     tool_output_max: Option<usize>,
+    /// Cut every tool output longer than N bytes of UTF-8 first, before --tool-output-max (head and tail kept,
+    /// marker included, never inside a character; e.g. 10000 for a 10 KB cap).
+    #[arg(long, value_name = "N")]
+    tool_output_max_bytes: Option<usize>,
     /// Write the report (manifest, before/after figures) here instead of standard error.
     #[arg(long, value_name = "FILE")]
     report: Option<String>,
@@ -222,6 +226,7 @@ pub(crate) fn fit_cmd(args: FitArgs) -> Result<ExitCode, Fatal> {
                 ..MaskOptions::default()
             },
             tool_output_max: args.tool_output_max,
+            tool_output_max_bytes: args.tool_output_max_bytes,
             summary_role: match args.summary_role {
                 SummaryRoleArg::User => SummaryRole::User,
                 SummaryRoleArg::System => SummaryRole::System,

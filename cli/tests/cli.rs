@@ -310,7 +310,59 @@ fn responses_input_is_detected_forced_and_repaired_in_its_own_shape() {
     assert!(stderr(&o).contains("-: conversation input[0]: function_call has no 'call_id'"), "{}", stderr(&o));
     let o = ctxkit(&["preflight", "-", "--format", "gemini-ish"], b"[]");
     assert_eq!(o.status.code(), Some(2));
-    assert!(stderr(&o).contains("use openai, anthropic or responses"), "{}", stderr(&o));
+    assert!(stderr(&o).contains("use openai, anthropic, responses, gemini or bedrock"), "{}", stderr(&o));
+}
+
+#[test]
+fn bedrock_input_is_detected_forced_and_repaired_in_its_own_shape() {
+    let doc = br#"{"system":[{"text":"sys"}],"messages":[{"role":"user","content":[{"text":"go"}]},{"role":"assistant","content":[{"toolUse":{"toolUseId":"t1","name":"ls","input":{}}}]}],"inferenceConfig":{"maxTokens":9}}"#;
+    let o = ctxkit(&["repair", "-", "--synthetic-result", "lost"], doc);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let fixed: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(
+        fixed["messages"][2],
+        serde_json::json!({"role": "user", "content": [{"toolResult": {"toolUseId": "t1", "content": [{"text": "lost"}], "status": "error"}}]})
+    );
+    assert_eq!(fixed["inferenceConfig"]["maxTokens"], 9);
+    let o = ctxkit(
+        &["preflight", "-", "--format", "bedrock"],
+        br#"{"messages":[{"role":"user","content":[{"toolResult":{"content":[]}}]}]}"#,
+    );
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("-: conversation messages[0].content[0]: toolResult has no 'toolUseId'"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn gemini_input_is_detected_forced_and_repaired_in_its_own_shape() {
+    let doc = br#"{"systemInstruction":{"parts":[{"text":"sys"}]},"contents":[{"role":"user","parts":[{"text":"go"}]},{"role":"model","parts":[{"functionCall":{"name":"ls","args":{}}}]}],"generationConfig":{"temperature":0}}"#;
+    let o = ctxkit(&["repair", "-", "--model", "gemini-2.5-flash", "--synthetic-result", "lost"], doc);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let fixed: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(
+        fixed["contents"][2],
+        serde_json::json!({"role": "user", "parts": [{"functionResponse": {"name": "ls", "response": {"error": "lost"}}}]})
+    );
+    assert_eq!(fixed["systemInstruction"]["parts"][0]["text"], "sys");
+    assert_eq!(fixed["generationConfig"]["temperature"], 0);
+    let o = ctxkit(
+        &["preflight", "-", "--model", "gemini-2.5-flash", "--format", "gemini"],
+        br#"[{"role":"user","parts":[{"text":"hi"}]}]"#,
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = ctxkit(
+        &["preflight", "-", "--format", "gemini"],
+        br#"{"contents":[{"role":"model","parts":[{"functionCall":{"name":"f"}}]},{"role":"user","parts":[{"functionResponse":{"response":{}}}]}]}"#,
+    );
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("-: conversation contents[1].parts[0]: functionResponse has no 'name'"),
+        "{}",
+        stderr(&o)
+    );
 }
 
 #[test]
@@ -342,6 +394,38 @@ fn fit_cuts_the_long_tool_output_and_reports_it() {
     assert!(r["tokens_after"].as_u64().unwrap() <= r["limit_tokens"].as_u64().unwrap());
     assert_eq!(r["changes"][0]["action"], "truncated_result");
     assert_eq!(r["changes"][0]["id"], "call_tests_1");
+}
+
+/// Issue 23 (design 001's 10 KB cap): `--tool-output-max-bytes` cuts every
+/// longer output to the cap (marker included), before the token cap; a cap
+/// that cannot hold the marker is a one-line error.
+#[test]
+fn fit_caps_tool_outputs_in_bytes() {
+    let file = agent_loop_file();
+    let report = std::env::temp_dir().join(format!("ctxkit-fit-bytes-{}.json", std::process::id()));
+    let o = ctxkit(
+        &["fit", &file, "--model", "gpt-4o", "--tool-output-max-bytes", "500", "--report", report.to_str().unwrap()],
+        b"",
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    let results: Vec<&str> = out["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["role"] == "tool")
+        .map(|m| m["content"].as_str().unwrap())
+        .collect();
+    assert_eq!(results.len(), 60);
+    assert!(results.iter().all(|t| t.len() <= 500 && t.contains(" bytes truncated ...]")), "{}", results[0]);
+    let r: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
+    let changes = r["changes"].as_array().unwrap();
+    assert_eq!(changes.len(), 60);
+    assert!(changes.iter().all(|c| c["action"] == "truncated_result" && c["tokens"].as_u64().unwrap() > 0));
+    let o = ctxkit(&["fit", &file, "--model", "gpt-4o", "--tool-output-max-bytes", "12"], b"");
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("tool_output_max_bytes 12 leaves no room for the truncation marker"), "{}", stderr(&o));
+    assert_eq!(stderr(&o).lines().count(), 1);
 }
 
 #[test]
@@ -651,4 +735,40 @@ fn encode_lists_the_special_tokens_of_an_encoding() {
     assert!(out.contains("<|endoftext|>") && out.contains("100257") && out.contains("<|fim_prefix|>"), "{out}");
     let o = ctxkit(&["encode", "--list-special", "--raw"], b"");
     assert_eq!(o.status.code(), Some(2), "--list-special conflicts with encoding options");
+}
+
+/// Issue 23: the call stack from the command line. Depth 5 by default (the
+/// design's maximum), a sixth agent and a cycle are refusals (exit 1 with
+/// the error kind), a stored stack continues, bad input is a one-line error.
+#[test]
+fn callstack_enters_agents_and_refuses_depth_and_cycles() {
+    let ok = ctxkit(&["callstack", "planner", "coder", "reviewer", "tester", "writer"], b"");
+    assert!(ok.status.success(), "{}", stderr(&ok));
+    let v: serde_json::Value = serde_json::from_str(&stdout(&ok)).unwrap();
+    assert_eq!(
+        v,
+        serde_json::json!({"agents": ["planner", "coder", "reviewer", "tester", "writer"], "depth": 5, "max_depth": 5})
+    );
+    let deep = ctxkit(&["callstack", "a", "b", "c", "d", "e", "f"], b"");
+    assert_eq!(deep.status.code(), Some(1));
+    let e: serde_json::Value = serde_json::from_str(&stdout(&deep)).unwrap();
+    assert_eq!(e["error"], "depth_exceeded");
+    assert_eq!(e["message"], "agent call depth 6 exceeds the maximum of 5: a -> b -> c -> d -> e -> f");
+    let cyc = ctxkit(&["callstack", "planner", "coder", "planner"], b"");
+    assert_eq!(cyc.status.code(), Some(1));
+    let e: serde_json::Value = serde_json::from_str(&stdout(&cyc)).unwrap();
+    assert_eq!(e["error"], "cycle_detected");
+    assert!(e["message"].as_str().unwrap().contains("planner -> coder -> planner"), "{e}");
+    let more = ctxkit(&["callstack", "--stack", "-", "coder"], br#"{"agents": ["planner"], "max_depth": 2}"#);
+    assert!(more.status.success(), "{}", stderr(&more));
+    assert!(stdout(&more).contains(r#""agents":["planner","coder"],"depth":2,"max_depth":2"#), "{}", stdout(&more));
+    for (args, stdin, msg) in [
+        (&["callstack", "--max-depth", "0", "a"][..], &b""[..], "max_depth must be at least 1"),
+        (&["callstack", "--stack", "-", "a"][..], &b"{\"agents\": 3}"[..], "-: "),
+        (&["callstack", ""][..], &b""[..], "agent name is empty"),
+    ] {
+        let o = ctxkit(args, stdin);
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+        assert!(stderr(&o).contains(msg) && stderr(&o).lines().count() == 1, "{args:?}: {}", stderr(&o));
+    }
 }

@@ -27,6 +27,7 @@ use crate::window::{Strategy, Verdict};
 /// The kind of an [`Event`], with a stable snake_case name and a stable
 /// number (the C ABI's `ctxkit_event_kind`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum EventKind {
     /// A window compaction was applied.
@@ -79,6 +80,7 @@ impl EventKind {
 /// `compacted`: a window compaction was applied (after `compact`, or after
 /// `apply_summary` completed a summarize compaction).
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Compaction {
     /// The strategy that ran.
     pub strategy: Strategy,
@@ -101,6 +103,7 @@ pub struct Compaction {
 /// `repaired`: a window repair changed the conversation (a repair that
 /// found nothing to do emits nothing).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Repair {
     /// Synthetic results inserted for unanswered calls.
     pub results_added: usize,
@@ -120,6 +123,7 @@ pub struct Repair {
 /// (`fits` to `should_compact` or `overflow`, `should_compact` to
 /// `overflow`). Going back down (a compaction, a pop) is not an event.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct BudgetCrossing {
     /// `load`, `push`, `replace` or `repair`.
     pub operation: &'static str,
@@ -137,6 +141,7 @@ pub struct BudgetCrossing {
 
 /// `breaker_state_changed`: one key's breaker moved between states.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct BreakerTransition {
     /// The key.
     pub key: String,
@@ -151,6 +156,7 @@ pub struct BreakerTransition {
 /// `span_repeated`: a finished span was a true repeat of the previous
 /// record and was folded into it instead of taking a ring slot.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct SpanRepeat {
     /// The span that ended.
     pub span_id: u64,
@@ -165,6 +171,7 @@ pub struct SpanRepeat {
 /// One event: its kind and payload. Serialized with the kind as a `kind`
 /// field beside the payload's own fields.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Event {
     /// See [`Compaction`].

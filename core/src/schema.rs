@@ -109,6 +109,11 @@ pub fn shapes() -> Vec<Shape> {
         output::<trace::TraceExport>("trace-export", "ctxkit_tracer_export"),
         input::<toolset::ToolsetRequest>("toolset-request", "ctxkit_toolset_report, ctxkit_toolset_select"),
         output::<toolset::ToolsetReport>("toolset-report", "ctxkit_toolset_report"),
+        // Events (docs/formats.md, "Events").
+        output::<crate::events::Event>(
+            "event",
+            "the payload of ctxkit_event_callback (ctxkit_window_set_event_callback, ctxkit_breaker_set_event_callback, ctxkit_tracer_set_event_callback, ctxkit_skills_open_with_events)",
+        ),
     ]
 }
 

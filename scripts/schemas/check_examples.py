@@ -3,7 +3,7 @@
 - every fenced example in docs/formats.md that is marked with its schema
   (a line `<!-- schema: NAME -->` right before the fence; `NAME.json` must
   exist under schemas/; `NAME (one element)` for one element of an array
-  shape), and every ```json fence that is not checked must say why with
+  shape; `NAME (one per line)` for JSON Lines, each line one document), and every ```json fence that is not checked must say why with
   `<!-- schema: none (reason) -->`, so no example goes unchecked silently;
 - every conformance vector's inputs and expectations (tests/vectors/*.json)
   that are JSON shapes of the ABI, per the table OPS below;
@@ -144,7 +144,7 @@ def check_vectors(schemas, fail):
     return n
 
 
-MARK = re.compile(r"^<!-- schema: ([a-z0-9-]+(?: \(one element\))?|none \(.+\)) -->$")
+MARK = re.compile(r"^<!-- schema: ([a-z0-9-]+(?: \(one element\)| \(one per line\))?|none \(.+\)) -->$")
 
 
 def check_formats(schemas, fail):
@@ -170,18 +170,21 @@ def check_formats(schemas, fail):
             elif not m.group(1).startswith("none"):
                 name = m.group(1)
                 one = name.endswith(" (one element)")
-                name = name.removesuffix(" (one element)")
+                per_line = name.endswith(" (one per line)")
+                name = name.removesuffix(" (one element)").removesuffix(" (one per line)")
+                docs = [line for line in body.split("\n") if line.strip()] if per_line else [body]
                 if name not in schemas:
                     fail(f"{where}: schema {name!r} does not exist under schemas/")
                 else:
-                    try:
-                        doc = json.loads(body)
-                    except ValueError as e:
-                        fail(f"{where}: example is not JSON: {e}")
-                    else:
-                        for e in errors(schemas[name], [doc] if one else doc):
-                            fail(f"{where} vs schemas/{name}.json: {e}")
-                        n += 1
+                    for text in docs:
+                        try:
+                            doc = json.loads(text)
+                        except ValueError as e:
+                            fail(f"{where}: example is not JSON: {e}")
+                        else:
+                            for e in errors(schemas[name], [doc] if one else doc):
+                                fail(f"{where} vs schemas/{name}.json: {e}")
+                            n += 1
             i = j + 1
         else:
             i += 1

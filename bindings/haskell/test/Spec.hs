@@ -20,6 +20,7 @@ import Data.Maybe (fromMaybe)
 import Data.Scientific (toBoundedInteger)
 import Data.Text (Text)
 import qualified Data.Text as T
+import qualified Data.Text.Encoding as TE
 import qualified Data.Vector as V
 import Data.Word (Word32, Word64)
 import System.Mem (performGC)
@@ -631,6 +632,58 @@ spec = do
       (clsCategory u, clsRetryable u, clsRetryAfterMs u) `shouldBe` ("unknown", False, Nothing)
       (decodeTyped "preflight" (object []) :: IO Preflight) `shouldThrow` (\e -> status e == statusInvalidJson)
       (decodeTyped "classification" (String "x") :: IO Classification) `shouldThrow` (\e -> status e == statusInvalidJson)
+    it "renders typed fit options to the options JSON, leaving unset fields to the library" $ do
+      fitOptionsJson (fitOptions "gpt-4o") `shouldBe` object ["model" .= ("gpt-4o" :: Text)]
+      let full = (fitOptions "gpt-4o")
+            { foMaxTokens = Just 14000, foReserveOutput = Just 0, foFormat = Just "openai"
+            , foTargetRatio = Just 0.5, foTriggerRatio = Just 0.8, foStrategy = Just Summarize
+            , foTargetTokens = Just 7000, foKeepFirst = Just 1, foKeepLastRounds = Just 2, foKeepLastTurns = Just 0
+            , foKeepLastMessages = Just 10, foPinned = [3], foMask = Just False, foMaskKeepLast = Just 4
+            , foToolOutputMax = Just 2000, foToolOutputMaxBytes = Just 10000, foSummaryMaxTokens = Just 400
+            , foSummaryRole = Just SummarySystem, foSummaryLabel = Just "[Previous conversation summary]" }
+      fitOptionsJson full `shouldBe` object
+        [ "model" .= ("gpt-4o" :: Text), "max_tokens" .= (14000 :: Int), "reserve_output" .= (0 :: Int)
+        , "format" .= ("openai" :: Text), "target_ratio" .= (0.5 :: Double), "trigger_ratio" .= (0.8 :: Double)
+        , "policy" .= object
+            [ "strategy" .= ("summarize" :: Text), "target_tokens" .= (7000 :: Int), "keep_first" .= (1 :: Int)
+            , "keep_last_rounds" .= (2 :: Int), "keep_last_turns" .= (0 :: Int), "keep_last_messages" .= (10 :: Int)
+            , "pinned" .= [3 :: Int], "mask" .= object ["enabled" .= False, "keep_last" .= (4 :: Int)]
+            , "tool_output_max" .= (2000 :: Int), "tool_output_max_bytes" .= (10000 :: Int)
+            , "summary_max_tokens" .= (400 :: Int), "summary_role" .= ("system" :: Text)
+            , "summary_label" .= ("[Previous conversation summary]" :: Text) ] ]
+      map (\x -> A.toJSON x) [minBound .. maxBound :: FitStrategy]
+        `shouldBe` map String ["recency", "relevance", "hybrid", "summarize"]
+    it "fits with typed options: the 10 KB byte cap, summary role and label, refusals" $ do
+      let rows = T.concat [T.pack ("row " ++ show i ++ ": caf\233 \20013\25991\n") | i <- [0 .. 999 :: Int]]
+          call = object ["id" .= ("c1" :: Text), "type" .= ("function" :: Text), "function" .= object ["name" .= ("list_prs" :: Text), "arguments" .= ("{}" :: Text)]]
+          conv = object ["messages" .= [ object ["role" .= ("system" :: Text), "content" .= ("You are a supervisor." :: Text)]
+                                       , object ["role" .= ("user" :: Text), "content" .= ("show all PRs" :: Text)]
+                                       , object ["role" .= ("assistant" :: Text), "content" .= Null, "tool_calls" .= [call]]
+                                       , object ["role" .= ("tool" :: Text), "tool_call_id" .= ("c1" :: Text), "content" .= rows] ]]
+      (out, rep) <- fitWith conv ((fitOptions "gpt-4o") { foToolOutputMaxBytes = Just 10000 })
+      let cut = case arr (out .! "messages") !! 3 .! "content" of
+            String t -> t
+            other -> error (show other)
+      (B.length (TE.encodeUtf8 cut) <= 10000, B.length (TE.encodeUtf8 rows) > 10000) `shouldBe` (True, True)
+      ("row 0: caf" `T.isPrefixOf` cut, "row 999: caf\233 \20013\25991\n" `T.isSuffixOf` cut, " bytes truncated ...]" `T.isInfixOf` cut)
+        `shouldBe` (True, True, True)
+      [c .! "action" | c <- fitChanges rep] `shouldBe` [String "truncated_result"]
+      (_, same) <- fitWith conv ((fitOptions "gpt-4o") { foToolOutputMaxBytes = Just 50000 })
+      fitChanges same `shouldBe` []
+      fitWith conv ((fitOptions "gpt-4o") { foToolOutputMaxBytes = Just 12 })
+        `shouldThrow` (\e -> status e == statusInvalidArgument && "tool_output_max_bytes 12" `T.isInfixOf` message e)
+      fitWith conv ((fitOptions "gpt-4o") { foTargetRatio = Just 1.5 }) `shouldThrow` (\e -> status e == statusInvalidArgument)
+      let opts = (fitOptions "gpt-4o")
+            { foMaxTokens = Just 3000, foReserveOutput = Just 0, foStrategy = Just Summarize, foTriggerRatio = Just 0.8
+            , foTargetRatio = Just 0.5, foMask = Just False, foSummaryRole = Just SummarySystem
+            , foSummaryLabel = Just "[Previous conversation summary]", foKeepLastMessages = Just 2 }
+          turn i = [ object ["role" .= ("user" :: Text), "content" .= T.pack ("question " ++ show i ++ " " ++ concat (replicate 60 "about the parser "))]
+                   , object ["role" .= ("assistant" :: Text), "content" .= T.pack ("answer " ++ show i ++ " " ++ concat (replicate 60 "the parser is fine "))] ]
+          long = object ["messages" .= (object ["role" .= ("system" :: Text), "content" .= ("You are a coding agent." :: Text)] : concatMap turn [1 .. 12 :: Int])]
+      (small, r2) <- fitWith long opts
+      (fitStrategy r2, fitTokensAfter r2 <= 1500) `shouldBe` ("summarize", True)
+      let summaries = [m | m <- arr (small .! "messages"), m .! "role" == String "system", String t <- [m .! "content"], "[Previous conversation summary]" `T.isInfixOf` t]
+      length summaries `shouldBe` 1
     it "backs off 1, 2, 4 s with jitter none" $ do
       let req n = object ["failed_attempts" .= (n :: Int), "policy" .= object ["base_ms" .= (1000 :: Int), "cap_ms" .= (60000 :: Int), "max_attempts" .= (4 :: Int), "jitter" .= ("none" :: Text)]]
       ds <- mapM (\n -> (.! "delay_ms") <$> backoff (req n)) [1, 2, 3]

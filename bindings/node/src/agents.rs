@@ -259,6 +259,18 @@ impl NativeTracer {
         })
     }
 
+    /// `end` with token usage, an error category and metadata: `end` is the
+    /// core's span-end JSON (`{output_bytes, error, error_category,
+    /// input_tokens, output_tokens, metadata}`, every field optional).
+    #[napi]
+    pub fn end_with(&self, id: f64, outcome: String, end: Option<String>, at_us: Option<f64>) -> napi::Result<()> {
+        guard("endWith", || {
+            let o: Outcome = ctxkit::json::parse("outcome", &json(&outcome)?)?;
+            let end = end.as_deref().map(ctxkit::trace::SpanEnd::from_json).transpose()?.unwrap_or_default();
+            self.inner.end_with(to_u64(id), o, end, now_us(at_us))
+        })
+    }
+
     /// `{overdue, interrupted_results}` (core's `trace::Overdue`, as C
     /// returns it): spans past their timeout, and the synthetic tool results
     /// that would answer them.

@@ -10,6 +10,7 @@
 
 mod agents;
 mod error;
+mod text;
 mod tokenizer;
 mod window;
 

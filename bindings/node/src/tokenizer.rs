@@ -9,9 +9,10 @@ use napi::bindgen_prelude::{AbortSignal, AsyncTask, Uint32Array, Uint8Array};
 use napi::{Env, Task};
 use napi_derive::napi;
 
-use ctxkit::{DecodeMode, Encoding, ModelInfo, ModelRegistry, SpecialTokens, Tokenizer, TruncateSide};
+use ctxkit::{DecodeMode, Encoding, ModelInfo, ModelRegistry, SpecialPolicy, SpecialTokens, Tokenizer, TruncateSide};
 
 use crate::error::{guard, json, to_usize, utf8};
+use crate::text::JsText;
 
 fn special(recognize: bool) -> SpecialTokens {
     if recognize {
@@ -35,6 +36,21 @@ pub struct CountLimitResult {
     pub tokens: u32,
     /// Whether the text has more tokens than the limit.
     pub exceeded: bool,
+}
+
+/// `decodeWithOffsets`'s result.
+#[napi(object)]
+pub struct DecodedWithOffsets {
+    pub text: String,
+    /// Per token, where it starts in `text`, in characters (code points).
+    pub offsets: Vec<u32>,
+}
+
+/// One special token of an encoding.
+#[napi(object)]
+pub struct SpecialTokenEntry {
+    pub token: String,
+    pub id: u32,
 }
 
 /// `truncate`'s result.
@@ -114,8 +130,8 @@ impl NativeTokenizer {
     }
 
     #[napi]
-    pub fn count(&self, text: String) -> napi::Result<u32> {
-        guard("countTokens", || self.inner.count(&text).map(n32))
+    pub fn count(&self, #[napi(ts_arg_type = "string")] text: JsText) -> napi::Result<u32> {
+        guard("countTokens", || self.inner.count(&text.0).map(n32))
     }
 
     #[napi]
@@ -124,9 +140,13 @@ impl NativeTokenizer {
     }
 
     #[napi]
-    pub fn count_until_limit(&self, text: String, limit: f64) -> napi::Result<CountLimitResult> {
+    pub fn count_until_limit(
+        &self,
+        #[napi(ts_arg_type = "string")] text: JsText,
+        limit: f64,
+    ) -> napi::Result<CountLimitResult> {
         guard("countUntilLimit", || {
-            let r = self.inner.count_until_limit(&text, to_usize(limit))?;
+            let r = self.inner.count_until_limit(&text.0, to_usize(limit))?;
             Ok(CountLimitResult { tokens: n32(r.tokens), exceeded: r.exceeded })
         })
     }
@@ -140,8 +160,8 @@ impl NativeTokenizer {
     }
 
     #[napi]
-    pub fn encode(&self, text: String) -> napi::Result<Uint32Array> {
-        guard("encode", || self.inner.encode(&text).map(Uint32Array::new))
+    pub fn encode(&self, #[napi(ts_arg_type = "string")] text: JsText) -> napi::Result<Uint32Array> {
+        guard("encode", || self.inner.encode(&text.0).map(Uint32Array::new))
     }
 
     #[napi]
@@ -149,10 +169,83 @@ impl NativeTokenizer {
         guard("encode", || self.inner.encode(utf8("text", bytes)?).map(Uint32Array::new))
     }
 
-    /// Decodes ids; `strict` fails with `invalid_utf8` instead of U+FFFD.
+    /// Decodes ids; `mode` is `replace` (U+FFFD), `strict` (`invalid_utf8`)
+    /// or `ignore` (bytes that are not UTF-8 dropped), as the core names them.
     #[napi]
-    pub fn decode(&self, ids: &[u32], strict: bool) -> napi::Result<String> {
-        guard("decode", || self.inner.decode(ids, if strict { DecodeMode::Strict } else { DecodeMode::Replace }))
+    pub fn decode(&self, ids: &[u32], mode: String) -> napi::Result<String> {
+        guard("decode", || self.inner.decode(ids, DecodeMode::from_name(&mode)?))
+    }
+
+    /// The text of `ids` and each token's start in characters (Unicode
+    /// scalar values), tiktoken's `decode_with_offsets`.
+    #[napi]
+    pub fn decode_with_offsets(&self, ids: &[u32]) -> napi::Result<DecodedWithOffsets> {
+        guard("decodeWithOffsets", || {
+            let (text, offsets) = self.inner.decode_with_offsets(ids)?;
+            Ok(DecodedWithOffsets { text, offsets: offsets.into_iter().map(n32).collect() })
+        })
+    }
+
+    /// The bytes of one token, ordinary or special (`unknown_token` otherwise).
+    #[napi]
+    pub fn token_bytes(&self, id: u32) -> napi::Result<Uint8Array> {
+        guard("tokenBytes", || self.inner.token_bytes(id).map(|b| Uint8Array::new(b.to_vec())))
+    }
+
+    /// The id of the single token whose bytes are exactly `bytes`
+    /// (`unknown_token` when there is none).
+    #[napi]
+    pub fn token_id(&self, bytes: &[u8]) -> napi::Result<u32> {
+        guard("tokenId", || self.inner.token_id(bytes))
+    }
+
+    /// [`Self::token_id`] of a string's UTF-8.
+    #[napi]
+    pub fn token_id_text(&self, #[napi(ts_arg_type = "string")] text: JsText) -> napi::Result<u32> {
+        guard("tokenId", || self.inner.token_id(text.0.as_bytes()))
+    }
+
+    /// The ids of any bytes, UTF-8 or not (tiktoken's `_encode_bytes`);
+    /// special-token text is ordinary text.
+    #[napi]
+    pub fn encode_raw_bytes(&self, bytes: &[u8]) -> napi::Result<Uint32Array> {
+        guard("encodeBytes", || self.inner.encode_bytes(bytes).map(Uint32Array::new))
+    }
+
+    /// Encodes with tiktoken's `allowed_special` / `disallowed_special`,
+    /// given as the core's policy JSON (the facade builds it).
+    #[napi]
+    pub fn encode_with(&self, text: TextArg, policy: String) -> napi::Result<Uint32Array> {
+        guard("encode", || {
+            let policy = SpecialPolicy::from_json(&policy)?;
+            self.inner.encode_with(utf8("text", &text.0)?, &policy).map(Uint32Array::new)
+        })
+    }
+
+    /// Counts with the same policy and check as [`Self::encode_with`].
+    #[napi]
+    pub fn count_with(&self, text: TextArg, policy: String) -> napi::Result<u32> {
+        guard("countTokens", || {
+            let policy = SpecialPolicy::from_json(&policy)?;
+            self.inner.count_with(utf8("text", &text.0)?, &policy).map(n32)
+        })
+    }
+
+    /// The encoding's special tokens with their ids, in the encoding's order.
+    #[napi]
+    pub fn special_token_list(&self) -> Vec<SpecialTokenEntry> {
+        self.inner
+            .encoding()
+            .special_tokens()
+            .iter()
+            .map(|&(token, id)| SpecialTokenEntry { token: token.to_owned(), id })
+            .collect()
+    }
+
+    /// Whether `id` is one of the encoding's special tokens.
+    #[napi]
+    pub fn is_special_token(&self, id: u32) -> bool {
+        self.inner.is_special_token(id)
     }
 
     /// Decodes ids to their raw bytes (no UTF-8 check).
@@ -165,12 +258,12 @@ impl NativeTokenizer {
     #[napi]
     pub fn truncate(
         &self,
-        text: String,
+        #[napi(ts_arg_type = "string")] text: JsText,
         max_tokens: f64,
         side: String,
         marker: Option<String>,
     ) -> napi::Result<TruncationResult> {
-        guard("truncate", || self.truncate_str(&text, max_tokens, &side, marker.as_deref()))
+        guard("truncate", || self.truncate_str(&text.0, max_tokens, &side, marker.as_deref()))
     }
 
     #[napi]
@@ -296,6 +389,14 @@ pub fn core_version() -> String {
 /// does and returns its byte length, so the cost of the napi string
 /// conversion can be measured apart from tokenization (bench/node).
 #[napi(js_name = "__stringFloor")]
-pub fn string_floor(text: String) -> u32 {
+pub fn string_floor(#[napi(ts_arg_type = "string")] text: JsText) -> u32 {
+    u32::try_from(text.0.len()).unwrap_or(u32::MAX)
+}
+
+/// The same floor through napi-rs's own `String` conversion (two walks of the
+/// string and a zero-filled buffer), kept so bench/node can show what
+/// [`JsText`] saves, side by side.
+#[napi(js_name = "__stringFloorNapi")]
+pub fn string_floor_napi(text: String) -> u32 {
     u32::try_from(text.len()).unwrap_or(u32::MAX)
 }

@@ -239,6 +239,17 @@ impl Tracer {
         })
     }
 
+    /// `end` with the core's span-end JSON (`output_bytes`, `error`,
+    /// `error_category`, `input_tokens`, `output_tokens`, `metadata`).
+    #[pyo3(signature = (span_id, outcome, end_json=None, now_us=None))]
+    fn end_with(&self, span_id: u64, outcome: Text, end_json: Option<Text>, now_us: Option<u64>) -> PyResult<()> {
+        guard("Tracer.end_with", || {
+            let outcome: Outcome = ctxkit::json::parse("outcome", &serde_json::Value::from(&*outcome).to_string())?;
+            let end = end_json.as_deref().map(ctxkit::trace::SpanEnd::from_json).transpose()?.unwrap_or_default();
+            self.inner.end_with(span_id, outcome, end, now_us.unwrap_or_else(ctxkit::trace::now_us))
+        })
+    }
+
     #[pyo3(signature = (now_us=None))]
     fn overdue(&self, now_us: Option<u64>) -> PyResult<String> {
         guard("Tracer.overdue", || overdue_json(self.inner.overdue(now_us.unwrap_or_else(ctxkit::trace::now_us))))

@@ -117,6 +117,35 @@ def test_agent_primitives():
     t.end(sid, "success", 20, None, 5000)
     m = t.metrics()[0]
     assert m["tool"] == "read_file" and m["successes"] == 1
+    sid = t.start("search", {"tool_call_id": "c1"}, 0, 6000)
+    t.end_with(sid, "success", output_bytes=30, input_tokens=120, output_tokens=40,
+               metadata={"model": "gpt-4o", "cached": True}, now_us=7000)
+    sid = t.start("search", {"tool_call_id": "c2"}, 0, 8000)
+    t.end_with(sid, "failed", error="HTTP 429", error_category="rate_limited", input_tokens=5, now_us=9000)
+    m = next(x for x in t.metrics() if x["tool"] == "search")
+    assert (m["input_tokens"], m["output_tokens"], m["output_bytes"]) == (125, 40, 30)
+    assert m["error_categories"] == {"rate_limited": 1}
+    assert next(r for r in t.recent() if r["tool_call_id"] == "c1")["metadata"] == {"model": "gpt-4o", "cached": True}
+
+
+def test_tracer_end_with_bad_input():
+    t = ctxkit.Tracer()
+    sid = t.start("search", None, 0, 1000)
+    with pytest.raises(ctxkit.InvalidArgumentError):
+        t.end_with(sid, "failed", error_category="Rate Limited", now_us=2000)
+    with pytest.raises(ctxkit.InvalidArgumentError):
+        t.end_with(sid, "failed", metadata={"nested": {"x": 1}}, now_us=2000)
+    with pytest.raises(ctxkit.LimitExceededError):
+        t.end_with(sid, "failed", metadata={f"k{i}": i for i in range(17)}, now_us=2000)
+    with pytest.raises(ctxkit.InvalidJsonError):
+        t.end_with(sid, "done", now_us=2000)
+    with pytest.raises(TypeError):
+        t.end_with(sid, "failed", metadata={"x": object()}, now_us=2000)
+    assert t.metrics()[0]["in_flight"] == 1
+    t.end_with(sid, "timeout", now_us=3000)
+    assert t.metrics()[0]["in_flight"] == 0
+    with pytest.raises(ctxkit.InvalidArgumentError):
+        t.end_with(sid, "success", now_us=4000)
     req = {"tools": [{"type": "function", "function": {"name": "fs_read", "parameters": {"type": "object"}}}],
            "allowlists": {"coder": ["fs_*"]}, "model": "gpt-4o"}
     assert ctxkit.toolset_report(req)["tool_count"] == 1

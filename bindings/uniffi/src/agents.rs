@@ -332,6 +332,17 @@ pub enum SpanOutcome {
     Cancelled,
 }
 
+impl From<SpanOutcome> for Outcome {
+    fn from(o: SpanOutcome) -> Self {
+        match o {
+            SpanOutcome::Success => Outcome::Success,
+            SpanOutcome::Failed => Outcome::Failed,
+            SpanOutcome::Timeout => Outcome::Timeout,
+            SpanOutcome::Cancelled => Outcome::Cancelled,
+        }
+    }
+}
+
 /// Microseconds since the Unix epoch (for hosts without a clock of their own).
 #[uniffi::export]
 pub fn clock_now_us() -> u64 {
@@ -380,13 +391,17 @@ impl Tracer {
         output_bytes: u64,
         error: Option<Text>,
     ) -> Result<()> {
-        let outcome = match outcome {
-            SpanOutcome::Success => Outcome::Success,
-            SpanOutcome::Failed => Outcome::Failed,
-            SpanOutcome::Timeout => Outcome::Timeout,
-            SpanOutcome::Cancelled => Outcome::Cancelled,
-        };
-        Ok(self.inner.end(span_id, outcome, output_bytes, error.as_deref(), now_us)?)
+        Ok(self.inner.end(span_id, outcome.into(), output_bytes, error.as_deref(), now_us)?)
+    }
+
+    /// `end` with token usage, an error category and metadata: `end_json` is
+    /// `{"output_bytes", "error", "error_category", "input_tokens",
+    /// "output_tokens", "metadata"}`, every field optional (null: none). Over
+    /// a cap is `InvalidArgument` / `LimitExceeded` and the span stays open.
+    #[uniffi::method(default(end_json = None))]
+    pub fn end_with(&self, span_id: u64, outcome: SpanOutcome, now_us: u64, end_json: Option<Text>) -> Result<()> {
+        let end = end_json.as_deref().map(ctxkit::trace::SpanEnd::from_json).transpose()?.unwrap_or_default();
+        Ok(self.inner.end_with(span_id, outcome.into(), end, now_us)?)
     }
 
     /// Open spans past their deadline, and the tool results that answer

@@ -76,6 +76,61 @@ pub enum DecodeMode {
     Replace,
     /// Fail with `InvalidUtf8`.
     Strict,
+    /// Drop the bytes that are not part of a valid character (Python's
+    /// `errors="ignore"`).
+    Ignore,
+}
+
+impl From<DecodeMode> for ctxkit::DecodeMode {
+    fn from(m: DecodeMode) -> Self {
+        match m {
+            DecodeMode::Replace => ctxkit::DecodeMode::Replace,
+            DecodeMode::Strict => ctxkit::DecodeMode::Strict,
+            DecodeMode::Ignore => ctxkit::DecodeMode::Ignore,
+        }
+    }
+}
+
+/// A set of special-token texts, as tiktoken's `allowed_special` and
+/// `disallowed_special` take them.
+#[derive(Debug, Clone, PartialEq, Eq, uniffi::Enum)]
+pub enum SpecialSet {
+    /// Every special token of the encoding (tiktoken's `"all"`).
+    All,
+    /// The texts named; empty means none.
+    Only { names: Vec<String> },
+}
+
+impl From<SpecialSet> for ctxkit::SpecialSet {
+    fn from(s: SpecialSet) -> Self {
+        match s {
+            SpecialSet::All => ctxkit::SpecialSet::All,
+            SpecialSet::Only { names } => ctxkit::SpecialSet::of(names),
+        }
+    }
+}
+
+fn policy(allowed: SpecialSet, disallowed: SpecialSet) -> ctxkit::SpecialPolicy {
+    ctxkit::SpecialPolicy { allowed: allowed.into(), disallowed: disallowed.into() }
+}
+
+/// One special token of an encoding.
+#[derive(Debug, Clone, PartialEq, Eq, uniffi::Record)]
+pub struct SpecialToken {
+    /// Its text (`<|endoftext|>`).
+    pub token: String,
+    /// Its id.
+    pub id: u32,
+}
+
+/// The result of `decodeWithOffsets`.
+#[derive(Debug, Clone, PartialEq, Eq, uniffi::Record)]
+pub struct DecodedWithOffsets {
+    /// The decoded text.
+    pub text: String,
+    /// Per token, where it starts in `text`, in characters (Unicode scalar
+    /// values, not UTF-16 units), by tiktoken's rule.
+    pub offsets: Vec<u64>,
 }
 
 /// Which part of the text `truncate` keeps.
@@ -289,18 +344,64 @@ impl Tokenizer {
 
     /// The text of `ids`. An id outside the vocabulary is `UnknownToken`;
     /// bytes that are not UTF-8 are replaced (`Replace`) or `InvalidUtf8` (`Strict`).
+    /// With `Ignore`, those bytes are dropped.
     #[uniffi::method(default(mode = None))]
     pub fn decode(&self, ids: TokenIds, mode: Option<DecodeMode>) -> Result<String> {
-        let mode = match mode {
-            Some(DecodeMode::Strict) => ctxkit::DecodeMode::Strict,
-            _ => ctxkit::DecodeMode::Replace,
-        };
-        Ok(self.inner.decode(&ids.0, mode)?)
+        Ok(self.inner.decode(&ids.0, mode.unwrap_or(DecodeMode::Replace).into())?)
     }
 
     /// The raw bytes of `ids` (may end inside a character).
     pub fn decode_bytes(&self, ids: TokenIds) -> Result<Vec<u8>> {
         Ok(self.inner.decode_bytes(&ids.0)?)
+    }
+
+    /// The text of `ids` (`InvalidUtf8` when it is not UTF-8) and each
+    /// token's start in characters (tiktoken's `decode_with_offsets`).
+    pub fn decode_with_offsets(&self, ids: TokenIds) -> Result<DecodedWithOffsets> {
+        let (text, offsets) = self.inner.decode_with_offsets(&ids.0)?;
+        Ok(DecodedWithOffsets { text, offsets: offsets.into_iter().map(n).collect() })
+    }
+
+    /// The bytes of one token, ordinary or special (tiktoken's
+    /// `decode_single_token_bytes`); `UnknownToken` for an id not in the
+    /// vocabulary.
+    pub fn token_bytes(&self, id: u32) -> Result<Vec<u8>> {
+        Ok(self.inner.token_bytes(id)?.to_vec())
+    }
+
+    /// The id of the single token whose bytes are exactly `bytes` (tiktoken's
+    /// `encode_single_token`); `UnknownToken` when there is none.
+    pub fn token_id(&self, bytes: Vec<u8>) -> Result<u32> {
+        Ok(self.inner.token_id(&bytes)?)
+    }
+
+    /// The ids of any bytes, UTF-8 or not (tiktoken's `_encode_bytes`);
+    /// special-token text is ordinary text. For UTF-8 text use `encodeUtf8`.
+    pub fn encode_bytes(&self, bytes: Vec<u8>) -> Result<TokenIds> {
+        Ok(TokenIds(self.inner.encode_bytes(&bytes)?))
+    }
+
+    /// The ids of `text` under tiktoken's special-token rules: `allowed`
+    /// become their ids; `disallowed` text fails with `InvalidArgument`,
+    /// naming it and its byte offset. The tokenizer's own `special` setting
+    /// is not used.
+    pub fn encode_special(&self, text: Text, allowed: SpecialSet, disallowed: SpecialSet) -> Result<TokenIds> {
+        Ok(TokenIds(self.inner.encode_with(&text, &policy(allowed, disallowed))?))
+    }
+
+    /// The number of tokens `encodeSpecial` would return, with the same check.
+    pub fn count_tokens_special(&self, text: Text, allowed: SpecialSet, disallowed: SpecialSet) -> Result<u64> {
+        Ok(n(self.inner.count_with(&text, &policy(allowed, disallowed))?))
+    }
+
+    /// The encoding's special tokens and their ids, in the encoding's order.
+    pub fn special_token_list(&self) -> Vec<SpecialToken> {
+        self.inner.encoding().special_tokens().iter().map(|&(t, id)| SpecialToken { token: t.to_owned(), id }).collect()
+    }
+
+    /// Whether `id` is one of the encoding's special tokens.
+    pub fn is_special_token(&self, id: u32) -> bool {
+        self.inner.is_special_token(id)
     }
 
     /// Shortens `text` to at most `max_tokens` tokens on token and character

@@ -1,5 +1,6 @@
 //! The neutral chat model and the wire formats it is read from and written
-//! back to: OpenAI Chat Completions, OpenAI Responses and Anthropic Messages.
+//! back to: OpenAI Chat Completions, OpenAI Responses, Anthropic Messages,
+//! Gemini `generateContent` and Bedrock Converse.
 //!
 //! Each [`Message`] keeps the JSON it was parsed from, next to a typed view
 //! of the parts ctxkit reasons about (role, text, tool calls and results,
@@ -10,6 +11,8 @@
 //! rebuild it from the view.
 
 mod anthropic;
+mod bedrock;
+mod gemini;
 mod openai;
 mod reader;
 mod responses;
@@ -31,18 +34,25 @@ pub enum Format {
     /// OpenAI Responses: `{"instructions": ..., "input": string | [items], "tools": [...]}`
     /// or a bare array of items.
     Responses,
+    /// Gemini `generateContent`: `{"systemInstruction": ..., "contents": [...], "tools": [...]}`
+    /// or a bare array of contents.
+    Gemini,
+    /// Amazon Bedrock Converse: `{"system": [...], "messages": [...], "toolConfig": {...}}`.
+    Bedrock,
 }
 
 impl Format {
     /// Every format's name, in the order error messages list them.
-    pub const NAMES: &'static str = "openai, anthropic or responses";
+    pub const NAMES: &'static str = "openai, anthropic, responses, gemini or bedrock";
 
-    /// Parses `openai`, `anthropic` or `responses`.
+    /// Parses `openai`, `anthropic`, `responses`, `gemini` or `bedrock`.
     pub fn from_name(name: &str) -> Result<Format> {
         match name.trim().to_ascii_lowercase().as_str() {
             "openai" => Ok(Format::OpenAi),
             "anthropic" => Ok(Format::Anthropic),
             "responses" => Ok(Format::Responses),
+            "gemini" => Ok(Format::Gemini),
+            "bedrock" => Ok(Format::Bedrock),
             other => Err(Error::invalid_argument(format!("unknown format '{other}'; use {}", Format::NAMES))),
         }
     }
@@ -53,6 +63,8 @@ impl Format {
             Format::OpenAi => "openai",
             Format::Anthropic => "anthropic",
             Format::Responses => "responses",
+            Format::Gemini => "gemini",
+            Format::Bedrock => "bedrock",
         }
     }
 
@@ -67,6 +79,7 @@ impl Format {
     fn messages_key(self) -> &'static str {
         match self {
             Format::Responses => "input",
+            Format::Gemini => "contents",
             _ => "messages",
         }
     }
@@ -75,6 +88,7 @@ impl Format {
     fn system_key(self) -> &'static str {
         match self {
             Format::Responses => "instructions",
+            Format::Gemini => "systemInstruction",
             _ => "system",
         }
     }
@@ -273,6 +287,11 @@ impl Conversation {
             Format::OpenAi => openai::parse(doc),
             Format::Anthropic => anthropic::parse(doc),
             Format::Responses => responses::parse(doc),
+            Format::Gemini => match doc {
+                Value::Array(items) => gemini::parse_bare(items),
+                other => gemini::parse(other),
+            },
+            Format::Bedrock => bedrock::parse(doc),
         }
     }
 
@@ -295,9 +314,25 @@ impl Conversation {
         };
         let mut out = envelope.clone();
         if let Some(system) = &self.raw_system {
-            out.insert(self.format.system_key().into(), system.clone());
+            let key = match self.format {
+                Format::Gemini if out.contains_key("system_instruction") => "system_instruction",
+                f => f.system_key(),
+            };
+            out.insert(key.into(), system.clone());
         }
         out.insert(self.format.messages_key().into(), messages);
+        if self.format == Format::Gemini {
+            // Gemini's tools nest declarations in entries; written back as
+            // given unless the views changed (see `gemini::write_tools`).
+            if let Some(tools) = gemini::write_tools(out.get("tools"), &self.tools) {
+                out.insert("tools".into(), tools);
+            }
+            return Value::Object(out);
+        }
+        if self.format == Format::Bedrock {
+            bedrock::write_tool_config(&mut out, &self.tools);
+            return Value::Object(out);
+        }
         // A `tools` array is rewritten; an explicit `"tools": null` stays
         // null unless tools were added.
         let keep_null = out.get("tools").is_some_and(Value::is_null) && self.tools.is_empty();
@@ -338,6 +373,8 @@ pub(crate) fn message_from_value(format: Format, v: Value, index: usize) -> Resu
         Format::OpenAi => openai::message(v, index),
         Format::Anthropic => anthropic::message(v, index),
         Format::Responses => responses::message(v, index),
+        Format::Gemini => gemini::message(v, index),
+        Format::Bedrock => bedrock::message(v, index),
     }
 }
 
@@ -346,6 +383,14 @@ pub(crate) fn message_from_value(format: Format, v: Value, index: usize) -> Resu
 pub(crate) fn text_message(format: Format, role: &str, text: &str) -> Value {
     match format {
         Format::OpenAi | Format::Anthropic | Format::Responses => serde_json::json!({"role": role, "content": text}),
+        Format::Gemini => {
+            let role = if role == "assistant" { "model" } else { "user" };
+            serde_json::json!({"role": role, "parts": [{"text": text}]})
+        }
+        Format::Bedrock => {
+            let role = if role == "assistant" { "assistant" } else { "user" };
+            serde_json::json!({"role": role, "content": [{"text": text}]})
+        }
     }
 }
 
@@ -365,6 +410,18 @@ pub(crate) fn set_result_text(format: Format, raw: &mut Value, block: Option<usi
     if format == Format::Responses && block.is_none() {
         return responses::set_output(raw, text);
     }
+    if format == Format::Gemini {
+        if let Some(part) = block.and_then(|k| raw.get_mut("parts").and_then(|p| p.get_mut(k))) {
+            gemini::set_response(part, text);
+        }
+        return;
+    }
+    if format == Format::Bedrock {
+        if let Some(b) = block.and_then(|k| raw.get_mut("content").and_then(|c| c.get_mut(k))) {
+            bedrock::set_result(b, text);
+        }
+        return;
+    }
     let slot = match block {
         None => raw.get_mut("content"),
         Some(k) => raw.get_mut("content").and_then(|c| c.get_mut(k)).and_then(|b| b.get_mut("content")),
@@ -380,10 +437,24 @@ pub(crate) fn set_result_text(format: Format, raw: &mut Value, block: Option<usi
 fn detect(doc: &Value) -> Format {
     let Some(obj) = doc.as_object() else {
         let items = doc.as_array().map(Vec::as_slice).unwrap_or(&[]);
+        if items.iter().any(is_gemini_content) {
+            return Format::Gemini;
+        }
         return if items.iter().any(is_responses_item) { Format::Responses } else { Format::OpenAi };
     };
     if obj.contains_key("input") && !obj.contains_key("messages") {
         return Format::Responses;
+    }
+    if ["contents", "systemInstruction", "system_instruction"].iter().any(|k| obj.contains_key(*k))
+        && !obj.contains_key("messages")
+    {
+        return Format::Gemini;
+    }
+    if ["toolConfig", "inferenceConfig", "additionalModelRequestFields"].iter().any(|k| obj.contains_key(*k))
+        || obj.get("system").and_then(Value::as_array).is_some_and(|s| s.iter().any(|b| b.get("type").is_none()))
+        || obj.get("messages").and_then(Value::as_array).is_some_and(|ms| ms.iter().any(bedrock::looks_like))
+    {
+        return Format::Bedrock;
     }
     if obj.contains_key("system") {
         return Format::Anthropic;
@@ -417,6 +488,71 @@ fn detect(doc: &Value) -> Format {
         }
     }
     Format::OpenAi
+}
+
+/// Whether a bare array's item is a Gemini content: `parts` and no
+/// `content`.
+fn is_gemini_content(item: &Value) -> bool {
+    item.get("parts").is_some_and(Value::is_array) && item.get("content").is_none()
+}
+
+/// The key of a message's content blocks, in a format whose results are
+/// blocks of the next user message (Anthropic, Gemini).
+pub(crate) fn blocks_key(format: Format) -> &'static str {
+    match format {
+        Format::Gemini => "parts",
+        _ => "content",
+    }
+}
+
+/// Whether a content block is a tool result (the codec reads each one, in
+/// order, as one of the message's results).
+pub(crate) fn is_result_block(format: Format, b: &Value) -> bool {
+    match format {
+        Format::Gemini => gemini::is_tool_part(b, false),
+        Format::Bedrock => bedrock::is_tool_block(b, false),
+        _ => b.get("type").and_then(Value::as_str) == Some("tool_result"),
+    }
+}
+
+/// Whether a content block is a tool call or a tool result.
+pub(crate) fn is_tool_block(format: Format, b: &Value) -> bool {
+    match format {
+        Format::Gemini => gemini::is_tool_part(b, true),
+        Format::Bedrock => bedrock::is_tool_block(b, true),
+        _ => {
+            b.get("type").and_then(Value::as_str).is_some_and(|t| t.ends_with("tool_use") || t.ends_with("tool_result"))
+        }
+    }
+}
+
+/// A text block in `format`.
+pub(crate) fn text_block(format: Format, text: &str) -> Value {
+    match format {
+        Format::Gemini | Format::Bedrock => serde_json::json!({"text": text}),
+        _ => serde_json::json!({"type": "text", "text": text}),
+    }
+}
+
+/// The result block answering the unanswered call `id` made by message
+/// `call`, flagged as an error, in a format whose results are blocks.
+pub(crate) fn synthetic_result_block(format: Format, call: &Message, id: &str, text: &str) -> Value {
+    match format {
+        Format::Gemini => gemini::synthetic_response(call, id, text),
+        Format::Bedrock => bedrock::synthetic_result(id, text),
+        _ => serde_json::json!({"type": "tool_result", "tool_use_id": id, "content": text, "is_error": true}),
+    }
+}
+
+/// A user message holding `blocks`.
+pub(crate) fn user_blocks_message(format: Format, blocks: Vec<Value>) -> Value {
+    serde_json::json!({"role": "user", blocks_key(format): blocks})
+}
+
+/// Whether call `call` of a message is named by its function name because
+/// it has no id of its own (Gemini), so the name repeating is no reuse.
+pub(crate) fn id_is_name(format: Format, call: &ToolCall) -> bool {
+    format == Format::Gemini && call.id == call.name
 }
 
 /// Whether an item is one only the Responses API sends: a Responses item

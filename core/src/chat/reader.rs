@@ -70,8 +70,10 @@ impl<'de> Visitor<'de> for Node {
 
     fn visit_map<A: MapAccess<'de>>(self, map: A) -> std::result::Result<Value, A::Error> {
         crate::json::visit_strict_map(map, |key, map| match self {
-            // Chat and Anthropic `messages`, Responses `input`.
-            Node::Top if key == "messages" || key == "input" => map.next_value_seed(Node::Messages),
+            // Chat and Anthropic `messages`, Responses `input`, Gemini `contents`.
+            Node::Top if key == "messages" || key == "input" || key == "contents" => {
+                map.next_value_seed(Node::Messages)
+            }
             _ => map.next_value::<Strict>().map(|s| s.0),
         })
     }

@@ -87,10 +87,6 @@ pub fn filter(c: &Conversation, options: &FilterOptions) -> Result<(Conversation
     }
 }
 
-fn is_tool_block(b: &Value) -> bool {
-    b.get("type").and_then(Value::as_str).is_some_and(|t| t.ends_with("tool_use") || t.ends_with("tool_result"))
-}
-
 fn empty_content(v: Option<&Value>) -> bool {
     match v {
         None | Some(Value::Null) => true,
@@ -121,14 +117,15 @@ fn drop_tools(c: &Conversation) -> Result<(Conversation, Vec<FilterChange>, usiz
                     removed.push(key);
                 }
             }
-            if let Some(Value::Array(blocks)) = obj.get_mut("content") {
+            let key = crate::chat::blocks_key(c.format);
+            if let Some(Value::Array(blocks)) = obj.get_mut(key) {
                 let before = blocks.len();
-                blocks.retain(|b| !is_tool_block(b));
+                blocks.retain(|b| !crate::chat::is_tool_block(c.format, b));
                 if blocks.len() != before {
                     removed.push("tool blocks");
                 }
             }
-            if !removed.is_empty() && empty_content(obj.get("content")) {
+            if !removed.is_empty() && empty_content(obj.get(key)) {
                 changes.push(FilterChange {
                     index: i,
                     action: "dropped_message",

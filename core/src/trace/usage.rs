@@ -48,6 +48,15 @@ pub struct SpanEnd {
 }
 
 impl SpanEnd {
+    /// Parses a span's end from its JSON (the shape above; unknown fields
+    /// are `InvalidJson`) and checks the caps: the one way the C ABI's
+    /// callers and the bindings hand one over as text.
+    pub fn from_json(text: &str) -> Result<SpanEnd> {
+        let end: SpanEnd = crate::json::parse("span end", text)?;
+        end.validate()?;
+        Ok(end)
+    }
+
     /// Checks the caps.
     pub fn validate(&self) -> Result<()> {
         if let Some(c) = &self.error_category {

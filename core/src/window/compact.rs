@@ -4,7 +4,8 @@
 //!
 //! The ladder, in one pass, every step in the manifest:
 //! 1. repair the tool structure (or refuse, when told not to repair);
-//! 2. cut tool outputs longer than `tool_output_max` (head and tail kept);
+//! 2. cut tool outputs longer than `tool_output_max_bytes` bytes, then
+//!    those longer than `tool_output_max` tokens (head and tail kept);
 //! 3. mask older tool results (`mask`, see `mask`), oldest first, only as
 //!    far as needed;
 //! 4. drop (or, for `summarize`, summarize) the rounds the strategy ranks
@@ -70,8 +71,14 @@ pub struct Policy {
     /// Prompt tokens that must not be exceeded (the window minus reserved
     /// output); a result above it is an error.
     pub limit_tokens: usize,
-    /// Cut every tool output longer than this first (head and tail kept).
+    /// Cut every tool output longer than this many tokens first (head and
+    /// tail kept).
     pub tool_output_max: Option<usize>,
+    /// Cut every tool output longer than this many bytes of UTF-8 first,
+    /// before the token cap (head and tail kept, the marker included in
+    /// the bytes, never inside a character): a size cap that needs no
+    /// tokenizer, as hosts set one (design 001: 10 KB).
+    pub tool_output_max_bytes: Option<usize>,
     /// Keep the first this-many user messages (the task); 0 keeps none.
     pub keep_first: usize,
     /// Keep the newest this-many rounds (the model's last action and what
@@ -121,6 +128,7 @@ impl Default for Policy {
             target_tokens: 0,
             limit_tokens: 0,
             tool_output_max: None,
+            tool_output_max_bytes: None,
             keep_first: 1,
             keep_last_rounds: 1,
             keep_last_turns: 0,
@@ -329,7 +337,8 @@ pub(super) fn finish(p: &Prepared, d: Draft, policy: &Policy, acct: &Accountant)
                 p.fixed,
                 p.protected_tokens(),
                 rounds::describe_protected(&p.rounds, &p.origin),
-                if policy.tool_output_max.is_none() { ", or set tool_output_max to cut long tool outputs" } else { "" }
+                if policy.tool_output_max.is_none() && policy.tool_output_max_bytes.is_none() {
+                    ", or set tool_output_max to cut long tool outputs" } else { "" }
             ),
         ));
     }
@@ -405,8 +414,15 @@ pub(super) fn prepare(c: Cow<'_, Conversation>, policy: &Policy, acct: &Accounta
     };
     let pinned: Vec<usize> =
         (0..work.messages.len()).filter(|&i| origin[i].is_some_and(|o| policy.pinned.contains(&o))).collect();
-    if let Some(max) = policy.tool_output_max {
-        let (t, ch) = tool_outputs::truncate_counted(&work, max, acct, &results)?;
+    // The byte cap first (it needs no tokenizer and leaves less to count),
+    // then the token cap on what is left.
+    let caps: [(Option<usize>, CutFn); 2] = [
+        (policy.tool_output_max_bytes, tool_outputs::truncate_bytes_counted),
+        (policy.tool_output_max, tool_outputs::truncate_counted),
+    ];
+    for (max, truncate) in caps {
+        let Some(max) = max else { continue };
+        let (t, ch) = truncate(&work, max, acct, &results)?;
         work = t;
         for mut change in ch {
             let i = change.index;
@@ -427,6 +443,10 @@ pub(super) fn prepare(c: Cow<'_, Conversation>, policy: &Policy, acct: &Accounta
     let masks = mask::plan(&work, &counts, &results, &mut rounds, &policy.mask, acct)?;
     Ok(Prepared { work, changes, counts, masks, fixed, rounds, target, tokens_before, origin })
 }
+
+/// A tool-output cut: the conversation, the cap, the accountant and the
+/// known result tokens in; the edited copy and its changes out.
+type CutFn = fn(&Conversation, usize, &Accountant, &[Vec<usize>]) -> Result<(Conversation, Vec<Change>)>;
 
 pub(super) fn strategy_name(s: Strategy) -> &'static str {
     match s {

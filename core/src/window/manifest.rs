@@ -18,7 +18,7 @@ pub enum Action {
     MovedResult,
     /// A message was removed (left empty by repair, or dropped by compaction).
     DroppedMessage,
-    /// A tool result's content was cut to a token budget.
+    /// A tool result's content was cut to a token or byte budget.
     TruncatedResult,
     /// A tool result's content was replaced by a placeholder.
     ClearedResult,

@@ -234,7 +234,9 @@ impl<'a> Repairer<'a> {
                 remove.insert((r.msg, r.nth));
             }
         }
-        let blocks = result_blocks(msgs);
+        let format = self.c.format;
+        let key = chat::blocks_key(format);
+        let blocks = result_blocks(format, msgs);
         // What each call message's answer must receive from elsewhere.
         let mut incoming: HashMap<usize, Vec<Value>> = HashMap::new();
         for k in 0..self.p.calls.len() {
@@ -254,8 +256,7 @@ impl<'a> Repairer<'a> {
                     incoming.entry(ci).or_default().push(block);
                 }
                 None => {
-                    let block =
-                        json!({"type": "tool_result", "tool_use_id": id, "content": self.text, "is_error": true});
+                    let block = chat::synthetic_result_block(format, &msgs[ci], id, self.text);
                     let t = self.acct.part(&Part::ToolResult {
                         id: id.to_owned(),
                         text: self.text.to_owned(),
@@ -278,10 +279,10 @@ impl<'a> Repairer<'a> {
             let takes_out = (0..m.result_ids().len()).any(|nth| remove.contains(&(i, nth)));
             let mut raw = m.raw.clone();
             if takes_out {
-                if let Some(blocks) = raw.get_mut("content").and_then(Value::as_array_mut) {
+                if let Some(blocks) = raw.get_mut(key).and_then(Value::as_array_mut) {
                     let mut nth = 0;
                     blocks.retain(|b| {
-                        if !is_result_block(b) {
+                        if !chat::is_result_block(format, b) {
                             return true;
                         }
                         nth += 1;
@@ -291,12 +292,12 @@ impl<'a> Repairer<'a> {
             }
             if let Some(blocks) = pending.take() {
                 if m.role == Role::User {
-                    insert_results(&mut raw, blocks);
+                    insert_results(format, &mut raw, blocks);
                 } else {
-                    out.push((user_message(blocks, i)?, None));
+                    out.push((user_message(format, blocks, i)?, None));
                 }
             }
-            let emptied = takes_out && raw.get("content").and_then(Value::as_array).is_some_and(Vec::is_empty);
+            let emptied = takes_out && raw.get(key).and_then(Value::as_array).is_some_and(Vec::is_empty);
             if emptied {
                 let t = self.acct.message(m)?;
                 self.changes.push(Change {
@@ -307,7 +308,7 @@ impl<'a> Repairer<'a> {
                     detail: "message held only results that were dropped or moved".into(),
                 });
             } else if takes_out || raw != m.raw {
-                out.push((chat::message_from_value(Format::Anthropic, raw, i)?, Some(i)));
+                out.push((chat::message_from_value(format, raw, i)?, Some(i)));
             } else {
                 out.push((m.clone(), Some(i)));
             }
@@ -316,27 +317,21 @@ impl<'a> Repairer<'a> {
             }
         }
         if let Some(blocks) = pending {
-            out.push((user_message(blocks, msgs.len())?, None));
+            out.push((user_message(format, blocks, msgs.len())?, None));
         }
         Ok(out)
     }
-}
-
-/// Whether a content block is a `tool_result` (the codec reads each one,
-/// in order, as one of the message's results).
-fn is_result_block(b: &Value) -> bool {
-    b.get("type").and_then(Value::as_str) == Some("tool_result")
 }
 
 /// Every message's `tool_result` blocks by (message index, nth result
 /// block). Built once per repair: finding a block by scanning its message
 /// for every moved result is quadratic when one message answers many
 /// parallel calls (scripts/growth.sh, `repair/parallel/anthropic`).
-fn result_blocks(msgs: &[Message]) -> HashMap<(usize, usize), &Value> {
+fn result_blocks(format: Format, msgs: &[Message]) -> HashMap<(usize, usize), &Value> {
     let mut map = HashMap::new();
     for (i, m) in msgs.iter().enumerate() {
-        let Some(content) = m.raw.get("content").and_then(Value::as_array) else { continue };
-        for (nth, b) in content.iter().filter(|b| is_result_block(b)).enumerate() {
+        let Some(content) = m.raw.get(chat::blocks_key(format)).and_then(Value::as_array) else { continue };
+        for (nth, b) in content.iter().filter(|b| chat::is_result_block(format, b)).enumerate() {
             map.insert((i, nth), b);
         }
     }
@@ -344,9 +339,11 @@ fn result_blocks(msgs: &[Message]) -> HashMap<(usize, usize), &Value> {
 }
 
 /// Puts result blocks after the user message's leading tool results (Anthropic
-/// wants tool results before any other content).
-fn insert_results(raw: &mut Value, blocks: Vec<Value>) {
-    let content = raw.get_mut("content");
+/// wants tool results before any other content; Gemini's function responses
+/// go first the same way).
+fn insert_results(format: Format, raw: &mut Value, blocks: Vec<Value>) {
+    let key = chat::blocks_key(format);
+    let content = raw.get_mut(key);
     let arr = match content {
         Some(Value::Array(a)) => a,
         Some(other) => {
@@ -355,18 +352,18 @@ fn insert_results(raw: &mut Value, blocks: Vec<Value>) {
             other.as_array_mut().expect("just built an array")
         }
         None => {
-            raw["content"] = json!([]);
-            raw["content"].as_array_mut().expect("just built an array")
+            raw[key] = json!([]);
+            raw[key].as_array_mut().expect("just built an array")
         }
     };
-    let at = arr.iter().take_while(|b| b.get("type").and_then(Value::as_str) == Some("tool_result")).count();
+    let at = arr.iter().take_while(|b| chat::is_result_block(format, b)).count();
     // One splice: inserting the blocks one by one shifts the tail once per
     // block (quadratic for many parallel results).
     arr.splice(at..at, blocks);
 }
 
-fn user_message(blocks: Vec<Value>, index: usize) -> Result<Message> {
-    chat::message_from_value(Format::Anthropic, json!({"role": "user", "content": blocks}), index)
+fn user_message(format: Format, blocks: Vec<Value>, index: usize) -> Result<Message> {
+    chat::message_from_value(format, chat::user_blocks_message(format, blocks), index)
 }
 
 #[cfg(test)]

@@ -71,7 +71,7 @@ pub(super) fn bounds(c: &Conversation) -> Vec<(usize, usize)> {
                     i += 1;
                 }
             }
-            Format::Anthropic => {
+            Format::Anthropic | Format::Gemini | Format::Bedrock => {
                 if msgs[start].role == Role::Assistant && i < msgs.len() && msgs[i].role == Role::User {
                     i += 1;
                 }

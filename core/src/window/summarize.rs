@@ -274,36 +274,34 @@ fn place(
     before: usize,
     first: usize,
 ) -> Result<(usize, Option<usize>, Message)> {
-    let block = json!({"type": "text", "text": text});
-    if format == Format::Anthropic {
+    let block = chat::text_block(format, text);
+    let key = chat::blocks_key(format);
+    if !format.results_are_messages() {
         if let Some(prev) = before.checked_sub(1).filter(|&k| out[k].role == Role::User) {
             let mut raw = out[prev].raw.clone();
-            match raw.get_mut("content") {
+            match raw.get_mut(key) {
                 Some(Value::Array(blocks)) => blocks.push(block),
                 Some(other) => {
                     let old = other.take();
                     *other = json!([{"type": "text", "text": old.as_str().unwrap_or_default()}, block]);
                 }
-                None => raw["content"] = json!([block]),
+                None => raw[key] = json!([block]),
             }
             return Ok((prev, Some(prev), chat::message_from_value(format, raw, first)?));
         }
         if let Some(next) = out.get(before).filter(|m| m.role == Role::User) {
             let mut raw = next.raw.clone();
-            match raw.get_mut("content") {
+            match raw.get_mut(key) {
                 Some(Value::Array(blocks)) => {
                     // After leading tool results, which must come first.
-                    let at = blocks
-                        .iter()
-                        .take_while(|b| b.get("type").and_then(Value::as_str) == Some("tool_result"))
-                        .count();
+                    let at = blocks.iter().take_while(|b| chat::is_result_block(format, b)).count();
                     blocks.insert(at, block);
                 }
                 Some(other) => {
                     let old = other.take();
                     *other = json!([block, {"type": "text", "text": old.as_str().unwrap_or_default()}]);
                 }
-                None => raw["content"] = json!([block]),
+                None => raw[key] = json!([block]),
             }
             return Ok((before, Some(before), chat::message_from_value(format, raw, first)?));
         }

@@ -1,6 +1,6 @@
 //! Shrinking tool outputs in place: truncating each oversized result to a
-//! token budget (head and tail kept, with a marker that says how much was
-//! removed), and clearing all but the newest results. Both edit only the
+//! token or byte budget (head and tail kept, with a marker that says how
+//! much was removed), and clearing all but the newest results. Both edit only the
 //! result's content in the message JSON, keep the call/result pairing
 //! intact, and report every edit in a manifest.
 
@@ -50,14 +50,14 @@ pub(super) fn sites(c: &Conversation) -> Vec<Site<'_>> {
         if matches!(m.role, Role::Tool | Role::Function) {
             let id = m.tool_call_id.as_deref().unwrap_or_default();
             out.push(Site { message: i, block: None, ordinal: 0, id, text: whole_text(m) });
-        } else if let Some(blocks) = m.raw.get("content").and_then(Value::as_array) {
+        } else if let Some(blocks) = m.raw.get(chat::blocks_key(c.format)).and_then(Value::as_array) {
             let mut parts = m.parts.iter().filter_map(|p| match p {
                 Part::ToolResult { id, text, .. } => Some((id, text)),
                 _ => None,
             });
             let mut ordinal = 0;
             for (k, b) in blocks.iter().enumerate() {
-                if b.get("type").and_then(Value::as_str) == Some("tool_result") {
+                if chat::is_result_block(c.format, b) {
                     if let Some((id, text)) = parts.next() {
                         out.push(Site { message: i, block: Some(k), ordinal, id, text: Cow::Borrowed(text) });
                         ordinal += 1;
@@ -73,8 +73,9 @@ pub(super) fn sites(c: &Conversation) -> Vec<Site<'_>> {
 /// content's shape (a string stays a string; parts become one text part).
 /// The old content is not copied on the way (it is most of the message).
 pub(super) fn set_content(m: &Message, site: &Site, text: &str, format: Format) -> Result<Message> {
-    if format == Format::Responses && site.block.is_none() {
-        // A Responses output lives in the item's `output`, in its own shape.
+    if (format == Format::Responses && site.block.is_none()) || matches!(format, Format::Gemini | Format::Bedrock) {
+        // A Responses output lives in the item's `output`, a Gemini one in
+        // its part's `response`, each in its own shape.
         let mut raw = m.raw.clone();
         chat::set_result_text(format, &mut raw, site.block, text);
         return chat::message_from_value(format, raw, site.message);
@@ -162,6 +163,45 @@ pub(super) fn truncate_counted(
     Ok((out, changes))
 }
 
+/// Cuts every tool result longer than `max_bytes` bytes of UTF-8 to that
+/// many (marker included, see [`bytes::cut`]), keeping its head and tail
+/// and the content's shape. `known` are each message's result tokens where
+/// they are known (the manifest reports the tokens taken out).
+pub(super) fn truncate_bytes_counted(
+    c: &Conversation,
+    max_bytes: usize,
+    acct: &Accountant,
+    known: &[Vec<usize>],
+) -> Result<(Conversation, Vec<Change>)> {
+    let mut out = c.clone();
+    let mut changes = Vec::new();
+    for site in sites(c) {
+        let Some(cut) = bytes::cut(&site.text, max_bytes)? else {
+            continue;
+        };
+        let tok = acct.tokenizer();
+        let before = match known.get(site.message).and_then(|r| r.get(site.ordinal)) {
+            Some(&n) => n,
+            None => tok.count(&site.text)?,
+        };
+        let after = tok.count(&cut.text)?;
+        let edited = set_content(&out.messages[site.message], &site, &cut.text, c.format)?;
+        changes.push(Change {
+            action: Action::TruncatedResult,
+            index: site.message,
+            id: Some(site.id.to_owned()),
+            tokens: before.saturating_sub(after),
+            detail: format!(
+                "tool output cut from {} to {} bytes (head and tail kept; {before} to {after} tokens)",
+                site.text.len(),
+                cut.text.len()
+            ),
+        });
+        out.messages[site.message] = edited;
+    }
+    Ok((out, changes))
+}
+
 /// Replaces the content of all but the newest `keep_last` tool results with
 /// `placeholder` ([`DEFAULT_CLEARED`] when None).
 pub fn clear_old_tool_results(
@@ -194,5 +234,6 @@ pub fn clear_old_tool_results(
     Ok((out, changes))
 }
 
+pub(super) mod bytes;
 #[cfg(test)]
 mod tests;

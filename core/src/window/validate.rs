@@ -61,7 +61,7 @@ pub fn validate(c: &Conversation) -> Vec<Issue> {
     let mut issues = Vec::new();
     let mut first_call: HashMap<&str, usize> = HashMap::new();
     for (i, m) in c.messages.iter().enumerate() {
-        for call in &m.tool_calls {
+        for call in m.tool_calls.iter().filter(|call| !crate::chat::id_is_name(c.format, call)) {
             if let Some(&first) = first_call.get(call.id.as_str()) {
                 issues.push(issue(
                     IssueKind::DuplicateCallId,
@@ -116,7 +116,7 @@ pub fn validate(c: &Conversation) -> Vec<Issue> {
             ));
         }
     }
-    if c.format == Format::Anthropic {
+    if matches!(c.format, Format::Anthropic | Format::Bedrock) {
         let mut prev: Option<Role> = None;
         for (i, m) in c.messages.iter().enumerate() {
             let bad = match prev {
@@ -144,7 +144,7 @@ fn in_place(c: &Conversation, round_of: &[usize], ci: usize, ri: usize) -> bool 
     match c.format {
         // Only tool/function messages between the call and this result.
         Format::OpenAi => c.messages[ci + 1..ri].iter().all(|m| matches!(m.role, Role::Tool | Role::Function)),
-        Format::Anthropic => ri == ci + 1 && c.messages[ri].role == Role::User,
+        Format::Anthropic | Format::Gemini | Format::Bedrock => ri == ci + 1 && c.messages[ri].role == Role::User,
         // Among the outputs of the round its call is in.
         Format::Responses => round_of[ri] == round_of[ci],
     }

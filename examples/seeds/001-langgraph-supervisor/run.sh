@@ -10,6 +10,10 @@
 #   corresponding ToolMessage" error is repaired with a synthetic
 #   "Tool interrupted" ToolMessage for the orphaned call; "Input is too long"
 #   means compact.
+# - tool-output truncation as the safety net: MAX_TOOL_OUTPUT_SIZE=10000
+#   (10 KB) is --tool-output-max-bytes 10000, on a list_pull_requests
+#   result of 100 PRs (the document's "50+ PRs" overflow); 50000, its
+#   setting for larger models, leaves that output whole.
 # The conversation (conversation.json, from gen_conversation.py) is a
 # supervisor routing six requests to sub-agents as tools, at 85% of a
 # 14,000-token limit, its last RAG call unanswered.
@@ -38,6 +42,23 @@ printf 'Input is too long for requested model.' | "$CTXKIT" classify --provider 
 "$CTXKIT" fit "$tmp/repaired.json" "${limit[@]}" --strategy summarize --trigger-ratio 0.8 --target-ratio 0.5 \
     --summary-role system --no-mask --report "$tmp/fit.json" > "$tmp/fitted.json"
 "$CTXKIT" preflight "$tmp/fitted.json" "${limit[@]}" > "$tmp/post.json"
+
+# Layer 0: the 10 KB tool-output cap, on a supervisor turn whose
+# list_pull_requests result is 100 PRs (about 18 KB).
+python3 - > "$tmp/prs.json" <<'PY'
+import json
+prs = [{"number": 4100 + i, "title": f"Fix flaky retry in agent {i} (é/中)", "author": f"dev{i % 7}",
+        "labels": ["bug", "supervisor"], "updated_at": f"2025-06-{1 + i % 28:02d}T10:00:00Z"} for i in range(100)]
+print(json.dumps({"messages": [
+    {"role": "system", "content": "You are the platform supervisor."},
+    {"role": "user", "content": "show all PRs in ai-platform-engineering"},
+    {"role": "assistant", "content": None, "tool_calls": [{"id": "call_prs", "type": "function",
+        "function": {"name": "list_pull_requests", "arguments": "{\"repo\": \"ai-platform-engineering\"}"}}]},
+    {"role": "tool", "tool_call_id": "call_prs", "content": json.dumps(prs, ensure_ascii=False, indent=1)},
+]}, ensure_ascii=False))
+PY
+"$CTXKIT" fit "$tmp/prs.json" "${limit[@]}" --tool-output-max-bytes 10000 --report "$tmp/cap10k.json" > "$tmp/prs-10k.json"
+"$CTXKIT" fit "$tmp/prs.json" "${limit[@]}" --tool-output-max-bytes 50000 --report "$tmp/cap50k.json" > "$tmp/prs-50k.json"
 
 PYTHONPATH=.. python3 - "$tmp" <<'PY'
 import json, sys
@@ -84,5 +105,22 @@ results = {m["tool_call_id"] for m in fitted if m["role"] == "tool"}
 check("fit: every tool call still has its ToolMessage and no result is stray", calls == results, (len(calls), len(results)))
 check("after fit: below the 80% trigger (no compaction on the next turn)", post["verdict"] == "fits" and post["prompt_tokens"] < 11200,
       (post["verdict"], post["prompt_tokens"]))
+
+prs_in = load("prs.json")["messages"]
+out10, rep10 = load("prs-10k.json")["messages"], load("cap10k.json")
+full, cut = prs_in[3]["content"].encode(), out10[3]["content"].encode()
+check("the PR listing is over 10 KB before the cap", len(full) > 10000, len(full))
+check("MAX_TOOL_OUTPUT_SIZE=10000: the tool output is cut to at most 10,000 bytes, marker included",
+      9900 < len(cut) <= 10000 and b" bytes truncated ...]" in cut, len(cut))
+check("the cut keeps the output's head and tail and falls on character boundaries",
+      full.startswith(cut.split(b"\n[... ")[0]) and full.endswith(cut.split(b" bytes truncated ...]\n")[1]),
+      cut[:20])
+ch = rep10["changes"]
+check("the cut is in the report (truncated_result, call_prs, bytes before and after)",
+      len(ch) == 1 and ch[0]["action"] == "truncated_result" and ch[0]["id"] == "call_prs"
+      and f"cut from {len(full)} to {len(cut)} bytes" in ch[0]["detail"], [c["detail"] for c in ch])
+check("the other messages are untouched and the call keeps its result", out10[:3] == prs_in[:3], len(out10))
+check("MAX_TOOL_OUTPUT_SIZE=50000 (larger models): the same output is kept whole",
+      load("prs-50k.json")["messages"] == prs_in and load("cap50k.json")["changes"] == [], len(load("cap50k.json")["changes"]))
 checks.done()
 PY

@@ -2,7 +2,9 @@
 # Seed document 004 (the Haskell agentic framework): a HandoffObject in the
 # design's own JSON (camelCase fields from aeson's derived instances, no
 # version) and skills with the design's front-matter (label, description,
-# category) in both layouts, through the CLI. The Haskell-specific parts
+# category) in both layouts, and its circular-dependency guard (call depth
+# at most 5, FR-022; an agent already on the stack is a cycle), through the
+# CLI. The Haskell-specific parts
 # (the typed HandoffObject record) are tested in bindings/haskell.
 set -euo pipefail
 : "${CTXKIT:?set CTXKIT to the ctxkit binary}"
@@ -59,4 +61,20 @@ nested = json.loads(run("skills", "list", "skills", "--json", "--layout", "neste
 check([s["name"] for s in nested["skills"]] == ["debugging-checklist"], "--layout nested reads only folders")
 idx = run("skills", "list", "skills", "--budget", "60").stdout
 check("- debugging-checklist [debugging]: Systematic approach" in idx, "index line with the category")
+
+# Circular-dependency detection: maxDepth defaults to 5; a call made with
+# 5 agents on the stack is refused, as is an agent already on it.
+five = ["supervisor", "researcher", "coder", "reviewer", "tester"]
+s = json.loads(run("callstack", *five).stdout)
+check(s == {"agents": five, "depth": 5, "max_depth": 5}, "call stack: 5 agents deep is allowed (default max depth 5)")
+e = json.loads(run("callstack", *five, "writer", code=1).stdout)
+check(e["error"] == "depth_exceeded" and e["message"].endswith(" -> ".join(five + ["writer"])),
+      "call stack: a sixth agent is refused (depth_exceeded) with the full call chain")
+with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
+    json.dump(s, f)
+e = json.loads(run("callstack", "--stack", f.name, "writer", code=1).stdout)
+check(e["error"] == "depth_exceeded", "call stack: a stored stack of 5 refuses one more")
+e = json.loads(run("callstack", "supervisor", "coder", "supervisor", code=1).stdout)
+check(e["error"] == "cycle_detected" and "supervisor -> coder -> supervisor" in e["message"],
+      "call stack: re-entering an agent on the stack is a cycle, the chain shown")
 PY

@@ -16,6 +16,7 @@ module Ctxkit.Typed
   ( -- * Pre-flight
     Preflight (..), Verdict (..), windowPreflightTyped
     -- * Fit
+  , FitOptions (..), FitStrategy (..), SummaryRole (..), fitOptions, fitOptionsJson, fitWith
   , FitReport (..), fitTyped
     -- * Error classification
   , Classification (..), classifyErrorTyped
@@ -25,9 +26,11 @@ module Ctxkit.Typed
   ) where
 
 import Control.Exception (SomeAsyncException, SomeException, fromException, throwIO, try)
-import Data.Aeson (FromJSON (..), Value (..), withObject, withText, (.:), (.:?), (.!=))
+import Data.Aeson (FromJSON (..), ToJSON (..), Value (..), withObject, withText, (.:), (.:?), (.!=))
 import qualified Data.Aeson as A
+import qualified Data.Aeson.Key as K
 import qualified Data.Aeson.KeyMap as KM
+import Data.Maybe (catMaybes)
 import Data.Text (Text)
 import qualified Data.Text as T
 import Data.Word (Word32, Word64)
@@ -86,6 +89,108 @@ windowPreflightTyped w new = windowPreflight w new >>= decodeTyped "preflight"
 
 -- ---------------------------------------------------------------------------
 -- Fit
+
+-- | The compaction strategy (docs/formats.md, "Compaction policy").
+data FitStrategy = Recency | Relevance | Hybrid | Summarize deriving (Eq, Show, Enum, Bounded)
+
+-- | The role of an inserted summary: a user message, or a system message
+-- where the format has them (OpenAI; Anthropic summaries join a user message).
+data SummaryRole = SummaryUser | SummarySystem deriving (Eq, Show, Enum, Bounded)
+
+-- | Fit options as a record (docs/formats.md, "Fit options" and its
+-- @policy@), rendered to the options JSON 'fit' takes. Every field but the
+-- model is optional: 'Nothing' (or an empty list) leaves the field out, so
+-- the library's own default applies and is written down in one place (the
+-- core), not copied here. Start from 'fitOptions' and set what you need:
+--
+-- > (fitOptions "gpt-4o") { foMaxTokens = Just 14000, foTriggerRatio = Just 0.8
+-- >                       , foTargetRatio = Just 0.5, foToolOutputMaxBytes = Just 10000 }
+--
+-- Values are checked by the library, not here: a ratio outside 0..1 or a
+-- byte cap too small for the truncation marker comes back from 'fitWith'
+-- as a 'CtxkitError' with INVALID_ARGUMENT.
+data FitOptions = FitOptions
+  { foModel :: Text
+  , foMaxTokens :: Maybe Int
+    -- ^ Budget for prompt plus reserved output [the model's context window].
+  , foReserveOutput :: Maybe Int
+  , foFormat :: Maybe Text
+    -- ^ "openai", "anthropic", "responses" ...; detected when absent.
+  , foTargetRatio :: Maybe Double
+    -- ^ Compact down to this fraction of the budget once the trigger fires.
+  , foTriggerRatio :: Maybe Double
+    -- ^ Compact once prompt plus reserved output reach this fraction [0.8].
+  , foStrategy :: Maybe FitStrategy
+  , foTargetTokens :: Maybe Int
+    -- ^ Compact down to this many prompt tokens (wins over the ratio).
+  , foKeepFirst :: Maybe Int
+  , foKeepLastRounds :: Maybe Int
+  , foKeepLastTurns :: Maybe Int
+  , foKeepLastMessages :: Maybe Int
+  , foPinned :: [Int]
+  , foMask :: Maybe Bool
+    -- ^ Observation masking of older tool results [on].
+  , foMaskKeepLast :: Maybe Int
+  , foToolOutputMax :: Maybe Int
+    -- ^ Cut tool outputs longer than this many tokens.
+  , foToolOutputMaxBytes :: Maybe Int
+    -- ^ Cut tool outputs longer than this many bytes first (10000: a 10 KB cap).
+  , foSummaryMaxTokens :: Maybe Int
+  , foSummaryRole :: Maybe SummaryRole
+  , foSummaryLabel :: Maybe Text
+  } deriving (Eq, Show)
+
+-- | Options naming only the model: every other field is the library's default.
+fitOptions :: Text -> FitOptions
+fitOptions m = FitOptions
+  { foModel = m, foMaxTokens = Nothing, foReserveOutput = Nothing, foFormat = Nothing
+  , foTargetRatio = Nothing, foTriggerRatio = Nothing, foStrategy = Nothing, foTargetTokens = Nothing
+  , foKeepFirst = Nothing, foKeepLastRounds = Nothing, foKeepLastTurns = Nothing, foKeepLastMessages = Nothing
+  , foPinned = [], foMask = Nothing, foMaskKeepLast = Nothing, foToolOutputMax = Nothing
+  , foToolOutputMaxBytes = Nothing, foSummaryMaxTokens = Nothing, foSummaryRole = Nothing, foSummaryLabel = Nothing
+  }
+
+instance ToJSON FitStrategy where
+  toJSON s = String $ case s of
+    Recency -> "recency"
+    Relevance -> "relevance"
+    Hybrid -> "hybrid"
+    Summarize -> "summarize"
+
+instance ToJSON SummaryRole where
+  toJSON r = String $ case r of
+    SummaryUser -> "user"
+    SummarySystem -> "system"
+
+instance ToJSON FitOptions where
+  toJSON = fitOptionsJson
+
+-- | The options JSON: top-level budget fields, and a @policy@ object only
+-- when a policy field is set (absent fields are left out, not null).
+fitOptionsJson :: FitOptions -> Value
+fitOptionsJson o = A.object (("model" A..= foModel o) : top ++ [("policy", policy) | not (null pol)])
+  where
+    field :: ToJSON v => Text -> Maybe v -> Maybe (K.Key, Value)
+    field k = fmap (\v -> (K.fromText k, toJSON v))
+    top = catMaybes
+      [ field "max_tokens" (foMaxTokens o), field "reserve_output" (foReserveOutput o)
+      , field "format" (foFormat o), field "target_ratio" (foTargetRatio o)
+      , field "trigger_ratio" (foTriggerRatio o) ]
+    maskFields = catMaybes [field "enabled" (foMask o), field "keep_last" (foMaskKeepLast o)]
+    pol = catMaybes
+      [ field "strategy" (foStrategy o), field "target_tokens" (foTargetTokens o)
+      , field "keep_first" (foKeepFirst o), field "keep_last_rounds" (foKeepLastRounds o)
+      , field "keep_last_turns" (foKeepLastTurns o), field "keep_last_messages" (foKeepLastMessages o)
+      , if null (foPinned o) then Nothing else field "pinned" (Just (foPinned o))
+      , if null maskFields then Nothing else Just ("mask", A.object maskFields)
+      , field "tool_output_max" (foToolOutputMax o), field "tool_output_max_bytes" (foToolOutputMaxBytes o)
+      , field "summary_max_tokens" (foSummaryMaxTokens o), field "summary_role" (foSummaryRole o)
+      , field "summary_label" (foSummaryLabel o) ]
+    policy = A.object pol
+
+-- | 'fit' with typed options and the report decoded.
+fitWith :: Value -> FitOptions -> IO (Value, FitReport)
+fitWith conv o = fitTyped conv (fitOptionsJson o)
 
 -- | The fit report's figures (docs/formats.md, "Fit report"); the manifest
 -- stays a list of 'Value's (one object per change, several shapes).

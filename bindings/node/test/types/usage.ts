@@ -51,3 +51,19 @@ const skills: Promise<SkillSet> = SkillSet.openAsync('examples/data/skills')
 t.countTokens(42)
 
 export { n, b, s, within, removed, m, one, p, verdict, j, fa, st, chain, skills }
+
+// The byte API and Tracer#endWith (conversion of the core's calls).
+{
+  const t = new Tokenizer('cl100k_base')
+  const b: Uint8Array = t.tokenBytes(0)
+  const id: number = t.tokenId(b) + t.tokenId('hello')
+  const raw: Uint32Array = t.encodeBytes(new Uint8Array([0x68, 0xc3]))
+  const d: { text: string; offsets: number[] } = t.decodeWithOffsets(raw)
+  const s: string = t.decode([id], { mode: 'ignore' })
+  const ids: Uint32Array = t.encode(s, { allowedSpecial: 'all', disallowedSpecial: new Set(['<|endofprompt|>']) })
+  const n: number = t.countTokens(d.text, { allowedSpecial: ['<|endoftext|>'] })
+  const list: { token: string; id: number }[] = t.specialTokenList()
+  const special: boolean = t.isSpecialToken(ids[0] ?? n + list.length)
+  const tr = new Tracer()
+  tr.endWith(tr.start('search'), special ? 'failed' : 'success', { input_tokens: 3, metadata: { model: 'gpt-4o' } })
+}

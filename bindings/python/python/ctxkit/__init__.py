@@ -361,6 +361,34 @@ class Tracer:
     ) -> None:
         self._t.end(span_id, outcome, output_bytes, error, now_us)
 
+    def end_with(
+        self,
+        span_id: int,
+        outcome: str = "success",
+        *,
+        output_bytes: int = 0,
+        error: Optional[str] = None,
+        error_category: Optional[str] = None,
+        input_tokens: Optional[int] = None,
+        output_tokens: Optional[int] = None,
+        metadata: Optional[Mapping[str, Any]] = None,
+        now_us: Optional[int] = None,
+    ) -> None:
+        """``end`` with token usage, an error category (1-64 bytes of
+        ``[a-z0-9_]``) and up to 16 scalar metadata values, summed per tool in
+        ``metrics()``; over a cap is an error, never cut silently."""
+        end: Dict[str, Any] = {"output_bytes": output_bytes}
+        for key, value in (
+            ("error", error),
+            ("error_category", error_category),
+            ("input_tokens", input_tokens),
+            ("output_tokens", output_tokens),
+            ("metadata", metadata),
+        ):
+            if value is not None:
+                end[key] = value
+        self._t.end_with(span_id, outcome, _dumps(end), now_us)
+
     def overdue(self, now_us: Optional[int] = None) -> Dict[str, Any]:
         return _json.loads(self._t.overdue(now_us))
 

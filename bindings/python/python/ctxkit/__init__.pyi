@@ -146,6 +146,19 @@ class Tracer:
         error: Optional[str] = None,
         now_us: Optional[int] = None,
     ) -> None: ...
+    def end_with(
+        self,
+        span_id: int,
+        outcome: str = "success",
+        *,
+        output_bytes: int = 0,
+        error: Optional[str] = None,
+        error_category: Optional[str] = None,
+        input_tokens: Optional[int] = None,
+        output_tokens: Optional[int] = None,
+        metadata: Optional[Mapping[str, Any]] = None,
+        now_us: Optional[int] = None,
+    ) -> None: ...
     def overdue(self, now_us: Optional[int] = None) -> Dict[str, Any]: ...
     def expire(self, now_us: Optional[int] = None) -> Dict[str, Any]: ...
     def metrics(self) -> List[Dict[str, Any]]: ...

@@ -26,8 +26,9 @@ class Jtokkit(encodingName: String) {
         val registry = Class.forName("com.knuddels.jtokkit.Encodings").getMethod("newDefaultEncodingRegistry").invoke(null)
         val type = Class.forName("com.knuddels.jtokkit.api.EncodingType")
         val et = type.enumConstants.first { it.toString() == encodingName.uppercase() }
-        enc = registry.javaClass.getMethod("getEncoding", type).invoke(registry, et)
-        countOrdinary = enc.javaClass.getMethod("countTokensOrdinary", String::class.java)
+        // Through the public interfaces: the implementing classes are not public.
+        enc = Class.forName("com.knuddels.jtokkit.api.EncodingRegistry").getMethod("getEncoding", type).invoke(registry, et)
+        countOrdinary = Class.forName("com.knuddels.jtokkit.api.Encoding").getMethod("countTokensOrdinary", String::class.java)
     }
     fun count(s: String): Int = countOrdinary.invoke(enc, s) as Int
 }

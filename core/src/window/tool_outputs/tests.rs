@@ -57,3 +57,74 @@ fn clearing_keeps_the_newest_results() {
     let (_, again) = clear_old_tool_results(&out, 2, None, &acct()).unwrap();
     assert!(again.is_empty());
 }
+
+/// Issue 23 (design 001's 10 KB cap): outputs over the byte cap are cut,
+/// head and tail kept, within the cap, in each format's own shape.
+#[test]
+fn the_byte_cap_cuts_in_every_format_and_keeps_the_shape() {
+    let long: String = (0..3000).map(|i| format!("row {i}: é中🦀\n")).collect();
+    let a = acct();
+    let cases = [
+        json!({"messages": [
+            {"role": "assistant", "content": null, "tool_calls": [{"id": "a", "type": "function", "function": {"name": "f", "arguments": "{}"}}]},
+            {"role": "tool", "tool_call_id": "a", "content": long},
+            {"role": "user", "content": "short"}
+        ]}),
+        json!({"messages": [
+            {"role": "assistant", "content": null, "tool_calls": [{"id": "a", "type": "function", "function": {"name": "f", "arguments": "{}"}}]},
+            {"role": "tool", "tool_call_id": "a", "content": [{"type": "text", "text": long}]},
+            {"role": "user", "content": "short"}
+        ]}),
+        json!({"system": "s", "messages": [
+            {"role": "user", "content": "go"},
+            {"role": "assistant", "content": [{"type": "tool_use", "id": "a", "name": "f", "input": {}}]},
+            {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "a", "content": long}, {"type": "text", "text": "keep me"}]}
+        ]}),
+        json!({"input": [
+            {"role": "user", "content": "go"},
+            {"type": "function_call", "call_id": "a", "name": "f", "arguments": "{}"},
+            {"type": "function_call_output", "call_id": "a", "output": long}
+        ]}),
+    ];
+    for case in cases {
+        let c = conv(case.clone());
+        let (out, changes) = truncate_bytes_counted(&c, 10_000, &a, &[]).unwrap();
+        assert_eq!(changes.len(), 1, "{}", c.format.as_str());
+        let ch = &changes[0];
+        assert_eq!((ch.action, ch.id.as_deref()), (Action::TruncatedResult, Some("a")));
+        assert!(ch.detail.starts_with(&format!("tool output cut from {} to ", long.len())), "{}", ch.detail);
+        let before = a.tokenizer().count(&long).unwrap();
+        let site = sites(&out).into_iter().next().unwrap();
+        let text = site.text.to_string();
+        assert!(text.len() <= 10_000 && text.len() > 9_900, "{}", text.len());
+        assert!(text.starts_with("row 0: é中🦀\n") && text.ends_with("row 2999: é中🦀\n"));
+        assert!(text.contains(" bytes truncated ...]"), "{}", &text[4900..5100]);
+        assert_eq!(ch.tokens, before - a.tokenizer().count(&text).unwrap());
+        assert!(validate(&out).is_empty());
+        // The content keeps its JSON type: a string stays a string, parts stay parts.
+        let (v_in, v_out) = (case, out.to_value());
+        let key = if c.format == chat::Format::Responses { "input" } else { "messages" };
+        let (m_in, m_out) = (&v_in[key][site.message], &v_out[key][site.message]);
+        for field in ["content", "output"] {
+            let kind = |v: &serde_json::Value| (v.is_string(), v.is_array(), v.is_null());
+            assert_eq!(kind(&m_in[field]), kind(&m_out[field]), "{field} in {}", c.format.as_str());
+        }
+        if site.block.is_some() {
+            assert_eq!(v_out[key][site.message]["content"][1]["text"], "keep me");
+        }
+        // Already within the cap: nothing to do.
+        let (_, again) = truncate_bytes_counted(&out, 10_000, &a, &[]).unwrap();
+        assert!(again.is_empty());
+    }
+    // A cap too small for the marker names the option and the marker's size.
+    let c = conv(cases_openai_small());
+    let e = truncate_bytes_counted(&c, 10, &a, &[]).unwrap_err();
+    assert!(e.message().starts_with("tool_output_max_bytes 10 leaves no room"), "{}", e.message());
+}
+
+fn cases_openai_small() -> serde_json::Value {
+    json!({"messages": [
+        {"role": "assistant", "content": null, "tool_calls": [{"id": "a", "type": "function", "function": {"name": "f", "arguments": "{}"}}]},
+        {"role": "tool", "tool_call_id": "a", "content": "x".repeat(100)}
+    ]})
+}

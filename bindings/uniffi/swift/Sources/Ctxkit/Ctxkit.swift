@@ -1777,6 +1777,11 @@ public protocol TokenizerProtocol: AnyObject, Sendable {
     func countTokens(text: Text) throws  -> UInt64
     
     /**
+     * The number of tokens `encodeSpecial` would return, with the same check.
+     */
+    func countTokensSpecial(text: Text, allowed: SpecialSet, disallowed: SpecialSet) throws  -> UInt64
+    
+    /**
      * The number of tokens of UTF-8 `bytes`, read in place (a direct
      * `ByteBuffer` in Kotlin, `Data` in Swift): no string is built on
      * either side. Invalid UTF-8 is `InvalidUtf8` with the byte offset.
@@ -1791,6 +1796,7 @@ public protocol TokenizerProtocol: AnyObject, Sendable {
     /**
      * The text of `ids`. An id outside the vocabulary is `UnknownToken`;
      * bytes that are not UTF-8 are replaced (`Replace`) or `InvalidUtf8` (`Strict`).
+     * With `Ignore`, those bytes are dropped.
      */
     func decode(ids: TokenIds, mode: DecodeMode?) throws  -> String
     
@@ -1800,9 +1806,29 @@ public protocol TokenizerProtocol: AnyObject, Sendable {
     func decodeBytes(ids: TokenIds) throws  -> Data
     
     /**
+     * The text of `ids` (`InvalidUtf8` when it is not UTF-8) and each
+     * token's start in characters (tiktoken's `decode_with_offsets`).
+     */
+    func decodeWithOffsets(ids: TokenIds) throws  -> DecodedWithOffsets
+    
+    /**
      * The token ids of `text`.
      */
     func encode(text: Text) throws  -> TokenIds
+    
+    /**
+     * The ids of any bytes, UTF-8 or not (tiktoken's `_encode_bytes`);
+     * special-token text is ordinary text. For UTF-8 text use `encodeUtf8`.
+     */
+    func encodeBytes(bytes: Data) throws  -> TokenIds
+    
+    /**
+     * The ids of `text` under tiktoken's special-token rules: `allowed`
+     * become their ids; `disallowed` text fails with `InvalidArgument`,
+     * naming it and its byte offset. The tokenizer's own `special` setting
+     * is not used.
+     */
+    func encodeSpecial(text: Text, allowed: SpecialSet, disallowed: SpecialSet) throws  -> TokenIds
     
     /**
      * The token ids of UTF-8 `bytes`, read in place.
@@ -1813,6 +1839,29 @@ public protocol TokenizerProtocol: AnyObject, Sendable {
      * The encoding, vocabulary size, memory and model lookup.
      */
     func info()  -> TokenizerInfo
+    
+    /**
+     * Whether `id` is one of the encoding's special tokens.
+     */
+    func isSpecialToken(id: UInt32)  -> Bool
+    
+    /**
+     * The encoding's special tokens and their ids, in the encoding's order.
+     */
+    func specialTokenList()  -> [SpecialToken]
+    
+    /**
+     * The bytes of one token, ordinary or special (tiktoken's
+     * `decode_single_token_bytes`); `UnknownToken` for an id not in the
+     * vocabulary.
+     */
+    func tokenBytes(id: UInt32) throws  -> Data
+    
+    /**
+     * The id of the single token whose bytes are exactly `bytes` (tiktoken's
+     * `encode_single_token`); `UnknownToken` when there is none.
+     */
+    func tokenId(bytes: Data) throws  -> UInt32
     
     /**
      * Shortens `text` to at most `max_tokens` tokens on token and character
@@ -1939,6 +1988,21 @@ open func countTokens(text: Text)throws  -> UInt64  {
 }
     
     /**
+     * The number of tokens `encodeSpecial` would return, with the same check.
+     */
+open func countTokensSpecial(text: Text, allowed: SpecialSet, disallowed: SpecialSet)throws  -> UInt64  {
+    return try  FfiConverterUInt64.lift(try rustCallWithError(FfiConverterTypeCtxkitError_lift) {
+        uniffiCallStatus in
+    uniffi_ctxkit_uniffi_fn_method_tokenizer_count_tokens_special(
+            self.uniffiCloneHandle(),
+        FfiConverterTypeText_lower(text),
+        FfiConverterTypeSpecialSet_lower(allowed),
+        FfiConverterTypeSpecialSet_lower(disallowed),uniffiCallStatus
+    )
+})
+}
+    
+    /**
      * The number of tokens of UTF-8 `bytes`, read in place (a direct
      * `ByteBuffer` in Kotlin, `Data` in Swift): no string is built on
      * either side. Invalid UTF-8 is `InvalidUtf8` with the byte offset.
@@ -1972,6 +2036,7 @@ open func countUntilLimit(text: Text, limit: UInt64)throws  -> CountLimit  {
     /**
      * The text of `ids`. An id outside the vocabulary is `UnknownToken`;
      * bytes that are not UTF-8 are replaced (`Replace`) or `InvalidUtf8` (`Strict`).
+     * With `Ignore`, those bytes are dropped.
      */
 open func decode(ids: TokenIds, mode: DecodeMode? = nil)throws  -> String  {
     return try  FfiConverterString.lift(try rustCallWithError(FfiConverterTypeCtxkitError_lift) {
@@ -1998,6 +2063,20 @@ open func decodeBytes(ids: TokenIds)throws  -> Data  {
 }
     
     /**
+     * The text of `ids` (`InvalidUtf8` when it is not UTF-8) and each
+     * token's start in characters (tiktoken's `decode_with_offsets`).
+     */
+open func decodeWithOffsets(ids: TokenIds)throws  -> DecodedWithOffsets  {
+    return try  FfiConverterTypeDecodedWithOffsets_lift(try rustCallWithError(FfiConverterTypeCtxkitError_lift) {
+        uniffiCallStatus in
+    uniffi_ctxkit_uniffi_fn_method_tokenizer_decode_with_offsets(
+            self.uniffiCloneHandle(),
+        FfiConverterTypeTokenIds_lower(ids),uniffiCallStatus
+    )
+})
+}
+    
+    /**
      * The token ids of `text`.
      */
 open func encode(text: Text)throws  -> TokenIds  {
@@ -2006,6 +2085,38 @@ open func encode(text: Text)throws  -> TokenIds  {
     uniffi_ctxkit_uniffi_fn_method_tokenizer_encode(
             self.uniffiCloneHandle(),
         FfiConverterTypeText_lower(text),uniffiCallStatus
+    )
+})
+}
+    
+    /**
+     * The ids of any bytes, UTF-8 or not (tiktoken's `_encode_bytes`);
+     * special-token text is ordinary text. For UTF-8 text use `encodeUtf8`.
+     */
+open func encodeBytes(bytes: Data)throws  -> TokenIds  {
+    return try  FfiConverterTypeTokenIds_lift(try rustCallWithError(FfiConverterTypeCtxkitError_lift) {
+        uniffiCallStatus in
+    uniffi_ctxkit_uniffi_fn_method_tokenizer_encode_bytes(
+            self.uniffiCloneHandle(),
+        FfiConverterData.lower(bytes),uniffiCallStatus
+    )
+})
+}
+    
+    /**
+     * The ids of `text` under tiktoken's special-token rules: `allowed`
+     * become their ids; `disallowed` text fails with `InvalidArgument`,
+     * naming it and its byte offset. The tokenizer's own `special` setting
+     * is not used.
+     */
+open func encodeSpecial(text: Text, allowed: SpecialSet, disallowed: SpecialSet)throws  -> TokenIds  {
+    return try  FfiConverterTypeTokenIds_lift(try rustCallWithError(FfiConverterTypeCtxkitError_lift) {
+        uniffiCallStatus in
+    uniffi_ctxkit_uniffi_fn_method_tokenizer_encode_special(
+            self.uniffiCloneHandle(),
+        FfiConverterTypeText_lower(text),
+        FfiConverterTypeSpecialSet_lower(allowed),
+        FfiConverterTypeSpecialSet_lower(disallowed),uniffiCallStatus
     )
 })
 }
@@ -2033,6 +2144,60 @@ open func info() -> TokenizerInfo  {
         uniffiCallStatus in
     uniffi_ctxkit_uniffi_fn_method_tokenizer_info(
             self.uniffiCloneHandle(),uniffiCallStatus
+    )
+})
+}
+    
+    /**
+     * Whether `id` is one of the encoding's special tokens.
+     */
+open func isSpecialToken(id: UInt32) -> Bool  {
+    return try!  FfiConverterBool.lift(try! rustCall() {
+        uniffiCallStatus in
+    uniffi_ctxkit_uniffi_fn_method_tokenizer_is_special_token(
+            self.uniffiCloneHandle(),
+        FfiConverterUInt32.lower(id),uniffiCallStatus
+    )
+})
+}
+    
+    /**
+     * The encoding's special tokens and their ids, in the encoding's order.
+     */
+open func specialTokenList() -> [SpecialToken]  {
+    return try!  FfiConverterSequenceTypeSpecialToken.lift(try! rustCall() {
+        uniffiCallStatus in
+    uniffi_ctxkit_uniffi_fn_method_tokenizer_special_token_list(
+            self.uniffiCloneHandle(),uniffiCallStatus
+    )
+})
+}
+    
+    /**
+     * The bytes of one token, ordinary or special (tiktoken's
+     * `decode_single_token_bytes`); `UnknownToken` for an id not in the
+     * vocabulary.
+     */
+open func tokenBytes(id: UInt32)throws  -> Data  {
+    return try  FfiConverterData.lift(try rustCallWithError(FfiConverterTypeCtxkitError_lift) {
+        uniffiCallStatus in
+    uniffi_ctxkit_uniffi_fn_method_tokenizer_token_bytes(
+            self.uniffiCloneHandle(),
+        FfiConverterUInt32.lower(id),uniffiCallStatus
+    )
+})
+}
+    
+    /**
+     * The id of the single token whose bytes are exactly `bytes` (tiktoken's
+     * `encode_single_token`); `UnknownToken` when there is none.
+     */
+open func tokenId(bytes: Data)throws  -> UInt32  {
+    return try  FfiConverterUInt32.lift(try rustCallWithError(FfiConverterTypeCtxkitError_lift) {
+        uniffiCallStatus in
+    uniffi_ctxkit_uniffi_fn_method_tokenizer_token_id(
+            self.uniffiCloneHandle(),
+        FfiConverterData.lower(bytes),uniffiCallStatus
     )
 })
 }
@@ -2115,6 +2280,14 @@ public protocol TracerProtocol: AnyObject, Sendable {
      * Ends span `span_id`. Ending a span that is not open is `InvalidArgument`.
      */
     func end(spanId: UInt64, outcome: SpanOutcome, nowUs: UInt64, outputBytes: UInt64, error: Text?) throws 
+    
+    /**
+     * `end` with token usage, an error category and metadata: `end_json` is
+     * `{"output_bytes", "error", "error_category", "input_tokens",
+     * "output_tokens", "metadata"}`, every field optional (null: none). Over
+     * a cap is `InvalidArgument` / `LimitExceeded` and the span stays open.
+     */
+    func endWith(spanId: UInt64, outcome: SpanOutcome, nowUs: UInt64, endJson: Text?) throws 
     
     /**
      * Like `overdue`, and ends each overdue span as a timeout.
@@ -2221,6 +2394,24 @@ open func end(spanId: UInt64, outcome: SpanOutcome, nowUs: UInt64, outputBytes: 
         FfiConverterUInt64.lower(nowUs),
         FfiConverterUInt64.lower(outputBytes),
         FfiConverterOptionTypeText.lower(error),uniffiCallStatus
+    )
+}
+}
+    
+    /**
+     * `end` with token usage, an error category and metadata: `end_json` is
+     * `{"output_bytes", "error", "error_category", "input_tokens",
+     * "output_tokens", "metadata"}`, every field optional (null: none). Over
+     * a cap is `InvalidArgument` / `LimitExceeded` and the span stays open.
+     */
+open func endWith(spanId: UInt64, outcome: SpanOutcome, nowUs: UInt64, endJson: Text? = nil)throws   {try rustCallWithError(FfiConverterTypeCtxkitError_lift) {
+        uniffiCallStatus in
+    uniffi_ctxkit_uniffi_fn_method_tracer_end_with(
+            self.uniffiCloneHandle(),
+        FfiConverterUInt64.lower(spanId),
+        FfiConverterTypeSpanOutcome_lower(outcome),
+        FfiConverterUInt64.lower(nowUs),
+        FfiConverterOptionTypeText.lower(endJson),uniffiCallStatus
     )
 }
 }
@@ -2596,6 +2787,77 @@ public func FfiConverterTypeCountLimit_lift(_ buf: RustBuffer) throws -> CountLi
 #endif
 public func FfiConverterTypeCountLimit_lower(_ value: CountLimit) -> RustBuffer {
     return FfiConverterTypeCountLimit.lower(value)
+}
+
+
+/**
+ * The result of `decodeWithOffsets`.
+ */
+public struct DecodedWithOffsets: Equatable, Hashable {
+    /**
+     * The decoded text.
+     */
+    public var text: String
+    /**
+     * Per token, where it starts in `text`, in characters (Unicode scalar
+     * values, not UTF-16 units), by tiktoken's rule.
+     */
+    public var offsets: [UInt64]
+
+    // Default memberwise initializers are never public by default, so we
+    // declare one manually.
+    public init(
+        /**
+         * The decoded text.
+         */text: String, 
+        /**
+         * Per token, where it starts in `text`, in characters (Unicode scalar
+         * values, not UTF-16 units), by tiktoken's rule.
+         */offsets: [UInt64]) {
+        self.text = text
+        self.offsets = offsets
+    }
+
+    
+
+    
+}
+
+#if compiler(>=6)
+extension DecodedWithOffsets: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeDecodedWithOffsets: FfiConverterRustBuffer {
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> DecodedWithOffsets {
+        return
+            try DecodedWithOffsets(
+                text: FfiConverterString.read(from: &buf), 
+                offsets: FfiConverterSequenceUInt64.read(from: &buf)
+        )
+    }
+
+    public static func write(_ value: DecodedWithOffsets, into buf: inout [UInt8]) {
+        FfiConverterString.write(value.text, into: &buf)
+        FfiConverterSequenceUInt64.write(value.offsets, into: &buf)
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeDecodedWithOffsets_lift(_ buf: RustBuffer) throws -> DecodedWithOffsets {
+    return try FfiConverterTypeDecodedWithOffsets.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeDecodedWithOffsets_lower(_ value: DecodedWithOffsets) -> RustBuffer {
+    return FfiConverterTypeDecodedWithOffsets.lower(value)
 }
 
 
@@ -3237,6 +3499,75 @@ public func FfiConverterTypeSkillBody_lower(_ value: SkillBody) -> RustBuffer {
 
 
 /**
+ * One special token of an encoding.
+ */
+public struct SpecialToken: Equatable, Hashable {
+    /**
+     * Its text (`<|endoftext|>`).
+     */
+    public var token: String
+    /**
+     * Its id.
+     */
+    public var id: UInt32
+
+    // Default memberwise initializers are never public by default, so we
+    // declare one manually.
+    public init(
+        /**
+         * Its text (`<|endoftext|>`).
+         */token: String, 
+        /**
+         * Its id.
+         */id: UInt32) {
+        self.token = token
+        self.id = id
+    }
+
+    
+
+    
+}
+
+#if compiler(>=6)
+extension SpecialToken: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeSpecialToken: FfiConverterRustBuffer {
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> SpecialToken {
+        return
+            try SpecialToken(
+                token: FfiConverterString.read(from: &buf), 
+                id: FfiConverterUInt32.read(from: &buf)
+        )
+    }
+
+    public static func write(_ value: SpecialToken, into buf: inout [UInt8]) {
+        FfiConverterString.write(value.token, into: &buf)
+        FfiConverterUInt32.write(value.id, into: &buf)
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeSpecialToken_lift(_ buf: RustBuffer) throws -> SpecialToken {
+    return try FfiConverterTypeSpecialToken.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeSpecialToken_lower(_ value: SpecialToken) -> RustBuffer {
+    return FfiConverterTypeSpecialToken.lower(value)
+}
+
+
+/**
  * A tokenizer's description.
  */
 public struct TokenizerInfo: Equatable, Hashable {
@@ -3769,6 +4100,11 @@ public enum DecodeMode: Equatable, Hashable {
      * Fail with `InvalidUtf8`.
      */
     case strict
+    /**
+     * Drop the bytes that are not part of a valid character (Python's
+     * `errors="ignore"`).
+     */
+    case ignore
 
 
 
@@ -3794,6 +4130,8 @@ public struct FfiConverterTypeDecodeMode: FfiConverterRustBuffer {
         
         case 2: return .strict
         
+        case 3: return .ignore
+        
         default: throw UniffiInternalError.unexpectedEnumCase
         }
     }
@@ -3808,6 +4146,10 @@ public struct FfiConverterTypeDecodeMode: FfiConverterRustBuffer {
         
         case .strict:
             writeInt(&buf, Int32(2))
+        
+        
+        case .ignore:
+            writeInt(&buf, Int32(3))
         
         }
     }
@@ -4141,6 +4483,85 @@ public func FfiConverterTypeSpanOutcome_lift(_ buf: RustBuffer) throws -> SpanOu
 #endif
 public func FfiConverterTypeSpanOutcome_lower(_ value: SpanOutcome) -> RustBuffer {
     return FfiConverterTypeSpanOutcome.lower(value)
+}
+
+
+
+/**
+ * A set of special-token texts, as tiktoken's `allowed_special` and
+ * `disallowed_special` take them.
+ */
+
+public enum SpecialSet: Equatable, Hashable {
+    
+    /**
+     * Every special token of the encoding (tiktoken's `"all"`).
+     */
+    case all
+    /**
+     * The texts named; empty means none.
+     */
+    case only(names: [String]
+    )
+
+
+
+
+
+}
+
+#if compiler(>=6)
+extension SpecialSet: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeSpecialSet: FfiConverterRustBuffer {
+    typealias SwiftType = SpecialSet
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> SpecialSet {
+        let variant: Int32 = try readInt(&buf)
+        switch variant {
+        
+        case 1: return .all
+        
+        case 2: return .only(names: try FfiConverterSequenceString.read(from: &buf)
+        )
+        
+        default: throw UniffiInternalError.unexpectedEnumCase
+        }
+    }
+
+    public static func write(_ value: SpecialSet, into buf: inout [UInt8]) {
+        switch value {
+        
+        
+        case .all:
+            writeInt(&buf, Int32(1))
+        
+        
+        case let .only(names):
+            writeInt(&buf, Int32(2))
+            FfiConverterSequenceString.write(names, into: &buf)
+            
+        }
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeSpecialSet_lift(_ buf: RustBuffer) throws -> SpecialSet {
+    return try FfiConverterTypeSpecialSet.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeSpecialSet_lower(_ value: SpecialSet) -> RustBuffer {
+    return FfiConverterTypeSpecialSet.lower(value)
 }
 
 
@@ -4608,6 +5029,31 @@ fileprivate struct FfiConverterOptionTypeText: FfiConverterRustBuffer {
 #if swift(>=5.8)
 @_documentation(visibility: private)
 #endif
+fileprivate struct FfiConverterSequenceUInt64: FfiConverterRustBuffer {
+    typealias SwiftType = [UInt64]
+
+    public static func write(_ value: [UInt64], into buf: inout [UInt8]) {
+        let len = Int32(value.count)
+        writeInt(&buf, len)
+        for item in value {
+            FfiConverterUInt64.write(item, into: &buf)
+        }
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> [UInt64] {
+        let len: Int32 = try readInt(&buf)
+        var seq = [UInt64]()
+        seq.reserveCapacity(Int(len))
+        for _ in 0 ..< len {
+            seq.append(try FfiConverterUInt64.read(from: &buf))
+        }
+        return seq
+    }
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
 fileprivate struct FfiConverterSequenceString: FfiConverterRustBuffer {
     typealias SwiftType = [String]
 
@@ -4625,6 +5071,31 @@ fileprivate struct FfiConverterSequenceString: FfiConverterRustBuffer {
         seq.reserveCapacity(Int(len))
         for _ in 0 ..< len {
             seq.append(try FfiConverterString.read(from: &buf))
+        }
+        return seq
+    }
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+fileprivate struct FfiConverterSequenceTypeSpecialToken: FfiConverterRustBuffer {
+    typealias SwiftType = [SpecialToken]
+
+    public static func write(_ value: [SpecialToken], into buf: inout [UInt8]) {
+        let len = Int32(value.count)
+        writeInt(&buf, len)
+        for item in value {
+            FfiConverterTypeSpecialToken.write(item, into: &buf)
+        }
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> [SpecialToken] {
+        let len: Int32 = try readInt(&buf)
+        var seq = [SpecialToken]()
+        seq.reserveCapacity(Int(len))
+        for _ in 0 ..< len {
+            seq.append(try FfiConverterTypeSpecialToken.read(from: &buf))
         }
         return seq
     }
@@ -5042,6 +5513,9 @@ private let initializationResult: InitializationResult = {
     if (uniffi_ctxkit_uniffi_checksum_method_tracer_end() != 18758) {
         return InitializationResult.apiChecksumMismatch
     }
+    if (uniffi_ctxkit_uniffi_checksum_method_tracer_end_with() != 45069) {
+        return InitializationResult.apiChecksumMismatch
+    }
     if (uniffi_ctxkit_uniffi_checksum_method_tracer_expire() != 60907) {
         return InitializationResult.apiChecksumMismatch
     }
@@ -5066,25 +5540,49 @@ private let initializationResult: InitializationResult = {
     if (uniffi_ctxkit_uniffi_checksum_method_tokenizer_count_tokens() != 8614) {
         return InitializationResult.apiChecksumMismatch
     }
+    if (uniffi_ctxkit_uniffi_checksum_method_tokenizer_count_tokens_special() != 14580) {
+        return InitializationResult.apiChecksumMismatch
+    }
     if (uniffi_ctxkit_uniffi_checksum_method_tokenizer_count_tokens_utf8() != 11690) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_ctxkit_uniffi_checksum_method_tokenizer_count_until_limit() != 27894) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_ctxkit_uniffi_checksum_method_tokenizer_decode() != 15229) {
+    if (uniffi_ctxkit_uniffi_checksum_method_tokenizer_decode() != 2281) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_ctxkit_uniffi_checksum_method_tokenizer_decode_bytes() != 4422) {
         return InitializationResult.apiChecksumMismatch
     }
+    if (uniffi_ctxkit_uniffi_checksum_method_tokenizer_decode_with_offsets() != 44794) {
+        return InitializationResult.apiChecksumMismatch
+    }
     if (uniffi_ctxkit_uniffi_checksum_method_tokenizer_encode() != 49606) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_ctxkit_uniffi_checksum_method_tokenizer_encode_bytes() != 54048) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_ctxkit_uniffi_checksum_method_tokenizer_encode_special() != 12436) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_ctxkit_uniffi_checksum_method_tokenizer_encode_utf8() != 26283) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_ctxkit_uniffi_checksum_method_tokenizer_info() != 47743) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_ctxkit_uniffi_checksum_method_tokenizer_is_special_token() != 34367) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_ctxkit_uniffi_checksum_method_tokenizer_special_token_list() != 37447) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_ctxkit_uniffi_checksum_method_tokenizer_token_bytes() != 46142) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_ctxkit_uniffi_checksum_method_tokenizer_token_id() != 29002) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_ctxkit_uniffi_checksum_method_tokenizer_truncate() != 64675) {

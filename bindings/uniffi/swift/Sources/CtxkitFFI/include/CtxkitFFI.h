@@ -368,6 +368,11 @@ uint64_t uniffi_ctxkit_uniffi_fn_constructor_tracer_new(RustBuffer config_json, 
 void uniffi_ctxkit_uniffi_fn_method_tracer_end(uint64_t ptr, uint64_t span_id, RustBuffer outcome, uint64_t now_us, uint64_t output_bytes, RustBuffer error, RustCallStatus *_Nonnull out_status
 );
 #endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_CTXKIT_UNIFFI_FN_METHOD_TRACER_END_WITH
+#define UNIFFI_FFIDEF_UNIFFI_CTXKIT_UNIFFI_FN_METHOD_TRACER_END_WITH
+void uniffi_ctxkit_uniffi_fn_method_tracer_end_with(uint64_t ptr, uint64_t span_id, RustBuffer outcome, uint64_t now_us, RustBuffer end_json, RustCallStatus *_Nonnull out_status
+);
+#endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_CTXKIT_UNIFFI_FN_METHOD_TRACER_EXPIRE
 #define UNIFFI_FFIDEF_UNIFFI_CTXKIT_UNIFFI_FN_METHOD_TRACER_EXPIRE
 RustBuffer uniffi_ctxkit_uniffi_fn_method_tracer_expire(uint64_t ptr, uint64_t now_us, RustCallStatus *_Nonnull out_status
@@ -449,6 +454,11 @@ uint64_t uniffi_ctxkit_uniffi_fn_constructor_tokenizer_new(RustBuffer encoding, 
 uint64_t uniffi_ctxkit_uniffi_fn_method_tokenizer_count_tokens(uint64_t ptr, RustBuffer text, RustCallStatus *_Nonnull out_status
 );
 #endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_CTXKIT_UNIFFI_FN_METHOD_TOKENIZER_COUNT_TOKENS_SPECIAL
+#define UNIFFI_FFIDEF_UNIFFI_CTXKIT_UNIFFI_FN_METHOD_TOKENIZER_COUNT_TOKENS_SPECIAL
+uint64_t uniffi_ctxkit_uniffi_fn_method_tokenizer_count_tokens_special(uint64_t ptr, RustBuffer text, RustBuffer allowed, RustBuffer disallowed, RustCallStatus *_Nonnull out_status
+);
+#endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_CTXKIT_UNIFFI_FN_METHOD_TOKENIZER_COUNT_TOKENS_UTF8
 #define UNIFFI_FFIDEF_UNIFFI_CTXKIT_UNIFFI_FN_METHOD_TOKENIZER_COUNT_TOKENS_UTF8
 uint64_t uniffi_ctxkit_uniffi_fn_method_tokenizer_count_tokens_utf8(uint64_t ptr, ForeignBytes bytes, RustCallStatus *_Nonnull out_status
@@ -469,9 +479,24 @@ RustBuffer uniffi_ctxkit_uniffi_fn_method_tokenizer_decode(uint64_t ptr, RustBuf
 RustBuffer uniffi_ctxkit_uniffi_fn_method_tokenizer_decode_bytes(uint64_t ptr, RustBuffer ids, RustCallStatus *_Nonnull out_status
 );
 #endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_CTXKIT_UNIFFI_FN_METHOD_TOKENIZER_DECODE_WITH_OFFSETS
+#define UNIFFI_FFIDEF_UNIFFI_CTXKIT_UNIFFI_FN_METHOD_TOKENIZER_DECODE_WITH_OFFSETS
+RustBuffer uniffi_ctxkit_uniffi_fn_method_tokenizer_decode_with_offsets(uint64_t ptr, RustBuffer ids, RustCallStatus *_Nonnull out_status
+);
+#endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_CTXKIT_UNIFFI_FN_METHOD_TOKENIZER_ENCODE
 #define UNIFFI_FFIDEF_UNIFFI_CTXKIT_UNIFFI_FN_METHOD_TOKENIZER_ENCODE
 RustBuffer uniffi_ctxkit_uniffi_fn_method_tokenizer_encode(uint64_t ptr, RustBuffer text, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_CTXKIT_UNIFFI_FN_METHOD_TOKENIZER_ENCODE_BYTES
+#define UNIFFI_FFIDEF_UNIFFI_CTXKIT_UNIFFI_FN_METHOD_TOKENIZER_ENCODE_BYTES
+RustBuffer uniffi_ctxkit_uniffi_fn_method_tokenizer_encode_bytes(uint64_t ptr, RustBuffer bytes, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_CTXKIT_UNIFFI_FN_METHOD_TOKENIZER_ENCODE_SPECIAL
+#define UNIFFI_FFIDEF_UNIFFI_CTXKIT_UNIFFI_FN_METHOD_TOKENIZER_ENCODE_SPECIAL
+RustBuffer uniffi_ctxkit_uniffi_fn_method_tokenizer_encode_special(uint64_t ptr, RustBuffer text, RustBuffer allowed, RustBuffer disallowed, RustCallStatus *_Nonnull out_status
 );
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_CTXKIT_UNIFFI_FN_METHOD_TOKENIZER_ENCODE_UTF8
@@ -482,6 +507,26 @@ RustBuffer uniffi_ctxkit_uniffi_fn_method_tokenizer_encode_utf8(uint64_t ptr, Fo
 #ifndef UNIFFI_FFIDEF_UNIFFI_CTXKIT_UNIFFI_FN_METHOD_TOKENIZER_INFO
 #define UNIFFI_FFIDEF_UNIFFI_CTXKIT_UNIFFI_FN_METHOD_TOKENIZER_INFO
 RustBuffer uniffi_ctxkit_uniffi_fn_method_tokenizer_info(uint64_t ptr, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_CTXKIT_UNIFFI_FN_METHOD_TOKENIZER_IS_SPECIAL_TOKEN
+#define UNIFFI_FFIDEF_UNIFFI_CTXKIT_UNIFFI_FN_METHOD_TOKENIZER_IS_SPECIAL_TOKEN
+int8_t uniffi_ctxkit_uniffi_fn_method_tokenizer_is_special_token(uint64_t ptr, uint32_t id, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_CTXKIT_UNIFFI_FN_METHOD_TOKENIZER_SPECIAL_TOKEN_LIST
+#define UNIFFI_FFIDEF_UNIFFI_CTXKIT_UNIFFI_FN_METHOD_TOKENIZER_SPECIAL_TOKEN_LIST
+RustBuffer uniffi_ctxkit_uniffi_fn_method_tokenizer_special_token_list(uint64_t ptr, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_CTXKIT_UNIFFI_FN_METHOD_TOKENIZER_TOKEN_BYTES
+#define UNIFFI_FFIDEF_UNIFFI_CTXKIT_UNIFFI_FN_METHOD_TOKENIZER_TOKEN_BYTES
+RustBuffer uniffi_ctxkit_uniffi_fn_method_tokenizer_token_bytes(uint64_t ptr, uint32_t id, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_CTXKIT_UNIFFI_FN_METHOD_TOKENIZER_TOKEN_ID
+#define UNIFFI_FFIDEF_UNIFFI_CTXKIT_UNIFFI_FN_METHOD_TOKENIZER_TOKEN_ID
+uint32_t uniffi_ctxkit_uniffi_fn_method_tokenizer_token_id(uint64_t ptr, RustBuffer bytes, RustCallStatus *_Nonnull out_status
 );
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_CTXKIT_UNIFFI_FN_METHOD_TOKENIZER_TRUNCATE
@@ -1085,6 +1130,12 @@ uint16_t uniffi_ctxkit_uniffi_checksum_method_tracer_end(void
     
 );
 #endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_CTXKIT_UNIFFI_CHECKSUM_METHOD_TRACER_END_WITH
+#define UNIFFI_FFIDEF_UNIFFI_CTXKIT_UNIFFI_CHECKSUM_METHOD_TRACER_END_WITH
+uint16_t uniffi_ctxkit_uniffi_checksum_method_tracer_end_with(void
+    
+);
+#endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_CTXKIT_UNIFFI_CHECKSUM_METHOD_TRACER_EXPIRE
 #define UNIFFI_FFIDEF_UNIFFI_CTXKIT_UNIFFI_CHECKSUM_METHOD_TRACER_EXPIRE
 uint16_t uniffi_ctxkit_uniffi_checksum_method_tracer_expire(void
@@ -1133,6 +1184,12 @@ uint16_t uniffi_ctxkit_uniffi_checksum_method_tokenizer_count_tokens(void
     
 );
 #endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_CTXKIT_UNIFFI_CHECKSUM_METHOD_TOKENIZER_COUNT_TOKENS_SPECIAL
+#define UNIFFI_FFIDEF_UNIFFI_CTXKIT_UNIFFI_CHECKSUM_METHOD_TOKENIZER_COUNT_TOKENS_SPECIAL
+uint16_t uniffi_ctxkit_uniffi_checksum_method_tokenizer_count_tokens_special(void
+    
+);
+#endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_CTXKIT_UNIFFI_CHECKSUM_METHOD_TOKENIZER_COUNT_TOKENS_UTF8
 #define UNIFFI_FFIDEF_UNIFFI_CTXKIT_UNIFFI_CHECKSUM_METHOD_TOKENIZER_COUNT_TOKENS_UTF8
 uint16_t uniffi_ctxkit_uniffi_checksum_method_tokenizer_count_tokens_utf8(void
@@ -1157,9 +1214,27 @@ uint16_t uniffi_ctxkit_uniffi_checksum_method_tokenizer_decode_bytes(void
     
 );
 #endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_CTXKIT_UNIFFI_CHECKSUM_METHOD_TOKENIZER_DECODE_WITH_OFFSETS
+#define UNIFFI_FFIDEF_UNIFFI_CTXKIT_UNIFFI_CHECKSUM_METHOD_TOKENIZER_DECODE_WITH_OFFSETS
+uint16_t uniffi_ctxkit_uniffi_checksum_method_tokenizer_decode_with_offsets(void
+    
+);
+#endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_CTXKIT_UNIFFI_CHECKSUM_METHOD_TOKENIZER_ENCODE
 #define UNIFFI_FFIDEF_UNIFFI_CTXKIT_UNIFFI_CHECKSUM_METHOD_TOKENIZER_ENCODE
 uint16_t uniffi_ctxkit_uniffi_checksum_method_tokenizer_encode(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_CTXKIT_UNIFFI_CHECKSUM_METHOD_TOKENIZER_ENCODE_BYTES
+#define UNIFFI_FFIDEF_UNIFFI_CTXKIT_UNIFFI_CHECKSUM_METHOD_TOKENIZER_ENCODE_BYTES
+uint16_t uniffi_ctxkit_uniffi_checksum_method_tokenizer_encode_bytes(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_CTXKIT_UNIFFI_CHECKSUM_METHOD_TOKENIZER_ENCODE_SPECIAL
+#define UNIFFI_FFIDEF_UNIFFI_CTXKIT_UNIFFI_CHECKSUM_METHOD_TOKENIZER_ENCODE_SPECIAL
+uint16_t uniffi_ctxkit_uniffi_checksum_method_tokenizer_encode_special(void
     
 );
 #endif
@@ -1172,6 +1247,30 @@ uint16_t uniffi_ctxkit_uniffi_checksum_method_tokenizer_encode_utf8(void
 #ifndef UNIFFI_FFIDEF_UNIFFI_CTXKIT_UNIFFI_CHECKSUM_METHOD_TOKENIZER_INFO
 #define UNIFFI_FFIDEF_UNIFFI_CTXKIT_UNIFFI_CHECKSUM_METHOD_TOKENIZER_INFO
 uint16_t uniffi_ctxkit_uniffi_checksum_method_tokenizer_info(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_CTXKIT_UNIFFI_CHECKSUM_METHOD_TOKENIZER_IS_SPECIAL_TOKEN
+#define UNIFFI_FFIDEF_UNIFFI_CTXKIT_UNIFFI_CHECKSUM_METHOD_TOKENIZER_IS_SPECIAL_TOKEN
+uint16_t uniffi_ctxkit_uniffi_checksum_method_tokenizer_is_special_token(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_CTXKIT_UNIFFI_CHECKSUM_METHOD_TOKENIZER_SPECIAL_TOKEN_LIST
+#define UNIFFI_FFIDEF_UNIFFI_CTXKIT_UNIFFI_CHECKSUM_METHOD_TOKENIZER_SPECIAL_TOKEN_LIST
+uint16_t uniffi_ctxkit_uniffi_checksum_method_tokenizer_special_token_list(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_CTXKIT_UNIFFI_CHECKSUM_METHOD_TOKENIZER_TOKEN_BYTES
+#define UNIFFI_FFIDEF_UNIFFI_CTXKIT_UNIFFI_CHECKSUM_METHOD_TOKENIZER_TOKEN_BYTES
+uint16_t uniffi_ctxkit_uniffi_checksum_method_tokenizer_token_bytes(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_CTXKIT_UNIFFI_CHECKSUM_METHOD_TOKENIZER_TOKEN_ID
+#define UNIFFI_FFIDEF_UNIFFI_CTXKIT_UNIFFI_CHECKSUM_METHOD_TOKENIZER_TOKEN_ID
+uint16_t uniffi_ctxkit_uniffi_checksum_method_tokenizer_token_id(void
     
 );
 #endif

@@ -255,6 +255,33 @@ class LifetimeTest {
     }
 }
 
+class TracerTest {
+    @Test
+    fun endWithTokensCategoryAndMetadata() {
+        Tracer(null).use { tr ->
+            val a = tr.start("search", 1000UL, """{"tool_call_id":"c1"}""", 10UL)
+            tr.endWith(a, SpanOutcome.SUCCESS, 2000UL, """{"output_bytes":30,"input_tokens":120,"output_tokens":40,"metadata":{"model":"gpt-4o"}}""")
+            val b = tr.start("search", 3000UL)
+            tr.endWith(b, SpanOutcome.FAILED, 4000UL, """{"error":"HTTP 429","error_category":"rate_limited","input_tokens":5}""")
+            val c = tr.start("search", 5000UL)
+            tr.endWith(c, SpanOutcome.SUCCESS, 6000UL)
+            val m = com.google.gson.JsonParser.parseString(tr.exportJson(6500UL)).asJsonObject["tools"].asJsonArray[0].asJsonObject
+            assertEquals(125, m["input_tokens"].asInt)
+            assertEquals(40, m["output_tokens"].asInt)
+            assertEquals(1, m["error_categories"].asJsonObject["rate_limited"].asInt)
+            // Refused over a cap or malformed; the span stays open.
+            val d = tr.start("search", 7000UL)
+            assertFailsWith<CtxkitException.InvalidArgument> { tr.endWith(d, SpanOutcome.FAILED, 8000UL, """{"error_category":"Rate Limited"}""") }
+            val many = (0..16).joinToString(",", "{\"metadata\":{", "}}") { "\"k$it\":$it" }
+            assertFailsWith<CtxkitException.LimitExceeded> { tr.endWith(d, SpanOutcome.FAILED, 8000UL, many) }
+            assertFailsWith<CtxkitException.InvalidJson> { tr.endWith(d, SpanOutcome.FAILED, 8000UL, """{"tokens":3}""") }
+            assertFailsWith<CtxkitException.InvalidJson> { tr.endWith(d, SpanOutcome.FAILED, 8000UL, "{") }
+            tr.endWith(d, SpanOutcome.TIMEOUT, 9000UL, "{}")
+            assertFailsWith<CtxkitException.InvalidArgument> { tr.endWith(d, SpanOutcome.SUCCESS, 9500UL) }
+        }
+    }
+}
+
 class WindowTest {
     @Test
     fun agentLoopPieces() {

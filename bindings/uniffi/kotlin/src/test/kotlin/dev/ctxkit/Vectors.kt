@@ -115,7 +115,7 @@ object Vectors {
         }
         "decode" -> catching {
             val ids = input["ids"].asJsonArray.map { it.asLong.toInt() }.toIntArray()
-            val mode = if (input["mode"]?.asString == "strict") DecodeMode.STRICT else DecodeMode.REPLACE
+            val mode = when (input["mode"]?.asString) { "strict" -> DecodeMode.STRICT; "ignore" -> DecodeMode.IGNORE; else -> DecodeMode.REPLACE }
             obj("text" to JsonPrimitive(tok(input).decode(ids, mode)))
         }
         "count_until_limit" -> {
