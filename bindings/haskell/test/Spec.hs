@@ -535,7 +535,7 @@ spec = do
       let opts = "{\"model\": \"gpt-4o\", \"max_tokens\": 16000, \"policy\": {\"tool_output_max\": 2000}}"
       (c, rep) <- fitBytes conv opts
       Just repV <- pure (A.decodeStrict' rep)
-      repV .! "tokens_before" `shouldBe` Number 51000
+      repV .! "tokens_before" `shouldBe` Number 51021
       Just convV <- pure (A.decodeStrict' conv)
       Just optsV <- pure (A.decodeStrict' opts)
       (c', rep') <- fit convV optsV
