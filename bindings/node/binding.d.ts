@@ -144,6 +144,10 @@ export declare class NativeWindow {
   compact(policy?: string | undefined | null): string
   compactAsync(policy?: string | undefined | null, signal?: AbortSignal | undefined | null): Promise<string>
   applySummary(id: string, summary: string): string
+  /** Starts (or stops, dropping what is queued) collecting the window's events. */
+  setEvents(on: boolean): void
+  /** The events raised since the last take, oldest first, as JSON text. */
+  takeEvents(): Array<string>
   calibrate(reportedPromptTokens: number): number
 }
 

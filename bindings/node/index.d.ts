@@ -202,7 +202,45 @@ export declare class ContextWindow {
   applySummary(id: string, summary: string): CompactReport
   /** Records the provider's reported prompt tokens; returns reported / counted. */
   calibrate(reportedPromptTokens: number): number
+  /**
+   * Sets (null: clears) the listener for this window's events. It runs on the JS
+   * thread when the call that raised them returns (compactAsync: before its
+   * promise resolves); an exception it throws reaches that call's caller.
+   */
+  onEvent(listener: ((event: WindowEvent) => void) | null): this
 }
+
+/** docs/formats.md, "Events". */
+export type WindowEvent =
+  | {
+      kind: 'compacted'
+      strategy: 'recency' | 'relevance' | 'hybrid' | 'summarize'
+      tokens_before: number
+      tokens_after: number
+      messages_dropped: number
+      results_masked: number
+      results_truncated: number
+      summarized: boolean
+      within_target: boolean
+    }
+  | {
+      kind: 'repaired'
+      results_added: number
+      results_removed: number
+      results_moved: number
+      messages_removed: number
+      tokens_before: number
+      tokens_after: number
+    }
+  | {
+      kind: 'budget_crossed'
+      operation: 'load' | 'push' | 'replace' | 'repair'
+      from: 'fits' | 'should_compact' | 'overflow'
+      to: 'fits' | 'should_compact' | 'overflow'
+      total_tokens: number
+      trigger_tokens: number
+      limit: number
+    }
 
 export declare function fit(conversation: Conversation | string, options: FitOptions | string): { conversation: Conversation; report: FitReport }
 /** The conversation text goes to the core untouched and comes back as text. */

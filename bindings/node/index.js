@@ -141,6 +141,8 @@ function startAsync(signal, start) {
 // ------------------------------------------------------------ Tokenizer
 
 const NATIVE = Symbol('ctxkit.native')
+const EMIT = Symbol('ctxkit.emit')
+const LISTENER = Symbol('ctxkit.listener')
 
 function specialFlag(options) {
   const s = options.special === undefined ? 'ordinary' : options.special
@@ -381,11 +383,36 @@ class ContextWindow {
 
   load(conversation) {
     call(() => this[NATIVE].load(jsonIn(conversation, 'conversation')))
+    this[EMIT]()
     return this
   }
 
   push(message) {
-    return call(() => this[NATIVE].push(jsonIn(message, 'message')))
+    const n = call(() => this[NATIVE].push(jsonIn(message, 'message')))
+    this[EMIT]()
+    return n
+  }
+
+  /**
+   * Sets (or, with null, clears) the listener for this window's events:
+   * `{ kind: 'compacted' | 'repaired' | 'budget_crossed', ... }`
+   * (docs/formats.md, "Events"). It is called synchronously, on this thread,
+   * when the call that raised the events returns (compactAsync: before its
+   * promise resolves). An exception it throws reaches that call's caller.
+   */
+  onEvent(listener) {
+    if (listener !== null && typeof listener !== 'function') {
+      throw new TypeError('listener must be a function or null')
+    }
+    this[LISTENER] = listener ?? undefined
+    this[NATIVE].setEvents(listener !== null)
+    return this
+  }
+
+  [EMIT]() {
+    const listener = this[LISTENER]
+    if (listener === undefined) return
+    for (const text of this[NATIVE].takeEvents()) listener(JSON.parse(text))
   }
 
   preflight(newInput) {
@@ -399,7 +426,9 @@ class ContextWindow {
   repair(options) {
     const o = checkOptions(options)
     if (o.syntheticResult !== undefined) checkString(o.syntheticResult, 'syntheticResult')
-    return jsonOut(call(() => this[NATIVE].repair(o.syntheticResult)))
+    const r = call(() => this[NATIVE].repair(o.syntheticResult))
+    this[EMIT]()
+    return jsonOut(r)
   }
 
   get conversation() {
@@ -415,19 +444,26 @@ class ContextWindow {
   }
 
   compact(policy) {
-    return jsonOut(call(() => this[NATIVE].compact(jsonIn(policy, 'policy'))))
+    const r = call(() => this[NATIVE].compact(jsonIn(policy, 'policy')))
+    this[EMIT]()
+    return jsonOut(r)
   }
 
   compactAsync(policy, options) {
     const p = jsonIn(policy, 'policy')
     const o = checkOptions(options)
-    return startAsync(o.signal, (signal) => this[NATIVE].compactAsync(p, signal)).then(jsonOut)
+    return startAsync(o.signal, (signal) => this[NATIVE].compactAsync(p, signal)).then((r) => {
+      this[EMIT]()
+      return jsonOut(r)
+    })
   }
 
   applySummary(id, summary) {
     checkString(id, 'id')
     checkString(summary, 'summary')
-    return jsonOut(call(() => this[NATIVE].applySummary(id, summary)))
+    const r = call(() => this[NATIVE].applySummary(id, summary))
+    this[EMIT]()
+    return jsonOut(r)
   }
 
   calibrate(reportedPromptTokens) {

@@ -10,6 +10,7 @@ use napi_derive::napi;
 use parking_lot::Mutex;
 
 use ctxkit::chat::Conversation;
+use ctxkit::events::{Event, Observer};
 use ctxkit::window::{fit_json, Budget, Policy, Window};
 use ctxkit::ModelRegistry;
 
@@ -20,6 +21,10 @@ use crate::error::{guard, json, to_usize};
 #[napi]
 pub struct NativeWindow {
     inner: Arc<Mutex<Window>>,
+    /// Events the core raised (JSON lines), taken by the facade after each
+    /// call: they may be raised on the libuv pool (`compactAsync`), where JS
+    /// cannot run, so they are delivered on the JS thread.
+    events: Arc<Mutex<Vec<String>>>,
 }
 
 fn parse_opt<T: serde::de::DeserializeOwned + Default>(what: &str, text: Option<&str>) -> ctxkit::Result<T> {
@@ -39,7 +44,7 @@ impl NativeWindow {
         guard("ContextWindow", || {
             let budget: Budget = parse_opt("budget", budget.as_deref())?;
             let w = Window::for_model(&ModelRegistry::builtin(), &model, budget)?;
-            Ok(NativeWindow { inner: Arc::new(Mutex::new(w)) })
+            Ok(NativeWindow { inner: Arc::new(Mutex::new(w)), events: Arc::default() })
         })
     }
 
@@ -100,6 +105,27 @@ impl NativeWindow {
     #[napi]
     pub fn apply_summary(&self, id: String, summary: String) -> napi::Result<String> {
         guard("applySummary", || json(&self.inner.lock().apply_summary(&id, &summary)?))
+    }
+
+    /// Starts (or stops, dropping what is queued) collecting the window's events.
+    #[napi]
+    pub fn set_events(&self, on: bool) {
+        let observer = if on {
+            let queue = Arc::clone(&self.events);
+            Observer::new(move |e: &Event| queue.lock().push(e.to_json()))
+        } else {
+            Observer::none()
+        };
+        self.inner.lock().set_observer(observer);
+        if !on {
+            self.events.lock().clear();
+        }
+    }
+
+    /// The events raised since the last take, oldest first, as JSON text.
+    #[napi]
+    pub fn take_events(&self) -> Vec<String> {
+        std::mem::take(&mut *self.events.lock())
     }
 
     #[napi]

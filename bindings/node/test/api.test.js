@@ -223,6 +223,47 @@ test('ContextWindow: load, push, preflight, validate, repair, compact, applySumm
   assert.equal(code(() => w.calibrate(0)).code, 'invalid_argument')
 })
 
+test('ContextWindow.onEvent: budget_crossed, repaired, compacted (sync and async), cleared', async () => {
+  const w = new ck.ContextWindow('gpt-4o', { context_window: 1000, reserved_output: 100 })
+  const seen = []
+  assert.equal(w.onEvent((e) => seen.push(e)), w)
+  const user = (k) => ({ role: 'user', content: 'word '.repeat(k) })
+  w.push(user(100))
+  assert.deepEqual(seen, [])
+  w.push(user(650))
+  assert.equal(seen.length, 1)
+  assert.equal(seen[0].kind, 'budget_crossed')
+  assert.deepEqual([seen[0].operation, seen[0].from, seen[0].to], ['push', 'fits', 'should_compact'])
+  assert.equal(seen[0].limit, 1000)
+  w.load([
+    user(5),
+    { role: 'assistant', content: null, tool_calls: [{ id: 'a', type: 'function', function: { name: 'f', arguments: '{}' } }] },
+    user(3),
+  ])
+  w.repair()
+  assert.deepEqual(
+    seen.filter((e) => e.kind === 'repaired').map((e) => e.results_added),
+    [1],
+  )
+  const turns = Array.from({ length: 20 }, (_, i) => [user(40), { role: 'assistant', content: `answer ${i} `.repeat(20) }]).flat()
+  w.load(turns)
+  const before = seen.length
+  w.compact()
+  const c = seen.slice(before).filter((e) => e.kind === 'compacted')
+  assert.equal(c.length, 1)
+  assert.ok(c[0].tokens_after < c[0].tokens_before && c[0].messages_dropped > 0, JSON.stringify(c[0]))
+  w.load(turns)
+  const mark = seen.length
+  await w.compactAsync()
+  assert.ok(seen.slice(mark).some((e) => e.kind === 'compacted'), 'async compaction delivered on the JS thread')
+  w.onEvent(null)
+  const n = seen.length
+  w.load(turns)
+  w.compact()
+  assert.equal(seen.length, n)
+  assert.throws(() => w.onEvent(42), TypeError)
+})
+
 test('fit, fitJson and countConversation', () => {
   const conv = {
     messages: [

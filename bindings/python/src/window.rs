@@ -1,10 +1,13 @@
 //! Context windows, the stateless `fit`, conversation counting and repair.
 //! Conversations, options and reports cross as JSON text.
 
+use std::sync::Arc;
+
 use parking_lot::Mutex;
 use pyo3::prelude::*;
 
 use ctxkit::chat::Conversation;
+use ctxkit::events::{Event, Observer};
 use ctxkit::window::{fit_json, repair, validate, Accountant, Budget, Policy, Window as Core};
 
 use crate::tokenizer::{registry, Tokenizer};
@@ -20,6 +23,10 @@ fn parse<T: serde::de::DeserializeOwned + Default>(what: &str, text: Option<&str
 #[pyclass(frozen, module = "ctxkit._native")]
 pub struct Window {
     inner: Mutex<Core>,
+    /// Events the core raised (JSON lines), taken by the facade after each
+    /// call: calls run with the GIL released, where Python cannot run, so
+    /// the handler is called once the call is back on the Python thread.
+    events: Arc<Mutex<Vec<String>>>,
 }
 
 #[pymethods]
@@ -31,7 +38,7 @@ impl Window {
             let budget: Budget = parse("budget", budget_json.as_deref())?;
             Core::for_model(registry(), &model, budget)
         })?;
-        Ok(Window { inner: Mutex::new(w) })
+        Ok(Window { inner: Mutex::new(w), events: Arc::default() })
     }
 
     /// Replaces the conversation (OpenAI or Anthropic JSON), counting every message once.
@@ -95,6 +102,25 @@ impl Window {
 
     fn apply_summary(&self, id: Text, summary: Text) -> PyResult<String> {
         guard("apply_summary", || to_json(&self.inner.lock().apply_summary(&id, &summary)?))
+    }
+
+    /// Starts (or stops, dropping what is queued) collecting the window's events.
+    fn set_events(&self, on: bool) {
+        let observer = if on {
+            let queue = Arc::clone(&self.events);
+            Observer::new(move |e: &Event| queue.lock().push(e.to_json()))
+        } else {
+            Observer::none()
+        };
+        self.inner.lock().set_observer(observer);
+        if !on {
+            self.events.lock().clear();
+        }
+    }
+
+    /// The events raised since the last take, oldest first, as JSON text.
+    fn take_events(&self) -> Vec<String> {
+        std::mem::take(&mut *self.events.lock())
     }
 
     fn calibrate(&self, reported_prompt_tokens: usize) -> PyResult<f64> {

@@ -153,3 +153,34 @@ def test_tracer_end_with_bad_input():
     tok = ctxkit.Tokenizer("o200k_base")
     a = ctxkit.assemble(tok, {"budget": 200, "sections": [{"name": "a", "text": "hello", "priority": 1}]})
     assert "hello" in a["text"]
+
+
+def test_window_events_reach_the_handler_on_the_calling_thread():
+    w = ctxkit.ContextWindow("gpt-4o", context_window=1000, reserved_output=100)
+    seen = []
+    w.on_event(seen.append)
+    user = lambda k: {"role": "user", "content": "word " * k}  # noqa: E731
+    w.push(user(100))
+    assert seen == []
+    w.push(user(650))
+    assert [(e["kind"], e["operation"], e["from"], e["to"]) for e in seen] == [
+        ("budget_crossed", "push", "fits", "should_compact")
+    ]
+    call = {"id": "a", "type": "function", "function": {"name": "f", "arguments": "{}"}}
+    w.load([user(5), {"role": "assistant", "content": None, "tool_calls": [call]}, user(3)])
+    w.repair()
+    assert [e["results_added"] for e in seen if e["kind"] == "repaired"] == [1]
+    turns = [m for i in range(20) for m in (user(40), {"role": "assistant", "content": f"answer {i} " * 20})]
+    w.load(turns)
+    mark = len(seen)
+    w.compact()
+    compacted = [e for e in seen[mark:] if e["kind"] == "compacted"]
+    assert len(compacted) == 1 and compacted[0]["messages_dropped"] > 0
+    assert compacted[0]["tokens_after"] < compacted[0]["tokens_before"]
+    w.on_event(None)
+    n = len(seen)
+    w.load(turns)
+    w.compact()
+    assert len(seen) == n
+    with pytest.raises(TypeError):
+        w.on_event(42)

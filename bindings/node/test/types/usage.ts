@@ -33,6 +33,10 @@ const verdict: 'fits' | 'should_compact' | 'overflow' = w.preflight().verdict
 const out: CompactOutcome = w.compact({ strategy: 'summarize' })
 if (out.status === 'needs_summary') w.applySummary(out.request.id, 'summary')
 else out.report.tokens_after.toFixed()
+w.onEvent((e) => {
+  if (e.kind === 'compacted') e.tokens_after.toFixed()
+  else if (e.kind === 'budget_crossed') e.to.toUpperCase()
+}).onEvent(null)
 
 const r = fit({ messages: [] }, { model: 'gpt-4o', max_tokens: 1000 })
 r.report.tokens_after.toFixed()

@@ -12,7 +12,7 @@ to and from the JSON text the core takes and returns.
 from __future__ import annotations
 
 import json as _json
-from typing import Any, Dict, List, Mapping, Optional, Tuple, Union
+from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple, Union
 
 from . import _native
 from ._native import (
@@ -176,7 +176,7 @@ class ContextWindow:
     (calls on one window are serialized).
     """
 
-    __slots__ = ("_w", "model")
+    __slots__ = ("_w", "model", "_on_event")
 
     def __init__(
         self,
@@ -199,20 +199,42 @@ class ContextWindow:
             if v is not None
         }
         self.model = model
+        self._on_event: Optional[Callable[[Dict[str, Any]], None]] = None
         self._w = _native.Window(model, _dumps(budget) if budget else None)
         if conversation is not None:
             self.load(conversation)
 
+    def on_event(self, handler: Optional[Callable[[Dict[str, Any]], None]]) -> None:
+        """Set (``None``: clear) the handler for this window's events: dicts with
+        ``kind`` ``"compacted"``, ``"repaired"`` or ``"budget_crossed"`` and the
+        payload of docs/formats.md, "Events". It is called on the calling thread
+        when the call that raised the events returns; an exception it raises
+        reaches that call's caller (the call itself has completed)."""
+        if handler is not None and not callable(handler):
+            raise TypeError("handler must be callable or None")
+        self._on_event = handler
+        self._w.set_events(handler is not None)
+
+    def _emit(self) -> None:
+        handler = self._on_event
+        if handler is not None:
+            for text in self._w.take_events():
+                handler(_json.loads(text))
+
     def load(self, conversation: Conversation) -> None:
         """Replace the conversation; on failure the window is unchanged."""
         self._w.load(_dumps(conversation))
+        self._emit()
 
     def load_json(self, conversation: str) -> None:
         self._w.load(conversation)
+        self._emit()
 
     def push(self, message: Mapping[str, Any]) -> int:
         """Append one message (the window's format); returns its tokens."""
-        return self._w.push(_dumps(message))
+        n = self._w.push(_dumps(message))
+        self._emit()
+        return n
 
     def pop(self) -> Optional[Dict[str, Any]]:
         text = self._w.pop()
@@ -227,7 +249,9 @@ class ContextWindow:
 
     def repair(self, synthetic_result: Optional[str] = None) -> List[Dict[str, Any]]:
         """Repair in place; returns the changes."""
-        return _json.loads(self._w.repair(synthetic_result))
+        r = self._w.repair(synthetic_result)
+        self._emit()
+        return _json.loads(r)
 
     @property
     def conversation(self) -> Conversation:
@@ -249,10 +273,14 @@ class ContextWindow:
         ``request["prompt"]`` to your model and call :meth:`apply_summary`."""
         merged = dict(policy or {})
         merged.update(options)
-        return _json.loads(self._w.compact(_dumps(merged) if merged else None))
+        r = self._w.compact(_dumps(merged) if merged else None)
+        self._emit()
+        return _json.loads(r)
 
     def apply_summary(self, id: str, summary: str) -> Dict[str, Any]:
-        return _json.loads(self._w.apply_summary(id, summary))
+        r = self._w.apply_summary(id, summary)
+        self._emit()
+        return _json.loads(r)
 
     def calibrate(self, reported_prompt_tokens: int) -> float:
         return self._w.calibrate(reported_prompt_tokens)
