@@ -1,5 +1,6 @@
 //! Target `chat_codecs`: every chat codec. Input: one byte picks the format
-//! (detected, OpenAI, Anthropic, Responses), the rest is the conversation JSON.
+//! (detected, OpenAI, Anthropic, Responses, Gemini, Bedrock Converse), the
+//! rest is the conversation JSON.
 //! Parsing never panics; a parsed conversation written back parses again,
 //! in its own format, to an equal conversation, and writing that one gives
 //! the same bytes (the round trip is a fixed point).
@@ -10,11 +11,13 @@ use super::common::{text, Knobs};
 
 pub fn check(data: &[u8]) {
     let mut k = Knobs::new(data);
-    let format = match k.byte() % 4 {
+    let format = match k.byte() % 6 {
         0 => None,
         1 => Some(Format::OpenAi),
         2 => Some(Format::Anthropic),
-        _ => Some(Format::Responses),
+        3 => Some(Format::Responses),
+        4 => Some(Format::Gemini),
+        _ => Some(Format::Bedrock),
     };
     let input = text(k.rest());
     let Ok(c) = Conversation::parse(&input, format) else { return };
