@@ -119,9 +119,17 @@ export interface Policy {
    */
   limit_tokens?: number;
   /**
-   * Cut every tool output longer than this first (head and tail kept).
+   * Cut every tool output longer than this many tokens first (head and
+   * tail kept).
    */
   tool_output_max?: number | null;
+  /**
+   * Cut every tool output longer than this many bytes of UTF-8 first,
+   * before the token cap (head and tail kept, the marker included in
+   * the bytes, never inside a character): a size cap that needs no
+   * tokenizer, as hosts set one (design 001: 10 KB).
+   */
+  tool_output_max_bytes?: number | null;
   /**
    * Keep the first this-many user messages (the task); 0 keeps none.
    */
@@ -544,7 +552,7 @@ export type DigestSection = "requests" | "actions" | "state" | "facts"
 /**
  * A wire format.
  */
-export type Format = "openai" | "anthropic" | "responses"
+export type Format = "openai" | "anthropic" | "responses" | "gemini" | "bedrock"
 
 /**
  * One finding, located by message index.
