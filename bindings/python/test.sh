@@ -26,6 +26,9 @@ if [ ! -e "$stamp" ]; then
     touch "$stamp"
 fi
 
+# The TypedDicts of the options, reports and events come from schemas/.
+python3 "$pkg/scripts/schema_types.py" --check
+
 echo "building the wheel (maturin, dev profile, target dir $root/target)"
 wheels=$root/target/python/wheels
 rm -rf "$wheels"
@@ -46,6 +49,17 @@ rm -rf "$fresh"
 "$venv/bin/pip" install -q --disable-pip-version-check --no-index --no-deps --force-reinstall "$wheel"
 
 cd "$pkg"
+# The stubs as installed from the wheel: a typed usage file passes mypy
+# --strict (and runs), and a wrong one fails with the two errors it holds.
+"$venv/bin/python" -m mypy --strict --cache-dir "$root/target/python/mypy-cache" tests/types/usage.py
+"$venv/bin/python" tests/types/usage.py
+if bad=$("$venv/bin/python" -m mypy --strict --cache-dir "$root/target/python/mypy-cache" tests/types/bad_usage.py 2>&1); then
+    echo "mypy accepted tests/types/bad_usage.py"; exit 1
+fi
+echo "$bad" | grep -q 'has no key "tokens_afterr"' && echo "$bad" | grep -q 'Incompatible types in assignment' \
+    || { echo "mypy did not report the expected errors in tests/types/bad_usage.py:"; echo "$bad"; exit 1; }
+echo "mypy: tests/types/usage.py passes --strict; bad_usage.py is refused as expected"
+
 set +e
 "$venv/bin/python" -m pytest -q -p no:cacheprovider --ignore=tests/tiktoken_suite tests
 rc=$?

@@ -1,0 +1,9 @@
+"""Must fail mypy: a misspelled report key and a wrong type, so the typed-usage
+check can fail (bindings/python/test.sh runs mypy on this file and expects
+both errors)."""
+
+import ctxkit
+
+conversation, report = ctxkit.fit([{"role": "user", "content": "hi"}], model="gpt-4o", max_tokens=100)
+after: int = report["tokens_afterr"]
+strategy: int = report["strategy"]
