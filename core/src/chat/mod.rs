@@ -748,11 +748,11 @@ impl schemars::JsonSchema for ConversationDoc {
     }
     fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
         schemars::json_schema!({
-            "description": "A conversation: OpenAI Chat Completions ({messages} or a bare array of messages), Anthropic Messages ({system?, messages}) or OpenAI Responses ({instructions?, input}, or a bare array of items). Other top-level fields are kept as given.",
+            "description": "A conversation: OpenAI Chat Completions ({messages} or a bare array of messages), Anthropic Messages ({system?, messages}), OpenAI Responses ({instructions?, input}, or a bare array of items), Gemini generateContent ({systemInstruction?, contents}, or a bare array of contents) or Bedrock Converse ({system?, messages, toolConfig?}). Other top-level fields are kept as given.",
             "anyOf": [
                 {"title": "bare messages or Responses items", "type": "array", "items": {"type": "object"}},
                 {
-                    "title": "Chat Completions or Anthropic Messages",
+                    "title": "Chat Completions, Anthropic Messages or Bedrock Converse",
                     "type": "object",
                     "required": ["messages"],
                     "properties": {
@@ -768,6 +768,16 @@ impl schemars::JsonSchema for ConversationDoc {
                     "properties": {
                         "input": {"anyOf": [{"type": "string"}, {"type": "array", "items": {"type": "object"}}]},
                         "instructions": {"anyOf": [{"type": "string"}, {"type": "array", "items": {"type": "object"}}, {"type": "null"}]},
+                        "tools": {"type": "array", "items": {"type": "object"}}
+                    }
+                },
+                {
+                    "title": "Gemini generateContent",
+                    "type": "object",
+                    "required": ["contents"],
+                    "properties": {
+                        "contents": {"type": "array", "items": {"type": "object"}},
+                        "systemInstruction": {"anyOf": [{"type": "string"}, {"type": "object"}]},
                         "tools": {"type": "array", "items": {"type": "object"}}
                     }
                 }
