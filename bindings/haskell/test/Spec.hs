@@ -14,6 +14,7 @@ import qualified Data.Aeson as A
 import qualified Data.Aeson.Key as K
 import qualified Data.Aeson.KeyMap as KM
 import qualified Data.ByteString as B
+import qualified Data.ByteString.Char8 as BC
 import Data.IORef (newIORef, readIORef, modifyIORef')
 import qualified Data.Map.Strict as M
 import Data.Maybe (fromMaybe)
@@ -24,7 +25,7 @@ import qualified Data.Text.Encoding as TE
 import qualified Data.Vector as V
 import Data.Word (Word32, Word64)
 import System.Mem (performGC)
-import System.Directory (doesFileExist, getCurrentDirectory, setCurrentDirectory)
+import System.Directory (doesFileExist, getCurrentDirectory, getTemporaryDirectory, removeFile, setCurrentDirectory)
 import System.Exit (ExitCode (..))
 import System.FilePath (takeDirectory, (</>))
 import System.IO.Unsafe (unsafePerformIO)
@@ -35,6 +36,7 @@ import Test.QuickCheck
 
 import Ctxkit
 import qualified Ctxkit.Handoff as H
+import qualified Ctxkit.Logging as L
 import qualified Ctxkit.Raw as R
 import Ctxkit.Typed
 import qualified Data.ByteString.Unsafe as BU
@@ -784,6 +786,24 @@ spec = do
       es2 <- drop 1 <$> seen ref
       map eventKind es2 `shouldBe` ["span_repeated", "span_overdue"]
       eventPayload (head es2) .! "count" `shouldBe` Number 2
+    it "logging handlers: withFileHandler writes one JSON object per event, handlers combine with <>" $ do
+      tmp <- getTemporaryDirectory
+      let path = tmp </> "ctxkit-spec-events.jsonl"
+      exists <- doesFileExist path
+      when exists (removeFile path)
+      (ref, h) <- record
+      b <- newBreaker (Just (object ["failure_threshold" .= (1 :: Int)]))
+      L.withFileHandler path $ \fh -> do
+        onBreakerEvents b (Just (fh <> h))
+        breakerRecordFailure b "api" 5
+        breakerRecordFailure b "db" 6
+        onBreakerEvents b Nothing
+      es <- seen ref
+      length es `shouldBe` 2
+      ls <- filter (not . B.null) . BC.lines <$> B.readFile path
+      map A.decodeStrict' ls `shouldBe` map (Just . eventPayload) es
+      map L.renderEvent es `shouldBe` ls
+      removeFile path
     it "reports skipped skill entries while opening, and frees every callback" $ do
       (ref, h) <- record
       sk <- openSkillsWithEvents "examples/data" Nothing h
