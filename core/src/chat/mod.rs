@@ -42,6 +42,17 @@ pub enum Format {
 }
 
 impl Format {
+    /// Whether a count in this format can be exact, given a model whose
+    /// encoding is exact. Chat Completions framing is measured against billed
+    /// usage (docs/accuracy.md); Anthropic models are estimates anyway. The
+    /// Responses API bills an overhead ctxkit does not model yet (about 208
+    /// tokens on gpt-4o in the one recorded pair, docs/formats.md), and Gemini
+    /// and Bedrock Converse framings are not measured for OpenAI models: a count
+    /// in those formats is reported as an estimate, so `calibrate` applies to it.
+    pub fn counts_exactly(self) -> bool {
+        matches!(self, Format::OpenAi | Format::Anthropic)
+    }
+
     /// Every format's name, in the order error messages list them.
     pub const NAMES: &'static str = "openai, anthropic, responses, gemini or bedrock";
 

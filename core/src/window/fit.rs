@@ -134,7 +134,7 @@ pub fn fit_in(registry: &ModelRegistry, conversation: &str, options: &FitOptions
     let r = compact_from(prepared, &policy, &acct)?;
     let report = FitReport {
         model: info.model,
-        exact: info.exact,
+        exact: info.exact && format.counts_exactly(),
         format,
         strategy: policy.strategy,
         max_tokens: pre.limit,

@@ -457,7 +457,7 @@ impl Window {
                 "reported {reported_prompt_tokens} tokens for a conversation counted as {counted}: a factor of {factor:.2} is implausible; was it the same conversation?"
             )));
         }
-        if !self.info.exact {
+        if !self.exact() {
             self.calibration = factor;
         }
         Ok(factor)
@@ -514,6 +514,12 @@ impl Window {
         }
     }
 
+    /// Whether the counts are exact: the model's encoding is, and the format's
+    /// framing is measured ([`Format::counts_exactly`]).
+    fn exact(&self) -> bool {
+        self.info.exact && self.conversation.format.counts_exactly()
+    }
+
     /// The pre-flight report, optionally counting a message about to be sent.
     pub fn preflight(&self, new_input: Option<&Message>) -> Result<Preflight> {
         let new_n = new_input.map(|m| self.acct.message(m)).transpose()?.unwrap_or(0);
@@ -521,7 +527,7 @@ impl Window {
         let Level { calibrated, total, trigger, verdict } = self.level(prompt);
         Ok(Preflight {
             model: self.info.model.clone(),
-            exact: self.info.exact,
+            exact: self.exact(),
             system: self.system_tokens,
             tools: self.tools_tokens,
             history: self.history_tokens,

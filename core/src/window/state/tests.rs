@@ -96,6 +96,26 @@ fn calibration_applies_to_estimated_models_only() {
 }
 
 #[test]
+fn responses_counts_are_estimates_and_calibrate() {
+    // The Responses API's own overhead is not modelled (docs/formats.md), so
+    // an exact model's count in that format is reported as an estimate and
+    // calibration applies to it; the same conversation in Chat form is exact.
+    let mut w = window("gpt-4o", Budget::default());
+    let items = r#"{"input":[{"role":"user","content":"What is the capital of France?"}]}"#;
+    w.load(Conversation::parse(items, Some(crate::chat::Format::Responses)).unwrap()).unwrap();
+    let p = w.preflight(None).unwrap();
+    assert!(!p.exact, "a Responses count is an estimate");
+    let reported = p.prompt_tokens * 3 / 2;
+    w.calibrate(reported).unwrap();
+    assert_eq!(w.preflight(None).unwrap().calibrated_prompt_tokens, reported);
+
+    let mut chat = window("gpt-4o", Budget::default());
+    let messages = r#"[{"role":"user","content":"What is the capital of France?"}]"#;
+    chat.load(Conversation::parse(messages, None).unwrap()).unwrap();
+    assert!(chat.preflight(None).unwrap().exact);
+}
+
+#[test]
 fn window_compaction_and_the_summary_protocol() {
     use crate::window::{Policy, Strategy};
     let turns: Vec<String> = (0..10)
