@@ -42,16 +42,16 @@ static int report(const char *name, ctxkit_status got, ctxkit_status want, size_
 }
 
 /* Text of `n` bytes: "hello world " repeated. */
-static uint8_t *text_of(size_t n)
+static char *text_of(size_t n)
 {
-    uint8_t *t = malloc(n ? n : 1);
+    char *t = malloc(n ? n : 1);
     if (!t) {
         perror("malloc");
         exit(1);
     }
     static const char pat[] = "hello world ";
     for (size_t i = 0; i < n; i++)
-        t[i] = (uint8_t)pat[i % (sizeof pat - 1)];
+        t[i] = pat[i % (sizeof pat - 1)];
     return t;
 }
 
@@ -59,7 +59,7 @@ static ctxkit_tokenizer *tokenizer(void)
 {
     ctxkit_tokenizer *t = NULL;
     ctxkit_error *err = NULL;
-    ctxkit_status s = ctxkit_tokenizer_new((const uint8_t *)"cl100k_base", 11, 0, &t, &err);
+    ctxkit_status s = ctxkit_tokenizer_new("cl100k_base", 11, 0, &t, &err);
     if (s != CTXKIT_STATUS_OK) {
         report("tokenizer_new", s, CTXKIT_STATUS_OK, 0, err);
         exit(1);
@@ -72,7 +72,7 @@ static int fit(const char *name, const char *conv, size_t len, ctxkit_status wan
     static const char opts[] = "{\"model\":\"gpt-4o\"}";
     ctxkit_string out_c = {0}, out_r = {0};
     ctxkit_error *err = NULL;
-    ctxkit_status s = ctxkit_fit(NULL, (const uint8_t *)conv, len, (const uint8_t *)opts, sizeof opts - 1, &out_c, &out_r, &err);
+    ctxkit_status s = ctxkit_fit(NULL, conv, len, opts, sizeof opts - 1, &out_c, &out_r, &err);
     ctxkit_string_free(&out_c);
     ctxkit_string_free(&out_r);
     return report(name, s, want, len, err);
@@ -89,7 +89,7 @@ int main(int argc, char **argv)
 
     if (strcmp(mode, "string") == 0) {
         ctxkit_tokenizer *t = tokenizer();
-        uint8_t *text = text_of(n);
+        char *text = text_of(n);
         size_t count = 0;
         ctxkit_error *err = NULL;
         ctxkit_status s = ctxkit_tokenizer_count(t, text, n, &count, &err);
@@ -103,7 +103,7 @@ int main(int argc, char **argv)
          * tokens, so this checks the limit, not tokenizer speed. */
         const size_t max = (size_t)64 * 1024 * 1024;
         ctxkit_tokenizer *t = tokenizer();
-        uint8_t *text = text_of(max);
+        char *text = text_of(max);
         size_t count = 0;
         bool exceeded = false;
         ctxkit_error *err = NULL;
