@@ -426,3 +426,30 @@ fn a_repeated_key_is_refused_anywhere_in_a_conversation() {
     let e = c.parse_message(r#"{"role":"user","content":"a","content":"b"}"#).unwrap_err();
     assert!(e.message().contains("duplicate key `content`"), "{e}");
 }
+
+/// The recorded-request check every codec shares: at the full count, 5 under,
+/// half and a quarter, under every strategy, compaction fits and keeps the
+/// invariants (its count is a recount, the result validates clean, the system
+/// prompt and the named top-level `fields` are unchanged), or refuses with
+/// DOES_NOT_FIT.
+pub(crate) fn fits_every_budget(c: &Conversation, a: &crate::window::Accountant, fields: &[&str]) {
+    use crate::window::{self, Policy, Strategy};
+    let full = a.conversation(c).unwrap();
+    for limit in [full, full - 5, full / 2, full / 4] {
+        for strategy in [Strategy::Recency, Strategy::Relevance, Strategy::Hybrid, Strategy::Summarize] {
+            let p = Policy { strategy, limit_tokens: limit, target_tokens: limit, ..Policy::default() };
+            match window::compact(c, &p, a) {
+                Ok(r) => {
+                    assert!(r.tokens_after <= limit);
+                    assert_eq!(r.tokens_after, a.conversation(&r.conversation).unwrap());
+                    assert!(window::validate(&r.conversation).is_empty());
+                    assert_eq!(r.conversation.system, c.system);
+                    for f in fields {
+                        assert_eq!(r.conversation.field(f), c.field(f), "{f}");
+                    }
+                }
+                Err(e) => assert_eq!(e.kind(), crate::ErrorKind::DoesNotFit, "{e}"),
+            }
+        }
+    }
+}

@@ -229,22 +229,7 @@ fn recorded_request_round_trips_validates_counts_and_fits() {
     // recorded so a change shows up.
     let a = acct();
     assert_eq!(a.conversation(&c).unwrap(), 142, "estimate; billed 521");
-    let full = a.conversation(&c).unwrap();
-    for limit in [full, full - 5, full / 2, full / 4] {
-        for strategy in [Strategy::Recency, Strategy::Relevance, Strategy::Hybrid, Strategy::Summarize] {
-            let p = Policy { strategy, limit_tokens: limit, target_tokens: limit, ..Policy::default() };
-            match window::compact(&c, &p, &a) {
-                Ok(r) => {
-                    assert!(r.tokens_after <= limit);
-                    assert_eq!(r.tokens_after, a.conversation(&r.conversation).unwrap());
-                    assert!(window::validate(&r.conversation).is_empty());
-                    assert_eq!(r.conversation.system, c.system);
-                    assert_eq!(r.conversation.field("toolConfig"), c.field("toolConfig"));
-                }
-                Err(e) => assert_eq!(e.kind(), ErrorKind::DoesNotFit, "{e}"),
-            }
-        }
-    }
+    crate::chat::tests::fits_every_budget(&c, &a, &["toolConfig"]);
 }
 
 #[derive(Debug, Clone)]
