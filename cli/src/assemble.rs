@@ -30,7 +30,7 @@ pub(crate) fn run(a: Args) -> Result<ExitCode, Fatal> {
     let at = |e: ctxkit::Error| Fatal(format!("{}: {e}", a.file));
     let tok = ctxkit::models::select_tokenizer(a.model.as_deref(), Some(a.encoding.as_deref().unwrap_or("o200k_base")))
         .map_err(Fatal::from)?;
-    let req: Request = ctxkit::json::parse("assembly request", &text).map_err(at)?;
+    let req: Request = ctxkit::frontend::parse_json("assembly request", &text).map_err(at)?;
     let r = assemble(&req, &tok).map_err(at)?;
     if a.json {
         outln!("{}", serde_json::to_string_pretty(&r).map_err(|e| Fatal(e.to_string()))?);

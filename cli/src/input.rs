@@ -9,7 +9,7 @@ use ctxkit::limits::MAX_TEXT_BYTES;
 /// one line that starts with the path.
 pub(crate) fn read_text(path: &str) -> Result<String, String> {
     let bytes = read_bytes(path)?;
-    ctxkit::text::utf8("input", &bytes).map_err(|e| format!("{path}: {e}"))?;
+    ctxkit::frontend::utf8("input", &bytes).map_err(|e| format!("{path}: {e}"))?;
     // Validated just above; this conversion cannot fail.
     String::from_utf8(bytes).map_err(|e| format!("{path}: {e}"))
 }
@@ -24,7 +24,7 @@ pub(crate) fn read_bytes(path: &str) -> Result<Vec<u8>, String> {
         std::fs::File::open(path).and_then(|f| f.take(limit + 1).read_to_end(&mut bytes))
     };
     read.map_err(|e| format!("{path}: {}", io_message(&e)))?;
-    ctxkit::limits::check("input", bytes.len(), MAX_TEXT_BYTES).map_err(|e| format!("{path}: {e}"))?;
+    ctxkit::frontend::check_bytes("input", bytes.len(), MAX_TEXT_BYTES).map_err(|e| format!("{path}: {e}"))?;
     Ok(bytes)
 }
 

@@ -9,24 +9,36 @@
 //! [`ModelRegistry`] (model name to encoding and limits), [`window`] (the
 //! stateful window, pre-flight, validation, repair, compaction and `fit`),
 //! and the agent primitives ([`skills`], [`handoff`], [`callstack`],
-//! [`recovery`], [`trace`], [`toolset`], [`assemble`]).
+//! [`recovery`], [`trace`], [`toolset`], [`assemble`]). [`limits`] holds
+//! the documented input limits as constants.
+//!
+//! Each public item has one path: `window`'s files are private modules whose
+//! API `window` re-exports. The hidden `frontend` module serves ctxkit's own
+//! front ends (the C ABI, the CLI, the bindings) and carries no semver
+//! promise.
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
+// Every type a public signature reaches can be named from outside: the
+// submodules of `window` are private, so a type it forgets to re-export
+// would otherwise be usable but unnameable.
+#![warn(unnameable_types)]
 
 pub mod assemble;
 pub mod callstack;
 pub mod chat;
 mod error;
 pub mod events;
+#[doc(hidden)]
+pub mod frontend;
 pub mod handoff;
-pub mod json;
+mod json;
 pub mod limits;
 pub mod models;
 pub mod recovery;
 #[cfg(feature = "schema")]
 pub mod schema;
 pub mod skills;
-pub mod text;
+mod text;
 pub mod tokens;
 pub mod toolset;
 pub mod trace;

@@ -98,7 +98,9 @@ pub const MAX_SPECIAL_SET: usize = 4096;
 pub const MAX_HANDOFF_BYTES: usize = 1024 * 1024;
 
 /// Fails with `LimitExceeded` when `len` is over `limit`; `what` names the input.
-pub fn check(what: &str, len: usize, limit: usize) -> Result<()> {
+/// Crate-private so `limits` stays constants only; front ends reach it as
+/// `frontend::check_bytes`.
+pub(crate) fn check(what: &str, len: usize, limit: usize) -> Result<()> {
     if len > limit {
         return Err(Error::new(ErrorKind::LimitExceeded, format!("{what} is {len} bytes; the limit is {limit}")));
     }
@@ -106,7 +108,7 @@ pub fn check(what: &str, len: usize, limit: usize) -> Result<()> {
 }
 
 /// Like [`check`] for counts of items rather than bytes.
-pub fn check_items(what: &str, n: usize, limit: usize) -> Result<()> {
+pub(crate) fn check_items(what: &str, n: usize, limit: usize) -> Result<()> {
     if n > limit {
         return Err(Error::new(ErrorKind::LimitExceeded, format!("{what} has {n} items; the limit is {limit}")));
     }

@@ -3,7 +3,7 @@
 
 use std::ffi::c_char;
 
-use ctxkit_core::{limits, text};
+use ctxkit_core::frontend;
 
 use crate::error::FfiError;
 use crate::status::ctxkit_status;
@@ -45,8 +45,8 @@ pub(crate) unsafe fn slice<'a, T>(ptr: *const T, len: usize, what: &str) -> Resu
 pub(crate) unsafe fn text<'a>(ptr: *const c_char, len: usize, what: &str, limit: usize) -> Result<&'a str, FfiError> {
     // SAFETY: forwarded contract; `c_char` and `u8` have the same size and alignment.
     let b = unsafe { slice(ptr.cast::<u8>(), len, what) }?;
-    limits::check(what, b.len(), limit)?;
-    Ok(text::utf8(what, b)?)
+    frontend::check_bytes(what, b.len(), limit)?;
+    Ok(frontend::utf8(what, b)?)
 }
 
 /// An optional text argument: `(NULL, 0)` and `("", 0)` are `None`.
@@ -71,7 +71,7 @@ pub(crate) fn opt_json<T: serde::de::DeserializeOwned + Default>(
     what: &str,
     text: Option<&str>,
 ) -> Result<T, FfiError> {
-    Ok(text.map(|t| ctxkit_core::json::parse(what, t)).transpose()?.unwrap_or_default())
+    Ok(text.map(|t| ctxkit_core::frontend::parse_json(what, t)).transpose()?.unwrap_or_default())
 }
 
 /// A required handle.

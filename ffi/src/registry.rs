@@ -7,7 +7,7 @@ use std::ffi::c_char;
 use std::sync::LazyLock;
 
 use ctxkit_core::limits::MAX_JSON_BYTES;
-use ctxkit_core::{json, Encoding, ModelRegistry};
+use ctxkit_core::{frontend, Encoding, ModelRegistry};
 
 use crate::args::{self, out};
 use crate::boundary::guard;
@@ -178,7 +178,7 @@ pub unsafe extern "C" fn ctxkit_registry_list(
         let dst = out(out_json, "out_json")?;
         // SAFETY: per the contract above.
         let registry = unsafe { registry_or_builtin(registry) };
-        let text = json::to_string(&registry.list_json())?;
+        let text = frontend::to_json(&registry.list_json())?;
         dst.write(ctxkit_string::from_string(text));
         Ok(())
     })

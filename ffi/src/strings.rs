@@ -35,7 +35,7 @@ impl ctxkit_string {
 /// `v` serialized as JSON in an owned string: how every JSON result leaves
 /// the ABI (the one place, for every object's functions).
 pub(crate) fn json_string<T: serde::Serialize>(v: &T) -> Result<ctxkit_string, crate::error::FfiError> {
-    Ok(ctxkit_string::from_string(ctxkit_core::json::to_string(v)?))
+    Ok(ctxkit_string::from_string(ctxkit_core::frontend::to_json(v)?))
 }
 
 /// Releases the buffer of `s` and resets it to `{NULL, 0}`, so freeing twice

@@ -126,7 +126,7 @@ pub unsafe extern "C" fn ctxkit_tokenizer_encode_bytes(
         let dst = out(out_tokens, "out_tokens")?;
         // SAFETY: per the contract above.
         let (t, bytes) = unsafe { (args::handle(tokenizer, "tokenizer")?, args::slice(bytes, bytes_len, "bytes")?) };
-        ctxkit_core::limits::check("bytes", bytes.len(), MAX_TEXT_BYTES)?;
+        ctxkit_core::frontend::check_bytes("bytes", bytes.len(), MAX_TEXT_BYTES)?;
         dst.write(ctxkit_tokens::from_vec(t.inner().encode_bytes(bytes)?));
         Ok(())
     })

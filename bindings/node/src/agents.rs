@@ -19,7 +19,7 @@ use ctxkit::ModelRegistry;
 use crate::error::{guard, json, to_u64, to_usize};
 
 fn parse_opt<T: serde::de::DeserializeOwned + Default>(what: &str, text: Option<&str>) -> ctxkit::Result<T> {
-    text.map(|t| ctxkit::json::parse(what, t)).transpose().map(Option::unwrap_or_default)
+    text.map(|t| ctxkit::frontend::parse_json(what, t)).transpose().map(Option::unwrap_or_default)
 }
 
 // ---------------------------------------------------------------- skills
@@ -254,7 +254,7 @@ impl NativeTracer {
         at_us: Option<f64>,
     ) -> napi::Result<()> {
         guard("end", || {
-            let o: Outcome = ctxkit::json::parse("outcome", &json(&outcome)?)?;
+            let o: Outcome = ctxkit::frontend::parse_json("outcome", &json(&outcome)?)?;
             self.inner.end(to_u64(id), o, to_u64(output_bytes), error.as_deref(), now_us(at_us))
         })
     }
@@ -265,7 +265,7 @@ impl NativeTracer {
     #[napi]
     pub fn end_with(&self, id: f64, outcome: String, end: Option<String>, at_us: Option<f64>) -> napi::Result<()> {
         guard("endWith", || {
-            let o: Outcome = ctxkit::json::parse("outcome", &json(&outcome)?)?;
+            let o: Outcome = ctxkit::frontend::parse_json("outcome", &json(&outcome)?)?;
             let end = end.as_deref().map(ctxkit::trace::SpanEnd::from_json).transpose()?.unwrap_or_default();
             self.inner.end_with(to_u64(id), o, end, now_us(at_us))
         })

@@ -43,7 +43,7 @@ pub fn guard<T>(what: &str, f: impl FnOnce() -> ctxkit::Result<T>) -> napi::Resu
 
 /// Bytes from JS (`Uint8Array`) as UTF-8, with the core's message on failure.
 pub fn utf8<'a>(what: &str, bytes: &'a [u8]) -> ctxkit::Result<&'a str> {
-    ctxkit::text::utf8(what, bytes)
+    ctxkit::frontend::utf8(what, bytes)
 }
 
 /// A JS number (already checked by the facade to be a non-negative integer)
@@ -71,7 +71,7 @@ pub fn to_u64(x: f64) -> u64 {
 
 /// Any serializable core value as JSON text.
 pub fn json<T: serde::Serialize>(v: &T) -> ctxkit::Result<String> {
-    ctxkit::json::to_string(v)
+    ctxkit::frontend::to_json(v)
 }
 
 /// Test hook: a call that panics inside the boundary, so the tests can check

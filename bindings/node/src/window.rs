@@ -28,7 +28,7 @@ pub struct NativeWindow {
 }
 
 fn parse_opt<T: serde::de::DeserializeOwned + Default>(what: &str, text: Option<&str>) -> ctxkit::Result<T> {
-    text.map(|t| ctxkit::json::parse(what, t)).transpose().map(Option::unwrap_or_default)
+    text.map(|t| ctxkit::frontend::parse_json(what, t)).transpose().map(Option::unwrap_or_default)
 }
 
 fn compact(w: &Mutex<Window>, policy: Option<&str>) -> ctxkit::Result<String> {

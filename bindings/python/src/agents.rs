@@ -16,7 +16,7 @@ use crate::tokenizer::registry;
 use crate::{guard, to_json, Text};
 
 fn parse<T: serde::de::DeserializeOwned + Default>(what: &str, text: Option<&str>) -> ctxkit::Result<T> {
-    text.map(|t| ctxkit::json::parse(what, t)).transpose().map(Option::unwrap_or_default)
+    text.map(|t| ctxkit::frontend::parse_json(what, t)).transpose().map(Option::unwrap_or_default)
 }
 
 /// A skills folder (`<name>/SKILL.md` or `<name>.md`), opened once; bodies
@@ -228,7 +228,8 @@ impl Tracer {
         now_us: Option<u64>,
     ) -> PyResult<()> {
         guard("Tracer.end", || {
-            let outcome: Outcome = ctxkit::json::parse("outcome", &serde_json::Value::from(&*outcome).to_string())?;
+            let outcome: Outcome =
+                ctxkit::frontend::parse_json("outcome", &serde_json::Value::from(&*outcome).to_string())?;
             self.inner.end(
                 span_id,
                 outcome,
@@ -244,7 +245,8 @@ impl Tracer {
     #[pyo3(signature = (span_id, outcome, end_json=None, now_us=None))]
     fn end_with(&self, span_id: u64, outcome: Text, end_json: Option<Text>, now_us: Option<u64>) -> PyResult<()> {
         guard("Tracer.end_with", || {
-            let outcome: Outcome = ctxkit::json::parse("outcome", &serde_json::Value::from(&*outcome).to_string())?;
+            let outcome: Outcome =
+                ctxkit::frontend::parse_json("outcome", &serde_json::Value::from(&*outcome).to_string())?;
             let end = end_json.as_deref().map(ctxkit::trace::SpanEnd::from_json).transpose()?.unwrap_or_default();
             self.inner.end_with(span_id, outcome, end, now_us.unwrap_or_else(ctxkit::trace::now_us))
         })

@@ -167,7 +167,7 @@ pub(crate) fn text_arg<'a>(obj: &'a Bound<'_, PyAny>, what: &str) -> PyResult<Co
     }
     if let Ok(b) = obj.cast::<PyBytes>() {
         // Zero-copy: the core reads the bytes object's buffer.
-        return guard(what, || ctxkit::text::utf8(what, b.as_bytes()).map(Cow::Borrowed));
+        return guard(what, || ctxkit::frontend::utf8(what, b.as_bytes()).map(Cow::Borrowed));
     }
     Err(PyTypeError::new_err(format!("{what} must be str or bytes, not {}", obj.get_type().name()?)))
 }
@@ -205,7 +205,7 @@ pub(crate) fn loads<'py>(py: Python<'py>, text: &str) -> PyResult<Bound<'py, PyA
 }
 
 pub(crate) fn to_json<T: serde::Serialize>(v: &T) -> ctxkit::Result<String> {
-    ctxkit::json::to_string(v)
+    ctxkit::frontend::to_json(v)
 }
 
 /// The crate version (as in Cargo.toml).

@@ -14,7 +14,7 @@ use crate::tokenizer::{registry, Tokenizer};
 use crate::{guard, guard_detached, to_json, Text, DETACH_BYTES};
 
 fn parse<T: serde::de::DeserializeOwned + Default>(what: &str, text: Option<&str>) -> ctxkit::Result<T> {
-    text.map(|t| ctxkit::json::parse(what, t)).transpose().map(Option::unwrap_or_default)
+    text.map(|t| ctxkit::frontend::parse_json(what, t)).transpose().map(Option::unwrap_or_default)
 }
 
 /// A conversation bound to a model and a token budget, with cached

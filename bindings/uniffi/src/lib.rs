@@ -176,12 +176,12 @@ uniffi::custom_type!(TokenIds, Vec<u8>, {
 
 /// Serializes a core result as compact JSON text.
 pub(crate) fn to_json<T: serde::Serialize>(v: &T) -> Result<String> {
-    Ok(ctxkit::json::to_string(v)?)
+    Ok(ctxkit::frontend::to_json(v)?)
 }
 
 /// Parses optional JSON options, defaults when absent.
 pub(crate) fn parse_opt<T: serde::de::DeserializeOwned + Default>(what: &str, text: Option<Text>) -> Result<T> {
-    Ok(text.map(|t| ctxkit::json::parse(what, &t)).transpose()?.unwrap_or_default())
+    Ok(text.map(|t| ctxkit::frontend::parse_json(what, &t)).transpose()?.unwrap_or_default())
 }
 
 /// The version of the ctxkit core this library was built from.

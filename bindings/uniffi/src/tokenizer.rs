@@ -321,7 +321,7 @@ impl Tokenizer {
     /// `ByteBuffer` in Kotlin, `Data` in Swift): no string is built on
     /// either side. Invalid UTF-8 is `InvalidUtf8` with the byte offset.
     pub fn count_tokens_utf8(&self, bytes: &[u8]) -> Result<u64> {
-        let text = ctxkit::text::utf8("bytes", bytes)?;
+        let text = ctxkit::frontend::utf8("bytes", bytes)?;
         Ok(n(self.inner.count(text)?))
     }
 
@@ -338,7 +338,7 @@ impl Tokenizer {
 
     /// The token ids of UTF-8 `bytes`, read in place.
     pub fn encode_utf8(&self, bytes: &[u8]) -> Result<TokenIds> {
-        let text = ctxkit::text::utf8("bytes", bytes)?;
+        let text = ctxkit::frontend::utf8("bytes", bytes)?;
         Ok(TokenIds(self.inner.encode(text)?))
     }
 

@@ -21,7 +21,7 @@ fn opts<T: serde::de::DeserializeOwned + Default>(v: &Value) -> Result<T, ctxkit
     if v.is_null() {
         return Ok(T::default());
     }
-    ctxkit::json::parse("options", &v.to_string())
+    ctxkit::frontend::parse_json("options", &v.to_string())
 }
 
 fn run_op(op: &str, input: &Value) -> Result<Value, ctxkit::Error> {

@@ -1,0 +1,39 @@
+//! For ctxkit's own front ends (the C ABI, the CLI and the language
+//! bindings); no semver promise. Hidden from the documentation and free to
+//! change in any release, like `serde`'s `__private` module: applications
+//! use the typed API, which already applies all of this.
+//!
+//! Front ends take bytes and JSON text from their callers and must reject
+//! them exactly as core does (same `ErrorKind`, same message, same byte
+//! offset), so they call these instead of re-implementing the checks. The
+//! module only forwards to core's own helpers and nothing in core imports
+//! it, so it sits at the top of the module graph.
+
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+
+use crate::Result;
+
+/// Parses `text` as `T` under ctxkit's JSON limits: size first, then
+/// nesting (`LimitExceeded`); anything malformed is `InvalidJson` with the
+/// line and column. `what` names the input in the message.
+pub fn parse_json<T: DeserializeOwned>(what: &str, text: &str) -> Result<T> {
+    crate::json::parse(what, text)
+}
+
+/// Serializes `value` to compact JSON, as every ctxkit output is written.
+pub fn to_json<T: Serialize>(value: &T) -> Result<String> {
+    crate::json::to_string(value)
+}
+
+/// Borrows `bytes` as UTF-8 text, or fails with `InvalidUtf8` naming the
+/// offset of the first invalid byte.
+pub fn utf8<'a>(what: &str, bytes: &'a [u8]) -> Result<&'a str> {
+    crate::text::utf8(what, bytes)
+}
+
+/// `LimitExceeded` when an input of `len` bytes is over `limit` (one of the
+/// constants in [`crate::limits`]), checked before the input is copied.
+pub fn check_bytes(what: &str, len: usize, limit: usize) -> Result<()> {
+    crate::limits::check(what, len, limit)
+}
