@@ -195,8 +195,8 @@ enum StrategyArg {
 }
 
 pub(crate) fn fit_cmd(args: FitArgs) -> Result<ExitCode, Fatal> {
-    use ctxkit::window::digest::{DigestOptions, Section};
     use ctxkit::window::{fit, FitOptions, MaskOptions, Policy, Strategy, SummaryRole};
+    use ctxkit::window::{DigestOptions, DigestSection};
     let strategy = match args.strategy {
         StrategyArg::Recency => Strategy::Recency,
         StrategyArg::Relevance => Strategy::Relevance,
@@ -235,14 +235,14 @@ pub(crate) fn fit_cmd(args: FitArgs) -> Result<ExitCode, Fatal> {
             digest: DigestOptions {
                 max_tokens: args.digest_max_tokens.unwrap_or(0),
                 sections: match &args.digest_sections {
-                    None => Section::ALL.to_vec(),
+                    None => DigestSection::ALL.to_vec(),
                     Some(list) => list
                         .iter()
                         .map(|s| match s {
-                            SectionArg::Requests => Section::Requests,
-                            SectionArg::Actions => Section::Actions,
-                            SectionArg::State => Section::State,
-                            SectionArg::Facts => Section::Facts,
+                            SectionArg::Requests => DigestSection::Requests,
+                            SectionArg::Actions => DigestSection::Actions,
+                            SectionArg::State => DigestSection::State,
+                            SectionArg::Facts => DigestSection::Facts,
                         })
                         .collect(),
                 },

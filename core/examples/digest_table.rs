@@ -12,7 +12,7 @@
 use std::path::Path;
 
 use ctxkit::chat::{Conversation, Role};
-use ctxkit::window::digest::{build, round_starts, Section};
+use ctxkit::window::{build_digest, round_starts, DigestSection};
 use ctxkit::window::{Accountant, Framing};
 use ctxkit::{Encoding, Tokenizer};
 
@@ -42,13 +42,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             let span_tokens: usize = span.iter().map(|m| acct.message(m)).sum::<Result<_, _>>()?;
             let starts = round_starts(span);
             if show.as_deref() == Some(name.as_str()) {
-                print!("{}", build(span, &starts, &tok, 1000, &Section::ALL)?.text);
+                print!("{}", build_digest(span, &starts, &tok, 1000, &DigestSection::ALL)?.text);
                 return Ok(());
             }
             let mut cells = Vec::new();
             let mut counts = (0, 0);
             for b in budgets {
-                let d = build(span, &starts, &tok, b, &Section::ALL)?;
+                let d = build_digest(span, &starts, &tok, b, &DigestSection::ALL)?;
                 counts = (d.calls, d.errors);
                 let n = tok.count(&d.text)?;
                 cells.push(if b == 4000 {

@@ -42,7 +42,7 @@ use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 
 use crate::limits::{self, MAX_KEY_BYTES, MAX_OPEN_SPANS, MAX_SPAN_ERROR_BYTES, MAX_TRACE_RING, MAX_TRACE_TOOLS};
-use crate::window::repair::DEFAULT_SYNTHETIC_RESULT;
+use crate::window::DEFAULT_SYNTHETIC_RESULT;
 use crate::{Error, ErrorKind, Result};
 use histogram::Histogram;
 

@@ -149,7 +149,7 @@ fn regression_duplicate_call_ids_never_yield_an_orphaned_call() {
         let issues = kinds(&out);
         assert!(issues.iter().all(|(k, _)| *k == IssueKind::DuplicateCallId), "{options}: {issues:?}\n{out}");
         let synthesized: Vec<_> =
-            report.changes.iter().filter(|c| c.action == ctxkit::window::Action::SynthesizedResult).collect();
+            report.changes.iter().filter(|c| c.action == ctxkit::window::ChangeKind::SynthesizedResult).collect();
         assert_eq!(synthesized.len(), 1, "{options}: {:?}", report.changes);
         assert_eq!((synthesized[0].index, synthesized[0].id.as_deref()), (5, Some("c2")));
     }

@@ -17,7 +17,7 @@
 use std::path::PathBuf;
 
 use ctxkit::chat::{Conversation, Format, Role};
-use ctxkit::window::{fit, validate, Accountant, Action, FitOptions, Policy, Strategy};
+use ctxkit::window::{fit, validate, Accountant, ChangeKind, FitOptions, Policy, Strategy};
 use ctxkit::ModelRegistry;
 use serde_json::Value;
 
@@ -117,7 +117,7 @@ fn every_strategy_fits_every_trajectory_at_every_budget() {
                 }
                 // The last message kept (repair may answer an open call after it).
                 let last_in = input.messages.last().unwrap().raw();
-                let synthesized = report.changes.iter().any(|c| c.action == Action::SynthesizedResult);
+                let synthesized = report.changes.iter().any(|c| c.action == ChangeKind::SynthesizedResult);
                 let kept_last = again.messages.iter().rev().take(2).any(|m| m.raw() == last_in);
                 assert!(
                     kept_last || (synthesized && again.messages.iter().any(|m| m.raw() == last_in)),
@@ -130,7 +130,7 @@ fn every_strategy_fits_every_trajectory_at_every_budget() {
                     let newest_dropped_call = report
                         .changes
                         .iter()
-                        .filter(|c| c.action == Action::DroppedMessage)
+                        .filter(|c| c.action == ChangeKind::DroppedMessage)
                         .filter(|c| input.messages[c.index].role == Role::Assistant)
                         .max_by_key(|c| c.index)
                         .unwrap_or_else(|| panic!("{at}: only {tokens} of {budget} used, nothing dropped"));
@@ -144,8 +144,8 @@ fn every_strategy_fits_every_trajectory_at_every_budget() {
                 }
                 if strategy == Strategy::Summarize {
                     assert!(
-                        report.changes.iter().any(|c| c.action == Action::InsertedSummary)
-                            || !report.changes.iter().any(|c| c.action == Action::DroppedMessage),
+                        report.changes.iter().any(|c| c.action == ChangeKind::InsertedSummary)
+                            || !report.changes.iter().any(|c| c.action == ChangeKind::DroppedMessage),
                         "{at}: summarize dropped messages without a summary"
                     );
                 }

@@ -6,7 +6,7 @@ use super::*;
 use crate::chat::Conversation;
 use crate::recovery::{BreakerConfig, Breakers};
 use crate::trace::{Outcome, SpanInfo, Tracer, TracerConfig};
-use crate::window::{Action, Budget, CompactOutcome, Policy, Window};
+use crate::window::{Budget, ChangeKind, CompactOutcome, Policy, Window};
 use crate::ModelRegistry;
 
 /// An observer that records every event, and the list it records into.
@@ -106,12 +106,12 @@ fn compacted_matches_the_report() {
     let CompactOutcome::Done { report } = w.compact(&Policy::default()).unwrap() else { panic!("needs summary") };
     let got = seen.lock();
     let [Event::Compacted(c)] = &got[..] else { panic!("{got:?}") };
-    let n = |a: &[Action]| report.changes.iter().filter(|c| a.contains(&c.action)).count();
+    let n = |a: &[ChangeKind]| report.changes.iter().filter(|c| a.contains(&c.action)).count();
     assert_eq!((c.tokens_before, c.tokens_after), (report.tokens_before, report.tokens_after));
     assert!(c.tokens_after < c.tokens_before, "{c:?}");
-    assert_eq!(c.messages_dropped, n(&[Action::DroppedMessage, Action::Summarized]));
-    assert_eq!(c.results_masked, n(&[Action::MaskedResult, Action::ClearedResult]));
-    assert_eq!(c.results_truncated, n(&[Action::TruncatedResult]));
+    assert_eq!(c.messages_dropped, n(&[ChangeKind::DroppedMessage, ChangeKind::Summarized]));
+    assert_eq!(c.results_masked, n(&[ChangeKind::MaskedResult, ChangeKind::ClearedResult]));
+    assert_eq!(c.results_truncated, n(&[ChangeKind::TruncatedResult]));
     assert!(c.messages_dropped + c.results_masked + c.results_truncated > 0, "{c:?}");
     assert_eq!((c.strategy, c.within_target), (Strategy::Recency, report.within_target));
 }

@@ -150,7 +150,7 @@ fn deadlines_report_and_expire_overdue_spans() {
     let results = interrupted_results(&over);
     assert_eq!(results.len(), 1, "only spans with a tool_call_id can be answered");
     assert_eq!(results[0].tool_call_id, "call_a");
-    assert_eq!(results[0].content, crate::window::repair::DEFAULT_SYNTHETIC_RESULT);
+    assert_eq!(results[0].content, crate::window::DEFAULT_SYNTHETIC_RESULT);
     assert_eq!(results[0].reason, "deadline of 10000 ms exceeded");
     // Reporting changes nothing; expiring ends them as timeouts.
     assert_eq!(t.overdue(10_000_001).len(), 2);

@@ -19,7 +19,7 @@ use std::borrow::Cow;
 
 use serde::{Deserialize, Serialize};
 
-use super::manifest::{Action, Change, Protected};
+use super::manifest::{Change, ChangeKind, Protected};
 use super::mask::{self, MaskOptions, Masked};
 use super::rounds::{self, is_user_input, Protection, Round};
 use super::{bm25, repair, tool_outputs, validate, Accountant, IssueKind};
@@ -236,7 +236,7 @@ pub(super) fn compact_prepared(mut p: Prepared, policy: &Policy, acct: &Accounta
     for (r, _) in p.rounds.iter().zip(&keep).filter(|(_, k)| !**k) {
         for i in r.start..r.end {
             d.changes.push(Change {
-                action: Action::DroppedMessage,
+                action: ChangeKind::DroppedMessage,
                 index: p.input_index(i),
                 id: None,
                 tokens: p.counts[i],
@@ -285,7 +285,7 @@ pub(super) fn assemble(p: &Prepared, keep: &[bool], budget: usize, owned: Option
                 (Some(m), true) => {
                     for s in &m.sites {
                         changes.push(Change {
-                            action: Action::MaskedResult,
+                            action: ChangeKind::MaskedResult,
                             index: p.input_index(i),
                             id: Some(s.id.clone()),
                             tokens: s.tokens,

@@ -5,11 +5,14 @@
 
 use serde::Serialize;
 
-/// What a repair or a compaction did to one message or block.
+/// What a repair or a compaction did to one message or block: the kind of
+/// a [`Change`] (its `action` field). Named for what it classifies so it
+/// does not share a name with [`crate::recovery::Action`]; the JSON Schema
+/// keeps the definition name `Action`, so the published shapes are unchanged.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema), schemars(rename = "Action"))]
 #[serde(rename_all = "snake_case")]
-pub enum Action {
+pub enum ChangeKind {
     /// A tool result was removed.
     DroppedResult,
     /// A synthetic tool result was inserted.
@@ -36,7 +39,7 @@ pub enum Action {
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Change {
     /// What was done.
-    pub action: Action,
+    pub action: ChangeKind,
     /// Index in the input conversation of the message concerned (for a
     /// synthesized result: the message holding the call).
     pub index: usize,

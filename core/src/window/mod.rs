@@ -1,29 +1,39 @@
 //! Context-window management: accounting, the stateful window, pre-flight
 //! checks, validation and repair, and compaction (rounds, observation
 //! masking, dropping or summarizing).
+//!
+//! The submodules are private: every public item is re-exported here, so
+//! each has one path (`ctxkit::window::Policy`, never also
+//! `ctxkit::window::compact::Policy`) and the files can be split or merged
+//! without breaking callers.
 
-pub mod accounting;
+mod accounting;
 mod bm25;
-pub mod compact;
-pub mod digest;
-pub mod fit;
-pub mod manifest;
+mod compact;
+mod digest;
+mod fit;
+mod manifest;
 mod mask;
 mod pairing;
-pub mod repair;
+mod repair;
 mod rounds;
-pub mod state;
-pub mod summarize;
-pub mod summary_prompt;
-pub mod tool_outputs;
-pub mod validate;
+mod state;
+mod summarize;
+mod summary_prompt;
+mod tool_outputs;
+mod validate;
 
-pub use accounting::{Accountant, Framing};
+pub use accounting::{Accountant, Framing, ImageRule, ToolStyle};
 pub use compact::{compact, Compacted, Policy, Strategy, SummaryRole};
+pub use digest::layout::Coverage as DigestCoverage;
+pub use digest::{build as build_digest, round_starts, Digest, DigestOptions, Section as DigestSection};
 pub use fit::{fit, fit_in, fit_json, fit_json_in, FitOptions, FitReport};
-pub use manifest::{Action, Change, Protected, Reason};
+pub use manifest::{Change, ChangeKind, Protected, Reason};
 pub use mask::MaskOptions;
-pub use repair::{repair, Repaired};
+pub use repair::{repair, Repaired, DEFAULT_SYNTHETIC_RESULT};
 pub use state::{Budget, CompactOutcome, CompactReport, Preflight, Verdict, Window};
-pub use tool_outputs::{clear_old_tool_results, truncate_tool_outputs};
+pub use summarize::{
+    apply_summary, compact_with_digest, request_summary, Pending, SummaryRequest, DEFAULT_LABEL, DEFAULT_TEMPLATE,
+};
+pub use tool_outputs::{clear_old_tool_results, truncate_tool_outputs, DEFAULT_CLEARED};
 pub use validate::{validate, Issue, IssueKind};

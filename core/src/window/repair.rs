@@ -18,7 +18,7 @@ use std::collections::{HashMap, HashSet};
 
 use serde_json::{json, Value};
 
-pub use super::manifest::{Action, Change};
+use super::manifest::{Change, ChangeKind};
 use super::pairing::{Fate, Pairing};
 use super::Accountant;
 use crate::chat::{self, Conversation, Format, Message, Part, Role};
@@ -101,7 +101,7 @@ struct Repairer<'a> {
 }
 
 impl<'a> Repairer<'a> {
-    fn note(&mut self, action: Action, index: usize, id: &str, tokens: usize, detail: String) {
+    fn note(&mut self, action: ChangeKind, index: usize, id: &str, tokens: usize, detail: String) {
         self.changes.push(Change { action, index, id: Some(id.to_owned()), tokens, detail });
     }
 
@@ -117,7 +117,7 @@ impl<'a> Repairer<'a> {
                 Fate::Duplicate => format!("second result for '{id}'"),
             };
             let t = self.result_tokens(i, nth)?;
-            self.note(Action::DroppedResult, i, id, t, detail);
+            self.note(ChangeKind::DroppedResult, i, id, t, detail);
         }
         Ok(())
     }
@@ -182,7 +182,7 @@ impl<'a> Repairer<'a> {
                 if let Some(j) = self.p.answer(k).map(|r| r.msg) {
                     let t = self.acct.message(&msgs[j])?;
                     self.note(
-                        Action::MovedResult,
+                        ChangeKind::MovedResult,
                         j,
                         id,
                         t,
@@ -194,7 +194,7 @@ impl<'a> Repairer<'a> {
                     let msg = chat::message_from_value(self.c.format, raw, ci)?;
                     let t = self.acct.message(&msg)?;
                     self.note(
-                        Action::SynthesizedResult,
+                        ChangeKind::SynthesizedResult,
                         ci,
                         id,
                         t,
@@ -208,7 +208,7 @@ impl<'a> Repairer<'a> {
                 if is_result(m) && m.tool_call_id.is_none() {
                     let t = self.acct.message(m)?;
                     self.changes.push(Change {
-                        action: Action::DroppedResult,
+                        action: ChangeKind::DroppedResult,
                         index: i,
                         id: None,
                         tokens: t,
@@ -247,7 +247,7 @@ impl<'a> Repairer<'a> {
                     let block = blocks.get(&(ri, nth)).map_or(Value::Null, |b| (*b).clone());
                     let t = self.result_tokens(ri, nth)?;
                     self.note(
-                        Action::MovedResult,
+                        ChangeKind::MovedResult,
                         ri,
                         id,
                         t,
@@ -263,7 +263,7 @@ impl<'a> Repairer<'a> {
                         is_error: true,
                     })?;
                     self.note(
-                        Action::SynthesizedResult,
+                        ChangeKind::SynthesizedResult,
                         ci,
                         id,
                         t,
@@ -301,7 +301,7 @@ impl<'a> Repairer<'a> {
             if emptied {
                 let t = self.acct.message(m)?;
                 self.changes.push(Change {
-                    action: Action::DroppedMessage,
+                    action: ChangeKind::DroppedMessage,
                     index: i,
                     id: None,
                     tokens: t,

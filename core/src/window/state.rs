@@ -563,12 +563,12 @@ fn rank(v: Verdict) -> u8 {
     }
 }
 
-fn count(changes: &[super::Change], actions: &[super::Action]) -> usize {
+fn count(changes: &[super::Change], actions: &[super::ChangeKind]) -> usize {
     changes.iter().filter(|c| actions.contains(&c.action)).count()
 }
 
 fn compaction_event(r: &super::Compacted, strategy: super::Strategy) -> Compaction {
-    use super::Action::*;
+    use super::ChangeKind::*;
     Compaction {
         strategy,
         tokens_before: r.tokens_before,
@@ -582,7 +582,7 @@ fn compaction_event(r: &super::Compacted, strategy: super::Strategy) -> Compacti
 }
 
 fn repair_event(changes: &[super::Change], tokens_before: usize, tokens_after: usize) -> Repair {
-    use super::Action::*;
+    use super::ChangeKind::*;
     Repair {
         results_added: count(changes, &[SynthesizedResult]),
         results_removed: count(changes, &[DroppedResult]),

@@ -14,7 +14,7 @@ use serde_json::{json, Value};
 
 use super::compact::{assemble, compact_prepared, finish, prepare, select, Compacted, Policy, Prepared, SummaryRole};
 use super::digest;
-use super::manifest::{Action, Change};
+use super::manifest::{Change, ChangeKind};
 use super::summary_prompt;
 use super::Accountant;
 use crate::chat::{self, Conversation, Format, Message, Role};
@@ -186,7 +186,7 @@ fn apply(
     for &i in &req.messages {
         let detail = format!("replaced by the summary at message {}", p.input_index(first));
         d.changes.push(Change {
-            action: Action::Summarized,
+            action: ChangeKind::Summarized,
             index: p.input_index(i),
             id: None,
             tokens: p.counts[i],
@@ -214,7 +214,7 @@ fn apply(
             None => d.messages.insert(at, msg),
         }
         d.changes.push(Change {
-            action: Action::InsertedSummary,
+            action: ChangeKind::InsertedSummary,
             index: p.input_index(first),
             id: Some(req.id.clone()),
             tokens: tok.count(&text)?,

@@ -8,7 +8,7 @@ use std::borrow::Cow;
 
 use serde_json::{json, Value};
 
-use super::manifest::{Action, Change};
+use super::manifest::{Change, ChangeKind};
 use super::Accountant;
 use crate::chat::{self, Conversation, Format, Message, Part, Role};
 use crate::{Result, TruncateSide};
@@ -152,7 +152,7 @@ pub(super) fn truncate_counted(
         let m = &out.messages[site.message];
         let edited = set_content(m, &site, &r.text, c.format)?;
         changes.push(Change {
-            action: Action::TruncatedResult,
+            action: ChangeKind::TruncatedResult,
             index: site.message,
             id: Some(site.id.to_owned()),
             tokens: r.removed_tokens,
@@ -187,7 +187,7 @@ pub(super) fn truncate_bytes_counted(
         let after = tok.count(&cut.text)?;
         let edited = set_content(&out.messages[site.message], &site, &cut.text, c.format)?;
         changes.push(Change {
-            action: Action::TruncatedResult,
+            action: ChangeKind::TruncatedResult,
             index: site.message,
             id: Some(site.id.to_owned()),
             tokens: before.saturating_sub(after),
@@ -223,7 +223,7 @@ pub fn clear_old_tool_results(
         let after = acct.tokenizer().count(placeholder)?;
         let edited = set_content(&out.messages[site.message], &site, placeholder, c.format)?;
         changes.push(Change {
-            action: Action::ClearedResult,
+            action: ChangeKind::ClearedResult,
             index: site.message,
             id: Some(site.id.to_owned()),
             tokens: before.saturating_sub(after),

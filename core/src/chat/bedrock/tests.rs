@@ -7,7 +7,7 @@ use proptest::strategy::Strategy as _;
 use serde_json::{json, Value};
 
 use crate::chat::{Conversation, Format, Part, Role};
-use crate::window::{self, Accountant, Action, Framing, IssueKind, Policy, Strategy};
+use crate::window::{self, Accountant, ChangeKind, Framing, IssueKind, Policy, Strategy};
 use crate::{Encoding, ErrorKind, Tokenizer};
 
 fn acct() -> Accountant {
@@ -175,9 +175,9 @@ fn repair_answers_with_a_tool_result_and_drops_strays() {
         |id: &str| json!({"toolResult": {"toolUseId": id, "content": [{"text": "interrupted"}], "status": "error"}});
     assert_eq!(msgs[2], json!({"role": "user", "content": [res("a"), res("b"), {"text": "next"}]}));
     assert_eq!(msgs[4], json!({"role": "user", "content": [res("c")]}));
-    let acts: Vec<Action> = r.changes.iter().map(|x| x.action).collect();
-    assert_eq!(acts.iter().filter(|a| **a == Action::SynthesizedResult).count(), 3);
-    assert!(acts.contains(&Action::DroppedResult));
+    let acts: Vec<ChangeKind> = r.changes.iter().map(|x| x.action).collect();
+    assert_eq!(acts.iter().filter(|a| **a == ChangeKind::SynthesizedResult).count(), 3);
+    assert!(acts.contains(&ChangeKind::DroppedResult));
     assert!(window::validate(&r.conversation).is_empty(), "{:?}", window::validate(&r.conversation));
 }
 
@@ -344,10 +344,10 @@ proptest! {
                         prop_assert!(b.get("type").is_none(), "{}", b);
                     }
                 }
-                let count = |x: Action| r.changes.iter().filter(|c| c.action == x).count();
+                let count = |x: ChangeKind| r.changes.iter().filter(|c| c.action == x).count();
                 let standalone = out.messages.iter().filter(|m| m.text().starts_with("[Summary of earlier conversation]")).count();
                 prop_assert_eq!(
-                    out.messages.len() + count(Action::DroppedMessage) + count(Action::Summarized),
+                    out.messages.len() + count(ChangeKind::DroppedMessage) + count(ChangeKind::Summarized),
                     repaired.messages.len() + standalone
                 );
             }

@@ -8,7 +8,7 @@ use proptest::strategy::Strategy as _;
 use serde_json::{json, Value};
 
 use crate::chat::{Conversation, Format, Part, Role};
-use crate::window::{self, Accountant, Action, Framing, IssueKind, Policy, Strategy};
+use crate::window::{self, Accountant, ChangeKind, Framing, IssueKind, Policy, Strategy};
 use crate::{Encoding, ErrorKind, Tokenizer};
 
 fn acct() -> Accountant {
@@ -221,9 +221,9 @@ fn repair_answers_with_a_function_response_and_drops_strays() {
         contents[4],
         json!({"role": "user", "parts": [{"functionResponse": {"name": "h", "response": {"error": "interrupted"}}}]})
     );
-    let acts: Vec<Action> = r.changes.iter().map(|x| x.action).collect();
-    assert_eq!(acts.iter().filter(|a| **a == Action::SynthesizedResult).count(), 3);
-    assert!(acts.contains(&Action::DroppedResult));
+    let acts: Vec<ChangeKind> = r.changes.iter().map(|x| x.action).collect();
+    assert_eq!(acts.iter().filter(|a| **a == ChangeKind::SynthesizedResult).count(), 3);
+    assert!(acts.contains(&ChangeKind::DroppedResult));
     assert!(window::validate(&r.conversation).is_empty(), "{:?}", window::validate(&r.conversation));
 }
 
@@ -425,10 +425,10 @@ proptest! {
                     prop_assert!(m["role"] == "user" || m["role"] == "model", "{}", m);
                 }
                 // Nothing lost silently.
-                let count = |x: Action| r.changes.iter().filter(|c| c.action == x).count();
+                let count = |x: ChangeKind| r.changes.iter().filter(|c| c.action == x).count();
                 let standalone = out.messages.iter().filter(|m| m.text().starts_with("[Summary of earlier conversation]")).count();
                 prop_assert_eq!(
-                    out.messages.len() + count(Action::DroppedMessage) + count(Action::Summarized),
+                    out.messages.len() + count(ChangeKind::DroppedMessage) + count(ChangeKind::Summarized),
                     repaired.messages.len() + standalone
                 );
             }

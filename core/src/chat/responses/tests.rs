@@ -8,7 +8,7 @@ use proptest::strategy::Strategy as _;
 use serde_json::{json, Value};
 
 use crate::chat::{Conversation, Format, Part, Role};
-use crate::window::{self, Accountant, Action, Framing, IssueKind, Policy, Strategy};
+use crate::window::{self, Accountant, ChangeKind, Framing, IssueKind, Policy, Strategy};
 use crate::{Encoding, ErrorKind, Tokenizer};
 
 fn acct() -> Accountant {
@@ -210,9 +210,9 @@ fn repair_answers_in_each_calls_own_type_and_drops_strays() {
         "moved next to its call"
     );
     assert!(!input.iter().any(|i| i["call_id"] == "zzz"), "the stray output is dropped");
-    let acts: Vec<Action> = r.changes.iter().map(|x| x.action).collect();
-    assert_eq!(acts.iter().filter(|a| **a == Action::SynthesizedResult).count(), 3);
-    assert!(acts.contains(&Action::DroppedResult) && acts.contains(&Action::MovedResult));
+    let acts: Vec<ChangeKind> = r.changes.iter().map(|x| x.action).collect();
+    assert_eq!(acts.iter().filter(|a| **a == ChangeKind::SynthesizedResult).count(), 3);
+    assert!(acts.contains(&ChangeKind::DroppedResult) && acts.contains(&ChangeKind::MovedResult));
     assert!(window::validate(&r.conversation).is_empty(), "{:?}", window::validate(&r.conversation));
 }
 
@@ -373,10 +373,10 @@ proptest! {
                     prop_assert_eq!(items.get(i + 1), rin.get(at + 1));
                 }
                 // Nothing lost silently.
-                let count = |x: Action| r.changes.iter().filter(|c| c.action == x).count();
+                let count = |x: ChangeKind| r.changes.iter().filter(|c| c.action == x).count();
                 let standalone = out.messages.iter().filter(|m| m.text().starts_with("[Summary of earlier conversation]")).count();
                 prop_assert_eq!(
-                    out.messages.len() + count(Action::DroppedMessage) + count(Action::Summarized),
+                    out.messages.len() + count(ChangeKind::DroppedMessage) + count(ChangeKind::Summarized),
                     repaired.messages.len() + standalone
                 );
             }

@@ -133,9 +133,9 @@ fn a_long_tool_loop_after_one_task_fits_half_its_size() {
             assert!(r.tokens_after <= limit && validate(&r.conversation).is_empty());
             assert_eq!(r.tokens_after, a.conversation(&r.conversation).unwrap());
             // Masking comes first: older results are masked, not all dropped.
-            let masked = r.changes.iter().filter(|x| x.action == Action::MaskedResult).count();
+            let masked = r.changes.iter().filter(|x| x.action == ChangeKind::MaskedResult).count();
             assert!(masked > 0, "{strategy:?}: no result masked");
-            assert!(r.changes.iter().filter(|x| x.action == Action::MaskedResult).all(|x| x.id.is_some()));
+            assert!(r.changes.iter().filter(|x| x.action == ChangeKind::MaskedResult).all(|x| x.id.is_some()));
             // The newest round is kept as it was.
             assert_eq!(r.conversation.messages.last().unwrap().raw, c.messages.last().unwrap().raw);
             if strategy != S::Summarize {
@@ -148,11 +148,11 @@ fn a_long_tool_loop_after_one_task_fits_half_its_size() {
         // one or two results and drops nothing.
         let limit = before - 100;
         let r = compact(&c, &Policy { limit_tokens: limit, target_tokens: limit, ..Policy::default() }, &a).unwrap();
-        let masked = r.changes.iter().filter(|x| x.action == Action::MaskedResult).count();
+        let masked = r.changes.iter().filter(|x| x.action == ChangeKind::MaskedResult).count();
         assert!((1..=2).contains(&masked), "{masked} masked");
-        assert!(r.changes.iter().all(|x| x.action != Action::DroppedMessage));
+        assert!(r.changes.iter().all(|x| x.action != ChangeKind::DroppedMessage));
         // The oldest result is the one masked (OpenAI: message 3).
-        let first = r.changes.iter().find(|x| x.action == Action::MaskedResult).unwrap();
+        let first = r.changes.iter().find(|x| x.action == ChangeKind::MaskedResult).unwrap();
         assert_eq!(first.index, if anthropic { 2 } else { 3 });
         // Without masking, whole rounds go instead.
         let p = Policy {
@@ -162,8 +162,8 @@ fn a_long_tool_loop_after_one_task_fits_half_its_size() {
             ..Policy::default()
         };
         let r = compact(&c, &p, &a).unwrap();
-        assert!(r.changes.iter().all(|x| x.action != Action::MaskedResult));
-        assert!(r.changes.iter().any(|x| x.action == Action::DroppedMessage));
+        assert!(r.changes.iter().all(|x| x.action != ChangeKind::MaskedResult));
+        assert!(r.changes.iter().any(|x| x.action == ChangeKind::DroppedMessage));
         // An excluded tool is never masked.
         let p = Policy {
             limit_tokens: before / 2,
@@ -172,7 +172,11 @@ fn a_long_tool_loop_after_one_task_fits_half_its_size() {
             ..Policy::default()
         };
         let r = compact(&c, &p, &a).unwrap();
-        assert!(r.changes.iter().filter(|x| x.action == Action::MaskedResult).all(|x| !x.detail.contains("read_file")));
+        assert!(r
+            .changes
+            .iter()
+            .filter(|x| x.action == ChangeKind::MaskedResult)
+            .all(|x| !x.detail.contains("read_file")));
         let kept = r.conversation.to_json().unwrap();
         assert!(!kept.contains("[read_file output of"));
     }
@@ -189,7 +193,7 @@ fn an_unanswered_last_call_is_repaired_and_kept() {
         let r = compact(&c, &Policy { limit_tokens: before / 2, target_tokens: before / 2, ..Policy::default() }, &a)
             .unwrap();
         assert!(validate(&r.conversation).is_empty());
-        assert!(r.changes.iter().any(|x| x.action == Action::SynthesizedResult));
+        assert!(r.changes.iter().any(|x| x.action == ChangeKind::SynthesizedResult));
         let out = &r.conversation.messages;
         let call = &out[out.len() - 2];
         assert_eq!(call.raw, c.messages.last().unwrap().raw, "the open call is kept");

@@ -57,7 +57,7 @@ fn recency_keeps_the_task_and_the_newest_rounds() {
     let first_kept = c.messages.iter().position(|m| m.raw == out[2].raw).unwrap();
     assert!(first_kept > 2, "something was dropped");
     assert_eq!(out.len(), 2 + c.messages.len() - first_kept);
-    let dropped = r.changes.iter().filter(|x| x.action == Action::DroppedMessage).count();
+    let dropped = r.changes.iter().filter(|x| x.action == ChangeKind::DroppedMessage).count();
     assert_eq!(dropped + out.len(), c.messages.len());
     let reasons: Vec<Reason> = r.protected.iter().map(|p| p.reason).collect();
     assert_eq!(reasons, [Reason::System, Reason::Task, Reason::LatestUser]);
@@ -108,7 +108,7 @@ fn broken_history_is_repaired_first_or_refused() {
         {"role": "user", "content": "again"}
     ]}));
     let r = compact(&c, &policy(S::Recency, 10_000), &acct()).unwrap();
-    assert!(r.changes.iter().any(|x| x.action == Action::SynthesizedResult));
+    assert!(r.changes.iter().any(|x| x.action == ChangeKind::SynthesizedResult));
     let p = Policy { repair: false, ..policy(S::Recency, 10_000) };
     let err = compact(&c, &p, &acct()).unwrap_err();
     assert!(err.message().contains("tool-structure"), "{err}");
@@ -288,7 +288,7 @@ proptest! {
                 prop_assert_eq!(out.system.clone(), c.system.clone());
                 prop_assert!(out.messages.iter().any(|m| m.role == Role::System) || anthropic);
                 let (last_out, last_in) = (out.messages.last().unwrap(), c.messages.last().unwrap());
-                let merged = anthropic && r.changes.iter().any(|x| x.action == Action::InsertedSummary)
+                let merged = anthropic && r.changes.iter().any(|x| x.action == ChangeKind::InsertedSummary)
                     && last_out.text().starts_with("[Summary of earlier conversation]");
                 if merged {
                     // Anthropic: the summary joined the latest user message
@@ -299,13 +299,13 @@ proptest! {
                 }
                 // Nothing lost silently: kept + dropped + summarized = the
                 // repaired input (+ the summary when it is a message of its own).
-                let count = |a: Action| r.changes.iter().filter(|x| x.action == a).count();
+                let count = |a: ChangeKind| r.changes.iter().filter(|x| x.action == a).count();
                 let standalone = out.messages.iter()
                     .filter(|m| m.raw["content"].as_str().is_some_and(|t| t.starts_with("[Summary of earlier conversation]")))
                     .count();
-                prop_assert!(count(Action::InsertedSummary) <= 1);
+                prop_assert!(count(ChangeKind::InsertedSummary) <= 1);
                 prop_assert_eq!(
-                    out.messages.len() + count(Action::DroppedMessage) + count(Action::Summarized),
+                    out.messages.len() + count(ChangeKind::DroppedMessage) + count(ChangeKind::Summarized),
                     repaired.messages.len() + standalone
                 );
                 // Order preserved: output ids follow the input's order.

@@ -129,6 +129,7 @@ pub fn round_starts(messages: &[Message]) -> Vec<usize> {
 
 /// The digest of `messages` with every section, in at most `max_tokens`
 /// tokens. `starts` are the round starts (indices into `messages`).
-pub fn digest(messages: &[Message], starts: &[usize], tok: &Tokenizer, max_tokens: usize) -> Result<String> {
+#[cfg(test)]
+pub(crate) fn digest(messages: &[Message], starts: &[usize], tok: &Tokenizer, max_tokens: usize) -> Result<String> {
     Ok(build(messages, starts, tok, max_tokens, &Section::ALL)?.text)
 }

@@ -47,14 +47,14 @@ fn openai_interrupted_call_stray_result_and_misplaced_result() {
     assert_eq!(roles, ["user", "assistant", "tool", "tool", "user", "assistant", "tool", "user"]);
     assert_eq!(out["messages"][3]["content"], "B late");
     assert_eq!(out["messages"][6], json!({"role": "tool", "tool_call_id": "c", "content": "interrupted"}));
-    let actions: Vec<(Action, usize, Option<&str>)> =
+    let actions: Vec<(ChangeKind, usize, Option<&str>)> =
         r.changes.iter().map(|c| (c.action, c.index, c.id.as_deref())).collect();
     assert_eq!(
         actions,
         [
-            (Action::DroppedResult, 5, Some("zzz")),
-            (Action::MovedResult, 4, Some("b")),
-            (Action::SynthesizedResult, 6, Some("c")),
+            (ChangeKind::DroppedResult, 5, Some("zzz")),
+            (ChangeKind::MovedResult, 4, Some("b")),
+            (ChangeKind::SynthesizedResult, 6, Some("c")),
         ]
     );
     assert!(r.changes.iter().all(|c| c.tokens > 0));
@@ -146,9 +146,9 @@ fn anthropic_many_late_parallel_results_move_in_call_order() {
         assert_eq!(b["content"], format!("late {k}"), "the first block of an id is the one moved");
     }
     assert_eq!(blocks[n]["text"], "waiting", "text stays after the results");
-    assert_eq!(r.changes.iter().filter(|c| c.action == Action::MovedResult).count(), n);
+    assert_eq!(r.changes.iter().filter(|c| c.action == ChangeKind::MovedResult).count(), n);
     assert_eq!(
-        r.changes.iter().filter(|c| c.action == Action::DroppedResult).count(),
+        r.changes.iter().filter(|c| c.action == ChangeKind::DroppedResult).count(),
         1,
         "the second block of p{} is dropped",
         n - 1
@@ -163,7 +163,7 @@ fn issues(c: &Conversation) -> Vec<(IssueKind, usize, String)> {
     validate(c).into_iter().map(|i| (i.kind, i.index, i.id.unwrap_or_default())).collect()
 }
 
-fn actions(r: &Repaired) -> Vec<(Action, usize, Option<&str>)> {
+fn actions(r: &Repaired) -> Vec<(ChangeKind, usize, Option<&str>)> {
     r.changes.iter().map(|c| (c.action, c.index, c.id.as_deref())).collect()
 }
 
@@ -180,7 +180,7 @@ fn openai_reused_id_reports_and_answers_the_later_unanswered_call() {
     let x = "x".to_owned();
     assert_eq!(issues(&c), [(IssueKind::DuplicateCallId, 4, x.clone()), (IssueKind::OrphanedCall, 4, x.clone())]);
     let r = repair(&c, Some("gone"), &acct()).unwrap();
-    assert_eq!(actions(&r), [(Action::SynthesizedResult, 4, Some("x"))]);
+    assert_eq!(actions(&r), [(ChangeKind::SynthesizedResult, 4, Some("x"))]);
     let out = r.conversation.to_value();
     assert_eq!(out["messages"][2]["content"], "first", "the first call keeps its result");
     assert_eq!(out["messages"][5], json!({"role": "tool", "tool_call_id": "x", "content": "gone"}));
@@ -201,7 +201,7 @@ fn openai_reused_id_with_only_the_later_call_answered() {
     ]}));
     assert_eq!(issues(&c), [(IssueKind::OrphanedCall, 1, "x".into()), (IssueKind::DuplicateCallId, 3, "x".into())]);
     let r = repair(&c, None, &acct()).unwrap();
-    assert_eq!(actions(&r), [(Action::SynthesizedResult, 1, Some("x"))]);
+    assert_eq!(actions(&r), [(ChangeKind::SynthesizedResult, 1, Some("x"))]);
     let roles: Vec<_> = r.conversation.messages.iter().map(|m| m.role).collect();
     assert_eq!(roles, [Role::User, Role::Assistant, Role::Tool, Role::User, Role::Assistant, Role::Tool]);
     assert_eq!(r.conversation.messages[5].raw["content"], "second");
@@ -219,7 +219,7 @@ fn one_message_calling_the_same_id_twice_needs_two_results() {
     ]}));
     assert_eq!(issues(&c), [(IssueKind::DuplicateCallId, 1, "x".into()), (IssueKind::DuplicateResult, 4, "x".into())]);
     let r = repair(&c, None, &acct()).unwrap();
-    assert_eq!(actions(&r), [(Action::DroppedResult, 4, Some("x"))]);
+    assert_eq!(actions(&r), [(ChangeKind::DroppedResult, 4, Some("x"))]);
     assert_eq!(r.conversation.messages.len(), 4);
 }
 
@@ -251,7 +251,7 @@ fn a_result_before_its_call_yields_to_one_in_place() {
     ]}));
     assert_eq!(issues(&c), [(IssueKind::DuplicateResult, 1, "x".into())]);
     let r = repair(&c, None, &acct()).unwrap();
-    assert_eq!(actions(&r), [(Action::DroppedResult, 1, Some("x"))]);
+    assert_eq!(actions(&r), [(ChangeKind::DroppedResult, 1, Some("x"))]);
     assert_eq!(r.conversation.messages[2].raw["content"], "in place");
     // Alone, an early result is moved to its call.
     let c = conv(json!({"messages": [
@@ -261,7 +261,7 @@ fn a_result_before_its_call_yields_to_one_in_place() {
     ]}));
     assert_eq!(issues(&c), [(IssueKind::ResultBeforeCall, 1, "x".into()), (IssueKind::OrphanedCall, 2, "x".into())]);
     let r = repair(&c, None, &acct()).unwrap();
-    assert_eq!(actions(&r), [(Action::MovedResult, 1, Some("x"))]);
+    assert_eq!(actions(&r), [(ChangeKind::MovedResult, 1, Some("x"))]);
     assert!(issues(&r.conversation).is_empty());
 }
 
@@ -288,7 +288,7 @@ fn anthropic_reused_id_gets_its_own_synthetic_result() {
         ]
     );
     let r = repair(&c, None, &acct()).unwrap();
-    assert_eq!(actions(&r), [(Action::DroppedResult, 6, Some("u")), (Action::SynthesizedResult, 3, Some("t"))]);
+    assert_eq!(actions(&r), [(ChangeKind::DroppedResult, 6, Some("u")), (ChangeKind::SynthesizedResult, 3, Some("t"))]);
     let out = r.conversation.to_value();
     assert_eq!(out["messages"][2]["content"][0]["content"], "first");
     assert_eq!(
@@ -311,7 +311,7 @@ fn anthropic_result_in_an_assistant_message_is_moved_to_a_user_message() {
     ]}));
     assert!(issues(&c).iter().any(|i| i.0 == IssueKind::MisplacedResult), "{:?}", issues(&c));
     let r = repair(&c, None, &acct()).unwrap();
-    assert_eq!(actions(&r), [(Action::MovedResult, 2, Some("t"))]);
+    assert_eq!(actions(&r), [(ChangeKind::MovedResult, 2, Some("t"))]);
     assert!(issues(&r.conversation).is_empty(), "{:?}", issues(&r.conversation));
     let roles: Vec<_> = r.conversation.messages.iter().map(|m| m.role).collect();
     assert_eq!(roles, [Role::User, Role::Assistant, Role::User, Role::Assistant]);
@@ -481,8 +481,8 @@ proptest! {
         prop_assert_eq!(non_result_text(&c), non_result_text(&r.conversation));
         // The manifest accounts for every added and removed result.
         let before: usize = c.messages.iter().map(|m| m.result_ids().len()).sum();
-        let synthesized = r.changes.iter().filter(|x| x.action == Action::SynthesizedResult).count();
-        let dropped = r.changes.iter().filter(|x| x.action == Action::DroppedResult).count();
+        let synthesized = r.changes.iter().filter(|x| x.action == ChangeKind::SynthesizedResult).count();
+        let dropped = r.changes.iter().filter(|x| x.action == ChangeKind::DroppedResult).count();
         prop_assert_eq!(before + synthesized - dropped, results);
         // Repair is idempotent.
         let again = repair(&r.conversation, None, &acct()).unwrap();
@@ -507,8 +507,8 @@ proptest! {
         prop_assert_eq!(calls, results);
         prop_assert_eq!(non_result_text(&c), non_result_text(&r.conversation));
         let before: usize = c.messages.iter().map(|m| m.result_ids().len()).sum();
-        let synthesized = r.changes.iter().filter(|x| x.action == Action::SynthesizedResult).count();
-        let dropped = r.changes.iter().filter(|x| x.action == Action::DroppedResult).count();
+        let synthesized = r.changes.iter().filter(|x| x.action == ChangeKind::SynthesizedResult).count();
+        let dropped = r.changes.iter().filter(|x| x.action == ChangeKind::DroppedResult).count();
         prop_assert_eq!(before + synthesized - dropped, results);
         let again = repair(&r.conversation, None, &acct()).unwrap();
         prop_assert!(again.changes.is_empty(), "{:?}", again.changes);

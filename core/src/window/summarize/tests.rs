@@ -57,9 +57,9 @@ fn two_phase_summary_replaces_the_oldest_turns() {
     assert_eq!(out.messages[1].raw, c.messages[1].raw, "the task");
     assert!(out.messages[2].text().starts_with("[Summary of earlier conversation]\nThe user and agent"));
     assert_eq!(out.messages.last().unwrap().text(), "What is left to do?");
-    let summarized = r.changes.iter().filter(|x| x.action == Action::Summarized).count();
+    let summarized = r.changes.iter().filter(|x| x.action == ChangeKind::Summarized).count();
     assert_eq!(summarized, req.messages.len());
-    assert_eq!(r.changes.iter().filter(|x| x.action == Action::InsertedSummary).count(), 1);
+    assert_eq!(r.changes.iter().filter(|x| x.action == ChangeKind::InsertedSummary).count(), 1);
     assert!(validate(out).is_empty());
     // A stale id is refused; an over-long summary is cut to its budget.
     assert!(apply_summary(&pending, "sum-0", "x", &p, &acct()).is_err());
@@ -125,8 +125,8 @@ fn no_room_for_a_summary_is_does_not_fit_not_deletion() {
         let roomy = floor + MIN_SUMMARY_TOKENS + overhead + 40;
         let ok = Policy { limit_tokens: roomy, target_tokens: roomy, ..p.clone() };
         let r = compact_with_digest(&c, &ok, &a).unwrap();
-        assert!(r.changes.iter().any(|x| x.action == Action::InsertedSummary), "{:?}", r.changes);
-        assert!(r.changes.iter().all(|x| x.action != Action::DroppedMessage));
+        assert!(r.changes.iter().any(|x| x.action == ChangeKind::InsertedSummary), "{:?}", r.changes);
+        assert!(r.changes.iter().all(|x| x.action != ChangeKind::DroppedMessage));
         assert!(r.tokens_after <= roomy);
         // A summary cap below the smallest summary is a configuration error.
         let tiny = Policy { summary_max_tokens: 5, ..ok };

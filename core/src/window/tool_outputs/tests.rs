@@ -91,7 +91,7 @@ fn the_byte_cap_cuts_in_every_format_and_keeps_the_shape() {
         let (out, changes) = truncate_bytes_counted(&c, 10_000, &a, &[]).unwrap();
         assert_eq!(changes.len(), 1, "{}", c.format.as_str());
         let ch = &changes[0];
-        assert_eq!((ch.action, ch.id.as_deref()), (Action::TruncatedResult, Some("a")));
+        assert_eq!((ch.action, ch.id.as_deref()), (ChangeKind::TruncatedResult, Some("a")));
         assert!(ch.detail.starts_with(&format!("tool output cut from {} to ", long.len())), "{}", ch.detail);
         let before = a.tokenizer().count(&long).unwrap();
         let site = sites(&out).into_iter().next().unwrap();
