@@ -20,6 +20,10 @@ while IFS= read -r f; do
 done < <(cd core/src && find . -name '*.rs' ! -name tests.rs ! -path '*/tests/*' | sed 's|^\./||' | sort)
 echo "docs/architecture.md names every core source file"
 
+# The import graph between core's top-level modules has no cycle beyond the
+# known events knot (docs/architecture.md, "The public API of core").
+python3 scripts/module-graph.py
+
 # Every C function that takes or returns JSON is named in docs/formats.md.
 missing=$(python3 - <<'PY'
 import re
