@@ -141,6 +141,33 @@ class EventsTest {
     }
 
     @Test
+    fun aSharedWindowDeliversEachEventToTheThreadWhoseCallRaisedIt() {
+        // 8 threads push into one window; the one push that crosses the
+        // trigger gets the event, on its own thread, inside its own call.
+        ContextWindow("gpt-4o", """{"context_window": 90000, "reserved_output": 1000}""").use { w ->
+            val inCall = ThreadLocal.withInitial { false }
+            val arrivals = java.util.Collections.synchronizedList(mutableListOf<Pair<String, Boolean>>())
+            w.setEventListener(eventListener { kind, _ -> arrivals += kind to inCall.get() })
+            val pool = java.util.concurrent.Executors.newFixedThreadPool(8)
+            try {
+                (1..8).map {
+                    pool.submit {
+                        repeat(5) {
+                            inCall.set(true)
+                            try { w.push(user(2000)) } finally { inCall.set(false) }
+                        }
+                    }
+                }.forEach { it.get() }
+            } finally {
+                pool.shutdown()
+            }
+            assertEquals(40uL, w.messageCount())
+            assertEquals(Verdict.SHOULD_COMPACT, w.preflight().verdict)
+            assertEquals(listOf("budget_crossed" to true), arrivals.toList(), "one crossing, delivered inside the pushing call")
+        }
+    }
+
+    @Test
     fun noEventsAfterClose() {
         val r = Recorder()
         val w = ContextWindow("gpt-4o", """{"context_window": 1000, "reserved_output": 100}""")
