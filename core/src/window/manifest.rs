@@ -5,10 +5,11 @@
 
 use serde::Serialize;
 
-/// What a repair or a compaction did to one message or block: the kind of
-/// a [`Change`] (its `action` field). Named for what it classifies so it
-/// does not share a name with [`crate::recovery::Action`]; the JSON Schema
-/// keeps the definition name `Action`, so the published shapes are unchanged.
+// The kind of a `Change` (its `action` field). Named for what it classifies
+// so it does not share a name with `recovery::Action`; the schema keeps the
+// definition name `Action` and this doc's first sentence as its description
+// (both are part of schemas/), so the published shapes are unchanged.
+/// What a repair or a compaction did to one message or block.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema), schemars(rename = "Action"))]
 #[serde(rename_all = "snake_case")]
