@@ -8,7 +8,7 @@ module Main (main) where
 import Control.Concurrent (forkIO, threadDelay)
 import Control.Concurrent.MVar (newEmptyMVar, putMVar, takeMVar)
 import Control.Exception (evaluate, throwIO, try)
-import Control.Monad (forM, forM_, replicateM, unless, when)
+import Control.Monad (foldM, forM, forM_, replicateM, unless, when)
 import Data.Aeson (Value (..), object, (.=))
 import qualified Data.Aeson as A
 import qualified Data.Aeson.Key as K
@@ -451,6 +451,22 @@ spec = do
         R.CtxkitString e en <- peek sp
         (e /= nullPtr, en) `shouldBe` (True, 0)
         R.cStringFreeParts (castPtr e) en
+    it "follows the ABI 2 contract: depth 0 refused in both constructors, an empty marker is no marker" $ do
+      defaultCallStackDepth `shouldBe` 5
+      r0 <- try (newCallStack 0) :: IO (Either CtxkitError CallStack)
+      either status (const 0) r0 `shouldBe` statusInvalidArgument
+      r1 <- try (callStackFromJson (object ["agents" .= ([] :: [Text]), "max_depth" .= (0 :: Int)])) :: IO (Either CtxkitError CallStack)
+      either status (const 0) r1 `shouldBe` statusInvalidArgument
+      s <- newCallStack defaultCallStackDepth
+      s5 <- foldM callStackEnter s ["a", "b", "c", "d", "e"]
+      r2 <- try (callStackEnter s5 "f") :: IO (Either CtxkitError CallStack)
+      either status (const 0) r2 `shouldBe` statusDepthExceeded
+      let long = T.unwords (replicate 200 "word")
+      none <- truncateTokens cl100k KeepBoth (Just "") 10 long
+      truncatedText none `shouldBe` T.unwords (replicate 10 "word")
+      truncatedTokens none `shouldBe` 10
+      dflt <- truncateTokens cl100k KeepBoth Nothing 30 long
+      truncatedText dflt `shouldSatisfy` T.isInfixOf "tokens truncated"
     it "reports the version" $ version `shouldBe` "0.1.0"
     it "names statuses" $ do
       statusName statusUnknownEncoding `shouldBe` "CTXKIT_STATUS_UNKNOWN_ENCODING"
