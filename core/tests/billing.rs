@@ -196,7 +196,8 @@ nested titles and descriptions, 5 under without; no layout tried gives the bille
 - gpt-5's hidden prompt (84) only with tools: measured (without tools the messages alone are billed); its size: fitted.\n\
 - `response_format`: the harmony section (documented), titles dropped and the join with the system message \
 (measured), +8: fitted.\n\
-- Images: OpenAI's and Anthropic's documented formulas.\n\
+- Images: OpenAI's and Anthropic's documented formulas; gpt-5-mini / gpt-5-nano patches x1.2 / x1.5: documented \
+(OpenAI's pricing-page calculator; the vision guide's 1.62 / 2.46 were 34% / 64% over on the recorded requests).\n\
 - Anthropic tool-use system prompts: documented per model (Claude 4.5 and later: fitted); tool blocks +24, \
 thinking +28, web fetch and code execution prompts: fitted.\n\
 - Anthropic server tools (web search, web fetch, code execution): what the tool fetches while the request runs \

@@ -91,7 +91,8 @@ pub enum ImageRule {
         tile: usize,
     },
     /// OpenAI's patch rule (gpt-4.1-mini/nano, gpt-5-mini/nano, o4-mini):
-    /// 32-pixel patches, at most 1536, times a per-model multiplier.
+    /// 32-pixel patches, at most 1536, times a per-model multiplier
+    /// (`detail` has no effect).
     Patches {
         /// The multiplier in hundredths (162 for 1.62).
         multiplier_percent: usize,
@@ -225,9 +226,18 @@ impl Framing {
             return f;
         }
         let patches = |p: usize| ImageRule::Patches { multiplier_percent: p };
-        f.image = if m.starts_with("gpt-4.1-mini") || m.starts_with("gpt-5-mini") {
+        // gpt-5-mini and gpt-5-nano: the multipliers of the calculator on
+        // OpenAI's pricing page (1.2 and 1.5), not the vision guide's 1.62
+        // and 2.46 (shared with gpt-4.1-mini/nano): the tuning set's 640x480
+        // image (300 patches) is billed 360 on gpt-5-mini and 450 on
+        // gpt-5-nano, exactly the calculator's figures.
+        f.image = if m.starts_with("gpt-5-mini") {
+            patches(120)
+        } else if m.starts_with("gpt-5-nano") {
+            patches(150)
+        } else if m.starts_with("gpt-4.1-mini") {
             patches(162)
-        } else if m.starts_with("gpt-4.1-nano") || m.starts_with("gpt-5-nano") {
+        } else if m.starts_with("gpt-4.1-nano") {
             patches(246)
         } else if m.starts_with("o4-mini") {
             patches(172)

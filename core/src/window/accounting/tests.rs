@@ -133,6 +133,19 @@ fn image_tile_formula() {
     assert_eq!(image_tokens(Some("auto"), Some(512), Some(512)), 255);
 }
 
+/// gpt-5-mini and gpt-5-nano bill 1.2 and 1.5 per 32-pixel patch (the
+/// pricing page's calculator; measured on a 640x480 image: 360 and 450).
+#[test]
+fn gpt5_small_models_patch_multipliers() {
+    let image = |model: &str| {
+        Accountant::new(Tokenizer::new(Encoding::O200kBase).unwrap(), Framing::for_model(model, Encoding::O200kBase))
+            .image(None, Some(640), Some(480))
+    };
+    assert_eq!(image("gpt-5-mini"), 360);
+    assert_eq!(image("gpt-5-nano-2025-08-07"), 450);
+    assert_eq!(image("gpt-4.1-mini"), 486);
+}
+
 /// gpt-5's hidden prompt is charged with tools only: measured, a request
 /// without tools is billed its messages alone (tests/fixtures/billing).
 #[test]
