@@ -203,6 +203,9 @@ thinking +28, web fetch and code execution prompts: fitted.\n\
 - Anthropic server tools (web search, web fetch, code execution): what the tool fetches while the request runs \
 is billed as input but is in no request body, so no count made before the request can include it; those \
 requests stay under and preflight reports only what the body holds (about 0.3 of billed in these recordings).\n\
+- Anthropic: a run of 64 or more of one repeated character costs at least a token per 3 characters: measured \
+(one recording: 100,000 `a`s are 12,516 o200k tokens and were billed 33,423; OpenAI's encodings merge runs into \
+long tokens, Anthropic's tokenizer does not).\n\
 - Anthropic thinking of an earlier turn is not billed: documented (kept by Claude Opus 4.5 and later); applied to \
 assistant messages without `tool_use` (one with a call may be the current tool loop, whose thinking is billed).\n";
 

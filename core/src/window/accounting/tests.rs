@@ -223,3 +223,28 @@ fn anthropic_turn_thinking_is_not_billed() {
     let tool_bare = body(r#"[{"type":"tool_use","id":"t1","name":"f","input":{}}]"#);
     assert!(count("claude-sonnet-4-5", &tool) > count("claude-sonnet-4-5", &tool_bare));
 }
+
+/// Anthropic counts a long run of one character at a token per 3 characters
+/// at least (its tokenizer does not merge runs as OpenAI's encodings do);
+/// OpenAI counts are untouched, short runs and whitespace too.
+#[test]
+fn anthropic_repeated_runs_cost_a_token_per_three_characters() {
+    let claude = Accountant::new(
+        Tokenizer::new(Encoding::O200kBase).unwrap(),
+        Framing::for_model("claude-opus-4-6", Encoding::O200kBase),
+    );
+    let t = Tokenizer::new(Encoding::O200kBase).unwrap();
+    let run = "a".repeat(3000);
+    let text = format!("Summarise this: {run}");
+    let part = Part::Text(text.clone());
+    assert_eq!(claude.part(&part).unwrap(), t.count(&text).unwrap() + 1000 - t.count(&run).unwrap());
+    assert_eq!(acct(Encoding::O200kBase).part(&part).unwrap(), t.count(&text).unwrap());
+    let short = Part::Text("a".repeat(63));
+    assert_eq!(claude.part(&short).unwrap(), t.count(&"a".repeat(63)).unwrap());
+    let spaces = Part::Text(" ".repeat(500));
+    assert_eq!(claude.part(&spaces).unwrap(), t.count(&" ".repeat(500)).unwrap());
+    let dashes = "-".repeat(64);
+    assert_eq!(repeated_runs(&format!("xx{dashes}yy")), vec![dashes.as_str()]);
+    assert!(repeated_runs(&format!("xx{}yy", &dashes[1..])).is_empty());
+    assert_eq!(repeated_runs(&format!("é{}", "é".repeat(70))), vec!["é".repeat(71).as_str()]);
+}
