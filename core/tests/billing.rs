@@ -383,6 +383,6 @@ fn floors() {
     assert_eq!(rejected, 0);
 }
 
-const FLOOR_EXACT_WITHIN3: f64 = 0.98;
-const CEILING_EXACT_UNDER3: usize = 3;
+const FLOOR_EXACT_WITHIN3: f64 = 1.0;
+const CEILING_EXACT_UNDER3: usize = 0;
 const FLOOR_STRUCTURED_WITHIN3: f64 = 0.33;
