@@ -617,7 +617,10 @@ spec = do
       let opts = "{\"model\": \"gpt-4o\", \"max_tokens\": 16000, \"policy\": {\"tool_output_max\": 2000}}"
       (c, rep) <- fitBytes conv opts
       Just repV <- pure (A.decodeStrict' rep)
-      repV .! "tokens_before" `shouldBe` Number 51021
+      -- What `ctxkit fit --model gpt-4o --max-tokens 16000 --tool-output-max
+      -- 2000 --report R examples/data/coding-session.json` reports (and
+      -- `ctxkit preflight` counts) since issue 15's accounting rules.
+      repV .! "tokens_before" `shouldBe` Number 51029
       Just convV <- pure (A.decodeStrict' conv)
       Just optsV <- pure (A.decodeStrict' opts)
       (c', rep') <- fit convV optsV
