@@ -73,9 +73,9 @@ module Ctxkit
     -- * Tool telemetry
   , Tracer, SpanOutcome (..), newTracer, tracerStart, tracerEnd, tracerEndWith
   , tracerOverdue, tracerExpire, tracerExport
-    -- * Raw access
     -- * Events
   , Event (..), onWindowEvents, onBreakerEvents, onTracerEvents, openSkillsWithEvents
+    -- * Raw access
   , withTokenizerPtr
   ) where
 
