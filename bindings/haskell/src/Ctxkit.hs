@@ -879,18 +879,20 @@ tracerExport t now = withTracer t $ \tp -> withOutJson (cTracerExport tp now)
 -- (which repeats the name as its @kind@ field).
 data Event = Event {eventKind :: !Text, eventPayload :: !Value} deriving (Eq, Show)
 
--- | Wraps a handler as a C callback. The payload is copied and decoded
--- before the handler runs (it is only valid during the call). Any exception
+-- | Wraps a handler as a C callback. The payload is only valid during the
+-- call, so it is decoded in place and the 'Value' forced to normal form
+-- before the handler runs (no copy, and nothing the handler keeps can
+-- point into the library's buffer). Any exception
 -- the handler throws (synchronous or asynchronous) is caught and dropped
 -- here, so none ever unwinds into Rust; a handler that must report failure
 -- should do it itself (an 'IORef', a 'Control.Concurrent.MVar').
 eventCallback :: (Event -> IO ()) -> IO (FunPtr EventCallback)
 eventCallback handler = mkEventCallback $ \_ kind p n ->
   (do
-      bs <- B.packCStringLen (p, fromIntegral n)
+      bs <- BU.unsafePackCStringLen (p, fromIntegral n)
       name <- cEventKindName kind >>= peekCString
       case A.decodeStrict' bs of
-        Just v -> handler (Event (T.pack name) v)
+        Just v -> evaluate (force v) >>= handler . Event (T.pack name)
         Nothing -> pure ())
     `catch` \(_ :: SomeException) -> pure ()
 
