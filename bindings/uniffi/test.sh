@@ -92,7 +92,7 @@ run_cp=$testcp:$out/ctxkit.jar:$out/ctxkit-tests.jar:$klib/kotlin-stdlib.jar
 # A bounded heap, so the create/close test measures native memory, not heap growth.
 jvm=(java -Xmx256m -Djna.library.path="$root/target/debug" -Dctxkit.repo="$root" -Xss4m)
 "${jvm[@]}" -jar /usr/share/java/junit-platform-console-standalone.jar \
-    --class-path "$run_cp" $(for c in VectorsTest TokenizerTest BytesTest TracerTest ErrorsTest ConcurrencyTest LifetimeTest WindowTest; do printf -- "--select-class dev.ctxkit.%s " $c; done) --disable-banner --details=tree --fail-if-no-tests
+    --class-path "$run_cp" $(for c in VectorsTest FastCountTest TokenizerTest BytesTest TracerTest ErrorsTest ConcurrencyTest LifetimeTest WindowTest; do printf -- "--select-class dev.ctxkit.%s " $c; done) --disable-banner --details=tree --fail-if-no-tests
 
 # examples/kotlin: compiled against the jar and run.
 "$kotlinc" -nowarn -jvm-target 17 -cp "$cp:/usr/share/java/gson.jar:$out/ctxkit.jar" -d "$out/example.jar" \
@@ -108,6 +108,7 @@ grep -q 'summary applied' <<<"$ex_out" || { echo "example: no summary was applie
 empty=$(mktemp -d)
 cp "$out/ctxkit.jar" /usr/share/java/jna.jar "$klib/kotlin-stdlib.jar" "$lib" "$empty/"
 cat > "$empty/Main.kt" <<'KT'
+import dev.ctxkit.countTokens
 fun main() {
     dev.ctxkit.Tokenizer.forModel("gpt-4o").use { println("empty folder: gpt-4o counts 'Hello, world!' as ${it.countTokens("Hello, world!")}") }
 }

@@ -21,6 +21,7 @@
 uniffi::setup_scaffolding!("ctxkit");
 
 mod agents;
+mod fast;
 mod tokenizer;
 mod window;
 
