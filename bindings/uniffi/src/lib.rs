@@ -21,11 +21,13 @@
 uniffi::setup_scaffolding!("ctxkit");
 
 mod agents;
+mod events;
 mod fast;
 mod tokenizer;
 mod window;
 
 pub use agents::*;
+pub use events::*;
 pub use tokenizer::*;
 pub use window::*;
 
