@@ -14,7 +14,9 @@ per workload: median wall time of one and of two processes, their ratio
 (1.00 = two cores give twice the work, 2.00 = no parallelism), and each
 child's CPU time (time.process_time around the work) alone and when two
 run: if the CPU time itself rises when two run, each core ran slower, which
-no scheduling or lock explains (a blocked process uses no CPU).
+no scheduling or lock explains (a blocked process uses no CPU). The guest's
+steal time (/proc/stat) during the timed work is printed too: how long the
+host ran something else while a vCPU wanted to run.
 
 Workloads: ctxkit count_tokens and tiktoken len(encode_ordinary) on the text
 of gil_scaling.py; zlib.compress and hashlib.sha256 (native, small working
@@ -76,6 +78,13 @@ def workloads():
     }
 
 
+def steal_ms():
+    """The guest's steal time so far (the hypervisor ran something else on
+    the host CPU a vCPU was given), from /proc/stat, in ms (USER_HZ 100)."""
+    with open("/proc/stat") as f:
+        return int(f.readline().split()[8]) * 10
+
+
 def _child(fn, start, q):
     start.wait()
     c = time.process_time()
@@ -91,13 +100,17 @@ def run(fn, n):
     for p in ps:
         p.start()
     time.sleep(0.05)  # let the children reach start.wait()
-    s = time.perf_counter()
+    s, st = time.perf_counter(), steal_ms()
     start.set()
     cpu = [q.get() for _ in ps]
     wall = time.perf_counter() - s
+    run.steal += steal_ms() - st
     for p in ps:
         p.join()
     return wall, cpu
+
+
+run.steal = 0
 
 
 def main():
@@ -118,10 +131,12 @@ def main():
             r["cpu1"].extend(c1)
             r["cpu2"].extend(c2)
     load1 = os.getloadavg()
+    wall_total = sum(sum(r["one"]) + sum(r["two"]) for r in rows.values()) * 1000
     print(f"{os.cpu_count()} CPUs, median of {a.runs} interleaved runs, Python {sys.version.split()[0]}, "
           f"ctxkit {ctxkit.__version__}, tiktoken {getattr(tiktoken, '__version__', '?')}")
     print(f"load average before {load0[0]:.2f} / {load0[1]:.2f} / {load0[2]:.2f}, "
           f"after {load1[0]:.2f} / {load1[1]:.2f} / {load1[2]:.2f}")
+    print(f"steal time (/proc/stat) during the timed work: {run.steal} ms of {wall_total:.0f} ms of wall time")
     print("| workload | one process ms | two processes ms | two / one | CPU ms per process, alone | CPU ms per process, two at once | CPU two / alone |")
     print("|---|---:|---:|---:|---:|---:|---:|")
     for k, r in rows.items():
