@@ -11,7 +11,9 @@
 --   @ctxkit_string@s that are copied and freed at once.
 -- * Structured inputs and outputs are aeson 'Value's: the binding encodes
 --   and decodes JSON and does nothing else with it (docs/formats.md has the
---   shapes).
+--   shapes). aeson's objects sort their keys, so where key order matters
+--   (summary ids, assembly context sections, handoff custom fields) use the
+--   @...Bytes@ variants, which pass JSON text through as written.
 -- * Failures are thrown as 'CtxkitError' (status number and the library's
 --   message). The main calls also have an @...E@ variant returning 'Either'.
 -- * 'countTokens' and 'encodeTokens' are pure: a tokenizer is immutable, so
@@ -49,13 +51,15 @@ module Ctxkit
   , Window, newWindow, windowLoad, windowPush, windowPreflight, windowPreflightE, windowCalibrate
   , windowValidate, windowRepair, windowConversation
   , windowCompact, windowCompactE, windowApplySummary
-  , fit, fitE, fitBytes, windowLoadBytes
+  , fit, fitE, fitBytes, windowLoadBytes, windowPushBytes
     -- * Assembly and tool sets
-  , assemble, toolsetReport, toolsetSelect
+  , assemble, assembleBytes, toolsetReport, toolsetSelect
     -- * Skills
   , Skills, openSkills, openSkillsIn, skillsList, skillsBody, skillsRenderIndex
     -- * Handoffs
   , handoffValidate, handoffRender, handoffRenderIn, handoffFilter
+    -- ** As JSON text (key order kept)
+  , handoffValidateBytes, handoffRenderBytes, handoffRenderInBytes, handoffFilterBytes
     -- * Recovery
   , classifyError, backoff
   , Breaker, newBreaker, breakerAllow, breakerRecordSuccess, breakerRecordFailure, breakerState
@@ -209,6 +213,11 @@ withMaybeText (Just t) k = withText t k
 
 withJson :: Value -> (CString -> CSize -> IO a) -> IO a
 withJson v = withBytes (BL.toStrict (A.encode v))
+
+-- | Nothing is (NULL, 0); Just bytes pass through untouched.
+withMaybeBytes :: Maybe B.ByteString -> (Ptr b -> CSize -> IO a) -> IO a
+withMaybeBytes Nothing k = k nullPtr 0
+withMaybeBytes (Just bs) k = withBytes bs k
 
 withMaybeJson :: Maybe Value -> (CString -> CSize -> IO a) -> IO a
 withMaybeJson Nothing k = k nullPtr 0
@@ -562,6 +571,14 @@ fitBytes conv opts = withBytes conv $ \cp cn -> withBytes opts $ \op on ->
 windowLoadBytes :: Window -> B.ByteString -> IO ()
 windowLoadBytes w conv = withWin w $ \wp -> withBytes conv $ \p n -> check (cWindowLoad wp p n)
 
+-- | 'windowPush' over one message's JSON text as bytes (see 'fitBytes'): the
+-- message is kept as written, so a later summary id over it matches the one
+-- the CLI or another binding gets for the same text.
+windowPushBytes :: Window -> B.ByteString -> IO Int
+windowPushBytes w msg = withWin w $ \wp -> withBytes msg $ \p n -> alloca $ \out -> do
+  check (cWindowPush wp p n out)
+  fromIntegral <$> peek out
+
 fitE :: Value -> Value -> IO (Either CtxkitError (Value, Value))
 fitE c o = try (fit c o)
 
@@ -570,6 +587,15 @@ fitE c o = try (fit c o)
 
 assemble :: Tokenizer -> Value -> IO Value
 assemble t req = withTok t $ \tp -> withJson req $ \p n -> withOutJson (cAssemble tp p n)
+
+-- | 'assemble' over the request's JSON text as bytes, passed through
+-- untouched; the result is the library's JSON text. Key order is part of a
+-- request: the sections of a @context@ object render in the order written,
+-- and a JSON section text is rendered with its keys in that order, which
+-- 'assemble' (through aeson's 'Value', whose objects sort their keys) cannot
+-- express.
+assembleBytes :: Tokenizer -> B.ByteString -> IO B.ByteString
+assembleBytes t req = withTok t $ \tp -> withBytes req $ \p n -> withOutString (cAssemble tp p n)
 
 toolsetReport :: Maybe Registry -> Value -> IO Value
 toolsetReport r req = withRegistry r $ \rp -> withJson req $ \p n -> withOutJson (cToolsetReport rp p n)
@@ -622,6 +648,26 @@ handoffRenderIn r h opts = withRegistry r $ \rp -> withJson h $ \p n -> withMayb
 
 handoffFilter :: Value -> Maybe Value -> IO Value
 handoffFilter conv opts = withJson conv $ \p n -> withMaybeJson opts $ \op on -> withOutJson (cHandoffFilter p n op on)
+
+-- | The handoff calls over JSON text as bytes, passed through untouched; the
+-- results are the library's JSON text. Key order is part of a handoff: custom
+-- fields render in the order written and, under a budget, are dropped last
+-- first, which the 'Value' variants (aeson sorts object keys) cannot express.
+handoffValidateBytes :: B.ByteString -> IO B.ByteString
+handoffValidateBytes h = withBytes h $ \p n -> withOutString (cHandoffValidate p n)
+
+handoffRenderBytes :: B.ByteString -> Maybe B.ByteString -> IO B.ByteString
+handoffRenderBytes h opts = withBytes h $ \p n -> withMaybeBytes opts $ \op on -> withOutString (cHandoffRender p n op on)
+
+-- | 'handoffRenderBytes' with an options @model@ looked up in a registry.
+handoffRenderInBytes :: Maybe Registry -> B.ByteString -> Maybe B.ByteString -> IO B.ByteString
+handoffRenderInBytes r h opts = withRegistry r $ \rp -> withBytes h $ \p n -> withMaybeBytes opts $ \op on ->
+  withOutString (cHandoffRenderIn rp p n op on)
+
+-- | 'handoffFilter' over the conversation's JSON text (messages kept as
+-- written).
+handoffFilterBytes :: B.ByteString -> Maybe B.ByteString -> IO B.ByteString
+handoffFilterBytes conv opts = withBytes conv $ \p n -> withMaybeBytes opts $ \op on -> withOutString (cHandoffFilter p n op on)
 
 -- ---------------------------------------------------------------------------
 -- Recovery

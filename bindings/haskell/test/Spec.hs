@@ -15,6 +15,7 @@ import qualified Data.Aeson.Key as K
 import qualified Data.Aeson.KeyMap as KM
 import qualified Data.ByteString as B
 import qualified Data.ByteString.Char8 as BC
+import qualified Data.ByteString.Lazy as BL
 import Data.IORef (newIORef, readIORef, modifyIORef')
 import qualified Data.Map.Strict as M
 import Data.Maybe (fromMaybe)
@@ -35,6 +36,7 @@ import Test.Hspec.QuickCheck (modifyMaxSuccess, prop)
 import Test.QuickCheck
 
 import Ctxkit
+import RawJson
 import qualified Ctxkit.Handoff as H
 import qualified Ctxkit.Logging as L
 import qualified Ctxkit.Raw as R
@@ -48,13 +50,29 @@ import Foreign.Storable (peek, poke)
 -- ---------------------------------------------------------------------------
 -- helpers
 
-loadVectors :: FilePath -> IO [Value]
+-- | A vector file's vectors, each as aeson reads it (for names, ops and
+-- expectations) and as written (its inputs go to the library as this text:
+-- key order is part of some inputs, and aeson's Value sorts keys).
+loadVectors :: FilePath -> IO [(Value, Raw)]
 loadVectors path = do
   bs <- B.readFile path
-  case A.eitherDecodeStrict' bs of
+  vs <- case A.eitherDecodeStrict' bs of
     Right (Object o) | Just (Array vs) <- KM.lookup "vectors" o -> pure (V.toList vs)
     Right _ -> fail (path ++ ": no vectors array")
     Left e -> fail (path ++ ": " ++ e)
+  raws <- case parseRaw bs of
+    Right (Raw _ (RObject kvs)) | Just (Raw _ (RArray rs)) <- lookup "vectors" kvs -> pure rs
+    Right _ -> fail (path ++ ": the scanner found no vectors array")
+    Left e -> fail (path ++ ": " ++ e)
+  -- Every slice must read back as the vector aeson read: the scanner cannot
+  -- change an input unnoticed.
+  unless (length raws == length vs && and (zipWith (\v r -> A.decodeStrict' (rawText r) == Just v) vs raws)) $
+    fail (path ++ ": the raw vector texts differ from aeson's reading")
+  pure (zip vs raws)
+
+-- | The library's JSON text as a Value (for comparing with the expectation).
+decodeOut :: B.ByteString -> IO Value
+decodeOut bs = either (\e -> fail ("ctxkit returned bad JSON: " ++ e)) pure (A.eitherDecodeStrict' bs)
 
 (.!) :: Value -> Text -> Value
 (Object o) .! k = fromMaybe Null (KM.lookup (K.fromText k) o)
@@ -144,30 +162,33 @@ arr :: Value -> [Value]
 arr (Array a) = V.toList a
 arr _ = []
 
-runWindowVector :: Value -> IO Value
-runWindowVector v = orError $ case str (v .! "op") of
+-- | Window vectors: conversations and fit options go in as written in the
+-- file ('windowLoadBytes', 'fitBytes').
+runWindowVector :: (Value, Raw) -> IO Value
+runWindowVector (v, raw) = orError $ case str (v .! "op") of
   "count_conversation" -> do
     w <- newWindow Nothing (str (i .! "model")) Nothing
-    windowLoad w (i .! "conversation")
+    windowLoadBytes w conversation
     r <- windowPreflight w Nothing
     pure (object ["prompt_tokens" .= (r .! "prompt_tokens")])
   "preflight" -> do
     w <- newWindow Nothing (str (i .! "model")) (maybeV (i .! "budget"))
-    windowLoad w (i .! "conversation")
+    windowLoadBytes w conversation
     windowPreflight w Nothing
   "repair" -> do
     w <- newWindow Nothing (str (i .! "model")) Nothing
-    windowLoad w (i .! "conversation")
+    windowLoadBytes w conversation
     issues <- windowValidate w
     changes <- windowRepair w Nothing
     conv <- windowConversation w
     pure (object ["issues" .= issues, "conversation" .= conv, "changes" .= changes])
   "fit" -> do
-    (c, r) <- fit (i .! "conversation") (i .! "options")
-    pure (object ["conversation" .= c, "report" .= maskSummaryIds r])
+    (c, r) <- fitBytes conversation (rawPath raw ["input", "options"])
+    (\c' r' -> object ["conversation" .= c', "report" .= r']) <$> decodeOut c <*> decodeOut r
   op -> fail ("unknown window op " ++ T.unpack op)
   where
     i = v .! "input"
+    conversation = rawPath raw ["input", "conversation"]
 
 -- | Model vectors (tests/vectors/models.json): the fields of the built-in
 -- registry's answer that the vector names, or the error kind.
@@ -176,18 +197,22 @@ runModelVector v = orError $ do
   r <- registryLookup Nothing (str (v .! "input" .! "model")) Nothing
   pure (object [K.fromText k .= (r .! k) | k <- ["family", "encoding", "context_window", "max_output_tokens", "exact", "source"]])
 
-runAgentVector :: Value -> IO Value
-runAgentVector v = orError $ case str (v .! "op") of
-  "handoff_validate" -> handoffValidate (i .! "handoff")
-  "handoff_render" -> handoffRender (i .! "handoff") (maybeV (i .! "options"))
-  "handoff_filter" -> handoffFilter (i .! "conversation") (maybeV (i .! "options"))
+-- | Skills, handoff and assembly vectors: handoffs, conversations and
+-- requests go in as written in the file (the @...Bytes@ calls).
+runAgentVector :: (Value, Raw) -> IO Value
+runAgentVector (v, raw) = orError $ case str (v .! "op") of
+  "handoff_validate" -> handoffValidateBytes (input "handoff") >>= decodeOut
+  "handoff_render" -> handoffRenderBytes (input "handoff") (inputMaybe "options") >>= decodeOut
+  "handoff_filter" -> handoffFilterBytes (input "conversation") (inputMaybe "options") >>= decodeOut
   "skills_list" -> skills >>= skillsList
   "skills_body" -> skills >>= \s -> skillsBody s (str (i .! "name"))
   "skills_index" -> skills >>= \s -> skillsRenderIndex s (maybeV (i .! "index_options"))
-  "assemble" -> assemble (tok (str (i .! "encoding"))) (i .! "request")
+  "assemble" -> assembleBytes (tok (str (i .! "encoding"))) (input "request") >>= decodeOut
   op -> fail ("unknown agent op " ++ T.unpack op)
   where
     i = v .! "input"
+    input k = rawPath raw ["input", k]
+    inputMaybe k = rawPathMaybe raw ["input", k]
     skills = openSkills (str (i .! "root")) (maybeV (i .! "options"))
 
 -- | Recovery vectors that map to one call each (classify, backoff, call
@@ -283,44 +308,18 @@ subsetOf :: Value -> Value -> Value
 subsetOf (Object want) (Object got) = Object (KM.filterWithKey (\k _ -> KM.member k want) got)
 subsetOf _ got = got
 
--- | Vectors the C ABI cannot express; reported as pending, never dropped.
-abiDifferences :: [(String, String)]
-abiDifferences =
-  -- ABI 2 expresses every vector (CTXKIT_TRUNCATE_NO_MARKER, callstack depth 0
-  -- refused). One count depends on the JSON text as written, which this runner
-  -- does not have: it re-encodes the conversation through aeson's Value.
-  [ (n, "object key order is part of the input here (context sections render in the order given, custom fields are dropped last first); aeson's Value sorts keys, so this runner's request differs; core, Node and Python pass the text through")
-  | n <- ["context-engine/auto-standard", "context-engine/conversation-comprehensive", "context-engine/minimal-analysis", "options/json-values", "render/custom-fields-go-first"]
-  ] ++
-  [ ( "count/anthropic-session/claude"
-    , "Anthropic tool definitions are an estimate counted from their JSON text; aeson's Value re-orders keys, so the text this runner passes differs (2 tokens); core, Node and Python pass the text through"
-    )
-  ]
-
--- | Summary ids ("sum-<hash>") hash the input JSON as written, key order
--- included; aeson's Value does not keep key order, so the id of a
--- conversation that went through aeson differs. Both sides are masked.
-maskSummaryIds :: Value -> Value
-maskSummaryIds (String s) | "sum-" `T.isPrefixOf` s = String "sum-*"
-maskSummaryIds (Object o) = Object (KM.map maskSummaryIds o)
-maskSummaryIds (Array a) = Array (V.map maskSummaryIds a)
-maskSummaryIds v = v
-
-vectorSpecs :: String -> FilePath -> (Value -> IO (Maybe Value)) -> Spec
+-- | Every vector of a file, compared with its expectation as written.
+vectorSpecs :: String -> FilePath -> ((Value, Raw) -> IO (Maybe Value)) -> Spec
 vectorSpecs title path run = describe title $ do
   vs <- runIO (loadVectors path)
   it ("has vectors in " ++ path) $ length vs `shouldSatisfy` (> 0)
-  forM_ vs $ \v -> do
+  forM_ vs $ \vr@(v, _) -> do
     let name = T.unpack (str (v .! "name"))
     it name $ do
-      got <- if name `elem` map fst abiDifferences then pure Nothing else run v
+      got <- run vr
       case got of
-        Nothing -> pendingWith (fromMaybe "op not mapped to one binding call (breaker and trace sequences)" (lookup name abiDifferences))
-        Just g -> g `shouldBe` (if "fit" `T.isPrefixOf` T.pack name then maskReport else id) (v .! "expected")
-  where
-    maskReport e
-      | e .! "report" == Null = e
-      | otherwise = object ["conversation" .= (e .! "conversation"), "report" .= maskSummaryIds (e .! "report")]
+        Nothing -> pendingWith "op not mapped to one binding call"
+        Just g -> g `shouldBe` (v .! "expected")
 
 -- ---------------------------------------------------------------------------
 -- properties
@@ -543,6 +542,59 @@ spec = do
       (c', rep') <- fit convV optsV
       A.decodeStrict' c `shouldBe` Just c'
       repV .! "tokens_after" `shouldBe` rep' .! "tokens_after"
+    it "assembleBytes keeps key order (JSON section text renders as written; a Value sorts it)" $ do
+      let req = "{\"budget\": 100, \"sections\": [{\"name\": \"s\", \"text\": {\"zeta\": 1, \"alpha\": 2}}]}"
+      out <- assembleBytes cl100k req >>= decodeOut
+      out .! "text" `shouldBe` String "## s\nzeta: 1\nalpha: 2"
+      Just reqV <- pure (A.decodeStrict' req)
+      viaValue <- assemble cl100k reqV
+      viaValue .! "text" `shouldBe` String "## s\nalpha: 2\nzeta: 1"
+    it "handoff ...Bytes keep custom fields in the order written, in and out" $ do
+      let h = "{\"task_summary\": \"Fix it.\", \"key_outputs\": [], \"metadata\": {\"from_agent\": \"a\", \"to_agent\": \"b\", \"created_at\": \"2026-03-01T12:00:00Z\"}, \"custom_fields\": {\"zeta\": \"last letter\", \"alpha\": \"first letter\"}}"
+          precedes x y t = B.length (fst (B.breakSubstring x t)) < B.length (fst (B.breakSubstring y t))
+      norm <- handoffValidateBytes h
+      norm `shouldSatisfy` precedes "\"zeta\"" "\"alpha\""
+      full <- handoffRenderBytes h Nothing >>= decodeOut
+      str (full .! "text") `shouldSatisfy` (\t -> T.length (fst (T.breakOn "zeta" t)) < T.length (fst (T.breakOn "alpha" t)))
+      -- Under a budget with room for one field, the last one written goes.
+      tight <- handoffRenderBytes h (Just (BL.toStrict (A.encode (object ["budget" .= (int (full .! "tokens") - 3)])))) >>= decodeOut
+      tight .! "omitted_custom_fields" `shouldBe` A.toJSON ["alpha" :: Text]
+      r <- newRegistry
+      _ <- registryRegister r (A.toJSON [object ["name" .= ("my-model" :: Text), "encoding" .= ("cl100k_base" :: Text), "exact" .= True]])
+      inReg <- handoffRenderInBytes (Just r) h (Just "{\"model\": \"my-model\"}") >>= decodeOut
+      inReg .! "text" `shouldBe` full .! "text"
+      filtered <- handoffFilterBytes "[{\"role\": \"user\", \"content\": \"hi\"}]" Nothing >>= decodeOut
+      filtered `shouldSatisfy` (/= Null)
+    it "the ...Bytes calls refuse bad bytes with the library's status, nothing thrown past it" $ do
+      let bad = [("", statusInvalidJson), ("{\"budget\": ", statusInvalidJson), ("[1, 2]", statusInvalidJson), (B.pack [0x22, 0xff, 0xfe, 0x22], statusInvalidUtf8)]
+      forM_ bad $ \(bs, st) -> do
+        assembleBytes cl100k bs `shouldThrow` (\e -> status e == st)
+        handoffValidateBytes bs `shouldThrow` (\e -> status e == st)
+        handoffRenderBytes bs Nothing `shouldThrow` (\e -> status e == st)
+        handoffFilterBytes bs Nothing `shouldThrow` (\e -> status e == st)
+        w <- newWindow Nothing "gpt-4o" Nothing
+        windowPushBytes w bs `shouldThrow` (\e -> status e == st)
+      handoffRenderBytes "{}" (Just "{not json") `shouldThrow` (\e -> status e == statusInvalidJson)
+      -- Deep nesting stops at the parser's recursion limit: LIMIT_EXCEEDED.
+      let deep = B.concat (replicate 100000 "[") <> B.concat (replicate 100000 "]")
+          deepRequest = "{\"budget\": 10, \"sections\": [{\"name\": \"s\", \"text\": " <> deep <> "}]}"
+          tooDeep e = status e == statusLimitExceeded && "recursion limit" `T.isInfixOf` message e
+      w <- newWindow Nothing "gpt-4o" Nothing
+      assembleBytes cl100k deepRequest `shouldThrow` tooDeep
+      handoffValidateBytes deep `shouldThrow` tooDeep
+      handoffRenderBytes deep Nothing `shouldThrow` tooDeep
+      handoffFilterBytes deep Nothing `shouldThrow` tooDeep
+      windowPushBytes w deep `shouldThrow` tooDeep
+    it "windowPushBytes counts like windowPush" $ do
+      let msg = "{\"content\": \"hello there\", \"role\": \"user\"}"
+      w1 <- newWindow Nothing "gpt-4o" Nothing
+      w2 <- newWindow Nothing "gpt-4o" Nothing
+      n1 <- windowPushBytes w1 msg
+      Just msgV <- pure (A.decodeStrict' msg)
+      n2 <- windowPush w2 msgV
+      n1 `shouldBe` n2
+      conv <- windowConversation w1
+      conv `shouldBe` A.toJSON [msgV]
     it "unknown model is UNKNOWN_MODEL (7)" $
       newWindow Nothing "no-such-model-xyz" Nothing `shouldThrow` (\e -> status e == statusUnknownModel)
     it "unknown token is UNKNOWN_TOKEN (8)" $ do
@@ -902,11 +954,11 @@ spec = do
     it "rejects JSON that is not a handoff when decoding" $
       (A.fromJSON (object ["taskSummary" .= (1 :: Int)]) :: A.Result H.HandoffObject) `shouldSatisfy` isError
 
-  vectorSpecs "tokenizer vectors" "tests/vectors/tokenizer.json" (fmap Just . runTokenizerVector)
+  vectorSpecs "tokenizer vectors" "tests/vectors/tokenizer.json" (fmap Just . runTokenizerVector . fst)
   vectorSpecs "window vectors" "tests/vectors/window.json" (fmap Just . runWindowVector)
   vectorSpecs "agent-loop window vectors" "tests/vectors/window_loops.json" (fmap Just . runWindowVector)
-  vectorSpecs "model vectors" "tests/vectors/models.json" (fmap Just . runModelVector)
+  vectorSpecs "model vectors" "tests/vectors/models.json" (fmap Just . runModelVector . fst)
   vectorSpecs "skills vectors" "tests/vectors/skills.json" (fmap Just . runAgentVector)
   vectorSpecs "handoff vectors" "tests/vectors/handoff.json" (fmap Just . runAgentVector)
   vectorSpecs "assemble vectors" "tests/vectors/assemble.json" (fmap Just . runAgentVector)
-  vectorSpecs "recovery vectors" "tests/vectors/recovery.json" runRecoveryVector
+  vectorSpecs "recovery vectors" "tests/vectors/recovery.json" (runRecoveryVector . fst)
