@@ -5,7 +5,9 @@
 #     kotlin/package-lock.json (npm ci into kotlin/node_modules);
 #  2. the cdylib and the uniffi-bindgen binary, dev profile, in the shared
 #     workspace target/ (timed);
-#  3. Kotlin generated in library mode into target/uniffi/kotlin; Swift
+#  3. the schema types (Kotlin data classes, Swift Codable structs) compared
+#     with what scripts/schema_types.py generates from schemas/ (drift check);
+#     Kotlin generated in library mode into target/uniffi/kotlin; Swift
 #     regenerated into a temporary folder and compared with the committed
 #     swift/ sources (drift check); the FFI header through clang -fsyntax-only;
 #  4. the Kotlin sources and tests compiled with kotlinc and run with the
@@ -39,6 +41,9 @@ fi
 command -v java >/dev/null || { echo "SKIPPED: uniffi binding suite: no java (OpenJDK 17)"; exit 0; }
 command -v npm >/dev/null || { echo "SKIPPED: uniffi binding suite: no npm to install the pinned kotlinc"; exit 0; }
 
+# The schema types: committed, regenerated from schemas/ and compared.
+python3 "$pkg/scripts/schema_types.py" --check
+
 kdir=$pkg/kotlin
 stamp="$kdir/node_modules/.ctxkit-$(sha256sum "$kdir/package-lock.json" | cut -c1-16)"
 if [ ! -e "$stamp" ]; then
@@ -69,19 +74,39 @@ rm -rf "$out/swift" && mkdir -p "$out/swift"
 bash "$pkg/swift/sync.sh" --check "$out/swift"
 clang -fsyntax-only -Wall -Wextra -Werror -x c-header "$pkg/swift/Sources/CtxkitFFI/include/CtxkitFFI.h"
 echo "swift: committed sources match the generator; CtxkitFFI.h passes clang -fsyntax-only"
+# No Swift compiler here: the Swift this repository writes gets a syntax check
+# with tree-sitter's Swift grammar (PyPI, pinned; venv kept under target/).
+venv=$out/swift-syntax-venv
+sstamp="$venv/.requirements-$(sha256sum "$pkg/swift/syntax-requirements.txt" | cut -c1-16)"
+if [ ! -e "$sstamp" ]; then
+    rm -rf "$venv"
+    if python3 -m venv "$venv" >/dev/null 2>&1 \
+        && "$venv/bin/pip" install -q --disable-pip-version-check -r "$pkg/swift/syntax-requirements.txt" >/dev/null 2>&1; then
+        touch "$sstamp"
+    fi
+fi
+if [ -e "$sstamp" ]; then
+    "$venv/bin/python" "$pkg/swift/syntax_check.py" "$pkg/swift/Sources/Ctxkit/SchemaTypes.swift" \
+        "$pkg/swift/Sources/Ctxkit/Facade.swift" "$pkg"/swift/Tests/CtxkitTests/*.swift "$root"/examples/swift/Sources/*/*.swift
+else
+    echo "SKIPPED: Swift syntax check: could not install tree-sitter-swift (pip, offline?)"
+fi
 
 # Android recipe's alignment check, on the Linux build (x86-64 linkers align
 # LOAD segments to 4 KiB here; Android builds must pass the 16 KiB default).
 python3 "$pkg/android/check_elf_alignment.py" --min 4096 "$lib"
 python3 "$pkg/android/check_elf_alignment.py" "$lib" || echo "(for information: this Linux build is not 16 KiB aligned; the Android recipe links with -z max-page-size=16384)"
 
-# Compile main (generated + facade) and tests.
+# Compile main (generated + facade + schema types) and tests. Gson is needed
+# to compile the typed entry points (Typed.kt, types/SchemaTypes.kt), not to
+# run the rest: the empty-folder check below runs without it.
 cp=/usr/share/java/jna.jar:$klib/kotlinx-coroutines-core-jvm.jar
+maincp=$cp:/usr/share/java/gson.jar
 testcp=$cp:/usr/share/java/gson.jar:$klib/kotlin-test.jar:$klib/kotlin-test-junit5.jar:/usr/share/java/junit-jupiter-api.jar:/usr/share/java/opentest4j.jar:/usr/share/java/apiguardian-api.jar
 t0=$SECONDS
 rm -rf "$out/classes" "$out/test-classes"
-"$kotlinc" -nowarn -jvm-target 17 -cp "$cp" -d "$out/ctxkit.jar" \
-    $(find "$out/kotlin" -name '*.kt') "$kdir/src/main/kotlin/dev/ctxkit/Facade.kt" 2>&1 | grep -v '^warning' || true
+"$kotlinc" -nowarn -jvm-target 17 -cp "$maincp" -d "$out/ctxkit.jar" \
+    $(find "$out/kotlin" "$kdir/src/main/kotlin" -name '*.kt') 2>&1 | grep -v '^warning' || true
 [ -s "$out/ctxkit.jar" ] || { echo "kotlinc failed (main)"; exit 1; }
 "$kotlinc" -nowarn -jvm-target 17 -cp "$testcp:$out/ctxkit.jar" -d "$out/ctxkit-tests.jar" \
     $(find "$kdir/src/test/kotlin" -name '*.kt') 2>&1 | grep -v '^warning' || true
@@ -92,7 +117,7 @@ run_cp=$testcp:$out/ctxkit.jar:$out/ctxkit-tests.jar:$klib/kotlin-stdlib.jar
 # A bounded heap, so the create/close test measures native memory, not heap growth.
 jvm=(java -Xmx256m -Djna.library.path="$root/target/debug" -Dctxkit.repo="$root" -Xss4m)
 "${jvm[@]}" -jar /usr/share/java/junit-platform-console-standalone.jar \
-    --class-path "$run_cp" $(for c in VectorsTest TokenizerTest BytesTest TracerTest ErrorsTest ConcurrencyTest LifetimeTest WindowTest; do printf -- "--select-class dev.ctxkit.%s " $c; done) --disable-banner --details=tree --fail-if-no-tests
+    --class-path "$run_cp" $(for c in VectorsTest TokenizerTest BytesTest TracerTest ErrorsTest ConcurrencyTest LifetimeTest WindowTest SchemaTypesTest TypedTest EventsTest; do printf -- "--select-class dev.ctxkit.%s " $c; done) --disable-banner --details=tree --fail-if-no-tests
 
 # examples/kotlin: compiled against the jar and run.
 "$kotlinc" -nowarn -jvm-target 17 -cp "$cp:/usr/share/java/gson.jar:$out/ctxkit.jar" -d "$out/example.jar" \
@@ -102,6 +127,7 @@ ex_out=$("${jvm[@]}" -cp "$cp:/usr/share/java/gson.jar:$out/ctxkit.jar:$out/exam
 echo "examples/kotlin/AgentLoop.kt:"; echo "$ex_out" | tail -6
 grep -q 'handoff refused (cycle_detected)' <<<"$ex_out" || { echo "example: the call stack did not refuse the cycle"; exit 1; }
 grep -q 'summary applied' <<<"$ex_out" || { echo "example: no summary was applied"; exit 1; }
+grep -q 'event compacted: {"kind":"compacted"' <<<"$ex_out" || { echo "example: no compacted event was logged"; exit 1; }
 
 # The jar in an empty folder, offline: only the jar, JNA, the Kotlin stdlib
 # and the native library.

@@ -1,7 +1,8 @@
 // An agent loop with ctxkit from Kotlin: a window that tracks the budget as
 // tool results arrive, a pre-flight check before each model call, two-phase
 // summarization when the window fills up, tool spans, and a call stack that
-// refuses a handoff cycle. No model is called: the "model" and the "tool"
+// refuses a handoff cycle, with the window's events logged through a
+// listener. No model is called: the "model" and the "tool"
 // are stand-ins. Built and run by bindings/uniffi/test.sh.
 import dev.ctxkit.CallStack
 import dev.ctxkit.ContextWindow
@@ -10,11 +11,14 @@ import dev.ctxkit.SpanOutcome
 import dev.ctxkit.Tracer
 import dev.ctxkit.Verdict
 import dev.ctxkit.clockNowUs
+import dev.ctxkit.eventListener
 import dev.ctxkit.kind
 
 fun main() {
     ContextWindow("gpt-4o", """{"context_window": 3000, "reserved_output": 500}""").use { window ->
         Tracer().use { tracer ->
+            // Events arrive on this thread before the call that raised them returns.
+            window.setEventListener(eventListener { kind, json -> println("  event $kind: $json") })
             window.load(
                 """[{"role": "system", "content": "You are a careful coding agent."},
                     {"role": "user", "content": "Find why the tests fail in src/parser.rs and fix it."}]""",

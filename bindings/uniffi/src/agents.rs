@@ -11,6 +11,7 @@ use ctxkit::recovery::{classify, BackoffPolicy, BreakerConfig, Breakers, Provide
 use ctxkit::skills::{IndexOptions, SkillSet as CoreSkills};
 use ctxkit::trace::{Outcome, Overdue, OverdueSpan, SpanInfo, Tracer as CoreTracer};
 
+use crate::events::{self, EventListener};
 use crate::tokenizer::{registry_or_builtin, ModelRegistry, Tokenizer};
 use crate::{parse_opt, to_json, CtxkitError, Result, Text};
 
@@ -50,6 +51,24 @@ impl SkillSet {
             return Err(CtxkitError::InvalidArgument("root is empty".into()));
         }
         let inner = CoreSkills::open_json(Path::new(&*root), options_json.as_deref())?;
+        Ok(Arc::new(SkillSet { inner }))
+    }
+
+    /// [`open`](Self::open), reporting each entry discovery skipped to
+    /// `listener` as a `skill_skipped` event, on the calling thread, before
+    /// this returns (a failed open reports nothing; the same entries are in
+    /// `listJson`'s `ignored`). An exception the listener throws is dropped.
+    #[uniffi::constructor(default(options_json = None))]
+    pub fn open_with_listener(
+        root: Text,
+        listener: Arc<dyn EventListener>,
+        options_json: Option<Text>,
+    ) -> Result<Arc<Self>> {
+        if root.is_empty() {
+            return Err(CtxkitError::InvalidArgument("root is empty".into()));
+        }
+        let observer = events::direct(Some(listener));
+        let inner = CoreSkills::open_json_observed(Path::new(&*root), options_json.as_deref(), &observer)?;
         Ok(Arc::new(SkillSet { inner }))
     }
 
@@ -287,6 +306,14 @@ impl CircuitBreaker {
         Ok(Arc::new(CircuitBreaker { inner: Breakers::new(config)? }))
     }
 
+    /// Sets (null: clears) the listener of `breaker_state_changed` events,
+    /// delivered on the thread whose call moved a key's state, with no lock
+    /// held, before that call returns; never after `close`. An exception
+    /// the listener throws is dropped (the state change stands).
+    pub fn set_event_listener(&self, listener: Option<Arc<dyn EventListener>>) {
+        self.inner.set_observer(events::direct(listener));
+    }
+
     /// Whether a call under `key` may go ahead at `now_ms`.
     pub fn allow(&self, key: Text, now_ms: u64) -> Result<bool> {
         Ok(self.inner.allow(&key, now_ms)?)
@@ -371,6 +398,15 @@ impl Tracer {
             None => CoreTracer::new(Default::default())?,
         };
         Ok(Arc::new(Tracer { inner }))
+    }
+
+    /// Sets (null: clears) the listener of `span_repeated` (a finished span
+    /// folded into the previous record) and `span_overdue` (an open span
+    /// first seen past its deadline) events, delivered on the calling
+    /// thread with no lock held, before the call returns; never after
+    /// `close`. An exception the listener throws is dropped.
+    pub fn set_event_listener(&self, listener: Option<Arc<dyn EventListener>>) {
+        self.inner.set_observer(events::direct(listener));
     }
 
     /// Starts a span; returns its id. `info_json` is `{"agent_id",

@@ -21,10 +21,12 @@
 uniffi::setup_scaffolding!("ctxkit");
 
 mod agents;
+mod events;
 mod tokenizer;
 mod window;
 
 pub use agents::*;
+pub use events::*;
 pub use tokenizer::*;
 pub use window::*;
 

@@ -8,6 +8,7 @@ use ctxkit::chat::Conversation;
 use ctxkit::window::{fit_json, repair, validate, Accountant, Budget, Policy, Window as Core};
 use parking_lot::Mutex;
 
+use crate::events::{self, EventListener};
 use crate::tokenizer::{registry_or_builtin, ModelRegistry};
 use crate::{parse_opt, to_json, Result, Text};
 
@@ -97,6 +98,27 @@ impl From<ctxkit::window::Preflight> for Preflight {
 #[derive(uniffi::Object)]
 pub struct ContextWindow {
     inner: Mutex<Core>,
+    /// The host's listener (`set_event_listener`), if any.
+    listener: Mutex<Option<Arc<dyn EventListener>>>,
+}
+
+impl ContextWindow {
+    /// Runs `f` on the window under its lock, then, with the lock released,
+    /// hands the events the call raised to the listener (events.rs), also
+    /// when `f` failed part-way.
+    fn mutate<T>(&self, f: impl FnOnce(&mut Core) -> Result<T>) -> Result<T> {
+        let r = f(&mut self.inner.lock());
+        let pending = events::take_pending();
+        if !pending.is_empty() {
+            let listener = self.listener.lock().clone();
+            if let Some(l) = listener {
+                for e in &pending {
+                    events::deliver(&*l, e);
+                }
+            }
+        }
+        r
+    }
 }
 
 #[uniffi::export]
@@ -108,19 +130,19 @@ impl ContextWindow {
     pub fn new(model: Text, budget_json: Option<Text>, registry: Option<Arc<ModelRegistry>>) -> Result<Arc<Self>> {
         let budget: Budget = parse_opt("budget_json", budget_json)?;
         let w = Core::for_model(registry_or_builtin(&registry), &model, budget)?;
-        Ok(Arc::new(ContextWindow { inner: Mutex::new(w) }))
+        Ok(Arc::new(ContextWindow { inner: Mutex::new(w), listener: Mutex::new(None) }))
     }
 
     /// Replaces the conversation (OpenAI or Anthropic JSON, detected),
     /// counting every message once. On failure the window is unchanged.
     pub fn load(&self, conversation_json: Text) -> Result<()> {
         let c = Conversation::parse(&conversation_json, None)?;
-        Ok(self.inner.lock().load(c)?)
+        self.mutate(|w| Ok(w.load(c)?))
     }
 
     /// Appends one message (JSON in the window's format); returns its tokens.
     pub fn push(&self, message_json: Text) -> Result<u64> {
-        Ok(self.inner.lock().push_json(&message_json)? as u64)
+        self.mutate(|w| Ok(w.push_json(&message_json)? as u64))
     }
 
     /// Removes the last message and returns it as JSON (null when empty).
@@ -160,7 +182,8 @@ impl ContextWindow {
     /// array. `synthetic_result` is the text of inserted results (null: default).
     #[uniffi::method(default(synthetic_result = None))]
     pub fn repair(&self, synthetic_result: Option<Text>) -> Result<String> {
-        to_json(&self.inner.lock().repair(synthetic_result.as_deref())?)
+        let changes = self.mutate(|w| Ok(w.repair(synthetic_result.as_deref())?))?;
+        to_json(&changes)
     }
 
     /// The conversation as JSON, in the format it was loaded in.
@@ -176,13 +199,28 @@ impl ContextWindow {
     #[uniffi::method(default(policy_json = None))]
     pub fn compact(&self, policy_json: Option<Text>) -> Result<String> {
         let policy: Policy = parse_opt("policy_json", policy_json)?;
-        to_json(&self.inner.lock().compact(&policy)?)
+        let outcome = self.mutate(|w| Ok(w.compact(&policy)?))?;
+        to_json(&outcome)
     }
 
     /// Completes a pending summarize compaction with the host's summary;
     /// returns the report as JSON. A wrong or stale id is `InvalidArgument`.
     pub fn apply_summary(&self, id: Text, summary: Text) -> Result<String> {
-        to_json(&self.inner.lock().apply_summary(&id, &summary)?)
+        let report = self.mutate(|w| Ok(w.apply_summary(&id, &summary)?))?;
+        to_json(&report)
+    }
+
+    /// Sets (null: clears) the listener of this window's events:
+    /// `compacted` (compact, applySummary), `repaired` (repair, when it
+    /// changed something) and `budget_crossed` (load, push, repair moving
+    /// the verdict up). Each is delivered on the calling thread once the
+    /// call's work is done and the window unlocked, before the call returns,
+    /// so the listener may call the window back; never after `close`. An
+    /// exception the listener throws is dropped (events.rs).
+    pub fn set_event_listener(&self, listener: Option<Arc<dyn EventListener>>) {
+        let observer = if listener.is_some() { events::queued() } else { ctxkit::events::Observer::none() };
+        *self.listener.lock() = listener;
+        self.inner.lock().set_observer(observer);
     }
 
     /// Records the prompt tokens the provider billed for the current

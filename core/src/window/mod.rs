@@ -18,7 +18,7 @@ pub mod summary_prompt;
 pub mod tool_outputs;
 pub mod validate;
 
-pub use accounting::{Accountant, Framing};
+pub use accounting::{Accountant, EstimateReason, Framing};
 pub use compact::{compact, Compacted, Policy, Strategy, SummaryRole};
 pub use fit::{fit, fit_in, fit_json, fit_json_in, FitOptions, FitReport};
 pub use manifest::{Action, Change, Protected, Reason};

@@ -460,7 +460,13 @@ fileprivate final class UniffiHandleMap<T>: @unchecked Sendable {
 
 
 // Public interface members begin here.
-
+// Magic number for the Rust proxy to call using the same mechanism as every other method,
+// to free the callback once it's dropped by Rust.
+private let IDX_CALLBACK_FREE: Int32 = 0
+// Callback return codes
+private let UNIFFI_CALLBACK_SUCCESS: Int32 = 0
+private let UNIFFI_CALLBACK_ERROR: Int32 = 1
+private let UNIFFI_CALLBACK_UNEXPECTED_ERROR: Int32 = 2
 
 #if swift(>=5.8)
 @_documentation(visibility: private)
@@ -848,6 +854,14 @@ public protocol CircuitBreakerProtocol: AnyObject, Sendable {
     func recordSuccess(key: Text, nowMs: UInt64) throws  -> BreakerState
     
     /**
+     * Sets (null: clears) the listener of `breaker_state_changed` events,
+     * delivered on the thread whose call moved a key's state, with no lock
+     * held, before that call returns; never after `close`. An exception
+     * the listener throws is dropped (the state change stands).
+     */
+    func setEventListener(listener: EventListener?) 
+    
+    /**
      * `key`'s state at `now_ms`.
      */
     func state(key: Text, nowMs: UInt64) throws  -> BreakerSnapshot
@@ -964,6 +978,21 @@ open func recordSuccess(key: Text, nowMs: UInt64)throws  -> BreakerState  {
         FfiConverterUInt64.lower(nowMs),uniffiCallStatus
     )
 })
+}
+    
+    /**
+     * Sets (null: clears) the listener of `breaker_state_changed` events,
+     * delivered on the thread whose call moved a key's state, with no lock
+     * held, before that call returns; never after `close`. An exception
+     * the listener throws is dropped (the state change stands).
+     */
+open func setEventListener(listener: EventListener?)  {try! rustCall() {
+        uniffiCallStatus in
+    uniffi_ctxkit_uniffi_fn_method_circuitbreaker_set_event_listener(
+            self.uniffiCloneHandle(),
+        FfiConverterOptionTypeEventListener.lower(listener),uniffiCallStatus
+    )
+}
 }
     
     /**
@@ -1101,6 +1130,17 @@ public protocol ContextWindowProtocol: AnyObject, Sendable {
      * array. `synthetic_result` is the text of inserted results (null: default).
      */
     func repair(syntheticResult: Text?) throws  -> String
+    
+    /**
+     * Sets (null: clears) the listener of this window's events:
+     * `compacted` (compact, applySummary), `repaired` (repair, when it
+     * changed something) and `budget_crossed` (load, push, repair moving
+     * the verdict up). Each is delivered on the calling thread once the
+     * call's work is done and the window unlocked, before the call returns,
+     * so the listener may call the window back; never after `close`. An
+     * exception the listener throws is dropped (events.rs).
+     */
+    func setEventListener(listener: EventListener?) 
     
     /**
      * Structural issues as a JSON array (`[]` when none).
@@ -1333,6 +1373,24 @@ open func repair(syntheticResult: Text? = nil)throws  -> String  {
 }
     
     /**
+     * Sets (null: clears) the listener of this window's events:
+     * `compacted` (compact, applySummary), `repaired` (repair, when it
+     * changed something) and `budget_crossed` (load, push, repair moving
+     * the verdict up). Each is delivered on the calling thread once the
+     * call's work is done and the window unlocked, before the call returns,
+     * so the listener may call the window back; never after `close`. An
+     * exception the listener throws is dropped (events.rs).
+     */
+open func setEventListener(listener: EventListener?)  {try! rustCall() {
+        uniffiCallStatus in
+    uniffi_ctxkit_uniffi_fn_method_contextwindow_set_event_listener(
+            self.uniffiCloneHandle(),
+        FfiConverterOptionTypeEventListener.lower(listener),uniffiCallStatus
+    )
+}
+}
+    
+    /**
      * Structural issues as a JSON array (`[]` when none).
      */
 open func validate()throws  -> String  {
@@ -1387,6 +1445,232 @@ public func FfiConverterTypeContextWindow_lift(_ handle: UInt64) throws -> Conte
 #endif
 public func FfiConverterTypeContextWindow_lower(_ value: ContextWindow) -> UInt64 {
     return FfiConverterTypeContextWindow.lower(value)
+}
+
+
+
+
+
+
+/**
+ * Receives a handle's events. Implemented in Kotlin (an interface) or
+ * Swift (a protocol).
+ */
+public protocol EventListener: AnyObject, Sendable {
+    
+    /**
+     * One event: `kind` is its stable name (`compacted`, `repaired`,
+     * `budget_crossed`, `breaker_state_changed`, `span_repeated`,
+     * `span_overdue`, `skill_skipped`), `payload_json` the event as one
+     * JSON object with `kind` first (schemas/event.json). Called on the
+     * thread of the call that raised it; the handle may be called back.
+     * An exception thrown here is caught and dropped (the call completes).
+     */
+    func onEvent(kind: String, payloadJson: String) throws 
+    
+}
+/**
+ * Receives a handle's events. Implemented in Kotlin (an interface) or
+ * Swift (a protocol).
+ */
+open class EventListenerImpl: EventListener, @unchecked Sendable {
+    fileprivate let handle: UInt64
+
+    /// Used to instantiate a [FFIObject] without an actual handle, for fakes in tests, mostly.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public struct NoHandle {
+        public init() {}
+    }
+
+    // TODO: We'd like this to be `private` but for Swifty reasons,
+    // we can't implement `FfiConverter` without making this `required` and we can't
+    // make it `required` without making it `public`.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    required public init(unsafeFromHandle handle: UInt64) {
+        self.handle = handle
+    }
+
+    // This constructor can be used to instantiate a fake object.
+    // - Parameter noHandle: Placeholder value so we can have a constructor separate from the default empty one that may be implemented for classes extending [FFIObject].
+    //
+    // - Warning:
+    //     Any object instantiated with this constructor cannot be passed to an actual Rust-backed object. Since there isn't a backing handle the FFI lower functions will crash.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public init(noHandle: NoHandle) {
+        self.handle = 0
+    }
+
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public func uniffiCloneHandle() -> UInt64 {
+        return try! rustCall { uniffi_ctxkit_uniffi_fn_clone_eventlistener(self.handle, $0) }
+    }
+    // No primary constructor declared for this class.
+
+    deinit {
+        if handle == 0 {
+            // Mock objects have handle=0 don't try to free them
+            return
+        }
+
+        try! rustCall { uniffi_ctxkit_uniffi_fn_free_eventlistener(handle, $0) }
+    }
+
+    
+
+    
+    /**
+     * One event: `kind` is its stable name (`compacted`, `repaired`,
+     * `budget_crossed`, `breaker_state_changed`, `span_repeated`,
+     * `span_overdue`, `skill_skipped`), `payload_json` the event as one
+     * JSON object with `kind` first (schemas/event.json). Called on the
+     * thread of the call that raised it; the handle may be called back.
+     * An exception thrown here is caught and dropped (the call completes).
+     */
+open func onEvent(kind: String, payloadJson: String)throws   {try rustCallWithError(FfiConverterTypeCtxkitError_lift) {
+        uniffiCallStatus in
+    uniffi_ctxkit_uniffi_fn_method_eventlistener_on_event(
+            self.uniffiCloneHandle(),
+        FfiConverterString.lower(kind),
+        FfiConverterString.lower(payloadJson),uniffiCallStatus
+    )
+}
+}
+    
+
+    
+}
+
+
+
+// Put the implementation in a struct so we don't pollute the top-level namespace
+fileprivate struct UniffiCallbackInterfaceEventListener {
+
+    // Create the VTable using a series of closures.
+    // Swift automatically converts these into C callback functions.
+    //
+    // Store the vtable directly.
+    static let vtable: UniffiVTableCallbackInterfaceEventListener = UniffiVTableCallbackInterfaceEventListener(
+        uniffiFree: { (uniffiHandle: UInt64) -> () in
+            do {
+                try FfiConverterTypeEventListener.handleMap.remove(handle: uniffiHandle)
+            } catch {
+                print("Uniffi callback interface EventListener: handle missing in uniffiFree")
+            }
+        },
+        uniffiClone: { (uniffiHandle: UInt64) -> UInt64 in
+            do {
+                return try FfiConverterTypeEventListener.handleMap.clone(handle: uniffiHandle)
+            } catch {
+                fatalError("Uniffi callback interface EventListener: handle missing in uniffiClone")
+            }
+        },
+        onEvent: { (
+            uniffiHandle: UInt64,
+            kind: RustBuffer,
+            payloadJson: RustBuffer,
+            uniffiOutReturn: UnsafeMutableRawPointer,
+            uniffiCallStatus: UnsafeMutablePointer<RustCallStatus>
+        ) in
+            let makeCall = {
+                () throws -> () in
+                guard let uniffiObj = try? FfiConverterTypeEventListener.handleMap.get(handle: uniffiHandle) else {
+                    throw UniffiInternalError.unexpectedStaleHandle
+                }
+                return try uniffiObj.onEvent(
+                     kind: try FfiConverterString.lift(kind),
+                     payloadJson: try FfiConverterString.lift(payloadJson)
+                )
+            }
+
+            
+            let writeReturn = { () }
+            uniffiTraitInterfaceCallWithError(
+                callStatus: uniffiCallStatus,
+                makeCall: makeCall,
+                writeReturn: writeReturn,
+                lowerError: FfiConverterTypeCtxkitError_lower
+            )
+        }
+    )
+
+    // Rust stores this pointer for future callback invocations, so it must live
+    // for the process lifetime (not just for the init function call).
+    //
+    // `nonisolated(unsafe)` is needed under Swift 6 strict concurrency.
+    // This is safe because the pointee is initialized once during static init
+    // and never mutated by either side of the FFI.  Its fields are C function pointers.
+    nonisolated(unsafe) static let vtablePtr: UnsafePointer<UniffiVTableCallbackInterfaceEventListener> = {
+        let ptr = UnsafeMutablePointer<UniffiVTableCallbackInterfaceEventListener>.allocate(capacity: 1)
+        ptr.initialize(to: vtable)
+        return UnsafePointer(ptr)
+    }()
+}
+
+private func uniffiCallbackInitEventListener() {
+    uniffi_ctxkit_uniffi_fn_init_callback_vtable_eventlistener(UniffiCallbackInterfaceEventListener.vtablePtr)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeEventListener: FfiConverter {
+    fileprivate static let handleMap = UniffiHandleMap<EventListener>()
+
+    typealias FfiType = UInt64
+    typealias SwiftType = EventListener
+
+    public static func lift(_ handle: UInt64) throws -> EventListener {
+        if ((handle & 1) == 0) {
+            // Rust-generated handle, construct a new class that uses the handle to implement the
+            // interface
+            return EventListenerImpl(unsafeFromHandle: handle)
+        } else {
+            // Swift-generated handle, get the object from the handle map
+            return try handleMap.remove(handle: handle)
+        }
+    }
+
+    public static func lower(_ value: EventListener) -> UInt64 {
+         if let rustImpl = value as? EventListenerImpl {
+             // Rust-implemented object.  Clone the handle and return it
+            return rustImpl.uniffiCloneHandle()
+         } else {
+            // Swift object, generate a new vtable handle and return that.
+            return handleMap.insert(obj: value)
+         }
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> EventListener {
+        let handle: UInt64 = try readInt(&buf)
+        return try lift(handle)
+    }
+
+    public static func write(_ value: EventListener, into buf: inout [UInt8]) {
+        writeInt(&buf, lower(value))
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeEventListener_lift(_ handle: UInt64) throws -> EventListener {
+    return try FfiConverterTypeEventListener.lift(handle)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeEventListener_lower(_ value: EventListener) -> UInt64 {
+    return FfiConverterTypeEventListener.lower(value)
 }
 
 
@@ -1669,6 +1953,23 @@ public static func `open`(root: Text, optionsJson: Text? = nil)throws  -> SkillS
         uniffiCallStatus in
     uniffi_ctxkit_uniffi_fn_constructor_skillset_open(
         FfiConverterTypeText_lower(root),
+        FfiConverterOptionTypeText.lower(optionsJson),uniffiCallStatus
+    )
+})
+}
+    
+    /**
+     * [`open`](Self::open), reporting each entry discovery skipped to
+     * `listener` as a `skill_skipped` event, on the calling thread, before
+     * this returns (a failed open reports nothing; the same entries are in
+     * `listJson`'s `ignored`). An exception the listener throws is dropped.
+     */
+public static func openWithListener(root: Text, listener: EventListener, optionsJson: Text? = nil)throws  -> SkillSet  {
+    return try  FfiConverterTypeSkillSet_lift(try rustCallWithError(FfiConverterTypeCtxkitError_lift) {
+        uniffiCallStatus in
+    uniffi_ctxkit_uniffi_fn_constructor_skillset_open_with_listener(
+        FfiConverterTypeText_lower(root),
+        FfiConverterTypeEventListener_lower(listener),
         FfiConverterOptionTypeText.lower(optionsJson),uniffiCallStatus
     )
 })
@@ -2306,6 +2607,15 @@ public protocol TracerProtocol: AnyObject, Sendable {
     func overdue(nowUs: UInt64) throws  -> String
     
     /**
+     * Sets (null: clears) the listener of `span_repeated` (a finished span
+     * folded into the previous record) and `span_overdue` (an open span
+     * first seen past its deadline) events, delivered on the calling
+     * thread with no lock held, before the call returns; never after
+     * `close`. An exception the listener throws is dropped.
+     */
+    func setEventListener(listener: EventListener?) 
+    
+    /**
      * Starts a span; returns its id. `info_json` is `{"agent_id",
      * "workflow_id", "tool_call_id", "timeout_ms"}` (null: none).
      */
@@ -2454,6 +2764,22 @@ open func overdue(nowUs: UInt64)throws  -> String  {
         FfiConverterUInt64.lower(nowUs),uniffiCallStatus
     )
 })
+}
+    
+    /**
+     * Sets (null: clears) the listener of `span_repeated` (a finished span
+     * folded into the previous record) and `span_overdue` (an open span
+     * first seen past its deadline) events, delivered on the calling
+     * thread with no lock held, before the call returns; never after
+     * `close`. An exception the listener throws is dropped.
+     */
+open func setEventListener(listener: EventListener?)  {try! rustCall() {
+        uniffiCallStatus in
+    uniffi_ctxkit_uniffi_fn_method_tracer_set_event_listener(
+            self.uniffiCloneHandle(),
+        FfiConverterOptionTypeEventListener.lower(listener),uniffiCallStatus
+    )
+}
 }
     
     /**
@@ -4861,6 +5187,30 @@ fileprivate struct FfiConverterOptionString: FfiConverterRustBuffer {
 #if swift(>=5.8)
 @_documentation(visibility: private)
 #endif
+fileprivate struct FfiConverterOptionTypeEventListener: FfiConverterRustBuffer {
+    typealias SwiftType = EventListener?
+
+    public static func write(_ value: SwiftType, into buf: inout [UInt8]) {
+        guard let value = value else {
+            writeInt(&buf, Int8(0))
+            return
+        }
+        writeInt(&buf, Int8(1))
+        FfiConverterTypeEventListener.write(value, into: &buf)
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> SwiftType {
+        switch try readInt(&buf) as Int8 {
+        case 0: return nil
+        case 1: return try FfiConverterTypeEventListener.read(from: &buf)
+        default: throw UniffiInternalError.unexpectedOptionalTag
+        }
+    }
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
 fileprivate struct FfiConverterOptionTypeModelRegistry: FfiConverterRustBuffer {
     typealias SwiftType = ModelRegistry?
 
@@ -5498,6 +5848,9 @@ private let initializationResult: InitializationResult = {
     if (uniffi_ctxkit_uniffi_checksum_method_circuitbreaker_record_success() != 39497) {
         return InitializationResult.apiChecksumMismatch
     }
+    if (uniffi_ctxkit_uniffi_checksum_method_circuitbreaker_set_event_listener() != 29089) {
+        return InitializationResult.apiChecksumMismatch
+    }
     if (uniffi_ctxkit_uniffi_checksum_method_circuitbreaker_state() != 47766) {
         return InitializationResult.apiChecksumMismatch
     }
@@ -5525,7 +5878,13 @@ private let initializationResult: InitializationResult = {
     if (uniffi_ctxkit_uniffi_checksum_method_tracer_overdue() != 48395) {
         return InitializationResult.apiChecksumMismatch
     }
+    if (uniffi_ctxkit_uniffi_checksum_method_tracer_set_event_listener() != 6168) {
+        return InitializationResult.apiChecksumMismatch
+    }
     if (uniffi_ctxkit_uniffi_checksum_method_tracer_start() != 13890) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_ctxkit_uniffi_checksum_method_eventlistener_on_event() != 3049) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_ctxkit_uniffi_checksum_method_modelregistry_list_json() != 51853) {
@@ -5621,6 +5980,9 @@ private let initializationResult: InitializationResult = {
     if (uniffi_ctxkit_uniffi_checksum_method_contextwindow_repair() != 12818) {
         return InitializationResult.apiChecksumMismatch
     }
+    if (uniffi_ctxkit_uniffi_checksum_method_contextwindow_set_event_listener() != 65171) {
+        return InitializationResult.apiChecksumMismatch
+    }
     if (uniffi_ctxkit_uniffi_checksum_method_contextwindow_validate() != 26639) {
         return InitializationResult.apiChecksumMismatch
     }
@@ -5634,6 +5996,9 @@ private let initializationResult: InitializationResult = {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_ctxkit_uniffi_checksum_constructor_skillset_open() != 52532) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_ctxkit_uniffi_checksum_constructor_skillset_open_with_listener() != 18590) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_ctxkit_uniffi_checksum_constructor_tracer_new() != 32000) {
@@ -5655,6 +6020,7 @@ private let initializationResult: InitializationResult = {
         return InitializationResult.apiChecksumMismatch
     }
 
+    uniffiCallbackInitEventListener()
     return InitializationResult.ok
 }()
 

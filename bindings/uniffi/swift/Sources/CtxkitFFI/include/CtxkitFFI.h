@@ -243,6 +243,22 @@ typedef void (*UniffiForeignFutureCompleteVoid)(uint64_t, UniffiForeignFutureRes
     );
 
 #endif
+#ifndef UNIFFI_FFIDEF_CALLBACK_INTERFACE_EVENT_LISTENER_METHOD0
+#define UNIFFI_FFIDEF_CALLBACK_INTERFACE_EVENT_LISTENER_METHOD0
+typedef void (*UniffiCallbackInterfaceEventListenerMethod0)(uint64_t, RustBuffer, RustBuffer, void* _Nonnull, 
+        RustCallStatus *_Nonnull uniffiCallStatus
+    );
+
+#endif
+#ifndef UNIFFI_FFIDEF_V_TABLE_CALLBACK_INTERFACE_EVENT_LISTENER
+#define UNIFFI_FFIDEF_V_TABLE_CALLBACK_INTERFACE_EVENT_LISTENER
+typedef struct UniffiVTableCallbackInterfaceEventListener {
+    UniffiCallbackInterfaceFree _Nonnull uniffiFree;
+    UniffiCallbackInterfaceClone _Nonnull uniffiClone;
+    UniffiCallbackInterfaceEventListenerMethod0 _Nonnull onEvent;
+} UniffiVTableCallbackInterfaceEventListener;
+
+#endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_CTXKIT_UNIFFI_FN_CLONE_CALLSTACK
 #define UNIFFI_FFIDEF_UNIFFI_CTXKIT_UNIFFI_FN_CLONE_CALLSTACK
 uint64_t uniffi_ctxkit_uniffi_fn_clone_callstack(uint64_t handle, RustCallStatus *_Nonnull out_status
@@ -313,6 +329,11 @@ RustBuffer uniffi_ctxkit_uniffi_fn_method_circuitbreaker_record_failure(uint64_t
 RustBuffer uniffi_ctxkit_uniffi_fn_method_circuitbreaker_record_success(uint64_t ptr, RustBuffer key, uint64_t now_ms, RustCallStatus *_Nonnull out_status
 );
 #endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_CTXKIT_UNIFFI_FN_METHOD_CIRCUITBREAKER_SET_EVENT_LISTENER
+#define UNIFFI_FFIDEF_UNIFFI_CTXKIT_UNIFFI_FN_METHOD_CIRCUITBREAKER_SET_EVENT_LISTENER
+void uniffi_ctxkit_uniffi_fn_method_circuitbreaker_set_event_listener(uint64_t ptr, RustBuffer listener, RustCallStatus *_Nonnull out_status
+);
+#endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_CTXKIT_UNIFFI_FN_METHOD_CIRCUITBREAKER_STATE
 #define UNIFFI_FFIDEF_UNIFFI_CTXKIT_UNIFFI_FN_METHOD_CIRCUITBREAKER_STATE
 RustBuffer uniffi_ctxkit_uniffi_fn_method_circuitbreaker_state(uint64_t ptr, RustBuffer key, uint64_t now_ms, RustCallStatus *_Nonnull out_status
@@ -331,6 +352,11 @@ void uniffi_ctxkit_uniffi_fn_free_skillset(uint64_t handle, RustCallStatus *_Non
 #ifndef UNIFFI_FFIDEF_UNIFFI_CTXKIT_UNIFFI_FN_CONSTRUCTOR_SKILLSET_OPEN
 #define UNIFFI_FFIDEF_UNIFFI_CTXKIT_UNIFFI_FN_CONSTRUCTOR_SKILLSET_OPEN
 uint64_t uniffi_ctxkit_uniffi_fn_constructor_skillset_open(RustBuffer root, RustBuffer options_json, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_CTXKIT_UNIFFI_FN_CONSTRUCTOR_SKILLSET_OPEN_WITH_LISTENER
+#define UNIFFI_FFIDEF_UNIFFI_CTXKIT_UNIFFI_FN_CONSTRUCTOR_SKILLSET_OPEN_WITH_LISTENER
+uint64_t uniffi_ctxkit_uniffi_fn_constructor_skillset_open_with_listener(RustBuffer root, uint64_t listener, RustBuffer options_json, RustCallStatus *_Nonnull out_status
 );
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_CTXKIT_UNIFFI_FN_METHOD_SKILLSET_BODY
@@ -388,9 +414,34 @@ RustBuffer uniffi_ctxkit_uniffi_fn_method_tracer_export_json(uint64_t ptr, uint6
 RustBuffer uniffi_ctxkit_uniffi_fn_method_tracer_overdue(uint64_t ptr, uint64_t now_us, RustCallStatus *_Nonnull out_status
 );
 #endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_CTXKIT_UNIFFI_FN_METHOD_TRACER_SET_EVENT_LISTENER
+#define UNIFFI_FFIDEF_UNIFFI_CTXKIT_UNIFFI_FN_METHOD_TRACER_SET_EVENT_LISTENER
+void uniffi_ctxkit_uniffi_fn_method_tracer_set_event_listener(uint64_t ptr, RustBuffer listener, RustCallStatus *_Nonnull out_status
+);
+#endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_CTXKIT_UNIFFI_FN_METHOD_TRACER_START
 #define UNIFFI_FFIDEF_UNIFFI_CTXKIT_UNIFFI_FN_METHOD_TRACER_START
 uint64_t uniffi_ctxkit_uniffi_fn_method_tracer_start(uint64_t ptr, RustBuffer tool, uint64_t now_us, RustBuffer info_json, uint64_t input_bytes, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_CTXKIT_UNIFFI_FN_CLONE_EVENTLISTENER
+#define UNIFFI_FFIDEF_UNIFFI_CTXKIT_UNIFFI_FN_CLONE_EVENTLISTENER
+uint64_t uniffi_ctxkit_uniffi_fn_clone_eventlistener(uint64_t handle, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_CTXKIT_UNIFFI_FN_FREE_EVENTLISTENER
+#define UNIFFI_FFIDEF_UNIFFI_CTXKIT_UNIFFI_FN_FREE_EVENTLISTENER
+void uniffi_ctxkit_uniffi_fn_free_eventlistener(uint64_t handle, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_CTXKIT_UNIFFI_FN_INIT_CALLBACK_VTABLE_EVENTLISTENER
+#define UNIFFI_FFIDEF_UNIFFI_CTXKIT_UNIFFI_FN_INIT_CALLBACK_VTABLE_EVENTLISTENER
+void uniffi_ctxkit_uniffi_fn_init_callback_vtable_eventlistener(const UniffiVTableCallbackInterfaceEventListener* _Nonnull vtable
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_CTXKIT_UNIFFI_FN_METHOD_EVENTLISTENER_ON_EVENT
+#define UNIFFI_FFIDEF_UNIFFI_CTXKIT_UNIFFI_FN_METHOD_EVENTLISTENER_ON_EVENT
+void uniffi_ctxkit_uniffi_fn_method_eventlistener_on_event(uint64_t ptr, RustBuffer kind, RustBuffer payload_json, RustCallStatus *_Nonnull out_status
 );
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_CTXKIT_UNIFFI_FN_CLONE_MODELREGISTRY
@@ -602,6 +653,11 @@ uint64_t uniffi_ctxkit_uniffi_fn_method_contextwindow_push(uint64_t ptr, RustBuf
 #ifndef UNIFFI_FFIDEF_UNIFFI_CTXKIT_UNIFFI_FN_METHOD_CONTEXTWINDOW_REPAIR
 #define UNIFFI_FFIDEF_UNIFFI_CTXKIT_UNIFFI_FN_METHOD_CONTEXTWINDOW_REPAIR
 RustBuffer uniffi_ctxkit_uniffi_fn_method_contextwindow_repair(uint64_t ptr, RustBuffer synthetic_result, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_CTXKIT_UNIFFI_FN_METHOD_CONTEXTWINDOW_SET_EVENT_LISTENER
+#define UNIFFI_FFIDEF_UNIFFI_CTXKIT_UNIFFI_FN_METHOD_CONTEXTWINDOW_SET_EVENT_LISTENER
+void uniffi_ctxkit_uniffi_fn_method_contextwindow_set_event_listener(uint64_t ptr, RustBuffer listener, RustCallStatus *_Nonnull out_status
 );
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_CTXKIT_UNIFFI_FN_METHOD_CONTEXTWINDOW_VALIDATE
@@ -1100,6 +1156,12 @@ uint16_t uniffi_ctxkit_uniffi_checksum_method_circuitbreaker_record_success(void
     
 );
 #endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_CTXKIT_UNIFFI_CHECKSUM_METHOD_CIRCUITBREAKER_SET_EVENT_LISTENER
+#define UNIFFI_FFIDEF_UNIFFI_CTXKIT_UNIFFI_CHECKSUM_METHOD_CIRCUITBREAKER_SET_EVENT_LISTENER
+uint16_t uniffi_ctxkit_uniffi_checksum_method_circuitbreaker_set_event_listener(void
+    
+);
+#endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_CTXKIT_UNIFFI_CHECKSUM_METHOD_CIRCUITBREAKER_STATE
 #define UNIFFI_FFIDEF_UNIFFI_CTXKIT_UNIFFI_CHECKSUM_METHOD_CIRCUITBREAKER_STATE
 uint16_t uniffi_ctxkit_uniffi_checksum_method_circuitbreaker_state(void
@@ -1154,9 +1216,21 @@ uint16_t uniffi_ctxkit_uniffi_checksum_method_tracer_overdue(void
     
 );
 #endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_CTXKIT_UNIFFI_CHECKSUM_METHOD_TRACER_SET_EVENT_LISTENER
+#define UNIFFI_FFIDEF_UNIFFI_CTXKIT_UNIFFI_CHECKSUM_METHOD_TRACER_SET_EVENT_LISTENER
+uint16_t uniffi_ctxkit_uniffi_checksum_method_tracer_set_event_listener(void
+    
+);
+#endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_CTXKIT_UNIFFI_CHECKSUM_METHOD_TRACER_START
 #define UNIFFI_FFIDEF_UNIFFI_CTXKIT_UNIFFI_CHECKSUM_METHOD_TRACER_START
 uint16_t uniffi_ctxkit_uniffi_checksum_method_tracer_start(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_CTXKIT_UNIFFI_CHECKSUM_METHOD_EVENTLISTENER_ON_EVENT
+#define UNIFFI_FFIDEF_UNIFFI_CTXKIT_UNIFFI_CHECKSUM_METHOD_EVENTLISTENER_ON_EVENT
+uint16_t uniffi_ctxkit_uniffi_checksum_method_eventlistener_on_event(void
     
 );
 #endif
@@ -1346,6 +1420,12 @@ uint16_t uniffi_ctxkit_uniffi_checksum_method_contextwindow_repair(void
     
 );
 #endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_CTXKIT_UNIFFI_CHECKSUM_METHOD_CONTEXTWINDOW_SET_EVENT_LISTENER
+#define UNIFFI_FFIDEF_UNIFFI_CTXKIT_UNIFFI_CHECKSUM_METHOD_CONTEXTWINDOW_SET_EVENT_LISTENER
+uint16_t uniffi_ctxkit_uniffi_checksum_method_contextwindow_set_event_listener(void
+    
+);
+#endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_CTXKIT_UNIFFI_CHECKSUM_METHOD_CONTEXTWINDOW_VALIDATE
 #define UNIFFI_FFIDEF_UNIFFI_CTXKIT_UNIFFI_CHECKSUM_METHOD_CONTEXTWINDOW_VALIDATE
 uint16_t uniffi_ctxkit_uniffi_checksum_method_contextwindow_validate(void
@@ -1373,6 +1453,12 @@ uint16_t uniffi_ctxkit_uniffi_checksum_constructor_circuitbreaker_new(void
 #ifndef UNIFFI_FFIDEF_UNIFFI_CTXKIT_UNIFFI_CHECKSUM_CONSTRUCTOR_SKILLSET_OPEN
 #define UNIFFI_FFIDEF_UNIFFI_CTXKIT_UNIFFI_CHECKSUM_CONSTRUCTOR_SKILLSET_OPEN
 uint16_t uniffi_ctxkit_uniffi_checksum_constructor_skillset_open(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_CTXKIT_UNIFFI_CHECKSUM_CONSTRUCTOR_SKILLSET_OPEN_WITH_LISTENER
+#define UNIFFI_FFIDEF_UNIFFI_CTXKIT_UNIFFI_CHECKSUM_CONSTRUCTOR_SKILLSET_OPEN_WITH_LISTENER
+uint16_t uniffi_ctxkit_uniffi_checksum_constructor_skillset_open_with_listener(void
     
 );
 #endif

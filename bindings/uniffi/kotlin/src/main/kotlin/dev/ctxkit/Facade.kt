@@ -116,3 +116,16 @@ suspend fun ContextWindow.compactAsync(policyJson: String? = null): String =
 
 /** [ContextWindow.load] on [Dispatchers.Default]. */
 suspend fun ContextWindow.loadAsync(conversationJson: String) = withContext(Dispatchers.Default) { load(conversationJson) }
+
+/**
+ * An [EventListener] from a lambda receiving each event's kind (`compacted`,
+ * ...) and its payload as JSON text: `window.setEventListener(eventListener
+ * { kind, json -> log.info("$kind $json") })`. Called on the thread of the
+ * call that raised the event, before that call returns. An exception [f]
+ * throws is caught at the boundary and dropped (the call completes and the
+ * call's other events are still delivered); a [java.lang.Error] is not caught
+ * by uniffi and goes to JNA's callback exception handler.
+ */
+fun eventListener(f: (kind: String, payloadJson: String) -> Unit): EventListener = object : EventListener {
+    override fun onEvent(kind: String, payloadJson: String) = f(kind, payloadJson)
+}
