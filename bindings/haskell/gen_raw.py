@@ -26,7 +26,8 @@ UNSAFE = {
     "ctxkit_skills_free", "ctxkit_status_name", "ctxkit_string_free",
     "ctxkit_tokens_free", "ctxkit_tokenizer_free", "ctxkit_clock_now_us",
     "ctxkit_tracer_free", "ctxkit_version", "ctxkit_abi_version",
-    "ctxkit_window_free",
+    "ctxkit_window_free", "ctxkit_string_free_parts",
+    "ctxkit_status_kind_name", "ctxkit_event_kind_name",
 }
 
 SCALARS = {

@@ -117,7 +117,7 @@ run_cp=$testcp:$out/ctxkit.jar:$out/ctxkit-tests.jar:$klib/kotlin-stdlib.jar
 # A bounded heap, so the create/close test measures native memory, not heap growth.
 jvm=(java -Xmx256m -Djna.library.path="$root/target/debug" -Dctxkit.repo="$root" -Xss4m)
 "${jvm[@]}" -jar /usr/share/java/junit-platform-console-standalone.jar \
-    --class-path "$run_cp" $(for c in VectorsTest TokenizerTest BytesTest TracerTest ErrorsTest ConcurrencyTest LifetimeTest WindowTest SchemaTypesTest TypedTest EventsTest; do printf -- "--select-class dev.ctxkit.%s " $c; done) --disable-banner --details=tree --fail-if-no-tests
+    --class-path "$run_cp" $(for c in VectorsTest FastCountTest TokenizerTest BytesTest TracerTest ErrorsTest ConcurrencyTest LifetimeTest WindowTest SchemaTypesTest TypedTest EventsTest; do printf -- "--select-class dev.ctxkit.%s " $c; done) --disable-banner --details=tree --fail-if-no-tests
 
 # examples/kotlin: compiled against the jar and run.
 "$kotlinc" -nowarn -jvm-target 17 -cp "$cp:/usr/share/java/gson.jar:$out/ctxkit.jar" -d "$out/example.jar" \
@@ -134,6 +134,7 @@ grep -q 'event compacted: {"kind":"compacted"' <<<"$ex_out" || { echo "example: 
 empty=$(mktemp -d)
 cp "$out/ctxkit.jar" /usr/share/java/jna.jar "$klib/kotlin-stdlib.jar" "$lib" "$empty/"
 cat > "$empty/Main.kt" <<'KT'
+import dev.ctxkit.countTokens
 fun main() {
     dev.ctxkit.Tokenizer.forModel("gpt-4o").use { println("empty folder: gpt-4o counts 'Hello, world!' as ${it.countTokens("Hello, world!")}") }
 }

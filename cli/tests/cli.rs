@@ -249,6 +249,17 @@ fn preflight_reports_components_and_honours_the_budget() {
     );
     let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
     assert_eq!(v["exact"], false);
+    // Exactness is per request: on gpt-4o a plain request is exact, one
+    // with a structured-output schema is an estimate.
+    let exact = |body: &[u8]| {
+        let o = ctxkit(&["preflight", "-", "--model", "gpt-4o"], body);
+        assert!(o.status.success(), "{}", stderr(&o));
+        serde_json::from_str::<serde_json::Value>(&stdout(&o)).unwrap()["exact"].clone()
+    };
+    assert_eq!(exact(br#"{"messages":[{"role":"user","content":"hi"}]}"#), true);
+    let structured = br#"{"messages":[{"role":"user","content":"hi"}],"response_format":{"type":"json_schema",
+        "json_schema":{"name":"A","schema":{"type":"object","properties":{"a":{"type":"string"}}}}}}"#;
+    assert_eq!(exact(structured), false);
 }
 
 #[test]

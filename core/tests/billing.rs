@@ -34,6 +34,10 @@ struct Record {
 struct Outcome {
     rec: Record,
     family: String,
+    /// The model's counts are exact (its tokenizer is public).
+    model_exact: bool,
+    /// This request's count is exact: the model's are and the request holds
+    /// no shape the accounting only estimates (`Accountant::estimate_reasons`).
     exact: bool,
     /// None when the body was rejected (the error message in `error`).
     counted: Option<i64>,
@@ -93,12 +97,13 @@ fn run() -> Vec<Outcome> {
         .map(|rec| {
             let format = if rec.provider == "openai" { Format::OpenAi } else { Format::Anthropic };
             let (acct, info) = Accountant::for_model(&registry, &rec.model).expect("model in the registry");
-            let counted = Conversation::parse(&rec.body, Some(format)).and_then(|c| acct.conversation(&c));
-            let (counted, error) = match counted {
-                Ok(n) => (Some(n as i64), None),
-                Err(e) => (None, Some(e.to_string())),
+            let counted = Conversation::parse(&rec.body, Some(format))
+                .and_then(|c| Ok((acct.conversation(&c)?, acct.estimate_reasons(&c).is_empty())));
+            let (counted, error, exact) = match counted {
+                Ok((n, exact)) => (Some(n as i64), None, info.exact && exact),
+                Err(e) => (None, Some(e.to_string()), info.exact),
             };
-            Outcome { family: family(&rec.model).to_owned(), exact: info.exact, rec, counted, error }
+            Outcome { family: family(&rec.model).to_owned(), model_exact: info.exact, exact, rec, counted, error }
         })
         .collect()
 }
@@ -170,24 +175,37 @@ impl Stats {
 const RULES: &str = "\n## Rules and where they come from\n\n\
 - Message framing, names, reply priming, the guide's tool constants: documented (OpenAI's counting guide).\n\
 - OpenAI tools in the TypeScript-like `namespace functions` rendering: documented (openai/harmony's renderer); \
-`$ref`s expanded: measured; -1 / +1 with or without a system message and +10 for a forced `tool_choice`: fitted.\n\
+`$ref`s expanded: measured; -1 / +1 with or without a system message: fitted.\n\
+- A forced `tool_choice` costs the reply's recipient ` to=functions.{name}`: documented (harmony's call header); \
++5 on top: fitted (3 forced requests; a flat +10 left the long-named one 4 under).\n\
 - Property `title`s as comments (harmony) at every level: documented; the one recorded pydantic model nested in an \
 array is 19 over with its nested titles and would be 5 under without them, so they stay (not resolved).\n\
 - A union `type` (`[\"string\", \"null\"]`) is billed as the property's compact JSON schema: fitted to the one \
 such schema recorded (4 requests, 21-22 under as `string | null`).\n\
 - A tool call costs `functions.{name}` for its result's author: documented (harmony); +3 per call: fitted.\n\
+- A call whose arguments hold a compact string member (`\"key\":\"value\"`) costs 1 more, once per call: measured \
+(one cassette's rounds went 0, -1, -2, -3, -4 under as compact calls were added; numbers and spaced JSON are billed \
+their text; tuning tool requests exact went from 11 to 27 of 50). Why is not known.\n\
 - Several calls in one message are one `multi_tool_use.parallel` call wrapping `recipient_name` / `parameters`: \
-measured (two gpt-4o recordings within 2; the gpt-4o-mini and the third gpt-4o recording are not explained).\n\
+measured (two gpt-4o recordings within 2; the gpt-4o-mini and the third gpt-4o recording are not explained), so \
+such requests are estimates (`exact: false`) with 20% of the wrapped call added: fitted (the 37-under recording).\n\
+- Estimates per request on exact models (`Accountant::estimate_reasons`): structured output, parallel calls, and \
+tool schemas with a nested object (the one recorded, an array of a `$ref`'d pydantic model, is 19 over with the \
+nested titles and descriptions, 5 under without; no layout tried gives the billed figure).\n\
 - A `name` on a `tool` message is not billed: measured (tool messages with one were 2-3 over each).\n\
 - gpt-5's hidden prompt (84) only with tools: measured (without tools the messages alone are billed); its size: fitted.\n\
 - `response_format`: the harmony section (documented), titles dropped and the join with the system message \
 (measured), +8: fitted.\n\
-- Images: OpenAI's and Anthropic's documented formulas.\n\
+- Images: OpenAI's and Anthropic's documented formulas; gpt-5-mini / gpt-5-nano patches x1.2 / x1.5: documented \
+(OpenAI's pricing-page calculator; the vision guide's 1.62 / 2.46 were 34% / 64% over on the recorded requests).\n\
 - Anthropic tool-use system prompts: documented per model (Claude 4.5 and later: fitted); tool blocks +24, \
 thinking +28, web fetch and code execution prompts: fitted.\n\
 - Anthropic server tools (web search, web fetch, code execution): what the tool fetches while the request runs \
 is billed as input but is in no request body, so no count made before the request can include it; those \
 requests stay under and preflight reports only what the body holds (about 0.3 of billed in these recordings).\n\
+- Anthropic: a run of 64 or more of one repeated character costs at least a token per 3 characters: measured \
+(one recording: 100,000 `a`s are 12,516 o200k tokens and were billed 33,423; OpenAI's encodings merge runs into \
+long tokens, Anthropic's tokenizer does not).\n\
 - Anthropic thinking of an earlier turn is not billed: documented (kept by Claude Opus 4.5 and later); applied to \
 assistant messages without `tool_use` (one with a call may be the current tool loop, whose thinking is billed).\n";
 
@@ -203,9 +221,12 @@ type Keep = fn(&Outcome) -> bool;
 
 fn goals() -> Vec<(&'static str, Keep)> {
     vec![
-        ("models marked exact, text and tool requests", |o| o.exact && is_text_or_tools(&o.rec.shape)),
-        ("models marked exact, structured output", |o| o.exact && o.rec.shape == "structured_output"),
-        ("models marked exact, images", |o| o.exact && o.rec.shape == "images"),
+        ("counted as exact, text and tool requests", |o| o.exact && is_text_or_tools(&o.rec.shape)),
+        ("estimates on exact models, text and tool requests (parallel calls, nested tool schemas)", |o| {
+            o.model_exact && !o.exact && is_text_or_tools(&o.rec.shape)
+        }),
+        ("exact models, structured output (estimates)", |o| o.model_exact && o.rec.shape == "structured_output"),
+        ("counted as exact, images", |o| o.exact && o.rec.shape == "images"),
         ("anthropic, without tools", |o| o.rec.provider == "anthropic" && o.rec.shape == "text"),
         ("anthropic, with client tools", |o| {
             o.rec.provider == "anthropic" && matches!(o.rec.shape.as_str(), "tools" | "tool_history")
@@ -233,7 +254,7 @@ fn section(out: &mut String, title: &str, rows: &[&Outcome]) {
     let mut groups: BTreeMap<(String, String, String), Stats> = BTreeMap::new();
     for o in rows {
         by_provider.entry(o.rec.provider.as_str()).or_default().add(o);
-        let mark = if o.exact { "" } else { " (estimate)" };
+        let mark = if o.model_exact { "" } else { " (estimate)" };
         groups.entry((o.rec.provider.clone(), format!("{}{mark}", o.family), o.rec.shape.clone())).or_default().add(o);
     }
     out.push_str("### Goals\n\n");
@@ -301,7 +322,12 @@ fn report_matches_docs() {
                 o.rec.id
             ));
         }
-        std::fs::write(path, s).unwrap();
+        std::fs::write(&path, s).unwrap();
+        // The tuning section of the report alone, beside it.
+        let tuning: Vec<&Outcome> = outcomes.iter().filter(|o| !o.rec.holdout).collect();
+        let mut md = String::new();
+        section(&mut md, "Tuning set", &tuning);
+        std::fs::write(format!("{path}.md"), md).unwrap();
     }
     let text = report(&outcomes);
     let path = root().join("docs/accuracy.md");
@@ -337,10 +363,13 @@ fn floors() {
     let tuning: Vec<&Outcome> = outcomes.iter().filter(|o| !o.rec.holdout).collect();
     let goals = goal_stats(&tuning);
     let get = |label: &str| &goals.iter().find(|(l, _)| *l == label).unwrap().1;
-    let exact = get("models marked exact, text and tool requests");
+    let exact = get("counted as exact, text and tool requests");
     assert!(exact.share(exact.within3) >= FLOOR_EXACT_WITHIN3, "within-3 share {}", exact.share(exact.within3));
-    assert!(exact.under3 <= CEILING_EXACT_UNDER3, "{} requests under by more than 3", exact.under3);
-    let structured = get("models marked exact, structured output");
+    // The goal: none under by more than 3.
+    assert_eq!(exact.under3, 0, "requests counted as exact under billed by more than 3");
+    let estimates = get("estimates on exact models, text and tool requests (parallel calls, nested tool schemas)");
+    assert_eq!(estimates.under3, 0, "estimates on exact models counted under billed");
+    let structured = get("exact models, structured output (estimates)");
     assert_eq!(structured.under3, 0, "structured output counted under billed");
     assert!(
         structured.share(structured.within3) >= FLOOR_STRUCTURED_WITHIN3,
@@ -355,6 +384,5 @@ fn floors() {
     assert_eq!(rejected, 0);
 }
 
-const FLOOR_EXACT_WITHIN3: f64 = 0.98;
-const CEILING_EXACT_UNDER3: usize = 3;
+const FLOOR_EXACT_WITHIN3: f64 = 1.0;
 const FLOOR_STRUCTURED_WITHIN3: f64 = 0.33;

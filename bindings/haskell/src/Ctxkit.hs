@@ -7,8 +7,12 @@
 --   'CallStack', 'Tracer') are 'ForeignPtr's whose finalizers call the C
 --   @_free@ functions. All of them may be shared between Haskell threads
 --   (the C ABI documents every handle as thread-safe).
--- * Text goes in as UTF-8 ('encodeUtf8'); text comes out as owned
---   @ctxkit_string@s that are copied and freed at once.
+-- * Text goes in as UTF-8 ('encodeUtf8'). Results come out as owned
+--   @ctxkit_string@s and are never copied as bytes: a 'B.ByteString' result
+--   adopts the library's buffer (its finalizer calls
+--   @ctxkit_string_free_parts@), while a 'Text' or JSON result is decoded
+--   straight from the buffer, which is freed as soon as the decoded value
+--   is fully built.
 -- * Structured inputs and outputs are aeson 'Value's: the binding encodes
 --   and decodes JSON and does nothing else with it (docs/formats.md has the
 --   shapes). aeson's objects sort their keys, so where key order matters
@@ -63,33 +67,36 @@ module Ctxkit
     -- * Recovery
   , classifyError, backoff
   , Breaker, newBreaker, breakerAllow, breakerRecordSuccess, breakerRecordFailure, breakerState
+  , BreakerState (..), breakerStateName
     -- * Call stacks
   , CallStack, newCallStack, defaultCallStackDepth, callStackFromJson, callStackEnter, callStackEnterE, callStackToJson
     -- * Tool telemetry
   , Tracer, SpanOutcome (..), newTracer, tracerStart, tracerEnd, tracerEndWith
   , tracerOverdue, tracerExpire, tracerExport
-    -- * Raw access
     -- * Events
   , Event (..), onWindowEvents, onBreakerEvents, onTracerEvents, openSkillsWithEvents
+    -- * Raw access
   , withTokenizerPtr
   ) where
 
-import Control.Exception (Exception, SomeException, bracket, catch, mask_, throwIO, try)
+import Control.DeepSeq (NFData, force)
+import Control.Exception (Exception, SomeException, bracket, catch, evaluate, mask, mask_, onException, throwIO, try)
 import Data.Aeson (Value)
 import qualified Data.Aeson as A
 import qualified Data.ByteString as B
+import qualified Data.ByteString.Internal as BI
 import qualified Data.ByteString.Lazy as BL
 import qualified Data.ByteString.Unsafe as BU
 import Data.Text (Text)
 import qualified Data.Text as T
 import qualified Data.Text.Encoding as TE
-import Data.Word (Word32, Word64)
+import Data.Word (Word8, Word32, Word64)
 import Foreign.C.String (CString, peekCString)
 import Foreign.C.Types (CBool (..), CDouble (..), CSize (..))
-import Foreign.ForeignPtr (FinalizerEnvPtr, ForeignPtr, FinalizerPtr, addForeignPtrFinalizerEnv, newForeignPtr, withForeignPtr)
+import Foreign.ForeignPtr (FinalizerEnvPtr, ForeignPtr, FinalizerPtr, addForeignPtrFinalizerEnv, newForeignPtr, newForeignPtrEnv, withForeignPtr)
 import Foreign.Marshal.Alloc (alloca)
 import Foreign.Marshal.Array (peekArray, withArrayLen)
-import Foreign.Ptr (FunPtr, Ptr, castFunPtrToPtr, castPtr, freeHaskellFunPtr, nullFunPtr, nullPtr)
+import Foreign.Ptr (FunPtr, Ptr, castFunPtrToPtr, castPtr, freeHaskellFunPtr, nullFunPtr, nullPtr, plusPtr)
 import Foreign.Storable (peek, poke)
 import System.IO.Unsafe (unsafePerformIO)
 
@@ -171,25 +178,66 @@ check call = alloca $ \errp -> do
           cErrorFree e
           throwIO (CtxkitError rc (TE.decodeUtf8With (\_ _ -> Just '\xFFFD') msg))
 
--- | Calls a function that writes an owned @ctxkit_string@; returns a copy
--- of its bytes and frees it.
+-- | Calls a function that writes an owned @ctxkit_string@; returns its
+-- bytes as a 'B.ByteString' that adopts the buffer (see 'takeOwnedString').
 withOutString :: (Ptr CtxkitString -> Ptr (Ptr R.CtxkitError) -> IO Word32) -> IO B.ByteString
 withOutString call = alloca $ \sp -> do
   poke sp (CtxkitString nullPtr 0)
   check (call sp)
   takeOwnedString sp
 
--- | Copies an owned ctxkit_string written by a successful call, then frees it.
+-- | Takes an owned ctxkit_string written by a successful call as a
+-- 'B.ByteString' without copying it: the ByteString's 'ForeignPtr' is the
+-- data pointer itself, with a C finalizer (@ctxkit_hs_free_string@ in
+-- cbits/strings.c) that calls @ctxkit_string_free_parts(ptr, len)@ when the
+-- garbage collector finds the ByteString (and every slice of it) dead. The
+-- length travels as the finalizer's environment, so no memory is allocated
+-- per string. An empty result is freed at once and is 'B.empty'.
 takeOwnedString :: Ptr CtxkitString -> IO B.ByteString
 takeOwnedString sp = mask_ $ do
   CtxkitString p n <- peek sp
-  bs <- if p == nullPtr then pure B.empty else B.packCStringLen (castPtr p, fromIntegral n)
-  cStringFree sp
-  pure bs
+  poke sp (CtxkitString nullPtr 0)
+  if p == nullPtr || n == 0
+    then cStringFreeParts (castPtr p) n >> pure B.empty
+    else do
+      fp <- newForeignPtrEnv pFreeString (nullPtr `plusPtr` fromIntegral n) p
+      pure (BI.fromForeignPtr fp 0 (fromIntegral n))
+
+foreign import ccall unsafe "&ctxkit_hs_free_string"
+  pFreeString :: FinalizerEnvPtr () Word8
+
+-- | Reads an owned ctxkit_string written by a successful call in place:
+-- the consumer sees the library's buffer (no copy), its result is forced
+-- to normal form, and the buffer is freed right after, also when the
+-- consumer throws. For results that are decoded (JSON, 'Text'), so the
+-- buffer is not kept until a garbage collection.
+consumeOwnedString :: NFData a => Ptr CtxkitString -> (B.ByteString -> IO a) -> IO a
+consumeOwnedString sp k = mask $ \restore -> do
+  CtxkitString p n <- peek sp
+  poke sp (CtxkitString nullPtr 0)
+  let release = cStringFreeParts (castPtr p) n
+  r <- restore (do
+    bs <- if p == nullPtr then pure B.empty else BU.unsafePackCStringLen (castPtr p, fromIntegral n)
+    k bs >>= evaluate . force) `onException` release
+  release
+  pure r
+
+-- | 'withOutString' for results that are decoded: the decoder reads the
+-- library's buffer in place (see 'consumeOwnedString').
+withOutDecoded :: NFData a => (B.ByteString -> IO a) -> (Ptr CtxkitString -> Ptr (Ptr R.CtxkitError) -> IO Word32) -> IO a
+withOutDecoded k call = alloca $ \sp -> do
+  poke sp (CtxkitString nullPtr 0)
+  check (call sp)
+  consumeOwnedString sp k
 
 -- | As 'withOutString', decoding the result as JSON.
 withOutJson :: (Ptr CtxkitString -> Ptr (Ptr R.CtxkitError) -> IO Word32) -> IO Value
-withOutJson call = withOutString call >>= decodeJson
+withOutJson = withOutDecoded decodeJson
+
+-- | As 'withOutString', decoding the result as UTF-8 text (invalid bytes
+-- become U+FFFD).
+withOutText :: (Ptr CtxkitString -> Ptr (Ptr R.CtxkitError) -> IO Word32) -> IO Text
+withOutText = withOutDecoded (pure . utf8)
 
 decodeJson :: B.ByteString -> IO Value
 decodeJson bs = case A.eitherDecodeStrict' bs of
@@ -338,7 +386,7 @@ data DecodeMode = Replace | Strict | Ignore deriving (Eq, Show)
 
 decodeTokens :: Tokenizer -> DecodeMode -> [Word32] -> IO Text
 decodeTokens t mode ids = withTok t $ \tp -> withArrayLen ids $ \n ip ->
-  utf8 <$> withOutString (cTokenizerDecode tp ip (fromIntegral n) m)
+  withOutText (cTokenizerDecode tp ip (fromIntegral n) m)
   where
     m = case mode of
       Replace -> kDecodeModeReplace
@@ -378,7 +426,7 @@ decodeWithOffsets t ids = withTok t $ \tp -> withArrayLen ids $ \n ip ->
     poke sp (CtxkitString nullPtr 0)
     poke op (CtxkitTokens nullPtr 0)
     check (cTokenizerDecodeWithOffsets tp ip (fromIntegral n) sp op)
-    text <- utf8 <$> takeOwnedString sp
+    text <- consumeOwnedString sp (pure . utf8)
     offs <- takeOwnedTokens op
     pure (text, map fromIntegral offs)
 
@@ -444,8 +492,8 @@ data Truncated = Truncated
 truncateTokens :: Tokenizer -> TruncateSide -> Maybe Text -> Int -> Text -> IO Truncated
 truncateTokens t side marker maxTokens s = withTok t $ \tp -> withText s $ \p n ->
   withMaybeText marker' $ \mp mn -> alloca $ \outT -> alloca $ \outR -> do
-    txt <- withOutString $ \sp -> cTokenizerTruncate tp p n (fromIntegral maxTokens) (sd + noMarker) mp mn sp outT outR
-    Truncated (utf8 txt) <$> (fromIntegral <$> peek outT) <*> (fromIntegral <$> peek outR)
+    txt <- withOutText $ \sp -> cTokenizerTruncate tp p n (fromIntegral maxTokens) (sd + noMarker) mp mn sp outT outR
+    Truncated txt <$> (fromIntegral <$> peek outT) <*> (fromIntegral <$> peek outR)
   where
     (marker', noMarker) = if marker == Just "" then (Nothing, kTruncateNoMarker) else (marker, 0)
     sd = case side of
@@ -552,9 +600,11 @@ fit conv opts = withJson conv $ \cp cn -> withJson opts $ \op on ->
     poke outC (CtxkitString nullPtr 0)
     poke outR (CtxkitString nullPtr 0)
     check (cFit nullPtr cp cn op on outC outR)
-    c <- takeOwnedString outC
-    r <- takeOwnedString outR
-    (,) <$> decodeJson c <*> decodeJson r
+    -- Both buffers are owned from here: the second is freed even if the
+    -- first does not decode.
+    c <- consumeOwnedString outC decodeJson `onException` cStringFree outR
+    r <- consumeOwnedString outR decodeJson
+    pure (c, r)
 
 -- | 'fit' over JSON text as bytes, passed through untouched: key order and
 -- number spelling stay as written (summary ids hash the input as written),
@@ -565,7 +615,7 @@ fitBytes conv opts = withBytes conv $ \cp cn -> withBytes opts $ \op on ->
     poke outC (CtxkitString nullPtr 0)
     poke outR (CtxkitString nullPtr 0)
     check (cFit nullPtr cp cn op on outC outR)
-    (,) <$> takeOwnedString outC <*> takeOwnedString outR
+    mask_ ((,) <$> takeOwnedString outC <*> takeOwnedString outR)
 
 -- | 'windowLoad' over JSON text as bytes (see 'fitBytes').
 windowLoadBytes :: Window -> B.ByteString -> IO ()
@@ -698,11 +748,40 @@ breakerAllow b key now = withBreaker b $ \bp -> withText key $ \p n -> alloca $ 
   check (cBreakerAllow bp p n now out)
   (\(CBool x) -> x /= 0) <$> peek out
 
-breakerRecordSuccess :: Breaker -> Text -> Word64 -> IO ()
-breakerRecordSuccess b key now = withBreaker b $ \bp -> withText key $ \p n -> check (cBreakerRecordSuccess bp p n now)
+-- | The state of one key's breaker (@ctxkit_breaker_phase@; the @state@
+-- field of 'breakerState': @closed@, @open@, @half_open@).
+data BreakerState = BreakerClosed | BreakerOpen | BreakerHalfOpen deriving (Eq, Ord, Show, Enum, Bounded)
 
-breakerRecordFailure :: Breaker -> Text -> Word64 -> IO ()
-breakerRecordFailure b key now = withBreaker b $ \bp -> withText key $ \p n -> check (cBreakerRecordFailure bp p n now)
+-- | The name 'breakerState' reports in its @state@ field.
+breakerStateName :: BreakerState -> Text
+breakerStateName BreakerClosed = "closed"
+breakerStateName BreakerOpen = "open"
+breakerStateName BreakerHalfOpen = "half_open"
+
+-- | Records a success of a call under the key at @now_ms@ and returns the
+-- key's state after it, read under the same lock as the update
+-- (@ctxkit_breaker_record_success_state@): a success while half-open closes
+-- the breaker once @success_threshold@ probes have succeeded.
+breakerRecordSuccess :: Breaker -> Text -> Word64 -> IO BreakerState
+breakerRecordSuccess = recordWith cBreakerRecordSuccessState
+
+-- | Records a failure and returns the key's state after it
+-- (@ctxkit_breaker_record_failure_state@): @failure_threshold@ consecutive
+-- failures, or one failed probe while half-open, open the breaker.
+breakerRecordFailure :: Breaker -> Text -> Word64 -> IO BreakerState
+breakerRecordFailure = recordWith cBreakerRecordFailureState
+
+recordWith ::
+  (Ptr CtxkitBreaker -> CString -> CSize -> Word64 -> Ptr Word32 -> Ptr (Ptr R.CtxkitError) -> IO Word32) ->
+  Breaker -> Text -> Word64 -> IO BreakerState
+recordWith call b key now = withBreaker b $ \bp -> withText key $ \p n -> alloca $ \out -> do
+  check (call bp p n now out)
+  phase <- peek out
+  case phase of
+    _ | phase == kBreakerPhaseClosed -> pure BreakerClosed
+      | phase == kBreakerPhaseOpen -> pure BreakerOpen
+      | phase == kBreakerPhaseHalfOpen -> pure BreakerHalfOpen
+      | otherwise -> throwIO (CtxkitError kStatusInternal (T.pack ("unknown ctxkit_breaker_phase " ++ show phase)))
 
 breakerState :: Breaker -> Text -> Word64 -> IO Value
 breakerState b key now = withBreaker b $ \bp -> withText key $ \p n -> withOutJson (cBreakerState bp p n now)
@@ -716,12 +795,14 @@ newtype CallStack = CallStack (ForeignPtr CtxkitCallstack)
 withStack :: CallStack -> (Ptr CtxkitCallstack -> IO a) -> IO a
 withStack (CallStack fp) = withForeignPtr fp
 
--- | An empty stack of the given maximum depth (0: the default, 5).
--- | The library's default maximum depth (@CTXKIT_CALLSTACK_DEFAULT_MAX_DEPTH@);
--- 'newCallStack' refuses 0 since ABI 2.
+-- | The library's default maximum depth (@CTXKIT_CALLSTACK_DEFAULT_MAX_DEPTH@,
+-- 5), for 'newCallStack'.
 defaultCallStackDepth :: Int
 defaultCallStackDepth = fromIntegral kCallstackDefaultMaxDepth
 
+-- | An empty stack of the given maximum depth; 0 is INVALID_ARGUMENT since
+-- ABI 2 (as @{"max_depth": 0}@ is for 'callStackFromJson'), so ask for
+-- 'defaultCallStackDepth' by name.
 newCallStack :: Int -> IO CallStack
 newCallStack d = CallStack <$> newHandle pCallstackFree (cCallstackNew (fromIntegral d))
 
@@ -798,18 +879,20 @@ tracerExport t now = withTracer t $ \tp -> withOutJson (cTracerExport tp now)
 -- (which repeats the name as its @kind@ field).
 data Event = Event {eventKind :: !Text, eventPayload :: !Value} deriving (Eq, Show)
 
--- | Wraps a handler as a C callback. The payload is copied and decoded
--- before the handler runs (it is only valid during the call). Any exception
+-- | Wraps a handler as a C callback. The payload is only valid during the
+-- call, so it is decoded in place and the 'Value' forced to normal form
+-- before the handler runs (no copy, and nothing the handler keeps can
+-- point into the library's buffer). Any exception
 -- the handler throws (synchronous or asynchronous) is caught and dropped
 -- here, so none ever unwinds into Rust; a handler that must report failure
 -- should do it itself (an 'IORef', a 'Control.Concurrent.MVar').
 eventCallback :: (Event -> IO ()) -> IO (FunPtr EventCallback)
 eventCallback handler = mkEventCallback $ \_ kind p n ->
   (do
-      bs <- B.packCStringLen (p, fromIntegral n)
+      bs <- BU.unsafePackCStringLen (p, fromIntegral n)
       name <- cEventKindName kind >>= peekCString
       case A.decodeStrict' bs of
-        Just v -> handler (Event (T.pack name) v)
+        Just v -> evaluate (force v) >>= handler . Event (T.pack name)
         Nothing -> pure ())
     `catch` \(_ :: SomeException) -> pure ()
 

@@ -8,15 +8,17 @@ module Main (main) where
 import Control.Concurrent (forkIO, threadDelay)
 import Control.Concurrent.MVar (newEmptyMVar, putMVar, takeMVar)
 import Control.Exception (evaluate, throwIO, try)
-import Control.Monad (forM, forM_, replicateM, unless, when)
+import Control.Monad (foldM, forM, forM_, replicateM, unless, when)
 import Data.Aeson (Value (..), object, (.=))
 import qualified Data.Aeson as A
 import qualified Data.Aeson.Key as K
 import qualified Data.Aeson.KeyMap as KM
 import qualified Data.ByteString as B
 import qualified Data.ByteString.Char8 as BC
+import qualified Data.ByteString.Internal as BI
 import qualified Data.ByteString.Lazy as BL
 import Data.IORef (newIORef, readIORef, modifyIORef')
+import Data.List (isPrefixOf)
 import qualified Data.Map.Strict as M
 import Data.Maybe (fromMaybe)
 import Data.Scientific (toBoundedInteger)
@@ -46,6 +48,7 @@ import Foreign.C.String (peekCString)
 import Foreign.Marshal.Alloc (alloca)
 import Foreign.Ptr (castPtr, nullPtr)
 import Foreign.Storable (peek, poke)
+import GHC.ForeignPtr (ForeignPtr (..), ForeignPtrContents (..))
 
 -- ---------------------------------------------------------------------------
 -- helpers
@@ -69,6 +72,23 @@ loadVectors path = do
   unless (length raws == length vs && and (zipWith (\v r -> A.decodeStrict' (rawText r) == Just v) vs raws)) $
     fail (path ++ ": the raw vector texts differ from aeson's reading")
   pure (zip vs raws)
+
+-- | Whether a ByteString's bytes are memory it adopted with a finalizer
+-- (the library's buffer) rather than a GHC-allocated copy, which is a
+-- 'PlainPtr' or 'MallocPtr'.
+adopted :: B.ByteString -> Bool
+adopted bs = case BI.toForeignPtr bs of
+  (ForeignPtr _ (PlainForeignPtr _), _, _) -> True
+  _ -> False
+
+-- | The process's resident set size (VmRSS in /proc/self/status), in bytes.
+rssBytes :: IO Int
+rssBytes = do
+  s <- readFile "/proc/self/status"
+  _ <- evaluate (length s)
+  case [read (words l !! 1) | l <- lines s, "VmRSS:" `isPrefixOf` l] of
+    (kb : _) -> pure (kb * 1024)
+    [] -> fail "no VmRSS in /proc/self/status"
 
 -- | The library's JSON text as a Value (for comparing with the expectation).
 decodeOut :: B.ByteString -> IO Value
@@ -245,8 +265,8 @@ runRecoveryVector v = case str (v .! "op") of
             state = (.! "state") <$> breakerState b "k" now
         case what of
           "allow" -> Bool <$> breakerAllow b "k" now
-          "success" -> breakerRecordSuccess b "k" now >> state
-          "failure" -> breakerRecordFailure b "k" now >> state
+          "success" -> breakerRecordSuccess b "k" now >>= sameAs state
+          "failure" -> breakerRecordFailure b "k" now >>= sameAs state
           _ -> state
       _ -> fail "bad breaker op"
     pure (object ["results" .= rs])
@@ -254,6 +274,13 @@ runRecoveryVector v = case str (v .! "op") of
   _ -> pure Nothing
   where
     i = v .! "input"
+    -- The state a record call returns must be the one breakerState reads
+    -- right after it (the vector's expectation is then checked on that).
+    sameAs state returned = do
+      st <- state
+      unless (st == String (breakerStateName returned)) $
+        fail ("record returned " ++ show returned ++ ", breakerState then says " ++ show st)
+      pure st
     foldlM' f z xs = foldl (\acc x -> acc >>= \a -> f a x) (pure z) xs
 
 -- | A trace vector: events through the tracer, then the digest that
@@ -408,12 +435,66 @@ spec = do
         rc3 `shouldBe` R.kStatusOk
         peek out `shouldReturn` 0
         statusName 999 `shouldBe` "CTXKIT_STATUS_UNRECOGNIZED"
+    it "truncates with NULL counts and frees a result by its parts (ABI 2)" $
+      withTokenizerPtr cl100k $ \tp -> alloca $ \sp -> do
+        poke sp (R.CtxkitString nullPtr 0)
+        rc <- BU.unsafeUseAsCStringLen "hello world, hello world" $ \(p, n) ->
+          R.cTokenizerTruncate tp (castPtr p) (fromIntegral n) 2 R.kTruncateSideHead nullPtr 0 sp nullPtr nullPtr nullPtr
+        rc `shouldBe` R.kStatusOk
+        R.CtxkitString p n <- peek sp
+        p `shouldNotBe` nullPtr
+        B.packCStringLen (castPtr p, fromIntegral n) `shouldReturn` "hello world"
+        R.cStringFreeParts (castPtr p) n
+        -- An empty result still has a pointer (never NULL since ABI 2).
+        poke sp (R.CtxkitString nullPtr 0)
+        R.cTokenizerDecodeBytes tp nullPtr 0 sp nullPtr `shouldReturn` R.kStatusOk
+        R.CtxkitString e en <- peek sp
+        (e /= nullPtr, en) `shouldBe` (True, 0)
+        R.cStringFreeParts (castPtr e) en
+    it "follows the ABI 2 contract: depth 0 refused in both constructors, an empty marker is no marker" $ do
+      defaultCallStackDepth `shouldBe` 5
+      r0 <- try (newCallStack 0) :: IO (Either CtxkitError CallStack)
+      either status (const 0) r0 `shouldBe` statusInvalidArgument
+      r1 <- try (callStackFromJson (object ["agents" .= ([] :: [Text]), "max_depth" .= (0 :: Int)])) :: IO (Either CtxkitError CallStack)
+      either status (const 0) r1 `shouldBe` statusInvalidArgument
+      s <- newCallStack defaultCallStackDepth
+      s5 <- foldM callStackEnter s ["a", "b", "c", "d", "e"]
+      r2 <- try (callStackEnter s5 "f") :: IO (Either CtxkitError CallStack)
+      either status (const 0) r2 `shouldBe` statusDepthExceeded
+      let long = T.unwords (replicate 200 "word")
+      none <- truncateTokens cl100k KeepBoth (Just "") 10 long
+      truncatedText none `shouldBe` T.unwords (replicate 10 "word")
+      truncatedTokens none `shouldBe` 10
+      dflt <- truncateTokens cl100k KeepBoth Nothing 30 long
+      truncatedText dflt `shouldSatisfy` T.isInfixOf "tokens truncated"
     it "reports the version" $ version `shouldBe` "0.1.0"
     it "names statuses" $ do
       statusName statusUnknownEncoding `shouldBe` "CTXKIT_STATUS_UNKNOWN_ENCODING"
       statusName statusOk `shouldBe` "CTXKIT_STATUS_OK"
 
   describe "tokenizer bytes and special sets (tiktoken's own test examples)" $ do
+    it "adopts byte results without a copy; they outlive a GC, and GC frees them" $ do
+      let text = T.replicate 50000 "abcdefgh, "
+          expected = TE.encodeUtf8 text
+          ids = encodeTokens cl100k text
+      _ <- evaluate (sum ids)
+      bs <- decodeBytes cl100k ids
+      adopted bs `shouldBe` True
+      adopted (B.copy bs) `shouldBe` False
+      let rest = B.drop 10 bs
+      performGC
+      rest `shouldBe` B.drop 10 expected
+      decodeBytes cl100k [] `shouldReturn` ""
+      -- 400 results of 500 kB, each dropped at once: 200 MB if the
+      -- finalizers never freed them.
+      rss0 <- rssBytes
+      forM_ [1 .. 400 :: Int] $ \k -> do
+        r <- decodeBytes cl100k ids
+        B.length r `shouldBe` B.length expected
+        when (k `mod` 20 == 0) performGC
+      performGC
+      rss1 <- rssBytes
+      (rss1 - rss0) `shouldSatisfy` (< 64 * 1024 * 1024)
     it "gives token bytes, looks tokens up by bytes, and refuses unknown ids" $ do
       tokenBytes cl100k 15339 `shouldReturn` "hello"
       tokenBytes cl100k 9468 `shouldReturn` B.pack [0xf0, 0x9f]
@@ -536,7 +617,10 @@ spec = do
       let opts = "{\"model\": \"gpt-4o\", \"max_tokens\": 16000, \"policy\": {\"tool_output_max\": 2000}}"
       (c, rep) <- fitBytes conv opts
       Just repV <- pure (A.decodeStrict' rep)
-      repV .! "tokens_before" `shouldBe` Number 51021
+      -- What `ctxkit fit --model gpt-4o --max-tokens 16000 --tool-output-max
+      -- 2000 --report R examples/data/coding-session.json` reports (and
+      -- `ctxkit preflight` counts) since issue 15's accounting rules.
+      repV .! "tokens_before" `shouldBe` Number 51029
       Just convV <- pure (A.decodeStrict' conv)
       Just optsV <- pure (A.decodeStrict' opts)
       (c', rep') <- fit convV optsV
@@ -762,12 +846,34 @@ spec = do
     it "opens a breaker after failures" $ do
       b <- newBreaker (Just (object ["failure_threshold" .= (2 :: Int), "cool_down_ms" .= (1000 :: Int)]))
       breakerAllow b "openai" 0 `shouldReturn` True
-      breakerRecordFailure b "openai" 1
-      breakerRecordFailure b "openai" 2
+      breakerRecordFailure b "openai" 1 `shouldReturn` BreakerClosed
+      breakerRecordFailure b "openai" 2 `shouldReturn` BreakerOpen
       breakerAllow b "openai" 3 `shouldReturn` False
       st <- breakerState b "openai" 4
-      st `shouldSatisfy` (/= Null)
-      breakerRecordSuccess b "other" 5
+      st .! "state" `shouldBe` String "open"
+      breakerRecordSuccess b "other" 5 `shouldReturn` BreakerClosed
+    it "returns the state after each record, as breakerState then reads it (closed, open, half_open)" $ do
+      b <- newBreaker (Just (object ["failure_threshold" .= (2 :: Int), "cool_down_ms" .= (1000 :: Int), "success_threshold" .= (2 :: Int)]))
+      let recordAt rec at expected = do
+            got <- rec b "api" at
+            got `shouldBe` expected
+            st <- breakerState b "api" at
+            st .! "state" `shouldBe` String (breakerStateName got)
+      recordAt breakerRecordFailure 1 BreakerClosed
+      recordAt breakerRecordFailure 2 BreakerOpen
+      -- After the cool-down one probe may go; its failure opens it again.
+      breakerAllow b "api" 1002 `shouldReturn` True
+      recordAt breakerRecordFailure 1003 BreakerOpen
+      breakerAllow b "api" 1500 `shouldReturn` False
+      -- Two successful probes (success_threshold 2) close it.
+      breakerAllow b "api" 2003 `shouldReturn` True
+      recordAt breakerRecordSuccess 2004 BreakerHalfOpen
+      breakerAllow b "api" 2005 `shouldReturn` True
+      recordAt breakerRecordSuccess 2006 BreakerClosed
+      breakerAllow b "api" 2007 `shouldReturn` True
+      r <- try (breakerRecordSuccess b "" 1) :: IO (Either CtxkitError BreakerState)
+      either status (const 0) r `shouldBe` statusInvalidArgument
+      map breakerStateName [minBound .. maxBound] `shouldBe` ["closed", "open", "half_open"]
     it "registers models and assembles prompts" $ do
       r <- newRegistry
       n <- registryRegister r (A.toJSON [object ["name" .= ("my-model" :: Text), "encoding" .= ("cl100k_base" :: Text), "exact" .= True, "context_window" .= (8192 :: Int)]])
@@ -822,11 +928,11 @@ spec = do
       b <- newBreaker (Just (object ["failure_threshold" .= (1 :: Int)]))
       (ref, h) <- record
       onBreakerEvents b (Just h)
-      breakerRecordFailure b "api" 5
+      breakerRecordFailure b "api" 5 `shouldReturn` BreakerOpen
       es <- seen ref
       map eventPayload es `shouldBe` [object ["kind" .= ("breaker_state_changed" :: Text), "key" .= ("api" :: Text), "from" .= ("closed" :: Text), "to" .= ("open" :: Text), "at_ms" .= (5 :: Int)]]
       onBreakerEvents b (Just (\_ -> throwIO (userError "handler failed")))
-      breakerRecordSuccess b "api" 100000
+      _ <- breakerRecordSuccess b "api" 100000
       breakerAllow b "other" 0 `shouldReturn` True
       t <- newTracer Nothing
       onTracerEvents t (Just h)
@@ -847,8 +953,8 @@ spec = do
       b <- newBreaker (Just (object ["failure_threshold" .= (1 :: Int)]))
       L.withFileHandler path $ \fh -> do
         onBreakerEvents b (Just (fh <> h))
-        breakerRecordFailure b "api" 5
-        breakerRecordFailure b "db" 6
+        breakerRecordFailure b "api" 5 `shouldReturn` BreakerOpen
+        breakerRecordFailure b "db" 6 `shouldReturn` BreakerOpen
         onBreakerEvents b Nothing
       es <- seen ref
       length es `shouldBe` 2

@@ -1,11 +1,18 @@
-"""The GIL is released in long calls: two threads counting big texts overlap.
+"""The GIL is released in long calls, so other threads run meanwhile.
 
-No timing assertion: each call records when it started and finished
-(time.perf_counter in the thread, around the call); the test checks that the
-two intervals overlap, which is only possible if the first call let go of the
-GIL. The wall-time ratio is printed as a report only.
+No timing assertion. `test_python_runs_while_another_thread_counts` decides
+without a clock whether the main thread ran Python code while a worker was
+inside a long call (see `_ran_during_once`), and `test_the_gil_check_can_fail`
+shows the same check fails around native code that keeps the GIL.
+`test_two_threads_count_concurrently` is the older check: each call records
+when it started and finished (time.perf_counter in the thread, around the
+call) and the two intervals must overlap. It is weaker: a thread that takes
+its start time just before the other enters a GIL-holding call also makes
+the intervals overlap. It prints the wall-time ratio as a report only (how
+two threads scale depends on the machine: docs/benchmarks.md).
 """
 
+import sys
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -48,6 +55,71 @@ def test_two_threads_count_concurrently():
         list(ex.map(lambda _: t.count_tokens(BIG), range(2)))
     two = time.perf_counter() - start
     print(f"\nGIL report: one count {one*1000:.1f} ms, two threads {two*1000:.1f} ms ({two/one:.2f}x one)")
+
+
+def _ran_during_once(call):
+    """Whether this (main) thread ran Python code while another thread was
+    inside `call()`, decided without any clock.
+
+    With the switch interval set far beyond any call's length, the GIL only
+    changes hands when its holder lets go of it voluntarily (blocking, or a
+    native call releasing it); it is never taken away. The worker sets
+    `entered` (which wakes this thread, still waiting for the GIL), then
+    makes the call, then sets `finished`. If the call keeps the GIL, this
+    thread cannot run again before the call returns and the worker has set
+    `finished` and exited, so it finds `finished` set: a call that keeps the
+    GIL can never pass. If the call releases the GIL, this thread runs while
+    the call is still going and finds it unset (unless the OS is so slow to
+    wake it that the call ends first, hence the retries below).
+    """
+    entered, finished = threading.Event(), threading.Event()
+
+    def worker():
+        entered.set()
+        call()
+        finished.set()
+
+    old = sys.getswitchinterval()
+    sys.setswitchinterval(1000.0)
+    try:
+        th = threading.Thread(target=worker)
+        th.start()
+        entered.wait()
+        ran_inside = not finished.is_set()
+        th.join()
+    finally:
+        sys.setswitchinterval(old)
+    assert finished.is_set()
+    return ran_inside
+
+
+def _other_thread_ran_during(call, tries=5):
+    # Retrying cannot make a GIL-holding call pass (see _ran_during_once).
+    return any(_ran_during_once(call) for _ in range(tries))
+
+
+def test_python_runs_while_another_thread_counts():
+    t = ctxkit.Tokenizer("o200k_base")
+    t.count_tokens("warm")
+    big = BIG * 4  # ~9 MB: long enough that the worker is surely still inside
+    assert _other_thread_ran_during(lambda: t.count_tokens(big))
+    assert _other_thread_ran_during(lambda: t.encode_array(big))
+    assert _other_thread_ran_during(lambda: ctxkit.count_tokens(big, model="gpt-4o"))
+    conv = [{"role": "system", "content": "s"}] + [
+        {"role": "user" if i % 2 == 0 else "assistant", "content": BIG[:50_000] + str(i)} for i in range(200)
+    ]
+    assert _other_thread_ran_during(lambda: ctxkit.fit(conv, model="gpt-4o", max_tokens=100_000))
+
+
+def test_the_gil_check_can_fail():
+    # The same check around native code that keeps the GIL (summing a range
+    # runs in C without ever giving it up) must report that nothing ran.
+    assert not _other_thread_ran_during(lambda: sum(range(10_000_000)))
+    # And around ctxkit calls on short texts (under 4 KiB), which keep the
+    # GIL on purpose (releasing it would cost more than the call).
+    t = ctxkit.Tokenizer("o200k_base")
+    short = BIG[:2000]
+    assert not _other_thread_ran_during(lambda: [t.count_tokens(short) for _ in range(2000)])
 
 
 def test_shared_handles_from_a_thread_pool():

@@ -22,6 +22,7 @@ uniffi::setup_scaffolding!("ctxkit");
 
 mod agents;
 mod events;
+mod fast;
 mod tokenizer;
 mod window;
 

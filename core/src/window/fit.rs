@@ -124,6 +124,7 @@ pub fn fit_in(registry: &ModelRegistry, conversation: &str, options: &FitOptions
     let trigger_tokens = ((pre.limit as f64 * trigger_ratio).floor() as usize).saturating_sub(pre.reserved_output);
     let policy = Policy { limit_tokens, target_tokens, ..p.clone() };
     let (format, messages_before) = (c.format, c.messages.len());
+    let estimated = !acct.estimate_reasons(&c).is_empty();
     // The parsed conversation becomes the working copy: nothing is copied.
     let mut prepared = prepare(Cow::Owned(c), &policy, &acct)?;
     // Hysteresis: below the trigger (and the limit) nothing is compacted,
@@ -134,7 +135,7 @@ pub fn fit_in(registry: &ModelRegistry, conversation: &str, options: &FitOptions
     let r = compact_from(prepared, &policy, &acct)?;
     let report = FitReport {
         model: info.model,
-        exact: info.exact && format.counts_exactly(),
+        exact: info.exact && format.counts_exactly() && !estimated,
         format,
         strategy: policy.strategy,
         max_tokens: pre.limit,

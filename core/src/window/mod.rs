@@ -23,7 +23,7 @@ mod summary_prompt;
 mod tool_outputs;
 mod validate;
 
-pub use accounting::{Accountant, Framing, ImageRule, ToolStyle};
+pub use accounting::{Accountant, EstimateReason, Framing, ImageRule, ToolStyle};
 pub use compact::{compact, Compacted, Policy, Strategy, SummaryRole};
 pub use digest::layout::Coverage as DigestCoverage;
 pub use digest::{build as build_digest, round_starts, Digest, DigestOptions, Section as DigestSection};

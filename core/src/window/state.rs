@@ -514,10 +514,14 @@ impl Window {
         }
     }
 
-    /// Whether the counts are exact: the model's encoding is, and the format's
-    /// framing is measured ([`Format::counts_exactly`]).
+    /// Whether the counts are exact: the model's encoding is, the format's
+    /// framing is measured ([`Format::counts_exactly`]), and the request
+    /// holds no shape the accounting only estimates
+    /// ([`Accountant::estimate_reasons`]).
     fn exact(&self) -> bool {
-        self.info.exact && self.conversation.format.counts_exactly()
+        self.info.exact
+            && self.conversation.format.counts_exactly()
+            && self.acct.estimate_reasons(&self.conversation).is_empty()
     }
 
     /// The pre-flight report, optionally counting a message about to be sent.
@@ -527,7 +531,7 @@ impl Window {
         let Level { calibrated, total, trigger, verdict } = self.level(prompt);
         Ok(Preflight {
             model: self.info.model.clone(),
-            exact: self.exact(),
+            exact: self.exact() && !new_input.is_some_and(|m| self.acct.message_estimated(m)),
             system: self.system_tokens,
             tools: self.tools_tokens,
             history: self.history_tokens,

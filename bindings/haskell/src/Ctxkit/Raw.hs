@@ -227,7 +227,7 @@ foreign import ccall unsafe "&ctxkit_error_free"
   pErrorFree :: FunPtr (Ptr CtxkitError -> IO ())
 
 -- | @const char * ctxkit_event_kind_name(uint32_t kind)@
-foreign import ccall safe "ctxkit_event_kind_name"
+foreign import ccall unsafe "ctxkit_event_kind_name"
   cEventKindName :: Word32 -> IO CString
 
 -- | @ctxkit_status ctxkit_window_set_event_callback(struct ctxkit_window * window, ctxkit_event_callback callback, void * user, struct ctxkit_error ** err)@
@@ -363,7 +363,7 @@ foreign import ccall unsafe "ctxkit_status_name"
   cStatusName :: Word32 -> IO CString
 
 -- | @const char * ctxkit_status_kind_name(uint32_t status)@
-foreign import ccall safe "ctxkit_status_kind_name"
+foreign import ccall unsafe "ctxkit_status_kind_name"
   cStatusKindName :: Word32 -> IO CString
 
 -- | @void ctxkit_string_free(struct ctxkit_string * s)@
@@ -371,7 +371,7 @@ foreign import ccall unsafe "ctxkit_string_free"
   cStringFree :: Ptr CtxkitString -> IO ()
 
 -- | @void ctxkit_string_free_parts(char * ptr, size_t len)@
-foreign import ccall safe "ctxkit_string_free_parts"
+foreign import ccall unsafe "ctxkit_string_free_parts"
   cStringFreeParts :: CString -> CSize -> IO ()
 
 -- | @void ctxkit_tokens_free(struct ctxkit_tokens * t)@

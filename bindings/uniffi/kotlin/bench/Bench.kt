@@ -7,6 +7,7 @@
 import dev.ctxkit.ContextWindow
 import dev.ctxkit.Encoding
 import dev.ctxkit.Tokenizer
+import dev.ctxkit.countTokens
 import java.io.File
 
 fun timeNs(runs: Int, f: () -> Unit): LongArray = LongArray(runs) {
@@ -84,6 +85,10 @@ fun main(args: Array<String>) {
     repeat(calls) { t.countTokens("") }
     val (eb, em) = stats(timeNs(7) { repeat(calls) { t.countTokens("") } })
     println("empty string per call (FFI overhead alone): best %.2f µs, median %.2f µs".format(eb * 1e3 / calls, em * 1e3 / calls))
+    // uniffi's generated method (JNA Structures per call), for comparison.
+    repeat(calls / 10) { t.countTokensUniffi(kib) }
+    val (ub, um) = stats(timeNs(7) { repeat(calls / 10) { t.countTokensUniffi(kib) } })
+    println("1 KiB per call through uniffi's generated method: best %.2f µs, median %.2f µs".format(ub * 1e4 / calls, um * 1e4 / calls))
     if (j != null) {
         repeat(calls) { j.count(kib) }
         val (jb, jm) = stats(timeNs(7) { repeat(calls) { j.count(kib) } })

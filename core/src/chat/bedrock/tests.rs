@@ -228,7 +228,7 @@ fn recorded_request_round_trips_validates_counts_and_fits() {
     // Nova's own tool prompt, which ctxkit does not model. The estimate is
     // recorded so a change shows up.
     let a = acct();
-    assert_eq!(a.conversation(&c).unwrap(), 142, "estimate; billed 521");
+    assert_eq!(a.conversation(&c).unwrap(), 143, "estimate; billed 521");
     crate::chat::tests::fits_every_budget(&c, &a, &["toolConfig"]);
 }
 

@@ -54,8 +54,73 @@ fn tool_calls_and_results_are_counted() {
         + t.count("read_file").unwrap()
         + t.count("{\"path\":\"src/main.rs\"}").unwrap()
         + t.count("functions.read_file").unwrap()
-        + a.framing().tokens_per_tool_call;
+        + a.framing().tokens_per_tool_call
+        // A compact string member (`"path":"..."`): 1 more (measured).
+        + 1;
     assert_eq!(a.message(&c.messages[0]).unwrap(), expected);
+}
+
+/// The +1 for a compact string member is one per call, and only for one:
+/// numbers and spaced JSON cost their text.
+#[test]
+fn compact_string_member_costs_one_per_call() {
+    let a = acct(Encoding::O200kBase);
+    let t = Tokenizer::new(Encoding::O200kBase).unwrap();
+    let call = |args: &str| {
+        let body = serde_json::json!([{"role": "assistant", "content": null, "tool_calls": [
+            {"id": "c1", "type": "function", "function": {"name": "f", "arguments": args}}]}]);
+        let c = Conversation::parse(&body.to_string(), None).unwrap();
+        a.message(&c.messages[0]).unwrap() - t.count(args).unwrap()
+    };
+    let base = call(r#"{"n":2}"#);
+    assert_eq!(call(r#"{"q": "x"}"#), base);
+    assert_eq!(call(r#"{"q":"x"}"#), base + 1);
+    assert_eq!(call(r#"{"q":"x","r":"y","s":"z"}"#), base + 1);
+}
+
+/// A forced `tool_choice` costs the reply's recipient ` to=functions.{name}`
+/// plus a constant: a longer name costs more.
+#[test]
+fn forced_tool_choice_costs_its_recipient() {
+    let a = acct(Encoding::O200kBase);
+    let t = Tokenizer::new(Encoding::O200kBase).unwrap();
+    let body = |choice: &str| {
+        let mut v: serde_json::Value = serde_json::from_str(WEATHER).unwrap();
+        v["tool_choice"] = serde_json::from_str(choice).unwrap();
+        a.conversation(&Conversation::parse(&v.to_string(), None).unwrap()).unwrap()
+    };
+    let auto = body(r#""auto""#);
+    let forced = body(r#"{"type":"function","function":{"name":"get_current_weather"}}"#);
+    let recipient = t.count(" to=functions.get_current_weather").unwrap();
+    assert_eq!(forced, auto + recipient + a.framing().forced_tool_choice as usize);
+}
+
+/// Shapes whose rendering is not fully known make the request an estimate
+/// on an exact model: structured output, parallel calls, nested tool
+/// schemas. A plain tool request is exact; Anthropic framing reports none
+/// (its counts are estimates per model).
+#[test]
+fn estimate_reasons_per_request() {
+    let a = acct(Encoding::O200kBase);
+    let reasons = |body: &str| a.estimate_reasons(&Conversation::parse(body, None).unwrap());
+    assert!(reasons(WEATHER).is_empty());
+    let structured = r#"{"messages":[{"role":"user","content":"hi"}],"response_format":{"type":"json_schema",
+        "json_schema":{"name":"A","schema":{"type":"object","properties":{"a":{"type":"string"}}}}}}"#;
+    assert_eq!(reasons(structured), vec![EstimateReason::StructuredOutput]);
+    let json_object = r#"{"messages":[{"role":"user","content":"hi"}],"response_format":{"type":"json_object"}}"#;
+    assert!(reasons(json_object).is_empty());
+    let parallel = r#"[{"role":"assistant","content":null,"tool_calls":[
+          {"id":"c1","type":"function","function":{"name":"a","arguments":"{}"}},
+          {"id":"c2","type":"function","function":{"name":"b","arguments":"{}"}}]}]"#;
+    assert_eq!(reasons(parallel), vec![EstimateReason::ParallelToolCalls]);
+    let nested = r#"{"messages":[{"role":"user","content":"hi"}],"tools":[{"type":"function","function":{"name":"f",
+        "parameters":{"type":"object","properties":{"o":{"type":"object","properties":{"x":{"type":"string"}}}}}}}]}"#;
+    assert_eq!(reasons(nested), vec![EstimateReason::NestedToolSchema]);
+    let claude = Accountant::new(
+        Tokenizer::new(Encoding::O200kBase).unwrap(),
+        Framing::for_model("claude-sonnet-4-5", Encoding::O200kBase),
+    );
+    assert!(claude.estimate_reasons(&Conversation::parse(parallel, None).unwrap()).is_empty());
 }
 
 #[test]
@@ -66,6 +131,19 @@ fn image_tile_formula() {
     assert_eq!(image_tokens(Some("high"), Some(2048), Some(4096)), 1105);
     assert_eq!(image_tokens(None, None, None), 765);
     assert_eq!(image_tokens(Some("auto"), Some(512), Some(512)), 255);
+}
+
+/// gpt-5-mini and gpt-5-nano bill 1.2 and 1.5 per 32-pixel patch (the
+/// pricing page's calculator; measured on a 640x480 image: 360 and 450).
+#[test]
+fn gpt5_small_models_patch_multipliers() {
+    let image = |model: &str| {
+        Accountant::new(Tokenizer::new(Encoding::O200kBase).unwrap(), Framing::for_model(model, Encoding::O200kBase))
+            .image(None, Some(640), Some(480))
+    };
+    assert_eq!(image("gpt-5-mini"), 360);
+    assert_eq!(image("gpt-5-nano-2025-08-07"), 450);
+    assert_eq!(image("gpt-4.1-mini"), 486);
 }
 
 /// gpt-5's hidden prompt is charged with tools only: measured, a request
@@ -92,7 +170,8 @@ fn tool_message_name_is_not_billed() {
 }
 
 /// Two calls in one message are counted as one `multi_tool_use.parallel`
-/// call wrapping both (plus each result's `functions.{name}` author).
+/// call wrapping both (plus each result's `functions.{name}` author), with
+/// the estimate's margin on the wrapped call.
 #[test]
 fn parallel_calls_are_one_wrapped_call() {
     let a = acct(Encoding::O200kBase);
@@ -109,6 +188,7 @@ fn parallel_calls_are_one_wrapped_call() {
         + t.count("assistant").unwrap()
         + t.count("multi_tool_use.parallel").unwrap()
         + t.count(wrapped).unwrap()
+        + (t.count(wrapped).unwrap() * PARALLEL_MARGIN_PERCENT).div_ceil(100)
         + a.framing().tokens_per_tool_call
         + t.count("functions.a").unwrap()
         + t.count("functions.b").unwrap();
@@ -142,4 +222,29 @@ fn anthropic_turn_thinking_is_not_billed() {
     );
     let tool_bare = body(r#"[{"type":"tool_use","id":"t1","name":"f","input":{}}]"#);
     assert!(count("claude-sonnet-4-5", &tool) > count("claude-sonnet-4-5", &tool_bare));
+}
+
+/// Anthropic counts a long run of one character at a token per 3 characters
+/// at least (its tokenizer does not merge runs as OpenAI's encodings do);
+/// OpenAI counts are untouched, short runs and whitespace too.
+#[test]
+fn anthropic_repeated_runs_cost_a_token_per_three_characters() {
+    let claude = Accountant::new(
+        Tokenizer::new(Encoding::O200kBase).unwrap(),
+        Framing::for_model("claude-opus-4-6", Encoding::O200kBase),
+    );
+    let t = Tokenizer::new(Encoding::O200kBase).unwrap();
+    let run = "a".repeat(3000);
+    let text = format!("Summarise this: {run}");
+    let part = Part::Text(text.clone());
+    assert_eq!(claude.part(&part).unwrap(), t.count(&text).unwrap() + 1000 - t.count(&run).unwrap());
+    assert_eq!(acct(Encoding::O200kBase).part(&part).unwrap(), t.count(&text).unwrap());
+    let short = Part::Text("a".repeat(63));
+    assert_eq!(claude.part(&short).unwrap(), t.count(&"a".repeat(63)).unwrap());
+    let spaces = Part::Text(" ".repeat(500));
+    assert_eq!(claude.part(&spaces).unwrap(), t.count(&" ".repeat(500)).unwrap());
+    let dashes = "-".repeat(64);
+    assert_eq!(repeated_runs(&format!("xx{dashes}yy")), vec![dashes.as_str()]);
+    assert!(repeated_runs(&format!("xx{}yy", &dashes[1..])).is_empty());
+    assert_eq!(repeated_runs(&format!("é{}", "é".repeat(70))), vec!["é".repeat(71).as_str()]);
 }

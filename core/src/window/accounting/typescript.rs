@@ -51,6 +51,36 @@ pub(super) fn render(tools: &[Tool]) -> String {
     format!("# Tools\n\n{}", lines.join("\n"))
 }
 
+/// Whether a tool's parameters hold an object nested in a property
+/// (directly, as array items, or through a local `$ref`): a shape whose
+/// rendering is not resolved (see `EstimateReason::NestedToolSchema`).
+pub(super) fn has_nested_object(parameters: &Value) -> bool {
+    let defs = Defs::of(parameters);
+    let props = parameters.get("properties").and_then(Value::as_object);
+    props.is_some_and(|p| p.values().any(|v| is_object(v, defs, 0)))
+}
+
+/// Whether `s` (resolving `$ref`s and array items) is an object with
+/// properties. `depth` bounds recursion through self-referring schemas.
+fn is_object(s: &Value, defs: Defs<'_>, depth: usize) -> bool {
+    if depth > 8 {
+        return false;
+    }
+    if let Some((_, def)) = defs.target(s) {
+        return is_object(def, defs, depth + 1);
+    }
+    let typed_object = s.get("type").and_then(Value::as_str) == Some("object");
+    if typed_object && s.get("properties").and_then(Value::as_object).is_some_and(|p| !p.is_empty()) {
+        return true;
+    }
+    let items = s.get("items").is_some_and(|i| is_object(i, defs, depth + 1));
+    let variants = ["oneOf", "anyOf"]
+        .iter()
+        .filter_map(|k| s.get(*k).and_then(Value::as_array))
+        .any(|vs| vs.iter().any(|v| is_object(v, defs, depth + 1)));
+    items || variants
+}
+
 fn is_enum(s: &Value) -> bool {
     s.get("enum").and_then(Value::as_array).is_some_and(|a| !a.is_empty())
 }
@@ -163,6 +193,23 @@ mod tests {
 
     fn tool(parameters: Value) -> Tool {
         Tool { name: "f".into(), description: None, parameters, raw: Value::Null }
+    }
+
+    #[test]
+    fn nested_objects_are_found_through_items_and_refs() {
+        let flat = json!({"type": "object", "properties": {"a": {"type": "string"}, "b": {"type": "array",
+                          "items": {"type": "string"}}}});
+        assert!(!has_nested_object(&flat));
+        let direct = json!({"properties": {"o": {"type": "object", "properties": {"x": {"type": "string"}}}}});
+        assert!(has_nested_object(&direct));
+        let via_ref = json!({"$defs": {"E": {"type": "object", "properties": {"n": {"type": "string"}}}},
+                             "properties": {"es": {"type": "array", "items": {"$ref": "#/$defs/E"}}}});
+        assert!(has_nested_object(&via_ref));
+        // A self-referring definition ends.
+        let looped = json!({"$defs": {"L": {"type": "array", "items": {"$ref": "#/$defs/L"}}},
+                            "properties": {"l": {"$ref": "#/$defs/L"}}});
+        assert!(!has_nested_object(&looped));
+        assert!(!has_nested_object(&Value::Null));
     }
 
     /// A union `type` is written as the schema's compact JSON.

@@ -115,6 +115,32 @@ fn responses_counts_are_estimates_and_calibrate() {
     assert!(chat.preflight(None).unwrap().exact);
 }
 
+/// An exact model's preflight is an estimate for a request holding a shape
+/// the accounting only estimates: parallel calls in the history or in the
+/// message about to be sent, or a structured-output schema.
+#[test]
+fn preflight_exactness_is_per_request() {
+    let mut w = window("gpt-4o", Budget::default());
+    w.load(Conversation::parse(r#"[{"role":"user","content":"read both"}]"#, None).unwrap()).unwrap();
+    assert!(w.preflight(None).unwrap().exact);
+    let parallel = msg(
+        &w,
+        r#"{"role":"assistant","content":null,"tool_calls":[
+          {"id":"c1","type":"function","function":{"name":"a","arguments":"{}"}},
+          {"id":"c2","type":"function","function":{"name":"b","arguments":"{}"}}]}"#,
+    );
+    assert!(!w.preflight(Some(&parallel)).unwrap().exact, "the new input has parallel calls");
+    assert!(w.preflight(None).unwrap().exact, "nothing was added");
+    w.push(parallel).unwrap();
+    assert!(!w.preflight(None).unwrap().exact, "the history has parallel calls");
+
+    let mut s = window("gpt-4o", Budget::default());
+    let structured = r#"{"messages":[{"role":"user","content":"hi"}],"response_format":{"type":"json_schema",
+        "json_schema":{"name":"A","schema":{"type":"object","properties":{"a":{"type":"string"}}}}}}"#;
+    s.load(Conversation::parse(structured, None).unwrap()).unwrap();
+    assert!(!s.preflight(None).unwrap().exact);
+}
+
 #[test]
 fn window_compaction_and_the_summary_protocol() {
     use crate::window::{Policy, Strategy};

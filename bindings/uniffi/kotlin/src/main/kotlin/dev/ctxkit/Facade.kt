@@ -3,8 +3,10 @@
 // generated bindings (ctxkit.kt). No behaviour: everything calls the core.
 package dev.ctxkit
 
+import com.sun.jna.Native
 import java.nio.ByteBuffer
 import java.nio.ByteOrder
+import java.util.concurrent.atomic.AtomicLong
 import kotlinx.coroutines.Dispatchers
 import kotlinx.coroutines.withContext
 
@@ -84,13 +86,65 @@ val CtxkitException.kind: String
     }
 
 /**
- * Counts UTF-8 [bytes] through the zero-copy path. A direct ByteBuffer is
- * read in place by Rust; this overload copies a heap ByteArray into one first.
+ * The number of tokens of [text] (lone surrogates count as U+FFFD).
+ *
+ * One JNA direct call with primitive arguments (src/fast.rs): uniffi's own
+ * path allocates several JNA Structures per call, which cost 50-100 µs on a
+ * loaded machine (docs/benchmarks.md). On any failure the call is repeated
+ * through uniffi ([Tokenizer.countTokensUniffi]) so the [CtxkitException]
+ * carries the core's message.
+ */
+fun Tokenizer.countTokens(text: String): ULong {
+    val bytes = scrubSurrogates(text).toByteArray(Charsets.UTF_8)
+    val n = FastCount.count(this, bytes)
+    return if (n >= 0) n.toULong() else countTokensUniffi(text)
+}
+
+/**
+ * Counts UTF-8 [bytes] (invalid UTF-8 is [CtxkitException.InvalidUtf8] with
+ * the offset), through the same direct call as [countTokens].
  */
 fun Tokenizer.countTokensUtf8(bytes: ByteArray): ULong {
+    val n = FastCount.count(this, bytes)
+    if (n >= 0) return n.toULong()
     val direct = ByteBuffer.allocateDirect(bytes.size)
     direct.put(bytes).flip()
     return countTokensUtf8(direct)
+}
+
+/**
+ * The direct-mapped fast path and what it needs of the generated class: its
+ * raw handle and call counter (private there), read by reflection once per
+ * field, so a concurrent close() cannot free the Rust object mid-call, the
+ * same protocol as the generated callWithHandle, without its handle clone.
+ */
+private object FastCount {
+    init {
+        val lib = System.getProperty("uniffi.component.ctxkit.libraryOverride") ?: "ctxkit_uniffi"
+        Native.register(FastCount::class.java, lib)
+    }
+
+    external fun ctxkit_uniffi_fast_count_tokens(handle: Long, bytes: ByteArray, len: Long): Long
+
+    private fun field(name: String) = Tokenizer::class.java.getDeclaredField(name).apply { isAccessible = true }
+    private val handle = field("handle")
+    private val callCounter = field("callCounter")
+    private val cleanable = field("cleanable")
+
+    /** The count, or a negative status (src/fast.rs) to retry through uniffi. */
+    fun count(t: Tokenizer, bytes: ByteArray): Long {
+        val counter = callCounter.get(t) as AtomicLong
+        do {
+            val c = counter.get()
+            check(c != 0L) { "Tokenizer object has already been destroyed" }
+            check(c != Long.MAX_VALUE) { "Tokenizer call counter would overflow" }
+        } while (!counter.compareAndSet(c, c + 1L))
+        try {
+            return ctxkit_uniffi_fast_count_tokens(handle.getLong(t), bytes, bytes.size.toLong())
+        } finally {
+            if (counter.decrementAndGet() == 0L) (cleanable.get(t) as UniffiCleaner.Cleanable?)?.clean()
+        }
+    }
 }
 
 /** Whether [text] has at most [limit] tokens (stops counting past the limit). */
