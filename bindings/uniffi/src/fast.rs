@@ -50,7 +50,7 @@ pub unsafe extern "C" fn ctxkit_uniffi_fast_count_tokens(handle: u64, ptr: *cons
 }
 
 fn count(t: &Tokenizer, bytes: &[u8]) -> i64 {
-    let Ok(text) = ctxkit::text::utf8("text", bytes) else { return FAST_ERROR };
+    let Ok(text) = ctxkit::frontend::utf8("text", bytes) else { return FAST_ERROR };
     match t.inner.count(text) {
         Ok(n) => i64::try_from(n).unwrap_or(FAST_ERROR),
         Err(_) => FAST_ERROR,
