@@ -16,6 +16,7 @@ use pyo3::types::{PyBytes, PyString};
 
 mod agents;
 mod tokenizer;
+mod utf8_view;
 mod window;
 
 pyo3::create_exception!(ctxkit, CtxkitError, PyException, "Base class of every error ctxkit reports.");
@@ -154,7 +155,7 @@ pub(crate) const DETACH_BYTES: usize = 4096;
 /// Anything else is `TypeError`.
 pub(crate) fn text_arg<'a>(obj: &'a Bound<'_, PyAny>, what: &str) -> PyResult<Cow<'a, str>> {
     if let Ok(s) = obj.cast::<PyString>() {
-        return match s.to_cow() {
+        return match utf8_view::utf8_of(s) {
             Ok(c) => Ok(c),
             Err(_) => {
                 let fixed = s
