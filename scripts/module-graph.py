@@ -6,11 +6,8 @@ path (in `use` lines and inline paths, comments stripped) as an edge from the
 file's top-level module to <module>, and fails naming any cycle. With
 `--print` it prints the graph.
 
-One knot is known and listed in KNOWN below, so that the check catches every
-new cycle while it stays: `events` names payload types of the modules that
-emit events (BreakerState, Ignored, OverdueSpan, Strategy, Verdict), and those
-modules import `events` to emit. Untying it means moving those types below
-`events`; remove the entries here when that is done.
+The types events carry live in `events::payload`, below the modules that
+emit them, so `events` imports none of its emitters; nothing is exempt.
 """
 import os
 import re
@@ -18,9 +15,6 @@ import sys
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "core", "src")
 
-# Edges allowed to close a cycle (the events knot above). Each is an edge
-# from `events` to an emitter; nothing else is exempt.
-KNOWN = {("events", "recovery"), ("events", "skills"), ("events", "trace"), ("events", "window")}
 
 
 def modules():
@@ -68,8 +62,6 @@ def cycles(edges):
         state[u] = 1
         stack.append(u)
         for v in sorted(edges[u]):
-            if (u, v) in KNOWN:
-                continue
             if state.get(v) == 1:
                 out.append(stack[stack.index(v) :] + [v])
             elif v not in state:
@@ -88,13 +80,10 @@ def main():
     if "--print" in sys.argv:
         for k in sorted(edges):
             print(f"{k} -> {', '.join(sorted(edges[k])) or '-'}")
-    stale = sorted(e for e in KNOWN if e[1] not in edges[e[0]])
-    if stale:
-        sys.exit(f"module-graph: known edges no longer present, remove them from KNOWN: {stale}")
     found = cycles(edges)
     if found:
         sys.exit("module-graph: import cycles between core modules: " + "; ".join(" -> ".join(c) for c in found))
-    print(f"core module graph: {len(edges)} top-level modules, no import cycle (besides the known events knot)")
+    print(f"core module graph: {len(edges)} top-level modules, no import cycle")
 
 
 if __name__ == "__main__":

@@ -19,10 +19,9 @@ use std::sync::Arc;
 use parking_lot::RwLock;
 use serde::Serialize;
 
-use crate::recovery::BreakerState;
-use crate::skills::Ignored;
-use crate::trace::OverdueSpan;
-use crate::window::{Strategy, Verdict};
+pub(crate) mod payload;
+
+use payload::{BreakerState, Ignored, OverdueSpan, Strategy, Verdict};
 
 /// The kind of an [`Event`], with a stable snake_case name and a stable
 /// number (the C ABI's `ctxkit_event_kind`).

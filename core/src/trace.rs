@@ -198,27 +198,7 @@ fn fingerprint(input: &str) -> u64 {
     input.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3))
 }
 
-/// A span past its deadline.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-pub struct OverdueSpan {
-    /// Span id.
-    pub span_id: u64,
-    /// Tool name.
-    pub tool: String,
-    /// Calling agent, if given.
-    pub agent_id: Option<String>,
-    /// Workflow, if given.
-    pub workflow_id: Option<String>,
-    /// Tool-call id, if given.
-    pub tool_call_id: Option<String>,
-    /// Start, µs.
-    pub started_us: u64,
-    /// Time since start, µs.
-    pub elapsed_us: u64,
-    /// The deadline it missed, ms.
-    pub timeout_ms: u64,
-}
+pub use crate::events::payload::OverdueSpan;
 
 /// A synthetic tool result for an interrupted call: what the window's repair
 /// inserts for an unanswered call, with the same text.

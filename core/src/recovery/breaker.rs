@@ -42,18 +42,7 @@ impl Default for BreakerConfig {
     }
 }
 
-/// A breaker's state.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-#[serde(rename_all = "snake_case")]
-pub enum BreakerState {
-    /// Calls flow.
-    Closed,
-    /// Calls are refused.
-    Open,
-    /// A limited number of probe calls are let through.
-    HalfOpen,
-}
+pub use crate::events::payload::BreakerState;
 
 /// One key's state as JSON (docs/formats.md, "Circuit breaker state").
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]

@@ -170,15 +170,7 @@ impl Skill {
     }
 }
 
-/// An entry found in the root that is not a skill, and why.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-pub struct Ignored {
-    /// The entry's name.
-    pub path: String,
-    /// Why it was skipped.
-    pub reason: String,
-}
+pub use crate::events::payload::Ignored;
 
 /// The skills of one root folder.
 #[derive(Debug)]

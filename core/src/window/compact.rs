@@ -26,24 +26,7 @@ use super::{bm25, repair, tool_outputs, validate, Accountant, IssueKind};
 use crate::chat::{Conversation, Message, Role};
 use crate::{Error, ErrorKind, Result};
 
-/// How rounds are chosen.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
-#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-#[serde(rename_all = "snake_case")]
-pub enum Strategy {
-    /// Keep the newest rounds that fit.
-    #[default]
-    Recency,
-    /// Keep the rounds most relevant to the latest user input (BM25, or the
-    /// host's scores), in their original order.
-    Relevance,
-    /// Rank by `relevance_weight * relevance + (1 - relevance_weight) * recency`.
-    Hybrid,
-    /// Replace the oldest rounds by one summary: the host's (two-phase, see
-    /// `summarize`), or a deterministic extractive digest when `compact` is
-    /// called directly.
-    Summarize,
-}
+pub use crate::events::payload::Strategy;
 
 /// The role of an inserted summary.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]

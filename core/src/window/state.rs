@@ -32,18 +32,7 @@ impl Default for Budget {
     }
 }
 
-/// The pre-flight verdict.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-#[serde(rename_all = "snake_case")]
-pub enum Verdict {
-    /// Below the trigger ratio.
-    Fits,
-    /// Fits the window but at or above the trigger ratio: compact now.
-    ShouldCompact,
-    /// Prompt plus reserved output exceed the window: the call would fail.
-    Overflow,
-}
+pub use crate::events::payload::Verdict;
 
 /// A pre-flight report: token totals by component and the verdict.
 #[derive(Debug, Clone, PartialEq, Serialize)]
