@@ -9,7 +9,7 @@
 //   node scripts/binding.mjs --write  rewrites them
 import { generateTypeDef, writeJsBinding, parseTriple } from '@napi-rs/cli'
 import { execFileSync } from 'node:child_process'
-import { copyFileSync, mkdtempSync, readFileSync, writeFileSync, existsSync } from 'node:fs'
+import { copyFileSync, mkdtempSync, readFileSync, readdirSync, writeFileSync, existsSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -27,8 +27,24 @@ if (!typeDefDir || !existsSync(typeDefDir)) {
 }
 const pkg = JSON.parse(readFileSync(join(pkgDir, 'package.json'), 'utf8'))
 
+// napi-derive appends one line per definition each time the crate's macros
+// expand. `cargo build --all-targets` compiles ctxkit-node twice (the library
+// and its test harness), sometimes at the same time, so a line can be there
+// twice. Identical lines are the same definition from the same source: keep
+// the first. Two different lines for one name still reach the generator.
+const dedupDir = mkdtempSync(join(tmpdir(), 'ctxkit-typedef-'))
+for (const f of readdirSync(typeDefDir)) {
+  const seen = new Set()
+  const lines = readFileSync(join(typeDefDir, f), 'utf8').split('\n').filter((l) => {
+    if (l === '' || seen.has(l)) return false
+    seen.add(l)
+    return true
+  })
+  writeFileSync(join(dedupDir, f), lines.join('\n') + '\n')
+}
+
 const { exports, dts } = await generateTypeDef({
-  typeDefDir,
+  typeDefDir: dedupDir,
   cwd: pkgDir,
   constEnum: false,
   declareBindingTarget: false,
