@@ -1,4 +1,4 @@
-# ctxkit developer entry points. `make test` is the one test command (CI runs
+# turnfit developer entry points. `make test` is the one test command (CI runs
 # it through .ci/run); everything else is a convenience.
 
 .PHONY: test build header demo clean growth fuzz-smoke fuzz-long accuracy
@@ -9,7 +9,7 @@ test:
 build:
 	cargo build --workspace
 
-# Regenerate include/ctxkit.h after changing ffi/ (commit the result).
+# Regenerate include/turnfit.h after changing ffi/ (commit the result).
 header:
 	cargo run -q -p xtask -- header
 
@@ -22,7 +22,7 @@ growth:
 # Every fuzz target (fuzz/) briefly, one after the other: a check that the
 # targets build and run. Needs cargo-fuzz (`cargo install cargo-fuzz
 # --locked`); uses ASan when a nightly toolchain is installed, else -s none.
-# New units go to FUZZ_SCRATCH (default /tmp/ctxkit-fuzz), never to the
+# New units go to FUZZ_SCRATCH (default /tmp/turnfit-fuzz), never to the
 # committed corpus. See docs/reliability.md, "Fuzzing".
 FUZZ_SMOKE_SECONDS ?= 10
 fuzz-smoke:
@@ -37,7 +37,7 @@ fuzz-long:
 
 # The README's first command.
 demo:
-	cargo run -q -p ctxkit-cli -- fit examples/data/agent-loop.json --model gpt-4o --max-tokens 16000 > fitted.json
+	cargo run -q -p turnfit-cli -- fit examples/data/agent-loop.json --model gpt-4o --max-tokens 16000 > fitted.json
 
 clean:
 	cargo clean
@@ -46,4 +46,4 @@ clean:
 # Regenerate docs/accuracy.md: the recorded requests in tests/fixtures/billing
 # counted and compared with what the provider billed (core/tests/billing.rs).
 accuracy:
-	CTXKIT_WRITE_ACCURACY=1 cargo test -p ctxkit --release --test billing
+	TURNFIT_WRITE_ACCURACY=1 cargo test -p turnfit --release --test billing

@@ -7,14 +7,14 @@
 Reads
   DIR/criterion/**/new/{benchmark,estimates}.json   criterion results (median
                                                     point estimate per iteration)
-  DIR/ctxkit-bench/checks.json    counts of the pre-timing correctness pass
-  DIR/ctxkit-bench/skipped.json   cells too slow for criterion (one-shot time used)
-  DIR/ctxkit-bench/first_use.json (cargo run --release --bin first_use)
-  DIR/ctxkit-bench/sizes.json     (python3 bench/sizes.py)
+  DIR/turnfit-bench/checks.json    counts of the pre-timing correctness pass
+  DIR/turnfit-bench/skipped.json   cells too slow for criterion (one-shot time used)
+  DIR/turnfit-bench/first_use.json (cargo run --release --bin first_use)
+  DIR/turnfit-bench/sizes.json     (python3 bench/sizes.py)
 and prints markdown. `--snapshot` saves the last run's medians to
-DIR/ctxkit-bench/runs/; when that folder holds snapshots, the report combines
+DIR/turnfit-bench/runs/; when that folder holds snapshots, the report combines
 them (median over runs, and the spread). It prints: the machine, throughput tables (rows = input, columns =
-engine, cells = median MB/s with MB = 10^6 bytes, plus "ctxkit / best peer"),
+engine, cells = median MB/s with MB = 10^6 bytes, plus "turnfit / best peer"),
 count_until_limit, first use, memory and binary sizes. Missing parts are
 skipped with a note.
 """
@@ -28,7 +28,7 @@ import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-ENGINES = ["ctxkit", "tiktoken-rs", "bpe-openai", "tiktoken"]
+ENGINES = ["turnfit", "tiktoken-rs", "bpe-openai", "tiktoken"]
 PEERS = ENGINES[1:]
 ENCODINGS = ["cl100k_base", "o200k_base"]
 INPUTS = ["prose", "code", "multilingual", "base64", "a", "random_letters", "spaces"]
@@ -70,7 +70,7 @@ def machine():
         "- CPU: %s" % cpu,
         "- kernel: %s %s" % (platform.system(), platform.release()),
         "- rustc: %s" % sh(["rustc", "--version"]),
-        "- ctxkit: repository HEAD %s; tokenizer engine (core/src/tokens, core/data, core/Cargo.toml) "
+        "- turnfit: repository HEAD %s; tokenizer engine (core/src/tokens, core/data, core/Cargo.toml) "
         "last changed in %s, %s at report time" % (
             head, tok_commit,
             "no uncommitted changes" if dirty == "" else "UNCOMMITTED CHANGES" if dirty != "unknown" else "state unknown"),
@@ -118,8 +118,8 @@ def median(xs):
 
 def snapshot(target):
     """Saves the last run's criterion medians (and run.json) to
-    ctxkit-bench/runs/run-<start>.json so later reports can combine runs."""
-    extra = os.path.join(target, "ctxkit-bench")
+    turnfit-bench/runs/run-<start>.json so later reports can combine runs."""
+    extra = os.path.join(target, "turnfit-bench")
     run = load_json(os.path.join(extra, "run.json"))
     if not run:
         sys.exit("no run.json: run the benchmark first")
@@ -171,17 +171,17 @@ def throughput_tables(res, checks, skipped, kind, inputs):
                 else:
                     cells.append("–")
             peers = [vals[p] for p in PEERS if p in vals]
-            if "ctxkit" in vals and peers:
+            if "turnfit" in vals and peers:
                 best = max(peers)
                 best_name = [p for p in PEERS if vals.get(p) == best][0]
-                ratio = "%.2f (%s)" % (vals["ctxkit"] / best, best_name)
+                ratio = "%.2f (%s)" % (vals["turnfit"] / best, best_name)
             else:
                 ratio = "–"
             if any(c != "–" for c in cells):
                 rows.append("| %s | %s | %s | %s |" % (inp, format(nbytes or 0, ","), " | ".join(cells), ratio))
         if rows:
             parts.append("### %s, %s (MB/s, higher is better)\n" % (kind, enc))
-            parts.append("| input | bytes | %s | ctxkit / best peer |" % " | ".join(ENGINES))
+            parts.append("| input | bytes | %s | turnfit / best peer |" % " | ".join(ENGINES))
             parts.append("|---|---:|%s---|" % ("---:|" * len(ENGINES)))
             parts.extend(rows)
             parts.append("")
@@ -194,15 +194,15 @@ def until_limit_table(res):
     rows = []
     for enc in ENCODINGS:
         g = "count_until_limit/%s/prose" % enc
-        lim = res.get((g, "ctxkit", "limit=1000"))
-        full = res.get((g, "ctxkit", "full"))
+        lim = res.get((g, "turnfit", "limit=1000"))
+        full = res.get((g, "turnfit", "full"))
         if not lim or not full:
             continue
         lim, full = median(lim), median(full)
         rows.append("| %s | %.3f ms | %.1f ms | %.0fx |" % (enc, lim / 1e6, full / 1e6, full / lim))
     if not rows:
         return ""
-    return "\n".join(["### count_until_limit (ctxkit, 1 MiB prose, median time per call)\n",
+    return "\n".join(["### count_until_limit (turnfit, 1 MiB prose, median time per call)\n",
                       "| encoding | limit 1000 | full count | full / limited |",
                       "|---|---:|---:|---:|"] + rows) + "\n"
 
@@ -223,7 +223,7 @@ def first_use_table(fu):
             c["engine"], c["encoding"], c["construct_ns"] / 1e6, c["total_ns"] / 1e6,
             c.get("cpu_ns", float("nan")) / 1e6, c["process_ns"] / 1e6, mib(c["rss_delta"]), mib(c["anon_delta"])))
         if c.get("reported_bytes", -1) >= 0:
-            notes.append("- ctxkit %s: `Tokenizer::memory_bytes()` reports %s bytes (%.1f MiB)" % (
+            notes.append("- turnfit %s: `Tokenizer::memory_bytes()` reports %s bytes (%.1f MiB)" % (
                 c["encoding"], format(c["reported_bytes"], ","), mib(c["reported_bytes"])))
     return "\n".join(out + [""] + notes) + "\n"
 
@@ -258,7 +258,7 @@ def main(argv):
     if do_snapshot:
         snapshot(target)
         return 0
-    extra = os.path.join(target, "ctxkit-bench")
+    extra = os.path.join(target, "turnfit-bench")
     # Saved runs (report.py --snapshot) if any, else the last run's results.
     runs, fast = [], {}
     for p in sorted(glob.glob(os.path.join(extra, "runs", "run-*.json"))):

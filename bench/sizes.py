@@ -5,15 +5,15 @@
 
 Each probe (src/bin/size_*.rs) counts argv[1] with both encodings and prints
 the two counts; size_baseline has the same I/O and no tokenizer. Every probe
-is copied to target/ctxkit-bench/sizes/, stripped with `strip`, run once on
+is copied to target/turnfit-bench/sizes/, stripped with `strip`, run once on
 "hello world" (expects "2 2"), and measured. Then the script looks for each
 known embedded vocabulary blob (whole file, byte for byte) inside each
 stripped binary, which says what the vocabulary data contributes:
-  - ctxkit and tiktoken-rs: the .tiktoken rank files (core/data/, and
+  - turnfit and tiktoken-rs: the .tiktoken rank files (core/data/, and
     tiktoken-rs' assets/),
   - bpe-openai: the serialized dictionaries its build script writes to OUT_DIR,
   - tiktoken 4.x: its compressed .tkv.zst vocabularies.
-Writes target/ctxkit-bench/sizes.json and prints a markdown table.
+Writes target/turnfit-bench/sizes.json and prints a markdown table.
 """
 
 import glob
@@ -25,8 +25,8 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TARGET = os.environ.get("CARGO_TARGET_DIR") or os.path.join(HERE, "target")
-OUT = os.path.join(TARGET, "ctxkit-bench", "sizes")
-PROBES = [("(no tokenizer)", "size_baseline"), ("ctxkit", "size_ctxkit"),
+OUT = os.path.join(TARGET, "turnfit-bench", "sizes")
+PROBES = [("(no tokenizer)", "size_baseline"), ("turnfit", "size_turnfit"),
           ("tiktoken-rs", "size_tiktoken_rs"), ("bpe-openai", "size_bpe_openai"),
           ("tiktoken", "size_tiktoken")]
 
@@ -87,7 +87,7 @@ def main():
                      "stripped_bytes": len(data), "embedded": embedded,
                      "embedded_bytes": sum(e["bytes"] for e in embedded)})
     base = rows[0]["stripped_bytes"]
-    with open(os.path.join(TARGET, "ctxkit-bench", "sizes.json"), "w") as f:
+    with open(os.path.join(TARGET, "turnfit-bench", "sizes.json"), "w") as f:
         json.dump({"rows": rows}, f, indent=2)
     print("| engine | stripped bytes | minus baseline | embedded vocabulary blobs found (bytes) |")
     print("|---|---:|---:|---|")

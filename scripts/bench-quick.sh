@@ -4,8 +4,8 @@
 # backs the figures quoted in docs/benchmarks.md. Prints medians of 5 runs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-cargo build -q --release -p ctxkit-cli
-bin=target/release/ctxkit
+cargo build -q --release -p turnfit-cli
+bin=target/release/turnfit
 dir=$(mktemp -d); trap 'rm -rf "$dir"' EXIT
 python3 - "$dir" <<'PY'
 import random, sys

@@ -7,8 +7,8 @@ cd "$(dirname "$0")/.."
 fail() { echo "check-docs: $*" >&2; exit 1; }
 
 var() { make -s -C tests/c "print-$1"; }
-dyn=$(var CTXKIT_DYNAMIC_LIBS); static=$(var CTXKIT_STATIC_LIBS)
-[ -n "$dyn" ] && [ -n "$static" ] || fail "CTXKIT_DYNAMIC_LIBS / CTXKIT_STATIC_LIBS not found in tests/c/Makefile"
+dyn=$(var TURNFIT_DYNAMIC_LIBS); static=$(var TURNFIT_STATIC_LIBS)
+[ -n "$dyn" ] && [ -n "$static" ] || fail "TURNFIT_DYNAMIC_LIBS / TURNFIT_STATIC_LIBS not found in tests/c/Makefile"
 grep -qF -- "$dyn" README.md || fail "README does not show the harness's dynamic link flags: $dyn"
 grep -qF -- "$static" README.md || fail "README does not show the harness's static link flags: $static"
 
@@ -27,9 +27,9 @@ python3 scripts/module-graph.py
 # Every C function that takes or returns JSON is named in docs/formats.md.
 missing=$(python3 - <<'PY'
 import re
-h = open("include/ctxkit.h").read()
+h = open("include/turnfit.h").read()
 doc = open("docs/formats.md").read()
-for m in re.finditer(r"\n[a-z_ ]+\*? ?(ctxkit_\w+)\(([^)]*)\);", h):
+for m in re.finditer(r"\n[a-z_ ]+\*? ?(turnfit_\w+)\(([^)]*)\);", h):
     if "json" in m.group(2) and m.group(1) not in doc:
         print(m.group(1))
 PY
@@ -38,10 +38,10 @@ PY
 echo "docs/formats.md names every JSON-carrying C function"
 
 lib=target/debug
-[ -e "$lib/libctxkit.so" ] && [ -e "$lib/libctxkit.a" ] || fail "build libctxkit first (cargo build -p ctxkit-ffi)"
-# The loader asks for the SONAME (libctxkit.so.<ABI>, ffi/build.rs).
-soname=$(readelf -d "$lib/libctxkit.so" | sed -n 's/.*Library soname: \[\(.*\)\]/\1/p')
-[ -z "$soname" ] || ln -sf libctxkit.so "$lib/$soname"
+[ -e "$lib/libturnfit.so" ] && [ -e "$lib/libturnfit.a" ] || fail "build libturnfit first (cargo build -p turnfit-ffi)"
+# The loader asks for the SONAME (libturnfit.so.<ABI>, ffi/build.rs).
+soname=$(readelf -d "$lib/libturnfit.so" | sed -n 's/.*Library soname: \[\(.*\)\]/\1/p')
+[ -z "$soname" ] || ln -sf libturnfit.so "$lib/$soname"
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 # Expand $(LIBDIR)-style references the Makefile may use.
@@ -50,15 +50,15 @@ cc -std=c11 -Wall -Wextra -Wpedantic -Werror -Iinclude examples/c/count.c -L"$li
 cc -std=c11 -Wall -Wextra -Wpedantic -Werror -Iinclude examples/c/count.c -L"$lib" $(expand "$static") -o "$out/static"
 for b in dyn static; do
     got=$("$out/$b" "Hello, world!")
-    [ "$got" = "4 tokens for gpt-4o (ctxkit $(sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -n1))" ] || fail "$b example printed: $got"
+    [ "$got" = "4 tokens for gpt-4o (turnfit $(sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -n1))" ] || fail "$b example printed: $got"
 done
 echo "C example: dynamic and static builds print the expected count"
 
 main='fit examples/data/agent-loop.json --model gpt-4o --max-tokens 16000'
-grep -qF "cargo run -q -p ctxkit-cli -- $main > fitted.json" README.md \
+grep -qF "cargo run -q -p turnfit-cli -- $main > fitted.json" README.md \
     || fail "README's main-job command changed; update scripts/check-docs.sh and the Makefile's demo target together"
 # The figures the README quotes must be what the command reports.
-report=$("$lib/ctxkit" $main 2>&1 >/dev/null)
+report=$("$lib/turnfit" $main 2>&1 >/dev/null)
 for figure in '"tokens_before": 30800' '"tokens_after": 11980'; do
     grep -qF "$figure" <<<"$report" || fail "main job no longer reports $figure; update the README"
 done

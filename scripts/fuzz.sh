@@ -23,7 +23,7 @@ set -uo pipefail
 cd "$(dirname "$0")/../fuzz"
 
 seconds=${FUZZ_SECONDS:-10}
-scratch=${FUZZ_SCRATCH:-${TMPDIR:-/tmp}/ctxkit-fuzz}
+scratch=${FUZZ_SCRATCH:-${TMPDIR:-/tmp}/turnfit-fuzz}
 sanitizer=${FUZZ_SANITIZER:-auto}
 read -r -a build_flags <<<"${FUZZ_BUILD_FLAGS:-}"
 targets=("$@")

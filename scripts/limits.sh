@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Oversized inputs under a capped address space (issue 6, part 4): a JSON
 # conversation nested 100,000 deep, a 1,000,000-message conversation and a
-# 100 MB string, each through the CLI (target/debug/ctxkit) and the C ABI
-# (tests/limits/limits.c linked to target/debug/libctxkit.so), plus the
+# 100 MB string, each through the CLI (target/debug/turnfit) and the C ABI
+# (tests/limits/limits.c linked to target/debug/libturnfit.so), plus the
 # message and text limits themselves. Every case must end with its status
 # (LIMIT_EXCEEDED naming the limit, or OK at the limit) and a normal exit:
 # not an abort (Rust aborts when an allocation fails), not a signal. Peak RSS
@@ -35,8 +35,8 @@ cd "$(dirname "$0")/.."
 CAP_KIB=$((1024 * 1024))
 BASE_KIB=$((128 * 1024))
 lib=target/debug
-cli=$lib/ctxkit
-for f in "$lib/libctxkit.so" "$cli" include/ctxkit.h; do
+cli=$lib/turnfit
+for f in "$lib/libturnfit.so" "$cli" include/turnfit.h; do
     [ -e "$f" ] || { echo "limits: $f missing; build first (cargo build --workspace)" >&2; exit 1; }
 done
 command -v gcc >/dev/null || { echo "limits: gcc not installed" >&2; exit 1; }
@@ -44,7 +44,7 @@ command -v gcc >/dev/null || { echo "limits: gcc not installed" >&2; exit 1; }
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-gcc -std=c11 -O1 -Wall -Wextra -Werror -Iinclude tests/limits/limits.c -L"$lib" -lctxkit \
+gcc -std=c11 -O1 -Wall -Wextra -Werror -Iinclude tests/limits/limits.c -L"$lib" -lturnfit \
     -Wl,-rpath,"$PWD/$lib" -o "$tmp/limits"
 
 failed=0
@@ -102,9 +102,9 @@ n = 100_000 - 3  # inside {"messages":[{...}]}: 100,000 levels in all
 open(sys.argv[1], "w").write('{"messages":[{"role":"user","content":"x","extra":' + "[" * n + "]" * n + "}]}")
 PY
 run_cli "deep JSON (100,000 levels), fit" input 2 "recursion limit exceeded" "$tmp/deep.json" fit --model gpt-4o
-run_abi "deep JSON (100,000 levels), fit" input "status=CTXKIT_STATUS_LIMIT_EXCEEDED" deep 100000
-run_abi "deep JSON (128 levels), fit" input "status=CTXKIT_STATUS_LIMIT_EXCEEDED" deep 128
-run_abi "deep JSON (127 levels), fit" input "status=CTXKIT_STATUS_OK" deep 127
+run_abi "deep JSON (100,000 levels), fit" input "status=TURNFIT_STATUS_LIMIT_EXCEEDED" deep 100000
+run_abi "deep JSON (128 levels), fit" input "status=TURNFIT_STATUS_LIMIT_EXCEEDED" deep 128
+run_abi "deep JSON (127 levels), fit" input "status=TURNFIT_STATUS_OK" deep 127
 
 # (b) 1,000,000 messages, and the message limit itself (100,000).
 python3 - "$tmp" <<'PY'
@@ -117,7 +117,7 @@ run_cli "1,000,000 messages, fit" input 2 "the limit is 100000 (MAX_MESSAGES)" "
 run_cli "100,000 messages, preflight" messages:100000 0 '"verdict"' "$tmp/messages-100000.json" preflight --model gpt-4o
 run_abi "1,000,000 messages, fit" input "the limit is 100000 (MAX_MESSAGES)" messages 1000000
 run_abi "100,001 messages, fit" input "the limit is 100000 (MAX_MESSAGES)" messages 100001
-run_abi "100,000 messages, fit" messages:100000 "status=CTXKIT_STATUS_OK" messages 100000
+run_abi "100,000 messages, fit" messages:100000 "status=TURNFIT_STATUS_OK" messages 100000
 
 # (c) A 100 MB string, and the 64 MiB text limit itself. (`count` exits 1
 # when a file cannot be counted and goes on with the next.)
@@ -125,7 +125,7 @@ head -c 100000000 /dev/zero | tr '\0' 'a' > "$tmp/big.txt"
 run_cli "100 MB string, count" input 1 "the limit is 67108864" "$tmp/big.txt" count --model gpt-4o
 run_abi "100 MB string, count" input "is 100000000 bytes; the limit is 67108864" string 100000000
 run_abi "64 MiB + 1 string, count" input "is 67108865 bytes; the limit is 67108864" string 67108865
-run_abi "64 MiB string, count_until_limit" input "status=CTXKIT_STATUS_OK" string-at-limit
+run_abi "64 MiB string, count_until_limit" input "status=TURNFIT_STATUS_OK" string-at-limit
 
 if [ "$failed" != 0 ]; then
     echo "limits: FAILED"

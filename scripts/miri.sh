@@ -11,7 +11,7 @@
 # What runs: the ffi crate's unit tests that do not load a vocabulary
 # (args, boundary, status, version) and the panic-injection test (every
 # exported function called with NULL arguments and a panic injected at its
-# boundary; it reads include/ctxkit.h, hence -Zmiri-disable-isolation). The
+# boundary; it reads include/turnfit.h, hence -Zmiri-disable-isolation). The
 # ABI corpus replay (fuzz_corpus) is skipped: it builds BPE tokenizers,
 # which under Miri would take hours; the C harness runs the same calls under
 # ASan, UBSan and valgrind instead.
@@ -30,4 +30,4 @@ fi
 [ "${1-}" = --check ] && exit 0
 echo "using $version"
 export MIRIFLAGS="${MIRIFLAGS:--Zmiri-disable-isolation}"
-exec cargo +nightly miri test --locked -p ctxkit-ffi --lib --features panic-inject -- --skip fuzz_corpus
+exec cargo +nightly miri test --locked -p turnfit-ffi --lib --features panic-inject -- --skip fuzz_corpus

@@ -49,17 +49,17 @@ run_suite "format (cargo fmt --check)" cargo fmt --all --check
 # same as this one.
 export NAPI_TYPE_DEF_TMP_FOLDER="$PWD/target/napi-typedef"
 mkdir -p "$NAPI_TYPE_DEF_TMP_FOLDER"
-run_suite "build (debug: core, libctxkit.so/.a, cli, xtask)" cargo build --workspace --all-targets --locked
+run_suite "build (debug: core, libturnfit.so/.a, cli, xtask)" cargo build --workspace --all-targets --locked
 # Binding suites build through scripts/cargo-build.sh, which repeats this very
 # build (a no-op) instead of `cargo build -p X` with other features.
-export CTXKIT_SHARED_BUILD=1
+export TURNFIT_SHARED_BUILD=1
 run_suite "rust tests (unit, oracle, vectors, ffi, cli)" cargo test --workspace --locked
 # Test-only feature: every C ABI function made to panic inside its boundary
 # (ffi/tests/panic_injection.rs). Rebuilds only the ffi crate's test binary.
-run_suite "panic injection (every C ABI function, ffi --features panic-inject)" cargo test -p ctxkit-ffi --features panic-inject --locked
+run_suite "panic injection (every C ABI function, ffi --features panic-inject)" cargo test -p turnfit-ffi --features panic-inject --locked
 # Use the binaries the build step made: `cargo run -p X` resolves features
 # for X alone and would rebuild shared dependencies.
-run_suite "header drift (include/ctxkit.h vs cbindgen)" target/debug/xtask header --check
+run_suite "header drift (include/turnfit.h vs cbindgen)" target/debug/xtask header --check
 run_suite "schema drift (schemas/*.json vs the core's types)" target/debug/xtask schemas --check
 if command -v python3 >/dev/null; then
     run_suite "schemas (docs/formats.md examples and vectors validated, jsonschema from PyPI)" bash scripts/schemas/check.sh
@@ -80,7 +80,7 @@ lint_start=$SECONDS
 # napi-derive appends the Node binding's type definitions to
 # NAPI_TYPE_DEF_TMP_FOLDER whenever it expands, clippy's check build included:
 # give clippy its own folder, or the Node suite's drift check sees each
-# definition twice when clippy compiles ctxkit-node before that suite runs.
+# definition twice when clippy compiles turnfit-node before that suite runs.
 mkdir -p target/lint/napi-typedef
 ( CARGO_TARGET_DIR=target/lint NAPI_TYPE_DEF_TMP_FOLDER="$PWD/target/lint/napi-typedef" \
     cargo clippy --workspace --all-targets --locked -- -D warnings >"$lint_log" 2>&1 ) &

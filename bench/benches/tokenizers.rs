@@ -1,4 +1,4 @@
-//! Throughput of ctxkit against tiktoken-rs, bpe-openai and tiktoken 4.x.
+//! Throughput of turnfit against tiktoken-rs, bpe-openai and tiktoken 4.x.
 //!
 //! Run from `bench/` (see RESULTS.md for the exact commands):
 //!
@@ -6,22 +6,22 @@
 //!
 //! Before anything is timed, every engine counts every input for both
 //! encodings and the counts are compared with tiktoken-rs (the reference):
-//! a ctxkit disagreement (count, or ids) aborts the run; a peer disagreement
+//! a turnfit disagreement (count, or ids) aborts the run; a peer disagreement
 //! is reported and the run continues. The table and the one-shot times of
-//! that pass are written to `target/ctxkit-bench/` for `report.py`.
+//! that pass are written to `target/turnfit-bench/` for `report.py`.
 //!
 //! Groups: `count/<encoding>/<input>` and `encode/<encoding>/<input>` (prose
 //! and code) with one function per engine and `Throughput::Bytes`, plus
-//! `count_until_limit/<encoding>/prose` for ctxkit only.
+//! `count_until_limit/<encoding>/prose` for turnfit only.
 //!
-//! Clock: `CTXKIT_BENCH_CLOCK=cpu` (default) measures the CPU time of the
+//! Clock: `TURNFIT_BENCH_CLOCK=cpu` (default) measures the CPU time of the
 //! benchmarking thread (`CLOCK_THREAD_CPUTIME_ID`), which does not advance
 //! while the thread waits for a core, so results survive a busy shared
-//! machine far better than wall time; `CTXKIT_BENCH_CLOCK=wall` uses
+//! machine far better than wall time; `TURNFIT_BENCH_CLOCK=wall` uses
 //! criterion's usual wall clock. All engines tokenize on the calling thread.
-//! `target/ctxkit-bench/run.json` records the clock, arguments and load.
+//! `target/turnfit-bench/run.json` records the clock, arguments and load.
 //!
-//! A cell whose single untimed pass took longer than `CTXKIT_BENCH_MAX_SECS`
+//! A cell whose single untimed pass took longer than `TURNFIT_BENCH_MAX_SECS`
 //! (default 2 s) is not handed to criterion (it would need at least ten such
 //! iterations plus warm-up); its one-shot time is reported instead, marked.
 
@@ -33,7 +33,7 @@ use std::time::{Duration, Instant};
 
 use criterion::measurement::{Measurement, ValueFormatter};
 use criterion::{BenchmarkId, Criterion, SamplingMode, Throughput};
-use ctxkit_bench::{load, load_inputs, Loaded, ENCODINGS, ENGINES};
+use turnfit_bench::{load, load_inputs, Loaded, ENCODINGS, ENGINES};
 
 /// Iteration time above which a group uses 10 samples instead of 20.
 const SLOW_ITER: Duration = Duration::from_millis(150);
@@ -42,11 +42,11 @@ fn out_dir() -> PathBuf {
     let target = std::env::var_os("CARGO_TARGET_DIR")
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/target")));
-    target.join("ctxkit-bench")
+    target.join("turnfit-bench")
 }
 
 fn max_secs() -> f64 {
-    std::env::var("CTXKIT_BENCH_MAX_SECS").ok().and_then(|s| s.parse().ok()).unwrap_or(2.0)
+    std::env::var("TURNFIT_BENCH_MAX_SECS").ok().and_then(|s| s.parse().ok()).unwrap_or(2.0)
 }
 
 /// One cell of the pre-timing pass.
@@ -76,7 +76,7 @@ fn main() {
     let mut checks: BTreeMap<(&str, &str, &str), Check> = BTreeMap::new();
     let mut table = String::new();
     let mut disagreements = Vec::new();
-    let mut ctxkit_failures = Vec::new();
+    let mut turnfit_failures = Vec::new();
     let _ = writeln!(table, "\nToken counts (ordinary text; reference = tiktoken-rs):\n");
     let _ = writeln!(
         table,
@@ -100,8 +100,8 @@ fn main() {
                         "{engine} {enc} {input}: count {count} != tiktoken-rs {}",
                         ref_ids.len()
                     );
-                    if *engine == "ctxkit" {
-                        ctxkit_failures.push(msg);
+                    if *engine == "turnfit" {
+                        turnfit_failures.push(msg);
                     } else {
                         disagreements.push(msg);
                     }
@@ -109,11 +109,11 @@ fn main() {
                 row.push(count.to_string());
                 checks.insert((enc, input, engine), Check { count, secs });
             }
-            // ctxkit must also produce the reference ids, not just their number.
+            // turnfit must also produce the reference ids, not just their number.
             let ids = engines[enc][0].1.encode(text);
             if ids != ref_ids {
                 let at = ids.iter().zip(&ref_ids).position(|(a, b)| a != b).unwrap_or(ids.len().min(ref_ids.len()));
-                ctxkit_failures.push(format!("ctxkit {enc} {input}: ids differ from tiktoken-rs at index {at}"));
+                turnfit_failures.push(format!("turnfit {enc} {input}: ids differ from tiktoken-rs at index {at}"));
                 agree = false;
             }
             let _ = writeln!(
@@ -130,7 +130,7 @@ fn main() {
         for (input, text) in inputs.iter().filter(|(n, _)| matches!(*n, "prose" | "code")) {
             let ref_ids = engines[enc][1].1.encode(text);
             for (engine, loaded) in &engines[enc] {
-                if *engine != "ctxkit" && *engine != "tiktoken-rs" && loaded.encode(text) != ref_ids {
+                if *engine != "turnfit" && *engine != "tiktoken-rs" && loaded.encode(text) != ref_ids {
                     disagreements.push(format!("{engine} {enc} {input}: encode ids differ from tiktoken-rs"));
                 }
             }
@@ -146,7 +146,7 @@ fn main() {
         }
     }
     let dir = out_dir();
-    std::fs::create_dir_all(&dir).expect("create target/ctxkit-bench");
+    std::fs::create_dir_all(&dir).expect("create target/turnfit-bench");
     let mut json = String::from("{\n  \"cells\": [\n");
     let cells: Vec<String> = checks
         .iter()
@@ -171,16 +171,16 @@ fn main() {
     let _ = write!(json, "],\n  \"max_secs\": {}\n}}\n", max_secs());
     std::fs::write(dir.join("checks.json"), json).expect("write checks.json");
     std::fs::write(dir.join("counts.md"), &table).expect("write counts.md");
-    if !ctxkit_failures.is_empty() {
-        for f in &ctxkit_failures {
-            eprintln!("CTXKIT MISMATCH: {f}");
+    if !turnfit_failures.is_empty() {
+        for f in &turnfit_failures {
+            eprintln!("TURNFIT MISMATCH: {f}");
         }
-        panic!("ctxkit disagrees with tiktoken-rs; not benchmarking");
+        panic!("turnfit disagrees with tiktoken-rs; not benchmarking");
     }
 
     // ---------------------------------------------------------------- timing
-    let clock = std::env::var("CTXKIT_BENCH_CLOCK").unwrap_or_else(|_| "cpu".into());
-    let load_before = ctxkit_bench::loadavg();
+    let clock = std::env::var("TURNFIT_BENCH_CLOCK").unwrap_or_else(|_| "cpu".into());
+    let load_before = turnfit_bench::loadavg();
     let started = Instant::now();
     let started_unix = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
@@ -188,13 +188,13 @@ fn main() {
     let skipped = match clock.as_str() {
         "cpu" => timing(Criterion::default().with_measurement(ThreadCpuTime).configure_from_args(), &inputs, &engines, &checks),
         "wall" => timing(Criterion::default().configure_from_args(), &inputs, &engines, &checks),
-        other => panic!("CTXKIT_BENCH_CLOCK must be cpu or wall, not {other:?}"),
+        other => panic!("TURNFIT_BENCH_CLOCK must be cpu or wall, not {other:?}"),
     };
     let run = format!(
         "{{\"clock\": {}, \"loadavg_before\": {}, \"loadavg_after\": {}, \"timing_wall_secs\": {:.1}, \"started_unix\": {:.3}, \"args\": {}}}\n",
         json_str(&clock),
         json_str(&load_before),
-        json_str(&ctxkit_bench::loadavg()),
+        json_str(&turnfit_bench::loadavg()),
         started.elapsed().as_secs_f64(),
         started_unix,
         json_str(&std::env::args().skip(1).collect::<Vec<_>>().join(" "))
@@ -255,21 +255,21 @@ fn timing<M: Measurement>(
                 g.finish();
             }
         }
-        // count_until_limit: ctxkit only, 1 MiB prose, limit 1000 vs full.
+        // count_until_limit: turnfit only, 1 MiB prose, limit 1000 vs full.
         let prose = inputs.iter().find(|(n, _)| *n == "prose").map(|(_, t)| t.as_str()).unwrap();
         let tok = match &engines[enc][0].1 {
-            Loaded::Ctxkit(t) => *t,
-            _ => unreachable!("ctxkit is the first engine"),
+            Loaded::Turnfit(t) => *t,
+            _ => unreachable!("turnfit is the first engine"),
         };
         let lim = tok.count_until_limit(prose, 1000).expect("count_until_limit");
         assert!(lim.exceeded && lim.tokens > 1000 && lim.tokens < 2000, "{lim:?}");
         let mut g = c.benchmark_group(format!("count_until_limit/{enc}/prose"));
         g.sampling_mode(SamplingMode::Flat);
         g.sample_size(20);
-        g.bench_function(BenchmarkId::new("ctxkit", "limit=1000"), |b| {
+        g.bench_function(BenchmarkId::new("turnfit", "limit=1000"), |b| {
             b.iter(|| tok.count_until_limit(black_box(prose), 1000).unwrap())
         });
-        g.bench_function(BenchmarkId::new("ctxkit", "full"), |b| {
+        g.bench_function(BenchmarkId::new("turnfit", "full"), |b| {
             b.iter(|| tok.count(black_box(prose)).unwrap())
         });
         g.finish();
@@ -279,17 +279,17 @@ fn timing<M: Measurement>(
 }
 
 /// Criterion measurement: CPU time of the benchmarking thread (see
-/// `ctxkit_bench::thread_cpu_ns`). Values are nanoseconds, like `WallTime`.
+/// `turnfit_bench::thread_cpu_ns`). Values are nanoseconds, like `WallTime`.
 struct ThreadCpuTime;
 
 impl Measurement for ThreadCpuTime {
     type Intermediate = u64;
     type Value = u64;
     fn start(&self) -> u64 {
-        ctxkit_bench::thread_cpu_ns()
+        turnfit_bench::thread_cpu_ns()
     }
     fn end(&self, start: u64) -> u64 {
-        ctxkit_bench::thread_cpu_ns() - start
+        turnfit_bench::thread_cpu_ns() - start
     }
     fn add(&self, a: &u64, b: &u64) -> u64 {
         a + b

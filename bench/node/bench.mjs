@@ -1,6 +1,6 @@
-// Node tokenizer benchmark: ctxkit (napi, release) against gpt-tokenizer,
+// Node tokenizer benchmark: turnfit (napi, release) against gpt-tokenizer,
 // js-tiktoken, tiktoken (WASM) and ai-tokenizer, o200k_base, same inputs as
-// bench/ (bench/gen_inputs.py). Counts must agree with ctxkit's before a
+// bench/ (bench/gen_inputs.py). Counts must agree with turnfit's before a
 // library is timed; a disagreement is printed and that cell is not timed.
 // Run with bench/node/run.sh (it builds the release library first).
 import { readFileSync } from 'node:fs'
@@ -29,11 +29,11 @@ const ai = new AiTokenizer(aiEnc)
 // on 20k × "a" the whole input is one piece, and every call after the first
 // is one Map lookup. The "cache cleared" columns empty that cache before each
 // call (gpt-tokenizer's public clearMergeCache; ai-tokenizer's mergeCache
-// field), which is what a text never seen before costs. ctxkit's own piece
+// field), which is what a text never seen before costs. turnfit's own piece
 // cache holds only pieces up to 96 bytes, so it never hits on these rows.
 const COLD = ' (cache cleared per call)'
 const libs = {
-  ctxkit: (t) => tok.countTokens(t),
+  turnfit: (t) => tok.countTokens(t),
   'gpt-tokenizer': (t) => gpt.countTokens(t),
   ['gpt-tokenizer' + COLD]: (t) => { gpt.clearMergeCache(); return gpt.countTokens(t) },
   'js-tiktoken': (t) => js.encode(t).length,
@@ -41,12 +41,12 @@ const libs = {
   'ai-tokenizer': (t) => ai.count(t),
   ['ai-tokenizer' + COLD]: (t) => { ai.mergeCache.clear(); return ai.count(t) },
 }
-// BENCH_LIBS=ctxkit,gpt-tokenizer,... times only those (prefix match; ctxkit
+// BENCH_LIBS=turnfit,gpt-tokenizer,... times only those (prefix match; turnfit
 // always runs), for a focused re-run; the default is every library.
 if (process.env.BENCH_LIBS) {
   const keep = process.env.BENCH_LIBS.split(',')
   for (const lib of Object.keys(libs)) {
-    if (lib !== 'ctxkit' && !keep.some((k) => lib.startsWith(k))) delete libs[lib]
+    if (lib !== 'turnfit' && !keep.some((k) => lib.startsWith(k))) delete libs[lib]
   }
 }
 const floor = {
@@ -120,17 +120,17 @@ for (const [name, text] of inputs) {
 }
 wasmEnc.free()
 
-// Markdown: median per call and ctxkit's speed-up (other / ctxkit).
+// Markdown: median per call and turnfit's speed-up (other / turnfit).
 const cols = [...Object.keys(libs), ...Object.keys(floor)]
 console.log(`| input | bytes | tokens | ${cols.join(' | ')} |`)
 console.log(`|---|---:|---:|${cols.map(() => '---:').join('|')}|`)
 for (const r of results) {
-  const base = r.cells.ctxkit.s
+  const base = r.cells.turnfit.s
   const cell = (lib) => {
     const c = r.cells[lib]
     if (!c) return '-'
     if (c.note) return c.note
-    const ratio = lib === 'ctxkit' ? '' : lib.includes('floor') ? ` (${((c.s / base) * 100).toFixed(0)}% of ctxkit)` : ` (${(c.s / base).toFixed(1)}×)`
+    const ratio = lib === 'turnfit' ? '' : lib.includes('floor') ? ` (${((c.s / base) * 100).toFixed(0)}% of turnfit)` : ` (${(c.s / base).toFixed(1)}×)`
     return `${fmt(c.s)}${ratio}${c.n === 1 ? ' n=1' : ''}`
   }
   console.log(`| ${r.input} | ${r.bytes} | ${r.tokens} | ${cols.map(cell).join(' | ')} |`)

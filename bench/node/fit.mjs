@@ -3,7 +3,7 @@
 // tests/fixtures/trajectories/mini-swe-agent-astroid-1866.openai.json (the
 // whole 99-round mini-swe-agent run in OpenAI shape; PROVENANCE.md there).
 // Reports the time per call (median) and what each result holds: tokens by
-// ctxkit's exact count, and whether any tool result lost its call.
+// turnfit's exact count, and whether any tool result lost its call.
 // No startOn: with startOn: "human" an agent loop (one user task, then only
 // assistant/tool messages) trims to nothing ([undefined] from @langchain/core
 // 1.4.0) once the task and everything after it exceed the budget.
@@ -76,7 +76,7 @@ let ckError = null
 try {
   ckOut = JSON.parse(ours().conversation)
 } catch (e) {
-  if (!(e instanceof ck.CtxkitError)) throw e
+  if (!(e instanceof ck.TurnfitError)) throw e
   ckError = e
 }
 const lcTokens = ck.countConversation({ messages: lcOut }, { model: 'gpt-4o' })
@@ -86,7 +86,7 @@ const tCk = ckOut ? await median(async () => ours()) : NaN
 console.log(`| conversation | budget | | time per call (median) | messages kept | exact tokens after | within budget | orphaned tool results |`)
 console.log(`|---|---:|---|---:|---:|---:|---|---:|`)
 const head = `| ${conv.messages.length} messages, ${before} tokens | ${budget} |`
-if (ckOut) console.log(`${head} ctxkit fitJson | ${tCk.toFixed(2)} ms | ${ckOut.messages.length} | ${ckTokens} | ${ckTokens <= budget} | ${orphans(ckOut.messages)} |`)
-else console.log(`${head} ctxkit fitJson | fails: ${ckError.code} | - | - | - | - |`)
+if (ckOut) console.log(`${head} turnfit fitJson | ${tCk.toFixed(2)} ms | ${ckOut.messages.length} | ${ckTokens} | ${ckTokens <= budget} | ${orphans(ckOut.messages)} |`)
+else console.log(`${head} turnfit fitJson | fails: ${ckError.code} | - | - | - | - |`)
 console.log(`| | | LangChain trimMessages + js-tiktoken | ${tLc.toFixed(2)} ms${tLc.once ? ' n=1' : ''}${ckOut ? ` (${(tLc / tCk).toFixed(1)}×)` : ''} | ${lcOut.length} | ${lcTokens} | ${lcTokens <= budget} | ${orphans(lcOut)} |`)
-if (ckError) console.error(`ctxkit: ${ckError.message}`)
+if (ckError) console.error(`turnfit: ${ckError.message}`)

@@ -1,16 +1,16 @@
 #!/usr/bin/env python3
-"""ctxkit's Python binding against OpenAI's tiktoken, side by side in one run.
+"""turnfit's Python binding against OpenAI's tiktoken, side by side in one run.
 
     bash bench/python/run.sh            # builds a release wheel into a venv, then runs this
 
 Rows (medians of --runs timed runs after one warm-up, wall clock,
 time.perf_counter):
-  * count, single thread: tiktoken len(enc.encode_ordinary(t)) vs ctxkit count_tokens(t)
-  * encode, single thread: tiktoken encode_ordinary(t) vs ctxkit encode(t) (a list)
+  * count, single thread: tiktoken len(enc.encode_ordinary(t)) vs turnfit count_tokens(t)
+  * encode, single thread: tiktoken encode_ordinary(t) vs turnfit encode(t) (a list)
     and encode_array(t)
   * 1 KiB per-call overhead: the same on the first 1,024 bytes of prose (many calls)
   * batch: tiktoken encode_ordinary_batch(chunks, num_threads=T) vs
-    ctxkit.tiktoken's encode_ordinary_batch (a ThreadPoolExecutor over the
+    turnfit.tiktoken's encode_ordinary_batch (a ThreadPoolExecutor over the
     GIL-free encode), 64 KiB chunks of the 1 MiB inputs
   * fit vs LangChain trim_messages with a tiktoken counter, on agent-loop
     conversations (bindings/python/tests/agent_loop.py)
@@ -35,8 +35,8 @@ tiktoken_offline.setup()
 
 import tiktoken  # noqa: E402
 
-import ctxkit  # noqa: E402
-import ctxkit.tiktoken as ck_tiktoken  # noqa: E402
+import turnfit  # noqa: E402
+import turnfit.tiktoken as ck_tiktoken  # noqa: E402
 
 FILES = ["prose.txt", "code.txt", "multilingual.txt", "base64.txt", "a.txt", "random_letters.txt", "spaces.txt"]
 
@@ -66,14 +66,14 @@ def main():
     ap.add_argument("--threads", type=int, default=2)
     args = ap.parse_args()
     inputs = Path(args.inputs)
-    print(f"tiktoken {tiktoken.__version__ if hasattr(tiktoken, '__version__') else '?'}, ctxkit {ctxkit.__version__}, "
+    print(f"tiktoken {tiktoken.__version__ if hasattr(tiktoken, '__version__') else '?'}, turnfit {turnfit.__version__}, "
           f"Python {sys.version.split()[0]}, {os.cpu_count()} CPUs, median of {args.runs}")
     print()
-    print("| row | tiktoken ms | ctxkit ms | ctxkit speed-up | tiktoken MB/s | ctxkit MB/s |")
+    print("| row | tiktoken ms | turnfit ms | turnfit speed-up | tiktoken MB/s | turnfit MB/s |")
     print("|---|---:|---:|---:|---:|---:|")
     for enc_name in args.encodings.split(","):
         tk = tiktoken.get_encoding(enc_name)
-        ck = ctxkit.Tokenizer(enc_name)
+        ck = turnfit.Tokenizer(enc_name)
         ckt = ck_tiktoken.get_encoding(enc_name)
         for f in FILES:
             text = (inputs / f).read_text(encoding="utf-8")
@@ -107,7 +107,7 @@ def fit_rows(runs):
     from agent_loop import agent_loop
     from langchain_core.messages import trim_messages
 
-    import ctxkit.langchain as ckl
+    import turnfit.langchain as ckl
 
     enc = tiktoken.get_encoding("o200k_base")
 
@@ -123,11 +123,11 @@ def fit_rows(runs):
     for rounds in (50, 200):
         conv = agent_loop(rounds)
         msgs = ckl.from_openai(conv)
-        full = ctxkit.count_conversation(conv)
+        full = turnfit.count_conversation(conv)
         budget = full // 3
         t_lc = median_s(lambda: trim_messages(msgs, max_tokens=budget, token_counter=tk_counter, strategy="last",
                                               include_system=True, allow_partial=False), runs)
-        t_ck = median_s(lambda: ctxkit.fit(conv, model="gpt-4o", max_tokens=budget), runs)
+        t_ck = median_s(lambda: turnfit.fit(conv, model="gpt-4o", max_tokens=budget), runs)
         row(f"fit vs trim_messages, {rounds} rounds ({len(conv)} msgs, {full} -> {budget} tok)", t_lc, t_ck)
 
 

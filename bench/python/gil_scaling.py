@@ -3,7 +3,7 @@ take about the time of one on two cores").
 
     python bench/python/gil_scaling.py [--runs 7] [--mib 2]
 
-with `ctxkit` importable (bash bench/python/run.sh builds and installs the
+with `turnfit` importable (bash bench/python/run.sh builds and installs the
 release wheel into target/python/venv-bench; the test venv's dev wheel works
 too: the core is built at opt-level 3 in every profile).
 
@@ -28,26 +28,26 @@ import statistics
 import threading
 import time
 
-import ctxkit
+import turnfit
 
 TEXT_LINE = "The quick brown fox jumps over the lazy dog. 1234 {code} na\u00efve caf\u00e9\n"
 
 
 def _proc(text: str, start: "mp.synchronize.Event", q: "mp.Queue") -> None:
-    t = ctxkit.Tokenizer("o200k_base")
+    t = turnfit.Tokenizer("o200k_base")
     t.count_tokens("warm")
     q.put("ready")
     start.wait()
     q.put(t.count_tokens(text))
 
 
-def one(t: "ctxkit.Tokenizer", text: str) -> float:
+def one(t: "turnfit.Tokenizer", text: str) -> float:
     s = time.perf_counter()
     t.count_tokens(text)
     return time.perf_counter() - s
 
 
-def threads(t: "ctxkit.Tokenizer", text: str) -> float:
+def threads(t: "turnfit.Tokenizer", text: str) -> float:
     barrier = threading.Barrier(3)
     out = []
 
@@ -89,7 +89,7 @@ def main() -> None:
     ap.add_argument("--mib", type=float, default=2.0)
     a = ap.parse_args()
     text = TEXT_LINE * int(a.mib * 2**20 / len(TEXT_LINE.encode()))
-    t = ctxkit.Tokenizer("o200k_base")
+    t = turnfit.Tokenizer("o200k_base")
     expected = t.count_tokens(text)
     load0 = os.getloadavg()
     rows = {"one": [], "threads": [], "processes": []}
@@ -99,7 +99,7 @@ def main() -> None:
         rows["processes"].append(processes(text, expected))
     load1 = os.getloadavg()
     med = {k: statistics.median(v) for k, v in rows.items()}
-    print(f"ctxkit {ctxkit.__version__}, {len(text.encode()) / 2**20:.2f} MiB, {expected} tokens, "
+    print(f"turnfit {turnfit.__version__}, {len(text.encode()) / 2**20:.2f} MiB, {expected} tokens, "
           f"{os.cpu_count()} CPUs, median of {a.runs} interleaved runs")
     print(f"load average before {load0[0]:.1f} / {load0[1]:.1f} / {load0[2]:.1f}, "
           f"after {load1[0]:.1f} / {load1[1]:.1f} / {load1[2]:.1f}")

@@ -1,11 +1,11 @@
 """Do two processes run native code twice as fast as one on this machine?
 (issue 20: gil_scaling.py found that two *processes* counting take ~1.8x one,
-with no GIL between them; this asks whether that is ctxkit's counting loop or
+with no GIL between them; this asks whether that is turnfit's counting loop or
 the machine.)
 
     python bench/python/native_scaling.py [--runs 7] [--only NAME]
 
-with `ctxkit` and `tiktoken` importable (the test or bench venv under
+with `turnfit` and `tiktoken` importable (the test or bench venv under
 target/python). For each workload, one process alone and two processes at
 the same time each do the same work once, started together by an Event
 after setup (the parent prepares inputs and warms the tokenizers before
@@ -18,7 +18,7 @@ no scheduling or lock explains (a blocked process uses no CPU). The guest's
 steal time (/proc/stat) during the timed work is printed too: how long the
 host ran something else while a vCPU wanted to run.
 
-Workloads: ctxkit count_tokens and tiktoken len(encode_ordinary) on the text
+Workloads: turnfit count_tokens and tiktoken len(encode_ordinary) on the text
 of gil_scaling.py; zlib.compress and hashlib.sha256 (native, small working
 set: compute-bound); a 256 MiB bytes copy (memory-bandwidth-bound); and a
 pure-Python loop.
@@ -41,7 +41,7 @@ tiktoken_offline.setup()
 
 import tiktoken  # noqa: E402
 
-import ctxkit  # noqa: E402
+import turnfit  # noqa: E402
 
 LINE = "The quick brown fox jumps over the lazy dog. 1234 {code} na\u00efve caf\u00e9\n"
 
@@ -53,7 +53,7 @@ def text(mib):
 def workloads():
     """name -> a no-argument function doing one unit of work; inputs are
     built here, in the parent, before any fork."""
-    ck = ctxkit.Tokenizer("o200k_base")
+    ck = turnfit.Tokenizer("o200k_base")
     tk = tiktoken.get_encoding("o200k_base")
     t24, t1 = text(24), text(1)
     ck.count_tokens(t24)
@@ -69,7 +69,7 @@ def workloads():
         return s
 
     return {
-        "ctxkit count_tokens, 24 MiB": lambda: ck.count_tokens(t24),
+        "turnfit count_tokens, 24 MiB": lambda: ck.count_tokens(t24),
         "tiktoken len(encode_ordinary), 1 MiB": lambda: len(tk.encode_ordinary(t1)),
         "zlib.compress level 6, 8 MiB random": lambda: zlib.compress(zsrc, 6),
         "hashlib.sha256, 256 MiB random": lambda: hashlib.sha256(hsrc).digest(),
@@ -133,7 +133,7 @@ def main():
     load1 = os.getloadavg()
     wall_total = sum(sum(r["one"]) + sum(r["two"]) for r in rows.values()) * 1000
     print(f"{os.cpu_count()} CPUs, median of {a.runs} interleaved runs, Python {sys.version.split()[0]}, "
-          f"ctxkit {ctxkit.__version__}, tiktoken {getattr(tiktoken, '__version__', '?')}")
+          f"turnfit {turnfit.__version__}, tiktoken {getattr(tiktoken, '__version__', '?')}")
     print(f"load average before {load0[0]:.2f} / {load0[1]:.2f} / {load0[2]:.2f}, "
           f"after {load1[0]:.2f} / {load1[1]:.2f} / {load1[2]:.2f}")
     print(f"steal time (/proc/stat) during the timed work: {run.steal} ms of {wall_total:.0f} ms of wall time")

@@ -14,5 +14,5 @@ fi
 [ -e bench/inputs/prose.txt ] || python3 bench/gen_inputs.py
 CARGO_TARGET_DIR=$root/target "$venv/bin/maturin" build --release --locked -q \
     --manifest-path bindings/python/Cargo.toml --out target/python/wheels-release --interpreter "$venv/bin/python"
-"$venv/bin/pip" install -q --no-index --no-deps --force-reinstall target/python/wheels-release/ctxkit-*.whl
+"$venv/bin/pip" install -q --no-index --no-deps --force-reinstall target/python/wheels-release/turnfit-*.whl
 "$venv/bin/python" bench/python/bench.py "$@"

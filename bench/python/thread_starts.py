@@ -14,7 +14,7 @@ import argparse
 import threading
 import time
 
-import ctxkit
+import turnfit
 
 TEXT_LINE = "The quick brown fox jumps over the lazy dog. 1234 {code} na\u00efve caf\u00e9\n"
 
@@ -25,7 +25,7 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=15)
     a = ap.parse_args()
     text = TEXT_LINE * int(a.mib * 2**20 / len(TEXT_LINE.encode()))
-    t = ctxkit.Tokenizer("o200k_base")
+    t = turnfit.Tokenizer("o200k_base")
     s = time.perf_counter()
     t.count_tokens(text)
     print(f"one count alone: {(time.perf_counter() - s) * 1e3:.2f} ms ({a.mib} MiB)")

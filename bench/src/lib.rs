@@ -1,8 +1,8 @@
 //! Shared plumbing for the tokenizer benchmarks: one uniform handle over
-//! ctxkit and its peers, and loading of the generated input files.
+//! turnfit and its peers, and loading of the generated input files.
 //!
 //! Engines (exact versions are pinned in `bench/Cargo.toml`):
-//! - `ctxkit`      — this project (`ctxkit::Tokenizer`, ordinary text).
+//! - `turnfit`      — this project (`turnfit::Tokenizer`, ordinary text).
 //! - `tiktoken-rs` — `tiktoken_rs::CoreBPE::encode_ordinary` (the reference
 //!   for the correctness check; it vendors OpenAI's tiktoken core).
 //! - `bpe-openai`  — GitHub's `bpe` crate family (`bpe_openai::Tokenizer`).
@@ -14,7 +14,7 @@
 use std::path::PathBuf;
 
 /// Engine names, in the column order used by every table.
-pub const ENGINES: [&str; 4] = ["ctxkit", "tiktoken-rs", "bpe-openai", "tiktoken"];
+pub const ENGINES: [&str; 4] = ["turnfit", "tiktoken-rs", "bpe-openai", "tiktoken"];
 
 /// Encodings benchmarked.
 pub const ENCODINGS: [&str; 2] = ["cl100k_base", "o200k_base"];
@@ -25,8 +25,8 @@ pub const INPUTS: [&str; 7] =
 
 /// A loaded encoding of one engine.
 pub enum Loaded {
-    /// ctxkit (process-wide engine, built on first `Tokenizer::new`).
-    Ctxkit(ctxkit::Tokenizer),
+    /// turnfit (process-wide engine, built on first `Tokenizer::new`).
+    Turnfit(turnfit::Tokenizer),
     /// tiktoken-rs, a freshly constructed `CoreBPE` (not the singleton).
     TiktokenRs(Box<tiktoken_rs::CoreBPE>),
     /// bpe-openai (process-wide `LazyLock`, built on first access).
@@ -44,9 +44,9 @@ pub fn load(engine: &str, encoding: &str) -> Loaded {
         other => panic!("unknown encoding {other}"),
     };
     match engine {
-        "ctxkit" => {
-            let enc = if o200k { ctxkit::Encoding::O200kBase } else { ctxkit::Encoding::Cl100kBase };
-            Loaded::Ctxkit(ctxkit::Tokenizer::new(enc).expect("ctxkit tokenizer"))
+        "turnfit" => {
+            let enc = if o200k { turnfit::Encoding::O200kBase } else { turnfit::Encoding::Cl100kBase };
+            Loaded::Turnfit(turnfit::Tokenizer::new(enc).expect("turnfit tokenizer"))
         }
         "tiktoken-rs" => Loaded::TiktokenRs(Box::new(
             if o200k { tiktoken_rs::o200k_base() } else { tiktoken_rs::cl100k_base() }
@@ -69,7 +69,7 @@ impl Loaded {
     #[inline]
     pub fn count(&self, text: &str) -> usize {
         match self {
-            Loaded::Ctxkit(t) => t.count(text).expect("ctxkit count"),
+            Loaded::Turnfit(t) => t.count(text).expect("turnfit count"),
             // count_ordinary == encode_ordinary(text).len() in 0.12.1.
             Loaded::TiktokenRs(t) => t.count_ordinary(text),
             Loaded::BpeOpenai(t) => t.count(text),
@@ -82,7 +82,7 @@ impl Loaded {
     #[inline]
     pub fn encode(&self, text: &str) -> Vec<u32> {
         match self {
-            Loaded::Ctxkit(t) => t.encode(text).expect("ctxkit encode"),
+            Loaded::Turnfit(t) => t.encode(text).expect("turnfit encode"),
             Loaded::TiktokenRs(t) => t.encode_ordinary(text),
             Loaded::BpeOpenai(t) => t.encode(text),
             Loaded::Tiktoken(t) => t.encode(text),
@@ -90,10 +90,10 @@ impl Loaded {
     }
 }
 
-/// Directory holding the generated inputs: `$CTXKIT_BENCH_INPUTS`, else
+/// Directory holding the generated inputs: `$TURNFIT_BENCH_INPUTS`, else
 /// `bench/inputs` (next to this crate's Cargo.toml).
 pub fn inputs_dir() -> PathBuf {
-    match std::env::var_os("CTXKIT_BENCH_INPUTS") {
+    match std::env::var_os("TURNFIT_BENCH_INPUTS") {
         Some(p) if !p.is_empty() => PathBuf::from(p),
         _ => PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/inputs")),
     }
@@ -111,7 +111,7 @@ pub fn load_inputs() -> Vec<(&'static str, String)> {
                 panic!(
                     "cannot read benchmark input {} ({e}).\nGenerate the inputs first:\n    \
                      python3 bench/gen_inputs.py bench/inputs\n(from the repository root; or set \
-                     CTXKIT_BENCH_INPUTS to a directory made by `python3 bench/gen_inputs.py DIR`)",
+                     TURNFIT_BENCH_INPUTS to a directory made by `python3 bench/gen_inputs.py DIR`)",
                     path.display()
                 )
             });

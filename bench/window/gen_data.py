@@ -131,7 +131,7 @@ def call_args(r, tool):
     elif tool == "grep":
         a = {"pattern": r.choice(IDENTS), "path": r.choice(DIRS)}
     elif tool == "run_command":
-        a = {"command": r.choice(["cargo test -p ctxkit", "cargo clippy --all-targets",
+        a = {"command": r.choice(["cargo test -p turnfit", "cargo clippy --all-targets",
                                   "pytest -q tests", "go test ./...", "make check"]) +
              (f" {r.choice(IDENTS).lower()}" if r.random() < 0.5 else "")}
     elif tool == "list_dir":

@@ -4,14 +4,14 @@
     python langchain_trim.py [--data DIR] [--runs N] [--out-json FILE] [--out-messages FILE]
 
 Needs langchain-core and tiktoken (run.sh makes a venv). tiktoken's o200k_base
-is built offline from ctxkit's own rank file (core/data/o200k_base.tiktoken,
+is built offline from turnfit's own rank file (core/data/o200k_base.tiktoken,
 checked against OpenAI's published SHA-256 by tiktoken itself) with the
 pattern and special tokens from tiktoken_ext.openai_public.
 
-The token counter follows the recipe ctxkit uses (OpenAI cookbook): per
+The token counter follows the recipe turnfit uses (OpenAI cookbook): per
 message 3 + tokens(role) + tokens(content), plus, for each assistant tool
 call, tokens(name) + tokens(arguments); plus 3 reply-priming tokens per list.
-ctxkit additionally charges 3 tokens per tool call (its declared rule, see
+turnfit additionally charges 3 tokens per tool call (its declared rule, see
 core/src/window/accounting.rs); this counter does not, as in the brief, so the
 two counts differ by 3 x (number of tool calls) on the same messages.
 
@@ -20,7 +20,7 @@ start_on="human", allow_partial=False) on freshly built message objects
 (built in timeit's setup, outside the timer, before every run, so no run
 sees objects another run touched), token counting included. A second figure
 ("end to end") also times json.loads of the file and building the messages,
-which is what ctxkit's fit_cold includes (it starts from JSON text).
+which is what turnfit's fit_cold includes (it starts from JSON text).
 The encoding's one-time load is done before any timing.
 """
 
@@ -180,7 +180,7 @@ def main():
         text = f.read()
     dicts = json.loads(text)["messages"]
     # The args round-trip must reproduce the arguments strings byte for byte,
-    # or the counter would count something other than what ctxkit counts.
+    # or the counter would count something other than what turnfit counts.
     for d in dicts:
         for c in d.get("tool_calls") or []:
             assert json.dumps(json.loads(c["function"]["arguments"])) == c["function"]["arguments"]

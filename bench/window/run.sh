@@ -68,9 +68,9 @@ for k in $(seq 1 "$RUNS"); do
 done
 benched=$(date +%s)
 
-"$tool" fit 100000 10000 < data/conv_1mb.json > "$out/ctxkit_out.json"
+"$tool" fit 100000 10000 < data/conv_1mb.json > "$out/turnfit_out.json"
 "$tool" count < data/conv_1mb.json > "$out/count_input.json"
-"$tool" count < "$out/ctxkit_out.json" > "$out/count_ctxkit.json"
+"$tool" count < "$out/turnfit_out.json" > "$out/count_turnfit.json"
 "$tool" count < "$out/langchain_out.json" > "$out/count_langchain.json"
 python3 - "$out" <<'EOF'
 import json, os, sys
@@ -79,13 +79,13 @@ load = lambda n: json.load(open(os.path.join(d, n)))
 def norm(m):
     return (m["role"], m.get("content") or None, m.get("tool_call_id"),
             [(c["id"], c["function"]["name"], c["function"]["arguments"]) for c in m.get("tool_calls") or []])
-a = [norm(m) for m in load("ctxkit_out.json")["messages"]]
+a = [norm(m) for m in load("turnfit_out.json")["messages"]]
 b = [norm(m) for m in load("langchain_out.json")["messages"]]
-json.dump({"input": load("count_input.json"), "ctxkit": load("count_ctxkit.json"),
+json.dump({"input": load("count_input.json"), "turnfit": load("count_turnfit.json"),
            "langchain": load("count_langchain.json"), "identical": a == b},
           open(os.path.join(d, "counts.json"), "w"), indent=2)
 EOF
-# Untimed: both tools over 21 budgets, results counted and validated by ctxkit.
+# Untimed: both tools over 21 budgets, results counted and validated by turnfit.
 "$LCENV/bin/python" sweep.py --data data --tool "$tool" --out "$out/sweep.json" > "$out/sweep.md"
 end=$(date +%s)
 echo "loadavg at end: $(cut -d' ' -f1-3 /proc/loadavg)" >> "$out/env.txt"

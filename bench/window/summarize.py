@@ -70,8 +70,8 @@ def main():
     per = [x / 1e6 / TARGET_MS for x in rows["fit_cold/1mb"]]
     print("| fit_cold/1mb / 30 ms target | " + " | ".join(f"{x:.2f}" for x in per) + f" | **{med['fit_cold/1mb'] / 1e6 / TARGET_MS:.2f}** |")
     ratio_line("fit_parts/count_1mb / fit_cold/1mb", "fit_parts/count_1mb", "fit_cold/1mb", 2)
-    ratio_line("LangChain trim / ctxkit fit_cold/1mb", "langchain_trim", "fit_cold/1mb", 2)
-    ratio_line("LangChain from JSON / ctxkit fit_cold/1mb", "langchain_from_json", "fit_cold/1mb", 2)
+    ratio_line("LangChain trim / turnfit fit_cold/1mb", "langchain_trim", "fit_cold/1mb", 2)
+    ratio_line("LangChain from JSON / turnfit fit_cold/1mb", "langchain_from_json", "fit_cold/1mb", 2)
     print()
 
     fit = med["fit_cold/1mb"] / 1e6
@@ -95,14 +95,14 @@ def main():
           f"encoding load {', '.join(str(x['encoding_load_ms']) for x in lcs)} ms per run (excluded); "
           f"trim min/max per run: {minmax}")
     print(f"- input: {lc['messages_in']} messages, {lc['tool_calls_in']} tool calls; LangChain's counter says {lc['lc_count_in']} tokens, "
-          f"ctxkit {counts['input']['tokens']} (difference {counts['input']['tokens'] - lc['lc_count_in']}; "
+          f"turnfit {counts['input']['tokens']} (difference {counts['input']['tokens'] - lc['lc_count_in']}; "
           f"3 x {lc['tool_calls_in']} tool calls = {3 * lc['tool_calls_in']})")
     print(f"- trim_messages called the counter {lc['token_counter_calls_per_trim']} times per trim, on {lc['messages_counted_per_trim']} messages in all "
           f"({lc['messages_counted_per_trim'] / lc['messages_in']:.1f}x the conversation's {lc['messages_in']})")
-    for who in ("ctxkit", "langchain"):
+    for who in ("turnfit", "langchain"):
         c = counts[who]
-        print(f"- {who} result: {c['messages']} messages, {c['tokens']} tokens by ctxkit's count "
-              f"({'fits' if c['tokens'] <= 90000 else 'DOES NOT fit'} 90,000), ctxkit validate: {c['issues']} issues {c['issue_kinds']}")
+        print(f"- {who} result: {c['messages']} messages, {c['tokens']} tokens by turnfit's count "
+              f"({'fits' if c['tokens'] <= 90000 else 'DOES NOT fit'} 90,000), turnfit validate: {c['issues']} issues {c['issue_kinds']}")
     print(f"- LangChain's result by the script's own pair check: pairs intact = {lc['pairs_intact']}; by its own counter {lc['lc_count_out']} tokens; "
           f"first message after the system prompt: {lc['first_out_after_system']}")
     print(f"- the two results are the same messages with the same content: {counts['identical']}")

@@ -1,16 +1,16 @@
 #!/usr/bin/env python3
-"""Untimed: ctxkit fit and LangChain trim_messages side by side over budgets.
+"""Untimed: turnfit fit and LangChain trim_messages side by side over budgets.
 
     python sweep.py [--data DIR] [--tool target/release/windowtool] [--out FILE]
 
 For each prompt budget B (10,000 to 210,000 by 10,000) on conv_1mb.json:
-  - ctxkit: `windowtool fit B+10000 10000` (recency, 10,000 reserved);
+  - turnfit: `windowtool fit B+10000 10000` (recency, 10,000 reserved);
   - LangChain: trim_messages(max_tokens=B, strategy="last", include_system=True,
     allow_partial=False, the counter of langchain_trim.py), once with
     start_on="human" (as in the timed comparison) and once with start_on=None
     (trim_messages' default);
-and every result is counted and validated by ctxkit (`windowtool count`):
-does it fit B by ctxkit's count, and are tool call/result pairs intact?
+and every result is counted and validated by turnfit (`windowtool count`):
+does it fit B by turnfit's count, and are tool call/result pairs intact?
 """
 
 import argparse
@@ -50,10 +50,10 @@ def main():
         if rc == 0:
             _, c, _ = ctx(args.tool, ["count"], out)
             c = json.loads(c)
-            row["ctxkit"] = {"messages": c["messages"], "tokens": c["tokens"], "issues": c["issues"], "fits": c["tokens"] <= budget}
+            row["turnfit"] = {"messages": c["messages"], "tokens": c["tokens"], "issues": c["issues"], "fits": c["tokens"] <= budget}
             ctx_msgs = json.loads(out)["messages"]
         else:
-            row["ctxkit"] = {"error": err}
+            row["turnfit"] = {"error": err}
             ctx_msgs = None
         for start_on in ("human", None):
             res = trim_messages(lt.to_langchain(dicts), max_tokens=budget, strategy="last", token_counter=count,
@@ -64,17 +64,17 @@ def main():
             same = ctx_msgs is not None and [lt_norm(m) for m in json.loads(conv)["messages"]] == [lt_norm(m) for m in ctx_msgs]
             row[f"lc_start_on_{start_on}"] = {
                 "messages": c["messages"], "tokens": c["tokens"], "issues": c["issues"], "issue_kinds": c["issue_kinds"][:3],
-                "fits": c["tokens"] <= budget, "lc_count": count(res), "same_as_ctxkit": same,
+                "fits": c["tokens"] <= budget, "lc_count": count(res), "same_as_turnfit": same,
             }
         rows.append(row)
 
-    print("| prompt budget | ctxkit: msgs / tokens (ctxkit count) | LC start_on=human: msgs / tokens / fits / issues / same as ctxkit | LC start_on=None: msgs / tokens / fits / issues |")
+    print("| prompt budget | turnfit: msgs / tokens (turnfit count) | LC start_on=human: msgs / tokens / fits / issues / same as turnfit | LC start_on=None: msgs / tokens / fits / issues |")
     print("| ---: | --- | --- | --- |")
     for r in rows:
-        c = r["ctxkit"]
+        c = r["turnfit"]
         cs = f"{c['messages']} / {c['tokens']}" + ("" if c.get("fits", True) else " OVER") if "error" not in c else "error: " + c["error"][:60]
         h, n = r["lc_start_on_human"], r["lc_start_on_None"]
-        hs = f"{h['messages']} / {h['tokens']} / {'yes' if h['fits'] else 'NO'} / {h['issues']} / {'yes' if h['same_as_ctxkit'] else 'no'}"
+        hs = f"{h['messages']} / {h['tokens']} / {'yes' if h['fits'] else 'NO'} / {h['issues']} / {'yes' if h['same_as_turnfit'] else 'no'}"
         ns = f"{n['messages']} / {n['tokens']} / {'yes' if n['fits'] else 'NO'} / {n['issues']}" + (f" {n['issue_kinds']}" if n["issues"] else "")
         print(f"| {r['budget']} | {cs} | {hs} | {ns} |")
     if args.out:

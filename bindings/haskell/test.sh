@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The Haskell binding's suite (run by scripts/test.sh): checks Raw.hs against
-# include/ctxkit.h, builds the cabal package offline against Debian's GHC
-# packages, and runs the hspec suite against target/debug/libctxkit.so.
+# include/turnfit.h, builds the cabal package offline against Debian's GHC
+# packages, and runs the hspec suite against target/debug/libturnfit.so.
 # Without GHC and not root (so nothing can be installed): prints SKIPPED: and
 # exits 0.
 set -euo pipefail
@@ -28,9 +28,9 @@ command -v python3 >/dev/null || { echo "python3 is needed for the Raw.hs drift 
 
 python3 "$pkg/gen_raw.py" --check
 
-if [ ! -e target/debug/libctxkit.so ]; then
-    echo "target/debug/libctxkit.so missing: cargo build -p ctxkit-ffi --locked"
-    cargo build -p ctxkit-ffi --locked
+if [ ! -e target/debug/libturnfit.so ]; then
+    echo "target/debug/libturnfit.so missing: cargo build -p turnfit-ffi --locked"
+    cargo build -p turnfit-ffi --locked
 fi
 
 # cabal, offline, with a config that names no repository: only the global
@@ -38,9 +38,9 @@ fi
 export CABAL_DIR="$root/target/haskell/cabal"
 mkdir -p "$CABAL_DIR"
 printf 'offline: True\n' > "$CABAL_DIR/config"
-# The loader asks for the SONAME (libctxkit.so.<ABI>, see ffi/build.rs).
-soname=$(readelf -d target/debug/libctxkit.so | sed -n 's/.*Library soname: \[\(.*\)\]/\1/p')
-if [ -n "$soname" ]; then ln -sf libctxkit.so "target/debug/$soname"; fi
+# The loader asks for the SONAME (libturnfit.so.<ABI>, see ffi/build.rs).
+soname=$(readelf -d target/debug/libturnfit.so | sed -n 's/.*Library soname: \[\(.*\)\]/\1/p')
+if [ -n "$soname" ]; then ln -sf libturnfit.so "target/debug/$soname"; fi
 export LD_LIBRARY_PATH="$root/target/debug${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 cd "$pkg"
 cabal_args=(--offline --builddir="$root/target/haskell/dist" --extra-lib-dirs="$root/target/debug")
@@ -54,5 +54,5 @@ cabal "${cabal_args[@]}" test --test-show-details=direct --test-options='--forma
 echo "examples/haskell/AgentLoop.hs (agent-loop):"
 out=$("$(cabal "${cabal_args[@]}" list-bin agent-loop)")
 echo "$out"
-grep -q 'refused (CTXKIT_STATUS_CYCLE_DETECTED)' <<<"$out" || { echo "agent-loop: the call stack did not stop the cycle"; exit 1; }
+grep -q 'refused (TURNFIT_STATUS_CYCLE_DETECTED)' <<<"$out" || { echo "agent-loop: the call stack did not stop the cycle"; exit 1; }
 grep -q 'summary applied' <<<"$out" || { echo "agent-loop: no summary was applied"; exit 1; }

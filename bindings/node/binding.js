@@ -87,13 +87,13 @@ function requireNative() {
   } else if (process.platform === 'android') {
     if (process.arch === 'arm64') {
       try {
-        return require('./ctxkit.android-arm64.node')
+        return require('./turnfit.android-arm64.node')
       } catch (e) {
         loadErrors.push(e)
       }
       try {
-        const binding = require('ctxkit-android-arm64')
-        const bindingPackageVersion = require('ctxkit-android-arm64/package.json').version
+        const binding = require('turnfit-android-arm64')
+        const bindingPackageVersion = require('turnfit-android-arm64/package.json').version
         if (bindingPackageVersion !== '0.1.0' && process.env.NAPI_RS_ENFORCE_VERSION_CHECK && process.env.NAPI_RS_ENFORCE_VERSION_CHECK !== '0') {
           throw new Error(`Native binding package version mismatch, expected 0.1.0 but got ${bindingPackageVersion}. You can reinstall dependencies to fix this issue.`)
         }
@@ -103,13 +103,13 @@ function requireNative() {
       }
     } else if (process.arch === 'arm') {
       try {
-        return require('./ctxkit.android-arm-eabi.node')
+        return require('./turnfit.android-arm-eabi.node')
       } catch (e) {
         loadErrors.push(e)
       }
       try {
-        const binding = require('ctxkit-android-arm-eabi')
-        const bindingPackageVersion = require('ctxkit-android-arm-eabi/package.json').version
+        const binding = require('turnfit-android-arm-eabi')
+        const bindingPackageVersion = require('turnfit-android-arm-eabi/package.json').version
         if (bindingPackageVersion !== '0.1.0' && process.env.NAPI_RS_ENFORCE_VERSION_CHECK && process.env.NAPI_RS_ENFORCE_VERSION_CHECK !== '0') {
           throw new Error(`Native binding package version mismatch, expected 0.1.0 but got ${bindingPackageVersion}. You can reinstall dependencies to fix this issue.`)
         }
@@ -124,13 +124,13 @@ function requireNative() {
     if (process.arch === 'x64') {
       if ((process.config && process.config.variables && process.config.variables.shlib_suffix === 'dll.a') || (process.config && process.config.variables && process.config.variables.node_target_type === 'shared_library')) {
         try {
-          return require('./ctxkit.win32-x64-gnu.node')
+          return require('./turnfit.win32-x64-gnu.node')
         } catch (e) {
           loadErrors.push(e)
         }
         try {
-          const binding = require('ctxkit-win32-x64-gnu')
-          const bindingPackageVersion = require('ctxkit-win32-x64-gnu/package.json').version
+          const binding = require('turnfit-win32-x64-gnu')
+          const bindingPackageVersion = require('turnfit-win32-x64-gnu/package.json').version
           if (bindingPackageVersion !== '0.1.0' && process.env.NAPI_RS_ENFORCE_VERSION_CHECK && process.env.NAPI_RS_ENFORCE_VERSION_CHECK !== '0') {
             throw new Error(`Native binding package version mismatch, expected 0.1.0 but got ${bindingPackageVersion}. You can reinstall dependencies to fix this issue.`)
           }
@@ -140,13 +140,13 @@ function requireNative() {
         }
       } else {
         try {
-          return require('./ctxkit.win32-x64-msvc.node')
+          return require('./turnfit.win32-x64-msvc.node')
         } catch (e) {
           loadErrors.push(e)
         }
         try {
-          const binding = require('ctxkit-win32-x64-msvc')
-          const bindingPackageVersion = require('ctxkit-win32-x64-msvc/package.json').version
+          const binding = require('turnfit-win32-x64-msvc')
+          const bindingPackageVersion = require('turnfit-win32-x64-msvc/package.json').version
           if (bindingPackageVersion !== '0.1.0' && process.env.NAPI_RS_ENFORCE_VERSION_CHECK && process.env.NAPI_RS_ENFORCE_VERSION_CHECK !== '0') {
             throw new Error(`Native binding package version mismatch, expected 0.1.0 but got ${bindingPackageVersion}. You can reinstall dependencies to fix this issue.`)
           }
@@ -157,13 +157,13 @@ function requireNative() {
       }
     } else if (process.arch === 'ia32') {
       try {
-        return require('./ctxkit.win32-ia32-msvc.node')
+        return require('./turnfit.win32-ia32-msvc.node')
       } catch (e) {
         loadErrors.push(e)
       }
       try {
-        const binding = require('ctxkit-win32-ia32-msvc')
-        const bindingPackageVersion = require('ctxkit-win32-ia32-msvc/package.json').version
+        const binding = require('turnfit-win32-ia32-msvc')
+        const bindingPackageVersion = require('turnfit-win32-ia32-msvc/package.json').version
         if (bindingPackageVersion !== '0.1.0' && process.env.NAPI_RS_ENFORCE_VERSION_CHECK && process.env.NAPI_RS_ENFORCE_VERSION_CHECK !== '0') {
           throw new Error(`Native binding package version mismatch, expected 0.1.0 but got ${bindingPackageVersion}. You can reinstall dependencies to fix this issue.`)
         }
@@ -173,13 +173,13 @@ function requireNative() {
       }
     } else if (process.arch === 'arm64') {
       try {
-        return require('./ctxkit.win32-arm64-msvc.node')
+        return require('./turnfit.win32-arm64-msvc.node')
       } catch (e) {
         loadErrors.push(e)
       }
       try {
-        const binding = require('ctxkit-win32-arm64-msvc')
-        const bindingPackageVersion = require('ctxkit-win32-arm64-msvc/package.json').version
+        const binding = require('turnfit-win32-arm64-msvc')
+        const bindingPackageVersion = require('turnfit-win32-arm64-msvc/package.json').version
         if (bindingPackageVersion !== '0.1.0' && process.env.NAPI_RS_ENFORCE_VERSION_CHECK && process.env.NAPI_RS_ENFORCE_VERSION_CHECK !== '0') {
           throw new Error(`Native binding package version mismatch, expected 0.1.0 but got ${bindingPackageVersion}. You can reinstall dependencies to fix this issue.`)
         }
@@ -192,13 +192,13 @@ function requireNative() {
     }
   } else if (process.platform === 'darwin') {
     try {
-      return require('./ctxkit.darwin-universal.node')
+      return require('./turnfit.darwin-universal.node')
     } catch (e) {
       loadErrors.push(e)
     }
     try {
-      const binding = require('ctxkit-darwin-universal')
-      const bindingPackageVersion = require('ctxkit-darwin-universal/package.json').version
+      const binding = require('turnfit-darwin-universal')
+      const bindingPackageVersion = require('turnfit-darwin-universal/package.json').version
       if (bindingPackageVersion !== '0.1.0' && process.env.NAPI_RS_ENFORCE_VERSION_CHECK && process.env.NAPI_RS_ENFORCE_VERSION_CHECK !== '0') {
         throw new Error(`Native binding package version mismatch, expected 0.1.0 but got ${bindingPackageVersion}. You can reinstall dependencies to fix this issue.`)
       }
@@ -208,13 +208,13 @@ function requireNative() {
     }
     if (process.arch === 'x64') {
       try {
-        return require('./ctxkit.darwin-x64.node')
+        return require('./turnfit.darwin-x64.node')
       } catch (e) {
         loadErrors.push(e)
       }
       try {
-        const binding = require('ctxkit-darwin-x64')
-        const bindingPackageVersion = require('ctxkit-darwin-x64/package.json').version
+        const binding = require('turnfit-darwin-x64')
+        const bindingPackageVersion = require('turnfit-darwin-x64/package.json').version
         if (bindingPackageVersion !== '0.1.0' && process.env.NAPI_RS_ENFORCE_VERSION_CHECK && process.env.NAPI_RS_ENFORCE_VERSION_CHECK !== '0') {
           throw new Error(`Native binding package version mismatch, expected 0.1.0 but got ${bindingPackageVersion}. You can reinstall dependencies to fix this issue.`)
         }
@@ -224,13 +224,13 @@ function requireNative() {
       }
     } else if (process.arch === 'arm64') {
       try {
-        return require('./ctxkit.darwin-arm64.node')
+        return require('./turnfit.darwin-arm64.node')
       } catch (e) {
         loadErrors.push(e)
       }
       try {
-        const binding = require('ctxkit-darwin-arm64')
-        const bindingPackageVersion = require('ctxkit-darwin-arm64/package.json').version
+        const binding = require('turnfit-darwin-arm64')
+        const bindingPackageVersion = require('turnfit-darwin-arm64/package.json').version
         if (bindingPackageVersion !== '0.1.0' && process.env.NAPI_RS_ENFORCE_VERSION_CHECK && process.env.NAPI_RS_ENFORCE_VERSION_CHECK !== '0') {
           throw new Error(`Native binding package version mismatch, expected 0.1.0 but got ${bindingPackageVersion}. You can reinstall dependencies to fix this issue.`)
         }
@@ -244,13 +244,13 @@ function requireNative() {
   } else if (process.platform === 'freebsd') {
     if (process.arch === 'x64') {
       try {
-        return require('./ctxkit.freebsd-x64.node')
+        return require('./turnfit.freebsd-x64.node')
       } catch (e) {
         loadErrors.push(e)
       }
       try {
-        const binding = require('ctxkit-freebsd-x64')
-        const bindingPackageVersion = require('ctxkit-freebsd-x64/package.json').version
+        const binding = require('turnfit-freebsd-x64')
+        const bindingPackageVersion = require('turnfit-freebsd-x64/package.json').version
         if (bindingPackageVersion !== '0.1.0' && process.env.NAPI_RS_ENFORCE_VERSION_CHECK && process.env.NAPI_RS_ENFORCE_VERSION_CHECK !== '0') {
           throw new Error(`Native binding package version mismatch, expected 0.1.0 but got ${bindingPackageVersion}. You can reinstall dependencies to fix this issue.`)
         }
@@ -260,13 +260,13 @@ function requireNative() {
       }
     } else if (process.arch === 'arm64') {
       try {
-        return require('./ctxkit.freebsd-arm64.node')
+        return require('./turnfit.freebsd-arm64.node')
       } catch (e) {
         loadErrors.push(e)
       }
       try {
-        const binding = require('ctxkit-freebsd-arm64')
-        const bindingPackageVersion = require('ctxkit-freebsd-arm64/package.json').version
+        const binding = require('turnfit-freebsd-arm64')
+        const bindingPackageVersion = require('turnfit-freebsd-arm64/package.json').version
         if (bindingPackageVersion !== '0.1.0' && process.env.NAPI_RS_ENFORCE_VERSION_CHECK && process.env.NAPI_RS_ENFORCE_VERSION_CHECK !== '0') {
           throw new Error(`Native binding package version mismatch, expected 0.1.0 but got ${bindingPackageVersion}. You can reinstall dependencies to fix this issue.`)
         }
@@ -276,13 +276,13 @@ function requireNative() {
       }
     } else if (process.arch === 'ppc64') {
       try {
-        return require('./ctxkit.freebsd-ppc64.node')
+        return require('./turnfit.freebsd-ppc64.node')
       } catch (e) {
         loadErrors.push(e)
       }
       try {
-        const binding = require('ctxkit-freebsd-ppc64')
-        const bindingPackageVersion = require('ctxkit-freebsd-ppc64/package.json').version
+        const binding = require('turnfit-freebsd-ppc64')
+        const bindingPackageVersion = require('turnfit-freebsd-ppc64/package.json').version
         if (bindingPackageVersion !== '0.1.0' && process.env.NAPI_RS_ENFORCE_VERSION_CHECK && process.env.NAPI_RS_ENFORCE_VERSION_CHECK !== '0') {
           throw new Error(`Native binding package version mismatch, expected 0.1.0 but got ${bindingPackageVersion}. You can reinstall dependencies to fix this issue.`)
         }
@@ -297,13 +297,13 @@ function requireNative() {
     if (process.arch === 'x64') {
       if (isMusl()) {
         try {
-          return require('./ctxkit.linux-x64-musl.node')
+          return require('./turnfit.linux-x64-musl.node')
         } catch (e) {
           loadErrors.push(e)
         }
         try {
-          const binding = require('ctxkit-linux-x64-musl')
-          const bindingPackageVersion = require('ctxkit-linux-x64-musl/package.json').version
+          const binding = require('turnfit-linux-x64-musl')
+          const bindingPackageVersion = require('turnfit-linux-x64-musl/package.json').version
           if (bindingPackageVersion !== '0.1.0' && process.env.NAPI_RS_ENFORCE_VERSION_CHECK && process.env.NAPI_RS_ENFORCE_VERSION_CHECK !== '0') {
             throw new Error(`Native binding package version mismatch, expected 0.1.0 but got ${bindingPackageVersion}. You can reinstall dependencies to fix this issue.`)
           }
@@ -313,13 +313,13 @@ function requireNative() {
         }
       } else {
         try {
-          return require('./ctxkit.linux-x64-gnu.node')
+          return require('./turnfit.linux-x64-gnu.node')
         } catch (e) {
           loadErrors.push(e)
         }
         try {
-          const binding = require('ctxkit-linux-x64-gnu')
-          const bindingPackageVersion = require('ctxkit-linux-x64-gnu/package.json').version
+          const binding = require('turnfit-linux-x64-gnu')
+          const bindingPackageVersion = require('turnfit-linux-x64-gnu/package.json').version
           if (bindingPackageVersion !== '0.1.0' && process.env.NAPI_RS_ENFORCE_VERSION_CHECK && process.env.NAPI_RS_ENFORCE_VERSION_CHECK !== '0') {
             throw new Error(`Native binding package version mismatch, expected 0.1.0 but got ${bindingPackageVersion}. You can reinstall dependencies to fix this issue.`)
           }
@@ -331,13 +331,13 @@ function requireNative() {
     } else if (process.arch === 'arm64') {
       if (isMusl()) {
         try {
-          return require('./ctxkit.linux-arm64-musl.node')
+          return require('./turnfit.linux-arm64-musl.node')
         } catch (e) {
           loadErrors.push(e)
         }
         try {
-          const binding = require('ctxkit-linux-arm64-musl')
-          const bindingPackageVersion = require('ctxkit-linux-arm64-musl/package.json').version
+          const binding = require('turnfit-linux-arm64-musl')
+          const bindingPackageVersion = require('turnfit-linux-arm64-musl/package.json').version
           if (bindingPackageVersion !== '0.1.0' && process.env.NAPI_RS_ENFORCE_VERSION_CHECK && process.env.NAPI_RS_ENFORCE_VERSION_CHECK !== '0') {
             throw new Error(`Native binding package version mismatch, expected 0.1.0 but got ${bindingPackageVersion}. You can reinstall dependencies to fix this issue.`)
           }
@@ -347,13 +347,13 @@ function requireNative() {
         }
       } else {
         try {
-          return require('./ctxkit.linux-arm64-gnu.node')
+          return require('./turnfit.linux-arm64-gnu.node')
         } catch (e) {
           loadErrors.push(e)
         }
         try {
-          const binding = require('ctxkit-linux-arm64-gnu')
-          const bindingPackageVersion = require('ctxkit-linux-arm64-gnu/package.json').version
+          const binding = require('turnfit-linux-arm64-gnu')
+          const bindingPackageVersion = require('turnfit-linux-arm64-gnu/package.json').version
           if (bindingPackageVersion !== '0.1.0' && process.env.NAPI_RS_ENFORCE_VERSION_CHECK && process.env.NAPI_RS_ENFORCE_VERSION_CHECK !== '0') {
             throw new Error(`Native binding package version mismatch, expected 0.1.0 but got ${bindingPackageVersion}. You can reinstall dependencies to fix this issue.`)
           }
@@ -365,13 +365,13 @@ function requireNative() {
     } else if (process.arch === 'arm') {
       if (isMusl()) {
         try {
-          return require('./ctxkit.linux-arm-musleabihf.node')
+          return require('./turnfit.linux-arm-musleabihf.node')
         } catch (e) {
           loadErrors.push(e)
         }
         try {
-          const binding = require('ctxkit-linux-arm-musleabihf')
-          const bindingPackageVersion = require('ctxkit-linux-arm-musleabihf/package.json').version
+          const binding = require('turnfit-linux-arm-musleabihf')
+          const bindingPackageVersion = require('turnfit-linux-arm-musleabihf/package.json').version
           if (bindingPackageVersion !== '0.1.0' && process.env.NAPI_RS_ENFORCE_VERSION_CHECK && process.env.NAPI_RS_ENFORCE_VERSION_CHECK !== '0') {
             throw new Error(`Native binding package version mismatch, expected 0.1.0 but got ${bindingPackageVersion}. You can reinstall dependencies to fix this issue.`)
           }
@@ -381,13 +381,13 @@ function requireNative() {
         }
       } else {
         try {
-          return require('./ctxkit.linux-arm-gnueabihf.node')
+          return require('./turnfit.linux-arm-gnueabihf.node')
         } catch (e) {
           loadErrors.push(e)
         }
         try {
-          const binding = require('ctxkit-linux-arm-gnueabihf')
-          const bindingPackageVersion = require('ctxkit-linux-arm-gnueabihf/package.json').version
+          const binding = require('turnfit-linux-arm-gnueabihf')
+          const bindingPackageVersion = require('turnfit-linux-arm-gnueabihf/package.json').version
           if (bindingPackageVersion !== '0.1.0' && process.env.NAPI_RS_ENFORCE_VERSION_CHECK && process.env.NAPI_RS_ENFORCE_VERSION_CHECK !== '0') {
             throw new Error(`Native binding package version mismatch, expected 0.1.0 but got ${bindingPackageVersion}. You can reinstall dependencies to fix this issue.`)
           }
@@ -399,13 +399,13 @@ function requireNative() {
     } else if (process.arch === 'loong64') {
       if (isMusl()) {
         try {
-          return require('./ctxkit.linux-loong64-musl.node')
+          return require('./turnfit.linux-loong64-musl.node')
         } catch (e) {
           loadErrors.push(e)
         }
         try {
-          const binding = require('ctxkit-linux-loong64-musl')
-          const bindingPackageVersion = require('ctxkit-linux-loong64-musl/package.json').version
+          const binding = require('turnfit-linux-loong64-musl')
+          const bindingPackageVersion = require('turnfit-linux-loong64-musl/package.json').version
           if (bindingPackageVersion !== '0.1.0' && process.env.NAPI_RS_ENFORCE_VERSION_CHECK && process.env.NAPI_RS_ENFORCE_VERSION_CHECK !== '0') {
             throw new Error(`Native binding package version mismatch, expected 0.1.0 but got ${bindingPackageVersion}. You can reinstall dependencies to fix this issue.`)
           }
@@ -415,13 +415,13 @@ function requireNative() {
         }
       } else {
         try {
-          return require('./ctxkit.linux-loong64-gnu.node')
+          return require('./turnfit.linux-loong64-gnu.node')
         } catch (e) {
           loadErrors.push(e)
         }
         try {
-          const binding = require('ctxkit-linux-loong64-gnu')
-          const bindingPackageVersion = require('ctxkit-linux-loong64-gnu/package.json').version
+          const binding = require('turnfit-linux-loong64-gnu')
+          const bindingPackageVersion = require('turnfit-linux-loong64-gnu/package.json').version
           if (bindingPackageVersion !== '0.1.0' && process.env.NAPI_RS_ENFORCE_VERSION_CHECK && process.env.NAPI_RS_ENFORCE_VERSION_CHECK !== '0') {
             throw new Error(`Native binding package version mismatch, expected 0.1.0 but got ${bindingPackageVersion}. You can reinstall dependencies to fix this issue.`)
           }
@@ -433,13 +433,13 @@ function requireNative() {
     } else if (process.arch === 'riscv64') {
       if (isMusl()) {
         try {
-          return require('./ctxkit.linux-riscv64-musl.node')
+          return require('./turnfit.linux-riscv64-musl.node')
         } catch (e) {
           loadErrors.push(e)
         }
         try {
-          const binding = require('ctxkit-linux-riscv64-musl')
-          const bindingPackageVersion = require('ctxkit-linux-riscv64-musl/package.json').version
+          const binding = require('turnfit-linux-riscv64-musl')
+          const bindingPackageVersion = require('turnfit-linux-riscv64-musl/package.json').version
           if (bindingPackageVersion !== '0.1.0' && process.env.NAPI_RS_ENFORCE_VERSION_CHECK && process.env.NAPI_RS_ENFORCE_VERSION_CHECK !== '0') {
             throw new Error(`Native binding package version mismatch, expected 0.1.0 but got ${bindingPackageVersion}. You can reinstall dependencies to fix this issue.`)
           }
@@ -449,13 +449,13 @@ function requireNative() {
         }
       } else {
         try {
-          return require('./ctxkit.linux-riscv64-gnu.node')
+          return require('./turnfit.linux-riscv64-gnu.node')
         } catch (e) {
           loadErrors.push(e)
         }
         try {
-          const binding = require('ctxkit-linux-riscv64-gnu')
-          const bindingPackageVersion = require('ctxkit-linux-riscv64-gnu/package.json').version
+          const binding = require('turnfit-linux-riscv64-gnu')
+          const bindingPackageVersion = require('turnfit-linux-riscv64-gnu/package.json').version
           if (bindingPackageVersion !== '0.1.0' && process.env.NAPI_RS_ENFORCE_VERSION_CHECK && process.env.NAPI_RS_ENFORCE_VERSION_CHECK !== '0') {
             throw new Error(`Native binding package version mismatch, expected 0.1.0 but got ${bindingPackageVersion}. You can reinstall dependencies to fix this issue.`)
           }
@@ -466,13 +466,13 @@ function requireNative() {
       }
     } else if (process.arch === 'ppc64') {
       try {
-        return require('./ctxkit.linux-ppc64-gnu.node')
+        return require('./turnfit.linux-ppc64-gnu.node')
       } catch (e) {
         loadErrors.push(e)
       }
       try {
-        const binding = require('ctxkit-linux-ppc64-gnu')
-        const bindingPackageVersion = require('ctxkit-linux-ppc64-gnu/package.json').version
+        const binding = require('turnfit-linux-ppc64-gnu')
+        const bindingPackageVersion = require('turnfit-linux-ppc64-gnu/package.json').version
         if (bindingPackageVersion !== '0.1.0' && process.env.NAPI_RS_ENFORCE_VERSION_CHECK && process.env.NAPI_RS_ENFORCE_VERSION_CHECK !== '0') {
           throw new Error(`Native binding package version mismatch, expected 0.1.0 but got ${bindingPackageVersion}. You can reinstall dependencies to fix this issue.`)
         }
@@ -482,13 +482,13 @@ function requireNative() {
       }
     } else if (process.arch === 's390x') {
       try {
-        return require('./ctxkit.linux-s390x-gnu.node')
+        return require('./turnfit.linux-s390x-gnu.node')
       } catch (e) {
         loadErrors.push(e)
       }
       try {
-        const binding = require('ctxkit-linux-s390x-gnu')
-        const bindingPackageVersion = require('ctxkit-linux-s390x-gnu/package.json').version
+        const binding = require('turnfit-linux-s390x-gnu')
+        const bindingPackageVersion = require('turnfit-linux-s390x-gnu/package.json').version
         if (bindingPackageVersion !== '0.1.0' && process.env.NAPI_RS_ENFORCE_VERSION_CHECK && process.env.NAPI_RS_ENFORCE_VERSION_CHECK !== '0') {
           throw new Error(`Native binding package version mismatch, expected 0.1.0 but got ${bindingPackageVersion}. You can reinstall dependencies to fix this issue.`)
         }
@@ -502,13 +502,13 @@ function requireNative() {
   } else if (process.platform === 'openharmony') {
     if (process.arch === 'arm64') {
       try {
-        return require('./ctxkit.openharmony-arm64.node')
+        return require('./turnfit.openharmony-arm64.node')
       } catch (e) {
         loadErrors.push(e)
       }
       try {
-        const binding = require('ctxkit-openharmony-arm64')
-        const bindingPackageVersion = require('ctxkit-openharmony-arm64/package.json').version
+        const binding = require('turnfit-openharmony-arm64')
+        const bindingPackageVersion = require('turnfit-openharmony-arm64/package.json').version
         if (bindingPackageVersion !== '0.1.0' && process.env.NAPI_RS_ENFORCE_VERSION_CHECK && process.env.NAPI_RS_ENFORCE_VERSION_CHECK !== '0') {
           throw new Error(`Native binding package version mismatch, expected 0.1.0 but got ${bindingPackageVersion}. You can reinstall dependencies to fix this issue.`)
         }
@@ -518,13 +518,13 @@ function requireNative() {
       }
     } else if (process.arch === 'x64') {
       try {
-        return require('./ctxkit.openharmony-x64.node')
+        return require('./turnfit.openharmony-x64.node')
       } catch (e) {
         loadErrors.push(e)
       }
       try {
-        const binding = require('ctxkit-openharmony-x64')
-        const bindingPackageVersion = require('ctxkit-openharmony-x64/package.json').version
+        const binding = require('turnfit-openharmony-x64')
+        const bindingPackageVersion = require('turnfit-openharmony-x64/package.json').version
         if (bindingPackageVersion !== '0.1.0' && process.env.NAPI_RS_ENFORCE_VERSION_CHECK && process.env.NAPI_RS_ENFORCE_VERSION_CHECK !== '0') {
           throw new Error(`Native binding package version mismatch, expected 0.1.0 but got ${bindingPackageVersion}. You can reinstall dependencies to fix this issue.`)
         }
@@ -534,13 +534,13 @@ function requireNative() {
       }
     } else if (process.arch === 'arm') {
       try {
-        return require('./ctxkit.openharmony-arm.node')
+        return require('./turnfit.openharmony-arm.node')
       } catch (e) {
         loadErrors.push(e)
       }
       try {
-        const binding = require('ctxkit-openharmony-arm')
-        const bindingPackageVersion = require('ctxkit-openharmony-arm/package.json').version
+        const binding = require('turnfit-openharmony-arm')
+        const bindingPackageVersion = require('turnfit-openharmony-arm/package.json').version
         if (bindingPackageVersion !== '0.1.0' && process.env.NAPI_RS_ENFORCE_VERSION_CHECK && process.env.NAPI_RS_ENFORCE_VERSION_CHECK !== '0') {
           throw new Error(`Native binding package version mismatch, expected 0.1.0 but got ${bindingPackageVersion}. You can reinstall dependencies to fix this issue.`)
         }
@@ -657,10 +657,10 @@ if (!nativeBinding || forceWasi) {
     let candidateError = null
     let candidateFailed = false
     try {
-      candidateError = __napiWasiResolveCandidate('./ctxkit.wasi.cjs', false, ['./ctxkit.wasm32-wasi.debug.wasm', './ctxkit.wasm32-wasi.wasm'])
+      candidateError = __napiWasiResolveCandidate('./turnfit.wasi.cjs', false, ['./turnfit.wasm32-wasi.debug.wasm', './turnfit.wasm32-wasi.wasm'])
       candidateFailed = candidateError !== null
       if (!candidateFailed) {
-        wasiBinding = require('./ctxkit.wasi.cjs')
+        wasiBinding = require('./turnfit.wasi.cjs')
         nativeBinding = wasiBinding
         __napiLoadedBindingTarget = 'wasm32-wasi'
         wasiBindingLoaded = true
@@ -678,16 +678,16 @@ if (!nativeBinding || forceWasi) {
     let candidateError = null
     let candidateFailed = false
     try {
-      candidateError = __napiWasiResolveCandidate('ctxkit-wasm32-wasi', true, undefined)
+      candidateError = __napiWasiResolveCandidate('turnfit-wasm32-wasi', true, undefined)
       candidateFailed = candidateError !== null
       if (!candidateFailed) {
         if (process.env.NAPI_RS_ENFORCE_VERSION_CHECK && process.env.NAPI_RS_ENFORCE_VERSION_CHECK !== '0') {
-          const bindingPackageVersion = require('ctxkit-wasm32-wasi/package.json').version
+          const bindingPackageVersion = require('turnfit-wasm32-wasi/package.json').version
           if (bindingPackageVersion !== '0.1.0') {
             throw new Error(`WASI binding package version mismatch, expected 0.1.0 but got ${bindingPackageVersion}. You can reinstall dependencies to fix this issue.`)
           }
         }
-        wasiBinding = require('ctxkit-wasm32-wasi')
+        wasiBinding = require('turnfit-wasm32-wasi')
         nativeBinding = wasiBinding
         __napiLoadedBindingTarget = 'wasm32-wasi'
         wasiBindingLoaded = true

@@ -1,4 +1,4 @@
-// Types of the public API of `ctxkit` (the facade in index.js / index.mjs).
+// Types of the public API of `turnfit` (the facade in index.js / index.mjs).
 // The JSON shapes follow docs/formats.md; they are written by hand from it
 // until schemas/ (generated from the core's serde types) lands, then they
 // will be generated from the schemas with a drift check. Fields the core
@@ -25,8 +25,8 @@ export type ErrorCode =
 export declare const ERROR_CODES: readonly ErrorCode[]
 
 /** A failure reported by the core; `message` is the core's message. */
-export declare class CtxkitError extends Error {
-  readonly name: 'CtxkitError'
+export declare class TurnfitError extends Error {
+  readonly name: 'TurnfitError'
   readonly code: ErrorCode
   constructor(code: ErrorCode, message: string)
 }

@@ -1,8 +1,8 @@
 'use strict'
-// The public API of the `ctxkit` npm package (CommonJS; index.mjs re-exports
+// The public API of the `turnfit` npm package (CommonJS; index.mjs re-exports
 // it for ESM). It only converts: argument checks (TypeError), JSON text to
-// plain objects and back, and the native error prefix `ctxkit:<kind>: ` to a
-// CtxkitError. Every behaviour is in the Rust core (../../core).
+// plain objects and back, and the native error prefix `turnfit:<kind>: ` to a
+// TurnfitError. Every behaviour is in the Rust core (../../core).
 
 const native = require('./binding.js')
 
@@ -22,20 +22,20 @@ const ERROR_CODES = Object.freeze([
   'internal',
 ])
 
-class CtxkitError extends Error {
+class TurnfitError extends Error {
   constructor(code, message) {
     super(message)
-    this.name = 'CtxkitError'
+    this.name = 'TurnfitError'
     this.code = code
   }
 }
 
-const PREFIX = /^ctxkit:([a-z0-9_]+): ([\s\S]*)$/
+const PREFIX = /^turnfit:([a-z0-9_]+): ([\s\S]*)$/
 
 function convertError(e) {
-  if (e instanceof Error && !(e instanceof CtxkitError)) {
+  if (e instanceof Error && !(e instanceof TurnfitError)) {
     const m = PREFIX.exec(e.message)
-    if (m) return new CtxkitError(m[1], m[2])
+    if (m) return new TurnfitError(m[1], m[2])
     // Argument conversion failures inside napi (a value of the wrong type
     // reached the native layer) are the language's TypeError.
     if (e.code === 'InvalidArg' || e.code === 'NumberExpected' || e.code === 'StringExpected' ||
@@ -140,9 +140,9 @@ function startAsync(signal, start) {
 
 // ------------------------------------------------------------ Tokenizer
 
-const NATIVE = Symbol('ctxkit.native')
-const EMIT = Symbol('ctxkit.emit')
-const LISTENER = Symbol('ctxkit.listener')
+const NATIVE = Symbol('turnfit.native')
+const EMIT = Symbol('turnfit.emit')
+const LISTENER = Symbol('turnfit.listener')
 
 function specialFlag(options) {
   const s = options.special === undefined ? 'ordinary' : options.special
@@ -699,7 +699,7 @@ module.exports = {
   version,
   ERROR_CODES,
   OUTCOMES,
-  CtxkitError,
+  TurnfitError,
   Tokenizer,
   countTokens,
   countTokensAsync,

@@ -1,15 +1,15 @@
-// ESM entry of the `ctxkit` package: the CommonJS facade (index.js), re-exported,
-// so both module systems share one native module instance and one CtxkitError.
+// ESM entry of the `turnfit` package: the CommonJS facade (index.js), re-exported,
+// so both module systems share one native module instance and one TurnfitError.
 import { createRequire } from 'node:module'
 
 const require = createRequire(import.meta.url)
-const ctxkit = require('./index.js')
+const turnfit = require('./index.js')
 
 export const {
   version,
   ERROR_CODES,
   OUTCOMES,
-  CtxkitError,
+  TurnfitError,
   Tokenizer,
   countTokens,
   countTokensAsync,
@@ -27,5 +27,5 @@ export const {
   CallStack,
   Tracer,
   toolset,
-} = ctxkit
-export default ctxkit
+} = turnfit
+export default turnfit

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The Node binding's suite (run by scripts/test.sh): builds ctxkit-node in
+# The Node binding's suite (run by scripts/test.sh): builds turnfit-node in
 # debug into the workspace's target/debug (shared with `cargo build`), checks
 # the generated loader and types (binding.js, binding.d.ts, and
 # schema-types.d.ts from schemas/) for drift, installs
@@ -23,11 +23,11 @@ major=$(node -p 'process.versions.node.split(".")[0]')
 # one crate when they are missing.
 export NAPI_TYPE_DEF_TMP_FOLDER="$root/target/napi-typedef"
 force=()
-if [ ! -s "$NAPI_TYPE_DEF_TMP_FOLDER/ctxkit-node" ]; then
+if [ ! -s "$NAPI_TYPE_DEF_TMP_FOLDER/turnfit-node" ]; then
     mkdir -p "$NAPI_TYPE_DEF_TMP_FOLDER"
-    force=(env "NAPI_FORCE_BUILD_CTXKIT_NODE=$(date +%s)")
+    force=(env "NAPI_FORCE_BUILD_TURNFIT_NODE=$(date +%s)")
 fi
-"${force[@]}" bash "$root/scripts/cargo-build.sh" ctxkit-node
+"${force[@]}" bash "$root/scripts/cargo-build.sh" turnfit-node
 
 # 2. devDependencies, exactly as locked.
 cd "$pkg"
@@ -41,8 +41,8 @@ if ! npm ci --no-audit --no-fund --prefer-offline --loglevel=silent; then
 fi
 
 # 3. Generated loader and types must match the Rust sources; the library is
-# copied next to the loader as ctxkit.<platform>.node.
-node scripts/binding.mjs --check --lib "$root/target/debug/libctxkit_node.so"
+# copied next to the loader as turnfit.<platform>.node.
+node scripts/binding.mjs --check --lib "$root/target/debug/libturnfit_node.so"
 # The option and report types of index.d.ts, generated from schemas/.
 node scripts/schema-types.mjs --check
 
@@ -71,16 +71,16 @@ cd "$tmp/app"
 printf '{"name":"app","version":"1.0.0","private":true}\n' > package.json
 npm install --offline --no-audit --no-fund --loglevel=error "$tmp/$tarball"
 cat > esm.mjs <<'JS'
-import { countTokens, Tokenizer, CtxkitError } from 'ctxkit'
-import ck from 'ctxkit'
+import { countTokens, Tokenizer, TurnfitError } from 'turnfit'
+import ck from 'turnfit'
 if (countTokens('Hello, world!') !== 4) throw new Error('esm count')
 if (new Tokenizer('cl100k_base').encode('hello').length !== 1) throw new Error('esm encode')
-try { Tokenizer.forModel('gtp-4o'); throw new Error('no error') } catch (e) { if (!(e instanceof CtxkitError) || e.code !== 'unknown_model') throw e }
+try { Tokenizer.forModel('gtp-4o'); throw new Error('no error') } catch (e) { if (!(e instanceof TurnfitError) || e.code !== 'unknown_model') throw e }
 if (ck.countTokens('hi') !== 1) throw new Error('esm default export')
 console.log('tarball: ESM import ok')
 JS
 cat > cjs.cjs <<'JS'
-const { countTokens, fit } = require('ctxkit')
+const { countTokens, fit } = require('turnfit')
 if (countTokens('Hello, world!') !== 4) throw new Error('cjs count')
 const r = fit({ messages: [{ role: 'user', content: 'hi' }] }, { model: 'gpt-4o', max_tokens: 100 })
 if (r.report.tokens_after <= 0) throw new Error('cjs fit')
@@ -88,7 +88,7 @@ console.log('tarball: CJS require ok')
 JS
 cat > worker.mjs <<'JS'
 import { Worker } from 'node:worker_threads'
-const src = `const { parentPort } = require('node:worker_threads'); const { countTokens } = require('ctxkit'); parentPort.postMessage(countTokens('Hello, world!'))`
+const src = `const { parentPort } = require('node:worker_threads'); const { countTokens } = require('turnfit'); parentPort.postMessage(countTokens('Hello, world!'))`
 const n = await new Promise((resolve, reject) => { const w = new Worker(src, { eval: true }); w.once('message', resolve); w.once('error', reject) })
 if (n !== 4) throw new Error('worker count')
 console.log('tarball: worker_threads ok')

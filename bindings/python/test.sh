@@ -34,7 +34,7 @@ wheels=$root/target/python/wheels
 rm -rf "$wheels"
 CARGO_TARGET_DIR=$root/target "$venv/bin/maturin" build --locked -q \
     --manifest-path "$pkg/Cargo.toml" --out "$wheels" --interpreter "$venv/bin/python" 2>&1 | grep -v '^📦\|^🔗\|^🐍\|^✏️' || true
-wheel=$(ls "$wheels"/ctxkit-*.whl 2>/dev/null | head -1)
+wheel=$(ls "$wheels"/turnfit-*.whl 2>/dev/null | head -1)
 [ -n "$wheel" ] || { echo "maturin produced no wheel"; exit 1; }
 echo "wheel: $(basename "$wheel")"
 case "$wheel" in *abi3*) ;; *) echo "the wheel is not abi3"; exit 1 ;; esac
@@ -44,7 +44,7 @@ fresh=$root/target/python/venv-fresh
 rm -rf "$fresh"
 "$py" -m venv "$fresh"
 "$fresh/bin/pip" install -q --disable-pip-version-check --no-index "$wheel"
-"$fresh/bin/python" -c 'import ctxkit, ctxkit.tiktoken; n = ctxkit.Tokenizer("o200k_base").count_tokens("Hello, world!"); assert n == 4, n; print("fresh venv: import ctxkit ok, version", ctxkit.__version__)'
+"$fresh/bin/python" -c 'import turnfit, turnfit.tiktoken; n = turnfit.Tokenizer("o200k_base").count_tokens("Hello, world!"); assert n == 4, n; print("fresh venv: import turnfit ok, version", turnfit.__version__)'
 
 "$venv/bin/pip" install -q --disable-pip-version-check --no-index --no-deps --force-reinstall "$wheel"
 
@@ -68,8 +68,8 @@ if [ $rc = 5 ]; then echo "pytest collected no tests"; exit 1; fi
 [ $rc = 0 ] || { echo "pytest failed ($rc)"; exit 1; }
 
 # tiktoken's own suite in its own process: its conftest points `tiktoken` at
-# ctxkit.tiktoken for the whole process. -rxX lists the known failures.
-echo "tiktoken 0.14.0's test suite against ctxkit.tiktoken:"
+# turnfit.tiktoken for the whole process. -rxX lists the known failures.
+echo "tiktoken 0.14.0's test suite against turnfit.tiktoken:"
 set +e
 "$venv/bin/python" -m pytest -q -p no:cacheprovider -rxX tests/tiktoken_suite
 rc=$?

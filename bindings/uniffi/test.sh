@@ -45,7 +45,7 @@ command -v npm >/dev/null || { echo "SKIPPED: uniffi binding suite: no npm to in
 python3 "$pkg/scripts/schema_types.py" --check
 
 kdir=$pkg/kotlin
-stamp="$kdir/node_modules/.ctxkit-$(sha256sum "$kdir/package-lock.json" | cut -c1-16)"
+stamp="$kdir/node_modules/.turnfit-$(sha256sum "$kdir/package-lock.json" | cut -c1-16)"
 if [ ! -e "$stamp" ]; then
     echo "installing kotlinc (npm ci, pinned by bindings/uniffi/kotlin/package-lock.json)"
     (cd "$kdir" && npm ci --no-audit --no-fund --loglevel=error >/dev/null)
@@ -60,9 +60,9 @@ t0=$SECONDS
 # separately would compile the core twice: uniffi's `cli` feature turns on
 # indexmap/serde and memchr/std, which serde_json and so the core depend on).
 # Inside the test command this is the shared workspace build, a no-op here.
-bash "$root/scripts/cargo-build.sh" ctxkit-uniffi ctxkit-uniffi-bindgen
+bash "$root/scripts/cargo-build.sh" turnfit-uniffi turnfit-uniffi-bindgen
 echo "cdylib + uniffi-bindgen (dev profile) built in $((SECONDS - t0)) s"
-lib=$root/target/debug/libctxkit_uniffi.so
+lib=$root/target/debug/libturnfit_uniffi.so
 bindgen=$root/target/debug/uniffi-bindgen
 
 # Kotlin: generated here, not committed.
@@ -72,8 +72,8 @@ rm -rf "$out/kotlin" && mkdir -p "$out/kotlin"
 rm -rf "$out/swift" && mkdir -p "$out/swift"
 "$bindgen" generate --library "$lib" --language swift --out-dir "$out/swift" --no-format >/dev/null
 bash "$pkg/swift/sync.sh" --check "$out/swift"
-clang -fsyntax-only -Wall -Wextra -Werror -x c-header "$pkg/swift/Sources/CtxkitFFI/include/CtxkitFFI.h"
-echo "swift: committed sources match the generator; CtxkitFFI.h passes clang -fsyntax-only"
+clang -fsyntax-only -Wall -Wextra -Werror -x c-header "$pkg/swift/Sources/TurnfitFFI/include/TurnfitFFI.h"
+echo "swift: committed sources match the generator; TurnfitFFI.h passes clang -fsyntax-only"
 # No Swift compiler here: the Swift this repository writes gets a syntax check
 # with tree-sitter's Swift grammar (PyPI, pinned; venv kept under target/).
 venv=$out/swift-syntax-venv
@@ -86,8 +86,8 @@ if [ ! -e "$sstamp" ]; then
     fi
 fi
 if [ -e "$sstamp" ]; then
-    "$venv/bin/python" "$pkg/swift/syntax_check.py" "$pkg/swift/Sources/Ctxkit/SchemaTypes.swift" \
-        "$pkg/swift/Sources/Ctxkit/Facade.swift" "$pkg"/swift/Tests/CtxkitTests/*.swift "$root"/examples/swift/Sources/*/*.swift
+    "$venv/bin/python" "$pkg/swift/syntax_check.py" "$pkg/swift/Sources/Turnfit/SchemaTypes.swift" \
+        "$pkg/swift/Sources/Turnfit/Facade.swift" "$pkg"/swift/Tests/TurnfitTests/*.swift "$root"/examples/swift/Sources/*/*.swift
 else
     echo "SKIPPED: Swift syntax check: could not install tree-sitter-swift (pip, offline?)"
 fi
@@ -105,25 +105,25 @@ maincp=$cp:/usr/share/java/gson.jar
 testcp=$cp:/usr/share/java/gson.jar:$klib/kotlin-test.jar:$klib/kotlin-test-junit5.jar:/usr/share/java/junit-jupiter-api.jar:/usr/share/java/opentest4j.jar:/usr/share/java/apiguardian-api.jar
 t0=$SECONDS
 rm -rf "$out/classes" "$out/test-classes"
-"$kotlinc" -nowarn -jvm-target 17 -cp "$maincp" -d "$out/ctxkit.jar" \
+"$kotlinc" -nowarn -jvm-target 17 -cp "$maincp" -d "$out/turnfit.jar" \
     $(find "$out/kotlin" "$kdir/src/main/kotlin" -name '*.kt') 2>&1 | grep -v '^warning' || true
-[ -s "$out/ctxkit.jar" ] || { echo "kotlinc failed (main)"; exit 1; }
-"$kotlinc" -nowarn -jvm-target 17 -cp "$testcp:$out/ctxkit.jar" -d "$out/ctxkit-tests.jar" \
+[ -s "$out/turnfit.jar" ] || { echo "kotlinc failed (main)"; exit 1; }
+"$kotlinc" -nowarn -jvm-target 17 -cp "$testcp:$out/turnfit.jar" -d "$out/turnfit-tests.jar" \
     $(find "$kdir/src/test/kotlin" -name '*.kt') 2>&1 | grep -v '^warning' || true
-[ -s "$out/ctxkit-tests.jar" ] || { echo "kotlinc failed (tests)"; exit 1; }
+[ -s "$out/turnfit-tests.jar" ] || { echo "kotlinc failed (tests)"; exit 1; }
 echo "kotlinc: $((SECONDS - t0)) s"
 
-run_cp=$testcp:$out/ctxkit.jar:$out/ctxkit-tests.jar:$klib/kotlin-stdlib.jar
+run_cp=$testcp:$out/turnfit.jar:$out/turnfit-tests.jar:$klib/kotlin-stdlib.jar
 # A bounded heap, so the create/close test measures native memory, not heap growth.
-jvm=(java -Xmx256m -Djna.library.path="$root/target/debug" -Dctxkit.repo="$root" -Xss4m)
+jvm=(java -Xmx256m -Djna.library.path="$root/target/debug" -Dturnfit.repo="$root" -Xss4m)
 "${jvm[@]}" -jar /usr/share/java/junit-platform-console-standalone.jar \
-    --class-path "$run_cp" $(for c in VectorsTest FastCountTest TokenizerTest BytesTest TracerTest ErrorsTest ConcurrencyTest LifetimeTest WindowTest SchemaTypesTest TypedTest EventsTest; do printf -- "--select-class dev.ctxkit.%s " $c; done) --disable-banner --details=tree --fail-if-no-tests
+    --class-path "$run_cp" $(for c in VectorsTest FastCountTest TokenizerTest BytesTest TracerTest ErrorsTest ConcurrencyTest LifetimeTest WindowTest SchemaTypesTest TypedTest EventsTest; do printf -- "--select-class dev.turnfit.%s " $c; done) --disable-banner --details=tree --fail-if-no-tests
 
 # examples/kotlin: compiled against the jar and run.
-"$kotlinc" -nowarn -jvm-target 17 -cp "$cp:/usr/share/java/gson.jar:$out/ctxkit.jar" -d "$out/example.jar" \
+"$kotlinc" -nowarn -jvm-target 17 -cp "$cp:/usr/share/java/gson.jar:$out/turnfit.jar" -d "$out/example.jar" \
     "$root/examples/kotlin/AgentLoop.kt" 2>&1 | grep -v '^warning' || true
 [ -s "$out/example.jar" ] || { echo "kotlinc failed (examples/kotlin)"; exit 1; }
-ex_out=$("${jvm[@]}" -cp "$cp:/usr/share/java/gson.jar:$out/ctxkit.jar:$out/example.jar:$klib/kotlin-stdlib.jar" AgentLoopKt)
+ex_out=$("${jvm[@]}" -cp "$cp:/usr/share/java/gson.jar:$out/turnfit.jar:$out/example.jar:$klib/kotlin-stdlib.jar" AgentLoopKt)
 echo "examples/kotlin/AgentLoop.kt:"; echo "$ex_out" | tail -6
 grep -q 'handoff refused (cycle_detected)' <<<"$ex_out" || { echo "example: the call stack did not refuse the cycle"; exit 1; }
 grep -q 'summary applied' <<<"$ex_out" || { echo "example: no summary was applied"; exit 1; }
@@ -132,19 +132,19 @@ grep -q 'event compacted: {"kind":"compacted"' <<<"$ex_out" || { echo "example: 
 # The jar in an empty folder, offline: only the jar, JNA, the Kotlin stdlib
 # and the native library.
 empty=$(mktemp -d)
-cp "$out/ctxkit.jar" /usr/share/java/jna.jar "$klib/kotlin-stdlib.jar" "$lib" "$empty/"
+cp "$out/turnfit.jar" /usr/share/java/jna.jar "$klib/kotlin-stdlib.jar" "$lib" "$empty/"
 cat > "$empty/Main.kt" <<'KT'
-import dev.ctxkit.countTokens
+import dev.turnfit.countTokens
 fun main() {
-    dev.ctxkit.Tokenizer.forModel("gpt-4o").use { println("empty folder: gpt-4o counts 'Hello, world!' as ${it.countTokens("Hello, world!")}") }
+    dev.turnfit.Tokenizer.forModel("gpt-4o").use { println("empty folder: gpt-4o counts 'Hello, world!' as ${it.countTokens("Hello, world!")}") }
 }
 KT
-(cd "$empty" && "$kotlinc" -nowarn -jvm-target 17 -cp ctxkit.jar -d main.jar Main.kt 2>/dev/null \
-    && java -Djna.library.path=. -cp main.jar:ctxkit.jar:jna.jar:kotlin-stdlib.jar MainKt) | tee "$out/empty.out"
+(cd "$empty" && "$kotlinc" -nowarn -jvm-target 17 -cp turnfit.jar -d main.jar Main.kt 2>/dev/null \
+    && java -Djna.library.path=. -cp main.jar:turnfit.jar:jna.jar:kotlin-stdlib.jar MainKt) | tee "$out/empty.out"
 grep -q "as 4$" "$out/empty.out" || { echo "the jar did not work from an empty folder"; exit 1; }
 rm -rf "$empty"
 
 echo "ok: Kotlin on the JVM"
-echo "SKIPPED: Swift tests (bindings/uniffi/swift/Tests/CtxkitTests): no swift compiler on this machine" \
+echo "SKIPPED: Swift tests (bindings/uniffi/swift/Tests/TurnfitTests): no swift compiler on this machine" \
     "$(command -v swift >/dev/null && echo '(found one: run swift test in bindings/uniffi/swift)' || true)"
 echo "uniffi binding suite: $((SECONDS - start)) s"

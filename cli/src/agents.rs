@@ -1,14 +1,14 @@
-//! `ctxkit backoff`, `ctxkit trace` and `ctxkit callstack`: the retry
+//! `turnfit backoff`, `turnfit trace` and `turnfit callstack`: the retry
 //! schedule, tool telemetry and agent call-stack checks from the command
 //! line. Arguments become the core's policy, tracer config and stack; the
 //! decisions and figures are the core's.
 
 use std::process::ExitCode;
 
-use ctxkit::callstack::{CallStack, DEFAULT_MAX_DEPTH};
-use ctxkit::recovery::{BackoffPolicy, Jitter};
-use ctxkit::trace::replay_json;
-use ctxkit::ErrorKind;
+use turnfit::callstack::{CallStack, DEFAULT_MAX_DEPTH};
+use turnfit::recovery::{BackoffPolicy, Jitter};
+use turnfit::trace::replay_json;
+use turnfit::ErrorKind;
 
 use crate::out::outln;
 use crate::{input, Fatal};

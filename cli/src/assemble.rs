@@ -1,10 +1,10 @@
-//! `ctxkit assemble REQUEST.json`: the core's prompt assembly on a request
+//! `turnfit assemble REQUEST.json`: the core's prompt assembly on a request
 //! file (docs/formats.md, "Prompt assembly"). Prints the prompt and reports
 //! each section on stderr, or the whole result with --json.
 
 use std::process::ExitCode;
 
-use ctxkit::assemble::{assemble, Request};
+use turnfit::assemble::{assemble, Request};
 
 use crate::out::{out, outln};
 use crate::{input, Fatal};
@@ -27,10 +27,11 @@ pub(crate) struct Args {
 
 pub(crate) fn run(a: Args) -> Result<ExitCode, Fatal> {
     let text = input::read_text(&a.file).map_err(Fatal)?;
-    let at = |e: ctxkit::Error| Fatal(format!("{}: {e}", a.file));
-    let tok = ctxkit::models::select_tokenizer(a.model.as_deref(), Some(a.encoding.as_deref().unwrap_or("o200k_base")))
-        .map_err(Fatal::from)?;
-    let req: Request = ctxkit::frontend::parse_json("assembly request", &text).map_err(at)?;
+    let at = |e: turnfit::Error| Fatal(format!("{}: {e}", a.file));
+    let tok =
+        turnfit::models::select_tokenizer(a.model.as_deref(), Some(a.encoding.as_deref().unwrap_or("o200k_base")))
+            .map_err(Fatal::from)?;
+    let req: Request = turnfit::frontend::parse_json("assembly request", &text).map_err(at)?;
     let r = assemble(&req, &tok).map_err(at)?;
     if a.json {
         outln!("{}", serde_json::to_string_pretty(&r).map_err(|e| Fatal(e.to_string()))?);

@@ -1,10 +1,10 @@
-//! `ctxkit classify`: what a provider error means and what to do about it.
+//! `turnfit classify`: what a provider error means and what to do about it.
 //! Reads the response body (a file, or standard input), hands it with the
 //! status and headers to the core's classifier, prints the classification.
 
 use std::process::ExitCode;
 
-use ctxkit::recovery::{classify, Provider};
+use turnfit::recovery::{classify, Provider};
 
 use crate::out::outln;
 use crate::{input, Fatal};

@@ -1,4 +1,4 @@
-//! `ctxkit encode` and `ctxkit decode`: token ids in and out, with tiktoken's
+//! `turnfit encode` and `turnfit decode`: token ids in and out, with tiktoken's
 //! options (special tokens by set, byte-level encoding of text that is not
 //! UTF-8, decode modes, token bytes, character offsets). Every rule is the
 //! core's (`Tokenizer::encode_with`, `encode_bytes`, `decode`,
@@ -6,7 +6,7 @@
 
 use std::process::ExitCode;
 
-use ctxkit::{DecodeMode, Encoding, ModelRegistry, SpecialPolicy, SpecialSet, Tokenizer};
+use turnfit::{DecodeMode, Encoding, ModelRegistry, SpecialPolicy, SpecialSet, Tokenizer};
 
 use crate::out::{out, outln};
 use crate::{input, Fatal};
@@ -18,7 +18,7 @@ pub(crate) struct Which {
     /// o200k_harmony, p50k_edit, gpt2 [default: o200k_base].
     #[arg(long, value_name = "NAME", conflicts_with = "model")]
     encoding: Option<String>,
-    /// The encoding of this model (see `ctxkit models`).
+    /// The encoding of this model (see `turnfit models`).
     #[arg(long, value_name = "NAME")]
     model: Option<String>,
 }

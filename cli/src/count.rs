@@ -1,8 +1,8 @@
-//! `ctxkit count`.
+//! `turnfit count`.
 
 use std::process::ExitCode;
 
-use ctxkit::{Encoding, ModelRegistry, SpecialPolicy, Tokenizer};
+use turnfit::{Encoding, ModelRegistry, SpecialPolicy, Tokenizer};
 
 use crate::codec::special_set;
 use crate::out::outln;
@@ -14,7 +14,7 @@ pub(crate) struct Args {
     /// p50k_base, r50k_base, o200k_harmony, p50k_edit, gpt2 [default: o200k_base].
     #[arg(long, value_name = "NAME", conflicts_with = "model")]
     encoding: Option<String>,
-    /// Count with the encoding of this model (see `ctxkit models`).
+    /// Count with the encoding of this model (see `turnfit models`).
     #[arg(long, value_name = "NAME")]
     model: Option<String>,
     /// Recognize special tokens such as <|endoftext|> instead of counting them as text.
@@ -66,7 +66,7 @@ pub(crate) fn run(args: Args) -> Result<ExitCode, Fatal> {
         let (tokens, bytes) = match result {
             Ok(r) => r,
             Err(message) => {
-                eprintln!("ctxkit: {message}");
+                eprintln!("turnfit: {message}");
                 failed = true;
                 continue;
             }
@@ -95,7 +95,7 @@ pub(crate) fn run(args: Args) -> Result<ExitCode, Fatal> {
     if let Some(info) = model.as_ref().filter(|i| !i.exact) {
         if !args.json {
             eprintln!(
-                "ctxkit: note: {} has no public tokenizer; counts are an estimate with {}",
+                "turnfit: note: {} has no public tokenizer; counts are an estimate with {}",
                 info.model, info.encoding
             );
         }

@@ -1,9 +1,9 @@
-//! `ctxkit handoff render|check`: validate and render handoff files with
+//! `turnfit handoff render|check`: validate and render handoff files with
 //! the core.
 
 use std::process::ExitCode;
 
-use ctxkit::handoff::{Handoff, RenderOptions};
+use turnfit::handoff::{Handoff, RenderOptions};
 
 use crate::out::{out, outln};
 use crate::{input, Fatal};
@@ -50,7 +50,7 @@ pub(crate) fn run(cmd: Command) -> Result<ExitCode, Fatal> {
     }
 }
 
-fn load(file: &str) -> Result<Result<Handoff, ctxkit::Error>, Fatal> {
+fn load(file: &str) -> Result<Result<Handoff, turnfit::Error>, Fatal> {
     let text = input::read_text(file).map_err(Fatal)?;
     Ok(Handoff::parse(&text))
 }
@@ -95,7 +95,7 @@ fn check(a: CheckArgs) -> Result<ExitCode, Fatal> {
             Ok(ExitCode::SUCCESS)
         }
         Err(e) => {
-            eprintln!("ctxkit: {}: {e}", a.file);
+            eprintln!("turnfit: {}: {e}", a.file);
             Ok(ExitCode::from(1))
         }
     }

@@ -3,13 +3,13 @@
 
 use std::io::Read;
 
-use ctxkit::limits::MAX_TEXT_BYTES;
+use turnfit::limits::MAX_TEXT_BYTES;
 
 /// Reads `path` ("-" is standard input) as UTF-8 text, or says why not in
 /// one line that starts with the path.
 pub(crate) fn read_text(path: &str) -> Result<String, String> {
     let bytes = read_bytes(path)?;
-    ctxkit::frontend::utf8("input", &bytes).map_err(|e| format!("{path}: {e}"))?;
+    turnfit::frontend::utf8("input", &bytes).map_err(|e| format!("{path}: {e}"))?;
     // Validated just above; this conversion cannot fail.
     String::from_utf8(bytes).map_err(|e| format!("{path}: {e}"))
 }
@@ -24,7 +24,7 @@ pub(crate) fn read_bytes(path: &str) -> Result<Vec<u8>, String> {
         std::fs::File::open(path).and_then(|f| f.take(limit + 1).read_to_end(&mut bytes))
     };
     read.map_err(|e| format!("{path}: {}", io_message(&e)))?;
-    ctxkit::frontend::check_bytes("input", bytes.len(), MAX_TEXT_BYTES).map_err(|e| format!("{path}: {e}"))?;
+    turnfit::frontend::check_bytes("input", bytes.len(), MAX_TEXT_BYTES).map_err(|e| format!("{path}: {e}"))?;
     Ok(bytes)
 }
 

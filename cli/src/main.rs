@@ -1,4 +1,4 @@
-//! `ctxkit`: the command line over the ctxkit core. It parses arguments,
+//! `turnfit`: the command line over the turnfit core. It parses arguments,
 //! reads files and prints; every decision about tokens and models is the
 //! core's.
 
@@ -20,7 +20,7 @@ mod window;
 
 /// Exact token counts and context-window tools for LLM agents.
 #[derive(Parser)]
-#[command(name = "ctxkit", version, about, propagate_version = true)]
+#[command(name = "turnfit", version, about, propagate_version = true)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -72,8 +72,8 @@ enum Command {
 /// A failure that ends the command: printed as one line on stderr.
 pub(crate) struct Fatal(pub String);
 
-impl From<ctxkit::Error> for Fatal {
-    fn from(e: ctxkit::Error) -> Self {
+impl From<turnfit::Error> for Fatal {
+    fn from(e: turnfit::Error) -> Self {
         Fatal(e.to_string())
     }
 }
@@ -99,7 +99,7 @@ fn main() -> ExitCode {
     match result {
         Ok(code) => code,
         Err(Fatal(message)) => {
-            eprintln!("ctxkit: {message}");
+            eprintln!("turnfit: {message}");
             ExitCode::from(2)
         }
     }

@@ -1,8 +1,8 @@
-//! `ctxkit models`.
+//! `turnfit models`.
 
 use std::process::ExitCode;
 
-use ctxkit::ModelRegistry;
+use turnfit::ModelRegistry;
 
 use crate::out::outln;
 use crate::Fatal;
@@ -26,7 +26,7 @@ pub(crate) fn run(args: Args) -> Result<ExitCode, Fatal> {
     if let Some(name) = &args.model {
         let info = registry.lookup(name)?;
         if args.json {
-            outln!("{}", ctxkit::frontend::to_json(&info)?);
+            outln!("{}", turnfit::frontend::to_json(&info)?);
         } else {
             outln!("model:             {}", info.model);
             outln!("matched:           {}", info.matched.as_deref().unwrap_or("-"));
@@ -41,7 +41,7 @@ pub(crate) fn run(args: Args) -> Result<ExitCode, Fatal> {
     }
     if args.json {
         for entry in registry.list_json() {
-            outln!("{}", ctxkit::frontend::to_json(&entry)?);
+            outln!("{}", turnfit::frontend::to_json(&entry)?);
         }
         return Ok(ExitCode::SUCCESS);
     }

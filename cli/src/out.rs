@@ -1,5 +1,5 @@
 //! Standard output for every subcommand. `println!` panics when stdout is a
-//! closed pipe (`ctxkit preflight f.json | head -1`), so the CLI writes
+//! closed pipe (`turnfit preflight f.json | head -1`), so the CLI writes
 //! through [`write`] instead: a closed pipe ends the program quietly with
 //! status 0, as ripgrep and most Rust command lines do (the reader has what
 //! it wanted); any other write failure is a one-line error and status 2.
@@ -29,7 +29,7 @@ fn end(e: &std::io::Error) -> ! {
     if e.kind() == ErrorKind::BrokenPipe {
         std::process::exit(0);
     }
-    eprintln!("ctxkit: cannot write to standard output: {e}");
+    eprintln!("turnfit: cannot write to standard output: {e}");
     std::process::exit(2);
 }
 

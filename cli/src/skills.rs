@@ -1,10 +1,10 @@
-//! `ctxkit skills list|show|check`: open a skills folder with the core and
+//! `turnfit skills list|show|check`: open a skills folder with the core and
 //! print what it found.
 
 use std::path::Path;
 use std::process::ExitCode;
 
-use ctxkit::skills::{IndexOptions, LayoutChoice, OpenOptions, Severity, SkillSet};
+use turnfit::skills::{IndexOptions, LayoutChoice, OpenOptions, Severity, SkillSet};
 
 use crate::out::{out, outln};
 use crate::Fatal;
@@ -129,8 +129,8 @@ fn list(a: ListArgs) -> Result<ExitCode, Fatal> {
             "{:<24} {:<6} {:<7} {:>7} {:>8}  {:<12} {short}{ellipsis}",
             s.name,
             match s.layout {
-                ctxkit::skills::Layout::Folder => "folder",
-                ctxkit::skills::Layout::Flat => "flat",
+                turnfit::skills::Layout::Folder => "folder",
+                turnfit::skills::Layout::Flat => "flat",
             },
             if s.valid { "ok" } else { "invalid" },
             s.header_tokens,

@@ -1,11 +1,11 @@
-//! `ctxkit preflight` and `ctxkit repair`: read a conversation, hand it to
+//! `turnfit preflight` and `turnfit repair`: read a conversation, hand it to
 //! the core's window, print what the core says.
 
 use std::process::ExitCode;
 
-use ctxkit::chat::{Conversation, Format};
-use ctxkit::window::{repair, validate, Accountant, Budget, Window};
-use ctxkit::ModelRegistry;
+use turnfit::chat::{Conversation, Format};
+use turnfit::window::{repair, validate, Accountant, Budget, Window};
+use turnfit::ModelRegistry;
 
 use crate::out::outln;
 use crate::{input, Fatal};
@@ -195,8 +195,8 @@ enum StrategyArg {
 }
 
 pub(crate) fn fit_cmd(args: FitArgs) -> Result<ExitCode, Fatal> {
-    use ctxkit::window::{fit, FitOptions, MaskOptions, Policy, Strategy, SummaryRole};
-    use ctxkit::window::{DigestOptions, DigestSection};
+    use turnfit::window::{fit, FitOptions, MaskOptions, Policy, Strategy, SummaryRole};
+    use turnfit::window::{DigestOptions, DigestSection};
     let strategy = match args.strategy {
         StrategyArg::Recency => Strategy::Recency,
         StrategyArg::Relevance => Strategy::Relevance,

@@ -1,17 +1,17 @@
-//! End-to-end tests of the `ctxkit` binary: output shapes, exit codes, and
+//! End-to-end tests of the `turnfit` binary: output shapes, exit codes, and
 //! that counts equal tiktoken-rs (the oracle) for every encoding.
 
 use std::io::Write;
 use std::process::{Command, Output, Stdio};
 
-fn ctxkit(args: &[&str], stdin: &[u8]) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_ctxkit"))
+fn turnfit(args: &[&str], stdin: &[u8]) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_turnfit"))
         .args(args)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
-        .expect("spawn ctxkit");
+        .expect("spawn turnfit");
     // The CLI may exit before reading its input (an unknown model is
     // reported up front), so a closed pipe here is not a failure.
     if let Err(e) = child.stdin.take().unwrap().write_all(stdin) {
@@ -29,7 +29,7 @@ fn stderr(o: &Output) -> String {
 }
 
 fn tmp(name: &str, bytes: &[u8]) -> String {
-    let dir = std::env::temp_dir().join(format!("ctxkit-cli-{}", std::process::id()));
+    let dir = std::env::temp_dir().join(format!("turnfit-cli-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join(name);
     std::fs::write(&path, bytes).unwrap();
@@ -53,7 +53,7 @@ fn json_counts_equal_the_oracle_for_every_encoding() {
     let hostile = "a".repeat(100_000) + &" ".repeat(5000) + "x";
     for (name, bpe) in &oracles {
         for text in [SAMPLE, hostile.as_str()] {
-            let o = ctxkit(&["count", "--json", "--encoding", name], text.as_bytes());
+            let o = turnfit(&["count", "--json", "--encoding", name], text.as_bytes());
             assert!(o.status.success(), "{}", stderr(&o));
             let v: serde_json::Value = serde_json::from_str(stdout(&o).trim()).unwrap();
             assert_eq!(v["file"], "-");
@@ -66,11 +66,11 @@ fn json_counts_equal_the_oracle_for_every_encoding() {
 
 #[test]
 fn default_encoding_is_o200k_and_special_flag_recognizes() {
-    let o = ctxkit(&["count", "--json"], b"<|endoftext|>");
+    let o = turnfit(&["count", "--json"], b"<|endoftext|>");
     let v: serde_json::Value = serde_json::from_str(stdout(&o).trim()).unwrap();
     assert_eq!(v["encoding"], "o200k_base");
     assert!(v["tokens"].as_u64().unwrap() > 1);
-    let o = ctxkit(&["count", "--json", "--special"], b"<|endoftext|>");
+    let o = turnfit(&["count", "--json", "--special"], b"<|endoftext|>");
     let v: serde_json::Value = serde_json::from_str(stdout(&o).trim()).unwrap();
     assert_eq!(v["tokens"], 1);
 }
@@ -79,7 +79,7 @@ fn default_encoding_is_o200k_and_special_flag_recognizes() {
 fn special_tokens_allowed_and_refused_by_set() {
     let text = b"<|endoftext|> hi <|fim_prefix|>";
     let count = |extra: &[&str]| {
-        let o = ctxkit(&[&["count", "--json", "--encoding", "cl100k_base"], extra].concat(), text);
+        let o = turnfit(&[&["count", "--json", "--encoding", "cl100k_base"], extra].concat(), text);
         (o.status.code(), stdout(&o), String::from_utf8_lossy(&o.stderr).into_owned())
     };
     let tokens = |s: &str| serde_json::from_str::<serde_json::Value>(s.trim()).unwrap()["tokens"].as_u64().unwrap();
@@ -100,8 +100,8 @@ fn files_are_listed_with_a_total_and_errors_do_not_stop_the_rest() {
     let a = tmp("a.txt", b"hello world");
     let bad = tmp("bad.txt", b"ok \xe6\x97 broken");
     let b = tmp("b.txt", b"one two three");
-    let missing = "/nonexistent/ctxkit/file.txt";
-    let o = ctxkit(&["count", &a, &bad, missing, &b], b"");
+    let missing = "/nonexistent/turnfit/file.txt";
+    let o = turnfit(&["count", &a, &bad, missing, &b], b"");
     assert_eq!(o.status.code(), Some(1));
     let out = stdout(&o);
     let lines: Vec<&str> = out.lines().collect();
@@ -118,7 +118,7 @@ fn files_are_listed_with_a_total_and_errors_do_not_stop_the_rest() {
 #[test]
 fn json_lines_carry_model_and_exactness() {
     let a = tmp("m.txt", b"hello world");
-    let o = ctxkit(&["count", "--json", "--model", "claude-sonnet-4-5", &a, "-"], b"x");
+    let o = turnfit(&["count", "--json", "--model", "claude-sonnet-4-5", &a, "-"], b"x");
     assert!(o.status.success());
     let lines: Vec<serde_json::Value> = stdout(&o).lines().map(|l| serde_json::from_str(l).unwrap()).collect();
     assert_eq!(lines.len(), 2);
@@ -130,37 +130,37 @@ fn json_lines_carry_model_and_exactness() {
 
 #[test]
 fn unknown_model_and_encoding_suggest_close_matches() {
-    let o = ctxkit(&["count", "--model", "gpt4o"], b"x");
+    let o = turnfit(&["count", "--model", "gpt4o"], b"x");
     assert_eq!(o.status.code(), Some(2));
     let err = stderr(&o);
-    assert!(err.starts_with("ctxkit: unknown model 'gpt4o'; did you mean gpt-4o"), "{err}");
+    assert!(err.starts_with("turnfit: unknown model 'gpt4o'; did you mean gpt-4o"), "{err}");
     assert_eq!(err.lines().count(), 1);
-    let o = ctxkit(&["count", "--encoding", "cl100k"], b"x");
+    let o = turnfit(&["count", "--encoding", "cl100k"], b"x");
     assert_eq!(o.status.code(), Some(2));
-    assert_eq!(stderr(&o).trim(), "ctxkit: unknown encoding 'cl100k'; did you mean cl100k_base?");
-    let o = ctxkit(&["count", "--encoding", "cl100k_base", "--model", "gpt-4o"], b"x");
+    assert_eq!(stderr(&o).trim(), "turnfit: unknown encoding 'cl100k'; did you mean cl100k_base?");
+    let o = turnfit(&["count", "--encoding", "cl100k_base", "--model", "gpt-4o"], b"x");
     assert_eq!(o.status.code(), Some(2), "--encoding and --model conflict");
 }
 
 #[test]
 fn models_lists_and_resolves() {
-    let o = ctxkit(&["models", "--json"], b"");
+    let o = turnfit(&["models", "--json"], b"");
     assert!(o.status.success());
     let rows: Vec<serde_json::Value> = stdout(&o).lines().map(|l| serde_json::from_str(l).unwrap()).collect();
     assert!(rows.len() >= 40);
     assert!(rows.iter().any(|r| r["name"] == "gpt-4o*" && r["encoding"] == "o200k_base" && r["source"] == "builtin"));
-    let o = ctxkit(&["models", "gpt-4o-mini", "--json"], b"");
+    let o = turnfit(&["models", "gpt-4o-mini", "--json"], b"");
     let v: serde_json::Value = serde_json::from_str(stdout(&o).trim()).unwrap();
     assert_eq!((v["matched"].as_str(), v["context_window"].as_u64()), (Some("gpt-4o*"), Some(128000)));
-    let o = ctxkit(&["models"], b"");
+    let o = turnfit(&["models"], b"");
     assert!(stdout(&o).lines().any(|l| l.starts_with("claude-3-5-sonnet*") && l.ends_with("estimate")));
-    let o = ctxkit(&["models", "claude-opus-5"], b"");
+    let o = turnfit(&["models", "claude-opus-5"], b"");
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(stdout(&o).contains("source:            family"), "{}", stdout(&o));
 }
 
-/// Every vector of tests/vectors/models.json, through `ctxkit models NAME
-/// --json`, and the near misses through `ctxkit count --model` as well.
+/// Every vector of tests/vectors/models.json, through `turnfit models NAME
+/// --json`, and the near misses through `turnfit count --model` as well.
 #[test]
 fn models_resolve_real_names_and_reject_near_misses() {
     let doc: serde_json::Value =
@@ -169,14 +169,14 @@ fn models_resolve_real_names_and_reject_near_misses() {
     let (mut real, mut typos) = (0, 0);
     for v in vectors {
         let (name, expected) = (v["input"]["model"].as_str().unwrap(), &v["expected"]);
-        let o = ctxkit(&["models", name, "--json"], b"");
+        let o = turnfit(&["models", name, "--json"], b"");
         if expected.get("error").is_some() {
             typos += 1;
             assert_eq!(o.status.code(), Some(2), "{name}: {}", stdout(&o));
             let err = stderr(&o);
-            assert!(err.starts_with(&format!("ctxkit: unknown model '{name}'")), "{err}");
+            assert!(err.starts_with(&format!("turnfit: unknown model '{name}'")), "{err}");
             assert_eq!(err.lines().count(), 1, "{err}");
-            let o = ctxkit(&["count", "--model", name], b"hello");
+            let o = turnfit(&["count", "--model", name], b"hello");
             assert_eq!((o.status.code(), stdout(&o).as_str()), (Some(2), ""), "{name}");
             continue;
         }
@@ -193,7 +193,7 @@ fn models_resolve_real_names_and_reject_near_misses() {
     for (name, encoding, exact) in
         [("gpt-oss-20b", "o200k_harmony", true), ("gpt2", "gpt2", true), ("claude-opus-5", "cl100k_base", false)]
     {
-        let o = ctxkit(&["count", "--json", "--model", name], SAMPLE.as_bytes());
+        let o = turnfit(&["count", "--json", "--model", name], SAMPLE.as_bytes());
         assert!(o.status.success(), "{name}: {}", stderr(&o));
         let v: serde_json::Value = serde_json::from_str(stdout(&o).trim()).unwrap();
         assert_eq!((v["encoding"].as_str(), v["exact"].as_bool()), (Some(encoding), Some(exact)), "{name}");
@@ -204,18 +204,18 @@ fn models_resolve_real_names_and_reject_near_misses() {
 fn bad_model_names_are_one_line_errors() {
     let huge = "g".repeat(100_000);
     for name in ["", " ", "gpt-4o\u{7}", "--", "ft:", "openai/", huge.as_str()] {
-        let o = ctxkit(&["models", "--", name], b"");
+        let o = turnfit(&["models", "--", name], b"");
         assert_eq!(o.status.code(), Some(2), "{name:?}");
         let err = stderr(&o);
         // A name longer than any model name is refused before lookup.
-        let want = if name.len() > 256 { "ctxkit: model name '" } else { "ctxkit: unknown model" };
+        let want = if name.len() > 256 { "turnfit: model name '" } else { "turnfit: unknown model" };
         assert!(err.starts_with(want), "{:?}: {err}", &name[..name.len().min(40)]);
         assert_eq!(err.lines().count(), 1);
         assert!(err.len() < 4096, "the message must not echo a huge name");
     }
-    // Not UTF-8: clap refuses the argument before ctxkit sees it.
+    // Not UTF-8: clap refuses the argument before turnfit sees it.
     use std::os::unix::ffi::OsStrExt;
-    let o = Command::new(env!("CARGO_BIN_EXE_ctxkit"))
+    let o = Command::new(env!("CARGO_BIN_EXE_turnfit"))
         .arg("models")
         .arg(std::ffi::OsStr::from_bytes(b"gpt-4o\xff"))
         .output()
@@ -226,7 +226,7 @@ fn bad_model_names_are_one_line_errors() {
 
 #[test]
 fn preflight_reports_components_and_honours_the_budget() {
-    let o = ctxkit(&["preflight", "../examples/data/coding-session.json", "--model", "gpt-4o"], b"");
+    let o = turnfit(&["preflight", "../examples/data/coding-session.json", "--model", "gpt-4o"], b"");
     assert!(o.status.success(), "{}", stderr(&o));
     let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
     assert_eq!(v["limit"], 128000);
@@ -236,14 +236,14 @@ fn preflight_reports_components_and_honours_the_budget() {
         .map(|k| v[k].as_u64().unwrap())
         .sum::<u64>();
     assert_eq!(v["prompt_tokens"].as_u64().unwrap(), sum);
-    let o = ctxkit(
+    let o = turnfit(
         &["preflight", "-", "--max-tokens", "3000", "--reserve-output", "500"],
         &std::fs::read("../examples/data/coding-session.json").unwrap(),
     );
     let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
     assert_eq!((v["limit"].as_u64(), v["reserved_output"].as_u64()), (Some(3000), Some(500)));
     assert_eq!(v["verdict"], "overflow");
-    let o = ctxkit(
+    let o = turnfit(
         &["preflight", "-", "--model", "claude-sonnet-4-5"],
         br#"{"system":"s","messages":[{"role":"user","content":"hi"}]}"#,
     );
@@ -252,7 +252,7 @@ fn preflight_reports_components_and_honours_the_budget() {
     // Exactness is per request: on gpt-4o a plain request is exact, one
     // with a structured-output schema is an estimate.
     let exact = |body: &[u8]| {
-        let o = ctxkit(&["preflight", "-", "--model", "gpt-4o"], body);
+        let o = turnfit(&["preflight", "-", "--model", "gpt-4o"], body);
         assert!(o.status.success(), "{}", stderr(&o));
         serde_json::from_str::<serde_json::Value>(&stdout(&o)).unwrap()["exact"].clone()
     };
@@ -264,8 +264,8 @@ fn preflight_reports_components_and_honours_the_budget() {
 
 #[test]
 fn repair_prints_the_fixed_conversation_and_a_manifest() {
-    let report = std::env::temp_dir().join(format!("ctxkit-repair-{}.json", std::process::id()));
-    let o = ctxkit(
+    let report = std::env::temp_dir().join(format!("turnfit-repair-{}.json", std::process::id()));
+    let o = turnfit(
         &[
             "repair",
             "../examples/data/interrupted-session.json",
@@ -293,11 +293,11 @@ fn repair_prints_the_fixed_conversation_and_a_manifest() {
 
 #[test]
 fn malformed_conversations_fail_with_a_located_message() {
-    let o = ctxkit(&["preflight", "-"], br#"{"messages":[{"role":"user","content":5}]}"#);
+    let o = turnfit(&["preflight", "-"], br#"{"messages":[{"role":"user","content":5}]}"#);
     assert_eq!(o.status.code(), Some(2));
     let err = stderr(&o);
     assert!(err.contains("-: conversation messages[0]: 'content' must be"), "{err}");
-    let o = ctxkit(&["repair", "-", "--format", "anthropic"], br#"[{"role":"user","content":"x"}]"#);
+    let o = turnfit(&["repair", "-", "--format", "anthropic"], br#"[{"role":"user","content":"x"}]"#);
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("must be an object"), "{}", stderr(&o));
 }
@@ -305,7 +305,7 @@ fn malformed_conversations_fail_with_a_located_message() {
 #[test]
 fn responses_input_is_detected_forced_and_repaired_in_its_own_shape() {
     let doc = br#"{"model":"gpt-4o","instructions":"sys","input":[{"role":"user","content":"go"},{"type":"function_call","call_id":"c1","name":"ls","arguments":"{}"},{"role":"user","content":"next"}],"store":false}"#;
-    let o = ctxkit(&["repair", "-", "--synthetic-result", "lost"], doc);
+    let o = turnfit(&["repair", "-", "--synthetic-result", "lost"], doc);
     assert!(o.status.success(), "{}", stderr(&o));
     let fixed: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
     assert_eq!(
@@ -314,12 +314,13 @@ fn responses_input_is_detected_forced_and_repaired_in_its_own_shape() {
     );
     assert_eq!(fixed["instructions"], "sys");
     assert_eq!(fixed["store"], false);
-    let o = ctxkit(&["preflight", "-", "--format", "responses"], br#"[{"role":"user","content":"hi"}]"#);
+    let o = turnfit(&["preflight", "-", "--format", "responses"], br#"[{"role":"user","content":"hi"}]"#);
     assert!(o.status.success(), "{}", stderr(&o));
-    let o = ctxkit(&["preflight", "-", "--format", "responses"], br#"{"input":[{"type":"function_call","name":"f"}]}"#);
+    let o =
+        turnfit(&["preflight", "-", "--format", "responses"], br#"{"input":[{"type":"function_call","name":"f"}]}"#);
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("-: conversation input[0]: function_call has no 'call_id'"), "{}", stderr(&o));
-    let o = ctxkit(&["preflight", "-", "--format", "gemini-ish"], b"[]");
+    let o = turnfit(&["preflight", "-", "--format", "gemini-ish"], b"[]");
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("use openai, anthropic, responses, gemini or bedrock"), "{}", stderr(&o));
 }
@@ -327,7 +328,7 @@ fn responses_input_is_detected_forced_and_repaired_in_its_own_shape() {
 #[test]
 fn bedrock_input_is_detected_forced_and_repaired_in_its_own_shape() {
     let doc = br#"{"system":[{"text":"sys"}],"messages":[{"role":"user","content":[{"text":"go"}]},{"role":"assistant","content":[{"toolUse":{"toolUseId":"t1","name":"ls","input":{}}}]}],"inferenceConfig":{"maxTokens":9}}"#;
-    let o = ctxkit(&["repair", "-", "--synthetic-result", "lost"], doc);
+    let o = turnfit(&["repair", "-", "--synthetic-result", "lost"], doc);
     assert!(o.status.success(), "{}", stderr(&o));
     let fixed: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
     assert_eq!(
@@ -335,7 +336,7 @@ fn bedrock_input_is_detected_forced_and_repaired_in_its_own_shape() {
         serde_json::json!({"role": "user", "content": [{"toolResult": {"toolUseId": "t1", "content": [{"text": "lost"}], "status": "error"}}]})
     );
     assert_eq!(fixed["inferenceConfig"]["maxTokens"], 9);
-    let o = ctxkit(
+    let o = turnfit(
         &["preflight", "-", "--format", "bedrock"],
         br#"{"messages":[{"role":"user","content":[{"toolResult":{"content":[]}}]}]}"#,
     );
@@ -350,7 +351,7 @@ fn bedrock_input_is_detected_forced_and_repaired_in_its_own_shape() {
 #[test]
 fn gemini_input_is_detected_forced_and_repaired_in_its_own_shape() {
     let doc = br#"{"systemInstruction":{"parts":[{"text":"sys"}]},"contents":[{"role":"user","parts":[{"text":"go"}]},{"role":"model","parts":[{"functionCall":{"name":"ls","args":{}}}]}],"generationConfig":{"temperature":0}}"#;
-    let o = ctxkit(&["repair", "-", "--model", "gemini-2.5-flash", "--synthetic-result", "lost"], doc);
+    let o = turnfit(&["repair", "-", "--model", "gemini-2.5-flash", "--synthetic-result", "lost"], doc);
     assert!(o.status.success(), "{}", stderr(&o));
     let fixed: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
     assert_eq!(
@@ -359,12 +360,12 @@ fn gemini_input_is_detected_forced_and_repaired_in_its_own_shape() {
     );
     assert_eq!(fixed["systemInstruction"]["parts"][0]["text"], "sys");
     assert_eq!(fixed["generationConfig"]["temperature"], 0);
-    let o = ctxkit(
+    let o = turnfit(
         &["preflight", "-", "--model", "gemini-2.5-flash", "--format", "gemini"],
         br#"[{"role":"user","parts":[{"text":"hi"}]}]"#,
     );
     assert!(o.status.success(), "{}", stderr(&o));
-    let o = ctxkit(
+    let o = turnfit(
         &["preflight", "-", "--format", "gemini"],
         br#"{"contents":[{"role":"model","parts":[{"functionCall":{"name":"f"}}]},{"role":"user","parts":[{"functionResponse":{"response":{}}}]}]}"#,
     );
@@ -378,8 +379,8 @@ fn gemini_input_is_detected_forced_and_repaired_in_its_own_shape() {
 
 #[test]
 fn fit_cuts_the_long_tool_output_and_reports_it() {
-    let report = std::env::temp_dir().join(format!("ctxkit-fit-{}.json", std::process::id()));
-    let o = ctxkit(
+    let report = std::env::temp_dir().join(format!("turnfit-fit-{}.json", std::process::id()));
+    let o = turnfit(
         &[
             "fit",
             "../examples/data/coding-session.json",
@@ -413,8 +414,8 @@ fn fit_cuts_the_long_tool_output_and_reports_it() {
 #[test]
 fn fit_caps_tool_outputs_in_bytes() {
     let file = agent_loop_file();
-    let report = std::env::temp_dir().join(format!("ctxkit-fit-bytes-{}.json", std::process::id()));
-    let o = ctxkit(
+    let report = std::env::temp_dir().join(format!("turnfit-fit-bytes-{}.json", std::process::id()));
+    let o = turnfit(
         &["fit", &file, "--model", "gpt-4o", "--tool-output-max-bytes", "500", "--report", report.to_str().unwrap()],
         b"",
     );
@@ -433,7 +434,7 @@ fn fit_caps_tool_outputs_in_bytes() {
     let changes = r["changes"].as_array().unwrap();
     assert_eq!(changes.len(), 60);
     assert!(changes.iter().all(|c| c["action"] == "truncated_result" && c["tokens"].as_u64().unwrap() > 0));
-    let o = ctxkit(&["fit", &file, "--model", "gpt-4o", "--tool-output-max-bytes", "12"], b"");
+    let o = turnfit(&["fit", &file, "--model", "gpt-4o", "--tool-output-max-bytes", "12"], b"");
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("tool_output_max_bytes 12 leaves no room for the truncation marker"), "{}", stderr(&o));
     assert_eq!(stderr(&o).lines().count(), 1);
@@ -441,7 +442,7 @@ fn fit_caps_tool_outputs_in_bytes() {
 
 #[test]
 fn fit_drops_turns_when_it_must_and_keeps_anthropic_shape() {
-    let o = ctxkit(
+    let o = turnfit(
         &[
             "fit",
             "../examples/data/anthropic-session.json",
@@ -464,7 +465,7 @@ fn fit_drops_turns_when_it_must_and_keeps_anthropic_shape() {
     assert_eq!(msgs.last().unwrap()["content"], "Thanks. Does that include the reserved output?");
     let report: serde_json::Value = serde_json::from_str(&stderr(&o)).unwrap();
     assert!(report["changes"].as_array().unwrap().iter().any(|c| c["action"] == "dropped_message"));
-    let o = ctxkit(
+    let o = turnfit(
         &[
             "fit",
             "../examples/data/anthropic-session.json",
@@ -479,7 +480,7 @@ fn fit_drops_turns_when_it_must_and_keeps_anthropic_shape() {
     );
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("cannot fit"), "{}", stderr(&o));
-    let o = ctxkit(
+    let o = turnfit(
         &[
             "fit",
             "../examples/data/coding-session.json",
@@ -504,7 +505,7 @@ fn fit_drops_turns_when_it_must_and_keeps_anthropic_shape() {
     let report: serde_json::Value = serde_json::from_str(&stderr(&o)).unwrap();
     assert!(report["changes"].as_array().unwrap().iter().any(|c| c["action"] == "inserted_summary"));
     // Digest options: only the facts, in at most 40 tokens.
-    let o = ctxkit(
+    let o = turnfit(
         &[
             "fit",
             "../examples/data/coding-session.json",
@@ -530,13 +531,13 @@ fn fit_drops_turns_when_it_must_and_keeps_anthropic_shape() {
         .find_map(|m| m["content"].as_str().filter(|t| t.starts_with("[Summary of earlier conversation]")))
         .expect("a summary message");
     assert!(!summary.contains("Actions") && !summary.contains("State:"), "{summary}");
-    let o = ctxkit(&["fit", "../examples/data/coding-session.json", "--digest-sections", "everything"], b"");
+    let o = turnfit(&["fit", "../examples/data/coding-session.json", "--digest-sections", "everything"], b"");
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
 }
 
 #[test]
 fn classify_reads_a_body_file_or_stdin_and_headers() {
-    let o = ctxkit(
+    let o = turnfit(
         &[
             "classify",
             "--provider",
@@ -556,7 +557,7 @@ fn classify_reads_a_body_file_or_stdin_and_headers() {
     assert_eq!(v["provider"], "anthropic");
 
     let body = std::fs::read("../examples/data/errors/openai-rate-limit.json").unwrap();
-    let o = ctxkit(
+    let o = turnfit(
         &[
             "classify",
             "--provider",
@@ -576,7 +577,7 @@ fn classify_reads_a_body_file_or_stdin_and_headers() {
     assert_eq!(v["delay_source"], "retry_after_header");
     assert_eq!(v["code"], "rate_limit_exceeded");
 
-    let o = ctxkit(
+    let o = turnfit(
         &[
             "classify",
             "--provider",
@@ -592,7 +593,7 @@ fn classify_reads_a_body_file_or_stdin_and_headers() {
     let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
     assert_eq!((v["category"].as_str(), v["action"].as_str()), (Some("context_overflow"), Some("compact")));
 
-    let o = ctxkit(&["classify", "--provider", "openai", "--status", "0"], b"connection reset by peer");
+    let o = turnfit(&["classify", "--provider", "openai", "--status", "0"], b"connection reset by peer");
     let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
     assert_eq!(v["category"], "network");
 }
@@ -607,16 +608,16 @@ fn classify_reports_bad_arguments_in_one_line() {
         ),
         (vec!["classify", "--provider", "openai", "--status", "500", "missing-file.json"], "missing-file.json"),
     ] {
-        let o = ctxkit(&args, b"");
+        let o = turnfit(&args, b"");
         assert_eq!(o.status.code(), Some(2), "{args:?}");
         assert!(stderr(&o).contains(needle), "{args:?}: {}", stderr(&o));
         assert_eq!(stderr(&o).trim().lines().count(), 1);
     }
-    let o = ctxkit(&["classify", "--provider", "openai", "--status", "500"], b"\xff\xfe");
+    let o = turnfit(&["classify", "--provider", "openai", "--status", "500"], b"\xff\xfe");
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("byte offset 0"), "{}", stderr(&o));
     // clap rejects a status outside u16.
-    assert!(!ctxkit(&["classify", "--provider", "openai", "--status", "70000"], b"").status.success());
+    assert!(!turnfit(&["classify", "--provider", "openai", "--status", "70000"], b"").status.success());
 }
 
 /// Issue 13's reproducer: a system message, one task, then 60 rounds of one
@@ -638,12 +639,12 @@ fn agent_loop_file() -> String {
 #[test]
 fn fit_shortens_an_agent_loop_to_half_its_size() {
     let file = agent_loop_file();
-    let o = ctxkit(&["fit", &file, "--model", "gpt-4o", "--max-tokens", "1000000", "--reserve-output", "0"], b"");
+    let o = turnfit(&["fit", &file, "--model", "gpt-4o", "--max-tokens", "1000000", "--reserve-output", "0"], b"");
     assert!(o.status.success(), "{}", stderr(&o));
     let size = serde_json::from_str::<serde_json::Value>(&stderr(&o)).unwrap()["tokens_before"].as_u64().unwrap();
     assert!(size > 20_000, "{size}");
     let half = (size / 2).to_string();
-    let o = ctxkit(&["fit", &file, "--model", "gpt-4o", "--max-tokens", &half, "--reserve-output", "0"], b"");
+    let o = turnfit(&["fit", &file, "--model", "gpt-4o", "--max-tokens", &half, "--reserve-output", "0"], b"");
     assert!(o.status.success(), "{}", stderr(&o));
     let r: serde_json::Value = serde_json::from_str(&stderr(&o)).unwrap();
     assert!(r["tokens_after"].as_u64().unwrap() <= size / 2);
@@ -654,10 +655,10 @@ fn fit_shortens_an_agent_loop_to_half_its_size() {
     let out: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
     assert_eq!(out["messages"][1]["content"], "Make the failing parser test pass.");
     // --no-mask drops whole rounds instead; --mask-exclude spares a tool.
-    let o = ctxkit(&["fit", &file, "--max-tokens", &half, "--reserve-output", "0", "--no-mask"], b"");
+    let o = turnfit(&["fit", &file, "--max-tokens", &half, "--reserve-output", "0", "--no-mask"], b"");
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(!stderr(&o).contains("masked_result") && stderr(&o).contains("dropped_message"));
-    let o = ctxkit(
+    let o = turnfit(
         &[
             "fit",
             &file,
@@ -675,18 +676,18 @@ fn fit_shortens_an_agent_loop_to_half_its_size() {
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(!stdout(&o).contains("[read_file output of") && stdout(&o).contains("[run_tests output of"));
     // Protecting too much is refused with what it costs.
-    let o = ctxkit(&["fit", &file, "--max-tokens", "2000", "--reserve-output", "0", "--keep-last-rounds", "10"], b"");
+    let o = turnfit(&["fit", &file, "--max-tokens", "2000", "--reserve-output", "0", "--keep-last-rounds", "10"], b"");
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("the newest rounds (keep_last_rounds)"), "{}", stderr(&o));
     // keep_first 0: the task may go; a target below the limit compacts further.
-    let o = ctxkit(
+    let o = turnfit(
         &["fit", &file, "--max-tokens", &half, "--reserve-output", "0", "--keep-first", "0", "--target-ratio", "0.5"],
         b"",
     );
     assert!(o.status.success(), "{}", stderr(&o));
     let r: serde_json::Value = serde_json::from_str(&stderr(&o)).unwrap();
     assert!(r["tokens_after"].as_u64().unwrap() <= size / 4);
-    let o = ctxkit(&["fit", &file, "--max-tokens", &half, "--target-ratio", "1.5"], b"");
+    let o = turnfit(&["fit", &file, "--max-tokens", &half, "--target-ratio", "1.5"], b"");
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("target_ratio"), "{}", stderr(&o));
 }
@@ -694,57 +695,57 @@ fn fit_shortens_an_agent_loop_to_half_its_size() {
 #[test]
 fn encode_and_decode_round_trip_text_bytes_and_offsets() {
     let enc = ["--encoding", "cl100k_base"];
-    let o = ctxkit(&[&["encode"][..], &enc].concat(), b"hello world");
+    let o = turnfit(&[&["encode"][..], &enc].concat(), b"hello world");
     assert_eq!((o.status.code(), stdout(&o).trim()), (Some(0), "[15339,1917]"));
-    let o = ctxkit(&[&["decode"][..], &enc, &["15339", "1917"]].concat(), b"");
+    let o = turnfit(&[&["decode"][..], &enc, &["15339", "1917"]].concat(), b"");
     assert_eq!(stdout(&o), "hello world");
-    let o = ctxkit(&[&["decode", "--offsets"][..], &enc].concat(), b"[15339, 1917]");
+    let o = turnfit(&[&["decode", "--offsets"][..], &enc].concat(), b"[15339, 1917]");
     let v: serde_json::Value = serde_json::from_str(stdout(&o).trim()).unwrap();
     assert_eq!(v, serde_json::json!({"text": "hello world", "offsets": [0, 5]}));
 
     // Bytes that are not UTF-8: encoded as they are, given back exactly.
     let raw = b"ok \xe6\x97 broken";
-    let o = ctxkit(&[&["encode", "--raw"][..], &enc].concat(), raw);
+    let o = turnfit(&[&["encode", "--raw"][..], &enc].concat(), raw);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let ids = stdout(&o);
-    let o = ctxkit(&[&["decode", "--bytes"][..], &enc].concat(), ids.as_bytes());
+    let o = turnfit(&[&["decode", "--bytes"][..], &enc].concat(), ids.as_bytes());
     assert_eq!(o.stdout, raw);
-    let o = ctxkit(&[&["decode"][..], &enc].concat(), ids.as_bytes());
+    let o = turnfit(&[&["decode"][..], &enc].concat(), ids.as_bytes());
     assert_eq!(stdout(&o), "ok \u{fffd} broken");
-    let o = ctxkit(&[&["decode", "--errors", "ignore"][..], &enc].concat(), ids.as_bytes());
+    let o = turnfit(&[&["decode", "--errors", "ignore"][..], &enc].concat(), ids.as_bytes());
     assert_eq!(stdout(&o), "ok  broken");
-    let o = ctxkit(&[&["decode", "--errors", "strict"][..], &enc].concat(), ids.as_bytes());
+    let o = turnfit(&[&["decode", "--errors", "strict"][..], &enc].concat(), ids.as_bytes());
     assert_ne!(o.status.code(), Some(0));
     assert!(stderr(&o).contains("UTF-8"), "{}", stderr(&o));
     // Without --raw the same input is refused with its offset.
-    let o = ctxkit(&[&["encode"][..], &enc].concat(), raw);
+    let o = turnfit(&[&["encode"][..], &enc].concat(), raw);
     assert_ne!(o.status.code(), Some(0));
 }
 
 #[test]
 fn encode_and_decode_refuse_bad_input_with_one_line() {
-    let o = ctxkit(&["decode", "1", "x", "3"], b"");
+    let o = turnfit(&["decode", "1", "x", "3"], b"");
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("token id 1 ('x') is not a number"), "{}", stderr(&o));
-    let o = ctxkit(&["decode", "--encoding", "cl100k_base", "4294967295"], b"");
+    let o = turnfit(&["decode", "--encoding", "cl100k_base", "4294967295"], b"");
     assert_ne!(o.status.code(), Some(0));
     assert_eq!(stderr(&o).lines().count(), 1, "{}", stderr(&o));
-    let o = ctxkit(&["decode", "--errors", "loose", "1"], b"");
+    let o = turnfit(&["decode", "--errors", "loose", "1"], b"");
     assert!(stderr(&o).contains("decode mode 'loose'"), "{}", stderr(&o));
-    let o = ctxkit(&["encode", "--encoding", "cl100k_base", "--disallowed-special", "all"], b"a <|endoftext|>");
+    let o = turnfit(&["encode", "--encoding", "cl100k_base", "--disallowed-special", "all"], b"a <|endoftext|>");
     assert_ne!(o.status.code(), Some(0));
     assert!(stderr(&o).contains("<|endoftext|>"), "{}", stderr(&o));
-    let o = ctxkit(&["encode", "--encoding", "cl100k_base", "--allowed-special", "all"], b"a <|endoftext|>");
+    let o = turnfit(&["encode", "--encoding", "cl100k_base", "--allowed-special", "all"], b"a <|endoftext|>");
     assert_eq!(stdout(&o).trim(), "[64,220,100257]");
 }
 
 #[test]
 fn encode_lists_the_special_tokens_of_an_encoding() {
-    let o = ctxkit(&["encode", "--list-special", "--encoding", "cl100k_base"], b"");
+    let o = turnfit(&["encode", "--list-special", "--encoding", "cl100k_base"], b"");
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let out = stdout(&o);
     assert!(out.contains("<|endoftext|>") && out.contains("100257") && out.contains("<|fim_prefix|>"), "{out}");
-    let o = ctxkit(&["encode", "--list-special", "--raw"], b"");
+    let o = turnfit(&["encode", "--list-special", "--raw"], b"");
     assert_eq!(o.status.code(), Some(2), "--list-special conflicts with encoding options");
 }
 
@@ -753,24 +754,24 @@ fn encode_lists_the_special_tokens_of_an_encoding() {
 /// the error kind), a stored stack continues, bad input is a one-line error.
 #[test]
 fn callstack_enters_agents_and_refuses_depth_and_cycles() {
-    let ok = ctxkit(&["callstack", "planner", "coder", "reviewer", "tester", "writer"], b"");
+    let ok = turnfit(&["callstack", "planner", "coder", "reviewer", "tester", "writer"], b"");
     assert!(ok.status.success(), "{}", stderr(&ok));
     let v: serde_json::Value = serde_json::from_str(&stdout(&ok)).unwrap();
     assert_eq!(
         v,
         serde_json::json!({"agents": ["planner", "coder", "reviewer", "tester", "writer"], "depth": 5, "max_depth": 5})
     );
-    let deep = ctxkit(&["callstack", "a", "b", "c", "d", "e", "f"], b"");
+    let deep = turnfit(&["callstack", "a", "b", "c", "d", "e", "f"], b"");
     assert_eq!(deep.status.code(), Some(1));
     let e: serde_json::Value = serde_json::from_str(&stdout(&deep)).unwrap();
     assert_eq!(e["error"], "depth_exceeded");
     assert_eq!(e["message"], "agent call depth 6 exceeds the maximum of 5: a -> b -> c -> d -> e -> f");
-    let cyc = ctxkit(&["callstack", "planner", "coder", "planner"], b"");
+    let cyc = turnfit(&["callstack", "planner", "coder", "planner"], b"");
     assert_eq!(cyc.status.code(), Some(1));
     let e: serde_json::Value = serde_json::from_str(&stdout(&cyc)).unwrap();
     assert_eq!(e["error"], "cycle_detected");
     assert!(e["message"].as_str().unwrap().contains("planner -> coder -> planner"), "{e}");
-    let more = ctxkit(&["callstack", "--stack", "-", "coder"], br#"{"agents": ["planner"], "max_depth": 2}"#);
+    let more = turnfit(&["callstack", "--stack", "-", "coder"], br#"{"agents": ["planner"], "max_depth": 2}"#);
     assert!(more.status.success(), "{}", stderr(&more));
     assert!(stdout(&more).contains(r#""agents":["planner","coder"],"depth":2,"max_depth":2"#), "{}", stdout(&more));
     for (args, stdin, msg) in [
@@ -778,7 +779,7 @@ fn callstack_enters_agents_and_refuses_depth_and_cycles() {
         (&["callstack", "--stack", "-", "a"][..], &b"{\"agents\": 3}"[..], "-: "),
         (&["callstack", ""][..], &b""[..], "agent name is empty"),
     ] {
-        let o = ctxkit(args, stdin);
+        let o = turnfit(args, stdin);
         assert_eq!(o.status.code(), Some(2), "{args:?}");
         assert!(stderr(&o).contains(msg) && stderr(&o).lines().count() == 1, "{args:?}: {}", stderr(&o));
     }

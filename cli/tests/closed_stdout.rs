@@ -1,5 +1,5 @@
 //! Every subcommand treats a closed standard output as a normal end: no
-//! panic, exit status 0 (`ctxkit preflight f.json | head -1` used to die
+//! panic, exit status 0 (`turnfit preflight f.json | head -1` used to die
 //! with a panic and status 101). The pipe's read end is closed before the
 //! child starts, so every write fails with EPIPE and the test cannot pass
 //! by winning a race.
@@ -11,14 +11,14 @@ const ROOT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
 fn run_with_closed_stdout(args: &[&str]) {
     let (reader, writer) = std::io::pipe().expect("pipe");
     drop(reader);
-    let out = Command::new(env!("CARGO_BIN_EXE_ctxkit"))
+    let out = Command::new(env!("CARGO_BIN_EXE_turnfit"))
         .current_dir(ROOT)
         .args(args)
         .stdin(Stdio::null())
         .stdout(writer)
         .stderr(Stdio::piped())
         .output()
-        .expect("spawn ctxkit");
+        .expect("spawn turnfit");
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(!stderr.contains("panicked"), "{args:?} panicked: {stderr}");
     assert_eq!(out.status.code(), Some(0), "{args:?}: status {:?}, stderr: {stderr}", out.status);

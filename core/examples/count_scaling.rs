@@ -10,7 +10,7 @@
 //! atomic, a cache line).
 //!
 //! ```sh
-//! cargo run --release -q -p ctxkit --example count_scaling -- --runs 7 --mib 24
+//! cargo run --release -q -p turnfit --example count_scaling -- --runs 7 --mib 24
 //! ```
 
 use std::io::{BufRead, BufReader, Write};
@@ -18,7 +18,7 @@ use std::process::{Command, Stdio};
 use std::sync::{Arc, Barrier};
 use std::time::{Duration, Instant};
 
-use ctxkit::{Encoding, Tokenizer};
+use turnfit::{Encoding, Tokenizer};
 
 /// The line `bench/python/gil_scaling.py` repeats.
 const LINE: &str = "The quick brown fox jumps over the lazy dog. 1234 {code} na\u{ef}ve caf\u{e9}\n";

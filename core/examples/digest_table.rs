@@ -5,16 +5,16 @@
 //! Used for docs/benchmarks.md:
 //!
 //! ```sh
-//! cargo run -q -p ctxkit --example digest_table
-//! cargo run -q -p ctxkit --example digest_table -- --show mini-swe-agent-astroid-1866.openai.json
+//! cargo run -q -p turnfit --example digest_table
+//! cargo run -q -p turnfit --example digest_table -- --show mini-swe-agent-astroid-1866.openai.json
 //! ```
 
 use std::path::Path;
 
-use ctxkit::chat::{Conversation, Role};
-use ctxkit::window::{build_digest, round_starts, DigestSection};
-use ctxkit::window::{Accountant, Framing};
-use ctxkit::{Encoding, Tokenizer};
+use turnfit::chat::{Conversation, Role};
+use turnfit::window::{build_digest, round_starts, DigestSection};
+use turnfit::window::{Accountant, Framing};
+use turnfit::{Encoding, Tokenizer};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let show = std::env::args().skip_while(|a| a != "--show").nth(1);

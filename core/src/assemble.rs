@@ -139,7 +139,7 @@ pub struct DepthLimits {
     pub comprehensive: Option<DepthLimit>,
 }
 
-/// An assembly request (the JSON that `ctxkit_assemble` and `ctxkit
+/// An assembly request (the JSON that `turnfit_assemble` and `turnfit
 /// assemble` take).
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]

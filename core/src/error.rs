@@ -1,7 +1,7 @@
 //! One error type for the whole core.
 //!
 //! Every failure carries a stable [`ErrorKind`] (which the C ABI maps one to
-//! one onto `ctxkit_status`) and a human-readable message that says what was
+//! one onto `turnfit_status`) and a human-readable message that says what was
 //! wrong with the input, not just that something was.
 
 use std::fmt;
@@ -16,7 +16,7 @@ pub enum ErrorKind {
     InvalidArgument,
     /// Input bytes are not valid UTF-8; the message gives the byte offset.
     InvalidUtf8,
-    /// The encoding name is not one ctxkit ships; the message names close matches.
+    /// The encoding name is not one turnfit ships; the message names close matches.
     UnknownEncoding,
     /// The model name is not in the registry; the message names close matches.
     UnknownModel,
@@ -44,7 +44,7 @@ pub enum ErrorKind {
     /// have the expected shape. Its own kind since ABI 2: front-matter
     /// errors used to be reported as `InvalidJson`.
     InvalidYaml,
-    /// An invariant inside ctxkit broke. Always a bug; please report it.
+    /// An invariant inside turnfit broke. Always a bug; please report it.
     Internal,
 }
 
@@ -88,7 +88,7 @@ impl ErrorKind {
     }
 }
 
-/// A ctxkit error: a kind plus a message meant for the person reading logs.
+/// A turnfit error: a kind plus a message meant for the person reading logs.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Error {
     kind: ErrorKind,

@@ -24,7 +24,7 @@ pub(crate) mod payload;
 use payload::{BreakerState, Ignored, OverdueSpan, Strategy, Verdict};
 
 /// The kind of an [`Event`], with a stable snake_case name and a stable
-/// number (the C ABI's `ctxkit_event_kind`).
+/// number (the C ABI's `turnfit_event_kind`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]

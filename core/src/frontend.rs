@@ -1,4 +1,4 @@
-//! For ctxkit's own front ends (the C ABI, the CLI and the language
+//! For turnfit's own front ends (the C ABI, the CLI and the language
 //! bindings); no semver promise. Hidden from the documentation and free to
 //! change in any release, like `serde`'s `__private` module: applications
 //! use the typed API, which already applies all of this.
@@ -14,14 +14,14 @@ use serde::Serialize;
 
 use crate::Result;
 
-/// Parses `text` as `T` under ctxkit's JSON limits: size first, then
+/// Parses `text` as `T` under turnfit's JSON limits: size first, then
 /// nesting (`LimitExceeded`); anything malformed is `InvalidJson` with the
 /// line and column. `what` names the input in the message.
 pub fn parse_json<T: DeserializeOwned>(what: &str, text: &str) -> Result<T> {
     crate::json::parse(what, text)
 }
 
-/// Serializes `value` to compact JSON, as every ctxkit output is written.
+/// Serializes `value` to compact JSON, as every turnfit output is written.
 pub fn to_json<T: Serialize>(value: &T) -> Result<String> {
     crate::json::to_string(value)
 }

@@ -1,4 +1,4 @@
-//! JSON parsing with ctxkit's limits and error messages, shared by every JSON
+//! JSON parsing with turnfit's limits and error messages, shared by every JSON
 //! entry point so they all reject oversized or malformed input the same way.
 
 use serde::de::DeserializeOwned;
@@ -7,7 +7,7 @@ use crate::limits::{self, MAX_JSON_BYTES};
 use crate::{Error, ErrorKind, Result};
 
 /// Marks a deserializer's custom error as a limit (see [`limit_error`]).
-const LIMIT_MARK: &str = "\u{0}ctxkit-limit\u{0}";
+const LIMIT_MARK: &str = "\u{0}turnfit-limit\u{0}";
 
 /// A custom serde error that [`parse`] reports as `LimitExceeded` (with
 /// `msg` as the message), for deserializers that enforce a limit while
@@ -37,7 +37,7 @@ pub fn parse<T: DeserializeOwned>(what: &str, text: &str) -> Result<T> {
 }
 
 /// Parses `text` as a JSON value under the same limits as [`parse`], with
-/// the one rule every ctxkit JSON object follows: a key given twice in one
+/// the one rule every turnfit JSON object follows: a key given twice in one
 /// object is `InvalidJson` (serde's derived structs already refuse repeated
 /// fields; free-form objects such as model profiles, handoffs and messages
 /// now refuse them too, instead of keeping the last). Numbers are kept as

@@ -1,6 +1,6 @@
-//! ctxkit: the deterministic context-engineering core for LLM agents.
+//! turnfit: the deterministic context-engineering core for LLM agents.
 //!
-//! Everything behavioural lives in this crate; the C ABI (`ctxkit-ffi`), the
+//! Everything behavioural lives in this crate; the C ABI (`turnfit-ffi`), the
 //! CLI and the language bindings only convert types and errors. The crate has
 //! no `unsafe` and never touches the network: vocabularies and the model
 //! registry are embedded at build time.
@@ -13,7 +13,7 @@
 //! the documented input limits as constants.
 //!
 //! Each public item has one path: `window`'s files are private modules whose
-//! API `window` re-exports. The hidden `frontend` module serves ctxkit's own
+//! API `window` re-exports. The hidden `frontend` module serves turnfit's own
 //! front ends (the C ABI, the CLI, the bindings) and carries no semver
 //! promise.
 #![forbid(unsafe_code)]

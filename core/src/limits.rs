@@ -3,7 +3,7 @@
 //!
 //! The numbers are generous for agent workloads (a 64 MiB string is roughly
 //! 16 million tokens, over ten times the largest context window shipped in the
-//! model registry) while keeping a hostile caller from making ctxkit allocate
+//! model registry) while keeping a hostile caller from making turnfit allocate
 //! without bound.
 
 use crate::{Error, ErrorKind, Result};
@@ -120,7 +120,7 @@ pub const MAX_AGENT_NAME_BYTES: usize = 256;
 
 /// Largest maximum depth a call stack may be configured with. Far beyond any
 /// sane delegation chain; it bounds what a stored stack's JSON can make
-/// ctxkit rebuild.
+/// turnfit rebuild.
 pub const MAX_CALLSTACK_DEPTH: usize = 1_000_000;
 
 /// Most circuit-breaker keys one breaker tracks (each key costs a few dozen

@@ -1,5 +1,5 @@
 //! The model registry: which encoding a model uses, its context window and
-//! output limit, and whether ctxkit's counts for it are exact.
+//! output limit, and whether turnfit's counts for it are exact.
 //!
 //! The built-in table is `data/models.json`, embedded at build time, with the
 //! provider documentation each family's limits come from. A lookup lowercases
@@ -98,7 +98,7 @@ impl ModelSource {
     }
 }
 
-/// One registry entry as listed (`ctxkit_registry_list`, `models --json`):
+/// One registry entry as listed (`turnfit_registry_list`, `models --json`):
 /// the profile's fields, then where it came from.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
@@ -497,7 +497,7 @@ impl ModelRegistry {
         let names = entries.iter().map(|e| e.profile.name.trim_end_matches('*'));
         let close = crate::text::close_matches(&model.trim().to_ascii_lowercase(), names, 3);
         let hint = if close.is_empty() {
-            "run `ctxkit models` for the list, register the model, or pass a fallback encoding".to_owned()
+            "run `turnfit models` for the list, register the model, or pass a fallback encoding".to_owned()
         } else {
             format!("did you mean {}?", close.join(" or "))
         };

@@ -9,7 +9,7 @@ use schemars::generate::SchemaSettings;
 use schemars::{JsonSchema, Schema};
 
 /// Where the committed schemas say they live (`$id` is this plus the file name).
-pub const ID_BASE: &str = "https://example.invalid/ctxkit/schemas/";
+pub const ID_BASE: &str = "https://example.invalid/turnfit/schemas/";
 
 /// One JSON shape: its file stem, what carries it, and its schema.
 pub struct Shape {
@@ -53,71 +53,71 @@ pub fn shapes() -> Vec<Shape> {
     use std::collections::BTreeMap;
     vec![
         // Tokenizer and registry.
-        output::<tokens::TokenizerInfo>("tokenizer-info", "ctxkit_tokenizer_info"),
-        input::<tokens::SpecialPolicy>("special-policy", "ctxkit_tokenizer_encode_special (policy_json)"),
-        output::<Vec<tokens::SpecialToken>>("special-tokens", "ctxkit_tokenizer_special_tokens"),
-        input::<ProfileInput>("model-profile", "ctxkit_registry_register"),
-        output::<models::ModelInfo>("model-info", "ctxkit_registry_lookup, ctxkit models NAME --json"),
+        output::<tokens::TokenizerInfo>("tokenizer-info", "turnfit_tokenizer_info"),
+        input::<tokens::SpecialPolicy>("special-policy", "turnfit_tokenizer_encode_special (policy_json)"),
+        output::<Vec<tokens::SpecialToken>>("special-tokens", "turnfit_tokenizer_special_tokens"),
+        input::<ProfileInput>("model-profile", "turnfit_registry_register"),
+        output::<models::ModelInfo>("model-info", "turnfit_registry_lookup, turnfit models NAME --json"),
         output::<Vec<models::RegistryEntry>>(
             "registry-list",
-            "ctxkit_registry_list, ctxkit models --json (one entry per line)",
+            "turnfit_registry_list, turnfit models --json (one entry per line)",
         ),
         // Conversations and the window.
         input::<crate::chat::ConversationDoc>(
             "conversation",
-            "ctxkit_window_load, ctxkit_window_push, ctxkit_window_conversation, ctxkit_fit",
+            "turnfit_window_load, turnfit_window_push, turnfit_window_conversation, turnfit_fit",
         ),
-        input::<window::Budget>("window-budget", "ctxkit_window_new (budget_json)"),
-        output::<window::Preflight>("preflight-report", "ctxkit_window_preflight, ctxkit preflight"),
-        output::<Vec<window::Issue>>("validation-issues", "ctxkit_window_validate"),
-        output::<Vec<window::Change>>("repair-changes", "ctxkit_window_repair"),
-        input::<window::Policy>("compaction-policy", "ctxkit_window_compact (policy_json), fit options' policy"),
-        output::<window::CompactOutcome>("compact-result", "ctxkit_window_compact"),
-        output::<window::CompactReport>("compact-report", "ctxkit_window_apply_summary"),
-        input::<window::FitOptions>("fit-options", "ctxkit_fit (options_json), ctxkit fit"),
-        output::<window::FitReport>("fit-report", "ctxkit_fit (out_report), ctxkit fit --report"),
+        input::<window::Budget>("window-budget", "turnfit_window_new (budget_json)"),
+        output::<window::Preflight>("preflight-report", "turnfit_window_preflight, turnfit preflight"),
+        output::<Vec<window::Issue>>("validation-issues", "turnfit_window_validate"),
+        output::<Vec<window::Change>>("repair-changes", "turnfit_window_repair"),
+        input::<window::Policy>("compaction-policy", "turnfit_window_compact (policy_json), fit options' policy"),
+        output::<window::CompactOutcome>("compact-result", "turnfit_window_compact"),
+        output::<window::CompactReport>("compact-report", "turnfit_window_apply_summary"),
+        input::<window::FitOptions>("fit-options", "turnfit_fit (options_json), turnfit fit"),
+        output::<window::FitReport>("fit-report", "turnfit_fit (out_report), turnfit fit --report"),
         // Assembly, skills, handoffs.
-        input::<assemble::Request>("assemble-request", "ctxkit_assemble, ctxkit assemble"),
-        output::<assemble::Assembled>("assemble-result", "ctxkit_assemble, ctxkit assemble"),
-        input::<skills::OpenOptions>("skills-open-options", "ctxkit_skills_open (options_json)"),
-        output::<skills::Listing>("skills-list", "ctxkit_skills_list, ctxkit skills list --json"),
-        output::<skills::Body>("skill-body", "ctxkit_skills_body, ctxkit skills show --json"),
-        input::<skills::IndexOptions>("skills-index-options", "ctxkit_skills_render_index (options_json)"),
-        output::<skills::IndexResult>("skills-index", "ctxkit_skills_render_index, ctxkit skills list --budget"),
+        input::<assemble::Request>("assemble-request", "turnfit_assemble, turnfit assemble"),
+        output::<assemble::Assembled>("assemble-result", "turnfit_assemble, turnfit assemble"),
+        input::<skills::OpenOptions>("skills-open-options", "turnfit_skills_open (options_json)"),
+        output::<skills::Listing>("skills-list", "turnfit_skills_list, turnfit skills list --json"),
+        output::<skills::Body>("skill-body", "turnfit_skills_body, turnfit skills show --json"),
+        input::<skills::IndexOptions>("skills-index-options", "turnfit_skills_render_index (options_json)"),
+        output::<skills::IndexResult>("skills-index", "turnfit_skills_render_index, turnfit skills list --budget"),
         output::<handoff::Handoff>(
             "handoff",
-            "ctxkit_handoff_validate (result; its input may also spell names in camelCase), ctxkit handoff check",
+            "turnfit_handoff_validate (result; its input may also spell names in camelCase), turnfit handoff check",
         ),
-        input::<handoff::RenderOptions>("handoff-render-options", "ctxkit_handoff_render (options_json)"),
-        output::<handoff::RenderResult>("handoff-render-result", "ctxkit_handoff_render"),
-        input::<handoff::FilterOptions>("handoff-filter-options", "ctxkit_handoff_filter (options_json)"),
-        output::<handoff::FilterResult>("handoff-filter-result", "ctxkit_handoff_filter"),
-        input::<callstack::CallStackJson>("callstack", "ctxkit_callstack_to_json, ctxkit_callstack_from_json"),
+        input::<handoff::RenderOptions>("handoff-render-options", "turnfit_handoff_render (options_json)"),
+        output::<handoff::RenderResult>("handoff-render-result", "turnfit_handoff_render"),
+        input::<handoff::FilterOptions>("handoff-filter-options", "turnfit_handoff_filter (options_json)"),
+        output::<handoff::FilterResult>("handoff-filter-result", "turnfit_handoff_filter"),
+        input::<callstack::CallStackJson>("callstack", "turnfit_callstack_to_json, turnfit_callstack_from_json"),
         // Recovery.
-        input::<recovery::ClassifyRequest>("classify-request", "ctxkit classify"),
-        input::<BTreeMap<String, String>>("classify-headers", "ctxkit_recovery_classify (headers_json)"),
-        output::<recovery::Classification>("classification", "ctxkit_recovery_classify, ctxkit classify"),
-        input::<recovery::BackoffRequest>("backoff-request", "ctxkit_recovery_backoff"),
-        output::<recovery::RetryDecision>("backoff-decision", "ctxkit_recovery_backoff"),
-        input::<recovery::BreakerConfig>("breaker-config", "ctxkit_breaker_new (config_json)"),
-        output::<recovery::BreakerSnapshot>("breaker-state", "ctxkit_breaker_state"),
+        input::<recovery::ClassifyRequest>("classify-request", "turnfit classify"),
+        input::<BTreeMap<String, String>>("classify-headers", "turnfit_recovery_classify (headers_json)"),
+        output::<recovery::Classification>("classification", "turnfit_recovery_classify, turnfit classify"),
+        input::<recovery::BackoffRequest>("backoff-request", "turnfit_recovery_backoff"),
+        output::<recovery::RetryDecision>("backoff-decision", "turnfit_recovery_backoff"),
+        input::<recovery::BreakerConfig>("breaker-config", "turnfit_breaker_new (config_json)"),
+        output::<recovery::BreakerSnapshot>("breaker-state", "turnfit_breaker_state"),
         // Tracing and tool sets.
-        input::<trace::TracerConfig>("tracer-config", "ctxkit_tracer_new (config_json)"),
-        input::<trace::SpanInfo>("span-info", "ctxkit_tracer_start (info_json)"),
-        input::<trace::SpanEnd>("span-end", "ctxkit_tracer_end_with (end_json)"),
-        output::<trace::Overdue>("tracer-overdue", "ctxkit_tracer_overdue, ctxkit_tracer_expire"),
-        output::<trace::TraceExport>("trace-export", "ctxkit_tracer_export"),
-        input::<toolset::ToolsetRequest>("toolset-request", "ctxkit_toolset_report, ctxkit_toolset_select"),
-        output::<toolset::ToolsetReport>("toolset-report", "ctxkit_toolset_report"),
+        input::<trace::TracerConfig>("tracer-config", "turnfit_tracer_new (config_json)"),
+        input::<trace::SpanInfo>("span-info", "turnfit_tracer_start (info_json)"),
+        input::<trace::SpanEnd>("span-end", "turnfit_tracer_end_with (end_json)"),
+        output::<trace::Overdue>("tracer-overdue", "turnfit_tracer_overdue, turnfit_tracer_expire"),
+        output::<trace::TraceExport>("trace-export", "turnfit_tracer_export"),
+        input::<toolset::ToolsetRequest>("toolset-request", "turnfit_toolset_report, turnfit_toolset_select"),
+        output::<toolset::ToolsetReport>("toolset-report", "turnfit_toolset_report"),
         // Events (docs/formats.md, "Events").
         output::<crate::events::Event>(
             "event",
-            "the payload of ctxkit_event_callback (ctxkit_window_set_event_callback, ctxkit_breaker_set_event_callback, ctxkit_tracer_set_event_callback, ctxkit_skills_open_with_events)",
+            "the payload of turnfit_event_callback (turnfit_window_set_event_callback, turnfit_breaker_set_event_callback, turnfit_tracer_set_event_callback, turnfit_skills_open_with_events)",
         ),
     ]
 }
 
-/// `ctxkit_registry_register` takes one profile or an array of them
+/// `turnfit_registry_register` takes one profile or an array of them
 /// (`ModelRegistry::register_json`).
 #[derive(JsonSchema)]
 #[allow(dead_code)] // only its schema is used

@@ -215,7 +215,7 @@ pub struct InterruptedResult {
     pub reason: String,
 }
 
-/// The answer of `ctxkit_tracer_overdue` and `ctxkit_tracer_expire`: the
+/// The answer of `turnfit_tracer_overdue` and `turnfit_tracer_expire`: the
 /// spans past their deadline and the synthetic results that answer them.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]

@@ -70,8 +70,8 @@ fn recovery_corpus() {
 /// stray field is kept verbatim. (Seed: fuzz/corpus/window_fit/regression-*.)
 #[test]
 fn regression_a_stray_tool_call_id_on_a_user_message_is_not_a_result() {
-    use ctxkit::chat::Conversation;
-    use ctxkit::window::{fit_json, validate};
+    use turnfit::chat::Conversation;
+    use turnfit::window::{fit_json, validate};
     let input = r#"{"messages":[{"role":"system","content":"s"},{"role":"user","content":"x","tool_call_id":"c9"},{"role":"user","content":"y"}]}"#;
     let c = Conversation::parse(input, None).unwrap();
     assert!(c.messages[1].tool_call_id.is_none());
@@ -89,15 +89,15 @@ fn regression_a_stray_tool_call_id_on_a_user_message_is_not_a_result() {
 
 /// Found by `handoff`: serde_json's default float parser is not correctly
 /// rounded, so a number in host data (`custom_fields`, a conversation's
-/// unknown fields) could change by one ulp on every pass through ctxkit:
+/// unknown fields) could change by one ulp on every pass through turnfit:
 /// a 76-digit integer parsed to 1e75, was written as `1e75`, and read back
 /// as 1.0000000000000001e75. The workspace enables serde_json's
-/// `float_roundtrip`, so what ctxkit writes reads back to the same number.
+/// `float_roundtrip`, so what turnfit writes reads back to the same number.
 /// (Seed: fuzz/corpus/handoff/regression-float-roundtrip-*.)
 #[test]
 fn regression_numbers_in_host_data_survive_a_round_trip() {
-    use ctxkit::chat::Conversation;
-    use ctxkit::handoff::Handoff;
+    use turnfit::chat::Conversation;
+    use turnfit::handoff::Handoff;
     let big = "9".repeat(76);
     let handoff = format!(
         r#"{{"version":"1.0","task_summary":"x","key_outputs":[],"metadata":{{"from_agent":"a","to_agent":"b","created_at":"2026-03-01T12:00:00Z"}},"custom_fields":{{"n":{big},"e":1e75,"f":0.30000000000000004,"g":2.2250738585072014e-308}}}}"#
@@ -125,8 +125,8 @@ fn regression_numbers_in_host_data_survive_a_round_trip() {
 /// (Seed: fuzz/corpus/window_fit/regression-duplicate-call-id-*.)
 #[test]
 fn regression_duplicate_call_ids_never_yield_an_orphaned_call() {
-    use ctxkit::chat::Conversation;
-    use ctxkit::window::{fit_json, validate, IssueKind};
+    use turnfit::chat::Conversation;
+    use turnfit::window::{fit_json, validate, IssueKind};
     let call = |id: &str| {
         format!(
             r#"{{"role":"assistant","content":null,"tool_calls":[{{"id":"{id}","type":"function","function":{{"name":"run","arguments":"{{}}"}}}}]}}"#
@@ -149,7 +149,7 @@ fn regression_duplicate_call_ids_never_yield_an_orphaned_call() {
         let issues = kinds(&out);
         assert!(issues.iter().all(|(k, _)| *k == IssueKind::DuplicateCallId), "{options}: {issues:?}\n{out}");
         let synthesized: Vec<_> =
-            report.changes.iter().filter(|c| c.action == ctxkit::window::ChangeKind::SynthesizedResult).collect();
+            report.changes.iter().filter(|c| c.action == turnfit::window::ChangeKind::SynthesizedResult).collect();
         assert_eq!(synthesized.len(), 1, "{options}: {:?}", report.changes);
         assert_eq!((synthesized[0].index, synthesized[0].id.as_deref()), (5, Some("c2")));
     }

@@ -1,14 +1,14 @@
-//! Differential tests: ctxkit's ids must equal tiktoken-rs's (and so OpenAI's
+//! Differential tests: turnfit's ids must equal tiktoken-rs's (and so OpenAI's
 //! tiktoken's) on every input. 10,000 random cases per encoding, built from
 //! fragments that stress each branch of the pre-tokenizer patterns, plus long
 //! single pieces that stress the merge loop.
 
 use std::sync::LazyLock;
 
-use ctxkit::{DecodeMode, Encoding, SpecialTokens, Tokenizer};
 use proptest::prelude::*;
 use proptest::test_runner::Config;
 use tiktoken_rs::CoreBPE;
+use turnfit::{DecodeMode, Encoding, SpecialTokens, Tokenizer};
 
 static ORACLES: LazyLock<Vec<(Encoding, CoreBPE)>> = LazyLock::new(|| {
     vec![

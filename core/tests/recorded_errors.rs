@@ -7,8 +7,8 @@
 
 use std::collections::BTreeMap;
 
-use ctxkit::recovery::{classify, Provider};
 use serde_json::Value;
+use turnfit::recovery::{classify, Provider};
 
 fn fixture(name: &str) -> String {
     let path = format!("{}/../tests/fixtures/errors/{name}", env!("CARGO_MANIFEST_DIR"));

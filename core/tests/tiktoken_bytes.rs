@@ -7,8 +7,8 @@
 
 use std::path::PathBuf;
 
-use ctxkit::{DecodeMode, Encoding, ErrorKind, SpecialPolicy, SpecialSet, Tokenizer};
 use serde_json::{json, Value};
+use turnfit::{DecodeMode, Encoding, ErrorKind, SpecialPolicy, SpecialSet, Tokenizer};
 
 fn hex(s: &str) -> Vec<u8> {
     (0..s.len()).step_by(2).map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap()).collect()
@@ -30,7 +30,7 @@ fn set(v: &Value) -> SpecialSet {
     }
 }
 
-fn err(e: ctxkit::Error) -> Value {
+fn err(e: turnfit::Error) -> Value {
     json!({ "error": e.kind().as_str() })
 }
 

@@ -1,10 +1,10 @@
 //! Behaviour of the Tokenizer API beyond raw ids: truncation invariants,
 //! count_until_limit, decode modes, special tokens and limits.
 
-use ctxkit::limits::MAX_TEXT_BYTES;
-use ctxkit::{DecodeMode, Encoding, ErrorKind, SpecialTokens, Tokenizer, TruncateSide};
 use proptest::prelude::*;
 use proptest::test_runner::Config;
+use turnfit::limits::MAX_TEXT_BYTES;
+use turnfit::{DecodeMode, Encoding, ErrorKind, SpecialTokens, Tokenizer, TruncateSide};
 
 fn tok(e: Encoding) -> Tokenizer {
     Tokenizer::new(e).unwrap()

@@ -16,10 +16,10 @@
 
 use std::path::PathBuf;
 
-use ctxkit::chat::{Conversation, Format, Role};
-use ctxkit::window::{fit, validate, Accountant, ChangeKind, FitOptions, Policy, Strategy};
-use ctxkit::ModelRegistry;
 use serde_json::Value;
+use turnfit::chat::{Conversation, Format, Role};
+use turnfit::window::{fit, validate, Accountant, ChangeKind, FitOptions, Policy, Strategy};
+use turnfit::ModelRegistry;
 
 fn fixtures() -> Vec<(String, String)> {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/trajectories");
@@ -65,7 +65,7 @@ fn every_strategy_fits_every_trajectory_at_every_budget() {
                     Err(e) => {
                         // Only when system, task and the newest round alone
                         // exceed the budget (counted here independently).
-                        assert_eq!(e.kind(), ctxkit::ErrorKind::DoesNotFit, "{at}: {e}");
+                        assert_eq!(e.kind(), turnfit::ErrorKind::DoesNotFit, "{at}: {e}");
                         assert!(budget == size / 4, "{at}: refused at half size or 8,000 tokens: {e}");
                         let mut must = input.clone();
                         let last = input.messages.iter().rposition(|m| m.role == Role::Assistant).unwrap_or(0);
@@ -91,7 +91,7 @@ fn every_strategy_fits_every_trajectory_at_every_budget() {
                 // Tool pairs intact.
                 let issues = validate(&again);
                 assert!(
-                    issues.iter().all(|i| i.kind == ctxkit::window::IssueKind::DuplicateCallId),
+                    issues.iter().all(|i| i.kind == turnfit::window::IssueKind::DuplicateCallId),
                     "{at}: {issues:?}"
                 );
                 let calls: usize = again.messages.iter().map(|m| m.tool_calls.len()).sum();

@@ -3,7 +3,7 @@
 //! code point: `\p{Lu}`, `\p{Ll}`, `\p{Lt}`, `\p{Lm}`, `\p{Lo}`, `\p{M}`,
 //! `\p{N}` and `\s`. This test rebuilds the table from regex-syntax (the
 //! crate fancy-regex compiles those classes with) and compares it byte for
-//! byte; `CTXKIT_BLESS=1` rewrites the file instead, after a regex-syntax
+//! byte; `TURNFIT_BLESS=1` rewrites the file instead, after a regex-syntax
 //! upgrade brings a new Unicode version.
 //!
 //! Layout (read by `core/src/tokens/unicode.rs`): code points are split into
@@ -57,10 +57,10 @@ fn build() -> Vec<u8> {
 fn unicode_class_table_matches_regex_syntax() {
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/data/unicode_classes.bin");
     let fresh = build();
-    if std::env::var_os("CTXKIT_BLESS").is_some() {
+    if std::env::var_os("TURNFIT_BLESS").is_some() {
         std::fs::write(path, &fresh).unwrap();
         return;
     }
-    let committed = std::fs::read(path).expect("core/data/unicode_classes.bin (CTXKIT_BLESS=1 creates it)");
-    assert!(committed == fresh, "core/data/unicode_classes.bin is stale; rerun with CTXKIT_BLESS=1");
+    let committed = std::fs::read(path).expect("core/data/unicode_classes.bin (TURNFIT_BLESS=1 creates it)");
+    assert!(committed == fresh, "core/data/unicode_classes.bin is stale; rerun with TURNFIT_BLESS=1");
 }

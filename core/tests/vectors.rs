@@ -4,10 +4,10 @@
 
 use std::path::PathBuf;
 
-use ctxkit::chat::Conversation;
-use ctxkit::window::{fit_json, repair, validate, Accountant, Budget, Window};
-use ctxkit::{DecodeMode, Encoding, ModelRegistry, SpecialTokens, Tokenizer, TruncateSide};
 use serde_json::Value;
+use turnfit::chat::Conversation;
+use turnfit::window::{fit_json, repair, validate, Accountant, Budget, Window};
+use turnfit::{DecodeMode, Encoding, ModelRegistry, SpecialTokens, Tokenizer, TruncateSide};
 
 #[path = "vectors/agents.rs"]
 mod agents;
@@ -31,7 +31,7 @@ fn ids(v: &Value) -> Vec<u32> {
 }
 
 /// The result of a window operation, or its error kind, as JSON.
-fn run_window(op: &str, input: &Value) -> Result<Value, ctxkit::Error> {
+fn run_window(op: &str, input: &Value) -> Result<Value, turnfit::Error> {
     let conversation = input["conversation"].to_string();
     let model = input["model"].as_str().unwrap_or("gpt-4o");
     let registry = ModelRegistry::builtin();
@@ -63,9 +63,9 @@ fn run_window(op: &str, input: &Value) -> Result<Value, ctxkit::Error> {
 /// The agent-primitive ops of tests/vectors/recovery.json (see its README
 /// section). `classify` expectations are a subset of the output.
 fn run_agents(op: &str, input: &Value, expected: &Value) -> Result<(), String> {
-    use ctxkit::callstack::CallStack;
-    use ctxkit::recovery::{classify_json, BackoffPolicy, BreakerConfig, Breakers};
-    let err = |e: ctxkit::Error| serde_json::json!({ "error": e.kind().as_str() });
+    use turnfit::callstack::CallStack;
+    use turnfit::recovery::{classify_json, BackoffPolicy, BreakerConfig, Breakers};
+    let err = |e: turnfit::Error| serde_json::json!({ "error": e.kind().as_str() });
     let got = match op {
         "classify" => {
             if let Some(path) = input["fixture"].as_str() {
@@ -125,10 +125,9 @@ fn run_agents(op: &str, input: &Value, expected: &Value) -> Result<(), String> {
         "toolset" => {
             let req = input["request"].to_string();
             match input["select"].as_str() {
-                Some(agent) => {
-                    ctxkit::toolset::select_json(&req, agent).map_or_else(err, |v| serde_json::json!({ "selected": v }))
-                }
-                None => ctxkit::toolset::report_json(&ModelRegistry::builtin(), &req).map_or_else(err, |r| {
+                Some(agent) => turnfit::toolset::select_json(&req, agent)
+                    .map_or_else(err, |v| serde_json::json!({ "selected": v })),
+                None => turnfit::toolset::report_json(&ModelRegistry::builtin(), &req).map_or_else(err, |r| {
                     let agents: serde_json::Map<String, Value> =
                         r.agents.iter().map(|a| (a.agent.clone(), serde_json::json!(a.tools))).collect();
                     serde_json::json!({ "tool_count": r.tool_count, "agents": agents })
@@ -148,7 +147,7 @@ fn run_agents(op: &str, input: &Value, expected: &Value) -> Result<(), String> {
 /// vector's `expected` describes (tools, recent records, interrupted calls,
 /// events that failed).
 fn run_trace(input: &Value) -> Result<Value, String> {
-    use ctxkit::trace::{interrupted_results, Outcome, SpanInfo, Tracer};
+    use turnfit::trace::{interrupted_results, Outcome, SpanInfo, Tracer};
     let t = Tracer::from_json(&input["config"].to_string()).map_err(|e| e.to_string())?;
     let (mut ids, mut interrupted, mut event_errors) = (Vec::new(), Vec::new(), Vec::new());
     for (i, e) in input["events"].as_array().unwrap().iter().enumerate() {
@@ -212,7 +211,7 @@ fn run(v: &Value) -> Result<(), String> {
     }
     if op == "model_lookup" {
         let model = input["model"].as_str().unwrap_or("");
-        let got = match ctxkit::ModelRegistry::builtin().lookup(model) {
+        let got = match turnfit::ModelRegistry::builtin().lookup(model) {
             Ok(m) => serde_json::json!({
                 "family": m.family, "encoding": m.encoding.name(), "context_window": m.context_window,
                 "max_output_tokens": m.max_output_tokens, "exact": m.exact, "source": m.source.as_str(),
@@ -276,13 +275,13 @@ fn run(v: &Value) -> Result<(), String> {
 
 /// Writes tests/vectors/window.json and window_loops.json from their
 /// `.cases.json`:
-/// each case's expected output is what ctxkit returns now, except for the
+/// each case's expected output is what turnfit returns now, except for the
 /// cases that carry their own expected value (the counting guide's figures),
 /// which are kept and checked. Run after a deliberate behaviour change:
-/// `CTXKIT_BLESS=1 cargo test -p ctxkit --test vectors`.
+/// `TURNFIT_BLESS=1 cargo test -p turnfit --test vectors`.
 #[test]
 fn bless_window_vectors() {
-    if std::env::var_os("CTXKIT_BLESS").is_none() {
+    if std::env::var_os("TURNFIT_BLESS").is_none() {
         return;
     }
     for name in ["window", "window_loops", "window_formats"] {
@@ -302,8 +301,8 @@ fn bless_window_vectors() {
         }
         let doc = serde_json::json!({
             "format": 1,
-            "generated_by": format!("CTXKIT_BLESS=1 cargo test -p ctxkit --test vectors (from {name}.cases.json)"),
-            "oracle": "count_conversation cases: OpenAI's counting guide; other cases: ctxkit's own output, frozen for regression and cross-binding parity",
+            "generated_by": format!("TURNFIT_BLESS=1 cargo test -p turnfit --test vectors (from {name}.cases.json)"),
+            "oracle": "count_conversation cases: OpenAI's counting guide; other cases: turnfit's own output, frozen for regression and cross-binding parity",
             "vectors": out,
         });
         std::fs::write(vectors_dir().join(format!("{name}.json")), serde_json::to_string_pretty(&doc).unwrap() + "\n")
@@ -315,10 +314,10 @@ fn bless_window_vectors() {
 /// `.cases.json` (see `agents::bless`); same switch as the window vectors.
 #[test]
 fn bless_agent_vectors() {
-    if std::env::var_os("CTXKIT_BLESS").is_none() {
+    if std::env::var_os("TURNFIT_BLESS").is_none() {
         return;
     }
-    let oracle = "ctxkit's own output, frozen for regression and cross-binding parity (cases with their own expected value are checked)";
+    let oracle = "turnfit's own output, frozen for regression and cross-binding parity (cases with their own expected value are checked)";
     agents::bless(&vectors_dir(), "skills", oracle);
     agents::bless(&vectors_dir(), "handoff", oracle);
     agents::bless(&vectors_dir(), "assemble", oracle);

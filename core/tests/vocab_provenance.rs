@@ -89,7 +89,7 @@ fn tiktoken_special_tokens(name: &str) -> Vec<(String, u32)> {
 
 #[test]
 fn special_tokens_and_shared_ranks_are_tiktokens() {
-    use ctxkit::Encoding;
+    use turnfit::Encoding;
     for e in Encoding::ALL {
         let mut theirs = tiktoken_special_tokens(e.name());
         let mut ours: Vec<(String, u32)> = e.special_tokens().iter().map(|(t, i)| ((*t).to_owned(), *i)).collect();

@@ -13,8 +13,8 @@ modules = ["parser", "lexer", "window", "tokens", "skills", "handoff", "trace", 
 verbs = ["parses", "rejects", "keeps", "drops", "counts", "repairs", "splits", "merges", "renders", "truncates"]
 things = ["nested braces", "empty input", "unicode identifiers", "tool calls", "long lines", "crlf endings",
           "deep nesting", "trailing commas", "emoji", "zero-width joiners", "orphaned results", "system prompts"]
-lines = ["   Compiling ctxkit v0.1.0 (/work/ctxkit/core)", "    Finished `test` profile [unoptimized + debuginfo] target(s) in 41.07s",
-         "     Running unittests src/lib.rs (target/debug/deps/ctxkit-3f9a2b7c1d4e5f60)", "", "running 2600 tests"]
+lines = ["   Compiling turnfit v0.1.0 (/work/turnfit/core)", "    Finished `test` profile [unoptimized + debuginfo] target(s) in 41.07s",
+         "     Running unittests src/lib.rs (target/debug/deps/turnfit-3f9a2b7c1d4e5f60)", "", "running 2600 tests"]
 failed = []
 for i in range(2600):
     mod = rng.choice(modules)

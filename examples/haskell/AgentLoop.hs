@@ -27,7 +27,7 @@ import Data.Text (Text)
 import qualified Data.Text as T
 import qualified Data.Text.IO as TIO
 
-import Ctxkit
+import Turnfit
 
 field :: Text -> Value -> Value
 field k (Object o) = maybe Null id (KM.lookup (K.fromText k) o)
@@ -101,7 +101,7 @@ agentLoop tracer stack agent = do
 
 main :: IO ()
 main = do
-  TIO.putStrLn ("ctxkit " <> version)
+  TIO.putStrLn ("turnfit " <> version)
   tracer <- newTracer Nothing
   root <- newCallStack defaultCallStackDepth
   visits <- newIORef (0 :: Int)

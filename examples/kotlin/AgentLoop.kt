@@ -1,18 +1,18 @@
-// An agent loop with ctxkit from Kotlin: a window that tracks the budget as
+// An agent loop with turnfit from Kotlin: a window that tracks the budget as
 // tool results arrive, a pre-flight check before each model call, two-phase
 // summarization when the window fills up, tool spans, and a call stack that
 // refuses a handoff cycle, with the window's events logged through a
 // listener. No model is called: the "model" and the "tool"
 // are stand-ins. Built and run by bindings/uniffi/test.sh.
-import dev.ctxkit.CallStack
-import dev.ctxkit.ContextWindow
-import dev.ctxkit.CtxkitException
-import dev.ctxkit.SpanOutcome
-import dev.ctxkit.Tracer
-import dev.ctxkit.Verdict
-import dev.ctxkit.clockNowUs
-import dev.ctxkit.eventListener
-import dev.ctxkit.kind
+import dev.turnfit.CallStack
+import dev.turnfit.ContextWindow
+import dev.turnfit.TurnfitException
+import dev.turnfit.SpanOutcome
+import dev.turnfit.Tracer
+import dev.turnfit.Verdict
+import dev.turnfit.clockNowUs
+import dev.turnfit.eventListener
+import dev.turnfit.kind
 
 fun main() {
     ContextWindow("gpt-4o", """{"context_window": 3000, "reserved_output": 500}""").use { window ->
@@ -57,7 +57,7 @@ fun main() {
         try {
             stack.enter("planner")
             println("handoff back to planner was allowed (unexpected)")
-        } catch (e: CtxkitException.CycleDetected) {
+        } catch (e: TurnfitException.CycleDetected) {
             println("handoff refused (${e.kind}): ${e.message}")
         }
     }

@@ -1,10 +1,10 @@
-// An agent loop with ctxkit from Node: pre-flight before every model call,
+// An agent loop with turnfit from Node: pre-flight before every model call,
 // tool spans in a Tracer, compaction with the two-phase summary protocol when
 // the window fills up, and a call stack that refuses a delegation cycle.
 // No model is called: the "model" and the "tools" are stand-ins.
 //
 //   node examples/node/agent-loop.mjs      (after bash bindings/node/test.sh)
-import { ContextWindow, CallStack, Tracer, CtxkitError, countTokens } from '../../bindings/node/index.mjs'
+import { ContextWindow, CallStack, Tracer, TurnfitError, countTokens } from '../../bindings/node/index.mjs'
 
 const window = new ContextWindow('gpt-4o', { context_window: 6000, reserved_output: 500 })
 window.load({
@@ -51,7 +51,7 @@ try {
   stack.enter('planner')
   console.log('delegation allowed (unexpected)')
 } catch (e) {
-  if (!(e instanceof CtxkitError)) throw e
+  if (!(e instanceof TurnfitError)) throw e
   console.log(`delegation ${stack.chain} -> planner refused (${e.code}): ${e.message}`)
 }
 console.log(`one-liner: ${countTokens('Hello, world!')} tokens`)

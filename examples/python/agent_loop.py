@@ -1,7 +1,7 @@
-"""An agent loop with ctxkit: exact pre-flight before every model call,
+"""An agent loop with turnfit: exact pre-flight before every model call,
 compaction when the window fills up (tool calls never separated from their
 results), a call-stack guard on hand-offs, retry decisions from provider
-errors, and tool telemetry. The "model" is a stub that asks for tools; ctxkit
+errors, and tool telemetry. The "model" is a stub that asks for tools; turnfit
 never calls an LLM or the network.
 
     python examples/python/agent_loop.py
@@ -10,19 +10,19 @@ never calls an LLM or the network.
 import json
 import random
 
-import ctxkit
+import turnfit
 
 MODEL = "gpt-4o"
 rng = random.Random(3)
 
-window = ctxkit.ContextWindow(MODEL, context_window=12_000, reserved_output=1_000)
+window = turnfit.ContextWindow(MODEL, context_window=12_000, reserved_output=1_000)
 window.load([
     {"role": "system", "content": "You are a coding agent. Use tools; answer when the tests pass."},
     {"role": "user", "content": "Fix the failing test in tests/test_dates.py."},
 ])
-tracer = ctxkit.Tracer()
-breaker = ctxkit.CircuitBreaker(failure_threshold=3, cool_down_ms=30_000)
-stack = ctxkit.CallStack(4).enter("planner").enter("coder")
+tracer = turnfit.Tracer()
+breaker = turnfit.CircuitBreaker(failure_threshold=3, cool_down_ms=30_000)
+stack = turnfit.CallStack(4).enter("planner").enter("coder")
 
 compactions = 0
 for step in range(1, 41):
@@ -35,7 +35,7 @@ for step in range(1, 41):
         rep = r["report"]
         print(f"step {step:2}: {pf['verdict']} at {pf['prompt_tokens']} tokens -> compacted "
               f"{rep['tokens_before']} -> {rep['tokens_after']}")
-    # The model asks for a tool (stubbed), the tool runs (stubbed), ctxkit records it.
+    # The model asks for a tool (stubbed), the tool runs (stubbed), turnfit records it.
     call_id = f"call_{step}"
     tool = rng.choice(["read_file", "run_tests", "grep"])
     window.push({"role": "assistant", "content": None, "tool_calls": [
@@ -46,16 +46,16 @@ for step in range(1, 41):
     window.push({"role": "tool", "tool_call_id": call_id, "content": output})
 
     if step == 20:  # a provider error in the middle: classify and decide
-        err = ctxkit.classify("openai", 429, '{"error": {"message": "Rate limit reached", "type": "requests"}}',
+        err = turnfit.classify("openai", 429, '{"error": {"message": "Rate limit reached", "type": "requests"}}',
                               {"retry-after-ms": "1500"})
-        decision = ctxkit.backoff(policy={}, failed_attempts=1, seed=step, retry_after_ms=err.get("retry_after_ms"))
+        decision = turnfit.backoff(policy={}, failed_attempts=1, seed=step, retry_after_ms=err.get("retry_after_ms"))
         breaker.record_failure("openai")
         print(f"step {step:2}: provider error {err['category']}, retryable={err['retryable']} -> {decision}")
 
 assert window.validate() == [], "the history is structurally valid"
 try:
     stack.enter("planner")
-except ctxkit.CycleDetectedError as e:
+except turnfit.CycleDetectedError as e:
     print(f"hand-off refused: {e}")
 m = {x["tool"]: x["count"] for x in tracer.metrics()}
 print(f"done: {len(window)} messages, {window.preflight()['prompt_tokens']} prompt tokens, "

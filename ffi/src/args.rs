@@ -3,13 +3,13 @@
 
 use std::ffi::c_char;
 
-use ctxkit_core::frontend;
+use turnfit_core::frontend;
 
 use crate::error::FfiError;
-use crate::status::ctxkit_status;
+use crate::status::turnfit_status;
 
 fn null(what: &str) -> FfiError {
-    FfiError::new(ctxkit_status::NullArgument, format!("{what} is NULL"))
+    FfiError::new(turnfit_status::NullArgument, format!("{what} is NULL"))
 }
 
 /// `(ptr, len)` as a slice: `(NULL, 0)` is empty; NULL with a length is
@@ -23,7 +23,7 @@ pub(crate) unsafe fn slice<'a, T>(ptr: *const T, len: usize, what: &str) -> Resu
         return if len == 0 {
             Ok(&[])
         } else {
-            Err(FfiError::new(ctxkit_status::NullArgument, format!("{what} is NULL but its length is {len}")))
+            Err(FfiError::new(turnfit_status::NullArgument, format!("{what} is NULL but its length is {len}")))
         };
     }
     if len > isize::MAX as usize / std::mem::size_of::<T>().max(1) {
@@ -71,13 +71,13 @@ pub(crate) fn opt_json<T: serde::de::DeserializeOwned + Default>(
     what: &str,
     text: Option<&str>,
 ) -> Result<T, FfiError> {
-    Ok(text.map(|t| ctxkit_core::frontend::parse_json(what, t)).transpose()?.unwrap_or_default())
+    Ok(text.map(|t| turnfit_core::frontend::parse_json(what, t)).transpose()?.unwrap_or_default())
 }
 
 /// A required handle.
 ///
 /// # Safety
-/// `ptr` is NULL or a live handle of type `T` created by ctxkit.
+/// `ptr` is NULL or a live handle of type `T` created by turnfit.
 pub(crate) unsafe fn handle<'a, T>(ptr: *const T, what: &str) -> Result<&'a T, FfiError> {
     // SAFETY: per the contract.
     unsafe { ptr.as_ref() }.ok_or_else(|| null(what))
@@ -114,7 +114,7 @@ impl<T> Out<T> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::strings::{ctxkit_string, ctxkit_string_free};
+    use crate::strings::{turnfit_string, turnfit_string_free};
 
     #[test]
     fn slices_follow_the_null_and_length_rules() {
@@ -123,14 +123,14 @@ mod tests {
         assert_eq!(unsafe { slice(words.as_ptr(), 3, "ids") }.unwrap(), &words);
         assert_eq!(unsafe { slice(std::ptr::null::<u32>(), 0, "ids") }.unwrap(), &[] as &[u32]);
         let e = unsafe { slice(std::ptr::null::<u32>(), 2, "ids") }.unwrap_err();
-        assert_eq!(e.status, ctxkit_status::NullArgument);
+        assert_eq!(e.status, turnfit_status::NullArgument);
         let e = unsafe { slice(words.as_ptr(), usize::MAX / 2, "ids") }.unwrap_err();
-        assert_eq!(e.status, ctxkit_status::InvalidArgument);
+        assert_eq!(e.status, turnfit_status::InvalidArgument);
         let bytes = [0u8; 8];
         let odd = bytes.as_ptr().wrapping_add(1).cast::<u32>();
         if !odd.is_aligned() {
             let e = unsafe { slice(odd, 1, "ids") }.unwrap_err();
-            assert_eq!(e.status, ctxkit_status::InvalidArgument);
+            assert_eq!(e.status, turnfit_status::InvalidArgument);
         }
     }
 
@@ -140,9 +140,9 @@ mod tests {
         // SAFETY (all calls): pointer and length describe `s` or a prefix of it.
         assert_eq!(unsafe { text(s.as_ptr().cast(), s.len(), "text", s.len()) }.unwrap(), s);
         let e = unsafe { text(s.as_ptr().cast(), s.len(), "text", s.len() - 1) }.unwrap_err();
-        assert_eq!(e.status, ctxkit_status::LimitExceeded);
+        assert_eq!(e.status, turnfit_status::LimitExceeded);
         let e = unsafe { text(s.as_ptr().cast(), 2, "text", 64) }.unwrap_err(); // cuts 'é'
-        assert_eq!(e.status, ctxkit_status::InvalidUtf8);
+        assert_eq!(e.status, turnfit_status::InvalidUtf8);
         assert_eq!(unsafe { opt_text(std::ptr::null(), 0, "text", 64) }.unwrap(), None);
     }
 
@@ -152,12 +152,12 @@ mod tests {
         let mut n = 0usize;
         out(&mut n, "out").unwrap().write(7);
         assert_eq!(n, 7);
-        let mut s = ctxkit_string::from_string("abc".into());
-        // SAFETY: `s` was filled by ctxkit; the buffer holds len + 1 bytes.
+        let mut s = turnfit_string::from_string("abc".into());
+        // SAFETY: `s` was filled by turnfit; the buffer holds len + 1 bytes.
         assert_eq!(unsafe { std::slice::from_raw_parts(s.ptr.cast::<u8>(), s.len + 1) }, b"abc\0");
-        unsafe { ctxkit_string_free(&mut s) };
+        unsafe { turnfit_string_free(&mut s) };
         assert!(s.ptr.is_null() && s.len == 0);
-        unsafe { ctxkit_string_free(&mut s) };
-        unsafe { ctxkit_string_free(std::ptr::null_mut()) };
+        unsafe { turnfit_string_free(&mut s) };
+        unsafe { turnfit_string_free(std::ptr::null_mut()) };
     }
 }

@@ -1,29 +1,29 @@
 //! The panic boundary. Every exported function body runs inside one of these
 //! wrappers, so a Rust panic never unwinds into a C frame (undefined
-//! behaviour) and never aborts the host: it becomes `CTXKIT_STATUS_PANIC`
+//! behaviour) and never aborts the host: it becomes `TURNFIT_STATUS_PANIC`
 //! with the panic message. The workspace keeps `panic = "unwind"` in every
 //! profile for this reason.
 
 use std::any::Any;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-use crate::error::{self, ctxkit_error, FfiError};
-use crate::status::ctxkit_status;
+use crate::error::{self, turnfit_error, FfiError};
+use crate::status::turnfit_status;
 
 /// Runs a fallible body; maps its error (or panic) to a status and, when
 /// `err` is not NULL, an owned error object naming `function`.
 pub(crate) fn guard(
     function: &'static str,
-    err: *mut *mut ctxkit_error,
+    err: *mut *mut turnfit_error,
     body: impl FnOnce() -> Result<(), FfiError>,
-) -> ctxkit_status {
+) -> turnfit_status {
     let failure = match catch_unwind(AssertUnwindSafe(|| {
         inject::point(function);
         body()
     })) {
-        Ok(Ok(())) => return ctxkit_status::Ok,
+        Ok(Ok(())) => return turnfit_status::Ok,
         Ok(Err(e)) => e,
-        Err(payload) => FfiError::new(ctxkit_status::Panic, format!("panicked: {}", panic_message(&payload))),
+        Err(payload) => FfiError::new(turnfit_status::Panic, format!("panicked: {}", panic_message(&payload))),
     };
     let status = failure.status;
     // Building the error allocates; if even that panics, the status alone
@@ -55,7 +55,7 @@ pub(crate) fn guard_value<T>(function: &'static str, on_panic: T, body: impl FnO
 /// Panic injection (test-only feature `panic-inject`): a thread that
 /// selected an exported function's name makes that function panic inside its
 /// boundary, first thing, so ffi/tests/panic_injection.rs can prove every
-/// entry point turns a panic into `CTXKIT_STATUS_PANIC` (or, for functions
+/// entry point turns a panic into `TURNFIT_STATUS_PANIC` (or, for functions
 /// with no status, returns normally) instead of unwinding into C. The
 /// selection is per thread so parallel tests do not see it. Without the
 /// feature `point` is an empty inline function: no cost, no behaviour.
@@ -111,22 +111,22 @@ mod tests {
 
     #[test]
     fn a_panic_becomes_a_status_and_an_error_object() {
-        let mut err: *mut ctxkit_error = std::ptr::null_mut();
-        let status = guard("ctxkit_test", &mut err, || panic!("boom {}", 42));
-        assert_eq!(status, ctxkit_status::Panic);
+        let mut err: *mut turnfit_error = std::ptr::null_mut();
+        let status = guard("turnfit_test", &mut err, || panic!("boom {}", 42));
+        assert_eq!(status, turnfit_status::Panic);
         let mut len = 0usize;
-        let msg = unsafe { crate::error::ctxkit_error_message(err, &mut len) };
+        let msg = unsafe { crate::error::turnfit_error_message(err, &mut len) };
         let msg = unsafe { std::ffi::CStr::from_ptr(msg) }.to_str().unwrap();
-        assert_eq!(msg, "ctxkit_test: panicked: boom 42");
+        assert_eq!(msg, "turnfit_test: panicked: boom 42");
         assert_eq!(len, msg.len());
         // SAFETY: `err` was just written by the boundary.
-        assert_eq!(unsafe { crate::error::ctxkit_error_code(err) }, ctxkit_status::Panic);
-        unsafe { crate::error::ctxkit_error_free(err) };
+        assert_eq!(unsafe { crate::error::turnfit_error_code(err) }, turnfit_status::Panic);
+        unsafe { crate::error::turnfit_error_free(err) };
     }
 
     #[test]
     fn null_err_pointer_still_returns_status() {
         let status = guard("f", std::ptr::null_mut(), || Err(FfiError::invalid("x")));
-        assert_eq!(status, ctxkit_status::InvalidArgument);
+        assert_eq!(status, turnfit_status::InvalidArgument);
     }
 }

@@ -1,7 +1,7 @@
 //! Events for logging at the C ABI: one host callback per handle, the way
 //! rustls-ffi takes a log callback (a plain function pointer plus a user
 //! pointer, data valid only during the call). The core decides what an event
-//! is and builds its JSON (`ctxkit_core::events`); this file only stores the
+//! is and builds its JSON (`turnfit_core::events`); this file only stores the
 //! callback and calls it.
 //!
 //! Reentrancy is made safe rather than forbidden: no lock of the handle is
@@ -15,37 +15,37 @@ use std::ffi::{c_char, c_void};
 use std::ops::{Deref, DerefMut};
 use std::sync::Arc;
 
-use ctxkit_core::events::{Event, EventKind, Observer};
-use ctxkit_core::window::Window;
 use parking_lot::{Mutex, MutexGuard};
+use turnfit_core::events::{Event, EventKind, Observer};
+use turnfit_core::window::Window;
 
 use crate::args;
 use crate::boundary::guard;
-use crate::error::ctxkit_error;
-use crate::recovery::ctxkit_breaker;
-use crate::skills::ctxkit_skills;
-use crate::status::ctxkit_status;
-use crate::trace::ctxkit_tracer;
-use crate::window::ctxkit_window;
+use crate::error::turnfit_error;
+use crate::recovery::turnfit_breaker;
+use crate::skills::turnfit_skills;
+use crate::status::turnfit_status;
+use crate::trace::turnfit_tracer;
+use crate::window::turnfit_window;
 
 /// Event kind `compacted`: a window compaction was applied.
-pub const CTXKIT_EVENT_COMPACTED: u32 = 1;
+pub const TURNFIT_EVENT_COMPACTED: u32 = 1;
 /// Event kind `repaired`: a window repair changed the conversation.
-pub const CTXKIT_EVENT_REPAIRED: u32 = 2;
+pub const TURNFIT_EVENT_REPAIRED: u32 = 2;
 /// Event kind `budget_crossed`: a load, push, replace or repair moved the
 /// window's verdict up (past the trigger, or past the limit).
-pub const CTXKIT_EVENT_BUDGET_CROSSED: u32 = 3;
+pub const TURNFIT_EVENT_BUDGET_CROSSED: u32 = 3;
 /// Event kind `breaker_state_changed`: a breaker key changed state.
-pub const CTXKIT_EVENT_BREAKER_STATE_CHANGED: u32 = 4;
+pub const TURNFIT_EVENT_BREAKER_STATE_CHANGED: u32 = 4;
 /// Event kind `span_repeated`: a span was folded into the previous record.
-pub const CTXKIT_EVENT_SPAN_REPEATED: u32 = 5;
+pub const TURNFIT_EVENT_SPAN_REPEATED: u32 = 5;
 /// Event kind `span_overdue`: an open span was first seen past its deadline.
-pub const CTXKIT_EVENT_SPAN_OVERDUE: u32 = 6;
+pub const TURNFIT_EVENT_SPAN_OVERDUE: u32 = 6;
 /// Event kind `skill_skipped`: skill discovery skipped an entry.
-pub const CTXKIT_EVENT_SKILL_SKIPPED: u32 = 7;
+pub const TURNFIT_EVENT_SKILL_SKIPPED: u32 = 7;
 
 /// An event callback: `user` is the pointer given with it, `kind` a
-/// `CTXKIT_EVENT_*` number (new kinds may be added: ignore unknown ones),
+/// `TURNFIT_EVENT_*` number (new kinds may be added: ignore unknown ones),
 /// `payload` one line of JSON (docs/formats.md, "Events"; its `kind` field
 /// is the kind's name), `payload_len` bytes long and NUL-terminated.
 ///
@@ -60,12 +60,12 @@ pub const CTXKIT_EVENT_SKILL_SKIPPED: u32 = 7;
 ///   it until that call returns. `user` must stay valid until then.
 /// - **Payload:** valid only during the call; copy it to keep it.
 /// - **Reentrancy:** no lock of the handle is held while the callback runs,
-///   so it may call any ctxkit function, on that handle too (an event raised
+///   so it may call any turnfit function, on that handle too (an event raised
 ///   by such a call is delivered to the callback nested, on the same
 ///   thread). It must not free the handle that raised the event.
 /// - **Unwinding:** the callback must not unwind (a C++ exception, a
-///   longjmp) into ctxkit: that is undefined behaviour. Catch inside.
-pub type ctxkit_event_callback =
+///   longjmp) into turnfit: that is undefined behaviour. Catch inside.
+pub type turnfit_event_callback =
     Option<unsafe extern "C" fn(user: *mut c_void, kind: u32, payload: *const c_char, payload_len: usize)>;
 
 /// A callback and its user pointer.
@@ -83,7 +83,7 @@ unsafe impl Send for Callback {}
 unsafe impl Sync for Callback {}
 
 impl Callback {
-    fn new(f: ctxkit_event_callback, user: *mut c_void) -> Option<Callback> {
+    fn new(f: turnfit_event_callback, user: *mut c_void) -> Option<Callback> {
         f.map(|f| Callback { f, user })
     }
 
@@ -179,8 +179,8 @@ impl Drop for WindowGuard<'_> {
 /// The returned string is static and NUL-terminated; never free it.
 /// Thread-safe.
 #[no_mangle]
-pub extern "C" fn ctxkit_event_kind_name(kind: u32) -> *const c_char {
-    let name = crate::boundary::guard_value("ctxkit_event_kind_name", "unrecognized\0", || {
+pub extern "C" fn turnfit_event_kind_name(kind: u32) -> *const c_char {
+    let name = crate::boundary::guard_value("turnfit_event_kind_name", "unrecognized\0", || {
         match EventKind::ALL.iter().find(|k| k.number() == kind) {
             Some(EventKind::Compacted) => "compacted\0",
             Some(EventKind::Repaired) => "repaired\0",
@@ -197,7 +197,7 @@ pub extern "C" fn ctxkit_event_kind_name(kind: u32) -> *const c_char {
 
 /// Sets the window's event callback (kinds `compacted`, `repaired`,
 /// `budget_crossed`), replacing any earlier one; `callback` NULL clears it.
-/// See `ctxkit_event_callback` for threads, lifetime, reentrancy and
+/// See `turnfit_event_callback` for threads, lifetime, reentrancy and
 /// unwinding. Thread-safe (waits for a call under way on another thread).
 ///
 /// Errors: `NULL_ARGUMENT` (window).
@@ -207,13 +207,13 @@ pub extern "C" fn ctxkit_event_kind_name(kind: u32) -> *const c_char {
 /// window is freed or the callback replaced, as is `user` for it; `err` is
 /// NULL or valid for a write.
 #[no_mangle]
-pub unsafe extern "C" fn ctxkit_window_set_event_callback(
-    window: *mut ctxkit_window,
-    callback: ctxkit_event_callback,
+pub unsafe extern "C" fn turnfit_window_set_event_callback(
+    window: *mut turnfit_window,
+    callback: turnfit_event_callback,
     user: *mut c_void,
-    err: *mut *mut ctxkit_error,
-) -> ctxkit_status {
-    guard("ctxkit_window_set_event_callback", err, || {
+    err: *mut *mut turnfit_error,
+) -> turnfit_status {
+    guard("turnfit_window_set_event_callback", err, || {
         // SAFETY: per the contract above.
         let w = unsafe { args::handle(window.cast_const(), "window")? };
         w.inner.set_callback(Callback::new(callback, user));
@@ -224,20 +224,20 @@ pub unsafe extern "C" fn ctxkit_window_set_event_callback(
 /// Sets the breaker's event callback (kind `breaker_state_changed`),
 /// replacing any earlier one; `callback` NULL clears it. A call already
 /// under way on another thread may still deliver to the old callback until
-/// it returns. See `ctxkit_event_callback`. Thread-safe.
+/// it returns. See `turnfit_event_callback`. Thread-safe.
 ///
 /// Errors: `NULL_ARGUMENT` (breaker).
 ///
 /// # Safety
-/// As `ctxkit_window_set_event_callback`, for `breaker`.
+/// As `turnfit_window_set_event_callback`, for `breaker`.
 #[no_mangle]
-pub unsafe extern "C" fn ctxkit_breaker_set_event_callback(
-    breaker: *mut ctxkit_breaker,
-    callback: ctxkit_event_callback,
+pub unsafe extern "C" fn turnfit_breaker_set_event_callback(
+    breaker: *mut turnfit_breaker,
+    callback: turnfit_event_callback,
     user: *mut c_void,
-    err: *mut *mut ctxkit_error,
-) -> ctxkit_status {
-    guard("ctxkit_breaker_set_event_callback", err, || {
+    err: *mut *mut turnfit_error,
+) -> turnfit_status {
+    guard("turnfit_breaker_set_event_callback", err, || {
         // SAFETY: per the contract above.
         let b = unsafe { args::handle(breaker.cast_const(), "breaker")? };
         b.inner.set_observer(Callback::new(callback, user).map_or_else(Observer::none, Callback::observer));
@@ -248,20 +248,20 @@ pub unsafe extern "C" fn ctxkit_breaker_set_event_callback(
 /// Sets the tracer's event callback (kinds `span_repeated`,
 /// `span_overdue`), replacing any earlier one; `callback` NULL clears it. A
 /// call already under way on another thread may still deliver to the old
-/// callback until it returns. See `ctxkit_event_callback`. Thread-safe.
+/// callback until it returns. See `turnfit_event_callback`. Thread-safe.
 ///
 /// Errors: `NULL_ARGUMENT` (tracer).
 ///
 /// # Safety
-/// As `ctxkit_window_set_event_callback`, for `tracer`.
+/// As `turnfit_window_set_event_callback`, for `tracer`.
 #[no_mangle]
-pub unsafe extern "C" fn ctxkit_tracer_set_event_callback(
-    tracer: *mut ctxkit_tracer,
-    callback: ctxkit_event_callback,
+pub unsafe extern "C" fn turnfit_tracer_set_event_callback(
+    tracer: *mut turnfit_tracer,
+    callback: turnfit_event_callback,
     user: *mut c_void,
-    err: *mut *mut ctxkit_error,
-) -> ctxkit_status {
-    guard("ctxkit_tracer_set_event_callback", err, || {
+    err: *mut *mut turnfit_error,
+) -> turnfit_status {
+    guard("turnfit_tracer_set_event_callback", err, || {
         // SAFETY: per the contract above.
         let t = unsafe { args::handle(tracer.cast_const(), "tracer")? };
         t.inner.set_observer(Callback::new(callback, user).map_or_else(Observer::none, Callback::observer));
@@ -269,32 +269,32 @@ pub unsafe extern "C" fn ctxkit_tracer_set_event_callback(
     })
 }
 
-/// `ctxkit_skills_open`, delivering one `skill_skipped` event per entry of
+/// `turnfit_skills_open`, delivering one `skill_skipped` event per entry of
 /// the root that discovery skipped (the same entries as the listing's
 /// `ignored`), in name order, after discovery and before this returns. A
 /// failed open delivers nothing. `callback` may be NULL (then this is
-/// `ctxkit_skills_open`). The callback is not kept: the handle raises no
-/// later events. See `ctxkit_event_callback`.
+/// `turnfit_skills_open`). The callback is not kept: the handle raises no
+/// later events. See `turnfit_event_callback`.
 ///
-/// Errors: as `ctxkit_skills_open`: `IO`, `LIMIT_EXCEEDED`, `INVALID_JSON`,
+/// Errors: as `turnfit_skills_open`: `IO`, `LIMIT_EXCEEDED`, `INVALID_JSON`,
 /// `UNKNOWN_MODEL`, `UNKNOWN_ENCODING`, `INVALID_UTF8`, `NULL_ARGUMENT`,
 /// `INVALID_ARGUMENT` (empty root).
 ///
 /// # Safety
-/// As `ctxkit_skills_open`; `callback` is NULL or a function valid for the
+/// As `turnfit_skills_open`; `callback` is NULL or a function valid for the
 /// duration of this call, as is `user` for it.
 #[no_mangle]
-pub unsafe extern "C" fn ctxkit_skills_open_with_events(
+pub unsafe extern "C" fn turnfit_skills_open_with_events(
     root: *const c_char,
     root_len: usize,
     options_json: *const c_char,
     options_json_len: usize,
-    callback: ctxkit_event_callback,
+    callback: turnfit_event_callback,
     user: *mut c_void,
-    out_skills: *mut *mut ctxkit_skills,
-    err: *mut *mut ctxkit_error,
-) -> ctxkit_status {
-    guard("ctxkit_skills_open_with_events", err, || {
+    out_skills: *mut *mut turnfit_skills,
+    err: *mut *mut turnfit_error,
+) -> turnfit_status {
+    guard("turnfit_skills_open_with_events", err, || {
         let observer = Callback::new(callback, user).map_or_else(Observer::none, Callback::observer);
         // SAFETY: per the contract above.
         unsafe { crate::skills::open(root, root_len, options_json, options_json_len, &observer, out_skills) }

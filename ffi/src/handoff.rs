@@ -3,15 +3,15 @@
 
 use std::ffi::c_char;
 
-use ctxkit_core::handoff::{filter_json, Handoff, RenderOptions};
-use ctxkit_core::limits::{MAX_HANDOFF_BYTES, MAX_JSON_BYTES};
+use turnfit_core::handoff::{filter_json, Handoff, RenderOptions};
+use turnfit_core::limits::{MAX_HANDOFF_BYTES, MAX_JSON_BYTES};
 
 use crate::args::{self, out};
 use crate::boundary::guard;
-use crate::error::ctxkit_error;
-use crate::registry::{ctxkit_registry, registry_or_builtin};
-use crate::status::ctxkit_status;
-use crate::strings::{ctxkit_string, json_string};
+use crate::error::turnfit_error;
+use crate::registry::{registry_or_builtin, turnfit_registry};
+use crate::status::turnfit_status;
+use crate::strings::{json_string, turnfit_string};
 
 /// Validates a handoff (docs/formats.md, "Handoff") and returns it
 /// normalized: snake_case names (camelCase `taskSummary`, `keyOutputs`,
@@ -28,17 +28,17 @@ use crate::strings::{ctxkit_string, json_string};
 /// `handoff_json` is valid for its length; `out_json` is valid for a write;
 /// `err` is NULL or valid for a write.
 #[no_mangle]
-pub unsafe extern "C" fn ctxkit_handoff_validate(
+pub unsafe extern "C" fn turnfit_handoff_validate(
     handoff_json: *const c_char,
     handoff_json_len: usize,
-    out_json: *mut ctxkit_string,
-    err: *mut *mut ctxkit_error,
-) -> ctxkit_status {
-    guard("ctxkit_handoff_validate", err, || {
+    out_json: *mut turnfit_string,
+    err: *mut *mut turnfit_error,
+) -> turnfit_status {
+    guard("turnfit_handoff_validate", err, || {
         let dst = out(out_json, "out_json")?;
         // SAFETY: per the contract above.
         let text = unsafe { args::text(handoff_json, handoff_json_len, "handoff_json", MAX_HANDOFF_BYTES)? };
-        dst.write(ctxkit_string::from_string(Handoff::parse(text)?.to_json()?));
+        dst.write(turnfit_string::from_string(Handoff::parse(text)?.to_json()?));
         Ok(())
     })
 }
@@ -49,7 +49,7 @@ pub unsafe extern "C" fn ctxkit_handoff_validate(
 /// "tokens", "budget", "shortened": [{"index", "original_tokens",
 /// "tokens"}], "omitted": [index, ...], "omitted_custom_fields": [name,
 /// ...]}`; under a budget, custom fields are left out first (last first),
-/// then key outputs are shortened or omitted, all listed. Errors: as for `ctxkit_handoff_validate`,
+/// then key outputs are shortened or omitted, all listed. Errors: as for `turnfit_handoff_validate`,
 /// plus `DOES_NOT_FIT` (the task summary and metadata alone exceed the
 /// budget), `UNKNOWN_MODEL`, `UNKNOWN_ENCODING`. Thread-safe.
 ///
@@ -60,18 +60,18 @@ pub unsafe extern "C" fn ctxkit_handoff_validate(
 /// length 0); `out_json` is valid for a write; `err` is NULL or valid for a
 /// write.
 #[no_mangle]
-pub unsafe extern "C" fn ctxkit_handoff_render(
+pub unsafe extern "C" fn turnfit_handoff_render(
     handoff_json: *const c_char,
     handoff_json_len: usize,
     options_json: *const c_char,
     options_json_len: usize,
-    out_json: *mut ctxkit_string,
-    err: *mut *mut ctxkit_error,
-) -> ctxkit_status {
+    out_json: *mut turnfit_string,
+    err: *mut *mut turnfit_error,
+) -> turnfit_status {
     // SAFETY: forwarded contract; a NULL registry is the built-in table.
     unsafe {
         render(
-            "ctxkit_handoff_render",
+            "turnfit_handoff_render",
             std::ptr::null(),
             handoff_json,
             handoff_json_len,
@@ -83,27 +83,27 @@ pub unsafe extern "C" fn ctxkit_handoff_render(
     }
 }
 
-/// As `ctxkit_handoff_render`, with an options `model` looked up in
+/// As `turnfit_handoff_render`, with an options `model` looked up in
 /// `registry` (NULL: the built-in table), so a model registered on a
 /// registry handle counts the block (new, no ABI bump). Errors: as for
-/// `ctxkit_handoff_render`.
+/// `turnfit_handoff_render`.
 ///
 /// # Safety
-/// `registry` is NULL or live; the rest as for `ctxkit_handoff_render`.
+/// `registry` is NULL or live; the rest as for `turnfit_handoff_render`.
 #[no_mangle]
-pub unsafe extern "C" fn ctxkit_handoff_render_in(
-    registry: *const ctxkit_registry,
+pub unsafe extern "C" fn turnfit_handoff_render_in(
+    registry: *const turnfit_registry,
     handoff_json: *const c_char,
     handoff_json_len: usize,
     options_json: *const c_char,
     options_json_len: usize,
-    out_json: *mut ctxkit_string,
-    err: *mut *mut ctxkit_error,
-) -> ctxkit_status {
+    out_json: *mut turnfit_string,
+    err: *mut *mut turnfit_error,
+) -> turnfit_status {
     // SAFETY: forwarded contract.
     unsafe {
         render(
-            "ctxkit_handoff_render_in",
+            "turnfit_handoff_render_in",
             registry,
             handoff_json,
             handoff_json_len,
@@ -118,18 +118,18 @@ pub unsafe extern "C" fn ctxkit_handoff_render_in(
 /// The body of both render functions, inside the boundary named `function`.
 ///
 /// # Safety
-/// As for `ctxkit_handoff_render_in`.
+/// As for `turnfit_handoff_render_in`.
 #[allow(clippy::too_many_arguments)]
 unsafe fn render(
     function: &'static str,
-    registry: *const ctxkit_registry,
+    registry: *const turnfit_registry,
     handoff_json: *const c_char,
     handoff_json_len: usize,
     options_json: *const c_char,
     options_json_len: usize,
-    out_json: *mut ctxkit_string,
-    err: *mut *mut ctxkit_error,
-) -> ctxkit_status {
+    out_json: *mut turnfit_string,
+    err: *mut *mut turnfit_error,
+) -> turnfit_status {
     guard(function, err, || {
         let dst = out(out_json, "out_json")?;
         // SAFETY: per the contract above.
@@ -161,15 +161,15 @@ unsafe fn render(
 /// length 0); `out_json` is valid for a write; `err` is NULL or valid for a
 /// write.
 #[no_mangle]
-pub unsafe extern "C" fn ctxkit_handoff_filter(
+pub unsafe extern "C" fn turnfit_handoff_filter(
     conversation_json: *const c_char,
     conversation_json_len: usize,
     options_json: *const c_char,
     options_json_len: usize,
-    out_json: *mut ctxkit_string,
-    err: *mut *mut ctxkit_error,
-) -> ctxkit_status {
-    guard("ctxkit_handoff_filter", err, || {
+    out_json: *mut turnfit_string,
+    err: *mut *mut turnfit_error,
+) -> turnfit_status {
+    guard("turnfit_handoff_filter", err, || {
         let dst = out(out_json, "out_json")?;
         // SAFETY: per the contract above.
         let (text, options) = unsafe {

@@ -1,16 +1,16 @@
-//! The C ABI of ctxkit: a thin layer that converts C arguments to core types,
+//! The C ABI of turnfit: a thin layer that converts C arguments to core types,
 //! calls the core, and converts results and errors back. No behaviour lives
-//! here; see `include/ctxkit.h` (generated from this crate) for the contract.
+//! here; see `include/turnfit.h` (generated from this crate) for the contract.
 //!
 //! Conventions every function follows, enforced by the helpers in `args`,
 //! `boundary` and `error`:
-//! - fallible functions return `ctxkit_status`; on failure, when `err` is not
-//!   NULL, `*err` receives an owned `ctxkit_error`;
+//! - fallible functions return `turnfit_status`; on failure, when `err` is not
+//!   NULL, `*err` receives an owned `turnfit_error`;
 //! - out-parameters are written only on success;
 //! - text comes in as `(const uint8_t *ptr, size_t len)` UTF-8, with
 //!   `(NULL, 0)` meaning the empty string;
 //! - every function runs inside the panic boundary, so a panic becomes
-//!   `CTXKIT_STATUS_PANIC` instead of unwinding into C.
+//!   `TURNFIT_STATUS_PANIC` instead of unwinding into C.
 #![allow(non_camel_case_types)]
 #![deny(unsafe_op_in_unsafe_fn)]
 

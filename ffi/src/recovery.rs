@@ -1,20 +1,20 @@
 //! Error recovery: provider error classification, retry backoff, and
 //! circuit breakers. Classification and backoff are stateless functions;
-//! a `ctxkit_breaker` is a handle, internally synchronized (one mutex), so
+//! a `turnfit_breaker` is a handle, internally synchronized (one mutex), so
 //! one breaker may be shared by every thread of the host.
 
 use std::ffi::c_char;
 
 use std::collections::BTreeMap;
 
-use ctxkit_core::limits::{MAX_JSON_BYTES, MAX_KEY_BYTES};
-use ctxkit_core::recovery::{classify, BackoffPolicy, BreakerConfig, Breakers, Provider};
+use turnfit_core::limits::{MAX_JSON_BYTES, MAX_KEY_BYTES};
+use turnfit_core::recovery::{classify, BackoffPolicy, BreakerConfig, Breakers, Provider};
 
 use crate::args::{self, out};
 use crate::boundary::guard;
-use crate::error::{ctxkit_error, FfiError};
-use crate::status::ctxkit_status;
-use crate::strings::{ctxkit_string, json_string};
+use crate::error::{turnfit_error, FfiError};
+use crate::status::turnfit_status;
+use crate::strings::{json_string, turnfit_string};
 
 /// Classifies a provider error. `provider` is `openai`, `azure`,
 /// `anthropic`, `bedrock`, `gemini`, `ollama` or `other`; `status` the HTTP
@@ -35,7 +35,7 @@ use crate::strings::{ctxkit_string, json_string};
 /// Text arguments are valid for their lengths (or NULL with length 0);
 /// `out_json` is valid for a write; `err` is NULL or valid for a write.
 #[no_mangle]
-pub unsafe extern "C" fn ctxkit_recovery_classify(
+pub unsafe extern "C" fn turnfit_recovery_classify(
     provider: *const c_char,
     provider_len: usize,
     status: u32,
@@ -43,10 +43,10 @@ pub unsafe extern "C" fn ctxkit_recovery_classify(
     body_len: usize,
     headers_json: *const c_char,
     headers_json_len: usize,
-    out_json: *mut ctxkit_string,
-    err: *mut *mut ctxkit_error,
-) -> ctxkit_status {
-    guard("ctxkit_recovery_classify", err, || {
+    out_json: *mut turnfit_string,
+    err: *mut *mut turnfit_error,
+) -> turnfit_status {
+    guard("turnfit_recovery_classify", err, || {
         let dst = out(out_json, "out_json")?;
         // SAFETY: per the contract above.
         let (provider, body, headers) = unsafe {
@@ -82,13 +82,13 @@ pub unsafe extern "C" fn ctxkit_recovery_classify(
 /// `request_json` is valid for its length; `out_json` is valid for a write;
 /// `err` is NULL or valid for a write.
 #[no_mangle]
-pub unsafe extern "C" fn ctxkit_recovery_backoff(
+pub unsafe extern "C" fn turnfit_recovery_backoff(
     request_json: *const c_char,
     request_json_len: usize,
-    out_json: *mut ctxkit_string,
-    err: *mut *mut ctxkit_error,
-) -> ctxkit_status {
-    guard("ctxkit_recovery_backoff", err, || {
+    out_json: *mut turnfit_string,
+    err: *mut *mut turnfit_error,
+) -> turnfit_status {
+    guard("turnfit_recovery_backoff", err, || {
         let dst = out(out_json, "out_json")?;
         // SAFETY: per the contract above.
         let text = unsafe { args::text(request_json, request_json_len, "request_json", MAX_JSON_BYTES) }?;
@@ -98,14 +98,14 @@ pub unsafe extern "C" fn ctxkit_recovery_backoff(
 }
 
 /// A set of circuit breakers, one per key. Thread-safe (one mutex).
-pub struct ctxkit_breaker {
+pub struct turnfit_breaker {
     pub(crate) inner: Breakers,
 }
 
 /// Creates circuit breakers with `config_json` (`{"failure_threshold",
 /// "cool_down_ms", "half_open_max_calls", "success_threshold"}`, every field
 /// optional; `(NULL, 0)` for the defaults 5 / 30000 / 1 / 1). On success
-/// `*out_breaker` owns a handle to release with `ctxkit_breaker_free`.
+/// `*out_breaker` owns a handle to release with `turnfit_breaker_free`.
 /// Errors: `INVALID_JSON`, `INVALID_ARGUMENT` (a zero threshold),
 /// `INVALID_UTF8`, `NULL_ARGUMENT`. Thread-safe.
 ///
@@ -115,42 +115,42 @@ pub struct ctxkit_breaker {
 /// `config_json` is valid for its length (or NULL with length 0);
 /// `out_breaker` is valid for a write; `err` is NULL or valid for a write.
 #[no_mangle]
-pub unsafe extern "C" fn ctxkit_breaker_new(
+pub unsafe extern "C" fn turnfit_breaker_new(
     config_json: *const c_char,
     config_json_len: usize,
-    out_breaker: *mut *mut ctxkit_breaker,
-    err: *mut *mut ctxkit_error,
-) -> ctxkit_status {
-    guard("ctxkit_breaker_new", err, || {
+    out_breaker: *mut *mut turnfit_breaker,
+    err: *mut *mut turnfit_error,
+) -> turnfit_status {
+    guard("turnfit_breaker_new", err, || {
         let dst = out(out_breaker, "out_breaker")?;
         // SAFETY: per the contract above.
         let text = unsafe { args::opt_text(config_json, config_json_len, "config_json", MAX_JSON_BYTES) }?;
         let config: BreakerConfig = args::opt_json("config_json", text)?;
         let inner = Breakers::new(config)?;
-        dst.write(Box::into_raw(Box::new(ctxkit_breaker { inner })));
+        dst.write(Box::into_raw(Box::new(turnfit_breaker { inner })));
         Ok(())
     })
 }
 
-/// Releases breakers. `ctxkit_breaker_free(NULL)` does nothing. The caller
+/// Releases breakers. `turnfit_breaker_free(NULL)` does nothing. The caller
 /// must ensure no other thread still uses the handle.
 ///
 /// # Safety
-/// `breaker` is NULL or a live handle from `ctxkit_breaker_new`.
+/// `breaker` is NULL or a live handle from `turnfit_breaker_new`.
 #[no_mangle]
-pub unsafe extern "C" fn ctxkit_breaker_free(breaker: *mut ctxkit_breaker) {
-    crate::boundary::guard_void("ctxkit_breaker_free", || {
+pub unsafe extern "C" fn turnfit_breaker_free(breaker: *mut turnfit_breaker) {
+    crate::boundary::guard_void("turnfit_breaker_free", || {
         if !breaker.is_null() {
-            // SAFETY: created by `Box::into_raw` in `ctxkit_breaker_new`.
+            // SAFETY: created by `Box::into_raw` in `turnfit_breaker_new`.
             drop(unsafe { Box::from_raw(breaker) });
         }
     })
 }
 
 /// Whether a call under `key` may go ahead at `now_ms` (caller's clock, in
-/// milliseconds; see `ctxkit_clock_now_us`). `*out_allowed` is false while
+/// milliseconds; see `turnfit_clock_now_us`). `*out_allowed` is false while
 /// the key's breaker is open. While half-open, true reserves one probe slot:
-/// report the probe's outcome with `ctxkit_breaker_record_success` or
+/// report the probe's outcome with `turnfit_breaker_record_success` or
 /// `_failure`. Errors: `INVALID_ARGUMENT` (empty key), `LIMIT_EXCEEDED` (a
 /// key over 256 bytes; more than 10,000 keys with failures), `INVALID_UTF8`,
 /// `NULL_ARGUMENT`. Thread-safe.
@@ -159,15 +159,15 @@ pub unsafe extern "C" fn ctxkit_breaker_free(breaker: *mut ctxkit_breaker) {
 /// `breaker` is live; `key` is valid for its length; `out_allowed` is valid
 /// for a write; `err` is NULL or valid for a write.
 #[no_mangle]
-pub unsafe extern "C" fn ctxkit_breaker_allow(
-    breaker: *mut ctxkit_breaker,
+pub unsafe extern "C" fn turnfit_breaker_allow(
+    breaker: *mut turnfit_breaker,
     key: *const c_char,
     key_len: usize,
     now_ms: u64,
     out_allowed: *mut bool,
-    err: *mut *mut ctxkit_error,
-) -> ctxkit_status {
-    guard("ctxkit_breaker_allow", err, || {
+    err: *mut *mut turnfit_error,
+) -> turnfit_status {
+    guard("turnfit_breaker_allow", err, || {
         let dst = out(out_allowed, "out_allowed")?;
         // SAFETY: per the contract above.
         let (b, key) = unsafe { (args::handle(breaker, "breaker")?, args::text(key, key_len, "key", MAX_KEY_BYTES)?) };
@@ -179,7 +179,7 @@ pub unsafe extern "C" fn ctxkit_breaker_allow(
 /// # Safety
 /// As for the exported callers.
 unsafe fn record(
-    breaker: *const ctxkit_breaker,
+    breaker: *const turnfit_breaker,
     key: *const c_char,
     key_len: usize,
     success: bool,
@@ -191,11 +191,11 @@ unsafe fn record(
     Ok(())
 }
 
-/// A breaker's state after a call, as `ctxkit_breaker_record_*_state`
-/// report it (the `state` of `ctxkit_breaker_state`'s JSON). New in ABI 2.
+/// A breaker's state after a call, as `turnfit_breaker_record_*_state`
+/// report it (the `state` of `turnfit_breaker_state`'s JSON). New in ABI 2.
 #[repr(u32)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ctxkit_breaker_phase {
+pub enum turnfit_breaker_phase {
     /// Calls flow.
     Closed = 0,
     /// Calls are refused.
@@ -204,21 +204,21 @@ pub enum ctxkit_breaker_phase {
     HalfOpen = 2,
 }
 
-impl From<ctxkit_core::recovery::BreakerState> for ctxkit_breaker_phase {
-    fn from(s: ctxkit_core::recovery::BreakerState) -> Self {
-        use ctxkit_core::recovery::BreakerState as S;
+impl From<turnfit_core::recovery::BreakerState> for turnfit_breaker_phase {
+    fn from(s: turnfit_core::recovery::BreakerState) -> Self {
+        use turnfit_core::recovery::BreakerState as S;
         match s {
-            S::Closed => ctxkit_breaker_phase::Closed,
-            S::Open => ctxkit_breaker_phase::Open,
-            S::HalfOpen => ctxkit_breaker_phase::HalfOpen,
+            S::Closed => turnfit_breaker_phase::Closed,
+            S::Open => turnfit_breaker_phase::Open,
+            S::HalfOpen => turnfit_breaker_phase::HalfOpen,
         }
     }
 }
 
 /// # Safety
-/// As for `ctxkit_breaker_record_success_state`.
+/// As for `turnfit_breaker_record_success_state`.
 unsafe fn record_state(
-    breaker: *const ctxkit_breaker,
+    breaker: *const turnfit_breaker,
     key: *const c_char,
     key_len: usize,
     success: bool,
@@ -229,97 +229,97 @@ unsafe fn record_state(
     // SAFETY: forwarded contract.
     let (b, key) = unsafe { (args::handle(breaker, "breaker")?, args::text(key, key_len, "key", MAX_KEY_BYTES)?) };
     let state = b.inner.record(key, success, now_ms)?;
-    dst.write(ctxkit_breaker_phase::from(state) as u32);
+    dst.write(turnfit_breaker_phase::from(state) as u32);
     Ok(())
 }
 
-/// `ctxkit_breaker_record_success`, also writing the breaker's state after
-/// the call (a `ctxkit_breaker_phase`) to `*out_state`, read under the same
-/// lock as the update. Errors: as for `ctxkit_breaker_allow`, and
+/// `turnfit_breaker_record_success`, also writing the breaker's state after
+/// the call (a `turnfit_breaker_phase`) to `*out_state`, read under the same
+/// lock as the update. Errors: as for `turnfit_breaker_allow`, and
 /// `NULL_ARGUMENT` for `out_state`. Thread-safe. New in ABI 2.
 ///
 /// # Safety
 /// `breaker` is live; `key` is valid for its length; `out_state` is valid
 /// for a write; `err` is NULL or valid for a write.
 #[no_mangle]
-pub unsafe extern "C" fn ctxkit_breaker_record_success_state(
-    breaker: *mut ctxkit_breaker,
+pub unsafe extern "C" fn turnfit_breaker_record_success_state(
+    breaker: *mut turnfit_breaker,
     key: *const c_char,
     key_len: usize,
     now_ms: u64,
     out_state: *mut u32,
-    err: *mut *mut ctxkit_error,
-) -> ctxkit_status {
+    err: *mut *mut turnfit_error,
+) -> turnfit_status {
     // SAFETY: per the contract above.
-    guard("ctxkit_breaker_record_success_state", err, || unsafe {
+    guard("turnfit_breaker_record_success_state", err, || unsafe {
         record_state(breaker, key, key_len, true, now_ms, out_state)
     })
 }
 
-/// `ctxkit_breaker_record_failure`, also writing the breaker's state after
-/// the call (a `ctxkit_breaker_phase`) to `*out_state`. Errors: as for
-/// `ctxkit_breaker_allow`, and `NULL_ARGUMENT` for `out_state`. Thread-safe.
+/// `turnfit_breaker_record_failure`, also writing the breaker's state after
+/// the call (a `turnfit_breaker_phase`) to `*out_state`. Errors: as for
+/// `turnfit_breaker_allow`, and `NULL_ARGUMENT` for `out_state`. Thread-safe.
 /// New in ABI 2.
 ///
 /// # Safety
-/// As for `ctxkit_breaker_record_success_state`.
+/// As for `turnfit_breaker_record_success_state`.
 #[no_mangle]
-pub unsafe extern "C" fn ctxkit_breaker_record_failure_state(
-    breaker: *mut ctxkit_breaker,
+pub unsafe extern "C" fn turnfit_breaker_record_failure_state(
+    breaker: *mut turnfit_breaker,
     key: *const c_char,
     key_len: usize,
     now_ms: u64,
     out_state: *mut u32,
-    err: *mut *mut ctxkit_error,
-) -> ctxkit_status {
+    err: *mut *mut turnfit_error,
+) -> turnfit_status {
     // SAFETY: per the contract above.
-    guard("ctxkit_breaker_record_failure_state", err, || unsafe {
+    guard("turnfit_breaker_record_failure_state", err, || unsafe {
         record_state(breaker, key, key_len, false, now_ms, out_state)
     })
 }
 
 /// Records a successful call under `key` at `now_ms`: resets the failure
 /// count, or closes a half-open breaker after enough probe successes.
-/// Errors: as for `ctxkit_breaker_allow`. Thread-safe.
+/// Errors: as for `turnfit_breaker_allow`. Thread-safe.
 ///
 /// # Safety
 /// `breaker` is live; `key` is valid for its length; `err` is NULL or valid
 /// for a write.
 #[no_mangle]
-pub unsafe extern "C" fn ctxkit_breaker_record_success(
-    breaker: *mut ctxkit_breaker,
+pub unsafe extern "C" fn turnfit_breaker_record_success(
+    breaker: *mut turnfit_breaker,
     key: *const c_char,
     key_len: usize,
     now_ms: u64,
-    err: *mut *mut ctxkit_error,
-) -> ctxkit_status {
+    err: *mut *mut turnfit_error,
+) -> turnfit_status {
     // SAFETY: per the contract above.
-    guard("ctxkit_breaker_record_success", err, || unsafe { record(breaker, key, key_len, true, now_ms) })
+    guard("turnfit_breaker_record_success", err, || unsafe { record(breaker, key, key_len, true, now_ms) })
 }
 
 /// Records a failed call under `key` at `now_ms`: counts it, opening the
 /// breaker at the threshold; a failed probe reopens a half-open breaker.
-/// Errors: as for `ctxkit_breaker_allow`. Thread-safe.
+/// Errors: as for `turnfit_breaker_allow`. Thread-safe.
 ///
 /// # Safety
 /// `breaker` is live; `key` is valid for its length; `err` is NULL or valid
 /// for a write.
 #[no_mangle]
-pub unsafe extern "C" fn ctxkit_breaker_record_failure(
-    breaker: *mut ctxkit_breaker,
+pub unsafe extern "C" fn turnfit_breaker_record_failure(
+    breaker: *mut turnfit_breaker,
     key: *const c_char,
     key_len: usize,
     now_ms: u64,
-    err: *mut *mut ctxkit_error,
-) -> ctxkit_status {
+    err: *mut *mut turnfit_error,
+) -> turnfit_status {
     // SAFETY: per the contract above.
-    guard("ctxkit_breaker_record_failure", err, || unsafe { record(breaker, key, key_len, false, now_ms) })
+    guard("turnfit_breaker_record_failure", err, || unsafe { record(breaker, key, key_len, false, now_ms) })
 }
 
 /// The state of `key` at `now_ms` as JSON (docs/formats.md, "Circuit breaker
 /// state"): `{"key", "state": "closed"|"open"|"half_open",
 /// "consecutive_failures", "opened_at_ms", "retry_in_ms", ...}`. Errors: as
-/// for `ctxkit_breaker_allow`. Thread-safe.
+/// for `turnfit_breaker_allow`. Thread-safe.
 ///
 /// JSON: result `schemas/breaker-state.json`.
 ///
@@ -327,15 +327,15 @@ pub unsafe extern "C" fn ctxkit_breaker_record_failure(
 /// `breaker` is live; `key` is valid for its length; `out_json` is valid for
 /// a write; `err` is NULL or valid for a write.
 #[no_mangle]
-pub unsafe extern "C" fn ctxkit_breaker_state(
-    breaker: *const ctxkit_breaker,
+pub unsafe extern "C" fn turnfit_breaker_state(
+    breaker: *const turnfit_breaker,
     key: *const c_char,
     key_len: usize,
     now_ms: u64,
-    out_json: *mut ctxkit_string,
-    err: *mut *mut ctxkit_error,
-) -> ctxkit_status {
-    guard("ctxkit_breaker_state", err, || {
+    out_json: *mut turnfit_string,
+    err: *mut *mut turnfit_error,
+) -> turnfit_status {
+    guard("turnfit_breaker_state", err, || {
         let dst = out(out_json, "out_json")?;
         // SAFETY: per the contract above.
         let (b, key) = unsafe { (args::handle(breaker, "breaker")?, args::text(key, key_len, "key", MAX_KEY_BYTES)?) };

@@ -6,18 +6,18 @@ use std::ffi::c_char;
 
 use std::sync::LazyLock;
 
-use ctxkit_core::limits::MAX_JSON_BYTES;
-use ctxkit_core::{frontend, Encoding, ModelRegistry};
+use turnfit_core::limits::MAX_JSON_BYTES;
+use turnfit_core::{frontend, Encoding, ModelRegistry};
 
 use crate::args::{self, out};
 use crate::boundary::guard;
-use crate::error::ctxkit_error;
-use crate::status::ctxkit_status;
-use crate::strings::{ctxkit_string, json_string};
+use crate::error::turnfit_error;
+use crate::status::turnfit_status;
+use crate::strings::{json_string, turnfit_string};
 
 /// A set of model profiles: the built-in table plus the host's own entries.
 /// Thread-safe; registration on one handle is not visible through another.
-pub struct ctxkit_registry {
+pub struct turnfit_registry {
     inner: ModelRegistry,
 }
 
@@ -27,41 +27,41 @@ static BUILTIN: LazyLock<ModelRegistry> = LazyLock::new(ModelRegistry::builtin);
 ///
 /// # Safety
 /// `ptr` is NULL or a live registry handle.
-pub(crate) unsafe fn registry_or_builtin<'a>(ptr: *const ctxkit_registry) -> &'a ModelRegistry {
+pub(crate) unsafe fn registry_or_builtin<'a>(ptr: *const turnfit_registry) -> &'a ModelRegistry {
     // SAFETY: per the contract.
     unsafe { ptr.as_ref() }.map_or(&*BUILTIN, |r| &r.inner)
 }
 
 /// Creates a registry holding the built-in model table. On success
-/// `*out_registry` owns a handle to release with `ctxkit_registry_free`. Thread-safe.
+/// `*out_registry` owns a handle to release with `turnfit_registry_free`. Thread-safe.
 ///
 /// Errors: `NULL_ARGUMENT`.
 ///
 /// # Safety
 /// `out_registry` is valid for a write; `err` is NULL or valid for a write.
 #[no_mangle]
-pub unsafe extern "C" fn ctxkit_registry_new(
-    out_registry: *mut *mut ctxkit_registry,
-    err: *mut *mut ctxkit_error,
-) -> ctxkit_status {
-    guard("ctxkit_registry_new", err, || {
+pub unsafe extern "C" fn turnfit_registry_new(
+    out_registry: *mut *mut turnfit_registry,
+    err: *mut *mut turnfit_error,
+) -> turnfit_status {
+    guard("turnfit_registry_new", err, || {
         let dst = out(out_registry, "out_registry")?;
-        dst.write(Box::into_raw(Box::new(ctxkit_registry { inner: ModelRegistry::builtin() })));
+        dst.write(Box::into_raw(Box::new(turnfit_registry { inner: ModelRegistry::builtin() })));
         Ok(())
     })
 }
 
-/// Releases a registry. `ctxkit_registry_free(NULL)` does nothing. Tokenizers
+/// Releases a registry. `turnfit_registry_free(NULL)` does nothing. Tokenizers
 /// made from it stay valid. The caller must ensure no other thread still
 /// uses the handle.
 ///
 /// # Safety
-/// `registry` is NULL or a live handle from `ctxkit_registry_new`.
+/// `registry` is NULL or a live handle from `turnfit_registry_new`.
 #[no_mangle]
-pub unsafe extern "C" fn ctxkit_registry_free(registry: *mut ctxkit_registry) {
-    crate::boundary::guard_void("ctxkit_registry_free", || {
+pub unsafe extern "C" fn turnfit_registry_free(registry: *mut turnfit_registry) {
+    crate::boundary::guard_void("turnfit_registry_free", || {
         if !registry.is_null() {
-            // SAFETY: created by `Box::into_raw` in `ctxkit_registry_new`.
+            // SAFETY: created by `Box::into_raw` in `turnfit_registry_new`.
             drop(unsafe { Box::from_raw(registry) });
         }
     })
@@ -75,7 +75,7 @@ pub unsafe extern "C" fn ctxkit_registry_free(registry: *mut ctxkit_registry) {
 /// is registered, and an error names the offending element.
 /// `*out_registered` receives the number of distinct names registered (a name
 /// given twice counts once; the later profile wins). `registry` must be a
-/// handle from `ctxkit_registry_new`: the built-in table is read-only.
+/// handle from `turnfit_registry_new`: the built-in table is read-only.
 /// Thread-safe.
 ///
 /// Errors: `INVALID_JSON` (malformed, unknown field, unknown encoding),
@@ -89,14 +89,14 @@ pub unsafe extern "C" fn ctxkit_registry_free(registry: *mut ctxkit_registry) {
 /// with length 0); `out_registered` is valid for a write; `err` is NULL or
 /// valid for a write.
 #[no_mangle]
-pub unsafe extern "C" fn ctxkit_registry_register(
-    registry: *mut ctxkit_registry,
+pub unsafe extern "C" fn turnfit_registry_register(
+    registry: *mut turnfit_registry,
     json: *const c_char,
     json_len: usize,
     out_registered: *mut usize,
-    err: *mut *mut ctxkit_error,
-) -> ctxkit_status {
-    guard("ctxkit_registry_register", err, || {
+    err: *mut *mut turnfit_error,
+) -> turnfit_status {
+    guard("turnfit_registry_register", err, || {
         let dst = out(out_registered, "out_registered")?;
         // SAFETY: per the contract above.
         let (r, text) =
@@ -130,16 +130,16 @@ pub unsafe extern "C" fn ctxkit_registry_register(
 /// lengths (or NULL with length 0); `out_json` is valid for a write; `err` is
 /// NULL or valid for a write.
 #[no_mangle]
-pub unsafe extern "C" fn ctxkit_registry_lookup(
-    registry: *const ctxkit_registry,
+pub unsafe extern "C" fn turnfit_registry_lookup(
+    registry: *const turnfit_registry,
     model: *const c_char,
     model_len: usize,
     fallback_encoding: *const c_char,
     fallback_encoding_len: usize,
-    out_json: *mut ctxkit_string,
-    err: *mut *mut ctxkit_error,
-) -> ctxkit_status {
-    guard("ctxkit_registry_lookup", err, || {
+    out_json: *mut turnfit_string,
+    err: *mut *mut turnfit_error,
+) -> turnfit_status {
+    guard("turnfit_registry_lookup", err, || {
         let dst = out(out_json, "out_json")?;
         // SAFETY: per the contract above.
         let (model, fallback, registry) = unsafe {
@@ -169,17 +169,17 @@ pub unsafe extern "C" fn ctxkit_registry_lookup(
 /// `registry` is NULL or a live handle; `out_json` is valid for a write;
 /// `err` is NULL or valid for a write.
 #[no_mangle]
-pub unsafe extern "C" fn ctxkit_registry_list(
-    registry: *const ctxkit_registry,
-    out_json: *mut ctxkit_string,
-    err: *mut *mut ctxkit_error,
-) -> ctxkit_status {
-    guard("ctxkit_registry_list", err, || {
+pub unsafe extern "C" fn turnfit_registry_list(
+    registry: *const turnfit_registry,
+    out_json: *mut turnfit_string,
+    err: *mut *mut turnfit_error,
+) -> turnfit_status {
+    guard("turnfit_registry_list", err, || {
         let dst = out(out_json, "out_json")?;
         // SAFETY: per the contract above.
         let registry = unsafe { registry_or_builtin(registry) };
         let text = frontend::to_json(&registry.list_json())?;
-        dst.write(ctxkit_string::from_string(text));
+        dst.write(turnfit_string::from_string(text));
         Ok(())
     })
 }

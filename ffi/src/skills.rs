@@ -1,4 +1,4 @@
-//! Skill sets. A `ctxkit_skills` handle holds the headers discovered under
+//! Skill sets. A `turnfit_skills` handle holds the headers discovered under
 //! one root and caches bodies as they are requested; it is immutable apart
 //! from that cache (one mutex per skill), so any number of threads may use
 //! one handle at once.
@@ -7,20 +7,20 @@ use std::ffi::c_char;
 
 use std::path::Path;
 
-use ctxkit_core::events::Observer;
-use ctxkit_core::limits::MAX_JSON_BYTES;
-use ctxkit_core::skills::{IndexOptions, SkillSet};
+use turnfit_core::events::Observer;
+use turnfit_core::limits::MAX_JSON_BYTES;
+use turnfit_core::skills::{IndexOptions, SkillSet};
 
 use crate::args::{self, out};
 use crate::boundary::guard;
-use crate::error::{ctxkit_error, FfiError};
-use crate::registry::{ctxkit_registry, registry_or_builtin};
-use crate::status::ctxkit_status;
-use crate::strings::{ctxkit_string, json_string};
+use crate::error::{turnfit_error, FfiError};
+use crate::registry::{registry_or_builtin, turnfit_registry};
+use crate::status::turnfit_status;
+use crate::strings::{json_string, turnfit_string};
 
 /// The skills of one folder: headers, diagnostics and a body cache.
 /// Thread-safe.
-pub struct ctxkit_skills {
+pub struct turnfit_skills {
     pub(crate) inner: SkillSet,
 }
 
@@ -32,7 +32,7 @@ pub struct ctxkit_skills {
 /// every field optional; `(NULL, 0)` for the defaults: both layouts,
 /// cl100k_base). A skill that cannot be read or breaks the format rules does
 /// not fail the call: it is listed with diagnostics. On success
-/// `*out_skills` owns a handle to release with `ctxkit_skills_free`.
+/// `*out_skills` owns a handle to release with `turnfit_skills_free`.
 /// Errors: `IO` (the root is missing, not a directory, unreadable),
 /// `LIMIT_EXCEEDED` (more than 1024 entries), `INVALID_JSON`,
 /// `UNKNOWN_MODEL`, `UNKNOWN_ENCODING`, `INVALID_UTF8`, `NULL_ARGUMENT`.
@@ -44,54 +44,54 @@ pub struct ctxkit_skills {
 /// Text arguments are valid for their lengths (or NULL with length 0);
 /// `out_skills` is valid for a write; `err` is NULL or valid for a write.
 #[no_mangle]
-pub unsafe extern "C" fn ctxkit_skills_open(
+pub unsafe extern "C" fn turnfit_skills_open(
     root: *const c_char,
     root_len: usize,
     options_json: *const c_char,
     options_json_len: usize,
-    out_skills: *mut *mut ctxkit_skills,
-    err: *mut *mut ctxkit_error,
-) -> ctxkit_status {
-    guard("ctxkit_skills_open", err, || {
+    out_skills: *mut *mut turnfit_skills,
+    err: *mut *mut turnfit_error,
+) -> turnfit_status {
+    guard("turnfit_skills_open", err, || {
         // SAFETY: per the contract above.
         unsafe { open(root, root_len, options_json, options_json_len, &Observer::none(), out_skills) }
     })
 }
 
-/// As `ctxkit_skills_open`, with an options `model` looked up in `registry`
+/// As `turnfit_skills_open`, with an options `model` looked up in `registry`
 /// (NULL: the built-in table), so a model registered on a registry handle
 /// counts skills as it counts a window (new, no ABI bump). Errors: as for
-/// `ctxkit_skills_open`.
+/// `turnfit_skills_open`.
 ///
 /// # Safety
-/// `registry` is NULL or live; the rest as for `ctxkit_skills_open`.
+/// `registry` is NULL or live; the rest as for `turnfit_skills_open`.
 #[no_mangle]
-pub unsafe extern "C" fn ctxkit_skills_open_in(
-    registry: *const ctxkit_registry,
+pub unsafe extern "C" fn turnfit_skills_open_in(
+    registry: *const turnfit_registry,
     root: *const c_char,
     root_len: usize,
     options_json: *const c_char,
     options_json_len: usize,
-    out_skills: *mut *mut ctxkit_skills,
-    err: *mut *mut ctxkit_error,
-) -> ctxkit_status {
-    guard("ctxkit_skills_open_in", err, || {
+    out_skills: *mut *mut turnfit_skills,
+    err: *mut *mut turnfit_error,
+) -> turnfit_status {
+    guard("turnfit_skills_open_in", err, || {
         // SAFETY: per the contract above.
         unsafe { open_in(registry, root, root_len, options_json, options_json_len, &Observer::none(), out_skills) }
     })
 }
 
-/// The body of `ctxkit_skills_open` and `ctxkit_skills_open_with_events`.
+/// The body of `turnfit_skills_open` and `turnfit_skills_open_with_events`.
 ///
 /// # Safety
-/// As `ctxkit_skills_open`.
+/// As `turnfit_skills_open`.
 pub(crate) unsafe fn open(
     root: *const c_char,
     root_len: usize,
     options_json: *const c_char,
     options_json_len: usize,
     observer: &Observer,
-    out_skills: *mut *mut ctxkit_skills,
+    out_skills: *mut *mut turnfit_skills,
 ) -> Result<(), FfiError> {
     // SAFETY: forwarded contract; a NULL registry is the built-in table.
     unsafe { open_in(std::ptr::null(), root, root_len, options_json, options_json_len, observer, out_skills) }
@@ -100,15 +100,15 @@ pub(crate) unsafe fn open(
 /// [`open`] with the registry an options `model` is looked up in.
 ///
 /// # Safety
-/// `registry` is NULL or live; the rest as `ctxkit_skills_open`.
+/// `registry` is NULL or live; the rest as `turnfit_skills_open`.
 unsafe fn open_in(
-    registry: *const ctxkit_registry,
+    registry: *const turnfit_registry,
     root: *const c_char,
     root_len: usize,
     options_json: *const c_char,
     options_json_len: usize,
     observer: &Observer,
-    out_skills: *mut *mut ctxkit_skills,
+    out_skills: *mut *mut turnfit_skills,
 ) -> Result<(), FfiError> {
     let dst = out(out_skills, "out_skills")?;
     // SAFETY: per the contract above.
@@ -123,20 +123,20 @@ unsafe fn open_in(
         return Err(FfiError::invalid("root is empty"));
     }
     let set = SkillSet::open_json_in(registry, Path::new(root), options, observer)?;
-    dst.write(Box::into_raw(Box::new(ctxkit_skills { inner: set })));
+    dst.write(Box::into_raw(Box::new(turnfit_skills { inner: set })));
     Ok(())
 }
 
-/// Releases a skill set. `ctxkit_skills_free(NULL)` does nothing. The
+/// Releases a skill set. `turnfit_skills_free(NULL)` does nothing. The
 /// caller must ensure no other thread still uses the handle.
 ///
 /// # Safety
-/// `skills` is NULL or a live handle from `ctxkit_skills_open`.
+/// `skills` is NULL or a live handle from `turnfit_skills_open`.
 #[no_mangle]
-pub unsafe extern "C" fn ctxkit_skills_free(skills: *mut ctxkit_skills) {
-    crate::boundary::guard_void("ctxkit_skills_free", || {
+pub unsafe extern "C" fn turnfit_skills_free(skills: *mut turnfit_skills) {
+    crate::boundary::guard_void("turnfit_skills_free", || {
         if !skills.is_null() {
-            // SAFETY: created by `Box::into_raw` in `ctxkit_skills_open`.
+            // SAFETY: created by `Box::into_raw` in `turnfit_skills_open`.
             drop(unsafe { Box::from_raw(skills) });
         }
     })
@@ -155,12 +155,12 @@ pub unsafe extern "C" fn ctxkit_skills_free(skills: *mut ctxkit_skills) {
 /// `skills` is live; `out_json` is valid for a write; `err` is NULL or valid
 /// for a write.
 #[no_mangle]
-pub unsafe extern "C" fn ctxkit_skills_list(
-    skills: *const ctxkit_skills,
-    out_json: *mut ctxkit_string,
-    err: *mut *mut ctxkit_error,
-) -> ctxkit_status {
-    guard("ctxkit_skills_list", err, || {
+pub unsafe extern "C" fn turnfit_skills_list(
+    skills: *const turnfit_skills,
+    out_json: *mut turnfit_string,
+    err: *mut *mut turnfit_error,
+) -> turnfit_status {
+    guard("turnfit_skills_list", err, || {
         let dst = out(out_json, "out_json")?;
         // SAFETY: per the contract above.
         let s = unsafe { args::handle(skills, "skills") }?;
@@ -185,14 +185,14 @@ pub unsafe extern "C" fn ctxkit_skills_list(
 /// `skills` is live; `name` is valid for its length; `out_json` is valid
 /// for a write; `err` is NULL or valid for a write.
 #[no_mangle]
-pub unsafe extern "C" fn ctxkit_skills_body(
-    skills: *const ctxkit_skills,
+pub unsafe extern "C" fn turnfit_skills_body(
+    skills: *const turnfit_skills,
     name: *const c_char,
     name_len: usize,
-    out_json: *mut ctxkit_string,
-    err: *mut *mut ctxkit_error,
-) -> ctxkit_status {
-    guard("ctxkit_skills_body", err, || {
+    out_json: *mut turnfit_string,
+    err: *mut *mut turnfit_error,
+) -> turnfit_status {
+    guard("turnfit_skills_body", err, || {
         let dst = out(out_json, "out_json")?;
         // SAFETY: per the contract above.
         let (s, name) =
@@ -220,14 +220,14 @@ pub unsafe extern "C" fn ctxkit_skills_body(
 /// length 0); `out_json` is valid for a write; `err` is NULL or valid for a
 /// write.
 #[no_mangle]
-pub unsafe extern "C" fn ctxkit_skills_render_index(
-    skills: *const ctxkit_skills,
+pub unsafe extern "C" fn turnfit_skills_render_index(
+    skills: *const turnfit_skills,
     options_json: *const c_char,
     options_json_len: usize,
-    out_json: *mut ctxkit_string,
-    err: *mut *mut ctxkit_error,
-) -> ctxkit_status {
-    guard("ctxkit_skills_render_index", err, || {
+    out_json: *mut turnfit_string,
+    err: *mut *mut turnfit_error,
+) -> turnfit_status {
+    guard("turnfit_skills_render_index", err, || {
         let dst = out(out_json, "out_json")?;
         // SAFETY: per the contract above.
         let (s, options) = unsafe {

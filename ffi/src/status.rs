@@ -1,14 +1,14 @@
 //! Status codes. The numbers are part of the ABI: a code is never renumbered,
 //! and a retired code is never reused.
 
-use ctxkit_core::ErrorKind;
+use turnfit_core::ErrorKind;
 
-/// The result of every fallible ctxkit function. `CTXKIT_STATUS_OK` is zero;
-/// every other value is a failure, described further by the `ctxkit_error`
+/// The result of every fallible turnfit function. `TURNFIT_STATUS_OK` is zero;
+/// every other value is a failure, described further by the `turnfit_error`
 /// written to `*err` when the caller passed a non-NULL `err`.
 #[repr(u32)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ctxkit_status {
+pub enum turnfit_status {
     /// Success.
     Ok = 0,
     /// A required pointer argument was NULL (or a NULL buffer had a non-zero length).
@@ -28,7 +28,7 @@ pub enum ctxkit_status {
     UnknownModel = 7,
     /// A token id is not in the encoding's vocabulary.
     UnknownToken = 8,
-    /// ctxkit panicked; the panic was caught at the boundary. Please report it.
+    /// turnfit panicked; the panic was caught at the boundary. Please report it.
     Panic = 9,
     /// An internal invariant broke. Please report it.
     Internal = 10,
@@ -54,8 +54,8 @@ pub enum ctxkit_status {
 /// names, the number check and both conversions are derived from (the enum
 /// above is spelled out only because cbindgen reads it). The tests below
 /// fail if the enum and this list disagree.
-const STATUSES: [(ctxkit_status, Option<ErrorKind>); 17] = {
-    use ctxkit_status as S;
+const STATUSES: [(turnfit_status, Option<ErrorKind>); 17] = {
+    use turnfit_status as S;
     use ErrorKind as K;
     [
         (S::Ok, None),
@@ -78,49 +78,49 @@ const STATUSES: [(ctxkit_status, Option<ErrorKind>); 17] = {
     ]
 };
 
-impl ctxkit_status {
+impl turnfit_status {
     /// The kind name shared with core and every binding (`unknown_model`,
     /// as tests/vectors spells it); the three statuses only the C ABI has
     /// are `ok`, `null_argument` and `panic`.
     pub(crate) fn kind_name(self) -> &'static str {
         match self {
-            ctxkit_status::Ok => "ok",
-            ctxkit_status::NullArgument => "null_argument",
-            ctxkit_status::Panic => "panic",
+            turnfit_status::Ok => "ok",
+            turnfit_status::NullArgument => "null_argument",
+            turnfit_status::Panic => "panic",
             s => STATUSES.iter().find(|(t, _)| *t == s).and_then(|(_, k)| *k).map_or("internal", ErrorKind::as_str),
         }
     }
 
-    /// `CTXKIT_STATUS_<KIND>`, NUL-terminated (built once per status).
+    /// `TURNFIT_STATUS_<KIND>`, NUL-terminated (built once per status).
     pub(crate) fn name(self) -> &'static str {
         static NAMES: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
         let names = NAMES.get_or_init(|| {
-            STATUSES.iter().map(|(s, _)| format!("CTXKIT_STATUS_{}\0", s.kind_name().to_ascii_uppercase())).collect()
+            STATUSES.iter().map(|(s, _)| format!("TURNFIT_STATUS_{}\0", s.kind_name().to_ascii_uppercase())).collect()
         });
-        STATUSES.iter().position(|(t, _)| *t == self).map_or("CTXKIT_STATUS_INTERNAL\0", |i| names[i].as_str())
+        STATUSES.iter().position(|(t, _)| *t == self).map_or("TURNFIT_STATUS_INTERNAL\0", |i| names[i].as_str())
     }
 }
 
-impl From<ErrorKind> for ctxkit_status {
+impl From<ErrorKind> for turnfit_status {
     fn from(kind: ErrorKind) -> Self {
         // Internal, and any kind added to the core before the list learns
         // about it (the test below catches that).
-        STATUSES.iter().find(|(_, k)| *k == Some(kind)).map_or(ctxkit_status::Internal, |(s, _)| *s)
+        STATUSES.iter().find(|(_, k)| *k == Some(kind)).map_or(turnfit_status::Internal, |(s, _)| *s)
     }
 }
 
-/// The symbolic name of `status` (`"CTXKIT_STATUS_OK"`, ...), or
-/// `"CTXKIT_STATUS_UNRECOGNIZED"` for a number this library does not define.
+/// The symbolic name of `status` (`"TURNFIT_STATUS_OK"`, ...), or
+/// `"TURNFIT_STATUS_UNRECOGNIZED"` for a number this library does not define.
 /// The returned string is static; never free it. Thread-safe.
 #[no_mangle]
-pub extern "C" fn ctxkit_status_name(status: u32) -> *const std::ffi::c_char {
-    let name = crate::boundary::guard_value("ctxkit_status_name", "CTXKIT_STATUS_UNRECOGNIZED\0", || {
-        crate::status::from_u32(status).map_or("CTXKIT_STATUS_UNRECOGNIZED\0", ctxkit_status::name)
+pub extern "C" fn turnfit_status_name(status: u32) -> *const std::ffi::c_char {
+    let name = crate::boundary::guard_value("turnfit_status_name", "TURNFIT_STATUS_UNRECOGNIZED\0", || {
+        crate::status::from_u32(status).map_or("TURNFIT_STATUS_UNRECOGNIZED\0", turnfit_status::name)
     });
     name.as_ptr().cast()
 }
 
-pub(crate) fn from_u32(v: u32) -> Option<ctxkit_status> {
+pub(crate) fn from_u32(v: u32) -> Option<turnfit_status> {
     STATUSES.iter().map(|(s, _)| *s).find(|s| *s as u32 == v)
 }
 
@@ -128,11 +128,11 @@ pub(crate) fn from_u32(v: u32) -> Option<ctxkit_status> {
 /// ...; `"ok"`, `"null_argument"` and `"panic"` for the statuses only the C
 /// ABI has), spelled as tests/vectors and every binding spell it, or
 /// `"unrecognized"` for a number this library does not define. Bindings use
-/// it instead of rebuilding names from `CTXKIT_STATUS_*`. The string is
+/// it instead of rebuilding names from `TURNFIT_STATUS_*`. The string is
 /// static and NUL-terminated; never free it. Thread-safe.
 #[no_mangle]
-pub extern "C" fn ctxkit_status_kind_name(status: u32) -> *const std::ffi::c_char {
-    let name = crate::boundary::guard_value("ctxkit_status_kind_name", "unrecognized\0", || {
+pub extern "C" fn turnfit_status_kind_name(status: u32) -> *const std::ffi::c_char {
+    let name = crate::boundary::guard_value("turnfit_status_kind_name", "unrecognized\0", || {
         static NAMES: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
         let names = NAMES.get_or_init(|| STATUSES.iter().map(|(s, _)| format!("{}\0", s.kind_name())).collect());
         STATUSES.iter().position(|(s, _)| *s as u32 == status).map_or("unrecognized\0", |i| names[i].as_str())
@@ -147,9 +147,9 @@ mod tests {
     #[test]
     fn every_core_error_kind_has_its_own_status() {
         for kind in ErrorKind::ALL {
-            let status = ctxkit_status::from(kind);
-            assert_eq!(status == ctxkit_status::Internal, kind == ErrorKind::Internal, "{kind:?}");
-            let expected = format!("CTXKIT_STATUS_{}\0", kind.as_str().to_ascii_uppercase());
+            let status = turnfit_status::from(kind);
+            assert_eq!(status == turnfit_status::Internal, kind == ErrorKind::Internal, "{kind:?}");
+            let expected = format!("TURNFIT_STATUS_{}\0", kind.as_str().to_ascii_uppercase());
             assert_eq!(status.name(), expected);
         }
     }
@@ -165,14 +165,14 @@ mod tests {
 
     #[test]
     fn kind_names_are_the_core_names() {
-        let name = |v: u32| unsafe { std::ffi::CStr::from_ptr(ctxkit_status_kind_name(v)) }.to_str().unwrap();
+        let name = |v: u32| unsafe { std::ffi::CStr::from_ptr(turnfit_status_kind_name(v)) }.to_str().unwrap();
         assert_eq!(name(0), "ok");
         assert_eq!(name(7), "unknown_model");
         assert_eq!(name(16), "invalid_yaml");
         assert_eq!(name(9), "panic");
         assert_eq!(name(999), "unrecognized");
         for kind in ErrorKind::ALL {
-            assert_eq!(name(ctxkit_status::from(kind) as u32), kind.as_str());
+            assert_eq!(name(turnfit_status::from(kind) as u32), kind.as_str());
         }
     }
 }

@@ -1,46 +1,46 @@
 //! Tokenizer handles: exact token counting, encoding, decoding and truncation.
 //!
-//! Every `ctxkit_tokenizer` is immutable after creation and may be used from
+//! Every `turnfit_tokenizer` is immutable after creation and may be used from
 //! any number of threads at once without locking.
 
 use std::ffi::c_char;
 
-use ctxkit_core::limits::{MAX_JSON_BYTES, MAX_TEXT_BYTES};
-use ctxkit_core::{DecodeMode, Encoding, SpecialTokens, Tokenizer, TruncateSide};
+use turnfit_core::limits::{MAX_JSON_BYTES, MAX_TEXT_BYTES};
+use turnfit_core::{DecodeMode, Encoding, SpecialTokens, Tokenizer, TruncateSide};
 
 use crate::args::{self, out};
 use crate::boundary::guard;
-use crate::error::{ctxkit_error, FfiError};
-use crate::registry::{ctxkit_registry, registry_or_builtin};
-use crate::status::ctxkit_status;
-use crate::strings::{ctxkit_string, ctxkit_tokens, json_string};
+use crate::error::{turnfit_error, FfiError};
+use crate::registry::{registry_or_builtin, turnfit_registry};
+use crate::status::turnfit_status;
+use crate::strings::{json_string, turnfit_string, turnfit_tokens};
 
-/// Flag for `ctxkit_tokenizer_new*`: recognize special tokens such as
+/// Flag for `turnfit_tokenizer_new*`: recognize special tokens such as
 /// `<|endoftext|>` in input text as their single ids. Without it (the
 /// default, and the safe choice for untrusted text) they count as ordinary text.
-pub const CTXKIT_TOKENIZER_RECOGNIZE_SPECIAL: u32 = 1;
+pub const TURNFIT_TOKENIZER_RECOGNIZE_SPECIAL: u32 = 1;
 
-/// Flag OR'ed into the `side` of `ctxkit_tokenizer_truncate`: use no marker
-/// at all for `CTXKIT_TRUNCATE_SIDE_BOTH` (the `marker` argument must then
+/// Flag OR'ed into the `side` of `turnfit_tokenizer_truncate`: use no marker
+/// at all for `TURNFIT_TRUNCATE_SIDE_BOTH` (the `marker` argument must then
 /// be empty). Without it an empty marker selects the default marker, as
 /// before; this is the one way to ask for none. New in ABI 2.
-pub const CTXKIT_TRUNCATE_NO_MARKER: u32 = 0x100;
+pub const TURNFIT_TRUNCATE_NO_MARKER: u32 = 0x100;
 
-/// How `ctxkit_tokenizer_decode` treats bytes that are not valid UTF-8.
+/// How `turnfit_tokenizer_decode` treats bytes that are not valid UTF-8.
 #[repr(u32)]
-pub enum ctxkit_decode_mode {
+pub enum turnfit_decode_mode {
     /// Replace invalid sequences with U+FFFD (what tiktoken's `decode` does).
     Replace = 0,
-    /// Fail with `CTXKIT_STATUS_INVALID_UTF8`, naming the offset and token index.
+    /// Fail with `TURNFIT_STATUS_INVALID_UTF8`, naming the offset and token index.
     Strict = 1,
     /// Drop the bytes that are not part of a valid character (Python's
     /// `errors="ignore"`). Refused with `INVALID_ARGUMENT` before this release.
     Ignore = 2,
 }
 
-/// Which part of the text `ctxkit_tokenizer_truncate` keeps.
+/// Which part of the text `turnfit_tokenizer_truncate` keeps.
 #[repr(u32)]
-pub enum ctxkit_truncate_side {
+pub enum turnfit_truncate_side {
     /// Keep the beginning.
     Head = 0,
     /// Keep the end.
@@ -50,12 +50,12 @@ pub enum ctxkit_truncate_side {
 }
 
 /// An exact tokenizer for one encoding. Immutable; safe to share across threads.
-pub struct ctxkit_tokenizer {
+pub struct turnfit_tokenizer {
     inner: Tokenizer,
-    model: Option<ctxkit_core::ModelInfo>,
+    model: Option<turnfit_core::ModelInfo>,
 }
 
-impl ctxkit_tokenizer {
+impl turnfit_tokenizer {
     /// The core tokenizer (for the functions in `token_bytes.rs`).
     pub(crate) fn inner(&self) -> &Tokenizer {
         &self.inner
@@ -63,56 +63,63 @@ impl ctxkit_tokenizer {
 }
 
 fn special_from_flags(flags: u32) -> Result<SpecialTokens, FfiError> {
-    if flags & !CTXKIT_TOKENIZER_RECOGNIZE_SPECIAL != 0 {
-        return Err(FfiError::invalid(format!("unknown flag bits {:#x}", flags & !CTXKIT_TOKENIZER_RECOGNIZE_SPECIAL)));
+    if flags & !TURNFIT_TOKENIZER_RECOGNIZE_SPECIAL != 0 {
+        return Err(FfiError::invalid(format!(
+            "unknown flag bits {:#x}",
+            flags & !TURNFIT_TOKENIZER_RECOGNIZE_SPECIAL
+        )));
     }
-    Ok(if flags & CTXKIT_TOKENIZER_RECOGNIZE_SPECIAL != 0 { SpecialTokens::Recognize } else { SpecialTokens::Ordinary })
+    Ok(if flags & TURNFIT_TOKENIZER_RECOGNIZE_SPECIAL != 0 {
+        SpecialTokens::Recognize
+    } else {
+        SpecialTokens::Ordinary
+    })
 }
 
-fn boxed(t: ctxkit_tokenizer) -> *mut ctxkit_tokenizer {
+fn boxed(t: turnfit_tokenizer) -> *mut turnfit_tokenizer {
     Box::into_raw(Box::new(t))
 }
 
 /// Creates a tokenizer for an encoding by name, as tiktoken names them:
 /// `cl100k_base`, `o200k_base`, `p50k_base`, `r50k_base`, `o200k_harmony`,
 /// `p50k_edit`, `gpt2`; surrounding spaces and case are ignored. `flags` is 0 or
-/// `CTXKIT_TOKENIZER_RECOGNIZE_SPECIAL`. The first tokenizer of an encoding in
+/// `TURNFIT_TOKENIZER_RECOGNIZE_SPECIAL`. The first tokenizer of an encoding in
 /// a process parses its embedded vocabulary; later ones share it.
 ///
 /// Errors: `UNKNOWN_ENCODING` (the message names close matches),
 /// `INVALID_ARGUMENT` for unknown flag bits, `NULL_ARGUMENT`, `INVALID_UTF8`.
 /// On success `*out_tokenizer` owns a handle to release with
-/// `ctxkit_tokenizer_free`.
+/// `turnfit_tokenizer_free`.
 /// Thread-safe.
 ///
 /// # Safety
 /// `encoding` is valid for `encoding_len` bytes (or NULL with length 0);
 /// `out` is valid for a write; `err` is NULL or valid for a write.
 #[no_mangle]
-pub unsafe extern "C" fn ctxkit_tokenizer_new(
+pub unsafe extern "C" fn turnfit_tokenizer_new(
     encoding: *const c_char,
     encoding_len: usize,
     flags: u32,
-    out_tokenizer: *mut *mut ctxkit_tokenizer,
-    err: *mut *mut ctxkit_error,
-) -> ctxkit_status {
-    guard("ctxkit_tokenizer_new", err, || {
+    out_tokenizer: *mut *mut turnfit_tokenizer,
+    err: *mut *mut turnfit_error,
+) -> turnfit_status {
+    guard("turnfit_tokenizer_new", err, || {
         let dst = out(out_tokenizer, "out_tokenizer")?;
         // SAFETY: per the contract above.
         let name = unsafe { args::text(encoding, encoding_len, "encoding", MAX_JSON_BYTES) }?;
         let special = special_from_flags(flags)?;
         let inner = Tokenizer::from_name(name)?.with_special_tokens(special);
-        dst.write(boxed(ctxkit_tokenizer { inner, model: None }));
+        dst.write(boxed(turnfit_tokenizer { inner, model: None }));
         Ok(())
     })
 }
 
 /// Creates a tokenizer for a model name (matched case-insensitively; see
-/// `ctxkit_registry_lookup`), using the encoding the registry gives for it.
+/// `turnfit_registry_lookup`), using the encoding the registry gives for it.
 /// `registry` may be NULL for the built-in table. On success
-/// `*out_tokenizer` owns a handle to release with `ctxkit_tokenizer_free`. When the
+/// `*out_tokenizer` owns a handle to release with `turnfit_tokenizer_free`. When the
 /// model is unknown and `fallback_encoding` is not empty, that encoding is
-/// used (and `ctxkit_tokenizer_info` reports `"exact": false`); otherwise
+/// used (and `turnfit_tokenizer_info` reports `"exact": false`); otherwise
 /// the call fails with `UNKNOWN_MODEL`, naming close matches.
 ///
 /// A fallback that names no encoding is an error even when the model is
@@ -126,17 +133,17 @@ pub unsafe extern "C" fn ctxkit_tokenizer_new(
 /// `registry` is NULL or a live registry; `out_tokenizer` is valid for a
 /// write; `err` is NULL or valid for a write.
 #[no_mangle]
-pub unsafe extern "C" fn ctxkit_tokenizer_new_for_model(
-    registry: *const ctxkit_registry,
+pub unsafe extern "C" fn turnfit_tokenizer_new_for_model(
+    registry: *const turnfit_registry,
     model: *const c_char,
     model_len: usize,
     fallback_encoding: *const c_char,
     fallback_encoding_len: usize,
     flags: u32,
-    out_tokenizer: *mut *mut ctxkit_tokenizer,
-    err: *mut *mut ctxkit_error,
-) -> ctxkit_status {
-    guard("ctxkit_tokenizer_new_for_model", err, || {
+    out_tokenizer: *mut *mut turnfit_tokenizer,
+    err: *mut *mut turnfit_error,
+) -> turnfit_status {
+    guard("turnfit_tokenizer_new_for_model", err, || {
         let dst = out(out_tokenizer, "out_tokenizer")?;
         // SAFETY: per the contract above.
         let (model, fallback) = unsafe {
@@ -150,19 +157,19 @@ pub unsafe extern "C" fn ctxkit_tokenizer_new_for_model(
         // SAFETY: NULL or a live registry.
         let registry = unsafe { registry_or_builtin(registry) };
         let (inner, info) = registry.tokenizer(model, fallback)?;
-        dst.write(boxed(ctxkit_tokenizer { inner: inner.with_special_tokens(special), model: Some(info) }));
+        dst.write(boxed(turnfit_tokenizer { inner: inner.with_special_tokens(special), model: Some(info) }));
         Ok(())
     })
 }
 
-/// Releases a tokenizer. `ctxkit_tokenizer_free(NULL)` does nothing. The
+/// Releases a tokenizer. `turnfit_tokenizer_free(NULL)` does nothing. The
 /// caller must ensure no other thread is still using the handle.
 ///
 /// # Safety
-/// `tokenizer` is NULL or a live handle from `ctxkit_tokenizer_new*`.
+/// `tokenizer` is NULL or a live handle from `turnfit_tokenizer_new*`.
 #[no_mangle]
-pub unsafe extern "C" fn ctxkit_tokenizer_free(tokenizer: *mut ctxkit_tokenizer) {
-    crate::boundary::guard_void("ctxkit_tokenizer_free", || {
+pub unsafe extern "C" fn turnfit_tokenizer_free(tokenizer: *mut turnfit_tokenizer) {
+    crate::boundary::guard_void("turnfit_tokenizer_free", || {
         if !tokenizer.is_null() {
             // SAFETY: created by `boxed`.
             drop(unsafe { Box::from_raw(tokenizer) });
@@ -172,7 +179,7 @@ pub unsafe extern "C" fn ctxkit_tokenizer_free(tokenizer: *mut ctxkit_tokenizer)
 
 /// Describes the tokenizer as JSON: `{"encoding", "special_tokens":
 /// "ordinary"|"recognize", "vocab_size", "memory_bytes", "model"}` where
-/// `model` is the registry lookup (see `ctxkit_registry_lookup`) for
+/// `model` is the registry lookup (see `turnfit_registry_lookup`) for
 /// tokenizers made from a model name, else null. Thread-safe.
 ///
 /// Errors: `NULL_ARGUMENT`.
@@ -183,12 +190,12 @@ pub unsafe extern "C" fn ctxkit_tokenizer_free(tokenizer: *mut ctxkit_tokenizer)
 /// `tokenizer` is a live handle; `out_json` is valid for a write; `err` is
 /// NULL or valid for a write.
 #[no_mangle]
-pub unsafe extern "C" fn ctxkit_tokenizer_info(
-    tokenizer: *const ctxkit_tokenizer,
-    out_json: *mut ctxkit_string,
-    err: *mut *mut ctxkit_error,
-) -> ctxkit_status {
-    guard("ctxkit_tokenizer_info", err, || {
+pub unsafe extern "C" fn turnfit_tokenizer_info(
+    tokenizer: *const turnfit_tokenizer,
+    out_json: *mut turnfit_string,
+    err: *mut *mut turnfit_error,
+) -> turnfit_status {
+    guard("turnfit_tokenizer_info", err, || {
         let dst = out(out_json, "out_json")?;
         // SAFETY: per the contract above.
         let t = unsafe { args::handle(tokenizer, "tokenizer") }?;
@@ -209,14 +216,14 @@ pub unsafe extern "C" fn ctxkit_tokenizer_info(
 /// NULL with length 0); `out_count` is valid for a write; `err` is NULL or
 /// valid for a write.
 #[no_mangle]
-pub unsafe extern "C" fn ctxkit_tokenizer_count(
-    tokenizer: *const ctxkit_tokenizer,
+pub unsafe extern "C" fn turnfit_tokenizer_count(
+    tokenizer: *const turnfit_tokenizer,
     text: *const c_char,
     text_len: usize,
     out_count: *mut usize,
-    err: *mut *mut ctxkit_error,
-) -> ctxkit_status {
-    guard("ctxkit_tokenizer_count", err, || {
+    err: *mut *mut turnfit_error,
+) -> turnfit_status {
+    guard("turnfit_tokenizer_count", err, || {
         let dst = out(out_count, "out_count")?;
         // SAFETY: per the contract above.
         let (t, text) =
@@ -235,18 +242,18 @@ pub unsafe extern "C" fn ctxkit_tokenizer_count(
 /// Errors: `INVALID_UTF8`, `LIMIT_EXCEEDED` (text over 64 MiB), `NULL_ARGUMENT`.
 ///
 /// # Safety
-/// As for `ctxkit_tokenizer_count`; `out_exceeded` is valid for a write.
+/// As for `turnfit_tokenizer_count`; `out_exceeded` is valid for a write.
 #[no_mangle]
-pub unsafe extern "C" fn ctxkit_tokenizer_count_until_limit(
-    tokenizer: *const ctxkit_tokenizer,
+pub unsafe extern "C" fn turnfit_tokenizer_count_until_limit(
+    tokenizer: *const turnfit_tokenizer,
     text: *const c_char,
     text_len: usize,
     limit: usize,
     out_count: *mut usize,
     out_exceeded: *mut bool,
-    err: *mut *mut ctxkit_error,
-) -> ctxkit_status {
-    guard("ctxkit_tokenizer_count_until_limit", err, || {
+    err: *mut *mut turnfit_error,
+) -> turnfit_status {
+    guard("turnfit_tokenizer_count_until_limit", err, || {
         let dst_count = out(out_count, "out_count")?;
         let dst_exceeded = out(out_exceeded, "out_exceeded")?;
         // SAFETY: per the contract above.
@@ -260,33 +267,33 @@ pub unsafe extern "C" fn ctxkit_tokenizer_count_until_limit(
 }
 
 /// Encodes `text` into token ids (tiktoken-identical). On success `*out_tokens`
-/// owns an array to release with `ctxkit_tokens_free`. Thread-safe.
+/// owns an array to release with `turnfit_tokens_free`. Thread-safe.
 ///
 /// Errors: `INVALID_UTF8`, `LIMIT_EXCEEDED` (text over 64 MiB), `NULL_ARGUMENT`.
 ///
 /// # Safety
-/// As for `ctxkit_tokenizer_count`; `out_tokens` is valid for a write.
+/// As for `turnfit_tokenizer_count`; `out_tokens` is valid for a write.
 #[no_mangle]
-pub unsafe extern "C" fn ctxkit_tokenizer_encode(
-    tokenizer: *const ctxkit_tokenizer,
+pub unsafe extern "C" fn turnfit_tokenizer_encode(
+    tokenizer: *const turnfit_tokenizer,
     text: *const c_char,
     text_len: usize,
-    out_tokens: *mut ctxkit_tokens,
-    err: *mut *mut ctxkit_error,
-) -> ctxkit_status {
-    guard("ctxkit_tokenizer_encode", err, || {
+    out_tokens: *mut turnfit_tokens,
+    err: *mut *mut turnfit_error,
+) -> turnfit_status {
+    guard("turnfit_tokenizer_encode", err, || {
         let dst = out(out_tokens, "out_tokens")?;
         // SAFETY: per the contract above.
         let (t, text) =
             unsafe { (args::handle(tokenizer, "tokenizer")?, args::text(text, text_len, "text", MAX_TEXT_BYTES)?) };
-        dst.write(ctxkit_tokens::from_vec(t.inner.encode(text)?));
+        dst.write(turnfit_tokens::from_vec(t.inner.encode(text)?));
         Ok(())
     })
 }
 
 /// Decodes token ids to text. A token can hold part of a multi-byte
 /// character, so an arbitrary slice of ids may not be valid UTF-8: `mode`
-/// (a `ctxkit_decode_mode`) chooses U+FFFD replacement, dropping the
+/// (a `turnfit_decode_mode`) chooses U+FFFD replacement, dropping the
 /// invalid bytes, or an `INVALID_UTF8` error. An id outside the vocabulary is `UNKNOWN_TOKEN`.
 /// `(NULL, 0)` decodes to the empty string. Thread-safe.
 ///
@@ -297,15 +304,15 @@ pub unsafe extern "C" fn ctxkit_tokenizer_encode(
 /// `uint32_t` reads (or NULL with length 0); `out_text` is valid for a write;
 /// `err` is NULL or valid for a write.
 #[no_mangle]
-pub unsafe extern "C" fn ctxkit_tokenizer_decode(
-    tokenizer: *const ctxkit_tokenizer,
+pub unsafe extern "C" fn turnfit_tokenizer_decode(
+    tokenizer: *const turnfit_tokenizer,
     ids: *const u32,
     ids_len: usize,
     mode: u32,
-    out_text: *mut ctxkit_string,
-    err: *mut *mut ctxkit_error,
-) -> ctxkit_status {
-    guard("ctxkit_tokenizer_decode", err, || {
+    out_text: *mut turnfit_string,
+    err: *mut *mut turnfit_error,
+) -> turnfit_status {
+    guard("turnfit_tokenizer_decode", err, || {
         let dst = out(out_text, "out_text")?;
         // SAFETY: per the contract above.
         let (t, ids) = unsafe { (args::handle(tokenizer, "tokenizer")?, args::slice(ids, ids_len, "ids")?) };
@@ -313,48 +320,48 @@ pub unsafe extern "C" fn ctxkit_tokenizer_decode(
             0 => DecodeMode::Replace,
             1 => DecodeMode::Strict,
             2 => DecodeMode::Ignore,
-            m => return Err(FfiError::invalid(format!("mode {m} is not a ctxkit_decode_mode"))),
+            m => return Err(FfiError::invalid(format!("mode {m} is not a turnfit_decode_mode"))),
         };
-        dst.write(ctxkit_string::from_string(t.inner.decode(ids, mode)?));
+        dst.write(turnfit_string::from_string(t.inner.decode(ids, mode)?));
         Ok(())
     })
 }
 
 /// Truncates `text` to at most `max_tokens` tokens, cutting only on token
 /// and UTF-8 boundaries; the result, counted again, is within the budget.
-/// `side` is a `ctxkit_truncate_side`. For `CTXKIT_TRUNCATE_SIDE_BOTH`,
+/// `side` is a `turnfit_truncate_side`. For `TURNFIT_TRUNCATE_SIDE_BOTH`,
 /// `marker` is a template in which `{removed}` becomes the number of removed
 /// tokens; an empty marker selects the default
 /// `"\n[... {removed} tokens truncated ...]\n"`, and the marker's own tokens
 /// count against the budget (a budget too small for it is
-/// `INVALID_ARGUMENT`). `side | CTXKIT_TRUNCATE_NO_MARKER` asks for no
+/// `INVALID_ARGUMENT`). `side | TURNFIT_TRUNCATE_NO_MARKER` asks for no
 /// marker. Text that already fits is returned unchanged. `*out_tokens`
 /// receives the result's token count and `*out_removed` the number of input
 /// tokens that are not in the result; either may be NULL when not wanted.
 /// Errors: `NULL_ARGUMENT` (tokenizer, text with a length, out_text),
 /// `INVALID_UTF8`, `INVALID_ARGUMENT` (unknown side or flag, a marker with
-/// `CTXKIT_TRUNCATE_NO_MARKER`, a budget too small for the marker),
+/// `TURNFIT_TRUNCATE_NO_MARKER`, a budget too small for the marker),
 /// `LIMIT_EXCEEDED` (text over 64 MiB). Thread-safe.
 ///
 /// # Safety
-/// As for `ctxkit_tokenizer_count`; `marker` is valid for `marker_len` bytes
+/// As for `turnfit_tokenizer_count`; `marker` is valid for `marker_len` bytes
 /// (or NULL with length 0); `out_text` is valid for a write, and
 /// `out_tokens` / `out_removed` are NULL or valid for a write.
 #[no_mangle]
-pub unsafe extern "C" fn ctxkit_tokenizer_truncate(
-    tokenizer: *const ctxkit_tokenizer,
+pub unsafe extern "C" fn turnfit_tokenizer_truncate(
+    tokenizer: *const turnfit_tokenizer,
     text: *const c_char,
     text_len: usize,
     max_tokens: usize,
     side: u32,
     marker: *const c_char,
     marker_len: usize,
-    out_text: *mut ctxkit_string,
+    out_text: *mut turnfit_string,
     out_tokens: *mut usize,
     out_removed: *mut usize,
-    err: *mut *mut ctxkit_error,
-) -> ctxkit_status {
-    guard("ctxkit_tokenizer_truncate", err, || {
+    err: *mut *mut turnfit_error,
+) -> turnfit_status {
+    guard("turnfit_tokenizer_truncate", err, || {
         let dst_text = out(out_text, "out_text")?;
         let dst_tokens = args::opt_out(out_tokens);
         let dst_removed = args::opt_out(out_removed);
@@ -366,16 +373,16 @@ pub unsafe extern "C" fn ctxkit_tokenizer_truncate(
                 args::opt_text(marker, marker_len, "marker", MAX_TEXT_BYTES)?,
             )
         };
-        let no_marker = side & CTXKIT_TRUNCATE_NO_MARKER != 0;
-        let side = match side & !CTXKIT_TRUNCATE_NO_MARKER {
+        let no_marker = side & TURNFIT_TRUNCATE_NO_MARKER != 0;
+        let side = match side & !TURNFIT_TRUNCATE_NO_MARKER {
             0 => TruncateSide::Head,
             1 => TruncateSide::Tail,
             2 => TruncateSide::Both,
-            s => return Err(FfiError::invalid(format!("side {s} is not a ctxkit_truncate_side"))),
+            s => return Err(FfiError::invalid(format!("side {s} is not a turnfit_truncate_side"))),
         };
         let marker = match (no_marker, marker) {
             (true, Some(_)) => {
-                return Err(FfiError::invalid("CTXKIT_TRUNCATE_NO_MARKER was given with a non-empty marker"))
+                return Err(FfiError::invalid("TURNFIT_TRUNCATE_NO_MARKER was given with a non-empty marker"))
             }
             (true, None) => Some(""),
             (false, m) => m,
@@ -387,7 +394,7 @@ pub unsafe extern "C" fn ctxkit_tokenizer_truncate(
         if let Some(d) = dst_removed {
             d.write(r.removed_tokens);
         }
-        dst_text.write(ctxkit_string::from_string(r.text));
+        dst_text.write(turnfit_string::from_string(r.text));
         Ok(())
     })
 }
@@ -412,14 +419,14 @@ pub unsafe extern "C" fn ctxkit_tokenizer_truncate(
 /// `tokenizer` is a live handle; `request_json` is valid for its length;
 /// `out_json` is valid for a write; `err` is NULL or valid for a write.
 #[no_mangle]
-pub unsafe extern "C" fn ctxkit_assemble(
-    tokenizer: *const ctxkit_tokenizer,
+pub unsafe extern "C" fn turnfit_assemble(
+    tokenizer: *const turnfit_tokenizer,
     request_json: *const c_char,
     request_json_len: usize,
-    out_json: *mut ctxkit_string,
-    err: *mut *mut ctxkit_error,
-) -> ctxkit_status {
-    guard("ctxkit_assemble", err, || {
+    out_json: *mut turnfit_string,
+    err: *mut *mut turnfit_error,
+) -> turnfit_status {
+    guard("turnfit_assemble", err, || {
         let dst = out(out_json, "out_json")?;
         // SAFETY: per the contract above.
         let (t, text) = unsafe {
@@ -428,7 +435,7 @@ pub unsafe extern "C" fn ctxkit_assemble(
                 args::text(request_json, request_json_len, "request_json", MAX_JSON_BYTES)?,
             )
         };
-        dst.write(ctxkit_string::from_string(ctxkit_core::assemble::assemble_json(text, &t.inner)?));
+        dst.write(turnfit_string::from_string(turnfit_core::assemble::assemble_json(text, &t.inner)?));
         Ok(())
     })
 }

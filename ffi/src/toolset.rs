@@ -3,16 +3,16 @@
 
 use std::ffi::c_char;
 
-use ctxkit_core::limits::{MAX_JSON_BYTES, MAX_KEY_BYTES};
-use ctxkit_core::toolset::{report_json, select_json};
+use turnfit_core::limits::{MAX_JSON_BYTES, MAX_KEY_BYTES};
+use turnfit_core::toolset::{report_json, select_json};
 
 use crate::args::{self, out};
 use crate::boundary::guard;
-use crate::error::ctxkit_error;
-use crate::registry::{ctxkit_registry, registry_or_builtin};
-use crate::status::ctxkit_status;
-use crate::strings::ctxkit_string;
+use crate::error::turnfit_error;
+use crate::registry::{registry_or_builtin, turnfit_registry};
+use crate::status::turnfit_status;
 use crate::strings::json_string;
+use crate::strings::turnfit_string;
 
 /// The token cost of a tool registry and of each agent's allowlisted set.
 /// `request_json` is `{"model": "gpt-4o", "tools": [...], "allowlists":
@@ -31,14 +31,14 @@ use crate::strings::json_string;
 /// `registry` is NULL or live; `request_json` is valid for its length;
 /// `out_json` is valid for a write; `err` is NULL or valid for a write.
 #[no_mangle]
-pub unsafe extern "C" fn ctxkit_toolset_report(
-    registry: *const ctxkit_registry,
+pub unsafe extern "C" fn turnfit_toolset_report(
+    registry: *const turnfit_registry,
     request_json: *const c_char,
     request_json_len: usize,
-    out_json: *mut ctxkit_string,
-    err: *mut *mut ctxkit_error,
-) -> ctxkit_status {
-    guard("ctxkit_toolset_report", err, || {
+    out_json: *mut turnfit_string,
+    err: *mut *mut turnfit_error,
+) -> turnfit_status {
+    guard("turnfit_toolset_report", err, || {
         let dst = out(out_json, "out_json")?;
         // SAFETY: per the contract above.
         let (registry, text) = unsafe {
@@ -50,10 +50,10 @@ pub unsafe extern "C" fn ctxkit_toolset_report(
 }
 
 /// `agent`'s tool definitions: a JSON array holding each allowlisted tool
-/// of `request_json` (as for `ctxkit_toolset_report`) exactly as given, in
+/// of `request_json` (as for `turnfit_toolset_report`) exactly as given, in
 /// registry order, ready to send as the request's `tools`. An agent without
 /// an allowlist is `INVALID_ARGUMENT`. Other errors as for
-/// `ctxkit_toolset_report`. Thread-safe.
+/// `turnfit_toolset_report`. Thread-safe.
 ///
 /// Errors: `INVALID_JSON`, `INVALID_ARGUMENT`, `LIMIT_EXCEEDED`, `INVALID_UTF8`, `NULL_ARGUMENT`.
 ///
@@ -63,15 +63,15 @@ pub unsafe extern "C" fn ctxkit_toolset_report(
 /// Text arguments are valid for their lengths; `out_json` is valid for a
 /// write; `err` is NULL or valid for a write.
 #[no_mangle]
-pub unsafe extern "C" fn ctxkit_toolset_select(
+pub unsafe extern "C" fn turnfit_toolset_select(
     request_json: *const c_char,
     request_json_len: usize,
     agent: *const c_char,
     agent_len: usize,
-    out_json: *mut ctxkit_string,
-    err: *mut *mut ctxkit_error,
-) -> ctxkit_status {
-    guard("ctxkit_toolset_select", err, || {
+    out_json: *mut turnfit_string,
+    err: *mut *mut turnfit_error,
+) -> turnfit_status {
+    guard("turnfit_toolset_select", err, || {
         let dst = out(out_json, "out_json")?;
         // SAFETY: per the contract above.
         let (text, agent) = unsafe {

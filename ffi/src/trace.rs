@@ -1,23 +1,23 @@
-//! Tool telemetry. A `ctxkit_tracer` is internally synchronized (one mutex),
+//! Tool telemetry. A `turnfit_tracer` is internally synchronized (one mutex),
 //! so every agent thread of the host may start and end spans on one shared
-//! handle. Times are the caller's, in microseconds (`ctxkit_clock_now_us`
+//! handle. Times are the caller's, in microseconds (`turnfit_clock_now_us`
 //! reads the system clock for callers without one).
 
 use std::ffi::c_char;
 
-use ctxkit_core::limits::{MAX_JSON_BYTES, MAX_KEY_BYTES};
-use ctxkit_core::trace::{now_us, Outcome, Overdue, OverdueSpan, SpanEnd, SpanInfo, Tracer};
+use turnfit_core::limits::{MAX_JSON_BYTES, MAX_KEY_BYTES};
+use turnfit_core::trace::{now_us, Outcome, Overdue, OverdueSpan, SpanEnd, SpanInfo, Tracer};
 
 use crate::args::{self, out};
 use crate::boundary::guard;
-use crate::error::{ctxkit_error, FfiError};
-use crate::status::ctxkit_status;
-use crate::strings::ctxkit_string;
+use crate::error::{turnfit_error, FfiError};
+use crate::status::turnfit_status;
 use crate::strings::json_string;
+use crate::strings::turnfit_string;
 
-/// How a span ended (`ctxkit_tracer_end`'s `outcome`).
+/// How a span ended (`turnfit_tracer_end`'s `outcome`).
 #[repr(u32)]
-pub enum ctxkit_span_outcome {
+pub enum turnfit_span_outcome {
     /// The tool returned a result.
     Success = 0,
     /// The tool returned an error.
@@ -29,7 +29,7 @@ pub enum ctxkit_span_outcome {
 }
 
 /// Tool-call telemetry: spans, per-tool metrics, deadlines. Thread-safe.
-pub struct ctxkit_tracer {
+pub struct turnfit_tracer {
     pub(crate) inner: Tracer,
 }
 
@@ -37,14 +37,14 @@ pub struct ctxkit_tracer {
 /// to the tracer (and, divided by 1000, to the breaker) when the host has no
 /// clock of its own. Never fails. Thread-safe.
 #[no_mangle]
-pub extern "C" fn ctxkit_clock_now_us() -> u64 {
-    crate::boundary::guard_value("ctxkit_clock_now_us", 0, now_us)
+pub extern "C" fn turnfit_clock_now_us() -> u64 {
+    crate::boundary::guard_value("turnfit_clock_now_us", 0, now_us)
 }
 
 /// Creates a tracer with `config_json` (`{"ring_size": 1024,
 /// "default_timeout_ms": 10000, "timeouts": {"tool": ms}}`, every field
 /// optional; `(NULL, 0)` for the defaults). On success `*out_tracer` owns a
-/// handle to release with `ctxkit_tracer_free`. Errors: `INVALID_JSON`,
+/// handle to release with `turnfit_tracer_free`. Errors: `INVALID_JSON`,
 /// `INVALID_ARGUMENT` (zero ring or timeout), `LIMIT_EXCEEDED` (ring over
 /// 1,000,000), `INVALID_UTF8`, `NULL_ARGUMENT`. Thread-safe.
 ///
@@ -54,13 +54,13 @@ pub extern "C" fn ctxkit_clock_now_us() -> u64 {
 /// `config_json` is valid for its length (or NULL with length 0);
 /// `out_tracer` is valid for a write; `err` is NULL or valid for a write.
 #[no_mangle]
-pub unsafe extern "C" fn ctxkit_tracer_new(
+pub unsafe extern "C" fn turnfit_tracer_new(
     config_json: *const c_char,
     config_json_len: usize,
-    out_tracer: *mut *mut ctxkit_tracer,
-    err: *mut *mut ctxkit_error,
-) -> ctxkit_status {
-    guard("ctxkit_tracer_new", err, || {
+    out_tracer: *mut *mut turnfit_tracer,
+    err: *mut *mut turnfit_error,
+) -> turnfit_status {
+    guard("turnfit_tracer_new", err, || {
         let dst = out(out_tracer, "out_tracer")?;
         // SAFETY: per the contract above.
         let text = unsafe { args::opt_text(config_json, config_json_len, "config_json", MAX_JSON_BYTES) }?;
@@ -68,21 +68,21 @@ pub unsafe extern "C" fn ctxkit_tracer_new(
             Some(t) => Tracer::from_json(t)?,
             None => Tracer::new(Default::default())?,
         };
-        dst.write(Box::into_raw(Box::new(ctxkit_tracer { inner })));
+        dst.write(Box::into_raw(Box::new(turnfit_tracer { inner })));
         Ok(())
     })
 }
 
-/// Releases a tracer. `ctxkit_tracer_free(NULL)` does nothing. The caller
+/// Releases a tracer. `turnfit_tracer_free(NULL)` does nothing. The caller
 /// must ensure no other thread still uses the handle.
 ///
 /// # Safety
-/// `tracer` is NULL or a live handle from `ctxkit_tracer_new`.
+/// `tracer` is NULL or a live handle from `turnfit_tracer_new`.
 #[no_mangle]
-pub unsafe extern "C" fn ctxkit_tracer_free(tracer: *mut ctxkit_tracer) {
-    crate::boundary::guard_void("ctxkit_tracer_free", || {
+pub unsafe extern "C" fn turnfit_tracer_free(tracer: *mut turnfit_tracer) {
+    crate::boundary::guard_void("turnfit_tracer_free", || {
         if !tracer.is_null() {
-            // SAFETY: created by `Box::into_raw` in `ctxkit_tracer_new`.
+            // SAFETY: created by `Box::into_raw` in `turnfit_tracer_new`.
             drop(unsafe { Box::from_raw(tracer) });
         }
     })
@@ -92,7 +92,7 @@ pub unsafe extern "C" fn ctxkit_tracer_free(tracer: *mut ctxkit_tracer) {
 /// arguments. `info_json` is `{"agent_id", "workflow_id", "tool_call_id",
 /// "timeout_ms"}`, every field optional, or `(NULL, 0)`; give the
 /// `tool_call_id` so an overdue call can be answered in the conversation.
-/// `*out_span_id` receives the id to pass to `ctxkit_tracer_end`. Errors:
+/// `*out_span_id` receives the id to pass to `turnfit_tracer_end`. Errors:
 /// `INVALID_ARGUMENT` (empty tool or id, zero timeout), `LIMIT_EXCEEDED` (a
 /// name over 256 bytes, 100,000 open spans, a 1,025th tool), `INVALID_JSON`,
 /// `INVALID_UTF8`, `NULL_ARGUMENT`. Thread-safe.
@@ -104,8 +104,8 @@ pub unsafe extern "C" fn ctxkit_tracer_free(tracer: *mut ctxkit_tracer) {
 /// with length 0); `out_span_id` is valid for a write; `err` is NULL or
 /// valid for a write.
 #[no_mangle]
-pub unsafe extern "C" fn ctxkit_tracer_start(
-    tracer: *mut ctxkit_tracer,
+pub unsafe extern "C" fn turnfit_tracer_start(
+    tracer: *mut turnfit_tracer,
     tool: *const c_char,
     tool_len: usize,
     info_json: *const c_char,
@@ -113,9 +113,9 @@ pub unsafe extern "C" fn ctxkit_tracer_start(
     input_bytes: u64,
     now_us: u64,
     out_span_id: *mut u64,
-    err: *mut *mut ctxkit_error,
-) -> ctxkit_status {
-    guard("ctxkit_tracer_start", err, || {
+    err: *mut *mut turnfit_error,
+) -> turnfit_status {
+    guard("turnfit_tracer_start", err, || {
         let dst = out(out_span_id, "out_span_id")?;
         // SAFETY: per the contract above.
         let (t, tool, info) = unsafe {
@@ -132,7 +132,7 @@ pub unsafe extern "C" fn ctxkit_tracer_start(
 }
 
 /// Ends span `span_id` at `now_us` with `outcome` (a
-/// `ctxkit_span_outcome`), `output_bytes` of result, and `error` text
+/// `turnfit_span_outcome`), `output_bytes` of result, and `error` text
 /// (`(NULL, 0)` for none; kept up to 4 KiB). Errors: `INVALID_ARGUMENT`
 /// (the span is not open: never started, already ended or expired; an
 /// outcome out of range), `INVALID_UTF8`, `NULL_ARGUMENT`. Thread-safe.
@@ -141,17 +141,17 @@ pub unsafe extern "C" fn ctxkit_tracer_start(
 /// `tracer` is live; `error` is valid for its length (or NULL with length
 /// 0); `err` is NULL or valid for a write.
 #[no_mangle]
-pub unsafe extern "C" fn ctxkit_tracer_end(
-    tracer: *mut ctxkit_tracer,
+pub unsafe extern "C" fn turnfit_tracer_end(
+    tracer: *mut turnfit_tracer,
     span_id: u64,
     outcome: u32,
     output_bytes: u64,
     error: *const c_char,
     error_len: usize,
     now_us: u64,
-    err: *mut *mut ctxkit_error,
-) -> ctxkit_status {
-    guard("ctxkit_tracer_end", err, || {
+    err: *mut *mut turnfit_error,
+) -> turnfit_status {
+    guard("turnfit_tracer_end", err, || {
         let outcome = outcome_of(outcome)?;
         // SAFETY: per the contract above.
         let (t, error) =
@@ -161,7 +161,7 @@ pub unsafe extern "C" fn ctxkit_tracer_end(
     })
 }
 
-/// Ends span `span_id` like `ctxkit_tracer_end`, with `end_json`:
+/// Ends span `span_id` like `turnfit_tracer_end`, with `end_json`:
 /// `{"output_bytes", "error", "error_category", "input_tokens",
 /// "output_tokens", "metadata"}`, every field optional (`(NULL, 0)`: none).
 /// Token usage and error categories are summed per tool in the export; the
@@ -178,16 +178,16 @@ pub unsafe extern "C" fn ctxkit_tracer_end(
 /// `tracer` is live; `end_json` is valid for its length (or NULL with length
 /// 0); `err` is NULL or valid for a write.
 #[no_mangle]
-pub unsafe extern "C" fn ctxkit_tracer_end_with(
-    tracer: *mut ctxkit_tracer,
+pub unsafe extern "C" fn turnfit_tracer_end_with(
+    tracer: *mut turnfit_tracer,
     span_id: u64,
     outcome: u32,
     end_json: *const c_char,
     end_json_len: usize,
     now_us: u64,
-    err: *mut *mut ctxkit_error,
-) -> ctxkit_status {
-    guard("ctxkit_tracer_end_with", err, || {
+    err: *mut *mut turnfit_error,
+) -> turnfit_status {
+    guard("turnfit_tracer_end_with", err, || {
         let outcome = outcome_of(outcome)?;
         // SAFETY: per the contract above.
         let (t, end) = unsafe {
@@ -205,11 +205,11 @@ fn outcome_of(outcome: u32) -> Result<Outcome, FfiError> {
         1 => Outcome::Failed,
         2 => Outcome::Timeout,
         3 => Outcome::Cancelled,
-        o => return Err(FfiError::invalid(format!("outcome {o} is not a ctxkit_span_outcome"))),
+        o => return Err(FfiError::invalid(format!("outcome {o} is not a turnfit_span_outcome"))),
     })
 }
 
-fn overdue_json(spans: Vec<OverdueSpan>) -> Result<ctxkit_string, FfiError> {
+fn overdue_json(spans: Vec<OverdueSpan>) -> Result<turnfit_string, FfiError> {
     json_string(&Overdue::of(spans))
 }
 
@@ -227,13 +227,13 @@ fn overdue_json(spans: Vec<OverdueSpan>) -> Result<ctxkit_string, FfiError> {
 /// `tracer` is live; `out_json` is valid for a write; `err` is NULL or valid
 /// for a write.
 #[no_mangle]
-pub unsafe extern "C" fn ctxkit_tracer_overdue(
-    tracer: *const ctxkit_tracer,
+pub unsafe extern "C" fn turnfit_tracer_overdue(
+    tracer: *const turnfit_tracer,
     now_us: u64,
-    out_json: *mut ctxkit_string,
-    err: *mut *mut ctxkit_error,
-) -> ctxkit_status {
-    guard("ctxkit_tracer_overdue", err, || {
+    out_json: *mut turnfit_string,
+    err: *mut *mut turnfit_error,
+) -> turnfit_status {
+    guard("turnfit_tracer_overdue", err, || {
         let dst = out(out_json, "out_json")?;
         // SAFETY: per the contract above.
         let t = unsafe { args::handle(tracer, "tracer") }?;
@@ -242,7 +242,7 @@ pub unsafe extern "C" fn ctxkit_tracer_overdue(
     })
 }
 
-/// Like `ctxkit_tracer_overdue`, and also ends each overdue span as
+/// Like `turnfit_tracer_overdue`, and also ends each overdue span as
 /// `timeout`, so it is counted and leaves the open set. Thread-safe.
 ///
 /// Errors: `NULL_ARGUMENT`.
@@ -253,13 +253,13 @@ pub unsafe extern "C" fn ctxkit_tracer_overdue(
 /// `tracer` is live; `out_json` is valid for a write; `err` is NULL or valid
 /// for a write.
 #[no_mangle]
-pub unsafe extern "C" fn ctxkit_tracer_expire(
-    tracer: *mut ctxkit_tracer,
+pub unsafe extern "C" fn turnfit_tracer_expire(
+    tracer: *mut turnfit_tracer,
     now_us: u64,
-    out_json: *mut ctxkit_string,
-    err: *mut *mut ctxkit_error,
-) -> ctxkit_status {
-    guard("ctxkit_tracer_expire", err, || {
+    out_json: *mut turnfit_string,
+    err: *mut *mut turnfit_error,
+) -> turnfit_status {
+    guard("turnfit_tracer_expire", err, || {
         let dst = out(out_json, "out_json")?;
         // SAFETY: per the contract above.
         let t = unsafe { args::handle(tracer, "tracer") }?;
@@ -281,13 +281,13 @@ pub unsafe extern "C" fn ctxkit_tracer_expire(
 /// `tracer` is live; `out_json` is valid for a write; `err` is NULL or valid
 /// for a write.
 #[no_mangle]
-pub unsafe extern "C" fn ctxkit_tracer_export(
-    tracer: *const ctxkit_tracer,
+pub unsafe extern "C" fn turnfit_tracer_export(
+    tracer: *const turnfit_tracer,
     now_us: u64,
-    out_json: *mut ctxkit_string,
-    err: *mut *mut ctxkit_error,
-) -> ctxkit_status {
-    guard("ctxkit_tracer_export", err, || {
+    out_json: *mut turnfit_string,
+    err: *mut *mut turnfit_error,
+) -> turnfit_status {
+    guard("turnfit_tracer_export", err, || {
         let dst = out(out_json, "out_json")?;
         // SAFETY: per the contract above.
         let t = unsafe { args::handle(tracer, "tracer") }?;

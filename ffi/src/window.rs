@@ -1,33 +1,33 @@
-//! Context windows and the stateless `ctxkit_fit`. A `ctxkit_window` holds a
+//! Context windows and the stateless `turnfit_fit`. A `turnfit_window` holds a
 //! conversation bound to one model and budget; it is internally synchronized
 //! (one mutex per handle), so it may be shared by threads, and calls on one
 //! handle are serialized.
 
 use std::ffi::c_char;
 
-use ctxkit_core::chat::Conversation;
-use ctxkit_core::limits::MAX_JSON_BYTES;
-use ctxkit_core::window::{fit_json_in, Budget, Policy, Window};
+use turnfit_core::chat::Conversation;
+use turnfit_core::limits::MAX_JSON_BYTES;
+use turnfit_core::window::{fit_json_in, Budget, Policy, Window};
 
 use crate::args::{self, out};
 use crate::boundary::guard;
-use crate::error::ctxkit_error;
-use crate::registry::{ctxkit_registry, registry_or_builtin};
-use crate::status::ctxkit_status;
-use crate::strings::{ctxkit_string, json_string};
+use crate::error::turnfit_error;
+use crate::registry::{registry_or_builtin, turnfit_registry};
+use crate::status::turnfit_status;
+use crate::strings::{json_string, turnfit_string};
 
 /// A conversation bound to a model and a token budget, with cached
 /// per-message counts. Thread-safe (calls on one handle are serialized).
-pub struct ctxkit_window {
+pub struct turnfit_window {
     pub(crate) inner: crate::events::ObservedWindow,
 }
 
-/// Creates an empty window for `model` (see `ctxkit_registry_lookup`;
+/// Creates an empty window for `model` (see `turnfit_registry_lookup`;
 /// `registry` may be NULL for the built-in table). `budget_json` is
 /// `{"context_window", "reserved_output", "trigger_ratio", "target_ratio"}`
 /// (docs/formats.md), every field optional; `(NULL, 0)` means all defaults.
 /// On success `*out_window` owns a handle to release with
-/// `ctxkit_window_free`. Errors: `UNKNOWN_MODEL`, `INVALID_JSON`,
+/// `turnfit_window_free`. Errors: `UNKNOWN_MODEL`, `INVALID_JSON`,
 /// `INVALID_ARGUMENT` (ratios, a reserve that leaves no room, a model with
 /// no known window and no `context_window`). Thread-safe.
 ///
@@ -38,16 +38,16 @@ pub struct ctxkit_window {
 /// `registry` is NULL or live; `out_window` is valid for a write; `err` is
 /// NULL or valid for a write.
 #[no_mangle]
-pub unsafe extern "C" fn ctxkit_window_new(
-    registry: *const ctxkit_registry,
+pub unsafe extern "C" fn turnfit_window_new(
+    registry: *const turnfit_registry,
     model: *const c_char,
     model_len: usize,
     budget_json: *const c_char,
     budget_json_len: usize,
-    out_window: *mut *mut ctxkit_window,
-    err: *mut *mut ctxkit_error,
-) -> ctxkit_status {
-    guard("ctxkit_window_new", err, || {
+    out_window: *mut *mut turnfit_window,
+    err: *mut *mut turnfit_error,
+) -> turnfit_status {
+    guard("turnfit_window_new", err, || {
         let dst = out(out_window, "out_window")?;
         // SAFETY: per the contract above.
         let (model, budget, registry) = unsafe {
@@ -59,21 +59,21 @@ pub unsafe extern "C" fn ctxkit_window_new(
         };
         let budget: Budget = args::opt_json("budget_json", budget)?;
         let w = Window::for_model(registry, model, budget)?;
-        dst.write(Box::into_raw(Box::new(ctxkit_window { inner: crate::events::ObservedWindow::new(w) })));
+        dst.write(Box::into_raw(Box::new(turnfit_window { inner: crate::events::ObservedWindow::new(w) })));
         Ok(())
     })
 }
 
-/// Releases a window. `ctxkit_window_free(NULL)` does nothing. The caller
+/// Releases a window. `turnfit_window_free(NULL)` does nothing. The caller
 /// must ensure no other thread still uses the handle.
 ///
 /// # Safety
-/// `window` is NULL or a live handle from `ctxkit_window_new`.
+/// `window` is NULL or a live handle from `turnfit_window_new`.
 #[no_mangle]
-pub unsafe extern "C" fn ctxkit_window_free(window: *mut ctxkit_window) {
-    crate::boundary::guard_void("ctxkit_window_free", || {
+pub unsafe extern "C" fn turnfit_window_free(window: *mut turnfit_window) {
+    crate::boundary::guard_void("turnfit_window_free", || {
         if !window.is_null() {
-            // SAFETY: created by `Box::into_raw` in `ctxkit_window_new`.
+            // SAFETY: created by `Box::into_raw` in `turnfit_window_new`.
             drop(unsafe { Box::from_raw(window) });
         }
     })
@@ -90,13 +90,13 @@ pub unsafe extern "C" fn ctxkit_window_free(window: *mut ctxkit_window) {
 /// `window` is live; `conversation_json` is valid for its length; `err` is
 /// NULL or valid for a write.
 #[no_mangle]
-pub unsafe extern "C" fn ctxkit_window_load(
-    window: *mut ctxkit_window,
+pub unsafe extern "C" fn turnfit_window_load(
+    window: *mut turnfit_window,
     conversation_json: *const c_char,
     conversation_json_len: usize,
-    err: *mut *mut ctxkit_error,
-) -> ctxkit_status {
-    guard("ctxkit_window_load", err, || {
+    err: *mut *mut turnfit_error,
+) -> turnfit_status {
+    guard("turnfit_window_load", err, || {
         // SAFETY: per the contract above.
         let (w, text) = unsafe {
             (
@@ -121,14 +121,14 @@ pub unsafe extern "C" fn ctxkit_window_load(
 /// `window` is live; `message_json` is valid for its length; `out_tokens` is
 /// valid for a write; `err` is NULL or valid for a write.
 #[no_mangle]
-pub unsafe extern "C" fn ctxkit_window_push(
-    window: *mut ctxkit_window,
+pub unsafe extern "C" fn turnfit_window_push(
+    window: *mut turnfit_window,
     message_json: *const c_char,
     message_json_len: usize,
     out_tokens: *mut usize,
-    err: *mut *mut ctxkit_error,
-) -> ctxkit_status {
-    guard("ctxkit_window_push", err, || {
+    err: *mut *mut turnfit_error,
+) -> turnfit_status {
+    guard("turnfit_window_push", err, || {
         let dst = out(out_tokens, "out_tokens")?;
         // SAFETY: per the contract above.
         let (w, text) = unsafe {
@@ -155,14 +155,14 @@ pub unsafe extern "C" fn ctxkit_window_push(
 /// `window` is live; `new_input_json` is valid for its length (or NULL with
 /// length 0); `out_json` is valid for a write; `err` is NULL or valid for a write.
 #[no_mangle]
-pub unsafe extern "C" fn ctxkit_window_preflight(
-    window: *const ctxkit_window,
+pub unsafe extern "C" fn turnfit_window_preflight(
+    window: *const turnfit_window,
     new_input_json: *const c_char,
     new_input_json_len: usize,
-    out_json: *mut ctxkit_string,
-    err: *mut *mut ctxkit_error,
-) -> ctxkit_status {
-    guard("ctxkit_window_preflight", err, || {
+    out_json: *mut turnfit_string,
+    err: *mut *mut turnfit_error,
+) -> turnfit_status {
+    guard("turnfit_window_preflight", err, || {
         let dst = out(out_json, "out_json")?;
         // SAFETY: per the contract above.
         let (w, input) = unsafe {
@@ -190,13 +190,13 @@ pub unsafe extern "C" fn ctxkit_window_preflight(
 /// # Safety
 /// `window` is live; `out_factor` is valid for a write; `err` is NULL or valid for a write.
 #[no_mangle]
-pub unsafe extern "C" fn ctxkit_window_calibrate(
-    window: *mut ctxkit_window,
+pub unsafe extern "C" fn turnfit_window_calibrate(
+    window: *mut turnfit_window,
     reported_prompt_tokens: u64,
     out_factor: *mut f64,
-    err: *mut *mut ctxkit_error,
-) -> ctxkit_status {
-    guard("ctxkit_window_calibrate", err, || {
+    err: *mut *mut turnfit_error,
+) -> turnfit_status {
+    guard("turnfit_window_calibrate", err, || {
         let dst = out(out_factor, "out_factor")?;
         // SAFETY: per the contract above.
         let w = unsafe { args::handle(window, "window") }?;
@@ -217,12 +217,12 @@ pub unsafe extern "C" fn ctxkit_window_calibrate(
 /// # Safety
 /// `window` is live; `out_json` is valid for a write; `err` is NULL or valid for a write.
 #[no_mangle]
-pub unsafe extern "C" fn ctxkit_window_validate(
-    window: *const ctxkit_window,
-    out_json: *mut ctxkit_string,
-    err: *mut *mut ctxkit_error,
-) -> ctxkit_status {
-    guard("ctxkit_window_validate", err, || {
+pub unsafe extern "C" fn turnfit_window_validate(
+    window: *const turnfit_window,
+    out_json: *mut turnfit_string,
+    err: *mut *mut turnfit_error,
+) -> turnfit_status {
+    guard("turnfit_window_validate", err, || {
         let dst = out(out_json, "out_json")?;
         // SAFETY: per the contract above.
         let w = unsafe { args::handle(window, "window") }?;
@@ -244,14 +244,14 @@ pub unsafe extern "C" fn ctxkit_window_validate(
 /// with length 0); `out_json` is valid for a write; `err` is NULL or valid
 /// for a write.
 #[no_mangle]
-pub unsafe extern "C" fn ctxkit_window_repair(
-    window: *mut ctxkit_window,
+pub unsafe extern "C" fn turnfit_window_repair(
+    window: *mut turnfit_window,
     synthetic_result: *const c_char,
     synthetic_result_len: usize,
-    out_json: *mut ctxkit_string,
-    err: *mut *mut ctxkit_error,
-) -> ctxkit_status {
-    guard("ctxkit_window_repair", err, || {
+    out_json: *mut turnfit_string,
+    err: *mut *mut turnfit_error,
+) -> turnfit_status {
+    guard("turnfit_window_repair", err, || {
         let dst = out(out_json, "out_json")?;
         // SAFETY: per the contract above.
         let (w, text) = unsafe {
@@ -275,16 +275,16 @@ pub unsafe extern "C" fn ctxkit_window_repair(
 /// # Safety
 /// `window` is live; `out_json` is valid for a write; `err` is NULL or valid for a write.
 #[no_mangle]
-pub unsafe extern "C" fn ctxkit_window_conversation(
-    window: *const ctxkit_window,
-    out_json: *mut ctxkit_string,
-    err: *mut *mut ctxkit_error,
-) -> ctxkit_status {
-    guard("ctxkit_window_conversation", err, || {
+pub unsafe extern "C" fn turnfit_window_conversation(
+    window: *const turnfit_window,
+    out_json: *mut turnfit_string,
+    err: *mut *mut turnfit_error,
+) -> turnfit_status {
+    guard("turnfit_window_conversation", err, || {
         let dst = out(out_json, "out_json")?;
         // SAFETY: per the contract above.
         let w = unsafe { args::handle(window, "window") }?;
-        dst.write(ctxkit_string::from_string(w.inner.lock().conversation().to_json()?));
+        dst.write(turnfit_string::from_string(w.inner.lock().conversation().to_json()?));
         Ok(())
     })
 }
@@ -295,7 +295,7 @@ pub unsafe extern "C" fn ctxkit_window_conversation(
 /// "report": {...}}` when the conversation was compacted in place, or
 /// `{"status": "needs_summary", "request": {"id", "messages", "prompt",
 /// "max_summary_tokens", ...}}` for the summarize strategy: send `prompt` to
-/// your model, then call `ctxkit_window_apply_summary` with `id`. Errors:
+/// your model, then call `turnfit_window_apply_summary` with `id`. Errors:
 /// `DOES_NOT_FIT` (what must be kept is too big), `INVALID_JSON`,
 /// `INVALID_ARGUMENT`. Thread-safe.
 ///
@@ -305,14 +305,14 @@ pub unsafe extern "C" fn ctxkit_window_conversation(
 /// `window` is live; `policy_json` is valid for its length (or NULL with
 /// length 0); `out_json` is valid for a write; `err` is NULL or valid for a write.
 #[no_mangle]
-pub unsafe extern "C" fn ctxkit_window_compact(
-    window: *mut ctxkit_window,
+pub unsafe extern "C" fn turnfit_window_compact(
+    window: *mut turnfit_window,
     policy_json: *const c_char,
     policy_json_len: usize,
-    out_json: *mut ctxkit_string,
-    err: *mut *mut ctxkit_error,
-) -> ctxkit_status {
-    guard("ctxkit_window_compact", err, || {
+    out_json: *mut turnfit_string,
+    err: *mut *mut turnfit_error,
+) -> turnfit_status {
+    guard("turnfit_window_compact", err, || {
         let dst = out(out_json, "out_json")?;
         // SAFETY: per the contract above.
         let (w, policy) = unsafe {
@@ -343,16 +343,16 @@ pub unsafe extern "C" fn ctxkit_window_compact(
 /// `window` is live; text arguments are valid for their lengths; `out_json`
 /// is valid for a write; `err` is NULL or valid for a write.
 #[no_mangle]
-pub unsafe extern "C" fn ctxkit_window_apply_summary(
-    window: *mut ctxkit_window,
+pub unsafe extern "C" fn turnfit_window_apply_summary(
+    window: *mut turnfit_window,
     id: *const c_char,
     id_len: usize,
     summary: *const c_char,
     summary_len: usize,
-    out_json: *mut ctxkit_string,
-    err: *mut *mut ctxkit_error,
-) -> ctxkit_status {
-    guard("ctxkit_window_apply_summary", err, || {
+    out_json: *mut turnfit_string,
+    err: *mut *mut turnfit_error,
+) -> turnfit_status {
+    guard("turnfit_window_apply_summary", err, || {
         let dst = out(out_json, "out_json")?;
         // SAFETY: per the contract above.
         let (w, id, summary) = unsafe {
@@ -374,7 +374,7 @@ pub unsafe extern "C" fn ctxkit_window_apply_summary(
 /// `model` required). On success `*out_conversation` is the result in the
 /// input's shape and `*out_report` the report with before/after figures and
 /// the manifest. `registry` may be NULL for the built-in model table; with a
-/// handle, models registered on it work here as in `ctxkit_window_new`
+/// handle, models registered on it work here as in `turnfit_window_new`
 /// (new in ABI 2). Errors: `DOES_NOT_FIT` (what must be kept is too big; the
 /// message gives the figures), `INVALID_JSON`, `UNKNOWN_MODEL`,
 /// `INVALID_ARGUMENT`, `LIMIT_EXCEEDED`, `INVALID_UTF8`, `NULL_ARGUMENT`.
@@ -387,17 +387,17 @@ pub unsafe extern "C" fn ctxkit_window_apply_summary(
 /// both out-parameters are valid for a write; `err` is NULL or valid for a
 /// write.
 #[no_mangle]
-pub unsafe extern "C" fn ctxkit_fit(
-    registry: *const ctxkit_registry,
+pub unsafe extern "C" fn turnfit_fit(
+    registry: *const turnfit_registry,
     conversation_json: *const c_char,
     conversation_json_len: usize,
     options_json: *const c_char,
     options_json_len: usize,
-    out_conversation: *mut ctxkit_string,
-    out_report: *mut ctxkit_string,
-    err: *mut *mut ctxkit_error,
-) -> ctxkit_status {
-    guard("ctxkit_fit", err, || {
+    out_conversation: *mut turnfit_string,
+    out_report: *mut turnfit_string,
+    err: *mut *mut turnfit_error,
+) -> turnfit_status {
+    guard("turnfit_fit", err, || {
         let dst_c = out(out_conversation, "out_conversation")?;
         let dst_r = out(out_report, "out_report")?;
         // SAFETY: per the contract above.
@@ -410,7 +410,7 @@ pub unsafe extern "C" fn ctxkit_fit(
         };
         let (c, report) = fit_json_in(registry, conversation, options)?;
         let report = json_string(&report)?;
-        dst_c.write(ctxkit_string::from_string(c));
+        dst_c.write(turnfit_string::from_string(c));
         dst_r.write(report);
         Ok(())
     })

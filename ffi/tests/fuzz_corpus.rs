@@ -37,13 +37,13 @@ fn abi_corpus() {
 #[test]
 fn every_function_reading_input_has_a_fuzz_slot() {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
-    let header = std::fs::read_to_string(root.join("include/ctxkit.h")).unwrap();
+    let header = std::fs::read_to_string(root.join("include/turnfit.h")).unwrap();
     let slots = std::fs::read_to_string(root.join("fuzz/checks/abi.rs")).unwrap();
     let mut missing = Vec::new();
     let mut reading = 0;
     for decl in header.split(");") {
         let Some(open) = decl.find('(') else { continue };
-        let Some(name) = decl[..open].split_whitespace().last().filter(|n| n.starts_with("ctxkit_")) else { continue };
+        let Some(name) = decl[..open].split_whitespace().last().filter(|n| n.starts_with("turnfit_")) else { continue };
         let params = &decl[open..];
         if ["const char *", "const uint8_t *", "const uint32_t *"].iter().any(|t| params.contains(t)) {
             reading += 1;

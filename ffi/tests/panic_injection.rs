@@ -1,10 +1,10 @@
-//! Panic injection (`cargo test -p ctxkit-ffi --features panic-inject`):
+//! Panic injection (`cargo test -p turnfit-ffi --features panic-inject`):
 //! every function the header declares is made to panic inside its panic
-//! boundary, and must turn that into `CTXKIT_STATUS_PANIC` with an error
+//! boundary, and must turn that into `TURNFIT_STATUS_PANIC` with an error
 //! naming itself, or, when it returns no status (the `_free` functions,
-//! `ctxkit_error_code`/`_message`, `ctxkit_status_name`,
-//! `ctxkit_clock_now_us`), return normally. Nothing may unwind out of an
-//! exported function. The list of functions is read from include/ctxkit.h,
+//! `turnfit_error_code`/`_message`, `turnfit_status_name`,
+//! `turnfit_clock_now_us`), return normally. Nothing may unwind out of an
+//! exported function. The list of functions is read from include/turnfit.h,
 //! so a new function without an entry in `calls()` fails this test.
 //!
 //! A unit-test module of the ffi crate (this crate has no rlib; see lib.rs).
@@ -26,8 +26,8 @@ fn z<T>() -> T {
 }
 
 enum Call {
-    /// Returns a status and takes `ctxkit_error **err` last.
-    Status(fn(*mut *mut ctxkit_error) -> ctxkit_status),
+    /// Returns a status and takes `turnfit_error **err` last.
+    Status(fn(*mut *mut turnfit_error) -> turnfit_status),
     /// Runs inside a boundary but returns no status.
     NoStatus(fn()),
     /// Returns a static value and runs no code that could panic.
@@ -36,270 +36,276 @@ enum Call {
 
 fn calls() -> Vec<(&'static str, Call)> {
     vec![
-        ("ctxkit_callstack_new", Call::Status(|err| unsafe { ctxkit_callstack_new(z(), z(), err) })),
-        ("ctxkit_callstack_from_json", Call::Status(|err| unsafe { ctxkit_callstack_from_json(z(), z(), z(), err) })),
-        ("ctxkit_callstack_enter", Call::Status(|err| unsafe { ctxkit_callstack_enter(z(), z(), z(), z(), err) })),
-        ("ctxkit_callstack_to_json", Call::Status(|err| unsafe { ctxkit_callstack_to_json(z(), z(), err) })),
+        ("turnfit_callstack_new", Call::Status(|err| unsafe { turnfit_callstack_new(z(), z(), err) })),
+        ("turnfit_callstack_from_json", Call::Status(|err| unsafe { turnfit_callstack_from_json(z(), z(), z(), err) })),
+        ("turnfit_callstack_enter", Call::Status(|err| unsafe { turnfit_callstack_enter(z(), z(), z(), z(), err) })),
+        ("turnfit_callstack_to_json", Call::Status(|err| unsafe { turnfit_callstack_to_json(z(), z(), err) })),
         (
-            "ctxkit_callstack_free",
+            "turnfit_callstack_free",
             Call::NoStatus(|| {
-                let _ = unsafe { ctxkit_callstack_free(z()) };
+                let _ = unsafe { turnfit_callstack_free(z()) };
             }),
         ),
         (
-            "ctxkit_error_code",
+            "turnfit_error_code",
             Call::NoStatus(|| {
-                let _ = unsafe { ctxkit_error_code(z()) };
+                let _ = unsafe { turnfit_error_code(z()) };
             }),
         ),
         (
-            "ctxkit_error_message",
+            "turnfit_error_message",
             Call::NoStatus(|| {
-                let _ = unsafe { ctxkit_error_message(z(), z()) };
+                let _ = unsafe { turnfit_error_message(z(), z()) };
             }),
         ),
         (
-            "ctxkit_error_free",
+            "turnfit_error_free",
             Call::NoStatus(|| {
-                let _ = unsafe { ctxkit_error_free(z()) };
+                let _ = unsafe { turnfit_error_free(z()) };
             }),
         ),
-        ("ctxkit_handoff_validate", Call::Status(|err| unsafe { ctxkit_handoff_validate(z(), z(), z(), err) })),
-        ("ctxkit_handoff_render", Call::Status(|err| unsafe { ctxkit_handoff_render(z(), z(), z(), z(), z(), err) })),
+        ("turnfit_handoff_validate", Call::Status(|err| unsafe { turnfit_handoff_validate(z(), z(), z(), err) })),
+        ("turnfit_handoff_render", Call::Status(|err| unsafe { turnfit_handoff_render(z(), z(), z(), z(), z(), err) })),
         (
-            "ctxkit_handoff_render_in",
-            Call::Status(|err| unsafe { ctxkit_handoff_render_in(z(), z(), z(), z(), z(), z(), err) }),
+            "turnfit_handoff_render_in",
+            Call::Status(|err| unsafe { turnfit_handoff_render_in(z(), z(), z(), z(), z(), z(), err) }),
         ),
-        ("ctxkit_handoff_filter", Call::Status(|err| unsafe { ctxkit_handoff_filter(z(), z(), z(), z(), z(), err) })),
+        ("turnfit_handoff_filter", Call::Status(|err| unsafe { turnfit_handoff_filter(z(), z(), z(), z(), z(), err) })),
         (
-            "ctxkit_recovery_classify",
-            Call::Status(|err| unsafe { ctxkit_recovery_classify(z(), z(), z(), z(), z(), z(), z(), z(), err) }),
+            "turnfit_recovery_classify",
+            Call::Status(|err| unsafe { turnfit_recovery_classify(z(), z(), z(), z(), z(), z(), z(), z(), err) }),
         ),
-        ("ctxkit_recovery_backoff", Call::Status(|err| unsafe { ctxkit_recovery_backoff(z(), z(), z(), err) })),
-        ("ctxkit_breaker_new", Call::Status(|err| unsafe { ctxkit_breaker_new(z(), z(), z(), err) })),
+        ("turnfit_recovery_backoff", Call::Status(|err| unsafe { turnfit_recovery_backoff(z(), z(), z(), err) })),
+        ("turnfit_breaker_new", Call::Status(|err| unsafe { turnfit_breaker_new(z(), z(), z(), err) })),
         (
-            "ctxkit_breaker_free",
+            "turnfit_breaker_free",
             Call::NoStatus(|| {
-                let _ = unsafe { ctxkit_breaker_free(z()) };
+                let _ = unsafe { turnfit_breaker_free(z()) };
             }),
         ),
-        ("ctxkit_breaker_allow", Call::Status(|err| unsafe { ctxkit_breaker_allow(z(), z(), z(), z(), z(), err) })),
+        ("turnfit_breaker_allow", Call::Status(|err| unsafe { turnfit_breaker_allow(z(), z(), z(), z(), z(), err) })),
         (
-            "ctxkit_breaker_record_success_state",
-            Call::Status(|err| unsafe { ctxkit_breaker_record_success_state(z(), z(), z(), z(), z(), err) }),
+            "turnfit_breaker_record_success_state",
+            Call::Status(|err| unsafe { turnfit_breaker_record_success_state(z(), z(), z(), z(), z(), err) }),
         ),
         (
-            "ctxkit_breaker_record_failure_state",
-            Call::Status(|err| unsafe { ctxkit_breaker_record_failure_state(z(), z(), z(), z(), z(), err) }),
+            "turnfit_breaker_record_failure_state",
+            Call::Status(|err| unsafe { turnfit_breaker_record_failure_state(z(), z(), z(), z(), z(), err) }),
         ),
         (
-            "ctxkit_breaker_record_success",
-            Call::Status(|err| unsafe { ctxkit_breaker_record_success(z(), z(), z(), z(), err) }),
+            "turnfit_breaker_record_success",
+            Call::Status(|err| unsafe { turnfit_breaker_record_success(z(), z(), z(), z(), err) }),
         ),
         (
-            "ctxkit_breaker_record_failure",
-            Call::Status(|err| unsafe { ctxkit_breaker_record_failure(z(), z(), z(), z(), err) }),
+            "turnfit_breaker_record_failure",
+            Call::Status(|err| unsafe { turnfit_breaker_record_failure(z(), z(), z(), z(), err) }),
         ),
-        ("ctxkit_breaker_state", Call::Status(|err| unsafe { ctxkit_breaker_state(z(), z(), z(), z(), z(), err) })),
-        ("ctxkit_registry_new", Call::Status(|err| unsafe { ctxkit_registry_new(z(), err) })),
+        ("turnfit_breaker_state", Call::Status(|err| unsafe { turnfit_breaker_state(z(), z(), z(), z(), z(), err) })),
+        ("turnfit_registry_new", Call::Status(|err| unsafe { turnfit_registry_new(z(), err) })),
         (
-            "ctxkit_registry_free",
+            "turnfit_registry_free",
             Call::NoStatus(|| {
-                let _ = unsafe { ctxkit_registry_free(z()) };
-            }),
-        ),
-        ("ctxkit_registry_register", Call::Status(|err| unsafe { ctxkit_registry_register(z(), z(), z(), z(), err) })),
-        (
-            "ctxkit_registry_lookup",
-            Call::Status(|err| unsafe { ctxkit_registry_lookup(z(), z(), z(), z(), z(), z(), err) }),
-        ),
-        ("ctxkit_registry_list", Call::Status(|err| unsafe { ctxkit_registry_list(z(), z(), err) })),
-        ("ctxkit_skills_open", Call::Status(|err| unsafe { ctxkit_skills_open(z(), z(), z(), z(), z(), err) })),
-        (
-            "ctxkit_skills_open_in",
-            Call::Status(|err| unsafe { ctxkit_skills_open_in(z(), z(), z(), z(), z(), z(), err) }),
-        ),
-        (
-            "ctxkit_skills_free",
-            Call::NoStatus(|| {
-                let _ = unsafe { ctxkit_skills_free(z()) };
-            }),
-        ),
-        ("ctxkit_skills_list", Call::Status(|err| unsafe { ctxkit_skills_list(z(), z(), err) })),
-        ("ctxkit_skills_body", Call::Status(|err| unsafe { ctxkit_skills_body(z(), z(), z(), z(), err) })),
-        (
-            "ctxkit_skills_render_index",
-            Call::Status(|err| unsafe { ctxkit_skills_render_index(z(), z(), z(), z(), err) }),
-        ),
-        (
-            "ctxkit_status_kind_name",
-            Call::NoStatus(|| {
-                let _ = ctxkit_status_kind_name(z());
+                let _ = unsafe { turnfit_registry_free(z()) };
             }),
         ),
         (
-            "ctxkit_status_name",
+            "turnfit_registry_register",
+            Call::Status(|err| unsafe { turnfit_registry_register(z(), z(), z(), z(), err) }),
+        ),
+        (
+            "turnfit_registry_lookup",
+            Call::Status(|err| unsafe { turnfit_registry_lookup(z(), z(), z(), z(), z(), z(), err) }),
+        ),
+        ("turnfit_registry_list", Call::Status(|err| unsafe { turnfit_registry_list(z(), z(), err) })),
+        ("turnfit_skills_open", Call::Status(|err| unsafe { turnfit_skills_open(z(), z(), z(), z(), z(), err) })),
+        (
+            "turnfit_skills_open_in",
+            Call::Status(|err| unsafe { turnfit_skills_open_in(z(), z(), z(), z(), z(), z(), err) }),
+        ),
+        (
+            "turnfit_skills_free",
             Call::NoStatus(|| {
-                let _ = unsafe { ctxkit_status_name(z()) };
+                let _ = unsafe { turnfit_skills_free(z()) };
             }),
         ),
-        ("ctxkit_string_free_parts", Call::NoStatus(|| unsafe { ctxkit_string_free_parts(z(), z()) })),
+        ("turnfit_skills_list", Call::Status(|err| unsafe { turnfit_skills_list(z(), z(), err) })),
+        ("turnfit_skills_body", Call::Status(|err| unsafe { turnfit_skills_body(z(), z(), z(), z(), err) })),
         (
-            "ctxkit_string_free",
+            "turnfit_skills_render_index",
+            Call::Status(|err| unsafe { turnfit_skills_render_index(z(), z(), z(), z(), err) }),
+        ),
+        (
+            "turnfit_status_kind_name",
             Call::NoStatus(|| {
-                let _ = unsafe { ctxkit_string_free(z()) };
+                let _ = turnfit_status_kind_name(z());
             }),
         ),
         (
-            "ctxkit_tokens_free",
+            "turnfit_status_name",
             Call::NoStatus(|| {
-                let _ = unsafe { ctxkit_tokens_free(z()) };
+                let _ = unsafe { turnfit_status_name(z()) };
             }),
         ),
-        ("ctxkit_tokenizer_new", Call::Status(|err| unsafe { ctxkit_tokenizer_new(z(), z(), z(), z(), err) })),
+        ("turnfit_string_free_parts", Call::NoStatus(|| unsafe { turnfit_string_free_parts(z(), z()) })),
         (
-            "ctxkit_tokenizer_new_for_model",
-            Call::Status(|err| unsafe { ctxkit_tokenizer_new_for_model(z(), z(), z(), z(), z(), z(), z(), err) }),
-        ),
-        (
-            "ctxkit_tokenizer_free",
+            "turnfit_string_free",
             Call::NoStatus(|| {
-                let _ = unsafe { ctxkit_tokenizer_free(z()) };
+                let _ = unsafe { turnfit_string_free(z()) };
             }),
         ),
-        ("ctxkit_tokenizer_info", Call::Status(|err| unsafe { ctxkit_tokenizer_info(z(), z(), err) })),
-        ("ctxkit_tokenizer_count", Call::Status(|err| unsafe { ctxkit_tokenizer_count(z(), z(), z(), z(), err) })),
         (
-            "ctxkit_tokenizer_count_until_limit",
-            Call::Status(|err| unsafe { ctxkit_tokenizer_count_until_limit(z(), z(), z(), z(), z(), z(), err) }),
+            "turnfit_tokens_free",
+            Call::NoStatus(|| {
+                let _ = unsafe { turnfit_tokens_free(z()) };
+            }),
         ),
-        ("ctxkit_tokenizer_encode", Call::Status(|err| unsafe { ctxkit_tokenizer_encode(z(), z(), z(), z(), err) })),
+        ("turnfit_tokenizer_new", Call::Status(|err| unsafe { turnfit_tokenizer_new(z(), z(), z(), z(), err) })),
         (
-            "ctxkit_tokenizer_token_bytes",
-            Call::Status(|err| unsafe { ctxkit_tokenizer_token_bytes(z(), z(), z(), err) }),
-        ),
-        (
-            "ctxkit_tokenizer_decode_bytes",
-            Call::Status(|err| unsafe { ctxkit_tokenizer_decode_bytes(z(), z(), z(), z(), err) }),
+            "turnfit_tokenizer_new_for_model",
+            Call::Status(|err| unsafe { turnfit_tokenizer_new_for_model(z(), z(), z(), z(), z(), z(), z(), err) }),
         ),
         (
-            "ctxkit_tokenizer_token_id",
-            Call::Status(|err| unsafe { ctxkit_tokenizer_token_id(z(), z(), z(), z(), err) }),
+            "turnfit_tokenizer_free",
+            Call::NoStatus(|| {
+                let _ = unsafe { turnfit_tokenizer_free(z()) };
+            }),
+        ),
+        ("turnfit_tokenizer_info", Call::Status(|err| unsafe { turnfit_tokenizer_info(z(), z(), err) })),
+        ("turnfit_tokenizer_count", Call::Status(|err| unsafe { turnfit_tokenizer_count(z(), z(), z(), z(), err) })),
+        (
+            "turnfit_tokenizer_count_until_limit",
+            Call::Status(|err| unsafe { turnfit_tokenizer_count_until_limit(z(), z(), z(), z(), z(), z(), err) }),
+        ),
+        ("turnfit_tokenizer_encode", Call::Status(|err| unsafe { turnfit_tokenizer_encode(z(), z(), z(), z(), err) })),
+        (
+            "turnfit_tokenizer_token_bytes",
+            Call::Status(|err| unsafe { turnfit_tokenizer_token_bytes(z(), z(), z(), err) }),
         ),
         (
-            "ctxkit_tokenizer_encode_bytes",
-            Call::Status(|err| unsafe { ctxkit_tokenizer_encode_bytes(z(), z(), z(), z(), err) }),
+            "turnfit_tokenizer_decode_bytes",
+            Call::Status(|err| unsafe { turnfit_tokenizer_decode_bytes(z(), z(), z(), z(), err) }),
         ),
         (
-            "ctxkit_tokenizer_decode_with_offsets",
-            Call::Status(|err| unsafe { ctxkit_tokenizer_decode_with_offsets(z(), z(), z(), z(), z(), err) }),
+            "turnfit_tokenizer_token_id",
+            Call::Status(|err| unsafe { turnfit_tokenizer_token_id(z(), z(), z(), z(), err) }),
         ),
         (
-            "ctxkit_tokenizer_encode_special",
-            Call::Status(|err| unsafe { ctxkit_tokenizer_encode_special(z(), z(), z(), z(), z(), z(), err) }),
+            "turnfit_tokenizer_encode_bytes",
+            Call::Status(|err| unsafe { turnfit_tokenizer_encode_bytes(z(), z(), z(), z(), err) }),
         ),
         (
-            "ctxkit_tokenizer_special_tokens",
-            Call::Status(|err| unsafe { ctxkit_tokenizer_special_tokens(z(), z(), err) }),
+            "turnfit_tokenizer_decode_with_offsets",
+            Call::Status(|err| unsafe { turnfit_tokenizer_decode_with_offsets(z(), z(), z(), z(), z(), err) }),
         ),
         (
-            "ctxkit_tokenizer_decode",
-            Call::Status(|err| unsafe { ctxkit_tokenizer_decode(z(), z(), z(), z(), z(), err) }),
+            "turnfit_tokenizer_encode_special",
+            Call::Status(|err| unsafe { turnfit_tokenizer_encode_special(z(), z(), z(), z(), z(), z(), err) }),
         ),
         (
-            "ctxkit_tokenizer_truncate",
+            "turnfit_tokenizer_special_tokens",
+            Call::Status(|err| unsafe { turnfit_tokenizer_special_tokens(z(), z(), err) }),
+        ),
+        (
+            "turnfit_tokenizer_decode",
+            Call::Status(|err| unsafe { turnfit_tokenizer_decode(z(), z(), z(), z(), z(), err) }),
+        ),
+        (
+            "turnfit_tokenizer_truncate",
             Call::Status(|err| unsafe {
-                ctxkit_tokenizer_truncate(z(), z(), z(), z(), z(), z(), z(), z(), z(), z(), err)
+                turnfit_tokenizer_truncate(z(), z(), z(), z(), z(), z(), z(), z(), z(), z(), err)
             }),
         ),
-        ("ctxkit_assemble", Call::Status(|err| unsafe { ctxkit_assemble(z(), z(), z(), z(), err) })),
-        ("ctxkit_toolset_report", Call::Status(|err| unsafe { ctxkit_toolset_report(z(), z(), z(), z(), err) })),
-        ("ctxkit_toolset_select", Call::Status(|err| unsafe { ctxkit_toolset_select(z(), z(), z(), z(), z(), err) })),
+        ("turnfit_assemble", Call::Status(|err| unsafe { turnfit_assemble(z(), z(), z(), z(), err) })),
+        ("turnfit_toolset_report", Call::Status(|err| unsafe { turnfit_toolset_report(z(), z(), z(), z(), err) })),
+        ("turnfit_toolset_select", Call::Status(|err| unsafe { turnfit_toolset_select(z(), z(), z(), z(), z(), err) })),
         (
-            "ctxkit_clock_now_us",
+            "turnfit_clock_now_us",
             Call::NoStatus(|| {
-                let _ = unsafe { ctxkit_clock_now_us() };
+                let _ = unsafe { turnfit_clock_now_us() };
             }),
         ),
-        ("ctxkit_tracer_new", Call::Status(|err| unsafe { ctxkit_tracer_new(z(), z(), z(), err) })),
+        ("turnfit_tracer_new", Call::Status(|err| unsafe { turnfit_tracer_new(z(), z(), z(), err) })),
         (
-            "ctxkit_tracer_free",
+            "turnfit_tracer_free",
             Call::NoStatus(|| {
-                let _ = unsafe { ctxkit_tracer_free(z()) };
+                let _ = unsafe { turnfit_tracer_free(z()) };
             }),
         ),
         (
-            "ctxkit_tracer_start",
-            Call::Status(|err| unsafe { ctxkit_tracer_start(z(), z(), z(), z(), z(), z(), z(), z(), err) }),
-        ),
-        ("ctxkit_tracer_end", Call::Status(|err| unsafe { ctxkit_tracer_end(z(), z(), z(), z(), z(), z(), z(), err) })),
-        (
-            "ctxkit_tracer_end_with",
-            Call::Status(|err| unsafe { ctxkit_tracer_end_with(z(), z(), z(), z(), z(), z(), err) }),
-        ),
-        ("ctxkit_tracer_overdue", Call::Status(|err| unsafe { ctxkit_tracer_overdue(z(), z(), z(), err) })),
-        ("ctxkit_tracer_expire", Call::Status(|err| unsafe { ctxkit_tracer_expire(z(), z(), z(), err) })),
-        ("ctxkit_tracer_export", Call::Status(|err| unsafe { ctxkit_tracer_export(z(), z(), z(), err) })),
-        (
-            "ctxkit_window_set_event_callback",
-            Call::Status(|err| unsafe { ctxkit_window_set_event_callback(z(), None, z(), err) }),
+            "turnfit_tracer_start",
+            Call::Status(|err| unsafe { turnfit_tracer_start(z(), z(), z(), z(), z(), z(), z(), z(), err) }),
         ),
         (
-            "ctxkit_breaker_set_event_callback",
-            Call::Status(|err| unsafe { ctxkit_breaker_set_event_callback(z(), None, z(), err) }),
+            "turnfit_tracer_end",
+            Call::Status(|err| unsafe { turnfit_tracer_end(z(), z(), z(), z(), z(), z(), z(), err) }),
         ),
         (
-            "ctxkit_tracer_set_event_callback",
-            Call::Status(|err| unsafe { ctxkit_tracer_set_event_callback(z(), None, z(), err) }),
+            "turnfit_tracer_end_with",
+            Call::Status(|err| unsafe { turnfit_tracer_end_with(z(), z(), z(), z(), z(), z(), err) }),
+        ),
+        ("turnfit_tracer_overdue", Call::Status(|err| unsafe { turnfit_tracer_overdue(z(), z(), z(), err) })),
+        ("turnfit_tracer_expire", Call::Status(|err| unsafe { turnfit_tracer_expire(z(), z(), z(), err) })),
+        ("turnfit_tracer_export", Call::Status(|err| unsafe { turnfit_tracer_export(z(), z(), z(), err) })),
+        (
+            "turnfit_window_set_event_callback",
+            Call::Status(|err| unsafe { turnfit_window_set_event_callback(z(), None, z(), err) }),
         ),
         (
-            "ctxkit_skills_open_with_events",
-            Call::Status(|err| unsafe { ctxkit_skills_open_with_events(z(), z(), z(), z(), None, z(), z(), err) }),
+            "turnfit_breaker_set_event_callback",
+            Call::Status(|err| unsafe { turnfit_breaker_set_event_callback(z(), None, z(), err) }),
         ),
         (
-            "ctxkit_event_kind_name",
+            "turnfit_tracer_set_event_callback",
+            Call::Status(|err| unsafe { turnfit_tracer_set_event_callback(z(), None, z(), err) }),
+        ),
+        (
+            "turnfit_skills_open_with_events",
+            Call::Status(|err| unsafe { turnfit_skills_open_with_events(z(), z(), z(), z(), None, z(), z(), err) }),
+        ),
+        (
+            "turnfit_event_kind_name",
             Call::NoStatus(|| {
-                let _ = ctxkit_event_kind_name(z());
+                let _ = turnfit_event_kind_name(z());
             }),
         ),
         (
-            "ctxkit_version",
+            "turnfit_version",
             Call::NoBoundary(|| {
-                let _ = ctxkit_version();
+                let _ = turnfit_version();
             }),
         ),
         (
-            "ctxkit_abi_version",
+            "turnfit_abi_version",
             Call::NoBoundary(|| {
-                let _ = ctxkit_abi_version();
+                let _ = turnfit_abi_version();
             }),
         ),
-        ("ctxkit_window_new", Call::Status(|err| unsafe { ctxkit_window_new(z(), z(), z(), z(), z(), z(), err) })),
+        ("turnfit_window_new", Call::Status(|err| unsafe { turnfit_window_new(z(), z(), z(), z(), z(), z(), err) })),
         (
-            "ctxkit_window_free",
+            "turnfit_window_free",
             Call::NoStatus(|| {
-                let _ = unsafe { ctxkit_window_free(z()) };
+                let _ = unsafe { turnfit_window_free(z()) };
             }),
         ),
-        ("ctxkit_window_load", Call::Status(|err| unsafe { ctxkit_window_load(z(), z(), z(), err) })),
-        ("ctxkit_window_push", Call::Status(|err| unsafe { ctxkit_window_push(z(), z(), z(), z(), err) })),
-        ("ctxkit_window_preflight", Call::Status(|err| unsafe { ctxkit_window_preflight(z(), z(), z(), z(), err) })),
-        ("ctxkit_window_calibrate", Call::Status(|err| unsafe { ctxkit_window_calibrate(z(), z(), z(), err) })),
-        ("ctxkit_window_validate", Call::Status(|err| unsafe { ctxkit_window_validate(z(), z(), err) })),
-        ("ctxkit_window_repair", Call::Status(|err| unsafe { ctxkit_window_repair(z(), z(), z(), z(), err) })),
-        ("ctxkit_window_conversation", Call::Status(|err| unsafe { ctxkit_window_conversation(z(), z(), err) })),
-        ("ctxkit_window_compact", Call::Status(|err| unsafe { ctxkit_window_compact(z(), z(), z(), z(), err) })),
+        ("turnfit_window_load", Call::Status(|err| unsafe { turnfit_window_load(z(), z(), z(), err) })),
+        ("turnfit_window_push", Call::Status(|err| unsafe { turnfit_window_push(z(), z(), z(), z(), err) })),
+        ("turnfit_window_preflight", Call::Status(|err| unsafe { turnfit_window_preflight(z(), z(), z(), z(), err) })),
+        ("turnfit_window_calibrate", Call::Status(|err| unsafe { turnfit_window_calibrate(z(), z(), z(), err) })),
+        ("turnfit_window_validate", Call::Status(|err| unsafe { turnfit_window_validate(z(), z(), err) })),
+        ("turnfit_window_repair", Call::Status(|err| unsafe { turnfit_window_repair(z(), z(), z(), z(), err) })),
+        ("turnfit_window_conversation", Call::Status(|err| unsafe { turnfit_window_conversation(z(), z(), err) })),
+        ("turnfit_window_compact", Call::Status(|err| unsafe { turnfit_window_compact(z(), z(), z(), z(), err) })),
         (
-            "ctxkit_window_apply_summary",
-            Call::Status(|err| unsafe { ctxkit_window_apply_summary(z(), z(), z(), z(), z(), z(), err) }),
+            "turnfit_window_apply_summary",
+            Call::Status(|err| unsafe { turnfit_window_apply_summary(z(), z(), z(), z(), z(), z(), err) }),
         ),
-        ("ctxkit_fit", Call::Status(|err| unsafe { ctxkit_fit(z(), z(), z(), z(), z(), z(), z(), err) })),
+        ("turnfit_fit", Call::Status(|err| unsafe { turnfit_fit(z(), z(), z(), z(), z(), z(), z(), err) })),
     ]
 }
 
-/// The names of the functions include/ctxkit.h declares.
+/// The names of the functions include/turnfit.h declares.
 fn declared() -> BTreeSet<String> {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../include/ctxkit.h");
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../include/turnfit.h");
     let header = std::fs::read_to_string(path).unwrap();
     let mut names = BTreeSet::new();
     for line in header.lines() {
@@ -308,7 +314,7 @@ fn declared() -> BTreeSet<String> {
             continue;
         }
         let mut rest = t;
-        while let Some(i) = rest.find("ctxkit_") {
+        while let Some(i) = rest.find("turnfit_") {
             let tail = &rest[i..];
             let end = tail.find(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).unwrap_or(tail.len());
             if tail[end..].starts_with('(') {
@@ -339,22 +345,22 @@ fn every_exported_function_turns_an_injected_panic_into_a_status() {
         let before = inject::fired();
         let outcome = match call {
             Call::Status(f) => {
-                let mut err: *mut ctxkit_error = std::ptr::null_mut();
+                let mut err: *mut turnfit_error = std::ptr::null_mut();
                 match catch_unwind(AssertUnwindSafe(|| f(&mut err))) {
                     Err(_) => Err("unwound out of the function".to_owned()),
-                    Ok(status) if status != ctxkit_status::Panic => Err(format!("returned {status:?}, not Panic")),
+                    Ok(status) if status != turnfit_status::Panic => Err(format!("returned {status:?}, not Panic")),
                     Ok(_) if err.is_null() => Err("no error object".to_owned()),
                     Ok(_) => {
                         let mut len = 0;
-                        let msg = unsafe { std::ffi::CStr::from_ptr(ctxkit_error_message(err, &mut len)) }
+                        let msg = unsafe { std::ffi::CStr::from_ptr(turnfit_error_message(err, &mut len)) }
                             .to_string_lossy()
                             .into_owned();
-                        let code = unsafe { ctxkit_error_code(err) };
-                        unsafe { ctxkit_error_free(err) };
+                        let code = unsafe { turnfit_error_code(err) };
+                        unsafe { turnfit_error_free(err) };
                         let expected = format!("{name}: panicked: injected panic in {name}");
                         if msg != expected {
                             Err(format!("message {msg:?}, expected {expected:?}"))
-                        } else if code != ctxkit_status::Panic {
+                        } else if code != turnfit_status::Panic {
                             Err(format!("error code {code:?}"))
                         } else {
                             Ok(())
@@ -368,8 +374,8 @@ fn every_exported_function_turns_an_injected_panic_into_a_status() {
         inject::select(None);
         let fired = inject::fired() - before;
         let outcome = outcome.and_then(|()| match (name, fired) {
-            ("ctxkit_version" | "ctxkit_abi_version", 0) => Ok(()),
-            ("ctxkit_version" | "ctxkit_abi_version", n) => {
+            ("turnfit_version" | "turnfit_abi_version", 0) => Ok(()),
+            ("turnfit_version" | "turnfit_abi_version", n) => {
                 Err(format!("{n} injected panics in a boundary-free function"))
             }
             (_, 1) => Ok(()),
@@ -388,7 +394,7 @@ fn without_a_selection_nothing_is_injected() {
     inject::select(None);
     let before = inject::fired();
     let mut reg = std::ptr::null_mut();
-    assert_eq!(unsafe { ctxkit_registry_new(&mut reg, std::ptr::null_mut()) }, ctxkit_status::Ok);
-    unsafe { ctxkit_registry_free(reg) };
+    assert_eq!(unsafe { turnfit_registry_new(&mut reg, std::ptr::null_mut()) }, turnfit_status::Ok);
+    unsafe { turnfit_registry_free(reg) };
     assert_eq!(inject::fired(), before);
 }

@@ -3,13 +3,13 @@
 //! ffi crate as a Rust dependency. Input: one byte picks the function (and
 //! for two-input functions whether the bytes go to the first or the second
 //! input, the other getting a valid value), the rest is the bytes. Every
-//! call returns a status the library defines, never `CTXKIT_STATUS_PANIC`;
+//! call returns a status the library defines, never `TURNFIT_STATUS_PANIC`;
 //! on failure `*err` is an error object whose code is that status and whose
 //! message is a non-empty C string; on success every output is set and
 //! every owned output is freed here (ASan and valgrind see any leak or
 //! double free when the harness runs under them).
 //!
-//! Included by the fuzz crate (where `super::ffi` is `ctxkit_ffi`) and by
+//! Included by the fuzz crate (where `super::ffi` is `turnfit_ffi`) and by
 //! the ffi crate's corpus replay test (where it is the crate itself).
 
 use std::ffi::c_char;
@@ -19,31 +19,31 @@ use super::common::Knobs;
 use super::ffi::*;
 
 /// Checks a returned status and the error object that goes with it.
-fn check_status(function: &str, status: ctxkit_status, err: *mut ctxkit_error) -> bool {
+fn check_status(function: &str, status: turnfit_status, err: *mut turnfit_error) -> bool {
     let n = status as u32;
-    let name = unsafe { std::ffi::CStr::from_ptr(ctxkit_status_name(n)) }.to_str().unwrap();
-    assert_ne!(name, "CTXKIT_STATUS_UNRECOGNIZED", "{function} returned undefined status {n}");
-    if status == ctxkit_status::Ok {
+    let name = unsafe { std::ffi::CStr::from_ptr(turnfit_status_name(n)) }.to_str().unwrap();
+    assert_ne!(name, "TURNFIT_STATUS_UNRECOGNIZED", "{function} returned undefined status {n}");
+    if status == turnfit_status::Ok {
         assert!(err.is_null(), "{function} succeeded but wrote an error object");
         return true;
     }
     assert!(!err.is_null(), "{function} failed with {name} but wrote no error object");
-    let code = unsafe { ctxkit_error_code(err) };
+    let code = unsafe { turnfit_error_code(err) };
     let mut len = 0usize;
-    let msg = unsafe { ctxkit_error_message(err, &mut len) };
+    let msg = unsafe { turnfit_error_message(err, &mut len) };
     assert!(!msg.is_null(), "{function}: error message is NULL");
     let text = unsafe { std::ffi::CStr::from_ptr(msg) }.to_string_lossy().into_owned();
     assert_eq!(text.len(), len, "{function}: message length");
     assert_eq!(code, status, "{function}: error code {code:?} differs from status {status:?} ({text})");
-    assert_ne!(status, ctxkit_status::Panic, "{function} panicked: {text}");
+    assert_ne!(status, turnfit_status::Panic, "{function} panicked: {text}");
     assert!(text.starts_with(function), "{function}: message does not name the function: {text}");
-    unsafe { ctxkit_error_free(err) };
+    unsafe { turnfit_error_free(err) };
     false
 }
 
 /// Takes an output string: set on success, valid UTF-8 (JSON when `json`),
 /// then freed.
-fn take_string(function: &str, mut s: ctxkit_string, json: bool) {
+fn take_string(function: &str, mut s: turnfit_string, json: bool) {
     assert!(!s.ptr.is_null(), "{function}: success with a NULL string");
     let bytes = unsafe { std::slice::from_raw_parts(s.ptr.cast::<u8>(), s.len) };
     let text = std::str::from_utf8(bytes).unwrap_or_else(|_| panic!("{function}: output is not UTF-8"));
@@ -52,7 +52,7 @@ fn take_string(function: &str, mut s: ctxkit_string, json: bool) {
         serde_json::from_str::<serde_json::Value>(text)
             .unwrap_or_else(|e| panic!("{function}: output is not JSON: {e}"));
     }
-    unsafe { ctxkit_string_free(&mut s) };
+    unsafe { turnfit_string_free(&mut s) };
     assert!(s.ptr.is_null(), "{function}: string_free did not reset the string");
 }
 
@@ -61,19 +61,19 @@ fn txt(b: &[u8]) -> *const c_char {
     b.as_ptr().cast()
 }
 
-const EMPTY: ctxkit_string = ctxkit_string { ptr: null_mut(), len: 0 };
+const EMPTY: turnfit_string = turnfit_string { ptr: null_mut(), len: 0 };
 
 const CONVERSATION: &str = r#"{"messages":[{"role":"system","content":"Be brief."},{"role":"user","content":"hi"},{"role":"assistant","content":null,"tool_calls":[{"id":"c1","type":"function","function":{"name":"f","arguments":"{}"}}]},{"role":"tool","tool_call_id":"c1","content":"ok"},{"role":"user","content":"again"}]}"#;
 const FIT_OPTIONS: &str = r#"{"model":"gpt-4o","max_tokens":60,"policy":{"strategy":"recency"}}"#;
 const HANDOFF: &str = r#"{"version":"1.0","task_summary":"Fix the flaky parser test.","key_outputs":[],"metadata":{"from_agent":"planner","to_agent":"coder","created_at":"2026-03-01T12:00:00Z"}}"#;
 
 struct Handles {
-    registry: *mut ctxkit_registry,
-    tokenizer: *mut ctxkit_tokenizer,
-    window: *mut ctxkit_window,
-    breaker: *mut ctxkit_breaker,
-    tracer: *mut ctxkit_tracer,
-    stack: *mut ctxkit_callstack,
+    registry: *mut turnfit_registry,
+    tokenizer: *mut turnfit_tokenizer,
+    window: *mut turnfit_window,
+    breaker: *mut turnfit_breaker,
+    tracer: *mut turnfit_tracer,
+    stack: *mut turnfit_callstack,
 }
 
 impl Handles {
@@ -88,17 +88,17 @@ impl Handles {
         };
         let e = null_mut();
         unsafe {
-            assert_eq!(ctxkit_registry_new(&mut h.registry, e), ctxkit_status::Ok);
+            assert_eq!(turnfit_registry_new(&mut h.registry, e), turnfit_status::Ok);
             let enc = b"cl100k_base";
-            assert_eq!(ctxkit_tokenizer_new(txt(enc), enc.len(), 0, &mut h.tokenizer, e), ctxkit_status::Ok);
+            assert_eq!(turnfit_tokenizer_new(txt(enc), enc.len(), 0, &mut h.tokenizer, e), turnfit_status::Ok);
             let model = b"gpt-4o";
             assert_eq!(
-                ctxkit_window_new(h.registry, txt(model), model.len(), null(), 0, &mut h.window, e),
-                ctxkit_status::Ok
+                turnfit_window_new(h.registry, txt(model), model.len(), null(), 0, &mut h.window, e),
+                turnfit_status::Ok
             );
-            assert_eq!(ctxkit_breaker_new(null(), 0, &mut h.breaker, e), ctxkit_status::Ok);
-            assert_eq!(ctxkit_tracer_new(null(), 0, &mut h.tracer, e), ctxkit_status::Ok);
-            assert_eq!(ctxkit_callstack_new(8, &mut h.stack, e), ctxkit_status::Ok);
+            assert_eq!(turnfit_breaker_new(null(), 0, &mut h.breaker, e), turnfit_status::Ok);
+            assert_eq!(turnfit_tracer_new(null(), 0, &mut h.tracer, e), turnfit_status::Ok);
+            assert_eq!(turnfit_callstack_new(8, &mut h.stack, e), turnfit_status::Ok);
         }
         h
     }
@@ -107,12 +107,12 @@ impl Handles {
 impl Drop for Handles {
     fn drop(&mut self) {
         unsafe {
-            ctxkit_callstack_free(self.stack);
-            ctxkit_tracer_free(self.tracer);
-            ctxkit_breaker_free(self.breaker);
-            ctxkit_window_free(self.window);
-            ctxkit_tokenizer_free(self.tokenizer);
-            ctxkit_registry_free(self.registry);
+            turnfit_callstack_free(self.stack);
+            turnfit_tracer_free(self.tracer);
+            turnfit_breaker_free(self.breaker);
+            turnfit_window_free(self.window);
+            turnfit_tokenizer_free(self.tokenizer);
+            turnfit_registry_free(self.registry);
         }
     }
 }
@@ -130,7 +130,7 @@ pub fn check(data: &[u8]) {
     let mut s = EMPTY;
     macro_rules! call {
         ($f:ident, $json:expr, $($arg:expr),*) => {{
-            let mut err: *mut ctxkit_error = null_mut();
+            let mut err: *mut turnfit_error = null_mut();
             let status = $f($($arg,)* &mut err);
             let ok = check_status(stringify!($f), status, err);
             if let (true, Some(json)) = (ok, $json) {
@@ -145,75 +145,75 @@ pub fn check(data: &[u8]) {
         match which {
             0 => {
                 let mut t = null_mut();
-                if call!(ctxkit_tokenizer_new, none, p, n, 0, &mut t) {
-                    ctxkit_tokenizer_free(t);
+                if call!(turnfit_tokenizer_new, none, p, n, 0, &mut t) {
+                    turnfit_tokenizer_free(t);
                 }
             }
             1 => {
                 let mut t = null_mut();
-                if call!(ctxkit_tokenizer_new_for_model, none, h.registry, p, n, null(), 0, 0, &mut t) {
-                    ctxkit_tokenizer_free(t);
+                if call!(turnfit_tokenizer_new_for_model, none, h.registry, p, n, null(), 0, 0, &mut t) {
+                    turnfit_tokenizer_free(t);
                 }
             }
             2 => {
                 let mut count = usize::MAX;
-                if call!(ctxkit_tokenizer_count, none, h.tokenizer, p, n, &mut count) {
+                if call!(turnfit_tokenizer_count, none, h.tokenizer, p, n, &mut count) {
                     assert!(count <= n, "more tokens than bytes");
                 }
             }
             3 => {
                 let (mut count, mut exceeded) = (0usize, false);
-                call!(ctxkit_tokenizer_count_until_limit, none, h.tokenizer, p, n, n / 3, &mut count, &mut exceeded);
+                call!(turnfit_tokenizer_count_until_limit, none, h.tokenizer, p, n, n / 3, &mut count, &mut exceeded);
             }
             4 => {
                 // Any bytes: encode_bytes round-trips them through decode_bytes.
-                let mut t = ctxkit_tokens { ptr: null_mut(), len: 0 };
-                if call!(ctxkit_tokenizer_encode_bytes, none, h.tokenizer, pb, n, &mut t) {
+                let mut t = turnfit_tokens { ptr: null_mut(), len: 0 };
+                if call!(turnfit_tokenizer_encode_bytes, none, h.tokenizer, pb, n, &mut t) {
                     let mut out = EMPTY;
-                    let st = ctxkit_tokenizer_decode_bytes(h.tokenizer, t.ptr, t.len, &mut out, null_mut());
-                    assert_eq!(st, ctxkit_status::Ok);
+                    let st = turnfit_tokenizer_decode_bytes(h.tokenizer, t.ptr, t.len, &mut out, null_mut());
+                    assert_eq!(st, turnfit_status::Ok);
                     assert_eq!(
                         std::slice::from_raw_parts(out.ptr.cast::<u8>(), out.len),
                         bytes,
                         "decode_bytes(encode_bytes(x)) != x"
                     );
-                    ctxkit_string_free(&mut out);
-                    ctxkit_tokens_free(&mut t);
+                    turnfit_string_free(&mut out);
+                    turnfit_tokens_free(&mut t);
                 }
                 let mut id = 0u32;
-                call!(ctxkit_tokenizer_token_id, none, h.tokenizer, pb, n, &mut id);
+                call!(turnfit_tokenizer_token_id, none, h.tokenizer, pb, n, &mut id);
                 // The input as text and as a special-token policy.
                 let policy = br#"{"allowed_special": ["<|endoftext|>"]}"#;
-                if call!(ctxkit_tokenizer_encode_special, none, h.tokenizer, p, n, txt(policy), policy.len(), &mut t) {
-                    ctxkit_tokens_free(&mut t);
+                if call!(turnfit_tokenizer_encode_special, none, h.tokenizer, p, n, txt(policy), policy.len(), &mut t) {
+                    turnfit_tokens_free(&mut t);
                 }
-                if call!(ctxkit_tokenizer_encode_special, none, h.tokenizer, p, 0, p, n, &mut t) {
-                    ctxkit_tokens_free(&mut t);
+                if call!(turnfit_tokenizer_encode_special, none, h.tokenizer, p, 0, p, n, &mut t) {
+                    turnfit_tokens_free(&mut t);
                 }
-                let mut t = ctxkit_tokens { ptr: null_mut(), len: 0 };
-                if call!(ctxkit_tokenizer_encode, none, h.tokenizer, p, n, &mut t) {
+                let mut t = turnfit_tokens { ptr: null_mut(), len: 0 };
+                if call!(turnfit_tokenizer_encode, none, h.tokenizer, p, n, &mut t) {
                     let text = std::str::from_utf8(bytes).expect("encode accepted invalid UTF-8");
                     let mut out = EMPTY;
-                    let st = ctxkit_tokenizer_decode(h.tokenizer, t.ptr, t.len, 0, &mut out, null_mut());
-                    assert_eq!(st, ctxkit_status::Ok);
+                    let st = turnfit_tokenizer_decode(h.tokenizer, t.ptr, t.len, 0, &mut out, null_mut());
+                    assert_eq!(st, turnfit_status::Ok);
                     assert_eq!(
                         std::slice::from_raw_parts(out.ptr.cast::<u8>(), out.len),
                         text.as_bytes(),
                         "decode(encode(x)) != x"
                     );
-                    ctxkit_string_free(&mut out);
-                    ctxkit_tokens_free(&mut t);
+                    turnfit_string_free(&mut out);
+                    turnfit_tokens_free(&mut t);
                 }
             }
             5 | 6 => {
                 let ids: Vec<u32> =
                     bytes.chunks(3).map(|c| c.iter().fold(0u32, |a, &b| a << 8 | u32::from(b))).collect();
                 let mut raw = EMPTY;
-                if call!(ctxkit_tokenizer_decode_bytes, none, h.tokenizer, ids.as_ptr(), ids.len(), &mut raw) {
-                    ctxkit_string_free(&mut raw);
+                if call!(turnfit_tokenizer_decode_bytes, none, h.tokenizer, ids.as_ptr(), ids.len(), &mut raw) {
+                    turnfit_string_free(&mut raw);
                 }
                 call!(
-                    ctxkit_tokenizer_decode,
+                    turnfit_tokenizer_decode,
                     Some(false),
                     h.tokenizer,
                     ids.as_ptr(),
@@ -226,7 +226,7 @@ pub fn check(data: &[u8]) {
                 let (mut tokens, mut removed) = (0usize, 0usize);
                 let m = b"[...]";
                 call!(
-                    ctxkit_tokenizer_truncate,
+                    turnfit_tokenizer_truncate,
                     Some(false),
                     h.tokenizer,
                     p,
@@ -244,7 +244,7 @@ pub fn check(data: &[u8]) {
                 let (mut tokens, mut removed) = (0usize, 0usize);
                 let t = b"some text to cut at a token boundary";
                 call!(
-                    ctxkit_tokenizer_truncate,
+                    turnfit_tokenizer_truncate,
                     Some(false),
                     h.tokenizer,
                     txt(t),
@@ -259,134 +259,134 @@ pub fn check(data: &[u8]) {
                 );
             }
             9 => {
-                call!(ctxkit_assemble, Some(true), h.tokenizer, p, n, &mut s);
+                call!(turnfit_assemble, Some(true), h.tokenizer, p, n, &mut s);
             }
             10 => {
                 let mut report = EMPTY;
-                if call!(ctxkit_fit, Some(true), h.registry, p, n, txt(fo), fo.len(), &mut s, &mut report) {
-                    take_string("ctxkit_fit", report, true);
+                if call!(turnfit_fit, Some(true), h.registry, p, n, txt(fo), fo.len(), &mut s, &mut report) {
+                    take_string("turnfit_fit", report, true);
                 }
             }
             11 => {
                 let mut report = EMPTY;
-                if call!(ctxkit_fit, Some(true), h.registry, txt(c), c.len(), p, n, &mut s, &mut report) {
-                    take_string("ctxkit_fit", report, true);
+                if call!(turnfit_fit, Some(true), h.registry, txt(c), c.len(), p, n, &mut s, &mut report) {
+                    take_string("turnfit_fit", report, true);
                 }
             }
             12 => {
                 let mut w = null_mut();
-                if call!(ctxkit_window_new, none, h.registry, p, n, null(), 0, &mut w) {
-                    ctxkit_window_free(w);
+                if call!(turnfit_window_new, none, h.registry, p, n, null(), 0, &mut w) {
+                    turnfit_window_free(w);
                 }
             }
             13 => {
                 let mut w = null_mut();
                 let m = b"gpt-4o";
-                if call!(ctxkit_window_new, none, h.registry, txt(m), m.len(), p, n, &mut w) {
-                    ctxkit_window_free(w);
+                if call!(turnfit_window_new, none, h.registry, txt(m), m.len(), p, n, &mut w) {
+                    turnfit_window_free(w);
                 }
             }
             14 => {
-                if call!(ctxkit_window_load, none, h.window, p, n) {
-                    call!(ctxkit_window_validate, Some(true), h.window, &mut s);
-                    call!(ctxkit_window_conversation, Some(true), h.window, &mut s);
+                if call!(turnfit_window_load, none, h.window, p, n) {
+                    call!(turnfit_window_validate, Some(true), h.window, &mut s);
+                    call!(turnfit_window_conversation, Some(true), h.window, &mut s);
                     let policy = br#"{"target_tokens":40,"limit_tokens":60}"#;
-                    call!(ctxkit_window_compact, Some(true), h.window, txt(policy), policy.len(), &mut s);
+                    call!(turnfit_window_compact, Some(true), h.window, txt(policy), policy.len(), &mut s);
                 }
             }
             15 => {
                 let mut tokens = 0usize;
-                call!(ctxkit_window_push, none, h.window, p, n, &mut tokens);
+                call!(turnfit_window_push, none, h.window, p, n, &mut tokens);
             }
             16 => {
-                call!(ctxkit_window_preflight, Some(true), h.window, p, n, &mut s);
+                call!(turnfit_window_preflight, Some(true), h.window, p, n, &mut s);
             }
             17 => {
-                assert_eq!(ctxkit_window_load(h.window, txt(c), c.len(), null_mut()), ctxkit_status::Ok);
-                call!(ctxkit_window_repair, Some(true), h.window, p, n, &mut s);
+                assert_eq!(turnfit_window_load(h.window, txt(c), c.len(), null_mut()), turnfit_status::Ok);
+                call!(turnfit_window_repair, Some(true), h.window, p, n, &mut s);
             }
             18 => {
-                assert_eq!(ctxkit_window_load(h.window, txt(c), c.len(), null_mut()), ctxkit_status::Ok);
-                call!(ctxkit_window_compact, Some(true), h.window, p, n, &mut s);
+                assert_eq!(turnfit_window_load(h.window, txt(c), c.len(), null_mut()), turnfit_status::Ok);
+                call!(turnfit_window_compact, Some(true), h.window, p, n, &mut s);
             }
             19 => {
                 let sum = b"summary";
-                call!(ctxkit_window_apply_summary, Some(true), h.window, p, n, txt(sum), sum.len(), &mut s);
+                call!(turnfit_window_apply_summary, Some(true), h.window, p, n, txt(sum), sum.len(), &mut s);
             }
             20 => {
-                call!(ctxkit_handoff_validate, Some(true), p, n, &mut s);
+                call!(turnfit_handoff_validate, Some(true), p, n, &mut s);
             }
             21 => {
-                call!(ctxkit_handoff_render, Some(true), p, n, null(), 0, &mut s);
+                call!(turnfit_handoff_render, Some(true), p, n, null(), 0, &mut s);
             }
             22 => {
-                call!(ctxkit_handoff_render, Some(true), txt(ho), ho.len(), p, n, &mut s);
-                call!(ctxkit_handoff_render_in, Some(true), h.registry, txt(ho), ho.len(), p, n, &mut s);
+                call!(turnfit_handoff_render, Some(true), txt(ho), ho.len(), p, n, &mut s);
+                call!(turnfit_handoff_render_in, Some(true), h.registry, txt(ho), ho.len(), p, n, &mut s);
             }
             23 => {
-                call!(ctxkit_handoff_filter, Some(true), p, n, null(), 0, &mut s);
+                call!(turnfit_handoff_filter, Some(true), p, n, null(), 0, &mut s);
             }
             24 => {
-                call!(ctxkit_handoff_filter, Some(true), txt(c), c.len(), p, n, &mut s);
+                call!(turnfit_handoff_filter, Some(true), txt(c), c.len(), p, n, &mut s);
             }
             25 => {
                 let prov = b"openai";
                 let status = u32::from(bytes.first().copied().unwrap_or(0)) * 2;
-                call!(ctxkit_recovery_classify, Some(true), txt(prov), prov.len(), status, p, n, null(), 0, &mut s);
+                call!(turnfit_recovery_classify, Some(true), txt(prov), prov.len(), status, p, n, null(), 0, &mut s);
             }
             26 => {
                 let prov = b"anthropic";
-                call!(ctxkit_recovery_classify, Some(true), null(), 0, 429, null(), 0, p, n, &mut s);
-                call!(ctxkit_recovery_classify, Some(true), p, n, 500, txt(prov), prov.len(), null(), 0, &mut s);
+                call!(turnfit_recovery_classify, Some(true), null(), 0, 429, null(), 0, p, n, &mut s);
+                call!(turnfit_recovery_classify, Some(true), p, n, 500, txt(prov), prov.len(), null(), 0, &mut s);
             }
             27 => {
-                call!(ctxkit_recovery_backoff, Some(true), p, n, &mut s);
+                call!(turnfit_recovery_backoff, Some(true), p, n, &mut s);
             }
             28 => {
                 let mut b = null_mut();
-                if call!(ctxkit_breaker_new, none, p, n, &mut b) {
-                    ctxkit_breaker_free(b);
+                if call!(turnfit_breaker_new, none, p, n, &mut b) {
+                    turnfit_breaker_free(b);
                 }
                 let mut allowed = false;
-                call!(ctxkit_breaker_allow, none, h.breaker, p, n, 1000, &mut allowed);
-                call!(ctxkit_breaker_record_failure, none, h.breaker, p, n, 1001);
-                call!(ctxkit_breaker_record_success, none, h.breaker, p, n, 1002);
+                call!(turnfit_breaker_allow, none, h.breaker, p, n, 1000, &mut allowed);
+                call!(turnfit_breaker_record_failure, none, h.breaker, p, n, 1001);
+                call!(turnfit_breaker_record_success, none, h.breaker, p, n, 1002);
                 let mut phase = 0u32;
-                call!(ctxkit_breaker_record_failure_state, none, h.breaker, p, n, 1002, &mut phase);
-                call!(ctxkit_breaker_record_success_state, none, h.breaker, p, n, 1002, &mut phase);
-                call!(ctxkit_breaker_state, Some(true), h.breaker, p, n, 1003, &mut s);
+                call!(turnfit_breaker_record_failure_state, none, h.breaker, p, n, 1002, &mut phase);
+                call!(turnfit_breaker_record_success_state, none, h.breaker, p, n, 1002, &mut phase);
+                call!(turnfit_breaker_state, Some(true), h.breaker, p, n, 1003, &mut s);
             }
             29 => {
                 let mut st = null_mut();
-                if call!(ctxkit_callstack_from_json, none, p, n, &mut st) {
-                    call!(ctxkit_callstack_to_json, Some(true), st, &mut s);
-                    ctxkit_callstack_free(st);
+                if call!(turnfit_callstack_from_json, none, p, n, &mut st) {
+                    call!(turnfit_callstack_to_json, Some(true), st, &mut s);
+                    turnfit_callstack_free(st);
                 }
                 let mut st = null_mut();
-                if call!(ctxkit_callstack_enter, none, h.stack, p, n, &mut st) {
-                    ctxkit_callstack_free(st);
+                if call!(turnfit_callstack_enter, none, h.stack, p, n, &mut st) {
+                    turnfit_callstack_free(st);
                 }
             }
             30 => {
                 let mut registered = 0usize;
-                call!(ctxkit_registry_register, none, h.registry, p, n, &mut registered);
-                call!(ctxkit_registry_lookup, Some(true), h.registry, p, n, null(), 0, &mut s);
+                call!(turnfit_registry_register, none, h.registry, p, n, &mut registered);
+                call!(turnfit_registry_lookup, Some(true), h.registry, p, n, null(), 0, &mut s);
                 let m = b"no-such-model";
-                call!(ctxkit_registry_lookup, Some(true), h.registry, txt(m), m.len(), p, n, &mut s);
+                call!(turnfit_registry_lookup, Some(true), h.registry, txt(m), m.len(), p, n, &mut s);
             }
             31 => {
-                call!(ctxkit_toolset_report, Some(true), h.registry, p, n, &mut s);
-                call!(ctxkit_toolset_select, Some(true), p, n, null(), 0, &mut s);
+                call!(turnfit_toolset_report, Some(true), h.registry, p, n, &mut s);
+                call!(turnfit_toolset_select, Some(true), p, n, null(), 0, &mut s);
             }
             32 => {
                 let mut t = null_mut();
-                if call!(ctxkit_tracer_new, none, p, n, &mut t) {
-                    ctxkit_tracer_free(t);
+                if call!(turnfit_tracer_new, none, p, n, &mut t) {
+                    turnfit_tracer_free(t);
                 }
                 let mut span = 0u64;
-                if call!(ctxkit_tracer_start, none, h.tracer, p, n, p, n, n as u64, 10, &mut span) {
+                if call!(turnfit_tracer_start, none, h.tracer, p, n, p, n, n as u64, 10, &mut span) {
                     call!(
-                        ctxkit_tracer_end,
+                        turnfit_tracer_end,
                         none,
                         h.tracer,
                         span,
@@ -398,31 +398,31 @@ pub fn check(data: &[u8]) {
                     );
                 }
                 // The same bytes as an end object (usage, category, metadata).
-                if call!(ctxkit_tracer_start, none, h.tracer, p, n, null(), 0, 0, 10, &mut span) {
+                if call!(turnfit_tracer_start, none, h.tracer, p, n, null(), 0, 0, 10, &mut span) {
                     let outcome = u32::from(bytes.last().copied().unwrap_or(0) % 5);
-                    if !call!(ctxkit_tracer_end_with, none, h.tracer, span, outcome, p, n, 20) {
-                        call!(ctxkit_tracer_end, none, h.tracer, span, 0, 0, null(), 0, 20);
+                    if !call!(turnfit_tracer_end_with, none, h.tracer, span, outcome, p, n, 20) {
+                        call!(turnfit_tracer_end, none, h.tracer, span, 0, 0, null(), 0, 20);
                     }
                 }
-                call!(ctxkit_tracer_export, Some(true), h.tracer, 30, &mut s);
+                call!(turnfit_tracer_export, Some(true), h.tracer, 30, &mut s);
             }
             _ => {
                 let dir = std::env::temp_dir().join(format!(
-                    "ctxkit-fuzz-abi-{}-{:?}",
+                    "turnfit-fuzz-abi-{}-{:?}",
                     std::process::id(),
                     std::thread::current().id()
                 ));
                 std::fs::create_dir_all(&dir).unwrap();
                 let root = dir.to_str().unwrap().as_bytes();
                 let mut sk = null_mut();
-                if call!(ctxkit_skills_open, none, txt(root), root.len(), p, n, &mut sk) {
-                    call!(ctxkit_skills_body, Some(true), sk, p, n, &mut s);
-                    call!(ctxkit_skills_render_index, Some(true), sk, p, n, &mut s);
-                    ctxkit_skills_free(sk);
+                if call!(turnfit_skills_open, none, txt(root), root.len(), p, n, &mut sk) {
+                    call!(turnfit_skills_body, Some(true), sk, p, n, &mut s);
+                    call!(turnfit_skills_render_index, Some(true), sk, p, n, &mut s);
+                    turnfit_skills_free(sk);
                 }
                 let mut sk = null_mut();
-                if call!(ctxkit_skills_open_in, none, h.registry, txt(root), root.len(), p, n, &mut sk) {
-                    ctxkit_skills_free(sk);
+                if call!(turnfit_skills_open_in, none, h.registry, txt(root), root.len(), p, n, &mut sk) {
+                    turnfit_skills_free(sk);
                 }
                 // With an event callback (it only counts).
                 unsafe extern "C" fn count(user: *mut std::ffi::c_void, _: u32, _: *const std::ffi::c_char, _: usize) {
@@ -431,12 +431,12 @@ pub fn check(data: &[u8]) {
                 }
                 let mut seen = 0usize;
                 let user = (&mut seen as *mut usize).cast();
-                if call!(ctxkit_skills_open_with_events, none, txt(root), root.len(), p, n, Some(count), user, &mut sk)
+                if call!(turnfit_skills_open_with_events, none, txt(root), root.len(), p, n, Some(count), user, &mut sk)
                 {
-                    ctxkit_skills_free(sk);
+                    turnfit_skills_free(sk);
                 }
-                let _ = ctxkit_event_kind_name(u32::from(bytes.first().copied().unwrap_or(0)));
-                let _ = ctxkit_status_name(u32::from(bytes.first().copied().unwrap_or(0)));
+                let _ = turnfit_event_kind_name(u32::from(bytes.first().copied().unwrap_or(0)));
+                let _ = turnfit_status_name(u32::from(bytes.first().copied().unwrap_or(0)));
             }
         }
     }

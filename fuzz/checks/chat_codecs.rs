@@ -5,7 +5,7 @@
 //! in its own format, to an equal conversation, and writing that one gives
 //! the same bytes (the round trip is a fixed point).
 
-use ctxkit::chat::{Conversation, Format};
+use turnfit::chat::{Conversation, Format};
 
 use super::common::{text, Knobs};
 

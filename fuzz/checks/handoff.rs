@@ -4,8 +4,8 @@
 //! equal handoff; a rendered block is counted exactly and is within the
 //! budget when one is given.
 
-use ctxkit::handoff::{Handoff, RenderOptions};
-use ctxkit::{Encoding, Tokenizer};
+use turnfit::handoff::{Handoff, RenderOptions};
+use turnfit::{Encoding, Tokenizer};
 
 use super::common::{text, Knobs};
 

@@ -11,7 +11,7 @@
 
 pub mod common;
 mod ffi {
-    pub use ctxkit_ffi::*;
+    pub use turnfit_ffi::*;
 }
 
 pub mod abi;

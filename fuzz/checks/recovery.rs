@@ -5,7 +5,7 @@
 //! (`classify`). Never panics; any body within the size limit classifies;
 //! a retry always carries a delay and where it came from.
 
-use ctxkit::recovery::{classify, classify_json, Action, Classification, Provider};
+use turnfit::recovery::{classify, classify_json, Action, Classification, Provider};
 
 use super::common::{text, Knobs};
 

@@ -8,8 +8,8 @@
 use std::path::PathBuf;
 use std::sync::OnceLock;
 
-use ctxkit::skills::{name_problem, OpenOptions, SkillSet};
-use ctxkit::ErrorKind;
+use turnfit::skills::{name_problem, OpenOptions, SkillSet};
+use turnfit::ErrorKind;
 
 use super::common::text;
 
@@ -20,7 +20,7 @@ fn skill(name: &str) -> String {
 fn root() -> &'static (PathBuf, SkillSet) {
     static ROOT: OnceLock<(PathBuf, SkillSet)> = OnceLock::new();
     ROOT.get_or_init(|| {
-        let base = std::env::temp_dir().join(format!("ctxkit-fuzz-paths-{}", std::process::id()));
+        let base = std::env::temp_dir().join(format!("turnfit-fuzz-paths-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&base);
         let root = base.join("skills");
         std::fs::create_dir_all(root.join("alpha")).unwrap();

@@ -9,14 +9,14 @@
 
 use std::path::PathBuf;
 
-use ctxkit::skills::{name_problem, OpenOptions, SkillSet};
-use ctxkit::ErrorKind;
+use turnfit::skills::{name_problem, OpenOptions, SkillSet};
+use turnfit::ErrorKind;
 
 use super::common::Knobs;
 
 fn scratch() -> PathBuf {
     let dir = std::env::temp_dir().join(format!(
-        "ctxkit-fuzz-frontmatter-{}-{:?}",
+        "turnfit-fuzz-frontmatter-{}-{:?}",
         std::process::id(),
         std::thread::current().id()
     ));

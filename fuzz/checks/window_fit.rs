@@ -1,5 +1,5 @@
 //! Target `window_fit`: compaction with random policies through
-//! `ctxkit::window::fit_json`. Input: eight option bytes (model, strategy,
+//! `turnfit::window::fit_json`. Input: eight option bytes (model, strategy,
 //! budget, reserved output, turns kept, tool-output cap, repair, format;
 //! flag bit 0x10 forces the Responses format),
 //! then the conversation JSON. Never panics; on success the result fits:
@@ -8,10 +8,10 @@
 //! tool call or result (compaction's invariants). A failure is never
 //! `Internal`: that is compaction's own orphan check firing, a bug.
 
-use ctxkit::chat::Conversation;
-use ctxkit::window::{fit_json, validate, Accountant, IssueKind};
-use ctxkit::{ErrorKind, ModelRegistry};
 use serde_json::{json, Map, Value};
+use turnfit::chat::Conversation;
+use turnfit::window::{fit_json, validate, Accountant, IssueKind};
+use turnfit::{ErrorKind, ModelRegistry};
 
 use super::common::{text, Knobs};
 

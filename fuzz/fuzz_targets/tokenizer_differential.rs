@@ -1,4 +1,4 @@
-//! ctxkit's ids must equal tiktoken-rs's for any UTF-8 input, in every
+//! turnfit's ids must equal tiktoken-rs's for any UTF-8 input, in every
 //! encoding, and count / count_until_limit / decode must agree with them.
 //! The first byte picks the encoding; the rest is the text (invalid UTF-8 is
 //! decoded lossily so every input exercises the tokenizer).
@@ -6,9 +6,9 @@
 
 use std::sync::LazyLock;
 
-use ctxkit::{DecodeMode, Encoding, Tokenizer};
 use libfuzzer_sys::fuzz_target;
 use tiktoken_rs::CoreBPE;
+use turnfit::{DecodeMode, Encoding, Tokenizer};
 
 static ORACLES: LazyLock<Vec<(Tokenizer, CoreBPE)>> = LazyLock::new(|| {
     vec![

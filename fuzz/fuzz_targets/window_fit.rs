@@ -5,4 +5,4 @@
 
 use libfuzzer_sys::fuzz_target;
 
-fuzz_target!(|data: &[u8]| ctxkit_fuzz_checks::window_fit::check(data));
+fuzz_target!(|data: &[u8]| turnfit_fuzz_checks::window_fit::check(data));

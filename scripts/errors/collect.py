@@ -19,7 +19,7 @@ import sys
 
 import yaml
 
-# Hosts of model providers, and the `provider` ctxkit's classifier takes.
+# Hosts of model providers, and the `provider` turnfit's classifier takes.
 PROVIDERS = [
     (r"^api\.openai\.com$", "openai"),
     (r"^api\.anthropic\.com$", "anthropic"),

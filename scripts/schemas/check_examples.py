@@ -218,7 +218,7 @@ def main():
             validator(s)
         except jsonschema.SchemaError as e:
             problems.append(f"schemas/{name}.json is not a valid schema: {e.message}")
-        if s.get("$id") != f"https://example.invalid/ctxkit/schemas/{name}.json":
+        if s.get("$id") != f"https://example.invalid/turnfit/schemas/{name}.json":
             problems.append(f"schemas/{name}.json: $id does not name the file")
     refused = self_test(schemas, problems.append)
     vectors = check_vectors(schemas, problems.append)

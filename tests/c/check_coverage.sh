@@ -9,7 +9,7 @@ set -eu
 LC_ALL=C
 export LC_ALL
 
-header=${1:-../../include/ctxkit.h}
+header=${1:-../../include/turnfit.h}
 harness=${2:-harness.c}
 
 for f in "$header" "$harness"; do
@@ -58,13 +58,13 @@ strip() {
     }' "$1"
 }
 
-tmp=${TMPDIR:-/tmp}/ctxkit-coverage.$$
+tmp=${TMPDIR:-/tmp}/turnfit-coverage.$$
 trap 'rm -f "$tmp".*' EXIT INT TERM
 
-# Declared functions: identifiers starting with ctxkit_ followed by "(" in
+# Declared functions: identifiers starting with turnfit_ followed by "(" in
 # the comment-free header (types and macros never are).
-strip "$header" | grep -o 'ctxkit_[A-Za-z0-9_]*[[:space:]]*(' | sed 's/[[:space:]]*($//' | sort -u >"$tmp.declared"
-strip "$harness" | grep -o 'ctxkit_[A-Za-z0-9_]*[[:space:]]*(' | sed 's/[[:space:]]*($//' | sort -u >"$tmp.called"
+strip "$header" | grep -o 'turnfit_[A-Za-z0-9_]*[[:space:]]*(' | sed 's/[[:space:]]*($//' | sort -u >"$tmp.declared"
+strip "$harness" | grep -o 'turnfit_[A-Za-z0-9_]*[[:space:]]*(' | sed 's/[[:space:]]*($//' | sort -u >"$tmp.called"
 
 declared=$(wc -l <"$tmp.declared" | tr -d ' ')
 if [ "$declared" -eq 0 ]; then

@@ -1,5 +1,5 @@
 /*
- * C ABI test harness for libctxkit (include/ctxkit.h).
+ * C ABI test harness for libturnfit (include/turnfit.h).
  *
  * Calls every function the header declares, with real assertions on results,
  * then walks the contract: NULL for every pointer parameter, out-parameters
@@ -13,14 +13,14 @@
  * printed is always "c-abi: N passed, M failed"; the exit status is non-zero
  * when M > 0. Each failure prints harness.c:LINE and what differed.
  *
- * Environment: CTXKIT_HARNESS_THREAD_ITERS overrides the iterations per
+ * Environment: TURNFIT_HARNESS_THREAD_ITERS overrides the iterations per
  * thread in the threads section (default 800; each iteration makes 3 calls,
  * plus a registry lookup every 8th and 3 more calls every 32nd, so about
  * 2,600 calls per thread; about 6 s of the ~18 s valgrind run).
  */
 #define _POSIX_C_SOURCE 200809L
 
-#include "ctxkit.h"
+#include "turnfit.h"
 
 #include <inttypes.h>
 #include <pthread.h>
@@ -35,30 +35,30 @@
 /* ------------------------------------------------------------------------ */
 /* Compile-time checks of the header's layout.                               */
 
-_Static_assert(sizeof(ctxkit_status) == 4, "ctxkit_status is 32 bits");
-_Static_assert(sizeof(ctxkit_decode_mode) == 4, "ctxkit_decode_mode is 32 bits");
-_Static_assert(sizeof(ctxkit_truncate_side) == 4, "ctxkit_truncate_side is 32 bits");
-_Static_assert(offsetof(ctxkit_string, ptr) == 0, "ctxkit_string.ptr first");
-_Static_assert(offsetof(ctxkit_string, len) == sizeof(void *), "ctxkit_string.len second");
-_Static_assert(sizeof(ctxkit_string) == 2 * sizeof(void *), "ctxkit_string is two words");
-_Static_assert(offsetof(ctxkit_tokens, ptr) == 0, "ctxkit_tokens.ptr first");
-_Static_assert(offsetof(ctxkit_tokens, len) == sizeof(void *), "ctxkit_tokens.len second");
-_Static_assert(sizeof(ctxkit_tokens) == 2 * sizeof(void *), "ctxkit_tokens is two words");
-_Static_assert(CTXKIT_STATUS_OK == 0 && CTXKIT_STATUS_NULL_ARGUMENT == 1 &&
-                   CTXKIT_STATUS_INVALID_UTF8 == 2 && CTXKIT_STATUS_INVALID_ARGUMENT == 3 &&
-                   CTXKIT_STATUS_INVALID_JSON == 4 && CTXKIT_STATUS_LIMIT_EXCEEDED == 5 &&
-                   CTXKIT_STATUS_UNKNOWN_ENCODING == 6 && CTXKIT_STATUS_UNKNOWN_MODEL == 7 &&
-                   CTXKIT_STATUS_UNKNOWN_TOKEN == 8 && CTXKIT_STATUS_PANIC == 9 &&
-                   CTXKIT_STATUS_INTERNAL == 10 && CTXKIT_STATUS_DOES_NOT_FIT == 11 &&
-                   CTXKIT_STATUS_IO == 12 && CTXKIT_STATUS_UNSAFE_PATH == 13 &&
-                   CTXKIT_STATUS_CYCLE_DETECTED == 14 && CTXKIT_STATUS_DEPTH_EXCEEDED == 15,
+_Static_assert(sizeof(turnfit_status) == 4, "turnfit_status is 32 bits");
+_Static_assert(sizeof(turnfit_decode_mode) == 4, "turnfit_decode_mode is 32 bits");
+_Static_assert(sizeof(turnfit_truncate_side) == 4, "turnfit_truncate_side is 32 bits");
+_Static_assert(offsetof(turnfit_string, ptr) == 0, "turnfit_string.ptr first");
+_Static_assert(offsetof(turnfit_string, len) == sizeof(void *), "turnfit_string.len second");
+_Static_assert(sizeof(turnfit_string) == 2 * sizeof(void *), "turnfit_string is two words");
+_Static_assert(offsetof(turnfit_tokens, ptr) == 0, "turnfit_tokens.ptr first");
+_Static_assert(offsetof(turnfit_tokens, len) == sizeof(void *), "turnfit_tokens.len second");
+_Static_assert(sizeof(turnfit_tokens) == 2 * sizeof(void *), "turnfit_tokens is two words");
+_Static_assert(TURNFIT_STATUS_OK == 0 && TURNFIT_STATUS_NULL_ARGUMENT == 1 &&
+                   TURNFIT_STATUS_INVALID_UTF8 == 2 && TURNFIT_STATUS_INVALID_ARGUMENT == 3 &&
+                   TURNFIT_STATUS_INVALID_JSON == 4 && TURNFIT_STATUS_LIMIT_EXCEEDED == 5 &&
+                   TURNFIT_STATUS_UNKNOWN_ENCODING == 6 && TURNFIT_STATUS_UNKNOWN_MODEL == 7 &&
+                   TURNFIT_STATUS_UNKNOWN_TOKEN == 8 && TURNFIT_STATUS_PANIC == 9 &&
+                   TURNFIT_STATUS_INTERNAL == 10 && TURNFIT_STATUS_DOES_NOT_FIT == 11 &&
+                   TURNFIT_STATUS_IO == 12 && TURNFIT_STATUS_UNSAFE_PATH == 13 &&
+                   TURNFIT_STATUS_CYCLE_DETECTED == 14 && TURNFIT_STATUS_DEPTH_EXCEEDED == 15,
                "status numbers are part of the ABI");
-_Static_assert(CTXKIT_DECODE_MODE_REPLACE == 0 && CTXKIT_DECODE_MODE_STRICT == 1 && CTXKIT_DECODE_MODE_IGNORE == 2,
+_Static_assert(TURNFIT_DECODE_MODE_REPLACE == 0 && TURNFIT_DECODE_MODE_STRICT == 1 && TURNFIT_DECODE_MODE_IGNORE == 2,
                "decode modes");
-_Static_assert(CTXKIT_TRUNCATE_SIDE_HEAD == 0 && CTXKIT_TRUNCATE_SIDE_TAIL == 1 &&
-                   CTXKIT_TRUNCATE_SIDE_BOTH == 2,
+_Static_assert(TURNFIT_TRUNCATE_SIDE_HEAD == 0 && TURNFIT_TRUNCATE_SIDE_TAIL == 1 &&
+                   TURNFIT_TRUNCATE_SIDE_BOTH == 2,
                "truncate sides");
-_Static_assert(CTXKIT_TOKENIZER_RECOGNIZE_SPECIAL == 1, "flag bit");
+_Static_assert(TURNFIT_TOKENIZER_RECOGNIZE_SPECIAL == 1, "flag bit");
 
 /* ------------------------------------------------------------------------ */
 /* Check bookkeeping. Only the main thread calls these.                      */
@@ -89,11 +89,11 @@ static bool check_true_at(int line, bool ok, const char *what)
 
 static const char *sname(uint32_t s)
 {
-    const char *n = ctxkit_status_name(s);
+    const char *n = turnfit_status_name(s);
     return n ? n : "(null)";
 }
 
-static bool check_status_at(int line, const char *what, ctxkit_status got, ctxkit_status want)
+static bool check_status_at(int line, const char *what, turnfit_status got, turnfit_status want)
 {
     if ((uint32_t)got == (uint32_t)want) {
         g_passed++;
@@ -187,7 +187,7 @@ static max_align_t g_sentinel_object;
 #define SENT_TOKENS {(uint32_t *)SENT_PTR, SENT_SIZE}
 #define SENT_BOOL_BYTE 0x5A
 
-static void check_string_untouched_at(int line, const char *what, ctxkit_string s)
+static void check_string_untouched_at(int line, const char *what, turnfit_string s)
 {
     if (s.ptr == (char *)SENT_PTR && s.len == SENT_SIZE)
         g_passed++;
@@ -195,7 +195,7 @@ static void check_string_untouched_at(int line, const char *what, ctxkit_string 
         fail_at(line, "%s: out-parameter written on failure ({%p, %zu})", what, (void *)s.ptr, s.len);
 }
 
-static void check_tokens_untouched_at(int line, const char *what, ctxkit_tokens t)
+static void check_tokens_untouched_at(int line, const char *what, turnfit_tokens t)
 {
     if (t.ptr == (uint32_t *)SENT_PTR && t.len == SENT_SIZE)
         g_passed++;
@@ -229,24 +229,24 @@ static void check_bool_untouched_at(int line, const char *what, const bool *b)
  * message whose length matches out_len, that starts with "fn: " and contains
  * `needle` (when not NULL). Frees it and resets *errp.
  */
-static void check_error_at(int line, ctxkit_error **errp, ctxkit_status want, const char *fn, const char *needle)
+static void check_error_at(int line, turnfit_error **errp, turnfit_status want, const char *fn, const char *needle)
 {
-    ctxkit_error *err = *errp;
+    turnfit_error *err = *errp;
     if (err == NULL) {
         fail_at(line, "%s: expected an error object for %s, got NULL", fn, sname((uint32_t)want));
         return;
     }
     g_passed++;
-    check_status_at(line, "ctxkit_error_code(err)", ctxkit_error_code(err), want);
+    check_status_at(line, "turnfit_error_code(err)", turnfit_error_code(err), want);
     size_t len = SENT_SIZE;
-    const char *msg = ctxkit_error_message(err, &len);
+    const char *msg = turnfit_error_message(err, &len);
     if (msg == NULL) {
-        fail_at(line, "%s: ctxkit_error_message returned NULL", fn);
+        fail_at(line, "%s: turnfit_error_message returned NULL", fn);
     } else {
         g_passed++;
         check_size_at(line, "strlen(message) == out_len", strlen(msg), len);
         /* The pointer is stable and out_len is optional. */
-        check_true_at(line, ctxkit_error_message(err, NULL) == msg, "message pointer stable, out_len optional");
+        check_true_at(line, turnfit_error_message(err, NULL) == msg, "message pointer stable, out_len optional");
         char prefix[128];
         snprintf(prefix, sizeof prefix, "%s: ", fn);
         if (strncmp(msg, prefix, strlen(prefix)) == 0)
@@ -256,7 +256,7 @@ static void check_error_at(int line, ctxkit_error **errp, ctxkit_status want, co
         if (needle != NULL)
             check_contains_at(line, "error message", msg, len, needle);
     }
-    ctxkit_error_free(err);
+    turnfit_error_free(err);
     *errp = NULL;
 }
 
@@ -270,199 +270,199 @@ static void check_error_at(int line, ctxkit_error **errp, ctxkit_status want, co
  * untouched. `null_*` selects NULL for that out-parameter. */
 
 static void tokenizer_new_fails(int line, const char *enc, size_t len, uint32_t flags, bool null_out,
-                                ctxkit_status want, const char *needle)
+                                turnfit_status want, const char *needle)
 {
     for (int with_err = 1; with_err >= 0; with_err--) {
-        ctxkit_tokenizer *out = SENT_PTR;
-        ctxkit_error *err = NULL;
-        ctxkit_status st = ctxkit_tokenizer_new(enc, len, flags, null_out ? NULL : &out, with_err ? &err : NULL);
-        check_status_at(line, "ctxkit_tokenizer_new", st, want);
-        check_ptr_untouched_at(line, "ctxkit_tokenizer_new out_tokenizer", out);
+        turnfit_tokenizer *out = SENT_PTR;
+        turnfit_error *err = NULL;
+        turnfit_status st = turnfit_tokenizer_new(enc, len, flags, null_out ? NULL : &out, with_err ? &err : NULL);
+        check_status_at(line, "turnfit_tokenizer_new", st, want);
+        check_ptr_untouched_at(line, "turnfit_tokenizer_new out_tokenizer", out);
         if (with_err)
-            check_error_at(line, &err, want, "ctxkit_tokenizer_new", needle);
-        if ((uint32_t)st == CTXKIT_STATUS_OK && out != SENT_PTR)
-            ctxkit_tokenizer_free(out);
+            check_error_at(line, &err, want, "turnfit_tokenizer_new", needle);
+        if ((uint32_t)st == TURNFIT_STATUS_OK && out != SENT_PTR)
+            turnfit_tokenizer_free(out);
     }
 }
 #define TOKENIZER_NEW_FAILS(...) tokenizer_new_fails(__LINE__, __VA_ARGS__)
 
-static void new_for_model_fails(int line, const ctxkit_registry *reg, const char *model, size_t model_len,
+static void new_for_model_fails(int line, const turnfit_registry *reg, const char *model, size_t model_len,
                                 const char *fb, size_t fb_len, uint32_t flags, bool null_out,
-                                ctxkit_status want, const char *needle)
+                                turnfit_status want, const char *needle)
 {
     for (int with_err = 1; with_err >= 0; with_err--) {
-        ctxkit_tokenizer *out = SENT_PTR;
-        ctxkit_error *err = NULL;
-        ctxkit_status st = ctxkit_tokenizer_new_for_model(reg, model, model_len, fb, fb_len, flags,
+        turnfit_tokenizer *out = SENT_PTR;
+        turnfit_error *err = NULL;
+        turnfit_status st = turnfit_tokenizer_new_for_model(reg, model, model_len, fb, fb_len, flags,
                                                           null_out ? NULL : &out, with_err ? &err : NULL);
-        check_status_at(line, "ctxkit_tokenizer_new_for_model", st, want);
-        check_ptr_untouched_at(line, "ctxkit_tokenizer_new_for_model out_tokenizer", out);
+        check_status_at(line, "turnfit_tokenizer_new_for_model", st, want);
+        check_ptr_untouched_at(line, "turnfit_tokenizer_new_for_model out_tokenizer", out);
         if (with_err)
-            check_error_at(line, &err, want, "ctxkit_tokenizer_new_for_model", needle);
-        if ((uint32_t)st == CTXKIT_STATUS_OK && out != SENT_PTR)
-            ctxkit_tokenizer_free(out);
+            check_error_at(line, &err, want, "turnfit_tokenizer_new_for_model", needle);
+        if ((uint32_t)st == TURNFIT_STATUS_OK && out != SENT_PTR)
+            turnfit_tokenizer_free(out);
     }
 }
 #define NEW_FOR_MODEL_FAILS(...) new_for_model_fails(__LINE__, __VA_ARGS__)
 
-static void info_fails(int line, const ctxkit_tokenizer *t, bool null_out, ctxkit_status want, const char *needle)
+static void info_fails(int line, const turnfit_tokenizer *t, bool null_out, turnfit_status want, const char *needle)
 {
     for (int with_err = 1; with_err >= 0; with_err--) {
-        ctxkit_string out = SENT_STRING;
-        ctxkit_error *err = NULL;
-        ctxkit_status st = ctxkit_tokenizer_info(t, null_out ? NULL : &out, with_err ? &err : NULL);
-        check_status_at(line, "ctxkit_tokenizer_info", st, want);
-        check_string_untouched_at(line, "ctxkit_tokenizer_info out_json", out);
+        turnfit_string out = SENT_STRING;
+        turnfit_error *err = NULL;
+        turnfit_status st = turnfit_tokenizer_info(t, null_out ? NULL : &out, with_err ? &err : NULL);
+        check_status_at(line, "turnfit_tokenizer_info", st, want);
+        check_string_untouched_at(line, "turnfit_tokenizer_info out_json", out);
         if (with_err)
-            check_error_at(line, &err, want, "ctxkit_tokenizer_info", needle);
+            check_error_at(line, &err, want, "turnfit_tokenizer_info", needle);
     }
 }
 #define INFO_FAILS(...) info_fails(__LINE__, __VA_ARGS__)
 
-static void count_fails(int line, const ctxkit_tokenizer *t, const char *text, size_t len, bool null_out,
-                        ctxkit_status want, const char *needle)
+static void count_fails(int line, const turnfit_tokenizer *t, const char *text, size_t len, bool null_out,
+                        turnfit_status want, const char *needle)
 {
     for (int with_err = 1; with_err >= 0; with_err--) {
         size_t out = SENT_SIZE;
-        ctxkit_error *err = NULL;
-        ctxkit_status st = ctxkit_tokenizer_count(t, text, len, null_out ? NULL : &out, with_err ? &err : NULL);
-        check_status_at(line, "ctxkit_tokenizer_count", st, want);
-        check_size_at(line, "ctxkit_tokenizer_count out_count untouched", out, SENT_SIZE);
+        turnfit_error *err = NULL;
+        turnfit_status st = turnfit_tokenizer_count(t, text, len, null_out ? NULL : &out, with_err ? &err : NULL);
+        check_status_at(line, "turnfit_tokenizer_count", st, want);
+        check_size_at(line, "turnfit_tokenizer_count out_count untouched", out, SENT_SIZE);
         if (with_err)
-            check_error_at(line, &err, want, "ctxkit_tokenizer_count", needle);
+            check_error_at(line, &err, want, "turnfit_tokenizer_count", needle);
     }
 }
 #define COUNT_FAILS(...) count_fails(__LINE__, __VA_ARGS__)
 
-static void count_limit_fails(int line, const ctxkit_tokenizer *t, const char *text, size_t len, size_t limit,
-                              bool null_count, bool null_exceeded, ctxkit_status want, const char *needle)
+static void count_limit_fails(int line, const turnfit_tokenizer *t, const char *text, size_t len, size_t limit,
+                              bool null_count, bool null_exceeded, turnfit_status want, const char *needle)
 {
     for (int with_err = 1; with_err >= 0; with_err--) {
         size_t count = SENT_SIZE;
         bool exceeded;
         memset(&exceeded, SENT_BOOL_BYTE, sizeof exceeded);
-        ctxkit_error *err = NULL;
-        ctxkit_status st = ctxkit_tokenizer_count_until_limit(t, text, len, limit, null_count ? NULL : &count,
+        turnfit_error *err = NULL;
+        turnfit_status st = turnfit_tokenizer_count_until_limit(t, text, len, limit, null_count ? NULL : &count,
                                                               null_exceeded ? NULL : &exceeded,
                                                               with_err ? &err : NULL);
-        check_status_at(line, "ctxkit_tokenizer_count_until_limit", st, want);
-        check_size_at(line, "ctxkit_tokenizer_count_until_limit out_count untouched", count, SENT_SIZE);
-        check_bool_untouched_at(line, "ctxkit_tokenizer_count_until_limit out_exceeded", &exceeded);
+        check_status_at(line, "turnfit_tokenizer_count_until_limit", st, want);
+        check_size_at(line, "turnfit_tokenizer_count_until_limit out_count untouched", count, SENT_SIZE);
+        check_bool_untouched_at(line, "turnfit_tokenizer_count_until_limit out_exceeded", &exceeded);
         if (with_err)
-            check_error_at(line, &err, want, "ctxkit_tokenizer_count_until_limit", needle);
+            check_error_at(line, &err, want, "turnfit_tokenizer_count_until_limit", needle);
     }
 }
 #define COUNT_LIMIT_FAILS(...) count_limit_fails(__LINE__, __VA_ARGS__)
 
-static void encode_fails(int line, const ctxkit_tokenizer *t, const char *text, size_t len, bool null_out,
-                         ctxkit_status want, const char *needle)
+static void encode_fails(int line, const turnfit_tokenizer *t, const char *text, size_t len, bool null_out,
+                         turnfit_status want, const char *needle)
 {
     for (int with_err = 1; with_err >= 0; with_err--) {
-        ctxkit_tokens out = SENT_TOKENS;
-        ctxkit_error *err = NULL;
-        ctxkit_status st = ctxkit_tokenizer_encode(t, text, len, null_out ? NULL : &out, with_err ? &err : NULL);
-        check_status_at(line, "ctxkit_tokenizer_encode", st, want);
-        check_tokens_untouched_at(line, "ctxkit_tokenizer_encode out_tokens", out);
+        turnfit_tokens out = SENT_TOKENS;
+        turnfit_error *err = NULL;
+        turnfit_status st = turnfit_tokenizer_encode(t, text, len, null_out ? NULL : &out, with_err ? &err : NULL);
+        check_status_at(line, "turnfit_tokenizer_encode", st, want);
+        check_tokens_untouched_at(line, "turnfit_tokenizer_encode out_tokens", out);
         if (with_err)
-            check_error_at(line, &err, want, "ctxkit_tokenizer_encode", needle);
+            check_error_at(line, &err, want, "turnfit_tokenizer_encode", needle);
     }
 }
 #define ENCODE_FAILS(...) encode_fails(__LINE__, __VA_ARGS__)
 
-static void decode_fails(int line, const ctxkit_tokenizer *t, const uint32_t *ids, size_t n, uint32_t mode,
-                         bool null_out, ctxkit_status want, const char *needle)
+static void decode_fails(int line, const turnfit_tokenizer *t, const uint32_t *ids, size_t n, uint32_t mode,
+                         bool null_out, turnfit_status want, const char *needle)
 {
     for (int with_err = 1; with_err >= 0; with_err--) {
-        ctxkit_string out = SENT_STRING;
-        ctxkit_error *err = NULL;
-        ctxkit_status st = ctxkit_tokenizer_decode(t, ids, n, mode, null_out ? NULL : &out, with_err ? &err : NULL);
-        check_status_at(line, "ctxkit_tokenizer_decode", st, want);
-        check_string_untouched_at(line, "ctxkit_tokenizer_decode out_text", out);
+        turnfit_string out = SENT_STRING;
+        turnfit_error *err = NULL;
+        turnfit_status st = turnfit_tokenizer_decode(t, ids, n, mode, null_out ? NULL : &out, with_err ? &err : NULL);
+        check_status_at(line, "turnfit_tokenizer_decode", st, want);
+        check_string_untouched_at(line, "turnfit_tokenizer_decode out_text", out);
         if (with_err)
-            check_error_at(line, &err, want, "ctxkit_tokenizer_decode", needle);
+            check_error_at(line, &err, want, "turnfit_tokenizer_decode", needle);
     }
 }
 #define DECODE_FAILS(...) decode_fails(__LINE__, __VA_ARGS__)
 
 /* null_mask: 1 = out_text NULL, 2 = out_tokens NULL, 4 = out_removed NULL. */
-static void truncate_fails(int line, const ctxkit_tokenizer *t, const char *text, size_t len, size_t max,
+static void truncate_fails(int line, const turnfit_tokenizer *t, const char *text, size_t len, size_t max,
                            uint32_t side, const char *marker, size_t marker_len, unsigned null_mask,
-                           ctxkit_status want, const char *needle)
+                           turnfit_status want, const char *needle)
 {
     for (int with_err = 1; with_err >= 0; with_err--) {
-        ctxkit_string out = SENT_STRING;
+        turnfit_string out = SENT_STRING;
         size_t toks = SENT_SIZE, removed = SENT_SIZE;
-        ctxkit_error *err = NULL;
-        ctxkit_status st = ctxkit_tokenizer_truncate(t, text, len, max, side, marker, marker_len,
+        turnfit_error *err = NULL;
+        turnfit_status st = turnfit_tokenizer_truncate(t, text, len, max, side, marker, marker_len,
                                                      (null_mask & 1) ? NULL : &out, (null_mask & 2) ? NULL : &toks,
                                                      (null_mask & 4) ? NULL : &removed, with_err ? &err : NULL);
-        check_status_at(line, "ctxkit_tokenizer_truncate", st, want);
-        check_string_untouched_at(line, "ctxkit_tokenizer_truncate out_text", out);
-        check_size_at(line, "ctxkit_tokenizer_truncate out_tokens untouched", toks, SENT_SIZE);
-        check_size_at(line, "ctxkit_tokenizer_truncate out_removed untouched", removed, SENT_SIZE);
+        check_status_at(line, "turnfit_tokenizer_truncate", st, want);
+        check_string_untouched_at(line, "turnfit_tokenizer_truncate out_text", out);
+        check_size_at(line, "turnfit_tokenizer_truncate out_tokens untouched", toks, SENT_SIZE);
+        check_size_at(line, "turnfit_tokenizer_truncate out_removed untouched", removed, SENT_SIZE);
         if (with_err)
-            check_error_at(line, &err, want, "ctxkit_tokenizer_truncate", needle);
+            check_error_at(line, &err, want, "turnfit_tokenizer_truncate", needle);
     }
 }
 #define TRUNCATE_FAILS(...) truncate_fails(__LINE__, __VA_ARGS__)
 
-static void registry_new_fails(int line, ctxkit_status want, const char *needle)
+static void registry_new_fails(int line, turnfit_status want, const char *needle)
 {
     for (int with_err = 1; with_err >= 0; with_err--) {
-        ctxkit_error *err = NULL;
-        ctxkit_status st = ctxkit_registry_new(NULL, with_err ? &err : NULL);
-        check_status_at(line, "ctxkit_registry_new", st, want);
+        turnfit_error *err = NULL;
+        turnfit_status st = turnfit_registry_new(NULL, with_err ? &err : NULL);
+        check_status_at(line, "turnfit_registry_new", st, want);
         if (with_err)
-            check_error_at(line, &err, want, "ctxkit_registry_new", needle);
+            check_error_at(line, &err, want, "turnfit_registry_new", needle);
     }
 }
 
-static void register_fails(int line, ctxkit_registry *reg, const char *json, size_t len, bool null_out,
-                           ctxkit_status want, const char *needle)
+static void register_fails(int line, turnfit_registry *reg, const char *json, size_t len, bool null_out,
+                           turnfit_status want, const char *needle)
 {
     for (int with_err = 1; with_err >= 0; with_err--) {
         size_t out = SENT_SIZE;
-        ctxkit_error *err = NULL;
-        ctxkit_status st = ctxkit_registry_register(reg, json, len, null_out ? NULL : &out, with_err ? &err : NULL);
-        check_status_at(line, "ctxkit_registry_register", st, want);
-        check_size_at(line, "ctxkit_registry_register out_registered untouched", out, SENT_SIZE);
+        turnfit_error *err = NULL;
+        turnfit_status st = turnfit_registry_register(reg, json, len, null_out ? NULL : &out, with_err ? &err : NULL);
+        check_status_at(line, "turnfit_registry_register", st, want);
+        check_size_at(line, "turnfit_registry_register out_registered untouched", out, SENT_SIZE);
         if (with_err)
-            check_error_at(line, &err, want, "ctxkit_registry_register", needle);
+            check_error_at(line, &err, want, "turnfit_registry_register", needle);
     }
 }
 #define REGISTER_FAILS(...) register_fails(__LINE__, __VA_ARGS__)
 
-static void lookup_fails(int line, const ctxkit_registry *reg, const char *model, size_t model_len,
-                         const char *fb, size_t fb_len, bool null_out, ctxkit_status want, const char *needle)
+static void lookup_fails(int line, const turnfit_registry *reg, const char *model, size_t model_len,
+                         const char *fb, size_t fb_len, bool null_out, turnfit_status want, const char *needle)
 {
     for (int with_err = 1; with_err >= 0; with_err--) {
-        ctxkit_string out = SENT_STRING;
-        ctxkit_error *err = NULL;
-        ctxkit_status st = ctxkit_registry_lookup(reg, model, model_len, fb, fb_len, null_out ? NULL : &out,
+        turnfit_string out = SENT_STRING;
+        turnfit_error *err = NULL;
+        turnfit_status st = turnfit_registry_lookup(reg, model, model_len, fb, fb_len, null_out ? NULL : &out,
                                                   with_err ? &err : NULL);
-        check_status_at(line, "ctxkit_registry_lookup", st, want);
-        check_string_untouched_at(line, "ctxkit_registry_lookup out_json", out);
+        check_status_at(line, "turnfit_registry_lookup", st, want);
+        check_string_untouched_at(line, "turnfit_registry_lookup out_json", out);
         if (with_err)
-            check_error_at(line, &err, want, "ctxkit_registry_lookup", needle);
+            check_error_at(line, &err, want, "turnfit_registry_lookup", needle);
     }
 }
 #define LOOKUP_FAILS(...) lookup_fails(__LINE__, __VA_ARGS__)
 
-static void list_fails(int line, const ctxkit_registry *reg, ctxkit_status want, const char *needle)
+static void list_fails(int line, const turnfit_registry *reg, turnfit_status want, const char *needle)
 {
     for (int with_err = 1; with_err >= 0; with_err--) {
-        ctxkit_error *err = NULL;
-        ctxkit_status st = ctxkit_registry_list(reg, NULL, with_err ? &err : NULL);
-        check_status_at(line, "ctxkit_registry_list", st, want);
+        turnfit_error *err = NULL;
+        turnfit_status st = turnfit_registry_list(reg, NULL, with_err ? &err : NULL);
+        check_status_at(line, "turnfit_registry_list", st, want);
         if (with_err)
-            check_error_at(line, &err, want, "ctxkit_registry_list", needle);
+            check_error_at(line, &err, want, "turnfit_registry_list", needle);
     }
 }
 
 /* ------------------------------------------------------------------------ */
 /* Success helpers (check OK, no error object, well-formed outputs).         */
 
-static void check_owned_string_at(int line, const char *what, ctxkit_string s)
+static void check_owned_string_at(int line, const char *what, turnfit_string s)
 {
     if (s.ptr == NULL) {
         fail_at(line, "%s: returned string has a NULL ptr", what);
@@ -475,15 +475,15 @@ static void check_owned_string_at(int line, const char *what, ctxkit_string s)
         fail_at(line, "%s: returned string is not NUL-terminated at len %zu", what, s.len);
 }
 
-static ctxkit_tokenizer *tokenizer_new_ok(int line, const char *enc, uint32_t flags)
+static turnfit_tokenizer *tokenizer_new_ok(int line, const char *enc, uint32_t flags)
 {
-    ctxkit_tokenizer *t = NULL;
-    ctxkit_error *err = NULL;
-    ctxkit_status st = ctxkit_tokenizer_new(STR(enc), flags, &t, &err);
-    if (!check_status_at(line, enc, st, CTXKIT_STATUS_OK)) {
+    turnfit_tokenizer *t = NULL;
+    turnfit_error *err = NULL;
+    turnfit_status st = turnfit_tokenizer_new(STR(enc), flags, &t, &err);
+    if (!check_status_at(line, enc, st, TURNFIT_STATUS_OK)) {
         if (err)
-            fprintf(stdout, "  message: %s\n", ctxkit_error_message(err, NULL));
-        ctxkit_error_free(err);
+            fprintf(stdout, "  message: %s\n", turnfit_error_message(err, NULL));
+        turnfit_error_free(err);
         return NULL;
     }
     check_true_at(line, err == NULL, "no error object on success");
@@ -491,15 +491,15 @@ static ctxkit_tokenizer *tokenizer_new_ok(int line, const char *enc, uint32_t fl
     return t;
 }
 
-static size_t count_ok(int line, const ctxkit_tokenizer *t, const char *text, size_t len)
+static size_t count_ok(int line, const turnfit_tokenizer *t, const char *text, size_t len)
 {
     size_t n = SENT_SIZE;
-    ctxkit_error *err = NULL;
-    ctxkit_status st = ctxkit_tokenizer_count(t, text, len, &n, &err);
-    if (!check_status_at(line, "ctxkit_tokenizer_count", st, CTXKIT_STATUS_OK)) {
+    turnfit_error *err = NULL;
+    turnfit_status st = turnfit_tokenizer_count(t, text, len, &n, &err);
+    if (!check_status_at(line, "turnfit_tokenizer_count", st, TURNFIT_STATUS_OK)) {
         if (err)
-            fprintf(stdout, "  message: %s\n", ctxkit_error_message(err, NULL));
-        ctxkit_error_free(err);
+            fprintf(stdout, "  message: %s\n", turnfit_error_message(err, NULL));
+        turnfit_error_free(err);
         return SENT_SIZE;
     }
     check_true_at(line, err == NULL, "no error object on success");
@@ -507,14 +507,14 @@ static size_t count_ok(int line, const ctxkit_tokenizer *t, const char *text, si
 }
 #define COUNT_OK(t, ...) count_ok(__LINE__, (t), __VA_ARGS__)
 
-static ctxkit_tokens encode_ok(int line, const ctxkit_tokenizer *t, const char *text, size_t len)
+static turnfit_tokens encode_ok(int line, const turnfit_tokenizer *t, const char *text, size_t len)
 {
-    ctxkit_tokens out = SENT_TOKENS;
-    ctxkit_error *err = NULL;
-    ctxkit_status st = ctxkit_tokenizer_encode(t, text, len, &out, &err);
-    if (!check_status_at(line, "ctxkit_tokenizer_encode", st, CTXKIT_STATUS_OK)) {
-        ctxkit_error_free(err);
-        ctxkit_tokens empty = {NULL, 0};
+    turnfit_tokens out = SENT_TOKENS;
+    turnfit_error *err = NULL;
+    turnfit_status st = turnfit_tokenizer_encode(t, text, len, &out, &err);
+    if (!check_status_at(line, "turnfit_tokenizer_encode", st, TURNFIT_STATUS_OK)) {
+        turnfit_error_free(err);
+        turnfit_tokens empty = {NULL, 0};
         return empty;
     }
     check_true_at(line, err == NULL, "no error object on success");
@@ -523,96 +523,96 @@ static ctxkit_tokens encode_ok(int line, const ctxkit_tokenizer *t, const char *
 }
 #define ENCODE_OK(t, ...) encode_ok(__LINE__, (t), __VA_ARGS__)
 
-static ctxkit_string decode_ok(int line, const ctxkit_tokenizer *t, const uint32_t *ids, size_t n, uint32_t mode)
+static turnfit_string decode_ok(int line, const turnfit_tokenizer *t, const uint32_t *ids, size_t n, uint32_t mode)
 {
-    ctxkit_string out = SENT_STRING;
-    ctxkit_error *err = NULL;
-    ctxkit_status st = ctxkit_tokenizer_decode(t, ids, n, mode, &out, &err);
-    if (!check_status_at(line, "ctxkit_tokenizer_decode", st, CTXKIT_STATUS_OK)) {
+    turnfit_string out = SENT_STRING;
+    turnfit_error *err = NULL;
+    turnfit_status st = turnfit_tokenizer_decode(t, ids, n, mode, &out, &err);
+    if (!check_status_at(line, "turnfit_tokenizer_decode", st, TURNFIT_STATUS_OK)) {
         if (err)
-            fprintf(stdout, "  message: %s\n", ctxkit_error_message(err, NULL));
-        ctxkit_error_free(err);
-        ctxkit_string empty = {NULL, 0};
+            fprintf(stdout, "  message: %s\n", turnfit_error_message(err, NULL));
+        turnfit_error_free(err);
+        turnfit_string empty = {NULL, 0};
         return empty;
     }
     check_true_at(line, err == NULL, "no error object on success");
-    check_owned_string_at(line, "ctxkit_tokenizer_decode", out);
+    check_owned_string_at(line, "turnfit_tokenizer_decode", out);
     return out;
 }
 #define DECODE_OK(t, ...) decode_ok(__LINE__, (t), __VA_ARGS__)
 
 typedef struct {
-    ctxkit_string text;
+    turnfit_string text;
     size_t tokens;
     size_t removed;
     bool ok;
 } truncation;
 
-static truncation truncate_ok(int line, const ctxkit_tokenizer *t, const char *text, size_t len, size_t max,
+static truncation truncate_ok(int line, const turnfit_tokenizer *t, const char *text, size_t len, size_t max,
                               uint32_t side, const char *marker, size_t marker_len)
 {
     truncation r = {SENT_STRING, SENT_SIZE, SENT_SIZE, false};
-    ctxkit_error *err = NULL;
-    ctxkit_status st =
-        ctxkit_tokenizer_truncate(t, text, len, max, side, marker, marker_len, &r.text, &r.tokens, &r.removed, &err);
-    if (!check_status_at(line, "ctxkit_tokenizer_truncate", st, CTXKIT_STATUS_OK)) {
+    turnfit_error *err = NULL;
+    turnfit_status st =
+        turnfit_tokenizer_truncate(t, text, len, max, side, marker, marker_len, &r.text, &r.tokens, &r.removed, &err);
+    if (!check_status_at(line, "turnfit_tokenizer_truncate", st, TURNFIT_STATUS_OK)) {
         if (err)
-            fprintf(stdout, "  message: %s\n", ctxkit_error_message(err, NULL));
-        ctxkit_error_free(err);
+            fprintf(stdout, "  message: %s\n", turnfit_error_message(err, NULL));
+        turnfit_error_free(err);
         r.text.ptr = NULL;
         r.text.len = 0;
         return r;
     }
     check_true_at(line, err == NULL, "no error object on success");
-    check_owned_string_at(line, "ctxkit_tokenizer_truncate", r.text);
+    check_owned_string_at(line, "turnfit_tokenizer_truncate", r.text);
     r.ok = true;
     return r;
 }
 #define TRUNCATE_OK(t, ...) truncate_ok(__LINE__, (t), __VA_ARGS__)
 
-static ctxkit_string lookup_ok(int line, const ctxkit_registry *reg, const char *model, size_t model_len,
+static turnfit_string lookup_ok(int line, const turnfit_registry *reg, const char *model, size_t model_len,
                                const char *fb, size_t fb_len)
 {
-    ctxkit_string out = SENT_STRING;
-    ctxkit_error *err = NULL;
-    ctxkit_status st = ctxkit_registry_lookup(reg, model, model_len, fb, fb_len, &out, &err);
-    if (!check_status_at(line, "ctxkit_registry_lookup", st, CTXKIT_STATUS_OK)) {
+    turnfit_string out = SENT_STRING;
+    turnfit_error *err = NULL;
+    turnfit_status st = turnfit_registry_lookup(reg, model, model_len, fb, fb_len, &out, &err);
+    if (!check_status_at(line, "turnfit_registry_lookup", st, TURNFIT_STATUS_OK)) {
         if (err)
-            fprintf(stdout, "  message: %s\n", ctxkit_error_message(err, NULL));
-        ctxkit_error_free(err);
-        ctxkit_string empty = {NULL, 0};
+            fprintf(stdout, "  message: %s\n", turnfit_error_message(err, NULL));
+        turnfit_error_free(err);
+        turnfit_string empty = {NULL, 0};
         return empty;
     }
     check_true_at(line, err == NULL, "no error object on success");
-    check_owned_string_at(line, "ctxkit_registry_lookup", out);
+    check_owned_string_at(line, "turnfit_registry_lookup", out);
     return out;
 }
 #define LOOKUP_OK(reg, ...) lookup_ok(__LINE__, (reg), __VA_ARGS__)
 
-static ctxkit_string list_ok(int line, const ctxkit_registry *reg)
+static turnfit_string list_ok(int line, const turnfit_registry *reg)
 {
-    ctxkit_string out = SENT_STRING;
-    ctxkit_error *err = NULL;
-    ctxkit_status st = ctxkit_registry_list(reg, &out, &err);
-    if (!check_status_at(line, "ctxkit_registry_list", st, CTXKIT_STATUS_OK)) {
-        ctxkit_error_free(err);
-        ctxkit_string empty = {NULL, 0};
+    turnfit_string out = SENT_STRING;
+    turnfit_error *err = NULL;
+    turnfit_status st = turnfit_registry_list(reg, &out, &err);
+    if (!check_status_at(line, "turnfit_registry_list", st, TURNFIT_STATUS_OK)) {
+        turnfit_error_free(err);
+        turnfit_string empty = {NULL, 0};
         return empty;
     }
     check_true_at(line, err == NULL, "no error object on success");
-    check_owned_string_at(line, "ctxkit_registry_list", out);
+    check_owned_string_at(line, "turnfit_registry_list", out);
     return out;
 }
 
-static size_t register_ok(int line, ctxkit_registry *reg, const char *json, size_t len)
+static size_t register_ok(int line, turnfit_registry *reg, const char *json, size_t len)
 {
     size_t n = SENT_SIZE;
-    ctxkit_error *err = NULL;
-    ctxkit_status st = ctxkit_registry_register(reg, json, len, &n, &err);
-    if (!check_status_at(line, "ctxkit_registry_register", st, CTXKIT_STATUS_OK)) {
+    turnfit_error *err = NULL;
+    turnfit_status st = turnfit_registry_register(reg, json, len, &n, &err);
+    if (!check_status_at(line, "turnfit_registry_register", st, TURNFIT_STATUS_OK)) {
         if (err)
-            fprintf(stdout, "  message: %s\n", ctxkit_error_message(err, NULL));
-        ctxkit_error_free(err);
+            fprintf(stdout, "  message: %s\n", turnfit_error_message(err, NULL));
+        turnfit_error_free(err);
         return SENT_SIZE;
     }
     check_true_at(line, err == NULL, "no error object on success");
@@ -620,18 +620,18 @@ static size_t register_ok(int line, ctxkit_registry *reg, const char *json, size
 }
 #define REGISTER_OK(reg, ...) register_ok(__LINE__, (reg), __VA_ARGS__)
 
-static ctxkit_string info_ok(int line, const ctxkit_tokenizer *t)
+static turnfit_string info_ok(int line, const turnfit_tokenizer *t)
 {
-    ctxkit_string out = SENT_STRING;
-    ctxkit_error *err = NULL;
-    ctxkit_status st = ctxkit_tokenizer_info(t, &out, &err);
-    if (!check_status_at(line, "ctxkit_tokenizer_info", st, CTXKIT_STATUS_OK)) {
-        ctxkit_error_free(err);
-        ctxkit_string empty = {NULL, 0};
+    turnfit_string out = SENT_STRING;
+    turnfit_error *err = NULL;
+    turnfit_status st = turnfit_tokenizer_info(t, &out, &err);
+    if (!check_status_at(line, "turnfit_tokenizer_info", st, TURNFIT_STATUS_OK)) {
+        turnfit_error_free(err);
+        turnfit_string empty = {NULL, 0};
         return empty;
     }
     check_true_at(line, err == NULL, "no error object on success");
-    check_owned_string_at(line, "ctxkit_tokenizer_info", out);
+    check_owned_string_at(line, "turnfit_tokenizer_info", out);
     return out;
 }
 
@@ -685,32 +685,32 @@ static const char kAcmeProfile[] = "{\"name\": \"acme-*\", \"encoding\": \"o200k
 
 static void test_version(void)
 {
-    const char *v = ctxkit_version();
+    const char *v = turnfit_version();
     if (!CHECK(v != NULL))
         return;
     unsigned major = 999, minor = 999, patch = 999;
     char tail = 0;
     int n = sscanf(v, "%u.%u.%u%c", &major, &minor, &patch, &tail);
     CHECK(n == 3); /* exactly MAJOR.MINOR.PATCH, nothing after */
-    CHECK_SIZE(major, CTXKIT_VERSION_MAJOR);
-    CHECK_SIZE(minor, CTXKIT_VERSION_MINOR);
-    CHECK_SIZE(patch, CTXKIT_VERSION_PATCH);
+    CHECK_SIZE(major, TURNFIT_VERSION_MAJOR);
+    CHECK_SIZE(minor, TURNFIT_VERSION_MINOR);
+    CHECK_SIZE(patch, TURNFIT_VERSION_PATCH);
     char expect[64];
-    snprintf(expect, sizeof expect, "%d.%d.%d", CTXKIT_VERSION_MAJOR, CTXKIT_VERSION_MINOR, CTXKIT_VERSION_PATCH);
+    snprintf(expect, sizeof expect, "%d.%d.%d", TURNFIT_VERSION_MAJOR, TURNFIT_VERSION_MINOR, TURNFIT_VERSION_PATCH);
     CHECK_BYTES(v, strlen(v), expect, strlen(expect));
-    CHECK(ctxkit_version() == v); /* static */
-    CHECK_SIZE(ctxkit_abi_version(), CTXKIT_ABI_VERSION);
+    CHECK(turnfit_version() == v); /* static */
+    CHECK_SIZE(turnfit_abi_version(), TURNFIT_ABI_VERSION);
 }
 
 static void test_status_names(void)
 {
     static const char *const names[] = {
-        "CTXKIT_STATUS_OK",           "CTXKIT_STATUS_NULL_ARGUMENT",    "CTXKIT_STATUS_INVALID_UTF8",
-        "CTXKIT_STATUS_INVALID_ARGUMENT", "CTXKIT_STATUS_INVALID_JSON", "CTXKIT_STATUS_LIMIT_EXCEEDED",
-        "CTXKIT_STATUS_UNKNOWN_ENCODING", "CTXKIT_STATUS_UNKNOWN_MODEL", "CTXKIT_STATUS_UNKNOWN_TOKEN",
-        "CTXKIT_STATUS_PANIC",        "CTXKIT_STATUS_INTERNAL",         "CTXKIT_STATUS_DOES_NOT_FIT",
-        "CTXKIT_STATUS_IO",           "CTXKIT_STATUS_UNSAFE_PATH",      "CTXKIT_STATUS_CYCLE_DETECTED",
-        "CTXKIT_STATUS_DEPTH_EXCEEDED", "CTXKIT_STATUS_INVALID_YAML",
+        "TURNFIT_STATUS_OK",           "TURNFIT_STATUS_NULL_ARGUMENT",    "TURNFIT_STATUS_INVALID_UTF8",
+        "TURNFIT_STATUS_INVALID_ARGUMENT", "TURNFIT_STATUS_INVALID_JSON", "TURNFIT_STATUS_LIMIT_EXCEEDED",
+        "TURNFIT_STATUS_UNKNOWN_ENCODING", "TURNFIT_STATUS_UNKNOWN_MODEL", "TURNFIT_STATUS_UNKNOWN_TOKEN",
+        "TURNFIT_STATUS_PANIC",        "TURNFIT_STATUS_INTERNAL",         "TURNFIT_STATUS_DOES_NOT_FIT",
+        "TURNFIT_STATUS_IO",           "TURNFIT_STATUS_UNSAFE_PATH",      "TURNFIT_STATUS_CYCLE_DETECTED",
+        "TURNFIT_STATUS_DEPTH_EXCEEDED", "TURNFIT_STATUS_INVALID_YAML",
     };
     static const char *const kinds[] = {
         "ok", "null_argument", "invalid_utf8", "invalid_argument", "invalid_json", "limit_exceeded",
@@ -718,110 +718,110 @@ static void test_status_names(void)
         "io", "unsafe_path", "cycle_detected", "depth_exceeded", "invalid_yaml",
     };
     for (uint32_t s = 0; s <= 16; s++) {
-        const char *k = ctxkit_status_kind_name(s);
+        const char *k = turnfit_status_kind_name(s);
         if (CHECK(k != NULL))
             CHECK_BYTES(k, strlen(k), kinds[s], strlen(kinds[s]));
-        CHECK(ctxkit_status_kind_name(s) == k); /* static storage */
+        CHECK(turnfit_status_kind_name(s) == k); /* static storage */
     }
     {
-        const char *k = ctxkit_status_kind_name(17);
+        const char *k = turnfit_status_kind_name(17);
         if (CHECK(k != NULL))
             CHECK_BYTES(k, strlen(k), "unrecognized", strlen("unrecognized"));
     }
     for (uint32_t s = 0; s <= 16; s++) {
-        const char *n = ctxkit_status_name(s);
+        const char *n = turnfit_status_name(s);
         if (!CHECK(n != NULL))
             continue;
         CHECK_BYTES(n, strlen(n), names[s], strlen(names[s]));
-        CHECK(ctxkit_status_name(s) == n); /* static storage */
+        CHECK(turnfit_status_name(s) == n); /* static storage */
     }
     const uint32_t unknown[] = {17, 999, 0x7fffffffu, UINT32_MAX};
     for (size_t i = 0; i < sizeof unknown / sizeof unknown[0]; i++) {
-        const char *n = ctxkit_status_name(unknown[i]);
+        const char *n = turnfit_status_name(unknown[i]);
         if (CHECK(n != NULL))
-            CHECK_BYTES(n, strlen(n), "CTXKIT_STATUS_UNRECOGNIZED", strlen("CTXKIT_STATUS_UNRECOGNIZED"));
+            CHECK_BYTES(n, strlen(n), "TURNFIT_STATUS_UNRECOGNIZED", strlen("TURNFIT_STATUS_UNRECOGNIZED"));
     }
 }
 
 static void test_errors_and_frees(void)
 {
     /* NULL error object. */
-    CHECK_STATUS(ctxkit_error_code(NULL), CTXKIT_STATUS_NULL_ARGUMENT);
+    CHECK_STATUS(turnfit_error_code(NULL), TURNFIT_STATUS_NULL_ARGUMENT);
     size_t len = 77;
-    CHECK(ctxkit_error_message(NULL, &len) == NULL);
+    CHECK(turnfit_error_message(NULL, &len) == NULL);
     CHECK_SIZE(len, 0);
-    CHECK(ctxkit_error_message(NULL, NULL) == NULL);
+    CHECK(turnfit_error_message(NULL, NULL) == NULL);
 
     /* Every _free accepts NULL; string/tokens free accept {NULL, 0}. */
-    ctxkit_error_free(NULL);
-    ctxkit_registry_free(NULL);
-    ctxkit_tokenizer_free(NULL);
-    ctxkit_string_free(NULL);
-    ctxkit_tokens_free(NULL);
-    ctxkit_string empty_s = {NULL, 0};
-    ctxkit_string_free(&empty_s);
+    turnfit_error_free(NULL);
+    turnfit_registry_free(NULL);
+    turnfit_tokenizer_free(NULL);
+    turnfit_string_free(NULL);
+    turnfit_tokens_free(NULL);
+    turnfit_string empty_s = {NULL, 0};
+    turnfit_string_free(&empty_s);
     CHECK(empty_s.ptr == NULL && empty_s.len == 0);
-    ctxkit_tokens empty_t = {NULL, 0};
-    ctxkit_tokens_free(&empty_t);
+    turnfit_tokens empty_t = {NULL, 0};
+    turnfit_tokens_free(&empty_t);
     CHECK(empty_t.ptr == NULL && empty_t.len == 0);
     g_passed++; /* survived the NULL frees */
 
     /* A real error object: code and message, readable repeatedly. */
-    ctxkit_tokenizer *t = SENT_PTR;
-    ctxkit_error *err = NULL;
-    CHECK_STATUS(ctxkit_tokenizer_new(LIT("cl100k"), 0, &t, &err), CTXKIT_STATUS_UNKNOWN_ENCODING);
+    turnfit_tokenizer *t = SENT_PTR;
+    turnfit_error *err = NULL;
+    CHECK_STATUS(turnfit_tokenizer_new(LIT("cl100k"), 0, &t, &err), TURNFIT_STATUS_UNKNOWN_ENCODING);
     check_ptr_untouched_at(__LINE__, "out_tokenizer", t);
     if (CHECK(err != NULL)) {
-        CHECK_STATUS(ctxkit_error_code(err), CTXKIT_STATUS_UNKNOWN_ENCODING);
-        CHECK_STATUS(ctxkit_error_code(err), CTXKIT_STATUS_UNKNOWN_ENCODING);
+        CHECK_STATUS(turnfit_error_code(err), TURNFIT_STATUS_UNKNOWN_ENCODING);
+        CHECK_STATUS(turnfit_error_code(err), TURNFIT_STATUS_UNKNOWN_ENCODING);
         size_t mlen = 0;
-        const char *msg = ctxkit_error_message(err, &mlen);
+        const char *msg = turnfit_error_message(err, &mlen);
         if (CHECK(msg != NULL)) {
             CHECK_SIZE(strlen(msg), mlen);
-            CHECK_CONTAINS(msg, mlen, "ctxkit_tokenizer_new: ");
+            CHECK_CONTAINS(msg, mlen, "turnfit_tokenizer_new: ");
             CHECK_CONTAINS(msg, mlen, "cl100k");
             CHECK_CONTAINS(msg, mlen, "cl100k_base"); /* names the close match */
         }
-        ctxkit_error_free(err);
+        turnfit_error_free(err);
     }
 
     /* An error message built from input with a NUL byte stays a C string. */
     err = NULL;
-    CHECK_STATUS(ctxkit_tokenizer_new(LIT("cl\0x"), 0, &t, &err), CTXKIT_STATUS_UNKNOWN_ENCODING);
+    CHECK_STATUS(turnfit_tokenizer_new(LIT("cl\0x"), 0, &t, &err), TURNFIT_STATUS_UNKNOWN_ENCODING);
     if (CHECK(err != NULL)) {
         size_t mlen = 0;
-        const char *msg = ctxkit_error_message(err, &mlen);
+        const char *msg = turnfit_error_message(err, &mlen);
         if (CHECK(msg != NULL))
             CHECK_SIZE(strlen(msg), mlen);
-        ctxkit_error_free(err);
+        turnfit_error_free(err);
     }
 
-    /* ctxkit_string_free_parts: a finalizer holding (ptr, len) frees it. */
+    /* turnfit_string_free_parts: a finalizer holding (ptr, len) frees it. */
     {
-        ctxkit_string adopted = list_ok(__LINE__, NULL);
+        turnfit_string adopted = list_ok(__LINE__, NULL);
         char *p = adopted.ptr;
         size_t n = adopted.len;
-        ctxkit_string_free_parts(p, n);
-        ctxkit_string_free_parts(NULL, 0);
+        turnfit_string_free_parts(p, n);
+        turnfit_string_free_parts(NULL, 0);
     }
-    /* ctxkit_string_free twice on the same struct is harmless. */
-    ctxkit_string s = list_ok(__LINE__, NULL);
-    ctxkit_string_free(&s);
+    /* turnfit_string_free twice on the same struct is harmless. */
+    turnfit_string s = list_ok(__LINE__, NULL);
+    turnfit_string_free(&s);
     CHECK(s.ptr == NULL && s.len == 0);
-    ctxkit_string_free(&s);
+    turnfit_string_free(&s);
     CHECK(s.ptr == NULL && s.len == 0);
 
-    /* Same for ctxkit_tokens_free. */
-    ctxkit_tokenizer *tok = tokenizer_new_ok(__LINE__, "cl100k_base", 0);
+    /* Same for turnfit_tokens_free. */
+    turnfit_tokenizer *tok = tokenizer_new_ok(__LINE__, "cl100k_base", 0);
     if (tok) {
-        ctxkit_tokens ids = ENCODE_OK(tok, LIT("hello world"));
+        turnfit_tokens ids = ENCODE_OK(tok, LIT("hello world"));
         CHECK_SIZE(ids.len, 2);
-        ctxkit_tokens_free(&ids);
+        turnfit_tokens_free(&ids);
         CHECK(ids.ptr == NULL && ids.len == 0);
-        ctxkit_tokens_free(&ids);
+        turnfit_tokens_free(&ids);
         CHECK(ids.ptr == NULL && ids.len == 0);
     }
-    ctxkit_tokenizer_free(tok);
+    turnfit_tokenizer_free(tok);
 }
 
 static void test_tokenizer_basics(void)
@@ -829,12 +829,12 @@ static void test_tokenizer_basics(void)
     /* "hello world" is 2 tokens in both current encodings; each encoding
      * round-trips multilingual text and emoji exactly. */
     for (size_t e = 0; e < N_ENCODINGS; e++) {
-        ctxkit_tokenizer *t = tokenizer_new_ok(__LINE__, kEncodings[e], 0);
+        turnfit_tokenizer *t = tokenizer_new_ok(__LINE__, kEncodings[e], 0);
         if (!t)
             continue;
         CHECK_SIZE(COUNT_OK(t, LIT("hello world")), 2);
 
-        ctxkit_string info = info_ok(__LINE__, t);
+        turnfit_string info = info_ok(__LINE__, t);
         char want[64];
         snprintf(want, sizeof want, "\"encoding\":\"%s\"", kEncodings[e]);
         CHECK_STR_CONTAINS(info, want);
@@ -842,122 +842,122 @@ static void test_tokenizer_basics(void)
         CHECK_STR_CONTAINS(info, "\"model\":null");
         CHECK_STR_CONTAINS(info, "\"vocab_size\":");
         CHECK_STR_CONTAINS(info, "\"memory_bytes\":");
-        ctxkit_string_free(&info);
+        turnfit_string_free(&info);
 
-        ctxkit_tokens ids = ENCODE_OK(t, LIT(kMultilingual));
+        turnfit_tokens ids = ENCODE_OK(t, LIT(kMultilingual));
         CHECK(ids.len > 0);
         CHECK_SIZE(COUNT_OK(t, LIT(kMultilingual)), ids.len);
-        ctxkit_string back = DECODE_OK(t, ids.ptr, ids.len, CTXKIT_DECODE_MODE_STRICT);
+        turnfit_string back = DECODE_OK(t, ids.ptr, ids.len, TURNFIT_DECODE_MODE_STRICT);
         CHECK_BYTES(back.ptr, back.len, kMultilingual, sizeof kMultilingual - 1);
-        ctxkit_string_free(&back);
-        back = DECODE_OK(t, ids.ptr, ids.len, CTXKIT_DECODE_MODE_REPLACE);
+        turnfit_string_free(&back);
+        back = DECODE_OK(t, ids.ptr, ids.len, TURNFIT_DECODE_MODE_REPLACE);
         CHECK_BYTES(back.ptr, back.len, kMultilingual, sizeof kMultilingual - 1);
-        ctxkit_string_free(&back);
-        ctxkit_tokens_free(&ids);
-        ctxkit_tokenizer_free(t);
+        turnfit_string_free(&back);
+        turnfit_tokens_free(&ids);
+        turnfit_tokenizer_free(t);
     }
 
-    ctxkit_tokenizer *cl = tokenizer_new_ok(__LINE__, "cl100k_base", 0);
-    ctxkit_tokenizer *o200 = tokenizer_new_ok(__LINE__, "o200k_base", 0);
-    ctxkit_tokenizer *sp = tokenizer_new_ok(__LINE__, "cl100k_base", CTXKIT_TOKENIZER_RECOGNIZE_SPECIAL);
-    ctxkit_tokenizer *gpt2 = tokenizer_new_ok(__LINE__, "gpt2", 0); /* r50k_base's ranks, tiktoken's name */
+    turnfit_tokenizer *cl = tokenizer_new_ok(__LINE__, "cl100k_base", 0);
+    turnfit_tokenizer *o200 = tokenizer_new_ok(__LINE__, "o200k_base", 0);
+    turnfit_tokenizer *sp = tokenizer_new_ok(__LINE__, "cl100k_base", TURNFIT_TOKENIZER_RECOGNIZE_SPECIAL);
+    turnfit_tokenizer *gpt2 = tokenizer_new_ok(__LINE__, "gpt2", 0); /* r50k_base's ranks, tiktoken's name */
     if (!cl || !o200 || !sp || !gpt2)
         goto out;
 
     /* Known ids: tiktoken cl100k_base "hello world" = [15339, 1917]. */
-    ctxkit_tokens hw = ENCODE_OK(cl, LIT("hello world"));
+    turnfit_tokens hw = ENCODE_OK(cl, LIT("hello world"));
     if (CHECK_SIZE(hw.len, 2)) {
         CHECK_SIZE(hw.ptr[0], 15339);
         CHECK_SIZE(hw.ptr[1], 1917);
     }
-    ctxkit_tokens_free(&hw);
+    turnfit_tokens_free(&hw);
     CHECK_SIZE(COUNT_OK(o200, LIT("hello world")), 2);
 
-    ctxkit_string info = info_ok(__LINE__, gpt2);
+    turnfit_string info = info_ok(__LINE__, gpt2);
     CHECK_STR_CONTAINS(info, "\"encoding\":\"gpt2\"");
     CHECK_STR_CONTAINS(info, "\"vocab_size\":50257");
-    ctxkit_string_free(&info);
+    turnfit_string_free(&info);
     {
-        ctxkit_tokenizer *harmony = tokenizer_new_ok(__LINE__, "o200k_harmony", CTXKIT_TOKENIZER_RECOGNIZE_SPECIAL);
+        turnfit_tokenizer *harmony = tokenizer_new_ok(__LINE__, "o200k_harmony", TURNFIT_TOKENIZER_RECOGNIZE_SPECIAL);
         if (harmony) {
-            ctxkit_tokens ids = ENCODE_OK(harmony, LIT("<|start|>user<|message|>hi<|end|>"));
+            turnfit_tokens ids = ENCODE_OK(harmony, LIT("<|start|>user<|message|>hi<|end|>"));
             if (CHECK_SIZE(ids.len, 5)) { /* <|start|> user <|message|> hi <|end|> */
                 CHECK_SIZE(ids.ptr[0], 200006);
                 CHECK_SIZE(ids.ptr[2], 200008);
                 CHECK_SIZE(ids.ptr[4], 200007);
             }
-            ctxkit_tokens_free(&ids);
-            ctxkit_string hi = info_ok(__LINE__, harmony);
+            turnfit_tokens_free(&ids);
+            turnfit_string hi = info_ok(__LINE__, harmony);
             CHECK_STR_CONTAINS(hi, "\"vocab_size\":201088");
-            ctxkit_string_free(&hi);
+            turnfit_string_free(&hi);
         }
-        ctxkit_tokenizer_free(harmony);
+        turnfit_tokenizer_free(harmony);
     }
 
     /* Special tokens: one id only when recognized. */
     CHECK_SIZE(COUNT_OK(sp, LIT("<|endoftext|>")), 1);
     CHECK(COUNT_OK(cl, LIT("<|endoftext|>")) > 1);
-    ctxkit_tokens eot = ENCODE_OK(sp, LIT("<|endoftext|>"));
+    turnfit_tokens eot = ENCODE_OK(sp, LIT("<|endoftext|>"));
     if (CHECK_SIZE(eot.len, 1)) {
         CHECK_SIZE(eot.ptr[0], 100257);
         /* Decoding a special id works with either tokenizer. */
-        ctxkit_string s = DECODE_OK(cl, eot.ptr, eot.len, CTXKIT_DECODE_MODE_STRICT);
+        turnfit_string s = DECODE_OK(cl, eot.ptr, eot.len, TURNFIT_DECODE_MODE_STRICT);
         CHECK_BYTES(s.ptr, s.len, "<|endoftext|>", 13);
-        ctxkit_string_free(&s);
+        turnfit_string_free(&s);
     }
-    ctxkit_tokens_free(&eot);
+    turnfit_tokens_free(&eot);
     info = info_ok(__LINE__, sp);
     CHECK_STR_CONTAINS(info, "\"special_tokens\":\"recognize\"");
-    ctxkit_string_free(&info);
+    turnfit_string_free(&info);
     CHECK_SIZE(COUNT_OK(sp, LIT("a<|endoftext|>b")), 3);
 
     /* Zero-length input, with and without a pointer. */
     CHECK_SIZE(COUNT_OK(cl, LIT("")), 0);
     CHECK_SIZE(COUNT_OK(cl, NULL, 0), 0);
     CHECK_SIZE(COUNT_OK(cl, "not counted", 0), 0);
-    ctxkit_tokens none = ENCODE_OK(cl, LIT(""));
+    turnfit_tokens none = ENCODE_OK(cl, LIT(""));
     CHECK(none.ptr != NULL && none.len == 0);
-    ctxkit_tokens_free(&none);
+    turnfit_tokens_free(&none);
     CHECK(none.ptr == NULL && none.len == 0);
     none = ENCODE_OK(cl, NULL, 0);
     CHECK(none.ptr != NULL && none.len == 0);
-    ctxkit_tokens_free(&none);
-    ctxkit_string es = DECODE_OK(cl, NULL, 0, CTXKIT_DECODE_MODE_STRICT);
+    turnfit_tokens_free(&none);
+    turnfit_string es = DECODE_OK(cl, NULL, 0, TURNFIT_DECODE_MODE_STRICT);
     CHECK_SIZE(es.len, 0);
-    ctxkit_string_free(&es);
+    turnfit_string_free(&es);
     {
         const uint32_t dummy = 15339;
-        es = DECODE_OK(cl, &dummy, 0, CTXKIT_DECODE_MODE_REPLACE);
+        es = DECODE_OK(cl, &dummy, 0, TURNFIT_DECODE_MODE_REPLACE);
         CHECK_SIZE(es.len, 0);
-        ctxkit_string_free(&es);
+        turnfit_string_free(&es);
     }
 
     /* Interior NUL bytes are text. */
     CHECK(COUNT_OK(cl, LIT("a\0b")) >= 2);
-    ctxkit_tokens nul = ENCODE_OK(cl, LIT("a\0b"));
+    turnfit_tokens nul = ENCODE_OK(cl, LIT("a\0b"));
     CHECK(nul.len >= 2);
-    ctxkit_string nul_back = DECODE_OK(cl, nul.ptr, nul.len, CTXKIT_DECODE_MODE_STRICT);
+    turnfit_string nul_back = DECODE_OK(cl, nul.ptr, nul.len, TURNFIT_DECODE_MODE_STRICT);
     CHECK_BYTES(nul_back.ptr, nul_back.len, "a\0b", 3);
-    ctxkit_string_free(&nul_back);
-    ctxkit_tokens_free(&nul);
+    turnfit_string_free(&nul_back);
+    turnfit_tokens_free(&nul);
     CHECK_SIZE(COUNT_OK(cl, LIT("\0")), 1);
 
     /* A length shorter than the buffer counts only the prefix. */
     CHECK_SIZE(COUNT_OK(cl, "hello world", 5), COUNT_OK(cl, LIT("hello")));
     CHECK_SIZE(COUNT_OK(cl, "hello world", 5), 1);
     /* ... and a prefix that cuts a character is invalid UTF-8 at offset 0. */
-    COUNT_FAILS(cl, "日本", 1, false, CTXKIT_STATUS_INVALID_UTF8, "byte offset 0");
-    COUNT_FAILS(cl, "a日本", 3, false, CTXKIT_STATUS_INVALID_UTF8, "byte offset 1");
+    COUNT_FAILS(cl, "日本", 1, false, TURNFIT_STATUS_INVALID_UTF8, "byte offset 0");
+    COUNT_FAILS(cl, "a日本", 3, false, TURNFIT_STATUS_INVALID_UTF8, "byte offset 1");
 
     /* Unknown ids. */
     {
         const uint32_t big[] = {10000000};
-        DECODE_FAILS(cl, big, 1, CTXKIT_DECODE_MODE_REPLACE, false, CTXKIT_STATUS_UNKNOWN_TOKEN, "10000000");
-        DECODE_FAILS(cl, big, 1, CTXKIT_DECODE_MODE_STRICT, false, CTXKIT_STATUS_UNKNOWN_TOKEN, "index 0");
+        DECODE_FAILS(cl, big, 1, TURNFIT_DECODE_MODE_REPLACE, false, TURNFIT_STATUS_UNKNOWN_TOKEN, "10000000");
+        DECODE_FAILS(cl, big, 1, TURNFIT_DECODE_MODE_STRICT, false, TURNFIT_STATUS_UNKNOWN_TOKEN, "index 0");
         const uint32_t mixed[] = {15339, UINT32_MAX};
-        DECODE_FAILS(cl, mixed, 2, CTXKIT_DECODE_MODE_REPLACE, false, CTXKIT_STATUS_UNKNOWN_TOKEN, "index 1");
+        DECODE_FAILS(cl, mixed, 2, TURNFIT_DECODE_MODE_REPLACE, false, TURNFIT_STATUS_UNKNOWN_TOKEN, "index 1");
         const uint32_t gap[] = {100261}; /* inside cl100k's id range, but unassigned */
-        DECODE_FAILS(cl, gap, 1, CTXKIT_DECODE_MODE_REPLACE, false, CTXKIT_STATUS_UNKNOWN_TOKEN, "100261");
+        DECODE_FAILS(cl, gap, 1, TURNFIT_DECODE_MODE_REPLACE, false, TURNFIT_STATUS_UNKNOWN_TOKEN, "100261");
     }
 
     /* Decoding a prefix of the ids of "日本" that ends inside a character.
@@ -967,64 +967,64 @@ static void test_tokenizer_basics(void)
     size_t encodings_with_cut = 0;
     for (size_t e = 0; e < N_ENCODINGS; e++) {
         static const char nihon[] = "日本";
-        ctxkit_tokenizer *et = tokenizer_new_ok(__LINE__, kEncodings[e], 0);
+        turnfit_tokenizer *et = tokenizer_new_ok(__LINE__, kEncodings[e], 0);
         if (!et)
             continue;
-        ctxkit_tokens ids = ENCODE_OK(et, LIT(nihon));
+        turnfit_tokens ids = ENCODE_OK(et, LIT(nihon));
         CHECK(ids.len >= 1);
         size_t cut = 0;
         for (size_t k = 1; k < ids.len && cut == 0; k++) {
-            ctxkit_string s = DECODE_OK(et, ids.ptr, k, CTXKIT_DECODE_MODE_REPLACE);
+            turnfit_string s = DECODE_OK(et, ids.ptr, k, TURNFIT_DECODE_MODE_REPLACE);
             if (mem_contains(s.ptr, s.len, "\xef\xbf\xbd"))
                 cut = k;
-            ctxkit_string_free(&s);
+            turnfit_string_free(&s);
         }
         const bool byte_level = strcmp(kEncodings[e], "r50k_base") == 0;
         if (byte_level)
             CHECK(cut > 0);
         if (cut > 0) {
             encodings_with_cut++;
-            ctxkit_string s = DECODE_OK(et, ids.ptr, cut, CTXKIT_DECODE_MODE_REPLACE);
+            turnfit_string s = DECODE_OK(et, ids.ptr, cut, TURNFIT_DECODE_MODE_REPLACE);
             CHECK_CONTAINS(s.ptr, s.len, "\xef\xbf\xbd"); /* U+FFFD */
-            ctxkit_string_free(&s);
-            DECODE_FAILS(et, ids.ptr, cut, CTXKIT_DECODE_MODE_STRICT, false, CTXKIT_STATUS_INVALID_UTF8,
+            turnfit_string_free(&s);
+            DECODE_FAILS(et, ids.ptr, cut, TURNFIT_DECODE_MODE_STRICT, false, TURNFIT_STATUS_INVALID_UTF8,
                          "byte offset");
-            DECODE_FAILS(et, ids.ptr, cut, CTXKIT_DECODE_MODE_STRICT, false, CTXKIT_STATUS_INVALID_UTF8,
+            DECODE_FAILS(et, ids.ptr, cut, TURNFIT_DECODE_MODE_STRICT, false, TURNFIT_STATUS_INVALID_UTF8,
                          "token index");
             /* The ids after the cut start inside a character: replaced too. */
-            s = DECODE_OK(et, ids.ptr + cut, ids.len - cut, CTXKIT_DECODE_MODE_REPLACE);
+            s = DECODE_OK(et, ids.ptr + cut, ids.len - cut, TURNFIT_DECODE_MODE_REPLACE);
             CHECK_CONTAINS(s.ptr, s.len, "\xef\xbf\xbd");
-            ctxkit_string_free(&s);
-            DECODE_FAILS(et, ids.ptr + cut, ids.len - cut, CTXKIT_DECODE_MODE_STRICT, false,
-                         CTXKIT_STATUS_INVALID_UTF8, "byte offset 0");
+            turnfit_string_free(&s);
+            DECODE_FAILS(et, ids.ptr + cut, ids.len - cut, TURNFIT_DECODE_MODE_STRICT, false,
+                         TURNFIT_STATUS_INVALID_UTF8, "byte offset 0");
         }
         /* The whole sequence is fine in strict mode. */
-        ctxkit_string whole = DECODE_OK(et, ids.ptr, ids.len, CTXKIT_DECODE_MODE_STRICT);
+        turnfit_string whole = DECODE_OK(et, ids.ptr, ids.len, TURNFIT_DECODE_MODE_STRICT);
         CHECK_BYTES(whole.ptr, whole.len, nihon, sizeof nihon - 1);
-        ctxkit_string_free(&whole);
-        ctxkit_tokens_free(&ids);
-        ctxkit_tokenizer_free(et);
+        turnfit_string_free(&whole);
+        turnfit_tokens_free(&ids);
+        turnfit_tokenizer_free(et);
     }
     CHECK(encodings_with_cut >= 1);
 
     /* Out-of-range enum values and flag bits. */
     {
         const uint32_t ids[] = {15339};
-        DECODE_FAILS(cl, ids, 1, 7, false, CTXKIT_STATUS_INVALID_ARGUMENT, "mode 7");
-        DECODE_FAILS(cl, ids, 1, 3, false, CTXKIT_STATUS_INVALID_ARGUMENT, NULL);
-        DECODE_FAILS(cl, ids, 1, UINT32_MAX, false, CTXKIT_STATUS_INVALID_ARGUMENT, NULL);
+        DECODE_FAILS(cl, ids, 1, 7, false, TURNFIT_STATUS_INVALID_ARGUMENT, "mode 7");
+        DECODE_FAILS(cl, ids, 1, 3, false, TURNFIT_STATUS_INVALID_ARGUMENT, NULL);
+        DECODE_FAILS(cl, ids, 1, UINT32_MAX, false, TURNFIT_STATUS_INVALID_ARGUMENT, NULL);
     }
-    TRUNCATE_FAILS(cl, LIT(kLongText), 10, 9, NULL, 0, 0, CTXKIT_STATUS_INVALID_ARGUMENT, "side 9");
-    TRUNCATE_FAILS(cl, LIT(kLongText), 10, 3, NULL, 0, 0, CTXKIT_STATUS_INVALID_ARGUMENT, NULL);
-    TOKENIZER_NEW_FAILS(LIT("cl100k_base"), 2, false, CTXKIT_STATUS_INVALID_ARGUMENT, "flag");
-    TOKENIZER_NEW_FAILS(LIT("cl100k_base"), 3, false, CTXKIT_STATUS_INVALID_ARGUMENT, NULL);
-    TOKENIZER_NEW_FAILS(LIT("cl100k_base"), 0x80000000u, false, CTXKIT_STATUS_INVALID_ARGUMENT, NULL);
-    NEW_FOR_MODEL_FAILS(NULL, LIT("gpt-4o"), NULL, 0, 2, false, CTXKIT_STATUS_INVALID_ARGUMENT, "flag");
+    TRUNCATE_FAILS(cl, LIT(kLongText), 10, 9, NULL, 0, 0, TURNFIT_STATUS_INVALID_ARGUMENT, "side 9");
+    TRUNCATE_FAILS(cl, LIT(kLongText), 10, 3, NULL, 0, 0, TURNFIT_STATUS_INVALID_ARGUMENT, NULL);
+    TOKENIZER_NEW_FAILS(LIT("cl100k_base"), 2, false, TURNFIT_STATUS_INVALID_ARGUMENT, "flag");
+    TOKENIZER_NEW_FAILS(LIT("cl100k_base"), 3, false, TURNFIT_STATUS_INVALID_ARGUMENT, NULL);
+    TOKENIZER_NEW_FAILS(LIT("cl100k_base"), 0x80000000u, false, TURNFIT_STATUS_INVALID_ARGUMENT, NULL);
+    NEW_FOR_MODEL_FAILS(NULL, LIT("gpt-4o"), NULL, 0, 2, false, TURNFIT_STATUS_INVALID_ARGUMENT, "flag");
 
     /* Unknown encoding names; the message names the close match. */
-    TOKENIZER_NEW_FAILS(LIT("cl100k"), 0, false, CTXKIT_STATUS_UNKNOWN_ENCODING, "cl100k_base");
-    TOKENIZER_NEW_FAILS(LIT("o200k"), 0, false, CTXKIT_STATUS_UNKNOWN_ENCODING, "o200k_base");
-    TOKENIZER_NEW_FAILS(LIT("definitely-not-an-encoding"), 0, false, CTXKIT_STATUS_UNKNOWN_ENCODING, NULL);
+    TOKENIZER_NEW_FAILS(LIT("cl100k"), 0, false, TURNFIT_STATUS_UNKNOWN_ENCODING, "cl100k_base");
+    TOKENIZER_NEW_FAILS(LIT("o200k"), 0, false, TURNFIT_STATUS_UNKNOWN_ENCODING, "o200k_base");
+    TOKENIZER_NEW_FAILS(LIT("definitely-not-an-encoding"), 0, false, TURNFIT_STATUS_UNKNOWN_ENCODING, NULL);
 
     /* Text over the documented 64 MiB limit is LIMIT_EXCEEDED, rejected before
      * it is read (the buffer is left uninitialized on purpose: valgrind would
@@ -1033,29 +1033,29 @@ static void test_tokenizer_basics(void)
         const size_t big_len = (size_t)64 * 1024 * 1024 + 1;
         char *big = malloc(big_len);
         if (CHECK(big != NULL)) {
-            COUNT_FAILS(cl, big, big_len, false, CTXKIT_STATUS_LIMIT_EXCEEDED, "limit");
-            COUNT_LIMIT_FAILS(cl, big, big_len, 10, false, false, CTXKIT_STATUS_LIMIT_EXCEEDED, "limit");
-            ENCODE_FAILS(cl, big, big_len, false, CTXKIT_STATUS_LIMIT_EXCEEDED, "limit");
-            TRUNCATE_FAILS(cl, big, big_len, 10, CTXKIT_TRUNCATE_SIDE_HEAD, NULL, 0, 0,
-                           CTXKIT_STATUS_LIMIT_EXCEEDED, "limit");
+            COUNT_FAILS(cl, big, big_len, false, TURNFIT_STATUS_LIMIT_EXCEEDED, "limit");
+            COUNT_LIMIT_FAILS(cl, big, big_len, 10, false, false, TURNFIT_STATUS_LIMIT_EXCEEDED, "limit");
+            ENCODE_FAILS(cl, big, big_len, false, TURNFIT_STATUS_LIMIT_EXCEEDED, "limit");
+            TRUNCATE_FAILS(cl, big, big_len, 10, TURNFIT_TRUNCATE_SIDE_HEAD, NULL, 0, 0,
+                           TURNFIT_STATUS_LIMIT_EXCEEDED, "limit");
         }
         free(big);
         /* A length no buffer can have is rejected without reading. */
-        COUNT_FAILS(cl, "x", SIZE_MAX, false, CTXKIT_STATUS_INVALID_ARGUMENT, NULL);
+        COUNT_FAILS(cl, "x", SIZE_MAX, false, TURNFIT_STATUS_INVALID_ARGUMENT, NULL);
         const uint32_t one = 15339;
-        DECODE_FAILS(cl, &one, SIZE_MAX / 2, 0, false, CTXKIT_STATUS_INVALID_ARGUMENT, NULL);
+        DECODE_FAILS(cl, &one, SIZE_MAX / 2, 0, false, TURNFIT_STATUS_INVALID_ARGUMENT, NULL);
     }
 
 out:
-    ctxkit_tokenizer_free(cl);
-    ctxkit_tokenizer_free(o200);
-    ctxkit_tokenizer_free(sp);
-    ctxkit_tokenizer_free(gpt2);
+    turnfit_tokenizer_free(cl);
+    turnfit_tokenizer_free(o200);
+    turnfit_tokenizer_free(sp);
+    turnfit_tokenizer_free(gpt2);
 }
 
 static void test_count_until_limit(void)
 {
-    ctxkit_tokenizer *t = tokenizer_new_ok(__LINE__, "cl100k_base", 0);
+    turnfit_tokenizer *t = tokenizer_new_ok(__LINE__, "cl100k_base", 0);
     if (!t)
         return;
     const size_t n = COUNT_OK(t, LIT(kLongText));
@@ -1064,10 +1064,10 @@ static void test_count_until_limit(void)
     for (size_t i = 0; i < sizeof limits / sizeof limits[0]; i++) {
         size_t count = SENT_SIZE;
         bool exceeded = false;
-        ctxkit_error *err = NULL;
-        if (!CHECK_STATUS(ctxkit_tokenizer_count_until_limit(t, LIT(kLongText), limits[i], &count, &exceeded, &err),
-                          CTXKIT_STATUS_OK)) {
-            ctxkit_error_free(err);
+        turnfit_error *err = NULL;
+        if (!CHECK_STATUS(turnfit_tokenizer_count_until_limit(t, LIT(kLongText), limits[i], &count, &exceeded, &err),
+                          TURNFIT_STATUS_OK)) {
+            turnfit_error_free(err);
             continue;
         }
         CHECK_NO_ERR(err);
@@ -1083,13 +1083,13 @@ static void test_count_until_limit(void)
     /* Empty text never exceeds, even with limit 0; err may be NULL. */
     size_t count = SENT_SIZE;
     bool exceeded = true;
-    CHECK_STATUS(ctxkit_tokenizer_count_until_limit(t, NULL, 0, 0, &count, &exceeded, NULL), CTXKIT_STATUS_OK);
+    CHECK_STATUS(turnfit_tokenizer_count_until_limit(t, NULL, 0, 0, &count, &exceeded, NULL), TURNFIT_STATUS_OK);
     CHECK_SIZE(count, 0);
     CHECK(!exceeded);
-    ctxkit_tokenizer_free(t);
+    turnfit_tokenizer_free(t);
 }
 
-static void check_truncation_fits(int line, const ctxkit_tokenizer *t, const truncation *r, size_t max)
+static void check_truncation_fits(int line, const turnfit_tokenizer *t, const truncation *r, size_t max)
 {
     if (!r->ok)
         return;
@@ -1101,7 +1101,7 @@ static void check_truncation_fits(int line, const ctxkit_tokenizer *t, const tru
 
 static void test_truncate(void)
 {
-    ctxkit_tokenizer *t = tokenizer_new_ok(__LINE__, "cl100k_base", 0);
+    turnfit_tokenizer *t = tokenizer_new_ok(__LINE__, "cl100k_base", 0);
     if (!t)
         return;
     const char *text = kLongText;
@@ -1112,7 +1112,7 @@ static void test_truncate(void)
     for (size_t b = 0; b < sizeof budgets / sizeof budgets[0]; b++) {
         const size_t max = budgets[b];
         /* HEAD keeps a prefix. */
-        truncation h = TRUNCATE_OK(t, LIT(kLongText), max, CTXKIT_TRUNCATE_SIDE_HEAD, NULL, 0);
+        truncation h = TRUNCATE_OK(t, LIT(kLongText), max, TURNFIT_TRUNCATE_SIDE_HEAD, NULL, 0);
         check_truncation_fits(__LINE__, t, &h, max);
         if (h.ok) {
             CHECK(h.text.len < text_len);
@@ -1120,17 +1120,17 @@ static void test_truncate(void)
             CHECK(h.removed > 0 && h.removed <= n);
             CHECK(h.removed >= n - max);
         }
-        ctxkit_string_free(&h.text);
+        turnfit_string_free(&h.text);
 
         /* TAIL keeps a suffix. */
-        truncation tl = TRUNCATE_OK(t, LIT(kLongText), max, CTXKIT_TRUNCATE_SIDE_TAIL, NULL, 0);
+        truncation tl = TRUNCATE_OK(t, LIT(kLongText), max, TURNFIT_TRUNCATE_SIDE_TAIL, NULL, 0);
         check_truncation_fits(__LINE__, t, &tl, max);
         if (tl.ok) {
             CHECK(tl.text.len < text_len);
             CHECK(memcmp(tl.text.ptr, text + text_len - tl.text.len, tl.text.len) == 0);
             CHECK(tl.removed >= n - max);
         }
-        ctxkit_string_free(&tl.text);
+        turnfit_string_free(&tl.text);
     }
 
     /* BOTH with a custom marker. */
@@ -1138,7 +1138,7 @@ static void test_truncate(void)
     const size_t both_budgets[] = {12, 20, 30, n - 1};
     for (size_t b = 0; b < sizeof both_budgets / sizeof both_budgets[0]; b++) {
         const size_t max = both_budgets[b];
-        truncation r = TRUNCATE_OK(t, LIT(kLongText), max, CTXKIT_TRUNCATE_SIDE_BOTH, LIT(marker));
+        truncation r = TRUNCATE_OK(t, LIT(kLongText), max, TURNFIT_TRUNCATE_SIDE_BOTH, LIT(marker));
         check_truncation_fits(__LINE__, t, &r, max);
         if (r.ok) {
             char rendered[64];
@@ -1159,26 +1159,26 @@ static void test_truncate(void)
                 CHECK(memcmp(r.text.ptr + after, text + text_len - tail, tail) == 0);
             }
         }
-        ctxkit_string_free(&r.text);
+        turnfit_string_free(&r.text);
     }
 
     /* BOTH with the default marker: NULL/0 and ""/0 both select it. */
-    truncation d = TRUNCATE_OK(t, LIT(kLongText), 30, CTXKIT_TRUNCATE_SIDE_BOTH, NULL, 0);
+    truncation d = TRUNCATE_OK(t, LIT(kLongText), 30, TURNFIT_TRUNCATE_SIDE_BOTH, NULL, 0);
     check_truncation_fits(__LINE__, t, &d, 30);
     if (d.ok)
         CHECK_CONTAINS(d.text.ptr, d.text.len, "tokens truncated");
-    ctxkit_string_free(&d.text);
-    d = TRUNCATE_OK(t, LIT(kLongText), 30, CTXKIT_TRUNCATE_SIDE_BOTH, LIT(""));
+    turnfit_string_free(&d.text);
+    d = TRUNCATE_OK(t, LIT(kLongText), 30, TURNFIT_TRUNCATE_SIDE_BOTH, LIT(""));
     if (d.ok)
         CHECK_CONTAINS(d.text.ptr, d.text.len, "tokens truncated");
-    ctxkit_string_free(&d.text);
+    turnfit_string_free(&d.text);
 
     /* A budget too small for the marker is INVALID_ARGUMENT. */
-    TRUNCATE_FAILS(t, LIT(kLongText), 1, CTXKIT_TRUNCATE_SIDE_BOTH, LIT(marker), 0, CTXKIT_STATUS_INVALID_ARGUMENT,
+    TRUNCATE_FAILS(t, LIT(kLongText), 1, TURNFIT_TRUNCATE_SIDE_BOTH, LIT(marker), 0, TURNFIT_STATUS_INVALID_ARGUMENT,
                    "marker");
-    TRUNCATE_FAILS(t, LIT(kLongText), 0, CTXKIT_TRUNCATE_SIDE_BOTH, LIT(marker), 0, CTXKIT_STATUS_INVALID_ARGUMENT,
+    TRUNCATE_FAILS(t, LIT(kLongText), 0, TURNFIT_TRUNCATE_SIDE_BOTH, LIT(marker), 0, TURNFIT_STATUS_INVALID_ARGUMENT,
                    NULL);
-    TRUNCATE_FAILS(t, LIT(kLongText), 3, CTXKIT_TRUNCATE_SIDE_BOTH, NULL, 0, 0, CTXKIT_STATUS_INVALID_ARGUMENT, NULL);
+    TRUNCATE_FAILS(t, LIT(kLongText), 3, TURNFIT_TRUNCATE_SIDE_BOTH, NULL, 0, 0, TURNFIT_STATUS_INVALID_ARGUMENT, NULL);
 
     /* Text that fits is returned unchanged, for every side. */
     for (uint32_t side = 0; side <= 2; side++) {
@@ -1188,196 +1188,196 @@ static void test_truncate(void)
             CHECK_SIZE(f.tokens, n);
             CHECK_SIZE(f.removed, 0);
         }
-        ctxkit_string_free(&f.text);
+        turnfit_string_free(&f.text);
     }
     /* Empty text. */
-    truncation e = TRUNCATE_OK(t, NULL, 0, 0, CTXKIT_TRUNCATE_SIDE_HEAD, NULL, 0);
+    truncation e = TRUNCATE_OK(t, NULL, 0, 0, TURNFIT_TRUNCATE_SIDE_HEAD, NULL, 0);
     if (e.ok) {
         CHECK_SIZE(e.text.len, 0);
         CHECK_SIZE(e.tokens, 0);
         CHECK_SIZE(e.removed, 0);
     }
-    ctxkit_string_free(&e.text);
+    turnfit_string_free(&e.text);
     /* Multi-byte text never cut inside a character (the result is valid
      * UTF-8, so the strict count accepts it). */
     for (size_t max = 1; max < 12; max++) {
-        truncation u = TRUNCATE_OK(t, LIT("日本語のテキスト🎉🎉🎉日本語"), max, CTXKIT_TRUNCATE_SIDE_TAIL, NULL, 0);
+        truncation u = TRUNCATE_OK(t, LIT("日本語のテキスト🎉🎉🎉日本語"), max, TURNFIT_TRUNCATE_SIDE_TAIL, NULL, 0);
         check_truncation_fits(__LINE__, t, &u, max);
-        ctxkit_string_free(&u.text);
-        u = TRUNCATE_OK(t, LIT("日本語のテキスト🎉🎉🎉日本語"), max, CTXKIT_TRUNCATE_SIDE_HEAD, NULL, 0);
+        turnfit_string_free(&u.text);
+        u = TRUNCATE_OK(t, LIT("日本語のテキスト🎉🎉🎉日本語"), max, TURNFIT_TRUNCATE_SIDE_HEAD, NULL, 0);
         check_truncation_fits(__LINE__, t, &u, max);
-        ctxkit_string_free(&u.text);
+        turnfit_string_free(&u.text);
     }
-    ctxkit_tokenizer_free(t);
+    turnfit_tokenizer_free(t);
 }
 
 /* The byte-level and special-token functions (issue 19): expectations from
  * tiktoken 0.14.0 (tiktoken's own tests; tests/fixtures/tiktoken has more). */
 static void test_token_bytes(void)
 {
-    ctxkit_tokenizer *t = tokenizer_new_ok(__LINE__, "cl100k_base", 0);
+    turnfit_tokenizer *t = tokenizer_new_ok(__LINE__, "cl100k_base", 0);
     if (!t)
         return;
-    ctxkit_error *err = NULL;
+    turnfit_error *err = NULL;
 
-    /* ctxkit_tokenizer_token_bytes: ordinary, special, unknown. */
-    ctxkit_string b = {NULL, 0};
-    CHECK_STATUS(ctxkit_tokenizer_token_bytes(t, 15339, &b, &err), CTXKIT_STATUS_OK);
+    /* turnfit_tokenizer_token_bytes: ordinary, special, unknown. */
+    turnfit_string b = {NULL, 0};
+    CHECK_STATUS(turnfit_tokenizer_token_bytes(t, 15339, &b, &err), TURNFIT_STATUS_OK);
     CHECK_BYTES(b.ptr, b.len, "hello", 5);
-    ctxkit_string_free(&b);
-    CHECK_STATUS(ctxkit_tokenizer_token_bytes(t, 100257, &b, &err), CTXKIT_STATUS_OK);
+    turnfit_string_free(&b);
+    CHECK_STATUS(turnfit_tokenizer_token_bytes(t, 100257, &b, &err), TURNFIT_STATUS_OK);
     CHECK_BYTES(b.ptr, b.len, "<|endoftext|>", 13);
-    ctxkit_string_free(&b);
+    turnfit_string_free(&b);
     /* 9468 is the first of the three tokens of U+1F44D: not UTF-8 alone. */
-    CHECK_STATUS(ctxkit_tokenizer_token_bytes(t, 9468, &b, &err), CTXKIT_STATUS_OK);
+    CHECK_STATUS(turnfit_tokenizer_token_bytes(t, 9468, &b, &err), TURNFIT_STATUS_OK);
     CHECK_BYTES(b.ptr, b.len, "\xf0\x9f", 2);
-    ctxkit_string_free(&b);
-    CHECK_STATUS(ctxkit_tokenizer_token_bytes(t, 100256, &b, &err), CTXKIT_STATUS_UNKNOWN_TOKEN);
-    check_error_at(__LINE__, &err, CTXKIT_STATUS_UNKNOWN_TOKEN, "ctxkit_tokenizer_token_bytes", "100256");
+    turnfit_string_free(&b);
+    CHECK_STATUS(turnfit_tokenizer_token_bytes(t, 100256, &b, &err), TURNFIT_STATUS_UNKNOWN_TOKEN);
+    check_error_at(__LINE__, &err, TURNFIT_STATUS_UNKNOWN_TOKEN, "turnfit_tokenizer_token_bytes", "100256");
     CHECK(b.ptr == NULL);
-    CHECK_STATUS(ctxkit_tokenizer_token_bytes(t, 1, NULL, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
-    CHECK_STATUS(ctxkit_tokenizer_token_bytes(NULL, 1, &b, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
+    CHECK_STATUS(turnfit_tokenizer_token_bytes(t, 1, NULL, NULL), TURNFIT_STATUS_NULL_ARGUMENT);
+    CHECK_STATUS(turnfit_tokenizer_token_bytes(NULL, 1, &b, NULL), TURNFIT_STATUS_NULL_ARGUMENT);
 
-    /* ctxkit_tokenizer_decode_bytes: raw, concatenated. */
+    /* turnfit_tokenizer_decode_bytes: raw, concatenated. */
     const uint32_t thumbs[] = {9468, 239, 235};
-    CHECK_STATUS(ctxkit_tokenizer_decode_bytes(t, thumbs, 2, &b, NULL), CTXKIT_STATUS_OK);
+    CHECK_STATUS(turnfit_tokenizer_decode_bytes(t, thumbs, 2, &b, NULL), TURNFIT_STATUS_OK);
     CHECK_BYTES(b.ptr, b.len, "\xf0\x9f\x91", 3);
-    ctxkit_string_free(&b);
-    CHECK_STATUS(ctxkit_tokenizer_decode_bytes(t, thumbs, 3, &b, NULL), CTXKIT_STATUS_OK);
+    turnfit_string_free(&b);
+    CHECK_STATUS(turnfit_tokenizer_decode_bytes(t, thumbs, 3, &b, NULL), TURNFIT_STATUS_OK);
     CHECK_BYTES(b.ptr, b.len, "\xf0\x9f\x91\x8d", 4);
-    ctxkit_string_free(&b);
-    CHECK_STATUS(ctxkit_tokenizer_decode_bytes(t, NULL, 0, &b, NULL), CTXKIT_STATUS_OK);
+    turnfit_string_free(&b);
+    CHECK_STATUS(turnfit_tokenizer_decode_bytes(t, NULL, 0, &b, NULL), TURNFIT_STATUS_OK);
     CHECK_SIZE(b.len, 0);
-    ctxkit_string_free(&b);
-    CHECK_STATUS(ctxkit_tokenizer_decode_bytes(t, NULL, 2, &b, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
+    turnfit_string_free(&b);
+    CHECK_STATUS(turnfit_tokenizer_decode_bytes(t, NULL, 2, &b, NULL), TURNFIT_STATUS_NULL_ARGUMENT);
 
-    /* decode with CTXKIT_DECODE_MODE_IGNORE drops the partial character. */
+    /* decode with TURNFIT_DECODE_MODE_IGNORE drops the partial character. */
     const uint32_t a_thumb_b[] = {64, 9468, 65};
-    CHECK_STATUS(ctxkit_tokenizer_decode(t, a_thumb_b, 3, CTXKIT_DECODE_MODE_IGNORE, &b, NULL), CTXKIT_STATUS_OK);
+    CHECK_STATUS(turnfit_tokenizer_decode(t, a_thumb_b, 3, TURNFIT_DECODE_MODE_IGNORE, &b, NULL), TURNFIT_STATUS_OK);
     CHECK_BYTES(b.ptr, b.len, "ab", 2);
-    ctxkit_string_free(&b);
-    CHECK_STATUS(ctxkit_tokenizer_decode(t, a_thumb_b, 3, 3, &b, NULL), CTXKIT_STATUS_INVALID_ARGUMENT);
+    turnfit_string_free(&b);
+    CHECK_STATUS(turnfit_tokenizer_decode(t, a_thumb_b, 3, 3, &b, NULL), TURNFIT_STATUS_INVALID_ARGUMENT);
 
-    /* ctxkit_tokenizer_token_id: any bytes; special text; no such token. */
+    /* turnfit_tokenizer_token_id: any bytes; special text; no such token. */
     uint32_t id = 7;
-    CHECK_STATUS(ctxkit_tokenizer_token_id(t, (const uint8_t *)"\xf0\x9f", 2, &id, NULL), CTXKIT_STATUS_OK);
+    CHECK_STATUS(turnfit_tokenizer_token_id(t, (const uint8_t *)"\xf0\x9f", 2, &id, NULL), TURNFIT_STATUS_OK);
     CHECK_SIZE(id, 9468);
-    CHECK_STATUS(ctxkit_tokenizer_token_id(t, (const uint8_t *)"<|fim_prefix|>", 14, &id, NULL), CTXKIT_STATUS_OK);
+    CHECK_STATUS(turnfit_tokenizer_token_id(t, (const uint8_t *)"<|fim_prefix|>", 14, &id, NULL), TURNFIT_STATUS_OK);
     CHECK_SIZE(id, 100258);
     id = 7;
-    CHECK_STATUS(ctxkit_tokenizer_token_id(t, (const uint8_t *)"hello world", 11, &id, &err),
-                 CTXKIT_STATUS_UNKNOWN_TOKEN);
-    check_error_at(__LINE__, &err, CTXKIT_STATUS_UNKNOWN_TOKEN, "ctxkit_tokenizer_token_id", "no single token");
+    CHECK_STATUS(turnfit_tokenizer_token_id(t, (const uint8_t *)"hello world", 11, &id, &err),
+                 TURNFIT_STATUS_UNKNOWN_TOKEN);
+    check_error_at(__LINE__, &err, TURNFIT_STATUS_UNKNOWN_TOKEN, "turnfit_tokenizer_token_id", "no single token");
     CHECK_SIZE(id, 7);
-    CHECK_STATUS(ctxkit_tokenizer_token_id(t, NULL, 0, &id, NULL), CTXKIT_STATUS_UNKNOWN_TOKEN);
-    CHECK_STATUS(ctxkit_tokenizer_token_id(t, NULL, 1, &id, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
+    CHECK_STATUS(turnfit_tokenizer_token_id(t, NULL, 0, &id, NULL), TURNFIT_STATUS_UNKNOWN_TOKEN);
+    CHECK_STATUS(turnfit_tokenizer_token_id(t, NULL, 1, &id, NULL), TURNFIT_STATUS_NULL_ARGUMENT);
 
-    /* ctxkit_tokenizer_encode_bytes: tiktoken's test_encode_bytes. */
-    ctxkit_tokens ids = {NULL, 0};
-    CHECK_STATUS(ctxkit_tokenizer_encode_bytes(t, (const uint8_t *)" \xec\x8b\xa4\xed", 5, &ids, NULL),
-                 CTXKIT_STATUS_OK);
+    /* turnfit_tokenizer_encode_bytes: tiktoken's test_encode_bytes. */
+    turnfit_tokens ids = {NULL, 0};
+    CHECK_STATUS(turnfit_tokenizer_encode_bytes(t, (const uint8_t *)" \xec\x8b\xa4\xed", 5, &ids, NULL),
+                 TURNFIT_STATUS_OK);
     CHECK_SIZE(ids.len, 1);
     if (ids.len == 1)
         CHECK_SIZE(ids.ptr[0], 62085);
-    ctxkit_tokens_free(&ids);
+    turnfit_tokens_free(&ids);
     const uint8_t junk[] = {0x80, 0x80, 0xff, 'a', 0xc3};
-    CHECK_STATUS(ctxkit_tokenizer_encode_bytes(t, junk, sizeof junk, &ids, NULL), CTXKIT_STATUS_OK);
-    CHECK_STATUS(ctxkit_tokenizer_decode_bytes(t, ids.ptr, ids.len, &b, NULL), CTXKIT_STATUS_OK);
+    CHECK_STATUS(turnfit_tokenizer_encode_bytes(t, junk, sizeof junk, &ids, NULL), TURNFIT_STATUS_OK);
+    CHECK_STATUS(turnfit_tokenizer_decode_bytes(t, ids.ptr, ids.len, &b, NULL), TURNFIT_STATUS_OK);
     CHECK_BYTES(b.ptr, b.len, junk, sizeof junk);
-    ctxkit_string_free(&b);
-    ctxkit_tokens_free(&ids);
-    CHECK_STATUS(ctxkit_tokenizer_encode_bytes(t, NULL, 0, &ids, NULL), CTXKIT_STATUS_OK);
+    turnfit_string_free(&b);
+    turnfit_tokens_free(&ids);
+    CHECK_STATUS(turnfit_tokenizer_encode_bytes(t, NULL, 0, &ids, NULL), TURNFIT_STATUS_OK);
     CHECK_SIZE(ids.len, 0);
-    ctxkit_tokens_free(&ids);
-    CHECK_STATUS(ctxkit_tokenizer_encode_bytes(t, NULL, 3, &ids, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
+    turnfit_tokens_free(&ids);
+    CHECK_STATUS(turnfit_tokenizer_encode_bytes(t, NULL, 3, &ids, NULL), TURNFIT_STATUS_NULL_ARGUMENT);
 
-    /* ctxkit_tokenizer_decode_with_offsets: tiktoken's test_basic_offsets. */
+    /* turnfit_tokenizer_decode_with_offsets: tiktoken's test_basic_offsets. */
     ids = ENCODE_OK(t, LIT("我非常渴望与人工智能一起工作"));
-    ctxkit_tokens offs = {NULL, 0};
-    CHECK_STATUS(ctxkit_tokenizer_decode_with_offsets(t, ids.ptr, ids.len, &b, &offs, NULL), CTXKIT_STATUS_OK);
+    turnfit_tokens offs = {NULL, 0};
+    CHECK_STATUS(turnfit_tokenizer_decode_with_offsets(t, ids.ptr, ids.len, &b, &offs, NULL), TURNFIT_STATUS_OK);
     CHECK_SIZE(offs.len, ids.len);
     static const uint32_t want_offs[] = {0, 1, 2, 3, 3, 4, 4, 5, 6, 7, 8, 8, 9, 10, 11, 12, 13};
     CHECK_SIZE(offs.len, 17);
     if (offs.len == 17)
         CHECK_BYTES(offs.ptr, sizeof want_offs, want_offs, sizeof want_offs);
     CHECK_BYTES(b.ptr, b.len, "我非常渴望与人工智能一起工作", sizeof "我非常渴望与人工智能一起工作" - 1);
-    ctxkit_string_free(&b);
-    ctxkit_tokens_free(&offs);
-    ctxkit_tokens_free(&ids);
-    CHECK_STATUS(ctxkit_tokenizer_decode_with_offsets(t, a_thumb_b, 3, &b, &offs, &err), CTXKIT_STATUS_INVALID_UTF8);
-    check_error_at(__LINE__, &err, CTXKIT_STATUS_INVALID_UTF8, "ctxkit_tokenizer_decode_with_offsets", "token index 1");
+    turnfit_string_free(&b);
+    turnfit_tokens_free(&offs);
+    turnfit_tokens_free(&ids);
+    CHECK_STATUS(turnfit_tokenizer_decode_with_offsets(t, a_thumb_b, 3, &b, &offs, &err), TURNFIT_STATUS_INVALID_UTF8);
+    check_error_at(__LINE__, &err, TURNFIT_STATUS_INVALID_UTF8, "turnfit_tokenizer_decode_with_offsets", "token index 1");
     CHECK(b.ptr == NULL && offs.ptr == NULL);
-    CHECK_STATUS(ctxkit_tokenizer_decode_with_offsets(t, a_thumb_b, 3, &b, NULL, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
+    CHECK_STATUS(turnfit_tokenizer_decode_with_offsets(t, a_thumb_b, 3, &b, NULL, NULL), TURNFIT_STATUS_NULL_ARGUMENT);
 
-    /* ctxkit_tokenizer_encode_special: tiktoken's allowed / disallowed sets. */
+    /* turnfit_tokenizer_encode_special: tiktoken's allowed / disallowed sets. */
 #define SZ(x) (x), strlen(x)
     const char *text = "<|endoftext|> hello <|fim_prefix|>";
-    CHECK_STATUS(ctxkit_tokenizer_encode_special(t, SZ(text), NULL, 0, &ids, &err), CTXKIT_STATUS_INVALID_ARGUMENT);
-    check_error_at(__LINE__, &err, CTXKIT_STATUS_INVALID_ARGUMENT, "ctxkit_tokenizer_encode_special",
+    CHECK_STATUS(turnfit_tokenizer_encode_special(t, SZ(text), NULL, 0, &ids, &err), TURNFIT_STATUS_INVALID_ARGUMENT);
+    check_error_at(__LINE__, &err, TURNFIT_STATUS_INVALID_ARGUMENT, "turnfit_tokenizer_encode_special",
                    "'<|endoftext|>' at byte offset 0");
     const char *fim_only = "{\"allowed_special\": [\"<|fim_prefix|>\"], \"disallowed_special\": []}";
-    CHECK_STATUS(ctxkit_tokenizer_encode_special(t, SZ(text), SZ(fim_only), &ids, NULL), CTXKIT_STATUS_OK);
+    CHECK_STATUS(turnfit_tokenizer_encode_special(t, SZ(text), SZ(fim_only), &ids, NULL), TURNFIT_STATUS_OK);
     CHECK(ids.len > 2 && ids.ptr[ids.len - 1] == 100258 && ids.ptr[0] != 100257);
-    ctxkit_tokens_free(&ids);
+    turnfit_tokens_free(&ids);
     const char *all = "{\"allowed_special\": \"all\"}";
-    CHECK_STATUS(ctxkit_tokenizer_encode_special(t, SZ(text), SZ(all), &ids, NULL), CTXKIT_STATUS_OK);
+    CHECK_STATUS(turnfit_tokenizer_encode_special(t, SZ(text), SZ(all), &ids, NULL), TURNFIT_STATUS_OK);
     CHECK(ids.len > 2 && ids.ptr[0] == 100257 && ids.ptr[ids.len - 1] == 100258);
-    ctxkit_tokens_free(&ids);
-    CHECK_STATUS(ctxkit_tokenizer_encode_special(t, SZ(text), LIT("{\"allowed_special\": 1}"), &ids, &err),
-                 CTXKIT_STATUS_INVALID_JSON);
-    check_error_at(__LINE__, &err, CTXKIT_STATUS_INVALID_JSON, "ctxkit_tokenizer_encode_special",
+    turnfit_tokens_free(&ids);
+    CHECK_STATUS(turnfit_tokenizer_encode_special(t, SZ(text), LIT("{\"allowed_special\": 1}"), &ids, &err),
+                 TURNFIT_STATUS_INVALID_JSON);
+    check_error_at(__LINE__, &err, TURNFIT_STATUS_INVALID_JSON, "turnfit_tokenizer_encode_special",
                    "expected \"all\" or an array of strings");
-    CHECK_STATUS(ctxkit_tokenizer_encode_special(t, "\xff", 1, NULL, 0, &ids, NULL),
-                 CTXKIT_STATUS_INVALID_UTF8);
+    CHECK_STATUS(turnfit_tokenizer_encode_special(t, "\xff", 1, NULL, 0, &ids, NULL),
+                 TURNFIT_STATUS_INVALID_UTF8);
     CHECK(ids.ptr == NULL);
 
-    /* ctxkit_tokenizer_special_tokens. */
-    CHECK_STATUS(ctxkit_tokenizer_special_tokens(t, &b, NULL), CTXKIT_STATUS_OK);
+    /* turnfit_tokenizer_special_tokens. */
+    CHECK_STATUS(turnfit_tokenizer_special_tokens(t, &b, NULL), TURNFIT_STATUS_OK);
     CHECK_STR_CONTAINS(b, "{\"token\":\"<|fim_middle|>\",\"id\":100259}");
-    ctxkit_string_free(&b);
-    CHECK_STATUS(ctxkit_tokenizer_special_tokens(t, NULL, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
+    turnfit_string_free(&b);
+    CHECK_STATUS(turnfit_tokenizer_special_tokens(t, NULL, NULL), TURNFIT_STATUS_NULL_ARGUMENT);
 
 #undef SZ
-    ctxkit_tokenizer_free(t);
+    turnfit_tokenizer_free(t);
 }
 
 static void test_registry(void)
 {
-    ctxkit_registry *reg = SENT_PTR;
-    ctxkit_error *err = NULL;
-    if (!CHECK_STATUS(ctxkit_registry_new(&reg, &err), CTXKIT_STATUS_OK)) {
-        ctxkit_error_free(err);
+    turnfit_registry *reg = SENT_PTR;
+    turnfit_error *err = NULL;
+    if (!CHECK_STATUS(turnfit_registry_new(&reg, &err), TURNFIT_STATUS_OK)) {
+        turnfit_error_free(err);
         return;
     }
     CHECK_NO_ERR(err);
     CHECK(reg != NULL && reg != SENT_PTR);
-    ctxkit_registry *other = NULL;
-    CHECK_STATUS(ctxkit_registry_new(&other, NULL), CTXKIT_STATUS_OK);
+    turnfit_registry *other = NULL;
+    CHECK_STATUS(turnfit_registry_new(&other, NULL), TURNFIT_STATUS_OK);
 
     /* Built-in entries through a handle and through NULL. */
-    ctxkit_string l = list_ok(__LINE__, reg);
+    turnfit_string l = list_ok(__LINE__, reg);
     CHECK(l.len > 2 && l.ptr[0] == '[' && l.ptr[l.len - 1] == ']');
     CHECK_STR_CONTAINS(l, "\"name\":\"gpt-4o*\"");
     CHECK_STR_CONTAINS(l, "\"source\":\"builtin\"");
     CHECK_NOT_CONTAINS(l.ptr, l.len, "acme");
-    ctxkit_string lb = list_ok(__LINE__, NULL);
+    turnfit_string lb = list_ok(__LINE__, NULL);
     CHECK_BYTES(lb.ptr, lb.len, l.ptr, l.len);
-    ctxkit_string_free(&lb);
-    ctxkit_string_free(&l);
+    turnfit_string_free(&lb);
+    turnfit_string_free(&l);
 
-    ctxkit_string j = LOOKUP_OK(NULL, LIT("gpt-4o"), NULL, 0);
+    turnfit_string j = LOOKUP_OK(NULL, LIT("gpt-4o"), NULL, 0);
     CHECK_STR_CONTAINS(j, "\"model\":\"gpt-4o\"");
     CHECK_STR_CONTAINS(j, "\"matched\":\"gpt-4o*\"");
     CHECK_STR_CONTAINS(j, "\"source\":\"builtin\"");
     CHECK_STR_CONTAINS(j, "\"encoding\":\"o200k_base\"");
     CHECK_STR_CONTAINS(j, "\"exact\":true");
-    ctxkit_string_free(&j);
+    turnfit_string_free(&j);
     j = LOOKUP_OK(reg, LIT("gpt-4"), NULL, 0);
     CHECK_STR_CONTAINS(j, "\"encoding\":\"cl100k_base\"");
-    ctxkit_string_free(&j);
+    turnfit_string_free(&j);
     j = LOOKUP_OK(reg, LIT("openai/gpt-4o-mini"), NULL, 0); /* routing prefix stripped */
     CHECK_STR_CONTAINS(j, "\"matched\":\"gpt-4o*\"");
-    ctxkit_string_free(&j);
+    turnfit_string_free(&j);
 
     /* Register a host prefix model. */
     CHECK_SIZE(REGISTER_OK(reg, LIT(kAcmeProfile)), 1);
@@ -1390,16 +1390,16 @@ static void test_registry(void)
     CHECK_STR_CONTAINS(j, "\"context_window\":32000");
     CHECK_STR_CONTAINS(j, "\"max_output_tokens\":4096");
     CHECK_STR_CONTAINS(j, "\"exact\":false");
-    ctxkit_string_free(&j);
+    turnfit_string_free(&j);
     l = list_ok(__LINE__, reg);
     CHECK_STR_CONTAINS(l, "\"name\":\"acme-*\"");
     CHECK_STR_CONTAINS(l, "\"source\":\"host\"");
-    ctxkit_string_free(&l);
+    turnfit_string_free(&l);
 
     /* Registration is local to the handle: not visible through NULL (the
      * built-in table) nor through another registry. */
-    LOOKUP_FAILS(NULL, LIT("acme-large"), NULL, 0, false, CTXKIT_STATUS_UNKNOWN_MODEL, "acme-large");
-    LOOKUP_FAILS(other, LIT("acme-large"), NULL, 0, false, CTXKIT_STATUS_UNKNOWN_MODEL, NULL);
+    LOOKUP_FAILS(NULL, LIT("acme-large"), NULL, 0, false, TURNFIT_STATUS_UNKNOWN_MODEL, "acme-large");
+    LOOKUP_FAILS(other, LIT("acme-large"), NULL, 0, false, TURNFIT_STATUS_UNKNOWN_MODEL, NULL);
 
     /* An array of profiles, and replacing an entry. */
     CHECK_SIZE(REGISTER_OK(reg, LIT("[{\"name\":\"zeta-1\",\"encoding\":\"cl100k_base\",\"exact\":true},"
@@ -1409,158 +1409,158 @@ static void test_registry(void)
     j = LOOKUP_OK(reg, LIT("zeta-2"), NULL, 0);
     CHECK_STR_CONTAINS(j, "\"encoding\":\"p50k_base\"");
     CHECK_STR_CONTAINS(j, "\"context_window\":2048");
-    ctxkit_string_free(&j);
+    turnfit_string_free(&j);
     CHECK_SIZE(REGISTER_OK(reg, LIT("{\"name\":\"zeta-2\",\"encoding\":\"r50k_base\",\"exact\":true}")), 1);
     j = LOOKUP_OK(reg, LIT("zeta-2"), NULL, 0);
     CHECK_STR_CONTAINS(j, "\"encoding\":\"r50k_base\"");
-    ctxkit_string_free(&j);
+    turnfit_string_free(&j);
     CHECK_SIZE(REGISTER_OK(reg, LIT("[]")), 0);
 
     /* Rejected registrations. */
-    REGISTER_FAILS(reg, LIT("{"), false, CTXKIT_STATUS_INVALID_JSON, NULL);
-    REGISTER_FAILS(reg, LIT("42"), false, CTXKIT_STATUS_INVALID_JSON, NULL);
+    REGISTER_FAILS(reg, LIT("{"), false, TURNFIT_STATUS_INVALID_JSON, NULL);
+    REGISTER_FAILS(reg, LIT("42"), false, TURNFIT_STATUS_INVALID_JSON, NULL);
     REGISTER_FAILS(reg, LIT("{\"name\":\"x\",\"encoding\":\"cl100k_base\",\"exact\":true,\"bogus\":1}"), false,
-                   CTXKIT_STATUS_INVALID_JSON, "bogus");
+                   TURNFIT_STATUS_INVALID_JSON, "bogus");
     REGISTER_FAILS(reg, LIT("{\"name\":\"x\",\"encoding\":\"cl100k\",\"exact\":true}"), false,
-                   CTXKIT_STATUS_INVALID_JSON, "cl100k");
+                   TURNFIT_STATUS_INVALID_JSON, "cl100k");
     REGISTER_FAILS(reg, LIT("{\"name\":\"\",\"encoding\":\"cl100k_base\",\"exact\":true}"), false,
-                   CTXKIT_STATUS_INVALID_ARGUMENT, NULL);
+                   TURNFIT_STATUS_INVALID_ARGUMENT, NULL);
     REGISTER_FAILS(reg, LIT("{\"name\":\"z\",\"encoding\":\"cl100k_base\",\"context_window\":0,\"exact\":true}"),
-                   false, CTXKIT_STATUS_INVALID_ARGUMENT, "context_window");
+                   false, TURNFIT_STATUS_INVALID_ARGUMENT, "context_window");
     /* All-or-nothing: a valid profile next to an invalid one is not kept. */
     REGISTER_FAILS(reg,
                    LIT("[{\"name\":\"keep-me-not\",\"encoding\":\"cl100k_base\",\"exact\":true},"
                        "{\"name\":\"\",\"encoding\":\"cl100k_base\",\"exact\":true}]"),
-                   false, CTXKIT_STATUS_INVALID_ARGUMENT, NULL);
-    LOOKUP_FAILS(reg, LIT("keep-me-not"), NULL, 0, false, CTXKIT_STATUS_UNKNOWN_MODEL, NULL);
+                   false, TURNFIT_STATUS_INVALID_ARGUMENT, NULL);
+    LOOKUP_FAILS(reg, LIT("keep-me-not"), NULL, 0, false, TURNFIT_STATUS_UNKNOWN_MODEL, NULL);
     /* JSON nested beyond the documented depth limit. */
     {
         char deep[2 * 600 + 1];
         memset(deep, '[', 600);
         memset(deep + 600, ']', 600);
         deep[1200] = 0;
-        REGISTER_FAILS(reg, STR(deep), false, CTXKIT_STATUS_LIMIT_EXCEEDED, NULL);
+        REGISTER_FAILS(reg, STR(deep), false, TURNFIT_STATUS_LIMIT_EXCEEDED, NULL);
     }
     /* The empty string is not JSON. */
-    REGISTER_FAILS(reg, NULL, 0, false, CTXKIT_STATUS_INVALID_JSON, NULL);
+    REGISTER_FAILS(reg, NULL, 0, false, TURNFIT_STATUS_INVALID_JSON, NULL);
 
     /* Tokenizer for the host model. */
-    ctxkit_tokenizer *acme = NULL;
-    CHECK_STATUS(ctxkit_tokenizer_new_for_model(reg, LIT("acme-large"), NULL, 0, 0, &acme, &err), CTXKIT_STATUS_OK);
-    ctxkit_error_free(err);
+    turnfit_tokenizer *acme = NULL;
+    CHECK_STATUS(turnfit_tokenizer_new_for_model(reg, LIT("acme-large"), NULL, 0, 0, &acme, &err), TURNFIT_STATUS_OK);
+    turnfit_error_free(err);
     err = NULL;
     if (CHECK(acme != NULL)) {
-        ctxkit_string info = info_ok(__LINE__, acme);
+        turnfit_string info = info_ok(__LINE__, acme);
         CHECK_STR_CONTAINS(info, "\"encoding\":\"o200k_base\"");
         CHECK_STR_CONTAINS(info, "\"matched\":\"acme-*\"");
         CHECK_STR_CONTAINS(info, "\"source\":\"host\"");
         CHECK_STR_CONTAINS(info, "\"exact\":false");
-        ctxkit_string_free(&info);
+        turnfit_string_free(&info);
         CHECK_SIZE(COUNT_OK(acme, LIT("hello world")), 2);
     }
     /* Built-in model through NULL and through a handle, with specials. */
-    ctxkit_tokenizer *g4 = NULL;
-    CHECK_STATUS(ctxkit_tokenizer_new_for_model(NULL, LIT("gpt-4"), NULL, 0, CTXKIT_TOKENIZER_RECOGNIZE_SPECIAL, &g4,
+    turnfit_tokenizer *g4 = NULL;
+    CHECK_STATUS(turnfit_tokenizer_new_for_model(NULL, LIT("gpt-4"), NULL, 0, TURNFIT_TOKENIZER_RECOGNIZE_SPECIAL, &g4,
                                                 NULL),
-                 CTXKIT_STATUS_OK);
+                 TURNFIT_STATUS_OK);
     if (CHECK(g4 != NULL)) {
         CHECK_SIZE(COUNT_OK(g4, LIT("<|endoftext|>")), 1);
-        ctxkit_string info = info_ok(__LINE__, g4);
+        turnfit_string info = info_ok(__LINE__, g4);
         CHECK_STR_CONTAINS(info, "\"encoding\":\"cl100k_base\"");
         CHECK_STR_CONTAINS(info, "\"special_tokens\":\"recognize\"");
         CHECK_STR_CONTAINS(info, "\"exact\":true");
-        ctxkit_string_free(&info);
+        turnfit_string_free(&info);
     }
-    ctxkit_tokenizer_free(g4);
+    turnfit_tokenizer_free(g4);
 
     /* Unknown model: the message suggests the close match. */
-    NEW_FOR_MODEL_FAILS(NULL, LIT("gpt4o"), NULL, 0, 0, false, CTXKIT_STATUS_UNKNOWN_MODEL, "gpt-4o");
-    NEW_FOR_MODEL_FAILS(reg, LIT("gpt4o"), NULL, 0, 0, false, CTXKIT_STATUS_UNKNOWN_MODEL, "gpt-4o");
-    LOOKUP_FAILS(NULL, LIT("gpt4o"), NULL, 0, false, CTXKIT_STATUS_UNKNOWN_MODEL, "gpt-4o");
+    NEW_FOR_MODEL_FAILS(NULL, LIT("gpt4o"), NULL, 0, 0, false, TURNFIT_STATUS_UNKNOWN_MODEL, "gpt-4o");
+    NEW_FOR_MODEL_FAILS(reg, LIT("gpt4o"), NULL, 0, 0, false, TURNFIT_STATUS_UNKNOWN_MODEL, "gpt-4o");
+    LOOKUP_FAILS(NULL, LIT("gpt4o"), NULL, 0, false, TURNFIT_STATUS_UNKNOWN_MODEL, "gpt-4o");
     /* Prefixes apply on name boundaries only (issue 22): typos are unknown. */
-    LOOKUP_FAILS(NULL, LIT("gpt-40"), NULL, 0, false, CTXKIT_STATUS_UNKNOWN_MODEL, "did you mean");
-    LOOKUP_FAILS(NULL, LIT("gpt-4oo"), NULL, 0, false, CTXKIT_STATUS_UNKNOWN_MODEL, "gpt-4o");
-    LOOKUP_FAILS(NULL, LIT("o3x"), NULL, 0, false, CTXKIT_STATUS_UNKNOWN_MODEL, "o3");
-    LOOKUP_FAILS(NULL, LIT("llama-9"), NULL, 0, false, CTXKIT_STATUS_UNKNOWN_MODEL, NULL);
-    LOOKUP_FAILS(NULL, LIT("gpt-4o\xff"), NULL, 0, false, CTXKIT_STATUS_INVALID_UTF8, "byte offset 6");
+    LOOKUP_FAILS(NULL, LIT("gpt-40"), NULL, 0, false, TURNFIT_STATUS_UNKNOWN_MODEL, "did you mean");
+    LOOKUP_FAILS(NULL, LIT("gpt-4oo"), NULL, 0, false, TURNFIT_STATUS_UNKNOWN_MODEL, "gpt-4o");
+    LOOKUP_FAILS(NULL, LIT("o3x"), NULL, 0, false, TURNFIT_STATUS_UNKNOWN_MODEL, "o3");
+    LOOKUP_FAILS(NULL, LIT("llama-9"), NULL, 0, false, TURNFIT_STATUS_UNKNOWN_MODEL, NULL);
+    LOOKUP_FAILS(NULL, LIT("gpt-4o\xff"), NULL, 0, false, TURNFIT_STATUS_INVALID_UTF8, "byte offset 6");
     {
-        ctxkit_string f = LOOKUP_OK(NULL, LIT("ft:gpt-4o-mini-2024-07-18:acme::abc123"), NULL, 0);
+        turnfit_string f = LOOKUP_OK(NULL, LIT("ft:gpt-4o-mini-2024-07-18:acme::abc123"), NULL, 0);
         CHECK_STR_CONTAINS(f, "\"matched\":\"gpt-4o*\"");
-        ctxkit_string_free(&f);
+        turnfit_string_free(&f);
         f = LOOKUP_OK(NULL, LIT("claude-opus-5"), NULL, 0); /* a newer version: the family estimate */
         CHECK_STR_CONTAINS(f, "\"source\":\"family\"");
         CHECK_STR_CONTAINS(f, "\"exact\":false");
-        ctxkit_string_free(&f);
+        turnfit_string_free(&f);
         f = LOOKUP_OK(NULL, LIT("gpt-oss-20b"), NULL, 0);
         CHECK_STR_CONTAINS(f, "\"encoding\":\"o200k_harmony\"");
-        ctxkit_string_free(&f);
+        turnfit_string_free(&f);
     }
-    LOOKUP_FAILS(NULL, LIT("gpt4o"), LIT(""), false, CTXKIT_STATUS_UNKNOWN_MODEL, "gpt-4o"); /* "" = none */
+    LOOKUP_FAILS(NULL, LIT("gpt4o"), LIT(""), false, TURNFIT_STATUS_UNKNOWN_MODEL, "gpt-4o"); /* "" = none */
 
     /* Unknown model with a fallback encoding. */
-    ctxkit_tokenizer *fb = NULL;
-    CHECK_STATUS(ctxkit_tokenizer_new_for_model(NULL, LIT("gpt4o"), LIT("cl100k_base"), 0, &fb, &err),
-                 CTXKIT_STATUS_OK);
-    ctxkit_error_free(err);
+    turnfit_tokenizer *fb = NULL;
+    CHECK_STATUS(turnfit_tokenizer_new_for_model(NULL, LIT("gpt4o"), LIT("cl100k_base"), 0, &fb, &err),
+                 TURNFIT_STATUS_OK);
+    turnfit_error_free(err);
     err = NULL;
     if (CHECK(fb != NULL)) {
-        ctxkit_string info = info_ok(__LINE__, fb);
+        turnfit_string info = info_ok(__LINE__, fb);
         CHECK_STR_CONTAINS(info, "\"exact\":false");
         CHECK_STR_CONTAINS(info, "\"source\":\"fallback\"");
         CHECK_STR_CONTAINS(info, "\"encoding\":\"cl100k_base\"");
-        ctxkit_string_free(&info);
+        turnfit_string_free(&info);
         CHECK_SIZE(COUNT_OK(fb, LIT("hello world")), 2);
     }
-    ctxkit_tokenizer_free(fb);
+    turnfit_tokenizer_free(fb);
     j = LOOKUP_OK(reg, LIT("gpt4o"), LIT("cl100k_base"));
     CHECK_STR_CONTAINS(j, "\"source\":\"fallback\"");
     CHECK_STR_CONTAINS(j, "\"matched\":null");
     CHECK_STR_CONTAINS(j, "\"exact\":false");
-    ctxkit_string_free(&j);
+    turnfit_string_free(&j);
     /* A known model ignores a valid fallback. */
     j = LOOKUP_OK(reg, LIT("gpt-4o"), LIT("cl100k_base"));
     CHECK_STR_CONTAINS(j, "\"source\":\"builtin\"");
     CHECK_STR_CONTAINS(j, "\"encoding\":\"o200k_base\"");
-    ctxkit_string_free(&j);
+    turnfit_string_free(&j);
 
     /* Bad fallback encoding names. */
-    NEW_FOR_MODEL_FAILS(NULL, LIT("gpt4o"), LIT("cl100k"), 0, false, CTXKIT_STATUS_UNKNOWN_ENCODING, "cl100k_base");
-    LOOKUP_FAILS(NULL, LIT("gpt4o"), LIT("cl100k"), false, CTXKIT_STATUS_UNKNOWN_ENCODING, "cl100k_base");
+    NEW_FOR_MODEL_FAILS(NULL, LIT("gpt4o"), LIT("cl100k"), 0, false, TURNFIT_STATUS_UNKNOWN_ENCODING, "cl100k_base");
+    LOOKUP_FAILS(NULL, LIT("gpt4o"), LIT("cl100k"), false, TURNFIT_STATUS_UNKNOWN_ENCODING, "cl100k_base");
 
     /* Tokenizers made from a registry outlive it. */
-    ctxkit_registry_free(reg);
-    ctxkit_registry_free(other);
+    turnfit_registry_free(reg);
+    turnfit_registry_free(other);
     if (acme) {
         CHECK_SIZE(COUNT_OK(acme, LIT("hello world")), 2);
-        ctxkit_string info = info_ok(__LINE__, acme);
+        turnfit_string info = info_ok(__LINE__, acme);
         CHECK_STR_CONTAINS(info, "\"matched\":\"acme-*\"");
-        ctxkit_string_free(&info);
+        turnfit_string_free(&info);
     }
-    ctxkit_tokenizer_free(acme);
+    turnfit_tokenizer_free(acme);
 }
 
 /* NULL for every pointer parameter of every function, one at a time. */
 static void test_null_arguments(void)
 {
-    ctxkit_tokenizer *t = tokenizer_new_ok(__LINE__, "cl100k_base", 0);
-    ctxkit_registry *reg = NULL;
-    CHECK_STATUS(ctxkit_registry_new(&reg, NULL), CTXKIT_STATUS_OK);
+    turnfit_tokenizer *t = tokenizer_new_ok(__LINE__, "cl100k_base", 0);
+    turnfit_registry *reg = NULL;
+    CHECK_STATUS(turnfit_registry_new(&reg, NULL), TURNFIT_STATUS_OK);
     if (!t || !reg)
         goto out;
     const uint32_t ids[] = {15339, 1917};
 
-    /* ctxkit_error_code / ctxkit_error_message / frees: see test_errors_and_frees. */
+    /* turnfit_error_code / turnfit_error_message / frees: see test_errors_and_frees. */
 
-    /* ctxkit_registry_new: out_registry; err NULL is fine on success. */
-    registry_new_fails(__LINE__, CTXKIT_STATUS_NULL_ARGUMENT, "out_registry");
+    /* turnfit_registry_new: out_registry; err NULL is fine on success. */
+    registry_new_fails(__LINE__, TURNFIT_STATUS_NULL_ARGUMENT, "out_registry");
 
-    /* ctxkit_registry_register: registry is required (no built-in default). */
-    REGISTER_FAILS(NULL, LIT(kAcmeProfile), false, CTXKIT_STATUS_NULL_ARGUMENT, "registry");
-    REGISTER_FAILS(reg, NULL, 5, false, CTXKIT_STATUS_NULL_ARGUMENT, "json");
-    REGISTER_FAILS(reg, LIT(kAcmeProfile), true, CTXKIT_STATUS_NULL_ARGUMENT, "out_registered");
+    /* turnfit_registry_register: registry is required (no built-in default). */
+    REGISTER_FAILS(NULL, LIT(kAcmeProfile), false, TURNFIT_STATUS_NULL_ARGUMENT, "registry");
+    REGISTER_FAILS(reg, NULL, 5, false, TURNFIT_STATUS_NULL_ARGUMENT, "json");
+    REGISTER_FAILS(reg, LIT(kAcmeProfile), true, TURNFIT_STATUS_NULL_ARGUMENT, "out_registered");
     {
         size_t n = SENT_SIZE;
-        CHECK_STATUS(ctxkit_registry_register(reg, LIT(kAcmeProfile), &n, NULL), CTXKIT_STATUS_OK);
+        CHECK_STATUS(turnfit_registry_register(reg, LIT(kAcmeProfile), &n, NULL), TURNFIT_STATUS_OK);
         CHECK_SIZE(n, 1);
     }
 
@@ -1571,189 +1571,189 @@ static void test_null_arguments(void)
             "{\"version\":\"1.0\",\"task_summary\":\"Fix it.\",\"key_outputs\":[],"
             "\"metadata\":{\"from_agent\":\"planner\",\"to_agent\":\"coder\",\"created_at\":\"2026-03-01T12:00:00Z\"}}";
         static const char acme[] = "{\"model\": \"acme-large\"}";
-        ctxkit_string out = SENT_STRING;
-        ctxkit_error *e = NULL;
-        CHECK_STATUS(ctxkit_handoff_render(LIT(handoff), LIT(acme), &out, &e), CTXKIT_STATUS_UNKNOWN_MODEL);
-        CHECK_ERR(&e, CTXKIT_STATUS_UNKNOWN_MODEL, "ctxkit_handoff_render", "acme-large");
-        CHECK_STATUS(ctxkit_handoff_render_in(NULL, LIT(handoff), LIT(acme), &out, &e), CTXKIT_STATUS_UNKNOWN_MODEL);
-        CHECK_ERR(&e, CTXKIT_STATUS_UNKNOWN_MODEL, "ctxkit_handoff_render_in", "acme-large");
+        turnfit_string out = SENT_STRING;
+        turnfit_error *e = NULL;
+        CHECK_STATUS(turnfit_handoff_render(LIT(handoff), LIT(acme), &out, &e), TURNFIT_STATUS_UNKNOWN_MODEL);
+        CHECK_ERR(&e, TURNFIT_STATUS_UNKNOWN_MODEL, "turnfit_handoff_render", "acme-large");
+        CHECK_STATUS(turnfit_handoff_render_in(NULL, LIT(handoff), LIT(acme), &out, &e), TURNFIT_STATUS_UNKNOWN_MODEL);
+        CHECK_ERR(&e, TURNFIT_STATUS_UNKNOWN_MODEL, "turnfit_handoff_render_in", "acme-large");
         CHECK(out.ptr == SENT_PTR);
-        CHECK_STATUS(ctxkit_handoff_render_in(reg, LIT(handoff), LIT(acme), NULL, &e), CTXKIT_STATUS_NULL_ARGUMENT);
-        CHECK_ERR(&e, CTXKIT_STATUS_NULL_ARGUMENT, "ctxkit_handoff_render_in", "out_json");
-        CHECK_STATUS(ctxkit_handoff_render_in(reg, LIT(handoff), LIT(acme), &out, NULL), CTXKIT_STATUS_OK);
+        CHECK_STATUS(turnfit_handoff_render_in(reg, LIT(handoff), LIT(acme), NULL, &e), TURNFIT_STATUS_NULL_ARGUMENT);
+        CHECK_ERR(&e, TURNFIT_STATUS_NULL_ARGUMENT, "turnfit_handoff_render_in", "out_json");
+        CHECK_STATUS(turnfit_handoff_render_in(reg, LIT(handoff), LIT(acme), &out, NULL), TURNFIT_STATUS_OK);
         CHECK_STR_CONTAINS(out, "\"tokens\":");
-        ctxkit_string_free(&out);
+        turnfit_string_free(&out);
 
-        ctxkit_skills *sk = NULL;
-        CHECK_STATUS(ctxkit_skills_open(LIT("../../examples/data/skills"), LIT(acme), &sk, &e),
-                     CTXKIT_STATUS_UNKNOWN_MODEL);
-        CHECK_ERR(&e, CTXKIT_STATUS_UNKNOWN_MODEL, "ctxkit_skills_open", "acme-large");
+        turnfit_skills *sk = NULL;
+        CHECK_STATUS(turnfit_skills_open(LIT("../../examples/data/skills"), LIT(acme), &sk, &e),
+                     TURNFIT_STATUS_UNKNOWN_MODEL);
+        CHECK_ERR(&e, TURNFIT_STATUS_UNKNOWN_MODEL, "turnfit_skills_open", "acme-large");
         CHECK(sk == NULL);
-        CHECK_STATUS(ctxkit_skills_open_in(reg, LIT("../../examples/data/skills"), LIT(acme), NULL, &e),
-                     CTXKIT_STATUS_NULL_ARGUMENT);
-        CHECK_ERR(&e, CTXKIT_STATUS_NULL_ARGUMENT, "ctxkit_skills_open_in", "out_skills");
-        CHECK_STATUS(ctxkit_skills_open_in(reg, LIT("../../examples/data/skills"), LIT(acme), &sk, NULL),
-                     CTXKIT_STATUS_OK);
+        CHECK_STATUS(turnfit_skills_open_in(reg, LIT("../../examples/data/skills"), LIT(acme), NULL, &e),
+                     TURNFIT_STATUS_NULL_ARGUMENT);
+        CHECK_ERR(&e, TURNFIT_STATUS_NULL_ARGUMENT, "turnfit_skills_open_in", "out_skills");
+        CHECK_STATUS(turnfit_skills_open_in(reg, LIT("../../examples/data/skills"), LIT(acme), &sk, NULL),
+                     TURNFIT_STATUS_OK);
         CHECK(sk != NULL);
-        ctxkit_skills_free(sk);
+        turnfit_skills_free(sk);
     }
 
-    /* ctxkit_registry_lookup: registry NULL = built-in; model; fallback; out. */
+    /* turnfit_registry_lookup: registry NULL = built-in; model; fallback; out. */
     {
-        ctxkit_string j = LOOKUP_OK(NULL, LIT("gpt-4o"), NULL, 0);
+        turnfit_string j = LOOKUP_OK(NULL, LIT("gpt-4o"), NULL, 0);
         CHECK_STR_CONTAINS(j, "\"source\":\"builtin\"");
-        ctxkit_string_free(&j);
+        turnfit_string_free(&j);
     }
-    LOOKUP_FAILS(reg, NULL, 3, NULL, 0, false, CTXKIT_STATUS_NULL_ARGUMENT, "model");
-    LOOKUP_FAILS(reg, NULL, 0, NULL, 0, false, CTXKIT_STATUS_UNKNOWN_MODEL, NULL); /* "" is unknown */
-    LOOKUP_FAILS(reg, LIT("gpt-4o"), NULL, 4, false, CTXKIT_STATUS_NULL_ARGUMENT, "fallback_encoding");
-    LOOKUP_FAILS(reg, LIT("gpt-4o"), NULL, 0, true, CTXKIT_STATUS_NULL_ARGUMENT, "out_json");
+    LOOKUP_FAILS(reg, NULL, 3, NULL, 0, false, TURNFIT_STATUS_NULL_ARGUMENT, "model");
+    LOOKUP_FAILS(reg, NULL, 0, NULL, 0, false, TURNFIT_STATUS_UNKNOWN_MODEL, NULL); /* "" is unknown */
+    LOOKUP_FAILS(reg, LIT("gpt-4o"), NULL, 4, false, TURNFIT_STATUS_NULL_ARGUMENT, "fallback_encoding");
+    LOOKUP_FAILS(reg, LIT("gpt-4o"), NULL, 0, true, TURNFIT_STATUS_NULL_ARGUMENT, "out_json");
     {
         /* model "" with a fallback: the fallback answers. */
-        ctxkit_string j = LOOKUP_OK(reg, NULL, 0, LIT("o200k_base"));
+        turnfit_string j = LOOKUP_OK(reg, NULL, 0, LIT("o200k_base"));
         CHECK_STR_CONTAINS(j, "\"source\":\"fallback\"");
-        ctxkit_string_free(&j);
-        ctxkit_string out = SENT_STRING;
-        CHECK_STATUS(ctxkit_registry_lookup(reg, LIT("gpt-4o"), NULL, 0, &out, NULL), CTXKIT_STATUS_OK);
-        ctxkit_string_free(&out);
+        turnfit_string_free(&j);
+        turnfit_string out = SENT_STRING;
+        CHECK_STATUS(turnfit_registry_lookup(reg, LIT("gpt-4o"), NULL, 0, &out, NULL), TURNFIT_STATUS_OK);
+        turnfit_string_free(&out);
     }
 
-    /* ctxkit_registry_list: registry NULL = built-in; out_json required. */
-    list_fails(__LINE__, reg, CTXKIT_STATUS_NULL_ARGUMENT, "out_json");
-    list_fails(__LINE__, NULL, CTXKIT_STATUS_NULL_ARGUMENT, "out_json");
+    /* turnfit_registry_list: registry NULL = built-in; out_json required. */
+    list_fails(__LINE__, reg, TURNFIT_STATUS_NULL_ARGUMENT, "out_json");
+    list_fails(__LINE__, NULL, TURNFIT_STATUS_NULL_ARGUMENT, "out_json");
     {
-        ctxkit_string out = SENT_STRING;
-        CHECK_STATUS(ctxkit_registry_list(NULL, &out, NULL), CTXKIT_STATUS_OK);
-        check_owned_string_at(__LINE__, "ctxkit_registry_list(NULL)", out);
-        ctxkit_string_free(&out);
+        turnfit_string out = SENT_STRING;
+        CHECK_STATUS(turnfit_registry_list(NULL, &out, NULL), TURNFIT_STATUS_OK);
+        check_owned_string_at(__LINE__, "turnfit_registry_list(NULL)", out);
+        turnfit_string_free(&out);
     }
 
-    /* ctxkit_tokenizer_new. */
-    TOKENIZER_NEW_FAILS(NULL, 11, 0, false, CTXKIT_STATUS_NULL_ARGUMENT, "encoding");
-    TOKENIZER_NEW_FAILS(NULL, 0, 0, false, CTXKIT_STATUS_UNKNOWN_ENCODING, NULL); /* "" */
-    TOKENIZER_NEW_FAILS(LIT("cl100k_base"), 0, true, CTXKIT_STATUS_NULL_ARGUMENT, "out_tokenizer");
+    /* turnfit_tokenizer_new. */
+    TOKENIZER_NEW_FAILS(NULL, 11, 0, false, TURNFIT_STATUS_NULL_ARGUMENT, "encoding");
+    TOKENIZER_NEW_FAILS(NULL, 0, 0, false, TURNFIT_STATUS_UNKNOWN_ENCODING, NULL); /* "" */
+    TOKENIZER_NEW_FAILS(LIT("cl100k_base"), 0, true, TURNFIT_STATUS_NULL_ARGUMENT, "out_tokenizer");
     {
-        ctxkit_tokenizer *x = NULL;
-        CHECK_STATUS(ctxkit_tokenizer_new(LIT("r50k_base"), 0, &x, NULL), CTXKIT_STATUS_OK);
+        turnfit_tokenizer *x = NULL;
+        CHECK_STATUS(turnfit_tokenizer_new(LIT("r50k_base"), 0, &x, NULL), TURNFIT_STATUS_OK);
         CHECK(x != NULL);
-        ctxkit_tokenizer_free(x);
+        turnfit_tokenizer_free(x);
     }
 
-    /* ctxkit_tokenizer_new_for_model: registry NULL = built-in. */
-    NEW_FOR_MODEL_FAILS(reg, NULL, 6, NULL, 0, 0, false, CTXKIT_STATUS_NULL_ARGUMENT, "model");
-    NEW_FOR_MODEL_FAILS(reg, NULL, 0, NULL, 0, 0, false, CTXKIT_STATUS_UNKNOWN_MODEL, NULL);
-    NEW_FOR_MODEL_FAILS(reg, LIT("gpt-4o"), NULL, 3, 0, false, CTXKIT_STATUS_NULL_ARGUMENT, "fallback_encoding");
-    NEW_FOR_MODEL_FAILS(reg, LIT("gpt-4o"), NULL, 0, 0, true, CTXKIT_STATUS_NULL_ARGUMENT, "out_tokenizer");
-    NEW_FOR_MODEL_FAILS(NULL, LIT("gpt-4o"), NULL, 0, 0, true, CTXKIT_STATUS_NULL_ARGUMENT, "out_tokenizer");
+    /* turnfit_tokenizer_new_for_model: registry NULL = built-in. */
+    NEW_FOR_MODEL_FAILS(reg, NULL, 6, NULL, 0, 0, false, TURNFIT_STATUS_NULL_ARGUMENT, "model");
+    NEW_FOR_MODEL_FAILS(reg, NULL, 0, NULL, 0, 0, false, TURNFIT_STATUS_UNKNOWN_MODEL, NULL);
+    NEW_FOR_MODEL_FAILS(reg, LIT("gpt-4o"), NULL, 3, 0, false, TURNFIT_STATUS_NULL_ARGUMENT, "fallback_encoding");
+    NEW_FOR_MODEL_FAILS(reg, LIT("gpt-4o"), NULL, 0, 0, true, TURNFIT_STATUS_NULL_ARGUMENT, "out_tokenizer");
+    NEW_FOR_MODEL_FAILS(NULL, LIT("gpt-4o"), NULL, 0, 0, true, TURNFIT_STATUS_NULL_ARGUMENT, "out_tokenizer");
     {
-        ctxkit_tokenizer *x = NULL;
-        CHECK_STATUS(ctxkit_tokenizer_new_for_model(NULL, LIT("gpt-4o"), NULL, 0, 0, &x, NULL), CTXKIT_STATUS_OK);
+        turnfit_tokenizer *x = NULL;
+        CHECK_STATUS(turnfit_tokenizer_new_for_model(NULL, LIT("gpt-4o"), NULL, 0, 0, &x, NULL), TURNFIT_STATUS_OK);
         if (CHECK(x != NULL))
             CHECK_SIZE(COUNT_OK(x, LIT("hello world")), 2);
-        ctxkit_tokenizer_free(x);
+        turnfit_tokenizer_free(x);
         x = NULL;
-        CHECK_STATUS(ctxkit_tokenizer_new_for_model(reg, NULL, 0, LIT("r50k_base"), 0, &x, NULL), CTXKIT_STATUS_OK);
-        ctxkit_tokenizer_free(x);
+        CHECK_STATUS(turnfit_tokenizer_new_for_model(reg, NULL, 0, LIT("r50k_base"), 0, &x, NULL), TURNFIT_STATUS_OK);
+        turnfit_tokenizer_free(x);
     }
 
-    /* ctxkit_tokenizer_info. */
-    INFO_FAILS(NULL, false, CTXKIT_STATUS_NULL_ARGUMENT, "tokenizer");
-    INFO_FAILS(t, true, CTXKIT_STATUS_NULL_ARGUMENT, "out_json");
+    /* turnfit_tokenizer_info. */
+    INFO_FAILS(NULL, false, TURNFIT_STATUS_NULL_ARGUMENT, "tokenizer");
+    INFO_FAILS(t, true, TURNFIT_STATUS_NULL_ARGUMENT, "out_json");
     {
-        ctxkit_string out = SENT_STRING;
-        CHECK_STATUS(ctxkit_tokenizer_info(t, &out, NULL), CTXKIT_STATUS_OK);
-        ctxkit_string_free(&out);
+        turnfit_string out = SENT_STRING;
+        CHECK_STATUS(turnfit_tokenizer_info(t, &out, NULL), TURNFIT_STATUS_OK);
+        turnfit_string_free(&out);
     }
 
-    /* ctxkit_tokenizer_count. */
-    COUNT_FAILS(NULL, LIT("hello"), false, CTXKIT_STATUS_NULL_ARGUMENT, "tokenizer");
-    COUNT_FAILS(t, NULL, 5, false, CTXKIT_STATUS_NULL_ARGUMENT, "text");
-    COUNT_FAILS(t, LIT("hello"), true, CTXKIT_STATUS_NULL_ARGUMENT, "out_count");
-    COUNT_FAILS(NULL, NULL, 5, true, CTXKIT_STATUS_NULL_ARGUMENT, NULL);
+    /* turnfit_tokenizer_count. */
+    COUNT_FAILS(NULL, LIT("hello"), false, TURNFIT_STATUS_NULL_ARGUMENT, "tokenizer");
+    COUNT_FAILS(t, NULL, 5, false, TURNFIT_STATUS_NULL_ARGUMENT, "text");
+    COUNT_FAILS(t, LIT("hello"), true, TURNFIT_STATUS_NULL_ARGUMENT, "out_count");
+    COUNT_FAILS(NULL, NULL, 5, true, TURNFIT_STATUS_NULL_ARGUMENT, NULL);
     {
         size_t n = SENT_SIZE;
-        CHECK_STATUS(ctxkit_tokenizer_count(t, LIT("hello world"), &n, NULL), CTXKIT_STATUS_OK);
+        CHECK_STATUS(turnfit_tokenizer_count(t, LIT("hello world"), &n, NULL), TURNFIT_STATUS_OK);
         CHECK_SIZE(n, 2);
         n = SENT_SIZE;
-        CHECK_STATUS(ctxkit_tokenizer_count(t, NULL, 0, &n, NULL), CTXKIT_STATUS_OK);
+        CHECK_STATUS(turnfit_tokenizer_count(t, NULL, 0, &n, NULL), TURNFIT_STATUS_OK);
         CHECK_SIZE(n, 0);
     }
 
-    /* ctxkit_tokenizer_count_until_limit. */
-    COUNT_LIMIT_FAILS(NULL, LIT("hello"), 10, false, false, CTXKIT_STATUS_NULL_ARGUMENT, "tokenizer");
-    COUNT_LIMIT_FAILS(t, NULL, 5, 10, false, false, CTXKIT_STATUS_NULL_ARGUMENT, "text");
-    COUNT_LIMIT_FAILS(t, LIT("hello"), 10, true, false, CTXKIT_STATUS_NULL_ARGUMENT, "out_count");
-    COUNT_LIMIT_FAILS(t, LIT("hello"), 10, false, true, CTXKIT_STATUS_NULL_ARGUMENT, "out_exceeded");
+    /* turnfit_tokenizer_count_until_limit. */
+    COUNT_LIMIT_FAILS(NULL, LIT("hello"), 10, false, false, TURNFIT_STATUS_NULL_ARGUMENT, "tokenizer");
+    COUNT_LIMIT_FAILS(t, NULL, 5, 10, false, false, TURNFIT_STATUS_NULL_ARGUMENT, "text");
+    COUNT_LIMIT_FAILS(t, LIT("hello"), 10, true, false, TURNFIT_STATUS_NULL_ARGUMENT, "out_count");
+    COUNT_LIMIT_FAILS(t, LIT("hello"), 10, false, true, TURNFIT_STATUS_NULL_ARGUMENT, "out_exceeded");
 
-    /* ctxkit_tokenizer_encode. */
-    ENCODE_FAILS(NULL, LIT("hello"), false, CTXKIT_STATUS_NULL_ARGUMENT, "tokenizer");
-    ENCODE_FAILS(t, NULL, 5, false, CTXKIT_STATUS_NULL_ARGUMENT, "text");
-    ENCODE_FAILS(t, LIT("hello"), true, CTXKIT_STATUS_NULL_ARGUMENT, "out_tokens");
+    /* turnfit_tokenizer_encode. */
+    ENCODE_FAILS(NULL, LIT("hello"), false, TURNFIT_STATUS_NULL_ARGUMENT, "tokenizer");
+    ENCODE_FAILS(t, NULL, 5, false, TURNFIT_STATUS_NULL_ARGUMENT, "text");
+    ENCODE_FAILS(t, LIT("hello"), true, TURNFIT_STATUS_NULL_ARGUMENT, "out_tokens");
     {
-        ctxkit_tokens out = SENT_TOKENS;
-        CHECK_STATUS(ctxkit_tokenizer_encode(t, NULL, 0, &out, NULL), CTXKIT_STATUS_OK);
+        turnfit_tokens out = SENT_TOKENS;
+        CHECK_STATUS(turnfit_tokenizer_encode(t, NULL, 0, &out, NULL), TURNFIT_STATUS_OK);
         CHECK(out.ptr != NULL && out.len == 0); /* never NULL since ABI 2 */
-        ctxkit_tokens_free(&out);
+        turnfit_tokens_free(&out);
     }
 
-    /* ctxkit_tokenizer_decode. */
-    DECODE_FAILS(NULL, ids, 2, 0, false, CTXKIT_STATUS_NULL_ARGUMENT, "tokenizer");
-    DECODE_FAILS(t, NULL, 2, 0, false, CTXKIT_STATUS_NULL_ARGUMENT, "ids");
-    DECODE_FAILS(t, ids, 2, 0, true, CTXKIT_STATUS_NULL_ARGUMENT, "out_text");
+    /* turnfit_tokenizer_decode. */
+    DECODE_FAILS(NULL, ids, 2, 0, false, TURNFIT_STATUS_NULL_ARGUMENT, "tokenizer");
+    DECODE_FAILS(t, NULL, 2, 0, false, TURNFIT_STATUS_NULL_ARGUMENT, "ids");
+    DECODE_FAILS(t, ids, 2, 0, true, TURNFIT_STATUS_NULL_ARGUMENT, "out_text");
     {
-        ctxkit_string out = SENT_STRING;
-        CHECK_STATUS(ctxkit_tokenizer_decode(t, ids, 2, CTXKIT_DECODE_MODE_STRICT, &out, NULL), CTXKIT_STATUS_OK);
+        turnfit_string out = SENT_STRING;
+        CHECK_STATUS(turnfit_tokenizer_decode(t, ids, 2, TURNFIT_DECODE_MODE_STRICT, &out, NULL), TURNFIT_STATUS_OK);
         CHECK_BYTES(out.ptr, out.len, "hello world", 11);
-        ctxkit_string_free(&out);
+        turnfit_string_free(&out);
     }
     /* A misaligned ids pointer is rejected rather than read. */
     {
         uint32_t storage[3] = {15339, 1917, 0};
         const uint32_t *misaligned = (const uint32_t *)(const void *)((const unsigned char *)storage + 1);
-        DECODE_FAILS(t, misaligned, 2, 0, false, CTXKIT_STATUS_INVALID_ARGUMENT, "aligned");
+        DECODE_FAILS(t, misaligned, 2, 0, false, TURNFIT_STATUS_INVALID_ARGUMENT, "aligned");
     }
 
-    /* ctxkit_tokenizer_truncate. */
-    TRUNCATE_FAILS(NULL, LIT(kLongText), 5, 0, NULL, 0, 0, CTXKIT_STATUS_NULL_ARGUMENT, "tokenizer");
-    TRUNCATE_FAILS(t, NULL, 9, 5, 0, NULL, 0, 0, CTXKIT_STATUS_NULL_ARGUMENT, "text");
-    TRUNCATE_FAILS(t, LIT(kLongText), 20, CTXKIT_TRUNCATE_SIDE_BOTH, NULL, 4, 0, CTXKIT_STATUS_NULL_ARGUMENT,
+    /* turnfit_tokenizer_truncate. */
+    TRUNCATE_FAILS(NULL, LIT(kLongText), 5, 0, NULL, 0, 0, TURNFIT_STATUS_NULL_ARGUMENT, "tokenizer");
+    TRUNCATE_FAILS(t, NULL, 9, 5, 0, NULL, 0, 0, TURNFIT_STATUS_NULL_ARGUMENT, "text");
+    TRUNCATE_FAILS(t, LIT(kLongText), 20, TURNFIT_TRUNCATE_SIDE_BOTH, NULL, 4, 0, TURNFIT_STATUS_NULL_ARGUMENT,
                    "marker");
-    TRUNCATE_FAILS(t, LIT(kLongText), 5, 0, NULL, 0, 1, CTXKIT_STATUS_NULL_ARGUMENT, "out_text");
+    TRUNCATE_FAILS(t, LIT(kLongText), 5, 0, NULL, 0, 1, TURNFIT_STATUS_NULL_ARGUMENT, "out_text");
     /* Since ABI 2 the counts are optional; NO_MARKER with a marker is refused. */
     {
-        ctxkit_string cut = {NULL, 0};
-        CHECK_STATUS(ctxkit_tokenizer_truncate(t, LIT(kLongText), 5, CTXKIT_TRUNCATE_SIDE_BOTH | CTXKIT_TRUNCATE_NO_MARKER,
+        turnfit_string cut = {NULL, 0};
+        CHECK_STATUS(turnfit_tokenizer_truncate(t, LIT(kLongText), 5, TURNFIT_TRUNCATE_SIDE_BOTH | TURNFIT_TRUNCATE_NO_MARKER,
                                                NULL, 0, &cut, NULL, NULL, NULL),
-                     CTXKIT_STATUS_OK);
+                     TURNFIT_STATUS_OK);
         size_t n = SENT_SIZE;
-        CHECK_STATUS(ctxkit_tokenizer_count(t, cut.ptr, cut.len, &n, NULL), CTXKIT_STATUS_OK);
+        CHECK_STATUS(turnfit_tokenizer_count(t, cut.ptr, cut.len, &n, NULL), TURNFIT_STATUS_OK);
         CHECK(n <= 5 && strstr((const char *)cut.ptr, "truncated") == NULL);
-        ctxkit_string_free(&cut);
+        turnfit_string_free(&cut);
     }
-    TRUNCATE_FAILS(t, LIT(kLongText), 5, CTXKIT_TRUNCATE_SIDE_BOTH | CTXKIT_TRUNCATE_NO_MARKER, LIT("[cut]"), 0,
-                   CTXKIT_STATUS_INVALID_ARGUMENT, "NO_MARKER");
-    TRUNCATE_FAILS(t, LIT(kLongText), 5, 0, NULL, 0, 7, CTXKIT_STATUS_NULL_ARGUMENT, NULL);
+    TRUNCATE_FAILS(t, LIT(kLongText), 5, TURNFIT_TRUNCATE_SIDE_BOTH | TURNFIT_TRUNCATE_NO_MARKER, LIT("[cut]"), 0,
+                   TURNFIT_STATUS_INVALID_ARGUMENT, "NO_MARKER");
+    TRUNCATE_FAILS(t, LIT(kLongText), 5, 0, NULL, 0, 7, TURNFIT_STATUS_NULL_ARGUMENT, NULL);
     {
-        ctxkit_string out = SENT_STRING;
+        turnfit_string out = SENT_STRING;
         size_t toks = SENT_SIZE, removed = SENT_SIZE;
-        CHECK_STATUS(ctxkit_tokenizer_truncate(t, LIT(kLongText), 5, CTXKIT_TRUNCATE_SIDE_HEAD, NULL, 0, &out, &toks,
+        CHECK_STATUS(turnfit_tokenizer_truncate(t, LIT(kLongText), 5, TURNFIT_TRUNCATE_SIDE_HEAD, NULL, 0, &out, &toks,
                                                &removed, NULL),
-                     CTXKIT_STATUS_OK);
+                     TURNFIT_STATUS_OK);
         CHECK(toks <= 5);
-        ctxkit_string_free(&out);
+        turnfit_string_free(&out);
     }
 
 out:
-    ctxkit_tokenizer_free(t);
-    ctxkit_registry_free(reg);
+    turnfit_tokenizer_free(t);
+    turnfit_registry_free(reg);
 }
 
 /* Invalid UTF-8 in every text parameter. */
 static void test_invalid_utf8(void)
 {
-    ctxkit_tokenizer *t = tokenizer_new_ok(__LINE__, "cl100k_base", 0);
-    ctxkit_registry *reg = NULL;
-    CHECK_STATUS(ctxkit_registry_new(&reg, NULL), CTXKIT_STATUS_OK);
+    turnfit_tokenizer *t = tokenizer_new_ok(__LINE__, "cl100k_base", 0);
+    turnfit_registry *reg = NULL;
+    CHECK_STATUS(turnfit_registry_new(&reg, NULL), TURNFIT_STATUS_OK);
     if (!t || !reg)
         goto out;
     for (size_t i = 0; i < N_BAD_UTF8; i++) {
@@ -1761,7 +1761,7 @@ static void test_invalid_utf8(void)
         const size_t n = kBadUtf8[i].len;
         char needle[64];
         snprintf(needle, sizeof needle, "byte offset %zu", kBadUtf8[i].offset);
-        const ctxkit_status E = CTXKIT_STATUS_INVALID_UTF8;
+        const turnfit_status E = TURNFIT_STATUS_INVALID_UTF8;
 
         TOKENIZER_NEW_FAILS(b, n, 0, false, E, needle);
         NEW_FOR_MODEL_FAILS(reg, b, n, NULL, 0, 0, false, E, needle);
@@ -1784,10 +1784,10 @@ static void test_invalid_utf8(void)
     }
     /* Invalid UTF-8 inside a JSON string value, at a known offset. */
     REGISTER_FAILS(reg, LIT("{\"name\":\"x\xff\",\"encoding\":\"cl100k_base\",\"exact\":true}"), false,
-                   CTXKIT_STATUS_INVALID_UTF8, "byte offset 10");
+                   TURNFIT_STATUS_INVALID_UTF8, "byte offset 10");
 out:
-    ctxkit_tokenizer_free(t);
-    ctxkit_registry_free(reg);
+    turnfit_tokenizer_free(t);
+    turnfit_registry_free(reg);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -1813,11 +1813,11 @@ static bool mem_has(const void *hay, size_t hay_len, const void *needle, size_t 
     check_true_at(__LINE__, !mem_has((s).ptr, (s).len, (lit), sizeof(lit) - 1), "output lacks " #lit)
 
 /* Handles the JSON wrappers below use. */
-static ctxkit_registry *g_len_reg;
-static ctxkit_tokenizer *g_len_tok;
-static ctxkit_window *g_len_win;
-static ctxkit_skills *g_len_skills;
-static ctxkit_tracer *g_len_tracer;
+static turnfit_registry *g_len_reg;
+static turnfit_tokenizer *g_len_tok;
+static turnfit_window *g_len_win;
+static turnfit_skills *g_len_skills;
+static turnfit_tracer *g_len_tracer;
 
 static const char kLenConv[] =
     "{\"messages\":[{\"role\":\"system\",\"content\":\"Be brief.\"},{\"role\":\"user\",\"content\":\"hi\"}]}";
@@ -1830,156 +1830,156 @@ static const char kLenTools[] =
 
 /* One wrapper per JSON parameter: the call with everything else valid, its
  * outputs freed. */
-typedef ctxkit_status (*json_call)(const char *json, size_t len, ctxkit_error **err);
+typedef turnfit_status (*json_call)(const char *json, size_t len, turnfit_error **err);
 
-static ctxkit_status j_register(const char *j, size_t n, ctxkit_error **e)
+static turnfit_status j_register(const char *j, size_t n, turnfit_error **e)
 {
     size_t r = 0;
-    return ctxkit_registry_register(g_len_reg, j, n, &r, e);
+    return turnfit_registry_register(g_len_reg, j, n, &r, e);
 }
-static ctxkit_status j_callstack(const char *j, size_t n, ctxkit_error **e)
+static turnfit_status j_callstack(const char *j, size_t n, turnfit_error **e)
 {
-    ctxkit_callstack *s = NULL;
-    ctxkit_status st = ctxkit_callstack_from_json(j, n, &s, e);
-    ctxkit_callstack_free(s);
+    turnfit_callstack *s = NULL;
+    turnfit_status st = turnfit_callstack_from_json(j, n, &s, e);
+    turnfit_callstack_free(s);
     return st;
 }
-static ctxkit_status j_window_new(const char *j, size_t n, ctxkit_error **e)
+static turnfit_status j_window_new(const char *j, size_t n, turnfit_error **e)
 {
-    ctxkit_window *w = NULL;
-    ctxkit_status st = ctxkit_window_new(NULL, LIT("gpt-4o"), j, n, &w, e);
-    ctxkit_window_free(w);
+    turnfit_window *w = NULL;
+    turnfit_status st = turnfit_window_new(NULL, LIT("gpt-4o"), j, n, &w, e);
+    turnfit_window_free(w);
     return st;
 }
-static ctxkit_status j_window_load(const char *j, size_t n, ctxkit_error **e)
+static turnfit_status j_window_load(const char *j, size_t n, turnfit_error **e)
 {
-    return ctxkit_window_load(g_len_win, j, n, e);
+    return turnfit_window_load(g_len_win, j, n, e);
 }
-static ctxkit_status j_window_push(const char *j, size_t n, ctxkit_error **e)
+static turnfit_status j_window_push(const char *j, size_t n, turnfit_error **e)
 {
     size_t t = 0;
-    return ctxkit_window_push(g_len_win, j, n, &t, e);
+    return turnfit_window_push(g_len_win, j, n, &t, e);
 }
-static ctxkit_status j_preflight(const char *j, size_t n, ctxkit_error **e)
+static turnfit_status j_preflight(const char *j, size_t n, turnfit_error **e)
 {
-    ctxkit_string s = {NULL, 0};
-    ctxkit_status st = ctxkit_window_preflight(g_len_win, j, n, &s, e);
-    ctxkit_string_free(&s);
+    turnfit_string s = {NULL, 0};
+    turnfit_status st = turnfit_window_preflight(g_len_win, j, n, &s, e);
+    turnfit_string_free(&s);
     return st;
 }
-static ctxkit_status j_compact(const char *j, size_t n, ctxkit_error **e)
+static turnfit_status j_compact(const char *j, size_t n, turnfit_error **e)
 {
-    ctxkit_string s = {NULL, 0};
-    ctxkit_status st = ctxkit_window_compact(g_len_win, j, n, &s, e);
-    ctxkit_string_free(&s);
+    turnfit_string s = {NULL, 0};
+    turnfit_status st = turnfit_window_compact(g_len_win, j, n, &s, e);
+    turnfit_string_free(&s);
     return st;
 }
-static ctxkit_status j_fit_conv(const char *j, size_t n, ctxkit_error **e)
+static turnfit_status j_fit_conv(const char *j, size_t n, turnfit_error **e)
 {
-    ctxkit_string c = {NULL, 0}, r = {NULL, 0};
-    ctxkit_status st = ctxkit_fit(NULL, j, n, LIT("{\"model\":\"gpt-4o\"}"), &c, &r, e);
-    ctxkit_string_free(&c);
-    ctxkit_string_free(&r);
+    turnfit_string c = {NULL, 0}, r = {NULL, 0};
+    turnfit_status st = turnfit_fit(NULL, j, n, LIT("{\"model\":\"gpt-4o\"}"), &c, &r, e);
+    turnfit_string_free(&c);
+    turnfit_string_free(&r);
     return st;
 }
-static ctxkit_status j_fit_options(const char *j, size_t n, ctxkit_error **e)
+static turnfit_status j_fit_options(const char *j, size_t n, turnfit_error **e)
 {
-    ctxkit_string c = {NULL, 0}, r = {NULL, 0};
-    ctxkit_status st = ctxkit_fit(NULL, LIT(kLenConv), j, n, &c, &r, e);
-    ctxkit_string_free(&c);
-    ctxkit_string_free(&r);
+    turnfit_string c = {NULL, 0}, r = {NULL, 0};
+    turnfit_status st = turnfit_fit(NULL, LIT(kLenConv), j, n, &c, &r, e);
+    turnfit_string_free(&c);
+    turnfit_string_free(&r);
     return st;
 }
-static ctxkit_status j_assemble(const char *j, size_t n, ctxkit_error **e)
+static turnfit_status j_assemble(const char *j, size_t n, turnfit_error **e)
 {
-    ctxkit_string s = {NULL, 0};
-    ctxkit_status st = ctxkit_assemble(g_len_tok, j, n, &s, e);
-    ctxkit_string_free(&s);
+    turnfit_string s = {NULL, 0};
+    turnfit_status st = turnfit_assemble(g_len_tok, j, n, &s, e);
+    turnfit_string_free(&s);
     return st;
 }
-static ctxkit_status j_skills_open(const char *j, size_t n, ctxkit_error **e)
+static turnfit_status j_skills_open(const char *j, size_t n, turnfit_error **e)
 {
-    ctxkit_skills *s = NULL;
-    ctxkit_status st = ctxkit_skills_open(LIT("../../examples/data/skills"), j, n, &s, e);
-    ctxkit_skills_free(s);
+    turnfit_skills *s = NULL;
+    turnfit_status st = turnfit_skills_open(LIT("../../examples/data/skills"), j, n, &s, e);
+    turnfit_skills_free(s);
     return st;
 }
-static ctxkit_status j_render_index(const char *j, size_t n, ctxkit_error **e)
+static turnfit_status j_render_index(const char *j, size_t n, turnfit_error **e)
 {
-    ctxkit_string s = {NULL, 0};
-    ctxkit_status st = ctxkit_skills_render_index(g_len_skills, j, n, &s, e);
-    ctxkit_string_free(&s);
+    turnfit_string s = {NULL, 0};
+    turnfit_status st = turnfit_skills_render_index(g_len_skills, j, n, &s, e);
+    turnfit_string_free(&s);
     return st;
 }
-static ctxkit_status j_handoff_validate(const char *j, size_t n, ctxkit_error **e)
+static turnfit_status j_handoff_validate(const char *j, size_t n, turnfit_error **e)
 {
-    ctxkit_string s = {NULL, 0};
-    ctxkit_status st = ctxkit_handoff_validate(j, n, &s, e);
-    ctxkit_string_free(&s);
+    turnfit_string s = {NULL, 0};
+    turnfit_status st = turnfit_handoff_validate(j, n, &s, e);
+    turnfit_string_free(&s);
     return st;
 }
-static ctxkit_status j_handoff_render(const char *j, size_t n, ctxkit_error **e)
+static turnfit_status j_handoff_render(const char *j, size_t n, turnfit_error **e)
 {
-    ctxkit_string s = {NULL, 0};
-    ctxkit_status st = ctxkit_handoff_render(LIT(kLenHandoff), j, n, &s, e);
-    ctxkit_string_free(&s);
+    turnfit_string s = {NULL, 0};
+    turnfit_status st = turnfit_handoff_render(LIT(kLenHandoff), j, n, &s, e);
+    turnfit_string_free(&s);
     return st;
 }
-static ctxkit_status j_handoff_filter(const char *j, size_t n, ctxkit_error **e)
+static turnfit_status j_handoff_filter(const char *j, size_t n, turnfit_error **e)
 {
-    ctxkit_string s = {NULL, 0};
-    ctxkit_status st = ctxkit_handoff_filter(j, n, NULL, 0, &s, e);
-    ctxkit_string_free(&s);
+    turnfit_string s = {NULL, 0};
+    turnfit_status st = turnfit_handoff_filter(j, n, NULL, 0, &s, e);
+    turnfit_string_free(&s);
     return st;
 }
-static ctxkit_status j_classify_headers(const char *j, size_t n, ctxkit_error **e)
+static turnfit_status j_classify_headers(const char *j, size_t n, turnfit_error **e)
 {
-    ctxkit_string s = {NULL, 0};
-    ctxkit_status st = ctxkit_recovery_classify(LIT("openai"), 429, NULL, 0, j, n, &s, e);
-    ctxkit_string_free(&s);
+    turnfit_string s = {NULL, 0};
+    turnfit_status st = turnfit_recovery_classify(LIT("openai"), 429, NULL, 0, j, n, &s, e);
+    turnfit_string_free(&s);
     return st;
 }
-static ctxkit_status j_backoff(const char *j, size_t n, ctxkit_error **e)
+static turnfit_status j_backoff(const char *j, size_t n, turnfit_error **e)
 {
-    ctxkit_string s = {NULL, 0};
-    ctxkit_status st = ctxkit_recovery_backoff(j, n, &s, e);
-    ctxkit_string_free(&s);
+    turnfit_string s = {NULL, 0};
+    turnfit_status st = turnfit_recovery_backoff(j, n, &s, e);
+    turnfit_string_free(&s);
     return st;
 }
-static ctxkit_status j_breaker_new(const char *j, size_t n, ctxkit_error **e)
+static turnfit_status j_breaker_new(const char *j, size_t n, turnfit_error **e)
 {
-    ctxkit_breaker *b = NULL;
-    ctxkit_status st = ctxkit_breaker_new(j, n, &b, e);
-    ctxkit_breaker_free(b);
+    turnfit_breaker *b = NULL;
+    turnfit_status st = turnfit_breaker_new(j, n, &b, e);
+    turnfit_breaker_free(b);
     return st;
 }
-static ctxkit_status j_tracer_new(const char *j, size_t n, ctxkit_error **e)
+static turnfit_status j_tracer_new(const char *j, size_t n, turnfit_error **e)
 {
-    ctxkit_tracer *t = NULL;
-    ctxkit_status st = ctxkit_tracer_new(j, n, &t, e);
-    ctxkit_tracer_free(t);
+    turnfit_tracer *t = NULL;
+    turnfit_status st = turnfit_tracer_new(j, n, &t, e);
+    turnfit_tracer_free(t);
     return st;
 }
-static ctxkit_status j_tracer_start(const char *j, size_t n, ctxkit_error **e)
+static turnfit_status j_tracer_start(const char *j, size_t n, turnfit_error **e)
 {
     uint64_t id = 0;
-    ctxkit_status st = ctxkit_tracer_start(g_len_tracer, LIT("grep"), j, n, 0, 0, &id, e);
-    if (st == CTXKIT_STATUS_OK)
-        ctxkit_tracer_end(g_len_tracer, id, CTXKIT_SPAN_OUTCOME_SUCCESS, 0, NULL, 0, 1, NULL);
+    turnfit_status st = turnfit_tracer_start(g_len_tracer, LIT("grep"), j, n, 0, 0, &id, e);
+    if (st == TURNFIT_STATUS_OK)
+        turnfit_tracer_end(g_len_tracer, id, TURNFIT_SPAN_OUTCOME_SUCCESS, 0, NULL, 0, 1, NULL);
     return st;
 }
-static ctxkit_status j_toolset_report(const char *j, size_t n, ctxkit_error **e)
+static turnfit_status j_toolset_report(const char *j, size_t n, turnfit_error **e)
 {
-    ctxkit_string s = {NULL, 0};
-    ctxkit_status st = ctxkit_toolset_report(NULL, j, n, &s, e);
-    ctxkit_string_free(&s);
+    turnfit_string s = {NULL, 0};
+    turnfit_status st = turnfit_toolset_report(NULL, j, n, &s, e);
+    turnfit_string_free(&s);
     return st;
 }
-static ctxkit_status j_toolset_select(const char *j, size_t n, ctxkit_error **e)
+static turnfit_status j_toolset_select(const char *j, size_t n, turnfit_error **e)
 {
-    ctxkit_string s = {NULL, 0};
-    ctxkit_status st = ctxkit_toolset_select(j, n, LIT("coder"), &s, e);
-    ctxkit_string_free(&s);
+    turnfit_string s = {NULL, 0};
+    turnfit_status st = turnfit_toolset_select(j, n, LIT("coder"), &s, e);
+    turnfit_string_free(&s);
     return st;
 }
 
@@ -1990,44 +1990,44 @@ typedef struct {
 } json_case;
 
 static const json_case kJsonCases[] = {
-    {"ctxkit_registry_register", j_register,
+    {"turnfit_registry_register", j_register,
      "{\"name\":\"len-model\",\"encoding\":\"cl100k_base\",\"context_window\":4000,\"exact\":true}"},
-    {"ctxkit_callstack_from_json", j_callstack, "{\"agents\":[\"planner\",\"coder\"],\"max_depth\":3}"},
-    {"ctxkit_window_new", j_window_new, "{\"context_window\":4000,\"reserved_output\":100}"},
-    {"ctxkit_window_load", j_window_load, kLenConv},
-    {"ctxkit_window_push", j_window_push, "{\"role\":\"user\",\"content\":\"more\"}"},
-    {"ctxkit_window_preflight", j_preflight, "{\"role\":\"user\",\"content\":\"next\"}"},
-    {"ctxkit_window_compact", j_compact, "{\"strategy\":\"recency\"}"},
-    {"ctxkit_fit", j_fit_conv, kLenConv},
-    {"ctxkit_fit", j_fit_options, "{\"model\":\"gpt-4o\",\"max_tokens\":1000}"},
-    {"ctxkit_assemble", j_assemble, "{\"budget\":50,\"sections\":[{\"name\":\"task\",\"text\":\"Fix it\"}]}"},
-    {"ctxkit_skills_open", j_skills_open, "{\"layout\":\"folder\"}"},
-    {"ctxkit_skills_render_index", j_render_index, "{\"budget\":500}"},
-    {"ctxkit_handoff_validate", j_handoff_validate, kLenHandoff},
-    {"ctxkit_handoff_render", j_handoff_render, "{\"budget\":500}"},
-    {"ctxkit_handoff_filter", j_handoff_filter, kLenConv},
-    {"ctxkit_recovery_classify", j_classify_headers, "{\"retry-after\":\"3\"}"},
-    {"ctxkit_recovery_backoff", j_backoff, "{\"failed_attempts\":1,\"seed\":1}"},
-    {"ctxkit_breaker_new", j_breaker_new, "{\"failure_threshold\":2}"},
-    {"ctxkit_tracer_new", j_tracer_new, "{\"ring_size\":8}"},
-    {"ctxkit_tracer_start", j_tracer_start, "{\"agent_id\":\"coder\"}"},
-    {"ctxkit_toolset_report", j_toolset_report, kLenTools},
-    {"ctxkit_toolset_select", j_toolset_select, kLenTools},
+    {"turnfit_callstack_from_json", j_callstack, "{\"agents\":[\"planner\",\"coder\"],\"max_depth\":3}"},
+    {"turnfit_window_new", j_window_new, "{\"context_window\":4000,\"reserved_output\":100}"},
+    {"turnfit_window_load", j_window_load, kLenConv},
+    {"turnfit_window_push", j_window_push, "{\"role\":\"user\",\"content\":\"more\"}"},
+    {"turnfit_window_preflight", j_preflight, "{\"role\":\"user\",\"content\":\"next\"}"},
+    {"turnfit_window_compact", j_compact, "{\"strategy\":\"recency\"}"},
+    {"turnfit_fit", j_fit_conv, kLenConv},
+    {"turnfit_fit", j_fit_options, "{\"model\":\"gpt-4o\",\"max_tokens\":1000}"},
+    {"turnfit_assemble", j_assemble, "{\"budget\":50,\"sections\":[{\"name\":\"task\",\"text\":\"Fix it\"}]}"},
+    {"turnfit_skills_open", j_skills_open, "{\"layout\":\"folder\"}"},
+    {"turnfit_skills_render_index", j_render_index, "{\"budget\":500}"},
+    {"turnfit_handoff_validate", j_handoff_validate, kLenHandoff},
+    {"turnfit_handoff_render", j_handoff_render, "{\"budget\":500}"},
+    {"turnfit_handoff_filter", j_handoff_filter, kLenConv},
+    {"turnfit_recovery_classify", j_classify_headers, "{\"retry-after\":\"3\"}"},
+    {"turnfit_recovery_backoff", j_backoff, "{\"failed_attempts\":1,\"seed\":1}"},
+    {"turnfit_breaker_new", j_breaker_new, "{\"failure_threshold\":2}"},
+    {"turnfit_tracer_new", j_tracer_new, "{\"ring_size\":8}"},
+    {"turnfit_tracer_start", j_tracer_start, "{\"agent_id\":\"coder\"}"},
+    {"turnfit_toolset_report", j_toolset_report, kLenTools},
+    {"turnfit_toolset_select", j_toolset_select, kLenTools},
 };
 #define N_JSON_CASES (sizeof kJsonCases / sizeof kJsonCases[0])
 
 static void test_lengths_and_nuls(void)
 {
-    ctxkit_error *err = NULL;
-    ctxkit_string s = SENT_STRING;
-    CHECK_STATUS(ctxkit_registry_new(&g_len_reg, NULL), CTXKIT_STATUS_OK);
+    turnfit_error *err = NULL;
+    turnfit_string s = SENT_STRING;
+    CHECK_STATUS(turnfit_registry_new(&g_len_reg, NULL), TURNFIT_STATUS_OK);
     g_len_tok = tokenizer_new_ok(__LINE__, "cl100k_base", 0);
-    CHECK_STATUS(ctxkit_window_new(NULL, LIT("gpt-4o"), NULL, 0, &g_len_win, NULL), CTXKIT_STATUS_OK);
-    CHECK_STATUS(ctxkit_skills_open(LIT("../../examples/data/skills"), NULL, 0, &g_len_skills, NULL), CTXKIT_STATUS_OK);
-    CHECK_STATUS(ctxkit_tracer_new(NULL, 0, &g_len_tracer, NULL), CTXKIT_STATUS_OK);
+    CHECK_STATUS(turnfit_window_new(NULL, LIT("gpt-4o"), NULL, 0, &g_len_win, NULL), TURNFIT_STATUS_OK);
+    CHECK_STATUS(turnfit_skills_open(LIT("../../examples/data/skills"), NULL, 0, &g_len_skills, NULL), TURNFIT_STATUS_OK);
+    CHECK_STATUS(turnfit_tracer_new(NULL, 0, &g_len_tracer, NULL), TURNFIT_STATUS_OK);
     if (!g_len_reg || !g_len_tok || !g_len_win || !g_len_skills || !g_len_tracer)
         goto out;
-    CHECK_STATUS(ctxkit_window_load(g_len_win, LIT(kLenConv), NULL), CTXKIT_STATUS_OK);
+    CHECK_STATUS(turnfit_window_load(g_len_win, LIT(kLenConv), NULL), TURNFIT_STATUS_OK);
 
     /* Every JSON parameter: the whole document is accepted; one byte short,
      * or with a NUL inside len (the literal's terminator, after the document,
@@ -2036,202 +2036,202 @@ static void test_lengths_and_nuls(void)
         const json_case *c = &kJsonCases[i];
         const char *j = c->json;
         const size_t n = strlen(c->json);
-        CHECK_STATUS(c->call(j, n, &err), CTXKIT_STATUS_OK);
+        CHECK_STATUS(c->call(j, n, &err), TURNFIT_STATUS_OK);
         CHECK_NO_ERR(err);
-        ctxkit_error_free(err);
+        turnfit_error_free(err);
         err = NULL;
-        CHECK_STATUS(c->call(j, n - 1, &err), CTXKIT_STATUS_INVALID_JSON);
-        CHECK_ERR(&err, CTXKIT_STATUS_INVALID_JSON, c->fn, "EOF while parsing");
-        CHECK_STATUS(c->call(j, n + 1, &err), CTXKIT_STATUS_INVALID_JSON);
-        CHECK_ERR(&err, CTXKIT_STATUS_INVALID_JSON, c->fn, "trailing characters");
+        CHECK_STATUS(c->call(j, n - 1, &err), TURNFIT_STATUS_INVALID_JSON);
+        CHECK_ERR(&err, TURNFIT_STATUS_INVALID_JSON, c->fn, "EOF while parsing");
+        CHECK_STATUS(c->call(j, n + 1, &err), TURNFIT_STATUS_INVALID_JSON);
+        CHECK_ERR(&err, TURNFIT_STATUS_INVALID_JSON, c->fn, "trailing characters");
         char *spaced = malloc(n + 2);
         if (CHECK(spaced != NULL)) {
             spaced[0] = '\0';
             memcpy(spaced + 1, c->json, n + 1);
-            CHECK_STATUS(c->call(spaced, n + 1, &err), CTXKIT_STATUS_INVALID_JSON);
-            CHECK_ERR(&err, CTXKIT_STATUS_INVALID_JSON, c->fn, "line 1 column 1");
+            CHECK_STATUS(c->call(spaced, n + 1, &err), TURNFIT_STATUS_INVALID_JSON);
+            CHECK_ERR(&err, TURNFIT_STATUS_INVALID_JSON, c->fn, "line 1 column 1");
             free(spaced);
         }
     }
     /* A raw NUL inside a JSON string is a control character; escaped, it is
      * a character of the value. */
     CHECK_STATUS(j_register(LIT("{\"name\":\"x\0y\",\"encoding\":\"cl100k_base\",\"exact\":true}"), &err),
-                 CTXKIT_STATUS_INVALID_JSON);
-    CHECK_ERR(&err, CTXKIT_STATUS_INVALID_JSON, "ctxkit_registry_register", "control character");
-    CHECK_STATUS(j_tracer_start(LIT("{\"agent_id\":\"a\0\"}"), &err), CTXKIT_STATUS_INVALID_JSON);
-    CHECK_ERR(&err, CTXKIT_STATUS_INVALID_JSON, "ctxkit_tracer_start", "control character");
+                 TURNFIT_STATUS_INVALID_JSON);
+    CHECK_ERR(&err, TURNFIT_STATUS_INVALID_JSON, "turnfit_registry_register", "control character");
+    CHECK_STATUS(j_tracer_start(LIT("{\"agent_id\":\"a\0\"}"), &err), TURNFIT_STATUS_INVALID_JSON);
+    CHECK_ERR(&err, TURNFIT_STATUS_INVALID_JSON, "turnfit_tracer_start", "control character");
     {
         size_t tokens = SENT_SIZE, plain = SENT_SIZE;
-        CHECK_STATUS(ctxkit_window_push(g_len_win, LIT("{\"role\":\"user\",\"content\":\"a\\u0000b\"}"), &tokens, NULL),
-                     CTXKIT_STATUS_OK);
-        CHECK_STATUS(ctxkit_window_push(g_len_win, LIT("{\"role\":\"user\",\"content\":\"ab\"}"), &plain, NULL),
-                     CTXKIT_STATUS_OK);
+        CHECK_STATUS(turnfit_window_push(g_len_win, LIT("{\"role\":\"user\",\"content\":\"a\\u0000b\"}"), &tokens, NULL),
+                     TURNFIT_STATUS_OK);
+        CHECK_STATUS(turnfit_window_push(g_len_win, LIT("{\"role\":\"user\",\"content\":\"ab\"}"), &plain, NULL),
+                     TURNFIT_STATUS_OK);
         CHECK(tokens > plain); /* the NUL is counted as text */
-        ctxkit_string conv = SENT_STRING;
-        CHECK_STATUS(ctxkit_window_conversation(g_len_win, &conv, NULL), CTXKIT_STATUS_OK);
+        turnfit_string conv = SENT_STRING;
+        CHECK_STATUS(turnfit_window_conversation(g_len_win, &conv, NULL), TURNFIT_STATUS_OK);
         CHECK_STR_CONTAINS(conv, "\"content\":\"a\\u0000b\"");
-        ctxkit_string_free(&conv);
+        turnfit_string_free(&conv);
     }
 
     /* Names: a shorter len reads the prefix; a NUL is part of the name. */
-    ctxkit_tokenizer *t = NULL;
-    CHECK_STATUS(ctxkit_tokenizer_new("cl100k_base_x", 11, 0, &t, NULL), CTXKIT_STATUS_OK);
-    ctxkit_tokenizer_free(t);
+    turnfit_tokenizer *t = NULL;
+    CHECK_STATUS(turnfit_tokenizer_new("cl100k_base_x", 11, 0, &t, NULL), TURNFIT_STATUS_OK);
+    turnfit_tokenizer_free(t);
     t = NULL;
-    TOKENIZER_NEW_FAILS(LIT("cl100k_base\0"), 0, false, CTXKIT_STATUS_UNKNOWN_ENCODING, "\xef\xbf\xbd");
-    CHECK_STATUS(ctxkit_tokenizer_new_for_model(NULL, "gpt-4o-mini", 6, NULL, 0, 0, &t, NULL),
-                 CTXKIT_STATUS_OK);
+    TOKENIZER_NEW_FAILS(LIT("cl100k_base\0"), 0, false, TURNFIT_STATUS_UNKNOWN_ENCODING, "\xef\xbf\xbd");
+    CHECK_STATUS(turnfit_tokenizer_new_for_model(NULL, "gpt-4o-mini", 6, NULL, 0, 0, &t, NULL),
+                 TURNFIT_STATUS_OK);
     if (t) {
         s = info_ok(__LINE__, t);
         CHECK_STR_CONTAINS(s, "\"model\":{\"model\":\"gpt-4o\",");
-        ctxkit_string_free(&s);
-        ctxkit_tokenizer_free(t);
+        turnfit_string_free(&s);
+        turnfit_tokenizer_free(t);
     }
     s = LOOKUP_OK(g_len_reg, "gpt-4o-mini", 6, NULL, 0);
     CHECK_STR_CONTAINS(s, "{\"model\":\"gpt-4o\",");
-    ctxkit_string_free(&s);
+    turnfit_string_free(&s);
     /* The whole length is the name, NUL included: a NUL is not a name
      * boundary, so "gpt-4o*" does not take it, and with a fallback encoding
      * the NUL is kept (escaped) in the answer. */
-    LOOKUP_FAILS(g_len_reg, LIT("gpt-4o\0mini"), NULL, 0, false, CTXKIT_STATUS_UNKNOWN_MODEL, "gpt-4o");
+    LOOKUP_FAILS(g_len_reg, LIT("gpt-4o\0mini"), NULL, 0, false, TURNFIT_STATUS_UNKNOWN_MODEL, "gpt-4o");
     s = LOOKUP_OK(g_len_reg, LIT("gpt-4o\0mini"), LIT("o200k_base"));
     CHECK_STR_CONTAINS(s, "{\"model\":\"gpt-4o\\u0000mini\",\"matched\":null,\"source\":\"fallback\"");
-    ctxkit_string_free(&s);
+    turnfit_string_free(&s);
     s = LOOKUP_OK(g_len_reg, LIT("gpt-4o:mini"), NULL, 0);
     CHECK_STR_CONTAINS(s, "{\"model\":\"gpt-4o:mini\",\"matched\":\"gpt-4o*\"");
-    ctxkit_string_free(&s);
-    LOOKUP_FAILS(g_len_reg, LIT("no-such-model"), LIT("cl100k_base\0"), false, CTXKIT_STATUS_UNKNOWN_ENCODING,
+    turnfit_string_free(&s);
+    LOOKUP_FAILS(g_len_reg, LIT("no-such-model"), LIT("cl100k_base\0"), false, TURNFIT_STATUS_UNKNOWN_ENCODING,
                  "\xef\xbf\xbd");
     s = LOOKUP_OK(g_len_reg, LIT("no-such-model"), "cl100k_basexx", 11);
     CHECK_STR_CONTAINS(s, "\"encoding\":\"cl100k_base\"");
-    ctxkit_string_free(&s);
+    turnfit_string_free(&s);
 
     /* Text: the marker keeps its NULs; a short marker len cuts the marker. */
     {
         static const char text[] =
             "one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen";
-        truncation r = truncate_ok(__LINE__, g_len_tok, LIT(text), 10, CTXKIT_TRUNCATE_SIDE_BOTH, LIT("<\0{removed}\0>"));
+        truncation r = truncate_ok(__LINE__, g_len_tok, LIT(text), 10, TURNFIT_TRUNCATE_SIDE_BOTH, LIT("<\0{removed}\0>"));
         CHECK(r.tokens <= 10);
         CHECK_HAS(r.text, "<\0");
         CHECK_HAS(r.text, "\0>");
-        ctxkit_string_free(&r.text);
-        r = truncate_ok(__LINE__, g_len_tok, LIT(text), 10, CTXKIT_TRUNCATE_SIDE_BOTH, "<{removed}>XYZ", 11);
+        turnfit_string_free(&r.text);
+        r = truncate_ok(__LINE__, g_len_tok, LIT(text), 10, TURNFIT_TRUNCATE_SIDE_BOTH, "<{removed}>XYZ", 11);
         CHECK(r.tokens <= 10);
         CHECK_LACKS(r.text, "XYZ");
         CHECK_HAS(r.text, ">");
-        ctxkit_string_free(&r.text);
+        turnfit_string_free(&r.text);
         /* ids_len shorter than the array decodes only the prefix. */
-        ctxkit_tokens ids = ENCODE_OK(g_len_tok, LIT("hello world"));
+        turnfit_tokens ids = ENCODE_OK(g_len_tok, LIT("hello world"));
         if (CHECK(ids.len == 2)) {
-            ctxkit_string d = DECODE_OK(g_len_tok, ids.ptr, 1, CTXKIT_DECODE_MODE_STRICT);
+            turnfit_string d = DECODE_OK(g_len_tok, ids.ptr, 1, TURNFIT_DECODE_MODE_STRICT);
             CHECK_BYTES(d.ptr, d.len, "hello", 5);
-            ctxkit_string_free(&d);
+            turnfit_string_free(&d);
         }
-        ctxkit_tokens_free(&ids);
+        turnfit_tokens_free(&ids);
     }
 
     /* Breaker keys and tool names: a NUL makes a different key or tool. */
     {
-        ctxkit_breaker *b = NULL;
-        CHECK_STATUS(ctxkit_breaker_new(LIT("{\"failure_threshold\":1}"), &b, NULL), CTXKIT_STATUS_OK);
+        turnfit_breaker *b = NULL;
+        CHECK_STATUS(turnfit_breaker_new(LIT("{\"failure_threshold\":1}"), &b, NULL), TURNFIT_STATUS_OK);
         bool allowed = false;
-        CHECK_STATUS(ctxkit_breaker_record_failure(b, LIT("svc\0x"), 1, NULL), CTXKIT_STATUS_OK);
-        CHECK_STATUS(ctxkit_breaker_allow(b, LIT("svc"), 2, &allowed, NULL), CTXKIT_STATUS_OK);
+        CHECK_STATUS(turnfit_breaker_record_failure(b, LIT("svc\0x"), 1, NULL), TURNFIT_STATUS_OK);
+        CHECK_STATUS(turnfit_breaker_allow(b, LIT("svc"), 2, &allowed, NULL), TURNFIT_STATUS_OK);
         CHECK(allowed);
-        CHECK_STATUS(ctxkit_breaker_allow(b, "svc\0xyz", 5, 2, &allowed, NULL), CTXKIT_STATUS_OK);
+        CHECK_STATUS(turnfit_breaker_allow(b, "svc\0xyz", 5, 2, &allowed, NULL), TURNFIT_STATUS_OK);
         CHECK(!allowed);
-        s = (ctxkit_string)SENT_STRING;
-        CHECK_STATUS(ctxkit_breaker_state(b, LIT("svc\0x"), 2, &s, NULL), CTXKIT_STATUS_OK);
+        s = (turnfit_string)SENT_STRING;
+        CHECK_STATUS(turnfit_breaker_state(b, LIT("svc\0x"), 2, &s, NULL), TURNFIT_STATUS_OK);
         CHECK_STR_CONTAINS(s, "{\"key\":\"svc\\u0000x\",\"state\":\"open\"");
-        ctxkit_string_free(&s);
-        ctxkit_breaker_free(b);
+        turnfit_string_free(&s);
+        turnfit_breaker_free(b);
 
         uint64_t id = 0;
-        CHECK_STATUS(ctxkit_tracer_start(g_len_tracer, LIT("gr\0ep"), NULL, 0, 0, 0, &id, NULL), CTXKIT_STATUS_OK);
-        CHECK_STATUS(ctxkit_tracer_end(g_len_tracer, id, CTXKIT_SPAN_OUTCOME_FAILED, 0, LIT("bad\0news"), 5, NULL),
-                     CTXKIT_STATUS_OK);
-        CHECK_STATUS(ctxkit_tracer_start(g_len_tracer, "grepXX", 4, NULL, 0, 0, 0, &id, NULL),
-                     CTXKIT_STATUS_OK);
-        CHECK_STATUS(ctxkit_tracer_end(g_len_tracer, id, CTXKIT_SPAN_OUTCOME_SUCCESS, 0, NULL, 0, 5, NULL),
-                     CTXKIT_STATUS_OK);
-        s = (ctxkit_string)SENT_STRING;
-        CHECK_STATUS(ctxkit_tracer_export(g_len_tracer, 10, &s, NULL), CTXKIT_STATUS_OK);
+        CHECK_STATUS(turnfit_tracer_start(g_len_tracer, LIT("gr\0ep"), NULL, 0, 0, 0, &id, NULL), TURNFIT_STATUS_OK);
+        CHECK_STATUS(turnfit_tracer_end(g_len_tracer, id, TURNFIT_SPAN_OUTCOME_FAILED, 0, LIT("bad\0news"), 5, NULL),
+                     TURNFIT_STATUS_OK);
+        CHECK_STATUS(turnfit_tracer_start(g_len_tracer, "grepXX", 4, NULL, 0, 0, 0, &id, NULL),
+                     TURNFIT_STATUS_OK);
+        CHECK_STATUS(turnfit_tracer_end(g_len_tracer, id, TURNFIT_SPAN_OUTCOME_SUCCESS, 0, NULL, 0, 5, NULL),
+                     TURNFIT_STATUS_OK);
+        s = (turnfit_string)SENT_STRING;
+        CHECK_STATUS(turnfit_tracer_export(g_len_tracer, 10, &s, NULL), TURNFIT_STATUS_OK);
         CHECK_STR_CONTAINS(s, "{\"tool\":\"gr\\u0000ep\",\"count\":1,");
         CHECK_STR_CONTAINS(s, "\"error\":\"bad\\u0000news\"");
         /* grep: one span from the JSON loop above, one here. */
         CHECK_STR_CONTAINS(s, "{\"tool\":\"grep\",\"count\":2,");
-        ctxkit_string_free(&s);
+        turnfit_string_free(&s);
     }
 
     /* Agent names: a NUL is a control character; a short len is the prefix. */
     {
-        ctxkit_callstack *root = NULL, *s1 = (ctxkit_callstack *)SENT_PTR;
-        CHECK_STATUS(ctxkit_callstack_new(CTXKIT_CALLSTACK_DEFAULT_MAX_DEPTH, &root, NULL), CTXKIT_STATUS_OK);
-        CHECK_STATUS(ctxkit_callstack_enter(root, LIT("plan\0ner"), &s1, &err), CTXKIT_STATUS_INVALID_ARGUMENT);
-        CHECK_ERR(&err, CTXKIT_STATUS_INVALID_ARGUMENT, "ctxkit_callstack_enter", "control character");
+        turnfit_callstack *root = NULL, *s1 = (turnfit_callstack *)SENT_PTR;
+        CHECK_STATUS(turnfit_callstack_new(TURNFIT_CALLSTACK_DEFAULT_MAX_DEPTH, &root, NULL), TURNFIT_STATUS_OK);
+        CHECK_STATUS(turnfit_callstack_enter(root, LIT("plan\0ner"), &s1, &err), TURNFIT_STATUS_INVALID_ARGUMENT);
+        CHECK_ERR(&err, TURNFIT_STATUS_INVALID_ARGUMENT, "turnfit_callstack_enter", "control character");
         check_ptr_untouched_at(__LINE__, "s1", s1);
         s1 = NULL;
-        CHECK_STATUS(ctxkit_callstack_enter(root, "plannerXX", 7, &s1, NULL), CTXKIT_STATUS_OK);
-        s = (ctxkit_string)SENT_STRING;
-        if (s1 && CHECK_STATUS(ctxkit_callstack_to_json(s1, &s, NULL), CTXKIT_STATUS_OK)) {
+        CHECK_STATUS(turnfit_callstack_enter(root, "plannerXX", 7, &s1, NULL), TURNFIT_STATUS_OK);
+        s = (turnfit_string)SENT_STRING;
+        if (s1 && CHECK_STATUS(turnfit_callstack_to_json(s1, &s, NULL), TURNFIT_STATUS_OK)) {
             CHECK_STR_CONTAINS(s, "{\"agents\":[\"planner\"],");
-            ctxkit_string_free(&s);
+            turnfit_string_free(&s);
         }
-        ctxkit_callstack_free(s1);
-        ctxkit_callstack_free(root);
+        turnfit_callstack_free(s1);
+        turnfit_callstack_free(root);
     }
 
     /* Paths and skill names. */
     {
-        ctxkit_skills *sk = (ctxkit_skills *)SENT_PTR;
-        CHECK_STATUS(ctxkit_skills_open(LIT("../../examples/data/skills\0/etc"), NULL, 0, &sk, &err), CTXKIT_STATUS_IO);
-        CHECK_ERR(&err, CTXKIT_STATUS_IO, "ctxkit_skills_open", "NUL byte");
+        turnfit_skills *sk = (turnfit_skills *)SENT_PTR;
+        CHECK_STATUS(turnfit_skills_open(LIT("../../examples/data/skills\0/etc"), NULL, 0, &sk, &err), TURNFIT_STATUS_IO);
+        CHECK_ERR(&err, TURNFIT_STATUS_IO, "turnfit_skills_open", "NUL byte");
         check_ptr_untouched_at(__LINE__, "sk", sk);
         sk = NULL;
-        CHECK_STATUS(ctxkit_skills_open("../../examples/data/skills/../../etc", 26, NULL, 0, &sk, NULL),
-                     CTXKIT_STATUS_OK);
-        ctxkit_skills_free(sk);
-        s = (ctxkit_string)SENT_STRING;
-        CHECK_STATUS(ctxkit_skills_body(g_len_skills, "pdf-extract/../x", 11, &s, NULL), CTXKIT_STATUS_OK);
+        CHECK_STATUS(turnfit_skills_open("../../examples/data/skills/../../etc", 26, NULL, 0, &sk, NULL),
+                     TURNFIT_STATUS_OK);
+        turnfit_skills_free(sk);
+        s = (turnfit_string)SENT_STRING;
+        CHECK_STATUS(turnfit_skills_body(g_len_skills, "pdf-extract/../x", 11, &s, NULL), TURNFIT_STATUS_OK);
         CHECK_STR_CONTAINS(s, "{\"name\":\"pdf-extract\",");
-        ctxkit_string_free(&s);
-        s = (ctxkit_string)SENT_STRING;
-        CHECK_STATUS(ctxkit_skills_body(g_len_skills, LIT("pdf-extract\0"), &s, &err), CTXKIT_STATUS_UNSAFE_PATH);
-        CHECK_ERR(&err, CTXKIT_STATUS_UNSAFE_PATH, "ctxkit_skills_body", NULL);
+        turnfit_string_free(&s);
+        s = (turnfit_string)SENT_STRING;
+        CHECK_STATUS(turnfit_skills_body(g_len_skills, LIT("pdf-extract\0"), &s, &err), TURNFIT_STATUS_UNSAFE_PATH);
+        CHECK_ERR(&err, TURNFIT_STATUS_UNSAFE_PATH, "turnfit_skills_body", NULL);
         check_string_untouched_at(__LINE__, "s", s);
         /* A name over MAX_NAME_BYTES (256) is refused before any lookup. */
         char long_name[257];
         memset(long_name, 'n', sizeof long_name);
-        CHECK_STATUS(ctxkit_skills_body(g_len_skills, long_name, sizeof long_name, &s, &err),
-                     CTXKIT_STATUS_INVALID_ARGUMENT);
-        CHECK_ERR(&err, CTXKIT_STATUS_INVALID_ARGUMENT, "ctxkit_skills_body", "MAX_NAME_BYTES");
+        CHECK_STATUS(turnfit_skills_body(g_len_skills, long_name, sizeof long_name, &s, &err),
+                     TURNFIT_STATUS_INVALID_ARGUMENT);
+        CHECK_ERR(&err, TURNFIT_STATUS_INVALID_ARGUMENT, "turnfit_skills_body", "MAX_NAME_BYTES");
         check_string_untouched_at(__LINE__, "s", s);
     }
 
     /* Providers and agents: a NUL makes an unknown name; a short len is the prefix. */
-    s = (ctxkit_string)SENT_STRING;
-    CHECK_STATUS(ctxkit_recovery_classify(LIT("openai\0"), 429, NULL, 0, NULL, 0, &s, &err),
-                 CTXKIT_STATUS_INVALID_ARGUMENT);
-    CHECK_ERR(&err, CTXKIT_STATUS_INVALID_ARGUMENT, "ctxkit_recovery_classify", "unknown provider 'openai\xef\xbf\xbd'");
+    s = (turnfit_string)SENT_STRING;
+    CHECK_STATUS(turnfit_recovery_classify(LIT("openai\0"), 429, NULL, 0, NULL, 0, &s, &err),
+                 TURNFIT_STATUS_INVALID_ARGUMENT);
+    CHECK_ERR(&err, TURNFIT_STATUS_INVALID_ARGUMENT, "turnfit_recovery_classify", "unknown provider 'openai\xef\xbf\xbd'");
     check_string_untouched_at(__LINE__, "s", s);
-    CHECK_STATUS(ctxkit_recovery_classify("openaix", 6, 429, LIT("slow\0down"), NULL, 0, &s, NULL),
-                 CTXKIT_STATUS_OK);
+    CHECK_STATUS(turnfit_recovery_classify("openaix", 6, 429, LIT("slow\0down"), NULL, 0, &s, NULL),
+                 TURNFIT_STATUS_OK);
     CHECK_STR_CONTAINS(s, "\"category\":\"rate_limited\"");
-    ctxkit_string_free(&s);
-    s = (ctxkit_string)SENT_STRING;
-    CHECK_STATUS(ctxkit_toolset_select(LIT(kLenTools), LIT("coder\0"), &s, &err), CTXKIT_STATUS_INVALID_ARGUMENT);
-    CHECK_ERR(&err, CTXKIT_STATUS_INVALID_ARGUMENT, "ctxkit_toolset_select", "has no allowlist");
+    turnfit_string_free(&s);
+    s = (turnfit_string)SENT_STRING;
+    CHECK_STATUS(turnfit_toolset_select(LIT(kLenTools), LIT("coder\0"), &s, &err), TURNFIT_STATUS_INVALID_ARGUMENT);
+    CHECK_ERR(&err, TURNFIT_STATUS_INVALID_ARGUMENT, "turnfit_toolset_select", "has no allowlist");
     check_string_untouched_at(__LINE__, "s", s);
-    CHECK_STATUS(ctxkit_toolset_select(LIT(kLenTools), "coders", 5, &s, NULL), CTXKIT_STATUS_OK);
+    CHECK_STATUS(turnfit_toolset_select(LIT(kLenTools), "coders", 5, &s, NULL), TURNFIT_STATUS_OK);
     CHECK_STR_CONTAINS(s, "\"name\":\"run_tests\"");
-    ctxkit_string_free(&s);
+    turnfit_string_free(&s);
 
 out:
-    ctxkit_tracer_free(g_len_tracer);
-    ctxkit_skills_free(g_len_skills);
-    ctxkit_window_free(g_len_win);
-    ctxkit_tokenizer_free(g_len_tok);
-    ctxkit_registry_free(g_len_reg);
+    turnfit_tracer_free(g_len_tracer);
+    turnfit_skills_free(g_len_skills);
+    turnfit_window_free(g_len_win);
+    turnfit_tokenizer_free(g_len_tok);
+    turnfit_registry_free(g_len_reg);
     g_len_tracer = NULL;
     g_len_skills = NULL;
     g_len_win = NULL;
@@ -2265,16 +2265,16 @@ static const char *const kThreadModels[] = {"gpt-4o", "gpt-4", "acme-large", "op
 
 typedef struct {
     size_t count;
-    ctxkit_tokens ids;
-    ctxkit_string decoded;
+    turnfit_tokens ids;
+    turnfit_string decoded;
 } text_expect;
 
 static text_expect g_text_expect[N_THREAD_TEXTS];
-static ctxkit_string g_model_expect[N_THREAD_MODELS];
+static turnfit_string g_model_expect[N_THREAD_MODELS];
 
 typedef struct {
-    const ctxkit_tokenizer *tok;
-    ctxkit_registry *reg;
+    const turnfit_tokenizer *tok;
+    turnfit_registry *reg;
     int id;
     long iters;
     long ops;
@@ -2306,7 +2306,7 @@ static void *worker_main(void *arg)
              "{\"name\":\"%s\",\"encoding\":\"cl100k_base\",\"context_window\":%d,\"exact\":true}", name,
              1000 + w->id);
     size_t registered = 0;
-    if (ctxkit_registry_register(w->reg, STR(json), &registered, NULL) != CTXKIT_STATUS_OK || registered != 1)
+    if (turnfit_registry_register(w->reg, STR(json), &registered, NULL) != TURNFIT_STATUS_OK || registered != 1)
         worker_mismatch(w, -1, "registering %s failed", name);
     w->ops++;
     char window[64];
@@ -2318,61 +2318,61 @@ static void *worker_main(void *arg)
         const text_expect *e = &g_text_expect[k];
 
         size_t n = SENT_SIZE;
-        if (ctxkit_tokenizer_count(w->tok, STR(text), &n, NULL) != CTXKIT_STATUS_OK || n != e->count)
+        if (turnfit_tokenizer_count(w->tok, STR(text), &n, NULL) != TURNFIT_STATUS_OK || n != e->count)
             worker_mismatch(w, i, "count of text %zu: %zu, expected %zu", k, n, e->count);
 
-        ctxkit_tokens ids = {NULL, 0};
-        if (ctxkit_tokenizer_encode(w->tok, STR(text), &ids, NULL) != CTXKIT_STATUS_OK || ids.len != e->ids.len ||
+        turnfit_tokens ids = {NULL, 0};
+        if (turnfit_tokenizer_encode(w->tok, STR(text), &ids, NULL) != TURNFIT_STATUS_OK || ids.len != e->ids.len ||
             (ids.len > 0 && memcmp(ids.ptr, e->ids.ptr, ids.len * sizeof(uint32_t)) != 0))
             worker_mismatch(w, i, "encode of text %zu differs (%zu ids, expected %zu)", k, ids.len, e->ids.len);
-        ctxkit_tokens_free(&ids);
+        turnfit_tokens_free(&ids);
 
-        ctxkit_string s = {NULL, 0};
-        if (ctxkit_tokenizer_decode(w->tok, e->ids.ptr, e->ids.len, CTXKIT_DECODE_MODE_STRICT, &s, NULL) !=
-                CTXKIT_STATUS_OK ||
+        turnfit_string s = {NULL, 0};
+        if (turnfit_tokenizer_decode(w->tok, e->ids.ptr, e->ids.len, TURNFIT_DECODE_MODE_STRICT, &s, NULL) !=
+                TURNFIT_STATUS_OK ||
             s.len != e->decoded.len || memcmp(s.ptr, e->decoded.ptr, s.len) != 0)
             worker_mismatch(w, i, "decode of text %zu differs", k);
-        ctxkit_string_free(&s);
+        turnfit_string_free(&s);
 
         w->ops += 3;
 
         if (i % 8 == 0) {
             const size_t m = (size_t)(i / 8 + w->id) % N_THREAD_MODELS;
-            ctxkit_string j = {NULL, 0};
-            if (ctxkit_registry_lookup(w->reg, STR(kThreadModels[m]), NULL, 0, &j, NULL) != CTXKIT_STATUS_OK ||
+            turnfit_string j = {NULL, 0};
+            if (turnfit_registry_lookup(w->reg, STR(kThreadModels[m]), NULL, 0, &j, NULL) != TURNFIT_STATUS_OK ||
                 j.len != g_model_expect[m].len || memcmp(j.ptr, g_model_expect[m].ptr, j.len) != 0)
                 worker_mismatch(w, i, "lookup of %s differs", kThreadModels[m]);
-            ctxkit_string_free(&j);
+            turnfit_string_free(&j);
             w->ops++;
         }
 
         if (i % 32 == 0) {
             /* This thread's own registration, visible to it. */
-            ctxkit_string j = {NULL, 0};
-            if (ctxkit_registry_lookup(w->reg, STR(name), NULL, 0, &j, NULL) != CTXKIT_STATUS_OK ||
+            turnfit_string j = {NULL, 0};
+            if (turnfit_registry_lookup(w->reg, STR(name), NULL, 0, &j, NULL) != TURNFIT_STATUS_OK ||
                 !mem_contains(j.ptr, j.len, window))
                 worker_mismatch(w, i, "lookup of %s lacks %s", name, window);
-            ctxkit_string_free(&j);
+            turnfit_string_free(&j);
 
             /* count_until_limit agrees with count. */
             bool exceeded = true;
             n = SENT_SIZE;
-            if (ctxkit_tokenizer_count_until_limit(w->tok, STR(text), e->count, &n, &exceeded, NULL) !=
-                    CTXKIT_STATUS_OK ||
+            if (turnfit_tokenizer_count_until_limit(w->tok, STR(text), e->count, &n, &exceeded, NULL) !=
+                    TURNFIT_STATUS_OK ||
                 exceeded || n != e->count)
                 worker_mismatch(w, i, "count_until_limit of text %zu", k);
 
             /* An error path: owned error objects are per call. */
             const uint32_t bad = 10000000;
-            ctxkit_error *err = NULL;
-            ctxkit_string out = {NULL, 0};
-            ctxkit_status st = ctxkit_tokenizer_decode(w->tok, &bad, 1, 0, &out, &err);
+            turnfit_error *err = NULL;
+            turnfit_string out = {NULL, 0};
+            turnfit_status st = turnfit_tokenizer_decode(w->tok, &bad, 1, 0, &out, &err);
             size_t len = 0;
-            const char *msg = err ? ctxkit_error_message(err, &len) : NULL;
-            if (st != CTXKIT_STATUS_UNKNOWN_TOKEN || ctxkit_error_code(err) != CTXKIT_STATUS_UNKNOWN_TOKEN ||
+            const char *msg = err ? turnfit_error_message(err, &len) : NULL;
+            if (st != TURNFIT_STATUS_UNKNOWN_TOKEN || turnfit_error_code(err) != TURNFIT_STATUS_UNKNOWN_TOKEN ||
                 msg == NULL || !mem_contains(msg, len, "10000000") || out.ptr != NULL)
                 worker_mismatch(w, i, "decode of an unknown id: status %u", (unsigned)st);
-            ctxkit_error_free(err);
+            turnfit_error_free(err);
             w->ops += 3;
         }
     }
@@ -2381,12 +2381,12 @@ static void *worker_main(void *arg)
 
 static void test_threads(void)
 {
-    ctxkit_tokenizer *tok = tokenizer_new_ok(__LINE__, "cl100k_base", 0);
-    ctxkit_registry *reg = NULL;
-    CHECK_STATUS(ctxkit_registry_new(&reg, NULL), CTXKIT_STATUS_OK);
+    turnfit_tokenizer *tok = tokenizer_new_ok(__LINE__, "cl100k_base", 0);
+    turnfit_registry *reg = NULL;
+    CHECK_STATUS(turnfit_registry_new(&reg, NULL), TURNFIT_STATUS_OK);
     if (!tok || !reg) {
-        ctxkit_tokenizer_free(tok);
-        ctxkit_registry_free(reg);
+        turnfit_tokenizer_free(tok);
+        turnfit_registry_free(reg);
         return;
     }
     CHECK_SIZE(REGISTER_OK(reg, LIT(kAcmeProfile)), 1);
@@ -2397,14 +2397,14 @@ static void test_threads(void)
         e->count = COUNT_OK(tok, STR(kThreadTexts[k]));
         e->ids = ENCODE_OK(tok, STR(kThreadTexts[k]));
         CHECK_SIZE(e->ids.len, e->count);
-        e->decoded = DECODE_OK(tok, e->ids.ptr, e->ids.len, CTXKIT_DECODE_MODE_STRICT);
+        e->decoded = DECODE_OK(tok, e->ids.ptr, e->ids.len, TURNFIT_DECODE_MODE_STRICT);
         CHECK_BYTES(e->decoded.ptr, e->decoded.len, kThreadTexts[k], strlen(kThreadTexts[k]));
     }
     for (size_t m = 0; m < N_THREAD_MODELS; m++)
         g_model_expect[m] = LOOKUP_OK(reg, STR(kThreadModels[m]), NULL, 0);
 
     long iters = 800;
-    const char *env = getenv("CTXKIT_HARNESS_THREAD_ITERS");
+    const char *env = getenv("TURNFIT_HARNESS_THREAD_ITERS");
     if (env && *env) {
         char *end = NULL;
         long v = strtol(env, &end, 10);
@@ -2439,25 +2439,25 @@ static void test_threads(void)
     CHECK(total_ops >= (long)N_THREADS * iters * 3);
 
     /* Every thread's registration landed in the one shared registry. */
-    ctxkit_string l = list_ok(__LINE__, reg);
+    turnfit_string l = list_ok(__LINE__, reg);
     for (int i = 0; i < N_THREADS; i++) {
         char name[64];
         snprintf(name, sizeof name, "\"name\":\"thread-%d-model\"", i);
         CHECK_STR_CONTAINS(l, name);
     }
-    ctxkit_string_free(&l);
+    turnfit_string_free(&l);
 
     for (size_t k = 0; k < N_THREAD_TEXTS; k++) {
-        ctxkit_tokens_free(&g_text_expect[k].ids);
-        ctxkit_string_free(&g_text_expect[k].decoded);
+        turnfit_tokens_free(&g_text_expect[k].ids);
+        turnfit_string_free(&g_text_expect[k].decoded);
     }
     for (size_t m = 0; m < N_THREAD_MODELS; m++)
-        ctxkit_string_free(&g_model_expect[m]);
-    ctxkit_tokenizer_free(tok);
-    ctxkit_registry_free(reg);
+        turnfit_string_free(&g_model_expect[m]);
+    turnfit_tokenizer_free(tok);
+    turnfit_registry_free(reg);
 }
 
-/* ---- context windows and ctxkit_fit ------------------------------------- */
+/* ---- context windows and turnfit_fit ------------------------------------- */
 
 static const char kConv[] =
     "{\"model\":\"gpt-4o\",\"messages\":["
@@ -2471,128 +2471,128 @@ static const char kConv[] =
 
 static void test_window(void)
 {
-    ctxkit_window *w = NULL;
-    ctxkit_error *err = NULL;
+    turnfit_window *w = NULL;
+    turnfit_error *err = NULL;
 
     /* new: NULL registry = built-in; (NULL, 0) budget = defaults. */
-    CHECK_STATUS(ctxkit_window_new(NULL, LIT("gpt-4o"), NULL, 0, &w, &err), CTXKIT_STATUS_OK);
+    CHECK_STATUS(turnfit_window_new(NULL, LIT("gpt-4o"), NULL, 0, &w, &err), TURNFIT_STATUS_OK);
     if (!CHECK(w != NULL))
         return;
-    CHECK_STATUS(ctxkit_window_load(w, LIT(kConv), &err), CTXKIT_STATUS_OK);
+    CHECK_STATUS(turnfit_window_load(w, LIT(kConv), &err), TURNFIT_STATUS_OK);
 
-    ctxkit_string pre = SENT_STRING;
-    CHECK_STATUS(ctxkit_window_preflight(w, NULL, 0, &pre, &err), CTXKIT_STATUS_OK);
+    turnfit_string pre = SENT_STRING;
+    CHECK_STATUS(turnfit_window_preflight(w, NULL, 0, &pre, &err), TURNFIT_STATUS_OK);
     CHECK_STR_CONTAINS(pre, "\"verdict\":\"fits\"");
     CHECK_STR_CONTAINS(pre, "\"limit\":128000");
-    ctxkit_string_free(&pre);
+    turnfit_string_free(&pre);
 
-    ctxkit_string issues = SENT_STRING;
-    CHECK_STATUS(ctxkit_window_validate(w, &issues, &err), CTXKIT_STATUS_OK);
+    turnfit_string issues = SENT_STRING;
+    CHECK_STATUS(turnfit_window_validate(w, &issues, &err), TURNFIT_STATUS_OK);
     CHECK_STR_CONTAINS(issues, "\"kind\":\"orphaned_call\"");
     CHECK_STR_CONTAINS(issues, "\"id\":\"c2\"");
-    ctxkit_string_free(&issues);
+    turnfit_string_free(&issues);
 
-    ctxkit_string changes = SENT_STRING;
-    CHECK_STATUS(ctxkit_window_repair(w, LIT("interrupted"), &changes, &err), CTXKIT_STATUS_OK);
+    turnfit_string changes = SENT_STRING;
+    CHECK_STATUS(turnfit_window_repair(w, LIT("interrupted"), &changes, &err), TURNFIT_STATUS_OK);
     CHECK_STR_CONTAINS(changes, "\"action\":\"synthesized_result\"");
-    ctxkit_string_free(&changes);
-    CHECK_STATUS(ctxkit_window_validate(w, &issues, &err), CTXKIT_STATUS_OK);
+    turnfit_string_free(&changes);
+    CHECK_STATUS(turnfit_window_validate(w, &issues, &err), TURNFIT_STATUS_OK);
     CHECK_BYTES(issues.ptr, issues.len, "[]", 2);
-    ctxkit_string_free(&issues);
+    turnfit_string_free(&issues);
 
-    ctxkit_string conv = SENT_STRING;
-    CHECK_STATUS(ctxkit_window_conversation(w, &conv, &err), CTXKIT_STATUS_OK);
+    turnfit_string conv = SENT_STRING;
+    CHECK_STATUS(turnfit_window_conversation(w, &conv, &err), TURNFIT_STATUS_OK);
     CHECK_STR_CONTAINS(conv, "{\"role\":\"tool\",\"tool_call_id\":\"c2\",\"content\":\"interrupted\"}");
     CHECK_STR_CONTAINS(conv, "\"model\":\"gpt-4o\"");
-    ctxkit_string_free(&conv);
+    turnfit_string_free(&conv);
 
     size_t tokens = SENT_SIZE;
-    CHECK_STATUS(ctxkit_window_push(w, LIT("{\"role\":\"user\",\"content\":\"hello world\"}"), &tokens, &err),
-                 CTXKIT_STATUS_OK);
+    CHECK_STATUS(turnfit_window_push(w, LIT("{\"role\":\"user\",\"content\":\"hello world\"}"), &tokens, &err),
+                 TURNFIT_STATUS_OK);
     CHECK_SIZE(tokens, 3 + 1 + 2); /* framing + role + "hello world" */
 
     /* calibrate: the factor is reported / counted (an exact model keeps its
        counts; the factor is the discrepancy). Twice the count is 2.0. */
-    CHECK_STATUS(ctxkit_window_preflight(w, NULL, 0, &pre, &err), CTXKIT_STATUS_OK);
+    CHECK_STATUS(turnfit_window_preflight(w, NULL, 0, &pre, &err), TURNFIT_STATUS_OK);
     {
         const char *at = pre.ptr ? strstr((const char *)pre.ptr, "\"prompt_tokens\":") : NULL;
         unsigned long counted = at ? strtoul(at + strlen("\"prompt_tokens\":"), NULL, 10) : 0;
         double factor = -1.0;
         CHECK(counted > 0);
-        CHECK_STATUS(ctxkit_window_calibrate(w, (uint64_t)counted * 2, &factor, &err), CTXKIT_STATUS_OK);
+        CHECK_STATUS(turnfit_window_calibrate(w, (uint64_t)counted * 2, &factor, &err), TURNFIT_STATUS_OK);
         CHECK(factor == 2.0);
         factor = -1.0;
-        CHECK_STATUS(ctxkit_window_calibrate(w, 0, &factor, NULL), CTXKIT_STATUS_INVALID_ARGUMENT);
-        CHECK_STATUS(ctxkit_window_calibrate(w, (uint64_t)counted * 100, &factor, &err), CTXKIT_STATUS_INVALID_ARGUMENT);
+        CHECK_STATUS(turnfit_window_calibrate(w, 0, &factor, NULL), TURNFIT_STATUS_INVALID_ARGUMENT);
+        CHECK_STATUS(turnfit_window_calibrate(w, (uint64_t)counted * 100, &factor, &err), TURNFIT_STATUS_INVALID_ARGUMENT);
         if (CHECK(err != NULL)) {
-            CHECK(strstr(ctxkit_error_message(err, NULL), "implausible") != NULL);
-            ctxkit_error_free(err);
+            CHECK(strstr(turnfit_error_message(err, NULL), "implausible") != NULL);
+            turnfit_error_free(err);
             err = NULL;
         }
         CHECK(factor == -1.0);
-        CHECK_STATUS(ctxkit_window_calibrate(NULL, 10, &factor, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
-        CHECK_STATUS(ctxkit_window_calibrate(w, 10, NULL, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
+        CHECK_STATUS(turnfit_window_calibrate(NULL, 10, &factor, NULL), TURNFIT_STATUS_NULL_ARGUMENT);
+        CHECK_STATUS(turnfit_window_calibrate(w, 10, NULL, NULL), TURNFIT_STATUS_NULL_ARGUMENT);
     }
-    ctxkit_string_free(&pre);
+    turnfit_string_free(&pre);
 
     /* Failures: status, message, and outputs untouched. */
     tokens = SENT_SIZE;
-    CHECK_STATUS(ctxkit_window_push(w, LIT("{\"role\":\"wizard\"}"), &tokens, &err), CTXKIT_STATUS_INVALID_JSON);
+    CHECK_STATUS(turnfit_window_push(w, LIT("{\"role\":\"wizard\"}"), &tokens, &err), TURNFIT_STATUS_INVALID_JSON);
     CHECK_SIZE(tokens, SENT_SIZE);
     if (CHECK(err != NULL)) {
-        const char *m = ctxkit_error_message(err, NULL);
+        const char *m = turnfit_error_message(err, NULL);
         CHECK(strstr(m, "unknown role 'wizard'") != NULL);
-        ctxkit_error_free(err);
+        turnfit_error_free(err);
         err = NULL;
     }
-    CHECK_STATUS(ctxkit_window_load(w, LIT("{\"messages\": 5}"), NULL), CTXKIT_STATUS_INVALID_JSON);
-    CHECK_STATUS(ctxkit_window_load(w, LIT("[\"\xff\"]"), NULL), CTXKIT_STATUS_INVALID_UTF8);
-    pre = (ctxkit_string)SENT_STRING;
-    CHECK_STATUS(ctxkit_window_preflight(w, LIT("{\"content\":\"x\"}"), &pre, NULL), CTXKIT_STATUS_INVALID_JSON);
+    CHECK_STATUS(turnfit_window_load(w, LIT("{\"messages\": 5}"), NULL), TURNFIT_STATUS_INVALID_JSON);
+    CHECK_STATUS(turnfit_window_load(w, LIT("[\"\xff\"]"), NULL), TURNFIT_STATUS_INVALID_UTF8);
+    pre = (turnfit_string)SENT_STRING;
+    CHECK_STATUS(turnfit_window_preflight(w, LIT("{\"content\":\"x\"}"), &pre, NULL), TURNFIT_STATUS_INVALID_JSON);
     CHECK(pre.ptr == SENT_PTR && pre.len == SENT_SIZE);
 
     /* NULL for every pointer parameter. */
-    ctxkit_window *w2 = (ctxkit_window *)SENT_PTR;
-    CHECK_STATUS(ctxkit_window_new(NULL, NULL, 3, NULL, 0, &w2, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
-    CHECK_STATUS(ctxkit_window_new(NULL, LIT("gpt-4o"), NULL, 2, &w2, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
-    CHECK_STATUS(ctxkit_window_new(NULL, LIT("gpt-4o"), NULL, 0, NULL, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
-    CHECK(w2 == (ctxkit_window *)SENT_PTR);
-    CHECK_STATUS(ctxkit_window_new(NULL, LIT("gpt4o"), NULL, 0, &w2, NULL), CTXKIT_STATUS_UNKNOWN_MODEL);
-    CHECK_STATUS(ctxkit_window_new(NULL, LIT("gpt-4o"), LIT("{\"trigger_ratio\":2}"), &w2, NULL),
-                 CTXKIT_STATUS_INVALID_ARGUMENT);
-    CHECK_STATUS(ctxkit_window_new(NULL, LIT("gpt-4o"), LIT("{\"typo\":1}"), &w2, NULL), CTXKIT_STATUS_INVALID_JSON);
-    CHECK_STATUS(ctxkit_window_load(NULL, LIT(kConv), NULL), CTXKIT_STATUS_NULL_ARGUMENT);
-    CHECK_STATUS(ctxkit_window_load(w, NULL, 4, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
-    CHECK_STATUS(ctxkit_window_push(NULL, LIT("{}"), &tokens, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
-    CHECK_STATUS(ctxkit_window_push(w, NULL, 2, &tokens, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
-    CHECK_STATUS(ctxkit_window_push(w, LIT("{}"), NULL, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
-    CHECK_STATUS(ctxkit_window_preflight(NULL, NULL, 0, &pre, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
-    CHECK_STATUS(ctxkit_window_preflight(w, NULL, 0, NULL, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
-    CHECK_STATUS(ctxkit_window_preflight(w, NULL, 3, &pre, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
-    CHECK_STATUS(ctxkit_window_validate(NULL, &issues, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
-    CHECK_STATUS(ctxkit_window_validate(w, NULL, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
-    CHECK_STATUS(ctxkit_window_repair(NULL, NULL, 0, &changes, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
-    CHECK_STATUS(ctxkit_window_repair(w, NULL, 1, &changes, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
-    CHECK_STATUS(ctxkit_window_repair(w, NULL, 0, NULL, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
-    CHECK_STATUS(ctxkit_window_conversation(NULL, &conv, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
-    CHECK_STATUS(ctxkit_window_conversation(w, NULL, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
+    turnfit_window *w2 = (turnfit_window *)SENT_PTR;
+    CHECK_STATUS(turnfit_window_new(NULL, NULL, 3, NULL, 0, &w2, NULL), TURNFIT_STATUS_NULL_ARGUMENT);
+    CHECK_STATUS(turnfit_window_new(NULL, LIT("gpt-4o"), NULL, 2, &w2, NULL), TURNFIT_STATUS_NULL_ARGUMENT);
+    CHECK_STATUS(turnfit_window_new(NULL, LIT("gpt-4o"), NULL, 0, NULL, NULL), TURNFIT_STATUS_NULL_ARGUMENT);
+    CHECK(w2 == (turnfit_window *)SENT_PTR);
+    CHECK_STATUS(turnfit_window_new(NULL, LIT("gpt4o"), NULL, 0, &w2, NULL), TURNFIT_STATUS_UNKNOWN_MODEL);
+    CHECK_STATUS(turnfit_window_new(NULL, LIT("gpt-4o"), LIT("{\"trigger_ratio\":2}"), &w2, NULL),
+                 TURNFIT_STATUS_INVALID_ARGUMENT);
+    CHECK_STATUS(turnfit_window_new(NULL, LIT("gpt-4o"), LIT("{\"typo\":1}"), &w2, NULL), TURNFIT_STATUS_INVALID_JSON);
+    CHECK_STATUS(turnfit_window_load(NULL, LIT(kConv), NULL), TURNFIT_STATUS_NULL_ARGUMENT);
+    CHECK_STATUS(turnfit_window_load(w, NULL, 4, NULL), TURNFIT_STATUS_NULL_ARGUMENT);
+    CHECK_STATUS(turnfit_window_push(NULL, LIT("{}"), &tokens, NULL), TURNFIT_STATUS_NULL_ARGUMENT);
+    CHECK_STATUS(turnfit_window_push(w, NULL, 2, &tokens, NULL), TURNFIT_STATUS_NULL_ARGUMENT);
+    CHECK_STATUS(turnfit_window_push(w, LIT("{}"), NULL, NULL), TURNFIT_STATUS_NULL_ARGUMENT);
+    CHECK_STATUS(turnfit_window_preflight(NULL, NULL, 0, &pre, NULL), TURNFIT_STATUS_NULL_ARGUMENT);
+    CHECK_STATUS(turnfit_window_preflight(w, NULL, 0, NULL, NULL), TURNFIT_STATUS_NULL_ARGUMENT);
+    CHECK_STATUS(turnfit_window_preflight(w, NULL, 3, &pre, NULL), TURNFIT_STATUS_NULL_ARGUMENT);
+    CHECK_STATUS(turnfit_window_validate(NULL, &issues, NULL), TURNFIT_STATUS_NULL_ARGUMENT);
+    CHECK_STATUS(turnfit_window_validate(w, NULL, NULL), TURNFIT_STATUS_NULL_ARGUMENT);
+    CHECK_STATUS(turnfit_window_repair(NULL, NULL, 0, &changes, NULL), TURNFIT_STATUS_NULL_ARGUMENT);
+    CHECK_STATUS(turnfit_window_repair(w, NULL, 1, &changes, NULL), TURNFIT_STATUS_NULL_ARGUMENT);
+    CHECK_STATUS(turnfit_window_repair(w, NULL, 0, NULL, NULL), TURNFIT_STATUS_NULL_ARGUMENT);
+    CHECK_STATUS(turnfit_window_conversation(NULL, &conv, NULL), TURNFIT_STATUS_NULL_ARGUMENT);
+    CHECK_STATUS(turnfit_window_conversation(w, NULL, NULL), TURNFIT_STATUS_NULL_ARGUMENT);
     /* compact: recency in place, then the two-phase summary protocol. */
     {
-        ctxkit_window *cw = NULL;
-        CHECK_STATUS(ctxkit_window_new(NULL, LIT("gpt-4o"), LIT("{\"context_window\":120,\"reserved_output\":10}"), &cw, NULL),
-                     CTXKIT_STATUS_OK);
-        CHECK_STATUS(ctxkit_window_load(cw, LIT(kConv), NULL), CTXKIT_STATUS_OK);
-        ctxkit_string res = SENT_STRING;
-        CHECK_STATUS(ctxkit_window_compact(cw, NULL, 0, &res, &err), CTXKIT_STATUS_OK);
+        turnfit_window *cw = NULL;
+        CHECK_STATUS(turnfit_window_new(NULL, LIT("gpt-4o"), LIT("{\"context_window\":120,\"reserved_output\":10}"), &cw, NULL),
+                     TURNFIT_STATUS_OK);
+        CHECK_STATUS(turnfit_window_load(cw, LIT(kConv), NULL), TURNFIT_STATUS_OK);
+        turnfit_string res = SENT_STRING;
+        CHECK_STATUS(turnfit_window_compact(cw, NULL, 0, &res, &err), TURNFIT_STATUS_OK);
         CHECK_STR_CONTAINS(res, "\"status\":\"done\"");
         CHECK_STR_CONTAINS(res, "\"action\":\"dropped_message\"");
-        ctxkit_string_free(&res);
-        CHECK_STATUS(ctxkit_window_load(cw, LIT(kConv), NULL), CTXKIT_STATUS_OK);
+        turnfit_string_free(&res);
+        CHECK_STATUS(turnfit_window_load(cw, LIT(kConv), NULL), TURNFIT_STATUS_OK);
         /* keep_first 0: the task is eligible too, so this tiny window has room
            for a summary (with the task protected, 15 tokens are left: none). */
-        CHECK_STATUS(ctxkit_window_compact(cw, LIT("{\"strategy\":\"summarize\",\"summary_max_tokens\":20,\"keep_first\":0}"),
+        CHECK_STATUS(turnfit_window_compact(cw, LIT("{\"strategy\":\"summarize\",\"summary_max_tokens\":20,\"keep_first\":0}"),
                                            &res, &err),
-                     CTXKIT_STATUS_OK);
+                     TURNFIT_STATUS_OK);
         CHECK_STR_CONTAINS(res, "\"status\":\"needs_summary\"");
         /* Pull the id out of {"status":"needs_summary","request":{"id":"sum-...",...}}. */
         char id[64] = {0};
@@ -2605,165 +2605,165 @@ static void test_window(void)
                 n++;
             }
         }
-        ctxkit_string_free(&res);
-        res = (ctxkit_string)SENT_STRING;
-        CHECK_STATUS(ctxkit_window_apply_summary(cw, LIT("sum-wrong"), LIT("x"), &res, NULL), CTXKIT_STATUS_INVALID_ARGUMENT);
+        turnfit_string_free(&res);
+        res = (turnfit_string)SENT_STRING;
+        CHECK_STATUS(turnfit_window_apply_summary(cw, LIT("sum-wrong"), LIT("x"), &res, NULL), TURNFIT_STATUS_INVALID_ARGUMENT);
         CHECK(res.ptr == SENT_PTR);
         /* An id over MAX_NAME_BYTES is refused, and the summary stays pending. */
         char long_id[257];
         memset(long_id, 'i', sizeof long_id);
-        CHECK_STATUS(ctxkit_window_apply_summary(cw, long_id, sizeof long_id, LIT("x"), &res, &err),
-                     CTXKIT_STATUS_INVALID_ARGUMENT);
-        CHECK_ERR(&err, CTXKIT_STATUS_INVALID_ARGUMENT, "ctxkit_window_apply_summary", "MAX_NAME_BYTES");
+        CHECK_STATUS(turnfit_window_apply_summary(cw, long_id, sizeof long_id, LIT("x"), &res, &err),
+                     TURNFIT_STATUS_INVALID_ARGUMENT);
+        CHECK_ERR(&err, TURNFIT_STATUS_INVALID_ARGUMENT, "turnfit_window_apply_summary", "MAX_NAME_BYTES");
         CHECK(res.ptr == SENT_PTR);
-        CHECK_STATUS(ctxkit_window_apply_summary(cw, STR(id), LIT("Deployed build 7."), &res, &err), CTXKIT_STATUS_OK);
+        CHECK_STATUS(turnfit_window_apply_summary(cw, STR(id), LIT("Deployed build 7."), &res, &err), TURNFIT_STATUS_OK);
         CHECK_STR_CONTAINS(res, "\"action\":\"inserted_summary\"");
-        ctxkit_string_free(&res);
-        CHECK_STATUS(ctxkit_window_conversation(cw, &res, NULL), CTXKIT_STATUS_OK);
+        turnfit_string_free(&res);
+        CHECK_STATUS(turnfit_window_conversation(cw, &res, NULL), TURNFIT_STATUS_OK);
         CHECK_STR_CONTAINS(res, "[Summary of earlier conversation]\\nDeployed build 7.");
-        ctxkit_string_free(&res);
-        res = (ctxkit_string)SENT_STRING; /* every call below fails: res must stay untouched */
-        CHECK_STATUS(ctxkit_window_apply_summary(cw, STR(id), LIT("again"), &res, NULL), CTXKIT_STATUS_INVALID_ARGUMENT);
-        CHECK_STATUS(ctxkit_window_compact(cw, LIT("{\"strategy\":7}"), &res, NULL), CTXKIT_STATUS_INVALID_JSON);
-        CHECK_STATUS(ctxkit_window_compact(NULL, NULL, 0, &res, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
-        CHECK_STATUS(ctxkit_window_compact(cw, NULL, 1, &res, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
-        CHECK_STATUS(ctxkit_window_compact(cw, NULL, 0, NULL, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
-        CHECK_STATUS(ctxkit_window_apply_summary(NULL, LIT("a"), LIT("b"), &res, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
-        CHECK_STATUS(ctxkit_window_apply_summary(cw, NULL, 1, LIT("b"), &res, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
-        CHECK_STATUS(ctxkit_window_apply_summary(cw, LIT("a"), NULL, 1, &res, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
-        CHECK_STATUS(ctxkit_window_apply_summary(cw, LIT("a"), LIT("b"), NULL, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
-        CHECK_STATUS(ctxkit_window_apply_summary(cw, LIT("a"), LIT("\xe6\x97"), &res, NULL), CTXKIT_STATUS_INVALID_UTF8);
+        turnfit_string_free(&res);
+        res = (turnfit_string)SENT_STRING; /* every call below fails: res must stay untouched */
+        CHECK_STATUS(turnfit_window_apply_summary(cw, STR(id), LIT("again"), &res, NULL), TURNFIT_STATUS_INVALID_ARGUMENT);
+        CHECK_STATUS(turnfit_window_compact(cw, LIT("{\"strategy\":7}"), &res, NULL), TURNFIT_STATUS_INVALID_JSON);
+        CHECK_STATUS(turnfit_window_compact(NULL, NULL, 0, &res, NULL), TURNFIT_STATUS_NULL_ARGUMENT);
+        CHECK_STATUS(turnfit_window_compact(cw, NULL, 1, &res, NULL), TURNFIT_STATUS_NULL_ARGUMENT);
+        CHECK_STATUS(turnfit_window_compact(cw, NULL, 0, NULL, NULL), TURNFIT_STATUS_NULL_ARGUMENT);
+        CHECK_STATUS(turnfit_window_apply_summary(NULL, LIT("a"), LIT("b"), &res, NULL), TURNFIT_STATUS_NULL_ARGUMENT);
+        CHECK_STATUS(turnfit_window_apply_summary(cw, NULL, 1, LIT("b"), &res, NULL), TURNFIT_STATUS_NULL_ARGUMENT);
+        CHECK_STATUS(turnfit_window_apply_summary(cw, LIT("a"), NULL, 1, &res, NULL), TURNFIT_STATUS_NULL_ARGUMENT);
+        CHECK_STATUS(turnfit_window_apply_summary(cw, LIT("a"), LIT("b"), NULL, NULL), TURNFIT_STATUS_NULL_ARGUMENT);
+        CHECK_STATUS(turnfit_window_apply_summary(cw, LIT("a"), LIT("\xe6\x97"), &res, NULL), TURNFIT_STATUS_INVALID_UTF8);
         CHECK(res.ptr == SENT_PTR);
-        ctxkit_window_free(cw);
+        turnfit_window_free(cw);
     }
 
-    ctxkit_window_free(NULL);
-    ctxkit_window_free(w);
+    turnfit_window_free(NULL);
+    turnfit_window_free(w);
 
-    /* ctxkit_fit: stateless; both outputs written only on success. */
-    ctxkit_string out_c = SENT_STRING, out_r = SENT_STRING;
-    CHECK_STATUS(ctxkit_fit(NULL, LIT(kConv), LIT("{\"model\":\"gpt-4o\",\"max_tokens\":1000,\"reserve_output\":100}"),
+    /* turnfit_fit: stateless; both outputs written only on success. */
+    turnfit_string out_c = SENT_STRING, out_r = SENT_STRING;
+    CHECK_STATUS(turnfit_fit(NULL, LIT(kConv), LIT("{\"model\":\"gpt-4o\",\"max_tokens\":1000,\"reserve_output\":100}"),
                             &out_c, &out_r, &err),
-                 CTXKIT_STATUS_OK);
+                 TURNFIT_STATUS_OK);
     CHECK_STR_CONTAINS(out_c, "\"tool_call_id\":\"c2\"");
     CHECK_STR_CONTAINS(out_r, "\"limit_tokens\":900");
     CHECK_STR_CONTAINS(out_r, "\"synthesized_result\"");
-    ctxkit_string_free(&out_c);
-    ctxkit_string_free(&out_r);
-    out_c = (ctxkit_string)SENT_STRING;
-    out_r = (ctxkit_string)SENT_STRING;
-    CHECK_STATUS(ctxkit_fit(NULL, LIT(kConv), LIT("{\"model\":\"gpt-4o\",\"max_tokens\":20,\"reserve_output\":5}"),
+    turnfit_string_free(&out_c);
+    turnfit_string_free(&out_r);
+    out_c = (turnfit_string)SENT_STRING;
+    out_r = (turnfit_string)SENT_STRING;
+    CHECK_STATUS(turnfit_fit(NULL, LIT(kConv), LIT("{\"model\":\"gpt-4o\",\"max_tokens\":20,\"reserve_output\":5}"),
                             &out_c, &out_r, &err),
-                 CTXKIT_STATUS_DOES_NOT_FIT);
+                 TURNFIT_STATUS_DOES_NOT_FIT);
     CHECK(out_c.ptr == SENT_PTR && out_r.ptr == SENT_PTR);
     if (CHECK(err != NULL)) {
-        CHECK(strstr(ctxkit_error_message(err, NULL), "cannot fit") != NULL);
-        ctxkit_error_free(err);
+        CHECK(strstr(turnfit_error_message(err, NULL), "cannot fit") != NULL);
+        turnfit_error_free(err);
         err = NULL;
     }
     /* Issue 23: summarize never silently deletes. No room for the smallest
        summary is DOES_NOT_FIT naming its size; a little room gives a summary. */
     {
         static const char kSumConv[] = "[{\"role\":\"system\",\"content\":\"You are a coding agent.\"},{\"role\":\"user\",\"content\":\"Fix the failing test.\"},{\"role\":\"assistant\",\"content\":null,\"tool_calls\":[{\"id\":\"c0\",\"type\":\"function\",\"function\":{\"name\":\"run\",\"arguments\":\"{}\"}}]},{\"role\":\"tool\",\"tool_call_id\":\"c0\",\"content\":\"log log log log log log log log log log log log log log log log log log log log log log log log log log log log log log log log log log log log log log log log log log log log log log log log log log log log log log log log log log log log \"},{\"role\":\"assistant\",\"content\":null,\"tool_calls\":[{\"id\":\"c1\",\"type\":\"function\",\"function\":{\"name\":\"run\",\"arguments\":\"{}\"}}]},{\"role\":\"tool\",\"tool_call_id\":\"c1\",\"content\":\"log log log log log log log log log log log log log log log log log log log log log log log log log log log log log log log log log log log log log log log log log log log log log log log log log log log log log log log log log log log log \"},{\"role\":\"assistant\",\"content\":null,\"tool_calls\":[{\"id\":\"c2\",\"type\":\"function\",\"function\":{\"name\":\"run\",\"arguments\":\"{}\"}}]},{\"role\":\"tool\",\"tool_call_id\":\"c2\",\"content\":\"log log log log log log log log log log log log log log log log log log log log log log log log log log log log log log log log log log log log log log log log log log log log log log log log log log log log log log log log log log log log \"}]";
-        CHECK_STATUS(ctxkit_fit(NULL, LIT(kSumConv),
+        CHECK_STATUS(turnfit_fit(NULL, LIT(kSumConv),
                                 LIT("{\"model\":\"gpt-4o\",\"max_tokens\":40,\"reserve_output\":0,"
                                     "\"policy\":{\"strategy\":\"summarize\",\"keep_last_rounds\":0}}"),
                                 &out_c, &out_r, &err),
-                     CTXKIT_STATUS_DOES_NOT_FIT);
+                     TURNFIT_STATUS_DOES_NOT_FIT);
         CHECK(out_c.ptr == SENT_PTR && out_r.ptr == SENT_PTR);
         if (CHECK(err != NULL)) {
-            CHECK(strstr(ctxkit_error_message(err, NULL), "the smallest summary takes 26 tokens") != NULL);
-            ctxkit_error_free(err);
+            CHECK(strstr(turnfit_error_message(err, NULL), "the smallest summary takes 26 tokens") != NULL);
+            turnfit_error_free(err);
             err = NULL;
         }
-        CHECK_STATUS(ctxkit_fit(NULL, LIT(kSumConv),
+        CHECK_STATUS(turnfit_fit(NULL, LIT(kSumConv),
                                 LIT("{\"model\":\"gpt-4o\",\"max_tokens\":60,\"reserve_output\":0,"
                                     "\"policy\":{\"strategy\":\"summarize\",\"keep_last_rounds\":0}}"),
                                 &out_c, &out_r, &err),
-                     CTXKIT_STATUS_OK);
+                     TURNFIT_STATUS_OK);
         CHECK_STR_CONTAINS(out_r, "\"inserted_summary\"");
         CHECK_STR_CONTAINS(out_c, "[Summary of earlier conversation]");
-        ctxkit_string_free(&out_c);
-        ctxkit_string_free(&out_r);
-        out_c = (ctxkit_string)SENT_STRING;
-        out_r = (ctxkit_string)SENT_STRING;
+        turnfit_string_free(&out_c);
+        turnfit_string_free(&out_r);
+        out_c = (turnfit_string)SENT_STRING;
+        out_r = (turnfit_string)SENT_STRING;
     }
-    CHECK_STATUS(ctxkit_fit(NULL, LIT(kConv), LIT("{}"), &out_c, &out_r, NULL), CTXKIT_STATUS_INVALID_ARGUMENT);
-    CHECK_STATUS(ctxkit_fit(NULL, LIT(kConv), LIT("{\"model\":\"gpt-4o\",\"policy\":{\"strategy\":\"magic\"}}"), &out_c, &out_r, NULL),
-                 CTXKIT_STATUS_INVALID_JSON);
-    CHECK_STATUS(ctxkit_fit(NULL, LIT("not json"), LIT("{\"model\":\"gpt-4o\"}"), &out_c, &out_r, NULL),
-                 CTXKIT_STATUS_INVALID_JSON);
-    CHECK_STATUS(ctxkit_fit(NULL, NULL, 3, LIT("{}"), &out_c, &out_r, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
-    CHECK_STATUS(ctxkit_fit(NULL, LIT(kConv), NULL, 2, &out_c, &out_r, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
-    CHECK_STATUS(ctxkit_fit(NULL, LIT(kConv), LIT("{}"), NULL, &out_r, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
-    CHECK_STATUS(ctxkit_fit(NULL, LIT(kConv), LIT("{}"), &out_c, NULL, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
-    CHECK_STATUS(ctxkit_fit(NULL, LIT("[\"\xc0\xaf\"]"), LIT("{}"), &out_c, &out_r, NULL), CTXKIT_STATUS_INVALID_UTF8);
+    CHECK_STATUS(turnfit_fit(NULL, LIT(kConv), LIT("{}"), &out_c, &out_r, NULL), TURNFIT_STATUS_INVALID_ARGUMENT);
+    CHECK_STATUS(turnfit_fit(NULL, LIT(kConv), LIT("{\"model\":\"gpt-4o\",\"policy\":{\"strategy\":\"magic\"}}"), &out_c, &out_r, NULL),
+                 TURNFIT_STATUS_INVALID_JSON);
+    CHECK_STATUS(turnfit_fit(NULL, LIT("not json"), LIT("{\"model\":\"gpt-4o\"}"), &out_c, &out_r, NULL),
+                 TURNFIT_STATUS_INVALID_JSON);
+    CHECK_STATUS(turnfit_fit(NULL, NULL, 3, LIT("{}"), &out_c, &out_r, NULL), TURNFIT_STATUS_NULL_ARGUMENT);
+    CHECK_STATUS(turnfit_fit(NULL, LIT(kConv), NULL, 2, &out_c, &out_r, NULL), TURNFIT_STATUS_NULL_ARGUMENT);
+    CHECK_STATUS(turnfit_fit(NULL, LIT(kConv), LIT("{}"), NULL, &out_r, NULL), TURNFIT_STATUS_NULL_ARGUMENT);
+    CHECK_STATUS(turnfit_fit(NULL, LIT(kConv), LIT("{}"), &out_c, NULL, NULL), TURNFIT_STATUS_NULL_ARGUMENT);
+    CHECK_STATUS(turnfit_fit(NULL, LIT("[\"\xc0\xaf\"]"), LIT("{}"), &out_c, &out_r, NULL), TURNFIT_STATUS_INVALID_UTF8);
     /* ABI 2: fit takes the registry, so a host-registered model works as in a window. */
     {
-        ctxkit_registry *reg = NULL;
+        turnfit_registry *reg = NULL;
         size_t nreg = 0;
-        CHECK_STATUS(ctxkit_registry_new(&reg, NULL), CTXKIT_STATUS_OK);
-        CHECK_STATUS(ctxkit_registry_register(
+        CHECK_STATUS(turnfit_registry_new(&reg, NULL), TURNFIT_STATUS_OK);
+        CHECK_STATUS(turnfit_registry_register(
                          reg, LIT("{\"name\":\"house-model\",\"encoding\":\"o200k_base\",\"context_window\":5000,\"exact\":true}"),
                          &nreg, NULL),
-                     CTXKIT_STATUS_OK);
-        CHECK_STATUS(ctxkit_fit(NULL, LIT(kConv), LIT("{\"model\":\"house-model\"}"), &out_c, &out_r, NULL),
-                     CTXKIT_STATUS_UNKNOWN_MODEL);
-        CHECK_STATUS(ctxkit_fit(reg, LIT(kConv), LIT("{\"model\":\"house-model\"}"), &out_c, &out_r, NULL), CTXKIT_STATUS_OK);
+                     TURNFIT_STATUS_OK);
+        CHECK_STATUS(turnfit_fit(NULL, LIT(kConv), LIT("{\"model\":\"house-model\"}"), &out_c, &out_r, NULL),
+                     TURNFIT_STATUS_UNKNOWN_MODEL);
+        CHECK_STATUS(turnfit_fit(reg, LIT(kConv), LIT("{\"model\":\"house-model\"}"), &out_c, &out_r, NULL), TURNFIT_STATUS_OK);
         CHECK_STR_CONTAINS(out_r, "\"max_tokens\":5000");
-        ctxkit_string_free(&out_c);
-        ctxkit_string_free(&out_r);
-        ctxkit_registry_free(reg);
-        out_c = (ctxkit_string)SENT_STRING;
-        out_r = (ctxkit_string)SENT_STRING;
+        turnfit_string_free(&out_c);
+        turnfit_string_free(&out_r);
+        turnfit_registry_free(reg);
+        out_c = (turnfit_string)SENT_STRING;
+        out_r = (turnfit_string)SENT_STRING;
     }
     CHECK(out_c.ptr == SENT_PTR && out_r.ptr == SENT_PTR);
 }
 
 static void test_assemble(void)
 {
-    ctxkit_tokenizer *t = tokenizer_new_ok(__LINE__, "o200k_base", 0);
+    turnfit_tokenizer *t = tokenizer_new_ok(__LINE__, "o200k_base", 0);
     if (!t)
         return;
-    ctxkit_string out = SENT_STRING;
-    ctxkit_error *err = NULL;
+    turnfit_string out = SENT_STRING;
+    turnfit_error *err = NULL;
     static const char kReq[] =
         "{\"template\":\"problem_solving\",\"budget\":25,\"sections\":["
         "{\"name\":\"task\",\"text\":\"Fix the failing parser test\",\"priority\":9},"
         "{\"name\":\"context\",\"text\":\"The parser lives in src/parser.rs. It was refactored yesterday and "
         "since then nested braces are cut short. Tests in parser::tests fail with a None result.\",\"priority\":5},"
         "{\"name\":\"output_format\",\"text\":\"A unified diff\",\"priority\":1}]}";
-    CHECK_STATUS(ctxkit_assemble(t, LIT(kReq), &out, &err), CTXKIT_STATUS_OK);
+    CHECK_STATUS(turnfit_assemble(t, LIT(kReq), &out, &err), TURNFIT_STATUS_OK);
     CHECK_STR_CONTAINS(out, "\"text\":\"## task\\nFix the failing parser test");
     CHECK_STR_CONTAINS(out, "\"status\":\"truncated\"");
     CHECK_STR_CONTAINS(out, "\"status\":\"omitted\"");
-    ctxkit_string_free(&out);
-    out = (ctxkit_string)SENT_STRING;
-    CHECK_STATUS(ctxkit_assemble(t, LIT("{\"template\":\"analysis\",\"budget\":50,\"sections\":[]}"), &out, &err),
-                 CTXKIT_STATUS_INVALID_ARGUMENT);
+    turnfit_string_free(&out);
+    out = (turnfit_string)SENT_STRING;
+    CHECK_STATUS(turnfit_assemble(t, LIT("{\"template\":\"analysis\",\"budget\":50,\"sections\":[]}"), &out, &err),
+                 TURNFIT_STATUS_INVALID_ARGUMENT);
     if (CHECK(err != NULL)) {
-        CHECK(strstr(ctxkit_error_message(err, NULL), "requires a 'task' section") != NULL);
-        ctxkit_error_free(err);
+        CHECK(strstr(turnfit_error_message(err, NULL), "requires a 'task' section") != NULL);
+        turnfit_error_free(err);
         err = NULL;
     }
     CHECK(out.ptr == SENT_PTR);
     /* The ContextEngine preset: auto picks problem_solving; JSON context rendered. */
-    CHECK_STATUS(ctxkit_assemble(t, LIT("{\"preset\":\"context_engine\",\"budget\":100,\"context\":{"
+    CHECK_STATUS(turnfit_assemble(t, LIT("{\"preset\":\"context_engine\",\"budget\":100,\"context\":{"
                                         "\"problem_statement\":\"Export times out\",\"objective\":\"solve\","
                                         "\"constraints\":[\"no schema changes\"]}}"), &out, &err),
-                 CTXKIT_STATUS_OK);
+                 TURNFIT_STATUS_OK);
     CHECK_STR_CONTAINS(out, "\"template\":\"problem_solving\"");
     CHECK_STR_CONTAINS(out, "## constraints\\n- no schema changes");
-    ctxkit_string_free(&out);
-    out = (ctxkit_string)SENT_STRING;
-    CHECK_STATUS(ctxkit_assemble(t, LIT("{\"budget\":5,\"depth\":\"deep\"}"), &out, NULL), CTXKIT_STATUS_INVALID_JSON);
-    CHECK_STATUS(ctxkit_assemble(t, LIT("{\"budget\":\"ten\"}"), &out, NULL), CTXKIT_STATUS_INVALID_JSON);
-    CHECK_STATUS(ctxkit_assemble(t, LIT("{\"budget\":1,\"sections\":[\"\xff\"]}"), &out, NULL), CTXKIT_STATUS_INVALID_UTF8);
-    CHECK_STATUS(ctxkit_assemble(NULL, LIT(kReq), &out, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
-    CHECK_STATUS(ctxkit_assemble(t, NULL, 3, &out, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
-    CHECK_STATUS(ctxkit_assemble(t, LIT(kReq), NULL, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
+    turnfit_string_free(&out);
+    out = (turnfit_string)SENT_STRING;
+    CHECK_STATUS(turnfit_assemble(t, LIT("{\"budget\":5,\"depth\":\"deep\"}"), &out, NULL), TURNFIT_STATUS_INVALID_JSON);
+    CHECK_STATUS(turnfit_assemble(t, LIT("{\"budget\":\"ten\"}"), &out, NULL), TURNFIT_STATUS_INVALID_JSON);
+    CHECK_STATUS(turnfit_assemble(t, LIT("{\"budget\":1,\"sections\":[\"\xff\"]}"), &out, NULL), TURNFIT_STATUS_INVALID_UTF8);
+    CHECK_STATUS(turnfit_assemble(NULL, LIT(kReq), &out, NULL), TURNFIT_STATUS_NULL_ARGUMENT);
+    CHECK_STATUS(turnfit_assemble(t, NULL, 3, &out, NULL), TURNFIT_STATUS_NULL_ARGUMENT);
+    CHECK_STATUS(turnfit_assemble(t, LIT(kReq), NULL, NULL), TURNFIT_STATUS_NULL_ARGUMENT);
     CHECK(out.ptr == SENT_PTR);
-    ctxkit_tokenizer_free(t);
+    turnfit_tokenizer_free(t);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -2771,9 +2771,9 @@ static void test_assemble(void)
 #define SKILLS_DIR "../../examples/data/skills"
 
 typedef struct {
-    ctxkit_skills *skills;
+    turnfit_skills *skills;
     const char *name;
-    ctxkit_status status;
+    turnfit_status status;
     size_t len;
     int has_heading;
 } skills_job;
@@ -2782,41 +2782,41 @@ static void *skills_thread(void *arg)
 {
     skills_job *job = (skills_job *)arg;
     for (int i = 0; i < 50; i++) {
-        ctxkit_string body = {NULL, 0};
-        job->status = ctxkit_skills_body(job->skills, STR(job->name), &body, NULL);
-        if (job->status != CTXKIT_STATUS_OK)
+        turnfit_string body = {NULL, 0};
+        job->status = turnfit_skills_body(job->skills, STR(job->name), &body, NULL);
+        if (job->status != TURNFIT_STATUS_OK)
             return NULL;
         job->len = body.len;
         job->has_heading = body.ptr && strstr((const char *)body.ptr, "\"text\":\"# ") != NULL;
-        ctxkit_string_free(&body);
+        turnfit_string_free(&body);
     }
     return NULL;
 }
 
 static void test_skills(void)
 {
-    ctxkit_skills *sk = NULL;
-    ctxkit_error *err = NULL;
-    CHECK_STATUS(ctxkit_skills_open(LIT(SKILLS_DIR), NULL, 0, &sk, &err), CTXKIT_STATUS_OK);
+    turnfit_skills *sk = NULL;
+    turnfit_error *err = NULL;
+    CHECK_STATUS(turnfit_skills_open(LIT(SKILLS_DIR), NULL, 0, &sk, &err), TURNFIT_STATUS_OK);
     CHECK_NO_ERR(err);
     if (!CHECK(sk != NULL))
         return;
 
-    ctxkit_string list = SENT_STRING;
-    CHECK_STATUS(ctxkit_skills_list(sk, &list, &err), CTXKIT_STATUS_OK);
+    turnfit_string list = SENT_STRING;
+    CHECK_STATUS(turnfit_skills_list(sk, &list, &err), TURNFIT_STATUS_OK);
     CHECK_STR_CONTAINS(list, "\"name\":\"pdf-extract\"");
     CHECK_STR_CONTAINS(list, "\"valid\":4,\"invalid\":0");
     CHECK_STR_CONTAINS(list, "\"body_tokens\":null");
     CHECK_STR_CONTAINS(list, "\"encoding\":\"cl100k_base\"");
-    ctxkit_string_free(&list);
+    turnfit_string_free(&list);
 
-    ctxkit_string body = SENT_STRING;
-    CHECK_STATUS(ctxkit_skills_body(sk, LIT("pdf-extract"), &body, &err), CTXKIT_STATUS_OK);
+    turnfit_string body = SENT_STRING;
+    CHECK_STATUS(turnfit_skills_body(sk, LIT("pdf-extract"), &body, &err), TURNFIT_STATUS_OK);
     CHECK_STR_CONTAINS(body, "\"text\":\"# PDF extraction\\n");
     CHECK_STR_CONTAINS(body, "\"tokens\":");
-    ctxkit_string_free(&body);
+    turnfit_string_free(&body);
     /* The listing now reports the loaded body's tokens. */
-    CHECK_STATUS(ctxkit_skills_list(sk, &list, NULL), CTXKIT_STATUS_OK);
+    CHECK_STATUS(turnfit_skills_list(sk, &list, NULL), TURNFIT_STATUS_OK);
     {
         size_t nulls = 0;
         const char *at = list.ptr ? (const char *)list.ptr : "";
@@ -2826,57 +2826,57 @@ static void test_skills(void)
         }
         CHECK_SIZE(nulls, 3);
     }
-    ctxkit_string_free(&list);
+    turnfit_string_free(&list);
 
-    ctxkit_string idx = SENT_STRING;
-    CHECK_STATUS(ctxkit_skills_render_index(sk, NULL, 0, &idx, &err), CTXKIT_STATUS_OK);
+    turnfit_string idx = SENT_STRING;
+    CHECK_STATUS(turnfit_skills_render_index(sk, NULL, 0, &idx, &err), TURNFIT_STATUS_OK);
     CHECK_STR_CONTAINS(idx, "\"text\":\"- pdf-extract [documents]: Extract text");
     CHECK_STR_CONTAINS(idx, "\"omitted\":[]");
-    ctxkit_string_free(&idx);
-    CHECK_STATUS(ctxkit_skills_render_index(sk, LIT("{\"budget\":60,\"categories\":[\"writing\"]}"), &idx, &err),
-                 CTXKIT_STATUS_OK);
+    turnfit_string_free(&idx);
+    CHECK_STATUS(turnfit_skills_render_index(sk, LIT("{\"budget\":60,\"categories\":[\"writing\"]}"), &idx, &err),
+                 TURNFIT_STATUS_OK);
     CHECK_STR_CONTAINS(idx, "\"text\":\"- release-notes [writing]:");
     CHECK_STR_CONTAINS(idx, "\"reason\":\"budget\"");
-    ctxkit_string_free(&idx);
+    turnfit_string_free(&idx);
 
     /* Failures: specific statuses, outputs untouched. */
-    body = (ctxkit_string)SENT_STRING;
-    CHECK_STATUS(ctxkit_skills_body(sk, LIT("../skills-flat/triage"), &body, &err), CTXKIT_STATUS_UNSAFE_PATH);
-    CHECK_ERR(&err, CTXKIT_STATUS_UNSAFE_PATH, "ctxkit_skills_body", "contains '..'");
-    CHECK_STATUS(ctxkit_skills_body(sk, LIT("/etc/passwd"), &body, NULL), CTXKIT_STATUS_UNSAFE_PATH);
-    CHECK_STATUS(ctxkit_skills_body(sk, LIT("a\\b"), &body, NULL), CTXKIT_STATUS_UNSAFE_PATH);
-    CHECK_STATUS(ctxkit_skills_body(sk, LIT("C:x"), &body, NULL), CTXKIT_STATUS_UNSAFE_PATH);
-    CHECK_STATUS(ctxkit_skills_body(sk, LIT("a\0b"), &body, NULL), CTXKIT_STATUS_UNSAFE_PATH);
-    CHECK_STATUS(ctxkit_skills_body(sk, LIT("pdf-extrakt"), &body, &err), CTXKIT_STATUS_INVALID_ARGUMENT);
-    CHECK_ERR(&err, CTXKIT_STATUS_INVALID_ARGUMENT, "ctxkit_skills_body", "did you mean pdf-extract?");
-    CHECK_STATUS(ctxkit_skills_body(sk, LIT("pdf\xff"), &body, NULL), CTXKIT_STATUS_INVALID_UTF8);
+    body = (turnfit_string)SENT_STRING;
+    CHECK_STATUS(turnfit_skills_body(sk, LIT("../skills-flat/triage"), &body, &err), TURNFIT_STATUS_UNSAFE_PATH);
+    CHECK_ERR(&err, TURNFIT_STATUS_UNSAFE_PATH, "turnfit_skills_body", "contains '..'");
+    CHECK_STATUS(turnfit_skills_body(sk, LIT("/etc/passwd"), &body, NULL), TURNFIT_STATUS_UNSAFE_PATH);
+    CHECK_STATUS(turnfit_skills_body(sk, LIT("a\\b"), &body, NULL), TURNFIT_STATUS_UNSAFE_PATH);
+    CHECK_STATUS(turnfit_skills_body(sk, LIT("C:x"), &body, NULL), TURNFIT_STATUS_UNSAFE_PATH);
+    CHECK_STATUS(turnfit_skills_body(sk, LIT("a\0b"), &body, NULL), TURNFIT_STATUS_UNSAFE_PATH);
+    CHECK_STATUS(turnfit_skills_body(sk, LIT("pdf-extrakt"), &body, &err), TURNFIT_STATUS_INVALID_ARGUMENT);
+    CHECK_ERR(&err, TURNFIT_STATUS_INVALID_ARGUMENT, "turnfit_skills_body", "did you mean pdf-extract?");
+    CHECK_STATUS(turnfit_skills_body(sk, LIT("pdf\xff"), &body, NULL), TURNFIT_STATUS_INVALID_UTF8);
     CHECK(body.ptr == SENT_PTR && body.len == SENT_SIZE);
-    idx = (ctxkit_string)SENT_STRING;
-    CHECK_STATUS(ctxkit_skills_render_index(sk, LIT("{\"budget\":"), &idx, NULL), CTXKIT_STATUS_INVALID_JSON);
-    CHECK_STATUS(ctxkit_skills_render_index(sk, LIT("{\"budgte\":5}"), &idx, NULL), CTXKIT_STATUS_INVALID_JSON);
-    CHECK_STATUS(ctxkit_skills_render_index(sk, LIT("{\"budget\":1,\"preamble\":\"a long preamble\"}"), &idx, NULL),
-                 CTXKIT_STATUS_DOES_NOT_FIT);
+    idx = (turnfit_string)SENT_STRING;
+    CHECK_STATUS(turnfit_skills_render_index(sk, LIT("{\"budget\":"), &idx, NULL), TURNFIT_STATUS_INVALID_JSON);
+    CHECK_STATUS(turnfit_skills_render_index(sk, LIT("{\"budgte\":5}"), &idx, NULL), TURNFIT_STATUS_INVALID_JSON);
+    CHECK_STATUS(turnfit_skills_render_index(sk, LIT("{\"budget\":1,\"preamble\":\"a long preamble\"}"), &idx, NULL),
+                 TURNFIT_STATUS_DOES_NOT_FIT);
     CHECK(idx.ptr == SENT_PTR);
 
-    ctxkit_skills *sk2 = (ctxkit_skills *)SENT_PTR;
-    CHECK_STATUS(ctxkit_skills_open(LIT("/nonexistent/ctxkit"), NULL, 0, &sk2, &err), CTXKIT_STATUS_IO);
-    CHECK_ERR(&err, CTXKIT_STATUS_IO, "ctxkit_skills_open", "No such file or directory");
-    CHECK_STATUS(ctxkit_skills_open(LIT(SKILLS_DIR), LIT("{\"layout\":\"tree\"}"), &sk2, NULL), CTXKIT_STATUS_INVALID_JSON);
-    CHECK_STATUS(ctxkit_skills_open(LIT(SKILLS_DIR), LIT("{\"model\":\"gpt4o\"}"), &sk2, NULL), CTXKIT_STATUS_UNKNOWN_MODEL);
-    CHECK_STATUS(ctxkit_skills_open(LIT("\xff"), NULL, 0, &sk2, NULL), CTXKIT_STATUS_INVALID_UTF8);
-    CHECK_STATUS(ctxkit_skills_open(NULL, 0, NULL, 0, &sk2, NULL), CTXKIT_STATUS_INVALID_ARGUMENT);
-    CHECK_STATUS(ctxkit_skills_open(NULL, 3, NULL, 0, &sk2, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
-    CHECK_STATUS(ctxkit_skills_open(LIT(SKILLS_DIR), NULL, 2, &sk2, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
-    CHECK_STATUS(ctxkit_skills_open(LIT(SKILLS_DIR), NULL, 0, NULL, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
-    CHECK(sk2 == (ctxkit_skills *)SENT_PTR);
-    CHECK_STATUS(ctxkit_skills_list(NULL, &list, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
-    CHECK_STATUS(ctxkit_skills_list(sk, NULL, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
-    CHECK_STATUS(ctxkit_skills_body(NULL, LIT("pdf-extract"), &body, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
-    CHECK_STATUS(ctxkit_skills_body(sk, NULL, 4, &body, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
-    CHECK_STATUS(ctxkit_skills_body(sk, LIT("pdf-extract"), NULL, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
-    CHECK_STATUS(ctxkit_skills_render_index(NULL, NULL, 0, &idx, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
-    CHECK_STATUS(ctxkit_skills_render_index(sk, NULL, 1, &idx, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
-    CHECK_STATUS(ctxkit_skills_render_index(sk, NULL, 0, NULL, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
+    turnfit_skills *sk2 = (turnfit_skills *)SENT_PTR;
+    CHECK_STATUS(turnfit_skills_open(LIT("/nonexistent/turnfit"), NULL, 0, &sk2, &err), TURNFIT_STATUS_IO);
+    CHECK_ERR(&err, TURNFIT_STATUS_IO, "turnfit_skills_open", "No such file or directory");
+    CHECK_STATUS(turnfit_skills_open(LIT(SKILLS_DIR), LIT("{\"layout\":\"tree\"}"), &sk2, NULL), TURNFIT_STATUS_INVALID_JSON);
+    CHECK_STATUS(turnfit_skills_open(LIT(SKILLS_DIR), LIT("{\"model\":\"gpt4o\"}"), &sk2, NULL), TURNFIT_STATUS_UNKNOWN_MODEL);
+    CHECK_STATUS(turnfit_skills_open(LIT("\xff"), NULL, 0, &sk2, NULL), TURNFIT_STATUS_INVALID_UTF8);
+    CHECK_STATUS(turnfit_skills_open(NULL, 0, NULL, 0, &sk2, NULL), TURNFIT_STATUS_INVALID_ARGUMENT);
+    CHECK_STATUS(turnfit_skills_open(NULL, 3, NULL, 0, &sk2, NULL), TURNFIT_STATUS_NULL_ARGUMENT);
+    CHECK_STATUS(turnfit_skills_open(LIT(SKILLS_DIR), NULL, 2, &sk2, NULL), TURNFIT_STATUS_NULL_ARGUMENT);
+    CHECK_STATUS(turnfit_skills_open(LIT(SKILLS_DIR), NULL, 0, NULL, NULL), TURNFIT_STATUS_NULL_ARGUMENT);
+    CHECK(sk2 == (turnfit_skills *)SENT_PTR);
+    CHECK_STATUS(turnfit_skills_list(NULL, &list, NULL), TURNFIT_STATUS_NULL_ARGUMENT);
+    CHECK_STATUS(turnfit_skills_list(sk, NULL, NULL), TURNFIT_STATUS_NULL_ARGUMENT);
+    CHECK_STATUS(turnfit_skills_body(NULL, LIT("pdf-extract"), &body, NULL), TURNFIT_STATUS_NULL_ARGUMENT);
+    CHECK_STATUS(turnfit_skills_body(sk, NULL, 4, &body, NULL), TURNFIT_STATUS_NULL_ARGUMENT);
+    CHECK_STATUS(turnfit_skills_body(sk, LIT("pdf-extract"), NULL, NULL), TURNFIT_STATUS_NULL_ARGUMENT);
+    CHECK_STATUS(turnfit_skills_render_index(NULL, NULL, 0, &idx, NULL), TURNFIT_STATUS_NULL_ARGUMENT);
+    CHECK_STATUS(turnfit_skills_render_index(sk, NULL, 1, &idx, NULL), TURNFIT_STATUS_NULL_ARGUMENT);
+    CHECK_STATUS(turnfit_skills_render_index(sk, NULL, 0, NULL, NULL), TURNFIT_STATUS_NULL_ARGUMENT);
 
     /* One handle shared by threads: bodies load once and agree. */
     static const char *const names[] = {"code-review", "pdf-extract", "release-notes", "sql-migrations"};
@@ -2884,7 +2884,7 @@ static void test_skills(void)
     skills_job jobs[8];
     int started[8] = {0};
     for (int i = 0; i < 8; i++) {
-        jobs[i] = (skills_job){sk, names[i % 4], CTXKIT_STATUS_PANIC, 0, 0};
+        jobs[i] = (skills_job){sk, names[i % 4], TURNFIT_STATUS_PANIC, 0, 0};
         started[i] = pthread_create(&th[i], NULL, skills_thread, &jobs[i]) == 0;
         CHECK(started[i]);
     }
@@ -2892,13 +2892,13 @@ static void test_skills(void)
         if (started[i])
             pthread_join(th[i], NULL);
     for (int i = 0; i < 8; i++) {
-        CHECK_STATUS(jobs[i].status, CTXKIT_STATUS_OK);
+        CHECK_STATUS(jobs[i].status, TURNFIT_STATUS_OK);
         CHECK(jobs[i].has_heading);
         CHECK_SIZE(jobs[i].len, jobs[(i + 4) % 8].len);
     }
 
-    ctxkit_skills_free(sk);
-    ctxkit_skills_free(NULL);
+    turnfit_skills_free(sk);
+    turnfit_skills_free(NULL);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -2910,20 +2910,20 @@ static const char kHandoff[] =
 
 static void test_handoff(void)
 {
-    ctxkit_error *err = NULL;
-    ctxkit_string out = SENT_STRING;
-    CHECK_STATUS(ctxkit_handoff_validate(LIT(kHandoff), &out, &err), CTXKIT_STATUS_OK);
+    turnfit_error *err = NULL;
+    turnfit_string out = SENT_STRING;
+    CHECK_STATUS(turnfit_handoff_validate(LIT(kHandoff), &out, &err), TURNFIT_STATUS_OK);
     CHECK_STR_CONTAINS(out, "\"metadata\":{\"from_agent\":\"planner\",\"to_agent\":\"coder\",\"created_at\":\"2026-03-01T12:00:00Z\",\"run\":4}");
     CHECK_STR_CONTAINS(out, "\"custom_fields\":{\"ticket\":\"BUG-1\",\"n\":[1,{\"x\":null}]}");
-    ctxkit_string_free(&out);
+    turnfit_string_free(&out);
 
-    CHECK_STATUS(ctxkit_handoff_render(LIT(kHandoff), NULL, 0, &out, &err), CTXKIT_STATUS_OK);
+    CHECK_STATUS(turnfit_handoff_render(LIT(kHandoff), NULL, 0, &out, &err), TURNFIT_STATUS_OK);
     CHECK_STR_CONTAINS(out, "\"text\":\"<handoff version=\\\"1.0\\\" from=\\\"planner\\\" to=\\\"coder\\\"");
     CHECK_STR_CONTAINS(out, "- [log] test parser::threads FAILED\\n");
     CHECK_STR_CONTAINS(out, "\"shortened\":[],\"omitted\":[]");
-    ctxkit_string_free(&out);
-    CHECK_STATUS(ctxkit_handoff_render(LIT(kHandoff), LIT("{\"budget\":5}"), &out, &err), CTXKIT_STATUS_DOES_NOT_FIT);
-    CHECK_ERR(&err, CTXKIT_STATUS_DOES_NOT_FIT, "ctxkit_handoff_render", "alone take");
+    turnfit_string_free(&out);
+    CHECK_STATUS(turnfit_handoff_render(LIT(kHandoff), LIT("{\"budget\":5}"), &out, &err), TURNFIT_STATUS_DOES_NOT_FIT);
+    CHECK_ERR(&err, TURNFIT_STATUS_DOES_NOT_FIT, "turnfit_handoff_render", "alone take");
 
     static const char kConv[] =
         "{\"messages\":[{\"role\":\"user\",\"content\":\"go\"},"
@@ -2931,46 +2931,46 @@ static void test_handoff(void)
         "\"function\":{\"name\":\"run\",\"arguments\":\"{}\"}}]},"
         "{\"role\":\"tool\",\"tool_call_id\":\"c1\",\"content\":\"ok\"},"
         "{\"role\":\"assistant\",\"content\":\"done\"}]}";
-    CHECK_STATUS(ctxkit_handoff_filter(LIT(kConv), NULL, 0, &out, &err), CTXKIT_STATUS_OK);
+    CHECK_STATUS(turnfit_handoff_filter(LIT(kConv), NULL, 0, &out, &err), TURNFIT_STATUS_OK);
     CHECK_STR_CONTAINS(out, "\"conversation\":{\"messages\":[{\"role\":\"user\",\"content\":\"go\"},{\"role\":\"assistant\",\"content\":\"done\"}]}");
-    ctxkit_string_free(&out);
-    CHECK_STATUS(ctxkit_handoff_filter(LIT(kConv), LIT("{\"mode\":\"nest\"}"), &out, &err), CTXKIT_STATUS_OK);
+    turnfit_string_free(&out);
+    CHECK_STATUS(turnfit_handoff_filter(LIT(kConv), LIT("{\"mode\":\"nest\"}"), &out, &err), TURNFIT_STATUS_OK);
     CHECK_STR_CONTAINS(out, "<previous_conversation>\\n[user] go\\n[assistant called run({}) id=c1]\\n");
-    ctxkit_string_free(&out);
+    turnfit_string_free(&out);
 
     /* Failures. */
-    out = (ctxkit_string)SENT_STRING;
+    out = (turnfit_string)SENT_STRING;
     /* The design's camelCase JSON without a version is valid; both spellings are not. */
     {
-        ctxkit_string camel = SENT_STRING;
-        CHECK_STATUS(ctxkit_handoff_validate(LIT("{\"taskSummary\":\"t\",\"keyOutputs\":[],\"metadata\":{"
+        turnfit_string camel = SENT_STRING;
+        CHECK_STATUS(turnfit_handoff_validate(LIT("{\"taskSummary\":\"t\",\"keyOutputs\":[],\"metadata\":{"
                                                  "\"fromAgent\":\"a\",\"toAgent\":\"b\",\"createdAt\":\"2026-03-01T12:00:00Z\"}}"),
                                              &camel, NULL),
-                     CTXKIT_STATUS_OK);
+                     TURNFIT_STATUS_OK);
         CHECK_STR_CONTAINS(camel, "\"version\":\"1.0\",\"task_summary\":\"t\"");
-        ctxkit_string_free(&camel);
-        CHECK_STATUS(ctxkit_handoff_validate(LIT("{\"taskSummary\":\"t\",\"task_summary\":\"t\"}"), &camel, NULL),
-                     CTXKIT_STATUS_INVALID_JSON);
+        turnfit_string_free(&camel);
+        CHECK_STATUS(turnfit_handoff_validate(LIT("{\"taskSummary\":\"t\",\"task_summary\":\"t\"}"), &camel, NULL),
+                     TURNFIT_STATUS_INVALID_JSON);
     }
-    CHECK_STATUS(ctxkit_handoff_validate(LIT("{\"version\":\"2.0\"}"), &out, &err), CTXKIT_STATUS_INVALID_JSON);
-    CHECK_ERR(&err, CTXKIT_STATUS_INVALID_JSON, "ctxkit_handoff_validate", "unsupported version '2.0'");
-    CHECK_STATUS(ctxkit_handoff_validate(LIT("{\"version\":"), &out, NULL), CTXKIT_STATUS_INVALID_JSON);
-    CHECK_STATUS(ctxkit_handoff_validate(LIT("[\"\xff\"]"), &out, NULL), CTXKIT_STATUS_INVALID_UTF8);
-    CHECK_STATUS(ctxkit_handoff_validate(NULL, 0, &out, NULL), CTXKIT_STATUS_INVALID_JSON);
-    CHECK_STATUS(ctxkit_handoff_validate(NULL, 2, &out, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
-    CHECK_STATUS(ctxkit_handoff_validate(LIT(kHandoff), NULL, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
-    CHECK_STATUS(ctxkit_handoff_render(LIT(kHandoff), LIT("{\"budgte\":1}"), &out, NULL), CTXKIT_STATUS_INVALID_JSON);
-    CHECK_STATUS(ctxkit_handoff_render(LIT(kHandoff), LIT("{\"model\":\"gpt4o\"}"), &out, NULL), CTXKIT_STATUS_UNKNOWN_MODEL);
-    CHECK_STATUS(ctxkit_handoff_render(LIT(kHandoff), LIT("\xff"), &out, NULL), CTXKIT_STATUS_INVALID_UTF8);
-    CHECK_STATUS(ctxkit_handoff_render(NULL, 1, NULL, 0, &out, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
-    CHECK_STATUS(ctxkit_handoff_render(LIT(kHandoff), NULL, 1, &out, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
-    CHECK_STATUS(ctxkit_handoff_render(LIT(kHandoff), NULL, 0, NULL, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
-    CHECK_STATUS(ctxkit_handoff_filter(LIT(kConv), LIT("{\"mode\":\"squash\"}"), &out, NULL), CTXKIT_STATUS_INVALID_JSON);
-    CHECK_STATUS(ctxkit_handoff_filter(LIT("{\"messages\":5}"), NULL, 0, &out, NULL), CTXKIT_STATUS_INVALID_JSON);
-    CHECK_STATUS(ctxkit_handoff_filter(LIT("[\"\xff\"]"), NULL, 0, &out, NULL), CTXKIT_STATUS_INVALID_UTF8);
-    CHECK_STATUS(ctxkit_handoff_filter(NULL, 1, NULL, 0, &out, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
-    CHECK_STATUS(ctxkit_handoff_filter(LIT(kConv), NULL, 1, &out, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
-    CHECK_STATUS(ctxkit_handoff_filter(LIT(kConv), NULL, 0, NULL, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
+    CHECK_STATUS(turnfit_handoff_validate(LIT("{\"version\":\"2.0\"}"), &out, &err), TURNFIT_STATUS_INVALID_JSON);
+    CHECK_ERR(&err, TURNFIT_STATUS_INVALID_JSON, "turnfit_handoff_validate", "unsupported version '2.0'");
+    CHECK_STATUS(turnfit_handoff_validate(LIT("{\"version\":"), &out, NULL), TURNFIT_STATUS_INVALID_JSON);
+    CHECK_STATUS(turnfit_handoff_validate(LIT("[\"\xff\"]"), &out, NULL), TURNFIT_STATUS_INVALID_UTF8);
+    CHECK_STATUS(turnfit_handoff_validate(NULL, 0, &out, NULL), TURNFIT_STATUS_INVALID_JSON);
+    CHECK_STATUS(turnfit_handoff_validate(NULL, 2, &out, NULL), TURNFIT_STATUS_NULL_ARGUMENT);
+    CHECK_STATUS(turnfit_handoff_validate(LIT(kHandoff), NULL, NULL), TURNFIT_STATUS_NULL_ARGUMENT);
+    CHECK_STATUS(turnfit_handoff_render(LIT(kHandoff), LIT("{\"budgte\":1}"), &out, NULL), TURNFIT_STATUS_INVALID_JSON);
+    CHECK_STATUS(turnfit_handoff_render(LIT(kHandoff), LIT("{\"model\":\"gpt4o\"}"), &out, NULL), TURNFIT_STATUS_UNKNOWN_MODEL);
+    CHECK_STATUS(turnfit_handoff_render(LIT(kHandoff), LIT("\xff"), &out, NULL), TURNFIT_STATUS_INVALID_UTF8);
+    CHECK_STATUS(turnfit_handoff_render(NULL, 1, NULL, 0, &out, NULL), TURNFIT_STATUS_NULL_ARGUMENT);
+    CHECK_STATUS(turnfit_handoff_render(LIT(kHandoff), NULL, 1, &out, NULL), TURNFIT_STATUS_NULL_ARGUMENT);
+    CHECK_STATUS(turnfit_handoff_render(LIT(kHandoff), NULL, 0, NULL, NULL), TURNFIT_STATUS_NULL_ARGUMENT);
+    CHECK_STATUS(turnfit_handoff_filter(LIT(kConv), LIT("{\"mode\":\"squash\"}"), &out, NULL), TURNFIT_STATUS_INVALID_JSON);
+    CHECK_STATUS(turnfit_handoff_filter(LIT("{\"messages\":5}"), NULL, 0, &out, NULL), TURNFIT_STATUS_INVALID_JSON);
+    CHECK_STATUS(turnfit_handoff_filter(LIT("[\"\xff\"]"), NULL, 0, &out, NULL), TURNFIT_STATUS_INVALID_UTF8);
+    CHECK_STATUS(turnfit_handoff_filter(NULL, 1, NULL, 0, &out, NULL), TURNFIT_STATUS_NULL_ARGUMENT);
+    CHECK_STATUS(turnfit_handoff_filter(LIT(kConv), NULL, 1, &out, NULL), TURNFIT_STATUS_NULL_ARGUMENT);
+    CHECK_STATUS(turnfit_handoff_filter(LIT(kConv), NULL, 0, NULL, NULL), TURNFIT_STATUS_NULL_ARGUMENT);
     CHECK(out.ptr == SENT_PTR && out.len == SENT_SIZE);
 }
 
@@ -2978,257 +2978,257 @@ static void test_handoff(void)
 
 static void test_callstack(void)
 {
-    ctxkit_error *err = NULL;
-    ctxkit_callstack *root = NULL, *s1 = NULL, *s2 = NULL, *s3 = NULL, *branch = NULL;
-    CHECK_STATUS(ctxkit_callstack_new(0, &root, &err), CTXKIT_STATUS_INVALID_ARGUMENT); /* ABI 2: 0 is an error */
-    CHECK_ERR(&err, CTXKIT_STATUS_INVALID_ARGUMENT, "ctxkit_callstack_new", "at least 1");
-    CHECK_STATUS(ctxkit_callstack_new(CTXKIT_CALLSTACK_DEFAULT_MAX_DEPTH, &root, &err), CTXKIT_STATUS_OK);
+    turnfit_error *err = NULL;
+    turnfit_callstack *root = NULL, *s1 = NULL, *s2 = NULL, *s3 = NULL, *branch = NULL;
+    CHECK_STATUS(turnfit_callstack_new(0, &root, &err), TURNFIT_STATUS_INVALID_ARGUMENT); /* ABI 2: 0 is an error */
+    CHECK_ERR(&err, TURNFIT_STATUS_INVALID_ARGUMENT, "turnfit_callstack_new", "at least 1");
+    CHECK_STATUS(turnfit_callstack_new(TURNFIT_CALLSTACK_DEFAULT_MAX_DEPTH, &root, &err), TURNFIT_STATUS_OK);
     if (!CHECK(root != NULL))
         return;
-    CHECK_STATUS(ctxkit_callstack_enter(root, LIT("planner"), &s1, &err), CTXKIT_STATUS_OK);
-    CHECK_STATUS(ctxkit_callstack_enter(s1, LIT("coder"), &s2, &err), CTXKIT_STATUS_OK);
-    CHECK_STATUS(ctxkit_callstack_enter(s2, LIT("reviewer"), &s3, &err), CTXKIT_STATUS_OK);
+    CHECK_STATUS(turnfit_callstack_enter(root, LIT("planner"), &s1, &err), TURNFIT_STATUS_OK);
+    CHECK_STATUS(turnfit_callstack_enter(s1, LIT("coder"), &s2, &err), TURNFIT_STATUS_OK);
+    CHECK_STATUS(turnfit_callstack_enter(s2, LIT("reviewer"), &s3, &err), TURNFIT_STATUS_OK);
     CHECK_NO_ERR(err);
 
     /* A cycle: the error carries the whole chain; the output is untouched. */
-    ctxkit_callstack *again = (ctxkit_callstack *)SENT_PTR;
-    CHECK_STATUS(ctxkit_callstack_enter(s3, LIT("planner"), &again, &err), CTXKIT_STATUS_CYCLE_DETECTED);
-    CHECK_ERR(&err, CTXKIT_STATUS_CYCLE_DETECTED, "ctxkit_callstack_enter", "planner -> coder -> reviewer -> planner");
+    turnfit_callstack *again = (turnfit_callstack *)SENT_PTR;
+    CHECK_STATUS(turnfit_callstack_enter(s3, LIT("planner"), &again, &err), TURNFIT_STATUS_CYCLE_DETECTED);
+    CHECK_ERR(&err, TURNFIT_STATUS_CYCLE_DETECTED, "turnfit_callstack_enter", "planner -> coder -> reviewer -> planner");
     check_ptr_untouched_at(__LINE__, "again", again);
     /* A self-handoff is a cycle too. */
-    CHECK_STATUS(ctxkit_callstack_enter(s3, LIT("reviewer"), &again, &err), CTXKIT_STATUS_CYCLE_DETECTED);
-    CHECK_ERR(&err, CTXKIT_STATUS_CYCLE_DETECTED, "ctxkit_callstack_enter", "reviewer -> reviewer");
+    CHECK_STATUS(turnfit_callstack_enter(s3, LIT("reviewer"), &again, &err), TURNFIT_STATUS_CYCLE_DETECTED);
+    CHECK_ERR(&err, TURNFIT_STATUS_CYCLE_DETECTED, "turnfit_callstack_enter", "reviewer -> reviewer");
 
     /* Branches are independent; the stack entered from is unchanged. */
-    CHECK_STATUS(ctxkit_callstack_enter(s1, LIT("reviewer"), &branch, &err), CTXKIT_STATUS_OK);
-    ctxkit_string j = SENT_STRING;
-    CHECK_STATUS(ctxkit_callstack_to_json(branch, &j, &err), CTXKIT_STATUS_OK);
+    CHECK_STATUS(turnfit_callstack_enter(s1, LIT("reviewer"), &branch, &err), TURNFIT_STATUS_OK);
+    turnfit_string j = SENT_STRING;
+    CHECK_STATUS(turnfit_callstack_to_json(branch, &j, &err), TURNFIT_STATUS_OK);
     CHECK_BYTES(j.ptr, j.len, "{\"agents\":[\"planner\",\"reviewer\"],\"depth\":2,\"max_depth\":5}",
                 strlen("{\"agents\":[\"planner\",\"reviewer\"],\"depth\":2,\"max_depth\":5}"));
-    ctxkit_string_free(&j);
-    CHECK_STATUS(ctxkit_callstack_to_json(s1, &j, &err), CTXKIT_STATUS_OK);
+    turnfit_string_free(&j);
+    CHECK_STATUS(turnfit_callstack_to_json(s1, &j, &err), TURNFIT_STATUS_OK);
     CHECK_STR_CONTAINS(j, "\"agents\":[\"planner\"],\"depth\":1");
-    ctxkit_string_free(&j);
+    turnfit_string_free(&j);
 
     /* Freeing the parents first leaves the deeper stack valid (shared frames). */
-    ctxkit_callstack_free(root);
-    ctxkit_callstack_free(s1);
-    ctxkit_callstack_free(s2);
-    CHECK_STATUS(ctxkit_callstack_to_json(s3, &j, &err), CTXKIT_STATUS_OK);
+    turnfit_callstack_free(root);
+    turnfit_callstack_free(s1);
+    turnfit_callstack_free(s2);
+    CHECK_STATUS(turnfit_callstack_to_json(s3, &j, &err), TURNFIT_STATUS_OK);
     CHECK_STR_CONTAINS(j, "[\"planner\",\"coder\",\"reviewer\"]");
 
     /* Round trip through JSON. */
-    ctxkit_callstack *back = NULL;
-    CHECK_STATUS(ctxkit_callstack_from_json(j.ptr, j.len, &back, &err), CTXKIT_STATUS_OK);
-    ctxkit_string_free(&j);
-    CHECK_STATUS(ctxkit_callstack_enter(back, LIT("coder"), &again, &err), CTXKIT_STATUS_CYCLE_DETECTED);
-    CHECK_ERR(&err, CTXKIT_STATUS_CYCLE_DETECTED, "ctxkit_callstack_enter", "coder -> reviewer -> coder");
-    ctxkit_callstack_free(back);
+    turnfit_callstack *back = NULL;
+    CHECK_STATUS(turnfit_callstack_from_json(j.ptr, j.len, &back, &err), TURNFIT_STATUS_OK);
+    turnfit_string_free(&j);
+    CHECK_STATUS(turnfit_callstack_enter(back, LIT("coder"), &again, &err), TURNFIT_STATUS_CYCLE_DETECTED);
+    CHECK_ERR(&err, TURNFIT_STATUS_CYCLE_DETECTED, "turnfit_callstack_enter", "coder -> reviewer -> coder");
+    turnfit_callstack_free(back);
 
     /* Depth. */
-    ctxkit_callstack *d1 = NULL, *d2 = NULL;
-    CHECK_STATUS(ctxkit_callstack_new(1, &d1, &err), CTXKIT_STATUS_OK);
-    CHECK_STATUS(ctxkit_callstack_enter(d1, LIT("a"), &d2, &err), CTXKIT_STATUS_OK);
-    again = (ctxkit_callstack *)SENT_PTR;
-    CHECK_STATUS(ctxkit_callstack_enter(d2, LIT("b"), &again, &err), CTXKIT_STATUS_DEPTH_EXCEEDED);
-    CHECK_ERR(&err, CTXKIT_STATUS_DEPTH_EXCEEDED, "ctxkit_callstack_enter", "a -> b");
+    turnfit_callstack *d1 = NULL, *d2 = NULL;
+    CHECK_STATUS(turnfit_callstack_new(1, &d1, &err), TURNFIT_STATUS_OK);
+    CHECK_STATUS(turnfit_callstack_enter(d1, LIT("a"), &d2, &err), TURNFIT_STATUS_OK);
+    again = (turnfit_callstack *)SENT_PTR;
+    CHECK_STATUS(turnfit_callstack_enter(d2, LIT("b"), &again, &err), TURNFIT_STATUS_DEPTH_EXCEEDED);
+    CHECK_ERR(&err, TURNFIT_STATUS_DEPTH_EXCEEDED, "turnfit_callstack_enter", "a -> b");
     check_ptr_untouched_at(__LINE__, "again", again);
-    ctxkit_callstack_free(d1);
-    ctxkit_callstack_free(d2);
+    turnfit_callstack_free(d1);
+    turnfit_callstack_free(d2);
 
     /* Errors: limits, JSON, UTF-8, names, NULLs. */
-    CHECK_STATUS(ctxkit_callstack_new(2000000, &again, &err), CTXKIT_STATUS_LIMIT_EXCEEDED);
-    CHECK_ERR(&err, CTXKIT_STATUS_LIMIT_EXCEEDED, "ctxkit_callstack_new", "1000000");
-    CHECK_STATUS(ctxkit_callstack_from_json(LIT("{\"agents\":[\"a\",\"a\"]}"), &again, NULL), CTXKIT_STATUS_CYCLE_DETECTED);
-    CHECK_STATUS(ctxkit_callstack_from_json(LIT("{\"agents\":"), &again, &err), CTXKIT_STATUS_INVALID_JSON);
-    CHECK_ERR(&err, CTXKIT_STATUS_INVALID_JSON, "ctxkit_callstack_from_json", "line 1");
-    CHECK_STATUS(ctxkit_callstack_from_json(LIT("{\"agents\":[\"\xc3\"]}"), &again, NULL), CTXKIT_STATUS_INVALID_UTF8);
-    CHECK_STATUS(ctxkit_callstack_enter(s3, LIT("\xe2\x82"), &again, &err), CTXKIT_STATUS_INVALID_UTF8);
-    CHECK_ERR(&err, CTXKIT_STATUS_INVALID_UTF8, "ctxkit_callstack_enter", "byte offset 0");
-    CHECK_STATUS(ctxkit_callstack_enter(s3, NULL, 0, &again, NULL), CTXKIT_STATUS_INVALID_ARGUMENT);
-    CHECK_STATUS(ctxkit_callstack_enter(s3, LIT("tab\there"), &again, NULL), CTXKIT_STATUS_INVALID_ARGUMENT);
-    CHECK_STATUS(ctxkit_callstack_enter(s3, NULL, 3, &again, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
-    CHECK_STATUS(ctxkit_callstack_enter(NULL, LIT("x"), &again, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
-    CHECK_STATUS(ctxkit_callstack_enter(s3, LIT("x"), NULL, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
-    CHECK_STATUS(ctxkit_callstack_new(3, NULL, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
-    CHECK_STATUS(ctxkit_callstack_from_json(NULL, 2, &again, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
-    CHECK_STATUS(ctxkit_callstack_from_json(LIT("{\"agents\":[]}"), NULL, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
-    CHECK_STATUS(ctxkit_callstack_to_json(NULL, &j, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
-    CHECK_STATUS(ctxkit_callstack_to_json(s3, NULL, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
+    CHECK_STATUS(turnfit_callstack_new(2000000, &again, &err), TURNFIT_STATUS_LIMIT_EXCEEDED);
+    CHECK_ERR(&err, TURNFIT_STATUS_LIMIT_EXCEEDED, "turnfit_callstack_new", "1000000");
+    CHECK_STATUS(turnfit_callstack_from_json(LIT("{\"agents\":[\"a\",\"a\"]}"), &again, NULL), TURNFIT_STATUS_CYCLE_DETECTED);
+    CHECK_STATUS(turnfit_callstack_from_json(LIT("{\"agents\":"), &again, &err), TURNFIT_STATUS_INVALID_JSON);
+    CHECK_ERR(&err, TURNFIT_STATUS_INVALID_JSON, "turnfit_callstack_from_json", "line 1");
+    CHECK_STATUS(turnfit_callstack_from_json(LIT("{\"agents\":[\"\xc3\"]}"), &again, NULL), TURNFIT_STATUS_INVALID_UTF8);
+    CHECK_STATUS(turnfit_callstack_enter(s3, LIT("\xe2\x82"), &again, &err), TURNFIT_STATUS_INVALID_UTF8);
+    CHECK_ERR(&err, TURNFIT_STATUS_INVALID_UTF8, "turnfit_callstack_enter", "byte offset 0");
+    CHECK_STATUS(turnfit_callstack_enter(s3, NULL, 0, &again, NULL), TURNFIT_STATUS_INVALID_ARGUMENT);
+    CHECK_STATUS(turnfit_callstack_enter(s3, LIT("tab\there"), &again, NULL), TURNFIT_STATUS_INVALID_ARGUMENT);
+    CHECK_STATUS(turnfit_callstack_enter(s3, NULL, 3, &again, NULL), TURNFIT_STATUS_NULL_ARGUMENT);
+    CHECK_STATUS(turnfit_callstack_enter(NULL, LIT("x"), &again, NULL), TURNFIT_STATUS_NULL_ARGUMENT);
+    CHECK_STATUS(turnfit_callstack_enter(s3, LIT("x"), NULL, NULL), TURNFIT_STATUS_NULL_ARGUMENT);
+    CHECK_STATUS(turnfit_callstack_new(3, NULL, NULL), TURNFIT_STATUS_NULL_ARGUMENT);
+    CHECK_STATUS(turnfit_callstack_from_json(NULL, 2, &again, NULL), TURNFIT_STATUS_NULL_ARGUMENT);
+    CHECK_STATUS(turnfit_callstack_from_json(LIT("{\"agents\":[]}"), NULL, NULL), TURNFIT_STATUS_NULL_ARGUMENT);
+    CHECK_STATUS(turnfit_callstack_to_json(NULL, &j, NULL), TURNFIT_STATUS_NULL_ARGUMENT);
+    CHECK_STATUS(turnfit_callstack_to_json(s3, NULL, NULL), TURNFIT_STATUS_NULL_ARGUMENT);
     check_ptr_untouched_at(__LINE__, "again", again);
-    ctxkit_callstack_free(NULL);
-    ctxkit_callstack_free(s3);
-    ctxkit_callstack_free(branch);
+    turnfit_callstack_free(NULL);
+    turnfit_callstack_free(s3);
+    turnfit_callstack_free(branch);
 }
 
 static void test_recovery(void)
 {
-    ctxkit_error *err = NULL;
-    ctxkit_string out = SENT_STRING;
+    turnfit_error *err = NULL;
+    turnfit_string out = SENT_STRING;
     static const char kOverloaded[] = "{\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\",\"message\":\"Overloaded\"}}";
-    CHECK_STATUS(ctxkit_recovery_classify(LIT("anthropic"), 529, LIT(kOverloaded), NULL, 0, &out, &err), CTXKIT_STATUS_OK);
+    CHECK_STATUS(turnfit_recovery_classify(LIT("anthropic"), 529, LIT(kOverloaded), NULL, 0, &out, &err), TURNFIT_STATUS_OK);
     CHECK_STR_CONTAINS(out, "\"category\":\"overloaded\"");
     CHECK_STR_CONTAINS(out, "\"action\":\"retry\"");
     CHECK_STR_CONTAINS(out, "\"retryable\":true");
-    ctxkit_string_free(&out);
+    turnfit_string_free(&out);
 
     static const char kContext[] =
         "{\"error\":{\"message\":\"This model's maximum context length is 128000 tokens. However, your messages "
         "resulted in 130532 tokens.\",\"type\":\"invalid_request_error\",\"param\":\"messages\","
         "\"code\":\"context_length_exceeded\"}}";
-    CHECK_STATUS(ctxkit_recovery_classify(LIT("openai"), 400, LIT(kContext), NULL, 0, &out, &err), CTXKIT_STATUS_OK);
+    CHECK_STATUS(turnfit_recovery_classify(LIT("openai"), 400, LIT(kContext), NULL, 0, &out, &err), TURNFIT_STATUS_OK);
     CHECK_STR_CONTAINS(out, "\"category\":\"context_overflow\"");
     CHECK_STR_CONTAINS(out, "\"action\":\"compact\"");
     CHECK_STR_CONTAINS(out, "\"retry_after_ms\":null");
-    ctxkit_string_free(&out);
+    turnfit_string_free(&out);
 
     static const char kToolUse[] =
         "{\"type\":\"error\",\"error\":{\"type\":\"invalid_request_error\",\"message\":\"messages.2: `tool_use` ids "
         "were found without `tool_result` blocks immediately after: toolu_01A. Each `tool_use` block must have a "
         "corresponding `tool_result` block in the next message.\"}}";
-    CHECK_STATUS(ctxkit_recovery_classify(LIT("anthropic"), 400, LIT(kToolUse), NULL, 0, &out, &err), CTXKIT_STATUS_OK);
+    CHECK_STATUS(turnfit_recovery_classify(LIT("anthropic"), 400, LIT(kToolUse), NULL, 0, &out, &err), TURNFIT_STATUS_OK);
     CHECK_STR_CONTAINS(out, "\"action\":\"repair_history\"");
     CHECK_STR_CONTAINS(out, "\"tool_call_ids\":[\"toolu_01A\"]");
-    ctxkit_string_free(&out);
+    turnfit_string_free(&out);
 
     /* Headers: Retry-After in seconds, names case-insensitive; no body at all. */
-    CHECK_STATUS(ctxkit_recovery_classify(LIT("anthropic"), 429, NULL, 0, LIT("{\"Retry-After\":\"3\"}"), &out, &err),
-                 CTXKIT_STATUS_OK);
+    CHECK_STATUS(turnfit_recovery_classify(LIT("anthropic"), 429, NULL, 0, LIT("{\"Retry-After\":\"3\"}"), &out, &err),
+                 TURNFIT_STATUS_OK);
     CHECK_STR_CONTAINS(out, "\"retry_after_ms\":3000");
     CHECK_STR_CONTAINS(out, "\"delay_source\":\"retry_after_header\"");
-    ctxkit_string_free(&out);
-    CHECK_STATUS(ctxkit_recovery_classify(LIT("bedrock"), 400, LIT("{\"message\":\"Input is too long for requested model.\"}"),
+    turnfit_string_free(&out);
+    CHECK_STATUS(turnfit_recovery_classify(LIT("bedrock"), 400, LIT("{\"message\":\"Input is too long for requested model.\"}"),
                                           LIT("{\"x-amzn-ErrorType\":\"ValidationException:http://internal.amazon.com/\"}"),
                                           &out, &err),
-                 CTXKIT_STATUS_OK);
+                 TURNFIT_STATUS_OK);
     CHECK_STR_CONTAINS(out, "\"category\":\"context_overflow\"");
     CHECK_STR_CONTAINS(out, "\"code\":\"ValidationException\"");
-    ctxkit_string_free(&out);
+    turnfit_string_free(&out);
     CHECK_NO_ERR(err);
 
     /* Failures leave the output untouched. */
-    out = (ctxkit_string)SENT_STRING;
-    CHECK_STATUS(ctxkit_recovery_classify(LIT("acme"), 500, NULL, 0, NULL, 0, &out, &err), CTXKIT_STATUS_INVALID_ARGUMENT);
-    CHECK_ERR(&err, CTXKIT_STATUS_INVALID_ARGUMENT, "ctxkit_recovery_classify", "unknown provider 'acme'");
-    CHECK_STATUS(ctxkit_recovery_classify(LIT("openai"), 70000, NULL, 0, NULL, 0, &out, &err), CTXKIT_STATUS_INVALID_ARGUMENT);
-    CHECK_ERR(&err, CTXKIT_STATUS_INVALID_ARGUMENT, "ctxkit_recovery_classify", "70000");
-    CHECK_STATUS(ctxkit_recovery_classify(LIT("openai"), 429, NULL, 0, LIT("{\"retry-after\":3}"), &out, NULL),
-                 CTXKIT_STATUS_INVALID_JSON);
-    CHECK_STATUS(ctxkit_recovery_classify(LIT("openai"), 429, NULL, 0, LIT("[1"), &out, NULL), CTXKIT_STATUS_INVALID_JSON);
-    CHECK_STATUS(ctxkit_recovery_classify(LIT("openai"), 500, LIT("oops \xff"), NULL, 0, &out, &err), CTXKIT_STATUS_INVALID_UTF8);
-    CHECK_ERR(&err, CTXKIT_STATUS_INVALID_UTF8, "ctxkit_recovery_classify", "byte offset 5");
-    CHECK_STATUS(ctxkit_recovery_classify(LIT("open\xc0i"), 500, NULL, 0, NULL, 0, &out, NULL), CTXKIT_STATUS_INVALID_UTF8);
-    CHECK_STATUS(ctxkit_recovery_classify(LIT("openai"), 500, NULL, 0, LIT("{\"a\":\"\xed\xa0\x80\"}"), &out, NULL),
-                 CTXKIT_STATUS_INVALID_UTF8);
-    CHECK_STATUS(ctxkit_recovery_classify(NULL, 1, 500, NULL, 0, NULL, 0, &out, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
-    CHECK_STATUS(ctxkit_recovery_classify(LIT("openai"), 500, NULL, 1, NULL, 0, &out, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
-    CHECK_STATUS(ctxkit_recovery_classify(LIT("openai"), 500, NULL, 0, NULL, 1, &out, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
-    CHECK_STATUS(ctxkit_recovery_classify(LIT("openai"), 500, NULL, 0, NULL, 0, NULL, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
+    out = (turnfit_string)SENT_STRING;
+    CHECK_STATUS(turnfit_recovery_classify(LIT("acme"), 500, NULL, 0, NULL, 0, &out, &err), TURNFIT_STATUS_INVALID_ARGUMENT);
+    CHECK_ERR(&err, TURNFIT_STATUS_INVALID_ARGUMENT, "turnfit_recovery_classify", "unknown provider 'acme'");
+    CHECK_STATUS(turnfit_recovery_classify(LIT("openai"), 70000, NULL, 0, NULL, 0, &out, &err), TURNFIT_STATUS_INVALID_ARGUMENT);
+    CHECK_ERR(&err, TURNFIT_STATUS_INVALID_ARGUMENT, "turnfit_recovery_classify", "70000");
+    CHECK_STATUS(turnfit_recovery_classify(LIT("openai"), 429, NULL, 0, LIT("{\"retry-after\":3}"), &out, NULL),
+                 TURNFIT_STATUS_INVALID_JSON);
+    CHECK_STATUS(turnfit_recovery_classify(LIT("openai"), 429, NULL, 0, LIT("[1"), &out, NULL), TURNFIT_STATUS_INVALID_JSON);
+    CHECK_STATUS(turnfit_recovery_classify(LIT("openai"), 500, LIT("oops \xff"), NULL, 0, &out, &err), TURNFIT_STATUS_INVALID_UTF8);
+    CHECK_ERR(&err, TURNFIT_STATUS_INVALID_UTF8, "turnfit_recovery_classify", "byte offset 5");
+    CHECK_STATUS(turnfit_recovery_classify(LIT("open\xc0i"), 500, NULL, 0, NULL, 0, &out, NULL), TURNFIT_STATUS_INVALID_UTF8);
+    CHECK_STATUS(turnfit_recovery_classify(LIT("openai"), 500, NULL, 0, LIT("{\"a\":\"\xed\xa0\x80\"}"), &out, NULL),
+                 TURNFIT_STATUS_INVALID_UTF8);
+    CHECK_STATUS(turnfit_recovery_classify(NULL, 1, 500, NULL, 0, NULL, 0, &out, NULL), TURNFIT_STATUS_NULL_ARGUMENT);
+    CHECK_STATUS(turnfit_recovery_classify(LIT("openai"), 500, NULL, 1, NULL, 0, &out, NULL), TURNFIT_STATUS_NULL_ARGUMENT);
+    CHECK_STATUS(turnfit_recovery_classify(LIT("openai"), 500, NULL, 0, NULL, 1, &out, NULL), TURNFIT_STATUS_NULL_ARGUMENT);
+    CHECK_STATUS(turnfit_recovery_classify(LIT("openai"), 500, NULL, 0, NULL, 0, NULL, NULL), TURNFIT_STATUS_NULL_ARGUMENT);
     check_string_untouched_at(__LINE__, "out", out);
 
     /* Backoff: the figure is the Python reference's (tests/vectors/recovery.json). */
-    CHECK_STATUS(ctxkit_recovery_backoff(LIT("{\"failed_attempts\":1,\"seed\":1}"), &out, &err), CTXKIT_STATUS_OK);
+    CHECK_STATUS(turnfit_recovery_backoff(LIT("{\"failed_attempts\":1,\"seed\":1}"), &out, &err), TURNFIT_STATUS_OK);
     CHECK_BYTES(out.ptr, out.len, "{\"decision\":\"retry\",\"delay_ms\":141}", strlen("{\"decision\":\"retry\",\"delay_ms\":141}"));
-    ctxkit_string_free(&out);
-    CHECK_STATUS(ctxkit_recovery_backoff(LIT("{\"failed_attempts\":2,\"seed\":9,\"retry_after_ms\":45000}"), &out, &err),
-                 CTXKIT_STATUS_OK);
+    turnfit_string_free(&out);
+    CHECK_STATUS(turnfit_recovery_backoff(LIT("{\"failed_attempts\":2,\"seed\":9,\"retry_after_ms\":45000}"), &out, &err),
+                 TURNFIT_STATUS_OK);
     CHECK_STR_CONTAINS(out, "\"delay_ms\":45000");
-    ctxkit_string_free(&out);
-    CHECK_STATUS(ctxkit_recovery_backoff(LIT("{\"policy\":{\"max_attempts\":2},\"failed_attempts\":2}"), &out, &err),
-                 CTXKIT_STATUS_OK);
+    turnfit_string_free(&out);
+    CHECK_STATUS(turnfit_recovery_backoff(LIT("{\"policy\":{\"max_attempts\":2},\"failed_attempts\":2}"), &out, &err),
+                 TURNFIT_STATUS_OK);
     CHECK_STR_CONTAINS(out, "\"decision\":\"give_up\"");
-    ctxkit_string_free(&out);
-    out = (ctxkit_string)SENT_STRING;
-    CHECK_STATUS(ctxkit_recovery_backoff(LIT("{\"policy\":{\"base_ms\":10,\"cap_ms\":5},\"failed_attempts\":1}"), &out, &err),
-                 CTXKIT_STATUS_INVALID_ARGUMENT);
-    CHECK_ERR(&err, CTXKIT_STATUS_INVALID_ARGUMENT, "ctxkit_recovery_backoff", "cap_ms 5 is below base_ms 10");
-    CHECK_STATUS(ctxkit_recovery_backoff(LIT("{\"seed\":1}"), &out, NULL), CTXKIT_STATUS_INVALID_JSON);
-    CHECK_STATUS(ctxkit_recovery_backoff(LIT("{\"failed_attempts\":1,\"x\":\"\xf0\x9f\"}"), &out, NULL), CTXKIT_STATUS_INVALID_UTF8);
-    CHECK_STATUS(ctxkit_recovery_backoff(NULL, 4, &out, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
-    CHECK_STATUS(ctxkit_recovery_backoff(LIT("{}"), NULL, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
+    turnfit_string_free(&out);
+    out = (turnfit_string)SENT_STRING;
+    CHECK_STATUS(turnfit_recovery_backoff(LIT("{\"policy\":{\"base_ms\":10,\"cap_ms\":5},\"failed_attempts\":1}"), &out, &err),
+                 TURNFIT_STATUS_INVALID_ARGUMENT);
+    CHECK_ERR(&err, TURNFIT_STATUS_INVALID_ARGUMENT, "turnfit_recovery_backoff", "cap_ms 5 is below base_ms 10");
+    CHECK_STATUS(turnfit_recovery_backoff(LIT("{\"seed\":1}"), &out, NULL), TURNFIT_STATUS_INVALID_JSON);
+    CHECK_STATUS(turnfit_recovery_backoff(LIT("{\"failed_attempts\":1,\"x\":\"\xf0\x9f\"}"), &out, NULL), TURNFIT_STATUS_INVALID_UTF8);
+    CHECK_STATUS(turnfit_recovery_backoff(NULL, 4, &out, NULL), TURNFIT_STATUS_NULL_ARGUMENT);
+    CHECK_STATUS(turnfit_recovery_backoff(LIT("{}"), NULL, NULL), TURNFIT_STATUS_NULL_ARGUMENT);
     check_string_untouched_at(__LINE__, "out", out);
 
     /* Circuit breaker: closed -> open -> half-open -> closed, per key. */
-    ctxkit_breaker *b = NULL;
-    CHECK_STATUS(ctxkit_breaker_new(LIT("{\"failure_threshold\":2,\"cool_down_ms\":100}"), &b, &err), CTXKIT_STATUS_OK);
+    turnfit_breaker *b = NULL;
+    CHECK_STATUS(turnfit_breaker_new(LIT("{\"failure_threshold\":2,\"cool_down_ms\":100}"), &b, &err), TURNFIT_STATUS_OK);
     if (!CHECK(b != NULL))
         return;
     bool allowed = false;
-    CHECK_STATUS(ctxkit_breaker_allow(b, LIT("openai"), 0, &allowed, &err), CTXKIT_STATUS_OK);
+    CHECK_STATUS(turnfit_breaker_allow(b, LIT("openai"), 0, &allowed, &err), TURNFIT_STATUS_OK);
     CHECK(allowed);
-    CHECK_STATUS(ctxkit_breaker_record_failure(b, LIT("openai"), 1, &err), CTXKIT_STATUS_OK);
-    CHECK_STATUS(ctxkit_breaker_record_failure(b, LIT("openai"), 2, &err), CTXKIT_STATUS_OK);
-    CHECK_STATUS(ctxkit_breaker_allow(b, LIT("openai"), 50, &allowed, &err), CTXKIT_STATUS_OK);
+    CHECK_STATUS(turnfit_breaker_record_failure(b, LIT("openai"), 1, &err), TURNFIT_STATUS_OK);
+    CHECK_STATUS(turnfit_breaker_record_failure(b, LIT("openai"), 2, &err), TURNFIT_STATUS_OK);
+    CHECK_STATUS(turnfit_breaker_allow(b, LIT("openai"), 50, &allowed, &err), TURNFIT_STATUS_OK);
     CHECK(!allowed);
-    CHECK_STATUS(ctxkit_breaker_allow(b, LIT("anthropic"), 50, &allowed, &err), CTXKIT_STATUS_OK);
+    CHECK_STATUS(turnfit_breaker_allow(b, LIT("anthropic"), 50, &allowed, &err), TURNFIT_STATUS_OK);
     CHECK(allowed);
-    CHECK_STATUS(ctxkit_breaker_state(b, LIT("openai"), 52, &out, &err), CTXKIT_STATUS_OK);
+    CHECK_STATUS(turnfit_breaker_state(b, LIT("openai"), 52, &out, &err), TURNFIT_STATUS_OK);
     CHECK_STR_CONTAINS(out, "\"state\":\"open\"");
     CHECK_STR_CONTAINS(out, "\"retry_in_ms\":50");
-    ctxkit_string_free(&out);
-    CHECK_STATUS(ctxkit_breaker_allow(b, LIT("openai"), 102, &allowed, &err), CTXKIT_STATUS_OK);
+    turnfit_string_free(&out);
+    CHECK_STATUS(turnfit_breaker_allow(b, LIT("openai"), 102, &allowed, &err), TURNFIT_STATUS_OK);
     CHECK(allowed); /* the probe */
-    CHECK_STATUS(ctxkit_breaker_allow(b, LIT("openai"), 103, &allowed, &err), CTXKIT_STATUS_OK);
+    CHECK_STATUS(turnfit_breaker_allow(b, LIT("openai"), 103, &allowed, &err), TURNFIT_STATUS_OK);
     CHECK(!allowed); /* one probe at a time */
-    CHECK_STATUS(ctxkit_breaker_record_success(b, LIT("openai"), 110, &err), CTXKIT_STATUS_OK);
+    CHECK_STATUS(turnfit_breaker_record_success(b, LIT("openai"), 110, &err), TURNFIT_STATUS_OK);
     /* ABI 2: the _state variants report the state after the call. */
     {
         uint32_t phase = 99;
-        CHECK_STATUS(ctxkit_breaker_record_success_state(b, LIT("openai"), 110, &phase, &err), CTXKIT_STATUS_OK);
-        CHECK_SIZE(phase, CTXKIT_BREAKER_PHASE_CLOSED);
-        CHECK_STATUS(ctxkit_breaker_record_failure_state(b, LIT("fresh"), 110, &phase, &err), CTXKIT_STATUS_OK);
-        CHECK_SIZE(phase, CTXKIT_BREAKER_PHASE_CLOSED);
-        CHECK_STATUS(ctxkit_breaker_record_failure_state(b, LIT("fresh"), 111, &phase, &err), CTXKIT_STATUS_OK);
-        CHECK_SIZE(phase, CTXKIT_BREAKER_PHASE_OPEN);
+        CHECK_STATUS(turnfit_breaker_record_success_state(b, LIT("openai"), 110, &phase, &err), TURNFIT_STATUS_OK);
+        CHECK_SIZE(phase, TURNFIT_BREAKER_PHASE_CLOSED);
+        CHECK_STATUS(turnfit_breaker_record_failure_state(b, LIT("fresh"), 110, &phase, &err), TURNFIT_STATUS_OK);
+        CHECK_SIZE(phase, TURNFIT_BREAKER_PHASE_CLOSED);
+        CHECK_STATUS(turnfit_breaker_record_failure_state(b, LIT("fresh"), 111, &phase, &err), TURNFIT_STATUS_OK);
+        CHECK_SIZE(phase, TURNFIT_BREAKER_PHASE_OPEN);
         phase = 99;
-        CHECK_STATUS(ctxkit_breaker_record_success_state(b, LIT("fresh"), 112, NULL, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
-        CHECK_STATUS(ctxkit_breaker_record_failure_state(NULL, LIT("fresh"), 112, &phase, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
+        CHECK_STATUS(turnfit_breaker_record_success_state(b, LIT("fresh"), 112, NULL, NULL), TURNFIT_STATUS_NULL_ARGUMENT);
+        CHECK_STATUS(turnfit_breaker_record_failure_state(NULL, LIT("fresh"), 112, &phase, NULL), TURNFIT_STATUS_NULL_ARGUMENT);
         CHECK_SIZE(phase, 99);
     }
-    CHECK_STATUS(ctxkit_breaker_state(b, LIT("openai"), 110, &out, &err), CTXKIT_STATUS_OK);
+    CHECK_STATUS(turnfit_breaker_state(b, LIT("openai"), 110, &out, &err), TURNFIT_STATUS_OK);
     CHECK_STR_CONTAINS(out, "\"state\":\"closed\"");
-    ctxkit_string_free(&out);
+    turnfit_string_free(&out);
     CHECK_NO_ERR(err);
 
     bool sent;
     memset(&sent, SENT_BOOL_BYTE, sizeof sent);
-    CHECK_STATUS(ctxkit_breaker_allow(b, NULL, 0, 0, &sent, &err), CTXKIT_STATUS_INVALID_ARGUMENT);
-    CHECK_ERR(&err, CTXKIT_STATUS_INVALID_ARGUMENT, "ctxkit_breaker_allow", "key is empty");
-    CHECK_STATUS(ctxkit_breaker_allow(b, LIT("k\xff"), 0, &sent, NULL), CTXKIT_STATUS_INVALID_UTF8);
-    CHECK_STATUS(ctxkit_breaker_allow(b, NULL, 1, 0, &sent, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
-    CHECK_STATUS(ctxkit_breaker_allow(NULL, LIT("k"), 0, &sent, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
+    CHECK_STATUS(turnfit_breaker_allow(b, NULL, 0, 0, &sent, &err), TURNFIT_STATUS_INVALID_ARGUMENT);
+    CHECK_ERR(&err, TURNFIT_STATUS_INVALID_ARGUMENT, "turnfit_breaker_allow", "key is empty");
+    CHECK_STATUS(turnfit_breaker_allow(b, LIT("k\xff"), 0, &sent, NULL), TURNFIT_STATUS_INVALID_UTF8);
+    CHECK_STATUS(turnfit_breaker_allow(b, NULL, 1, 0, &sent, NULL), TURNFIT_STATUS_NULL_ARGUMENT);
+    CHECK_STATUS(turnfit_breaker_allow(NULL, LIT("k"), 0, &sent, NULL), TURNFIT_STATUS_NULL_ARGUMENT);
     check_bool_untouched_at(__LINE__, "sent", &sent);
-    CHECK_STATUS(ctxkit_breaker_allow(b, LIT("k"), 0, NULL, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
-    CHECK_STATUS(ctxkit_breaker_record_success(NULL, LIT("k"), 0, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
-    CHECK_STATUS(ctxkit_breaker_record_success(b, LIT("\xc3\x28"), 0, NULL), CTXKIT_STATUS_INVALID_UTF8);
-    CHECK_STATUS(ctxkit_breaker_record_failure(NULL, LIT("k"), 0, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
-    CHECK_STATUS(ctxkit_breaker_record_failure(b, NULL, 0, 0, &err), CTXKIT_STATUS_INVALID_ARGUMENT);
-    CHECK_ERR(&err, CTXKIT_STATUS_INVALID_ARGUMENT, "ctxkit_breaker_record_failure", "key is empty");
-    out = (ctxkit_string)SENT_STRING;
-    CHECK_STATUS(ctxkit_breaker_state(NULL, LIT("k"), 0, &out, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
-    CHECK_STATUS(ctxkit_breaker_state(b, LIT("k"), 0, NULL, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
-    CHECK_STATUS(ctxkit_breaker_state(b, LIT("\xff"), 0, &out, NULL), CTXKIT_STATUS_INVALID_UTF8);
+    CHECK_STATUS(turnfit_breaker_allow(b, LIT("k"), 0, NULL, NULL), TURNFIT_STATUS_NULL_ARGUMENT);
+    CHECK_STATUS(turnfit_breaker_record_success(NULL, LIT("k"), 0, NULL), TURNFIT_STATUS_NULL_ARGUMENT);
+    CHECK_STATUS(turnfit_breaker_record_success(b, LIT("\xc3\x28"), 0, NULL), TURNFIT_STATUS_INVALID_UTF8);
+    CHECK_STATUS(turnfit_breaker_record_failure(NULL, LIT("k"), 0, NULL), TURNFIT_STATUS_NULL_ARGUMENT);
+    CHECK_STATUS(turnfit_breaker_record_failure(b, NULL, 0, 0, &err), TURNFIT_STATUS_INVALID_ARGUMENT);
+    CHECK_ERR(&err, TURNFIT_STATUS_INVALID_ARGUMENT, "turnfit_breaker_record_failure", "key is empty");
+    out = (turnfit_string)SENT_STRING;
+    CHECK_STATUS(turnfit_breaker_state(NULL, LIT("k"), 0, &out, NULL), TURNFIT_STATUS_NULL_ARGUMENT);
+    CHECK_STATUS(turnfit_breaker_state(b, LIT("k"), 0, NULL, NULL), TURNFIT_STATUS_NULL_ARGUMENT);
+    CHECK_STATUS(turnfit_breaker_state(b, LIT("\xff"), 0, &out, NULL), TURNFIT_STATUS_INVALID_UTF8);
     check_string_untouched_at(__LINE__, "out", out);
-    ctxkit_breaker_free(b);
+    turnfit_breaker_free(b);
 
-    ctxkit_breaker *b2 = (ctxkit_breaker *)SENT_PTR;
-    CHECK_STATUS(ctxkit_breaker_new(LIT("{\"failure_threshold\":0}"), &b2, &err), CTXKIT_STATUS_INVALID_ARGUMENT);
-    CHECK_ERR(&err, CTXKIT_STATUS_INVALID_ARGUMENT, "ctxkit_breaker_new", "failure_threshold");
-    CHECK_STATUS(ctxkit_breaker_new(LIT("{\"cooldown\":1}"), &b2, NULL), CTXKIT_STATUS_INVALID_JSON);
-    CHECK_STATUS(ctxkit_breaker_new(LIT("{\"\xff\":1}"), &b2, NULL), CTXKIT_STATUS_INVALID_UTF8);
-    CHECK_STATUS(ctxkit_breaker_new(NULL, 1, &b2, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
-    CHECK_STATUS(ctxkit_breaker_new(NULL, 0, NULL, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
+    turnfit_breaker *b2 = (turnfit_breaker *)SENT_PTR;
+    CHECK_STATUS(turnfit_breaker_new(LIT("{\"failure_threshold\":0}"), &b2, &err), TURNFIT_STATUS_INVALID_ARGUMENT);
+    CHECK_ERR(&err, TURNFIT_STATUS_INVALID_ARGUMENT, "turnfit_breaker_new", "failure_threshold");
+    CHECK_STATUS(turnfit_breaker_new(LIT("{\"cooldown\":1}"), &b2, NULL), TURNFIT_STATUS_INVALID_JSON);
+    CHECK_STATUS(turnfit_breaker_new(LIT("{\"\xff\":1}"), &b2, NULL), TURNFIT_STATUS_INVALID_UTF8);
+    CHECK_STATUS(turnfit_breaker_new(NULL, 1, &b2, NULL), TURNFIT_STATUS_NULL_ARGUMENT);
+    CHECK_STATUS(turnfit_breaker_new(NULL, 0, NULL, NULL), TURNFIT_STATUS_NULL_ARGUMENT);
     check_ptr_untouched_at(__LINE__, "b2", b2);
-    CHECK_STATUS(ctxkit_breaker_new(NULL, 0, &b2, NULL), CTXKIT_STATUS_OK); /* defaults */
-    ctxkit_breaker_free(b2);
-    ctxkit_breaker_free(NULL);
+    CHECK_STATUS(turnfit_breaker_new(NULL, 0, &b2, NULL), TURNFIT_STATUS_OK); /* defaults */
+    turnfit_breaker_free(b2);
+    turnfit_breaker_free(NULL);
 }
 
 #define TRACE_THREADS 8
 #define TRACE_ITERS 400
 
 typedef struct {
-    ctxkit_tracer *tracer;
+    turnfit_tracer *tracer;
     int id;
     long failures;
 } trace_worker;
@@ -3241,15 +3241,15 @@ static void *trace_worker_main(void *arg)
         snprintf(info, sizeof info, "{\"agent_id\":\"agent-%d\",\"tool_call_id\":\"call-%d-%ld\"}", w->id, w->id, i);
         const char *tool = (i % 2 == 0) ? "shared_tool" : "read_file";
         uint64_t span = 0;
-        if (ctxkit_tracer_start(w->tracer, STR(tool), STR(info), 10, (uint64_t)i * 100, &span, NULL) != CTXKIT_STATUS_OK) {
+        if (turnfit_tracer_start(w->tracer, STR(tool), STR(info), 10, (uint64_t)i * 100, &span, NULL) != TURNFIT_STATUS_OK) {
             w->failures++;
             continue;
         }
-        const uint32_t outcome = (i % 10 == 0) ? CTXKIT_SPAN_OUTCOME_FAILED : CTXKIT_SPAN_OUTCOME_SUCCESS;
-        if (ctxkit_tracer_end(w->tracer, span, outcome, 20, NULL, 0, (uint64_t)i * 100 + 50, NULL) != CTXKIT_STATUS_OK)
+        const uint32_t outcome = (i % 10 == 0) ? TURNFIT_SPAN_OUTCOME_FAILED : TURNFIT_SPAN_OUTCOME_SUCCESS;
+        if (turnfit_tracer_end(w->tracer, span, outcome, 20, NULL, 0, (uint64_t)i * 100 + 50, NULL) != TURNFIT_STATUS_OK)
             w->failures++;
         /* Ending twice is an error on every thread, never a crash. */
-        if (i % 50 == 0 && ctxkit_tracer_end(w->tracer, span, 0, 0, NULL, 0, 0, NULL) != CTXKIT_STATUS_INVALID_ARGUMENT)
+        if (i % 50 == 0 && turnfit_tracer_end(w->tracer, span, 0, 0, NULL, 0, 0, NULL) != TURNFIT_STATUS_INVALID_ARGUMENT)
             w->failures++;
     }
     return NULL;
@@ -3257,110 +3257,110 @@ static void *trace_worker_main(void *arg)
 
 static void test_tracer(void)
 {
-    ctxkit_error *err = NULL;
-    CHECK(ctxkit_clock_now_us() > UINT64_C(1577836800000000)); /* after 2020 */
-    ctxkit_tracer *t = NULL;
-    CHECK_STATUS(ctxkit_tracer_new(LIT("{\"ring_size\":16,\"timeouts\":{\"slow\":5}}"), &t, &err), CTXKIT_STATUS_OK);
+    turnfit_error *err = NULL;
+    CHECK(turnfit_clock_now_us() > UINT64_C(1577836800000000)); /* after 2020 */
+    turnfit_tracer *t = NULL;
+    CHECK_STATUS(turnfit_tracer_new(LIT("{\"ring_size\":16,\"timeouts\":{\"slow\":5}}"), &t, &err), TURNFIT_STATUS_OK);
     if (!CHECK(t != NULL))
         return;
     uint64_t id = 0, slow = 0, plain = 0;
-    CHECK_STATUS(ctxkit_tracer_start(t, LIT("grep"), LIT("{\"agent_id\":\"coder\",\"tool_call_id\":\"call_1\"}"), 10, 1000,
+    CHECK_STATUS(turnfit_tracer_start(t, LIT("grep"), LIT("{\"agent_id\":\"coder\",\"tool_call_id\":\"call_1\"}"), 10, 1000,
                                      &id, &err),
-                 CTXKIT_STATUS_OK);
-    CHECK_STATUS(ctxkit_tracer_end(t, id, CTXKIT_SPAN_OUTCOME_SUCCESS, 20, NULL, 0, 3500, &err), CTXKIT_STATUS_OK);
-    CHECK_STATUS(ctxkit_tracer_start(t, LIT("slow"), LIT("{\"tool_call_id\":\"call_9\"}"), 0, 0, &slow, &err),
-                 CTXKIT_STATUS_OK);
-    CHECK_STATUS(ctxkit_tracer_start(t, LIT("slow"), NULL, 0, 0, 0, &plain, &err), CTXKIT_STATUS_OK);
+                 TURNFIT_STATUS_OK);
+    CHECK_STATUS(turnfit_tracer_end(t, id, TURNFIT_SPAN_OUTCOME_SUCCESS, 20, NULL, 0, 3500, &err), TURNFIT_STATUS_OK);
+    CHECK_STATUS(turnfit_tracer_start(t, LIT("slow"), LIT("{\"tool_call_id\":\"call_9\"}"), 0, 0, &slow, &err),
+                 TURNFIT_STATUS_OK);
+    CHECK_STATUS(turnfit_tracer_start(t, LIT("slow"), NULL, 0, 0, 0, &plain, &err), TURNFIT_STATUS_OK);
     CHECK(slow != plain && slow != id);
     CHECK_NO_ERR(err);
 
-    ctxkit_string out = SENT_STRING;
-    CHECK_STATUS(ctxkit_tracer_overdue(t, 5000, &out, &err), CTXKIT_STATUS_OK);
+    turnfit_string out = SENT_STRING;
+    CHECK_STATUS(turnfit_tracer_overdue(t, 5000, &out, &err), TURNFIT_STATUS_OK);
     CHECK_BYTES(out.ptr, out.len, "{\"overdue\":[],\"interrupted_results\":[]}",
                 strlen("{\"overdue\":[],\"interrupted_results\":[]}"));
-    ctxkit_string_free(&out);
-    CHECK_STATUS(ctxkit_tracer_overdue(t, 5001, &out, &err), CTXKIT_STATUS_OK);
+    turnfit_string_free(&out);
+    CHECK_STATUS(turnfit_tracer_overdue(t, 5001, &out, &err), TURNFIT_STATUS_OK);
     CHECK_STR_CONTAINS(out, "\"tool_call_id\":\"call_9\"");
     CHECK_STR_CONTAINS(out, "\"content\":\"Tool call was interrupted before it returned.\"");
-    ctxkit_string_free(&out);
-    CHECK_STATUS(ctxkit_tracer_expire(t, 6000, &out, &err), CTXKIT_STATUS_OK);
+    turnfit_string_free(&out);
+    CHECK_STATUS(turnfit_tracer_expire(t, 6000, &out, &err), TURNFIT_STATUS_OK);
     CHECK_STR_CONTAINS(out, "\"reason\":\"deadline of 5 ms exceeded\"");
-    ctxkit_string_free(&out);
-    CHECK_STATUS(ctxkit_tracer_end(t, slow, CTXKIT_SPAN_OUTCOME_SUCCESS, 0, NULL, 0, 7000, &err),
-                 CTXKIT_STATUS_INVALID_ARGUMENT);
-    CHECK_ERR(&err, CTXKIT_STATUS_INVALID_ARGUMENT, "ctxkit_tracer_end", "is not open");
+    turnfit_string_free(&out);
+    CHECK_STATUS(turnfit_tracer_end(t, slow, TURNFIT_SPAN_OUTCOME_SUCCESS, 0, NULL, 0, 7000, &err),
+                 TURNFIT_STATUS_INVALID_ARGUMENT);
+    CHECK_ERR(&err, TURNFIT_STATUS_INVALID_ARGUMENT, "turnfit_tracer_end", "is not open");
 
-    CHECK_STATUS(ctxkit_tracer_export(t, 7000, &out, &err), CTXKIT_STATUS_OK);
+    CHECK_STATUS(turnfit_tracer_export(t, 7000, &out, &err), TURNFIT_STATUS_OK);
     CHECK_STR_CONTAINS(out, "\"spans_started\":3,\"spans_ended\":3");
     CHECK_STR_CONTAINS(out, "\"tool\":\"grep\",\"count\":1,\"successes\":1");
     CHECK_STR_CONTAINS(out, "\"p50\":2500");
     CHECK_STR_CONTAINS(out, "\"tool\":\"slow\",\"count\":2,\"successes\":0,\"errors\":0,\"timeouts\":2");
-    ctxkit_string_free(&out);
+    turnfit_string_free(&out);
 
     /* Failures. */
     uint64_t sid = SENT_SIZE;
-    CHECK_STATUS(ctxkit_tracer_start(t, NULL, 0, NULL, 0, 0, 0, &sid, &err), CTXKIT_STATUS_INVALID_ARGUMENT);
-    CHECK_ERR(&err, CTXKIT_STATUS_INVALID_ARGUMENT, "ctxkit_tracer_start", "tool name is empty");
-    CHECK_STATUS(ctxkit_tracer_start(t, LIT("x"), LIT("{\"agent\":\"a\"}"), 0, 0, &sid, NULL), CTXKIT_STATUS_INVALID_JSON);
-    CHECK_STATUS(ctxkit_tracer_start(t, LIT("x"), LIT("{\"timeout_ms\":0}"), 0, 0, &sid, NULL), CTXKIT_STATUS_INVALID_ARGUMENT);
-    CHECK_STATUS(ctxkit_tracer_start(t, LIT("x\xfe"), NULL, 0, 0, 0, &sid, NULL), CTXKIT_STATUS_INVALID_UTF8);
-    CHECK_STATUS(ctxkit_tracer_start(t, LIT("x"), LIT("{\"agent_id\":\"\xc3\"}"), 0, 0, &sid, NULL), CTXKIT_STATUS_INVALID_UTF8);
-    CHECK_STATUS(ctxkit_tracer_start(NULL, LIT("x"), NULL, 0, 0, 0, &sid, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
-    CHECK_STATUS(ctxkit_tracer_start(t, NULL, 1, NULL, 0, 0, 0, &sid, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
-    CHECK_STATUS(ctxkit_tracer_start(t, LIT("x"), NULL, 1, 0, 0, &sid, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
-    CHECK_STATUS(ctxkit_tracer_start(t, LIT("x"), NULL, 0, 0, 0, NULL, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
+    CHECK_STATUS(turnfit_tracer_start(t, NULL, 0, NULL, 0, 0, 0, &sid, &err), TURNFIT_STATUS_INVALID_ARGUMENT);
+    CHECK_ERR(&err, TURNFIT_STATUS_INVALID_ARGUMENT, "turnfit_tracer_start", "tool name is empty");
+    CHECK_STATUS(turnfit_tracer_start(t, LIT("x"), LIT("{\"agent\":\"a\"}"), 0, 0, &sid, NULL), TURNFIT_STATUS_INVALID_JSON);
+    CHECK_STATUS(turnfit_tracer_start(t, LIT("x"), LIT("{\"timeout_ms\":0}"), 0, 0, &sid, NULL), TURNFIT_STATUS_INVALID_ARGUMENT);
+    CHECK_STATUS(turnfit_tracer_start(t, LIT("x\xfe"), NULL, 0, 0, 0, &sid, NULL), TURNFIT_STATUS_INVALID_UTF8);
+    CHECK_STATUS(turnfit_tracer_start(t, LIT("x"), LIT("{\"agent_id\":\"\xc3\"}"), 0, 0, &sid, NULL), TURNFIT_STATUS_INVALID_UTF8);
+    CHECK_STATUS(turnfit_tracer_start(NULL, LIT("x"), NULL, 0, 0, 0, &sid, NULL), TURNFIT_STATUS_NULL_ARGUMENT);
+    CHECK_STATUS(turnfit_tracer_start(t, NULL, 1, NULL, 0, 0, 0, &sid, NULL), TURNFIT_STATUS_NULL_ARGUMENT);
+    CHECK_STATUS(turnfit_tracer_start(t, LIT("x"), NULL, 1, 0, 0, &sid, NULL), TURNFIT_STATUS_NULL_ARGUMENT);
+    CHECK_STATUS(turnfit_tracer_start(t, LIT("x"), NULL, 0, 0, 0, NULL, NULL), TURNFIT_STATUS_NULL_ARGUMENT);
     CHECK_SIZE(sid, SENT_SIZE);
-    CHECK_STATUS(ctxkit_tracer_start(t, LIT("grep"), NULL, 0, 0, 0, &id, NULL), CTXKIT_STATUS_OK);
-    CHECK_STATUS(ctxkit_tracer_end(t, id, 4, 0, NULL, 0, 1, &err), CTXKIT_STATUS_INVALID_ARGUMENT);
-    CHECK_ERR(&err, CTXKIT_STATUS_INVALID_ARGUMENT, "ctxkit_tracer_end", "outcome 4 is not a ctxkit_span_outcome");
-    CHECK_STATUS(ctxkit_tracer_end(t, id, CTXKIT_SPAN_OUTCOME_FAILED, 0, LIT("bad \xff"), 1, NULL), CTXKIT_STATUS_INVALID_UTF8);
-    CHECK_STATUS(ctxkit_tracer_end(t, id, CTXKIT_SPAN_OUTCOME_FAILED, 0, NULL, 3, 1, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
-    CHECK_STATUS(ctxkit_tracer_end(NULL, id, CTXKIT_SPAN_OUTCOME_FAILED, 0, NULL, 0, 1, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
+    CHECK_STATUS(turnfit_tracer_start(t, LIT("grep"), NULL, 0, 0, 0, &id, NULL), TURNFIT_STATUS_OK);
+    CHECK_STATUS(turnfit_tracer_end(t, id, 4, 0, NULL, 0, 1, &err), TURNFIT_STATUS_INVALID_ARGUMENT);
+    CHECK_ERR(&err, TURNFIT_STATUS_INVALID_ARGUMENT, "turnfit_tracer_end", "outcome 4 is not a turnfit_span_outcome");
+    CHECK_STATUS(turnfit_tracer_end(t, id, TURNFIT_SPAN_OUTCOME_FAILED, 0, LIT("bad \xff"), 1, NULL), TURNFIT_STATUS_INVALID_UTF8);
+    CHECK_STATUS(turnfit_tracer_end(t, id, TURNFIT_SPAN_OUTCOME_FAILED, 0, NULL, 3, 1, NULL), TURNFIT_STATUS_NULL_ARGUMENT);
+    CHECK_STATUS(turnfit_tracer_end(NULL, id, TURNFIT_SPAN_OUTCOME_FAILED, 0, NULL, 0, 1, NULL), TURNFIT_STATUS_NULL_ARGUMENT);
     /* The failed calls above left the span open; it still ends normally. */
-    CHECK_STATUS(ctxkit_tracer_end(t, id, CTXKIT_SPAN_OUTCOME_CANCELLED, 0, LIT("stopped by user"), 2, &err), CTXKIT_STATUS_OK);
+    CHECK_STATUS(turnfit_tracer_end(t, id, TURNFIT_SPAN_OUTCOME_CANCELLED, 0, LIT("stopped by user"), 2, &err), TURNFIT_STATUS_OK);
     /* end_with: token usage and error categories summed per tool, metadata on the record. */
-    CHECK_STATUS(ctxkit_tracer_start(t, LIT("llm_tool"), LIT("{\"tool_call_id\":\"u1\"}"), 0, 0, &id, &err), CTXKIT_STATUS_OK);
-    CHECK_STATUS(ctxkit_tracer_end_with(t, id, CTXKIT_SPAN_OUTCOME_FAILED, LIT("{\"metadata\":{\"k\":[1]}}"), 1, &err),
-                 CTXKIT_STATUS_INVALID_ARGUMENT);
-    CHECK_ERR(&err, CTXKIT_STATUS_INVALID_ARGUMENT, "ctxkit_tracer_end_with", "string, number, bool or null");
-    CHECK_STATUS(ctxkit_tracer_end_with(t, id, CTXKIT_SPAN_OUTCOME_FAILED, LIT("{\"tokens\":1}"), 1, NULL), CTXKIT_STATUS_INVALID_JSON);
-    CHECK_STATUS(ctxkit_tracer_end_with(t, id, 9, NULL, 0, 1, NULL), CTXKIT_STATUS_INVALID_ARGUMENT);
-    CHECK_STATUS(ctxkit_tracer_end_with(t, id, 1, LIT("{\"error\":\"\xff\"}"), 1, NULL), CTXKIT_STATUS_INVALID_UTF8);
-    CHECK_STATUS(ctxkit_tracer_end_with(NULL, id, 1, NULL, 0, 1, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
-    CHECK_STATUS(ctxkit_tracer_end_with(t, id, 1, NULL, 4, 1, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
-    CHECK_STATUS(ctxkit_tracer_end_with(t, id, CTXKIT_SPAN_OUTCOME_FAILED,
+    CHECK_STATUS(turnfit_tracer_start(t, LIT("llm_tool"), LIT("{\"tool_call_id\":\"u1\"}"), 0, 0, &id, &err), TURNFIT_STATUS_OK);
+    CHECK_STATUS(turnfit_tracer_end_with(t, id, TURNFIT_SPAN_OUTCOME_FAILED, LIT("{\"metadata\":{\"k\":[1]}}"), 1, &err),
+                 TURNFIT_STATUS_INVALID_ARGUMENT);
+    CHECK_ERR(&err, TURNFIT_STATUS_INVALID_ARGUMENT, "turnfit_tracer_end_with", "string, number, bool or null");
+    CHECK_STATUS(turnfit_tracer_end_with(t, id, TURNFIT_SPAN_OUTCOME_FAILED, LIT("{\"tokens\":1}"), 1, NULL), TURNFIT_STATUS_INVALID_JSON);
+    CHECK_STATUS(turnfit_tracer_end_with(t, id, 9, NULL, 0, 1, NULL), TURNFIT_STATUS_INVALID_ARGUMENT);
+    CHECK_STATUS(turnfit_tracer_end_with(t, id, 1, LIT("{\"error\":\"\xff\"}"), 1, NULL), TURNFIT_STATUS_INVALID_UTF8);
+    CHECK_STATUS(turnfit_tracer_end_with(NULL, id, 1, NULL, 0, 1, NULL), TURNFIT_STATUS_NULL_ARGUMENT);
+    CHECK_STATUS(turnfit_tracer_end_with(t, id, 1, NULL, 4, 1, NULL), TURNFIT_STATUS_NULL_ARGUMENT);
+    CHECK_STATUS(turnfit_tracer_end_with(t, id, TURNFIT_SPAN_OUTCOME_FAILED,
                                         LIT("{\"error\":\"429\",\"error_category\":\"rate_limited\",\"input_tokens\":1200,"
                                             "\"output_tokens\":30,\"metadata\":{\"model\":\"gpt-4o-mini\"}}"),
                                         50, &err),
-                 CTXKIT_STATUS_OK);
-    CHECK_STATUS(ctxkit_tracer_end_with(t, id, CTXKIT_SPAN_OUTCOME_SUCCESS, NULL, 0, 60, NULL), CTXKIT_STATUS_INVALID_ARGUMENT);
-    CHECK_STATUS(ctxkit_tracer_export(t, 100, &out, &err), CTXKIT_STATUS_OK);
+                 TURNFIT_STATUS_OK);
+    CHECK_STATUS(turnfit_tracer_end_with(t, id, TURNFIT_SPAN_OUTCOME_SUCCESS, NULL, 0, 60, NULL), TURNFIT_STATUS_INVALID_ARGUMENT);
+    CHECK_STATUS(turnfit_tracer_export(t, 100, &out, &err), TURNFIT_STATUS_OK);
     CHECK_STR_CONTAINS(out, "\"input_tokens\":1200,\"output_tokens\":30,\"error_categories\":{\"rate_limited\":1}");
     CHECK_STR_CONTAINS(out, "\"metadata\":{\"model\":\"gpt-4o-mini\"}");
-    ctxkit_string_free(&out);
-    out = (ctxkit_string)SENT_STRING;
-    CHECK_STATUS(ctxkit_tracer_overdue(NULL, 0, &out, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
-    CHECK_STATUS(ctxkit_tracer_overdue(t, 0, NULL, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
-    CHECK_STATUS(ctxkit_tracer_expire(NULL, 0, &out, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
-    CHECK_STATUS(ctxkit_tracer_expire(t, 0, NULL, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
-    CHECK_STATUS(ctxkit_tracer_export(NULL, 0, &out, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
-    CHECK_STATUS(ctxkit_tracer_export(t, 0, NULL, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
+    turnfit_string_free(&out);
+    out = (turnfit_string)SENT_STRING;
+    CHECK_STATUS(turnfit_tracer_overdue(NULL, 0, &out, NULL), TURNFIT_STATUS_NULL_ARGUMENT);
+    CHECK_STATUS(turnfit_tracer_overdue(t, 0, NULL, NULL), TURNFIT_STATUS_NULL_ARGUMENT);
+    CHECK_STATUS(turnfit_tracer_expire(NULL, 0, &out, NULL), TURNFIT_STATUS_NULL_ARGUMENT);
+    CHECK_STATUS(turnfit_tracer_expire(t, 0, NULL, NULL), TURNFIT_STATUS_NULL_ARGUMENT);
+    CHECK_STATUS(turnfit_tracer_export(NULL, 0, &out, NULL), TURNFIT_STATUS_NULL_ARGUMENT);
+    CHECK_STATUS(turnfit_tracer_export(t, 0, NULL, NULL), TURNFIT_STATUS_NULL_ARGUMENT);
     check_string_untouched_at(__LINE__, "out", out);
-    ctxkit_tracer *t2 = (ctxkit_tracer *)SENT_PTR;
-    CHECK_STATUS(ctxkit_tracer_new(LIT("{\"ring_size\":0}"), &t2, &err), CTXKIT_STATUS_INVALID_ARGUMENT);
-    CHECK_ERR(&err, CTXKIT_STATUS_INVALID_ARGUMENT, "ctxkit_tracer_new", "ring_size");
-    CHECK_STATUS(ctxkit_tracer_new(LIT("{\"ring_size\":1000001}"), &t2, NULL), CTXKIT_STATUS_LIMIT_EXCEEDED);
-    CHECK_STATUS(ctxkit_tracer_new(LIT("{\"ring_size\":"), &t2, NULL), CTXKIT_STATUS_INVALID_JSON);
-    CHECK_STATUS(ctxkit_tracer_new(LIT("{\"timeouts\":{\"\xff\":1}}"), &t2, NULL), CTXKIT_STATUS_INVALID_UTF8);
-    CHECK_STATUS(ctxkit_tracer_new(NULL, 5, &t2, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
-    CHECK_STATUS(ctxkit_tracer_new(NULL, 0, NULL, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
+    turnfit_tracer *t2 = (turnfit_tracer *)SENT_PTR;
+    CHECK_STATUS(turnfit_tracer_new(LIT("{\"ring_size\":0}"), &t2, &err), TURNFIT_STATUS_INVALID_ARGUMENT);
+    CHECK_ERR(&err, TURNFIT_STATUS_INVALID_ARGUMENT, "turnfit_tracer_new", "ring_size");
+    CHECK_STATUS(turnfit_tracer_new(LIT("{\"ring_size\":1000001}"), &t2, NULL), TURNFIT_STATUS_LIMIT_EXCEEDED);
+    CHECK_STATUS(turnfit_tracer_new(LIT("{\"ring_size\":"), &t2, NULL), TURNFIT_STATUS_INVALID_JSON);
+    CHECK_STATUS(turnfit_tracer_new(LIT("{\"timeouts\":{\"\xff\":1}}"), &t2, NULL), TURNFIT_STATUS_INVALID_UTF8);
+    CHECK_STATUS(turnfit_tracer_new(NULL, 5, &t2, NULL), TURNFIT_STATUS_NULL_ARGUMENT);
+    CHECK_STATUS(turnfit_tracer_new(NULL, 0, NULL, NULL), TURNFIT_STATUS_NULL_ARGUMENT);
     check_ptr_untouched_at(__LINE__, "t2", t2);
-    ctxkit_tracer_free(NULL);
-    ctxkit_tracer_free(t);
+    turnfit_tracer_free(NULL);
+    turnfit_tracer_free(t);
 
     /* Threads: one tracer shared by TRACE_THREADS threads. */
-    ctxkit_tracer *shared = NULL;
-    CHECK_STATUS(ctxkit_tracer_new(LIT("{\"ring_size\":32}"), &shared, NULL), CTXKIT_STATUS_OK);
+    turnfit_tracer *shared = NULL;
+    CHECK_STATUS(turnfit_tracer_new(LIT("{\"ring_size\":32}"), &shared, NULL), TURNFIT_STATUS_OK);
     if (!CHECK(shared != NULL))
         return;
     trace_worker workers[TRACE_THREADS];
@@ -3377,7 +3377,7 @@ static void test_tracer(void)
         CHECK(pthread_join(threads[i], NULL) == 0);
         CHECK(workers[i].failures == 0);
     }
-    CHECK_STATUS(ctxkit_tracer_export(shared, 0, &out, NULL), CTXKIT_STATUS_OK);
+    CHECK_STATUS(turnfit_tracer_export(shared, 0, &out, NULL), TURNFIT_STATUS_OK);
     char expect[128];
     snprintf(expect, sizeof expect, "\"spans_started\":%d,\"spans_ended\":%d", TRACE_THREADS * TRACE_ITERS,
              TRACE_THREADS * TRACE_ITERS);
@@ -3387,60 +3387,60 @@ static void test_tracer(void)
              TRACE_THREADS * TRACE_ITERS / 10);
     CHECK_STR_CONTAINS(out, expect);
     CHECK_STR_CONTAINS(out, "\"open\":[]");
-    ctxkit_string_free(&out);
-    ctxkit_tracer_free(shared);
+    turnfit_string_free(&out);
+    turnfit_tracer_free(shared);
 }
 
 static void test_toolset(void)
 {
-    ctxkit_error *err = NULL;
-    ctxkit_string out = SENT_STRING;
+    turnfit_error *err = NULL;
+    turnfit_string out = SENT_STRING;
     static const char kReq[] =
         "{\"model\":\"gpt-4o\",\"tools\":["
         "{\"type\":\"function\",\"function\":{\"name\":\"fs_read\",\"description\":\"Read a file\","
         "\"parameters\":{\"type\":\"object\",\"properties\":{\"path\":{\"type\":\"string\"}}}}},"
         "{\"name\":\"run_tests\",\"description\":\"Run the tests\",\"input_schema\":{\"type\":\"object\"}}],"
         "\"allowlists\":{\"reviewer\":[\"fs_read\"],\"coder\":[\"*\"]}}";
-    CHECK_STATUS(ctxkit_toolset_report(NULL, LIT(kReq), &out, &err), CTXKIT_STATUS_OK);
+    CHECK_STATUS(turnfit_toolset_report(NULL, LIT(kReq), &out, &err), TURNFIT_STATUS_OK);
     CHECK_STR_CONTAINS(out, "\"tool_count\":2");
     CHECK_STR_CONTAINS(out, "\"agent\":\"reviewer\",\"tools\":[\"fs_read\"]");
     CHECK_STR_CONTAINS(out, "\"agent\":\"coder\",\"tools\":[\"fs_read\",\"run_tests\"]");
     CHECK_STR_CONTAINS(out, "\"saved_tokens\":0,\"percent_of_full\":100.0");
-    ctxkit_string_free(&out);
-    ctxkit_registry *reg = NULL;
-    CHECK_STATUS(ctxkit_registry_new(&reg, NULL), CTXKIT_STATUS_OK);
-    CHECK_STATUS(ctxkit_toolset_report(reg, LIT(kReq), &out, &err), CTXKIT_STATUS_OK);
+    turnfit_string_free(&out);
+    turnfit_registry *reg = NULL;
+    CHECK_STATUS(turnfit_registry_new(&reg, NULL), TURNFIT_STATUS_OK);
+    CHECK_STATUS(turnfit_toolset_report(reg, LIT(kReq), &out, &err), TURNFIT_STATUS_OK);
     CHECK_STR_CONTAINS(out, "\"exact\":true");
-    ctxkit_string_free(&out);
+    turnfit_string_free(&out);
 
     static const char kPicked[] =
         "[{\"type\":\"function\",\"function\":{\"name\":\"fs_read\",\"description\":\"Read a file\","
         "\"parameters\":{\"type\":\"object\",\"properties\":{\"path\":{\"type\":\"string\"}}}}}]";
-    CHECK_STATUS(ctxkit_toolset_select(LIT(kReq), LIT("reviewer"), &out, &err), CTXKIT_STATUS_OK);
+    CHECK_STATUS(turnfit_toolset_select(LIT(kReq), LIT("reviewer"), &out, &err), TURNFIT_STATUS_OK);
     CHECK_BYTES(out.ptr, out.len, kPicked, sizeof kPicked - 1);
-    ctxkit_string_free(&out);
+    turnfit_string_free(&out);
     CHECK_NO_ERR(err);
 
-    out = (ctxkit_string)SENT_STRING;
-    CHECK_STATUS(ctxkit_toolset_select(LIT(kReq), LIT("tester"), &out, &err), CTXKIT_STATUS_INVALID_ARGUMENT);
-    CHECK_ERR(&err, CTXKIT_STATUS_INVALID_ARGUMENT, "ctxkit_toolset_select", "agent 'tester' has no allowlist");
-    CHECK_STATUS(ctxkit_toolset_report(NULL, LIT("{\"tools\":[{\"name\":\"fs_read\"}],\"allowlists\":{\"a\":[\"fs_raed\"]}}"),
+    out = (turnfit_string)SENT_STRING;
+    CHECK_STATUS(turnfit_toolset_select(LIT(kReq), LIT("tester"), &out, &err), TURNFIT_STATUS_INVALID_ARGUMENT);
+    CHECK_ERR(&err, TURNFIT_STATUS_INVALID_ARGUMENT, "turnfit_toolset_select", "agent 'tester' has no allowlist");
+    CHECK_STATUS(turnfit_toolset_report(NULL, LIT("{\"tools\":[{\"name\":\"fs_read\"}],\"allowlists\":{\"a\":[\"fs_raed\"]}}"),
                                        &out, &err),
-                 CTXKIT_STATUS_INVALID_ARGUMENT);
-    CHECK_ERR(&err, CTXKIT_STATUS_INVALID_ARGUMENT, "ctxkit_toolset_report", "did you mean 'fs_read'?");
-    CHECK_STATUS(ctxkit_toolset_report(NULL, LIT("{\"model\":\"no-such-model\",\"tools\":[]}"), &out, NULL),
-                 CTXKIT_STATUS_UNKNOWN_MODEL);
-    CHECK_STATUS(ctxkit_toolset_report(NULL, LIT("{\"tools\":5}"), &out, NULL), CTXKIT_STATUS_INVALID_JSON);
-    CHECK_STATUS(ctxkit_toolset_report(NULL, LIT("{\"tools\":[{\"name\":\"\xff\"}]}"), &out, NULL), CTXKIT_STATUS_INVALID_UTF8);
-    CHECK_STATUS(ctxkit_toolset_report(NULL, NULL, 2, &out, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
-    CHECK_STATUS(ctxkit_toolset_report(NULL, LIT(kReq), NULL, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
-    CHECK_STATUS(ctxkit_toolset_select(LIT(kReq), LIT("rev\xe0"), &out, NULL), CTXKIT_STATUS_INVALID_UTF8);
-    CHECK_STATUS(ctxkit_toolset_select(LIT("{\"tools\":[}"), LIT("a"), &out, NULL), CTXKIT_STATUS_INVALID_JSON);
-    CHECK_STATUS(ctxkit_toolset_select(NULL, 1, LIT("a"), &out, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
-    CHECK_STATUS(ctxkit_toolset_select(LIT(kReq), NULL, 1, &out, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
-    CHECK_STATUS(ctxkit_toolset_select(LIT(kReq), LIT("reviewer"), NULL, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
+                 TURNFIT_STATUS_INVALID_ARGUMENT);
+    CHECK_ERR(&err, TURNFIT_STATUS_INVALID_ARGUMENT, "turnfit_toolset_report", "did you mean 'fs_read'?");
+    CHECK_STATUS(turnfit_toolset_report(NULL, LIT("{\"model\":\"no-such-model\",\"tools\":[]}"), &out, NULL),
+                 TURNFIT_STATUS_UNKNOWN_MODEL);
+    CHECK_STATUS(turnfit_toolset_report(NULL, LIT("{\"tools\":5}"), &out, NULL), TURNFIT_STATUS_INVALID_JSON);
+    CHECK_STATUS(turnfit_toolset_report(NULL, LIT("{\"tools\":[{\"name\":\"\xff\"}]}"), &out, NULL), TURNFIT_STATUS_INVALID_UTF8);
+    CHECK_STATUS(turnfit_toolset_report(NULL, NULL, 2, &out, NULL), TURNFIT_STATUS_NULL_ARGUMENT);
+    CHECK_STATUS(turnfit_toolset_report(NULL, LIT(kReq), NULL, NULL), TURNFIT_STATUS_NULL_ARGUMENT);
+    CHECK_STATUS(turnfit_toolset_select(LIT(kReq), LIT("rev\xe0"), &out, NULL), TURNFIT_STATUS_INVALID_UTF8);
+    CHECK_STATUS(turnfit_toolset_select(LIT("{\"tools\":[}"), LIT("a"), &out, NULL), TURNFIT_STATUS_INVALID_JSON);
+    CHECK_STATUS(turnfit_toolset_select(NULL, 1, LIT("a"), &out, NULL), TURNFIT_STATUS_NULL_ARGUMENT);
+    CHECK_STATUS(turnfit_toolset_select(LIT(kReq), NULL, 1, &out, NULL), TURNFIT_STATUS_NULL_ARGUMENT);
+    CHECK_STATUS(turnfit_toolset_select(LIT(kReq), LIT("reviewer"), NULL, NULL), TURNFIT_STATUS_NULL_ARGUMENT);
     check_string_untouched_at(__LINE__, "out", out);
-    ctxkit_registry_free(reg);
+    turnfit_registry_free(reg);
 }
 
 /*
@@ -3479,10 +3479,10 @@ static char *limits_messages(size_t n, size_t *out_len)
 
 static void test_limits(void)
 {
-    ctxkit_error *err = NULL;
-    ctxkit_window *w = NULL;
-    CHECK_STATUS(ctxkit_window_new(NULL, LIT("gpt-4o"), LIT("{\"context_window\":10000000}"), &w, &err),
-                 CTXKIT_STATUS_OK);
+    turnfit_error *err = NULL;
+    turnfit_window *w = NULL;
+    CHECK_STATUS(turnfit_window_new(NULL, LIT("gpt-4o"), LIT("{\"context_window\":10000000}"), &w, &err),
+                 TURNFIT_STATUS_OK);
     if (!CHECK(w != NULL))
         return;
 
@@ -3494,12 +3494,12 @@ static void test_limits(void)
         memset(doc, ' ', max + 1);
         doc[0] = '[';
         doc[max - 1] = ']';
-        CHECK_STATUS(ctxkit_window_load(w, doc, max, &err), CTXKIT_STATUS_OK);
+        CHECK_STATUS(turnfit_window_load(w, doc, max, &err), TURNFIT_STATUS_OK);
         CHECK_NO_ERR(err);
         doc[max - 1] = ' ';
         doc[max] = ']';
-        CHECK_STATUS(ctxkit_window_load(w, doc, max + 1, &err), CTXKIT_STATUS_LIMIT_EXCEEDED);
-        CHECK_ERR(&err, CTXKIT_STATUS_LIMIT_EXCEEDED, "ctxkit_window_load", "is 67108865 bytes; the limit is 67108864");
+        CHECK_STATUS(turnfit_window_load(w, doc, max + 1, &err), TURNFIT_STATUS_LIMIT_EXCEEDED);
+        CHECK_ERR(&err, TURNFIT_STATUS_LIMIT_EXCEEDED, "turnfit_window_load", "is 67108865 bytes; the limit is 67108864");
         free(doc);
     }
 
@@ -3520,10 +3520,10 @@ static void test_limits(void)
             memcpy(doc + n, tail, sizeof tail - 1);
             n += sizeof tail - 1;
             if (extra == 125) {
-                CHECK_STATUS(ctxkit_window_load(w, doc, n, &err), CTXKIT_STATUS_OK);
+                CHECK_STATUS(turnfit_window_load(w, doc, n, &err), TURNFIT_STATUS_OK);
             } else {
-                CHECK_STATUS(ctxkit_window_load(w, doc, n, &err), CTXKIT_STATUS_LIMIT_EXCEEDED);
-                CHECK_ERR(&err, CTXKIT_STATUS_LIMIT_EXCEEDED, "ctxkit_window_load", "recursion limit exceeded");
+                CHECK_STATUS(turnfit_window_load(w, doc, n, &err), TURNFIT_STATUS_LIMIT_EXCEEDED);
+                CHECK_ERR(&err, TURNFIT_STATUS_LIMIT_EXCEEDED, "turnfit_window_load", "recursion limit exceeded");
             }
         }
     }
@@ -3533,7 +3533,7 @@ static void test_limits(void)
      * text-taking tokenizer function). */
     {
         const size_t max = (size_t)64 * 1024 * 1024;
-        ctxkit_tokenizer *t = tokenizer_new_ok(__LINE__, "cl100k_base", 0);
+        turnfit_tokenizer *t = tokenizer_new_ok(__LINE__, "cl100k_base", 0);
         char *text = limits_buffer(max + 1);
         memset(text, 'a', max + 1);
         for (size_t i = 7; i < max + 1; i += 8)
@@ -3541,15 +3541,15 @@ static void test_limits(void)
         size_t count = SENT_SIZE;
         bool exceeded = false;
         if (t) {
-            CHECK_STATUS(ctxkit_tokenizer_count_until_limit(t, text, max, 10, &count, &exceeded, &err),
-                         CTXKIT_STATUS_OK);
+            CHECK_STATUS(turnfit_tokenizer_count_until_limit(t, text, max, 10, &count, &exceeded, &err),
+                         TURNFIT_STATUS_OK);
             CHECK(exceeded);
-            CHECK_STATUS(ctxkit_tokenizer_count_until_limit(t, text, max + 1, 10, &count, &exceeded, &err),
-                         CTXKIT_STATUS_LIMIT_EXCEEDED);
-            CHECK_ERR(&err, CTXKIT_STATUS_LIMIT_EXCEEDED, "ctxkit_tokenizer_count_until_limit", "the limit is 67108864");
+            CHECK_STATUS(turnfit_tokenizer_count_until_limit(t, text, max + 1, 10, &count, &exceeded, &err),
+                         TURNFIT_STATUS_LIMIT_EXCEEDED);
+            CHECK_ERR(&err, TURNFIT_STATUS_LIMIT_EXCEEDED, "turnfit_tokenizer_count_until_limit", "the limit is 67108864");
         }
         free(text);
-        ctxkit_tokenizer_free(t);
+        turnfit_tokenizer_free(t);
     }
 
     /* Message count: 100,000 messages load; the window then refuses a push;
@@ -3557,25 +3557,25 @@ static void test_limits(void)
     {
         size_t len = 0;
         char *doc = limits_messages(100000, &len);
-        CHECK_STATUS(ctxkit_window_load(w, doc, len, &err), CTXKIT_STATUS_OK);
+        CHECK_STATUS(turnfit_window_load(w, doc, len, &err), TURNFIT_STATUS_OK);
         size_t tokens = SENT_SIZE;
-        CHECK_STATUS(ctxkit_window_push(w, LIT("{\"role\":\"user\",\"content\":\"x\"}"), &tokens, &err),
-                     CTXKIT_STATUS_LIMIT_EXCEEDED);
+        CHECK_STATUS(turnfit_window_push(w, LIT("{\"role\":\"user\",\"content\":\"x\"}"), &tokens, &err),
+                     TURNFIT_STATUS_LIMIT_EXCEEDED);
         CHECK_SIZE(tokens, SENT_SIZE);
-        CHECK_ERR(&err, CTXKIT_STATUS_LIMIT_EXCEEDED, "ctxkit_window_push",
+        CHECK_ERR(&err, TURNFIT_STATUS_LIMIT_EXCEEDED, "turnfit_window_push",
                   "the window would hold 100001 messages; the limit is 100000 (MAX_MESSAGES)");
         free(doc);
         doc = limits_messages(100001, &len);
-        CHECK_STATUS(ctxkit_window_load(w, doc, len, &err), CTXKIT_STATUS_LIMIT_EXCEEDED);
-        CHECK_ERR(&err, CTXKIT_STATUS_LIMIT_EXCEEDED, "ctxkit_window_load", "the limit is 100000 (MAX_MESSAGES)");
-        ctxkit_string out_c = SENT_STRING, out_r = SENT_STRING;
-        CHECK_STATUS(ctxkit_fit(NULL, doc, len, LIT("{\"model\":\"gpt-4o\"}"), &out_c, &out_r, &err),
-                     CTXKIT_STATUS_LIMIT_EXCEEDED);
+        CHECK_STATUS(turnfit_window_load(w, doc, len, &err), TURNFIT_STATUS_LIMIT_EXCEEDED);
+        CHECK_ERR(&err, TURNFIT_STATUS_LIMIT_EXCEEDED, "turnfit_window_load", "the limit is 100000 (MAX_MESSAGES)");
+        turnfit_string out_c = SENT_STRING, out_r = SENT_STRING;
+        CHECK_STATUS(turnfit_fit(NULL, doc, len, LIT("{\"model\":\"gpt-4o\"}"), &out_c, &out_r, &err),
+                     TURNFIT_STATUS_LIMIT_EXCEEDED);
         CHECK(out_c.ptr == SENT_PTR && out_r.ptr == SENT_PTR);
-        CHECK_ERR(&err, CTXKIT_STATUS_LIMIT_EXCEEDED, "ctxkit_fit", "has more than 100000 messages");
+        CHECK_ERR(&err, TURNFIT_STATUS_LIMIT_EXCEEDED, "turnfit_fit", "has more than 100000 messages");
         free(doc);
     }
-    ctxkit_window_free(w);
+    turnfit_window_free(w);
 }
 
 /* Events: one callback per handle; each kind arrives with its number and a
@@ -3586,7 +3586,7 @@ typedef struct {
     int count;
     uint32_t kinds[64];
     char payloads[64][512];
-    ctxkit_window *reenter;
+    turnfit_window *reenter;
     int nested_ok;
     int bad_payload;
 } event_log;
@@ -3604,10 +3604,10 @@ static void on_event(void *user, uint32_t kind, const char *payload, size_t len)
     }
     log->count++;
     if (log->reenter != NULL) {
-        ctxkit_string pre = {NULL, 0};
-        if (ctxkit_window_preflight(log->reenter, NULL, 0, &pre, NULL) == CTXKIT_STATUS_OK)
+        turnfit_string pre = {NULL, 0};
+        if (turnfit_window_preflight(log->reenter, NULL, 0, &pre, NULL) == TURNFIT_STATUS_OK)
             log->nested_ok++;
-        ctxkit_string_free(&pre);
+        turnfit_string_free(&pre);
     }
 }
 
@@ -3620,7 +3620,7 @@ static int find_event(const event_log *log, int from, uint32_t kind)
     return -1;
 }
 
-static void push_words(ctxkit_window *w, size_t words)
+static void push_words(turnfit_window *w, size_t words)
 {
     static char buf[8192];
     size_t at = (size_t)snprintf(buf, sizeof buf, "{\"role\":\"user\",\"content\":\"");
@@ -3628,75 +3628,75 @@ static void push_words(ctxkit_window *w, size_t words)
         at += (size_t)snprintf(buf + at, sizeof buf - at, "word ");
     at += (size_t)snprintf(buf + at, sizeof buf - at, "\"}");
     size_t tokens = 0;
-    CHECK_STATUS(ctxkit_window_push(w, buf, at, &tokens, NULL), CTXKIT_STATUS_OK);
+    CHECK_STATUS(turnfit_window_push(w, buf, at, &tokens, NULL), TURNFIT_STATUS_OK);
 }
 
 static void test_events(void)
 {
-    CHECK(strcmp(ctxkit_event_kind_name(CTXKIT_EVENT_COMPACTED), "compacted") == 0);
-    CHECK(strcmp(ctxkit_event_kind_name(CTXKIT_EVENT_SKILL_SKIPPED), "skill_skipped") == 0);
-    CHECK(strcmp(ctxkit_event_kind_name(0), "unrecognized") == 0);
-    CHECK(strcmp(ctxkit_event_kind_name(4096), "unrecognized") == 0);
+    CHECK(strcmp(turnfit_event_kind_name(TURNFIT_EVENT_COMPACTED), "compacted") == 0);
+    CHECK(strcmp(turnfit_event_kind_name(TURNFIT_EVENT_SKILL_SKIPPED), "skill_skipped") == 0);
+    CHECK(strcmp(turnfit_event_kind_name(0), "unrecognized") == 0);
+    CHECK(strcmp(turnfit_event_kind_name(4096), "unrecognized") == 0);
 
     /* budget_crossed, with a callback that calls back into the window. */
     {
         static event_log log;
         memset(&log, 0, sizeof log);
-        ctxkit_window *w = NULL;
-        ctxkit_error *err = NULL;
-        CHECK_STATUS(ctxkit_window_new(NULL, LIT("gpt-4o"), LIT("{\"context_window\":1000,\"reserved_output\":100}"), &w, NULL),
-                     CTXKIT_STATUS_OK);
+        turnfit_window *w = NULL;
+        turnfit_error *err = NULL;
+        CHECK_STATUS(turnfit_window_new(NULL, LIT("gpt-4o"), LIT("{\"context_window\":1000,\"reserved_output\":100}"), &w, NULL),
+                     TURNFIT_STATUS_OK);
         log.reenter = w;
-        CHECK_STATUS(ctxkit_window_set_event_callback(w, on_event, &log, &err), CTXKIT_STATUS_OK);
+        CHECK_STATUS(turnfit_window_set_event_callback(w, on_event, &log, &err), TURNFIT_STATUS_OK);
         CHECK_NO_ERR(err);
         push_words(w, 100);
         CHECK_SIZE(log.count, 0);
         push_words(w, 650);
         CHECK_SIZE(log.count, 1);
-        CHECK_SIZE(log.kinds[0], CTXKIT_EVENT_BUDGET_CROSSED);
+        CHECK_SIZE(log.kinds[0], TURNFIT_EVENT_BUDGET_CROSSED);
         CHECK(strstr(log.payloads[0], "\"kind\":\"budget_crossed\",\"operation\":\"push\",\"from\":\"fits\",\"to\":\"should_compact\"") != NULL);
         CHECK_SIZE(log.nested_ok, 1);
         push_words(w, 300);
         CHECK_SIZE(log.count, 2);
         CHECK(strstr(log.payloads[1], "\"to\":\"overflow\"") != NULL);
         /* Cleared: nothing more. */
-        CHECK_STATUS(ctxkit_window_set_event_callback(w, NULL, NULL, NULL), CTXKIT_STATUS_OK);
-        CHECK_STATUS(ctxkit_window_load(w, LIT("[]"), NULL), CTXKIT_STATUS_OK);
+        CHECK_STATUS(turnfit_window_set_event_callback(w, NULL, NULL, NULL), TURNFIT_STATUS_OK);
+        CHECK_STATUS(turnfit_window_load(w, LIT("[]"), NULL), TURNFIT_STATUS_OK);
         push_words(w, 900);
         CHECK_SIZE(log.count, 2);
         CHECK_SIZE(log.bad_payload, 0);
-        CHECK_STATUS(ctxkit_window_set_event_callback(NULL, on_event, &log, &err), CTXKIT_STATUS_NULL_ARGUMENT);
-        CHECK_ERR(&err, CTXKIT_STATUS_NULL_ARGUMENT, "ctxkit_window_set_event_callback", "window");
-        ctxkit_window_free(w);
+        CHECK_STATUS(turnfit_window_set_event_callback(NULL, on_event, &log, &err), TURNFIT_STATUS_NULL_ARGUMENT);
+        CHECK_ERR(&err, TURNFIT_STATUS_NULL_ARGUMENT, "turnfit_window_set_event_callback", "window");
+        turnfit_window_free(w);
     }
 
     /* repaired and compacted. */
     {
         static event_log log;
         memset(&log, 0, sizeof log);
-        ctxkit_window *w = NULL;
-        CHECK_STATUS(ctxkit_window_new(NULL, LIT("gpt-4o"), LIT("{\"context_window\":120,\"reserved_output\":10}"), &w, NULL),
-                     CTXKIT_STATUS_OK);
-        CHECK_STATUS(ctxkit_window_set_event_callback(w, on_event, &log, NULL), CTXKIT_STATUS_OK);
-        CHECK_STATUS(ctxkit_window_load(w, LIT(kConv), NULL), CTXKIT_STATUS_OK);
+        turnfit_window *w = NULL;
+        CHECK_STATUS(turnfit_window_new(NULL, LIT("gpt-4o"), LIT("{\"context_window\":120,\"reserved_output\":10}"), &w, NULL),
+                     TURNFIT_STATUS_OK);
+        CHECK_STATUS(turnfit_window_set_event_callback(w, on_event, &log, NULL), TURNFIT_STATUS_OK);
+        CHECK_STATUS(turnfit_window_load(w, LIT(kConv), NULL), TURNFIT_STATUS_OK);
         int mark = log.count;
-        ctxkit_string out = SENT_STRING;
-        CHECK_STATUS(ctxkit_window_repair(w, LIT("interrupted"), &out, NULL), CTXKIT_STATUS_OK);
-        ctxkit_string_free(&out);
-        int i = find_event(&log, mark, CTXKIT_EVENT_REPAIRED);
+        turnfit_string out = SENT_STRING;
+        CHECK_STATUS(turnfit_window_repair(w, LIT("interrupted"), &out, NULL), TURNFIT_STATUS_OK);
+        turnfit_string_free(&out);
+        int i = find_event(&log, mark, TURNFIT_EVENT_REPAIRED);
         if (CHECK(i >= 0))
             CHECK(strstr(log.payloads[i], "{\"kind\":\"repaired\",\"results_added\":1,") != NULL);
         mark = log.count;
-        CHECK_STATUS(ctxkit_window_compact(w, NULL, 0, &out, NULL), CTXKIT_STATUS_OK);
-        ctxkit_string_free(&out);
+        CHECK_STATUS(turnfit_window_compact(w, NULL, 0, &out, NULL), TURNFIT_STATUS_OK);
+        turnfit_string_free(&out);
         CHECK_SIZE(log.count - mark, 1);
-        i = find_event(&log, mark, CTXKIT_EVENT_COMPACTED);
+        i = find_event(&log, mark, TURNFIT_EVENT_COMPACTED);
         if (CHECK(i >= 0)) {
             CHECK(strstr(log.payloads[i], "{\"kind\":\"compacted\",\"strategy\":\"recency\",") != NULL);
             CHECK(strstr(log.payloads[i], "\"messages_dropped\":0,") == NULL);
         }
         CHECK_SIZE(log.bad_payload, 0);
-        ctxkit_window_free(w);
+        turnfit_window_free(w);
         /* Freed: the callback is never called again (the log is static and
            would show it; there is nothing left to raise one). */
         CHECK_SIZE(log.count, mark + 1);
@@ -3706,89 +3706,89 @@ static void test_events(void)
     {
         static event_log log;
         memset(&log, 0, sizeof log);
-        ctxkit_breaker *b = NULL;
-        ctxkit_error *err = NULL;
-        CHECK_STATUS(ctxkit_breaker_new(LIT("{\"failure_threshold\":1,\"cool_down_ms\":10}"), &b, NULL), CTXKIT_STATUS_OK);
-        CHECK_STATUS(ctxkit_breaker_set_event_callback(b, on_event, &log, NULL), CTXKIT_STATUS_OK);
-        CHECK_STATUS(ctxkit_breaker_record_failure(b, LIT("api"), 5, NULL), CTXKIT_STATUS_OK);
+        turnfit_breaker *b = NULL;
+        turnfit_error *err = NULL;
+        CHECK_STATUS(turnfit_breaker_new(LIT("{\"failure_threshold\":1,\"cool_down_ms\":10}"), &b, NULL), TURNFIT_STATUS_OK);
+        CHECK_STATUS(turnfit_breaker_set_event_callback(b, on_event, &log, NULL), TURNFIT_STATUS_OK);
+        CHECK_STATUS(turnfit_breaker_record_failure(b, LIT("api"), 5, NULL), TURNFIT_STATUS_OK);
         bool allowed = false;
-        CHECK_STATUS(ctxkit_breaker_allow(b, LIT("api"), 20, &allowed, NULL), CTXKIT_STATUS_OK);
+        CHECK_STATUS(turnfit_breaker_allow(b, LIT("api"), 20, &allowed, NULL), TURNFIT_STATUS_OK);
         CHECK_SIZE(log.count, 2);
         CHECK(strcmp(log.payloads[0], "{\"kind\":\"breaker_state_changed\",\"key\":\"api\",\"from\":\"closed\",\"to\":\"open\",\"at_ms\":5}") == 0);
         CHECK(strstr(log.payloads[1], "\"from\":\"open\",\"to\":\"half_open\"") != NULL);
-        CHECK_SIZE(log.kinds[1], CTXKIT_EVENT_BREAKER_STATE_CHANGED);
-        CHECK_STATUS(ctxkit_breaker_set_event_callback(NULL, NULL, NULL, &err), CTXKIT_STATUS_NULL_ARGUMENT);
-        CHECK_ERR(&err, CTXKIT_STATUS_NULL_ARGUMENT, "ctxkit_breaker_set_event_callback", "breaker");
-        ctxkit_breaker_free(b);
+        CHECK_SIZE(log.kinds[1], TURNFIT_EVENT_BREAKER_STATE_CHANGED);
+        CHECK_STATUS(turnfit_breaker_set_event_callback(NULL, NULL, NULL, &err), TURNFIT_STATUS_NULL_ARGUMENT);
+        CHECK_ERR(&err, TURNFIT_STATUS_NULL_ARGUMENT, "turnfit_breaker_set_event_callback", "breaker");
+        turnfit_breaker_free(b);
     }
 
     /* span_repeated and span_overdue. */
     {
         static event_log log;
         memset(&log, 0, sizeof log);
-        ctxkit_tracer *t = NULL;
-        ctxkit_error *err = NULL;
-        CHECK_STATUS(ctxkit_tracer_new(NULL, 0, &t, NULL), CTXKIT_STATUS_OK);
-        CHECK_STATUS(ctxkit_tracer_set_event_callback(t, on_event, &log, NULL), CTXKIT_STATUS_OK);
+        turnfit_tracer *t = NULL;
+        turnfit_error *err = NULL;
+        CHECK_STATUS(turnfit_tracer_new(NULL, 0, &t, NULL), TURNFIT_STATUS_OK);
+        CHECK_STATUS(turnfit_tracer_set_event_callback(t, on_event, &log, NULL), TURNFIT_STATUS_OK);
         for (uint64_t at = 0; at < 20; at += 10) {
             uint64_t id = 0;
-            CHECK_STATUS(ctxkit_tracer_start(t, LIT("grep"), LIT("{\"input\":\"same\"}"), 0, at, &id, NULL), CTXKIT_STATUS_OK);
-            CHECK_STATUS(ctxkit_tracer_end(t, id, 0, 0, NULL, 0, at + 1, NULL), CTXKIT_STATUS_OK);
+            CHECK_STATUS(turnfit_tracer_start(t, LIT("grep"), LIT("{\"input\":\"same\"}"), 0, at, &id, NULL), TURNFIT_STATUS_OK);
+            CHECK_STATUS(turnfit_tracer_end(t, id, 0, 0, NULL, 0, at + 1, NULL), TURNFIT_STATUS_OK);
         }
         CHECK_SIZE(log.count, 1);
         CHECK(strcmp(log.payloads[0], "{\"kind\":\"span_repeated\",\"span_id\":2,\"first_span_id\":1,\"tool\":\"grep\",\"count\":2}") == 0);
         uint64_t slow = 0;
-        CHECK_STATUS(ctxkit_tracer_start(t, LIT("slow"), LIT("{\"timeout_ms\":1}"), 0, 100, &slow, NULL), CTXKIT_STATUS_OK);
-        ctxkit_string out = SENT_STRING;
-        CHECK_STATUS(ctxkit_tracer_overdue(t, 5100, &out, NULL), CTXKIT_STATUS_OK);
-        ctxkit_string_free(&out);
-        CHECK_STATUS(ctxkit_tracer_overdue(t, 6100, &out, NULL), CTXKIT_STATUS_OK);
-        ctxkit_string_free(&out);
+        CHECK_STATUS(turnfit_tracer_start(t, LIT("slow"), LIT("{\"timeout_ms\":1}"), 0, 100, &slow, NULL), TURNFIT_STATUS_OK);
+        turnfit_string out = SENT_STRING;
+        CHECK_STATUS(turnfit_tracer_overdue(t, 5100, &out, NULL), TURNFIT_STATUS_OK);
+        turnfit_string_free(&out);
+        CHECK_STATUS(turnfit_tracer_overdue(t, 6100, &out, NULL), TURNFIT_STATUS_OK);
+        turnfit_string_free(&out);
         CHECK_SIZE(log.count, 2);
-        CHECK_SIZE(log.kinds[1], CTXKIT_EVENT_SPAN_OVERDUE);
+        CHECK_SIZE(log.kinds[1], TURNFIT_EVENT_SPAN_OVERDUE);
         CHECK(strstr(log.payloads[1], "{\"kind\":\"span_overdue\",\"span_id\":3,\"tool\":\"slow\",") != NULL);
         CHECK(strstr(log.payloads[1], "\"elapsed_us\":5000,\"timeout_ms\":1}") != NULL);
-        CHECK_STATUS(ctxkit_tracer_set_event_callback(NULL, on_event, &log, &err), CTXKIT_STATUS_NULL_ARGUMENT);
-        CHECK_ERR(&err, CTXKIT_STATUS_NULL_ARGUMENT, "ctxkit_tracer_set_event_callback", "tracer");
-        ctxkit_tracer_free(t);
+        CHECK_STATUS(turnfit_tracer_set_event_callback(NULL, on_event, &log, &err), TURNFIT_STATUS_NULL_ARGUMENT);
+        CHECK_ERR(&err, TURNFIT_STATUS_NULL_ARGUMENT, "turnfit_tracer_set_event_callback", "tracer");
+        turnfit_tracer_free(t);
     }
 
     /* skill_skipped: examples/data holds folders and files that are not skills. */
     {
         static event_log log;
         memset(&log, 0, sizeof log);
-        ctxkit_skills *sk = NULL;
-        ctxkit_error *err = NULL;
-        CHECK_STATUS(ctxkit_skills_open_with_events(LIT("../../examples/data"), NULL, 0, on_event, &log, &sk, &err),
-                     CTXKIT_STATUS_OK);
+        turnfit_skills *sk = NULL;
+        turnfit_error *err = NULL;
+        CHECK_STATUS(turnfit_skills_open_with_events(LIT("../../examples/data"), NULL, 0, on_event, &log, &sk, &err),
+                     TURNFIT_STATUS_OK);
         CHECK_NO_ERR(err);
         CHECK(log.count >= 3);
-        int i = find_event(&log, 0, CTXKIT_EVENT_SKILL_SKIPPED);
+        int i = find_event(&log, 0, TURNFIT_EVENT_SKILL_SKIPPED);
         CHECK(i == 0);
         int found = 0;
         for (int k = 0; k < log.count && k < 64; k++)
             if (strcmp(log.payloads[k], "{\"kind\":\"skill_skipped\",\"path\":\"errors\",\"reason\":\"a folder without SKILL.md\"}") == 0)
                 found++;
         CHECK_SIZE(found, 1);
-        ctxkit_string list = SENT_STRING;
-        CHECK_STATUS(ctxkit_skills_list(sk, &list, NULL), CTXKIT_STATUS_OK);
+        turnfit_string list = SENT_STRING;
+        CHECK_STATUS(turnfit_skills_list(sk, &list, NULL), TURNFIT_STATUS_OK);
         CHECK_STR_CONTAINS(list, "{\"path\":\"errors\",\"reason\":\"a folder without SKILL.md\"}");
-        ctxkit_string_free(&list);
-        ctxkit_skills_free(sk);
+        turnfit_string_free(&list);
+        turnfit_skills_free(sk);
         /* NULL callback: the plain open. Failures deliver nothing. */
         sk = NULL;
-        CHECK_STATUS(ctxkit_skills_open_with_events(LIT(SKILLS_DIR), NULL, 0, NULL, NULL, &sk, NULL), CTXKIT_STATUS_OK);
-        ctxkit_skills_free(sk);
+        CHECK_STATUS(turnfit_skills_open_with_events(LIT(SKILLS_DIR), NULL, 0, NULL, NULL, &sk, NULL), TURNFIT_STATUS_OK);
+        turnfit_skills_free(sk);
         int before = log.count;
-        sk = (ctxkit_skills *)SENT_PTR;
-        CHECK_STATUS(ctxkit_skills_open_with_events(LIT("../../no/such/dir"), NULL, 0, on_event, &log, &sk, &err),
-                     CTXKIT_STATUS_IO);
-        CHECK_ERR(&err, CTXKIT_STATUS_IO, "ctxkit_skills_open_with_events", "skills root");
-        CHECK(sk == (ctxkit_skills *)SENT_PTR);
-        CHECK_STATUS(ctxkit_skills_open_with_events(NULL, 1, NULL, 0, on_event, &log, &sk, NULL), CTXKIT_STATUS_NULL_ARGUMENT);
-        CHECK_STATUS(ctxkit_skills_open_with_events(LIT("x\xff"), NULL, 0, on_event, &log, &sk, NULL), CTXKIT_STATUS_INVALID_UTF8);
-        CHECK_STATUS(ctxkit_skills_open_with_events(LIT(SKILLS_DIR), NULL, 0, on_event, &log, NULL, NULL),
-                     CTXKIT_STATUS_NULL_ARGUMENT);
+        sk = (turnfit_skills *)SENT_PTR;
+        CHECK_STATUS(turnfit_skills_open_with_events(LIT("../../no/such/dir"), NULL, 0, on_event, &log, &sk, &err),
+                     TURNFIT_STATUS_IO);
+        CHECK_ERR(&err, TURNFIT_STATUS_IO, "turnfit_skills_open_with_events", "skills root");
+        CHECK(sk == (turnfit_skills *)SENT_PTR);
+        CHECK_STATUS(turnfit_skills_open_with_events(NULL, 1, NULL, 0, on_event, &log, &sk, NULL), TURNFIT_STATUS_NULL_ARGUMENT);
+        CHECK_STATUS(turnfit_skills_open_with_events(LIT("x\xff"), NULL, 0, on_event, &log, &sk, NULL), TURNFIT_STATUS_INVALID_UTF8);
+        CHECK_STATUS(turnfit_skills_open_with_events(LIT(SKILLS_DIR), NULL, 0, on_event, &log, NULL, NULL),
+                     TURNFIT_STATUS_NULL_ARGUMENT);
         CHECK_SIZE(log.count, before);
         CHECK_SIZE(log.bad_payload, 0);
     }

@@ -1,5 +1,5 @@
 /*
- * Thread stress for libctxkit's C ABI (docs/reliability.md, "Threads").
+ * Thread stress for libturnfit's C ABI (docs/reliability.md, "Threads").
  *
  *   usage: stress THREADS OPS [light]
  *
@@ -26,7 +26,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 
-#include "ctxkit.h"
+#include "turnfit.h"
 
 #include <inttypes.h>
 #include <pthread.h>
@@ -83,20 +83,20 @@ static bool mem_contains(const void *hay, size_t hay_len, const char *needle)
     return false;
 }
 
-static bool same(ctxkit_string a, ctxkit_string b)
+static bool same(turnfit_string a, turnfit_string b)
 {
     return a.len == b.len && (a.len == 0 || memcmp(a.ptr, b.ptr, a.len) == 0);
 }
 
 /* Reference calls in the main thread: any failure is fatal for the run, since
  * the threads would have nothing to compare with. */
-static void must(ctxkit_status st, ctxkit_error **errp, const char *what)
+static void must(turnfit_status st, turnfit_error **errp, const char *what)
 {
-    ctxkit_error *err = *errp;
-    if (st == CTXKIT_STATUS_OK && err == NULL)
+    turnfit_error *err = *errp;
+    if (st == TURNFIT_STATUS_OK && err == NULL)
         return;
-    fprintf(stdout, "FAIL: reference call %s: %s: %s\n", what, ctxkit_status_name(st),
-            err ? ctxkit_error_message(err, NULL) : "(no error object)");
+    fprintf(stdout, "FAIL: reference call %s: %s: %s\n", what, turnfit_status_name(st),
+            err ? turnfit_error_message(err, NULL) : "(no error object)");
     printf("stress: %d passed, %d failed\n", g_passed, g_failed + 1);
     exit(1);
 }
@@ -193,54 +193,54 @@ static const char kBreakerConfig[] = "{\"failure_threshold\":3,\"cool_down_ms\":
 
 typedef struct {
     size_t count;
-    ctxkit_tokens ids;
-    ctxkit_string decoded;
+    turnfit_tokens ids;
+    turnfit_string decoded;
     size_t limit;
     size_t limited_count;
     bool limited_exceeded;
-    ctxkit_status trunc_status[3];
-    ctxkit_string trunc_text[3];
+    turnfit_status trunc_status[3];
+    turnfit_string trunc_text[3];
     size_t trunc_tokens[3], trunc_removed[3];
 } text_ref;
 
 static text_ref g_text[N_ALL_TEXTS];
-static ctxkit_string g_lookup[N_MODELS];
-static ctxkit_string g_body[N_SKILLS];
+static turnfit_string g_lookup[N_MODELS];
+static turnfit_string g_body[N_SKILLS];
 static long g_body_tokens[N_SKILLS];
-static ctxkit_string g_list_cold;
-static ctxkit_string g_index;
-static ctxkit_string g_callstack_root;
+static turnfit_string g_list_cold;
+static turnfit_string g_index;
+static turnfit_string g_callstack_root;
 static size_t g_push_tokens[N_PUSHES];
-static ctxkit_string g_preflight[WINDOW_PUSHES];
-static ctxkit_string g_fit_conv, g_fit_report;
+static turnfit_string g_preflight[WINDOW_PUSHES];
+static turnfit_string g_fit_conv, g_fit_report;
 static size_t g_shared_push_tokens;
 static long g_shared_history0, g_shared_history1;
 
 /* Truncation budget per side: BOTH needs room for its marker. */
-static size_t trunc_budget(uint32_t side) { return side == CTXKIT_TRUNCATE_SIDE_BOTH ? 24 : 4; }
+static size_t trunc_budget(uint32_t side) { return side == TURNFIT_TRUNCATE_SIDE_BOTH ? 24 : 4; }
 
 /* Per-thread references whose JSON names the thread. */
 typedef struct {
     char key[16];                /* breaker key and agent name: "w07" */
     bool allow[BREAKER_STEPS];   /* expected `allowed` at allow steps */
-    ctxkit_string state_two;     /* closed, two failures */
-    ctxkit_string state_closed;  /* closed again after a probe */
-    ctxkit_string stack_json;    /* planner -> coder -> w07 */
+    turnfit_string state_two;     /* closed, two failures */
+    turnfit_string state_closed;  /* closed again after a probe */
+    turnfit_string stack_json;    /* planner -> coder -> w07 */
 } thread_ref;
 
 static thread_ref g_thread_ref[MAX_THREADS];
-static ctxkit_string g_shared_key_state;
+static turnfit_string g_shared_key_state;
 
 /* ------------------------------------------------------------------------ */
 /* Shared handles.                                                           */
 
-static const ctxkit_tokenizer *g_tok;
-static ctxkit_registry *g_reg;
-static const ctxkit_skills *g_skills;
-static ctxkit_breaker *g_breaker;
-static ctxkit_tracer *g_tracer;
-static const ctxkit_callstack *g_stack;
-static ctxkit_window *g_shared_window;
+static const turnfit_tokenizer *g_tok;
+static turnfit_registry *g_reg;
+static const turnfit_skills *g_skills;
+static turnfit_breaker *g_breaker;
+static turnfit_tracer *g_tracer;
+static const turnfit_callstack *g_stack;
+static turnfit_window *g_shared_window;
 
 /* ------------------------------------------------------------------------ */
 /* Workers.                                                                  */
@@ -288,10 +288,10 @@ typedef struct {
     long tool_count[N_TOOLS], tool_errors[N_TOOLS], tool_in[N_TOOLS], tool_out[N_TOOLS];
 
     /* callstack */
-    ctxkit_callstack *entered;
+    turnfit_callstack *entered;
 
     /* windows */
-    ctxkit_window *window;
+    turnfit_window *window;
     long shared_pushes;
 } worker;
 
@@ -310,34 +310,34 @@ static void mismatch(worker *w, const char *fmt, ...)
 }
 
 /* A call that must succeed: the status is OK and no error object was made. */
-static bool ok(worker *w, ctxkit_status st, ctxkit_error **errp, const char *what)
+static bool ok(worker *w, turnfit_status st, turnfit_error **errp, const char *what)
 {
-    ctxkit_error *err = *errp;
+    turnfit_error *err = *errp;
     *errp = NULL;
-    if (st == CTXKIT_STATUS_OK && err == NULL)
+    if (st == TURNFIT_STATUS_OK && err == NULL)
         return true;
-    mismatch(w, "%s: %s: %s", what, ctxkit_status_name(st), err ? ctxkit_error_message(err, NULL) : "(no error)");
-    ctxkit_error_free(err);
+    mismatch(w, "%s: %s: %s", what, turnfit_status_name(st), err ? turnfit_error_message(err, NULL) : "(no error)");
+    turnfit_error_free(err);
     return false;
 }
 
 /* A call that must fail with `want`, with an error object of that code whose
  * message names `fn` and contains `needle`. */
-static void fails(worker *w, ctxkit_status st, ctxkit_error **errp, ctxkit_status want, const char *fn,
+static void fails(worker *w, turnfit_status st, turnfit_error **errp, turnfit_status want, const char *fn,
                   const char *needle)
 {
-    ctxkit_error *err = *errp;
+    turnfit_error *err = *errp;
     *errp = NULL;
     size_t len = 0;
-    const char *msg = err ? ctxkit_error_message(err, &len) : NULL;
-    if (st != want || ctxkit_error_code(err) != want || msg == NULL || strncmp(msg, fn, strlen(fn)) != 0 ||
+    const char *msg = err ? turnfit_error_message(err, &len) : NULL;
+    if (st != want || turnfit_error_code(err) != want || msg == NULL || strncmp(msg, fn, strlen(fn)) != 0 ||
         !mem_contains(msg, len, needle))
-        mismatch(w, "%s: got %s (%s), expected %s containing '%s'", fn, ctxkit_status_name(st), msg ? msg : "no error",
-                 ctxkit_status_name(want), needle);
-    ctxkit_error_free(err);
+        mismatch(w, "%s: got %s (%s), expected %s containing '%s'", fn, turnfit_status_name(st), msg ? msg : "no error",
+                 turnfit_status_name(want), needle);
+    turnfit_error_free(err);
 }
 
-static void expect_same(worker *w, const char *what, ctxkit_string got, ctxkit_string want)
+static void expect_same(worker *w, const char *what, turnfit_string got, turnfit_string want)
 {
     if (!same(got, want))
         mismatch(w, "%s: got %.*s, expected %.*s", what, (int)(got.len > 200 ? 200 : got.len),
@@ -351,34 +351,34 @@ static void tokenizer_op(worker *w)
     const text_ref *r = &g_text[k];
     const char *text = text_ptr(k);
     const size_t len = text_len(k);
-    ctxkit_error *err = NULL;
+    turnfit_error *err = NULL;
     switch (s % 6) {
     case 0: {
         size_t n = 0;
-        if (ok(w, ctxkit_tokenizer_count(g_tok, text, len, &n, &err), &err, "count") && n != r->count)
+        if (ok(w, turnfit_tokenizer_count(g_tok, text, len, &n, &err), &err, "count") && n != r->count)
             mismatch(w, "count of text %zu: %zu, expected %zu", k, n, r->count);
         break;
     }
     case 1: {
-        ctxkit_tokens ids = {NULL, 0};
-        if (ok(w, ctxkit_tokenizer_encode(g_tok, text, len, &ids, &err), &err, "encode") &&
+        turnfit_tokens ids = {NULL, 0};
+        if (ok(w, turnfit_tokenizer_encode(g_tok, text, len, &ids, &err), &err, "encode") &&
             (ids.len != r->ids.len || (ids.len > 0 && memcmp(ids.ptr, r->ids.ptr, ids.len * sizeof(uint32_t)) != 0)))
             mismatch(w, "encode of text %zu: %zu ids, expected %zu", k, ids.len, r->ids.len);
-        ctxkit_tokens_free(&ids);
+        turnfit_tokens_free(&ids);
         break;
     }
     case 2: {
-        ctxkit_string out = {NULL, 0};
-        if (ok(w, ctxkit_tokenizer_decode(g_tok, r->ids.ptr, r->ids.len, CTXKIT_DECODE_MODE_STRICT, &out, &err), &err,
+        turnfit_string out = {NULL, 0};
+        if (ok(w, turnfit_tokenizer_decode(g_tok, r->ids.ptr, r->ids.len, TURNFIT_DECODE_MODE_STRICT, &out, &err), &err,
                "decode"))
             expect_same(w, "decode", out, r->decoded);
-        ctxkit_string_free(&out);
+        turnfit_string_free(&out);
         break;
     }
     case 3: {
         size_t n = 0;
         bool exceeded = !r->limited_exceeded;
-        if (ok(w, ctxkit_tokenizer_count_until_limit(g_tok, text, len, r->limit, &n, &exceeded, &err), &err,
+        if (ok(w, turnfit_tokenizer_count_until_limit(g_tok, text, len, r->limit, &n, &exceeded, &err), &err,
                "count_until_limit") &&
             (n != r->limited_count || exceeded != r->limited_exceeded))
             mismatch(w, "count_until_limit of text %zu: %zu/%d, expected %zu/%d", k, n, exceeded, r->limited_count,
@@ -387,20 +387,20 @@ static void tokenizer_op(worker *w)
     }
     case 4: {
         const uint32_t side = (uint32_t)(s / 6) % 3;
-        ctxkit_string out = {NULL, 0};
+        turnfit_string out = {NULL, 0};
         size_t toks = 0, removed = 0;
-        ctxkit_status st =
-            ctxkit_tokenizer_truncate(g_tok, text, len, trunc_budget(side), side, NULL, 0, &out, &toks, &removed, &err);
+        turnfit_status st =
+            turnfit_tokenizer_truncate(g_tok, text, len, trunc_budget(side), side, NULL, 0, &out, &toks, &removed, &err);
         if (st != r->trunc_status[side])
-            mismatch(w, "truncate of text %zu side %u: %s, expected %s", k, side, ctxkit_status_name(st),
-                     ctxkit_status_name(r->trunc_status[side]));
-        else if (st == CTXKIT_STATUS_OK) {
+            mismatch(w, "truncate of text %zu side %u: %s, expected %s", k, side, turnfit_status_name(st),
+                     turnfit_status_name(r->trunc_status[side]));
+        else if (st == TURNFIT_STATUS_OK) {
             expect_same(w, "truncate", out, r->trunc_text[side]);
             if (toks != r->trunc_tokens[side] || removed != r->trunc_removed[side])
                 mismatch(w, "truncate of text %zu: %zu/%zu tokens", k, toks, removed);
         }
-        ctxkit_error_free(err);
-        ctxkit_string_free(&out);
+        turnfit_error_free(err);
+        turnfit_string_free(&out);
         break;
     }
     default:
@@ -409,16 +409,16 @@ static void tokenizer_op(worker *w)
             const uint32_t bad[] = {15339, 10000000u + (uint32_t)w->id};
             char needle[32];
             snprintf(needle, sizeof needle, "%u", bad[1]);
-            ctxkit_string out = {NULL, 0};
-            fails(w, ctxkit_tokenizer_decode(g_tok, bad, 2, CTXKIT_DECODE_MODE_REPLACE, &out, &err), &err,
-                  CTXKIT_STATUS_UNKNOWN_TOKEN, "ctxkit_tokenizer_decode", needle);
+            turnfit_string out = {NULL, 0};
+            fails(w, turnfit_tokenizer_decode(g_tok, bad, 2, TURNFIT_DECODE_MODE_REPLACE, &out, &err), &err,
+                  TURNFIT_STATUS_UNKNOWN_TOKEN, "turnfit_tokenizer_decode", needle);
             if (out.ptr != NULL)
                 mismatch(w, "decode wrote its output on failure");
         } else {
             static const char bad[] = "ok \xe6\x97\xa5\xe6";
             size_t n = 7;
-            fails(w, ctxkit_tokenizer_count(g_tok, LIT(bad), &n, &err), &err, CTXKIT_STATUS_INVALID_UTF8,
-                  "ctxkit_tokenizer_count", "byte offset 6");
+            fails(w, turnfit_tokenizer_count(g_tok, LIT(bad), &n, &err), &err, TURNFIT_STATUS_INVALID_UTF8,
+                  "turnfit_tokenizer_count", "byte offset 6");
             if (n != 7)
                 mismatch(w, "count wrote its output on failure");
         }
@@ -429,17 +429,17 @@ static void tokenizer_op(worker *w)
 static void registry_op(worker *w)
 {
     const long s = w->reg_step++;
-    ctxkit_error *err = NULL;
+    turnfit_error *err = NULL;
     const int own = (int)((s / 4) % 4);
     char name[32];
     snprintf(name, sizeof name, "%.15s-m%d", g_thread_ref[w->id].key, own);
     switch (s % 4) {
     case 0: {
         const size_t m = (size_t)(s / 4 + w->id) % N_MODELS;
-        ctxkit_string out = {NULL, 0};
-        if (ok(w, ctxkit_registry_lookup(g_reg, STR(kModels[m]), NULL, 0, &out, &err), &err, kModels[m]))
+        turnfit_string out = {NULL, 0};
+        if (ok(w, turnfit_registry_lookup(g_reg, STR(kModels[m]), NULL, 0, &out, &err), &err, kModels[m]))
             expect_same(w, kModels[m], out, g_lookup[m]);
-        ctxkit_string_free(&out);
+        turnfit_string_free(&out);
         break;
     }
     case 1: {
@@ -450,7 +450,7 @@ static void registry_op(worker *w)
         snprintf(json, sizeof json, "{\"name\":\"%s\",\"encoding\":\"cl100k_base\",\"context_window\":%ld,\"exact\":true}",
                  name, cw);
         size_t n = 0;
-        if (ok(w, ctxkit_registry_register(g_reg, STR(json), &n, &err), &err, "register") && n != 1)
+        if (ok(w, turnfit_registry_register(g_reg, STR(json), &n, &err), &err, "register") && n != 1)
             mismatch(w, "register %s: %zu registered", name, n);
         w->own_window[own] = cw;
         break;
@@ -458,25 +458,25 @@ static void registry_op(worker *w)
     case 2: {
         char want[64];
         snprintf(want, sizeof want, "\"context_window\":%ld,", w->own_window[own]);
-        ctxkit_string out = {NULL, 0};
-        if (ok(w, ctxkit_registry_lookup(g_reg, STR(name), NULL, 0, &out, &err), &err, name) &&
+        turnfit_string out = {NULL, 0};
+        if (ok(w, turnfit_registry_lookup(g_reg, STR(name), NULL, 0, &out, &err), &err, name) &&
             (!mem_contains(out.ptr, out.len, want) || !mem_contains(out.ptr, out.len, "\"source\":\"host\"")))
             mismatch(w, "lookup %s: %.*s lacks %s", name, (int)out.len, (const char *)out.ptr, want);
-        ctxkit_string_free(&out);
+        turnfit_string_free(&out);
         break;
     }
     default:
         if ((s / 4) % 64 == 63) {
             /* Listing under concurrent registration: this thread's names are there. */
-            ctxkit_string out = {NULL, 0};
+            turnfit_string out = {NULL, 0};
             char want[48];
             snprintf(want, sizeof want, "\"name\":\"%.15s-m0\"", g_thread_ref[w->id].key);
-            if (ok(w, ctxkit_registry_list(g_reg, &out, &err), &err, "list") && !mem_contains(out.ptr, out.len, want))
+            if (ok(w, turnfit_registry_list(g_reg, &out, &err), &err, "list") && !mem_contains(out.ptr, out.len, want))
                 mismatch(w, "registry list lacks %s", want);
-            ctxkit_string_free(&out);
+            turnfit_string_free(&out);
         } else {
             size_t n = 0;
-            if (ok(w, ctxkit_registry_register(g_reg, LIT(kSharedProfile), &n, &err), &err, "register shared") && n != 1)
+            if (ok(w, turnfit_registry_register(g_reg, LIT(kSharedProfile), &n, &err), &err, "register shared") && n != 1)
                 mismatch(w, "register shared-model: %zu registered", n);
         }
         break;
@@ -486,7 +486,7 @@ static void registry_op(worker *w)
 /* Checks a listing taken while bodies load: with every `"body_tokens":N`
  * put back to null it equals the cold listing, each N is that skill's
  * reference count, and every body this thread loaded shows as loaded. */
-static void check_listing(worker *w, ctxkit_string got, unsigned must_be_loaded)
+static void check_listing(worker *w, turnfit_string got, unsigned must_be_loaded)
 {
     char *norm = malloc(2 * got.len + 16); /* "N" -> "null" grows by at most 3 per 15 bytes */
     if (norm == NULL) {
@@ -519,7 +519,7 @@ static void check_listing(worker *w, ctxkit_string got, unsigned must_be_loaded)
         }
         norm[o++] = (char)got.ptr[i++];
     }
-    ctxkit_string n = {norm, o};
+    turnfit_string n = {norm, o};
     if (skill != N_SKILLS)
         mismatch(w, "listing has %d body_tokens fields", skill);
     expect_same(w, "skills list (normalized)", n, g_list_cold);
@@ -531,25 +531,25 @@ static void check_listing(worker *w, ctxkit_string got, unsigned must_be_loaded)
 static void skills_op(worker *w)
 {
     const long s = w->skills_step++;
-    ctxkit_error *err = NULL;
-    ctxkit_string out = {NULL, 0};
+    turnfit_error *err = NULL;
+    turnfit_string out = {NULL, 0};
     /* Ten body loads, then a listing and the index: listings are the
      * costliest call here (about 5 times a body). */
     const long phase = s % 12;
     if (phase < 10) {
         const size_t k = (size_t)(phase + s / 12 + w->id) % N_SKILLS;
-        if (ok(w, ctxkit_skills_body(g_skills, STR(kSkills[k]), &out, &err), &err, kSkills[k])) {
+        if (ok(w, turnfit_skills_body(g_skills, STR(kSkills[k]), &out, &err), &err, kSkills[k])) {
             expect_same(w, kSkills[k], out, g_body[k]);
             w->loaded_mask |= 1u << k;
         }
     } else if (phase == 10) {
-        if (ok(w, ctxkit_skills_list(g_skills, &out, &err), &err, "skills list"))
+        if (ok(w, turnfit_skills_list(g_skills, &out, &err), &err, "skills list"))
             check_listing(w, out, w->loaded_mask);
     } else {
-        if (ok(w, ctxkit_skills_render_index(g_skills, NULL, 0, &out, &err), &err, "render_index"))
+        if (ok(w, turnfit_skills_render_index(g_skills, NULL, 0, &out, &err), &err, "render_index"))
             expect_same(w, "render_index", out, g_index);
     }
-    ctxkit_string_free(&out);
+    turnfit_string_free(&out);
 }
 
 /* One cycle of a breaker key at caller time `t`. Returns the expected
@@ -575,19 +575,19 @@ static const bstep kBreakerSteps[BREAKER_STEPS] = {
     {B_ALLOW, 10 + BREAKER_COOL_DOWN, true},
 };
 
-static ctxkit_status breaker_call(ctxkit_breaker *b, const char *key, const bstep *st, uint64_t base,
-                                  bool *allowed, ctxkit_string *state, ctxkit_error **err)
+static turnfit_status breaker_call(turnfit_breaker *b, const char *key, const bstep *st, uint64_t base,
+                                  bool *allowed, turnfit_string *state, turnfit_error **err)
 {
     const uint64_t now = base + st->at;
     switch (st->kind) {
     case B_ALLOW:
-        return ctxkit_breaker_allow(b, STR(key), now, allowed, err);
+        return turnfit_breaker_allow(b, STR(key), now, allowed, err);
     case B_FAIL:
-        return ctxkit_breaker_record_failure(b, STR(key), now, err);
+        return turnfit_breaker_record_failure(b, STR(key), now, err);
     case B_SUCCESS:
-        return ctxkit_breaker_record_success(b, STR(key), now, err);
+        return turnfit_breaker_record_success(b, STR(key), now, err);
     default:
-        return ctxkit_breaker_state(b, STR(key), now, state, err);
+        return turnfit_breaker_state(b, STR(key), now, state, err);
     }
 }
 
@@ -600,8 +600,8 @@ static void breaker_op(worker *w)
     const char *key = st->shared ? "shared" : r->key;
     const uint64_t base = 10000 + (uint64_t)(s / BREAKER_STEPS) * BREAKER_PERIOD;
     bool allowed = false;
-    ctxkit_string state = {NULL, 0};
-    ctxkit_error *err = NULL;
+    turnfit_string state = {NULL, 0};
+    turnfit_error *err = NULL;
     if (!ok(w, breaker_call(g_breaker, key, st, base, &allowed, &state, &err), &err, "breaker"))
         return;
     if (st->kind == B_ALLOW && allowed != r->allow[k])
@@ -610,44 +610,44 @@ static void breaker_op(worker *w)
         /* The steps with state calls see closed breakers, whose JSON carries
          * no times, so every cycle must match the reference cycle. */
         expect_same(w, "breaker state", state, k == 3 ? r->state_two : r->state_closed);
-        ctxkit_string_free(&state);
+        turnfit_string_free(&state);
     }
 }
 
 static void tracer_op(worker *w)
 {
     const long s = w->tracer_step++;
-    ctxkit_error *err = NULL;
+    turnfit_error *err = NULL;
     /* Caller time stays under 2.1 s, so with the 10 s default deadline no
      * span of any thread is ever overdue. */
     const uint64_t now = 1000 + (uint64_t)(w->span_n % 100000) * 20;
     const int tool = (int)(w->span_n % N_TOOLS);
     if (!w->span_open && s % 64 == 63) {
-        ctxkit_string out = {NULL, 0};
-        if (ok(w, ctxkit_tracer_overdue(g_tracer, now, &out, &err), &err, "overdue")) {
-            ctxkit_string want = {(char *)"{\"overdue\":[],\"interrupted_results\":[]}",
+        turnfit_string out = {NULL, 0};
+        if (ok(w, turnfit_tracer_overdue(g_tracer, now, &out, &err), &err, "overdue")) {
+            turnfit_string want = {(char *)"{\"overdue\":[],\"interrupted_results\":[]}",
                                   strlen("{\"overdue\":[],\"interrupted_results\":[]}")};
             expect_same(w, "overdue", out, want);
         }
-        ctxkit_string_free(&out);
+        turnfit_string_free(&out);
     } else if (!w->span_open && s % 64 == 31 && w->span_n > 0) {
         /* Ending the last span again fails on every thread, never crashes. */
-        fails(w, ctxkit_tracer_end(g_tracer, w->span, CTXKIT_SPAN_OUTCOME_SUCCESS, 0, NULL, 0, now, &err), &err,
-              CTXKIT_STATUS_INVALID_ARGUMENT, "ctxkit_tracer_end", "is not open");
+        fails(w, turnfit_tracer_end(g_tracer, w->span, TURNFIT_SPAN_OUTCOME_SUCCESS, 0, NULL, 0, now, &err), &err,
+              TURNFIT_STATUS_INVALID_ARGUMENT, "turnfit_tracer_end", "is not open");
     } else if (!w->span_open) {
         char info[96];
         snprintf(info, sizeof info, "{\"agent_id\":\"%.15s\",\"tool_call_id\":\"%.15s-%ld\"}", g_thread_ref[w->id].key,
                  g_thread_ref[w->id].key, w->span_n);
-        if (ok(w, ctxkit_tracer_start(g_tracer, STR(kTools[tool]), STR(info), (uint64_t)(10 + tool), now, &w->span, &err),
+        if (ok(w, turnfit_tracer_start(g_tracer, STR(kTools[tool]), STR(info), (uint64_t)(10 + tool), now, &w->span, &err),
                &err, "tracer start")) {
             w->span_open = true;
             w->span_started = now;
         }
     } else {
         const bool failed = w->span_n % 10 == 0;
-        const uint32_t outcome = failed ? CTXKIT_SPAN_OUTCOME_FAILED : CTXKIT_SPAN_OUTCOME_SUCCESS;
+        const uint32_t outcome = failed ? TURNFIT_SPAN_OUTCOME_FAILED : TURNFIT_SPAN_OUTCOME_SUCCESS;
         const uint64_t latency = 100 * (uint64_t)(tool + 1);
-        if (ok(w, ctxkit_tracer_end(g_tracer, w->span, outcome, 20, failed ? "boom" : NULL, failed ? 4 : 0,
+        if (ok(w, turnfit_tracer_end(g_tracer, w->span, outcome, 20, failed ? "boom" : NULL, failed ? 4 : 0,
                                     w->span_started + latency, &err),
                &err, "tracer end")) {
             w->tool_count[tool]++;
@@ -663,37 +663,37 @@ static void tracer_op(worker *w)
 static void callstack_op(worker *w)
 {
     const long s = w->stack_step++;
-    ctxkit_error *err = NULL;
+    turnfit_error *err = NULL;
     const thread_ref *r = &g_thread_ref[w->id];
     switch (s % 4) {
     case 0:
-        ctxkit_callstack_free(w->entered);
+        turnfit_callstack_free(w->entered);
         w->entered = NULL;
-        ok(w, ctxkit_callstack_enter(g_stack, STR(r->key), &w->entered, &err), &err, "enter");
+        ok(w, turnfit_callstack_enter(g_stack, STR(r->key), &w->entered, &err), &err, "enter");
         break;
     case 1: {
-        ctxkit_string out = {NULL, 0};
-        if (w->entered && ok(w, ctxkit_callstack_to_json(w->entered, &out, &err), &err, "to_json"))
+        turnfit_string out = {NULL, 0};
+        if (w->entered && ok(w, turnfit_callstack_to_json(w->entered, &out, &err), &err, "to_json"))
             expect_same(w, "callstack", out, r->stack_json);
-        ctxkit_string_free(&out);
+        turnfit_string_free(&out);
         break;
     }
     case 2: {
         char chain[64];
         snprintf(chain, sizeof chain, "planner -> coder -> %.15s -> coder", r->key);
-        ctxkit_callstack *again = NULL;
+        turnfit_callstack *again = NULL;
         if (w->entered)
-            fails(w, ctxkit_callstack_enter(w->entered, LIT("coder"), &again, &err), &err, CTXKIT_STATUS_CYCLE_DETECTED,
-                  "ctxkit_callstack_enter", chain);
+            fails(w, turnfit_callstack_enter(w->entered, LIT("coder"), &again, &err), &err, TURNFIT_STATUS_CYCLE_DETECTED,
+                  "turnfit_callstack_enter", chain);
         if (again != NULL)
             mismatch(w, "a failed enter wrote its output");
         break;
     }
     default: {
-        ctxkit_string out = {NULL, 0};
-        if (ok(w, ctxkit_callstack_to_json(g_stack, &out, &err), &err, "to_json root"))
+        turnfit_string out = {NULL, 0};
+        if (ok(w, turnfit_callstack_to_json(g_stack, &out, &err), &err, "to_json root"))
             expect_same(w, "root callstack", out, g_callstack_root);
-        ctxkit_string_free(&out);
+        turnfit_string_free(&out);
         break;
     }
     }
@@ -707,38 +707,38 @@ static void window_op(worker *w)
 {
     const long s = w->window_step++;
     const int k = (int)(s % WINDOW_CYCLE);
-    ctxkit_error *err = NULL;
+    turnfit_error *err = NULL;
     if (k == 0) {
-        ok(w, ctxkit_window_load(w->window, LIT(kConv), &err), &err, "window load");
+        ok(w, turnfit_window_load(w->window, LIT(kConv), &err), &err, "window load");
     } else if (k == WINDOW_CYCLE - 1) {
-        ctxkit_string conv = {NULL, 0}, report = {NULL, 0};
-        if (ok(w, ctxkit_fit(NULL, LIT(kConv), LIT(kFitOptions), &conv, &report, &err), &err, "fit")) {
+        turnfit_string conv = {NULL, 0}, report = {NULL, 0};
+        if (ok(w, turnfit_fit(NULL, LIT(kConv), LIT(kFitOptions), &conv, &report, &err), &err, "fit")) {
             expect_same(w, "fit conversation", conv, g_fit_conv);
             expect_same(w, "fit report", report, g_fit_report);
         }
-        ctxkit_string_free(&conv);
-        ctxkit_string_free(&report);
+        turnfit_string_free(&conv);
+        turnfit_string_free(&report);
     } else if (k % 2 == 1) {
         const int p = (k / 2) % N_PUSHES;
         size_t tokens = 0;
-        if (ok(w, ctxkit_window_push(w->window, STR(kPushes[p]), &tokens, &err), &err, "window push") &&
+        if (ok(w, turnfit_window_push(w->window, STR(kPushes[p]), &tokens, &err), &err, "window push") &&
             tokens != g_push_tokens[p])
             mismatch(w, "push %d: %zu tokens, expected %zu", p, tokens, g_push_tokens[p]);
     } else {
-        ctxkit_string out = {NULL, 0};
-        if (ok(w, ctxkit_window_preflight(w->window, NULL, 0, &out, &err), &err, "preflight"))
+        turnfit_string out = {NULL, 0};
+        if (ok(w, turnfit_window_preflight(w->window, NULL, 0, &out, &err), &err, "preflight"))
             expect_same(w, "preflight", out, g_preflight[k / 2 - 1]);
-        ctxkit_string_free(&out);
+        turnfit_string_free(&out);
     }
 }
 
 static void shared_window_op(worker *w)
 {
     const long s = w->shared_step++;
-    ctxkit_error *err = NULL;
+    turnfit_error *err = NULL;
     if (s % 4 == 0) {
         size_t tokens = 0;
-        if (ok(w, ctxkit_window_push(g_shared_window, LIT(kSharedPush), &tokens, &err), &err, "shared push")) {
+        if (ok(w, turnfit_window_push(g_shared_window, LIT(kSharedPush), &tokens, &err), &err, "shared push")) {
             w->shared_pushes++;
             if (tokens != g_shared_push_tokens)
                 mismatch(w, "shared push: %zu tokens, expected %zu", tokens, g_shared_push_tokens);
@@ -746,23 +746,23 @@ static void shared_window_op(worker *w)
     } else {
         /* Other threads push meanwhile: the total only grows, and is at least
          * what this thread has pushed. */
-        ctxkit_string out = {NULL, 0};
-        if (ok(w, ctxkit_window_preflight(g_shared_window, NULL, 0, &out, &err), &err, "shared preflight")) {
+        turnfit_string out = {NULL, 0};
+        if (ok(w, turnfit_window_preflight(g_shared_window, NULL, 0, &out, &err), &err, "shared preflight")) {
             const long h = json_number_after(out.ptr, out.len, "\"history\":");
             const long min = g_shared_history0 + w->shared_pushes * (g_shared_history1 - g_shared_history0);
             if (h < min)
                 mismatch(w, "shared preflight: history %ld, expected at least %ld", h, min);
         }
-        ctxkit_string_free(&out);
+        turnfit_string_free(&out);
     }
 }
 
 static void *worker_main(void *arg)
 {
     worker *w = arg;
-    ctxkit_error *err = NULL;
+    turnfit_error *err = NULL;
     /* Creating the own window is the first call. */
-    ok(w, ctxkit_window_new(NULL, LIT("gpt-4o"), LIT(kWindowBudget), &w->window, &err), &err, "window_new");
+    ok(w, turnfit_window_new(NULL, LIT("gpt-4o"), LIT(kWindowBudget), &w->window, &err), &err, "window_new");
     w->ops = 1;
     w->sub_ops[SUB_WINDOW] = 1;
     pthread_barrier_wait(w->barrier);
@@ -785,7 +785,7 @@ static void *worker_main(void *arg)
     /* Leave no span open, so the tracer's totals add up. */
     if (w->span_open) {
         const int tool = (int)(w->span_n % N_TOOLS);
-        if (ok(w, ctxkit_tracer_end(g_tracer, w->span, CTXKIT_SPAN_OUTCOME_SUCCESS, 20, NULL, 0,
+        if (ok(w, turnfit_tracer_end(g_tracer, w->span, TURNFIT_SPAN_OUTCOME_SUCCESS, 20, NULL, 0,
                                     w->span_started + 100 * (uint64_t)(tool + 1), &err),
                &err, "last tracer end")) {
             w->tool_count[tool]++;
@@ -794,86 +794,86 @@ static void *worker_main(void *arg)
         }
         w->span_open = false;
     }
-    ctxkit_callstack_free(w->entered);
-    ctxkit_window_free(w->window);
+    turnfit_callstack_free(w->entered);
+    turnfit_window_free(w->window);
     return NULL;
 }
 
 /* ------------------------------------------------------------------------ */
 /* Reference phase.                                                          */
 
-static void reference(ctxkit_tokenizer *tok, ctxkit_registry *reg, int threads)
+static void reference(turnfit_tokenizer *tok, turnfit_registry *reg, int threads)
 {
-    ctxkit_error *err = NULL;
+    turnfit_error *err = NULL;
     for (size_t k = 0; k < N_ALL_TEXTS; k++) {
         text_ref *r = &g_text[k];
-        must(ctxkit_tokenizer_count(tok, text_ptr(k), text_len(k), &r->count, &err), &err, "count");
-        must(ctxkit_tokenizer_encode(tok, text_ptr(k), text_len(k), &r->ids, &err), &err, "encode");
+        must(turnfit_tokenizer_count(tok, text_ptr(k), text_len(k), &r->count, &err), &err, "count");
+        must(turnfit_tokenizer_encode(tok, text_ptr(k), text_len(k), &r->ids, &err), &err, "encode");
         check(r->ids.len == r->count, "encode and count agree");
-        must(ctxkit_tokenizer_decode(tok, r->ids.ptr, r->ids.len, CTXKIT_DECODE_MODE_STRICT, &r->decoded, &err), &err,
+        must(turnfit_tokenizer_decode(tok, r->ids.ptr, r->ids.len, TURNFIT_DECODE_MODE_STRICT, &r->decoded, &err), &err,
              "decode");
         check(r->decoded.len == text_len(k) && memcmp(r->decoded.ptr, text_ptr(k), text_len(k)) == 0,
               "decode round-trips");
         r->limit = r->count / 2;
-        must(ctxkit_tokenizer_count_until_limit(tok, text_ptr(k), text_len(k), r->limit, &r->limited_count,
+        must(turnfit_tokenizer_count_until_limit(tok, text_ptr(k), text_len(k), r->limit, &r->limited_count,
                                                 &r->limited_exceeded, &err),
              &err, "count_until_limit");
         for (uint32_t side = 0; side < 3; side++) {
-            r->trunc_status[side] = ctxkit_tokenizer_truncate(tok, text_ptr(k), text_len(k), trunc_budget(side), side,
+            r->trunc_status[side] = turnfit_tokenizer_truncate(tok, text_ptr(k), text_len(k), trunc_budget(side), side,
                                                               NULL, 0, &r->trunc_text[side], &r->trunc_tokens[side],
                                                               &r->trunc_removed[side], &err);
-            ctxkit_error_free(err);
+            turnfit_error_free(err);
             err = NULL;
         }
     }
     /* The long text really is cut on every side. */
     const text_ref *lr = &g_text[N_TEXTS - 1];
-    check(lr->trunc_status[0] == CTXKIT_STATUS_OK && lr->trunc_status[1] == CTXKIT_STATUS_OK &&
-              lr->trunc_status[2] == CTXKIT_STATUS_OK && lr->trunc_removed[0] > 0 && lr->trunc_removed[2] > 0 &&
+    check(lr->trunc_status[0] == TURNFIT_STATUS_OK && lr->trunc_status[1] == TURNFIT_STATUS_OK &&
+              lr->trunc_status[2] == TURNFIT_STATUS_OK && lr->trunc_removed[0] > 0 && lr->trunc_removed[2] > 0 &&
               lr->limited_exceeded,
           "the long text is truncated on every side and exceeds its limit");
 
     size_t n = 0;
-    must(ctxkit_registry_register(reg, LIT(kAcmeProfile), &n, &err), &err, "register acme");
-    must(ctxkit_registry_register(reg, LIT(kSharedProfile), &n, &err), &err, "register shared");
+    must(turnfit_registry_register(reg, LIT(kAcmeProfile), &n, &err), &err, "register acme");
+    must(turnfit_registry_register(reg, LIT(kSharedProfile), &n, &err), &err, "register shared");
     for (size_t m = 0; m < N_MODELS; m++)
-        must(ctxkit_registry_lookup(reg, STR(kModels[m]), NULL, 0, &g_lookup[m], &err), &err, kModels[m]);
+        must(turnfit_registry_lookup(reg, STR(kModels[m]), NULL, 0, &g_lookup[m], &err), &err, kModels[m]);
 
     /* Skills: bodies from a handle of their own; the cold listing and the
      * index from the shared handle before any body is loaded through it. */
-    ctxkit_skills *ref_skills = NULL;
-    must(ctxkit_skills_open(LIT(SKILLS_DIR), NULL, 0, &ref_skills, &err), &err, "skills_open");
+    turnfit_skills *ref_skills = NULL;
+    must(turnfit_skills_open(LIT(SKILLS_DIR), NULL, 0, &ref_skills, &err), &err, "skills_open");
     for (int k = 0; k < N_SKILLS; k++) {
-        must(ctxkit_skills_body(ref_skills, STR(kSkills[k]), &g_body[k], &err), &err, kSkills[k]);
+        must(turnfit_skills_body(ref_skills, STR(kSkills[k]), &g_body[k], &err), &err, kSkills[k]);
         g_body_tokens[k] = json_number_after(g_body[k].ptr, g_body[k].len, "\"tokens\":");
         check(g_body_tokens[k] > 0, "a body has tokens");
     }
-    must(ctxkit_skills_list(g_skills, &g_list_cold, &err), &err, "skills_list");
+    must(turnfit_skills_list(g_skills, &g_list_cold, &err), &err, "skills_list");
     check(mem_contains(g_list_cold.ptr, g_list_cold.len, "\"valid\":4,\"invalid\":0"), "four valid skills");
-    must(ctxkit_skills_render_index(g_skills, NULL, 0, &g_index, &err), &err, "render_index");
+    must(turnfit_skills_render_index(g_skills, NULL, 0, &g_index, &err), &err, "render_index");
     {
         /* The listing check works: the warm listing normalizes to the cold one. */
         worker probe;
         memset(&probe, 0, sizeof probe);
-        ctxkit_string warm = {NULL, 0};
-        must(ctxkit_skills_list(ref_skills, &warm, &err), &err, "warm list");
+        turnfit_string warm = {NULL, 0};
+        must(turnfit_skills_list(ref_skills, &warm, &err), &err, "warm list");
         check_listing(&probe, warm, (1u << N_SKILLS) - 1);
         check(probe.mismatches == 0 && !same(warm, g_list_cold), "the warm listing normalizes to the cold one");
         if (probe.mismatches)
             fail("%s", probe.first);
-        ctxkit_string_free(&warm);
+        turnfit_string_free(&warm);
     }
-    ctxkit_skills_free(ref_skills);
+    turnfit_skills_free(ref_skills);
 
     /* Breaker: the cycle run once per thread key on a breaker of its own. */
-    ctxkit_breaker *ref_breaker = NULL;
-    must(ctxkit_breaker_new(LIT(kBreakerConfig), &ref_breaker, &err), &err, "breaker_new");
+    turnfit_breaker *ref_breaker = NULL;
+    must(turnfit_breaker_new(LIT(kBreakerConfig), &ref_breaker, &err), &err, "breaker_new");
     for (int t = 0; t < threads; t++) {
         thread_ref *r = &g_thread_ref[t];
         snprintf(r->key, sizeof r->key, "w%02d", t);
         for (int k = 0; k < BREAKER_STEPS; k++) {
             const bstep *st = &kBreakerSteps[k];
-            ctxkit_string state = {NULL, 0};
+            turnfit_string state = {NULL, 0};
             must(breaker_call(ref_breaker, st->shared ? "shared" : r->key, st, 10000, &r->allow[k], &state, &err), &err,
                  "breaker");
             if (st->kind == B_STATE) {
@@ -887,75 +887,75 @@ static void reference(ctxkit_tokenizer *tok, ctxkit_registry *reg, int threads)
         check(r->allow[0] && !r->allow[6] && r->allow[7] && !r->allow[8] && r->allow[11],
               "breaker cycle: allowed, refused while open, one probe");
     }
-    must(ctxkit_breaker_state(ref_breaker, LIT("shared"), 0, &g_shared_key_state, &err), &err, "shared state");
-    ctxkit_breaker_free(ref_breaker);
+    must(turnfit_breaker_state(ref_breaker, LIT("shared"), 0, &g_shared_key_state, &err), &err, "shared state");
+    turnfit_breaker_free(ref_breaker);
 
     /* Call stacks. */
-    must(ctxkit_callstack_to_json(g_stack, &g_callstack_root, &err), &err, "root to_json");
+    must(turnfit_callstack_to_json(g_stack, &g_callstack_root, &err), &err, "root to_json");
     for (int t = 0; t < threads; t++) {
-        ctxkit_callstack *s = NULL;
-        must(ctxkit_callstack_enter(g_stack, STR(g_thread_ref[t].key), &s, &err), &err, "enter");
-        must(ctxkit_callstack_to_json(s, &g_thread_ref[t].stack_json, &err), &err, "to_json");
-        ctxkit_callstack_free(s);
+        turnfit_callstack *s = NULL;
+        must(turnfit_callstack_enter(g_stack, STR(g_thread_ref[t].key), &s, &err), &err, "enter");
+        must(turnfit_callstack_to_json(s, &g_thread_ref[t].stack_json, &err), &err, "to_json");
+        turnfit_callstack_free(s);
     }
 
     /* Windows: one cycle of the own-window sequence, and the fit. */
-    ctxkit_window *win = NULL;
-    must(ctxkit_window_new(NULL, LIT("gpt-4o"), LIT(kWindowBudget), &win, &err), &err, "window_new");
-    must(ctxkit_window_load(win, LIT(kConv), &err), &err, "load");
+    turnfit_window *win = NULL;
+    must(turnfit_window_new(NULL, LIT("gpt-4o"), LIT(kWindowBudget), &win, &err), &err, "window_new");
+    must(turnfit_window_load(win, LIT(kConv), &err), &err, "load");
     for (int j = 0; j < WINDOW_PUSHES; j++) {
         const int p = j % N_PUSHES;
-        must(ctxkit_window_push(win, STR(kPushes[p]), &g_push_tokens[p], &err), &err, "push");
-        must(ctxkit_window_preflight(win, NULL, 0, &g_preflight[j], &err), &err, "preflight");
+        must(turnfit_window_push(win, STR(kPushes[p]), &g_push_tokens[p], &err), &err, "push");
+        must(turnfit_window_preflight(win, NULL, 0, &g_preflight[j], &err), &err, "preflight");
     }
     check(mem_contains(g_preflight[0].ptr, g_preflight[0].len, "\"verdict\":\"fits\"") &&
               !mem_contains(g_preflight[WINDOW_PUSHES - 1].ptr, g_preflight[WINDOW_PUSHES - 1].len,
                             "\"verdict\":\"fits\""),
           "the own window's verdict changes within a cycle");
-    ctxkit_window_free(win);
-    must(ctxkit_fit(NULL, LIT(kConv), LIT(kFitOptions), &g_fit_conv, &g_fit_report, &err), &err, "fit");
+    turnfit_window_free(win);
+    must(turnfit_fit(NULL, LIT(kConv), LIT(kFitOptions), &g_fit_conv, &g_fit_report, &err), &err, "fit");
     check(mem_contains(g_fit_report.ptr, g_fit_report.len, "\"dropped_message\""), "the fit drops messages");
 
     /* The shared window: its history before and after one push. */
-    ctxkit_string pre = {NULL, 0};
-    must(ctxkit_window_preflight(g_shared_window, NULL, 0, &pre, &err), &err, "shared preflight");
+    turnfit_string pre = {NULL, 0};
+    must(turnfit_window_preflight(g_shared_window, NULL, 0, &pre, &err), &err, "shared preflight");
     g_shared_history0 = json_number_after(pre.ptr, pre.len, "\"history\":");
-    ctxkit_string_free(&pre);
-    ctxkit_window *probe = NULL;
-    must(ctxkit_window_new(NULL, LIT("gpt-4o"), NULL, 0, &probe, &err), &err, "window_new");
-    must(ctxkit_window_load(probe, LIT(kSharedBase), &err), &err, "load");
-    must(ctxkit_window_push(probe, LIT(kSharedPush), &g_shared_push_tokens, &err), &err, "push");
-    must(ctxkit_window_preflight(probe, NULL, 0, &pre, &err), &err, "preflight");
+    turnfit_string_free(&pre);
+    turnfit_window *probe = NULL;
+    must(turnfit_window_new(NULL, LIT("gpt-4o"), NULL, 0, &probe, &err), &err, "window_new");
+    must(turnfit_window_load(probe, LIT(kSharedBase), &err), &err, "load");
+    must(turnfit_window_push(probe, LIT(kSharedPush), &g_shared_push_tokens, &err), &err, "push");
+    must(turnfit_window_preflight(probe, NULL, 0, &pre, &err), &err, "preflight");
     g_shared_history1 = json_number_after(pre.ptr, pre.len, "\"history\":");
-    ctxkit_string_free(&pre);
-    ctxkit_window_free(probe);
+    turnfit_string_free(&pre);
+    turnfit_window_free(probe);
     check(g_shared_history0 >= 0 && g_shared_history1 > g_shared_history0, "a push adds to the history");
 }
 
 static void free_reference(int threads)
 {
     for (size_t k = 0; k < N_ALL_TEXTS; k++) {
-        ctxkit_tokens_free(&g_text[k].ids);
-        ctxkit_string_free(&g_text[k].decoded);
+        turnfit_tokens_free(&g_text[k].ids);
+        turnfit_string_free(&g_text[k].decoded);
         for (int side = 0; side < 3; side++)
-            ctxkit_string_free(&g_text[k].trunc_text[side]);
+            turnfit_string_free(&g_text[k].trunc_text[side]);
     }
     for (size_t m = 0; m < N_MODELS; m++)
-        ctxkit_string_free(&g_lookup[m]);
+        turnfit_string_free(&g_lookup[m]);
     for (int k = 0; k < N_SKILLS; k++)
-        ctxkit_string_free(&g_body[k]);
-    ctxkit_string_free(&g_list_cold);
-    ctxkit_string_free(&g_index);
-    ctxkit_string_free(&g_callstack_root);
+        turnfit_string_free(&g_body[k]);
+    turnfit_string_free(&g_list_cold);
+    turnfit_string_free(&g_index);
+    turnfit_string_free(&g_callstack_root);
     for (int j = 0; j < WINDOW_PUSHES; j++)
-        ctxkit_string_free(&g_preflight[j]);
-    ctxkit_string_free(&g_fit_conv);
-    ctxkit_string_free(&g_fit_report);
-    ctxkit_string_free(&g_shared_key_state);
+        turnfit_string_free(&g_preflight[j]);
+    turnfit_string_free(&g_fit_conv);
+    turnfit_string_free(&g_fit_report);
+    turnfit_string_free(&g_shared_key_state);
     for (int t = 0; t < threads; t++) {
-        ctxkit_string_free(&g_thread_ref[t].state_two);
-        ctxkit_string_free(&g_thread_ref[t].state_closed);
-        ctxkit_string_free(&g_thread_ref[t].stack_json);
+        turnfit_string_free(&g_thread_ref[t].state_two);
+        turnfit_string_free(&g_thread_ref[t].state_closed);
+        turnfit_string_free(&g_thread_ref[t].stack_json);
     }
 }
 
@@ -964,8 +964,8 @@ static void free_reference(int threads)
 
 static void final_checks(worker *workers, int threads)
 {
-    ctxkit_error *err = NULL;
-    ctxkit_string out = {NULL, 0};
+    turnfit_error *err = NULL;
+    turnfit_string out = {NULL, 0};
 
     /* Tracer: every span started was ended; per tool, the counts and byte
      * totals are the threads' sums and every latency is the tool's own. */
@@ -979,7 +979,7 @@ static void final_checks(worker *workers, int threads)
             outb[k] += workers[t].tool_out[k];
             started += workers[t].tool_count[k];
         }
-    if (check(ctxkit_tracer_export(g_tracer, 0, &out, &err) == CTXKIT_STATUS_OK && err == NULL, "tracer export")) {
+    if (check(turnfit_tracer_export(g_tracer, 0, &out, &err) == TURNFIT_STATUS_OK && err == NULL, "tracer export")) {
         char want[512];
         snprintf(want, sizeof want, "\"spans_started\":%ld,\"spans_ended\":%ld,", started, started);
         if (!check(mem_contains(out.ptr, out.len, want), "tracer totals"))
@@ -995,29 +995,29 @@ static void final_checks(worker *workers, int threads)
         }
         check(mem_contains(out.ptr, out.len, "\"open\":[]"), "no span left open");
     }
-    ctxkit_string_free(&out);
-    ctxkit_error_free(err);
+    turnfit_string_free(&out);
+    turnfit_error_free(err);
     err = NULL;
 
     /* Shared window: the history is the base plus every push. */
     long pushes = 0;
     for (int t = 0; t < threads; t++)
         pushes += workers[t].shared_pushes;
-    if (check(ctxkit_window_preflight(g_shared_window, NULL, 0, &out, &err) == CTXKIT_STATUS_OK, "shared preflight")) {
+    if (check(turnfit_window_preflight(g_shared_window, NULL, 0, &out, &err) == TURNFIT_STATUS_OK, "shared preflight")) {
         const long h = json_number_after(out.ptr, out.len, "\"history\":");
         const long want = g_shared_history0 + pushes * (g_shared_history1 - g_shared_history0);
         if (!check(h == want, "shared window history adds up"))
             fail("  history %ld, expected %ld (%ld pushes)", h, want, pushes);
     }
-    ctxkit_string_free(&out);
-    ctxkit_error_free(err);
+    turnfit_string_free(&out);
+    turnfit_error_free(err);
     err = NULL;
 
     /* Breaker: the shared key only saw successes. */
-    if (check(ctxkit_breaker_state(g_breaker, LIT("shared"), 0, &out, &err) == CTXKIT_STATUS_OK, "shared key state"))
+    if (check(turnfit_breaker_state(g_breaker, LIT("shared"), 0, &out, &err) == TURNFIT_STATUS_OK, "shared key state"))
         check(same(out, g_shared_key_state), "the shared breaker key stayed closed");
-    ctxkit_string_free(&out);
-    ctxkit_error_free(err);
+    turnfit_string_free(&out);
+    turnfit_error_free(err);
     err = NULL;
 
     /* Registry: each thread's names hold what it registered last, and the
@@ -1030,18 +1030,18 @@ static void final_checks(worker *workers, int threads)
             char name[32], want[64];
             snprintf(name, sizeof name, "%.15s-m%d", g_thread_ref[t].key, k);
             snprintf(want, sizeof want, "\"context_window\":%ld,", workers[t].own_window[k]);
-            if (ctxkit_registry_lookup(g_reg, STR(name), NULL, 0, &out, NULL) != CTXKIT_STATUS_OK ||
+            if (turnfit_registry_lookup(g_reg, STR(name), NULL, 0, &out, NULL) != TURNFIT_STATUS_OK ||
                 !mem_contains(out.ptr, out.len, want))
                 bad++;
-            ctxkit_string_free(&out);
+            turnfit_string_free(&out);
         }
     check(bad == 0, "every thread's last registration is in the registry");
     for (size_t m = 0; m < N_MODELS; m++) {
-        if (ctxkit_registry_lookup(g_reg, STR(kModels[m]), NULL, 0, &out, NULL) == CTXKIT_STATUS_OK)
+        if (turnfit_registry_lookup(g_reg, STR(kModels[m]), NULL, 0, &out, NULL) == TURNFIT_STATUS_OK)
             check(same(out, g_lookup[m]), "lookups after the run equal the reference");
         else
             fail("lookup of %s failed after the run", kModels[m]);
-        ctxkit_string_free(&out);
+        turnfit_string_free(&out);
     }
 
     /* Skills: the index is unchanged; the listing shows every body loaded
@@ -1049,17 +1049,17 @@ static void final_checks(worker *workers, int threads)
     unsigned loaded = 0;
     for (int t = 0; t < threads; t++)
         loaded |= workers[t].loaded_mask;
-    if (check(ctxkit_skills_render_index(g_skills, NULL, 0, &out, NULL) == CTXKIT_STATUS_OK, "render_index"))
+    if (check(turnfit_skills_render_index(g_skills, NULL, 0, &out, NULL) == TURNFIT_STATUS_OK, "render_index"))
         check(same(out, g_index), "the skills index is unchanged");
-    ctxkit_string_free(&out);
-    if (check(ctxkit_skills_list(g_skills, &out, NULL) == CTXKIT_STATUS_OK, "skills list")) {
+    turnfit_string_free(&out);
+    if (check(turnfit_skills_list(g_skills, &out, NULL) == TURNFIT_STATUS_OK, "skills list")) {
         worker probe;
         memset(&probe, 0, sizeof probe);
         check_listing(&probe, out, loaded);
         if (!check(probe.mismatches == 0, "the final listing"))
             fail("  %s", probe.first);
     }
-    ctxkit_string_free(&out);
+    turnfit_string_free(&out);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -1095,23 +1095,23 @@ int main(int argc, char **argv)
 
     struct timespec t0;
     clock_gettime(CLOCK_MONOTONIC, &t0);
-    ctxkit_error *err = NULL;
-    ctxkit_tokenizer *tok = NULL;
-    ctxkit_registry *reg = NULL;
-    ctxkit_skills *skills = NULL;
-    ctxkit_breaker *breaker = NULL;
-    ctxkit_tracer *tracer = NULL;
-    ctxkit_callstack *stack = NULL;
-    ctxkit_window *shared_window = NULL;
-    must(ctxkit_tokenizer_new(LIT("cl100k_base"), 0, &tok, &err), &err, "tokenizer_new");
-    must(ctxkit_registry_new(&reg, &err), &err, "registry_new");
-    must(ctxkit_skills_open(LIT(SKILLS_DIR), NULL, 0, &skills, &err), &err, "skills_open");
-    must(ctxkit_breaker_new(LIT(kBreakerConfig), &breaker, &err), &err, "breaker_new");
-    must(ctxkit_tracer_new(LIT("{\"ring_size\":256}"), &tracer, &err), &err, "tracer_new");
-    must(ctxkit_callstack_from_json(LIT("{\"agents\":[\"planner\",\"coder\"],\"max_depth\":5}"), &stack, &err), &err,
+    turnfit_error *err = NULL;
+    turnfit_tokenizer *tok = NULL;
+    turnfit_registry *reg = NULL;
+    turnfit_skills *skills = NULL;
+    turnfit_breaker *breaker = NULL;
+    turnfit_tracer *tracer = NULL;
+    turnfit_callstack *stack = NULL;
+    turnfit_window *shared_window = NULL;
+    must(turnfit_tokenizer_new(LIT("cl100k_base"), 0, &tok, &err), &err, "tokenizer_new");
+    must(turnfit_registry_new(&reg, &err), &err, "registry_new");
+    must(turnfit_skills_open(LIT(SKILLS_DIR), NULL, 0, &skills, &err), &err, "skills_open");
+    must(turnfit_breaker_new(LIT(kBreakerConfig), &breaker, &err), &err, "breaker_new");
+    must(turnfit_tracer_new(LIT("{\"ring_size\":256}"), &tracer, &err), &err, "tracer_new");
+    must(turnfit_callstack_from_json(LIT("{\"agents\":[\"planner\",\"coder\"],\"max_depth\":5}"), &stack, &err), &err,
          "callstack_from_json");
-    must(ctxkit_window_new(NULL, LIT("gpt-4o"), NULL, 0, &shared_window, &err), &err, "window_new");
-    must(ctxkit_window_load(shared_window, LIT(kSharedBase), &err), &err, "window_load");
+    must(turnfit_window_new(NULL, LIT("gpt-4o"), NULL, 0, &shared_window, &err), &err, "window_new");
+    must(turnfit_window_load(shared_window, LIT(kSharedBase), &err), &err, "window_load");
     g_tok = tok;
     g_reg = reg;
     g_skills = skills;
@@ -1171,13 +1171,13 @@ int main(int argc, char **argv)
     final_checks(workers, threads);
 
     free_reference(threads);
-    ctxkit_window_free(shared_window);
-    ctxkit_callstack_free(stack);
-    ctxkit_tracer_free(tracer);
-    ctxkit_breaker_free(breaker);
-    ctxkit_skills_free(skills);
-    ctxkit_registry_free(reg);
-    ctxkit_tokenizer_free(tok);
+    turnfit_window_free(shared_window);
+    turnfit_callstack_free(stack);
+    turnfit_tracer_free(tracer);
+    turnfit_breaker_free(breaker);
+    turnfit_skills_free(skills);
+    turnfit_registry_free(reg);
+    turnfit_tokenizer_free(tok);
 
     printf("stress: calls by handle:");
     for (int k = 0; k < N_SUB; k++)

@@ -4,7 +4,7 @@
 The expectations are written by hand in this file from the providers' model
 pages (the `source` of each family in core/data/models.json) and, for the
 encodings of OpenAI names, tiktoken 0.14.0's `model.py`. They are not
-ctxkit's output: each name lists the encoding and limits its provider
+turnfit's output: each name lists the encoding and limits its provider
 publishes, so a lookup that picks the wrong entry fails. No dependencies:
 `python3 tests/vectors/gen_model_vectors.py`.
 """
@@ -157,7 +157,7 @@ def main() -> None:
         "format": 1,
         "generated_by": "tests/vectors/gen_model_vectors.py",
         "oracle": "the providers' published model names and limits (core/data/models.json cites them) and "
-                  "tiktoken 0.14.0's model table; written by hand, not ctxkit's output",
+                  "tiktoken 0.14.0's model table; written by hand, not turnfit's output",
         "vectors": vectors,
     }
     out = Path(__file__).resolve().parent / "models.json"

@@ -5,7 +5,7 @@ telemetry, tool sets).
 
 Every expectation here is written by hand from the providers' documentation
 or computed by an independent reimplementation in this file (the backoff's
-SplitMix64 jitter), never copied from ctxkit's output. Classification bodies
+SplitMix64 jitter), never copied from turnfit's output. Classification bodies
 are read from examples/data/errors/*.json, the documented error shapes, so
 the fixtures and the vectors cannot drift apart.
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Generate tests/vectors/tokenizer.json: tokenizer conformance vectors whose
 expected values come from OpenAI's own `tiktoken` package, an oracle that is
-independent of ctxkit's Rust engine.
+independent of turnfit's Rust engine.
 
 Runs fully offline: each encoding is built from the rank files shipped in
 core/data/ (checked against the SHA-256 that tiktoken itself expects), with the
@@ -388,7 +388,7 @@ def encode_texts() -> list[tuple[str, str]]:
         ("code-json", JSON_SNIPPET),
         ("code-shell", SHELL_SNIPPET),
         ("url", "https://example.com/path/to/page?query=a%20b&x=1#frag-ment"),
-        ("file-path", "/home/user/projects/ctxkit/core/src/tokens/truncate.rs:42:7"),
+        ("file-path", "/home/user/projects/turnfit/core/src/tokens/truncate.rs:42:7"),
         ("windows-path", "C:\\Users\\Admin\\AppData\\Local\\Temp\\file (1).txt"),
         ("base64", base64_like(rng, 300)),
         ("hex-hashes", "sha256:223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7 "

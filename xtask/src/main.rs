@@ -1,6 +1,6 @@
 //! Repository chores that need Rust tooling, pinned in Cargo.lock.
 //!
-//! `cargo run -p xtask -- header` regenerates include/ctxkit.h from ffi/;
+//! `cargo run -p xtask -- header` regenerates include/turnfit.h from ffi/;
 //! `cargo run -p xtask -- header --check` fails if the committed header
 //! differs from a fresh generation (the test command's drift check).
 //! `cargo run -p xtask -- schemas [--check]` regenerates (or drift-checks)
@@ -36,7 +36,7 @@ fn root() -> PathBuf {
 fn header(check: bool) -> ExitCode {
     let root = root();
     let ffi = root.join("ffi");
-    let path = root.join("include/ctxkit.h");
+    let path = root.join("include/turnfit.h");
     let config = match cbindgen::Config::from_file(ffi.join("cbindgen.toml")) {
         Ok(c) => c,
         Err(e) => {
@@ -56,10 +56,10 @@ fn header(check: bool) -> ExitCode {
     let committed = std::fs::read(&path).unwrap_or_default();
     if check {
         if committed == fresh {
-            println!("header: include/ctxkit.h matches ffi/ (cbindgen {})", cbindgen_version());
+            println!("header: include/turnfit.h matches ffi/ (cbindgen {})", cbindgen_version());
             return ExitCode::SUCCESS;
         }
-        eprintln!("header: include/ctxkit.h is out of date with ffi/; run `make header` and commit it");
+        eprintln!("header: include/turnfit.h is out of date with ffi/; run `make header` and commit it");
         let old = String::from_utf8_lossy(&committed);
         let new = String::from_utf8_lossy(&fresh);
         for (i, (a, b)) in old.lines().zip(new.lines()).enumerate() {
@@ -74,7 +74,7 @@ fn header(check: bool) -> ExitCode {
         eprintln!("xtask: writing {}: {e}", path.display());
         return ExitCode::FAILURE;
     }
-    println!("header: wrote include/ctxkit.h");
+    println!("header: wrote include/turnfit.h");
     ExitCode::SUCCESS
 }
 

@@ -1,5 +1,5 @@
 //! `xtask schemas [--check]`: writes (or compares) one JSON Schema file per
-//! ABI JSON shape under `schemas/`, from `ctxkit::schema::shapes()` (the
+//! ABI JSON shape under `schemas/`, from `turnfit::schema::shapes()` (the
 //! core's serde types with the `schema` feature). `--check` also fails on a
 //! file in `schemas/` that no shape produces, so a renamed shape cannot leave
 //! a stale schema behind.
@@ -8,7 +8,7 @@ use std::path::Path;
 use std::process::ExitCode;
 
 /// The file text of one schema: pretty JSON and a final newline.
-pub fn render(schema: &ctxkit::schema::Shape) -> String {
+pub fn render(schema: &turnfit::schema::Shape) -> String {
     let mut text = serde_json::to_string_pretty(&schema.schema).expect("a schema serializes");
     text.push('\n');
     text
@@ -16,7 +16,7 @@ pub fn render(schema: &ctxkit::schema::Shape) -> String {
 
 pub fn main(root: &Path, check: bool) -> ExitCode {
     let dir = root.join("schemas");
-    let shapes = ctxkit::schema::shapes();
+    let shapes = turnfit::schema::shapes();
     let mut stale = Vec::new();
     for shape in &shapes {
         let path = dir.join(format!("{}.json", shape.name));

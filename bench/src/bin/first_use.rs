@@ -4,13 +4,13 @@
 //!
 //! For every engine and encoding, the binary spawns itself `REPS` times as
 //! `first_use --child ENGINE ENCODING`. The child measures, with nothing
-//! loaded before: constructing the encoding object (ctxkit: `Tokenizer::new`,
+//! loaded before: constructing the encoding object (turnfit: `Tokenizer::new`,
 //! tiktoken-rs: `cl100k_base()` / `o200k_base()`, bpe-openai: first access
 //! of its `LazyLock`, tiktoken 4.x: `encoding::cl100k_base()` /
 //! `o200k_base()`) followed by one count of "hello", and its resident memory
 //! (/proc/self/statm) before and after. The parent prints the median of the
 //! spawns (runs are interleaved: rep 1 of every cell, then rep 2, ...) and
-//! writes `target/ctxkit-bench/first_use.json` for `report.py`. Times are
+//! writes `target/turnfit-bench/first_use.json` for `report.py`. Times are
 //! wall clock, plus the child thread's CPU time for construct + count (less
 //! sensitive to other load on the machine).
 
@@ -18,7 +18,7 @@ use std::path::PathBuf;
 use std::process::Command;
 use std::time::Instant;
 
-use ctxkit_bench::{load, statm, thread_cpu_ns, Loaded, ENCODINGS, ENGINES};
+use turnfit_bench::{load, statm, thread_cpu_ns, Loaded, ENCODINGS, ENGINES};
 
 const REPS: usize = 5;
 
@@ -34,7 +34,7 @@ fn child(engine: &str, encoding: &str) {
     let (rss1, anon1) = statm().unwrap_or((0, 0));
     assert_eq!(n, 1, "{engine} {encoding}: \"hello\" should be one token");
     let reported = match &loaded {
-        Loaded::Ctxkit(t) => t.memory_bytes() as i64,
+        Loaded::Turnfit(t) => t.memory_bytes() as i64,
         _ => -1,
     };
     println!(
@@ -124,8 +124,8 @@ fn main() {
     let dir = std::env::var_os("CARGO_TARGET_DIR")
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/target")))
-        .join("ctxkit-bench");
-    std::fs::create_dir_all(&dir).expect("create target/ctxkit-bench");
+        .join("turnfit-bench");
+    std::fs::create_dir_all(&dir).expect("create target/turnfit-bench");
     let text = format!("{{\"reps\": {REPS}, \"cells\": [\n{}\n]}}\n", json.join(",\n"));
     std::fs::write(dir.join("first_use.json"), text).expect("write first_use.json");
 }

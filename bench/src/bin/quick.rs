@@ -1,20 +1,20 @@
 //! A quick side-by-side for engine work between criterion runs: each engine
-//! counts each input `CTXKIT_QUICK_RUNS` times (default 7) and the median and
+//! counts each input `TURNFIT_QUICK_RUNS` times (default 7) and the median and
 //! fastest CPU times are printed as MB/s with the ratio to the best peer.
 //! Not a substitute for `cargo bench` (no warm-up statistics, no outlier
 //! analysis); use it to see whether a change moved anything.
-//! `CTXKIT_QUICK_MODE=encode` times encode instead of count.
+//! `TURNFIT_QUICK_MODE=encode` times encode instead of count.
 //!
 //!     cargo run --release --bin quick [-- ENCODING [INPUT]]
 
-use ctxkit_bench::{load, load_inputs, thread_cpu_ns, ENCODINGS, ENGINES};
+use turnfit_bench::{load, load_inputs, thread_cpu_ns, ENCODINGS, ENGINES};
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let runs: usize = std::env::var("CTXKIT_QUICK_RUNS").ok().and_then(|s| s.parse().ok()).unwrap_or(7);
-    let encode = std::env::var("CTXKIT_QUICK_MODE").is_ok_and(|m| m == "encode");
+    let runs: usize = std::env::var("TURNFIT_QUICK_RUNS").ok().and_then(|s| s.parse().ok()).unwrap_or(7);
+    let encode = std::env::var("TURNFIT_QUICK_MODE").is_ok_and(|m| m == "encode");
     let inputs = load_inputs();
-    println!("{:<12} {:<15} {:>10} {:>10} {:>10} {:>10}  ctxkit/best-peer (median)", "encoding", "input", ENGINES[0], ENGINES[1], ENGINES[2], ENGINES[3]);
+    println!("{:<12} {:<15} {:>10} {:>10} {:>10} {:>10}  turnfit/best-peer (median)", "encoding", "input", ENGINES[0], ENGINES[1], ENGINES[2], ENGINES[3]);
     for enc in ENCODINGS {
         if args.first().is_some_and(|a| a != enc) {
             continue;
@@ -24,7 +24,7 @@ fn main() {
             if args.get(1).is_some_and(|a| a != name) {
                 continue;
             }
-            let only = std::env::var("CTXKIT_QUICK_ONLY").ok();
+            let only = std::env::var("TURNFIT_QUICK_ONLY").ok();
             let mut medians = Vec::new();
             for (e, engine) in engines.iter().enumerate() {
                 if only.as_deref().is_some_and(|o| o != ENGINES[e]) {

@@ -20,7 +20,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use ctxkit::trace::{Outcome, SpanInfo, Tracer, TracerConfig};
+use turnfit::trace::{Outcome, SpanInfo, Tracer, TracerConfig};
 
 fn info(agent: &str) -> SpanInfo {
     SpanInfo {

@@ -18,21 +18,21 @@
 //! and prints how long it took, so no measurement includes it.
 //!
 //! Data comes from `gen_data.py` (default `data/` beside Cargo.toml, or
-//! `$CTXKIT_WINDOW_DATA`).
+//! `$TURNFIT_WINDOW_DATA`).
 
 use std::hint::black_box;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
-use ctxkit::chat::Conversation;
-use ctxkit::window::{fit, Accountant, Budget, FitOptions, Policy, Strategy, Window};
-use ctxkit::ModelRegistry;
+use turnfit::chat::Conversation;
+use turnfit::window::{fit, Accountant, Budget, FitOptions, Policy, Strategy, Window};
+use turnfit::ModelRegistry;
 
 const MODEL: &str = "gpt-4o";
 
 fn data(name: &str) -> String {
-    let dir = std::env::var_os("CTXKIT_WINDOW_DATA")
+    let dir = std::env::var_os("TURNFIT_WINDOW_DATA")
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("data"));
     let p = dir.join(name);
@@ -63,7 +63,7 @@ fn warm_up_vocabulary() {
 /// A loaded window and the message that is pushed and popped on it.
 struct Loaded {
     window: Window,
-    msg: Option<ctxkit::chat::Message>,
+    msg: Option<turnfit::chat::Message>,
 }
 
 impl Loaded {

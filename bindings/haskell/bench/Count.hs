@@ -2,7 +2,7 @@
 -- (file paths, or literal:TEXT), with the same loop as rust/src/main.rs:
 -- calls repeated until at least 1 s has passed, best of 3 rounds, ns/call.
 -- Two ways: countTokensIO (Text in: UTF-8 encoding + safe call), and
--- Ctxkit.Raw with a pre-encoded ByteString and a safe call (the FFI cost
+-- Turnfit.Raw with a pre-encoded ByteString and a safe call (the FFI cost
 -- alone). The pure countTokens is the same call as countTokensIO; it is
 -- not timed in a loop because GHC may share its result.
 module Main (main) where
@@ -21,8 +21,8 @@ import Foreign.Storable (peek)
 import System.Environment (getArgs)
 import Text.Printf (printf)
 
-import Ctxkit
-import qualified Ctxkit.Raw as R
+import Turnfit
+import qualified Turnfit.Raw as R
 
 timeIt :: IO () -> IO Double
 timeIt act = do

@@ -1,7 +1,7 @@
 -- | Times taking a large result from the library (decodeBytes, o200k_base)
 -- on the inputs named on the command line (file paths, or literal:TEXT):
 -- the bytes adopted as they are (what decodeBytes does since ABI 2, through
--- ctxkit_string_free_parts), and the same result copied once more into GHC's
+-- turnfit_string_free_parts), and the same result copied once more into GHC's
 -- heap (B.copy), which is what every result cost before: a copy, then the
 -- library's buffer freed. Same loop as Count.hs: calls repeated until at
 -- least 1 s has passed, best of 3 rounds, ns per call. The ids are
@@ -19,7 +19,7 @@ import Data.Time.Clock (diffUTCTime, getCurrentTime)
 import System.Environment (getArgs)
 import Text.Printf (printf)
 
-import Ctxkit
+import Turnfit
 
 timeIt :: IO () -> IO Double
 timeIt act = do

@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # Counting from Haskell vs the same call from Rust, both through the C ABI of
-# one release libctxkit.so (target/release). Not part of test.sh.
+# one release libturnfit.so (target/release). Not part of test.sh.
 #   bash bindings/haskell/bench/bench.sh [INPUT...]   (paths or literal:TEXT)
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
 root=$PWD
-[ -e target/release/libctxkit.so ] || cargo build -p ctxkit-ffi --release --locked
+[ -e target/release/libturnfit.so ] || cargo build -p turnfit-ffi --release --locked
 inputs=("$@")
 [ ${#inputs[@]} -gt 0 ] || inputs=("literal:Hello, world!" bindings/haskell/bench/prose-1k.txt examples/data/coding-session.json)
 
@@ -21,5 +21,5 @@ cabal_args=(--offline --builddir="$root/target/haskell/dist" --extra-lib-dirs="$
 hs=$(cd bindings/haskell && cabal "${cabal_args[@]}" -v0 build count-bench >/dev/null 2>&1 && cabal "${cabal_args[@]}" list-bin count-bench)
 
 printf 'caller\tinput\tbytes\ttokens\tns/call\n'
-"$root/target/haskell/bench-rust/release/ctxkit-count-bench" "${inputs[@]}"
+"$root/target/haskell/bench-rust/release/turnfit-count-bench" "${inputs[@]}"
 LD_LIBRARY_PATH="$root/target/release" "$hs" "${inputs[@]}"

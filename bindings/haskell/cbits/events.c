@@ -5,7 +5,7 @@
  * mix the two on one ForeignPtr). */
 #include "HsFFI.h"
 
-void ctxkit_hs_free_event_callback(void *fun, void *handle)
+void turnfit_hs_free_event_callback(void *fun, void *handle)
 {
     (void)handle;
     hs_free_fun_ptr((HsFunPtr)fun);

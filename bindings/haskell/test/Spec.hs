@@ -37,12 +37,12 @@ import Test.Hspec hiding (fit)
 import Test.Hspec.QuickCheck (modifyMaxSuccess, prop)
 import Test.QuickCheck
 
-import Ctxkit
+import Turnfit
 import RawJson
-import qualified Ctxkit.Handoff as H
-import qualified Ctxkit.Logging as L
-import qualified Ctxkit.Raw as R
-import Ctxkit.Typed
+import qualified Turnfit.Handoff as H
+import qualified Turnfit.Logging as L
+import qualified Turnfit.Raw as R
+import Turnfit.Typed
 import qualified Data.ByteString.Unsafe as BU
 import Foreign.C.String (peekCString)
 import Foreign.Marshal.Alloc (alloca)
@@ -92,7 +92,7 @@ rssBytes = do
 
 -- | The library's JSON text as a Value (for comparing with the expectation).
 decodeOut :: B.ByteString -> IO Value
-decodeOut bs = either (\e -> fail ("ctxkit returned bad JSON: " ++ e)) pure (A.eitherDecodeStrict' bs)
+decodeOut bs = either (\e -> fail ("turnfit returned bad JSON: " ++ e)) pure (A.eitherDecodeStrict' bs)
 
 (.!) :: Value -> Text -> Value
 (Object o) .! k = fromMaybe Null (KM.lookup (K.fromText k) o)
@@ -111,10 +111,10 @@ maybeV Null = Nothing
 maybeV v = Just v
 
 -- | The expected {"error": kind} for a failure.
-errorValue :: CtxkitError -> Value
+errorValue :: TurnfitError -> Value
 errorValue e = object ["error" .= statusKindName (status e)]
 
--- | Runs an action and turns a CtxkitError into {"error": kind}.
+-- | Runs an action and turns a TurnfitError into {"error": kind}.
 orError :: IO Value -> IO Value
 orError act = either errorValue id <$> try act
 
@@ -300,7 +300,7 @@ runTrace i = do
         started <- try (tracerStart t tool (maybeV info) (w64 inB) (w64 at))
         -- A failed start still takes a number, as in the core's runner.
         modifyIORef' ids (\m -> M.insert (M.size m + 1) (either (const Nothing) Just started) m)
-        either (throwIO :: CtxkitError -> IO ()) (const (pure ())) started
+        either (throwIO :: TurnfitError -> IO ()) (const (pure ())) started
       [String "end", n, String oc, outB, err, at] -> do
         m <- readIORef ids
         let sid = fromMaybe maxBound (M.findWithDefault Nothing (int n) m)
@@ -394,26 +394,26 @@ instance Arbitrary AnyConversation where
 
 -- ---------------------------------------------------------------------------
 
--- | Moves to the repository root (the folder with include/ctxkit.h), so the
+-- | Moves to the repository root (the folder with include/turnfit.h), so the
 -- suite runs the same from cabal (package folder) or from the root.
 toRoot :: IO ()
 toRoot = getCurrentDirectory >>= go
   where
     go d = do
-      here <- doesFileExist (d </> "include" </> "ctxkit.h")
+      here <- doesFileExist (d </> "include" </> "turnfit.h")
       if here
         then setCurrentDirectory d
         else
           let up = takeDirectory d
-           in if up == d then fail "cannot find the repository root (include/ctxkit.h)" else go up
+           in if up == d then fail "cannot find the repository root (include/turnfit.h)" else go up
 
 main :: IO ()
 main = toRoot >> hspec spec
 
 spec :: Spec
 spec = do
-  describe "Ctxkit.Raw" $ do
-    it "is what gen_raw.py makes from include/ctxkit.h (no drift)" $ do
+  describe "Turnfit.Raw" $ do
+    it "is what gen_raw.py makes from include/turnfit.h (no drift)" $ do
       (code, out, err) <- readProcessWithExitCode "python3" ["bindings/haskell/gen_raw.py", "--check"] ""
       (code, err) `shouldBe` (ExitSuccess, "")
       out `shouldContain` "matches"
@@ -434,32 +434,32 @@ spec = do
         rc3 <- R.cTokenizerCount tp nullPtr 0 out nullPtr
         rc3 `shouldBe` R.kStatusOk
         peek out `shouldReturn` 0
-        statusName 999 `shouldBe` "CTXKIT_STATUS_UNRECOGNIZED"
+        statusName 999 `shouldBe` "TURNFIT_STATUS_UNRECOGNIZED"
     it "truncates with NULL counts and frees a result by its parts (ABI 2)" $
       withTokenizerPtr cl100k $ \tp -> alloca $ \sp -> do
-        poke sp (R.CtxkitString nullPtr 0)
+        poke sp (R.TurnfitString nullPtr 0)
         rc <- BU.unsafeUseAsCStringLen "hello world, hello world" $ \(p, n) ->
           R.cTokenizerTruncate tp (castPtr p) (fromIntegral n) 2 R.kTruncateSideHead nullPtr 0 sp nullPtr nullPtr nullPtr
         rc `shouldBe` R.kStatusOk
-        R.CtxkitString p n <- peek sp
+        R.TurnfitString p n <- peek sp
         p `shouldNotBe` nullPtr
         B.packCStringLen (castPtr p, fromIntegral n) `shouldReturn` "hello world"
         R.cStringFreeParts (castPtr p) n
         -- An empty result still has a pointer (never NULL since ABI 2).
-        poke sp (R.CtxkitString nullPtr 0)
+        poke sp (R.TurnfitString nullPtr 0)
         R.cTokenizerDecodeBytes tp nullPtr 0 sp nullPtr `shouldReturn` R.kStatusOk
-        R.CtxkitString e en <- peek sp
+        R.TurnfitString e en <- peek sp
         (e /= nullPtr, en) `shouldBe` (True, 0)
         R.cStringFreeParts (castPtr e) en
     it "follows the ABI 2 contract: depth 0 refused in both constructors, an empty marker is no marker" $ do
       defaultCallStackDepth `shouldBe` 5
-      r0 <- try (newCallStack 0) :: IO (Either CtxkitError CallStack)
+      r0 <- try (newCallStack 0) :: IO (Either TurnfitError CallStack)
       either status (const 0) r0 `shouldBe` statusInvalidArgument
-      r1 <- try (callStackFromJson (object ["agents" .= ([] :: [Text]), "max_depth" .= (0 :: Int)])) :: IO (Either CtxkitError CallStack)
+      r1 <- try (callStackFromJson (object ["agents" .= ([] :: [Text]), "max_depth" .= (0 :: Int)])) :: IO (Either TurnfitError CallStack)
       either status (const 0) r1 `shouldBe` statusInvalidArgument
       s <- newCallStack defaultCallStackDepth
       s5 <- foldM callStackEnter s ["a", "b", "c", "d", "e"]
-      r2 <- try (callStackEnter s5 "f") :: IO (Either CtxkitError CallStack)
+      r2 <- try (callStackEnter s5 "f") :: IO (Either TurnfitError CallStack)
       either status (const 0) r2 `shouldBe` statusDepthExceeded
       let long = T.unwords (replicate 200 "word")
       none <- truncateTokens cl100k KeepBoth (Just "") 10 long
@@ -469,8 +469,8 @@ spec = do
       truncatedText dflt `shouldSatisfy` T.isInfixOf "tokens truncated"
     it "reports the version" $ version `shouldBe` "0.1.0"
     it "names statuses" $ do
-      statusName statusUnknownEncoding `shouldBe` "CTXKIT_STATUS_UNKNOWN_ENCODING"
-      statusName statusOk `shouldBe` "CTXKIT_STATUS_OK"
+      statusName statusUnknownEncoding `shouldBe` "TURNFIT_STATUS_UNKNOWN_ENCODING"
+      statusName statusOk `shouldBe` "TURNFIT_STATUS_OK"
 
   describe "tokenizer bytes and special sets (tiktoken's own test examples)" $ do
     it "adopts byte results without a copy; they outlive a GC, and GC frees them" $ do
@@ -501,9 +501,9 @@ spec = do
       decodeBytes cl100k [9468, 239, 235] `shouldReturn` B.pack [0xf0, 0x9f, 0x91, 0x8d]
       tokenId cl100k (B.pack [0xf0, 0x9f]) `shouldReturn` 9468
       tokenId cl100k "<|endoftext|>" `shouldReturn` 100257
-      r <- try (tokenBytes cl100k 100256) :: IO (Either CtxkitError B.ByteString)
+      r <- try (tokenBytes cl100k 100256) :: IO (Either TurnfitError B.ByteString)
       either status (const 0) r `shouldBe` statusUnknownToken
-      r2 <- try (tokenId cl100k "hello world") :: IO (Either CtxkitError Word32)
+      r2 <- try (tokenId cl100k "hello world") :: IO (Either TurnfitError Word32)
       either status (const 0) r2 `shouldBe` statusUnknownToken
     it "encodes bytes that are not UTF-8 as tiktoken's _encode_bytes" $ do
       encodeBytes cl100k (B.pack [0x20, 0xec, 0x8b, 0xa4, 0xed]) `shouldReturn` [62085]
@@ -517,7 +517,7 @@ spec = do
       let cjk = "我非常渴望与人工智能一起工作"
       decodeWithOffsets cl100k (encodeTokens cl100k cjk)
         `shouldReturn` (cjk, [0, 1, 2, 3, 3, 4, 4, 5, 6, 7, 8, 8, 9, 10, 11, 12, 13])
-      r <- try (decodeWithOffsets cl100k [64, 9468]) :: IO (Either CtxkitError (Text, [Int]))
+      r <- try (decodeWithOffsets cl100k [64, 9468]) :: IO (Either TurnfitError (Text, [Int]))
       either status (const 0) r `shouldBe` statusInvalidUtf8
     it "allows and refuses special tokens by set" $ do
       let text = "<|endoftext|> hello <|fim_prefix|> there <|fim_middle|>"
@@ -598,8 +598,8 @@ spec = do
     it "unknown encoding is UNKNOWN_ENCODING (6)" $ do
       r <- newTokenizerE "cl999k_base"
       either (Just . status) (const Nothing) r `shouldBe` Just 6
-      either message (const "") r `shouldSatisfy` ("ctxkit_tokenizer_new" `T.isPrefixOf`)
-    it "throws CtxkitError from IO calls" $
+      either message (const "") r `shouldSatisfy` ("turnfit_tokenizer_new" `T.isPrefixOf`)
+    it "throws TurnfitError from IO calls" $
       newTokenizer "nope" `shouldThrow` (\e -> status e == statusUnknownEncoding)
     it "malformed conversation is INVALID_JSON (4)" $ do
       w <- newWindow Nothing "gpt-4o" Nothing
@@ -617,9 +617,9 @@ spec = do
       let opts = "{\"model\": \"gpt-4o\", \"max_tokens\": 16000, \"policy\": {\"tool_output_max\": 2000}}"
       (c, rep) <- fitBytes conv opts
       Just repV <- pure (A.decodeStrict' rep)
-      -- What `ctxkit fit --model gpt-4o --max-tokens 16000 --tool-output-max
+      -- What `turnfit fit --model gpt-4o --max-tokens 16000 --tool-output-max
       -- 2000 --report R examples/data/coding-session.json` reports (and
-      -- `ctxkit preflight` counts) since issue 15's accounting rules.
+      -- `turnfit preflight` counts) since issue 15's accounting rules.
       repV .! "tokens_before" `shouldBe` Number 51029
       Just convV <- pure (A.decodeStrict' conv)
       Just optsV <- pure (A.decodeStrict' opts)
@@ -720,7 +720,7 @@ spec = do
       let req = r .! "request"
       str (req .! "prompt") `shouldSatisfy` (not . T.null)
       wrong <- try (windowApplySummary w "wrong-id" "x")
-      either (Just . status) (const Nothing) (wrong :: Either CtxkitError Value) `shouldBe` Just statusInvalidArgument
+      either (Just . status) (const Nothing) (wrong :: Either TurnfitError Value) `shouldBe` Just statusInvalidArgument
       rep <- windowApplySummary w (str (req .! "id")) "The user asked about turns 1-12; all answered."
       rep .! "tokens_after" `shouldSatisfy` (\a -> int a < int (rep .! "tokens_before"))
       post <- windowPreflight w Nothing
@@ -871,7 +871,7 @@ spec = do
       breakerAllow b "api" 2005 `shouldReturn` True
       recordAt breakerRecordSuccess 2006 BreakerClosed
       breakerAllow b "api" 2007 `shouldReturn` True
-      r <- try (breakerRecordSuccess b "" 1) :: IO (Either CtxkitError BreakerState)
+      r <- try (breakerRecordSuccess b "" 1) :: IO (Either TurnfitError BreakerState)
       either status (const 0) r `shouldBe` statusInvalidArgument
       map breakerStateName [minBound .. maxBound] `shouldBe` ["closed", "open", "half_open"]
     it "registers models and assembles prompts" $ do
@@ -946,7 +946,7 @@ spec = do
       eventPayload (head es2) .! "count" `shouldBe` Number 2
     it "logging handlers: withFileHandler writes one JSON object per event, handlers combine with <>" $ do
       tmp <- getTemporaryDirectory
-      let path = tmp </> "ctxkit-spec-events.jsonl"
+      let path = tmp </> "turnfit-spec-events.jsonl"
       exists <- doesFileExist path
       when exists (removeFile path)
       (ref, h) <- record
@@ -1004,7 +1004,7 @@ spec = do
       forM_ (zip [1 :: Int ..] dones) $ \(j, done) -> forkIO $ do
         r <- try $ forM_ [1 .. 50 :: Int] $ \k ->
           windowPush w (object ["role" .= ("user" :: Text), "content" .= T.pack ("thread " ++ show j ++ " message " ++ show k)])
-        putMVar done (either (\e -> Just (e :: CtxkitError)) (const Nothing) r)
+        putMVar done (either (\e -> Just (e :: TurnfitError)) (const Nothing) r)
       errs <- mapM takeMVar dones
       errs `shouldBe` replicate 8 Nothing
       conv <- windowConversation w
@@ -1051,11 +1051,11 @@ spec = do
     it "refuses one field under both spellings, and a bad date, with the core's message" $ do
       Left e <- (try (handoffValidate (case A.toJSON design of
         Object o -> Object (KM.insert "task_summary" (String "x") o)
-        v -> v)) :: IO (Either CtxkitError Value))
+        v -> v)) :: IO (Either TurnfitError Value))
       status e `shouldBe` statusInvalidJson
       message e `shouldSatisfy` T.isInfixOf "two spellings of one field"
       let bad = design { H.metadata = (H.metadata design) { H.createdAt = "yesterday" } }
-      Left e2 <- (try (H.validateHandoffObject bad) :: IO (Either CtxkitError H.HandoffObject))
+      Left e2 <- (try (H.validateHandoffObject bad) :: IO (Either TurnfitError H.HandoffObject))
       message e2 `shouldSatisfy` T.isInfixOf "created_at"
     it "rejects JSON that is not a handoff when decoding" $
       (A.fromJSON (object ["taskSummary" .= (1 :: Int)]) :: A.Result H.HandoffObject) `shouldSatisfy` isError

@@ -1,6 +1,6 @@
 // Generates binding.js (the platform loader) and binding.d.ts (types of the
 // native module) with @napi-rs/cli's own generators, from the type-def files
-// napi-derive wrote during `cargo build -p ctxkit-node` (test.sh sets
+// napi-derive wrote during `cargo build -p turnfit-node` (test.sh sets
 // NAPI_TYPE_DEF_TMP_FOLDER), so the build reuses the workspace's target/debug
 // instead of `napi build`'s per-triple directory. Then copies the built
 // library next to the loader under the name the loader looks for.
@@ -17,7 +17,7 @@ import { fileURLToPath } from 'node:url'
 const pkgDir = resolve(dirname(fileURLToPath(import.meta.url)), '..')
 const mode = process.argv[2]
 if (mode !== '--check' && mode !== '--write') {
-  console.error('usage: binding.mjs --check|--write  [--lib path/to/libctxkit_node.so]')
+  console.error('usage: binding.mjs --check|--write  [--lib path/to/libturnfit_node.so]')
   process.exit(2)
 }
 const typeDefDir = process.env.NAPI_TYPE_DEF_TMP_FOLDER
@@ -28,11 +28,11 @@ if (!typeDefDir || !existsSync(typeDefDir)) {
 const pkg = JSON.parse(readFileSync(join(pkgDir, 'package.json'), 'utf8'))
 
 // napi-derive appends one line per definition each time the crate's macros
-// expand. `cargo build --all-targets` compiles ctxkit-node twice (the library
+// expand. `cargo build --all-targets` compiles turnfit-node twice (the library
 // and its test harness), sometimes at the same time, so a line can be there
 // twice. Identical lines are the same definition from the same source: keep
 // the first. Two different lines for one name still reach the generator.
-const dedupDir = mkdtempSync(join(tmpdir(), 'ctxkit-typedef-'))
+const dedupDir = mkdtempSync(join(tmpdir(), 'turnfit-typedef-'))
 for (const f of readdirSync(typeDefDir)) {
   const seen = new Set()
   const lines = readFileSync(join(typeDefDir, f), 'utf8').split('\n').filter((l) => {
@@ -49,7 +49,7 @@ const { exports, dts } = await generateTypeDef({
   constEnum: false,
   declareBindingTarget: false,
 })
-const out = mkdtempSync(join(tmpdir(), 'ctxkit-binding-'))
+const out = mkdtempSync(join(tmpdir(), 'turnfit-binding-'))
 await writeJsBinding({
   platform: true,
   idents: exports,

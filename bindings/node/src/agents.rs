@@ -9,17 +9,17 @@ use napi::bindgen_prelude::{AbortSignal, AsyncTask};
 use napi::{Env, Task};
 use napi_derive::napi;
 
-use ctxkit::callstack::CallStack;
-use ctxkit::handoff::{filter_json, Handoff, RenderOptions};
-use ctxkit::recovery::{classify_json, BackoffPolicy, BreakerConfig, Breakers};
-use ctxkit::skills::{IndexOptions, SkillSet};
-use ctxkit::trace::{Outcome, Overdue, OverdueSpan, SpanInfo, Tracer};
-use ctxkit::ModelRegistry;
+use turnfit::callstack::CallStack;
+use turnfit::handoff::{filter_json, Handoff, RenderOptions};
+use turnfit::recovery::{classify_json, BackoffPolicy, BreakerConfig, Breakers};
+use turnfit::skills::{IndexOptions, SkillSet};
+use turnfit::trace::{Outcome, Overdue, OverdueSpan, SpanInfo, Tracer};
+use turnfit::ModelRegistry;
 
 use crate::error::{guard, json, to_u64, to_usize};
 
-fn parse_opt<T: serde::de::DeserializeOwned + Default>(what: &str, text: Option<&str>) -> ctxkit::Result<T> {
-    text.map(|t| ctxkit::frontend::parse_json(what, t)).transpose().map(Option::unwrap_or_default)
+fn parse_opt<T: serde::de::DeserializeOwned + Default>(what: &str, text: Option<&str>) -> turnfit::Result<T> {
+    text.map(|t| turnfit::frontend::parse_json(what, t)).transpose().map(Option::unwrap_or_default)
 }
 
 // ---------------------------------------------------------------- skills
@@ -30,7 +30,7 @@ pub struct NativeSkillSet {
     inner: Arc<SkillSet>,
 }
 
-fn open_skills(root: &str, options: Option<&str>) -> ctxkit::Result<SkillSet> {
+fn open_skills(root: &str, options: Option<&str>) -> turnfit::Result<SkillSet> {
     SkillSet::open_json(Path::new(root), options)
 }
 
@@ -127,7 +127,7 @@ pub struct NativeBreakers {
 }
 
 fn now_ms(at: Option<f64>) -> u64 {
-    at.map_or_else(ctxkit::recovery::now_ms, to_u64)
+    at.map_or_else(turnfit::recovery::now_ms, to_u64)
 }
 
 #[napi]
@@ -213,10 +213,10 @@ pub struct NativeTracer {
 }
 
 fn now_us(at: Option<f64>) -> u64 {
-    at.map_or_else(ctxkit::trace::now_us, to_u64)
+    at.map_or_else(turnfit::trace::now_us, to_u64)
 }
 
-fn overdue(spans: Vec<OverdueSpan>) -> ctxkit::Result<String> {
+fn overdue(spans: Vec<OverdueSpan>) -> turnfit::Result<String> {
     json(&Overdue::of(spans))
 }
 
@@ -254,7 +254,7 @@ impl NativeTracer {
         at_us: Option<f64>,
     ) -> napi::Result<()> {
         guard("end", || {
-            let o: Outcome = ctxkit::frontend::parse_json("outcome", &json(&outcome)?)?;
+            let o: Outcome = turnfit::frontend::parse_json("outcome", &json(&outcome)?)?;
             self.inner.end(to_u64(id), o, to_u64(output_bytes), error.as_deref(), now_us(at_us))
         })
     }
@@ -265,8 +265,8 @@ impl NativeTracer {
     #[napi]
     pub fn end_with(&self, id: f64, outcome: String, end: Option<String>, at_us: Option<f64>) -> napi::Result<()> {
         guard("endWith", || {
-            let o: Outcome = ctxkit::frontend::parse_json("outcome", &json(&outcome)?)?;
-            let end = end.as_deref().map(ctxkit::trace::SpanEnd::from_json).transpose()?.unwrap_or_default();
+            let o: Outcome = turnfit::frontend::parse_json("outcome", &json(&outcome)?)?;
+            let end = end.as_deref().map(turnfit::trace::SpanEnd::from_json).transpose()?.unwrap_or_default();
             self.inner.end_with(to_u64(id), o, end, now_us(at_us))
         })
     }
@@ -305,10 +305,10 @@ impl NativeTracer {
 
 #[napi]
 pub fn toolset_report_json(request: String) -> napi::Result<String> {
-    guard("toolset.report", || json(&ctxkit::toolset::report_json(&ModelRegistry::builtin(), &request)?))
+    guard("toolset.report", || json(&turnfit::toolset::report_json(&ModelRegistry::builtin(), &request)?))
 }
 
 #[napi]
 pub fn toolset_select_json(request: String, agent: String) -> napi::Result<String> {
-    guard("toolset.select", || json(&ctxkit::toolset::select_json(&request, &agent)?))
+    guard("toolset.select", || json(&turnfit::toolset::select_json(&request, &agent)?))
 }

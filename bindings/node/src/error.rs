@@ -1,7 +1,7 @@
 //! Errors and the panic boundary.
 //!
 //! A core error becomes a JS `Error` whose message is
-//! `ctxkit:<kind>: <core message>`, `<kind>` being [`ctxkit::ErrorKind::as_str`]
+//! `turnfit:<kind>: <core message>`, `<kind>` being [`turnfit::ErrorKind::as_str`]
 //! (the spelling tests/vectors use). The same text works for sync calls and
 //! for async tasks (whose `compute` can only return a napi `Status`), and the
 //! facade parses it in one place. A panic inside a call is caught here and
@@ -9,10 +9,10 @@
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-use ctxkit::{Error, ErrorKind};
+use turnfit::{Error, ErrorKind};
 
-/// The prefix the facade looks for (`index.js`, `toCtxkitError`).
-pub const PREFIX: &str = "ctxkit:";
+/// The prefix the facade looks for (`index.js`, `toTurnfitError`).
+pub const PREFIX: &str = "turnfit:";
 
 /// A core error as a napi error.
 pub fn to_napi(e: &Error) -> napi::Error {
@@ -30,20 +30,20 @@ fn panic_message(p: &(dyn std::any::Any + Send)) -> String {
 }
 
 /// Runs `f`, mapping a core error to [`to_napi`] and a panic to kind `internal`.
-pub fn guard<T>(what: &str, f: impl FnOnce() -> ctxkit::Result<T>) -> napi::Result<T> {
+pub fn guard<T>(what: &str, f: impl FnOnce() -> turnfit::Result<T>) -> napi::Result<T> {
     match catch_unwind(AssertUnwindSafe(f)) {
         Ok(Ok(v)) => Ok(v),
         Ok(Err(e)) => Err(to_napi(&e)),
         Err(p) => Err(to_napi(&Error::new(
             ErrorKind::Internal,
-            format!("{what}: panic inside ctxkit (a bug, please report it): {}", panic_message(&*p)),
+            format!("{what}: panic inside turnfit (a bug, please report it): {}", panic_message(&*p)),
         ))),
     }
 }
 
 /// Bytes from JS (`Uint8Array`) as UTF-8, with the core's message on failure.
-pub fn utf8<'a>(what: &str, bytes: &'a [u8]) -> ctxkit::Result<&'a str> {
-    ctxkit::frontend::utf8(what, bytes)
+pub fn utf8<'a>(what: &str, bytes: &'a [u8]) -> turnfit::Result<&'a str> {
+    turnfit::frontend::utf8(what, bytes)
 }
 
 /// A JS number (already checked by the facade to be a non-negative integer)
@@ -70,13 +70,13 @@ pub fn to_u64(x: f64) -> u64 {
 }
 
 /// Any serializable core value as JSON text.
-pub fn json<T: serde::Serialize>(v: &T) -> ctxkit::Result<String> {
-    ctxkit::frontend::to_json(v)
+pub fn json<T: serde::Serialize>(v: &T) -> turnfit::Result<String> {
+    turnfit::frontend::to_json(v)
 }
 
 /// Test hook: a call that panics inside the boundary, so the tests can check
 /// that a panic surfaces as `code: 'internal'` instead of aborting Node.
 #[napi_derive::napi(js_name = "__panicForTest")]
 pub fn panic_for_test(message: String) -> napi::Result<()> {
-    guard("__panicForTest", || -> ctxkit::Result<()> { panic!("{message}") })
+    guard("__panicForTest", || -> turnfit::Result<()> { panic!("{message}") })
 }

@@ -1,10 +1,10 @@
-//! The Node.js binding of ctxkit (napi-rs v3): conversion only, like `ffi/`.
+//! The Node.js binding of turnfit (napi-rs v3): conversion only, like `ffi/`.
 //!
 //! Every behaviour lives in the core crate. This crate turns JS strings,
 //! `Uint8Array`s and numbers into core arguments, core results into JS values
 //! or JSON text, and core errors into JS errors whose message starts with
-//! `ctxkit:<kind>: ` (see [`error`]); the hand-written facade (`index.js`)
-//! turns that prefix into a `CtxkitError` with `code = <kind>`. The classes
+//! `turnfit:<kind>: ` (see [`error`]); the hand-written facade (`index.js`)
+//! turns that prefix into a `TurnfitError` with `code = <kind>`. The classes
 //! here are the facade's private natives (`Native*`); users never see them.
 #![deny(unsafe_code)]
 

@@ -9,7 +9,7 @@ use napi::bindgen_prelude::{AbortSignal, AsyncTask, Uint32Array, Uint8Array};
 use napi::{Env, Task};
 use napi_derive::napi;
 
-use ctxkit::{DecodeMode, Encoding, ModelInfo, ModelRegistry, SpecialPolicy, SpecialTokens, Tokenizer, TruncateSide};
+use turnfit::{DecodeMode, Encoding, ModelInfo, ModelRegistry, SpecialPolicy, SpecialTokens, Tokenizer, TruncateSide};
 
 use crate::error::{guard, json, to_usize, utf8};
 use crate::text::JsText;
@@ -63,13 +63,13 @@ pub struct TruncationResult {
     pub truncated: bool,
 }
 
-fn side(s: &str) -> ctxkit::Result<TruncateSide> {
+fn side(s: &str) -> turnfit::Result<TruncateSide> {
     match s {
         "head" => Ok(TruncateSide::Head),
         "tail" => Ok(TruncateSide::Tail),
         "both" => Ok(TruncateSide::Both),
-        other => Err(ctxkit::Error::new(
-            ctxkit::ErrorKind::InvalidArgument,
+        other => Err(turnfit::Error::new(
+            turnfit::ErrorKind::InvalidArgument,
             format!("side {other:?} is not one of \"head\", \"tail\", \"both\""),
         )),
     }
@@ -87,7 +87,7 @@ impl NativeTokenizer {
         max_tokens: f64,
         side_name: &str,
         marker: Option<&str>,
-    ) -> ctxkit::Result<TruncationResult> {
+    ) -> turnfit::Result<TruncationResult> {
         let r = self.inner.truncate(text, to_usize(max_tokens), side(side_name)?, marker)?;
         Ok(TruncationResult {
             text: r.text,
@@ -280,7 +280,7 @@ impl NativeTokenizer {
     /// Prompt assembly under a budget (docs/formats.md): JSON in, JSON out.
     #[napi]
     pub fn assemble_json(&self, request: String) -> napi::Result<String> {
-        guard("assemble", || ctxkit::assemble::assemble_json(&request, &self.inner))
+        guard("assemble", || turnfit::assemble::assemble_json(&request, &self.inner))
     }
 
     #[napi(ts_return_type = "Promise<number>")]
@@ -367,8 +367,8 @@ impl Task for TokTask {
 #[napi]
 pub fn count_conversation_json(model: String, conversation: String) -> napi::Result<u32> {
     guard("countConversation", || {
-        let (acct, _) = ctxkit::window::Accountant::for_model(&ModelRegistry::builtin(), &model)?;
-        let c = ctxkit::chat::Conversation::parse(&conversation, None)?;
+        let (acct, _) = turnfit::window::Accountant::for_model(&ModelRegistry::builtin(), &model)?;
+        let c = turnfit::chat::Conversation::parse(&conversation, None)?;
         acct.conversation(&c).map(n32)
     })
 }
@@ -382,7 +382,7 @@ pub fn lookup_model_json(model: String) -> napi::Result<String> {
 /// The core version (Cargo.toml).
 #[napi]
 pub fn core_version() -> String {
-    ctxkit::VERSION.to_owned()
+    turnfit::VERSION.to_owned()
 }
 
 /// Benchmark floor: converts a JS string to UTF-8 exactly as `countTokens`

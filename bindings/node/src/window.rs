@@ -9,10 +9,10 @@ use napi::{Env, Task};
 use napi_derive::napi;
 use parking_lot::Mutex;
 
-use ctxkit::chat::Conversation;
-use ctxkit::events::{Event, Observer};
-use ctxkit::window::{fit_json, Budget, Policy, Window};
-use ctxkit::ModelRegistry;
+use turnfit::chat::Conversation;
+use turnfit::events::{Event, Observer};
+use turnfit::window::{fit_json, Budget, Policy, Window};
+use turnfit::ModelRegistry;
 
 use crate::error::{guard, json, to_usize};
 
@@ -27,11 +27,11 @@ pub struct NativeWindow {
     events: Arc<Mutex<Vec<String>>>,
 }
 
-fn parse_opt<T: serde::de::DeserializeOwned + Default>(what: &str, text: Option<&str>) -> ctxkit::Result<T> {
-    text.map(|t| ctxkit::frontend::parse_json(what, t)).transpose().map(Option::unwrap_or_default)
+fn parse_opt<T: serde::de::DeserializeOwned + Default>(what: &str, text: Option<&str>) -> turnfit::Result<T> {
+    text.map(|t| turnfit::frontend::parse_json(what, t)).transpose().map(Option::unwrap_or_default)
 }
 
-fn compact(w: &Mutex<Window>, policy: Option<&str>) -> ctxkit::Result<String> {
+fn compact(w: &Mutex<Window>, policy: Option<&str>) -> turnfit::Result<String> {
     let policy: Policy = parse_opt("policy", policy)?;
     json(&w.lock().compact(&policy)?)
 }
@@ -135,7 +135,7 @@ impl NativeWindow {
 }
 
 /// A JSON-producing core call on the libuv pool (fit, compaction, skills).
-pub struct JsonTask(pub(crate) Option<Box<dyn FnOnce() -> ctxkit::Result<String> + Send>>);
+pub struct JsonTask(pub(crate) Option<Box<dyn FnOnce() -> turnfit::Result<String> + Send>>);
 
 impl Task for JsonTask {
     type Output = String;
@@ -145,7 +145,7 @@ impl Task for JsonTask {
         let f = self.0.take();
         guard("async", || match f {
             Some(f) => f(),
-            None => Err(ctxkit::Error::new(ctxkit::ErrorKind::Internal, "task ran twice")),
+            None => Err(turnfit::Error::new(turnfit::ErrorKind::Internal, "task ran twice")),
         })
     }
 
@@ -163,7 +163,7 @@ pub struct FitJsonResult {
     pub report: String,
 }
 
-fn fit(conversation: &str, options: &str) -> ctxkit::Result<FitJsonResult> {
+fn fit(conversation: &str, options: &str) -> turnfit::Result<FitJsonResult> {
     let (c, report) = fit_json(conversation, options)?;
     Ok(FitJsonResult { conversation: c, report: json(&report)? })
 }

@@ -11,9 +11,9 @@ function code(f) {
   try {
     f()
   } catch (e) {
-    assert.ok(e instanceof ck.CtxkitError, `expected a CtxkitError, got ${e && e.name}: ${e && e.message}`)
+    assert.ok(e instanceof ck.TurnfitError, `expected a TurnfitError, got ${e && e.name}: ${e && e.message}`)
     assert.ok(e instanceof Error)
-    assert.equal(e.name, 'CtxkitError')
+    assert.equal(e.name, 'TurnfitError')
     assert.ok(ck.ERROR_CODES.includes(e.code), e.code)
     return e
   }

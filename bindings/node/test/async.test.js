@@ -24,11 +24,11 @@ test('async twins give the sync results', async () => {
   assert.equal(typeof r, 'object')
 })
 
-test('async errors are CtxkitError with the code; bad arguments are TypeError', async () => {
+test('async errors are TurnfitError with the code; bad arguments are TypeError', async () => {
   const t = new ck.Tokenizer('o200k_base')
-  await assert.rejects(t.countTokensAsync(new Uint8Array([0xff])), (e) => e instanceof ck.CtxkitError && e.code === 'invalid_utf8')
-  await assert.rejects(ck.fitAsync('{"messages": [', { model: 'gpt-4o' }), (e) => e instanceof ck.CtxkitError && e.code === 'invalid_json')
-  await assert.rejects(ck.SkillSet.openAsync(path.join(ROOT, 'nope')), (e) => e instanceof ck.CtxkitError && e.code === 'io')
+  await assert.rejects(t.countTokensAsync(new Uint8Array([0xff])), (e) => e instanceof ck.TurnfitError && e.code === 'invalid_utf8')
+  await assert.rejects(ck.fitAsync('{"messages": [', { model: 'gpt-4o' }), (e) => e instanceof ck.TurnfitError && e.code === 'invalid_json')
+  await assert.rejects(ck.SkillSet.openAsync(path.join(ROOT, 'nope')), (e) => e instanceof ck.TurnfitError && e.code === 'io')
   assert.throws(() => t.countTokensAsync(42), TypeError)
   assert.throws(() => t.countTokensAsync('x', { signal: 'stop' }), TypeError)
 })

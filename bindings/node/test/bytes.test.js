@@ -36,7 +36,7 @@ function run(t, op, inp) {
       }
     }
   } catch (e) {
-    if (!(e instanceof ck.CtxkitError)) throw e
+    if (!(e instanceof ck.TurnfitError)) throw e
     if (e.code === 'invalid_argument') {
       const m = /disallowed special token '(.*)' at byte offset/.exec(e.message)
       if (m) return { error: 'disallowed', token: m[1] }
@@ -80,7 +80,7 @@ test('byte API: shapes, defaults and bad input', () => {
   assert.equal(t.countTokens(new TextEncoder().encode('<|endoftext|>'), { allowedSpecial: new Set(['<|endoftext|>']) }), 1)
   // Only disallowedSpecial given: tiktoken's default (nothing allowed).
   const e = (() => { try { t.encode('a<|endoftext|>', { disallowedSpecial: 'all' }) } catch (x) { return x } })()
-  assert.ok(e instanceof ck.CtxkitError)
+  assert.ok(e instanceof ck.TurnfitError)
   assert.equal(e.code, 'invalid_argument')
   assert.match(e.message, /'<\|endoftext\|>' at byte offset 1/)
   assert.deepEqual(Array.from(t.encode('<|endoftext|>', { disallowedSpecial: [] })), Array.from(t.encode('<|endoftext|>')))

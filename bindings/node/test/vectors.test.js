@@ -25,7 +25,7 @@ function errorOf(f) {
   try {
     return f()
   } catch (e) {
-    if (e instanceof ck.CtxkitError) return { error: e.code }
+    if (e instanceof ck.TurnfitError) return { error: e.code }
     throw e
   }
 }
@@ -177,7 +177,7 @@ const ops = {
             throw new Error(`unknown trace event ${e[0]}`)
         }
       } catch (x) {
-        if (!(x instanceof ck.CtxkitError)) throw x
+        if (!(x instanceof ck.TurnfitError)) throw x
         eventErrors.push([n, x.code])
       }
     })

@@ -1,10 +1,10 @@
-"""Generates python/ctxkit/schema_types.pyi, the TypedDicts of the JSON shapes
+"""Generates python/turnfit/schema_types.pyi, the TypedDicts of the JSON shapes
 the Python binding passes as dicts (options, reports, events), from the
 committed JSON Schemas in schemas/ (themselves generated from the core's
 types), so the stubs do not restate them by hand. `--check` fails when the
 committed file differs (the drift check of bindings/python/test.sh).
 
-A stub-only module: type checkers read it (`from ctxkit.schema_types import
+A stub-only module: type checkers read it (`from turnfit.schema_types import
 FitReport` under `typing.TYPE_CHECKING`); at run time the values are plain
 dicts. Stubs may use typing_extensions (NotRequired) on every Python the
 wheel supports, since a type checker, not the interpreter, reads them.
@@ -23,7 +23,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[2]
-OUT = HERE.parent / "python" / "ctxkit" / "schema_types.pyi"
+OUT = HERE.parent / "python" / "turnfit" / "schema_types.pyi"
 
 # schema file stem -> the name of its root type (the Node binding's names).
 ROOTS = {

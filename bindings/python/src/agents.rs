@@ -6,22 +6,22 @@ use std::path::Path;
 
 use pyo3::prelude::*;
 
-use ctxkit::callstack::CallStack as CoreStack;
-use ctxkit::handoff::{filter_json, Handoff, RenderOptions};
-use ctxkit::recovery::{classify_json, BackoffPolicy, BreakerConfig, Breakers};
-use ctxkit::skills::{IndexOptions, SkillSet};
-use ctxkit::trace::{Outcome, OverdueSpan, SpanInfo, Tracer as CoreTracer};
+use turnfit::callstack::CallStack as CoreStack;
+use turnfit::handoff::{filter_json, Handoff, RenderOptions};
+use turnfit::recovery::{classify_json, BackoffPolicy, BreakerConfig, Breakers};
+use turnfit::skills::{IndexOptions, SkillSet};
+use turnfit::trace::{Outcome, OverdueSpan, SpanInfo, Tracer as CoreTracer};
 
 use crate::tokenizer::registry;
 use crate::{guard, to_json, Text};
 
-fn parse<T: serde::de::DeserializeOwned + Default>(what: &str, text: Option<&str>) -> ctxkit::Result<T> {
-    text.map(|t| ctxkit::frontend::parse_json(what, t)).transpose().map(Option::unwrap_or_default)
+fn parse<T: serde::de::DeserializeOwned + Default>(what: &str, text: Option<&str>) -> turnfit::Result<T> {
+    text.map(|t| turnfit::frontend::parse_json(what, t)).transpose().map(Option::unwrap_or_default)
 }
 
 /// A skills folder (`<name>/SKILL.md` or `<name>.md`), opened once; bodies
 /// are read lazily and cached. Thread-safe.
-#[pyclass(frozen, module = "ctxkit._native")]
+#[pyclass(frozen, module = "turnfit._native")]
 struct Skills {
     inner: SkillSet,
 }
@@ -33,7 +33,7 @@ impl Skills {
     fn new(root: Text, options_json: Option<Text>) -> PyResult<Self> {
         let inner = guard("Skills", || {
             if root.is_empty() {
-                return Err(ctxkit::Error::new(ctxkit::ErrorKind::InvalidArgument, "root is empty"));
+                return Err(turnfit::Error::new(turnfit::ErrorKind::InvalidArgument, "root is empty"));
             }
             SkillSet::open_json(Path::new(&*root), options_json.as_deref())
         })?;
@@ -90,7 +90,7 @@ fn _backoff(request_json: Text) -> PyResult<String> {
 }
 
 /// Circuit breakers keyed by a string (a provider, a tool). Thread-safe.
-#[pyclass(frozen, module = "ctxkit._native")]
+#[pyclass(frozen, module = "turnfit._native")]
 struct CircuitBreaker {
     inner: Breakers,
 }
@@ -126,7 +126,7 @@ impl CircuitBreaker {
 
 /// An immutable agent call stack: `enter` returns a new stack, so parallel
 /// branches never see each other's entries.
-#[pyclass(frozen, module = "ctxkit._native")]
+#[pyclass(frozen, module = "turnfit._native")]
 struct CallStack {
     inner: CoreStack,
 }
@@ -134,7 +134,7 @@ struct CallStack {
 #[pymethods]
 impl CallStack {
     #[new]
-    #[pyo3(signature = (max_depth=ctxkit::callstack::DEFAULT_MAX_DEPTH))]
+    #[pyo3(signature = (max_depth=turnfit::callstack::DEFAULT_MAX_DEPTH))]
     fn new(max_depth: usize) -> PyResult<Self> {
         Ok(CallStack { inner: guard("CallStack", || CoreStack::new(max_depth))? })
     }
@@ -189,13 +189,13 @@ impl CallStack {
 }
 
 /// Tool-execution spans with per-tool metrics in bounded memory. Thread-safe.
-#[pyclass(frozen, module = "ctxkit._native")]
+#[pyclass(frozen, module = "turnfit._native")]
 struct Tracer {
     inner: CoreTracer,
 }
 
-fn overdue_json(spans: Vec<OverdueSpan>) -> ctxkit::Result<String> {
-    to_json(&ctxkit::trace::Overdue::of(spans))
+fn overdue_json(spans: Vec<OverdueSpan>) -> turnfit::Result<String> {
+    to_json(&turnfit::trace::Overdue::of(spans))
 }
 
 #[pymethods]
@@ -214,7 +214,7 @@ impl Tracer {
     fn start(&self, tool: Text, info_json: Option<Text>, input_bytes: u64, now_us: Option<u64>) -> PyResult<u64> {
         guard("Tracer.start", || {
             let info: SpanInfo = parse("info", info_json.as_deref())?;
-            self.inner.start(&tool, info, input_bytes, now_us.unwrap_or_else(ctxkit::trace::now_us))
+            self.inner.start(&tool, info, input_bytes, now_us.unwrap_or_else(turnfit::trace::now_us))
         })
     }
 
@@ -229,13 +229,13 @@ impl Tracer {
     ) -> PyResult<()> {
         guard("Tracer.end", || {
             let outcome: Outcome =
-                ctxkit::frontend::parse_json("outcome", &serde_json::Value::from(&*outcome).to_string())?;
+                turnfit::frontend::parse_json("outcome", &serde_json::Value::from(&*outcome).to_string())?;
             self.inner.end(
                 span_id,
                 outcome,
                 output_bytes,
                 error.as_deref(),
-                now_us.unwrap_or_else(ctxkit::trace::now_us),
+                now_us.unwrap_or_else(turnfit::trace::now_us),
             )
         })
     }
@@ -246,20 +246,20 @@ impl Tracer {
     fn end_with(&self, span_id: u64, outcome: Text, end_json: Option<Text>, now_us: Option<u64>) -> PyResult<()> {
         guard("Tracer.end_with", || {
             let outcome: Outcome =
-                ctxkit::frontend::parse_json("outcome", &serde_json::Value::from(&*outcome).to_string())?;
-            let end = end_json.as_deref().map(ctxkit::trace::SpanEnd::from_json).transpose()?.unwrap_or_default();
-            self.inner.end_with(span_id, outcome, end, now_us.unwrap_or_else(ctxkit::trace::now_us))
+                turnfit::frontend::parse_json("outcome", &serde_json::Value::from(&*outcome).to_string())?;
+            let end = end_json.as_deref().map(turnfit::trace::SpanEnd::from_json).transpose()?.unwrap_or_default();
+            self.inner.end_with(span_id, outcome, end, now_us.unwrap_or_else(turnfit::trace::now_us))
         })
     }
 
     #[pyo3(signature = (now_us=None))]
     fn overdue(&self, now_us: Option<u64>) -> PyResult<String> {
-        guard("Tracer.overdue", || overdue_json(self.inner.overdue(now_us.unwrap_or_else(ctxkit::trace::now_us))))
+        guard("Tracer.overdue", || overdue_json(self.inner.overdue(now_us.unwrap_or_else(turnfit::trace::now_us))))
     }
 
     #[pyo3(signature = (now_us=None))]
     fn expire(&self, now_us: Option<u64>) -> PyResult<String> {
-        guard("Tracer.expire", || overdue_json(self.inner.expire(now_us.unwrap_or_else(ctxkit::trace::now_us))))
+        guard("Tracer.expire", || overdue_json(self.inner.expire(now_us.unwrap_or_else(turnfit::trace::now_us))))
     }
 
     fn metrics(&self) -> PyResult<String> {
@@ -272,30 +272,30 @@ impl Tracer {
 
     #[pyo3(signature = (now_us=None))]
     fn export(&self, now_us: Option<u64>) -> PyResult<String> {
-        guard("Tracer.export", || to_json(&self.inner.export(now_us.unwrap_or_else(ctxkit::trace::now_us))))
+        guard("Tracer.export", || to_json(&self.inner.export(now_us.unwrap_or_else(turnfit::trace::now_us))))
     }
 }
 
 #[pyfunction]
 fn _toolset_report(request_json: Text) -> PyResult<String> {
-    guard("toolset_report", || to_json(&ctxkit::toolset::report_json(registry(), &request_json)?))
+    guard("toolset_report", || to_json(&turnfit::toolset::report_json(registry(), &request_json)?))
 }
 
 #[pyfunction]
 fn _toolset_select(request_json: Text, agent: Text) -> PyResult<String> {
-    guard("toolset_select", || to_json(&ctxkit::toolset::select_json(&request_json, &agent)?))
+    guard("toolset_select", || to_json(&turnfit::toolset::select_json(&request_json, &agent)?))
 }
 
-/// Microseconds on ctxkit's monotonic clock (what the tracer uses by default).
+/// Microseconds on turnfit's monotonic clock (what the tracer uses by default).
 #[pyfunction]
 fn now_us() -> u64 {
-    ctxkit::trace::now_us()
+    turnfit::trace::now_us()
 }
 
-/// Milliseconds on ctxkit's clock (what breakers expect).
+/// Milliseconds on turnfit's clock (what breakers expect).
 #[pyfunction]
 fn now_ms() -> u64 {
-    ctxkit::recovery::now_ms()
+    turnfit::recovery::now_ms()
 }
 
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {

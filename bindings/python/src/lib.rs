@@ -1,11 +1,11 @@
-//! `ctxkit._native`: the PyO3 layer of the Python package `ctxkit`.
+//! `turnfit._native`: the PyO3 layer of the Python package `turnfit`.
 //!
 //! Conversion only, like `ffi/`: Python values become core arguments, core
-//! results become Python values, core errors become `CtxkitError` subclasses,
+//! results become Python values, core errors become `TurnfitError` subclasses,
 //! and a panic becomes `InternalError` (never PyO3's `PanicException`).
 //! Structured data crosses as JSON text; the Python facade
-//! (`python/ctxkit/__init__.py`) turns it into dicts and lists with the
-//! standard `json` module. Every behaviour lives in the `ctxkit` crate.
+//! (`python/turnfit/__init__.py`) turns it into dicts and lists with the
+//! standard `json` module. Every behaviour lives in the `turnfit` crate.
 
 use std::borrow::Cow;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -19,55 +19,60 @@ mod tokenizer;
 mod utf8_view;
 mod window;
 
-pyo3::create_exception!(ctxkit, CtxkitError, PyException, "Base class of every error ctxkit reports.");
-pyo3::create_exception!(ctxkit, InvalidArgumentError, CtxkitError, "An argument is outside its documented domain.");
+pyo3::create_exception!(turnfit, TurnfitError, PyException, "Base class of every error turnfit reports.");
+pyo3::create_exception!(turnfit, InvalidArgumentError, TurnfitError, "An argument is outside its documented domain.");
 pyo3::create_exception!(
-    ctxkit,
+    turnfit,
     InvalidUtf8Error,
-    CtxkitError,
+    TurnfitError,
     "Input bytes are not valid UTF-8 (the message gives the offset)."
 );
-pyo3::create_exception!(ctxkit, UnknownEncodingError, CtxkitError, "The encoding name is not one ctxkit ships.");
-pyo3::create_exception!(ctxkit, UnknownModelError, CtxkitError, "The model name is not in the registry.");
-pyo3::create_exception!(ctxkit, UnknownTokenError, CtxkitError, "A token id is not in the encoding's vocabulary.");
-pyo3::create_exception!(ctxkit, LimitExceededError, CtxkitError, "An input exceeds a documented limit.");
+pyo3::create_exception!(turnfit, UnknownEncodingError, TurnfitError, "The encoding name is not one turnfit ships.");
+pyo3::create_exception!(turnfit, UnknownModelError, TurnfitError, "The model name is not in the registry.");
+pyo3::create_exception!(turnfit, UnknownTokenError, TurnfitError, "A token id is not in the encoding's vocabulary.");
+pyo3::create_exception!(turnfit, LimitExceededError, TurnfitError, "An input exceeds a documented limit.");
 pyo3::create_exception!(
-    ctxkit,
+    turnfit,
     InvalidJsonError,
-    CtxkitError,
+    TurnfitError,
     "JSON input could not be parsed or does not match its schema."
 );
 pyo3::create_exception!(
-    ctxkit,
+    turnfit,
     InvalidYamlError,
-    CtxkitError,
+    TurnfitError,
     "YAML input (a skill's front-matter) could not be parsed or is not the expected shape."
 );
-pyo3::create_exception!(ctxkit, DoesNotFitError, CtxkitError, "What must be kept does not fit the budget.");
-pyo3::create_exception!(ctxkit, IoError, CtxkitError, "A file could not be read.");
+pyo3::create_exception!(turnfit, DoesNotFitError, TurnfitError, "What must be kept does not fit the budget.");
+pyo3::create_exception!(turnfit, IoError, TurnfitError, "A file could not be read.");
 pyo3::create_exception!(
-    ctxkit,
+    turnfit,
     UnsafePathError,
-    CtxkitError,
+    TurnfitError,
     "A path was refused (escapes its root, NUL, drive letter...)."
 );
 pyo3::create_exception!(
-    ctxkit,
+    turnfit,
     CycleDetectedError,
-    CtxkitError,
+    TurnfitError,
     "An agent call stack would re-enter an agent already on it."
 );
-pyo3::create_exception!(ctxkit, DepthExceededError, CtxkitError, "An agent call stack would exceed its maximum depth.");
 pyo3::create_exception!(
-    ctxkit,
+    turnfit,
+    DepthExceededError,
+    TurnfitError,
+    "An agent call stack would exceed its maximum depth."
+);
+pyo3::create_exception!(
+    turnfit,
     InternalError,
-    CtxkitError,
-    "An invariant inside ctxkit broke (a bug), including a panic."
+    TurnfitError,
+    "An invariant inside turnfit broke (a bug), including a panic."
 );
 
 /// The exception class of each core error kind, with its `.kind` spelling.
-fn class_of(py: Python<'_>, kind: ctxkit::ErrorKind) -> Bound<'_, pyo3::types::PyType> {
-    use ctxkit::ErrorKind as K;
+fn class_of(py: Python<'_>, kind: turnfit::ErrorKind) -> Bound<'_, pyo3::types::PyType> {
+    use turnfit::ErrorKind as K;
     match kind {
         K::InvalidArgument => py.get_type::<InvalidArgumentError>(),
         K::InvalidUtf8 => py.get_type::<InvalidUtf8Error>(),
@@ -83,12 +88,12 @@ fn class_of(py: Python<'_>, kind: ctxkit::ErrorKind) -> Bound<'_, pyo3::types::P
         K::CycleDetected => py.get_type::<CycleDetectedError>(),
         K::DepthExceeded => py.get_type::<DepthExceededError>(),
         K::Internal => py.get_type::<InternalError>(),
-        _ => py.get_type::<CtxkitError>(),
+        _ => py.get_type::<TurnfitError>(),
     }
 }
 
 /// A core error as the matching Python exception, `.kind` set on the instance.
-pub(crate) fn to_py(e: ctxkit::Error) -> PyErr {
+pub(crate) fn to_py(e: turnfit::Error) -> PyErr {
     Python::attach(|py| {
         let cls = class_of(py, e.kind());
         match cls.call1((e.message(),)) {
@@ -110,13 +115,13 @@ fn panic_message(p: &(dyn std::any::Any + Send)) -> String {
 
 /// Runs `f` inside the panic boundary: `Err` becomes its exception class, a
 /// panic becomes `InternalError` with the panic's message.
-pub(crate) fn guard<T>(what: &str, f: impl FnOnce() -> ctxkit::Result<T>) -> PyResult<T> {
+pub(crate) fn guard<T>(what: &str, f: impl FnOnce() -> turnfit::Result<T>) -> PyResult<T> {
     match catch_unwind(AssertUnwindSafe(f)) {
         Ok(Ok(v)) => Ok(v),
         Ok(Err(e)) => Err(to_py(e)),
-        Err(p) => Err(to_py(ctxkit::Error::new(
-            ctxkit::ErrorKind::Internal,
-            format!("{what}: panic inside ctxkit: {}", panic_message(&*p)),
+        Err(p) => Err(to_py(turnfit::Error::new(
+            turnfit::ErrorKind::Internal,
+            format!("{what}: panic inside turnfit: {}", panic_message(&*p)),
         ))),
     }
 }
@@ -127,16 +132,16 @@ pub(crate) fn guard_detached<T: Send>(
     py: Python<'_>,
     detach: bool,
     what: &str,
-    f: impl FnOnce() -> ctxkit::Result<T> + Send,
+    f: impl FnOnce() -> turnfit::Result<T> + Send,
 ) -> PyResult<T> {
     if detach {
         let r = py.detach(|| catch_unwind(AssertUnwindSafe(f)));
         match r {
             Ok(Ok(v)) => Ok(v),
             Ok(Err(e)) => Err(to_py(e)),
-            Err(p) => Err(to_py(ctxkit::Error::new(
-                ctxkit::ErrorKind::Internal,
-                format!("{what}: panic inside ctxkit: {}", panic_message(&*p)),
+            Err(p) => Err(to_py(turnfit::Error::new(
+                turnfit::ErrorKind::Internal,
+                format!("{what}: panic inside turnfit: {}", panic_message(&*p)),
             ))),
         }
     } else {
@@ -168,7 +173,7 @@ pub(crate) fn text_arg<'a>(obj: &'a Bound<'_, PyAny>, what: &str) -> PyResult<Co
     }
     if let Ok(b) = obj.cast::<PyBytes>() {
         // Zero-copy: the core reads the bytes object's buffer.
-        return guard(what, || ctxkit::frontend::utf8(what, b.as_bytes()).map(Cow::Borrowed));
+        return guard(what, || turnfit::frontend::utf8(what, b.as_bytes()).map(Cow::Borrowed));
     }
     Err(PyTypeError::new_err(format!("{what} must be str or bytes, not {}", obj.get_type().name()?)))
 }
@@ -205,33 +210,33 @@ pub(crate) fn loads<'py>(py: Python<'py>, text: &str) -> PyResult<Bound<'py, PyA
     py.import("json")?.getattr("loads")?.call1((text,))
 }
 
-pub(crate) fn to_json<T: serde::Serialize>(v: &T) -> ctxkit::Result<String> {
-    ctxkit::frontend::to_json(v)
+pub(crate) fn to_json<T: serde::Serialize>(v: &T) -> turnfit::Result<String> {
+    turnfit::frontend::to_json(v)
 }
 
 /// The crate version (as in Cargo.toml).
 #[pyfunction]
 fn version() -> &'static str {
-    ctxkit::VERSION
+    turnfit::VERSION
 }
 
 /// Every core error kind with the name of its exception class, for the
 /// exhaustive mapping test.
 #[pyfunction]
 fn _error_kinds(py: Python<'_>) -> PyResult<Vec<(String, String)>> {
-    ctxkit::ErrorKind::ALL.iter().map(|&k| Ok((k.as_str().to_owned(), class_of(py, k).name()?.to_string()))).collect()
+    turnfit::ErrorKind::ALL.iter().map(|&k| Ok((k.as_str().to_owned(), class_of(py, k).name()?.to_string()))).collect()
 }
 
 /// Test hook: raises the exception for a core error of `kind` (the mapping
 /// under test is the one every call uses).
 #[pyfunction]
 fn _raise_kind(kind: &str) -> PyResult<()> {
-    let k = ctxkit::ErrorKind::ALL
+    let k = turnfit::ErrorKind::ALL
         .iter()
         .copied()
         .find(|k| k.as_str() == kind)
         .ok_or_else(|| PyTypeError::new_err(format!("no error kind {kind}")))?;
-    guard("_raise_kind", || Err(ctxkit::Error::new(k, format!("raised for a test: {kind}"))))
+    guard("_raise_kind", || Err(turnfit::Error::new(k, format!("raised for a test: {kind}"))))
 }
 
 /// Test hook: panics inside the panic boundary (with the GIL released when
@@ -239,16 +244,18 @@ fn _raise_kind(kind: &str) -> PyResult<()> {
 #[pyfunction]
 #[pyo3(signature = (detached=false))]
 fn _panic(py: Python<'_>, detached: bool) -> PyResult<()> {
-    guard_detached(py, detached, "_panic", || -> ctxkit::Result<()> { panic!("test panic from ctxkit._native._panic") })
+    guard_detached(py, detached, "_panic", || -> turnfit::Result<()> {
+        panic!("test panic from turnfit._native._panic")
+    })
 }
 
 #[pymodule]
 #[pyo3(name = "_native")]
 fn native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = m.py();
-    m.add("CtxkitError", py.get_type::<CtxkitError>())?;
-    py.get_type::<CtxkitError>().setattr("kind", py.None())?;
-    for &k in ctxkit::ErrorKind::ALL.iter() {
+    m.add("TurnfitError", py.get_type::<TurnfitError>())?;
+    py.get_type::<TurnfitError>().setattr("kind", py.None())?;
+    for &k in turnfit::ErrorKind::ALL.iter() {
         let cls = class_of(py, k);
         cls.setattr("kind", k.as_str())?;
         m.add(cls.name()?.to_string(), cls)?;

@@ -4,7 +4,7 @@ use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyList};
 
-use ctxkit::{
+use turnfit::{
     DecodeMode, Encoding, ModelInfo, ModelRegistry, SpecialPolicy, SpecialSet, SpecialTokens, Tokenizer as Core,
     TruncateSide,
 };
@@ -27,7 +27,7 @@ fn special_from(s: &str) -> PyResult<SpecialTokens> {
 
 /// An exact tokenizer for one encoding (token-identical to OpenAI's
 /// tiktoken). Immutable; share one instance between threads freely.
-#[pyclass(frozen, module = "ctxkit._native")]
+#[pyclass(frozen, module = "turnfit._native")]
 pub struct Tokenizer {
     pub(crate) inner: Core,
     model: Option<ModelInfo>,
@@ -306,8 +306,8 @@ fn ids_arg(obj: &Bound<'_, PyAny>) -> PyResult<Vec<u32>> {
             Ok(v) => out.push(v),
             Err(_) => {
                 let i = out.len();
-                return Err(crate::to_py(ctxkit::Error::new(
-                    ctxkit::ErrorKind::UnknownToken,
+                return Err(crate::to_py(turnfit::Error::new(
+                    turnfit::ErrorKind::UnknownToken,
                     format!("token id {item} at index {i} is not in the vocabulary"),
                 )));
             }
@@ -349,7 +349,7 @@ fn _list_models_json() -> PyResult<String> {
     guard("list_models", || to_json(&registry().list_json()))
 }
 
-/// The names of the encodings ctxkit ships.
+/// The names of the encodings turnfit ships.
 #[pyfunction]
 fn list_encodings() -> Vec<&'static str> {
     Encoding::ALL.iter().map(|e| e.name()).collect()

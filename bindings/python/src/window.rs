@@ -6,21 +6,21 @@ use std::sync::Arc;
 use parking_lot::Mutex;
 use pyo3::prelude::*;
 
-use ctxkit::chat::Conversation;
-use ctxkit::events::{Event, Observer};
-use ctxkit::window::{fit_json, repair, validate, Accountant, Budget, Policy, Window as Core};
+use turnfit::chat::Conversation;
+use turnfit::events::{Event, Observer};
+use turnfit::window::{fit_json, repair, validate, Accountant, Budget, Policy, Window as Core};
 
 use crate::tokenizer::{registry, Tokenizer};
 use crate::{guard, guard_detached, to_json, Text, DETACH_BYTES};
 
-fn parse<T: serde::de::DeserializeOwned + Default>(what: &str, text: Option<&str>) -> ctxkit::Result<T> {
-    text.map(|t| ctxkit::frontend::parse_json(what, t)).transpose().map(Option::unwrap_or_default)
+fn parse<T: serde::de::DeserializeOwned + Default>(what: &str, text: Option<&str>) -> turnfit::Result<T> {
+    text.map(|t| turnfit::frontend::parse_json(what, t)).transpose().map(Option::unwrap_or_default)
 }
 
 /// A conversation bound to a model and a token budget, with cached
 /// per-message counts. Calls on one window are serialized by a mutex, so it
 /// may be shared by threads.
-#[pyclass(frozen, module = "ctxkit._native")]
+#[pyclass(frozen, module = "turnfit._native")]
 pub struct Window {
     inner: Mutex<Core>,
     /// Events the core raised (JSON lines), taken by the facade after each
@@ -172,7 +172,7 @@ fn _repair_json(conversation_json: Text, model: Text, synthetic_result: Option<T
 #[pyfunction]
 fn _assemble_json(tokenizer: &Tokenizer, request_json: Text) -> PyResult<String> {
     let t = tokenizer.inner;
-    guard("assemble", || ctxkit::assemble::assemble_json(&request_json, &t))
+    guard("assemble", || turnfit::assemble::assemble_json(&request_json, &t))
 }
 
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {

@@ -1,7 +1,7 @@
 import pytest
 
-import ctxkit
-from ctxkit import _native
+import turnfit
+from turnfit import _native
 
 EXPECTED = {
     "invalid_argument": "InvalidArgumentError",
@@ -26,8 +26,8 @@ def test_every_core_kind_has_its_own_subclass():
     assert kinds == EXPECTED  # core's ErrorKind::ALL, mapped one to one
     classes = set()
     for kind, name in kinds.items():
-        cls = getattr(ctxkit, name)
-        assert issubclass(cls, ctxkit.CtxkitError) and cls is not ctxkit.CtxkitError
+        cls = getattr(turnfit, name)
+        assert issubclass(cls, turnfit.TurnfitError) and cls is not turnfit.TurnfitError
         assert cls.kind == kind
         classes.add(cls)
         with pytest.raises(cls) as e:
@@ -39,21 +39,21 @@ def test_every_core_kind_has_its_own_subclass():
 
 def test_kinds_raised_by_real_calls():
     cases = [
-        (lambda: ctxkit.Tokenizer("nope"), ctxkit.UnknownEncodingError),
-        (lambda: ctxkit.Tokenizer.for_model("nope-model"), ctxkit.UnknownModelError),
-        (lambda: ctxkit.Tokenizer("cl100k_base").decode([100256]), ctxkit.UnknownTokenError),
-        (lambda: ctxkit.fit_json("{not json", {"model": "gpt-4o"}), ctxkit.InvalidJsonError),
-        (lambda: ctxkit.CallStack(5).enter("a").enter("a"), ctxkit.CycleDetectedError),
-        (lambda: ctxkit.CallStack(1).enter("a").enter("b"), ctxkit.DepthExceededError),
-        (lambda: ctxkit.Skills("/nonexistent/ctxkit/skills"), ctxkit.IoError),
-        (lambda: ctxkit.Tokenizer("o200k_base").count_tokens(b"\xff"), ctxkit.InvalidUtf8Error),
+        (lambda: turnfit.Tokenizer("nope"), turnfit.UnknownEncodingError),
+        (lambda: turnfit.Tokenizer.for_model("nope-model"), turnfit.UnknownModelError),
+        (lambda: turnfit.Tokenizer("cl100k_base").decode([100256]), turnfit.UnknownTokenError),
+        (lambda: turnfit.fit_json("{not json", {"model": "gpt-4o"}), turnfit.InvalidJsonError),
+        (lambda: turnfit.CallStack(5).enter("a").enter("a"), turnfit.CycleDetectedError),
+        (lambda: turnfit.CallStack(1).enter("a").enter("b"), turnfit.DepthExceededError),
+        (lambda: turnfit.Skills("/nonexistent/turnfit/skills"), turnfit.IoError),
+        (lambda: turnfit.Tokenizer("o200k_base").count_tokens(b"\xff"), turnfit.InvalidUtf8Error),
         (
-            lambda: ctxkit.fit(
+            lambda: turnfit.fit(
                 [{"role": "system", "content": "word " * 3000}, {"role": "user", "content": "hi"}],
                 model="gpt-4o",
                 max_tokens=100,
             ),
-            ctxkit.DoesNotFitError,
+            turnfit.DoesNotFitError,
         ),
     ]
     for call, cls in cases:
@@ -65,7 +65,7 @@ def test_kinds_raised_by_real_calls():
 
 def test_panic_surfaces_as_internal_error_not_panic_exception():
     for detached in (False, True):
-        with pytest.raises(ctxkit.InternalError, match="test panic") as e:
+        with pytest.raises(turnfit.InternalError, match="test panic") as e:
             _native._panic(detached)
         assert e.value.kind == "internal"
         assert isinstance(e.value, Exception)  # PanicException derives from BaseException

@@ -2,8 +2,8 @@ import pytest
 
 lc = pytest.importorskip("langchain_core.messages")  # pinned in requirements-test.txt; see test_langchain_is_installed
 
-import ctxkit
-import ctxkit.langchain as ck
+import turnfit
+import turnfit.langchain as ck
 from agent_loop import agent_loop, tool_pairs_ok
 
 
@@ -32,7 +32,7 @@ def test_token_counter_is_exact():
     counter = ck.token_counter("gpt-4o")
     assert counter(msgs) == _recipe_count(ck.to_openai(msgs), enc)
     assert counter([]) == 0
-    with pytest.raises(ctxkit.UnknownModelError):
+    with pytest.raises(turnfit.UnknownModelError):
         ck.token_counter("gtp-4o")
 
 
@@ -52,42 +52,42 @@ def test_converters_round_trip_agent_loop():
     back = ck.to_openai(msgs)
     assert len(back) == len(d)
     assert [m["role"] for m in back] == [m["role"] for m in d]
-    assert ctxkit.count_conversation(back) == ctxkit.count_conversation(
+    assert turnfit.count_conversation(back) == turnfit.count_conversation(
         [{**m, "content": m["content"] or ""} for m in d])
 
 
 def test_trim_never_splits_tool_pairs_where_langchain_can():
     d = agent_loop(80)
     msgs = ck.from_openai(d)
-    full = ctxkit.count_conversation(ck.to_openai(msgs))
+    full = turnfit.count_conversation(ck.to_openai(msgs))
     orphans_lc = 0
     for budget in range(3000, full, max(1, (full - 3000) // 12)):
         ours = ck.trim_messages(msgs, max_tokens=budget, model="gpt-4o")
         od = ck.to_openai(ours)
         assert tool_pairs_ok(od), budget
-        assert ctxkit.count_conversation(od) <= budget
+        assert turnfit.count_conversation(od) <= budget
         assert isinstance(ours[0], lc.SystemMessage)
         last_user = [m.content for m in msgs if isinstance(m, lc.HumanMessage)][-1]
         assert last_user in [m.content for m in ours if isinstance(m, lc.HumanMessage)]
         theirs = lc.trim_messages(msgs, max_tokens=budget, token_counter=ck.token_counter("gpt-4o"),
                                   strategy="last", include_system=True, allow_partial=False)
         orphans_lc += not tool_pairs_ok(ck.to_openai(theirs))
-    print(f"\nLangChain trim_messages left orphaned tool results at {orphans_lc} of the budgets; ctxkit at none")
+    print(f"\nLangChain trim_messages left orphaned tool results at {orphans_lc} of the budgets; turnfit at none")
 
 
 def test_pre_model_hook_compacts_when_needed():
     hook = ck.pre_model_hook("gpt-4o", context_window=12000, reserved_output=1000)
     small = {"messages": ck.from_openai(agent_loop(3))}
     r = hook(small)
-    assert r["ctxkit"]["preflight"]["verdict"] == "fits" and r["ctxkit"]["compaction"] is None
+    assert r["turnfit"]["preflight"]["verdict"] == "fits" and r["turnfit"]["compaction"] is None
     assert r["llm_input_messages"] == small["messages"]
     big = {"messages": ck.from_openai(agent_loop(80))}
     r = hook(big)
-    assert r["ctxkit"]["preflight"]["verdict"] != "fits"
-    assert r["ctxkit"]["compaction"]["status"] == "done"
+    assert r["turnfit"]["preflight"]["verdict"] != "fits"
+    assert r["turnfit"]["compaction"]["status"] == "done"
     out = ck.to_openai(r["llm_input_messages"])
     assert tool_pairs_ok(out)
-    assert ctxkit.count_conversation(out) <= 11000
+    assert turnfit.count_conversation(out) <= 11000
     assert len(big["messages"]) > len(out)  # the state itself was not modified
 
 
@@ -107,12 +107,12 @@ def test_real_trajectories_through_the_adapter():
         msgs = ck.from_openai(conv)
         assert len(msgs) == len(conv)
         full = ck.token_counter("gpt-4o")(msgs)
-        assert full == ctxkit.count_conversation(ck.to_openai(msgs))
+        assert full == turnfit.count_conversation(ck.to_openai(msgs))
         for frac in (0.9, 0.6, 0.4):
             budget = int(full * frac)
             try:
                 out = ck.to_openai(ck.trim_messages(msgs, max_tokens=budget, tool_output_max=1500))
-            except ctxkit.DoesNotFitError:
+            except turnfit.DoesNotFitError:
                 # Only at the tightest budget may the protected set (system,
                 # task, latest user message, newest round) be bigger than it.
                 assert frac == 0.4, (f.name, budget)
@@ -120,7 +120,7 @@ def test_real_trajectories_through_the_adapter():
                 continue
             fitted += 1
             assert tool_pairs_ok(out), (f.name, budget)
-            assert ctxkit.count_conversation(out) <= budget, (f.name, budget)
+            assert turnfit.count_conversation(out) <= budget, (f.name, budget)
     print(f"\nreal trajectories: {fitted} fits, {refused} refused with DoesNotFitError")
     # Compaction works on rounds (issue 13): at 90% and 60% every run fits.
     assert fitted >= 2 * len(fixtures) and fitted + refused == 3 * len(fixtures)

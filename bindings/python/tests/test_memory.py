@@ -3,7 +3,7 @@
 import gc
 import resource
 
-import ctxkit
+import turnfit
 
 
 def _rss_kib() -> int:
@@ -15,18 +15,18 @@ def _rss_kib() -> int:
 
 
 def _cycle(i: int) -> None:
-    t = ctxkit.Tokenizer("cl100k_base")
+    t = turnfit.Tokenizer("cl100k_base")
     t.encode("hello world %d" % i)
-    w = ctxkit.ContextWindow("gpt-4o")
+    w = turnfit.ContextWindow("gpt-4o")
     w.push({"role": "user", "content": "hi"})
-    s = ctxkit.CallStack(5).enter("a")
-    b = ctxkit.CircuitBreaker()
+    s = turnfit.CallStack(5).enter("a")
+    b = turnfit.CircuitBreaker()
     b.record_failure("k", 1)
-    tr = ctxkit.Tracer()
+    tr = turnfit.Tracer()
     tr.end(tr.start("x", None, 1, 1), "success", 1, None, 2)
     try:
-        ctxkit.Tokenizer("nope")
-    except ctxkit.UnknownEncodingError:
+        turnfit.Tokenizer("nope")
+    except turnfit.UnknownEncodingError:
         pass
     del t, w, s, b, tr
 

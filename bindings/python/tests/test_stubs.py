@@ -5,9 +5,9 @@ import ast
 import inspect
 from pathlib import Path
 
-import ctxkit
+import turnfit
 
-STUB = Path(ctxkit.__file__).with_name("__init__.pyi")
+STUB = Path(turnfit.__file__).with_name("__init__.pyi")
 
 
 def _stub_params(fn: ast.FunctionDef, is_method: bool):
@@ -47,12 +47,12 @@ def test_stub_matches_module():
     for node in tree.body:
         if isinstance(node, ast.FunctionDef):
             stub_names.add(node.name)
-            assert hasattr(ctxkit, node.name), node.name
-            assert _stub_params(node, False) == _runtime_params(getattr(ctxkit, node.name)), node.name
+            assert hasattr(turnfit, node.name), node.name
+            assert _stub_params(node, False) == _runtime_params(getattr(turnfit, node.name)), node.name
             checked += 1
         elif isinstance(node, ast.ClassDef):
             stub_names.add(node.name)
-            cls = getattr(ctxkit, node.name)
+            cls = getattr(turnfit, node.name)
             assert isinstance(cls, type), node.name
             stub_members = set()
             for m in node.body:
@@ -80,5 +80,5 @@ def test_stub_matches_module():
             annotated = {t.target.id for t in node.body if isinstance(t, ast.AnnAssign)}
             missing = public - stub_members - annotated
             assert not missing, f"{node.name}: not in the stub: {missing}"
-    assert set(ctxkit.__all__) <= stub_names, set(ctxkit.__all__) - stub_names
+    assert set(turnfit.__all__) <= stub_names, set(turnfit.__all__) - stub_names
     assert checked > 60

@@ -17,7 +17,7 @@ import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 
-import ctxkit
+import turnfit
 
 BIG = ("The quick brown fox jumps over the lazy dog. 1234 {code}\n" * 40000)  # ~2.3 MB
 
@@ -29,7 +29,7 @@ def _timed(t, text):
 
 
 def test_two_threads_count_concurrently():
-    t = ctxkit.Tokenizer("o200k_base")
+    t = turnfit.Tokenizer("o200k_base")
     expected = t.count_tokens(BIG)
     barrier = threading.Barrier(2)
 
@@ -99,38 +99,38 @@ def _other_thread_ran_during(call, tries=5):
 
 
 def test_python_runs_while_another_thread_counts():
-    t = ctxkit.Tokenizer("o200k_base")
+    t = turnfit.Tokenizer("o200k_base")
     t.count_tokens("warm")
     big = BIG * 4  # ~9 MB: long enough that the worker is surely still inside
     assert _other_thread_ran_during(lambda: t.count_tokens(big))
     assert _other_thread_ran_during(lambda: t.encode_array(big))
-    assert _other_thread_ran_during(lambda: ctxkit.count_tokens(big, model="gpt-4o"))
+    assert _other_thread_ran_during(lambda: turnfit.count_tokens(big, model="gpt-4o"))
     conv = [{"role": "system", "content": "s"}] + [
         {"role": "user" if i % 2 == 0 else "assistant", "content": BIG[:50_000] + str(i)} for i in range(200)
     ]
-    assert _other_thread_ran_during(lambda: ctxkit.fit(conv, model="gpt-4o", max_tokens=100_000))
+    assert _other_thread_ran_during(lambda: turnfit.fit(conv, model="gpt-4o", max_tokens=100_000))
 
 
 def test_the_gil_check_can_fail():
     # The same check around native code that keeps the GIL (summing a range
     # runs in C without ever giving it up) must report that nothing ran.
     assert not _other_thread_ran_during(lambda: sum(range(10_000_000)))
-    # And around ctxkit calls on short texts (under 4 KiB), which keep the
+    # And around turnfit calls on short texts (under 4 KiB), which keep the
     # GIL on purpose (releasing it would cost more than the call).
-    t = ctxkit.Tokenizer("o200k_base")
+    t = turnfit.Tokenizer("o200k_base")
     short = BIG[:2000]
     assert not _other_thread_ran_during(lambda: [t.count_tokens(short) for _ in range(2000)])
 
 
 def test_shared_handles_from_a_thread_pool():
-    t = ctxkit.Tokenizer("cl100k_base")
+    t = turnfit.Tokenizer("cl100k_base")
     texts = [f"item {i}: " + "lorem ipsum " * (i % 50) for i in range(400)]
     expected = [t.encode(x) for x in texts]
     with ThreadPoolExecutor(8) as ex:
         got = list(ex.map(t.encode, texts))
     assert got == expected
 
-    w = ctxkit.ContextWindow("gpt-4o")
+    w = turnfit.ContextWindow("gpt-4o")
     w.load([{"role": "system", "content": "s"}, {"role": "user", "content": "task"}])
 
     def push(i):
@@ -141,7 +141,7 @@ def test_shared_handles_from_a_thread_pool():
     assert len(w) == 202 and all(c > 0 for c in counts)
     assert sum(w.message_tokens) > 0
 
-    b = ctxkit.CircuitBreaker(failure_threshold=100000)
+    b = turnfit.CircuitBreaker(failure_threshold=100000)
     with ThreadPoolExecutor(8) as ex:
         list(ex.map(lambda i: b.record_failure("k", 1), range(500)))
     assert b.state("k", 1)["consecutive_failures"] == 500

@@ -3,7 +3,7 @@ from pathlib import Path
 
 import pytest
 
-import ctxkit
+import turnfit
 
 REPO = Path(__file__).resolve().parents[3]
 SESSION = json.loads((REPO / "examples/data/coding-session.json").read_text())
@@ -25,26 +25,26 @@ def _tool_pairs_intact(messages):
 
 
 def test_fit_plain_dicts_keeps_shape_and_pairs():
-    out, report = ctxkit.fit(SESSION, model="gpt-4o", max_tokens=16000, policy={"tool_output_max": 2000})
+    out, report = turnfit.fit(SESSION, model="gpt-4o", max_tokens=16000, policy={"tool_output_max": 2000})
     assert isinstance(out, dict) and set(out) == set(SESSION)
     assert report["tokens_before"] > report["tokens_after"]
     assert report["tokens_after"] <= 16000
-    assert ctxkit.count_conversation(out, "gpt-4o") <= 16000
+    assert turnfit.count_conversation(out, "gpt-4o") <= 16000
     _tool_pairs_intact(out["messages"])
     # A list of messages in, a list out.
-    out2, _ = ctxkit.fit(SESSION["messages"], model="gpt-4o", max_tokens=16000)
+    out2, _ = turnfit.fit(SESSION["messages"], model="gpt-4o", max_tokens=16000)
     assert isinstance(out2, list)
 
 
 def test_fit_json_passes_text_through():
     text = json.dumps(SESSION, indent=1)
-    out, report = ctxkit.fit_json(text, {"model": "gpt-4o", "max_tokens": 1_000_000})
+    out, report = turnfit.fit_json(text, {"model": "gpt-4o", "max_tokens": 1_000_000})
     assert json.loads(out) == SESSION  # nothing to do: the same conversation
     assert report["tokens_before"] == report["tokens_after"]
 
 
 def test_context_window_loop():
-    w = ctxkit.ContextWindow("gpt-4o", context_window=8000, reserved_output=1000)
+    w = turnfit.ContextWindow("gpt-4o", context_window=8000, reserved_output=1000)
     w.load([{"role": "system", "content": "You are a coding agent."}, {"role": "user", "content": "Fix the bug."}])
     pf = w.preflight()
     assert pf["verdict"] == "fits"
@@ -64,7 +64,7 @@ def test_context_window_loop():
 
 
 def test_summarize_two_phase():
-    w = ctxkit.ContextWindow("gpt-4o", context_window=6000, reserved_output=500)
+    w = turnfit.ContextWindow("gpt-4o", context_window=6000, reserved_output=500)
     msgs = [{"role": "system", "content": "sys"}, {"role": "user", "content": "task"}]
     for i in range(40):
         msgs.append({"role": "assistant", "content": f"thinking about step {i} " * 20})
@@ -74,7 +74,7 @@ def test_summarize_two_phase():
     assert r["status"] == "needs_summary"
     req = r["request"]
     assert req["prompt"]
-    with pytest.raises(ctxkit.InvalidArgumentError):
+    with pytest.raises(turnfit.InvalidArgumentError):
         w.apply_summary("wrong-id", "x")
     done = w.apply_summary(req["id"], "Summary: steps 0-30 explored the code.")
     assert done["tokens_after"] < done["tokens_before"]
@@ -87,32 +87,32 @@ def test_repair_and_validate():
             {"id": "x", "type": "function", "function": {"name": "f", "arguments": "{}"}}]},
         {"role": "user", "content": "next"},
     ]
-    assert ctxkit.validate(broken)
-    r = ctxkit.repair(broken, "gpt-4o")
-    assert r["changes"] and ctxkit.validate(r["conversation"]) == []
+    assert turnfit.validate(broken)
+    r = turnfit.repair(broken, "gpt-4o")
+    assert r["changes"] and turnfit.validate(r["conversation"]) == []
 
 
 def test_agent_primitives():
-    s = ctxkit.Skills(str(REPO / "examples/data/skills"))
+    s = turnfit.Skills(str(REPO / "examples/data/skills"))
     names = [x["name"] for x in s.list()["skills"]]
     assert "code-review" in names
     assert s.body("code-review")["tokens"] > 0
-    with pytest.raises(ctxkit.UnsafePathError):
+    with pytest.raises(turnfit.UnsafePathError):
         s.body("../etc/passwd")
     h = json.loads((REPO / "examples/data/handoffs/planner-to-coder.json").read_text())
-    assert ctxkit.handoff_render(h)["text"]
-    c = ctxkit.classify("openai", 429, '{"error": {"message": "Rate limit", "type": "requests"}}', {"retry-after": "2"})
+    assert turnfit.handoff_render(h)["text"]
+    c = turnfit.classify("openai", 429, '{"error": {"message": "Rate limit", "type": "requests"}}', {"retry-after": "2"})
     assert c["retryable"] is True
-    d = ctxkit.backoff(policy={}, failed_attempts=1, seed=1)
+    d = turnfit.backoff(policy={}, failed_attempts=1, seed=1)
     assert d == {"decision": "retry", "delay_ms": 141}
-    b = ctxkit.CircuitBreaker(failure_threshold=2, cool_down_ms=1000)
+    b = turnfit.CircuitBreaker(failure_threshold=2, cool_down_ms=1000)
     b.record_failure("p", 0)
     assert b.record_failure("p", 1) == "open"
     assert b.allow("p", 2) is False
-    st = ctxkit.CallStack(3).enter("planner").enter("coder")
+    st = turnfit.CallStack(3).enter("planner").enter("coder")
     assert st.depth == 2 and "planner" in st and st.current == "coder"
-    assert ctxkit.callstack_from_json(st.to_json()).agents() == ["planner", "coder"]
-    t = ctxkit.Tracer()
+    assert turnfit.callstack_from_json(st.to_json()).agents() == ["planner", "coder"]
+    t = turnfit.Tracer()
     sid = t.start("read_file", {"tool_call_id": "call_1"}, 10, 1000)
     t.end(sid, "success", 20, None, 5000)
     m = t.metrics()[0]
@@ -129,34 +129,34 @@ def test_agent_primitives():
 
 
 def test_tracer_end_with_bad_input():
-    t = ctxkit.Tracer()
+    t = turnfit.Tracer()
     sid = t.start("search", None, 0, 1000)
-    with pytest.raises(ctxkit.InvalidArgumentError):
+    with pytest.raises(turnfit.InvalidArgumentError):
         t.end_with(sid, "failed", error_category="Rate Limited", now_us=2000)
-    with pytest.raises(ctxkit.InvalidArgumentError):
+    with pytest.raises(turnfit.InvalidArgumentError):
         t.end_with(sid, "failed", metadata={"nested": {"x": 1}}, now_us=2000)
-    with pytest.raises(ctxkit.LimitExceededError):
+    with pytest.raises(turnfit.LimitExceededError):
         t.end_with(sid, "failed", metadata={f"k{i}": i for i in range(17)}, now_us=2000)
-    with pytest.raises(ctxkit.InvalidJsonError):
+    with pytest.raises(turnfit.InvalidJsonError):
         t.end_with(sid, "done", now_us=2000)
     with pytest.raises(TypeError):
         t.end_with(sid, "failed", metadata={"x": object()}, now_us=2000)
     assert t.metrics()[0]["in_flight"] == 1
     t.end_with(sid, "timeout", now_us=3000)
     assert t.metrics()[0]["in_flight"] == 0
-    with pytest.raises(ctxkit.InvalidArgumentError):
+    with pytest.raises(turnfit.InvalidArgumentError):
         t.end_with(sid, "success", now_us=4000)
     req = {"tools": [{"type": "function", "function": {"name": "fs_read", "parameters": {"type": "object"}}}],
            "allowlists": {"coder": ["fs_*"]}, "model": "gpt-4o"}
-    assert ctxkit.toolset_report(req)["tool_count"] == 1
-    assert ctxkit.toolset_select(req, "coder")[0]["function"]["name"] == "fs_read"
-    tok = ctxkit.Tokenizer("o200k_base")
-    a = ctxkit.assemble(tok, {"budget": 200, "sections": [{"name": "a", "text": "hello", "priority": 1}]})
+    assert turnfit.toolset_report(req)["tool_count"] == 1
+    assert turnfit.toolset_select(req, "coder")[0]["function"]["name"] == "fs_read"
+    tok = turnfit.Tokenizer("o200k_base")
+    a = turnfit.assemble(tok, {"budget": 200, "sections": [{"name": "a", "text": "hello", "priority": 1}]})
     assert "hello" in a["text"]
 
 
 def test_window_events_reach_the_handler_on_the_calling_thread():
-    w = ctxkit.ContextWindow("gpt-4o", context_window=1000, reserved_output=100)
+    w = turnfit.ContextWindow("gpt-4o", context_window=1000, reserved_output=100)
     seen = []
     w.on_event(seen.append)
     user = lambda k: {"role": "user", "content": "word " * k}  # noqa: E731

@@ -1,5 +1,5 @@
 """Lets OpenAI's tiktoken (the oracle) run offline: its rank files are the
-ones ctxkit embeds (core/data/*.tiktoken, SHA-256 pinned by the core's tests),
+ones turnfit embeds (core/data/*.tiktoken, SHA-256 pinned by the core's tests),
 placed in a TIKTOKEN_CACHE_DIR under the names tiktoken looks for (the SHA-1
 of the download URL). tiktoken still checks each file's SHA-256."""
 

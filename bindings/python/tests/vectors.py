@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 from typing import Any, Callable, Dict, List, Tuple
 
-import ctxkit
+import turnfit
 
 REPO = Path(__file__).resolve().parents[3]
 VECTORS = REPO / "tests" / "vectors"
@@ -36,18 +36,18 @@ def same(a: Any, b: Any) -> bool:
     return type(a) is type(b) and a == b
 
 
-def err(e: ctxkit.CtxkitError) -> Dict[str, str]:
+def err(e: turnfit.TurnfitError) -> Dict[str, str]:
     return {"error": e.kind}
 
 
-_tokenizers: Dict[Tuple[str, str], ctxkit.Tokenizer] = {}
+_tokenizers: Dict[Tuple[str, str], turnfit.Tokenizer] = {}
 
 
-def tok(inp: Dict[str, Any]) -> ctxkit.Tokenizer:
+def tok(inp: Dict[str, Any]) -> turnfit.Tokenizer:
     key = (inp["encoding"], inp.get("special", "ordinary"))
     t = _tokenizers.get(key)
     if t is None:
-        t = _tokenizers[key] = ctxkit.Tokenizer(key[0], special_tokens=key[1])
+        t = _tokenizers[key] = turnfit.Tokenizer(key[0], special_tokens=key[1])
     return t
 
 
@@ -63,7 +63,7 @@ def run_tokenizer(op: str, inp: Dict[str, Any], expected: Dict[str, Any]) -> Any
     if op == "decode":
         try:
             return {"text": t.decode(inp["ids"], errors=inp.get("mode", "replace"))}
-        except ctxkit.CtxkitError as e:
+        except turnfit.TurnfitError as e:
             return err(e)
     if op == "count_until_limit":
         tokens, exceeded = t.count_until_limit(text, inp["limit"])
@@ -75,7 +75,7 @@ def run_tokenizer(op: str, inp: Dict[str, Any], expected: Dict[str, Any]) -> Any
     if op == "truncate":
         try:
             return t.truncate(text, inp["max_tokens"], inp["side"], inp.get("marker"))
-        except ctxkit.CtxkitError as e:
+        except turnfit.TurnfitError as e:
             return err(e)
     raise KeyError(op)
 
@@ -84,16 +84,16 @@ def run_window(op: str, inp: Dict[str, Any]) -> Any:
     model = inp.get("model") or "gpt-4o"
     conv = inp.get("conversation")
     if op == "count_conversation":
-        return {"prompt_tokens": ctxkit.count_conversation(conv, model)}
+        return {"prompt_tokens": turnfit.count_conversation(conv, model)}
     if op == "preflight":
         budget = inp.get("budget") or {}
-        w = ctxkit.ContextWindow(model, **budget)
+        w = turnfit.ContextWindow(model, **budget)
         w.load(conv)
         return w.preflight()
     if op == "repair":
-        return ctxkit.repair(conv, model)
+        return turnfit.repair(conv, model)
     if op == "fit":
-        c, report = ctxkit.fit(conv, **inp["options"])
+        c, report = turnfit.fit(conv, **inp["options"])
         return {"conversation": c, "report": report}
     raise KeyError(op)
 
@@ -101,34 +101,34 @@ def run_window(op: str, inp: Dict[str, Any]) -> Any:
 def run_agents(op: str, inp: Dict[str, Any]) -> Any:
     if op.startswith("skills_"):
         root = str(REPO / inp["root"])
-        s = ctxkit.Skills(root, **(inp.get("options") or {}))
+        s = turnfit.Skills(root, **(inp.get("options") or {}))
         if op == "skills_list":
             return s.list()
         if op == "skills_body":
             return s.body(inp["name"])
         return s.render_index(**(inp.get("index_options") or {}))
     if op == "handoff_validate":
-        return ctxkit.handoff_validate(inp["handoff"])
+        return turnfit.handoff_validate(inp["handoff"])
     if op == "handoff_render":
-        return ctxkit.handoff_render(inp["handoff"], **(inp.get("options") or {}))
+        return turnfit.handoff_render(inp["handoff"], **(inp.get("options") or {}))
     if op == "handoff_filter":
-        return ctxkit.handoff_filter(inp["conversation"], **(inp.get("options") or {}))
+        return turnfit.handoff_filter(inp["conversation"], **(inp.get("options") or {}))
     if op == "assemble":
-        return ctxkit.assemble(tok(inp), inp["request"])
+        return turnfit.assemble(tok(inp), inp["request"])
     if op == "backoff":
-        return ctxkit.backoff(**inp)
+        return turnfit.backoff(**inp)
     if op == "callstack":
-        s = ctxkit.CallStack(inp["max_depth"])
+        s = turnfit.CallStack(inp["max_depth"])
         for a in inp["enter"]:
             s = s.enter(a)
         return json.loads(s.to_json())
     if op == "toolset":
         if inp.get("select") is not None:
-            return {"selected": ctxkit.toolset_select(inp["request"], inp["select"])}
-        r = ctxkit.toolset_report(inp["request"])
+            return {"selected": turnfit.toolset_select(inp["request"], inp["select"])}
+        r = turnfit.toolset_report(inp["request"])
         return {"tool_count": r["tool_count"], "agents": {a["agent"]: a["tools"] for a in r["agents"]}}
     if op == "breaker":
-        b = ctxkit.CircuitBreaker(**inp["config"])
+        b = turnfit.CircuitBreaker(**inp["config"])
         results: List[Any] = []
         for what, at in inp["ops"]:
             if what == "allow":
@@ -148,7 +148,7 @@ def run_agents(op: str, inp: Dict[str, Any]) -> Any:
 
 
 def run_trace(inp: Dict[str, Any]) -> Any:
-    t = ctxkit.Tracer(**inp["config"])
+    t = turnfit.Tracer(**inp["config"])
     ids: List[Any] = []
     interrupted: List[str] = []
     event_errors: List[Any] = []
@@ -165,7 +165,7 @@ def run_trace(inp: Dict[str, Any]) -> Any:
                 interrupted.extend(r["tool_call_id"] for r in t.expire(e[1])["interrupted_results"])
             else:
                 raise KeyError(e[0])
-        except ctxkit.CtxkitError as x:
+        except turnfit.TurnfitError as x:
             event_errors.append([i, x.kind])
     tools: Dict[str, Any] = {}
     for m in t.metrics():
@@ -186,8 +186,8 @@ def run_classify(inp: Dict[str, Any], expected: Dict[str, Any]) -> Tuple[bool, s
         if on_disk != inp.get("body", ""):
             return False, f"{fixture} differs from the vector's body"
     try:
-        got = ctxkit.classify(inp["provider"], inp["status"], inp.get("body", ""), inp.get("headers"))
-    except ctxkit.CtxkitError as e:
+        got = turnfit.classify(inp["provider"], inp["status"], inp.get("body", ""), inp.get("headers"))
+    except turnfit.TurnfitError as e:
         got = err(e)
     bad = [f"{k}: expected {v!r}, got {got.get(k)!r}" for k, v in expected.items() if not same(got.get(k), v)]
     return (not bad), "; ".join(bad)
@@ -198,7 +198,7 @@ MODEL_FIELDS = ("family", "encoding", "context_window", "max_output_tokens", "ex
 
 def run_model(inp: Dict[str, Any]) -> Any:
     """models.json: the fields of the built-in registry's answer the vector names."""
-    m = ctxkit.lookup_model(inp["model"])
+    m = turnfit.lookup_model(inp["model"])
     return {k: m[k] for k in MODEL_FIELDS}
 
 
@@ -224,7 +224,7 @@ def run_one(v: Dict[str, Any]) -> Tuple[bool, str]:
         return False, f"unknown op {op!r}"
     try:
         got = runner()
-    except ctxkit.CtxkitError as e:
+    except turnfit.TurnfitError as e:
         got = err(e)
     if same(got, expected):
         return True, ""

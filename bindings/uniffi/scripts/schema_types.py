@@ -3,12 +3,12 @@ passes as JSON text (options, reports, events) from the committed JSON Schemas
 in schemas/ (themselves generated from the core's types by `xtask schemas`),
 so neither language restates them by hand:
 
-- Kotlin: kotlin/src/main/kotlin/dev/ctxkit/types/SchemaTypes.kt, data classes
-  in package `dev.ctxkit.types` for Gson (the JSON library the Kotlin tests
+- Kotlin: kotlin/src/main/kotlin/dev/turnfit/types/SchemaTypes.kt, data classes
+  in package `dev.turnfit.types` for Gson (the JSON library the Kotlin tests
   already use, Debian's libgoogle-gson-java), with the Gson adapters of the
-  tagged unions and `CtxkitJson.gson` that registers them;
-- Swift: swift/Sources/Ctxkit/SchemaTypes.swift, `Codable` structs and enums
-  nested in the namespace `CtxkitTypes` (the module already has uniffi's
+  tagged unions and `TurnfitJson.gson` that registers them;
+- Swift: swift/Sources/Turnfit/SchemaTypes.swift, `Codable` structs and enums
+  nested in the namespace `TurnfitTypes` (the module already has uniffi's
   `Preflight` record, so the schema types cannot be top-level there).
 
 `--check` fails when a committed file differs (the drift check of
@@ -34,8 +34,8 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 PKG = HERE.parent
 ROOT = PKG.parents[1]
-KT_OUT = PKG / "kotlin" / "src" / "main" / "kotlin" / "dev" / "ctxkit" / "types" / "SchemaTypes.kt"
-SWIFT_OUT = PKG / "swift" / "Sources" / "Ctxkit" / "SchemaTypes.swift"
+KT_OUT = PKG / "kotlin" / "src" / "main" / "kotlin" / "dev" / "turnfit" / "types" / "SchemaTypes.kt"
+SWIFT_OUT = PKG / "swift" / "Sources" / "Turnfit" / "SchemaTypes.swift"
 
 # schema file stem -> the name of its root type. The first block are the
 # Node and Python bindings' names; the rest follow the schema titles, renamed
@@ -408,7 +408,7 @@ internal object ExactLongAdapter : TypeAdapter<Long>() {
  * HTML escaping off (the JSON is data, not markup). Null members are
  * omitted on output.
  */
-object CtxkitJson {
+object TurnfitJson {
     @JvmStatic
     val gson: Gson = GsonBuilder()
         .registerTypeAdapter(Long::class.java, ExactLongAdapter)
@@ -417,7 +417,7 @@ REGISTRATIONS
         .disableHtmlEscaping()
         .create()
 
-    /** Decodes [json] as [T] (`CtxkitJson.decode<FitReport>(text)`). */
+    /** Decodes [json] as [T] (`TurnfitJson.decode<FitReport>(text)`). */
     inline fun <reified T> decode(json: String): T =
         gson.fromJson(json, object : TypeToken<T>() {}.type)
 
@@ -480,7 +480,7 @@ EXTRA_DOC = "Keys not listed above (the schema allows any), kept as given."
 def kt_class(name, doc, fields, indent, parent="", extra=False):
     head = kt_doc(doc, indent)
     if extra:
-        head += f"{indent}// `extra` is filled and written by ExtraKeysFactory (CtxkitJson.gson).\n"
+        head += f"{indent}// `extra` is filled and written by ExtraKeysFactory (TurnfitJson.gson).\n"
     sup = f" : {parent}()" if parent else ""
     if not fields:
         return (f"{head}{indent}class {name}{sup} {{\n{indent}    override fun equals(other: Any?) = other is {name}\n"
@@ -503,7 +503,7 @@ def kotlin(m):
         "// `python3 bindings/uniffi/scripts/schema_types.py` and commit the result.",
         "@file:Suppress(\"unused\", \"RedundantVisibilityModifier\")",
         "",
-        "package dev.ctxkit.types",
+        "package dev.turnfit.types",
         "",
         "import com.google.gson.Gson",
         "import com.google.gson.GsonBuilder",
@@ -535,7 +535,7 @@ def kotlin(m):
         elif kind == "union":
             _, doc, tag, variants = d
             body = "".join(kt_class(vn, vdoc, fields, "    ", name) for _, vn, vdoc, fields in variants)
-            doc = (doc + "\n\n" if doc else "") + f"Tagged by `{tag}`; read and written by [CtxkitJson.gson] (TaggedUnionFactory)."
+            doc = (doc + "\n\n" if doc else "") + f"Tagged by `{tag}`; read and written by [TurnfitJson.gson] (TaggedUnionFactory)."
             out.append(kt_doc(doc, "") + f"sealed class {name} {{\n{body}}}\n")
             unions.append((name, tag, variants))
     regs = []
@@ -637,13 +637,13 @@ def swift(m):
         "",
         "import Foundation",
         "",
-        "/// The JSON shapes ctxkit reads and writes as text (options, reports,",
+        "/// The JSON shapes turnfit reads and writes as text (options, reports,",
         "/// events), as `Codable` types: decode a report with",
-        "/// `JSONDecoder().decode(CtxkitTypes.FitReport.self, from: data)`.",
+        "/// `JSONDecoder().decode(TurnfitTypes.FitReport.self, from: data)`.",
         "/// A namespace, because uniffi's records (`Preflight`, ...) are top-level.",
-        "public enum CtxkitTypes {}",
+        "public enum TurnfitTypes {}",
         "",
-        "extension CtxkitTypes {",
+        "extension TurnfitTypes {",
         """    /// A JSON value with no fixed shape (a message, an untagged union).
     /// Numbers are `Double`: integers above 2^53 lose precision here.
     public enum JSONValue: Codable, Equatable, Sendable {

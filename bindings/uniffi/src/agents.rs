@@ -6,14 +6,14 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::Arc;
 
-use ctxkit::handoff::{filter_json, Handoff, RenderOptions};
-use ctxkit::recovery::{classify, BackoffPolicy, BreakerConfig, Breakers, Provider, RetryDecision};
-use ctxkit::skills::{IndexOptions, SkillSet as CoreSkills};
-use ctxkit::trace::{Outcome, Overdue, OverdueSpan, SpanInfo, Tracer as CoreTracer};
+use turnfit::handoff::{filter_json, Handoff, RenderOptions};
+use turnfit::recovery::{classify, BackoffPolicy, BreakerConfig, Breakers, Provider, RetryDecision};
+use turnfit::skills::{IndexOptions, SkillSet as CoreSkills};
+use turnfit::trace::{Outcome, Overdue, OverdueSpan, SpanInfo, Tracer as CoreTracer};
 
 use crate::events::{self, EventListener};
 use crate::tokenizer::{registry_or_builtin, ModelRegistry, Tokenizer};
-use crate::{parse_opt, to_json, CtxkitError, Result, Text};
+use crate::{parse_opt, to_json, Result, Text, TurnfitError};
 
 /// A serde unit enum's JSON name (`rate_limited`).
 fn name_of<T: serde::Serialize>(v: &T) -> String {
@@ -48,7 +48,7 @@ impl SkillSet {
     #[uniffi::constructor(default(options_json = None))]
     pub fn open(root: Text, options_json: Option<Text>) -> Result<Arc<Self>> {
         if root.is_empty() {
-            return Err(CtxkitError::InvalidArgument("root is empty".into()));
+            return Err(TurnfitError::InvalidArgument("root is empty".into()));
         }
         let inner = CoreSkills::open_json(Path::new(&*root), options_json.as_deref())?;
         Ok(Arc::new(SkillSet { inner }))
@@ -65,7 +65,7 @@ impl SkillSet {
         options_json: Option<Text>,
     ) -> Result<Arc<Self>> {
         if root.is_empty() {
-            return Err(CtxkitError::InvalidArgument("root is empty".into()));
+            return Err(TurnfitError::InvalidArgument("root is empty".into()));
         }
         let observer = events::direct(Some(listener));
         let inner = CoreSkills::open_json_observed(Path::new(&*root), options_json.as_deref(), &observer)?;
@@ -121,7 +121,7 @@ pub fn handoff_filter(conversation_json: Text, options_json: Option<Text>) -> Re
 /// leaves this one unchanged, so parallel branches each hold their own.
 #[derive(uniffi::Object)]
 pub struct CallStack {
-    inner: ctxkit::callstack::CallStack,
+    inner: turnfit::callstack::CallStack,
 }
 
 #[uniffi::export]
@@ -130,13 +130,13 @@ impl CallStack {
     #[uniffi::constructor]
     pub fn new(max_depth: u64) -> Result<Arc<Self>> {
         let d = usize::try_from(max_depth).unwrap_or(usize::MAX);
-        Ok(Arc::new(CallStack { inner: ctxkit::callstack::CallStack::new(d)? }))
+        Ok(Arc::new(CallStack { inner: turnfit::callstack::CallStack::new(d)? }))
     }
 
     /// A stack from its JSON form `{"agents", "max_depth"}`, checked entry by entry.
     #[uniffi::constructor]
     pub fn from_json(json: Text) -> Result<Arc<Self>> {
-        Ok(Arc::new(CallStack { inner: ctxkit::callstack::CallStack::from_json(&json)? }))
+        Ok(Arc::new(CallStack { inner: turnfit::callstack::CallStack::from_json(&json)? }))
     }
 
     /// A new stack with `agent` on top. `CycleDetected` when it is already
@@ -198,7 +198,7 @@ pub fn classify_error(
     headers_json: Option<Text>,
 ) -> Result<ErrorClassification> {
     let status = u16::try_from(status)
-        .map_err(|_| CtxkitError::InvalidArgument(format!("status {status} is not an HTTP status")))?;
+        .map_err(|_| TurnfitError::InvalidArgument(format!("status {status} is not an HTTP status")))?;
     let provider = Provider::from_name(&provider)?;
     let headers: BTreeMap<String, String> = parse_opt("headers_json", headers_json)?;
     let pairs: Vec<(&str, &str)> = headers.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
@@ -220,7 +220,7 @@ pub fn classify_error(
 /// "headers"}` (`body` text or JSON); the classification as JSON.
 #[uniffi::export]
 pub fn classify_error_json(request_json: Text) -> Result<String> {
-    to_json(&ctxkit::recovery::classify_json(&request_json)?)
+    to_json(&turnfit::recovery::classify_json(&request_json)?)
 }
 
 /// A retry decision.
@@ -259,12 +259,12 @@ pub enum BreakerState {
     HalfOpen,
 }
 
-impl From<ctxkit::recovery::BreakerState> for BreakerState {
-    fn from(s: ctxkit::recovery::BreakerState) -> Self {
+impl From<turnfit::recovery::BreakerState> for BreakerState {
+    fn from(s: turnfit::recovery::BreakerState) -> Self {
         match s {
-            ctxkit::recovery::BreakerState::Closed => BreakerState::Closed,
-            ctxkit::recovery::BreakerState::Open => BreakerState::Open,
-            ctxkit::recovery::BreakerState::HalfOpen => BreakerState::HalfOpen,
+            turnfit::recovery::BreakerState::Closed => BreakerState::Closed,
+            turnfit::recovery::BreakerState::Open => BreakerState::Open,
+            turnfit::recovery::BreakerState::HalfOpen => BreakerState::HalfOpen,
         }
     }
 }
@@ -373,7 +373,7 @@ impl From<SpanOutcome> for Outcome {
 /// Microseconds since the Unix epoch (for hosts without a clock of their own).
 #[uniffi::export]
 pub fn clock_now_us() -> u64 {
-    ctxkit::trace::now_us()
+    turnfit::trace::now_us()
 }
 
 fn overdue_json(spans: Vec<OverdueSpan>) -> Result<String> {
@@ -436,7 +436,7 @@ impl Tracer {
     /// a cap is `InvalidArgument` / `LimitExceeded` and the span stays open.
     #[uniffi::method(default(end_json = None))]
     pub fn end_with(&self, span_id: u64, outcome: SpanOutcome, now_us: u64, end_json: Option<Text>) -> Result<()> {
-        let end = end_json.as_deref().map(ctxkit::trace::SpanEnd::from_json).transpose()?.unwrap_or_default();
+        let end = end_json.as_deref().map(turnfit::trace::SpanEnd::from_json).transpose()?.unwrap_or_default();
         Ok(self.inner.end_with(span_id, outcome.into(), end, now_us)?)
     }
 
@@ -463,18 +463,18 @@ impl Tracer {
 /// `request_json` is `{"model", "tools", "allowlists": {agent: [...]}}`.
 #[uniffi::export(default(registry = None))]
 pub fn toolset_report(request_json: Text, registry: Option<Arc<ModelRegistry>>) -> Result<String> {
-    to_json(&ctxkit::toolset::report_json(registry_or_builtin(&registry), &request_json)?)
+    to_json(&turnfit::toolset::report_json(registry_or_builtin(&registry), &request_json)?)
 }
 
 /// `agent`'s tool definitions, exactly as given, as a JSON array.
 #[uniffi::export]
 pub fn toolset_select(request_json: Text, agent: Text) -> Result<String> {
-    to_json(&ctxkit::toolset::select_json(&request_json, &agent)?)
+    to_json(&turnfit::toolset::select_json(&request_json, &agent)?)
 }
 
 /// Assembles a prompt from prioritized sections under a budget, counting
 /// with `tokenizer` (docs/formats.md, "Assemble"); JSON in and out.
 #[uniffi::export]
 pub fn assemble(tokenizer: Arc<Tokenizer>, request_json: Text) -> Result<String> {
-    Ok(ctxkit::assemble::assemble_json(&request_json, &tokenizer.inner)?)
+    Ok(turnfit::assemble::assemble_json(&request_json, &tokenizer.inner)?)
 }

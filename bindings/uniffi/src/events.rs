@@ -13,9 +13,9 @@
 use std::cell::RefCell;
 use std::sync::Arc;
 
-use ctxkit::events::{Event, Observer};
+use turnfit::events::{Event, Observer};
 
-use crate::CtxkitError;
+use crate::TurnfitError;
 
 /// Receives a handle's events. Implemented in Kotlin (an interface) or
 /// Swift (a protocol).
@@ -27,14 +27,14 @@ pub trait EventListener: Send + Sync {
     /// JSON object with `kind` first (schemas/event.json). Called on the
     /// thread of the call that raised it; the handle may be called back.
     /// An exception thrown here is caught and dropped (the call completes).
-    fn on_event(&self, kind: String, payload_json: String) -> Result<(), CtxkitError>;
+    fn on_event(&self, kind: String, payload_json: String) -> Result<(), TurnfitError>;
 }
 
 /// How a listener's exception reaches Rust: caught by uniffi's generated
 /// code, turned into this error, then dropped by [`deliver`].
-impl From<uniffi::UnexpectedUniFFICallbackError> for CtxkitError {
+impl From<uniffi::UnexpectedUniFFICallbackError> for TurnfitError {
     fn from(e: uniffi::UnexpectedUniFFICallbackError) -> Self {
-        CtxkitError::Internal(format!("event listener threw: {}", e.reason))
+        TurnfitError::Internal(format!("event listener threw: {}", e.reason))
     }
 }
 

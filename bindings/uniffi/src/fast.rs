@@ -11,7 +11,7 @@
 //! This function is conversion only, like the rest of the crate: the count
 //! is the core's, and any failure is reported as a negative value, after
 //! which the Kotlin facade repeats the call through uniffi to raise the
-//! proper `CtxkitException` with the core's message.
+//! proper `TurnfitException` with the core's message.
 
 use crate::Tokenizer;
 
@@ -34,7 +34,7 @@ pub const FAST_BAD_ARGUMENT: i64 = -3;
 /// `handle` must be a live `Tokenizer` handle and `ptr` must point to `len`
 /// readable bytes (or be null with `len == 0`).
 #[no_mangle]
-pub unsafe extern "C" fn ctxkit_uniffi_fast_count_tokens(handle: u64, ptr: *const u8, len: u64) -> i64 {
+pub unsafe extern "C" fn turnfit_uniffi_fast_count_tokens(handle: u64, ptr: *const u8, len: u64) -> i64 {
     if handle == 0 || (ptr.is_null() && len != 0) {
         return FAST_BAD_ARGUMENT;
     }
@@ -50,7 +50,7 @@ pub unsafe extern "C" fn ctxkit_uniffi_fast_count_tokens(handle: u64, ptr: *cons
 }
 
 fn count(t: &Tokenizer, bytes: &[u8]) -> i64 {
-    let Ok(text) = ctxkit::frontend::utf8("text", bytes) else { return FAST_ERROR };
+    let Ok(text) = turnfit::frontend::utf8("text", bytes) else { return FAST_ERROR };
     match t.inner.count(text) {
         Ok(n) => i64::try_from(n).unwrap_or(FAST_ERROR),
         Err(_) => FAST_ERROR,
@@ -87,7 +87,7 @@ mod tests {
         let h = handle_of(t.clone());
         for s in ["", "Hello, world!", "<|endoftext|> héllo 世界 🎉", &"a".repeat(10_000)] {
             let want = t.count_tokens(crate::Text(s.to_owned())).unwrap() as i64;
-            let got = unsafe { ctxkit_uniffi_fast_count_tokens(h, s.as_ptr(), s.len() as u64) };
+            let got = unsafe { turnfit_uniffi_fast_count_tokens(h, s.as_ptr(), s.len() as u64) };
             assert_eq!(got, want, "{s:?}");
         }
         free(h);
@@ -99,10 +99,10 @@ mod tests {
         let h = handle_of(t);
         let bad = [b'a', 0xff, b'b'];
         unsafe {
-            assert_eq!(ctxkit_uniffi_fast_count_tokens(h, bad.as_ptr(), 3), FAST_ERROR);
-            assert_eq!(ctxkit_uniffi_fast_count_tokens(h, std::ptr::null(), 0), 0);
-            assert_eq!(ctxkit_uniffi_fast_count_tokens(h, std::ptr::null(), 5), FAST_BAD_ARGUMENT);
-            assert_eq!(ctxkit_uniffi_fast_count_tokens(0, bad.as_ptr(), 1), FAST_BAD_ARGUMENT);
+            assert_eq!(turnfit_uniffi_fast_count_tokens(h, bad.as_ptr(), 3), FAST_ERROR);
+            assert_eq!(turnfit_uniffi_fast_count_tokens(h, std::ptr::null(), 0), 0);
+            assert_eq!(turnfit_uniffi_fast_count_tokens(h, std::ptr::null(), 5), FAST_BAD_ARGUMENT);
+            assert_eq!(turnfit_uniffi_fast_count_tokens(0, bad.as_ptr(), 1), FAST_BAD_ARGUMENT);
         }
         free(h);
     }

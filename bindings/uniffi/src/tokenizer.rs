@@ -23,30 +23,30 @@ pub enum Encoding {
     Gpt2,
 }
 
-impl From<Encoding> for ctxkit::Encoding {
+impl From<Encoding> for turnfit::Encoding {
     fn from(e: Encoding) -> Self {
         match e {
-            Encoding::Cl100kBase => ctxkit::Encoding::Cl100kBase,
-            Encoding::O200kBase => ctxkit::Encoding::O200kBase,
-            Encoding::P50kBase => ctxkit::Encoding::P50kBase,
-            Encoding::R50kBase => ctxkit::Encoding::R50kBase,
-            Encoding::O200kHarmony => ctxkit::Encoding::O200kHarmony,
-            Encoding::P50kEdit => ctxkit::Encoding::P50kEdit,
-            Encoding::Gpt2 => ctxkit::Encoding::Gpt2,
+            Encoding::Cl100kBase => turnfit::Encoding::Cl100kBase,
+            Encoding::O200kBase => turnfit::Encoding::O200kBase,
+            Encoding::P50kBase => turnfit::Encoding::P50kBase,
+            Encoding::R50kBase => turnfit::Encoding::R50kBase,
+            Encoding::O200kHarmony => turnfit::Encoding::O200kHarmony,
+            Encoding::P50kEdit => turnfit::Encoding::P50kEdit,
+            Encoding::Gpt2 => turnfit::Encoding::Gpt2,
         }
     }
 }
 
-impl From<ctxkit::Encoding> for Encoding {
-    fn from(e: ctxkit::Encoding) -> Self {
+impl From<turnfit::Encoding> for Encoding {
+    fn from(e: turnfit::Encoding) -> Self {
         match e {
-            ctxkit::Encoding::Cl100kBase => Encoding::Cl100kBase,
-            ctxkit::Encoding::O200kBase => Encoding::O200kBase,
-            ctxkit::Encoding::P50kBase => Encoding::P50kBase,
-            ctxkit::Encoding::R50kBase => Encoding::R50kBase,
-            ctxkit::Encoding::O200kHarmony => Encoding::O200kHarmony,
-            ctxkit::Encoding::P50kEdit => Encoding::P50kEdit,
-            ctxkit::Encoding::Gpt2 => Encoding::Gpt2,
+            turnfit::Encoding::Cl100kBase => Encoding::Cl100kBase,
+            turnfit::Encoding::O200kBase => Encoding::O200kBase,
+            turnfit::Encoding::P50kBase => Encoding::P50kBase,
+            turnfit::Encoding::R50kBase => Encoding::R50kBase,
+            turnfit::Encoding::O200kHarmony => Encoding::O200kHarmony,
+            turnfit::Encoding::P50kEdit => Encoding::P50kEdit,
+            turnfit::Encoding::Gpt2 => Encoding::Gpt2,
         }
     }
 }
@@ -60,11 +60,11 @@ pub enum SpecialTokens {
     Recognize,
 }
 
-impl From<SpecialTokens> for ctxkit::SpecialTokens {
+impl From<SpecialTokens> for turnfit::SpecialTokens {
     fn from(s: SpecialTokens) -> Self {
         match s {
-            SpecialTokens::Ordinary => ctxkit::SpecialTokens::Ordinary,
-            SpecialTokens::Recognize => ctxkit::SpecialTokens::Recognize,
+            SpecialTokens::Ordinary => turnfit::SpecialTokens::Ordinary,
+            SpecialTokens::Recognize => turnfit::SpecialTokens::Recognize,
         }
     }
 }
@@ -81,12 +81,12 @@ pub enum DecodeMode {
     Ignore,
 }
 
-impl From<DecodeMode> for ctxkit::DecodeMode {
+impl From<DecodeMode> for turnfit::DecodeMode {
     fn from(m: DecodeMode) -> Self {
         match m {
-            DecodeMode::Replace => ctxkit::DecodeMode::Replace,
-            DecodeMode::Strict => ctxkit::DecodeMode::Strict,
-            DecodeMode::Ignore => ctxkit::DecodeMode::Ignore,
+            DecodeMode::Replace => turnfit::DecodeMode::Replace,
+            DecodeMode::Strict => turnfit::DecodeMode::Strict,
+            DecodeMode::Ignore => turnfit::DecodeMode::Ignore,
         }
     }
 }
@@ -101,17 +101,17 @@ pub enum SpecialSet {
     Only { names: Vec<String> },
 }
 
-impl From<SpecialSet> for ctxkit::SpecialSet {
+impl From<SpecialSet> for turnfit::SpecialSet {
     fn from(s: SpecialSet) -> Self {
         match s {
-            SpecialSet::All => ctxkit::SpecialSet::All,
-            SpecialSet::Only { names } => ctxkit::SpecialSet::of(names),
+            SpecialSet::All => turnfit::SpecialSet::All,
+            SpecialSet::Only { names } => turnfit::SpecialSet::of(names),
         }
     }
 }
 
-fn policy(allowed: SpecialSet, disallowed: SpecialSet) -> ctxkit::SpecialPolicy {
-    ctxkit::SpecialPolicy { allowed: allowed.into(), disallowed: disallowed.into() }
+fn policy(allowed: SpecialSet, disallowed: SpecialSet) -> turnfit::SpecialPolicy {
+    turnfit::SpecialPolicy { allowed: allowed.into(), disallowed: disallowed.into() }
 }
 
 /// One special token of an encoding.
@@ -178,15 +178,15 @@ pub struct ModelInfo {
     pub exact: bool,
 }
 
-impl From<ctxkit::ModelInfo> for ModelInfo {
-    fn from(i: ctxkit::ModelInfo) -> Self {
+impl From<turnfit::ModelInfo> for ModelInfo {
+    fn from(i: turnfit::ModelInfo) -> Self {
         ModelInfo {
             model: i.model,
             matched: i.matched,
             source: match i.source {
-                ctxkit::ModelSource::Builtin => ModelSource::Builtin,
-                ctxkit::ModelSource::Host => ModelSource::Host,
-                ctxkit::ModelSource::Family => ModelSource::Family,
+                turnfit::ModelSource::Builtin => ModelSource::Builtin,
+                turnfit::ModelSource::Host => ModelSource::Host,
+                turnfit::ModelSource::Family => ModelSource::Family,
                 _ => ModelSource::Fallback,
             },
             family: i.family,
@@ -252,13 +252,13 @@ fn limit(x: u64) -> usize {
 /// tiktoken). Immutable: share one across any number of threads.
 #[derive(uniffi::Object)]
 pub struct Tokenizer {
-    pub(crate) inner: ctxkit::Tokenizer,
-    model: Option<ctxkit::ModelInfo>,
+    pub(crate) inner: turnfit::Tokenizer,
+    model: Option<turnfit::ModelInfo>,
 }
 
-pub(crate) static BUILTIN: LazyLock<ctxkit::ModelRegistry> = LazyLock::new(ctxkit::ModelRegistry::builtin);
+pub(crate) static BUILTIN: LazyLock<turnfit::ModelRegistry> = LazyLock::new(turnfit::ModelRegistry::builtin);
 
-pub(crate) fn registry_or_builtin(r: &Option<Arc<ModelRegistry>>) -> &ctxkit::ModelRegistry {
+pub(crate) fn registry_or_builtin(r: &Option<Arc<ModelRegistry>>) -> &turnfit::ModelRegistry {
     r.as_deref().map_or(&*BUILTIN, |r| &r.inner)
 }
 
@@ -268,7 +268,7 @@ impl Tokenizer {
     /// loads its embedded vocabulary; later ones share it.
     #[uniffi::constructor(default(special = None))]
     pub fn new(encoding: Encoding, special: Option<SpecialTokens>) -> Result<Arc<Self>> {
-        let inner = ctxkit::Tokenizer::new(encoding.into())?;
+        let inner = turnfit::Tokenizer::new(encoding.into())?;
         Ok(Arc::new(Tokenizer { inner: with_special(inner, special), model: None }))
     }
 
@@ -277,7 +277,7 @@ impl Tokenizer {
     /// `UnknownEncoding` naming close matches.
     #[uniffi::constructor(default(special = None))]
     pub fn from_name(name: Text, special: Option<SpecialTokens>) -> Result<Arc<Self>> {
-        let inner = ctxkit::Tokenizer::from_name(&name)?;
+        let inner = turnfit::Tokenizer::from_name(&name)?;
         Ok(Arc::new(Tokenizer { inner: with_special(inner, special), model: None }))
     }
 
@@ -303,7 +303,7 @@ impl Tokenizer {
             encoding: info.encoding.into(),
             encoding_name: info.encoding.name().to_owned(),
             special_tokens: match info.special_tokens {
-                ctxkit::SpecialTokens::Recognize => SpecialTokens::Recognize,
+                turnfit::SpecialTokens::Recognize => SpecialTokens::Recognize,
                 _ => SpecialTokens::Ordinary,
             },
             vocab_size: n(info.vocab_size),
@@ -321,7 +321,7 @@ impl Tokenizer {
     /// `ByteBuffer` in Kotlin, `Data` in Swift): no string is built on
     /// either side. Invalid UTF-8 is `InvalidUtf8` with the byte offset.
     pub fn count_tokens_utf8(&self, bytes: &[u8]) -> Result<u64> {
-        let text = ctxkit::frontend::utf8("bytes", bytes)?;
+        let text = turnfit::frontend::utf8("bytes", bytes)?;
         Ok(n(self.inner.count(text)?))
     }
 
@@ -338,7 +338,7 @@ impl Tokenizer {
 
     /// The token ids of UTF-8 `bytes`, read in place.
     pub fn encode_utf8(&self, bytes: &[u8]) -> Result<TokenIds> {
-        let text = ctxkit::frontend::utf8("bytes", bytes)?;
+        let text = turnfit::frontend::utf8("bytes", bytes)?;
         Ok(TokenIds(self.inner.encode(text)?))
     }
 
@@ -416,9 +416,9 @@ impl Tokenizer {
         marker: Option<Text>,
     ) -> Result<Truncation> {
         let side = match side {
-            Some(TruncateSide::Tail) => ctxkit::TruncateSide::Tail,
-            Some(TruncateSide::Both) => ctxkit::TruncateSide::Both,
-            _ => ctxkit::TruncateSide::Head,
+            Some(TruncateSide::Tail) => turnfit::TruncateSide::Tail,
+            Some(TruncateSide::Both) => turnfit::TruncateSide::Both,
+            _ => turnfit::TruncateSide::Head,
         };
         let r = self.inner.truncate(&text, limit(max_tokens), side, marker.as_deref())?;
         Ok(Truncation {
@@ -431,7 +431,7 @@ impl Tokenizer {
     }
 }
 
-fn with_special(t: ctxkit::Tokenizer, special: Option<SpecialTokens>) -> ctxkit::Tokenizer {
+fn with_special(t: turnfit::Tokenizer, special: Option<SpecialTokens>) -> turnfit::Tokenizer {
     t.with_special_tokens(special.unwrap_or(SpecialTokens::Ordinary).into())
 }
 
@@ -440,7 +440,7 @@ fn with_special(t: ctxkit::Tokenizer, special: Option<SpecialTokens>) -> ctxkit:
 /// registry are not visible through another.
 #[derive(uniffi::Object)]
 pub struct ModelRegistry {
-    pub(crate) inner: ctxkit::ModelRegistry,
+    pub(crate) inner: turnfit::ModelRegistry,
 }
 
 #[uniffi::export]
@@ -448,7 +448,7 @@ impl ModelRegistry {
     /// A registry holding the built-in table.
     #[uniffi::constructor]
     pub fn new() -> Arc<Self> {
-        Arc::new(ModelRegistry { inner: ctxkit::ModelRegistry::builtin() })
+        Arc::new(ModelRegistry { inner: turnfit::ModelRegistry::builtin() })
     }
 
     /// Adds or replaces profiles: one JSON profile object or an array
@@ -474,11 +474,11 @@ impl ModelRegistry {
 /// The encoding of an encoding name (`UnknownEncoding` when unknown).
 #[uniffi::export]
 pub fn encoding_from_name(name: Text) -> Result<Encoding> {
-    Ok(ctxkit::Encoding::from_name(&name)?.into())
+    Ok(turnfit::Encoding::from_name(&name)?.into())
 }
 
 /// The name of an encoding (`o200k_base`).
 #[uniffi::export]
 pub fn encoding_name(encoding: Encoding) -> String {
-    ctxkit::Encoding::from(encoding).name().to_owned()
+    turnfit::Encoding::from(encoding).name().to_owned()
 }

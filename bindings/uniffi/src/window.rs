@@ -4,9 +4,9 @@
 
 use std::sync::Arc;
 
-use ctxkit::chat::Conversation;
-use ctxkit::window::{fit_json, repair, validate, Accountant, Budget, Policy, Window as Core};
 use parking_lot::Mutex;
+use turnfit::chat::Conversation;
+use turnfit::window::{fit_json, repair, validate, Accountant, Budget, Policy, Window as Core};
 
 use crate::events::{self, EventListener};
 use crate::tokenizer::{registry_or_builtin, ModelRegistry};
@@ -63,8 +63,8 @@ pub struct Preflight {
     pub verdict: Verdict,
 }
 
-impl From<ctxkit::window::Preflight> for Preflight {
-    fn from(p: ctxkit::window::Preflight) -> Self {
+impl From<turnfit::window::Preflight> for Preflight {
+    fn from(p: turnfit::window::Preflight) -> Self {
         let n = |x: usize| x as u64;
         Preflight {
             model: p.model,
@@ -84,9 +84,9 @@ impl From<ctxkit::window::Preflight> for Preflight {
             trigger_tokens: n(p.trigger_tokens),
             target_tokens: n(p.target_tokens),
             verdict: match p.verdict {
-                ctxkit::window::Verdict::Fits => Verdict::Fits,
-                ctxkit::window::Verdict::ShouldCompact => Verdict::ShouldCompact,
-                ctxkit::window::Verdict::Overflow => Verdict::Overflow,
+                turnfit::window::Verdict::Fits => Verdict::Fits,
+                turnfit::window::Verdict::ShouldCompact => Verdict::ShouldCompact,
+                turnfit::window::Verdict::Overflow => Verdict::Overflow,
             },
         }
     }
@@ -218,7 +218,7 @@ impl ContextWindow {
     /// so the listener may call the window back; never after `close`. An
     /// exception the listener throws is dropped (events.rs).
     pub fn set_event_listener(&self, listener: Option<Arc<dyn EventListener>>) {
-        let observer = if listener.is_some() { events::queued() } else { ctxkit::events::Observer::none() };
+        let observer = if listener.is_some() { events::queued() } else { turnfit::events::Observer::none() };
         *self.listener.lock() = listener;
         self.inner.lock().set_observer(observer);
     }

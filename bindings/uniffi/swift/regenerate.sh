@@ -2,8 +2,8 @@
 # Regenerates the committed Swift sources from the current crate.
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
-cargo build -p ctxkit-uniffi -p ctxkit-uniffi-bindgen --locked
+cargo build -p turnfit-uniffi -p turnfit-uniffi-bindgen --locked
 tmp=$(mktemp -d)
-target/debug/uniffi-bindgen generate --library target/debug/libctxkit_uniffi.so --language swift --out-dir "$tmp" --no-format
+target/debug/uniffi-bindgen generate --library target/debug/libturnfit_uniffi.so --language swift --out-dir "$tmp" --no-format
 bash bindings/uniffi/swift/sync.sh "$tmp"
 rm -rf "$tmp"

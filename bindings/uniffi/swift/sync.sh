@@ -9,9 +9,9 @@ check=0
 gen=${1:?usage: sync.sh [--check] DIR}
 here=$(cd "$(dirname "$0")" && pwd)
 pairs=(
-    "Ctxkit.swift:Sources/Ctxkit/Ctxkit.swift"
-    "CtxkitFFI.h:Sources/CtxkitFFI/include/CtxkitFFI.h"
-    "CtxkitFFI.modulemap:Sources/CtxkitFFI/include/module.modulemap"
+    "Turnfit.swift:Sources/Turnfit/Turnfit.swift"
+    "TurnfitFFI.h:Sources/TurnfitFFI/include/TurnfitFFI.h"
+    "TurnfitFFI.modulemap:Sources/TurnfitFFI/include/module.modulemap"
 )
 status=0
 for p in "${pairs[@]}"; do

@@ -3,7 +3,7 @@ each file with tree-sitter's Swift grammar (PyPI `tree-sitter-swift`, pinned
 in syntax-requirements.txt) and fails on any ERROR or MISSING node, printing
 file:line:column. It checks syntax only (no types, no name resolution), and
 only on the Swift this repository writes (SchemaTypes.swift, Facade.swift,
-the tests, examples/swift): uniffi's generated Ctxkit.swift uses
+the tests, examples/swift): uniffi's generated Turnfit.swift uses
 underscored attributes (`@_documentation(visibility:)`) the grammar lacks.
 
     python syntax_check.py FILE.swift...

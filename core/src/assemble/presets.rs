@@ -1,4 +1,4 @@
-//! Template sets and depth limits that ship with ctxkit. `builtin` is the
+//! Template sets and depth limits that ship with turnfit. `builtin` is the
 //! default; `context_engine` is the ContextEngine design's (seed document
 //! 003): its four templates with the context keys it requires, its depth
 //! table (minimal 0 turns / 0 events, standard 3 / 5, comprehensive 10 /

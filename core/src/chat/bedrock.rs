@@ -12,7 +12,7 @@
 //! `toolConfig.toolChoice` and everything else is kept untouched. Counting
 //! is an estimate: Bedrock serves other vendors' models, each with its own
 //! tokenizer, and the model registry counts them with a proxy encoding
-//! unless the model is one ctxkit knows (docs/formats.md).
+//! unless the model is one turnfit knows (docs/formats.md).
 
 use serde_json::{json, Map, Value};
 

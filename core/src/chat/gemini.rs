@@ -169,7 +169,7 @@ fn part(p: &Value, path: &str, m: &mut Message) -> Result<()> {
         m.parts.push(Part::Block { kind: "codeExecutionResult".into(), text: block_text(out) });
         return Ok(());
     }
-    // A part holding only a thought signature (or nothing ctxkit knows):
+    // A part holding only a thought signature (or nothing turnfit knows):
     // an unknown part is counted by its text, a bare signature by nothing.
     let kind = obj.keys().find(|k| !matches!(k.as_str(), "thought" | "thoughtSignature" | "thought_signature"));
     if let Some(kind) = kind {

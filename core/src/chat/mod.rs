@@ -3,7 +3,7 @@
 //! Gemini `generateContent` and Bedrock Converse.
 //!
 //! Each [`Message`] keeps the JSON it was parsed from, next to a typed view
-//! of the parts ctxkit reasons about (role, text, tool calls and results,
+//! of the parts turnfit reasons about (role, text, tool calls and results,
 //! images). Writing a conversation back emits that original JSON for every
 //! message no operation touched, so unknown fields survive and untouched
 //! messages are equal as JSON (and, with serde_json's `preserve_order`, keep
@@ -45,7 +45,7 @@ impl Format {
     /// Whether a count in this format can be exact, given a model whose
     /// encoding is exact. Chat Completions framing is measured against billed
     /// usage (docs/accuracy.md); Anthropic models are estimates anyway. The
-    /// Responses API bills an overhead ctxkit does not model yet (about 208
+    /// Responses API bills an overhead turnfit does not model yet (about 208
     /// tokens on gpt-4o in the one recorded pair, docs/formats.md), and Gemini
     /// and Bedrock Converse framings are not measured for OpenAI models: a count
     /// in those formats is reported as an estimate, so `calibrate` applies to it.
@@ -177,7 +177,7 @@ pub enum Part {
     Thinking(String),
     /// Anthropic `redacted_thinking`: opaque, counted by its data length.
     RedactedThinking(usize),
-    /// A block ctxkit does not model by itself (Anthropic server tool blocks,
+    /// A block turnfit does not model by itself (Anthropic server tool blocks,
     /// `search_result`, `compaction`, a text `document`, a future block type,
     /// an OpenAI part type it does not know): kept as it is on the wire and
     /// counted by the text it carries (every string value but its `type`,
@@ -580,7 +580,7 @@ fn is_responses_item(item: &Value) -> bool {
 
 /// The text a block carries: every string value in it, depth first, except
 /// its `type`, ids, signatures, cache settings and base64 or URL data, joined
-/// with newlines. Used to count blocks ctxkit does not model.
+/// with newlines. Used to count blocks turnfit does not model.
 pub(crate) fn block_text(v: &Value) -> String {
     fn walk(v: &Value, key: &str, out: &mut Vec<String>) {
         const SKIP: &[&str] = &[

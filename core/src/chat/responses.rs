@@ -19,7 +19,7 @@
 //!   `code_interpreter_call`, `image_generation_call`, `mcp_call`,
 //!   `mcp_list_tools`, ...) carry their own result: an assistant message
 //!   counted by the text it holds;
-//! - `item_reference` and item types ctxkit does not know are kept as they
+//! - `item_reference` and item types turnfit does not know are kept as they
 //!   are, counted by their text, never rejected.
 //!
 //! Parallel calls are consecutive call items followed by their outputs, so
@@ -242,7 +242,7 @@ fn part(p: &Value, path: &str) -> Result<Part> {
 
 /// The output item answering an unanswered call made by `call`: its own
 /// `*_output` type with `text` as the output. A `computer_call_output`
-/// normally carries a screenshot; ctxkit has none to give, so its synthetic
+/// normally carries a screenshot; turnfit has none to give, so its synthetic
 /// output is the text (docs/formats.md says the API may refuse it).
 pub(super) fn synthetic_output(call: &Message, id: &str, text: &str) -> Value {
     let kind = call.raw.get("type").and_then(Value::as_str).unwrap_or("function_call");

@@ -408,7 +408,7 @@ fn untouched_numbers_round_trip_as_written() {
     }
 }
 
-/// Issue 14 bug 9: one rule for repeated keys. Every object ctxkit reads
+/// Issue 14 bug 9: one rule for repeated keys. Every object turnfit reads
 /// refuses a key given twice, wherever it sits in a conversation.
 #[test]
 fn a_repeated_key_is_refused_anywhere_in_a_conversation() {

@@ -6,7 +6,7 @@
 //! none of its emitters while they import `events` to emit: the import graph
 //! between core's modules stays a tree (scripts/module-graph.py). Each is
 //! re-exported from its home module, which is its one public path
-//! (`ctxkit::recovery::BreakerState`, ...), and keeps its methods there.
+//! (`turnfit::recovery::BreakerState`, ...), and keeps its methods there.
 
 use serde::{Deserialize, Serialize};
 

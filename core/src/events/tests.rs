@@ -265,7 +265,7 @@ fn tracer_reports_a_span_that_ends_late_or_expires_unseen() {
 
 #[test]
 fn skills_report_each_skipped_entry_after_discovery() {
-    let root = std::env::temp_dir().join(format!("ctxkit-events-skills-{}", std::process::id()));
+    let root = std::env::temp_dir().join(format!("turnfit-events-skills-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&root);
     std::fs::create_dir_all(root.join("empty-folder")).unwrap();
     std::fs::create_dir_all(root.join("ok")).unwrap();

@@ -110,7 +110,7 @@ pub enum RetryDecision {
     },
 }
 
-/// The input of `ctxkit_recovery_backoff`: `{"policy", "failed_attempts",
+/// The input of `turnfit_recovery_backoff`: `{"policy", "failed_attempts",
 /// "seed", "retry_after_ms"}`.
 #[derive(Debug, Clone, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]

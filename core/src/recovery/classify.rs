@@ -158,7 +158,7 @@ pub enum DelaySource {
     RetryAfterHeader,
     /// A hint in the body (Gemini `RetryInfo.retryDelay`, "try again in 4.8s").
     Body,
-    /// ctxkit's default for the category (no hint from the server).
+    /// turnfit's default for the category (no hint from the server).
     Default,
 }
 

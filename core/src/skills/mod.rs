@@ -205,7 +205,7 @@ pub struct ListedSkill {
     pub diagnostics: Vec<Diagnostic>,
 }
 
-/// Everything discovery found (JSON at the C ABI and `ctxkit skills list --json`).
+/// Everything discovery found (JSON at the C ABI and `turnfit skills list --json`).
 #[derive(Debug, Clone, Serialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Listing {

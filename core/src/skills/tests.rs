@@ -16,7 +16,7 @@ impl TempDir {
     fn new(tag: &str) -> TempDir {
         static N: AtomicUsize = AtomicUsize::new(0);
         let p = std::env::temp_dir().join(format!(
-            "ctxkit-skills-{}-{}-{tag}",
+            "turnfit-skills-{}-{}-{tag}",
             std::process::id(),
             N.fetch_add(1, Ordering::Relaxed)
         ));

@@ -52,7 +52,7 @@ pub const MAX_COMPATIBILITY_CHARS: usize = 500;
 /// Longest `label` or `category` of a flat skill.
 pub const MAX_LABEL_CHARS: usize = 64;
 
-/// The fields of a skill's front-matter that ctxkit understands.
+/// The fields of a skill's front-matter that turnfit understands.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct SkillHeader {
@@ -238,7 +238,7 @@ pub(crate) fn header(map: &Map<String, Value>, entry: &str, layout: Layout) -> (
             if map.contains_key(key) {
                 r.diags.push(Diagnostic::warning(
                     "not_in_spec",
-                    format!("'{key}' is not an Agent Skills field; ctxkit keeps it, other readers ignore it{hint}"),
+                    format!("'{key}' is not an Agent Skills field; turnfit keeps it, other readers ignore it{hint}"),
                 ));
             }
         }

@@ -93,7 +93,7 @@ impl Tokenizer {
         match mode {
             DecodeMode::Replace => {
                 // U+FFFD is 3 bytes, so replacement can grow the text up to
-                // threefold; the result must still be a text ctxkit accepts.
+                // threefold; the result must still be a text turnfit accepts.
                 let s = String::from_utf8_lossy(e.as_bytes()).into_owned();
                 limits::check("decoded text", s.len(), MAX_TEXT_BYTES)?;
                 Ok(s)

@@ -1,4 +1,4 @@
-//! The encodings ctxkit ships: names, pre-tokenization patterns, special
+//! The encodings turnfit ships: names, pre-tokenization patterns, special
 //! tokens and embedded rank files.
 //!
 //! The rank files are OpenAI's published `.tiktoken` files, byte for byte;
@@ -45,7 +45,7 @@ pub enum Encoding {
 const HARMONY_NAMED: [(&str, u32); 16] = [
     ("<|endoftext|>", 199999),
     // Listed before `<|reserved_200018|>`, which has the same id: tiktoken
-    // decodes 200018 as `<|endofprompt|>`, and so does ctxkit (first wins).
+    // decodes 200018 as `<|endofprompt|>`, and so does turnfit (first wins).
     ("<|endofprompt|>", 200018),
     ("<|startoftext|>", 199998),
     ("<|reserved_200000|>", 200000),
@@ -136,7 +136,7 @@ impl Encoding {
         }
     }
 
-    /// The embedded vocabulary: OpenAI's rank file in ctxkit's compact
+    /// The embedded vocabulary: OpenAI's rank file in turnfit's compact
     /// layout (see `tokens/vocab.rs`; `tests/vocab_files.rs` proves it holds
     /// the same tokens as the `.tiktoken` file next to it).
     pub(crate) fn vocab_file(self) -> &'static [u8] {

@@ -36,7 +36,7 @@ pub(crate) struct Engine {
 }
 
 /// Scratch buffers live in a process-wide pool of slots, not in a
-/// `thread_local!` with a destructor: a thread whose first ctxkit call runs
+/// `thread_local!` with a destructor: a thread whose first turnfit call runs
 /// inside a pthread key destructor registers its TLS destructor after glibc
 /// has run them, so a thread-local scratch (about 1 MiB) leaked with every
 /// such thread (issue 14). Each thread is given a slot once (a `const`

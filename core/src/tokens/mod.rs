@@ -56,7 +56,7 @@ pub struct CountLimit {
     pub exceeded: bool,
 }
 
-/// A tokenizer's description (`ctxkit_tokenizer_info`).
+/// A tokenizer's description (`turnfit_tokenizer_info`).
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct TokenizerInfo {
@@ -125,7 +125,7 @@ impl Tokenizer {
         self.engine.heap_bytes()
     }
 
-    /// What `ctxkit_tokenizer_info` and the bindings' `info` report;
+    /// What `turnfit_tokenizer_info` and the bindings' `info` report;
     /// `model` is the lookup the tokenizer was made from, if any.
     pub fn info(&self, model: Option<&crate::ModelInfo>) -> TokenizerInfo {
         TokenizerInfo {

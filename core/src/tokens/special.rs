@@ -55,7 +55,7 @@ impl<'de> serde::Deserialize<'de> for SpecialSet {
     }
 }
 
-/// One special token as listed by `ctxkit_tokenizer_special_tokens`.
+/// One special token as listed by `turnfit_tokenizer_special_tokens`.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct SpecialToken {

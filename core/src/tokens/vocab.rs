@@ -21,7 +21,7 @@ use std::sync::Arc;
 
 use crate::{Error, Result};
 
-const MAGIC: &[u8; 8] = b"CTXKITV1";
+const MAGIC: &[u8; 8] = b"TURNFIT1";
 const EMPTY: u64 = 0;
 const K: u64 = 0x9E37_79B9_7F4A_7C15;
 
@@ -355,7 +355,7 @@ mod tests {
 
     #[test]
     fn corrupt_files_are_errors_not_panics() {
-        for bad in [&b""[..], b"CTXKITV0\0\0\0\0", b"CTXKITV1\x05\0\0\0\x01", b"CTXKITV1\x01\0\0\0\x02a"] {
+        for bad in [&b""[..], b"TURNFIT0\0\0\0\0", b"TURNFIT1\x05\0\0\0\x01", b"TURNFIT1\x01\0\0\0\x02a"] {
             assert!(Vocab::load(bad).is_err());
         }
     }

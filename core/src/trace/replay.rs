@@ -1,5 +1,5 @@
 //! Replaying a recorded sequence of span events on a fresh tracer: what the
-//! CLI's `ctxkit trace` runs, so a host's log of starts and ends can be
+//! CLI's `turnfit trace` runs, so a host's log of starts and ends can be
 //! turned into per-tool metrics and records offline, with the same rules as
 //! a live tracer. The event shape is the conformance vectors' (see
 //! tests/vectors/README.md): `["start", tool, info, input_bytes, at_us]`,

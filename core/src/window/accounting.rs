@@ -24,7 +24,7 @@
 //! message, images by the family's tile or patch rule with sizes read from
 //! the image header; Anthropic tools as JSON plus the documented tool-use
 //! system prompt, tool blocks, images by Anthropic's pixel formula. Blocks
-//! ctxkit does not model count the text they carry. docs/formats.md,
+//! turnfit does not model count the text they carry. docs/formats.md,
 //! "Accounting", lists every constant and which ones were fitted.
 
 use serde::{Deserialize, Serialize};
@@ -34,7 +34,7 @@ use crate::chat::{Conversation, Message, Part, Role, Tool};
 use crate::{Encoding, Result, Tokenizer};
 
 /// Tokens assumed for an audio clip, a file or a document whose content is
-/// not text ctxkit can count. A declared estimate, not a measurement.
+/// not text turnfit can count. A declared estimate, not a measurement.
 pub const ATTACHMENT_ESTIMATE: usize = 256;
 
 /// Tokens per PDF page: the low end of Anthropic's documented 1,500-3,000
@@ -112,7 +112,7 @@ pub struct Framing {
     pub tokens_per_name: usize,
     /// Reply priming, once per request.
     pub reply_priming: usize,
-    /// Per assistant tool call, on top of its name and arguments (ctxkit's
+    /// Per assistant tool call, on top of its name and arguments (turnfit's
     /// rule; OpenAI does not publish one).
     pub tokens_per_tool_call: usize,
     /// Tool-definition constants from the guide ([`ToolStyle::Recipe`]).

@@ -1,6 +1,6 @@
 //! A small Okapi BM25 scorer over lowercase alphanumeric words, used to rank
 //! older turns against the latest user input. It is written out here (forty
-//! lines) rather than taken from a crate because ctxkit needs only scoring of
+//! lines) rather than taken from a crate because turnfit needs only scoring of
 //! a handful of documents against one query, with deterministic results.
 
 use std::collections::HashMap;

@@ -304,7 +304,7 @@ pub(super) fn finish(p: &Prepared, d: Draft, policy: &Policy, acct: &Accountant)
         validate(&out).into_iter().find(|i| matches!(i.kind, IssueKind::OrphanedCall | IssueKind::OrphanedResult))
     {
         return Err(Error::internal(format!(
-            "compaction would separate tool call '{}' from its result ({}); this is a bug in ctxkit, please report it with the input",
+            "compaction would separate tool call '{}' from its result ({}); this is a bug in turnfit, please report it with the input",
             i.id.as_deref().unwrap_or(""),
             i.detail
         )));

@@ -1,6 +1,6 @@
 //! The stateless entry point: a conversation and options in, the compacted
 //! conversation and a report out. The CLI's `fit` and the C ABI's
-//! `ctxkit_fit` are thin wrappers over [`fit`].
+//! `turnfit_fit` are thin wrappers over [`fit`].
 
 use serde::{Deserialize, Serialize};
 
@@ -13,7 +13,7 @@ use crate::chat::{Conversation, Format};
 use crate::{Error, ModelRegistry, Result};
 
 /// Options for [`fit`]: the model and budget, and the compaction policy
-/// (the same object `ctxkit_window_compact` takes). Only `model` is required.
+/// (the same object `turnfit_window_compact` takes). Only `model` is required.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(default, deny_unknown_fields)]

@@ -3,8 +3,8 @@
 //! masking, dropping or summarizing).
 //!
 //! The submodules are private: every public item is re-exported here, so
-//! each has one path (`ctxkit::window::Policy`, never also
-//! `ctxkit::window::compact::Policy`) and the files can be split or merged
+//! each has one path (`turnfit::window::Policy`, never also
+//! `turnfit::window::compact::Policy`) and the files can be split or merged
 //! without breaking callers.
 
 mod accounting;

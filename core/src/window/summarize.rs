@@ -1,4 +1,4 @@
-//! The summarize strategy as a two-phase protocol. ctxkit never calls a
+//! The summarize strategy as a two-phase protocol. turnfit never calls a
 //! model: [`request_summary`] says which messages to summarize and builds a
 //! prompt that fits the summarizer's budget; the host calls its model; then
 //! [`apply_summary`] puts the summary in place of those messages as one

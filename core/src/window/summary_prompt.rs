@@ -1,4 +1,4 @@
-//! The summary request's prompt: what ctxkit asks the host's model to write
+//! The summary request's prompt: what turnfit asks the host's model to write
 //! when a span of the conversation is replaced by a summary (the two-phase
 //! protocol in `summarize`). The wording and the reasons for it are in
 //! docs/summaries.md.

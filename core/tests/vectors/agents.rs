@@ -1,12 +1,12 @@
 //! Skills and handoff conformance vectors (tests/vectors/skills.json,
 //! tests/vectors/handoff.json): the ops, and the bless step that freezes
-//! ctxkit's output for the inputs in the matching `.cases.json`.
+//! turnfit's output for the inputs in the matching `.cases.json`.
 
 use std::path::{Path, PathBuf};
 
-use ctxkit::handoff::{filter_json, Handoff, RenderOptions};
-use ctxkit::skills::{IndexOptions, OpenOptions, SkillSet};
 use serde_json::Value;
+use turnfit::handoff::{filter_json, Handoff, RenderOptions};
+use turnfit::skills::{IndexOptions, OpenOptions, SkillSet};
 
 /// Whether `op` is one of the ops run here.
 pub fn handles(op: &str) -> bool {
@@ -17,15 +17,15 @@ fn repo_root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
 }
 
-fn opts<T: serde::de::DeserializeOwned + Default>(v: &Value) -> Result<T, ctxkit::Error> {
+fn opts<T: serde::de::DeserializeOwned + Default>(v: &Value) -> Result<T, turnfit::Error> {
     if v.is_null() {
         return Ok(T::default());
     }
-    ctxkit::frontend::parse_json("options", &v.to_string())
+    turnfit::frontend::parse_json("options", &v.to_string())
 }
 
-fn run_op(op: &str, input: &Value) -> Result<Value, ctxkit::Error> {
-    let skills = || -> Result<SkillSet, ctxkit::Error> {
+fn run_op(op: &str, input: &Value) -> Result<Value, turnfit::Error> {
+    let skills = || -> Result<SkillSet, turnfit::Error> {
         let root = repo_root().join(input["root"].as_str().expect("root"));
         SkillSet::open(Path::new(&root), &opts::<OpenOptions>(&input["options"])?)
     };
@@ -45,8 +45,8 @@ fn run_op(op: &str, input: &Value) -> Result<Value, ctxkit::Error> {
             serde_json::to_value(skills()?.render_index(&opts::<IndexOptions>(&input["index_options"])?)?).unwrap()
         }
         "assemble" => {
-            let tok = ctxkit::Tokenizer::from_name(input["encoding"].as_str().expect("encoding"))?;
-            serde_json::from_str(&ctxkit::assemble::assemble_json(&input["request"].to_string(), &tok)?).unwrap()
+            let tok = turnfit::Tokenizer::from_name(input["encoding"].as_str().expect("encoding"))?;
+            serde_json::from_str(&turnfit::assemble::assemble_json(&input["request"].to_string(), &tok)?).unwrap()
         }
         other => panic!("unknown op {other}"),
     })
@@ -74,7 +74,7 @@ pub fn bless(dir: &Path, stem: &str, oracle: &str) {
     }
     let doc = serde_json::json!({
         "format": 1,
-        "generated_by": format!("CTXKIT_BLESS=1 cargo test -p ctxkit --test vectors (from {stem}.cases.json)"),
+        "generated_by": format!("TURNFIT_BLESS=1 cargo test -p turnfit --test vectors (from {stem}.cases.json)"),
         "oracle": oracle,
         "vectors": out,
     });

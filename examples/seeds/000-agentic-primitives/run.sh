@@ -8,19 +8,19 @@
 # - observability: one trace per execution, p95 of the durations, 10 s tool
 #   deadline.
 set -euo pipefail
-: "${CTXKIT:?set CTXKIT to the ctxkit binary}"
+: "${TURNFIT:?set TURNFIT to the turnfit binary}"
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 
 # 1. Context window manager: 8,000 tokens, pruning threshold 0.8, counted
 # as the document does (current tokens / max tokens: nothing reserved).
-"$CTXKIT" preflight conversation.json --model gpt-4 --max-tokens 8000 --reserve-output 0 > "$tmp/pre.json"
-"$CTXKIT" fit conversation.json --model gpt-4 --max-tokens 8000 --reserve-output 0 --strategy hybrid \
+"$TURNFIT" preflight conversation.json --model gpt-4 --max-tokens 8000 --reserve-output 0 > "$tmp/pre.json"
+"$TURNFIT" fit conversation.json --model gpt-4 --max-tokens 8000 --reserve-output 0 --strategy hybrid \
     --target-ratio 0.8 --report "$tmp/fit.json" > "$tmp/fitted.json"
-"$CTXKIT" preflight "$tmp/fitted.json" --model gpt-4 --max-tokens 8000 --reserve-output 0 > "$tmp/post.json"
+"$TURNFIT" preflight "$tmp/fitted.json" --model gpt-4 --max-tokens 8000 --reserve-output 0 > "$tmp/post.json"
 
 # 2. Error recovery: status 0 is an exception text (the document classifies
 # str(error)); every text through the CLI.
-classify() { printf '%s' "$1" | "$CTXKIT" classify --provider other --status 0 > "$tmp/c-$2.json"; }
+classify() { printf '%s' "$1" | "$TURNFIT" classify --provider other --status 0 > "$tmp/c-$2.json"; }
 classify "Rate limit exceeded" rate
 classify "Request timed out after 30s" timeout
 classify "safety validation failed" safety
@@ -29,12 +29,12 @@ classify "state store unavailable" state
 classify "redis.exceptions.ConnectionError: Error 111 connecting to localhost:6379. Connection refused." redis
 classify "tool lookup_lore raised KeyError: 'place'" tool
 for n in 1 2 3 4; do
-    "$CTXKIT" backoff --failed "$n" --base-ms 1000 --cap-ms 60000 --max-attempts 4 --jitter none > "$tmp/b$n.json"
+    "$TURNFIT" backoff --failed "$n" --base-ms 1000 --cap-ms 60000 --max-attempts 4 --jitter none > "$tmp/b$n.json"
 done
 
 # 3. Tool observability: one record per execution, p95, the 10 s deadline.
-"$CTXKIT" trace spans.json > "$tmp/spans.json"
-"$CTXKIT" trace durations.json > "$tmp/durations.json"
+"$TURNFIT" trace spans.json > "$tmp/spans.json"
+"$TURNFIT" trace durations.json > "$tmp/durations.json"
 
 PYTHONPATH=.. python3 - "$tmp" <<'PY'
 import json, sys

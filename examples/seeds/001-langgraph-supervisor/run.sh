@@ -4,7 +4,7 @@
 # - pre-flight before the call: system + history + tool schemas counted,
 #   compaction triggered at 80% of the limit, summarized down to 50%, the
 #   summary a system message placed before the recent messages (the document
-#   summarizes instead of masking, hence --no-mask; ctxkit also keeps the
+#   summarizes instead of masking, hence --no-mask; turnfit also keeps the
 #   user's first request pinned, which the document's code does not);
 # - supervisor recovery: LangGraph's "tool_calls that do not have a
 #   corresponding ToolMessage" error is repaired with a synthetic
@@ -18,7 +18,7 @@
 # supervisor routing six requests to sub-agents as tools, at 85% of a
 # 14,000-token limit, its last RAG call unanswered.
 set -euo pipefail
-: "${CTXKIT:?set CTXKIT to the ctxkit binary}"
+: "${TURNFIT:?set TURNFIT to the turnfit binary}"
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 limit=(--model gpt-4o --max-tokens 14000 --reserve-output 0)
 
@@ -32,16 +32,16 @@ Found AIMessages with tool_calls that do not have a corresponding ToolMessage. H
 Every tool call (LLM requesting to call a tool) in the message history MUST have a corresponding ToolMessage (result of a tool invocation to return to the LLM) - this is required by most LLM providers.
 For troubleshooting, visit: https://python.langchain.com/docs/troubleshooting/errors/INVALID_CHAT_HISTORY
 TXT
-"$CTXKIT" classify --provider other --status 0 "$tmp/langgraph.txt" > "$tmp/c-orphan.json"
-printf 'Input is too long for requested model.' | "$CTXKIT" classify --provider bedrock --status 400 > "$tmp/c-long.json"
-"$CTXKIT" repair conversation.json --model gpt-4o --synthetic-result "Tool interrupted" --report "$tmp/repair.json" \
+"$TURNFIT" classify --provider other --status 0 "$tmp/langgraph.txt" > "$tmp/c-orphan.json"
+printf 'Input is too long for requested model.' | "$TURNFIT" classify --provider bedrock --status 400 > "$tmp/c-long.json"
+"$TURNFIT" repair conversation.json --model gpt-4o --synthetic-result "Tool interrupted" --report "$tmp/repair.json" \
     > "$tmp/repaired.json"
 
 # Layer 1: pre-flight at 80%, summarize to 50%.
-"$CTXKIT" preflight "$tmp/repaired.json" "${limit[@]}" > "$tmp/pre.json"
-"$CTXKIT" fit "$tmp/repaired.json" "${limit[@]}" --strategy summarize --trigger-ratio 0.8 --target-ratio 0.5 \
+"$TURNFIT" preflight "$tmp/repaired.json" "${limit[@]}" > "$tmp/pre.json"
+"$TURNFIT" fit "$tmp/repaired.json" "${limit[@]}" --strategy summarize --trigger-ratio 0.8 --target-ratio 0.5 \
     --summary-role system --no-mask --report "$tmp/fit.json" > "$tmp/fitted.json"
-"$CTXKIT" preflight "$tmp/fitted.json" "${limit[@]}" > "$tmp/post.json"
+"$TURNFIT" preflight "$tmp/fitted.json" "${limit[@]}" > "$tmp/post.json"
 
 # Layer 0: the 10 KB tool-output cap, on a supervisor turn whose
 # list_pull_requests result is 100 PRs (about 18 KB).
@@ -57,8 +57,8 @@ print(json.dumps({"messages": [
     {"role": "tool", "tool_call_id": "call_prs", "content": json.dumps(prs, ensure_ascii=False, indent=1)},
 ]}, ensure_ascii=False))
 PY
-"$CTXKIT" fit "$tmp/prs.json" "${limit[@]}" --tool-output-max-bytes 10000 --report "$tmp/cap10k.json" > "$tmp/prs-10k.json"
-"$CTXKIT" fit "$tmp/prs.json" "${limit[@]}" --tool-output-max-bytes 50000 --report "$tmp/cap50k.json" > "$tmp/prs-50k.json"
+"$TURNFIT" fit "$tmp/prs.json" "${limit[@]}" --tool-output-max-bytes 10000 --report "$tmp/cap10k.json" > "$tmp/prs-10k.json"
+"$TURNFIT" fit "$tmp/prs.json" "${limit[@]}" --tool-output-max-bytes 50000 --report "$tmp/cap50k.json" > "$tmp/prs-50k.json"
 
 PYTHONPATH=.. python3 - "$tmp" <<'PY'
 import json, sys

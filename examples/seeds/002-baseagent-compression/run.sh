@@ -2,13 +2,13 @@
 # Document 002 (BaseAgent context compression), configured to its numbers:
 # max_tokens 8,000, compress past 75% (6,000 tokens), keep the system message
 # and the 10 most recent messages, replace the rest with one user message
-# "[Previous conversation summary: ...]". ctxkit differences, asserted as
+# "[Previous conversation summary: ...]". turnfit differences, asserted as
 # such: the kept tail is rounded out so a tool call never loses its result,
-# and the summary is ctxkit's deterministic digest (no model is called).
+# and the summary is turnfit's deterministic digest (no model is called).
 # Part 2 is the document's own unit test: a system message and 20 user
 # messages compressed with keep_recent 5 give 7 messages.
 set -euo pipefail
-: "${CTXKIT:?set CTXKIT to the ctxkit binary}"
+: "${TURNFIT:?set TURNFIT to the turnfit binary}"
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 
 python3 gen_conversation.py | cmp -s - conversation.json || { echo "conversation.json differs from gen_conversation.py"; exit 1; }
@@ -16,11 +16,11 @@ budget=(--model gpt-4o --max-tokens 8000 --reserve-output 0)
 compress=(--strategy summarize --keep-first 0 --keep-last-rounds 0 --keep-last-messages 10 --no-mask
           --summary-label "[Previous conversation summary]")
 
-"$CTXKIT" preflight conversation.json "${budget[@]}" > "$tmp/pre.json"
+"$TURNFIT" preflight conversation.json "${budget[@]}" > "$tmp/pre.json"
 # The document's threshold: 75%. At the 80% default nothing happens.
-"$CTXKIT" fit conversation.json "${budget[@]}" "${compress[@]}" --trigger-ratio 0.75 --target-ratio 0.3 \
+"$TURNFIT" fit conversation.json "${budget[@]}" "${compress[@]}" --trigger-ratio 0.75 --target-ratio 0.3 \
     --report "$tmp/fit.json" > "$tmp/fitted.json"
-"$CTXKIT" fit conversation.json "${budget[@]}" "${compress[@]}" --trigger-ratio 0.8 --target-ratio 0.3 \
+"$TURNFIT" fit conversation.json "${budget[@]}" "${compress[@]}" --trigger-ratio 0.8 --target-ratio 0.3 \
     --report "$tmp/fit80.json" > /dev/null
 
 # Part 2: the document's test_compressor.
@@ -30,10 +30,10 @@ m = [{"role": "system", "content": "sys"}] + [{"role": "user", "content": f"msg 
 json.dump({"messages": m}, open("'"$tmp"'/twenty.json", "w"))'
 small=(--model gpt-4o --max-tokens 160 --reserve-output 0 --strategy summarize --keep-first 0 --keep-last-rounds 0
        --keep-last-messages 5 --trigger-ratio 0.75 --summary-label "[Previous conversation summary]")
-"$CTXKIT" fit "$tmp/twenty.json" "${small[@]}" --target-tokens 70 > "$tmp/twenty-fitted.json" 2> /dev/null
+"$TURNFIT" fit "$tmp/twenty.json" "${small[@]}" --target-tokens 70 > "$tmp/twenty-fitted.json" 2> /dev/null
 # Too small a target for any summary: an error naming the smallest summary,
 # never a silent deletion.
-if "$CTXKIT" fit "$tmp/twenty.json" "${small[@]}" --target-tokens 40 > /dev/null 2> "$tmp/nosummary.txt"; then
+if "$TURNFIT" fit "$tmp/twenty.json" "${small[@]}" --target-tokens 40 > /dev/null 2> "$tmp/nosummary.txt"; then
     echo "no-room" > "$tmp/nosummary.status"; else echo "$?" > "$tmp/nosummary.status"; fi
 
 PYTHONPATH=.. python3 - "$tmp" <<'PY'

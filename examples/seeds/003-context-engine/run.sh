@@ -3,20 +3,20 @@
 # templates with its own required context keys, its depth table (minimal
 # 0 turns / 0 events, standard 3 / 5, comprehensive 10 / 20), its section
 # names (conversation_history, recent_events) and template auto-detection,
-# all through `ctxkit assemble` with the `context_engine` preset on one
+# all through `turnfit assemble` with the `context_engine` preset on one
 # agent state (state.json: 15 turns, 30 events).
 set -euo pipefail
-: "${CTXKIT:?set CTXKIT to the ctxkit binary}"
+: "${TURNFIT:?set TURNFIT to the turnfit binary}"
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-python3 - "$CTXKIT" "$tmp" <<'PY'
+python3 - "$TURNFIT" "$tmp" <<'PY'
 import json, subprocess, sys
-ctxkit, tmp = sys.argv[1], sys.argv[2]
+turnfit, tmp = sys.argv[1], sys.argv[2]
 state = json.load(open("state.json"))
 
 def run(req, ok=True):
     path = f"{tmp}/req.json"
     json.dump(req, open(path, "w"))
-    p = subprocess.run([ctxkit, "assemble", path, "--json"], capture_output=True, text=True)
+    p = subprocess.run([turnfit, "assemble", path, "--json"], capture_output=True, text=True)
     if ok != (p.returncode == 0):
         sys.exit(f"unexpected exit {p.returncode}: {p.stderr}")
     return json.loads(p.stdout) if ok else p.stderr

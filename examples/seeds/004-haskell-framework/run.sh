@@ -7,15 +7,15 @@
 # CLI. The Haskell-specific parts
 # (the typed HandoffObject record) are tested in bindings/haskell.
 set -euo pipefail
-: "${CTXKIT:?set CTXKIT to the ctxkit binary}"
-python3 - "$CTXKIT" <<'PY'
+: "${TURNFIT:?set TURNFIT to the turnfit binary}"
+python3 - "$TURNFIT" <<'PY'
 import json, subprocess, sys, tempfile
-ctxkit = sys.argv[1]
+turnfit = sys.argv[1]
 
 def run(*args, code=0):
-    p = subprocess.run([ctxkit, *args], capture_output=True, text=True)
+    p = subprocess.run([turnfit, *args], capture_output=True, text=True)
     if p.returncode != code:
-        sys.exit(f"FAILED: ctxkit {' '.join(args)} exited {p.returncode}: {p.stderr}")
+        sys.exit(f"FAILED: turnfit {' '.join(args)} exited {p.returncode}: {p.stderr}")
     return p
 
 def check(cond, what):

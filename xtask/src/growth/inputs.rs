@@ -210,7 +210,7 @@ impl ScratchDir {
         use std::sync::atomic::{AtomicUsize, Ordering};
         static NEXT: AtomicUsize = AtomicUsize::new(0);
         let k = NEXT.fetch_add(1, Ordering::Relaxed);
-        let p = std::env::temp_dir().join(format!("ctxkit-growth-{}-{tag}-{k}", std::process::id()));
+        let p = std::env::temp_dir().join(format!("turnfit-growth-{}-{tag}-{k}", std::process::id()));
         let _ = std::fs::remove_dir_all(&p);
         std::fs::create_dir_all(&p)?;
         Ok(ScratchDir(p))

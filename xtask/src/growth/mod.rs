@@ -42,12 +42,12 @@ pub fn growth_measured_workload(w: &Workload, input: &Input) -> usize {
 /// doubling look cheaper than it is and hide growth.
 fn warm_up() {
     for name in ["o200k_base", "cl100k_base"] {
-        if let Ok(t) = ctxkit::Tokenizer::from_name(name) {
+        if let Ok(t) = turnfit::Tokenizer::from_name(name) {
             let _ = t.count("warm up");
             let _ = t.count(&"a".repeat(100));
         }
     }
-    let _ = ctxkit::ModelRegistry::builtin().lookup("gpt-4o");
+    let _ = turnfit::ModelRegistry::builtin().lookup("gpt-4o");
 }
 
 pub fn main(args: &[&str]) -> ExitCode {

@@ -11,10 +11,10 @@
 //! are the ones at which the quadratic block lookup that the script found
 //! there (fixed in `window/repair.rs`) measured 2.55x and 2.67x.
 
-use ctxkit::chat::Conversation;
-use ctxkit::window::{self, Accountant};
-use ctxkit::ModelRegistry;
 use serde_json::{json, Value};
+use turnfit::chat::Conversation;
+use turnfit::window::{self, Accountant};
+use turnfit::ModelRegistry;
 
 use super::inputs::{self, ScratchDir};
 
@@ -22,7 +22,7 @@ use super::inputs::{self, ScratchDir};
 /// difference between variants does not matter.
 #[allow(clippy::large_enum_variant)]
 pub enum Input {
-    Text(ctxkit::Tokenizer, String),
+    Text(turnfit::Tokenizer, String),
     Fit { conversation: String, options: String },
     Repair(Conversation, Accountant),
     Skills(ScratchDir),
@@ -47,7 +47,7 @@ fn err(e: impl std::fmt::Display) -> String {
 // ---- counting -------------------------------------------------------------
 
 fn text(s: String) -> Result<Input, String> {
-    Ok(Input::Text(ctxkit::Tokenizer::from_name("o200k_base").map_err(err)?, s))
+    Ok(Input::Text(turnfit::Tokenizer::from_name("o200k_base").map_err(err)?, s))
 }
 
 fn count(i: &Input) -> usize {
@@ -244,7 +244,7 @@ fn typical_openai(n: usize) -> Result<Input, String> {
 
 fn open_skills(i: &Input) -> usize {
     match i {
-        Input::Skills(dir) => match ctxkit::skills::SkillSet::open(dir.path(), &Default::default()) {
+        Input::Skills(dir) => match turnfit::skills::SkillSet::open(dir.path(), &Default::default()) {
             // A skill without a header failed to load: that would measure
             // an error path, not parsing.
             Ok(set) if set.skills().iter().all(|s| s.header().is_some()) => {

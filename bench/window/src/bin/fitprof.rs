@@ -11,8 +11,8 @@
 
 use std::hint::black_box;
 
-use ctxkit::window::{fit, Accountant, FitOptions, FitReport, Policy, Strategy};
-use ctxkit::ModelRegistry;
+use turnfit::window::{fit, Accountant, FitOptions, FitReport, Policy, Strategy};
+use turnfit::ModelRegistry;
 
 #[inline(never)]
 fn measured_fit(text: &str, opts: &FitOptions) -> FitReport {

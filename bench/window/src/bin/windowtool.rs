@@ -1,12 +1,12 @@
-//! Helper for the LangChain comparison: ctxkit's own view of a conversation.
+//! Helper for the LangChain comparison: turnfit's own view of a conversation.
 //!
 //!   windowtool count [MODEL] < conversation.json
 //!       prints {"tokens": N, "messages": M, "issues": K, "issue_kinds": [...]}
 //!       where N is `Accountant::conversation` (prompt tokens: messages, tools,
 //!       framing and the 3 reply-priming tokens) and the issues are
-//!       `ctxkit::window::validate`'s (orphaned calls/results, ...).
+//!       `turnfit::window::validate`'s (orphaned calls/results, ...).
 //!   windowtool fit MAX_TOKENS RESERVE [TOOL_OUTPUT_MAX] < conversation.json > out.json
-//!       runs `ctxkit::window::fit` (gpt-4o, recency) once and writes the
+//!       runs `turnfit::window::fit` (gpt-4o, recency) once and writes the
 //!       result; the report's figures go to stderr.
 //!
 //! MODEL defaults to gpt-4o.
@@ -14,9 +14,9 @@
 use std::io::Read;
 use std::process::ExitCode;
 
-use ctxkit::chat::Conversation;
-use ctxkit::window::{fit, validate, Accountant, FitOptions, Policy, Strategy};
-use ctxkit::ModelRegistry;
+use turnfit::chat::Conversation;
+use turnfit::window::{fit, validate, Accountant, FitOptions, Policy, Strategy};
+use turnfit::ModelRegistry;
 
 fn stdin() -> String {
     let mut s = String::new();
@@ -24,7 +24,7 @@ fn stdin() -> String {
     s
 }
 
-fn run(args: &[String]) -> ctxkit::Result<()> {
+fn run(args: &[String]) -> turnfit::Result<()> {
     match args.first().map(String::as_str) {
         Some("count") => {
             let model = args.get(1).map_or("gpt-4o", String::as_str);

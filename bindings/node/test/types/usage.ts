@@ -1,7 +1,7 @@
 // Type-checked by `tsc -p test/types` (never run): the public .d.ts must
 // accept what the README shows and reject what it should.
 import {
-  Tokenizer, countTokens, CtxkitError, ContextWindow, fit, fitJson, fitAsync, CallStack,
+  Tokenizer, countTokens, TurnfitError, ContextWindow, fit, fitJson, fitAsync, CallStack,
   CircuitBreaker, Tracer, SkillSet, type ErrorCode, type BreakerState, type CompactOutcome,
 } from '../../index.js'
 
@@ -20,7 +20,7 @@ const p: Promise<number> = t.countTokensAsync('x', { signal: new AbortController
 try {
   Tokenizer.forModel('gtp-4o')
 } catch (e) {
-  if (e instanceof CtxkitError) {
+  if (e instanceof TurnfitError) {
     const c: ErrorCode = e.code
     // @ts-expect-error: not an error code
     const bad: ErrorCode = 'no_such_code'

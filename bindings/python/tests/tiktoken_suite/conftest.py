@@ -1,4 +1,4 @@
-"""Runs tiktoken's vendored test suite against ctxkit.tiktoken (see README.md).
+"""Runs tiktoken's vendored test suite against turnfit.tiktoken (see README.md).
 
 The outcome is checked against two committed lists: EXPECTED_PASSES (one
 collected test per line, parameters included: 33 in tiktoken 0.14.0) and
@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-import ctxkit.tiktoken
+import turnfit.tiktoken
 
-sys.modules["tiktoken"] = ctxkit.tiktoken
+sys.modules["tiktoken"] = turnfit.tiktoken
 
 HERE = Path(__file__).resolve().parent
 EXPECTED_PASSES = {
@@ -23,7 +23,7 @@ EXPECTED_PASSES = {
 # test (file::name, any parameters) -> why it cannot pass.
 KNOWN_FAILURES = {
     "test_pickle.py::test_pickle": "pickles tiktoken's Python objects and builds a custom Encoding from "
-    "rank dicts and a regex (tiktoken internals ctxkit does not have: its encodings are the embedded ones)",
+    "rank dicts and a regex (tiktoken internals turnfit does not have: its encodings are the embedded ones)",
 }
 
 _outcomes: dict = {}
@@ -55,7 +55,7 @@ def pytest_sessionfinish(session, exitstatus):
     passed = {k for k, ok in _outcomes.items() if ok}
     lost = sorted(EXPECTED_PASSES - passed)
     new = sorted(passed - EXPECTED_PASSES)
-    print(f"\ntiktoken 0.14.0 suite against ctxkit.tiktoken: {len(passed)}/{len(_outcomes)} tests pass")
+    print(f"\ntiktoken 0.14.0 suite against turnfit.tiktoken: {len(passed)}/{len(_outcomes)} tests pass")
     for k in sorted(set(_outcomes) - passed):
         print(f"  fails: {k}: {KNOWN_FAILURES.get(k.split('[')[0], 'NOT A KNOWN FAILURE')}")
     for k in lost:

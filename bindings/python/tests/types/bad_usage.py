@@ -2,8 +2,8 @@
 check can fail (bindings/python/test.sh runs mypy on this file and expects
 both errors)."""
 
-import ctxkit
+import turnfit
 
-conversation, report = ctxkit.fit([{"role": "user", "content": "hi"}], model="gpt-4o", max_tokens=100)
+conversation, report = turnfit.fit([{"role": "user", "content": "hi"}], model="gpt-4o", max_tokens=100)
 after: int = report["tokens_afterr"]
 strategy: int = report["strategy"]

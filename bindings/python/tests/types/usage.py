@@ -1,14 +1,14 @@
-"""Typed use of ctxkit, checked by mypy --strict in bindings/python/test.sh
+"""Typed use of turnfit, checked by mypy --strict in bindings/python/test.sh
 (and run, so the annotations describe what the module really returns). The
-report, outcome and event types come from ctxkit.schema_types, generated from
+report, outcome and event types come from turnfit.schema_types, generated from
 schemas/."""
 
 from typing import TYPE_CHECKING, Any, Dict, List
 
-import ctxkit
+import turnfit
 
 if TYPE_CHECKING:
-    from ctxkit.schema_types import Event, FitReport
+    from turnfit.schema_types import Event, FitReport
 
 history: List[Dict[str, Any]] = [
     {"role": "system", "content": "You are terse."},
@@ -19,7 +19,7 @@ history: List[Dict[str, Any]] = [
     {"role": "user", "content": "And now?"},
 ]
 
-conversation, report = ctxkit.fit(history, model="gpt-4o", max_tokens=300)
+conversation, report = turnfit.fit(history, model="gpt-4o", max_tokens=300)
 typed: "FitReport" = report
 after: int = typed["tokens_after"]
 strategy: str = typed["strategy"]
@@ -36,7 +36,7 @@ def on_event(event: "Event") -> None:
         seen.append(event["kind"])
 
 
-window = ctxkit.ContextWindow("gpt-4o", context_window=400, reserved_output=50)
+window = turnfit.ContextWindow("gpt-4o", context_window=400, reserved_output=50)
 window.on_event(on_event)
 window.load(history)
 verdict: str = window.preflight()["verdict"]

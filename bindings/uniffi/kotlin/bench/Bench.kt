@@ -1,13 +1,13 @@
-// JVM benchmark of ctxkit through its Kotlin binding, against jtokkit when its
+// JVM benchmark of turnfit through its Kotlin binding, against jtokkit when its
 // classes are on the classpath (built from its public source with plain javac;
 // see docs/benchmarks.md for the exact commands). Warm-up loop, then
 // best-of-N and median of timed runs. No JMH (not installable here).
 //
 //   java -cp ... BenchKt INPUT_DIR
-import dev.ctxkit.ContextWindow
-import dev.ctxkit.Encoding
-import dev.ctxkit.Tokenizer
-import dev.ctxkit.countTokens
+import dev.turnfit.ContextWindow
+import dev.turnfit.Encoding
+import dev.turnfit.Tokenizer
+import dev.turnfit.countTokens
 import java.io.File
 
 fun timeNs(runs: Int, f: () -> Unit): LongArray = LongArray(runs) {
@@ -38,13 +38,13 @@ fun main(args: Array<String>) {
     val dir = File(args.getOrElse(0) { "bench/inputs" })
     val runs = 15
     val haveJ = try { Class.forName("com.knuddels.jtokkit.Encodings"); true } catch (e: ClassNotFoundException) { false }
-    println("ctxkit ${dev.ctxkit.version()} (Kotlin/JNA)${if (haveJ) " vs jtokkit" else " (jtokkit not on the classpath)"}; best / median of $runs runs after warm-up")
+    println("turnfit ${dev.turnfit.version()} (Kotlin/JNA)${if (haveJ) " vs jtokkit" else " (jtokkit not on the classpath)"}; best / median of $runs runs after warm-up")
 
     // Load time: first tokenizer of an encoding in this process, plus one count.
     var t0 = System.nanoTime()
     val t = Tokenizer(Encoding.O200K_BASE)
     t.countTokens("warm")
-    println("load o200k_base: ctxkit %.1f ms".format((System.nanoTime() - t0) / 1e6))
+    println("load o200k_base: turnfit %.1f ms".format((System.nanoTime() - t0) / 1e6))
     var j: Jtokkit? = null
     if (haveJ) {
         t0 = System.nanoTime()
@@ -55,7 +55,7 @@ fun main(args: Array<String>) {
 
     val inputs = listOf("prose.txt", "code.txt", "multilingual.txt").map { it to File(dir, it).readText() } +
         listOf("1M x \"a\"" to "a".repeat(1_000_000))
-    println("| input | ctxkit best / median ms | MB/s | jtokkit best / median ms | ratio (median) |")
+    println("| input | turnfit best / median ms | MB/s | jtokkit best / median ms | ratio (median) |")
     println("|---|---|---|---|---|")
     for ((name, text) in inputs) {
         val expected = t.countTokens(text)
@@ -66,7 +66,7 @@ fun main(args: Array<String>) {
         var ratio = "-"
         if (j != null) {
             val jn = j.count(text)
-            if (jn.toULong() != expected) println("  note: jtokkit counts $jn, ctxkit $expected on $name")
+            if (jn.toULong() != expected) println("  note: jtokkit counts $jn, turnfit $expected on $name")
             repeat(5) { j.count(text) }
             val (jb, jm) = stats(timeNs(if (name.startsWith("1M")) 3 else runs) { j.count(text) })
             jcol = "%.2f / %.2f".format(jb, jm)
@@ -81,7 +81,7 @@ fun main(args: Array<String>) {
     val calls = 20_000
     repeat(calls) { t.countTokens(kib) }
     val (pb, pm) = stats(timeNs(7) { repeat(calls) { t.countTokens(kib) } })
-    println("1 KiB per call: ctxkit best %.2f µs, median %.2f µs per call".format(pb * 1e3 / calls, pm * 1e3 / calls))
+    println("1 KiB per call: turnfit best %.2f µs, median %.2f µs per call".format(pb * 1e3 / calls, pm * 1e3 / calls))
     repeat(calls) { t.countTokens("") }
     val (eb, em) = stats(timeNs(7) { repeat(calls) { t.countTokens("") } })
     println("empty string per call (FFI overhead alone): best %.2f µs, median %.2f µs".format(eb * 1e3 / calls, em * 1e3 / calls))
@@ -102,7 +102,7 @@ fun main(args: Array<String>) {
 
     // ContextWindow.push (cached counts) vs a memory that recounts every message on every add.
     val msg = { i: Int -> """{"role": "user", "content": "message $i: ${"some words of a chat message ".repeat(4)}"}""" }
-    println("| messages in window | push, µs per message (ctxkit ContextWindow) | recount-all memory, µs per add |")
+    println("| messages in window | push, µs per message (turnfit ContextWindow) | recount-all memory, µs per add |")
     println("|---|---|---|")
     for (n in listOf(100, 1_000, 10_000)) {
         val w = ContextWindow("gpt-4o", """{"context_window": 100000000}""")
@@ -112,7 +112,7 @@ fun main(args: Array<String>) {
         for (i in 0 until extra) w.push(msg(n + i))
         val pushUs = (System.nanoTime() - t1) / 1e3 / extra
         w.close()
-        // Recount-every-message memory (LangChain4j's token window style), with ctxkit's counter.
+        // Recount-every-message memory (LangChain4j's token window style), with turnfit's counter.
         val history = ArrayList<String>()
         for (i in 0 until n) history += msg(i)
         val adds = if (n >= 10_000) 3 else 20

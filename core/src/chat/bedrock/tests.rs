@@ -225,7 +225,7 @@ fn recorded_request_round_trips_validates_counts_and_fits() {
     assert!(window::validate(&c).is_empty());
     // Bedrock billed 521 input tokens for this request on amazon.nova-micro
     // (the cassette's usage; 426 for the first message and the tool alone):
-    // Nova's own tool prompt, which ctxkit does not model. The estimate is
+    // Nova's own tool prompt, which turnfit does not model. The estimate is
     // recorded so a change shows up.
     let a = acct();
     assert_eq!(a.conversation(&c).unwrap(), 143, "estimate; billed 521");

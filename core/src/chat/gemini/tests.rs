@@ -288,7 +288,7 @@ fn recorded_requests_round_trip_validate_and_count_as_estimates() {
     let (a, info) = Accountant::for_model(&crate::ModelRegistry::builtin(), "gemini-2.5-flash").unwrap();
     assert!(!info.exact, "Gemini is counted with a proxy encoding");
     // Google billed 57 prompt tokens for the first recording (cassette
-    // usage). ctxkit's estimate is recorded here so a change shows up;
+    // usage). turnfit's estimate is recorded here so a change shows up;
     // it is not a measurement of Gemini's tokenizer.
     let c = Conversation::parse(fixture(FIXTURES[0]).trim_end(), None).unwrap();
     let n = a.conversation(&c).unwrap();

@@ -258,7 +258,7 @@ fn recorded_request_round_trips_validates_and_counts() {
     let n1 = a.conversation(&first).unwrap();
     // The items added between the two cost what chat's rules say (33
     // counted, 31 billed); both requests carry about 208 tokens more than
-    // ctxkit counts (Responses' own hidden prompt on gpt-4o, not modelled:
+    // turnfit counts (Responses' own hidden prompt on gpt-4o, not modelled:
     // docs/formats.md). These assertions fail if either figure moves.
     assert_eq!((n1, n), (47, 80), "counted; billed 256 and 287");
     assert!((n - n1).abs_diff(287 - 256) <= 2);

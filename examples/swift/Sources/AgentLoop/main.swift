@@ -1,9 +1,9 @@
-// An agent loop with ctxkit from Swift: a window that tracks the budget as
+// An agent loop with turnfit from Swift: a window that tracks the budget as
 // tool results arrive, a pre-flight check before each model call, two-phase
 // summarization when the window fills up, tool spans, and a call stack that
 // refuses a handoff cycle. No model is called: the "model" and the "tool" are
 // stand-ins. The same steps as examples/kotlin/AgentLoop.kt.
-import Ctxkit
+import Turnfit
 import Foundation
 
 func jsonObject(_ text: String) -> [String: Any] {
@@ -56,6 +56,6 @@ print("call stack: \(stack.agents().joined(separator: " -> "))")
 do {
     _ = try stack.enter(agent: "planner")
     print("handoff back to planner was allowed (unexpected)")
-} catch let e as CtxkitError {
+} catch let e as TurnfitError {
     print("handoff refused (\(e.kind)): \(e)")
 }

@@ -1,4 +1,4 @@
-//! Times `ctxkit_tokenizer_count` called from Rust through the C ABI, on the
+//! Times `turnfit_tokenizer_count` called from Rust through the C ABI, on the
 //! same inputs and with the same loop as bench/Count.hs: for each input,
 //! calls repeated until at least 1 s has passed, best of 3 rounds, ns/call.
 use std::time::Instant;
@@ -12,11 +12,11 @@ struct Err {
     _p: [u8; 0],
 }
 
-#[link(name = "ctxkit")]
+#[link(name = "turnfit")]
 extern "C" {
-    fn ctxkit_tokenizer_new(enc: *const u8, len: usize, flags: u32, out: *mut *mut Tok, err: *mut *mut Err) -> u32;
-    fn ctxkit_tokenizer_count(t: *const Tok, text: *const u8, len: usize, out: *mut usize, err: *mut *mut Err) -> u32;
-    fn ctxkit_tokenizer_free(t: *mut Tok);
+    fn turnfit_tokenizer_new(enc: *const u8, len: usize, flags: u32, out: *mut *mut Tok, err: *mut *mut Err) -> u32;
+    fn turnfit_tokenizer_count(t: *const Tok, text: *const u8, len: usize, out: *mut usize, err: *mut *mut Err) -> u32;
+    fn turnfit_tokenizer_free(t: *mut Tok);
 }
 
 fn main() {
@@ -29,11 +29,11 @@ fn main() {
         .collect();
     let enc = "o200k_base";
     let mut t: *mut Tok = std::ptr::null_mut();
-    assert_eq!(unsafe { ctxkit_tokenizer_new(enc.as_ptr(), enc.len(), 0, &mut t, std::ptr::null_mut()) }, 0);
+    assert_eq!(unsafe { turnfit_tokenizer_new(enc.as_ptr(), enc.len(), 0, &mut t, std::ptr::null_mut()) }, 0);
     for (name, text) in &inputs {
         let count = || {
             let mut n = 0usize;
-            let rc = unsafe { ctxkit_tokenizer_count(t, text.as_ptr(), text.len(), &mut n, std::ptr::null_mut()) };
+            let rc = unsafe { turnfit_tokenizer_count(t, text.as_ptr(), text.len(), &mut n, std::ptr::null_mut()) };
             assert_eq!(rc, 0);
             n
         };
@@ -52,5 +52,5 @@ fn main() {
         }
         println!("rust\t{}\t{}\t{}\t{:.0}", name, text.len(), tokens, best);
     }
-    unsafe { ctxkit_tokenizer_free(t) };
+    unsafe { turnfit_tokenizer_free(t) };
 }

@@ -1,0 +1,445 @@
+"""turnfit: exact token counting and context-window management for LLM agents.
+
+A thin Python layer over turnfit's Rust core (``turnfit._native``, PyO3, abi3).
+Every behaviour lives in the core; this module only converts dicts and lists
+to and from the JSON text the core takes and returns.
+
+>>> import turnfit
+>>> turnfit.Tokenizer("o200k_base").count_tokens("Hello, world!")
+4
+"""
+
+from __future__ import annotations
+
+import json as _json
+from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple, Union
+
+from . import _native
+from ._native import (
+    CallStack,
+    TurnfitError,
+    CycleDetectedError,
+    DepthExceededError,
+    DoesNotFitError,
+    InternalError,
+    InvalidArgumentError,
+    InvalidJsonError,
+    InvalidYamlError,
+    InvalidUtf8Error,
+    IoError,
+    LimitExceededError,
+    Tokenizer,
+    UnknownEncodingError,
+    UnknownModelError,
+    UnknownTokenError,
+    UnsafePathError,
+    list_encodings,
+    now_ms,
+    now_us,
+)
+
+__version__: str = _native.version()
+
+__all__ = [
+    "Tokenizer",
+    "ContextWindow",
+    "Skills",
+    "CircuitBreaker",
+    "CallStack",
+    "Tracer",
+    "count_tokens",
+    "count_conversation",
+    "fit",
+    "fit_json",
+    "validate",
+    "repair",
+    "assemble",
+    "lookup_model",
+    "list_models",
+    "list_encodings",
+    "handoff_validate",
+    "handoff_render",
+    "handoff_filter",
+    "classify",
+    "backoff",
+    "toolset_report",
+    "toolset_select",
+    "callstack_from_json",
+    "now_ms",
+    "now_us",
+    "TurnfitError",
+    "InvalidArgumentError",
+    "InvalidUtf8Error",
+    "UnknownEncodingError",
+    "UnknownModelError",
+    "UnknownTokenError",
+    "LimitExceededError",
+    "InvalidJsonError",
+    "InvalidYamlError",
+    "DoesNotFitError",
+    "IoError",
+    "UnsafePathError",
+    "CycleDetectedError",
+    "DepthExceededError",
+    "InternalError",
+]
+
+Json = Any
+Conversation = Union[List[Dict[str, Any]], Dict[str, Any]]
+
+
+def _dumps(value: Any) -> str:
+    # ensure_ascii=False keeps the text compact; lone surrogates are replaced
+    # by U+FFFD on the Rust side, as for every other str argument.
+    return _json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def _opt(value: Optional[Any]) -> Optional[str]:
+    return None if value is None else _dumps(value)
+
+
+_by_model: Dict[Tuple[str, Optional[str]], Tokenizer] = {}
+
+
+def count_tokens(text: Union[str, bytes], model: str = "gpt-4o", *, encoding: Optional[str] = None) -> int:
+    """Exact token count of ``text`` for ``model`` (or for ``encoding`` when given)."""
+    key = (model, encoding)
+    tok = _by_model.get(key)
+    if tok is None:
+        tok = Tokenizer(encoding) if encoding is not None else Tokenizer.for_model(model)
+        _by_model[key] = tok
+    return tok.count_tokens(text)
+
+
+def lookup_model(model: str, fallback_encoding: Optional[str] = None) -> Dict[str, Any]:
+    """What the registry knows about ``model`` (encoding, limits, exact)."""
+    return _json.loads(_native._lookup_model_json(model, fallback_encoding))
+
+
+def list_models() -> List[Dict[str, Any]]:
+    """Every model profile in the built-in registry."""
+    return _json.loads(_native._list_models_json())
+
+
+# --- conversations ---------------------------------------------------------
+
+
+def count_conversation(conversation: Conversation, model: str = "gpt-4o") -> int:
+    """Prompt tokens of a whole conversation (OpenAI or Anthropic shape), framing included."""
+    return _native._count_conversation(_dumps(conversation), model)
+
+
+def fit(conversation: Conversation, **options: Any) -> Tuple[Conversation, Dict[str, Any]]:
+    """Make ``conversation`` fit a budget; returns ``(conversation, report)``.
+
+    ``options`` are the fit options of docs/formats.md (``model`` required;
+    ``max_tokens``, ``reserve_output``, ``format``, and ``policy``: the
+    compaction policy, e.g. ``{"strategy": "hybrid", "tool_output_max":
+    2000}``), passed through unchanged so new core options need no binding
+    change. The result has the input's shape; a tool call is
+    never separated from its result. Raises ``DoesNotFitError`` when what must
+    be kept is too big.
+    """
+    text, report = _native._fit_json(_dumps(conversation), _dumps(options))
+    return _json.loads(text), _json.loads(report)
+
+
+def fit_json(conversation: str, options: Union[str, Mapping[str, Any]]) -> Tuple[str, Dict[str, Any]]:
+    """``fit`` on JSON text: the conversation goes in and comes out as text, untouched
+    where nothing changed (key order preserved)."""
+    opts = options if isinstance(options, str) else _dumps(options)
+    text, report = _native._fit_json(conversation, opts)
+    return text, _json.loads(report)
+
+
+def validate(conversation: Conversation) -> List[Dict[str, Any]]:
+    """Structural issues (orphaned results, unanswered calls, ...); ``[]`` when none."""
+    return _json.loads(_native._validate_json(_dumps(conversation)))
+
+
+def repair(
+    conversation: Conversation, model: str = "gpt-4o", synthetic_result: Optional[str] = None
+) -> Dict[str, Any]:
+    """``{"issues", "conversation", "changes"}``: the repaired conversation and its manifest."""
+    return _json.loads(_native._repair_json(_dumps(conversation), model, synthetic_result))
+
+
+def assemble(tokenizer: Tokenizer, request: Mapping[str, Any]) -> Dict[str, Any]:
+    """Prompt assembly from prioritized sections under a token budget."""
+    return _json.loads(_native._assemble_json(tokenizer, _dumps(request)))
+
+
+class ContextWindow:
+    """A conversation bound to a model and a budget, with cached per-message counts.
+
+    Appending a message costs that message only. Safe to share between threads
+    (calls on one window are serialized).
+    """
+
+    __slots__ = ("_w", "model", "_on_event")
+
+    def __init__(
+        self,
+        model: str,
+        *,
+        context_window: Optional[int] = None,
+        reserved_output: Optional[int] = None,
+        trigger_ratio: Optional[float] = None,
+        target_ratio: Optional[float] = None,
+        conversation: Optional[Conversation] = None,
+    ) -> None:
+        budget = {
+            k: v
+            for k, v in (
+                ("context_window", context_window),
+                ("reserved_output", reserved_output),
+                ("trigger_ratio", trigger_ratio),
+                ("target_ratio", target_ratio),
+            )
+            if v is not None
+        }
+        self.model = model
+        self._on_event: Optional[Callable[[Dict[str, Any]], None]] = None
+        self._w = _native.Window(model, _dumps(budget) if budget else None)
+        if conversation is not None:
+            self.load(conversation)
+
+    def on_event(self, handler: Optional[Callable[[Dict[str, Any]], None]]) -> None:
+        """Set (``None``: clear) the handler for this window's events: dicts with
+        ``kind`` ``"compacted"``, ``"repaired"`` or ``"budget_crossed"`` and the
+        payload of docs/formats.md, "Events". It is called on the calling thread
+        when the call that raised the events returns; an exception it raises
+        reaches that call's caller (the call itself has completed)."""
+        if handler is not None and not callable(handler):
+            raise TypeError("handler must be callable or None")
+        self._on_event = handler
+        self._w.set_events(handler is not None)
+
+    def _emit(self) -> None:
+        handler = self._on_event
+        if handler is not None:
+            for text in self._w.take_events():
+                handler(_json.loads(text))
+
+    def load(self, conversation: Conversation) -> None:
+        """Replace the conversation; on failure the window is unchanged."""
+        self._w.load(_dumps(conversation))
+        self._emit()
+
+    def load_json(self, conversation: str) -> None:
+        self._w.load(conversation)
+        self._emit()
+
+    def push(self, message: Mapping[str, Any]) -> int:
+        """Append one message (the window's format); returns its tokens."""
+        n = self._w.push(_dumps(message))
+        self._emit()
+        return n
+
+    def pop(self) -> Optional[Dict[str, Any]]:
+        text = self._w.pop()
+        return None if text is None else _json.loads(text)
+
+    def preflight(self, new_input: Optional[Mapping[str, Any]] = None) -> Dict[str, Any]:
+        """Totals by component, limit, utilization and a verdict (fits / should_compact / overflow)."""
+        return _json.loads(self._w.preflight(_opt(new_input)))
+
+    def validate(self) -> List[Dict[str, Any]]:
+        return _json.loads(self._w.validate())
+
+    def repair(self, synthetic_result: Optional[str] = None) -> List[Dict[str, Any]]:
+        """Repair in place; returns the changes."""
+        r = self._w.repair(synthetic_result)
+        self._emit()
+        return _json.loads(r)
+
+    @property
+    def conversation(self) -> Conversation:
+        return _json.loads(self._w.conversation())
+
+    def conversation_json(self) -> str:
+        return self._w.conversation()
+
+    @property
+    def message_tokens(self) -> List[int]:
+        return self._w.message_tokens()
+
+    def __len__(self) -> int:
+        return len(self._w)
+
+    def compact(self, policy: Optional[Mapping[str, Any]] = None, **options: Any) -> Dict[str, Any]:
+        """Compact in place. Returns ``{"status": "done", "report"}`` or, for the
+        summarize strategy, ``{"status": "needs_summary", "request"}``: send
+        ``request["prompt"]`` to your model and call :meth:`apply_summary`."""
+        merged = dict(policy or {})
+        merged.update(options)
+        r = self._w.compact(_dumps(merged) if merged else None)
+        self._emit()
+        return _json.loads(r)
+
+    def apply_summary(self, id: str, summary: str) -> Dict[str, Any]:
+        r = self._w.apply_summary(id, summary)
+        self._emit()
+        return _json.loads(r)
+
+    def calibrate(self, reported_prompt_tokens: int) -> float:
+        return self._w.calibrate(reported_prompt_tokens)
+
+    def __repr__(self) -> str:
+        return f"ContextWindow({self.model!r}, messages={len(self)})"
+
+
+# --- agent primitives ------------------------------------------------------
+
+
+class Skills:
+    """A skills folder (``<name>/SKILL.md`` or ``<name>.md``); bodies load lazily."""
+
+    __slots__ = ("_s", "root")
+
+    def __init__(self, root: str, **options: Any) -> None:
+        self.root = str(root)
+        self._s = _native.Skills(self.root, _dumps(options) if options else None)
+
+    def list(self) -> Dict[str, Any]:
+        return _json.loads(self._s.list())
+
+    def body(self, name: str) -> Dict[str, Any]:
+        """``{"name", "text", "tokens"}``; unsafe names raise ``UnsafePathError``."""
+        return _json.loads(self._s.body(name))
+
+    def render_index(self, **options: Any) -> Dict[str, Any]:
+        return _json.loads(self._s.render_index(_dumps(options) if options else None))
+
+
+def handoff_validate(handoff: Mapping[str, Any]) -> Dict[str, Any]:
+    return _json.loads(_native._handoff_validate(_dumps(handoff)))
+
+
+def handoff_render(handoff: Mapping[str, Any], **options: Any) -> Dict[str, Any]:
+    return _json.loads(_native._handoff_render(_dumps(handoff), _dumps(options) if options else None))
+
+
+def handoff_filter(conversation: Conversation, **options: Any) -> Dict[str, Any]:
+    return _json.loads(_native._handoff_filter(_dumps(conversation), _dumps(options) if options else None))
+
+
+def classify(
+    provider: str,
+    status: int,
+    body: str = "",
+    headers: Optional[Mapping[str, str]] = None,
+) -> Dict[str, Any]:
+    """Classify a provider error response (retryable? how long to wait? context overflow?)."""
+    req = {"provider": provider, "status": status, "body": body, "headers": dict(headers or {})}
+    return _json.loads(_native._classify(_dumps(req)))
+
+
+def backoff(**request: Any) -> Dict[str, Any]:
+    """The retry decision (``{"decision": "retry", "delay_ms"}`` or ``give_up``)."""
+    return _json.loads(_native._backoff(_dumps(request)))
+
+
+class CircuitBreaker:
+    """Circuit breakers keyed by a string; thread-safe. Times are milliseconds
+    (``turnfit.now_ms()`` by default)."""
+
+    __slots__ = ("_b",)
+
+    def __init__(self, **config: Any) -> None:
+        self._b = _native.CircuitBreaker(_dumps(config) if config else None)
+
+    def allow(self, key: str, now_ms: Optional[int] = None) -> bool:
+        return self._b.allow(key, _native.now_ms() if now_ms is None else now_ms)
+
+    def record_success(self, key: str, now_ms: Optional[int] = None) -> str:
+        return self._b.record(key, True, _native.now_ms() if now_ms is None else now_ms)
+
+    def record_failure(self, key: str, now_ms: Optional[int] = None) -> str:
+        return self._b.record(key, False, _native.now_ms() if now_ms is None else now_ms)
+
+    def state(self, key: str, now_ms: Optional[int] = None) -> Dict[str, Any]:
+        return _json.loads(self._b.state(key, _native.now_ms() if now_ms is None else now_ms))
+
+
+class Tracer:
+    """Tool-execution spans and per-tool metrics in bounded memory; thread-safe."""
+
+    __slots__ = ("_t",)
+
+    def __init__(self, **config: Any) -> None:
+        self._t = _native.Tracer(_dumps(config) if config else None)
+
+    def start(
+        self,
+        tool: str,
+        info: Optional[Mapping[str, Any]] = None,
+        input_bytes: int = 0,
+        now_us: Optional[int] = None,
+    ) -> int:
+        return self._t.start(tool, _opt(info), input_bytes, now_us)
+
+    def end(
+        self,
+        span_id: int,
+        outcome: str = "success",
+        output_bytes: int = 0,
+        error: Optional[str] = None,
+        now_us: Optional[int] = None,
+    ) -> None:
+        self._t.end(span_id, outcome, output_bytes, error, now_us)
+
+    def end_with(
+        self,
+        span_id: int,
+        outcome: str = "success",
+        *,
+        output_bytes: int = 0,
+        error: Optional[str] = None,
+        error_category: Optional[str] = None,
+        input_tokens: Optional[int] = None,
+        output_tokens: Optional[int] = None,
+        metadata: Optional[Mapping[str, Any]] = None,
+        now_us: Optional[int] = None,
+    ) -> None:
+        """``end`` with token usage, an error category (1-64 bytes of
+        ``[a-z0-9_]``) and up to 16 scalar metadata values, summed per tool in
+        ``metrics()``; over a cap is an error, never cut silently."""
+        end: Dict[str, Any] = {"output_bytes": output_bytes}
+        for key, value in (
+            ("error", error),
+            ("error_category", error_category),
+            ("input_tokens", input_tokens),
+            ("output_tokens", output_tokens),
+            ("metadata", metadata),
+        ):
+            if value is not None:
+                end[key] = value
+        self._t.end_with(span_id, outcome, _dumps(end), now_us)
+
+    def overdue(self, now_us: Optional[int] = None) -> Dict[str, Any]:
+        return _json.loads(self._t.overdue(now_us))
+
+    def expire(self, now_us: Optional[int] = None) -> Dict[str, Any]:
+        return _json.loads(self._t.expire(now_us))
+
+    def metrics(self) -> List[Dict[str, Any]]:
+        return _json.loads(self._t.metrics())
+
+    def recent(self) -> List[Dict[str, Any]]:
+        return _json.loads(self._t.recent())
+
+    def export(self, now_us: Optional[int] = None) -> Dict[str, Any]:
+        return _json.loads(self._t.export(now_us))
+
+
+def toolset_report(request: Mapping[str, Any]) -> Dict[str, Any]:
+    return _json.loads(_native._toolset_report(_dumps(request)))
+
+
+def toolset_select(request: Mapping[str, Any], agent: str) -> List[Dict[str, Any]]:
+    return _json.loads(_native._toolset_select(_dumps(request), agent))
+
+
+def callstack_from_json(value: Union[str, Mapping[str, Any]]) -> CallStack:
+    return CallStack.from_json(value if isinstance(value, str) else _dumps(value))

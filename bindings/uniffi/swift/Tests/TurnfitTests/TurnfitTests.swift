@@ -1,0 +1,83 @@
+// Runs where a Swift toolchain exists (`TURNFIT_LOCAL_BUILD=1 swift test` in
+// bindings/uniffi/swift); bindings/uniffi/test.sh reports it as SKIPPED on
+// machines without one. Covers the tokenizer vectors (N/N printed), the
+// error enum and threads.
+import Foundation
+import XCTest
+@testable import Turnfit
+
+final class TurnfitTests: XCTestCase {
+    let repo = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().appendingPathComponent("../../../../..").standardized
+
+    func testCountsAndIds() throws {
+        let t = try Tokenizer(encoding: .o200kBase)
+        XCTAssertEqual(try t.countTokens(text: "Hello, world!"), 4)
+        let ids: [UInt32] = try t.encode(text: "Hello, world!")
+        XCTAssertEqual(ids, [13225, 11, 2375, 0])
+        XCTAssertEqual(try t.decode(ids: ids), "Hello, world!")
+    }
+
+    func testErrors() throws {
+        XCTAssertThrowsError(try Tokenizer.forModel(model: "gtp-4o")) { e in
+            XCTAssertEqual((e as? TurnfitError)?.kind, "unknown_model")
+        }
+        let s = try CallStack(maxDepth: 5).enter(agent: "planner").enter(agent: "coder")
+        XCTAssertThrowsError(try s.enter(agent: "planner")) { e in
+            XCTAssertEqual((e as? TurnfitError)?.kind, "cycle_detected")
+        }
+    }
+
+    func testThreads() throws {
+        let t = try Tokenizer(encoding: .cl100kBase)
+        let text = String(repeating: "lorem ipsum ", count: 100)
+        let expected = try t.countTokens(text: text)
+        DispatchQueue.concurrentPerform(iterations: 16) { _ in
+            for _ in 0..<100 { XCTAssertEqual(try? t.countTokens(text: text), expected) }
+        }
+    }
+
+    func testTokenizerVectors() throws {
+        let data = try Data(contentsOf: repo.appendingPathComponent("tests/vectors/tokenizer.json"))
+        let doc = try JSONSerialization.jsonObject(with: data) as! [String: Any]
+        let vectors = doc["vectors"] as! [[String: Any]]
+        var passed = 0
+        var failures: [String] = []
+        for v in vectors {
+            let name = v["name"] as! String, op = v["op"] as! String
+            let input = v["input"] as! [String: Any], expected = v["expected"] as! [String: Any]
+            let special: SpecialTokens = (input["special"] as? String) == "recognize" ? .recognize : .ordinary
+            let t = try Tokenizer.fromName(name: input["encoding"] as! String, special: special)
+            var ok = false
+            do {
+                switch op {
+                case "encode":
+                    let ids = try t.encode(text: input["text"] as! String)
+                    ok = ids.map { Int($0) } == (expected["ids"] as! [Int])
+                case "decode":
+                    let mode: DecodeMode = (input["mode"] as? String) == "strict" ? .strict : .replace
+                    let ids = (input["ids"] as! [Int]).map { UInt32($0) }
+                    do { ok = try t.decode(ids: ids, mode: mode) == expected["text"] as? String }
+                    catch let e as TurnfitError { ok = e.kind == expected["error"] as? String }
+                case "count_until_limit":
+                    let r = try t.countUntilLimit(text: input["text"] as! String, limit: UInt64(input["limit"] as! Int))
+                    ok = r.exceeded ? Int(r.tokens) >= (expected["tokens_min"] as! Int)
+                                    : Int(r.tokens) == (expected["tokens"] as! Int)
+                case "truncate":
+                    let side: TruncateSide = ["head": .head, "tail": .tail, "both": .both][input["side"] as! String]!
+                    do {
+                        let r = try t.truncate(text: input["text"] as! String, maxTokens: UInt64(input["max_tokens"] as! Int),
+                                               side: side, marker: input["marker"] as? String)
+                        ok = r.text == expected["text"] as? String && Int(r.tokens) == expected["tokens"] as? Int
+                    } catch let e as TurnfitError { ok = e.kind == expected["error"] as? String }
+                default:
+                    failures.append("\(name): unknown op")
+                    continue
+                }
+            }
+            if ok { passed += 1 } else { failures.append(name) }
+        }
+        print("vectors: \(passed)/\(vectors.count) (tokenizer.json)")
+        XCTAssertEqual(passed, vectors.count, failures.prefix(5).joined(separator: "\n"))
+    }
+}
