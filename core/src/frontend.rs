@@ -16,9 +16,19 @@ use crate::Result;
 
 /// Parses `text` as `T` under turnfit's JSON limits: size first, then
 /// nesting (`LimitExceeded`); anything malformed is `InvalidJson` with the
-/// line and column. `what` names the input in the message.
+/// line and column, as is an array where an object is expected and a key
+/// given twice in one object. `what` names the input in the message.
 pub fn parse_json<T: DeserializeOwned>(what: &str, text: &str) -> Result<T> {
     crate::json::parse(what, text)
+}
+
+/// An optional JSON options argument (a budget, a policy, a config...):
+/// absent is `T::default()`, the core's defaults; given, it is read by
+/// [`parse_json`], which refuses an array in place of an object, a key
+/// given twice and (for every options type) an unknown field, as
+/// `InvalidJson`. Every front end reads options through this.
+pub fn parse_options<T: DeserializeOwned + Default>(what: &str, text: Option<&str>) -> Result<T> {
+    text.map(|t| parse_json(what, t)).transpose().map(Option::unwrap_or_default)
 }
 
 /// Serializes `value` to compact JSON, as every turnfit output is written.

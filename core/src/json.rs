@@ -6,6 +6,8 @@ use serde::de::DeserializeOwned;
 use crate::limits::{self, MAX_JSON_BYTES};
 use crate::{Error, ErrorKind, Result};
 
+mod strict;
+
 /// Marks a deserializer's custom error as a limit (see [`limit_error`]).
 const LIMIT_MARK: &str = "\u{0}turnfit-limit\u{0}";
 
@@ -18,14 +20,31 @@ pub(crate) fn limit_error<E: serde::de::Error>(msg: impl std::fmt::Display) -> E
     E::custom(format!("{LIMIT_MARK}{msg}"))
 }
 
-/// Parses `text` as `T`. Size is checked first; nesting deeper than
-/// [`crate::limits::MAX_JSON_DEPTH`] is rejected by serde_json's recursion
-/// guard and reported as `LimitExceeded`, as is a limit a deserializer
-/// enforces through [`limit_error`]; everything else malformed is
-/// `InvalidJson` with the line and column.
+/// Parses `text` as `T`: turnfit's one JSON reader, which every JSON
+/// input of every front end goes through. Size is checked first; nesting
+/// deeper than [`crate::limits::MAX_JSON_DEPTH`] is rejected by
+/// serde_json's recursion guard and reported as `LimitExceeded`, as is a
+/// limit a deserializer enforces through [`limit_error`]; everything else
+/// malformed is `InvalidJson` with the line and column, including what
+/// serde accepts and turnfit does not (see [`strict`]): an array in place
+/// of an object, and a key given twice in one object, at any depth.
 pub fn parse<T: DeserializeOwned>(what: &str, text: &str) -> Result<T> {
     limits::check(what, text.len(), MAX_JSON_BYTES)?;
-    serde_json::from_str(text).map_err(|e| {
+    let mut de = serde_json::Deserializer::from_str(text);
+    T::deserialize(strict::StrictDe(&mut de)).and_then(|v| de.end().map(|()| v)).map_err(|e| json_error(what, e))
+}
+
+/// Reads `T` from an already parsed value with [`parse`]'s rules (an
+/// array is not an object), for documents read in two steps; errors are
+/// `InvalidJson` naming `what`.
+pub(crate) fn from_value<T: DeserializeOwned>(what: &str, value: serde_json::Value) -> Result<T> {
+    T::deserialize(strict::StrictDe(value)).map_err(|e| json_error(what, e))
+}
+
+/// A serde_json error as turnfit's: a marked limit or the recursion guard
+/// is `LimitExceeded`, anything else `InvalidJson`.
+fn json_error(what: &str, e: serde_json::Error) -> Error {
+    {
         let msg = e.to_string();
         if let Some(rest) = msg.strip_prefix(LIMIT_MARK) {
             return Error::new(ErrorKind::LimitExceeded, format!("{what}: {rest}"));
@@ -33,7 +52,7 @@ pub fn parse<T: DeserializeOwned>(what: &str, text: &str) -> Result<T> {
         let kind =
             if msg.starts_with("recursion limit exceeded") { ErrorKind::LimitExceeded } else { ErrorKind::InvalidJson };
         Error::new(kind, format!("{what}: {msg}"))
-    })
+    }
 }
 
 /// Parses `text` as a JSON value under the same limits as [`parse`], with

@@ -407,8 +407,7 @@ impl ModelRegistry {
                     format!("profile {i} ('{}')", p.name)
                 }
             };
-            let p: ModelProfile = serde_json::from_value(item.unwrap_or_default())
-                .map_err(|e| Error::new(ErrorKind::InvalidJson, format!("model profile {i}: {e}")))?;
+            let p: ModelProfile = json::from_value(&format!("model profile {i}"), item.unwrap_or_default())?;
             validate(&p).map_err(|e| Error::new(e.kind(), format!("{}: {}", name(&p), e.message())))?;
             profiles.push(p);
         }

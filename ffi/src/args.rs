@@ -71,7 +71,7 @@ pub(crate) fn opt_json<T: serde::de::DeserializeOwned + Default>(
     what: &str,
     text: Option<&str>,
 ) -> Result<T, FfiError> {
-    Ok(text.map(|t| turnfit_core::frontend::parse_json(what, t)).transpose()?.unwrap_or_default())
+    Ok(turnfit_core::frontend::parse_options(what, text)?)
 }
 
 /// A required handle.

@@ -51,8 +51,14 @@ pub use window::*;
 // Test modules kept under ffi/tests/ (this crate has no rlib, so they are
 // unit tests; `autotests = false` in Cargo.toml).
 #[cfg(test)]
+#[path = "../tests/errors_lists.rs"]
+mod errors_lists;
+#[cfg(test)]
 #[path = "../tests/fuzz_corpus.rs"]
 mod fuzz_corpus;
+#[cfg(test)]
+#[path = "../tests/options.rs"]
+mod options;
 #[cfg(all(test, feature = "panic-inject"))]
 #[path = "../tests/panic_injection.rs"]
 mod panic_injection;

@@ -18,9 +18,17 @@ use std::ptr::{null, null_mut};
 use super::common::Knobs;
 use super::ffi::*;
 
+/// Every (function, status) pair a call returned, for the ffi crate's
+/// check that each function's `Errors:` list in the header names every
+/// status it returns (ffi/tests/errors_lists.rs). Bounded: one entry per
+/// pair.
+pub static SEEN: std::sync::Mutex<std::collections::BTreeSet<(&'static str, u32)>> =
+    std::sync::Mutex::new(std::collections::BTreeSet::new());
+
 /// Checks a returned status and the error object that goes with it.
-fn check_status(function: &str, status: turnfit_status, err: *mut turnfit_error) -> bool {
+fn check_status(function: &'static str, status: turnfit_status, err: *mut turnfit_error) -> bool {
     let n = status as u32;
+    SEEN.lock().unwrap_or_else(std::sync::PoisonError::into_inner).insert((function, n));
     let name = unsafe { std::ffi::CStr::from_ptr(turnfit_status_name(n)) }.to_str().unwrap();
     assert_ne!(name, "TURNFIT_STATUS_UNRECOGNIZED", "{function} returned undefined status {n}");
     if status == turnfit_status::Ok {

@@ -396,6 +396,294 @@ static void names_and_keys_case(void)
     report("issue 14.9 names capped, repeated keys refused", bug, NULL);
 }
 
+/*
+ * Issue 33 (causes A, B, E, F): what a second abuse run of the C ABI found.
+ * Each case fails (REPRODUCED) on the library before the fix.
+ */
+
+/* A JSON object parameter given by position or with a repeated key, and
+ * what the call answered. */
+struct object_case {
+    const char *what;
+    turnfit_status st;
+    char msg[512];
+};
+
+static void expect_json_error(struct object_case *c, const char *needle, bool *bug, char *detail, size_t cap)
+{
+    if (c->st != TURNFIT_STATUS_INVALID_JSON || !strstr(c->msg, needle)) {
+        *bug = true;
+        size_t used = strlen(detail);
+        snprintf(detail + used, cap - used, "%s%s: %s %s", used ? "; " : "", c->what, turnfit_status_name(c->st), c->msg);
+    }
+}
+
+/* A. Every options object accepted a JSON array (serde's positional form of
+ *    a struct), skipping field names and the unknown-field check:
+ *    tracer_new("[5]") made a ring of 5, a budget [1000] a 1,000-token
+ *    window, a policy ["all"] allowed every special token. */
+static void options_by_position_case(void)
+{
+    char root[] = "/tmp/turnfit-opts-XXXXXX";
+    bool setup = mkdtemp(root) != NULL;
+    const char *handoff = "{\"version\":\"1.0\",\"task_summary\":\"t\",\"key_outputs\":[],"
+                          "\"metadata\":{\"from_agent\":\"a\",\"to_agent\":\"b\",\"created_at\":\"2026-03-01T12:00:00Z\"}}";
+    const char *conv = "[{\"role\":\"user\",\"content\":\"hi\"}]";
+    turnfit_error *err = NULL;
+    turnfit_tracer *tr = NULL;
+    turnfit_breaker *br = NULL;
+    turnfit_window *w = NULL;
+    turnfit_skills *sk = NULL;
+    turnfit_callstack *cs = NULL;
+    turnfit_tokenizer *tok = NULL;
+    turnfit_string a = {NULL, 0}, b = {NULL, 0};
+    turnfit_tokens ids = {NULL, 0};
+    uint64_t span = 0;
+    struct object_case c[17];
+    size_t n = 0;
+#define CASE(name, call)                                                                                                \
+    do {                                                                                                               \
+        c[n].what = name;                                                                                              \
+        c[n].st = call_status(call, &err, c[n].msg, sizeof c[n].msg);                                                   \
+        n++;                                                                                                           \
+    } while (0)
+    CASE("tracer_new [5]", turnfit_tracer_new(STR("[5]"), &tr, &err));
+    turnfit_tracer_free(tr);
+    tr = NULL;
+    CASE("breaker_new [3]", turnfit_breaker_new(STR("[3]"), &br, &err));
+    turnfit_breaker_free(br);
+    CASE("window_new [1000]", turnfit_window_new(NULL, STR("gpt-4o"), STR("[1000]"), &w, &err));
+    turnfit_window_free(w);
+    w = NULL;
+    CASE("fit [\"gpt-4o\"]", turnfit_fit(NULL, STR(conv), STR("[\"gpt-4o\"]"), &a, &b, &err));
+    turnfit_string_free(&a);
+    turnfit_string_free(&b);
+    setup &= turnfit_window_new(NULL, STR("gpt-4o"), NULL, 0, &w, NULL) == TURNFIT_STATUS_OK &&
+             turnfit_window_load(w, STR(conv), NULL) == TURNFIT_STATUS_OK;
+    CASE("window_compact []", turnfit_window_compact(w, STR("[]"), &a, &err));
+    turnfit_string_free(&a);
+    turnfit_window_free(w);
+    CASE("skills_open []", turnfit_skills_open(root, strlen(root), STR("[]"), &sk, &err));
+    turnfit_skills_free(sk);
+    sk = NULL;
+    CASE("skills_open_in []", turnfit_skills_open_in(NULL, root, strlen(root), STR("[]"), &sk, &err));
+    turnfit_skills_free(sk);
+    sk = NULL;
+    setup &= turnfit_skills_open(root, strlen(root), NULL, 0, &sk, NULL) == TURNFIT_STATUS_OK;
+    CASE("skills_render_index [1000]", turnfit_skills_render_index(sk, STR("[1000]"), &a, &err));
+    turnfit_string_free(&a);
+    turnfit_skills_free(sk);
+    CASE("handoff_render []", turnfit_handoff_render(STR(handoff), STR("[]"), &a, &err));
+    turnfit_string_free(&a);
+    CASE("handoff_render_in []", turnfit_handoff_render_in(NULL, STR(handoff), STR("[]"), &a, &err));
+    turnfit_string_free(&a);
+    CASE("handoff_filter []", turnfit_handoff_filter(STR(conv), STR("[]"), &a, &err));
+    turnfit_string_free(&a);
+    CASE("recovery_backoff [{},1,7,null]", turnfit_recovery_backoff(STR("[{},1,7,null]"), &a, &err));
+    turnfit_string_free(&a);
+    setup &= turnfit_tracer_new(NULL, 0, &tr, NULL) == TURNFIT_STATUS_OK;
+    CASE("tracer_start []", turnfit_tracer_start(tr, STR("tool"), STR("[]"), 0, 0, &span, &err));
+    setup &= turnfit_tracer_start(tr, STR("tool"), NULL, 0, 0, 0, &span, NULL) == TURNFIT_STATUS_OK;
+    CASE("tracer_end_with []", turnfit_tracer_end_with(tr, span, 0, STR("[]"), 1, &err));
+    turnfit_tracer_free(tr);
+    CASE("callstack_from_json [[\"a\"],1,5]", turnfit_callstack_from_json(STR("[[\"a\"],1,5]"), &cs, &err));
+    turnfit_callstack_free(cs);
+    CASE("toolset_report [\"gpt-4o\",[]]", turnfit_toolset_report(NULL, STR("[\"gpt-4o\",[]]"), &a, &err));
+    turnfit_string_free(&a);
+    setup &= turnfit_tokenizer_new(STR("cl100k_base"), 0, &tok, NULL) == TURNFIT_STATUS_OK;
+    CASE("encode_special [\"all\"]", turnfit_tokenizer_encode_special(tok, STR("<|endoftext|>"), STR("[\"all\"]"), &ids, &err));
+    turnfit_tokens_free(&ids);
+    turnfit_tokenizer_free(tok);
+#undef CASE
+    rmdir(root);
+    bool bug = !setup;
+    char detail[4096] = "";
+    for (size_t i = 0; i < n; i++)
+        expect_json_error(&c[i], "expected an object", &bug, detail, sizeof detail);
+    report("issue 33.A options by position refused", bug, bug ? detail : NULL);
+}
+
+/* E. Two objects still kept the last of a repeated key: tracer_end_with's
+ *    metadata and recovery_classify's headers (retry_after_ms 99000). */
+static void repeated_keys_case(void)
+{
+    turnfit_error *err = NULL;
+    turnfit_tracer *tr = NULL;
+    uint64_t span = 0;
+    turnfit_string out = {NULL, 0};
+    struct object_case c[2];
+    bool setup = turnfit_tracer_new(NULL, 0, &tr, NULL) == TURNFIT_STATUS_OK &&
+                 turnfit_tracer_start(tr, STR("tool"), NULL, 0, 0, 0, &span, NULL) == TURNFIT_STATUS_OK;
+    c[0].what = "tracer_end_with metadata";
+    c[0].st = call_status(turnfit_tracer_end_with(tr, span, 0, STR("{\"metadata\":{\"k\":1,\"k\":2}}"), 1, &err), &err,
+                          c[0].msg, sizeof c[0].msg);
+    turnfit_tracer_free(tr);
+    c[1].what = "recovery_classify headers";
+    c[1].st = call_status(turnfit_recovery_classify(STR("openai"), 429, STR("{}"),
+                                                    STR("{\"retry-after\":\"1\",\"retry-after\":\"99\"}"), &out, &err),
+                          &err, c[1].msg, sizeof c[1].msg);
+    turnfit_string_free(&out);
+    bool bug = !setup;
+    char detail[2048] = "";
+    for (size_t i = 0; i < 2; i++)
+        expect_json_error(&c[i], "duplicate key", &bug, detail, sizeof detail);
+    report("issue 33.E repeated keys refused everywhere", bug, bug ? detail : NULL);
+}
+
+/* The comment of `function` in ../../include/turnfit.h (the last one before
+ * its prototype), or NULL. Freed by the caller. */
+static char *header_comment(const char *function)
+{
+    static char text[1 << 20];
+    static size_t len;
+    if (!len) {
+        FILE *f = fopen("../../include/turnfit.h", "r");
+        if (!f)
+            return NULL;
+        len = fread(text, 1, sizeof text - 1, f);
+        fclose(f);
+        text[len] = '\0';
+    }
+    char proto[128];
+    snprintf(proto, sizeof proto, "\nturnfit_status %s(", function);
+    char *at = strstr(text, proto);
+    if (!at)
+        return NULL;
+    char *open = at;
+    while (open > text && !(open[0] == '/' && open[1] == '*' && open[2] == '*'))
+        open--;
+    size_t n = (size_t)(at - open);
+    char *out = malloc(n + 1);
+    memcpy(out, open, n);
+    out[n] = '\0';
+    return out;
+}
+
+/* Whether the `Errors:` part of `function`'s comment names `status`. */
+static bool documents(const char *function, turnfit_status status)
+{
+    char *c = header_comment(function);
+    const char *errors = c ? strstr(c, "Errors:") : NULL;
+    char word[64];
+    snprintf(word, sizeof word, "`%s`", turnfit_status_name(status));
+    bool ok = errors && strstr(errors, word);
+    /* "as for `turnfit_x`" / "as `turnfit_x`": the list is x's. */
+    const char *as = errors ? strstr(errors, "as for `turnfit_") : NULL;
+    if (!as && errors)
+        as = strstr(errors, "as `turnfit_");
+    if (!ok && as) {
+        char other[96];
+        const char *name = strchr(as, '`') + 1;
+        size_t k = strcspn(name, "`");
+        if (k < sizeof other) {
+            memcpy(other, name, k);
+            other[k] = '\0';
+            ok = strcmp(other, function) != 0 && documents(other, status);
+        }
+    }
+    free(c);
+    return ok;
+}
+
+/* B. The header's Errors: lists missed statuses the functions return:
+ *    LIMIT_EXCEEDED for an argument over 64 MiB, UNKNOWN_ENCODING for
+ *    registry_lookup's bad fallback. */
+static void errors_lists_case(void)
+{
+    size_t big = (64u << 20) + 1;
+    char *huge = malloc(big);
+    memset(huge, ' ', big);
+    turnfit_tokenizer *t = NULL;
+    turnfit_window *w = NULL;
+    turnfit_breaker *br = NULL;
+    turnfit_tracer *tr = NULL;
+    turnfit_skills *sk = NULL;
+    turnfit_string out = {NULL, 0};
+    char root[] = "/tmp/turnfit-errs-XXXXXX";
+    bool setup = mkdtemp(root) != NULL && turnfit_tokenizer_new(STR("cl100k_base"), 0, &t, NULL) == TURNFIT_STATUS_OK &&
+                 turnfit_window_new(NULL, STR("gpt-4o"), NULL, 0, &w, NULL) == TURNFIT_STATUS_OK &&
+                 turnfit_tracer_new(NULL, 0, &tr, NULL) == TURNFIT_STATUS_OK &&
+                 turnfit_skills_open(root, strlen(root), NULL, 0, &sk, NULL) == TURNFIT_STATUS_OK;
+    struct {
+        const char *function;
+        turnfit_status st;
+    } seen[] = {
+        {"turnfit_tokenizer_new", turnfit_tokenizer_new(huge, big, 0, &t, NULL)},
+        {"turnfit_tokenizer_new_for_model", turnfit_tokenizer_new_for_model(NULL, STR("gpt-4o"), huge, big, 0, &t, NULL)},
+        {"turnfit_registry_lookup", turnfit_registry_lookup(NULL, huge, big, NULL, 0, &out, NULL)},
+        {"turnfit_registry_lookup", turnfit_registry_lookup(NULL, STR("no-such-model"), STR("no_such_encoding"), &out, NULL)},
+        {"turnfit_window_new", turnfit_window_new(NULL, STR("gpt-4o"), huge, big, &w, NULL)},
+        {"turnfit_window_compact", turnfit_window_compact(w, huge, big, &out, NULL)},
+        {"turnfit_assemble", turnfit_assemble(t, huge, big, &out, NULL)},
+        {"turnfit_skills_render_index", turnfit_skills_render_index(sk, huge, big, &out, NULL)},
+        {"turnfit_recovery_backoff", turnfit_recovery_backoff(huge, big, &out, NULL)},
+        {"turnfit_breaker_new", turnfit_breaker_new(huge, big, &br, NULL)},
+        {"turnfit_tracer_end", turnfit_tracer_end(tr, 1, 0, 0, huge, big, 0, NULL)},
+    };
+    free(huge);
+    turnfit_skills_free(sk);
+    turnfit_tracer_free(tr);
+    turnfit_window_free(w);
+    turnfit_tokenizer_free(t);
+    rmdir(root);
+    bool bug = !setup;
+    char detail[2048] = "";
+    for (size_t i = 0; i < sizeof seen / sizeof *seen; i++) {
+        if (seen[i].st != TURNFIT_STATUS_OK && !documents(seen[i].function, seen[i].st)) {
+            bug = true;
+            size_t used = strlen(detail);
+            snprintf(detail + used, sizeof detail - used, "%s%s returns %s unlisted", used ? "; " : "", seen[i].function,
+                     turnfit_status_name(seen[i].st));
+        }
+        if (seen[i].st == TURNFIT_STATUS_OK)
+            bug = true;
+    }
+    report("issue 33.B Errors: lists name what is returned", bug, bug ? detail : NULL);
+}
+
+/* F. docs/formats.md promised messages back "exactly as read", and `1E5`
+ *    comes back `1e+5`. What the document says about numbers is what the
+ *    library does: every spelling it gives is checked here. */
+static void number_spelling_case(void)
+{
+    FILE *f = fopen("../../docs/formats.md", "r");
+    static char text[1 << 20];
+    size_t len = f ? fread(text, 1, sizeof text - 1, f) : 0;
+    if (f)
+        fclose(f);
+    text[len] = '\0';
+    /* The promise, and the spellings it lists as "`in` is written `out`". */
+    const char *rule = strstr(text, "Numbers keep their digits");
+    bool bug = rule == NULL;
+    char detail[512] = "docs/formats.md has no \"Numbers keep their digits\" rule";
+    int checked = 0;
+    const char *p = rule;
+    while (p && (p = strstr(p, "is written `")) != NULL && p - rule < 2000) {
+        const char *in_end = p - 2, *in = in_end;
+        while (in > rule && in[-1] != '`')
+            in--;
+        const char *out = p + strlen("is written `");
+        size_t out_len = strcspn(out, "`");
+        char doc[256], want[256];
+        snprintf(doc, sizeof doc, "[{\"role\":\"user\",\"content\":\"hi\",\"n\":%.*s}]", (int)(in_end - in + 1), in);
+        snprintf(want, sizeof want, "[{\"role\":\"user\",\"content\":\"hi\",\"n\":%.*s}]", (int)out_len, out);
+        turnfit_window *w = NULL;
+        turnfit_string got = {NULL, 0};
+        turnfit_window_new(NULL, STR("gpt-4o"), NULL, 0, &w, NULL);
+        if (turnfit_window_load(w, STR(doc), NULL) != TURNFIT_STATUS_OK ||
+            turnfit_window_conversation(w, &got, NULL) != TURNFIT_STATUS_OK || strcmp((const char *)got.ptr, want) != 0) {
+            bug = true;
+            snprintf(detail, sizeof detail, "%s gave %s", doc, got.ptr ? (const char *)got.ptr : "an error");
+        }
+        turnfit_string_free(&got);
+        turnfit_window_free(w);
+        checked++;
+        p = out + out_len;
+    }
+    bug |= checked < 3;
+    report("issue 33.F number spelling as documented", bug, bug ? detail : NULL);
+}
+
 int main(void)
 {
     tls_destructor_case();
@@ -408,6 +696,10 @@ int main(void)
     names_and_keys_case();
     skills_fifo_case();
     first_call_in_key_destructor_case();
+    options_by_position_case();
+    repeated_keys_case();
+    errors_lists_case();
+    number_spelling_case();
     printf("regressions: %d passed, %d failed\n", g_fixed, g_reproduced);
     return g_reproduced != 0;
 }

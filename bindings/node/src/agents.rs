@@ -18,9 +18,7 @@ use turnfit::ModelRegistry;
 
 use crate::error::{guard, json, to_u64, to_usize};
 
-fn parse_opt<T: serde::de::DeserializeOwned + Default>(what: &str, text: Option<&str>) -> turnfit::Result<T> {
-    text.map(|t| turnfit::frontend::parse_json(what, t)).transpose().map(Option::unwrap_or_default)
-}
+use turnfit::frontend::parse_options as parse_opt;
 
 // ---------------------------------------------------------------- skills
 

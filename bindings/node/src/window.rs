@@ -27,9 +27,7 @@ pub struct NativeWindow {
     events: Arc<Mutex<Vec<String>>>,
 }
 
-fn parse_opt<T: serde::de::DeserializeOwned + Default>(what: &str, text: Option<&str>) -> turnfit::Result<T> {
-    text.map(|t| turnfit::frontend::parse_json(what, t)).transpose().map(Option::unwrap_or_default)
-}
+use turnfit::frontend::parse_options as parse_opt;
 
 fn compact(w: &Mutex<Window>, policy: Option<&str>) -> turnfit::Result<String> {
     let policy: Policy = parse_opt("policy", policy)?;

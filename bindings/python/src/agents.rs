@@ -15,9 +15,7 @@ use turnfit::trace::{Outcome, OverdueSpan, SpanInfo, Tracer as CoreTracer};
 use crate::tokenizer::registry;
 use crate::{guard, to_json, Text};
 
-fn parse<T: serde::de::DeserializeOwned + Default>(what: &str, text: Option<&str>) -> turnfit::Result<T> {
-    text.map(|t| turnfit::frontend::parse_json(what, t)).transpose().map(Option::unwrap_or_default)
-}
+use turnfit::frontend::parse_options as parse;
 
 /// A skills folder (`<name>/SKILL.md` or `<name>.md`), opened once; bodies
 /// are read lazily and cached. Thread-safe.

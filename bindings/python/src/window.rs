@@ -13,9 +13,7 @@ use turnfit::window::{fit_json, repair, validate, Accountant, Budget, Policy, Wi
 use crate::tokenizer::{registry, Tokenizer};
 use crate::{guard, guard_detached, to_json, Text, DETACH_BYTES};
 
-fn parse<T: serde::de::DeserializeOwned + Default>(what: &str, text: Option<&str>) -> turnfit::Result<T> {
-    text.map(|t| turnfit::frontend::parse_json(what, t)).transpose().map(Option::unwrap_or_default)
-}
+use turnfit::frontend::parse_options as parse;
 
 /// A conversation bound to a model and a token budget, with cached
 /// per-message counts. Calls on one window are serialized by a mutex, so it

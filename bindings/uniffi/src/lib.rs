@@ -184,7 +184,7 @@ pub(crate) fn to_json<T: serde::Serialize>(v: &T) -> Result<String> {
 
 /// Parses optional JSON options, defaults when absent.
 pub(crate) fn parse_opt<T: serde::de::DeserializeOwned + Default>(what: &str, text: Option<Text>) -> Result<T> {
-    Ok(text.map(|t| turnfit::frontend::parse_json(what, &t)).transpose()?.unwrap_or_default())
+    Ok(turnfit::frontend::parse_options(what, text.as_deref())?)
 }
 
 /// The version of the turnfit core this library was built from.

@@ -50,7 +50,7 @@ pub fn replay(config: TracerConfig, events: &Value) -> Result<Replay> {
                 let tool = e.get(1).and_then(Value::as_str).ok_or_else(|| bad(i, "tool is not a string"))?;
                 let info: SpanInfo = match e.get(2) {
                     None | Some(Value::Null) => SpanInfo::default(),
-                    Some(v) => serde_json::from_value(v.clone()).map_err(|x| bad(i, &x.to_string()))?,
+                    Some(v) => crate::json::from_value("info", v.clone()).map_err(|x| bad(i, x.message()))?,
                 };
                 let (bytes, at) = (num(i, e, 3, "input_bytes")?, num(i, e, 4, "at_us")?);
                 last = last.max(at);
@@ -60,8 +60,8 @@ pub fn replay(config: TracerConfig, events: &Value) -> Result<Replay> {
             }
             Some("end") => {
                 let n = num(i, e, 1, "n")? as usize;
-                let outcome: Outcome = serde_json::from_value(e.get(2).cloned().unwrap_or(Value::Null))
-                    .map_err(|x| bad(i, &format!("outcome: {x}")))?;
+                let outcome: Outcome = crate::json::from_value("outcome", e.get(2).cloned().unwrap_or(Value::Null))
+                    .map_err(|x| bad(i, x.message()))?;
                 let (bytes, at) = (num(i, e, 3, "output_bytes")?, num(i, e, 5, "at_us")?);
                 let error = match e.get(4) {
                     None | Some(Value::Null) => None,
