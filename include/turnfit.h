@@ -29,6 +29,10 @@
  *   git_buf holds blobs), freed only by turnfit_string_free; token arrays by
  *   turnfit_tokens_free.
  * - Structured input and output is JSON; the shapes are docs/formats.md.
+ *   Every JSON object argument (options, budgets, policies, configs,
+ *   requests, metadata, headers) is read strictly: an array in its place
+ *   (a struct's positional form), a key given twice and an unknown field
+ *   are INVALID_JSON.
  * - Handles are opaque, created by *_new and released by *_free; *_free(NULL)
  *   is a no-op. A handle parameter is `const` only where the call reads the
  *   handle (window_preflight, breaker_state, tracer_export, ...); calls that
@@ -783,8 +787,8 @@ turnfit_status turnfit_recovery_classify(const char *provider,
  * receives `{"decision": "retry", "delay_ms": n}` or `{"decision":
  * "give_up", "reason": "..."}`. Full jitter, deterministic for a given seed
  * and attempt. Errors: `INVALID_JSON`, `INVALID_ARGUMENT` (a policy with
- * `cap_ms < base_ms`, zero attempts), `INVALID_UTF8`, `NULL_ARGUMENT`.
- * Thread-safe.
+ * `cap_ms < base_ms`, zero attempts), `LIMIT_EXCEEDED` (a request over
+ * 64 MiB), `INVALID_UTF8`, `NULL_ARGUMENT`. Thread-safe.
  *
  * JSON: input `schemas/backoff-request.json`; result `schemas/backoff-decision.json`.
  *
@@ -803,7 +807,8 @@ turnfit_status turnfit_recovery_backoff(const char *request_json,
  * optional; `(NULL, 0)` for the defaults 5 / 30000 / 1 / 1). On success
  * `*out_breaker` owns a handle to release with `turnfit_breaker_free`.
  * Errors: `INVALID_JSON`, `INVALID_ARGUMENT` (a zero threshold),
- * `INVALID_UTF8`, `NULL_ARGUMENT`. Thread-safe.
+ * `LIMIT_EXCEEDED` (a config over 64 MiB), `INVALID_UTF8`, `NULL_ARGUMENT`.
+ * Thread-safe.
  *
  * JSON: `config_json` `schemas/breaker-config.json`.
  *
@@ -994,7 +999,9 @@ turnfit_status turnfit_registry_register(struct turnfit_registry *registry,
  * otherwise the call fails with `UNKNOWN_MODEL`, naming close matches.
  * Thread-safe.
  *
- * Errors: `UNKNOWN_MODEL`, `INVALID_ARGUMENT` (a name over 256 bytes), `INVALID_UTF8`, `NULL_ARGUMENT`.
+ * Errors: `UNKNOWN_MODEL`, `UNKNOWN_ENCODING` (a fallback that is not an
+ * encoding), `INVALID_ARGUMENT` (a name over 256 bytes), `LIMIT_EXCEEDED`
+ * (an argument over 64 MiB), `INVALID_UTF8`, `NULL_ARGUMENT`.
  *
  * JSON: result `schemas/model-info.json`.
  *
@@ -1133,7 +1140,8 @@ turnfit_status turnfit_skills_body(const struct turnfit_skills *skills,
  * or listed as omitted, and invalid skills are listed as omitted with
  * reason `invalid`. Errors: `DOES_NOT_FIT` (the preamble alone is over the
  * budget), `INVALID_JSON`, `INVALID_ARGUMENT` (a score that is not
- * finite). Thread-safe.
+ * finite), `LIMIT_EXCEEDED` (options over 64 MiB), `INVALID_UTF8`,
+ * `NULL_ARGUMENT`. Thread-safe.
  *
  * JSON: `options_json` `schemas/skills-index-options.json`; result `schemas/skills-index.json`.
  *
@@ -1354,7 +1362,8 @@ turnfit_status turnfit_tokenizer_special_tokens(const struct turnfit_tokenizer *
  * a process parses its embedded vocabulary; later ones share it.
  *
  * Errors: `UNKNOWN_ENCODING` (the message names close matches),
- * `INVALID_ARGUMENT` for unknown flag bits, `NULL_ARGUMENT`, `INVALID_UTF8`.
+ * `INVALID_ARGUMENT` for unknown flag bits, `LIMIT_EXCEEDED` (a name over
+ * 64 MiB), `NULL_ARGUMENT`, `INVALID_UTF8`.
  * On success `*out_tokenizer` owns a handle to release with
  * `turnfit_tokenizer_free`.
  * Thread-safe.
@@ -1382,7 +1391,8 @@ turnfit_status turnfit_tokenizer_new(const char *encoding,
  * known, so a typo cannot hide until the day a model goes missing.
  *
  * Errors: `UNKNOWN_MODEL`, `UNKNOWN_ENCODING` (bad fallback),
- * `INVALID_ARGUMENT` (flags), `NULL_ARGUMENT`, `INVALID_UTF8`. Thread-safe.
+ * `INVALID_ARGUMENT` (flags, a model name over 256 bytes), `LIMIT_EXCEEDED`
+ * (an argument over 64 MiB), `NULL_ARGUMENT`, `INVALID_UTF8`. Thread-safe.
  *
  * # Safety
  * Text arguments are valid for their lengths (or NULL with length 0);
@@ -1545,8 +1555,8 @@ turnfit_status turnfit_tokenizer_truncate(const struct turnfit_tokenizer *tokeni
  * "original_tokens", "tokens"}]}`. Errors: `INVALID_ARGUMENT` (unknown
  * template, a missing required section, named; no template fits with
  * `auto`; a section given twice), `DOES_NOT_FIT` (a required section
- * cannot fit), `INVALID_JSON`, `NULL_ARGUMENT`, `INVALID_UTF8`.
- * Thread-safe.
+ * cannot fit), `INVALID_JSON`, `LIMIT_EXCEEDED` (a request over 64 MiB),
+ * `NULL_ARGUMENT`, `INVALID_UTF8`. Thread-safe.
  *
  * JSON: request `schemas/assemble-request.json`; result `schemas/assemble-result.json`.
  *
@@ -1673,7 +1683,8 @@ turnfit_status turnfit_tracer_start(struct turnfit_tracer *tracer,
  * `turnfit_span_outcome`), `output_bytes` of result, and `error` text
  * (`(NULL, 0)` for none; kept up to 4 KiB). Errors: `INVALID_ARGUMENT`
  * (the span is not open: never started, already ended or expired; an
- * outcome out of range), `INVALID_UTF8`, `NULL_ARGUMENT`. Thread-safe.
+ * outcome out of range), `LIMIT_EXCEEDED` (error text over 64 MiB),
+ * `INVALID_UTF8`, `NULL_ARGUMENT`. Thread-safe.
  *
  * # Safety
  * `tracer` is live; `error` is valid for its length (or NULL with length
@@ -1791,7 +1802,8 @@ uint32_t turnfit_abi_version(void);
  * On success `*out_window` owns a handle to release with
  * `turnfit_window_free`. Errors: `UNKNOWN_MODEL`, `INVALID_JSON`,
  * `INVALID_ARGUMENT` (ratios, a reserve that leaves no room, a model with
- * no known window and no `context_window`). Thread-safe.
+ * no known window and no `context_window`), `LIMIT_EXCEEDED` (an argument
+ * over 64 MiB), `INVALID_UTF8`, `NULL_ARGUMENT`. Thread-safe.
  *
  * JSON: `budget_json` `schemas/window-budget.json`.
  *
@@ -1950,7 +1962,8 @@ turnfit_status turnfit_window_conversation(const struct turnfit_window *window,
  * "max_summary_tokens", ...}}` for the summarize strategy: send `prompt` to
  * your model, then call `turnfit_window_apply_summary` with `id`. Errors:
  * `DOES_NOT_FIT` (what must be kept is too big), `INVALID_JSON`,
- * `INVALID_ARGUMENT`. Thread-safe.
+ * `INVALID_ARGUMENT`, `LIMIT_EXCEEDED` (a policy over 64 MiB),
+ * `INVALID_UTF8`, `NULL_ARGUMENT`. Thread-safe.
  *
  * JSON: `policy_json` `schemas/compaction-policy.json`; result `schemas/compact-result.json`.
  *

@@ -211,6 +211,63 @@ mod tests {
         assert_eq!(err.kind(), ErrorKind::InvalidJson, "{err}");
     }
 
+    /// docs/formats.md, "Numbers keep their digits": digits as read, the
+    /// exponent spelled `e` with its sign.
+    #[test]
+    fn numbers_keep_their_digits_and_normalize_the_exponent() {
+        for (input, output) in [
+            ("-0", "-0"),
+            ("0.10", "0.10"),
+            ("123456789012345678901234567890", "123456789012345678901234567890"),
+            ("1e-400", "1e-400"),
+            ("1E5", "1e+5"),
+            ("1e5", "1e+5"),
+            ("1E+5", "1e+5"),
+            ("2.5E-3", "2.5e-3"),
+        ] {
+            let v = parse_value("doc", &format!("[{input}]")).unwrap();
+            assert_eq!(to_string(&v).unwrap(), format!("[{output}]"), "{input}");
+        }
+    }
+
+    #[test]
+    fn arrays_for_objects_and_repeated_keys_are_refused_at_any_depth() {
+        #[derive(Debug, Default, serde::Deserialize)]
+        #[serde(default, deny_unknown_fields)]
+        struct Inner {
+            n: u32,
+            map: std::collections::BTreeMap<String, serde_json::Value>,
+        }
+        #[derive(Debug, Default, serde::Deserialize)]
+        #[serde(default, deny_unknown_fields)]
+        struct Outer {
+            inner: Inner,
+            list: Vec<Inner>,
+            free: serde_json::Value,
+        }
+        let ok: Outer = parse("o", r#"{"inner":{"n":1,"map":{"a":[1,{"b":2}]}},"list":[{"n":2}],"free":[1]}"#).unwrap();
+        assert_eq!((ok.inner.n, ok.list[0].n), (1, 2));
+        for (text, want) in [
+            ("[]", "invalid type: array, expected an object"),
+            (r#"{"inner":[5]}"#, "invalid type: array, expected an object"),
+            (r#"{"list":[[5]]}"#, "invalid type: array, expected an object"),
+            (r#"{"inner":{"map":[1]}}"#, "expected a map"),
+            (r#"{"inner":{"n":1,"n":1}}"#, "duplicate key `n`"),
+            (r#"{"inner":{"map":{"k":1,"k":2}}}"#, "duplicate key `k`"),
+            (r#"{"free":{"x":{"k":1,"k":2}}}"#, "duplicate key `k`"),
+            (r#"{"inner":{},"inner":{}}"#, "duplicate key `inner`"),
+            (r#"{"inner":{"zz":1}}"#, "unknown field `zz`"),
+        ] {
+            let err = parse::<Outer>("o", text).unwrap_err();
+            assert_eq!(err.kind(), ErrorKind::InvalidJson, "{text}: {err}");
+            assert!(err.message().starts_with("o: ") && err.message().contains(want), "{text}: {err}");
+            assert!(err.message().contains("line 1 column"), "{text}: {err}");
+        }
+        // Two-step reads follow the same rules.
+        let err = from_value::<Inner>("v", serde_json::json!([1])).unwrap_err();
+        assert!(err.message().contains("expected an object"), "{err}");
+    }
+
     #[test]
     fn malformed_json_names_line_and_column() {
         let err = parse::<serde_json::Value>("doc", "{\n  \"a\": ,\n}").unwrap_err();

@@ -73,8 +73,8 @@ pub unsafe extern "C" fn turnfit_recovery_classify(
 /// receives `{"decision": "retry", "delay_ms": n}` or `{"decision":
 /// "give_up", "reason": "..."}`. Full jitter, deterministic for a given seed
 /// and attempt. Errors: `INVALID_JSON`, `INVALID_ARGUMENT` (a policy with
-/// `cap_ms < base_ms`, zero attempts), `INVALID_UTF8`, `NULL_ARGUMENT`.
-/// Thread-safe.
+/// `cap_ms < base_ms`, zero attempts), `LIMIT_EXCEEDED` (a request over
+/// 64 MiB), `INVALID_UTF8`, `NULL_ARGUMENT`. Thread-safe.
 ///
 /// JSON: input `schemas/backoff-request.json`; result `schemas/backoff-decision.json`.
 ///
@@ -107,7 +107,8 @@ pub struct turnfit_breaker {
 /// optional; `(NULL, 0)` for the defaults 5 / 30000 / 1 / 1). On success
 /// `*out_breaker` owns a handle to release with `turnfit_breaker_free`.
 /// Errors: `INVALID_JSON`, `INVALID_ARGUMENT` (a zero threshold),
-/// `INVALID_UTF8`, `NULL_ARGUMENT`. Thread-safe.
+/// `LIMIT_EXCEEDED` (a config over 64 MiB), `INVALID_UTF8`, `NULL_ARGUMENT`.
+/// Thread-safe.
 ///
 /// JSON: `config_json` `schemas/breaker-config.json`.
 ///

@@ -121,7 +121,9 @@ pub unsafe extern "C" fn turnfit_registry_register(
 /// otherwise the call fails with `UNKNOWN_MODEL`, naming close matches.
 /// Thread-safe.
 ///
-/// Errors: `UNKNOWN_MODEL`, `INVALID_ARGUMENT` (a name over 256 bytes), `INVALID_UTF8`, `NULL_ARGUMENT`.
+/// Errors: `UNKNOWN_MODEL`, `UNKNOWN_ENCODING` (a fallback that is not an
+/// encoding), `INVALID_ARGUMENT` (a name over 256 bytes), `LIMIT_EXCEEDED`
+/// (an argument over 64 MiB), `INVALID_UTF8`, `NULL_ARGUMENT`.
 ///
 /// JSON: result `schemas/model-info.json`.
 ///

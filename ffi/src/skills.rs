@@ -211,7 +211,8 @@ pub unsafe extern "C" fn turnfit_skills_body(
 /// or listed as omitted, and invalid skills are listed as omitted with
 /// reason `invalid`. Errors: `DOES_NOT_FIT` (the preamble alone is over the
 /// budget), `INVALID_JSON`, `INVALID_ARGUMENT` (a score that is not
-/// finite). Thread-safe.
+/// finite), `LIMIT_EXCEEDED` (options over 64 MiB), `INVALID_UTF8`,
+/// `NULL_ARGUMENT`. Thread-safe.
 ///
 /// JSON: `options_json` `schemas/skills-index-options.json`; result `schemas/skills-index.json`.
 ///

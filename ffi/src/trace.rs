@@ -135,7 +135,8 @@ pub unsafe extern "C" fn turnfit_tracer_start(
 /// `turnfit_span_outcome`), `output_bytes` of result, and `error` text
 /// (`(NULL, 0)` for none; kept up to 4 KiB). Errors: `INVALID_ARGUMENT`
 /// (the span is not open: never started, already ended or expired; an
-/// outcome out of range), `INVALID_UTF8`, `NULL_ARGUMENT`. Thread-safe.
+/// outcome out of range), `LIMIT_EXCEEDED` (error text over 64 MiB),
+/// `INVALID_UTF8`, `NULL_ARGUMENT`. Thread-safe.
 ///
 /// # Safety
 /// `tracer` is live; `error` is valid for its length (or NULL with length

@@ -29,7 +29,8 @@ pub struct turnfit_window {
 /// On success `*out_window` owns a handle to release with
 /// `turnfit_window_free`. Errors: `UNKNOWN_MODEL`, `INVALID_JSON`,
 /// `INVALID_ARGUMENT` (ratios, a reserve that leaves no room, a model with
-/// no known window and no `context_window`). Thread-safe.
+/// no known window and no `context_window`), `LIMIT_EXCEEDED` (an argument
+/// over 64 MiB), `INVALID_UTF8`, `NULL_ARGUMENT`. Thread-safe.
 ///
 /// JSON: `budget_json` `schemas/window-budget.json`.
 ///
@@ -297,7 +298,8 @@ pub unsafe extern "C" fn turnfit_window_conversation(
 /// "max_summary_tokens", ...}}` for the summarize strategy: send `prompt` to
 /// your model, then call `turnfit_window_apply_summary` with `id`. Errors:
 /// `DOES_NOT_FIT` (what must be kept is too big), `INVALID_JSON`,
-/// `INVALID_ARGUMENT`. Thread-safe.
+/// `INVALID_ARGUMENT`, `LIMIT_EXCEEDED` (a policy over 64 MiB),
+/// `INVALID_UTF8`, `NULL_ARGUMENT`. Thread-safe.
 ///
 /// JSON: `policy_json` `schemas/compaction-policy.json`; result `schemas/compact-result.json`.
 ///

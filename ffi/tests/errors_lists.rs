@@ -29,7 +29,10 @@ fn comments(header: &str) -> BTreeMap<String, String> {
         let proto = &header[i + 1..];
         let name = &proto["turnfit_status ".len()..proto.find('(').unwrap()];
         let open = header[..i].rfind("/**").unwrap();
-        out.insert(name.to_owned(), header[open..i].to_owned());
+        // One line of text: the comment's `*` margins dropped.
+        let text: Vec<&str> =
+            header[open + 3..i].lines().map(|l| l.trim().trim_start_matches('*').trim_end_matches("*/").trim()).collect();
+        out.insert(name.to_owned(), text.join(" "));
     }
     out
 }
@@ -43,7 +46,7 @@ fn documented(all: &BTreeMap<String, String>, function: &str, depth: usize) -> B
         return out;
     };
     for word in errors.split('`').skip(1).step_by(2) {
-        if word.chars().all(|c| c.is_ascii_uppercase() || c == '_') && !word.is_empty() {
+        if word.chars().all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_') && !word.is_empty() {
             out.insert(word.to_owned());
         } else if depth < 3 && word.starts_with("turnfit_") && word != function {
             let before = &errors[..errors.find(&format!("`{word}`")).unwrap()];

@@ -412,6 +412,10 @@ pub fn check(data: &[u8]) {
                         call!(turnfit_tracer_end, none, h.tracer, span, 0, 0, null(), 0, 20);
                     }
                 }
+                // The same bytes as an end's error text.
+                if call!(turnfit_tracer_start, none, h.tracer, txt(b"t"), 1, null(), 0, 0, 10, &mut span) {
+                    call!(turnfit_tracer_end, none, h.tracer, span, 1, 0, p, n, 20);
+                }
                 call!(turnfit_tracer_export, Some(true), h.tracer, 30, &mut s);
             }
             _ => {
@@ -426,6 +430,13 @@ pub fn check(data: &[u8]) {
                 if call!(turnfit_skills_open, none, txt(root), root.len(), p, n, &mut sk) {
                     call!(turnfit_skills_body, Some(true), sk, p, n, &mut s);
                     call!(turnfit_skills_render_index, Some(true), sk, p, n, &mut s);
+                    turnfit_skills_free(sk);
+                }
+                // The bytes as options of an index and a skill name, on a set opened without them.
+                let mut sk = null_mut();
+                if call!(turnfit_skills_open, none, txt(root), root.len(), null(), 0, &mut sk) {
+                    call!(turnfit_skills_render_index, Some(true), sk, p, n, &mut s);
+                    call!(turnfit_skills_body, Some(true), sk, p, n, &mut s);
                     turnfit_skills_free(sk);
                 }
                 let mut sk = null_mut();

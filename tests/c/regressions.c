@@ -552,10 +552,18 @@ static char *header_comment(const char *function)
     char *open = at;
     while (open > text && !(open[0] == '/' && open[1] == '*' && open[2] == '*'))
         open--;
-    size_t n = (size_t)(at - open);
-    char *out = malloc(n + 1);
-    memcpy(out, open, n);
-    out[n] = '\0';
+    /* One line of text: each line's " * " margin becomes a space. */
+    char *out = malloc((size_t)(at - open) + 1), *w = out;
+    for (const char *p = open; p < at; p++) {
+        if (*p == '\n') {
+            while (p + 1 < at && (p[1] == ' ' || p[1] == '*'))
+                p++;
+            *w++ = ' ';
+        } else {
+            *w++ = *p;
+        }
+    }
+    *w = '\0';
     return out;
 }
 
@@ -665,7 +673,7 @@ static void number_spelling_case(void)
         const char *out = p + strlen("is written `");
         size_t out_len = strcspn(out, "`");
         char doc[256], want[256];
-        snprintf(doc, sizeof doc, "[{\"role\":\"user\",\"content\":\"hi\",\"n\":%.*s}]", (int)(in_end - in + 1), in);
+        snprintf(doc, sizeof doc, "[{\"role\":\"user\",\"content\":\"hi\",\"n\":%.*s}]", (int)(in_end - in), in);
         snprintf(want, sizeof want, "[{\"role\":\"user\",\"content\":\"hi\",\"n\":%.*s}]", (int)out_len, out);
         turnfit_window *w = NULL;
         turnfit_string got = {NULL, 0};
