@@ -573,7 +573,11 @@ static bool documents(const char *function, turnfit_status status)
     char *c = header_comment(function);
     const char *errors = c ? strstr(c, "Errors:") : NULL;
     char word[64];
-    snprintf(word, sizeof word, "`%s`", turnfit_status_name(status));
+    const char *name = turnfit_status_name(status);
+    const char *prefix = "TURNFIT_STATUS_";
+    if (strncmp(name, prefix, strlen(prefix)) == 0)
+        name += strlen(prefix);
+    snprintf(word, sizeof word, "`%s`", name); /* the lists say `LIMIT_EXCEEDED` */
     bool ok = errors && strstr(errors, word);
     /* "as for `turnfit_x`" / "as `turnfit_x`": the list is x's. */
     const char *as = errors ? strstr(errors, "as for `turnfit_") : NULL;
