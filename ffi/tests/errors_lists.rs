@@ -30,8 +30,10 @@ fn comments(header: &str) -> BTreeMap<String, String> {
         let name = &proto["turnfit_status ".len()..proto.find('(').unwrap()];
         let open = header[..i].rfind("/**").unwrap();
         // One line of text: the comment's `*` margins dropped.
-        let text: Vec<&str> =
-            header[open + 3..i].lines().map(|l| l.trim().trim_start_matches('*').trim_end_matches("*/").trim()).collect();
+        let text: Vec<&str> = header[open + 3..i]
+            .lines()
+            .map(|l| l.trim().trim_start_matches('*').trim_end_matches("*/").trim())
+            .collect();
         out.insert(name.to_owned(), text.join(" "));
     }
     out
