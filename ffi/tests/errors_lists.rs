@@ -6,19 +6,13 @@
 //! which records each (function, status) it sees), with its committed seed
 //! corpus and a battery of hostile inputs per slot, and checks that the
 //! function's comment in include/turnfit.h names each status returned.
-//! Compiled as a unit-test module of the ffi crate (see `lib.rs`).
-
-#[path = "../../fuzz/checks/common.rs"]
-mod common;
-mod ffi {
-    pub use crate::*;
-}
-#[path = "../../fuzz/checks/abi.rs"]
-mod abi;
+//! Compiled as a unit-test module of the ffi crate (see `lib.rs`); the fuzz
+//! target's modules are fuzz_corpus.rs's (a file is loaded once).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 
+use crate::fuzz_corpus::{abi, common};
 use turnfit_core::limits::{MAX_JSON_BYTES, MAX_NAME_BYTES, MAX_TEXT_BYTES};
 
 /// Each function's comment in the header: the text from the `/**` above

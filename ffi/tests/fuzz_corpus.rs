@@ -6,12 +6,12 @@
 //! also building it as an integration test.
 
 #[path = "../../fuzz/checks/common.rs"]
-mod common;
+pub(crate) mod common;
 mod ffi {
     pub use crate::*;
 }
 #[path = "../../fuzz/checks/abi.rs"]
-mod abi;
+pub(crate) mod abi;
 
 use std::path::PathBuf;
 
