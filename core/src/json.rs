@@ -73,7 +73,7 @@ pub struct Strict(pub serde_json::Value);
 
 /// serde_json's private key for a number kept as text (arbitrary_precision):
 /// a number reaches a `deserialize_any` visitor as a one-entry map with it.
-const NUMBER_TOKEN: &str = "$serde_json::private::Number";
+pub(crate) const NUMBER_TOKEN: &str = "$serde_json::private::Number";
 
 impl<'de> serde::Deserialize<'de> for Strict {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {

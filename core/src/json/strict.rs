@@ -23,8 +23,9 @@
 //! read arrays from the buffer; turnfit's options types use neither for
 //! an object-valued field.
 
-use std::collections::HashSet;
 use std::fmt;
+
+use rustc_hash::FxHashSet;
 
 use serde::de::{self, DeserializeSeed, Deserializer, EnumAccess, MapAccess, SeqAccess, VariantAccess, Visitor};
 
@@ -240,12 +241,12 @@ impl<'de, A: SeqAccess<'de>> SeqAccess<'de> for Seq<A> {
 /// numbers serde_json parses out of a key for an integer-keyed map).
 struct Keys<A> {
     map: A,
-    seen: HashSet<String>,
+    seen: FxHashSet<String>,
 }
 
 impl<A> Keys<A> {
     fn new(map: A) -> Self {
-        Keys { map, seen: HashSet::new() }
+        Keys { map, seen: FxHashSet::default() }
     }
 }
 
@@ -255,6 +256,11 @@ impl<'de, A: MapAccess<'de>> MapAccess<'de> for Keys<A> {
         let mut key = None;
         let out = self.map.next_key_seed(KeySeed { seed, key: &mut key })?;
         if let Some(k) = key {
+            // serde_json hands a number kept as text (arbitrary_precision)
+            // over as a one-entry map with this key: nothing to track.
+            if k == super::NUMBER_TOKEN && self.seen.is_empty() {
+                return Ok(out);
+            }
             if self.seen.contains(&k) {
                 return Err(de::Error::custom(format!("duplicate key `{}`", crate::text::clip(&k))));
             }
