@@ -26,6 +26,18 @@ pub struct FitOptions {
     /// Tokens kept free for the reply [default: the model's maximum output,
     /// at most a quarter of the budget].
     pub reserve_output: Option<usize>,
+    /// A custom model: the encoding to count with when the registry does
+    /// not know `model` (an Azure deployment, a local model); ignored for a
+    /// known model, as `turnfit_registry_lookup`'s fallback encoding is.
+    pub encoding: Option<crate::Encoding>,
+    /// The model's context window, replacing the registry's (required for
+    /// an unknown model unless `max_tokens` is given); positive, at most
+    /// `MAX_BUDGET_TOKENS`.
+    pub context_window: Option<usize>,
+    /// The model's maximum output tokens, replacing the registry's (the
+    /// reserved output defaults from it); positive, at most
+    /// `MAX_BUDGET_TOKENS`.
+    pub max_output_tokens: Option<usize>,
     /// Input format; detected when absent.
     pub format: Option<Format>,
     /// Compact to this fraction of the budget, reserved output included
@@ -96,15 +108,21 @@ pub fn fit_in(registry: &ModelRegistry, conversation: &str, options: &FitOptions
         return Err(Error::invalid_argument("options.model is required"));
     }
     let c = Conversation::parse(conversation, options.format)?;
+    let custom = crate::CustomModel {
+        encoding: options.encoding,
+        context_window: options.context_window,
+        max_output_tokens: options.max_output_tokens,
+    };
+    let info = registry.resolve(&options.model, &custom)?;
     let budget = Budget {
         context_window: options.max_tokens.unwrap_or(0),
         reserved_output: options.reserve_output,
         ..Budget::default()
     };
     // The window resolves the model's limits and validates the budget.
-    let window = Window::for_model(registry, &options.model, budget)?;
+    let acct = Accountant::for_info(&info)?;
+    let window = Window::new(acct, info.clone(), budget)?;
     let pre = window.preflight(None)?;
-    let (acct, info) = Accountant::for_model(registry, &options.model)?;
     let limit = pre.limit - pre.reserved_output;
     let p = &options.policy;
     let limit_tokens = if p.limit_tokens == 0 { limit } else { p.limit_tokens.min(limit) };
