@@ -53,10 +53,17 @@ pub(crate) fn is_key_line(line: &str) -> bool {
     if WORDS.iter().any(|k| lower.contains(k)) {
         return true;
     }
-    // A runner's totals: a number next to passed / failed / tests /
-    // skipped ("12 passed", "test result: ok. 3 passed", "Tests run: 40").
-    const TOTALS: [&str; 5] = ["passed", "failed", "tests run", "test result", "skipped"];
-    lower.bytes().any(|b| b.is_ascii_digit()) && TOTALS.iter().any(|k| lower.contains(k))
+    // A runner's totals, with a number: pytest's "12 passed, 1 skipped in
+    // 0.3s", cargo's "test result: ok. 3 passed", Maven's "Tests run: 40",
+    // Jest's "Tests: 40 passed, 41 total". A bare "13/13 passed" (a check
+    // count on every line of a listing) is not one.
+    if !lower.bytes().any(|b| b.is_ascii_digit()) {
+        return false;
+    }
+    ["tests run", "test result", "tests:"].iter().any(|k| lower.contains(k))
+        || (lower.contains(" passed")
+            && ([" skipped", " total", " deselected", " warning"].iter().any(|k| lower.contains(k))
+                || lower.match_indices(" in ").any(|(i, _)| lower.as_bytes().get(i + 4).is_some_and(u8::is_ascii_digit))))
 }
 
 fn thousands(n: usize) -> String {
@@ -79,7 +86,7 @@ fn header(tool: &str, tokens: usize, lines: usize, key: usize) -> String {
 }
 
 fn gap(lines: usize) -> String {
-    format!("[... {} lines cut ...]\n", thousands(lines))
+    format!("[... {} line{} cut ...]\n", thousands(lines), if lines == 1 { "" } else { "s" })
 }
 
 /// `text` cut to at most `max_tokens` tokens (markers included), keeping
@@ -140,9 +147,10 @@ struct Plan {
 }
 
 /// Which lines to keep within `budget` tokens of lines: a head and a tail
-/// of 30% each, then the key lines between them, newest first (a line
-/// larger than an eighth of the budget is not kept for being a key line),
-/// then what is left extends the head and the tail.
+/// of 30% each, then the key lines between them, newest first, each with
+/// the line before it (a line larger than an eighth of the budget is not
+/// kept for being a key line), then what is left extends the head and the
+/// tail.
 fn plan(lines: &[&str], lt: &[usize], budget: usize) -> Option<Plan> {
     let n = lines.len();
     let mut keep = vec![false; n];
@@ -165,10 +173,16 @@ fn plan(lines: &[&str], lt: &[usize], budget: usize) -> Option<Plan> {
     if t <= h {
         return None; // the whole text fits: nothing to cut by lines
     }
+    // Key lines newest first, each with the line before it when that fits
+    // too (the test or the item the error belongs to).
     for i in (h..t).rev() {
         if is_key_line(lines[i]) && lt[i] <= budget / 8 && used + lt[i] <= budget {
             keep[i] = true;
             used += lt[i];
+            if i > h && !keep[i - 1] && lt[i - 1] <= budget / 8 && used + lt[i - 1] <= budget {
+                keep[i - 1] = true;
+                used += lt[i - 1];
+            }
         }
     }
     // Extend the head, then the tail, with what is left.
@@ -196,7 +210,7 @@ fn render(lines: &[&str], lt: &[usize], keep: &[bool], tool: &str) -> (String, u
     let cut_lines = keep.iter().filter(|k| !**k).count();
     let first_cut = keep.iter().position(|k| !*k).unwrap_or(lines.len());
     let last_cut = keep.iter().rposition(|k| !*k).unwrap_or(0);
-    let key = (first_cut..=last_cut.max(first_cut)).filter(|&i| i < lines.len() && keep[i]).count();
+    let key = (first_cut..=last_cut.max(first_cut)).filter(|&i| i < lines.len() && keep[i] && is_key_line(lines[i])).count();
     let mut out = String::new();
     let mut i = 0;
     let mut first = true;
@@ -251,7 +265,8 @@ mod tests {
             "=== 12 passed in 0.3s ==="] {
             assert!(is_key_line(l), "{l}");
         }
-        for l in ["#12 open  feat: add a flag", "Compiling turnfit v0.1.0", ""] {
+        for l in ["#12 open  feat: add a flag", "Compiling turnfit v0.1.0", "#4999 MERGED Fix x  checks: 13/13 passed",
+            "#4998 MERGED Fix y in debug builds  checks: 9/9 passed", ""] {
             assert!(!is_key_line(l), "{l}");
         }
     }
