@@ -27,7 +27,11 @@ pub(crate) struct Which {
 impl Which {
     fn tokenizer(&self) -> Result<Tokenizer, Fatal> {
         Ok(match (&self.model, &self.encoding) {
-            (Some(m), _) => ModelRegistry::builtin().tokenizer(m, self.encoding.as_deref().map(turnfit::Encoding::from_name).transpose()?)?.0,
+            (Some(m), _) => {
+                ModelRegistry::builtin()
+                    .tokenizer(m, self.encoding.as_deref().map(turnfit::Encoding::from_name).transpose()?)?
+                    .0
+            }
             (None, Some(e)) => Tokenizer::from_name(e)?,
             (None, None) => Tokenizer::new(Encoding::O200kBase)?,
         })

@@ -40,7 +40,8 @@ pub(crate) struct Args {
 pub(crate) fn run(args: Args) -> Result<ExitCode, Fatal> {
     let (tokenizer, model) = match (&args.model, &args.encoding) {
         (Some(m), _) => {
-            let (t, info) = ModelRegistry::builtin().tokenizer(m, args.encoding.as_deref().map(Encoding::from_name).transpose()?)?;
+            let (t, info) = ModelRegistry::builtin()
+                .tokenizer(m, args.encoding.as_deref().map(Encoding::from_name).transpose()?)?;
             (t, Some(info))
         }
         (None, Some(e)) => (Tokenizer::from_name(e)?, None),

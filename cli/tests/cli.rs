@@ -158,28 +158,39 @@ fn custom_models_work_wherever_a_model_is_taken() {
     let o = turnfit(&["fit", &file, "--model", "my-azure-gpt4o"], b"");
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("unknown model 'my-azure-gpt4o'"), "{}", stderr(&o));
-    let custom = ["--model", "my-azure-gpt4o", "--encoding", "o200k_base", "--context-window", "3000", "--max-output", "500"];
+    let custom =
+        ["--model", "my-azure-gpt4o", "--encoding", "o200k_base", "--context-window", "3000", "--max-output", "500"];
     let report = std::env::temp_dir().join(format!("turnfit-fit-custom-{}.json", std::process::id()));
     let mut args = vec!["fit", file.as_str(), "--report", report.to_str().unwrap()];
     args.extend(custom);
     let o = turnfit(&args, b"");
     assert!(o.status.success(), "{}", stderr(&o));
     let r: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
-    assert_eq!((r["model"].as_str(), r["max_tokens"].as_u64(), r["reserved_output"].as_u64()), (Some("my-azure-gpt4o"), Some(3000), Some(500)));
+    assert_eq!(
+        (r["model"].as_str(), r["max_tokens"].as_u64(), r["reserved_output"].as_u64()),
+        (Some("my-azure-gpt4o"), Some(3000), Some(500))
+    );
     assert!(r["tokens_after"].as_u64().unwrap() <= 2500);
     let mut args = vec!["preflight", file.as_str()];
     args.extend(custom);
     let o = turnfit(&args, b"");
     assert!(o.status.success(), "{}", stderr(&o));
     let p: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
-    assert_eq!((p["limit"].as_u64(), p["reserved_output"].as_u64(), p["exact"].as_bool()), (Some(3000), Some(500), Some(false)));
+    assert_eq!(
+        (p["limit"].as_u64(), p["reserved_output"].as_u64(), p["exact"].as_bool()),
+        (Some(3000), Some(500), Some(false))
+    );
     let mut args = vec!["repair", file.as_str()];
     args.extend(custom);
     assert!(turnfit(&args, b"").status.success());
-    let o = turnfit(&["models", "my-azure-gpt4o", "--json", "--encoding", "cl100k_base", "--context-window", "8192"], b"");
+    let o =
+        turnfit(&["models", "my-azure-gpt4o", "--json", "--encoding", "cl100k_base", "--context-window", "8192"], b"");
     assert!(o.status.success(), "{}", stderr(&o));
     let m: serde_json::Value = serde_json::from_str(stdout(&o).trim()).unwrap();
-    assert_eq!((m["encoding"].as_str(), m["context_window"].as_u64(), m["source"].as_str()), (Some("cl100k_base"), Some(8192), Some("fallback")));
+    assert_eq!(
+        (m["encoding"].as_str(), m["context_window"].as_u64(), m["source"].as_str()),
+        (Some("cl100k_base"), Some(8192), Some("fallback"))
+    );
     // A known model takes new limits.
     let o = turnfit(&["preflight", &file, "--model", "gpt-4o", "--context-window", "50000"], b"");
     assert_eq!(serde_json::from_str::<serde_json::Value>(&stdout(&o)).unwrap()["limit"], 50000);
@@ -211,7 +222,10 @@ fn custom_models_work_wherever_a_model_is_taken() {
 fn fit_cuts_a_huge_newest_tool_output_by_default_keeping_its_error_lines() {
     let file = "../tests/fixtures/long-tool-output/pr-listing.openai.json";
     let report = std::env::temp_dir().join(format!("turnfit-fit-huge-{}.json", std::process::id()));
-    let o = turnfit(&["fit", file, "--model", "gpt-4o", "--max-tokens", "16000", "--report", report.to_str().unwrap()], b"");
+    let o = turnfit(
+        &["fit", file, "--model", "gpt-4o", "--max-tokens", "16000", "--report", report.to_str().unwrap()],
+        b"",
+    );
     assert!(o.status.success(), "{}", stderr(&o));
     let out: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
     let input: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(file).unwrap()).unwrap();
@@ -244,7 +258,21 @@ fn fit_cuts_a_huge_newest_tool_output_by_default_keeping_its_error_lines() {
     // irreducible part with its cost.
     let o = turnfit(&["fit", file, "--model", "gpt-4o", "--max-tokens", "16000", "--tool-output-max", "0"], b"");
     assert!(o.status.success(), "the newest round is dropped instead: {}", stderr(&o));
-    let o = turnfit(&["fit", file, "--model", "gpt-4o", "--max-tokens", "4100", "--reserve-output", "4080", "--tool-output-max", "0"], b"");
+    let o = turnfit(
+        &[
+            "fit",
+            file,
+            "--model",
+            "gpt-4o",
+            "--max-tokens",
+            "4100",
+            "--reserve-output",
+            "4080",
+            "--tool-output-max",
+            "0",
+        ],
+        b"",
+    );
     assert_eq!(o.status.code(), Some(2));
     let err = stderr(&o);
     for part in ["framing", "system messages", "the task (keep_first)", "tool_output_max is 0"] {

@@ -71,7 +71,8 @@ fn every_strategy_fits_every_trajectory_at_every_budget() {
                         assert!(budget == size / 4, "{at}: refused at half size or 8,000 tokens: {e}");
                         let mut must = input.clone();
                         let person = |m: &turnfit::chat::Message| {
-                            m.role == Role::User && m.parts.iter().any(|p| !matches!(p, turnfit::chat::Part::ToolResult { .. }))
+                            m.role == Role::User
+                                && m.parts.iter().any(|p| !matches!(p, turnfit::chat::Part::ToolResult { .. }))
                         };
                         let last = input.messages.iter().rposition(person).unwrap_or(0);
                         let first_user = input.messages.iter().position(|m| m.role == Role::User).unwrap();

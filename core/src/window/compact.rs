@@ -369,11 +369,7 @@ pub(super) fn does_not_fit(p: &Prepared, policy: &Policy, acct: &Accountant, tok
     if protected != "nothing" {
         parts.push(protected);
     }
-    let cut = if policy.tool_output_max == Some(0) {
-        "; tool_output_max is 0, so no tool output was cut"
-    } else {
-        ""
-    };
+    let cut = if policy.tool_output_max == Some(0) { "; tool_output_max is 0, so no tool output was cut" } else { "" };
     Error::new(
         ErrorKind::DoesNotFit,
         format!(
@@ -573,9 +569,11 @@ pub(super) fn cut_to_fit(p: &mut Prepared, policy: &Policy, acct: &Accountant, r
     // protected rounds exceed the limit.
     let limit = policy.limit_tokens.saturating_sub(reserve);
     while p.fixed + p.protected_tokens() > limit {
-        let Some(r) = p.rounds.iter().find(|r| {
-            matches!(r.protected, Some(Reason::RecentRound | Reason::RecentTurn | Reason::RecentMessage))
-        }) else {
+        let Some(r) = p
+            .rounds
+            .iter()
+            .find(|r| matches!(r.protected, Some(Reason::RecentRound | Reason::RecentTurn | Reason::RecentMessage)))
+        else {
             break;
         };
         p.relaxed.push(r.start);

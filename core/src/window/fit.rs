@@ -221,14 +221,19 @@ mod tests {
     fn a_huge_newest_tool_output_fits_by_default() {
         let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/fixtures/long-tool-output/pr-listing.openai.json");
         let conv = std::fs::read_to_string(path).unwrap();
-        for max in [128_000usize, 16_000, 8_000, 2_000] {
+        // Within the window nothing is cut.
+        let (_, r) = fit_json(&conv, r#"{"model":"gpt-4o"}"#).unwrap();
+        assert!(r.changes.is_empty() && r.tokens_after == r.tokens_before);
+        for max in [16_000usize, 8_000, 2_000] {
             let opts = format!(r#"{{"model":"gpt-4o","max_tokens":{max}}}"#);
             let (out, r) = fit_json(&conv, &opts).unwrap();
             assert!(r.tokens_before > 90_000 && r.tokens_after <= r.limit_tokens, "{max}: {}", r.tokens_after);
             let v: serde_json::Value = serde_json::from_str(&out).unwrap();
             assert_eq!(v.as_array().unwrap().len(), 4, "{max}: the newest round is kept");
             let result = v[3]["content"].as_str().unwrap();
-            for line in ["FAILED tests/test_window.py", "error[E0308]", "panicked at", "CI summary: 2995 passed, 5 failed"] {
+            for line in
+                ["FAILED tests/test_window.py", "error[E0308]", "panicked at", "CI summary: 2995 passed, 5 failed"]
+            {
                 assert!(result.contains(line), "{max}: {line}");
             }
             assert_eq!(r.changes.len(), 1);
@@ -247,7 +252,8 @@ mod tests {
         let conv = r#"[{"role":"user","content":"hi"}]"#;
         let e = fit_json(conv, r#"{"model":"my-azure-gpt4o"}"#).unwrap_err();
         assert_eq!(e.kind(), ErrorKind::UnknownModel);
-        let opts = r#"{"model":"my-azure-gpt4o","encoding":"cl100k_base","context_window":3000,"max_output_tokens":500}"#;
+        let opts =
+            r#"{"model":"my-azure-gpt4o","encoding":"cl100k_base","context_window":3000,"max_output_tokens":500}"#;
         let (_, r) = fit_json(conv, opts).unwrap();
         assert_eq!((r.max_tokens, r.reserved_output, r.exact), (3000, 500, false));
         // Without a window the unknown model needs max_tokens.
@@ -260,7 +266,10 @@ mod tests {
         for (opts, want) in [
             (r#"{"model":"x-model","encoding":"o200k_base","context_window":0}"#, "context_window must be positive"),
             (r#"{"model":"x-model","encoding":"o200k_base","context_window":4294967296}"#, "MAX_BUDGET_TOKENS"),
-            (r#"{"model":"x-model","encoding":"o200k_base","max_output_tokens":0}"#, "max_output_tokens must be positive"),
+            (
+                r#"{"model":"x-model","encoding":"o200k_base","max_output_tokens":0}"#,
+                "max_output_tokens must be positive",
+            ),
         ] {
             let e = fit_json(conv, opts).unwrap_err();
             assert_eq!(e.kind(), ErrorKind::InvalidArgument, "{opts}");
@@ -272,9 +281,11 @@ mod tests {
             "an unknown encoding in options is a parse error naming it"
         );
         let reg = ModelRegistry::builtin();
-        let budget: Budget =
-            crate::json::parse("budget", r#"{"encoding":"cl100k_base","context_window":8000,"max_output_tokens":1000}"#)
-                .unwrap();
+        let budget: Budget = crate::json::parse(
+            "budget",
+            r#"{"encoding":"cl100k_base","context_window":8000,"max_output_tokens":1000}"#,
+        )
+        .unwrap();
         let w = Window::for_model(&reg, "my-local-llama", budget).unwrap();
         let p = w.preflight(None).unwrap();
         assert_eq!((p.limit, p.reserved_output, w.model_info().encoding), (8000, 1000, crate::Encoding::Cl100kBase));

@@ -63,7 +63,9 @@ pub(crate) fn is_key_line(line: &str) -> bool {
     ["tests run", "test result", "tests:"].iter().any(|k| lower.contains(k))
         || (lower.contains(" passed")
             && ([" skipped", " total", " deselected", " warning"].iter().any(|k| lower.contains(k))
-                || lower.match_indices(" in ").any(|(i, _)| lower.as_bytes().get(i + 4).is_some_and(u8::is_ascii_digit))))
+                || lower
+                    .match_indices(" in ")
+                    .any(|(i, _)| lower.as_bytes().get(i + 4).is_some_and(u8::is_ascii_digit))))
 }
 
 fn thousands(n: usize) -> String {
@@ -147,15 +149,15 @@ struct Plan {
 }
 
 /// Which lines to keep within `budget` tokens of lines: a head and a tail
-/// of 30% each, then the key lines between them, newest first, each with
-/// the line before it (a line larger than an eighth of the budget is not
-/// kept for being a key line), then what is left extends the head and the
-/// tail.
+/// of a fifth each, then the key lines between them, newest first (a line
+/// larger than a quarter of the budget is not kept for being a key line),
+/// then the line before each kept key line (the test or the item the error
+/// belongs to), then what is left extends the head and the tail.
 fn plan(lines: &[&str], lt: &[usize], budget: usize) -> Option<Plan> {
     let n = lines.len();
     let mut keep = vec![false; n];
     let mut used = 0;
-    let share = budget * 3 / 10;
+    let share = budget / 5;
     let mut h = 0;
     while h < n && used + lt[h] <= share {
         used += lt[h];
@@ -173,16 +175,18 @@ fn plan(lines: &[&str], lt: &[usize], budget: usize) -> Option<Plan> {
     if t <= h {
         return None; // the whole text fits: nothing to cut by lines
     }
-    // Key lines newest first, each with the line before it when that fits
-    // too (the test or the item the error belongs to).
+    let mut key = Vec::new();
     for i in (h..t).rev() {
-        if is_key_line(lines[i]) && lt[i] <= budget / 8 && used + lt[i] <= budget {
+        if is_key_line(lines[i]) && lt[i] <= budget / 4 && used + lt[i] <= budget {
             keep[i] = true;
             used += lt[i];
-            if i > h && !keep[i - 1] && lt[i - 1] <= budget / 8 && used + lt[i - 1] <= budget {
-                keep[i - 1] = true;
-                used += lt[i - 1];
-            }
+            key.push(i);
+        }
+    }
+    for &i in &key {
+        if i > h && !keep[i - 1] && lt[i - 1] <= budget / 4 && used + lt[i - 1] <= budget {
+            keep[i - 1] = true;
+            used += lt[i - 1];
         }
     }
     // Extend the head, then the tail, with what is left.
@@ -210,7 +214,8 @@ fn render(lines: &[&str], lt: &[usize], keep: &[bool], tool: &str) -> (String, u
     let cut_lines = keep.iter().filter(|k| !**k).count();
     let first_cut = keep.iter().position(|k| !*k).unwrap_or(lines.len());
     let last_cut = keep.iter().rposition(|k| !*k).unwrap_or(0);
-    let key = (first_cut..=last_cut.max(first_cut)).filter(|&i| i < lines.len() && keep[i] && is_key_line(lines[i])).count();
+    let key =
+        (first_cut..=last_cut.max(first_cut)).filter(|&i| i < lines.len() && keep[i] && is_key_line(lines[i])).count();
     let mut out = String::new();
     let mut i = 0;
     let mut first = true;
@@ -251,7 +256,10 @@ mod tests {
             match i {
                 1234 => s.push_str("FAILED tests/test_api.py::test_retry - AssertionError: expected 3, got 2\n"),
                 2001 => s.push_str("Traceback (most recent call last):\n"),
-                _ => s.push_str(&format!("#{i} open  feat: change number {i} to the listing code  author{i}  2026-01-{:02}\n", i % 28 + 1)),
+                _ => s.push_str(&format!(
+                    "#{i} open  feat: change number {i} to the listing code  author{i}  2026-01-{:02}\n",
+                    i % 28 + 1
+                )),
             }
         }
         s.push_str("==== 1 failed, 2999 passed in 81.20s ====\n");
@@ -260,13 +268,24 @@ mod tests {
 
     #[test]
     fn key_lines_are_recognised() {
-        for l in ["FAILED a::b", "Traceback (most recent call last):", "thread 'main' panicked at src/x.rs",
-            "error[E0308]: mismatched types", "test result: FAILED. 3 passed; 1 failed", "Tests run: 40, Failures: 0",
-            "=== 12 passed in 0.3s ==="] {
+        for l in [
+            "FAILED a::b",
+            "Traceback (most recent call last):",
+            "thread 'main' panicked at src/x.rs",
+            "error[E0308]: mismatched types",
+            "test result: FAILED. 3 passed; 1 failed",
+            "Tests run: 40, Failures: 0",
+            "=== 12 passed in 0.3s ===",
+        ] {
             assert!(is_key_line(l), "{l}");
         }
-        for l in ["#12 open  feat: add a flag", "Compiling turnfit v0.1.0", "#4999 MERGED Fix x  checks: 13/13 passed",
-            "#4998 MERGED Fix y in debug builds  checks: 9/9 passed", ""] {
+        for l in [
+            "#12 open  feat: add a flag",
+            "Compiling turnfit v0.1.0",
+            "#4999 MERGED Fix x  checks: 13/13 passed",
+            "#4998 MERGED Fix y in debug builds  checks: 9/9 passed",
+            "",
+        ] {
             assert!(!is_key_line(l), "{l}");
         }
     }
