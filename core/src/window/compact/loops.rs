@@ -319,3 +319,30 @@ proptest! {
         }
     }
 }
+
+/// Issue 31: parallel outputs in the newest round that together exceed the
+/// budget, with an explicit cap above each of them, are cut to one level
+/// that makes the round fit (not only the largest); the round is kept.
+#[test]
+fn parallel_outputs_of_the_newest_round_are_cut_to_one_level() {
+    for anthropic in [false, true] {
+        let rounds = vec![
+            RoundSpec { outputs: vec![50], user_after: false, stray: false },
+            RoundSpec { outputs: vec![1500, 1500, 400], user_after: false, stray: false },
+        ];
+        let c = conv(&agent_loop(&rounds, anthropic, false));
+        let p = Policy { limit_tokens: 1500, target_tokens: 1500, tool_output_max: Some(5000), ..Policy::default() };
+        let r = compact(&c, &p, &acct()).unwrap();
+        assert!(r.tokens_after <= 1500, "{}", r.tokens_after);
+        let cuts: Vec<&Change> = r.changes.iter().filter(|x| x.action == ChangeKind::TruncatedResult).collect();
+        assert_eq!(cuts.len(), 3, "{:?}", r.changes);
+        assert!(cuts.iter().all(|x| x.detail.contains("turnfit") || x.detail.contains("output of")));
+        let ids: Vec<&str> =
+            r.conversation.messages.iter().flat_map(|m| m.tool_calls.iter().map(|t| t.id.as_str())).collect();
+        for id in ["call_2", "call_3", "call_4"] {
+            assert!(ids.contains(&id), "the newest round is kept: {ids:?}");
+        }
+        assert_eq!(r.protected.iter().filter(|x| x.reason == Reason::RecentRound).count(), 1);
+        assert!(validate(&r.conversation).is_empty());
+    }
+}
