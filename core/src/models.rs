@@ -531,8 +531,8 @@ impl ModelRegistry {
         let names = entries.iter().map(|e| e.profile.name.trim_end_matches('*'));
         let close = crate::text::close_matches(&model.trim().to_ascii_lowercase(), names, 3);
         let hint = if close.is_empty() {
-            "run `turnfit models` for the list, register the model, or give its encoding (and context window) as a \
-             custom model"
+            "run `turnfit models` for the list, register the model, or pass a fallback encoding (a custom model: its \
+             encoding and context_window)"
                 .to_owned()
         } else {
             format!("did you mean {}?", close.join(" or "))
