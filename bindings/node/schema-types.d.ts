@@ -21,6 +21,19 @@ export interface Budget {
    * Utilization compaction aims for.
    */
   target_ratio?: number;
+  /**
+   * A custom model: the encoding to count with when the registry does
+   * not know the model name (with `context_window` for its window; see
+   * `ModelRegistry::resolve`). Ignored for a known model, as
+   * `turnfit_registry_lookup`'s fallback encoding is.
+   */
+  encoding?: Encoding | null;
+  /**
+   * A custom model's maximum output tokens (replacing the registry's),
+   * which the reserved output defaults from; positive, at most
+   * `MAX_BUDGET_TOKENS`.
+   */
+  max_output_tokens?: number | null;
 }
 
 /** schemas/preflight-report.json */
@@ -119,8 +132,13 @@ export interface Policy {
    */
   limit_tokens?: number;
   /**
-   * Cut every tool output longer than this many tokens first (head and
-   * tail kept).
+   * Cut every tool output longer than this many tokens first, by
+   * structure: head and tail lines, and the error, failure, traceback
+   * and summary lines between them, with a marker naming the tool and
+   * the tokens and lines cut. Absent: the default cap, a quarter of the
+   * prompt limit, applied only when the history is over its target
+   * (protected rounds and the newest round included). 0: tool outputs
+   * are never cut, not even to make protected rounds fit.
    */
   tool_output_max?: number | null;
   /**
@@ -274,6 +292,24 @@ export interface FitOptions {
    * at most a quarter of the budget].
    */
   reserve_output?: number | null;
+  /**
+   * A custom model: the encoding to count with when the registry does
+   * not know `model` (an Azure deployment, a local model); ignored for a
+   * known model, as `turnfit_registry_lookup`'s fallback encoding is.
+   */
+  encoding?: Encoding | null;
+  /**
+   * The model's context window, replacing the registry's (required for
+   * an unknown model unless `max_tokens` is given); positive, at most
+   * `MAX_BUDGET_TOKENS`.
+   */
+  context_window?: number | null;
+  /**
+   * The model's maximum output tokens, replacing the registry's (the
+   * reserved output defaults from it); positive, at most
+   * `MAX_BUDGET_TOKENS`.
+   */
+  max_output_tokens?: number | null;
   /**
    * Input format; detected when absent.
    */
@@ -548,6 +584,11 @@ export interface DigestOptions {
  * they are listed in.
  */
 export type DigestSection = "requests" | "actions" | "state" | "facts"
+
+/**
+ * A tiktoken encoding name.
+ */
+export type Encoding = "cl100k_base" | "o200k_base" | "p50k_base" | "r50k_base" | "o200k_harmony" | "p50k_edit" | "gpt2"
 
 /**
  * A wire format.

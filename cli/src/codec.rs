@@ -16,9 +16,10 @@ use crate::{input, Fatal};
 pub(crate) struct Which {
     /// Encoding by tiktoken's name: cl100k_base, o200k_base, p50k_base, r50k_base,
     /// o200k_harmony, p50k_edit, gpt2 [default: o200k_base].
-    #[arg(long, value_name = "NAME", conflicts_with = "model")]
+    #[arg(long, value_name = "NAME")]
     encoding: Option<String>,
-    /// The encoding of this model (see `turnfit models`).
+    /// The encoding of this model (see `turnfit models`); with --encoding, a model the registry does not know
+    /// uses that encoding.
     #[arg(long, value_name = "NAME")]
     model: Option<String>,
 }
@@ -26,7 +27,11 @@ pub(crate) struct Which {
 impl Which {
     fn tokenizer(&self) -> Result<Tokenizer, Fatal> {
         Ok(match (&self.model, &self.encoding) {
-            (Some(m), _) => ModelRegistry::builtin().tokenizer(m, None)?.0,
+            (Some(m), _) => {
+                ModelRegistry::builtin()
+                    .tokenizer(m, self.encoding.as_deref().map(turnfit::Encoding::from_name).transpose()?)?
+                    .0
+            }
             (None, Some(e)) => Tokenizer::from_name(e)?,
             (None, None) => Tokenizer::new(Encoding::O200kBase)?,
         })

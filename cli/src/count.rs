@@ -12,9 +12,10 @@ use crate::{input, Fatal};
 pub(crate) struct Args {
     /// Encoding to count with, by tiktoken's name: cl100k_base, o200k_base,
     /// p50k_base, r50k_base, o200k_harmony, p50k_edit, gpt2 [default: o200k_base].
-    #[arg(long, value_name = "NAME", conflicts_with = "model")]
+    #[arg(long, value_name = "NAME")]
     encoding: Option<String>,
-    /// Count with the encoding of this model (see `turnfit models`).
+    /// Count with the encoding of this model (see `turnfit models`); with --encoding, a model the registry
+    /// does not know counts with that encoding.
     #[arg(long, value_name = "NAME")]
     model: Option<String>,
     /// Recognize special tokens such as <|endoftext|> instead of counting them as text.
@@ -39,7 +40,8 @@ pub(crate) struct Args {
 pub(crate) fn run(args: Args) -> Result<ExitCode, Fatal> {
     let (tokenizer, model) = match (&args.model, &args.encoding) {
         (Some(m), _) => {
-            let (t, info) = ModelRegistry::builtin().tokenizer(m, None)?;
+            let (t, info) = ModelRegistry::builtin()
+                .tokenizer(m, args.encoding.as_deref().map(Encoding::from_name).transpose()?)?;
             (t, Some(info))
         }
         (None, Some(e)) => (Tokenizer::from_name(e)?, None),

@@ -15,6 +15,9 @@ pub(crate) struct Args {
     /// Print JSON (one object per line).
     #[arg(long)]
     json: bool,
+    /// With MODEL: a custom model's figures (see `turnfit fit --help`).
+    #[command(flatten)]
+    custom: crate::window::CustomModelArgs,
 }
 
 fn opt(v: Option<u64>) -> String {
@@ -24,7 +27,7 @@ fn opt(v: Option<u64>) -> String {
 pub(crate) fn run(args: Args) -> Result<ExitCode, Fatal> {
     let registry = ModelRegistry::builtin();
     if let Some(name) = &args.model {
-        let info = registry.lookup(name)?;
+        let info = registry.resolve(name, &args.custom.custom()?)?;
         if args.json {
             outln!("{}", turnfit::frontend::to_json(&info)?);
         } else {

@@ -21,6 +21,36 @@ pub(crate) struct Common {
     /// Input format; detected when not given.
     #[arg(long, value_name = "openai|anthropic|responses|gemini|bedrock")]
     format: Option<String>,
+    #[command(flatten)]
+    custom: CustomModelArgs,
+}
+
+/// A model the registry does not know, or different limits for one it does.
+#[derive(clap::Args)]
+pub(crate) struct CustomModelArgs {
+    /// Encoding to count with when the registry does not know --model (an Azure deployment, a local model):
+    /// cl100k_base, o200k_base, p50k_base, r50k_base, o200k_harmony, p50k_edit, gpt2.
+    #[arg(long, value_name = "NAME")]
+    encoding: Option<String>,
+    /// The model's context window in tokens, replacing the registry's (a custom model needs it unless
+    /// --max-tokens is given).
+    #[arg(long, value_name = "N")]
+    context_window: Option<usize>,
+    /// The model's maximum output tokens, replacing the registry's (the reserved output defaults from it).
+    #[arg(long, value_name = "N")]
+    max_output: Option<usize>,
+}
+
+impl CustomModelArgs {
+    pub(crate) fn custom(&self) -> Result<turnfit::CustomModel, Fatal> {
+        let custom = turnfit::CustomModel {
+            encoding: self.encoding.as_deref().map(turnfit::Encoding::from_name).transpose()?,
+            context_window: self.context_window,
+            max_output_tokens: self.max_output,
+        };
+        custom.check()?;
+        Ok(custom)
+    }
 }
 
 /// The token budget: shared by `preflight` and `fit`.
@@ -78,9 +108,12 @@ fn load(c: &Common) -> Result<Conversation, Fatal> {
 
 pub(crate) fn preflight(args: PreflightArgs) -> Result<ExitCode, Fatal> {
     let conversation = load(&args.common)?;
+    let custom = args.common.custom.custom()?;
     let budget = Budget {
-        context_window: args.budget.max_tokens.unwrap_or(0),
+        context_window: args.budget.max_tokens.or(custom.context_window).unwrap_or(0),
         reserved_output: args.budget.reserve_output,
+        encoding: custom.encoding,
+        max_output_tokens: custom.max_output_tokens,
         ..Budget::default()
     };
     let mut window = Window::for_model(&ModelRegistry::builtin(), &args.common.model, budget)?;
@@ -95,7 +128,8 @@ pub(crate) fn preflight(args: PreflightArgs) -> Result<ExitCode, Fatal> {
 
 pub(crate) fn repair_cmd(args: RepairArgs) -> Result<ExitCode, Fatal> {
     let conversation = load(&args.common)?;
-    let (acct, _) = Accountant::for_model(&ModelRegistry::builtin(), &args.common.model)?;
+    let info = ModelRegistry::builtin().resolve(&args.common.model, &args.common.custom.custom()?)?;
+    let acct = Accountant::for_info(&info)?;
     let before = validate(&conversation);
     let repaired = repair(&conversation, args.synthetic_result.as_deref(), &acct)?;
     let after = validate(&repaired.conversation);
@@ -148,7 +182,9 @@ pub(crate) struct FitArgs {
     /// With a target: compact once prompt plus reserved output reach this fraction of --max-tokens [default: 0.8].
     #[arg(long, value_name = "R")]
     trigger_ratio: Option<f64>,
-    /// Cut every tool output longer than N tokens first (head and tail kept).
+    /// Cut every tool output longer than N tokens first, by structure: head and tail lines, and the error,
+    /// failure, traceback and test-summary lines between them [default: when the history is over its target,
+    /// a quarter of the prompt limit, the newest round included]; 0 never cuts tool outputs.
     #[arg(long, value_name = "N")]
     tool_output_max: Option<usize>,
     /// Cut every tool output longer than N bytes of UTF-8 first, before --tool-output-max (head and tail kept,
@@ -205,8 +241,12 @@ pub(crate) fn fit_cmd(args: FitArgs) -> Result<ExitCode, Fatal> {
         StrategyArg::Summarize => Strategy::Summarize,
     };
     let text = input::read_text(&args.common.file).map_err(Fatal)?;
+    let custom = args.common.custom.custom()?;
     let options = FitOptions {
         model: args.common.model.clone(),
+        encoding: custom.encoding,
+        context_window: custom.context_window,
+        max_output_tokens: custom.max_output_tokens,
         max_tokens: args.budget.max_tokens,
         reserve_output: args.budget.reserve_output,
         format: args.common.format.as_deref().map(Format::from_name).transpose()?,

@@ -138,8 +138,146 @@ fn unknown_model_and_encoding_suggest_close_matches() {
     let o = turnfit(&["count", "--encoding", "cl100k"], b"x");
     assert_eq!(o.status.code(), Some(2));
     assert_eq!(stderr(&o).trim(), "turnfit: unknown encoding 'cl100k'; did you mean cl100k_base?");
-    let o = turnfit(&["count", "--encoding", "cl100k_base", "--model", "gpt-4o"], b"x");
-    assert_eq!(o.status.code(), Some(2), "--encoding and --model conflict");
+    // Issue 31 item 5: with --model, --encoding is the encoding of a model
+    // the registry does not know (a known model keeps its own).
+    let o = turnfit(&["count", "--json", "--encoding", "cl100k_base", "--model", "gpt-4o"], b"x");
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(serde_json::from_str::<serde_json::Value>(stdout(&o).trim()).unwrap()["encoding"], "o200k_base");
+    let o = turnfit(&["count", "--json", "--encoding", "cl100k_base", "--model", "my-azure-deployment"], b"x");
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(serde_json::from_str::<serde_json::Value>(stdout(&o).trim()).unwrap()["encoding"], "cl100k_base");
+}
+
+/// Issue 31 item 5: a model the registry does not know works in `fit`,
+/// `preflight`, `repair` and `models` given its encoding and window; without
+/// them it stays an error with suggestions; a zero or absurd window is a
+/// specific error.
+#[test]
+fn custom_models_work_wherever_a_model_is_taken() {
+    let file = agent_loop_file();
+    let o = turnfit(&["fit", &file, "--model", "my-azure-gpt4o"], b"");
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("unknown model 'my-azure-gpt4o'"), "{}", stderr(&o));
+    let custom =
+        ["--model", "my-azure-gpt4o", "--encoding", "o200k_base", "--context-window", "3000", "--max-output", "500"];
+    let report = std::env::temp_dir().join(format!("turnfit-fit-custom-{}.json", std::process::id()));
+    let mut args = vec!["fit", file.as_str(), "--report", report.to_str().unwrap()];
+    args.extend(custom);
+    let o = turnfit(&args, b"");
+    assert!(o.status.success(), "{}", stderr(&o));
+    let r: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
+    assert_eq!(
+        (r["model"].as_str(), r["max_tokens"].as_u64(), r["reserved_output"].as_u64()),
+        (Some("my-azure-gpt4o"), Some(3000), Some(500))
+    );
+    assert!(r["tokens_after"].as_u64().unwrap() <= 2500);
+    let mut args = vec!["preflight", file.as_str()];
+    args.extend(custom);
+    let o = turnfit(&args, b"");
+    assert!(o.status.success(), "{}", stderr(&o));
+    let p: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(
+        (p["limit"].as_u64(), p["reserved_output"].as_u64(), p["exact"].as_bool()),
+        (Some(3000), Some(500), Some(false))
+    );
+    let mut args = vec!["repair", file.as_str()];
+    args.extend(custom);
+    assert!(turnfit(&args, b"").status.success());
+    let o =
+        turnfit(&["models", "my-azure-gpt4o", "--json", "--encoding", "cl100k_base", "--context-window", "8192"], b"");
+    assert!(o.status.success(), "{}", stderr(&o));
+    let m: serde_json::Value = serde_json::from_str(stdout(&o).trim()).unwrap();
+    assert_eq!(
+        (m["encoding"].as_str(), m["context_window"].as_u64(), m["source"].as_str()),
+        (Some("cl100k_base"), Some(8192), Some("fallback"))
+    );
+    // A known model takes new limits.
+    let o = turnfit(&["preflight", &file, "--model", "gpt-4o", "--context-window", "50000"], b"");
+    assert_eq!(serde_json::from_str::<serde_json::Value>(&stdout(&o)).unwrap()["limit"], 50000);
+    for (flag, value, want) in [
+        ("--context-window", "0", "context_window must be positive"),
+        ("--context-window", "4294967296", "context_window is 4294967296 tokens; the limit is 4294967295"),
+        ("--max-output", "0", "max_output_tokens must be positive"),
+        ("--encoding", "cl100k", "unknown encoding 'cl100k'"),
+    ] {
+        for cmd in ["fit", "preflight"] {
+            let mut args = vec![cmd, file.as_str(), "--model", "my-azure-gpt4o", flag, value];
+            if flag != "--encoding" {
+                args.extend(["--encoding", "o200k_base"]);
+            }
+            let o = turnfit(&args, b"");
+            assert_eq!(o.status.code(), Some(2), "{cmd} {flag} {value}");
+            assert!(stderr(&o).contains(want), "{cmd} {flag} {value}: {}", stderr(&o));
+            assert_eq!(stderr(&o).lines().count(), 1);
+        }
+    }
+}
+
+/// Issue 31 item 2: one large tool output in the newest round (system +
+/// task + one call + its ~95,000-token result, a generated 3,000-line PR
+/// listing, tests/fixtures/long-tool-output) fits 16,000 tokens with the
+/// defaults, its failure, error, traceback and panic lines and the totals
+/// kept, the cut reported with the tool's name.
+#[test]
+fn fit_cuts_a_huge_newest_tool_output_by_default_keeping_its_error_lines() {
+    let file = "../tests/fixtures/long-tool-output/pr-listing.openai.json";
+    let report = std::env::temp_dir().join(format!("turnfit-fit-huge-{}.json", std::process::id()));
+    let o = turnfit(
+        &["fit", file, "--model", "gpt-4o", "--max-tokens", "16000", "--report", report.to_str().unwrap()],
+        b"",
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    let input: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(file).unwrap()).unwrap();
+    let msgs = out.as_array().unwrap();
+    assert_eq!(msgs.len(), 4, "system, task, call and result all kept");
+    assert_eq!(msgs[..3], input.as_array().unwrap()[..3], "untouched messages are equal");
+    let result = msgs[3]["content"].as_str().unwrap();
+    for line in [
+        "FAILED tests/test_window.py::test_fit_newest_round",
+        "error[E0308]: mismatched types",
+        "Traceback (most recent call last)",
+        "ValueError: options.model is required",
+        "panicked at core/src/chat/reader.rs",
+        "CI summary: 2995 passed, 5 failed",
+        "of gh_pr_list output",
+        // The line before a failure (which pull request it is).
+        "#4188\tMERGED",
+    ] {
+        assert!(result.contains(line), "{line} lost");
+    }
+    assert!(result.starts_with("#4999\t"));
+    let r: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
+    assert!(r["tokens_before"].as_u64().unwrap() > 90_000);
+    assert!(r["tokens_after"].as_u64().unwrap() <= r["limit_tokens"].as_u64().unwrap());
+    let changes = r["changes"].as_array().unwrap();
+    assert_eq!(changes.len(), 1, "{changes:?}");
+    assert_eq!((changes[0]["action"].as_str(), changes[0]["index"].as_u64()), (Some("truncated_result"), Some(3)));
+    assert!(changes[0]["detail"].as_str().unwrap().contains("gh_pr_list"), "{}", changes[0]["detail"]);
+    // The old behaviour, on request: no cut, and the error names each
+    // irreducible part with its cost.
+    let o = turnfit(&["fit", file, "--model", "gpt-4o", "--max-tokens", "16000", "--tool-output-max", "0"], b"");
+    assert!(o.status.success(), "the newest round is dropped instead: {}", stderr(&o));
+    let o = turnfit(
+        &[
+            "fit",
+            file,
+            "--model",
+            "gpt-4o",
+            "--max-tokens",
+            "4100",
+            "--reserve-output",
+            "4080",
+            "--tool-output-max",
+            "0",
+        ],
+        b"",
+    );
+    assert_eq!(o.status.code(), Some(2));
+    let err = stderr(&o);
+    for part in ["framing", "system messages", "the task (keep_first)", "tool_output_max is 0"] {
+        assert!(err.contains(part), "{part}: {err}");
+    }
 }
 
 #[test]
@@ -490,6 +628,10 @@ fn fit_drops_turns_when_it_must_and_keeps_anthropic_shape() {
             "4000",
             "--reserve-output",
             "500",
+            // Cutting the long outputs (the default when over the target)
+            // would make it fit without a summary.
+            "--tool-output-max",
+            "0",
         ],
         b"",
     );
@@ -519,6 +661,8 @@ fn fit_drops_turns_when_it_must_and_keeps_anthropic_shape() {
             "facts",
             "--digest-max-tokens",
             "40",
+            "--tool-output-max",
+            "0",
         ],
         b"",
     );
@@ -675,10 +819,14 @@ fn fit_shortens_an_agent_loop_to_half_its_size() {
     );
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(!stdout(&o).contains("[read_file output of") && stdout(&o).contains("[run_tests output of"));
-    // Protecting too much is refused with what it costs.
+    // Protecting more than fits (issue 31): outputs are cut, then the
+    // newest rounds lose their protection, oldest first, and it fits.
     let o = turnfit(&["fit", &file, "--max-tokens", "2000", "--reserve-output", "0", "--keep-last-rounds", "10"], b"");
-    assert_eq!(o.status.code(), Some(2));
-    assert!(stderr(&o).contains("the newest rounds (keep_last_rounds)"), "{}", stderr(&o));
+    assert!(o.status.success(), "{}", stderr(&o));
+    let r: serde_json::Value = serde_json::from_str(&stderr(&o)).unwrap();
+    assert!(r["tokens_after"].as_u64().unwrap() <= 2000);
+    let recent = r["protected"].as_array().unwrap().iter().filter(|p| p["reason"] == "recent_round").count();
+    assert!((1..=10).contains(&recent), "{recent}");
     // keep_first 0: the task may go; a target below the limit compacts further.
     let o = turnfit(
         &["fit", &file, "--max-tokens", &half, "--reserve-output", "0", "--keep-first", "0", "--target-ratio", "0.5"],

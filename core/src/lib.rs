@@ -45,7 +45,7 @@ pub mod trace;
 pub mod window;
 
 pub use error::{Error, ErrorKind, Result};
-pub use models::{ModelInfo, ModelProfile, ModelRegistry, ModelSource, RegistryEntry};
+pub use models::{CustomModel, ModelInfo, ModelProfile, ModelRegistry, ModelSource, RegistryEntry};
 pub use tokens::{
     CountLimit, DecodeMode, Encoding, SpecialPolicy, SpecialSet, SpecialToken, SpecialTokens, Tokenizer, TokenizerInfo,
     TruncateSide, Truncation,

@@ -133,6 +133,40 @@ pub struct ModelInfo {
     pub exact: bool,
 }
 
+/// A model's figures given by the caller rather than the registry: the
+/// `encoding`, `context_window` and `max_output_tokens` fields of fit
+/// options and window budgets, and the CLI's `--encoding`,
+/// `--context-window` and `--max-output` (see [`ModelRegistry::resolve`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct CustomModel {
+    /// Encoding to count with when the registry does not know the model.
+    pub encoding: Option<Encoding>,
+    /// Context window in tokens, replacing the registry's.
+    pub context_window: Option<usize>,
+    /// Maximum output tokens, replacing the registry's.
+    pub max_output_tokens: Option<usize>,
+}
+
+impl CustomModel {
+    /// `InvalidArgument` for a zero figure or one above
+    /// [`crate::limits::MAX_BUDGET_TOKENS`], naming the field.
+    pub fn check(&self) -> Result<()> {
+        use crate::limits::MAX_BUDGET_TOKENS;
+        for (name, v) in [("context_window", self.context_window), ("max_output_tokens", self.max_output_tokens)] {
+            match v {
+                Some(0) => return Err(Error::invalid_argument(format!("{name} must be positive"))),
+                Some(n) if n > MAX_BUDGET_TOKENS => {
+                    return Err(Error::invalid_argument(format!(
+                        "{name} is {n} tokens; the limit is {MAX_BUDGET_TOKENS} (MAX_BUDGET_TOKENS)"
+                    )))
+                }
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+}
+
 #[derive(Debug, Clone)]
 struct Entry {
     profile: ModelProfile,
@@ -496,11 +530,33 @@ impl ModelRegistry {
         let names = entries.iter().map(|e| e.profile.name.trim_end_matches('*'));
         let close = crate::text::close_matches(&model.trim().to_ascii_lowercase(), names, 3);
         let hint = if close.is_empty() {
-            "run `turnfit models` for the list, register the model, or pass a fallback encoding".to_owned()
+            "run `turnfit models` for the list, register the model, or pass a fallback encoding (a custom model: its \
+             encoding and context_window)"
+                .to_owned()
         } else {
             format!("did you mean {}?", close.join(" or "))
         };
         Err(Error::new(ErrorKind::UnknownModel, format!("unknown model '{}'; {hint}", crate::text::clip(model))))
+    }
+
+    /// The profile for `model` with the caller's custom figures: `custom`'s
+    /// encoding is the fallback for a model the registry does not know (as
+    /// in [`lookup_or`](Self::lookup_or)), and its context window and
+    /// output limit, when given, replace the registry's (an Azure
+    /// deployment or a local model with its own limits). An unknown model
+    /// without an encoding is `UnknownModel`, naming close matches; a zero
+    /// or absurd figure (above [`crate::limits::MAX_BUDGET_TOKENS`]) is
+    /// `InvalidArgument` naming the field.
+    pub fn resolve(&self, model: &str, custom: &CustomModel) -> Result<ModelInfo> {
+        custom.check()?;
+        let mut info = self.lookup_or(model, custom.encoding)?;
+        if let Some(n) = custom.context_window {
+            info.context_window = Some(n as u64);
+        }
+        if let Some(n) = custom.max_output_tokens {
+            info.max_output_tokens = Some(n as u64);
+        }
+        Ok(info)
     }
 
     /// A tokenizer for `model` (see [`lookup_or`](Self::lookup_or)).

@@ -2661,6 +2661,44 @@ static void test_window(void)
         turnfit_error_free(err);
         err = NULL;
     }
+    /* Issue 31 item 5: a custom model in fit options and a window budget;
+       an unknown name alone is UNKNOWN_MODEL, a zero window INVALID_ARGUMENT. */
+    out_c = (turnfit_string)SENT_STRING;
+    out_r = (turnfit_string)SENT_STRING;
+    CHECK_STATUS(turnfit_fit(NULL, LIT(kConv),
+                             LIT("{\"model\":\"my-azure-gpt4o\",\"encoding\":\"o200k_base\",\"context_window\":3000,"
+                                 "\"max_output_tokens\":500}"),
+                             &out_c, &out_r, &err),
+                 TURNFIT_STATUS_OK);
+    CHECK_STR_CONTAINS(out_r, "\"limit_tokens\":2500");
+    turnfit_string_free(&out_c);
+    turnfit_string_free(&out_r);
+    out_c = (turnfit_string)SENT_STRING;
+    out_r = (turnfit_string)SENT_STRING;
+    CHECK_STATUS(turnfit_fit(NULL, LIT(kConv), LIT("{\"model\":\"my-azure-gpt4o\"}"), &out_c, &out_r, NULL),
+                 TURNFIT_STATUS_UNKNOWN_MODEL);
+    CHECK_STATUS(turnfit_fit(NULL, LIT(kConv),
+                             LIT("{\"model\":\"my-azure-gpt4o\",\"encoding\":\"o200k_base\",\"context_window\":0}"),
+                             &out_c, &out_r, NULL),
+                 TURNFIT_STATUS_INVALID_ARGUMENT);
+    CHECK(out_c.ptr == SENT_PTR && out_r.ptr == SENT_PTR);
+    {
+        turnfit_window *cw = NULL;
+        CHECK_STATUS(turnfit_window_new(NULL, LIT("my-azure-gpt4o"),
+                                        LIT("{\"encoding\":\"cl100k_base\",\"context_window\":8000,\"max_output_tokens\":1000}"),
+                                        &cw, NULL),
+                     TURNFIT_STATUS_OK);
+        turnfit_string pre = SENT_STRING;
+        CHECK_STATUS(turnfit_window_preflight(cw, NULL, 0, &pre, NULL), TURNFIT_STATUS_OK);
+        CHECK_STR_CONTAINS(pre, "\"limit\":8000");
+        CHECK_STR_CONTAINS(pre, "\"reserved_output\":1000");
+        turnfit_string_free(&pre);
+        turnfit_window_free(cw);
+        cw = NULL;
+        CHECK_STATUS(turnfit_window_new(NULL, LIT("my-azure-gpt4o"), LIT("{\"context_window\":8000}"), &cw, NULL),
+                     TURNFIT_STATUS_UNKNOWN_MODEL);
+        CHECK(cw == NULL);
+    }
     /* Issue 23: summarize never silently deletes. No room for the smallest
        summary is DOES_NOT_FIT naming its size; a little room gives a summary. */
     {

@@ -348,6 +348,13 @@ impl Accountant {
         Ok((Accountant::new(tokenizer, Framing::for_model(model, info.encoding)), info))
     }
 
+    /// The accountant for a resolved model (see
+    /// [`crate::ModelRegistry::resolve`]): its encoding and the published
+    /// framing constants for its name.
+    pub fn for_info(info: &crate::ModelInfo) -> Result<Accountant> {
+        Ok(Accountant::new(Tokenizer::new(info.encoding)?, Framing::for_model(&info.model, info.encoding)))
+    }
+
     /// The framing constants in use.
     pub fn framing(&self) -> &Framing {
         &self.framing

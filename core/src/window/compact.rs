@@ -5,21 +5,35 @@
 //! The ladder, in one pass, every step in the manifest:
 //! 1. repair the tool structure (or refuse, when told not to repair);
 //! 2. cut tool outputs longer than `tool_output_max_bytes` bytes, then
-//!    those longer than `tool_output_max` tokens (head and tail kept);
-//! 3. mask older tool results (`mask`, see `mask`), oldest first, only as
+//!    those longer than an explicit `tool_output_max` tokens, by structure
+//!    (head and tail lines, and the error, failure and summary lines
+//!    between them; see `tool_outputs::structured`);
+//! 3. when the history is over its target (compaction runs): cut every
+//!    tool output longer than the default cap (a quarter of the prompt
+//!    limit, when `tool_output_max` is not set), protected rounds and the
+//!    newest round included, and if the protected rounds alone are still
+//!    over the target, cut their tool outputs to one level that makes them
+//!    fit (see [`cut_to_fit`]);
+//! 4. mask older tool results (`mask`, see `mask`), oldest first, only as
 //!    far as needed;
-//! 4. drop (or, for `summarize`, summarize) the rounds the strategy ranks
-//!    lowest (see `rounds` for what a round is and what protects one).
+//! 5. drop (or, for `summarize`, summarize) the rounds the strategy ranks
+//!    lowest (see `rounds` for what a round is and what protects one);
+//! 6. if what is protected still exceeds the limit, the newest rounds,
+//!    turns and messages lose their protection, oldest first, and go the
+//!    way of step 5.
 //!
 //! The result fits the hard limit, or the call fails with `DoesNotFit`
-//! naming what is protected and what it costs: the protected rounds alone
-//! are the only thing that can make a conversation not fit.
+//! naming each irreducible part and its cost: framing and tool
+//! definitions, the system prompt, the task, the latest user message and
+//! the host's pins are the only things that can make a conversation not
+//! fit (with `tool_output_max: 0`, uncut tool outputs in protected rounds
+//! too).
 
 use std::borrow::Cow;
 
 use serde::{Deserialize, Serialize};
 
-use super::manifest::{Change, ChangeKind, Protected};
+use super::manifest::{Change, ChangeKind, Protected, Reason};
 use super::mask::{self, MaskOptions, Masked};
 use super::rounds::{self, is_user_input, Protection, Round};
 use super::{bm25, repair, tool_outputs, validate, Accountant, IssueKind};
@@ -54,8 +68,13 @@ pub struct Policy {
     /// Prompt tokens that must not be exceeded (the window minus reserved
     /// output); a result above it is an error.
     pub limit_tokens: usize,
-    /// Cut every tool output longer than this many tokens first (head and
-    /// tail kept).
+    /// Cut every tool output longer than this many tokens first, by
+    /// structure: head and tail lines, and the error, failure, traceback
+    /// and summary lines between them, with a marker naming the tool and
+    /// the tokens and lines cut. Absent: the default cap, a quarter of the
+    /// prompt limit, applied only when the history is over its target
+    /// (protected rounds and the newest round included). 0: tool outputs
+    /// are never cut, not even to make protected rounds fit.
     pub tool_output_max: Option<usize>,
     /// Cut every tool output longer than this many bytes of UTF-8 first,
     /// before the token cap (head and tail kept, the marker included in
@@ -167,6 +186,13 @@ pub(super) struct Prepared {
     pub(super) tokens_before: usize,
     /// For each working message, its index in the input (None if repair made it).
     pub(super) origin: Vec<Option<usize>>,
+    /// Each working message's tool-result tokens, in order.
+    pub(super) results: Vec<Vec<usize>>,
+    /// Pinned working messages.
+    pub(super) pinned: Vec<usize>,
+    /// Starts of the rounds whose keep-newest protection was lifted to
+    /// make the rest fit (step 6 of the ladder).
+    pub(super) relaxed: Vec<usize>,
 }
 
 impl Prepared {
@@ -199,7 +225,9 @@ pub fn compact(c: &Conversation, policy: &Policy, acct: &Accountant) -> Result<C
 
 /// Steps 3 and 4 of the ladder on a prepared copy, by the policy's
 /// strategy.
-pub(super) fn compact_from(p: Prepared, policy: &Policy, acct: &Accountant) -> Result<Compacted> {
+pub(super) fn compact_from(mut p: Prepared, policy: &Policy, acct: &Accountant) -> Result<Compacted> {
+    let reserve = if policy.strategy == Strategy::Summarize { super::summarize::reserve(&p, policy, acct)? } else { 0 };
+    cut_to_fit(&mut p, policy, acct, reserve)?;
     if policy.strategy == Strategy::Summarize {
         return super::summarize::digest_prepared(p, policy, acct);
     }
@@ -310,20 +338,7 @@ pub(super) fn finish(p: &Prepared, d: Draft, policy: &Policy, acct: &Accountant)
         )));
     }
     if tokens_after > policy.limit_tokens {
-        return Err(Error::new(
-            ErrorKind::DoesNotFit,
-            format!(
-                "cannot fit {} prompt tokens: framing, tools and the top-level system prompt take {}, and the protected \
-                 messages {}: {}; {tokens_after} remain after compaction (lower keep_first, keep_last_rounds or the \
-                 pins{})",
-                policy.limit_tokens,
-                p.fixed,
-                p.protected_tokens(),
-                rounds::describe_protected(&p.rounds, &p.origin),
-                if policy.tool_output_max.is_none() && policy.tool_output_max_bytes.is_none() {
-                    ", or set tool_output_max to cut long tool outputs" } else { "" }
-            ),
-        ));
+        return Err(does_not_fit(p, policy, acct, tokens_after));
     }
     Ok(Compacted {
         within_target: tokens_after <= p.target,
@@ -334,6 +349,37 @@ pub(super) fn finish(p: &Prepared, d: Draft, policy: &Policy, acct: &Accountant)
         tokens_before: p.tokens_before,
         tokens_after,
     })
+}
+
+/// The `DoesNotFit` error: each irreducible part and its cost (framing,
+/// tool definitions, the system prompt, then the protected rounds by
+/// reason), and what remained.
+pub(super) fn does_not_fit(p: &Prepared, policy: &Policy, acct: &Accountant, tokens_after: usize) -> Error {
+    let tools = acct.request_tools(&p.work).unwrap_or(0);
+    let system = p.work.system.as_deref().map_or(Ok(0), |s| acct.system(s)).unwrap_or(0);
+    let framing = p.fixed.saturating_sub(tools + system);
+    let mut parts = vec![format!("framing {framing}")];
+    if tools > 0 {
+        parts.push(format!("tool definitions {tools}"));
+    }
+    if system > 0 {
+        parts.push(format!("the system prompt {system}"));
+    }
+    let protected = rounds::describe_protected(&p.rounds, &p.origin);
+    if protected != "nothing" {
+        parts.push(protected);
+    }
+    let cut = if policy.tool_output_max == Some(0) { "; tool_output_max is 0, so no tool output was cut" } else { "" };
+    Error::new(
+        ErrorKind::DoesNotFit,
+        format!(
+            "cannot fit {} prompt tokens: what is kept whatever the budget takes {}: {}; {tokens_after} remain after \
+             compaction{cut} (raise the budget, or lower keep_first or the pins)",
+            policy.limit_tokens,
+            p.fixed + p.protected_tokens(),
+            parts.join(", "),
+        ),
+    )
 }
 
 /// Validates the policy, repairs (or refuses), cuts tool outputs, splits
@@ -401,7 +447,7 @@ pub(super) fn prepare(c: Cow<'_, Conversation>, policy: &Policy, acct: &Accounta
     // then the token cap on what is left.
     let caps: [(Option<usize>, CutFn); 2] = [
         (policy.tool_output_max_bytes, tool_outputs::truncate_bytes_counted),
-        (policy.tool_output_max, tool_outputs::truncate_counted),
+        (policy.tool_output_max.filter(|&n| n > 0), tool_outputs::truncate_counted),
     ];
     for (max, truncate) in caps {
         let Some(max) = max else { continue };
@@ -415,16 +461,158 @@ pub(super) fn prepare(c: Cow<'_, Conversation>, policy: &Policy, acct: &Accounta
         }
     }
     let fixed = acct.overhead(&work)?;
+    let mut p = Prepared {
+        work,
+        changes,
+        counts,
+        masks: Vec::new(),
+        fixed,
+        rounds: Vec::new(),
+        target,
+        tokens_before,
+        origin,
+        results,
+        pinned,
+        relaxed: Vec::new(),
+    };
+    plan_rounds(&mut p, policy, acct)?;
+    Ok(p)
+}
+
+/// Splits the working copy into rounds, marks the protected ones and plans
+/// the masks (again, after tool outputs were cut or protection lifted).
+fn plan_rounds(p: &mut Prepared, policy: &Policy, acct: &Accountant) -> Result<()> {
     let prot = Protection {
         keep_first: policy.keep_first,
         keep_last_rounds: policy.keep_last_rounds,
         keep_last_turns: policy.keep_last_turns,
         keep_last_messages: policy.keep_last_messages,
-        pinned: &pinned,
+        pinned: &p.pinned,
     };
-    let mut rounds = rounds::rounds(&work, &counts, &prot);
-    let masks = mask::plan(&work, &counts, &results, &mut rounds, &policy.mask, acct)?;
-    Ok(Prepared { work, changes, counts, masks, fixed, rounds, target, tokens_before, origin })
+    let mut rounds = rounds::rounds(&p.work, &p.counts, &prot);
+    for r in rounds.iter_mut().filter(|r| p.relaxed.contains(&r.start)) {
+        r.protected = None;
+    }
+    p.masks = mask::plan(&p.work, &p.counts, &p.results, &mut rounds, &policy.mask, acct)?;
+    p.rounds = rounds;
+    Ok(())
+}
+
+/// Smallest cap the ladder cuts a tool output to: room for the marker and
+/// a few lines.
+const MIN_CUT_TOKENS: usize = 64;
+
+/// Tokens a cut's markers may add, per output, when choosing the level.
+const MARKER_ALLOWANCE: usize = 48;
+
+/// The default `tool_output_max` for a prompt limit: a quarter of it.
+pub(super) fn default_tool_output_max(limit_tokens: usize) -> usize {
+    (limit_tokens / 4).max(MIN_CUT_TOKENS)
+}
+
+/// Step 3 of the ladder, and step 6: when the working copy is over its
+/// target, cuts tool outputs over the default cap (every round), then
+/// those of the protected rounds to one level that makes the protected
+/// rounds fit the target less `reserve` (room the summarize strategy
+/// needs); if the protected rounds still exceed the limit, lifts the
+/// keep-newest protection, oldest round first. Nothing happens when the
+/// copy is within its target, and no output is cut with
+/// `tool_output_max: 0`.
+pub(super) fn cut_to_fit(p: &mut Prepared, policy: &Policy, acct: &Accountant, reserve: usize) -> Result<()> {
+    if p.fixed + p.counts.iter().sum::<usize>() <= p.target {
+        return Ok(());
+    }
+    if policy.tool_output_max != Some(0) {
+        let cap = match policy.tool_output_max {
+            None => default_tool_output_max(policy.limit_tokens),
+            Some(n) => n,
+        };
+        let goal = p.target.saturating_sub(reserve);
+        // A few passes: the level is chosen from per-result counts, and a
+        // cut's markers and line boundaries can leave it a little over.
+        for pass in 0..4 {
+            let protected = protected_messages(p);
+            let over = (p.fixed + p.protected_tokens()).saturating_sub(goal);
+            let sizes: Vec<usize> = tool_outputs::sites(&p.work)
+                .iter()
+                .filter(|s| protected[s.message])
+                .filter_map(|s| p.results.get(s.message).and_then(|r| r.get(s.ordinal)).copied())
+                .collect();
+            let level = if over == 0 { cap } else { water_level(&sizes, over).min(cap) }.max(MIN_CUT_TOKENS);
+            let default_cap = (pass == 0 && policy.tool_output_max.is_none()).then_some(cap);
+            let (work, changes) = tool_outputs::cut_where(&p.work, acct, &p.results, |s| {
+                if protected[s.message] {
+                    (over > 0 || default_cap.is_some()).then_some(level)
+                } else {
+                    default_cap
+                }
+            })?;
+            if changes.is_empty() {
+                break;
+            }
+            p.work = work;
+            for mut change in changes {
+                let i = change.index;
+                let mut results = Vec::new();
+                p.counts[i] = acct.message_and_results(&p.work.messages[i], &mut results)?;
+                p.results[i] = results;
+                change.index = p.input_index(i);
+                p.changes.push(change);
+            }
+            plan_rounds(p, policy, acct)?;
+            if over == 0 {
+                break;
+            }
+        }
+    }
+    // Step 6: lift the keep-newest protection, oldest first, while the
+    // protected rounds exceed the limit.
+    let limit = policy.limit_tokens.saturating_sub(reserve);
+    while p.fixed + p.protected_tokens() > limit {
+        let Some(r) = p
+            .rounds
+            .iter()
+            .find(|r| matches!(r.protected, Some(Reason::RecentRound | Reason::RecentTurn | Reason::RecentMessage)))
+        else {
+            break;
+        };
+        p.relaxed.push(r.start);
+        plan_rounds(p, policy, acct)?;
+    }
+    Ok(())
+}
+
+/// Which working messages belong to protected rounds.
+fn protected_messages(p: &Prepared) -> Vec<bool> {
+    let mut out = vec![false; p.work.messages.len()];
+    for r in p.rounds.iter().filter(|r| r.protected.is_some()) {
+        out[r.start..r.end].iter_mut().for_each(|x| *x = true);
+    }
+    out
+}
+
+/// The highest level `c` such that cutting every size above `c` to `c`
+/// saves at least `over` tokens, each cut output also paying
+/// [`MARKER_ALLOWANCE`] for its markers; 0 when no level does.
+fn water_level(sizes: &[usize], over: usize) -> usize {
+    let saves = |c: usize| {
+        let (cut, n) = sizes.iter().filter(|&&t| t > c).fold((0usize, 0usize), |(s, n), &t| (s + (t - c), n + 1));
+        cut >= over + n * MARKER_ALLOWANCE
+    };
+    let (mut lo, mut hi) = (0usize, sizes.iter().copied().max().unwrap_or(0));
+    if !saves(0) {
+        return 0;
+    }
+    // Invariant: saves(lo); the answer is in lo..=hi.
+    while lo < hi {
+        let mid = lo + (hi - lo).div_ceil(2);
+        if saves(mid) {
+            lo = mid;
+        } else {
+            hi = mid - 1;
+        }
+    }
+    lo
 }
 
 /// A tool-output cut: the conversation, the cap, the accountant and the

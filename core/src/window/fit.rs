@@ -26,6 +26,18 @@ pub struct FitOptions {
     /// Tokens kept free for the reply [default: the model's maximum output,
     /// at most a quarter of the budget].
     pub reserve_output: Option<usize>,
+    /// A custom model: the encoding to count with when the registry does
+    /// not know `model` (an Azure deployment, a local model); ignored for a
+    /// known model, as `turnfit_registry_lookup`'s fallback encoding is.
+    pub encoding: Option<crate::Encoding>,
+    /// The model's context window, replacing the registry's (required for
+    /// an unknown model unless `max_tokens` is given); positive, at most
+    /// `MAX_BUDGET_TOKENS`.
+    pub context_window: Option<usize>,
+    /// The model's maximum output tokens, replacing the registry's (the
+    /// reserved output defaults from it); positive, at most
+    /// `MAX_BUDGET_TOKENS`.
+    pub max_output_tokens: Option<usize>,
     /// Input format; detected when absent.
     pub format: Option<Format>,
     /// Compact to this fraction of the budget, reserved output included
@@ -96,15 +108,21 @@ pub fn fit_in(registry: &ModelRegistry, conversation: &str, options: &FitOptions
         return Err(Error::invalid_argument("options.model is required"));
     }
     let c = Conversation::parse(conversation, options.format)?;
+    let custom = crate::CustomModel {
+        encoding: options.encoding,
+        context_window: options.context_window,
+        max_output_tokens: options.max_output_tokens,
+    };
+    let info = registry.resolve(&options.model, &custom)?;
     let budget = Budget {
         context_window: options.max_tokens.unwrap_or(0),
         reserved_output: options.reserve_output,
         ..Budget::default()
     };
     // The window resolves the model's limits and validates the budget.
-    let window = Window::for_model(registry, &options.model, budget)?;
+    let acct = Accountant::for_info(&info)?;
+    let window = Window::new(acct, info.clone(), budget)?;
     let pre = window.preflight(None)?;
-    let (acct, info) = Accountant::for_model(registry, &options.model)?;
     let limit = pre.limit - pre.reserved_output;
     let p = &options.policy;
     let limit_tokens = if p.limit_tokens == 0 { limit } else { p.limit_tokens.min(limit) };
@@ -192,6 +210,87 @@ mod tests {
         assert_eq!(r2.max_tokens, 1000);
         assert_eq!(r.max_tokens, crate::limits::MAX_BUDGET_TOKENS);
         assert!(r.limit_tokens <= r.max_tokens && r.tokens_after <= r.tokens_before);
+    }
+
+    /// Issue 31 item 2: one huge tool output in the newest round (system,
+    /// task, one call and its ~95,000-token result; the generated fixture in
+    /// tests/fixtures/long-tool-output) fits with the defaults at every
+    /// budget down to a few thousand tokens, its error lines kept; the
+    /// irreducible part alone over the budget is still `DoesNotFit`.
+    #[test]
+    fn a_huge_newest_tool_output_fits_by_default() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/fixtures/long-tool-output/pr-listing.openai.json");
+        let conv = std::fs::read_to_string(path).unwrap();
+        // Within the window nothing is cut.
+        let (_, r) = fit_json(&conv, r#"{"model":"gpt-4o"}"#).unwrap();
+        assert!(r.changes.is_empty() && r.tokens_after == r.tokens_before);
+        for max in [16_000usize, 8_000, 2_000] {
+            let opts = format!(r#"{{"model":"gpt-4o","max_tokens":{max}}}"#);
+            let (out, r) = fit_json(&conv, &opts).unwrap();
+            assert!(r.tokens_before > 90_000 && r.tokens_after <= r.limit_tokens, "{max}: {}", r.tokens_after);
+            let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+            assert_eq!(v.as_array().unwrap().len(), 4, "{max}: the newest round is kept");
+            let result = v[3]["content"].as_str().unwrap();
+            for line in
+                ["FAILED tests/test_window.py", "error[E0308]", "panicked at", "CI summary: 2995 passed, 5 failed"]
+            {
+                assert!(result.contains(line), "{max}: {line}");
+            }
+            assert_eq!(r.changes.len(), 1);
+            assert!(r.changes[0].detail.contains("gh_pr_list"), "{}", r.changes[0].detail);
+        }
+        // Under 64 tokens of prompt the system prompt and the task alone do
+        // not fit: DoesNotFit names them.
+        let e = fit_json(&conv, r#"{"model":"gpt-4o","max_tokens":100,"reserve_output":60}"#).unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::DoesNotFit, "{e}");
+        assert!(e.message().contains("the task (keep_first)") && e.message().contains("system messages"), "{e}");
+    }
+
+    /// Issue 31 item 5: a custom model in fit options and a window budget.
+    #[test]
+    fn custom_models_in_options_and_budgets() {
+        let conv = r#"[{"role":"user","content":"hi"}]"#;
+        let e = fit_json(conv, r#"{"model":"my-azure-gpt4o"}"#).unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::UnknownModel);
+        let opts =
+            r#"{"model":"my-azure-gpt4o","encoding":"cl100k_base","context_window":3000,"max_output_tokens":500}"#;
+        let (_, r) = fit_json(conv, opts).unwrap();
+        assert_eq!((r.max_tokens, r.reserved_output, r.exact), (3000, 500, false));
+        // Without a window the unknown model needs max_tokens.
+        let e = fit_json(conv, r#"{"model":"my-azure-gpt4o","encoding":"cl100k_base"}"#).unwrap_err();
+        assert!(e.message().contains("no known context window"), "{e}");
+        assert!(fit_json(conv, r#"{"model":"my-azure-gpt4o","encoding":"cl100k_base","max_tokens":900}"#).is_ok());
+        // A known model takes new limits; its own encoding stays.
+        let (_, r) = fit_json(conv, r#"{"model":"gpt-4o","encoding":"cl100k_base","context_window":5000}"#).unwrap();
+        assert_eq!((r.max_tokens, r.exact), (5000, true));
+        for (opts, want) in [
+            (r#"{"model":"x-model","encoding":"o200k_base","context_window":0}"#, "context_window must be positive"),
+            (r#"{"model":"x-model","encoding":"o200k_base","context_window":4294967296}"#, "MAX_BUDGET_TOKENS"),
+            (
+                r#"{"model":"x-model","encoding":"o200k_base","max_output_tokens":0}"#,
+                "max_output_tokens must be positive",
+            ),
+        ] {
+            let e = fit_json(conv, opts).unwrap_err();
+            assert_eq!(e.kind(), ErrorKind::InvalidArgument, "{opts}");
+            assert!(e.message().contains(want), "{opts}: {e}");
+        }
+        assert_eq!(
+            fit_json(conv, r#"{"model":"x-model","encoding":"o200k"}"#).unwrap_err().kind(),
+            ErrorKind::InvalidJson,
+            "an unknown encoding in options is a parse error naming it"
+        );
+        let reg = ModelRegistry::builtin();
+        let budget: Budget = crate::json::parse(
+            "budget",
+            r#"{"encoding":"cl100k_base","context_window":8000,"max_output_tokens":1000}"#,
+        )
+        .unwrap();
+        let w = Window::for_model(&reg, "my-local-llama", budget).unwrap();
+        let p = w.preflight(None).unwrap();
+        assert_eq!((p.limit, p.reserved_output, w.model_info().encoding), (8000, 1000, crate::Encoding::Cl100kBase));
+        let budget = Budget { context_window: 1 << 33, ..budget };
+        assert_eq!(Window::for_model(&reg, "my-local-llama", budget).unwrap_err().kind(), ErrorKind::InvalidArgument);
     }
 
     /// Issue 23 (001): with a target, compaction starts when the trigger

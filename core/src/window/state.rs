@@ -24,11 +24,27 @@ pub struct Budget {
     pub trigger_ratio: f64,
     /// Utilization compaction aims for.
     pub target_ratio: f64,
+    /// A custom model: the encoding to count with when the registry does
+    /// not know the model name (with `context_window` for its window; see
+    /// `ModelRegistry::resolve`). Ignored for a known model, as
+    /// `turnfit_registry_lookup`'s fallback encoding is.
+    pub encoding: Option<crate::Encoding>,
+    /// A custom model's maximum output tokens (replacing the registry's),
+    /// which the reserved output defaults from; positive, at most
+    /// `MAX_BUDGET_TOKENS`.
+    pub max_output_tokens: Option<usize>,
 }
 
 impl Default for Budget {
     fn default() -> Self {
-        Budget { context_window: 0, reserved_output: None, trigger_ratio: 0.8, target_ratio: 0.5 }
+        Budget {
+            context_window: 0,
+            reserved_output: None,
+            trigger_ratio: 0.8,
+            target_ratio: 0.5,
+            encoding: None,
+            max_output_tokens: None,
+        }
     }
 }
 
@@ -163,9 +179,23 @@ fn is_system(m: &Message) -> bool {
 impl Window {
     /// An empty window for `model` as the registry describes it, counting
     /// with the model's encoding and the published framing constants.
+    /// The budget's `encoding` and `max_output_tokens` describe a custom
+    /// model (see [`crate::ModelRegistry::resolve`]).
     pub fn for_model(registry: &crate::ModelRegistry, model: &str, budget: Budget) -> Result<Window> {
-        let (acct, info) = Accountant::for_model(registry, model)?;
+        check_budget_tokens("context_window", budget.context_window)?;
+        let custom = crate::CustomModel {
+            encoding: budget.encoding,
+            context_window: (budget.context_window > 0).then_some(budget.context_window),
+            max_output_tokens: budget.max_output_tokens,
+        };
+        let info = registry.resolve(model, &custom)?;
+        let acct = Accountant::for_info(&info)?;
         Window::new(acct, info, budget)
+    }
+
+    /// The model the window counts for, as resolved.
+    pub fn model_info(&self) -> &ModelInfo {
+        &self.info
     }
 
     /// An empty window (OpenAI format until a conversation is loaded).

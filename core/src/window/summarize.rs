@@ -12,7 +12,9 @@ use std::hash::{Hash, Hasher};
 use serde::Serialize;
 use serde_json::{json, Value};
 
-use super::compact::{assemble, compact_prepared, finish, prepare, select, Compacted, Policy, Prepared, SummaryRole};
+use super::compact::{
+    assemble, compact_prepared, cut_to_fit, finish, prepare, select, Compacted, Policy, Prepared, SummaryRole,
+};
 use super::digest;
 use super::manifest::{Change, ChangeKind};
 use super::summary_prompt;
@@ -79,8 +81,16 @@ fn summary_message(format: Format, text: &str, policy: &Policy, index: usize) ->
 /// Phase one. `Ok(None)` when no round needs to go (the conversation fits,
 /// or masking alone makes it fit).
 pub fn request_summary(c: &Conversation, policy: &Policy, acct: &Accountant) -> Result<Option<Pending>> {
-    let p = prepare(Cow::Borrowed(c), policy, acct)?;
+    let mut p = prepare(Cow::Borrowed(c), policy, acct)?;
+    let r = reserve(&p, policy, acct)?;
+    cut_to_fit(&mut p, policy, acct, r)?;
     Ok(request_prepared(p, policy, acct)?.ok())
+}
+
+/// Tokens the smallest summary takes, message and label included: the
+/// room the ladder leaves beside the protected rounds.
+pub(super) fn reserve(p: &Prepared, policy: &Policy, acct: &Accountant) -> Result<usize> {
+    Ok(MIN_SUMMARY_TOKENS + acct.message(&summary_message(p.work.format, &label(policy), policy, 0)?)?)
 }
 
 /// Phase one on a prepared copy; `Err(p)` gives the copy back when no

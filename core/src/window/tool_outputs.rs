@@ -6,12 +6,13 @@
 
 use std::borrow::Cow;
 
+use rustc_hash::FxHashMap;
 use serde_json::{json, Value};
 
 use super::manifest::{Change, ChangeKind};
 use super::Accountant;
 use crate::chat::{self, Conversation, Format, Message, Part, Role};
-use crate::{Result, TruncateSide};
+use crate::Result;
 
 /// The default placeholder for cleared results.
 pub const DEFAULT_CLEARED: &str = "[tool output cleared to save context]";
@@ -120,7 +121,9 @@ fn with_field(v: &Value, key: &str, f: impl FnOnce(&Value) -> Value) -> Value {
 }
 
 /// Truncates every tool result longer than `max_tokens` to that many tokens
-/// (marker included), keeping its head and tail.
+/// (marker included), by structure: its head and tail lines, and the
+/// error, failure, traceback and summary lines between them, with a marker
+/// naming the tool and the tokens and lines cut (see `structured`).
 pub fn truncate_tool_outputs(
     c: &Conversation,
     max_tokens: usize,
@@ -138,25 +141,53 @@ pub(super) fn truncate_counted(
     acct: &Accountant,
     known: &[Vec<usize>],
 ) -> Result<(Conversation, Vec<Change>)> {
+    cut_where(c, acct, known, |_| Some(max_tokens))
+}
+
+/// The tool named by each call id (the result's own `name` otherwise).
+fn tool_names(c: &Conversation) -> FxHashMap<&str, &str> {
+    c.messages.iter().flat_map(|m| m.tool_calls.iter().map(|t| (t.id.as_str(), t.name.as_str()))).collect()
+}
+
+/// Cuts each tool result to the cap `cap_of` gives its site (none: left
+/// alone), by structure (see [`structured`]): head and tail lines, and the
+/// error, failure and summary lines between them, with a marker naming the
+/// tool and what was cut. `known` are each message's result tokens where
+/// they are known, so a result within its cap is not counted again.
+pub(super) fn cut_where(
+    c: &Conversation,
+    acct: &Accountant,
+    known: &[Vec<usize>],
+    cap_of: impl Fn(&Site) -> Option<usize>,
+) -> Result<(Conversation, Vec<Change>)> {
     let mut out = c.clone();
     let mut changes = Vec::new();
+    let names = tool_names(c);
     for site in sites(c) {
+        let Some(max_tokens) = cap_of(&site) else { continue };
         if known.get(site.message).and_then(|r| r.get(site.ordinal)).is_some_and(|&n| n <= max_tokens) {
             continue;
         }
-        let tok = acct.tokenizer();
-        let r = tok.truncate(&site.text, max_tokens, TruncateSide::Both, None)?;
-        if !r.truncated {
+        let tool = names.get(site.id).copied().or(c.messages[site.message].name.as_deref()).unwrap_or("tool");
+        let Some(r) = structured::cut(acct.tokenizer(), &site.text, max_tokens, tool)? else {
             continue;
-        }
+        };
         let m = &out.messages[site.message];
         let edited = set_content(m, &site, &r.text, c.format)?;
+        let lines = if r.removed_lines > 0 {
+            format!(
+                "{} of {} lines cut, head, tail and {} error, failure and summary lines kept",
+                r.removed_lines, r.original_lines, r.kept_key_lines
+            )
+        } else {
+            "head and tail kept".to_owned()
+        };
         changes.push(Change {
             action: ChangeKind::TruncatedResult,
             index: site.message,
             id: Some(site.id.to_owned()),
-            tokens: r.removed_tokens,
-            detail: format!("tool output cut from {} to {} tokens (head and tail kept)", r.original_tokens, r.tokens),
+            tokens: r.removed_tokens(),
+            detail: format!("output of {tool} cut from {} to {} tokens ({lines})", r.original_tokens, r.tokens),
         });
         out.messages[site.message] = edited;
     }
@@ -235,5 +266,6 @@ pub fn clear_old_tool_results(
 }
 
 pub(super) mod bytes;
+pub(super) mod structured;
 #[cfg(test)]
 mod tests;

@@ -174,6 +174,10 @@ class ContextWindow:
 
     Appending a message costs that message only. Safe to share between threads
     (calls on one window are serialized).
+
+    A model the registry does not know (an Azure deployment, a local model)
+    takes ``encoding`` and ``context_window`` (and ``max_output_tokens``); an
+    unknown name without them raises ``UnknownModelError`` naming close matches.
     """
 
     __slots__ = ("_w", "model", "_on_event")
@@ -187,6 +191,8 @@ class ContextWindow:
         trigger_ratio: Optional[float] = None,
         target_ratio: Optional[float] = None,
         conversation: Optional[Conversation] = None,
+        encoding: Optional[str] = None,
+        max_output_tokens: Optional[int] = None,
     ) -> None:
         budget = {
             k: v
@@ -195,6 +201,8 @@ class ContextWindow:
                 ("reserved_output", reserved_output),
                 ("trigger_ratio", trigger_ratio),
                 ("target_ratio", target_ratio),
+                ("encoding", encoding),
+                ("max_output_tokens", max_output_tokens),
             )
             if v is not None
         }

@@ -6,7 +6,7 @@ from typing import Any, Dict, List, Literal, NoReturn, Optional, Union
 
 from typing_extensions import NotRequired, TypedDict
 
-__all__ = ["Action", "AssembleRequest", "AssembleResult", "BreakerState", "BreakerTransition", "Budget", "BudgetCrossing", "Change", "Changes", "CompactOutcome", "CompactOutcomeDone", "CompactOutcomeNeedsSummary", "CompactReport", "Compaction", "Depth", "DepthChoice", "DepthLimit", "DepthLimits", "DigestOptions", "DigestSection", "Event", "EventBreakerStateChanged", "EventBudgetCrossed", "EventCompacted", "EventRepaired", "EventSkillSkipped", "EventSpanOverdue", "EventSpanRepeated", "FitOptions", "FitReport", "Format", "Ignored", "Issue", "IssueKind", "Issues", "MaskOptions", "OverdueSpan", "Policy", "Preflight", "Preset", "Protected", "Reason", "Repair", "Section", "SectionReport", "SpanRepeat", "Strategy", "SummaryRequest", "SummaryRole", "Template", "Verdict"]
+__all__ = ["Action", "AssembleRequest", "AssembleResult", "BreakerState", "BreakerTransition", "Budget", "BudgetCrossing", "Change", "Changes", "CompactOutcome", "CompactOutcomeDone", "CompactOutcomeNeedsSummary", "CompactReport", "Compaction", "Depth", "DepthChoice", "DepthLimit", "DepthLimits", "DigestOptions", "DigestSection", "Encoding", "Event", "EventBreakerStateChanged", "EventBudgetCrossed", "EventCompacted", "EventRepaired", "EventSkillSkipped", "EventSpanOverdue", "EventSpanRepeated", "FitOptions", "FitReport", "Format", "Ignored", "Issue", "IssueKind", "Issues", "MaskOptions", "OverdueSpan", "Policy", "Preflight", "Preset", "Protected", "Reason", "Repair", "Section", "SectionReport", "SpanRepeat", "Strategy", "SummaryRequest", "SummaryRole", "Template", "Verdict"]
 
 Action = Union[Literal["dropped_result"], Literal["synthesized_result"], Literal["moved_result"], Literal["dropped_message"], Literal["truncated_result"], Literal["cleared_result"], Literal["masked_result"], Literal["summarized"], Literal["inserted_summary"]]
 
@@ -62,6 +62,8 @@ Budget = TypedDict(
         "reserved_output": NotRequired[Optional[int]],
         "trigger_ratio": NotRequired[float],
         "target_ratio": NotRequired[float],
+        "encoding": NotRequired[Optional[Encoding]],
+        "max_output_tokens": NotRequired[Optional[int]],
     },
 )
 
@@ -178,6 +180,8 @@ DigestOptions = TypedDict(
 
 DigestSection = Union[Literal["requests"], Literal["actions"], Literal["state"], Literal["facts"]]
 
+Encoding = Literal["cl100k_base", "o200k_base", "p50k_base", "r50k_base", "o200k_harmony", "p50k_edit", "gpt2"]
+
 # schemas/event.json
 Event = Union[EventCompacted, EventRepaired, EventBudgetCrossed, EventBreakerStateChanged, EventSpanRepeated, EventSpanOverdue, EventSkillSkipped]
 
@@ -282,6 +286,9 @@ FitOptions = TypedDict(
         "model": NotRequired[str],
         "max_tokens": NotRequired[Optional[int]],
         "reserve_output": NotRequired[Optional[int]],
+        "encoding": NotRequired[Optional[Encoding]],
+        "context_window": NotRequired[Optional[int]],
+        "max_output_tokens": NotRequired[Optional[int]],
         "format": NotRequired[Optional[Format]],
         "target_ratio": NotRequired[Optional[float]],
         "trigger_ratio": NotRequired[Optional[float]],

@@ -204,20 +204,34 @@ fn an_unanswered_last_call_is_repaired_and_kept() {
 fn does_not_fit_names_what_is_protected() {
     let rounds = vec![RoundSpec { outputs: vec![2000], user_after: false, stray: false }];
     let c = conv(&agent_loop(&rounds, false, false));
-    let err = compact(&c, &Policy { limit_tokens: 500, target_tokens: 500, ..Policy::default() }, &acct()).unwrap_err();
+    // Issue 31: the newest round's 2,000-token output is cut to fit 500
+    // tokens by default, the newest round kept.
+    let p = Policy { limit_tokens: 500, target_tokens: 500, ..Policy::default() };
+    let r = compact(&c, &p, &acct()).unwrap();
+    assert!(r.tokens_after <= 500 && r.changes.iter().any(|x| x.action == ChangeKind::TruncatedResult));
+    assert_eq!(r.protected.iter().filter(|x| x.reason == Reason::RecentRound).count(), 1);
+    // With cutting disabled, the newest round loses its protection and
+    // goes; what cannot go fails, each part named with its cost.
+    let p = Policy { tool_output_max: Some(0), ..p };
+    let r = compact(&c, &p, &acct()).unwrap();
+    assert!(r.tokens_after <= 500 && r.changes.iter().any(|x| x.action == ChangeKind::DroppedMessage));
+    let err = compact(&c, &Policy { limit_tokens: 20, target_tokens: 20, ..p }, &acct()).unwrap_err();
     assert_eq!(err.kind(), ErrorKind::DoesNotFit);
-    for part in ["the task (keep_first)", "the newest rounds (keep_last_rounds)", "system messages", "tool_output_max"]
-    {
+    for part in ["the task (keep_first)", "system messages", "framing", "tool_output_max is 0"] {
         assert!(err.message().contains(part), "{part}: {err}");
     }
-    // The old option keeps its meaning: keep_last_turns protects the latest
-    // user turn whole, so a loop after one task cannot shrink.
+    // keep_last_turns protects the latest user turn whole; a loop after one
+    // task that exceeds the limit has its tool outputs cut first (issue 31:
+    // it fits whenever the irreducible part does).
     let rounds: Vec<RoundSpec> =
         (0..10).map(|_| RoundSpec { outputs: vec![100], user_after: false, stray: false }).collect();
     let c = conv(&agent_loop(&rounds, false, false));
     let before = acct().conversation(&c).unwrap();
     let p = Policy { keep_last_turns: 1, limit_tokens: before / 2, target_tokens: before / 2, ..Policy::default() };
-    assert_eq!(compact(&c, &p, &acct()).unwrap_err().kind(), ErrorKind::DoesNotFit);
+    let r = compact(&c, &p, &acct()).unwrap();
+    assert!(r.tokens_after <= before / 2, "{} of {}", r.tokens_after, before / 2);
+    assert!(r.changes.iter().any(|x| x.action == ChangeKind::TruncatedResult));
+    assert!(r.protected.iter().any(|x| x.reason == Reason::RecentTurn), "the newest rounds stay protected");
 }
 
 proptest! {
@@ -247,7 +261,10 @@ proptest! {
             mask: MaskOptions { enabled: mask, ..MaskOptions::default() },
             ..Policy::default()
         };
-        let mut repaired = repair::repair(&c, None, &a).unwrap().conversation;
+        let rep = repair::repair(&c, None, &a).unwrap();
+        // The input index the manifest gives the repaired copy's last message.
+        let last_in = rep.origin.iter().rev().find_map(|o| *o).unwrap_or(0);
+        let mut repaired = rep.conversation;
         if let Some(max) = trunc {
             repaired = tool_outputs::truncate_tool_outputs(&repaired, max, &a).unwrap().0;
         }
@@ -255,7 +272,10 @@ proptest! {
             Err(e) => {
                 prop_assert_eq!(e.kind(), ErrorKind::DoesNotFit, "{}", e);
                 let mut must = repaired.clone();
-                let keep = must_keep(&repaired, keep_last_rounds);
+                // Only the irreducible part (system, task, latest user
+                // message) can make it fail: tool outputs in the newest
+                // rounds are cut and their protection lifted first.
+                let keep = must_keep(&repaired, 0);
                 must.messages = keep.iter().map(|&i| repaired.messages[i].clone()).collect();
                 prop_assert!(a.conversation(&must).unwrap() + smallest_summary(&e) > limit, "fits: {}", e);
             }
@@ -277,8 +297,18 @@ proptest! {
                 if !anthropic {
                     prop_assert_eq!(&out.messages[0].raw, &repaired.messages[0].raw);
                 }
-                // The last message (the newest round's end) is kept.
-                if keep_last_rounds > 0 {
+                // The last message (the newest round's end) is kept, or
+                // the manifest says it was cut or dropped to make it fit.
+                let reported = r.changes.iter().any(|x| {
+                    x.index == last_in && matches!(
+                        x.action,
+                        ChangeKind::TruncatedResult
+                            | ChangeKind::DroppedMessage
+                            | ChangeKind::Summarized
+                            | ChangeKind::MaskedResult
+                    )
+                });
+                if keep_last_rounds > 0 && !reported {
                     prop_assert_eq!(&out.messages.last().unwrap().raw, &repaired.messages.last().unwrap().raw);
                 }
                 // Every call keeps its result.
@@ -287,5 +317,32 @@ proptest! {
                 prop_assert_eq!(calls, results);
             }
         }
+    }
+}
+
+/// Issue 31: parallel outputs in the newest round that together exceed the
+/// budget, with an explicit cap above each of them, are cut to one level
+/// that makes the round fit (not only the largest); the round is kept.
+#[test]
+fn parallel_outputs_of_the_newest_round_are_cut_to_one_level() {
+    for anthropic in [false, true] {
+        let rounds = vec![
+            RoundSpec { outputs: vec![50], user_after: false, stray: false },
+            RoundSpec { outputs: vec![1500, 1500, 400], user_after: false, stray: false },
+        ];
+        let c = conv(&agent_loop(&rounds, anthropic, false));
+        let p = Policy { limit_tokens: 1500, target_tokens: 1500, tool_output_max: Some(5000), ..Policy::default() };
+        let r = compact(&c, &p, &acct()).unwrap();
+        assert!(r.tokens_after <= 1500, "{}", r.tokens_after);
+        let cuts: Vec<&Change> = r.changes.iter().filter(|x| x.action == ChangeKind::TruncatedResult).collect();
+        assert_eq!(cuts.len(), 3, "{:?}", r.changes);
+        assert!(cuts.iter().all(|x| x.detail.contains("turnfit") || x.detail.contains("output of")));
+        let ids: Vec<&str> =
+            r.conversation.messages.iter().flat_map(|m| m.tool_calls.iter().map(|t| t.id.as_str())).collect();
+        for id in ["call_2", "call_3", "call_4"] {
+            assert!(ids.contains(&id), "the newest round is kept: {ids:?}");
+        }
+        assert_eq!(r.protected.iter().filter(|x| x.reason == Reason::RecentRound).count(), 1);
+        assert!(validate(&r.conversation).is_empty());
     }
 }

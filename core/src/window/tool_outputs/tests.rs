@@ -24,7 +24,7 @@ fn long_outputs_are_cut_head_and_tail_in_both_formats() {
     assert_eq!(changes.len(), 1);
     let text = out.messages[1].text();
     assert!(text.starts_with("line 0\n") && text.ends_with("line 1999"), "{}", &text[..50]);
-    assert!(text.contains("tokens truncated"));
+    assert!(text.contains("turnfit cut") && text.contains("of f output"), "{text}");
     assert!(acct().tokenizer().count(&text).unwrap() <= 200);
     assert_eq!(out.messages[2], openai.messages[2], "other messages untouched");
     assert!(validate(&out).is_empty());
@@ -38,7 +38,7 @@ fn long_outputs_are_cut_head_and_tail_in_both_formats() {
     assert_eq!((changes.len(), changes[0].id.as_deref()), (1, Some("t")));
     let v = out.to_value();
     assert_eq!(v["messages"][2]["content"][1]["text"], "keep me");
-    assert!(v["messages"][2]["content"][0]["content"][0]["text"].as_str().unwrap().contains("tokens truncated"));
+    assert!(v["messages"][2]["content"][0]["content"][0]["text"].as_str().unwrap().contains("turnfit cut"));
 }
 
 #[test]

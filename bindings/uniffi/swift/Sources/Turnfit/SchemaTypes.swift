@@ -385,12 +385,23 @@ extension TurnfitTypes {
         public var triggerRatio: Double?
         /// Utilization compaction aims for.
         public var targetRatio: Double?
+        /// A custom model: the encoding to count with when the registry does
+        /// not know the model name (with `context_window` for its window; see
+        /// `ModelRegistry::resolve`). Ignored for a known model, as
+        /// `turnfit_registry_lookup`'s fallback encoding is.
+        public var encoding: Encoding?
+        /// A custom model's maximum output tokens (replacing the registry's),
+        /// which the reserved output defaults from; positive, at most
+        /// `MAX_BUDGET_TOKENS`.
+        public var maxOutputTokens: UInt64?
 
-        public init(contextWindow: UInt64? = nil, reservedOutput: UInt64? = nil, triggerRatio: Double? = nil, targetRatio: Double? = nil) {
+        public init(contextWindow: UInt64? = nil, reservedOutput: UInt64? = nil, triggerRatio: Double? = nil, targetRatio: Double? = nil, encoding: Encoding? = nil, maxOutputTokens: UInt64? = nil) {
             self.contextWindow = contextWindow
             self.reservedOutput = reservedOutput
             self.triggerRatio = triggerRatio
             self.targetRatio = targetRatio
+            self.encoding = encoding
+            self.maxOutputTokens = maxOutputTokens
         }
 
         enum CodingKeys: String, CodingKey {
@@ -398,6 +409,8 @@ extension TurnfitTypes {
             case reservedOutput = "reserved_output"
             case triggerRatio = "trigger_ratio"
             case targetRatio = "target_ratio"
+            case encoding
+            case maxOutputTokens = "max_output_tokens"
         }
     }
 
@@ -1315,6 +1328,18 @@ extension TurnfitTypes {
         /// Tokens kept free for the reply [default: the model's maximum output,
         /// at most a quarter of the budget].
         public var reserveOutput: UInt64?
+        /// A custom model: the encoding to count with when the registry does
+        /// not know `model` (an Azure deployment, a local model); ignored for a
+        /// known model, as `turnfit_registry_lookup`'s fallback encoding is.
+        public var encoding: Encoding?
+        /// The model's context window, replacing the registry's (required for
+        /// an unknown model unless `max_tokens` is given); positive, at most
+        /// `MAX_BUDGET_TOKENS`.
+        public var contextWindow: UInt64?
+        /// The model's maximum output tokens, replacing the registry's (the
+        /// reserved output defaults from it); positive, at most
+        /// `MAX_BUDGET_TOKENS`.
+        public var maxOutputTokens: UInt64?
         /// Input format; detected when absent.
         public var format: Format?
         /// Compact to this fraction of the budget, reserved output included
@@ -1334,10 +1359,13 @@ extension TurnfitTypes {
         /// budget less the reserved output.
         public var policy: Policy?
 
-        public init(model: String? = nil, maxTokens: UInt64? = nil, reserveOutput: UInt64? = nil, format: Format? = nil, targetRatio: Double? = nil, triggerRatio: Double? = nil, policy: Policy? = nil) {
+        public init(model: String? = nil, maxTokens: UInt64? = nil, reserveOutput: UInt64? = nil, encoding: Encoding? = nil, contextWindow: UInt64? = nil, maxOutputTokens: UInt64? = nil, format: Format? = nil, targetRatio: Double? = nil, triggerRatio: Double? = nil, policy: Policy? = nil) {
             self.model = model
             self.maxTokens = maxTokens
             self.reserveOutput = reserveOutput
+            self.encoding = encoding
+            self.contextWindow = contextWindow
+            self.maxOutputTokens = maxOutputTokens
             self.format = format
             self.targetRatio = targetRatio
             self.triggerRatio = triggerRatio
@@ -1348,6 +1376,9 @@ extension TurnfitTypes {
             case model
             case maxTokens = "max_tokens"
             case reserveOutput = "reserve_output"
+            case encoding
+            case contextWindow = "context_window"
+            case maxOutputTokens = "max_output_tokens"
             case format
             case targetRatio = "target_ratio"
             case triggerRatio = "trigger_ratio"
@@ -2036,8 +2067,13 @@ extension TurnfitTypes {
         /// Prompt tokens that must not be exceeded (the window minus reserved
         /// output); a result above it is an error.
         public var limitTokens: UInt64?
-        /// Cut every tool output longer than this many tokens first (head and
-        /// tail kept).
+        /// Cut every tool output longer than this many tokens first, by
+        /// structure: head and tail lines, and the error, failure, traceback
+        /// and summary lines between them, with a marker naming the tool and
+        /// the tokens and lines cut. Absent: the default cap, a quarter of the
+        /// prompt limit, applied only when the history is over its target
+        /// (protected rounds and the newest round included). 0: tool outputs
+        /// are never cut, not even to make protected rounds fit.
         public var toolOutputMax: UInt64?
         /// Cut every tool output longer than this many bytes of UTF-8 first,
         /// before the token cap (head and tail kept, the marker included in

@@ -222,6 +222,19 @@ data class Budget(
     @SerializedName("trigger_ratio") val triggerRatio: Double? = null,
     /** Utilization compaction aims for. */
     @SerializedName("target_ratio") val targetRatio: Double? = null,
+    /**
+     * A custom model: the encoding to count with when the registry does
+     * not know the model name (with `context_window` for its window; see
+     * `ModelRegistry::resolve`). Ignored for a known model, as
+     * `turnfit_registry_lookup`'s fallback encoding is.
+     */
+    @SerializedName("encoding") val encoding: Encoding? = null,
+    /**
+     * A custom model's maximum output tokens (replacing the registry's),
+     * which the reserved output defaults from; positive, at most
+     * `MAX_BUDGET_TOKENS`.
+     */
+    @SerializedName("max_output_tokens") val maxOutputTokens: Long? = null,
 )
 
 /**
@@ -722,6 +735,24 @@ data class FitOptions(
      * at most a quarter of the budget].
      */
     @SerializedName("reserve_output") val reserveOutput: Long? = null,
+    /**
+     * A custom model: the encoding to count with when the registry does
+     * not know `model` (an Azure deployment, a local model); ignored for a
+     * known model, as `turnfit_registry_lookup`'s fallback encoding is.
+     */
+    @SerializedName("encoding") val encoding: Encoding? = null,
+    /**
+     * The model's context window, replacing the registry's (required for
+     * an unknown model unless `max_tokens` is given); positive, at most
+     * `MAX_BUDGET_TOKENS`.
+     */
+    @SerializedName("context_window") val contextWindow: Long? = null,
+    /**
+     * The model's maximum output tokens, replacing the registry's (the
+     * reserved output defaults from it); positive, at most
+     * `MAX_BUDGET_TOKENS`.
+     */
+    @SerializedName("max_output_tokens") val maxOutputTokens: Long? = null,
     /** Input format; detected when absent. */
     @SerializedName("format") val format: Format? = null,
     /**
@@ -1150,8 +1181,13 @@ data class Policy(
      */
     @SerializedName("limit_tokens") val limitTokens: Long? = null,
     /**
-     * Cut every tool output longer than this many tokens first (head and
-     * tail kept).
+     * Cut every tool output longer than this many tokens first, by
+     * structure: head and tail lines, and the error, failure, traceback
+     * and summary lines between them, with a marker naming the tool and
+     * the tokens and lines cut. Absent: the default cap, a quarter of the
+     * prompt limit, applied only when the history is over its target
+     * (protected rounds and the newest round included). 0: tool outputs
+     * are never cut, not even to make protected rounds fit.
      */
     @SerializedName("tool_output_max") val toolOutputMax: Long? = null,
     /**
