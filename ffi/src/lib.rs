@@ -53,6 +53,9 @@ pub use window::*;
 #[cfg(test)]
 #[path = "../tests/fuzz_corpus.rs"]
 mod fuzz_corpus;
+#[cfg(test)]
+#[path = "../tests/hostile_numbers.rs"]
+mod hostile_numbers;
 #[cfg(all(test, feature = "panic-inject"))]
 #[path = "../tests/panic_injection.rs"]
 mod panic_injection;
