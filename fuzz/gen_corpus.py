@@ -165,6 +165,35 @@ def responses_pairs():
             ("responses-recorded", recorded)]
 
 
+def format_requests():
+    """(label, JSON bytes): one request of each format, with its marks."""
+    call = {"id": "c1", "type": "function", "function": {"name": "f", "arguments": "{}"}}
+    return [
+        ("openai-request", js({"messages": [
+            {"role": "system", "content": "s"}, {"role": "user", "content": "hi"},
+            {"role": "assistant", "content": None, "tool_calls": [call]},
+            {"role": "tool", "tool_call_id": "c1", "content": "ok"}]})),
+        ("responses-request", js({"instructions": "s", "input": [
+            {"role": "user", "content": "hi"},
+            {"type": "function_call", "call_id": "c1", "name": "f", "arguments": "{}"},
+            {"type": "function_call_output", "call_id": "c1", "output": "ok"}]})),
+        ("anthropic-request", js({"system": "s", "messages": [
+            {"role": "user", "content": "hi"},
+            {"role": "assistant", "content": [{"type": "tool_use", "id": "c1", "name": "f", "input": {}}]},
+            {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "c1", "content": "ok"}]}]})),
+        ("gemini-request", js({"systemInstruction": {"parts": [{"text": "s"}]}, "contents": [
+            {"role": "user", "parts": [{"text": "hi"}]},
+            {"role": "model", "parts": [{"functionCall": {"name": "f", "args": {}}}]},
+            {"role": "user", "parts": [{"functionResponse": {"name": "f", "response": {"r": "ok"}}}]}]})),
+        ("bedrock-request", js({"system": [{"text": "s"}], "messages": [
+            {"role": "user", "content": [{"text": "hi"}]},
+            {"role": "assistant", "content": [{"toolUse": {"toolUseId": "c1", "name": "f", "input": {}}}]},
+            {"role": "user", "content": [{"toolResult": {"toolUseId": "c1", "content": [{"text": "ok"}]}}]}],
+            "inferenceConfig": {"maxTokens": 10}})),
+        ("plain-chat-request", js({"messages": [{"role": "user", "content": "hello"}]})),
+    ]
+
+
 def all_conversations():
     return conversations() + tool_pairs() + hostile_json()
 
@@ -181,6 +210,10 @@ def chat_codecs():
     for label, conv in responses_pairs():
         for fmt in range(4):
             c.add(f"{label}-fmt{fmt}", bytes([fmt]) + conv)
+    # Issue 33: every format forced on a request of every format.
+    for label, conv in format_requests():
+        for fmt in range(6):
+            c.add(f"{label}-forced{fmt}", bytes([fmt]) + conv)
     return c
 
 
@@ -204,6 +237,10 @@ def window_fit():
     for j, k in enumerate(knobs):
         for label, conv in tool_pairs() + conversations()[:2]:
             c.add(f"{label}-k{j}", bytes(k) + conv)
+    # Issue 33: every format forced (flag low nibble 1..5) on every format.
+    for label, conv in format_requests():
+        for fmt in range(6):
+            c.add(f"{label}-forced{fmt}", bytes(knobs[0][:7]) + bytes([fmt]) + conv)
     for j, k in enumerate(knobs):
         for label, conv in responses_pairs():
             # Flag 0x10: the Responses format, forced.

@@ -23,6 +23,12 @@
  *   (const uint8_t *ptr, size_t len). The split is SQLite's and libgit2's:
  *   C and C++ strings are `char`, so text needs no cast, and `uint8_t` says
  *   "any bytes, not read as text".
+ * - Lengths: a length above PTRDIFF_MAX (in bytes; for a `uint32_t *` array,
+ *   PTRDIFF_MAX / 4 elements) is INVALID_ARGUMENT, whatever the function:
+ *   no buffer can be that long. Every function lists the statuses its own
+ *   arguments add. A length over an argument's documented limit is refused
+ *   from the length alone, before the bytes are read (LIMIT_EXCEEDED; a
+ *   name over 256 bytes, INVALID_ARGUMENT).
  * - Text out is an owned turnfit_string {char *ptr; size_t len;}
  *   (NUL-terminated as a courtesy, so a JSON result goes back in without a
  *   cast; token_bytes / decode_bytes put raw bytes in it, as libgit2's
@@ -1848,9 +1854,11 @@ turnfit_status turnfit_window_load(struct turnfit_window *window,
 
 /**
  * Appends one message (JSON in the window's format), counting only it;
- * `*out_tokens` receives its token count. Thread-safe.
+ * `*out_tokens` receives its token count. A message carrying another
+ * format's marks (a Gemini `parts` message pushed to a Chat Completions
+ * window) is refused, never read as an empty message. Thread-safe.
  *
- * Errors: `INVALID_JSON`, `LIMIT_EXCEEDED` (message count or size), `INVALID_UTF8`, `NULL_ARGUMENT`.
+ * Errors: `INVALID_ARGUMENT` (a message in another format), `INVALID_JSON`, `LIMIT_EXCEEDED` (message count or size), `INVALID_UTF8`, `NULL_ARGUMENT`.
  *
  * JSON: input one element of `schemas/conversation.json`'s messages.
  *
@@ -1923,7 +1931,7 @@ turnfit_status turnfit_window_validate(const struct turnfit_window *window,
  * JSON array of changes (docs/formats.md). `synthetic_result` is the text of
  * inserted results; `(NULL, 0)` selects the default. Thread-safe.
  *
- * Errors: `LIMIT_EXCEEDED` (synthetic text over 64 KiB, or more than 16 MiB of synthetic results), `INVALID_UTF8`, `NULL_ARGUMENT`.
+ * Errors: `LIMIT_EXCEEDED` (synthetic text over 64 KiB as JSON, escapes included, and refused from its length alone when its raw bytes are over it; more than 16 MiB of synthetic results as JSON; or a repaired conversation over 64 MiB, which loading it back would refuse), `INVALID_UTF8`, `NULL_ARGUMENT`.
  *
  * JSON: result `schemas/repair-changes.json`.
  *
@@ -2011,8 +2019,11 @@ turnfit_status turnfit_window_apply_summary(struct turnfit_window *window,
  * input's shape and `*out_report` the report with before/after figures and
  * the manifest. `registry` may be NULL for the built-in model table; with a
  * handle, models registered on it work here as in `turnfit_window_new`
- * (new in ABI 2). Errors: `DOES_NOT_FIT` (what must be kept is too big; the
- * message gives the figures), `INVALID_JSON`, `UNKNOWN_MODEL`,
+ * (new in ABI 2). A `format` in the options that the document contradicts
+ * (Gemini forced on a request with `messages`, OpenAI on one with
+ * `tool_use` blocks) is `INVALID_ARGUMENT` naming the format and what the
+ * document looks like. Errors: `DOES_NOT_FIT` (what must be kept is too
+ * big; the message gives the figures), `INVALID_JSON`, `UNKNOWN_MODEL`,
  * `INVALID_ARGUMENT`, `LIMIT_EXCEEDED`, `INVALID_UTF8`, `NULL_ARGUMENT`.
  * Thread-safe.
  *

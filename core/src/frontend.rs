@@ -47,3 +47,10 @@ pub fn utf8<'a>(what: &str, bytes: &'a [u8]) -> Result<&'a str> {
 pub fn check_bytes(what: &str, len: usize, limit: usize) -> Result<()> {
     crate::limits::check(what, len, limit)
 }
+
+/// `InvalidArgument` when a name (model, encoding, skill, summary id) of
+/// `bytes` is over [`crate::limits::MAX_NAME_BYTES`], from its length,
+/// before the bytes are read: the message core gives for the same text.
+pub fn check_name_bytes(what: &str, bytes: &[u8]) -> Result<()> {
+    crate::text::check_name_bytes(what, bytes)
+}

@@ -37,13 +37,16 @@ pub const MAX_MESSAGES: usize = 100_000;
 /// Larger is `InvalidArgument` naming this limit.
 pub const MAX_BUDGET_TOKENS: usize = u32::MAX as usize;
 
-/// Largest synthetic tool-result text a repair inserts, in bytes. The text
-/// is a short note for the model ("the call was interrupted"), not a result.
+/// Largest synthetic tool-result text a repair inserts, in bytes of JSON:
+/// the text as written, escapes included (a control character is six
+/// bytes, `\u0001`). The text is a short note for the model ("the call
+/// was interrupted"), not a result.
 pub const MAX_SYNTHETIC_RESULT_BYTES: usize = 64 * 1024;
 
-/// Most bytes of synthetic results one repair may add in total (the text
-/// times the unanswered calls), so a repair can never amplify a
-/// conversation past what the window accepts back.
+/// Most bytes of synthetic results one repair may add in total (the text's
+/// JSON size, escapes included, times the unanswered calls), so a repair
+/// can never amplify a conversation past what the window accepts back. The
+/// repaired document as a whole is also held to [`MAX_JSON_BYTES`].
 pub const MAX_SYNTHETIC_TOTAL_BYTES: usize = 16 * 1024 * 1024;
 
 /// Most bytes of any caller input (a name, a key, a field) echoed into an

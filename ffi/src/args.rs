@@ -64,6 +64,35 @@ pub(crate) unsafe fn opt_text<'a>(
     Ok((!t.is_empty()).then_some(t))
 }
 
+/// `(ptr, len)` as a name (model, encoding, skill, id): over
+/// `MAX_NAME_BYTES` is core's `INVALID_ARGUMENT` from the length alone,
+/// before the bytes are read as UTF-8. `label` is core's word for it
+/// (`model name`), so the message is the one core gives.
+///
+/// # Safety
+/// As for [`slice`].
+pub(crate) unsafe fn name<'a>(ptr: *const c_char, len: usize, what: &str, label: &str) -> Result<&'a str, FfiError> {
+    // SAFETY: forwarded contract; `c_char` and `u8` have the same size and alignment.
+    let b = unsafe { slice(ptr.cast::<u8>(), len, what) }?;
+    frontend::check_name_bytes(label, b)?;
+    Ok(frontend::utf8(what, b)?)
+}
+
+/// An optional name: `(NULL, 0)` and `("", 0)` are `None`.
+///
+/// # Safety
+/// As for [`slice`].
+pub(crate) unsafe fn opt_name<'a>(
+    ptr: *const c_char,
+    len: usize,
+    what: &str,
+    label: &str,
+) -> Result<Option<&'a str>, FfiError> {
+    // SAFETY: forwarded contract.
+    let t = unsafe { name(ptr, len, what, label) }?;
+    Ok((!t.is_empty()).then_some(t))
+}
+
 /// An optional JSON options argument, already read with [`opt_text`]:
 /// absent (`(NULL, 0)` or empty) is `T::default()`, the core's defaults;
 /// otherwise the core's strict parse, errors naming `what`.

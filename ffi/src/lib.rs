@@ -57,6 +57,9 @@ mod errors_lists;
 #[path = "../tests/fuzz_corpus.rs"]
 mod fuzz_corpus;
 #[cfg(test)]
+#[path = "../tests/hostile_numbers.rs"]
+mod hostile_numbers;
+#[cfg(test)]
 #[path = "../tests/options.rs"]
 mod options;
 #[cfg(all(test, feature = "panic-inject"))]

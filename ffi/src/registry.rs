@@ -146,8 +146,8 @@ pub unsafe extern "C" fn turnfit_registry_lookup(
         // SAFETY: per the contract above.
         let (model, fallback, registry) = unsafe {
             (
-                args::text(model, model_len, "model", MAX_JSON_BYTES)?,
-                args::opt_text(fallback_encoding, fallback_encoding_len, "fallback_encoding", MAX_JSON_BYTES)?,
+                args::name(model, model_len, "model", "model name")?,
+                args::opt_name(fallback_encoding, fallback_encoding_len, "fallback_encoding", "encoding name")?,
                 registry_or_builtin(registry),
             )
         };

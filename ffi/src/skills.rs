@@ -195,8 +195,7 @@ pub unsafe extern "C" fn turnfit_skills_body(
     guard("turnfit_skills_body", err, || {
         let dst = out(out_json, "out_json")?;
         // SAFETY: per the contract above.
-        let (s, name) =
-            unsafe { (args::handle(skills, "skills")?, args::text(name, name_len, "name", MAX_JSON_BYTES)?) };
+        let (s, name) = unsafe { (args::handle(skills, "skills")?, args::name(name, name_len, "name", "skill name")?) };
         let body = s.inner.body(name)?;
         dst.write(json_string(&*body)?);
         Ok(())

@@ -107,7 +107,7 @@ pub unsafe extern "C" fn turnfit_tokenizer_new(
     guard("turnfit_tokenizer_new", err, || {
         let dst = out(out_tokenizer, "out_tokenizer")?;
         // SAFETY: per the contract above.
-        let name = unsafe { args::text(encoding, encoding_len, "encoding", MAX_JSON_BYTES) }?;
+        let name = unsafe { args::name(encoding, encoding_len, "encoding", "encoding name") }?;
         let special = special_from_flags(flags)?;
         let inner = Tokenizer::from_name(name)?.with_special_tokens(special);
         dst.write(boxed(turnfit_tokenizer { inner, model: None }));
@@ -150,8 +150,8 @@ pub unsafe extern "C" fn turnfit_tokenizer_new_for_model(
         // SAFETY: per the contract above.
         let (model, fallback) = unsafe {
             (
-                args::text(model, model_len, "model", MAX_JSON_BYTES)?,
-                args::opt_text(fallback_encoding, fallback_encoding_len, "fallback_encoding", MAX_JSON_BYTES)?,
+                args::name(model, model_len, "model", "model name")?,
+                args::opt_name(fallback_encoding, fallback_encoding_len, "fallback_encoding", "encoding name")?,
             )
         };
         let special = special_from_flags(flags)?;

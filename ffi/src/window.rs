@@ -6,7 +6,7 @@
 use std::ffi::c_char;
 
 use turnfit_core::chat::Conversation;
-use turnfit_core::limits::MAX_JSON_BYTES;
+use turnfit_core::limits::{MAX_JSON_BYTES, MAX_SYNTHETIC_RESULT_BYTES};
 use turnfit_core::window::{fit_json_in, Budget, Policy, Window};
 
 use crate::args::{self, out};
@@ -53,7 +53,7 @@ pub unsafe extern "C" fn turnfit_window_new(
         // SAFETY: per the contract above.
         let (model, budget, registry) = unsafe {
             (
-                args::text(model, model_len, "model", MAX_JSON_BYTES)?,
+                args::name(model, model_len, "model", "model name")?,
                 args::opt_text(budget_json, budget_json_len, "budget_json", MAX_JSON_BYTES)?,
                 registry_or_builtin(registry),
             )
@@ -112,9 +112,11 @@ pub unsafe extern "C" fn turnfit_window_load(
 }
 
 /// Appends one message (JSON in the window's format), counting only it;
-/// `*out_tokens` receives its token count. Thread-safe.
+/// `*out_tokens` receives its token count. A message carrying another
+/// format's marks (a Gemini `parts` message pushed to a Chat Completions
+/// window) is refused, never read as an empty message. Thread-safe.
 ///
-/// Errors: `INVALID_JSON`, `LIMIT_EXCEEDED` (message count or size), `INVALID_UTF8`, `NULL_ARGUMENT`.
+/// Errors: `INVALID_ARGUMENT` (a message in another format), `INVALID_JSON`, `LIMIT_EXCEEDED` (message count or size), `INVALID_UTF8`, `NULL_ARGUMENT`.
 ///
 /// JSON: input one element of `schemas/conversation.json`'s messages.
 ///
@@ -236,7 +238,7 @@ pub unsafe extern "C" fn turnfit_window_validate(
 /// JSON array of changes (docs/formats.md). `synthetic_result` is the text of
 /// inserted results; `(NULL, 0)` selects the default. Thread-safe.
 ///
-/// Errors: `LIMIT_EXCEEDED` (synthetic text over 64 KiB, or more than 16 MiB of synthetic results), `INVALID_UTF8`, `NULL_ARGUMENT`.
+/// Errors: `LIMIT_EXCEEDED` (synthetic text over 64 KiB as JSON, escapes included, and refused from its length alone when its raw bytes are over it; more than 16 MiB of synthetic results as JSON; or a repaired conversation over 64 MiB, which loading it back would refuse), `INVALID_UTF8`, `NULL_ARGUMENT`.
 ///
 /// JSON: result `schemas/repair-changes.json`.
 ///
@@ -258,7 +260,7 @@ pub unsafe extern "C" fn turnfit_window_repair(
         let (w, text) = unsafe {
             (
                 args::handle(window, "window")?,
-                args::opt_text(synthetic_result, synthetic_result_len, "synthetic_result", MAX_JSON_BYTES)?,
+                args::opt_text(synthetic_result, synthetic_result_len, "synthetic_result", MAX_SYNTHETIC_RESULT_BYTES)?,
             )
         };
         dst.write(json_string(&w.inner.lock().repair(text)?)?);
@@ -360,7 +362,7 @@ pub unsafe extern "C" fn turnfit_window_apply_summary(
         let (w, id, summary) = unsafe {
             (
                 args::handle(window, "window")?,
-                args::text(id, id_len, "id", MAX_JSON_BYTES)?,
+                args::name(id, id_len, "id", "summary id")?,
                 args::text(summary, summary_len, "summary", MAX_JSON_BYTES)?,
             )
         };
@@ -377,8 +379,11 @@ pub unsafe extern "C" fn turnfit_window_apply_summary(
 /// input's shape and `*out_report` the report with before/after figures and
 /// the manifest. `registry` may be NULL for the built-in model table; with a
 /// handle, models registered on it work here as in `turnfit_window_new`
-/// (new in ABI 2). Errors: `DOES_NOT_FIT` (what must be kept is too big; the
-/// message gives the figures), `INVALID_JSON`, `UNKNOWN_MODEL`,
+/// (new in ABI 2). A `format` in the options that the document contradicts
+/// (Gemini forced on a request with `messages`, OpenAI on one with
+/// `tool_use` blocks) is `INVALID_ARGUMENT` naming the format and what the
+/// document looks like. Errors: `DOES_NOT_FIT` (what must be kept is too
+/// big; the message gives the figures), `INVALID_JSON`, `UNKNOWN_MODEL`,
 /// `INVALID_ARGUMENT`, `LIMIT_EXCEEDED`, `INVALID_UTF8`, `NULL_ARGUMENT`.
 /// Thread-safe.
 ///

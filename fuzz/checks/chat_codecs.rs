@@ -3,7 +3,10 @@
 //! rest is the conversation JSON.
 //! Parsing never panics; a parsed conversation written back parses again,
 //! in its own format, to an equal conversation, and writing that one gives
-//! the same bytes (the round trip is a fixed point).
+//! the same bytes (the round trip is a fixed point). A forced format never
+//! reads a document that holds its messages under another format's key
+//! (issue 33, cause C): `{"messages": [...]}` forced to Gemini is an error,
+//! not an empty conversation.
 
 use turnfit::chat::{Conversation, Format};
 
@@ -20,7 +23,22 @@ pub fn check(data: &[u8]) {
         _ => Some(Format::Bedrock),
     };
     let input = text(k.rest());
-    let Ok(c) = Conversation::parse(&input, format) else { return };
+    let parsed = Conversation::parse(&input, format);
+    if let (Some(f), Ok(doc)) = (format, serde_json::from_str::<serde_json::Value>(&input)) {
+        let own = match f {
+            Format::Responses => "input",
+            Format::Gemini => "contents",
+            _ => "messages",
+        };
+        let foreign = ["messages", "input", "contents"]
+            .into_iter()
+            .filter(|key| *key != own)
+            .find(|key| doc.get(key).and_then(|v| v.as_array()).is_some_and(|a| !a.is_empty()));
+        if let (Some(key), Ok(c)) = (foreign, &parsed) {
+            panic!("{f:?} forced on a document with a non-empty '{key}' read {} messages", c.messages.len());
+        }
+    }
+    let Ok(c) = parsed else { return };
     if let Some(f) = format {
         assert_eq!(c.format, f, "parse kept the requested format");
     }

@@ -1,7 +1,8 @@
 //! Target `window_fit`: compaction with random policies through
 //! `turnfit::window::fit_json`. Input: eight option bytes (model, strategy,
 //! budget, reserved output, turns kept, tool-output cap, repair, format;
-//! flag bit 0x10 forces the Responses format),
+//! the flag byte's low nibble modulo 6 forces no format, OpenAI, Anthropic,
+//! Gemini, Bedrock or Responses, and bit 0x10 forces Responses),
 //! then the conversation JSON. Never panics; on success the result fits:
 //! the reported and the recounted prompt tokens are within the limit, the
 //! output parses in the reported format, and validation finds no orphaned
@@ -35,17 +36,14 @@ pub fn options(k: &mut Knobs) -> Value {
     if reserve != 0 {
         o.insert("reserve_output".into(), json!(reserve as usize * 4));
     }
-    match if flags & 0x10 != 0 { 3 } else { flags % 3 } {
-        3 => {
-            o.insert("format".into(), json!("responses"));
+    // Forced formats, every one of them (issue 33: a forced format on a
+    // document of another shape must be refused, never fit as empty).
+    const FORMATS: [&str; 5] = ["openai", "anthropic", "gemini", "bedrock", "responses"];
+    match if flags & 0x10 != 0 { 5 } else { (flags & 0x0f) % 6 } {
+        0 => {}
+        f => {
+            o.insert("format".into(), json!(FORMATS[f as usize - 1]));
         }
-        1 => {
-            o.insert("format".into(), json!("openai"));
-        }
-        2 => {
-            o.insert("format".into(), json!("anthropic"));
-        }
-        _ => {}
     }
     let mut p = Map::new();
     p.insert("strategy".into(), json!(strategy));

@@ -6,6 +6,7 @@
  * "regressions: N passed, M failed".
  */
 #define _POSIX_C_SOURCE 200809L
+#define _DEFAULT_SOURCE /* MAP_ANONYMOUS */
 
 #include "turnfit.h"
 
@@ -14,7 +15,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #define STR(s) (s), strlen(s)
@@ -696,6 +699,236 @@ static void number_spelling_case(void)
     report("issue 33.F number spelling as documented", bug, bug ? detail : NULL);
 }
 
+/*
+ * Issue 33: causes C, D, G and H of the second abuse run, each checked at
+ * its class. Each case fails (REPRODUCED) on the library before the fix.
+ */
+
+/* One request of each format, with the marks that make it that format. */
+static const char *const g33_formats[5] = {"openai", "responses", "anthropic", "gemini", "bedrock"};
+static const char *const g33_docs[5] = {
+    "{\"messages\":[{\"role\":\"system\",\"content\":\"s\"},{\"role\":\"user\",\"content\":\"hi\"},"
+    "{\"role\":\"assistant\",\"content\":null,\"tool_calls\":[{\"id\":\"c1\",\"type\":\"function\","
+    "\"function\":{\"name\":\"f\",\"arguments\":\"{}\"}}]},{\"role\":\"tool\",\"tool_call_id\":\"c1\",\"content\":\"ok\"}]}",
+    "{\"instructions\":\"s\",\"input\":[{\"role\":\"user\",\"content\":\"hi\"},{\"type\":\"function_call\",\"call_id\":\"c1\","
+    "\"name\":\"f\",\"arguments\":\"{}\"},{\"type\":\"function_call_output\",\"call_id\":\"c1\",\"output\":\"ok\"}]}",
+    "{\"system\":\"s\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"},{\"role\":\"assistant\",\"content\":[{\"type\":"
+    "\"tool_use\",\"id\":\"c1\",\"name\":\"f\",\"input\":{}}]},{\"role\":\"user\",\"content\":[{\"type\":\"tool_result\","
+    "\"tool_use_id\":\"c1\",\"content\":\"ok\"}]}]}",
+    "{\"systemInstruction\":{\"parts\":[{\"text\":\"s\"}]},\"contents\":[{\"role\":\"user\",\"parts\":[{\"text\":\"hi\"}]},"
+    "{\"role\":\"model\",\"parts\":[{\"functionCall\":{\"name\":\"f\",\"args\":{}}}]},{\"role\":\"user\",\"parts\":"
+    "[{\"functionResponse\":{\"name\":\"f\",\"response\":{\"r\":\"ok\"}}}]}]}",
+    "{\"system\":[{\"text\":\"s\"}],\"messages\":[{\"role\":\"user\",\"content\":[{\"text\":\"hi\"}]},{\"role\":\"assistant\","
+    "\"content\":[{\"toolUse\":{\"toolUseId\":\"c1\",\"name\":\"f\",\"input\":{}}}]},{\"role\":\"user\",\"content\":"
+    "[{\"toolResult\":{\"toolUseId\":\"c1\",\"content\":[{\"text\":\"ok\"}]}}]}],\"inferenceConfig\":{\"maxTokens\":10}}",
+};
+
+/* C. A forced format on a document of another shape read an empty (or
+ *    half-read) conversation and said it fits. Every ordered pair of the
+ *    five formats: the forced format's own document fits, any other is
+ *    refused with INVALID_ARGUMENT naming the forced format. */
+static void forced_format_case(void)
+{
+    bool bug = false;
+    char detail[512] = "";
+    for (int f = 0; f < 5; f++) {
+        for (int d = 0; d < 5; d++) {
+            char opts[128];
+            snprintf(opts, sizeof opts, "{\"model\":\"gpt-4o\",\"format\":\"%s\"}", g33_formats[f]);
+            turnfit_string conv = {NULL, 0}, rep = {NULL, 0};
+            turnfit_error *err = NULL;
+            char msg[512];
+            turnfit_status st = call_status(turnfit_fit(NULL, STR(g33_docs[d]), STR(opts), &conv, &rep, &err), &err, msg, sizeof msg);
+            bool ok = f == d ? st == TURNFIT_STATUS_OK
+                             : st == TURNFIT_STATUS_INVALID_ARGUMENT && strstr(msg, g33_formats[f]) && strstr(msg, "format");
+            if (!ok && !bug) {
+                bug = true;
+                snprintf(detail, sizeof detail, "format %s on a %s document: status %d %.300s", g33_formats[f], g33_formats[d],
+                         (int)st, f == d ? msg : (rep.ptr ? (const char *)rep.ptr : msg));
+            }
+            turnfit_string_free(&conv);
+            turnfit_string_free(&rep);
+        }
+    }
+    /* The issue's own call: a plain Chat Completions request forced to gemini. */
+    turnfit_string conv = {NULL, 0}, rep = {NULL, 0};
+    turnfit_status st = turnfit_fit(NULL, STR("{\"messages\":[{\"role\":\"user\",\"content\":\"hello\"}]}"),
+                                   STR("{\"model\":\"gpt-4o\",\"format\":\"gemini\"}"), &conv, &rep, NULL);
+    bug |= st != TURNFIT_STATUS_INVALID_ARGUMENT;
+    turnfit_string_free(&conv);
+    turnfit_string_free(&rep);
+    report("issue 33.C forced format must match the document", bug, bug ? detail : NULL);
+}
+
+/* D. policy.keep_last_turns = u64::MAX panicked (core/src/window/rounds.rs,
+ *    keep_last_turns + 1). Every count of the compaction policy, through
+ *    fit and window_compact, with hostile values: a result or a specific
+ *    error, never PANIC. */
+static void policy_counts_case(void)
+{
+    static const char *const fields[] = {"target_tokens", "limit_tokens", "tool_output_max", "tool_output_max_bytes",
+                                         "keep_first", "keep_last_rounds", "keep_last_turns", "keep_last_messages",
+                                         "min_reclaim", "summary_max_tokens", "summarizer_budget"};
+    static const char *const values[] = {"0", "1", "4294967295", "9007199254740993", "18446744073709551615"};
+    const char *doc = "[{\"role\":\"system\",\"content\":\"s\"},{\"role\":\"user\",\"content\":\"one\"},"
+                      "{\"role\":\"assistant\",\"content\":\"two\"},{\"role\":\"user\",\"content\":\"three\"}]";
+    turnfit_window *w = NULL;
+    turnfit_window_new(NULL, STR("gpt-4o"), STR("{\"context_window\":1000}"), &w, NULL);
+    turnfit_window_load(w, STR(doc), NULL);
+    bool bug = false;
+    char detail[512] = "";
+    for (size_t i = 0; i < sizeof fields / sizeof *fields; i++) {
+        for (size_t v = 0; v < sizeof values / sizeof *values; v++) {
+            char policy[256], opts[320];
+            snprintf(policy, sizeof policy, "{\"strategy\":\"recency\",\"%s\":%s}", fields[i], values[v]);
+            snprintf(opts, sizeof opts, "{\"model\":\"gpt-4o\",\"max_tokens\":1000,\"policy\":%s}", policy);
+            turnfit_string conv = {NULL, 0}, rep = {NULL, 0}, out = {NULL, 0};
+            turnfit_error *err = NULL;
+            char msg[512];
+            turnfit_status a = call_status(turnfit_fit(NULL, STR(doc), STR(opts), &conv, &rep, &err), &err, msg, sizeof msg);
+            turnfit_status b = call_status(turnfit_window_compact(w, STR(policy), &out, &err), &err, msg, sizeof msg);
+            if ((a == TURNFIT_STATUS_PANIC || b == TURNFIT_STATUS_PANIC) && !bug) {
+                bug = true;
+                snprintf(detail, sizeof detail, "%s = %s: fit %d, compact %d: %.300s", fields[i], values[v], (int)a, (int)b, msg);
+            }
+            turnfit_string_free(&conv);
+            turnfit_string_free(&rep);
+            turnfit_string_free(&out);
+        }
+    }
+    turnfit_window_free(w);
+    report("issue 33.D policy counts never panic", bug, bug ? detail : NULL);
+}
+
+/* G. encode_special scanned the text once per disallowed name (4,096 names
+ *    of 256 bytes over 1 MiB took ~7 s). The documented maximum set over
+ *    4 MiB, with the leftmost (and, at one offset, longest) name reported:
+ *    the time is measured by bench (docs/benchmarks.md), not asserted; the
+ *    case checks the answer at the maximum set. */
+static void special_scan_case(void)
+{
+    enum { NAMES = 4096, LEN = 256 };
+    size_t text_len = 4u << 20;
+    /* Names: "<n>" then 'a' fill to 256 bytes; name 4095 is a prefix-extension
+     * test: name 4094 is name 4095 cut short, so at one offset the longer wins. */
+    char *json = malloc((size_t)NAMES * (LEN + 4) + 64);
+    size_t k = (size_t)sprintf(json, "{\"allowed_special\":[],\"disallowed_special\":[");
+    static char names[NAMES][LEN + 1];
+    for (int i = 0; i < NAMES; i++) {
+        int n = snprintf(names[i], sizeof names[i], "<%04d>", i);
+        memset(names[i] + n, 'a' + (i % 26), (size_t)(LEN - n));
+        names[i][LEN] = '\0';
+    }
+    names[NAMES - 2][LEN - 1] = '\0'; /* now a 255-byte prefix of... */
+    memcpy(names[NAMES - 2], names[NAMES - 1], LEN - 1); /* ...name 4095 */
+    for (int i = 0; i < NAMES; i++)
+        k += (size_t)sprintf(json + k, "%s\"%s\"", i ? "," : "", names[i]);
+    k += (size_t)sprintf(json + k, "]}");
+    char *text = malloc(text_len);
+    for (size_t i = 0; i < text_len; i++)
+        text[i] = "abcdefgh <>0123"[i % 15];
+    size_t at = text_len - 3 * LEN;
+    memcpy(text + at, names[NAMES - 1], LEN); /* both 4094 and 4095 start here */
+    turnfit_tokenizer *t = NULL;
+    turnfit_tokenizer_new(STR("cl100k_base"), 0, &t, NULL);
+    turnfit_tokens ids = {NULL, 0};
+    turnfit_error *err = NULL;
+    char msg[1024];
+    turnfit_status st = call_status(turnfit_tokenizer_encode_special(t, text, text_len, json, k, &ids, &err), &err, msg, sizeof msg);
+    char want[64];
+    snprintf(want, sizeof want, "at byte offset %zu", at);
+    bool bug = st != TURNFIT_STATUS_INVALID_ARGUMENT || !strstr(msg, want) || !strstr(msg, "<4095>");
+    turnfit_tokens_free(&ids);
+    text[at] = 'x'; /* no name left: the whole text encodes */
+    st = turnfit_tokenizer_encode_special(t, text, text_len, json, k, &ids, NULL);
+    bug |= st != TURNFIT_STATUS_OK || ids.len == 0;
+    turnfit_tokens_free(&ids);
+    turnfit_tokenizer_free(t);
+    free(text);
+    free(json);
+    report("issue 33.G special scan at the maximum set", bug, bug ? msg : NULL);
+}
+
+/* H. Repair's caps counted raw text while the JSON limit counts escaped
+ *    bytes: 250 unanswered calls answered with 64 KiB of U+0001 each made
+ *    98 MB of conversation JSON that window_load refused. A repair either
+ *    refuses (LIMIT_EXCEEDED) or produces a conversation the window loads. */
+static void repair_escaped_case(void)
+{
+    turnfit_window *w = NULL;
+    turnfit_window_new(NULL, STR("gpt-4o"), NULL, 0, &w, NULL);
+    size_t cap = 64u * 1024;
+    char *conv = malloc(cap);
+    size_t k = (size_t)snprintf(conv, cap, "[{\"role\":\"user\",\"content\":\"go\"},{\"role\":\"assistant\",\"content\":null,\"tool_calls\":[");
+    for (int i = 0; i < 250; i++)
+        k += (size_t)snprintf(conv + k, cap - k,
+                              "%s{\"id\":\"c%d\",\"type\":\"function\",\"function\":{\"name\":\"f\",\"arguments\":\"{}\"}}",
+                              i ? "," : "", i);
+    snprintf(conv + k, cap - k, "]}]");
+    bool bug = turnfit_window_load(w, STR(conv), NULL) != TURNFIT_STATUS_OK;
+    size_t n = 64u * 1024;
+    char *text = malloc(n);
+    memset(text, 1, n);
+    turnfit_string out = {NULL, 0}, doc = {NULL, 0};
+    turnfit_error *err = NULL;
+    char msg[512] = "";
+    turnfit_status st = call_status(turnfit_window_repair(w, text, n, &out, &err), &err, msg, sizeof msg);
+    if (st == TURNFIT_STATUS_OK) {
+        turnfit_window_conversation(w, &doc, NULL);
+        turnfit_window *back = NULL;
+        turnfit_window_new(NULL, STR("gpt-4o"), NULL, 0, &back, NULL);
+        st = call_status(turnfit_window_load(back, (const char *)doc.ptr, doc.len, &err), &err, msg, sizeof msg);
+        bug |= st != TURNFIT_STATUS_OK;
+        turnfit_window_free(back);
+    } else {
+        bug |= st != TURNFIT_STATUS_LIMIT_EXCEEDED || !strstr(msg, "escaped");
+    }
+    turnfit_string_free(&out);
+    turnfit_string_free(&doc);
+    free(text);
+    free(conv);
+    turnfit_window_free(w);
+    report("issue 33.H repair counts escaped bytes", bug, bug ? msg : NULL);
+}
+
+/* Also noted: a name over 256 bytes, or a synthetic result over 64 KiB, is
+ *    refused from its length alone, before the bytes are read. The
+ *    arguments sit on one readable page followed by a PROT_NONE page and
+ *    claim 16 MiB: reading them (UTF-8 validation) faults. Run in a child
+ *    process so a fault is reported, not fatal. */
+static void lengths_before_reading_case(void)
+{
+    long page = sysconf(_SC_PAGESIZE);
+    char *mem = mmap(NULL, (size_t)page * 2, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    memset(mem, 'g', (size_t)page);
+    mprotect(mem + page, (size_t)page, PROT_NONE);
+    size_t stated = 16u << 20;
+    fflush(stdout);
+    pid_t pid = fork();
+    if (pid == 0) {
+        turnfit_tokenizer *t = NULL;
+        turnfit_window *w = NULL;
+        turnfit_string out = {NULL, 0};
+        int wrong = 0;
+        wrong |= turnfit_tokenizer_new_for_model(NULL, mem, stated, NULL, 0, 0, &t, NULL) != TURNFIT_STATUS_INVALID_ARGUMENT;
+        wrong |= turnfit_tokenizer_new_for_model(NULL, STR("gpt-4o"), mem, stated, 0, &t, NULL) != TURNFIT_STATUS_INVALID_ARGUMENT;
+        wrong |= turnfit_tokenizer_new(mem, stated, 0, &t, NULL) != TURNFIT_STATUS_INVALID_ARGUMENT;
+        wrong |= turnfit_window_new(NULL, mem, stated, NULL, 0, &w, NULL) != TURNFIT_STATUS_INVALID_ARGUMENT;
+        turnfit_window_new(NULL, STR("gpt-4o"), NULL, 0, &w, NULL);
+        wrong |= turnfit_window_repair(w, mem, stated, &out, NULL) != TURNFIT_STATUS_LIMIT_EXCEEDED;
+        turnfit_window_free(w);
+        _exit(wrong);
+    }
+    int status = 0;
+    waitpid(pid, &status, 0);
+    bool bug = !WIFEXITED(status) || WEXITSTATUS(status) != 0;
+    char detail[64];
+    snprintf(detail, sizeof detail, "%s %d", WIFSIGNALED(status) ? "signal" : "exit",
+             WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
+    munmap(mem, (size_t)page * 2);
+    report("issue 33 name and result lengths before reading", bug, bug ? detail : NULL);
+}
+
 int main(void)
 {
     tls_destructor_case();
@@ -712,6 +945,11 @@ int main(void)
     repeated_keys_case();
     errors_lists_case();
     number_spelling_case();
+    forced_format_case();
+    policy_counts_case();
+    special_scan_case();
+    repair_escaped_case();
+    lengths_before_reading_case();
     printf("regressions: %d passed, %d failed\n", g_fixed, g_reproduced);
     return g_reproduced != 0;
 }

@@ -39,7 +39,10 @@ pub(super) fn parse(doc: Value) -> Result<Conversation> {
     let Value::Object(mut obj) = doc else {
         return Err(bad("", "must be an object with 'contents' or an array of contents"));
     };
-    let items = match obj.get_mut("contents").map(Value::take) {
+    // The key's slot in the envelope, absent or not, so a document read
+    // without it and the one written back (which has it) read the same
+    // (a `chat_codecs` finding, issue 33's forced-format seeds).
+    let items = match Some(obj.entry("contents").or_insert(Value::Null).take()) {
         Some(Value::Array(items)) => items,
         Some(Value::Null) | None => Vec::new(),
         Some(_) => return Err(bad("contents", "must be an array")),

@@ -16,6 +16,7 @@ mod gemini;
 mod openai;
 mod reader;
 mod responses;
+mod shape;
 
 use serde_json::{Map, Value};
 
@@ -286,12 +287,19 @@ impl Conversation {
     /// means Responses; any other bare array, a system/developer/tool role or OpenAI-shaped tools mean
     /// OpenAI; a top-level `system`, Anthropic content blocks (`tool_use`,
     /// `tool_result`, `thinking`) or `input_schema` tools mean Anthropic.
+    /// With `format` given, a document carrying a mark only other formats
+    /// have (a top-level `messages` forced to `gemini`, a `tool_use` block
+    /// forced to `openai`, ...) is `InvalidArgument` naming both: it is
+    /// never read as an empty or half-read conversation (see `shape`).
     /// More than [`crate::limits::MAX_MESSAGES`] messages is `LimitExceeded`,
     /// refused while reading.
     pub fn parse(text: &str, format: Option<Format>) -> Result<Conversation> {
         let doc = reader::read(text)?;
         let format = match format {
-            Some(f) => f,
+            Some(f) => {
+                shape::check_document(&doc, f)?;
+                f
+            }
             None => detect(&doc),
         };
         match format {
@@ -374,6 +382,7 @@ impl Conversation {
     /// Parses one message given as JSON, in this conversation's format.
     pub fn parse_message(&self, text: &str) -> Result<Message> {
         let v = json::parse_value("message", text)?;
+        shape::check_message(&v, self.format, "the message")?;
         message_from_value(self.format, v, 0)
     }
 }

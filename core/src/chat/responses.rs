@@ -68,7 +68,10 @@ pub(super) const PART_TYPES: &[&str] = &["input_text", "output_text", "input_ima
 pub(super) fn parse(doc: Value) -> Result<Conversation> {
     let (input, mut envelope) = match doc {
         Value::Array(items) => (Value::Array(items), None),
-        Value::Object(mut obj) => match obj.get_mut("input").map(Value::take) {
+        // The key's slot in the envelope, absent or not, so a document read
+        // without it and the one written back (which has it) read the same
+        // (a `chat_codecs` finding, issue 33's forced-format seeds).
+        Value::Object(mut obj) => match Some(obj.entry("input").or_insert(Value::Null).take()) {
             Some(v @ (Value::Array(_) | Value::String(_))) => (v, Some(obj)),
             Some(Value::Null) | None => (Value::Array(Vec::new()), Some(obj)),
             Some(_) => return Err(bad("input", "must be a string or an array of items")),

@@ -120,10 +120,17 @@ fn detection_and_explicit_override() {
     );
     let anth = r#"{"messages":[{"role":"user","content":[{"type":"tool_result","tool_use_id":"a","content":"x"}]}]}"#;
     assert_eq!(Conversation::parse(anth, None).unwrap().format, Format::Anthropic);
-    assert_eq!(Conversation::parse(anth, Some(Format::OpenAi)).unwrap().format, Format::OpenAi);
+    // A forced format never reads a document of another shape (issue 33,
+    // cause C): Anthropic blocks are not Chat Completions content.
+    let err = Conversation::parse(anth, Some(Format::OpenAi)).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::InvalidArgument, "{err}");
+    assert!(err.message().contains("format 'openai'") && err.message().contains("'tool_result' block"), "{err}");
     let err =
         Conversation::parse(r#"{"messages":[{"role":"tool","content":"x"}]}"#, Some(Format::Anthropic)).unwrap_err();
-    assert!(err.message().contains("messages[0]: unknown role 'tool'"), "{err}");
+    assert!(err.message().contains("message 0 has role 'tool'"), "{err}");
+    // A plain message is valid in several formats: forcing any of them reads it.
+    let plain = r#"{"messages":[{"role":"user","content":"x"}]}"#;
+    assert_eq!(Conversation::parse(plain, Some(Format::Anthropic)).unwrap().messages.len(), 1);
 }
 
 #[test]
@@ -351,7 +358,7 @@ fn tools_and_calls_without_a_name_are_rejected_with_their_path() {
         Some(Format::Anthropic),
     )
     .unwrap_err();
-    assert!(e.to_string().contains("unknown role 'tool'"), "{e}");
+    assert!(e.to_string().contains("role 'tool'") && e.to_string().contains("format 'anthropic'"), "{e}");
 }
 
 #[test]
@@ -452,4 +459,72 @@ pub(crate) fn fits_every_budget(c: &Conversation, a: &crate::window::Accountant,
             }
         }
     }
+}
+
+/// Issue 33, cause C: every ordered pair of formats. A request carrying its
+/// format's marks reads under that format; forced to any other, it is
+/// `InvalidArgument` naming the forced format, never an empty conversation.
+#[test]
+fn a_forced_format_refuses_every_other_formats_document() {
+    let docs = [
+        (
+            Format::OpenAi,
+            json!({"messages": [{"role": "system", "content": "s"}, {"role": "user", "content": "hi"},
+                {"role": "assistant", "content": null, "tool_calls": [{"id": "c1", "type": "function",
+                    "function": {"name": "f", "arguments": "{}"}}]},
+                {"role": "tool", "tool_call_id": "c1", "content": "ok"}]}),
+        ),
+        (
+            Format::Responses,
+            json!({"instructions": "s", "input": [{"role": "user", "content": "hi"},
+                {"type": "function_call", "call_id": "c1", "name": "f", "arguments": "{}"},
+                {"type": "function_call_output", "call_id": "c1", "output": "ok"}]}),
+        ),
+        (
+            Format::Anthropic,
+            json!({"messages": [{"role": "user", "content": "hi"},
+                {"role": "assistant", "content": [{"type": "tool_use", "id": "c1", "name": "f", "input": {}}]},
+                {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "c1", "content": "ok"}]}]}),
+        ),
+        (
+            Format::Gemini,
+            json!({"contents": [{"role": "user", "parts": [{"text": "hi"}]},
+                {"role": "model", "parts": [{"functionCall": {"name": "f", "args": {}}}]},
+                {"role": "user", "parts": [{"functionResponse": {"name": "f", "response": {"r": "ok"}}}]}]}),
+        ),
+        (
+            Format::Bedrock,
+            json!({"messages": [{"role": "user", "content": [{"text": "hi"}]},
+                {"role": "assistant", "content": [{"toolUse": {"toolUseId": "c1", "name": "f", "input": {}}}]},
+                {"role": "user", "content": [{"toolResult": {"toolUseId": "c1", "content": [{"text": "ok"}]}}]}]}),
+        ),
+    ];
+    for (own, doc) in &docs {
+        let text = doc.to_string();
+        assert_eq!(Conversation::parse(&text, None).unwrap().format, *own, "{text}");
+        for (forced, _) in &docs {
+            let r = Conversation::parse(&text, Some(*forced));
+            if forced == own {
+                assert_eq!(r.unwrap().messages.len(), 3 + usize::from(*own == Format::OpenAi), "{text}");
+                continue;
+            }
+            let e = r.expect_err(&format!("{} forced on {text}", forced.as_str()));
+            assert_eq!(e.kind(), ErrorKind::InvalidArgument, "{e}");
+            let want = format!("format '{}' does not match the document", forced.as_str());
+            assert!(e.message().contains(&want) && e.message().contains(own.as_str()), "{e}");
+        }
+    }
+    // The issue's call: a plain Chat Completions request forced to Gemini,
+    // Responses or Bedrock; a bare array of Gemini contents forced to Chat.
+    let plain = r#"{"messages":[{"role":"user","content":"hello"}]}"#;
+    for f in [Format::Gemini, Format::Responses, Format::Bedrock] {
+        assert!(Conversation::parse(plain, Some(f)).is_err(), "{f:?}");
+    }
+    let bare = r#"[{"role":"user","parts":[{"text":"hi"}]}]"#;
+    let e = Conversation::parse(bare, Some(Format::OpenAi)).unwrap_err();
+    assert!(e.message().contains("'parts' and no 'content'"), "{e}");
+    // One message pushed in another format is refused the same way.
+    let c = Conversation::parse(plain, None).unwrap();
+    let e = c.parse_message(r#"{"role":"model","parts":[{"text":"x"}]}"#).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::InvalidArgument, "{e}");
 }

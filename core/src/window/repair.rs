@@ -22,7 +22,7 @@ use super::manifest::{Change, ChangeKind};
 use super::pairing::{Fate, Pairing};
 use super::Accountant;
 use crate::chat::{self, Conversation, Format, Message, Part, Role};
-use crate::limits::{MAX_SYNTHETIC_RESULT_BYTES, MAX_SYNTHETIC_TOTAL_BYTES};
+use crate::limits::{MAX_JSON_BYTES, MAX_SYNTHETIC_RESULT_BYTES, MAX_SYNTHETIC_TOTAL_BYTES};
 use crate::Result;
 
 /// The default text of a synthetic tool result.
@@ -50,20 +50,32 @@ pub struct Repaired {
 /// answers.
 pub fn repair(c: &Conversation, synthetic: Option<&str>, acct: &Accountant) -> Result<Repaired> {
     let text = synthetic.unwrap_or(DEFAULT_SYNTHETIC_RESULT);
-    crate::limits::check("synthetic_result", text.len(), MAX_SYNTHETIC_RESULT_BYTES)?;
+    // Limits count what the repair writes: the text as a JSON string, its
+    // escapes included (issue 33, cause H: 64 KiB of U+0001 is 384 KiB of
+    // `\u0001`), not its raw bytes.
+    let escaped = escaped_len(text) - 2; // its quotes are the envelope's
+    if escaped > MAX_SYNTHETIC_RESULT_BYTES {
+        return Err(crate::Error::new(
+            crate::ErrorKind::LimitExceeded,
+            format!(
+                "synthetic_result is {escaped} bytes escaped as JSON ({} bytes of text); the limit is \
+                 {MAX_SYNTHETIC_RESULT_BYTES} (MAX_SYNTHETIC_RESULT_BYTES)",
+                text.len()
+            ),
+        ));
+    }
     let p = Pairing::of(c);
     // Checked before anything is built: a repair must not turn a document
     // the window accepts into one it refuses (issue 14: 70 unanswered calls
     // times a 1 MiB text made 73 MB).
     let unanswered = (0..p.calls.len()).filter(|&k| p.answer(k).is_none()).count();
-    let added = unanswered.saturating_mul(text.len());
+    let added = unanswered.saturating_mul(escaped);
     if added > MAX_SYNTHETIC_TOTAL_BYTES {
         return Err(crate::Error::new(
             crate::ErrorKind::LimitExceeded,
             format!(
-                "repair would add {unanswered} synthetic results of {} bytes ({added} bytes); the limit is \
-                 {MAX_SYNTHETIC_TOTAL_BYTES} (MAX_SYNTHETIC_TOTAL_BYTES)",
-                text.len()
+                "repair would add {unanswered} synthetic results of {escaped} bytes escaped as JSON ({added} \
+                 bytes); the limit is {MAX_SYNTHETIC_TOTAL_BYTES} (MAX_SYNTHETIC_TOTAL_BYTES)"
             ),
         ));
     }
@@ -85,7 +97,41 @@ pub fn repair(c: &Conversation, synthetic: Option<&str>, acct: &Accountant) -> R
         if c.format.results_are_messages() { r.flat()? } else { r.anthropic()? }.into_iter().unzip();
     let mut conversation = c.clone();
     conversation.messages = messages;
+    if !r.changes.is_empty() {
+        // What the window would be handed back: the whole document as
+        // written, under the limit every conversation is read with. Only a
+        // repair that changed something pays for the measurement.
+        let len = escaped_len(&conversation.to_value());
+        if len > MAX_JSON_BYTES {
+            return Err(crate::Error::new(
+                crate::ErrorKind::LimitExceeded,
+                format!(
+                    "the repaired conversation would be {len} bytes of JSON; the limit is {MAX_JSON_BYTES} \
+                     (MAX_JSON_BYTES), which loading it back would refuse"
+                ),
+            ));
+        }
+    }
     Ok(Repaired { conversation, changes: r.changes, origin })
+}
+
+/// Bytes `value` takes as compact JSON, as turnfit writes it (a string's
+/// escapes included, its quotes too), counted without building the text.
+fn escaped_len<T: serde::Serialize + ?Sized>(value: &T) -> usize {
+    struct Count(usize);
+    impl std::io::Write for Count {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0 += buf.len();
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut n = Count(0);
+    // Writing to a counter cannot fail: a `Value` or a `str` always serializes.
+    let _ = serde_json::to_writer(&mut n, value);
+    n.0
 }
 
 struct Repairer<'a> {

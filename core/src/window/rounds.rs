@@ -105,7 +105,7 @@ pub(super) fn rounds(c: &Conversation, counts: &[usize], prot: &Protection) -> V
     let task: &[usize] = &users[..prot.keep_first.min(users.len())];
     let latest = users.last().copied();
     let turns_from = (prot.keep_last_turns > 0)
-        .then(|| users.len().checked_sub(prot.keep_last_turns + 1).map_or(0, |k| users[k]))
+        .then(|| users.len().checked_sub(prot.keep_last_turns.saturating_add(1)).map_or(0, |k| users[k]))
         .filter(|_| !users.is_empty());
     let messages_from = msgs.len().saturating_sub(prot.keep_last_messages);
     let is_system =

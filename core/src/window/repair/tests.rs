@@ -537,3 +537,41 @@ fn synthetic_results_cannot_amplify_the_conversation() {
     let r = repair(&c, Some(&fits), &acct()).unwrap();
     assert_eq!(r.conversation.messages.len(), 302);
 }
+
+/// Issue 33, cause H: the caps counted raw text, the JSON limit escaped
+/// bytes, so 250 unanswered calls answered with 64 KiB of U+0001 each
+/// (15.6 MiB of text) made 98 MB of JSON the window then refused. The caps
+/// count the text as written; whatever a repair returns loads back.
+#[test]
+fn synthetic_result_caps_count_escaped_bytes() {
+    use crate::limits::{MAX_JSON_BYTES, MAX_SYNTHETIC_RESULT_BYTES, MAX_SYNTHETIC_TOTAL_BYTES};
+    let unanswered = |n: usize| {
+        let calls: Vec<Value> = (0..n).map(|i| call(&format!("c{i}"))).collect();
+        conv(json!([{"role": "user", "content": "go"}, {"role": "assistant", "content": null, "tool_calls": calls}]))
+    };
+    let refused = |c: &Conversation, text: &str| match repair(c, Some(text), &acct()) {
+        Ok(r) => panic!("repair of {} bytes accepted: {} messages", text.len(), r.conversation.messages.len()),
+        Err(e) => e,
+    };
+    let c = unanswered(250);
+    let ctrl = "\u{1}".repeat(MAX_SYNTHETIC_RESULT_BYTES);
+    let e = refused(&c, &ctrl);
+    assert_eq!(e.kind(), crate::ErrorKind::LimitExceeded, "{e}");
+    assert!(e.message().contains("escaped") && e.message().contains("MAX_SYNTHETIC_RESULT_BYTES"), "{e}");
+    // A sixth of the cap in control characters is the cap, escaped: one
+    // result passes, 300 of them exceed the total though their raw text
+    // (300 x 10,922 bytes, 3.1 MiB) is far under it.
+    let sixth = "\u{1}".repeat(MAX_SYNTHETIC_RESULT_BYTES / 6);
+    let e = refused(&unanswered(300), &sixth);
+    assert!(e.message().contains("MAX_SYNTHETIC_TOTAL_BYTES") && e.message().contains("escaped"), "{e}");
+    assert!(300 * sixth.len() < MAX_SYNTHETIC_TOTAL_BYTES);
+    // The issue's 250 calls at the escaped cap: accepted, and what the
+    // repair returns is under the document limit, so it loads back.
+    let r = repair(&c, Some(&sixth), &acct()).unwrap();
+    let out = r.conversation.to_json().unwrap();
+    assert!(out.len() < MAX_JSON_BYTES);
+    assert_eq!(Conversation::parse(&out, None).unwrap().messages.len(), 252);
+    // Quotes count twice.
+    let q = "\"".repeat(MAX_SYNTHETIC_RESULT_BYTES / 2 + 1);
+    assert!(refused(&c, &q).message().contains("MAX_SYNTHETIC_RESULT_BYTES"));
+}
