@@ -1006,8 +1006,8 @@ turnfit_status turnfit_registry_register(struct turnfit_registry *registry,
  * Thread-safe.
  *
  * Errors: `UNKNOWN_MODEL`, `UNKNOWN_ENCODING` (a fallback that is not an
- * encoding), `INVALID_ARGUMENT` (a name over 256 bytes), `LIMIT_EXCEEDED`
- * (an argument over 64 MiB), `INVALID_UTF8`, `NULL_ARGUMENT`.
+ * encoding), `INVALID_ARGUMENT` (a name over 256 bytes, refused from its
+ * length before it is read), `INVALID_UTF8`, `NULL_ARGUMENT`.
  *
  * JSON: result `schemas/model-info.json`.
  *
@@ -1368,8 +1368,8 @@ turnfit_status turnfit_tokenizer_special_tokens(const struct turnfit_tokenizer *
  * a process parses its embedded vocabulary; later ones share it.
  *
  * Errors: `UNKNOWN_ENCODING` (the message names close matches),
- * `INVALID_ARGUMENT` for unknown flag bits, `LIMIT_EXCEEDED` (a name over
- * 64 MiB), `NULL_ARGUMENT`, `INVALID_UTF8`.
+ * `INVALID_ARGUMENT` for unknown flag bits or a name over 256 bytes (refused
+ * from its length, before it is read), `NULL_ARGUMENT`, `INVALID_UTF8`.
  * On success `*out_tokenizer` owns a handle to release with
  * `turnfit_tokenizer_free`.
  * Thread-safe.
@@ -1397,8 +1397,8 @@ turnfit_status turnfit_tokenizer_new(const char *encoding,
  * known, so a typo cannot hide until the day a model goes missing.
  *
  * Errors: `UNKNOWN_MODEL`, `UNKNOWN_ENCODING` (bad fallback),
- * `INVALID_ARGUMENT` (flags, a model name over 256 bytes), `LIMIT_EXCEEDED`
- * (an argument over 64 MiB), `NULL_ARGUMENT`, `INVALID_UTF8`. Thread-safe.
+ * `INVALID_ARGUMENT` (flags, a name over 256 bytes, refused from its
+ * length), `NULL_ARGUMENT`, `INVALID_UTF8`. Thread-safe.
  *
  * # Safety
  * Text arguments are valid for their lengths (or NULL with length 0);

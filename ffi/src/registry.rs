@@ -122,8 +122,8 @@ pub unsafe extern "C" fn turnfit_registry_register(
 /// Thread-safe.
 ///
 /// Errors: `UNKNOWN_MODEL`, `UNKNOWN_ENCODING` (a fallback that is not an
-/// encoding), `INVALID_ARGUMENT` (a name over 256 bytes), `LIMIT_EXCEEDED`
-/// (an argument over 64 MiB), `INVALID_UTF8`, `NULL_ARGUMENT`.
+/// encoding), `INVALID_ARGUMENT` (a name over 256 bytes, refused from its
+/// length before it is read), `INVALID_UTF8`, `NULL_ARGUMENT`.
 ///
 /// JSON: result `schemas/model-info.json`.
 ///

@@ -87,8 +87,8 @@ fn boxed(t: turnfit_tokenizer) -> *mut turnfit_tokenizer {
 /// a process parses its embedded vocabulary; later ones share it.
 ///
 /// Errors: `UNKNOWN_ENCODING` (the message names close matches),
-/// `INVALID_ARGUMENT` for unknown flag bits, `LIMIT_EXCEEDED` (a name over
-/// 64 MiB), `NULL_ARGUMENT`, `INVALID_UTF8`.
+/// `INVALID_ARGUMENT` for unknown flag bits or a name over 256 bytes (refused
+/// from its length, before it is read), `NULL_ARGUMENT`, `INVALID_UTF8`.
 /// On success `*out_tokenizer` owns a handle to release with
 /// `turnfit_tokenizer_free`.
 /// Thread-safe.
@@ -127,8 +127,8 @@ pub unsafe extern "C" fn turnfit_tokenizer_new(
 /// known, so a typo cannot hide until the day a model goes missing.
 ///
 /// Errors: `UNKNOWN_MODEL`, `UNKNOWN_ENCODING` (bad fallback),
-/// `INVALID_ARGUMENT` (flags, a model name over 256 bytes), `LIMIT_EXCEEDED`
-/// (an argument over 64 MiB), `NULL_ARGUMENT`, `INVALID_UTF8`. Thread-safe.
+/// `INVALID_ARGUMENT` (flags, a name over 256 bytes, refused from its
+/// length), `NULL_ARGUMENT`, `INVALID_UTF8`. Thread-safe.
 ///
 /// # Safety
 /// Text arguments are valid for their lengths (or NULL with length 0);
