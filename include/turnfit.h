@@ -127,6 +127,26 @@
 #define TURNFIT_TRUNCATE_NO_MARKER 256
 
 /**
+ * The summarizer's reply was its text (`turnfit_turn_resume`'s `failure`).
+ */
+#define TURNFIT_SUMMARY_OK 0
+
+/**
+ * The summarizer raised or returned an error.
+ */
+#define TURNFIT_SUMMARY_ERROR 1
+
+/**
+ * The summarizer timed out (the host cancelled it).
+ */
+#define TURNFIT_SUMMARY_TIMEOUT 2
+
+/**
+ * The summarizer replied with something other than text (a tool call).
+ */
+#define TURNFIT_SUMMARY_NOT_TEXT 3
+
+/**
  * Major version of the turnfit release this header belongs to.
  */
 #define TURNFIT_VERSION_MAJOR 0
@@ -403,6 +423,12 @@ typedef struct turnfit_tokenizer turnfit_tokenizer;
 typedef struct turnfit_tracer turnfit_tracer;
 
 /**
+ * A turn in progress: a summarizer request may be waiting for the host's
+ * reply. Thread-safe (calls on one handle are serialized).
+ */
+typedef struct turnfit_turn turnfit_turn;
+
+/**
  * A conversation bound to a model and a token budget, with cached
  * per-message counts. Thread-safe (calls on one handle are serialized).
  */
@@ -472,6 +498,21 @@ typedef struct turnfit_tokens {
    */
   size_t len;
 } turnfit_tokens;
+
+/**
+ * A blocking summarizer: gets the request as JSON (see
+ * `turnfit_turn_call`) and either sets `*out_text`/`*out_len` to the
+ * model's text and returns `TURNFIT_SUMMARY_OK`, or returns a failure code
+ * (`TURNFIT_SUMMARY_ERROR`, `_TIMEOUT`, `_NOT_TEXT`) and may set the text
+ * to its error message. The text stays owned by the host and must remain
+ * valid until the callback is called again or `turnfit_turn_run` returns.
+ * It may call turnfit (no turnfit lock is held while it runs).
+ */
+typedef uint32_t (*turnfit_summarize_fn)(void *user,
+                                         const char *call_json,
+                                         size_t call_json_len,
+                                         const char **out_text,
+                                         size_t *out_len);
 
 #ifdef __cplusplus
 extern "C" {
@@ -1786,6 +1827,125 @@ turnfit_status turnfit_tracer_export(const struct turnfit_tracer *tracer,
                                      uint64_t now_us,
                                      struct turnfit_string *out_json,
                                      struct turnfit_error **err);
+
+/**
+ * Starts a turn on `conversation_json` (any of the five formats) with
+ * `options_json`, the fit options object (`model` required; `policy`,
+ * `summarizer`, `trigger_messages`, ...). On success `*out_turn` owns a
+ * handle: while `turnfit_turn_call` says a summarizer request waits, send
+ * its prompt to your model and hand the reply to `turnfit_turn_resume`;
+ * then `turnfit_turn_finish`. `registry` may be NULL for the built-in
+ * table. Errors: `DOES_NOT_FIT` (the system prompt, tools, task, newest
+ * user message and pins alone exceed the budget; each is named with its
+ * cost), `INVALID_JSON`, `UNKNOWN_MODEL`, `INVALID_ARGUMENT`,
+ * `LIMIT_EXCEEDED`, `INVALID_UTF8`, `NULL_ARGUMENT`. Thread-safe.
+ *
+ * JSON: conversation `schemas/conversation.json`; `options_json` `schemas/fit-options.json`.
+ *
+ * # Safety
+ * `registry` is NULL or live; text arguments are valid for their lengths;
+ * `out_turn` is valid for a write; `err` is NULL or valid for a write.
+ */
+turnfit_status turnfit_turn_start(const struct turnfit_registry *registry,
+                                  const char *conversation_json,
+                                  size_t conversation_json_len,
+                                  const char *options_json,
+                                  size_t options_json_len,
+                                  struct turnfit_turn **out_turn,
+                                  struct turnfit_error **err);
+
+/**
+ * The summarizer request waiting for a reply: `*out_waiting` is true and
+ * `*out_call_json` the request (`{"id", "piece", "pieces", "model",
+ * "prompt", "prompt_tokens", "max_prompt_tokens", "max_summary_tokens",
+ * "messages", "folds_previous", "timeout_ms"}`); or false and an empty
+ * string when none waits. Errors: `INVALID_ARGUMENT` (the turn was
+ * finished), `NULL_ARGUMENT`. Thread-safe.
+ *
+ * JSON: result `schemas/summarizer-call.json`.
+ *
+ * # Safety
+ * `turn` is live; out-parameters are valid for writes; `err` is NULL or
+ * valid for a write.
+ */
+turnfit_status turnfit_turn_call(const struct turnfit_turn *turn,
+                                 bool *out_waiting,
+                                 struct turnfit_string *out_call_json,
+                                 struct turnfit_error **err);
+
+/**
+ * Hands the host's reply to the waiting request. `failure` is
+ * `TURNFIT_SUMMARY_OK` with the model's text in `summary` (not UTF-8: the
+ * digest is used, as for any failure), or `TURNFIT_SUMMARY_ERROR`,
+ * `_TIMEOUT` or `_NOT_TEXT` with the host's words in `message` (may be
+ * `(NULL, 0)`). A failed or unusable reply ends the summarizing with the
+ * digest; the report says why. Errors: `INVALID_ARGUMENT` (no request
+ * waits, the turn was finished, an unknown `failure`), `LIMIT_EXCEEDED`,
+ * `INVALID_UTF8` (`message`), `NULL_ARGUMENT`. Thread-safe.
+ *
+ * # Safety
+ * `turn` is live; text arguments are valid for their lengths; `err` is
+ * NULL or valid for a write.
+ */
+turnfit_status turnfit_turn_resume(struct turnfit_turn *turn,
+                                   uint32_t failure,
+                                   const char *summary,
+                                   size_t summary_len,
+                                   const char *message,
+                                   size_t message_len,
+                                   struct turnfit_error **err);
+
+/**
+ * Ends the turn: `*out_conversation` is the request to send, in the
+ * input's shape, and `*out_report` the report (the fit report with
+ * `fired`, `changed`, `summary` and `cache`). A request still waiting is
+ * answered by the digest (`fallback.reason: "no_summarizer"`). The handle
+ * stays to be freed; any further call on it but `turnfit_turn_free` is
+ * `INVALID_ARGUMENT`. Errors: `INVALID_ARGUMENT`, `NULL_ARGUMENT`.
+ * Thread-safe.
+ *
+ * JSON: conversation `schemas/conversation.json`; report `schemas/turn-report.json`.
+ *
+ * # Safety
+ * `turn` is live; out-parameters are valid for writes; `err` is NULL or
+ * valid for a write.
+ */
+turnfit_status turnfit_turn_finish(struct turnfit_turn *turn,
+                                   struct turnfit_string *out_conversation,
+                                   struct turnfit_string *out_report,
+                                   struct turnfit_error **err);
+
+/**
+ * Releases a turn. `turnfit_turn_free(NULL)` does nothing.
+ *
+ * # Safety
+ * `turn` is NULL or a live handle from `turnfit_turn_start`.
+ */
+void turnfit_turn_free(struct turnfit_turn *turn);
+
+/**
+ * A whole turn with a blocking summarizer: `turnfit_turn_start`, then
+ * `summarize(user, ...)` for each request, then `turnfit_turn_finish`.
+ * `summarize` may be NULL: a span to summarize is then summarized by the
+ * digest and the report says so. Errors: as `turnfit_turn_start`.
+ * Thread-safe.
+ *
+ * JSON: conversation `schemas/conversation.json`; `options_json` `schemas/fit-options.json`; report `schemas/turn-report.json`.
+ *
+ * # Safety
+ * As `turnfit_turn_start` and `turnfit_turn_finish`; `summarize`, when not
+ * NULL, follows `turnfit_summarize_fn`'s contract with `user`.
+ */
+turnfit_status turnfit_turn_run(const struct turnfit_registry *registry,
+                                const char *conversation_json,
+                                size_t conversation_json_len,
+                                const char *options_json,
+                                size_t options_json_len,
+                                turnfit_summarize_fn summarize,
+                                void *user,
+                                struct turnfit_string *out_conversation,
+                                struct turnfit_string *out_report,
+                                struct turnfit_error **err);
 
 /**
  * The library version as a static NUL-terminated string ("0.1.0"). It equals

@@ -64,6 +64,8 @@ def hs_type(ctype, structs):
             return "Ptr " + hs
     if base == "turnfit_event_callback" and stars == 0:
         return "FunPtr EventCallback"
+    if base == "turnfit_summarize_fn" and stars == 0:
+        return "FunPtr SummarizeFn"
     if base in structs:
         hs = camel(base)
         if stars == 1:
@@ -165,6 +167,14 @@ def generate():
     w("-- 'Foreign.Ptr.freeHaskellFunPtr' once no handle can call it.")
     w('foreign import ccall "wrapper"')
     w("  mkEventCallback :: EventCallback -> IO (FunPtr EventCallback)")
+    w("")
+    w("-- | @typedef uint32_t (*turnfit_summarize_fn)(void *user, const char *call_json, size_t call_json_len, const char **out_text, size_t *out_len)@")
+    w("type SummarizeFn = Ptr () -> CString -> CSize -> Ptr CString -> Ptr CSize -> IO Word32")
+    w("")
+    w("-- | Wraps a Haskell function as a 'SummarizeFn' pointer; release it with")
+    w("-- 'Foreign.Ptr.freeHaskellFunPtr' once 'turnfitTurnRun' has returned.")
+    w('foreign import ccall "wrapper"')
+    w("  mkSummarizeFn :: SummarizeFn -> IO (FunPtr SummarizeFn)")
     w("")
     w("-- * Functions")
     for ret, name, params in funcs:

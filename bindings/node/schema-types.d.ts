@@ -172,6 +172,17 @@ export interface Policy {
    */
   pinned?: number[];
   /**
+   * When compaction runs, keep only what is protected (system, task,
+   * latest user message, pins, the `keep_last_*` rounds) and drop, or
+   * summarize, everything else, whatever the token target: "keep the
+   * last N messages" (`keep_last_messages`, snapped to whole rounds)
+   * with no target to tune, as Semantic Kernel's reducers, Koog's
+   * `FromLastNMessages` and seed 002's `compress(keep_recent=10)` do.
+   * The limit still holds: protection is lifted, oldest first, if the
+   * kept rounds alone exceed it.
+   */
+  keep_only_protected?: boolean;
+  /**
    * Observation masking of older tool results.
    */
   mask?: MaskOptions;
@@ -331,6 +342,20 @@ export interface FitOptions {
    * a target, `fit` compacts only what exceeds the limit.
    */
   trigger_ratio?: number | null;
+  /**
+   * Compact also when the history holds more than this many messages,
+   * whatever its tokens: a count-based trigger (Semantic Kernel's
+   * reducers, seed 002's `compress` at 41 messages). With
+   * `policy.keep_only_protected` and `keep_last_messages`, "keep the
+   * last N messages" needs no token target.
+   */
+  trigger_messages?: number | null;
+  /**
+   * The host's summarizer, for the summarize strategy in a turn
+   * (`turnfit::turn`): its model or encoding, window, prompt budget
+   * and timeout. `fit` itself summarizes with the digest.
+   */
+  summarizer?: SummarizerOptions;
   /**
    * How to compact. Its `limit_tokens` and `target_tokens` default to the
    * budget less the reserved output.
@@ -735,6 +760,48 @@ export interface SectionReport {
  * How rounds are chosen.
  */
 export type Strategy = "recency" | "relevance" | "hybrid" | "summarize"
+
+/**
+ * The host's summarizer and its budget, for a turn's summarize step
+ * (`turnfit::turn`): the model that writes the summary is often a cheaper
+ * one than the agent's, with a window of its own, and every request made
+ * to it must fit that window.
+ */
+export interface SummarizerOptions {
+  /**
+   * The summarizer's model: its encoding counts the requests and its
+   * context window bounds them [default: the agent's model].
+   */
+  model?: string | null;
+  /**
+   * The encoding for a summarizer model the registry does not know.
+   */
+  encoding?: Encoding | null;
+  /**
+   * The summarizer's context window, replacing the registry's;
+   * positive, at most `MAX_BUDGET_TOKENS`.
+   */
+  context_window?: number | null;
+  /**
+   * Tokens one summarizer request may take [default: the policy's
+   * `summarizer_budget`, at most the summarizer's window less the
+   * summary's room]. A span longer than this is summarized in pieces,
+   * each request within it.
+   */
+  max_prompt_tokens?: number | null;
+  /**
+   * Milliseconds the host's summarizer may take per request; a reply
+   * after it is discarded and the digest used [default 120000; 0: no
+   * limit]. Hosts with async models also cancel the call themselves.
+   */
+  timeout_ms?: number | null;
+  /**
+   * Most summarizer requests one turn makes [default 16, at most 256]:
+   * a span needing more pieces is summarized by the digest instead, as
+   * the report says.
+   */
+  max_requests?: number | null;
+}
 
 /**
  * What the host must summarize.

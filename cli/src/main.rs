@@ -16,6 +16,7 @@ mod input;
 mod models;
 mod out;
 mod skills;
+mod summarizer;
 mod window;
 
 /// Exact token counts and context-window tools for LLM agents.

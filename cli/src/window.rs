@@ -206,6 +206,27 @@ pub(crate) struct FitArgs {
     /// With --strategy summarize: digest sections, comma-separated [default: all].
     #[arg(long, value_name = "LIST", value_enum, value_delimiter = ',')]
     digest_sections: Option<Vec<SectionArg>>,
+    /// Compact also when the history holds more than N messages, whatever its tokens.
+    #[arg(long, value_name = "N")]
+    trigger_messages: Option<usize>,
+    /// When compaction runs, keep only what is protected (system, task, pins, --keep-last-*) and drop or
+    /// summarize the rest, with no token target: e.g. --keep-last-messages 10 --keep-only-protected.
+    #[arg(long)]
+    keep_only_protected: bool,
+    /// With --strategy summarize: the host's model as a command run with `sh -c`, the prompt on its standard
+    /// input, the summary on its standard output (e.g. 'llm -m gpt-4o-mini'); a failing, silent or late
+    /// command makes the digest summarize, as the report says [default: the digest].
+    #[arg(long, value_name = "CMD")]
+    summarizer_cmd: Option<String>,
+    /// With --summarizer-cmd: the summarizer's model (its encoding counts the requests, its window bounds them).
+    #[arg(long, value_name = "MODEL")]
+    summarizer_model: Option<String>,
+    /// With --summarizer-cmd: the summarizer's context window in tokens.
+    #[arg(long, value_name = "N")]
+    summarizer_window: Option<usize>,
+    /// With --summarizer-cmd: milliseconds one request may take [default: 120000; 0: no limit].
+    #[arg(long, value_name = "MS")]
+    summarizer_timeout_ms: Option<u64>,
 }
 
 #[derive(Clone, Copy, clap::ValueEnum)]
@@ -231,8 +252,8 @@ enum StrategyArg {
 }
 
 pub(crate) fn fit_cmd(args: FitArgs) -> Result<ExitCode, Fatal> {
-    use turnfit::window::{fit, FitOptions, MaskOptions, Policy, Strategy, SummaryRole};
     use turnfit::window::{DigestOptions, DigestSection};
+    use turnfit::window::{FitOptions, MaskOptions, Policy, Strategy, SummaryRole};
     let strategy = match args.strategy {
         StrategyArg::Recency => Strategy::Recency,
         StrategyArg::Relevance => Strategy::Relevance,
@@ -252,8 +273,16 @@ pub(crate) fn fit_cmd(args: FitArgs) -> Result<ExitCode, Fatal> {
         format: args.common.format.as_deref().map(Format::from_name).transpose()?,
         target_ratio: args.target_ratio,
         trigger_ratio: args.trigger_ratio,
+        trigger_messages: args.trigger_messages,
+        summarizer: turnfit::window::SummarizerOptions {
+            model: args.summarizer_model.clone(),
+            context_window: args.summarizer_window,
+            timeout_ms: args.summarizer_timeout_ms,
+            ..Default::default()
+        },
         policy: Policy {
             strategy,
+            keep_only_protected: args.keep_only_protected,
             keep_first: args.keep_first,
             keep_last_rounds: args.keep_last_rounds,
             keep_last_turns: args.keep_last,
@@ -290,8 +319,23 @@ pub(crate) fn fit_cmd(args: FitArgs) -> Result<ExitCode, Fatal> {
             ..Policy::default()
         },
     };
-    let (conversation, report) = fit(&text, &options).map_err(|e| Fatal(format!("{}: {e}", args.common.file)))?;
+    // One turn: the host's command summarizes when given, else the digest
+    // (the report then says `no_summarizer` only if a span was summarized).
+    let registry = turnfit::ModelRegistry::builtin();
+    let mut host = args
+        .summarizer_cmd
+        .as_deref()
+        .map(|cmd| move |call: &turnfit::turn::SummarizerCall| crate::summarizer::run(cmd, call));
+    let summarizer = host.as_mut().map(|f| f as &mut dyn FnMut(&turnfit::turn::SummarizerCall) -> turnfit::turn::Reply);
+    let (conversation, report) = turnfit::turn::run(&registry, &text, &options, summarizer)
+        .map_err(|e| Fatal(format!("{}: {e}", args.common.file)))?;
     outln!("{}", conversation.to_json()?);
+    // A summarizer that failed is said on stderr, not only in the report.
+    if let Some(fb) = report.summary.as_ref().and_then(|s| s.fallback.as_ref()) {
+        if args.summarizer_cmd.is_some() {
+            eprintln!("turnfit: warning: the digest summarized instead of the summarizer command: {}", fb.detail);
+        }
+    }
     write_report(args.report.as_deref(), &report)?;
     Ok(ExitCode::SUCCESS)
 }

@@ -42,6 +42,7 @@ mod text;
 pub mod tokens;
 pub mod toolset;
 pub mod trace;
+pub mod turn;
 pub mod window;
 
 pub use error::{Error, ErrorKind, Result};

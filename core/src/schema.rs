@@ -75,7 +75,12 @@ pub fn shapes() -> Vec<Shape> {
         output::<window::CompactOutcome>("compact-result", "turnfit_window_compact"),
         output::<window::CompactReport>("compact-report", "turnfit_window_apply_summary"),
         input::<window::FitOptions>("fit-options", "turnfit_fit (options_json), turnfit fit"),
-        output::<window::FitReport>("fit-report", "turnfit_fit (out_report), turnfit fit --report"),
+        output::<window::FitReport>("fit-report", "turnfit_fit (out_report)"),
+        output::<crate::turn::TurnReport>(
+            "turn-report",
+            "turnfit_turn_finish and turnfit_turn_run (out_report), turnfit fit --report",
+        ),
+        output::<crate::turn::SummarizerCall>("summarizer-call", "turnfit_turn_call (out_call_json)"),
         // Assembly, skills, handoffs.
         input::<assemble::Request>("assemble-request", "turnfit_assemble, turnfit assemble"),
         output::<assemble::Assembled>("assemble-result", "turnfit_assemble, turnfit assemble"),

@@ -29,6 +29,7 @@ mod token_bytes;
 mod tokenizer;
 mod toolset;
 mod trace;
+mod turn;
 mod version;
 mod window;
 
@@ -45,6 +46,7 @@ pub use token_bytes::*;
 pub use tokenizer::*;
 pub use toolset::*;
 pub use trace::*;
+pub use turn::*;
 pub use version::*;
 pub use window::*;
 

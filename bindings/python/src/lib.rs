@@ -16,6 +16,7 @@ use pyo3::types::{PyBytes, PyString};
 
 mod agents;
 mod tokenizer;
+mod turn;
 mod utf8_view;
 mod window;
 
@@ -266,6 +267,7 @@ fn native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_panic, m)?)?;
     tokenizer::register(m)?;
     window::register(m)?;
+    turn::register(m)?;
     agents::register(m)?;
     Ok(())
 }

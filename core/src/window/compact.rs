@@ -94,6 +94,15 @@ pub struct Policy {
     pub keep_last_messages: usize,
     /// Message indices (in the input) whose rounds must be kept.
     pub pinned: Vec<usize>,
+    /// When compaction runs, keep only what is protected (system, task,
+    /// latest user message, pins, the `keep_last_*` rounds) and drop, or
+    /// summarize, everything else, whatever the token target: "keep the
+    /// last N messages" (`keep_last_messages`, snapped to whole rounds)
+    /// with no target to tune, as Semantic Kernel's reducers, Koog's
+    /// `FromLastNMessages` and seed 002's `compress(keep_recent=10)` do.
+    /// The limit still holds: protection is lifted, oldest first, if the
+    /// kept rounds alone exceed it.
+    pub keep_only_protected: bool,
     /// Observation masking of older tool results.
     pub mask: MaskOptions,
     /// Repair tool structure first (default); when false, a history with
@@ -136,6 +145,7 @@ impl Default for Policy {
             keep_last_turns: 0,
             keep_last_messages: 0,
             pinned: Vec::new(),
+            keep_only_protected: false,
             mask: MaskOptions::default(),
             repair: true,
             relevance_weight: 0.5,
@@ -226,10 +236,13 @@ pub fn compact(c: &Conversation, policy: &Policy, acct: &Accountant) -> Result<C
 /// Steps 3 and 4 of the ladder on a prepared copy, by the policy's
 /// strategy.
 pub(super) fn compact_from(mut p: Prepared, policy: &Policy, acct: &Accountant) -> Result<Compacted> {
-    let reserve = if policy.strategy == Strategy::Summarize { super::summarize::reserve(&p, policy, acct)? } else { 0 };
-    cut_to_fit(&mut p, policy, acct, reserve)?;
-    if policy.strategy == Strategy::Summarize {
-        return super::summarize::digest_prepared(p, policy, acct);
+    if policy.strategy != Strategy::Summarize {
+        cut_to_fit(&mut p, policy, acct, 0)?;
+    } else {
+        return match super::summarize::begin(p, policy, acct)? {
+            super::summarize::Begun::Summarize(pending) => super::summarize::digest_summary(*pending, policy, acct),
+            super::summarize::Begun::Done(c) => Ok(c),
+        };
     }
     compact_prepared(p, policy, acct)
 }
@@ -476,6 +489,17 @@ pub(super) fn prepare(c: Cow<'_, Conversation>, policy: &Policy, acct: &Accounta
         relaxed: Vec::new(),
     };
     plan_rounds(&mut p, policy, acct)?;
+    if policy.keep_only_protected {
+        // The target is what is protected (and, to summarize, the room a
+        // summary takes), so every other round goes.
+        let summary = if policy.strategy == Strategy::Summarize {
+            super::summarize::reserve(&p, policy, acct)? - super::summarize::MIN_SUMMARY_TOKENS
+                + policy.summary_max_tokens
+        } else {
+            0
+        };
+        p.target = p.target.min(p.fixed + p.protected_tokens() + summary).max(1);
+    }
     Ok(p)
 }
 
@@ -488,6 +512,7 @@ fn plan_rounds(p: &mut Prepared, policy: &Policy, acct: &Accountant) -> Result<(
         keep_last_turns: policy.keep_last_turns,
         keep_last_messages: policy.keep_last_messages,
         pinned: &p.pinned,
+        summary_label: policy.summary_label.as_deref().unwrap_or(super::DEFAULT_LABEL),
     };
     let mut rounds = rounds::rounds(&p.work, &p.counts, &prot);
     for r in rounds.iter_mut().filter(|r| p.relaxed.contains(&r.start)) {

@@ -6,8 +6,9 @@ use serde::{Deserialize, Serialize};
 
 use std::borrow::Cow;
 
-use super::compact::{compact_from, prepare, Policy, Strategy};
+use super::compact::{compact_from, prepare, Compacted, Policy, Strategy};
 use super::manifest::{Change, Protected};
+use super::summarize::{begin, digest_summary, Begun};
 use super::{Accountant, Budget, Window};
 use crate::chat::{Conversation, Format};
 use crate::{Error, ModelRegistry, Result};
@@ -53,6 +54,16 @@ pub struct FitOptions {
     /// fraction of the budget [default 0.8, the window's], 0 to 1. Without
     /// a target, `fit` compacts only what exceeds the limit.
     pub trigger_ratio: Option<f64>,
+    /// Compact also when the history holds more than this many messages,
+    /// whatever its tokens: a count-based trigger (Semantic Kernel's
+    /// reducers, seed 002's `compress` at 41 messages). With
+    /// `policy.keep_only_protected` and `keep_last_messages`, "keep the
+    /// last N messages" needs no token target.
+    pub trigger_messages: Option<usize>,
+    /// The host's summarizer, for the summarize strategy in a turn
+    /// (`turnfit::turn`): its model or encoding, window, prompt budget
+    /// and timeout. `fit` itself summarizes with the digest.
+    pub summarizer: super::SummarizerOptions,
     /// How to compact. Its `limit_tokens` and `target_tokens` default to the
     /// budget less the reserved output.
     pub policy: Policy,
@@ -97,6 +108,8 @@ pub struct FitReport {
 /// shape as the input) with a report. Errors: malformed JSON or options,
 /// unknown model, and `DoesNotFit` when what must be kept is too big.
 /// Models are looked up in the built-in table; [`fit_in`] takes a registry.
+/// The summarize strategy summarizes with the deterministic digest; a turn
+/// (`turnfit::turn`) hands the span to the host's model instead.
 pub fn fit(conversation: &str, options: &FitOptions) -> Result<(Conversation, FitReport)> {
     fit_in(&ModelRegistry::builtin(), conversation, options)
 }
@@ -104,6 +117,66 @@ pub fn fit(conversation: &str, options: &FitOptions) -> Result<(Conversation, Fi
 /// [`fit`] with models looked up in `registry`, so a model a host
 /// registered works in `fit` as it does in a [`Window`].
 pub fn fit_in(registry: &ModelRegistry, conversation: &str, options: &FitOptions) -> Result<(Conversation, FitReport)> {
+    let s = start(registry, conversation, options)?;
+    let r = match s.next {
+        Begun::Done(r) => r,
+        Begun::Summarize(pending) => digest_summary(*pending, &s.policy, &s.acct)?,
+    };
+    let report = s.head.report(&r);
+    Ok((r.conversation, report))
+}
+
+/// What a fit knows before it compacts: the report's fixed fields.
+#[derive(Debug, Clone)]
+pub(crate) struct Head {
+    pub(crate) info: crate::ModelInfo,
+    pub(crate) exact: bool,
+    pub(crate) format: Format,
+    pub(crate) strategy: Strategy,
+    pub(crate) max_tokens: usize,
+    pub(crate) reserved_output: usize,
+    pub(crate) limit_tokens: usize,
+    pub(crate) messages_before: usize,
+    /// Whether the trigger fired (compaction ran toward the target).
+    pub(crate) fired: bool,
+}
+
+impl Head {
+    /// The report for the compaction `r`.
+    pub(crate) fn report(&self, r: &Compacted) -> FitReport {
+        FitReport {
+            model: self.info.model.clone(),
+            exact: self.exact,
+            format: self.format,
+            strategy: self.strategy,
+            max_tokens: self.max_tokens,
+            reserved_output: self.reserved_output,
+            limit_tokens: self.limit_tokens,
+            tokens_before: r.tokens_before,
+            tokens_after: r.tokens_after,
+            messages_before: self.messages_before,
+            messages_after: r.conversation.messages.len(),
+            insufficient: r.insufficient,
+            changes: r.changes.clone(),
+            protected: r.protected.clone(),
+        }
+    }
+}
+
+/// A fit up to the summary request: the compaction when it needed no
+/// summary, else the pending request; with the policy and accountant the
+/// second phase needs.
+#[derive(Debug)]
+pub(crate) struct Started {
+    pub(crate) next: Begun,
+    pub(crate) policy: Policy,
+    pub(crate) acct: Accountant,
+    pub(crate) head: Head,
+}
+
+/// Resolves the model and budget, prepares the conversation and runs the
+/// ladder, stopping at the summary request for the summarize strategy.
+pub(crate) fn start(registry: &ModelRegistry, conversation: &str, options: &FitOptions) -> Result<Started> {
     if options.model.trim().is_empty() {
         return Err(Error::invalid_argument("options.model is required"));
     }
@@ -138,6 +211,9 @@ pub fn fit_in(registry: &ModelRegistry, conversation: &str, options: &FitOptions
         (0, Some(r)) => ((pre.limit as f64 * r).floor() as usize).saturating_sub(pre.reserved_output).max(1),
         (t, _) => t,
     };
+    if options.trigger_messages == Some(0) {
+        return Err(Error::invalid_argument("options.trigger_messages must be positive"));
+    }
     // Prompt tokens at which the trigger fires (preflight's rule).
     let trigger_tokens = ((pre.limit as f64 * trigger_ratio).floor() as usize).saturating_sub(pre.reserved_output);
     let policy = Policy { limit_tokens, target_tokens, ..p.clone() };
@@ -146,28 +222,30 @@ pub fn fit_in(registry: &ModelRegistry, conversation: &str, options: &FitOptions
     // The parsed conversation becomes the working copy: nothing is copied.
     let mut prepared = prepare(Cow::Owned(c), &policy, &acct)?;
     // Hysteresis: below the trigger (and the limit) nothing is compacted,
-    // whatever the target; once it fires, down to the target.
-    if prepared.tokens_before <= limit_tokens && prepared.tokens_before < trigger_tokens {
+    // whatever the target; once it fires, down to the target. A message
+    // count over `trigger_messages` fires it too.
+    let over_count = options.trigger_messages.is_some_and(|n| messages_before > n);
+    let fired = prepared.tokens_before > limit_tokens || prepared.tokens_before >= trigger_tokens || over_count;
+    if !fired {
         prepared.target = limit_tokens;
     }
-    let r = compact_from(prepared, &policy, &acct)?;
-    let report = FitReport {
-        model: info.model,
+    let next = if policy.strategy == Strategy::Summarize {
+        begin(prepared, &policy, &acct)?
+    } else {
+        Begun::Done(compact_from(prepared, &policy, &acct)?)
+    };
+    let head = Head {
         exact: info.exact && format.counts_exactly() && !estimated,
+        info,
         format,
         strategy: policy.strategy,
         max_tokens: pre.limit,
         reserved_output: pre.reserved_output,
         limit_tokens: limit,
-        tokens_before: r.tokens_before,
-        tokens_after: r.tokens_after,
         messages_before,
-        messages_after: r.conversation.messages.len(),
-        insufficient: r.insufficient,
-        changes: r.changes,
-        protected: r.protected,
+        fired,
     };
-    Ok((r.conversation, report))
+    Ok(Started { next, policy, acct, head })
 }
 
 /// [`fit`] with options given as JSON (the C ABI's form).

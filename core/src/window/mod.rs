@@ -28,12 +28,16 @@ pub use compact::{compact, Compacted, Policy, Strategy, SummaryRole};
 pub use digest::layout::Coverage as DigestCoverage;
 pub use digest::{build as build_digest, round_starts, Digest, DigestOptions, Section as DigestSection};
 pub use fit::{fit, fit_in, fit_json, fit_json_in, FitOptions, FitReport};
+pub(crate) use fit::{start as start_fit, Head as FitHead};
 pub use manifest::{Change, ChangeKind, Protected, Reason};
 pub use mask::MaskOptions;
 pub use repair::{repair, Repaired, DEFAULT_SYNTHETIC_RESULT};
 pub use state::{Budget, CompactOutcome, CompactReport, Preflight, Verdict, Window};
 pub use summarize::{
-    apply_summary, compact_with_digest, request_summary, Pending, SummaryRequest, DEFAULT_LABEL, DEFAULT_TEMPLATE,
+    apply_summary, compact_with_digest, request_summary, Pending, SummarizerOptions, SummaryRequest, DEFAULT_LABEL,
+    DEFAULT_TEMPLATE,
 };
+pub(crate) use summarize::{digest_summary, Begun};
+pub(crate) use summary_prompt::build as build_summary_prompt;
 pub use tool_outputs::{clear_old_tool_results, truncate_tool_outputs, DEFAULT_CLEARED};
 pub use validate::{validate, Issue, IssueKind};

@@ -47,6 +47,18 @@ pub(super) struct Protection<'a> {
     pub(super) keep_last_turns: usize,
     pub(super) keep_last_messages: usize,
     pub(super) pinned: &'a [usize],
+    /// The first line of a summary message: a summary is not something a
+    /// person said, so it is never the task or the latest user message
+    /// (else a previous summary would be kept whole forever, and never
+    /// folded into the next).
+    pub(super) summary_label: &'a str,
+}
+
+/// Whether `m` is a summary turnfit inserted (its text starts with `label`).
+pub(super) fn is_summary(m: &Message, label: &str) -> bool {
+    let label = label.trim();
+    !label.is_empty()
+        && m.parts.first().is_some_and(|p| matches!(p, Part::Text(t) if t.trim_start().starts_with(label)))
 }
 
 /// Whether `m` is something a person said: a user message that is not only
@@ -101,7 +113,8 @@ pub(super) fn bounds(c: &Conversation) -> Vec<(usize, usize)> {
 pub(super) fn rounds(c: &Conversation, counts: &[usize], prot: &Protection) -> Vec<Round> {
     let msgs = &c.messages;
     let b = bounds(c);
-    let users: Vec<usize> = (0..msgs.len()).filter(|&i| is_user_input(&msgs[i])).collect();
+    let users: Vec<usize> =
+        (0..msgs.len()).filter(|&i| is_user_input(&msgs[i]) && !is_summary(&msgs[i], prot.summary_label)).collect();
     let task: &[usize] = &users[..prot.keep_first.min(users.len())];
     let latest = users.last().copied();
     let turns_from = (prot.keep_last_turns > 0)

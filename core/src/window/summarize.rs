@@ -9,7 +9,7 @@
 use std::borrow::Cow;
 use std::hash::{Hash, Hasher};
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
 use super::compact::{
@@ -51,8 +51,39 @@ pub struct SummaryRequest {
     pub max_summary_tokens: usize,
 }
 
+/// The host's summarizer and its budget, for a turn's summarize step
+/// (`turnfit::turn`): the model that writes the summary is often a cheaper
+/// one than the agent's, with a window of its own, and every request made
+/// to it must fit that window.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(default, deny_unknown_fields)]
+pub struct SummarizerOptions {
+    /// The summarizer's model: its encoding counts the requests and its
+    /// context window bounds them [default: the agent's model].
+    pub model: Option<String>,
+    /// The encoding for a summarizer model the registry does not know.
+    pub encoding: Option<crate::Encoding>,
+    /// The summarizer's context window, replacing the registry's;
+    /// positive, at most `MAX_BUDGET_TOKENS`.
+    pub context_window: Option<usize>,
+    /// Tokens one summarizer request may take [default: the policy's
+    /// `summarizer_budget`, at most the summarizer's window less the
+    /// summary's room]. A span longer than this is summarized in pieces,
+    /// each request within it.
+    pub max_prompt_tokens: Option<usize>,
+    /// Milliseconds the host's summarizer may take per request; a reply
+    /// after it is discarded and the digest used [default 120000; 0: no
+    /// limit]. Hosts with async models also cancel the call themselves.
+    pub timeout_ms: Option<u64>,
+    /// Most summarizer requests one turn makes [default 16, at most 256]:
+    /// a span needing more pieces is summarized by the digest instead, as
+    /// the report says.
+    pub max_requests: Option<usize>,
+}
+
 /// Below this many tokens a summary is not worth a message.
-const MIN_SUMMARY_TOKENS: usize = 16;
+pub(crate) const MIN_SUMMARY_TOKENS: usize = 16;
 
 /// The working conversation (repaired, tool outputs cut) to which a request
 /// refers, kept by the caller between the two phases.
@@ -241,26 +272,68 @@ fn apply(
 
 /// Both phases with the deterministic digest as the summary.
 pub fn compact_with_digest(c: &Conversation, policy: &Policy, acct: &Accountant) -> Result<Compacted> {
-    digest_prepared(prepare(Cow::Borrowed(c), policy, acct)?, policy, acct)
+    let p = prepare(Cow::Borrowed(c), policy, acct)?;
+    match begin(p, policy, acct)? {
+        Begun::Summarize(pending) => digest_summary(*pending, policy, acct),
+        Begun::Done(c) => Ok(c),
+    }
 }
 
-/// [`compact_with_digest`] on a prepared copy.
-pub(super) fn digest_prepared(p: Prepared, policy: &Policy, acct: &Accountant) -> Result<Compacted> {
-    let mut pending = match request_prepared(p, policy, acct)? {
-        Ok(pending) => pending,
-        Err(p) => return compact_prepared(p, policy, acct),
-    };
+/// Where a summarize compaction stands after its first phase.
+#[derive(Debug)]
+pub(crate) enum Begun {
+    /// A span must be summarized (by the host's model, or the digest).
+    Summarize(Box<Pending>),
+    /// Nothing needs summarizing: masking and cuts were enough, or the
+    /// history fits.
+    Done(Compacted),
+}
+
+/// The ladder for the summarize strategy on a prepared copy, up to the
+/// summary request: room for the smallest summary is kept while tool
+/// outputs are cut and protection is lifted.
+pub(crate) fn begin(mut p: Prepared, policy: &Policy, acct: &Accountant) -> Result<Begun> {
+    let r = reserve(&p, policy, acct)?;
+    cut_to_fit(&mut p, policy, acct, r)?;
+    Ok(match request_prepared(p, policy, acct)? {
+        Ok(pending) => Begun::Summarize(Box::new(pending)),
+        Err(p) => Begun::Done(compact_prepared(p, policy, acct)?),
+    })
+}
+
+impl Pending {
+    /// The working messages the request summarizes, in order.
+    pub(crate) fn span(&self) -> Vec<&Message> {
+        self.request.messages.iter().map(|&i| &self.prepared.work.messages[i]).collect()
+    }
+
+    /// The input index of each summarized message (for a message repair
+    /// made, the nearest input message before it).
+    pub(crate) fn span_input_indices(&self) -> Vec<usize> {
+        self.request.messages.iter().map(|&i| self.prepared.input_index(i)).collect()
+    }
+
+    /// Round starts, relative to the summarized messages.
+    pub(crate) fn span_round_starts(&self) -> Vec<usize> {
+        let mut starts = Vec::new();
+        let mut k = 0;
+        for (r, keep) in self.prepared.rounds.iter().zip(&self.keep) {
+            if !keep {
+                starts.push(k);
+                k += r.end - r.start;
+            }
+        }
+        starts
+    }
+}
+
+/// Phase two with the deterministic digest as the summary: what a
+/// summarize compaction does with no host model, or when the host's
+/// model failed.
+pub(crate) fn digest_summary(mut pending: Pending, policy: &Policy, acct: &Accountant) -> Result<Compacted> {
     let p = &pending.prepared;
     let msgs: Vec<_> = pending.request.messages.iter().map(|&i| p.work.messages[i].clone()).collect();
-    // Round starts, relative to the summarized messages.
-    let mut starts = Vec::new();
-    let mut k = 0;
-    for (r, keep) in p.rounds.iter().zip(&pending.keep) {
-        if !keep {
-            starts.push(k);
-            k += r.end - r.start;
-        }
-    }
+    let starts = pending.span_round_starts();
     let budget = policy.digest.budget(pending.request.max_summary_tokens);
     let text = digest::build(&msgs, &starts, acct.tokenizer(), budget, &policy.digest.sections)?.text;
     let owned = std::mem::take(&mut pending.prepared.work.messages);

@@ -44,6 +44,18 @@ kTokenizerRecognizeSpecial = 1
 kTruncateNoMarker :: Word32
 kTruncateNoMarker = 256
 
+kSummaryOk :: Word32
+kSummaryOk = 0
+
+kSummaryError :: Word32
+kSummaryError = 1
+
+kSummaryTimeout :: Word32
+kSummaryTimeout = 2
+
+kSummaryNotText :: Word32
+kSummaryNotText = 3
+
 kVersionMajor :: Word32
 kVersionMajor = 0
 
@@ -151,6 +163,9 @@ data TurnfitTokenizer
 -- | @struct turnfit_tracer@ (opaque)
 data TurnfitTracer
 
+-- | @struct turnfit_turn@ (opaque)
+data TurnfitTurn
+
 -- | @struct turnfit_window@ (opaque)
 data TurnfitWindow
 
@@ -183,6 +198,14 @@ type EventCallback = Ptr () -> Word32 -> CString -> CSize -> IO ()
 -- 'Foreign.Ptr.freeHaskellFunPtr' once no handle can call it.
 foreign import ccall "wrapper"
   mkEventCallback :: EventCallback -> IO (FunPtr EventCallback)
+
+-- | @typedef uint32_t (*turnfit_summarize_fn)(void *user, const char *call_json, size_t call_json_len, const char **out_text, size_t *out_len)@
+type SummarizeFn = Ptr () -> CString -> CSize -> Ptr CString -> Ptr CSize -> IO Word32
+
+-- | Wraps a Haskell function as a 'SummarizeFn' pointer; release it with
+-- 'Foreign.Ptr.freeHaskellFunPtr' once 'turnfitTurnRun' has returned.
+foreign import ccall "wrapper"
+  mkSummarizeFn :: SummarizeFn -> IO (FunPtr SummarizeFn)
 
 -- * Functions
 
@@ -497,6 +520,34 @@ foreign import ccall safe "turnfit_tracer_expire"
 -- | @turnfit_status turnfit_tracer_export(const struct turnfit_tracer * tracer, uint64_t now_us, struct turnfit_string * out_json, struct turnfit_error ** err)@
 foreign import ccall safe "turnfit_tracer_export"
   cTracerExport :: Ptr TurnfitTracer -> Word64 -> Ptr TurnfitString -> Ptr (Ptr TurnfitError) -> IO Word32
+
+-- | @turnfit_status turnfit_turn_start(const struct turnfit_registry * registry, const char * conversation_json, size_t conversation_json_len, const char * options_json, size_t options_json_len, struct turnfit_turn ** out_turn, struct turnfit_error ** err)@
+foreign import ccall safe "turnfit_turn_start"
+  cTurnStart :: Ptr TurnfitRegistry -> CString -> CSize -> CString -> CSize -> Ptr (Ptr TurnfitTurn) -> Ptr (Ptr TurnfitError) -> IO Word32
+
+-- | @turnfit_status turnfit_turn_call(const struct turnfit_turn * turn, bool * out_waiting, struct turnfit_string * out_call_json, struct turnfit_error ** err)@
+foreign import ccall safe "turnfit_turn_call"
+  cTurnCall :: Ptr TurnfitTurn -> Ptr CBool -> Ptr TurnfitString -> Ptr (Ptr TurnfitError) -> IO Word32
+
+-- | @turnfit_status turnfit_turn_resume(struct turnfit_turn * turn, uint32_t failure, const char * summary, size_t summary_len, const char * message, size_t message_len, struct turnfit_error ** err)@
+foreign import ccall safe "turnfit_turn_resume"
+  cTurnResume :: Ptr TurnfitTurn -> Word32 -> CString -> CSize -> CString -> CSize -> Ptr (Ptr TurnfitError) -> IO Word32
+
+-- | @turnfit_status turnfit_turn_finish(struct turnfit_turn * turn, struct turnfit_string * out_conversation, struct turnfit_string * out_report, struct turnfit_error ** err)@
+foreign import ccall safe "turnfit_turn_finish"
+  cTurnFinish :: Ptr TurnfitTurn -> Ptr TurnfitString -> Ptr TurnfitString -> Ptr (Ptr TurnfitError) -> IO Word32
+
+-- | @void turnfit_turn_free(struct turnfit_turn * turn)@
+foreign import ccall safe "turnfit_turn_free"
+  cTurnFree :: Ptr TurnfitTurn -> IO ()
+
+-- | Finalizer pointer to @turnfit_turn_free@.
+foreign import ccall unsafe "&turnfit_turn_free"
+  pTurnFree :: FunPtr (Ptr TurnfitTurn -> IO ())
+
+-- | @turnfit_status turnfit_turn_run(const struct turnfit_registry * registry, const char * conversation_json, size_t conversation_json_len, const char * options_json, size_t options_json_len, turnfit_summarize_fn summarize, void * user, struct turnfit_string * out_conversation, struct turnfit_string * out_report, struct turnfit_error ** err)@
+foreign import ccall safe "turnfit_turn_run"
+  cTurnRun :: Ptr TurnfitRegistry -> CString -> CSize -> CString -> CSize -> FunPtr SummarizeFn -> Ptr () -> Ptr TurnfitString -> Ptr TurnfitString -> Ptr (Ptr TurnfitError) -> IO Word32
 
 -- | @const char * turnfit_version(void)@
 foreign import ccall unsafe "turnfit_version"

@@ -11,6 +11,7 @@ to and from the JSON text the core takes and returns.
 
 from __future__ import annotations
 
+import inspect as _inspect
 import json as _json
 from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple, Union
 
@@ -51,6 +52,8 @@ __all__ = [
     "count_conversation",
     "fit",
     "fit_json",
+    "fit_turn",
+    "afit_turn",
     "validate",
     "repair",
     "assemble",
@@ -141,6 +144,111 @@ def fit(conversation: Conversation, **options: Any) -> Tuple[Conversation, Dict[
     be kept is too big.
     """
     text, report = _native._fit_json(_dumps(conversation), _dumps(options))
+    return _json.loads(text), _json.loads(report)
+
+
+Summarizer = Callable[[Dict[str, Any]], Any]
+"""The host's model as a summarizer: called with the request (``prompt``,
+``max_summary_tokens``, ``model``, ``piece``/``pieces``, ...) and returning
+the summary text: a ``str``, or an object with a ``str`` ``content`` (a
+LangChain ``AIMessage``), or, for ``afit_turn``, an awaitable of either."""
+
+
+def _reply_text(reply: Any) -> Tuple[Optional[str], Optional[str], str]:
+    """``(text, failure, message)`` for the summarizer's return value."""
+    if isinstance(reply, str):
+        return reply, None, ""
+    if isinstance(reply, (bytes, bytearray)):
+        try:
+            return bytes(reply).decode("utf-8"), None, ""
+        except UnicodeDecodeError as e:
+            return None, "invalid_utf8", f"the summary is not valid UTF-8 at byte offset {e.start}"
+    content = getattr(reply, "content", None)
+    if isinstance(content, str) and not getattr(reply, "tool_calls", None):
+        return content, None, ""
+    return None, "not_text", f"the summarizer returned {type(reply).__name__}, not text"
+
+
+def _answer(turn: Any, reply: Any) -> None:
+    text, failure, message = _reply_text(reply)
+    if failure is None:
+        turn.resume(text)
+    else:
+        turn.fail(failure, message)
+
+
+def fit_turn(
+    conversation: Conversation, summarizer: Optional[Summarizer] = None, **options: Any
+) -> Tuple[Conversation, Dict[str, Any]]:
+    """One agent turn: the request to send now, within the budget, with the host's
+    model summarizing. Returns ``(conversation, report)``.
+
+    ``options`` are ``fit``'s (``model`` required; ``policy``, ``summarizer``:
+    ``{"model", "context_window", "max_prompt_tokens", "timeout_ms",
+    "max_requests"}``, ``trigger_messages``, ...). With ``policy={"strategy":
+    "summarize"}`` and a span to drop, ``summarizer`` is called with each
+    request (a span too long for the summarizer goes in pieces, each within
+    its budget). If it raises, returns nothing usable, or takes longer than
+    ``timeout_ms``, the deterministic digest stands in: the turn still fits,
+    and ``report["summary"]["fallback"]`` says why. Raises ``DoesNotFitError``
+    only when the system prompt, tools, task, newest user message and pins
+    alone exceed the budget. A coroutine-function summarizer needs
+    ``afit_turn`` inside a running event loop."""
+    turn = _native.Turn(_dumps(conversation), _dumps(options))
+    call = turn.call()
+    while call is not None and summarizer is not None:
+        try:
+            reply = summarizer(_json.loads(call))
+            if _inspect.isawaitable(reply):
+                reply = _run_awaitable(reply)
+        except Exception as e:  # the host's model failed: the digest stands in
+            turn.fail("error", f"{type(e).__name__}: {e}")
+        else:
+            _answer(turn, reply)
+        call = turn.call()
+    text, report = turn.finish()
+    return _json.loads(text), _json.loads(report)
+
+
+def _run_awaitable(aw: Any) -> Any:
+    import asyncio
+
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        async def wrap() -> Any:
+            return await aw
+        return asyncio.run(wrap())
+    if hasattr(aw, "close"):
+        aw.close()
+    raise TypeError("the summarizer is a coroutine function and an event loop is running: use afit_turn")
+
+
+async def afit_turn(
+    conversation: Conversation, summarizer: Optional[Summarizer] = None, **options: Any
+) -> Tuple[Conversation, Dict[str, Any]]:
+    """``fit_turn`` for async hosts: ``summarizer`` may be a coroutine function
+    (or return an awaitable); each request is cancelled after its
+    ``timeout_ms`` (``asyncio.wait_for``) and the digest stands in."""
+    import asyncio
+
+    turn = _native.Turn(_dumps(conversation), _dumps(options))
+    call = turn.call()
+    while call is not None and summarizer is not None:
+        request = _json.loads(call)
+        timeout = request.get("timeout_ms") or 0
+        try:
+            reply = summarizer(request)
+            if _inspect.isawaitable(reply):
+                reply = await (asyncio.wait_for(reply, timeout / 1000) if timeout else reply)
+        except asyncio.TimeoutError:
+            turn.fail("timeout", f"no reply within {timeout} ms; cancelled")
+        except Exception as e:
+            turn.fail("error", f"{type(e).__name__}: {e}")
+        else:
+            _answer(turn, reply)
+        call = turn.call()
+    text, report = turn.finish()
     return _json.loads(text), _json.loads(report)
 
 

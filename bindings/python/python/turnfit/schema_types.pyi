@@ -6,7 +6,7 @@ from typing import Any, Dict, List, Literal, NoReturn, Optional, Union
 
 from typing_extensions import NotRequired, TypedDict
 
-__all__ = ["Action", "AssembleRequest", "AssembleResult", "BreakerState", "BreakerTransition", "Budget", "BudgetCrossing", "Change", "Changes", "CompactOutcome", "CompactOutcomeDone", "CompactOutcomeNeedsSummary", "CompactReport", "Compaction", "Depth", "DepthChoice", "DepthLimit", "DepthLimits", "DigestOptions", "DigestSection", "Encoding", "Event", "EventBreakerStateChanged", "EventBudgetCrossed", "EventCompacted", "EventRepaired", "EventSkillSkipped", "EventSpanOverdue", "EventSpanRepeated", "FitOptions", "FitReport", "Format", "Ignored", "Issue", "IssueKind", "Issues", "MaskOptions", "OverdueSpan", "Policy", "Preflight", "Preset", "Protected", "Reason", "Repair", "Section", "SectionReport", "SpanRepeat", "Strategy", "SummaryRequest", "SummaryRole", "Template", "Verdict"]
+__all__ = ["Action", "AssembleRequest", "AssembleResult", "BreakerState", "BreakerTransition", "Budget", "BudgetCrossing", "Change", "Changes", "CompactOutcome", "CompactOutcomeDone", "CompactOutcomeNeedsSummary", "CompactReport", "Compaction", "Depth", "DepthChoice", "DepthLimit", "DepthLimits", "DigestOptions", "DigestSection", "Encoding", "Event", "EventBreakerStateChanged", "EventBudgetCrossed", "EventCompacted", "EventRepaired", "EventSkillSkipped", "EventSpanOverdue", "EventSpanRepeated", "FitOptions", "FitReport", "Format", "Ignored", "Issue", "IssueKind", "Issues", "MaskOptions", "OverdueSpan", "Policy", "Preflight", "Preset", "Protected", "Reason", "Repair", "Section", "SectionReport", "SpanRepeat", "Strategy", "SummarizerOptions", "SummaryRequest", "SummaryRole", "Template", "Verdict"]
 
 Action = Union[Literal["dropped_result"], Literal["synthesized_result"], Literal["moved_result"], Literal["dropped_message"], Literal["truncated_result"], Literal["cleared_result"], Literal["masked_result"], Literal["summarized"], Literal["inserted_summary"]]
 
@@ -292,6 +292,8 @@ FitOptions = TypedDict(
         "format": NotRequired[Optional[Format]],
         "target_ratio": NotRequired[Optional[float]],
         "trigger_ratio": NotRequired[Optional[float]],
+        "trigger_messages": NotRequired[Optional[int]],
+        "summarizer": NotRequired[SummarizerOptions],
         "policy": NotRequired[Policy],
     },
 )
@@ -384,6 +386,7 @@ Policy = TypedDict(
         "keep_last_turns": NotRequired[int],
         "keep_last_messages": NotRequired[int],
         "pinned": NotRequired[List[int]],
+        "keep_only_protected": NotRequired[bool],
         "mask": NotRequired[MaskOptions],
         "repair": NotRequired[bool],
         "relevance_weight": NotRequired[float],
@@ -485,6 +488,19 @@ SpanRepeat = TypedDict(
 )
 
 Strategy = Union[Literal["recency"], Literal["relevance"], Literal["hybrid"], Literal["summarize"]]
+
+# The host's summarizer and its budget, for a turn's summarize step (`turnfit::turn`): the model that writes the summary is often a cheaper one than the agent's, with a window of its own, and every request made to it must fit that window.
+SummarizerOptions = TypedDict(
+    "SummarizerOptions",
+    {
+        "model": NotRequired[Optional[str]],
+        "encoding": NotRequired[Optional[Encoding]],
+        "context_window": NotRequired[Optional[int]],
+        "max_prompt_tokens": NotRequired[Optional[int]],
+        "timeout_ms": NotRequired[Optional[int]],
+        "max_requests": NotRequired[Optional[int]],
+    },
+)
 
 # What the host must summarize.
 SummaryRequest = TypedDict(

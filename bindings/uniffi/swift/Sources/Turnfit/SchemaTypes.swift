@@ -450,6 +450,33 @@ extension TurnfitTypes {
         }
     }
 
+    /// What a turn's changes cost the prompt cache.
+    public struct CacheImpact: Codable, Equatable, Sendable {
+        /// Input index of the first message that changed (dropped, cut,
+        /// masked, summarized, or followed by a synthetic result); absent when
+        /// nothing changed.
+        public var firstChanged: UInt64?
+        /// Tokens of the unchanged prefix: tool definitions, the system
+        /// prompt and the messages before `first_changed` (all of the prompt
+        /// when nothing changed, reply priming aside).
+        public var unchangedPrefixTokens: UInt64
+        /// Prompt tokens before the turn that are not in that prefix: what a
+        /// prefix cache loses.
+        public var invalidatedTokens: UInt64
+
+        public init(firstChanged: UInt64? = nil, unchangedPrefixTokens: UInt64, invalidatedTokens: UInt64) {
+            self.firstChanged = firstChanged
+            self.unchangedPrefixTokens = unchangedPrefixTokens
+            self.invalidatedTokens = invalidatedTokens
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case firstChanged = "first_changed"
+            case unchangedPrefixTokens = "unchanged_prefix_tokens"
+            case invalidatedTokens = "invalidated_tokens"
+        }
+    }
+
     /// The JSON form of a stack: `{"agents": [...], "depth": n, "max_depth": m}`,
     /// outermost agent first.
     public struct CallStackJson: Codable, Equatable, Sendable {
@@ -1244,6 +1271,52 @@ extension TurnfitTypes {
         }
     }
 
+    /// The digest stood in for the host's summary.
+    public struct Fallback: Codable, Equatable, Sendable {
+        /// Why.
+        public var reason: FallbackReason
+        /// The request it happened at (from 1; 0 before any).
+        public var piece: UInt64
+        /// What happened, in words (the host's error message included).
+        public var detail: String
+
+        public init(reason: FallbackReason, piece: UInt64, detail: String) {
+            self.reason = reason
+            self.piece = piece
+            self.detail = detail
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case reason
+            case piece
+            case detail
+        }
+    }
+
+    /// Why a turn summarized with the deterministic digest instead of the
+    /// host's model.
+    public enum FallbackReason: String, Codable, Equatable, Sendable, CaseIterable {
+        /// No summarizer was given, or the host finished the turn without
+        /// answering.
+        case noSummarizer = "no_summarizer"
+        /// The summarizer raised or returned an error.
+        case error
+        /// It took longer than `timeout_ms`.
+        case timeout
+        /// It replied with blank text.
+        case empty
+        /// Its reply was more than twice its cap.
+        case oversized
+        /// It replied with something other than text.
+        case notText = "not_text"
+        /// Its reply was not valid UTF-8.
+        case invalidUtf8 = "invalid_utf8"
+        /// The span needed more requests than `max_requests`.
+        case tooManyPieces = "too_many_pieces"
+        /// The summarizer's budget has no room for a useful piece.
+        case budgetTooSmall = "budget_too_small"
+    }
+
     /// One change the filter made.
     public struct FilterChange: Codable, Equatable, Sendable {
         /// Index of the message in the input.
@@ -1355,11 +1428,21 @@ extension TurnfitTypes {
         /// fraction of the budget [default 0.8, the window's], 0 to 1. Without
         /// a target, `fit` compacts only what exceeds the limit.
         public var triggerRatio: Double?
+        /// Compact also when the history holds more than this many messages,
+        /// whatever its tokens: a count-based trigger (Semantic Kernel's
+        /// reducers, seed 002's `compress` at 41 messages). With
+        /// `policy.keep_only_protected` and `keep_last_messages`, "keep the
+        /// last N messages" needs no token target.
+        public var triggerMessages: UInt64?
+        /// The host's summarizer, for the summarize strategy in a turn
+        /// (`turnfit::turn`): its model or encoding, window, prompt budget
+        /// and timeout. `fit` itself summarizes with the digest.
+        public var summarizer: SummarizerOptions?
         /// How to compact. Its `limit_tokens` and `target_tokens` default to the
         /// budget less the reserved output.
         public var policy: Policy?
 
-        public init(model: String? = nil, maxTokens: UInt64? = nil, reserveOutput: UInt64? = nil, encoding: Encoding? = nil, contextWindow: UInt64? = nil, maxOutputTokens: UInt64? = nil, format: Format? = nil, targetRatio: Double? = nil, triggerRatio: Double? = nil, policy: Policy? = nil) {
+        public init(model: String? = nil, maxTokens: UInt64? = nil, reserveOutput: UInt64? = nil, encoding: Encoding? = nil, contextWindow: UInt64? = nil, maxOutputTokens: UInt64? = nil, format: Format? = nil, targetRatio: Double? = nil, triggerRatio: Double? = nil, triggerMessages: UInt64? = nil, summarizer: SummarizerOptions? = nil, policy: Policy? = nil) {
             self.model = model
             self.maxTokens = maxTokens
             self.reserveOutput = reserveOutput
@@ -1369,6 +1452,8 @@ extension TurnfitTypes {
             self.format = format
             self.targetRatio = targetRatio
             self.triggerRatio = triggerRatio
+            self.triggerMessages = triggerMessages
+            self.summarizer = summarizer
             self.policy = policy
         }
 
@@ -1382,6 +1467,8 @@ extension TurnfitTypes {
             case format
             case targetRatio = "target_ratio"
             case triggerRatio = "trigger_ratio"
+            case triggerMessages = "trigger_messages"
+            case summarizer
             case policy
         }
     }
@@ -2093,6 +2180,15 @@ extension TurnfitTypes {
         public var keepLastMessages: UInt64?
         /// Message indices (in the input) whose rounds must be kept.
         public var pinned: [UInt64]?
+        /// When compaction runs, keep only what is protected (system, task,
+        /// latest user message, pins, the `keep_last_*` rounds) and drop, or
+        /// summarize, everything else, whatever the token target: "keep the
+        /// last N messages" (`keep_last_messages`, snapped to whole rounds)
+        /// with no target to tune, as Semantic Kernel's reducers, Koog's
+        /// `FromLastNMessages` and seed 002's `compress(keep_recent=10)` do.
+        /// The limit still holds: protection is lifted, oldest first, if the
+        /// kept rounds alone exceed it.
+        public var keepOnlyProtected: Bool?
         /// Observation masking of older tool results.
         public var mask: MaskOptions?
         /// Repair tool structure first (default); when false, a history with
@@ -2121,7 +2217,7 @@ extension TurnfitTypes {
         /// "[Summary of earlier conversation]"].
         public var summaryLabel: String?
 
-        public init(strategy: Strategy? = nil, targetTokens: UInt64? = nil, limitTokens: UInt64? = nil, toolOutputMax: UInt64? = nil, toolOutputMaxBytes: UInt64? = nil, keepFirst: UInt64? = nil, keepLastRounds: UInt64? = nil, keepLastTurns: UInt64? = nil, keepLastMessages: UInt64? = nil, pinned: [UInt64]? = nil, mask: MaskOptions? = nil, repair: Bool? = nil, relevanceWeight: Double? = nil, scores: [Double]? = nil, minReclaim: UInt64? = nil, summaryMaxTokens: UInt64? = nil, summarizerBudget: UInt64? = nil, summaryTemplate: String? = nil, digest: DigestOptions? = nil, summaryRole: SummaryRole? = nil, summaryLabel: String? = nil) {
+        public init(strategy: Strategy? = nil, targetTokens: UInt64? = nil, limitTokens: UInt64? = nil, toolOutputMax: UInt64? = nil, toolOutputMaxBytes: UInt64? = nil, keepFirst: UInt64? = nil, keepLastRounds: UInt64? = nil, keepLastTurns: UInt64? = nil, keepLastMessages: UInt64? = nil, pinned: [UInt64]? = nil, keepOnlyProtected: Bool? = nil, mask: MaskOptions? = nil, repair: Bool? = nil, relevanceWeight: Double? = nil, scores: [Double]? = nil, minReclaim: UInt64? = nil, summaryMaxTokens: UInt64? = nil, summarizerBudget: UInt64? = nil, summaryTemplate: String? = nil, digest: DigestOptions? = nil, summaryRole: SummaryRole? = nil, summaryLabel: String? = nil) {
             self.strategy = strategy
             self.targetTokens = targetTokens
             self.limitTokens = limitTokens
@@ -2132,6 +2228,7 @@ extension TurnfitTypes {
             self.keepLastTurns = keepLastTurns
             self.keepLastMessages = keepLastMessages
             self.pinned = pinned
+            self.keepOnlyProtected = keepOnlyProtected
             self.mask = mask
             self.repair = repair
             self.relevanceWeight = relevanceWeight
@@ -2156,6 +2253,7 @@ extension TurnfitTypes {
             case keepLastTurns = "keep_last_turns"
             case keepLastMessages = "keep_last_messages"
             case pinned
+            case keepOnlyProtected = "keep_only_protected"
             case mask
             case repair
             case relevanceWeight = "relevance_weight"
@@ -2950,6 +3048,186 @@ extension TurnfitTypes {
         case summarize
     }
 
+    /// One request to the host's summarizer: send `prompt` to the model named
+    /// `model` and reply with plain text of at most `max_summary_tokens`.
+    public struct SummarizerCall: Codable, Equatable, Sendable {
+        /// The span's id (the same for every piece of one span).
+        public var id: String
+        /// This request's number, from 1.
+        public var piece: UInt64
+        /// How many requests the span takes.
+        public var pieces: UInt64
+        /// The summarizer's model (the options' `summarizer.model`, else the
+        /// agent's).
+        public var model: String
+        /// The prompt to send, as one user message.
+        public var prompt: String
+        /// Its tokens, counted with the summarizer's encoding.
+        public var promptTokens: UInt64
+        /// The most a request may take (the summarizer's budget).
+        public var maxPromptTokens: UInt64
+        /// Tokens the reply may take; a longer reply is cut, one over twice
+        /// this is refused (the digest is used).
+        public var maxSummaryTokens: UInt64
+        /// Input indices of the messages this request covers.
+        public var messages: [UInt64]
+        /// Whether the prompt carries a summary so far (an earlier piece's, or
+        /// a previous compaction's) to update.
+        public var foldsPrevious: Bool
+        /// Milliseconds the reply may take (0: no limit).
+        public var timeoutMs: UInt64
+
+        public init(id: String, piece: UInt64, pieces: UInt64, model: String, prompt: String, promptTokens: UInt64, maxPromptTokens: UInt64, maxSummaryTokens: UInt64, messages: [UInt64], foldsPrevious: Bool, timeoutMs: UInt64) {
+            self.id = id
+            self.piece = piece
+            self.pieces = pieces
+            self.model = model
+            self.prompt = prompt
+            self.promptTokens = promptTokens
+            self.maxPromptTokens = maxPromptTokens
+            self.maxSummaryTokens = maxSummaryTokens
+            self.messages = messages
+            self.foldsPrevious = foldsPrevious
+            self.timeoutMs = timeoutMs
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case id
+            case piece
+            case pieces
+            case model
+            case prompt
+            case promptTokens = "prompt_tokens"
+            case maxPromptTokens = "max_prompt_tokens"
+            case maxSummaryTokens = "max_summary_tokens"
+            case messages
+            case foldsPrevious = "folds_previous"
+            case timeoutMs = "timeout_ms"
+        }
+    }
+
+    /// The host's summarizer and its budget, for a turn's summarize step
+    /// (`turnfit::turn`): the model that writes the summary is often a cheaper
+    /// one than the agent's, with a window of its own, and every request made
+    /// to it must fit that window.
+    public struct SummarizerOptions: Codable, Equatable, Sendable {
+        /// The summarizer's model: its encoding counts the requests and its
+        /// context window bounds them [default: the agent's model].
+        public var model: String?
+        /// The encoding for a summarizer model the registry does not know.
+        public var encoding: Encoding?
+        /// The summarizer's context window, replacing the registry's;
+        /// positive, at most `MAX_BUDGET_TOKENS`.
+        public var contextWindow: UInt64?
+        /// Tokens one summarizer request may take [default: the policy's
+        /// `summarizer_budget`, at most the summarizer's window less the
+        /// summary's room]. A span longer than this is summarized in pieces,
+        /// each request within it.
+        public var maxPromptTokens: UInt64?
+        /// Milliseconds the host's summarizer may take per request; a reply
+        /// after it is discarded and the digest used [default 120000; 0: no
+        /// limit]. Hosts with async models also cancel the call themselves.
+        public var timeoutMs: UInt64?
+        /// Most summarizer requests one turn makes [default 16, at most 256]:
+        /// a span needing more pieces is summarized by the digest instead, as
+        /// the report says.
+        public var maxRequests: UInt64?
+
+        public init(model: String? = nil, encoding: Encoding? = nil, contextWindow: UInt64? = nil, maxPromptTokens: UInt64? = nil, timeoutMs: UInt64? = nil, maxRequests: UInt64? = nil) {
+            self.model = model
+            self.encoding = encoding
+            self.contextWindow = contextWindow
+            self.maxPromptTokens = maxPromptTokens
+            self.timeoutMs = timeoutMs
+            self.maxRequests = maxRequests
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case model
+            case encoding
+            case contextWindow = "context_window"
+            case maxPromptTokens = "max_prompt_tokens"
+            case timeoutMs = "timeout_ms"
+            case maxRequests = "max_requests"
+        }
+    }
+
+    /// One summarizer request and what came of it.
+    public struct SummarizerRecord: Codable, Equatable, Sendable {
+        /// The request's number, from 1.
+        public var piece: UInt64
+        /// Its prompt tokens (at most `max_prompt_tokens`).
+        public var promptTokens: UInt64
+        /// The reply's tokens, when there was text.
+        public var replyTokens: UInt64?
+        /// Whether the reply was cut to `max_summary_tokens`.
+        public var cut: Bool
+        /// Milliseconds between the request and its reply.
+        public var elapsedMs: UInt64
+
+        public init(piece: UInt64, promptTokens: UInt64, replyTokens: UInt64? = nil, cut: Bool, elapsedMs: UInt64) {
+            self.piece = piece
+            self.promptTokens = promptTokens
+            self.replyTokens = replyTokens
+            self.cut = cut
+            self.elapsedMs = elapsedMs
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case piece
+            case promptTokens = "prompt_tokens"
+            case replyTokens = "reply_tokens"
+            case cut
+            case elapsedMs = "elapsed_ms"
+        }
+    }
+
+    /// How the span was summarized.
+    public struct SummaryReport: Codable, Equatable, Sendable {
+        /// `host` (the host's model wrote it) or `digest`.
+        public var source: SummarySource
+        /// Messages summarized and their tokens.
+        public var messages: UInt64
+        /// Their tokens.
+        public var spanTokens: UInt64
+        /// The summarizer's model.
+        public var model: String
+        /// Its budget per request.
+        public var maxPromptTokens: UInt64
+        /// The cap on the summary.
+        public var maxSummaryTokens: UInt64
+        /// Whether a previous summary was folded into this one.
+        public var foldedPrevious: Bool
+        /// Every request made, in order.
+        public var requests: [SummarizerRecord]
+        /// Set when the digest stood in for the host's summary.
+        public var fallback: Fallback?
+
+        public init(source: SummarySource, messages: UInt64, spanTokens: UInt64, model: String, maxPromptTokens: UInt64, maxSummaryTokens: UInt64, foldedPrevious: Bool, requests: [SummarizerRecord], fallback: Fallback? = nil) {
+            self.source = source
+            self.messages = messages
+            self.spanTokens = spanTokens
+            self.model = model
+            self.maxPromptTokens = maxPromptTokens
+            self.maxSummaryTokens = maxSummaryTokens
+            self.foldedPrevious = foldedPrevious
+            self.requests = requests
+            self.fallback = fallback
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case source
+            case messages
+            case spanTokens = "span_tokens"
+            case model
+            case maxPromptTokens = "max_prompt_tokens"
+            case maxSummaryTokens = "max_summary_tokens"
+            case foldedPrevious = "folded_previous"
+            case requests
+            case fallback
+        }
+    }
+
     /// What the host must summarize.
     public struct SummaryRequest: Codable, Equatable, Sendable {
         /// Identifies the span and the conversation it came from; `apply_summary`
@@ -2998,6 +3276,14 @@ extension TurnfitTypes {
         /// A system message where the format has system messages (OpenAI);
         /// Anthropic has none in its message list and uses `user`.
         case system
+    }
+
+    /// Who wrote the summary.
+    public enum SummarySource: String, Codable, Equatable, Sendable, CaseIterable {
+        /// The host's model.
+        case host
+        /// The deterministic digest.
+        case digest
     }
 
     /// Which sections a kind of prompt needs and their order.
@@ -3236,6 +3522,91 @@ extension TurnfitTypes {
             case defaultTimeoutMs = "default_timeout_ms"
             case timeouts
             case collapse
+        }
+    }
+
+    /// What a turn did: the fit report, whether compaction ran, how the
+    /// summary was made, and what it cost the prompt cache.
+    public struct TurnReport: Codable, Equatable, Sendable {
+        /// The model.
+        public var model: String
+        /// Whether counts are exact.
+        public var exact: Bool
+        /// The format the conversation was read and written in.
+        public var format: Format
+        /// The strategy used.
+        public var strategy: Strategy
+        /// Budget for prompt plus reserved output.
+        public var maxTokens: UInt64
+        /// Tokens reserved for the reply.
+        public var reservedOutput: UInt64
+        /// Prompt tokens allowed: `max_tokens - reserved_output`.
+        public var limitTokens: UInt64
+        /// Prompt tokens before.
+        public var tokensBefore: UInt64
+        /// Prompt tokens after.
+        public var tokensAfter: UInt64
+        /// Messages before and after.
+        public var messagesBefore: UInt64
+        /// Messages after.
+        public var messagesAfter: UInt64
+        /// Whether fewer tokens than `min_reclaim` were reclaimed.
+        public var insufficient: Bool
+        /// Every change, in order.
+        public var changes: [Change]
+        /// The rounds kept whatever the budget (system, task, latest user
+        /// message, pins, newest rounds), with their tokens.
+        public var protected: [Protected]
+        /// Whether the trigger fired (tokens over `trigger_ratio`, messages
+        /// over `trigger_messages`, or the history over the limit).
+        public var fired: Bool
+        /// Whether the request differs from the history given.
+        public var changed: Bool
+        /// Set when a span was summarized.
+        public var summary: SummaryReport?
+        /// The prompt-cache impact of the changes.
+        public var cache: CacheImpact
+
+        public init(model: String, exact: Bool, format: Format, strategy: Strategy, maxTokens: UInt64, reservedOutput: UInt64, limitTokens: UInt64, tokensBefore: UInt64, tokensAfter: UInt64, messagesBefore: UInt64, messagesAfter: UInt64, insufficient: Bool, changes: [Change], protected: [Protected], fired: Bool, changed: Bool, summary: SummaryReport? = nil, cache: CacheImpact) {
+            self.model = model
+            self.exact = exact
+            self.format = format
+            self.strategy = strategy
+            self.maxTokens = maxTokens
+            self.reservedOutput = reservedOutput
+            self.limitTokens = limitTokens
+            self.tokensBefore = tokensBefore
+            self.tokensAfter = tokensAfter
+            self.messagesBefore = messagesBefore
+            self.messagesAfter = messagesAfter
+            self.insufficient = insufficient
+            self.changes = changes
+            self.protected = protected
+            self.fired = fired
+            self.changed = changed
+            self.summary = summary
+            self.cache = cache
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case model
+            case exact
+            case format
+            case strategy
+            case maxTokens = "max_tokens"
+            case reservedOutput = "reserved_output"
+            case limitTokens = "limit_tokens"
+            case tokensBefore = "tokens_before"
+            case tokensAfter = "tokens_after"
+            case messagesBefore = "messages_before"
+            case messagesAfter = "messages_after"
+            case insufficient
+            case changes
+            case protected
+            case fired
+            case changed
+            case summary
+            case cache
         }
     }
 

@@ -257,6 +257,27 @@ data class BudgetCrossing(
     @SerializedName("limit") val limit: Long,
 )
 
+/** What a turn's changes cost the prompt cache. */
+data class CacheImpact(
+    /**
+     * Input index of the first message that changed (dropped, cut,
+     * masked, summarized, or followed by a synthetic result); absent when
+     * nothing changed.
+     */
+    @SerializedName("first_changed") val firstChanged: Long? = null,
+    /**
+     * Tokens of the unchanged prefix: tool definitions, the system
+     * prompt and the messages before `first_changed` (all of the prompt
+     * when nothing changed, reply priming aside).
+     */
+    @SerializedName("unchanged_prefix_tokens") val unchangedPrefixTokens: Long,
+    /**
+     * Prompt tokens before the turn that are not in that prefix: what a
+     * prefix cache loses.
+     */
+    @SerializedName("invalidated_tokens") val invalidatedTokens: Long,
+)
+
 /**
  * The JSON form of a stack: `{"agents": [...], "depth": n, "max_depth": m}`,
  * outermost agent first.
@@ -673,6 +694,44 @@ sealed class Event {
     ) : Event()
 }
 
+/** The digest stood in for the host's summary. */
+data class Fallback(
+    /** Why. */
+    @SerializedName("reason") val reason: FallbackReason,
+    /** The request it happened at (from 1; 0 before any). */
+    @SerializedName("piece") val piece: Long,
+    /** What happened, in words (the host's error message included). */
+    @SerializedName("detail") val detail: String,
+)
+
+/**
+ * Why a turn summarized with the deterministic digest instead of the
+ * host's model.
+ */
+enum class FallbackReason {
+    /**
+     * No summarizer was given, or the host finished the turn without
+     * answering.
+     */
+    @SerializedName("no_summarizer") NO_SUMMARIZER,
+    /** The summarizer raised or returned an error. */
+    @SerializedName("error") ERROR,
+    /** It took longer than `timeout_ms`. */
+    @SerializedName("timeout") TIMEOUT,
+    /** It replied with blank text. */
+    @SerializedName("empty") EMPTY,
+    /** Its reply was more than twice its cap. */
+    @SerializedName("oversized") OVERSIZED,
+    /** It replied with something other than text. */
+    @SerializedName("not_text") NOT_TEXT,
+    /** Its reply was not valid UTF-8. */
+    @SerializedName("invalid_utf8") INVALID_UTF8,
+    /** The span needed more requests than `max_requests`. */
+    @SerializedName("too_many_pieces") TOO_MANY_PIECES,
+    /** The summarizer's budget has no room for a useful piece. */
+    @SerializedName("budget_too_small") BUDGET_TOO_SMALL,
+}
+
 /** One change the filter made. */
 data class FilterChange(
     /** Index of the message in the input. */
@@ -772,6 +831,20 @@ data class FitOptions(
      * a target, `fit` compacts only what exceeds the limit.
      */
     @SerializedName("trigger_ratio") val triggerRatio: Double? = null,
+    /**
+     * Compact also when the history holds more than this many messages,
+     * whatever its tokens: a count-based trigger (Semantic Kernel's
+     * reducers, seed 002's `compress` at 41 messages). With
+     * `policy.keep_only_protected` and `keep_last_messages`, "keep the
+     * last N messages" needs no token target.
+     */
+    @SerializedName("trigger_messages") val triggerMessages: Long? = null,
+    /**
+     * The host's summarizer, for the summarize strategy in a turn
+     * (`turnfit::turn`): its model or encoding, window, prompt budget
+     * and timeout. `fit` itself summarizes with the digest.
+     */
+    @SerializedName("summarizer") val summarizer: SummarizerOptions? = null,
     /**
      * How to compact. Its `limit_tokens` and `target_tokens` default to the
      * budget less the reserved output.
@@ -1214,6 +1287,17 @@ data class Policy(
     @SerializedName("keep_last_messages") val keepLastMessages: Long? = null,
     /** Message indices (in the input) whose rounds must be kept. */
     @SerializedName("pinned") val pinned: List<Long>? = null,
+    /**
+     * When compaction runs, keep only what is protected (system, task,
+     * latest user message, pins, the `keep_last_*` rounds) and drop, or
+     * summarize, everything else, whatever the token target: "keep the
+     * last N messages" (`keep_last_messages`, snapped to whole rounds)
+     * with no target to tune, as Semantic Kernel's reducers, Koog's
+     * `FromLastNMessages` and seed 002's `compress(keep_recent=10)` do.
+     * The limit still holds: protection is lifted, oldest first, if the
+     * kept rounds alone exceed it.
+     */
+    @SerializedName("keep_only_protected") val keepOnlyProtected: Boolean? = null,
     /** Observation masking of older tool results. */
     @SerializedName("mask") val mask: MaskOptions? = null,
     /**
@@ -1706,6 +1790,120 @@ enum class Strategy {
     @SerializedName("summarize") SUMMARIZE,
 }
 
+/**
+ * One request to the host's summarizer: send `prompt` to the model named
+ * `model` and reply with plain text of at most `max_summary_tokens`.
+ */
+data class SummarizerCall(
+    /** The span's id (the same for every piece of one span). */
+    @SerializedName("id") val id: String,
+    /** This request's number, from 1. */
+    @SerializedName("piece") val piece: Long,
+    /** How many requests the span takes. */
+    @SerializedName("pieces") val pieces: Long,
+    /**
+     * The summarizer's model (the options' `summarizer.model`, else the
+     * agent's).
+     */
+    @SerializedName("model") val model: String,
+    /** The prompt to send, as one user message. */
+    @SerializedName("prompt") val prompt: String,
+    /** Its tokens, counted with the summarizer's encoding. */
+    @SerializedName("prompt_tokens") val promptTokens: Long,
+    /** The most a request may take (the summarizer's budget). */
+    @SerializedName("max_prompt_tokens") val maxPromptTokens: Long,
+    /**
+     * Tokens the reply may take; a longer reply is cut, one over twice
+     * this is refused (the digest is used).
+     */
+    @SerializedName("max_summary_tokens") val maxSummaryTokens: Long,
+    /** Input indices of the messages this request covers. */
+    @SerializedName("messages") val messages: List<Long>,
+    /**
+     * Whether the prompt carries a summary so far (an earlier piece's, or
+     * a previous compaction's) to update.
+     */
+    @SerializedName("folds_previous") val foldsPrevious: Boolean,
+    /** Milliseconds the reply may take (0: no limit). */
+    @SerializedName("timeout_ms") val timeoutMs: Long,
+)
+
+/**
+ * The host's summarizer and its budget, for a turn's summarize step
+ * (`turnfit::turn`): the model that writes the summary is often a cheaper
+ * one than the agent's, with a window of its own, and every request made
+ * to it must fit that window.
+ */
+data class SummarizerOptions(
+    /**
+     * The summarizer's model: its encoding counts the requests and its
+     * context window bounds them [default: the agent's model].
+     */
+    @SerializedName("model") val model: String? = null,
+    /** The encoding for a summarizer model the registry does not know. */
+    @SerializedName("encoding") val encoding: Encoding? = null,
+    /**
+     * The summarizer's context window, replacing the registry's;
+     * positive, at most `MAX_BUDGET_TOKENS`.
+     */
+    @SerializedName("context_window") val contextWindow: Long? = null,
+    /**
+     * Tokens one summarizer request may take [default: the policy's
+     * `summarizer_budget`, at most the summarizer's window less the
+     * summary's room]. A span longer than this is summarized in pieces,
+     * each request within it.
+     */
+    @SerializedName("max_prompt_tokens") val maxPromptTokens: Long? = null,
+    /**
+     * Milliseconds the host's summarizer may take per request; a reply
+     * after it is discarded and the digest used [default 120000; 0: no
+     * limit]. Hosts with async models also cancel the call themselves.
+     */
+    @SerializedName("timeout_ms") val timeoutMs: Long? = null,
+    /**
+     * Most summarizer requests one turn makes [default 16, at most 256]:
+     * a span needing more pieces is summarized by the digest instead, as
+     * the report says.
+     */
+    @SerializedName("max_requests") val maxRequests: Long? = null,
+)
+
+/** One summarizer request and what came of it. */
+data class SummarizerRecord(
+    /** The request's number, from 1. */
+    @SerializedName("piece") val piece: Long,
+    /** Its prompt tokens (at most `max_prompt_tokens`). */
+    @SerializedName("prompt_tokens") val promptTokens: Long,
+    /** The reply's tokens, when there was text. */
+    @SerializedName("reply_tokens") val replyTokens: Long? = null,
+    /** Whether the reply was cut to `max_summary_tokens`. */
+    @SerializedName("cut") val cut: Boolean,
+    /** Milliseconds between the request and its reply. */
+    @SerializedName("elapsed_ms") val elapsedMs: Long,
+)
+
+/** How the span was summarized. */
+data class SummaryReport(
+    /** `host` (the host's model wrote it) or `digest`. */
+    @SerializedName("source") val source: SummarySource,
+    /** Messages summarized and their tokens. */
+    @SerializedName("messages") val messages: Long,
+    /** Their tokens. */
+    @SerializedName("span_tokens") val spanTokens: Long,
+    /** The summarizer's model. */
+    @SerializedName("model") val model: String,
+    /** Its budget per request. */
+    @SerializedName("max_prompt_tokens") val maxPromptTokens: Long,
+    /** The cap on the summary. */
+    @SerializedName("max_summary_tokens") val maxSummaryTokens: Long,
+    /** Whether a previous summary was folded into this one. */
+    @SerializedName("folded_previous") val foldedPrevious: Boolean,
+    /** Every request made, in order. */
+    @SerializedName("requests") val requests: List<SummarizerRecord>,
+    /** Set when the digest stood in for the host's summary. */
+    @SerializedName("fallback") val fallback: Fallback? = null,
+)
+
 /** What the host must summarize. */
 data class SummaryRequest(
     /**
@@ -1746,6 +1944,14 @@ enum class SummaryRole {
      * Anthropic has none in its message list and uses `user`.
      */
     @SerializedName("system") SYSTEM,
+}
+
+/** Who wrote the summary. */
+enum class SummarySource {
+    /** The host's model. */
+    @SerializedName("host") HOST,
+    /** The deterministic digest. */
+    @SerializedName("digest") DIGEST,
 }
 
 /** Which sections a kind of prompt needs and their order. */
@@ -1861,6 +2067,55 @@ data class TracerConfig(
     @SerializedName("timeouts") val timeouts: Map<String, Long>? = null,
     /** Whether true repeats fold into one ring record (default true). */
     @SerializedName("collapse") val collapse: Boolean? = null,
+)
+
+/**
+ * What a turn did: the fit report, whether compaction ran, how the
+ * summary was made, and what it cost the prompt cache.
+ */
+data class TurnReport(
+    /** The model. */
+    @SerializedName("model") val model: String,
+    /** Whether counts are exact. */
+    @SerializedName("exact") val exact: Boolean,
+    /** The format the conversation was read and written in. */
+    @SerializedName("format") val format: Format,
+    /** The strategy used. */
+    @SerializedName("strategy") val strategy: Strategy,
+    /** Budget for prompt plus reserved output. */
+    @SerializedName("max_tokens") val maxTokens: Long,
+    /** Tokens reserved for the reply. */
+    @SerializedName("reserved_output") val reservedOutput: Long,
+    /** Prompt tokens allowed: `max_tokens - reserved_output`. */
+    @SerializedName("limit_tokens") val limitTokens: Long,
+    /** Prompt tokens before. */
+    @SerializedName("tokens_before") val tokensBefore: Long,
+    /** Prompt tokens after. */
+    @SerializedName("tokens_after") val tokensAfter: Long,
+    /** Messages before and after. */
+    @SerializedName("messages_before") val messagesBefore: Long,
+    /** Messages after. */
+    @SerializedName("messages_after") val messagesAfter: Long,
+    /** Whether fewer tokens than `min_reclaim` were reclaimed. */
+    @SerializedName("insufficient") val insufficient: Boolean,
+    /** Every change, in order. */
+    @SerializedName("changes") val changes: List<Change>,
+    /**
+     * The rounds kept whatever the budget (system, task, latest user
+     * message, pins, newest rounds), with their tokens.
+     */
+    @SerializedName("protected") val protected: List<Protected>,
+    /**
+     * Whether the trigger fired (tokens over `trigger_ratio`, messages
+     * over `trigger_messages`, or the history over the limit).
+     */
+    @SerializedName("fired") val fired: Boolean,
+    /** Whether the request differs from the history given. */
+    @SerializedName("changed") val changed: Boolean,
+    /** Set when a span was summarized. */
+    @SerializedName("summary") val summary: SummaryReport? = null,
+    /** The prompt-cache impact of the changes. */
+    @SerializedName("cache") val cache: CacheImpact,
 )
 
 /** The pre-flight verdict. */

@@ -1,0 +1,87 @@
+//! Turns (core `turnfit::turn`): the state machine the Python facade
+//! drives, so a summarizer may be a plain callable or a coroutine
+//! function. Nothing here calls Python: the facade calls the host's model
+//! between `call` and `resume`, outside any lock.
+
+use parking_lot::Mutex;
+use pyo3::prelude::*;
+
+use turnfit::turn::{FailReason, Reply, Turn as Core};
+use turnfit::window::FitOptions;
+
+use crate::tokenizer::registry;
+use crate::{guard, guard_detached, to_json, Text, DETACH_BYTES};
+
+/// A turn in progress (see `turnfit.fit_turn`).
+#[pyclass(frozen, module = "turnfit._native")]
+pub struct Turn {
+    inner: Mutex<Option<Core>>,
+}
+
+fn finished() -> turnfit::Error {
+    turnfit::Error::invalid_argument("the turn was finished")
+}
+
+#[pymethods]
+impl Turn {
+    #[new]
+    fn new(py: Python<'_>, conversation_json: Text, options_json: Text) -> PyResult<Self> {
+        let t = guard_detached(py, conversation_json.len() >= DETACH_BYTES, "fit_turn", || {
+            let o: FitOptions = turnfit::frontend::parse_options("options", Some(&options_json))?;
+            Core::start(registry(), &conversation_json, &o)
+        })?;
+        Ok(Turn { inner: Mutex::new(Some(t)) })
+    }
+
+    /// The waiting summarizer request as JSON, or None.
+    fn call(&self) -> PyResult<Option<String>> {
+        guard("fit_turn", || {
+            let g = self.inner.lock();
+            let t = g.as_ref().ok_or_else(finished)?;
+            t.call().map(to_json).transpose()
+        })
+    }
+
+    /// The summarizer's text for the waiting request.
+    fn resume(&self, py: Python<'_>, summary: Text) -> PyResult<()> {
+        guard_detached(py, summary.len() >= DETACH_BYTES, "fit_turn", || {
+            self.inner.lock().as_mut().ok_or_else(finished)?.resume(Reply::Summary(summary.to_string()))
+        })
+    }
+
+    /// The summarizer failed: `reason` is `error`, `timeout`, `not_text` or `invalid_utf8`.
+    fn fail(&self, reason: Text, message: Text) -> PyResult<()> {
+        guard("fit_turn", || {
+            let reason = match &*reason {
+                "error" => FailReason::Error,
+                "timeout" => FailReason::Timeout,
+                "not_text" => FailReason::NotText,
+                "invalid_utf8" => FailReason::InvalidUtf8,
+                other => {
+                    return Err(turnfit::Error::invalid_argument(format!(
+                        "failure reason '{}' is not error, timeout, not_text or invalid_utf8",
+                        other.chars().take(40).collect::<String>()
+                    )))
+                }
+            };
+            self.inner
+                .lock()
+                .as_mut()
+                .ok_or_else(finished)?
+                .resume(Reply::Failed { reason, message: message.to_string() })
+        })
+    }
+
+    /// `(conversation_json, report_json)`; the turn is then finished.
+    fn finish(&self, py: Python<'_>) -> PyResult<(String, String)> {
+        guard_detached(py, true, "fit_turn", || {
+            let t = self.inner.lock().take().ok_or_else(finished)?;
+            let (c, report) = t.finish()?;
+            Ok((c.to_json()?, to_json(&report)?))
+        })
+    }
+}
+
+pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<Turn>()
+}

@@ -1,0 +1,583 @@
+//! Every turn fits: one call per model turn, with the host's own model
+//! summarizing. Given the history (any of the five formats), the model and
+//! a policy, a [`Turn`] yields the request to send for this turn:
+//! repaired, within the budget, in the input's shape, with a report.
+//!
+//! turnfit never calls a model. A turn is a small state machine the host
+//! drives (sans-IO, as rustls and h2 are): while [`Turn::call`] returns a
+//! summarizer request, the host runs its model on it (a callable, a
+//! coroutine, a Node async function, a Kotlin `suspend` function, a
+//! Haskell `IO` action, a C function pointer) and hands the reply to
+//! [`Turn::resume`]; then [`Turn::finish`] returns the request and the
+//! report. So one core serves synchronous and asynchronous hosts alike,
+//! and a callback can never re-enter a lock the core holds. [`run`] is the
+//! loop for a synchronous closure.
+//!
+//! The summarizer's failures never fail the turn: an error, a timeout, an
+//! empty reply, one far over its size, one that is not text, or a span
+//! that needs more requests than allowed all fall back to the
+//! deterministic digest, and the report says which (`summary.fallback`).
+//! A turn fails only when the irreducible part of the history (framing,
+//! tools, system prompt, task, newest user message, pins) exceeds the
+//! budget, with `DoesNotFit` naming each part and its cost.
+
+mod cache;
+mod pieces;
+#[cfg(test)]
+mod tests;
+
+use std::time::Instant;
+
+use serde::{Deserialize, Serialize};
+
+pub use cache::CacheImpact;
+
+use crate::chat::Conversation;
+use crate::window::{
+    apply_summary, digest_summary, start_fit, Accountant, Begun, FitHead, FitOptions, FitReport, Pending, Policy,
+    DEFAULT_LABEL, DEFAULT_TEMPLATE,
+};
+use crate::{Error, ModelRegistry, Result, Tokenizer, TruncateSide};
+
+/// Default milliseconds a summarizer request may take.
+pub const DEFAULT_TIMEOUT_MS: u64 = 120_000;
+/// Default most summarizer requests per turn.
+pub const DEFAULT_MAX_REQUESTS: usize = 16;
+/// Largest `max_requests` accepted.
+pub const MAX_REQUESTS: usize = 256;
+/// A reply longer than this many times its cap is not a summary (an echo
+/// of the transcript, a runaway generation): the digest is used. A reply
+/// between its cap and this is cut to the cap.
+pub const OVERSIZED_FACTOR: usize = 2;
+
+/// One request to the host's summarizer: send `prompt` to the model named
+/// `model` and reply with plain text of at most `max_summary_tokens`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct SummarizerCall {
+    /// The span's id (the same for every piece of one span).
+    pub id: String,
+    /// This request's number, from 1.
+    pub piece: usize,
+    /// How many requests the span takes.
+    pub pieces: usize,
+    /// The summarizer's model (the options' `summarizer.model`, else the
+    /// agent's).
+    pub model: String,
+    /// The prompt to send, as one user message.
+    pub prompt: String,
+    /// Its tokens, counted with the summarizer's encoding.
+    pub prompt_tokens: usize,
+    /// The most a request may take (the summarizer's budget).
+    pub max_prompt_tokens: usize,
+    /// Tokens the reply may take; a longer reply is cut, one over twice
+    /// this is refused (the digest is used).
+    pub max_summary_tokens: usize,
+    /// Input indices of the messages this request covers.
+    pub messages: Vec<usize>,
+    /// Whether the prompt carries a summary so far (an earlier piece's, or
+    /// a previous compaction's) to update.
+    pub folds_previous: bool,
+    /// Milliseconds the reply may take (0: no limit).
+    pub timeout_ms: u64,
+}
+
+/// Why the host's summarizer produced no summary.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum FailReason {
+    /// The summarizer raised or returned an error.
+    Error,
+    /// It took longer than `timeout_ms` (the host cancelled it, or the
+    /// reply came late).
+    Timeout,
+    /// It replied with something other than text (a tool call, an object).
+    NotText,
+    /// Its reply was not valid UTF-8.
+    InvalidUtf8,
+}
+
+/// The host's answer to a [`SummarizerCall`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Reply {
+    /// The model's text.
+    Summary(String),
+    /// The model gave no usable text.
+    Failed {
+        /// Why.
+        reason: FailReason,
+        /// The host's words (an exception's message), kept in the report.
+        message: String,
+    },
+}
+
+/// Why a turn summarized with the deterministic digest instead of the
+/// host's model.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum FallbackReason {
+    /// No summarizer was given, or the host finished the turn without
+    /// answering.
+    NoSummarizer,
+    /// The summarizer raised or returned an error.
+    Error,
+    /// It took longer than `timeout_ms`.
+    Timeout,
+    /// It replied with blank text.
+    Empty,
+    /// Its reply was more than twice its cap.
+    Oversized,
+    /// It replied with something other than text.
+    NotText,
+    /// Its reply was not valid UTF-8.
+    InvalidUtf8,
+    /// The span needed more requests than `max_requests`.
+    TooManyPieces,
+    /// The summarizer's budget has no room for a useful piece.
+    BudgetTooSmall,
+}
+
+/// The digest stood in for the host's summary.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct Fallback {
+    /// Why.
+    pub reason: FallbackReason,
+    /// The request it happened at (from 1; 0 before any).
+    pub piece: usize,
+    /// What happened, in words (the host's error message included).
+    pub detail: String,
+}
+
+/// One summarizer request and what came of it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct SummarizerRecord {
+    /// The request's number, from 1.
+    pub piece: usize,
+    /// Its prompt tokens (at most `max_prompt_tokens`).
+    pub prompt_tokens: usize,
+    /// The reply's tokens, when there was text.
+    pub reply_tokens: Option<usize>,
+    /// Whether the reply was cut to `max_summary_tokens`.
+    pub cut: bool,
+    /// Milliseconds between the request and its reply.
+    pub elapsed_ms: u64,
+}
+
+/// How the span was summarized.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct SummaryReport {
+    /// `host` (the host's model wrote it) or `digest`.
+    pub source: SummarySource,
+    /// Messages summarized and their tokens.
+    pub messages: usize,
+    /// Their tokens.
+    pub span_tokens: usize,
+    /// The summarizer's model.
+    pub model: String,
+    /// Its budget per request.
+    pub max_prompt_tokens: usize,
+    /// The cap on the summary.
+    pub max_summary_tokens: usize,
+    /// Whether a previous summary was folded into this one.
+    pub folded_previous: bool,
+    /// Every request made, in order.
+    pub requests: Vec<SummarizerRecord>,
+    /// Set when the digest stood in for the host's summary.
+    pub fallback: Option<Fallback>,
+}
+
+/// Who wrote the summary.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum SummarySource {
+    /// The host's model.
+    Host,
+    /// The deterministic digest.
+    Digest,
+}
+
+/// What a turn did: the fit report, whether compaction ran, how the
+/// summary was made, and what it cost the prompt cache.
+#[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct TurnReport {
+    /// The figures and the manifest, as `fit` reports them.
+    #[serde(flatten)]
+    pub fit: FitReport,
+    /// Whether the trigger fired (tokens over `trigger_ratio`, messages
+    /// over `trigger_messages`, or the history over the limit).
+    pub fired: bool,
+    /// Whether the request differs from the history given.
+    pub changed: bool,
+    /// Set when a span was summarized.
+    pub summary: Option<SummaryReport>,
+    /// The prompt-cache impact of the changes.
+    pub cache: CacheImpact,
+}
+
+/// A turn in progress (see the module documentation).
+#[derive(Debug)]
+pub struct Turn {
+    head: FitHead,
+    policy: Policy,
+    acct: Accountant,
+    state: State,
+}
+
+#[derive(Debug)]
+enum State {
+    Done(Box<crate::window::Compacted>, Option<SummaryReport>),
+    Summarizing(Box<Summarizing>),
+    /// Only while the state moves from summarizing to done.
+    Moving,
+}
+
+/// The summarize step: the pending span, its pieces, the summary so far.
+#[derive(Debug)]
+struct Summarizing {
+    pending: Pending,
+    plan: pieces::Plan,
+    /// The summarizer's tokenizer (its model's encoding).
+    tok: Tokenizer,
+    budget: usize,
+    next: usize,
+    so_far: Option<String>,
+    call: Option<(SummarizerCall, Instant)>,
+    report: SummaryReport,
+    max_requests: usize,
+    timeout_ms: u64,
+}
+
+impl Turn {
+    /// Starts a turn on `conversation` (JSON in any of the five formats)
+    /// with models from `registry`. When the policy summarizes and a span
+    /// must go, [`call`](Self::call) has the first summarizer request.
+    pub fn start(registry: &ModelRegistry, conversation: &str, options: &FitOptions) -> Result<Turn> {
+        let s = start_fit(registry, conversation, options)?;
+        let state = match s.next {
+            Begun::Done(c) => State::Done(Box::new(c), None),
+            Begun::Summarize(pending) => {
+                match Summarizing::new(registry, *pending, options, &s.policy, &s.acct, &s.head)? {
+                    Ok(sm) => State::Summarizing(Box::new(sm)),
+                    Err((pending, report)) => {
+                        State::Done(Box::new(digest_summary(pending, &s.policy, &s.acct)?), Some(report))
+                    }
+                }
+            }
+        };
+        let mut t = Turn { head: s.head, policy: s.policy, acct: s.acct, state };
+        t.issue()?;
+        Ok(t)
+    }
+
+    /// The summarizer request waiting for a reply, if any.
+    pub fn call(&self) -> Option<&SummarizerCall> {
+        match &self.state {
+            State::Summarizing(s) => s.call.as_ref().map(|(c, _)| c),
+            State::Done(..) | State::Moving => None,
+        }
+    }
+
+    /// Hands the host's reply to the waiting request. The next request (a
+    /// further piece) is then in [`call`](Self::call); a failed or
+    /// unusable reply ends the summarizing with the digest (in the report).
+    /// `InvalidArgument` when no request is waiting.
+    pub fn resume(&mut self, reply: Reply) -> Result<()> {
+        let State::Summarizing(s) = &mut self.state else {
+            return Err(Error::invalid_argument("no summarizer request is waiting on this turn"));
+        };
+        let Some((call, issued)) = s.call.take() else {
+            return Err(Error::invalid_argument("no summarizer request is waiting on this turn"));
+        };
+        let elapsed_ms = issued.elapsed().as_millis().min(u64::MAX as u128) as u64;
+        let mut record = SummarizerRecord {
+            piece: call.piece,
+            prompt_tokens: call.prompt_tokens,
+            reply_tokens: None,
+            cut: false,
+            elapsed_ms,
+        };
+        let outcome = s.accept(&call, reply, &mut record);
+        s.report.requests.push(record);
+        match outcome? {
+            Ok(text) => {
+                s.so_far = Some(text);
+                s.next += 1;
+                if s.next == s.plan.pieces.len() {
+                    self.complete(None)?;
+                }
+            }
+            Err(fallback) => self.complete(Some(fallback))?,
+        }
+        self.issue()
+    }
+
+    /// Ends the turn: the request to send (in the input's format) and the
+    /// report. With a summarizer request still waiting, the digest stands
+    /// in (`fallback.reason: no_summarizer`).
+    pub fn finish(mut self) -> Result<(Conversation, TurnReport)> {
+        if let State::Summarizing(s) = &self.state {
+            let piece = s.call.as_ref().map_or(0, |(c, _)| c.piece);
+            let fb = Fallback {
+                reason: FallbackReason::NoSummarizer,
+                piece,
+                detail: "the turn was finished without a reply from the summarizer".into(),
+            };
+            self.complete(Some(fb))?;
+        }
+        let State::Done(c, summary) = self.state else {
+            return Err(Error::internal("a finished turn is still summarizing"));
+        };
+        let fit = self.head.report(&c);
+        let cache = cache::impact(&c, &self.acct)?;
+        let changed = !c.changes.is_empty();
+        let report = TurnReport { fit, fired: self.head.fired, changed, summary, cache };
+        Ok((c.conversation, report))
+    }
+
+    /// Issues the next piece's request, if the turn is summarizing.
+    fn issue(&mut self) -> Result<()> {
+        let State::Summarizing(s) = &mut self.state else { return Ok(()) };
+        if s.call.is_some() {
+            return Ok(());
+        }
+        let call = s.make_call(&self.policy)?;
+        s.call = Some((call, Instant::now()));
+        Ok(())
+    }
+
+    /// Applies the summary (the host's, or the digest with `fallback`).
+    fn complete(&mut self, fallback: Option<Fallback>) -> Result<()> {
+        let State::Summarizing(s) = std::mem::replace(&mut self.state, State::Moving) else {
+            return Ok(());
+        };
+        let Summarizing { pending, so_far, mut report, .. } = *s;
+        let compacted = match (&fallback, so_far) {
+            (None, Some(text)) => {
+                report.source = SummarySource::Host;
+                let id = pending.request.id.clone();
+                apply_summary(&pending, &id, &text, &self.policy, &self.acct)?
+            }
+            _ => {
+                report.source = SummarySource::Digest;
+                report.fallback = fallback.or(Some(Fallback {
+                    reason: FallbackReason::NoSummarizer,
+                    piece: 0,
+                    detail: "no summary was given".into(),
+                }));
+                digest_summary(pending, &self.policy, &self.acct)?
+            }
+        };
+        self.state = State::Done(Box::new(compacted), Some(report));
+        Ok(())
+    }
+}
+
+impl Summarizing {
+    /// The summarize step for `pending`, or the digest's report (with the
+    /// reason) when the summarizer's budget cannot hold a useful piece or
+    /// the span needs too many.
+    #[allow(clippy::result_large_err)]
+    fn new(
+        registry: &ModelRegistry,
+        pending: Pending,
+        options: &FitOptions,
+        policy: &Policy,
+        acct: &Accountant,
+        head: &FitHead,
+    ) -> Result<std::result::Result<Summarizing, (Pending, SummaryReport)>> {
+        let so = &options.summarizer;
+        let max_requests = so.max_requests.unwrap_or(DEFAULT_MAX_REQUESTS);
+        if max_requests == 0 || max_requests > MAX_REQUESTS {
+            return Err(Error::invalid_argument(format!(
+                "summarizer.max_requests {max_requests} is not between 1 and {MAX_REQUESTS}"
+            )));
+        }
+        let (model, tok, window) = match &so.model {
+            Some(m) => {
+                let custom = crate::CustomModel {
+                    encoding: so.encoding,
+                    context_window: so.context_window,
+                    max_output_tokens: None,
+                };
+                let info = registry.resolve(m, &custom)?;
+                (info.model.clone(), Tokenizer::new(info.encoding)?, info.context_window.map(|w| w as usize))
+            }
+            None => {
+                let custom =
+                    crate::CustomModel { encoding: None, context_window: so.context_window, max_output_tokens: None };
+                custom.check()?;
+                let w = so.context_window.or(head.info.context_window.map(|w| w as usize));
+                (head.info.model.clone(), acct.tokenizer().clone(), w)
+            }
+        };
+        let cap = pending.request.max_summary_tokens;
+        let mut budget = so.max_prompt_tokens.unwrap_or(policy.summarizer_budget);
+        if budget == 0 {
+            return Err(Error::invalid_argument("summarizer.max_prompt_tokens must be positive"));
+        }
+        if let Some(w) = window {
+            budget = budget.min(w.saturating_sub(cap));
+        }
+        let report = SummaryReport {
+            source: SummarySource::Digest,
+            messages: pending.request.messages.len(),
+            span_tokens: pending.request.span_tokens,
+            model: model.clone(),
+            max_prompt_tokens: budget,
+            max_summary_tokens: cap,
+            folded_previous: false,
+            requests: Vec::new(),
+            fallback: None,
+        };
+        let template = policy.summary_template.as_deref().unwrap_or(DEFAULT_TEMPLATE);
+        let label = policy.summary_label.as_deref().unwrap_or(DEFAULT_LABEL);
+        let fail = |mut report: SummaryReport, reason, detail: String| {
+            report.fallback = Some(Fallback { reason, piece: 0, detail });
+            report
+        };
+        let room = pieces::piece_room(template, cap, budget, &tok, false)?;
+        if room < pieces::MIN_PIECE_TOKENS + cap {
+            let detail = format!(
+                "the summarizer's budget of {budget} tokens leaves {room} for messages beside the template and a \
+                 {cap}-token summary so far; at least {} are needed",
+                pieces::MIN_PIECE_TOKENS + cap
+            );
+            return Ok(Err((pending, fail(report, FallbackReason::BudgetTooSmall, detail))));
+        }
+        let span = pending.span();
+        let plan = pieces::plan(&span, &pending.span_round_starts(), label, template, cap, budget, &tok)?;
+        if plan.pieces.len() > max_requests {
+            let detail = format!(
+                "the span of {} messages ({} tokens) needs {} summarizer requests of at most {budget} tokens; \
+                 max_requests is {max_requests}",
+                pending.request.messages.len(),
+                pending.request.span_tokens,
+                plan.pieces.len()
+            );
+            return Ok(Err((pending, fail(report, FallbackReason::TooManyPieces, detail))));
+        }
+        let report = SummaryReport { folded_previous: plan.previous.is_some(), ..report };
+        let so_far = plan.previous.clone();
+        drop(span);
+        Ok(Ok(Summarizing {
+            pending,
+            plan,
+            tok,
+            budget,
+            next: 0,
+            so_far,
+            call: None,
+            report,
+            max_requests,
+            timeout_ms: so.timeout_ms.unwrap_or(DEFAULT_TIMEOUT_MS),
+        }))
+    }
+
+    fn make_call(&self, policy: &Policy) -> Result<SummarizerCall> {
+        let template = policy.summary_template.as_deref().unwrap_or(DEFAULT_TEMPLATE);
+        let cap = self.pending.request.max_summary_tokens;
+        let span = self.pending.span();
+        let prompt = self.plan.prompt(
+            self.next,
+            &span,
+            self.so_far.as_deref(),
+            template,
+            cap,
+            self.budget,
+            &self.tok,
+            &policy.digest,
+        )?;
+        let prompt_tokens = self.tok.count(&prompt)?;
+        let inputs = self.pending.span_input_indices();
+        let r = self.plan.pieces[self.next].clone();
+        let timeout_ms = self.timeout_ms;
+        debug_assert!(self.plan.pieces.len() <= self.max_requests);
+        Ok(SummarizerCall {
+            id: self.pending.request.id.clone(),
+            piece: self.next + 1,
+            pieces: self.plan.pieces.len(),
+            model: self.report.model.clone(),
+            prompt,
+            prompt_tokens,
+            max_prompt_tokens: self.budget,
+            max_summary_tokens: cap,
+            messages: inputs[r].to_vec(),
+            folds_previous: self.so_far.as_deref().is_some_and(|s| !s.trim().is_empty()),
+            timeout_ms,
+        })
+    }
+
+    /// The reply's text (cut to its cap when a little over), or why the
+    /// digest must stand in.
+    fn accept(
+        &self,
+        call: &SummarizerCall,
+        reply: Reply,
+        record: &mut SummarizerRecord,
+    ) -> Result<std::result::Result<String, Fallback>> {
+        let fb = |reason, detail: String| Ok(Err(Fallback { reason, piece: call.piece, detail }));
+        if self.timeout_ms > 0 && record.elapsed_ms > self.timeout_ms {
+            return fb(
+                FallbackReason::Timeout,
+                format!("the summarizer replied after {} ms; the timeout is {} ms", record.elapsed_ms, self.timeout_ms),
+            );
+        }
+        let text = match reply {
+            Reply::Summary(t) => t,
+            Reply::Failed { reason, message } => {
+                let (r, what) = match reason {
+                    FailReason::Error => (FallbackReason::Error, "failed"),
+                    FailReason::Timeout => (FallbackReason::Timeout, "timed out"),
+                    FailReason::NotText => (FallbackReason::NotText, "replied with something other than text"),
+                    FailReason::InvalidUtf8 => (FallbackReason::InvalidUtf8, "replied with invalid UTF-8"),
+                };
+                let message = crate::text::clip(&message);
+                return fb(r, format!("the summarizer {what}: {message}"));
+            }
+        };
+        let text = text.trim();
+        if text.is_empty() {
+            return fb(FallbackReason::Empty, "the summarizer replied with blank text".into());
+        }
+        let cap = call.max_summary_tokens;
+        let n = self.tok.count(text)?;
+        record.reply_tokens = Some(n);
+        if n > cap.saturating_mul(OVERSIZED_FACTOR) {
+            return fb(
+                FallbackReason::Oversized,
+                format!("the summarizer replied with {n} tokens; the cap is {cap} (more than {OVERSIZED_FACTOR}x is refused)"),
+            );
+        }
+        if n > cap {
+            record.cut = true;
+            return Ok(Ok(self.tok.truncate(text, cap, TruncateSide::Head, None)?.text));
+        }
+        Ok(Ok(text.to_owned()))
+    }
+}
+
+/// Runs a turn with a synchronous summarizer: while a request waits, calls
+/// `summarizer` and resumes with its reply. `None`: the digest summarizes
+/// (and the report says `no_summarizer`).
+pub fn run(
+    registry: &ModelRegistry,
+    conversation: &str,
+    options: &FitOptions,
+    mut summarizer: Option<&mut dyn FnMut(&SummarizerCall) -> Reply>,
+) -> Result<(Conversation, TurnReport)> {
+    let mut t = Turn::start(registry, conversation, options)?;
+    if let Some(f) = summarizer.as_mut() {
+        while let Some(call) = t.call() {
+            let reply = f(call);
+            t.resume(reply)?;
+        }
+    }
+    t.finish()
+}

@@ -1,0 +1,168 @@
+//! The summarizer's requests for one span: the span cut into pieces that
+//! each fit the summarizer's own budget, and each piece's prompt carrying
+//! the summary so far. A span too long for the summarizer (Claude Code's
+//! and Codex's compaction deadlock: the history is too long to summarize)
+//! is thus summarized piece by piece, every request within the budget,
+//! instead of failing or being cut in the middle.
+//!
+//! Folding: a previous summary inside the span (a message that starts with
+//! the summary label) is not summarized again as conversation; its text
+//! becomes the first piece's "summary so far", so the next compaction
+//! updates one summary instead of summarizing summaries of summaries.
+
+use crate::chat::Message;
+use crate::window::{build_digest, DigestOptions};
+use crate::{Error, Result, Tokenizer};
+
+/// The words before a previous summary in a piece's transcript slot.
+const SO_FAR: &str = "Summary of the conversation so far (update it with the messages that follow; keep what still \
+                      matters):\n";
+/// The words between the summary so far and the piece's messages.
+const THEN: &str = "\n\nMessages that follow it:\n";
+
+/// Tokens kept free in a piece for seams and the digest's rounding.
+const SLACK: usize = 8;
+
+/// Smallest transcript room a piece may have; below it the summarizer's
+/// budget is too small to be useful and the digest is used.
+pub(super) const MIN_PIECE_TOKENS: usize = 64;
+
+/// The span split for the summarizer.
+#[derive(Debug, Clone)]
+pub(super) struct Plan {
+    /// Per span message: its transcript lines ("role: text", calls).
+    lines: Vec<String>,
+    /// Per piece: the range of span messages it covers.
+    pub(super) pieces: Vec<std::ops::Range<usize>>,
+    /// Round starts relative to the span (for each piece's digest).
+    starts: Vec<usize>,
+    /// A previous summary found in the span.
+    pub(super) previous: Option<String>,
+    /// Whether prompts carry the digest (only a single piece does).
+    digest: bool,
+}
+
+/// A message's lines in the summarizer's transcript.
+fn lines(m: &Message) -> String {
+    let mut out = String::new();
+    let text = m.text();
+    if !text.trim().is_empty() {
+        out.push_str(&format!("{}: {}\n", m.role.as_str(), text.trim()));
+    }
+    for call in &m.tool_calls {
+        out.push_str(&format!("{} called {}({})\n", m.role.as_str(), call.name, call.arguments));
+    }
+    out
+}
+
+/// Splits `span` into pieces for a summarizer whose requests may take
+/// `budget` tokens with `template`, each reply at most `cap` tokens.
+pub(super) fn plan(
+    span: &[&Message],
+    starts: &[usize],
+    label: &str,
+    template: &str,
+    cap: usize,
+    budget: usize,
+    tok: &Tokenizer,
+) -> Result<Plan> {
+    let room = piece_room(template, cap, budget, tok, true)?;
+    let full_room = piece_room(template, cap, budget, tok, false)?;
+    let mut previous: Vec<String> = Vec::new();
+    let lines: Vec<String> = span
+        .iter()
+        .map(|m| {
+            let text = m.text();
+            match text.trim_start().strip_prefix(label.trim_end()) {
+                // A previous summary: folded, not transcribed.
+                Some(rest) if !label.trim().is_empty() => {
+                    previous.push(rest.trim().to_owned());
+                    String::new()
+                }
+                _ => lines(m),
+            }
+        })
+        .collect();
+    let previous = (!previous.is_empty()).then(|| previous.join("\n\n"));
+    // One piece when the whole span fits beside the digest; else pieces
+    // that use the digest's third too (each piece's transcript is whole,
+    // so the digest would only repeat it).
+    let prev_tokens = tok.count(previous.as_deref().unwrap_or(""))?;
+    let total: usize = lines.iter().map(|l| tok.count(l)).sum::<Result<usize>>()?;
+    if prev_tokens + total <= room {
+        return Ok(Plan { lines, pieces: vec![0..span.len()], starts: starts.to_vec(), previous, digest: true });
+    }
+    let room = full_room;
+    let mut pieces = Vec::new();
+    let (mut start, mut used) = (0, prev_tokens);
+    for (i, l) in lines.iter().enumerate() {
+        let n = tok.count(l)?;
+        if i > start && used + n > room {
+            pieces.push(start..i);
+            // Later pieces carry the previous reply, at most `cap` tokens.
+            (start, used) = (i, cap);
+        }
+        used += n;
+    }
+    pieces.push(start..lines.len());
+    Ok(Plan { lines, pieces, starts: starts.to_vec(), previous, digest: false })
+}
+
+/// Transcript tokens one piece may hold, besides the summary so far: the
+/// budget less the template, the digest's third and the seams.
+pub(super) fn piece_room(
+    template: &str,
+    cap: usize,
+    budget: usize,
+    tok: &Tokenizer,
+    with_digest: bool,
+) -> Result<usize> {
+    let frame = template.replace("{max_tokens}", &cap.to_string()).replace("{transcript}", "").replace("{digest}", "");
+    let frame_tokens = tok.count(&frame)? + tok.count(SO_FAR)? + tok.count(THEN)? + SLACK;
+    let room = budget.saturating_sub(frame_tokens);
+    let digest = if with_digest && template.contains("{digest}") { room / 3 } else { 0 };
+    Ok(room - digest)
+}
+
+impl Plan {
+    /// The prompt for piece `k` (0-based), with `so_far` (the previous
+    /// piece's reply, or the folded summary) ahead of its messages; within
+    /// `budget` tokens (the transcript is cut in the middle if one message
+    /// alone is too long).
+    pub(super) fn prompt(
+        &self,
+        k: usize,
+        span: &[&Message],
+        so_far: Option<&str>,
+        template: &str,
+        cap: usize,
+        budget: usize,
+        tok: &Tokenizer,
+        digest: &DigestOptions,
+    ) -> Result<String> {
+        let r = self.pieces.get(k).ok_or_else(|| Error::internal(format!("summary piece {k} does not exist")))?;
+        let mut transcript = String::new();
+        if let Some(s) = so_far.filter(|s| !s.trim().is_empty()) {
+            transcript.push_str(SO_FAR);
+            transcript.push_str(s.trim());
+            transcript.push_str(THEN);
+        }
+        for l in &self.lines[r.clone()] {
+            transcript.push_str(l);
+        }
+        let msgs: Vec<Message> = span[r.clone()].iter().map(|m| (*m).clone()).collect();
+        let starts: Vec<usize> =
+            self.starts.iter().filter(|&&s| r.contains(&s)).map(|&s| s - r.start).chain(std::iter::once(0)).collect();
+        let mut starts: Vec<usize> = starts;
+        starts.sort_unstable();
+        starts.dedup();
+        let with_digest = self.digest;
+        let scaffold = |room: usize| -> Result<String> {
+            if !with_digest {
+                return Ok(String::new());
+            }
+            Ok(build_digest(&msgs, &starts, tok, digest.budget(room), &digest.sections)?.text)
+        };
+        crate::window::build_summary_prompt(template, cap, scaffold, &transcript, budget, tok)
+    }
+}

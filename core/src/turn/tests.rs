@@ -1,0 +1,231 @@
+//! The turn's summarizer protocol: a summarizer that succeeds, fails,
+//! hangs past its timeout, replies with nothing or too much; pieces for a
+//! span far larger than the summarizer's window; folding a previous
+//! summary; the cache impact.
+
+use serde_json::{json, Value};
+
+use super::*;
+use crate::window::Strategy;
+
+/// An OpenAI agent loop: system, task, `rounds` tool rounds with outputs
+/// of about `words` words each.
+fn agent_loop(rounds: usize, words: usize) -> String {
+    let mut msgs = vec![
+        json!({"role": "system", "content": "You are a coding agent. Use the tools."}),
+        json!({"role": "user", "content": "Fix the failing test in src/parser.rs and make cargo test pass."}),
+    ];
+    for k in 0..rounds {
+        let id = format!("call_{k}");
+        msgs.push(json!({"role": "assistant", "content": null, "tool_calls": [{"id": id, "type": "function",
+            "function": {"name": "bash", "arguments": format!("{{\"cmd\":\"cat src/file{k}.rs\"}}")}}]}));
+        let out: String = (0..words).map(|w| format!("line{k} word{w} ")).collect();
+        msgs.push(json!({"role": "tool", "tool_call_id": id, "content": out}));
+    }
+    Value::Array(msgs).to_string()
+}
+
+fn options(max_tokens: usize) -> FitOptions {
+    FitOptions {
+        model: "gpt-4o".into(),
+        max_tokens: Some(max_tokens),
+        reserve_output: Some(500),
+        // Masking alone would make these loops fit: off, so a span is
+        // summarized.
+        policy: Policy {
+            strategy: Strategy::Summarize,
+            mask: crate::window::MaskOptions { enabled: false, ..Default::default() },
+            ..Policy::default()
+        },
+        ..FitOptions::default()
+    }
+}
+
+fn reg() -> ModelRegistry {
+    ModelRegistry::builtin()
+}
+
+fn drive(conv: &str, o: &FitOptions, mut f: impl FnMut(&SummarizerCall) -> Reply) -> (Conversation, TurnReport) {
+    run(&reg(), conv, o, Some(&mut f)).unwrap()
+}
+
+fn fits(report: &TurnReport) {
+    assert!(
+        report.fit.tokens_after <= report.fit.limit_tokens,
+        "{} > {}",
+        report.fit.tokens_after,
+        report.fit.limit_tokens
+    );
+}
+
+#[test]
+fn a_host_summary_replaces_the_span() {
+    let conv = agent_loop(40, 120);
+    let mut calls = 0;
+    let (c, r) = drive(&conv, &options(8000), |call| {
+        calls += 1;
+        assert!(call.prompt_tokens <= call.max_prompt_tokens);
+        Reply::Summary("The agent read forty files; the bug is in parse_header.".into())
+    });
+    fits(&r);
+    assert!(calls >= 1);
+    let s = r.summary.as_ref().unwrap();
+    assert_eq!(s.source, SummarySource::Host, "{s:?}");
+    assert!(s.fallback.is_none());
+    assert!(c.to_json().unwrap().contains("the bug is in parse_header"));
+    assert!(r.changed && r.fired);
+    // The first change is the first summarized message, after the task.
+    let first = r.cache.first_changed.unwrap();
+    assert!(first >= 2, "{first}");
+    assert!(r.cache.unchanged_prefix_tokens > 0 && r.cache.invalidated_tokens > 0);
+}
+
+#[test]
+fn every_failure_falls_back_to_the_digest_and_the_turn_fits() {
+    let conv = agent_loop(40, 120);
+    let cases: Vec<(Reply, FallbackReason)> = vec![
+        (Reply::Failed { reason: FailReason::Error, message: "rate limited".into() }, FallbackReason::Error),
+        (Reply::Failed { reason: FailReason::Timeout, message: "cancelled".into() }, FallbackReason::Timeout),
+        (Reply::Failed { reason: FailReason::NotText, message: "a tool call".into() }, FallbackReason::NotText),
+        (Reply::Failed { reason: FailReason::InvalidUtf8, message: "byte 3".into() }, FallbackReason::InvalidUtf8),
+        (Reply::Summary("   \n".into()), FallbackReason::Empty),
+        (Reply::Summary("word ".repeat(5000)), FallbackReason::Oversized),
+    ];
+    for (reply, want) in cases {
+        let (c, r) = drive(&conv, &options(8000), |_| reply.clone());
+        fits(&r);
+        let s = r.summary.as_ref().unwrap();
+        assert_eq!(s.source, SummarySource::Digest);
+        assert_eq!(s.fallback.as_ref().map(|f| f.reason), Some(want), "{s:?}");
+        assert!(c.to_json().unwrap().contains(DEFAULT_LABEL));
+    }
+}
+
+#[test]
+fn a_reply_a_little_over_its_cap_is_cut() {
+    let conv = agent_loop(40, 120);
+    let mut o = options(8000);
+    o.policy.summary_max_tokens = 100;
+    let (_, r) = drive(&conv, &o, |call| Reply::Summary("fact ".repeat(call.max_summary_tokens + 20)));
+    fits(&r);
+    let s = r.summary.unwrap();
+    assert_eq!(s.source, SummarySource::Host);
+    assert!(s.requests.last().unwrap().cut);
+}
+
+#[test]
+fn a_reply_after_the_timeout_is_discarded() {
+    let conv = agent_loop(40, 120);
+    let mut o = options(8000);
+    o.summarizer.timeout_ms = Some(1);
+    let (_, r) = drive(&conv, &o, |_| {
+        std::thread::sleep(std::time::Duration::from_millis(30));
+        Reply::Summary("late".into())
+    });
+    fits(&r);
+    assert_eq!(r.summary.unwrap().fallback.map(|f| f.reason), Some(FallbackReason::Timeout));
+}
+
+#[test]
+fn no_summarizer_is_reported_not_silent() {
+    let conv = agent_loop(40, 120);
+    let (_, r) = run(&reg(), &conv, &options(8000), None).unwrap();
+    fits(&r);
+    assert_eq!(r.summary.unwrap().fallback.map(|f| f.reason), Some(FallbackReason::NoSummarizer));
+    // Resuming a turn with nothing waiting is an error.
+    let mut t = Turn::start(&reg(), &conv, &options(1_000_000)).unwrap();
+    assert!(t.call().is_none());
+    assert_eq!(t.resume(Reply::Summary("x".into())).unwrap_err().kind(), crate::ErrorKind::InvalidArgument);
+}
+
+/// A span ten times the summarizer's window: summarized in pieces, every
+/// request within its budget, each later piece carrying the summary so
+/// far.
+#[test]
+fn a_span_larger_than_the_summarizer_is_summarized_in_pieces() {
+    let conv = agent_loop(200, 150);
+    let mut o = options(128_000);
+    o.max_tokens = Some(30_000);
+    o.summarizer = crate::window::SummarizerOptions {
+        model: Some("gpt-4o-mini".into()),
+        context_window: Some(4_000),
+        max_requests: Some(64),
+        ..Default::default()
+    };
+    let mut seen = Vec::new();
+    let (_, r) = drive(&conv, &o, |call| {
+        seen.push((call.piece, call.pieces, call.prompt_tokens, call.max_prompt_tokens, call.folds_previous));
+        Reply::Summary(format!("summary after piece {}", call.piece))
+    });
+    fits(&r);
+    let s = r.summary.unwrap();
+    assert_eq!(s.source, SummarySource::Host, "{:?}", s.fallback);
+    assert!(s.span_tokens > 10 * 4_000, "span {}", s.span_tokens);
+    assert!(seen.len() > 1);
+    for (piece, pieces, tokens, max, folds) in &seen {
+        assert!(tokens <= max && *max <= 4_000, "{tokens} > {max}");
+        assert_eq!(*pieces, seen.len());
+        assert_eq!(*folds, *piece > 1);
+    }
+    // Too few requests allowed: the digest, said so.
+    o.summarizer.max_requests = Some(2);
+    let (_, r) = drive(&conv, &o, |_| Reply::Summary("never".into()));
+    fits(&r);
+    assert_eq!(r.summary.unwrap().fallback.map(|f| f.reason), Some(FallbackReason::TooManyPieces));
+}
+
+/// The next compaction folds the previous summary into the new one.
+#[test]
+fn the_next_compaction_folds_the_previous_summary() {
+    let conv = agent_loop(40, 120);
+    let o = options(8000);
+    let (c, _) = drive(&conv, &o, |_| Reply::Summary("FIRST SUMMARY: files 0 to 30 read.".into()));
+    // The loop goes on: more rounds, then the next turn compacts again.
+    let mut v: Value = serde_json::from_str(&c.to_json().unwrap()).unwrap();
+    let more: Value = serde_json::from_str(&agent_loop(40, 120)).unwrap();
+    v.as_array_mut().unwrap().extend(more.as_array().unwrap()[2..].iter().cloned());
+    let mut prompts = Vec::new();
+    let (_, r) = drive(&v.to_string(), &o, |call| {
+        prompts.push((call.folds_previous, call.prompt.clone()));
+        Reply::Summary("SECOND SUMMARY".into())
+    });
+    fits(&r);
+    assert!(r.summary.as_ref().unwrap().folded_previous);
+    assert!(prompts[0].0 && prompts[0].1.contains("FIRST SUMMARY: files 0 to 30 read."));
+}
+
+#[test]
+fn bad_summarizer_options_are_refused() {
+    let conv = agent_loop(40, 120);
+    for (so, want) in [
+        (crate::window::SummarizerOptions { max_requests: Some(0), ..Default::default() }, "max_requests"),
+        (crate::window::SummarizerOptions { max_prompt_tokens: Some(0), ..Default::default() }, "max_prompt_tokens"),
+        (crate::window::SummarizerOptions { context_window: Some(0), ..Default::default() }, "context_window"),
+        (
+            crate::window::SummarizerOptions { model: Some("no-such-model".into()), ..Default::default() },
+            "no-such-model",
+        ),
+    ] {
+        let o = FitOptions { summarizer: so, ..options(8000) };
+        let Err(e) = Turn::start(&reg(), &conv, &o) else { panic!("{want}: accepted") };
+        assert!(e.message().contains(want), "{e}");
+    }
+    // A summarizer window too small for a piece: the digest, said so.
+    let o = FitOptions {
+        summarizer: crate::window::SummarizerOptions { context_window: Some(600), ..Default::default() },
+        ..options(8000)
+    };
+    let (_, r) = run(&reg(), &conv, &o, Some(&mut |_: &SummarizerCall| Reply::Summary("x".into()))).unwrap();
+    fits(&r);
+    assert_eq!(r.summary.unwrap().fallback.map(|f| f.reason), Some(FallbackReason::BudgetTooSmall));
+}
+
+#[test]
+fn a_turn_under_the_trigger_changes_nothing() {
+    let conv = agent_loop(3, 10);
+    let (c, r) = drive(&conv, &options(100_000), |_| unreachable!());
+    assert!(!r.fired && !r.changed && r.summary.is_none());
+    assert_eq!(r.cache.first_changed, None);
+    assert_eq!(r.cache.invalidated_tokens, 0);
+    assert_eq!(c.messages.len(), 8);
+}
