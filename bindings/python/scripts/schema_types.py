@@ -36,6 +36,8 @@ ROOTS = {
     "compact-report": "CompactReport",
     "fit-options": "FitOptions",
     "fit-report": "FitReport",
+    "turn-report": "TurnReport",
+    "summarizer-call": "SummarizerCall",
     "assemble-request": "AssembleRequest",
     "assemble-result": "AssembleResult",
     "event": "Event",

@@ -52,6 +52,16 @@ impl Window {
         guard_detached(py, message_json.len() >= DETACH_BYTES, "push", || self.inner.lock().push_json(&message_json))
     }
 
+    /// Appends one message, compacting first under `policy_json` when it would
+    /// take the window past its trigger; returns `{"tokens", "compacted"}` as JSON.
+    #[pyo3(signature = (message_json, policy_json=None))]
+    fn add(&self, py: Python<'_>, message_json: Text, policy_json: Option<Text>) -> PyResult<String> {
+        guard_detached(py, true, "add_message", || {
+            let policy: Policy = parse("policy", policy_json.as_deref())?;
+            to_json(&self.inner.lock().add_json(&message_json, &policy)?)
+        })
+    }
+
     /// Removes the last message; returns it as JSON, or None when empty.
     fn pop(&self) -> PyResult<Option<String>> {
         guard("pop", || {

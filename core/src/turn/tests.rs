@@ -229,3 +229,43 @@ fn a_turn_under_the_trigger_changes_nothing() {
     assert_eq!(r.cache.invalidated_tokens, 0);
     assert_eq!(c.messages.len(), 8);
 }
+
+/// Issue 31 item 4: a call marked pending (awaiting approval) is neither
+/// dropped nor answered with a made-up result; unmarked, today's rule
+/// stays (a synthetic result). The result that arrives later pairs with it.
+#[test]
+fn a_pending_call_survives_compaction_unanswered() {
+    let mut v: Value = serde_json::from_str(&agent_loop(30, 120)).unwrap();
+    let msgs = v.as_array_mut().unwrap();
+    // Round 3 asks for approval: its call has no result yet.
+    msgs.insert(
+        8,
+        json!({"role": "assistant", "content": null, "tool_calls": [{"id": "approve_1", "type": "function",
+        "function": {"name": "deploy", "arguments": "{\"env\":\"prod\"}"}}]}),
+    );
+    let conv = v.to_string();
+    let mut o = options(6000);
+    o.policy.strategy = Strategy::Recency;
+    // Unmarked: a synthetic result, and the round may go.
+    let (c, r) = run(&reg(), &conv, &o, None).unwrap();
+    fits(&r);
+    assert!(r.fit.changes.iter().any(|ch| ch.action == crate::window::ChangeKind::SynthesizedResult));
+    let _ = c;
+    // Marked pending: kept, unanswered, reported as protected.
+    o.policy.pending_calls = vec!["approve_1".into()];
+    let (c, r) = run(&reg(), &conv, &o, None).unwrap();
+    fits(&r);
+    assert!(!r.fit.changes.iter().any(|ch| ch.action == crate::window::ChangeKind::SynthesizedResult));
+    assert!(r.fit.protected.iter().any(|p| p.reason == crate::window::Reason::PendingCall && p.messages == vec![8]));
+    let out = c.to_json().unwrap();
+    assert!(out.contains("approve_1") && r.fit.messages_after < r.fit.messages_before);
+    // The approval's result arrives at the end: it pairs with the call.
+    let mut v: Value = serde_json::from_str(&out).unwrap();
+    v.as_array_mut()
+        .unwrap()
+        .push(json!({"role": "tool", "tool_call_id": "approve_1", "content": "approved; deployed"}));
+    let (c, r) = run(&reg(), &v.to_string(), &o, None).unwrap();
+    fits(&r);
+    assert!(crate::window::validate(&c).is_empty(), "{:?}", crate::window::validate(&c));
+    assert!(c.to_json().unwrap().contains("approved; deployed"));
+}

@@ -103,6 +103,12 @@ pub struct Policy {
     /// The limit still holds: protection is lifted, oldest first, if the
     /// kept rounds alone exceed it.
     pub keep_only_protected: bool,
+    /// Ids of tool calls awaiting their result (an approval, a long-running
+    /// job): their rounds are kept whatever the budget, and they get no
+    /// synthetic result, so the result that arrives later pairs with them.
+    /// Other unanswered calls still get one (the provider refuses a call
+    /// with no result).
+    pub pending_calls: Vec<String>,
     /// Observation masking of older tool results.
     pub mask: MaskOptions,
     /// Repair tool structure first (default); when false, a history with
@@ -146,6 +152,7 @@ impl Default for Policy {
             keep_last_messages: 0,
             pinned: Vec::new(),
             keep_only_protected: false,
+            pending_calls: Vec::new(),
             mask: MaskOptions::default(),
             repair: true,
             relevance_weight: 0.5,
@@ -200,6 +207,8 @@ pub(super) struct Prepared {
     pub(super) results: Vec<Vec<usize>>,
     /// Pinned working messages.
     pub(super) pinned: Vec<usize>,
+    /// Working messages holding a call that awaits its result.
+    pub(super) awaiting: Vec<usize>,
     /// Starts of the rounds whose keep-newest protection was lifted to
     /// make the rest fit (step 6 of the ladder).
     pub(super) relaxed: Vec<usize>,
@@ -341,8 +350,12 @@ pub(super) fn finish(p: &Prepared, d: Draft, policy: &Policy, acct: &Accountant)
     // result, even when the history reuses a tool-call id. Checked anyway,
     // so a broken invariant is an error rather than a history the provider
     // rejects.
-    if let Some(i) =
-        validate(&out).into_iter().find(|i| matches!(i.kind, IssueKind::OrphanedCall | IssueKind::OrphanedResult))
+    let awaited = |i: &super::Issue| {
+        i.kind == IssueKind::OrphanedCall && i.id.as_ref().is_some_and(|id| policy.pending_calls.contains(id))
+    };
+    if let Some(i) = validate(&out)
+        .into_iter()
+        .find(|i| matches!(i.kind, IssueKind::OrphanedCall | IssueKind::OrphanedResult) && !awaited(i))
     {
         return Err(Error::internal(format!(
             "compaction would separate tool call '{}' from its result ({}); this is a bug in turnfit, please report it with the input",
@@ -417,9 +430,12 @@ pub(super) fn prepare(c: Cow<'_, Conversation>, policy: &Policy, acct: &Accounta
     let (counts_in, results_in): (Vec<usize>, Vec<Vec<usize>>) =
         c.messages.iter().map(count).collect::<Result<Vec<_>>>()?.into_iter().unzip();
     let tokens_before = acct.overhead(&c)? + counts_in.iter().sum::<usize>();
+    let is_pending = |i: &super::Issue| {
+        i.kind == IssueKind::OrphanedCall && i.id.as_ref().is_some_and(|id| policy.pending_calls.contains(id))
+    };
     let structural: Vec<_> = validate(&c)
         .into_iter()
-        .filter(|i| !matches!(i.kind, IssueKind::RoleSequence | IssueKind::DuplicateCallId))
+        .filter(|i| !matches!(i.kind, IssueKind::RoleSequence | IssueKind::DuplicateCallId) && !is_pending(i))
         .collect();
     let unpaired_tool_message =
         c.messages.iter().any(|m| matches!(m.role, Role::Tool | Role::Function) && m.tool_call_id.is_none());
@@ -428,7 +444,7 @@ pub(super) fn prepare(c: Cow<'_, Conversation>, policy: &Policy, acct: &Accounta
         let origin = (0..c.messages.len()).map(Some).collect::<Vec<_>>();
         (c.into_owned(), counts_in, results_in, origin)
     } else if policy.repair {
-        let r = repair::repair(&c, None, acct)?;
+        let r = repair::repair_keeping(&c, None, acct, &policy.pending_calls)?;
         changes.extend(r.changes);
         // Untouched messages keep their count; only what repair made or
         // edited is counted again.
@@ -456,6 +472,9 @@ pub(super) fn prepare(c: Cow<'_, Conversation>, policy: &Policy, acct: &Accounta
     };
     let pinned: Vec<usize> =
         (0..work.messages.len()).filter(|&i| origin[i].is_some_and(|o| policy.pinned.contains(&o))).collect();
+    let awaiting: Vec<usize> = (0..work.messages.len())
+        .filter(|&i| work.messages[i].tool_calls.iter().any(|t| policy.pending_calls.contains(&t.id)))
+        .collect();
     // The byte cap first (it needs no tokenizer and leaves less to count),
     // then the token cap on what is left.
     let caps: [(Option<usize>, CutFn); 2] = [
@@ -486,6 +505,7 @@ pub(super) fn prepare(c: Cow<'_, Conversation>, policy: &Policy, acct: &Accounta
         origin,
         results,
         pinned,
+        awaiting,
         relaxed: Vec::new(),
     };
     plan_rounds(&mut p, policy, acct)?;
@@ -512,6 +532,7 @@ fn plan_rounds(p: &mut Prepared, policy: &Policy, acct: &Accountant) -> Result<(
         keep_last_turns: policy.keep_last_turns,
         keep_last_messages: policy.keep_last_messages,
         pinned: &p.pinned,
+        awaiting: &p.awaiting,
         summary_label: policy.summary_label.as_deref().unwrap_or(super::DEFAULT_LABEL),
     };
     let mut rounds = rounds::rounds(&p.work, &p.counts, &prot);

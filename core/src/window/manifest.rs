@@ -66,6 +66,8 @@ pub enum Reason {
     LatestUser,
     /// A message the caller pinned.
     Pinned,
+    /// A tool call awaiting its result (`pending_calls`).
+    PendingCall,
     /// One of the newest `keep_last_rounds` rounds.
     RecentRound,
     /// Inside the newest `keep_last_turns` user turns.

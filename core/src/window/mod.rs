@@ -32,7 +32,7 @@ pub(crate) use fit::{start as start_fit, Head as FitHead};
 pub use manifest::{Change, ChangeKind, Protected, Reason};
 pub use mask::MaskOptions;
 pub use repair::{repair, Repaired, DEFAULT_SYNTHETIC_RESULT};
-pub use state::{Budget, CompactOutcome, CompactReport, Preflight, Verdict, Window};
+pub use state::{Added, Budget, CompactOutcome, CompactReport, Preflight, Verdict, Window};
 pub use summarize::{
     apply_summary, compact_with_digest, request_summary, Pending, SummarizerOptions, SummaryRequest, DEFAULT_LABEL,
     DEFAULT_TEMPLATE,

@@ -49,6 +49,18 @@ pub struct Repaired {
 /// unanswered calls, and each result stays with, or moves to, the call it
 /// answers.
 pub fn repair(c: &Conversation, synthetic: Option<&str>, acct: &Accountant) -> Result<Repaired> {
+    repair_keeping(c, synthetic, acct, &[])
+}
+
+/// [`repair`], leaving the calls whose ids are in `pending` unanswered
+/// (awaiting approval, long-running): a result that arrives later pairs
+/// with them, so none is made up now.
+pub(crate) fn repair_keeping(
+    c: &Conversation,
+    synthetic: Option<&str>,
+    acct: &Accountant,
+    pending: &[String],
+) -> Result<Repaired> {
     let text = synthetic.unwrap_or(DEFAULT_SYNTHETIC_RESULT);
     // Limits count what the repair writes: the text as a JSON string, its
     // escapes included (issue 33, cause H: 64 KiB of U+0001 is 384 KiB of
@@ -91,7 +103,7 @@ pub fn repair(c: &Conversation, synthetic: Option<&str>, acct: &Accountant) -> R
                 .map(move |(nth, p)| ((i, nth), p))
         })
         .collect();
-    let mut r = Repairer { c, acct, text, p, result_parts, changes: Vec::new() };
+    let mut r = Repairer { c, acct, text, p, result_parts, changes: Vec::new(), pending };
     r.note_dropped()?;
     let (messages, origin) =
         if c.format.results_are_messages() { r.flat()? } else { r.anthropic()? }.into_iter().unzip();
@@ -138,6 +150,8 @@ struct Repairer<'a> {
     c: &'a Conversation,
     acct: &'a Accountant,
     text: &'a str,
+    /// Ids of calls awaiting their result: never given a synthetic one.
+    pending: &'a [String],
     p: Pairing<'a>,
     /// Each message's `tool_result` parts by (message, nth), indexed once:
     /// looking one up by scanning its message for every moved or dropped
@@ -235,6 +249,8 @@ impl<'a> Repairer<'a> {
                         format!("result for '{id}' moved next to its call in message {ci}"),
                     );
                     out.push((msgs[j].clone(), Some(j)));
+                } else if self.pending.iter().any(|p| p == id) {
+                    // Awaiting its result: left unanswered.
                 } else {
                     let raw = chat::synthetic_result_message(self.c.format, &msgs[ci], id, self.text);
                     let msg = chat::message_from_value(self.c.format, raw, ci)?;
@@ -301,6 +317,7 @@ impl<'a> Repairer<'a> {
                     );
                     incoming.entry(ci).or_default().push(block);
                 }
+                None if self.pending.iter().any(|p| p == id) => {}
                 None => {
                     let block = chat::synthetic_result_block(format, &msgs[ci], id, self.text);
                     let t = self.acct.part(&Part::ToolResult {

@@ -47,6 +47,8 @@ pub(super) struct Protection<'a> {
     pub(super) keep_last_turns: usize,
     pub(super) keep_last_messages: usize,
     pub(super) pinned: &'a [usize],
+    /// Messages holding a call that awaits its result (`pending_calls`).
+    pub(super) awaiting: &'a [usize],
     /// The first line of a summary message: a summary is not something a
     /// person said, so it is never the task or the latest user message
     /// (else a previous summary would be kept whole forever, and never
@@ -143,6 +145,8 @@ pub(super) fn rounds(c: &Conversation, counts: &[usize], prot: &Protection) -> V
                 Some(Reason::LatestUser)
             } else if prot.pinned.iter().any(|&i| within(i)) {
                 Some(Reason::Pinned)
+            } else if prot.awaiting.iter().any(|&i| within(i)) {
+                Some(Reason::PendingCall)
             } else if prot.keep_last_rounds > 0 && k >= recent_from {
                 Some(Reason::RecentRound)
             } else if turns_from.is_some_and(|t| end > t) {
@@ -180,6 +184,7 @@ pub(super) fn describe_protected(rounds: &[Round], origin: &[Option<usize>]) -> 
         (Reason::Task, "the task (keep_first)"),
         (Reason::LatestUser, "the latest user message"),
         (Reason::Pinned, "pinned messages"),
+        (Reason::PendingCall, "calls awaiting their result"),
         (Reason::RecentRound, "the newest rounds (keep_last_rounds)"),
         (Reason::RecentTurn, "the newest turns (keep_last_turns)"),
         (Reason::RecentMessage, "the newest messages (keep_last_messages)"),

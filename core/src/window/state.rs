@@ -131,6 +131,16 @@ pub struct CompactReport {
     pub protected: Vec<super::Protected>,
 }
 
+/// What [`Window::add`] did.
+#[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct Added {
+    /// The added message's tokens.
+    pub tokens: usize,
+    /// The compaction that made room, when one ran.
+    pub compacted: Option<CompactReport>,
+}
+
 /// A conversation bound to a model and a budget, with cached counts.
 #[derive(Debug, Clone)]
 pub struct Window {
@@ -307,6 +317,37 @@ impl Window {
         self.conversation.messages.push(m);
         self.note_crossing("push", before);
         Ok(n)
+    }
+
+    /// Adds a message to a chat window, compacting first when it would take
+    /// the window past its trigger (seed 000's `add_message(...,
+    /// auto_prune=True)`). The message is appended, then, if the verdict is
+    /// no longer `fits`, the window is compacted under `policy` with the new
+    /// message as the latest user message (so the previous latest loses
+    /// that protection and the window ends at its target, not over it). The
+    /// summarize strategy summarizes with the digest here; a turn
+    /// (`turnfit::turn`) hands the span to the host's model. When the
+    /// window cannot be made to fit, nothing changes and the error says
+    /// why.
+    pub fn add(&mut self, m: Message, policy: &super::Policy) -> Result<Added> {
+        let tokens = self.push(m)?;
+        if self.verdict() == Verdict::Fits {
+            return Ok(Added { tokens, compacted: None });
+        }
+        let bound = self.bind(policy);
+        match super::compact(&self.conversation, &bound, &self.acct) {
+            Ok(r) => Ok(Added { tokens, compacted: Some(self.adopt(r, &bound)?) }),
+            Err(e) => {
+                self.pop();
+                Err(e)
+            }
+        }
+    }
+
+    /// Parses `text` in the window's format and [`add`](Self::add)s it.
+    pub fn add_json(&mut self, text: &str, policy: &super::Policy) -> Result<Added> {
+        let m = self.conversation.parse_message(text)?;
+        self.add(m, policy)
     }
 
     /// Removes and returns the last message.

@@ -352,6 +352,32 @@ class ContextWindow:
         self._emit()
         return n
 
+    def add_message(
+        self,
+        message: Mapping[str, Any],
+        *,
+        auto_prune: bool = True,
+        policy: Optional[Mapping[str, Any]] = None,
+        **options: Any,
+    ) -> Dict[str, Any]:
+        """Append one message; with ``auto_prune`` (the default), compact first when it
+        would take the window past its trigger, with the new message counted as the
+        latest, so the window ends at its target. ``policy`` (or keyword options) is
+        ``compact``'s. Returns ``{"tokens", "compacted"}`` (the compaction report, or
+        ``None``). Raises ``DoesNotFitError`` with the window unchanged when no
+        compaction can make room."""
+        if not auto_prune:
+            return {"tokens": self.push(message), "compacted": None}
+        merged = dict(policy or {}, **options)
+        out = _json.loads(self._w.add(_dumps(message), _dumps(merged) if merged else None))
+        self._emit()
+        return out
+
+    @property
+    def utilization(self) -> float:
+        """Prompt plus reserved output over the window (``preflight()["utilization"]``)."""
+        return float(self.preflight()["utilization"])
+
     def pop(self) -> Optional[Dict[str, Any]]:
         text = self._w.pop()
         return None if text is None else _json.loads(text)

@@ -6,7 +6,7 @@ from typing import Any, Dict, List, Literal, NoReturn, Optional, Union
 
 from typing_extensions import NotRequired, TypedDict
 
-__all__ = ["Action", "AssembleRequest", "AssembleResult", "BreakerState", "BreakerTransition", "Budget", "BudgetCrossing", "Change", "Changes", "CompactOutcome", "CompactOutcomeDone", "CompactOutcomeNeedsSummary", "CompactReport", "Compaction", "Depth", "DepthChoice", "DepthLimit", "DepthLimits", "DigestOptions", "DigestSection", "Encoding", "Event", "EventBreakerStateChanged", "EventBudgetCrossed", "EventCompacted", "EventRepaired", "EventSkillSkipped", "EventSpanOverdue", "EventSpanRepeated", "FitOptions", "FitReport", "Format", "Ignored", "Issue", "IssueKind", "Issues", "MaskOptions", "OverdueSpan", "Policy", "Preflight", "Preset", "Protected", "Reason", "Repair", "Section", "SectionReport", "SpanRepeat", "Strategy", "SummarizerOptions", "SummaryRequest", "SummaryRole", "Template", "Verdict"]
+__all__ = ["Action", "AssembleRequest", "AssembleResult", "BreakerState", "BreakerTransition", "Budget", "BudgetCrossing", "CacheImpact", "Change", "Changes", "CompactOutcome", "CompactOutcomeDone", "CompactOutcomeNeedsSummary", "CompactReport", "Compaction", "Depth", "DepthChoice", "DepthLimit", "DepthLimits", "DigestOptions", "DigestSection", "Encoding", "Event", "EventBreakerStateChanged", "EventBudgetCrossed", "EventCompacted", "EventRepaired", "EventSkillSkipped", "EventSpanOverdue", "EventSpanRepeated", "Fallback", "FallbackReason", "FitOptions", "FitReport", "Format", "Ignored", "Issue", "IssueKind", "Issues", "MaskOptions", "OverdueSpan", "Policy", "Preflight", "Preset", "Protected", "Reason", "Repair", "Section", "SectionReport", "SpanRepeat", "Strategy", "SummarizerCall", "SummarizerOptions", "SummarizerRecord", "SummaryReport", "SummaryRequest", "SummaryRole", "SummarySource", "Template", "TurnReport", "Verdict"]
 
 Action = Union[Literal["dropped_result"], Literal["synthesized_result"], Literal["moved_result"], Literal["dropped_message"], Literal["truncated_result"], Literal["cleared_result"], Literal["masked_result"], Literal["summarized"], Literal["inserted_summary"]]
 
@@ -77,6 +77,16 @@ BudgetCrossing = TypedDict(
         "total_tokens": int,
         "trigger_tokens": int,
         "limit": int,
+    },
+)
+
+# What a turn's changes cost the prompt cache.
+CacheImpact = TypedDict(
+    "CacheImpact",
+    {
+        "first_changed": Optional[int],
+        "unchanged_prefix_tokens": int,
+        "invalidated_tokens": int,
     },
 )
 
@@ -278,6 +288,18 @@ EventSpanRepeated = TypedDict(
         "kind": Literal["span_repeated"],
     },
 )
+
+# The digest stood in for the host's summary.
+Fallback = TypedDict(
+    "Fallback",
+    {
+        "reason": FallbackReason,
+        "piece": int,
+        "detail": str,
+    },
+)
+
+FallbackReason = Union[Literal["no_summarizer"], Literal["error"], Literal["timeout"], Literal["empty"], Literal["oversized"], Literal["not_text"], Literal["invalid_utf8"], Literal["too_many_pieces"], Literal["budget_too_small"]]
 
 # Options for [`fit`]: the model and budget, and the compaction policy (the same object `turnfit_window_compact` takes). Only `model` is required.
 FitOptions = TypedDict(
@@ -489,6 +511,24 @@ SpanRepeat = TypedDict(
 
 Strategy = Union[Literal["recency"], Literal["relevance"], Literal["hybrid"], Literal["summarize"]]
 
+# One request to the host's summarizer: send `prompt` to the model named `model` and reply with plain text of at most `max_summary_tokens`.
+SummarizerCall = TypedDict(
+    "SummarizerCall",
+    {
+        "id": str,
+        "piece": int,
+        "pieces": int,
+        "model": str,
+        "prompt": str,
+        "prompt_tokens": int,
+        "max_prompt_tokens": int,
+        "max_summary_tokens": int,
+        "messages": List[int],
+        "folds_previous": bool,
+        "timeout_ms": int,
+    },
+)
+
 # The host's summarizer and its budget, for a turn's summarize step (`turnfit::turn`): the model that writes the summary is often a cheaper one than the agent's, with a window of its own, and every request made to it must fit that window.
 SummarizerOptions = TypedDict(
     "SummarizerOptions",
@@ -499,6 +539,34 @@ SummarizerOptions = TypedDict(
         "max_prompt_tokens": NotRequired[Optional[int]],
         "timeout_ms": NotRequired[Optional[int]],
         "max_requests": NotRequired[Optional[int]],
+    },
+)
+
+# One summarizer request and what came of it.
+SummarizerRecord = TypedDict(
+    "SummarizerRecord",
+    {
+        "piece": int,
+        "prompt_tokens": int,
+        "reply_tokens": Optional[int],
+        "cut": bool,
+        "elapsed_ms": int,
+    },
+)
+
+# How the span was summarized.
+SummaryReport = TypedDict(
+    "SummaryReport",
+    {
+        "source": SummarySource,
+        "messages": int,
+        "span_tokens": int,
+        "model": str,
+        "max_prompt_tokens": int,
+        "max_summary_tokens": int,
+        "folded_previous": bool,
+        "requests": List[SummarizerRecord],
+        "fallback": Optional[Fallback],
     },
 )
 
@@ -517,6 +585,8 @@ SummaryRequest = TypedDict(
 
 SummaryRole = Union[Literal["user"], Literal["system"]]
 
+SummarySource = Union[Literal["host"], Literal["digest"]]
+
 # Which sections a kind of prompt needs and their order.
 Template = TypedDict(
     "Template",
@@ -524,6 +594,31 @@ Template = TypedDict(
         "name": str,
         "required": NotRequired[List[str]],
         "order": NotRequired[List[str]],
+    },
+)
+
+# What a turn did: the fit report, whether compaction ran, how the summary was made, and what it cost the prompt cache.
+TurnReport = TypedDict(
+    "TurnReport",
+    {
+        "model": str,
+        "exact": bool,
+        "format": Format,
+        "strategy": Strategy,
+        "max_tokens": int,
+        "reserved_output": int,
+        "limit_tokens": int,
+        "tokens_before": int,
+        "tokens_after": int,
+        "messages_before": int,
+        "messages_after": int,
+        "insufficient": bool,
+        "changes": List[Change],
+        "protected": List[Protected],
+        "fired": bool,
+        "changed": bool,
+        "summary": Optional[SummaryReport],
+        "cache": CacheImpact,
     },
 )
 
