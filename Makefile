@@ -46,4 +46,4 @@ clean:
 # Regenerate docs/accuracy.md: the recorded requests in tests/fixtures/billing
 # counted and compared with what the provider billed (core/tests/billing.rs).
 accuracy:
-	TURNFIT_WRITE_ACCURACY=1 cargo test -p turnfit --release --test billing
+	TURNFIT_WRITE_ACCURACY=1 cargo test -p turnfit --test billing

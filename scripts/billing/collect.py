@@ -7,6 +7,12 @@ cassettes); see tests/fixtures/billing/SOURCES.md for packages, versions,
 sha256 and licences. Needs PyYAML (collection only; the harness does not).
 
   python3 scripts/billing/collect.py /path/to/unpacked/sdists...
+  python3 scripts/billing/collect.py --set 2 /path/to/unpacked/sdists...
+
+With `--set NAME` the records go to {openai,anthropic}-NAME.jsonl (a second
+collection, kept apart from the first); a package whose entry names a
+split puts all of its records on that side (tuning or hold-out) instead of
+splitting by the hash of the source path.
 
 Each record: {id, provider, model, shape, holdout, request, usage, source}.
 Only requests the provider answered with 200 and whose usage is recorded are
@@ -29,7 +35,22 @@ PACKAGES = {
     "langchain_anthropic-1.3.0": ("langchain-ai/langchain", "libs/partners/anthropic/", "langchain-anthropic==1.3.0", "MIT"),
     "langchain_anthropic-1.0.0": ("langchain-ai/langchain", "libs/partners/anthropic/", "langchain-anthropic==1.0.0", "MIT"),
     "langchain_anthropic-0.3.22": ("langchain-ai/langchain", "libs/partners/anthropic/", "langchain-anthropic==0.3.22", "MIT"),
+    # Set 2 (issue 36): the legacy `functions` parameter. Tuning: gpt-fn's
+    # recordings; hold-out: OpenLLMetry's, opened once to check.
+    "gpt_fn-0.2.0": ("livingbio/gpt-fn", "", "gpt-fn==0.2.0", "MIT", False),
+    "gpt_fn-0.1.0": ("livingbio/gpt-fn", "", "gpt-fn==0.1.0", "MIT", False),
+    "gpt_fn-0.0.19": ("livingbio/gpt-fn", "", "gpt-fn==0.0.19", "MIT", False),
+    "opentelemetry_instrumentation_openai-0.62.4": ("traceloop/openllmetry", "packages/opentelemetry-instrumentation-openai/",
+                                                    "opentelemetry-instrumentation-openai==0.62.4", "Apache-2.0", True),
+    "opentelemetry_instrumentation_langchain-0.62.4": ("traceloop/openllmetry", "packages/opentelemetry-instrumentation-langchain/",
+                                                       "opentelemetry-instrumentation-langchain==0.62.4", "Apache-2.0", True),
+    "opentelemetry_instrumentation_llamaindex-0.62.4": ("traceloop/openllmetry", "packages/opentelemetry-instrumentation-llamaindex/",
+                                                        "opentelemetry-instrumentation-llamaindex==0.62.4", "Apache-2.0", True),
 }
+
+# Models the harness can count (OpenAI's own, or Anthropic's); recordings of
+# other models sent through an OpenAI-compatible endpoint are skipped.
+KNOWN_MODEL = re.compile(r"^(gpt-|o[134]|chatgpt-|claude-(3|haiku|sonnet|opus))")
 
 
 def load(path):
@@ -140,9 +161,10 @@ def shape(provider, req):
             return "documents"
         if req.get("response_format", {}) and (req.get("response_format") or {}).get("type") == "json_schema":
             return "structured_output"
-        if any(m.get("role") == "tool" or m.get("tool_calls") for m in msgs if isinstance(m, dict)):
+        if any(m.get("role") in ("tool", "function") or m.get("tool_calls") or m.get("function_call")
+               for m in msgs if isinstance(m, dict)):
             return "tool_history"
-        if tools:
+        if tools or req.get("functions"):
             return "tools"
         return "text"
     # Remote MCP servers (`mcp_servers`) are server tools too: their tool list is fetched by Anthropic.
@@ -162,11 +184,15 @@ def shape(provider, req):
     return "text"
 
 
-def main(roots):
+def main(args):
+    stem = ""
+    if args[:1] == ["--set"]:
+        stem, args = "-" + args[1], args[2:]
+    roots = args
     out = {"openai": {}, "anthropic": {}}
     for root in roots:
         base = os.path.basename(root.rstrip("/"))
-        repo, prefix, package, licence = PACKAGES[base]
+        repo, prefix, package, licence, *split = PACKAGES[base]
         for dirpath, _, files in os.walk(root):
             for fn in sorted(files):
                 if not re.search(r"\.ya?ml(\.gz)?$", fn):
@@ -196,6 +222,8 @@ def main(roots):
                     n = billed(provider, u)
                     if not isinstance(req, dict) or n is None or not req.get("model"):
                         continue
+                    if not KNOWN_MODEL.match(str(req["model"])):
+                        continue
                     if req.get("n", 1) != 1:
                         pass
                     flags = []
@@ -208,6 +236,8 @@ def main(roots):
                         continue
                     rid = f"{package}:{rel}#{k}"
                     holdout = hashlib.sha256(f"{repo}/{prefix}{rel}".encode()).digest()[0] % 3 == 0
+                    if split:
+                        holdout = split[0]
                     src = {"repo": repo, "path": prefix + rel, "interaction": k, "package": package,
                            "commit": None, "licence": licence}
                     if flags:
@@ -222,7 +252,9 @@ def main(roots):
     os.makedirs(dest, exist_ok=True)
     for provider, recs in out.items():
         recs = sorted(recs.values(), key=lambda r: r["id"])
-        with open(os.path.join(dest, f"{provider}.jsonl"), "w") as f:
+        if not recs and stem:
+            continue
+        with open(os.path.join(dest, f"{provider}{stem}.jsonl"), "w") as f:
             for r in recs:
                 f.write(json.dumps(r, ensure_ascii=False, sort_keys=True) + "\n")
         print(provider, len(recs), file=sys.stderr)

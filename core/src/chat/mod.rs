@@ -320,6 +320,21 @@ impl Conversation {
         self.envelope.as_ref().and_then(|e| e.get(key)).filter(|v| !v.is_null())
     }
 
+    /// The tool definitions the model is shown: [`Conversation::tools`], or,
+    /// for an OpenAI Chat request without `tools`, the entries of the
+    /// legacy `functions` parameter (older clients still send it; OpenAI
+    /// renders them as the same `functions` namespace). An entry that is
+    /// not a function object is `InvalidArgument` naming `functions[i]`.
+    pub fn defined_tools(&self) -> Result<std::borrow::Cow<'_, [Tool]>> {
+        let legacy = match self.field("functions") {
+            Some(Value::Array(fs)) if self.tools.is_empty() && self.format == Format::OpenAi => fs,
+            _ => return Ok(std::borrow::Cow::Borrowed(&self.tools)),
+        };
+        let tools =
+            legacy.iter().enumerate().map(|(i, f)| openai::legacy_function(f.clone(), i)).collect::<Result<_>>()?;
+        Ok(std::borrow::Cow::Owned(tools))
+    }
+
     /// The conversation as JSON in its own format. Top-level fields keep
     /// their values and order; only `messages`, `tools` and `system` are
     /// written from the (possibly edited) model.

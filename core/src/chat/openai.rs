@@ -133,7 +133,16 @@ fn part(p: &Value, path: &str) -> Result<Part> {
 }
 
 pub(super) fn tool(raw: Value, i: usize) -> Result<Tool> {
-    let path = format!("tools[{i}]");
+    tool_at(raw, format!("tools[{i}]"))
+}
+
+/// One entry of the legacy `functions` parameter, read as a tool (errors
+/// name `functions[i]`).
+pub(super) fn legacy_function(raw: Value, i: usize) -> Result<Tool> {
+    tool_at(raw, format!("functions[{i}]"))
+}
+
+fn tool_at(raw: Value, path: String) -> Result<Tool> {
     let obj = raw.as_object().ok_or_else(|| bad(&path, "must be an object"))?;
     // A function tool, a `custom` tool (free-form input, an optional
     // grammar `format`), a legacy `functions` entry (the function object

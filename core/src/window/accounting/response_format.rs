@@ -47,7 +47,7 @@ pub(super) fn section(rf: &Value) -> Option<String> {
 /// `schema` with every `title` keyword removed. Keys of `properties`,
 /// `$defs`, `definitions` and `patternProperties` are names, not keywords:
 /// a property called `title` stays.
-fn without_titles(schema: &Value) -> Value {
+pub(super) fn without_titles(schema: &Value) -> Value {
     match schema {
         Value::Object(o) => {
             let mut out = Map::new();

@@ -248,3 +248,113 @@ fn anthropic_repeated_runs_cost_a_token_per_three_characters() {
     assert!(repeated_runs(&format!("xx{}yy", &dashes[1..])).is_empty());
     assert_eq!(repeated_runs(&format!("é{}", "é".repeat(70))), vec!["é".repeat(71).as_str()]);
 }
+
+/// The legacy `functions` parameter (and `function_call`) is the same tool
+/// block as `tools` of type function: it was counted as no tools at all
+/// (56-67 under on gpt-3.5-turbo / gpt-4, issue 36). Measured on gpt-fn's
+/// recordings: its properties' `title`s are not billed, and a forcing
+/// `function_call` costs its recipient plus [`LEGACY_FORCED_FUNCTION`].
+#[test]
+fn legacy_functions_count_like_tools() {
+    let tools: Value = serde_json::from_str(WEATHER).unwrap();
+    let defs: Vec<Value> = tools["tools"].as_array().unwrap().iter().map(|t| t["function"].clone()).collect();
+    let messages = tools["messages"].clone();
+    let legacy = |functions: &Value, call: Value| {
+        let body = serde_json::json!({"messages": messages, "functions": functions, "function_call": call});
+        Conversation::parse(&body.to_string(), Some(crate::chat::Format::OpenAi)).unwrap()
+    };
+    for enc in [Encoding::O200kBase, Encoding::Cl100kBase] {
+        let a = acct(enc);
+        let t = Tokenizer::new(enc).unwrap();
+        let with_tools = a.conversation(&Conversation::parse(WEATHER, None).unwrap()).unwrap();
+        let auto = legacy(&Value::from(defs.clone()), "auto".into());
+        assert_eq!(a.conversation(&auto).unwrap(), with_tools, "{enc:?}");
+        assert!(a.estimate_reasons(&auto).is_empty());
+        // Property titles are not billed for legacy functions.
+        let mut titled = Value::from(defs.clone());
+        titled[0]["parameters"]["properties"]["location"]["title"] = "Location".into();
+        assert_eq!(a.conversation(&legacy(&titled, "auto".into())).unwrap(), with_tools, "{enc:?}");
+        // `function_call` naming a function forces it.
+        let forced = legacy(&Value::from(defs.clone()), serde_json::json!({"name": "get_current_weather"}));
+        let recipient = t.count(" to=functions.get_current_weather").unwrap() as i64;
+        assert_eq!(a.conversation(&forced).unwrap() as i64, with_tools as i64 + recipient + LEGACY_FORCED_FUNCTION);
+    }
+    // An entry that is not a function object is counted as its JSON, an
+    // estimate (not refused: such requests were counted before).
+    let odd = serde_json::json!([{"description": "no name"}]);
+    let bad = legacy(&odd, "auto".into());
+    let a = acct(Encoding::O200kBase);
+    let t = Tokenizer::new(Encoding::O200kBase).unwrap();
+    let plain = Conversation::parse(&serde_json::json!({"messages": messages}).to_string(), None).unwrap();
+    assert_eq!(a.conversation(&bad).unwrap(), a.conversation(&plain).unwrap() + t.count(&odd.to_string()).unwrap());
+    assert_eq!(a.estimate_reasons(&bad), vec![EstimateReason::OtherToolType]);
+    let err = bad.defined_tools().unwrap_err();
+    assert!(err.to_string().contains("functions[0]"), "{err}");
+}
+
+/// Tool shapes the tuning set does not measure make the request an
+/// estimate (issue 36: each was counted `exact: true` and over).
+#[test]
+fn unmeasured_tool_shapes_are_estimates() {
+    let a = acct(Encoding::O200kBase);
+    let reasons = |tools: Value, extra: Value| {
+        let mut body = serde_json::json!({"messages": [{"role": "user", "content": "hi"}], "tools": tools});
+        if let (Some(b), Some(e)) = (body.as_object_mut(), extra.as_object()) {
+            b.extend(e.clone());
+        }
+        a.estimate_reasons(&Conversation::parse(&body.to_string(), Some(crate::chat::Format::OpenAi)).unwrap())
+    };
+    let f = |name: &str, description: &str, strict: Option<bool>| {
+        let mut v = serde_json::json!({"type": "function", "function": {"name": name, "description": description,
+            "parameters": {"type": "object", "properties": {"x": {"type": "string"}}, "required": ["x"]}}});
+        if let Some(s) = strict {
+            v["function"]["strict"] = s.into();
+        }
+        v
+    };
+    let none = Value::Null;
+    assert!(reasons(serde_json::json!([f("a", "one line", None), f("b", "two\nlines", Some(true))]), none.clone())
+        .is_empty());
+    let bare = serde_json::json!([{"type": "function", "function": {"name": "ping", "description": "",
+        "parameters": {"type": "object", "properties": {}, "additionalProperties": false}}}]);
+    assert_eq!(reasons(bare, none.clone()), vec![EstimateReason::BareTool]);
+    let no_params = serde_json::json!([{"type": "function", "function": {"name": "ping"}}]);
+    assert_eq!(reasons(no_params, none.clone()), vec![EstimateReason::BareTool]);
+    let allowed = serde_json::json!({"tool_choice": {"type": "allowed_tools", "mode": "auto",
+        "tools": [{"type": "function", "function": {"name": "a"}}]}});
+    assert_eq!(reasons(serde_json::json!([f("a", "d", None)]), allowed), vec![EstimateReason::AllowedTools]);
+    let mcp = serde_json::json!([f("a", "d", None), {"type": "custom", "custom": {"name": "raw", "description": "d"}}]);
+    assert_eq!(reasons(mcp, none.clone()), vec![EstimateReason::OtherToolType]);
+    let long = serde_json::json!([f("a", "one\ntwo\nthree", None)]);
+    assert_eq!(reasons(long, none.clone()), vec![EstimateReason::LongDescription]);
+    let forced = serde_json::json!({"tool_choice": {"type": "function", "function": {"name": "out"}}});
+    let mixed = serde_json::json!([f("a", "d", None), f("out", "d", Some(true))]);
+    assert_eq!(reasons(mixed.clone(), forced.clone()), vec![EstimateReason::MixedStrictForced]);
+    // Not forced, or all strict: measured.
+    assert!(reasons(mixed, none).is_empty());
+    assert!(reasons(serde_json::json!([f("a", "d", Some(true)), f("out", "d", Some(true))]), forced).is_empty());
+}
+
+/// Anthropic structured output costs its schema plus a hidden prompt
+/// (fitted; the schema alone was 131-145 under billed, issue 36).
+#[test]
+fn anthropic_structured_output_adds_its_prompt() {
+    let claude = Accountant::new(
+        Tokenizer::new(Encoding::O200kBase).unwrap(),
+        Framing::for_model("claude-sonnet-4-5", Encoding::O200kBase),
+    );
+    let t = Tokenizer::new(Encoding::O200kBase).unwrap();
+    let format = serde_json::json!({"type": "json_schema", "schema": {"type": "object", "properties": {"t": {"type": "number"}}}});
+    let count = |extra: Value| {
+        let mut body = serde_json::json!({"model": "claude-sonnet-4-5", "max_tokens": 10,
+                                          "messages": [{"role": "user", "content": "75 degrees F."}]});
+        body.as_object_mut().unwrap().extend(extra.as_object().unwrap().clone());
+        claude
+            .conversation(&Conversation::parse(&body.to_string(), Some(crate::chat::Format::Anthropic)).unwrap())
+            .unwrap()
+    };
+    let plain = count(serde_json::json!({}));
+    let expected = plain + t.count(&format.to_string()).unwrap() + ANTHROPIC_STRUCTURED_OUTPUT_PROMPT;
+    assert_eq!(count(serde_json::json!({"output_format": format})), expected);
+    assert_eq!(count(serde_json::json!({"output_config": {"format": format}})), expected);
+}
