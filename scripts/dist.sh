@@ -239,7 +239,7 @@ if command -v cabal >/dev/null; then
     mkdir -p "$CABAL_DIR" && printf 'offline: True\n' > "$CABAL_DIR/config"
     mkdir -p "$dist/haskell"
     (cd bindings/haskell && cabal check >"$work/cabal-check.log" 2>&1) || { cat "$work/cabal-check.log"; echo "cabal check failed"; exit 1; }
-    (cd bindings/haskell && cabal sdist --output-dir "$dist/haskell" >/dev/null)
+    (cd bindings/haskell && cabal sdist --builddir="$work/cabal-dist" --output-dir "$dist/haskell" >/dev/null)
     hs=$dist/haskell/turnfit-$version.tar.gz
     [ -e "$hs" ] || { echo "cabal sdist wrote no turnfit-$version.tar.gz"; exit 1; }
     if tar -tzf "$hs" | grep -q '\.\./'; then echo "the cabal sdist names files outside the package"; exit 1; fi
