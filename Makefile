@@ -1,7 +1,7 @@
 # turnfit developer entry points. `make test` is the one test command (CI runs
 # it through .ci/run); everything else is a convenience.
 
-.PHONY: test build header demo clean growth fuzz-smoke fuzz-long accuracy install dist dist-test
+.PHONY: test build header demo clean growth fuzz-smoke fuzz-long accuracy install dist dist-test dist-cross
 
 test:
 	bash scripts/test.sh
@@ -27,6 +27,11 @@ dist:
 
 dist-test:
 	bash scripts/dist-test.sh all
+
+# The C library for linux aarch64 (glibc) and x86-64 musl, linked with Zig
+# from PyPI, into dist/cross; not part of `make test` (minutes per target).
+dist-cross:
+	bash scripts/dist-cross.sh
 
 # Regenerate include/turnfit.h after changing ffi/ (commit the result).
 header:

@@ -34,7 +34,9 @@ say() { printf '  %-8s %s\n' "$1" "$2"; }
 
 python3 scripts/version.py --check
 version=$(python3 scripts/version.py)
-rm -rf "$dist" && mkdir -p "$dist" "$work"
+# dist/cross (scripts/dist-cross.sh, `make dist-cross`) is kept; the rest is new.
+mkdir -p "$dist" "$work"
+find "$dist" -mindepth 1 -maxdepth 1 ! -name cross -exec rm -rf {} +
 manifest=$dist/MANIFEST
 printf 'turnfit %s, %s build, %s\n' "$version" "$profile" "$(uname -m)-$(uname -s | tr A-Z a-z)" > "$manifest"
 skip() { echo "skipped $1: $2" | tee -a "$manifest"; }
@@ -248,5 +250,5 @@ else
     skip haskell "cabal not installed"
 fi
 
-(cd "$dist" && find . -type f ! -name SHA256SUMS ! -name MANIFEST | LC_ALL=C sort | xargs sha256sum > SHA256SUMS)
+(cd "$dist" && find . -path ./cross -prune -o -type f ! -name SHA256SUMS ! -name MANIFEST -print | LC_ALL=C sort | xargs sha256sum > SHA256SUMS)
 echo "dist/: $(du -sh "$dist" | cut -f1) in $((SECONDS - start)) s"
