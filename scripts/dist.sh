@@ -9,7 +9,8 @@
 #                 platform package, as napi-rs publishes them),
 #                 turnfit-linux-x64-gnu-V.tgz (this machine's platform package)
 #   dist/jvm/     turnfit-V.jar (classes + linux-x86-64/libturnfit_uniffi.so as a
-#                 JNA resource), turnfit-V.pom, android/ (the AAR's pieces)
+#                 JNA resource), turnfit-V.pom, android/ (the AAR's manifest and
+#                 proguard.txt; its classes.jar and jni/ need android.jar and the NDK)
 #   dist/c/       turnfit-V-linux-x86_64.tar.gz (`make install`'s tree: header,
 #                 libturnfit.so.ABI.V + SONAME links, libturnfit.a, pkg-config)
 #   dist/haskell/ turnfit-V.tar.gz (cabal sdist; cabal check must pass)
@@ -176,15 +177,16 @@ else
   </dependencies>
 </project>
 POM
-    # The Android AAR stays a recipe (no NDK here: bindings/uniffi/README.md);
-    # its platform-independent pieces are these.
+    # The Android AAR stays a recipe (bindings/uniffi/README.md, "Android"):
+    # its jni/<abi>/libturnfit_uniffi.so need the NDK, and its classes.jar
+    # Kotlin generated with `android = true` compiled against android.jar;
+    # neither is here. The pieces that need neither are produced.
     mkdir -p "$dist/jvm/android"
-    cp target/uniffi/turnfit.jar "$dist/jvm/android/classes.jar"
     cp bindings/uniffi/android/consumer-rules.pro "$dist/jvm/android/proguard.txt"
-    printf '<manifest xmlns:android="http://schemas.android.com/apk/res/android" package="dev.turnfit" />\n' \
+    printf '<manifest xmlns:android="http://schemas.android.com/apk/res/android" package="dev.turnfit">\n  <uses-sdk android:minSdkVersion="21" />\n</manifest>\n' \
         > "$dist/jvm/android/AndroidManifest.xml"
     unzip -l "$jarfile" | grep -q ' linux-x86-64/libturnfit_uniffi.so$' || { echo "the jar lacks linux-x86-64/libturnfit_uniffi.so"; exit 1; }
-    say jvm "turnfit-$version.jar (+ linux-x86-64/libturnfit_uniffi.so), turnfit-$version.pom, android/ pieces ($((SECONDS - t0)) s)" | tee -a "$manifest"
+    say jvm "turnfit-$version.jar (+ linux-x86-64/libturnfit_uniffi.so), turnfit-$version.pom, android/{AndroidManifest.xml,proguard.txt} ($((SECONDS - t0)) s)" | tee -a "$manifest"
 fi
 
 # 4. C/C++: `make install` into a staging prefix, packed.
