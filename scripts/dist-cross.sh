@@ -51,14 +51,16 @@ for t in "${targets[@]}"; do
             d=target/cross/$t/$pdir
             mkdir -p "$out/$t"
             cp "$d/libturnfit.so" "$d/libturnfit.a" "$out/$t/"
-            [ "$profile" = release ] || strip --strip-debug "$out/$t/libturnfit.a" 2>/dev/null || true
+            # No strip here: the host's binutils may not know AArch64.
             so=$out/$t/libturnfit.so
             readelf -h "$so" | grep -q 'Machine:.*AArch64' || { echo "$t: libturnfit.so is not AArch64"; readelf -h "$so"; exit 1; }
             readelf -h "$so" | grep -q 'Type:.*DYN' || { echo "$t: libturnfit.so is not a shared object"; exit 1; }
             readelf -d "$so" | grep -q "Library soname: \[libturnfit.so.$abi\]" || { echo "$t: SONAME is not libturnfit.so.$abi"; exit 1; }
             maxglibc=$(readelf -V "$so" | grep -o 'GLIBC_[0-9.]*' | sort -t. -k2,2n -k3,3n -u | tail -1)
             case $maxglibc in GLIBC_2.17|GLIBC_2.1[0-6]*|GLIBC_2.[0-9]) ;; *) echo "$t: needs $maxglibc (> 2.17)"; exit 1 ;; esac
-            readelf -h "$out/$t/libturnfit.a" | grep -q 'Machine:.*AArch64' || { echo "$t: libturnfit.a is not AArch64"; exit 1; }
+            # Every member of the archive (read whole: grep -q would cut readelf's pipe).
+            machines=$(readelf -h "$out/$t/libturnfit.a" | sed -n 's/^ *Machine: *//p' | sort -u)
+            [ "$machines" = AArch64 ] || { echo "$t: libturnfit.a members are for: $machines"; exit 1; }
             echo "  $t: libturnfit.so (ELF64 AArch64 DYN, SONAME libturnfit.so.$abi, glibc <= ${maxglibc#GLIBC_}), libturnfit.a ($((SECONDS - t0)) s)" | tee -a "$out/MANIFEST"
             ;;
         x86_64-unknown-linux-musl)
