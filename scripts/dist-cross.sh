@@ -71,8 +71,9 @@ for t in "${targets[@]}"; do
             [ "$profile" = release ] || strip --strip-debug "$out/$t/libturnfit.a" "$out/$t/turnfit"
             cli=$out/$t/turnfit
             readelf -h "$cli" | grep -q 'Machine:.*X86-64' || { echo "$t: the CLI is not x86-64"; exit 1; }
-            ! readelf -l "$cli" | grep -q INTERP || { echo "$t: the CLI asks for a dynamic loader"; exit 1; }
-            ! readelf -d "$cli" 2>/dev/null | grep -q NEEDED || { echo "$t: the CLI needs shared libraries"; exit 1; }
+            phdrs=$(readelf -l "$cli"); dyn=$(readelf -d "$cli" 2>&1 || true)
+            ! grep -q INTERP <<<"$phdrs" || { echo "$t: the CLI asks for a dynamic loader"; exit 1; }
+            ! grep -q NEEDED <<<"$dyn" || { echo "$t: the CLI needs shared libraries"; exit 1; }
             got=$("$cli" fit examples/data/agent-loop.json --model gpt-4o --max-tokens 16000 2>&1 >/dev/null | python3 -c 'import json,sys; r=json.load(sys.stdin); print(r["tokens_before"], r["tokens_after"])')
             want=$(target/debug/turnfit fit examples/data/agent-loop.json --model gpt-4o --max-tokens 16000 2>&1 >/dev/null | python3 -c 'import json,sys; r=json.load(sys.stdin); print(r["tokens_before"], r["tokens_after"])')
             [ "$got" = "$want" ] || { echo "$t: the static CLI reports $got, the glibc one $want"; exit 1; }

@@ -15,6 +15,7 @@ cd "$(dirname "$0")/.."
 root=$PWD
 dist=$root/dist
 version=$(python3 scripts/version.py)
+abi=$(sed -n 's/^pub const TURNFIT_ABI_VERSION: u32 = \([0-9]*\);/\1/p' ffi/src/version.rs)
 
 # Tools each language needs, and its artifacts in dist/.
 why_not() {
@@ -294,16 +295,17 @@ test_c() {
     mkdir -p "$place/opt" && tar -C "$place/opt" -xzf "$tarball"
     local prefix=$place/opt/turnfit-$version
     local lib=$prefix/lib
-    [ "$(readlink "$lib/libturnfit.so")" = libturnfit.so.2 ] && [ -f "$lib/$(readlink "$lib/libturnfit.so.2")" ] \
-        || { echo "SONAME links: libturnfit.so -> $(readlink "$lib/libturnfit.so"), libturnfit.so.2 -> $(readlink "$lib/libturnfit.so.2")"; exit 1; }
+    [ "$(readlink "$lib/libturnfit.so")" = "libturnfit.so.$abi" ] && [ -f "$lib/$(readlink "$lib/libturnfit.so.$abi")" ] \
+        || { echo "SONAME links: libturnfit.so -> $(readlink "$lib/libturnfit.so"), libturnfit.so.$abi -> $(readlink "$lib/libturnfit.so.$abi")"; exit 1; }
     write_c_app
     CLEAN_ENV=(PKG_CONFIG_PATH="$lib/pkgconfig")
     clean sh -c 'cc -std=c11 -Wall -Wextra -Werror app.c $(pkg-config --cflags --libs turnfit) -o app-dynamic'
     clean sh -c 'c++ -std=c++17 -Wall -Wextra -Werror app.cpp $(pkg-config --cflags --libs turnfit) -o app-cxx'
     clean sh -c 'cc -std=c11 -Wall -Wextra -Werror app.c $(pkg-config --cflags --libs turnfit-static) -o app-static'
     CLEAN_ENV=()
-    readelf -d "$place/app-dynamic" | grep -q 'NEEDED.*\[libturnfit.so.2\]' || { echo "app-dynamic does not need libturnfit.so.2"; exit 1; }
-    ! readelf -d "$place/app-static" | grep -q libturnfit || { echo "app-static depends on libturnfit.so"; exit 1; }
+    readelf -d "$place/app-dynamic" | grep -q "NEEDED.*\[libturnfit.so.$abi\]" || { echo "app-dynamic does not need libturnfit.so.$abi"; exit 1; }
+    dyn_static=$(readelf -d "$place/app-static")
+    ! grep -q libturnfit <<<"$dyn_static" || { echo "app-static depends on libturnfit.so"; exit 1; }
     # A prefix outside the loader's paths: LD_LIBRARY_PATH, as for any such install.
     echo "c (dynamic, pkg-config turnfit): $(CLEAN_ENV=(LD_LIBRARY_PATH="$lib"); clean ./app-dynamic)"
     echo "c++ (dynamic): $(CLEAN_ENV=(LD_LIBRARY_PATH="$lib"); clean ./app-cxx)"

@@ -100,7 +100,10 @@ JS
     for t in "turnfit-$version.tgz" "turnfit-$plat-$version.tgz"; do
         [ -e "$dist/node/$t" ] || { echo "npm pack did not write $t"; ls "$dist/node"; exit 1; }
     done
-    if tar -tzf "$dist/node/turnfit-$version.tgz" | grep -q '\.node$'; then
+    # Listings are read whole (grep -q would cut the pipe, and pipefail then
+    # turns a match into a failure of the pipeline).
+    listing=$(tar -tzf "$dist/node/turnfit-$version.tgz")
+    if grep -q '\.node$' <<<"$listing"; then
         echo "the main npm package carries a .node file; it belongs to the platform package"; exit 1
     fi
     say node "turnfit-$version.tgz, turnfit-$plat-$version.tgz ($((SECONDS - t0)) s)" | tee -a "$manifest"
@@ -185,7 +188,8 @@ POM
     cp bindings/uniffi/android/consumer-rules.pro "$dist/jvm/android/proguard.txt"
     printf '<manifest xmlns:android="http://schemas.android.com/apk/res/android" package="dev.turnfit">\n  <uses-sdk android:minSdkVersion="21" />\n</manifest>\n' \
         > "$dist/jvm/android/AndroidManifest.xml"
-    unzip -l "$jarfile" | grep -q ' linux-x86-64/libturnfit_uniffi.so$' || { echo "the jar lacks linux-x86-64/libturnfit_uniffi.so"; exit 1; }
+    listing=$(unzip -l "$jarfile")
+    grep -q ' linux-x86-64/libturnfit_uniffi.so$' <<<"$listing" || { echo "the jar lacks linux-x86-64/libturnfit_uniffi.so"; exit 1; }
     say jvm "turnfit-$version.jar (+ linux-x86-64/libturnfit_uniffi.so), turnfit-$version.pom, android/{AndroidManifest.xml,proguard.txt} ($((SECONDS - t0)) s)" | tee -a "$manifest"
 fi
 
@@ -246,7 +250,8 @@ if command -v cabal >/dev/null; then
     (cd bindings/haskell && cabal sdist --builddir="$work/cabal-dist" --output-dir "$dist/haskell" >/dev/null)
     hs=$dist/haskell/turnfit-$version.tar.gz
     [ -e "$hs" ] || { echo "cabal sdist wrote no turnfit-$version.tar.gz"; exit 1; }
-    if tar -tzf "$hs" | grep -q '\.\./'; then echo "the cabal sdist names files outside the package"; exit 1; fi
+    listing=$(tar -tzf "$hs")
+    if grep -q '\.\./' <<<"$listing"; then echo "the cabal sdist names files outside the package"; exit 1; fi
     say haskell "turnfit-$version.tar.gz (cabal check ok) ($((SECONDS - t0)) s)" | tee -a "$manifest"
 else
     skip haskell "cabal not installed"
