@@ -258,4 +258,4 @@ else
 fi
 
 (cd "$dist" && find . -path ./cross -prune -o -type f ! -name SHA256SUMS ! -name MANIFEST -print | LC_ALL=C sort | xargs sha256sum > SHA256SUMS)
-echo "dist/: $(du -sh "$dist" | cut -f1) in $((SECONDS - start)) s"
+echo "dist/: $(du -sh --exclude=cross "$dist" | cut -f1) in $((SECONDS - start)) s"
