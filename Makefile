@@ -1,13 +1,37 @@
 # turnfit developer entry points. `make test` is the one test command (CI runs
 # it through .ci/run); everything else is a convenience.
 
-.PHONY: test build header demo clean growth fuzz-smoke fuzz-long accuracy
+.PHONY: test build header demo clean growth fuzz-smoke fuzz-long accuracy install dist dist-test dist-cross
 
 test:
 	bash scripts/test.sh
 
 build:
 	cargo build --workspace
+
+# The C/C++ install step: include/turnfit.h, libturnfit.so.<ABI>.<version>
+# with its SONAME links, libturnfit.a and pkg-config files (turnfit.pc,
+# turnfit-static.pc) under PREFIX, from target/$(PROFILE). Builds first.
+PREFIX ?= /usr/local
+PROFILE ?= debug
+install:
+	@if [ "$(PROFILE)" = debug ]; then bash scripts/cargo-build.sh turnfit-ffi; \
+	 else cargo build --locked --profile $(PROFILE) -p turnfit-ffi; fi
+	PROFILE=$(PROFILE) bash scripts/install.sh "$(PREFIX)"
+
+# Every package (wheel + sdist, npm main + platform packages, jar + POM,
+# the C tree, the cabal sdist) into dist/, at the one version of Cargo.toml;
+# see scripts/dist.sh. `make dist-test` installs each into an empty place.
+dist:
+	bash scripts/dist.sh
+
+dist-test:
+	bash scripts/dist-test.sh all
+
+# The C library for linux aarch64 (glibc) and x86-64 musl, linked with Zig
+# from PyPI, into dist/cross; not part of `make test` (minutes per target).
+dist-cross:
+	bash scripts/dist-cross.sh
 
 # Regenerate include/turnfit.h after changing ffi/ (commit the result).
 header:
@@ -41,6 +65,7 @@ demo:
 
 clean:
 	cargo clean
+	rm -rf dist
 	$(MAKE) -C tests/c clean
 
 # Regenerate docs/accuracy.md: the recorded requests in tests/fixtures/billing

@@ -61,6 +61,7 @@ run_suite "panic injection (every C ABI function, ffi --features panic-inject)" 
 # for X alone and would rebuild shared dependencies.
 run_suite "header drift (include/turnfit.h vs cbindgen)" target/debug/xtask header --check
 run_suite "schema drift (schemas/*.json vs the core's types)" target/debug/xtask schemas --check
+run_suite "version drift (every package manifest vs Cargo.toml's workspace version)" python3 scripts/version.py --check
 if command -v python3 >/dev/null; then
     run_suite "schemas (docs/formats.md examples and vectors validated, jsonschema from PyPI)" bash scripts/schemas/check.sh
 else
@@ -127,6 +128,19 @@ for t in bindings/*/test.sh; do
     run_suite "binding: $(basename "$(dirname "$t")")" bash "$t"
 done
 [ $found_binding = 1 ] || echo "note: no bindings/*/test.sh found"
+
+# The packages (scripts/dist.sh, `make dist`): built once into dist/ from the
+# debug build above (the wheel as the Python suite builds it, the jar from the
+# uniffi suite's classes), then each installed into an empty folder with no
+# cargo on the PATH and used there (scripts/dist-test.sh).
+run_suite "packages: make dist (wheel + sdist, npm main + platform, jar + POM, C install tree, cabal sdist)" bash scripts/dist.sh
+for lang in python node jvm c haskell; do
+    if dist_reason=$(bash scripts/dist-test.sh --check "$lang"); then
+        run_suite "package from dist/ in an empty folder: $lang" bash scripts/dist-test.sh "$lang"
+    else
+        skip_suite "package from dist/ in an empty folder: $lang" "$dist_reason"
+    fi
+done
 
 log "$lint_name"
 if wait "$lint_pid"; then lint_rc=0; else lint_rc=$?; fi

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The Haskell binding's suite (run by scripts/test.sh): checks Raw.hs against
 # include/turnfit.h, builds the cabal package offline against Debian's GHC
-# packages, and runs the hspec suite against target/debug/libturnfit.so.
+# packages, and runs the hspec suite against target/debug/libturnfit.so as
+# `make install` places it (found through pkg-config).
 # Without GHC and not root (so nothing can be installed): prints SKIPPED: and
 # exits 0.
 set -euo pipefail
@@ -38,12 +39,15 @@ fi
 export CABAL_DIR="$root/target/haskell/cabal"
 mkdir -p "$CABAL_DIR"
 printf 'offline: True\n' > "$CABAL_DIR/config"
-# The loader asks for the SONAME (libturnfit.so.<ABI>, see ffi/build.rs).
-soname=$(readelf -d target/debug/libturnfit.so | sed -n 's/.*Library soname: \[\(.*\)\]/\1/p')
-if [ -n "$soname" ]; then ln -sf libturnfit.so "target/debug/$soname"; fi
-export LD_LIBRARY_PATH="$root/target/debug${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+# The package finds libturnfit through pkg-config (pkgconfig-depends:
+# turnfit): the C install step (scripts/install.sh, `make install`) puts the
+# debug build, its SONAME links and turnfit.pc under target/haskell/prefix.
+prefix=$root/target/haskell/prefix
+bash "$root/scripts/install.sh" "$prefix" >/dev/null
+export PKG_CONFIG_PATH="$prefix/lib/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}"
+export LD_LIBRARY_PATH="$prefix/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 cd "$pkg"
-cabal_args=(--offline --builddir="$root/target/haskell/dist" --extra-lib-dirs="$root/target/debug")
+cabal_args=(--offline --builddir="$root/target/haskell/dist")
 log="$root/target/haskell/build.log"
 if ! cabal "${cabal_args[@]}" build all >"$log" 2>&1; then
     cat "$log"; echo "cabal build failed"; exit 1

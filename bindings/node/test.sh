@@ -5,8 +5,8 @@
 # schema-types.d.ts from schemas/) for drift, installs
 # the pinned devDependencies with `npm ci` (from package-lock.json; the npm
 # cache makes later runs offline), runs `node --test`, type-checks a typed
-# usage file with tsc, runs the agent-loop example, and installs the `npm pack`
-# tarball into an empty project offline (ESM import, CJS require, Worker).
+# usage file with tsc, and installs the `npm pack` tarball into an empty
+# project offline (ESM import, CJS require, Worker, the agent-loop example).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 root=$PWD
@@ -54,13 +54,7 @@ grep -q '^ℹ fail 0' "$root/target/node-test.log" || { echo "node --test failed
 npx --no-install tsc -p test/types/tsconfig.json
 echo "tsc --noEmit: test/types/usage.ts type-checks against index.d.ts"
 
-# 6. The example agent loop.
-out=$(node "$root/examples/node/agent-loop.mjs")
-echo "$out"
-grep -q 'refused (cycle_detected)' <<<"$out" || { echo "agent-loop: the call stack did not stop the cycle"; exit 1; }
-grep -q 'summary applied' <<<"$out" || { echo "agent-loop: no summary was applied"; exit 1; }
-
-# 7. npm pack, then install the tarball into an empty project with no
+# 6. npm pack, then install the tarball into an empty project with no
 # registry access (--offline): it has no dependencies and no install script.
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -96,4 +90,11 @@ JS
 node esm.mjs
 node cjs.cjs
 node worker.mjs
+
+# 7. The example agent loop, against the installed tarball (it imports 'turnfit').
+cp "$root/examples/node/agent-loop.mjs" .
+out=$(node agent-loop.mjs)
+echo "$out"
+grep -q 'refused (cycle_detected)' <<<"$out" || { echo "agent-loop: the call stack did not stop the cycle"; exit 1; }
+grep -q 'summary applied' <<<"$out" || { echo "agent-loop: no summary was applied"; exit 1; }
 echo "node binding suite: done in $((SECONDS - start)) s"

@@ -45,12 +45,6 @@ command -v npm >/dev/null || { echo "SKIPPED: uniffi binding suite: no npm to in
 python3 "$pkg/scripts/schema_types.py" --check
 
 kdir=$pkg/kotlin
-stamp="$kdir/node_modules/.turnfit-$(sha256sum "$kdir/package-lock.json" | cut -c1-16)"
-if [ ! -e "$stamp" ]; then
-    echo "installing kotlinc (npm ci, pinned by bindings/uniffi/kotlin/package-lock.json)"
-    (cd "$kdir" && npm ci --no-audit --no-fund --loglevel=error >/dev/null)
-    touch "$stamp"
-fi
 kc=$kdir/node_modules/kotlin-compiler
 kotlinc=$kc/bin/kotlinc
 klib=$kc/lib
@@ -65,9 +59,10 @@ echo "cdylib + uniffi-bindgen (dev profile) built in $((SECONDS - t0)) s"
 lib=$root/target/debug/libturnfit_uniffi.so
 bindgen=$root/target/debug/uniffi-bindgen
 
-# Kotlin: generated here, not committed.
-rm -rf "$out/kotlin" && mkdir -p "$out/kotlin"
-"$bindgen" generate --library "$lib" --language kotlin --out-dir "$out/kotlin" --no-format >/dev/null
+# Kotlin: generated and compiled into target/uniffi/turnfit.jar by
+# kotlin/build-jar.sh (installs kotlinc on first use; skips kotlinc when
+# nothing changed), the same jar scripts/dist.sh packages.
+bash "$kdir/build-jar.sh"
 # Swift: committed under swift/; regenerate and compare.
 rm -rf "$out/swift" && mkdir -p "$out/swift"
 "$bindgen" generate --library "$lib" --language swift --out-dir "$out/swift" --no-format >/dev/null
@@ -97,21 +92,18 @@ fi
 python3 "$pkg/android/check_elf_alignment.py" --min 4096 "$lib"
 python3 "$pkg/android/check_elf_alignment.py" "$lib" || echo "(for information: this Linux build is not 16 KiB aligned; the Android recipe links with -z max-page-size=16384)"
 
-# Compile main (generated + facade + schema types) and tests. Gson is needed
-# to compile the typed entry points (Typed.kt, types/SchemaTypes.kt), not to
-# run the rest: the empty-folder check below runs without it.
+# Main (generated + facade + schema types) is compiled by build-jar.sh above;
+# the tests here. Gson is needed to compile the typed entry points (Typed.kt,
+# types/SchemaTypes.kt), not to run the rest: the empty-folder check below
+# runs without it.
 cp=/usr/share/java/jna.jar:$klib/kotlinx-coroutines-core-jvm.jar
-maincp=$cp:/usr/share/java/gson.jar
 testcp=$cp:/usr/share/java/gson.jar:$klib/kotlin-test.jar:$klib/kotlin-test-junit5.jar:/usr/share/java/junit-jupiter-api.jar:/usr/share/java/opentest4j.jar:/usr/share/java/apiguardian-api.jar
 t0=$SECONDS
 rm -rf "$out/classes" "$out/test-classes"
-"$kotlinc" -nowarn -jvm-target 17 -cp "$maincp" -d "$out/turnfit.jar" \
-    $(find "$out/kotlin" "$kdir/src/main/kotlin" -name '*.kt') 2>&1 | grep -v '^warning' || true
-[ -s "$out/turnfit.jar" ] || { echo "kotlinc failed (main)"; exit 1; }
 "$kotlinc" -nowarn -jvm-target 17 -cp "$testcp:$out/turnfit.jar" -d "$out/turnfit-tests.jar" \
     $(find "$kdir/src/test/kotlin" -name '*.kt') 2>&1 | grep -v '^warning' || true
 [ -s "$out/turnfit-tests.jar" ] || { echo "kotlinc failed (tests)"; exit 1; }
-echo "kotlinc: $((SECONDS - t0)) s"
+echo "kotlinc (tests): $((SECONDS - t0)) s"
 
 run_cp=$testcp:$out/turnfit.jar:$out/turnfit-tests.jar:$klib/kotlin-stdlib.jar
 # A bounded heap, so the create/close test measures native memory, not heap growth.

@@ -3,8 +3,11 @@
 // the window fills up, and a call stack that refuses a delegation cycle.
 // No model is called: the "model" and the "tools" are stand-ins.
 //
-//   node examples/node/agent-loop.mjs      (after bash bindings/node/test.sh)
-import { ContextWindow, CallStack, Tracer, TurnfitError, countTokens } from '../../bindings/node/index.mjs'
+// Runs against the installed package (README, "Installing"):
+//   npm install turnfit && node agent-loop.mjs
+// bindings/node/test.sh and scripts/dist-test.sh run it that way, from the
+// packed tarballs installed into an empty project.
+import { ContextWindow, CallStack, Tracer, TurnfitError, countTokens } from 'turnfit'
 
 const window = new ContextWindow('gpt-4o', { context_window: 6000, reserved_output: 500 })
 window.load({

@@ -17,9 +17,13 @@ RUSTFLAGS="-L native=$root/target/release -C link-arg=-Wl,-rpath,$root/target/re
 # Haskell: the cabal executable, with the release library first on the path.
 export CABAL_DIR="$root/target/haskell/cabal"
 mkdir -p "$CABAL_DIR"; printf 'offline: True\n' > "$CABAL_DIR/config"
-cabal_args=(--offline --builddir="$root/target/haskell/dist" --extra-lib-dirs="$root/target/debug")
+# The release library installed as `make install` does, found through pkg-config.
+prefix=$root/target/haskell/prefix-release
+PROFILE=release bash scripts/install.sh "$prefix" >/dev/null
+export PKG_CONFIG_PATH="$prefix/lib/pkgconfig"
+cabal_args=(--offline --builddir="$root/target/haskell/dist-bench")
 hs=$(cd bindings/haskell && cabal "${cabal_args[@]}" -v0 build count-bench >/dev/null 2>&1 && cabal "${cabal_args[@]}" list-bin count-bench)
 
 printf 'caller\tinput\tbytes\ttokens\tns/call\n'
 "$root/target/haskell/bench-rust/release/turnfit-count-bench" "${inputs[@]}"
-LD_LIBRARY_PATH="$root/target/release" "$hs" "${inputs[@]}"
+LD_LIBRARY_PATH="$prefix/lib" "$hs" "${inputs[@]}"

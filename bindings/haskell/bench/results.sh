@@ -11,8 +11,10 @@ inputs=("$@")
 [ ${#inputs[@]} -gt 0 ] || inputs=(bindings/haskell/bench/prose-1k.txt examples/data/coding-session.json)
 export CABAL_DIR="$root/target/haskell/cabal"
 mkdir -p "$CABAL_DIR"; printf 'offline: True\n' > "$CABAL_DIR/config"
-cabal_args=(--offline --builddir="$root/target/haskell/dist" --extra-lib-dirs="$root/target/debug")
+# The release library installed as `make install` does, found through pkg-config.
+prefix=$root/target/haskell/prefix-release
+PROFILE=release bash scripts/install.sh "$prefix" >/dev/null
+export PKG_CONFIG_PATH="$prefix/lib/pkgconfig"
+cabal_args=(--offline --builddir="$root/target/haskell/dist-bench")
 hs=$(cd bindings/haskell && cabal "${cabal_args[@]}" -v0 build result-bench >/dev/null 2>&1 && cabal "${cabal_args[@]}" list-bin result-bench)
-soname=$(readelf -d target/release/libturnfit.so | sed -n 's/.*Library soname: \[\(.*\)\]/\1/p')
-if [ -n "$soname" ]; then ln -sf libturnfit.so "target/release/$soname"; fi
-LD_LIBRARY_PATH="$root/target/release" "$hs" "${inputs[@]}"
+LD_LIBRARY_PATH="$prefix/lib" "$hs" "${inputs[@]}"

@@ -1,0 +1,387 @@
+#!/usr/bin/env bash
+# Installs each package of dist/ (scripts/dist.sh) into an empty place and runs
+# a small program against it there: count "Hello, world!" (4 tokens), fit the
+# committed agent loop (examples/data/agent-loop.json, copied in) to 16,000
+# tokens for gpt-4o and compare the report with the CLI's, and trigger an error
+# and check its kind (unknown_model). Every program runs in a fresh temporary
+# folder, from that folder, under `env -i` with a PATH that holds no cargo or
+# rustc and a HOME of its own (empty npm cache, no pip config, no cabal store).
+#
+#   scripts/dist-test.sh python|node|jvm|c|haskell|all
+#   scripts/dist-test.sh --check LANG   exit 0 when LANG can be tested here,
+#                                       else print why not and exit 1
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+dist=$root/dist
+version=$(python3 scripts/version.py)
+abi=$(sed -n 's/^pub const TURNFIT_ABI_VERSION: u32 = \([0-9]*\);/\1/p' ffi/src/version.rs)
+
+# Tools each language needs, and its artifacts in dist/.
+why_not() {
+    local lang=$1
+    case $lang in
+        python) command -v python3 >/dev/null || { echo "python3 not installed"; return; }
+                ls "$dist"/python/turnfit-"$version"-cp39-abi3-*.whl >/dev/null 2>&1 || { echo "no wheel in dist/python ($(manifest_skip python))"; return; } ;;
+        node)   command -v node >/dev/null && command -v npm >/dev/null || { echo "node and npm not installed"; return; }
+                [ -e "$dist/node/turnfit-$version.tgz" ] || { echo "no npm package in dist/node ($(manifest_skip node))"; return; } ;;
+        jvm)    command -v java >/dev/null || { echo "java not installed"; return; }
+                [ -e /usr/share/java/jna.jar ] || { echo "Debian's libjna-java not installed"; return; }
+                [ -x bindings/uniffi/kotlin/node_modules/kotlin-compiler/bin/kotlinc ] || { echo "kotlinc not installed (bindings/uniffi/kotlin/build-jar.sh installs it)"; return; }
+                [ -e "$dist/jvm/turnfit-$version.jar" ] || { echo "no jar in dist/jvm ($(manifest_skip jvm))"; return; } ;;
+        c)      command -v cc >/dev/null && command -v c++ >/dev/null && command -v pkg-config >/dev/null || { echo "cc, c++ or pkg-config not installed"; return; }
+                ls "$dist"/c/turnfit-"$version"-linux-*.tar.gz >/dev/null 2>&1 || { echo "no C tarball in dist/c"; return; } ;;
+        haskell) command -v ghc >/dev/null && command -v cabal >/dev/null && command -v pkg-config >/dev/null || { echo "ghc, cabal or pkg-config not installed"; return; }
+                ghc-pkg list --global aeson 2>/dev/null | grep -q aeson || { echo "aeson not in GHC's global package db (Debian's libghc-aeson-dev)"; return; }
+                [ -e "$dist/haskell/turnfit-$version.tar.gz" ] || { echo "no cabal sdist in dist/haskell ($(manifest_skip haskell))"; return; }
+                ls "$dist"/c/turnfit-"$version"-linux-*.tar.gz >/dev/null 2>&1 || { echo "no C tarball in dist/c (the Haskell package links it through pkg-config)"; return; } ;;
+        *) echo "unknown language $lang"; return ;;
+    esac
+}
+manifest_skip() { sed -n "s/^skipped $1: //p" "$dist/MANIFEST" 2>/dev/null | head -1 | grep . || echo "run make dist"; }
+
+if [ "${1:-}" = --check ]; then
+    reason=$(why_not "${2:?--check LANG}")
+    [ -z "$reason" ] || { echo "$reason"; exit 1; }
+    exit 0
+fi
+
+# What the CLI of the same build reports for the same fit: every language must agree.
+cli=$root/target/${PROFILE:-debug}/turnfit
+[ -x "$cli" ] || { echo "$cli missing: the CLI gives the expected figures (cargo build -p turnfit-cli)"; exit 1; }
+fit_report=$("$cli" fit examples/data/agent-loop.json --model gpt-4o --max-tokens 16000 2>&1 >/dev/null)
+before=$(python3 -c 'import json,sys; r=json.loads(sys.stdin.read()); print(r["tokens_before"])' <<<"$fit_report")
+after=$(python3 -c 'import json,sys; r=json.loads(sys.stdin.read()); print(r["tokens_after"])' <<<"$fit_report")
+[ "$before" -gt "$after" ] || { echo "the CLI's fit did not drop anything ($before -> $after); the check would prove nothing"; exit 1; }
+
+# A PATH without cargo/rustc: the directories of PATH that hold neither.
+clean_path=
+IFS=: read -ra dirs <<<"$PATH"
+for d in "${dirs[@]}"; do
+    [ -n "$d" ] && [ ! -e "$d/cargo" ] && [ ! -e "$d/rustc" ] || continue
+    case ":$clean_path:" in *":$d:"*) ;; *) clean_path=${clean_path:+$clean_path:}$d ;; esac
+done
+# pyenv's shims need its HOME; use the interpreter they resolve to.
+py=$(python3 -c 'import sys; print(sys.executable)')
+
+tmps=()
+cleanup() { for t in "${tmps[@]+"${tmps[@]}"}"; do rm -rf "$t"; done; }
+trap cleanup EXIT
+# new_place: an empty folder with the loop in it; sets $place.
+new_place() {
+    place=$(mktemp -d "${TMPDIR:-/tmp}/turnfit-dist-$1.XXXXXX")
+    tmps+=("$place")
+    mkdir -p "$place/home"
+    cp examples/data/agent-loop.json "$place/"
+}
+# clean CMD...: run in $place, no inherited environment, no cargo.
+clean() {
+    (cd "$place" && env -i HOME="$place/home" PATH="$clean_path" LANG=C.UTF-8 TMPDIR="$place" \
+        EXPECT_VERSION="$version" EXPECT_BEFORE="$before" EXPECT_AFTER="$after" ${CLEAN_ENV[@]+"${CLEAN_ENV[@]}"} "$@")
+}
+CLEAN_ENV=()
+place=$(mktemp -d) && tmps+=("$place")
+clean bash -c '! command -v cargo >/dev/null && ! command -v rustc >/dev/null' \
+    || { echo "cargo or rustc still on the clean PATH ($clean_path)"; exit 1; }
+
+test_python() {
+    new_place python
+    local wheel; wheel=$(ls "$dist"/python/turnfit-"$version"-cp39-abi3-*.whl | head -1)
+    cp "$wheel" "$place/"
+    clean "$py" -m venv venv
+    clean venv/bin/pip install -q --disable-pip-version-check --no-index "$(basename "$wheel")"
+    cat > "$place/app.py" <<'PY'
+import json, os, turnfit
+assert os.path.realpath(turnfit.__file__).startswith(os.path.realpath(os.getcwd()) + "/venv/"), turnfit.__file__
+assert turnfit.__version__ == os.environ["EXPECT_VERSION"], turnfit.__version__
+n = turnfit.Tokenizer("o200k_base").count_tokens("Hello, world!")
+assert n == 4, n
+with open("agent-loop.json") as f:
+    conv = json.load(f)
+fitted, report = turnfit.fit(conv, model="gpt-4o", max_tokens=16000)
+assert (report["tokens_before"], report["tokens_after"]) == (int(os.environ["EXPECT_BEFORE"]), int(os.environ["EXPECT_AFTER"])), report
+assert len(fitted["messages"]) < len(conv["messages"])
+try:
+    turnfit.Tokenizer.for_model("gtp-4o")
+    raise SystemExit("no error for an unknown model")
+except turnfit.UnknownModelError as e:
+    assert e.kind == "unknown_model", e.kind
+    kind = e.kind
+print(f"python: turnfit {turnfit.__version__} from the wheel in a fresh venv: count 4, fit {report['tokens_before']} -> {report['tokens_after']}, error {kind}")
+PY
+    clean venv/bin/python app.py
+    # examples/python against the installed wheel.
+    cp examples/python/agent_loop.py "$place/"
+    clean venv/bin/python agent_loop.py > "$place/example.out"
+    echo "python: examples/python/agent_loop.py ran against the wheel ($(wc -l < "$place/example.out") lines of output)"
+}
+
+test_node() {
+    new_place node
+    mkdir -p "$place/app"
+    cp "$dist"/node/*.tgz "$place/"
+    printf '{"name":"app","version":"1.0.0","private":true}\n' > "$place/app/package.json"
+    # The main package names every platform package as optional; only this
+    # machine's is given, the others are skipped (offline, empty cache).
+    CLEAN_ENV=(npm_config_cache="$place/npm-cache" npm_config_update_notifier=false)
+    (place=$place/app; clean npm install --offline --no-audit --no-fund --loglevel=error \
+        "../turnfit-$version.tgz" "../turnfit-linux-x64-gnu-$version.tgz")
+    CLEAN_ENV=()
+    [ -e "$place/app/node_modules/turnfit-linux-x64-gnu/turnfit.linux-x64-gnu.node" ] || { echo "the platform package was not installed"; exit 1; }
+    ! ls "$place"/app/node_modules/turnfit/*.node >/dev/null 2>&1 || { echo "the main package carries a .node"; exit 1; }
+    cp "$place/agent-loop.json" "$place/app/"
+    cat > "$place/app/esm.mjs" <<'JS'
+import { readFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import { countTokens, fit, Tokenizer, TurnfitError } from 'turnfit'
+const require = createRequire(import.meta.url)
+const native = require.resolve('turnfit-linux-x64-gnu')
+if (!native.includes('/node_modules/turnfit-linux-x64-gnu/')) throw new Error(`native from ${native}`)
+if (require('turnfit/package.json').version !== process.env.EXPECT_VERSION) throw new Error('version')
+if (countTokens('Hello, world!') !== 4) throw new Error('count')
+const conv = JSON.parse(readFileSync('agent-loop.json', 'utf8'))
+const { conversation, report } = fit(conv, { model: 'gpt-4o', max_tokens: 16000 })
+if (report.tokens_before !== +process.env.EXPECT_BEFORE || report.tokens_after !== +process.env.EXPECT_AFTER) throw new Error(JSON.stringify(report))
+if (conversation.messages.length >= conv.messages.length) throw new Error('nothing dropped')
+let kind
+try { Tokenizer.forModel('gtp-4o') } catch (e) { if (!(e instanceof TurnfitError)) throw e; kind = e.code }
+if (kind !== 'unknown_model') throw new Error(`kind ${kind}`)
+console.log(`node (ESM): turnfit ${process.env.EXPECT_VERSION} from the tarballs: count 4, fit ${report.tokens_before} -> ${report.tokens_after}, error ${kind}`)
+JS
+    cat > "$place/app/cjs.cjs" <<'JS'
+const { readFileSync } = require('node:fs')
+const { countTokens, fit, Tokenizer, TurnfitError } = require('turnfit')
+if (countTokens('Hello, world!') !== 4) throw new Error('count')
+const { report } = fit(JSON.parse(readFileSync('agent-loop.json', 'utf8')), { model: 'gpt-4o', max_tokens: 16000 })
+if (report.tokens_after !== +process.env.EXPECT_AFTER) throw new Error(JSON.stringify(report))
+let kind
+try { Tokenizer.forModel('gtp-4o') } catch (e) { if (!(e instanceof TurnfitError)) throw e; kind = e.code }
+if (kind !== 'unknown_model') throw new Error(`kind ${kind}`)
+console.log(`node (CommonJS): count 4, fit ${report.tokens_before} -> ${report.tokens_after}, error ${kind}`)
+JS
+    (place=$place/app; clean node esm.mjs && clean node cjs.cjs)
+    # examples/node against the installed packages.
+    cp examples/node/agent-loop.mjs "$place/app/"
+    out=$(place=$place/app; clean node agent-loop.mjs)
+    grep -q 'summary applied' <<<"$out" || { echo "examples/node/agent-loop.mjs:"; echo "$out"; exit 1; }
+    echo "node: examples/node/agent-loop.mjs ran against the installed packages"
+}
+
+test_jvm() {
+    new_place jvm
+    local klib=$root/bindings/uniffi/kotlin/node_modules/kotlin-compiler/lib
+    local kotlinc=$root/bindings/uniffi/kotlin/node_modules/kotlin-compiler/bin/kotlinc
+    # The jar, and the POM's runtime dependencies (JNA from Debian, the Kotlin
+    # standard library from kotlinc): what a Maven or Gradle build would fetch.
+    cp "$dist/jvm/turnfit-$version.jar" "$place/turnfit.jar"
+    cp /usr/share/java/jna.jar "$klib/kotlin-stdlib.jar" "$place/"
+    grep -q '<artifactId>jna</artifactId>' "$dist/jvm/turnfit-$version.pom" && grep -q "<version>$version</version>" "$dist/jvm/turnfit-$version.pom" \
+        || { echo "the POM lacks the version or the JNA dependency"; exit 1; }
+    cat > "$place/App.kt" <<'KT'
+import dev.turnfit.Tokenizer
+import dev.turnfit.TurnfitException
+import dev.turnfit.countTokens
+import dev.turnfit.fit
+import dev.turnfit.kind
+import java.io.File
+
+fun main() {
+    val n = Tokenizer.forModel("gpt-4o").use { it.countTokens("Hello, world!") }
+    check(n == 4uL) { "count $n" }
+    val r = fit(File("agent-loop.json").readText(), """{"model":"gpt-4o","max_tokens":16000}""")
+    val before = Regex("\"tokens_before\":(\\d+)").find(r.report)!!.groupValues[1]
+    val after = Regex("\"tokens_after\":(\\d+)").find(r.report)!!.groupValues[1]
+    check(before == System.getenv("EXPECT_BEFORE") && after == System.getenv("EXPECT_AFTER")) { r.report }
+    val kind = try { Tokenizer.forModel("gtp-4o"); "none" } catch (e: TurnfitException) { e.kind }
+    check(kind == "unknown_model") { "kind $kind" }
+    println("jvm: turnfit.jar with no library path: count 4, fit $before -> $after, error $kind")
+}
+KT
+    # Compiling needs kotlinc (the source tree's pinned one); running does not.
+    (cd "$place" && "$kotlinc" -nowarn -jvm-target 17 -cp turnfit.jar -d app.jar App.kt 2>&1 | grep -v '^warning' || true)
+    [ -s "$place/app.jar" ] || { echo "kotlinc could not compile the app against the jar"; exit 1; }
+    clean java -Djna.debug_load=true -cp app.jar:turnfit.jar:jna.jar:kotlin-stdlib.jar AppKt > "$place/run.out" 2>&1 \
+        || { cat "$place/run.out"; exit 1; }
+    grep -v '^[A-Z][a-z][a-z] [0-9]\|^INFO\|^FINE\|^Looking\|^Adding\|^Trying\|^Found\|^Extract\|^Deleting\|^Unable\|^Using' "$place/run.out" | grep '^jvm:' \
+        || { cat "$place/run.out"; exit 1; }
+    grep -q 'Found library resource at jar:file:.*turnfit.jar!/linux-x86-64/libturnfit_uniffi.so' "$place/run.out" \
+        || { echo "JNA did not load libturnfit_uniffi.so from the jar:"; cat "$place/run.out"; exit 1; }
+    echo "jvm: JNA loaded linux-x86-64/libturnfit_uniffi.so from turnfit.jar (jna.debug_load)"
+    # examples/kotlin against the jar (Gson: the POM's optional dependency for the typed API).
+    cp examples/kotlin/AgentLoop.kt /usr/share/java/gson.jar "$klib/kotlinx-coroutines-core-jvm.jar" "$place/"
+    (cd "$place" && "$kotlinc" -nowarn -jvm-target 17 -cp turnfit.jar:jna.jar:gson.jar:kotlinx-coroutines-core-jvm.jar -d example.jar AgentLoop.kt 2>&1 | grep -v '^warning' || true)
+    [ -s "$place/example.jar" ] || { echo "kotlinc could not compile examples/kotlin/AgentLoop.kt against the jar"; exit 1; }
+    out=$(clean java -cp example.jar:turnfit.jar:jna.jar:gson.jar:kotlinx-coroutines-core-jvm.jar:kotlin-stdlib.jar AgentLoopKt)
+    grep -q 'summary applied' <<<"$out" || { echo "examples/kotlin/AgentLoop.kt:"; echo "$out"; exit 1; }
+    echo "jvm: examples/kotlin/AgentLoop.kt ran against the jar"
+}
+
+write_c_app() {
+    cat > "$place/app.c" <<'C'
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "turnfit.h"
+
+static long field(const char *json, const char *key) {
+    const char *p = strstr(json, key);
+    return p ? strtol(p + strlen(key), NULL, 10) : -1;
+}
+
+int main(void) {
+    turnfit_tokenizer *tok = NULL;
+    turnfit_error *err = NULL;
+    size_t n = 0;
+    if (turnfit_tokenizer_new("o200k_base", 10, 0, &tok, &err) != TURNFIT_STATUS_OK
+        || turnfit_tokenizer_count(tok, "Hello, world!", 13, &n, &err) != TURNFIT_STATUS_OK || n != 4) {
+        fprintf(stderr, "count failed\n");
+        return 1;
+    }
+    turnfit_tokenizer_free(tok);
+
+    FILE *f = fopen("agent-loop.json", "rb");
+    if (!f) return 1;
+    fseek(f, 0, SEEK_END);
+    long len = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *buf = malloc((size_t)len);
+    if (!buf || fread(buf, 1, (size_t)len, f) != (size_t)len) return 1;
+    fclose(f);
+    const char *opts = "{\"model\":\"gpt-4o\",\"max_tokens\":16000}";
+    turnfit_string conv = {0}, report = {0};
+    turnfit_status st = turnfit_fit(NULL, buf, (size_t)len, opts, strlen(opts), &conv, &report, &err);
+    free(buf);
+    if (st != TURNFIT_STATUS_OK) {
+        fprintf(stderr, "fit: %s\n", turnfit_error_message(err, NULL));
+        return 1;
+    }
+    long before = field(report.ptr, "\"tokens_before\":"), after = field(report.ptr, "\"tokens_after\":");
+    turnfit_string_free(&conv);
+    turnfit_string_free(&report);
+    if (before != atol(getenv("EXPECT_BEFORE")) || after != atol(getenv("EXPECT_AFTER"))) {
+        fprintf(stderr, "fit: %ld -> %ld\n", before, after);
+        return 1;
+    }
+
+    st = turnfit_tokenizer_new_for_model(NULL, "gtp-4o", 6, NULL, 0, 0, &tok, &err);
+    if (st != TURNFIT_STATUS_UNKNOWN_MODEL) return 1;
+    turnfit_error_free(err);
+    if (strcmp(turnfit_version(), getenv("EXPECT_VERSION")) != 0) return 1;
+    printf("count 4, fit %ld -> %ld, error %s (turnfit %s)\n", before, after, turnfit_status_name(st), turnfit_version());
+    return 0;
+}
+C
+    cat > "$place/app.cpp" <<'CPP'
+#include <cstring>
+#include <iostream>
+#include "turnfit.h"
+int main() {
+    turnfit_tokenizer *tok = nullptr;
+    turnfit_error *err = nullptr;
+    size_t n = 0;
+    if (turnfit_tokenizer_new("o200k_base", 10, 0, &tok, &err) != TURNFIT_STATUS_OK) return 1;
+    turnfit_status st = turnfit_tokenizer_count(tok, "Hello, world!", 13, &n, &err);
+    turnfit_tokenizer_free(tok);
+    if (st != TURNFIT_STATUS_OK || n != 4) return 1;
+    std::cout << "count 4 from C++\n";
+    return 0;
+}
+CPP
+}
+
+test_c() {
+    new_place c
+    local tarball; tarball=$(ls "$dist"/c/turnfit-"$version"-linux-*.tar.gz | head -1)
+    mkdir -p "$place/opt" && tar -C "$place/opt" -xzf "$tarball"
+    local prefix=$place/opt/turnfit-$version
+    local lib=$prefix/lib
+    [ "$(readlink "$lib/libturnfit.so")" = "libturnfit.so.$abi" ] && [ -f "$lib/$(readlink "$lib/libturnfit.so.$abi")" ] \
+        || { echo "SONAME links: libturnfit.so -> $(readlink "$lib/libturnfit.so"), libturnfit.so.$abi -> $(readlink "$lib/libturnfit.so.$abi")"; exit 1; }
+    write_c_app
+    CLEAN_ENV=(PKG_CONFIG_PATH="$lib/pkgconfig")
+    clean sh -c 'cc -std=c11 -Wall -Wextra -Werror app.c $(pkg-config --cflags --libs turnfit) -o app-dynamic'
+    clean sh -c 'c++ -std=c++17 -Wall -Wextra -Werror app.cpp $(pkg-config --cflags --libs turnfit) -o app-cxx'
+    clean sh -c 'cc -std=c11 -Wall -Wextra -Werror app.c $(pkg-config --cflags --libs turnfit-static) -o app-static'
+    CLEAN_ENV=()
+    readelf -d "$place/app-dynamic" | grep -q "NEEDED.*\[libturnfit.so.$abi\]" || { echo "app-dynamic does not need libturnfit.so.$abi"; exit 1; }
+    dyn_static=$(readelf -d "$place/app-static")
+    ! grep -q libturnfit <<<"$dyn_static" || { echo "app-static depends on libturnfit.so"; exit 1; }
+    # A prefix outside the loader's paths: LD_LIBRARY_PATH, as for any such install.
+    echo "c (dynamic, pkg-config turnfit): $(CLEAN_ENV=(LD_LIBRARY_PATH="$lib"); clean ./app-dynamic)"
+    echo "c++ (dynamic): $(CLEAN_ENV=(LD_LIBRARY_PATH="$lib"); clean ./app-cxx)"
+    echo "c (static, pkg-config turnfit-static, no library path): $(clean ./app-static)"
+}
+
+test_haskell() {
+    new_place haskell
+    local tarball; tarball=$(ls "$dist"/c/turnfit-"$version"-linux-*.tar.gz | head -1)
+    mkdir -p "$place/opt" && tar -C "$place/opt" -xzf "$tarball"
+    local lib=$place/opt/turnfit-$version/lib
+    tar -C "$place" -xzf "$dist/haskell/turnfit-$version.tar.gz"
+    mkdir -p "$place/app"
+    cat > "$place/app/app.cabal" <<'CABAL'
+cabal-version: 2.4
+name:          app
+version:       0
+build-type:    Simple
+executable app
+  default-language: Haskell2010
+  main-is:          Main.hs
+  build-depends:    base, aeson, bytestring, text, turnfit
+CABAL
+    cat > "$place/app/Main.hs" <<'HS'
+{-# LANGUAGE OverloadedStrings #-}
+import Control.Exception (try)
+import qualified Data.Aeson as A
+import Data.Aeson (Value (..), object, (.=))
+import qualified Data.Aeson.KeyMap as KM
+import qualified Data.ByteString.Lazy as BL
+import qualified Data.Text as T
+import System.Environment (getEnv)
+import Turnfit
+
+main :: IO ()
+main = do
+  t <- newTokenizer "o200k_base"
+  let n = countTokens t "Hello, world!"
+  if n /= 4 then fail ("count " ++ show n) else pure ()
+  Just conv <- A.decode <$> BL.readFile "agent-loop.json"
+  (_, Object report) <- fit conv (object ["model" .= ("gpt-4o" :: T.Text), "max_tokens" .= (16000 :: Int)])
+  before <- read <$> getEnv "EXPECT_BEFORE"
+  after <- read <$> getEnv "EXPECT_AFTER"
+  let num k = case KM.lookup k report of Just (Number x) -> round x; _ -> (-1) :: Integer
+  if (num "tokens_before", num "tokens_after") /= (before, after) then fail (show report) else pure ()
+  r <- try (newTokenizerForModel Nothing "gtp-4o" Nothing Ordinary)
+  case r of
+    Left e | status e == statusUnknownModel ->
+      putStrLn ("haskell: count 4, fit " ++ show before ++ " -> " ++ show after ++ ", error " ++ T.unpack (statusName (status e)))
+    Left e -> fail (show e)
+    Right _ -> fail "no error for an unknown model"
+HS
+    printf 'packages: turnfit-%s/ app/\n' "$version" > "$place/cabal.project"
+    mkdir -p "$place/home/.cabal" && printf 'offline: True\n' > "$place/home/.cabal/config"
+    # -O0: this checks the packaging, not the speed; GHC's optimiser would
+    # triple the time. Offline, Debian's global package db only.
+    CLEAN_ENV=(PKG_CONFIG_PATH="$lib/pkgconfig" CABAL_DIR="$place/home/.cabal")
+    clean cabal --offline build -O0 app > "$place/build.log" 2>&1 || { cat "$place/build.log"; echo "cabal build failed"; exit 1; }
+    grep -q 'turnfit-' "$place/build.log" || true
+    local exe; exe=$(clean cabal --offline list-bin -O0 app)
+    CLEAN_ENV=(LD_LIBRARY_PATH="$lib")
+    clean "$exe"
+    CLEAN_ENV=()
+}
+
+run() {
+    local lang=$1 reason
+    reason=$(why_not "$lang")
+    if [ -n "$reason" ]; then echo "SKIPPED: $lang: $reason"; return 0; fi
+    local t0=$SECONDS
+    "test_$lang"
+    echo "$lang: installed from dist/ and used in an empty folder ($((SECONDS - t0)) s)"
+}
+
+case ${1:-all} in
+    all) for l in python node jvm c haskell; do run "$l"; done ;;
+    python|node|jvm|c|haskell) run "$1" ;;
+    *) echo "usage: $0 python|node|jvm|c|haskell|all | --check LANG" >&2; exit 2 ;;
+esac
