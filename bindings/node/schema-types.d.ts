@@ -183,6 +183,14 @@ export interface Policy {
    */
   keep_only_protected?: boolean;
   /**
+   * Ids of tool calls awaiting their result (an approval, a long-running
+   * job): their rounds are kept whatever the budget, and they get no
+   * synthetic result, so the result that arrives later pairs with them.
+   * Other unanswered calls still get one (the provider refuses a call
+   * with no result).
+   */
+  pending_calls?: string[];
+  /**
    * Observation masking of older tool results.
    */
   mask?: MaskOptions;
@@ -700,7 +708,7 @@ export interface Protected {
 /**
  * Why compaction kept a message whatever the budget.
  */
-export type Reason = "system" | "task" | "latest_user" | "pinned" | "recent_round" | "recent_turn" | "recent_message"
+export type Reason = "system" | "task" | "latest_user" | "pinned" | "pending_call" | "recent_round" | "recent_turn" | "recent_message"
 
 /**
  * One piece of the prompt.

@@ -80,7 +80,7 @@ pub fn shapes() -> Vec<Shape> {
             "turn-report",
             "turnfit_turn_finish and turnfit_turn_run (out_report), turnfit fit --report",
         ),
-        output::<crate::turn::SummarizerCall>("summarizer-call", "turnfit_turn_call (out_call_json)"),
+        output::<crate::turn::SummarizerCall>("summarizer-call", "turnfit_turn_call (the waiting request)"),
         // Assembly, skills, handoffs.
         input::<assemble::Request>("assemble-request", "turnfit_assemble, turnfit assemble"),
         output::<assemble::Assembled>("assemble-result", "turnfit_assemble, turnfit assemble"),

@@ -124,3 +124,25 @@ def test_real_trajectories_through_the_adapter():
     print(f"\nreal trajectories: {fitted} fits, {refused} refused with DoesNotFitError")
     # Compaction works on rounds (issue 13): at 90% and 60% every run fits.
     assert fitted >= 2 * len(fixtures) and fitted + refused == 3 * len(fixtures)
+
+
+def test_pre_model_hook_summarizes_with_a_langchain_model_and_never_overflows():
+    """Issue 31 bug 2: with policy summarize and no summarizer the hook handed the
+    model the unchanged, overflowing history. Now a LangChain chat model (the fake
+    one from langchain-core) writes the summary; without one, the digest does, said so."""
+    from langchain_core.language_models.fake_chat_models import FakeListChatModel
+
+    model = FakeListChatModel(responses=["The agent listed files and fixed parse_header."] * 20)
+    policy = {"strategy": "summarize", "mask": {"enabled": False}}
+    big = {"messages": ck.from_openai(agent_loop(80))}
+    texts = {}
+    for summarize, source in ((model, "host"), (None, "digest")):
+        hook = ck.pre_model_hook("gpt-4o", context_window=12000, reserved_output=1000, policy=policy, summarize=summarize)
+        r = hook(big)
+        report = r["turnfit"]["compaction"]["report"]
+        assert report["summary"]["source"] == source, report["summary"]
+        out = ck.to_openai(r["llm_input_messages"])
+        assert tool_pairs_ok(out)
+        assert turnfit.count_conversation(out) <= 11000
+        texts[source] = str(out)
+    assert "fixed parse_header" in texts["host"] and "fixed parse_header" not in texts["digest"]

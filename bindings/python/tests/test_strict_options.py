@@ -58,7 +58,7 @@ DRIVERS: Dict[str, Tuple[Callable[[str], Any], Any]] = {
     "window-budget": (lambda t: _native.Window("gpt-4o", t), {"context_window": 8000, "reserved_output": 100}),
     "fit-options": (
         lambda t: _native._fit_json(CONVERSATION, t),
-        {"model": "gpt-4o", "max_tokens": 4000, "policy": {"mask": {}, "digest": {}}},
+        {"model": "gpt-4o", "max_tokens": 4000, "policy": {"mask": {}, "digest": {}}, "summarizer": {}},
     ),
     "compaction-policy": (_compact, {"target_tokens": 4000, "limit_tokens": 6000, "mask": {}, "digest": {}}),
     "skills-open-options": (lambda t: _native.Skills(SKILLS_ROOT, t), {"layout": "auto"}),

@@ -45,7 +45,7 @@ def test_stub_matches_module():
     stub_names = set()
     checked = 0
     for node in tree.body:
-        if isinstance(node, ast.FunctionDef):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             stub_names.add(node.name)
             assert hasattr(turnfit, node.name), node.name
             assert _stub_params(node, False) == _runtime_params(getattr(turnfit, node.name)), node.name

@@ -34,8 +34,8 @@ pub use cache::CacheImpact;
 
 use crate::chat::Conversation;
 use crate::window::{
-    apply_summary, digest_summary, start_fit, Accountant, Begun, FitHead, FitOptions, FitReport, Pending, Policy,
-    DEFAULT_LABEL, DEFAULT_TEMPLATE,
+    apply_summary, digest_summary, start_fit, start_fit_parsed, Accountant, Begun, FitHead, FitOptions, FitReport,
+    Pending, Policy, Window, DEFAULT_LABEL, DEFAULT_TEMPLATE,
 };
 use crate::{Error, ModelRegistry, Result, Tokenizer, TruncateSide};
 
@@ -259,7 +259,10 @@ impl Turn {
     /// with models from `registry`. When the policy summarizes and a span
     /// must go, [`call`](Self::call) has the first summarizer request.
     pub fn start(registry: &ModelRegistry, conversation: &str, options: &FitOptions) -> Result<Turn> {
-        let s = start_fit(registry, conversation, options)?;
+        Turn::begin(registry, start_fit(registry, conversation, options)?, options)
+    }
+
+    fn begin(registry: &ModelRegistry, s: crate::window::Started, options: &FitOptions) -> Result<Turn> {
         let state = match s.next {
             Begun::Done(c) => State::Done(Box::new(c), None),
             Begun::Summarize(pending) => {
@@ -561,6 +564,72 @@ impl Summarizing {
         }
         Ok(Ok(text.to_owned()))
     }
+}
+
+/// A turn on a window (the stateful form): the window's conversation as
+/// the history, its model and budget, and from `options` only `policy`,
+/// `summarizer` and `trigger_messages`. The history was counted as it was
+/// pushed, so a turn below the trigger costs no recount and no copy: the
+/// report says `fired: false` and the window is unchanged. Otherwise the
+/// turn runs as [`run`] does and the window takes its result (a window
+/// that cannot be made to fit is left unchanged, with the error).
+pub fn run_window(
+    window: &mut Window,
+    options: &FitOptions,
+    mut summarizer: Option<&mut dyn FnMut(&SummarizerCall) -> Reply>,
+) -> Result<TurnReport> {
+    let over_count = options.trigger_messages.is_some_and(|n| window.conversation().messages.len() > n);
+    if options.trigger_messages == Some(0) {
+        return Err(Error::invalid_argument("options.trigger_messages must be positive"));
+    }
+    if !window.over_trigger() && !over_count {
+        return unchanged(window, &options.policy);
+    }
+    let o = FitOptions {
+        policy: options.policy.clone(),
+        summarizer: options.summarizer.clone(),
+        trigger_messages: options.trigger_messages,
+        ..window.fit_options()
+    };
+    let registry = ModelRegistry::builtin();
+    let started = start_fit_parsed(&registry, window.conversation().clone(), &o)?;
+    let mut t = Turn::begin(&registry, started, &o)?;
+    if let Some(f) = summarizer.as_mut() {
+        while let Some(call) = t.call() {
+            let reply = f(call);
+            t.resume(reply)?;
+        }
+    }
+    let (c, report) = t.finish()?;
+    if report.changed {
+        window.load(c)?;
+    }
+    Ok(report)
+}
+
+/// The report of a window turn below its trigger, from the cached counts.
+fn unchanged(window: &Window, policy: &Policy) -> Result<TurnReport> {
+    let pre = window.preflight(None)?;
+    let c = window.conversation();
+    let fit = FitReport {
+        model: pre.model.clone(),
+        exact: pre.exact,
+        format: c.format,
+        strategy: policy.strategy,
+        max_tokens: pre.limit,
+        reserved_output: pre.reserved_output,
+        limit_tokens: pre.limit - pre.reserved_output,
+        tokens_before: pre.prompt_tokens,
+        tokens_after: pre.prompt_tokens,
+        messages_before: c.messages.len(),
+        messages_after: c.messages.len(),
+        insufficient: false,
+        changes: Vec::new(),
+        protected: Vec::new(),
+    };
+    let prefix = pre.prompt_tokens.saturating_sub(pre.reply_priming);
+    let cache = CacheImpact { first_changed: None, unchanged_prefix_tokens: prefix, invalidated_tokens: 0 };
+    Ok(TurnReport { fit, fired: false, changed: false, summary: None, cache })
 }
 
 /// Runs a turn with a synchronous summarizer: while a request waits, calls

@@ -269,3 +269,32 @@ fn a_pending_call_survives_compaction_unanswered() {
     assert!(crate::window::validate(&c).is_empty(), "{:?}", crate::window::validate(&c));
     assert!(c.to_json().unwrap().contains("approved; deployed"));
 }
+
+/// The stateful form: a window below its trigger is left as it is with no
+/// recount; over it, the turn summarizes with the host's model and the
+/// window takes the result.
+#[test]
+fn a_window_turn_compacts_only_when_the_trigger_fires() {
+    let mut w = crate::window::Window::for_model(
+        &reg(),
+        "gpt-4o",
+        crate::window::Budget { context_window: 8000, reserved_output: Some(500), ..Default::default() },
+    )
+    .unwrap();
+    w.load(Conversation::parse(&agent_loop(3, 20), None).unwrap()).unwrap();
+    let o = FitOptions { policy: options(8000).policy, ..FitOptions::default() };
+    let r = run_window(&mut w, &o, Some(&mut |_: &SummarizerCall| unreachable!())).unwrap();
+    assert!(!r.fired && !r.changed && r.summary.is_none());
+    assert_eq!(r.fit.tokens_before, w.preflight(None).unwrap().prompt_tokens);
+    w.load(Conversation::parse(&agent_loop(40, 120), None).unwrap()).unwrap();
+    let before = w.conversation().messages.len();
+    let r = run_window(&mut w, &o, Some(&mut |_: &SummarizerCall| Reply::Summary("window summary".into()))).unwrap();
+    assert!(r.fired && r.changed);
+    assert_eq!(r.summary.as_ref().unwrap().source, SummarySource::Host);
+    assert!(w.conversation().messages.len() < before);
+    assert!(w.conversation().to_json().unwrap().contains("window summary"));
+    assert!(!w.over_trigger(), "{:?}", w.preflight(None).unwrap().verdict);
+    // A count trigger fires it too; zero is refused.
+    let o0 = FitOptions { trigger_messages: Some(0), ..o.clone() };
+    assert!(run_window(&mut w, &o0, None).is_err());
+}

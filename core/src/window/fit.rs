@@ -180,7 +180,11 @@ pub(crate) fn start(registry: &ModelRegistry, conversation: &str, options: &FitO
     if options.model.trim().is_empty() {
         return Err(Error::invalid_argument("options.model is required"));
     }
-    let c = Conversation::parse(conversation, options.format)?;
+    start_parsed(registry, Conversation::parse(conversation, options.format)?, options)
+}
+
+/// [`start`] on a parsed conversation (a window's).
+pub(crate) fn start_parsed(registry: &ModelRegistry, c: Conversation, options: &FitOptions) -> Result<Started> {
     let custom = crate::CustomModel {
         encoding: options.encoding,
         context_window: options.context_window,

@@ -350,6 +350,31 @@ impl Window {
         self.add(m, policy)
     }
 
+    /// The fit options that describe this window's model and budget (and
+    /// its trigger and target ratios): what a turn on the window runs with,
+    /// the caller's policy and turn settings added.
+    pub fn fit_options(&self) -> super::FitOptions {
+        super::FitOptions {
+            model: self.info.model.clone(),
+            max_tokens: Some(self.limit),
+            reserve_output: Some(self.reserved),
+            encoding: Some(self.info.encoding),
+            context_window: Some(self.limit),
+            max_output_tokens: self.info.max_output_tokens.map(|m| m as usize),
+            format: Some(self.conversation.format),
+            trigger_ratio: Some(self.budget.trigger_ratio),
+            target_ratio: Some(self.budget.target_ratio),
+            ..super::FitOptions::default()
+        }
+    }
+
+    /// Whether a compaction would run now: the verdict is no longer
+    /// `fits` (prompt plus reserved output at the trigger, or over the
+    /// limit). From the cached counts; nothing is recounted.
+    pub fn over_trigger(&self) -> bool {
+        self.verdict() != Verdict::Fits
+    }
+
     /// Removes and returns the last message.
     pub fn pop(&mut self) -> Option<Message> {
         self.pending = None;

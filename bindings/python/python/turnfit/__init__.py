@@ -178,7 +178,7 @@ def _answer(turn: Any, reply: Any) -> None:
 
 
 def fit_turn(
-    conversation: Conversation, summarizer: Optional[Summarizer] = None, **options: Any
+    conversation: Conversation, summarize: Optional[Summarizer] = None, **options: Any
 ) -> Tuple[Conversation, Dict[str, Any]]:
     """One agent turn: the request to send now, within the budget, with the host's
     model summarizing. Returns ``(conversation, report)``.
@@ -186,7 +186,7 @@ def fit_turn(
     ``options`` are ``fit``'s (``model`` required; ``policy``, ``summarizer``:
     ``{"model", "context_window", "max_prompt_tokens", "timeout_ms",
     "max_requests"}``, ``trigger_messages``, ...). With ``policy={"strategy":
-    "summarize"}`` and a span to drop, ``summarizer`` is called with each
+    "summarize"}`` and a span to drop, ``summarize`` (the host's model) is called with each
     request (a span too long for the summarizer goes in pieces, each within
     its budget). If it raises, returns nothing usable, or takes longer than
     ``timeout_ms``, the deterministic digest stands in: the turn still fits,
@@ -196,9 +196,9 @@ def fit_turn(
     ``afit_turn`` inside a running event loop."""
     turn = _native.Turn(_dumps(conversation), _dumps(options))
     call = turn.call()
-    while call is not None and summarizer is not None:
+    while call is not None and summarize is not None:
         try:
-            reply = summarizer(_json.loads(call))
+            reply = summarize(_json.loads(call))
             if _inspect.isawaitable(reply):
                 reply = _run_awaitable(reply)
         except Exception as e:  # the host's model failed: the digest stands in
@@ -225,20 +225,20 @@ def _run_awaitable(aw: Any) -> Any:
 
 
 async def afit_turn(
-    conversation: Conversation, summarizer: Optional[Summarizer] = None, **options: Any
+    conversation: Conversation, summarize: Optional[Summarizer] = None, **options: Any
 ) -> Tuple[Conversation, Dict[str, Any]]:
-    """``fit_turn`` for async hosts: ``summarizer`` may be a coroutine function
+    """``fit_turn`` for async hosts: ``summarize`` may be a coroutine function
     (or return an awaitable); each request is cancelled after its
     ``timeout_ms`` (``asyncio.wait_for``) and the digest stands in."""
     import asyncio
 
     turn = _native.Turn(_dumps(conversation), _dumps(options))
     call = turn.call()
-    while call is not None and summarizer is not None:
+    while call is not None and summarize is not None:
         request = _json.loads(call)
         timeout = request.get("timeout_ms") or 0
         try:
-            reply = summarizer(request)
+            reply = summarize(request)
             if _inspect.isawaitable(reply):
                 reply = await (asyncio.wait_for(reply, timeout / 1000) if timeout else reply)
         except asyncio.TimeoutError:

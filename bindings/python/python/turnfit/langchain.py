@@ -95,13 +95,24 @@ def pre_model_hook(
     target_ratio: Optional[float] = None,
     policy: Optional[Mapping[str, Any]] = None,
     messages_key: str = "messages",
+    summarize: Any = None,
+    summarizer: Optional[Mapping[str, Any]] = None,
 ) -> Callable[[Mapping[str, Any]], Dict[str, Any]]:
     """A LangGraph ``pre_model_hook``: pre-flight the state's messages; when the
-    verdict is not ``fits``, compact them (turnfit's policy, tool pairs kept).
+    verdict is not ``fits``, run one turn (``turnfit.fit_turn``: turnfit's policy,
+    tool pairs kept, the result within the budget).
+
+    ``summarize`` is the host's model for the ``summarize`` strategy: a LangChain
+    chat model (its ``invoke`` is called with the summarizer prompt; a cheaper one
+    than the agent's works) or any callable taking the request dict; ``summarizer``
+    its budget (``{"model", "context_window", "timeout_ms", ...}``). Without one, or
+    when it fails, the deterministic digest summarizes and the report says why: the
+    model never gets the overflowing history.
 
     Returns ``{"llm_input_messages": [...], "turnfit": {"preflight", "compaction"}}``:
     the graph's stored history is left alone, only the model input is trimmed
-    (LangGraph's documented pattern). ``compaction`` is None when nothing was done.
+    (LangGraph's documented pattern). ``compaction`` is None when nothing was done,
+    else ``{"status": "done", "report": <turn report>}``.
     """
     budget = dict(
         context_window=context_window,
@@ -109,17 +120,38 @@ def pre_model_hook(
         trigger_ratio=trigger_ratio,
         target_ratio=target_ratio,
     )
+    # The window's hysteresis: compact at the trigger, down to the target
+    # (the window's defaults, 0.8 and 0.5, when not given).
+    options: Dict[str, Any] = {"model": model, "policy": dict(policy or {}), "target_ratio": 0.5}
+    for key, value in (
+        ("max_tokens", context_window),
+        ("reserve_output", reserved_output),
+        ("trigger_ratio", trigger_ratio),
+        ("target_ratio", target_ratio),
+    ):
+        if value is not None:
+            options[key] = value
+    if summarizer:
+        options["summarizer"] = dict(summarizer)
+    call = summarize
+    if summarize is not None and hasattr(summarize, "invoke"):
+        # A LangChain chat model (a Runnable): the prompt as one human message.
+        chat_model = summarize
+
+        def call(request: Mapping[str, Any]) -> Any:
+            return chat_model.invoke(request["prompt"])
 
     def hook(state: Mapping[str, Any]) -> Dict[str, Any]:
         msgs = list(state[messages_key])
         w = turnfit.ContextWindow(model, **budget)
         w.load(to_openai(msgs))
         pf = w.preflight()
-        compaction = None
-        out = msgs
-        if pf["verdict"] != "fits":
-            compaction = w.compact(dict(policy or {}))
-            out = from_openai(w.conversation)
-        return {"llm_input_messages": out, "turnfit": {"preflight": pf, "compaction": compaction}}
+        if pf["verdict"] == "fits":
+            return {"llm_input_messages": msgs, "turnfit": {"preflight": pf, "compaction": None}}
+        out, report = turnfit.fit_turn(to_openai(msgs), call, **options)
+        return {
+            "llm_input_messages": from_openai(out),
+            "turnfit": {"preflight": pf, "compaction": {"status": "done", "report": report}},
+        }
 
     return hook

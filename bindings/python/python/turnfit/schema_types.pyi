@@ -409,6 +409,7 @@ Policy = TypedDict(
         "keep_last_messages": NotRequired[int],
         "pinned": NotRequired[List[int]],
         "keep_only_protected": NotRequired[bool],
+        "pending_calls": NotRequired[List[str]],
         "mask": NotRequired[MaskOptions],
         "repair": NotRequired[bool],
         "relevance_weight": NotRequired[float],
@@ -459,7 +460,7 @@ Protected = TypedDict(
     },
 )
 
-Reason = Union[Literal["system"], Literal["task"], Literal["latest_user"], Literal["pinned"], Literal["recent_round"], Literal["recent_turn"], Literal["recent_message"]]
+Reason = Union[Literal["system"], Literal["task"], Literal["latest_user"], Literal["pinned"], Literal["pending_call"], Literal["recent_round"], Literal["recent_turn"], Literal["recent_message"]]
 
 # `repaired`: a window repair changed the conversation (a repair that found nothing to do emits nothing).
 Repair = TypedDict(

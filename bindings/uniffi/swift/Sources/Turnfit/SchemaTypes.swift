@@ -2189,6 +2189,12 @@ extension TurnfitTypes {
         /// The limit still holds: protection is lifted, oldest first, if the
         /// kept rounds alone exceed it.
         public var keepOnlyProtected: Bool?
+        /// Ids of tool calls awaiting their result (an approval, a long-running
+        /// job): their rounds are kept whatever the budget, and they get no
+        /// synthetic result, so the result that arrives later pairs with them.
+        /// Other unanswered calls still get one (the provider refuses a call
+        /// with no result).
+        public var pendingCalls: [String]?
         /// Observation masking of older tool results.
         public var mask: MaskOptions?
         /// Repair tool structure first (default); when false, a history with
@@ -2217,7 +2223,7 @@ extension TurnfitTypes {
         /// "[Summary of earlier conversation]"].
         public var summaryLabel: String?
 
-        public init(strategy: Strategy? = nil, targetTokens: UInt64? = nil, limitTokens: UInt64? = nil, toolOutputMax: UInt64? = nil, toolOutputMaxBytes: UInt64? = nil, keepFirst: UInt64? = nil, keepLastRounds: UInt64? = nil, keepLastTurns: UInt64? = nil, keepLastMessages: UInt64? = nil, pinned: [UInt64]? = nil, keepOnlyProtected: Bool? = nil, mask: MaskOptions? = nil, repair: Bool? = nil, relevanceWeight: Double? = nil, scores: [Double]? = nil, minReclaim: UInt64? = nil, summaryMaxTokens: UInt64? = nil, summarizerBudget: UInt64? = nil, summaryTemplate: String? = nil, digest: DigestOptions? = nil, summaryRole: SummaryRole? = nil, summaryLabel: String? = nil) {
+        public init(strategy: Strategy? = nil, targetTokens: UInt64? = nil, limitTokens: UInt64? = nil, toolOutputMax: UInt64? = nil, toolOutputMaxBytes: UInt64? = nil, keepFirst: UInt64? = nil, keepLastRounds: UInt64? = nil, keepLastTurns: UInt64? = nil, keepLastMessages: UInt64? = nil, pinned: [UInt64]? = nil, keepOnlyProtected: Bool? = nil, pendingCalls: [String]? = nil, mask: MaskOptions? = nil, repair: Bool? = nil, relevanceWeight: Double? = nil, scores: [Double]? = nil, minReclaim: UInt64? = nil, summaryMaxTokens: UInt64? = nil, summarizerBudget: UInt64? = nil, summaryTemplate: String? = nil, digest: DigestOptions? = nil, summaryRole: SummaryRole? = nil, summaryLabel: String? = nil) {
             self.strategy = strategy
             self.targetTokens = targetTokens
             self.limitTokens = limitTokens
@@ -2229,6 +2235,7 @@ extension TurnfitTypes {
             self.keepLastMessages = keepLastMessages
             self.pinned = pinned
             self.keepOnlyProtected = keepOnlyProtected
+            self.pendingCalls = pendingCalls
             self.mask = mask
             self.repair = repair
             self.relevanceWeight = relevanceWeight
@@ -2254,6 +2261,7 @@ extension TurnfitTypes {
             case keepLastMessages = "keep_last_messages"
             case pinned
             case keepOnlyProtected = "keep_only_protected"
+            case pendingCalls = "pending_calls"
             case mask
             case repair
             case relevanceWeight = "relevance_weight"
@@ -2413,6 +2421,8 @@ extension TurnfitTypes {
         case latestUser = "latest_user"
         /// A message the caller pinned.
         case pinned
+        /// A tool call awaiting its result (`pending_calls`).
+        case pendingCall = "pending_call"
         /// One of the newest `keep_last_rounds` rounds.
         case recentRound = "recent_round"
         /// Inside the newest `keep_last_turns` user turns.

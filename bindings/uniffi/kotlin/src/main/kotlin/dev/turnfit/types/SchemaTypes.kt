@@ -1298,6 +1298,14 @@ data class Policy(
      * kept rounds alone exceed it.
      */
     @SerializedName("keep_only_protected") val keepOnlyProtected: Boolean? = null,
+    /**
+     * Ids of tool calls awaiting their result (an approval, a long-running
+     * job): their rounds are kept whatever the budget, and they get no
+     * synthetic result, so the result that arrives later pairs with them.
+     * Other unanswered calls still get one (the provider refuses a call
+     * with no result).
+     */
+    @SerializedName("pending_calls") val pendingCalls: List<String>? = null,
     /** Observation masking of older tool results. */
     @SerializedName("mask") val mask: MaskOptions? = null,
     /**
@@ -1442,6 +1450,8 @@ enum class Reason {
     @SerializedName("latest_user") LATEST_USER,
     /** A message the caller pinned. */
     @SerializedName("pinned") PINNED,
+    /** A tool call awaiting its result (`pending_calls`). */
+    @SerializedName("pending_call") PENDING_CALL,
     /** One of the newest `keep_last_rounds` rounds. */
     @SerializedName("recent_round") RECENT_ROUND,
     /** Inside the newest `keep_last_turns` user turns. */
