@@ -34,6 +34,8 @@ const NOT_DRIVEN: &[(&str, &str)] = &[
     ("conversation", "input: provider messages, kept as given; numbers in them are not counts"),
     ("event", "output"),
     ("fit-report", "output"),
+    ("summarizer-call", "output"),
+    ("turn-report", "output"),
     ("handoff", "input: no number"),
     ("handoff-filter-options", "input: no number"),
     ("handoff-filter-result", "output"),
@@ -259,6 +261,16 @@ fn drive(schema: &str, doc: &str, tmp: &std::path::Path) -> Vec<Outcome> {
                 outs.push(outcome(turnfit_fit(null(), c, cn, d, dn, &mut conv, &mut rep, &mut err), err));
                 free(&mut conv);
                 free(&mut rep);
+                // A turn reads the same options, `summarizer` included, and
+                // summarizes (the digest: no callback) with its figures.
+                err = null_mut();
+                let (mut conv, mut rep) = (empty(), empty());
+                outs.push(outcome(
+                    turnfit_turn_run(null(), c, cn, d, dn, None, null_mut(), &mut conv, &mut rep, &mut err),
+                    err,
+                ));
+                free(&mut conv);
+                free(&mut rep);
             }
             "handoff-render-options" => {
                 let h = json!({"version": "1.0", "task_summary": "Fix the parser.", "key_outputs": [
@@ -391,11 +403,12 @@ fn base(schema: &str) -> Vec<Value> {
             .iter()
             .map(|st| json!({"strategy": st, "mask": {}, "digest": {}, "scores": [1.0]}))
             .collect(),
-        "fit-options" => ["recency", "relevance", "hybrid"]
+        "fit-options" => ["recency", "relevance", "hybrid", "summarize"]
             .iter()
-            .map(
-                |st| json!({"model": "gpt-4o", "max_tokens": 60, "policy": {"strategy": st, "mask": {}, "digest": {}}}),
-            )
+            .map(|st| {
+                json!({"model": "gpt-4o", "max_tokens": 60, "policy": {"strategy": st, "mask": {}, "digest": {}},
+                    "summarizer": {}})
+            })
             .collect(),
         "handoff-render-options" => vec![json!({})],
         "model-profile" => vec![json!({"name": "hostile-model", "encoding": "o200k_base", "exact": true})],

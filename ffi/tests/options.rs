@@ -229,7 +229,9 @@ fn drive(name: &str, text: &str) -> (turnfit_status, String) {
 fn base(name: &str) -> Value {
     match name {
         "window-budget" => json!({"context_window": 8000, "reserved_output": 100}),
-        "fit-options" => json!({"model": "gpt-4o", "max_tokens": 4000, "policy": {"mask": {}, "digest": {}}}),
+        "fit-options" => {
+            json!({"model": "gpt-4o", "max_tokens": 4000, "policy": {"mask": {}, "digest": {}}, "summarizer": {}})
+        }
         "compaction-policy" => json!({"target_tokens": 4000, "limit_tokens": 6000, "mask": {}, "digest": {}}),
         "skills-open-options" => json!({"layout": "auto"}),
         "skills-index-options" => json!({"budget": 1000, "scores": {"a": 1.0}}),
