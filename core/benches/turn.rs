@@ -7,7 +7,7 @@
 //!     cargo bench -p turnfit --bench turn
 //!
 //! The history is an agent loop of about 1 MB (a task, then tool rounds with
-//! 2 KB outputs) under a 400,000-token budget, so the turn does not fire: the
+//! 2 KB outputs) under a 1,000,000-token budget, so the turn does not fire: the
 //! warm path is the common one (hysteresis makes compaction rare). The cold
 //! path parses and counts the whole history, as a stateless host pays at
 //! every call.
@@ -47,7 +47,7 @@ fn median(mut v: Vec<f64>) -> f64 {
 
 fn main() {
     let text = history(1 << 20);
-    let budget = 400_000;
+    let budget = 1_000_000;
     let options = FitOptions { model: "gpt-4o".into(), max_tokens: Some(budget), ..FitOptions::default() };
     let cold: Vec<f64> = (0..11)
         .map(|_| {

@@ -11,7 +11,7 @@
 //! updates one summary instead of summarizing summaries of summaries.
 
 use crate::chat::Message;
-use crate::window::{build_digest, DigestOptions};
+use crate::window::{build_digest, transcript_lines, DigestOptions};
 use crate::{Error, Result, Tokenizer};
 
 /// The words before a previous summary in a piece's transcript slot.
@@ -42,19 +42,6 @@ pub(super) struct Plan {
     digest: bool,
 }
 
-/// A message's lines in the summarizer's transcript.
-fn lines(m: &Message) -> String {
-    let mut out = String::new();
-    let text = m.text();
-    if !text.trim().is_empty() {
-        out.push_str(&format!("{}: {}\n", m.role.as_str(), text.trim()));
-    }
-    for call in &m.tool_calls {
-        out.push_str(&format!("{} called {}({})\n", m.role.as_str(), call.name, call.arguments));
-    }
-    out
-}
-
 /// Splits `span` into pieces for a summarizer whose requests may take
 /// `budget` tokens with `template`, each reply at most `cap` tokens.
 pub(super) fn plan(
@@ -79,7 +66,7 @@ pub(super) fn plan(
                     previous.push(rest.trim().to_owned());
                     String::new()
                 }
-                _ => lines(m),
+                _ => transcript_lines(m),
             }
         })
         .collect();

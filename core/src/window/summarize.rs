@@ -393,16 +393,19 @@ fn place(
 }
 
 fn transcript(c: &Conversation, messages: &[usize]) -> String {
+    messages.iter().map(|&i| transcript_lines(&c.messages[i])).collect()
+}
+
+/// A message's lines in the summarizer's transcript: "role: text", then
+/// one "role called name(arguments)" line per tool call.
+pub(crate) fn transcript_lines(m: &Message) -> String {
     let mut out = String::new();
-    for &i in messages {
-        let m = &c.messages[i];
-        let text = m.text();
-        if !text.trim().is_empty() {
-            out.push_str(&format!("{}: {}\n", m.role.as_str(), text.trim()));
-        }
-        for call in &m.tool_calls {
-            out.push_str(&format!("{} called {}({})\n", m.role.as_str(), call.name, call.arguments));
-        }
+    let text = m.text();
+    if !text.trim().is_empty() {
+        out.push_str(&format!("{}: {}\n", m.role.as_str(), text.trim()));
+    }
+    for call in &m.tool_calls {
+        out.push_str(&format!("{} called {}({})\n", m.role.as_str(), call.name, call.arguments));
     }
     out
 }

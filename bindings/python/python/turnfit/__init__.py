@@ -195,17 +195,27 @@ def fit_turn(
     alone exceed the budget. A coroutine-function summarizer needs
     ``afit_turn`` inside a running event loop."""
     turn = _native.Turn(_dumps(conversation), _dumps(options))
-    call = turn.call()
-    while call is not None and summarize is not None:
+    for request in _requests(turn, summarize):
         try:
-            reply = summarize(_json.loads(call))
+            reply = summarize(request)
             if _inspect.isawaitable(reply):
                 reply = _run_awaitable(reply)
         except Exception as e:  # the host's model failed: the digest stands in
             turn.fail("error", f"{type(e).__name__}: {e}")
         else:
             _answer(turn, reply)
+    return _finish(turn)
+
+
+def _requests(turn: Any, summarize: Optional[Summarizer]) -> Any:
+    """The waiting summarizer requests, one at a time, while there is a summarizer."""
+    call = turn.call()
+    while call is not None and summarize is not None:
+        yield _json.loads(call)
         call = turn.call()
+
+
+def _finish(turn: Any) -> Tuple[Conversation, Dict[str, Any]]:
     text, report = turn.finish()
     return _json.loads(text), _json.loads(report)
 
@@ -233,9 +243,7 @@ async def afit_turn(
     import asyncio
 
     turn = _native.Turn(_dumps(conversation), _dumps(options))
-    call = turn.call()
-    while call is not None and summarize is not None:
-        request = _json.loads(call)
+    for request in _requests(turn, summarize):
         timeout = request.get("timeout_ms") or 0
         try:
             reply = summarize(request)
@@ -247,9 +255,7 @@ async def afit_turn(
             turn.fail("error", f"{type(e).__name__}: {e}")
         else:
             _answer(turn, reply)
-        call = turn.call()
-    text, report = turn.finish()
-    return _json.loads(text), _json.loads(report)
+    return _finish(turn)
 
 
 def fit_json(conversation: str, options: Union[str, Mapping[str, Any]]) -> Tuple[str, Dict[str, Any]]:
