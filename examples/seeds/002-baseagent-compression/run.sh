@@ -23,6 +23,11 @@ compress=(--strategy summarize --keep-first 0 --keep-last-rounds 0 --keep-last-m
 "$TURNFIT" fit conversation.json "${budget[@]}" "${compress[@]}" --trigger-ratio 0.8 --target-ratio 0.3 \
     --report "$tmp/fit80.json" > /dev/null
 
+# The document's compress(keep_recent=10) with no token target (issue 31): the
+# count trigger (more than 11 messages) and "keep only what is protected".
+"$TURNFIT" fit conversation.json --model gpt-4o "${compress[@]}" --trigger-messages 11 --keep-only-protected \
+    --report "$tmp/count.json" > "$tmp/count-fitted.json"
+
 # Part 2: the document's test_compressor.
 python3 -c '
 import json
@@ -63,6 +68,12 @@ kept_tail = len(out) - 2
 check("everything between the system message and the kept tail is in the summary",
       out[2:] == orig[len(orig) - kept_tail:] and f"Summary of {len(orig) - 1 - kept_tail} earlier messages" in s["content"],
       s["content"].splitlines()[1][:60])
+
+cf, cr = load("count-fitted.json")["messages"], load("count.json")
+check("keep_recent=10 with no token target: system + summary + the last 10 (whole rounds), verbatim",
+      cf[0] == orig[0] and cf[1]["content"].startswith("[Previous conversation summary]")
+      and 10 <= len(cf[2:]) <= 12 and cf[2:] == orig[-len(cf[2:]):] and cr["fired"] and cr["summary"]["fallback"]["reason"] == "no_summarizer",
+      (len(cf), cr["fired"]))
 
 tw = load("twenty-fitted.json")["messages"]
 check("the document's test: 1 system + 1 summary + 5 recent = 7 messages",
