@@ -52,21 +52,7 @@ impl Turn {
     /// The summarizer failed: `reason` is `error`, `timeout`, `not_text` or `invalid_utf8`.
     fn fail(&self, reason: Text, message: Text) -> PyResult<()> {
         guard("fit_turn", || {
-            let reason = match &*reason {
-                "error" => FailReason::Error,
-                "timeout" => FailReason::Timeout,
-                "not_text" => FailReason::NotText,
-                "invalid_utf8" => FailReason::InvalidUtf8,
-                other => {
-                    return Err(turnfit::Error::new(
-                        turnfit::ErrorKind::InvalidArgument,
-                        format!(
-                            "failure reason '{}' is not error, timeout, not_text or invalid_utf8",
-                            other.chars().take(40).collect::<String>()
-                        ),
-                    ))
-                }
-            };
+            let reason = fail_reason(&reason)?;
             self.inner
                 .lock()
                 .as_mut()
@@ -85,6 +71,81 @@ impl Turn {
     }
 }
 
+fn fail_reason(reason: &str) -> turnfit::Result<FailReason> {
+    Ok(match reason {
+        "error" => FailReason::Error,
+        "timeout" => FailReason::Timeout,
+        "not_text" => FailReason::NotText,
+        "invalid_utf8" => FailReason::InvalidUtf8,
+        other => {
+            return Err(turnfit::Error::new(
+                turnfit::ErrorKind::InvalidArgument,
+                format!(
+                    "failure reason '{}' is not error, timeout, not_text or invalid_utf8",
+                    other.chars().take(40).collect::<String>()
+                ),
+            ))
+        }
+    })
+}
+
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_class::<Turn>()
+    m.add_class::<Turn>()?;
+    m.add_class::<WindowTurn>()
+}
+
+/// A turn on a window (see `ContextWindow.fit_turn`): started from the
+/// window's counted history; the window's lock is not held while the
+/// host's model runs, and the result is applied only if the window did not
+/// change meanwhile.
+#[pyclass(frozen, module = "turnfit._native")]
+pub struct WindowTurn {
+    window: Py<crate::window::Window>,
+    inner: Mutex<Option<turnfit::turn::WindowTurn>>,
+}
+
+#[pymethods]
+impl WindowTurn {
+    #[new]
+    fn new(py: Python<'_>, window: Py<crate::window::Window>, options_json: Text) -> PyResult<Self> {
+        let w = window.get();
+        let t = guard_detached(py, true, "fit_turn", || {
+            let o: FitOptions = turnfit::frontend::parse_options("options", Some(&options_json))?;
+            turnfit::turn::WindowTurn::start(&w.inner.lock(), &o)
+        })?;
+        Ok(WindowTurn { window, inner: Mutex::new(Some(t)) })
+    }
+
+    fn call(&self) -> PyResult<Option<String>> {
+        guard("fit_turn", || {
+            let g = self.inner.lock();
+            g.as_ref().ok_or_else(finished)?.call().map(to_json).transpose()
+        })
+    }
+
+    fn resume(&self, summary: Text) -> PyResult<()> {
+        guard("fit_turn", || {
+            self.inner.lock().as_mut().ok_or_else(finished)?.resume(Reply::Summary(summary.to_string()))
+        })
+    }
+
+    fn fail(&self, reason: Text, message: Text) -> PyResult<()> {
+        guard("fit_turn", || {
+            let reason = fail_reason(&reason)?;
+            self.inner
+                .lock()
+                .as_mut()
+                .ok_or_else(finished)?
+                .resume(Reply::Failed { reason, message: message.to_string() })
+        })
+    }
+
+    /// The report as JSON; the window has taken the result.
+    fn finish(&self, py: Python<'_>) -> PyResult<String> {
+        let w = self.window.get();
+        guard_detached(py, true, "fit_turn", || {
+            let t = self.inner.lock().take().ok_or_else(finished)?;
+            to_json(&t.finish(&mut w.inner.lock())?)
+        })
+    }
 }

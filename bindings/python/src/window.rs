@@ -20,7 +20,7 @@ use turnfit::frontend::parse_options as parse;
 /// may be shared by threads.
 #[pyclass(frozen, module = "turnfit._native")]
 pub struct Window {
-    inner: Mutex<Core>,
+    pub(crate) inner: Mutex<Core>,
     /// Events the core raised (JSON lines), taken by the facade after each
     /// call: calls run with the GIL released, where Python cannot run, so
     /// the handler is called once the call is back on the Python thread.

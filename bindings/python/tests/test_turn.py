@@ -169,3 +169,33 @@ def test_seed_002_keep_the_last_ten_with_no_token_target():
     assert out_msgs[0] == msgs[0] and msgs[0]["role"] == "system"
     kept = tail[1:]
     assert 10 <= len(kept) <= 12 and kept == msgs[-len(kept):]
+
+
+def test_a_window_turn_below_the_trigger_changes_nothing_and_over_it_summarizes():
+    w = turnfit.ContextWindow("gpt-4o", context_window=16000)
+    w.load({"messages": msgs(LOOP)[:6]})
+    r = w.fit_turn(lambda req: "never called", policy={"strategy": "summarize"})
+    assert r["fired"] is False and r["changed"] is False
+    w.load(LOOP)
+    n = len(w)
+    r = w.fit_turn(lambda req: "the window's own summary", policy={"strategy": "summarize", "mask": {"enabled": False}})
+    assert r["fired"] and r["changed"] and r["summary"]["source"] == "host"
+    assert len(w) < n and "the window's own summary" in json.dumps(w.conversation)
+    assert w.preflight()["verdict"] != "overflow"
+
+
+def test_a_summarizer_that_reenters_the_window_gets_nothing_applied():
+    w = turnfit.ContextWindow("gpt-4o", context_window=16000)
+    w.load(LOOP)
+    n = len(w)
+
+    pushed = []
+
+    def reenters(request):
+        if not pushed:
+            pushed.append(w.push({"role": "user", "content": "a message pushed from inside the summarizer"}))
+        return "summary"
+
+    with pytest.raises(turnfit.InvalidArgumentError, match="the window changed during the turn"):
+        w.fit_turn(reenters, policy={"strategy": "summarize", "mask": {"enabled": False}})
+    assert len(w) == n + 1  # nothing lost: the pushed message is there, the history whole

@@ -264,7 +264,7 @@ impl Turn {
 
     fn begin(registry: &ModelRegistry, s: crate::window::Started, options: &FitOptions) -> Result<Turn> {
         let state = match s.next {
-            Begun::Done(c) => State::Done(Box::new(c), None),
+            Begun::Done(c) => State::Done(c, None),
             Begun::Summarize(pending) => {
                 match Summarizing::new(registry, *pending, options, &s.policy, &s.acct, &s.head)? {
                     Ok(sm) => State::Summarizing(Box::new(sm)),
@@ -417,7 +417,7 @@ impl Summarizing {
                     crate::CustomModel { encoding: None, context_window: so.context_window, max_output_tokens: None };
                 custom.check()?;
                 let w = so.context_window.or(head.info.context_window.map(|w| w as usize));
-                (head.info.model.clone(), acct.tokenizer().clone(), w)
+                (head.info.model.clone(), *acct.tokenizer(), w)
             }
         };
         let cap = pending.request.max_summary_tokens;
@@ -567,44 +567,103 @@ impl Summarizing {
 }
 
 /// A turn on a window (the stateful form): the window's conversation as
-/// the history, its model and budget, and from `options` only `policy`,
+/// the history, its model and budget, and from the options only `policy`,
 /// `summarizer` and `trigger_messages`. The history was counted as it was
 /// pushed, so a turn below the trigger costs no recount and no copy: the
-/// report says `fired: false` and the window is unchanged. Otherwise the
-/// turn runs as [`run`] does and the window takes its result (a window
-/// that cannot be made to fit is left unchanged, with the error).
+/// report says `fired: false`. Otherwise the turn runs on a copy, and
+/// [`finish`](WindowTurn::finish) gives the window its result, unless the
+/// window changed meanwhile (a message pushed while the summarizer ran:
+/// then nothing is applied and the error says so). Like [`Turn`], the host
+/// drives it, with no window lock held while its model runs.
+#[derive(Debug)]
+pub struct WindowTurn {
+    inner: WindowInner,
+    generation: u64,
+}
+
+#[derive(Debug)]
+enum WindowInner {
+    Unchanged(Box<TurnReport>),
+    Running(Box<Turn>),
+}
+
+impl WindowTurn {
+    /// Starts a turn on `window` (see the type's documentation).
+    pub fn start(window: &Window, options: &FitOptions) -> Result<WindowTurn> {
+        if options.trigger_messages == Some(0) {
+            return Err(Error::invalid_argument("options.trigger_messages must be positive"));
+        }
+        let generation = window.generation();
+        let over_count = options.trigger_messages.is_some_and(|n| window.conversation().messages.len() > n);
+        if !window.over_trigger() && !over_count {
+            let report = unchanged(window, &options.policy)?;
+            return Ok(WindowTurn { inner: WindowInner::Unchanged(Box::new(report)), generation });
+        }
+        let o = FitOptions {
+            policy: options.policy.clone(),
+            summarizer: options.summarizer.clone(),
+            trigger_messages: options.trigger_messages,
+            ..window.fit_options()
+        };
+        let registry = ModelRegistry::builtin();
+        let started = start_fit_parsed(&registry, window.conversation().clone(), &o)?;
+        let t = Turn::begin(&registry, started, &o)?;
+        Ok(WindowTurn { inner: WindowInner::Running(Box::new(t)), generation })
+    }
+
+    /// The summarizer request waiting for a reply, if any.
+    pub fn call(&self) -> Option<&SummarizerCall> {
+        match &self.inner {
+            WindowInner::Running(t) => t.call(),
+            WindowInner::Unchanged(_) => None,
+        }
+    }
+
+    /// Hands the host's reply to the waiting request (see [`Turn::resume`]).
+    pub fn resume(&mut self, reply: Reply) -> Result<()> {
+        match &mut self.inner {
+            WindowInner::Running(t) => t.resume(reply),
+            WindowInner::Unchanged(_) => Err(Error::invalid_argument("no summarizer request is waiting on this turn")),
+        }
+    }
+
+    /// Ends the turn: the window takes the result (when it changed) and the
+    /// report comes back. `InvalidArgument` when the window changed since
+    /// the turn started; the window is then left as it is.
+    pub fn finish(self, window: &mut Window) -> Result<TurnReport> {
+        if window.generation() != self.generation {
+            return Err(Error::invalid_argument(
+                "the window changed during the turn (a message was loaded, pushed, popped or replaced, or the \
+                 window compacted, while the summarizer ran); nothing was applied: start the turn again",
+            ));
+        }
+        match self.inner {
+            WindowInner::Unchanged(r) => Ok(*r),
+            WindowInner::Running(t) => {
+                let (c, report) = t.finish()?;
+                if report.changed {
+                    window.load(c)?;
+                }
+                Ok(report)
+            }
+        }
+    }
+}
+
+/// [`WindowTurn`] with a synchronous summarizer, on one borrowed window.
 pub fn run_window(
     window: &mut Window,
     options: &FitOptions,
     mut summarizer: Option<&mut dyn FnMut(&SummarizerCall) -> Reply>,
 ) -> Result<TurnReport> {
-    let over_count = options.trigger_messages.is_some_and(|n| window.conversation().messages.len() > n);
-    if options.trigger_messages == Some(0) {
-        return Err(Error::invalid_argument("options.trigger_messages must be positive"));
-    }
-    if !window.over_trigger() && !over_count {
-        return unchanged(window, &options.policy);
-    }
-    let o = FitOptions {
-        policy: options.policy.clone(),
-        summarizer: options.summarizer.clone(),
-        trigger_messages: options.trigger_messages,
-        ..window.fit_options()
-    };
-    let registry = ModelRegistry::builtin();
-    let started = start_fit_parsed(&registry, window.conversation().clone(), &o)?;
-    let mut t = Turn::begin(&registry, started, &o)?;
+    let mut t = WindowTurn::start(window, options)?;
     if let Some(f) = summarizer.as_mut() {
         while let Some(call) = t.call() {
             let reply = f(call);
             t.resume(reply)?;
         }
     }
-    let (c, report) = t.finish()?;
-    if report.changed {
-        window.load(c)?;
-    }
-    Ok(report)
+    t.finish(window)
 }
 
 /// The report of a window turn below its trigger, from the cached counts.

@@ -298,3 +298,31 @@ fn a_window_turn_compacts_only_when_the_trigger_fires() {
     let o0 = FitOptions { trigger_messages: Some(0), ..o.clone() };
     assert!(run_window(&mut w, &o0, None).is_err());
 }
+
+/// A window that changes while its turn waits on the summarizer (the host
+/// pushed a message meanwhile: a callback re-entering the window) gets
+/// nothing applied, and says so; nothing is lost.
+#[test]
+fn a_window_changed_during_its_turn_is_left_as_it_is() {
+    let mut w = crate::window::Window::for_model(
+        &reg(),
+        "gpt-4o",
+        crate::window::Budget { context_window: 8000, reserved_output: Some(500), ..Default::default() },
+    )
+    .unwrap();
+    w.load(Conversation::parse(&agent_loop(40, 120), None).unwrap()).unwrap();
+    let o = FitOptions { policy: options(8000).policy, ..FitOptions::default() };
+    let mut t = WindowTurn::start(&w, &o).unwrap();
+    assert!(t.call().is_some());
+    w.push_json(r#"{"role":"user","content":"one more thing"}"#).unwrap();
+    let n = w.conversation().messages.len();
+    t.resume(Reply::Summary("late summary".into())).unwrap();
+    while t.call().is_some() {
+        t.resume(Reply::Summary("late summary".into())).unwrap();
+    }
+    let e = t.finish(&mut w).unwrap_err();
+    assert_eq!(e.kind(), crate::ErrorKind::InvalidArgument);
+    assert!(e.message().contains("the window changed during the turn"), "{e}");
+    assert_eq!(w.conversation().messages.len(), n);
+    assert!(w.conversation().to_json().unwrap().contains("one more thing"));
+}

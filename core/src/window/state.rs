@@ -156,6 +156,9 @@ pub struct Window {
     tools_tokens: usize,
     calibration: f64,
     pending: Option<(super::summarize::Pending, super::Policy)>,
+    /// Bumped by every call that changes the conversation, so a turn that
+    /// ran while the window changed can tell (see [`Window::generation`]).
+    generation: u64,
     observer: Observer,
 }
 
@@ -252,6 +255,7 @@ impl Window {
             tools_tokens: 0,
             calibration: 1.0,
             pending: None,
+            generation: 0,
             observer: Observer::none(),
         })
     }
@@ -278,7 +282,7 @@ impl Window {
     /// and repair report their own events).
     fn load_counted(&mut self, conversation: Conversation) -> Result<()> {
         check_message_count(conversation.messages.len())?;
-        self.pending = None;
+        self.touch();
         let mut counts = Vec::with_capacity(conversation.messages.len());
         let (mut sys, mut hist) = (0, 0);
         for m in &conversation.messages {
@@ -306,7 +310,7 @@ impl Window {
     pub fn push(&mut self, m: Message) -> Result<usize> {
         check_message_count(self.counts.len() + 1)?;
         let before = self.verdict();
-        self.pending = None;
+        self.touch();
         let n = self.acct.message(&m)?;
         if is_system(&m) {
             self.system_tokens += n
@@ -368,6 +372,20 @@ impl Window {
         }
     }
 
+    /// Discards a pending summary request and bumps the generation: the
+    /// conversation is about to change.
+    fn touch(&mut self) {
+        self.pending = None;
+        self.generation = self.generation.wrapping_add(1);
+    }
+
+    /// A number that changes whenever the conversation may have changed
+    /// (load, push, pop, replace, compact, repair). A turn started on the
+    /// window records it, and applies its result only if it is unchanged.
+    pub fn generation(&self) -> u64 {
+        self.generation
+    }
+
     /// Whether a compaction would run now: the verdict is no longer
     /// `fits` (prompt plus reserved output at the trigger, or over the
     /// limit). From the cached counts; nothing is recounted.
@@ -377,7 +395,7 @@ impl Window {
 
     /// Removes and returns the last message.
     pub fn pop(&mut self) -> Option<Message> {
-        self.pending = None;
+        self.touch();
         let m = self.conversation.messages.pop()?;
         let n = self.counts.pop().unwrap_or(0);
         if is_system(&m) {
@@ -397,7 +415,7 @@ impl Window {
             )));
         }
         let before = self.verdict();
-        self.pending = None;
+        self.touch();
         let n = self.acct.message(&m)?;
         let old_n = self.counts[i];
         let old = std::mem::replace(&mut self.conversation.messages[i], m);
@@ -435,7 +453,7 @@ impl Window {
     /// any other call on the window's contents discards it.
     pub fn compact(&mut self, policy: &super::Policy) -> Result<CompactOutcome> {
         let policy = self.bind(policy);
-        self.pending = None;
+        self.touch();
         if policy.strategy == super::Strategy::Summarize {
             if let Some(p) = super::summarize::request_summary(&self.conversation, &policy, &self.acct)? {
                 let request = p.request.clone();

@@ -379,6 +379,28 @@ class ContextWindow:
         self._emit()
         return out
 
+    def fit_turn(self, summarize: Optional[Summarizer] = None, **options: Any) -> Dict[str, Any]:
+        """One turn on this window (the stateful ``turnfit.fit_turn``): below the
+        trigger nothing is recounted or copied and the report says ``fired: False``;
+        over it, the window is compacted, ``summarize`` (the host's model) writing
+        the summary, with the digest standing in when it fails. ``options``: ``policy``,
+        ``summarizer``, ``trigger_messages``. The window's lock is not held while
+        ``summarize`` runs; if the window changes meanwhile, nothing is applied and
+        ``InvalidArgumentError`` says so. Returns the turn report."""
+        turn = _native.WindowTurn(self._w, _dumps(options))
+        for request in _requests(turn, summarize):
+            try:
+                reply = summarize(request)
+                if _inspect.isawaitable(reply):
+                    reply = _run_awaitable(reply)
+            except Exception as e:
+                turn.fail("error", f"{type(e).__name__}: {e}")
+            else:
+                _answer(turn, reply)
+        report = _json.loads(turn.finish())
+        self._emit()
+        return report
+
     @property
     def utilization(self) -> float:
         """Prompt plus reserved output over the window (``preflight()["utilization"]``)."""
