@@ -281,7 +281,18 @@ fn drive(schema: &str, doc: &str, tmp: &std::path::Path) -> Vec<Outcome> {
                 // The same options through a turn, with a summarizer that replies.
                 let (mut conv, mut rep) = (empty(), empty());
                 err = null_mut();
-                let st = turnfit_turn_run(null(), c, cn, d, dn, Some(reply_summary), null_mut(), &mut conv, &mut rep, &mut err);
+                let st = turnfit_turn_run(
+                    null(),
+                    c,
+                    cn,
+                    d,
+                    dn,
+                    Some(reply_summary),
+                    null_mut(),
+                    &mut conv,
+                    &mut rep,
+                    &mut err,
+                );
                 outs.push(outcome(st, err));
                 free(&mut conv);
                 free(&mut rep);

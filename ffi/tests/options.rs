@@ -84,7 +84,8 @@ fn drive(name: &str, text: &str) -> (turnfit_status, String) {
                 free_string(b);
                 // A turn reads the same options and must refuse them alike.
                 let mut t = null_mut();
-                let r2 = call(|e| turnfit_turn_start(null(), c(CONVERSATION), CONVERSATION.len(), c(text), n, &mut t, e));
+                let r2 =
+                    call(|e| turnfit_turn_start(null(), c(CONVERSATION), CONVERSATION.len(), c(text), n, &mut t, e));
                 turnfit_turn_free(t);
                 assert_eq!(r.0, r2.0, "turnfit_fit and turnfit_turn_start differ on {text}: {} / {}", r.1, r2.1);
                 r

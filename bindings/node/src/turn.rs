@@ -60,10 +60,13 @@ impl NativeTurn {
                 "not_text" => FailReason::NotText,
                 "invalid_utf8" => FailReason::InvalidUtf8,
                 other => {
-                    return Err(turnfit::Error::new(turnfit::ErrorKind::InvalidArgument, format!(
-                        "failure reason '{}' is not error, timeout, not_text or invalid_utf8",
-                        other.chars().take(40).collect::<String>()
-                    )))
+                    return Err(turnfit::Error::new(
+                        turnfit::ErrorKind::InvalidArgument,
+                        format!(
+                            "failure reason '{}' is not error, timeout, not_text or invalid_utf8",
+                            other.chars().take(40).collect::<String>()
+                        ),
+                    ))
                 }
             };
             self.inner.lock().as_mut().ok_or_else(finished)?.resume(Reply::Failed { reason, message })

@@ -63,9 +63,7 @@ impl Turn {
     pub fn call(&self) -> Result<Option<SummarizerRequest>> {
         let g = self.inner.lock();
         let t = g.as_ref().ok_or_else(finished)?;
-        t.call()
-            .map(|c| Ok(SummarizerRequest { request_json: to_json(c)?, timeout_ms: c.timeout_ms }))
-            .transpose()
+        t.call().map(|c| Ok(SummarizerRequest { request_json: to_json(c)?, timeout_ms: c.timeout_ms })).transpose()
     }
 
     /// The summarizer's text for the waiting request.
