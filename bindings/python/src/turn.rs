@@ -19,7 +19,7 @@ pub struct Turn {
 }
 
 fn finished() -> turnfit::Error {
-    turnfit::Error::invalid_argument("the turn was finished")
+    turnfit::Error::new(turnfit::ErrorKind::InvalidArgument, "the turn was finished")
 }
 
 #[pymethods]
@@ -58,10 +58,13 @@ impl Turn {
                 "not_text" => FailReason::NotText,
                 "invalid_utf8" => FailReason::InvalidUtf8,
                 other => {
-                    return Err(turnfit::Error::invalid_argument(format!(
-                        "failure reason '{}' is not error, timeout, not_text or invalid_utf8",
-                        other.chars().take(40).collect::<String>()
-                    )))
+                    return Err(turnfit::Error::new(
+                        turnfit::ErrorKind::InvalidArgument,
+                        format!(
+                            "failure reason '{}' is not error, timeout, not_text or invalid_utf8",
+                            other.chars().take(40).collect::<String>()
+                        ),
+                    ))
                 }
             };
             self.inner

@@ -261,7 +261,7 @@ impl Turn {
     pub fn start(registry: &ModelRegistry, conversation: &str, options: &FitOptions) -> Result<Turn> {
         let s = start_fit(registry, conversation, options)?;
         let state = match s.next {
-            Begun::Done(c) => State::Done(Box::new(c), None),
+            Begun::Done(c) => State::Done(c, None),
             Begun::Summarize(pending) => {
                 match Summarizing::new(registry, *pending, options, &s.policy, &s.acct, &s.head)? {
                     Ok(sm) => State::Summarizing(Box::new(sm)),
@@ -414,7 +414,7 @@ impl Summarizing {
                     crate::CustomModel { encoding: None, context_window: so.context_window, max_output_tokens: None };
                 custom.check()?;
                 let w = so.context_window.or(head.info.context_window.map(|w| w as usize));
-                (head.info.model.clone(), acct.tokenizer().clone(), w)
+                (head.info.model.clone(), *acct.tokenizer(), w)
             }
         };
         let cap = pending.request.max_summary_tokens;

@@ -90,7 +90,13 @@ pub(super) fn plan(
     let prev_tokens = tok.count(previous.as_deref().unwrap_or(""))?;
     let total: usize = lines.iter().map(|l| tok.count(l)).sum::<Result<usize>>()?;
     if prev_tokens + total <= room {
-        return Ok(Plan { lines, pieces: vec![0..span.len()], starts: starts.to_vec(), previous, digest: true });
+        return Ok(Plan {
+            lines,
+            pieces: std::iter::once(0..span.len()).collect(),
+            starts: starts.to_vec(),
+            previous,
+            digest: true,
+        });
     }
     let room = full_room;
     let mut pieces = Vec::new();
@@ -129,6 +135,7 @@ impl Plan {
     /// piece's reply, or the folded summary) ahead of its messages; within
     /// `budget` tokens (the transcript is cut in the middle if one message
     /// alone is too long).
+    #[allow(clippy::too_many_arguments)]
     pub(super) fn prompt(
         &self,
         k: usize,

@@ -241,7 +241,7 @@ pub(super) fn compact_from(mut p: Prepared, policy: &Policy, acct: &Accountant) 
     } else {
         return match super::summarize::begin(p, policy, acct)? {
             super::summarize::Begun::Summarize(pending) => super::summarize::digest_summary(*pending, policy, acct),
-            super::summarize::Begun::Done(c) => Ok(c),
+            super::summarize::Begun::Done(c) => Ok(*c),
         };
     }
     compact_prepared(p, policy, acct)

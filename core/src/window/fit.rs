@@ -119,7 +119,7 @@ pub fn fit(conversation: &str, options: &FitOptions) -> Result<(Conversation, Fi
 pub fn fit_in(registry: &ModelRegistry, conversation: &str, options: &FitOptions) -> Result<(Conversation, FitReport)> {
     let s = start(registry, conversation, options)?;
     let r = match s.next {
-        Begun::Done(r) => r,
+        Begun::Done(r) => *r,
         Begun::Summarize(pending) => digest_summary(*pending, &s.policy, &s.acct)?,
     };
     let report = s.head.report(&r);
@@ -232,7 +232,7 @@ pub(crate) fn start(registry: &ModelRegistry, conversation: &str, options: &FitO
     let next = if policy.strategy == Strategy::Summarize {
         begin(prepared, &policy, &acct)?
     } else {
-        Begun::Done(compact_from(prepared, &policy, &acct)?)
+        Begun::Done(Box::new(compact_from(prepared, &policy, &acct)?))
     };
     let head = Head {
         exact: info.exact && format.counts_exactly() && !estimated,

@@ -275,7 +275,7 @@ pub fn compact_with_digest(c: &Conversation, policy: &Policy, acct: &Accountant)
     let p = prepare(Cow::Borrowed(c), policy, acct)?;
     match begin(p, policy, acct)? {
         Begun::Summarize(pending) => digest_summary(*pending, policy, acct),
-        Begun::Done(c) => Ok(c),
+        Begun::Done(c) => Ok(*c),
     }
 }
 
@@ -286,7 +286,7 @@ pub(crate) enum Begun {
     Summarize(Box<Pending>),
     /// Nothing needs summarizing: masking and cuts were enough, or the
     /// history fits.
-    Done(Compacted),
+    Done(Box<Compacted>),
 }
 
 /// The ladder for the summarize strategy on a prepared copy, up to the
@@ -297,7 +297,7 @@ pub(crate) fn begin(mut p: Prepared, policy: &Policy, acct: &Accountant) -> Resu
     cut_to_fit(&mut p, policy, acct, r)?;
     Ok(match request_prepared(p, policy, acct)? {
         Ok(pending) => Begun::Summarize(Box::new(pending)),
-        Err(p) => Begun::Done(compact_prepared(p, policy, acct)?),
+        Err(p) => Begun::Done(Box::new(compact_prepared(p, policy, acct)?)),
     })
 }
 
