@@ -126,6 +126,20 @@ export declare class NativeTracer {
   exportJson(atUs?: number | undefined | null): string
 }
 
+/** A turn in progress (see `fitTurn` in index.js). */
+export declare class NativeTurn {
+  /** `options`: JSON text of the fit options (`model` required). */
+  constructor(conversation: string, options: string)
+  /** The waiting summarizer request as JSON text, or null. */
+  call(): string | null
+  /** The summarizer's text for the waiting request. */
+  resume(summary: string): void
+  /** The summarizer failed: `reason` is `error`, `timeout`, `not_text` or `invalid_utf8`. */
+  fail(reason: string, message: string): void
+  /** `{conversation, report}` as JSON text; the turn is then finished. */
+  finish(): FitJsonResult
+}
+
 /**
  * A conversation bound to a model and a budget. Calls on one window are
  * serialized by a mutex, so async compaction on the pool is safe.

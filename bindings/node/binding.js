@@ -840,6 +840,7 @@ module.exports.NativeCallStack = nativeBinding.NativeCallStack
 module.exports.NativeSkillSet = nativeBinding.NativeSkillSet
 module.exports.NativeTokenizer = nativeBinding.NativeTokenizer
 module.exports.NativeTracer = nativeBinding.NativeTracer
+module.exports.NativeTurn = nativeBinding.NativeTurn
 module.exports.NativeWindow = nativeBinding.NativeWindow
 module.exports.__panicForTest = nativeBinding.__panicForTest
 module.exports.__stringFloor = nativeBinding.__stringFloor

@@ -166,10 +166,12 @@ export declare function lookupModel(model: string): ModelInfo
 import type {
   Budget, Preflight, Change, Issue, Policy, CompactReport, SummaryRequest, CompactOutcome,
   FitOptions, FitReport, AssembleRequest, AssembleResult, Section as AssembleSection,
+  TurnReport, SummarizerCall,
 } from './schema-types'
 export type {
   Budget, Preflight, Change, Issue, Policy, CompactReport, SummaryRequest, CompactOutcome,
   FitOptions, FitReport, AssembleRequest, AssembleResult, AssembleSection,
+  TurnReport, SummarizerCall,
 }
 
 /** A message in OpenAI Chat Completions or Anthropic Messages shape (or an OpenAI Responses item); unknown fields are preserved. */
@@ -250,6 +252,36 @@ export declare function fitAsync(
   options: FitOptions | string,
   asyncOptions?: AsyncOptions,
 ): Promise<{ conversation: Conversation; report: FitReport }>
+
+// ------------------------------------------------------------ turns
+
+/**
+ * The host's model as a summarizer: called with each request (send
+ * `request.prompt` to `request.model`, reply with at most
+ * `request.max_summary_tokens` tokens of plain text). Returns the text, or an
+ * object with a string `content` or `text` (an AI SDK result, a LangChain
+ * message), or a promise of either.
+ */
+export type Summarizer = (
+  request: SummarizerCall,
+) => string | { content: string } | { text: string } | Promise<string | { content: string } | { text: string }>
+
+/**
+ * One agent turn: the request to send now, repaired and within the budget, in
+ * the input's shape, with the host's model summarizing when the policy says
+ * so. A summarizer that throws, rejects, takes longer than
+ * `summarizer.timeout_ms` (default 120000; it is abandoned, not awaited),
+ * replies with blank text, far too much, or something other than text never
+ * fails the turn: the deterministic digest stands in and
+ * `report.summary.fallback.reason` says why. Rejects with `TurnfitError`
+ * (`does_not_fit`) only when the system prompt, tools, task, newest user
+ * message and pins alone exceed the budget.
+ */
+export declare function fitTurn(
+  conversation: Conversation | string,
+  options: FitOptions | string,
+  summarizer?: Summarizer | null,
+): Promise<{ conversation: Conversation; report: TurnReport }>
 
 // ------------------------------------------------------------ agent primitives
 

@@ -495,6 +495,73 @@ function fitAsync(conversation, options, asyncOptions) {
   })
 }
 
+// ------------------------------------------------------------ turns
+
+// The summarizer's return value as [text, failure, message]: a string, or an
+// object with a string `content` or `text` (an AI SDK result, a LangChain
+// message) and no tool calls.
+function summaryText(reply) {
+  if (typeof reply === 'string') return [reply, null, '']
+  if (reply !== null && typeof reply === 'object') {
+    const calls = reply.tool_calls ?? reply.toolCalls
+    const hasCalls = Array.isArray(calls) && calls.length > 0
+    for (const k of ['content', 'text']) {
+      if (typeof reply[k] === 'string' && !hasCalls) return [reply[k], null, '']
+    }
+  }
+  return [null, 'not_text', `the summarizer returned ${describe(reply)}, not text`]
+}
+
+const TIMED_OUT = Symbol('turnfit.timedOut')
+
+// The summarizer's reply, or TIMED_OUT after `ms` (0: no limit). The timer is
+// cleared either way, so a pending summarizer never keeps the process alive.
+async function withTimeout(promise, ms) {
+  if (!ms) return promise
+  let timer
+  const expired = new Promise((resolve) => {
+    timer = setTimeout(resolve, ms, TIMED_OUT)
+  })
+  try {
+    return await Promise.race([promise, expired])
+  } finally {
+    clearTimeout(timer)
+  }
+}
+
+async function fitTurn(conversation, options, summarizer) {
+  if (summarizer !== undefined && summarizer !== null && typeof summarizer !== 'function') {
+    throw new TypeError(`summarizer must be a function, got ${describe(summarizer)}`)
+  }
+  const c = jsonIn(conversation, 'conversation')
+  if (c === null) throw new TypeError('conversation must be an object or JSON text, got ' + describe(conversation))
+  const opts = jsonIn(options, 'options') ?? '{}'
+  const turn = call(() => new native.NativeTurn(c, opts))
+  let request = call(() => turn.call())
+  while (request !== null && summarizer) {
+    const req = jsonOut(request)
+    let reply
+    try {
+      // A sync summarizer's throw and an async one's rejection alike.
+      reply = await withTimeout(Promise.resolve().then(() => summarizer(req)), req.timeout_ms)
+    } catch (e) {
+      const message = e instanceof Error ? `${e.name}: ${e.message}` : String(e)
+      call(() => turn.fail('error', message))
+      request = call(() => turn.call())
+      continue
+    }
+    if (reply === TIMED_OUT) {
+      call(() => turn.fail('timeout', `no reply within ${req.timeout_ms} ms; abandoned`))
+    } else {
+      const [text, failure, message] = summaryText(reply)
+      call(() => (failure === null ? turn.resume(text) : turn.fail(failure, message)))
+    }
+    request = call(() => turn.call())
+  }
+  const r = call(() => turn.finish())
+  return { conversation: jsonOut(r.conversation), report: jsonOut(r.report) }
+}
+
 // ------------------------------------------------------------ agent primitives
 
 class SkillSet {
@@ -709,6 +776,7 @@ module.exports = {
   fit,
   fitJson,
   fitAsync,
+  fitTurn,
   SkillSet,
   handoff,
   classifyError,

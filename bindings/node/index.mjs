@@ -19,6 +19,7 @@ export const {
   fit,
   fitJson,
   fitAsync,
+  fitTurn,
   SkillSet,
   handoff,
   classifyError,

@@ -519,12 +519,167 @@ export interface AssembleResult {
   [field: string]: unknown;
 }
 
+/** schemas/turn-report.json */
+export interface TurnReport {
+  /**
+   * The model.
+   */
+  model: string;
+  /**
+   * Whether counts are exact.
+   */
+  exact: boolean;
+  /**
+   * The format the conversation was read and written in.
+   */
+  format: Format;
+  /**
+   * The strategy used.
+   */
+  strategy: Strategy;
+  /**
+   * Budget for prompt plus reserved output.
+   */
+  max_tokens: number;
+  /**
+   * Tokens reserved for the reply.
+   */
+  reserved_output: number;
+  /**
+   * Prompt tokens allowed: `max_tokens - reserved_output`.
+   */
+  limit_tokens: number;
+  /**
+   * Prompt tokens before.
+   */
+  tokens_before: number;
+  /**
+   * Prompt tokens after.
+   */
+  tokens_after: number;
+  /**
+   * Messages before and after.
+   */
+  messages_before: number;
+  /**
+   * Messages after.
+   */
+  messages_after: number;
+  /**
+   * Whether fewer tokens than `min_reclaim` were reclaimed.
+   */
+  insufficient: boolean;
+  /**
+   * Every change, in order.
+   */
+  changes: Change[];
+  /**
+   * The rounds kept whatever the budget (system, task, latest user
+   * message, pins, newest rounds), with their tokens.
+   */
+  "protected": Protected[];
+  /**
+   * Whether the trigger fired (tokens over `trigger_ratio`, messages
+   * over `trigger_messages`, or the history over the limit).
+   */
+  fired: boolean;
+  /**
+   * Whether the request differs from the history given.
+   */
+  changed: boolean;
+  /**
+   * Set when a span was summarized.
+   */
+  summary: SummaryReport | null;
+  /**
+   * The prompt-cache impact of the changes.
+   */
+  cache: CacheImpact;
+  [field: string]: unknown;
+}
+
+/** schemas/summarizer-call.json */
+export interface SummarizerCall {
+  /**
+   * The span's id (the same for every piece of one span).
+   */
+  id: string;
+  /**
+   * This request's number, from 1.
+   */
+  piece: number;
+  /**
+   * How many requests the span takes.
+   */
+  pieces: number;
+  /**
+   * The summarizer's model (the options' `summarizer.model`, else the
+   * agent's).
+   */
+  model: string;
+  /**
+   * The prompt to send, as one user message.
+   */
+  prompt: string;
+  /**
+   * Its tokens, counted with the summarizer's encoding.
+   */
+  prompt_tokens: number;
+  /**
+   * The most a request may take (the summarizer's budget).
+   */
+  max_prompt_tokens: number;
+  /**
+   * Tokens the reply may take; a longer reply is cut, one over twice
+   * this is refused (the digest is used).
+   */
+  max_summary_tokens: number;
+  /**
+   * Input indices of the messages this request covers.
+   */
+  messages: number[];
+  /**
+   * Whether the prompt carries a summary so far (an earlier piece's, or
+   * a previous compaction's) to update.
+   */
+  folds_previous: boolean;
+  /**
+   * Milliseconds the reply may take (0: no limit).
+   */
+  timeout_ms: number;
+  [field: string]: unknown;
+}
+
 // ---- definitions shared by the shapes above
 
 /**
  * What a repair or a compaction did to one message or block.
  */
 export type Action = "dropped_result" | "synthesized_result" | "moved_result" | "dropped_message" | "truncated_result" | "cleared_result" | "masked_result" | "summarized" | "inserted_summary"
+
+/**
+ * What a turn's changes cost the prompt cache.
+ */
+export interface CacheImpact {
+  /**
+   * Input index of the first message that changed (dropped, cut,
+   * masked, summarized, or followed by a synthetic result); absent when
+   * nothing changed.
+   */
+  first_changed: number | null;
+  /**
+   * Tokens of the unchanged prefix: tool definitions, the system
+   * prompt and the messages before `first_changed` (all of the prompt
+   * when nothing changed, reply priming aside).
+   */
+  unchanged_prefix_tokens: number;
+  /**
+   * Prompt tokens before the turn that are not in that prefix: what a
+   * prefix cache loses.
+   */
+  invalidated_tokens: number;
+  [field: string]: unknown;
+}
 
 /**
  * One entry of a manifest.
@@ -622,6 +777,31 @@ export type DigestSection = "requests" | "actions" | "state" | "facts"
  * A tiktoken encoding name.
  */
 export type Encoding = "cl100k_base" | "o200k_base" | "p50k_base" | "r50k_base" | "o200k_harmony" | "p50k_edit" | "gpt2"
+
+/**
+ * The digest stood in for the host's summary.
+ */
+export interface Fallback {
+  /**
+   * Why.
+   */
+  reason: FallbackReason;
+  /**
+   * The request it happened at (from 1; 0 before any).
+   */
+  piece: number;
+  /**
+   * What happened, in words (the host's error message included).
+   */
+  detail: string;
+  [field: string]: unknown;
+}
+
+/**
+ * Why a turn summarized with the deterministic digest instead of the
+ * host's model.
+ */
+export type FallbackReason = "no_summarizer" | "error" | "timeout" | "empty" | "oversized" | "not_text" | "invalid_utf8" | "too_many_pieces" | "budget_too_small"
 
 /**
  * A wire format.
@@ -812,6 +992,76 @@ export interface SummarizerOptions {
 }
 
 /**
+ * One summarizer request and what came of it.
+ */
+export interface SummarizerRecord {
+  /**
+   * The request's number, from 1.
+   */
+  piece: number;
+  /**
+   * Its prompt tokens (at most `max_prompt_tokens`).
+   */
+  prompt_tokens: number;
+  /**
+   * The reply's tokens, when there was text.
+   */
+  reply_tokens: number | null;
+  /**
+   * Whether the reply was cut to `max_summary_tokens`.
+   */
+  cut: boolean;
+  /**
+   * Milliseconds between the request and its reply.
+   */
+  elapsed_ms: number;
+  [field: string]: unknown;
+}
+
+/**
+ * How the span was summarized.
+ */
+export interface SummaryReport {
+  /**
+   * `host` (the host's model wrote it) or `digest`.
+   */
+  source: SummarySource;
+  /**
+   * Messages summarized and their tokens.
+   */
+  messages: number;
+  /**
+   * Their tokens.
+   */
+  span_tokens: number;
+  /**
+   * The summarizer's model.
+   */
+  model: string;
+  /**
+   * Its budget per request.
+   */
+  max_prompt_tokens: number;
+  /**
+   * The cap on the summary.
+   */
+  max_summary_tokens: number;
+  /**
+   * Whether a previous summary was folded into this one.
+   */
+  folded_previous: boolean;
+  /**
+   * Every request made, in order.
+   */
+  requests: SummarizerRecord[];
+  /**
+   * Set when the digest stood in for the host's summary.
+   */
+  fallback: Fallback | null;
+  [field: string]: unknown;
+}
+
+/**
  * What the host must summarize.
  */
 export interface SummaryRequest {
@@ -852,6 +1102,11 @@ export interface SummaryRequest {
  * The role of an inserted summary.
  */
 export type SummaryRole = "user" | "system"
+
+/**
+ * Who wrote the summary.
+ */
+export type SummarySource = "host" | "digest"
 
 /**
  * Which sections a kind of prompt needs and their order.

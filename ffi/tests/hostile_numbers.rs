@@ -34,8 +34,6 @@ const NOT_DRIVEN: &[(&str, &str)] = &[
     ("conversation", "input: provider messages, kept as given; numbers in them are not counts"),
     ("event", "output"),
     ("fit-report", "output"),
-    ("summarizer-call", "output"),
-    ("turn-report", "output"),
     ("handoff", "input: no number"),
     ("handoff-filter-options", "input: no number"),
     ("handoff-filter-result", "output"),
@@ -48,6 +46,7 @@ const NOT_DRIVEN: &[(&str, &str)] = &[
     ("skills-index", "output"),
     ("skills-list", "output"),
     ("skills-open-options", "input: no number"),
+    ("summarizer-call", "output"),
     ("special-policy", "input: no number"),
     ("special-tokens", "output"),
     ("tokenizer-info", "output"),
@@ -55,8 +54,26 @@ const NOT_DRIVEN: &[(&str, &str)] = &[
     ("toolset-request", "input: no number"),
     ("trace-export", "output"),
     ("tracer-overdue", "output"),
+    ("turn-report", "output"),
     ("validation-issues", "output"),
 ];
+
+/// A summarizer for `turnfit_turn_run` that always replies with one sentence.
+unsafe extern "C" fn reply_summary(
+    _user: *mut std::ffi::c_void,
+    _call: *const c_char,
+    _len: usize,
+    out_text: *mut *const c_char,
+    out_len: *mut usize,
+) -> u32 {
+    const TEXT: &str = "The user asked; the agent answered.";
+    // SAFETY: turnfit_turn_run passes valid out-pointers.
+    unsafe {
+        *out_text = TEXT.as_ptr().cast();
+        *out_len = TEXT.len();
+    }
+    TURNFIT_SUMMARY_OK
+}
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
@@ -261,14 +278,22 @@ fn drive(schema: &str, doc: &str, tmp: &std::path::Path) -> Vec<Outcome> {
                 outs.push(outcome(turnfit_fit(null(), c, cn, d, dn, &mut conv, &mut rep, &mut err), err));
                 free(&mut conv);
                 free(&mut rep);
-                // A turn reads the same options, `summarizer` included, and
-                // summarizes (the digest: no callback) with its figures.
-                err = null_mut();
+                // The same options through a turn, with a summarizer that replies.
                 let (mut conv, mut rep) = (empty(), empty());
-                outs.push(outcome(
-                    turnfit_turn_run(null(), c, cn, d, dn, None, null_mut(), &mut conv, &mut rep, &mut err),
-                    err,
-                ));
+                err = null_mut();
+                let st = turnfit_turn_run(
+                    null(),
+                    c,
+                    cn,
+                    d,
+                    dn,
+                    Some(reply_summary),
+                    null_mut(),
+                    &mut conv,
+                    &mut rep,
+                    &mut err,
+                );
+                outs.push(outcome(st, err));
                 free(&mut conv);
                 free(&mut rep);
             }
@@ -403,13 +428,19 @@ fn base(schema: &str) -> Vec<Value> {
             .iter()
             .map(|st| json!({"strategy": st, "mask": {}, "digest": {}, "scores": [1.0]}))
             .collect(),
-        "fit-options" => ["recency", "relevance", "hybrid", "summarize"]
-            .iter()
-            .map(|st| {
-                json!({"model": "gpt-4o", "max_tokens": 60, "policy": {"strategy": st, "mask": {}, "digest": {}},
-                    "summarizer": {}})
-            })
-            .collect(),
+        "fit-options" => {
+            let mut v: Vec<Value> = ["recency", "relevance", "hybrid"]
+                .iter()
+                .map(
+                    |st| json!({"model": "gpt-4o", "max_tokens": 60, "policy": {"strategy": st, "mask": {}, "digest": {}}}),
+                )
+                .collect();
+            // A turn that summarizes, so the summarizer's counts are read.
+            v.push(json!({"model": "gpt-4o", "max_tokens": 60, "trigger_messages": 2,
+                "policy": {"strategy": "summarize", "mask": {}, "digest": {}},
+                "summarizer": {"context_window": 8000, "max_prompt_tokens": 2000, "timeout_ms": 60000, "max_requests": 4}}));
+            v
+        }
         "handoff-render-options" => vec![json!({})],
         "model-profile" => vec![json!({"name": "hostile-model", "encoding": "o200k_base", "exact": true})],
         "skills-index-options" => vec![json!({})],

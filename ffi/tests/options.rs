@@ -82,6 +82,12 @@ fn drive(name: &str, text: &str) -> (turnfit_status, String) {
                     call(|e| turnfit_fit(null(), c(CONVERSATION), CONVERSATION.len(), c(text), n, &mut a, &mut b, e));
                 free_string(a);
                 free_string(b);
+                // A turn reads the same options and must refuse them alike.
+                let mut t = null_mut();
+                let r2 =
+                    call(|e| turnfit_turn_start(null(), c(CONVERSATION), CONVERSATION.len(), c(text), n, &mut t, e));
+                turnfit_turn_free(t);
+                assert_eq!(r.0, r2.0, "turnfit_fit and turnfit_turn_start differ on {text}: {} / {}", r.1, r2.1);
                 r
             }
             "compaction-policy" => {
@@ -229,9 +235,8 @@ fn drive(name: &str, text: &str) -> (turnfit_status, String) {
 fn base(name: &str) -> Value {
     match name {
         "window-budget" => json!({"context_window": 8000, "reserved_output": 100}),
-        "fit-options" => {
-            json!({"model": "gpt-4o", "max_tokens": 4000, "policy": {"mask": {}, "digest": {}}, "summarizer": {}})
-        }
+        "fit-options" => json!({"model": "gpt-4o", "max_tokens": 4000, "policy": {"mask": {}, "digest": {}},
+            "summarizer": {"timeout_ms": 1000}}),
         "compaction-policy" => json!({"target_tokens": 4000, "limit_tokens": 6000, "mask": {}, "digest": {}}),
         "skills-open-options" => json!({"layout": "auto"}),
         "skills-index-options" => json!({"budget": 1000, "scores": {"a": 1.0}}),
@@ -292,7 +297,11 @@ fn input_schemas(root: &std::path::Path) -> Vec<(String, Value)> {
         let schema: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
         let used_by = schema["description"].as_str().unwrap_or("");
         // An input: a parameter name in parentheses, or one of the requests.
-        let takes = used_by.contains("_json)") || INPUTS.contains(&name.as_str());
+        // (`out_..._json` parameters are results, not inputs.)
+        let takes = used_by.match_indices("_json)").any(|(i, _)| {
+            let param = used_by[..i].rsplit('(').next().unwrap_or("");
+            !param.starts_with("out_")
+        }) || INPUTS.contains(&name.as_str());
         if takes && name != "conversation" && name != "handoff" {
             assert!(INPUTS.contains(&name.as_str()), "input schema {name} has no driver in ffi/tests/options.rs");
             out.push((name, schema));

@@ -300,6 +300,20 @@ fn calls() -> Vec<(&'static str, Call)> {
             Call::Status(|err| unsafe { turnfit_window_apply_summary(z(), z(), z(), z(), z(), z(), err) }),
         ),
         ("turnfit_fit", Call::Status(|err| unsafe { turnfit_fit(z(), z(), z(), z(), z(), z(), z(), err) })),
+        ("turnfit_turn_start", Call::Status(|err| unsafe { turnfit_turn_start(z(), z(), z(), z(), z(), z(), err) })),
+        ("turnfit_turn_call", Call::Status(|err| unsafe { turnfit_turn_call(z(), z(), z(), err) })),
+        ("turnfit_turn_resume", Call::Status(|err| unsafe { turnfit_turn_resume(z(), z(), z(), z(), z(), z(), err) })),
+        ("turnfit_turn_finish", Call::Status(|err| unsafe { turnfit_turn_finish(z(), z(), z(), err) })),
+        (
+            "turnfit_turn_free",
+            Call::NoStatus(|| {
+                let _ = unsafe { turnfit_turn_free(z()) };
+            }),
+        ),
+        (
+            "turnfit_turn_run",
+            Call::Status(|err| unsafe { turnfit_turn_run(z(), z(), z(), z(), z(), None, z(), z(), z(), err) }),
+        ),
     ]
 }
 

@@ -3832,6 +3832,275 @@ static void test_events(void)
     }
 }
 
+/* ------------------------------------------------------------------------ */
+/* Turns: the handle loop, turnfit_turn_run with every kind of callback,    */
+/* NULL arguments, resume with nothing waiting, calls after finish.         */
+
+/* An agent loop that must be summarized at 3000 tokens: system, task, then
+   twelve rounds of a call and a ~300-token result, then a user message. */
+static char *turn_history(void)
+{
+    size_t cap = 64 * 1024, n = 0;
+    char *s = malloc(cap);
+    if (!s)
+        return NULL;
+    n += (size_t)snprintf(s + n, cap - n,
+                          "{\"messages\":[{\"role\":\"system\",\"content\":\"You are a coding agent.\"},"
+                          "{\"role\":\"user\",\"content\":\"Fix the failing build.\"}");
+    for (int r = 0; r < 12; r++) {
+        n += (size_t)snprintf(s + n, cap - n,
+                              ",{\"role\":\"assistant\",\"content\":null,\"tool_calls\":[{\"id\":\"c%d\",\"type\":"
+                              "\"function\",\"function\":{\"name\":\"read_file\",\"arguments\":\"{\\\"path\\\":"
+                              "\\\"src/f%d.rs\\\"}\"}}]},{\"role\":\"tool\",\"tool_call_id\":\"c%d\",\"content\":\"",
+                              r, r, r);
+        for (int i = 0; i < 60; i++)
+            n += (size_t)snprintf(s + n, cap - n, "line %d of file %d: let x%d = %d; ", i, r, i, i * r);
+        n += (size_t)snprintf(s + n, cap - n, "\"}");
+    }
+    snprintf(s + n, cap - n, ",{\"role\":\"user\",\"content\":\"Now run the tests.\"}]}");
+    return s;
+}
+
+static const char kTurnOptions[] = "{\"model\":\"gpt-4o\",\"max_tokens\":3000,\"policy\":{\"strategy\":\"summarize\","
+                                   "\"mask\":{\"enabled\":false}}}";
+
+typedef struct {
+    int calls;
+    uint32_t code;       /* what the callback returns */
+    const char *text;    /* what it sets *out_text to */
+    size_t len;          /* and *out_len */
+    bool reenter;        /* calls turnfit from inside */
+    turnfit_status inner_run, inner_count;
+    size_t inner_tokens;
+} turn_cb;
+
+static uint32_t turn_summarize(void *user, const char *call_json, size_t call_len, const char **out_text,
+                               size_t *out_len)
+{
+    turn_cb *cb = user;
+    cb->calls++;
+    if (!call_json || !mem_contains(call_json, call_len, "\"prompt\":"))
+        cb->code = 99; /* noticed below: the report would say error */
+    if (cb->reenter) {
+        turnfit_string c = {NULL, 0}, r = {NULL, 0};
+        cb->inner_run = turnfit_turn_run(NULL, LIT("[{\"role\":\"user\",\"content\":\"hi\"}]"),
+                                         LIT("{\"model\":\"gpt-4o\",\"max_tokens\":100}"), turn_summarize, NULL, &c, &r,
+                                         NULL);
+        turnfit_string_free(&c);
+        turnfit_string_free(&r);
+        turnfit_tokenizer *t = NULL;
+        cb->inner_count = turnfit_tokenizer_new_for_model(NULL, LIT("gpt-4o"), NULL, 0, 0, &t, NULL);
+        if (t) {
+            cb->inner_count = turnfit_tokenizer_count(t, call_json, call_len, &cb->inner_tokens, NULL);
+            turnfit_tokenizer_free(t);
+        }
+    }
+    *out_text = cb->text;
+    *out_len = cb->len;
+    return cb->code;
+}
+
+/* turnfit_turn_run with `cb`; the report is checked to hold `want`. */
+static void turn_run_case(int line, turn_cb *cb, const char *history, const char *want)
+{
+    turnfit_string conv = SENT_STRING, report = SENT_STRING;
+    turnfit_error *err = NULL;
+    turnfit_status st = turnfit_turn_run(NULL, STR(history), LIT(kTurnOptions), turn_summarize, cb, &conv, &report,
+                                         &err);
+    if (!check_status_at(line, "turnfit_turn_run", st, TURNFIT_STATUS_OK)) {
+        if (err)
+            fprintf(stdout, "  %s\n", turnfit_error_message(err, NULL));
+        turnfit_error_free(err);
+        return;
+    }
+    check_true_at(line, cb->calls >= 1, "the summarizer was called");
+    check_contains_at(line, "report", report.ptr, report.len, "\"fired\":true");
+    check_contains_at(line, "report", report.ptr, report.len, want);
+    check_contains_at(line, "conversation", conv.ptr, conv.len, "Now run the tests.");
+    turnfit_string_free(&conv);
+    turnfit_string_free(&report);
+}
+
+static void test_turn(void)
+{
+    char *history = turn_history();
+    if (!CHECK(history != NULL))
+        return;
+    turnfit_error *err = NULL;
+
+    /* The handle loop: answer every request with text; the host wrote it. */
+    turnfit_turn *t = NULL;
+    CHECK_STATUS(turnfit_turn_start(NULL, STR(history), LIT(kTurnOptions), &t, &err), TURNFIT_STATUS_OK);
+    if (!CHECK(t != NULL)) {
+        free(history);
+        return;
+    }
+    int requests = 0;
+    for (;;) {
+        bool waiting = false;
+        turnfit_string call = SENT_STRING;
+        if (!CHECK_STATUS(turnfit_turn_call(t, &waiting, &call, &err), TURNFIT_STATUS_OK))
+            break;
+        if (!waiting) {
+            CHECK_SIZE(call.len, 0);
+            turnfit_string_free(&call);
+            break;
+        }
+        requests++;
+        CHECK_STR_CONTAINS(call, "\"max_summary_tokens\":");
+        CHECK_STR_CONTAINS(call, "\"timeout_ms\":");
+        turnfit_string_free(&call);
+        CHECK_STATUS(turnfit_turn_resume(t, TURNFIT_SUMMARY_OK, LIT("The agent read twelve files."), NULL, 0, &err),
+                     TURNFIT_STATUS_OK);
+        if (requests > 300)
+            break;
+    }
+    CHECK(requests >= 1);
+    /* Nothing waits now: resume is INVALID_ARGUMENT. */
+    CHECK_STATUS(turnfit_turn_resume(t, TURNFIT_SUMMARY_OK, LIT("late"), NULL, 0, &err),
+                 TURNFIT_STATUS_INVALID_ARGUMENT);
+    CHECK_ERR(&err, TURNFIT_STATUS_INVALID_ARGUMENT, "turnfit_turn_resume", "no summarizer request is waiting");
+    turnfit_string conv = SENT_STRING, report = SENT_STRING;
+    CHECK_STATUS(turnfit_turn_finish(t, &conv, &report, &err), TURNFIT_STATUS_OK);
+    CHECK_STR_CONTAINS(report, "\"source\":\"host\"");
+    CHECK_STR_CONTAINS(conv, "The agent read twelve files.");
+    turnfit_string_free(&conv);
+    turnfit_string_free(&report);
+    /* After finish: every call but free is INVALID_ARGUMENT, outputs untouched. */
+    {
+        bool waiting = true;
+        turnfit_string call = SENT_STRING;
+        CHECK_STATUS(turnfit_turn_call(t, &waiting, &call, &err), TURNFIT_STATUS_INVALID_ARGUMENT);
+        CHECK_ERR(&err, TURNFIT_STATUS_INVALID_ARGUMENT, "turnfit_turn_call", "finished");
+        check_string_untouched_at(__LINE__, "call", call);
+        CHECK_STATUS(turnfit_turn_resume(t, TURNFIT_SUMMARY_OK, LIT("x"), NULL, 0, &err),
+                     TURNFIT_STATUS_INVALID_ARGUMENT);
+        CHECK_ERR(&err, TURNFIT_STATUS_INVALID_ARGUMENT, "turnfit_turn_resume", "finished");
+        conv = (turnfit_string)SENT_STRING;
+        report = (turnfit_string)SENT_STRING;
+        CHECK_STATUS(turnfit_turn_finish(t, &conv, &report, &err), TURNFIT_STATUS_INVALID_ARGUMENT);
+        CHECK_ERR(&err, TURNFIT_STATUS_INVALID_ARGUMENT, "turnfit_turn_finish", "finished");
+        check_string_untouched_at(__LINE__, "conv", conv);
+        check_string_untouched_at(__LINE__, "report", report);
+    }
+    turnfit_turn_free(t);
+    turnfit_turn_free(NULL);
+
+    /* A failure code, an unknown one, invalid UTF-8 and not-text by resume;
+       finishing with a request still waiting is no_summarizer. */
+    {
+        struct {
+            uint32_t code;
+            const char *text;
+            turnfit_status want_status;
+            const char *want;
+        } cases[] = {
+            {TURNFIT_SUMMARY_ERROR, "rate limited", TURNFIT_STATUS_OK, "\"reason\":\"error\""},
+            {TURNFIT_SUMMARY_TIMEOUT, "", TURNFIT_STATUS_OK, "\"reason\":\"timeout\""},
+            {TURNFIT_SUMMARY_NOT_TEXT, "", TURNFIT_STATUS_OK, "\"reason\":\"not_text\""},
+            {TURNFIT_SUMMARY_OK, "\xff\xfe summary", TURNFIT_STATUS_OK, "\"reason\":\"invalid_utf8\""},
+            {TURNFIT_SUMMARY_OK, "   ", TURNFIT_STATUS_OK, "\"reason\":\"empty\""},
+            {7, "", TURNFIT_STATUS_INVALID_ARGUMENT, "\"reason\":\"no_summarizer\""},
+        };
+        for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+            t = NULL;
+            CHECK_STATUS(turnfit_turn_start(NULL, STR(history), LIT(kTurnOptions), &t, &err), TURNFIT_STATUS_OK);
+            if (!t)
+                continue;
+            bool is_text = cases[i].code == TURNFIT_SUMMARY_OK;
+            turnfit_status st = turnfit_turn_resume(t, cases[i].code, is_text ? cases[i].text : NULL,
+                                                    is_text ? strlen(cases[i].text) : 0,
+                                                    is_text ? NULL : cases[i].text,
+                                                    is_text ? 0 : strlen(cases[i].text), &err);
+            CHECK_STATUS(st, cases[i].want_status);
+            if (st != TURNFIT_STATUS_OK)
+                CHECK_ERR(&err, cases[i].want_status, "turnfit_turn_resume", "TURNFIT_SUMMARY_");
+            CHECK_STATUS(turnfit_turn_finish(t, &conv, &report, &err), TURNFIT_STATUS_OK);
+            CHECK_STR_CONTAINS(report, "\"source\":\"digest\"");
+            CHECK_STR_CONTAINS(report, cases[i].want);
+            turnfit_string_free(&conv);
+            turnfit_string_free(&report);
+            turnfit_turn_free(t);
+        }
+    }
+
+    /* turnfit_turn_run: success, a failure code, invalid UTF-8, NULL with a
+       length, an unknown code, re-entry, and no summarizer at all. */
+    {
+        static const char bad_utf8[] = "summary \xc3\x28 here";
+        turn_cb ok = {0, TURNFIT_SUMMARY_OK, "The agent read twelve files.", 28, false, 0, 0, 0};
+        turn_run_case(__LINE__, &ok, history, "\"source\":\"host\"");
+        turn_cb fail = {0, TURNFIT_SUMMARY_ERROR, "model down", 10, false, 0, 0, 0};
+        turn_run_case(__LINE__, &fail, history, "the summarizer failed: model down");
+        CHECK(fail.calls == 1);
+        turn_cb utf8 = {0, TURNFIT_SUMMARY_OK, bad_utf8, sizeof bad_utf8 - 1, false, 0, 0, 0};
+        turn_run_case(__LINE__, &utf8, history, "\"reason\":\"invalid_utf8\"");
+        turn_cb nul = {0, TURNFIT_SUMMARY_OK, NULL, 5, false, 0, 0, 0};
+        turn_run_case(__LINE__, &nul, history, "\"reason\":\"error\"");
+        turn_cb unknown = {0, 42, "what", 4, false, 0, 0, 0};
+        turn_run_case(__LINE__, &unknown, history, "not a TURNFIT_SUMMARY_* code");
+        turn_cb re = {0, TURNFIT_SUMMARY_OK, "Summary written while re-entering.", 34, true, 99, 99, 0};
+        turn_run_case(__LINE__, &re, history, "\"source\":\"host\"");
+        CHECK_STATUS(re.inner_run, TURNFIT_STATUS_OK);
+        CHECK_STATUS(re.inner_count, TURNFIT_STATUS_OK);
+        CHECK(re.inner_tokens > 0);
+
+        conv = (turnfit_string)SENT_STRING;
+        report = (turnfit_string)SENT_STRING;
+        CHECK_STATUS(turnfit_turn_run(NULL, STR(history), LIT(kTurnOptions), NULL, NULL, &conv, &report, &err),
+                     TURNFIT_STATUS_OK);
+        CHECK_STR_CONTAINS(report, "\"reason\":\"no_summarizer\"");
+        turnfit_string_free(&conv);
+        turnfit_string_free(&report);
+    }
+
+    /* NULL arguments and a history that cannot fit. */
+    {
+        bool waiting = false;
+        turnfit_string s1 = SENT_STRING, s2 = SENT_STRING;
+        CHECK_STATUS(turnfit_turn_start(NULL, STR(history), LIT(kTurnOptions), NULL, &err),
+                     TURNFIT_STATUS_NULL_ARGUMENT);
+        CHECK_ERR(&err, TURNFIT_STATUS_NULL_ARGUMENT, "turnfit_turn_start", "out_turn");
+        t = NULL;
+        CHECK_STATUS(turnfit_turn_start(NULL, NULL, 5, LIT(kTurnOptions), &t, &err), TURNFIT_STATUS_NULL_ARGUMENT);
+        CHECK_ERR(&err, TURNFIT_STATUS_NULL_ARGUMENT, "turnfit_turn_start", "conversation_json");
+        CHECK(t == NULL);
+        CHECK_STATUS(turnfit_turn_call(NULL, &waiting, &s1, &err), TURNFIT_STATUS_NULL_ARGUMENT);
+        CHECK_ERR(&err, TURNFIT_STATUS_NULL_ARGUMENT, "turnfit_turn_call", "turn");
+        check_string_untouched_at(__LINE__, "s1", s1);
+        CHECK_STATUS(turnfit_turn_resume(NULL, TURNFIT_SUMMARY_OK, LIT("x"), NULL, 0, &err),
+                     TURNFIT_STATUS_NULL_ARGUMENT);
+        CHECK_ERR(&err, TURNFIT_STATUS_NULL_ARGUMENT, "turnfit_turn_resume", "turn");
+        CHECK_STATUS(turnfit_turn_finish(NULL, &s1, &s2, &err), TURNFIT_STATUS_NULL_ARGUMENT);
+        CHECK_ERR(&err, TURNFIT_STATUS_NULL_ARGUMENT, "turnfit_turn_finish", "turn");
+        CHECK_STATUS(turnfit_turn_run(NULL, STR(history), LIT(kTurnOptions), NULL, NULL, NULL, &s2, &err),
+                     TURNFIT_STATUS_NULL_ARGUMENT);
+        CHECK_ERR(&err, TURNFIT_STATUS_NULL_ARGUMENT, "turnfit_turn_run", "out_conversation");
+        check_string_untouched_at(__LINE__, "s2", s2);
+
+        /* A resume on a turn with nothing to summarize. */
+        t = NULL;
+        CHECK_STATUS(turnfit_turn_start(NULL, LIT("[{\"role\":\"user\",\"content\":\"hi\"}]"),
+                                        LIT("{\"model\":\"gpt-4o\",\"max_tokens\":100}"), &t, &err),
+                     TURNFIT_STATUS_OK);
+        if (t) {
+            CHECK_STATUS(turnfit_turn_call(t, &waiting, &s1, &err), TURNFIT_STATUS_OK);
+            CHECK(!waiting);
+            turnfit_string_free(&s1);
+            CHECK_STATUS(turnfit_turn_resume(t, TURNFIT_SUMMARY_ERROR, NULL, 0, LIT("boom"), &err),
+                         TURNFIT_STATUS_INVALID_ARGUMENT);
+            CHECK_ERR(&err, TURNFIT_STATUS_INVALID_ARGUMENT, "turnfit_turn_resume", "no summarizer request");
+            turnfit_turn_free(t);
+        }
+        t = NULL;
+        CHECK_STATUS(turnfit_turn_start(NULL, STR(history), LIT("{\"model\":\"gpt-4o\",\"max_tokens\":20}"), &t, &err),
+                     TURNFIT_STATUS_DOES_NOT_FIT);
+        CHECK_ERR(&err, TURNFIT_STATUS_DOES_NOT_FIT, "turnfit_turn_start", NULL);
+        CHECK(t == NULL);
+    }
+    free(history);
+}
+
 int main(void)
 {
     test_version();
@@ -3856,6 +4125,7 @@ int main(void)
     test_toolset();
     test_limits();
     test_events();
+    test_turn();
 
     printf("c-abi: %d passed, %d failed\n", g_passed, g_failed);
     fflush(stdout);

@@ -1,5 +1,6 @@
 {-# LANGUAGE OverloadedStrings #-}
 {-# LANGUAGE ScopedTypeVariables #-}
+{-# LANGUAGE LambdaCase #-}
 
 -- | Idiomatic Haskell API over the turnfit C ABI ("Turnfit.Raw").
 --
@@ -56,6 +57,8 @@ module Turnfit
   , windowValidate, windowRepair, windowConversation
   , windowCompact, windowCompactE, windowApplySummary
   , fit, fitE, fitBytes, windowLoadBytes, windowPushBytes
+    -- * Turns: the host's model summarizing
+  , Summarizer, fitTurn
     -- * Assembly and tool sets
   , assemble, assembleBytes, toolsetReport, toolsetSelect
     -- * Skills
@@ -80,7 +83,7 @@ module Turnfit
   ) where
 
 import Control.DeepSeq (NFData, force)
-import Control.Exception (Exception, SomeException, bracket, catch, evaluate, mask, mask_, onException, throwIO, try)
+import Control.Exception (Exception, SomeAsyncException, SomeException, bracket, catch, displayException, evaluate, fromException, mask, mask_, onException, throwIO, try)
 import Data.Aeson (Value)
 import qualified Data.Aeson as A
 import qualified Data.ByteString as B
@@ -99,6 +102,8 @@ import Foreign.Marshal.Array (peekArray, withArrayLen)
 import Foreign.Ptr (FunPtr, Ptr, castFunPtrToPtr, castPtr, freeHaskellFunPtr, nullFunPtr, nullPtr, plusPtr)
 import Foreign.Storable (peek, poke)
 import System.IO.Unsafe (unsafePerformIO)
+import System.Timeout (timeout)
+import qualified Data.Aeson.KeyMap as KM
 
 import Turnfit.Raw hiding (TurnfitError)
 import qualified Turnfit.Raw as R
@@ -631,6 +636,64 @@ windowPushBytes w msg = withWin w $ \wp -> withBytes msg $ \p n -> alloca $ \out
 
 fitE :: Value -> Value -> IO (Either TurnfitError (Value, Value))
 fitE c o = try (fit c o)
+
+-- ---------------------------------------------------------------------------
+-- Turns
+
+-- | The host's model as a summarizer: gets the request (@prompt@, @model@,
+-- @max_summary_tokens@, @piece@/@pieces@, @timeout_ms@, ...;
+-- schemas/summarizer-call.json) and returns the summary text.
+type Summarizer = Value -> IO Text
+
+-- | One agent turn: the request to send now (repaired, within the budget, in
+-- the input's shape) and the turn report, with the host's model summarizing
+-- when the policy says so (@policy.strategy: "summarize"@). Drives
+-- @turnfit_turn_start@ / @_call@ / @_resume@ / @_finish@: each summarizer
+-- request runs under 'timeout' for its @timeout_ms@. A summarizer that
+-- throws, takes too long, or returns blank, far too long or invalid text
+-- never fails the turn: the deterministic digest stands in and
+-- @report.summary.fallback.reason@ says why. 'Left' only for turnfit's own
+-- errors (@DOES_NOT_FIT@ when the system prompt, tools, task, newest user
+-- message and pins alone exceed the budget; bad JSON; unknown models).
+-- Asynchronous exceptions (a 'killThread', Ctrl-C) are not swallowed.
+fitTurn :: Value -> Value -> Summarizer -> IO (Either TurnfitError (Value, Value))
+fitTurn conv opts summarize = try $ withJson conv $ \cp cn -> withJson opts $ \op on ->
+  bracket (start cp cn op on) cTurnFree $ \t -> loop t >> finish t
+  where
+    start cp cn op on = alloca $ \tp -> do
+      poke tp nullPtr
+      check (cTurnStart nullPtr cp cn op on tp)
+      peek tp
+    waiting t = alloca $ \wp -> alloca $ \sp -> do
+      poke sp (TurnfitString nullPtr 0)
+      check (cTurnCall t wp sp)
+      CBool w <- peek wp
+      consumeOwnedString sp $ \bs -> if w /= 0 then Just <$> decodeJson bs else pure Nothing
+    loop t = waiting t >>= \case
+      Nothing -> pure ()
+      Just req -> do
+        let ms = case req of
+              A.Object o | Just (A.Number n) <- KM.lookup "timeout_ms" o -> truncate n :: Integer
+              _ -> 0
+            limit act
+              | ms <= 0 = Just <$> act
+              | otherwise = timeout (fromInteger (min ms (toInteger (maxBound :: Int) `div` 1000)) * 1000) act
+        r <- try (limit (summarize req >>= evaluate . force))
+        case r of
+          Left (e :: SomeException)
+            | Just (_ :: SomeAsyncException) <- fromException e -> throwIO e
+            | otherwise -> resume t kSummaryError "" (T.pack (displayException e))
+          Right Nothing -> resume t kSummaryTimeout "" (T.pack ("no reply within " ++ show ms ++ " ms; abandoned"))
+          Right (Just txt) -> resume t kSummaryOk txt ""
+        loop t
+    resume t code txt msg = withText txt $ \tp tn -> withText msg $ \mp mn -> check (cTurnResume t code tp tn mp mn)
+    finish t = alloca $ \outC -> alloca $ \outR -> do
+      poke outC (TurnfitString nullPtr 0)
+      poke outR (TurnfitString nullPtr 0)
+      check (cTurnFinish t outC outR)
+      c <- consumeOwnedString outC decodeJson `onException` cStringFree outR
+      r <- consumeOwnedString outR decodeJson
+      pure (c, r)
 
 -- ---------------------------------------------------------------------------
 -- Assembly and tool sets

@@ -1024,6 +1024,59 @@ spec = do
       performGC
       oks `shouldBe` replicate 4 True
 
+  describe "fitTurn (issue 31): the host's summarizer as an IO action" $ do
+    let load = do
+          bs <- B.readFile "examples/data/agent-loop.json"
+          either fail pure (A.eitherDecodeStrict' bs) :: IO Value
+        opts = object
+          [ "model" .= ("gpt-4o" :: Text), "max_tokens" .= (16000 :: Int)
+          , "policy" .= object ["strategy" .= ("summarize" :: Text), "mask" .= object ["enabled" .= False]]
+          , "summarizer" .= object ["timeout_ms" .= (200 :: Int)] ]
+        field k (Object o) = KM.lookup (K.fromText k) o
+        field _ _ = Nothing
+        path ks v = foldM (\x k -> field k x) v ks
+        num ks v = case path ks v of Just (Number n) -> toBoundedInteger n :: Maybe Int; _ -> Nothing
+        strAt ks v = case path ks v of Just (String t) -> Just t; _ -> Nothing
+        -- The turn fits and was summarized; returns (source, fallback reason).
+        turn f = do
+          h <- load
+          r <- fitTurn h opts f
+          case r of
+            Left e -> expectationFailure (show e) >> pure (Nothing, Nothing)
+            Right (_conv, rep) -> do
+              let tokensAfter = num ["tokens_after"] rep
+                  limit = num ["limit_tokens"] rep
+              (tokensAfter <= limit && tokensAfter /= Nothing) `shouldBe` True
+              path ["fired"] rep `shouldBe` Just (Bool True)
+              pure (strAt ["summary", "source"] rep, strAt ["summary", "fallback", "reason"] rep)
+    it "a summarizer that succeeds writes the summary (source host)" $ do
+      calls <- newIORef (0 :: Int)
+      r <- turn $ \req -> do
+        modifyIORef' calls (+ 1)
+        num ["prompt_tokens"] req <= num ["max_prompt_tokens"] req `shouldBe` True
+        pure "The agent explored the repository."
+      r `shouldBe` (Just "host", Nothing)
+      n <- readIORef calls
+      (n >= 1) `shouldBe` True
+    it "a summarizer that throws: the digest stands in (error)" $ do
+      r <- turn $ \_ -> throwIO (userError "rate limited")
+      r `shouldBe` (Just "digest", Just "error")
+    it "an exception hidden in a lazy result is caught too (error)" $ do
+      r <- turn $ \_ -> pure (T.pack (error "lazy failure"))
+      r `shouldBe` (Just "digest", Just "error")
+    it "a summarizer that hangs past timeout_ms is abandoned (timeout)" $ do
+      r <- turn $ \_ -> threadDelay 5000000 >> pure "too late"
+      r `shouldBe` (Just "digest", Just "timeout")
+    it "blank text and far too much text: the digest stands in (empty, oversized)" $ do
+      turn (\_ -> pure "  \n ") >>= (`shouldBe` (Just "digest", Just "empty"))
+      turn (\_ -> pure (T.replicate 200000 "word ")) >>= (`shouldBe` (Just "digest", Just "oversized"))
+    it "turnfit's own errors are Left (unknown model, does not fit)" $ do
+      h <- load
+      Left e <- fitTurn h (object ["model" .= ("gtp-4o" :: Text), "max_tokens" .= (16000 :: Int)]) (\_ -> pure "x")
+      status e `shouldBe` statusUnknownModel
+      Left e2 <- fitTurn h (object ["model" .= ("gpt-4o" :: Text), "max_tokens" .= (50 :: Int)]) (\_ -> pure "x")
+      status e2 `shouldBe` statusDoesNotFit
+
   describe "HandoffObject (seed document 004)" $ do
     let design = H.HandoffObject
           { H.taskSummary = "Collect the failing tests and hand them to the fixer."

@@ -29,6 +29,8 @@ const ROOTS = {
   'fit-report': 'FitReport',
   'assemble-request': 'AssembleRequest',
   'assemble-result': 'AssembleResult',
+  'turn-report': 'TurnReport',
+  'summarizer-call': 'SummarizerCall',
 }
 
 const KNOWN = new Set([

@@ -12,9 +12,11 @@ mod agents;
 mod error;
 mod text;
 mod tokenizer;
+mod turn;
 mod window;
 
 pub use agents::*;
 pub use error::panic_for_test;
 pub use tokenizer::*;
+pub use turn::*;
 pub use window::*;

@@ -24,11 +24,13 @@ mod agents;
 mod events;
 mod fast;
 mod tokenizer;
+mod turn;
 mod window;
 
 pub use agents::*;
 pub use events::*;
 pub use tokenizer::*;
+pub use turn::*;
 pub use window::*;
 
 /// Every turnfit failure: one variant per core error kind, spelled as in

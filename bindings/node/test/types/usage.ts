@@ -3,6 +3,7 @@
 import {
   Tokenizer, countTokens, TurnfitError, ContextWindow, fit, fitJson, fitAsync, CallStack,
   CircuitBreaker, Tracer, SkillSet, type ErrorCode, type BreakerState, type CompactOutcome,
+  fitTurn, type TurnReport, type SummarizerCall,
 } from '../../index.js'
 
 const t = new Tokenizer('o200k_base', { special: 'ordinary' })
@@ -71,3 +72,17 @@ export { n, b, s, within, removed, m, one, p, verdict, j, fa, st, chain, skills 
   const tr = new Tracer()
   tr.endWith(tr.start('search'), special ? 'failed' : 'success', { input_tokens: 3, metadata: { model: 'gpt-4o' } })
 }
+
+// fitTurn: an async or sync summarizer returning text or { content } / { text }.
+async function turns(): Promise<void> {
+  const opts = { model: 'gpt-4o', max_tokens: 16000, policy: { strategy: 'summarize' as const }, summarizer: { timeout_ms: 200 } }
+  const a = await fitTurn({ messages: [] }, opts, async (req: SummarizerCall) => `summary of ${req.prompt_tokens} tokens`)
+  const r: TurnReport = a.report
+  const reason: string | undefined = r.summary?.fallback?.reason
+  await fitTurn({ messages: [] }, opts, () => ({ content: reason ?? '' }))
+  await fitTurn({ messages: [] }, opts, async () => ({ text: 'x' }))
+  await fitTurn({ messages: [] }, opts)
+  // @ts-expect-error a summarizer returns text, not a number
+  await fitTurn({ messages: [] }, opts, () => 42)
+}
+void turns

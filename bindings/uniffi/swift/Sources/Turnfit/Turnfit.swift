@@ -2847,6 +2847,210 @@ public func FfiConverterTypeTracer_lower(_ value: Tracer) -> UInt64 {
 
 
 
+
+
+/**
+ * A turn in progress: while `call` has a summarizer request, run the model
+ * on its prompt and hand the reply to `resume` (or the failure to `fail`);
+ * then `finish`. Calls on one turn are serialized by a mutex.
+ */
+public protocol TurnProtocol: AnyObject, Sendable {
+    
+    /**
+     * The waiting summarizer request, or null.
+     */
+    func call() throws  -> SummarizerRequest?
+    
+    /**
+     * The summarizer failed (`message`: the host's words, kept in the report).
+     */
+    func fail(reason: SummaryFailure, message: Text) throws 
+    
+    /**
+     * The request to send and the turn report (`schemas/turn-report.json`);
+     * the turn is then finished.
+     */
+    func finish() throws  -> FitResult
+    
+    /**
+     * The summarizer's text for the waiting request.
+     */
+    func resume(summary: Text) throws 
+    
+}
+/**
+ * A turn in progress: while `call` has a summarizer request, run the model
+ * on its prompt and hand the reply to `resume` (or the failure to `fail`);
+ * then `finish`. Calls on one turn are serialized by a mutex.
+ */
+open class Turn: TurnProtocol, @unchecked Sendable {
+    fileprivate let handle: UInt64
+
+    /// Used to instantiate a [FFIObject] without an actual handle, for fakes in tests, mostly.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public struct NoHandle {
+        public init() {}
+    }
+
+    // TODO: We'd like this to be `private` but for Swifty reasons,
+    // we can't implement `FfiConverter` without making this `required` and we can't
+    // make it `required` without making it `public`.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    required public init(unsafeFromHandle handle: UInt64) {
+        self.handle = handle
+    }
+
+    // This constructor can be used to instantiate a fake object.
+    // - Parameter noHandle: Placeholder value so we can have a constructor separate from the default empty one that may be implemented for classes extending [FFIObject].
+    //
+    // - Warning:
+    //     Any object instantiated with this constructor cannot be passed to an actual Rust-backed object. Since there isn't a backing handle the FFI lower functions will crash.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public init(noHandle: NoHandle) {
+        self.handle = 0
+    }
+
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public func uniffiCloneHandle() -> UInt64 {
+        return try! rustCall { uniffi_turnfit_uniffi_fn_clone_turn(self.handle, $0) }
+    }
+    /**
+     * Starts a turn on `conversation_json` (any of the five formats) with
+     * `options_json`, the fit options (`model` required; `policy`,
+     * `summarizer`: `{"model", "context_window", "max_prompt_tokens",
+     * "timeout_ms", "max_requests"}`, ...).
+     */
+public convenience init(conversationJson: Text, optionsJson: Text, registry: ModelRegistry? = nil)throws  {
+    let handle =
+        try rustCallWithError(FfiConverterTypeTurnfitError_lift) {
+        uniffiCallStatus in
+    uniffi_turnfit_uniffi_fn_constructor_turn_new(
+        FfiConverterTypeText_lower(conversationJson),
+        FfiConverterTypeText_lower(optionsJson),
+        FfiConverterOptionTypeModelRegistry.lower(registry),uniffiCallStatus
+    )
+}
+    self.init(unsafeFromHandle: handle)
+}
+
+    deinit {
+        if handle == 0 {
+            // Mock objects have handle=0 don't try to free them
+            return
+        }
+
+        try! rustCall { uniffi_turnfit_uniffi_fn_free_turn(handle, $0) }
+    }
+
+    
+
+    
+    /**
+     * The waiting summarizer request, or null.
+     */
+open func call()throws  -> SummarizerRequest?  {
+    return try  FfiConverterOptionTypeSummarizerRequest.lift(try rustCallWithError(FfiConverterTypeTurnfitError_lift) {
+        uniffiCallStatus in
+    uniffi_turnfit_uniffi_fn_method_turn_call(
+            self.uniffiCloneHandle(),uniffiCallStatus
+    )
+})
+}
+    
+    /**
+     * The summarizer failed (`message`: the host's words, kept in the report).
+     */
+open func fail(reason: SummaryFailure, message: Text)throws   {try rustCallWithError(FfiConverterTypeTurnfitError_lift) {
+        uniffiCallStatus in
+    uniffi_turnfit_uniffi_fn_method_turn_fail(
+            self.uniffiCloneHandle(),
+        FfiConverterTypeSummaryFailure_lower(reason),
+        FfiConverterTypeText_lower(message),uniffiCallStatus
+    )
+}
+}
+    
+    /**
+     * The request to send and the turn report (`schemas/turn-report.json`);
+     * the turn is then finished.
+     */
+open func finish()throws  -> FitResult  {
+    return try  FfiConverterTypeFitResult_lift(try rustCallWithError(FfiConverterTypeTurnfitError_lift) {
+        uniffiCallStatus in
+    uniffi_turnfit_uniffi_fn_method_turn_finish(
+            self.uniffiCloneHandle(),uniffiCallStatus
+    )
+})
+}
+    
+    /**
+     * The summarizer's text for the waiting request.
+     */
+open func resume(summary: Text)throws   {try rustCallWithError(FfiConverterTypeTurnfitError_lift) {
+        uniffiCallStatus in
+    uniffi_turnfit_uniffi_fn_method_turn_resume(
+            self.uniffiCloneHandle(),
+        FfiConverterTypeText_lower(summary),uniffiCallStatus
+    )
+}
+}
+    
+
+    
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeTurn: FfiConverter {
+    typealias FfiType = UInt64
+    typealias SwiftType = Turn
+
+    public static func lift(_ handle: UInt64) throws -> Turn {
+        return Turn(unsafeFromHandle: handle)
+    }
+
+    public static func lower(_ value: Turn) -> UInt64 {
+        return value.uniffiCloneHandle()
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> Turn {
+        let handle: UInt64 = try readInt(&buf)
+        return try lift(handle)
+    }
+
+    public static func write(_ value: Turn, into buf: inout [UInt8]) {
+        writeInt(&buf, lower(value))
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeTurn_lift(_ handle: UInt64) throws -> Turn {
+    return try FfiConverterTypeTurn.lift(handle)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeTurn_lower(_ value: Turn) -> UInt64 {
+    return FfiConverterTypeTurn.lower(value)
+}
+
+
+
+
 /**
  * A retry decision.
  */
@@ -3894,6 +4098,77 @@ public func FfiConverterTypeSpecialToken_lower(_ value: SpecialToken) -> RustBuf
 
 
 /**
+ * A summarizer request: the JSON the host's summarizer gets, and its timeout.
+ */
+public struct SummarizerRequest: Equatable, Hashable {
+    /**
+     * The request (`schemas/summarizer-call.json`: `prompt`, `model`,
+     * `max_summary_tokens`, `piece`/`pieces`, ...).
+     */
+    public var requestJson: String
+    /**
+     * Milliseconds the reply may take (0: no limit).
+     */
+    public var timeoutMs: UInt64
+
+    // Default memberwise initializers are never public by default, so we
+    // declare one manually.
+    public init(
+        /**
+         * The request (`schemas/summarizer-call.json`: `prompt`, `model`,
+         * `max_summary_tokens`, `piece`/`pieces`, ...).
+         */requestJson: String, 
+        /**
+         * Milliseconds the reply may take (0: no limit).
+         */timeoutMs: UInt64) {
+        self.requestJson = requestJson
+        self.timeoutMs = timeoutMs
+    }
+
+    
+
+    
+}
+
+#if compiler(>=6)
+extension SummarizerRequest: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeSummarizerRequest: FfiConverterRustBuffer {
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> SummarizerRequest {
+        return
+            try SummarizerRequest(
+                requestJson: FfiConverterString.read(from: &buf), 
+                timeoutMs: FfiConverterUInt64.read(from: &buf)
+        )
+    }
+
+    public static func write(_ value: SummarizerRequest, into buf: inout [UInt8]) {
+        FfiConverterString.write(value.requestJson, into: &buf)
+        FfiConverterUInt64.write(value.timeoutMs, into: &buf)
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeSummarizerRequest_lift(_ buf: RustBuffer) throws -> SummarizerRequest {
+    return try FfiConverterTypeSummarizerRequest.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeSummarizerRequest_lower(_ value: SummarizerRequest) -> RustBuffer {
+    return FfiConverterTypeSummarizerRequest.lower(value)
+}
+
+
+/**
  * A tokenizer's description.
  */
 public struct TokenizerInfo: Equatable, Hashable {
@@ -4742,6 +5017,91 @@ public func FfiConverterTypeSpecialTokens_lower(_ value: SpecialTokens) -> RustB
 
 
 /**
+ * Why the host's summarizer gave no text (`Turn.fail`).
+ */
+
+public enum SummaryFailure: Equatable, Hashable {
+    
+    /**
+     * It threw or returned an error.
+     */
+    case error
+    /**
+     * It took longer than the request's `timeout_ms` (it was cancelled).
+     */
+    case timeout
+    /**
+     * It replied with something other than text.
+     */
+    case notText
+
+
+
+
+
+}
+
+#if compiler(>=6)
+extension SummaryFailure: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeSummaryFailure: FfiConverterRustBuffer {
+    typealias SwiftType = SummaryFailure
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> SummaryFailure {
+        let variant: Int32 = try readInt(&buf)
+        switch variant {
+        
+        case 1: return .error
+        
+        case 2: return .timeout
+        
+        case 3: return .notText
+        
+        default: throw UniffiInternalError.unexpectedEnumCase
+        }
+    }
+
+    public static func write(_ value: SummaryFailure, into buf: inout [UInt8]) {
+        switch value {
+        
+        
+        case .error:
+            writeInt(&buf, Int32(1))
+        
+        
+        case .timeout:
+            writeInt(&buf, Int32(2))
+        
+        
+        case .notText:
+            writeInt(&buf, Int32(3))
+        
+        }
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeSummaryFailure_lift(_ buf: RustBuffer) throws -> SummaryFailure {
+    return try FfiConverterTypeSummaryFailure.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeSummaryFailure_lower(_ value: SummaryFailure) -> RustBuffer {
+    return FfiConverterTypeSummaryFailure.lower(value)
+}
+
+
+
+/**
  * Which part of the text `truncate` keeps.
  */
 
@@ -5251,6 +5611,30 @@ fileprivate struct FfiConverterOptionTypeModelInfo: FfiConverterRustBuffer {
         switch try readInt(&buf) as Int8 {
         case 0: return nil
         case 1: return try FfiConverterTypeModelInfo.read(from: &buf)
+        default: throw UniffiInternalError.unexpectedOptionalTag
+        }
+    }
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+fileprivate struct FfiConverterOptionTypeSummarizerRequest: FfiConverterRustBuffer {
+    typealias SwiftType = SummarizerRequest?
+
+    public static func write(_ value: SwiftType, into buf: inout [UInt8]) {
+        guard let value = value else {
+            writeInt(&buf, Int8(0))
+            return
+        }
+        writeInt(&buf, Int8(1))
+        FfiConverterTypeSummarizerRequest.write(value, into: &buf)
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> SwiftType {
+        switch try readInt(&buf) as Int8 {
+        case 0: return nil
+        case 1: return try FfiConverterTypeSummarizerRequest.read(from: &buf)
         default: throw UniffiInternalError.unexpectedOptionalTag
         }
     }
@@ -5947,6 +6331,18 @@ private let initializationResult: InitializationResult = {
     if (uniffi_turnfit_uniffi_checksum_method_tokenizer_truncate() != 25416) {
         return InitializationResult.apiChecksumMismatch
     }
+    if (uniffi_turnfit_uniffi_checksum_method_turn_call() != 53300) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_turnfit_uniffi_checksum_method_turn_fail() != 44503) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_turnfit_uniffi_checksum_method_turn_finish() != 36627) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_turnfit_uniffi_checksum_method_turn_resume() != 14200) {
+        return InitializationResult.apiChecksumMismatch
+    }
     if (uniffi_turnfit_uniffi_checksum_method_contextwindow_apply_summary() != 30398) {
         return InitializationResult.apiChecksumMismatch
     }
@@ -6014,6 +6410,9 @@ private let initializationResult: InitializationResult = {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_turnfit_uniffi_checksum_constructor_tokenizer_new() != 51807) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_turnfit_uniffi_checksum_constructor_turn_new() != 14648) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_turnfit_uniffi_checksum_constructor_contextwindow_new() != 6205) {

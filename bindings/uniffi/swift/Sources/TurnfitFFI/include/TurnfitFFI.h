@@ -585,6 +585,41 @@ uint32_t uniffi_turnfit_uniffi_fn_method_tokenizer_token_id(uint64_t ptr, RustBu
 RustBuffer uniffi_turnfit_uniffi_fn_method_tokenizer_truncate(uint64_t ptr, RustBuffer text, uint64_t max_tokens, RustBuffer side, RustBuffer marker, RustCallStatus *_Nonnull out_status
 );
 #endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_TURNFIT_UNIFFI_FN_CLONE_TURN
+#define UNIFFI_FFIDEF_UNIFFI_TURNFIT_UNIFFI_FN_CLONE_TURN
+uint64_t uniffi_turnfit_uniffi_fn_clone_turn(uint64_t handle, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_TURNFIT_UNIFFI_FN_FREE_TURN
+#define UNIFFI_FFIDEF_UNIFFI_TURNFIT_UNIFFI_FN_FREE_TURN
+void uniffi_turnfit_uniffi_fn_free_turn(uint64_t handle, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_TURNFIT_UNIFFI_FN_CONSTRUCTOR_TURN_NEW
+#define UNIFFI_FFIDEF_UNIFFI_TURNFIT_UNIFFI_FN_CONSTRUCTOR_TURN_NEW
+uint64_t uniffi_turnfit_uniffi_fn_constructor_turn_new(RustBuffer conversation_json, RustBuffer options_json, RustBuffer registry, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_TURNFIT_UNIFFI_FN_METHOD_TURN_CALL
+#define UNIFFI_FFIDEF_UNIFFI_TURNFIT_UNIFFI_FN_METHOD_TURN_CALL
+RustBuffer uniffi_turnfit_uniffi_fn_method_turn_call(uint64_t ptr, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_TURNFIT_UNIFFI_FN_METHOD_TURN_FAIL
+#define UNIFFI_FFIDEF_UNIFFI_TURNFIT_UNIFFI_FN_METHOD_TURN_FAIL
+void uniffi_turnfit_uniffi_fn_method_turn_fail(uint64_t ptr, RustBuffer reason, RustBuffer message, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_TURNFIT_UNIFFI_FN_METHOD_TURN_FINISH
+#define UNIFFI_FFIDEF_UNIFFI_TURNFIT_UNIFFI_FN_METHOD_TURN_FINISH
+RustBuffer uniffi_turnfit_uniffi_fn_method_turn_finish(uint64_t ptr, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_TURNFIT_UNIFFI_FN_METHOD_TURN_RESUME
+#define UNIFFI_FFIDEF_UNIFFI_TURNFIT_UNIFFI_FN_METHOD_TURN_RESUME
+void uniffi_turnfit_uniffi_fn_method_turn_resume(uint64_t ptr, RustBuffer summary, RustCallStatus *_Nonnull out_status
+);
+#endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_TURNFIT_UNIFFI_FN_CLONE_CONTEXTWINDOW
 #define UNIFFI_FFIDEF_UNIFFI_TURNFIT_UNIFFI_FN_CLONE_CONTEXTWINDOW
 uint64_t uniffi_turnfit_uniffi_fn_clone_contextwindow(uint64_t handle, RustCallStatus *_Nonnull out_status
@@ -1354,6 +1389,30 @@ uint16_t uniffi_turnfit_uniffi_checksum_method_tokenizer_truncate(void
     
 );
 #endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_TURNFIT_UNIFFI_CHECKSUM_METHOD_TURN_CALL
+#define UNIFFI_FFIDEF_UNIFFI_TURNFIT_UNIFFI_CHECKSUM_METHOD_TURN_CALL
+uint16_t uniffi_turnfit_uniffi_checksum_method_turn_call(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_TURNFIT_UNIFFI_CHECKSUM_METHOD_TURN_FAIL
+#define UNIFFI_FFIDEF_UNIFFI_TURNFIT_UNIFFI_CHECKSUM_METHOD_TURN_FAIL
+uint16_t uniffi_turnfit_uniffi_checksum_method_turn_fail(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_TURNFIT_UNIFFI_CHECKSUM_METHOD_TURN_FINISH
+#define UNIFFI_FFIDEF_UNIFFI_TURNFIT_UNIFFI_CHECKSUM_METHOD_TURN_FINISH
+uint16_t uniffi_turnfit_uniffi_checksum_method_turn_finish(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_TURNFIT_UNIFFI_CHECKSUM_METHOD_TURN_RESUME
+#define UNIFFI_FFIDEF_UNIFFI_TURNFIT_UNIFFI_CHECKSUM_METHOD_TURN_RESUME
+uint16_t uniffi_turnfit_uniffi_checksum_method_turn_resume(void
+    
+);
+#endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_TURNFIT_UNIFFI_CHECKSUM_METHOD_CONTEXTWINDOW_APPLY_SUMMARY
 #define UNIFFI_FFIDEF_UNIFFI_TURNFIT_UNIFFI_CHECKSUM_METHOD_CONTEXTWINDOW_APPLY_SUMMARY
 uint16_t uniffi_turnfit_uniffi_checksum_method_contextwindow_apply_summary(void
@@ -1489,6 +1548,12 @@ uint16_t uniffi_turnfit_uniffi_checksum_constructor_tokenizer_from_name(void
 #ifndef UNIFFI_FFIDEF_UNIFFI_TURNFIT_UNIFFI_CHECKSUM_CONSTRUCTOR_TOKENIZER_NEW
 #define UNIFFI_FFIDEF_UNIFFI_TURNFIT_UNIFFI_CHECKSUM_CONSTRUCTOR_TOKENIZER_NEW
 uint16_t uniffi_turnfit_uniffi_checksum_constructor_tokenizer_new(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_TURNFIT_UNIFFI_CHECKSUM_CONSTRUCTOR_TURN_NEW
+#define UNIFFI_FFIDEF_UNIFFI_TURNFIT_UNIFFI_CHECKSUM_CONSTRUCTOR_TURN_NEW
+uint16_t uniffi_turnfit_uniffi_checksum_constructor_turn_new(void
     
 );
 #endif
