@@ -294,9 +294,11 @@ fn every_turn_of_every_trajectory_fits_in_every_format() {
                                 .filter(|&i| !std::ptr::eq(&input.messages[i], task))
                                 .map_or(0, |i| {
                                     let m = &input.messages[i];
-                                    let call = (i > 0 && !format.results_are_messages())
-                                        .then(|| acct.message(&input.messages[i - 1]).unwrap())
-                                        .unwrap_or(0);
+                                    let call = if i > 0 && !format.results_are_messages() {
+                                        acct.message(&input.messages[i - 1]).unwrap()
+                                    } else {
+                                        0
+                                    };
                                     acct.message(m).unwrap() + call
                                 });
                             let floor = acct.overhead(&input).unwrap() + sys + acct.message(task).unwrap() + latest;
