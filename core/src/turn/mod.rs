@@ -250,7 +250,6 @@ struct Summarizing {
     so_far: Option<String>,
     call: Option<(SummarizerCall, Instant)>,
     report: SummaryReport,
-    max_requests: usize,
     timeout_ms: u64,
 }
 
@@ -468,7 +467,6 @@ impl Summarizing {
         }
         let report = SummaryReport { folded_previous: plan.previous.is_some(), ..report };
         let so_far = plan.previous.clone();
-        drop(span);
         Ok(Ok(Summarizing {
             pending,
             plan,
@@ -478,7 +476,6 @@ impl Summarizing {
             so_far,
             call: None,
             report,
-            max_requests,
             timeout_ms: so.timeout_ms.unwrap_or(DEFAULT_TIMEOUT_MS),
         }))
     }
@@ -501,7 +498,6 @@ impl Summarizing {
         let inputs = self.pending.span_input_indices();
         let r = self.plan.pieces[self.next].clone();
         let timeout_ms = self.timeout_ms;
-        debug_assert!(self.plan.pieces.len() <= self.max_requests);
         Ok(SummarizerCall {
             id: self.pending.request.id.clone(),
             piece: self.next + 1,
