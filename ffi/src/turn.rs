@@ -288,14 +288,16 @@ pub unsafe extern "C" fn turnfit_turn_run(
                 registry_or_builtin(registry),
             )
         };
-        let mut t = Turn::start(registry, conversation, &options(opts)?)?;
-        if let Some(f) = summarize {
-            while let Some(call) = t.call() {
-                let r = call_host(f, user, call)?;
-                t.resume(r)?;
+        // The core's loop; a request that cannot be handed over is a failed
+        // reply (the digest stands in), never a lost turn.
+        let mut host = summarize.map(|f| {
+            move |call: &SummarizerCall| {
+                call_host(f, user, call)
+                    .unwrap_or_else(|e| Reply::Failed { reason: FailReason::Error, message: e.message })
             }
-        }
-        let (c, report) = t.finish()?;
+        });
+        let host = host.as_mut().map(|h| h as &mut dyn FnMut(&SummarizerCall) -> Reply);
+        let (c, report) = turnfit_core::turn::run(registry, conversation, &options(opts)?, host)?;
         let report = json_string(&report)?;
         dst_c.write(turnfit_string::from_string(c.to_json()?));
         dst_r.write(report);

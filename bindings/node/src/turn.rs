@@ -54,21 +54,7 @@ impl NativeTurn {
     #[napi]
     pub fn fail(&self, reason: String, message: String) -> napi::Result<()> {
         guard("fitTurn", || {
-            let reason = match reason.as_str() {
-                "error" => FailReason::Error,
-                "timeout" => FailReason::Timeout,
-                "not_text" => FailReason::NotText,
-                "invalid_utf8" => FailReason::InvalidUtf8,
-                other => {
-                    return Err(turnfit::Error::new(
-                        turnfit::ErrorKind::InvalidArgument,
-                        format!(
-                            "failure reason '{}' is not error, timeout, not_text or invalid_utf8",
-                            other.chars().take(40).collect::<String>()
-                        ),
-                    ))
-                }
-            };
+            let reason = FailReason::from_name(&reason)?;
             self.inner.lock().as_mut().ok_or_else(finished)?.resume(Reply::Failed { reason, message })
         })
     }

@@ -52,7 +52,7 @@ impl Turn {
     /// The summarizer failed: `reason` is `error`, `timeout`, `not_text` or `invalid_utf8`.
     fn fail(&self, reason: Text, message: Text) -> PyResult<()> {
         guard("fit_turn", || {
-            let reason = fail_reason(&reason)?;
+            let reason = FailReason::from_name(&reason)?;
             self.inner
                 .lock()
                 .as_mut()
@@ -69,24 +69,6 @@ impl Turn {
             Ok((c.to_json()?, to_json(&report)?))
         })
     }
-}
-
-fn fail_reason(reason: &str) -> turnfit::Result<FailReason> {
-    Ok(match reason {
-        "error" => FailReason::Error,
-        "timeout" => FailReason::Timeout,
-        "not_text" => FailReason::NotText,
-        "invalid_utf8" => FailReason::InvalidUtf8,
-        other => {
-            return Err(turnfit::Error::new(
-                turnfit::ErrorKind::InvalidArgument,
-                format!(
-                    "failure reason '{}' is not error, timeout, not_text or invalid_utf8",
-                    other.chars().take(40).collect::<String>()
-                ),
-            ))
-        }
-    })
 }
 
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -131,7 +113,7 @@ impl WindowTurn {
 
     fn fail(&self, reason: Text, message: Text) -> PyResult<()> {
         guard("fit_turn", || {
-            let reason = fail_reason(&reason)?;
+            let reason = FailReason::from_name(&reason)?;
             self.inner
                 .lock()
                 .as_mut()

@@ -98,6 +98,26 @@ pub enum FailReason {
     InvalidUtf8,
 }
 
+impl FailReason {
+    /// The reason named as in the report (`error`, `timeout`, `not_text`,
+    /// `invalid_utf8`): how bindings hand a failure across as text. Any
+    /// other name is `InvalidArgument` naming the four.
+    pub fn from_name(name: &str) -> Result<FailReason> {
+        Ok(match name {
+            "error" => FailReason::Error,
+            "timeout" => FailReason::Timeout,
+            "not_text" => FailReason::NotText,
+            "invalid_utf8" => FailReason::InvalidUtf8,
+            other => {
+                return Err(Error::invalid_argument(format!(
+                    "failure reason '{}' is not error, timeout, not_text or invalid_utf8",
+                    crate::text::clip(other)
+                )))
+            }
+        })
+    }
+}
+
 /// The host's answer to a [`SummarizerCall`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Reply {

@@ -326,3 +326,18 @@ fn a_window_changed_during_its_turn_is_left_as_it_is() {
     assert_eq!(w.conversation().messages.len(), n);
     assert!(w.conversation().to_json().unwrap().contains("one more thing"));
 }
+
+#[test]
+fn failure_reasons_are_read_by_name() {
+    for (n, r) in [
+        ("error", FailReason::Error),
+        ("timeout", FailReason::Timeout),
+        ("not_text", FailReason::NotText),
+        ("invalid_utf8", FailReason::InvalidUtf8),
+    ] {
+        assert_eq!(FailReason::from_name(n).unwrap(), r);
+    }
+    let e = FailReason::from_name(&"x".repeat(10_000)).unwrap_err();
+    assert_eq!(e.kind(), crate::ErrorKind::InvalidArgument);
+    assert!(e.message().len() < 1_000, "a hostile name is clipped");
+}

@@ -195,6 +195,13 @@ def fit_turn(
     alone exceed the budget. A coroutine-function summarizer needs
     ``afit_turn`` inside a running event loop."""
     turn = _native.Turn(_dumps(conversation), _dumps(options))
+    _drive(turn, summarize)
+    return _finish(turn)
+
+
+def _drive(turn: Any, summarize: Optional[Summarizer]) -> None:
+    """Answers each waiting request with ``summarize`` (a coroutine is run to
+    completion); a summarizer that raises is a failed reply: the digest stands in."""
     for request in _requests(turn, summarize):
         try:
             reply = summarize(request)
@@ -204,7 +211,6 @@ def fit_turn(
             turn.fail("error", f"{type(e).__name__}: {e}")
         else:
             _answer(turn, reply)
-    return _finish(turn)
 
 
 def _requests(turn: Any, summarize: Optional[Summarizer]) -> Any:
@@ -388,15 +394,7 @@ class ContextWindow:
         ``summarize`` runs; if the window changes meanwhile, nothing is applied and
         ``InvalidArgumentError`` says so. Returns the turn report."""
         turn = _native.WindowTurn(self._w, _dumps(options))
-        for request in _requests(turn, summarize):
-            try:
-                reply = summarize(request)
-                if _inspect.isawaitable(reply):
-                    reply = _run_awaitable(reply)
-            except Exception as e:
-                turn.fail("error", f"{type(e).__name__}: {e}")
-            else:
-                _answer(turn, reply)
+        _drive(turn, summarize)
         report = _json.loads(turn.finish())
         self._emit()
         return report
