@@ -34,7 +34,7 @@ pub use cache::CacheImpact;
 
 use crate::chat::Conversation;
 use crate::window::{
-    apply_summary, digest_summary, start_fit, start_fit_parsed, Accountant, Begun, FitHead, FitOptions, FitReport,
+    apply_summary, digest_summary, start_fit, start_fit_resolved, Accountant, Begun, FitHead, FitOptions, FitReport,
     Pending, Policy, Window, DEFAULT_LABEL, DEFAULT_TEMPLATE,
 };
 use crate::{Error, ModelRegistry, Result, Tokenizer, TruncateSide};
@@ -604,8 +604,17 @@ enum WindowInner {
 }
 
 impl WindowTurn {
-    /// Starts a turn on `window` (see the type's documentation).
+    /// Starts a turn on `window` (see the type's documentation); a
+    /// summarizer model named in `options.summarizer` is looked up in the
+    /// built-in table.
     pub fn start(window: &Window, options: &FitOptions) -> Result<WindowTurn> {
+        WindowTurn::start_in(&ModelRegistry::builtin(), window, options)
+    }
+
+    /// [`start`](WindowTurn::start) with the summarizer's model looked up in
+    /// `registry`. The agent's model is the window's own (resolved when the
+    /// window was made, calibration included): never looked up again.
+    pub fn start_in(registry: &ModelRegistry, window: &Window, options: &FitOptions) -> Result<WindowTurn> {
         if options.trigger_messages == Some(0) {
             return Err(Error::invalid_argument("options.trigger_messages must be positive"));
         }
@@ -621,9 +630,9 @@ impl WindowTurn {
             trigger_messages: options.trigger_messages,
             ..window.fit_options()
         };
-        let registry = ModelRegistry::builtin();
-        let started = start_fit_parsed(&registry, window.conversation().clone(), &o)?;
-        let t = Turn::begin(&registry, started, &o)?;
+        let started =
+            start_fit_resolved(window.model_info().clone(), *window.accountant(), window.conversation().clone(), &o)?;
+        let t = Turn::begin(registry, started, &o)?;
         Ok(WindowTurn { inner: WindowInner::Running(Box::new(t)), generation })
     }
 

@@ -327,6 +327,29 @@ fn a_window_changed_during_its_turn_is_left_as_it_is() {
     assert!(w.conversation().to_json().unwrap().contains("one more thing"));
 }
 
+/// A window for a model the host registered (not in the built-in table)
+/// turns with that model: its counts stay exact and its name is the
+/// report's, and a calibrated window's accountant is the one the turn uses.
+#[test]
+fn a_window_turn_uses_the_windows_own_model() {
+    let host = reg();
+    host.register_json(r#"{"name":"house-model","encoding":"o200k_base","context_window":8000,"exact":true}"#)
+        .unwrap();
+    let mut w = crate::window::Window::for_model(
+        &host,
+        "house-model",
+        crate::window::Budget { reserved_output: Some(500), ..Default::default() },
+    )
+    .unwrap();
+    w.load(Conversation::parse(&agent_loop(40, 120), None).unwrap()).unwrap();
+    let o = FitOptions { policy: options(8000).policy, ..FitOptions::default() };
+    let r = run_window(&mut w, &o, Some(&mut |_: &SummarizerCall| Reply::Summary("s".into()))).unwrap();
+    assert!(r.fired && r.changed);
+    assert_eq!(r.fit.model, "house-model");
+    assert!(r.fit.exact, "a registered exact model stays exact through a window turn");
+    assert_eq!(r.fit.tokens_after, w.preflight(None).unwrap().prompt_tokens);
+}
+
 #[test]
 fn failure_reasons_are_read_by_name() {
     for (n, r) in [

@@ -183,7 +183,7 @@ pub(crate) fn start(registry: &ModelRegistry, conversation: &str, options: &FitO
     start_parsed(registry, Conversation::parse(conversation, options.format)?, options)
 }
 
-/// [`start`] on a parsed conversation (a window's).
+/// [`start`] on a parsed conversation.
 pub(crate) fn start_parsed(registry: &ModelRegistry, c: Conversation, options: &FitOptions) -> Result<Started> {
     let custom = crate::CustomModel {
         encoding: options.encoding,
@@ -191,13 +191,26 @@ pub(crate) fn start_parsed(registry: &ModelRegistry, c: Conversation, options: &
         max_output_tokens: options.max_output_tokens,
     };
     let info = registry.resolve(&options.model, &custom)?;
+    let acct = Accountant::for_info(&info)?;
+    start_resolved(info, acct, c, options)
+}
+
+/// [`start`] with the model already resolved: a window's turn passes the
+/// window's own model and accountant (a host-registered model stays
+/// exact, a calibrated accountant stays calibrated), so nothing is looked
+/// up again in a registry that may not know the model.
+pub(crate) fn start_resolved(
+    info: crate::ModelInfo,
+    acct: Accountant,
+    c: Conversation,
+    options: &FitOptions,
+) -> Result<Started> {
     let budget = Budget {
         context_window: options.max_tokens.unwrap_or(0),
         reserved_output: options.reserve_output,
         ..Budget::default()
     };
     // The window resolves the model's limits and validates the budget.
-    let acct = Accountant::for_info(&info)?;
     let window = Window::new(acct, info.clone(), budget)?;
     let pre = window.preflight(None)?;
     let limit = pre.limit - pre.reserved_output;
