@@ -34,6 +34,7 @@ use std::borrow::Cow;
 use serde::{Deserialize, Serialize};
 
 use super::manifest::{Change, ChangeKind, Protected, Reason};
+use super::summary_message::{self, SummaryRole};
 use super::mask::{self, MaskOptions, Masked};
 use super::rounds::{self, is_user_input, Protection, Round};
 use super::{bm25, repair, tool_outputs, validate, Accountant, IssueKind};
@@ -41,20 +42,6 @@ use crate::chat::{Conversation, Message, Role};
 use crate::{Error, ErrorKind, Result};
 
 pub use crate::events::payload::Strategy;
-
-/// The role of an inserted summary.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
-#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-#[serde(rename_all = "snake_case")]
-pub enum SummaryRole {
-    /// A user message (Anthropic: a text block joined to a neighbouring user
-    /// message, which keeps the roles alternating).
-    #[default]
-    User,
-    /// A system message where the format has system messages (OpenAI);
-    /// Anthropic has none in its message list and uses `user`.
-    System,
-}
 
 /// What to do and within what budget.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -232,28 +219,6 @@ pub(super) struct Draft {
     pub(super) messages: Vec<Message>,
     pub(super) changes: Vec<Change>,
     pub(super) tokens_after: usize,
-}
-
-/// Compacts `c` under `policy`, counting with `acct`. For
-/// [`Strategy::Summarize`] the summary is the deterministic digest; use
-/// `summarize::request_summary` and `apply_summary` for a host summary.
-pub fn compact(c: &Conversation, policy: &Policy, acct: &Accountant) -> Result<Compacted> {
-    let p = prepare(Cow::Borrowed(c), policy, acct)?;
-    compact_from(p, policy, acct)
-}
-
-/// Steps 3 and 4 of the ladder on a prepared copy, by the policy's
-/// strategy.
-pub(super) fn compact_from(mut p: Prepared, policy: &Policy, acct: &Accountant) -> Result<Compacted> {
-    if policy.strategy != Strategy::Summarize {
-        cut_to_fit(&mut p, policy, acct, 0)?;
-    } else {
-        return match super::summarize::begin(p, policy, acct)? {
-            super::summarize::Begun::Summarize(pending) => super::summarize::digest_summary(*pending, policy, acct),
-            super::summarize::Begun::Done(c) => Ok(*c),
-        };
-    }
-    compact_prepared(p, policy, acct)
 }
 
 /// Steps 3 and 4 of the ladder on a prepared copy, dropping what the
@@ -513,7 +478,7 @@ pub(super) fn prepare(c: Cow<'_, Conversation>, policy: &Policy, acct: &Accounta
         // The target is what is protected (and, to summarize, the room a
         // summary takes), so every other round goes.
         let summary = if policy.strategy == Strategy::Summarize {
-            super::summarize::reserve(&p, policy, acct)? - super::summarize::MIN_SUMMARY_TOKENS
+            summary_message::overhead(p.work.format, policy.summary_label.as_deref(), policy.summary_role, acct)?
                 + policy.summary_max_tokens
         } else {
             0
@@ -533,7 +498,7 @@ fn plan_rounds(p: &mut Prepared, policy: &Policy, acct: &Accountant) -> Result<(
         keep_last_messages: policy.keep_last_messages,
         pinned: &p.pinned,
         awaiting: &p.awaiting,
-        summary_label: policy.summary_label.as_deref().unwrap_or(super::DEFAULT_LABEL),
+        summary_label: policy.summary_label.as_deref().unwrap_or(summary_message::DEFAULT_LABEL),
     };
     let mut rounds = rounds::rounds(&p.work, &p.counts, &prot);
     for r in rounds.iter_mut().filter(|r| p.relaxed.contains(&r.start)) {

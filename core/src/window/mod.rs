@@ -18,13 +18,15 @@ mod pairing;
 mod repair;
 mod rounds;
 mod state;
+mod strategy;
 mod summarize;
+mod summary_message;
 mod summary_prompt;
 mod tool_outputs;
 mod validate;
 
 pub use accounting::{Accountant, EstimateReason, Framing, ImageRule, ToolStyle};
-pub use compact::{compact, Compacted, Policy, Strategy, SummaryRole};
+pub use compact::{Compacted, Policy, Strategy};
 pub use digest::layout::Coverage as DigestCoverage;
 pub use digest::{build as build_digest, round_starts, Digest, DigestOptions, Section as DigestSection};
 pub use fit::{fit, fit_in, fit_json, fit_json_in, FitOptions, FitReport};
@@ -33,10 +35,11 @@ pub use manifest::{Change, ChangeKind, Protected, Reason};
 pub use mask::MaskOptions;
 pub use repair::{repair, Repaired, DEFAULT_SYNTHETIC_RESULT};
 pub use state::{Added, Budget, CompactOutcome, CompactReport, Preflight, Verdict, Window};
+pub use strategy::compact;
 pub use summarize::{
-    apply_summary, compact_with_digest, request_summary, Pending, SummarizerOptions, SummaryRequest, DEFAULT_LABEL,
-    DEFAULT_TEMPLATE,
+    apply_summary, compact_with_digest, request_summary, Pending, SummarizerOptions, SummaryRequest, DEFAULT_TEMPLATE,
 };
+pub use summary_message::{SummaryRole, DEFAULT_LABEL};
 pub(crate) use summarize::{digest_summary, transcript_lines, Begun};
 pub(crate) use summary_prompt::build as build_summary_prompt;
 pub use tool_outputs::{clear_old_tool_results, truncate_tool_outputs, DEFAULT_CLEARED};

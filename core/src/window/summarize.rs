@@ -12,20 +12,16 @@ use std::hash::{Hash, Hasher};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
-use super::compact::{
-    assemble, compact_prepared, cut_to_fit, finish, prepare, select, Compacted, Policy, Prepared, SummaryRole,
-};
+use super::compact::{assemble, compact_prepared, cut_to_fit, finish, prepare, select, Compacted, Policy, Prepared};
 use super::digest;
 use super::manifest::{Change, ChangeKind};
+use super::summary_message::{self, MIN_SUMMARY_TOKENS};
 use super::summary_prompt;
 use super::Accountant;
 use crate::chat::{self, Conversation, Format, Message, Role};
 use crate::{Error, ErrorKind, Result, TruncateSide};
 
 pub use super::summary_prompt::DEFAULT_TEMPLATE;
-
-/// The default first line of a summary message.
-pub const DEFAULT_LABEL: &str = "[Summary of earlier conversation]";
 
 /// What the host must summarize.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -82,9 +78,6 @@ pub struct SummarizerOptions {
     pub max_requests: Option<usize>,
 }
 
-/// Below this many tokens a summary is not worth a message.
-pub(crate) const MIN_SUMMARY_TOKENS: usize = 16;
-
 /// The working conversation (repaired, tool outputs cut) to which a request
 /// refers, kept by the caller between the two phases.
 #[derive(Debug, Clone)]
@@ -97,16 +90,12 @@ pub struct Pending {
 }
 
 fn label(policy: &Policy) -> String {
-    format!("{}\n", policy.summary_label.as_deref().unwrap_or(DEFAULT_LABEL))
+    summary_message::label(policy.summary_label.as_deref())
 }
 
 /// The summary as a message of its own.
 fn summary_message(format: Format, text: &str, policy: &Policy, index: usize) -> Result<Message> {
-    let role = match (format, policy.summary_role) {
-        (f, SummaryRole::System) if f.results_are_messages() => "system",
-        _ => "user",
-    };
-    chat::message_from_value(format, chat::text_message(format, role, text), index)
+    summary_message::message(format, text, policy.summary_role, index)
 }
 
 /// Phase one. `Ok(None)` when no round needs to go (the conversation fits,
@@ -118,10 +107,9 @@ pub fn request_summary(c: &Conversation, policy: &Policy, acct: &Accountant) -> 
     Ok(request_prepared(p, policy, acct)?.ok())
 }
 
-/// Tokens the smallest summary takes, message and label included: the
-/// room the ladder leaves beside the protected rounds.
-pub(super) fn reserve(p: &Prepared, policy: &Policy, acct: &Accountant) -> Result<usize> {
-    Ok(MIN_SUMMARY_TOKENS + acct.message(&summary_message(p.work.format, &label(policy), policy, 0)?)?)
+/// Tokens the smallest summary takes, message and label included.
+fn reserve(p: &Prepared, policy: &Policy, acct: &Accountant) -> Result<usize> {
+    summary_message::reserve(p.work.format, policy.summary_label.as_deref(), policy.summary_role, acct)
 }
 
 /// Phase one on a prepared copy; `Err(p)` gives the copy back when no

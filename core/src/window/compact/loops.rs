@@ -10,6 +10,7 @@ use serde_json::{json, Value};
 use super::tests::{must_keep, smallest_summary};
 use super::Strategy as S;
 use super::*;
+use crate::window::compact;
 use crate::window::{Framing, Reason};
 use crate::{Encoding, Tokenizer};
 

@@ -4,6 +4,7 @@ use serde_json::{json, Value};
 
 use super::Strategy as S;
 use super::*;
+use crate::window::compact;
 use crate::window::{Framing, Reason};
 use crate::{Encoding, Tokenizer};
 

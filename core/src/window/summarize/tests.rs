@@ -95,7 +95,7 @@ fn nothing_to_summarize_when_it_fits() {
     assert_eq!(r.conversation.messages.len(), c.messages.len());
 }
 
-use super::super::compact::compact;
+use crate::window::compact;
 
 /// Issue 23 (002): summarizing never silently becomes deleting. A target
 /// with room for the protected messages but not for the smallest summary
