@@ -244,6 +244,59 @@ def openai_tools(tools: Optional[Iterable[Any]]) -> List[Dict[str, Any]]:
     return out
 
 
+class _Mirror:
+    """The trigger check without recounting: the messages of the previous call in a
+    ``ContextWindow`` (each counted once, when first seen). A call whose messages
+    start with the previous call's (the same objects) pushes only the new ones;
+    anything else (another conversation, a rewritten state, other tools) reloads.
+    Thread-safe; one per middleware or hook."""
+
+    def __init__(self, model: str, budget: Dict[str, Any], trigger_messages: Optional[int]) -> None:
+        import threading
+
+        self._lock = threading.Lock()
+        self._model = model
+        self._budget = {k: v for k, v in budget.items() if v is not None}
+        self._trigger_messages = trigger_messages
+        self._window: Any = None
+        self._msgs: List[Any] = []
+        self._tools: Tuple[Any, ...] = ()
+        self.loads = 0  # full (re)loads; the other calls counted only what was appended
+
+    def preflight(self, messages: Sequence[Any], tools: Sequence[Any]) -> Tuple[Dict[str, Any], bool]:
+        """``(preflight, over)``: over when the verdict is not ``fits`` or there are
+        more messages than ``trigger_messages``."""
+        tools = tuple(tools or ())
+        with self._lock:
+            n = len(self._msgs)
+            w = self._window
+            same = (
+                w is not None
+                and len(messages) >= n
+                and len(tools) == len(self._tools)
+                and all(a is b for a, b in zip(tools, self._tools))
+                and all(a is b for a, b in zip(messages, self._msgs))
+            )
+            if same:
+                for d in _Converted(messages[n:]).dicts:
+                    w.push(d)
+            else:
+                defs = openai_tools(tools)
+                dicts = _Converted(messages).dicts
+                w = turnfit.ContextWindow(self._model, **self._budget)
+                self.loads += 1
+                w.load({"messages": dicts, "tools": defs} if defs else dicts)
+                self._window, self._tools = w, tools
+            self._msgs = list(messages)
+            pf = w.preflight()
+        over = pf["verdict"] != "fits" or (self._trigger_messages is not None and len(messages) > self._trigger_messages)
+        return pf, over
+
+    def forget(self) -> None:
+        with self._lock:
+            self._window, self._msgs, self._tools = None, [], ()
+
+
 # --- the turn on LangChain messages ------------------------------------------
 
 
@@ -469,21 +522,19 @@ def pre_model_hook(
         model, context_window, reserved_output, trigger_ratio, target_ratio, policy, summarizer, trigger_messages
     )
     call = _summarizer(summarize)
-    tool_defs = openai_tools(tools)
+    tool_list = list(tools or ())
+    mirror = _Mirror(model, budget, trigger_messages)
 
     def hook(state: Mapping[str, Any]) -> Dict[str, Any]:
         msgs = list(state[messages_key])
-        conv = _Converted(msgs)
-        w = turnfit.ContextWindow(model, **budget)
-        w.load({"messages": conv.dicts, "tools": tool_defs} if tool_defs else conv.dicts)
-        pf = w.preflight()
-        over_count = trigger_messages is not None and len(msgs) > trigger_messages
-        if pf["verdict"] == "fits" and not over_count:
+        pf, over = mirror.preflight(msgs, tool_list)
+        if not over:
             info = {"preflight": pf, "compaction": None}
             return {"turnfit": info} if write_back else {"llm_input_messages": msgs, "turnfit": info}
-        out, report = fit_messages(conv.originals, call, tools=tools, pending_calls=pending_calls, **options)
+        out, report = fit_messages(msgs, call, tools=tool_list, pending_calls=pending_calls, **options)
         info = {"preflight": pf, "compaction": {"status": "done", "report": report}}
         if write_back:
+            mirror.forget()
             return {messages_key: _replace_all(out) if report.get("changed") else [], "turnfit": info}
         return {"llm_input_messages": out, "turnfit": info}
 
@@ -530,6 +581,13 @@ def _middleware_cls() -> Any:
             self.pending_calls = pending_calls
             self.on_report = on_report
             self.last_report: Optional[Dict[str, Any]] = None
+            budget = {
+                "context_window": options.get("max_tokens"),
+                "reserved_output": options.get("reserve_output"),
+                "trigger_ratio": options.get("trigger_ratio"),
+                "target_ratio": options.get("target_ratio"),
+            }
+            self._mirror = _Mirror(model, budget, options.get("trigger_messages"))
 
         def _summarizer_for(self, request: Any) -> Any:
             if self.summarize is False:
@@ -556,6 +614,7 @@ def _middleware_cls() -> Any:
         def _respond(self, rest: List[Any], response: Any) -> Any:
             if not self.write_back:
                 return response
+            self._mirror.forget()  # the state is rewritten: the next call reloads
             model_response = ModelResponse(result=[response]) if isinstance(response, AIMessage) else response
             for m in model_response.result:
                 if m.id is None:
@@ -565,6 +624,9 @@ def _middleware_cls() -> Any:
 
         def wrap_model_call(self, request: Any, handler: Callable[[Any], Any]) -> Any:
             msgs, has_sys = self._inputs(request)
+            _, over = self._mirror.preflight(msgs, request.tools)
+            if not over:  # below the trigger: the request as it is, nothing recounted
+                return handler(request)
             fitted, report = fit_messages(
                 msgs,
                 self._summarizer_for(request),
@@ -579,6 +641,9 @@ def _middleware_cls() -> Any:
 
         async def awrap_model_call(self, request: Any, handler: Callable[[Any], Any]) -> Any:
             msgs, has_sys = self._inputs(request)
+            _, over = self._mirror.preflight(msgs, request.tools)
+            if not over:
+                return await handler(request)
             fitted, report = await afit_messages(
                 msgs,
                 self._summarizer_for(request),
@@ -636,8 +701,11 @@ def agent_middleware(
     ``summarize`` strategy; use it with ``recency``/``hybrid`` or when the full
     history must stay in state.
 
-    ``on_report`` is called with each turn report; the middleware's ``last_report``
-    holds the latest. Needs ``langchain`` (1.3.x tested)."""
+    Below the trigger nothing is recounted: the previous call's messages stay in a
+    ``ContextWindow`` and only the appended ones are counted (a call whose history is
+    not the previous one plus new messages reloads it); the turn runs only over the
+    trigger. ``on_report`` is called with each turn's report; ``last_report`` holds
+    the latest. Needs ``langchain`` (1.3.x tested)."""
     options = _budget_options(
         model, context_window, reserved_output, trigger_ratio, target_ratio, policy, summarizer, trigger_messages
     )
