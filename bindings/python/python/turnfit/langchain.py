@@ -175,7 +175,7 @@ class _Converted:
                 return [c["id"] for c in calls if c.get("id") and c["id"] not in answered]
         return []
 
-    def restore(self, out: Sequence[Mapping[str, Any]]) -> List[Any]:
+    def restore(self, out: Any) -> List[Any]:
         """The turn's messages as LangChain objects: a message equal to an input
         one is that input object; a changed tool result is a copy of its original
         with the new content (id, name, artifact, metadata kept); anything new
@@ -190,6 +190,14 @@ class _Converted:
         j = 0
         n = len(dicts)
         for d in out:
+            if d.get("role") == "tool" and d.get("tool_call_id") in by_call:
+                # A tool result by its call id (no scan: masking changes many).
+                match = next((i for i in by_call[d["tool_call_id"]] if i >= j), None)
+                if match is not None:
+                    orig = originals[match]
+                    result.append(orig if dicts[match] == d else orig.model_copy(update={"content": d.get("content")}))
+                    j = match + 1
+                    continue
             k = j
             while k < n and dicts[k] != d:
                 k += 1
@@ -197,13 +205,6 @@ class _Converted:
                 result.append(originals[k])
                 j = k + 1
                 continue
-            if d.get("role") == "tool":
-                match = next((i for i in by_call.get(d.get("tool_call_id"), ()) if i >= j), None)
-                if match is not None:
-                    orig = originals[match]
-                    result.append(orig.model_copy(update={"content": d.get("content")}))
-                    j = match + 1
-                    continue
             result.append(lc.convert_to_messages([dict(d)])[0])
         return result
 
@@ -300,12 +301,13 @@ class _Mirror:
 # --- the turn on LangChain messages ------------------------------------------
 
 
-def chat_model_summarizer(chat_model: Any) -> Callable[[Dict[str, Any]], Any]:
+def chat_model_summarizer(chat_model: Any, metadata: Optional[Mapping[str, Any]] = None) -> Callable[[Dict[str, Any]], Any]:
     """A LangChain chat model as ``fit_turn``'s summarizer: the prompt goes through
     the model's own ``invoke`` (callbacks, tracing and retries as configured),
-    tagged ``turnfit-summary``; ``ainvoke`` for the async turn."""
+    tagged ``turnfit-summary`` (``metadata`` added to the call's); ``ainvoke`` for
+    the async turn."""
 
-    config = {"tags": ["turnfit-summary"], "metadata": {"lc_source": "turnfit_summary"}}
+    config = {"tags": ["turnfit-summary"], "metadata": {"lc_source": "turnfit_summary", **(metadata or {})}}
 
     def text(reply: Any) -> Any:
         content = getattr(reply, "content", None)
@@ -372,7 +374,7 @@ def fit_messages(
     converter does not know is counted as text and pinned (never dropped)."""
     conv, doc, opts = _prepare(messages, tools, options, pending_calls)
     out, report = turnfit.fit_turn(doc, _summarizer(summarize), **opts)
-    return _unpack(conv, out), report
+    return _unpack(conv, out), dict(report)
 
 
 async def afit_messages(
@@ -389,7 +391,7 @@ async def afit_messages(
     call = _summarizer(summarize)
     call = getattr(call, "acall", call)
     out, report = await turnfit.afit_turn(doc, call, **opts)
-    return _unpack(conv, out), report
+    return _unpack(conv, out), dict(report)
 
 
 def token_counter(model: str = "gpt-4o") -> Callable[[List[Any]], int]:
@@ -555,6 +557,16 @@ def _middleware_cls() -> Any:
     check_version("langgraph")
     from langchain.agents.middleware import AgentMiddleware
     from langchain.agents.middleware.types import ExtendedModelResponse, ModelResponse
+
+    try:  # keeps the summarizer's own call out of the agent's streamed messages
+        from langchain.agents.middleware.internal_call_transformer import (
+            InternalCallTransformer,
+            internal_call_metadata,
+        )
+
+        transformers_: Tuple[Any, ...] = (InternalCallTransformer,)
+    except ImportError:  # pragma: no cover - other langchain releases
+        transformers_, internal_call_metadata = (), dict
     from langchain_core.messages import AIMessage
     from langgraph.types import Command
 
@@ -563,6 +575,8 @@ def _middleware_cls() -> Any:
         the request's system message, messages and tools are fitted as one turn
         (``turnfit.fit_turn``), the agent's own model summarizing unless another
         is given. See :func:`agent_middleware`."""
+
+        transformers = transformers_
 
         def __init__(
             self,
@@ -592,7 +606,10 @@ def _middleware_cls() -> Any:
         def _summarizer_for(self, request: Any) -> Any:
             if self.summarize is False:
                 return None
-            return self.summarize if self.summarize is not None else request.model
+            chosen = self.summarize if self.summarize is not None else request.model
+            if hasattr(chosen, "invoke"):  # a chat model: its call marked internal
+                return chat_model_summarizer(chosen, internal_call_metadata())
+            return chosen
 
         def _inputs(self, request: Any) -> Tuple[List[Any], bool]:
             sys_msg = request.system_message
