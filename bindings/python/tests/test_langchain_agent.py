@@ -164,3 +164,33 @@ def test_the_checker_rejects_the_same_loop_without_the_middleware():
     model, _ = run_agent(TRAJ, [])
     with pytest.raises(AssertionError):
         check(model.prompts, model.bound_tools)
+
+
+@pytest.mark.parametrize("write_back", [True, False], ids=["state", "llm_input_messages"])
+def test_replayed_loop_through_the_langgraph_pre_model_hook(write_back):
+    """The same trajectory through LangGraph's create_react_agent with turnfit's
+    pre_model_hook, both modes: every prompt fits, pairs and task kept; written back,
+    the stored history is the compacted one and its kept messages keep their ids."""
+    import warnings
+
+    from langgraph.prebuilt import create_react_agent
+
+    from lc_replay import bash_tool
+
+    cheap = CountingSummarizer(responses=["HOOK SUMMARY: format() fix."] * 500, calls=[])
+    tools = [bash_tool(TRAJ)]
+    hook = tl.pre_model_hook("gpt-4o", context_window=BUDGET + RESERVED, reserved_output=RESERVED, policy=POLICY,
+                             summarize=cheap, write_back=write_back, tools=tools)
+    model = make_model(TRAJ)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        agent = create_react_agent(model, tools, pre_model_hook=hook, prompt=TRAJ["system"])
+    out = agent.invoke({"messages": [HumanMessage(TRAJ["task"], id="task")]}, {"recursion_limit": 1000})
+    check(model.prompts, model.bound_tools)
+    assert cheap.calls and any("HOOK SUMMARY" in str(m.content) for p in model.prompts for m in p)
+    final = out["messages"]
+    if write_back:
+        assert len(final) < 2 * len(TRAJ["assistants"])
+        assert final[0].id == "task" and final[0].content == TRAJ["task"]
+    else:
+        assert len(final) == 2 * len(TRAJ["assistants"])
