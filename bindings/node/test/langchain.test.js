@@ -257,6 +257,8 @@ test('an unknown message type passes through untouched, counted as text, never d
   const msgs = history()
   const odd = new ChatMessage({ role: 'critic', content: 'Reviewer note: ' + 'check the format spec handling. '.repeat(20) })
   msgs.splice(6, 0, odd)
+  // A later user message, so that the unknown one is not the latest (protected anyway).
+  msgs.push(new HumanMessage('Please go on.'))
   const size = ck.countConversation({ messages: [chat(new SystemMessage(SYSTEM)), ...history().map(chat)] }, { model: MODEL })
   const { request: out, report } = await fitModelRequest(request(msgs), { fit: { ...FIT, max_tokens: Math.floor(size / 3) }, summarizer: false })
   assert.ok(report.changed)
