@@ -138,7 +138,10 @@ function replyText(msg) {
 
 // The summarizer fitTurn calls: a function of the request, or a LangChain
 // chat model (invoked with the prompt as one human message).
-function makeSummarizer(summarizer, requestModel, M) {
+// The model call carries the run's config (callbacks, so tracing sees it) and,
+// as LangChain's own summarization middleware does, the `nostream` tag:
+// LangGraph's "messages" stream leaves the summary out of the agent's output.
+function makeSummarizer(summarizer, requestModel, lib, runtime) {
   if (summarizer === false || summarizer === null) return undefined
   if (typeof summarizer === 'function') return summarizer
   const model = summarizer ?? requestModel
@@ -148,10 +151,16 @@ function makeSummarizer(summarizer, requestModel, M) {
     }
   }
   return async (req) => {
-    const signal = req.timeout_ms > 0 ? AbortSignal.timeout(req.timeout_ms) : undefined
-    return replyText(await model.invoke([new M.HumanMessage(req.prompt)], signal ? { signal } : {}))
+    const base = lib.pickRunnableConfigKeys(runtime) ?? {}
+    const config = lib.mergeConfigs(base, { metadata: { lc_source: 'turnfit_summarization' }, tags: [NOSTREAM] })
+    const signals = [base.signal, req.timeout_ms > 0 ? AbortSignal.timeout(req.timeout_ms) : undefined].filter(Boolean)
+    if (signals.length) config.signal = signals.length === 1 ? signals[0] : AbortSignal.any(signals)
+    return replyText(await model.invoke([new lib.messages.HumanMessage(req.prompt)], config))
   }
 }
+
+// LangGraph's messages stream skips runs with this tag (langchain's INTERNAL_CALL_TAG).
+const NOSTREAM = 'nostream'
 
 function pendingIds(pendingCalls, messages) {
   if (!pendingCalls) return []
@@ -198,7 +207,7 @@ async function fitModelRequest(request, options = {}, lib = loadLangChain()) {
   }
   const tools = toolsForCount(request.tools, lib.convertToOpenAITool)
   const conversation = { messages: sent, ...(tools.length ? { tools } : {}) }
-  const summarize = makeSummarizer(options.summarizer, request.model, M)
+  const summarize = makeSummarizer(options.summarizer, request.model, lib, request.runtime)
   const { conversation: out, report } = await turnfit.fitTurn(conversation, fitOptions, summarize)
 
   const mapped = matchBack(sent, out.messages, report.changes)
@@ -231,7 +240,8 @@ function loadLangChain() {
   const { createMiddleware } = require('langchain')
   const messages = require('@langchain/core/messages')
   const { convertToOpenAITool } = require('@langchain/core/utils/function_calling')
-  cached = { createMiddleware, messages, convertToOpenAITool }
+  const { pickRunnableConfigKeys, mergeConfigs } = require('@langchain/core/runnables')
+  cached = { createMiddleware, messages, convertToOpenAITool, pickRunnableConfigKeys, mergeConfigs }
   return cached
 }
 

@@ -7,7 +7,7 @@ import subprocess, sys, shutil, re
 muts = [
  ("no adapter (middleware/filter is a pass-through)", "langchain.js", "      const { request: fitted, report } = await fitModelRequest(request, options, lib)\n", "      const fitted = request; const report = { adapter: {} }\n", "test/langchain.test.js", "replayed"),
  ("no adapter (filter is a pass-through)", "openai-agents.js", "    const { modelData: fitted, report } = await fitModelInput(modelData, agent, options)\n", "    const fitted = modelData; const report = { adapter: {} }\n", "test/openai-agents.test.js", "replayed"),
- ("summarizer not wired (digest only)", "langchain.js", "  const summarize = makeSummarizer(options.summarizer, request.model, M)\n", "  const summarize = undefined\n", "test/langchain.test.js", "replayed"),
+ ("summarizer not wired (digest only)", "langchain.js", "  const summarize = makeSummarizer(options.summarizer, request.model, lib, request.runtime)\n", "  const summarize = undefined\n", "test/langchain.test.js", "replayed"),
  ("summarizer not wired (digest only)", "openai-agents.js", "  const summarize = makeSummarizer(options.summarizer, agent)\n", "  const summarize = undefined\n", "test/openai-agents.test.js", "replayed"),
  ("no fallback warning", "adapter-common.js", "  if (typeof onWarning === 'function') onWarning(text, report)\n", "  if (false) onWarning(text, report)\n", "test/langchain.test.js", "throws"),
  ("no fallback warning", "adapter-common.js", "  if (typeof onWarning === 'function') onWarning(text, report)\n", "  if (false) onWarning(text, report)\n", "test/openai-agents.test.js", "throws"),
@@ -17,6 +17,7 @@ muts = [
  ("unknown types not pinned", "openai-agents.js", "      pinned: [...new Set([...(fitOptions.policy.pinned ?? []), ...unknown])],\n", "", "test/openai-agents.test.js", "unknown"),
  ("no mapping back (every message rebuilt)", "langchain.js", "    if (index >= 0 && !changed) return inputs[index]\n", "", "test/langchain.test.js", "same objects"),
  ("no mapping back (every item rebuilt)", "openai-agents.js", "    if (index >= 0 && !changed) return items[index]\n", "", "test/openai-agents.test.js", "same objects"),
+ ("summarizer call without the nostream tag", "langchain.js", "tags: [NOSTREAM] })", "tags: [] })", "test/langchain.test.js", "nostream"),
  ("no version check", "adapter-common.js", "  if (cmp(v, parseVersion(range.min)) < 0 || cmp(v, parseVersion(range.below)) >= 0) {", "  if (false) {", "test/langchain.test.js", "version"),
 ]
 for name, f, old, new, t, pat in muts:

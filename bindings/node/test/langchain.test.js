@@ -156,6 +156,23 @@ test(`replayed trajectory (${STEPS.length} model calls): every prompt fits ${BUD
   assert.equal(result.messages.length, FIXTURE.messages.length - 1)
 })
 
+test("the summarizer's reply stays out of the agent's streamed messages (nostream, as LangChain's own middleware)", async () => {
+  const shared = { step: 0, prompts: [], summaryPrompts: [], summary: () => 'SUMMARY-TEXT of the earlier steps.' }
+  const agent = createAgent({
+    model: new ReplayModel(shared),
+    tools: [bash],
+    systemPrompt: SYSTEM,
+    middleware: [turnfitMiddleware({ fit: FIT })],
+  })
+  const streamed = []
+  for await (const [chunk] of await agent.stream({ messages: [new HumanMessage(TASK)] }, { streamMode: 'messages', recursionLimit: 1000 })) {
+    streamed.push(typeof chunk.content === 'string' ? chunk.content : JSON.stringify(chunk.content))
+  }
+  assert.ok(shared.summaryPrompts.length > 0, 'summaries were made')
+  assert.ok(streamed.some((t) => t === STEPS[0].content), 'the agent messages are streamed')
+  assert.ok(!streamed.some((t) => t.includes('SUMMARY-TEXT')), 'no summary in the stream')
+})
+
 test('a summarizer model that throws: the digest stands in, a warning says so, the run continues', async () => {
   const warnings = []
   const { shared, reports } = await runLoop({
