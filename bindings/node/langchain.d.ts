@@ -39,6 +39,12 @@ export interface TurnfitMiddlewareOptions {
   onReport?: (report: AdapterTurnReport, request: unknown) => void | Promise<void>
   /** Called when the digest stood in for a failing summarizer (default: a process warning, TURNFIT_SUMMARY_FALLBACK). */
   onWarning?: (text: string, report: AdapterTurnReport) => void
+  /**
+   * Also replace the agent state's messages with the fitted history when the turn
+   * changed it (a Command with RemoveMessage(REMOVE_ALL_MESSAGES)), so the summary
+   * persists. Default false: only the model input is fitted.
+   */
+  writeBack?: boolean
   /** Throw, instead of warning, when langchain or @langchain/core is outside the tested range. */
   strictVersion?: boolean
   name?: string

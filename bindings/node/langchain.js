@@ -241,7 +241,18 @@ function loadLangChain() {
   const messages = require('@langchain/core/messages')
   const { convertToOpenAITool } = require('@langchain/core/utils/function_calling')
   const { pickRunnableConfigKeys, mergeConfigs } = require('@langchain/core/runnables')
-  cached = { createMiddleware, messages, convertToOpenAITool, pickRunnableConfigKeys, mergeConfigs }
+  // Command comes from @langchain/langgraph, a dependency of langchain:
+  // resolved from langchain's own directory.
+  let langgraph
+  const loadLangGraph = () => {
+    if (!langgraph) {
+      const { createRequire } = require('node:module')
+      const { Command, REMOVE_ALL_MESSAGES } = createRequire(require.resolve('langchain'))('@langchain/langgraph')
+      langgraph = { Command, REMOVE_ALL_MESSAGES }
+    }
+    return langgraph
+  }
+  cached = { createMiddleware, messages, convertToOpenAITool, pickRunnableConfigKeys, mergeConfigs, langgraph: loadLangGraph }
   return cached
 }
 
@@ -250,7 +261,11 @@ function loadLangChain() {
 // function of the summarizer request, or false for the digest; default the
 // agent's model), `pendingCalls` (ids, or a function of the messages, of
 // calls awaiting a result: kept, never answered synthetically), `onReport`
-// (gets each turn report), `strictVersion` (throw outside the tested range).
+// (gets each turn report), `onWarning`, `strictVersion` (throw outside the
+// tested range), `writeBack` (also replace the agent state's messages with the
+// fitted history when the turn changed it, so the summary persists and the
+// next calls fold it instead of summarizing the same span again; default
+// false: the model input only, the state keeps everything).
 function turnfitMiddleware(options = {}) {
   checkVersions(TESTED, { strict: options.strictVersion === true })
   const lib = loadLangChain()
@@ -263,7 +278,15 @@ function turnfitMiddleware(options = {}) {
       const warning = warnFallback(report, 'langchain middleware', options.onWarning)
       if (warning) report.adapter.warning = warning
       if (options.onReport) await options.onReport(report, fitted)
-      return handler(fitted)
+      const response = await handler(fitted)
+      if (!options.writeBack || !report.changed) return response
+      // The fitted history replaces the state's messages (the agent node has
+      // already queued the response; it goes after them again, same id), so
+      // the next call starts from the summary instead of summarizing again.
+      const { Command, REMOVE_ALL_MESSAGES } = lib.langgraph()
+      const messages = [...fitted.messages]
+      if (lib.messages.AIMessage.isInstance(response)) messages.push(response)
+      return new Command({ update: { messages: [new lib.messages.RemoveMessage({ id: REMOVE_ALL_MESSAGES }), ...messages] } })
     },
   })
   Object.defineProperty(mw, 'lastReport', { get: () => state.lastReport, enumerable: false })

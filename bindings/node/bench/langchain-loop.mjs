@@ -14,6 +14,8 @@
 // results; budget a third of the final exact size. Methods:
 //   none        no middleware (the prompts grow to the full history)
 //   turnfit     turnfitMiddleware (wrapModelCall, fitTurn; the fake model summarizes)
+//   turnfit writeBack  the same with writeBack (the fitted history replaces the
+//               state) and hysteresis: trigger at 90% of the budget, down to 60%
 //   summarize   summarizationMiddleware({ model, trigger: { tokens: budget } }):
 //               its default counter (countTokensApproximately) and default keep
 //   trim        trimMessages({ maxTokens: budget, strategy: 'last',
@@ -54,6 +56,7 @@ class ReplayModel extends BaseChatModel {
   async _generate(messages) {
     const s = this.shared
     if (!this.bound) {
+      s.summaries++
       const text = 'Summary: the agent explored astroid and is fixing the format call.'
       return { generations: [{ text, message: new AIMessage(text) }] }
     }
@@ -109,6 +112,7 @@ function methods(shared) {
   return {
     none: [],
     turnfit: [turnfitMiddleware({ fit: { model: MODEL, max_tokens: BUDGET, reserve_output: 0 } })],
+    'turnfit writeBack': [turnfitMiddleware({ fit: { model: MODEL, max_tokens: BUDGET, reserve_output: 0, trigger_ratio: 0.9, target_ratio: 0.6 }, writeBack: true })],
     summarize: [summarizationMiddleware({ model: new ReplayModel(shared), trigger: { tokens: BUDGET } })],
     trim: [trimMiddleware()],
   }
@@ -141,19 +145,20 @@ const fmt = (x, d = 2) => x.toFixed(d)
 
 console.log(`node ${process.version}; budget ${BUDGET} tokens (final exact size ${FINAL} / 3); ${STEPS.length} model calls per run; ${repeats} runs per method`)
 console.log('')
-console.log('| method | agent loop time per model call, median of runs | hook time per call, median (p90) | prompts over budget (exact) | prompts with an orphan result | prompts without the task | exact tokens, median / max | LangChain default counter / exact, median (min-max) |')
-console.log('|---|---:|---:|---:|---:|---:|---:|---:|')
-for (const name of ['none', 'turnfit', 'summarize', 'trim']) {
+console.log('| method | agent loop time per model call, median of runs | hook time per call, median (p90) | summarizer calls | prompts over budget (exact) | prompts with an orphan result | prompts without the task | exact tokens, median / max | LangChain default counter / exact, median (min-max) |')
+console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|')
+for (const name of ['none', 'turnfit', 'turnfit writeBack', 'summarize', 'trim']) {
   const times = []
   const perCall = []
   let rows = []
+  let summaries = 0
   for (let r = 0; r < repeats; r++) {
-    const shared = { step: 0, prompts: [] }
+    const shared = { step: 0, prompts: [], summaries: 0 }
     const agent = createAgent({ model: new ReplayModel(shared), tools: [bash], systemPrompt: SYSTEM, middleware: methods(shared)[name].map((mw) => timed(mw, times)) })
     const t0 = performance.now()
     await agent.invoke({ messages: [new HumanMessage(TASK)] }, { recursionLimit: 1000 })
     perCall.push((performance.now() - t0) / shared.prompts.length)
-    if (r === 0) rows = shared.prompts.map(inspect)
+    if (r === 0) { rows = shared.prompts.map(inspect); summaries = shared.summaries }
   }
   const over = rows.filter((x) => x.exact > BUDGET).length
   const orphan = rows.filter((x) => x.orphans > 0).length
@@ -161,5 +166,5 @@ for (const name of ['none', 'turnfit', 'summarize', 'trim']) {
   const ratios = rows.map((x) => x.approx / x.exact)
   const t = [...times].sort((a, b) => a - b)
   const hook = t.length ? `${fmt(median(t))} ms (${fmt(t[Math.floor(t.length * 0.9)])})` : '-'
-  console.log(`| ${name} | ${fmt(median(perCall))} ms | ${hook} | ${over} of ${rows.length} | ${orphan} | ${noTask} | ${median(rows.map((x) => x.exact))} / ${Math.max(...rows.map((x) => x.exact))} | ${fmt(median(ratios), 3)} (${fmt(Math.min(...ratios), 3)}-${fmt(Math.max(...ratios), 3)}) |`)
+  console.log(`| ${name} | ${fmt(median(perCall))} ms | ${hook} | ${summaries} | ${over} of ${rows.length} | ${orphan} | ${noTask} | ${median(rows.map((x) => x.exact))} / ${Math.max(...rows.map((x) => x.exact))} | ${fmt(median(ratios), 3)} (${fmt(Math.min(...ratios), 3)}-${fmt(Math.max(...ratios), 3)}) |`)
 }

@@ -18,6 +18,7 @@ muts = [
  ("no mapping back (every message rebuilt)", "langchain.js", "    if (index >= 0 && !changed) return inputs[index]\n", "", "test/langchain.test.js", "same objects"),
  ("no mapping back (every item rebuilt)", "openai-agents.js", "    if (index >= 0 && !changed) return items[index]\n", "", "test/openai-agents.test.js", "same objects"),
  ("summarizer call without the nostream tag", "langchain.js", "tags: [NOSTREAM] })", "tags: [] })", "test/langchain.test.js", "nostream"),
+ ("writeBack ignored", "langchain.js", "      if (!options.writeBack || !report.changed) return response\n", "      return response\n", "test/langchain.test.js", "writeBack"),
  ("no version check", "adapter-common.js", "  if (cmp(v, parseVersion(range.min)) < 0 || cmp(v, parseVersion(range.below)) >= 0) {", "  if (false) {", "test/langchain.test.js", "version"),
 ]
 for name, f, old, new, t, pat in muts:

@@ -156,6 +156,29 @@ test(`replayed trajectory (${STEPS.length} model calls): every prompt fits ${BUD
   assert.equal(result.messages.length, FIXTURE.messages.length - 1)
 })
 
+test('writeBack: the fitted history replaces the state, the summary persists and is folded, far fewer summarizer calls', async (t) => {
+  const fit = { ...FIT, trigger_ratio: 0.9, target_ratio: 0.6 }
+  const base = await runLoop({ summary: () => 'Summary: request-only.', extra: { fit } })
+  const { shared, reports, result } = await runLoop({ summary: () => 'Summary: written back.', extra: { fit, writeBack: true } })
+  assert.equal(shared.prompts.length, STEPS.length, 'the loop ran to the end')
+  shared.prompts.forEach((p, k) => checkPrompt(p, k))
+  const fired = reports.filter((r) => r.summary)
+  assert.ok(fired.length >= 2, `compacted ${fired.length} times`)
+  assert.ok(fired.slice(1).some((r) => r.summary.folded_previous), 'a later summary folds the previous one')
+  // Request-only fits re-summarize at every call past the trigger.
+  const baseFired = base.reports.filter((r) => r.summary).length
+  t.diagnostic(`summarizer calls: ${shared.summaryPrompts.length} written back (${fired.length} compactions) vs ${base.shared.summaryPrompts.length} request-only (${baseFired} compactions); ${result.messages.length} messages in state`)
+  assert.ok(shared.summaryPrompts.length * 3 < base.shared.summaryPrompts.length,
+    `summarizer calls: ${shared.summaryPrompts.length} written back vs ${base.shared.summaryPrompts.length} request-only (${baseFired} turns)`)
+  // The state now holds the compacted history (with the summary), not all 197 messages.
+  assert.ok(result.messages.length < FIXTURE.messages.length - 1, `${result.messages.length} messages in state`)
+  assert.ok(result.messages.some((m) => m.getType() === 'human' && String(m.content).includes('Summary: written back.')))
+  assert.equal(result.messages[0].content, TASK)
+  assert.equal(result.messages.at(-1).content, STEPS.at(-1).content ?? '')
+  // The final exchange: state messages are the agent's own objects (ids kept).
+  assert.ok(result.messages.filter((m) => m.getType() === 'ai').every((m) => /^ai-\d+$/.test(m.id)))
+})
+
 test("the summarizer's reply stays out of the agent's streamed messages (nostream, as LangChain's own middleware)", async () => {
   const shared = { step: 0, prompts: [], summaryPrompts: [], summary: () => 'SUMMARY-TEXT of the earlier steps.' }
   const agent = createAgent({

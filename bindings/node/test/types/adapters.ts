@@ -5,7 +5,7 @@ import { Runner } from '@openai/agents-core'
 import { turnfitMiddleware, type AdapterTurnReport } from '../../langchain.js'
 import { turnfitInputFilter } from '../../openai-agents.js'
 
-const mw = turnfitMiddleware({ fit: { model: 'gpt-4o', max_tokens: 128000 }, onReport: (r: AdapterTurnReport) => { const n: number = r.adapter.unchanged } })
+const mw = turnfitMiddleware({ fit: { model: 'gpt-4o', max_tokens: 128000 }, writeBack: true, onReport: (r: AdapterTurnReport) => { const n: number = r.adapter.unchanged } })
 const agent = createAgent({ model: 'openai:gpt-4o', tools: [], middleware: [mw] })
 const last: AdapterTurnReport | null = mw.lastReport
 // @ts-expect-error: summarizer is a model, a function or false
