@@ -16,6 +16,8 @@ export interface AdapterReport {
   unchanged: number
   /** Message or item types the adapter does not know: passed through, counted as text, pinned. */
   unknown_types: { index: number; type: string }[]
+  /** How many messages (items) the remembered summary stood for in this call (0: none). */
+  reused_summary_for: number
   /** Set when the summarizer failed and the digest stood in. */
   warning?: string
 }
@@ -45,6 +47,11 @@ export interface TurnfitMiddlewareOptions {
    * persists. Default false: only the model input is fitted.
    */
   writeBack?: boolean
+  /**
+   * Default true: the messages (items) the last summary replaced, when the next input
+   * holds them again in a row, are sent as that summary instead of being summarized again.
+   */
+  reuseSummary?: boolean
   /** Throw, instead of warning, when langchain or @langchain/core is outside the tested range. */
   strictVersion?: boolean
   name?: string

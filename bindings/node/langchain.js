@@ -6,7 +6,7 @@
 // is the caller's own object (id, additional_kwargs, response_metadata kept).
 // `langchain` and `@langchain/core` are loaded when the middleware is made.
 const turnfit = require('./index.js')
-const { checkVersions, warnFallback, matchBack, textOf } = require('./adapter-common.js')
+const { checkVersions, warnFallback, matchBack, textOf, reuseSummary, rememberSummary } = require('./adapter-common.js')
 
 // Tested: langchain 1.5.14, @langchain/core 1.4.0 (test/langchain.test.js).
 const TESTED = {
@@ -168,13 +168,18 @@ function pendingIds(pendingCalls, messages) {
   return [...(ids ?? [])].map(String)
 }
 
+// The same message: the object, or the same id (a checkpointer hands back copies).
+function sameMessage(a, b) {
+  return a === b || (typeof a?.id === 'string' && a.id !== '' && a.id === b?.id)
+}
+
 function modelName(model) {
   return model?.model ?? model?.modelName ?? model?.model_name
 }
 
 // Fits one model request. Returns { request, report }: request.messages (and
 // request.systemMessage) fitted, the objects the turn did not change as given.
-async function fitModelRequest(request, options = {}, lib = loadLangChain()) {
+async function fitModelRequest(request, options = {}, lib = loadLangChain(), memo = null) {
   const M = lib.messages
   const fitOptions = { ...(options.fit ?? {}) }
   fitOptions.model ??= modelName(request.model)
@@ -188,7 +193,8 @@ async function fitModelRequest(request, options = {}, lib = loadLangChain()) {
   const hasSystem = sys && typeOf(sys) === 'system' && !(typeof sys.content === 'string' && sys.content === '') &&
     !(Array.isArray(sys.content) && sys.content.length === 0)
   if (hasSystem) inputs.push(sys)
-  for (const m of request.messages ?? []) inputs.push(m)
+  const reuse = reuseSummary(memo, request.messages ?? [], sameMessage)
+  for (const m of reuse.work) inputs.push(m)
 
   const sent = []
   const unknown = []
@@ -216,6 +222,7 @@ async function fitModelRequest(request, options = {}, lib = loadLangChain()) {
     if (index >= 0 && !changed) return inputs[index]
     return fromChat(o, index >= 0 ? inputs[index] : undefined, M)
   })
+  rememberSummary(memo, report, inputs, reuse.expand, mapped, result)
   let systemMessage = request.systemMessage
   if (hasSystem) {
     if (mapped[0]?.index === 0) result.shift()
@@ -228,6 +235,7 @@ async function fitModelRequest(request, options = {}, lib = loadLangChain()) {
     messages_out: result.length + (hasSystem && mapped[0]?.index === 0 ? 1 : 0),
     unchanged: mapped.filter((x) => x.index >= 0 && !x.changed).length,
     unknown_types: unknown.map((i) => ({ index: i, type: String(typeOf(inputs[i]) ?? typeof inputs[i]) })),
+    reused_summary_for: reuse.carried,
   }
   const next = { ...request, messages: result }
   if (hasSystem) next.systemMessage = systemMessage
@@ -265,15 +273,19 @@ function loadLangChain() {
 // tested range), `writeBack` (also replace the agent state's messages with the
 // fitted history when the turn changed it, so the summary persists and the
 // next calls fold it instead of summarizing the same span again; default
-// false: the model input only, the state keeps everything).
+// false: the model input only, the state keeps everything), `reuseSummary`
+// (default true: without writeBack, the messages the last summary replaced
+// are sent as that summary while the state still holds them, see
+// adapter-common.js; false summarizes from the full history at every call).
 function turnfitMiddleware(options = {}) {
   checkVersions(TESTED, { strict: options.strictVersion === true })
   const lib = loadLangChain()
   const state = { lastReport: null }
+  const memo = options.reuseSummary === false ? null : { summary: null, replaced: [] }
   const mw = lib.createMiddleware({
     name: options.name ?? 'TurnfitMiddleware',
     wrapModelCall: async (request, handler) => {
-      const { request: fitted, report } = await fitModelRequest(request, options, lib)
+      const { request: fitted, report } = await fitModelRequest(request, options, lib, memo)
       state.lastReport = report
       const warning = warnFallback(report, 'langchain middleware', options.onWarning)
       if (warning) report.adapter.warning = warning

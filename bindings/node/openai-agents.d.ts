@@ -14,6 +14,11 @@ export interface TurnfitInputFilterOptions {
   onReport?: (report: AdapterTurnReport, modelData: ModelInputData) => void | Promise<void>
   /** Called when the digest stood in for a failing summarizer (default: a process warning, TURNFIT_SUMMARY_FALLBACK). */
   onWarning?: (text: string, report: AdapterTurnReport) => void
+  /**
+   * Default true: the messages (items) the last summary replaced, when the next input
+   * holds them again in a row, are sent as that summary instead of being summarized again.
+   */
+  reuseSummary?: boolean
   /** Throw, instead of warning, when @openai/agents-core is outside the tested range. */
   strictVersion?: boolean
 }

@@ -6,7 +6,7 @@
 // item the turn did not change is the object the SDK passed in.
 // `@openai/agents-core` is not imported: only its version is read.
 const turnfit = require('./index.js')
-const { checkVersions, warnFallback, matchBack, textOf } = require('./adapter-common.js')
+const { checkVersions, warnFallback, matchBack, textOf, reuseSummary, rememberSummary } = require('./adapter-common.js')
 
 // Tested: @openai/agents-core 0.20.0 (test/openai-agents.test.js).
 const TESTED = { '@openai/agents-core': { min: '0.20.0', below: '0.21.0' } }
@@ -177,14 +177,17 @@ function makeSummarizer(summarizer, agent) {
 }
 
 // Fits one model input ({ input, instructions }). Returns { modelData, report }.
-async function fitModelInput(modelData, agent, options = {}) {
+async function fitModelInput(modelData, agent, options = {}, memo = null) {
   const fitOptions = { ...(options.fit ?? {}) }
   if (fitOptions.model === undefined && typeof agent?.model === 'string' && agent.model !== '') fitOptions.model = agent.model
   if (typeof fitOptions.model !== 'string') {
     throw new TypeError("turnfit callModelInputFilter: give `fit.model` (the model name to count with), e.g. { fit: { model: 'gpt-4o', max_tokens: 128000 } }")
   }
   fitOptions.policy = { strategy: 'summarize', ...(fitOptions.policy ?? {}) }
-  const items = modelData.input ?? []
+  // The SDK hands the same item objects to every call of a run (with
+  // preserveInputIdentity): the items the last summary replaced are sent as it.
+  const reuse = reuseSummary(memo, modelData.input ?? [], (a, b) => a === b)
+  const items = reuse.work
   const sent = []
   const unknown = []
   const names = new Map()
@@ -218,12 +221,14 @@ async function fitModelInput(modelData, agent, options = {}) {
     if (index >= 0 && !changed) return items[index]
     return fromResponses(o, index >= 0 ? items[index] : undefined, names)
   })
+  rememberSummary(memo, report, items, reuse.expand, mapped, input)
   report.adapter = {
     framework: 'openai-agents',
     items_in: items.length,
     items_out: input.length,
     unchanged: mapped.filter((x) => x.index >= 0 && !x.changed).length,
     unknown_types: unknown.map((i) => ({ index: i, type: String(items[i]?.type ?? typeof items[i]) })),
+    reused_summary_for: reuse.carried,
   }
   const next = { ...modelData, input }
   if (typeof out.instructions === 'string' && doc.instructions !== undefined) next.instructions = out.instructions
@@ -235,12 +240,16 @@ async function fitModelInput(modelData, agent, options = {}) {
 // `summarizer` (an Agents Model, a function of the summarizer request, or
 // false for the digest; default the agent's model when it is a Model),
 // `pendingCalls` (call ids, or a function of the items, awaiting a result:
-// kept, never answered synthetically), `onReport`, `strictVersion`.
+// kept, never answered synthetically), `onReport`, `onWarning`,
+// `strictVersion`, `reuseSummary` (default true: the items the last summary
+// replaced are sent as that summary while the run's input still holds them,
+// see adapter-common.js; false summarizes from the full input at every call).
 function turnfitInputFilter(options = {}) {
   checkVersions(TESTED, { strict: options.strictVersion === true })
   const state = { lastReport: null }
+  const memo = options.reuseSummary === false ? null : { summary: null, replaced: [] }
   const filter = async ({ modelData, agent }) => {
-    const { modelData: fitted, report } = await fitModelInput(modelData, agent, options)
+    const { modelData: fitted, report } = await fitModelInput(modelData, agent, options, memo)
     state.lastReport = report
     const warning = warnFallback(report, 'openai-agents callModelInputFilter', options.onWarning)
     if (warning) report.adapter.warning = warning

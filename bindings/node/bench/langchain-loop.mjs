@@ -13,9 +13,12 @@
 // final answer: 99 model calls), the `bash` tool returning the recorded
 // results; budget a third of the final exact size. Methods:
 //   none        no middleware (the prompts grow to the full history)
-//   turnfit     turnfitMiddleware (wrapModelCall, fitTurn; the fake model summarizes)
-//   turnfit writeBack  the same with writeBack (the fitted history replaces the
-//               state) and hysteresis: trigger at 90% of the budget, down to 60%
+//   turnfit no reuse  turnfitMiddleware (wrapModelCall, fitTurn; the fake model
+//               summarizes) with reuseSummary: false, no target
+//   turnfit     the defaults (reuseSummary: the model input only, the last summary
+//               stands for what it replaced) with hysteresis: trigger at 90% of
+//               the budget, down to 60%
+//   turnfit writeBack  the same with writeBack (the fitted history replaces the state)
 //   summarize   summarizationMiddleware({ model, trigger: { tokens: budget } }):
 //               its default counter (countTokensApproximately) and default keep
 //   trim        trimMessages({ maxTokens: budget, strategy: 'last',
@@ -111,7 +114,8 @@ function trimMiddleware() {
 function methods(shared) {
   return {
     none: [],
-    turnfit: [turnfitMiddleware({ fit: { model: MODEL, max_tokens: BUDGET, reserve_output: 0 } })],
+    'turnfit no reuse': [turnfitMiddleware({ fit: { model: MODEL, max_tokens: BUDGET, reserve_output: 0 }, reuseSummary: false })],
+    turnfit: [turnfitMiddleware({ fit: { model: MODEL, max_tokens: BUDGET, reserve_output: 0, trigger_ratio: 0.9, target_ratio: 0.6 } })],
     'turnfit writeBack': [turnfitMiddleware({ fit: { model: MODEL, max_tokens: BUDGET, reserve_output: 0, trigger_ratio: 0.9, target_ratio: 0.6 }, writeBack: true })],
     summarize: [summarizationMiddleware({ model: new ReplayModel(shared), trigger: { tokens: BUDGET } })],
     trim: [trimMiddleware()],
@@ -147,7 +151,7 @@ console.log(`node ${process.version}; budget ${BUDGET} tokens (final exact size 
 console.log('')
 console.log('| method | agent loop time per model call, median of runs | hook time per call, median (p90) | summarizer calls | prompts over budget (exact) | prompts with an orphan result | prompts without the task | exact tokens, median / max | LangChain default counter / exact, median (min-max) |')
 console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|')
-for (const name of ['none', 'turnfit', 'turnfit writeBack', 'summarize', 'trim']) {
+for (const name of ['none', 'turnfit no reuse', 'turnfit', 'turnfit writeBack', 'summarize', 'trim']) {
   const times = []
   const perCall = []
   let rows = []

@@ -5,8 +5,8 @@
 #   python3 scripts/adapter-mutations.py
 import subprocess, sys, shutil, re
 muts = [
- ("no adapter (middleware/filter is a pass-through)", "langchain.js", "      const { request: fitted, report } = await fitModelRequest(request, options, lib)\n", "      const fitted = request; const report = { adapter: {} }\n", "test/langchain.test.js", "replayed"),
- ("no adapter (filter is a pass-through)", "openai-agents.js", "    const { modelData: fitted, report } = await fitModelInput(modelData, agent, options)\n", "    const fitted = modelData; const report = { adapter: {} }\n", "test/openai-agents.test.js", "replayed"),
+ ("no adapter (middleware/filter is a pass-through)", "langchain.js", "      const { request: fitted, report } = await fitModelRequest(request, options, lib, memo)\n", "      const fitted = request; const report = { adapter: {} }\n", "test/langchain.test.js", "replayed"),
+ ("no adapter (filter is a pass-through)", "openai-agents.js", "    const { modelData: fitted, report } = await fitModelInput(modelData, agent, options, memo)\n", "    const fitted = modelData; const report = { adapter: {} }\n", "test/openai-agents.test.js", "replayed"),
  ("summarizer not wired (digest only)", "langchain.js", "  const summarize = makeSummarizer(options.summarizer, request.model, lib, request.runtime)\n", "  const summarize = undefined\n", "test/langchain.test.js", "replayed"),
  ("summarizer not wired (digest only)", "openai-agents.js", "  const summarize = makeSummarizer(options.summarizer, agent)\n", "  const summarize = undefined\n", "test/openai-agents.test.js", "replayed"),
  ("no fallback warning", "adapter-common.js", "  if (typeof onWarning === 'function') onWarning(text, report)\n", "  if (false) onWarning(text, report)\n", "test/langchain.test.js", "throws"),
@@ -19,6 +19,10 @@ muts = [
  ("no mapping back (every item rebuilt)", "openai-agents.js", "    if (index >= 0 && !changed) return items[index]\n", "", "test/openai-agents.test.js", "same objects"),
  ("summarizer call without the nostream tag", "langchain.js", "tags: [NOSTREAM] })", "tags: [] })", "test/langchain.test.js", "nostream"),
  ("writeBack ignored", "langchain.js", "      if (!options.writeBack || !report.changed) return response\n", "      return response\n", "test/langchain.test.js", "writeBack"),
+ ("summary not reused", "adapter-common.js", "  const none = { work: items, expand: new Map(), carried: 0 }\n", "  const none = { work: items, expand: new Map(), carried: 0 }\n  return none\n", "test/langchain.test.js", "reuseSummary"),
+ ("summary not reused", "adapter-common.js", "  const none = { work: items, expand: new Map(), carried: 0 }\n", "  const none = { work: items, expand: new Map(), carried: 0 }\n  return none\n", "test/openai-agents.test.js", "reuseSummary"),
+ ("reuse matches objects only (not ids)", "langchain.js", "  return a === b || (typeof a?.id === 'string' && a.id !== '' && a.id === b?.id)\n", "  return a === b\n", "test/langchain.test.js", "across copies"),
+ ("a summarized message matched again (an identical new summary)", "adapter-common.js", "      if (!gone.has(k) && !used.has(k) && !rewritten.has(k) && sameJson(o, sent[k])) {\n        take(k, false)\n        continue outer\n      }\n    }\n    for (const k of rewritten)", "      if (!used.has(k) && !rewritten.has(k) && sameJson(o, sent[k])) {\n        take(k, false)\n        continue outer\n      }\n    }\n    for (const k of rewritten)", "test/langchain.test.js", "reuseSummary"),
  ("no version check", "adapter-common.js", "  if (cmp(v, parseVersion(range.min)) < 0 || cmp(v, parseVersion(range.below)) >= 0) {", "  if (false) {", "test/langchain.test.js", "version"),
 ]
 for name, f, old, new, t, pat in muts:

@@ -125,7 +125,7 @@ function checkPrompt({ messages, tools }, k) {
   return tokens
 }
 
-async function runLoop({ summary, summarizer, extra = {} }) {
+async function runLoop({ summary, summarizer, extra = {}, checkpointer }) {
   const shared = { step: 0, prompts: [], summaryPrompts: [], summary }
   const reports = []
   const agent = createAgent({
@@ -133,8 +133,10 @@ async function runLoop({ summary, summarizer, extra = {} }) {
     tools: [bash],
     systemPrompt: SYSTEM,
     middleware: [turnfitMiddleware({ fit: FIT, summarizer, onReport: (r) => reports.push(r), ...extra })],
+    ...(checkpointer ? { checkpointer } : {}),
   })
-  const result = await agent.invoke({ messages: [new HumanMessage(TASK)] }, { recursionLimit: 1000 })
+  const config = { recursionLimit: 1000, ...(checkpointer ? { configurable: { thread_id: 'replay' } } : {}) }
+  const result = await agent.invoke({ messages: [new HumanMessage(TASK)] }, config)
   return { shared, reports, result }
 }
 
@@ -158,14 +160,14 @@ test(`replayed trajectory (${STEPS.length} model calls): every prompt fits ${BUD
 
 test('writeBack: the fitted history replaces the state, the summary persists and is folded, far fewer summarizer calls', async (t) => {
   const fit = { ...FIT, trigger_ratio: 0.9, target_ratio: 0.6 }
-  const base = await runLoop({ summary: () => 'Summary: request-only.', extra: { fit } })
+  const base = await runLoop({ summary: () => 'Summary: request-only.', extra: { fit, reuseSummary: false } })
   const { shared, reports, result } = await runLoop({ summary: () => 'Summary: written back.', extra: { fit, writeBack: true } })
   assert.equal(shared.prompts.length, STEPS.length, 'the loop ran to the end')
   shared.prompts.forEach((p, k) => checkPrompt(p, k))
   const fired = reports.filter((r) => r.summary)
   assert.ok(fired.length >= 2, `compacted ${fired.length} times`)
   assert.ok(fired.slice(1).some((r) => r.summary.folded_previous), 'a later summary folds the previous one')
-  // Request-only fits re-summarize at every call past the trigger.
+  // Request-only fits without reuse re-summarize at every call past the trigger.
   const baseFired = base.reports.filter((r) => r.summary).length
   t.diagnostic(`summarizer calls: ${shared.summaryPrompts.length} written back (${fired.length} compactions) vs ${base.shared.summaryPrompts.length} request-only (${baseFired} compactions); ${result.messages.length} messages in state`)
   assert.ok(shared.summaryPrompts.length * 3 < base.shared.summaryPrompts.length,
@@ -177,6 +179,35 @@ test('writeBack: the fitted history replaces the state, the summary persists and
   assert.equal(result.messages.at(-1).content, STEPS.at(-1).content ?? '')
   // The final exchange: state messages are the agent's own objects (ids kept).
   assert.ok(result.messages.filter((m) => m.getType() === 'ai').every((m) => /^ai-\d+$/.test(m.id)))
+})
+
+test('request-only with reuseSummary (the default): the state keeps every message, the model gets the remembered summary, few summarizer calls', async (t) => {
+  const fit = { ...FIT, trigger_ratio: 0.9, target_ratio: 0.6 }
+  const { shared, reports, result } = await runLoop({ summary: () => 'Summary #1: the same text every time.', extra: { fit } })
+  assert.equal(shared.prompts.length, STEPS.length)
+  shared.prompts.forEach((p, k) => checkPrompt(p, k))
+  assert.equal(result.messages.length, FIXTURE.messages.length - 1, 'the state keeps the whole history')
+  const fired = reports.filter((r) => r.summary)
+  const reused = reports.filter((r) => r.adapter.reused_summary_for > 0)
+  t.diagnostic(`${shared.summaryPrompts.length} summarizer calls, ${fired.length} compactions, ${reused.length} of ${reports.length} calls sent a remembered summary`)
+  assert.ok(fired.length >= 2 && fired.length < 15, `${fired.length} compactions`)
+  assert.ok(fired.slice(1).every((r) => r.summary.folded_previous), 'each later summary folds the previous one')
+  assert.ok(reused.length > 40, `${reused.length} calls reused the summary`)
+  // Between compactions the prompt carries the remembered summary (the same object).
+  const last = shared.prompts.at(-1).messages.filter((m) => m.getType() === 'human' && String(m.content).includes('Summary #'))
+  assert.equal(last.length, 1)
+})
+
+test('reuseSummary with a checkpointer (the state comes back as copies): matched by message id', async (t) => {
+  const { MemorySaver } = require(require.resolve('@langchain/langgraph', { paths: [path.dirname(require.resolve('langchain'))] }))
+  const fit = { ...FIT, trigger_ratio: 0.9, target_ratio: 0.6 }
+  const { shared, reports } = await runLoop({ summary: () => 'Summary #1: the same text every time.', extra: { fit }, checkpointer: new MemorySaver() })
+  assert.equal(shared.prompts.length, STEPS.length)
+  shared.prompts.forEach((p, k) => checkPrompt(p, k))
+  const reused = reports.filter((r) => r.adapter.reused_summary_for > 0).length
+  t.diagnostic(`${shared.summaryPrompts.length} summarizer calls, ${reused} calls reused the summary`)
+  assert.ok(reused > 40, `${reused} calls reused the summary`)
+  assert.ok(shared.summaryPrompts.length < 20)
 })
 
 test("the summarizer's reply stays out of the agent's streamed messages (nostream, as LangChain's own middleware)", async () => {
@@ -272,6 +303,23 @@ test('messages the turn did not change come back as the same objects; new ones a
   assert.equal(same.report.changed, false)
   same.request.messages.forEach((m, i) => assert.equal(m, msgs[i]))
   assert.equal(same.request.systemMessage.content, SYSTEM)
+})
+
+test('reuseSummary across copies (a checkpoint loaded in a later invoke): matched by message id', async () => {
+  const msgs = history()
+  const size = ck.countConversation({ messages: [chat(new SystemMessage(SYSTEM)), ...msgs.map(chat)] }, { model: MODEL })
+  const opts = { fit: { ...FIT, max_tokens: Math.floor(size / 2) }, summarizer: async () => 'Remembered summary.' }
+  const memo = { summary: null, replaced: [] }
+  const first = await fitModelRequest(request(msgs), opts, undefined, memo)
+  assert.ok(first.report.summary)
+  assert.ok(memo.replaced.length > 0)
+  // The same history as copies (what a checkpointer hands back), one message more.
+  const copies = msgs.map((m) => new m.constructor({ ...m, content: m.content, id: m.id }))
+  copies.push(new HumanMessage({ content: 'One more thing.', id: 'h-more' }))
+  const n = memo.replaced.length
+  const second = await fitModelRequest(request(copies), opts, undefined, memo)
+  assert.equal(second.report.adapter.reused_summary_for, n)
+  assert.ok(second.request.messages.some((m) => m.content === first.request.messages.find((x) => String(x.content).includes('Remembered summary.')).content))
 })
 
 test('a pending call (an approval awaited) survives compaction and gets no synthetic result', async () => {

@@ -153,6 +153,21 @@ test(`replayed trajectory (${STEPS.length} model calls): every input fits ${BUDG
   for (const it of kept) assert.equal(it.providerData.step, Number(it.id.slice(4)))
 })
 
+test('reuseSummary (the default): the remembered summary stands for the items it replaced, few summarizer calls; false summarizes at every call', async (t) => {
+  const fit = { ...FIT, trigger_ratio: 0.9, target_ratio: 0.6 }
+  const on = await runLoop({ summary: () => 'Summary #1: the same text every time.', extra: { fit } })
+  const off = await runLoop({ summary: () => 'Summary #1: the same text every time.', extra: { fit, reuseSummary: false } })
+  for (const r of [on, off]) {
+    assert.equal(r.model.prompts.length, STEPS.length)
+    r.model.prompts.forEach((p, k) => checkPrompt(p, k))
+  }
+  const fired = on.reports.filter((r) => r.summary)
+  t.diagnostic(`summarizer calls: ${on.model.summaryPrompts.length} reused (${fired.length} compactions) vs ${off.model.summaryPrompts.length} without`)
+  assert.ok(fired.length >= 2 && fired.slice(1).every((r) => r.summary.folded_previous))
+  assert.ok(on.model.summaryPrompts.length * 3 < off.model.summaryPrompts.length)
+  assert.ok(on.reports.filter((r) => r.adapter.reused_summary_for > 0).length > 40)
+})
+
 test('a summarizer Model that throws: the digest stands in, a warning says so, the run continues', async () => {
   const warnings = []
   const { model, reports } = await runLoop({ summarizer: new ThrowingModel(), extra: { onWarning: (t) => warnings.push(t) } })
