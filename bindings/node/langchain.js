@@ -223,22 +223,23 @@ async function fitModelRequest(request, options = {}, lib = loadLangChain(), mem
     return fromChat(o, index >= 0 ? inputs[index] : undefined, M)
   })
   rememberSummary(memo, report, inputs, reuse.expand, mapped, result)
+  // The system message (always kept by the core) goes back to systemMessage.
   let systemMessage = request.systemMessage
-  if (hasSystem) {
-    if (mapped[0]?.index === 0) result.shift()
-    else systemMessage = new M.SystemMessage('')
-    if (mapped[0]?.index === 0 && mapped[0].changed) systemMessage = fromChat(out.messages[0], sys, M)
+  const systemFirst = hasSystem && mapped[0]?.index === 0
+  if (systemFirst) {
+    result.shift()
+    if (mapped[0].changed) systemMessage = fromChat(out.messages[0], sys, M)
   }
   report.adapter = {
     framework: 'langchain',
     messages_in: inputs.length,
-    messages_out: result.length + (hasSystem && mapped[0]?.index === 0 ? 1 : 0),
+    messages_out: result.length + (systemFirst ? 1 : 0),
     unchanged: mapped.filter((x) => x.index >= 0 && !x.changed).length,
     unknown_types: unknown.map((i) => ({ index: i, type: String(typeOf(inputs[i]) ?? typeof inputs[i]) })),
     reused_summary_for: reuse.carried,
   }
   const next = { ...request, messages: result }
-  if (hasSystem) next.systemMessage = systemMessage
+  if (systemFirst) next.systemMessage = systemMessage
   return { request: next, report }
 }
 
