@@ -210,6 +210,37 @@ test('reuseSummary with a checkpointer (the state comes back as copies): matched
   assert.ok(shared.summaryPrompts.length < 20)
 })
 
+test('a human approval (humanInTheLoopMiddleware) interrupts past the trigger; after approving from the checkpoint, the call and its result reach the model, every prompt fits', async () => {
+  const lg = require(require.resolve('@langchain/langgraph', { paths: [path.dirname(require.resolve('langchain'))] }))
+  const { humanInTheLoopMiddleware } = require('langchain')
+  const gated = STEPS[60].tool_calls[0].id
+  const shared = { step: 0, prompts: [], summaryPrompts: [], summary: () => 'Summary #1: the same text every time.' }
+  const reports = []
+  const agent = createAgent({
+    model: new ReplayModel(shared),
+    tools: [bash],
+    systemPrompt: SYSTEM,
+    checkpointer: new lg.MemorySaver(),
+    middleware: [
+      turnfitMiddleware({ fit: { ...FIT, trigger_ratio: 0.9, target_ratio: 0.6 }, onReport: (r) => reports.push(r) }),
+      humanInTheLoopMiddleware({ interruptOn: { bash: { allowedDecisions: ['approve', 'reject'], when: (req) => req.toolCall.id === gated } } }),
+    ],
+  })
+  const config = { recursionLimit: 1000, configurable: { thread_id: 'approval' } }
+  const first = await agent.invoke({ messages: [new HumanMessage(TASK)] }, config)
+  assert.ok(first.__interrupt__?.length, 'the run waits for the approval')
+  assert.equal(shared.prompts.length, 61)
+  assert.ok(reports.some((r) => r.summary), 'compacted before the interruption')
+  const second = await agent.invoke(new lg.Command({ resume: { decisions: [{ type: 'approve' }] } }), config)
+  assert.equal(second.messages.at(-1).content, STEPS.at(-1).content ?? '')
+  assert.equal(shared.prompts.length, STEPS.length)
+  shared.prompts.forEach((p, k) => checkPrompt(p, k))
+  const next = shared.prompts[61].messages
+  assert.ok(next.some((m) => m.getType() === 'ai' && m.tool_calls?.some((c) => c.id === gated)), 'the approved call is in the next prompt')
+  assert.ok(next.some((m) => m.getType() === 'tool' && m.tool_call_id === gated && m.content === RESULTS.get(gated)), 'with its real result')
+  assert.ok(reports.slice(62).some((r) => r.adapter.reused_summary_for > 0), 'the summary is reused after the resume')
+})
+
 test("the summarizer's reply stays out of the agent's streamed messages (nostream, as LangChain's own middleware)", async () => {
   const shared = { step: 0, prompts: [], summaryPrompts: [], summary: () => 'SUMMARY-TEXT of the earlier steps.' }
   const agent = createAgent({

@@ -194,6 +194,40 @@ test('a plain async function summarizes too', async () => {
   assert.ok(reports.filter((r) => r.summary).every((r) => r.summary.source === 'host'))
 })
 
+test('an approval (needsApproval) interrupts the run past the trigger; after approving, the call and its output reach the model, every prompt fits', async () => {
+  const model = new ReplayModel(() => 'Summary #1: the same text every time.')
+  const reports = []
+  const gated = STEPS[60].tool_calls[0].id
+  const approvalBash = tool({
+    name: 'bash',
+    description: FIXTURE.tools[0].function.description,
+    parameters: z.object({ command: z.string() }),
+    needsApproval: async (_ctx, _input, callId) => callId === gated,
+    execute: async (_input, _ctx, details) => RESULTS.get(details.toolCall.callId),
+  })
+  const agent = new Agent({ name: 'replay', instructions: SYSTEM, model, tools: [approvalBash] })
+  const runner = new Runner({
+    tracingDisabled: true,
+    callModelInputFilter: turnfitInputFilter({ fit: { ...FIT, trigger_ratio: 0.9, target_ratio: 0.6 }, onReport: (r) => reports.push(r) }),
+  })
+  const first = await runner.run(agent, TASK, { maxTurns: 1000 })
+  assert.equal(first.interruptions.length, 1, 'the run waits for the approval')
+  assert.equal(first.interruptions[0].rawItem.callId, gated)
+  assert.equal(model.prompts.length, 61)
+  assert.ok(reports.some((r) => r.summary), 'compacted before the interruption')
+  // Approve from a serialized state, as an app that waits for a human would.
+  const { RunState } = require('@openai/agents-core')
+  const state = await RunState.fromString(agent, first.state.toString())
+  state.approve(state.getInterruptions()[0])
+  const second = await runner.run(agent, state, { maxTurns: 1000 })
+  assert.equal(second.finalOutput, STEPS.at(-1).content)
+  assert.equal(model.prompts.length, STEPS.length)
+  model.prompts.forEach((p, k) => checkPrompt(p, k))
+  const next = model.prompts[61].input
+  assert.ok(next.some((it) => it.type === 'function_call' && it.callId === gated), 'the approved call is in the next prompt')
+  assert.ok(next.some((it) => it.type === 'function_call_result' && it.callId === gated && (it.output.text ?? it.output) === RESULTS.get(gated)), 'with its real output')
+})
+
 // Items as the SDK holds them, for direct calls of fitModelInput.
 function items(n = 60) {
   const out = [{ type: 'message', role: 'user', content: TASK }]
