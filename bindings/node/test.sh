@@ -46,13 +46,17 @@ node scripts/binding.mjs --check --lib "$root/target/debug/libturnfit_node.so"
 # The option and report types of index.d.ts, generated from schemas/.
 node scripts/schema-types.mjs --check
 
-# 4. Tests: vectors (N/N), errors, bad input, async + AbortSignal, Workers, GC loop.
+# 4. Tests: vectors (N/N), errors, bad input, async + AbortSignal, Workers, GC loop,
+# and the LangChain.js / OpenAI Agents adapters with the pinned frameworks.
 node --test --expose-gc --test-reporter=spec test/ 2>&1 | tee "$root/target/node-test.log" | grep -E '^(✔|✖|ℹ)|vectors|gc loop|FAIL|pending' || true
 grep -q '^ℹ fail 0' "$root/target/node-test.log" || { echo "node --test failed:"; cat "$root/target/node-test.log"; exit 1; }
 
 # 5. The public .d.ts against a typed usage file.
 npx --no-install tsc -p test/types/tsconfig.json
 echo "tsc --noEmit: test/types/usage.ts type-checks against index.d.ts"
+# The adapters' .d.ts against the pinned langchain / @openai/agents-core types.
+npx --no-install tsc -p test/types/tsconfig.adapters.json
+echo "tsc --noEmit: test/types/adapters.ts type-checks against langchain.d.ts and openai-agents.d.ts"
 
 # 6. npm pack, then install the tarball into an empty project with no
 # registry access (--offline): it has no dependencies and no install script.
@@ -87,9 +91,19 @@ const n = await new Promise((resolve, reject) => { const w = new Worker(src, { e
 if (n !== 4) throw new Error('worker count')
 console.log('tarball: worker_threads ok')
 JS
+cat > adapters.mjs <<'JS'
+// The framework adapters load without their framework; using one says what is missing.
+import { turnfitMiddleware } from 'turnfit/langchain'
+import { turnfitInputFilter } from 'turnfit/openai-agents'
+for (const [make, name] of [[turnfitMiddleware, 'langchain'], [turnfitInputFilter, '@openai/agents-core']]) {
+  try { make({}); throw new Error('no error') } catch (e) { if (!e.message.includes(`needs the package '${name}'`)) throw e }
+}
+console.log('tarball: turnfit/langchain and turnfit/openai-agents ok (framework not installed: said so)')
+JS
 node esm.mjs
 node cjs.cjs
 node worker.mjs
+node adapters.mjs
 
 # 7. The example agent loop, against the installed tarball (it imports 'turnfit').
 cp "$root/examples/node/agent-loop.mjs" .
