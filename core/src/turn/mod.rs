@@ -615,6 +615,7 @@ impl WindowTurn {
     /// `registry`. The agent's model is the window's own (resolved when the
     /// window was made, calibration included): never looked up again.
     pub fn start_in(registry: &ModelRegistry, window: &Window, options: &FitOptions) -> Result<WindowTurn> {
+        refuse_window_fields(window, options)?;
         if options.trigger_messages == Some(0) {
             return Err(Error::invalid_argument("options.trigger_messages must be positive"));
         }
@@ -659,7 +660,8 @@ impl WindowTurn {
         if window.generation() != self.generation {
             return Err(Error::invalid_argument(
                 "the window changed during the turn (a message was loaded, pushed, popped or replaced, or the \
-                 window compacted, while the summarizer ran); nothing was applied: start the turn again",
+                 window compacted, while the summarizer ran), or is not the window the turn started on; nothing \
+                 was applied: start the turn again",
             ));
         }
         match self.inner {
@@ -672,6 +674,35 @@ impl WindowTurn {
                 Ok(report)
             }
         }
+    }
+}
+
+/// The window holds its model, budget and format; a turn's options that
+/// try to set them are refused, never silently ignored. `model` may repeat
+/// the window's own.
+fn refuse_window_fields(window: &Window, o: &FitOptions) -> Result<()> {
+    let own = &window.model_info().model;
+    if !o.model.is_empty() && &o.model != own {
+        return Err(Error::invalid_argument(format!(
+            "options.model {:?} is not the window's model {own:?}: a window turns with its own model",
+            crate::text::clip(&o.model)
+        )));
+    }
+    let set = [
+        ("max_tokens", o.max_tokens.is_some()),
+        ("reserve_output", o.reserve_output.is_some()),
+        ("encoding", o.encoding.is_some()),
+        ("context_window", o.context_window.is_some()),
+        ("max_output_tokens", o.max_output_tokens.is_some()),
+        ("format", o.format.is_some()),
+        ("target_ratio", o.target_ratio.is_some()),
+        ("trigger_ratio", o.trigger_ratio.is_some()),
+    ];
+    match set.iter().find(|(_, on)| *on) {
+        Some((name, _)) => Err(Error::invalid_argument(format!(
+            "options.{name} belongs to the window (its budget, set when it was made), not to a turn on it"
+        ))),
+        None => Ok(()),
     }
 }
 

@@ -325,6 +325,19 @@ fn a_window_changed_during_its_turn_is_left_as_it_is() {
     assert!(e.message().contains("the window changed during the turn"), "{e}");
     assert_eq!(w.conversation().messages.len(), n);
     assert!(w.conversation().to_json().unwrap().contains("one more thing"));
+    // A turn finished on another window (same model, same history) is
+    // refused the same way: it started on `w`.
+    let mut other = crate::window::Window::for_model(
+        &reg(),
+        "gpt-4o",
+        crate::window::Budget { context_window: 8000, reserved_output: Some(500), ..Default::default() },
+    )
+    .unwrap();
+    other.load(Conversation::parse(&agent_loop(40, 120), None).unwrap()).unwrap();
+    let t = WindowTurn::start(&w, &o).unwrap();
+    let e = t.finish(&mut other).unwrap_err();
+    assert!(e.message().contains("not the window the turn started on"), "{e}");
+    assert_eq!(other.conversation().messages.len(), 82);
 }
 
 /// A window for a model the host registered (not in the built-in table)
@@ -348,6 +361,16 @@ fn a_window_turn_uses_the_windows_own_model() {
     assert_eq!(r.fit.model, "house-model");
     assert!(r.fit.exact, "a registered exact model stays exact through a window turn");
     assert_eq!(r.fit.tokens_after, w.preflight(None).unwrap().prompt_tokens);
+    // What the window holds is not set per turn: refused, not ignored.
+    for bad in [
+        FitOptions { model: "gpt-4o".into(), ..o.clone() },
+        FitOptions { max_tokens: Some(100), ..o.clone() },
+        FitOptions { target_ratio: Some(0.5), ..o.clone() },
+    ] {
+        let e = WindowTurn::start(&w, &bad).unwrap_err();
+        assert_eq!(e.kind(), crate::ErrorKind::InvalidArgument, "{e}");
+    }
+    assert!(WindowTurn::start(&w, &FitOptions { model: "house-model".into(), ..o }).is_ok());
 }
 
 #[test]

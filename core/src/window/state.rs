@@ -141,6 +141,12 @@ pub struct Added {
     pub compacted: Option<CompactReport>,
 }
 
+/// A generation number no window has had (see [`Window::generation`]).
+fn next_generation() -> u64 {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+    NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+}
+
 /// A conversation bound to a model and a budget, with cached counts.
 #[derive(Debug, Clone)]
 pub struct Window {
@@ -156,7 +162,7 @@ pub struct Window {
     tools_tokens: usize,
     calibration: f64,
     pending: Option<(super::summarize::Pending, super::Policy)>,
-    /// Bumped by every call that changes the conversation, so a turn that
+    /// Renewed by every call that changes the conversation, so a turn that
     /// ran while the window changed can tell (see [`Window::generation`]).
     generation: u64,
     observer: Observer,
@@ -255,7 +261,7 @@ impl Window {
             tools_tokens: 0,
             calibration: 1.0,
             pending: None,
-            generation: 0,
+            generation: next_generation(),
             observer: Observer::none(),
         })
     }
@@ -372,16 +378,20 @@ impl Window {
         }
     }
 
-    /// Discards a pending summary request and bumps the generation: the
+    /// Discards a pending summary request and renews the generation: the
     /// conversation is about to change.
     fn touch(&mut self) {
         self.pending = None;
-        self.generation = self.generation.wrapping_add(1);
+        self.generation = next_generation();
     }
 
     /// A number that changes whenever the conversation may have changed
     /// (load, push, pop, replace, compact, repair). A turn started on the
     /// window records it, and applies its result only if it is unchanged.
+    /// Numbers are unique across windows (one process-wide counter), so a
+    /// turn handed a window other than its own is refused too; a clone
+    /// shares its original's number until either changes, and then holds
+    /// the same conversation.
     pub fn generation(&self) -> u64 {
         self.generation
     }
