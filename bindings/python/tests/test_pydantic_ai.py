@@ -263,12 +263,15 @@ def test_an_unknown_part_passes_through_counted_and_never_dropped():
     hist = _history(60)
     odd = FuturePart("a part kind from the future " * 30)
     hist[2] = ModelRequest(parts=[*hist[2].parts, odd])
+    hist[40] = ModelRequest(parts=[*hist[40].parts, UserPromptPart("Any progress?")])  # a later user turn
     proc = tpa.HistoryProcessor(MODEL, max_tokens=BUDGET, reserve_output=0)
     out = proc.process(hist)
     assert proc.last_report["changed"]
     assert any(p is odd for m in out for p in m.parts)
     plain = tpa.HistoryProcessor(MODEL, max_tokens=BUDGET, reserve_output=0)
-    plain.process(_history(60))
+    hist2 = _history(60)
+    hist2[40] = ModelRequest(parts=[*hist2[40].parts, UserPromptPart("Any progress?")])
+    plain.process(hist2)
     assert proc.last_report["tokens_before"] > plain.last_report["tokens_before"]
 
 
