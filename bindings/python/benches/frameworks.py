@@ -4,15 +4,17 @@ fake model re-emitting the recorded turns, the budget a third of the final size)
 beside the framework's own answer:
 
 - OpenAI Agents SDK: no filter; turnfit's InputFilter; the SDK's SessionSettings(limit=N)
-  (an SQLiteSession whose reads are cut to the last N items; the SDK's only built-in
-  history limit, applied when a run starts), N = the item count that fits the budget at
-  the start of the run... here the whole loop is one run, so it never trims inside it;
+  with an SQLiteSession (the SDK's only built-in history limit: a session read cut to
+  the last N items, applied when a run starts), N the most items whose tail fits the
+  budget at the end of the loop; the loop is one run, so it never trims inside it;
 - pydantic-ai: no processor; turnfit's HistoryProcessor (pydantic-ai has no built-in
   history limit or summarizer: its docs show hand-written processors).
 
 Each setting runs the whole loop REPS times (default 5); the figure is the median
 wall time of a loop divided by its model calls, and the adapter's own time per call
-(median over every call of every repetition). Also: inputs over the budget.
+(median over every call of every repetition). Also, from one more run with every input
+counted: the inputs over the budget and the summarizer's calls (a callable here, so the
+times are turnfit's and the framework's, not a model's).
 
     target/python/venv-test/bin/python bindings/python/benches/frameworks.py [REPS]
 """
@@ -69,7 +71,8 @@ def agents_loop(make_filter: Callable[[], Any], session: Any = None) -> Dict[str
         def __init__(self) -> None:
             self.step, self.over = 0, 0
 
-        async def get_response(self, system_instructions, input, settings, tools, *a, **k):
+        async def get_response(self, system_instructions, input, model_settings, tools, output_schema, handoffs,
+                               tracing, **k):
             defs = [{"type": "function", "name": t.name, "description": t.description, "parameters": t.params_json_schema}
                     for t in tools]
             n = turnfit.count_conversation({"instructions": system_instructions, "input": input, "tools": defs},
@@ -99,9 +102,11 @@ def agents_loop(make_filter: Callable[[], Any], session: Any = None) -> Dict[str
     spent: List[float] = []
     config = RunConfig(call_model_input_filter=timed(f, spent) if f else None, tracing_disabled=True)
     agent = Agent(name="swe", instructions=TRAJ["system"], tools=[bash], model=model)
+    SUMMARIES[0] = 0
     t0 = time.perf_counter()
     asyncio.run(Runner.run(agent, TRAJ["task"], run_config=config, session=session() if session else None, max_turns=200))
-    return {"wall": time.perf_counter() - t0, "calls": model.step, "adapter": spent, "over": model.over}
+    return {"wall": time.perf_counter() - t0, "calls": model.step, "adapter": spent, "over": model.over,
+            "summaries": SUMMARIES[0]}
 
 
 # --- pydantic-ai ---------------------------------------------------------------
@@ -111,7 +116,6 @@ def pydantic_loop(make_proc: Callable[[], Any]) -> Dict[str, Any]:
     from pydantic_ai.messages import ModelResponse, TextPart, ToolCallPart
     from pydantic_ai.models.function import FunctionModel
 
-    budget = None
     state = {"step": 0, "over": 0}
     outputs = [o for _, calls, outs in TRAJ["rounds"] for o in outs]
 
@@ -139,12 +143,13 @@ def pydantic_loop(make_proc: Callable[[], Any]) -> Dict[str, Any]:
         """Execute a bash command."""
         return outputs.pop(0)
 
-    t0 = time.perf_counter()
     from pydantic_ai.usage import UsageLimits
 
+    SUMMARIES[0] = 0
+    t0 = time.perf_counter()
     agent.run_sync(TRAJ["task"], usage_limits=UsageLimits(request_limit=200))
-    del budget
-    return {"wall": time.perf_counter() - t0, "calls": state["step"], "adapter": spent, "over": state["over"]}
+    return {"wall": time.perf_counter() - t0, "calls": state["step"], "adapter": spent, "over": state["over"],
+            "summaries": SUMMARIES[0]}
 
 
 def chat_budget() -> int:
@@ -157,13 +162,15 @@ def chat_budget() -> int:
 
 BUDGET_CHAT = chat_budget()
 CHECK = False
+SUMMARIES = [0]
 
 
 def summary(name: str, runs: List[Dict[str, Any]], base: float) -> str:
     per_step = statistics.median(r["wall"] / r["calls"] for r in runs) * 1e3
     spent = [t for r in runs for t in r["adapter"]]
     own = f"{statistics.median(spent) * 1e3:.2f}" if spent else "-"
-    return f"| {name} | {runs[0]['calls']} | {per_step:.2f} | {per_step / base:.2f}x | {own} | {runs[0]['over']} |"
+    return (f"| {name} | {runs[0]['calls']} | {per_step:.2f} | {per_step / base:.2f}x | {own} | {runs[0]['over']} "
+            f"| {runs[0]['summaries']} |")
 
 
 def main() -> None:
@@ -182,6 +189,7 @@ def main() -> None:
         items_budget = n
 
     def summarize(request: Any) -> str:
+        SUMMARIES[0] += 1
         return "Summary: the agent is fixing _infer_str_format_call in astroid."
 
     settings = {
@@ -216,8 +224,9 @@ def main() -> None:
             runs[0]["over"] = over[name]
             rows.append(summary(name, runs, base))
     print(f"budget: {ab} tokens (Responses, agents) / {BUDGET_CHAT} (chat, pydantic-ai); reps: {REPS}")
-    print("| setting | model calls | ms per step (median) | vs none | adapter ms per call (median) | inputs over budget |")
-    print("|---|---|---|---|---|---|")
+    print("| setting | model calls | ms per step (median) | vs none | adapter ms per call (median) | inputs over budget "
+          "| summarizer calls |")
+    print("|---|---|---|---|---|---|---|")
     print("\n".join(rows))
     print(json.dumps({"python": sys.version.split()[0]}))
 
