@@ -213,3 +213,78 @@ def test_a_version_outside_the_tested_range_warns_naming_it():
     assert text and "openai-agents >=0.24.0,<0.25.0" in text and "0.30.1 is installed" in text
     assert any(issubclass(x.category, RuntimeWarning) for x in w)
     assert _adapters.check_version("turnfit.openai_agents", "openai-agents", *toa.TESTED) is None  # the pinned one
+
+
+def test_a_resumed_run_on_the_session_wrapper_starts_within_budget_with_its_task():
+    """Two runs on one session (the second resumes with a new user message): the stored
+    history is compacted as items are added, so the resumed run's first input fits and
+    keeps the task. SessionSettings(limit=N), the SDK's own answer, drops the task."""
+    half = len(TRAJ["rounds"]) // 2
+
+    def two_runs(session: Any) -> ReplayModel:
+        first = ReplayModel(TRAJ["rounds"][:half])
+        agent = _agent(first)
+        cfg = RunConfig(tracing_disabled=True)
+        asyncio.run(Runner.run(agent, TRAJ["task"], session=session, run_config=cfg, max_turns=200))
+        second = ReplayModel([])
+        agent2 = Agent(name="swe", instructions=TRAJ["system"], tools=agent.tools, model=second)
+        asyncio.run(Runner.run(agent2, "Go on: run the tests.", session=session, run_config=cfg, max_turns=5))
+        return second
+
+    calls: List[Any] = []
+    wrapped = toa.TurnfitSession(SQLiteSession("resume"), MODEL, max_tokens=BUDGET, reserve_output=0,
+                                 summarize=lambda r: calls.append(r) or "summary: reading astroid's brain_builtin_inference")
+    model = two_runs(wrapped)
+    _, items, tools = model.seen[0]
+    defs = [{"type": "function", "name": t.name, "description": t.description, "parameters": t.params_json_schema}
+            for t in tools]
+    assert turnfit.count_conversation({"instructions": TRAJ["system"], "input": items, "tools": defs}, MODEL) <= BUDGET
+    assert items[0] == {"role": "user", "content": TRAJ["task"]} and responses_orphans(items) == []
+    assert calls and wrapped.last_report is not None
+
+    from agents.memory import SessionSettings
+
+    limited = two_runs(SQLiteSession("limit", session_settings=SessionSettings(limit=40)))
+    _, items, _ = limited.seen[0]
+    assert not any(isinstance(i, dict) and i.get("content") == TRAJ["task"] for i in items)  # the SDK's limit lost it
+
+
+def test_a_pending_approval_survives_compaction_and_pairs_when_approved():
+    """A tool that needs approval interrupts the run with its call stored and no output;
+    the session compacts around it (the call kept, no synthetic output); approved, the
+    run resumes and the model sees the call with its real output."""
+    rounds = TRAJ["rounds"][:60]
+    approval_round = ("Deploying the fix needs approval.", [{"id": "call_deploy", "type": "function",
+                      "function": {"name": "deploy", "arguments": "{\"env\": \"prod\"}"}}], [None])
+    model = ReplayModel(rounds + [approval_round])
+    agent = _agent(model)
+
+    @function_tool(needs_approval=True)
+    def deploy(env: str) -> str:
+        """Deploy the fix."""
+        return f"deployed to {env}"
+
+    agent.tools.append(deploy)
+    session = toa.TurnfitSession(SQLiteSession("approval"), MODEL, max_tokens=BUDGET, reserve_output=0,
+                                 summarize=lambda r: "summary of the astroid investigation")
+    f = toa.InputFilter(MODEL, max_tokens=BUDGET, reserve_output=0, summarize=lambda r: "summary (filter)")
+    cfg = RunConfig(call_model_input_filter=f, tracing_disabled=True)
+
+    async def go():
+        result = await Runner.run(agent, TRAJ["task"], session=session, run_config=cfg, max_turns=200)
+        assert result.interruptions, "the deploy call should wait for approval"
+        stored = await session.get_items()
+        state = result.to_state()
+        for it in result.interruptions:
+            state.approve(it)
+        resumed = await Runner.run(agent, state, session=session, run_config=cfg, max_turns=10)
+        return stored, resumed
+
+    stored, resumed = asyncio.run(go())
+    assert session.last_report is not None and any(r["changed"] for r in session.reports)
+    assert any(i.get("type") == "function_call" and i.get("call_id") == "call_deploy" for i in stored)
+    assert not any(i.get("type") == "function_call_output" and i.get("call_id") == "call_deploy" for i in stored)
+    last_input = model.seen[-1][1]
+    outs = [i for i in last_input if isinstance(i, dict) and i.get("call_id") == "call_deploy"]
+    assert [o["type"] for o in outs] == ["function_call", "function_call_output"] and "deployed to prod" in json.dumps(outs[1])
+    assert check_every_prompt(model) == []
