@@ -106,7 +106,7 @@ def replay_agent(processors: List[Any]) -> Any:
 
     # pydantic-ai 2.x takes history processors as capabilities (the `history_processors`
     # argument of 1.x is gone).
-    agent = Agent(FunctionModel(model), system_prompt=TRAJ["system"], capabilities=[ProcessHistory(p) for p in processors])
+    agent = Agent(FunctionModel(model), system_prompt=TRAJ["system"], capabilities=[p.capability() for p in processors])
 
     @agent.tool_plain
     def bash(command: str) -> str:

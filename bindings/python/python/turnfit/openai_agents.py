@@ -93,7 +93,8 @@ def model_summarizer(model: Any) -> Callable[[Mapping[str, Any]], Any]:
 
         return run
     if model is None or callable(model):
-        return model
+        plain: Callable[[Mapping[str, Any]], Any] = model
+        return plain
     raise TypeError(f"summarize must be an agents Model, an Agent or a callable, not {type(model).__name__}")
 
 
@@ -159,7 +160,8 @@ class _Fitter:
         options: Mapping[str, Any],
     ) -> None:
         _check()
-        turnfit.lookup_model(model) if "encoding" not in options else None
+        if "encoding" not in options:
+            turnfit.lookup_model(model)  # an unknown model fails here, not at the first model call
         self.model = model
         self.summarize = model_summarizer(summarize)
         self.pending_calls = pending_calls
@@ -209,7 +211,8 @@ class _Fitter:
             conv["instructions"] = instructions
         if tools:
             conv["tools"] = tools
-        out, report = await turnfit.afit_turn(conv, self.summarize, **options)
+        out, turn_report = await turnfit.afit_turn(conv, self.summarize, **options)
+        report: Dict[str, Any] = dict(turn_report)
         out_items = out["input"] if isinstance(out, dict) else out
         if isinstance(out_items, str):
             out_items = [out_items]

@@ -1,11 +1,14 @@
 """pydantic-ai adapter (optional: ``pip install turnfit[pydantic-ai]``).
 
-:class:`HistoryProcessor` goes in ``Agent(..., history_processors=[...])``: before
+:class:`HistoryProcessor` goes in ``Agent(..., capabilities=[proc.capability()])``
+(pydantic-ai 2's ``ProcessHistory``; 1.x took ``history_processors=[proc]``): before
 each model request pydantic-ai hands it the run's ``ModelMessage`` list, and it
 returns that list fitted to a budget by :func:`turnfit.afit_turn` and **repaired**: a
 ``ToolCallPart`` without its ``ToolReturnPart`` gets a synthetic error return, a
 return without its call is dropped (pydantic-ai issue #4728: a poisoned history the
-provider refuses at every later request). pydantic-ai writes what a processor returns
+provider refuses at every later request; pydantic-ai 2.68 repairs on its own too, before
+processors run, so there this matters for histories processed outside a run and for
+1.x). pydantic-ai writes what a processor returns
 back to the run's history, so a summary is made once and carried on.
 
 The conversion to the core's OpenAI chat shape keeps a reference to each part, so
@@ -25,7 +28,7 @@ from __future__ import annotations
 import collections
 import dataclasses
 import json as _json
-from typing import Any, Callable, Deque, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
+from typing import Any, Deque, Dict, List, Mapping, Optional, Sequence
 
 import turnfit
 
@@ -104,8 +107,9 @@ def to_chat(messages: Sequence[Any], instructions: Optional[str] = None) -> List
                     systems.append({"role": "system", "content": part.content, REF: ref})
                 elif isinstance(part, pm.ToolReturnPart):
                     tools.append({"role": "tool", "tool_call_id": part.tool_call_id, "content": part.model_response_str(), REF: ref})
-                elif isinstance(part, getattr(pm, "RetryPromptPart", ())) and getattr(part, "tool_name", None):
-                    tools.append({"role": "tool", "tool_call_id": part.tool_call_id, "content": part.model_response(), REF: ref})
+                elif _is_retry(pm, part) and getattr(part, "tool_name", None):
+                    retry: Any = part
+                    tools.append({"role": "tool", "tool_call_id": retry.tool_call_id, "content": retry.model_response(), REF: ref})
                 elif isinstance(part, pm.UserPromptPart):
                     users.append({"role": "user", "content": _user_content(part.content), REF: ref})
                 elif hasattr(part, "model_response") and callable(part.model_response):
@@ -241,10 +245,16 @@ def _synthetic_return(pm: Any, tool_name: str, text: str, call_id: str) -> Any:
         return pm.ToolReturnPart(tool_name=tool_name, content=text, tool_call_id=call_id)
 
 
+def _is_retry(pm: Any, part: Any) -> bool:
+    """A legacy ``RetryPromptPart`` (deprecated in pydantic-ai 2, translated on load)."""
+    cls = getattr(pm, "RetryPromptPart", None)
+    return cls is not None and isinstance(part, cls)
+
+
 def _changed_part(pm: Any, part: Any, m: Mapping[str, Any]) -> Any:
     """A part whose chat message the turn rewrote (a tool output cut or masked)."""
     text = _content_text(m.get("content"))
-    if isinstance(part, pm.ToolReturnPart) or isinstance(part, getattr(pm, "RetryPromptPart", ())):
+    if isinstance(part, pm.ToolReturnPart) or _is_retry(pm, part):
         return dataclasses.replace(part, content=text)
     if isinstance(part, pm.UserPromptPart) and isinstance(m.get("content"), str):
         return dataclasses.replace(part, content=text)
@@ -292,7 +302,7 @@ def _is_model_or_agent(value: Any) -> bool:
 
 
 class HistoryProcessor:
-    """``Agent(model, history_processors=[HistoryProcessor("gpt-4o", max_tokens=...)])``.
+    """``Agent(model, capabilities=[HistoryProcessor("gpt-4o", max_tokens=...).capability()])``.
 
     Each call fits the run's messages with :func:`turnfit.afit_turn`: below
     ``trigger_ratio`` of the budget nothing is dropped (the history is still repaired:
@@ -352,10 +362,11 @@ class HistoryProcessor:
         pending = self._pending(messages)
         if pending:
             options["policy"] = dict(options["policy"], pending_calls=sorted(set(pending)))
-        out, report = await turnfit.afit_turn(_json.loads(_json.dumps(chat)), self.summarize, **options)
+        out, turn_report = await turnfit.afit_turn(_json.loads(_json.dumps(chat)), self.summarize, **options)
+        report: Dict[str, Any] = dict(turn_report)
         out_chat = out["messages"] if isinstance(out, dict) else out
         if not report.get("changed"):
-            # The turn changed nothing: the repair may still have (validate first).
+            # Nothing compacted nor repaired: the list given, object for object.
             result = messages
         else:
             result = from_chat(messages, chat, out_chat)
@@ -368,6 +379,13 @@ class HistoryProcessor:
         self.last_report = report
         self.reports.append(report)
         return result
+
+    def capability(self) -> Any:
+        """pydantic-ai's ``ProcessHistory`` capability running this processor (pydantic-ai 2
+        takes history processors as capabilities)."""
+        from pydantic_ai.capabilities import ProcessHistory
+
+        return ProcessHistory(self)
 
     def process(self, messages: List[Any]) -> List[Any]:
         """The processor outside an event loop (a test, a script)."""
