@@ -158,15 +158,23 @@ def test_unchanged_items_are_the_objects_given_and_an_unknown_item_is_kept_and_c
     items = responses_items(TRAJ)
     odd = {"type": "turnfit_test_future_item", "text": "an item type no SDK version has " * 20}
     items.insert(3, odd)
+
+    class Opaque:  # not a dict, no model_dump: stands in as its text
+        def __str__(self) -> str:
+            return "an opaque host object " * 10
+
+    opaque = Opaque()
+    items.insert(6, opaque)
     out, report = toa.fit_items(items, MODEL, instructions=TRAJ["system"], max_tokens=BUDGET, reserve_output=0,
                                 target_ratio=0.5)
     assert report["changed"] and report["tokens_after"] <= BUDGET
     assert any(o is odd for o in out), "the unknown item was dropped"
+    assert any(o is opaque for o in out), "the opaque item was dropped"
     by_id = {id(x) for x in items}
     kept_same = [o for o in out if id(o) in by_id]
     assert len(kept_same) >= 5 and out[0] is items[0]
     assert report["tokens_before"] > turnfit.count_conversation(
-        {"instructions": TRAJ["system"], "input": [i for i in items if i is not odd]}, MODEL)
+        {"instructions": TRAJ["system"], "input": [i for i in items if i is not odd and i is not opaque]}, MODEL)
 
 
 def test_session_wrapper_keeps_the_stored_history_within_budget_with_its_pending_call():

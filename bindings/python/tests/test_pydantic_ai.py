@@ -264,10 +264,13 @@ def test_an_unknown_part_passes_through_counted_and_never_dropped():
     odd = FuturePart("a part kind from the future " * 30)
     hist[2] = ModelRequest(parts=[*hist[2].parts, odd])
     hist[40] = ModelRequest(parts=[*hist[40].parts, UserPromptPart("Any progress?")])  # a later user turn
+    odd_message = FuturePart("a message kind from the future " * 30, part_kind="future-message")
+    hist.insert(3, odd_message)  # between rounds: a whole message of an unknown kind
     proc = tpa.HistoryProcessor(MODEL, max_tokens=BUDGET, reserve_output=0)
     out = proc.process(hist)
     assert proc.last_report["changed"]
-    assert any(p is odd for m in out for p in m.parts)
+    assert any(p is odd for m in out if hasattr(m, "parts") for p in m.parts)
+    assert any(m is odd_message for m in out)
     plain = tpa.HistoryProcessor(MODEL, max_tokens=BUDGET, reserve_output=0)
     hist2 = _history(60)
     hist2[40] = ModelRequest(parts=[*hist2[40].parts, UserPromptPart("Any progress?")])
@@ -283,3 +286,27 @@ def test_a_version_outside_the_tested_range_warns_naming_it():
         text = _adapters.check_version("turnfit.pydantic_ai", "pydantic-ai-slim", *tpa.TESTED, installed="3.0.0")
     assert text and "pydantic-ai-slim >=2.68.0,<2.69.0" in text and any(issubclass(x.category, RuntimeWarning) for x in w)
     assert _adapters.check_version("turnfit.pydantic_ai", "pydantic-ai-slim", *tpa.TESTED) is None
+
+
+def test_thinking_images_and_metadata_round_trip_as_the_objects_given():
+    from pydantic_ai.messages import ImageUrl, ThinkingPart
+
+    hist = _history(60)
+    thinking = ModelResponse(parts=[ThinkingPart("I should check the format call first. " * 40, signature="sig-1"),
+                                    TextPart("Checking."),
+                                    ToolCallPart(tool_name="bash", args={"command": "ls"}, tool_call_id="call_think")],
+                             provider_details={"finish_reason": "tool_calls"}, provider_response_id="resp_9")
+    answer = ModelRequest(parts=[ToolReturnPart(tool_name="bash", content="a.py", tool_call_id="call_think", metadata={"k": 1}),
+                                 UserPromptPart(["Look at this screenshot", ImageUrl("https://example.com/shot.png")])])
+    hist += [thinking, answer]
+    proc = tpa.HistoryProcessor(MODEL, max_tokens=BUDGET, reserve_output=0)
+    out = proc.process(hist)
+    assert proc.last_report["changed"]
+    assert out[-2] is thinking and out[-1] is answer
+    # The thinking text is counted (pydantic-ai sends it back to Anthropic and others).
+    plain = tpa.HistoryProcessor(MODEL, max_tokens=10**6)
+    plain.process([hist[0], thinking, answer])
+    no_think = ModelResponse(parts=thinking.parts[1:])
+    plain2 = tpa.HistoryProcessor(MODEL, max_tokens=10**6)
+    plain2.process([hist[0], no_think, answer])
+    assert plain.last_report["tokens_before"] > plain2.last_report["tokens_before"] + 300
