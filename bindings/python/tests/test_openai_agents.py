@@ -296,3 +296,26 @@ def test_a_pending_approval_survives_compaction_and_pairs_when_approved():
     outs = [i for i in last_input if isinstance(i, dict) and i.get("call_id") == "call_deploy"]
     assert [o["type"] for o in outs] == ["function_call", "function_call_output"] and "deployed to prod" in json.dumps(outs[1])
     assert check_every_prompt(model) == []
+
+
+def test_a_synthetic_output_is_not_carried_over_the_real_one():
+    """The filter reuses its last result for the prefix the SDK hands back, except when
+    that result holds a synthetic output: the SDK's real output, added later, wins."""
+    from agents.run_config import CallModelData, ModelInputData
+
+    items = responses_items(TRAJ, rounds=60) + [
+        {"type": "function_call", "call_id": "call_late", "name": "bash", "arguments": "{\"command\": \"make\"}"}]
+    f = toa.InputFilter(MODEL, max_tokens=BUDGET, reserve_output=0, count_tools=False)
+    agent = Agent(name="a", instructions=TRAJ["system"])
+
+    def call(inp: List[Any]) -> List[Any]:
+        data = CallModelData(model_data=ModelInputData(input=list(inp), instructions=TRAJ["system"]), agent=agent, context=None)
+        return asyncio.run(f(data)).input
+
+    first = call(items)
+    assert any(c["action"] == "synthesized_result" for c in f.last_report["changes"])
+    real = {"type": "function_call_output", "call_id": "call_late", "output": "build ok"}
+    second = call(items + [real])
+    late = [i for i in second if i.get("call_id") == "call_late" and i.get("type") == "function_call_output"]
+    assert late == [real] and late[0] is real
+    assert len(first) > 0 and responses_orphans(second) == []

@@ -305,7 +305,10 @@ class InputFilter(_Fitter):
         tools = _tool_defs(data.agent) if self.count_tools else None
         out, report = await self.fit(base_items, md.instructions, tools, base_values)
         out_values = [_item_json(x)[0] for x in out]
-        self._memo = (keys, out, out_values)
+        # A synthetic output stands in for one the SDK may still add: such a result is not
+        # reused (the next call fits the SDK's history afresh, its real output included).
+        synthetic = any(c.get("action") == "synthesized_result" for c in report.get("changes", []))
+        self._memo = None if synthetic else (keys, out, out_values)
         return ModelInputData(input=out, instructions=md.instructions)
 
 
