@@ -59,6 +59,9 @@ fi
 echo "$bad" | grep -q 'has no key "tokens_afterr"' && echo "$bad" | grep -q 'Incompatible types in assignment' \
     || { echo "mypy did not report the expected errors in tests/types/bad_usage.py:"; echo "$bad"; exit 1; }
 echo "mypy: tests/types/usage.py passes --strict; bad_usage.py is refused as expected"
+# The framework adapters are typed inline (no .pyi): --strict against the pinned frameworks.
+"$venv/bin/python" -m mypy --strict --cache-dir "$root/target/python/mypy-cache" \
+    python/turnfit/_adapters.py python/turnfit/openai_agents.py python/turnfit/pydantic_ai.py
 
 set +e
 "$venv/bin/python" -m pytest -q -p no:cacheprovider --ignore=tests/tiktoken_suite tests
