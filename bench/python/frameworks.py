@@ -16,7 +16,7 @@ wall time of a loop divided by its model calls, and the adapter's own time per c
 counted: the inputs over the budget and the summarizer's calls (a callable here, so the
 times are turnfit's and the framework's, not a model's).
 
-    target/python/venv-test/bin/python bindings/python/benches/frameworks.py [REPS]
+    target/python/venv-test/bin/python bench/python/frameworks.py [REPS]
 """
 
 import asyncio
