@@ -2203,6 +2203,78 @@ turnfit_status turnfit_fit(const struct turnfit_registry *registry,
                            struct turnfit_string *out_report,
                            struct turnfit_error **err);
 
+/**
+ * Starts a turn on `window` with `options_json`, the fit options object
+ * without what the window holds: `policy`, `summarizer`,
+ * `trigger_messages` (`model` may repeat the window's own; its budget,
+ * format and ratios were set when the window was made, and setting them
+ * here is `INVALID_ARGUMENT`, never ignored). `(NULL, 0)` means the
+ * defaults. `registry` (may be NULL for the built-in table) looks up
+ * `summarizer.model`. On success `*out_turn` owns a handle driven like
+ * `turnfit_turn_start`'s (`turnfit_turn_call`, `turnfit_turn_resume`)
+ * and ended with `turnfit_window_turn_finish`. Errors: `DOES_NOT_FIT`,
+ * `INVALID_JSON`, `UNKNOWN_MODEL`, `INVALID_ARGUMENT`, `LIMIT_EXCEEDED`,
+ * `INVALID_UTF8`, `NULL_ARGUMENT`. Thread-safe.
+ *
+ * JSON: `options_json` `schemas/fit-options.json`.
+ *
+ * # Safety
+ * `registry` is NULL or live; `window` is live; `options_json` is valid
+ * for its length (or `(NULL, 0)`); `out_turn` is valid for a write; `err`
+ * is NULL or valid for a write.
+ */
+turnfit_status turnfit_window_turn_start(const struct turnfit_registry *registry,
+                                         const struct turnfit_window *window,
+                                         const char *options_json,
+                                         size_t options_json_len,
+                                         struct turnfit_turn **out_turn,
+                                         struct turnfit_error **err);
+
+/**
+ * Ends a window's turn: the window takes the result (when the turn
+ * changed the conversation) and `*out_report` is the turn report. A
+ * request still waiting is answered by the digest. `INVALID_ARGUMENT`
+ * when the window changed while the turn ran, or is not the window the
+ * turn started on (nothing is applied; start again), when the turn was
+ * finished, or was started with `turnfit_turn_start`. Errors:
+ * `INVALID_ARGUMENT`, `NULL_ARGUMENT`. Thread-safe.
+ *
+ * JSON: report `schemas/turn-report.json`.
+ *
+ * # Safety
+ * `window` and `turn` are live; `out_report` is valid for a write; `err`
+ * is NULL or valid for a write.
+ */
+turnfit_status turnfit_window_turn_finish(struct turnfit_window *window,
+                                          struct turnfit_turn *turn,
+                                          struct turnfit_string *out_report,
+                                          struct turnfit_error **err);
+
+/**
+ * A whole window turn with a blocking summarizer:
+ * `turnfit_window_turn_start`, then `summarize(user, ...)` for each
+ * request (the window unlocked meanwhile), then
+ * `turnfit_window_turn_finish`; `*out_report` is the turn report.
+ * `summarize` may be NULL: a span to summarize is then summarized by the
+ * digest and the report says so. Errors: as the two functions.
+ * Thread-safe.
+ *
+ * JSON: `options_json` `schemas/fit-options.json`; report `schemas/turn-report.json`.
+ *
+ * # Safety
+ * As `turnfit_window_turn_start` and `turnfit_window_turn_finish`;
+ * `summarize`, when not NULL, follows `turnfit_summarize_fn`'s contract
+ * with `user`.
+ */
+turnfit_status turnfit_window_turn_run(const struct turnfit_registry *registry,
+                                       struct turnfit_window *window,
+                                       const char *options_json,
+                                       size_t options_json_len,
+                                       turnfit_summarize_fn summarize,
+                                       void *user,
+                                       struct turnfit_string *out_report,
+                                       struct turnfit_error **err);
+
 #ifdef __cplusplus
 }  // extern "C"
 #endif  // __cplusplus

@@ -32,6 +32,7 @@ mod trace;
 mod turn;
 mod version;
 mod window;
+mod window_turn;
 
 pub use callstack::*;
 pub use error::*;
@@ -49,6 +50,7 @@ pub use trace::*;
 pub use turn::*;
 pub use version::*;
 pub use window::*;
+pub use window_turn::*;
 
 // Test modules kept under ffi/tests/ (this crate has no rlib, so they are
 // unit tests; `autotests = false` in Cargo.toml).
@@ -67,3 +69,6 @@ mod options;
 #[cfg(all(test, feature = "panic-inject"))]
 #[path = "../tests/panic_injection.rs"]
 mod panic_injection;
+#[cfg(test)]
+#[path = "../tests/window_turn.rs"]
+mod window_turn_tests;

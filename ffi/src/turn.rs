@@ -15,7 +15,7 @@ use std::ffi::{c_char, c_void};
 
 use parking_lot::Mutex;
 use turnfit_core::limits::MAX_JSON_BYTES;
-use turnfit_core::turn::{FailReason, Reply, SummarizerCall, Turn};
+use turnfit_core::turn::{FailReason, Reply, SummarizerCall, Turn, WindowTurn};
 use turnfit_core::window::FitOptions;
 
 use crate::args::{self, out};
@@ -28,7 +28,31 @@ use crate::strings::{json_string, turnfit_string};
 /// A turn in progress: a summarizer request may be waiting for the host's
 /// reply. Thread-safe (calls on one handle are serialized).
 pub struct turnfit_turn {
-    inner: Mutex<Option<Turn>>,
+    pub(crate) inner: Mutex<Option<Kind>>,
+}
+
+/// A stateless turn (on a conversation given as JSON) or a window's turn
+/// (see `window_turn.rs`): the same `_call` and `_resume`, each its own
+/// `_finish`.
+pub(crate) enum Kind {
+    Conversation(Box<Turn>),
+    Window(Box<WindowTurn>),
+}
+
+impl Kind {
+    fn call(&self) -> Option<&SummarizerCall> {
+        match self {
+            Kind::Conversation(t) => t.call(),
+            Kind::Window(t) => t.call(),
+        }
+    }
+
+    fn resume(&mut self, r: Reply) -> turnfit_core::Result<()> {
+        match self {
+            Kind::Conversation(t) => t.resume(r),
+            Kind::Window(t) => t.resume(r),
+        }
+    }
 }
 
 /// The summarizer's reply was its text (`turnfit_turn_resume`'s `failure`).
@@ -43,7 +67,7 @@ pub const TURNFIT_SUMMARY_NOT_TEXT: u32 = 3;
 /// The reply from the host's `failure` code and text; text that is not
 /// UTF-8 is a failed reply (`invalid_utf8`), not an error: the turn still
 /// fits.
-fn reply(failure: u32, text: &[u8], message: &str) -> Result<Reply, FfiError> {
+pub(crate) fn reply(failure: u32, text: &[u8], message: &str) -> Result<Reply, FfiError> {
     let reason = match failure {
         TURNFIT_SUMMARY_OK => {
             return Ok(match std::str::from_utf8(text) {
@@ -62,7 +86,7 @@ fn reply(failure: u32, text: &[u8], message: &str) -> Result<Reply, FfiError> {
     Ok(Reply::Failed { reason, message: message.to_owned() })
 }
 
-fn options(options_json: &str) -> Result<FitOptions, FfiError> {
+pub(crate) fn options(options_json: &str) -> Result<FitOptions, FfiError> {
     Ok(turnfit_core::frontend::parse_options("options_json", Some(options_json))?)
 }
 
@@ -103,7 +127,7 @@ pub unsafe extern "C" fn turnfit_turn_start(
             )
         };
         let t = Turn::start(registry, conversation, &options(opts)?)?;
-        dst.write(Box::into_raw(Box::new(turnfit_turn { inner: Mutex::new(Some(t)) })));
+        dst.write(Box::into_raw(Box::new(turnfit_turn { inner: Mutex::new(Some(Kind::Conversation(Box::new(t)))) })));
         Ok(())
     })
 }
@@ -213,7 +237,19 @@ pub unsafe extern "C" fn turnfit_turn_finish(
         let dst_r = out(out_report, "out_report")?;
         // SAFETY: per the contract above.
         let t = unsafe { args::handle(turn, "turn")? };
-        let t = t.inner.lock().take().ok_or_else(|| FfiError::invalid("the turn was finished"))?;
+        let mut guard = t.inner.lock();
+        let t = match guard.take() {
+            None => return Err(FfiError::invalid("the turn was finished")),
+            Some(Kind::Conversation(t)) => t,
+            Some(w @ Kind::Window(_)) => {
+                *guard = Some(w);
+                return Err(FfiError::invalid(
+                    "this turn was started on a window (turnfit_window_turn_start): end it with \
+                     turnfit_window_turn_finish",
+                ));
+            }
+        };
+        drop(guard);
         let (c, report) = t.finish()?;
         let report = json_string(&report)?;
         dst_c.write(turnfit_string::from_string(c.to_json()?));
@@ -305,10 +341,11 @@ pub unsafe extern "C" fn turnfit_turn_run(
     })
 }
 
-type SummarizeFn = unsafe extern "C" fn(*mut c_void, *const c_char, usize, *mut *const c_char, *mut usize) -> u32;
+pub(crate) type SummarizeFn =
+    unsafe extern "C" fn(*mut c_void, *const c_char, usize, *mut *const c_char, *mut usize) -> u32;
 
 /// One call of the host's summarizer, its answer read into a [`Reply`].
-fn call_host(f: SummarizeFn, user: *mut c_void, call: &SummarizerCall) -> Result<Reply, FfiError> {
+pub(crate) fn call_host(f: SummarizeFn, user: *mut c_void, call: &SummarizerCall) -> Result<Reply, FfiError> {
     let json = serde_json::to_string(call)
         .map_err(|e| FfiError::new(turnfit_status::Internal, format!("summarizer call: {e}")))?;
     let (mut text, mut len): (*const c_char, usize) = (std::ptr::null(), 0);

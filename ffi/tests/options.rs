@@ -88,6 +88,18 @@ fn drive(name: &str, text: &str) -> (turnfit_status, String) {
                     call(|e| turnfit_turn_start(null(), c(CONVERSATION), CONVERSATION.len(), c(text), n, &mut t, e));
                 turnfit_turn_free(t);
                 assert_eq!(r.0, r2.0, "turnfit_fit and turnfit_turn_start differ on {text}: {} / {}", r.1, r2.1);
+                // A window's turn reads them through the same parser (then
+                // refuses what the window holds, such as `max_tokens`).
+                if r.0 == turnfit_status::InvalidJson {
+                    let mut w = null_mut();
+                    assert_eq!(
+                        turnfit_window_new(null(), c("gpt-4o"), 6, null(), 0, &mut w, null_mut()),
+                        turnfit_status::Ok
+                    );
+                    let r3 = call(|e| turnfit_window_turn_start(null(), w, c(text), n, &mut t, e));
+                    turnfit_window_free(w);
+                    assert_eq!(r.0, r3.0, "turnfit_fit and turnfit_window_turn_start differ on {text}: {}", r3.1);
+                }
                 r
             }
             "compaction-policy" => {

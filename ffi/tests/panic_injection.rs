@@ -314,6 +314,15 @@ fn calls() -> Vec<(&'static str, Call)> {
             "turnfit_turn_run",
             Call::Status(|err| unsafe { turnfit_turn_run(z(), z(), z(), z(), z(), None, z(), z(), z(), err) }),
         ),
+        (
+            "turnfit_window_turn_start",
+            Call::Status(|err| unsafe { turnfit_window_turn_start(z(), z(), z(), z(), z(), err) }),
+        ),
+        ("turnfit_window_turn_finish", Call::Status(|err| unsafe { turnfit_window_turn_finish(z(), z(), z(), err) })),
+        (
+            "turnfit_window_turn_run",
+            Call::Status(|err| unsafe { turnfit_window_turn_run(z(), z(), z(), z(), None, z(), z(), err) }),
+        ),
     ]
 }
 

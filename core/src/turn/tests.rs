@@ -346,8 +346,7 @@ fn a_window_changed_during_its_turn_is_left_as_it_is() {
 #[test]
 fn a_window_turn_uses_the_windows_own_model() {
     let host = reg();
-    host.register_json(r#"{"name":"house-model","encoding":"o200k_base","context_window":8000,"exact":true}"#)
-        .unwrap();
+    host.register_json(r#"{"name":"house-model","encoding":"o200k_base","context_window":8000,"exact":true}"#).unwrap();
     let mut w = crate::window::Window::for_model(
         &host,
         "house-model",

@@ -34,9 +34,9 @@ use std::borrow::Cow;
 use serde::{Deserialize, Serialize};
 
 use super::manifest::{Change, ChangeKind, Protected, Reason};
-use super::summary_message::{self, SummaryRole};
 use super::mask::{self, MaskOptions, Masked};
 use super::rounds::{self, is_user_input, Protection, Round};
+use super::summary_message::{self, SummaryRole};
 use super::{bm25, repair, tool_outputs, validate, Accountant, IssueKind};
 use crate::chat::{Conversation, Message, Role};
 use crate::{Error, ErrorKind, Result};

@@ -7,8 +7,8 @@ use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
 
 use super::compact::{prepare, Compacted, Policy, Strategy};
-use super::strategy::compact_from;
 use super::manifest::{Change, Protected};
+use super::strategy::compact_from;
 use super::summarize::{begin, digest_summary, Begun};
 use super::{Accountant, Budget, Window};
 use crate::chat::{Conversation, Format};

@@ -39,8 +39,8 @@ pub use strategy::compact;
 pub use summarize::{
     apply_summary, compact_with_digest, request_summary, Pending, SummarizerOptions, SummaryRequest, DEFAULT_TEMPLATE,
 };
-pub use summary_message::{SummaryRole, DEFAULT_LABEL};
 pub(crate) use summarize::{digest_summary, transcript_lines, Begun};
+pub use summary_message::{SummaryRole, DEFAULT_LABEL};
 pub(crate) use summary_prompt::build as build_summary_prompt;
 pub use tool_outputs::{clear_old_tool_results, truncate_tool_outputs, DEFAULT_CLEARED};
 pub use validate::{validate, Issue, IssueKind};

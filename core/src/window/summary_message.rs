@@ -45,7 +45,12 @@ pub(super) fn message(format: Format, text: &str, role: SummaryRole, index: usiz
 
 /// Tokens the label-only summary message takes (framing included): what a
 /// summary costs beyond its text.
-pub(super) fn overhead(format: Format, label_text: Option<&str>, role: SummaryRole, acct: &Accountant) -> Result<usize> {
+pub(super) fn overhead(
+    format: Format,
+    label_text: Option<&str>,
+    role: SummaryRole,
+    acct: &Accountant,
+) -> Result<usize> {
     acct.message(&message(format, &label(label_text), role, 0)?)
 }
 

@@ -608,3 +608,15 @@ foreign import ccall safe "turnfit_window_apply_summary"
 -- | @turnfit_status turnfit_fit(const struct turnfit_registry * registry, const char * conversation_json, size_t conversation_json_len, const char * options_json, size_t options_json_len, struct turnfit_string * out_conversation, struct turnfit_string * out_report, struct turnfit_error ** err)@
 foreign import ccall safe "turnfit_fit"
   cFit :: Ptr TurnfitRegistry -> CString -> CSize -> CString -> CSize -> Ptr TurnfitString -> Ptr TurnfitString -> Ptr (Ptr TurnfitError) -> IO Word32
+
+-- | @turnfit_status turnfit_window_turn_start(const struct turnfit_registry * registry, const struct turnfit_window * window, const char * options_json, size_t options_json_len, struct turnfit_turn ** out_turn, struct turnfit_error ** err)@
+foreign import ccall safe "turnfit_window_turn_start"
+  cWindowTurnStart :: Ptr TurnfitRegistry -> Ptr TurnfitWindow -> CString -> CSize -> Ptr (Ptr TurnfitTurn) -> Ptr (Ptr TurnfitError) -> IO Word32
+
+-- | @turnfit_status turnfit_window_turn_finish(struct turnfit_window * window, struct turnfit_turn * turn, struct turnfit_string * out_report, struct turnfit_error ** err)@
+foreign import ccall safe "turnfit_window_turn_finish"
+  cWindowTurnFinish :: Ptr TurnfitWindow -> Ptr TurnfitTurn -> Ptr TurnfitString -> Ptr (Ptr TurnfitError) -> IO Word32
+
+-- | @turnfit_status turnfit_window_turn_run(const struct turnfit_registry * registry, struct turnfit_window * window, const char * options_json, size_t options_json_len, turnfit_summarize_fn summarize, void * user, struct turnfit_string * out_report, struct turnfit_error ** err)@
+foreign import ccall safe "turnfit_window_turn_run"
+  cWindowTurnRun :: Ptr TurnfitRegistry -> Ptr TurnfitWindow -> CString -> CSize -> FunPtr SummarizeFn -> Ptr () -> Ptr TurnfitString -> Ptr (Ptr TurnfitError) -> IO Word32
