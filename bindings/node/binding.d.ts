@@ -130,13 +130,21 @@ export declare class NativeTracer {
 export declare class NativeTurn {
   /** `options`: JSON text of the fit options (`model` required). */
   constructor(conversation: string, options: string)
+  /**
+   * A turn on `window`; `options`: JSON text of the fit options without
+   * what the window holds (`policy`, `summarizer`, `trigger_messages`).
+   */
+  static onWindow(window: NativeWindow, options: string): NativeTurn
   /** The waiting summarizer request as JSON text, or null. */
   call(): string | null
   /** The summarizer's text for the waiting request. */
   resume(summary: string): void
   /** The summarizer failed: `reason` is `error`, `timeout`, `not_text` or `invalid_utf8`. */
   fail(reason: string, message: string): void
-  /** `{conversation, report}` as JSON text; the turn is then finished. */
+  /**
+   * `{conversation, report}` as JSON text (on a window: the window's
+   * conversation, having taken the result); the turn is then finished.
+   */
   finish(): FitJsonResult
 }
 

@@ -201,6 +201,16 @@ export declare class ContextWindow {
   readonly messageTokens: number[]
   compact(policy?: Policy | string): CompactOutcome
   compactAsync(policy?: Policy | string, options?: AsyncOptions): Promise<CompactOutcome>
+  /**
+   * One turn on this window (the stateful `fitTurn`): below the trigger it
+   * answers from the cached counts and changes nothing (`fired: false`); over
+   * it, the window compacts with `summarizer` writing the summary (failures
+   * fall back to the digest, as for `fitTurn`) and takes the result:
+   * `conversation` is then the request to send. The window holds its model
+   * and budget; `options` setting them throws (`invalid_argument`), as does
+   * a window changed while the summarizer ran (nothing applied).
+   */
+  fitTurn(summarizer?: Summarizer | null, options?: WindowTurnOptions | string): Promise<TurnReport>
   applySummary(id: string, summary: string): CompactReport
   /** Records the provider's reported prompt tokens; returns reported / counted. */
   calibrate(reportedPromptTokens: number): number
@@ -277,6 +287,9 @@ export type Summarizer = (
  * (`does_not_fit`) only when the system prompt, tools, task, newest user
  * message and pins alone exceed the budget.
  */
+/** A window turn's options: the fit options without what the window holds. */
+export type WindowTurnOptions = Pick<FitOptions, 'policy' | 'summarizer' | 'trigger_messages'> & { model?: string }
+
 export declare function fitTurn(
   conversation: Conversation | string,
   options: FitOptions | string,

@@ -409,6 +409,28 @@ class ContextWindow {
     return this
   }
 
+  /**
+   * One turn on this window (the stateful `fitTurn`): below the trigger it
+   * answers from the counts kept as messages were pushed (no recount, no
+   * change, `fired: false`); over it, the window compacts, `summarizer`
+   * (async or not, as for `fitTurn`) writing the summary, and takes the
+   * result. Resolves to the turn report; `conversation` is then the request
+   * to send. `options`: `policy`, `summarizer`, `trigger_messages` (the
+   * window holds its model and budget: setting them here throws). Rejects
+   * with `invalid_argument` if the window changed while the summarizer ran
+   * (nothing is applied: the window keeps what was pushed).
+   */
+  async fitTurn(summarizer, options) {
+    checkSummarizer(summarizer)
+    const opts = jsonIn(options, 'options') ?? '{}'
+    const turn = call(() => native.NativeTurn.onWindow(this[NATIVE], opts))
+    try {
+      return jsonOut((await driveTurn(turn, summarizer)).report)
+    } finally {
+      this[EMIT]()
+    }
+  }
+
   [EMIT]() {
     const listener = this[LISTENER]
     if (listener === undefined) return
@@ -529,14 +551,25 @@ async function withTimeout(promise, ms) {
   }
 }
 
-async function fitTurn(conversation, options, summarizer) {
+function checkSummarizer(summarizer) {
   if (summarizer !== undefined && summarizer !== null && typeof summarizer !== 'function') {
     throw new TypeError(`summarizer must be a function, got ${describe(summarizer)}`)
   }
+}
+
+async function fitTurn(conversation, options, summarizer) {
+  checkSummarizer(summarizer)
   const c = jsonIn(conversation, 'conversation')
   if (c === null) throw new TypeError('conversation must be an object or JSON text, got ' + describe(conversation))
   const opts = jsonIn(options, 'options') ?? '{}'
   const turn = call(() => new native.NativeTurn(c, opts))
+  const r = await driveTurn(turn, summarizer)
+  return { conversation: jsonOut(r.conversation), report: jsonOut(r.report) }
+}
+
+// Answers each summarizer request of a NativeTurn (no turnfit lock is held
+// while the summarizer runs), then finishes it.
+async function driveTurn(turn, summarizer) {
   let request = call(() => turn.call())
   while (request !== null && summarizer) {
     const req = jsonOut(request)
@@ -558,8 +591,7 @@ async function fitTurn(conversation, options, summarizer) {
     }
     request = call(() => turn.call())
   }
-  const r = call(() => turn.finish())
-  return { conversation: jsonOut(r.conversation), report: jsonOut(r.report) }
+  return call(() => turn.finish())
 }
 
 // ------------------------------------------------------------ agent primitives

@@ -1,13 +1,16 @@
-//! `NativeTurn` (core `turnfit::turn::Turn`): the state machine the facade's
-//! `fitTurn` drives, so the host's summarizer may be an async function.
+//! `NativeTurn` (core `turnfit::turn::Turn` and `WindowTurn`): the state
+//! machine the facade's `fitTurn` and `ContextWindow.fitTurn` drive, so the
+//! host's summarizer may be an async function.
 //! Nothing here calls JS: the facade awaits the summarizer between `call`
 //! and `resume`/`fail`, with no lock held. JSON text in and out.
 
 use napi_derive::napi;
 use parking_lot::Mutex;
 
-use turnfit::turn::{FailReason, Reply, Turn};
-use turnfit::window::FitOptions;
+use std::sync::Arc;
+
+use turnfit::turn::{FailReason, Reply, SummarizerCall, Turn, WindowTurn};
+use turnfit::window::{FitOptions, Window};
 use turnfit::ModelRegistry;
 
 use crate::error::{guard, json};
@@ -15,7 +18,30 @@ use crate::error::{guard, json};
 /// A turn in progress (see `fitTurn` in index.js).
 #[napi]
 pub struct NativeTurn {
-    inner: Mutex<Option<Turn>>,
+    inner: Mutex<Option<Kind>>,
+}
+
+/// A turn on a conversation, or on a window (which takes the result when
+/// the turn finishes; its lock is not held in between).
+enum Kind {
+    Conversation(Box<Turn>),
+    Window(Box<WindowTurn>, Arc<Mutex<Window>>),
+}
+
+impl Kind {
+    fn call(&self) -> Option<&SummarizerCall> {
+        match self {
+            Kind::Conversation(t) => t.call(),
+            Kind::Window(t, _) => t.call(),
+        }
+    }
+
+    fn resume(&mut self, r: Reply) -> turnfit::Result<()> {
+        match self {
+            Kind::Conversation(t) => t.resume(r),
+            Kind::Window(t, _) => t.resume(r),
+        }
+    }
 }
 
 fn finished() -> turnfit::Error {
@@ -30,7 +56,19 @@ impl NativeTurn {
         guard("fitTurn", || {
             let o: FitOptions = turnfit::frontend::parse_options("options", Some(&options))?;
             let t = Turn::start(&ModelRegistry::builtin(), &conversation, &o)?;
-            Ok(NativeTurn { inner: Mutex::new(Some(t)) })
+            Ok(NativeTurn { inner: Mutex::new(Some(Kind::Conversation(Box::new(t)))) })
+        })
+    }
+
+    /// A turn on `window`; `options`: JSON text of the fit options without
+    /// what the window holds (`policy`, `summarizer`, `trigger_messages`).
+    #[napi(factory)]
+    pub fn on_window(window: &crate::window::NativeWindow, options: String) -> napi::Result<Self> {
+        guard("fitTurn", || {
+            let o: FitOptions = turnfit::frontend::parse_options("options", Some(&options))?;
+            let w = window.inner.clone();
+            let t = WindowTurn::start(&w.lock(), &o)?;
+            Ok(NativeTurn { inner: Mutex::new(Some(Kind::Window(Box::new(t), w))) })
         })
     }
 
@@ -59,13 +97,20 @@ impl NativeTurn {
         })
     }
 
-    /// `{conversation, report}` as JSON text; the turn is then finished.
+    /// `{conversation, report}` as JSON text (on a window: the window's
+    /// conversation, having taken the result); the turn is then finished.
     #[napi]
     pub fn finish(&self) -> napi::Result<crate::FitJsonResult> {
-        guard("fitTurn", || {
-            let t = self.inner.lock().take().ok_or_else(finished)?;
-            let (c, report) = t.finish()?;
-            Ok(crate::FitJsonResult { conversation: c.to_json()?, report: json(&report)? })
+        guard("fitTurn", || match self.inner.lock().take().ok_or_else(finished)? {
+            Kind::Conversation(t) => {
+                let (c, report) = t.finish()?;
+                Ok(crate::FitJsonResult { conversation: c.to_json()?, report: json(&report)? })
+            }
+            Kind::Window(t, w) => {
+                let mut w = w.lock();
+                let report = t.finish(&mut w)?;
+                Ok(crate::FitJsonResult { conversation: w.conversation().to_json()?, report: json(&report)? })
+            }
         })
     }
 }

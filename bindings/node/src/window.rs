@@ -20,7 +20,7 @@ use crate::error::{guard, json, to_usize};
 /// serialized by a mutex, so async compaction on the pool is safe.
 #[napi]
 pub struct NativeWindow {
-    inner: Arc<Mutex<Window>>,
+    pub(crate) inner: Arc<Mutex<Window>>,
     /// Events the core raised (JSON lines), taken by the facade after each
     /// call: they may be raised on the libuv pool (`compactAsync`), where JS
     /// cannot run, so they are delivered on the JS thread.

@@ -84,5 +84,11 @@ async function turns(): Promise<void> {
   await fitTurn({ messages: [] }, opts)
   // @ts-expect-error a summarizer returns text, not a number
   await fitTurn({ messages: [] }, opts, () => 42)
+  // The stateful form on a window: its options leave out what the window holds.
+  const wr: TurnReport = await w.fitTurn(async (req: SummarizerCall) => `${req.piece}`, { policy: { strategy: 'summarize' } })
+  const fired: boolean = wr.fired
+  await w.fitTurn(null, { trigger_messages: fired ? 40 : 20 })
+  // @ts-expect-error the window holds its budget
+  await w.fitTurn(null, { max_tokens: 100 })
 }
 void turns
