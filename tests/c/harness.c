@@ -4101,6 +4101,134 @@ static void test_turn(void)
     free(history);
 }
 
+/* A summarizer for a window's turn that pushes one message to the window
+   (`user`) on its first call: the window is not locked while it runs. */
+static uint32_t window_turn_push(void *user, const char *call_json, size_t call_len, const char **out_text,
+                                 size_t *out_len)
+{
+    (void)call_json;
+    (void)call_len;
+    turnfit_window **w = user;
+    if (*w) {
+        size_t tokens = 0;
+        turnfit_window_push(*w, LIT("{\"role\":\"user\",\"content\":\"one more thing\"}"), &tokens, NULL);
+        *w = NULL; /* once */
+    }
+    *out_text = "summary";
+    *out_len = 7;
+    return TURNFIT_SUMMARY_OK;
+}
+
+static const char kWindowTurnOptions[] = "{\"policy\":{\"strategy\":\"summarize\",\"mask\":{\"enabled\":false}}}";
+
+/* The stateful turn on a window: the handle form, the callback form, a
+   summarizer that pushes to the window, options the window holds, the two
+   turn kinds' finishes, NULL arguments. */
+static void test_window_turn(void)
+{
+    char *history = turn_history();
+    if (!CHECK(history != NULL))
+        return;
+    turnfit_error *err = NULL;
+    turnfit_window *w = NULL;
+    CHECK_STATUS(turnfit_window_new(NULL, LIT("gpt-4o"), LIT("{\"context_window\":3500,\"reserved_output\":500}"), &w,
+                                    &err),
+                 TURNFIT_STATUS_OK);
+    if (!CHECK(w != NULL)) {
+        free(history);
+        return;
+    }
+    CHECK_STATUS(turnfit_window_load(w, STR(history), &err), TURNFIT_STATUS_OK);
+
+    /* Handle form: a stateless finish is refused, then call/resume/finish. */
+    turnfit_turn *t = NULL;
+    CHECK_STATUS(turnfit_window_turn_start(NULL, w, LIT(kWindowTurnOptions), &t, &err), TURNFIT_STATUS_OK);
+    if (t) {
+        turnfit_string conv = SENT_STRING, report = SENT_STRING;
+        CHECK_STATUS(turnfit_turn_finish(t, &conv, &report, &err), TURNFIT_STATUS_INVALID_ARGUMENT);
+        CHECK_ERR(&err, TURNFIT_STATUS_INVALID_ARGUMENT, "turnfit_turn_finish", "turnfit_window_turn_finish");
+        check_string_untouched_at(__LINE__, "conv", conv);
+        int requests = 0;
+        for (;;) {
+            bool waiting = false;
+            turnfit_string call = SENT_STRING;
+            if (!CHECK_STATUS(turnfit_turn_call(t, &waiting, &call, &err), TURNFIT_STATUS_OK))
+                break;
+            turnfit_string_free(&call);
+            if (!waiting || ++requests > 300)
+                break;
+            CHECK_STATUS(turnfit_turn_resume(t, TURNFIT_SUMMARY_OK, LIT("The agent read twelve files."), NULL, 0, &err),
+                         TURNFIT_STATUS_OK);
+        }
+        CHECK(requests >= 1);
+        CHECK_STATUS(turnfit_window_turn_finish(w, t, &report, &err), TURNFIT_STATUS_OK);
+        CHECK_STR_CONTAINS(report, "\"source\":\"host\"");
+        CHECK_STR_CONTAINS(report, "\"changed\":true");
+        turnfit_string_free(&report);
+        CHECK_STATUS(turnfit_window_conversation(w, &conv, &err), TURNFIT_STATUS_OK);
+        CHECK_STR_CONTAINS(conv, "The agent read twelve files.");
+        CHECK_STR_CONTAINS(conv, "Now run the tests.");
+        turnfit_string_free(&conv);
+        report = (turnfit_string)SENT_STRING;
+        CHECK_STATUS(turnfit_window_turn_finish(w, t, &report, &err), TURNFIT_STATUS_INVALID_ARGUMENT);
+        CHECK_ERR(&err, TURNFIT_STATUS_INVALID_ARGUMENT, "turnfit_window_turn_finish", "finished");
+        check_string_untouched_at(__LINE__, "report", report);
+        turnfit_turn_free(t);
+    }
+
+    /* Now below the trigger: the callback form calls nothing. */
+    {
+        turn_cb never = {0, TURNFIT_SUMMARY_OK, "x", 1, false, 0, 0, 0};
+        turnfit_string report = SENT_STRING;
+        CHECK_STATUS(turnfit_window_turn_run(NULL, w, LIT(kWindowTurnOptions), turn_summarize, &never, &report, &err),
+                     TURNFIT_STATUS_OK);
+        CHECK_STR_CONTAINS(report, "\"fired\":false");
+        CHECK(never.calls == 0);
+        turnfit_string_free(&report);
+    }
+
+    /* Over the trigger again (the history reloaded): a summarizer that pushes
+       to the window gets nothing applied, and the pushed message is kept. */
+    CHECK_STATUS(turnfit_window_load(w, STR(history), &err), TURNFIT_STATUS_OK);
+    {
+        turnfit_window *target = w;
+        turnfit_string report = SENT_STRING, conv = SENT_STRING;
+        CHECK_STATUS(turnfit_window_turn_run(NULL, w, LIT(kWindowTurnOptions), window_turn_push, &target, &report,
+                                             &err),
+                     TURNFIT_STATUS_INVALID_ARGUMENT);
+        CHECK_ERR(&err, TURNFIT_STATUS_INVALID_ARGUMENT, "turnfit_window_turn_run", "the window changed during the turn");
+        check_string_untouched_at(__LINE__, "report", report);
+        CHECK(target == NULL);
+        CHECK_STATUS(turnfit_window_conversation(w, &conv, &err), TURNFIT_STATUS_OK);
+        CHECK_STR_CONTAINS(conv, "one more thing");
+        CHECK_STR_CONTAINS(conv, "src/f0.rs");
+        turnfit_string_free(&conv);
+    }
+
+    /* Options the window holds; a stateless turn finished on a window; NULLs. */
+    {
+        t = NULL;
+        CHECK_STATUS(turnfit_window_turn_start(NULL, w, LIT("{\"max_tokens\":100}"), &t, &err),
+                     TURNFIT_STATUS_INVALID_ARGUMENT);
+        CHECK_ERR(&err, TURNFIT_STATUS_INVALID_ARGUMENT, "turnfit_window_turn_start", "belongs to the window");
+        CHECK(t == NULL);
+        CHECK_STATUS(turnfit_turn_start(NULL, STR(history), LIT(kTurnOptions), &t, &err), TURNFIT_STATUS_OK);
+        turnfit_string report = SENT_STRING;
+        CHECK_STATUS(turnfit_window_turn_finish(w, t, &report, &err), TURNFIT_STATUS_INVALID_ARGUMENT);
+        CHECK_ERR(&err, TURNFIT_STATUS_INVALID_ARGUMENT, "turnfit_window_turn_finish", "turnfit_turn_finish");
+        turnfit_turn_free(t);
+        t = NULL;
+        CHECK_STATUS(turnfit_window_turn_start(NULL, NULL, NULL, 0, &t, &err), TURNFIT_STATUS_NULL_ARGUMENT);
+        CHECK_ERR(&err, TURNFIT_STATUS_NULL_ARGUMENT, "turnfit_window_turn_start", "window");
+        CHECK_STATUS(turnfit_window_turn_finish(w, NULL, &report, &err), TURNFIT_STATUS_NULL_ARGUMENT);
+        CHECK_ERR(&err, TURNFIT_STATUS_NULL_ARGUMENT, "turnfit_window_turn_finish", "turn");
+        CHECK_STATUS(turnfit_window_turn_run(NULL, w, NULL, 0, NULL, NULL, NULL, &err), TURNFIT_STATUS_NULL_ARGUMENT);
+        CHECK_ERR(&err, TURNFIT_STATUS_NULL_ARGUMENT, "turnfit_window_turn_run", "out_report");
+    }
+    turnfit_window_free(w);
+    free(history);
+}
+
 int main(void)
 {
     test_version();
@@ -4126,6 +4254,7 @@ int main(void)
     test_limits();
     test_events();
     test_turn();
+    test_window_turn();
 
     printf("c-abi: %d passed, %d failed\n", g_passed, g_failed);
     fflush(stdout);

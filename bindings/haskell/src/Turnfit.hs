@@ -58,7 +58,7 @@ module Turnfit
   , windowCompact, windowCompactE, windowApplySummary
   , fit, fitE, fitBytes, windowLoadBytes, windowPushBytes
     -- * Turns: the host's model summarizing
-  , Summarizer, fitTurn
+  , Summarizer, fitTurn, windowFitTurn
     -- * Assembly and tool sets
   , assemble, assembleBytes, toolsetReport, toolsetSelect
     -- * Skills
@@ -658,18 +658,56 @@ type Summarizer = Value -> IO Text
 -- Asynchronous exceptions (a 'killThread', Ctrl-C) are not swallowed.
 fitTurn :: Value -> Value -> Summarizer -> IO (Either TurnfitError (Value, Value))
 fitTurn conv opts summarize = try $ withJson conv $ \cp cn -> withJson opts $ \op on ->
-  bracket (start cp cn op on) cTurnFree $ \t -> loop t >> finish t
+  bracket (start cp cn op on) cTurnFree $ \t -> driveTurn summarize t >> finish t
   where
     start cp cn op on = alloca $ \tp -> do
       poke tp nullPtr
       check (cTurnStart nullPtr cp cn op on tp)
       peek tp
-    waiting t = alloca $ \wp -> alloca $ \sp -> do
+    finish t = alloca $ \outC -> alloca $ \outR -> do
+      poke outC (TurnfitString nullPtr 0)
+      poke outR (TurnfitString nullPtr 0)
+      check (cTurnFinish t outC outR)
+      c <- consumeOwnedString outC decodeJson `onException` cStringFree outR
+      r <- consumeOwnedString outR decodeJson
+      pure (c, r)
+
+-- | One turn on a window, the stateful 'fitTurn' (@turnfit_window_turn_*@):
+-- below the trigger it answers from the counts kept as messages were pushed
+-- (nothing recounted, nothing changed, @fired: false@); over it, the window
+-- compacts with the summarizer writing the summary and takes the result
+-- ('windowConversation' is then the request to send). Returns the turn
+-- report. The options hold @policy@, @summarizer@ and @trigger_messages@;
+-- the window's model and budget are its own ('Left' @INVALID_ARGUMENT@ when
+-- the options set them, or when the window changed while the summarizer ran:
+-- nothing is applied then). The window is not locked while the summarizer
+-- runs, so it may read or push to the window.
+windowFitTurn :: Window -> Value -> Summarizer -> IO (Either TurnfitError Value)
+windowFitTurn w opts summarize = try $ withJson opts $ \op on ->
+  bracket (withWin w (start op on)) cTurnFree $ \t -> driveTurn summarize t >> withWin w (finish t)
+  where
+    start op on wp = alloca $ \tp -> do
+      poke tp nullPtr
+      check (cWindowTurnStart nullPtr wp op on tp)
+      peek tp
+    finish t wp = alloca $ \outR -> do
+      poke outR (TurnfitString nullPtr 0)
+      check (cWindowTurnFinish wp t outR)
+      consumeOwnedString outR decodeJson
+
+-- | Answers each summarizer request of a turn (either kind): each runs
+-- under 'timeout' for its @timeout_ms@; a throw, a timeout or bad text is
+-- handed back as a failure (the digest stands in). Asynchronous exceptions
+-- are rethrown.
+driveTurn :: Summarizer -> Ptr TurnfitTurn -> IO ()
+driveTurn summarize t = loop
+  where
+    waiting = alloca $ \wp -> alloca $ \sp -> do
       poke sp (TurnfitString nullPtr 0)
       check (cTurnCall t wp sp)
       CBool w <- peek wp
       consumeOwnedString sp $ \bs -> if w /= 0 then Just <$> decodeJson bs else pure Nothing
-    loop t = waiting t >>= \case
+    loop = waiting >>= \case
       Nothing -> pure ()
       Just req -> do
         let ms = case req of
@@ -682,18 +720,11 @@ fitTurn conv opts summarize = try $ withJson conv $ \cp cn -> withJson opts $ \o
         case r of
           Left (e :: SomeException)
             | Just (_ :: SomeAsyncException) <- fromException e -> throwIO e
-            | otherwise -> resume t kSummaryError "" (T.pack (displayException e))
-          Right Nothing -> resume t kSummaryTimeout "" (T.pack ("no reply within " ++ show ms ++ " ms; abandoned"))
-          Right (Just txt) -> resume t kSummaryOk txt ""
-        loop t
-    resume t code txt msg = withText txt $ \tp tn -> withText msg $ \mp mn -> check (cTurnResume t code tp tn mp mn)
-    finish t = alloca $ \outC -> alloca $ \outR -> do
-      poke outC (TurnfitString nullPtr 0)
-      poke outR (TurnfitString nullPtr 0)
-      check (cTurnFinish t outC outR)
-      c <- consumeOwnedString outC decodeJson `onException` cStringFree outR
-      r <- consumeOwnedString outR decodeJson
-      pure (c, r)
+            | otherwise -> resume kSummaryError "" (T.pack (displayException e))
+          Right Nothing -> resume kSummaryTimeout "" (T.pack ("no reply within " ++ show ms ++ " ms; abandoned"))
+          Right (Just txt) -> resume kSummaryOk txt ""
+        loop
+    resume code txt msg = withText txt $ \tp tn -> withText msg $ \mp mn -> check (cTurnResume t code tp tn mp mn)
 
 -- ---------------------------------------------------------------------------
 -- Assembly and tool sets

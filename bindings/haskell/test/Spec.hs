@@ -8,7 +8,7 @@ module Main (main) where
 import Control.Concurrent (forkIO, threadDelay)
 import Control.Concurrent.MVar (newEmptyMVar, putMVar, takeMVar)
 import Control.Exception (evaluate, throwIO, try)
-import Control.Monad (foldM, forM, forM_, replicateM, unless, when)
+import Control.Monad (foldM, forM, forM_, replicateM, unless, void, when)
 import Data.Aeson (Value (..), object, (.=))
 import qualified Data.Aeson as A
 import qualified Data.Aeson.Key as K
@@ -17,7 +17,7 @@ import qualified Data.ByteString as B
 import qualified Data.ByteString.Char8 as BC
 import qualified Data.ByteString.Internal as BI
 import qualified Data.ByteString.Lazy as BL
-import Data.IORef (newIORef, readIORef, modifyIORef')
+import Data.IORef (newIORef, readIORef, modifyIORef', writeIORef)
 import Data.List (isPrefixOf)
 import qualified Data.Map.Strict as M
 import Data.Maybe (fromMaybe)
@@ -1076,6 +1076,45 @@ spec = do
       status e `shouldBe` statusUnknownModel
       Left e2 <- fitTurn h (object ["model" .= ("gpt-4o" :: Text), "max_tokens" .= (50 :: Int)]) (\_ -> pure "x")
       status e2 `shouldBe` statusDoesNotFit
+    let wopts = object
+          [ "policy" .= object ["strategy" .= ("summarize" :: Text), "mask" .= object ["enabled" .= False]]
+          , "summarizer" .= object ["timeout_ms" .= (2000 :: Int)] ]
+        msgs v = case path ["messages"] v of Just (Array a) -> length a; _ -> -1
+        loaded = do
+          w <- newWindow Nothing "gpt-4o" (Just (object ["context_window" .= (16000 :: Int)]))
+          load >>= windowLoad w
+          pure w
+    it "windowFitTurn: below the trigger nothing changes and the summarizer is not called" $ do
+      w <- newWindow Nothing "gpt-4o" (Just (object ["context_window" .= (16000 :: Int)]))
+      _ <- windowPush w (object ["role" .= ("user" :: Text), "content" .= ("hi" :: Text)])
+      before <- windowConversation w
+      Right rep <- windowFitTurn w wopts (\_ -> fail "no summary is needed")
+      path ["fired"] rep `shouldBe` Just (Bool False)
+      windowConversation w >>= (`shouldBe` before)
+    it "windowFitTurn: over the trigger the window takes the host's summary" $ do
+      w <- loaded
+      n <- msgs <$> windowConversation w
+      Right rep <- windowFitTurn w wopts (\_ -> pure "The agent read the failing tests.")
+      strAt ["summary", "source"] rep `shouldBe` Just "host"
+      (num ["tokens_after"] rep <= num ["limit_tokens"] rep) `shouldBe` True
+      after <- windowConversation w
+      (msgs after < n) `shouldBe` True
+    it "windowFitTurn: a window changed while the summarizer ran gets nothing applied" $ do
+      w <- loaded
+      n <- msgs <$> windowConversation w
+      pushed <- newIORef False
+      Left e <- windowFitTurn w wopts $ \_ -> do
+        done <- readIORef pushed
+        unless done $ void (windowPush w (object ["role" .= ("user" :: Text), "content" .= ("one more thing" :: Text)]))
+        writeIORef pushed True
+        pure "summary"
+      status e `shouldBe` statusInvalidArgument
+      ("the window changed during the turn" `T.isInfixOf` message e) `shouldBe` True
+      (msgs <$> windowConversation w) >>= (`shouldBe` (n + 1))
+    it "windowFitTurn: options the window holds are refused" $ do
+      w <- loaded
+      Left e <- windowFitTurn w (object ["max_tokens" .= (100 :: Int)]) (\_ -> pure "x")
+      status e `shouldBe` statusInvalidArgument
 
   describe "HandoffObject (seed document 004)" $ do
     let design = H.HandoffObject

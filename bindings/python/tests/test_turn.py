@@ -199,3 +199,16 @@ def test_a_summarizer_that_reenters_the_window_gets_nothing_applied():
     with pytest.raises(turnfit.InvalidArgumentError, match="the window changed during the turn"):
         w.fit_turn(reenters, policy={"strategy": "summarize", "mask": {"enabled": False}})
     assert len(w) == n + 1  # nothing lost: the pushed message is there, the history whole
+
+
+def test_a_window_turn_refuses_what_the_window_holds():
+    # The window's model and budget are its own: a turn's options that set
+    # them are refused, never silently ignored.
+    w = turnfit.ContextWindow("gpt-4o", context_window=16000)
+    w.load(LOOP)
+    for bad, words in [({"max_tokens": 100}, "belongs to the window"),
+                       ({"model": "gpt-4o-mini"}, "not the window's model"),
+                       ({"target_ratio": 0.5}, "belongs to the window")]:
+        with pytest.raises(turnfit.InvalidArgumentError, match=words):
+            w.fit_turn(None, **bad)
+    assert w.fit_turn(None, model="gpt-4o")["fired"] is True

@@ -1,4 +1,4 @@
-//! Turns (core `turnfit::turn::Turn`): the state machine the Kotlin facade's
+//! Turns (core `turnfit::turn::Turn` and `WindowTurn`): the state machine the Kotlin facade's
 //! `fitTurn` (a `suspend` summarizer) and `fitTurnBlocking` (a Java-friendly
 //! `Summarizer`) drive, and Swift's `async` summarizer alike. Nothing here
 //! calls the host: the facade runs the summarizer between `call` and
@@ -7,10 +7,11 @@
 use std::sync::Arc;
 
 use parking_lot::Mutex;
-use turnfit::turn::{FailReason, Reply, Turn as Core};
+use turnfit::turn::{FailReason, Reply, SummarizerCall, Turn as Core, WindowTurn};
 use turnfit::window::FitOptions;
 
 use crate::tokenizer::{registry_or_builtin, ModelRegistry};
+use crate::window::ContextWindow;
 use crate::{to_json, FitResult, Result, Text};
 
 /// Why the host's summarizer gave no text (`Turn.fail`).
@@ -39,7 +40,30 @@ pub struct SummarizerRequest {
 /// then `finish`. Calls on one turn are serialized by a mutex.
 #[derive(uniffi::Object)]
 pub struct Turn {
-    inner: Mutex<Option<Core>>,
+    inner: Mutex<Option<Kind>>,
+}
+
+/// A turn on a conversation, or on a window (which takes the result when
+/// the turn finishes; its lock is not held in between).
+enum Kind {
+    Conversation(Box<Core>),
+    Window(Box<WindowTurn>, Arc<ContextWindow>),
+}
+
+impl Kind {
+    fn call(&self) -> Option<&SummarizerCall> {
+        match self {
+            Kind::Conversation(t) => t.call(),
+            Kind::Window(t, _) => t.call(),
+        }
+    }
+
+    fn resume(&mut self, r: Reply) -> turnfit::Result<()> {
+        match self {
+            Kind::Conversation(t) => t.resume(r),
+            Kind::Window(t, _) => t.resume(r),
+        }
+    }
 }
 
 fn finished() -> turnfit::Error {
@@ -56,7 +80,21 @@ impl Turn {
     pub fn new(conversation_json: Text, options_json: Text, registry: Option<Arc<ModelRegistry>>) -> Result<Arc<Self>> {
         let o: FitOptions = turnfit::frontend::parse_options("options_json", Some(&options_json))?;
         let t = Core::start(registry_or_builtin(&registry), &conversation_json, &o)?;
-        Ok(Arc::new(Turn { inner: Mutex::new(Some(t)) }))
+        Ok(Arc::new(Turn { inner: Mutex::new(Some(Kind::Conversation(Box::new(t)))) }))
+    }
+
+    /// Starts a turn on `window`: `options_json` is the fit options without
+    /// what the window holds (`policy`, `summarizer`, `trigger_messages`);
+    /// `registry` looks up `summarizer.model`.
+    #[uniffi::constructor(default(registry = None))]
+    pub fn on_window(
+        window: Arc<ContextWindow>,
+        options_json: Text,
+        registry: Option<Arc<ModelRegistry>>,
+    ) -> Result<Arc<Self>> {
+        let o: FitOptions = turnfit::frontend::parse_options("options_json", Some(&options_json))?;
+        let t = WindowTurn::start_in(registry_or_builtin(&registry), &window.inner.lock(), &o)?;
+        Ok(Arc::new(Turn { inner: Mutex::new(Some(Kind::Window(Box::new(t), window))) }))
     }
 
     /// The waiting summarizer request, or null.
@@ -82,10 +120,19 @@ impl Turn {
     }
 
     /// The request to send and the turn report (`schemas/turn-report.json`);
-    /// the turn is then finished.
+    /// the turn is then finished. On a window, the window takes the result
+    /// first, and the conversation is the window's.
     pub fn finish(&self) -> Result<FitResult> {
-        let t = self.inner.lock().take().ok_or_else(finished)?;
-        let (c, report) = t.finish()?;
-        Ok(FitResult { conversation: c.to_json()?, report: to_json(&report)? })
+        let kind = self.inner.lock().take().ok_or_else(finished)?;
+        match kind {
+            Kind::Conversation(t) => {
+                let (c, report) = t.finish()?;
+                Ok(FitResult { conversation: c.to_json()?, report: to_json(&report)? })
+            }
+            Kind::Window(t, w) => w.mutate(|core| {
+                let report = t.finish(core)?;
+                Ok(FitResult { conversation: core.conversation().to_json()?, report: to_json(&report)? })
+            }),
+        }
     }
 }

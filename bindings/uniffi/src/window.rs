@@ -97,7 +97,7 @@ impl From<turnfit::window::Preflight> for Preflight {
 /// Calls on one window are serialized by a mutex, so it may be shared.
 #[derive(uniffi::Object)]
 pub struct ContextWindow {
-    inner: Mutex<Core>,
+    pub(crate) inner: Mutex<Core>,
     /// The host's listener (`set_event_listener`), if any.
     listener: Mutex<Option<Arc<dyn EventListener>>>,
 }
@@ -106,7 +106,7 @@ impl ContextWindow {
     /// Runs `f` on the window under its lock, then, with the lock released,
     /// hands the events the call raised to the listener (events.rs), also
     /// when `f` failed part-way.
-    fn mutate<T>(&self, f: impl FnOnce(&mut Core) -> Result<T>) -> Result<T> {
+    pub(crate) fn mutate<T>(&self, f: impl FnOnce(&mut Core) -> Result<T>) -> Result<T> {
         let r = f(&mut self.inner.lock());
         let pending = events::take_pending();
         if !pending.is_empty() {

@@ -44,6 +44,31 @@ suspend fun fitTurn(
     summarizer: (suspend (requestJson: String) -> String)?,
 ): FitResult {
     val turn = withContext(Dispatchers.Default) { Turn(scrubSurrogates(conversationJson), scrubSurrogates(optionsJson)) }
+    return drive(turn, summarizer)
+}
+
+/**
+ * One turn on this window, the stateful [fitTurn]: below the trigger it
+ * answers from the counts kept as messages were pushed (nothing recounted,
+ * nothing changed, `fired: false`); over it, the window compacts with
+ * [summarizer] writing the summary and takes the result, so
+ * [ContextWindow.conversation] is then the request to send. Returns the
+ * turn report (`schemas/turn-report.json`). [optionsJson] holds `policy`,
+ * `summarizer` and `trigger_messages`; the window's model and budget are its
+ * own (setting them throws `InvalidArgument`, as does a window changed while
+ * the summarizer ran: nothing is applied then).
+ */
+suspend fun ContextWindow.fitTurn(
+    optionsJson: String = "{}",
+    summarizer: (suspend (requestJson: String) -> String)?,
+): String {
+    val window = this
+    val turn = withContext(Dispatchers.Default) { Turn.onWindow(window, scrubSurrogates(optionsJson)) }
+    return drive(turn, summarizer).report
+}
+
+/** Runs [summarizer] on each of [turn]'s requests, then finishes it. */
+private suspend fun drive(turn: Turn, summarizer: (suspend (requestJson: String) -> String)?): FitResult {
     return turn.use { t ->
         while (summarizer != null) {
             val request = t.call() ?: break
@@ -78,40 +103,64 @@ fun fitTurnBlocking(
     summarizer: Summarizer?,
     executor: ExecutorService? = null,
 ): FitResult {
+    return withPool(executor, summarizer) { pool ->
+        driveBlocking(Turn(scrubSurrogates(conversationJson), scrubSurrogates(optionsJson)), summarizer, pool)
+    }
+}
+
+/** [ContextWindow.fitTurn] for Java and blocking code, as [fitTurnBlocking]; returns the turn report. */
+@JvmOverloads
+fun ContextWindow.fitTurnBlocking(
+    optionsJson: String,
+    summarizer: Summarizer?,
+    executor: ExecutorService? = null,
+): String {
+    val window = this
+    return withPool(executor, summarizer) { pool ->
+        driveBlocking(Turn.onWindow(window, scrubSurrogates(optionsJson)), summarizer, pool).report
+    }
+}
+
+/** [f] with [executor], or a daemon pool made for the call (and shut down after) when there is a summarizer. */
+private inline fun <T> withPool(executor: ExecutorService?, summarizer: Summarizer?, f: (ExecutorService?) -> T): T {
     val own = if (executor == null && summarizer != null) {
         Executors.newCachedThreadPool { r -> Thread(r, "turnfit-summarizer").apply { isDaemon = true } }
     } else null
-    val pool = executor ?: own
     try {
-        Turn(scrubSurrogates(conversationJson), scrubSurrogates(optionsJson)).use { t ->
-            while (summarizer != null && pool != null) {
-                val request = t.call() ?: break
-                val ms = request.timeoutMs.toLong()
-                val future = pool.submit<String> { summarizer.summarize(request.requestJson) }
-                val text = try {
-                    if (ms > 0) future.get(ms, TimeUnit.MILLISECONDS) else future.get()
-                } catch (e: TimeoutException) {
-                    future.cancel(true)
-                    t.fail(SummaryFailure.TIMEOUT, "no reply within $ms ms; interrupted")
-                    continue
-                } catch (e: ExecutionException) {
-                    t.fail(SummaryFailure.ERROR, describe(e.cause ?: e))
-                    continue
-                } catch (e: InterruptedException) {
-                    future.cancel(true)
-                    Thread.currentThread().interrupt()
-                    throw e
-                }
-                if (text == null) {
-                    t.fail(SummaryFailure.NOT_TEXT, "the summarizer returned null")
-                } else {
-                    t.resume(scrubSurrogates(text))
-                }
-            }
-            return t.finish()
-        }
+        return f(executor ?: own)
     } finally {
         own?.shutdownNow()
+    }
+}
+
+/** Runs [summarizer] on [pool] for each of [turn]'s requests, then finishes it. */
+private fun driveBlocking(turn: Turn, summarizer: Summarizer?, pool: ExecutorService?): FitResult {
+    turn.use { t ->
+        while (summarizer != null && pool != null) {
+            val request = t.call() ?: break
+            val ms = request.timeoutMs.toLong()
+            val future = pool.submit<String> { summarizer.summarize(request.requestJson) }
+            val text = try {
+                if (ms > 0) future.get(ms, TimeUnit.MILLISECONDS) else future.get()
+            } catch (e: TimeoutException) {
+                future.cancel(true)
+                t.fail(SummaryFailure.TIMEOUT, "no reply within $ms ms; interrupted")
+                continue
+            } catch (e: ExecutionException) {
+                t.fail(SummaryFailure.ERROR, describe(e.cause ?: e))
+                continue
+            } catch (e: InterruptedException) {
+                future.cancel(true)
+                Thread.currentThread().interrupt()
+                throw e
+            }
+            if (text == null) {
+                t.fail(SummaryFailure.NOT_TEXT, "the summarizer returned null")
+            } else {
+                t.resume(scrubSurrogates(text))
+            }
+        }
+        return t.finish()
     }
 }
 
