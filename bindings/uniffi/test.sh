@@ -82,7 +82,8 @@ if [ ! -e "$sstamp" ]; then
 fi
 if [ -e "$sstamp" ]; then
     "$venv/bin/python" "$pkg/swift/syntax_check.py" "$pkg/swift/Sources/Turnfit/SchemaTypes.swift" \
-        "$pkg/swift/Sources/Turnfit/Facade.swift" "$pkg"/swift/Tests/TurnfitTests/*.swift "$root"/examples/swift/Sources/*/*.swift
+        "$pkg/swift/Sources/Turnfit/Facade.swift" "$pkg/swift/Sources/Turnfit/FitTurn.swift" \
+        "$pkg"/swift/Tests/TurnfitTests/*.swift "$root"/examples/swift/Sources/*/*.swift
 else
     echo "SKIPPED: Swift syntax check: could not install tree-sitter-swift (pip, offline?)"
 fi

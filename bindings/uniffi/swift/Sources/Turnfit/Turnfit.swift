@@ -2868,7 +2868,8 @@ public protocol TurnProtocol: AnyObject, Sendable {
     
     /**
      * The request to send and the turn report (`schemas/turn-report.json`);
-     * the turn is then finished.
+     * the turn is then finished. On a window, the window takes the result
+     * first, and the conversation is the window's.
      */
     func finish() throws  -> FitResult
     
@@ -2951,6 +2952,22 @@ public convenience init(conversationJson: Text, optionsJson: Text, registry: Mod
     }
 
     
+    /**
+     * Starts a turn on `window`: `options_json` is the fit options without
+     * what the window holds (`policy`, `summarizer`, `trigger_messages`);
+     * `registry` looks up `summarizer.model`.
+     */
+public static func onWindow(window: ContextWindow, optionsJson: Text, registry: ModelRegistry? = nil)throws  -> Turn  {
+    return try  FfiConverterTypeTurn_lift(try rustCallWithError(FfiConverterTypeTurnfitError_lift) {
+        uniffiCallStatus in
+    uniffi_turnfit_uniffi_fn_constructor_turn_on_window(
+        FfiConverterTypeContextWindow_lower(window),
+        FfiConverterTypeText_lower(optionsJson),
+        FfiConverterOptionTypeModelRegistry.lower(registry),uniffiCallStatus
+    )
+})
+}
+    
 
     
     /**
@@ -2980,7 +2997,8 @@ open func fail(reason: SummaryFailure, message: Text)throws   {try rustCallWithE
     
     /**
      * The request to send and the turn report (`schemas/turn-report.json`);
-     * the turn is then finished.
+     * the turn is then finished. On a window, the window takes the result
+     * first, and the conversation is the window's.
      */
 open func finish()throws  -> FitResult  {
     return try  FfiConverterTypeFitResult_lift(try rustCallWithError(FfiConverterTypeTurnfitError_lift) {
@@ -6337,7 +6355,7 @@ private let initializationResult: InitializationResult = {
     if (uniffi_turnfit_uniffi_checksum_method_turn_fail() != 44503) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_turnfit_uniffi_checksum_method_turn_finish() != 36627) {
+    if (uniffi_turnfit_uniffi_checksum_method_turn_finish() != 11571) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_turnfit_uniffi_checksum_method_turn_resume() != 14200) {
@@ -6413,6 +6431,9 @@ private let initializationResult: InitializationResult = {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_turnfit_uniffi_checksum_constructor_turn_new() != 14648) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_turnfit_uniffi_checksum_constructor_turn_on_window() != 3458) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_turnfit_uniffi_checksum_constructor_contextwindow_new() != 6205) {

@@ -37,6 +37,22 @@ final class TurnfitTests: XCTestCase {
         }
     }
 
+    /// fitTurn and ContextWindow.fitTurn (FitTurn.swift): an async summarizer
+    /// writes the summary; one that throws falls back to the digest.
+    func testTurns() async throws {
+        let history = try String(contentsOf: repo.appendingPathComponent("examples/data/agent-loop.json"))
+        let options = #"{"model":"gpt-4o","max_tokens":16000,"policy":{"strategy":"summarize","mask":{"enabled":false}}}"#
+        let r = try await fitTurn(conversationJson: history, optionsJson: options) { _ in "The agent read the tests." }
+        XCTAssertTrue(r.report.contains(#""source":"host""#))
+        XCTAssertTrue(r.conversation.contains("The agent read the tests."))
+        let w = try ContextWindow(model: "gpt-4o", budgetJson: #"{"context_window":16000}"#, registry: nil)
+        try w.load(conversationJson: history)
+        struct Down: Error {}
+        let report = try await w.fitTurn(optionsJson: #"{"policy":{"strategy":"summarize"}}"#) { _ in throw Down() }
+        XCTAssertTrue(report.contains(#""reason":"error""#))
+        XCTAssertTrue(report.contains(#""changed":true"#))
+    }
+
     func testTokenizerVectors() throws {
         let data = try Data(contentsOf: repo.appendingPathComponent("tests/vectors/tokenizer.json"))
         let doc = try JSONSerialization.jsonObject(with: data) as! [String: Any]

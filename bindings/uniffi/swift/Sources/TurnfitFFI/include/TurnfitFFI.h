@@ -600,6 +600,11 @@ void uniffi_turnfit_uniffi_fn_free_turn(uint64_t handle, RustCallStatus *_Nonnul
 uint64_t uniffi_turnfit_uniffi_fn_constructor_turn_new(RustBuffer conversation_json, RustBuffer options_json, RustBuffer registry, RustCallStatus *_Nonnull out_status
 );
 #endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_TURNFIT_UNIFFI_FN_CONSTRUCTOR_TURN_ON_WINDOW
+#define UNIFFI_FFIDEF_UNIFFI_TURNFIT_UNIFFI_FN_CONSTRUCTOR_TURN_ON_WINDOW
+uint64_t uniffi_turnfit_uniffi_fn_constructor_turn_on_window(uint64_t window, RustBuffer options_json, RustBuffer registry, RustCallStatus *_Nonnull out_status
+);
+#endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_TURNFIT_UNIFFI_FN_METHOD_TURN_CALL
 #define UNIFFI_FFIDEF_UNIFFI_TURNFIT_UNIFFI_FN_METHOD_TURN_CALL
 RustBuffer uniffi_turnfit_uniffi_fn_method_turn_call(uint64_t ptr, RustCallStatus *_Nonnull out_status
@@ -1554,6 +1559,12 @@ uint16_t uniffi_turnfit_uniffi_checksum_constructor_tokenizer_new(void
 #ifndef UNIFFI_FFIDEF_UNIFFI_TURNFIT_UNIFFI_CHECKSUM_CONSTRUCTOR_TURN_NEW
 #define UNIFFI_FFIDEF_UNIFFI_TURNFIT_UNIFFI_CHECKSUM_CONSTRUCTOR_TURN_NEW
 uint16_t uniffi_turnfit_uniffi_checksum_constructor_turn_new(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_TURNFIT_UNIFFI_CHECKSUM_CONSTRUCTOR_TURN_ON_WINDOW
+#define UNIFFI_FFIDEF_UNIFFI_TURNFIT_UNIFFI_CHECKSUM_CONSTRUCTOR_TURN_ON_WINDOW
+uint16_t uniffi_turnfit_uniffi_checksum_constructor_turn_on_window(void
     
 );
 #endif
