@@ -103,7 +103,7 @@ fn label(policy: &Policy) -> String {
 /// The summary as a message of its own.
 fn summary_message(format: Format, text: &str, policy: &Policy, index: usize) -> Result<Message> {
     let role = match (format, policy.summary_role) {
-        (f, SummaryRole::System) if f.results_are_messages() => "system",
+        (f, SummaryRole::System) if f.results_are_messages() || f == Format::AiSdk => "system",
         _ => "user",
     };
     chat::message_from_value(format, chat::text_message(format, role, text), index)
@@ -359,7 +359,8 @@ fn place(
 ) -> Result<(usize, Option<usize>, Message)> {
     let block = chat::text_block(format, text);
     let key = chat::blocks_key(format);
-    if !format.results_are_messages() {
+    // The AI SDK has no alternation rule: the summary is a message of its own.
+    if !format.results_are_messages() && format != Format::AiSdk {
         if let Some(prev) = before.checked_sub(1).filter(|&k| out[k].role == Role::User) {
             let mut raw = out[prev].raw.clone();
             match raw.get_mut(key) {
