@@ -158,7 +158,7 @@ async function fitMessages(messages, options) {
   const fb = r.report.summary && r.report.summary.fallback
   if (fb && fb.reason !== 'no_summarizer' && options.summarizer && options.onWarning !== null) {
     const warn = options.onWarning ?? ((msg) => process.emitWarning(msg, 'TurnfitWarning'))
-    warn(`turnfit: the summarizer failed (${fb.reason}${fb.detail ? ': ' + fb.detail : ''}); the digest summarized instead`, r.report)
+    warn(`turnfit: the summarizer did not answer; the digest summarized instead (${fb.reason}${fb.detail ? ': ' + fb.detail : ''})`, r.report)
   }
   if (typeof options.onReport === 'function') options.onReport(r.report)
   return { messages: out, report: r.report }
@@ -193,7 +193,13 @@ function middleware(options) {
     transformParams: async ({ params }) => {
       const tools = options.tools ?? params.tools
       const r = await fitMessages(params.prompt, { ...options, tools })
-      return { ...params, prompt: r.messages }
+      // A LanguageModelV3Prompt's user and assistant content is always
+      // parts: a message the turn wrote (a summary) gets its text as one.
+      const prompt = r.messages.map((m) =>
+        (m.role === 'user' || m.role === 'assistant') && typeof m.content === 'string'
+          ? { ...m, content: [{ type: 'text', text: m.content }] }
+          : m)
+      return { ...params, prompt }
     },
   }
 }
