@@ -57,7 +57,8 @@ async function loop(prepare) {
   })
   const total = Number(process.hrtime.bigint() - t0) / 1e6
   const tokens = prompts.map((p) => ck.countConversation({ messages: p, tools: FIXTURE.tools }, { model: MODEL }))
-  return { times, total, tokens, steps: prompts.length }
+  const calls = prompts.map((p) => p.reduce((n, m) => n + (Array.isArray(m.content) ? m.content.filter((x) => x.type === 'tool-call').length : 0), 0))
+  return { times, total, tokens, steps: prompts.length, calls }
 }
 
 const median = (xs) => { const s = [...xs].sort((a, b) => a - b); return s.length ? (s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2) : NaN }
@@ -66,6 +67,8 @@ const variants = {
   'none (no hook)': null,
   'pruneMessages (toolCalls before-last-2-messages, reasoning all)': async ({ messages }) =>
     ({ messages: pruneMessages({ messages, reasoning: 'all', toolCalls: 'before-last-2-messages', emptyMessages: 'remove' }) }),
+  'pruneMessages (toolCalls before-last-40-messages, reasoning all)': async ({ messages }) =>
+    ({ messages: pruneMessages({ messages, reasoning: 'all', toolCalls: 'before-last-40-messages', emptyMessages: 'remove' }) }),
   'turnfit prepareStep (digest)': aisdk.prepareStep({ model: MODEL, maxTokens: BUDGET, reserveOutput: RESERVE, system: SYSTEM.content, tools: FIXTURE.tools, onWarning: null }),
 }
 
@@ -83,7 +86,8 @@ for (const [name, prepare] of Object.entries(variants)) {
   const worst = Math.max(...last.tokens)
   rows[name] = { hook: median(per), step: median(totals) }
   console.log(`${name}: hook median ${median(per).toFixed(3)} ms/step, loop median ${median(totals).toFixed(3)} ms/step; ` +
-    `prompts over the limit ${over.length}/${last.steps}, largest ${worst} tokens (${((worst / LIMIT - 1) * 100).toFixed(0)}% vs limit)`)
+    `prompts over the limit ${over.length}/${last.steps}, largest ${worst} tokens (${((worst / LIMIT - 1) * 100).toFixed(0)}% vs limit); ` +
+    `tool calls in the last prompt ${last.calls.at(-1)} of ${STEPS.length}`)
 }
 const a = rows['turnfit prepareStep (digest)'], b = rows['pruneMessages (toolCalls before-last-2-messages, reasoning all)']
 console.log(`ratio turnfit/pruneMessages hook time: ${(a.hook / b.hook).toFixed(1)}x; turnfit hook per step / no-hook loop step: ${(a.hook / rows['none (no hook)'].step).toFixed(2)}x`)
