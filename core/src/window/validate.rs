@@ -110,7 +110,8 @@ pub fn validate(c: &Conversation) -> Vec<Issue> {
     // provider reads the history.
     for (k, call) in p.calls.iter().enumerate() {
         let answered = matches!(p.answer(k), Some(r) if r.fate == (Fate::Answers { call: k, early: false }));
-        if !answered && !(p.answer(k).is_none() && awaiting.iter().any(|a| a == call.id)) {
+        let awaits_approval = p.answer(k).is_none() && awaiting.iter().any(|a| a == call.id);
+        if !(answered || awaits_approval) {
             issues.push(issue(
                 IssueKind::OrphanedCall,
                 call.msg,
