@@ -1829,7 +1829,7 @@ turnfit_status turnfit_tracer_export(const struct turnfit_tracer *tracer,
                                      struct turnfit_error **err);
 
 /**
- * Starts a turn on `conversation_json` (any of the five formats) with
+ * Starts a turn on `conversation_json` (any of the six formats) with
  * `options_json`, the fit options object (`model` required; `policy`,
  * `summarizer`, `trigger_messages`, ...). On success `*out_turn` owns a
  * handle: while `turnfit_turn_call` says a summarizer request waits, send

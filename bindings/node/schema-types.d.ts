@@ -806,7 +806,7 @@ export type FallbackReason = "no_summarizer" | "error" | "timeout" | "empty" | "
 /**
  * A wire format.
  */
-export type Format = "openai" | "anthropic" | "responses" | "gemini" | "bedrock"
+export type Format = "openai" | "anthropic" | "responses" | "gemini" | "bedrock" | "ai_sdk"
 
 /**
  * One finding, located by message index.

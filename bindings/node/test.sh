@@ -47,7 +47,8 @@ node scripts/binding.mjs --check --lib "$root/target/debug/libturnfit_node.so"
 node scripts/schema-types.mjs --check
 
 # 4. Tests: vectors (N/N), errors, bad input, async + AbortSignal, Workers, GC loop,
-# and the LangChain.js / OpenAI Agents adapters with the pinned frameworks.
+# the LangChain.js / OpenAI Agents adapters with the pinned frameworks, and
+# turnfit/ai-sdk with the pinned `ai` and its MockLanguageModelV3.
 node --test --expose-gc --test-reporter=spec test/ 2>&1 | tee "$root/target/node-test.log" | grep -E '^(✔|✖|ℹ)|vectors|gc loop|FAIL|pending' || true
 grep -q '^ℹ fail 0' "$root/target/node-test.log" || { echo "node --test failed:"; cat "$root/target/node-test.log"; exit 1; }
 
@@ -83,6 +84,13 @@ if (countTokens('Hello, world!') !== 4) throw new Error('cjs count')
 const r = fit({ messages: [{ role: 'user', content: 'hi' }] }, { model: 'gpt-4o', max_tokens: 100 })
 if (r.report.tokens_after <= 0) throw new Error('cjs fit')
 console.log('tarball: CJS require ok')
+// The AI SDK adapter loads without `ai` installed (no dependency on it).
+const aisdk = require('turnfit/ai-sdk')
+if (typeof aisdk.prepareStep !== 'function' || typeof aisdk.middleware !== 'function') throw new Error('cjs ai-sdk')
+aisdk.fitMessages([{ role: 'user', content: 'hi' }], { maxTokens: 1000 }).then((r) => {
+  if (r.messages.length !== 1) throw new Error('ai-sdk fit')
+  console.log('tarball: turnfit/ai-sdk without ai ok')
+})
 JS
 cat > worker.mjs <<'JS'
 import { Worker } from 'node:worker_threads'

@@ -12,14 +12,14 @@ use crate::{input, Fatal};
 
 #[derive(clap::Args)]
 pub(crate) struct Common {
-    /// Conversation JSON (OpenAI Chat, OpenAI Responses, Anthropic, Gemini or Bedrock Converse shape); "-" for standard input.
+    /// Conversation JSON (OpenAI Chat, OpenAI Responses, Anthropic, Gemini, Bedrock Converse or AI SDK ModelMessage shape); "-" for standard input.
     #[arg(value_name = "FILE")]
     file: String,
     /// Model whose encoding, framing and limits apply.
     #[arg(long, value_name = "NAME", default_value = "gpt-4o")]
     model: String,
     /// Input format; detected when not given.
-    #[arg(long, value_name = "openai|anthropic|responses|gemini|bedrock")]
+    #[arg(long, value_name = "openai|anthropic|responses|gemini|bedrock|ai_sdk")]
     format: Option<String>,
     #[command(flatten)]
     custom: CustomModelArgs,

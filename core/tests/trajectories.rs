@@ -26,7 +26,9 @@ fn fixtures() -> Vec<(String, String)> {
     let mut out: Vec<(String, String)> = std::fs::read_dir(&dir)
         .expect("tests/fixtures/trajectories")
         .map(|e| e.unwrap().path())
-        .filter(|p| p.to_string_lossy().ends_with(".openai.json") || p.to_string_lossy().ends_with(".anthropic.json"))
+        .filter(|p| {
+            [".openai.json", ".anthropic.json", ".ai-sdk.json"].iter().any(|s| p.to_string_lossy().ends_with(s))
+        })
         .map(|p| (p.file_name().unwrap().to_string_lossy().into_owned(), std::fs::read_to_string(&p).unwrap()))
         .collect();
     out.sort();

@@ -90,7 +90,7 @@ pub(crate) fn options(options_json: &str) -> Result<FitOptions, FfiError> {
     Ok(turnfit_core::frontend::parse_options("options_json", Some(options_json))?)
 }
 
-/// Starts a turn on `conversation_json` (any of the five formats) with
+/// Starts a turn on `conversation_json` (any of the six formats) with
 /// `options_json`, the fit options object (`model` required; `policy`,
 /// `summarizer`, `trigger_messages`, ...). On success `*out_turn` owns a
 /// handle: while `turnfit_turn_call` says a summarizer request waits, send

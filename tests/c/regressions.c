@@ -705,8 +705,8 @@ static void number_spelling_case(void)
  */
 
 /* One request of each format, with the marks that make it that format. */
-static const char *const g33_formats[5] = {"openai", "responses", "anthropic", "gemini", "bedrock"};
-static const char *const g33_docs[5] = {
+static const char *const g33_formats[6] = {"openai", "responses", "anthropic", "gemini", "bedrock", "ai_sdk"};
+static const char *const g33_docs[6] = {
     "{\"messages\":[{\"role\":\"system\",\"content\":\"s\"},{\"role\":\"user\",\"content\":\"hi\"},"
     "{\"role\":\"assistant\",\"content\":null,\"tool_calls\":[{\"id\":\"c1\",\"type\":\"function\","
     "\"function\":{\"name\":\"f\",\"arguments\":\"{}\"}}]},{\"role\":\"tool\",\"tool_call_id\":\"c1\",\"content\":\"ok\"}]}",
@@ -721,18 +721,21 @@ static const char *const g33_docs[5] = {
     "{\"system\":[{\"text\":\"s\"}],\"messages\":[{\"role\":\"user\",\"content\":[{\"text\":\"hi\"}]},{\"role\":\"assistant\","
     "\"content\":[{\"toolUse\":{\"toolUseId\":\"c1\",\"name\":\"f\",\"input\":{}}}]},{\"role\":\"user\",\"content\":"
     "[{\"toolResult\":{\"toolUseId\":\"c1\",\"content\":[{\"text\":\"ok\"}]}}]}],\"inferenceConfig\":{\"maxTokens\":10}}",
+    "{\"system\":\"s\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"},{\"role\":\"assistant\",\"content\":"
+    "[{\"type\":\"tool-call\",\"toolCallId\":\"c1\",\"toolName\":\"f\",\"input\":{}}]},{\"role\":\"tool\",\"content\":"
+    "[{\"type\":\"tool-result\",\"toolCallId\":\"c1\",\"toolName\":\"f\",\"output\":{\"type\":\"text\",\"value\":\"ok\"}}]}]}",
 };
 
 /* C. A forced format on a document of another shape read an empty (or
  *    half-read) conversation and said it fits. Every ordered pair of the
- *    five formats: the forced format's own document fits, any other is
+ *    six formats: the forced format's own document fits, any other is
  *    refused with INVALID_ARGUMENT naming the forced format. */
 static void forced_format_case(void)
 {
     bool bug = false;
     char detail[512] = "";
-    for (int f = 0; f < 5; f++) {
-        for (int d = 0; d < 5; d++) {
+    for (int f = 0; f < 6; f++) {
+        for (int d = 0; d < 6; d++) {
             char opts[128];
             snprintf(opts, sizeof opts, "{\"model\":\"gpt-4o\",\"format\":\"%s\"}", g33_formats[f]);
             turnfit_string conv = {NULL, 0}, rep = {NULL, 0};

@@ -1,6 +1,7 @@
 //! The neutral chat model and the wire formats it is read from and written
 //! back to: OpenAI Chat Completions, OpenAI Responses, Anthropic Messages,
-//! Gemini `generateContent` and Bedrock Converse.
+//! Gemini `generateContent`, Bedrock Converse and the Vercel AI SDK's
+//! `ModelMessage`.
 //!
 //! Each [`Message`] keeps the JSON it was parsed from, next to a typed view
 //! of the parts turnfit reasons about (role, text, tool calls and results,
@@ -10,6 +11,7 @@
 //! their key order). Operations that change a message edit its JSON, never
 //! rebuild it from the view.
 
+mod ai_sdk;
 mod anthropic;
 mod bedrock;
 mod gemini;
@@ -40,6 +42,11 @@ pub enum Format {
     Gemini,
     /// Amazon Bedrock Converse: `{"system": [...], "messages": [...], "toolConfig": {...}}`.
     Bedrock,
+    /// Vercel AI SDK `ModelMessage` (or `LanguageModelV3Prompt`) arrays: a bare
+    /// array of messages or `{"system"?: ..., "messages": [...], "tools"?: [...]}`;
+    /// counted as the AI SDK's OpenAI Chat provider sends them.
+    #[serde(rename = "ai_sdk")]
+    AiSdk,
 }
 
 impl Format {
@@ -51,13 +58,14 @@ impl Format {
     /// and Bedrock Converse framings are not measured for OpenAI models: a count
     /// in those formats is reported as an estimate, so `calibrate` applies to it.
     pub fn counts_exactly(self) -> bool {
-        matches!(self, Format::OpenAi | Format::Anthropic)
+        matches!(self, Format::OpenAi | Format::Anthropic | Format::AiSdk)
     }
 
     /// Every format's name, in the order error messages list them.
-    pub const NAMES: &'static str = "openai, anthropic, responses, gemini or bedrock";
+    pub const NAMES: &'static str = "openai, anthropic, responses, gemini, bedrock or ai_sdk";
 
-    /// Parses `openai`, `anthropic`, `responses`, `gemini` or `bedrock`.
+    /// Parses `openai`, `anthropic`, `responses`, `gemini`, `bedrock` or
+    /// `ai_sdk` (also spelled `ai-sdk`).
     pub fn from_name(name: &str) -> Result<Format> {
         match name.trim().to_ascii_lowercase().as_str() {
             "openai" => Ok(Format::OpenAi),
@@ -65,6 +73,7 @@ impl Format {
             "responses" => Ok(Format::Responses),
             "gemini" => Ok(Format::Gemini),
             "bedrock" => Ok(Format::Bedrock),
+            "ai_sdk" | "ai-sdk" => Ok(Format::AiSdk),
             other => Err(Error::invalid_argument(format!("unknown format '{other}'; use {}", Format::NAMES))),
         }
     }
@@ -77,6 +86,7 @@ impl Format {
             Format::Responses => "responses",
             Format::Gemini => "gemini",
             Format::Bedrock => "bedrock",
+            Format::AiSdk => "ai_sdk",
         }
     }
 
@@ -311,6 +321,7 @@ impl Conversation {
                 other => gemini::parse(other),
             },
             Format::Bedrock => bedrock::parse(doc),
+            Format::AiSdk => ai_sdk::parse(doc),
         }
     }
 
@@ -410,6 +421,7 @@ pub(crate) fn message_from_value(format: Format, v: Value, index: usize) -> Resu
         Format::Responses => responses::message(v, index),
         Format::Gemini => gemini::message(v, index),
         Format::Bedrock => bedrock::message(v, index),
+        Format::AiSdk => ai_sdk::message(v, index),
     }
 }
 
@@ -417,7 +429,9 @@ pub(crate) fn message_from_value(format: Format, v: Value, index: usize) -> Resu
 /// one (a summary, a handoff transcript).
 pub(crate) fn text_message(format: Format, role: &str, text: &str) -> Value {
     match format {
-        Format::OpenAi | Format::Anthropic | Format::Responses => serde_json::json!({"role": role, "content": text}),
+        Format::OpenAi | Format::Anthropic | Format::Responses | Format::AiSdk => {
+            serde_json::json!({"role": role, "content": text})
+        }
         Format::Gemini => {
             let role = if role == "assistant" { "model" } else { "user" };
             serde_json::json!({"role": role, "parts": [{"text": text}]})
@@ -451,6 +465,12 @@ pub(crate) fn set_result_text(format: Format, raw: &mut Value, block: Option<usi
         }
         return;
     }
+    if format == Format::AiSdk {
+        if let Some(p) = block.and_then(|k| raw.get_mut("content").and_then(|c| c.get_mut(k))) {
+            ai_sdk::set_output(p, text);
+        }
+        return;
+    }
     if format == Format::Bedrock {
         if let Some(b) = block.and_then(|k| raw.get_mut("content").and_then(|c| c.get_mut(k))) {
             bedrock::set_result(b, text);
@@ -472,6 +492,9 @@ pub(crate) fn set_result_text(format: Format, raw: &mut Value, block: Option<usi
 fn detect(doc: &Value) -> Format {
     let Some(obj) = doc.as_object() else {
         let items = doc.as_array().map(Vec::as_slice).unwrap_or(&[]);
+        if items.iter().any(ai_sdk::looks_like) {
+            return Format::AiSdk;
+        }
         if items.iter().any(is_gemini_content) {
             return Format::Gemini;
         }
@@ -490,6 +513,9 @@ fn detect(doc: &Value) -> Format {
         || obj.get("messages").and_then(Value::as_array).is_some_and(|ms| ms.iter().any(bedrock::looks_like))
     {
         return Format::Bedrock;
+    }
+    if obj.get("messages").and_then(Value::as_array).is_some_and(|ms| ms.iter().any(ai_sdk::looks_like)) {
+        return Format::AiSdk;
     }
     if obj.contains_key("system") {
         return Format::Anthropic;
@@ -546,6 +572,7 @@ pub(crate) fn is_result_block(format: Format, b: &Value) -> bool {
     match format {
         Format::Gemini => gemini::is_tool_part(b, false),
         Format::Bedrock => bedrock::is_tool_block(b, false),
+        Format::AiSdk => ai_sdk::is_tool_part(b, false),
         _ => b.get("type").and_then(Value::as_str) == Some("tool_result"),
     }
 }
@@ -555,6 +582,7 @@ pub(crate) fn is_tool_block(format: Format, b: &Value) -> bool {
     match format {
         Format::Gemini => gemini::is_tool_part(b, true),
         Format::Bedrock => bedrock::is_tool_block(b, true),
+        Format::AiSdk => ai_sdk::is_tool_part(b, true),
         _ => {
             b.get("type").and_then(Value::as_str).is_some_and(|t| t.ends_with("tool_use") || t.ends_with("tool_result"))
         }
@@ -575,13 +603,47 @@ pub(crate) fn synthetic_result_block(format: Format, call: &Message, id: &str, t
     match format {
         Format::Gemini => gemini::synthetic_response(call, id, text),
         Format::Bedrock => bedrock::synthetic_result(id, text),
+        Format::AiSdk => ai_sdk::synthetic_result(call, id, text),
         _ => serde_json::json!({"type": "tool_result", "tool_use_id": id, "content": text, "is_error": true}),
     }
 }
 
-/// A user message holding `blocks`.
+/// A message holding result `blocks` (a user message; an AI SDK `tool`
+/// message).
 pub(crate) fn user_blocks_message(format: Format, blocks: Vec<Value>) -> Value {
-    serde_json::json!({"role": "user", blocks_key(format): blocks})
+    let role = if format == Format::AiSdk { "tool" } else { "user" };
+    serde_json::json!({"role": role, blocks_key(format): blocks})
+}
+
+/// Ids of the calls that await a person's approval (an AI SDK
+/// `tool-approval-request` for the call in the call's own message): until
+/// their result arrives they are not orphans and get no synthetic result.
+/// Empty for other formats.
+pub fn awaiting_approval(c: &Conversation) -> Vec<String> {
+    if c.format != Format::AiSdk {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    for m in c.messages.iter().filter(|m| m.role == Role::Assistant && !m.tool_calls.is_empty()) {
+        for p in m.raw.get("content").and_then(Value::as_array).into_iter().flatten() {
+            if p.get("type").and_then(Value::as_str) == Some("tool-approval-request") {
+                if let Some(id) = p.get("toolCallId").and_then(Value::as_str) {
+                    out.push(id.to_owned());
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Whether `m` is the kind of message that holds the results of the
+/// previous message's calls as blocks: a user message, or an AI SDK `tool`
+/// message.
+pub(crate) fn holds_results(format: Format, m: &Message) -> bool {
+    match format {
+        Format::AiSdk => m.role == Role::Tool,
+        _ => m.role == Role::User,
+    }
 }
 
 /// Whether call `call` of a message is named by its function name because
@@ -783,16 +845,16 @@ impl schemars::JsonSchema for ConversationDoc {
     }
     fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
         schemars::json_schema!({
-            "description": "A conversation: OpenAI Chat Completions ({messages} or a bare array of messages), Anthropic Messages ({system?, messages}), OpenAI Responses ({instructions?, input}, or a bare array of items), Gemini generateContent ({systemInstruction?, contents}, or a bare array of contents) or Bedrock Converse ({system?, messages, toolConfig?}). Other top-level fields are kept as given.",
+            "description": "A conversation: OpenAI Chat Completions ({messages} or a bare array of messages), Anthropic Messages ({system?, messages}), OpenAI Responses ({instructions?, input}, or a bare array of items), Gemini generateContent ({systemInstruction?, contents}, or a bare array of contents), Bedrock Converse ({system?, messages, toolConfig?}) or Vercel AI SDK ModelMessage ({system?, messages, tools?}, or a bare array of messages). Other top-level fields are kept as given.",
             "anyOf": [
                 {"title": "bare messages or Responses items", "type": "array", "items": {"type": "object"}},
                 {
-                    "title": "Chat Completions, Anthropic Messages or Bedrock Converse",
+                    "title": "Chat Completions, Anthropic Messages, Bedrock Converse or AI SDK",
                     "type": "object",
                     "required": ["messages"],
                     "properties": {
                         "messages": {"type": "array", "items": {"type": "object"}},
-                        "system": {"anyOf": [{"type": "string"}, {"type": "array", "items": {"type": "object"}}]},
+                        "system": {"anyOf": [{"type": "string"}, {"type": "object"}, {"type": "array", "items": {"type": "object"}}]},
                         "tools": {"type": "array", "items": {"type": "object"}}
                     }
                 },

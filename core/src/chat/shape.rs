@@ -17,20 +17,20 @@
 
 use serde_json::{Map, Value};
 
-use super::{is_gemini_content, responses, Format};
+use super::{ai_sdk, is_gemini_content, responses, Format};
 use crate::{Error, Result};
 
-use Format::{Anthropic, Bedrock, Gemini, OpenAi, Responses};
+use Format::{AiSdk, Anthropic, Bedrock, Gemini, OpenAi, Responses};
 
 /// Top-level keys and the formats whose requests have them.
 const TOP_LEVEL: &[(&str, &[Format])] = &[
-    ("messages", &[OpenAi, Anthropic, Bedrock]),
+    ("messages", &[OpenAi, Anthropic, Bedrock, AiSdk]),
     ("input", &[Responses]),
     ("instructions", &[Responses]),
     ("contents", &[Gemini]),
     ("systemInstruction", &[Gemini]),
     ("system_instruction", &[Gemini]),
-    ("system", &[Anthropic, Bedrock]),
+    ("system", &[Anthropic, Bedrock, AiSdk]),
     ("toolConfig", &[Bedrock, Gemini]),
     ("inferenceConfig", &[Bedrock]),
     ("additionalModelRequestFields", &[Bedrock]),
@@ -92,8 +92,20 @@ fn mark(item: &Value, obj: &Map<String, Value>) -> Option<(String, &'static [For
     if let Some(t) = s("type").filter(|t| *t == "message" || responses::ITEM_TYPES.contains(t)) {
         return Some((format!("is a '{t}' item"), &[Responses]));
     }
-    if let Some(r @ ("tool" | "function")) = s("role") {
-        return Some((format!("has role '{r}'"), &[OpenAi]));
+    if let Some(t) = obj
+        .get("content")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .find_map(|p| p.get("type").and_then(Value::as_str).filter(|t| ai_sdk::PART_TYPES.contains(t)))
+    {
+        return Some((format!("has a '{t}' part"), &[AiSdk]));
+    }
+    if s("role") == Some("tool") {
+        return Some(("has role 'tool'".into(), &[OpenAi, AiSdk]));
+    }
+    if s("role") == Some("function") {
+        return Some(("has role 'function'".into(), &[OpenAi]));
     }
     for key in ["tool_calls", "tool_call_id", "function_call"] {
         if obj.get(key).is_some_and(|v| !v.is_null()) {

@@ -498,6 +498,13 @@ fn a_forced_format_refuses_every_other_formats_document() {
                 {"role": "assistant", "content": [{"toolUse": {"toolUseId": "c1", "name": "f", "input": {}}}]},
                 {"role": "user", "content": [{"toolResult": {"toolUseId": "c1", "content": [{"text": "ok"}]}}]}]}),
         ),
+        (
+            Format::AiSdk,
+            json!({"messages": [{"role": "user", "content": "hi"},
+                {"role": "assistant", "content": [{"type": "tool-call", "toolCallId": "c1", "toolName": "f", "input": {}}]},
+                {"role": "tool", "content": [{"type": "tool-result", "toolCallId": "c1", "toolName": "f",
+                    "output": {"type": "text", "value": "ok"}}]}]}),
+        ),
     ];
     for (own, doc) in &docs {
         let text = doc.to_string();

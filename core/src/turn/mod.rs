@@ -1,5 +1,5 @@
 //! Every turn fits: one call per model turn, with the host's own model
-//! summarizing. Given the history (any of the five formats), the model and
+//! summarizing. Given the history (any of the six formats), the model and
 //! a policy, a [`Turn`] yields the request to send for this turn:
 //! repaired, within the budget, in the input's shape, with a report.
 //!
@@ -274,7 +274,7 @@ struct Summarizing {
 }
 
 impl Turn {
-    /// Starts a turn on `conversation` (JSON in any of the five formats)
+    /// Starts a turn on `conversation` (JSON in any of the six formats)
     /// with models from `registry`. When the policy summarizes and a span
     /// must go, [`call`](Self::call) has the first summarizer request.
     pub fn start(registry: &ModelRegistry, conversation: &str, options: &FitOptions) -> Result<Turn> {

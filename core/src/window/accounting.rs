@@ -421,6 +421,30 @@ impl Accountant {
 
     fn message_impl(&self, m: &Message, mut results: Option<&mut Vec<usize>>) -> Result<usize> {
         let f = &self.framing;
+        let ai_sdk_tool = m.role == Role::Tool
+            && m.tool_call_id.is_none()
+            && m.raw.get("content").is_some_and(Value::is_array)
+            && m.parts.iter().all(|p| matches!(p, Part::ToolResult { .. } | Part::Block { .. }));
+        if ai_sdk_tool {
+            // An AI SDK `tool` message: each result is sent as a `tool`
+            // message of its own (`@ai-sdk/openai`), framed and counted so;
+            // other parts the provider is sent are counted as blocks.
+            let framing = f.tokens_per_message + self.count("tool")?;
+            let mut n = 0;
+            for p in &m.parts {
+                match p {
+                    Part::ToolResult { text, .. } => {
+                        let t = self.content(text)?;
+                        n += framing + t;
+                        if let Some(r) = results.as_deref_mut() {
+                            r.push(t);
+                        }
+                    }
+                    other => n += self.part(other)?,
+                }
+            }
+            return Ok(n);
+        }
         let mut n = f.tokens_per_message + self.count(m.role.as_str())?;
         // Measured: a `name` on an OpenAI `tool` message is not billed (its
         // author is `functions.{name}`, charged to the call it answers):

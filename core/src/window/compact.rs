@@ -402,8 +402,8 @@ pub(super) fn prepare(c: Cow<'_, Conversation>, policy: &Policy, acct: &Accounta
         .into_iter()
         .filter(|i| !matches!(i.kind, IssueKind::RoleSequence | IssueKind::DuplicateCallId) && !is_pending(i))
         .collect();
-    let unpaired_tool_message =
-        c.messages.iter().any(|m| matches!(m.role, Role::Tool | Role::Function) && m.tool_call_id.is_none());
+    let unpaired_tool_message = c.format != crate::chat::Format::AiSdk
+        && c.messages.iter().any(|m| matches!(m.role, Role::Tool | Role::Function) && m.tool_call_id.is_none());
     let mut changes = Vec::new();
     let (mut work, mut counts, mut results, origin) = if structural.is_empty() && !unpaired_tool_message {
         let origin = (0..c.messages.len()).map(Some).collect::<Vec<_>>();

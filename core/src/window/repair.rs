@@ -76,11 +76,21 @@ pub(crate) fn repair_keeping(
             ),
         ));
     }
+    // Calls awaiting approval (AI SDK) are pending too.
+    let awaiting = chat::awaiting_approval(c);
+    let pending_all: Vec<String>;
+    let pending = if awaiting.is_empty() {
+        pending
+    } else {
+        pending_all = pending.iter().cloned().chain(awaiting).collect();
+        &pending_all[..]
+    };
     let p = Pairing::of(c);
     // Checked before anything is built: a repair must not turn a document
     // the window accepts into one it refuses (issue 14: 70 unanswered calls
     // times a 1 MiB text made 73 MB).
-    let unanswered = (0..p.calls.len()).filter(|&k| p.answer(k).is_none()).count();
+    let unanswered =
+        (0..p.calls.len()).filter(|&k| p.answer(k).is_none() && !pending.iter().any(|id| id == p.calls[k].id)).count();
     let added = unanswered.saturating_mul(escaped);
     if added > MAX_SYNTHETIC_TOTAL_BYTES {
         return Err(crate::Error::new(
@@ -186,7 +196,7 @@ impl<'a> Repairer<'a> {
     /// one `tool_result` block).
     fn result_tokens(&self, i: usize, nth: usize) -> Result<usize> {
         let m = &self.c.messages[i];
-        if matches!(m.role, Role::Tool | Role::Function) {
+        if matches!(m.role, Role::Tool | Role::Function) && self.c.format != Format::AiSdk {
             return self.acct.message(m);
         }
         match self.result_parts.get(&(i, nth)) {
@@ -197,13 +207,18 @@ impl<'a> Repairer<'a> {
 
     /// Whether call `k`'s result is where Anthropic wants it: after the
     /// call, in the user message right after the call's message (what
-    /// `validate` accepts as in place).
+    /// `validate` accepts as in place); for the AI SDK, in a `tool` message
+    /// after the call with only `tool` messages between.
     fn anthropic_in_place(&self, k: usize) -> bool {
         let ci = self.p.calls[k].msg;
+        let format = self.c.format;
         self.p.answer(k).is_some_and(|r| {
             matches!(r.fate, Fate::Answers { early: false, .. })
-                && r.msg == ci + 1
-                && self.c.messages[r.msg].role == Role::User
+                && if format == Format::AiSdk {
+                    r.msg > ci && self.c.messages[ci + 1..=r.msg].iter().all(|m| m.role == Role::Tool)
+                } else {
+                    r.msg == ci + 1 && self.c.messages[r.msg].role == Role::User
+                }
         })
     }
 
@@ -354,7 +369,7 @@ impl<'a> Repairer<'a> {
                 }
             }
             if let Some(blocks) = pending.take() {
-                if m.role == Role::User {
+                if chat::holds_results(format, m) {
                     insert_results(format, &mut raw, blocks);
                 } else {
                     out.push((user_message(format, blocks, i)?, None));

@@ -85,6 +85,15 @@ pub(super) fn bounds(c: &Conversation) -> Vec<(usize, usize)> {
                     i += 1;
                 }
             }
+            // AI SDK: the model's message, then its `tool` messages (the
+            // SDK merges consecutive ones before the provider sees them).
+            Format::AiSdk => {
+                if msgs[start].role == Role::Assistant {
+                    while i < msgs.len() && msgs[i].role == Role::Tool {
+                        i += 1;
+                    }
+                }
+            }
             Format::Anthropic | Format::Gemini | Format::Bedrock => {
                 if msgs[start].role == Role::Assistant && i < msgs.len() && msgs[i].role == Role::User {
                     i += 1;

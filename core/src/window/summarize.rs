@@ -347,7 +347,8 @@ fn place(
 ) -> Result<(usize, Option<usize>, Message)> {
     let block = chat::text_block(format, text);
     let key = chat::blocks_key(format);
-    if !format.results_are_messages() {
+    // The AI SDK has no alternation rule: the summary is a message of its own.
+    if !format.results_are_messages() && format != Format::AiSdk {
         if let Some(prev) = before.checked_sub(1).filter(|&k| out[k].role == Role::User) {
             let mut raw = out[prev].raw.clone();
             match raw.get_mut(key) {

@@ -37,7 +37,7 @@ pub(super) fn label(label: Option<&str>) -> String {
 /// The summary as a message of its own.
 pub(super) fn message(format: Format, text: &str, role: SummaryRole, index: usize) -> Result<Message> {
     let role = match (format, role) {
-        (f, SummaryRole::System) if f.results_are_messages() => "system",
+        (f, SummaryRole::System) if f.results_are_messages() || f == Format::AiSdk => "system",
         _ => "user",
     };
     chat::message_from_value(format, chat::text_message(format, role, text), index)

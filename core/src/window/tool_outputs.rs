@@ -48,7 +48,7 @@ fn whole_text(m: &Message) -> Cow<'_, str> {
 pub(super) fn sites(c: &Conversation) -> Vec<Site<'_>> {
     let mut out = Vec::new();
     for (i, m) in c.messages.iter().enumerate() {
-        if matches!(m.role, Role::Tool | Role::Function) {
+        if matches!(m.role, Role::Tool | Role::Function) && c.format != Format::AiSdk {
             let id = m.tool_call_id.as_deref().unwrap_or_default();
             out.push(Site { message: i, block: None, ordinal: 0, id, text: whole_text(m) });
         } else if let Some(blocks) = m.raw.get(chat::blocks_key(c.format)).and_then(Value::as_array) {
@@ -74,7 +74,9 @@ pub(super) fn sites(c: &Conversation) -> Vec<Site<'_>> {
 /// content's shape (a string stays a string; parts become one text part).
 /// The old content is not copied on the way (it is most of the message).
 pub(super) fn set_content(m: &Message, site: &Site, text: &str, format: Format) -> Result<Message> {
-    if (format == Format::Responses && site.block.is_none()) || matches!(format, Format::Gemini | Format::Bedrock) {
+    if (format == Format::Responses && site.block.is_none())
+        || matches!(format, Format::Gemini | Format::Bedrock | Format::AiSdk)
+    {
         // A Responses output lives in the item's `output`, a Gemini one in
         // its part's `response`, each in its own shape.
         let mut raw = m.raw.clone();

@@ -59,6 +59,8 @@ pub struct Issue {
 /// [`IssueKind::OrphanedCall`].
 pub fn validate(c: &Conversation) -> Vec<Issue> {
     let mut issues = Vec::new();
+    // A call awaiting approval has no result yet, and needs none.
+    let awaiting = crate::chat::awaiting_approval(c);
     let mut first_call: HashMap<&str, usize> = HashMap::new();
     for (i, m) in c.messages.iter().enumerate() {
         for call in m.tool_calls.iter().filter(|call| !crate::chat::id_is_name(c.format, call)) {
@@ -107,7 +109,9 @@ pub fn validate(c: &Conversation) -> Vec<Issue> {
     // A call answered only by a result before it is unanswered as the
     // provider reads the history.
     for (k, call) in p.calls.iter().enumerate() {
-        if !matches!(p.answer(k), Some(r) if r.fate == (Fate::Answers { call: k, early: false })) {
+        let answered = matches!(p.answer(k), Some(r) if r.fate == (Fate::Answers { call: k, early: false }));
+        let awaits_approval = p.answer(k).is_none() && awaiting.iter().any(|a| a == call.id);
+        if !(answered || awaits_approval) {
             issues.push(issue(
                 IssueKind::OrphanedCall,
                 call.msg,
@@ -145,6 +149,8 @@ fn in_place(c: &Conversation, round_of: &[usize], ci: usize, ri: usize) -> bool 
         // Only tool/function messages between the call and this result.
         Format::OpenAi => c.messages[ci + 1..ri].iter().all(|m| matches!(m.role, Role::Tool | Role::Function)),
         Format::Anthropic | Format::Gemini | Format::Bedrock => ri == ci + 1 && c.messages[ri].role == Role::User,
+        // In a `tool` message after the call, only `tool` messages between.
+        Format::AiSdk => ri > ci && c.messages[ci + 1..=ri].iter().all(|m| m.role == Role::Tool),
         // Among the outputs of the round its call is in.
         Format::Responses => round_of[ri] == round_of[ci],
     }

@@ -5,6 +5,7 @@ import {
   CircuitBreaker, Tracer, SkillSet, type ErrorCode, type BreakerState, type CompactOutcome,
   fitTurn, type TurnReport, type SummarizerCall,
 } from '../../index.js'
+import { prepareStep as aiPrepareStep, middleware as aiMiddleware, fitMessages } from '../../ai-sdk.js'
 
 const t = new Tokenizer('o200k_base', { special: 'ordinary' })
 const n: number = t.countTokens('hello')
@@ -92,3 +93,18 @@ async function turns(): Promise<void> {
   await w.fitTurn(null, { max_tokens: 100 })
 }
 void turns
+
+// turnfit/ai-sdk: structurally typed, no import of `ai`.
+async function aiSdk(): Promise<void> {
+  const step = aiPrepareStep({ maxTokens: 32000, model: 'gpt-4o' })
+  const msgs = [{ role: 'user' as const, content: 'hi' }]
+  const r = await step({ messages: msgs })
+  r.messages[0].content satisfies string
+  const mw = aiMiddleware({ maxTokens: 32000, onWarning: null })
+  mw.specificationVersion satisfies 'v3'
+  const f = await fitMessages(msgs, { maxTokens: 1000 })
+  f.report.tokens_after satisfies number
+  // @ts-expect-error maxTokens is required
+  aiPrepareStep({ model: 'gpt-4o' })
+}
+void aiSdk

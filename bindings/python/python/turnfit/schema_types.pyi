@@ -341,7 +341,7 @@ FitReport = TypedDict(
     },
 )
 
-Format = Union[Literal["openai"], Literal["anthropic"], Literal["responses"], Literal["gemini"], Literal["bedrock"]]
+Format = Union[Literal["openai"], Literal["anthropic"], Literal["responses"], Literal["gemini"], Literal["bedrock"], Literal["ai_sdk"]]
 
 # An entry found in the root that is not a skill, and why.
 Ignored = TypedDict(

@@ -146,6 +146,17 @@ pub fn analyze(messages: &[Message], starts: &[usize]) -> Analysis {
                         a.calls.push(Call { round: r, name: c.name.clone(), view, outcome: None });
                     }
                 }
+                // An AI SDK `tool` message: one result per part.
+                Role::Tool
+                    if m.tool_call_id.is_none() && m.parts.iter().any(|p| matches!(p, Part::ToolResult { .. })) =>
+                {
+                    for p in &m.parts {
+                        if let Part::ToolResult { id, text, is_error } = p {
+                            settle(&mut a, &mut open, id, classify(text, *is_error));
+                            a.sources.push((r, text.clone()));
+                        }
+                    }
+                }
                 Role::Tool | Role::Function => {
                     let text = m.text();
                     let id = m.tool_call_id.clone().unwrap_or_default();

@@ -798,7 +798,7 @@ extension TurnfitTypes {
         }
     }
 
-    /// A conversation: OpenAI Chat Completions ({messages} or a bare array of messages), Anthropic Messages ({system?, messages}), OpenAI Responses ({instructions?, input}, or a bare array of items), Gemini generateContent ({systemInstruction?, contents}, or a bare array of contents) or Bedrock Converse ({system?, messages, toolConfig?}). Other top-level fields are kept as given.
+    /// A conversation: OpenAI Chat Completions ({messages} or a bare array of messages), Anthropic Messages ({system?, messages}), OpenAI Responses ({instructions?, input}, or a bare array of items), Gemini generateContent ({systemInstruction?, contents}, or a bare array of contents), Bedrock Converse ({system?, messages, toolConfig?}) or Vercel AI SDK ModelMessage ({system?, messages, tools?}, or a bare array of messages). Other top-level fields are kept as given.
     public typealias Conversation = JSONValue
 
     /// Where a retry delay came from.
@@ -1554,6 +1554,10 @@ extension TurnfitTypes {
         case gemini
         /// Amazon Bedrock Converse: `{"system": [...], "messages": [...], "toolConfig": {...}}`.
         case bedrock
+        /// Vercel AI SDK `ModelMessage` (or `LanguageModelV3Prompt`) arrays: a bare
+        /// array of messages or `{"system"?: ..., "messages": [...], "tools"?: [...]}`;
+        /// counted as the AI SDK's OpenAI Chat provider sends them.
+        case aiSdk = "ai_sdk"
     }
 
     /// A validated handoff.

@@ -452,7 +452,7 @@ data class Compaction(
     @SerializedName("within_target") val withinTarget: Boolean,
 )
 
-/** A conversation: OpenAI Chat Completions ({messages} or a bare array of messages), Anthropic Messages ({system?, messages}), OpenAI Responses ({instructions?, input}, or a bare array of items), Gemini generateContent ({systemInstruction?, contents}, or a bare array of contents) or Bedrock Converse ({system?, messages, toolConfig?}). Other top-level fields are kept as given. */
+/** A conversation: OpenAI Chat Completions ({messages} or a bare array of messages), Anthropic Messages ({system?, messages}), OpenAI Responses ({instructions?, input}, or a bare array of items), Gemini generateContent ({systemInstruction?, contents}, or a bare array of contents), Bedrock Converse ({system?, messages, toolConfig?}) or Vercel AI SDK ModelMessage ({system?, messages, tools?}, or a bare array of messages). Other top-level fields are kept as given. */
 typealias Conversation = JsonElement
 
 /** Where a retry delay came from. */
@@ -905,6 +905,12 @@ enum class Format {
     @SerializedName("gemini") GEMINI,
     /** Amazon Bedrock Converse: `{"system": [...], "messages": [...], "toolConfig": {...}}`. */
     @SerializedName("bedrock") BEDROCK,
+    /**
+     * Vercel AI SDK `ModelMessage` (or `LanguageModelV3Prompt`) arrays: a bare
+     * array of messages or `{"system"?: ..., "messages": [...], "tools"?: [...]}`;
+     * counted as the AI SDK's OpenAI Chat provider sends them.
+     */
+    @SerializedName("ai_sdk") AI_SDK,
 }
 
 /** A validated handoff. */

@@ -1,0 +1,207 @@
+'use strict'
+// turnfit/ai-sdk: the Vercel AI SDK (ai 6) adapter. A `prepareStep` helper
+// and a language-model middleware for `wrapLanguageModel` that fit the
+// prompt before every model call, with an AI SDK model as the summarizer.
+//
+// No dependency on `ai`: messages, prompts and models are used by their
+// documented shapes (ModelMessage, LanguageModelV3Prompt, LanguageModelV3's
+// doGenerate). All the work is the core's `ai_sdk` format (docs/formats.md):
+// counting as @ai-sdk/openai sends the messages, pairing tool calls and
+// results by toolCallId, approvals with their calls, and messages the turn
+// did not change handed back as the very objects that came in.
+
+const { fitTurn } = require('./index.js')
+
+/** ai versions this adapter is tested with (bindings/node/package.json pins one). */
+const TESTED_AI = '>=6.0.0 <7.0.0'
+
+// ------------------------------------------------------------ JSON in and out
+
+// Bytes (Uint8Array, Buffer, ArrayBuffer) become base64 strings and URLs
+// their text: what the AI SDK itself accepts as data, and what the core
+// reads (an image's size comes from its header).
+function toJson(v) {
+  if (v === null || typeof v !== 'object') return v
+  if (v instanceof Uint8Array) return Buffer.from(v.buffer, v.byteOffset, v.byteLength).toString('base64')
+  if (v instanceof ArrayBuffer) return Buffer.from(v).toString('base64')
+  if (typeof URL !== 'undefined' && v instanceof URL) return v.href
+  if (v instanceof Date) return v.toISOString()
+  if (Array.isArray(v)) return v.map(toJson)
+  const out = {}
+  for (const [k, x] of Object.entries(v)) {
+    if (x !== undefined && typeof x !== 'function') out[k] = toJson(x)
+  }
+  return out
+}
+
+// A ToolSet ({name: tool({description, inputSchema})}) or a provider
+// call's tools ([{type: 'function', name, description, inputSchema}]) as
+// the core reads them. A schema that is not JSON Schema (zod) is converted
+// with ai's own `asSchema` when ai is installed, else counted as empty.
+function toolsJson(tools) {
+  if (!tools) return undefined
+  if (Array.isArray(tools)) return tools.filter((t) => t && t.type === 'function').map(toJson)
+  let asSchema = null
+  try {
+    asSchema = require('ai').asSchema
+  } catch {
+    asSchema = null
+  }
+  return Object.entries(tools).map(([name, t]) => {
+    let schema = t.inputSchema ?? t.parameters ?? {}
+    if (schema && typeof schema === 'object' && 'jsonSchema' in schema) schema = schema.jsonSchema
+    else if (schema && typeof schema === 'object' && asSchema && !('type' in schema || 'properties' in schema)) {
+      try {
+        schema = asSchema(schema).jsonSchema
+      } catch {
+        schema = {}
+      }
+    }
+    const out = { type: 'function', name, inputSchema: toJson(schema) }
+    if (t.description) out.description = t.description
+    return out
+  })
+}
+
+// The installed ai, when there is one, outside the tested range: said once.
+let versionChecked = false
+function checkAiVersion() {
+  if (versionChecked) return
+  versionChecked = true
+  let version
+  try {
+    version = require('ai/package.json').version
+  } catch {
+    return
+  }
+  const major = Number(String(version).split('.')[0])
+  if (major !== 6) {
+    process.emitWarning(`turnfit/ai-sdk is tested with ai ${TESTED_AI}; ai ${version} is installed`, 'TurnfitWarning')
+  }
+}
+
+// ------------------------------------------------------------ summarizer
+
+// A summarizer that asks an AI SDK model (LanguageModelV3): doGenerate with
+// the core's prompt as one user message; the text parts are the summary.
+// What it throws reaches the core as a failure, and the digest stands in.
+function modelSummarizer(model, { providerOptions, maxOutputTokens } = {}) {
+  if (!model || typeof model.doGenerate !== 'function') {
+    throw new TypeError('summarizer model must be an AI SDK language model (with doGenerate)')
+  }
+  return async (req) => {
+    const result = await model.doGenerate({
+      prompt: [{ role: 'user', content: [{ type: 'text', text: req.prompt }] }],
+      maxOutputTokens: maxOutputTokens ?? req.max_summary_tokens,
+      providerOptions,
+    })
+    const text = (result.content ?? [])
+      .filter((p) => p.type === 'text')
+      .map((p) => p.text)
+      .join('')
+    return { text, finishReason: typeof result.finishReason === 'string' ? result.finishReason : result.finishReason?.unified }
+  }
+}
+
+// ------------------------------------------------------------ fitting
+
+function turnOptions(o) {
+  if (!o || typeof o !== 'object') throw new TypeError('options must be an object with at least maxTokens')
+  if (!Number.isInteger(o.maxTokens) || o.maxTokens <= 0) {
+    throw new TypeError(`maxTokens must be a positive integer, got ${String(o.maxTokens)}`)
+  }
+  const opts = {
+    model: o.model ?? 'gpt-4o',
+    max_tokens: o.maxTokens,
+    format: 'ai_sdk',
+    policy: { strategy: 'summarize', ...(o.policy ?? {}) },
+  }
+  if (o.reserveOutput !== undefined) opts.reserve_output = o.reserveOutput
+  if (o.summarizerOptions) opts.summarizer = o.summarizerOptions
+  return opts
+}
+
+function summarizerOf(o) {
+  if (o.summarizer && typeof o.summarizer === 'function') return o.summarizer
+  if (o.summarizer) return modelSummarizer(o.summarizer)
+  return undefined
+}
+
+/**
+ * Fits AI SDK messages (ModelMessage[] or a LanguageModelV3Prompt) to
+ * `maxTokens`. Returns {messages, report}: every message the turn did not
+ * change is the object that came in; a summary (by `summarizer`, an AI SDK
+ * model or a function, else the deterministic digest) stands for the span
+ * it replaced. `report.summary.fallback` says why the digest stood in.
+ */
+async function fitMessages(messages, options) {
+  if (!Array.isArray(messages)) throw new TypeError('messages must be an array of AI SDK messages')
+  const opts = turnOptions(options)
+  const json = messages.map(toJson)
+  const keys = new Map()
+  json.forEach((m, i) => {
+    const k = JSON.stringify(m)
+    if (!keys.has(k)) keys.set(k, [])
+    keys.get(k).push(messages[i])
+  })
+  const doc = { messages: json }
+  // generateText's `system` is not among prepareStep's messages: counted here.
+  if (typeof options.system === 'string') doc.system = options.system
+  const tools = toolsJson(options.tools)
+  if (tools && tools.length) doc.tools = tools
+  const r = await fitTurn(doc, opts, summarizerOf(options))
+  const out = (Array.isArray(r.conversation) ? r.conversation : r.conversation.messages).map((m) => {
+    // Unchanged: the caller's own object (binary data, class instances and all).
+    const same = keys.get(JSON.stringify(m))
+    return same && same.length ? same.shift() : m
+  })
+  const fb = r.report.summary && r.report.summary.fallback
+  if (fb && fb.reason !== 'no_summarizer' && options.summarizer && options.onWarning !== null) {
+    const warn = options.onWarning ?? ((msg) => process.emitWarning(msg, 'TurnfitWarning'))
+    warn(`turnfit: the summarizer did not answer; the digest summarized instead (${fb.reason}${fb.detail ? ': ' + fb.detail : ''})`, r.report)
+  }
+  if (typeof options.onReport === 'function') options.onReport(r.report)
+  return { messages: out, report: r.report }
+}
+
+/**
+ * A `prepareStep` for generateText / streamText / ToolLoopAgent: before
+ * every step, the step's messages fitted to `maxTokens`.
+ *
+ *   prepareStep: turnfitPrepareStep({ model: 'gpt-4o', maxTokens: 32000, summarizer: cheapModel, tools })
+ */
+function prepareStep(options) {
+  turnOptions(options)
+  checkAiVersion()
+  return async ({ messages }) => {
+    const r = await fitMessages(messages, options)
+    return { messages: r.messages }
+  }
+}
+
+/**
+ * A language-model middleware for wrapLanguageModel: `transformParams`
+ * fits `params.prompt` (with `params.tools` counted) before each call.
+ *
+ *   const model = wrapLanguageModel({ model: openai('gpt-4o'), middleware: turnfitMiddleware({ maxTokens: 32000, summarizer: cheapModel }) })
+ */
+function middleware(options) {
+  turnOptions(options)
+  checkAiVersion()
+  return {
+    specificationVersion: 'v3',
+    transformParams: async ({ params }) => {
+      const tools = options.tools ?? params.tools
+      const r = await fitMessages(params.prompt, { ...options, tools })
+      // A LanguageModelV3Prompt's user and assistant content is always
+      // parts: a message the turn wrote (a summary) gets its text as one.
+      const prompt = r.messages.map((m) =>
+        (m.role === 'user' || m.role === 'assistant') && typeof m.content === 'string'
+          ? { ...m, content: [{ type: 'text', text: m.content }] }
+          : m)
+      return { ...params, prompt }
+    },
+  }
+}
+
+module.exports = { prepareStep, middleware, fitMessages, modelSummarizer, TESTED_AI }
