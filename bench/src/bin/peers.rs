@@ -95,15 +95,18 @@ fn main() {
         engines = ["turnfit", "toktok-rs", "wordchipper"].map(String::from).to_vec();
     }
     let dir = inputs_dir().join("big");
+    // PEERS_INPUTS / PEERS_ENCODINGS (comma-separated) narrow the run.
+    let only = |var: &str, name: &str| std::env::var(var).map_or(true, |v| v.split(',').any(|x| x == name));
     let texts: Vec<(&str, String)> = INPUTS
         .iter()
+        .filter(|n| only("PEERS_INPUTS", n))
         .map(|n| {
             let p = dir.join(format!("{n}.txt"));
             (*n, std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e} (run bench/gen_big_inputs.py)", p.display())))
         })
         .collect();
     println!("load average {}", turnfit_bench::loadavg());
-    for encoding in ["cl100k_base", "o200k_base"] {
+    for encoding in ["cl100k_base", "o200k_base"].into_iter().filter(|e| only("PEERS_ENCODINGS", e)) {
         let mut peers = Vec::new();
         for e in &engines {
             let t = Instant::now();
