@@ -92,9 +92,19 @@ impl PieceCache {
 /// Longest piece [`CountCache`] holds, in bytes: with its encoding and a
 /// byte of length and count, it fills one 16-byte slot.
 pub(crate) const COUNT_MAX_PIECE: usize = 14;
-/// log2 of [`CountCache`]'s slots: 65,536 slots of 16 bytes, 1 MiB per
-/// thread that counts a piece the short lookup does not answer.
-const COUNT_BITS: u32 = 16;
+/// log2 of [`CountCache`]'s slots: 262,144 slots of 16 bytes, 4 MiB, for
+/// each of the first [`LARGE_COUNT_CACHES`] threads that count a piece the
+/// short lookup does not answer; later threads get [`SMALL_COUNT_BITS`]
+/// (1 MiB), so the process holds at most 32 MiB plus 1 MiB per further
+/// counting thread (the scratch pool keeps at most 64). On text without
+/// repeated lines (docs/benchmarks.md) 4 MiB against 1 MiB took o200k_base
+/// from about 0.70 to 1.10 of toktok-rs's speed: its distinct pieces
+/// overflow the smaller table. The table is allocated zeroed, so pages
+/// never written cost no memory.
+const COUNT_BITS: u32 = 18;
+const SMALL_COUNT_BITS: u32 = 16;
+const LARGE_COUNT_CACHES: usize = 8;
+static LARGE_COUNT_CACHES_TAKEN: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
 
 /// Token counts of short pieces, per thread, for counting only.
 ///
@@ -117,6 +127,8 @@ const COUNT_BITS: u32 = 16;
 pub(crate) struct CountCache {
     /// Allocated (zeroed: all empty) on first use.
     slots: Vec<u128>,
+    /// 64 - log2(slots.len()) once allocated.
+    shift: u32,
 }
 
 /// Keeps the low `n` bytes, for `n` in `0..=16`.
@@ -152,15 +164,18 @@ impl CountCache {
     }
 
     #[inline(always)]
-    fn home(key: u128) -> usize {
+    fn home(&self, key: u128) -> usize {
         let h = (key as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ ((key >> 64) as u64).wrapping_mul(0xC2B2_AE3D_27D4_EB4F);
-        (h >> (64 - COUNT_BITS)) as usize & !1
+        (h >> self.shift) as usize & !1
     }
 
     /// The cached count of the piece `key` stands for.
     #[inline(always)]
     pub(crate) fn get(&self, key: u128) -> Option<usize> {
-        let i = CountCache::home(key);
+        if self.slots.is_empty() {
+            return None;
+        }
+        let i = self.home(key);
         let pair = self.slots.get(i..i + 2)?;
         pair.iter().find(|&&e| e & !COUNT_FIELD == key).map(|&e| (e >> 124) as usize)
     }
@@ -171,9 +186,12 @@ impl CountCache {
             return; // cannot happen: a piece has at most one token per byte
         }
         if self.slots.is_empty() {
-            self.slots = vec![0; 1 << COUNT_BITS];
+            let large = LARGE_COUNT_CACHES_TAKEN.fetch_add(1, std::sync::atomic::Ordering::Relaxed) < LARGE_COUNT_CACHES;
+            let bits = if large { COUNT_BITS } else { SMALL_COUNT_BITS };
+            self.slots = vec![0; 1 << bits];
+            self.shift = 64 - bits;
         }
-        let i = CountCache::home(key);
+        let i = self.home(key);
         let j = if self.slots[i] == 0 || self.slots[i + 1] != 0 { i } else { i + 1 };
         self.slots[j] = key | (count as u128) << 124;
     }
