@@ -102,7 +102,11 @@ fn main() {
         .filter(|n| only("PEERS_INPUTS", n))
         .map(|n| {
             let p = dir.join(format!("{n}.txt"));
-            (*n, std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e} (run bench/gen_big_inputs.py)", p.display())))
+            (
+                *n,
+                std::fs::read_to_string(&p)
+                    .unwrap_or_else(|e| panic!("{}: {e} (run bench/gen_big_inputs.py)", p.display())),
+            )
         })
         .collect();
     println!("load average {}", turnfit_bench::loadavg());
@@ -119,7 +123,8 @@ fn main() {
         let check_only = std::env::var_os("PEERS_NO_CHECK").is_none();
         for (name, text) in &texts {
             if check_only {
-                let (rname, reference) = if *name == "a" { ("bpe-openai", "bpe-openai") } else { ("tiktoken-rs", "tiktoken-rs") };
+                let (rname, reference) =
+                    if *name == "a" { ("bpe-openai", "bpe-openai") } else { ("tiktoken-rs", "tiktoken-rs") };
                 let want = Peer::load(reference, encoding).count(text);
                 for (e, p) in &peers {
                     let got = p.count(text);

@@ -306,7 +306,15 @@ impl Tables {
 
     /// [`Tables::longest`] through `memo` (see [`LongestMemo`]).
     #[inline]
-    fn longest_memo(&self, v: &Vocab, s: &[u8], at: usize, end: usize, hashes: &mut [u64], memo: &mut LongestMemo) -> u32 {
+    fn longest_memo(
+        &self,
+        v: &Vocab,
+        s: &[u8],
+        at: usize,
+        end: usize,
+        hashes: &mut [u64],
+        memo: &mut LongestMemo,
+    ) -> u32 {
         let Some(window) = s.get(at..at + AHEAD).filter(|_| at + AHEAD <= end) else {
             return self.longest(v, s, at, end, hashes).0;
         };
@@ -408,7 +416,8 @@ impl Default for LongestMemo {
 impl LongestMemo {
     #[inline(always)]
     fn slot(key: u128) -> usize {
-        let h = (key as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ ((key >> 64) as u64).wrapping_mul(0xC2B2_AE3D_27D4_EB4F);
+        let h =
+            (key as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ ((key >> 64) as u64).wrapping_mul(0xC2B2_AE3D_27D4_EB4F);
         (h >> (64 - AHEAD_SLOTS.trailing_zeros())) as usize
     }
 }
@@ -514,9 +523,9 @@ fn encode_within<'a>(
         loop {
             budget = budget.checked_sub(1)?;
             let end = pos + v.token_len(tok);
-            if is_open(open, end) && last.is_none_or(|l| {
-                    pairs.get_or(l, tok, || t.compatible(v, s, a + pos, (l, tok), NONE, Some(memo)))
-                }) {
+            if is_open(open, end)
+                && last.is_none_or(|l| pairs.get_or(l, tok, || t.compatible(v, s, a + pos, (l, tok), NONE, Some(memo))))
+            {
                 tokens.push(tok);
                 pos = end;
                 if pos == n {

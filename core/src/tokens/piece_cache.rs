@@ -165,7 +165,8 @@ impl CountCache {
 
     #[inline(always)]
     fn home(&self, key: u128) -> usize {
-        let h = (key as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ ((key >> 64) as u64).wrapping_mul(0xC2B2_AE3D_27D4_EB4F);
+        let h =
+            (key as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ ((key >> 64) as u64).wrapping_mul(0xC2B2_AE3D_27D4_EB4F);
         (h >> self.shift) as usize & !1
     }
 
@@ -186,7 +187,8 @@ impl CountCache {
             return; // cannot happen: a piece has at most one token per byte
         }
         if self.slots.is_empty() {
-            let large = LARGE_COUNT_CACHES_TAKEN.fetch_add(1, std::sync::atomic::Ordering::Relaxed) < LARGE_COUNT_CACHES;
+            let large =
+                LARGE_COUNT_CACHES_TAKEN.fetch_add(1, std::sync::atomic::Ordering::Relaxed) < LARGE_COUNT_CACHES;
             let bits = if large { COUNT_BITS } else { SMALL_COUNT_BITS };
             self.slots = vec![0; 1 << bits];
             self.shift = 64 - bits;
@@ -242,7 +244,8 @@ mod tests {
         // Many more pieces than slots: whatever is found must be the count
         // put for exactly those bytes (here the piece's first byte % 15).
         let mut c = CountCache::default();
-        let pieces: Vec<[u8; 8]> = (0u64..300_000).map(|i| (i.wrapping_mul(0x9E37_79B9_7F4A_7C15)).to_le_bytes()).collect();
+        let pieces: Vec<[u8; 8]> =
+            (0u64..300_000).map(|i| (i.wrapping_mul(0x9E37_79B9_7F4A_7C15)).to_le_bytes()).collect();
         for p in &pieces {
             c.put(CountCache::key(0, p, 0, 8), usize::from(p[0] % 15));
         }
