@@ -22,7 +22,7 @@ const INPUTS: [&str; 5] = ["prose", "code", "a", "unique_prose", "unique_code"];
 
 enum Peer {
     Turnfit(turnfit::Tokenizer),
-    Toktok(toktok::Tokenizer),
+    Toktok(Box<toktok::Tokenizer>),
     Wordchipper(std::sync::Arc<wordchipper::Tokenizer<u32>>),
     TiktokenRs(tiktoken_rs::CoreBPE),
     BpeOpenai(&'static bpe_openai::Tokenizer),
@@ -33,7 +33,7 @@ impl Peer {
         let o200k = encoding == "o200k_base";
         match name {
             "turnfit" => Peer::Turnfit(turnfit::Tokenizer::from_name(encoding).unwrap()),
-            "toktok-rs" => Peer::Toktok(toktok::Tokenizer::builtin(encoding).unwrap()),
+            "toktok-rs" => Peer::Toktok(Box::new(toktok::Tokenizer::builtin(encoding).unwrap())),
             "wordchipper" => {
                 use wordchipper::pretrained::openai::OATokenizer;
                 let (oa, file) = if o200k {
