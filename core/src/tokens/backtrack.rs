@@ -274,27 +274,61 @@ impl Tables {
     /// text is a prefix of some token (by the filter), then back from the
     /// furthest point to the first length the vocabulary confirms. `hashes`
     /// holds the filter hash of each length read.
+    ///
+    /// Also returns how many bytes the walk read and whether it stopped
+    /// because the filter ruled out every longer token (rather than at the
+    /// piece's end or the longest token length): then the answer depends on
+    /// those bytes alone.
     #[inline]
-    fn longest(&self, v: &Vocab, s: &[u8], at: usize, end: usize, hashes: &mut [u64]) -> u32 {
+    fn longest(&self, v: &Vocab, s: &[u8], at: usize, end: usize, hashes: &mut [u64]) -> (u32, usize, bool) {
         let limit = (end - at).min(hashes.len() - 1);
         let mut h = Filter::start(s[at]);
         let mut far = 1;
+        let mut stopped = false;
         while far < limit {
             h = Filter::step(h, s[at + far]);
             far += 1;
             hashes[far] = h;
             if !self.filter.contains(PREFIX, h) {
+                stopped = true;
                 break;
             }
         }
         for l in (2..=far).rev() {
             if self.filter.contains(TOKEN, hashes[l]) {
                 if let Some(r) = v.rank_at(s, at, at + l) {
-                    return r;
+                    return (r, far, stopped);
                 }
             }
         }
-        v.byte_rank[usize::from(s[at])]
+        (v.byte_rank[usize::from(s[at])], far, stopped)
+    }
+
+    /// [`Tables::longest`] through `memo` (see [`LongestMemo`]).
+    #[inline]
+    fn longest_memo(
+        &self,
+        v: &Vocab,
+        s: &[u8],
+        at: usize,
+        end: usize,
+        hashes: &mut [u64],
+        memo: &mut LongestMemo,
+    ) -> u32 {
+        let Some(window) = s.get(at..at + AHEAD).filter(|_| at + AHEAD <= end) else {
+            return self.longest(v, s, at, end, hashes).0;
+        };
+        let key = u128::from_le_bytes(window.try_into().unwrap_or([0; AHEAD]));
+        let slot = LongestMemo::slot(key);
+        let (k, r) = memo.slots[slot];
+        if k == key && r != NONE {
+            return r;
+        }
+        let (r, far, stopped) = self.longest(v, s, at, end, hashes);
+        if stopped && far <= AHEAD {
+            memo.slots[slot] = (key, r);
+        }
+        r
     }
 
     /// Heap bytes held by the tables.
@@ -316,6 +350,76 @@ pub(crate) struct Scratch {
     /// Filter hashes by match length, for [`Tables::longest`].
     hashes: Vec<u64>,
     memo: JoinMemo,
+    /// Whole answers of [`Tables::compatible`] by token pair.
+    pairs: PairMemo,
+    /// Whole answers of [`Tables::longest`] by the sixteen bytes ahead.
+    ahead: LongestMemo,
+}
+
+/// A per-thread, direct-mapped memo of [`Tables::compatible`] for text, by
+/// token pair. In text, whether `a b` is compatible depends on the two ids
+/// alone (the bytes on either side of the boundary are theirs), so one
+/// lookup replaces the walk down both merge trees, which consults
+/// [`JoinMemo`] once per level. Long pieces repeat a few pairs constantly
+/// (a run of one letter: one pair). Keyed like [`JoinMemo`]; the owner check
+/// is shared with it through [`Scratch`].
+pub(crate) struct PairMemo {
+    /// `(a << 32 | b) << 1 | answer`; `u64::MAX` is empty (no pair of real
+    /// ids shifted left gives it).
+    slots: Vec<u64>,
+}
+
+const PAIR_SLOTS: usize = 4096;
+
+impl Default for PairMemo {
+    fn default() -> Self {
+        PairMemo { slots: vec![u64::MAX; PAIR_SLOTS] }
+    }
+}
+
+impl PairMemo {
+    #[inline(always)]
+    fn get_or(&mut self, a: u32, b: u32, compatible: impl FnOnce() -> bool) -> bool {
+        let key = u64::from(a) << 32 | u64::from(b);
+        let slot = &mut self.slots[(key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 52) as usize];
+        if *slot != u64::MAX && *slot >> 1 == key {
+            return *slot & 1 == 1;
+        }
+        let answer = compatible();
+        *slot = key << 1 | u64::from(answer);
+        answer
+    }
+}
+
+/// A per-thread, direct-mapped memo of [`Tables::longest`] by the sixteen
+/// bytes that follow a position. The longest-match walk reads forward until
+/// the filter says no token goes on; when that happens within those sixteen
+/// bytes (and inside the piece), the answer depends on them alone, so the
+/// same sixteen bytes again (a run of one character, a repeated separator
+/// or indentation) get it with one compare instead of the walk and its
+/// vocabulary probes.
+pub(crate) struct LongestMemo {
+    slots: Vec<(u128, u32)>,
+}
+
+const AHEAD: usize = 16;
+const AHEAD_SLOTS: usize = 1024;
+
+impl Default for LongestMemo {
+    fn default() -> Self {
+        // A key is 16 bytes of text; the all-zero key with rank `NONE`
+        // never matches a real answer (the lookup also checks the rank).
+        LongestMemo { slots: vec![(0, NONE); AHEAD_SLOTS] }
+    }
+}
+
+impl LongestMemo {
+    #[inline(always)]
+    fn slot(key: u128) -> usize {
+        let h =
+            (key as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ ((key >> 64) as u64).wrapping_mul(0xC2B2_AE3D_27D4_EB4F);
+        (h >> (64 - AHEAD_SLOTS.trailing_zeros())) as usize
+    }
 }
 
 /// A per-thread, direct-mapped memo of [`Tables::join`] by token pair.
@@ -339,11 +443,14 @@ impl Default for JoinMemo {
 
 impl JoinMemo {
     /// Empties the memo unless it was last filled for `owner`.
-    fn claim(&mut self, owner: usize) {
+    /// Whether the memo was last filled for `owner`; empties it if not.
+    fn claim(&mut self, owner: usize) -> bool {
         if self.owner != owner {
             self.slots.fill((u64::MAX, NONE));
             self.owner = owner;
+            return false;
         }
+        true
     }
 
     #[inline(always)]
@@ -394,29 +501,37 @@ fn encode_within<'a>(
     sc.open.resize(n / 64 + 1, u64::MAX);
     sc.tokens.clear();
     sc.hashes.resize(v.max_token_len + 1, 0);
-    sc.memo.claim(t as *const Tables as usize);
+    if !sc.memo.claim(t as *const Tables as usize) {
+        // The ids in the other memos belong to another encoding.
+        sc.pairs.slots.fill(u64::MAX);
+        sc.ahead.slots.fill((0, NONE));
+    }
     let open = &mut sc.open;
     let tokens = &mut sc.tokens;
     let hashes = &mut sc.hashes;
     let memo = &mut sc.memo;
+    let pairs = &mut sc.pairs;
+    let ahead = &mut sc.ahead;
     let is_open = |open: &[u64], i: usize| open[i / 64] >> (i % 64) & 1 == 1;
 
     let mut budget = n.saturating_mul(steps_per_byte);
     let mut pos = 0usize;
-    let mut next = t.longest(v, s, a, b, hashes);
+    let mut next = t.longest_memo(v, s, a, b, hashes, ahead);
     loop {
         let last = tokens.last().copied();
         let mut tok = next;
         loop {
             budget = budget.checked_sub(1)?;
             let end = pos + v.token_len(tok);
-            if is_open(open, end) && last.is_none_or(|l| t.compatible(v, s, a + pos, (l, tok), NONE, Some(memo))) {
+            if is_open(open, end)
+                && last.is_none_or(|l| pairs.get_or(l, tok, || t.compatible(v, s, a + pos, (l, tok), NONE, Some(memo))))
+            {
                 tokens.push(tok);
                 pos = end;
                 if pos == n {
                     return Some(tokens);
                 }
-                next = t.longest(v, s, a + pos, b, hashes);
+                next = t.longest_memo(v, s, a + pos, b, hashes, ahead);
                 break;
             }
             let shorter = t.next_prefix(v, tok);

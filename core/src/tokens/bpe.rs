@@ -39,6 +39,8 @@ pub(crate) struct Scratch {
     pairs: PairCache,
     /// Whole pieces merged recently (see `piece_cache.rs`).
     pub(crate) pieces: super::piece_cache::PieceCache,
+    /// Token counts of short pieces, for counting (see `piece_cache.rs`).
+    pub(crate) counts: super::piece_cache::CountCache,
     /// The tokens of the piece being merged, before they go to the cache.
     pub(crate) tokens: Vec<u32>,
     /// Buffers of the backtracking encoder for long pieces.

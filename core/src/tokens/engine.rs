@@ -15,6 +15,7 @@ use std::sync::OnceLock;
 use super::backtrack::{self, Tables};
 use super::bpe::{self, Scratch};
 use super::encoding::Encoding;
+use super::piece_cache::{CountCache, COUNT_MAX_PIECE};
 use super::pretokenize::{self, Pattern, Sink};
 use super::vocab::Vocab;
 use crate::{Error, Result};
@@ -252,6 +253,19 @@ impl Engine {
         total: &mut usize,
         scratch: &mut Scratch,
     ) -> bool {
+        if b - a <= COUNT_MAX_PIECE {
+            let key = CountCache::key(self.encoding as u8, s, a, b);
+            let n = match scratch.counts.get(key) {
+                Some(n) => n,
+                None => {
+                    let n = self.count_piece(s, a, b, missed, scratch);
+                    scratch.counts.put(key, n);
+                    n
+                }
+            };
+            *total += n;
+            return *total <= limit;
+        }
         if !missed && self.vocab.rank_at_general(s, a, b).is_some() {
             *total += 1;
             return *total <= limit;
@@ -270,6 +284,16 @@ impl Engine {
             self.with_merged(s, a, b, scratch, <[u32]>::len)
         };
         *total <= limit
+    }
+
+    /// The token count of a short piece the short lookup did not answer
+    /// (`missed`: as in [`Self::count_other`]).
+    #[inline]
+    fn count_piece(&self, s: &[u8], a: usize, b: usize, missed: bool, scratch: &mut Scratch) -> usize {
+        if !missed && self.vocab.rank_at_general(s, a, b).is_some() {
+            return 1;
+        }
+        self.merge(s, a, b, scratch, |_| {})
     }
 
     /// Merges a piece that is not one token, calling `emit` with each

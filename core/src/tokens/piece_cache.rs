@@ -89,6 +89,116 @@ impl PieceCache {
     }
 }
 
+/// Longest piece [`CountCache`] holds, in bytes: with its encoding and a
+/// byte of length and count, it fills one 16-byte slot.
+pub(crate) const COUNT_MAX_PIECE: usize = 14;
+/// log2 of [`CountCache`]'s slots: 262,144 slots of 16 bytes, 4 MiB, for
+/// each of the first [`LARGE_COUNT_CACHES`] threads that count a piece the
+/// short lookup does not answer; later threads get [`SMALL_COUNT_BITS`]
+/// (1 MiB), so the process holds at most 32 MiB plus 1 MiB per further
+/// counting thread (the scratch pool keeps at most 64). On text without
+/// repeated lines (docs/benchmarks.md) 4 MiB against 1 MiB took o200k_base
+/// from about 0.70 to 1.10 of toktok-rs's speed: its distinct pieces
+/// overflow the smaller table. The table is allocated zeroed, so pages
+/// never written cost no memory.
+const COUNT_BITS: u32 = 18;
+const SMALL_COUNT_BITS: u32 = 16;
+const LARGE_COUNT_CACHES: usize = 8;
+static LARGE_COUNT_CACHES_TAKEN: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// Token counts of short pieces, per thread, for counting only.
+///
+/// [`PieceCache`] keeps the ids of merged pieces for encoding, in 228-byte
+/// slots, and so holds only 4,096 of them. Counting needs a number, and a
+/// piece of at most [`COUNT_MAX_PIECE`] bytes has at most that many tokens,
+/// so piece, encoding, length and count pack into one `u128`: bytes 0-13
+/// the piece (zero-padded), byte 14 the encoding index + 1, byte 15 the
+/// length (low four bits) and the count (high four bits). Sixteen times as
+/// many pieces fit in a quarter of the memory, which is what text without
+/// repeated lines needs: its words and identifiers recur across the whole
+/// text, far apart. The cache answers both kinds of piece the short lookup
+/// leaves: one token of 8 to 14 bytes (otherwise a probe in the large
+/// vocabulary table and a compare against its token bytes, both often
+/// misses to memory) and pieces that are not one token (otherwise a
+/// merge). Open addressing over a pair of slots in one cache line; a full
+/// pair overwrites its first slot. A slot is only ever filled from a
+/// completed count of exactly these bytes, so a hit is always that count.
+#[derive(Default)]
+pub(crate) struct CountCache {
+    /// Allocated (zeroed: all empty) on first use.
+    slots: Vec<u128>,
+    /// 64 - log2(slots.len()) once allocated.
+    shift: u32,
+}
+
+/// Keeps the low `n` bytes, for `n` in `0..=16`.
+static MASK: [u128; 17] = {
+    let mut m = [0u128; 17];
+    let mut i = 1;
+    while i <= 16 {
+        m[i] = if i == 16 { u128::MAX } else { (1u128 << (i * 8)) - 1 };
+        i += 1;
+    }
+    m
+};
+
+/// The count bits of a slot.
+const COUNT_FIELD: u128 = 0xF << 124;
+
+impl CountCache {
+    /// The key of `s[a..b]` (at most [`COUNT_MAX_PIECE`] bytes) for
+    /// `encoding` (an index): one 16-byte load when `s` has the bytes.
+    #[inline(always)]
+    pub(crate) fn key(encoding: u8, s: &[u8], a: usize, b: usize) -> u128 {
+        let n = b - a;
+        debug_assert!(n > 0 && n <= COUNT_MAX_PIECE);
+        let bytes = match s.get(a..a + 16) {
+            Some(w) => u128::from_le_bytes(w.try_into().unwrap_or([0; 16])) & MASK[n],
+            None => {
+                let mut buf = [0u8; 16];
+                buf[..n].copy_from_slice(&s[a..b]);
+                u128::from_le_bytes(buf)
+            }
+        };
+        bytes | (u128::from(encoding) + 1) << 112 | (n as u128) << 120
+    }
+
+    #[inline(always)]
+    fn home(&self, key: u128) -> usize {
+        let h =
+            (key as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ ((key >> 64) as u64).wrapping_mul(0xC2B2_AE3D_27D4_EB4F);
+        (h >> self.shift) as usize & !1
+    }
+
+    /// The cached count of the piece `key` stands for.
+    #[inline(always)]
+    pub(crate) fn get(&self, key: u128) -> Option<usize> {
+        if self.slots.is_empty() {
+            return None;
+        }
+        let i = self.home(key);
+        let pair = self.slots.get(i..i + 2)?;
+        pair.iter().find(|&&e| e & !COUNT_FIELD == key).map(|&e| (e >> 124) as usize)
+    }
+
+    /// Remembers that the piece `key` stands for has `count` tokens.
+    pub(crate) fn put(&mut self, key: u128, count: usize) {
+        if count > COUNT_MAX_PIECE {
+            return; // cannot happen: a piece has at most one token per byte
+        }
+        if self.slots.is_empty() {
+            let large =
+                LARGE_COUNT_CACHES_TAKEN.fetch_add(1, std::sync::atomic::Ordering::Relaxed) < LARGE_COUNT_CACHES;
+            let bits = if large { COUNT_BITS } else { SMALL_COUNT_BITS };
+            self.slots = vec![0; 1 << bits];
+            self.shift = 64 - bits;
+        }
+        let i = self.home(key);
+        let j = if self.slots[i] == 0 || self.slots[i + 1] != 0 { i } else { i + 1 };
+        self.slots[j] = key | (count as u128) << 124;
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -107,5 +217,45 @@ mod tests {
         assert_eq!(c.get(0, &long), None);
         c.put(0, b"many", &[7; MAX_TOKENS + 1]);
         assert_eq!(c.get(0, b"many"), None);
+    }
+
+    #[test]
+    fn counts_hit_only_the_same_bytes_of_the_same_encoding() {
+        let mut c = CountCache::default();
+        let text = b"identifier_x identifier_y \xff";
+        let k = |enc: u8, a: usize, b: usize| CountCache::key(enc, text, a, b);
+        assert_eq!(c.get(k(0, 0, 12)), None);
+        c.put(k(0, 0, 12), 3);
+        assert_eq!(c.get(k(0, 0, 12)), Some(3));
+        // Other bytes, another length, another encoding.
+        assert_eq!(c.get(k(0, 13, 25)), None);
+        assert_eq!(c.get(k(0, 0, 11)), None);
+        assert_eq!(c.get(k(1, 0, 12)), None);
+        // The same bytes read with and without room for a 16-byte load.
+        let tail = &text[text.len() - 4..];
+        assert_eq!(CountCache::key(2, text, text.len() - 4, text.len()), CountCache::key(2, tail, 0, 4));
+        c.put(k(1, 0, 12), 14);
+        assert_eq!(c.get(k(1, 0, 12)), Some(14));
+        assert_eq!(c.get(k(0, 0, 12)), Some(3));
+    }
+
+    #[test]
+    fn a_full_pair_keeps_answering_exactly() {
+        // Many more pieces than slots: whatever is found must be the count
+        // put for exactly those bytes (here the piece's first byte % 15).
+        let mut c = CountCache::default();
+        let pieces: Vec<[u8; 8]> =
+            (0u64..300_000).map(|i| (i.wrapping_mul(0x9E37_79B9_7F4A_7C15)).to_le_bytes()).collect();
+        for p in &pieces {
+            c.put(CountCache::key(0, p, 0, 8), usize::from(p[0] % 15));
+        }
+        let mut hits = 0;
+        for p in &pieces {
+            if let Some(n) = c.get(CountCache::key(0, p, 0, 8)) {
+                assert_eq!(n, usize::from(p[0] % 15));
+                hits += 1;
+            }
+        }
+        assert!(hits > 1 << 14, "{hits}");
     }
 }
