@@ -296,3 +296,33 @@ pub unsafe extern "C" fn turnfit_tracer_export(
         Ok(())
     })
 }
+
+/// The record of finished span `span_id` while it is in the tracer's ring,
+/// as JSON: one element of the export's `recent` (with `input_excerpt`,
+/// `output_excerpt`, `error_category`, `count`, `last_span_id`), or `null`
+/// for a span that is still open, was never started, was pushed out of the
+/// ring, or was a repeat folded into a record between its first and its last
+/// span. Thread-safe.
+///
+/// Errors: `NULL_ARGUMENT`.
+///
+/// JSON: result `schemas/span-record.json`.
+///
+/// # Safety
+/// `tracer` is live; `out_json` is valid for a write; `err` is NULL or valid
+/// for a write.
+#[no_mangle]
+pub unsafe extern "C" fn turnfit_tracer_span(
+    tracer: *const turnfit_tracer,
+    span_id: u64,
+    out_json: *mut turnfit_string,
+    err: *mut *mut turnfit_error,
+) -> turnfit_status {
+    guard("turnfit_tracer_span", err, || {
+        let dst = out(out_json, "out_json")?;
+        // SAFETY: per the contract above.
+        let t = unsafe { args::handle(tracer, "tracer") }?;
+        dst.write(json_string(&t.inner.span(span_id))?);
+        Ok(())
+    })
+}

@@ -52,6 +52,7 @@ const NOT_DRIVEN: &[(&str, &str)] = &[
     ("tokenizer-info", "output"),
     ("toolset-report", "output"),
     ("toolset-request", "input: no number"),
+    ("span-record", "output"),
     ("trace-export", "output"),
     ("tracer-overdue", "output"),
     ("turn-report", "output"),

@@ -140,8 +140,23 @@ CLASSIFY = [
     # texts document 000's error handler classifies.
     ("status0/safety-validation-failed", "other", 0, {}, "safety validation failed",
      {"category": "content_filter", "action": "fail", "retryable": False}),
-    ("status0/state-store-unavailable-is-unknown", "other", 0, {}, "state store unavailable",
-     {"category": "unknown", "action": "fail", "retryable": False, "severity": "high", "retry_after_ms": None}),
+    # Issue 34: document 000's "state"/"redis" rule is its own category (still
+    # fail: the same step meets the same store), and a tool that failed while
+    # executing is tool_failed, apart from the provider's tool_error.
+    ("status0/state-store-unavailable", "other", 0, {}, "state store unavailable",
+     {"category": "state", "action": "fail", "retryable": False, "severity": "high", "retry_after_ms": None}),
+    ("status0/redis-connection-error", "other", 0, {}, "redis.exceptions.ConnectionError: Error 111 connecting to localhost:6379. Connection refused.",
+     {"category": "network", "action": "retry"}),
+    ("status0/redis-timeout-is-timeout", "other", 0, {}, "redis.exceptions.TimeoutError: Timeout reading from socket",
+     {"category": "timeout", "action": "retry"}),
+    ("status0/redis-response-error", "other", 0, {}, "redis.exceptions.ResponseError: WRONGTYPE Operation against a key holding the wrong kind of value",
+     {"category": "state", "action": "fail", "severity": "high"}),
+    ("status0/sql-statement-is-not-state", "other", 0, {}, "syntax error in SQL statement",
+     {"category": "unknown", "action": "fail"}),
+    ("status0/tool-exception", "other", 0, {}, "ToolException: file not found: notes.md",
+     {"category": "tool_failed", "action": "fail", "retryable": False, "severity": "medium"}),
+    ("status0/tool-execution-failed", "other", 0, {}, "tool execution failed: exit status 2",
+     {"category": "tool_failed", "action": "fail", "severity": "medium"}),
     ("status0/rate-limit-exceeded", "other", 0, {}, "Rate limit exceeded",
      {"category": "rate_limited", "action": "retry", "retryable": True, "retry_after_ms": 1000, "delay_source": "default"}),
     ("status0/connection-reset", "openai", 0, {}, "ConnectionResetError: [Errno 104] Connection reset by peer",

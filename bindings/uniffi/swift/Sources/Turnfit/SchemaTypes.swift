@@ -526,6 +526,14 @@ extension TurnfitTypes {
         case network
         /// The model produced a tool call the provider could not parse.
         case toolError = "tool_error"
+        /// A tool the agent called failed while executing (status 0: a
+        /// `ToolException`, "tool execution failed"; or a tracer span that ended
+        /// `failed` for no reason the other categories recognise). Not
+        /// [`Category::ToolError`], where the provider could not read the call.
+        case toolFailed = "tool_failed"
+        /// The agent's state store failed (status 0: Redis, a checkpointer, "state
+        /// store unavailable"): retrying the same step meets the same store.
+        case state
         /// Nothing recognizable.
         case unknown
     }
@@ -2815,13 +2823,18 @@ extension TurnfitTypes {
         }
     }
 
-    /// The end of a span (JSON: `{"output_bytes", "error", "error_category",
-    /// "input_tokens", "output_tokens", "metadata"}`, every field optional).
+    /// The end of a span (JSON: `{"output_bytes", "output", "error",
+    /// "error_category", "input_tokens", "output_tokens", "metadata"}`, every field
+    /// optional).
     public struct SpanEnd: Codable, Equatable, Sendable {
         /// Size of the result, bytes.
         public var outputBytes: UInt64?
         /// Error text (kept up to 4 KiB).
         public var error: String?
+        /// The tool's result as text (JSON, or what the host has): the record
+        /// keeps its first `excerpt_bytes` (the tracer's option) as
+        /// `output_excerpt`. Up to 64 MiB accepted.
+        public var output: String?
         /// The error's category, e.g. a classification's (`rate_limited`).
         public var errorCategory: String?
         /// Prompt tokens the tool's model call used.
@@ -2831,9 +2844,10 @@ extension TurnfitTypes {
         /// Small key/value facts about the call (see the module's caps).
         public var metadata: JSONValue?
 
-        public init(outputBytes: UInt64? = nil, error: String? = nil, errorCategory: String? = nil, inputTokens: UInt64? = nil, outputTokens: UInt64? = nil, metadata: JSONValue? = nil) {
+        public init(outputBytes: UInt64? = nil, error: String? = nil, output: String? = nil, errorCategory: String? = nil, inputTokens: UInt64? = nil, outputTokens: UInt64? = nil, metadata: JSONValue? = nil) {
             self.outputBytes = outputBytes
             self.error = error
+            self.output = output
             self.errorCategory = errorCategory
             self.inputTokens = inputTokens
             self.outputTokens = outputTokens
@@ -2843,6 +2857,7 @@ extension TurnfitTypes {
         enum CodingKeys: String, CodingKey {
             case outputBytes = "output_bytes"
             case error
+            case output
             case errorCategory = "error_category"
             case inputTokens = "input_tokens"
             case outputTokens = "output_tokens"
@@ -2860,8 +2875,9 @@ extension TurnfitTypes {
         public var toolCallId: String?
         /// This span's deadline, overriding the tool's.
         public var timeoutMs: UInt64?
-        /// The call's input (its arguments, as the host has them): only a 64-bit
-        /// fingerprint is kept, to recognise repeats of the same input.
+        /// The call's input (its arguments, as the host has them, up to 64 MiB):
+        /// a 64-bit fingerprint recognises repeats of the same input, and the
+        /// first `excerpt_bytes` are kept as the record's `input_excerpt`.
         public var input: String?
 
         public init(agentId: String? = nil, workflowId: String? = nil, toolCallId: String? = nil, timeoutMs: UInt64? = nil, input: String? = nil) {
@@ -2895,6 +2911,11 @@ extension TurnfitTypes {
         public var toolCallId: String?
         /// Fingerprint of the first span's `input` (FNV-1a 64, 16 hex digits), if given.
         public var inputHash: String?
+        /// The first `excerpt_bytes` of the first span's `input` (cut text ends
+        /// with `…`), if given and the tracer keeps excerpts.
+        public var inputExcerpt: String?
+        /// The first `excerpt_bytes` of the first span's `output`, likewise.
+        public var outputExcerpt: String?
         /// How it ended.
         public var outcome: Outcome
         /// Error text (cut to [`MAX_SPAN_ERROR_BYTES`]).
@@ -2911,22 +2932,28 @@ extension TurnfitTypes {
         public var inputTokens: UInt64?
         /// Completion tokens the host reported at the end, if any.
         public var outputTokens: UInt64?
-        /// The error category the host reported, if any.
+        /// The error category the host reported; for a `failed` or `timeout`
+        /// span without one, the tracer's (see the module).
         public var errorCategory: String?
         /// The first span's metadata (empty: omitted).
         public var metadata: JSONValue?
         /// Consecutive repeats folded into this record (1 = just this).
         public var count: UInt64
+        /// The id of the last span folded into this record (`span_id` when
+        /// `count` is 1).
+        public var lastSpanId: UInt64
         /// When the last of them ended, µs.
         public var lastEndedUs: UInt64
 
-        public init(spanId: UInt64, tool: String, agentId: String? = nil, workflowId: String? = nil, toolCallId: String? = nil, inputHash: String? = nil, outcome: Outcome, error: String? = nil, startedUs: UInt64, durationUs: UInt64, inputBytes: UInt64, outputBytes: UInt64, inputTokens: UInt64? = nil, outputTokens: UInt64? = nil, errorCategory: String? = nil, metadata: JSONValue? = nil, count: UInt64, lastEndedUs: UInt64) {
+        public init(spanId: UInt64, tool: String, agentId: String? = nil, workflowId: String? = nil, toolCallId: String? = nil, inputHash: String? = nil, inputExcerpt: String? = nil, outputExcerpt: String? = nil, outcome: Outcome, error: String? = nil, startedUs: UInt64, durationUs: UInt64, inputBytes: UInt64, outputBytes: UInt64, inputTokens: UInt64? = nil, outputTokens: UInt64? = nil, errorCategory: String? = nil, metadata: JSONValue? = nil, count: UInt64, lastSpanId: UInt64, lastEndedUs: UInt64) {
             self.spanId = spanId
             self.tool = tool
             self.agentId = agentId
             self.workflowId = workflowId
             self.toolCallId = toolCallId
             self.inputHash = inputHash
+            self.inputExcerpt = inputExcerpt
+            self.outputExcerpt = outputExcerpt
             self.outcome = outcome
             self.error = error
             self.startedUs = startedUs
@@ -2938,6 +2965,7 @@ extension TurnfitTypes {
             self.errorCategory = errorCategory
             self.metadata = metadata
             self.count = count
+            self.lastSpanId = lastSpanId
             self.lastEndedUs = lastEndedUs
         }
 
@@ -2948,6 +2976,8 @@ extension TurnfitTypes {
             case workflowId = "workflow_id"
             case toolCallId = "tool_call_id"
             case inputHash = "input_hash"
+            case inputExcerpt = "input_excerpt"
+            case outputExcerpt = "output_excerpt"
             case outcome
             case error
             case startedUs = "started_us"
@@ -2959,9 +2989,13 @@ extension TurnfitTypes {
             case errorCategory = "error_category"
             case metadata
             case count
+            case lastSpanId = "last_span_id"
             case lastEndedUs = "last_ended_us"
         }
     }
+
+    /// Used by: turnfit_tracer_span (a record, or null).
+    public typealias SpanRecordOrNull = SpanRecord?
 
     /// `span_repeated`: a finished span was a true repeat of the previous
     /// record and was folded into it instead of taking a ring slot.
@@ -3519,12 +3553,18 @@ extension TurnfitTypes {
         public var timeouts: [String: UInt64]?
         /// Whether true repeats fold into one ring record (default true).
         public var collapse: Bool?
+        /// Bytes of a span's `input` and of its `output` kept on its record
+        /// (0 ..= [`MAX_SPAN_EXCERPT_BYTES`]; 0 keeps none; default
+        /// [`DEFAULT_EXCERPT_BYTES`]). `ring_size` x 2 x `excerpt_bytes` may not
+        /// pass [`MAX_TRACE_EXCERPT_BYTES`].
+        public var excerptBytes: UInt64?
 
-        public init(ringSize: UInt64? = nil, defaultTimeoutMs: UInt64? = nil, timeouts: [String: UInt64]? = nil, collapse: Bool? = nil) {
+        public init(ringSize: UInt64? = nil, defaultTimeoutMs: UInt64? = nil, timeouts: [String: UInt64]? = nil, collapse: Bool? = nil, excerptBytes: UInt64? = nil) {
             self.ringSize = ringSize
             self.defaultTimeoutMs = defaultTimeoutMs
             self.timeouts = timeouts
             self.collapse = collapse
+            self.excerptBytes = excerptBytes
         }
 
         enum CodingKeys: String, CodingKey {
@@ -3532,6 +3572,7 @@ extension TurnfitTypes {
             case defaultTimeoutMs = "default_timeout_ms"
             case timeouts
             case collapse
+            case excerptBytes = "excerpt_bytes"
         }
     }
 
