@@ -485,10 +485,20 @@ fn records_keep_bounded_input_and_output_excerpts() {
     let out = SpanEnd { output: Some(r#"{"hits":3}"#.into()), ..SpanEnd::default() };
     let id = ended(&t, "search", Some(r#"{"q":"weather"}"#), Outcome::Success, out, 0);
     let r = t.span(id).unwrap();
-    assert_eq!((r.input_excerpt.as_deref(), r.output_excerpt.as_deref()), (Some(r#"{"q":"weather"}"#), Some(r#"{"hits":3}"#)));
+    assert_eq!(
+        (r.input_excerpt.as_deref(), r.output_excerpt.as_deref()),
+        (Some(r#"{"q":"weather"}"#), Some(r#"{"hits":3}"#))
+    );
     // Huge: a 1 MiB input and output keep DEFAULT_EXCERPT_BYTES each.
     let huge = "é".repeat(512 * 1024);
-    let id = ended(&t, "search", Some(&huge), Outcome::Success, SpanEnd { output: Some(huge.clone()), ..SpanEnd::default() }, 10);
+    let id = ended(
+        &t,
+        "search",
+        Some(&huge),
+        Outcome::Success,
+        SpanEnd { output: Some(huge.clone()), ..SpanEnd::default() },
+        10,
+    );
     let r = t.span(id).unwrap();
     for e in [r.input_excerpt.unwrap(), r.output_excerpt.unwrap()] {
         assert!(e.len() <= DEFAULT_EXCERPT_BYTES && e.len() > DEFAULT_EXCERPT_BYTES - 4, "{}", e.len());
@@ -507,7 +517,8 @@ fn records_keep_bounded_input_and_output_excerpts() {
     assert_eq!(e.kind(), ErrorKind::LimitExceeded);
     // excerpt_bytes 0 keeps none; caps are named and checked.
     let none = Tracer::new(TracerConfig { excerpt_bytes: 0, ..TracerConfig::default() }).unwrap();
-    let id = ended(&none, "s", Some("abc"), Outcome::Success, SpanEnd { output: Some("x".into()), ..SpanEnd::default() }, 0);
+    let id =
+        ended(&none, "s", Some("abc"), Outcome::Success, SpanEnd { output: Some("x".into()), ..SpanEnd::default() }, 0);
     let r = none.span(id).unwrap();
     assert_eq!((r.input_excerpt, r.output_excerpt, r.input_hash.is_some()), (None, None, true));
     let small = Tracer::new(TracerConfig { excerpt_bytes: 5, ..TracerConfig::default() }).unwrap();
@@ -550,7 +561,8 @@ fn a_finished_span_is_found_by_id_while_in_the_ring() {
     assert!(t.state.lock().by_id.len() <= 4);
     // collapse: false gives every span its record.
     let every = Tracer::new(TracerConfig { collapse: false, ..TracerConfig::default() }).unwrap();
-    let ids: Vec<u64> = (0..3).map(|i| ended(&every, "r", Some("same"), Outcome::Failed, SpanEnd::default(), i)).collect();
+    let ids: Vec<u64> =
+        (0..3).map(|i| ended(&every, "r", Some("same"), Outcome::Failed, SpanEnd::default(), i)).collect();
     assert!(ids.iter().all(|&id| every.span(id).map(|r| r.span_id) == Some(id)));
 }
 
