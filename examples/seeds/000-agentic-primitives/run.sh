@@ -122,6 +122,15 @@ check("python: the error is kept with its category", (t.span(sid)["error"][:5], 
       t.span(sid)["error_category"])
 check("python: error_counts by category", t.error_counts() == {"state": 1, "tool_failed": 1}, t.error_counts())
 check("python: an unknown id is None", t.span(10_000) is None, t.span(10_000))
+# The document's test_context_window_creation: an empty window holds 0
+# tokens. turnfit's prompt_tokens is what the provider bills for the request,
+# 3 tokens of reply priming even with no message; the messages alone are
+# system + tools + history, 0 here.
+w = turnfit.ContextWindow("gpt-4", context_window=1000, reserved_output=0)
+p = w.preflight()
+check("python: an empty window: system + tools + history 0, reply priming 3 reported apart",
+      (p["system"] + p["tools"] + p["history"], p["reply_priming"], p["prompt_tokens"], w.message_tokens) == (0, 3, 3, []),
+      (p["history"], p["reply_priming"], p["prompt_tokens"]))
 for text, cat in [("state store unavailable", "state"), ("tool lookup_lore raised KeyError: 'place'", "tool_failed")]:
     c = turnfit.classify("other", 0, text)
     check(f"python: classify '{text}' -> {cat} -> fail", (c["category"], c["action"]) == (cat, "fail"), (c["category"], c["action"]))
