@@ -221,3 +221,14 @@ def test_tracer_keeps_bounded_excerpts_and_finds_spans_by_id():
     assert (r["input_excerpt"], r["output_excerpt"]) == ("ab\ufffd\ufffd", "cd\ufffd")
     with pytest.raises(turnfit.LimitExceededError):
         turnfit.Tracer(excerpt_bytes=16 * 1024 + 1)
+
+
+def test_toolset_allowlist_order_and_none_for_every_tool():
+    # Document 002's get_allowed_tools(): names in its order, None for all.
+    tools = [{"name": n, "description": n, "input_schema": {"type": "object"}} for n in ("read", "write", "run")]
+    req = {"tools": tools, "allowlists": {"a": ["run", "read"], "all": None}}
+    assert [t["name"] for t in turnfit.toolset_select(req, "a")] == ["read", "run"]
+    assert [t["name"] for t in turnfit.toolset_select(req, "all")] == ["read", "write", "run"]
+    assert [t["name"] for t in turnfit.toolset_select({**req, "order": "allowlist"}, "a")] == ["run", "read"]
+    with pytest.raises(turnfit.InvalidJsonError):
+        turnfit.toolset_select({**req, "order": "alphabetical"}, "a")

@@ -3444,6 +3444,18 @@ extension TurnfitTypes {
         }
     }
 
+    /// The order of an agent's tools.
+    public enum ToolOrder: String, Codable, Equatable, Sendable, CaseIterable {
+        /// The order the tools were registered in, whatever the allowlist's: every
+        /// agent sending a tool sends it at the same place, so agents that share
+        /// a prefix of tools share the provider's prompt cache for it.
+        case registry
+        /// The allowlist's order (document 002's): each entry's tools where the
+        /// entry stands (a `prefix*` entry's in registry order), a tool named
+        /// twice at its first place.
+        case allowlist
+    }
+
     /// Token cost of the full set and of each agent's set.
     public struct ToolsetReport: Codable, Equatable, Sendable {
         /// The model counted for.
@@ -3481,19 +3493,24 @@ extension TurnfitTypes {
         public var model: String?
         /// Tool definitions in any of the accepted shapes.
         public var tools: [JSONValue]
-        /// Agent name to tool names or `prefix*` patterns.
-        public var allowlists: [String: [String]]?
+        /// Agent name to tool names or `prefix*` patterns; `null` means every
+        /// tool (document 002's `allowed_tools = None`).
+        public var allowlists: [String: [String]?]?
+        /// The order of an agent's tools: `registry` (default) or `allowlist`.
+        public var order: ToolOrder?
 
-        public init(model: String? = nil, tools: [JSONValue], allowlists: [String: [String]]? = nil) {
+        public init(model: String? = nil, tools: [JSONValue], allowlists: [String: [String]?]? = nil, order: ToolOrder? = nil) {
             self.model = model
             self.tools = tools
             self.allowlists = allowlists
+            self.order = order
         }
 
         enum CodingKeys: String, CodingKey {
             case model
             case tools
             case allowlists
+            case order
         }
     }
 

@@ -2056,6 +2056,22 @@ data class ToolMetrics(
     @SerializedName("duration_us") val durationUs: Durations? = null,
 )
 
+/** The order of an agent's tools. */
+enum class ToolOrder {
+    /**
+     * The order the tools were registered in, whatever the allowlist's: every
+     * agent sending a tool sends it at the same place, so agents that share
+     * a prefix of tools share the provider's prompt cache for it.
+     */
+    @SerializedName("registry") REGISTRY,
+    /**
+     * The allowlist's order (document 002's): each entry's tools where the
+     * entry stands (a `prefix*` entry's in registry order), a tool named
+     * twice at its first place.
+     */
+    @SerializedName("allowlist") ALLOWLIST,
+}
+
 /** Token cost of the full set and of each agent's set. */
 data class ToolsetReport(
     /** The model counted for. */
@@ -2079,8 +2095,13 @@ data class ToolsetRequest(
     @SerializedName("model") val model: String? = null,
     /** Tool definitions in any of the accepted shapes. */
     @SerializedName("tools") val tools: List<JsonElement>,
-    /** Agent name to tool names or `prefix*` patterns. */
-    @SerializedName("allowlists") val allowlists: Map<String, List<String>>? = null,
+    /**
+     * Agent name to tool names or `prefix*` patterns; `null` means every
+     * tool (document 002's `allowed_tools = None`).
+     */
+    @SerializedName("allowlists") val allowlists: Map<String, List<String>?>? = null,
+    /** The order of an agent's tools: `registry` (default) or `allowlist`. */
+    @SerializedName("order") val order: ToolOrder? = null,
 )
 
 /** Everything a tracer knows, as JSON (docs/formats.md, "Trace export"). */
