@@ -232,3 +232,15 @@ def test_toolset_allowlist_order_and_none_for_every_tool():
     assert [t["name"] for t in turnfit.toolset_select({**req, "order": "allowlist"}, "a")] == ["run", "read"]
     with pytest.raises(turnfit.InvalidJsonError):
         turnfit.toolset_select({**req, "order": "alphabetical"}, "a")
+
+
+def test_assemble_reports_sections_no_template_names():
+    # Document 003: templates declare optional keys; anything else is reported.
+    tok = turnfit.Tokenizer("o200k_base")
+    t = {"name": "incident", "required": ["query"], "optional": ["state"]}
+    a = turnfit.assemble(tok, {"budget": 300, "templates": [t], "template": "incident",
+                               "context": {"query": "why?", "state": "s", "stat": "typo"}})
+    assert a["unnamed_sections"] == ["stat"] and "## stat" in a["text"]
+    a = turnfit.assemble(tok, {"budget": 300, "templates": [{**t, "optional": ["*"]}], "template": "incident",
+                               "context": {"query": "why?", "stat": "typo"}})
+    assert "unnamed_sections" not in a
