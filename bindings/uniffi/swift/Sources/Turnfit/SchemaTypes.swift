@@ -191,13 +191,18 @@ extension TurnfitTypes {
         public var template: String
         /// Every section, in rendering order, with what happened to it.
         public var sections: [SectionReport]
+        /// Sections given that the chosen template does not name (see
+        /// [`Template::optional`]), in the order given: rendered all the same,
+        /// reported so a misspelt or unexpected key is not silent.
+        public var unnamedSections: [String]?
 
-        public init(text: String, tokens: UInt64, budget: UInt64, template: String, sections: [SectionReport]) {
+        public init(text: String, tokens: UInt64, budget: UInt64, template: String, sections: [SectionReport], unnamedSections: [String]? = nil) {
             self.text = text
             self.tokens = tokens
             self.budget = budget
             self.template = template
             self.sections = sections
+            self.unnamedSections = unnamedSections
         }
 
         enum CodingKeys: String, CodingKey {
@@ -206,6 +211,7 @@ extension TurnfitTypes {
             case budget
             case template
             case sections
+            case unnamedSections = "unnamed_sections"
         }
     }
 
@@ -3338,17 +3344,25 @@ extension TurnfitTypes {
         public var required: [String]?
         /// Rendering order; sections not listed follow in the order given.
         public var order: [String]?
+        /// Sections the template uses when given (document 003's optional
+        /// keys); `"*"` means any section. A section that `required`,
+        /// `optional` and `order` all leave out is still rendered and is listed
+        /// in the result's `unnamed_sections`. A template that names no section
+        /// at all takes any.
+        public var optional: [String]?
 
-        public init(name: String, required: [String]? = nil, order: [String]? = nil) {
+        public init(name: String, required: [String]? = nil, order: [String]? = nil, optional: [String]? = nil) {
             self.name = name
             self.required = required
             self.order = order
+            self.optional = optional
         }
 
         enum CodingKeys: String, CodingKey {
             case name
             case required
             case order
+            case optional
         }
     }
 

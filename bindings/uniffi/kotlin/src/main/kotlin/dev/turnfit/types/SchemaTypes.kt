@@ -114,6 +114,12 @@ data class AssembleResult(
     @SerializedName("template") val template: String,
     /** Every section, in rendering order, with what happened to it. */
     @SerializedName("sections") val sections: List<SectionReport>,
+    /**
+     * Sections given that the chosen template does not name (see
+     * [`Template::optional`]), in the order given: rendered all the same,
+     * reported so a misspelt or unexpected key is not silent.
+     */
+    @SerializedName("unnamed_sections") val unnamedSections: List<String>? = null,
 )
 
 /** A retry policy. Every field is optional in JSON. */
@@ -2010,6 +2016,14 @@ data class Template(
     @SerializedName("required") val required: List<String>? = null,
     /** Rendering order; sections not listed follow in the order given. */
     @SerializedName("order") val order: List<String>? = null,
+    /**
+     * Sections the template uses when given (document 003's optional
+     * keys); `"*"` means any section. A section that `required`,
+     * `optional` and `order` all leave out is still rendered and is listed
+     * in the result's `unnamed_sections`. A template that names no section
+     * at all takes any.
+     */
+    @SerializedName("optional") val optional: List<String>? = null,
 )
 
 /** A tokenizer's description (`turnfit_tokenizer_info`). */
