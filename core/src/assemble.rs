@@ -424,7 +424,11 @@ pub fn assemble(req: &Request, tok: &Tokenizer) -> Result<Assembled> {
                 budget: req.budget,
                 template: template.name.clone(),
                 sections: reports,
-                unnamed_sections: sections.iter().filter(|s| !template.names(&s.name)).map(|s| s.name.clone()).collect(),
+                unnamed_sections: sections
+                    .iter()
+                    .filter(|s| !template.names(&s.name))
+                    .map(|s| s.name.clone())
+                    .collect(),
             });
         }
         effective = effective.saturating_sub((tokens - req.budget).max(1));

@@ -42,7 +42,12 @@ fn template_requirements_and_order() {
     assert_eq!(names, ["role", "task", "output_format"], "template order, not priority order");
     assert!(r.text.starts_with("## role\nYou are an engineer\n\n## task\nFix the bug"), "{}", r.text);
     let host = Request {
-        templates: vec![Template { name: "triage".into(), required: vec!["ticket".into()], order: vec![], optional: vec![] }],
+        templates: vec![Template {
+            name: "triage".into(),
+            required: vec!["ticket".into()],
+            order: vec![],
+            optional: vec![],
+        }],
         ..req("triage", 100, vec![])
     };
     assert!(assemble(&host, &tok()).unwrap_err().message().contains("'ticket'"));
@@ -266,8 +271,9 @@ fn optional_keys_and_unnamed_sections_are_reported() {
         .unwrap()
     };
     // required + optional name two sections; the third is rendered and reported.
-    let a = assemble(&req(serde_json::json!({"name": "triage", "required": ["ticket"], "optional": ["severity"]})), &tok)
-        .unwrap();
+    let a =
+        assemble(&req(serde_json::json!({"name": "triage", "required": ["ticket"], "optional": ["severity"]})), &tok)
+            .unwrap();
     assert_eq!(a.unnamed_sections, ["sevreity_note"]);
     assert!(a.text.contains("sevreity_note"));
     // "*" takes any; a template naming nothing takes any.
