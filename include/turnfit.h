@@ -1829,6 +1829,27 @@ turnfit_status turnfit_tracer_export(const struct turnfit_tracer *tracer,
                                      struct turnfit_error **err);
 
 /**
+ * The record of finished span `span_id` while it is in the tracer's ring,
+ * as JSON: one element of the export's `recent` (with `input_excerpt`,
+ * `output_excerpt`, `error_category`, `count`, `last_span_id`), or `null`
+ * for a span that is still open, was never started, was pushed out of the
+ * ring, or was a repeat folded into a record between its first and its last
+ * span. Thread-safe.
+ *
+ * Errors: `NULL_ARGUMENT`.
+ *
+ * JSON: result `schemas/span-record.json`.
+ *
+ * # Safety
+ * `tracer` is live; `out_json` is valid for a write; `err` is NULL or valid
+ * for a write.
+ */
+turnfit_status turnfit_tracer_span(const struct turnfit_tracer *tracer,
+                                   uint64_t span_id,
+                                   struct turnfit_string *out_json,
+                                   struct turnfit_error **err);
+
+/**
  * Starts a turn on `conversation_json` (any of the six formats) with
  * `options_json`, the fit options object (`model` required; `policy`,
  * `summarizer`, `trigger_messages`, ...). On success `*out_turn` owns a

@@ -516,6 +516,12 @@ export interface AssembleResult {
    * Every section, in rendering order, with what happened to it.
    */
   sections: SectionReport[];
+  /**
+   * Sections given that the chosen template does not name (see
+   * [`Template::optional`]), in the order given: rendered all the same,
+   * reported so a misspelt or unexpected key is not silent.
+   */
+  unnamed_sections?: string[];
   [field: string]: unknown;
 }
 
@@ -1124,6 +1130,14 @@ export interface Template {
    * Rendering order; sections not listed follow in the order given.
    */
   order?: string[];
+  /**
+   * Sections the template uses when given (document 003's optional
+   * keys); `"*"` means any section. A section that `required`,
+   * `optional` and `order` all leave out is still rendered and is listed
+   * in the result's `unnamed_sections`. A template that names no section
+   * at all takes any.
+   */
+  optional?: string[];
 }
 
 /**

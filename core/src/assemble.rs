@@ -58,6 +58,26 @@ pub struct Template {
     /// Rendering order; sections not listed follow in the order given.
     #[serde(default)]
     pub order: Vec<String>,
+    /// Sections the template uses when given (document 003's optional
+    /// keys); `"*"` means any section. A section that `required`,
+    /// `optional` and `order` all leave out is still rendered and is listed
+    /// in the result's `unnamed_sections`. A template that names no section
+    /// at all takes any.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub optional: Vec<String>,
+}
+
+impl Template {
+    /// Whether the template names `section` (or takes any).
+    pub fn names(&self, section: &str) -> bool {
+        let listed = |l: &[String]| l.iter().any(|n| n == section);
+        let nothing = self.required.is_empty() && self.order.is_empty() && self.optional.is_empty();
+        nothing
+            || self.optional.iter().any(|n| n == "*")
+            || listed(&self.required)
+            || listed(&self.optional)
+            || listed(&self.order)
+    }
 }
 
 /// How much history and how many events go in, by name.
@@ -217,6 +237,11 @@ pub struct Assembled {
     pub template: String,
     /// Every section, in rendering order, with what happened to it.
     pub sections: Vec<SectionReport>,
+    /// Sections given that the chosen template does not name (see
+    /// [`Template::optional`]), in the order given: rendered all the same,
+    /// reported so a misspelt or unexpected key is not silent.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unnamed_sections: Vec<String>,
 }
 
 /// The built-in preset's templates.
@@ -399,6 +424,11 @@ pub fn assemble(req: &Request, tok: &Tokenizer) -> Result<Assembled> {
                 budget: req.budget,
                 template: template.name.clone(),
                 sections: reports,
+                unnamed_sections: sections
+                    .iter()
+                    .filter(|s| !template.names(&s.name))
+                    .map(|s| s.name.clone())
+                    .collect(),
             });
         }
         effective = effective.saturating_sub((tokens - req.budget).max(1));

@@ -147,6 +147,14 @@ pub const MAX_OPEN_SPANS: usize = 100_000;
 /// character boundary and marked with an ellipsis.
 pub const MAX_SPAN_ERROR_BYTES: usize = 4096;
 
+/// Largest `excerpt_bytes` a tracer may be configured with: the bytes of a
+/// span's input and of its output kept on its record.
+pub const MAX_SPAN_EXCERPT_BYTES: usize = 16 * 1024;
+
+/// Most bytes of excerpts a tracer's ring may hold in all
+/// (`ring_size` x 2 x `excerpt_bytes`); a configuration over it is refused.
+pub const MAX_TRACE_EXCERPT_BYTES: usize = 1 << 30;
+
 /// Most tool definitions in a tool registry.
 pub const MAX_TOOLS: usize = 4096;
 

@@ -23,7 +23,8 @@ mod classify;
 pub use backoff::{BackoffPolicy, BackoffRequest, Jitter, RetryDecision, SplitMix64};
 pub use breaker::{BreakerConfig, BreakerSnapshot, BreakerState, Breakers};
 pub use classify::{
-    classify, classify_json, Action, Category, Classification, ClassifyRequest, DelaySource, Provider, Severity,
+    classify, classify_json, tool_failure_category, Action, Category, Classification, ClassifyRequest, DelaySource,
+    Provider, Severity,
 };
 
 /// Milliseconds since the Unix epoch, from the system clock. A convenience

@@ -112,6 +112,7 @@ pub fn shapes() -> Vec<Shape> {
         input::<trace::SpanEnd>("span-end", "turnfit_tracer_end_with (end_json)"),
         output::<trace::Overdue>("tracer-overdue", "turnfit_tracer_overdue, turnfit_tracer_expire"),
         output::<trace::TraceExport>("trace-export", "turnfit_tracer_export"),
+        output::<Option<trace::SpanRecord>>("span-record", "turnfit_tracer_span (a record, or null)"),
         input::<toolset::ToolsetRequest>("toolset-request", "turnfit_toolset_report, turnfit_toolset_select"),
         output::<toolset::ToolsetReport>("toolset-report", "turnfit_toolset_report"),
         // Events (docs/formats.md, "Events").

@@ -45,9 +45,29 @@ pub struct ToolsetRequest {
     pub model: Option<String>,
     /// Tool definitions in any of the accepted shapes.
     pub tools: Vec<Value>,
-    /// Agent name to tool names or `prefix*` patterns.
+    /// Agent name to tool names or `prefix*` patterns; `null` means every
+    /// tool (document 002's `allowed_tools = None`).
     #[serde(default)]
-    pub allowlists: BTreeMap<String, Vec<String>>,
+    pub allowlists: BTreeMap<String, Option<Vec<String>>>,
+    /// The order of an agent's tools: `registry` (default) or `allowlist`.
+    #[serde(default)]
+    pub order: ToolOrder,
+}
+
+/// The order of an agent's tools.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum ToolOrder {
+    /// The order the tools were registered in, whatever the allowlist's: every
+    /// agent sending a tool sends it at the same place, so agents that share
+    /// a prefix of tools share the provider's prompt cache for it.
+    #[default]
+    Registry,
+    /// The allowlist's order (document 002's): each entry's tools where the
+    /// entry stands (a `prefix*` entry's in registry order), a tool named
+    /// twice at its first place.
+    Allowlist,
 }
 
 /// One agent's tool set and its cost.
@@ -143,7 +163,14 @@ impl ToolRegistry {
 
     /// Sets `agent`'s allowlist (replacing any earlier one). Each entry is a
     /// tool name or a `prefix*` pattern and must match at least one tool.
+    /// The agent's tools are in registry order.
     pub fn allow(&mut self, agent: &str, entries: &[String]) -> Result<()> {
+        self.allow_ordered(agent, Some(entries), ToolOrder::Registry)
+    }
+
+    /// [`ToolRegistry::allow`] with `None` for every tool and a choice of
+    /// order.
+    pub fn allow_ordered(&mut self, agent: &str, entries: Option<&[String]>, order: ToolOrder) -> Result<()> {
         if agent.is_empty() {
             return Err(Error::invalid_argument("allowlist agent name is empty"));
         }
@@ -151,8 +178,13 @@ impl ToolRegistry {
         if !self.allow.contains_key(agent) {
             limits::check_items("allowlists", self.allow.len() + 1, MAX_TOOLSET_AGENTS)?;
         }
+        let Some(entries) = entries else {
+            self.allow.insert(agent.to_owned(), (0..self.tools.len()).collect());
+            return Ok(());
+        };
         limits::check_items(&format!("allowlist of '{agent}'"), entries.len(), MAX_TOOLS)?;
         let mut chosen = vec![false; self.tools.len()];
+        let mut in_order = Vec::new();
         for e in entries {
             let matched: Vec<usize> = match e.strip_suffix('*') {
                 Some(prefix) => (0..self.tools.len()).filter(|&i| self.tools[i].name.starts_with(prefix)).collect(),
@@ -165,10 +197,16 @@ impl ToolRegistry {
                 )));
             }
             for i in matched {
+                if !chosen[i] {
+                    in_order.push(i);
+                }
                 chosen[i] = true;
             }
         }
-        let list = chosen.iter().enumerate().filter(|(_, &c)| c).map(|(i, _)| i).collect();
+        let list = match order {
+            ToolOrder::Registry => chosen.iter().enumerate().filter(|(_, &c)| c).map(|(i, _)| i).collect(),
+            ToolOrder::Allowlist => in_order,
+        };
         self.allow.insert(agent.to_owned(), list);
         Ok(())
     }
@@ -188,7 +226,8 @@ impl ToolRegistry {
         self.allow.keys().map(String::as_str).collect()
     }
 
-    /// `agent`'s tools, in registry order. An agent without an allowlist is
+    /// `agent`'s tools, in the order its allowlist was set with (registry
+    /// order unless [`ToolOrder::Allowlist`]). An agent without an allowlist is
     /// `InvalidArgument` (an agent gets no tools by accident, never all).
     pub fn tools_for(&self, agent: &str) -> Result<Vec<&Tool>> {
         let list = self.allow.get(agent).ok_or_else(|| {
@@ -229,7 +268,7 @@ fn registry_from(text: &str) -> Result<(ToolRegistry, Option<String>)> {
     limits::check_items("allowlists", r.allowlists.len(), MAX_TOOLSET_AGENTS)?;
     let mut reg = ToolRegistry::new(r.tools)?;
     for (agent, entries) in &r.allowlists {
-        reg.allow(agent, entries)?;
+        reg.allow_ordered(agent, entries.as_deref(), r.order)?;
     }
     Ok((reg, r.model))
 }

@@ -13,6 +13,19 @@
 //! different calls stay three records. `collapse: false` keeps every
 //! execution. Metrics always count every execution.
 //!
+//! A record keeps bounded excerpts of what went in and came out: the first
+//! `excerpt_bytes` (default [`DEFAULT_EXCERPT_BYTES`], at most
+//! [`MAX_SPAN_EXCERPT_BYTES`]) of the span's `input` and of its end's
+//! `output`, cut at a character boundary and marked with `…`; the whole text
+//! is never kept (64 MiB is the most accepted). [`Tracer::span`] finds a
+//! finished span's record by its id while the record is in the ring (the
+//! first and the last span folded into a record are found; the repeats in
+//! between are counted, not kept). A span that failed without a category
+//! from the host is given one ([`crate::recovery::tool_failure_category`]
+//! over its error text, `timeout` for a timeout), so the per-category counts
+//! in the metrics and the export (document 000's `error_counts`) cover every
+//! failure.
+//!
 //! Every tool has a deadline (default 10 s, per tool or per span
 //! configurable). [`Tracer::overdue`] lists spans past it; [`Tracer::expire`]
 //! also ends them as `timeout`; [`interrupted_results`] turns the ones that
@@ -41,7 +54,10 @@ use crate::events::{Event, Observer, ObserverSlot, SpanRepeat};
 use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 
-use crate::limits::{self, MAX_KEY_BYTES, MAX_OPEN_SPANS, MAX_SPAN_ERROR_BYTES, MAX_TRACE_RING, MAX_TRACE_TOOLS};
+use crate::limits::{
+    self, MAX_KEY_BYTES, MAX_OPEN_SPANS, MAX_SPAN_ERROR_BYTES, MAX_SPAN_EXCERPT_BYTES, MAX_TRACE_EXCERPT_BYTES,
+    MAX_TRACE_RING, MAX_TRACE_TOOLS,
+};
 use crate::window::DEFAULT_SYNTHETIC_RESULT;
 use crate::{Error, ErrorKind, Result};
 use histogram::Histogram;
@@ -60,6 +76,9 @@ pub const DEFAULT_TIMEOUT_MS: u64 = 10_000;
 /// The default number of recent span records kept.
 pub const DEFAULT_RING_SIZE: usize = 1024;
 
+/// The default bytes of a span's input and of its output kept on its record.
+pub const DEFAULT_EXCERPT_BYTES: usize = 512;
+
 /// Tracer settings; every field optional in JSON.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
@@ -73,6 +92,11 @@ pub struct TracerConfig {
     pub timeouts: BTreeMap<String, u64>,
     /// Whether true repeats fold into one ring record (default true).
     pub collapse: bool,
+    /// Bytes of a span's `input` and of its `output` kept on its record
+    /// (0 ..= [`MAX_SPAN_EXCERPT_BYTES`]; 0 keeps none; default
+    /// [`DEFAULT_EXCERPT_BYTES`]). `ring_size` x 2 x `excerpt_bytes` may not
+    /// pass [`MAX_TRACE_EXCERPT_BYTES`].
+    pub excerpt_bytes: usize,
 }
 
 impl Default for TracerConfig {
@@ -82,6 +106,7 @@ impl Default for TracerConfig {
             default_timeout_ms: DEFAULT_TIMEOUT_MS,
             timeouts: BTreeMap::new(),
             collapse: true,
+            excerpt_bytes: DEFAULT_EXCERPT_BYTES,
         }
     }
 }
@@ -114,8 +139,9 @@ pub struct SpanInfo {
     pub tool_call_id: Option<String>,
     /// This span's deadline, overriding the tool's.
     pub timeout_ms: Option<u64>,
-    /// The call's input (its arguments, as the host has them): only a 64-bit
-    /// fingerprint is kept, to recognise repeats of the same input.
+    /// The call's input (its arguments, as the host has them, up to 64 MiB):
+    /// a 64-bit fingerprint recognises repeats of the same input, and the
+    /// first `excerpt_bytes` are kept as the record's `input_excerpt`.
     pub input: Option<String>,
 }
 
@@ -124,6 +150,7 @@ struct OpenSpan {
     tool: Arc<str>,
     info: SpanInfo,
     input_hash: Option<u64>,
+    input_excerpt: Option<String>,
     started_us: u64,
     input_bytes: u64,
     timeout_ms: u64,
@@ -147,6 +174,13 @@ pub struct SpanRecord {
     pub tool_call_id: Option<String>,
     /// Fingerprint of the first span's `input` (FNV-1a 64, 16 hex digits), if given.
     pub input_hash: Option<String>,
+    /// The first `excerpt_bytes` of the first span's `input` (cut text ends
+    /// with `…`), if given and the tracer keeps excerpts.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub input_excerpt: Option<String>,
+    /// The first `excerpt_bytes` of the first span's `output`, likewise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub output_excerpt: Option<String>,
     /// How it ended.
     pub outcome: Outcome,
     /// Error text (cut to [`MAX_SPAN_ERROR_BYTES`]).
@@ -165,7 +199,8 @@ pub struct SpanRecord {
     /// Completion tokens the host reported at the end, if any.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub output_tokens: Option<u64>,
-    /// The error category the host reported, if any.
+    /// The error category the host reported; for a `failed` or `timeout`
+    /// span without one, the tracer's (see the module).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error_category: Option<String>,
     /// The first span's metadata (empty: omitted).
@@ -173,6 +208,9 @@ pub struct SpanRecord {
     pub metadata: BTreeMap<String, serde_json::Value>,
     /// Consecutive repeats folded into this record (1 = just this).
     pub count: u64,
+    /// The id of the last span folded into this record (`span_id` when
+    /// `count` is 1).
+    pub last_span_id: u64,
     /// When the last of them ended, µs.
     pub last_ended_us: u64,
 }
@@ -350,6 +388,12 @@ struct State {
     open: FxHashMap<u64, OpenSpan>,
     tools: FxHashMap<Arc<str>, ToolStats>,
     ring: VecDeque<SpanRecord>,
+    /// Records ever pushed into the ring: the back record's sequence number
+    /// is `pushed - 1`, the front's `pushed - ring.len()`.
+    pushed: u64,
+    /// Span id to the sequence number of its record, for the first and the
+    /// last span of each record in the ring (at most 2 x ring entries).
+    by_id: FxHashMap<u64, u64>,
     started: u64,
     ended: u64,
     collapsed: u64,
@@ -372,14 +416,21 @@ fn check_id(what: &str, s: &str) -> Result<()> {
 }
 
 fn cut(text: &str) -> String {
-    if text.len() <= MAX_SPAN_ERROR_BYTES {
+    excerpt(text, MAX_SPAN_ERROR_BYTES)
+}
+
+/// The first `cap` bytes of `text` at most, cut at a character boundary
+/// and ending with `…` when cut (caps under 3 bytes keep no marker).
+fn excerpt(text: &str, cap: usize) -> String {
+    if text.len() <= cap {
         return text.to_owned();
     }
-    let mut end = MAX_SPAN_ERROR_BYTES - '…'.len_utf8();
+    let marker = if cap >= '…'.len_utf8() { "…" } else { "" };
+    let mut end = cap - marker.len();
     while !text.is_char_boundary(end) {
         end -= 1;
     }
-    format!("{}…", &text[..end])
+    format!("{}{marker}", &text[..end])
 }
 
 impl Tracer {
@@ -392,6 +443,16 @@ impl Tracer {
         }
         limits::check_items("tracer ring_size", config.ring_size, MAX_TRACE_RING)?;
         limits::check_items("tracer timeouts", config.timeouts.len(), MAX_TRACE_TOOLS)?;
+        limits::check_items("tracer excerpt_bytes", config.excerpt_bytes, MAX_SPAN_EXCERPT_BYTES)?;
+        if config.ring_size.saturating_mul(2).saturating_mul(config.excerpt_bytes) > MAX_TRACE_EXCERPT_BYTES {
+            return Err(Error::new(
+                ErrorKind::LimitExceeded,
+                format!(
+                    "tracer ring_size {} x 2 x excerpt_bytes {} is over {MAX_TRACE_EXCERPT_BYTES} bytes of excerpts; lower one",
+                    config.ring_size, config.excerpt_bytes
+                ),
+            ));
+        }
         if config.default_timeout_ms == 0 {
             return Err(Error::invalid_argument("tracer default_timeout_ms must be at least 1"));
         }
@@ -455,7 +516,11 @@ impl Tracer {
             return Err(Error::invalid_argument("span timeout_ms must be at least 1"));
         }
         limits::check("span input", info.input.as_ref().map_or(0, String::len), limits::MAX_JSON_BYTES)?;
-        let input_hash = info.input.take().map(|i| fingerprint(&i));
+        let input = info.input.take();
+        let input_hash = input.as_deref().map(fingerprint);
+        let input_excerpt =
+            input.as_deref().filter(|_| self.config.excerpt_bytes > 0).map(|i| excerpt(i, self.config.excerpt_bytes));
+        drop(input);
         let timeout_ms = info.timeout_ms.unwrap_or_else(|| self.timeout_ms(tool));
         let mut st = self.state.lock();
         if st.open.len() >= MAX_OPEN_SPANS {
@@ -486,7 +551,16 @@ impl Tracer {
         let id = st.next_id;
         st.open.insert(
             id,
-            OpenSpan { tool: key, info, input_hash, started_us: now_us, input_bytes, timeout_ms, reported: false },
+            OpenSpan {
+                tool: key,
+                info,
+                input_hash,
+                input_excerpt,
+                started_us: now_us,
+                input_bytes,
+                timeout_ms,
+                reported: false,
+            },
         );
         Ok(id)
     }
@@ -583,6 +657,18 @@ impl Tracer {
         out
     }
 
+    /// The record of finished span `id`, while it is in the ring: the
+    /// record it started, or the one it was last folded into. `None` for a
+    /// span still open, never started, evicted, or a repeat folded in
+    /// between (with `collapse: false` every finished span has its record).
+    pub fn span(&self, id: u64) -> Option<SpanRecord> {
+        let st = self.state.lock();
+        let seq = *st.by_id.get(&id)?;
+        let front = st.pushed - st.ring.len() as u64;
+        let at = usize::try_from(seq.checked_sub(front)?).ok()?;
+        st.ring.get(at).cloned()
+    }
+
     /// The recent finished spans, oldest first.
     pub fn recent(&self) -> Vec<SpanRecord> {
         self.state.lock().ring.iter().cloned().collect()
@@ -643,6 +729,15 @@ impl State {
     ) -> Option<SpanRepeat> {
         let output_bytes = end.output_bytes;
         let error = end.error.as_deref().map(cut);
+        let output_excerpt =
+            end.output.as_deref().filter(|_| config.excerpt_bytes > 0).map(|o| excerpt(o, config.excerpt_bytes));
+        let error_category = end.error_category.or_else(|| match outcome {
+            Outcome::Failed => {
+                Some(crate::recovery::tool_failure_category(end.error.as_deref().unwrap_or("")).as_str().to_owned())
+            }
+            Outcome::Timeout => Some(crate::recovery::Category::Timeout.as_str().to_owned()),
+            Outcome::Success | Outcome::Cancelled => None,
+        });
         let duration = now_us.saturating_sub(span.started_us);
         self.ended += 1;
         if let Some(stats) = self.tools.get_mut(&span.tool) {
@@ -657,7 +752,7 @@ impl State {
             stats.output_bytes = stats.output_bytes.saturating_add(output_bytes);
             stats.input_tokens = stats.input_tokens.saturating_add(end.input_tokens.unwrap_or(0));
             stats.output_tokens = stats.output_tokens.saturating_add(end.output_tokens.unwrap_or(0));
-            if let Some(c) = &end.error_category {
+            if let Some(c) = &error_category {
                 *stats.error_categories.entry(c.clone()).or_default() += 1;
             }
             stats.hist.record(duration);
@@ -669,6 +764,8 @@ impl State {
             workflow_id: span.info.workflow_id,
             tool_call_id: span.info.tool_call_id,
             input_hash: span.input_hash.map(|h| format!("{h:016x}")),
+            input_excerpt: span.input_excerpt,
+            output_excerpt,
             outcome,
             error,
             started_us: span.started_us,
@@ -677,15 +774,21 @@ impl State {
             output_bytes,
             input_tokens: end.input_tokens,
             output_tokens: end.output_tokens,
-            error_category: end.error_category,
+            error_category,
             metadata: end.metadata,
             count: 1,
+            last_span_id: id,
             last_ended_us: now_us,
         };
         if let Some(last) = self.ring.back_mut().filter(|_| config.collapse) {
             if last.repeats(&record) {
                 last.count += 1;
                 last.last_ended_us = now_us;
+                if last.last_span_id != last.span_id {
+                    self.by_id.remove(&last.last_span_id);
+                }
+                last.last_span_id = id;
+                self.by_id.insert(id, self.pushed - 1);
                 self.collapsed += 1;
                 return Some(SpanRepeat {
                     span_id: id,
@@ -696,9 +799,14 @@ impl State {
             }
         }
         if self.ring.len() >= config.ring_size {
-            self.ring.pop_front();
+            if let Some(old) = self.ring.pop_front() {
+                self.by_id.remove(&old.span_id);
+                self.by_id.remove(&old.last_span_id);
+            }
             self.evicted += 1;
         }
+        self.by_id.insert(id, self.pushed);
+        self.pushed += 1;
         self.ring.push_back(record);
         None
     }

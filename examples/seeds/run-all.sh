@@ -8,6 +8,12 @@ set -uo pipefail
 cd "$(dirname "$0")"
 export TURNFIT="${TURNFIT:-$(cd ../.. && pwd)/target/debug/turnfit}"
 [ -x "$TURNFIT" ] || { echo "seeds: $TURNFIT not built (cargo build -p turnfit-cli)"; exit 1; }
+# The scenarios also run through the binding in each document's language:
+# TURNFIT_PYTHON is a Python with the turnfit wheel installed (default: the
+# venv bindings/python/test.sh makes).
+export TURNFIT_PYTHON="${TURNFIT_PYTHON:-$(cd ../.. && pwd)/target/python/venv-test/bin/python}"
+"$TURNFIT_PYTHON" -c 'import turnfit' 2>/dev/null \
+    || { echo "seeds: $TURNFIT_PYTHON cannot import turnfit (bash bindings/python/test.sh, or set TURNFIT_PYTHON)"; exit 1; }
 total=0 ok=0 failed=()
 for s in [0-9][0-9][0-9]-*/run.sh; do
     [ -e "$s" ] || continue

@@ -296,3 +296,97 @@ pub unsafe extern "C" fn turnfit_tracer_export(
         Ok(())
     })
 }
+
+/// The record of finished span `span_id` while it is in the tracer's ring,
+/// as JSON: one element of the export's `recent` (with `input_excerpt`,
+/// `output_excerpt`, `error_category`, `count`, `last_span_id`), or `null`
+/// for a span that is still open, was never started, was pushed out of the
+/// ring, or was a repeat folded into a record between its first and its last
+/// span. Thread-safe.
+///
+/// Errors: `NULL_ARGUMENT`.
+///
+/// JSON: result `schemas/span-record.json`.
+///
+/// # Safety
+/// `tracer` is live; `out_json` is valid for a write; `err` is NULL or valid
+/// for a write.
+#[no_mangle]
+pub unsafe extern "C" fn turnfit_tracer_span(
+    tracer: *const turnfit_tracer,
+    span_id: u64,
+    out_json: *mut turnfit_string,
+    err: *mut *mut turnfit_error,
+) -> turnfit_status {
+    guard("turnfit_tracer_span", err, || {
+        let dst = out(out_json, "out_json")?;
+        // SAFETY: per the contract above.
+        let t = unsafe { args::handle(tracer, "tracer") }?;
+        dst.write(json_string(&t.inner.span(span_id))?);
+        Ok(())
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use std::ptr::{null, null_mut};
+
+    use super::*;
+    use crate::strings::turnfit_string_free;
+
+    fn start(t: *mut turnfit_tracer, info: &[u8]) -> (turnfit_status, u64) {
+        let mut id = 0;
+        // SAFETY: live tracer, valid slices.
+        let st = unsafe {
+            turnfit_tracer_start(t, c"s".as_ptr(), 1, info.as_ptr().cast(), info.len(), 0, 0, &mut id, null_mut())
+        };
+        (st, id)
+    }
+
+    fn span(t: *mut turnfit_tracer, id: u64) -> String {
+        let mut out = turnfit_string { ptr: null_mut(), len: 0 };
+        // SAFETY: live tracer, valid out-pointer.
+        assert_eq!(unsafe { turnfit_tracer_span(t, id, &mut out, null_mut()) }, turnfit_status::Ok);
+        // SAFETY: a string turnfit filled.
+        let text = unsafe { std::slice::from_raw_parts(out.ptr.cast::<u8>(), out.len) }.to_vec();
+        unsafe { turnfit_string_free(&mut out) };
+        String::from_utf8(text).unwrap()
+    }
+
+    #[test]
+    fn excerpts_and_lookup_through_the_c_abi_and_bad_input() {
+        let mut t = null_mut();
+        let cfg = br#"{"excerpt_bytes": 8}"#;
+        // SAFETY: valid slices and out-pointer.
+        assert_eq!(
+            unsafe { turnfit_tracer_new(cfg.as_ptr().cast(), cfg.len(), &mut t, null_mut()) },
+            turnfit_status::Ok
+        );
+        let (st, id) = start(t, br#"{"input": "{\"path\": \"notes.md\"}"}"#);
+        assert_eq!(st, turnfit_status::Ok);
+        assert_eq!(span(t, id), "null", "an open span has no record");
+        let end = br#"{"output": "line one\nline two", "error": "ToolException: disk full"}"#;
+        // SAFETY: live tracer, valid slice.
+        let st = unsafe { turnfit_tracer_end_with(t, id, 1, end.as_ptr().cast(), end.len(), 5, null_mut()) };
+        assert_eq!(st, turnfit_status::Ok);
+        let r: serde_json::Value = serde_json::from_str(&span(t, id)).unwrap();
+        assert_eq!(r["input_excerpt"], "{\"pat…");
+        assert_eq!(r["output_excerpt"], "line …");
+        assert_eq!(r["error_category"], "tool_failed");
+        assert_eq!(r["last_span_id"], id);
+        assert_eq!(span(t, id + 100), "null");
+        // Invalid UTF-8 in the input, or a lone surrogate escape: refused by name.
+        assert_eq!(start(t, b"{\"input\": \"ab\xff\xfe\"}").0, turnfit_status::InvalidUtf8);
+        assert_eq!(start(t, br#"{"input": "ab\udc80"}"#).0, turnfit_status::InvalidJson);
+        // Deep JSON as the input text is text: kept cut, never parsed.
+        let deep = format!(r#"{{"input": "{}"}}"#, "[".repeat(100_000));
+        let (st, id) = start(t, deep.as_bytes());
+        assert_eq!(st, turnfit_status::Ok);
+        // SAFETY: live tracer.
+        assert_eq!(unsafe { turnfit_tracer_end(t, id, 0, 0, null(), 0, 9, null_mut()) }, turnfit_status::Ok);
+        let r: serde_json::Value = serde_json::from_str(&span(t, id)).unwrap();
+        assert_eq!(r["input_excerpt"], "[[[[[…");
+        // SAFETY: created above.
+        unsafe { turnfit_tracer_free(t) };
+    }
+}

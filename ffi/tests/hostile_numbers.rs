@@ -52,6 +52,7 @@ const NOT_DRIVEN: &[(&str, &str)] = &[
     ("tokenizer-info", "output"),
     ("toolset-report", "output"),
     ("toolset-request", "input: no number"),
+    ("span-record", "output"),
     ("trace-export", "output"),
     ("tracer-overdue", "output"),
     ("turn-report", "output"),
@@ -372,7 +373,7 @@ fn drive(schema: &str, doc: &str, tmp: &std::path::Path) -> Vec<Outcome> {
                         let (end, endn) = if schema == "span-end" { (d, dn) } else { (null(), 0) };
                         err = null_mut();
                         outs.push(outcome(turnfit_tracer_end_with(t, id, 0, end, endn, now, &mut err), err));
-                        for f in [turnfit_tracer_overdue, turnfit_tracer_export] {
+                        for f in [turnfit_tracer_overdue, turnfit_tracer_export, turnfit_tracer_span] {
                             let mut out = empty();
                             err = null_mut();
                             outs.push(outcome(f(t, now, &mut out, &mut err), err));

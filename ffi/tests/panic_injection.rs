@@ -246,6 +246,7 @@ fn calls() -> Vec<(&'static str, Call)> {
         ("turnfit_tracer_overdue", Call::Status(|err| unsafe { turnfit_tracer_overdue(z(), z(), z(), err) })),
         ("turnfit_tracer_expire", Call::Status(|err| unsafe { turnfit_tracer_expire(z(), z(), z(), err) })),
         ("turnfit_tracer_export", Call::Status(|err| unsafe { turnfit_tracer_export(z(), z(), z(), err) })),
+        ("turnfit_tracer_span", Call::Status(|err| unsafe { turnfit_tracer_span(z(), z(), z(), err) })),
         (
             "turnfit_window_set_event_callback",
             Call::Status(|err| unsafe { turnfit_window_set_event_callback(z(), None, z(), err) }),

@@ -3376,6 +3376,13 @@ static void test_tracer(void)
     CHECK_STR_CONTAINS(out, "\"input_tokens\":1200,\"output_tokens\":30,\"error_categories\":{\"rate_limited\":1}");
     CHECK_STR_CONTAINS(out, "\"metadata\":{\"model\":\"gpt-4o-mini\"}");
     turnfit_string_free(&out);
+    /* A finished span by id (issue 34); an unknown id is null. */
+    CHECK_STATUS(turnfit_tracer_span(t, id, &out, &err), TURNFIT_STATUS_OK);
+    CHECK_STR_CONTAINS(out, "\"error_category\":\"rate_limited\"");
+    turnfit_string_free(&out);
+    CHECK_STATUS(turnfit_tracer_span(t, 999999, &out, &err), TURNFIT_STATUS_OK);
+    CHECK_STR_CONTAINS(out, "null");
+    turnfit_string_free(&out);
     out = (turnfit_string)SENT_STRING;
     CHECK_STATUS(turnfit_tracer_overdue(NULL, 0, &out, NULL), TURNFIT_STATUS_NULL_ARGUMENT);
     CHECK_STATUS(turnfit_tracer_overdue(t, 0, NULL, NULL), TURNFIT_STATUS_NULL_ARGUMENT);
@@ -3383,6 +3390,8 @@ static void test_tracer(void)
     CHECK_STATUS(turnfit_tracer_expire(t, 0, NULL, NULL), TURNFIT_STATUS_NULL_ARGUMENT);
     CHECK_STATUS(turnfit_tracer_export(NULL, 0, &out, NULL), TURNFIT_STATUS_NULL_ARGUMENT);
     CHECK_STATUS(turnfit_tracer_export(t, 0, NULL, NULL), TURNFIT_STATUS_NULL_ARGUMENT);
+    CHECK_STATUS(turnfit_tracer_span(NULL, 0, &out, NULL), TURNFIT_STATUS_NULL_ARGUMENT);
+    CHECK_STATUS(turnfit_tracer_span(t, 0, NULL, NULL), TURNFIT_STATUS_NULL_ARGUMENT);
     check_string_untouched_at(__LINE__, "out", out);
     turnfit_tracer *t2 = (turnfit_tracer *)SENT_PTR;
     CHECK_STATUS(turnfit_tracer_new(LIT("{\"ring_size\":0}"), &t2, &err), TURNFIT_STATUS_INVALID_ARGUMENT);

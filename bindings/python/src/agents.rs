@@ -268,6 +268,12 @@ impl Tracer {
         guard("Tracer.recent", || to_json(&self.inner.recent()))
     }
 
+    /// The record of finished span `span_id` while it is in the ring, as
+    /// JSON (`null` when not found).
+    fn span(&self, span_id: u64) -> PyResult<String> {
+        guard("Tracer.span", || to_json(&self.inner.span(span_id)))
+    }
+
     #[pyo3(signature = (now_us=None))]
     fn export(&self, now_us: Option<u64>) -> PyResult<String> {
         guard("Tracer.export", || to_json(&self.inner.export(now_us.unwrap_or_else(turnfit::trace::now_us))))

@@ -184,3 +184,63 @@ def test_window_events_reach_the_handler_on_the_calling_thread():
     assert len(seen) == n
     with pytest.raises(TypeError):
         w.on_event(42)
+
+
+def test_tracer_keeps_bounded_excerpts_and_finds_spans_by_id():
+    # Document 000's start_execution(tool_name, input_params) / end_execution(
+    # execution_id, status, output_result, error), then a lookup by id.
+    t = turnfit.Tracer(excerpt_bytes=64)
+    sid = t.start("read_file", {"agent_id": "narrator"}, input={"path": "notes.md", "lines": [1, 2]}, now_us=0)
+    assert t.span(sid) is None  # still open
+    t.end_with(sid, "failed", error="redis.exceptions.ResponseError: WRONGTYPE", output={"partial": "x" * 500}, now_us=10)
+    r = t.span(sid)
+    assert r["input_excerpt"] == '{"path":"notes.md","lines":[1,2]}'
+    assert len(r["output_excerpt"].encode()) <= 64 and r["output_excerpt"].endswith("…")
+    assert (r["error"], r["error_category"]) == ("redis.exceptions.ResponseError: WRONGTYPE", "state")
+    sid2 = t.start("read_file", input="plain text", now_us=20)
+    t.end(sid2, "failed", 0, "KeyError: 'path'", 30)
+    assert t.span(sid2)["error_category"] == "tool_failed"
+    assert t.error_counts() == {"state": 1, "tool_failed": 1}
+    assert t.span(10_000) is None
+    # Huge: kept cut; deep: refused by name (a str of it is fine); invalid
+    # UTF-8 bytes and lone surrogates: replaced, never an exception.
+    sid = t.start("s", input="é" * 1_000_000, now_us=0)
+    t.end(sid, "success", 0, None, 1)
+    assert len(t.span(sid)["input_excerpt"].encode()) <= 64
+    deep: list = []
+    for _ in range(100_000):
+        deep = [deep]
+    with pytest.raises(turnfit.InvalidArgumentError, match="nested too deeply"):
+        t.start("s", input=deep, now_us=0)
+    sid = t.start("s", input="[" * 100_000, now_us=0)
+    t.end(sid, "success", 0, None, 1)
+    assert t.span(sid)["input_excerpt"].startswith("[[[")
+    sid = t.start("s", input=b"ab\xff\xfe", now_us=0)
+    t.end_with(sid, "success", output="cd\udc80", now_us=1)
+    r = t.span(sid)
+    assert (r["input_excerpt"], r["output_excerpt"]) == ("ab\ufffd\ufffd", "cd\ufffd")
+    with pytest.raises(turnfit.LimitExceededError):
+        turnfit.Tracer(excerpt_bytes=16 * 1024 + 1)
+
+
+def test_toolset_allowlist_order_and_none_for_every_tool():
+    # Document 002's get_allowed_tools(): names in its order, None for all.
+    tools = [{"name": n, "description": n, "input_schema": {"type": "object"}} for n in ("read", "write", "run")]
+    req = {"tools": tools, "allowlists": {"a": ["run", "read"], "all": None}}
+    assert [t["name"] for t in turnfit.toolset_select(req, "a")] == ["read", "run"]
+    assert [t["name"] for t in turnfit.toolset_select(req, "all")] == ["read", "write", "run"]
+    assert [t["name"] for t in turnfit.toolset_select({**req, "order": "allowlist"}, "a")] == ["run", "read"]
+    with pytest.raises(turnfit.InvalidJsonError):
+        turnfit.toolset_select({**req, "order": "alphabetical"}, "a")
+
+
+def test_assemble_reports_sections_no_template_names():
+    # Document 003: templates declare optional keys; anything else is reported.
+    tok = turnfit.Tokenizer("o200k_base")
+    t = {"name": "incident", "required": ["query"], "optional": ["state"]}
+    a = turnfit.assemble(tok, {"budget": 300, "templates": [t], "template": "incident",
+                               "context": {"query": "why?", "state": "s", "stat": "typo"}})
+    assert a["unnamed_sections"] == ["stat"] and "## stat" in a["text"]
+    a = turnfit.assemble(tok, {"budget": 300, "templates": [{**t, "optional": ["*"]}], "template": "incident",
+                               "context": {"query": "why?", "stat": "typo"}})
+    assert "unnamed_sections" not in a

@@ -79,6 +79,7 @@ ROOTS = {
     "skills-open-options": "OpenOptions",
     "span-end": "SpanEnd",
     "span-info": "SpanInfo",
+    "span-record": "SpanRecordOrNull",
     "special-policy": "SpecialPolicy",
     "special-tokens": "SpecialTokenList",
     "tokenizer-info": "TokenizerInfo",

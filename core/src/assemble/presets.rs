@@ -26,7 +26,14 @@ fn t(name: &str, required: &[&str], order: &[&str]) -> Template {
         name: name.to_owned(),
         required: required.iter().map(|s| (*s).to_owned()).collect(),
         order: order.iter().map(|s| (*s).to_owned()).collect(),
+        optional: Vec::new(),
     }
+}
+
+/// `t` with the optional keys of document 003's table.
+fn with_optional(mut t: Template, optional: &[&str]) -> Template {
+    t.optional = optional.iter().map(|s| (*s).to_owned()).collect();
+    t
 }
 
 impl Preset {
@@ -46,18 +53,28 @@ impl Preset {
             // Required keys first, then the optional ones the design lists,
             // in its order; other sections follow as given.
             Preset::ContextEngine => vec![
-                t(
-                    "problem_solving",
-                    &["problem_statement", "objective"],
-                    &["problem_statement", "objective", "constraints", "assumptions", "recent_events"],
+                with_optional(
+                    t(
+                        "problem_solving",
+                        &["problem_statement", "objective"],
+                        &["problem_statement", "objective", "constraints", "assumptions", "recent_events"],
+                    ),
+                    &["constraints", "assumptions", "recent_events"],
                 ),
-                t(
-                    "conversation",
-                    &["query", "conversation_history"],
-                    &["query", "conversation_history", "user_context", "recent_events"],
+                with_optional(
+                    t(
+                        "conversation",
+                        &["query", "conversation_history"],
+                        &["query", "conversation_history", "user_context", "recent_events"],
+                    ),
+                    &["user_context", "recent_events"],
                 ),
-                t("analysis", &["query"], &["query", "relevant_memory", "execution_state"]),
-                t("general", &["query"], &["query"]),
+                with_optional(
+                    t("analysis", &["query"], &["query", "relevant_memory", "execution_state"]),
+                    &["relevant_memory", "execution_state"],
+                ),
+                // "All available context".
+                with_optional(t("general", &["query"], &["query"]), &["*"]),
             ],
         }
     }

@@ -42,7 +42,12 @@ fn template_requirements_and_order() {
     assert_eq!(names, ["role", "task", "output_format"], "template order, not priority order");
     assert!(r.text.starts_with("## role\nYou are an engineer\n\n## task\nFix the bug"), "{}", r.text);
     let host = Request {
-        templates: vec![Template { name: "triage".into(), required: vec!["ticket".into()], order: vec![] }],
+        templates: vec![Template {
+            name: "triage".into(),
+            required: vec!["ticket".into()],
+            order: vec![],
+            optional: vec![],
+        }],
         ..req("triage", 100, vec![])
     };
     assert!(assemble(&host, &tok()).unwrap_err().message().contains("'ticket'"));
@@ -251,4 +256,37 @@ proptest! {
         }
         prop_assert!(r.sections.iter().filter(|s| s.status == "truncated").count() <= 1);
     }
+}
+
+#[test]
+fn optional_keys_and_unnamed_sections_are_reported() {
+    let tok = Tokenizer::new(Encoding::O200kBase).unwrap();
+    let req = |template: Value| -> Request {
+        serde_json::from_value(serde_json::json!({
+            "budget": 200,
+            "template": "triage",
+            "templates": [template],
+            "context": {"ticket": "Login fails", "severity": "high", "sevreity_note": "typo"},
+        }))
+        .unwrap()
+    };
+    // required + optional name two sections; the third is rendered and reported.
+    let a =
+        assemble(&req(serde_json::json!({"name": "triage", "required": ["ticket"], "optional": ["severity"]})), &tok)
+            .unwrap();
+    assert_eq!(a.unnamed_sections, ["sevreity_note"]);
+    assert!(a.text.contains("sevreity_note"));
+    // "*" takes any; a template naming nothing takes any.
+    let any = assemble(&req(serde_json::json!({"name": "triage", "required": ["ticket"], "optional": ["*"]})), &tok);
+    assert!(any.unwrap().unnamed_sections.is_empty());
+    let bare = assemble(&req(serde_json::json!({"name": "triage"})), &tok).unwrap();
+    assert!(bare.unnamed_sections.is_empty());
+    // Document 003's table: problem_solving does not name conversation history.
+    let r: Request = serde_json::from_value(serde_json::json!({
+        "preset": "context_engine", "template": "problem_solving", "budget": 300, "depth": "standard",
+        "context": {"problem_statement": "p", "objective": "o", "assumptions": "a", "world_model": "w"},
+        "history": ["hi"],
+    }))
+    .unwrap();
+    assert_eq!(assemble(&r, &tok).unwrap().unnamed_sections, ["world_model", "conversation_history"]);
 }

@@ -113,6 +113,14 @@ pub enum Category {
     Network,
     /// The model produced a tool call the provider could not parse.
     ToolError,
+    /// A tool the agent called failed while executing (status 0: a
+    /// `ToolException`, "tool execution failed"; or a tracer span that ended
+    /// `failed` for no reason the other categories recognise). Not
+    /// [`Category::ToolError`], where the provider could not read the call.
+    ToolFailed,
+    /// The agent's state store failed (status 0: Redis, a checkpointer, "state
+    /// store unavailable"): retrying the same step meets the same store.
+    State,
     /// Nothing recognizable.
     Unknown,
 }
@@ -692,7 +700,73 @@ fn status_zero(f: &Facts) -> Category {
     if has(&["validation", "invalid input", "invalid argument", "valueerror"]) {
         return InvalidRequest;
     }
+    // Document 000's rule is "state" or "redis" anywhere in the text; a whole
+    // word "state" keeps "statement" and "estate" out.
+    if has(&["redis", "checkpointer", "checkpoint store", "statestore", "invalidstateerror"]) || has_word(t, "state") {
+        return State;
+    }
+    if has(&["toolexception", "tool_exception", "toolerror", "tool execution", "tool call failed", "tool failed"])
+        || has_word(t, "tool")
+    {
+        return ToolFailed;
+    }
     Unknown
+}
+
+/// Whether `word` (lowercase ASCII) occurs in `text` between non-alphanumeric
+/// characters (or the text's ends).
+fn has_word(text: &str, word: &str) -> bool {
+    let b = text.as_bytes();
+    let mut from = 0;
+    while let Some(at) = text[from..].find(word).map(|i| i + from) {
+        let end = at + word.len();
+        let before = at == 0 || !b[at - 1].is_ascii_alphanumeric();
+        let after = end == b.len() || !b[end].is_ascii_alphanumeric();
+        if before && after {
+            return true;
+        }
+        from = end;
+    }
+    false
+}
+
+/// The category of a failed tool execution from its error text alone: what
+/// [`classify`] reads in a status-0 text, with [`Category::ToolFailed`] for a
+/// text none of its patterns recognise (the tool ran and failed; nothing says
+/// why). The tracer uses it for a `failed` span the host gave no category.
+pub fn tool_failure_category(error: &str) -> Category {
+    let f = facts(None, error, &[]);
+    if f.text.trim().is_empty() {
+        return Category::ToolFailed;
+    }
+    match category_of(0, &f).0 {
+        Category::Unknown => Category::ToolFailed,
+        c => c,
+    }
+}
+
+impl Category {
+    /// The category's snake_case name, as serialized.
+    pub fn as_str(self) -> &'static str {
+        use Category::*;
+        match self {
+            RateLimited => "rate_limited",
+            Overloaded => "overloaded",
+            Timeout => "timeout",
+            ContextOverflow => "context_overflow",
+            InvalidToolHistory => "invalid_tool_history",
+            Auth => "auth",
+            Permission => "permission",
+            InvalidRequest => "invalid_request",
+            ContentFilter => "content_filter",
+            ServerError => "server_error",
+            Network => "network",
+            ToolError => "tool_error",
+            ToolFailed => "tool_failed",
+            State => "state",
+            Unknown => "unknown",
+        }
+    }
 }
 
 /// Default wait when the server gave no hint, by category.
@@ -720,6 +794,10 @@ fn classify_value(
         RateLimited if quota => (Severity::Critical, Action::Fail),
         RateLimited | Overloaded | Timeout | ServerError | Network => (Severity::Low, Action::Retry),
         ToolError => (Severity::Medium, Action::Retry),
+        // The tool's error goes back to the model as its result; resending
+        // the model request unchanged would not run the tool again.
+        ToolFailed => (Severity::Medium, Action::Fail),
+        State => (Severity::High, Action::Fail),
         ContextOverflow => (Severity::Medium, Action::Compact),
         InvalidToolHistory => (Severity::Medium, Action::RepairHistory),
         InvalidRequest | ContentFilter | Unknown => (Severity::High, Action::Fail),

@@ -157,10 +157,43 @@ proptest! {
 // ---- status 0 and framework exceptions ---------------------------------------
 
 #[test]
+fn state_and_tool_failures_have_their_own_categories() {
+    // Document 000's "state"/"redis" rule, as a whole word (not "statement").
+    for text in [
+        "redis.exceptions.ConnectionError: Error 111 connecting to localhost:6379",
+        "Failed to load agent state",
+        "InvalidStateError: invalid state transition",
+    ] {
+        let c = cls(Provider::Other, 0, text, &[]);
+        assert_eq!((c.category, c.severity, c.action), (Category::State, Severity::High, Action::Fail), "{text:?}");
+    }
+    assert_eq!(cls(Provider::Other, 0, "bad SQL statement", &[]).category, Category::Unknown);
+    // A tool that failed while executing is not the provider's tool_error.
+    for text in ["ToolException: file not found: notes.md", "tool execution failed: exit status 2"] {
+        let c = cls(Provider::Other, 0, text, &[]);
+        assert_eq!(
+            (c.category, c.severity, c.action, c.retryable),
+            (Category::ToolFailed, Severity::Medium, Action::Fail, false),
+            "{text:?}"
+        );
+    }
+    assert_eq!(cls(Provider::Other, 0, "toolbox missing", &[]).category, Category::Unknown);
+    // A failed tool's own text: recognised patterns keep their category,
+    // anything else (and nothing at all) is tool_failed.
+    assert_eq!(tool_failure_category("KeyError: 'path'"), Category::ToolFailed);
+    assert_eq!(tool_failure_category(""), Category::ToolFailed);
+    assert_eq!(tool_failure_category("request timed out"), Category::Timeout);
+    assert_eq!(tool_failure_category("redis down"), Category::State);
+    for c in [Category::State, Category::ToolFailed, Category::ToolError, Category::RateLimited] {
+        assert_eq!(serde_json::to_value(c).unwrap(), serde_json::json!(c.as_str()));
+    }
+}
+
+#[test]
 fn status_zero_reads_the_exception_text_and_unrecognised_text_fails() {
     let cases: [(&str, Category, Action); 12] = [
         ("safety validation failed", Category::ContentFilter, Action::Fail),
-        ("state store unavailable", Category::Unknown, Action::Fail),
+        ("state store unavailable", Category::State, Action::Fail),
         ("Rate limit exceeded", Category::RateLimited, Action::Retry),
         ("Too Many Requests", Category::RateLimited, Action::Retry),
         ("Request timed out.", Category::Timeout, Action::Retry),

@@ -130,3 +130,30 @@ fn json_entry_points() {
     );
     assert_eq!(select_json(r#"{"tools": [], "agents": {}}"#, "x").unwrap_err().kind(), ErrorKind::InvalidJson);
 }
+
+#[test]
+fn allowlist_order_and_every_tool_on_request() {
+    let tools = vec![simple("a_read", "Read"), simple("b_write", "Write"), simple("c_run", "Run")];
+    let req = |allow: Value, order: Option<&str>| {
+        let mut r = serde_json::json!({"tools": tools, "allowlists": {"x": allow}});
+        if let Some(o) = order {
+            r["order"] = o.into();
+        }
+        r.to_string()
+    };
+    let names = |text: &str| -> Vec<String> {
+        select_json(text, "x").unwrap().iter().map(|t| t["function"]["name"].as_str().unwrap().to_owned()).collect()
+    };
+    let entries = serde_json::json!(["c_run", "a_read", "c_run"]);
+    // Registry order by default (shared prompt-cache prefixes); the document's
+    // allowlist order on request, a repeat at its first place.
+    assert_eq!(names(&req(entries.clone(), None)), ["a_read", "c_run"]);
+    assert_eq!(names(&req(entries, Some("allowlist"))), ["c_run", "a_read"]);
+    assert_eq!(names(&req(serde_json::json!(["c_run", "*"]), Some("allowlist"))), ["c_run", "a_read", "b_write"]);
+    // null: every tool (document 002's None), in registry order.
+    assert_eq!(names(&req(Value::Null, None)), ["a_read", "b_write", "c_run"]);
+    assert_eq!(names(&req(Value::Null, Some("allowlist"))), ["a_read", "b_write", "c_run"]);
+    // An empty list is still no tools; an unknown order is refused.
+    assert!(names(&req(serde_json::json!([]), None)).is_empty());
+    assert_eq!(select_json(&req(Value::Null, Some("alphabetical")), "x").unwrap_err().kind(), ErrorKind::InvalidJson);
+}

@@ -469,3 +469,120 @@ fn overdue_report_has_one_shape() {
     let empty = serde_json::to_string(&Overdue::of(Vec::new())).unwrap();
     assert_eq!(empty, r#"{"overdue":[],"interrupted_results":[]}"#);
 }
+
+// ---- issue 34: excerpts, lookup by id, error counts ---------------------------
+
+fn ended(t: &Tracer, tool: &str, input: Option<&str>, outcome: Outcome, end: SpanEnd, at: u64) -> u64 {
+    let info = SpanInfo { input: input.map(str::to_owned), ..SpanInfo::default() };
+    let id = t.start(tool, info, 0, at).unwrap();
+    t.end_with(id, outcome, end, at + 1).unwrap();
+    id
+}
+
+#[test]
+fn records_keep_bounded_input_and_output_excerpts() {
+    let t = tracer(8);
+    let out = SpanEnd { output: Some(r#"{"hits":3}"#.into()), ..SpanEnd::default() };
+    let id = ended(&t, "search", Some(r#"{"q":"weather"}"#), Outcome::Success, out, 0);
+    let r = t.span(id).unwrap();
+    assert_eq!(
+        (r.input_excerpt.as_deref(), r.output_excerpt.as_deref()),
+        (Some(r#"{"q":"weather"}"#), Some(r#"{"hits":3}"#))
+    );
+    // Huge: a 1 MiB input and output keep DEFAULT_EXCERPT_BYTES each.
+    let huge = "é".repeat(512 * 1024);
+    let id = ended(
+        &t,
+        "search",
+        Some(&huge),
+        Outcome::Success,
+        SpanEnd { output: Some(huge.clone()), ..SpanEnd::default() },
+        10,
+    );
+    let r = t.span(id).unwrap();
+    for e in [r.input_excerpt.unwrap(), r.output_excerpt.unwrap()] {
+        assert!(e.len() <= DEFAULT_EXCERPT_BYTES && e.len() > DEFAULT_EXCERPT_BYTES - 4, "{}", e.len());
+        assert!(e.ends_with('…') && e.trim_end_matches('…').chars().all(|c| c == 'é'));
+    }
+    // Deep: a deeply nested JSON input is text, never parsed; kept cut.
+    let deep = format!("{}{}", "[".repeat(200_000), "]".repeat(200_000));
+    let id = ended(&t, "search", Some(&deep), Outcome::Success, SpanEnd::default(), 20);
+    assert_eq!(t.span(id).unwrap().input_excerpt.unwrap().len(), DEFAULT_EXCERPT_BYTES);
+    // Over 64 MiB is refused, not cut.
+    let over = "x".repeat(crate::limits::MAX_JSON_BYTES + 1);
+    let e = t.start("search", SpanInfo { input: Some(over.clone()), ..SpanInfo::default() }, 0, 0).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::LimitExceeded);
+    let id = t.start("search", SpanInfo::default(), 0, 0).unwrap();
+    let e = t.end_with(id, Outcome::Success, SpanEnd { output: Some(over), ..SpanEnd::default() }, 1).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::LimitExceeded);
+    // excerpt_bytes 0 keeps none; caps are named and checked.
+    let none = Tracer::new(TracerConfig { excerpt_bytes: 0, ..TracerConfig::default() }).unwrap();
+    let id =
+        ended(&none, "s", Some("abc"), Outcome::Success, SpanEnd { output: Some("x".into()), ..SpanEnd::default() }, 0);
+    let r = none.span(id).unwrap();
+    assert_eq!((r.input_excerpt, r.output_excerpt, r.input_hash.is_some()), (None, None, true));
+    let small = Tracer::new(TracerConfig { excerpt_bytes: 5, ..TracerConfig::default() }).unwrap();
+    let id = ended(&small, "s", Some("abcdefgh"), Outcome::Success, SpanEnd::default(), 0);
+    assert_eq!(small.span(id).unwrap().input_excerpt.as_deref(), Some("ab…"));
+    let over_cap = TracerConfig { excerpt_bytes: MAX_SPAN_EXCERPT_BYTES + 1, ..TracerConfig::default() };
+    assert_eq!(Tracer::new(over_cap).unwrap_err().kind(), ErrorKind::LimitExceeded);
+    let too_much = TracerConfig { ring_size: MAX_TRACE_RING, excerpt_bytes: 1024, ..TracerConfig::default() };
+    assert_eq!(Tracer::new(too_much).unwrap_err().kind(), ErrorKind::LimitExceeded);
+    assert!(Tracer::new(TracerConfig { ring_size: MAX_TRACE_RING, ..TracerConfig::default() }).is_ok());
+    // Unknown config fields stay refused.
+    assert_eq!(Tracer::from_json(r#"{"excerpt":1}"#).unwrap_err().kind(), ErrorKind::InvalidJson);
+}
+
+#[test]
+fn a_finished_span_is_found_by_id_while_in_the_ring() {
+    let t = tracer(2);
+    let open = t.start("a", SpanInfo::default(), 0, 0).unwrap();
+    assert_eq!(t.span(open), None, "open spans have no record yet");
+    let a = ended(&t, "a", None, Outcome::Success, SpanEnd::default(), 0);
+    assert_eq!(t.span(a).unwrap().span_id, a);
+    // Repeats fold: the first and the last id find the record; one between does not.
+    let first = ended(&t, "r", Some("same"), Outcome::Failed, SpanEnd::default(), 10);
+    let middle = ended(&t, "r", Some("same"), Outcome::Failed, SpanEnd::default(), 20);
+    let last = ended(&t, "r", Some("same"), Outcome::Failed, SpanEnd::default(), 30);
+    let r = t.span(last).unwrap();
+    assert_eq!((r.span_id, r.last_span_id, r.count), (first, last, 3));
+    assert_eq!(t.span(first), Some(r));
+    assert_eq!(t.span(middle), None);
+    // Evicted: the ring holds 2 records; a third pushes `a` out.
+    assert!(t.span(a).is_some());
+    let b = ended(&t, "b", None, Outcome::Success, SpanEnd::default(), 40);
+    assert_eq!((t.span(a), t.span(b).map(|r| r.span_id)), (None, Some(b)));
+    assert_eq!(t.span(0), None);
+    assert_eq!(t.span(u64::MAX), None);
+    // The index stays at most 2 entries per record however many spans end.
+    for i in 0..1000 {
+        ended(&t, "b", Some(&i.to_string()), Outcome::Success, SpanEnd::default(), 100 + i);
+    }
+    assert!(t.state.lock().by_id.len() <= 4);
+    // collapse: false gives every span its record.
+    let every = Tracer::new(TracerConfig { collapse: false, ..TracerConfig::default() }).unwrap();
+    let ids: Vec<u64> =
+        (0..3).map(|i| ended(&every, "r", Some("same"), Outcome::Failed, SpanEnd::default(), i)).collect();
+    assert!(ids.iter().all(|&id| every.span(id).map(|r| r.span_id) == Some(id)));
+}
+
+#[test]
+fn every_failure_is_counted_by_category() {
+    let t = tracer(16);
+    let fail = |e: &str| SpanEnd { error: Some(e.into()), ..SpanEnd::default() };
+    ended(&t, "db", None, Outcome::Failed, fail("redis.exceptions.ResponseError: WRONGTYPE"), 0);
+    ended(&t, "db", None, Outcome::Failed, fail("KeyError: 'path'"), 10);
+    ended(&t, "db", None, Outcome::Failed, SpanEnd::default(), 20);
+    ended(&t, "db", None, Outcome::Failed, fail("Rate limit exceeded"), 30);
+    ended(&t, "db", None, Outcome::Timeout, SpanEnd::default(), 40);
+    ended(&t, "db", None, Outcome::Cancelled, SpanEnd::default(), 50);
+    ended(&t, "db", None, Outcome::Success, SpanEnd::default(), 60);
+    // The host's own category wins.
+    ended(&t, "db", None, Outcome::Failed, SpanEnd { error_category: Some("quota".into()), ..fail("KeyError") }, 70);
+    let x = t.export(100);
+    let counts: Vec<(&str, u64)> = x.error_categories.iter().map(|(k, v)| (k.as_str(), *v)).collect();
+    assert_eq!(counts, [("quota", 1), ("rate_limited", 1), ("state", 1), ("timeout", 1), ("tool_failed", 2)]);
+    assert_eq!(x.tools[0].error_categories, x.error_categories);
+    assert_eq!(x.recent[0].error_category.as_deref(), Some("state"));
+    assert_eq!(x.recent[5].error_category, None, "cancelled is not an error");
+}

@@ -27,8 +27,9 @@ pub const MAX_METADATA_VALUE_BYTES: usize = 256;
 /// Distinct error categories counted per tool.
 pub const MAX_ERROR_CATEGORIES: usize = 64;
 
-/// The end of a span (JSON: `{"output_bytes", "error", "error_category",
-/// "input_tokens", "output_tokens", "metadata"}`, every field optional).
+/// The end of a span (JSON: `{"output_bytes", "output", "error",
+/// "error_category", "input_tokens", "output_tokens", "metadata"}`, every field
+/// optional).
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(default, deny_unknown_fields)]
@@ -37,6 +38,10 @@ pub struct SpanEnd {
     pub output_bytes: u64,
     /// Error text (kept up to 4 KiB).
     pub error: Option<String>,
+    /// The tool's result as text (JSON, or what the host has): the record
+    /// keeps its first `excerpt_bytes` (the tracer's option) as
+    /// `output_excerpt`. Up to 64 MiB accepted.
+    pub output: Option<String>,
     /// The error's category, e.g. a classification's (`rate_limited`).
     pub error_category: Option<String>,
     /// Prompt tokens the tool's model call used.
@@ -59,6 +64,11 @@ impl SpanEnd {
 
     /// Checks the caps.
     pub fn validate(&self) -> Result<()> {
+        crate::limits::check(
+            "span output",
+            self.output.as_ref().map_or(0, String::len),
+            crate::limits::MAX_JSON_BYTES,
+        )?;
         if let Some(c) = &self.error_category {
             let ok = !c.is_empty()
                 && c.len() <= 64

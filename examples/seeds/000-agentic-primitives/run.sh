@@ -54,8 +54,8 @@ check("fit: every tool call still has its result (nothing orphaned)",
       not any(c.get("action") == "synthesized_result" for c in fit["changes"]), len(fit["changes"]))
 
 want = {"rate": ("rate_limited", "retry"), "timeout": ("timeout", "retry"), "safety": ("content_filter", "fail"),
-        "validation": ("invalid_request", "fail"), "state": ("unknown", "fail"), "redis": ("network", "retry"),
-        "tool": ("unknown", "fail")}
+        "validation": ("invalid_request", "fail"), "state": ("state", "fail"), "redis": ("network", "retry"),
+        "tool": ("tool_failed", "fail")}
 for k, (cat, act) in want.items():
     c = load(f"c-{k}.json")
     check(f"classify status 0 '{k}': {cat} -> {act}", (c["category"], c["action"]) == (cat, act), (c["category"], c["action"]))
@@ -73,6 +73,10 @@ check("trace: the retried save_state (same call, same failure) is one record, co
 tools = {m["tool"]: m for m in ex["tools"]}
 check("trace: metrics count every execution", (tools["lookup_lore"]["count"], tools["save_state"]["errors"]) == (3, 2),
       (tools["lookup_lore"]["count"], tools["save_state"]["errors"]))
+check("trace: records keep an excerpt of the input (the document's input_params)",
+      [r.get("input_excerpt") for r in ex["recent"]][:1] == ['{"place":"harbor"}'], ex["recent"][0].get("input_excerpt"))
+check("trace: error counts by category (the document's error_counts): state 2, timeout 1",
+      ex["error_categories"] == {"state": 2, "timeout": 1}, ex["error_categories"])
 check("trace: the 10 s default deadline ends render_scene as timeout",
       tools["render_scene"]["timeouts"] == 1 and [r["tool_call_id"] for r in sp["interrupted_results"]] == ["call_e"],
       sp["interrupted_results"])
@@ -85,5 +89,50 @@ check("metrics: execution_count 100, min 1 ms, max 100 ms", (m["count"], dur["mi
       (m["count"], dur["min"], dur["max"]))
 check("metrics: avg 50.5 ms", abs(dur["mean"] - 50500) < 1, dur["mean"])
 check(f"metrics: p95 within 6.25% of the document's {doc_p95} us", abs(dur["p95"] - doc_p95) <= 0.0625 * doc_p95, dur["p95"])
+checks.done()
+PY
+
+# The same through the Python binding, in the document's own shape:
+# start_execution(tool, input_params) / end_execution(id, status,
+# output_result, error), a trace looked up by id, error_counts, and the
+# classifier's state / tool categories.
+"$TURNFIT_PYTHON" - <<'PY'
+import sys
+sys.path.insert(0, "..")
+import turnfit
+from checks import Checks
+checks = Checks("000-agentic-primitives (python)", ".")
+check = checks.check
+
+t = turnfit.Tracer()
+ids = []
+for i, place in enumerate(["harbor", "lamp room"]):
+    sid = t.start("lookup_lore", {"agent_id": "narrative"}, input={"place": place}, now_us=i * 1000)
+    t.end_with(sid, "success", output={"lore": place.upper() * 200}, now_us=i * 1000 + 400)
+    ids.append(sid)
+sid = t.start("save_state", {"agent_id": "narrative"}, input={"key": "s1"}, now_us=5000)
+t.end(sid, "failed", 0, "redis.exceptions.ResponseError: WRONGTYPE Operation against a key", 5200)
+tool = t.start("lookup_lore", input={"place": None}, now_us=6000)
+t.end(tool, "failed", 0, "KeyError: 'place'", 6100)
+r = t.span(ids[1])
+check("python: a finished trace by its id keeps input_params", r["input_excerpt"] == '{"place":"lamp room"}', r["input_excerpt"])
+check("python: output_result kept as a bounded excerpt (512 bytes)",
+      len(r["output_excerpt"].encode()) <= 512 and r["output_excerpt"].startswith('{"lore":"LAMP ROOM'), len(r["output_excerpt"]))
+check("python: the error is kept with its category", (t.span(sid)["error"][:5], t.span(sid)["error_category"]) == ("redis", "state"),
+      t.span(sid)["error_category"])
+check("python: error_counts by category", t.error_counts() == {"state": 1, "tool_failed": 1}, t.error_counts())
+check("python: an unknown id is None", t.span(10_000) is None, t.span(10_000))
+# The document's test_context_window_creation: an empty window holds 0
+# tokens. turnfit's prompt_tokens is what the provider bills for the request,
+# 3 tokens of reply priming even with no message; the messages alone are
+# system + tools + history, 0 here.
+w = turnfit.ContextWindow("gpt-4", context_window=1000, reserved_output=0)
+p = w.preflight()
+check("python: an empty window: system + tools + history 0, reply priming 3 reported apart",
+      (p["system"] + p["tools"] + p["history"], p["reply_priming"], p["prompt_tokens"], w.message_tokens) == (0, 3, 3, []),
+      (p["history"], p["reply_priming"], p["prompt_tokens"]))
+for text, cat in [("state store unavailable", "state"), ("tool lookup_lore raised KeyError: 'place'", "tool_failed")]:
+    c = turnfit.classify("other", 0, text)
+    check(f"python: classify '{text}' -> {cat} -> fail", (c["category"], c["action"]) == (cat, "fail"), (c["category"], c["action"]))
 checks.done()
 PY

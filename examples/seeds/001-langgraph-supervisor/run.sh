@@ -124,3 +124,34 @@ check("MAX_TOOL_OUTPUT_SIZE=50000 (larger models): the same output is kept whole
       load("prs-50k.json")["messages"] == prs_in and load("cap50k.json")["changes"] == [], len(load("cap50k.json")["changes"]))
 checks.done()
 PY
+
+# Through the Python binding: the document's 80% check counts the prompt
+# against the whole window; turnfit's default also reserves the reply (the
+# model's maximum output, at most a quarter of the window), so a prompt the
+# document calls 60% full already reads should_compact. reserved_output=0 is
+# the document's check (docs/formats.md, "Window budget").
+"$TURNFIT_PYTHON" - <<'PY'
+import json, sys
+sys.path.insert(0, "..")
+import turnfit
+from checks import Checks
+checks = Checks("001-langgraph-supervisor (python)", ".")
+check = checks.check
+
+msgs = json.load(open("conversation.json"))["messages"]
+def window(n, **budget):
+    w = turnfit.ContextWindow("gpt-4o", context_window=14000, **budget)
+    w.load_json(json.dumps(msgs[:n]))
+    return w.preflight()
+n = max(k for k in range(2, len(msgs) + 1) if window(k, reserved_output=0)["prompt_tokens"] <= 0.62 * 14000)
+doc, ours = window(n, reserved_output=0), window(n)
+check("python: a prompt the document calls ~60% full", 0.5 <= doc["prompt_tokens"] / 14000 <= 0.62, doc["prompt_tokens"])
+check("python: with the default reserve (a quarter of 14,000) it reads should_compact",
+      (ours["reserved_output"], ours["verdict"]) == (3500, "should_compact"), (ours["reserved_output"], ours["verdict"]))
+check("python: reserved_output=0 is the document's check: fits at 60%, utilization = prompt / window",
+      doc["verdict"] == "fits" and abs(doc["utilization"] - doc["prompt_tokens"] / 14000) < 1e-9, (doc["verdict"], doc["utilization"]))
+full = window(len(msgs), reserved_output=0)
+check("python: the whole conversation (85%) is past the document's 80% -> should_compact",
+      full["verdict"] == "should_compact" and full["prompt_tokens"] > 0.8 * 14000, (full["verdict"], full["prompt_tokens"]))
+checks.done()
+PY

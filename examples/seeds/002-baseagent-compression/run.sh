@@ -85,3 +85,32 @@ check("no room for a summary: fails (exit 2) naming the smallest summary, instea
       status == "2" and "the smallest summary takes" in err, (status, err[:80]))
 checks.done()
 PY
+
+# Selective tools through the Python binding: the document's
+# get_allowed_tools() returns names in its order, or None for every tool.
+"$TURNFIT_PYTHON" - <<'PY'
+import sys
+sys.path.insert(0, "..")
+import turnfit
+from checks import Checks
+checks = Checks("002-baseagent-compression (python)", ".")
+check = checks.check
+
+def tool(name):
+    return {"type": "function", "function": {"name": name, "description": name, "parameters": {"type": "object"}}}
+tools = [tool(n) for n in ("read_file", "write_file", "bash", "grep", "web_search")]
+allowed = {"explore": ["grep", "read_file"], "general": None}
+names = lambda sel: [t["function"]["name"] for t in sel]
+req = {"tools": tools, "allowlists": allowed}
+check("python: allowed_tools None means every tool", names(turnfit.toolset_select(req, "general")) == [
+      "read_file", "write_file", "bash", "grep", "web_search"], names(turnfit.toolset_select(req, "general")))
+check("python: by default the registry's order (shared prompt-cache prefix)",
+      names(turnfit.toolset_select(req, "explore")) == ["read_file", "grep"], names(turnfit.toolset_select(req, "explore")))
+req["order"] = "allowlist"
+check("python: order='allowlist' keeps the document's order",
+      names(turnfit.toolset_select(req, "explore")) == ["grep", "read_file"], names(turnfit.toolset_select(req, "explore")))
+r = turnfit.toolset_report(req)
+check("python: the report costs each agent's set", {a["agent"]: a["tools"] for a in r["agents"]} == {
+      "explore": ["grep", "read_file"], "general": ["read_file", "write_file", "bash", "grep", "web_search"]}, r["agents"])
+checks.done()
+PY

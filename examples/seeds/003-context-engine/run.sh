@@ -71,4 +71,33 @@ check("## execution_state\nworkflow_id: wf-nightly-export\nrecursion_depth: 1\nc
       "objects render as key: value lines, nested indented")
 check("## relevant_memory\n- when: 2026-10-02\n  fact: the export query joins invoices and payments" in t,
       "lists render as bullets")
+
+# Optional keys (the design's table) and sections no template names: the
+# CLI's result lists them instead of passing them silently.
+r = run(req(template="analysis", depth="minimal"))
+check(r["unnamed_sections"] == ["problem_statement", "objective", "constraints", "assumptions", "user_context", "available_tools"],
+      "analysis (query + relevant_memory, execution_state) reports the sections it does not name")
+check("unnamed_sections" not in run(req(template="general")), "general takes all available context")
+PY
+
+# The same through the Python binding.
+"$TURNFIT_PYTHON" - <<'PY'
+import json, sys
+sys.path.insert(0, "..")
+import turnfit
+from checks import Checks
+checks = Checks("003-context-engine (python)", ".")
+check = checks.check
+state = json.load(open("state.json"))
+tok = turnfit.Tokenizer.for_model("gpt-4o")
+r = turnfit.assemble(tok, {**state, "template": "conversation", "depth": "standard"})
+check("python: conversation names query, conversation_history, user_context, recent_events; the rest is reported",
+      r["unnamed_sections"] == ["problem_statement", "objective", "constraints", "assumptions", "relevant_memory",
+                                "available_tools", "execution_state"], r.get("unnamed_sections"))
+mine = {"name": "incident", "required": ["query"], "optional": ["execution_state"]}
+r = turnfit.assemble(tok, {"budget": 500, "templates": [mine], "template": "incident",
+                           "context": {"query": "why?", "execution_state": {"depth": 1}, "extra": "x"}})
+check("python: a host template with optional keys: only 'extra' is unnamed", r["unnamed_sections"] == ["extra"],
+      r.get("unnamed_sections"))
+checks.done()
 PY

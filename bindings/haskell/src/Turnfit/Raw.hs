@@ -521,6 +521,10 @@ foreign import ccall safe "turnfit_tracer_expire"
 foreign import ccall safe "turnfit_tracer_export"
   cTracerExport :: Ptr TurnfitTracer -> Word64 -> Ptr TurnfitString -> Ptr (Ptr TurnfitError) -> IO Word32
 
+-- | @turnfit_status turnfit_tracer_span(const struct turnfit_tracer * tracer, uint64_t span_id, struct turnfit_string * out_json, struct turnfit_error ** err)@
+foreign import ccall safe "turnfit_tracer_span"
+  cTracerSpan :: Ptr TurnfitTracer -> Word64 -> Ptr TurnfitString -> Ptr (Ptr TurnfitError) -> IO Word32
+
 -- | @turnfit_status turnfit_turn_start(const struct turnfit_registry * registry, const char * conversation_json, size_t conversation_json_len, const char * options_json, size_t options_json_len, struct turnfit_turn ** out_turn, struct turnfit_error ** err)@
 foreign import ccall safe "turnfit_turn_start"
   cTurnStart :: Ptr TurnfitRegistry -> CString -> CSize -> CString -> CSize -> Ptr (Ptr TurnfitTurn) -> Ptr (Ptr TurnfitError) -> IO Word32

@@ -544,7 +544,16 @@ class Tracer:
         info: Optional[Mapping[str, Any]] = None,
         input_bytes: int = 0,
         now_us: Optional[int] = None,
+        *,
+        input: Any = None,
     ) -> int:
+        """Starts a span. ``input`` is the call's arguments: a ``str``, or any
+        JSON value (a dict of input parameters) sent as compact JSON; the
+        record keeps its first ``excerpt_bytes`` (a tracer option, default
+        512) and a fingerprint that recognises repeats."""
+        if input is not None:
+            info = dict(info or {})
+            info["input"] = _span_text("input", input)
         return self._t.start(tool, _opt(info), input_bytes, now_us)
 
     def end(
@@ -569,12 +578,16 @@ class Tracer:
         output_tokens: Optional[int] = None,
         metadata: Optional[Mapping[str, Any]] = None,
         now_us: Optional[int] = None,
+        output: Any = None,
     ) -> None:
         """``end`` with token usage, an error category (1-64 bytes of
         ``[a-z0-9_]``) and up to 16 scalar metadata values, summed per tool in
-        ``metrics()``; over a cap is an error, never cut silently."""
+        ``metrics()``; over a cap is an error, never cut silently. ``output``
+        is the tool's result (a ``str`` or any JSON value); the record keeps
+        its first ``excerpt_bytes``."""
         end: Dict[str, Any] = {"output_bytes": output_bytes}
         for key, value in (
+            ("output", None if output is None else _span_text("output", output)),
             ("error", error),
             ("error_category", error_category),
             ("input_tokens", input_tokens),
@@ -597,8 +610,36 @@ class Tracer:
     def recent(self) -> List[Dict[str, Any]]:
         return _json.loads(self._t.recent())
 
+    def span(self, span_id: int) -> Optional[Dict[str, Any]]:
+        """The record of finished span ``span_id`` while it is in the ring
+        (with ``input_excerpt``, ``output_excerpt``, ``error``), or ``None``:
+        still open, pushed out of the ring, or a repeat folded between the
+        first and the last span of a record."""
+        found: Optional[Dict[str, Any]] = _json.loads(self._t.span(span_id))
+        return found
+
+    def error_counts(self) -> Dict[str, int]:
+        """Failed and timed-out spans by error category, over every tool: the
+        host's category, else the tracer's (``tool_failed``, ``state``,
+        ``timeout``, ...)."""
+        counts: Dict[str, int] = _json.loads(self._t.export(0))["error_categories"]
+        return counts
+
     def export(self, now_us: Optional[int] = None) -> Dict[str, Any]:
         return _json.loads(self._t.export(now_us))
+
+
+def _span_text(what: str, value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    if isinstance(value, (bytes, bytearray)):
+        return bytes(value).decode("utf-8", "replace")
+    try:
+        return _dumps(value)
+    except RecursionError:
+        raise InvalidArgumentError(f"span {what} is nested too deeply to send as JSON; pass a str") from None
+    except (TypeError, ValueError) as e:
+        raise InvalidArgumentError(f"span {what} is not JSON: {e}; pass a str") from None
 
 
 def toolset_report(request: Mapping[str, Any]) -> Dict[str, Any]:

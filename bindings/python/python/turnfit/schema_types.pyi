@@ -38,6 +38,7 @@ AssembleResult = TypedDict(
         "budget": int,
         "template": str,
         "sections": List[SectionReport],
+        "unnamed_sections": NotRequired[List[str]],
     },
 )
 
@@ -595,6 +596,7 @@ Template = TypedDict(
         "name": str,
         "required": NotRequired[List[str]],
         "order": NotRequired[List[str]],
+        "optional": NotRequired[List[str]],
     },
 )
 

@@ -191,13 +191,18 @@ extension TurnfitTypes {
         public var template: String
         /// Every section, in rendering order, with what happened to it.
         public var sections: [SectionReport]
+        /// Sections given that the chosen template does not name (see
+        /// [`Template::optional`]), in the order given: rendered all the same,
+        /// reported so a misspelt or unexpected key is not silent.
+        public var unnamedSections: [String]?
 
-        public init(text: String, tokens: UInt64, budget: UInt64, template: String, sections: [SectionReport]) {
+        public init(text: String, tokens: UInt64, budget: UInt64, template: String, sections: [SectionReport], unnamedSections: [String]? = nil) {
             self.text = text
             self.tokens = tokens
             self.budget = budget
             self.template = template
             self.sections = sections
+            self.unnamedSections = unnamedSections
         }
 
         enum CodingKeys: String, CodingKey {
@@ -206,6 +211,7 @@ extension TurnfitTypes {
             case budget
             case template
             case sections
+            case unnamedSections = "unnamed_sections"
         }
     }
 
@@ -526,6 +532,14 @@ extension TurnfitTypes {
         case network
         /// The model produced a tool call the provider could not parse.
         case toolError = "tool_error"
+        /// A tool the agent called failed while executing (status 0: a
+        /// `ToolException`, "tool execution failed"; or a tracer span that ended
+        /// `failed` for no reason the other categories recognise). Not
+        /// [`Category::ToolError`], where the provider could not read the call.
+        case toolFailed = "tool_failed"
+        /// The agent's state store failed (status 0: Redis, a checkpointer, "state
+        /// store unavailable"): retrying the same step meets the same store.
+        case state
         /// Nothing recognizable.
         case unknown
     }
@@ -2819,13 +2833,18 @@ extension TurnfitTypes {
         }
     }
 
-    /// The end of a span (JSON: `{"output_bytes", "error", "error_category",
-    /// "input_tokens", "output_tokens", "metadata"}`, every field optional).
+    /// The end of a span (JSON: `{"output_bytes", "output", "error",
+    /// "error_category", "input_tokens", "output_tokens", "metadata"}`, every field
+    /// optional).
     public struct SpanEnd: Codable, Equatable, Sendable {
         /// Size of the result, bytes.
         public var outputBytes: UInt64?
         /// Error text (kept up to 4 KiB).
         public var error: String?
+        /// The tool's result as text (JSON, or what the host has): the record
+        /// keeps its first `excerpt_bytes` (the tracer's option) as
+        /// `output_excerpt`. Up to 64 MiB accepted.
+        public var output: String?
         /// The error's category, e.g. a classification's (`rate_limited`).
         public var errorCategory: String?
         /// Prompt tokens the tool's model call used.
@@ -2835,9 +2854,10 @@ extension TurnfitTypes {
         /// Small key/value facts about the call (see the module's caps).
         public var metadata: JSONValue?
 
-        public init(outputBytes: UInt64? = nil, error: String? = nil, errorCategory: String? = nil, inputTokens: UInt64? = nil, outputTokens: UInt64? = nil, metadata: JSONValue? = nil) {
+        public init(outputBytes: UInt64? = nil, error: String? = nil, output: String? = nil, errorCategory: String? = nil, inputTokens: UInt64? = nil, outputTokens: UInt64? = nil, metadata: JSONValue? = nil) {
             self.outputBytes = outputBytes
             self.error = error
+            self.output = output
             self.errorCategory = errorCategory
             self.inputTokens = inputTokens
             self.outputTokens = outputTokens
@@ -2847,6 +2867,7 @@ extension TurnfitTypes {
         enum CodingKeys: String, CodingKey {
             case outputBytes = "output_bytes"
             case error
+            case output
             case errorCategory = "error_category"
             case inputTokens = "input_tokens"
             case outputTokens = "output_tokens"
@@ -2864,8 +2885,9 @@ extension TurnfitTypes {
         public var toolCallId: String?
         /// This span's deadline, overriding the tool's.
         public var timeoutMs: UInt64?
-        /// The call's input (its arguments, as the host has them): only a 64-bit
-        /// fingerprint is kept, to recognise repeats of the same input.
+        /// The call's input (its arguments, as the host has them, up to 64 MiB):
+        /// a 64-bit fingerprint recognises repeats of the same input, and the
+        /// first `excerpt_bytes` are kept as the record's `input_excerpt`.
         public var input: String?
 
         public init(agentId: String? = nil, workflowId: String? = nil, toolCallId: String? = nil, timeoutMs: UInt64? = nil, input: String? = nil) {
@@ -2899,6 +2921,11 @@ extension TurnfitTypes {
         public var toolCallId: String?
         /// Fingerprint of the first span's `input` (FNV-1a 64, 16 hex digits), if given.
         public var inputHash: String?
+        /// The first `excerpt_bytes` of the first span's `input` (cut text ends
+        /// with `…`), if given and the tracer keeps excerpts.
+        public var inputExcerpt: String?
+        /// The first `excerpt_bytes` of the first span's `output`, likewise.
+        public var outputExcerpt: String?
         /// How it ended.
         public var outcome: Outcome
         /// Error text (cut to [`MAX_SPAN_ERROR_BYTES`]).
@@ -2915,22 +2942,28 @@ extension TurnfitTypes {
         public var inputTokens: UInt64?
         /// Completion tokens the host reported at the end, if any.
         public var outputTokens: UInt64?
-        /// The error category the host reported, if any.
+        /// The error category the host reported; for a `failed` or `timeout`
+        /// span without one, the tracer's (see the module).
         public var errorCategory: String?
         /// The first span's metadata (empty: omitted).
         public var metadata: JSONValue?
         /// Consecutive repeats folded into this record (1 = just this).
         public var count: UInt64
+        /// The id of the last span folded into this record (`span_id` when
+        /// `count` is 1).
+        public var lastSpanId: UInt64
         /// When the last of them ended, µs.
         public var lastEndedUs: UInt64
 
-        public init(spanId: UInt64, tool: String, agentId: String? = nil, workflowId: String? = nil, toolCallId: String? = nil, inputHash: String? = nil, outcome: Outcome, error: String? = nil, startedUs: UInt64, durationUs: UInt64, inputBytes: UInt64, outputBytes: UInt64, inputTokens: UInt64? = nil, outputTokens: UInt64? = nil, errorCategory: String? = nil, metadata: JSONValue? = nil, count: UInt64, lastEndedUs: UInt64) {
+        public init(spanId: UInt64, tool: String, agentId: String? = nil, workflowId: String? = nil, toolCallId: String? = nil, inputHash: String? = nil, inputExcerpt: String? = nil, outputExcerpt: String? = nil, outcome: Outcome, error: String? = nil, startedUs: UInt64, durationUs: UInt64, inputBytes: UInt64, outputBytes: UInt64, inputTokens: UInt64? = nil, outputTokens: UInt64? = nil, errorCategory: String? = nil, metadata: JSONValue? = nil, count: UInt64, lastSpanId: UInt64, lastEndedUs: UInt64) {
             self.spanId = spanId
             self.tool = tool
             self.agentId = agentId
             self.workflowId = workflowId
             self.toolCallId = toolCallId
             self.inputHash = inputHash
+            self.inputExcerpt = inputExcerpt
+            self.outputExcerpt = outputExcerpt
             self.outcome = outcome
             self.error = error
             self.startedUs = startedUs
@@ -2942,6 +2975,7 @@ extension TurnfitTypes {
             self.errorCategory = errorCategory
             self.metadata = metadata
             self.count = count
+            self.lastSpanId = lastSpanId
             self.lastEndedUs = lastEndedUs
         }
 
@@ -2952,6 +2986,8 @@ extension TurnfitTypes {
             case workflowId = "workflow_id"
             case toolCallId = "tool_call_id"
             case inputHash = "input_hash"
+            case inputExcerpt = "input_excerpt"
+            case outputExcerpt = "output_excerpt"
             case outcome
             case error
             case startedUs = "started_us"
@@ -2963,9 +2999,13 @@ extension TurnfitTypes {
             case errorCategory = "error_category"
             case metadata
             case count
+            case lastSpanId = "last_span_id"
             case lastEndedUs = "last_ended_us"
         }
     }
+
+    /// Used by: turnfit_tracer_span (a record, or null).
+    public typealias SpanRecordOrNull = SpanRecord?
 
     /// `span_repeated`: a finished span was a true repeat of the previous
     /// record and was folded into it instead of taking a ring slot.
@@ -3308,17 +3348,25 @@ extension TurnfitTypes {
         public var required: [String]?
         /// Rendering order; sections not listed follow in the order given.
         public var order: [String]?
+        /// Sections the template uses when given (document 003's optional
+        /// keys); `"*"` means any section. A section that `required`,
+        /// `optional` and `order` all leave out is still rendered and is listed
+        /// in the result's `unnamed_sections`. A template that names no section
+        /// at all takes any.
+        public var optional: [String]?
 
-        public init(name: String, required: [String]? = nil, order: [String]? = nil) {
+        public init(name: String, required: [String]? = nil, order: [String]? = nil, optional: [String]? = nil) {
             self.name = name
             self.required = required
             self.order = order
+            self.optional = optional
         }
 
         enum CodingKeys: String, CodingKey {
             case name
             case required
             case order
+            case optional
         }
     }
 
@@ -3414,6 +3462,18 @@ extension TurnfitTypes {
         }
     }
 
+    /// The order of an agent's tools.
+    public enum ToolOrder: String, Codable, Equatable, Sendable, CaseIterable {
+        /// The order the tools were registered in, whatever the allowlist's: every
+        /// agent sending a tool sends it at the same place, so agents that share
+        /// a prefix of tools share the provider's prompt cache for it.
+        case registry
+        /// The allowlist's order (document 002's): each entry's tools where the
+        /// entry stands (a `prefix*` entry's in registry order), a tool named
+        /// twice at its first place.
+        case allowlist
+    }
+
     /// Token cost of the full set and of each agent's set.
     public struct ToolsetReport: Codable, Equatable, Sendable {
         /// The model counted for.
@@ -3451,19 +3511,24 @@ extension TurnfitTypes {
         public var model: String?
         /// Tool definitions in any of the accepted shapes.
         public var tools: [JSONValue]
-        /// Agent name to tool names or `prefix*` patterns.
-        public var allowlists: [String: [String]]?
+        /// Agent name to tool names or `prefix*` patterns; `null` means every
+        /// tool (document 002's `allowed_tools = None`).
+        public var allowlists: [String: [String]?]?
+        /// The order of an agent's tools: `registry` (default) or `allowlist`.
+        public var order: ToolOrder?
 
-        public init(model: String? = nil, tools: [JSONValue], allowlists: [String: [String]]? = nil) {
+        public init(model: String? = nil, tools: [JSONValue], allowlists: [String: [String]?]? = nil, order: ToolOrder? = nil) {
             self.model = model
             self.tools = tools
             self.allowlists = allowlists
+            self.order = order
         }
 
         enum CodingKeys: String, CodingKey {
             case model
             case tools
             case allowlists
+            case order
         }
     }
 
@@ -3523,12 +3588,18 @@ extension TurnfitTypes {
         public var timeouts: [String: UInt64]?
         /// Whether true repeats fold into one ring record (default true).
         public var collapse: Bool?
+        /// Bytes of a span's `input` and of its `output` kept on its record
+        /// (0 ..= [`MAX_SPAN_EXCERPT_BYTES`]; 0 keeps none; default
+        /// [`DEFAULT_EXCERPT_BYTES`]). `ring_size` x 2 x `excerpt_bytes` may not
+        /// pass [`MAX_TRACE_EXCERPT_BYTES`].
+        public var excerptBytes: UInt64?
 
-        public init(ringSize: UInt64? = nil, defaultTimeoutMs: UInt64? = nil, timeouts: [String: UInt64]? = nil, collapse: Bool? = nil) {
+        public init(ringSize: UInt64? = nil, defaultTimeoutMs: UInt64? = nil, timeouts: [String: UInt64]? = nil, collapse: Bool? = nil, excerptBytes: UInt64? = nil) {
             self.ringSize = ringSize
             self.defaultTimeoutMs = defaultTimeoutMs
             self.timeouts = timeouts
             self.collapse = collapse
+            self.excerptBytes = excerptBytes
         }
 
         enum CodingKeys: String, CodingKey {
@@ -3536,6 +3607,7 @@ extension TurnfitTypes {
             case defaultTimeoutMs = "default_timeout_ms"
             case timeouts
             case collapse
+            case excerptBytes = "excerpt_bytes"
         }
     }
 

@@ -114,6 +114,12 @@ data class AssembleResult(
     @SerializedName("template") val template: String,
     /** Every section, in rendering order, with what happened to it. */
     @SerializedName("sections") val sections: List<SectionReport>,
+    /**
+     * Sections given that the chosen template does not name (see
+     * [`Template::optional`]), in the order given: rendered all the same,
+     * reported so a misspelt or unexpected key is not silent.
+     */
+    @SerializedName("unnamed_sections") val unnamedSections: List<String>? = null,
 )
 
 /** A retry policy. Every field is optional in JSON. */
@@ -317,6 +323,18 @@ enum class Category {
     @SerializedName("network") NETWORK,
     /** The model produced a tool call the provider could not parse. */
     @SerializedName("tool_error") TOOL_ERROR,
+    /**
+     * A tool the agent called failed while executing (status 0: a
+     * `ToolException`, "tool execution failed"; or a tracer span that ended
+     * `failed` for no reason the other categories recognise). Not
+     * [`Category::ToolError`], where the provider could not read the call.
+     */
+    @SerializedName("tool_failed") TOOL_FAILED,
+    /**
+     * The agent's state store failed (status 0: Redis, a checkpointer, "state
+     * store unavailable"): retrying the same step meets the same store.
+     */
+    @SerializedName("state") STATE,
     /** Nothing recognizable. */
     @SerializedName("unknown") UNKNOWN,
 }
@@ -1658,14 +1676,21 @@ data class SkillHeader(
 )
 
 /**
- * The end of a span (JSON: `{"output_bytes", "error", "error_category",
- * "input_tokens", "output_tokens", "metadata"}`, every field optional).
+ * The end of a span (JSON: `{"output_bytes", "output", "error",
+ * "error_category", "input_tokens", "output_tokens", "metadata"}`, every field
+ * optional).
  */
 data class SpanEnd(
     /** Size of the result, bytes. */
     @SerializedName("output_bytes") val outputBytes: Long? = null,
     /** Error text (kept up to 4 KiB). */
     @SerializedName("error") val error: String? = null,
+    /**
+     * The tool's result as text (JSON, or what the host has): the record
+     * keeps its first `excerpt_bytes` (the tracer's option) as
+     * `output_excerpt`. Up to 64 MiB accepted.
+     */
+    @SerializedName("output") val output: String? = null,
     /** The error's category, e.g. a classification's (`rate_limited`). */
     @SerializedName("error_category") val errorCategory: String? = null,
     /** Prompt tokens the tool's model call used. */
@@ -1687,8 +1712,9 @@ data class SpanInfo(
     /** This span's deadline, overriding the tool's. */
     @SerializedName("timeout_ms") val timeoutMs: Long? = null,
     /**
-     * The call's input (its arguments, as the host has them): only a 64-bit
-     * fingerprint is kept, to recognise repeats of the same input.
+     * The call's input (its arguments, as the host has them, up to 64 MiB):
+     * a 64-bit fingerprint recognises repeats of the same input, and the
+     * first `excerpt_bytes` are kept as the record's `input_excerpt`.
      */
     @SerializedName("input") val input: String? = null,
 )
@@ -1707,6 +1733,13 @@ data class SpanRecord(
     @SerializedName("tool_call_id") val toolCallId: String? = null,
     /** Fingerprint of the first span's `input` (FNV-1a 64, 16 hex digits), if given. */
     @SerializedName("input_hash") val inputHash: String? = null,
+    /**
+     * The first `excerpt_bytes` of the first span's `input` (cut text ends
+     * with `…`), if given and the tracer keeps excerpts.
+     */
+    @SerializedName("input_excerpt") val inputExcerpt: String? = null,
+    /** The first `excerpt_bytes` of the first span's `output`, likewise. */
+    @SerializedName("output_excerpt") val outputExcerpt: String? = null,
     /** How it ended. */
     @SerializedName("outcome") val outcome: Outcome,
     /** Error text (cut to [`MAX_SPAN_ERROR_BYTES`]). */
@@ -1723,15 +1756,26 @@ data class SpanRecord(
     @SerializedName("input_tokens") val inputTokens: Long? = null,
     /** Completion tokens the host reported at the end, if any. */
     @SerializedName("output_tokens") val outputTokens: Long? = null,
-    /** The error category the host reported, if any. */
+    /**
+     * The error category the host reported; for a `failed` or `timeout`
+     * span without one, the tracer's (see the module).
+     */
     @SerializedName("error_category") val errorCategory: String? = null,
     /** The first span's metadata (empty: omitted). */
     @SerializedName("metadata") val metadata: JsonElement? = null,
     /** Consecutive repeats folded into this record (1 = just this). */
     @SerializedName("count") val count: Long,
+    /**
+     * The id of the last span folded into this record (`span_id` when
+     * `count` is 1).
+     */
+    @SerializedName("last_span_id") val lastSpanId: Long,
     /** When the last of them ended, µs. */
     @SerializedName("last_ended_us") val lastEndedUs: Long,
 )
+
+/** Used by: turnfit_tracer_span (a record, or null). */
+typealias SpanRecordOrNull = SpanRecord?
 
 /**
  * `span_repeated`: a finished span was a true repeat of the previous
@@ -1978,6 +2022,14 @@ data class Template(
     @SerializedName("required") val required: List<String>? = null,
     /** Rendering order; sections not listed follow in the order given. */
     @SerializedName("order") val order: List<String>? = null,
+    /**
+     * Sections the template uses when given (document 003's optional
+     * keys); `"*"` means any section. A section that `required`,
+     * `optional` and `order` all leave out is still rendered and is listed
+     * in the result's `unnamed_sections`. A template that names no section
+     * at all takes any.
+     */
+    @SerializedName("optional") val optional: List<String>? = null,
 )
 
 /** A tokenizer's description (`turnfit_tokenizer_info`). */
@@ -2024,6 +2076,22 @@ data class ToolMetrics(
     @SerializedName("duration_us") val durationUs: Durations? = null,
 )
 
+/** The order of an agent's tools. */
+enum class ToolOrder {
+    /**
+     * The order the tools were registered in, whatever the allowlist's: every
+     * agent sending a tool sends it at the same place, so agents that share
+     * a prefix of tools share the provider's prompt cache for it.
+     */
+    @SerializedName("registry") REGISTRY,
+    /**
+     * The allowlist's order (document 002's): each entry's tools where the
+     * entry stands (a `prefix*` entry's in registry order), a tool named
+     * twice at its first place.
+     */
+    @SerializedName("allowlist") ALLOWLIST,
+}
+
 /** Token cost of the full set and of each agent's set. */
 data class ToolsetReport(
     /** The model counted for. */
@@ -2047,8 +2115,13 @@ data class ToolsetRequest(
     @SerializedName("model") val model: String? = null,
     /** Tool definitions in any of the accepted shapes. */
     @SerializedName("tools") val tools: List<JsonElement>,
-    /** Agent name to tool names or `prefix*` patterns. */
-    @SerializedName("allowlists") val allowlists: Map<String, List<String>>? = null,
+    /**
+     * Agent name to tool names or `prefix*` patterns; `null` means every
+     * tool (document 002's `allowed_tools = None`).
+     */
+    @SerializedName("allowlists") val allowlists: Map<String, List<String>?>? = null,
+    /** The order of an agent's tools: `registry` (default) or `allowlist`. */
+    @SerializedName("order") val order: ToolOrder? = null,
 )
 
 /** Everything a tracer knows, as JSON (docs/formats.md, "Trace export"). */
@@ -2083,6 +2156,13 @@ data class TracerConfig(
     @SerializedName("timeouts") val timeouts: Map<String, Long>? = null,
     /** Whether true repeats fold into one ring record (default true). */
     @SerializedName("collapse") val collapse: Boolean? = null,
+    /**
+     * Bytes of a span's `input` and of its `output` kept on its record
+     * (0 ..= [`MAX_SPAN_EXCERPT_BYTES`]; 0 keeps none; default
+     * [`DEFAULT_EXCERPT_BYTES`]). `ring_size` x 2 x `excerpt_bytes` may not
+     * pass [`MAX_TRACE_EXCERPT_BYTES`].
+     */
+    @SerializedName("excerpt_bytes") val excerptBytes: Long? = null,
 )
 
 /**
