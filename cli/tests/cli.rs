@@ -460,7 +460,7 @@ fn responses_input_is_detected_forced_and_repaired_in_its_own_shape() {
     assert!(stderr(&o).contains("-: conversation input[0]: function_call has no 'call_id'"), "{}", stderr(&o));
     let o = turnfit(&["preflight", "-", "--format", "gemini-ish"], b"[]");
     assert_eq!(o.status.code(), Some(2));
-    assert!(stderr(&o).contains("use openai, anthropic, responses, gemini or bedrock"), "{}", stderr(&o));
+    assert!(stderr(&o).contains("use openai, anthropic, responses, gemini, bedrock or ai_sdk"), "{}", stderr(&o));
 }
 
 #[test]

@@ -274,11 +274,44 @@ pub fn check(data: &[u8]) {
                 if call!(turnfit_fit, Some(true), h.registry, p, n, txt(fo), fo.len(), &mut s, &mut report) {
                     take_string("turnfit_fit", report, true);
                 }
+                // The same bytes as a turn's conversation (no summarizer: the digest).
+                let mut report = EMPTY;
+                if call!(
+                    turnfit_turn_run,
+                    Some(true),
+                    h.registry,
+                    p,
+                    n,
+                    txt(fo),
+                    fo.len(),
+                    None,
+                    null_mut(),
+                    &mut s,
+                    &mut report
+                ) {
+                    take_string("turnfit_turn_run", report, true);
+                }
+                let mut t = null_mut();
+                if call!(turnfit_turn_start, none, h.registry, p, n, txt(fo), fo.len(), &mut t) {
+                    let mut report = EMPTY;
+                    if call!(turnfit_turn_finish, Some(true), t, &mut s, &mut report) {
+                        take_string("turnfit_turn_finish", report, true);
+                    }
+                    turnfit_turn_free(t);
+                }
             }
             11 => {
                 let mut report = EMPTY;
                 if call!(turnfit_fit, Some(true), h.registry, txt(c), c.len(), p, n, &mut s, &mut report) {
                     take_string("turnfit_fit", report, true);
+                }
+                // The same bytes as a window turn's options, on a loaded window.
+                assert_eq!(turnfit_window_load(h.window, txt(c), c.len(), null_mut()), turnfit_status::Ok);
+                call!(turnfit_window_turn_run, Some(true), h.registry, h.window, p, n, None, null_mut(), &mut s);
+                let mut t = null_mut();
+                if call!(turnfit_window_turn_start, none, h.registry, h.window, p, n, &mut t) {
+                    call!(turnfit_window_turn_finish, Some(true), h.window, t, &mut s);
+                    turnfit_turn_free(t);
                 }
             }
             12 => {
