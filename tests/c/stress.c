@@ -985,11 +985,17 @@ static void final_checks(worker *workers, int threads)
         if (!check(mem_contains(out.ptr, out.len, want), "tracer totals"))
             fail("  export lacks %s: %.300s", want, (const char *)out.ptr);
         for (int k = 0; k < N_TOOLS; k++) {
+            /* Every failure is counted by category: "boom", a tool's own
+               failure with no provider category, is tool_failed. */
+            char cats[64] = "";
+            if (errors[k] > 0)
+                snprintf(cats, sizeof cats, "\"tool_failed\":%ld", errors[k]);
             snprintf(want, sizeof want,
                      "{\"tool\":\"%s\",\"count\":%ld,\"successes\":%ld,\"errors\":%ld,\"timeouts\":0,\"cancelled\":0,"
                      "\"in_flight\":0,\"input_bytes\":%ld,\"output_bytes\":%ld,\"input_tokens\":0,\"output_tokens\":0,"
-                     "\"error_categories\":{},\"duration_us\":{\"min\":%d,\"max\":%d,",
-                     kTools[k], count[k], count[k] - errors[k], errors[k], in[k], outb[k], 100 * (k + 1), 100 * (k + 1));
+                     "\"error_categories\":{%s},\"duration_us\":{\"min\":%d,\"max\":%d,",
+                     kTools[k], count[k], count[k] - errors[k], errors[k], in[k], outb[k], cats, 100 * (k + 1),
+                     100 * (k + 1));
             if (!check(mem_contains(out.ptr, out.len, want), "tracer per-tool totals"))
                 fail("  export lacks %s", want);
         }

@@ -767,7 +767,7 @@ spec = do
       c <- classifyErrorTyped "other" 0 (Just "Found AIMessages with tool_calls that do not have a corresponding ToolMessage. Here are the first few of those tool calls: [{'name': 'x', 'args': {}, 'id': 'call_7', 'type': 'tool_call'}]") Nothing
       (clsCategory c, clsAction c, clsToolCallIds c) `shouldBe` ("invalid_tool_history", "repair_history", ["call_7"])
       u <- classifyErrorTyped "other" 0 (Just "state store unavailable") Nothing
-      (clsCategory u, clsRetryable u, clsRetryAfterMs u) `shouldBe` ("unknown", False, Nothing)
+      (clsCategory u, clsRetryable u, clsRetryAfterMs u) `shouldBe` ("state", False, Nothing)
       (decodeTyped "preflight" (object []) :: IO Preflight) `shouldThrow` (\e -> status e == statusInvalidJson)
       (decodeTyped "classification" (String "x") :: IO Classification) `shouldThrow` (\e -> status e == statusInvalidJson)
     it "renders typed fit options to the options JSON, leaving unset fields to the library" $ do
