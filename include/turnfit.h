@@ -2277,8 +2277,9 @@ turnfit_status turnfit_window_turn_finish(struct turnfit_window *window,
  * request (the window unlocked meanwhile), then
  * `turnfit_window_turn_finish`; `*out_report` is the turn report.
  * `summarize` may be NULL: a span to summarize is then summarized by the
- * digest and the report says so. Errors: as the two functions.
- * Thread-safe.
+ * digest and the report says so. Errors: `DOES_NOT_FIT`, `INVALID_JSON`,
+ * `UNKNOWN_MODEL`, `INVALID_ARGUMENT` (as `turnfit_window_turn_finish`
+ * too), `LIMIT_EXCEEDED`, `INVALID_UTF8`, `NULL_ARGUMENT`. Thread-safe.
  *
  * JSON: `options_json` `schemas/fit-options.json`; report `schemas/turn-report.json`.
  *
