@@ -37,7 +37,9 @@ function toJson(v) {
 // A ToolSet ({name: tool({description, inputSchema})}) or a provider
 // call's tools ([{type: 'function', name, description, inputSchema}]) as
 // the core reads them. A schema that is not JSON Schema (zod) is converted
-// with ai's own `asSchema` when ai is installed, else counted as empty.
+// with ai's own `asSchema` when ai is installed. One that cannot be
+// converted is a TypeError naming the tool: counted as empty, it would make
+// the budget low by its size.
 function toolsJson(tools) {
   if (!tools) return undefined
   if (Array.isArray(tools)) return tools.filter((t) => t && t.type === 'function').map(toJson)
@@ -53,8 +55,11 @@ function toolsJson(tools) {
     else if (schema && typeof schema === 'object' && asSchema && !('type' in schema || 'properties' in schema)) {
       try {
         schema = asSchema(schema).jsonSchema
-      } catch {
-        schema = {}
+      } catch (e) {
+        throw new TypeError(
+          `tool ${JSON.stringify(name)}: its inputSchema cannot be converted to JSON Schema, so it cannot be ` +
+            `counted (${e instanceof Error ? e.message : String(e)}); pass a JSON Schema (jsonSchema(...))`,
+        )
       }
     }
     const out = { type: 'function', name, inputSchema: toJson(schema) }

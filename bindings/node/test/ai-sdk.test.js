@@ -248,6 +248,13 @@ test('messages the turn did not change come back as the same objects, equal to t
   assert.ok(same < history.length)
 })
 
+test('a tool whose schema cannot be converted is a TypeError naming it, never counted as empty', async () => {
+  // A Standard Schema library without JSON Schema support: ai's asSchema throws.
+  const tools = { lookup: { description: 'd', inputSchema: { '~standard': { vendor: 'x', validate() {} } } } }
+  await assert.rejects(aisdk.fitMessages([{ role: 'user', content: 'hi' }], options({ tools })),
+    (e) => e instanceof TypeError && /tool "lookup": its inputSchema cannot be converted/.test(e.message))
+})
+
 test('bad input: a TypeError for missing maxTokens, a TurnfitError for a malformed message', async () => {
   assert.throws(() => aisdk.prepareStep({}), TypeError)
   await assert.rejects(aisdk.fitMessages([{ role: 'tool', content: 'x' }], options()), (e) => e instanceof ck.TurnfitError && /must be an array of parts/.test(e.message))
