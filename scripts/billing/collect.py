@@ -15,6 +15,8 @@ split puts all of its records on that side (tuning or hold-out) instead of
 splitting by the hash of the source path.
 
 Each record: {id, provider, model, shape, holdout, request, usage, source}.
+`--set responses` collects OpenAI Responses API requests instead (records
+carry `"api": "responses"`; billed is `usage.input_tokens`).
 Only requests the provider answered with 200 and whose usage is recorded are
 kept. Identical (request, usage) pairs are kept once. Bodies over the size
 cap are dropped, except that base64 image/document data longer than 8 KiB is
@@ -46,11 +48,26 @@ PACKAGES = {
                                                        "opentelemetry-instrumentation-langchain==0.62.4", "Apache-2.0", True),
     "opentelemetry_instrumentation_llamaindex-0.62.4": ("traceloop/openllmetry", "packages/opentelemetry-instrumentation-llamaindex/",
                                                         "opentelemetry-instrumentation-llamaindex==0.62.4", "Apache-2.0", True),
+    # Set "responses" (issue 36): OpenAI Responses API requests. pydantic-ai
+    # is read from a checkout of the commit named here (`git archive`-like:
+    # the directory holds the repository's tests/ at that commit); the
+    # hold-out is a third of the cassettes by hash, as in the first set.
+    "pydantic-ai-4fda38988f2939fa6ea9cdefcf120693e10ef491": ("pydantic/pydantic-ai", "",
+                                                             "pydantic-ai@4fda38988f2939fa6ea9cdefcf120693e10ef491", "MIT"),
 }
+
+# Responses API collection (`--set responses`): requests to
+# https://api.openai.com/v1/responses (or, in cassettes whose URIs are
+# redacted, a body with `input` answered by a `response` object), without
+# server-side state: a request naming `previous_response_id`, a
+# `conversation` or `background` is skipped (its billed input holds items
+# the body does not). Requests sent to the ChatGPT Codex backend (a
+# `chatgpt-account-id` header) are skipped: not the public API.
+RESPONSES = False
 
 # Models the harness can count (OpenAI's own, or Anthropic's); recordings of
 # other models sent through an OpenAI-compatible endpoint are skipped.
-KNOWN_MODEL = re.compile(r"^(gpt-|o[134]|chatgpt-|claude-(3|haiku|sonnet|opus))")
+KNOWN_MODEL = re.compile(r"^(gpt-[345]|o[134]|chatgpt-|claude-(3|haiku|sonnet|opus))")
 
 
 def load(path):
@@ -72,6 +89,28 @@ def body_text(b):
             except Exception:
                 return None
     return b
+
+
+def request_body(rq):
+    if isinstance(rq.get("parsed_body"), (dict, list)):
+        return rq["parsed_body"]
+    try:
+        return json.loads(body_text(rq.get("body")) or "")
+    except ValueError:
+        return None
+
+
+def response_text(rs):
+    if isinstance(rs.get("parsed_body"), (dict, list)):
+        return json.dumps(rs["parsed_body"])
+    return body_text(rs.get("body"))
+
+
+def header(r, name):
+    for k, v in (r.get("headers") or {}).items():
+        if k.lower() == name:
+            return v
+    return None
 
 
 def pairs(doc):
@@ -102,6 +141,8 @@ def usage_from(text, provider):
             j = json.loads(t)
         except ValueError:
             return None
+        if RESPONSES:
+            return j.get("usage") if j.get("object") == "response" else None
         return j.get("usage")
     # SSE
     found = {}
@@ -124,6 +165,9 @@ def usage_from(text, provider):
                 for k, v in u.items():
                     if v is not None and (k == "output_tokens" or k not in found or not found[k]):
                         found[k] = v
+        elif RESPONSES:
+            if j.get("type") == "response.completed" and isinstance(j.get("response"), dict):
+                found = j["response"].get("usage") or {}
         elif j.get("usage"):
             found = j["usage"]
     return found or None
@@ -133,7 +177,7 @@ def billed(provider, u):
     if not isinstance(u, dict):
         return None
     if provider == "openai":
-        return u.get("prompt_tokens")
+        return u.get("input_tokens") if RESPONSES else u.get("prompt_tokens")
     if u.get("input_tokens") is None:
         return None
     return u["input_tokens"] + (u.get("cache_creation_input_tokens") or 0) + (u.get("cache_read_input_tokens") or 0)
@@ -150,7 +194,39 @@ def truncate_b64(v, flags):
     return v
 
 
+# Responses tool types that run on OpenAI's side (their results and hidden
+# prompts are billed as input but are not in the body).
+CLIENT_TOOL_TYPES = ("function", "custom")
+
+
+def responses_shape(req):
+    items = req.get("input") if isinstance(req.get("input"), list) else []
+    blob = json.dumps(items)
+    tools = req.get("tools") or []
+    kinds = {i.get("type") for i in items if isinstance(i, dict)}
+    if '"input_image"' in blob or "image_generation_call" in kinds:
+        return "images"
+    if '"input_file"' in blob:
+        return "documents"
+    server = any(isinstance(t, dict) and t.get("type") not in CLIENT_TOOL_TYPES for t in tools)
+    if server or kinds & {"web_search_call", "file_search_call", "code_interpreter_call", "mcp_call",
+                          "mcp_list_tools", "mcp_approval_request", "tool_search_call", "compaction",
+                          "item_reference"}:
+        return "server_tools"
+    if ((req.get("text") or {}).get("format") or {}).get("type") == "json_schema":
+        return "structured_output"
+    if "reasoning" in kinds:
+        return "reasoning_history"
+    if kinds & {"function_call", "function_call_output", "custom_tool_call", "custom_tool_call_output"}:
+        return "tool_history"
+    if tools:
+        return "tools"
+    return "text"
+
+
 def shape(provider, req):
+    if RESPONSES:
+        return responses_shape(req)
     msgs = req.get("messages") or []
     blob = json.dumps(msgs)
     tools = req.get("tools") or []
@@ -185,9 +261,11 @@ def shape(provider, req):
 
 
 def main(args):
+    global RESPONSES
     stem = ""
     if args[:1] == ["--set"]:
         stem, args = "-" + args[1], args[2:]
+        RESPONSES = stem == "-responses"
     roots = args
     out = {"openai": {}, "anthropic": {}}
     for root in roots:
@@ -206,7 +284,16 @@ def main(args):
                     continue
                 for k, (rq, rs) in enumerate(pairs(doc)):
                     uri = rq.get("uri") or ""
-                    if uri.startswith("https://api.openai.com/v1/chat/completions"):
+                    if RESPONSES:
+                        provider = "openai"
+                        req = request_body(rq)
+                        if not isinstance(req, dict) or "input" not in req or header(rq, "chatgpt-account-id"):
+                            continue
+                        if uri != "https://api.openai.com/v1/responses" and not (uri == "**REDACTED**" and "messages" not in req):
+                            continue
+                        if req.get("previous_response_id") or req.get("conversation") or req.get("background"):
+                            continue
+                    elif uri.startswith("https://api.openai.com/v1/chat/completions"):
                         provider = "openai"
                     elif uri.startswith("https://api.anthropic.com/v1/messages") and "count_tokens" not in uri:
                         provider = "anthropic"
@@ -214,13 +301,17 @@ def main(args):
                         continue
                     if status(rs) != 200:
                         continue
-                    try:
-                        req = json.loads(body_text(rq.get("body")) or "")
-                    except ValueError:
-                        continue
-                    u = usage_from(body_text(rs.get("body")), provider)
+                    if not RESPONSES:
+                        try:
+                            req = json.loads(body_text(rq.get("body")) or "")
+                        except ValueError:
+                            continue
+                    u = usage_from(response_text(rs), provider)
                     n = billed(provider, u)
                     if not isinstance(req, dict) or n is None or not req.get("model"):
+                        continue
+                    if RESPONSES and n == 0:
+                        # A recorded usage of 0 input tokens is a test's stand-in, not a bill.
                         continue
                     if not KNOWN_MODEL.match(str(req["model"])):
                         continue
@@ -244,10 +335,13 @@ def main(args):
                         src["truncated"] = f"{len(flags)} base64 value(s) cut to {B64_KEEP} characters"
                     usage = {kk: vv for kk, vv in u.items() if kk in (
                         "prompt_tokens", "input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens",
-                        "prompt_tokens_details")}
-                    out[provider][key] = {"id": rid, "provider": provider, "model": req["model"],
-                                          "shape": shape(provider, req), "holdout": holdout,
-                                          "billed": n, "usage": usage, "request": req, "source": src}
+                        "prompt_tokens_details", "input_tokens_details")}
+                    rec = {"id": rid, "provider": provider, "model": req["model"],
+                           "shape": shape(provider, req), "holdout": holdout,
+                           "billed": n, "usage": usage, "request": req, "source": src}
+                    if RESPONSES:
+                        rec["api"] = "responses"
+                    out[provider][key] = rec
     dest = os.path.join(os.path.dirname(__file__), "..", "..", "tests", "fixtures", "billing")
     os.makedirs(dest, exist_ok=True)
     for provider, recs in out.items():

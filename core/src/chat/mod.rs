@@ -20,6 +20,8 @@ mod reader;
 mod responses;
 mod shape;
 
+pub(crate) use responses::is_reasoning as responses_reasoning;
+
 use serde_json::{Map, Value};
 
 use crate::{json, Error, ErrorKind, Result};
@@ -53,12 +55,13 @@ impl Format {
     /// Whether a count in this format can be exact, given a model whose
     /// encoding is exact. Chat Completions framing is measured against billed
     /// usage (docs/accuracy.md); Anthropic models are estimates anyway. The
-    /// Responses API bills an overhead turnfit does not model yet (about 208
-    /// tokens on gpt-4o in the one recorded pair, docs/formats.md), and Gemini
-    /// and Bedrock Converse framings are not measured for OpenAI models: a count
+    /// Responses API is measured too (issue 36, docs/accuracy.md "OpenAI
+    /// Responses API"); its shapes the recordings do not measure are
+    /// estimates per request (`Accountant::estimate_reasons`). Gemini and
+    /// Bedrock Converse framings are not measured for OpenAI models: a count
     /// in those formats is reported as an estimate, so `calibrate` applies to it.
     pub fn counts_exactly(self) -> bool {
-        matches!(self, Format::OpenAi | Format::Anthropic | Format::AiSdk)
+        matches!(self, Format::OpenAi | Format::Anthropic | Format::AiSdk | Format::Responses)
     }
 
     /// Every format's name, in the order error messages list them.

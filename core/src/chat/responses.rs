@@ -91,9 +91,47 @@ pub(super) fn parse(doc: Value) -> Result<Conversation> {
         Some(_) => return Err(bad("instructions", "must be a string or an array of items")),
     };
     let tools = super::take_tools(envelope.as_mut().and_then(|e| e.get_mut("tools")))?;
-    let messages = items.into_iter().enumerate().map(|(i, m)| message(m, i)).collect::<Result<Vec<_>>>()?;
+    let mut messages = items.into_iter().enumerate().map(|(i, m)| message(m, i)).collect::<Result<Vec<_>>>()?;
+    if envelope.as_ref().is_some_and(drops_earlier_reasoning) {
+        drop_earlier_reasoning(&mut messages);
+    }
     let tools = tools.into_iter().enumerate().map(|(i, t)| super::openai::tool(t, i)).collect::<Result<Vec<_>>>()?;
     Ok(Conversation { format: Format::Responses, system, messages, tools, envelope, raw_system })
+}
+
+/// Whether the request's model drops the reasoning of earlier turns (a
+/// `reasoning` item with a user message after it): documented by OpenAI for
+/// its reasoning models ("reasoning items from previous turns are
+/// discarded"), and measured (issue 36: a gpt-5 request replaying an
+/// earlier turn's 1,920 reasoning tokens was billed without them, as were
+/// its summary). Not when the request asks to keep them
+/// (`reasoning.context: "all_turns"`), and not for models the recordings
+/// show keeping them (gpt-5.6: billed with them) or do not show: the
+/// gpt-5 models up to gpt-5.5 and the o-series are the ones measured.
+fn drops_earlier_reasoning(envelope: &Map<String, Value>) -> bool {
+    let keeps = envelope.get("reasoning").and_then(|r| r.get("context")).and_then(Value::as_str) == Some("all_turns");
+    let model = envelope.get("model").and_then(Value::as_str).unwrap_or("").to_ascii_lowercase();
+    let model = model.rsplit('/').next().unwrap_or("");
+    let measured =
+        ["gpt-5-", "gpt-5.1", "gpt-5.2", "gpt-5.4", "gpt-5.5", "o1", "o3", "o4"].iter().any(|p| model.starts_with(p))
+            || model == "gpt-5";
+    !keeps && measured
+}
+
+/// Earlier turns' reasoning items cost nothing: their parts are cleared
+/// (the item itself is kept and written back as it was read).
+fn drop_earlier_reasoning(messages: &mut [Message]) {
+    let Some(last_user) = messages.iter().rposition(|m| m.role == Role::User) else { return };
+    for m in &mut messages[..last_user] {
+        if is_reasoning(m) {
+            m.parts.clear();
+        }
+    }
+}
+
+/// A `reasoning` item.
+pub(crate) fn is_reasoning(m: &Message) -> bool {
+    m.raw.get("type").and_then(Value::as_str) == Some("reasoning")
 }
 
 pub(super) fn message(raw: Value, i: usize) -> Result<Message> {
@@ -137,16 +175,23 @@ pub(super) fn message(raw: Value, i: usize) -> Result<Message> {
             m.parts = output(obj.get("output"), &format!("{path}.output"))?;
         }
         Some("reasoning") => {
-            for key in ["summary", "content"] {
-                if let Some(v) = obj.get(key).filter(|v| !v.is_null()) {
-                    let text = block_text(v);
-                    if !text.is_empty() {
-                        m.parts.push(Part::Thinking(text));
-                    }
+            // The `summary` is not billed: measured (issue 36; replayed
+            // summaries were counted 356-633 over on gpt-5). It is a
+            // description of the reasoning written for the client, not
+            // part of what the model is shown. What is billed is the
+            // reasoning itself: its `content` text when given, else the
+            // hidden reasoning the `encrypted_content` (or the stored item
+            // its `id` names) stands for, whose size only the provider
+            // knows: an estimate by length (`Part::RedactedThinking`).
+            if let Some(v) = obj.get("content").filter(|v| !v.is_null()) {
+                let text = block_text(v);
+                if !text.is_empty() {
+                    m.parts.push(Part::Thinking(text));
                 }
             }
-            if let Some(enc) = str_field(obj, "encrypted_content", &path)? {
-                m.parts.push(Part::RedactedThinking(enc.len()));
+            let enc = str_field(obj, "encrypted_content", &path)?;
+            if enc.is_some() || obj.get("id").is_some() {
+                m.parts.push(Part::RedactedThinking(enc.map_or(0, str::len)));
             }
         }
         Some("image_generation_call") => {

@@ -96,23 +96,27 @@ fn calibration_applies_to_estimated_models_only() {
 }
 
 #[test]
-fn responses_counts_are_estimates_and_calibrate() {
-    // The Responses API's own overhead is not modelled (docs/formats.md), so
-    // an exact model's count in that format is reported as an estimate and
-    // calibration applies to it; the same conversation in Chat form is exact.
+fn responses_counts_are_exact_unless_unmeasured_and_calibrate() {
+    // A plain Responses request is measured (issue 36, docs/accuracy.md):
+    // exact, like the same conversation in Chat form.
     let mut w = window("gpt-4o", Budget::default());
     let items = r#"{"input":[{"role":"user","content":"What is the capital of France?"}]}"#;
     w.load(Conversation::parse(items, Some(crate::chat::Format::Responses)).unwrap()).unwrap();
-    let p = w.preflight(None).unwrap();
-    assert!(!p.exact, "a Responses count is an estimate");
-    let reported = p.prompt_tokens * 3 / 2;
-    w.calibrate(reported).unwrap();
-    assert_eq!(w.preflight(None).unwrap().calibrated_prompt_tokens, reported);
-
+    assert!(w.preflight(None).unwrap().exact, "a plain Responses count is exact");
     let mut chat = window("gpt-4o", Budget::default());
     let messages = r#"[{"role":"user","content":"What is the capital of France?"}]"#;
     chat.load(Conversation::parse(messages, None).unwrap()).unwrap();
-    assert!(chat.preflight(None).unwrap().exact);
+    assert_eq!(chat.preflight(None).unwrap().prompt_tokens, w.preflight(None).unwrap().prompt_tokens);
+    // A shape the recordings do not measure (`instructions: ""`) is an
+    // estimate, and calibration applies to it.
+    let mut est = window("gpt-4o", Budget::default());
+    let items = r#"{"instructions":"","input":[{"role":"user","content":"What is the capital of France?"}]}"#;
+    est.load(Conversation::parse(items, Some(crate::chat::Format::Responses)).unwrap()).unwrap();
+    let p = est.preflight(None).unwrap();
+    assert!(!p.exact, "an unmeasured Responses shape is an estimate");
+    let reported = p.prompt_tokens * 3 / 2;
+    est.calibrate(reported).unwrap();
+    assert_eq!(est.preflight(None).unwrap().calibrated_prompt_tokens, reported);
 }
 
 /// An exact model's preflight is an estimate for a request holding a shape
