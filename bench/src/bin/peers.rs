@@ -91,10 +91,16 @@ fn median(mut v: Vec<f64>) -> f64 {
 /// count it once, for timing whole processes (`bench/whole_process.sh`).
 fn once(mut args: impl Iterator<Item = String>) {
     let (engine, encoding, input) = (args.next().unwrap(), args.next().unwrap(), args.next().unwrap());
-    let p = Peer::load(&engine, &encoding);
     let path = inputs_dir().join("big").join(format!("{input}.txt"));
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    println!("{}", p.count(&text));
+    let read = || std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    if engine == "tiktoken" {
+        // The `tiktoken` crate (4.1.2), through the criterion harness's loader.
+        let t = turnfit_bench::load(&engine, &encoding);
+        println!("{}", t.count(&read()));
+        return;
+    }
+    let p = Peer::load(&engine, &encoding);
+    println!("{}", p.count(&read()));
 }
 
 fn main() {
