@@ -231,7 +231,7 @@ impl Vocab {
     /// pieces, so it tests the first two slots of the probe run together
     /// (issue 36): on English prose without repeated lines this took
     /// o200k_base's count from about 0.087 to 0.079 s per 16 MiB (CPU time,
-    /// min of 5, three interleaved runs; 712.8M to 701.1M instructions for one
+    /// median of 5, three interleaved runs; 712.8M to 701.1M instructions for one
     /// count in a fresh process, and fewer mispredicted branches).
     #[inline(always)]
     pub(crate) fn is_token_short(&self, s: &[u8], a: usize, b: usize) -> Option<bool> {
