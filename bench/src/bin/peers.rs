@@ -87,7 +87,26 @@ fn median(mut v: Vec<f64>) -> f64 {
     v[v.len() / 2]
 }
 
+/// `peers --once ENGINE ENCODING INPUT`: load one engine, read one input and
+/// count it once, for timing whole processes (`bench/whole_process.sh`).
+fn once(mut args: impl Iterator<Item = String>) {
+    let (engine, encoding, input) = (args.next().unwrap(), args.next().unwrap(), args.next().unwrap());
+    let path = inputs_dir().join("big").join(format!("{input}.txt"));
+    let read = || std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    if engine == "tiktoken" {
+        // The `tiktoken` crate (4.1.2), through the criterion harness's loader.
+        let t = turnfit_bench::load(&engine, &encoding);
+        println!("{}", t.count(&read()));
+        return;
+    }
+    let p = Peer::load(&engine, &encoding);
+    println!("{}", p.count(&read()));
+}
+
 fn main() {
+    if std::env::args().nth(1).as_deref() == Some("--once") {
+        return once(std::env::args().skip(2));
+    }
     let mut args = std::env::args().skip(1);
     let reps: usize = args.next().map(|s| s.parse().unwrap()).unwrap_or(7);
     let mut engines: Vec<String> = args.collect();

@@ -227,10 +227,44 @@ impl Vocab {
     }
 
     /// Whether `s[a..b]` is a token, when [`Self::rank_at_short`] would
-    /// answer; it skips loading the rank.
+    /// answer; it skips loading the rank. Counting asks this of most
+    /// pieces, so it tests the first two slots of the probe run together
+    /// (issue 36): on English prose without repeated lines this took
+    /// o200k_base's count from about 0.087 to 0.079 s per 16 MiB (CPU time,
+    /// median of 5, three interleaved runs; 712.8M to 701.1M instructions for one
+    /// count in a fresh process, and fewer mispredicted branches).
     #[inline(always)]
     pub(crate) fn is_token_short(&self, s: &[u8], a: usize, b: usize) -> Option<bool> {
-        self.slot_short(s, a, b).map(|slot| slot.is_some())
+        let n = b - a;
+        if n > 7 {
+            return None;
+        }
+        let w = s.get(a..a + 8)?;
+        let w = u64::from_le_bytes(w.try_into().unwrap_or([0; 8]));
+        let key = (w & ((1u64 << (n * 8)) - 1)) | ((n as u64) << 56);
+        let mask = self.keys.len() - 1;
+        let i = (key.wrapping_mul(K) >> self.shift) as usize;
+        // The first two slots in one test: a token is in one of them far
+        // more often than not, so this branch predicts well, where testing
+        // them one by one mispredicted on text without repeated lines.
+        let (k0, k1) = (self.keys[i], self.keys[(i + 1) & mask]);
+        if (k0 == key) | (k1 == key) {
+            return Some(true);
+        }
+        if (k0 == EMPTY) | (k1 == EMPTY) {
+            return Some(false);
+        }
+        let mut i = (i + 2) & mask;
+        loop {
+            let k = self.keys[i];
+            if k == key {
+                return Some(true);
+            }
+            if k == EMPTY {
+                return Some(false);
+            }
+            i = (i + 1) & mask;
+        }
     }
 
     /// The slot of `s[a..b]` for [`Self::rank_at_short`].
@@ -350,6 +384,36 @@ mod tests {
                 assert_eq!(v.rank(p), Some(v.pair_rank(p[0], p[1])));
             });
             assert_eq!(found.count(), (0..v.len() as u32).filter(|&r| v.token_len(r) == 2).count(), "{e}");
+        }
+    }
+
+    #[test]
+    fn the_short_membership_test_agrees_with_the_full_lookup() {
+        // `is_token_short` tests the first two slots at once, then walks on:
+        // every token of up to seven bytes (some sit far down a probe run)
+        // and strings next to them that are not tokens.
+        for e in [Encoding::Cl100kBase, Encoding::O200kBase, Encoding::R50kBase] {
+            let v = Vocab::load(e.vocab_file()).unwrap();
+            let mut far = 0;
+            for r in 0..v.len() as u32 {
+                let Some(t) = v.token_bytes(r).filter(|t| t.len() <= 7) else { continue };
+                let mut padded = t.to_vec();
+                padded.extend_from_slice(b"\xffpadding");
+                assert_eq!(v.is_token_short(&padded, 0, t.len()), Some(true), "{e} rank {r}");
+                let key = key_of(t);
+                let home = (key.wrapping_mul(K) >> v.shift) as usize;
+                far += usize::from(v.keys[home] != key && v.keys[(home + 1) & (v.keys.len() - 1)] != key);
+                for last in [0u8, b'q', 0x80, 0xff] {
+                    let mut other = padded.clone();
+                    other[t.len() - 1] = last;
+                    let want = v.rank(&other[..t.len()]).is_some();
+                    assert_eq!(v.is_token_short(&other, 0, t.len()), Some(want), "{e} {other:?}");
+                }
+            }
+            assert!(far > 100, "{e}: only {far} tokens past their first two slots");
+            // Too long, or too near the end for the eight-byte load: not answered here.
+            assert_eq!(v.is_token_short(b"abcdefghijk", 0, 8), None);
+            assert_eq!(v.is_token_short(b"abc", 0, 3), None);
         }
     }
 
