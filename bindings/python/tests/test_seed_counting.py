@@ -48,7 +48,7 @@ def test_keep_system_false_summarizes_the_system_message():
     assert out[0]["content"].startswith("[Summary of earlier conversation]")
     assert [m["content"] for m in out[1:]] == [f"msg {i}" for i in range(15, 20)]
     assert all(p["reason"] != "system" for p in report["protected"])
-    with pytest.raises(turnfit.InvalidJsonError, match="keep_system"):
+    with pytest.raises(turnfit.InvalidJsonError, match="expected a boolean"):
         turnfit.fit(TWENTY, model="gpt-4o", policy={"keep_system": "no"})
 
 
@@ -59,8 +59,8 @@ def test_chars_per_token_fires_a_ported_threshold():
                                   target_ratio=0.5, conversation=conv).preflight()
     est = turnfit.ContextWindow("gpt-4o", context_window=1000, reserved_output=0, trigger_ratio=0.75,
                                 target_ratio=0.5, chars_per_token=4, conversation=conv).preflight()
-    assert exact["exact"] and exact["prompt_tokens"] < 500 and not exact["should_compact"]
-    assert not est["exact"] and est["prompt_tokens"] >= 750 and est["should_compact"]
+    assert exact["exact"] and exact["prompt_tokens"] < 500 and exact["verdict"] == "fits"
+    assert not est["exact"] and est["prompt_tokens"] >= 750 and est["verdict"] == "should_compact"
     _, report = turnfit.fit(conv, model="gpt-4o", max_tokens=1000, reserve_output=0, chars_per_token=4)
     assert report["tokens_before"] == est["prompt_tokens"] and not report["exact"]
     for bad in (0, -4, 1e9):

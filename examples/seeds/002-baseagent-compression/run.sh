@@ -136,10 +136,10 @@ def window(text, **kw):
                                  conversation=[{"role": "user", "content": text}], **kw).preflight()
 est, exact, hello = window("x" * 4000, chars_per_token=4), window("x" * 4000), window("Hello", chars_per_token=4)
 check("python: chars_per_token=4: 'x' * 4000 is the document's ~1000 tokens and compresses",
-      est["prompt_tokens"] >= 1000 and est["should_compact"] and not est["exact"], est["prompt_tokens"])
-check("python: 'Hello' does not", not hello["should_compact"], hello["prompt_tokens"])
+      est["prompt_tokens"] >= 1000 and est["verdict"] != "fits" and not est["exact"], est["prompt_tokens"])
+check("python: 'Hello' does not", hello["verdict"] == "fits", hello["prompt_tokens"])
 check("python: exact counts (the default) put 'x' * 4000 at about half the estimate: no compression",
-      exact["exact"] and exact["prompt_tokens"] * 2 <= est["prompt_tokens"] + 50 and not exact["should_compact"],
+      exact["exact"] and exact["prompt_tokens"] * 2 <= est["prompt_tokens"] + 50 and exact["verdict"] == "fits",
       exact["prompt_tokens"])
 # And in fit: the 75% trigger on the document's 8,000 tokens with a repeated-text history.
 rep_hist = [{"role": "system", "content": "sys"}] + [{"role": "user" if i % 2 == 0 else "assistant", "content": "x" * 1200}
