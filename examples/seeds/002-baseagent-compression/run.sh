@@ -36,6 +36,12 @@ json.dump({"messages": m}, open("'"$tmp"'/twenty.json", "w"))'
 small=(--model gpt-4o --max-tokens 160 --reserve-output 0 --strategy summarize --keep-first 0 --keep-last-rounds 0
        --keep-last-messages 5 --trigger-ratio 0.75 --summary-label "[Previous conversation summary]")
 "$TURNFIT" fit "$tmp/twenty.json" "${small[@]}" --target-tokens 70 > "$tmp/twenty-fitted.json" 2> /dev/null
+# keep_system=False: the system message is summarized with the rest.
+"$TURNFIT" fit "$tmp/twenty.json" "${small[@]}" --target-tokens 70 --no-keep-system > "$tmp/twenty-nosys.json"
+# The document's estimate (len // 4) in preflight: "x" * 4000 at max_tokens 1000.
+python3 -c 'import json; json.dump([{"role": "user", "content": "x" * 4000}], open("'"$tmp"'/x4000.json", "w"))'
+"$TURNFIT" preflight "$tmp/x4000.json" --model gpt-4o --max-tokens 1000 --reserve-output 0 --chars-per-token 4 > "$tmp/x4000-est.json"
+"$TURNFIT" preflight "$tmp/x4000.json" --model gpt-4o --max-tokens 1000 --reserve-output 0 > "$tmp/x4000-exact.json"
 # Too small a target for any summary: an error naming the smallest summary,
 # never a silent deletion.
 if "$TURNFIT" fit "$tmp/twenty.json" "${small[@]}" --target-tokens 40 > /dev/null 2> "$tmp/nosummary.txt"; then
@@ -79,6 +85,12 @@ tw = load("twenty-fitted.json")["messages"]
 check("the document's test: 1 system + 1 summary + 5 recent = 7 messages",
       len(tw) == 7 and tw[0]["content"] == "sys" and tw[1]["content"].startswith("[Previous conversation summary]")
       and [m["content"] for m in tw[2:]] == [f"msg {i}" for i in range(15, 20)], len(tw))
+ns = load("twenty-nosys.json")["messages"]
+check("--no-keep-system: 1 summary + 5 recent, no system message", len(ns) == 6 and ns[0]["role"] == "user"
+      and ns[0]["content"].startswith("[Previous conversation summary]") and all(m["role"] != "system" for m in ns), len(ns))
+est, exact = load("x4000-est.json"), load("x4000-exact.json")
+check("--chars-per-token 4: 'x' * 4000 is over 75% of 1,000 (the document's estimate); exact counts are far below",
+      est["prompt_tokens"] >= 1000 and not est["exact"] and exact["prompt_tokens"] < 750, (est["prompt_tokens"], exact["prompt_tokens"]))
 status = open(f"{d}/nosummary.status").read().strip()
 err = open(f"{d}/nosummary.txt").read()
 check("no room for a summary: fails (exit 2) naming the smallest summary, instead of deleting silently",
