@@ -563,7 +563,7 @@ mod tests {
         assert_ne!(r.tokens_before, plain.tokens_before);
         // Text is the host's (10 a word: role names 1 word, "be brief" 2,
         // the question 4); framing is the model's.
-        let framing = plain.tokens_before - 2 * 1 - 2 - 4;
+        let framing = plain.tokens_before - 2 - 2 - 4; // the two role names, then the two texts
         assert_eq!(r.tokens_before, framing + 10 * (1 + 1 + 2 + 4), "{} {}", r.tokens_before, plain.tokens_before);
         let mut w = Window::for_model(&reg, "house-llm", Budget::default()).unwrap();
         w.load(Conversation::parse(conv, None).unwrap()).unwrap();
@@ -575,7 +575,7 @@ mod tests {
         assert_eq!(fit_json_in(&reg, conv, r#"{"model":"house-llm"}"#).unwrap().1.tokens_before, plain.tokens_before);
         assert!(!reg.has_host_counters());
         // A counter that fails, panics, overcounts or re-enters.
-        let fails = |f: Box<dyn Fn(&str) -> std::result::Result<usize, String> + Send + Sync>, kind, want: &str| {
+        let fails = |f: Box<crate::models::HostCountFn>, kind, want: &str| {
             let reg = Arc::new(ModelRegistry::builtin());
             reg.register_json_with_counter(profile, f).unwrap();
             let e = fit_json_in(&reg, conv, r#"{"model":"house-llm"}"#).unwrap_err();
