@@ -62,6 +62,10 @@ pub(crate) struct BudgetArgs {
     /// Tokens to keep free for the reply [default: the model's max output, at most a quarter of the budget].
     #[arg(long, value_name = "N")]
     reserve_output: Option<usize>,
+    /// Count text as characters / N (a ported host's estimate, e.g. 4 for `len(text) // 4`) instead of the
+    /// model's encoding; counts are then estimates.
+    #[arg(long, value_name = "N")]
+    chars_per_token: Option<f64>,
 }
 
 #[derive(clap::Args)]
@@ -114,6 +118,7 @@ pub(crate) fn preflight(args: PreflightArgs) -> Result<ExitCode, Fatal> {
         reserved_output: args.budget.reserve_output,
         encoding: custom.encoding,
         max_output_tokens: custom.max_output_tokens,
+        chars_per_token: args.budget.chars_per_token,
         ..Budget::default()
     };
     let mut window = Window::for_model(&ModelRegistry::builtin(), &args.common.model, budget)?;
@@ -213,6 +218,10 @@ pub(crate) struct FitArgs {
     /// summarize the rest, with no token target: e.g. --keep-last-messages 10 --keep-only-protected.
     #[arg(long)]
     keep_only_protected: bool,
+    /// System and developer messages may be dropped or summarized like any other message (they are kept by
+    /// default; a top-level system prompt always is).
+    #[arg(long)]
+    no_keep_system: bool,
     /// With --strategy summarize: the host's model as a command run with `sh -c`, the prompt on its standard
     /// input, the summary on its standard output (e.g. 'llm -m gpt-4o-mini'); a failing, silent or late
     /// command makes the digest summarize, as the report says [default: the digest].
@@ -270,6 +279,7 @@ pub(crate) fn fit_cmd(args: FitArgs) -> Result<ExitCode, Fatal> {
         max_output_tokens: custom.max_output_tokens,
         max_tokens: args.budget.max_tokens,
         reserve_output: args.budget.reserve_output,
+        chars_per_token: args.budget.chars_per_token,
         format: args.common.format.as_deref().map(Format::from_name).transpose()?,
         target_ratio: args.target_ratio,
         trigger_ratio: args.trigger_ratio,
@@ -283,6 +293,7 @@ pub(crate) fn fit_cmd(args: FitArgs) -> Result<ExitCode, Fatal> {
         policy: Policy {
             strategy,
             keep_only_protected: args.keep_only_protected,
+            keep_system: !args.no_keep_system,
             keep_first: args.keep_first,
             keep_last_rounds: args.keep_last_rounds,
             keep_last_turns: args.keep_last,

@@ -207,6 +207,45 @@ pub struct Request {
     /// section.
     #[serde(default)]
     pub events: Vec<Value>,
+    /// Event kinds to keep (ContextEngine's AgentMind `filters`, e.g.
+    /// `["solution", "error", "decision"]`), applied before the depth
+    /// limit: the section holds the newest matching events, up to the
+    /// depth's count. An event's kind is its `kind`, `type` or
+    /// `event_type` field (the first that is a string) for an object, the
+    /// text before its first `:` for a string; matched exactly, case
+    /// insensitive. Absent or empty: every event.
+    #[serde(default)]
+    pub event_filters: Vec<String>,
+}
+
+/// Most entries `event_filters` may hold.
+pub const MAX_EVENT_FILTERS: usize = 256;
+
+/// An event's kind for `event_filters` (see [`Request::event_filters`]).
+fn event_kind(v: &Value) -> Option<&str> {
+    match v {
+        Value::Object(o) => ["kind", "type", "event_type"].iter().find_map(|k| o.get(*k).and_then(Value::as_str)),
+        Value::String(s) => s.split_once(':').map(|(k, _)| k.trim()),
+        _ => None,
+    }
+}
+
+/// The events `filters` keeps, in order (all of them for no filters).
+fn filter_events<'a>(events: &'a [Value], filters: &[String]) -> Result<Vec<&'a Value>> {
+    if filters.len() > MAX_EVENT_FILTERS {
+        return Err(Error::new(
+            crate::ErrorKind::LimitExceeded,
+            format!("event_filters has {} entries; the limit is {MAX_EVENT_FILTERS}", filters.len()),
+        ));
+    }
+    if let Some(i) = filters.iter().position(|f| f.trim().is_empty()) {
+        return Err(Error::invalid_argument(format!("event_filters[{i}] is empty")));
+    }
+    if filters.is_empty() {
+        return Ok(events.iter().collect());
+    }
+    let wanted = |k: &str| filters.iter().any(|f| f.trim().eq_ignore_ascii_case(k.trim()));
+    Ok(events.iter().filter(|e| event_kind(e).is_some_and(wanted)).collect())
 }
 
 /// What happened to one section.
@@ -314,11 +353,13 @@ fn prepare(req: &Request) -> Result<Vec<Prepared>> {
     if h_name == e_name {
         return Err(Error::invalid_argument(format!("history_section and events_section are both '{h_name}'")));
     }
-    for (name, items, n, priority) in [(h_name, &req.history, limit.turns, 40), (e_name, &req.events, limit.events, 30)]
-    {
+    // Filters apply before the depth limit: the newest matching events.
+    let history: Vec<&Value> = req.history.iter().collect();
+    let events = filter_events(&req.events, &req.event_filters)?;
+    for (name, items, n, priority) in [(h_name, &history, limit.turns, 40), (e_name, &events, limit.events, 30)] {
         let take = items.len().min(n.unwrap_or(usize::MAX));
         if take > 0 && !out.iter().any(|s| s.name == name) {
-            let text = items[items.len() - take..].iter().map(item_text).collect::<Vec<_>>().join("\n");
+            let text = items[items.len() - take..].iter().map(|v| item_text(v)).collect::<Vec<_>>().join("\n");
             out.push(Prepared {
                 name: name.to_owned(),
                 text,

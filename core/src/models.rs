@@ -47,6 +47,11 @@ use serde::{Deserialize, Serialize};
 
 use crate::{json, Encoding, Error, ErrorKind, Result, Tokenizer};
 
+mod counter;
+pub use counter::{
+    check_not_counting, in_host_counter, Counter, HostCountFn, HostCounter, HOST_COUNT_SLACK, MAX_CHARS_PER_TOKEN,
+};
+
 /// One registry entry.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
@@ -171,6 +176,8 @@ impl CustomModel {
 struct Entry {
     profile: ModelProfile,
     source: ModelSource,
+    /// The host's own counter, for a host entry registered with one.
+    counter: Option<HostCounter>,
 }
 
 #[derive(Deserialize)]
@@ -345,7 +352,7 @@ fn builtin() -> Result<&'static Builtin> {
                             profile.name
                         )));
                     }
-                    Ok(Entry { profile, source: ModelSource::Builtin })
+                    Ok(Entry { profile, source: ModelSource::Builtin, counter: None })
                 })
                 .collect::<Result<Vec<_>>>()?;
             Ok(Builtin { entries, families })
@@ -399,12 +406,70 @@ impl ModelRegistry {
         ModelRegistry { entries: RwLock::new(entries), families }
     }
 
-    /// Adds `profile`, replacing any entry with the same name.
-    pub fn register(&self, mut profile: ModelProfile) -> Result<()> {
+    /// Adds `profile`, replacing any entry with the same name (and its
+    /// counter, if it had one).
+    pub fn register(&self, profile: ModelProfile) -> Result<()> {
+        self.register_entry(profile, None)
+    }
+
+    /// Adds `profile` with the host's own counter `count` (text in, tokens
+    /// or a reason out): every window, fit and turn for a model this entry
+    /// resolves counts text with it (framing stays the model's), for a
+    /// model whose tokenizer is not public. `count` runs on the caller's
+    /// thread while turnfit holds what it counts for; it must not call
+    /// back into turnfit (such a call is refused, see
+    /// [`check_not_counting`]). Its failures, panics and absurd counts are
+    /// errors naming the model, never a panic.
+    pub fn register_with_counter(
+        &self,
+        profile: ModelProfile,
+        count: impl Fn(&str) -> std::result::Result<usize, String> + Send + Sync + 'static,
+    ) -> Result<()> {
+        let counter = HostCounter::new(&profile.name, count);
+        self.register_entry(profile, Some(counter))
+    }
+
+    /// [`register_with_counter`](Self::register_with_counter) with the
+    /// profile given as JSON: one profile object (an array is refused: a
+    /// counter belongs to one model).
+    pub fn register_json_with_counter(
+        &self,
+        text: &str,
+        count: impl Fn(&str) -> std::result::Result<usize, String> + Send + Sync + 'static,
+    ) -> Result<()> {
+        let doc = json::parse_value("model profile JSON", text)?;
+        if !doc.is_object() {
+            return Err(Error::new(
+                ErrorKind::InvalidJson,
+                format!("a model registered with a counter is one profile object, not {}", json_type(&doc)),
+            ));
+        }
+        let p: ModelProfile = json::from_value("model profile", doc)?;
+        self.register_with_counter(p, count)
+    }
+
+    /// The host counter for a resolved model: the one registered with the
+    /// host entry it matched, if any.
+    pub fn host_counter(&self, info: &ModelInfo) -> Option<HostCounter> {
+        if info.source != ModelSource::Host {
+            return None;
+        }
+        let matched = info.matched.as_deref()?;
+        self.entries.read().iter().find(|e| e.profile.name == matched).and_then(|e| e.counter.clone())
+    }
+
+    /// Whether any entry has a host counter (a front end that releases
+    /// its interpreter lock during a call keeps it instead, since the
+    /// counter needs it).
+    pub fn has_host_counters(&self) -> bool {
+        self.entries.read().iter().any(|e| e.counter.is_some())
+    }
+
+    fn register_entry(&self, mut profile: ModelProfile, counter: Option<HostCounter>) -> Result<()> {
         profile.name = profile.name.to_ascii_lowercase();
         validate(&profile)?;
         let mut entries = self.entries.write();
-        let entry = Entry { profile, source: ModelSource::Host };
+        let entry = Entry { profile, source: ModelSource::Host, counter };
         match entries.iter_mut().find(|e| e.profile.name == entry.profile.name) {
             Some(existing) => *existing = entry,
             None => entries.push(entry),

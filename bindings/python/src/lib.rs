@@ -116,7 +116,11 @@ fn panic_message(p: &(dyn std::any::Any + Send)) -> String {
 
 /// Runs `f` inside the panic boundary: `Err` becomes its exception class, a
 /// panic becomes `InternalError` with the panic's message.
+/// A call made from inside a host counter (see `register_model`) is
+/// refused with the core's error before it runs: the counter runs while
+/// turnfit holds the window or turn it counts for.
 pub(crate) fn guard<T>(what: &str, f: impl FnOnce() -> turnfit::Result<T>) -> PyResult<T> {
+    turnfit::models::check_not_counting(what).map_err(to_py)?;
     match catch_unwind(AssertUnwindSafe(f)) {
         Ok(Ok(v)) => Ok(v),
         Ok(Err(e)) => Err(to_py(e)),
@@ -135,7 +139,10 @@ pub(crate) fn guard_detached<T: Send>(
     what: &str,
     f: impl FnOnce() -> turnfit::Result<T> + Send,
 ) -> PyResult<T> {
-    if detach {
+    turnfit::models::check_not_counting(what).map_err(to_py)?;
+    // A host counter needs the GIL: a call that may run one keeps it, so
+    // no other thread can hold the GIL while waiting on this call's lock.
+    if detach && !tokenizer::registry().has_host_counters() {
         let r = py.detach(|| catch_unwind(AssertUnwindSafe(f)));
         match r {
             Ok(Ok(v)) => Ok(v),

@@ -343,6 +343,37 @@ fn _lookup_model_json(model: &Bound<'_, PyAny>, fallback_encoding: Option<&str>)
     })
 }
 
+/// Registers model profiles (a JSON object or array, docs/formats.md) in
+/// the binding's registry; returns how many names were registered. With
+/// `count`, a callable `count(text) -> int`, the one profile is registered
+/// with it as the host counter: the core calls it for every text it
+/// counts for that model (this converts the call and its result only).
+#[pyfunction]
+#[pyo3(signature = (profile_json, count=None))]
+fn _register_model(profile_json: crate::Text, count: Option<Bound<'_, PyAny>>) -> PyResult<usize> {
+    let Some(count) = count else {
+        return guard("register_model", || registry().register_json(&profile_json));
+    };
+    if !count.is_callable() {
+        return Err(PyTypeError::new_err(format!("count must be callable, not {}", count.get_type().name()?)));
+    }
+    let f: Py<PyAny> = count.unbind();
+    let counter = move |text: &str| -> Result<usize, String> {
+        Python::attach(|py| {
+            let r = f.bind(py).call1((text,)).map_err(|e| {
+                let name = e.get_type(py).name().map(|n| n.to_string()).unwrap_or_else(|_| "exception".into());
+                format!("{name}: {}", e.value(py))
+            })?;
+            let type_name = || r.get_type().name().map(|n| n.to_string()).unwrap_or_default();
+            if r.is_instance_of::<pyo3::types::PyBool>() || !r.is_instance_of::<pyo3::types::PyInt>() {
+                return Err(format!("it returned {}, not an int", type_name()));
+            }
+            r.extract::<usize>().map_err(|_| format!("it returned {r}, not a non-negative int"))
+        })
+    };
+    guard("register_model", || registry().register_json_with_counter(&profile_json, counter).map(|()| 1))
+}
+
 /// Every registry entry as JSON.
 #[pyfunction]
 fn _list_models_json() -> PyResult<String> {
@@ -359,6 +390,7 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Tokenizer>()?;
     m.add_function(wrap_pyfunction!(_lookup_model_json, m)?)?;
     m.add_function(wrap_pyfunction!(_list_models_json, m)?)?;
+    m.add_function(wrap_pyfunction!(_register_model, m)?)?;
     m.add_function(wrap_pyfunction!(list_encodings, m)?)?;
     Ok(())
 }

@@ -8,7 +8,7 @@ use pyo3::prelude::*;
 
 use turnfit::chat::Conversation;
 use turnfit::events::{Event, Observer};
-use turnfit::window::{fit_json, repair, validate, Accountant, Budget, Policy, Window as Core};
+use turnfit::window::{fit_json_in, repair, validate, Accountant, Budget, Policy, Window as Core};
 
 use crate::tokenizer::{registry, Tokenizer};
 use crate::{guard, guard_detached, to_json, Text, DETACH_BYTES};
@@ -140,7 +140,7 @@ impl Window {
 #[pyfunction]
 fn _fit_json(py: Python<'_>, conversation_json: Text, options_json: Text) -> PyResult<(String, String)> {
     guard_detached(py, true, "fit", || {
-        let (c, report) = fit_json(&conversation_json, &options_json)?;
+        let (c, report) = fit_json_in(registry(), &conversation_json, &options_json)?;
         Ok((c, to_json(&report)?))
     })
 }

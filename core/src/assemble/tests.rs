@@ -290,3 +290,49 @@ fn optional_keys_and_unnamed_sections_are_reported() {
     .unwrap();
     assert_eq!(assemble(&r, &tok).unwrap().unnamed_sections, ["world_model", "conversation_history"]);
 }
+
+/// Issue 34 (seed 003): AgentMind's `filters` keep the events of the named
+/// kinds before the depth limit, so a depth of 5 is the newest 5 matching
+/// events, not the matches among the newest 5.
+#[test]
+fn event_filters_apply_before_the_depth_limit() {
+    let events: Vec<Value> = (1..=30)
+        .map(|i| {
+            let kind = if i % 3 == 0 { "decision" } else { "tool_call" };
+            json!({"event": format!("e{i}"), "kind": kind})
+        })
+        .collect();
+    let base = json!({"preset": "context_engine", "template": "analysis", "budget": 2000, "depth": "standard",
+                      "context": {"query": "q"}, "events": events});
+    let run = |extra: Value| {
+        let mut r = base.clone();
+        r.as_object_mut().unwrap().extend(extra.as_object().unwrap().clone());
+        let req: Request = crate::json::parse("request", &r.to_string()).unwrap();
+        assemble(&req, &tok())
+    };
+    let listed = |text: &str| -> Vec<String> {
+        text.lines().filter_map(|l| l.strip_prefix("- event: ")).map(str::to_owned).collect()
+    };
+    // No filter: the newest 5 events of any kind.
+    assert_eq!(listed(&run(json!({})).unwrap().text), ["e26", "e27", "e28", "e29", "e30"]);
+    // Decisions only: the newest 5 decisions (filters before the limit).
+    let r = run(json!({"event_filters": ["decision"]})).unwrap();
+    assert_eq!(listed(&r.text), ["e18", "e21", "e24", "e27", "e30"]);
+    // Case-insensitive; string events by the text before ':'; `type` too.
+    let mixed = json!({"events": ["Error: disk full", "note: fine", {"type": "error", "event": "x"}, 7],
+                       "event_filters": ["ERROR"]});
+    let t = run(mixed).unwrap().text;
+    assert!(t.contains("Error: disk full") && t.contains("event: x") && !t.contains("note: fine"), "{t}");
+    // Nothing matches: no events section.
+    let r = run(json!({"event_filters": ["solution"]})).unwrap();
+    assert!(!r.sections.iter().any(|s| s.name == "recent_events"), "{:?}", r.sections);
+    // Bad input: an empty filter, too many filters, not strings.
+    let e = run(json!({"event_filters": [""]})).unwrap_err();
+    assert!(e.kind() == crate::ErrorKind::InvalidArgument && e.message().contains("event_filters[0]"), "{e}");
+    let many: Vec<String> = (0..=MAX_EVENT_FILTERS).map(|i| format!("k{i}")).collect();
+    let e = run(json!({ "event_filters": many })).unwrap_err();
+    assert_eq!(e.kind(), crate::ErrorKind::LimitExceeded, "{e}");
+    let r: crate::Result<Request> =
+        crate::json::parse("request", &json!({"budget": 10, "event_filters": [1]}).to_string());
+    assert_eq!(r.unwrap_err().kind(), crate::ErrorKind::InvalidJson);
+}

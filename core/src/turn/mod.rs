@@ -631,8 +631,12 @@ impl WindowTurn {
             trigger_messages: options.trigger_messages,
             ..window.fit_options()
         };
-        let started =
-            start_fit_resolved(window.model_info().clone(), *window.accountant(), window.conversation().clone(), &o)?;
+        let started = start_fit_resolved(
+            window.model_info().clone(),
+            window.accountant().clone(),
+            window.conversation().clone(),
+            &o,
+        )?;
         let t = Turn::begin(registry, started, &o)?;
         Ok(WindowTurn { inner: WindowInner::Running(Box::new(t)), generation })
     }
@@ -694,6 +698,7 @@ fn refuse_window_fields(window: &Window, o: &FitOptions) -> Result<()> {
         ("encoding", o.encoding.is_some()),
         ("context_window", o.context_window.is_some()),
         ("max_output_tokens", o.max_output_tokens.is_some()),
+        ("chars_per_token", o.chars_per_token.is_some()),
         ("format", o.format.is_some()),
         ("target_ratio", o.target_ratio.is_some()),
         ("trigger_ratio", o.trigger_ratio.is_some()),

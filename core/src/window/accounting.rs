@@ -31,6 +31,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::chat::{Conversation, Message, Part, Role, Tool};
+use crate::models::Counter;
 use crate::{Encoding, Result, Tokenizer};
 
 /// Tokens assumed for an audio clip, a file or a document whose content is
@@ -415,23 +416,55 @@ pub const REASONING_REPLY_PRIMING: usize = 2;
 pub const LEGACY_FORCED_FUNCTION: i64 = 1;
 
 /// Counts messages, system prompts and tool definitions for one model.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct Accountant {
     tokenizer: Tokenizer,
     framing: Framing,
+    /// How text is counted (the encoding by default; see [`Counter`]).
+    counter: Counter,
 }
 
 impl Accountant {
     /// An accountant counting with `tokenizer` under `framing`.
     pub fn new(tokenizer: Tokenizer, framing: Framing) -> Accountant {
-        Accountant { tokenizer, framing }
+        Accountant { tokenizer, framing, counter: Counter::Encoding }
+    }
+
+    /// The same accountant counting text with `counter` (a
+    /// characters-per-token estimate, or the host's counter); framing and
+    /// cuts stay the model's.
+    pub fn with_counter(self, counter: Counter) -> Accountant {
+        Accountant { counter, ..self }
+    }
+
+    /// How text is counted.
+    pub fn counter(&self) -> &Counter {
+        &self.counter
+    }
+
+    /// The accountant for a model `registry` resolved to `info`, counting
+    /// with the host counter registered with it, else with
+    /// `chars_per_token` characters a token when given (checked), else
+    /// with its encoding.
+    pub fn for_resolved(
+        registry: &crate::ModelRegistry,
+        info: &crate::ModelInfo,
+        chars_per_token: Option<f64>,
+    ) -> Result<Accountant> {
+        let acct = Accountant::for_info(info)?;
+        Ok(match (registry.host_counter(info), chars_per_token) {
+            (Some(h), _) => acct.with_counter(Counter::Host(h)),
+            (None, Some(c)) => acct.with_counter(Counter::chars(c)?),
+            (None, None) => acct,
+        })
     }
 
     /// The accountant for `model` as the registry describes it: the model's
     /// encoding and the published framing constants for it.
+    /// A host counter registered with the model counts its text.
     pub fn for_model(registry: &crate::ModelRegistry, model: &str) -> Result<(Accountant, crate::ModelInfo)> {
-        let (tokenizer, info) = registry.tokenizer(model, None)?;
-        Ok((Accountant::new(tokenizer, Framing::for_model(model, info.encoding)), info))
+        let info = registry.lookup(model)?;
+        Ok((Accountant::for_resolved(registry, &info, None)?, info))
     }
 
     /// The accountant for a resolved model (see
@@ -452,7 +485,12 @@ impl Accountant {
     }
 
     fn count(&self, s: &str) -> Result<usize> {
-        self.tokenizer.count(s)
+        self.counter.count(&self.tokenizer, s)
+    }
+
+    /// Tokens of `text` as this accountant counts text (no framing).
+    pub fn text(&self, text: &str) -> Result<usize> {
+        self.count(text)
     }
 
     /// Tokens one message adds to a request.

@@ -90,6 +90,18 @@ pub struct Policy {
     /// The limit still holds: protection is lifted, oldest first, if the
     /// kept rounds alone exceed it.
     pub keep_only_protected: bool,
+    /// Keep system and developer messages whatever the budget [default
+    /// true]. False makes them rounds like any other, dropped or
+    /// summarized as the strategy ranks them (and counted by
+    /// `keep_last_rounds` / `keep_last_messages`): seed 002's
+    /// `compress(keep_system=False)`. A top-level system prompt
+    /// (Anthropic's and Bedrock's `system`, Gemini's `systemInstruction`,
+    /// Responses' `instructions`) is part of the request, not of the
+    /// history, and is always kept. Why true by default: the system prompt
+    /// holds the agent's instructions and rules; a request that lost it
+    /// changes what the model does, not only what it remembers, and a
+    /// summary of it is weaker than the text.
+    pub keep_system: bool,
     /// Ids of tool calls awaiting their result (an approval, a long-running
     /// job): their rounds are kept whatever the budget, and they get no
     /// synthetic result, so the result that arrives later pairs with them.
@@ -139,6 +151,7 @@ impl Default for Policy {
             keep_last_messages: 0,
             pinned: Vec::new(),
             keep_only_protected: false,
+            keep_system: true,
             pending_calls: Vec::new(),
             mask: MaskOptions::default(),
             repair: true,
@@ -492,6 +505,7 @@ pub(super) fn prepare(c: Cow<'_, Conversation>, policy: &Policy, acct: &Accounta
 /// the masks (again, after tool outputs were cut or protection lifted).
 fn plan_rounds(p: &mut Prepared, policy: &Policy, acct: &Accountant) -> Result<()> {
     let prot = Protection {
+        keep_system: policy.keep_system,
         keep_first: policy.keep_first,
         keep_last_rounds: policy.keep_last_rounds,
         keep_last_turns: policy.keep_last_turns,

@@ -12,6 +12,7 @@ use super::strategy::compact_from;
 use super::summarize::{begin, digest_summary, Begun};
 use super::{Accountant, Budget, Window};
 use crate::chat::{Conversation, Format};
+use crate::models::Counter;
 use crate::{Error, ModelRegistry, Result};
 
 /// Options for [`fit`]: the model and budget, and the compaction policy
@@ -40,6 +41,16 @@ pub struct FitOptions {
     /// reserved output defaults from it); positive, at most
     /// `MAX_BUDGET_TOKENS`.
     pub max_output_tokens: Option<usize>,
+    /// Count text as its characters divided by this, rounded down, instead
+    /// of with the model's encoding: the estimate a host's thresholds were
+    /// tuned on (seed 002: `len(text) // 4`, so 4), for ported thresholds
+    /// that must fire where they did. Framing is still the model's, and
+    /// counts are reported as estimates (`exact: false`). A host counter
+    /// registered with the model wins. Why exact counts stay the default:
+    /// 4 characters a token is right for English prose only; repeated
+    /// text, code and JSON are 2x fewer tokens and CJK text 2x more, so a
+    /// budget kept by the estimate is either wasted or overflows.
+    pub chars_per_token: Option<f64>,
     /// Input format; detected when absent.
     pub format: Option<Format>,
     /// Compact to this fraction of the budget, reserved output included
@@ -192,7 +203,7 @@ pub(crate) fn start_parsed(registry: &ModelRegistry, c: Conversation, options: &
         max_output_tokens: options.max_output_tokens,
     };
     let info = registry.resolve(&options.model, &custom)?;
-    let acct = Accountant::for_info(&info)?;
+    let acct = Accountant::for_resolved(registry, &info, options.chars_per_token)?;
     start_resolved(info, acct, c, options)
 }
 
@@ -212,7 +223,7 @@ pub(crate) fn start_resolved(
         ..Budget::default()
     };
     // The window resolves the model's limits and validates the budget.
-    let window = Window::new(acct, info.clone(), budget)?;
+    let window = Window::new(acct.clone(), info.clone(), budget)?;
     let pre = window.preflight(None)?;
     let limit = pre.limit - pre.reserved_output;
     let p = &options.policy;
@@ -253,7 +264,7 @@ pub(crate) fn start_resolved(
         Begun::Done(Box::new(compact_from(prepared, &policy, &acct)?))
     };
     let head = Head {
-        exact: info.exact && format.counts_exactly() && !estimated,
+        exact: info.exact && format.counts_exactly() && !estimated && !matches!(acct.counter(), Counter::Chars(_)),
         info,
         format,
         strategy: policy.strategy,
@@ -428,5 +439,170 @@ mod tests {
         assert!(r.tokens_after + 100 <= at95 / 2, "{}", r.tokens_after);
         let e = fit_json(&conv, r#"{"model":"gpt-4o","trigger_ratio":1.5}"#).unwrap_err();
         assert!(e.message().contains("trigger_ratio"), "{e}");
+    }
+
+    /// Issue 34 (seed 002): `policy.keep_system: false` is the document's
+    /// `compress(keep_system=False)`: the system message is summarized (or
+    /// dropped) with the rest; by default it is kept.
+    #[test]
+    fn keep_system_false_lets_the_system_message_go() {
+        let mut msgs = vec![serde_json::json!({"role": "system", "content": "sys"})];
+        msgs.extend((0..20).map(|i| serde_json::json!({"role": "user", "content": format!("msg {i}")})));
+        let conv = serde_json::Value::Array(msgs).to_string();
+        let run = |keep_system: &str, strategy: &str| {
+            let opts = format!(
+                r#"{{"model":"gpt-4o","trigger_messages":6,"policy":{{"strategy":"{strategy}","keep_first":0,
+                "keep_last_rounds":0,"keep_last_messages":5,"keep_only_protected":true,"summary_max_tokens":16{keep_system}}}}}"#
+            );
+            let (out, r) = fit_json(&conv, &opts).unwrap();
+            let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+            (v.as_array().unwrap().iter().map(|m| m["content"].as_str().unwrap().to_owned()).collect::<Vec<_>>(), r)
+        };
+        let recent: Vec<String> = (15..20).map(|i| format!("msg {i}")).collect();
+        // Default: 1 system + 1 summary + 5 recent (the document's test).
+        let (kept, r) = run("", "summarize");
+        assert_eq!(kept.len(), 7);
+        assert_eq!(kept[0], "sys");
+        assert!(r.protected.iter().any(|p| p.reason == super::super::Reason::System));
+        assert_eq!(kept[2..], recent[..]);
+        // keep_system false: 1 summary + 5 recent; the system message is in the summary.
+        let (kept, r) = run(r#","keep_system":false"#, "summarize");
+        assert_eq!(kept.len(), 6, "{kept:?}");
+        assert!(kept[0].starts_with("[Summary of earlier conversation]"), "{}", kept[0]);
+        assert_eq!(kept[1..], recent[..]);
+        assert!(r.protected.iter().all(|p| p.reason != super::super::Reason::System));
+        assert!(r.changes.iter().any(|c| c.index == 0 && c.action == super::super::ChangeKind::Summarized));
+        // A drop strategy drops it.
+        let (kept, r) = run(r#","keep_system":false"#, "recency");
+        assert_eq!(kept, recent);
+        assert!(r.changes.iter().any(|c| c.index == 0 && c.action == super::super::ChangeKind::DroppedMessage));
+        // Not a boolean: refused, naming the field.
+        let e = fit_json(&conv, r#"{"model":"gpt-4o","policy":{"keep_system":"no"}}"#).unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::InvalidJson);
+        assert!(e.message().contains("keep_system") || e.message().contains("boolean"), "{e}");
+    }
+
+    /// Issue 34 (seed 002): `chars_per_token` counts text as the document
+    /// does (`len // 4`), so a threshold ported from it fires where it did;
+    /// on repeated text exact counts are about half and do not fire.
+    #[test]
+    fn chars_per_token_is_the_documents_estimate() {
+        let mut msgs = vec![serde_json::json!({"role": "system", "content": "sys"})];
+        for _ in 0..10 {
+            msgs.push(serde_json::json!({"role": "user", "content": "x".repeat(300)}));
+            msgs.push(serde_json::json!({"role": "assistant", "content": "y".repeat(300)}));
+        }
+        let conv = serde_json::Value::Array(msgs).to_string();
+        let opts = |extra: &str| {
+            format!(
+                r#"{{"model":"gpt-4o","max_tokens":1800,"reserve_output":0,"trigger_ratio":0.75,"target_ratio":0.3,
+                "policy":{{"keep_first":0}}{extra}}}"#
+            )
+        };
+        let (_, exact) = fit_json(&conv, &opts("")).unwrap();
+        assert!(exact.exact && exact.tokens_before < 1350, "{}", exact.tokens_before);
+        assert_eq!(exact.messages_after, exact.messages_before, "exact counts do not reach 75%");
+        let (_, est) = fit_json(&conv, &opts(r#","chars_per_token":4"#)).unwrap();
+        // 6,003 characters of text: 1,500 by the estimate, plus framing.
+        assert!(
+            est.tokens_before >= 1500 && est.tokens_before > exact.tokens_before,
+            "{} {}",
+            est.tokens_before,
+            exact.tokens_before
+        );
+        assert!(!est.exact && est.messages_after < est.messages_before && est.tokens_after <= 540);
+        // A window budget takes it too.
+        let reg = ModelRegistry::builtin();
+        let budget = |c: Option<f64>| Budget {
+            context_window: 1800,
+            reserved_output: Some(0),
+            chars_per_token: c,
+            ..Budget::default()
+        };
+        let mut w = Window::for_model(&reg, "gpt-4o", budget(Some(4.0))).unwrap();
+        w.load(Conversation::parse(&conv, None).unwrap()).unwrap();
+        let p = w.preflight(None).unwrap();
+        assert_eq!(p.prompt_tokens, est.tokens_before);
+        assert!(!p.exact);
+        // Bad input: zero, negative, absurd, not a number.
+        for bad in ["0", "-4", "1e9", "0.0000001"] {
+            let e = fit_json(&conv, &opts(&format!(r#","chars_per_token":{bad}"#))).unwrap_err();
+            assert_eq!(e.kind(), ErrorKind::InvalidArgument, "{bad}");
+            assert!(e.message().contains("chars_per_token"), "{e}");
+            assert!(Window::for_model(&reg, "gpt-4o", budget(bad.parse().ok())).is_err(), "{bad}");
+        }
+        assert!(Window::for_model(&reg, "gpt-4o", budget(Some(f64::NAN))).is_err());
+        let e = fit_json(&conv, &opts(r#","chars_per_token":"4""#)).unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::InvalidJson);
+    }
+
+    /// Issue 34 (seed 000): a host's own counter, registered with its
+    /// model, counts every text of a fit and a window for that model; its
+    /// failures, panics, absurd counts and re-entry are errors naming the
+    /// model, never a panic.
+    #[test]
+    fn a_host_counter_counts_for_its_model() {
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        use std::sync::Arc;
+        let conv = r#"[{"role":"system","content":"be brief"},{"role":"user","content":"one two three four"}]"#;
+        let profile = r#"{"name":"house-llm","encoding":"o200k_base","context_window":1000,"exact":true}"#;
+        let reg = ModelRegistry::builtin();
+        reg.register_json(profile).unwrap();
+        let (_, plain) = fit_json_in(&reg, conv, r#"{"model":"house-llm"}"#).unwrap();
+        let calls = Arc::new(AtomicUsize::new(0));
+        let seen = calls.clone();
+        // One token a word, at least one for any text.
+        reg.register_json_with_counter(profile, move |t| {
+            seen.fetch_add(1, Ordering::Relaxed);
+            Ok(t.split_whitespace().count().max(1) * 10)
+        })
+        .unwrap();
+        assert!(reg.has_host_counters());
+        let (_, r) = fit_json_in(&reg, conv, r#"{"model":"house-llm"}"#).unwrap();
+        assert!(calls.load(Ordering::Relaxed) > 0);
+        assert_ne!(r.tokens_before, plain.tokens_before);
+        // Text is the host's (10 a word: role names 1 word, "be brief" 2,
+        // the question 4); framing is the model's.
+        let framing = plain.tokens_before - 2 - 2 - 4; // the two role names, then the two texts
+        assert_eq!(r.tokens_before, framing + 10 * (1 + 1 + 2 + 4), "{} {}", r.tokens_before, plain.tokens_before);
+        let mut w = Window::for_model(&reg, "house-llm", Budget::default()).unwrap();
+        w.load(Conversation::parse(conv, None).unwrap()).unwrap();
+        assert_eq!(w.preflight(None).unwrap().prompt_tokens, r.tokens_before);
+        // Another model, and a family match, are not counted by it.
+        assert!(reg.host_counter(&reg.lookup("gpt-4o").unwrap()).is_none());
+        // Re-registering without a counter drops it.
+        reg.register_json(profile).unwrap();
+        assert_eq!(fit_json_in(&reg, conv, r#"{"model":"house-llm"}"#).unwrap().1.tokens_before, plain.tokens_before);
+        assert!(!reg.has_host_counters());
+        // A counter that fails, panics, overcounts or re-enters.
+        let fails = |f: Box<crate::models::HostCountFn>, kind, want: &str| {
+            let reg = Arc::new(ModelRegistry::builtin());
+            reg.register_json_with_counter(profile, f).unwrap();
+            let e = fit_json_in(&reg, conv, r#"{"model":"house-llm"}"#).unwrap_err();
+            assert_eq!(e.kind(), kind, "{e}");
+            assert!(e.message().contains(want) && e.message().contains("house-llm"), "{e}");
+            assert!(!crate::models::in_host_counter(), "the flag is cleared");
+        };
+        fails(Box::new(|_| Err("ValueError: no tokenizer".into())), ErrorKind::InvalidArgument, "failed: ValueError");
+        fails(Box::new(|_| panic!("counter bug")), ErrorKind::Internal, "panicked");
+        fails(Box::new(|_| Ok(usize::MAX)), ErrorKind::InvalidArgument, "a count is at most");
+        let inner = Arc::new(ModelRegistry::builtin());
+        inner.register_json_with_counter(profile, |t| Ok(t.len())).unwrap();
+        let nested = inner.clone();
+        fails(
+            Box::new(move |_| {
+                fit_json_in(&nested, conv, r#"{"model":"house-llm"}"#)
+                    .map(|r| r.1.tokens_before)
+                    .map_err(|e| e.to_string())
+            }),
+            ErrorKind::InvalidArgument,
+            "re-entered",
+        );
+        assert!(crate::models::check_not_counting("x").is_ok());
+        // A counter goes with one profile object.
+        let e = reg.register_json_with_counter(&format!("[{profile}]"), |_| Ok(0)).unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::InvalidJson);
+        let e = reg.register_json_with_counter(r#"{"name":"","encoding":"o200k_base","exact":false}"#, |_| Ok(0));
+        assert_eq!(e.unwrap_err().kind(), ErrorKind::InvalidArgument);
     }
 }

@@ -98,7 +98,7 @@ pub(super) fn plan(
         }
         let tokens = match results.get(site.message).and_then(|r| r.get(site.ordinal)) {
             Some(&n) => n,
-            None => acct.tokenizer().count(&site.text)?,
+            None => acct.text(&site.text)?,
         };
         if tokens <= opts.min_tokens {
             continue;

@@ -42,6 +42,9 @@ pub(super) struct Round {
 /// What protects rounds, from the policy, with pins already mapped to
 /// working indices.
 pub(super) struct Protection<'a> {
+    /// System and developer messages are kept (`Policy::keep_system`);
+    /// when false they are ordinary rounds.
+    pub(super) keep_system: bool,
     pub(super) keep_first: usize,
     pub(super) keep_last_rounds: usize,
     pub(super) keep_last_turns: usize,
@@ -132,9 +135,10 @@ pub(super) fn rounds(c: &Conversation, counts: &[usize], prot: &Protection) -> V
         .then(|| users.len().checked_sub(prot.keep_last_turns.saturating_add(1)).map_or(0, |k| users[k]))
         .filter(|_| !users.is_empty());
     let messages_from = msgs.len().saturating_sub(prot.keep_last_messages);
-    let is_system =
-        |r: &(usize, usize)| msgs[r.0..r.1].iter().any(|m| matches!(m.role, Role::System | Role::Developer));
-    // The newest `keep_last_rounds` rounds that are not system messages.
+    let is_system = |r: &(usize, usize)| {
+        prot.keep_system && msgs[r.0..r.1].iter().any(|m| matches!(m.role, Role::System | Role::Developer))
+    };
+    // The newest `keep_last_rounds` rounds that are not kept system messages.
     let recent_from = b
         .iter()
         .enumerate()

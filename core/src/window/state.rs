@@ -33,6 +33,12 @@ pub struct Budget {
     /// which the reserved output defaults from; positive, at most
     /// `MAX_BUDGET_TOKENS`.
     pub max_output_tokens: Option<usize>,
+    /// Count text as its characters divided by this, rounded down (seed
+    /// 002's `len(text) // 4`: 4), instead of with the model's encoding;
+    /// framing stays the model's and counts are estimates. A host counter
+    /// registered with the model wins. See `FitOptions::chars_per_token`
+    /// for why exact counts are the default.
+    pub chars_per_token: Option<f64>,
 }
 
 impl Default for Budget {
@@ -44,6 +50,7 @@ impl Default for Budget {
             target_ratio: 0.5,
             encoding: None,
             max_output_tokens: None,
+            chars_per_token: None,
         }
     }
 }
@@ -208,7 +215,7 @@ impl Window {
             max_output_tokens: budget.max_output_tokens,
         };
         let info = registry.resolve(model, &custom)?;
-        let acct = Accountant::for_info(&info)?;
+        let acct = Accountant::for_resolved(registry, &info, None)?;
         Window::new(acct, info, budget)
     }
 
@@ -218,7 +225,13 @@ impl Window {
     }
 
     /// An empty window (OpenAI format until a conversation is loaded).
-    pub fn new(acct: Accountant, info: ModelInfo, budget: Budget) -> Result<Window> {
+    /// The budget's `chars_per_token` replaces `acct`'s encoding counts
+    /// (not a host counter), and makes the counts estimates.
+    pub fn new(mut acct: Accountant, mut info: ModelInfo, budget: Budget) -> Result<Window> {
+        if let (Some(c), true) = (budget.chars_per_token, acct.counter().is_encoding()) {
+            acct = acct.with_counter(crate::models::Counter::chars(c)?);
+            info.exact = false;
+        }
         if !(0.0..=1.0).contains(&budget.trigger_ratio) || !(0.0..=1.0).contains(&budget.target_ratio) {
             return Err(Error::invalid_argument("trigger_ratio and target_ratio must be between 0 and 1"));
         }

@@ -212,12 +212,11 @@ pub(super) fn truncate_bytes_counted(
         let Some(cut) = bytes::cut(&site.text, max_bytes)? else {
             continue;
         };
-        let tok = acct.tokenizer();
         let before = match known.get(site.message).and_then(|r| r.get(site.ordinal)) {
             Some(&n) => n,
-            None => tok.count(&site.text)?,
+            None => acct.text(&site.text)?,
         };
-        let after = tok.count(&cut.text)?;
+        let after = acct.text(&cut.text)?;
         let edited = set_content(&out.messages[site.message], &site, &cut.text, c.format)?;
         changes.push(Change {
             action: ChangeKind::TruncatedResult,
@@ -252,8 +251,8 @@ pub fn clear_old_tool_results(
         if site.text == placeholder {
             continue;
         }
-        let before = acct.tokenizer().count(&site.text)?;
-        let after = acct.tokenizer().count(placeholder)?;
+        let before = acct.text(&site.text)?;
+        let after = acct.text(placeholder)?;
         let edited = set_content(&out.messages[site.message], &site, placeholder, c.format)?;
         changes.push(Change {
             action: ChangeKind::ClearedResult,

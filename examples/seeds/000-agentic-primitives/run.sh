@@ -134,5 +134,40 @@ check("python: an empty window: system + tools + history 0, reply priming 3 repo
 for text, cat in [("state store unavailable", "state"), ("tool lookup_lore raised KeyError: 'place'", "tool_failed")]:
     c = turnfit.classify("other", 0, text)
     check(f"python: classify '{text}' -> {cat} -> fail", (c["category"], c["action"]) == (cat, "fail"), (c["category"], c["action"]))
+
+# The document's TokenCounter protocol (count_tokens(text) -> int) for a model
+# without a public tokenizer: the host's own counter, handed to turnfit as a
+# callable registered with the model. Here a stand-in that counts one token
+# per word (a real host would call its model's tokenizer).
+class WordCounter:
+    def __init__(self):
+        self.calls = 0
+    def count_tokens(self, text: str) -> int:
+        self.calls += 1
+        return len(text.split())
+
+counter = WordCounter()
+profile = {"name": "narrative-llm", "encoding": "o200k_base", "context_window": 8000, "exact": True}
+turnfit.register_model(profile, count=counter.count_tokens)
+history = [{"role": "system", "content": "You are a therapeutic narrative generator."},
+           {"role": "user", "content": "Tell me about the lighthouse keeper and the storm."}]
+w = turnfit.ContextWindow("narrative-llm", reserved_output=0, conversation=history)
+p = w.preflight()
+words = sum(len(m["content"].split()) + 1 for m in history)   # content and role, one token a word
+framing = 3 * len(history) + 3                                   # per message, reply priming: the model's
+check("python: a host counter counts every text of the window (framing stays the model's)",
+      counter.calls > 0 and p["prompt_tokens"] == words + framing, (p["prompt_tokens"], words + framing, counter.calls))
+_, r = turnfit.fit(history, model="narrative-llm")
+check("python: fit counts with it too", r["tokens_before"] == p["prompt_tokens"], r["tokens_before"])
+def broken(text):
+    raise RuntimeError("tokenizer service unavailable")
+turnfit.register_model({**profile, "name": "narrative-llm-broken"}, count=broken)
+try:
+    turnfit.ContextWindow("narrative-llm-broken", conversation=history)
+    got = "no error"
+except turnfit.InvalidArgumentError as e:
+    got = str(e)
+check("python: a counter that raises fails the call, naming the model and the exception",
+      "narrative-llm-broken" in got and "RuntimeError: tokenizer service unavailable" in got, got[:120])
 checks.done()
 PY

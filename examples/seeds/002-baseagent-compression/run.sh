@@ -36,6 +36,12 @@ json.dump({"messages": m}, open("'"$tmp"'/twenty.json", "w"))'
 small=(--model gpt-4o --max-tokens 160 --reserve-output 0 --strategy summarize --keep-first 0 --keep-last-rounds 0
        --keep-last-messages 5 --trigger-ratio 0.75 --summary-label "[Previous conversation summary]")
 "$TURNFIT" fit "$tmp/twenty.json" "${small[@]}" --target-tokens 70 > "$tmp/twenty-fitted.json" 2> /dev/null
+# keep_system=False: the system message is summarized with the rest.
+"$TURNFIT" fit "$tmp/twenty.json" "${small[@]}" --target-tokens 70 --no-keep-system > "$tmp/twenty-nosys.json"
+# The document's estimate (len // 4) in preflight: "x" * 4000 at max_tokens 1000.
+python3 -c 'import json; json.dump([{"role": "user", "content": "x" * 4000}], open("'"$tmp"'/x4000.json", "w"))'
+"$TURNFIT" preflight "$tmp/x4000.json" --model gpt-4o --max-tokens 1000 --reserve-output 0 --chars-per-token 4 > "$tmp/x4000-est.json"
+"$TURNFIT" preflight "$tmp/x4000.json" --model gpt-4o --max-tokens 1000 --reserve-output 0 > "$tmp/x4000-exact.json"
 # Too small a target for any summary: an error naming the smallest summary,
 # never a silent deletion.
 if "$TURNFIT" fit "$tmp/twenty.json" "${small[@]}" --target-tokens 40 > /dev/null 2> "$tmp/nosummary.txt"; then
@@ -79,6 +85,12 @@ tw = load("twenty-fitted.json")["messages"]
 check("the document's test: 1 system + 1 summary + 5 recent = 7 messages",
       len(tw) == 7 and tw[0]["content"] == "sys" and tw[1]["content"].startswith("[Previous conversation summary]")
       and [m["content"] for m in tw[2:]] == [f"msg {i}" for i in range(15, 20)], len(tw))
+ns = load("twenty-nosys.json")["messages"]
+check("--no-keep-system: 1 summary + 5 recent, no system message", len(ns) == 6 and ns[0]["role"] == "user"
+      and ns[0]["content"].startswith("[Previous conversation summary]") and all(m["role"] != "system" for m in ns), len(ns))
+est, exact = load("x4000-est.json"), load("x4000-exact.json")
+check("--chars-per-token 4: 'x' * 4000 is over 75% of 1,000 (the document's estimate); exact counts are far below",
+      est["prompt_tokens"] >= 1000 and not est["exact"] and exact["prompt_tokens"] < 750, (est["prompt_tokens"], exact["prompt_tokens"]))
 status = open(f"{d}/nosummary.status").read().strip()
 err = open(f"{d}/nosummary.txt").read()
 check("no room for a summary: fails (exit 2) naming the smallest summary, instead of deleting silently",
@@ -112,5 +124,43 @@ check("python: order='allowlist' keeps the document's order",
 r = turnfit.toolset_report(req)
 check("python: the report costs each agent's set", {a["agent"]: a["tools"] for a in r["agents"]} == {
       "explore": ["grep", "read_file"], "general": ["read_file", "write_file", "bash", "grep", "web_search"]}, r["agents"])
+
+# compress(messages, keep_recent=5, keep_system=False): the system message is
+# summarized with the rest (1 summary + 5 recent); by default it is kept.
+twenty = [{"role": "system", "content": "sys"}] + [{"role": "user", "content": f"msg {i}"} for i in range(20)]
+keep5 = {"strategy": "summarize", "keep_first": 0, "keep_last_rounds": 0, "keep_last_messages": 5,
+         "keep_only_protected": True, "summary_label": "[Previous conversation summary]", "summary_max_tokens": 16}
+out, _ = turnfit.fit(twenty, model="gpt-4o", trigger_messages=6, policy=keep5)
+check("python: keep_system=True (default): 1 system + 1 summary + 5 recent", len(out) == 7 and out[0] == twenty[0], len(out))
+out, rep = turnfit.fit(twenty, model="gpt-4o", trigger_messages=6, policy={**keep5, "keep_system": False})
+check("python: keep_system=False: 1 summary + 5 recent, the system message summarized",
+      len(out) == 6 and out[0]["content"].startswith("[Previous conversation summary]")
+      and [m["content"] for m in out[1:]] == [f"msg {i}" for i in range(15, 20)]
+      and any(c["index"] == 0 and c["action"] == "summarized" for c in rep["changes"]), [m["content"][:30] for m in out])
+
+# The document's ContextManager: 1 token ~ 4 characters, compress past 75% of
+# max_tokens. Its test: max_tokens=1000, "x" * 4000 (~1000 tokens) compresses,
+# "Hello" does not. Exact counts make a run of x's ~8 characters a token, so
+# the ported threshold would fire about 2x later; chars_per_token=4 is the
+# document's estimate.
+def window(text, **kw):
+    return turnfit.ContextWindow("gpt-4o", context_window=1000, reserved_output=0, trigger_ratio=0.75, target_ratio=0.5,
+                                 conversation=[{"role": "user", "content": text}], **kw).preflight()
+est, exact, hello = window("x" * 4000, chars_per_token=4), window("x" * 4000), window("Hello", chars_per_token=4)
+check("python: chars_per_token=4: 'x' * 4000 is the document's ~1000 tokens and compresses",
+      est["prompt_tokens"] >= 1000 and est["verdict"] != "fits" and not est["exact"], est["prompt_tokens"])
+check("python: 'Hello' does not", hello["verdict"] == "fits", hello["prompt_tokens"])
+check("python: exact counts (the default) put 'x' * 4000 at about half the estimate: no compression",
+      exact["exact"] and exact["prompt_tokens"] * 2 <= est["prompt_tokens"] + 50 and exact["verdict"] == "fits",
+      exact["prompt_tokens"])
+# And in fit: the 75% trigger on the document's 8,000 tokens with a repeated-text history.
+rep_hist = [{"role": "system", "content": "sys"}] + [{"role": "user" if i % 2 == 0 else "assistant", "content": "x" * 1200}
+                                                     for i in range(20)]
+_, a = turnfit.fit(rep_hist, model="gpt-4o", max_tokens=8000, reserve_output=0, trigger_ratio=0.75, target_ratio=0.3)
+_, b = turnfit.fit(rep_hist, model="gpt-4o", max_tokens=8000, reserve_output=0, trigger_ratio=0.75, target_ratio=0.3,
+                   chars_per_token=4)
+check("python: fit at 75% of 8,000: exact does not fire, the document's estimate does",
+      a["messages_after"] == a["messages_before"] and b["messages_after"] < b["messages_before"],
+      (a["tokens_before"], b["tokens_before"]))
 checks.done()
 PY

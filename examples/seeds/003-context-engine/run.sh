@@ -99,5 +99,29 @@ r = turnfit.assemble(tok, {"budget": 500, "templates": [mine], "template": "inci
                            "context": {"query": "why?", "execution_state": {"depth": 1}, "extra": "x"}})
 check("python: a host template with optional keys: only 'extra' is unnamed", r["unnamed_sections"] == ["extra"],
       r.get("unnamed_sections"))
+
+# AgentMind's filters (assess_context_needs -> ContextPriorities.filters),
+# applied before the depth limit: "standard" (5 events) with the design's
+# ["solution", "error", "decision"] is the newest 5 events of those kinds,
+# not the matching ones among the newest 5.
+def listed(r):
+    body = r["text"].split("## recent_events\n", 1)[1].split("\n\n## ", 1)[0]
+    return [line[len("- event: "):] for line in body.splitlines() if line.startswith("- event: ")]
+wanted = [e["event"] for e in state["events"] if e["kind"] in ("solution", "error", "decision")][-5:]
+newest5 = [e["event"] for e in state["events"]][-5:]
+r = turnfit.assemble(tok, {**state, "template": "problem_solving", "depth": "standard",
+                           "event_filters": ["solution", "error", "decision"]})
+check("python: filters before the depth limit: the newest 5 decisions", listed(r) == wanted and len(wanted) == 5,
+      (listed(r), wanted))
+check("python: ... which is not the decisions among the newest 5 events",
+      wanted != [e for e in newest5 if e in wanted], newest5)
+r = turnfit.assemble(tok, {**state, "template": "problem_solving", "depth": "standard"})
+check("python: without filters the newest 5 events of any kind", listed(r) == newest5, listed(r))
+try:
+    turnfit.assemble(tok, {**state, "event_filters": [""]})
+    got = "accepted"
+except turnfit.InvalidArgumentError as e:
+    got = str(e)
+check("python: an empty filter is refused", "event_filters[0]" in got, got[:80])
 checks.done()
 PY

@@ -59,6 +59,7 @@ __all__ = [
     "assemble",
     "lookup_model",
     "list_models",
+    "register_model",
     "list_encodings",
     "handoff_validate",
     "handoff_render",
@@ -122,6 +123,25 @@ def lookup_model(model: str, fallback_encoding: Optional[str] = None) -> Dict[st
 def list_models() -> List[Dict[str, Any]]:
     """Every model profile in the built-in registry."""
     return _json.loads(_native._list_models_json())
+
+
+def register_model(
+    profile: Union[Mapping[str, Any], List[Mapping[str, Any]]], *, count: Optional[Callable[[str], int]] = None
+) -> int:
+    """Register model profiles (``{"name", "encoding", "context_window",
+    "max_output_tokens", "exact"}``, or a list of them) in turnfit's registry
+    for this process; returns how many names were registered.
+
+    ``count``: the host's own counter for a model whose tokenizer is not
+    public, a callable ``count(text) -> int`` (one profile only). Every
+    window, ``fit`` and ``fit_turn`` for that model then counts text with it
+    (framing stays the model's); registering the name again without ``count``
+    removes it. It is called while turnfit holds what it counts for, with the
+    GIL held: it must not call back into turnfit (such a call raises
+    ``InvalidArgumentError``), and an exception it raises, or a result that is
+    not a non-negative ``int``, fails the counting call with
+    ``InvalidArgumentError`` naming the model."""
+    return int(_native._register_model(_dumps(profile), count))
 
 
 # --- conversations ---------------------------------------------------------
@@ -313,6 +333,7 @@ class ContextWindow:
         conversation: Optional[Conversation] = None,
         encoding: Optional[str] = None,
         max_output_tokens: Optional[int] = None,
+        chars_per_token: Optional[float] = None,
     ) -> None:
         budget = {
             k: v
@@ -323,6 +344,7 @@ class ContextWindow:
                 ("target_ratio", target_ratio),
                 ("encoding", encoding),
                 ("max_output_tokens", max_output_tokens),
+                ("chars_per_token", chars_per_token),
             )
             if v is not None
         }

@@ -26,6 +26,7 @@ AssembleRequest = TypedDict(
         "context": NotRequired[Dict[str, Any]],
         "history": NotRequired[List[Any]],
         "events": NotRequired[List[Any]],
+        "event_filters": NotRequired[List[str]],
     },
 )
 
@@ -65,6 +66,7 @@ Budget = TypedDict(
         "target_ratio": NotRequired[float],
         "encoding": NotRequired[Optional[Encoding]],
         "max_output_tokens": NotRequired[Optional[int]],
+        "chars_per_token": NotRequired[Optional[float]],
     },
 )
 
@@ -312,6 +314,7 @@ FitOptions = TypedDict(
         "encoding": NotRequired[Optional[Encoding]],
         "context_window": NotRequired[Optional[int]],
         "max_output_tokens": NotRequired[Optional[int]],
+        "chars_per_token": NotRequired[Optional[float]],
         "format": NotRequired[Optional[Format]],
         "target_ratio": NotRequired[Optional[float]],
         "trigger_ratio": NotRequired[Optional[float]],
@@ -410,6 +413,7 @@ Policy = TypedDict(
         "keep_last_messages": NotRequired[int],
         "pinned": NotRequired[List[int]],
         "keep_only_protected": NotRequired[bool],
+        "keep_system": NotRequired[bool],
         "pending_calls": NotRequired[List[str]],
         "mask": NotRequired[MaskOptions],
         "repair": NotRequired[bool],

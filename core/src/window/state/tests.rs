@@ -60,7 +60,7 @@ fn defaults_come_from_the_model_and_bad_budgets_are_refused() {
     assert_eq!((p.trigger_tokens, p.target_tokens), (102_400, 64_000));
     let info = ModelRegistry::builtin().lookup_or("mystery", Some(crate::Encoding::Cl100kBase)).unwrap();
     let acct = Accountant::new(Tokenizer::new(info.encoding).unwrap(), Framing::for_encoding(info.encoding));
-    let err = Window::new(acct, info.clone(), Budget::default()).unwrap_err();
+    let err = Window::new(acct.clone(), info.clone(), Budget::default()).unwrap_err();
     assert!(err.message().contains("context_window"), "{err}");
     for b in [
         Budget { trigger_ratio: 1.5, ..Budget::default() },
@@ -68,7 +68,7 @@ fn defaults_come_from_the_model_and_bad_budgets_are_refused() {
         Budget { context_window: 100, reserved_output: Some(100), ..Budget::default() },
     ] {
         assert!(
-            Window::new(acct, info.clone(), Budget { context_window: b.context_window.max(1), ..b }).is_err(),
+            Window::new(acct.clone(), info.clone(), Budget { context_window: b.context_window.max(1), ..b }).is_err(),
             "{b:?}"
         );
     }

@@ -147,8 +147,16 @@ extension TurnfitTypes {
         /// Events, oldest first; the newest ones (by depth) become the events
         /// section.
         public var events: [JSONValue]?
+        /// Event kinds to keep (ContextEngine's AgentMind `filters`, e.g.
+        /// `["solution", "error", "decision"]`), applied before the depth
+        /// limit: the section holds the newest matching events, up to the
+        /// depth's count. An event's kind is its `kind`, `type` or
+        /// `event_type` field (the first that is a string) for an object, the
+        /// text before its first `:` for a string; matched exactly, case
+        /// insensitive. Absent or empty: every event.
+        public var eventFilters: [String]?
 
-        public init(preset: Preset? = nil, template: String? = nil, templates: [Template]? = nil, budget: UInt64, depth: DepthChoice? = nil, depthLimits: DepthLimits? = nil, historySection: String? = nil, eventsSection: String? = nil, sections: [Section]? = nil, context: JSONValue? = nil, history: [JSONValue]? = nil, events: [JSONValue]? = nil) {
+        public init(preset: Preset? = nil, template: String? = nil, templates: [Template]? = nil, budget: UInt64, depth: DepthChoice? = nil, depthLimits: DepthLimits? = nil, historySection: String? = nil, eventsSection: String? = nil, sections: [Section]? = nil, context: JSONValue? = nil, history: [JSONValue]? = nil, events: [JSONValue]? = nil, eventFilters: [String]? = nil) {
             self.preset = preset
             self.template = template
             self.templates = templates
@@ -161,6 +169,7 @@ extension TurnfitTypes {
             self.context = context
             self.history = history
             self.events = events
+            self.eventFilters = eventFilters
         }
 
         enum CodingKeys: String, CodingKey {
@@ -176,6 +185,7 @@ extension TurnfitTypes {
             case context
             case history
             case events
+            case eventFilters = "event_filters"
         }
     }
 
@@ -400,14 +410,21 @@ extension TurnfitTypes {
         /// which the reserved output defaults from; positive, at most
         /// `MAX_BUDGET_TOKENS`.
         public var maxOutputTokens: UInt64?
+        /// Count text as its characters divided by this, rounded down (seed
+        /// 002's `len(text) // 4`: 4), instead of with the model's encoding;
+        /// framing stays the model's and counts are estimates. A host counter
+        /// registered with the model wins. See `FitOptions::chars_per_token`
+        /// for why exact counts are the default.
+        public var charsPerToken: Double?
 
-        public init(contextWindow: UInt64? = nil, reservedOutput: UInt64? = nil, triggerRatio: Double? = nil, targetRatio: Double? = nil, encoding: Encoding? = nil, maxOutputTokens: UInt64? = nil) {
+        public init(contextWindow: UInt64? = nil, reservedOutput: UInt64? = nil, triggerRatio: Double? = nil, targetRatio: Double? = nil, encoding: Encoding? = nil, maxOutputTokens: UInt64? = nil, charsPerToken: Double? = nil) {
             self.contextWindow = contextWindow
             self.reservedOutput = reservedOutput
             self.triggerRatio = triggerRatio
             self.targetRatio = targetRatio
             self.encoding = encoding
             self.maxOutputTokens = maxOutputTokens
+            self.charsPerToken = charsPerToken
         }
 
         enum CodingKeys: String, CodingKey {
@@ -417,6 +434,7 @@ extension TurnfitTypes {
             case targetRatio = "target_ratio"
             case encoding
             case maxOutputTokens = "max_output_tokens"
+            case charsPerToken = "chars_per_token"
         }
     }
 
@@ -1427,6 +1445,16 @@ extension TurnfitTypes {
         /// reserved output defaults from it); positive, at most
         /// `MAX_BUDGET_TOKENS`.
         public var maxOutputTokens: UInt64?
+        /// Count text as its characters divided by this, rounded down, instead
+        /// of with the model's encoding: the estimate a host's thresholds were
+        /// tuned on (seed 002: `len(text) // 4`, so 4), for ported thresholds
+        /// that must fire where they did. Framing is still the model's, and
+        /// counts are reported as estimates (`exact: false`). A host counter
+        /// registered with the model wins. Why exact counts stay the default:
+        /// 4 characters a token is right for English prose only; repeated
+        /// text, code and JSON are 2x fewer tokens and CJK text 2x more, so a
+        /// budget kept by the estimate is either wasted or overflows.
+        public var charsPerToken: Double?
         /// Input format; detected when absent.
         public var format: Format?
         /// Compact to this fraction of the budget, reserved output included
@@ -1456,13 +1484,14 @@ extension TurnfitTypes {
         /// budget less the reserved output.
         public var policy: Policy?
 
-        public init(model: String? = nil, maxTokens: UInt64? = nil, reserveOutput: UInt64? = nil, encoding: Encoding? = nil, contextWindow: UInt64? = nil, maxOutputTokens: UInt64? = nil, format: Format? = nil, targetRatio: Double? = nil, triggerRatio: Double? = nil, triggerMessages: UInt64? = nil, summarizer: SummarizerOptions? = nil, policy: Policy? = nil) {
+        public init(model: String? = nil, maxTokens: UInt64? = nil, reserveOutput: UInt64? = nil, encoding: Encoding? = nil, contextWindow: UInt64? = nil, maxOutputTokens: UInt64? = nil, charsPerToken: Double? = nil, format: Format? = nil, targetRatio: Double? = nil, triggerRatio: Double? = nil, triggerMessages: UInt64? = nil, summarizer: SummarizerOptions? = nil, policy: Policy? = nil) {
             self.model = model
             self.maxTokens = maxTokens
             self.reserveOutput = reserveOutput
             self.encoding = encoding
             self.contextWindow = contextWindow
             self.maxOutputTokens = maxOutputTokens
+            self.charsPerToken = charsPerToken
             self.format = format
             self.targetRatio = targetRatio
             self.triggerRatio = triggerRatio
@@ -1478,6 +1507,7 @@ extension TurnfitTypes {
             case encoding
             case contextWindow = "context_window"
             case maxOutputTokens = "max_output_tokens"
+            case charsPerToken = "chars_per_token"
             case format
             case targetRatio = "target_ratio"
             case triggerRatio = "trigger_ratio"
@@ -2207,6 +2237,18 @@ extension TurnfitTypes {
         /// The limit still holds: protection is lifted, oldest first, if the
         /// kept rounds alone exceed it.
         public var keepOnlyProtected: Bool?
+        /// Keep system and developer messages whatever the budget [default
+        /// true]. False makes them rounds like any other, dropped or
+        /// summarized as the strategy ranks them (and counted by
+        /// `keep_last_rounds` / `keep_last_messages`): seed 002's
+        /// `compress(keep_system=False)`. A top-level system prompt
+        /// (Anthropic's and Bedrock's `system`, Gemini's `systemInstruction`,
+        /// Responses' `instructions`) is part of the request, not of the
+        /// history, and is always kept. Why true by default: the system prompt
+        /// holds the agent's instructions and rules; a request that lost it
+        /// changes what the model does, not only what it remembers, and a
+        /// summary of it is weaker than the text.
+        public var keepSystem: Bool?
         /// Ids of tool calls awaiting their result (an approval, a long-running
         /// job): their rounds are kept whatever the budget, and they get no
         /// synthetic result, so the result that arrives later pairs with them.
@@ -2241,7 +2283,7 @@ extension TurnfitTypes {
         /// "[Summary of earlier conversation]"].
         public var summaryLabel: String?
 
-        public init(strategy: Strategy? = nil, targetTokens: UInt64? = nil, limitTokens: UInt64? = nil, toolOutputMax: UInt64? = nil, toolOutputMaxBytes: UInt64? = nil, keepFirst: UInt64? = nil, keepLastRounds: UInt64? = nil, keepLastTurns: UInt64? = nil, keepLastMessages: UInt64? = nil, pinned: [UInt64]? = nil, keepOnlyProtected: Bool? = nil, pendingCalls: [String]? = nil, mask: MaskOptions? = nil, repair: Bool? = nil, relevanceWeight: Double? = nil, scores: [Double]? = nil, minReclaim: UInt64? = nil, summaryMaxTokens: UInt64? = nil, summarizerBudget: UInt64? = nil, summaryTemplate: String? = nil, digest: DigestOptions? = nil, summaryRole: SummaryRole? = nil, summaryLabel: String? = nil) {
+        public init(strategy: Strategy? = nil, targetTokens: UInt64? = nil, limitTokens: UInt64? = nil, toolOutputMax: UInt64? = nil, toolOutputMaxBytes: UInt64? = nil, keepFirst: UInt64? = nil, keepLastRounds: UInt64? = nil, keepLastTurns: UInt64? = nil, keepLastMessages: UInt64? = nil, pinned: [UInt64]? = nil, keepOnlyProtected: Bool? = nil, keepSystem: Bool? = nil, pendingCalls: [String]? = nil, mask: MaskOptions? = nil, repair: Bool? = nil, relevanceWeight: Double? = nil, scores: [Double]? = nil, minReclaim: UInt64? = nil, summaryMaxTokens: UInt64? = nil, summarizerBudget: UInt64? = nil, summaryTemplate: String? = nil, digest: DigestOptions? = nil, summaryRole: SummaryRole? = nil, summaryLabel: String? = nil) {
             self.strategy = strategy
             self.targetTokens = targetTokens
             self.limitTokens = limitTokens
@@ -2253,6 +2295,7 @@ extension TurnfitTypes {
             self.keepLastMessages = keepLastMessages
             self.pinned = pinned
             self.keepOnlyProtected = keepOnlyProtected
+            self.keepSystem = keepSystem
             self.pendingCalls = pendingCalls
             self.mask = mask
             self.repair = repair
@@ -2279,6 +2322,7 @@ extension TurnfitTypes {
             case keepLastMessages = "keep_last_messages"
             case pinned
             case keepOnlyProtected = "keep_only_protected"
+            case keepSystem = "keep_system"
             case pendingCalls = "pending_calls"
             case mask
             case repair

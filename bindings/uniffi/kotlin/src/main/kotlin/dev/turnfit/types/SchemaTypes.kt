@@ -100,6 +100,16 @@ data class AssembleRequest(
      * section.
      */
     @SerializedName("events") val events: List<JsonElement>? = null,
+    /**
+     * Event kinds to keep (ContextEngine's AgentMind `filters`, e.g.
+     * `["solution", "error", "decision"]`), applied before the depth
+     * limit: the section holds the newest matching events, up to the
+     * depth's count. An event's kind is its `kind`, `type` or
+     * `event_type` field (the first that is a string) for an object, the
+     * text before its first `:` for a string; matched exactly, case
+     * insensitive. Absent or empty: every event.
+     */
+    @SerializedName("event_filters") val eventFilters: List<String>? = null,
 )
 
 /** The assembled prompt. */
@@ -241,6 +251,14 @@ data class Budget(
      * `MAX_BUDGET_TOKENS`.
      */
     @SerializedName("max_output_tokens") val maxOutputTokens: Long? = null,
+    /**
+     * Count text as its characters divided by this, rounded down (seed
+     * 002's `len(text) // 4`: 4), instead of with the model's encoding;
+     * framing stays the model's and counts are estimates. A host counter
+     * registered with the model wins. See `FitOptions::chars_per_token`
+     * for why exact counts are the default.
+     */
+    @SerializedName("chars_per_token") val charsPerToken: Double? = null,
 )
 
 /**
@@ -830,6 +848,18 @@ data class FitOptions(
      * `MAX_BUDGET_TOKENS`.
      */
     @SerializedName("max_output_tokens") val maxOutputTokens: Long? = null,
+    /**
+     * Count text as its characters divided by this, rounded down, instead
+     * of with the model's encoding: the estimate a host's thresholds were
+     * tuned on (seed 002: `len(text) // 4`, so 4), for ported thresholds
+     * that must fire where they did. Framing is still the model's, and
+     * counts are reported as estimates (`exact: false`). A host counter
+     * registered with the model wins. Why exact counts stay the default:
+     * 4 characters a token is right for English prose only; repeated
+     * text, code and JSON are 2x fewer tokens and CJK text 2x more, so a
+     * budget kept by the estimate is either wasted or overflows.
+     */
+    @SerializedName("chars_per_token") val charsPerToken: Double? = null,
     /** Input format; detected when absent. */
     @SerializedName("format") val format: Format? = null,
     /**
@@ -1322,6 +1352,20 @@ data class Policy(
      * kept rounds alone exceed it.
      */
     @SerializedName("keep_only_protected") val keepOnlyProtected: Boolean? = null,
+    /**
+     * Keep system and developer messages whatever the budget [default
+     * true]. False makes them rounds like any other, dropped or
+     * summarized as the strategy ranks them (and counted by
+     * `keep_last_rounds` / `keep_last_messages`): seed 002's
+     * `compress(keep_system=False)`. A top-level system prompt
+     * (Anthropic's and Bedrock's `system`, Gemini's `systemInstruction`,
+     * Responses' `instructions`) is part of the request, not of the
+     * history, and is always kept. Why true by default: the system prompt
+     * holds the agent's instructions and rules; a request that lost it
+     * changes what the model does, not only what it remembers, and a
+     * summary of it is weaker than the text.
+     */
+    @SerializedName("keep_system") val keepSystem: Boolean? = null,
     /**
      * Ids of tool calls awaiting their result (an approval, a long-running
      * job): their rounds are kept whatever the budget, and they get no
