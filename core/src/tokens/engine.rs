@@ -74,6 +74,12 @@ fn with_scratch<R>(f: impl FnOnce(&mut Scratch) -> R) -> R {
     }
 }
 
+/// Drops this thread's pooled scratch (its caches with it); the next call
+/// allocates a fresh one (`tokens::clear_thread_caches`).
+pub(crate) fn clear_thread_scratch() {
+    with_scratch(|scratch| *scratch = Scratch::default());
+}
+
 const N: usize = Encoding::ALL.len();
 static ENGINES: [OnceLock<std::result::Result<Engine, Error>>; N] = [const { OnceLock::new() }; N];
 
@@ -266,7 +272,9 @@ impl Engine {
             *total += n;
             return *total <= limit;
         }
-        if !missed && self.vocab.rank_at_general(s, a, b).is_some() {
+        // A piece longer than every token is not one: skip the probe, which
+        // hashes the whole piece (20 KB of `a` is one piece).
+        if !missed && b - a <= self.vocab.max_token_len && self.vocab.rank_at_general(s, a, b).is_some() {
             *total += 1;
             return *total <= limit;
         }
