@@ -145,6 +145,22 @@ fn _fit_json(py: Python<'_>, conversation_json: Text, options_json: Text) -> PyR
     })
 }
 
+/// `(conversation, report_json)`: the stateless fit with the conversation
+/// given back as Python objects, built from the core's value instead of
+/// written as JSON and parsed again by `json.loads` (the same objects).
+#[pyfunction]
+fn _fit(py: Python<'_>, conversation_json: Text, options_json: Text) -> PyResult<(Py<PyAny>, String)> {
+    let (value, report) = guard_detached(py, true, "fit", || {
+        let (v, report) = turnfit::window::fit_json_value(&conversation_json, &options_json)?;
+        Ok((v, to_json(&report)?))
+    })?;
+    let out = crate::dumps::loads_value(py, &value)?.unbind();
+    // The value is freed with the GIL released (on a big transcript,
+    // thousands of allocations).
+    py.detach(move || drop(value));
+    Ok((out, report))
+}
+
 /// The prompt tokens of a whole conversation for `model` (framing included).
 #[pyfunction]
 fn _count_conversation(py: Python<'_>, conversation_json: Text, model: Text) -> PyResult<usize> {
@@ -186,6 +202,7 @@ fn _assemble_json(tokenizer: &Tokenizer, request_json: Text) -> PyResult<String>
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Window>()?;
     m.add_function(wrap_pyfunction!(_fit_json, m)?)?;
+    m.add_function(wrap_pyfunction!(_fit, m)?)?;
     m.add_function(wrap_pyfunction!(_count_conversation, m)?)?;
     m.add_function(wrap_pyfunction!(_validate_json, m)?)?;
     m.add_function(wrap_pyfunction!(_repair_json, m)?)?;
