@@ -74,10 +74,18 @@ fn with_scratch<R>(f: impl FnOnce(&mut Scratch) -> R) -> R {
     }
 }
 
-/// Drops this thread's pooled scratch (its caches with it); the next call
-/// allocates a fresh one (`tokens::clear_thread_caches`).
+/// Empties this thread's caches (`tokens::clear_thread_caches`): the count
+/// and piece tables keep their memory (a thread allocates them once; what
+/// is measured is a text never seen), the rest of the scratch starts over.
 pub(crate) fn clear_thread_scratch() {
-    with_scratch(|scratch| *scratch = Scratch::default());
+    with_scratch(|scratch| {
+        let (mut counts, mut pieces) = (std::mem::take(&mut scratch.counts), std::mem::take(&mut scratch.pieces));
+        counts.clear();
+        pieces.clear();
+        *scratch = Scratch::default();
+        scratch.counts = counts;
+        scratch.pieces = pieces;
+    });
 }
 
 const N: usize = Encoding::ALL.len();

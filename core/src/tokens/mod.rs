@@ -31,9 +31,9 @@ use crate::limits::{self, MAX_TEXT_BYTES};
 use crate::Result;
 use engine::{Allow, Engine};
 
-/// Empties the calling thread's counting caches (the count and piece caches
-/// and the long-piece memo; see `piece_cache.rs`), so the next count costs
-/// what a text never seen on this thread costs. Counts never depend on the
+/// Empties the calling thread's counting caches (the count and piece caches,
+/// keeping their memory, and the long-piece memos; see `piece_cache.rs`), so
+/// the next count costs what a text never seen on this thread costs. Counts never depend on the
 /// caches; this exists for benchmarks that compare a cold turnfit with
 /// peers whose own caches are cleared (bench/node's "cache cleared" columns).
 #[doc(hidden)]
