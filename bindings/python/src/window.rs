@@ -145,20 +145,23 @@ fn _fit_json(py: Python<'_>, conversation_json: Text, options_json: Text) -> PyR
     })
 }
 
-/// `(conversation, report_json)`: the stateless fit with the conversation
-/// given back as Python objects, built from the core's value instead of
-/// written as JSON and parsed again by `json.loads` (the same objects).
+/// `(conversation, report)`: the stateless fit with both given back as
+/// Python objects, built from the core's values instead of written as JSON
+/// and parsed again by `json.loads` (the same objects).
 #[pyfunction]
-fn _fit(py: Python<'_>, conversation_json: Text, options_json: Text) -> PyResult<(Py<PyAny>, String)> {
+fn _fit(py: Python<'_>, conversation_json: Text, options_json: Text) -> PyResult<(Py<PyAny>, Py<PyAny>)> {
     let (value, report) = guard_detached(py, true, "fit", || {
         let (v, report) = turnfit::window::fit_json_value(&conversation_json, &options_json)?;
-        Ok((v, to_json(&report)?))
+        let report = serde_json::to_value(&report)
+            .map_err(|e| turnfit::Error::new(turnfit::ErrorKind::Internal, format!("serializing JSON: {e}")))?;
+        Ok((v, report))
     })?;
     let out = crate::dumps::loads_value(py, &value)?.unbind();
-    // The value is freed with the GIL released (on a big transcript,
+    let report_obj = crate::dumps::loads_value(py, &report)?.unbind();
+    // The values are freed with the GIL released (on a big transcript,
     // thousands of allocations).
-    py.detach(move || drop(value));
-    Ok((out, report))
+    py.detach(move || drop((value, report)));
+    Ok((out, report_obj))
 }
 
 /// The prompt tokens of a whole conversation for `model` (framing included).

@@ -149,10 +149,10 @@ def fit(conversation: Conversation, **options: Any) -> Tuple[Conversation, Dict[
     never separated from its result. Raises ``DoesNotFitError`` when what must
     be kept is too big.
     """
-    # _fit builds the result's dicts and lists from the core's value: the
+    # _fit builds the result's dicts and lists from the core's values: the
     # objects json.loads would make of the JSON text, without the text.
     out, report = _native._fit(_dumps(conversation), _dumps(options))
-    return out, _json.loads(report)
+    return out, report
 
 
 Summarizer = Callable[[Dict[str, Any]], Any]
