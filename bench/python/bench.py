@@ -20,6 +20,7 @@ core/data (offline; tiktoken checks their SHA-256).
 """
 
 import argparse
+import json
 import os
 import statistics
 import sys
@@ -64,6 +65,11 @@ def main():
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--encodings", default="cl100k_base,o200k_base")
     ap.add_argument("--threads", type=int, default=2)
+    # Agent-loop lengths for the fit rows; 2700 and 9700 rounds are 12 and
+    # 44 MB of JSON, the transcript sizes issue 36 measured.
+    ap.add_argument("--fit-rounds", default="50,200")
+    # Only the fit rows (skips every counting row).
+    ap.add_argument("--fit-only", action="store_true")
     args = ap.parse_args()
     inputs = Path(args.inputs)
     print(f"tiktoken {tiktoken.__version__ if hasattr(tiktoken, '__version__') else '?'}, turnfit {turnfit.__version__}, "
@@ -71,7 +77,7 @@ def main():
     print()
     print("| row | tiktoken ms | turnfit ms | turnfit speed-up | tiktoken MB/s | turnfit MB/s |")
     print("|---|---:|---:|---:|---:|---:|")
-    for enc_name in args.encodings.split(","):
+    for enc_name in [] if args.fit_only else args.encodings.split(","):
         tk = tiktoken.get_encoding(enc_name)
         ck = turnfit.Tokenizer(enc_name)
         ckt = ck_tiktoken.get_encoding(enc_name)
@@ -100,10 +106,10 @@ def main():
                 row(f"{enc_name} batch 64 KiB x{len(chunks)}, {args.threads} threads",
                     median_s(lambda: tk.encode_ordinary_batch(chunks, num_threads=args.threads), args.runs),
                     median_s(lambda: ckt.encode_ordinary_batch(chunks, num_threads=args.threads), args.runs), nb)
-    fit_rows(args.runs)
+    fit_rows(args.runs, [int(r) for r in args.fit_rounds.split(",") if r])
 
 
-def fit_rows(runs):
+def fit_rows(runs, rounds_list):
     from agent_loop import agent_loop
     from langchain_core.messages import trim_messages
 
@@ -120,15 +126,36 @@ def fit_rows(runs):
                 n += len(enc.encode(c["function"]["name"])) + len(enc.encode(c["function"]["arguments"]))
         return n
 
-    for rounds in (50, 200):
+    for rounds in rounds_list:
         conv = agent_loop(rounds)
         msgs = ckl.from_openai(conv)
         full = turnfit.count_conversation(conv)
         budget = full // 3
-        t_lc = median_s(lambda: trim_messages(msgs, max_tokens=budget, token_counter=tk_counter, strategy="last",
-                                              include_system=True, allow_partial=False), runs)
-        t_ck = median_s(lambda: turnfit.fit(conv, model="gpt-4o", max_tokens=budget), runs)
-        row(f"fit vs trim_messages, {rounds} rounds ({len(conv)} msgs, {full} -> {budget} tok)", t_lc, t_ck)
+        def lc():
+            return trim_messages(msgs, max_tokens=budget, token_counter=tk_counter, strategy="last",
+                                 include_system=True, allow_partial=False)
+
+        def ck():
+            return turnfit.fit(conv, model="gpt-4o", max_tokens=budget)
+
+        # Interleaved (trim, fit, trim, fit, ...) after one warm-up each, so
+        # a change in the machine's load falls on both; wall and CPU time
+        # (process_time: this process only, what a shared machine distorts
+        # least) are both kept.
+        lc(), ck()
+        wall = {lc: [], ck: []}
+        cpu = {lc: [], ck: []}
+        for _ in range(runs):
+            for fn in (lc, ck):
+                w, c = time.perf_counter(), time.process_time()
+                fn()
+                cpu[fn].append(time.process_time() - c)
+                wall[fn].append(time.perf_counter() - w)
+        med = statistics.median
+        mb = len(json.dumps(conv, ensure_ascii=False, separators=(",", ":")).encode()) / 1e6
+        name = f"fit vs trim_messages, {rounds} rounds ({mb:.1f} MB, {len(conv)} msgs, {full} -> {budget} tok)"
+        row(name, med(wall[lc]), med(wall[ck]))
+        row(name + ", CPU time", med(cpu[lc]), med(cpu[ck]))
 
 
 if __name__ == "__main__":

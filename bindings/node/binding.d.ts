@@ -174,6 +174,13 @@ export declare class NativeWindow {
 }
 
 /**
+ * Benchmark hook: empties this thread's counting caches, so bench/node can
+ * time turnfit on a text it has not seen, beside peers whose caches it
+ * clears the same way.
+ */
+export declare function __clearTokenCaches(): void
+
+/**
  * Test hook: a call that panics inside the boundary, so the tests can check
  * that a panic surfaces as `code: 'internal'` instead of aborting Node.
  */

@@ -842,6 +842,7 @@ module.exports.NativeTokenizer = nativeBinding.NativeTokenizer
 module.exports.NativeTracer = nativeBinding.NativeTracer
 module.exports.NativeTurn = nativeBinding.NativeTurn
 module.exports.NativeWindow = nativeBinding.NativeWindow
+module.exports.__clearTokenCaches = nativeBinding.__clearTokenCaches
 module.exports.__panicForTest = nativeBinding.__panicForTest
 module.exports.__stringFloor = nativeBinding.__stringFloor
 module.exports.__stringFloorNapi = nativeBinding.__stringFloorNapi

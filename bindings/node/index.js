@@ -822,4 +822,6 @@ module.exports = {
   // Benchmark hook only: the napi string conversion alone (bench/node).
   __stringFloor: (text) => native.__stringFloor(text),
   __stringFloorNapi: (text) => native.__stringFloorNapi(text),
+  // Benchmark hook only: empties this thread's counting caches (bench/node).
+  __clearTokenCaches: () => native.__clearTokenCaches(),
 }

@@ -393,6 +393,14 @@ pub fn string_floor(#[napi(ts_arg_type = "string")] text: JsText) -> u32 {
     u32::try_from(text.0.len()).unwrap_or(u32::MAX)
 }
 
+/// Benchmark hook: empties this thread's counting caches, so bench/node can
+/// time turnfit on a text it has not seen, beside peers whose caches it
+/// clears the same way.
+#[napi(js_name = "__clearTokenCaches")]
+pub fn clear_token_caches() {
+    turnfit::tokens::clear_thread_caches();
+}
+
 /// The same floor through napi-rs's own `String` conversion (two walks of the
 /// string and a zero-filled buffer), kept so bench/node can show what
 /// [`JsText`] saves, side by side.

@@ -15,6 +15,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyString};
 
 mod agents;
+mod dumps;
 mod tokenizer;
 mod turn;
 mod utf8_view;
@@ -269,6 +270,7 @@ fn native(m: &Bound<'_, PyModule>) -> PyResult<()> {
         m.add(cls.name()?.to_string(), cls)?;
     }
     m.add_function(wrap_pyfunction!(version, m)?)?;
+    m.add_function(wrap_pyfunction!(dumps::_dumps_plain, m)?)?;
     m.add_function(wrap_pyfunction!(_error_kinds, m)?)?;
     m.add_function(wrap_pyfunction!(_raise_kind, m)?)?;
     m.add_function(wrap_pyfunction!(_panic, m)?)?;

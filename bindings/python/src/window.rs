@@ -145,6 +145,25 @@ fn _fit_json(py: Python<'_>, conversation_json: Text, options_json: Text) -> PyR
     })
 }
 
+/// `(conversation, report)`: the stateless fit with both given back as
+/// Python objects, built from the core's values instead of written as JSON
+/// and parsed again by `json.loads` (the same objects).
+#[pyfunction]
+fn _fit(py: Python<'_>, conversation_json: Text, options_json: Text) -> PyResult<(Py<PyAny>, Py<PyAny>)> {
+    let (value, report) = guard_detached(py, true, "fit", || {
+        let (v, report) = turnfit::window::fit_json_value(&conversation_json, &options_json)?;
+        let report = serde_json::to_value(&report)
+            .map_err(|e| turnfit::Error::new(turnfit::ErrorKind::Internal, format!("serializing JSON: {e}")))?;
+        Ok((v, report))
+    })?;
+    let out = crate::dumps::loads_value(py, &value)?.unbind();
+    let report_obj = crate::dumps::loads_value(py, &report)?.unbind();
+    // The values are freed with the GIL released (on a big transcript,
+    // thousands of allocations).
+    py.detach(move || drop((value, report)));
+    Ok((out, report_obj))
+}
+
 /// The prompt tokens of a whole conversation for `model` (framing included).
 #[pyfunction]
 fn _count_conversation(py: Python<'_>, conversation_json: Text, model: Text) -> PyResult<usize> {
@@ -186,6 +205,7 @@ fn _assemble_json(tokenizer: &Tokenizer, request_json: Text) -> PyResult<String>
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Window>()?;
     m.add_function(wrap_pyfunction!(_fit_json, m)?)?;
+    m.add_function(wrap_pyfunction!(_fit, m)?)?;
     m.add_function(wrap_pyfunction!(_count_conversation, m)?)?;
     m.add_function(wrap_pyfunction!(_validate_json, m)?)?;
     m.add_function(wrap_pyfunction!(_repair_json, m)?)?;

@@ -357,6 +357,23 @@ impl Conversation {
             Format::Responses => responses::input_value(&self.messages),
             _ => Value::Array(self.messages.iter().map(|m| m.raw.clone()).collect()),
         };
+        self.wrap(messages)
+    }
+
+    /// [`Conversation::to_value`] without copying: the messages' JSON is
+    /// moved out (a binding that hands the result to its host as native
+    /// objects needs no text in between; issue 36).
+    pub fn into_value(mut self) -> Value {
+        let messages = match self.format {
+            Format::Responses => responses::input_value(&self.messages),
+            _ => Value::Array(std::mem::take(&mut self.messages).into_iter().map(|m| m.raw).collect()),
+        };
+        self.wrap(messages)
+    }
+
+    /// The top-level value with `messages` as its messages (the value
+    /// itself when there is no envelope).
+    fn wrap(&self, messages: Value) -> Value {
         let Some(envelope) = &self.envelope else {
             return messages;
         };
@@ -405,7 +422,20 @@ impl Conversation {
 
     /// The conversation as compact JSON in its own format.
     pub fn to_json(&self) -> Result<String> {
-        json::to_string(&self.to_value())
+        if self.format == Format::Responses {
+            return json::to_string(&self.to_value());
+        }
+        // Written from borrowed messages: `to_value` copies every message,
+        // which on a 40 MB transcript cost as much as writing it (issue 36).
+        // Same text: the envelope's keys in the same order, the messages
+        // in the placeholder's place.
+        let messages = RawMessages(&self.messages);
+        match self.wrap(Value::Null) {
+            Value::Object(out) => {
+                json::to_string(&WithValue { map: &out, key: self.format.messages_key(), value: messages })
+            }
+            _ => json::to_string(&messages),
+        }
     }
 
     /// Parses one message given as JSON, in this conversation's format.
@@ -413,6 +443,37 @@ impl Conversation {
         let v = json::parse_value("message", text)?;
         shape::check_message(&v, self.format, "the message")?;
         message_from_value(self.format, v, 0)
+    }
+}
+
+/// Messages written as their raw JSON, in order, without copying them.
+struct RawMessages<'a>(&'a [Message]);
+
+impl serde::Serialize for RawMessages<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        s.collect_seq(self.0.iter().map(|m| &m.raw))
+    }
+}
+
+/// An object written with `value` in place of its entry at `key`.
+struct WithValue<'a, V> {
+    map: &'a Map<String, Value>,
+    key: &'static str,
+    value: V,
+}
+
+impl<V: serde::Serialize> serde::Serialize for WithValue<'_, V> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut m = s.serialize_map(Some(self.map.len()))?;
+        for (k, v) in self.map {
+            if k == self.key {
+                m.serialize_entry(k, &self.value)?;
+            } else {
+                m.serialize_entry(k, v)?;
+            }
+        }
+        m.end()
     }
 }
 

@@ -6,6 +6,7 @@ fn rt(v: &Value, format: Option<Format>) -> Conversation {
     let c = Conversation::parse(&v.to_string(), format).unwrap();
     assert_eq!(&c.to_value(), v, "round trip");
     assert_eq!(c.to_json().unwrap(), v.to_string(), "byte for byte, key order kept");
+    assert_eq!(&c.clone().into_value(), v, "into_value is to_value");
     c
 }
 

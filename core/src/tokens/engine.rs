@@ -74,6 +74,20 @@ fn with_scratch<R>(f: impl FnOnce(&mut Scratch) -> R) -> R {
     }
 }
 
+/// Empties this thread's caches (`tokens::clear_thread_caches`): the count
+/// and piece tables keep their memory (a thread allocates them once; what
+/// is measured is a text never seen), the rest of the scratch starts over.
+pub(crate) fn clear_thread_scratch() {
+    with_scratch(|scratch| {
+        let (mut counts, mut pieces) = (std::mem::take(&mut scratch.counts), std::mem::take(&mut scratch.pieces));
+        counts.clear();
+        pieces.clear();
+        *scratch = Scratch::default();
+        scratch.counts = counts;
+        scratch.pieces = pieces;
+    });
+}
+
 const N: usize = Encoding::ALL.len();
 static ENGINES: [OnceLock<std::result::Result<Engine, Error>>; N] = [const { OnceLock::new() }; N];
 
@@ -266,7 +280,9 @@ impl Engine {
             *total += n;
             return *total <= limit;
         }
-        if !missed && self.vocab.rank_at_general(s, a, b).is_some() {
+        // A piece longer than every token is not one: skip the probe, which
+        // hashes the whole piece (20 KB of `a` is one piece).
+        if !missed && b - a <= self.vocab.max_token_len && self.vocab.rank_at_general(s, a, b).is_some() {
             *total += 1;
             return *total <= limit;
         }

@@ -31,6 +31,16 @@ use crate::limits::{self, MAX_TEXT_BYTES};
 use crate::Result;
 use engine::{Allow, Engine};
 
+/// Empties the calling thread's counting caches (the count and piece caches,
+/// keeping their memory, and the long-piece memos; see `piece_cache.rs`), so
+/// the next count costs what a text never seen on this thread costs. Counts never depend on the
+/// caches; this exists for benchmarks that compare a cold turnfit with
+/// peers whose own caches are cleared (bench/node's "cache cleared" columns).
+#[doc(hidden)]
+pub fn clear_thread_caches() {
+    engine::clear_thread_scratch();
+}
+
 /// How text that spells a special token (such as `<|endoftext|>`) is treated.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]

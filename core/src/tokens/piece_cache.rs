@@ -71,6 +71,11 @@ impl PieceCache {
             .then(|| &slot.tokens[..slot.count as usize])
     }
 
+    /// Forgets every piece, keeping the table's memory.
+    pub(crate) fn clear(&mut self) {
+        self.slots.iter_mut().for_each(|s| s.encoding = 0);
+    }
+
     /// Remembers that `piece` merges into `tokens`; pieces or results too
     /// big for a slot are not stored.
     pub(crate) fn put(&mut self, encoding: u8, piece: &[u8], tokens: &[u32]) {
@@ -181,6 +186,12 @@ impl CountCache {
         pair.iter().find(|&&e| e & !COUNT_FIELD == key).map(|&e| (e >> 124) as usize)
     }
 
+    /// Forgets every count, keeping the table's memory (benchmarks time a
+    /// text never seen without the table's first allocation).
+    pub(crate) fn clear(&mut self) {
+        self.slots.fill(0);
+    }
+
     /// Remembers that the piece `key` stands for has `count` tokens.
     pub(crate) fn put(&mut self, key: u128, count: usize) {
         if count > COUNT_MAX_PIECE {
@@ -202,6 +213,24 @@ impl CountCache {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `clear` (behind `tokens::clear_thread_caches`) forgets every entry
+    /// and the tables work on afterwards.
+    #[test]
+    fn clear_forgets_and_keeps_working() {
+        let mut p = PieceCache::default();
+        p.put(0, b"hello", &[1, 2]);
+        let mut c = CountCache::default();
+        let k = CountCache::key(0, b"hello", 0, 5);
+        c.put(k, 2);
+        assert_eq!((p.get(0, b"hello"), c.get(k)), (Some(&[1, 2][..]), Some(2)));
+        p.clear();
+        c.clear();
+        assert_eq!((p.get(0, b"hello"), c.get(k)), (None, None));
+        p.put(0, b"hello", &[3]);
+        c.put(k, 1);
+        assert_eq!((p.get(0, b"hello"), c.get(k)), (Some(&[3][..]), Some(1)));
+    }
 
     #[test]
     fn hits_only_the_same_piece_of_the_same_encoding() {

@@ -565,7 +565,7 @@ pub(super) fn cut_to_fit(p: &mut Prepared, policy: &Policy, acct: &Accountant, r
                 .collect();
             let level = if over == 0 { cap } else { water_level(&sizes, over).min(cap) }.max(MIN_CUT_TOKENS);
             let default_cap = (pass == 0 && policy.tool_output_max.is_none()).then_some(cap);
-            let (work, changes) = tool_outputs::cut_where(&p.work, acct, &p.results, |s| {
+            let (edits, changes) = tool_outputs::cut_edits(&p.work, acct, &p.results, |s| {
                 if protected[s.message] {
                     (over > 0 || default_cap.is_some()).then_some(level)
                 } else {
@@ -575,7 +575,9 @@ pub(super) fn cut_to_fit(p: &mut Prepared, policy: &Policy, acct: &Accountant, r
             if changes.is_empty() {
                 break;
             }
-            p.work = work;
+            for (i, m) in edits {
+                p.work.messages[i] = m;
+            }
             for mut change in changes {
                 let i = change.index;
                 let mut results = Vec::new();

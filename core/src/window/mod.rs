@@ -29,7 +29,7 @@ pub use accounting::{Accountant, EstimateReason, Framing, ImageRule, ToolStyle};
 pub use compact::{Compacted, Policy, Strategy};
 pub use digest::layout::Coverage as DigestCoverage;
 pub use digest::{build as build_digest, round_starts, Digest, DigestOptions, Section as DigestSection};
-pub use fit::{fit, fit_in, fit_json, fit_json_in, FitOptions, FitReport};
+pub use fit::{fit, fit_in, fit_json, fit_json_in, fit_json_value, FitOptions, FitReport};
 pub(crate) use fit::{start as start_fit, start_resolved as start_fit_resolved, Head as FitHead, Started};
 pub use manifest::{Change, ChangeKind, Protected, Reason};
 pub use mask::MaskOptions;

@@ -162,7 +162,26 @@ pub(super) fn cut_where(
     known: &[Vec<usize>],
     cap_of: impl Fn(&Site) -> Option<usize>,
 ) -> Result<(Conversation, Vec<Change>)> {
+    let (edits, changes) = cut_edits(c, acct, known, cap_of)?;
     let mut out = c.clone();
+    for (i, m) in edits {
+        out.messages[i] = m;
+    }
+    Ok((out, changes))
+}
+
+/// [`cut_where`]'s edits without the copy of the conversation: each edited
+/// message (by index, in order; a message with several cut results appears
+/// once per cut, the last its final form) and the changes. The fit ladder
+/// applies them to its working copy in place: copying a 40 MB transcript
+/// for each of its passes cost more than the cuts (issue 36).
+pub(super) fn cut_edits(
+    c: &Conversation,
+    acct: &Accountant,
+    known: &[Vec<usize>],
+    cap_of: impl Fn(&Site) -> Option<usize>,
+) -> Result<(Vec<(usize, Message)>, Vec<Change>)> {
+    let mut edits: Vec<(usize, Message)> = Vec::new();
     let mut changes = Vec::new();
     let names = tool_names(c);
     for site in sites(c) {
@@ -174,7 +193,11 @@ pub(super) fn cut_where(
         let Some(r) = structured::cut(acct.tokenizer(), &site.text, max_tokens, tool)? else {
             continue;
         };
-        let m = &out.messages[site.message];
+        // A message with an earlier cut result is edited on from that cut.
+        let m = match edits.last() {
+            Some((i, m)) if *i == site.message => m,
+            _ => &c.messages[site.message],
+        };
         let edited = set_content(m, &site, &r.text, c.format)?;
         let lines = if r.removed_lines > 0 {
             format!(
@@ -191,9 +214,9 @@ pub(super) fn cut_where(
             tokens: r.removed_tokens(),
             detail: format!("output of {tool} cut from {} to {} tokens ({lines})", r.original_tokens, r.tokens),
         });
-        out.messages[site.message] = edited;
+        edits.push((site.message, edited));
     }
-    Ok((out, changes))
+    Ok((edits, changes))
 }
 
 /// Cuts every tool result longer than `max_bytes` bytes of UTF-8 to that

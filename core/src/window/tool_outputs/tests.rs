@@ -41,6 +41,42 @@ fn long_outputs_are_cut_head_and_tail_in_both_formats() {
     assert!(v["messages"][2]["content"][0]["content"][0]["text"].as_str().unwrap().contains("turnfit cut"));
 }
 
+/// Issue 36: the fit ladder applies `cut_edits` in place instead of copying
+/// the conversation. Two results in one message are both cut, the second
+/// on top of the first (the edit a message gets last is its final form),
+/// and the edits applied in place give `cut_where`'s conversation.
+#[test]
+fn two_results_in_one_message_are_both_cut_in_place() {
+    let long = |tag: &str| (0..2000).map(|i| format!("{tag} line {i}")).collect::<Vec<_>>().join("\n");
+    let c = conv(json!({"system": "s", "messages": [
+        {"role": "user", "content": "go"},
+        {"role": "assistant", "content": [
+            {"type": "tool_use", "id": "a", "name": "f", "input": {}},
+            {"type": "tool_use", "id": "b", "name": "g", "input": {}}
+        ]},
+        {"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": "a", "content": long("first")},
+            {"type": "tool_result", "tool_use_id": "b", "content": [{"type": "text", "text": long("second")}]},
+            {"type": "text", "text": "keep me"}
+        ]}
+    ]}));
+    let (edits, changes) = cut_edits(&c, &acct(), &[], |_| Some(150)).unwrap();
+    assert_eq!(changes.iter().map(|ch| ch.id.as_deref()).collect::<Vec<_>>(), [Some("a"), Some("b")]);
+    let mut work = c.clone();
+    for (i, m) in edits {
+        work.messages[i] = m;
+    }
+    let (copied, _) = cut_where(&c, &acct(), &[], |_| Some(150)).unwrap();
+    assert_eq!(work.to_json().unwrap(), copied.to_json().unwrap());
+    let v = work.to_value();
+    let first = v["messages"][2]["content"][0]["content"].as_str().unwrap();
+    let second = v["messages"][2]["content"][1]["content"][0]["text"].as_str().unwrap();
+    assert!(first.contains("turnfit cut") && first.starts_with("first line 0"), "{}", &first[..40]);
+    assert!(second.contains("turnfit cut") && second.starts_with("second line 0"), "{}", &second[..40]);
+    assert_eq!(v["messages"][2]["content"][2]["text"], "keep me");
+    assert!(validate(&work).is_empty());
+}
+
 #[test]
 fn clearing_keeps_the_newest_results() {
     let mut msgs = vec![json!({"role": "user", "content": "go"})];
