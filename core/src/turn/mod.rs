@@ -677,6 +677,43 @@ impl WindowTurn {
     }
 }
 
+/// A turn on a conversation ([`Turn`]) or on a window ([`WindowTurn`]),
+/// driven alike: the C ABI, Node and uniffi each keep one handle for both
+/// kinds, and only their `finish` differs. `W` is what the host keeps
+/// beside a window's turn (its window handle, to give the result to at
+/// `finish`; `()` when `finish` is handed the window).
+#[derive(Debug)]
+pub enum AnyTurn<W = ()> {
+    /// A stateless turn (on a conversation given as JSON).
+    Conversation(Box<Turn>),
+    /// A window's turn, with the host's window handle.
+    Window(Box<WindowTurn>, W),
+}
+
+impl<W> AnyTurn<W> {
+    /// The summarizer request waiting for a reply, if any.
+    pub fn call(&self) -> Option<&SummarizerCall> {
+        match self {
+            AnyTurn::Conversation(t) => t.call(),
+            AnyTurn::Window(t, _) => t.call(),
+        }
+    }
+
+    /// Hands the host's reply to the waiting request (see [`Turn::resume`]).
+    pub fn resume(&mut self, reply: Reply) -> Result<()> {
+        match self {
+            AnyTurn::Conversation(t) => t.resume(reply),
+            AnyTurn::Window(t, _) => t.resume(reply),
+        }
+    }
+
+    /// The error for any call on a turn handle after its `finish`: the
+    /// bindings keep an `Option<AnyTurn>` and say this once it is taken.
+    pub fn finished() -> Error {
+        Error::invalid_argument("the turn was finished")
+    }
+}
+
 /// The window holds its model, budget and format; a turn's options that
 /// try to set them are refused, never silently ignored. `model` may repeat
 /// the window's own.
