@@ -247,7 +247,16 @@ pub(crate) fn next(
     applied: Option<&Applied>,
 ) -> Option<Carry> {
     // Messages written back as read: in order, else anywhere (a moved result).
+    // One the manifest says went (summarized, dropped) is never matched: a
+    // summary that reads as the one it folded is still the new one.
     let mut kept = vec![false; fitted.len()];
+    for c in changes {
+        let gone = matches!(c.action, ChangeKind::Summarized | ChangeKind::DroppedMessage | ChangeKind::DroppedResult);
+        if gone && c.index < kept.len() {
+            kept[c.index] = true;
+        }
+    }
+    let went = kept.clone();
     let mut fresh = Vec::new();
     let mut cursor = 0;
     for (j, o) in output.iter().enumerate() {
@@ -267,6 +276,11 @@ pub(crate) fn next(
     let holds_summary = |m: &Message| {
         !label.is_empty() && m.parts.iter().any(|p| matches!(p, Part::Text(t) if t.trim_start().starts_with(label)))
     };
+    for (k, w) in went.iter().enumerate() {
+        if *w {
+            kept[k] = false;
+        }
+    }
     let Some(summary) = fresh.iter().map(|&j| &output[j]).find(|m| holds_summary(m)) else {
         // No new summary: the carried one, when it went out as it came.
         let a = applied?;
