@@ -296,7 +296,8 @@ pub(crate) fn next(
         })
     };
     let mut replaced: Vec<usize> = Vec::new();
-    for k in (0..fitted.len()).filter(|&k| !kept[k] && !rewritten(k)) {
+    // A result cut before it was summarized went with its span.
+    for k in (0..fitted.len()).filter(|&k| !kept[k] && (went[k] || !rewritten(k))) {
         match applied {
             Some(a) => replaced.extend(a.input_indices(k)),
             None => replaced.push(k),
