@@ -532,3 +532,18 @@ enum ErrorKindIs {
     Invalid,
     Json,
 }
+
+/// A summarizer that writes the same text again: the new summary reads as
+/// the carried one it folded, and is still the new one (the carry grows).
+#[test]
+fn a_fold_that_repeats_the_summary_text_still_carries_the_new_span() {
+    let mut o = options(8000);
+    o.target_ratio = Some(0.5);
+    let same = |_: &SummarizerCall| Reply::Summary("The same summary every time.".into());
+    let (_, r1) = drive(&agent_loop(40, 120), &o, same);
+    let carry = r1.carry.unwrap();
+    let (_, r2) = drive(&agent_loop(80, 120), &FitOptions { carry: Some(carry.clone()), ..o.clone() }, same);
+    assert!(r2.fired);
+    let next = r2.carry.unwrap();
+    assert!(next.replaced.len() > carry.replaced.len(), "{} <= {}", next.replaced.len(), carry.replaced.len());
+}
