@@ -91,36 +91,6 @@ def test_pre_model_hook_compacts_when_needed():
     assert len(big["messages"]) > len(out)  # the state itself was not modified
 
 
-def test_pre_model_hook_without_write_back_carries_the_summary_instead_of_summarizing_again():
-    """The graph keeps the full history (write_back=False): the next call over the
-    trigger sends the last summary in place of the messages it replaced (the turn
-    report's carry), so the summarizer is not asked about the same span again."""
-    prompts = []
-
-    def summarize(request):
-        prompts.append(request["prompt"])
-        return "SUMMARY: the agent read the files."
-
-    hook = ck.pre_model_hook("gpt-4o", context_window=12000, reserved_output=1000, trigger_ratio=0.8,
-                             target_ratio=0.5, policy={"strategy": "summarize"}, summarize=summarize)
-    history = ck.from_openai(agent_loop(80)[:-1])
-    r1 = hook({"messages": history})
-    assert r1["turnfit"]["compaction"]["report"]["summary"]["source"] == "host"
-    assert len(prompts) >= 1
-    first = len(prompts)
-    # The next model call: the same stored history plus one round.
-    more = ck.from_openai(agent_loop(81))[len(history):]
-    assert ck.to_openai(ck.from_openai(agent_loop(81))[:len(history)]) == ck.to_openai(history)
-    r2 = hook({"messages": history + more})
-    report = r2["turnfit"]["compaction"]["report"]
-    assert len(prompts) == first, "the same span was summarized again"
-    assert report["carried"]["messages"] > 0 and not report["fired"]
-    out = r2["llm_input_messages"]
-    assert any("SUMMARY: the agent read the files." in str(m.content) for m in out)
-    assert all(m is h for m, h in zip(out[-len(more):], more))
-    assert turnfit.count_conversation(ck.to_openai(out)) <= 11000
-
-
 def test_real_trajectories_through_the_adapter():
     """The real agent runs in tests/fixtures/trajectories (OpenAI shape): converted
     to LangChain messages and back, counted exactly, trimmed at several budgets."""
