@@ -162,42 +162,18 @@ function textOf(value) {
 }
 
 // Reusing the previous summary when the framework keeps the full history (the
-// model input is fitted, the history is not): `memo` holds the input objects
-// the last summary replaced and the summary object. When the next input
-// holds those objects again, in a row (`same`: identity or id), they are sent
-// as that summary, so the core folds it into the next summary, or, below the
-// trigger, sends it as it is, instead of summarizing the same span at every
-// call. Anything else (another run, an edited history): the input as given.
-function reuseSummary(memo, items, same) {
-  const none = { work: items, expand: new Map(), carried: 0 }
-  if (!memo || !memo.summary || memo.replaced.length === 0) return none
-  const first = items.findIndex((it) => same(it, memo.replaced[0]))
-  if (first < 0 || first + memo.replaced.length > items.length) return none
-  for (let k = 1; k < memo.replaced.length; k++) if (!same(items[first + k], memo.replaced[k])) return none
-  const run = items.slice(first, first + memo.replaced.length)
-  return {
-    work: [...items.slice(0, first), memo.summary, ...items.slice(first + run.length)],
-    expand: new Map([[memo.summary, run]]),
-    carried: run.length,
-  }
+// model input is fitted, the history is not) is the core's: each turn report's
+// `carry` goes into the next turn's options (`carry`), and the run of messages
+// the last summary replaced is sent as that summary (docs/turns.md). `memo`
+// is null (reuse off) or { carry }.
+function withCarry(fitOptions, memo) {
+  if (memo && memo.carry && fitOptions.carry === undefined) fitOptions.carry = memo.carry
+  return fitOptions
 }
 
-// After a turn that wrote a summary: remembers what it replaced (the work
-// items absent from the output, the previous summary expanded to what it
-// stood for) and the summary object in the result.
-function rememberSummary(memo, report, work, expand, mapped, result) {
-  if (!memo || !report.summary) return
-  const present = new Set(mapped.filter((m) => m.index >= 0).map((m) => m.index))
-  const replaced = []
-  work.forEach((it, i) => {
-    if (!present.has(i)) replaced.push(...(expand.get(it) ?? [it]))
-  })
-  const fresh = mapped.map((m, j) => (m.index < 0 ? result[j] : null)).filter((x) => x !== null)
-  const summary = fresh.find((x) => x && typeof x === 'object' && (x.role === 'user' || x.role === 'system' || (typeof x.getType === 'function' && ['human', 'system'].includes(x.getType()))))
-  if (summary && replaced.length > 0) {
-    memo.summary = summary
-    memo.replaced = replaced
-  }
+function keepCarry(memo, report) {
+  if (memo) memo.carry = report.carry ?? null
+  return report.carried ? report.carried.messages : 0
 }
 
-module.exports = { installedVersion, versionProblem, checkVersions, warnFallback, sameJson, matchBack, textOf, reuseSummary, rememberSummary }
+module.exports = { installedVersion, versionProblem, checkVersions, warnFallback, sameJson, matchBack, textOf, withCarry, keepCarry }

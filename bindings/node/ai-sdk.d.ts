@@ -27,6 +27,12 @@ export interface AiSdkFitOptions {
   /** Called when the summarizer failed and the digest stood in (default: process.emitWarning); null for silence. */
   onWarning?: ((message: string, report: TurnReport) => void) | null
   onReport?: (report: TurnReport) => void
+  /**
+   * prepareStep and middleware: send the messages the last summary replaced as
+   * that summary while the history still holds them (the turn report's
+   * `carry`), instead of summarizing the same span at every step (default true).
+   */
+  reuseSummary?: boolean
 }
 export declare const TESTED_AI: string
 export declare function fitMessages<M extends AiSdkMessage>(messages: M[], options: AiSdkFitOptions): Promise<{ messages: M[]; report: TurnReport }>

@@ -11,6 +11,7 @@
 // did not change handed back as the very objects that came in.
 
 const { fitTurn } = require('./index.js')
+const { withCarry, keepCarry } = require('./adapter-common.js')
 
 /** ai versions this adapter is tested with (bindings/node/package.json pins one). */
 const TESTED_AI = '>=6.0.0 <7.0.0'
@@ -36,13 +37,20 @@ function toJson(v) {
 
 // A ToolSet ({name: tool({description, inputSchema})}) or a provider
 // call's tools ([{type: 'function', name, description, inputSchema}]) as
-// the core reads them. A schema that is not JSON Schema (zod) is converted
-// with ai's own `asSchema` when ai is installed. One that cannot be
-// converted is a TypeError naming the tool: counted as empty, it would make
-// the budget low by its size.
+// the core reads them. A schema that is not JSON Schema (zod 3 or 4, any
+// Standard Schema) is converted with ai's own `asSchema`; a zod 4 schema
+// has a `type` of its own, so it is told by its markers, not by the absence
+// of `type`. One that cannot be converted (or with ai not installed) is a
+// TypeError naming the tool: counted as its JSON it would be wrong by the
+// size of zod's internals, counted as empty low by the schema's size.
+// A provider-defined tool (type 'provider': web search, code interpreter)
+// is sent by each provider in its own form, with a prompt of its own that
+// no one publishes: it goes to the core as it is (name, id, args), counted
+// by its name, and the count is marked an estimate (report.exact false),
+// never left out.
 function toolsJson(tools) {
   if (!tools) return undefined
-  if (Array.isArray(tools)) return tools.filter((t) => t && t.type === 'function').map(toJson)
+  if (Array.isArray(tools)) return tools.filter((t) => t && (t.type === 'function' || t.type === 'provider')).map(toJson)
   let asSchema = null
   try {
     asSchema = require('ai').asSchema
@@ -50,22 +58,34 @@ function toolsJson(tools) {
     asSchema = null
   }
   return Object.entries(tools).map(([name, t]) => {
+    if (t && t.type === 'provider') return toJson({ type: 'provider', id: t.id, name, args: t.args ?? {} })
     let schema = t.inputSchema ?? t.parameters ?? {}
     if (schema && typeof schema === 'object' && 'jsonSchema' in schema) schema = schema.jsonSchema
-    else if (schema && typeof schema === 'object' && asSchema && !('type' in schema || 'properties' in schema)) {
+    else if (isValidatorSchema(schema)) {
+      const why = (e) => new TypeError(
+        `tool ${JSON.stringify(name)}: its inputSchema cannot be converted to JSON Schema, so it cannot be ` +
+          `counted (${e}); pass a JSON Schema (jsonSchema(...))`,
+      )
+      if (!asSchema) throw why("the 'ai' package, whose asSchema converts it, is not installed")
       try {
         schema = asSchema(schema).jsonSchema
       } catch (e) {
-        throw new TypeError(
-          `tool ${JSON.stringify(name)}: its inputSchema cannot be converted to JSON Schema, so it cannot be ` +
-            `counted (${e instanceof Error ? e.message : String(e)}); pass a JSON Schema (jsonSchema(...))`,
-        )
+        throw why(e instanceof Error ? e.message : String(e))
       }
     }
     const out = { type: 'function', name, inputSchema: toJson(schema) }
     if (t.description) out.description = t.description
     return out
   })
+}
+
+// A schema object that is not JSON Schema: zod 3 (`_def`), zod 4 (`_zod`),
+// a Standard Schema (`~standard`), or any object with a parse method.
+function isValidatorSchema(s) {
+  if (!s || typeof s !== 'object') return false
+  if ('_def' in s || '_zod' in s || '~standard' in s) return true
+  if (typeof s.parse === 'function' || typeof s.safeParse === 'function') return true
+  return !('type' in s || 'properties' in s || 'anyOf' in s || 'oneOf' in s || 'allOf' in s || '$ref' in s || Object.keys(s).length === 0)
 }
 
 // The installed ai, when there is one, outside the tested range: said once.
@@ -140,8 +160,15 @@ function summarizerOf(o) {
  * it replaced. `report.summary.fallback` says why the digest stood in.
  */
 async function fitMessages(messages, options) {
+  return fitWith(messages, options, null)
+}
+
+// `memo`: null, or { carry } kept between the calls of one prepareStep or
+// middleware (the core's carry: the messages the last summary replaced are
+// sent as it, see adapter-common.js).
+async function fitWith(messages, options, memo) {
   if (!Array.isArray(messages)) throw new TypeError('messages must be an array of AI SDK messages')
-  const opts = turnOptions(options)
+  const opts = withCarry(turnOptions(options), memo)
   const json = messages.map(toJson)
   const keys = new Map()
   json.forEach((m, i) => {
@@ -155,6 +182,7 @@ async function fitMessages(messages, options) {
   const tools = toolsJson(options.tools)
   if (tools && tools.length) doc.tools = tools
   const r = await fitTurn(doc, opts, summarizerOf(options))
+  keepCarry(memo, r.report)
   const out = (Array.isArray(r.conversation) ? r.conversation : r.conversation.messages).map((m) => {
     // Unchanged: the caller's own object (binary data, class instances and all).
     const same = keys.get(JSON.stringify(m))
@@ -169,6 +197,12 @@ async function fitMessages(messages, options) {
   return { messages: out, report: r.report }
 }
 
+// The AI SDK hands every step the whole history; `reuseSummary: false`
+// summarizes it afresh at each step over the trigger.
+function newMemo(options) {
+  return options.reuseSummary === false ? null : { carry: null }
+}
+
 /**
  * A `prepareStep` for generateText / streamText / ToolLoopAgent: before
  * every step, the step's messages fitted to `maxTokens`.
@@ -178,8 +212,9 @@ async function fitMessages(messages, options) {
 function prepareStep(options) {
   turnOptions(options)
   checkAiVersion()
+  const memo = newMemo(options)
   return async ({ messages }) => {
-    const r = await fitMessages(messages, options)
+    const r = await fitWith(messages, options, memo)
     return { messages: r.messages }
   }
 }
@@ -193,11 +228,12 @@ function prepareStep(options) {
 function middleware(options) {
   turnOptions(options)
   checkAiVersion()
+  const memo = newMemo(options)
   return {
     specificationVersion: 'v3',
     transformParams: async ({ params }) => {
       const tools = options.tools ?? params.tools
-      const r = await fitMessages(params.prompt, { ...options, tools })
+      const r = await fitWith(params.prompt, { ...options, tools }, memo)
       // A LanguageModelV3Prompt's user and assistant content is always
       // parts: a message the turn wrote (a summary) gets its text as one.
       const prompt = r.messages.map((m) =>

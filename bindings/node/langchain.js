@@ -6,7 +6,7 @@
 // is the caller's own object (id, additional_kwargs, response_metadata kept).
 // `langchain` and `@langchain/core` are loaded when the middleware is made.
 const turnfit = require('./index.js')
-const { checkVersions, warnFallback, matchBack, textOf, reuseSummary, rememberSummary } = require('./adapter-common.js')
+const { checkVersions, warnFallback, matchBack, textOf, withCarry, keepCarry } = require('./adapter-common.js')
 
 // Tested: langchain 1.5.14, @langchain/core 1.4.0 (test/langchain.test.js).
 const TESTED = {
@@ -168,11 +168,6 @@ function pendingIds(pendingCalls, messages) {
   return [...(ids ?? [])].map(String)
 }
 
-// The same message: the object, or the same id (a checkpointer hands back copies).
-function sameMessage(a, b) {
-  return a === b || (typeof a?.id === 'string' && a.id !== '' && a.id === b?.id)
-}
-
 function modelName(model) {
   return model?.model ?? model?.modelName ?? model?.model_name
 }
@@ -193,8 +188,7 @@ async function fitModelRequest(request, options = {}, lib = loadLangChain(), mem
   const hasSystem = sys && typeOf(sys) === 'system' && !(typeof sys.content === 'string' && sys.content === '') &&
     !(Array.isArray(sys.content) && sys.content.length === 0)
   if (hasSystem) inputs.push(sys)
-  const reuse = reuseSummary(memo, request.messages ?? [], sameMessage)
-  for (const m of reuse.work) inputs.push(m)
+  for (const m of request.messages ?? []) inputs.push(m)
 
   const sent = []
   const unknown = []
@@ -214,7 +208,8 @@ async function fitModelRequest(request, options = {}, lib = loadLangChain(), mem
   const tools = toolsForCount(request.tools, lib.convertToOpenAITool)
   const conversation = { messages: sent, ...(tools.length ? { tools } : {}) }
   const summarize = makeSummarizer(options.summarizer, request.model, lib, request.runtime)
-  const { conversation: out, report } = await turnfit.fitTurn(conversation, fitOptions, summarize)
+  const { conversation: out, report } = await turnfit.fitTurn(conversation, withCarry(fitOptions, memo), summarize)
+  const carried = keepCarry(memo, report)
 
   const mapped = matchBack(sent, out.messages, report.changes)
   const result = out.messages.map((o, j) => {
@@ -222,7 +217,6 @@ async function fitModelRequest(request, options = {}, lib = loadLangChain(), mem
     if (index >= 0 && !changed) return inputs[index]
     return fromChat(o, index >= 0 ? inputs[index] : undefined, M)
   })
-  rememberSummary(memo, report, inputs, reuse.expand, mapped, result)
   // The system message (always kept by the core) goes back to systemMessage.
   let systemMessage = request.systemMessage
   const systemFirst = hasSystem && mapped[0]?.index === 0
@@ -236,7 +230,7 @@ async function fitModelRequest(request, options = {}, lib = loadLangChain(), mem
     messages_out: result.length + (systemFirst ? 1 : 0),
     unchanged: mapped.filter((x) => x.index >= 0 && !x.changed).length,
     unknown_types: unknown.map((i) => ({ index: i, type: String(typeOf(inputs[i]) ?? typeof inputs[i]) })),
-    reused_summary_for: reuse.carried,
+    reused_summary_for: carried,
   }
   const next = { ...request, messages: result }
   if (systemFirst) next.systemMessage = systemMessage
@@ -282,7 +276,7 @@ function turnfitMiddleware(options = {}) {
   checkVersions(TESTED, { strict: options.strictVersion === true })
   const lib = loadLangChain()
   const state = { lastReport: null }
-  const memo = options.reuseSummary === false ? null : { summary: null, replaced: [] }
+  const memo = options.reuseSummary === false ? null : { carry: null }
   const mw = lib.createMiddleware({
     name: options.name ?? 'TurnfitMiddleware',
     wrapModelCall: async (request, handler) => {

@@ -6,7 +6,7 @@
 // item the turn did not change is the object the SDK passed in.
 // `@openai/agents-core` is not imported: only its version is read.
 const turnfit = require('./index.js')
-const { checkVersions, warnFallback, matchBack, textOf, reuseSummary, rememberSummary } = require('./adapter-common.js')
+const { checkVersions, warnFallback, matchBack, textOf, withCarry, keepCarry } = require('./adapter-common.js')
 
 // Tested: @openai/agents-core 0.20.0 (test/openai-agents.test.js).
 const TESTED = { '@openai/agents-core': { min: '0.20.0', below: '0.21.0' } }
@@ -184,10 +184,8 @@ async function fitModelInput(modelData, agent, options = {}, memo = null) {
     throw new TypeError("turnfit callModelInputFilter: give `fit.model` (the model name to count with), e.g. { fit: { model: 'gpt-4o', max_tokens: 128000 } }")
   }
   fitOptions.policy = { strategy: 'summarize', ...(fitOptions.policy ?? {}) }
-  // The SDK hands the same item objects to every call of a run (with
-  // preserveInputIdentity): the items the last summary replaced are sent as it.
-  const reuse = reuseSummary(memo, modelData.input ?? [], (a, b) => a === b)
-  const items = reuse.work
+  // The items the last summary replaced are sent as it (the core's carry).
+  const items = modelData.input ?? []
   const sent = []
   const unknown = []
   const names = new Map()
@@ -213,7 +211,8 @@ async function fitModelInput(modelData, agent, options = {}, memo = null) {
   if (tools.length) doc.tools = tools
   fitOptions.format ??= 'responses'
   const summarize = makeSummarizer(options.summarizer, agent)
-  const { conversation: out, report } = await turnfit.fitTurn(doc, fitOptions, summarize)
+  const { conversation: out, report } = await turnfit.fitTurn(doc, withCarry(fitOptions, memo), summarize)
+  const carried = keepCarry(memo, report)
   const outItems = Array.isArray(out.input) ? out.input : typeof out.input === 'string' ? [{ type: 'message', role: 'user', content: out.input }] : []
   const mapped = matchBack(sent, outItems, report.changes)
   const input = outItems.map((o, j) => {
@@ -221,14 +220,13 @@ async function fitModelInput(modelData, agent, options = {}, memo = null) {
     if (index >= 0 && !changed) return items[index]
     return fromResponses(o, index >= 0 ? items[index] : undefined, names)
   })
-  rememberSummary(memo, report, items, reuse.expand, mapped, input)
   report.adapter = {
     framework: 'openai-agents',
     items_in: items.length,
     items_out: input.length,
     unchanged: mapped.filter((x) => x.index >= 0 && !x.changed).length,
     unknown_types: unknown.map((i) => ({ index: i, type: String(items[i]?.type ?? typeof items[i]) })),
-    reused_summary_for: reuse.carried,
+    reused_summary_for: carried,
   }
   const next = { ...modelData, input }
   if (typeof out.instructions === 'string' && doc.instructions !== undefined) next.instructions = out.instructions
@@ -247,7 +245,7 @@ async function fitModelInput(modelData, agent, options = {}, memo = null) {
 function turnfitInputFilter(options = {}) {
   checkVersions(TESTED, { strict: options.strictVersion === true })
   const state = { lastReport: null }
-  const memo = options.reuseSummary === false ? null : { summary: null, replaced: [] }
+  const memo = options.reuseSummary === false ? null : { carry: null }
   const filter = async ({ modelData, agent }) => {
     const { modelData: fitted, report } = await fitModelInput(modelData, agent, options, memo)
     state.lastReport = report

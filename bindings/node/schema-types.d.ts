@@ -403,6 +403,12 @@ export interface FitOptions {
    * budget less the reserved output.
    */
   policy?: Policy;
+  /**
+   * A stateless turn only: the previous turn report's `carry`, when the
+   * host keeps the full history and sends only the fitted request (see
+   * `window::carry`). `fit` and a window's turn refuse it.
+   */
+  carry?: Carry | null;
 }
 
 /** schemas/fit-report.json */
@@ -634,7 +640,8 @@ export interface TurnReport {
    */
   fired: boolean;
   /**
-   * Whether the request differs from the history given.
+   * Whether the request differs from the history given (a carried
+   * summary sent in place of its run counts).
    */
   changed: boolean;
   /**
@@ -645,6 +652,21 @@ export interface TurnReport {
    * The prompt-cache impact of the changes.
    */
   cache: CacheImpact;
+  /**
+   * What to pass as the next turn's `options.carry` when the host keeps
+   * the full history and sends only this turn's request: the messages
+   * this turn's summary replaced and the message holding it (or the
+   * carried summary, sent again). Absent when there is no summary to
+   * carry, and on a window's turn (the window keeps its summary).
+   */
+  carry: Carry | null;
+  /**
+   * Set when `options.carry` was applied: the input messages sent as the
+   * carried summary. The figures are of the history with that run
+   * replaced; indices (changes, protected, cache, summarizer requests)
+   * are the input's.
+   */
+  carried: Carried | null;
   [field: string]: unknown;
 }
 
@@ -729,6 +751,39 @@ export interface CacheImpact {
    */
   invalidated_tokens: number;
   [field: string]: unknown;
+}
+
+/**
+ * Where a turn's carry was applied: input messages `index` to
+ * `index + messages - 1` were sent as the carried summary, which stands at
+ * `index` in the history the turn fitted (its figures are of that history).
+ */
+export interface Carried {
+  /**
+   * The first input message of the run.
+   */
+  index: number;
+  /**
+   * How many input messages the carried summary stood for.
+   */
+  messages: number;
+  [field: string]: unknown;
+}
+
+/**
+ * What a turn carries to the next (`options.carry`, the turn report's
+ * `carry`).
+ */
+export interface Carry {
+  /**
+   * Fingerprints (16 hex digits) of the input messages the summary
+   * stands for, in order: a run of consecutive messages.
+   */
+  replaced: string[];
+  /**
+   * The message holding the summary, in the conversation's format.
+   */
+  summary: unknown;
 }
 
 /**

@@ -329,6 +329,7 @@ pub(crate) fn fit_cmd(args: FitArgs) -> Result<ExitCode, Fatal> {
             },
             ..Policy::default()
         },
+        carry: None,
     };
     // One turn: the host's command summarizes when given, else the digest
     // (the report then says `no_summarizer` only if a span was summarized).

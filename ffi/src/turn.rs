@@ -15,7 +15,7 @@ use std::ffi::{c_char, c_void};
 
 use parking_lot::Mutex;
 use turnfit_core::limits::MAX_JSON_BYTES;
-use turnfit_core::turn::{FailReason, Reply, SummarizerCall, Turn, WindowTurn};
+use turnfit_core::turn::{AnyTurn, FailReason, Reply, SummarizerCall, Turn};
 use turnfit_core::window::FitOptions;
 
 use crate::args::{self, out};
@@ -31,29 +31,10 @@ pub struct turnfit_turn {
     pub(crate) inner: Mutex<Option<Kind>>,
 }
 
-/// A stateless turn (on a conversation given as JSON) or a window's turn
-/// (see `window_turn.rs`): the same `_call` and `_resume`, each its own
-/// `_finish`.
-pub(crate) enum Kind {
-    Conversation(Box<Turn>),
-    Window(Box<WindowTurn>),
-}
-
-impl Kind {
-    fn call(&self) -> Option<&SummarizerCall> {
-        match self {
-            Kind::Conversation(t) => t.call(),
-            Kind::Window(t) => t.call(),
-        }
-    }
-
-    fn resume(&mut self, r: Reply) -> turnfit_core::Result<()> {
-        match self {
-            Kind::Conversation(t) => t.resume(r),
-            Kind::Window(t) => t.resume(r),
-        }
-    }
-}
+/// A stateless turn or a window's turn (see `window_turn.rs`): the same
+/// `_call` and `_resume`, each its own `_finish`. The window is handed to
+/// `turnfit_window_turn_finish`, so nothing is kept beside the turn.
+pub(crate) type Kind = AnyTurn;
 
 /// The summarizer's reply was its text (`turnfit_turn_resume`'s `failure`).
 pub const TURNFIT_SUMMARY_OK: u32 = 0;
@@ -127,7 +108,9 @@ pub unsafe extern "C" fn turnfit_turn_start(
             )
         };
         let t = Turn::start(registry, conversation, &options(opts)?)?;
-        dst.write(Box::into_raw(Box::new(turnfit_turn { inner: Mutex::new(Some(Kind::Conversation(Box::new(t)))) })));
+        dst.write(Box::into_raw(Box::new(turnfit_turn {
+            inner: Mutex::new(Some(AnyTurn::Conversation(Box::new(t)))),
+        })));
         Ok(())
     })
 }
@@ -240,8 +223,8 @@ pub unsafe extern "C" fn turnfit_turn_finish(
         let mut guard = t.inner.lock();
         let t = match guard.take() {
             None => return Err(FfiError::invalid("the turn was finished")),
-            Some(Kind::Conversation(t)) => t,
-            Some(w @ Kind::Window(_)) => {
+            Some(AnyTurn::Conversation(t)) => t,
+            Some(w @ AnyTurn::Window(..)) => {
                 *guard = Some(w);
                 return Err(FfiError::invalid(
                     "this turn was started on a window (turnfit_window_turn_start): end it with \

@@ -61,7 +61,7 @@ pub unsafe extern "C" fn turnfit_window_turn_start(
         };
         let o = opts.map(options).transpose()?.unwrap_or_default();
         let t = WindowTurn::start_in(registry, &w.inner.lock(), &o)?;
-        let handle = turnfit_turn { inner: Mutex::new(Some(Kind::Window(Box::new(t)))) };
+        let handle = turnfit_turn { inner: Mutex::new(Some(Kind::Window(Box::new(t), ()))) };
         dst.write(Box::into_raw(Box::new(handle)));
         Ok(())
     })
@@ -103,7 +103,7 @@ fn take_window_turn(t: &turnfit_turn) -> Result<WindowTurn, FfiError> {
     let mut guard = t.inner.lock();
     match guard.take() {
         None => Err(FfiError::invalid("the turn was finished")),
-        Some(Kind::Window(t)) => Ok(*t),
+        Some(Kind::Window(t, ())) => Ok(*t),
         Some(c @ Kind::Conversation(_)) => {
             *guard = Some(c);
             Err(FfiError::invalid(

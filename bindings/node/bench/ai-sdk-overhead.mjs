@@ -63,25 +63,34 @@ async function loop(prepare) {
 
 const median = (xs) => { const s = [...xs].sort((a, b) => a - b); return s.length ? (s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2) : NaN }
 
+// Factories: a fresh hook per run (turnfit's prepareStep keeps the last
+// summary's carry, which must not leak from one run into the next).
+const turnfit = (extra = {}) => () =>
+  aisdk.prepareStep({ model: MODEL, maxTokens: BUDGET, reserveOutput: RESERVE, system: SYSTEM.content, tools: FIXTURE.tools, onWarning: null, ...extra })
 const variants = {
-  'none (no hook)': null,
-  'pruneMessages (toolCalls before-last-2-messages, reasoning all)': async ({ messages }) =>
+  'none (no hook)': () => null,
+  'pruneMessages (toolCalls before-last-2-messages, reasoning all)': () => async ({ messages }) =>
     ({ messages: pruneMessages({ messages, reasoning: 'all', toolCalls: 'before-last-2-messages', emptyMessages: 'remove' }) }),
-  'pruneMessages (toolCalls before-last-40-messages, reasoning all)': async ({ messages }) =>
+  'pruneMessages (toolCalls before-last-40-messages, reasoning all)': () => async ({ messages }) =>
     ({ messages: pruneMessages({ messages, reasoning: 'all', toolCalls: 'before-last-40-messages', emptyMessages: 'remove' }) }),
-  'turnfit prepareStep (digest)': aisdk.prepareStep({ model: MODEL, maxTokens: BUDGET, reserveOutput: RESERVE, system: SYSTEM.content, tools: FIXTURE.tools, onWarning: null }),
+  'turnfit prepareStep (digest)': turnfit(),
+  // Every step summarizes from the whole history (the adapter before the carry).
+  'turnfit prepareStep (digest, reuseSummary: false)': turnfit({ reuseSummary: false }),
 }
 
 console.log(`loop: ${STEPS.length + 1} model calls; final size ${FULL} tokens; budget ${BUDGET} (limit ${LIMIT} after ${RESERVE} reserved); ${RUNS} runs; node ${process.version}`)
 const rows = {}
-for (const [name, prepare] of Object.entries(variants)) {
-  const per = [], totals = []
-  let last
-  for (let r = 0; r < RUNS; r++) {
-    last = await loop(prepare)
-    per.push(...last.times)
-    totals.push(last.total / last.steps)
+// Interleaved: run r of every variant, then run r + 1 of every variant.
+const acc = Object.fromEntries(Object.keys(variants).map((k) => [k, { per: [], totals: [], last: null }]))
+for (let r = 0; r < RUNS; r++) {
+  for (const [name, make] of Object.entries(variants)) {
+    const a = acc[name]
+    a.last = await loop(make())
+    a.per.push(...a.last.times)
+    a.totals.push(a.last.total / a.last.steps)
   }
+}
+for (const [name, { per, totals, last }] of Object.entries(acc)) {
   const over = last.tokens.filter((t) => t > LIMIT)
   const worst = Math.max(...last.tokens)
   rows[name] = { hook: median(per), step: median(totals) }
@@ -90,4 +99,6 @@ for (const [name, prepare] of Object.entries(variants)) {
     `tool calls in the last prompt ${last.calls.at(-1)} of ${STEPS.length}`)
 }
 const a = rows['turnfit prepareStep (digest)'], b = rows['pruneMessages (toolCalls before-last-2-messages, reasoning all)']
+const c = rows['turnfit prepareStep (digest, reuseSummary: false)']
+console.log(`ratio turnfit hook time with the carry / without (reuseSummary: false): ${(a.hook / c.hook).toFixed(2)}x`)
 console.log(`ratio turnfit/pruneMessages hook time: ${(a.hook / b.hook).toFixed(1)}x; turnfit hook per step / no-hook loop step: ${(a.hook / rows['none (no hook)'].step).toFixed(2)}x`)

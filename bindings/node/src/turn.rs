@@ -9,7 +9,7 @@ use parking_lot::Mutex;
 
 use std::sync::Arc;
 
-use turnfit::turn::{FailReason, Reply, SummarizerCall, Turn, WindowTurn};
+use turnfit::turn::{AnyTurn, FailReason, Reply, Turn, WindowTurn};
 use turnfit::window::{FitOptions, Window};
 use turnfit::ModelRegistry;
 
@@ -21,32 +21,9 @@ pub struct NativeTurn {
     inner: Mutex<Option<Kind>>,
 }
 
-/// A turn on a conversation, or on a window (which takes the result when
-/// the turn finishes; its lock is not held in between).
-enum Kind {
-    Conversation(Box<Turn>),
-    Window(Box<WindowTurn>, Arc<Mutex<Window>>),
-}
-
-impl Kind {
-    fn call(&self) -> Option<&SummarizerCall> {
-        match self {
-            Kind::Conversation(t) => t.call(),
-            Kind::Window(t, _) => t.call(),
-        }
-    }
-
-    fn resume(&mut self, r: Reply) -> turnfit::Result<()> {
-        match self {
-            Kind::Conversation(t) => t.resume(r),
-            Kind::Window(t, _) => t.resume(r),
-        }
-    }
-}
-
-fn finished() -> turnfit::Error {
-    turnfit::Error::new(turnfit::ErrorKind::InvalidArgument, "the turn was finished")
-}
+/// A turn on a conversation, or on a window (kept beside the turn: it
+/// takes the result when the turn finishes; its lock is not held in between).
+type Kind = AnyTurn<Arc<Mutex<Window>>>;
 
 #[napi]
 impl NativeTurn {
@@ -77,7 +54,7 @@ impl NativeTurn {
     pub fn call(&self) -> napi::Result<Option<String>> {
         guard("fitTurn", || {
             let g = self.inner.lock();
-            let t = g.as_ref().ok_or_else(finished)?;
+            let t = g.as_ref().ok_or_else(Kind::finished)?;
             t.call().map(json).transpose()
         })
     }
@@ -85,7 +62,7 @@ impl NativeTurn {
     /// The summarizer's text for the waiting request.
     #[napi]
     pub fn resume(&self, summary: String) -> napi::Result<()> {
-        guard("fitTurn", || self.inner.lock().as_mut().ok_or_else(finished)?.resume(Reply::Summary(summary)))
+        guard("fitTurn", || self.inner.lock().as_mut().ok_or_else(Kind::finished)?.resume(Reply::Summary(summary)))
     }
 
     /// The summarizer failed: `reason` is `error`, `timeout`, `not_text` or `invalid_utf8`.
@@ -93,7 +70,7 @@ impl NativeTurn {
     pub fn fail(&self, reason: String, message: String) -> napi::Result<()> {
         guard("fitTurn", || {
             let reason = FailReason::from_name(&reason)?;
-            self.inner.lock().as_mut().ok_or_else(finished)?.resume(Reply::Failed { reason, message })
+            self.inner.lock().as_mut().ok_or_else(Kind::finished)?.resume(Reply::Failed { reason, message })
         })
     }
 
@@ -101,7 +78,7 @@ impl NativeTurn {
     /// conversation, having taken the result); the turn is then finished.
     #[napi]
     pub fn finish(&self) -> napi::Result<crate::FitJsonResult> {
-        guard("fitTurn", || match self.inner.lock().take().ok_or_else(finished)? {
+        guard("fitTurn", || match self.inner.lock().take().ok_or_else(Kind::finished)? {
             Kind::Conversation(t) => {
                 let (c, report) = t.finish()?;
                 Ok(crate::FitJsonResult { conversation: c.to_json()?, report: json(&report)? })

@@ -168,6 +168,41 @@ test('prepareStep: a 50+ step streamText loop, every prompt fits', async () => {
   assert.ok(summarizer.doGenerateCalls.length >= 1)
 })
 
+test('prepareStep: a span summarized once is carried, not summarized again at every step', async () => {
+  // The AI SDK hands every step the whole history: without the turn
+  // report's carry each step over the trigger transcribes the same old
+  // rounds into a new summarizer prompt.
+  const early = FIXTURE.messages.filter((m) => m.role === 'tool').slice(0, 3).map((m) => m.content[0].output.value.slice(0, 120))
+  for (const text of early) assert.equal(JSON.stringify(FIXTURE).split(JSON.stringify(text).slice(1, -1)).length, 2, 'marker not unique')
+  const run = async (extra) => {
+    const { model, prompts } = replayModel()
+    const seen = []
+    const summarizer = (req) => {
+      seen.push(req.prompt)
+      return 'Summary: the agent read astroid sources and reproduced the TypeError.'
+    }
+    const reports = []
+    await generateText({
+      model,
+      system: SYSTEM.content,
+      prompt: TASK.content,
+      tools: tools(),
+      stopWhen: stepCountIs(STEPS.length + 2),
+      prepareStep: aisdk.prepareStep(options({ summarizer, tools: tools(), system: SYSTEM.content, onReport: (r) => reports.push(r), ...extra })),
+    })
+    prompts.forEach((p, i) => checkPrompt(p, `prompt ${i}`))
+    return { seen, reports }
+  }
+  const again = await run({ reuseSummary: false })
+  const once = await run({})
+  const inPrompts = (seen, text) => seen.filter((p) => p.includes(text)).length
+  // Without the carry the first rounds are summarized again and again.
+  assert.ok(early.some((t) => inPrompts(again.seen, t) > 1), 'the reproducer did not re-summarize')
+  for (const t of early) assert.ok(inPrompts(once.seen, t) <= 1, `${JSON.stringify(t.slice(0, 40))} is in ${inPrompts(once.seen, t)} summarizer prompts`)
+  assert.ok(once.reports.some((r) => r.carried && r.carried.messages > 0), 'no step was sent with the carried summary')
+  assert.ok(once.seen.length >= 1)
+})
+
 test('a summarizer that throws: the digest summarizes, the loop goes on, a warning says so', async () => {
   const { model, prompts } = replayModel()
   const broken = new MockLanguageModelV3({ doGenerate: async () => { throw new Error('rate limited') } })
@@ -253,6 +288,35 @@ test('a tool whose schema cannot be converted is a TypeError naming it, never co
   const tools = { lookup: { description: 'd', inputSchema: { '~standard': { vendor: 'x', validate() {} } } } }
   await assert.rejects(aisdk.fitMessages([{ role: 'user', content: 'hi' }], options({ tools })),
     (e) => e instanceof TypeError && /tool "lookup": its inputSchema cannot be converted/.test(e.message))
+})
+
+test('a zod 4 schema (which has a `type` of its own) is counted as the JSON Schema ai sends, not as its JSON', async () => {
+  const { z } = require('zod')
+  const { asSchema } = require('ai')
+  const schema = z.object({ path: z.string().describe('the file to read, relative to the repository root'), lines: z.number().optional() })
+  const history = [{ role: 'user', content: 'read it' }]
+  const run = async (inputSchema) => (await aisdk.fitMessages(history, options({ tools: { read: tool({ description: 'Read a file.', inputSchema }) } }))).report
+  const viaZod = await run(schema)
+  const viaJson = await run(jsonSchema(asSchema(schema).jsonSchema))
+  assert.equal(viaZod.tokens_before, viaJson.tokens_before)
+  assert.equal(viaZod.exact, viaJson.exact)
+})
+
+test('a provider-defined tool is counted and the count marked an estimate, never left out', async () => {
+  const history = [{ role: 'user', content: 'what is new in astroid?' }]
+  const provider = { type: 'provider', id: 'openai.web_search', name: 'web_search', args: { searchContextSize: 'high' } }
+  const fn = { type: 'function', name: 'bash', description: 'Run a command.', inputSchema: { type: 'object', properties: { cmd: { type: 'string' } } } }
+  const base = (await aisdk.fitMessages(history, options({ tools: [fn] }))).report
+  assert.equal(base.exact, true)
+  // A provider call's tools (the middleware's params.tools).
+  const listed = (await aisdk.fitMessages(history, options({ tools: [fn, provider] }))).report
+  assert.ok(listed.tokens_before > base.tokens_before, `${listed.tokens_before} <= ${base.tokens_before}: the provider tool was left out`)
+  assert.equal(listed.exact, false, 'a provider tool is counted by an estimate')
+  // A ToolSet entry (what openai.tools.webSearch() returns): not a function schema.
+  const toolSet = { bash: tool({ description: fn.description, inputSchema: jsonSchema(fn.inputSchema) }), web_search: { type: 'provider', id: 'openai.web_search', args: {}, inputSchema: jsonSchema({ type: 'object', properties: { query: { type: 'string', description: 'x '.repeat(200) } } }) } }
+  const set = (await aisdk.fitMessages(history, options({ tools: toolSet }))).report
+  assert.equal(set.exact, false)
+  assert.ok(set.tokens_before < listed.tokens_before + 50, 'the provider tool was counted as a function schema')
 })
 
 test('bad input: a TypeError for missing maxTokens, a TurnfitError for a malformed message', async () => {

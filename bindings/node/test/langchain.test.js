@@ -198,7 +198,7 @@ test('request-only with reuseSummary (the default): the state keeps every messag
   assert.equal(last.length, 1)
 })
 
-test('reuseSummary with a checkpointer (the state comes back as copies): matched by message id', async (t) => {
+test('reuseSummary with a checkpointer (the state comes back as copies): found again by their JSON', async (t) => {
   const { MemorySaver } = require(require.resolve('@langchain/langgraph', { paths: [path.dirname(require.resolve('langchain'))] }))
   const fit = { ...FIT, trigger_ratio: 0.9, target_ratio: 0.6 }
   const { shared, reports } = await runLoop({ summary: () => 'Summary #1: the same text every time.', extra: { fit }, checkpointer: new MemorySaver() })
@@ -336,18 +336,18 @@ test('messages the turn did not change come back as the same objects; new ones a
   assert.equal(same.request.systemMessage.content, SYSTEM)
 })
 
-test('reuseSummary across copies (a checkpoint loaded in a later invoke): matched by message id', async () => {
+test('reuseSummary across copies (a checkpoint loaded in a later invoke): found again by their JSON (the core carry)', async () => {
   const msgs = history()
   const size = ck.countConversation({ messages: [chat(new SystemMessage(SYSTEM)), ...msgs.map(chat)] }, { model: MODEL })
   const opts = { fit: { ...FIT, max_tokens: Math.floor(size / 2) }, summarizer: async () => 'Remembered summary.' }
-  const memo = { summary: null, replaced: [] }
+  const memo = { carry: null }
   const first = await fitModelRequest(request(msgs), opts, undefined, memo)
   assert.ok(first.report.summary)
-  assert.ok(memo.replaced.length > 0)
+  assert.ok(memo.carry && memo.carry.replaced.length > 0)
   // The same history as copies (what a checkpointer hands back), one message more.
   const copies = msgs.map((m) => new m.constructor({ ...m, content: m.content, id: m.id }))
   copies.push(new HumanMessage({ content: 'One more thing.', id: 'h-more' }))
-  const n = memo.replaced.length
+  const n = memo.carry.replaced.length
   const second = await fitModelRequest(request(copies), opts, undefined, memo)
   assert.equal(second.report.adapter.reused_summary_for, n)
   assert.ok(second.request.messages.some((m) => m.content === first.request.messages.find((x) => String(x.content).includes('Remembered summary.')).content))

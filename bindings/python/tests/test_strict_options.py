@@ -56,9 +56,11 @@ def _toolset(text: str) -> None:
 # holds every field whose value is an object).
 DRIVERS: Dict[str, Tuple[Callable[[str], Any], Any]] = {
     "window-budget": (lambda t: _native.Window("gpt-4o", t), {"context_window": 8000, "reserved_output": 100}),
+    # A turn reads them (fit refuses `carry`, which only a turn takes).
     "fit-options": (
-        lambda t: _native._fit_json(CONVERSATION, t),
-        {"model": "gpt-4o", "max_tokens": 4000, "policy": {"mask": {}, "digest": {}}, "summarizer": {}},
+        lambda t: _native.Turn(CONVERSATION, t),
+        {"model": "gpt-4o", "max_tokens": 4000, "policy": {"mask": {}, "digest": {}}, "summarizer": {},
+         "carry": {"replaced": ["0123456789abcdef"], "summary": {"role": "user", "content": "s"}}},
     ),
     "compaction-policy": (_compact, {"target_tokens": 4000, "limit_tokens": 6000, "mask": {}, "digest": {}}),
     "skills-open-options": (lambda t: _native.Skills(SKILLS_ROOT, t), {"layout": "auto"}),

@@ -7,7 +7,7 @@
 use std::sync::Arc;
 
 use parking_lot::Mutex;
-use turnfit::turn::{FailReason, Reply, SummarizerCall, Turn as Core, WindowTurn};
+use turnfit::turn::{AnyTurn, FailReason, Reply, Turn as Core, WindowTurn};
 use turnfit::window::FitOptions;
 
 use crate::tokenizer::{registry_or_builtin, ModelRegistry};
@@ -43,32 +43,9 @@ pub struct Turn {
     inner: Mutex<Option<Kind>>,
 }
 
-/// A turn on a conversation, or on a window (which takes the result when
-/// the turn finishes; its lock is not held in between).
-enum Kind {
-    Conversation(Box<Core>),
-    Window(Box<WindowTurn>, Arc<ContextWindow>),
-}
-
-impl Kind {
-    fn call(&self) -> Option<&SummarizerCall> {
-        match self {
-            Kind::Conversation(t) => t.call(),
-            Kind::Window(t, _) => t.call(),
-        }
-    }
-
-    fn resume(&mut self, r: Reply) -> turnfit::Result<()> {
-        match self {
-            Kind::Conversation(t) => t.resume(r),
-            Kind::Window(t, _) => t.resume(r),
-        }
-    }
-}
-
-fn finished() -> turnfit::Error {
-    turnfit::Error::new(turnfit::ErrorKind::InvalidArgument, "the turn was finished")
-}
+/// A turn on a conversation, or on a window (kept beside the turn: it
+/// takes the result when the turn finishes; its lock is not held in between).
+type Kind = AnyTurn<Arc<ContextWindow>>;
 
 #[uniffi::export]
 impl Turn {
@@ -100,13 +77,13 @@ impl Turn {
     /// The waiting summarizer request, or null.
     pub fn call(&self) -> Result<Option<SummarizerRequest>> {
         let g = self.inner.lock();
-        let t = g.as_ref().ok_or_else(finished)?;
+        let t = g.as_ref().ok_or_else(Kind::finished)?;
         t.call().map(|c| Ok(SummarizerRequest { request_json: to_json(c)?, timeout_ms: c.timeout_ms })).transpose()
     }
 
     /// The summarizer's text for the waiting request.
     pub fn resume(&self, summary: Text) -> Result<()> {
-        Ok(self.inner.lock().as_mut().ok_or_else(finished)?.resume(Reply::Summary(summary.0))?)
+        Ok(self.inner.lock().as_mut().ok_or_else(Kind::finished)?.resume(Reply::Summary(summary.0))?)
     }
 
     /// The summarizer failed (`message`: the host's words, kept in the report).
@@ -116,14 +93,19 @@ impl Turn {
             SummaryFailure::Timeout => FailReason::Timeout,
             SummaryFailure::NotText => FailReason::NotText,
         };
-        Ok(self.inner.lock().as_mut().ok_or_else(finished)?.resume(Reply::Failed { reason, message: message.0 })?)
+        Ok(self
+            .inner
+            .lock()
+            .as_mut()
+            .ok_or_else(Kind::finished)?
+            .resume(Reply::Failed { reason, message: message.0 })?)
     }
 
     /// The request to send and the turn report (`schemas/turn-report.json`);
     /// the turn is then finished. On a window, the window takes the result
     /// first, and the conversation is the window's.
     pub fn finish(&self) -> Result<FitResult> {
-        let kind = self.inner.lock().take().ok_or_else(finished)?;
+        let kind = self.inner.lock().take().ok_or_else(Kind::finished)?;
         match kind {
             Kind::Conversation(t) => {
                 let (c, report) = t.finish()?;

@@ -33,9 +33,10 @@ use serde::{Deserialize, Serialize};
 pub use cache::CacheImpact;
 
 use crate::chat::Conversation;
+use crate::window::carry::{self, Applied};
 use crate::window::{
-    apply_summary, digest_summary, start_fit, start_fit_resolved, Accountant, Begun, FitHead, FitOptions, FitReport,
-    Pending, Policy, Window, DEFAULT_LABEL, DEFAULT_TEMPLATE,
+    apply_summary, digest_summary, start_fit_parsed, start_fit_resolved, Accountant, Begun, Carried, Carry, FitHead,
+    FitOptions, FitReport, Pending, Policy, Window, DEFAULT_LABEL, DEFAULT_TEMPLATE,
 };
 use crate::{Error, ModelRegistry, Result, Tokenizer, TruncateSide};
 
@@ -233,12 +234,24 @@ pub struct TurnReport {
     /// Whether the trigger fired (tokens over `trigger_ratio`, messages
     /// over `trigger_messages`, or the history over the limit).
     pub fired: bool,
-    /// Whether the request differs from the history given.
+    /// Whether the request differs from the history given (a carried
+    /// summary sent in place of its run counts).
     pub changed: bool,
     /// Set when a span was summarized.
     pub summary: Option<SummaryReport>,
     /// The prompt-cache impact of the changes.
     pub cache: CacheImpact,
+    /// What to pass as the next turn's `options.carry` when the host keeps
+    /// the full history and sends only this turn's request: the messages
+    /// this turn's summary replaced and the message holding it (or the
+    /// carried summary, sent again). Absent when there is no summary to
+    /// carry, and on a window's turn (the window keeps its summary).
+    pub carry: Option<Carry>,
+    /// Set when `options.carry` was applied: the input messages sent as the
+    /// carried summary. The figures are of the history with that run
+    /// replaced; indices (changes, protected, cache, summarizer requests)
+    /// are the input's.
+    pub carried: Option<Carried>,
 }
 
 /// A turn in progress (see the module documentation).
@@ -248,6 +261,11 @@ pub struct Turn {
     policy: Policy,
     acct: Accountant,
     state: State,
+    /// Fingerprints of the history fitted, for the next carry (stateless
+    /// turns only).
+    fitted: Option<Vec<String>>,
+    /// The carry applied to the input, if any.
+    applied: Option<Applied>,
 }
 
 #[derive(Debug)]
@@ -277,11 +295,35 @@ impl Turn {
     /// Starts a turn on `conversation` (JSON in any of the six formats)
     /// with models from `registry`. When the policy summarizes and a span
     /// must go, [`call`](Self::call) has the first summarizer request.
+    /// With `options.carry` (a previous turn's report's `carry`), the run
+    /// of messages it stands for is sent as its summary (see
+    /// `window::carry`).
     pub fn start(registry: &ModelRegistry, conversation: &str, options: &FitOptions) -> Result<Turn> {
-        Turn::begin(registry, start_fit(registry, conversation, options)?, options)
+        if options.model.trim().is_empty() {
+            return Err(Error::invalid_argument("options.model is required"));
+        }
+        let mut c = Conversation::parse(conversation, options.format)?;
+        let fingerprints = c.messages.iter().map(|m| carry::fingerprint(m.raw())).collect();
+        let (fitted, applied) = match &options.carry {
+            Some(k) => carry::apply(&mut c, k, fingerprints)?,
+            None => (fingerprints, None),
+        };
+        let mut o = FitOptions { carry: None, ..options.clone() };
+        if let Some(a) = &applied {
+            // Pins name input messages: moved to the history fitted.
+            o.policy.pinned = o.policy.pinned.iter().map(|&i| a.fitted_index(i)).collect();
+        }
+        let mut t = Turn::begin(registry, start_fit_parsed(registry, c, &o)?, &o, applied)?;
+        t.fitted = Some(fitted);
+        Ok(t)
     }
 
-    fn begin(registry: &ModelRegistry, s: crate::window::Started, options: &FitOptions) -> Result<Turn> {
+    fn begin(
+        registry: &ModelRegistry,
+        s: crate::window::Started,
+        options: &FitOptions,
+        applied: Option<Applied>,
+    ) -> Result<Turn> {
         let state = match s.next {
             Begun::Done(c) => State::Done(c, None),
             Begun::Summarize(pending) => {
@@ -293,7 +335,7 @@ impl Turn {
                 }
             }
         };
-        let mut t = Turn { head: s.head, policy: s.policy, acct: s.acct, state };
+        let mut t = Turn { head: s.head, policy: s.policy, acct: s.acct, state, fitted: None, applied };
         t.issue()?;
         Ok(t)
     }
@@ -356,10 +398,24 @@ impl Turn {
         let State::Done(c, summary) = self.state else {
             return Err(Error::internal("a finished turn is still summarizing"));
         };
-        let fit = self.head.report(&c);
-        let cache = cache::impact(&c, &self.acct)?;
-        let changed = !c.changes.is_empty();
-        let report = TurnReport { fit, fired: self.head.fired, changed, summary, cache };
+        let label = self.policy.summary_label.as_deref().unwrap_or(DEFAULT_LABEL);
+        let next = self
+            .fitted
+            .as_ref()
+            .and_then(|f| carry::next(f, &c.conversation.messages, &c.changes, label, self.applied.as_ref()));
+        let mut fit = self.head.report(&c);
+        let mut cache = cache::impact(&c, &self.acct)?;
+        // A carried summary in place of its run changes the request too.
+        let changed = !c.changes.is_empty() || self.applied.is_some();
+        if let Some(a) = &self.applied {
+            a.remap_changes(&mut fit.changes);
+            for p in &mut fit.protected {
+                p.messages = p.messages.iter().flat_map(|&i| a.input_indices(i)).collect();
+            }
+            cache.first_changed = cache.first_changed.map(|i| a.input_index(i));
+        }
+        let carried = self.applied.as_ref().map(|a| a.at);
+        let report = TurnReport { fit, fired: self.head.fired, changed, summary, cache, carry: next, carried };
         Ok((c.conversation, report))
     }
 
@@ -369,7 +425,10 @@ impl Turn {
         if s.call.is_some() {
             return Ok(());
         }
-        let call = s.make_call(&self.policy)?;
+        let mut call = s.make_call(&self.policy)?;
+        if let Some(a) = &self.applied {
+            call.messages = call.messages.iter().flat_map(|&i| a.input_indices(i)).collect();
+        }
         s.call = Some((call, Instant::now()));
         Ok(())
     }
@@ -637,7 +696,7 @@ impl WindowTurn {
             window.conversation().clone(),
             &o,
         )?;
-        let t = Turn::begin(registry, started, &o)?;
+        let t = Turn::begin(registry, started, &o, None)?;
         Ok(WindowTurn { inner: WindowInner::Running(Box::new(t)), generation })
     }
 
@@ -681,6 +740,43 @@ impl WindowTurn {
     }
 }
 
+/// A turn on a conversation ([`Turn`]) or on a window ([`WindowTurn`]),
+/// driven alike: the C ABI, Node and uniffi each keep one handle for both
+/// kinds, and only their `finish` differs. `W` is what the host keeps
+/// beside a window's turn (its window handle, to give the result to at
+/// `finish`; `()` when `finish` is handed the window).
+#[derive(Debug)]
+pub enum AnyTurn<W = ()> {
+    /// A stateless turn (on a conversation given as JSON).
+    Conversation(Box<Turn>),
+    /// A window's turn, with the host's window handle.
+    Window(Box<WindowTurn>, W),
+}
+
+impl<W> AnyTurn<W> {
+    /// The summarizer request waiting for a reply, if any.
+    pub fn call(&self) -> Option<&SummarizerCall> {
+        match self {
+            AnyTurn::Conversation(t) => t.call(),
+            AnyTurn::Window(t, _) => t.call(),
+        }
+    }
+
+    /// Hands the host's reply to the waiting request (see [`Turn::resume`]).
+    pub fn resume(&mut self, reply: Reply) -> Result<()> {
+        match self {
+            AnyTurn::Conversation(t) => t.resume(reply),
+            AnyTurn::Window(t, _) => t.resume(reply),
+        }
+    }
+
+    /// The error for any call on a turn handle after its `finish`: the
+    /// bindings keep an `Option<AnyTurn>` and say this once it is taken.
+    pub fn finished() -> Error {
+        Error::invalid_argument("the turn was finished")
+    }
+}
+
 /// The window holds its model, budget and format; a turn's options that
 /// try to set them are refused, never silently ignored. `model` may repeat
 /// the window's own.
@@ -702,6 +798,7 @@ fn refuse_window_fields(window: &Window, o: &FitOptions) -> Result<()> {
         ("format", o.format.is_some()),
         ("target_ratio", o.target_ratio.is_some()),
         ("trigger_ratio", o.trigger_ratio.is_some()),
+        ("carry", o.carry.is_some()),
     ];
     match set.iter().find(|(_, on)| *on) {
         Some((name, _)) => Err(Error::invalid_argument(format!(
@@ -749,7 +846,7 @@ fn unchanged(window: &Window, policy: &Policy) -> Result<TurnReport> {
     };
     let prefix = pre.prompt_tokens.saturating_sub(pre.reply_priming);
     let cache = CacheImpact { first_changed: None, unchanged_prefix_tokens: prefix, invalidated_tokens: 0 };
-    Ok(TurnReport { fit, fired: false, changed: false, summary: None, cache })
+    Ok(TurnReport { fit, fired: false, changed: false, summary: None, cache, carry: None, carried: None })
 }
 
 /// Runs a turn with a synchronous summarizer: while a request waits, calls

@@ -386,3 +386,164 @@ fn failure_reasons_are_read_by_name() {
     assert_eq!(e.kind(), crate::ErrorKind::InvalidArgument);
     assert!(e.message().len() < 1_000, "a hostile name is clipped");
 }
+
+/// Follow-up to issue 37: a host that keeps the full history (a framework's
+/// model input filter) passes each report's `carry` to the next turn; the
+/// span the last summary replaced is then sent as that summary, not
+/// summarized again at every call.
+#[test]
+fn a_carried_summary_is_sent_again_instead_of_summarizing_the_same_span() {
+    let mut o = options(8000);
+    o.target_ratio = Some(0.5);
+    let mut calls = 0;
+    let (c1, r1) = drive(&agent_loop(40, 120), &o, |_| {
+        calls += 1;
+        Reply::Summary("The agent read forty files; the bug is in parse_header.".into())
+    });
+    assert!(calls >= 1 && r1.fired);
+    let carry = r1.carry.clone().expect("a turn that summarized hands back a carry");
+    let summarized: Vec<usize> =
+        r1.fit.changes.iter().filter(|c| c.action == crate::window::ChangeKind::Summarized).map(|c| c.index).collect();
+    assert_eq!(carry.replaced.len(), summarized.len());
+    // The framework's next call: the whole history again, one round longer.
+    let conv2 = agent_loop(41, 120);
+    calls = 0;
+    drive(&conv2, &o, |_| {
+        calls += 1;
+        Reply::Summary("again".into())
+    });
+    assert!(calls >= 1, "without the carry the same span is summarized again");
+    let with = FitOptions { carry: Some(carry.clone()), ..o.clone() };
+    calls = 0;
+    let (c2, r2) = drive(&conv2, &with, |_| {
+        calls += 1;
+        Reply::Summary("again".into())
+    });
+    assert_eq!(calls, 0, "with the carry nothing is summarized again");
+    assert!(!r2.fired && r2.changed && r2.fit.changes.is_empty(), "{r2:?}");
+    assert_eq!(r2.carried, Some(Carried { index: summarized[0], messages: summarized.len() }));
+    assert_eq!(r2.carry.as_ref(), Some(&carry), "the carried summary went out as it came");
+    // The request is the last one plus the new round.
+    let v1: Value = serde_json::from_str(&c1.to_json().unwrap()).unwrap();
+    let v2: Value = serde_json::from_str(&c2.to_json().unwrap()).unwrap();
+    let all: Value = serde_json::from_str(&conv2).unwrap();
+    let mut want = v1.as_array().unwrap().clone();
+    want.extend(all.as_array().unwrap()[82..].iter().cloned());
+    assert_eq!(v2.as_array().unwrap(), &want);
+}
+
+#[test]
+fn a_carried_summary_is_folded_into_the_next_one_with_input_indices() {
+    let mut o = options(8000);
+    o.target_ratio = Some(0.5);
+    let (_, r1) = drive(&agent_loop(40, 120), &o, |_| Reply::Summary("Summary one: parse_header.".into()));
+    let carry = r1.carry.clone().unwrap();
+    let first = carry.replaced.len();
+    // Many rounds later the history is over the trigger again.
+    let conv = agent_loop(80, 120);
+    let with = FitOptions { carry: Some(carry.clone()), ..o.clone() };
+    let mut seen = Vec::new();
+    let (c, r) = drive(&conv, &with, |call| {
+        seen.push((call.folds_previous, call.messages.clone()));
+        Reply::Summary("Summary two: parse_header and the lexer.".into())
+    });
+    assert!(r.fired && !seen.is_empty());
+    let carried = r.carried.unwrap();
+    assert_eq!((carried.index, carried.messages), (2, first));
+    // The first request folds the carried summary; its messages are input
+    // indices, the carried run among them.
+    assert!(seen[0].0, "{seen:?}");
+    assert!(seen[0].1.starts_with(&(2..2 + first).collect::<Vec<_>>()), "{:?}", seen[0].1);
+    assert!(seen.iter().flat_map(|s| &s.1).all(|&i| i < 162));
+    let text = c.to_json().unwrap();
+    assert!(text.contains("Summary two") && !text.contains("Summary one"));
+    // The next carry stands for the first run and what the new summary took.
+    let next = r.carry.unwrap();
+    assert!(next.replaced.len() > first);
+    assert_eq!(next.replaced[..first], carry.replaced[..]);
+    // Every change index is an input index.
+    assert!(r.fit.changes.iter().all(|ch| ch.index < 162));
+    let (_, r4) = drive(&agent_loop(81, 120), &FitOptions { carry: Some(next), ..o }, |_| panic!("no summary"));
+    assert!(!r4.fired);
+}
+
+#[test]
+fn a_carry_whose_messages_are_not_in_the_history_changes_nothing() {
+    let mut o = options(8000);
+    o.target_ratio = Some(0.5);
+    let (_, r1) = drive(&agent_loop(40, 120), &o, |_| Reply::Summary("S.".into()));
+    let mut carry = r1.carry.unwrap();
+    carry.replaced[0] = "0123456789abcdef".into();
+    let conv = agent_loop(41, 120);
+    let (_, plain) = drive(&conv, &o, |_| Reply::Summary("S.".into()));
+    let (_, r) = drive(&conv, &FitOptions { carry: Some(carry), ..o }, |_| Reply::Summary("S.".into()));
+    assert_eq!(r.carried, None);
+    assert_eq!(r.fit.changes, plain.fit.changes);
+}
+
+#[test]
+fn a_malformed_carry_is_refused_by_name() {
+    let conv = agent_loop(4, 10);
+    let fp = crate::window::fingerprint(&serde_json::from_str::<Value>(&conv).unwrap()[0]);
+    let cases = [
+        (json!({"replaced": [], "summary": {"role": "user", "content": "s"}}), ErrorKindIs::Invalid, "is empty"),
+        (
+            json!({"replaced": ["xyz"], "summary": {"role": "user", "content": "s"}}),
+            ErrorKindIs::Invalid,
+            "not a fingerprint",
+        ),
+        (json!({"replaced": ["ABCDEF0123456789"], "summary": {}}), ErrorKindIs::Invalid, "not a fingerprint"),
+        (json!({"replaced": [fp], "summary": "text"}), ErrorKindIs::Invalid, "options.carry.summary"),
+        (json!({"replaced": [fp], "summary": {"role": 5}}), ErrorKindIs::Invalid, "options.carry.summary"),
+        (
+            json!({"replaced": [fp], "summary": {"role": "user", "content": "s"}, "extra": 1}),
+            ErrorKindIs::Json,
+            "extra",
+        ),
+    ];
+    for (carry, kind, words) in cases {
+        let o = json!({"model": "gpt-4o", "policy": {"strategy": "summarize"}, "carry": carry}).to_string();
+        let r = crate::frontend::parse_options("options", Some(&o))
+            .and_then(|o| Turn::start(&reg(), &conv, &o).map(|_| ()));
+        let e = r.expect_err(&carry.to_string());
+        match kind {
+            ErrorKindIs::Invalid => assert_eq!(e.kind(), crate::ErrorKind::InvalidArgument, "{carry}: {e:?}"),
+            ErrorKindIs::Json => assert_eq!(e.kind(), crate::ErrorKind::InvalidJson, "{carry}: {e:?}"),
+        }
+        assert!(e.message().contains(words), "{carry}: {}", e.message());
+    }
+    let huge = json!({"replaced": vec!["0123456789abcdef"; crate::limits::MAX_MESSAGES + 1], "summary": {}});
+    let o = json!({"model": "gpt-4o", "carry": huge}).to_string();
+    let o = crate::frontend::parse_options("options", Some(&o)).unwrap();
+    let e = Turn::start(&reg(), &conv, &o).unwrap_err();
+    assert_eq!(e.kind(), crate::ErrorKind::LimitExceeded, "{e:?}");
+    // fit and a window's turn have no summary to carry.
+    let carry = Some(Carry { replaced: vec![fp], summary: json!({"role": "user", "content": "s"}) });
+    let o = FitOptions { model: "gpt-4o".into(), carry: carry.clone(), ..FitOptions::default() };
+    let e = crate::window::fit(&conv, &o).unwrap_err();
+    assert!(e.message().contains("options.carry is for a turn"), "{}", e.message());
+    let mut w = crate::window::Window::for_model(&reg(), "gpt-4o", crate::window::Budget::default()).unwrap();
+    w.load(Conversation::parse(&conv, None).unwrap()).unwrap();
+    let e = WindowTurn::start(&w, &FitOptions { carry, ..FitOptions::default() }).unwrap_err();
+    assert!(e.message().contains("options.carry"), "{}", e.message());
+}
+
+enum ErrorKindIs {
+    Invalid,
+    Json,
+}
+
+/// A summarizer that writes the same text again: the new summary reads as
+/// the carried one it folded, and is still the new one (the carry grows).
+#[test]
+fn a_fold_that_repeats_the_summary_text_still_carries_the_new_span() {
+    let mut o = options(8000);
+    o.target_ratio = Some(0.5);
+    let same = |_: &SummarizerCall| Reply::Summary("The same summary every time.".into());
+    let (_, r1) = drive(&agent_loop(40, 120), &o, same);
+    let carry = r1.carry.unwrap();
+    let (_, r2) = drive(&agent_loop(80, 120), &FitOptions { carry: Some(carry.clone()), ..o.clone() }, same);
+    assert!(r2.fired);
+    let next = r2.carry.unwrap();
+    assert!(next.replaced.len() > carry.replaced.len(), "{} <= {}", next.replaced.len(), carry.replaced.len());
+}

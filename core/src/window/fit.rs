@@ -79,6 +79,10 @@ pub struct FitOptions {
     /// How to compact. Its `limit_tokens` and `target_tokens` default to the
     /// budget less the reserved output.
     pub policy: Policy,
+    /// A stateless turn only: the previous turn report's `carry`, when the
+    /// host keeps the full history and sends only the fitted request (see
+    /// `window::carry`). `fit` and a window's turn refuse it.
+    pub carry: Option<super::carry::Carry>,
 }
 
 /// What [`fit`] did, with before/after figures.
@@ -191,6 +195,11 @@ pub(crate) struct Started {
 pub(crate) fn start(registry: &ModelRegistry, conversation: &str, options: &FitOptions) -> Result<Started> {
     if options.model.trim().is_empty() {
         return Err(Error::invalid_argument("options.model is required"));
+    }
+    if options.carry.is_some() {
+        return Err(Error::invalid_argument(
+            "options.carry is for a turn (turnfit_turn_start, fitTurn, fit_turn): fit has no summary to carry",
+        ));
     }
     start_parsed(registry, Conversation::parse(conversation, options.format)?, options)
 }

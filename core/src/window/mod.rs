@@ -9,6 +9,7 @@
 
 mod accounting;
 mod bm25;
+pub(crate) mod carry;
 mod compact;
 mod digest;
 mod fit;
@@ -26,11 +27,14 @@ mod tool_outputs;
 mod validate;
 
 pub use accounting::{Accountant, EstimateReason, Framing, ImageRule, ToolStyle};
+pub use carry::{fingerprint, Carried, Carry};
 pub use compact::{Compacted, Policy, Strategy};
 pub use digest::layout::Coverage as DigestCoverage;
 pub use digest::{build as build_digest, round_starts, Digest, DigestOptions, Section as DigestSection};
 pub use fit::{fit, fit_in, fit_json, fit_json_in, fit_json_value, FitOptions, FitReport};
-pub(crate) use fit::{start as start_fit, start_resolved as start_fit_resolved, Head as FitHead, Started};
+pub(crate) use fit::{
+    start_parsed as start_fit_parsed, start_resolved as start_fit_resolved, Head as FitHead, Started,
+};
 pub use manifest::{Change, ChangeKind, Protected, Reason};
 pub use mask::MaskOptions;
 pub use repair::{repair, Repaired, DEFAULT_SYNTHETIC_RESULT};

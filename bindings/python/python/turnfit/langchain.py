@@ -507,7 +507,9 @@ def pre_model_hook(
 
     ``write_back=False`` (default) returns ``{"llm_input_messages": [...]}``: only the
     model input is trimmed, the graph's stored history is left alone (LangGraph's
-    documented pattern; the turn runs again at every call over the trigger).
+    documented pattern); each turn report's ``carry`` goes to the next call, so the
+    messages the last summary replaced are sent as that summary rather than
+    summarized again at every call over the trigger.
     ``write_back=True`` returns ``{"messages": [RemoveMessage(REMOVE_ALL_MESSAGES),
     *compacted]}``: the compacted history replaces the stored one, every unchanged
     message with its id, so the summary is paid once per compaction. Both carry
@@ -526,6 +528,7 @@ def pre_model_hook(
     call = _summarizer(summarize)
     tool_list = list(tools or ())
     mirror = _Mirror(model, budget, trigger_messages)
+    carry: List[Any] = [None]  # the last report's carry (write_back=False)
 
     def hook(state: Mapping[str, Any]) -> Dict[str, Any]:
         msgs = list(state[messages_key])
@@ -533,7 +536,10 @@ def pre_model_hook(
         if not over:
             info = {"preflight": pf, "compaction": None}
             return {"turnfit": info} if write_back else {"llm_input_messages": msgs, "turnfit": info}
-        out, report = fit_messages(msgs, call, tools=tool_list, pending_calls=pending_calls, **options)
+        opts = options if write_back or carry[0] is None else dict(options, carry=carry[0])
+        out, report = fit_messages(msgs, call, tools=tool_list, pending_calls=pending_calls, **opts)
+        if not write_back:
+            carry[0] = report.get("carry")
         info = {"preflight": pf, "compaction": {"status": "done", "report": report}}
         if write_back:
             mirror.forget()
@@ -602,6 +608,16 @@ def _middleware_cls() -> Any:
                 "target_ratio": options.get("target_ratio"),
             }
             self._mirror = _Mirror(model, budget, options.get("trigger_messages"))
+            self._carry: Any = None  # the last report's carry (write_back=False)
+
+        def _options(self) -> Dict[str, Any]:
+            if self.write_back or self._carry is None:
+                return self.options
+            return dict(self.options, carry=self._carry)
+
+        def _keep_carry(self, report: Dict[str, Any]) -> None:
+            if not self.write_back:
+                self._carry = report.get("carry")
 
         def _summarizer_for(self, request: Any) -> Any:
             if self.summarize is False:
@@ -649,8 +665,9 @@ def _middleware_cls() -> Any:
                 self._summarizer_for(request),
                 tools=request.tools,
                 pending_calls=self.pending_calls,
-                **self.options,
+                **self._options(),
             )
+            self._keep_carry(report)
             rest = self._after_fit(request, fitted, has_sys, report)
             if rest is None:
                 return handler(request)
@@ -666,8 +683,9 @@ def _middleware_cls() -> Any:
                 self._summarizer_for(request),
                 tools=request.tools,
                 pending_calls=self.pending_calls,
-                **self.options,
+                **self._options(),
             )
+            self._keep_carry(report)
             rest = self._after_fit(request, fitted, has_sys, report)
             if rest is None:
                 return await handler(request)
@@ -713,10 +731,10 @@ def agent_middleware(
     the history then grows from the target (trigger 0.8, target 0.5 by default), so
     the prompt's prefix stays the same between compactions (provider prefix caches
     keep working) and the checkpoint stays bounded. ``write_back=False`` trims only
-    the request: the state keeps the full history (audit, replay), but every call
-    over the trigger runs the turn again, a summarizer call each time with the
-    ``summarize`` strategy; use it with ``recency``/``hybrid`` or when the full
-    history must stay in state.
+    the request: the state keeps the full history (audit, replay), and each turn
+    report's ``carry`` goes to the next call, so the messages the last summary
+    replaced are sent as that summary (folded into the next one when the trigger
+    fires again) rather than summarized again at every call.
 
     Below the trigger nothing is recounted: the previous call's messages stay in a
     ``ContextWindow`` and only the appended ones are counted (a call whose history is

@@ -194,6 +194,7 @@ class _Fitter:
         instructions: Optional[str] = None,
         tools: Optional[List[Dict[str, Any]]] = None,
         values: Optional[List[Any]] = None,
+        carry: Optional[Dict[str, Any]] = None,
     ) -> Tuple[List[Any], Dict[str, Any]]:
         if values is None:
             values = [_item_json(x)[0] for x in items]
@@ -206,6 +207,8 @@ class _Fitter:
         if pending:
             policy["pending_calls"] = sorted(set(policy.get("pending_calls", [])) | set(pending))
         options["policy"] = policy
+        if carry is not None:
+            options["carry"] = carry
         conv: Dict[str, Any] = {"input": values}
         if instructions is not None:
             conv["instructions"] = instructions
@@ -249,9 +252,10 @@ class InputFilter(_Fitter):
     Agents SDK ``Model``, an ``Agent``, or a callable taking the request dict) down to
     ``target_ratio``; when it raises, times out or returns no text, the digest stands in
     and the report (``last_report``, ``reports``) says why. The SDK keeps its full
-    history and hands it back at the next call, so the filter remembers its last result
-    and reuses it for the same prefix: the summarizer is called when the trigger fires
-    again, not at every step. ``pending_calls``: call ids (or a callable of the items)
+    history and hands it back at the next call, so the filter passes each turn report's
+    ``carry`` to the next turn: the items the last summary replaced are sent as that
+    summary, and the summarizer is called when the trigger fires again, not at every
+    step. ``pending_calls``: call ids (or a callable of the items)
     to keep without a synthetic output. Items of a type turnfit does not know are kept
     (pinned) and counted by their text.
     """
@@ -284,31 +288,17 @@ class InputFilter(_Fitter):
             options=options,
         )
         self.count_tools = count_tools
-        self._memo: Optional[Tuple[List[str], List[Any], List[Any]]] = None
+        self._carry: Optional[Dict[str, Any]] = None
 
     async def __call__(self, data: Any) -> Any:
         from agents.run_config import ModelInputData
 
         md = data.model_data
         items = list(md.input) if not isinstance(md.input, str) else [md.input]
-        pairs = [_item_json(x) for x in items]
-        values = [v for v, _ in pairs]
-        keys = [_adapters.canon(v) for v in values]
-        base_items, base_values = items, values
-        memo = self._memo
-        if memo is not None:
-            prev_keys, prev_out_items, prev_out_values = memo
-            n = len(prev_keys)
-            if n <= len(keys) and keys[:n] == prev_keys:
-                base_items = prev_out_items + items[n:]
-                base_values = prev_out_values + values[n:]
+        values = [_item_json(x)[0] for x in items]
         tools = _tool_defs(data.agent) if self.count_tools else None
-        out, report = await self.fit(base_items, md.instructions, tools, base_values)
-        out_values = [_item_json(x)[0] for x in out]
-        # A synthetic output stands in for one the SDK may still add: such a result is not
-        # reused (the next call fits the SDK's history afresh, its real output included).
-        synthetic = any(c.get("action") == "synthesized_result" for c in report.get("changes", []))
-        self._memo = None if synthetic else (keys, out, out_values)
+        out, report = await self.fit(items, md.instructions, tools, values, carry=self._carry)
+        self._carry = report.get("carry")
         return ModelInputData(input=out, instructions=md.instructions)
 
 

@@ -6,7 +6,7 @@ from typing import Any, Dict, List, Literal, NoReturn, Optional, Union
 
 from typing_extensions import NotRequired, TypedDict
 
-__all__ = ["Action", "AssembleRequest", "AssembleResult", "BreakerState", "BreakerTransition", "Budget", "BudgetCrossing", "CacheImpact", "Change", "Changes", "CompactOutcome", "CompactOutcomeDone", "CompactOutcomeNeedsSummary", "CompactReport", "Compaction", "Depth", "DepthChoice", "DepthLimit", "DepthLimits", "DigestOptions", "DigestSection", "Encoding", "Event", "EventBreakerStateChanged", "EventBudgetCrossed", "EventCompacted", "EventRepaired", "EventSkillSkipped", "EventSpanOverdue", "EventSpanRepeated", "Fallback", "FallbackReason", "FitOptions", "FitReport", "Format", "Ignored", "Issue", "IssueKind", "Issues", "MaskOptions", "OverdueSpan", "Policy", "Preflight", "Preset", "Protected", "Reason", "Repair", "Section", "SectionReport", "SpanRepeat", "Strategy", "SummarizerCall", "SummarizerOptions", "SummarizerRecord", "SummaryReport", "SummaryRequest", "SummaryRole", "SummarySource", "Template", "TurnReport", "Verdict"]
+__all__ = ["Action", "AssembleRequest", "AssembleResult", "BreakerState", "BreakerTransition", "Budget", "BudgetCrossing", "CacheImpact", "Carried", "Carry", "Change", "Changes", "CompactOutcome", "CompactOutcomeDone", "CompactOutcomeNeedsSummary", "CompactReport", "Compaction", "Depth", "DepthChoice", "DepthLimit", "DepthLimits", "DigestOptions", "DigestSection", "Encoding", "Event", "EventBreakerStateChanged", "EventBudgetCrossed", "EventCompacted", "EventRepaired", "EventSkillSkipped", "EventSpanOverdue", "EventSpanRepeated", "Fallback", "FallbackReason", "FitOptions", "FitReport", "Format", "Ignored", "Issue", "IssueKind", "Issues", "MaskOptions", "OverdueSpan", "Policy", "Preflight", "Preset", "Protected", "Reason", "Repair", "Section", "SectionReport", "SpanRepeat", "Strategy", "SummarizerCall", "SummarizerOptions", "SummarizerRecord", "SummaryReport", "SummaryRequest", "SummaryRole", "SummarySource", "Template", "TurnReport", "Verdict"]
 
 Action = Union[Literal["dropped_result"], Literal["synthesized_result"], Literal["moved_result"], Literal["dropped_message"], Literal["truncated_result"], Literal["cleared_result"], Literal["masked_result"], Literal["summarized"], Literal["inserted_summary"]]
 
@@ -90,6 +90,24 @@ CacheImpact = TypedDict(
         "first_changed": Optional[int],
         "unchanged_prefix_tokens": int,
         "invalidated_tokens": int,
+    },
+)
+
+# Where a turn's carry was applied: input messages `index` to `index + messages - 1` were sent as the carried summary, which stands at `index` in the history the turn fitted (its figures are of that history).
+Carried = TypedDict(
+    "Carried",
+    {
+        "index": int,
+        "messages": int,
+    },
+)
+
+# What a turn carries to the next (`options.carry`, the turn report's `carry`).
+Carry = TypedDict(
+    "Carry",
+    {
+        "replaced": List[str],
+        "summary": Any,
     },
 )
 
@@ -321,6 +339,7 @@ FitOptions = TypedDict(
         "trigger_messages": NotRequired[Optional[int]],
         "summarizer": NotRequired[SummarizerOptions],
         "policy": NotRequired[Policy],
+        "carry": NotRequired[Optional[Carry]],
     },
 )
 
@@ -626,6 +645,8 @@ TurnReport = TypedDict(
         "changed": bool,
         "summary": Optional[SummaryReport],
         "cache": CacheImpact,
+        "carry": Optional[Carry],
+        "carried": Optional[Carried],
     },
 )
 

@@ -315,6 +315,32 @@ data class CallStackJson(
     @SerializedName("max_depth") val maxDepth: Long? = null,
 )
 
+/**
+ * Where a turn's carry was applied: input messages `index` to
+ * `index + messages - 1` were sent as the carried summary, which stands at
+ * `index` in the history the turn fitted (its figures are of that history).
+ */
+data class Carried(
+    /** The first input message of the run. */
+    @SerializedName("index") val index: Long,
+    /** How many input messages the carried summary stood for. */
+    @SerializedName("messages") val messages: Long,
+)
+
+/**
+ * What a turn carries to the next (`options.carry`, the turn report's
+ * `carry`).
+ */
+data class Carry(
+    /**
+     * Fingerprints (16 hex digits) of the input messages the summary
+     * stands for, in order: a run of consecutive messages.
+     */
+    @SerializedName("replaced") val replaced: List<String>,
+    /** The message holding the summary, in the conversation's format. */
+    @SerializedName("summary") val summary: JsonElement,
+)
+
 /** What kind of failure it is. */
 enum class Category {
     /** Too many requests or tokens per interval (or quota exhausted). */
@@ -898,6 +924,12 @@ data class FitOptions(
      * budget less the reserved output.
      */
     @SerializedName("policy") val policy: Policy? = null,
+    /**
+     * A stateless turn only: the previous turn report's `carry`, when the
+     * host keeps the full history and sends only the fitted request (see
+     * `window::carry`). `fit` and a window's turn refuse it.
+     */
+    @SerializedName("carry") val carry: Carry? = null,
 )
 
 /** What [`fit`] did, with before/after figures. */
@@ -2250,12 +2282,30 @@ data class TurnReport(
      * over `trigger_messages`, or the history over the limit).
      */
     @SerializedName("fired") val fired: Boolean,
-    /** Whether the request differs from the history given. */
+    /**
+     * Whether the request differs from the history given (a carried
+     * summary sent in place of its run counts).
+     */
     @SerializedName("changed") val changed: Boolean,
     /** Set when a span was summarized. */
     @SerializedName("summary") val summary: SummaryReport? = null,
     /** The prompt-cache impact of the changes. */
     @SerializedName("cache") val cache: CacheImpact,
+    /**
+     * What to pass as the next turn's `options.carry` when the host keeps
+     * the full history and sends only this turn's request: the messages
+     * this turn's summary replaced and the message holding it (or the
+     * carried summary, sent again). Absent when there is no summary to
+     * carry, and on a window's turn (the window keeps its summary).
+     */
+    @SerializedName("carry") val carry: Carry? = null,
+    /**
+     * Set when `options.carry` was applied: the input messages sent as the
+     * carried summary. The figures are of the history with that run
+     * replaced; indices (changes, protected, cache, summarizer requests)
+     * are the input's.
+     */
+    @SerializedName("carried") val carried: Carried? = null,
 )
 
 /** The pre-flight verdict. */
