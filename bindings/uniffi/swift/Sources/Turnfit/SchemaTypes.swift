@@ -524,6 +524,46 @@ extension TurnfitTypes {
         }
     }
 
+    /// Where a turn's carry was applied: input messages `index` to
+    /// `index + messages - 1` were sent as the carried summary, which stands at
+    /// `index` in the history the turn fitted (its figures are of that history).
+    public struct Carried: Codable, Equatable, Sendable {
+        /// The first input message of the run.
+        public var index: UInt64
+        /// How many input messages the carried summary stood for.
+        public var messages: UInt64
+
+        public init(index: UInt64, messages: UInt64) {
+            self.index = index
+            self.messages = messages
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case index
+            case messages
+        }
+    }
+
+    /// What a turn carries to the next (`options.carry`, the turn report's
+    /// `carry`).
+    public struct Carry: Codable, Equatable, Sendable {
+        /// Fingerprints (16 hex digits) of the input messages the summary
+        /// stands for, in order: a run of consecutive messages.
+        public var replaced: [String]
+        /// The message holding the summary, in the conversation's format.
+        public var summary: JSONValue
+
+        public init(replaced: [String], summary: JSONValue) {
+            self.replaced = replaced
+            self.summary = summary
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case replaced
+            case summary
+        }
+    }
+
     /// What kind of failure it is.
     public enum Category: String, Codable, Equatable, Sendable, CaseIterable {
         /// Too many requests or tokens per interval (or quota exhausted).
@@ -1483,8 +1523,12 @@ extension TurnfitTypes {
         /// How to compact. Its `limit_tokens` and `target_tokens` default to the
         /// budget less the reserved output.
         public var policy: Policy?
+        /// A stateless turn only: the previous turn report's `carry`, when the
+        /// host keeps the full history and sends only the fitted request (see
+        /// `window::carry`). `fit` and a window's turn refuse it.
+        public var carry: Carry?
 
-        public init(model: String? = nil, maxTokens: UInt64? = nil, reserveOutput: UInt64? = nil, encoding: Encoding? = nil, contextWindow: UInt64? = nil, maxOutputTokens: UInt64? = nil, charsPerToken: Double? = nil, format: Format? = nil, targetRatio: Double? = nil, triggerRatio: Double? = nil, triggerMessages: UInt64? = nil, summarizer: SummarizerOptions? = nil, policy: Policy? = nil) {
+        public init(model: String? = nil, maxTokens: UInt64? = nil, reserveOutput: UInt64? = nil, encoding: Encoding? = nil, contextWindow: UInt64? = nil, maxOutputTokens: UInt64? = nil, charsPerToken: Double? = nil, format: Format? = nil, targetRatio: Double? = nil, triggerRatio: Double? = nil, triggerMessages: UInt64? = nil, summarizer: SummarizerOptions? = nil, policy: Policy? = nil, carry: Carry? = nil) {
             self.model = model
             self.maxTokens = maxTokens
             self.reserveOutput = reserveOutput
@@ -1498,6 +1542,7 @@ extension TurnfitTypes {
             self.triggerMessages = triggerMessages
             self.summarizer = summarizer
             self.policy = policy
+            self.carry = carry
         }
 
         enum CodingKeys: String, CodingKey {
@@ -1514,6 +1559,7 @@ extension TurnfitTypes {
             case triggerMessages = "trigger_messages"
             case summarizer
             case policy
+            case carry
         }
     }
 
@@ -3690,14 +3736,26 @@ extension TurnfitTypes {
         /// Whether the trigger fired (tokens over `trigger_ratio`, messages
         /// over `trigger_messages`, or the history over the limit).
         public var fired: Bool
-        /// Whether the request differs from the history given.
+        /// Whether the request differs from the history given (a carried
+        /// summary sent in place of its run counts).
         public var changed: Bool
         /// Set when a span was summarized.
         public var summary: SummaryReport?
         /// The prompt-cache impact of the changes.
         public var cache: CacheImpact
+        /// What to pass as the next turn's `options.carry` when the host keeps
+        /// the full history and sends only this turn's request: the messages
+        /// this turn's summary replaced and the message holding it (or the
+        /// carried summary, sent again). Absent when there is no summary to
+        /// carry, and on a window's turn (the window keeps its summary).
+        public var carry: Carry?
+        /// Set when `options.carry` was applied: the input messages sent as the
+        /// carried summary. The figures are of the history with that run
+        /// replaced; indices (changes, protected, cache, summarizer requests)
+        /// are the input's.
+        public var carried: Carried?
 
-        public init(model: String, exact: Bool, format: Format, strategy: Strategy, maxTokens: UInt64, reservedOutput: UInt64, limitTokens: UInt64, tokensBefore: UInt64, tokensAfter: UInt64, messagesBefore: UInt64, messagesAfter: UInt64, insufficient: Bool, changes: [Change], protected: [Protected], fired: Bool, changed: Bool, summary: SummaryReport? = nil, cache: CacheImpact) {
+        public init(model: String, exact: Bool, format: Format, strategy: Strategy, maxTokens: UInt64, reservedOutput: UInt64, limitTokens: UInt64, tokensBefore: UInt64, tokensAfter: UInt64, messagesBefore: UInt64, messagesAfter: UInt64, insufficient: Bool, changes: [Change], protected: [Protected], fired: Bool, changed: Bool, summary: SummaryReport? = nil, cache: CacheImpact, carry: Carry? = nil, carried: Carried? = nil) {
             self.model = model
             self.exact = exact
             self.format = format
@@ -3716,6 +3774,8 @@ extension TurnfitTypes {
             self.changed = changed
             self.summary = summary
             self.cache = cache
+            self.carry = carry
+            self.carried = carried
         }
 
         enum CodingKeys: String, CodingKey {
@@ -3737,6 +3797,8 @@ extension TurnfitTypes {
             case changed
             case summary
             case cache
+            case carry
+            case carried
         }
     }
 
