@@ -71,7 +71,7 @@ main = do
       tight = h {H.keyOutputs = ["short one", long], H.customFields = KM.empty}
   fixed <- H.hrTokens <$> H.renderHandoffObject H.renderHandoff tight {H.keyOutputs = []}
   cl <- newTokenizer "cl100k_base"
-  let whole = fixed + countTokens cl "\n## Key outputs\n" + countTokens cl "- short one\n"
+  let whole = fixed + countTokens cl "\n## Key outputs\n" + 2 * countTokens cl "- short one\n"
   results <- mapM (\b -> H.renderHandoffObject H.renderHandoff {H.rhBudget = Just b} tight) [whole .. whole + 30]
   check (all (\x -> "- short one\n" `T.isInfixOf` H.hrText x && 0 `notElem` H.hrOmitted x) results)
     ("budgets " ++ show whole ++ ".." ++ show (whole + 30) ++ ": the short output is never evicted by the omission note")
