@@ -112,6 +112,13 @@
 #define TURNFIT_EVENT_SKILL_SKIPPED 7
 
 /**
+ * Event kind `span_finished`: a span ended (a tool call finished, failed,
+ * timed out or was cancelled); sent by a tracer whose config has
+ * `"span_finished_events": true`, the payload the execution's record.
+ */
+#define TURNFIT_EVENT_SPAN_FINISHED 8
+
+/**
  * Flag for `turnfit_tokenizer_new*`: recognize special tokens such as
  * `<|endoftext|>` in input text as their single ids. Without it (the
  * default, and the safe choice for untrusted text) they count as ordinary text.
@@ -672,7 +679,8 @@ turnfit_status turnfit_breaker_set_event_callback(struct turnfit_breaker *breake
 
 /**
  * Sets the tracer's event callback (kinds `span_repeated`,
- * `span_overdue`), replacing any earlier one; `callback` NULL clears it. A
+ * `span_overdue`, and `span_finished` when the tracer's config has
+ * `span_finished_events`), replacing any earlier one; `callback` NULL clears it. A
  * call already under way on another thread may still deliver to the old
  * callback until it returns. See `turnfit_event_callback`. Thread-safe.
  *
@@ -734,7 +742,9 @@ turnfit_status turnfit_handoff_validate(const char *handoff_json,
 
 /**
  * Renders a handoff as a delimited prompt block. `options_json` is
- * `{"budget", "model", "encoding", "include_custom_fields"}`
+ * `{"budget", "model", "encoding", "include_custom_fields", "format"}`
+ * (`format`: `"block"`, the default, or `"prompt_text"`, the Haskell
+ * design's `toPromptText` layout)
  * (`(NULL, 0)` for no budget, cl100k_base). The result is JSON `{"text",
  * "tokens", "budget", "shortened": [{"index", "original_tokens",
  * "tokens"}], "omitted": [index, ...], "omitted_custom_fields": [name,

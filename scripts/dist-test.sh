@@ -33,6 +33,7 @@ why_not() {
                 ls "$dist"/c/turnfit-"$version"-linux-*.tar.gz >/dev/null 2>&1 || { echo "no C tarball in dist/c"; return; } ;;
         haskell) command -v ghc >/dev/null && command -v cabal >/dev/null && command -v pkg-config >/dev/null || { echo "ghc, cabal or pkg-config not installed"; return; }
                 ghc-pkg list --global aeson 2>/dev/null | grep -q aeson || { echo "aeson not in GHC's global package db (Debian's libghc-aeson-dev)"; return; }
+                ghc-pkg list --global monad-logger 2>/dev/null | grep -q monad-logger || { echo "monad-logger not in GHC's global package db (Debian's libghc-monad-logger-dev)"; return; }
                 [ -e "$dist/haskell/turnfit-$version.tar.gz" ] || { echo "no cabal sdist in dist/haskell ($(manifest_skip haskell))"; return; }
                 ls "$dist"/c/turnfit-"$version"-linux-*.tar.gz >/dev/null 2>&1 || { echo "no C tarball in dist/c (the Haskell package links it through pkg-config)"; return; } ;;
         *) echo "unknown language $lang"; return ;;

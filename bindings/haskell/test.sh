@@ -10,7 +10,7 @@ cd "$(dirname "$0")/../.."
 root=$PWD
 pkg=bindings/haskell
 
-debs=(ghc cabal-install libghc-hspec-dev libghc-quickcheck2-dev libghc-aeson-dev)
+debs=(ghc cabal-install libghc-hspec-dev libghc-quickcheck2-dev libghc-aeson-dev libghc-monad-logger-dev)
 missing=()
 for d in "${debs[@]}"; do
     dpkg-query -W -f='${Status}' "$d" 2>/dev/null | grep -q 'install ok installed' || missing+=("$d")
@@ -54,6 +54,12 @@ if ! cabal "${cabal_args[@]}" build all >"$log" 2>&1; then
 fi
 grep -A6 'warning: \[-W' "$log" || true  # GHC warnings only
 cabal "${cabal_args[@]}" test --test-show-details=direct --test-options='--format=failed-examples'
+
+# Seed document 004's scenario in Haskell (examples/seeds/004-haskell-framework,
+# run by examples/seeds/run-all.sh after this suite): the binary is copied
+# where run.sh looks for it (TURNFIT_HASKELL_SEED overrides).
+mkdir -p "$root/target/haskell/bin"
+cp "$(cabal "${cabal_args[@]}" list-bin seed-004)" "$root/target/haskell/bin/seed-004"
 
 echo "examples/haskell/AgentLoop.hs (agent-loop):"
 out=$("$(cabal "${cabal_args[@]}" list-bin agent-loop)")

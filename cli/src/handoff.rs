@@ -3,7 +3,7 @@
 
 use std::process::ExitCode;
 
-use turnfit::handoff::{Handoff, RenderOptions};
+use turnfit::handoff::{Handoff, RenderFormat, RenderOptions};
 
 use crate::out::{out, outln};
 use crate::{input, Fatal};
@@ -31,6 +31,16 @@ pub(crate) struct RenderArgs {
     /// Print the render result as JSON (text, tokens, shortened, omitted).
     #[arg(long)]
     json: bool,
+    /// Layout: block (`<handoff ...>`, the default) or prompt-text (the
+    /// Haskell design's `=== Context from Previous Agent ===` form).
+    #[arg(long, value_enum, default_value = "block")]
+    format: CliFormat,
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+pub(crate) enum CliFormat {
+    Block,
+    PromptText,
 }
 
 #[derive(clap::Args)]
@@ -57,7 +67,11 @@ fn load(file: &str) -> Result<Result<Handoff, turnfit::Error>, Fatal> {
 
 fn render(a: RenderArgs) -> Result<ExitCode, Fatal> {
     let h = load(&a.file)?.map_err(|e| Fatal(format!("{}: {e}", a.file)))?;
-    let options = RenderOptions { budget: a.budget, model: a.model, ..RenderOptions::default() };
+    let format = match a.format {
+        CliFormat::Block => RenderFormat::Block,
+        CliFormat::PromptText => RenderFormat::PromptText,
+    };
+    let options = RenderOptions { budget: a.budget, model: a.model, format: Some(format), ..RenderOptions::default() };
     let r = h.render(&options).map_err(|e| Fatal(format!("{}: {e}", a.file)))?;
     if a.json {
         outln!("{}", serde_json::to_string_pretty(&r).map_err(|e| Fatal(e.to_string()))?);

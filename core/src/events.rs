@@ -1,6 +1,6 @@
 //! Events for logging: what a handle did that a host may want to log
 //! (a compaction, a repair, a budget crossed, a breaker changing state, a
-//! folded repeat, an overdue span, a skipped skill file), delivered to an
+//! folded repeat, an overdue span, a skipped skill file, a finished span), delivered to an
 //! [`Observer`] the host sets on that handle. The library never prints; this
 //! is how it speaks.
 //!
@@ -21,7 +21,7 @@ use serde::Serialize;
 
 pub(crate) mod payload;
 
-use payload::{BreakerState, Ignored, OverdueSpan, Strategy, Verdict};
+use payload::{BreakerState, Ignored, OverdueSpan, SpanRecord, Strategy, Verdict};
 
 /// The kind of an [`Event`], with a stable snake_case name and a stable
 /// number (the C ABI's `turnfit_event_kind`).
@@ -43,11 +43,14 @@ pub enum EventKind {
     SpanOverdue = 6,
     /// Skill discovery skipped an entry of the root.
     SkillSkipped = 7,
+    /// A span ended (a tool call finished, failed, timed out or was
+    /// cancelled); emitted when the tracer's `span_finished_events` is on.
+    SpanFinished = 8,
 }
 
 impl EventKind {
     /// Every kind, in number order.
-    pub const ALL: [EventKind; 7] = [
+    pub const ALL: [EventKind; 8] = [
         EventKind::Compacted,
         EventKind::Repaired,
         EventKind::BudgetCrossed,
@@ -55,6 +58,7 @@ impl EventKind {
         EventKind::SpanRepeated,
         EventKind::SpanOverdue,
         EventKind::SkillSkipped,
+        EventKind::SpanFinished,
     ];
 
     /// The stable name (the `kind` field of the payload).
@@ -67,6 +71,7 @@ impl EventKind {
             EventKind::SpanRepeated => "span_repeated",
             EventKind::SpanOverdue => "span_overdue",
             EventKind::SkillSkipped => "skill_skipped",
+            EventKind::SpanFinished => "span_finished",
         }
     }
 
@@ -187,6 +192,10 @@ pub enum Event {
     SpanOverdue(OverdueSpan),
     /// The entry as the skill listing's `ignored` reports it.
     SkillSkipped(Ignored),
+    /// The execution's record, as the tracer's ring keeps it with `count`
+    /// 1 (tool, agent, outcome, error and its category, duration, sizes,
+    /// excerpts), so a host can log every tool call.
+    SpanFinished(SpanRecord),
 }
 
 impl Event {
@@ -200,6 +209,7 @@ impl Event {
             Event::SpanRepeated(_) => EventKind::SpanRepeated,
             Event::SpanOverdue(_) => EventKind::SpanOverdue,
             Event::SkillSkipped(_) => EventKind::SkillSkipped,
+            Event::SpanFinished(_) => EventKind::SpanFinished,
         }
     }
 

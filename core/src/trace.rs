@@ -97,6 +97,12 @@ pub struct TracerConfig {
     /// [`DEFAULT_EXCERPT_BYTES`]). `ring_size` x 2 x `excerpt_bytes` may not
     /// pass [`MAX_TRACE_EXCERPT_BYTES`].
     pub excerpt_bytes: usize,
+    /// Emit a `span_finished` event, the execution's record, for every span
+    /// that ends (success, failed, timeout, cancelled; default false). Off by
+    /// default because it is one event per tool call: a host that logs every
+    /// call turns it on, one that only wants anomalies (repeats, overdue
+    /// spans) keeps the quieter default.
+    pub span_finished_events: bool,
 }
 
 impl Default for TracerConfig {
@@ -107,23 +113,9 @@ impl Default for TracerConfig {
             timeouts: BTreeMap::new(),
             collapse: true,
             excerpt_bytes: DEFAULT_EXCERPT_BYTES,
+            span_finished_events: false,
         }
     }
-}
-
-/// How a span ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-#[serde(rename_all = "snake_case")]
-pub enum Outcome {
-    /// The tool returned a result.
-    Success,
-    /// The tool returned an error.
-    Failed,
-    /// The tool ran past its deadline.
-    Timeout,
-    /// The call was abandoned (the agent was stopped, the user cancelled).
-    Cancelled,
 }
 
 /// Optional identifiers and settings of a span (JSON in the C ABI).
@@ -158,63 +150,6 @@ struct OpenSpan {
     reported: bool,
 }
 
-/// A finished span in the ring; `count` consecutive repeats of it.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-pub struct SpanRecord {
-    /// The first span's id.
-    pub span_id: u64,
-    /// Tool name.
-    pub tool: String,
-    /// Calling agent, if given.
-    pub agent_id: Option<String>,
-    /// Workflow, if given.
-    pub workflow_id: Option<String>,
-    /// The first span's tool-call id, if given.
-    pub tool_call_id: Option<String>,
-    /// Fingerprint of the first span's `input` (FNV-1a 64, 16 hex digits), if given.
-    pub input_hash: Option<String>,
-    /// The first `excerpt_bytes` of the first span's `input` (cut text ends
-    /// with `…`), if given and the tracer keeps excerpts.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub input_excerpt: Option<String>,
-    /// The first `excerpt_bytes` of the first span's `output`, likewise.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub output_excerpt: Option<String>,
-    /// How it ended.
-    pub outcome: Outcome,
-    /// Error text (cut to [`MAX_SPAN_ERROR_BYTES`]).
-    pub error: Option<String>,
-    /// The first span's start, µs.
-    pub started_us: u64,
-    /// The first span's duration, µs.
-    pub duration_us: u64,
-    /// The first span's input size, bytes.
-    pub input_bytes: u64,
-    /// The first span's output size, bytes.
-    pub output_bytes: u64,
-    /// Token usage the host reported at the end, if any.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub input_tokens: Option<u64>,
-    /// Completion tokens the host reported at the end, if any.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub output_tokens: Option<u64>,
-    /// The error category the host reported; for a `failed` or `timeout`
-    /// span without one, the tracer's (see the module).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub error_category: Option<String>,
-    /// The first span's metadata (empty: omitted).
-    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
-    pub metadata: BTreeMap<String, serde_json::Value>,
-    /// Consecutive repeats folded into this record (1 = just this).
-    pub count: u64,
-    /// The id of the last span folded into this record (`span_id` when
-    /// `count` is 1).
-    pub last_span_id: u64,
-    /// When the last of them ended, µs.
-    pub last_ended_us: u64,
-}
-
 impl SpanRecord {
     /// A true repeat: the same call (tool-call id) or the same input, ending
     /// the same way. Spans that carry neither are never repeats: nothing says
@@ -236,7 +171,7 @@ fn fingerprint(input: &str) -> u64 {
     input.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3))
 }
 
-pub use crate::events::payload::OverdueSpan;
+pub use crate::events::payload::{Outcome, OverdueSpan, SpanRecord};
 
 /// A synthetic tool result for an interrupted call: what the window's repair
 /// inserts for an unanswered call, with the same text.
@@ -489,6 +424,12 @@ impl Tracer {
         }
     }
 
+    /// Whether a `span_finished` event is wanted: configured on and an
+    /// observer set (otherwise the record is not even copied).
+    fn wants_finished(&self) -> bool {
+        self.config.span_finished_events && self.observer.get().is_set()
+    }
+
     /// The configuration.
     pub fn config(&self) -> &TracerConfig {
         &self.config
@@ -578,6 +519,7 @@ impl Tracer {
     /// [`MAX_ERROR_CATEGORIES`]-plus-first category (the span stays open).
     pub fn end_with(&self, id: u64, outcome: Outcome, end: SpanEnd, now_us: u64) -> Result<()> {
         end.validate()?;
+        let want = self.wants_finished();
         let mut st = self.state.lock();
         let span = st.open.get(&id).ok_or_else(|| {
             Error::invalid_argument(format!("span {id} is not open (never started, already ended, or expired)"))
@@ -595,7 +537,9 @@ impl Tracer {
         if !span.reported && is_overdue(&span, now_us) {
             events.push(Event::SpanOverdue(overdue_view(id, &span, now_us)));
         }
-        events.extend(st.finish(id, span, outcome, end, now_us, &self.config).map(Event::SpanRepeated));
+        let (finished, repeat) = st.finish(id, span, outcome, end, now_us, &self.config, want);
+        events.extend(finished.map(Event::SpanFinished));
+        events.extend(repeat.map(Event::SpanRepeated));
         drop(st);
         self.report(events);
         Ok(())
@@ -624,6 +568,7 @@ impl Tracer {
     /// Like [`Tracer::overdue`], and ends each of them as `timeout` (error
     /// "deadline of N ms exceeded").
     pub fn expire(&self, now_us: u64) -> Vec<OverdueSpan> {
+        let want = self.wants_finished();
         let mut st = self.state.lock();
         let mut ids: Vec<u64> = st.open.iter().filter(|(_, s)| is_overdue(s, now_us)).map(|(&id, _)| id).collect();
         ids.sort_unstable();
@@ -640,8 +585,9 @@ impl Tracer {
                     error: Some(format!("deadline of {} ms exceeded", span.timeout_ms)),
                     ..SpanEnd::default()
                 };
-                events
-                    .extend(st.finish(id, span, Outcome::Timeout, end, now_us, &self.config).map(Event::SpanRepeated));
+                let (finished, repeat) = st.finish(id, span, Outcome::Timeout, end, now_us, &self.config, want);
+                events.extend(finished.map(Event::SpanFinished));
+                events.extend(repeat.map(Event::SpanRepeated));
             }
         }
         drop(st);
@@ -718,6 +664,10 @@ fn overdue_view(id: u64, s: &OpenSpan, now_us: u64) -> OverdueSpan {
 impl State {
     /// Records an ended span; a true repeat of the last record is folded into
     /// it and returned for the `span_repeated` event.
+    /// Records a finished span: metrics, then the ring (folded into the
+    /// last record when a true repeat). Returns the execution's own record
+    /// when `want_record` (for `span_finished`), and the fold, if any.
+    #[allow(clippy::too_many_arguments)]
     fn finish(
         &mut self,
         id: u64,
@@ -726,7 +676,8 @@ impl State {
         end: SpanEnd,
         now_us: u64,
         config: &TracerConfig,
-    ) -> Option<SpanRepeat> {
+        want_record: bool,
+    ) -> (Option<SpanRecord>, Option<SpanRepeat>) {
         let output_bytes = end.output_bytes;
         let error = end.error.as_deref().map(cut);
         let output_excerpt =
@@ -780,6 +731,7 @@ impl State {
             last_span_id: id,
             last_ended_us: now_us,
         };
+        let own = want_record.then(|| record.clone());
         if let Some(last) = self.ring.back_mut().filter(|_| config.collapse) {
             if last.repeats(&record) {
                 last.count += 1;
@@ -790,12 +742,9 @@ impl State {
                 last.last_span_id = id;
                 self.by_id.insert(id, self.pushed - 1);
                 self.collapsed += 1;
-                return Some(SpanRepeat {
-                    span_id: id,
-                    first_span_id: last.span_id,
-                    tool: last.tool.clone(),
-                    count: last.count,
-                });
+                let repeat =
+                    SpanRepeat { span_id: id, first_span_id: last.span_id, tool: last.tool.clone(), count: last.count };
+                return (own, Some(repeat));
             }
         }
         if self.ring.len() >= config.ring_size {
@@ -808,7 +757,7 @@ impl State {
         self.by_id.insert(id, self.pushed);
         self.pushed += 1;
         self.ring.push_back(record);
-        None
+        (own, None)
     }
 }
 

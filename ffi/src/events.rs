@@ -43,6 +43,10 @@ pub const TURNFIT_EVENT_SPAN_REPEATED: u32 = 5;
 pub const TURNFIT_EVENT_SPAN_OVERDUE: u32 = 6;
 /// Event kind `skill_skipped`: skill discovery skipped an entry.
 pub const TURNFIT_EVENT_SKILL_SKIPPED: u32 = 7;
+/// Event kind `span_finished`: a span ended (a tool call finished, failed,
+/// timed out or was cancelled); sent by a tracer whose config has
+/// `"span_finished_events": true`, the payload the execution's record.
+pub const TURNFIT_EVENT_SPAN_FINISHED: u32 = 8;
 
 /// An event callback: `user` is the pointer given with it, `kind` a
 /// `TURNFIT_EVENT_*` number (new kinds may be added: ignore unknown ones),
@@ -189,6 +193,7 @@ pub extern "C" fn turnfit_event_kind_name(kind: u32) -> *const c_char {
             Some(EventKind::SpanRepeated) => "span_repeated\0",
             Some(EventKind::SpanOverdue) => "span_overdue\0",
             Some(EventKind::SkillSkipped) => "skill_skipped\0",
+            Some(EventKind::SpanFinished) => "span_finished\0",
             None => "unrecognized\0",
         }
     });
@@ -246,7 +251,8 @@ pub unsafe extern "C" fn turnfit_breaker_set_event_callback(
 }
 
 /// Sets the tracer's event callback (kinds `span_repeated`,
-/// `span_overdue`), replacing any earlier one; `callback` NULL clears it. A
+/// `span_overdue`, and `span_finished` when the tracer's config has
+/// `span_finished_events`), replacing any earlier one; `callback` NULL clears it. A
 /// call already under way on another thread may still deliver to the old
 /// callback until it returns. See `turnfit_event_callback`. Thread-safe.
 ///

@@ -44,7 +44,9 @@ pub unsafe extern "C" fn turnfit_handoff_validate(
 }
 
 /// Renders a handoff as a delimited prompt block. `options_json` is
-/// `{"budget", "model", "encoding", "include_custom_fields"}`
+/// `{"budget", "model", "encoding", "include_custom_fields", "format"}`
+/// (`format`: `"block"`, the default, or `"prompt_text"`, the Haskell
+/// design's `toPromptText` layout)
 /// (`(NULL, 0)` for no budget, cl100k_base). The result is JSON `{"text",
 /// "tokens", "budget", "shortened": [{"index", "original_tokens",
 /// "tokens"}], "omitted": [index, ...], "omitted_custom_fields": [name,

@@ -72,6 +72,7 @@ fn kind_names_match_the_core() {
     let unknown = unsafe { CStr::from_ptr(turnfit_event_kind_name(999)) };
     assert_eq!(unknown.to_str().unwrap(), "unrecognized");
     assert_eq!(TURNFIT_EVENT_SKILL_SKIPPED, turnfit_core::events::EventKind::SkillSkipped.number());
+    assert_eq!(TURNFIT_EVENT_SPAN_FINISHED, turnfit_core::events::EventKind::SpanFinished.number());
 }
 
 #[test]
@@ -193,4 +194,59 @@ fn breaker_tracer_and_skills_deliver_their_kinds() {
         seen.events[2].1,
         r#"{"kind":"skill_skipped","path":"no-skill-here","reason":"a folder without SKILL.md"}"#
     );
+}
+
+/// Issue 34: a tracer configured with `span_finished_events` reports every
+/// tool call that ended (here one success, one failure), so a host can log
+/// each call; without it (the default) a plain end stays silent.
+#[test]
+fn a_tracer_reports_each_finished_span_when_asked() {
+    use crate::trace::{turnfit_tracer_end, turnfit_tracer_free, turnfit_tracer_new, turnfit_tracer_start};
+    for (cfg, expect) in [("", 0usize), (r#"{"span_finished_events":true}"#, 2)] {
+        let mut seen = Seen::default();
+        let user = (&mut seen as *mut Seen).cast::<c_void>();
+        let mut t = ptr::null_mut();
+        let info = r#"{"agent_id":"fixer","input":"ls -la"}"#;
+        // SAFETY: valid buffers; the tracer is freed once; `seen` outlives it.
+        unsafe {
+            let c = if cfg.is_empty() { ptr::null() } else { cfg.as_ptr().cast() };
+            assert_eq!(turnfit_tracer_new(c, cfg.len(), &mut t, ptr::null_mut()), turnfit_status::Ok);
+            assert_eq!(turnfit_tracer_set_event_callback(t, Some(record), user, ptr::null_mut()), turnfit_status::Ok);
+            for (outcome, err, at) in [(0u32, "", 0u64), (1, "exit status 2", 100)] {
+                let mut id = 0;
+                let s = turnfit_tracer_start(
+                    t,
+                    "shell".as_ptr().cast(),
+                    5,
+                    info.as_ptr().cast(),
+                    info.len(),
+                    0,
+                    at,
+                    &mut id,
+                    ptr::null_mut(),
+                );
+                assert_eq!(s, turnfit_status::Ok);
+                let e = if err.is_empty() { ptr::null() } else { err.as_ptr().cast() };
+                let s = turnfit_tracer_end(t, id, outcome, 7, e, err.len(), at + 40, ptr::null_mut());
+                assert_eq!(s, turnfit_status::Ok);
+            }
+            turnfit_tracer_free(t);
+        }
+        assert_eq!(seen.events.len(), expect, "{:?}", seen.events);
+        if expect == 0 {
+            continue;
+        }
+        assert_eq!(kinds(&seen), [TURNFIT_EVENT_SPAN_FINISHED, TURNFIT_EVENT_SPAN_FINISHED]);
+        let ok: serde_json::Value = serde_json::from_str(&seen.events[0].1).unwrap();
+        assert_eq!(ok["kind"], "span_finished");
+        assert_eq!(ok["tool"], "shell");
+        assert_eq!(ok["agent_id"], "fixer");
+        assert_eq!(ok["outcome"], "success");
+        assert_eq!(ok["duration_us"], 40);
+        assert_eq!(ok["input_excerpt"], "ls -la");
+        let failed: serde_json::Value = serde_json::from_str(&seen.events[1].1).unwrap();
+        assert_eq!(failed["outcome"], "failed");
+        assert_eq!(failed["error"], "exit status 2");
+        assert!(failed["error_category"].is_string(), "{failed}");
+    }
 }

@@ -4,7 +4,7 @@
 //! equal handoff; a rendered block is counted exactly and is within the
 //! budget when one is given.
 
-use turnfit::handoff::{Handoff, RenderOptions};
+use turnfit::handoff::{Handoff, RenderFormat, RenderOptions};
 use turnfit::{Encoding, Tokenizer};
 
 use super::common::{text, Knobs};
@@ -25,6 +25,7 @@ pub fn check(data: &[u8]) {
         model: None,
         encoding: Some(ENCODINGS[enc as usize % 4].to_owned()),
         include_custom_fields: Some(enc & 0x80 == 0),
+        format: Some(if enc & 0x40 == 0 { RenderFormat::Block } else { RenderFormat::PromptText }),
     };
     let Ok(r) = h.render(&options) else { return };
     let encoding = Encoding::from_name(ENCODINGS[enc as usize % 4]).unwrap();

@@ -3682,6 +3682,7 @@ static void test_events(void)
 {
     CHECK(strcmp(turnfit_event_kind_name(TURNFIT_EVENT_COMPACTED), "compacted") == 0);
     CHECK(strcmp(turnfit_event_kind_name(TURNFIT_EVENT_SKILL_SKIPPED), "skill_skipped") == 0);
+    CHECK(strcmp(turnfit_event_kind_name(TURNFIT_EVENT_SPAN_FINISHED), "span_finished") == 0);
     CHECK(strcmp(turnfit_event_kind_name(0), "unrecognized") == 0);
     CHECK(strcmp(turnfit_event_kind_name(4096), "unrecognized") == 0);
 
@@ -3797,6 +3798,23 @@ static void test_events(void)
         CHECK(strstr(log.payloads[1], "\"elapsed_us\":5000,\"timeout_ms\":1}") != NULL);
         CHECK_STATUS(turnfit_tracer_set_event_callback(NULL, on_event, &log, &err), TURNFIT_STATUS_NULL_ARGUMENT);
         CHECK_ERR(&err, TURNFIT_STATUS_NULL_ARGUMENT, "turnfit_tracer_set_event_callback", "tracer");
+        turnfit_tracer_free(t);
+    }
+
+    /* span_finished (issue 34): every ended span, when the config asks. */
+    {
+        static event_log log;
+        memset(&log, 0, sizeof log);
+        turnfit_tracer *t = NULL;
+        CHECK_STATUS(turnfit_tracer_new(LIT("{\"span_finished_events\":true}"), &t, NULL), TURNFIT_STATUS_OK);
+        CHECK_STATUS(turnfit_tracer_set_event_callback(t, on_event, &log, NULL), TURNFIT_STATUS_OK);
+        uint64_t id = 0;
+        CHECK_STATUS(turnfit_tracer_start(t, LIT("shell"), LIT("{\"agent_id\":\"fixer\"}"), 0, 0, &id, NULL), TURNFIT_STATUS_OK);
+        CHECK_STATUS(turnfit_tracer_end(t, id, TURNFIT_SPAN_OUTCOME_FAILED, 0, LIT("exit status 2"), 50, NULL), TURNFIT_STATUS_OK);
+        CHECK_SIZE(log.count, 1);
+        CHECK_SIZE(log.kinds[0], TURNFIT_EVENT_SPAN_FINISHED);
+        CHECK(strstr(log.payloads[0], "{\"kind\":\"span_finished\",\"span_id\":1,\"tool\":\"shell\",\"agent_id\":\"fixer\",") != NULL);
+        CHECK(strstr(log.payloads[0], "\"outcome\":\"failed\",\"error\":\"exit status 2\"") != NULL);
         turnfit_tracer_free(t);
     }
 

@@ -365,6 +365,14 @@ TRACE = [
      {"tools": {"q": tool_view(100, s=100, durations=SKEWED)}, "recent": [["q", "success", 100]], "interrupted": [], "event_errors": []}),
     ("bad-inputs", {}, [["start", "", {}, 0, 0], ["start", "t", {"timeout_ms": 0}, 0, 0], ["end", 9, "success", 0, None, 0]],
      {"tools": {}, "recent": [], "interrupted": [], "event_errors": [[0, "invalid_argument"], [1, "invalid_argument"], [2, "invalid_argument"]]}),
+    # Issue 34: span_finished events on (every binding accepts the setting;
+    # the events themselves are checked in core, ffi and binding tests, the
+    # trace op records no events). Metrics and the ring are unchanged by it.
+    ("span-finished-events-on", {"span_finished_events": True},
+     [["start", "shell", {"agent_id": "fixer", "input": "ls"}, 2, 0], ["end", 1, "success", 7, None, 40],
+      ["start", "shell", {"agent_id": "fixer", "input": "make"}, 4, 100], ["end", 2, "failed", 0, "exit status 2", 150]],
+     {"tools": {"shell": tool_view(2, s=1, f=1, durations=[40, 50])},
+      "recent": [["shell", "success", 1], ["shell", "failed", 1]], "interrupted": [], "event_errors": []}),
 ]
 
 FS_READ = {"type": "function", "function": {"name": "fs_read", "description": "Read a file",

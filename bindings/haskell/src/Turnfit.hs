@@ -44,7 +44,7 @@ module Turnfit
   , SpecialTokens (..)
   , newTokenizer, newTokenizerWith, newTokenizerE, newTokenizerForModel
   , tokenizerInfo
-  , countTokens, countTokensIO, countUntilLimit
+  , countTokens, countTokensIO, countTokensForModel, countUntilLimit
   , encodeTokens, encodeTokensIO
   , DecodeMode (..), decodeTokens, decodeTokensE
   , tokenBytes, decodeBytes, tokenId, encodeBytes, decodeWithOffsets
@@ -360,6 +360,17 @@ countTokensIO :: Tokenizer -> Text -> IO Int
 countTokensIO t s = withTok t $ \tp -> withText s $ \p n -> alloca $ \out -> do
   check (cTokenizerCount tp p n out)
   fromIntegral <$> peek out
+
+-- | The one-shot count of the Haskell design (seed document 004): a model
+-- name and a text, the exact token count with that model's encoding (the
+-- built-in model table; UNKNOWN_MODEL for a name it does not know). It
+-- makes a tokenizer per call, which is cheap (encodings are built once per
+-- process and shared) but not free: for many counts, keep a 'Tokenizer'
+-- from 'newTokenizerForModel' and use 'countTokens'.
+countTokensForModel :: Text -> Text -> IO Int
+countTokensForModel model text = do
+  t <- newTokenizerForModel Nothing model Nothing Ordinary
+  countTokensIO t text
 
 -- | Counts up to a limit: @(n, False)@ when the text has @n <= limit@
 -- tokens, else @(m, True)@ with some @m > limit@ (counting may stop early).
@@ -969,7 +980,7 @@ tracerExport t now = withTracer t $ \tp -> withOutJson (cTracerExport tp now)
 
 -- | An event a handle raised (docs/formats.md, "Events"): the kind's name
 -- (@compacted@, @repaired@, @budget_crossed@, @breaker_state_changed@,
--- @span_repeated@, @span_overdue@, @skill_skipped@) and the JSON payload
+-- @span_repeated@, @span_overdue@, @skill_skipped@, @span_finished@) and the JSON payload
 -- (which repeats the name as its @kind@ field).
 data Event = Event {eventKind :: !Text, eventPayload :: !Value} deriving (Eq, Show)
 
@@ -1019,7 +1030,10 @@ onWindowEvents (Window fp) = setEvents fp cWindowSetEventCallback
 onBreakerEvents :: Breaker -> Maybe (Event -> IO ()) -> IO ()
 onBreakerEvents (Breaker fp) = setEvents fp cBreakerSetEventCallback
 
--- | Sets (or clears) the tracer's event handler: @span_repeated@, @span_overdue@.
+-- | Sets (or clears) the tracer's event handler: @span_repeated@,
+-- @span_overdue@, and @span_finished@ for every span that ends when the
+-- tracer was made with @{"span_finished_events": true}@ (its payload is the
+-- execution's record: "Turnfit.Records".'SpanRecord').
 onTracerEvents :: Tracer -> Maybe (Event -> IO ()) -> IO ()
 onTracerEvents (Tracer fp) = setEvents fp cTracerSetEventCallback
 

@@ -42,6 +42,9 @@ import RawJson
 import qualified Turnfit.Handoff as H
 import qualified Turnfit.Logging as L
 import qualified Turnfit.Raw as R
+import qualified Turnfit.Records as TR
+import qualified Control.Monad.Logger as ML
+import Control.Monad.IO.Class (liftIO)
 import Turnfit.Typed
 import qualified Data.ByteString.Unsafe as BU
 import Foreign.C.String (peekCString)
@@ -1151,6 +1154,129 @@ spec = do
       message e2 `shouldSatisfy` T.isInfixOf "created_at"
     it "rejects JSON that is not a handoff when decoding" $
       (A.fromJSON (object ["taskSummary" .= (1 :: Int)]) :: A.Result H.HandoffObject) `shouldSatisfy` isError
+
+  describe "issue 34 (seed document 004): logging, typed records, one-shot counts, prompt text" $ do
+    let design = H.HandoffObject
+          { H.taskSummary = "Collect the failing tests and hand them to the fixer."
+          , H.keyOutputs = ["tests/parser.rs::threads fails 1 in 20", H.KeyOutputLabeled "src/parser.rs" "the buffer is shared"]
+          , H.metadata = H.HandoffMetadata "collector" "fixer" "2026-03-01T12:00:00Z" Nothing KM.empty
+          , H.customFields = KM.empty
+          }
+    it "counts a text for a model name in one call (countTokensForModel)" $ do
+      n <- countTokensForModel "gpt-4o" "hello world, how are you?"
+      o200 <- newTokenizer "o200k_base"
+      n `shouldBe` countTokens o200 "hello world, how are you?"
+      c <- countTokensForModel "gpt-4" "hello world, how are you?"
+      c `shouldBe` countTokens cl100k "hello world, how are you?"
+      Left e <- (try (countTokensForModel "no-such-model-xyz" "x") :: IO (Either TurnfitError Int))
+      status e `shouldBe` statusUnknownModel
+    it "renders the design's toPromptText layout through the core (format prompt_text)" $ do
+      t <- H.toPromptText design
+      T.lines t `shouldBe`
+        [ "=== Context from Previous Agent ==="
+        , "Task: Collect the failing tests and hand them to the fixer."
+        , "Key Outputs:"
+        , "- tests/parser.rs::threads fails 1 in 20"
+        , "- [src/parser.rs] the buffer is shared"
+        , ""
+        , "Metadata: from=collector to=fixer created_at=2026-03-01T12:00:00Z"
+        , "==================================="
+        ]
+      block <- H.renderHandoffObject H.renderHandoff design
+      H.hrText block `shouldSatisfy` T.isPrefixOf "<handoff version=\"1.0\" from=\"collector\""
+      r <- H.renderHandoffObject H.renderHandoff {H.rhFormat = Just H.FormatPromptText, H.rhBudget = Just 1000} design
+      H.hrText r `shouldBe` t
+      H.hrTokens r `shouldBe` countTokens cl100k t
+      Left e <- (try (handoffRender (A.toJSON design) (Just (object ["format" .= ("xml" :: Text)]))) :: IO (Either TurnfitError Value))
+      status e `shouldBe` statusInvalidJson
+    it "logs each finished tool call through LoggingT (span_finished, LogEntry levels)" $ do
+      t <- newTracer (Just (object ["span_finished_events" .= True]))
+      logged <- newIORef []
+      let sink _ src lvl msg = modifyIORef' logged ((src, lvl, TE.decodeUtf8 (ML.fromLogStr msg)) :)
+      ML.runLoggingT (do
+          h <- L.loggingTHandler
+          ML.logInfoN "agent starts"
+          liftIO $ do
+            onTracerEvents t (Just h)
+            ok <- tracerStart t "shell" (Just (object ["agent_id" .= ("fixer" :: Text), "input" .= ("ls" :: Text)])) 0 0
+            tracerEnd t ok SpanSuccess 3 Nothing 40
+            bad <- tracerStart t "shell" (Just (object ["agent_id" .= ("fixer" :: Text)])) 0 100
+            tracerEnd t bad SpanFailed 0 (Just "exit status 2") 150) sink
+      ls <- reverse <$> readIORef logged
+      [lvl | (_, lvl, _) <- ls] `shouldBe` [ML.LevelInfo, ML.LevelInfo, ML.LevelError]
+      [src | (src, _, _) <- drop 1 ls] `shouldBe` ["turnfit", "turnfit"]
+      let (_, _, failedLine) = ls !! 2
+      failedLine `shouldSatisfy` T.isInfixOf "agent=fixer tool=shell tool shell failed in 50 us: exit status 2"
+    it "a LogHandler instance gets LogEntry records; AtLeast filters by level; without span_finished_events an end is silent" $ do
+      quiet <- newTracer Nothing
+      entries <- newIORef []
+      onTracerEvents quiet (Just (L.logEvents (L.HandlerFn (\e -> modifyIORef' entries (e :)))))
+      sid <- tracerStart quiet "grep" Nothing 0 0
+      tracerEnd quiet sid SpanSuccess 0 Nothing 5
+      readIORef entries `shouldReturn` []
+      t <- newTracer (Just (object ["span_finished_events" .= True]))
+      onTracerEvents t (Just (L.logEvents (L.AtLeast ML.LevelWarn (L.HandlerFn (\e -> modifyIORef' entries (e :))))))
+      a <- tracerStart t "grep" Nothing 0 0
+      tracerEnd t a SpanSuccess 0 Nothing 5
+      b <- tracerStart t "grep" (Just (object ["agent_id" .= ("coder" :: Text)])) 0 10
+      tracerEnd t b SpanTimeout 0 (Just "deadline of 1 ms exceeded") 20
+      es <- readIORef entries
+      map L.entryLevel es `shouldBe` [ML.LevelError]
+      map L.entryToolName es `shouldBe` [Just "grep"]
+      map L.entryAgentId es `shouldBe` [Just "coder"]
+      map (KM.lookup "outcome" . L.entryMetadata) es `shouldBe` [Just (String "timeout")]
+      rec <- case es of
+        [e] -> decodeTyped "span record" (Object (L.entryMetadata e))
+        _ -> fail "one entry"
+      TR.spOutcome rec `shouldBe` "timeout"
+      TR.spErrorCategory rec `shouldBe` Just "timeout"
+      L.eventLevel (Event "compacted" (object [])) `shouldBe` ML.LevelInfo
+      L.eventLevel (Event "budget_crossed" (object ["to" .= ("overflow" :: Text)])) `shouldBe` ML.LevelError
+    it "decodes a tracer export, a skill listing and compact outcomes into records" $ do
+      t <- newTracer Nothing
+      s1 <- tracerStart t "run_tests" (Just (object ["agent_id" .= ("coder" :: Text), "input" .= ("pytest" :: Text)])) 10 0
+      tracerEndWith t s1 SpanFailed (Just (object ["error" .= ("exit status 1" :: Text), "output" .= ("FAILED" :: Text)])) 500
+      _ <- tracerStart t "web_fetch" Nothing 0 600
+      ex <- TR.tracerExportTyped t 700
+      TR.teSpansStarted ex `shouldBe` 2
+      TR.teSpansEnded ex `shouldBe` 1
+      map TR.tmTool (TR.teTools ex) `shouldBe` ["run_tests", "web_fetch"]
+      map TR.tmErrors (TR.teTools ex) `shouldBe` [1, 0]
+      fmap TR.duMax (TR.tmDurationUs (head (TR.teTools ex))) `shouldBe` Just 500
+      TR.teErrorCategories ex `shouldBe` M.fromList [("tool_failed", 1)]
+      map TR.osTool (TR.teOpen ex) `shouldBe` ["web_fetch"]
+      map (\r -> (TR.spTool r, TR.spOutcome r, TR.spInputExcerpt r, TR.spOutputExcerpt r)) (TR.teRecent ex)
+        `shouldBe` [("run_tests", "failed", Just "pytest", Just "FAILED")]
+      sk <- openSkills "examples/seeds/004-haskell-framework/skills" Nothing
+      lst <- TR.skillsListTyped sk
+      map TR.seName (TR.slSkills lst) `shouldBe` ["code-review", "debugging-checklist"]
+      map (fmap TR.shCategory . TR.seHeader) (TR.slSkills lst) `shouldBe` [Just (Just "engineering"), Just (Just "debugging")]
+      TR.slInvalid lst `shouldBe` 0
+      map TR.igPath (TR.slIgnored lst) `shouldBe` ["README.md"]
+      w <- newWindow Nothing "gpt-4o" (Just (object ["context_window" .= (2000 :: Int), "reserved_output" .= (100 :: Int)]))
+      let msg r k = object ["role" .= (r :: Text), "content" .= T.unwords (replicate k "word")]
+      windowLoad w (A.toJSON ([msg "system" 10] ++ concat (replicate 8 [msg "user" 150, msg "assistant" 150]) ++ [msg "user" 5]))
+      TR.windowCompactTyped w (Just (object ["strategy" .= ("summarize" :: Text)])) >>= \o -> case o of
+        TR.CompactNeedsSummary r -> do
+          TR.srMaxSummaryTokens r `shouldSatisfy` (> 0)
+          TR.srPrompt r `shouldSatisfy` (not . T.null)
+          TR.srMessages r `shouldSatisfy` (not . null)
+        other -> expectationFailure ("expected a summary request, got " ++ show other)
+      TR.windowCompactTyped w (Just (object ["strategy" .= ("recency" :: Text)])) >>= \o -> case o of
+        TR.CompactDone r -> TR.crTokensAfter r `shouldSatisfy` (< TR.crTokensBefore r)
+        other -> expectationFailure ("expected done, got " ++ show other)
+    it "hands a turn's summarizer a typed SummarizerCall" $ do
+      calls <- newIORef []
+      let conv = object ["model" .= ("gpt-4o" :: Text), "messages" .= ([object ["role" .= ("system" :: Text), "content" .= ("You help." :: Text)]] ++ concat [[object ["role" .= ("user" :: Text), "content" .= T.unwords (replicate 300 (T.pack ("q" ++ show k)))], object ["role" .= ("assistant" :: Text), "content" .= T.unwords (replicate 300 (T.pack ("a" ++ show k)))]] | k <- [1 .. 10 :: Int]] ++ [object ["role" .= ("user" :: Text), "content" .= ("next?" :: Text)]])]
+          opts = object ["model" .= ("gpt-4o" :: Text), "max_tokens" .= (4000 :: Int), "reserve_output" .= (500 :: Int), "policy" .= object ["strategy" .= ("summarize" :: Text)]]
+      r <- fitTurn conv opts (TR.typedSummarizer (\c -> modifyIORef' calls (c :) >> pure "The user asked ten questions; all answered."))
+      case r of
+        Right (_, report) -> (report .! "summary") .! "source" `shouldBe` String "host"
+        Left e -> expectationFailure (show e)
+      cs <- readIORef calls
+      cs `shouldSatisfy` (not . null)
+      map TR.scMaxSummaryTokens cs `shouldSatisfy` all (> 0)
+      map TR.scPiece cs `shouldSatisfy` all (>= 1)
 
   vectorSpecs "tokenizer vectors" "tests/vectors/tokenizer.json" (fmap Just . runTokenizerVector . fst)
   vectorSpecs "window vectors" "tests/vectors/window.json" (fmap Just . runWindowVector)

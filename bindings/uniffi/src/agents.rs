@@ -101,7 +101,7 @@ pub fn handoff_validate(handoff_json: Text) -> Result<String> {
 }
 
 /// Renders a handoff as a delimited prompt block under `options_json`
-/// (`{"budget", "model", "encoding", "include_custom_fields"}`); JSON result.
+/// (`{"budget", "model", "encoding", "include_custom_fields", "format"}`); JSON result.
 #[uniffi::export(default(options_json = None))]
 pub fn handoff_render(handoff_json: Text, options_json: Option<Text>) -> Result<String> {
     let o: RenderOptions = parse_opt("options_json", options_json)?;
@@ -401,8 +401,9 @@ impl Tracer {
     }
 
     /// Sets (null: clears) the listener of `span_repeated` (a finished span
-    /// folded into the previous record) and `span_overdue` (an open span
-    /// first seen past its deadline) events, delivered on the calling
+    /// folded into the previous record), `span_overdue` (an open span
+    /// first seen past its deadline) and, with the config's
+    /// `span_finished_events`, `span_finished` (every span that ended) events, delivered on the calling
     /// thread with no lock held, before the call returns; never after
     /// `close`. An exception the listener throws is dropped.
     pub fn set_event_listener(&self, listener: Option<Arc<dyn EventListener>>) {

@@ -23,7 +23,7 @@ use crate::TurnfitError;
 pub trait EventListener: Send + Sync {
     /// One event: `kind` is its stable name (`compacted`, `repaired`,
     /// `budget_crossed`, `breaker_state_changed`, `span_repeated`,
-    /// `span_overdue`, `skill_skipped`), `payload_json` the event as one
+    /// `span_overdue`, `skill_skipped`, `span_finished`), `payload_json` the event as one
     /// JSON object with `kind` first (schemas/event.json). Called on the
     /// thread of the call that raised it; the handle may be called back.
     /// An exception thrown here is caught and dropped (the call completes).

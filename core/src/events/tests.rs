@@ -38,6 +38,7 @@ fn kinds_have_stable_names_numbers_and_json_tags() {
             (5, "span_repeated"),
             (6, "span_overdue"),
             (7, "skill_skipped"),
+            (8, "span_finished"),
         ]
     );
     for k in EventKind::ALL {

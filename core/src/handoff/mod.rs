@@ -24,7 +24,7 @@ use crate::limits::MAX_HANDOFF_BYTES;
 use crate::{json, Error, ErrorKind, Result};
 
 pub use filter::{filter, filter_json, FilterChange, FilterMode, FilterOptions, FilterResult};
-pub use render::{RenderOptions, RenderResult, ShortenedOutput};
+pub use render::{RenderFormat, RenderOptions, RenderResult, ShortenedOutput};
 
 /// The handoff format versions this library reads.
 pub const SUPPORTED_VERSIONS: &[&str] = &["1.0"];

@@ -45,6 +45,28 @@ pub struct RenderOptions {
     /// Write `custom_fields` into the block (default true).
     #[serde(default)]
     pub include_custom_fields: Option<bool>,
+    /// The text's layout (default `block`). Budgets, cuts and the omission
+    /// note work the same in every format.
+    #[serde(default)]
+    pub format: Option<RenderFormat>,
+}
+
+/// The layout of a rendered handoff.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum RenderFormat {
+    /// `<handoff ...>` ... `</handoff>`: delimited so content cannot end it
+    /// early, metadata as escaped attributes. The default: a receiving
+    /// model (and a host parsing the prompt) can tell where it ends.
+    #[default]
+    Block,
+    /// The Haskell design's `toPromptText` layout (seed document 004):
+    /// `=== Context from Previous Agent ===`, `Task:`, `Key Outputs:`,
+    /// `Metadata:`, a closing rule. Plain text, not delimited (a key output
+    /// holding the closing rule reads as the end), so it is opt-in for hosts
+    /// whose prompts already use it.
+    PromptText,
 }
 
 impl RenderOptions {
@@ -109,14 +131,65 @@ fn guard(s: &str) -> String {
     out
 }
 
-fn line(h: &Handoff, i: usize, content: &str) -> String {
+fn line(h: &Handoff, i: usize, content: &str, fmt: RenderFormat) -> String {
+    let g = |s: &str| if fmt == RenderFormat::Block { guard(s) } else { s.to_string() };
     match h.key_outputs[i].label() {
-        Some(l) => format!("- [{}] {}\n", guard(l), guard(content)),
-        None => format!("- {}\n", guard(content)),
+        Some(l) => format!("- [{}] {}\n", g(l), g(content)),
+        None => format!("- {}\n", g(content)),
     }
 }
 
-fn assemble(h: &Handoff, outputs: &[Option<String>], custom: bool, note: bool) -> String {
+/// The line that stands for `omitted` outputs left out.
+fn omission_note(omitted: usize) -> String {
+    format!("- [{omitted} more key output{} omitted for length]\n", if omitted == 1 { "" } else { "s" })
+}
+
+/// The heading written before the first key output (none in `prompt_text`,
+/// whose `Key Outputs:` line is always there).
+fn outputs_heading(fmt: RenderFormat) -> &'static str {
+    match fmt {
+        RenderFormat::Block => "\n## Key outputs\n",
+        RenderFormat::PromptText => "",
+    }
+}
+
+fn assemble(h: &Handoff, outputs: &[Option<String>], custom: bool, note: bool, fmt: RenderFormat) -> String {
+    match fmt {
+        RenderFormat::Block => assemble_block(h, outputs, custom, note),
+        RenderFormat::PromptText => assemble_prompt_text(h, outputs, custom, note),
+    }
+}
+
+/// The `prompt_text` layout: the design's `toPromptText` lines (its blank
+/// line after the outputs included), metadata as `key=value` pairs, custom
+/// fields as one JSON line when written.
+fn assemble_prompt_text(h: &Handoff, outputs: &[Option<String>], custom: bool, note: bool) -> String {
+    let m = &h.metadata;
+    let mut t = String::from("=== Context from Previous Agent ===\nTask: ");
+    t.push_str(h.task_summary.trim_end());
+    t.push_str("\nKey Outputs:\n");
+    for l in outputs.iter().flatten() {
+        t.push_str(l);
+    }
+    let omitted = outputs.iter().filter(|o| o.is_none()).count();
+    if note && omitted > 0 {
+        t.push_str(&omission_note(omitted));
+    }
+    t.push_str(&format!("\nMetadata: from={} to={} created_at={}", m.from_agent, m.to_agent, m.created_at));
+    if let Some(id) = &m.trace_id {
+        t.push_str(&format!(" trace_id={id}"));
+    }
+    t.push('\n');
+    if custom && !h.custom_fields.is_empty() {
+        t.push_str("Custom Fields: ");
+        t.push_str(&serde_json::to_string(&h.custom_fields).unwrap_or_default());
+        t.push('\n');
+    }
+    t.push_str("===================================\n");
+    t
+}
+
+fn assemble_block(h: &Handoff, outputs: &[Option<String>], custom: bool, note: bool) -> String {
     let m = &h.metadata;
     let mut t = format!(
         "<handoff version=\"{}\" from=\"{}\" to=\"{}\" created_at=\"{}\"",
@@ -138,10 +211,7 @@ fn assemble(h: &Handoff, outputs: &[Option<String>], custom: bool, note: bool) -
             t.push_str(l);
         }
         if note && omitted > 0 {
-            t.push_str(&format!(
-                "- [{omitted} more key output{} omitted for length]\n",
-                if omitted == 1 { "" } else { "s" }
-            ));
+            t.push_str(&omission_note(omitted));
         }
     }
     if custom && !h.custom_fields.is_empty() {
@@ -165,10 +235,11 @@ impl Handoff {
     pub fn render_in(&self, registry: &crate::ModelRegistry, options: &RenderOptions) -> Result<RenderResult> {
         let tok = options.tokenizer_in(registry)?;
         let custom = options.include_custom_fields.unwrap_or(true) && !self.custom_fields.is_empty();
+        let fmt = options.format.unwrap_or_default();
         let full_text = |h: &Handoff, custom: bool| {
             let lines: Vec<Option<String>> =
-                (0..h.key_outputs.len()).map(|i| Some(line(h, i, h.key_outputs[i].content()))).collect();
-            assemble(h, &lines, custom, false)
+                (0..h.key_outputs.len()).map(|i| Some(line(h, i, h.key_outputs[i].content(), fmt))).collect();
+            assemble(h, &lines, custom, false, fmt)
         };
         let text = full_text(self, custom);
         let tokens = tok.count(&text)?;
@@ -199,20 +270,26 @@ impl Handoff {
                 }
             }
         }
-        let mut r = trimmed.render_outputs(tok, budget)?;
+        let mut r = trimmed.render_outputs(tok, budget, fmt)?;
         r.omitted_custom_fields = dropped;
         Ok(r)
     }
 
     /// The block without custom fields, key outputs shortened or omitted
     /// to fit `budget`.
-    fn render_outputs(&self, tok: Tokenizer, budget: usize) -> Result<RenderResult> {
+    ///
+    /// The omission note is the last thing placed: outputs are allotted,
+    /// cut and omitted as if it did not exist, and it is written only when
+    /// the result with it still fits. So the note never takes the room of an
+    /// output (or part of one) that fits without it; when it does not fit,
+    /// `omitted` still lists what was left out.
+    fn render_outputs(&self, tok: Tokenizer, budget: usize, fmt: RenderFormat) -> Result<RenderResult> {
         let custom = false;
         let n = self.key_outputs.len();
-        let full: Vec<String> = (0..n).map(|i| line(self, i, self.key_outputs[i].content())).collect();
-        let fixed = tok.count(&assemble(self, &vec![None; n], custom, false))?;
+        let full: Vec<String> = (0..n).map(|i| line(self, i, self.key_outputs[i].content(), fmt)).collect();
+        let fixed = tok.count(&assemble(self, &vec![None; n], custom, false, fmt))?;
         // The section heading appears once any output is written.
-        let heading = tok.count("\n## Key outputs\n")?;
+        let heading = tok.count(outputs_heading(fmt))?;
         if fixed > budget {
             return Err(Error::new(
                 ErrorKind::DoesNotFit,
@@ -248,7 +325,7 @@ impl Handoff {
                     lines[i] = Some(full[i].clone());
                     continue;
                 }
-                match self.cut_line(tok, i, allot[i])? {
+                match self.cut_line(tok, i, allot[i], fmt)? {
                     Some((l, t)) => {
                         shortened.push(ShortenedOutput { index: i, original_tokens: full_tokens[i], tokens: t });
                         lines[i] = Some(l);
@@ -256,19 +333,24 @@ impl Handoff {
                     None => omitted.push(i),
                 }
             }
-            let text = assemble(self, &lines, custom, true);
+            let text = assemble(self, &lines, custom, false, fmt);
             let tokens = tok.count(&text)?;
             if tokens <= budget {
+                if !omitted.is_empty() {
+                    let noted = assemble(self, &lines, custom, true, fmt);
+                    let noted_tokens = tok.count(&noted)?;
+                    if noted_tokens <= budget {
+                        return Ok(done(noted, noted_tokens, shortened, omitted));
+                    }
+                }
                 return Ok(done(text, tokens, shortened, omitted));
             }
-            // Joining lines (or the omission note) cost more than their
-            // separate counts: take the excess from the largest allotment
-            // and try again.
+            // Joining lines cost more than their separate counts: take the
+            // excess from the largest allotment and try again.
             let excess = tokens - budget;
             let Some(big) = (0..n).filter(|&i| allot[i] > 0).max_by_key(|&i| (allot[i], std::cmp::Reverse(i))) else {
-                // Nothing left to cut but the note: the fixed part fits.
-                let text = assemble(self, &lines, custom, false);
-                let tokens = tok.count(&text)?;
+                // Unreachable in practice: with every allotment 0 the text is
+                // the fixed part, which fits. Kept as a plain stop.
                 return Ok(done(text, tokens, shortened, omitted));
             };
             allot[big] = allot[big].saturating_sub(excess.max(1));
@@ -278,14 +360,14 @@ impl Handoff {
     /// Output `i` cut to at most `room` tokens for its whole line, keeping
     /// its head and tail (a log's last lines matter as much as its first),
     /// or None when too little of it would fit to be useful.
-    fn cut_line(&self, tok: Tokenizer, i: usize, room: usize) -> Result<Option<(String, usize)>> {
+    fn cut_line(&self, tok: Tokenizer, i: usize, room: usize, fmt: RenderFormat) -> Result<Option<(String, usize)>> {
         let content = self.key_outputs[i].content();
-        let overhead = tok.count(&line(self, i, ""))?;
+        let overhead = tok.count(&line(self, i, "", fmt))?;
         let least = tok.count(&CUT.replace("{removed}", "99999"))? + 4;
         let mut keep = room.saturating_sub(overhead);
         while keep >= least {
             let cut = tok.truncate(content, keep, TruncateSide::Both, Some(CUT))?;
-            let l = line(self, i, &cut.text);
+            let l = line(self, i, &cut.text, fmt);
             let t = tok.count(&l)?;
             if t <= room {
                 return Ok(Some((l, t)));

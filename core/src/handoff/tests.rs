@@ -180,6 +180,39 @@ fn render_under_a_budget_shortens_key_outputs_and_says_so() {
     assert!(e.message().contains("alone take"), "{e}");
 }
 
+/// Issue 34: the "[N more key outputs omitted]" note only takes room left
+/// over; it never shortens or evicts an output that fits without it. Before,
+/// a budget with room for the short output but not for the note as well
+/// made the renderer take the note's room from the outputs, and the short
+/// output was cut or omitted.
+#[test]
+fn the_omission_note_never_evicts_an_output_that_fits() {
+    let mut v = sample();
+    v["custom_fields"] = json!({});
+    v["key_outputs"] =
+        json!(["short one", {"label": "test.log", "content": "line of log output with details\n".repeat(200)}]);
+    let h = Handoff::from_value(v.clone()).unwrap();
+    let tok = crate::Tokenizer::new(crate::Encoding::Cl100kBase).unwrap();
+    let mut bare = v.clone();
+    bare["key_outputs"] = json!([]);
+    let fixed = Handoff::from_value(bare).unwrap().render(&RenderOptions::default()).unwrap().tokens;
+    // From here the two outputs' equal shares (the smaller served first)
+    // hold the short one whole, note or no note.
+    let whole = fixed + tok.count("\n## Key outputs\n").unwrap() + 2 * tok.count("- short one\n").unwrap();
+    let mut noted = 0;
+    for budget in whole..whole + 40 {
+        let r = h.render(&RenderOptions { budget: Some(budget), ..Default::default() }).unwrap();
+        assert!(r.tokens <= budget);
+        assert!(r.text.contains("- short one\n"), "budget {budget}: the short output fits whole: {}", r.text);
+        assert!(!r.omitted.contains(&0) && !r.shortened.iter().any(|s| s.index == 0), "budget {budget}: {r:?}");
+        assert!(r.omitted == vec![1] || r.shortened.iter().any(|s| s.index == 1), "budget {budget}: {r:?}");
+        if r.text.contains("- [1 more key output omitted for length]\n") {
+            noted += 1;
+        }
+    }
+    assert!(noted > 0, "with room to spare the note is written");
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 40, ..ProptestConfig::default() })]
 

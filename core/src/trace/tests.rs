@@ -586,3 +586,59 @@ fn every_failure_is_counted_by_category() {
     assert_eq!(x.recent[0].error_category.as_deref(), Some("state"));
     assert_eq!(x.recent[5].error_category, None, "cancelled is not an error");
 }
+
+/// Issue 34: with `span_finished_events`, every span that ends (a plain end,
+/// a fold into the previous record, an expiry) sends its own record, before
+/// the fold's `span_repeated`; without it, or without an observer, nothing.
+#[test]
+fn span_finished_reports_every_ended_span_when_asked() {
+    use crate::events::{Event, Observer};
+    use std::sync::{Arc, Mutex};
+    let seen: Arc<Mutex<Vec<Event>>> = Arc::default();
+    let sink = seen.clone();
+    let observer = Observer::new(move |e| sink.lock().unwrap().push(e.clone()));
+
+    let quiet = tracer(8);
+    quiet.set_observer(observer.clone());
+    let id = quiet.start("grep", SpanInfo::default(), 0, 0).unwrap();
+    quiet.end(id, Outcome::Success, 0, None, 5).unwrap();
+    assert!(seen.lock().unwrap().is_empty(), "off by default");
+
+    let t = Tracer::new(TracerConfig {
+        span_finished_events: true,
+        timeouts: [("slow".to_string(), 1)].into(),
+        ..TracerConfig::default()
+    })
+    .unwrap();
+    t.set_observer(observer);
+    let input = || SpanInfo { input: Some("same".into()), ..info("fixer", "c1") };
+    let a = t.start("shell", input(), 0, 0).unwrap();
+    t.end(a, Outcome::Success, 3, None, 40).unwrap();
+    let b = t.start("shell", input(), 0, 100).unwrap();
+    t.end(b, Outcome::Success, 3, None, 140).unwrap();
+    let c = t.start("fetch", SpanInfo::default(), 0, 200).unwrap();
+    t.end(c, Outcome::Failed, 0, Some("exit status 2"), 260).unwrap();
+    let s = t.start("slow", SpanInfo::default(), 0, 300).unwrap();
+    t.expire(10_000);
+    let kinds: Vec<&str> = seen.lock().unwrap().iter().map(|e| e.kind().name()).collect();
+    assert_eq!(
+        kinds,
+        ["span_finished", "span_finished", "span_repeated", "span_finished", "span_overdue", "span_finished"]
+    );
+    let records: Vec<SpanRecord> = seen
+        .lock()
+        .unwrap()
+        .iter()
+        .filter_map(|e| match e {
+            Event::SpanFinished(r) => Some(r.clone()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(records.iter().map(|r| r.span_id).collect::<Vec<_>>(), [a, b, c, s]);
+    assert!(records.iter().all(|r| r.count == 1 && r.last_span_id == r.span_id));
+    assert_eq!((records[1].duration_us, records[1].agent_id.as_deref()), (40, Some("fixer")));
+    assert_eq!((records[2].outcome, records[2].error.as_deref()), (Outcome::Failed, Some("exit status 2")));
+    assert_eq!(records[2].error_category.as_deref(), Some("tool_failed"));
+    assert_eq!((records[3].outcome, records[3].error_category.as_deref()), (Outcome::Timeout, Some("timeout")));
+    assert!(Event::SpanFinished(records[0].clone()).to_json().starts_with(r#"{"kind":"span_finished","span_id":"#));
+}

@@ -4,8 +4,9 @@
 # version) and skills with the design's front-matter (label, description,
 # category) in both layouts, and its circular-dependency guard (call depth
 # at most 5, FR-022; an agent already on the stack is a cycle), through the
-# CLI. The Haskell-specific parts
-# (the typed HandoffObject record) are tested in bindings/haskell.
+# CLI; then the same document through the Haskell binding (Seed004.hs: the
+# one-shot count for a model name, toPromptText, tool calls logged through
+# LoggingT and a LogHandler, typed records, the call stack).
 set -euo pipefail
 : "${TURNFIT:?set TURNFIT to the turnfit binary}"
 python3 - "$TURNFIT" <<'PY'
@@ -78,3 +79,11 @@ e = json.loads(run("callstack", "supervisor", "coder", "supervisor", code=1).std
 check(e["error"] == "cycle_detected" and "supervisor -> coder -> supervisor" in e["message"],
       "call stack: re-entering an agent on the stack is a cycle, the chain shown")
 PY
+
+# The Haskell side: Seed004.hs, built by bindings/haskell/test.sh (which the
+# test command runs before the seeds) into target/haskell/bin/seed-004, and
+# linked against the library it installed under target/haskell/prefix.
+root=$(cd ../../.. && pwd)
+seed=${TURNFIT_HASKELL_SEED:-$root/target/haskell/bin/seed-004}
+[ -x "$seed" ] || { echo "FAILED: $seed not built (bash bindings/haskell/test.sh, or set TURNFIT_HASKELL_SEED)"; exit 1; }
+LD_LIBRARY_PATH="$root/target/haskell/prefix/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" "$seed"

@@ -12,6 +12,14 @@ module Turnfit.Handoff
   , KeyOutput (..)
   , validateHandoffObject
   , handoffPromptText
+    -- * Rendering with a format
+  , HandoffFormat (..)
+  , RenderHandoff (..)
+  , renderHandoff
+  , HandoffRendered (..)
+  , ShortenedOutput (..)
+  , renderHandoffObject
+  , toPromptText
   ) where
 
 import Control.Applicative ((<|>))
@@ -22,7 +30,8 @@ import Data.String (IsString (..))
 import Data.Text (Text)
 import qualified Data.Text as T
 
-import Turnfit (handoffRender, handoffValidate)
+import Turnfit (TurnfitError (..), handoffRender, handoffValidate, statusInvalidJson)
+import Control.Exception (throwIO)
 
 -- | A key output: plain text, or labelled content (a file, a URL).
 data KeyOutput = KeyOutputText Text | KeyOutputLabeled Text Text
@@ -116,3 +125,83 @@ handoffPromptText budget h = do
   case r of
     Object o | Just (String t) <- KM.lookup "text" o -> pure t
     _ -> fail "handoffPromptText: no text in the render result"
+
+-- | The layout of a rendered handoff (the core's render option @format@).
+data HandoffFormat
+  = FormatBlock
+    -- ^ @<handoff ...>@ ... @</handoff>@, delimited so content cannot end it
+    -- early: the default.
+  | FormatPromptText
+    -- ^ The design's @toPromptText@ layout: @=== Context from Previous
+    -- Agent ===@, @Task:@, @Key Outputs:@, @Metadata:@, a closing rule.
+  deriving (Eq, Show, Enum, Bounded)
+
+-- | Render options: a token budget, a model (or encoding) to count with,
+-- whether custom fields are written, the layout. 'Nothing' leaves the
+-- core's default.
+data RenderHandoff = RenderHandoff
+  { rhBudget :: Maybe Int
+  , rhModel :: Maybe Text
+  , rhEncoding :: Maybe Text
+  , rhIncludeCustomFields :: Maybe Bool
+  , rhFormat :: Maybe HandoffFormat
+  }
+  deriving (Eq, Show)
+
+-- | No budget, cl100k_base, custom fields written, block layout.
+renderHandoff :: RenderHandoff
+renderHandoff = RenderHandoff Nothing Nothing Nothing Nothing Nothing
+
+instance ToJSON RenderHandoff where
+  toJSON r = object $ concat
+    [ maybe [] (\b -> ["budget" .= b]) (rhBudget r)
+    , maybe [] (\m -> ["model" .= m]) (rhModel r)
+    , maybe [] (\e -> ["encoding" .= e]) (rhEncoding r)
+    , maybe [] (\c -> ["include_custom_fields" .= c]) (rhIncludeCustomFields r)
+    , maybe [] (\f -> ["format" .= formatName f]) (rhFormat r)
+    ]
+    where
+      formatName FormatBlock = "block" :: Text
+      formatName FormatPromptText = "prompt_text"
+
+-- | A key output that was cut to fit.
+data ShortenedOutput = ShortenedOutput
+  { soIndex :: Int, soOriginalTokens :: Int, soTokens :: Int }
+  deriving (Eq, Show)
+
+instance FromJSON ShortenedOutput where
+  parseJSON = withObject "shortened output" $ \o ->
+    ShortenedOutput <$> o .: "index" <*> o .: "original_tokens" <*> o .: "tokens"
+
+-- | The render result: the text, its exact token count, and what was cut.
+data HandoffRendered = HandoffRendered
+  { hrText :: Text
+  , hrTokens :: Int
+  , hrBudget :: Maybe Int
+  , hrShortened :: [ShortenedOutput]
+  , hrOmitted :: [Int]
+  , hrOmittedCustomFields :: [Text]
+  }
+  deriving (Eq, Show)
+
+instance FromJSON HandoffRendered where
+  parseJSON = withObject "handoff render result" $ \o -> HandoffRendered
+    <$> o .: "text" <*> o .: "tokens" <*> o .:? "budget" <*> o .: "shortened" <*> o .: "omitted"
+    <*> o .:? "omitted_custom_fields" .!= []
+
+-- | Renders a handoff with options, the result typed. Custom fields go
+-- through aeson's 'Value', which sorts keys: under a budget they are then
+-- dropped in sorted order, last first ('Turnfit.handoffRenderBytes' keeps
+-- the order written).
+renderHandoffObject :: RenderHandoff -> HandoffObject -> IO HandoffRendered
+renderHandoffObject opts h = do
+  r <- handoffRender (toJSON h) (Just (toJSON opts))
+  case fromJSON r of
+    Success x -> pure x
+    Error e -> throwIO (TurnfitError statusInvalidJson (T.pack ("decoding the handoff render result: " ++ e)))
+
+-- | The design's @toPromptText@: the handoff in its plain layout, whole
+-- (no budget). The text is the core's (format @prompt_text@), so every
+-- binding renders the same bytes.
+toPromptText :: HandoffObject -> IO Text
+toPromptText h = hrText <$> renderHandoffObject renderHandoff {rhFormat = Just FormatPromptText} h

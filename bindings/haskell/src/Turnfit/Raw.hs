@@ -38,6 +38,9 @@ kEventSpanOverdue = 6
 kEventSkillSkipped :: Word32
 kEventSkillSkipped = 7
 
+kEventSpanFinished :: Word32
+kEventSpanFinished = 8
+
 kTokenizerRecognizeSpecial :: Word32
 kTokenizerRecognizeSpecial = 1
 

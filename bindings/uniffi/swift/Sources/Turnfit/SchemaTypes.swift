@@ -1072,6 +1072,7 @@ extension TurnfitTypes {
         case spanRepeated(SpanRepeated)
         case spanOverdue(SpanOverdue)
         case skillSkipped(SkillSkipped)
+        case spanFinished(SpanFinished)
 
         /// See [`Compaction`].
         public struct Compacted: Codable, Equatable, Sendable {
@@ -1295,6 +1296,105 @@ extension TurnfitTypes {
             }
         }
 
+        /// The execution's record, as the tracer's ring keeps it with `count`
+        /// 1 (tool, agent, outcome, error and its category, duration, sizes,
+        /// excerpts), so a host can log every tool call.
+        public struct SpanFinished: Codable, Equatable, Sendable {
+            /// The first span's id.
+            public var spanId: UInt64
+            /// Tool name.
+            public var tool: String
+            /// Calling agent, if given.
+            public var agentId: String?
+            /// Workflow, if given.
+            public var workflowId: String?
+            /// The first span's tool-call id, if given.
+            public var toolCallId: String?
+            /// Fingerprint of the first span's `input` (FNV-1a 64, 16 hex digits), if given.
+            public var inputHash: String?
+            /// The first `excerpt_bytes` of the first span's `input` (cut text ends
+            /// with `…`), if given and the tracer keeps excerpts.
+            public var inputExcerpt: String?
+            /// The first `excerpt_bytes` of the first span's `output`, likewise.
+            public var outputExcerpt: String?
+            /// How it ended.
+            public var outcome: Outcome
+            /// Error text (cut to [`crate::limits::MAX_SPAN_ERROR_BYTES`]).
+            public var error: String?
+            /// The first span's start, µs.
+            public var startedUs: UInt64
+            /// The first span's duration, µs.
+            public var durationUs: UInt64
+            /// The first span's input size, bytes.
+            public var inputBytes: UInt64
+            /// The first span's output size, bytes.
+            public var outputBytes: UInt64
+            /// Token usage the host reported at the end, if any.
+            public var inputTokens: UInt64?
+            /// Completion tokens the host reported at the end, if any.
+            public var outputTokens: UInt64?
+            /// The error category the host reported; for a `failed` or `timeout`
+            /// span without one, the tracer's (see the module).
+            public var errorCategory: String?
+            /// The first span's metadata (empty: omitted).
+            public var metadata: JSONValue?
+            /// Consecutive repeats folded into this record (1 = just this).
+            public var count: UInt64
+            /// The id of the last span folded into this record (`span_id` when
+            /// `count` is 1).
+            public var lastSpanId: UInt64
+            /// When the last of them ended, µs.
+            public var lastEndedUs: UInt64
+
+            public init(spanId: UInt64, tool: String, agentId: String? = nil, workflowId: String? = nil, toolCallId: String? = nil, inputHash: String? = nil, inputExcerpt: String? = nil, outputExcerpt: String? = nil, outcome: Outcome, error: String? = nil, startedUs: UInt64, durationUs: UInt64, inputBytes: UInt64, outputBytes: UInt64, inputTokens: UInt64? = nil, outputTokens: UInt64? = nil, errorCategory: String? = nil, metadata: JSONValue? = nil, count: UInt64, lastSpanId: UInt64, lastEndedUs: UInt64) {
+                self.spanId = spanId
+                self.tool = tool
+                self.agentId = agentId
+                self.workflowId = workflowId
+                self.toolCallId = toolCallId
+                self.inputHash = inputHash
+                self.inputExcerpt = inputExcerpt
+                self.outputExcerpt = outputExcerpt
+                self.outcome = outcome
+                self.error = error
+                self.startedUs = startedUs
+                self.durationUs = durationUs
+                self.inputBytes = inputBytes
+                self.outputBytes = outputBytes
+                self.inputTokens = inputTokens
+                self.outputTokens = outputTokens
+                self.errorCategory = errorCategory
+                self.metadata = metadata
+                self.count = count
+                self.lastSpanId = lastSpanId
+                self.lastEndedUs = lastEndedUs
+            }
+
+            enum CodingKeys: String, CodingKey {
+                case spanId = "span_id"
+                case tool
+                case agentId = "agent_id"
+                case workflowId = "workflow_id"
+                case toolCallId = "tool_call_id"
+                case inputHash = "input_hash"
+                case inputExcerpt = "input_excerpt"
+                case outputExcerpt = "output_excerpt"
+                case outcome
+                case error
+                case startedUs = "started_us"
+                case durationUs = "duration_us"
+                case inputBytes = "input_bytes"
+                case outputBytes = "output_bytes"
+                case inputTokens = "input_tokens"
+                case outputTokens = "output_tokens"
+                case errorCategory = "error_category"
+                case metadata
+                case count
+                case lastSpanId = "last_span_id"
+                case lastEndedUs = "last_ended_us"
+            }
+        }
+
         private enum TagKey: String, CodingKey {
             case tag = "kind"
         }
@@ -1310,6 +1410,7 @@ extension TurnfitTypes {
             case "span_repeated": self = .spanRepeated(try SpanRepeated(from: decoder))
             case "span_overdue": self = .spanOverdue(try SpanOverdue(from: decoder))
             case "skill_skipped": self = .skillSkipped(try SkillSkipped(from: decoder))
+            case "span_finished": self = .spanFinished(try SpanFinished(from: decoder))
             default:
                 throw DecodingError.dataCorruptedError(forKey: .tag, in: c, debugDescription: "Event: unknown kind \(tag)")
             }
@@ -1338,6 +1439,9 @@ extension TurnfitTypes {
                 try v.encode(to: encoder)
             case .skillSkipped(let v):
                 try c.encode("skill_skipped", forKey: .tag)
+                try v.encode(to: encoder)
+            case .spanFinished(let v):
+                try c.encode("span_finished", forKey: .tag)
                 try v.encode(to: encoder)
             }
         }
@@ -2594,6 +2698,20 @@ extension TurnfitTypes {
     /// Used by: turnfit_registry_list, turnfit models --json (one entry per line).
     public typealias RegistryList = [RegistryEntry]
 
+    /// The layout of a rendered handoff.
+    public enum RenderFormat: String, Codable, Equatable, Sendable, CaseIterable {
+        /// `<handoff ...>` ... `</handoff>`: delimited so content cannot end it
+        /// early, metadata as escaped attributes. The default: a receiving
+        /// model (and a host parsing the prompt) can tell where it ends.
+        case block
+        /// The Haskell design's `toPromptText` layout (seed document 004):
+        /// `=== Context from Previous Agent ===`, `Task:`, `Key Outputs:`,
+        /// `Metadata:`, a closing rule. Plain text, not delimited (a key output
+        /// holding the closing rule reads as the end), so it is opt-in for hosts
+        /// whose prompts already use it.
+        case promptText = "prompt_text"
+    }
+
     /// How to render (JSON at the C ABI).
     public struct RenderOptions: Codable, Equatable, Sendable {
         /// Token budget for the block; None means no limit.
@@ -2604,12 +2722,16 @@ extension TurnfitTypes {
         public var encoding: String?
         /// Write `custom_fields` into the block (default true).
         public var includeCustomFields: Bool?
+        /// The text's layout (default `block`). Budgets, cuts and the omission
+        /// note work the same in every format.
+        public var format: RenderFormat?
 
-        public init(budget: UInt64? = nil, model: String? = nil, encoding: String? = nil, includeCustomFields: Bool? = nil) {
+        public init(budget: UInt64? = nil, model: String? = nil, encoding: String? = nil, includeCustomFields: Bool? = nil, format: RenderFormat? = nil) {
             self.budget = budget
             self.model = model
             self.encoding = encoding
             self.includeCustomFields = includeCustomFields
+            self.format = format
         }
 
         enum CodingKeys: String, CodingKey {
@@ -2617,6 +2739,7 @@ extension TurnfitTypes {
             case model
             case encoding
             case includeCustomFields = "include_custom_fields"
+            case format
         }
     }
 
@@ -3018,7 +3141,7 @@ extension TurnfitTypes {
         public var outputExcerpt: String?
         /// How it ended.
         public var outcome: Outcome
-        /// Error text (cut to [`MAX_SPAN_ERROR_BYTES`]).
+        /// Error text (cut to [`crate::limits::MAX_SPAN_ERROR_BYTES`]).
         public var error: String?
         /// The first span's start, µs.
         public var startedUs: UInt64
@@ -3683,13 +3806,20 @@ extension TurnfitTypes {
         /// [`DEFAULT_EXCERPT_BYTES`]). `ring_size` x 2 x `excerpt_bytes` may not
         /// pass [`MAX_TRACE_EXCERPT_BYTES`].
         public var excerptBytes: UInt64?
+        /// Emit a `span_finished` event, the execution's record, for every span
+        /// that ends (success, failed, timeout, cancelled; default false). Off by
+        /// default because it is one event per tool call: a host that logs every
+        /// call turns it on, one that only wants anomalies (repeats, overdue
+        /// spans) keeps the quieter default.
+        public var spanFinishedEvents: Bool?
 
-        public init(ringSize: UInt64? = nil, defaultTimeoutMs: UInt64? = nil, timeouts: [String: UInt64]? = nil, collapse: Bool? = nil, excerptBytes: UInt64? = nil) {
+        public init(ringSize: UInt64? = nil, defaultTimeoutMs: UInt64? = nil, timeouts: [String: UInt64]? = nil, collapse: Bool? = nil, excerptBytes: UInt64? = nil, spanFinishedEvents: Bool? = nil) {
             self.ringSize = ringSize
             self.defaultTimeoutMs = defaultTimeoutMs
             self.timeouts = timeouts
             self.collapse = collapse
             self.excerptBytes = excerptBytes
+            self.spanFinishedEvents = spanFinishedEvents
         }
 
         enum CodingKeys: String, CodingKey {
@@ -3698,6 +3828,7 @@ extension TurnfitTypes {
             case timeouts
             case collapse
             case excerptBytes = "excerpt_bytes"
+            case spanFinishedEvents = "span_finished_events"
         }
     }
 

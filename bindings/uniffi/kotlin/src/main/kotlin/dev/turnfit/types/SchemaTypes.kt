@@ -754,6 +754,64 @@ sealed class Event {
         /** Why it was skipped. */
         @SerializedName("reason") val reason: String,
     ) : Event()
+    /**
+     * The execution's record, as the tracer's ring keeps it with `count`
+     * 1 (tool, agent, outcome, error and its category, duration, sizes,
+     * excerpts), so a host can log every tool call.
+     */
+    data class SpanFinished(
+        /** The first span's id. */
+        @SerializedName("span_id") val spanId: Long,
+        /** Tool name. */
+        @SerializedName("tool") val tool: String,
+        /** Calling agent, if given. */
+        @SerializedName("agent_id") val agentId: String? = null,
+        /** Workflow, if given. */
+        @SerializedName("workflow_id") val workflowId: String? = null,
+        /** The first span's tool-call id, if given. */
+        @SerializedName("tool_call_id") val toolCallId: String? = null,
+        /** Fingerprint of the first span's `input` (FNV-1a 64, 16 hex digits), if given. */
+        @SerializedName("input_hash") val inputHash: String? = null,
+        /**
+         * The first `excerpt_bytes` of the first span's `input` (cut text ends
+         * with `…`), if given and the tracer keeps excerpts.
+         */
+        @SerializedName("input_excerpt") val inputExcerpt: String? = null,
+        /** The first `excerpt_bytes` of the first span's `output`, likewise. */
+        @SerializedName("output_excerpt") val outputExcerpt: String? = null,
+        /** How it ended. */
+        @SerializedName("outcome") val outcome: Outcome,
+        /** Error text (cut to [`crate::limits::MAX_SPAN_ERROR_BYTES`]). */
+        @SerializedName("error") val error: String? = null,
+        /** The first span's start, µs. */
+        @SerializedName("started_us") val startedUs: Long,
+        /** The first span's duration, µs. */
+        @SerializedName("duration_us") val durationUs: Long,
+        /** The first span's input size, bytes. */
+        @SerializedName("input_bytes") val inputBytes: Long,
+        /** The first span's output size, bytes. */
+        @SerializedName("output_bytes") val outputBytes: Long,
+        /** Token usage the host reported at the end, if any. */
+        @SerializedName("input_tokens") val inputTokens: Long? = null,
+        /** Completion tokens the host reported at the end, if any. */
+        @SerializedName("output_tokens") val outputTokens: Long? = null,
+        /**
+         * The error category the host reported; for a `failed` or `timeout`
+         * span without one, the tracer's (see the module).
+         */
+        @SerializedName("error_category") val errorCategory: String? = null,
+        /** The first span's metadata (empty: omitted). */
+        @SerializedName("metadata") val metadata: JsonElement? = null,
+        /** Consecutive repeats folded into this record (1 = just this). */
+        @SerializedName("count") val count: Long,
+        /**
+         * The id of the last span folded into this record (`span_id` when
+         * `count` is 1).
+         */
+        @SerializedName("last_span_id") val lastSpanId: Long,
+        /** When the last of them ended, µs. */
+        @SerializedName("last_ended_us") val lastEndedUs: Long,
+    ) : Event()
 }
 
 /** The digest stood in for the host's summary. */
@@ -1599,6 +1657,24 @@ data class RegistryEntry(
 /** Used by: turnfit_registry_list, turnfit models --json (one entry per line). */
 typealias RegistryList = List<RegistryEntry>
 
+/** The layout of a rendered handoff. */
+enum class RenderFormat {
+    /**
+     * `<handoff ...>` ... `</handoff>`: delimited so content cannot end it
+     * early, metadata as escaped attributes. The default: a receiving
+     * model (and a host parsing the prompt) can tell where it ends.
+     */
+    @SerializedName("block") BLOCK,
+    /**
+     * The Haskell design's `toPromptText` layout (seed document 004):
+     * `=== Context from Previous Agent ===`, `Task:`, `Key Outputs:`,
+     * `Metadata:`, a closing rule. Plain text, not delimited (a key output
+     * holding the closing rule reads as the end), so it is opt-in for hosts
+     * whose prompts already use it.
+     */
+    @SerializedName("prompt_text") PROMPT_TEXT,
+}
+
 /** How to render (JSON at the C ABI). */
 data class RenderOptions(
     /** Token budget for the block; None means no limit. */
@@ -1609,6 +1685,11 @@ data class RenderOptions(
     @SerializedName("encoding") val encoding: String? = null,
     /** Write `custom_fields` into the block (default true). */
     @SerializedName("include_custom_fields") val includeCustomFields: Boolean? = null,
+    /**
+     * The text's layout (default `block`). Budgets, cuts and the omission
+     * note work the same in every format.
+     */
+    @SerializedName("format") val format: RenderFormat? = null,
 )
 
 /** The rendered block and what was cut. */
@@ -1818,7 +1899,7 @@ data class SpanRecord(
     @SerializedName("output_excerpt") val outputExcerpt: String? = null,
     /** How it ended. */
     @SerializedName("outcome") val outcome: Outcome,
-    /** Error text (cut to [`MAX_SPAN_ERROR_BYTES`]). */
+    /** Error text (cut to [`crate::limits::MAX_SPAN_ERROR_BYTES`]). */
     @SerializedName("error") val error: String? = null,
     /** The first span's start, µs. */
     @SerializedName("started_us") val startedUs: Long,
@@ -2239,6 +2320,14 @@ data class TracerConfig(
      * pass [`MAX_TRACE_EXCERPT_BYTES`].
      */
     @SerializedName("excerpt_bytes") val excerptBytes: Long? = null,
+    /**
+     * Emit a `span_finished` event, the execution's record, for every span
+     * that ends (success, failed, timeout, cancelled; default false). Off by
+     * default because it is one event per tool call: a host that logs every
+     * call turns it on, one that only wants anomalies (repeats, overdue
+     * spans) keeps the quieter default.
+     */
+    @SerializedName("span_finished_events") val spanFinishedEvents: Boolean? = null,
 )
 
 /**
@@ -2438,7 +2527,7 @@ object TurnfitJson {
         .registerTypeAdapter(Long::class.java, ExactLongAdapter)
         .registerTypeAdapter(Long::class.javaObjectType, ExactLongAdapter)
         .registerTypeAdapterFactory(TaggedUnionFactory(CompactOutcome::class.java, "status", mapOf("done" to CompactOutcome.Done::class.java, "needs_summary" to CompactOutcome.NeedsSummary::class.java)))
-        .registerTypeAdapterFactory(TaggedUnionFactory(Event::class.java, "kind", mapOf("compacted" to Event.Compacted::class.java, "repaired" to Event.Repaired::class.java, "budget_crossed" to Event.BudgetCrossed::class.java, "breaker_state_changed" to Event.BreakerStateChanged::class.java, "span_repeated" to Event.SpanRepeated::class.java, "span_overdue" to Event.SpanOverdue::class.java, "skill_skipped" to Event.SkillSkipped::class.java)))
+        .registerTypeAdapterFactory(TaggedUnionFactory(Event::class.java, "kind", mapOf("compacted" to Event.Compacted::class.java, "repaired" to Event.Repaired::class.java, "budget_crossed" to Event.BudgetCrossed::class.java, "breaker_state_changed" to Event.BreakerStateChanged::class.java, "span_repeated" to Event.SpanRepeated::class.java, "span_overdue" to Event.SpanOverdue::class.java, "skill_skipped" to Event.SkillSkipped::class.java, "span_finished" to Event.SpanFinished::class.java)))
         .registerTypeAdapterFactory(TaggedUnionFactory(RetryDecision::class.java, "decision", mapOf("retry" to RetryDecision.Retry::class.java, "give_up" to RetryDecision.GiveUp::class.java)))
         .registerTypeAdapterFactory(ExtraKeysFactory(Metadata::class.java, setOf("from_agent", "to_agent", "created_at", "trace_id")))
         .disableHtmlEscaping()
