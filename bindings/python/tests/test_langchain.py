@@ -91,6 +91,52 @@ def test_pre_model_hook_compacts_when_needed():
     assert len(big["messages"]) > len(out)  # the state itself was not modified
 
 
+def test_pre_model_hook_without_write_back_carries_the_summary_instead_of_summarizing_again():
+    """The graph keeps the full history (write_back=False): the next call over the
+    trigger sends the last summary in place of the messages it replaced (the turn
+    report's carry, found again by the JSON of the converted messages), so the
+    summarizer is not asked about those messages again: it folds the carried summary
+    with the newer ones. The results the first turn masked or cut (not summarized)
+    are not carried, so the history is still over the trigger and the summarizer
+    runs again, on the newer messages only."""
+    prompts = []
+
+    def summarize(request):
+        prompts.append(request["prompt"])
+        return "SUMMARY: the agent read the files."
+
+    hook = ck.pre_model_hook("gpt-4o", context_window=12000, reserved_output=1000, trigger_ratio=0.8,
+                             target_ratio=0.5, policy={"strategy": "summarize"}, summarize=summarize)
+    history = ck.from_openai(agent_loop(80)[:-1])
+    r1 = hook({"messages": history})
+    first = r1["turnfit"]["compaction"]["report"]
+    assert first["summary"]["source"] == "host" and first["carried"] is None
+    span = len(first["carry"]["replaced"])
+    assert span == first["summary"]["messages"] > 0
+    n1 = len(prompts)
+    # The next model call: the same stored history (new objects, as a checkpointer
+    # hands back) plus one round.
+    more = ck.from_openai(agent_loop(81))[len(history):]
+    reloaded = ck.from_openai(ck.to_openai(history))
+    r2 = hook({"messages": reloaded + more})
+    report = r2["turnfit"]["compaction"]["report"]
+    assert report["carried"] == {"index": 2, "messages": span}
+    assert report["summary"]["folded_previous"]
+    # No prompt of the second turn holds a tool result of the carried span; they
+    # hold the carried summary and newer results.
+    again = "\n".join(prompts[n1:])
+    d = ck.to_openai(history)
+    assert "SUMMARY: the agent read the files." in again
+    assert not [i for i in range(2, 2 + span) if d[i]["role"] == "tool" and d[i]["content"][:60] in again]
+    assert any(d[i]["role"] == "tool" and d[i]["content"][:60] in again for i in range(2 + span, len(d)))
+    # The next carry stands for the first span and the newly summarized messages.
+    assert report["carry"]["replaced"][:span] == first["carry"]["replaced"]
+    assert len(report["carry"]["replaced"]) == span + report["summary"]["messages"] - 1
+    out = r2["llm_input_messages"]
+    assert out[-1] is more[-1]  # unchanged messages come back as the same objects
+    assert turnfit.count_conversation(ck.to_openai(out)) <= 11000
+
+
 def test_real_trajectories_through_the_adapter():
     """The real agent runs in tests/fixtures/trajectories (OpenAI shape): converted
     to LangChain messages and back, counted exactly, trimmed at several budgets."""

@@ -508,8 +508,10 @@ def pre_model_hook(
     ``write_back=False`` (default) returns ``{"llm_input_messages": [...]}``: only the
     model input is trimmed, the graph's stored history is left alone (LangGraph's
     documented pattern); each turn report's ``carry`` goes to the next call, so the
-    messages the last summary replaced are sent as that summary rather than
-    summarized again at every call over the trigger.
+    messages the last summary replaced are sent as that summary (folded into the next
+    one) rather than summarized again. Only the summary is carried: results a turn
+    masked or cut are sent whole again, so a history still over the trigger without
+    them has the summarizer run again at the next call (on the newer messages).
     ``write_back=True`` returns ``{"messages": [RemoveMessage(REMOVE_ALL_MESSAGES),
     *compacted]}``: the compacted history replaces the stored one, every unchanged
     message with its id, so the summary is paid once per compaction. Both carry
@@ -734,7 +736,10 @@ def agent_middleware(
     the request: the state keeps the full history (audit, replay), and each turn
     report's ``carry`` goes to the next call, so the messages the last summary
     replaced are sent as that summary (folded into the next one when the trigger
-    fires again) rather than summarized again at every call.
+    fires again) rather than summarized again. Only the summary is carried: results
+    a turn masked or cut are sent whole again, so a history still over the trigger
+    without them has the summarizer run again at the next call (on the newer
+    messages); ``write_back=True`` pays the summary once per compaction.
 
     Below the trigger nothing is recounted: the previous call's messages stay in a
     ``ContextWindow`` and only the appended ones are counted (a call whose history is
