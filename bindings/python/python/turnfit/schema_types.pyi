@@ -6,7 +6,7 @@ from typing import Any, Dict, List, Literal, NoReturn, Optional, Union
 
 from typing_extensions import NotRequired, TypedDict
 
-__all__ = ["Action", "AssembleRequest", "AssembleResult", "BreakerState", "BreakerTransition", "Budget", "BudgetCrossing", "CacheImpact", "Carried", "Carry", "Change", "Changes", "CompactOutcome", "CompactOutcomeDone", "CompactOutcomeNeedsSummary", "CompactReport", "Compaction", "Depth", "DepthChoice", "DepthLimit", "DepthLimits", "DigestOptions", "DigestSection", "Encoding", "Event", "EventBreakerStateChanged", "EventBudgetCrossed", "EventCompacted", "EventRepaired", "EventSkillSkipped", "EventSpanOverdue", "EventSpanRepeated", "Fallback", "FallbackReason", "FitOptions", "FitReport", "Format", "Ignored", "Issue", "IssueKind", "Issues", "MaskOptions", "OverdueSpan", "Policy", "Preflight", "Preset", "Protected", "Reason", "Repair", "Section", "SectionReport", "SpanRepeat", "Strategy", "SummarizerCall", "SummarizerOptions", "SummarizerRecord", "SummaryReport", "SummaryRequest", "SummaryRole", "SummarySource", "Template", "TurnReport", "Verdict"]
+__all__ = ["Action", "AssembleRequest", "AssembleResult", "BreakerState", "BreakerTransition", "Budget", "BudgetCrossing", "CacheImpact", "Carried", "Carry", "Change", "Changes", "CompactOutcome", "CompactOutcomeDone", "CompactOutcomeNeedsSummary", "CompactReport", "Compaction", "Depth", "DepthChoice", "DepthLimit", "DepthLimits", "DigestOptions", "DigestSection", "Encoding", "Event", "EventBreakerStateChanged", "EventBudgetCrossed", "EventCompacted", "EventRepaired", "EventSkillSkipped", "EventSpanFinished", "EventSpanOverdue", "EventSpanRepeated", "Fallback", "FallbackReason", "FitOptions", "FitReport", "Format", "Ignored", "Issue", "IssueKind", "Issues", "MaskOptions", "Outcome", "OverdueSpan", "Policy", "Preflight", "Preset", "Protected", "Reason", "Repair", "Section", "SectionReport", "SpanRecord", "SpanRepeat", "Strategy", "SummarizerCall", "SummarizerOptions", "SummarizerRecord", "SummaryReport", "SummaryRequest", "SummaryRole", "SummarySource", "Template", "TurnReport", "Verdict"]
 
 Action = Union[Literal["dropped_result"], Literal["synthesized_result"], Literal["moved_result"], Literal["dropped_message"], Literal["truncated_result"], Literal["cleared_result"], Literal["masked_result"], Literal["summarized"], Literal["inserted_summary"]]
 
@@ -214,7 +214,7 @@ DigestSection = Union[Literal["requests"], Literal["actions"], Literal["state"],
 Encoding = Literal["cl100k_base", "o200k_base", "p50k_base", "r50k_base", "o200k_harmony", "p50k_edit", "gpt2"]
 
 # schemas/event.json
-Event = Union[EventCompacted, EventRepaired, EventBudgetCrossed, EventBreakerStateChanged, EventSpanRepeated, EventSpanOverdue, EventSkillSkipped]
+Event = Union[EventCompacted, EventRepaired, EventBudgetCrossed, EventBreakerStateChanged, EventSpanRepeated, EventSpanOverdue, EventSkillSkipped, EventSpanFinished]
 
 # See [`BreakerTransition`].
 EventBreakerStateChanged = TypedDict(
@@ -279,6 +279,35 @@ EventSkillSkipped = TypedDict(
         "path": str,
         "reason": str,
         "kind": Literal["skill_skipped"],
+    },
+)
+
+# The execution's record, as the tracer's ring keeps it with `count` 1 (tool, agent, outcome, error and its category, duration, sizes, excerpts), so a host can log every tool call.
+EventSpanFinished = TypedDict(
+    "EventSpanFinished",
+    {
+        "span_id": int,
+        "tool": str,
+        "agent_id": Optional[str],
+        "workflow_id": Optional[str],
+        "tool_call_id": Optional[str],
+        "input_hash": Optional[str],
+        "input_excerpt": NotRequired[Optional[str]],
+        "output_excerpt": NotRequired[Optional[str]],
+        "outcome": Outcome,
+        "error": Optional[str],
+        "started_us": int,
+        "duration_us": int,
+        "input_bytes": int,
+        "output_bytes": int,
+        "input_tokens": NotRequired[Optional[int]],
+        "output_tokens": NotRequired[Optional[int]],
+        "error_category": NotRequired[Optional[str]],
+        "metadata": NotRequired[Dict[str, Any]],
+        "count": int,
+        "last_span_id": int,
+        "last_ended_us": int,
+        "kind": Literal["span_finished"],
     },
 )
 
@@ -402,6 +431,8 @@ MaskOptions = TypedDict(
     },
 )
 
+Outcome = Union[Literal["success"], Literal["failed"], Literal["timeout"], Literal["cancelled"]]
+
 # A span past its deadline.
 OverdueSpan = TypedDict(
     "OverdueSpan",
@@ -520,6 +551,34 @@ SectionReport = TypedDict(
         "status": str,
         "original_tokens": int,
         "tokens": int,
+    },
+)
+
+# A finished span in the ring; `count` consecutive repeats of it.
+SpanRecord = TypedDict(
+    "SpanRecord",
+    {
+        "span_id": int,
+        "tool": str,
+        "agent_id": Optional[str],
+        "workflow_id": Optional[str],
+        "tool_call_id": Optional[str],
+        "input_hash": Optional[str],
+        "input_excerpt": NotRequired[Optional[str]],
+        "output_excerpt": NotRequired[Optional[str]],
+        "outcome": Outcome,
+        "error": Optional[str],
+        "started_us": int,
+        "duration_us": int,
+        "input_bytes": int,
+        "output_bytes": int,
+        "input_tokens": NotRequired[Optional[int]],
+        "output_tokens": NotRequired[Optional[int]],
+        "error_category": NotRequired[Optional[str]],
+        "metadata": NotRequired[Dict[str, Any]],
+        "count": int,
+        "last_span_id": int,
+        "last_ended_us": int,
     },
 )
 

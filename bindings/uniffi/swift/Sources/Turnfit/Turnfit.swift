@@ -1461,7 +1461,7 @@ public protocol EventListener: AnyObject, Sendable {
     /**
      * One event: `kind` is its stable name (`compacted`, `repaired`,
      * `budget_crossed`, `breaker_state_changed`, `span_repeated`,
-     * `span_overdue`, `skill_skipped`), `payload_json` the event as one
+     * `span_overdue`, `skill_skipped`, `span_finished`), `payload_json` the event as one
      * JSON object with `kind` first (schemas/event.json). Called on the
      * thread of the call that raised it; the handle may be called back.
      * An exception thrown here is caught and dropped (the call completes).
@@ -1529,7 +1529,7 @@ open class EventListenerImpl: EventListener, @unchecked Sendable {
     /**
      * One event: `kind` is its stable name (`compacted`, `repaired`,
      * `budget_crossed`, `breaker_state_changed`, `span_repeated`,
-     * `span_overdue`, `skill_skipped`), `payload_json` the event as one
+     * `span_overdue`, `skill_skipped`, `span_finished`), `payload_json` the event as one
      * JSON object with `kind` first (schemas/event.json). Called on the
      * thread of the call that raised it; the handle may be called back.
      * An exception thrown here is caught and dropped (the call completes).
@@ -2608,8 +2608,9 @@ public protocol TracerProtocol: AnyObject, Sendable {
     
     /**
      * Sets (null: clears) the listener of `span_repeated` (a finished span
-     * folded into the previous record) and `span_overdue` (an open span
-     * first seen past its deadline) events, delivered on the calling
+     * folded into the previous record), `span_overdue` (an open span
+     * first seen past its deadline) and, with the config's
+     * `span_finished_events`, `span_finished` (every span that ended) events, delivered on the calling
      * thread with no lock held, before the call returns; never after
      * `close`. An exception the listener throws is dropped.
      */
@@ -2768,8 +2769,9 @@ open func overdue(nowUs: UInt64)throws  -> String  {
     
     /**
      * Sets (null: clears) the listener of `span_repeated` (a finished span
-     * folded into the previous record) and `span_overdue` (an open span
-     * first seen past its deadline) events, delivered on the calling
+     * folded into the previous record), `span_overdue` (an open span
+     * first seen past its deadline) and, with the config's
+     * `span_finished_events`, `span_finished` (every span that ended) events, delivered on the calling
      * thread with no lock held, before the call returns; never after
      * `close`. An exception the listener throws is dropped.
      */
@@ -6050,7 +6052,7 @@ public func handoffFilter(conversationJson: Text, optionsJson: Text? = nil)throw
 }
 /**
  * Renders a handoff as a delimited prompt block under `options_json`
- * (`{"budget", "model", "encoding", "include_custom_fields"}`); JSON result.
+ * (`{"budget", "model", "encoding", "include_custom_fields", "format"}`); JSON result.
  */
 public func handoffRender(handoffJson: Text, optionsJson: Text? = nil)throws  -> String  {
     return try  FfiConverterString.lift(try rustCallWithError(FfiConverterTypeTurnfitError_lift) {
@@ -6202,7 +6204,7 @@ private let initializationResult: InitializationResult = {
     if (uniffi_turnfit_uniffi_checksum_func_handoff_filter() != 39934) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_turnfit_uniffi_checksum_func_handoff_render() != 11895) {
+    if (uniffi_turnfit_uniffi_checksum_func_handoff_render() != 32818) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_turnfit_uniffi_checksum_func_handoff_validate() != 8347) {
@@ -6280,13 +6282,13 @@ private let initializationResult: InitializationResult = {
     if (uniffi_turnfit_uniffi_checksum_method_tracer_overdue() != 11318) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_turnfit_uniffi_checksum_method_tracer_set_event_listener() != 38038) {
+    if (uniffi_turnfit_uniffi_checksum_method_tracer_set_event_listener() != 13458) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_turnfit_uniffi_checksum_method_tracer_start() != 16350) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_turnfit_uniffi_checksum_method_eventlistener_on_event() != 7619) {
+    if (uniffi_turnfit_uniffi_checksum_method_eventlistener_on_event() != 23702) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_turnfit_uniffi_checksum_method_modelregistry_list_json() != 22262) {
