@@ -92,10 +92,14 @@ main = do
         b <- withToolSpan tracer "run_tests" (Just (A.object ["agent_id" A..= ("fixer" :: Text)])) 20000 (threadDelay 2000000 >> pure ("never" :: Text))
         c <- withToolSpan tracer "web_fetch" Nothing 10000000 (throwIO (userError "connection refused") :: IO Text)
         check (isOk a && isTimeout b && isException c) "withToolSpan: one success, one timeout, one exception") sink
-  lg <- reverse <$> readIORef logged
+  -- The tracer also reports the timed-out call as overdue (a warning) before it
+  -- ends; the tool-call entries are the span_finished ones ("tool NAME ...").
+  lgAll <- reverse <$> readIORef logged
+  let lg = filter (\(_, _, m) -> " tool " `T.isInfixOf` m) lgAll
   check (map (\(_, l, _) -> l) lg == [LevelInfo, LevelError, LevelError]) "LoggingT got 3 tool calls: info, error, error"
-  check (all (\(s, _, _) -> s == "turnfit") lg) "log source turnfit"
-  es <- reverse <$> readIORef entries
+  check (any (\(_, l, m) -> l == LevelWarn && "span_overdue" `T.isInfixOf` m) lgAll) "the overdue call logged as a warning"
+  check (all (\(s, _, _) -> s == "turnfit") lgAll) "log source turnfit"
+  es <- filter (("tool " `T.isPrefixOf`) . entryMessage) . reverse <$> readIORef entries
   check (map entryToolName es == map Just ["read_file", "run_tests", "web_fetch"] && map entryAgentId es == [Just "fixer", Just "fixer", Nothing])
     "LogHandler instance: LogEntry with tool name and agent id"
   check ((KM.lookup "error_category" . entryMetadata) (es !! 1) == Just (A.String "timeout")) "the timeout's entry carries its category"
