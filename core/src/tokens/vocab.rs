@@ -25,6 +25,20 @@ const MAGIC: &[u8; 8] = b"TURNFIT1";
 const EMPTY: u64 = 0;
 const K: u64 = 0x9E37_79B9_7F4A_7C15;
 
+/// The table key of `s[a..b]` when it is at most seven bytes and eight can be
+/// read from `a` (the bytes, then the length in the top byte); `None` sends
+/// the caller to the general lookup.
+#[inline(always)]
+fn short_key(s: &[u8], a: usize, b: usize) -> Option<u64> {
+    let n = b - a;
+    if n > 7 {
+        return None;
+    }
+    let w = s.get(a..a + 8)?;
+    let w = u64::from_le_bytes(w.try_into().unwrap_or([0; 8]));
+    Some((w & ((1u64 << (n * 8)) - 1)) | ((n as u64) << 56))
+}
+
 ///
 /// The tables are reference-counted so that encodings sharing ranks
 /// (`o200k_harmony` and `o200k_base`, `p50k_edit` and `p50k_base`, `gpt2`
@@ -235,13 +249,7 @@ impl Vocab {
     /// count in a fresh process, and fewer mispredicted branches).
     #[inline(always)]
     pub(crate) fn is_token_short(&self, s: &[u8], a: usize, b: usize) -> Option<bool> {
-        let n = b - a;
-        if n > 7 {
-            return None;
-        }
-        let w = s.get(a..a + 8)?;
-        let w = u64::from_le_bytes(w.try_into().unwrap_or([0; 8]));
-        let key = (w & ((1u64 << (n * 8)) - 1)) | ((n as u64) << 56);
+        let key = short_key(s, a, b)?;
         let mask = self.keys.len() - 1;
         let i = (key.wrapping_mul(K) >> self.shift) as usize;
         // The first two slots in one test: a token is in one of them far
@@ -271,13 +279,7 @@ impl Vocab {
     #[inline(always)]
     #[allow(clippy::option_option)]
     fn slot_short(&self, s: &[u8], a: usize, b: usize) -> Option<Option<usize>> {
-        let n = b - a;
-        if n > 7 {
-            return None;
-        }
-        let w = s.get(a..a + 8)?;
-        let w = u64::from_le_bytes(w.try_into().unwrap_or([0; 8]));
-        let key = (w & ((1u64 << (n * 8)) - 1)) | ((n as u64) << 56);
+        let key = short_key(s, a, b)?;
         let mask = self.keys.len() - 1;
         // `hash(key, p)` for a piece of at most seven bytes.
         let mut i = (key.wrapping_mul(K) >> self.shift) as usize;
