@@ -77,20 +77,23 @@ fn drive(name: &str, text: &str) -> (turnfit_status, String) {
                 r
             }
             "fit-options" => {
-                let (mut a, mut b) = (empty(), empty());
-                let r =
-                    call(|e| turnfit_fit(null(), c(CONVERSATION), CONVERSATION.len(), c(text), n, &mut a, &mut b, e));
-                free_string(a);
-                free_string(b);
-                // A turn reads the same options and must refuse them alike.
+                // A turn reads every field (fit and a window's turn refuse
+                // `carry`, which only a stateless turn takes).
                 let mut t = null_mut();
-                let r2 =
+                let r =
                     call(|e| turnfit_turn_start(null(), c(CONVERSATION), CONVERSATION.len(), c(text), n, &mut t, e));
                 turnfit_turn_free(t);
-                assert_eq!(r.0, r2.0, "turnfit_fit and turnfit_turn_start differ on {text}: {} / {}", r.1, r2.1);
-                // A window's turn reads them through the same parser (then
-                // refuses what the window holds, such as `max_tokens`).
+                // fit and a window's turn read them through the same parser
+                // and must refuse malformed JSON alike (then each refuses
+                // what it does not take: `carry`, or what the window holds).
                 if r.0 == turnfit_status::InvalidJson {
+                    let (mut a, mut b) = (empty(), empty());
+                    let r2 = call(|e| {
+                        turnfit_fit(null(), c(CONVERSATION), CONVERSATION.len(), c(text), n, &mut a, &mut b, e)
+                    });
+                    free_string(a);
+                    free_string(b);
+                    assert_eq!(r.0, r2.0, "turnfit_turn_start and turnfit_fit differ on {text}: {} / {}", r.1, r2.1);
                     let mut w = null_mut();
                     assert_eq!(
                         turnfit_window_new(null(), c("gpt-4o"), 6, null(), 0, &mut w, null_mut()),
@@ -98,7 +101,11 @@ fn drive(name: &str, text: &str) -> (turnfit_status, String) {
                     );
                     let r3 = call(|e| turnfit_window_turn_start(null(), w, c(text), n, &mut t, e));
                     turnfit_window_free(w);
-                    assert_eq!(r.0, r3.0, "turnfit_fit and turnfit_window_turn_start differ on {text}: {}", r3.1);
+                    assert_eq!(
+                        r.0, r3.0,
+                        "turnfit_turn_start and turnfit_window_turn_start differ on {text}: {}",
+                        r3.1
+                    );
                 }
                 r
             }
@@ -248,7 +255,8 @@ fn base(name: &str) -> Value {
     match name {
         "window-budget" => json!({"context_window": 8000, "reserved_output": 100}),
         "fit-options" => json!({"model": "gpt-4o", "max_tokens": 4000, "policy": {"mask": {}, "digest": {}},
-            "summarizer": {"timeout_ms": 1000}}),
+            "summarizer": {"timeout_ms": 1000},
+            "carry": {"replaced": ["0123456789abcdef"], "summary": {"role": "user", "content": "s"}}}),
         "compaction-policy" => json!({"target_tokens": 4000, "limit_tokens": 6000, "mask": {}, "digest": {}}),
         "skills-open-options" => json!({"layout": "auto"}),
         "skills-index-options" => json!({"budget": 1000, "scores": {"a": 1.0}}),
