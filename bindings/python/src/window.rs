@@ -151,7 +151,7 @@ fn _fit_json(py: Python<'_>, conversation_json: Text, options_json: Text) -> PyR
 #[pyfunction]
 fn _fit(py: Python<'_>, conversation_json: Text, options_json: Text) -> PyResult<(Py<PyAny>, Py<PyAny>)> {
     let (value, report) = guard_detached(py, true, "fit", || {
-        let (v, report) = turnfit::window::fit_json_value(&conversation_json, &options_json)?;
+        let (v, report) = turnfit::window::fit_json_value(registry(), &conversation_json, &options_json)?;
         let report = serde_json::to_value(&report)
             .map_err(|e| turnfit::Error::new(turnfit::ErrorKind::Internal, format!("serializing JSON: {e}")))?;
         Ok((v, report))

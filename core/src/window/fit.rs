@@ -302,9 +302,14 @@ pub fn fit_json_in(registry: &ModelRegistry, conversation: &str, options_json: &
 /// what `fit_json` would write, moved out instead of serialized, for a
 /// binding that builds its host's objects from it (issue 36: writing a
 /// 4 MB result and parsing it again in Python cost a sixth of `fit`).
-pub fn fit_json_value(conversation: &str, options_json: &str) -> Result<(serde_json::Value, FitReport)> {
+/// Models resolve in `registry`, like [`fit_json_in`].
+pub fn fit_json_value(
+    registry: &ModelRegistry,
+    conversation: &str,
+    options_json: &str,
+) -> Result<(serde_json::Value, FitReport)> {
     let options: FitOptions = crate::json::parse("fit options", options_json)?;
-    let (c, report) = fit_in(&ModelRegistry::builtin(), conversation, &options)?;
+    let (c, report) = fit_in(registry, conversation, &options)?;
     Ok((c.into_value(), report))
 }
 
