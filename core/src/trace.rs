@@ -538,7 +538,7 @@ impl Tracer {
             events.push(Event::SpanOverdue(overdue_view(id, &span, now_us)));
         }
         let (finished, repeat) = st.finish(id, span, outcome, end, now_us, &self.config, want);
-        events.extend(finished.map(Event::SpanFinished));
+        events.extend(finished.map(|r| Event::SpanFinished(Box::new(r))));
         events.extend(repeat.map(Event::SpanRepeated));
         drop(st);
         self.report(events);
@@ -586,7 +586,7 @@ impl Tracer {
                     ..SpanEnd::default()
                 };
                 let (finished, repeat) = st.finish(id, span, Outcome::Timeout, end, now_us, &self.config, want);
-                events.extend(finished.map(Event::SpanFinished));
+                events.extend(finished.map(|r| Event::SpanFinished(Box::new(r))));
                 events.extend(repeat.map(Event::SpanRepeated));
             }
         }

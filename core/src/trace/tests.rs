@@ -630,7 +630,7 @@ fn span_finished_reports_every_ended_span_when_asked() {
         .unwrap()
         .iter()
         .filter_map(|e| match e {
-            Event::SpanFinished(r) => Some(r.clone()),
+            Event::SpanFinished(r) => Some(r.as_ref().clone()),
             _ => None,
         })
         .collect();
@@ -640,5 +640,7 @@ fn span_finished_reports_every_ended_span_when_asked() {
     assert_eq!((records[2].outcome, records[2].error.as_deref()), (Outcome::Failed, Some("exit status 2")));
     assert_eq!(records[2].error_category.as_deref(), Some("tool_failed"));
     assert_eq!((records[3].outcome, records[3].error_category.as_deref()), (Outcome::Timeout, Some("timeout")));
-    assert!(Event::SpanFinished(records[0].clone()).to_json().starts_with(r#"{"kind":"span_finished","span_id":"#));
+    assert!(Event::SpanFinished(Box::new(records[0].clone()))
+        .to_json()
+        .starts_with(r#"{"kind":"span_finished","span_id":"#));
 }

@@ -170,6 +170,9 @@ pub(super) fn cut_where(
     Ok((out, changes))
 }
 
+/// One edited message: its index and its new form.
+pub(super) type Edit = (usize, Message);
+
 /// [`cut_where`]'s edits without the copy of the conversation: each edited
 /// message (by index, in order; a message with several cut results appears
 /// once per cut, the last its final form) and the changes. The fit ladder
@@ -180,8 +183,8 @@ pub(super) fn cut_edits(
     acct: &Accountant,
     known: &[Vec<usize>],
     cap_of: impl Fn(&Site) -> Option<usize>,
-) -> Result<(Vec<(usize, Message)>, Vec<Change>)> {
-    let mut edits: Vec<(usize, Message)> = Vec::new();
+) -> Result<(Vec<Edit>, Vec<Change>)> {
+    let mut edits: Vec<Edit> = Vec::new();
     let mut changes = Vec::new();
     let names = tool_names(c);
     for site in sites(c) {
