@@ -282,7 +282,7 @@ EventSkillSkipped = TypedDict(
     },
 )
 
-# The execution's record, as the tracer's ring keeps it with `count` 1 (tool, agent, outcome, error and its category, duration, sizes, excerpts), so a host can log every tool call.
+# The execution's record, as the tracer's ring keeps it with `count` 1 (tool, agent, outcome, error and its category, duration, sizes, excerpts), so a host can log every tool call. Boxed: the record is the largest payload by far, and every other event would carry its size.
 EventSpanFinished = TypedDict(
     "EventSpanFinished",
     {

@@ -1298,7 +1298,8 @@ extension TurnfitTypes {
 
         /// The execution's record, as the tracer's ring keeps it with `count`
         /// 1 (tool, agent, outcome, error and its category, duration, sizes,
-        /// excerpts), so a host can log every tool call.
+        /// excerpts), so a host can log every tool call. Boxed: the record is
+        /// the largest payload by far, and every other event would carry its size.
         public struct SpanFinished: Codable, Equatable, Sendable {
             /// The first span's id.
             public var spanId: UInt64

@@ -757,7 +757,8 @@ sealed class Event {
     /**
      * The execution's record, as the tracer's ring keeps it with `count`
      * 1 (tool, agent, outcome, error and its category, duration, sizes,
-     * excerpts), so a host can log every tool call.
+     * excerpts), so a host can log every tool call. Boxed: the record is
+     * the largest payload by far, and every other event would carry its size.
      */
     data class SpanFinished(
         /** The first span's id. */
