@@ -290,9 +290,10 @@ items given with their `id` on reasoning models (the stored reasoning is attache
 replaying any reasoning item are estimates: on Responses hold-out set 2, 4 of the 5 that were counted as exact \
 were within 3 and one 5 under (o3-mini, recorded 2025-04, the item given by `id` after the answer it preceded).\n\
 - Responses estimates (`exact: false`): server-side tools and their items (their results and prompts are billed \
-but not in the body: under by up to 100k), images and files, `text.format` schemas, `instructions: \"\"` (three \
-gpt-4o recordings of 2025-03 billed 209-227 more than counted: the empty instructions alone cannot cost that; \
-what was billed is not in the body, probably a default system prompt OpenAI then added), a `reasoning.mode`, \
+but not in the body: under by up to 100k), images and files, `text.format` schemas, `instructions: \"\"` (gpt-4o \
+recordings of 2025-03/04 sending it with tools were billed 209-227 more than counted, without tools 14 more; \
+pydantic-ai's same test recorded 2025-10 without `instructions` was billed its count (40): what was billed is \
+not in the body, consistent with a prompt OpenAI added then for empty instructions), a `reasoning.mode`, \
 tools given in an input item; function tools on gpt-4o / gpt-4.1 (two tuning recordings), a function without a \
 description, a forced function. The first hold-out had 2 of 4 gpt-5 requests with tools and the 1 with a tool \
 history off by more than 3 under the earlier rule, so all tool requests were made estimates then; the rule \

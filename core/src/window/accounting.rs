@@ -101,10 +101,12 @@ pub enum EstimateReason {
     /// `compaction` or `item_reference` item, an unknown type.
     ServerItem,
     /// A Responses shape the recordings do not measure (or show billed
-    /// differently): images or files, `instructions: ""` (three gpt-4o
-    /// recordings billed about 209 more than without), a `reasoning.mode`,
-    /// tools given in an input item; and any function tools (within 3 on
-    /// the tuning set, but 2 of 4 hold-out requests with tools were not).
+    /// differently): images or files, `instructions: ""` (gpt-4o
+    /// recordings of 2025-03/04 with tools billed 209-227 more than
+    /// counted), a `reasoning.mode`, tools given in an input item; function
+    /// tools on models other than reasoning ones (gpt-4o / gpt-4.1: two
+    /// tuning recordings; the second hold-out's, with pydantic `title`s,
+    /// 6-20 under), a function without a description, a forced function.
     UnmeasuredResponses,
 }
 
