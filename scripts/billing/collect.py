@@ -17,6 +17,10 @@ splitting by the hash of the source path.
 Each record: {id, provider, model, shape, holdout, request, usage, source}.
 `--set responses` collects OpenAI Responses API requests instead (records
 carry `"api": "responses"`; billed is `usage.input_tokens`).
+`--set responses-2` (any `responses-NAME`) collects a later Responses set:
+every record is hold-out, and recordings already in openai-responses.jsonl
+(the same body billed the same) are left out. Earlier pydantic-ai commits
+come from scripts/billing/pydantic_history.sh.
 Only requests the provider answered with 200 and whose usage is recorded are
 kept. Identical (request, usage) pairs are kept once. Bodies over the size
 cap are dropped, except that base64 image/document data longer than 8 KiB is
@@ -54,6 +58,20 @@ PACKAGES = {
     # hold-out is a third of the cassettes by hash, as in the first set.
     "pydantic-ai-4fda38988f2939fa6ea9cdefcf120693e10ef491": ("pydantic/pydantic-ai", "",
                                                              "pydantic-ai@4fda38988f2939fa6ea9cdefcf120693e10ef491", "MIT"),
+    # Set "responses-2" (issue 36): a second Responses hold-out, collected
+    # after the Responses function-tool rule was written and opened once to
+    # check it. Every record is hold-out. OpenLLMetry's OpenAI package is
+    # listed above (set 2, Chat); its Responses cassettes are read here.
+    "opentelemetry_instrumentation_openai_agents-0.62.4": ("traceloop/openllmetry",
+                                                           "packages/opentelemetry-instrumentation-openai-agents/",
+                                                           "opentelemetry-instrumentation-openai-agents==0.62.4",
+                                                           "Apache-2.0", True),
+    "langchain_openai-1.6.0": ("langchain-ai/langchain", "libs/partners/openai/", "langchain-openai==1.6.0", "MIT", True),
+    "langchain_openai-1.4.0": ("langchain-ai/langchain", "libs/partners/openai/", "langchain-openai==1.4.0", "MIT", True),
+    "langchain_openai-1.2.0": ("langchain-ai/langchain", "libs/partners/openai/", "langchain-openai==1.2.0", "MIT", True),
+    "langchain_openai-1.1.0": ("langchain-ai/langchain", "libs/partners/openai/", "langchain-openai==1.1.0", "MIT", True),
+    "langchain_openai-1.0.0": ("langchain-ai/langchain", "libs/partners/openai/", "langchain-openai==1.0.0", "MIT", True),
+    "langchain_openai-0.3.35": ("langchain-ai/langchain", "libs/partners/openai/", "langchain-openai==0.3.35", "MIT", True),
 }
 
 # Responses API collection (`--set responses`): requests to
@@ -265,12 +283,30 @@ def main(args):
     stem = ""
     if args[:1] == ["--set"]:
         stem, args = "-" + args[1], args[2:]
-        RESPONSES = stem == "-responses"
+        RESPONSES = stem.startswith("-responses")
     roots = args
     out = {"openai": {}, "anthropic": {}}
+    # A later Responses set keeps only recordings the first one does not
+    # hold (the same body billed the same is the same recording, whichever
+    # package shipped it).
+    seen = set()
+    if RESPONSES and stem != "-responses":
+        first = os.path.join(os.path.dirname(__file__), "..", "..", "tests", "fixtures", "billing",
+                             "openai-responses.jsonl")
+        for line in open(first):
+            r = json.loads(line)
+            seen.add((json.dumps(r["request"], ensure_ascii=False, sort_keys=True), r["billed"]))
     for root in roots:
         base = os.path.basename(root.rstrip("/"))
-        repo, prefix, package, licence, *split = PACKAGES[base]
+        if base in PACKAGES:
+            repo, prefix, package, licence, *split = PACKAGES[base]
+        elif RESPONSES and stem != "-responses" and re.fullmatch(r"pydantic-ai-[0-9a-f]{40}", base):
+            # Earlier commits of pydantic-ai (set responses-2): the
+            # cassettes as they were recorded then (see SOURCES.md).
+            repo, prefix, package, licence, split = ("pydantic/pydantic-ai", "", "pydantic-ai@" + base[12:], "MIT",
+                                                     [True])
+        else:
+            sys.exit(f"unknown source {base}: add it to PACKAGES")
         for dirpath, _, files in os.walk(root):
             for fn in sorted(files):
                 if not re.search(r"\.ya?ml(\.gz)?$", fn):
@@ -323,12 +359,15 @@ def main(args):
                     if len(body) > CAP:
                         continue
                     key = hashlib.sha256((body + json.dumps(u, sort_keys=True)).encode()).hexdigest()
-                    if key in out[provider]:
+                    if key in out[provider] or (json.dumps(req, ensure_ascii=False, sort_keys=True), n) in seen:
                         continue
                     rid = f"{package}:{rel}#{k}"
                     holdout = hashlib.sha256(f"{repo}/{prefix}{rel}".encode()).digest()[0] % 3 == 0
                     if split:
                         holdout = split[0]
+                    if RESPONSES and stem != "-responses":
+                        # A later Responses set is a hold-out as a whole.
+                        holdout = True
                     src = {"repo": repo, "path": prefix + rel, "interaction": k, "package": package,
                            "commit": None, "licence": licence}
                     if flags:

@@ -123,6 +123,25 @@ fn estimate_reasons_per_request() {
     assert!(claude.estimate_reasons(&Conversation::parse(parallel, None).unwrap()).is_empty());
 }
 
+/// An image whose size cannot be read is an estimate (issue 36, hold-out
+/// set 2: OpenLLMetry's test_vision #0, gpt-4-vision-preview, a URL image
+/// of 800x400 billed 438 and counted 778 as exact). At `detail: low` the
+/// size does not matter: exact.
+#[test]
+fn image_of_unknown_size_is_an_estimate() {
+    let (a, _) = Accountant::for_model(&crate::ModelRegistry::builtin(), "gpt-4-vision-preview").unwrap();
+    let body = |detail: &str| {
+        format!(
+            r#"{{"model":"gpt-4-vision-preview","messages":[{{"role":"user","content":[{{"type":"text","text":"What is in this image?"}},{{"type":"image_url","image_url":{{"url":"https://source.unsplash.com/8xznAGy4HcY/800x400"{detail}}}}}]}}]}}"#
+        )
+    };
+    let reasons = a.estimate_reasons(&Conversation::parse(&body(""), None).unwrap());
+    assert!(!reasons.is_empty(), "counted as exact");
+    assert_eq!(format!("{reasons:?}"), "[ImageSize]");
+    let low = Conversation::parse(&body(r#","detail":"low""#), None).unwrap();
+    assert!(a.estimate_reasons(&low).is_empty());
+}
+
 #[test]
 fn image_tile_formula() {
     assert_eq!(image_tokens(Some("low"), Some(4096), Some(4096)), 85);
@@ -386,14 +405,47 @@ mod responses {
     }
 
     /// gpt-5.4 with one tool (langchain-openai test_agent_loop #0): billed 53;
-    /// counted 137 with gpt-5's hidden prompt, which Responses does not bill.
+    /// counted 137 with gpt-5's hidden prompt, which Responses does not bill,
+    /// and 54 with the Chat rule for a block without a system message.
     #[test]
     fn gpt5_tools_without_hidden_prompt() {
         let body = r#"{"input":[{"content":"What is the weather in San Francisco, CA?","role":"user","type":"message"}],"model":"gpt-5.4","stream":false,"tools":[{"description":"Get the weather for a location.","name":"get_weather","parameters":{"properties":{"location":{"type":"string"}},"required":["location"],"type":"object"},"type":"function"}]}"#;
-        let (n, reasons) = count("gpt-5.4", body);
-        assert!(n.abs_diff(53) <= 3, "{n}");
-        // Still an estimate: the hold-out did not confirm the tool rules.
+        assert_eq!(count("gpt-5.4", body), (53, vec![]));
+    }
+
+    /// Described function tools on reasoning models are exact (issue 36).
+    /// gpt-5-mini, pydantic-ai test_tool_choice_matrix[auto-openai_responses] #0:
+    /// billed 50, counted 51 before. gpt-5.4 with `instructions`
+    /// (test_cross_provider_capability_replay[openai-responses-gpt-5.4-anthropic-claude-sonnet-4-5] #0):
+    /// billed 109, counted 107 before (the block joined the instructions).
+    #[test]
+    fn reasoning_model_tool_block() {
+        let auto = r#"{"include":["reasoning.encrypted_content"],"input":[{"content":"What's the weather in Paris?","role":"user"}],"model":"gpt-5-mini","stream":false,"tool_choice":"auto","tools":[{"description":"Get the current weather for a city.","name":"get_weather","parameters":{"additionalProperties":false,"properties":{"city":{"type":"string"}},"required":["city"],"type":"object"},"strict":true,"type":"function"}]}"#;
+        assert_eq!(count("gpt-5-mini", auto), (50, vec![]));
+        let instructions = r#"{"include":["reasoning.encrypted_content"],"input":[{"content":"Can I get a refund on order-123?","role":"user"}],"instructions":"The following capabilities are deferred and can be loaded using the `load_capability` tool:\n- refunds: Refund policy tools.","model":"gpt-5.4","reasoning":{"context":"all_turns"},"stream":false,"tool_choice":"auto","tools":[{"description":"Load a capability to access its full instructions and tools.","name":"load_capability","parameters":{"additionalProperties":false,"description":"Typed arguments for a `load_capability` tool call.","properties":{"id":{"description":"The id of the capability to load.","type":"string"}},"required":["id"],"type":"object"},"strict":true,"type":"function"}]}"#;
+        assert_eq!(count("gpt-5.4", instructions), (109, vec![]));
+    }
+
+    /// A forced function in Responses on a reasoning model does not add its
+    /// recipient (pydantic-ai test_tool_choice_matrix[list_single-openai_responses] #0,
+    /// gpt-5-mini: billed 68, counted 80 before); still an estimate.
+    #[test]
+    fn reasoning_model_forced_function() {
+        let body = r#"{"include":["reasoning.encrypted_content"],"input":[{"content":"What's the weather in Paris?","role":"user"}],"model":"gpt-5-mini","stream":false,"tool_choice":{"name":"get_weather","type":"function"},"tools":[{"description":"Get weather for a city","name":"get_weather","parameters":{"additionalProperties":false,"properties":{"city":{"type":"string"}},"required":["city"],"type":"object"},"strict":true,"type":"function"},{"description":"Get time in a timezone","name":"get_time","parameters":{"additionalProperties":false,"properties":{"timezone":{"type":"string"}},"required":["timezone"],"type":"object"},"strict":true,"type":"function"}]}"#;
+        let (n, reasons) = count("gpt-5-mini", body);
+        assert_eq!(n, 69);
         assert_eq!(reasons, vec![EstimateReason::UnmeasuredResponses]);
+    }
+
+    /// A call item given with its `id` that no answer followed is the
+    /// current turn's, even with a user message after it: its stored
+    /// reasoning is attached (pydantic-ai
+    /// test_openai_responses_history_with_combined_tool_call_id #0, gpt-5:
+    /// billed 103, counted 93).
+    #[test]
+    fn unanswered_stored_call_is_the_current_turn() {
+        let body = r#"{"include":["reasoning.encrypted_content"],"input":[{"content":"What is the largest city in the user country?","role":"user"},{"arguments":"{}","call_id":"call_ZWkVhdUjupo528U9dqgFeRkH","id":"fc_68477f0bb8e4819cba6d781e174d77f8001fd29e2d5573f7","name":"get_user_country","type":"function_call"},{"call_id":"call_ZWkVhdUjupo528U9dqgFeRkH","output":"Mexico","type":"function_call_output"},{"content":"What is the largest city in the user country?","role":"user"}],"model":"gpt-5","stream":false,"tool_choice":"required","tools":[{"description":"The final response which ends this conversation","name":"final_result","parameters":{"additionalProperties":false,"properties":{"city":{"type":"string"},"country":{"type":"string"}},"required":["city","country"],"type":"object"},"strict":true,"type":"function"}]}"#;
+        assert_eq!(count("gpt-5", body).1, vec![EstimateReason::ReasoningItem]);
     }
 
     /// gpt-5, an assistant message replayed between a user and a system
@@ -402,9 +454,7 @@ mod responses {
     #[test]
     fn reasoning_model_assistant_message_channel() {
         let body = r#"{"include":["reasoning.encrypted_content"],"input":[{"content":"Call lookup_refund_policy with order_id order-123. Do not answer directly.","role":"user"},{"content":"I will load the refund capability.","role":"assistant"},{"content":"The following tool(s) are now available: `lookup_refund_policy`","role":"system"}],"model":"gpt-5","stream":false,"tool_choice":"auto","tools":[{"description":"Look up the refund policy for an order.","name":"lookup_refund_policy","parameters":{"additionalProperties":false,"properties":{"order_id":{"type":"string"}},"required":["order_id"],"type":"object"},"strict":true,"type":"function"}]}"#;
-        let (n, reasons) = count("gpt-5", body);
-        assert!(n.abs_diff(97) <= 3, "{n}");
-        assert_eq!(reasons, vec![EstimateReason::UnmeasuredResponses]);
+        assert_eq!(count("gpt-5", body), (97, vec![]));
     }
 
     fn with_reasoning(model: &str, reasoning: serde_json::Value, after: serde_json::Value) -> String {
@@ -415,6 +465,22 @@ mod responses {
             after,
         ]})
         .to_string()
+    }
+
+    /// o3-mini replaying an earlier turn's reasoning item by `id` after its
+    /// answer (pydantic-ai test_openai_responses_model_thinking_part #1 as
+    /// recorded at df14088, 2025-04; Responses hold-out set 2): billed 424,
+    /// counted 419. Counted as exact before.
+    #[test]
+    fn replayed_reasoning_by_id_is_an_estimate() {
+        let body = serde_json::json!({"model": "o3-mini", "reasoning": {"effort": "high", "summary": "detailed"},
+            "input": [{"role": "user", "content": "How do I cross the street?"},
+                {"role": "assistant", "content": "Look both ways."},
+                {"type": "reasoning", "id": "rs_68034841ab2881918a8c210e3d988b9208c845d2be9bcdd8",
+                 "summary": [{"type": "summary_text", "text": "Crossing safely."}]},
+                {"role": "user", "content": "And a river?"}]});
+        let (_, reasons) = count("o3-mini", &body.to_string());
+        assert!(!reasons.is_empty(), "counted as exact");
     }
 
     /// A replayed reasoning item's summary is not billed, and an earlier
@@ -433,7 +499,9 @@ mod responses {
         without["input"].as_array_mut().unwrap().remove(1);
         let (n, reasons) = count("gpt-5", &with);
         assert_eq!(n, count("gpt-5", &without.to_string()).0);
-        assert!(reasons.is_empty(), "{reasons:?}");
+        // An estimate all the same: the second Responses hold-out had one
+        // such request 5 under (issue 36).
+        assert_eq!(reasons, vec![EstimateReason::ReasoningItem]);
         // A model that keeps earlier turns' reasoning (asked to, here):
         // counted (by the encrypted length), and an estimate.
         let mut keep: serde_json::Value = serde_json::from_str(&with).unwrap();
