@@ -419,11 +419,6 @@ impl Sink for Encoder<'_> {
         }
         true
     }
-
-    #[inline(always)]
-    fn ahead(&mut self, a: usize, b: usize) {
-        self.engine.vocab.touch_short(self.s, a, b);
-    }
 }
 
 /// [`Encoder`] that remembers where the last piece's tokens start.
@@ -458,11 +453,6 @@ impl Sink for Counter<'_> {
             return *self.total <= self.limit;
         }
         self.engine.count_other(self.s, a, b, short.is_some(), self.limit, self.total, self.scratch)
-    }
-
-    #[inline(always)]
-    fn ahead(&mut self, a: usize, b: usize) {
-        self.engine.vocab.touch_short(self.s, a, b);
     }
 }
 

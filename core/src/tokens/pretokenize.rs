@@ -343,12 +343,6 @@ fn o200k_general(s: &[u8], i: usize) -> usize {
 pub(crate) trait Sink {
     /// Takes the piece `s[a..b]`; returning false stops the loop.
     fn piece(&mut self, a: usize, b: usize) -> bool;
-
-    /// Told of the piece `s[a..b]` before `piece` is called for it and the
-    /// other pieces of its window: a chance to start the memory loads that
-    /// `piece` will wait for, so that they overlap.
-    #[inline(always)]
-    fn ahead(&mut self, _a: usize, _b: usize) {}
 }
 
 /// Hands the (start, end) byte span of each piece of `s` to `sink` until it
@@ -364,63 +358,9 @@ pub(crate) fn for_each_piece(pattern: Pattern, s: &str, sink: &mut impl Sink) ->
         // Closures rather than the fn items: LLVM inlines these calls into
         // the loop, where it left each fn item's `Fn::call` shim outlined.
         Pattern::Gpt2 => drive(s, |s, i| gpt2(s, i), sink),
-        Pattern::Cl100k => drive_blocks::<false>(s, |s, i| cl100k(s, i), sink, blocks::classify::<false>),
-        Pattern::O200k => drive_blocks::<true>(s, |s, i| o200k(s, i), sink, blocks::classify::<true>),
+        Pattern::Cl100k => drive(s, |s, i| cl100k(s, i), sink),
+        Pattern::O200k => drive(s, |s, i| o200k(s, i), sink),
     }
-}
-
-/// The loop of cl100k and o200k: the pieces of each 64-byte window from its
-/// boundary mask (`blocks.rs`), and the per-piece function `end` where a
-/// window is not certain of any piece. Where the text is not ASCII, windows
-/// would find a piece or two each, so after such a window the per-piece
-/// function carries on past the first non-ASCII byte (through the next 64
-/// bytes when the text starts with one).
-#[inline(always)]
-fn drive_blocks<const O200K: bool>(
-    s: &[u8],
-    end: impl Fn(&[u8], usize) -> usize,
-    sink: &mut impl Sink,
-    classify: impl Fn(&[u8; 64]) -> blocks::Masks + Copy,
-) -> bool {
-    let mut i = 0;
-    while i < s.len() {
-        let (bounds, cut, ascii) = blocks::window::<O200K>(s, i, classify);
-        if cut == 0 {
-            let until = i + if ascii == 0 { 64 } else { ascii + 1 };
-            while i < until.min(s.len()) {
-                let e = end(s, i);
-                if !sink.piece(i, e) {
-                    return false;
-                }
-                i = e;
-            }
-            continue;
-        }
-        let mut a = i;
-        let mut m = bounds & !1;
-        while m != 0 {
-            let b = i + m.trailing_zeros() as usize;
-            sink.ahead(a, b);
-            a = b;
-            m &= m - 1;
-        }
-        sink.ahead(a, i + cut);
-        let mut a = i;
-        let mut m = bounds & !1;
-        while m != 0 {
-            let b = i + m.trailing_zeros() as usize;
-            if !sink.piece(a, b) {
-                return false;
-            }
-            a = b;
-            m &= m - 1;
-        }
-        if !sink.piece(a, i + cut) {
-            return false;
-        }
-        i += cut;
-    }
-    true
 }
 
 #[inline(always)]
@@ -437,6 +377,5 @@ fn drive(s: &[u8], end: impl Fn(&[u8], usize) -> usize, sink: &mut impl Sink) ->
 }
 
 mod ascii;
-mod blocks;
 #[cfg(test)]
 mod tests;

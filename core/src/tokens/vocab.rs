@@ -275,19 +275,6 @@ impl Vocab {
         }
     }
 
-    /// Loads the first slot [`Self::is_token_short`] will read for
-    /// `s[a..b]`, without using it: called for the next pieces before any
-    /// of them is looked up, so their cache misses overlap instead of
-    /// stalling one piece at a time (on text without repeated lines that
-    /// miss was half of the short lookup's time, issue 36).
-    #[inline(always)]
-    pub(crate) fn touch_short(&self, s: &[u8], a: usize, b: usize) {
-        if let Some(key) = short_key(s, a, b) {
-            let i = (key.wrapping_mul(K) >> self.shift) as usize;
-            std::hint::black_box(self.keys.get(i).copied());
-        }
-    }
-
     /// The slot of `s[a..b]` for [`Self::rank_at_short`].
     #[inline(always)]
     #[allow(clippy::option_option)]
