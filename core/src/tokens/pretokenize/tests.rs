@@ -226,3 +226,18 @@ fn hand_picked_cases() {
         compare(s).unwrap();
     }
 }
+
+/// As `ASCII_HEAVY`, several times longer (up to about a kilobyte), with
+/// digit runs past three and CR/LF/`/` runs after punctuation: every kind
+/// of piece meets every other at every offset, as in real text. Written for
+/// a block pre-tokenizer that worked on 64-byte windows (issue 36, tried
+/// and not kept); it checks the per-piece path on long text all the same.
+const LONG_ASCII_HEAVY: &str = r"([A-Za-z]{1,24}|[a-z]{1,12}[A-Z]{1,12}|[0-9]{1,12}|[ \t]{1,6}|[ \r\n/]{1,6}|[!-/:-@\[-`{-~]{1,5}|'[sStTlLrRvVdDmMeE]{1,2}|[éſ\u{301}\u{a0}中٣\u{3000}\u{85}😀]){0,150}";
+
+proptest! {
+    #![proptest_config(Config { cases: 3_000, failure_persistence: None, ..Config::default() })]
+    #[test]
+    fn pieces_match_fancy_regex_on_long_ascii_heavy_text(s in LONG_ASCII_HEAVY) {
+        compare(&s)?;
+    }
+}
