@@ -166,12 +166,206 @@ fn needs_escape(w: u64) -> bool {
     below(w, 0x20) | below(w ^ (LO * u64::from(b'"')), 1) | below(w ^ (LO * u64::from(b'\\')), 1) != 0
 }
 
+/// Nesting deeper than this is sent as text (see [`value_of`]): the core
+/// reads at most [`turnfit::limits::MAX_JSON_DEPTH`] levels, and its text
+/// reader says where a document goes deeper.
+const VALUE_MAX_DEPTH: usize = 100;
+
+/// A plain value as the `serde_json::Value` the core reads from the JSON
+/// text `json.dumps(value, ensure_ascii=False, separators=(",", ":"))`
+/// writes of it, without the text (issue 36: on a 44 MB transcript writing
+/// that text cost 80 ms and the core's reading it again about a quarter of
+/// `fit`), with the text's length (the core holds it to the same size
+/// limit). `None` for anything [`_dumps_plain`] would not write, for a
+/// float that is not finite (`json.dumps` writes `NaN`, which the core
+/// refuses as JSON), an `int` whose `repr` fails, nesting deeper than
+/// [`VALUE_MAX_DEPTH`], and more than `MAX_MESSAGES` messages: the caller
+/// then sends the text as before, so those cases keep their old errors,
+/// message for message. Numbers are kept as the text `json.dumps` writes
+/// (`repr`), as the core keeps them from text.
+pub(crate) fn value_of(v: &Bound<'_, PyAny>) -> PyResult<Option<(serde_json::Value, usize)>> {
+    let mut w = Walk { len: 0, string_bytes: 0 };
+    let Some(value) = w.value(v, 0)? else { return Ok(None) };
+    let max = turnfit::limits::MAX_JSON_BYTES;
+    // `len` leaves out what escaping adds (at most 5 bytes a string byte):
+    // counted exactly only when it could decide the size limit.
+    let mut len = w.len;
+    if len <= max && len + 5 * w.string_bytes > max {
+        len += escape_extra(&value, max - len);
+    }
+    let over_messages = |m: Option<&serde_json::Value>| {
+        m.and_then(serde_json::Value::as_array).is_some_and(|a| a.len() > turnfit::limits::MAX_MESSAGES)
+    };
+    let at_limit = match &value {
+        serde_json::Value::Object(o) => ["messages", "input", "contents"].iter().any(|k| over_messages(o.get(*k))),
+        other => over_messages(Some(other)),
+    };
+    // Over the message limit: the text reader's error says where.
+    Ok((!at_limit).then_some((value, len)))
+}
+
+/// [`value_of`]'s walk: the JSON text's length without escapes, and the
+/// bytes of every string (keys included).
+struct Walk {
+    len: usize,
+    string_bytes: usize,
+}
+
+impl Walk {
+    fn string(&mut self, s: &str) -> serde_json::Value {
+        self.len += s.len() + 2;
+        self.string_bytes += s.len();
+        serde_json::Value::String(s.to_owned())
+    }
+
+    fn number(&mut self, n: serde_json::Number) -> serde_json::Value {
+        self.len += n.as_str().len();
+        serde_json::Value::Number(n)
+    }
+
+    fn value(&mut self, v: &Bound<'_, PyAny>, depth: usize) -> PyResult<Option<serde_json::Value>> {
+        use serde_json::Value;
+        if depth > VALUE_MAX_DEPTH {
+            return Ok(None);
+        }
+        Ok(Some(if v.is_exact_instance_of::<PyString>() {
+            let Ok(s) = utf8_of(v.cast::<PyString>()?) else { return Ok(None) };
+            self.string(&s)
+        } else if v.is_none() {
+            self.len += 4;
+            Value::Null
+        } else if v.is_exact_instance_of::<PyBool>() {
+            let b = v.is_truthy()?;
+            self.len += if b { 4 } else { 5 };
+            Value::Bool(b)
+        } else if v.is_exact_instance_of::<PyInt>() {
+            match v.extract::<i64>() {
+                Ok(n) => self.number(n.into()),
+                // int.__repr__, as json.dumps writes any int.
+                Err(_) => match v.repr().ok().and_then(|r| r.to_cow().ok()?.parse().ok()) {
+                    Some(n) => self.number(n),
+                    None => return Ok(None),
+                },
+            }
+        } else if v.is_exact_instance_of::<PyFloat>() {
+            let f: f64 = v.extract()?;
+            if !f.is_finite() {
+                return Ok(None);
+            }
+            // float.__repr__, as json.dumps writes a finite float.
+            match v.repr()?.to_cow()?.parse() {
+                Ok(n) => self.number(n),
+                Err(_) => return Ok(None),
+            }
+        } else if v.is_exact_instance_of::<PyList>() {
+            let list = v.cast::<PyList>()?;
+            let mut items = Vec::with_capacity(list.len());
+            self.len += 2 + list.len().saturating_sub(1);
+            for item in list.iter() {
+                let Some(x) = self.value(&item, depth + 1)? else { return Ok(None) };
+                items.push(x);
+            }
+            Value::Array(items)
+        } else if v.is_exact_instance_of::<PyTuple>() {
+            let tuple = v.cast::<PyTuple>()?;
+            let mut items = Vec::with_capacity(tuple.len());
+            self.len += 2 + tuple.len().saturating_sub(1);
+            for item in tuple.iter() {
+                let Some(x) = self.value(&item, depth + 1)? else { return Ok(None) };
+                items.push(x);
+            }
+            Value::Array(items)
+        } else if v.is_exact_instance_of::<PyDict>() {
+            let dict = v.cast::<PyDict>()?;
+            let mut map = serde_json::Map::with_capacity(dict.len());
+            // `{}`, the commas, and a colon a key.
+            self.len += 2 + dict.len().saturating_sub(1) + dict.len();
+            for (k, item) in dict.iter() {
+                if !k.is_exact_instance_of::<PyString>() {
+                    return Ok(None);
+                }
+                let Ok(key) = utf8_of(k.cast::<PyString>()?) else { return Ok(None) };
+                self.len += key.len() + 2;
+                self.string_bytes += key.len();
+                let Some(x) = self.value(&item, depth + 1)? else { return Ok(None) };
+                // A dict's keys are distinct: nothing is replaced.
+                map.insert(key.into_owned(), x);
+            }
+            Value::Object(map)
+        } else {
+            return Ok(None);
+        }))
+    }
+}
+
+/// What escaping adds to the strings (keys included) of `v` as
+/// [`string`] writes them, counted until it exceeds `budget` (past that,
+/// the document is over the limit whatever the rest adds).
+fn escape_extra(v: &serde_json::Value, budget: usize) -> usize {
+    use serde_json::Value;
+    fn go(v: &Value, total: &mut usize, budget: usize) {
+        if *total > budget {
+            return;
+        }
+        match v {
+            Value::String(s) => *total += string_extra(s),
+            Value::Array(items) => items.iter().for_each(|x| go(x, total, budget)),
+            Value::Object(map) => {
+                for (k, x) in map {
+                    *total += string_extra(k);
+                    go(x, total, budget);
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut total = 0;
+    go(v, &mut total, budget);
+    total
+}
+
+/// The bytes [`string`] adds to `s` by escaping: 1 for `"`, `\` and the
+/// five controls with a short escape, 5 for any other control (`\u00xx`).
+fn string_extra(s: &str) -> usize {
+    let bytes = s.as_bytes();
+    let mut extra = 0;
+    let mut i = 0;
+    while i < bytes.len() {
+        if let Some(w) = bytes.get(i..i + 8) {
+            if !needs_escape(u64::from_le_bytes(w.try_into().unwrap_or([0; 8]))) {
+                i += 8;
+                continue;
+            }
+        }
+        let end = (i + 8).min(bytes.len());
+        for &b in &bytes[i..end] {
+            extra += match b {
+                b'"' | b'\\' | b'\n' | b'\r' | b'\t' | 0x08 | 0x0c => 1,
+                0..=0x1f => 5,
+                _ => 0,
+            };
+        }
+        i = end;
+    }
+    extra
+}
+
 /// `json.loads` of the JSON `v` is written as, built from the value itself:
 /// `dict` (keys in order), `list`, `str`, `bool`, `None`, and numbers by
 /// `json.loads`'s rule on their text (kept as written): a fraction or an
 /// exponent makes a `float` (correctly rounded, as `float()` is; out of
 /// range is infinity, as there), anything else an `int`.
 pub(crate) fn loads_value<'py>(py: Python<'py>, v: &serde_json::Value) -> PyResult<Bound<'py, PyAny>> {
+    // One `str` a distinct key, as json.loads's key memo does: a
+    // transcript repeats a handful of keys tens of thousands of times.
+    build(py, v, &mut std::collections::HashMap::new())
+}
+
+fn build<'py, 'v>(
+    py: Python<'py>,
+    v: &'v serde_json::Value,
+    keys: &mut std::collections::HashMap<&'v str, Bound<'py, PyString>>,
+) -> PyResult<Bound<'py, PyAny>> {
     use pyo3::IntoPyObjectExt;
     use serde_json::Value;
     Ok(match v {
@@ -191,14 +385,15 @@ pub(crate) fn loads_value<'py>(py: Python<'py>, v: &serde_json::Value) -> PyResu
         Value::Array(items) => {
             let list = PyList::empty(py);
             for item in items {
-                list.append(loads_value(py, item)?)?;
+                list.append(build(py, item, keys)?)?;
             }
             list.into_any()
         }
         Value::Object(map) => {
             let dict = PyDict::new(py);
             for (k, item) in map {
-                dict.set_item(PyString::new(py, k), loads_value(py, item)?)?;
+                let key = keys.entry(k.as_str()).or_insert_with(|| PyString::new(py, k)).clone();
+                dict.set_item(key, build(py, item, keys)?)?;
             }
             dict.into_any()
         }

@@ -307,7 +307,43 @@ impl Conversation {
     /// More than [`crate::limits::MAX_MESSAGES`] messages is `LimitExceeded`,
     /// refused while reading.
     pub fn parse(text: &str, format: Option<Format>) -> Result<Conversation> {
-        let doc = reader::read(text)?;
+        Self::from_doc(reader::read(text)?, format)
+    }
+
+    /// [`Conversation::parse`] of a document a binding built from its
+    /// host's objects instead of writing them as JSON text (issue 36: on a
+    /// 12 MB transcript writing the text and reading it again was a quarter
+    /// of `fit`). `text_len` is the length of the JSON text the document
+    /// would be (the binding computes it), held to the same
+    /// [`crate::limits::MAX_JSON_BYTES`] as text; more than
+    /// [`crate::limits::MAX_MESSAGES`] messages is `LimitExceeded` too (the
+    /// text reader says where it stopped, this cannot). Nesting depth and
+    /// repeated keys are the caller's: a host's dict cannot repeat a key,
+    /// and a binding sends a document deeper than
+    /// [`crate::limits::MAX_JSON_DEPTH`] as text. Everything after reading
+    /// (format detection, shape checks, the messages) is `parse`'s own code.
+    pub fn from_value(doc: Value, text_len: usize, format: Option<Format>) -> Result<Conversation> {
+        crate::limits::check("conversation", text_len, crate::limits::MAX_JSON_BYTES)?;
+        // The reader's rule: a bare array, or the top-level `messages`,
+        // `input` or `contents` array.
+        let too_long =
+            |v: Option<&Value>| v.and_then(Value::as_array).is_some_and(|m| m.len() > crate::limits::MAX_MESSAGES);
+        let over = match &doc {
+            Value::Object(obj) => ["messages", "input", "contents"].iter().any(|k| too_long(obj.get(*k))),
+            other => too_long(Some(other)),
+        };
+        if over {
+            let max = crate::limits::MAX_MESSAGES;
+            return Err(Error::new(
+                ErrorKind::LimitExceeded,
+                format!("conversation: has more than {max} messages; the limit is {max} (MAX_MESSAGES)"),
+            ));
+        }
+        Self::from_doc(doc, format)
+    }
+
+    /// Everything [`Conversation::parse`] does after reading the text.
+    fn from_doc(doc: Value, format: Option<Format>) -> Result<Conversation> {
         let format = match format {
             Some(f) => {
                 shape::check_document(&doc, f)?;
