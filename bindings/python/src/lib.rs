@@ -271,6 +271,7 @@ fn native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     }
     m.add_function(wrap_pyfunction!(version, m)?)?;
     m.add_function(wrap_pyfunction!(dumps::_dumps_plain, m)?)?;
+    m.add_function(wrap_pyfunction!(dumps::_plain_json_len, m)?)?;
     m.add_function(wrap_pyfunction!(_error_kinds, m)?)?;
     m.add_function(wrap_pyfunction!(_raise_kind, m)?)?;
     m.add_function(wrap_pyfunction!(_panic, m)?)?;

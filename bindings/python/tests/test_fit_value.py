@@ -193,3 +193,25 @@ def test_option_errors_come_after_the_conversation_is_read():
                  {"model": "gpt-4o", "nope": 1}, {"model": "gpt-4o", "format": "gemini"}]:
         conv = [{"role": "user", "content": "hi"}]
         same(by_value(conv, **opts), by_text(conv, **opts))
+
+
+plain = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(alphabet=st.characters(blacklist_categories=("Cs",))),
+    lambda k: st.lists(k, max_size=5) | st.tuples(k, k) | st.dictionaries(texts, k, max_size=5),
+    max_leaves=30,
+)
+
+
+@settings(max_examples=500, deadline=None)
+@given(plain)
+def test_the_length_given_to_the_core_is_the_texts(v):
+    # The size limit is checked against this length: json.dumps's UTF-8 bytes.
+    assert _native._plain_json_len(v) == len(dumps(v).encode())
+
+
+def test_the_length_of_every_escape_at_every_position():
+    for b in list(range(0x20)) + [0x22, 0x5C, 0x7F, 0x41]:
+        for at in range(40):
+            s = "a" * at + chr(b) + "é" * (at % 3) + chr(b) * (at % 5)
+            assert _native._plain_json_len([s, {s: s}]) == len(dumps([s, {s: s}]).encode()), (b, at)
