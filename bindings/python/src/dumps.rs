@@ -17,7 +17,7 @@
 use std::fmt::Write as _;
 
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
+use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyModule, PyString, PyTuple};
 
 use crate::utf8_view::utf8_of;
 
@@ -368,6 +368,45 @@ fn string_extra_sse2(bytes: &[u8]) -> (usize, usize) {
 /// `json.loads`'s rule on their text (kept as written): a fraction or an
 /// exponent makes a `float` (correctly rounded, as `float()` is; out of
 /// range is infinity, as there), anything else an `int`.
+/// Runs `f` (which builds fresh objects from core values) with Python's
+/// cyclic GC paused, then collects the youngest generation once.
+///
+/// Why a library touches the GC (issue 36): a 44 MB transcript's result is
+/// about 70,000 new dicts and lists. Each 700 of them start a young
+/// collection, each ten of those a middle one, and every ten middle ones
+/// let a full collection run over the host's whole heap: in a process
+/// holding the LangChain copy of the transcript, 100-220 ms of a 600 ms
+/// `fit` went to full collections that could free nothing `fit` made. The
+/// objects built here are a tree of new containers, so no cycle forms while
+/// it is built; the GIL is held from pause to resume and no Python code runs
+/// in between, so no other thread sees the GC paused; a GC the host had
+/// disabled stays disabled. The one young collection afterwards visits the
+/// new objects once (what the skipped ones would have done) and is counted
+/// in `fit`'s time, not left to the host's next allocation.
+pub(crate) fn with_gc_paused<T>(py: Python<'_>, f: impl FnOnce() -> PyResult<T>) -> PyResult<T> {
+    /// Resumes the GC when dropped, so an error or a panic in `f` cannot
+    /// leave it paused.
+    struct Resume<'py>(Bound<'py, PyModule>);
+    impl Drop for Resume<'_> {
+        fn drop(&mut self) {
+            let _ = self.0.call_method0("enable");
+        }
+    }
+    let gc = py.import("gc")?;
+    if !gc.call_method0("isenabled")?.is_truthy()? {
+        return f();
+    }
+    gc.call_method0("disable")?;
+    let resume = Resume(gc);
+    let out = f()?;
+    // Before resuming: the first allocation after it would start the same
+    // young collection by itself (the allocation count is past the
+    // threshold), and one is enough.
+    resume.0.call_method1("collect", (0,))?;
+    drop(resume);
+    Ok(out)
+}
+
 pub(crate) fn loads_value<'py>(py: Python<'py>, v: &serde_json::Value) -> PyResult<Bound<'py, PyAny>> {
     // One `str` a distinct key, as json.loads's key memo does: a
     // transcript repeats a handful of keys tens of thousands of times.
@@ -396,11 +435,9 @@ fn build<'py, 'v>(
             }
         }
         Value::Array(items) => {
-            let list = PyList::empty(py);
-            for item in items {
-                list.append(build(py, item, keys)?)?;
-            }
-            list.into_any()
+            // Made at its final size (appending grows it several times).
+            let objs = items.iter().map(|item| build(py, item, keys)).collect::<PyResult<Vec<_>>>()?;
+            PyList::new(py, objs)?.into_any()
         }
         Value::Object(map) => {
             let dict = PyDict::new(py);

@@ -156,8 +156,9 @@ fn _fit(py: Python<'_>, conversation_json: Text, options_json: Text) -> PyResult
             .map_err(|e| turnfit::Error::new(turnfit::ErrorKind::Internal, format!("serializing JSON: {e}")))?;
         Ok((v, report))
     })?;
-    let out = crate::dumps::loads_value(py, &value)?.unbind();
-    let report_obj = crate::dumps::loads_value(py, &report)?.unbind();
+    let (out, report_obj) = crate::dumps::with_gc_paused(py, || {
+        Ok((crate::dumps::loads_value(py, &value)?.unbind(), crate::dumps::loads_value(py, &report)?.unbind()))
+    })?;
     // The values are freed with the GIL released (on a big transcript,
     // thousands of allocations).
     py.detach(move || drop((value, report)));
@@ -186,8 +187,9 @@ fn _fit_value(
             .map_err(|e| turnfit::Error::new(turnfit::ErrorKind::Internal, format!("serializing JSON: {e}")))?;
         Ok((v, report))
     })?;
-    let out = crate::dumps::loads_value(py, &value)?.unbind();
-    let report_obj = crate::dumps::loads_value(py, &report)?.unbind();
+    let (out, report_obj) = crate::dumps::with_gc_paused(py, || {
+        Ok((crate::dumps::loads_value(py, &value)?.unbind(), crate::dumps::loads_value(py, &report)?.unbind()))
+    })?;
     py.detach(move || drop((value, report)));
     Ok(Some((out, report_obj)))
 }

@@ -215,3 +215,42 @@ def test_the_length_of_every_escape_at_every_position():
         for at in range(40):
             s = "a" * at + chr(b) + "é" * (at % 3) + chr(b) * (at % 5)
             assert _native._plain_json_len([s, {s: s}]) == len(dumps([s, {s: s}]).encode()), (b, at)
+
+
+def test_the_gc_is_paused_while_the_result_is_built_and_restored():
+    # fit builds the result with the cyclic GC paused (a fresh tree: nothing
+    # to collect), then runs one young collection: no middle or full
+    # collection over the host's heap happens inside fit (issue 36).
+    import gc
+
+    conv = agent_loop(200)
+    budget = turnfit.count_conversation(conv) // 3
+    seen = []
+
+    def cb(phase, info):
+        if phase == "start":
+            seen.append(info["generation"])
+
+    expected = by_text(conv, model="gpt-4o", max_tokens=budget)
+    gc.callbacks.append(cb)
+    try:
+        gc.collect()
+        seen.clear()
+        out = turnfit.fit(conv, model="gpt-4o", max_tokens=budget)
+        assert seen == [0], seen
+        assert gc.isenabled()
+        same(out, expected)
+        # A GC the host disabled stays disabled, and nothing is collected.
+        gc.disable()
+        seen.clear()
+        try:
+            same(turnfit.fit(conv, model="gpt-4o", max_tokens=budget), expected)
+            assert not gc.isenabled() and seen == []
+        finally:
+            gc.enable()
+        # An error in fit leaves the GC as it was.
+        with pytest.raises(turnfit.UnknownModelError):
+            turnfit.fit(conv, model="no-such-model")
+        assert gc.isenabled()
+    finally:
+        gc.callbacks.remove(cb)

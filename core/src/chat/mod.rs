@@ -920,6 +920,30 @@ pub(crate) fn bad(path: &str, what: impl std::fmt::Display) -> Error {
     Error::new(ErrorKind::InvalidJson, format!("conversation {path}: {what}"))
 }
 
+/// `{base}{field}[{i}]` (an error path such as `messages[3]` or
+/// `messages[3].tool_calls[0]`) without the formatting machinery: a path is
+/// built for every message and call while parsing, before any error, and
+/// `format!` was 1.3% of `fit` on a 12 MB transcript (issue 36).
+pub(crate) fn indexed(base: &str, field: &str, i: usize) -> String {
+    let mut digits = [0u8; 20];
+    let (mut n, mut k) = (i, digits.len());
+    loop {
+        k -= 1;
+        digits[k] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    let mut s = String::with_capacity(base.len() + field.len() + 22);
+    s.push_str(base);
+    s.push_str(field);
+    s.push('[');
+    s.extend(digits[k..].iter().map(|&d| char::from(d)));
+    s.push(']');
+    s
+}
+
 pub(crate) fn str_field<'a>(obj: &'a Map<String, Value>, key: &str, path: &str) -> Result<Option<&'a str>> {
     match obj.get(key) {
         None | Some(Value::Null) => Ok(None),

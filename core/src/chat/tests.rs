@@ -586,3 +586,12 @@ fn from_value_reads_what_parse_reads() {
     let at_limit = Value::Array(vec![json!({"role": "user", "content": "hi"}); n]);
     assert_eq!(Conversation::from_value(at_limit, 10, None).unwrap().messages.len(), n);
 }
+
+/// `indexed` writes what `format!` wrote for error paths.
+#[test]
+fn indexed_paths_are_the_formatted_ones() {
+    for i in [0usize, 7, 9, 10, 99, 100, 12_345, usize::MAX] {
+        assert_eq!(indexed("", "messages", i), format!("messages[{i}]"));
+        assert_eq!(indexed("messages[3]", ".tool_calls", i), format!("messages[3].tool_calls[{i}]"));
+    }
+}
