@@ -13,6 +13,11 @@
 //! is not plain keeps exactly its old behaviour, errors included. Conversion
 //! only: the text is the one `json.dumps` makes, and the core reads it as
 //! before.
+//!
+//! `fit` skips the text altogether: [`value_of`] walks the same plain values
+//! into the `serde_json::Value` the core would read from that text (with the
+//! text's length, for the size limit), and [`loads_value`] builds the
+//! result's objects from the core's values as `json.loads` would.
 
 use std::fmt::Write as _;
 
