@@ -142,10 +142,15 @@ pub(crate) fn visit_strict_map<'de, A: serde::de::MapAccess<'de>>(
             return Ok(serde_json::Value::Number(n));
         }
         let v = value(&key, &mut map)?;
-        if out.contains_key(&key) {
-            return Err(A::Error::custom(format!("duplicate key `{}`", crate::text::clip(&key))));
+        // One lookup (SipHash, serde_json's map) per key, not two.
+        match out.entry(key) {
+            serde_json::map::Entry::Occupied(e) => {
+                return Err(A::Error::custom(format!("duplicate key `{}`", crate::text::clip(e.key()))));
+            }
+            serde_json::map::Entry::Vacant(e) => {
+                e.insert(v);
+            }
         }
-        out.insert(key, v);
     }
     Ok(serde_json::Value::Object(out))
 }

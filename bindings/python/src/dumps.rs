@@ -13,11 +13,16 @@
 //! is not plain keeps exactly its old behaviour, errors included. Conversion
 //! only: the text is the one `json.dumps` makes, and the core reads it as
 //! before.
+//!
+//! `fit` skips the text altogether: [`value_of`] walks the same plain values
+//! into the `serde_json::Value` the core would read from that text (with the
+//! text's length, for the size limit), and [`loads_value`] builds the
+//! result's objects from the core's values as `json.loads` would.
 
 use std::fmt::Write as _;
 
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
+use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyModule, PyString, PyTuple};
 
 use crate::utf8_view::utf8_of;
 
@@ -166,12 +171,258 @@ fn needs_escape(w: u64) -> bool {
     below(w, 0x20) | below(w ^ (LO * u64::from(b'"')), 1) | below(w ^ (LO * u64::from(b'\\')), 1) != 0
 }
 
+/// Nesting deeper than this is sent as text (see [`value_of`]): the core
+/// reads at most [`turnfit::limits::MAX_JSON_DEPTH`] levels, and its text
+/// reader says where a document goes deeper.
+const VALUE_MAX_DEPTH: usize = 100;
+
+/// A plain value as the `serde_json::Value` the core reads from the JSON
+/// text `json.dumps(value, ensure_ascii=False, separators=(",", ":"))`
+/// writes of it, without the text (issue 36: on a 44 MB transcript writing
+/// that text cost 80 ms and the core's reading it again about a quarter of
+/// `fit`), with the text's length (the core holds it to the same size
+/// limit). `None` for anything [`_dumps_plain`] would not write, for a
+/// float that is not finite (`json.dumps` writes `NaN`, which the core
+/// refuses as JSON), an `int` whose `repr` fails, nesting deeper than
+/// [`VALUE_MAX_DEPTH`], and more than `MAX_MESSAGES` messages: the caller
+/// then sends the text as before, so those cases keep their old errors,
+/// message for message. Numbers are kept as the text `json.dumps` writes
+/// (`repr`), as the core keeps them from text.
+pub(crate) fn value_of(v: &Bound<'_, PyAny>) -> PyResult<Option<(serde_json::Value, usize)>> {
+    let mut w = Walk { len: 0 };
+    let Some(value) = w.value(v, 0)? else { return Ok(None) };
+    let over_messages = |m: Option<&serde_json::Value>| {
+        m.and_then(serde_json::Value::as_array).is_some_and(|a| a.len() > turnfit::limits::MAX_MESSAGES)
+    };
+    let at_limit = match &value {
+        serde_json::Value::Object(o) => ["messages", "input", "contents"].iter().any(|k| over_messages(o.get(*k))),
+        other => over_messages(Some(other)),
+    };
+    // Over the message limit: the text reader's error says where.
+    Ok((!at_limit).then_some((value, w.len)))
+}
+
+/// Test hook: the length [`value_of`] gives the core for `v` (that of
+/// `json.dumps(v, ensure_ascii=False, separators=(",", ":"))` in UTF-8),
+/// or `None` when `v` is not plain.
+#[pyfunction]
+pub(crate) fn _plain_json_len(v: &Bound<'_, PyAny>) -> PyResult<Option<usize>> {
+    let mut w = Walk { len: 0 };
+    Ok(w.value(v, 0)?.map(|_| w.len))
+}
+
+/// [`value_of`]'s walk: the JSON text's length so far.
+struct Walk {
+    len: usize,
+}
+
+impl Walk {
+    fn string(&mut self, s: &str) -> serde_json::Value {
+        // Counted while the string is in cache from the copy.
+        let value = serde_json::Value::String(s.to_owned());
+        self.len += s.len() + 2 + string_extra(s);
+        value
+    }
+
+    fn number(&mut self, n: serde_json::Number) -> serde_json::Value {
+        self.len += n.as_str().len();
+        serde_json::Value::Number(n)
+    }
+
+    fn value(&mut self, v: &Bound<'_, PyAny>, depth: usize) -> PyResult<Option<serde_json::Value>> {
+        use serde_json::Value;
+        if depth > VALUE_MAX_DEPTH {
+            return Ok(None);
+        }
+        Ok(Some(if v.is_exact_instance_of::<PyString>() {
+            let Ok(s) = utf8_of(v.cast::<PyString>()?) else { return Ok(None) };
+            self.string(&s)
+        } else if v.is_none() {
+            self.len += 4;
+            Value::Null
+        } else if v.is_exact_instance_of::<PyBool>() {
+            let b = v.is_truthy()?;
+            self.len += if b { 4 } else { 5 };
+            Value::Bool(b)
+        } else if v.is_exact_instance_of::<PyInt>() {
+            match v.extract::<i64>() {
+                Ok(n) => self.number(n.into()),
+                // int.__repr__, as json.dumps writes any int.
+                Err(_) => match v.repr().ok().and_then(|r| r.to_cow().ok()?.parse().ok()) {
+                    Some(n) => self.number(n),
+                    None => return Ok(None),
+                },
+            }
+        } else if v.is_exact_instance_of::<PyFloat>() {
+            let f: f64 = v.extract()?;
+            if !f.is_finite() {
+                return Ok(None);
+            }
+            // float.__repr__, as json.dumps writes a finite float.
+            match v.repr()?.to_cow()?.parse() {
+                Ok(n) => self.number(n),
+                Err(_) => return Ok(None),
+            }
+        } else if v.is_exact_instance_of::<PyList>() {
+            let list = v.cast::<PyList>()?;
+            let mut items = Vec::with_capacity(list.len());
+            self.len += 2 + list.len().saturating_sub(1);
+            for item in list.iter() {
+                let Some(x) = self.value(&item, depth + 1)? else { return Ok(None) };
+                items.push(x);
+            }
+            Value::Array(items)
+        } else if v.is_exact_instance_of::<PyTuple>() {
+            let tuple = v.cast::<PyTuple>()?;
+            let mut items = Vec::with_capacity(tuple.len());
+            self.len += 2 + tuple.len().saturating_sub(1);
+            for item in tuple.iter() {
+                let Some(x) = self.value(&item, depth + 1)? else { return Ok(None) };
+                items.push(x);
+            }
+            Value::Array(items)
+        } else if v.is_exact_instance_of::<PyDict>() {
+            let dict = v.cast::<PyDict>()?;
+            let mut map = serde_json::Map::with_capacity(dict.len());
+            // `{}`, the commas, and a colon a key.
+            self.len += 2 + dict.len().saturating_sub(1) + dict.len();
+            for (k, item) in dict.iter() {
+                if !k.is_exact_instance_of::<PyString>() {
+                    return Ok(None);
+                }
+                let Ok(key) = utf8_of(k.cast::<PyString>()?) else { return Ok(None) };
+                self.len += key.len() + 2 + string_extra(&key);
+                let Some(x) = self.value(&item, depth + 1)? else { return Ok(None) };
+                // A dict's keys are distinct: nothing is replaced.
+                map.insert(key.into_owned(), x);
+            }
+            Value::Object(map)
+        } else {
+            return Ok(None);
+        }))
+    }
+}
+
+/// The bytes [`string`] adds to `s` by escaping: 1 for `"`, `\` and the
+/// five controls with a short escape, 5 for any other control (`\u00xx`).
+/// Sixteen bytes at a time with SSE2 (every x86-64 CPU has it): on a 44 MB
+/// transcript a byte-wise count was 3% of `fit`.
+fn string_extra(s: &str) -> usize {
+    let bytes = s.as_bytes();
+    #[cfg(target_arch = "x86_64")]
+    let (mut extra, done) = string_extra_sse2(bytes);
+    #[cfg(not(target_arch = "x86_64"))]
+    let (mut extra, done) = (0, 0);
+    for &b in &bytes[done..] {
+        extra += byte_extra(b);
+    }
+    extra
+}
+
+/// What escaping adds to one byte.
+#[inline(always)]
+fn byte_extra(b: u8) -> usize {
+    match b {
+        b'"' | b'\\' | b'\n' | b'\r' | b'\t' | 0x08 | 0x0c => 1,
+        0..=0x1f => 5,
+        _ => 0,
+    }
+}
+
+/// [`string_extra`] over the whole 16-byte blocks of `bytes`: the extra
+/// bytes, and how many bytes were counted. Each byte's extra (0, 1 or 5)
+/// is added lane by lane and the lanes summed every 48 blocks (48 * 5 <
+/// 256), with no branch and no popcount (not in the x86-64 baseline).
+#[cfg(target_arch = "x86_64")]
+fn string_extra_sse2(bytes: &[u8]) -> (usize, usize) {
+    use std::arch::x86_64::*;
+    let blocks = bytes.len() / 16;
+    let mut extra = 0usize;
+    // SAFETY: SSE2 is part of the x86-64 baseline; every load reads 16
+    // bytes inside `bytes` (block `i < blocks`), unaligned loads allowed.
+    unsafe {
+        let (x1f, quote, backslash) = (_mm_set1_epi8(0x1f), _mm_set1_epi8(b'"' as i8), _mm_set1_epi8(b'\\' as i8));
+        let (eight, vtab, zero) = (_mm_set1_epi8(8), _mm_set1_epi8(0x0b), _mm_setzero_si128());
+        let (one, four, five) = (_mm_set1_epi8(1), _mm_set1_epi8(4), _mm_set1_epi8(5));
+        let mut start = 0;
+        while start < blocks {
+            let end = (start + 48).min(blocks);
+            let mut acc = zero;
+            for i in start..end {
+                let v = _mm_loadu_si128(bytes.as_ptr().add(i * 16).cast::<__m128i>());
+                // Controls (bytes up to 0x1f, unsigned): 5; the short-escape
+                // ones (0x08..=0x0d but 0x0b) 4 less; `"` and `\`: 1.
+                let ctrl = _mm_cmpeq_epi8(_mm_min_epu8(v, x1f), v);
+                let t = _mm_sub_epi8(v, eight);
+                let short = _mm_andnot_si128(_mm_cmpeq_epi8(v, vtab), _mm_cmpeq_epi8(_mm_min_epu8(t, five), t));
+                let qb = _mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, backslash));
+                let w = _mm_sub_epi8(_mm_and_si128(ctrl, five), _mm_and_si128(short, four));
+                acc = _mm_add_epi8(acc, _mm_or_si128(w, _mm_and_si128(qb, one)));
+            }
+            // Sum the 16 lanes (two 64-bit halves of byte sums).
+            let sums = _mm_sad_epu8(acc, zero);
+            extra += (_mm_cvtsi128_si64(sums) + _mm_cvtsi128_si64(_mm_unpackhi_epi64(sums, sums))) as usize;
+            start = end;
+        }
+    }
+    (extra, blocks * 16)
+}
+
 /// `json.loads` of the JSON `v` is written as, built from the value itself:
 /// `dict` (keys in order), `list`, `str`, `bool`, `None`, and numbers by
 /// `json.loads`'s rule on their text (kept as written): a fraction or an
 /// exponent makes a `float` (correctly rounded, as `float()` is; out of
 /// range is infinity, as there), anything else an `int`.
+/// Runs `f` (which builds fresh objects from core values) with Python's
+/// cyclic GC paused, then collects the youngest generation once.
+///
+/// Why a library touches the GC (issue 36): a 44 MB transcript's result is
+/// about 70,000 new dicts and lists. Each 700 of them start a young
+/// collection, each ten of those a middle one, and every ten middle ones
+/// let a full collection run over the host's whole heap: in a process
+/// holding the LangChain copy of the transcript, 100-220 ms of a 600 ms
+/// `fit` went to full collections that could free nothing `fit` made. The
+/// objects built here are a tree of new containers, so no cycle forms while
+/// it is built; the GIL is held from pause to resume and no Python code runs
+/// in between, so no other thread sees the GC paused; a GC the host had
+/// disabled stays disabled. The one young collection afterwards visits the
+/// new objects once (what the skipped ones would have done) and is counted
+/// in `fit`'s time, not left to the host's next allocation.
+pub(crate) fn with_gc_paused<T>(py: Python<'_>, f: impl FnOnce() -> PyResult<T>) -> PyResult<T> {
+    /// Resumes the GC when dropped, so an error or a panic in `f` cannot
+    /// leave it paused.
+    struct Resume<'py>(Bound<'py, PyModule>);
+    impl Drop for Resume<'_> {
+        fn drop(&mut self) {
+            let _ = self.0.call_method0("enable");
+        }
+    }
+    let gc = py.import("gc")?;
+    if !gc.call_method0("isenabled")?.is_truthy()? {
+        return f();
+    }
+    gc.call_method0("disable")?;
+    let resume = Resume(gc);
+    let out = f()?;
+    // Before resuming: the first allocation after it would start the same
+    // young collection by itself (the allocation count is past the
+    // threshold), and one is enough.
+    resume.0.call_method1("collect", (0,))?;
+    drop(resume);
+    Ok(out)
+}
+
 pub(crate) fn loads_value<'py>(py: Python<'py>, v: &serde_json::Value) -> PyResult<Bound<'py, PyAny>> {
+    // One `str` a distinct key, as json.loads's key memo does: a
+    // transcript repeats a handful of keys tens of thousands of times.
+    build(py, v, &mut std::collections::HashMap::new())
+}
+
+fn build<'py, 'v>(
+    py: Python<'py>,
+    v: &'v serde_json::Value,
+    keys: &mut std::collections::HashMap<&'v str, Bound<'py, PyString>>,
+) -> PyResult<Bound<'py, PyAny>> {
     use pyo3::IntoPyObjectExt;
     use serde_json::Value;
     Ok(match v {
@@ -189,16 +440,15 @@ pub(crate) fn loads_value<'py>(py: Python<'py>, v: &serde_json::Value) -> PyResu
             }
         }
         Value::Array(items) => {
-            let list = PyList::empty(py);
-            for item in items {
-                list.append(loads_value(py, item)?)?;
-            }
-            list.into_any()
+            // Made at its final size (appending grows it several times).
+            let objs = items.iter().map(|item| build(py, item, keys)).collect::<PyResult<Vec<_>>>()?;
+            PyList::new(py, objs)?.into_any()
         }
         Value::Object(map) => {
             let dict = PyDict::new(py);
             for (k, item) in map {
-                dict.set_item(PyString::new(py, k), loads_value(py, item)?)?;
+                let key = keys.entry(k.as_str()).or_insert_with(|| PyString::new(py, k)).clone();
+                dict.set_item(key, build(py, item, keys)?)?;
             }
             dict.into_any()
         }

@@ -5,7 +5,10 @@
 //! and a panic becomes `InternalError` (never PyO3's `PanicException`).
 //! Structured data crosses as JSON text; the Python facade
 //! (`python/turnfit/__init__.py`) turns it into dicts and lists with the
-//! standard `json` module. Every behaviour lives in the `turnfit` crate.
+//! standard `json` module. `fit` is the exception (issue 36): a plain
+//! conversation is walked into the core's JSON values and the result built
+//! from them (`dumps::value_of`, `dumps::loads_value`), the same values and
+//! objects without the text. Every behaviour lives in the `turnfit` crate.
 
 use std::borrow::Cow;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -271,6 +274,7 @@ fn native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     }
     m.add_function(wrap_pyfunction!(version, m)?)?;
     m.add_function(wrap_pyfunction!(dumps::_dumps_plain, m)?)?;
+    m.add_function(wrap_pyfunction!(dumps::_plain_json_len, m)?)?;
     m.add_function(wrap_pyfunction!(_error_kinds, m)?)?;
     m.add_function(wrap_pyfunction!(_raise_kind, m)?)?;
     m.add_function(wrap_pyfunction!(_panic, m)?)?;

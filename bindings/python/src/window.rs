@@ -156,12 +156,42 @@ fn _fit(py: Python<'_>, conversation_json: Text, options_json: Text) -> PyResult
             .map_err(|e| turnfit::Error::new(turnfit::ErrorKind::Internal, format!("serializing JSON: {e}")))?;
         Ok((v, report))
     })?;
-    let out = crate::dumps::loads_value(py, &value)?.unbind();
-    let report_obj = crate::dumps::loads_value(py, &report)?.unbind();
+    let (out, report_obj) = crate::dumps::with_gc_paused(py, || {
+        Ok((crate::dumps::loads_value(py, &value)?.unbind(), crate::dumps::loads_value(py, &report)?.unbind()))
+    })?;
     // The values are freed with the GIL released (on a big transcript,
     // thousands of allocations).
     py.detach(move || drop((value, report)));
     Ok((out, report_obj))
+}
+
+/// `_fit` on the conversation object itself: its dicts, lists and strings
+/// become the core's document directly (`dumps::value_of`), with no JSON
+/// text written or read (issue 36). `None` when the conversation is not
+/// plain (the caller then calls `_fit` with the text, as before).
+/// `options` is written with `dumps` (the facade's `_dumps`) after the
+/// conversation is read, the order in which the text path writes them, so
+/// the same error comes first.
+#[pyfunction]
+fn _fit_value(
+    py: Python<'_>,
+    conversation: &Bound<'_, PyAny>,
+    options: &Bound<'_, PyAny>,
+    dumps: &Bound<'_, PyAny>,
+) -> PyResult<Option<(Py<PyAny>, Py<PyAny>)>> {
+    let Some((doc, text_len)) = crate::dumps::value_of(conversation)? else { return Ok(None) };
+    let options_json = Text(crate::str_arg(&dumps.call1((options,))?, "options")?);
+    let (value, report) = guard_detached(py, true, "fit", || {
+        let (v, report) = turnfit::window::fit_value_in(registry(), doc, text_len, &options_json)?;
+        let report = serde_json::to_value(&report)
+            .map_err(|e| turnfit::Error::new(turnfit::ErrorKind::Internal, format!("serializing JSON: {e}")))?;
+        Ok((v, report))
+    })?;
+    let (out, report_obj) = crate::dumps::with_gc_paused(py, || {
+        Ok((crate::dumps::loads_value(py, &value)?.unbind(), crate::dumps::loads_value(py, &report)?.unbind()))
+    })?;
+    py.detach(move || drop((value, report)));
+    Ok(Some((out, report_obj)))
 }
 
 /// The prompt tokens of a whole conversation for `model` (framing included).
@@ -206,6 +236,7 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Window>()?;
     m.add_function(wrap_pyfunction!(_fit_json, m)?)?;
     m.add_function(wrap_pyfunction!(_fit, m)?)?;
+    m.add_function(wrap_pyfunction!(_fit_value, m)?)?;
     m.add_function(wrap_pyfunction!(_count_conversation, m)?)?;
     m.add_function(wrap_pyfunction!(_validate_json, m)?)?;
     m.add_function(wrap_pyfunction!(_repair_json, m)?)?;

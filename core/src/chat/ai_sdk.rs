@@ -103,7 +103,7 @@ fn tool(raw: Value, i: usize) -> Result<Tool> {
 }
 
 pub(super) fn message(raw: Value, i: usize) -> Result<Message> {
-    let path = format!("messages[{i}]");
+    let path = super::indexed("", "messages", i);
     let obj = raw.as_object().ok_or_else(|| bad(&path, "must be an object"))?;
     let role = match str_field(obj, "role", &path)? {
         Some("system") => Role::System,
@@ -127,7 +127,7 @@ pub(super) fn message(raw: Value, i: usize) -> Result<Message> {
             // The Chat provider sends an assistant's text parts as one string.
             let mut joined: Option<String> = None;
             for (j, p) in parts.iter().enumerate() {
-                let path = format!("{path}.content[{j}]");
+                let path = super::indexed(&path, ".content", j);
                 part(p, &path, &mut m, &mut joined)?;
             }
             if let Some(text) = joined {

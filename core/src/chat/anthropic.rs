@@ -44,7 +44,7 @@ pub(super) fn parse(doc: Value) -> Result<Conversation> {
 }
 
 pub(super) fn message(raw: Value, i: usize) -> Result<Message> {
-    let path = format!("messages[{i}]");
+    let path = super::indexed("", "messages", i);
     let obj = raw.as_object().ok_or_else(|| bad(&path, "must be an object"))?;
     let role = match str_field(obj, "role", &path)? {
         Some("user") => Role::User,
@@ -66,7 +66,7 @@ pub(super) fn message(raw: Value, i: usize) -> Result<Message> {
         Some(Value::String(s)) => parts.push(Part::Text(s.clone())),
         Some(Value::Array(blocks)) => {
             for (j, b) in blocks.iter().enumerate() {
-                let bpath = format!("{path}.content[{j}]");
+                let bpath = super::indexed(&path, ".content", j);
                 if b.get("type").and_then(Value::as_str) == Some("tool_use") {
                     tool_calls.push(tool_use(b, &bpath)?);
                 } else {

@@ -59,7 +59,7 @@ fn system_text(blocks: &[Value]) -> Result<String> {
 }
 
 pub(super) fn message(raw: Value, i: usize) -> Result<Message> {
-    let path = format!("messages[{i}]");
+    let path = super::indexed("", "messages", i);
     let obj = raw.as_object().ok_or_else(|| bad(&path, "must be an object"))?;
     let role = match str_field(obj, "role", &path)? {
         Some("user") => Role::User,
@@ -75,7 +75,7 @@ pub(super) fn message(raw: Value, i: usize) -> Result<Message> {
         None | Some(Value::Null) => {}
         Some(Value::Array(blocks)) => {
             for (j, b) in blocks.iter().enumerate() {
-                block(b, &format!("{path}.content[{j}]"), &mut m)?;
+                block(b, &super::indexed(&path, ".content", j), &mut m)?;
             }
         }
         Some(_) => return Err(bad(&path, "'content' must be an array of blocks")),

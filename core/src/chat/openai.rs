@@ -25,7 +25,7 @@ pub(super) fn parse(doc: Value) -> Result<Conversation> {
 }
 
 pub(super) fn message(raw: Value, i: usize) -> Result<Message> {
-    let path = format!("messages[{i}]");
+    let path = super::indexed("", "messages", i);
     let obj = raw.as_object().ok_or_else(|| bad(&path, "must be an object"))?;
     let role = match str_field(obj, "role", &path)? {
         Some("system") => Role::System,
@@ -43,7 +43,7 @@ pub(super) fn message(raw: Value, i: usize) -> Result<Message> {
     if let Some(calls) = obj.get("tool_calls").filter(|v| !v.is_null()) {
         let calls = calls.as_array().ok_or_else(|| bad(&path, "'tool_calls' must be an array"))?;
         for (j, c) in calls.iter().enumerate() {
-            tool_calls.push(call(c, &format!("{path}.tool_calls[{j}]"))?);
+            tool_calls.push(call(c, &super::indexed(&path, ".tool_calls", j))?);
         }
     }
     if let Some(fc) = obj.get("function_call").and_then(Value::as_object) {
@@ -93,7 +93,7 @@ fn content(v: Option<&Value>, path: &str) -> Result<Vec<Part>> {
         None | Some(Value::Null) => Ok(Vec::new()),
         Some(Value::String(s)) => Ok(vec![Part::Text(s.clone())]),
         Some(Value::Array(parts)) => {
-            parts.iter().enumerate().map(|(j, p)| part(p, &format!("{path}.content[{j}]"))).collect()
+            parts.iter().enumerate().map(|(j, p)| part(p, &super::indexed(path, ".content", j))).collect()
         }
         Some(_) => Err(bad(path, "'content' must be a string, an array of parts or null")),
     }

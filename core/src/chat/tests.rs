@@ -536,3 +536,62 @@ fn a_forced_format_refuses_every_other_formats_document() {
     let e = c.parse_message(r#"{"role":"model","parts":[{"text":"x"}]}"#).unwrap_err();
     assert_eq!(e.kind(), ErrorKind::InvalidArgument, "{e}");
 }
+
+/// Issue 36: a document a binding built from its host's objects reads as
+/// the same conversation as its JSON text, in every format (the recorded
+/// requests under tests/fixtures/formats and chats, and the samples above),
+/// and is held to the text's limits.
+#[test]
+fn from_value_reads_what_parse_reads() {
+    let mut docs: Vec<String> = vec![openai_sample().to_string(), anthropic_sample().to_string()];
+    for dir in ["formats/responses", "formats/gemini", "formats/bedrock", "chats"] {
+        let path = format!("{}/../tests/fixtures/{dir}", env!("CARGO_MANIFEST_DIR"));
+        for entry in std::fs::read_dir(&path).unwrap() {
+            let p = entry.unwrap().path();
+            if p.extension().is_some_and(|e| e == "json") {
+                docs.push(std::fs::read_to_string(&p).unwrap());
+            }
+        }
+    }
+    assert!(docs.len() >= 5, "{} documents", docs.len());
+    for text in &docs {
+        let v: Value = crate::json::parse_value("doc", text).unwrap();
+        for format in [None, Some(Format::OpenAi), Some(Format::Anthropic), Some(Format::Gemini)] {
+            let by_text = Conversation::parse(text, format);
+            let by_value = Conversation::from_value(v.clone(), text.len(), format);
+            match (by_text, by_value) {
+                (Ok(a), Ok(b)) => assert_eq!(a, b),
+                (Err(a), Err(b)) => assert_eq!((a.kind(), a.message()), (b.kind(), b.message())),
+                (a, b) => panic!("{format:?}: text {a:?}, value {b:?}"),
+            }
+        }
+    }
+    // The size limit is the text's length against MAX_JSON_BYTES.
+    let max = crate::limits::MAX_JSON_BYTES;
+    let small = json!([{"role": "user", "content": "hi"}]);
+    assert!(Conversation::from_value(small.clone(), max, None).is_ok());
+    let e = Conversation::from_value(small, max + 1, None).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::LimitExceeded);
+    assert_eq!(e.message(), Conversation::parse(&" ".repeat(max + 1), None).unwrap_err().message());
+    // More than MAX_MESSAGES messages, bare or under `messages`, `input` or
+    // `contents`: refused as the reader refuses them (without its position).
+    let n = crate::limits::MAX_MESSAGES;
+    let many = Value::Array(vec![json!({"role": "user", "content": "hi"}); n + 1]);
+    for doc in [many.clone(), json!({"messages": many}), json!({"input": many}), json!({"contents": many})] {
+        let e = Conversation::from_value(doc.clone(), 10, None).unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::LimitExceeded);
+        let text_error = Conversation::parse(&doc.to_string(), None).unwrap_err();
+        assert!(text_error.message().starts_with(e.message()), "{} / {}", text_error.message(), e.message());
+    }
+    let at_limit = Value::Array(vec![json!({"role": "user", "content": "hi"}); n]);
+    assert_eq!(Conversation::from_value(at_limit, 10, None).unwrap().messages.len(), n);
+}
+
+/// `indexed` writes what `format!` wrote for error paths.
+#[test]
+fn indexed_paths_are_the_formatted_ones() {
+    for i in [0usize, 7, 9, 10, 99, 100, 12_345, usize::MAX] {
+        assert_eq!(indexed("", "messages", i), format!("messages[{i}]"));
+        assert_eq!(indexed("messages[3]", ".tool_calls", i), format!("messages[3].tool_calls[{i}]"));
+    }
+}

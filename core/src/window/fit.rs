@@ -133,7 +133,12 @@ pub fn fit(conversation: &str, options: &FitOptions) -> Result<(Conversation, Fi
 /// [`fit`] with models looked up in `registry`, so a model a host
 /// registered works in `fit` as it does in a [`Window`].
 pub fn fit_in(registry: &ModelRegistry, conversation: &str, options: &FitOptions) -> Result<(Conversation, FitReport)> {
-    let s = start(registry, conversation, options)?;
+    finish_fit(start(registry, conversation, options)?)
+}
+
+/// The rest of [`fit_in`] once the ladder has run: the digest for the
+/// summarize strategy, and the report.
+fn finish_fit(s: Started) -> Result<(Conversation, FitReport)> {
     let r = match s.next {
         Begun::Done(r) => *r,
         Begun::Summarize(pending) => digest_summary(*pending, &s.policy, &s.acct)?,
@@ -193,6 +198,12 @@ pub(crate) struct Started {
 /// Resolves the model and budget, prepares the conversation and runs the
 /// ladder, stopping at the summary request for the summarize strategy.
 pub(crate) fn start(registry: &ModelRegistry, conversation: &str, options: &FitOptions) -> Result<Started> {
+    check_options(options)?;
+    start_parsed(registry, Conversation::parse(conversation, options.format)?, options)
+}
+
+/// What [`start`] refuses before reading the conversation.
+fn check_options(options: &FitOptions) -> Result<()> {
     if options.model.trim().is_empty() {
         return Err(Error::invalid_argument("options.model is required"));
     }
@@ -201,7 +212,7 @@ pub(crate) fn start(registry: &ModelRegistry, conversation: &str, options: &FitO
             "options.carry is for a turn (turnfit_turn_start, fitTurn, fit_turn): fit has no summary to carry",
         ));
     }
-    start_parsed(registry, Conversation::parse(conversation, options.format)?, options)
+    Ok(())
 }
 
 /// [`start`] on a parsed conversation.
@@ -313,6 +324,25 @@ pub fn fit_json_value(
     Ok((c.into_value(), report))
 }
 
+/// [`fit_json_value`] on a document a binding built from its host's
+/// objects rather than JSON text (see [`Conversation::from_value`]; issue
+/// 36: the text was written by the binding only to be read back here).
+/// `text_len` is the length of the JSON text the document would be, for
+/// the same size limit. Errors as [`fit_json_value`]'s.
+pub fn fit_value_in(
+    registry: &ModelRegistry,
+    conversation: serde_json::Value,
+    text_len: usize,
+    options_json: &str,
+) -> Result<(serde_json::Value, FitReport)> {
+    let options: FitOptions = crate::json::parse("fit options", options_json)?;
+    check_options(&options)?;
+    let c = Conversation::from_value(conversation, text_len, options.format)?;
+    let s = start_parsed(registry, c, &options)?;
+    let (c, report) = finish_fit(s)?;
+    Ok((c.into_value(), report))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -341,6 +371,39 @@ mod tests {
         assert_eq!(r2.max_tokens, 1000);
         assert_eq!(r.max_tokens, crate::limits::MAX_BUDGET_TOKENS);
         assert!(r.limit_tokens <= r.max_tokens && r.tokens_after <= r.tokens_before);
+    }
+
+    /// Issue 36: `fit_value_in` on a parsed document is `fit_json_value` on
+    /// its text: same result, report and errors.
+    #[test]
+    fn fit_value_in_is_fit_json_value_on_the_text() {
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/fixtures/");
+        let reg = ModelRegistry::builtin();
+        for file in ["long-tool-output/pr-listing.openai.json", "chats/openhands-goldbach-chat.openai.json"] {
+            let text = std::fs::read_to_string(format!("{dir}{file}")).unwrap();
+            let doc = crate::json::parse_value("doc", &text).unwrap();
+            for opts in [
+                r#"{"model":"gpt-4o"}"#,
+                r#"{"model":"gpt-4o","max_tokens":6000}"#,
+                r#"{"model":"gpt-4o","max_tokens":6000,"policy":{"strategy":"summarize"}}"#,
+                r#"{"model":"gpt-4o","max_tokens":50}"#,
+                r#"{"model":"gpt-4o","carry":{}}"#,
+                r#"{"model":""}"#,
+                r#"{"model":"gpt-4o","format":"gemini"}"#,
+                r#"{"model":"gpt-4o","nope":1}"#,
+            ] {
+                let a = fit_json_value(&reg, &text, opts);
+                let b = fit_value_in(&reg, doc.clone(), text.len(), opts);
+                match (a, b) {
+                    (Ok((va, ra)), Ok((vb, rb))) => {
+                        assert_eq!(va, vb, "{file} {opts}");
+                        assert_eq!(serde_json::to_value(ra).unwrap(), serde_json::to_value(rb).unwrap());
+                    }
+                    (Err(a), Err(b)) => assert_eq!((a.kind(), a.message()), (b.kind(), b.message()), "{opts}"),
+                    (a, b) => panic!("{file} {opts}: text {:?}, value {:?}", a.map(|x| x.1), b.map(|x| x.1)),
+                }
+            }
+        }
     }
 
     /// Issue 31 item 2: one huge tool output in the newest round (system,

@@ -169,9 +169,15 @@ def fit(conversation: Conversation, **options: Any) -> Tuple[Conversation, Dict[
     never separated from its result. Raises ``DoesNotFitError`` when what must
     be kept is too big.
     """
-    # _fit builds the result's dicts and lists from the core's values: the
-    # objects json.loads would make of the JSON text, without the text.
-    out, report = _native._fit(_dumps(conversation), _dumps(options))
+    # _fit_value reads the conversation's dicts, lists and strings directly
+    # (no JSON text in between); None when it is not plain JSON data (a
+    # subclass, a non-str key, NaN...), which goes through the text as
+    # before. Either builds the result's dicts and lists from the core's
+    # values: the objects json.loads would make of the JSON text.
+    done = _native._fit_value(conversation, options, _dumps)
+    if done is None:
+        done = _native._fit(_dumps(conversation), _dumps(options))
+    out, report = done
     return out, report
 
 
