@@ -17,7 +17,7 @@
 //! the comparison tells them apart.
 //!
 //! Bounded: the texts' bytes live in one ring buffer per thread, written in
-//! order and overwritten oldest first, so the memory is the ring plus the
+//! order and overwritten oldest first (reserved, and filled as texts arrive), so the memory is the ring plus the
 //! slot table whatever is counted: [`LARGE_RING`] (2 MiB) for each of the
 //! first [`LARGE_RINGS`] threads that keep a text, [`SMALL_RING`] (256 KiB)
 //! after that, plus [`SLOTS`] slots of 32 bytes (64 KiB); at most 30 MiB
@@ -62,10 +62,14 @@ const _: () = assert!(std::mem::size_of::<Slot>() == 32);
 pub(crate) struct TextCache {
     /// Allocated on the first probe.
     slots: Vec<Slot>,
-    /// Allocated (zeroed, so pages never written cost nothing) on the first
-    /// text stored.
+    /// The ring's bytes: reserved (not written, so it costs no memory yet)
+    /// on the first text stored, filled as texts arrive, never longer than
+    /// `cap`. Not zeroed up front: a thread's first stored text would pay
+    /// for clearing the whole ring.
     ring: Vec<u8>,
-    /// Bytes ever written to the ring (the next write goes at `head % len`).
+    /// The ring's size (0 until the first text is stored).
+    cap: usize,
+    /// Bytes ever written to the ring (the next write goes at `head % cap`).
     head: u64,
 }
 
@@ -106,7 +110,7 @@ impl TextCache {
 
     /// The largest text this thread keeps (0 before its ring exists).
     fn max_text(&self) -> usize {
-        self.ring.len() / 8
+        self.cap / 8
     }
 
     /// Looks `text` up for `encoding` (an index); `None` when the text is
@@ -132,12 +136,13 @@ impl TextCache {
 
     /// Whether the ring bytes from `start` on have not been overwritten.
     fn intact(&self, start: u64) -> bool {
-        self.head - start <= self.ring.len() as u64
+        self.head - start <= self.cap as u64
     }
 
+    /// The stored bytes of a slot that is [`Self::intact`].
     fn bytes(&self, start: u64, len: usize) -> &[u8] {
-        let at = (start % self.ring.len() as u64) as usize;
-        &self.ring[at..at + len]
+        let at = (start % self.cap as u64) as usize;
+        self.ring.get(at..at + len).unwrap_or_default()
     }
 
     /// Records that `text`, probed as `probe`, has `count` tokens: the
@@ -151,18 +156,24 @@ impl TextCache {
         let mut new =
             Slot { hash: probe.hash, start: 0, len: text.len() as u32, count, encoding: encoding + 1, stored: false };
         if seen {
-            if self.ring.is_empty() {
+            if self.cap == 0 {
                 let large = LARGE_RINGS_TAKEN.fetch_add(1, std::sync::atomic::Ordering::Relaxed) < LARGE_RINGS;
-                self.ring = vec![0; if large { LARGE_RING } else { SMALL_RING }];
+                self.cap = if large { LARGE_RING } else { SMALL_RING };
+                self.ring = Vec::with_capacity(self.cap);
             }
             if text.len() <= self.max_text() {
-                let cap = self.ring.len() as u64;
+                let cap = self.cap as u64;
                 // A text is stored whole: skip the ring's tail when it does not fit.
                 if self.head % cap + text.len() as u64 > cap {
                     self.head += cap - self.head % cap;
                 }
                 let at = (self.head % cap) as usize;
-                self.ring[at..at + text.len()].copy_from_slice(text);
+                let end = at + text.len();
+                if end > self.ring.len() {
+                    // First lap: the ring grows (within its reservation).
+                    self.ring.resize(end, 0);
+                }
+                self.ring[at..end].copy_from_slice(text);
                 new.start = self.head;
                 new.stored = true;
                 self.head += text.len() as u64;
@@ -229,8 +240,9 @@ mod tests {
         for (i, t) in texts.iter().enumerate() {
             see(&mut c, 0, t, i);
         }
-        let ring = c.ring.len();
+        let ring = c.cap;
         assert!(ring == LARGE_RING || ring == SMALL_RING, "{ring}");
+        assert!(c.ring.len() <= ring && c.ring.capacity() == ring);
         let mut hits = 0;
         for (i, t) in texts.iter().enumerate() {
             if let Some(n) = count(&mut c, 0, t) {
@@ -243,6 +255,6 @@ mod tests {
         assert!(count(&mut c, 0, &texts[0]).is_none());
         c.clear();
         assert!(count(&mut c, 0, &texts[199]).is_none());
-        assert_eq!(c.ring.len(), ring);
+        assert_eq!(c.cap, ring);
     }
 }
