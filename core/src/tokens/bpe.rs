@@ -41,6 +41,8 @@ pub(crate) struct Scratch {
     pub(crate) pieces: super::piece_cache::PieceCache,
     /// Token counts of short pieces, for counting (see `piece_cache.rs`).
     pub(crate) counts: super::piece_cache::CountCache,
+    /// Token counts of whole texts seen again (see `text_cache.rs`).
+    pub(crate) texts: super::text_cache::TextCache,
     /// The tokens of the piece being merged, before they go to the cache.
     pub(crate) tokens: Vec<u32>,
     /// Buffers of the backtracking encoder for long pieces.

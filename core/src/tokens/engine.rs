@@ -74,17 +74,20 @@ fn with_scratch<R>(f: impl FnOnce(&mut Scratch) -> R) -> R {
     }
 }
 
-/// Empties this thread's caches (`tokens::clear_thread_caches`): the count
-/// and piece tables keep their memory (a thread allocates them once; what
+/// Empties this thread's caches (`tokens::clear_thread_caches`): the count,
+/// piece and text tables keep their memory (a thread allocates them once; what
 /// is measured is a text never seen), the rest of the scratch starts over.
 pub(crate) fn clear_thread_scratch() {
     with_scratch(|scratch| {
         let (mut counts, mut pieces) = (std::mem::take(&mut scratch.counts), std::mem::take(&mut scratch.pieces));
+        let mut texts = std::mem::take(&mut scratch.texts);
         counts.clear();
         pieces.clear();
+        texts.clear();
         *scratch = Scratch::default();
         scratch.counts = counts;
         scratch.pieces = pieces;
+        scratch.texts = texts;
     });
 }
 
@@ -242,13 +245,39 @@ impl Engine {
                     total += 1;
                     Ok(total <= limit)
                 }
-                Segment::Text(t) => {
-                    let mut sink = Counter { engine: self, s: t.as_bytes(), scratch, limit, total: &mut total };
-                    Ok(pretokenize::for_each_piece(self.pattern, t, &mut sink))
-                }
+                Segment::Text(t) => Ok(self.count_text(t, scratch, limit, &mut total)),
             })
         })?;
         Ok((total, !finished))
+    }
+
+    /// Adds the tokens of an ordinary segment to `total`, from the thread's
+    /// text cache when it was counted before (see `text_cache.rs`); returns
+    /// whether the count is still within `limit`.
+    fn count_text(&self, t: &str, scratch: &mut Scratch, limit: usize, total: &mut usize) -> bool {
+        let enc = self.encoding as u8;
+        let probe = scratch.texts.probe(enc, t.as_bytes());
+        if let Some(n) = probe.as_ref().and_then(|p| p.count) {
+            // A repeat that passes the limit is counted again: where a
+            // count stops must not depend on what this thread counted before.
+            if total.saturating_add(n) <= limit {
+                *total += n;
+                return true;
+            }
+        }
+        let before = *total;
+        let finished = self.count_pieces(t, scratch, limit, total);
+        if let Some(p) = probe.filter(|p| finished && p.count.is_none()) {
+            scratch.texts.put(&p, enc, t.as_bytes(), *total - before);
+        }
+        finished
+    }
+
+    /// Adds the tokens of an ordinary segment to `total`, piece by piece.
+    #[inline(never)]
+    fn count_pieces(&self, t: &str, scratch: &mut Scratch, limit: usize, total: &mut usize) -> bool {
+        let mut sink = Counter { engine: self, s: t.as_bytes(), scratch, limit, total };
+        pretokenize::for_each_piece(self.pattern, t, &mut sink)
     }
 
     /// Adds the tokens of a piece that the short-piece lookup did not find
@@ -495,6 +524,87 @@ impl Allow<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A text counted again is answered by the text cache from its third
+    /// count on (the first records its hash, the second its bytes). On a
+    /// scratch of its own: the pool may hand a test thread a fresh one.
+    #[test]
+    fn a_text_counted_again_is_answered_by_the_text_cache() {
+        let e = Engine::get(Encoding::O200kBase).unwrap();
+        let text = "The quick brown fox jumps over the lazy dog. ".repeat(20);
+        let mut scratch = Scratch::default();
+        let enc = e.encoding as u8;
+        let mut counts = Vec::new();
+        for _ in 0..3 {
+            let mut total = 0;
+            assert!(e.count_text(&text, &mut scratch, usize::MAX, &mut total));
+            counts.push(total);
+        }
+        let n = e.count(&text, Allow::None, usize::MAX).unwrap().0;
+        assert_eq!(counts, [n, n, n]);
+        assert_eq!(scratch.texts.probe(enc, text.as_bytes()).and_then(|p| p.count), Some(n));
+        scratch.texts.clear();
+        assert_eq!(scratch.texts.probe(enc, text.as_bytes()).and_then(|p| p.count), None);
+    }
+
+    /// Counts with the text cache warm equal counts with it empty and the
+    /// encoder's length: for texts that differ in one byte where the cache's
+    /// hash does not look, for the same text in every encoding, around
+    /// special tokens, at every limit, and after the ring has wrapped.
+    #[test]
+    fn counts_with_the_text_cache_warm_equal_counts_without_it() {
+        let prose = "Byte-pair encoding: the café's naïve résumé, 東京の天気は晴れ, ".repeat(12);
+        let mut texts = vec![prose.clone(), "a".repeat(20_000), format!("{prose}<|endoftext|>{prose}")];
+        // Same length and the same sampled bytes, one byte different.
+        let mut other = prose.clone().into_bytes();
+        let i = prose.len() / 9 + 9;
+        other[i] = if other[i] == b'x' { b'y' } else { b'x' };
+        if let Ok(other) = String::from_utf8(other) {
+            texts.push(other);
+        }
+        let all = std::collections::BTreeSet::new();
+        for enc in Encoding::ALL {
+            let e = Engine::get(enc).unwrap();
+            for allow in [Allow::None, Allow::All, Allow::AllBut(&all)] {
+                let cold: Vec<usize> = texts
+                    .iter()
+                    .map(|t| {
+                        clear_thread_scratch();
+                        e.count(t, allow, usize::MAX).unwrap().0
+                    })
+                    .collect();
+                for (t, &n) in texts.iter().zip(&cold) {
+                    let mut ids = Vec::new();
+                    e.encode(t, allow, &mut ids).unwrap();
+                    assert_eq!(ids.len(), n, "{enc}");
+                }
+                for _ in 0..3 {
+                    for (t, &n) in texts.iter().zip(&cold) {
+                        assert_eq!(e.count(t, allow, usize::MAX).unwrap(), (n, false), "{enc}");
+                    }
+                }
+                for (t, &n) in texts.iter().zip(&cold) {
+                    for limit in [0, 1, n / 2, n - 1, n, n + 1] {
+                        let warm = e.count(t, allow, limit).unwrap();
+                        clear_thread_scratch();
+                        assert_eq!(warm, e.count(t, allow, limit).unwrap(), "{enc} limit {limit}");
+                        e.count(t, allow, usize::MAX).unwrap();
+                        e.count(t, allow, usize::MAX).unwrap();
+                    }
+                }
+            }
+        }
+        // Wrap the ring many times over; every count stays exact.
+        let e = Engine::get(Encoding::Cl100kBase).unwrap();
+        clear_thread_scratch();
+        let many: Vec<String> = (0..300).map(|i| format!("{i} {}", "lorem ipsum dolor ".repeat(400 + i % 7))).collect();
+        let cold: Vec<usize> = many.iter().map(|t| e.count(t, Allow::None, usize::MAX).unwrap().0).collect();
+        for _ in 0..3 {
+            for (t, &n) in many.iter().zip(&cold).rev() {
+                assert_eq!(e.count(t, Allow::None, usize::MAX).unwrap().0, n);
+            }
+        }
+    }
 
     #[test]
     fn encodings_with_the_same_ranks_share_one_vocabulary() {

@@ -18,6 +18,7 @@ mod engine;
 mod piece_cache;
 mod pretokenize;
 mod special;
+mod text_cache;
 mod truncate;
 mod unicode;
 mod vocab;

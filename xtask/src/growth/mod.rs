@@ -50,6 +50,24 @@ fn warm_up() {
     let _ = turnfit::ModelRegistry::builtin().lookup("gpt-4o");
 }
 
+/// Gives the calling thread its counting tables, allocated and empty, so
+/// that a measurement does not pay for allocating them (`calloc` of the
+/// 1 MiB count table clears it, a million instructions under callgrind).
+/// Which measurement paid depended on which earlier thread had last used
+/// the same pooled scratch, and a doubling whose middle run paid read 2.8x
+/// (issue 36: a thread whose counts the text cache answered left its count
+/// table unallocated for the next user of its scratch). The caches are
+/// emptied, so every measurement still starts from nothing cached.
+fn empty_thread_tables() {
+    if let Ok(t) = turnfit::Tokenizer::from_name("o200k_base") {
+        let text = "Pneumonoultramicroscopicsilicovolcanoconiosis qxzjvkw antidisestablishmentarianism ".repeat(6);
+        for _ in 0..2 {
+            let _ = t.count(&text);
+        }
+    }
+    turnfit::tokens::clear_thread_caches();
+}
+
 pub fn main(args: &[&str]) -> ExitCode {
     match args {
         ["list"] => {
@@ -95,7 +113,8 @@ fn run(names: &[&str], scale: usize) -> ExitCode {
         // a workload fills lazily (the long-piece encoder memoizes the splits
         // of the tokens it meets) would otherwise be paid for inside the n
         // run only, making the first doubling look cheap and hiding growth.
-        // Per-thread caches are not warmed: each measurement has a fresh thread.
+        // Per-thread caches are not warmed: each measurement has a fresh
+        // thread whose tables are allocated and empty (`empty_thread_tables`).
         if let Ok(input) = (w.make)(w.n * scale) {
             let _ = std::thread::scope(|s| s.spawn(|| std::hint::black_box((w.run)(&input))).join());
         }
@@ -107,7 +126,13 @@ fn run(names: &[&str], scale: usize) -> ExitCode {
                     return ExitCode::FAILURE;
                 }
             };
-            let result = std::thread::scope(|s| s.spawn(|| growth_measured_workload(w, &input)).join());
+            let result = std::thread::scope(|s| {
+                s.spawn(|| {
+                    empty_thread_tables();
+                    growth_measured_workload(w, &input)
+                })
+                .join()
+            });
             let Ok(result) = result else {
                 eprintln!("xtask growth: {} at {n} panicked", w.name);
                 return ExitCode::FAILURE;
