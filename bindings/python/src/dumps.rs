@@ -368,11 +368,6 @@ fn string_extra_sse2(bytes: &[u8]) -> (usize, usize) {
     (extra, blocks * 16)
 }
 
-/// `json.loads` of the JSON `v` is written as, built from the value itself:
-/// `dict` (keys in order), `list`, `str`, `bool`, `None`, and numbers by
-/// `json.loads`'s rule on their text (kept as written): a fraction or an
-/// exponent makes a `float` (correctly rounded, as `float()` is; out of
-/// range is infinity, as there), anything else an `int`.
 /// Runs `f` (which builds fresh objects from core values) with Python's
 /// cyclic GC paused, then collects the youngest generation once.
 ///
@@ -412,6 +407,11 @@ pub(crate) fn with_gc_paused<T>(py: Python<'_>, f: impl FnOnce() -> PyResult<T>)
     Ok(out)
 }
 
+/// `json.loads` of the JSON `v` is written as, built from the value itself:
+/// `dict` (keys in order), `list`, `str`, `bool`, `None`, and numbers by
+/// `json.loads`'s rule on their text (kept as written): a fraction or an
+/// exponent makes a `float` (correctly rounded, as `float()` is; out of
+/// range is infinity, as there), anything else an `int`.
 pub(crate) fn loads_value<'py>(py: Python<'py>, v: &serde_json::Value) -> PyResult<Bound<'py, PyAny>> {
     // One `str` a distinct key, as json.loads's key memo does: a
     // transcript repeats a handful of keys tens of thousands of times.
