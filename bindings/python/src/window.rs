@@ -150,8 +150,17 @@ fn _fit_json(py: Python<'_>, conversation_json: Text, options_json: Text) -> PyR
 /// and parsed again by `json.loads` (the same objects).
 #[pyfunction]
 fn _fit(py: Python<'_>, conversation_json: Text, options_json: Text) -> PyResult<(Py<PyAny>, Py<PyAny>)> {
+    fit_objects(py, || turnfit::window::fit_json_value(registry(), &conversation_json, &options_json))
+}
+
+/// Runs a core fit with the GIL released and gives its conversation and
+/// report back as Python objects (`_fit` and `_fit_value`).
+fn fit_objects<R: serde::Serialize>(
+    py: Python<'_>,
+    run: impl FnOnce() -> turnfit::Result<(serde_json::Value, R)> + Send,
+) -> PyResult<(Py<PyAny>, Py<PyAny>)> {
     let (value, report) = guard_detached(py, true, "fit", || {
-        let (v, report) = turnfit::window::fit_json_value(registry(), &conversation_json, &options_json)?;
+        let (v, report) = run()?;
         let report = serde_json::to_value(&report)
             .map_err(|e| turnfit::Error::new(turnfit::ErrorKind::Internal, format!("serializing JSON: {e}")))?;
         Ok((v, report))
@@ -181,17 +190,7 @@ fn _fit_value(
 ) -> PyResult<Option<(Py<PyAny>, Py<PyAny>)>> {
     let Some((doc, text_len)) = crate::dumps::value_of(conversation)? else { return Ok(None) };
     let options_json = Text(crate::str_arg(&dumps.call1((options,))?, "options")?);
-    let (value, report) = guard_detached(py, true, "fit", || {
-        let (v, report) = turnfit::window::fit_value_in(registry(), doc, text_len, &options_json)?;
-        let report = serde_json::to_value(&report)
-            .map_err(|e| turnfit::Error::new(turnfit::ErrorKind::Internal, format!("serializing JSON: {e}")))?;
-        Ok((v, report))
-    })?;
-    let (out, report_obj) = crate::dumps::with_gc_paused(py, || {
-        Ok((crate::dumps::loads_value(py, &value)?.unbind(), crate::dumps::loads_value(py, &report)?.unbind()))
-    })?;
-    py.detach(move || drop((value, report)));
-    Ok(Some((out, report_obj)))
+    fit_objects(py, move || turnfit::window::fit_value_in(registry(), doc, text_len, &options_json)).map(Some)
 }
 
 /// The prompt tokens of a whole conversation for `model` (framing included).
