@@ -151,17 +151,31 @@ pub(crate) fn class_at(s: &[u8], i: usize) -> (u8, usize) {
     if b0 < 0x80 {
         return (ASCII[b0 as usize], 1);
     }
-    let b1 = usize::from(s[i + 1] & 0x3F);
     if b0 < 0xE0 {
-        return (TWO_BYTE[(usize::from(b0 & 0x1F) << 6) | b1], 2);
+        return (class2(b0, s[i + 1]), 2);
     }
-    let b2 = usize::from(s[i + 2] & 0x3F);
     if b0 < 0xF0 {
-        let at = BMP_64[(usize::from(b0 & 0x0F) << 6) | b1] as usize + b2;
-        return (DATA[at & DATA_MASK], 3);
+        return (class3(b0, s[i + 1], s[i + 2]), 3);
     }
-    let cp = (u32::from(b0 & 0x07) << 18) | ((b1 as u32) << 12) | ((b2 as u32) << 6) | u32::from(s[i + 3] & 0x3F);
+    let cp = (u32::from(b0 & 0x07) << 18)
+        | (u32::from(s[i + 1] & 0x3F) << 12)
+        | (u32::from(s[i + 2] & 0x3F) << 6)
+        | u32::from(s[i + 3] & 0x3F);
     (class_of(cp), 4)
+}
+
+/// Class of the two-byte character `b0 b1` (one load, no bounds check).
+#[inline(always)]
+pub(crate) fn class2(b0: u8, b1: u8) -> u8 {
+    TWO_BYTE[(usize::from(b0 & 0x1F) << 6) | usize::from(b1 & 0x3F)]
+}
+
+/// Class of the three-byte character `b0 b1 b2` (two loads, no bounds
+/// check).
+#[inline(always)]
+pub(crate) fn class3(b0: u8, b1: u8, b2: u8) -> u8 {
+    let at = BMP_64[(usize::from(b0 & 0x0F) << 6) | usize::from(b1 & 0x3F)] as usize + usize::from(b2 & 0x3F);
+    DATA[at & DATA_MASK]
 }
 
 /// Start of the character that ends at byte `end` (exclusive); `end > 0`.
