@@ -47,7 +47,7 @@ const DATA_SIZE: usize = DATA_LEN.next_power_of_two();
 const DATA_MASK: usize = DATA_SIZE - 1;
 // Offsets into `DATA` are `u16`; a Unicode version with more distinct
 // blocks than that fails the build here rather than reading wrong classes.
-const _: () = assert!(DATA_SIZE <= 1 << 16 && DATA_LEN % (1 << BLOCK_SHIFT) == 0);
+const _: () = assert!(DATA_SIZE <= 1 << 16 && DATA_LEN.is_multiple_of(1 << BLOCK_SHIFT));
 
 /// The distinct blocks' class bytes (the table after its header), padded
 /// with zeros to `DATA_SIZE`.
