@@ -241,3 +241,73 @@ proptest! {
         compare(&s)?;
     }
 }
+
+/// The code points of each category the patterns tell apart (and the
+/// sub-kinds of marks and numbers), from regex-syntax, the crate fancy-regex
+/// compiles `\p{..}` with, so that every class of the lookup tables comes up
+/// with code points from all over its range, not just the alphabet's few.
+static CATEGORIES: LazyLock<Vec<Vec<(u32, u32)>>> = LazyLock::new(|| {
+    use regex_syntax::hir::{Class, HirKind};
+    [
+        r"\p{Lu}",
+        r"\p{Ll}",
+        r"\p{Lt}",
+        r"\p{Lm}",
+        r"\p{Lo}",
+        r"\p{Mn}",
+        r"\p{Mc}",
+        r"\p{Me}",
+        r"\p{Nd}",
+        r"\p{Nl}",
+        r"\p{No}",
+        r"\s",
+        r"[^\p{L}\p{M}\p{N}\s]",
+    ]
+    .iter()
+    .map(|p| match regex_syntax::parse(p).unwrap().kind() {
+        HirKind::Class(Class::Unicode(c)) => c.ranges().iter().map(|r| (r.start() as u32, r.end() as u32)).collect(),
+        other => panic!("{p} parsed to {other:?}"),
+    })
+    .collect()
+});
+
+/// The `n`th code point (modulo their number) of category `k`.
+fn nth_of_category(k: usize, n: u32) -> char {
+    let ranges = &CATEGORIES[k % CATEGORIES.len()];
+    let total: u32 = ranges.iter().map(|(a, b)| b - a + 1).sum();
+    let mut n = n % total;
+    for &(a, b) in ranges {
+        if n <= b - a {
+            // A range spanning the surrogates (in the class of everything
+            // else) gives its last code point for them.
+            return char::from_u32(a + n).or(char::from_u32(b)).unwrap();
+        }
+        n -= b - a + 1;
+    }
+    unreachable!()
+}
+
+/// Text of runs of random code points of random categories (a run of one
+/// category, as words are, then another), with ASCII spaces, apostrophes
+/// and newlines between some.
+fn by_category() -> impl Strategy<Value = String> {
+    let run = (0..CATEGORIES.len(), proptest::collection::vec(any::<u32>(), 1..6), 0..6usize);
+    proptest::collection::vec(run, 0..12).prop_map(|runs| {
+        let mut s = String::new();
+        for (k, cps, sep) in runs {
+            s.extend(cps.into_iter().map(|n| nth_of_category(k, n)));
+            s.push_str(["", "", " ", "'s", "\n", "a"][sep]);
+        }
+        s
+    })
+}
+
+proptest! {
+    #![proptest_config(Config { cases: 10_000, failure_persistence: None, ..Config::default() })]
+    /// A wrong class in the lookup tables for any code point shows here
+    /// (and in `unicode::tests`, which checks every code point's class).
+    #[test]
+    fn pieces_match_fancy_regex_on_random_code_points_of_every_category(s in by_category()) {
+        compare(&s)?;
+    }
+}
