@@ -191,15 +191,8 @@ const VALUE_MAX_DEPTH: usize = 100;
 pub(crate) fn value_of(v: &Bound<'_, PyAny>) -> PyResult<Option<(serde_json::Value, usize)>> {
     let mut w = Walk { len: 0 };
     let Some(value) = w.value(v, 0)? else { return Ok(None) };
-    let over_messages = |m: Option<&serde_json::Value>| {
-        m.and_then(serde_json::Value::as_array).is_some_and(|a| a.len() > turnfit::limits::MAX_MESSAGES)
-    };
-    let at_limit = match &value {
-        serde_json::Value::Object(o) => ["messages", "input", "contents"].iter().any(|k| over_messages(o.get(*k))),
-        other => over_messages(Some(other)),
-    };
     // Over the message limit: the text reader's error says where.
-    Ok((!at_limit).then_some((value, w.len)))
+    Ok((!turnfit::chat::Conversation::over_message_limit(&value)).then_some((value, w.len)))
 }
 
 /// Test hook: the length [`value_of`] gives the core for `v` (that of

@@ -324,15 +324,7 @@ impl Conversation {
     /// (format detection, shape checks, the messages) is `parse`'s own code.
     pub fn from_value(doc: Value, text_len: usize, format: Option<Format>) -> Result<Conversation> {
         crate::limits::check("conversation", text_len, crate::limits::MAX_JSON_BYTES)?;
-        // The reader's rule: a bare array, or the top-level `messages`,
-        // `input` or `contents` array.
-        let too_long =
-            |v: Option<&Value>| v.and_then(Value::as_array).is_some_and(|m| m.len() > crate::limits::MAX_MESSAGES);
-        let over = match &doc {
-            Value::Object(obj) => ["messages", "input", "contents"].iter().any(|k| too_long(obj.get(*k))),
-            other => too_long(Some(other)),
-        };
-        if over {
+        if Self::over_message_limit(&doc) {
             let max = crate::limits::MAX_MESSAGES;
             return Err(Error::new(
                 ErrorKind::LimitExceeded,
@@ -340,6 +332,20 @@ impl Conversation {
             ));
         }
         Self::from_doc(doc, format)
+    }
+
+    /// Whether `doc` holds more than [`crate::limits::MAX_MESSAGES`]
+    /// messages by the text reader's rule (a bare array, or the top-level
+    /// `messages`, `input` or `contents` array): what
+    /// [`Conversation::from_value`] refuses, for a binding that would
+    /// rather send such a document as text, whose error says where.
+    pub fn over_message_limit(doc: &Value) -> bool {
+        let too_long =
+            |v: Option<&Value>| v.and_then(Value::as_array).is_some_and(|m| m.len() > crate::limits::MAX_MESSAGES);
+        match doc {
+            Value::Object(obj) => ["messages", "input", "contents"].iter().any(|k| too_long(obj.get(*k))),
+            other => too_long(Some(other)),
+        }
     }
 
     /// Everything [`Conversation::parse`] does after reading the text.
