@@ -70,7 +70,13 @@ def main():
     ap.add_argument("--fit-rounds", default="50,200")
     # Only the fit rows (skips every counting row).
     ap.add_argument("--fit-only", action="store_true")
+    # Only the cyclic GC's collections inside each fit call (docs/benchmarks.md,
+    # "The GC"): per generation, and the time spent in them.
+    ap.add_argument("--gc-trace", action="store_true")
     args = ap.parse_args()
+    if args.gc_trace:
+        gc_trace(args.runs, [int(r) for r in args.fit_rounds.split(",") if r])
+        return
     inputs = Path(args.inputs)
     print(f"tiktoken {tiktoken.__version__ if hasattr(tiktoken, '__version__') else '?'}, turnfit {turnfit.__version__}, "
           f"Python {sys.version.split()[0]}, {os.cpu_count()} CPUs, median of {args.runs}")
@@ -156,6 +162,41 @@ def fit_rows(runs, rounds_list):
         name = f"fit vs trim_messages, {rounds} rounds ({mb:.1f} MB, {len(conv)} msgs, {full} -> {budget} tok)"
         row(name, med(wall[lc]), med(wall[ck]))
         row(name + ", CPU time", med(cpu[lc]), med(cpu[ck]))
+
+
+def gc_trace(runs, rounds_list):
+    """The collections the cyclic GC runs inside `turnfit.fit`, with the
+    LangChain copy of the transcript alive as in the fit rows: per call, the
+    number per generation and the milliseconds spent in them."""
+    import gc
+
+    from agent_loop import agent_loop
+
+    import turnfit.langchain as ckl
+
+    for rounds in rounds_list:
+        conv = agent_loop(rounds)
+        msgs = ckl.from_openai(conv)  # noqa: F841 (kept alive: the host's heap)
+        budget = turnfit.count_conversation(conv) // 3
+        for call in range(runs + 1):
+            counts, spent, started = [0, 0, 0], [0.0], [0.0]
+
+            def cb(phase, info):
+                if phase == "start":
+                    started[0] = time.perf_counter()
+                else:
+                    counts[info["generation"]] += 1
+                    spent[0] += time.perf_counter() - started[0]
+
+            gc.callbacks.append(cb)
+            t0 = time.perf_counter()
+            try:
+                turnfit.fit(conv, model="gpt-4o", max_tokens=budget)
+            finally:
+                gc.callbacks.remove(cb)
+            total = time.perf_counter() - t0
+            print(f"{rounds} rounds, call {call}: collections by generation {counts}, "
+                  f"{spent[0] * 1e3:.1f} ms in them, fit {total * 1e3:.1f} ms", flush=True)
 
 
 if __name__ == "__main__":
