@@ -19,7 +19,7 @@
 //! last one first, only as many as needed: they are host extras, the key
 //! outputs are the work handed over). Then key outputs are shortened (each
 //! cut keeps its head and tail and says how many tokens were cut), smallest needs
-//! served first, and outputs with no room left are omitted (the block
+//! served first, and when room runs out the largest are omitted (the block
 //! says how many, room permitting); both are reported. The task summary and metadata are never cut: when they alone
 //! do not fit, the call fails with `DoesNotFit`.
 
@@ -137,6 +137,42 @@ fn line(h: &Handoff, i: usize, content: &str, fmt: RenderFormat) -> String {
         Some(l) => format!("- [{}] {}\n", g(l), g(content)),
         None => format!("- {}\n", g(content)),
     }
+}
+
+/// Water-filling of `room` tokens over outputs of `full` tokens each: the
+/// smallest are served whole first, the rest share what is left equally.
+///
+/// While some output's share is below its `least` (too little of it would
+/// be left to write), the largest output gets nothing and the shares are
+/// computed again without it: as the smallest are served first, the
+/// largest is the one omitted when room runs out. Without this, two long
+/// outputs that each got half of a small room were both omitted, though
+/// the shorter one alone would have fit cut.
+fn allot_outputs(full: &[usize], least: &[usize], room: usize) -> Vec<usize> {
+    let n = full.len();
+    let mut order: Vec<usize> = (0..n).collect();
+    order.sort_by_key(|&i| (full[i], i));
+    let mut allot = vec![0usize; n];
+    loop {
+        let mut left = room;
+        for (k, &i) in order.iter().enumerate() {
+            allot[i] = full[i].min(left / (order.len() - k));
+            left -= allot[i];
+        }
+        if !order.iter().any(|&i| allot[i] < full[i] && allot[i] < least[i]) {
+            return allot;
+        }
+        // `order` is by size: the last is the largest.
+        if let Some(i) = order.pop() {
+            allot[i] = 0;
+        }
+    }
+}
+
+/// The fewest tokens of an output's content worth writing cut: the cut
+/// marker and a few tokens of the content.
+fn cut_floor(tok: Tokenizer) -> Result<usize> {
+    Ok(tok.count(&CUT.replace("{removed}", "99999"))? + 4)
 }
 
 /// The line that stands for `omitted` outputs left out.
@@ -297,17 +333,9 @@ impl Handoff {
             ));
         }
         let full_tokens: Vec<usize> = full.iter().map(|l| tok.count(l)).collect::<Result<_>>()?;
-        // Water-filling: the smallest outputs are served whole first, the
-        // rest share what is left equally.
         let mut room = (budget - fixed).saturating_sub(heading);
-        let mut order: Vec<usize> = (0..n).collect();
-        order.sort_by_key(|&i| (full_tokens[i], i));
-        let mut allot = vec![0usize; n];
-        for (k, &i) in order.iter().enumerate() {
-            let share = room / (n - k);
-            allot[i] = full_tokens[i].min(share);
-            room -= allot[i];
-        }
+        let mut least = self.least_useful(tok, fmt)?;
+        let mut allot = allot_outputs(&full_tokens, &least, room);
         let done = |text, tokens, shortened, omitted| RenderResult {
             text,
             tokens,
@@ -333,6 +361,14 @@ impl Handoff {
                     None => omitted.push(i),
                 }
             }
+            // A cut can come out longer than its estimate: an output that
+            // could not use its share needs more, so share again with that
+            // known (no other output keeps room it was allotted instead).
+            if let Some(&i) = omitted.iter().find(|&&i| allot[i] > 0) {
+                least[i] = least[i].max(allot[i] + 1);
+                allot = allot_outputs(&full_tokens, &least, room);
+                continue;
+            }
             let text = assemble(self, &lines, custom, false, fmt);
             let tokens = tok.count(&text)?;
             if tokens <= budget {
@@ -345,16 +381,25 @@ impl Handoff {
                 }
                 return Ok(done(text, tokens, shortened, omitted));
             }
-            // Joining lines cost more than their separate counts: take the
-            // excess from the largest allotment and try again.
-            let excess = tokens - budget;
-            let Some(big) = (0..n).filter(|&i| allot[i] > 0).max_by_key(|&i| (allot[i], std::cmp::Reverse(i))) else {
-                // Unreachable in practice: with every allotment 0 the text is
-                // the fixed part, which fits. Kept as a plain stop.
+            // Joining lines cost more than their separate counts: share
+            // out less room and try again (re-allotting rather than cutting
+            // one output further, which could starve it while another
+            // output kept its whole share).
+            if room == 0 {
+                // Unreachable in practice: with no room every output is
+                // omitted and the text is the fixed part, which fits.
                 return Ok(done(text, tokens, shortened, omitted));
-            };
-            allot[big] = allot[big].saturating_sub(excess.max(1));
+            }
+            room = room.saturating_sub(tokens - budget);
+            allot = allot_outputs(&full_tokens, &least, room);
         }
+    }
+
+    /// For each output, the fewest tokens its line can be cut to and still
+    /// be written ([`Self::cut_line`] gives up below it).
+    fn least_useful(&self, tok: Tokenizer, fmt: RenderFormat) -> Result<Vec<usize>> {
+        let least = cut_floor(tok)?;
+        (0..self.key_outputs.len()).map(|i| Ok(tok.count(&line(self, i, "", fmt))? + least)).collect()
     }
 
     /// Output `i` cut to at most `room` tokens for its whole line, keeping
@@ -363,7 +408,7 @@ impl Handoff {
     fn cut_line(&self, tok: Tokenizer, i: usize, room: usize, fmt: RenderFormat) -> Result<Option<(String, usize)>> {
         let content = self.key_outputs[i].content();
         let overhead = tok.count(&line(self, i, "", fmt))?;
-        let least = tok.count(&CUT.replace("{removed}", "99999"))? + 4;
+        let least = cut_floor(tok)?;
         let mut keep = room.saturating_sub(overhead);
         while keep >= least {
             let cut = tok.truncate(content, keep, TruncateSide::Both, Some(CUT))?;

@@ -165,8 +165,8 @@ fn render_under_a_budget_shortens_key_outputs_and_says_so() {
     assert!(r.text.contains("## Task\nFix the flaky parser test"), "the summary is never cut");
     // Tight enough that an output is omitted: the block says so.
     let mut found_omission = false;
-    for budget in 100..160 {
-        let r = h.render(&RenderOptions { budget: Some(budget), ..Default::default() }).unwrap();
+    for budget in 60..160 {
+        let Ok(r) = h.render(&RenderOptions { budget: Some(budget), ..Default::default() }) else { continue };
         assert!(r.tokens <= budget);
         if !r.omitted.is_empty() && r.text.contains("omitted for length]") {
             found_omission = true;
@@ -174,7 +174,7 @@ fn render_under_a_budget_shortens_key_outputs_and_says_so() {
             assert!(r.text.contains(&format!("- [{n} more key output")), "{}", r.text);
         }
     }
-    assert!(found_omission, "some budget in 100..160 omits an output and notes it");
+    assert!(found_omission, "some budget in 60..160 omits an output and notes it");
     let e = h.render(&RenderOptions { budget: Some(20), ..Default::default() }).unwrap_err();
     assert_eq!(e.kind(), crate::ErrorKind::DoesNotFit);
     assert!(e.message().contains("alone take"), "{e}");
@@ -474,4 +474,37 @@ fn custom_fields_are_dropped_before_any_key_output_is_cut() {
     // No budget pressure: nothing dropped.
     let r = h.render(&RenderOptions { budget: Some(full.tokens), ..Default::default() }).unwrap();
     assert!(r.omitted_custom_fields.is_empty());
+}
+
+/// Two long outputs and room for about one cut line: before, each got half
+/// the room, too little for either, and both were omitted though the
+/// shorter one alone fit cut. An output is now omitted only when it would
+/// be omitted with the other out of the way too.
+#[test]
+fn a_thin_share_goes_to_the_output_that_can_use_it() {
+    let mut v = sample();
+    v["custom_fields"] = json!({});
+    let short_log = "warning: retrying the upload after a timeout\n".repeat(12);
+    let long_log = "line of log output with details\n".repeat(200);
+    v["key_outputs"] = json!([{"label": "a.log", "content": short_log}, {"label": "b.log", "content": long_log}]);
+    let both = Handoff::from_value(v.clone()).unwrap();
+    v["key_outputs"] = json!([{"label": "a.log", "content": short_log}]);
+    let alone = Handoff::from_value(v).unwrap();
+    let fixed = both.render(&RenderOptions { budget: Some(0), ..Default::default() }).unwrap_err();
+    assert_eq!(fixed.kind(), crate::ErrorKind::DoesNotFit);
+    let mut both_omitted_wrongly = vec![];
+    let mut kept_cut = 0;
+    for budget in 60..260 {
+        let Ok(r) = both.render(&RenderOptions { budget: Some(budget), ..Default::default() }) else { continue };
+        assert!(r.tokens <= budget);
+        let a = alone.render(&RenderOptions { budget: Some(budget), ..Default::default() }).unwrap();
+        if r.omitted.contains(&0) && !a.omitted.contains(&0) {
+            both_omitted_wrongly.push(budget);
+        }
+        if r.omitted == vec![1] && r.shortened.iter().any(|s| s.index == 0) {
+            kept_cut += 1;
+        }
+    }
+    assert!(both_omitted_wrongly.is_empty(), "output 0 omitted though it fits alone at {both_omitted_wrongly:?}");
+    assert!(kept_cut > 0, "some budget keeps the shorter output cut and omits the longer");
 }
