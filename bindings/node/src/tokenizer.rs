@@ -131,7 +131,7 @@ impl NativeTokenizer {
 
     #[napi]
     pub fn count(&self, #[napi(ts_arg_type = "string")] text: JsText) -> napi::Result<u32> {
-        guard("countTokens", || self.inner.count(&text.0).map(n32))
+        guard("countTokens", || self.inner.count(&text).map(n32))
     }
 
     #[napi]
@@ -146,7 +146,7 @@ impl NativeTokenizer {
         limit: f64,
     ) -> napi::Result<CountLimitResult> {
         guard("countUntilLimit", || {
-            let r = self.inner.count_until_limit(&text.0, to_usize(limit))?;
+            let r = self.inner.count_until_limit(&text, to_usize(limit))?;
             Ok(CountLimitResult { tokens: n32(r.tokens), exceeded: r.exceeded })
         })
     }
@@ -161,7 +161,7 @@ impl NativeTokenizer {
 
     #[napi]
     pub fn encode(&self, #[napi(ts_arg_type = "string")] text: JsText) -> napi::Result<Uint32Array> {
-        guard("encode", || self.inner.encode(&text.0).map(Uint32Array::new))
+        guard("encode", || self.inner.encode(&text).map(Uint32Array::new))
     }
 
     #[napi]
@@ -202,7 +202,7 @@ impl NativeTokenizer {
     /// [`Self::token_id`] of a string's UTF-8.
     #[napi]
     pub fn token_id_text(&self, #[napi(ts_arg_type = "string")] text: JsText) -> napi::Result<u32> {
-        guard("tokenId", || self.inner.token_id(text.0.as_bytes()))
+        guard("tokenId", || self.inner.token_id(text.as_bytes()))
     }
 
     /// The ids of any bytes, UTF-8 or not (tiktoken's `_encode_bytes`);
@@ -263,7 +263,7 @@ impl NativeTokenizer {
         side: String,
         marker: Option<String>,
     ) -> napi::Result<TruncationResult> {
-        guard("truncate", || self.truncate_str(&text.0, max_tokens, &side, marker.as_deref()))
+        guard("truncate", || self.truncate_str(&text, max_tokens, &side, marker.as_deref()))
     }
 
     #[napi]
@@ -390,7 +390,7 @@ pub fn core_version() -> String {
 /// conversion can be measured apart from tokenization (bench/node).
 #[napi(js_name = "__stringFloor")]
 pub fn string_floor(#[napi(ts_arg_type = "string")] text: JsText) -> u32 {
-    u32::try_from(text.0.len()).unwrap_or(u32::MAX)
+    u32::try_from(text.len()).unwrap_or(u32::MAX)
 }
 
 /// Benchmark hook: empties this thread's counting caches, so bench/node can
