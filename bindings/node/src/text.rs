@@ -13,11 +13,14 @@
 //!
 //! The buffer is not allocated per call: each thread keeps the last one (up
 //! to [`KEEP`] bytes of capacity) and the next string is written into it.
-//! A repeated text answered by the core's text cache costs little more than
-//! this conversion (20k × "a": about 2 µs, of which the allocation, its free
-//! and a cold destination were a measurable part), so the allocator is taken
-//! out of that path. Only memory that a call needed anyway is kept, and only
-//! while it is at most [`KEEP`]; a longer text allocates and frees as before.
+//! Where the conversion is most of a call, a repeated text the core's text
+//! cache answers (20k × "a": about 2 µs, 60% of it this conversion), that
+//! takes malloc and free out of the path; measured, it is small (about 250
+//! instructions and 2.5% of the conversion's time on 20 KB, see
+//! docs/benchmarks.md), so the bound is kept small too: texts up to about
+//! 350,000 UTF-16 units (every text the text cache keeps) reuse the buffer,
+//! longer ones allocate and free as before, where counting them costs
+//! milliseconds anyway.
 #![allow(unsafe_code)]
 
 use std::cell::Cell;
@@ -27,10 +30,9 @@ use std::ptr;
 use napi::bindgen_prelude::{FromNapiValue, TypeName, ValidateNapiValue};
 use napi::{sys, Status, ValueType};
 
-/// Largest buffer a thread keeps between calls, in bytes of capacity: the
-/// 3-bytes-a-unit reservation of a 1 MiB ASCII text (the bench's 1 MiB rows)
-/// fits. Untouched capacity costs no memory; what a call wrote stays resident.
-pub const KEEP: usize = 4 << 20;
+/// Largest buffer a thread keeps between calls, in bytes of capacity (the
+/// 3-bytes-a-unit reservation): at most this much memory per thread.
+pub const KEEP: usize = 1 << 20;
 
 thread_local! {
     /// The buffer the last [`JsText`] of this thread gave back.
