@@ -129,9 +129,13 @@ impl NativeTokenizer {
         guard("info", || json(&self.inner.info(self.model.as_ref())))
     }
 
+    /// This tokenizer as a number for [`count_text`]: its encoding's place
+    /// in [`Encoding::ALL`] times two, plus one when special-token text is
+    /// recognized. The facade reads it once per `Tokenizer`.
     #[napi]
-    pub fn count(&self, #[napi(ts_arg_type = "string")] text: JsText) -> napi::Result<u32> {
-        guard("countTokens", || self.inner.count(&text).map(n32))
+    pub fn handle(&self) -> u32 {
+        let at = Encoding::ALL.iter().position(|&e| e == self.inner.encoding()).unwrap_or(0);
+        n32(at) * 2 + u32::from(self.inner.special_tokens() == SpecialTokens::Recognize)
     }
 
     #[napi]
@@ -377,6 +381,25 @@ pub fn count_conversation_json(model: String, conversation: String) -> napi::Res
 #[napi]
 pub fn lookup_model_json(model: String) -> napi::Result<String> {
     guard("lookupModel", || json(&ModelRegistry::builtin().lookup(&model)?))
+}
+
+/// `countTokens` of a JS string, the tokenizer given by
+/// [`NativeTokenizer::handle`]: a free function, not a method, because a
+/// method's receiver costs more than a whole cached count. napi-rs unwraps
+/// `this` (a private-property lookup), checks its type tag (another) and
+/// registers the borrow (a global lock and map) on every call: about 0.2 µs,
+/// 15% of counting a 20 KB text the core's text cache answers, and half of
+/// counting `'hello'` (docs/benchmarks.md, "The two thin rows"). A handle is
+/// a number checked here, so a wrong one is an error, never a bad pointer.
+#[napi]
+pub fn count_text(handle: u32, #[napi(ts_arg_type = "string")] text: JsText) -> napi::Result<u32> {
+    guard("countTokens", || {
+        let encoding = Encoding::ALL.get((handle / 2) as usize).copied().ok_or_else(|| {
+            turnfit::Error::new(turnfit::ErrorKind::InvalidArgument, format!("no tokenizer has handle {handle}"))
+        })?;
+        let t = Tokenizer::new(encoding)?.with_special_tokens(special(handle % 2 == 1));
+        t.count(&text).map(n32)
+    })
 }
 
 /// The core version (Cargo.toml).
