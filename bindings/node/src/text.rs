@@ -66,8 +66,8 @@ impl Drop for JsText {
             // `try_with`: a thread being torn down just frees it.
             let _ = SPARE.try_with(|s| {
                 let old = s.take();
-                // Keep the larger of the two (two texts alive at once in
-                // one call, `truncate`'s text and marker for instance).
+                // Keep the larger of the two, should a call ever hold two
+                // texts at once (each takes the spare, or a new buffer).
                 s.set(if old.capacity() > buf.capacity() { old } else { buf });
             });
         }
