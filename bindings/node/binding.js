@@ -850,6 +850,7 @@ module.exports.backoffJson = nativeBinding.backoffJson
 module.exports.classifyErrorJson = nativeBinding.classifyErrorJson
 module.exports.coreVersion = nativeBinding.coreVersion
 module.exports.countConversationJson = nativeBinding.countConversationJson
+module.exports.countText = nativeBinding.countText
 module.exports.fitJsonAsync = nativeBinding.fitJsonAsync
 module.exports.fitJsonNative = nativeBinding.fitJsonNative
 module.exports.handoffFilterJson = nativeBinding.handoffFilterJson

@@ -141,6 +141,7 @@ function startAsync(signal, start) {
 // ------------------------------------------------------------ Tokenizer
 
 const NATIVE = Symbol('turnfit.native')
+const HANDLE = Symbol('turnfit.handle')
 const EMIT = Symbol('turnfit.emit')
 const LISTENER = Symbol('turnfit.listener')
 
@@ -156,11 +157,14 @@ class Tokenizer {
   constructor(encoding, options) {
     if (encoding && encoding[NATIVE]) {
       this[NATIVE] = encoding[NATIVE]
-      return
+    } else {
+      checkString(encoding, 'encoding')
+      const o = checkOptions(options)
+      this[NATIVE] = call(() => native.NativeTokenizer.fromEncoding(encoding, specialFlag(o)))
     }
-    checkString(encoding, 'encoding')
-    const o = checkOptions(options)
-    this[NATIVE] = call(() => native.NativeTokenizer.fromEncoding(encoding, specialFlag(o)))
+    // String counts go through native.countText(handle, text): a method call
+    // on the native object costs more than a cached count (src/tokenizer.rs).
+    this[HANDLE] = this[NATIVE].handle()
   }
 
   static forModel(model, options) {
@@ -189,7 +193,7 @@ class Tokenizer {
       const policy = specialPolicy(options)
       if (policy !== null) return call(() => t.countWith(text, policy))
     }
-    if (typeof text === 'string') return call(() => t.count(text))
+    if (typeof text === 'string') return call(() => native.countText(this[HANDLE], text))
     checkText(text)
     return call(() => t.countBytes(text))
   }

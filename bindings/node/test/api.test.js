@@ -371,3 +371,27 @@ test('Tracer.endWith: tokens, error category and metadata', () => {
   // Every outcome the facade lists is one the core accepts.
   for (const o of ck.OUTCOMES) tr.endWith(tr.start('t', {}, 0, 10000), o, {}, 11000)
 })
+
+// countTokens(string) goes through native.countText(handle, text), not a
+// method of the native object (cheaper per call, src/tokenizer.rs). The
+// handle carries the encoding and the special-token policy of every kind of
+// Tokenizer; a handle no tokenizer has is invalid_argument, not a crash.
+test('countText: every tokenizer counts through its handle; bad handles and texts refused', () => {
+  const native = require('../binding.js')
+  const eot = '<|endoftext|>'
+  for (const enc of ['cl100k_base', 'o200k_base', 'p50k_base', 'r50k_base', 'o200k_harmony', 'p50k_edit', 'gpt2']) {
+    const plain = new ck.Tokenizer(enc)
+    const special = new ck.Tokenizer(enc, { special: 'recognize' })
+    const text = `hello ${eot} world`
+    assert.equal(plain.countTokens(text), plain.countTokens(Buffer.from(text)), enc)
+    assert.equal(special.countTokens(text), special.countTokens(Buffer.from(text)), enc)
+    assert.ok(special.countTokens(eot) === 1 && plain.countTokens(eot) > 1, enc)
+  }
+  const m = ck.Tokenizer.forModel('gpt-4')
+  assert.equal(m.countTokens('hello world'), new ck.Tokenizer('cl100k_base').countTokens('hello world'))
+  for (const bad of [14, 999, 2 ** 32 - 1]) {
+    assert.throws(() => native.countText(bad, 'x'), (e) => e.message === `turnfit:invalid_argument: no tokenizer has handle ${bad}`)
+  }
+  assert.throws(() => native.countText(2, 42), (e) => e.code === 'StringExpected')
+  assert.throws(() => new ck.Tokenizer('o200k_base').countTokens(42), TypeError)
+})

@@ -115,3 +115,32 @@ test('byte API: shapes, defaults and bad input', () => {
   const list = t.specialTokenList()
   assert.deepEqual(list[0], { token: '<|endoftext|>', id: 100257 })
 })
+
+// JS strings are written into a UTF-8 buffer each thread reuses (src/text.rs,
+// kept up to 1 MiB of capacity). Whatever came before, a string must convert
+// to exactly its own bytes: checked against the Uint8Array path (Buffer.from
+// writes a lone surrogate as U+FFFD too) and by decoding back, for long then
+// short texts (stale bytes would show), non-ASCII, lone surrogates, the empty
+// string, and a text whose buffer is too large to keep (allocated per call).
+test('string conversion: a reused buffer gives each string exactly its own bytes', () => {
+  const t = new ck.Tokenizer('o200k_base')
+  const huge = 'ab '.repeat(200_000) // 600k UTF-16 units: 1.8 MB reserved, not kept
+  const texts = [
+    'x'.repeat(50_000), 'x', '', 'x'.repeat(49_999), 'héllo wörld', '日本語のテキスト'.repeat(300), 'a',
+    'a\ud800b', '\udfff', '\ud83d\ude00 ok', huge, 'tail', '', '¿Cuántos años?'.repeat(2_000), 'end',
+  ]
+  for (const round of [1, 2]) {
+    for (const s of texts) {
+      const what = `${JSON.stringify(s.slice(0, 20))} (${s.length} units, round ${round})`
+      const bytes = Buffer.from(s)
+      assert.equal(t.countTokens(s), t.countTokens(bytes), what)
+      const ids = t.encode(s)
+      assert.deepEqual(ids, t.encode(bytes), what)
+      assert.equal(t.decode(ids), bytes.toString('utf8'), what)
+      assert.deepEqual(t.countUntilLimit(s, 5), t.countUntilLimit(bytes, 5), what)
+    }
+  }
+  // Not a string: the same TypeError as before, and the next call is unaffected.
+  assert.throws(() => t.countTokens(42), TypeError)
+  assert.equal(t.countTokens('hello world'), 2)
+})
