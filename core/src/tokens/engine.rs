@@ -476,8 +476,8 @@ impl Sink for Counter<'_> {
     /// Kept small so that it inlines into the pre-tokenizer's loop. A piece
     /// the short lookup does not answer is looked up in the count cache
     /// here, inline, before `count_other` is called (issue 36): on text
-    /// without repeated lines a warm count reaches the count cache for about
-    /// one piece in five and 99% of those are hits, which the out-of-line
+    /// without repeated lines a warm count of 16 MiB (4.8M tokens) reaches the
+    /// count cache for 879k pieces and 99% of those are hits, which the out-of-line
     /// call made cost about 110 instructions each (six registers saved, three
     /// arguments on the stack, a 0.8 KB frame for the merge). Instructions per
     /// warm count of 16 MiB with o200k_base (callgrind, the second count
@@ -489,10 +489,12 @@ impl Sink for Counter<'_> {
     ///
     /// What was tried first and did not pay (docs/benchmarks.md): collecting
     /// 32 pieces and touching all their vocabulary (and count-cache) slots
-    /// in one branch-free loop before probing them, so that their cache misses
-    /// overlap. It was 20-45% slower: the simulated misses show why, the
-    /// counting loop is not waiting on memory (0.16 misses of a 1 MiB L2
-    /// per piece), and the batching itself costs instructions.
+    /// in a tight loop before probing them, so that their cache misses
+    /// overlap. It was slower (7-28% in a process's CPU time, 19-46% in
+    /// `peers` on the unique rows): the simulated misses show why, the
+    /// counting loop is not waiting on memory (0.65M misses of a simulated
+    /// 1 MiB L2 per warm count of those 16 MiB), and the batching itself
+    /// costs instructions.
     #[inline(always)]
     fn piece(&mut self, a: usize, b: usize) -> bool {
         let short = self.engine.vocab.is_token_short(self.s, a, b);
