@@ -186,6 +186,24 @@ impl CountCache {
         pair.iter().find(|&&e| e & !COUNT_FIELD == key).map(|&e| (e >> 124) as usize)
     }
 
+    /// [`Self::get`] of `s[a..b]` for `encoding` when the piece is at most
+    /// [`COUNT_MAX_PIECE`] bytes and sixteen can be read from `a`; `None`
+    /// otherwise too (the caller then takes the general path, which looks
+    /// again). Small enough to inline into the counting loop: see
+    /// `Counter::piece` in `engine.rs`.
+    #[inline(always)]
+    pub(crate) fn get_short(&self, encoding: u8, s: &[u8], a: usize, b: usize) -> Option<usize> {
+        let n = b - a;
+        if n > COUNT_MAX_PIECE || self.slots.is_empty() {
+            return None;
+        }
+        let w = s.get(a..a + 16)?;
+        let key = u128::from_le_bytes(w.try_into().unwrap_or([0; 16])) & MASK[n]
+            | (u128::from(encoding) + 1) << 112
+            | (n as u128) << 120;
+        self.get(key)
+    }
+
     /// Forgets every count, keeping the table's memory (benchmarks time a
     /// text never seen without the table's first allocation).
     pub(crate) fn clear(&mut self) {
