@@ -208,7 +208,10 @@ pub(crate) struct Read<'py> {
     /// the one under the top-level dict's `"messages"`), each where
     /// `json.loads` of its JSON text makes an equal object: it holds no
     /// tuple (which would come back a list). [`loads_reusing`] hands these
-    /// back for the messages the core kept unedited.
+    /// back for the messages the core kept unedited. They are read here,
+    /// with the GIL held, before the core runs without it: a host thread
+    /// that mutates a message while `fit` runs gets that object back as it
+    /// then is, where a copy would show the message as read.
     pub(crate) messages: Vec<Option<Bound<'py, PyAny>>>,
 }
 

@@ -88,8 +88,8 @@ pub(super) fn set_content(m: &Message, site: &Site, text: &str, format: Format) 
         _ => Value::String(text.to_owned()),
     };
     let raw = match site.block {
-        None => with_field(&m.raw(), "content", content),
-        Some(k) => with_field(&m.raw(), "content", |blocks| match blocks {
+        None => with_field(m.raw(), "content", content),
+        Some(k) => with_field(m.raw(), "content", |blocks| match blocks {
             Value::Array(list) => Value::Array(
                 list.iter()
                     .enumerate()
