@@ -188,11 +188,31 @@ const VALUE_MAX_DEPTH: usize = 100;
 /// then sends the text as before, so those cases keep their old errors,
 /// message for message. Numbers are kept as the text `json.dumps` writes
 /// (`repr`), as the core keeps them from text.
-pub(crate) fn value_of(v: &Bound<'_, PyAny>) -> PyResult<Option<(serde_json::Value, usize)>> {
-    let mut w = Walk { len: 0 };
-    let Some(value) = w.value(v, 0)? else { return Ok(None) };
+pub(crate) fn value_of<'py>(v: &Bound<'py, PyAny>) -> PyResult<Option<Read<'py>>> {
+    let mut w = Walk { len: 0, tuples: 0, messages: Vec::new() };
+    let Some(value) = w.value(v, 0, true)? else { return Ok(None) };
     // Over the message limit: the text reader's error says where.
-    Ok((!turnfit::chat::Conversation::over_message_limit(&value)).then_some((value, w.len)))
+    if turnfit::chat::Conversation::over_message_limit(&value) {
+        return Ok(None);
+    }
+    Ok(Some(Read { doc: value, len: w.len, messages: w.messages }))
+}
+
+/// A conversation [`value_of`] read.
+pub(crate) struct Read<'py> {
+    /// The core's document.
+    pub(crate) doc: serde_json::Value,
+    /// The length of its JSON text.
+    pub(crate) len: usize,
+    /// The input's messages (the items of a top-level list or tuple, or of
+    /// the one under the top-level dict's `"messages"`), each where
+    /// `json.loads` of its JSON text makes an equal object: it holds no
+    /// tuple (which would come back a list). [`loads_reusing`] hands these
+    /// back for the messages the core kept unedited. They are read here,
+    /// with the GIL held, before the core runs without it: a host thread
+    /// that mutates a message while `fit` runs gets that object back as it
+    /// then is, where a copy would show the message as read.
+    pub(crate) messages: Vec<Option<Bound<'py, PyAny>>>,
 }
 
 /// Test hook: the length [`value_of`] gives the core for `v` (that of
@@ -200,16 +220,19 @@ pub(crate) fn value_of(v: &Bound<'_, PyAny>) -> PyResult<Option<(serde_json::Val
 /// or `None` when `v` is not plain.
 #[pyfunction]
 pub(crate) fn _plain_json_len(v: &Bound<'_, PyAny>) -> PyResult<Option<usize>> {
-    let mut w = Walk { len: 0 };
-    Ok(w.value(v, 0)?.map(|_| w.len))
+    let mut w = Walk { len: 0, tuples: 0, messages: Vec::new() };
+    Ok(w.value(v, 0, false)?.map(|_| w.len))
 }
 
-/// [`value_of`]'s walk: the JSON text's length so far.
-struct Walk {
+/// [`value_of`]'s walk: the JSON text's length so far, the tuples seen,
+/// and the messages' objects.
+struct Walk<'py> {
     len: usize,
+    tuples: usize,
+    messages: Vec<Option<Bound<'py, PyAny>>>,
 }
 
-impl Walk {
+impl<'py> Walk<'py> {
     fn string(&mut self, s: &str) -> serde_json::Value {
         // Counted while the string is in cache from the copy.
         let value = serde_json::Value::String(s.to_owned());
@@ -222,7 +245,33 @@ impl Walk {
         serde_json::Value::Number(n)
     }
 
-    fn value(&mut self, v: &Bound<'_, PyAny>, depth: usize) -> PyResult<Option<serde_json::Value>> {
+    /// The items of a list or tuple; `messages`: they are the messages
+    /// (each is recorded in `self.messages`).
+    fn items(
+        &mut self,
+        items: impl Iterator<Item = Bound<'py, PyAny>>,
+        n: usize,
+        depth: usize,
+        messages: bool,
+    ) -> PyResult<Option<serde_json::Value>> {
+        let mut out = Vec::with_capacity(n);
+        self.len += 2 + n.saturating_sub(1);
+        if messages {
+            self.messages.reserve(n);
+        }
+        for item in items {
+            let tuples = self.tuples;
+            let Some(x) = self.value(&item, depth + 1, false)? else { return Ok(None) };
+            out.push(x);
+            if messages {
+                self.messages.push((self.tuples == tuples).then_some(item));
+            }
+        }
+        Ok(Some(serde_json::Value::Array(out)))
+    }
+
+    /// `messages`: `v`, if a list or tuple, holds the messages.
+    fn value(&mut self, v: &Bound<'py, PyAny>, depth: usize, messages: bool) -> PyResult<Option<serde_json::Value>> {
         use serde_json::Value;
         if depth > VALUE_MAX_DEPTH {
             return Ok(None);
@@ -258,22 +307,11 @@ impl Walk {
             }
         } else if v.is_exact_instance_of::<PyList>() {
             let list = v.cast::<PyList>()?;
-            let mut items = Vec::with_capacity(list.len());
-            self.len += 2 + list.len().saturating_sub(1);
-            for item in list.iter() {
-                let Some(x) = self.value(&item, depth + 1)? else { return Ok(None) };
-                items.push(x);
-            }
-            Value::Array(items)
+            return self.items(list.iter(), list.len(), depth, messages);
         } else if v.is_exact_instance_of::<PyTuple>() {
             let tuple = v.cast::<PyTuple>()?;
-            let mut items = Vec::with_capacity(tuple.len());
-            self.len += 2 + tuple.len().saturating_sub(1);
-            for item in tuple.iter() {
-                let Some(x) = self.value(&item, depth + 1)? else { return Ok(None) };
-                items.push(x);
-            }
-            Value::Array(items)
+            self.tuples += 1;
+            return self.items(tuple.iter(), tuple.len(), depth, messages);
         } else if v.is_exact_instance_of::<PyDict>() {
             let dict = v.cast::<PyDict>()?;
             let mut map = serde_json::Map::with_capacity(dict.len());
@@ -285,7 +323,9 @@ impl Walk {
                 }
                 let Ok(key) = utf8_of(k.cast::<PyString>()?) else { return Ok(None) };
                 self.len += key.len() + 2 + string_extra(&key);
-                let Some(x) = self.value(&item, depth + 1)? else { return Ok(None) };
+                // The top-level `messages` holds the messages.
+                let messages = depth == 0 && key == "messages";
+                let Some(x) = self.value(&item, depth + 1, messages)? else { return Ok(None) };
                 // A dict's keys are distinct: nothing is replaced.
                 map.insert(key.into_owned(), x);
             }
@@ -409,6 +449,63 @@ pub(crate) fn loads_value<'py>(py: Python<'py>, v: &serde_json::Value) -> PyResu
     // One `str` a distinct key, as json.loads's key memo does: a
     // transcript repeats a handful of keys tens of thousands of times.
     build(py, v, &mut std::collections::HashMap::new())
+}
+
+/// [`loads_value`] of a fitted conversation, with the host's own object
+/// for each message the core kept unedited: `origins[i]` is the index of
+/// the input message that output message `i` is
+/// (`turnfit::window::fit_value_origins`), and `inputs[j]` the input
+/// message `j` when `json.loads` of its text would make an equal object
+/// ([`Read::messages`]). The same values `loads_value` builds, without
+/// building a copy of every message `fit` kept whole (issue 36); the
+/// decision of which messages are unedited is the core's. The messages are
+/// a bare list or the top-level `"messages"` (OpenAI and Anthropic, the
+/// only formats with origins); anything else, or a count that does not
+/// match, is built in full.
+pub(crate) fn loads_reusing<'py>(
+    py: Python<'py>,
+    v: &serde_json::Value,
+    origins: &[Option<usize>],
+    inputs: &[Option<Bound<'py, PyAny>>],
+) -> PyResult<Bound<'py, PyAny>> {
+    use serde_json::Value;
+    /// The messages: the host's own object where there is one.
+    fn messages<'py, 'v>(
+        py: Python<'py>,
+        items: &'v [serde_json::Value],
+        origins: &[Option<usize>],
+        inputs: &[Option<Bound<'py, PyAny>>],
+        keys: &mut std::collections::HashMap<&'v str, Bound<'py, PyString>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let objs = items
+            .iter()
+            .enumerate()
+            .map(|(i, item)| match origins.get(i).copied().flatten().and_then(|j| inputs.get(j)?.as_ref()) {
+                Some(own) => Ok(own.clone()),
+                None => build(py, item, keys),
+            })
+            .collect::<PyResult<Vec<_>>>()?;
+        Ok(PyList::new(py, objs)?.into_any())
+    }
+    let mut keys = std::collections::HashMap::new();
+    match v {
+        Value::Array(items) if origins.len() == items.len() => messages(py, items, origins, inputs, &mut keys),
+        Value::Object(map)
+            if map.get("messages").and_then(Value::as_array).is_some_and(|m| m.len() == origins.len()) =>
+        {
+            let dict = PyDict::new(py);
+            for (k, item) in map {
+                let key = keys.entry(k.as_str()).or_insert_with(|| PyString::new(py, k)).clone();
+                let obj = match item {
+                    Value::Array(items) if k == "messages" => messages(py, items, origins, inputs, &mut keys)?,
+                    _ => build(py, item, &mut keys)?,
+                };
+                dict.set_item(key, obj)?;
+            }
+            Ok(dict.into_any())
+        }
+        _ => build(py, v, &mut keys),
+    }
 }
 
 fn build<'py, 'v>(

@@ -150,27 +150,40 @@ fn _fit_json(py: Python<'_>, conversation_json: Text, options_json: Text) -> PyR
 /// and parsed again by `json.loads` (the same objects).
 #[pyfunction]
 fn _fit(py: Python<'_>, conversation_json: Text, options_json: Text) -> PyResult<(Py<PyAny>, Py<PyAny>)> {
-    fit_objects(py, || turnfit::window::fit_json_value(registry(), &conversation_json, &options_json))
+    fit_objects(
+        py,
+        || {
+            turnfit::window::fit_json_value(registry(), &conversation_json, &options_json)
+                .map(|(v, r)| (v, r, Vec::new()))
+        },
+        &[],
+    )
 }
 
 /// Runs a core fit with the GIL released and gives its conversation and
 /// report back as Python objects (`_fit` and `_fit_value`).
-fn fit_objects<R: serde::Serialize>(
-    py: Python<'_>,
-    run: impl FnOnce() -> turnfit::Result<(serde_json::Value, R)> + Send,
+/// `inputs`: the input's messages, for those the core kept unedited (see
+/// `dumps::loads_reusing`); `run` gives the result's origins with it.
+fn fit_objects<'py, R: serde::Serialize>(
+    py: Python<'py>,
+    run: impl FnOnce() -> turnfit::Result<(serde_json::Value, R, Vec<Option<usize>>)> + Send,
+    inputs: &[Option<Bound<'py, PyAny>>],
 ) -> PyResult<(Py<PyAny>, Py<PyAny>)> {
-    let (value, report) = guard_detached(py, true, "fit", || {
-        let (v, report) = run()?;
+    let (value, report, origins) = guard_detached(py, true, "fit", || {
+        let (v, report, origins) = run()?;
         let report = serde_json::to_value(&report)
             .map_err(|e| turnfit::Error::new(turnfit::ErrorKind::Internal, format!("serializing JSON: {e}")))?;
-        Ok((v, report))
+        Ok((v, report, origins))
     })?;
     let (out, report_obj) = crate::dumps::with_gc_paused(py, || {
-        Ok((crate::dumps::loads_value(py, &value)?.unbind(), crate::dumps::loads_value(py, &report)?.unbind()))
+        Ok((
+            crate::dumps::loads_reusing(py, &value, &origins, inputs)?.unbind(),
+            crate::dumps::loads_value(py, &report)?.unbind(),
+        ))
     })?;
     // The values are freed with the GIL released (on a big transcript,
     // thousands of allocations).
-    py.detach(move || drop((value, report)));
+    py.detach(move || drop((value, report, origins)));
     Ok((out, report_obj))
 }
 
@@ -188,9 +201,15 @@ fn _fit_value(
     options: &Bound<'_, PyAny>,
     dumps: &Bound<'_, PyAny>,
 ) -> PyResult<Option<(Py<PyAny>, Py<PyAny>)>> {
-    let Some((doc, text_len)) = crate::dumps::value_of(conversation)? else { return Ok(None) };
+    let Some(read) = crate::dumps::value_of(conversation)? else { return Ok(None) };
     let options_json = Text(crate::str_arg(&dumps.call1((options,))?, "options")?);
-    fit_objects(py, move || turnfit::window::fit_value_in(registry(), doc, text_len, &options_json)).map(Some)
+    let (doc, text_len) = (read.doc, read.len);
+    fit_objects(
+        py,
+        move || turnfit::window::fit_value_origins(registry(), doc, text_len, &options_json),
+        &read.messages,
+    )
+    .map(Some)
 }
 
 /// The prompt tokens of a whole conversation for `model` (framing included).

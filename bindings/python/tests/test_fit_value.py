@@ -254,3 +254,98 @@ def test_the_gc_is_paused_while_the_result_is_built_and_restored():
         assert gc.isenabled()
     finally:
         gc.callbacks.remove(cb)
+
+
+# Issue 36, the messages fit keeps whole: _fit_value hands back the host's
+# own object for each message the core reports unedited (its origin), and
+# builds only what compaction made or rewrote. Generated agent
+# conversations (tool calls with their results, some long enough to be cut
+# or masked, images, unicode, user turns, tuples) are fitted at budgets that
+# cut, mask, drop and summarize; the result must be the text path's, value
+# for value, and the input must be left as it was.
+def _message(draw, i):
+    kind = draw(st.sampled_from(["calls", "user", "image", "assistant"]))
+    if kind == "calls":
+        n = draw(st.integers(1, 3))
+        ids = [f"call_{i}_{k}" for k in range(n)]
+        calls = [{"id": c, "type": "function",
+                  "function": {"name": draw(st.sampled_from(["read_file", "grep", "run_tests"])),
+                               "arguments": json.dumps({"path": draw(texts)}, ensure_ascii=False)}} for c in ids]
+        if draw(st.booleans()):
+            calls = tuple(calls)  # comes back a list: never the host's object
+        msgs = [{"role": "assistant", "content": draw(st.none() | texts), "tool_calls": calls}]
+        for c in ids:
+            lines = draw(st.sampled_from([2, 30, 400]))
+            word = draw(st.sampled_from(["ok", "état", "数据", "🙂 fine"]))
+            msgs.append({"role": "tool", "tool_call_id": c,
+                         "content": "\n".join(f"line {k}: {word} {k * 7919 % 1000}" for k in range(lines))})
+        return msgs
+    if kind == "image":
+        return [{"role": "user", "content": [
+            {"type": "text", "text": draw(texts)},
+            {"type": "image_url", "image_url": {"url": "https://example.com/a.png", "detail": "low"}}]}]
+    return [{"role": "user" if kind == "user" else "assistant", "content": draw(texts),
+             **({"x-meta": (1, 2.5, "t")} if draw(st.booleans()) else {})}]
+
+
+@st.composite
+def agent_conversations(draw):
+    msgs = [{"role": "system", "content": "You are an agent."}, {"role": "user", "content": draw(texts) or "go"}]
+    for i in range(draw(st.integers(0, 12))):
+        msgs.extend(_message(draw, i))
+    if draw(st.booleans()):
+        return {"model": "gpt-4o", "messages": msgs, "temperature": 0.5}
+    return msgs
+
+
+def _messages(conv):
+    return conv["messages"] if isinstance(conv, dict) else conv
+
+
+@settings(max_examples=200, deadline=None)
+@given(agent_conversations(),
+       st.sampled_from([None, {"strategy": "relevance"}, {"strategy": "hybrid"}, {"strategy": "summarize"},
+                        {"tool_output_max": 120}, {"mask": {"enabled": False}}]),
+       st.sampled_from([1.0, 0.5, 0.25, 0.1]))
+def test_kept_messages_are_the_hosts_own_and_equal_the_text_path(conv, policy, share):
+    before = dumps(conv)
+    full = turnfit.count_conversation(json.loads(before))
+    opts = {"model": "gpt-4o", "max_tokens": max(200, int(full * share))}
+    if policy:
+        opts["policy"] = policy
+    got, want = by_value(conv, **opts), by_text(conv, **opts)
+    same(got, want)
+    assert dumps(conv) == before, "fit changed its input"
+    if isinstance(got[0], type):
+        return
+    # Only a message json.loads would give back equal (no tuple) is reused.
+    inputs = {id(m) for m in _messages(conv)}
+    assert not any(id(m) in inputs and _has_tuple(m) for m in _messages(got[0]))
+
+
+def _has_tuple(v):
+    if isinstance(v, tuple):
+        return True
+    if isinstance(v, dict):
+        return any(_has_tuple(x) for x in v.values())
+    return isinstance(v, list) and any(_has_tuple(x) for x in v)
+
+
+def test_a_kept_message_is_the_input_object_unless_it_holds_a_tuple():
+    conv = agent_loop(60)
+    conv[3] = dict(conv[3], **{"x-meta": (1, 2)})
+    full = turnfit.count_conversation(conv)
+    out, _ = by_value(conv, model="gpt-4o", max_tokens=full // 3)
+    want, _ = by_text(conv, model="gpt-4o", max_tokens=full // 3)
+    same((out, 0), (want, 0))
+    by_id = {id(m): i for i, m in enumerate(conv)}
+    reused = [m for m in out if id(m) in by_id and conv[by_id[id(m)]] is m]
+    assert len(reused) > len(out) // 3, "the kept messages were built again"
+    # Changed messages (masked or cut outputs) are new objects.
+    assert all(m == conv[by_id[id(m)]] for m in reused)
+    assert not any(m is conv[3] for m in out) and out[3] == want[3] and out[3]["x-meta"] == [1, 2]
+    # Messages are the host's own; the list and the envelope are new.
+    assert out is not conv
+    wrapped = {"messages": conv, "model": "gpt-4o"}
+    out2, _ = by_value(wrapped, model="gpt-4o", max_tokens=full // 3)
+    assert out2 is not wrapped and out2["messages"] is not conv and out2["messages"][0] is conv[0]

@@ -118,8 +118,7 @@ pub(super) fn message(raw: Value, i: usize) -> Result<Message> {
         }
         None => return Err(bad(&path, "has no 'role'")),
     };
-    let mut m =
-        Message { role, name: None, parts: Vec::new(), tool_calls: Vec::new(), tool_call_id: None, raw: Value::Null };
+    let mut m = Message::new(role, None, Vec::new(), Vec::new(), None, Value::Null);
     match obj.get("content") {
         None | Some(Value::Null) => {}
         Some(Value::String(s)) if role != Role::Tool => m.parts.push(Part::Text(s.clone())),

@@ -77,7 +77,7 @@ pub(super) fn message(raw: Value, i: usize) -> Result<Message> {
         None | Some(Value::Null) => {}
         Some(_) => return Err(bad(&path, "'content' must be a string or an array of blocks")),
     }
-    Ok(Message { role, name: None, parts, tool_calls, tool_call_id: None, raw })
+    Ok(Message::new(role, None, parts, tool_calls, None, raw))
 }
 
 fn tool_use(b: &Value, path: &str) -> Result<ToolCall> {

@@ -69,8 +69,7 @@ pub(super) fn message(raw: Value, i: usize) -> Result<Message> {
         }
         None => return Err(bad(&path, "has no 'role'")),
     };
-    let mut m =
-        Message { role, name: None, parts: Vec::new(), tool_calls: Vec::new(), tool_call_id: None, raw: Value::Null };
+    let mut m = Message::new(role, None, Vec::new(), Vec::new(), None, Value::Null);
     match obj.get("content") {
         None | Some(Value::Null) => {}
         Some(Value::Array(blocks)) => {
@@ -99,14 +98,7 @@ fn block(b: &Value, path: &str, m: &mut Message) -> Result<()> {
         let id = str_field(r, "toolUseId", path)?.ok_or_else(|| bad(path, "toolResult has no 'toolUseId'"))?;
         let is_error = str_field(r, "status", path)? == Some("error");
         let mut texts = Vec::new();
-        let mut nested = Message {
-            role: m.role,
-            name: None,
-            parts: Vec::new(),
-            tool_calls: Vec::new(),
-            tool_call_id: None,
-            raw: Value::Null,
-        };
+        let mut nested = Message::new(m.role, None, Vec::new(), Vec::new(), None, Value::Null);
         match r.get("content") {
             None | Some(Value::Null) => {}
             Some(Value::Array(inner)) => {

@@ -103,8 +103,7 @@ pub(super) fn message(raw: Value, i: usize) -> Result<Message> {
         Some("function" | "tool") => Role::User,
         Some(other) => return Err(bad(&path, format!("unknown role '{other}' (Gemini contents are user or model)"))),
     };
-    let mut m =
-        Message { role, name: None, parts: Vec::new(), tool_calls: Vec::new(), tool_call_id: None, raw: Value::Null };
+    let mut m = Message::new(role, None, Vec::new(), Vec::new(), None, Value::Null);
     match obj.get("parts") {
         None | Some(Value::Null) => {}
         Some(Value::Array(parts)) => {

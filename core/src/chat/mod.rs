@@ -214,7 +214,7 @@ pub enum Part {
 }
 
 /// A message: the typed view plus the JSON it came from.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 pub struct Message {
     /// Author.
     pub role: Role,
@@ -227,13 +227,57 @@ pub struct Message {
     /// OpenAI tool/function result: the call id it answers (for legacy
     /// `function` messages, the function name).
     pub tool_call_id: Option<String>,
-    pub(crate) raw: Value,
+    /// Private to the codecs (this module and its children): every edit
+    /// elsewhere builds a new message from a new value
+    /// ([`message_from_value`]), which has no `origin`; so a message whose
+    /// `origin` is set is written back as exactly the input message it
+    /// names (see `origin`).
+    raw: Value,
+    /// The index of the input message this is, unedited: set on the
+    /// messages of a parsed OpenAI or Anthropic conversation (whose
+    /// messages are written back as they were read), kept when the message
+    /// is moved or cloned, absent on anything built or edited afterwards.
+    /// Lets a binding hand back its host's own object for a message `fit`
+    /// kept whole instead of building a copy (issue 36).
+    origin: Option<usize>,
+}
+
+/// Equal messages: the same view and JSON, wherever they came from
+/// (`origin` is bookkeeping, not content).
+impl PartialEq for Message {
+    fn eq(&self, other: &Self) -> bool {
+        self.role == other.role
+            && self.name == other.name
+            && self.parts == other.parts
+            && self.tool_calls == other.tool_calls
+            && self.tool_call_id == other.tool_call_id
+            && self.raw == other.raw
+    }
 }
 
 impl Message {
+    /// A message of the codecs, not from any input message.
+    pub(super) fn new(
+        role: Role,
+        name: Option<String>,
+        parts: Vec<Part>,
+        tool_calls: Vec<ToolCall>,
+        tool_call_id: Option<String>,
+        raw: Value,
+    ) -> Message {
+        Message { role, name, parts, tool_calls, tool_call_id, raw, origin: None }
+    }
+
     /// The JSON this message is written back as.
     pub fn raw(&self) -> &Value {
         &self.raw
+    }
+
+    /// The index of the input message this message is, unedited, when
+    /// known: the conversation was parsed as OpenAI or Anthropic and
+    /// nothing rewrote the message since (see [`Conversation::origins`]).
+    pub fn origin(&self) -> Option<usize> {
+        self.origin
     }
 
     /// Ids of the tool calls this message answers.
@@ -357,6 +401,27 @@ impl Conversation {
             }
             None => detect(&doc),
         };
+        let mut c = Self::read_doc(doc, format)?;
+        // OpenAI and Anthropic messages are written back as read, one
+        // input message each: each is its input message until edited.
+        if matches!(format, Format::OpenAi | Format::Anthropic) {
+            for (i, m) in c.messages.iter_mut().enumerate() {
+                m.origin = Some(i);
+            }
+        }
+        Ok(c)
+    }
+
+    /// For each message, the index of the input message it is, unedited
+    /// ([`Message::origin`]). A binding that keeps its host's input
+    /// objects hands those back for these messages instead of building
+    /// copies of their JSON: they are equal, value for value.
+    pub fn origins(&self) -> Vec<Option<usize>> {
+        self.messages.iter().map(|m| m.origin).collect()
+    }
+
+    /// The codec of `format` on a document.
+    fn read_doc(doc: Value, format: Format) -> Result<Conversation> {
         match format {
             Format::OpenAi => openai::parse(doc),
             Format::Anthropic => anthropic::parse(doc),

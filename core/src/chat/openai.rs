@@ -63,7 +63,7 @@ pub(super) fn message(raw: Value, i: usize) -> Result<Message> {
         Role::Tool => str_field(obj, "tool_call_id", &path)?.map(str::to_owned),
         _ => None,
     };
-    Ok(Message { role, name, parts, tool_calls, tool_call_id, raw })
+    Ok(Message::new(role, name, parts, tool_calls, tool_call_id, raw))
 }
 
 fn call(c: &Value, path: &str) -> Result<ToolCall> {

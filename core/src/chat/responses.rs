@@ -138,18 +138,11 @@ pub(super) fn message(raw: Value, i: usize) -> Result<Message> {
     let path = format!("input[{i}]");
     if let Value::String(s) = &raw {
         let parts = vec![Part::Text(s.clone())];
-        return Ok(Message { role: Role::User, name: None, parts, tool_calls: Vec::new(), tool_call_id: None, raw });
+        return Ok(Message::new(Role::User, None, parts, Vec::new(), None, raw));
     }
     let obj = raw.as_object().ok_or_else(|| bad(&path, "must be an object or a string"))?;
     let kind = str_field(obj, "type", &path)?;
-    let mut m = Message {
-        role: Role::Assistant,
-        name: None,
-        parts: Vec::new(),
-        tool_calls: Vec::new(),
-        tool_call_id: None,
-        raw: Value::Null,
-    };
+    let mut m = Message::new(Role::Assistant, None, Vec::new(), Vec::new(), None, Value::Null);
     match kind {
         None | Some("message") => {
             m.role = match str_field(obj, "role", &path)? {

@@ -549,7 +549,7 @@ impl Accountant {
         let f = &self.framing;
         let ai_sdk_tool = m.role == Role::Tool
             && m.tool_call_id.is_none()
-            && m.raw.get("content").is_some_and(Value::is_array)
+            && m.raw().get("content").is_some_and(Value::is_array)
             && m.parts.iter().all(|p| matches!(p, Part::ToolResult { .. } | Part::Block { .. }));
         if ai_sdk_tool {
             // An AI SDK `tool` message: each result is sent as a `tool`
@@ -1006,7 +1006,7 @@ fn responses_reasons(c: &Conversation, reasoning_model: bool) -> Vec<EstimateRea
         .iter()
         .rposition(|m| m.role == Role::Assistant && m.parts.iter().any(|p| matches!(p, Part::Text(_))))
         .map_or(0, |i| i + 1);
-    let stored_call = |m: &Message| !m.tool_calls.is_empty() && m.raw.get("id").is_some_and(|v| !v.is_null());
+    let stored_call = |m: &Message| !m.tool_calls.is_empty() && m.raw().get("id").is_some_and(|v| !v.is_null());
     if c.messages.iter().any(reasoning) || (reasoning_model && c.messages[current..].iter().any(stored_call)) {
         out.push(EstimateReason::ReasoningItem);
     }
@@ -1023,7 +1023,7 @@ fn responses_reasons(c: &Conversation, reasoning_model: bool) -> Vec<EstimateRea
     let undescribed = c.tools.iter().any(|t| t.description.as_deref().is_none_or(|d| d.trim().is_empty()));
     let unmeasured_tools = !c.tools.is_empty() && (!reasoning_model || undescribed || forced);
     let unmeasured = unmeasured_tools
-        || c.messages.iter().any(|m| m.parts.iter().any(unmeasured_part) || m.raw.get("tools").is_some())
+        || c.messages.iter().any(|m| m.parts.iter().any(unmeasured_part) || m.raw().get("tools").is_some())
         || c.system.as_deref() == Some("")
         || c.field("reasoning").and_then(|r| r.get("mode")).is_some_and(|m| !m.is_null());
     if unmeasured {

@@ -432,7 +432,7 @@ pub(super) fn prepare(c: Cow<'_, Conversation>, policy: &Policy, acct: &Accounta
             .iter()
             .zip(&r.origin)
             .map(|(m, o)| match o {
-                Some(j) if c.messages[*j].raw == m.raw => Ok((counts_in[*j], results_in[*j].clone())),
+                Some(j) if c.messages[*j].raw() == m.raw() => Ok((counts_in[*j], results_in[*j].clone())),
                 _ => count(m),
             })
             .collect::<Result<Vec<_>>>()?

@@ -335,12 +335,32 @@ pub fn fit_value_in(
     text_len: usize,
     options_json: &str,
 ) -> Result<(serde_json::Value, FitReport)> {
+    let (value, report, _) = fit_value_origins(registry, conversation, text_len, options_json)?;
+    Ok((value, report))
+}
+
+/// [`fit_value_in`] with, for each message of the result, the index of
+/// the input message it is, unedited ([`Conversation::origins`]; `None`
+/// for a message compaction made or rewrote: a summary, a placeholder, a
+/// cut output). A binding hands its host's own object back for those
+/// messages instead of building a copy of the same JSON (issue 36: most
+/// of a fitted agent transcript's messages are kept whole, and building
+/// them again was most of the result's cost). Empty for the formats whose
+/// messages are not written back one input message each (only OpenAI and
+/// Anthropic messages carry an origin).
+pub fn fit_value_origins(
+    registry: &ModelRegistry,
+    conversation: serde_json::Value,
+    text_len: usize,
+    options_json: &str,
+) -> Result<(serde_json::Value, FitReport, Vec<Option<usize>>)> {
     let options: FitOptions = crate::json::parse("fit options", options_json)?;
     check_options(&options)?;
     let c = Conversation::from_value(conversation, text_len, options.format)?;
     let s = start_parsed(registry, c, &options)?;
     let (c, report) = finish_fit(s)?;
-    Ok((c.into_value(), report))
+    let origins = if matches!(c.format, Format::OpenAi | Format::Anthropic) { c.origins() } else { Vec::new() };
+    Ok((c.into_value(), report, origins))
 }
 
 #[cfg(test)]
@@ -404,6 +424,82 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// Issue 36: `fit_value_origins` names, for each message of the result,
+    /// the input message it is when it was kept unedited, and only then:
+    /// the message is that input message, value for value; masked, cut,
+    /// summarized and repaired messages have none. The value and report are
+    /// `fit_value_in`'s. Formats whose messages are not written back one
+    /// input message each give none.
+    #[test]
+    fn origins_name_exactly_the_input_messages_kept_unedited() {
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/fixtures/");
+        let reg = ModelRegistry::builtin();
+        let messages = |v: &serde_json::Value| match v {
+            serde_json::Value::Array(items) => items.clone(),
+            other => other["messages"].as_array().cloned().unwrap_or_default(),
+        };
+        let mut reused = 0;
+        let mut rebuilt = 0;
+        for file in [
+            "long-tool-output/pr-listing.openai.json",
+            "chats/openhands-goldbach-chat.openai.json",
+            "trajectories/openhands-2048.openai.json",
+            "trajectories/swe-agent-marshmallow-1867-fc.anthropic.json",
+            "trajectories/mini-swe-agent-astroid-1866.ai-sdk.json",
+            "formats/gemini/pydantic-ai-parallel-calls.json",
+            "formats/responses/pydantic-ai-tool-call.json",
+        ] {
+            let text = std::fs::read_to_string(format!("{dir}{file}")).unwrap();
+            let doc = crate::json::parse_value("doc", &text).unwrap();
+            let input = messages(&doc);
+            let full = {
+                let (acct, _) = Accountant::for_model(&reg, "gpt-4o").unwrap();
+                acct.conversation(&Conversation::parse(&text, None).unwrap()).unwrap()
+            };
+            for (share, policy) in [
+                (1.0, "{}"),
+                (0.6, "{}"),
+                (0.3, "{}"),
+                (0.3, r#"{"strategy":"summarize"}"#),
+                (0.3, r#"{"strategy":"hybrid","tool_output_max":200}"#),
+                (0.1, r#"{"mask":{"enabled":false}}"#),
+            ] {
+                let opts = format!(
+                    r#"{{"model":"gpt-4o","max_tokens":{},"policy":{policy}}}"#,
+                    ((full as f64 * share) as usize).max(3000)
+                );
+                let plain = fit_value_in(&reg, doc.clone(), text.len(), &opts);
+                let Ok((value, report, origins)) = fit_value_origins(&reg, doc.clone(), text.len(), &opts) else {
+                    assert!(plain.is_err(), "{file} {opts}");
+                    continue;
+                };
+                let (v, r) = plain.unwrap();
+                assert_eq!(v, value, "{file} {opts}");
+                assert_eq!(serde_json::to_value(r).unwrap(), serde_json::to_value(&report).unwrap());
+                let out = messages(&value);
+                if !file.ends_with(".openai.json") && !file.ends_with(".anthropic.json") {
+                    assert!(origins.is_empty(), "{file}");
+                    continue;
+                }
+                assert_eq!(origins.len(), out.len(), "{file} {opts}");
+                for (m, o) in out.iter().zip(&origins) {
+                    match o {
+                        Some(j) => {
+                            assert_eq!(m, &input[*j], "{file} {opts}: message from {j}");
+                            reused += 1;
+                        }
+                        None => {
+                            // Made or rewritten: not any input message.
+                            assert!(!input.contains(m), "{file} {opts}: an unedited message without origin");
+                            rebuilt += 1;
+                        }
+                    }
+                }
+            }
+        }
+        assert!(reused > 100 && rebuilt > 10, "{reused} reused, {rebuilt} rebuilt");
     }
 
     /// Issue 31 item 2: one huge tool output in the newest round (system,

@@ -31,7 +31,9 @@ pub use carry::{fingerprint, Carried, Carry};
 pub use compact::{Compacted, Policy, Strategy};
 pub use digest::layout::Coverage as DigestCoverage;
 pub use digest::{build as build_digest, round_starts, Digest, DigestOptions, Section as DigestSection};
-pub use fit::{fit, fit_in, fit_json, fit_json_in, fit_json_value, fit_value_in, FitOptions, FitReport};
+pub use fit::{
+    fit, fit_in, fit_json, fit_json_in, fit_json_value, fit_value_in, fit_value_origins, FitOptions, FitReport,
+};
 pub(crate) use fit::{
     start_parsed as start_fit_parsed, start_resolved as start_fit_resolved, Head as FitHead, Started,
 };

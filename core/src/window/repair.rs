@@ -355,7 +355,7 @@ impl<'a> Repairer<'a> {
         let mut pending: Option<Vec<Value>> = None;
         for (i, m) in msgs.iter().enumerate() {
             let takes_out = (0..m.result_ids().len()).any(|nth| remove.contains(&(i, nth)));
-            let mut raw = m.raw.clone();
+            let mut raw = m.raw().clone();
             if takes_out {
                 if let Some(blocks) = raw.get_mut(key).and_then(Value::as_array_mut) {
                     let mut nth = 0;
@@ -385,7 +385,7 @@ impl<'a> Repairer<'a> {
                     tokens: t,
                     detail: "message held only results that were dropped or moved".into(),
                 });
-            } else if takes_out || raw != m.raw {
+            } else if takes_out || &raw != m.raw() {
                 out.push((chat::message_from_value(format, raw, i)?, Some(i)));
             } else {
                 out.push((m.clone(), Some(i)));
@@ -408,7 +408,7 @@ impl<'a> Repairer<'a> {
 fn result_blocks(format: Format, msgs: &[Message]) -> HashMap<(usize, usize), &Value> {
     let mut map = HashMap::new();
     for (i, m) in msgs.iter().enumerate() {
-        let Some(content) = m.raw.get(chat::blocks_key(format)).and_then(Value::as_array) else { continue };
+        let Some(content) = m.raw().get(chat::blocks_key(format)).and_then(Value::as_array) else { continue };
         for (nth, b) in content.iter().filter(|b| chat::is_result_block(format, b)).enumerate() {
             map.insert((i, nth), b);
         }

@@ -350,7 +350,7 @@ fn place(
     // The AI SDK has no alternation rule: the summary is a message of its own.
     if !format.results_are_messages() && format != Format::AiSdk {
         if let Some(prev) = before.checked_sub(1).filter(|&k| out[k].role == Role::User) {
-            let mut raw = out[prev].raw.clone();
+            let mut raw = out[prev].raw().clone();
             match raw.get_mut(key) {
                 Some(Value::Array(blocks)) => blocks.push(block),
                 Some(other) => {
@@ -362,7 +362,7 @@ fn place(
             return Ok((prev, Some(prev), chat::message_from_value(format, raw, first)?));
         }
         if let Some(next) = out.get(before).filter(|m| m.role == Role::User) {
-            let mut raw = next.raw.clone();
+            let mut raw = next.raw().clone();
             match raw.get_mut(key) {
                 Some(Value::Array(blocks)) => {
                     // After leading tool results, which must come first.
@@ -403,7 +403,7 @@ fn span_id(c: &Conversation, messages: &[usize]) -> String {
     let mut h = rustc_hash::FxHasher::default();
     for &i in messages {
         i.hash(&mut h);
-        c.messages[i].raw.to_string().hash(&mut h);
+        c.messages[i].raw().to_string().hash(&mut h);
     }
     format!("sum-{:016x}", h.finish())
 }

@@ -51,7 +51,7 @@ pub(super) fn sites(c: &Conversation) -> Vec<Site<'_>> {
         if matches!(m.role, Role::Tool | Role::Function) && c.format != Format::AiSdk {
             let id = m.tool_call_id.as_deref().unwrap_or_default();
             out.push(Site { message: i, block: None, ordinal: 0, id, text: whole_text(m) });
-        } else if let Some(blocks) = m.raw.get(chat::blocks_key(c.format)).and_then(Value::as_array) {
+        } else if let Some(blocks) = m.raw().get(chat::blocks_key(c.format)).and_then(Value::as_array) {
             let mut parts = m.parts.iter().filter_map(|p| match p {
                 Part::ToolResult { id, text, .. } => Some((id, text)),
                 _ => None,
@@ -79,7 +79,7 @@ pub(super) fn set_content(m: &Message, site: &Site, text: &str, format: Format) 
     {
         // A Responses output lives in the item's `output`, a Gemini one in
         // its part's `response`, each in its own shape.
-        let mut raw = m.raw.clone();
+        let mut raw = m.raw().clone();
         chat::set_result_text(format, &mut raw, site.block, text);
         return chat::message_from_value(format, raw, site.message);
     }
@@ -88,8 +88,8 @@ pub(super) fn set_content(m: &Message, site: &Site, text: &str, format: Format) 
         _ => Value::String(text.to_owned()),
     };
     let raw = match site.block {
-        None => with_field(&m.raw, "content", content),
-        Some(k) => with_field(&m.raw, "content", |blocks| match blocks {
+        None => with_field(m.raw(), "content", content),
+        Some(k) => with_field(m.raw(), "content", |blocks| match blocks {
             Value::Array(list) => Value::Array(
                 list.iter()
                     .enumerate()

@@ -61,7 +61,8 @@ pub fn validate(c: &Conversation) -> Vec<Issue> {
     let mut issues = Vec::new();
     // A call awaiting approval has no result yet, and needs none.
     let awaiting = crate::chat::awaiting_approval(c);
-    let mut first_call: HashMap<&str, usize> = HashMap::new();
+    let mut first_call: HashMap<&str, usize> =
+        HashMap::with_capacity(c.messages.iter().map(|m| m.tool_calls.len()).sum());
     for (i, m) in c.messages.iter().enumerate() {
         for call in m.tool_calls.iter().filter(|call| !crate::chat::id_is_name(c.format, call)) {
             if let Some(&first) = first_call.get(call.id.as_str()) {

@@ -166,14 +166,18 @@ def fit(conversation: Conversation, **options: Any) -> Tuple[Conversation, Dict[
     compaction policy, e.g. ``{"strategy": "hybrid", "tool_output_max":
     2000}``), passed through unchanged so new core options need no binding
     change. The result has the input's shape; a tool call is
-    never separated from its result. Raises ``DoesNotFitError`` when what must
-    be kept is too big.
+    never separated from its result. A message kept unedited is the
+    caller's own object (not a copy, as with ``trim_messages``); the result's
+    list and envelope, and every masked, cut or summarized message, are new.
+    Raises ``DoesNotFitError`` when what must be kept is too big.
     """
     # _fit_value reads the conversation's dicts, lists and strings directly
     # (no JSON text in between); None when it is not plain JSON data (a
     # subclass, a non-str key, NaN...), which goes through the text as
     # before. Either builds the result's dicts and lists from the core's
-    # values: the objects json.loads would make of the JSON text.
+    # values: the objects json.loads would make of the JSON text; the value
+    # path hands back the caller's own object for each message the core
+    # kept unedited (equal to that copy: one holding a tuple is copied).
     done = _native._fit_value(conversation, options, _dumps)
     if done is None:
         done = _native._fit(_dumps(conversation), _dumps(options))

@@ -138,7 +138,7 @@ fn a_long_tool_loop_after_one_task_fits_half_its_size() {
             assert!(masked > 0, "{strategy:?}: no result masked");
             assert!(r.changes.iter().filter(|x| x.action == ChangeKind::MaskedResult).all(|x| x.id.is_some()));
             // The newest round is kept as it was.
-            assert_eq!(r.conversation.messages.last().unwrap().raw, c.messages.last().unwrap().raw);
+            assert_eq!(r.conversation.messages.last().unwrap().raw(), c.messages.last().unwrap().raw());
             if strategy != S::Summarize {
                 assert!(r.tokens_after * 10 >= limit * 4, "{strategy:?} used {} of {limit}", r.tokens_after);
             }
@@ -197,7 +197,7 @@ fn an_unanswered_last_call_is_repaired_and_kept() {
         assert!(r.changes.iter().any(|x| x.action == ChangeKind::SynthesizedResult));
         let out = &r.conversation.messages;
         let call = &out[out.len() - 2];
-        assert_eq!(call.raw, c.messages.last().unwrap().raw, "the open call is kept");
+        assert_eq!(call.raw(), c.messages.last().unwrap().raw(), "the open call is kept");
     }
 }
 
@@ -290,13 +290,13 @@ proptest! {
                 // the same message, as a block of its own).
                 let task_in = &repaired.messages[if anthropic { 0 } else { 1 }];
                 let task_out = &out.messages[if anthropic { 0 } else { 1 }];
-                if anthropic && task_out.raw != task_in.raw {
-                    prop_assert_eq!(&task_out.raw["content"][0]["text"], &task_in.raw["content"]);
+                if anthropic && task_out.raw() != task_in.raw() {
+                    prop_assert_eq!(&task_out.raw()["content"][0]["text"], &task_in.raw()["content"]);
                 } else {
-                    prop_assert_eq!(&task_out.raw, &task_in.raw);
+                    prop_assert_eq!(&task_out.raw(), &task_in.raw());
                 }
                 if !anthropic {
-                    prop_assert_eq!(&out.messages[0].raw, &repaired.messages[0].raw);
+                    prop_assert_eq!(&out.messages[0].raw(), &repaired.messages[0].raw());
                 }
                 // The last message (the newest round's end) is kept, or
                 // the manifest says it was cut or dropped to make it fit.
@@ -310,7 +310,7 @@ proptest! {
                     )
                 });
                 if keep_last_rounds > 0 && !reported {
-                    prop_assert_eq!(&out.messages.last().unwrap().raw, &repaired.messages.last().unwrap().raw);
+                    prop_assert_eq!(&out.messages.last().unwrap().raw(), &repaired.messages.last().unwrap().raw());
                 }
                 // Every call keeps its result.
                 let calls: usize = out.messages.iter().map(|m| m.tool_calls.len()).sum();

@@ -52,10 +52,10 @@ fn recency_keeps_the_task_and_the_newest_rounds() {
     assert!(r.tokens_after <= before / 2 && r.within_target);
     let out = &r.conversation.messages;
     assert_eq!(out[0].role, Role::System);
-    assert_eq!(out[1].raw, c.messages[1].raw, "the task (first user message) is kept");
-    assert_eq!(out.last().unwrap().raw, c.messages.last().unwrap().raw);
+    assert_eq!(out[1].raw(), c.messages[1].raw(), "the task (first user message) is kept");
+    assert_eq!(out.last().unwrap().raw(), c.messages.last().unwrap().raw());
     // Contiguous: after the task, the kept rounds are the newest ones.
-    let first_kept = c.messages.iter().position(|m| m.raw == out[2].raw).unwrap();
+    let first_kept = c.messages.iter().position(|m| m.raw() == out[2].raw()).unwrap();
     assert!(first_kept > 2, "something was dropped");
     assert_eq!(out.len(), 2 + c.messages.len() - first_kept);
     let dropped = r.changes.iter().filter(|x| x.action == ChangeKind::DroppedMessage).count();
@@ -64,7 +64,7 @@ fn recency_keeps_the_task_and_the_newest_rounds() {
     assert_eq!(reasons, [Reason::System, Reason::Task, Reason::LatestUser]);
     // keep_first 0: the task may go too.
     let r = compact(&c, &Policy { keep_first: 0, ..policy(S::Recency, before / 2) }, &acct()).unwrap();
-    assert_ne!(r.conversation.messages[1].raw, c.messages[1].raw);
+    assert_ne!(r.conversation.messages[1].raw(), c.messages[1].raw());
 }
 
 #[test]
@@ -84,7 +84,7 @@ fn relevance_prefers_turns_about_the_latest_question() {
     scores[1] = 10.0;
     let p = Policy { scores: Some(scores), ..policy(S::Relevance, before / 3) };
     let r = compact(&c, &p, &acct()).unwrap();
-    assert_eq!(r.conversation.messages[1].raw, c.messages[1].raw);
+    assert_eq!(r.conversation.messages[1].raw(), c.messages[1].raw());
 }
 
 #[test]
@@ -93,7 +93,7 @@ fn pinned_messages_survive_and_impossible_budgets_fail_clearly() {
     let before = acct().conversation(&c).unwrap();
     let p = Policy { pinned: vec![3], ..policy(S::Recency, before / 2) };
     let r = compact(&c, &p, &acct()).unwrap();
-    assert!(r.conversation.messages.iter().any(|m| m.raw == c.messages[3].raw));
+    assert!(r.conversation.messages.iter().any(|m| m.raw() == c.messages[3].raw()));
     let err = compact(&c, &policy(S::Recency, 20), &acct()).unwrap_err();
     assert_eq!(err.kind(), ErrorKind::DoesNotFit);
     assert!(err.message().contains("the latest user message"), "{err}");
@@ -296,13 +296,13 @@ proptest! {
                     // as a leading block; its own text is intact.
                     prop_assert!(last_out.text().ends_with(&last_in.text()));
                 } else {
-                    prop_assert_eq!(&last_out.raw, &last_in.raw);
+                    prop_assert_eq!(&last_out.raw(), &last_in.raw());
                 }
                 // Nothing lost silently: kept + dropped + summarized = the
                 // repaired input (+ the summary when it is a message of its own).
                 let count = |a: ChangeKind| r.changes.iter().filter(|x| x.action == a).count();
                 let standalone = out.messages.iter()
-                    .filter(|m| m.raw["content"].as_str().is_some_and(|t| t.starts_with("[Summary of earlier conversation]")))
+                    .filter(|m| m.raw()["content"].as_str().is_some_and(|t| t.starts_with("[Summary of earlier conversation]")))
                     .count();
                 prop_assert!(count(ChangeKind::InsertedSummary) <= 1);
                 prop_assert_eq!(

@@ -204,7 +204,7 @@ fn openai_reused_id_with_only_the_later_call_answered() {
     assert_eq!(actions(&r), [(ChangeKind::SynthesizedResult, 1, Some("x"))]);
     let roles: Vec<_> = r.conversation.messages.iter().map(|m| m.role).collect();
     assert_eq!(roles, [Role::User, Role::Assistant, Role::Tool, Role::User, Role::Assistant, Role::Tool]);
-    assert_eq!(r.conversation.messages[5].raw["content"], "second");
+    assert_eq!(r.conversation.messages[5].raw()["content"], "second");
     assert!(issues(&r.conversation).iter().all(|i| i.0 == IssueKind::DuplicateCallId));
 }
 
@@ -252,7 +252,7 @@ fn a_result_before_its_call_yields_to_one_in_place() {
     assert_eq!(issues(&c), [(IssueKind::DuplicateResult, 1, "x".into())]);
     let r = repair(&c, None, &acct()).unwrap();
     assert_eq!(actions(&r), [(ChangeKind::DroppedResult, 1, Some("x"))]);
-    assert_eq!(r.conversation.messages[2].raw["content"], "in place");
+    assert_eq!(r.conversation.messages[2].raw()["content"], "in place");
     // Alone, an early result is moved to its call.
     let c = conv(json!({"messages": [
         {"role": "user", "content": "go"},

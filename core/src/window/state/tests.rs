@@ -177,7 +177,7 @@ fn window_compaction_and_the_summary_protocol() {
     let report = w.apply_summary(&request.id, "Ten questions were asked and answered.").unwrap();
     assert!(report.tokens_after <= 650);
     // The first question is the task (kept); the summary comes right after it.
-    assert_eq!(w.conversation().messages[0].raw, conv.messages[0].raw);
+    assert_eq!(w.conversation().messages[0].raw(), conv.messages[0].raw());
     assert!(w.conversation().messages[1].text().starts_with("[Summary of earlier conversation]\nTen questions"));
     assert!(w.apply_summary(&request.id, "again").is_err(), "consumed");
 

@@ -54,7 +54,7 @@ fn two_phase_summary_replaces_the_oldest_turns() {
     assert!(r.tokens_after <= before / 3);
     let out = &r.conversation;
     assert_eq!(out.messages[0].role, Role::System);
-    assert_eq!(out.messages[1].raw, c.messages[1].raw, "the task");
+    assert_eq!(out.messages[1].raw(), c.messages[1].raw(), "the task");
     assert!(out.messages[2].text().starts_with("[Summary of earlier conversation]\nThe user and agent"));
     assert_eq!(out.messages.last().unwrap().text(), "What is left to do?");
     let summarized = r.changes.iter().filter(|x| x.action == ChangeKind::Summarized).count();
@@ -77,8 +77,8 @@ fn anthropic_summary_joins_the_task_message() {
     assert!(validate(out).is_empty(), "{:?}", validate(out));
     assert_eq!(out.messages[0].role, Role::User);
     // The task's own text first, verbatim; the summary a block after it.
-    assert_eq!(out.messages[0].raw["content"][0]["text"], c.messages[0].raw["content"]);
-    let first = out.messages[0].raw["content"][1]["text"].as_str().unwrap();
+    assert_eq!(out.messages[0].raw()["content"][0]["text"], c.messages[0].raw()["content"]);
+    let first = out.messages[0].raw()["content"][1]["text"].as_str().unwrap();
     assert!(first.starts_with("[Summary of earlier conversation]\nSummary of"), "{first}");
     assert!(
         first.contains("User requests:") && first.contains("src/mod_") && first.contains("cargo test -p core"),
