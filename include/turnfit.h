@@ -490,6 +490,37 @@ typedef void (*turnfit_event_callback)(void *user,
                                        size_t payload_len);
 
 /**
+ * A host counter (see `turnfit_registry_register_counter`): counts the
+ * `text_len` bytes at `text` (UTF-8, not NUL-terminated, valid only during
+ * the call) and returns 0 with the number of tokens in `*out_tokens`, or
+ * returns any other value for a failure, optionally with a message: up to
+ * `message_capacity` bytes of UTF-8 written at `message` (the buffer is
+ * zeroed before the call; the message ends at its first NUL or at the
+ * capacity; invalid UTF-8 is replaced). The contract:
+ * - **Threads:** it is called on the thread of any call that counts for its
+ *   model (`turnfit_fit`, windows, turns), possibly on several threads at
+ *   once: `user_data` must be safe to use from all of them.
+ * - **Reentrancy:** it runs while turnfit holds what it counts for, so it
+ *   must not call turnfit: every function returning a status fails with
+ *   `INVALID_ARGUMENT` ("called from inside a host counter") without
+ *   running, instead of waiting on a lock forever; the `_free` functions,
+ *   `turnfit_error_code`/`_message` and the static lookups
+ *   (`turnfit_version`, `turnfit_status_name`, ...) still work (it must not
+ *   free a handle the counting call is using).
+ * - **Counts:** above the text's bytes plus 64 is refused (`INVALID_ARGUMENT`
+ *   naming the model): a tokenizer makes at most one token a byte, plus a
+ *   few special ones.
+ * - **Unwinding:** it must not unwind (a C++ exception, a longjmp) into
+ *   turnfit: that is undefined behaviour. Catch inside and return non-zero.
+ */
+typedef int32_t (*turnfit_count_fn)(void *user_data,
+                                    const char *text,
+                                    size_t text_len,
+                                    size_t *out_tokens,
+                                    char *message,
+                                    size_t message_capacity);
+
+/**
  * An owned array of token ids returned by turnfit (or of character offsets,
  * from `turnfit_tokenizer_decode_with_offsets`). `ptr` is never NULL in
  * an array turnfit returned, even when `len` is 0 (since ABI 2, as for
@@ -1092,6 +1123,47 @@ turnfit_status turnfit_registry_lookup(const struct turnfit_registry *registry,
 turnfit_status turnfit_registry_list(const struct turnfit_registry *registry,
                                      struct turnfit_string *out_json,
                                      struct turnfit_error **err);
+
+/**
+ * Adds or replaces one model profile with the host's own counter, for a
+ * model whose tokenizer is not public (issue 34; Python's
+ * `register_model(profile, count=f)`). `profile_json` is one profile object
+ * as for `turnfit_registry_register` (an array is refused: a counter goes
+ * with one model). Every `turnfit_fit`, window and turn using this registry
+ * for a model that resolves to this entry counts text by calling
+ * `count(user_data, ...)` (see `turnfit_count_fn`); framing (per message,
+ * reply priming, tool constants) stays the model's, and cuts are made in
+ * the profile's `encoding`, so that should be the closest public one.
+ * Registering the name again, with or without a counter, replaces it.
+ *
+ * Ownership of `user_data`: on success, turnfit holds it until the entry's
+ * last holder is released (the entry replaced or the registry freed, and
+ * every window and turn made for the model from it freed), then calls
+ * `free_user_data(user_data)` once, on the thread releasing it (never, if
+ * `free_user_data` is NULL). On failure it is not kept and
+ * `free_user_data` is not called. `registry` must be a handle from
+ * `turnfit_registry_new`: the built-in table is read-only. Thread-safe.
+ *
+ * Errors: `NULL_ARGUMENT` (`registry`, `count`, or `profile_json` with a
+ * length), `INVALID_JSON` (malformed, unknown field, unknown encoding, an
+ * array), `INVALID_ARGUMENT` (empty name, zero context window),
+ * `LIMIT_EXCEEDED`, `INVALID_UTF8`.
+ *
+ * JSON: `profile_json` `schemas/model-profile.json`.
+ *
+ * # Safety
+ * `registry` is a live handle; `profile_json` is valid for
+ * `profile_json_len` bytes (or NULL with length 0); `count` follows
+ * `turnfit_count_fn`'s contract with `user_data` until `free_user_data`
+ * runs; `err` is NULL or valid for a write.
+ */
+turnfit_status turnfit_registry_register_counter(struct turnfit_registry *registry,
+                                                 const char *profile_json,
+                                                 size_t profile_json_len,
+                                                 turnfit_count_fn count,
+                                                 void *user_data,
+                                                 void (*free_user_data)(void *user_data),
+                                                 struct turnfit_error **err);
 
 /**
  * Discovers the skills directly under `root` (a UTF-8 path): folders

@@ -11,7 +11,9 @@ use crate::error::{self, turnfit_error, FfiError};
 use crate::status::turnfit_status;
 
 /// Runs a fallible body; maps its error (or panic) to a status and, when
-/// `err` is not NULL, an owned error object naming `function`.
+/// `err` is not NULL, an owned error object naming `function`. Called from
+/// inside a host counter, it refuses with `INVALID_ARGUMENT` without
+/// running the body.
 pub(crate) fn guard(
     function: &'static str,
     err: *mut *mut turnfit_error,
@@ -19,6 +21,10 @@ pub(crate) fn guard(
 ) -> turnfit_status {
     let failure = match catch_unwind(AssertUnwindSafe(|| {
         inject::point(function);
+        // A call from inside a host counter (`turnfit_count_fn`) is refused
+        // before it runs: the counter runs while turnfit holds the window or
+        // turn it counts for, so the call could wait on that lock forever.
+        turnfit_core::models::check_not_counting(function)?;
         body()
     })) {
         Ok(Ok(())) => return turnfit_status::Ok,

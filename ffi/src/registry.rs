@@ -2,16 +2,16 @@
 //! from many threads run in parallel, and registration takes a short write
 //! lock, so one handle may be shared by every thread of the host.
 
-use std::ffi::c_char;
-
-use std::sync::LazyLock;
+use std::ffi::{c_char, c_void};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, LazyLock};
 
 use turnfit_core::limits::MAX_JSON_BYTES;
 use turnfit_core::{frontend, Encoding, ModelRegistry};
 
 use crate::args::{self, out};
 use crate::boundary::guard;
-use crate::error::turnfit_error;
+use crate::error::{turnfit_error, FfiError};
 use crate::status::turnfit_status;
 use crate::strings::{json_string, turnfit_string};
 
@@ -182,6 +182,171 @@ pub unsafe extern "C" fn turnfit_registry_list(
         let registry = unsafe { registry_or_builtin(registry) };
         let text = frontend::to_json(&registry.list_json())?;
         dst.write(turnfit_string::from_string(text));
+        Ok(())
+    })
+}
+
+/// A host counter (see `turnfit_registry_register_counter`): counts the
+/// `text_len` bytes at `text` (UTF-8, not NUL-terminated, valid only during
+/// the call) and returns 0 with the number of tokens in `*out_tokens`, or
+/// returns any other value for a failure, optionally with a message: up to
+/// `message_capacity` bytes of UTF-8 written at `message` (the buffer is
+/// zeroed before the call; the message ends at its first NUL or at the
+/// capacity; invalid UTF-8 is replaced). The contract:
+/// - **Threads:** it is called on the thread of any call that counts for its
+///   model (`turnfit_fit`, windows, turns), possibly on several threads at
+///   once: `user_data` must be safe to use from all of them.
+/// - **Reentrancy:** it runs while turnfit holds what it counts for, so it
+///   must not call turnfit: every function returning a status fails with
+///   `INVALID_ARGUMENT` ("called from inside a host counter") without
+///   running, instead of waiting on a lock forever; the `_free` functions,
+///   `turnfit_error_code`/`_message` and the static lookups
+///   (`turnfit_version`, `turnfit_status_name`, ...) still work (it must not
+///   free a handle the counting call is using).
+/// - **Counts:** above the text's bytes plus 64 is refused (`INVALID_ARGUMENT`
+///   naming the model): a tokenizer makes at most one token a byte, plus a
+///   few special ones.
+/// - **Unwinding:** it must not unwind (a C++ exception, a longjmp) into
+///   turnfit: that is undefined behaviour. Catch inside and return non-zero.
+pub type turnfit_count_fn = Option<
+    unsafe extern "C" fn(
+        user_data: *mut c_void,
+        text: *const c_char,
+        text_len: usize,
+        out_tokens: *mut usize,
+        message: *mut c_char,
+        message_capacity: usize,
+    ) -> i32,
+>;
+
+/// Bytes of the message buffer a host counter may fill.
+const COUNT_MESSAGE_BYTES: usize = 256;
+
+type CountFn = unsafe extern "C" fn(*mut c_void, *const c_char, usize, *mut usize, *mut c_char, usize) -> i32;
+
+/// A C counter with its user data; releases the user data with
+/// `free_user_data` when the last holder (the registry entry, a window or
+/// turn counting with it) drops it, unless registration failed (`armed`
+/// cleared: the user data stays the caller's).
+struct HostCount {
+    f: CountFn,
+    user: *mut c_void,
+    free: Option<unsafe extern "C" fn(*mut c_void)>,
+    armed: AtomicBool,
+}
+
+// SAFETY: `user` is only passed back to the host's own functions, on the
+// threads that count for the model, and to `free_user_data` once;
+// `turnfit_count_fn`'s contract makes the host's user data safe to use from
+// every thread using the registry (as rustls-ffi's userdata), so the
+// pointer may move between threads and be shared.
+unsafe impl Send for HostCount {}
+// SAFETY: as above; turnfit never reads or writes through `user` itself.
+unsafe impl Sync for HostCount {}
+
+impl HostCount {
+    /// Calls the host; its failure becomes the core's "failed: ..." text.
+    fn count(&self, text: &str) -> Result<usize, String> {
+        let mut tokens = 0usize;
+        let mut message = [0u8; COUNT_MESSAGE_BYTES];
+        // SAFETY: the host's function with its own user data, per
+        // `turnfit_count_fn`'s contract; `text` and both out-buffers live
+        // across the call.
+        let code = unsafe {
+            (self.f)(
+                self.user,
+                text.as_ptr().cast(),
+                text.len(),
+                &mut tokens,
+                message.as_mut_ptr().cast(),
+                message.len(),
+            )
+        };
+        if code == 0 {
+            return Ok(tokens);
+        }
+        let end = message.iter().position(|&b| b == 0).unwrap_or(message.len());
+        let message = String::from_utf8_lossy(&message[..end]);
+        Err(if message.is_empty() { format!("it returned {code}") } else { format!("it returned {code}: {message}") })
+    }
+}
+
+impl Drop for HostCount {
+    fn drop(&mut self) {
+        if let (true, Some(free)) = (*self.armed.get_mut(), self.free) {
+            // SAFETY: the host's release function for its own user data,
+            // called once: this is the last holder.
+            unsafe { free(self.user) }
+        }
+    }
+}
+
+/// Clears a registration's `armed` flag unless the registration succeeded,
+/// also when the core unwinds: on failure the user data stays the caller's.
+struct Disarm(Arc<HostCount>, bool);
+
+impl Drop for Disarm {
+    fn drop(&mut self) {
+        if !self.1 {
+            self.0.armed.store(false, Ordering::Relaxed);
+        }
+    }
+}
+
+/// Adds or replaces one model profile with the host's own counter, for a
+/// model whose tokenizer is not public (issue 34; Python's
+/// `register_model(profile, count=f)`). `profile_json` is one profile object
+/// as for `turnfit_registry_register` (an array is refused: a counter goes
+/// with one model). Every `turnfit_fit`, window and turn using this registry
+/// for a model that resolves to this entry counts text by calling
+/// `count(user_data, ...)` (see `turnfit_count_fn`); framing (per message,
+/// reply priming, tool constants) stays the model's, and cuts are made in
+/// the profile's `encoding`, so that should be the closest public one.
+/// Registering the name again, with or without a counter, replaces it.
+///
+/// Ownership of `user_data`: on success, turnfit holds it until the entry's
+/// last holder is released (the entry replaced or the registry freed, and
+/// every window and turn made for the model from it freed), then calls
+/// `free_user_data(user_data)` once, on the thread releasing it (never, if
+/// `free_user_data` is NULL). On failure it is not kept and
+/// `free_user_data` is not called. `registry` must be a handle from
+/// `turnfit_registry_new`: the built-in table is read-only. Thread-safe.
+///
+/// Errors: `NULL_ARGUMENT` (`registry`, `count`, or `profile_json` with a
+/// length), `INVALID_JSON` (malformed, unknown field, unknown encoding, an
+/// array), `INVALID_ARGUMENT` (empty name, zero context window),
+/// `LIMIT_EXCEEDED`, `INVALID_UTF8`.
+///
+/// JSON: `profile_json` `schemas/model-profile.json`.
+///
+/// # Safety
+/// `registry` is a live handle; `profile_json` is valid for
+/// `profile_json_len` bytes (or NULL with length 0); `count` follows
+/// `turnfit_count_fn`'s contract with `user_data` until `free_user_data`
+/// runs; `err` is NULL or valid for a write.
+#[no_mangle]
+pub unsafe extern "C" fn turnfit_registry_register_counter(
+    registry: *mut turnfit_registry,
+    profile_json: *const c_char,
+    profile_json_len: usize,
+    count: turnfit_count_fn,
+    user_data: *mut c_void,
+    free_user_data: Option<unsafe extern "C" fn(user_data: *mut c_void)>,
+    err: *mut *mut turnfit_error,
+) -> turnfit_status {
+    guard("turnfit_registry_register_counter", err, || {
+        // SAFETY: per the contract above.
+        let (r, text) = unsafe {
+            (
+                args::handle(registry, "registry")?,
+                args::text(profile_json, profile_json_len, "profile_json", MAX_JSON_BYTES)?,
+            )
+        };
+        let f = count.ok_or_else(|| FfiError::new(turnfit_status::NullArgument, "count is NULL"))?;
+        let host = Arc::new(HostCount { f, user: user_data, free: free_user_data, armed: AtomicBool::new(true) });
+        let mut kept = Disarm(host.clone(), false);
+        r.inner.register_json_with_counter(text, move |t| host.count(t))?;
+        kept.1 = true;
         Ok(())
     })
 }

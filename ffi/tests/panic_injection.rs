@@ -117,6 +117,10 @@ fn calls() -> Vec<(&'static str, Call)> {
             Call::Status(|err| unsafe { turnfit_registry_lookup(z(), z(), z(), z(), z(), z(), err) }),
         ),
         ("turnfit_registry_list", Call::Status(|err| unsafe { turnfit_registry_list(z(), z(), err) })),
+        (
+            "turnfit_registry_register_counter",
+            Call::Status(|err| unsafe { turnfit_registry_register_counter(z(), z(), z(), z(), z(), z(), err) }),
+        ),
         ("turnfit_skills_open", Call::Status(|err| unsafe { turnfit_skills_open(z(), z(), z(), z(), z(), err) })),
         (
             "turnfit_skills_open_in",

@@ -12,8 +12,10 @@
 //! Included by the fuzz crate (where `super::ffi` is `turnfit_ffi`) and by
 //! the ffi crate's corpus replay test (where it is the crate itself).
 
-use std::ffi::c_char;
+use std::ffi::{c_char, c_void};
 use std::ptr::{null, null_mut};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
 
 use super::common::Knobs;
 use super::ffi::*;
@@ -62,6 +64,26 @@ fn take_string(function: &str, mut s: turnfit_string, json: bool) {
     }
     unsafe { turnfit_string_free(&mut s) };
     assert!(s.ptr.is_null(), "{function}: string_free did not reset the string");
+}
+
+/// A host counter for `turnfit_registry_register_counter`: 1 token a 4
+/// bytes, rounded up.
+unsafe extern "C" fn quarter(
+    _user: *mut c_void,
+    _text: *const c_char,
+    len: usize,
+    out_tokens: *mut usize,
+    _message: *mut c_char,
+    _capacity: usize,
+) -> i32 {
+    unsafe { out_tokens.write(len.div_ceil(4)) };
+    0
+}
+
+/// Its `free_user_data`: `user` is an `Arc<AtomicUsize>` counting the calls.
+unsafe extern "C" fn release(user: *mut c_void) {
+    let frees = unsafe { Arc::from_raw(user.cast_const().cast::<AtomicUsize>()) };
+    frees.fetch_add(1, Ordering::Relaxed);
 }
 
 /// A byte string as a C text argument (`const char *`).
@@ -414,6 +436,51 @@ pub fn check(data: &[u8]) {
                 call!(turnfit_registry_lookup, Some(true), h.registry, p, n, null(), 0, &mut s);
                 let m = b"no-such-model";
                 call!(turnfit_registry_lookup, Some(true), h.registry, txt(m), m.len(), p, n, &mut s);
+                // A host counter with the fuzzed profile. Registered, it
+                // counts a fit for its model; replacing the entry releases
+                // it, exactly once; a failed registration never releases.
+                let frees = Arc::new(AtomicUsize::new(0));
+                let user = Arc::into_raw(frees.clone()).cast_mut().cast::<c_void>();
+                if call!(turnfit_registry_register_counter, none, h.registry, p, n, Some(quarter), user, Some(release))
+                {
+                    let name = serde_json::from_slice::<serde_json::Value>(bytes)
+                        .ok()
+                        .and_then(|v| v["name"].as_str().map(str::to_owned));
+                    let name = name.expect("a registered profile has a name");
+                    if !name.ends_with('*') {
+                        let opts = serde_json::json!({ "model": name }).to_string();
+                        let mut r = EMPTY;
+                        if call!(
+                            turnfit_fit,
+                            Some(true),
+                            h.registry,
+                            txt(c),
+                            c.len(),
+                            txt(opts.as_bytes()),
+                            opts.len(),
+                            &mut s,
+                            &mut r
+                        ) {
+                            take_string("turnfit_fit", r, true);
+                        }
+                    }
+                    let plain =
+                        serde_json::json!({ "name": name, "encoding": "cl100k_base", "exact": false }).to_string();
+                    let mut registered = 0usize;
+                    call!(
+                        turnfit_registry_register,
+                        none,
+                        h.registry,
+                        txt(plain.as_bytes()),
+                        plain.len(),
+                        &mut registered
+                    );
+                    assert_eq!(frees.load(Ordering::Relaxed), 1, "free_user_data after the entry was replaced");
+                } else {
+                    // Not kept: the reference passed in is still the caller's.
+                    assert_eq!(frees.load(Ordering::Relaxed), 0, "free_user_data ran for a failed registration");
+                    drop(Arc::from_raw(user.cast::<AtomicUsize>()));
+                }
             }
             31 => {
                 call!(turnfit_toolset_report, Some(true), h.registry, p, n, &mut s);

@@ -4256,6 +4256,215 @@ static void test_window_turn(void)
     free(history);
 }
 
+/*
+ * Issue 34 through the C ABI: a host counter registered with a model
+ * (turnfit_registry_register_counter) counts every text of a fit for that
+ * model; its failures, absurd counts and calls back into turnfit are
+ * errors naming the model; free_user_data runs once, when the last holder
+ * (registry entry, window) lets go, and never when registration fails.
+ */
+enum { COUNT_QUARTER, COUNT_FAIL, COUNT_FAIL_SILENT, COUNT_OVER, COUNT_REENTER };
+
+typedef struct {
+    int mode;
+    int calls;
+    int frees;
+    turnfit_registry *reg;     /* for COUNT_REENTER */
+    turnfit_status reentered;  /* what the call back into turnfit returned */
+    bool reentry_named;        /* its message said why */
+} host_counter_state;
+
+static int32_t host_count(void *user_data, const char *text, size_t text_len, size_t *out_tokens, char *message,
+                          size_t message_capacity)
+{
+    host_counter_state *s = user_data;
+    (void)text;
+    s->calls++;
+    switch (s->mode) {
+    case COUNT_QUARTER:
+        *out_tokens = (text_len + 3) / 4; /* 1 token per 4 bytes, rounded up */
+        return 0;
+    case COUNT_FAIL:
+        snprintf(message, message_capacity, "no tokenizer loaded (%zu bytes)", text_len);
+        return 7;
+    case COUNT_FAIL_SILENT:
+        return -1;
+    case COUNT_OVER:
+        *out_tokens = text_len + 65; /* one above the slack */
+        return 0;
+    case COUNT_REENTER: {
+        turnfit_string l = SENT_STRING;
+        turnfit_error *e = NULL;
+        s->reentered = turnfit_registry_list(s->reg, &l, &e);
+        s->reentry_named = e != NULL && strstr(turnfit_error_message(e, NULL), "inside a host counter") != NULL;
+        turnfit_error_free(e); /* allowed from inside a counter */
+        if (s->reentered == TURNFIT_STATUS_OK)
+            turnfit_string_free(&l);
+        snprintf(message, message_capacity, "could not call turnfit");
+        return 1;
+    }
+    }
+    return 2;
+}
+
+static void host_count_free(void *user_data)
+{
+    ((host_counter_state *)user_data)->frees++;
+}
+
+static size_t report_number(turnfit_string report, const char *key)
+{
+    char needle[64];
+    snprintf(needle, sizeof needle, "\"%s\":", key);
+    const char *at = report.ptr ? strstr(report.ptr, needle) : NULL;
+    return at ? (size_t)strtoull(at + strlen(needle), NULL, 10) : (size_t)-1;
+}
+
+static const char kHouseProfile[] =
+    "{\"name\":\"house-llm\",\"encoding\":\"o200k_base\",\"context_window\":8000,\"exact\":false}";
+static const char kHouseConv[] =
+    "[{\"role\":\"system\",\"content\":\"Be brief and answer in one sentence.\"},"
+    "{\"role\":\"user\",\"content\":\"How many tokens does this question take in the house tokenizer?\"}]";
+
+/* turnfit_fit for house-llm on `reg`: the status, and the report's tokens_before on success. */
+static turnfit_status house_fit(turnfit_registry *reg, size_t *tokens_before, turnfit_error **err)
+{
+    turnfit_string c = SENT_STRING, r = SENT_STRING;
+    turnfit_status st = turnfit_fit(reg, LIT(kHouseConv), LIT("{\"model\":\"house-llm\"}"), &c, &r, err);
+    if (st == TURNFIT_STATUS_OK) {
+        *tokens_before = report_number(r, "tokens_before");
+        CHECK_STR_CONTAINS(r, "\"exact\":false");
+        turnfit_string_free(&c);
+        turnfit_string_free(&r);
+    } else {
+        CHECK(c.ptr == SENT_PTR && r.ptr == SENT_PTR);
+    }
+    return st;
+}
+
+static void test_host_counter(void)
+{
+    turnfit_registry *reg = NULL;
+    turnfit_error *err = NULL;
+    if (!CHECK_STATUS(turnfit_registry_new(&reg, NULL), TURNFIT_STATUS_OK))
+        return;
+    /* The encoding's count first, for comparison. */
+    size_t plain = 0, counted = 0;
+    CHECK_SIZE(REGISTER_OK(reg, LIT(kHouseProfile)), 1);
+    CHECK_STATUS(house_fit(reg, &plain, &err), TURNFIT_STATUS_OK);
+
+    /* Success: the counter counts the text, framing stays the model's. */
+    host_counter_state quarter = {.mode = COUNT_QUARTER};
+    CHECK_STATUS(turnfit_registry_register_counter(reg, LIT(kHouseProfile), host_count, &quarter, host_count_free, &err),
+                 TURNFIT_STATUS_OK);
+    CHECK_NO_ERR(err);
+    CHECK_STATUS(house_fit(reg, &counted, &err), TURNFIT_STATUS_OK);
+    CHECK(quarter.calls > 0);
+    CHECK(counted != plain && counted != (size_t)-1);
+    /* Deterministic: the same fit again gives the same count. */
+    size_t again = 0;
+    CHECK_STATUS(house_fit(reg, &again, &err), TURNFIT_STATUS_OK);
+    CHECK_SIZE(again, counted);
+    turnfit_string j = LOOKUP_OK(reg, LIT("house-llm"), NULL, 0);
+    CHECK_STR_CONTAINS(j, "\"source\":\"host\"");
+    turnfit_string_free(&j);
+    /* Another model on the same registry is not counted by it. */
+    int before = quarter.calls;
+    turnfit_string c = SENT_STRING, r = SENT_STRING;
+    CHECK_STATUS(turnfit_fit(reg, LIT(kHouseConv), LIT("{\"model\":\"gpt-4o\"}"), &c, &r, NULL), TURNFIT_STATUS_OK);
+    turnfit_string_free(&c);
+    turnfit_string_free(&r);
+    CHECK_SIZE(quarter.calls, before);
+
+    /* A window made for the model holds the counter: replacing the entry
+       does not release the user data while the window lives. */
+    turnfit_window *w = NULL;
+    CHECK_STATUS(turnfit_window_new(reg, LIT("house-llm"), NULL, 0, &w, NULL), TURNFIT_STATUS_OK);
+    CHECK_SIZE(REGISTER_OK(reg, LIT(kHouseProfile)), 1); /* replaced without a counter */
+    CHECK_SIZE(quarter.frees, 0);
+    size_t after = 0;
+    CHECK_STATUS(house_fit(reg, &after, &err), TURNFIT_STATUS_OK);
+    CHECK_SIZE(after, plain);
+    turnfit_window_free(w);
+    CHECK_SIZE(quarter.frees, 1); /* the last holder let go: exactly once */
+
+    /* Failures of the counter fail the counting call, naming the model. */
+    struct {
+        int mode;
+        const char *needle;
+    } bad[] = {
+        {COUNT_FAIL, "the host counter for 'house-llm' failed: it returned 7: no tokenizer loaded"},
+        {COUNT_FAIL_SILENT, "the host counter for 'house-llm' failed: it returned -1"},
+        {COUNT_OVER, "a count is at most the bytes plus 64"},
+        {COUNT_REENTER, "failed: it returned 1: could not call turnfit"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        host_counter_state s = {.mode = bad[i].mode, .reg = reg, .reentered = TURNFIT_STATUS_OK};
+        CHECK_STATUS(turnfit_registry_register_counter(reg, LIT(kHouseProfile), host_count, &s, host_count_free, NULL),
+                     TURNFIT_STATUS_OK);
+        size_t n = 0;
+        CHECK_STATUS(house_fit(reg, &n, &err), TURNFIT_STATUS_INVALID_ARGUMENT);
+        CHECK_ERR(&err, TURNFIT_STATUS_INVALID_ARGUMENT, "turnfit_fit", bad[i].needle);
+        CHECK(s.calls > 0);
+        if (bad[i].mode == COUNT_REENTER) {
+            /* The call back into turnfit was refused, not run (no deadlock). */
+            CHECK_STATUS(s.reentered, TURNFIT_STATUS_INVALID_ARGUMENT);
+            CHECK(s.reentry_named);
+        }
+        CHECK_SIZE(REGISTER_OK(reg, LIT(kHouseProfile)), 1); /* releases s */
+        CHECK_SIZE(s.frees, 1);
+    }
+
+    /* Bad arguments: a specific status; the user data stays the caller's. */
+    host_counter_state unused = {.mode = COUNT_QUARTER};
+    turnfit_registry_register_counter(NULL, LIT(kHouseProfile), host_count, &unused, host_count_free, &err);
+    CHECK_ERR(&err, TURNFIT_STATUS_NULL_ARGUMENT, "turnfit_registry_register_counter", "registry is NULL");
+    turnfit_registry_register_counter(reg, LIT(kHouseProfile), NULL, &unused, host_count_free, &err);
+    CHECK_ERR(&err, TURNFIT_STATUS_NULL_ARGUMENT, "turnfit_registry_register_counter", "count is NULL");
+    turnfit_registry_register_counter(reg, NULL, 5, host_count, &unused, host_count_free, &err);
+    CHECK_ERR(&err, TURNFIT_STATUS_NULL_ARGUMENT, "turnfit_registry_register_counter", "profile_json");
+    turnfit_registry_register_counter(reg, NULL, 0, host_count, &unused, host_count_free, &err);
+    CHECK_ERR(&err, TURNFIT_STATUS_INVALID_JSON, "turnfit_registry_register_counter", NULL);
+    turnfit_registry_register_counter(reg, LIT("{\"name\":\"h\xff\",\"encoding\":\"o200k_base\",\"exact\":false}"),
+                                      host_count, &unused, host_count_free, &err);
+    CHECK_ERR(&err, TURNFIT_STATUS_INVALID_UTF8, "turnfit_registry_register_counter", NULL);
+    turnfit_registry_register_counter(reg, LIT("[{\"name\":\"h\",\"encoding\":\"o200k_base\",\"exact\":false}]"),
+                                      host_count, &unused, host_count_free, &err);
+    CHECK_ERR(&err, TURNFIT_STATUS_INVALID_JSON, "turnfit_registry_register_counter", "one profile object");
+    turnfit_registry_register_counter(reg, LIT("{\"name\":\"\",\"encoding\":\"o200k_base\",\"exact\":false}"),
+                                      host_count, &unused, host_count_free, &err);
+    CHECK_ERR(&err, TURNFIT_STATUS_INVALID_ARGUMENT, "turnfit_registry_register_counter", NULL);
+    turnfit_registry_register_counter(reg, LIT("{\"name\":\"h\",\"encoding\":\"nope\",\"exact\":false}"), host_count,
+                                      &unused, host_count_free, &err);
+    CHECK(err != NULL && turnfit_error_code(err) != TURNFIT_STATUS_OK);
+    turnfit_error_free(err);
+    err = NULL;
+    {
+        char deep[2 * 600 + 1];
+        memset(deep, '[', 600);
+        memset(deep + 600, ']', 600);
+        deep[1200] = 0;
+        turnfit_registry_register_counter(reg, STR(deep), host_count, &unused, host_count_free, &err);
+        CHECK_ERR(&err, TURNFIT_STATUS_LIMIT_EXCEEDED, "turnfit_registry_register_counter", NULL);
+    }
+    CHECK_SIZE(unused.calls, 0);
+    CHECK_SIZE(unused.frees, 0);
+
+    /* Freeing the registry releases a counter it still holds; a NULL
+       free_user_data is never called. */
+    host_counter_state held = {.mode = COUNT_QUARTER};
+    CHECK_STATUS(turnfit_registry_register_counter(reg, LIT(kHouseProfile), host_count, &held, host_count_free, NULL),
+                 TURNFIT_STATUS_OK);
+    host_counter_state unfreed = {.mode = COUNT_QUARTER};
+    CHECK_STATUS(turnfit_registry_register_counter(
+                     reg, LIT("{\"name\":\"house-small\",\"encoding\":\"o200k_base\",\"exact\":false}"), host_count,
+                     &unfreed, NULL, NULL),
+                 TURNFIT_STATUS_OK);
+    turnfit_registry_free(reg);
+    CHECK_SIZE(held.frees, 1);
+    CHECK_SIZE(unfreed.frees, 0);
+}
+
 int main(void)
 {
     test_version();
@@ -4266,6 +4475,7 @@ int main(void)
     test_truncate();
     test_token_bytes();
     test_registry();
+    test_host_counter();
     test_null_arguments();
     test_invalid_utf8();
     test_lengths_and_nuls();
