@@ -521,6 +521,15 @@ typedef int32_t (*turnfit_count_fn)(void *user_data,
                                     size_t message_capacity);
 
 /**
+ * Releases a host counter's `user_data` (see
+ * `turnfit_registry_register_counter` for when it runs): called once, on
+ * the thread releasing the counter's last holder, possibly while turnfit
+ * holds the registry's lock (an entry replaced), so it must not call
+ * turnfit.
+ */
+typedef void (*turnfit_free_user_data_fn)(void *user_data);
+
+/**
  * An owned array of token ids returned by turnfit (or of character offsets,
  * from `turnfit_tokenizer_decode_with_offsets`). `ptr` is never NULL in
  * an array turnfit returned, even when `len` is 0 (since ABI 2, as for
@@ -1162,7 +1171,7 @@ turnfit_status turnfit_registry_register_counter(struct turnfit_registry *regist
                                                  size_t profile_json_len,
                                                  turnfit_count_fn count,
                                                  void *user_data,
-                                                 void (*free_user_data)(void *user_data),
+                                                 turnfit_free_user_data_fn free_user_data,
                                                  struct turnfit_error **err);
 
 /**

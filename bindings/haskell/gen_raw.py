@@ -66,6 +66,10 @@ def hs_type(ctype, structs):
         return "FunPtr EventCallback"
     if base == "turnfit_summarize_fn" and stars == 0:
         return "FunPtr SummarizeFn"
+    if base == "turnfit_count_fn" and stars == 0:
+        return "FunPtr CountFn"
+    if base == "turnfit_free_user_data_fn" and stars == 0:
+        return "FunPtr FreeUserDataFn"
     if base in structs:
         hs = camel(base)
         if stars == 1:
@@ -115,6 +119,7 @@ def generate():
     w("-- its exact C types; #define and enum values are prefixed @k@. Short O(1) calls are @unsafe@, everything else @safe@.")
     w("module Turnfit.Raw where")
     w("")
+    w("import Data.Int (Int32)")
     w("import Data.Word (Word8, Word32, Word64)")
     w("import Foreign.C.String (CString)")
     w("import Foreign.C.Types (CBool (..), CDouble (..), CSize (..))")
@@ -175,6 +180,17 @@ def generate():
     w("-- 'Foreign.Ptr.freeHaskellFunPtr' once 'turnfitTurnRun' has returned.")
     w('foreign import ccall "wrapper"')
     w("  mkSummarizeFn :: SummarizeFn -> IO (FunPtr SummarizeFn)")
+    w("")
+    w("-- | @typedef int32_t (*turnfit_count_fn)(void *user_data, const char *text, size_t text_len, size_t *out_tokens, char *message, size_t message_capacity)@")
+    w("type CountFn = Ptr () -> CString -> CSize -> Ptr CSize -> CString -> CSize -> IO Int32")
+    w("")
+    w("-- | Wraps a Haskell function as a 'CountFn' pointer; release it with")
+    w("-- 'Foreign.Ptr.freeHaskellFunPtr' once no registry, window or turn holds the counter.")
+    w('foreign import ccall "wrapper"')
+    w("  mkCountFn :: CountFn -> IO (FunPtr CountFn)")
+    w("")
+    w("-- | @typedef void (*turnfit_free_user_data_fn)(void *user_data)@")
+    w("type FreeUserDataFn = Ptr () -> IO ()")
     w("")
     w("-- * Functions")
     for ret, name, params in funcs:

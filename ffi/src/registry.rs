@@ -219,6 +219,13 @@ pub type turnfit_count_fn = Option<
     ) -> i32,
 >;
 
+/// Releases a host counter's `user_data` (see
+/// `turnfit_registry_register_counter` for when it runs): called once, on
+/// the thread releasing the counter's last holder, possibly while turnfit
+/// holds the registry's lock (an entry replaced), so it must not call
+/// turnfit.
+pub type turnfit_free_user_data_fn = Option<unsafe extern "C" fn(user_data: *mut c_void)>;
+
 /// Bytes of the message buffer a host counter may fill.
 const COUNT_MESSAGE_BYTES: usize = 256;
 
@@ -231,7 +238,7 @@ type CountFn = unsafe extern "C" fn(*mut c_void, *const c_char, usize, *mut usiz
 struct HostCount {
     f: CountFn,
     user: *mut c_void,
-    free: Option<unsafe extern "C" fn(*mut c_void)>,
+    free: turnfit_free_user_data_fn,
     armed: AtomicBool,
 }
 
@@ -331,7 +338,7 @@ pub unsafe extern "C" fn turnfit_registry_register_counter(
     profile_json_len: usize,
     count: turnfit_count_fn,
     user_data: *mut c_void,
-    free_user_data: Option<unsafe extern "C" fn(user_data: *mut c_void)>,
+    free_user_data: turnfit_free_user_data_fn,
     err: *mut *mut turnfit_error,
 ) -> turnfit_status {
     guard("turnfit_registry_register_counter", err, || {

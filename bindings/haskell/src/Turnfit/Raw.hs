@@ -6,6 +6,7 @@
 -- its exact C types; #define and enum values are prefixed @k@. Short O(1) calls are @unsafe@, everything else @safe@.
 module Turnfit.Raw where
 
+import Data.Int (Int32)
 import Data.Word (Word8, Word32, Word64)
 import Foreign.C.String (CString)
 import Foreign.C.Types (CBool (..), CDouble (..), CSize (..))
@@ -210,6 +211,17 @@ type SummarizeFn = Ptr () -> CString -> CSize -> Ptr CString -> Ptr CSize -> IO 
 foreign import ccall "wrapper"
   mkSummarizeFn :: SummarizeFn -> IO (FunPtr SummarizeFn)
 
+-- | @typedef int32_t (*turnfit_count_fn)(void *user_data, const char *text, size_t text_len, size_t *out_tokens, char *message, size_t message_capacity)@
+type CountFn = Ptr () -> CString -> CSize -> Ptr CSize -> CString -> CSize -> IO Int32
+
+-- | Wraps a Haskell function as a 'CountFn' pointer; release it with
+-- 'Foreign.Ptr.freeHaskellFunPtr' once no registry, window or turn holds the counter.
+foreign import ccall "wrapper"
+  mkCountFn :: CountFn -> IO (FunPtr CountFn)
+
+-- | @typedef void (*turnfit_free_user_data_fn)(void *user_data)@
+type FreeUserDataFn = Ptr () -> IO ()
+
 -- * Functions
 
 -- | @turnfit_status turnfit_callstack_new(size_t max_depth, struct turnfit_callstack ** out_stack, struct turnfit_error ** err)@
@@ -355,6 +367,10 @@ foreign import ccall safe "turnfit_registry_lookup"
 -- | @turnfit_status turnfit_registry_list(const struct turnfit_registry * registry, struct turnfit_string * out_json, struct turnfit_error ** err)@
 foreign import ccall safe "turnfit_registry_list"
   cRegistryList :: Ptr TurnfitRegistry -> Ptr TurnfitString -> Ptr (Ptr TurnfitError) -> IO Word32
+
+-- | @turnfit_status turnfit_registry_register_counter(struct turnfit_registry * registry, const char * profile_json, size_t profile_json_len, turnfit_count_fn count, void * user_data, turnfit_free_user_data_fn free_user_data, struct turnfit_error ** err)@
+foreign import ccall safe "turnfit_registry_register_counter"
+  cRegistryRegisterCounter :: Ptr TurnfitRegistry -> CString -> CSize -> FunPtr CountFn -> Ptr () -> FunPtr FreeUserDataFn -> Ptr (Ptr TurnfitError) -> IO Word32
 
 -- | @turnfit_status turnfit_skills_open(const char * root, size_t root_len, const char * options_json, size_t options_json_len, struct turnfit_skills ** out_skills, struct turnfit_error ** err)@
 foreign import ccall safe "turnfit_skills_open"
