@@ -4279,7 +4279,7 @@ static int32_t host_count(void *user_data, const char *text, size_t text_len, si
 {
     host_counter_state *s = user_data;
     (void)text;
-    s->calls++;
+    __atomic_fetch_add(&s->calls, 1, __ATOMIC_RELAXED); /* counted on several threads at once */
     switch (s->mode) {
     case COUNT_QUARTER:
         *out_tokens = (text_len + 3) / 4; /* 1 token per 4 bytes, rounded up */
@@ -4342,6 +4342,31 @@ static turnfit_status house_fit(turnfit_registry *reg, size_t *tokens_before, tu
     return st;
 }
 
+typedef struct {
+    turnfit_registry *reg;
+    size_t want;
+    int failures;
+    int mismatches;
+} host_count_worker;
+
+/* Fits on a shared registry whose counter is called from every thread. */
+static void *host_count_thread(void *arg)
+{
+    host_count_worker *w = arg;
+    for (int i = 0; i < 25; i++) {
+        turnfit_string c = {NULL, 0}, r = {NULL, 0};
+        if (turnfit_fit(w->reg, LIT(kHouseConv), LIT("{\"model\":\"house-llm\"}"), &c, &r, NULL) != TURNFIT_STATUS_OK) {
+            w->failures++;
+            continue;
+        }
+        if (report_number(r, "tokens_before") != w->want)
+            w->mismatches++;
+        turnfit_string_free(&c);
+        turnfit_string_free(&r);
+    }
+    return NULL;
+}
+
 static void test_host_counter(void)
 {
     turnfit_registry *reg = NULL;
@@ -4365,6 +4390,25 @@ static void test_host_counter(void)
     size_t again = 0;
     CHECK_STATUS(house_fit(reg, &again, &err), TURNFIT_STATUS_OK);
     CHECK_SIZE(again, counted);
+    /* From several threads at once, each result the single-threaded one. */
+    {
+        enum { N = 4 };
+        host_count_worker workers[N];
+        pthread_t th[N];
+        bool started[N];
+        for (int i = 0; i < N; i++) {
+            workers[i] = (host_count_worker){.reg = reg, .want = counted};
+            started[i] = pthread_create(&th[i], NULL, host_count_thread, &workers[i]) == 0;
+            CHECK(started[i]);
+        }
+        for (int i = 0; i < N; i++) {
+            if (!started[i])
+                continue;
+            pthread_join(th[i], NULL);
+            CHECK_SIZE(workers[i].failures, 0);
+            CHECK_SIZE(workers[i].mismatches, 0);
+        }
+    }
     turnfit_string j = LOOKUP_OK(reg, LIT("house-llm"), NULL, 0);
     CHECK_STR_CONTAINS(j, "\"source\":\"host\"");
     turnfit_string_free(&j);
