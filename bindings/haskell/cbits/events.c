@@ -10,3 +10,13 @@ void turnfit_hs_free_event_callback(void *fun, void *handle)
     (void)handle;
     hs_free_fun_ptr((HsFunPtr)fun);
 }
+
+/* A host counter's free_user_data (Turnfit.hs, registryRegisterCounter):
+ * user_data is the counter's own Haskell function pointer, released when
+ * the library lets the counter go (an entry replaced, or the last of the
+ * registry and the windows made for the model freed, possibly in a
+ * finalizer). */
+void turnfit_hs_free_counter(void *fun)
+{
+    hs_free_fun_ptr((HsFunPtr)fun);
+}

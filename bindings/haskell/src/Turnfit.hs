@@ -51,7 +51,7 @@ module Turnfit
   , SpecialSet (..), encodeSpecial, encodeSpecialE, specialTokens
   , TruncateSide (..), Truncated (..), truncateTokens, truncateTokensE
     -- * Model registry
-  , Registry, newRegistry, registryRegister, registryLookup, registryList
+  , Registry, newRegistry, registryRegister, registryLookup, registryList, registryRegisterCounter
     -- * Context window
   , Window, newWindow, windowLoad, windowPush, windowPreflight, windowPreflightE, windowCalibrate
   , windowValidate, windowRepair, windowConversation
@@ -100,7 +100,9 @@ import Foreign.ForeignPtr (FinalizerEnvPtr, ForeignPtr, FinalizerPtr, addForeign
 import Foreign.Marshal.Alloc (alloca)
 import Foreign.Marshal.Array (peekArray, withArrayLen)
 import Foreign.Ptr (FunPtr, Ptr, castFunPtrToPtr, castPtr, freeHaskellFunPtr, nullFunPtr, nullPtr, plusPtr)
-import Foreign.Storable (peek, poke)
+import Foreign.Storable (peek, poke, pokeByteOff)
+import Foreign.Marshal.Utils (copyBytes)
+import Control.Monad (when)
 import System.IO.Unsafe (unsafePerformIO)
 import System.Timeout (timeout)
 import qualified Data.Aeson.KeyMap as KM
@@ -538,6 +540,46 @@ registryRegister :: Registry -> Value -> IO Int
 registryRegister r v = withRegistry (Just r) $ \rp -> withJson v $ \p n -> alloca $ \out -> do
   check (cRegistryRegister rp p n out)
   fromIntegral <$> peek out
+
+-- | Registers one model profile (an object, as for 'registryRegister') with
+-- the host's own counter, for a model whose tokenizer is not public (issue
+-- 34; the C @turnfit_registry_register_counter@): every window made for that
+-- model from this registry counts text with @count@ (framing stays the
+-- model's). @count@ runs on the thread of the counting call, possibly on
+-- several at once; an exception it throws or a negative result fails that
+-- call with status 3 (@INVALID_ARGUMENT@) naming the model, as does a count
+-- above the text's bytes plus 64. It must not call turnfit: such a call
+-- throws (the library refuses it). Registering the name again replaces it;
+-- the function pointer is released when the library lets the counter go.
+registryRegisterCounter :: Registry -> Value -> (Text -> IO Int) -> IO ()
+registryRegisterCounter r profile count = withRegistry (Just r) $ \rp -> withJson profile $ \p n -> mask_ $ do
+  f <- mkCountFn (countCallback count)
+  -- On failure the library keeps nothing and calls no release: ours to free.
+  check (cRegistryRegisterCounter rp p n f (castFunPtrToPtr f) pFreeCounter) `onException` freeHaskellFunPtr f
+
+foreign import ccall "&turnfit_hs_free_counter"
+  pFreeCounter :: FunPtr FreeUserDataFn
+
+-- | The C side of a host counter: the text is copied before @count@ sees it
+-- (the library's buffer lives for the call only); any exception (also an
+-- asynchronous one) becomes a non-zero return with its text as the message,
+-- so none unwinds into Rust.
+countCallback :: (Text -> IO Int) -> CountFn
+countCallback count _ p n out msg cap =
+  (do
+      t <- TE.decodeUtf8 <$> B.packCStringLen (p, fromIntegral n)
+      k <- count t >>= evaluate
+      if k < 0
+        then failWith ("it returned " <> show k <> ", not a non-negative count")
+        else poke out (fromIntegral k) >> pure 0)
+    `catch` \(e :: SomeException) -> failWith (displayException e)
+  where
+    failWith why = do
+      let bs = B.take (fromIntegral cap - 1) (TE.encodeUtf8 (T.pack why))
+      when (cap > 0) $ BU.unsafeUseAsCStringLen bs $ \(src, len) -> do
+        copyBytes msg src len
+        pokeByteOff msg len (0 :: Word8)
+      pure 1
 
 registryLookup :: Maybe Registry -> Text -> Maybe Text -> IO Value
 registryLookup r model fallback = withRegistry r $ \rp -> withText model $ \p n ->

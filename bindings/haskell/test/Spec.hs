@@ -1170,6 +1170,38 @@ spec = do
       c `shouldBe` countTokens cl100k "hello world, how are you?"
       Left e <- (try (countTokensForModel "no-such-model-xyz" "x") :: IO (Either TurnfitError Int))
       status e `shouldBe` statusUnknownModel
+    it "counts a window's text with the host's own counter (registryRegisterCounter), and reports its failures" $ do
+      let profile = object ["name" .= ("house-llm" :: Text), "encoding" .= ("o200k_base" :: Text), "context_window" .= (8000 :: Int), "exact" .= False]
+          conv = A.toJSON [ object ["role" .= ("system" :: Text), "content" .= ("Be brief and answer in one sentence." :: Text)]
+                          , object ["role" .= ("user" :: Text), "content" .= ("How many tokens does this question take?" :: Text)] ]
+          prompt reg = do
+            w <- newWindow (Just reg) "house-llm" Nothing
+            windowLoad w conv
+            windowPreflight w Nothing
+      reg <- newRegistry
+      _ <- registryRegister reg profile
+      plain <- prompt reg
+      calls <- newIORef (0 :: Int)
+      registryRegisterCounter reg profile $ \t -> do
+        modifyIORef' calls (+ 1)
+        pure ((B.length (TE.encodeUtf8 t) + 3) `div` 4)
+      counted <- prompt reg
+      readIORef calls >>= (`shouldSatisfy` (> 0))
+      int (counted .! "prompt_tokens") `shouldNotBe` int (plain .! "prompt_tokens")
+      (counted .! "exact") `shouldBe` Bool False
+      -- A counter that throws, returns a negative count, or calls turnfit.
+      let failsWith f needle = do
+            registryRegisterCounter reg profile f
+            Left e <- try (prompt reg) :: IO (Either TurnfitError Value)
+            status e `shouldBe` statusInvalidArgument
+            message e `shouldSatisfy` T.isInfixOf "the host counter for 'house-llm' failed"
+            message e `shouldSatisfy` T.isInfixOf needle
+      failsWith (\_ -> throwIO (userError "no tokenizer loaded")) "no tokenizer loaded"
+      failsWith (\_ -> pure (-1)) "not a non-negative count"
+      failsWith (\t -> countTokensForModel "gpt-4o" t) "called from inside a host counter"
+      -- A profile that is not one object: refused, nothing kept.
+      Left e <- try (registryRegisterCounter reg (A.toJSON [profile]) (\_ -> pure 0)) :: IO (Either TurnfitError ())
+      status e `shouldBe` 4
     it "renders the design's toPromptText layout through the core (format prompt_text)" $ do
       t <- H.toPromptText design
       T.lines t `shouldBe`
