@@ -56,7 +56,7 @@ module Turnfit
   , Window, newWindow, windowLoad, windowPush, windowPreflight, windowPreflightE, windowCalibrate
   , windowValidate, windowRepair, windowConversation
   , windowCompact, windowCompactE, windowApplySummary
-  , fit, fitE, fitBytes, windowLoadBytes, windowPushBytes
+  , fit, fitIn, fitE, fitBytes, windowLoadBytes, windowPushBytes
     -- * Turns: the host's model summarizing
   , Summarizer, fitTurn, windowFitTurn
     -- * Assembly and tool sets
@@ -652,12 +652,19 @@ windowApplySummary w rid summary = withWin w $ \wp -> withText rid $ \ip iN ->
   withText summary $ \sp sn -> withOutJson (cWindowApplySummary wp ip iN sp sn)
 
 -- | Stateless fit: conversation and options in, (conversation, report) out.
+-- Models resolve in the built-in table; 'fitIn' takes a registry.
 fit :: Value -> Value -> IO (Value, Value)
-fit conv opts = withJson conv $ \cp cn -> withJson opts $ \op on ->
+fit = fitIn Nothing
+
+-- | 'fit' with models resolved in a registry (Nothing: the built-in table),
+-- so a model registered there, with its host counter
+-- ('registryRegisterCounter') if it has one, counts the request.
+fitIn :: Maybe Registry -> Value -> Value -> IO (Value, Value)
+fitIn reg conv opts = withRegistry reg $ \rp -> withJson conv $ \cp cn -> withJson opts $ \op on ->
   alloca $ \outC -> alloca $ \outR -> do
     poke outC (TurnfitString nullPtr 0)
     poke outR (TurnfitString nullPtr 0)
-    check (cFit nullPtr cp cn op on outC outR)
+    check (cFit rp cp cn op on outC outR)
     -- Both buffers are owned from here: the second is freed even if the
     -- first does not decode.
     c <- consumeOwnedString outC decodeJson `onException` cStringFree outR

@@ -1189,6 +1189,15 @@ spec = do
       readIORef calls >>= (`shouldSatisfy` (> 0))
       int (counted .! "prompt_tokens") `shouldNotBe` int (plain .! "prompt_tokens")
       (counted .! "exact") `shouldBe` Bool False
+      -- A stateless fit reaches the counter through fitIn's registry; fit
+      -- (the built-in table) does not know the model.
+      let fitOpts = object ["model" .= ("house-llm" :: Text), "max_tokens" .= (4000 :: Int)]
+      before <- readIORef calls
+      (_, rep) <- fitIn (Just reg) conv fitOpts
+      readIORef calls >>= (`shouldSatisfy` (> before))
+      int (rep .! "tokens_before") `shouldBe` int (counted .! "prompt_tokens")
+      Left unknown <- try (fit conv fitOpts) :: IO (Either TurnfitError (Value, Value))
+      status unknown `shouldBe` statusUnknownModel
       -- A counter that throws, returns a negative count, or calls turnfit.
       let failsWith f needle = do
             registryRegisterCounter reg profile f
