@@ -469,6 +469,72 @@ impl ModelRegistry {
     pub fn list_json(&self) -> Result<String> {
         to_json(&self.inner.list_json())
     }
+
+    /// Adds or replaces one model profile (one JSON profile object; an
+    /// array is `InvalidJson`: a counter goes with one model) counted by
+    /// the host's own `counter`, for a model whose tokenizer is not public
+    /// (issue 34; C's `turnfit_registry_register_counter`). Every window,
+    /// `fit`, turn and `countConversation` using this registry for a model
+    /// resolving to this entry counts text with it, reported as not exact;
+    /// framing and cuts stay the profile's `encoding`'s. The core refuses a
+    /// count above the text's bytes plus 64 and a counter re-entering its
+    /// counting, and turns the counter's exceptions into `InvalidArgument`
+    /// naming the model (see [`HostTokenCounter`]).
+    pub fn register_with_counter(&self, profile_json: Text, counter: Arc<dyn HostTokenCounter>) -> Result<()> {
+        let count = move |text: &str| -> std::result::Result<usize, String> {
+            match counter.count(text.to_owned()) {
+                // Beyond usize is refused by the core's bytes+64 check.
+                Ok(n) => Ok(usize::try_from(n).unwrap_or(usize::MAX)),
+                Err(CounterError::Failed { reason }) => Err(reason),
+            }
+        };
+        Ok(self.inner.register_json_with_counter(&profile_json, count)?)
+    }
+}
+
+/// A host's own token counter (a Kotlin interface, a Swift protocol), for
+/// `ModelRegistry.registerWithCounter`. It is called on the thread of any
+/// call counting for its model, possibly on several threads at once, while
+/// turnfit holds the window or turn it counts for: it must be thread-safe
+/// and must not call back into turnfit (a window it counts for refuses the
+/// call with `InvalidArgument`, and so does the core's counting).
+#[uniffi::export(with_foreign)]
+pub trait HostTokenCounter: Send + Sync {
+    /// The number of tokens of `text`. Throwing (`CounterException.Failed`,
+    /// or any other exception) fails the call that was counting with
+    /// `InvalidArgument`: "the host counter for '<model>' failed: <reason>".
+    fn count(&self, text: String) -> std::result::Result<u64, CounterError>;
+}
+
+/// A host counter's failure (`CounterException` in Kotlin, `CounterError`
+/// in Swift): thrown by the host, it becomes the core's error naming the
+/// model and the reason.
+#[derive(Debug, Clone, PartialEq, Eq, uniffi::Error)]
+pub enum CounterError {
+    /// The counter could not count; `reason` says why.
+    Failed {
+        /// Why, in the host's words.
+        reason: String,
+    },
+}
+
+impl std::fmt::Display for CounterError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            CounterError::Failed { reason } => f.write_str(reason),
+        }
+    }
+}
+
+impl std::error::Error for CounterError {}
+
+/// Any other exception a counter throws (and a failure to convert its
+/// result) arrives here from uniffi's generated code: kept as its text
+/// (`java.lang.IllegalStateException: ...`), never a panic.
+impl From<uniffi::UnexpectedUniFFICallbackError> for CounterError {
+    fn from(e: uniffi::UnexpectedUniFFICallbackError) -> Self {
+        CounterError::Failed { reason: e.reason }
+    }
 }
 
 /// The encoding of an encoding name (`UnknownEncoding` when unknown).

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use parking_lot::Mutex;
 use turnfit::chat::Conversation;
-use turnfit::window::{fit_json, repair, validate, Accountant, Budget, Policy, Window as Core};
+use turnfit::window::{fit_json_in, repair, validate, Accountant, Budget, Policy, Window as Core};
 
 use crate::events::{self, EventListener};
 use crate::tokenizer::{registry_or_builtin, ModelRegistry};
@@ -106,7 +106,10 @@ impl ContextWindow {
     /// Runs `f` on the window under its lock, then, with the lock released,
     /// hands the events the call raised to the listener (events.rs), also
     /// when `f` failed part-way.
+    /// A host counter calling back into the window it counts for would wait
+    /// on this lock forever: refused instead (`InvalidArgument`).
     pub(crate) fn mutate<T>(&self, f: impl FnOnce(&mut Core) -> Result<T>) -> Result<T> {
+        turnfit::models::check_not_counting("ContextWindow")?;
         let r = f(&mut self.inner.lock());
         let pending = events::take_pending();
         if !pending.is_empty() {
@@ -160,6 +163,7 @@ impl ContextWindow {
     /// be sent) when given.
     #[uniffi::method(default(new_input_json = None))]
     pub fn preflight(&self, new_input_json: Option<Text>) -> Result<Preflight> {
+        turnfit::models::check_not_counting("ContextWindow")?;
         let w = self.inner.lock();
         let m = new_input_json.map(|t| w.conversation().parse_message(&t)).transpose()?;
         Ok(w.preflight(m.as_ref())?.into())
@@ -168,6 +172,7 @@ impl ContextWindow {
     /// The pre-flight report as JSON text (docs/formats.md).
     #[uniffi::method(default(new_input_json = None))]
     pub fn preflight_json(&self, new_input_json: Option<Text>) -> Result<String> {
+        turnfit::models::check_not_counting("ContextWindow")?;
         let w = self.inner.lock();
         let m = new_input_json.map(|t| w.conversation().parse_message(&t)).transpose()?;
         to_json(&w.preflight(m.as_ref())?)
@@ -245,9 +250,11 @@ pub struct FitResult {
 /// Makes a conversation fit a budget, statelessly: repairs it, cuts long
 /// tool outputs, drops whole turns (never splitting a tool call from its
 /// result). `options_json` is the fit options object (`model` required).
-#[uniffi::export]
-pub fn fit(conversation_json: Text, options_json: Text) -> Result<FitResult> {
-    let (conversation, report) = fit_json(&conversation_json, &options_json)?;
+/// `registry` looks up `model` (null: the built-in table), so a model
+/// registered there, with a host counter too, works as in a window.
+#[uniffi::export(default(registry = None))]
+pub fn fit(conversation_json: Text, options_json: Text, registry: Option<Arc<ModelRegistry>>) -> Result<FitResult> {
+    let (conversation, report) = fit_json_in(registry_or_builtin(&registry), &conversation_json, &options_json)?;
     Ok(FitResult { conversation, report: to_json(&report)? })
 }
 

@@ -1679,6 +1679,232 @@ public func FfiConverterTypeEventListener_lower(_ value: EventListener) -> UInt6
 
 
 /**
+ * A host's own token counter (a Kotlin interface, a Swift protocol), for
+ * `ModelRegistry.registerWithCounter`. It is called on the thread of any
+ * call counting for its model, possibly on several threads at once, while
+ * turnfit holds the window or turn it counts for: it must be thread-safe
+ * and must not call back into turnfit (a window it counts for refuses the
+ * call with `InvalidArgument`, and so does the core's counting).
+ */
+public protocol HostTokenCounter: AnyObject, Sendable {
+    
+    /**
+     * The number of tokens of `text`. Throwing (`CounterException.Failed`,
+     * or any other exception) fails the call that was counting with
+     * `InvalidArgument`: "the host counter for '<model>' failed: <reason>".
+     */
+    func count(text: String) throws  -> UInt64
+    
+}
+/**
+ * A host's own token counter (a Kotlin interface, a Swift protocol), for
+ * `ModelRegistry.registerWithCounter`. It is called on the thread of any
+ * call counting for its model, possibly on several threads at once, while
+ * turnfit holds the window or turn it counts for: it must be thread-safe
+ * and must not call back into turnfit (a window it counts for refuses the
+ * call with `InvalidArgument`, and so does the core's counting).
+ */
+open class HostTokenCounterImpl: HostTokenCounter, @unchecked Sendable {
+    fileprivate let handle: UInt64
+
+    /// Used to instantiate a [FFIObject] without an actual handle, for fakes in tests, mostly.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public struct NoHandle {
+        public init() {}
+    }
+
+    // TODO: We'd like this to be `private` but for Swifty reasons,
+    // we can't implement `FfiConverter` without making this `required` and we can't
+    // make it `required` without making it `public`.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    required public init(unsafeFromHandle handle: UInt64) {
+        self.handle = handle
+    }
+
+    // This constructor can be used to instantiate a fake object.
+    // - Parameter noHandle: Placeholder value so we can have a constructor separate from the default empty one that may be implemented for classes extending [FFIObject].
+    //
+    // - Warning:
+    //     Any object instantiated with this constructor cannot be passed to an actual Rust-backed object. Since there isn't a backing handle the FFI lower functions will crash.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public init(noHandle: NoHandle) {
+        self.handle = 0
+    }
+
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public func uniffiCloneHandle() -> UInt64 {
+        return try! rustCall { uniffi_turnfit_uniffi_fn_clone_hosttokencounter(self.handle, $0) }
+    }
+    // No primary constructor declared for this class.
+
+    deinit {
+        if handle == 0 {
+            // Mock objects have handle=0 don't try to free them
+            return
+        }
+
+        try! rustCall { uniffi_turnfit_uniffi_fn_free_hosttokencounter(handle, $0) }
+    }
+
+    
+
+    
+    /**
+     * The number of tokens of `text`. Throwing (`CounterException.Failed`,
+     * or any other exception) fails the call that was counting with
+     * `InvalidArgument`: "the host counter for '<model>' failed: <reason>".
+     */
+open func count(text: String)throws  -> UInt64  {
+    return try  FfiConverterUInt64.lift(try rustCallWithError(FfiConverterTypeCounterError_lift) {
+        uniffiCallStatus in
+    uniffi_turnfit_uniffi_fn_method_hosttokencounter_count(
+            self.uniffiCloneHandle(),
+        FfiConverterString.lower(text),uniffiCallStatus
+    )
+})
+}
+    
+
+    
+}
+
+
+
+// Put the implementation in a struct so we don't pollute the top-level namespace
+fileprivate struct UniffiCallbackInterfaceHostTokenCounter {
+
+    // Create the VTable using a series of closures.
+    // Swift automatically converts these into C callback functions.
+    //
+    // Store the vtable directly.
+    static let vtable: UniffiVTableCallbackInterfaceHostTokenCounter = UniffiVTableCallbackInterfaceHostTokenCounter(
+        uniffiFree: { (uniffiHandle: UInt64) -> () in
+            do {
+                try FfiConverterTypeHostTokenCounter.handleMap.remove(handle: uniffiHandle)
+            } catch {
+                print("Uniffi callback interface HostTokenCounter: handle missing in uniffiFree")
+            }
+        },
+        uniffiClone: { (uniffiHandle: UInt64) -> UInt64 in
+            do {
+                return try FfiConverterTypeHostTokenCounter.handleMap.clone(handle: uniffiHandle)
+            } catch {
+                fatalError("Uniffi callback interface HostTokenCounter: handle missing in uniffiClone")
+            }
+        },
+        count: { (
+            uniffiHandle: UInt64,
+            text: RustBuffer,
+            uniffiOutReturn: UnsafeMutablePointer<UInt64>,
+            uniffiCallStatus: UnsafeMutablePointer<RustCallStatus>
+        ) in
+            let makeCall = {
+                () throws -> UInt64 in
+                guard let uniffiObj = try? FfiConverterTypeHostTokenCounter.handleMap.get(handle: uniffiHandle) else {
+                    throw UniffiInternalError.unexpectedStaleHandle
+                }
+                return try uniffiObj.count(
+                     text: try FfiConverterString.lift(text)
+                )
+            }
+
+            
+            let writeReturn = { uniffiOutReturn.pointee = FfiConverterUInt64.lower($0) }
+            uniffiTraitInterfaceCallWithError(
+                callStatus: uniffiCallStatus,
+                makeCall: makeCall,
+                writeReturn: writeReturn,
+                lowerError: FfiConverterTypeCounterError_lower
+            )
+        }
+    )
+
+    // Rust stores this pointer for future callback invocations, so it must live
+    // for the process lifetime (not just for the init function call).
+    //
+    // `nonisolated(unsafe)` is needed under Swift 6 strict concurrency.
+    // This is safe because the pointee is initialized once during static init
+    // and never mutated by either side of the FFI.  Its fields are C function pointers.
+    nonisolated(unsafe) static let vtablePtr: UnsafePointer<UniffiVTableCallbackInterfaceHostTokenCounter> = {
+        let ptr = UnsafeMutablePointer<UniffiVTableCallbackInterfaceHostTokenCounter>.allocate(capacity: 1)
+        ptr.initialize(to: vtable)
+        return UnsafePointer(ptr)
+    }()
+}
+
+private func uniffiCallbackInitHostTokenCounter() {
+    uniffi_turnfit_uniffi_fn_init_callback_vtable_hosttokencounter(UniffiCallbackInterfaceHostTokenCounter.vtablePtr)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeHostTokenCounter: FfiConverter {
+    fileprivate static let handleMap = UniffiHandleMap<HostTokenCounter>()
+
+    typealias FfiType = UInt64
+    typealias SwiftType = HostTokenCounter
+
+    public static func lift(_ handle: UInt64) throws -> HostTokenCounter {
+        if ((handle & 1) == 0) {
+            // Rust-generated handle, construct a new class that uses the handle to implement the
+            // interface
+            return HostTokenCounterImpl(unsafeFromHandle: handle)
+        } else {
+            // Swift-generated handle, get the object from the handle map
+            return try handleMap.remove(handle: handle)
+        }
+    }
+
+    public static func lower(_ value: HostTokenCounter) -> UInt64 {
+         if let rustImpl = value as? HostTokenCounterImpl {
+             // Rust-implemented object.  Clone the handle and return it
+            return rustImpl.uniffiCloneHandle()
+         } else {
+            // Swift object, generate a new vtable handle and return that.
+            return handleMap.insert(obj: value)
+         }
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> HostTokenCounter {
+        let handle: UInt64 = try readInt(&buf)
+        return try lift(handle)
+    }
+
+    public static func write(_ value: HostTokenCounter, into buf: inout [UInt8]) {
+        writeInt(&buf, lower(value))
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeHostTokenCounter_lift(_ handle: UInt64) throws -> HostTokenCounter {
+    return try FfiConverterTypeHostTokenCounter.lift(handle)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeHostTokenCounter_lower(_ value: HostTokenCounter) -> UInt64 {
+    return FfiConverterTypeHostTokenCounter.lower(value)
+}
+
+
+
+
+
+
+/**
  * A set of model profiles: the built-in table plus the host's own entries.
  * Internally synchronized: share one across threads. Registrations on one
  * registry are not visible through another.
@@ -1702,6 +1928,20 @@ public protocol ModelRegistryProtocol: AnyObject, Sendable {
      * (docs/formats.md); returns the number of distinct names registered.
      */
     func register(json: Text) throws  -> UInt64
+    
+    /**
+     * Adds or replaces one model profile (one JSON profile object; an
+     * array is `InvalidJson`: a counter goes with one model) counted by
+     * the host's own `counter`, for a model whose tokenizer is not public
+     * (issue 34; C's `turnfit_registry_register_counter`). Every window,
+     * `fit`, turn and `countConversation` using this registry for a model
+     * resolving to this entry counts text with it, reported as not exact;
+     * framing and cuts stay the profile's `encoding`'s. The core refuses a
+     * count above the text's bytes plus 64 and a counter re-entering its
+     * counting, and turns the counter's exceptions into `InvalidArgument`
+     * naming the model (see [`HostTokenCounter`]).
+     */
+    func registerWithCounter(profileJson: Text, counter: HostTokenCounter) throws 
     
 }
 /**
@@ -1813,6 +2053,28 @@ open func register(json: Text)throws  -> UInt64  {
         FfiConverterTypeText_lower(json),uniffiCallStatus
     )
 })
+}
+    
+    /**
+     * Adds or replaces one model profile (one JSON profile object; an
+     * array is `InvalidJson`: a counter goes with one model) counted by
+     * the host's own `counter`, for a model whose tokenizer is not public
+     * (issue 34; C's `turnfit_registry_register_counter`). Every window,
+     * `fit`, turn and `countConversation` using this registry for a model
+     * resolving to this entry counts text with it, reported as not exact;
+     * framing and cuts stay the profile's `encoding`'s. The core refuses a
+     * count above the text's bytes plus 64 and a counter re-entering its
+     * counting, and turns the counter's exceptions into `InvalidArgument`
+     * naming the model (see [`HostTokenCounter`]).
+     */
+open func registerWithCounter(profileJson: Text, counter: HostTokenCounter)throws   {try rustCallWithError(FfiConverterTypeTurnfitError_lift) {
+        uniffiCallStatus in
+    uniffi_turnfit_uniffi_fn_method_modelregistry_register_with_counter(
+            self.uniffiCloneHandle(),
+        FfiConverterTypeText_lower(profileJson),
+        FfiConverterTypeHostTokenCounter_lower(counter),uniffiCallStatus
+    )
+}
 }
     
 
@@ -4482,6 +4744,92 @@ public func FfiConverterTypeBreakerState_lower(_ value: BreakerState) -> RustBuf
 
 
 /**
+ * A host counter's failure (`CounterException` in Kotlin, `CounterError`
+ * in Swift): thrown by the host, it becomes the core's error naming the
+ * model and the reason.
+ */
+public 
+enum CounterError: Swift.Error, Equatable, Hashable, Foundation.LocalizedError {
+
+    
+    
+    /**
+     * The counter could not count; `reason` says why.
+     */
+    case Failed(
+        /**
+         * Why, in the host's words.
+         */reason: String
+    )
+
+    
+
+    
+
+    
+    public var errorDescription: String? {
+        String(reflecting: self)
+    }
+    
+}
+
+#if compiler(>=6)
+extension CounterError: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeCounterError: FfiConverterRustBuffer {
+    typealias SwiftType = CounterError
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> CounterError {
+        let variant: Int32 = try readInt(&buf)
+        switch variant {
+
+        
+
+        
+        case 1: return .Failed(
+            reason: try FfiConverterString.read(from: &buf)
+            )
+
+         default: throw UniffiInternalError.unexpectedEnumCase
+        }
+    }
+
+    public static func write(_ value: CounterError, into buf: inout [UInt8]) {
+        switch value {
+
+        
+
+        
+        
+        case let .Failed(reason):
+            writeInt(&buf, Int32(1))
+            FfiConverterString.write(reason, into: &buf)
+            
+        }
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeCounterError_lift(_ buf: RustBuffer) throws -> CounterError {
+    return try FfiConverterTypeCounterError.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeCounterError_lower(_ value: CounterError) -> RustBuffer {
+    return FfiConverterTypeCounterError.lower(value)
+}
+
+
+/**
  * How `decode` treats token bytes that are not valid UTF-8.
  */
 
@@ -6139,13 +6487,16 @@ public func countConversation(conversationJson: Text, model: Text, registry: Mod
  * Makes a conversation fit a budget, statelessly: repairs it, cuts long
  * tool outputs, drops whole turns (never splitting a tool call from its
  * result). `options_json` is the fit options object (`model` required).
+ * `registry` looks up `model` (null: the built-in table), so a model
+ * registered there, with a host counter too, works as in a window.
  */
-public func fit(conversationJson: Text, optionsJson: Text)throws  -> FitResult  {
+public func fit(conversationJson: Text, optionsJson: Text, registry: ModelRegistry? = nil)throws  -> FitResult  {
     return try  FfiConverterTypeFitResult_lift(try rustCallWithError(FfiConverterTypeTurnfitError_lift) {
         uniffiCallStatus in
     uniffi_turnfit_uniffi_fn_func_fit(
         FfiConverterTypeText_lower(conversationJson),
-        FfiConverterTypeText_lower(optionsJson),uniffiCallStatus
+        FfiConverterTypeText_lower(optionsJson),
+        FfiConverterOptionTypeModelRegistry.lower(registry),uniffiCallStatus
     )
 })
 }
@@ -6225,7 +6576,7 @@ private let initializationResult: InitializationResult = {
     if (uniffi_turnfit_uniffi_checksum_func_count_conversation() != 42813) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_turnfit_uniffi_checksum_func_fit() != 12608) {
+    if (uniffi_turnfit_uniffi_checksum_func_fit() != 57326) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_turnfit_uniffi_checksum_func_repair_conversation() != 20521) {
@@ -6291,6 +6642,9 @@ private let initializationResult: InitializationResult = {
     if (uniffi_turnfit_uniffi_checksum_method_eventlistener_on_event() != 23702) {
         return InitializationResult.apiChecksumMismatch
     }
+    if (uniffi_turnfit_uniffi_checksum_method_hosttokencounter_count() != 34023) {
+        return InitializationResult.apiChecksumMismatch
+    }
     if (uniffi_turnfit_uniffi_checksum_method_modelregistry_list_json() != 22262) {
         return InitializationResult.apiChecksumMismatch
     }
@@ -6298,6 +6652,9 @@ private let initializationResult: InitializationResult = {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_turnfit_uniffi_checksum_method_modelregistry_register() != 22036) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_turnfit_uniffi_checksum_method_modelregistry_register_with_counter() != 20127) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_turnfit_uniffi_checksum_method_tokenizer_count_tokens() != 20069) {
@@ -6443,6 +6800,7 @@ private let initializationResult: InitializationResult = {
     }
 
     uniffiCallbackInitEventListener()
+    uniffiCallbackInitHostTokenCounter()
     return InitializationResult.ok
 }()
 

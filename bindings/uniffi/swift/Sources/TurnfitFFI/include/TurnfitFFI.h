@@ -250,6 +250,13 @@ typedef void (*UniffiCallbackInterfaceEventListenerMethod0)(uint64_t, RustBuffer
     );
 
 #endif
+#ifndef UNIFFI_FFIDEF_CALLBACK_INTERFACE_HOST_TOKEN_COUNTER_METHOD0
+#define UNIFFI_FFIDEF_CALLBACK_INTERFACE_HOST_TOKEN_COUNTER_METHOD0
+typedef void (*UniffiCallbackInterfaceHostTokenCounterMethod0)(uint64_t, RustBuffer, uint64_t* _Nonnull, 
+        RustCallStatus *_Nonnull uniffiCallStatus
+    );
+
+#endif
 #ifndef UNIFFI_FFIDEF_V_TABLE_CALLBACK_INTERFACE_EVENT_LISTENER
 #define UNIFFI_FFIDEF_V_TABLE_CALLBACK_INTERFACE_EVENT_LISTENER
 typedef struct UniffiVTableCallbackInterfaceEventListener {
@@ -257,6 +264,15 @@ typedef struct UniffiVTableCallbackInterfaceEventListener {
     UniffiCallbackInterfaceClone _Nonnull uniffiClone;
     UniffiCallbackInterfaceEventListenerMethod0 _Nonnull onEvent;
 } UniffiVTableCallbackInterfaceEventListener;
+
+#endif
+#ifndef UNIFFI_FFIDEF_V_TABLE_CALLBACK_INTERFACE_HOST_TOKEN_COUNTER
+#define UNIFFI_FFIDEF_V_TABLE_CALLBACK_INTERFACE_HOST_TOKEN_COUNTER
+typedef struct UniffiVTableCallbackInterfaceHostTokenCounter {
+    UniffiCallbackInterfaceFree _Nonnull uniffiFree;
+    UniffiCallbackInterfaceClone _Nonnull uniffiClone;
+    UniffiCallbackInterfaceHostTokenCounterMethod0 _Nonnull count;
+} UniffiVTableCallbackInterfaceHostTokenCounter;
 
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_TURNFIT_UNIFFI_FN_CLONE_CALLSTACK
@@ -444,6 +460,26 @@ void uniffi_turnfit_uniffi_fn_init_callback_vtable_eventlistener(const UniffiVTa
 void uniffi_turnfit_uniffi_fn_method_eventlistener_on_event(uint64_t ptr, RustBuffer kind, RustBuffer payload_json, RustCallStatus *_Nonnull out_status
 );
 #endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_TURNFIT_UNIFFI_FN_CLONE_HOSTTOKENCOUNTER
+#define UNIFFI_FFIDEF_UNIFFI_TURNFIT_UNIFFI_FN_CLONE_HOSTTOKENCOUNTER
+uint64_t uniffi_turnfit_uniffi_fn_clone_hosttokencounter(uint64_t handle, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_TURNFIT_UNIFFI_FN_FREE_HOSTTOKENCOUNTER
+#define UNIFFI_FFIDEF_UNIFFI_TURNFIT_UNIFFI_FN_FREE_HOSTTOKENCOUNTER
+void uniffi_turnfit_uniffi_fn_free_hosttokencounter(uint64_t handle, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_TURNFIT_UNIFFI_FN_INIT_CALLBACK_VTABLE_HOSTTOKENCOUNTER
+#define UNIFFI_FFIDEF_UNIFFI_TURNFIT_UNIFFI_FN_INIT_CALLBACK_VTABLE_HOSTTOKENCOUNTER
+void uniffi_turnfit_uniffi_fn_init_callback_vtable_hosttokencounter(const UniffiVTableCallbackInterfaceHostTokenCounter* _Nonnull vtable
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_TURNFIT_UNIFFI_FN_METHOD_HOSTTOKENCOUNTER_COUNT
+#define UNIFFI_FFIDEF_UNIFFI_TURNFIT_UNIFFI_FN_METHOD_HOSTTOKENCOUNTER_COUNT
+uint64_t uniffi_turnfit_uniffi_fn_method_hosttokencounter_count(uint64_t ptr, RustBuffer text, RustCallStatus *_Nonnull out_status
+);
+#endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_TURNFIT_UNIFFI_FN_CLONE_MODELREGISTRY
 #define UNIFFI_FFIDEF_UNIFFI_TURNFIT_UNIFFI_FN_CLONE_MODELREGISTRY
 uint64_t uniffi_turnfit_uniffi_fn_clone_modelregistry(uint64_t handle, RustCallStatus *_Nonnull out_status
@@ -473,6 +509,11 @@ RustBuffer uniffi_turnfit_uniffi_fn_method_modelregistry_lookup(uint64_t ptr, Ru
 #ifndef UNIFFI_FFIDEF_UNIFFI_TURNFIT_UNIFFI_FN_METHOD_MODELREGISTRY_REGISTER
 #define UNIFFI_FFIDEF_UNIFFI_TURNFIT_UNIFFI_FN_METHOD_MODELREGISTRY_REGISTER
 uint64_t uniffi_turnfit_uniffi_fn_method_modelregistry_register(uint64_t ptr, RustBuffer json, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_TURNFIT_UNIFFI_FN_METHOD_MODELREGISTRY_REGISTER_WITH_COUNTER
+#define UNIFFI_FFIDEF_UNIFFI_TURNFIT_UNIFFI_FN_METHOD_MODELREGISTRY_REGISTER_WITH_COUNTER
+void uniffi_turnfit_uniffi_fn_method_modelregistry_register_with_counter(uint64_t ptr, RustBuffer profile_json, uint64_t counter, RustCallStatus *_Nonnull out_status
 );
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_TURNFIT_UNIFFI_FN_CLONE_TOKENIZER
@@ -784,7 +825,7 @@ uint64_t uniffi_turnfit_uniffi_fn_func_count_conversation(RustBuffer conversatio
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_TURNFIT_UNIFFI_FN_FUNC_FIT
 #define UNIFFI_FFIDEF_UNIFFI_TURNFIT_UNIFFI_FN_FUNC_FIT
-RustBuffer uniffi_turnfit_uniffi_fn_func_fit(RustBuffer conversation_json, RustBuffer options_json, RustCallStatus *_Nonnull out_status
+RustBuffer uniffi_turnfit_uniffi_fn_func_fit(RustBuffer conversation_json, RustBuffer options_json, RustBuffer registry, RustCallStatus *_Nonnull out_status
 );
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_TURNFIT_UNIFFI_FN_FUNC_REPAIR_CONVERSATION
@@ -1274,6 +1315,12 @@ uint16_t uniffi_turnfit_uniffi_checksum_method_eventlistener_on_event(void
     
 );
 #endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_TURNFIT_UNIFFI_CHECKSUM_METHOD_HOSTTOKENCOUNTER_COUNT
+#define UNIFFI_FFIDEF_UNIFFI_TURNFIT_UNIFFI_CHECKSUM_METHOD_HOSTTOKENCOUNTER_COUNT
+uint16_t uniffi_turnfit_uniffi_checksum_method_hosttokencounter_count(void
+    
+);
+#endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_TURNFIT_UNIFFI_CHECKSUM_METHOD_MODELREGISTRY_LIST_JSON
 #define UNIFFI_FFIDEF_UNIFFI_TURNFIT_UNIFFI_CHECKSUM_METHOD_MODELREGISTRY_LIST_JSON
 uint16_t uniffi_turnfit_uniffi_checksum_method_modelregistry_list_json(void
@@ -1289,6 +1336,12 @@ uint16_t uniffi_turnfit_uniffi_checksum_method_modelregistry_lookup(void
 #ifndef UNIFFI_FFIDEF_UNIFFI_TURNFIT_UNIFFI_CHECKSUM_METHOD_MODELREGISTRY_REGISTER
 #define UNIFFI_FFIDEF_UNIFFI_TURNFIT_UNIFFI_CHECKSUM_METHOD_MODELREGISTRY_REGISTER
 uint16_t uniffi_turnfit_uniffi_checksum_method_modelregistry_register(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_TURNFIT_UNIFFI_CHECKSUM_METHOD_MODELREGISTRY_REGISTER_WITH_COUNTER
+#define UNIFFI_FFIDEF_UNIFFI_TURNFIT_UNIFFI_CHECKSUM_METHOD_MODELREGISTRY_REGISTER_WITH_COUNTER
+uint16_t uniffi_turnfit_uniffi_checksum_method_modelregistry_register_with_counter(void
     
 );
 #endif

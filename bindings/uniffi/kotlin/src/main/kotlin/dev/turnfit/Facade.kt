@@ -160,9 +160,9 @@ suspend fun Tokenizer.countTokensAsync(text: String): ULong = withContext(Dispat
 /** [Tokenizer.encode] on [Dispatchers.Default]. */
 suspend fun Tokenizer.encodeAsync(text: String): IntArray = withContext(Dispatchers.Default) { encode(text) }
 
-/** [fit] on [Dispatchers.Default]. */
-suspend fun fitAsync(conversationJson: String, optionsJson: String): FitResult =
-    withContext(Dispatchers.Default) { fit(conversationJson, optionsJson) }
+/** [fit] on [Dispatchers.Default] (a host counter in [registry] runs there). */
+suspend fun fitAsync(conversationJson: String, optionsJson: String, registry: ModelRegistry? = null): FitResult =
+    withContext(Dispatchers.Default) { fit(conversationJson, optionsJson, registry) }
 
 /** [ContextWindow.compact] on [Dispatchers.Default]. */
 suspend fun ContextWindow.compactAsync(policyJson: String? = null): String =
