@@ -96,4 +96,31 @@ final class TurnfitTests: XCTestCase {
         print("vectors: \(passed)/\(vectors.count) (tokenizer.json)")
         XCTAssertEqual(passed, vectors.count, failures.prefix(5).joined(separator: "\n"))
     }
+
+    /// One token per 4 bytes of UTF-8 (issue 34's host counter).
+    final class QuarterBytes: HostTokenCounter, @unchecked Sendable {
+        func count(text: String) throws -> UInt64 { UInt64(text.utf8.count / 4) }
+    }
+
+    final class Failing: HostTokenCounter, @unchecked Sendable {
+        func count(text: String) throws -> UInt64 { throw CounterError.Failed(reason: "no quota left") }
+    }
+
+    func testHostCounter() throws {
+        let profile = #"{"name": "acme-host", "encoding": "cl100k_base", "context_window": 32000, "exact": false}"#
+        let conversation = #"[{"role":"user","content":"The quick brown fox jumps over the lazy dog."}]"#
+        let r = ModelRegistry()
+        try r.registerWithCounter(profileJson: profile, counter: QuarterBytes())
+        let w = try ContextWindow(model: "acme-host", registry: r)
+        try w.load(conversationJson: conversation)
+        XCTAssertFalse(try w.preflight().exact)
+        try r.registerWithCounter(profileJson: profile, counter: Failing())
+        XCTAssertThrowsError(try countConversation(conversationJson: conversation, model: "acme-host", registry: r)) { e in
+            XCTAssertEqual((e as? TurnfitError)?.kind, "invalid_argument")
+            XCTAssertTrue("\(e)".contains("failed: no quota left"))
+        }
+        XCTAssertThrowsError(try r.registerWithCounter(profileJson: "[\(profile)]", counter: QuarterBytes())) { e in
+            XCTAssertEqual((e as? TurnfitError)?.kind, "invalid_json")
+        }
+    }
 }
