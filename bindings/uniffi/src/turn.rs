@@ -47,6 +47,16 @@ pub struct Turn {
 /// takes the result when the turn finishes; its lock is not held in between).
 type Kind = AnyTurn<Arc<ContextWindow>>;
 
+impl Turn {
+    /// The turn's lock for a call: refused from inside a host counter (a
+    /// counter calling back into the turn it counts for would wait on it
+    /// forever).
+    fn locked(&self) -> Result<parking_lot::MutexGuard<'_, Option<Kind>>> {
+        turnfit::models::check_not_counting("Turn")?;
+        Ok(self.inner.lock())
+    }
+}
+
 #[uniffi::export]
 impl Turn {
     /// Starts a turn on `conversation_json` (any of the five formats) with
@@ -70,20 +80,20 @@ impl Turn {
         registry: Option<Arc<ModelRegistry>>,
     ) -> Result<Arc<Self>> {
         let o: FitOptions = turnfit::frontend::parse_options("options_json", Some(&options_json))?;
-        let t = WindowTurn::start_in(registry_or_builtin(&registry), &window.inner.lock(), &o)?;
+        let t = WindowTurn::start_in(registry_or_builtin(&registry), &*window.locked()?, &o)?;
         Ok(Arc::new(Turn { inner: Mutex::new(Some(Kind::Window(Box::new(t), window))) }))
     }
 
     /// The waiting summarizer request, or null.
     pub fn call(&self) -> Result<Option<SummarizerRequest>> {
-        let g = self.inner.lock();
+        let g = self.locked()?;
         let t = g.as_ref().ok_or_else(Kind::finished)?;
         t.call().map(|c| Ok(SummarizerRequest { request_json: to_json(c)?, timeout_ms: c.timeout_ms })).transpose()
     }
 
     /// The summarizer's text for the waiting request.
     pub fn resume(&self, summary: Text) -> Result<()> {
-        Ok(self.inner.lock().as_mut().ok_or_else(Kind::finished)?.resume(Reply::Summary(summary.0))?)
+        Ok(self.locked()?.as_mut().ok_or_else(Kind::finished)?.resume(Reply::Summary(summary.0))?)
     }
 
     /// The summarizer failed (`message`: the host's words, kept in the report).
@@ -93,19 +103,14 @@ impl Turn {
             SummaryFailure::Timeout => FailReason::Timeout,
             SummaryFailure::NotText => FailReason::NotText,
         };
-        Ok(self
-            .inner
-            .lock()
-            .as_mut()
-            .ok_or_else(Kind::finished)?
-            .resume(Reply::Failed { reason, message: message.0 })?)
+        Ok(self.locked()?.as_mut().ok_or_else(Kind::finished)?.resume(Reply::Failed { reason, message: message.0 })?)
     }
 
     /// The request to send and the turn report (`schemas/turn-report.json`);
     /// the turn is then finished. On a window, the window takes the result
     /// first, and the conversation is the window's.
     pub fn finish(&self) -> Result<FitResult> {
-        let kind = self.inner.lock().take().ok_or_else(Kind::finished)?;
+        let kind = self.locked()?.take().ok_or_else(Kind::finished)?;
         match kind {
             Kind::Conversation(t) => {
                 let (c, report) = t.finish()?;

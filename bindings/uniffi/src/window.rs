@@ -103,14 +103,21 @@ pub struct ContextWindow {
 }
 
 impl ContextWindow {
+    /// The window's lock for a call that can fail: a host counter calling
+    /// back into the window it counts for would wait on it forever, so such
+    /// a call is refused instead (`InvalidArgument`).
+    pub(crate) fn locked(&self) -> Result<parking_lot::MutexGuard<'_, Core>> {
+        turnfit::models::check_not_counting("ContextWindow")?;
+        Ok(self.inner.lock())
+    }
+
     /// Runs `f` on the window under its lock, then, with the lock released,
     /// hands the events the call raised to the listener (events.rs), also
     /// when `f` failed part-way.
     /// A host counter calling back into the window it counts for would wait
     /// on this lock forever: refused instead (`InvalidArgument`).
     pub(crate) fn mutate<T>(&self, f: impl FnOnce(&mut Core) -> Result<T>) -> Result<T> {
-        turnfit::models::check_not_counting("ContextWindow")?;
-        let r = f(&mut self.inner.lock());
+        let r = f(&mut *self.locked()?);
         let pending = events::take_pending();
         if !pending.is_empty() {
             let listener = self.listener.lock().clone();
@@ -150,7 +157,7 @@ impl ContextWindow {
 
     /// Removes the last message and returns it as JSON (null when empty).
     pub fn pop(&self) -> Result<Option<String>> {
-        let m = self.inner.lock().pop();
+        let m = self.locked()?.pop();
         m.map(|m| to_json(m.raw())).transpose()
     }
 
@@ -163,8 +170,7 @@ impl ContextWindow {
     /// be sent) when given.
     #[uniffi::method(default(new_input_json = None))]
     pub fn preflight(&self, new_input_json: Option<Text>) -> Result<Preflight> {
-        turnfit::models::check_not_counting("ContextWindow")?;
-        let w = self.inner.lock();
+        let w = self.locked()?;
         let m = new_input_json.map(|t| w.conversation().parse_message(&t)).transpose()?;
         Ok(w.preflight(m.as_ref())?.into())
     }
@@ -172,15 +178,14 @@ impl ContextWindow {
     /// The pre-flight report as JSON text (docs/formats.md).
     #[uniffi::method(default(new_input_json = None))]
     pub fn preflight_json(&self, new_input_json: Option<Text>) -> Result<String> {
-        turnfit::models::check_not_counting("ContextWindow")?;
-        let w = self.inner.lock();
+        let w = self.locked()?;
         let m = new_input_json.map(|t| w.conversation().parse_message(&t)).transpose()?;
         to_json(&w.preflight(m.as_ref())?)
     }
 
     /// Structural issues as a JSON array (`[]` when none).
     pub fn validate(&self) -> Result<String> {
-        to_json(&self.inner.lock().validate())
+        to_json(&self.locked()?.validate())
     }
 
     /// Repairs the conversation in place; returns the changes as a JSON
@@ -193,7 +198,7 @@ impl ContextWindow {
 
     /// The conversation as JSON, in the format it was loaded in.
     pub fn conversation(&self) -> Result<String> {
-        Ok(self.inner.lock().conversation().to_json()?)
+        Ok(self.locked()?.conversation().to_json()?)
     }
 
     /// Compacts under `policy_json` (docs/formats.md, "Compaction policy";
@@ -233,7 +238,7 @@ impl ContextWindow {
     /// pre-flights for estimated models).
     pub fn calibrate(&self, reported_prompt_tokens: u64) -> Result<f64> {
         let r = usize::try_from(reported_prompt_tokens).unwrap_or(usize::MAX);
-        Ok(self.inner.lock().calibrate(r)?)
+        Ok(self.locked()?.calibrate(r)?)
     }
 }
 
