@@ -165,6 +165,13 @@ impl CountCache {
                 u128::from_le_bytes(buf)
             }
         };
+        Self::pack(bytes, encoding, n)
+    }
+
+    /// A key from the piece's bytes (zero-padded), its encoding index and
+    /// its length.
+    #[inline(always)]
+    fn pack(bytes: u128, encoding: u8, n: usize) -> u128 {
         bytes | (u128::from(encoding) + 1) << 112 | (n as u128) << 120
     }
 
@@ -198,10 +205,7 @@ impl CountCache {
             return None;
         }
         let w = s.get(a..a + 16)?;
-        let key = u128::from_le_bytes(w.try_into().unwrap_or([0; 16])) & MASK[n]
-            | (u128::from(encoding) + 1) << 112
-            | (n as u128) << 120;
-        self.get(key)
+        self.get(Self::pack(u128::from_le_bytes(w.try_into().unwrap_or([0; 16])) & MASK[n], encoding, n))
     }
 
     /// Forgets every count, keeping the table's memory (benchmarks time a

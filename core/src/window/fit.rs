@@ -345,9 +345,9 @@ pub fn fit_value_in(
 /// cut output). A binding hands its host's own object back for those
 /// messages instead of building a copy of the same JSON (issue 36: most
 /// of a fitted agent transcript's messages are kept whole, and building
-/// them again was most of the result's cost). Empty for the formats whose
-/// messages are not written back one input message each (only OpenAI and
-/// Anthropic messages carry an origin).
+/// them again was most of the result's cost). All `None` for the formats
+/// whose messages are not written back one input message each (only
+/// OpenAI and Anthropic messages carry an origin).
 pub fn fit_value_origins(
     registry: &ModelRegistry,
     conversation: serde_json::Value,
@@ -359,7 +359,7 @@ pub fn fit_value_origins(
     let c = Conversation::from_value(conversation, text_len, options.format)?;
     let s = start_parsed(registry, c, &options)?;
     let (c, report) = finish_fit(s)?;
-    let origins = if matches!(c.format, Format::OpenAi | Format::Anthropic) { c.origins() } else { Vec::new() };
+    let origins = c.origins();
     Ok((c.into_value(), report, origins))
 }
 
@@ -480,7 +480,7 @@ mod tests {
                 assert_eq!(serde_json::to_value(r).unwrap(), serde_json::to_value(&report).unwrap());
                 let out = messages(&value);
                 if !file.ends_with(".openai.json") && !file.ends_with(".anthropic.json") {
-                    assert!(origins.is_empty(), "{file}");
+                    assert!(origins.iter().all(Option::is_none), "{file}");
                     continue;
                 }
                 assert_eq!(origins.len(), out.len(), "{file} {opts}");
