@@ -24,9 +24,11 @@ use pyo3::types::{PyBytes, PyString};
 /// `fit` and made its time grow faster than the input. With mimalloc one
 /// `fit` of the 44 MB transcript took 206 ms of CPU against 360 ms, and
 /// 50 against 67 ms at 12 MB, for 12% more peak RSS (324 against 290 MB);
-/// see docs/benchmarks.md, "Python: `fit` vs `trim_messages`". Only this
-/// wheel does it: the C library leaves the allocator to its host (and to
-/// the sanitizers and valgrind its tests run under).
+/// see docs/benchmarks.md, "Python: `fit` vs `trim_messages`"
+/// (`bash bench/python/allocator.sh` builds the wheel both ways and
+/// measures). Only this wheel does it: the C library leaves the allocator
+/// to its host (and to the sanitizers and valgrind its tests run under).
+#[cfg(feature = "mimalloc")]
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
