@@ -393,8 +393,8 @@ pub(crate) fn for_each_piece(pattern: Pattern, s: &str, sink: &mut impl Sink) ->
         // Closures rather than the fn items: LLVM inlines these calls into
         // the loop, where it left each fn item's `Fn::call` shim outlined.
         Pattern::Gpt2 => drive(s, |s, i| gpt2(s, i), sink),
-        Pattern::Cl100k => drive(s, |s, i| cl100k(s, i), sink),
-        Pattern::O200k => drive(s, |s, i| o200k(s, i), sink),
+        Pattern::Cl100k => blocks::drive(s, false, |s, i| cl100k(s, i), sink),
+        Pattern::O200k => blocks::drive(s, true, |s, i| o200k(s, i), sink),
     }
 }
 
@@ -412,5 +412,6 @@ fn drive(s: &[u8], end: impl Fn(&[u8], usize) -> usize, sink: &mut impl Sink) ->
 }
 
 mod ascii;
+mod blocks;
 #[cfg(test)]
 mod tests;
