@@ -311,22 +311,3 @@ proptest! {
         compare(&s)?;
     }
 }
-
-#[test]
-fn zz_debug_blocks() {
-    for s in [
-        "AAaaaaaAAAaAAaaaaA\u{85}\t \t\tAAaAA0000000000aAAaAaa{:[[!000000000AaaaAaaaaaAAAAA/\n/\r'RV",
-        " \n\n AA0A\n{\n/\n0a ",
-    ] {
-        for ((p, _), re) in PATTERNS.iter().zip(REGEXES.iter()) {
-            let a = ours(*p, s);
-            let b = regex_pieces(re, s);
-            if a != b {
-                let show = |v: &Vec<(usize, usize)>| {
-                    v.iter().map(|&(x, y)| format!("{:?}", &s[x..y])).collect::<Vec<_>>().join(" ")
-                };
-                println!("{p:?}\n ours  {}\n regex {}", show(&a), show(&b));
-            }
-        }
-    }
-}
