@@ -39,7 +39,8 @@ export declare class NativeTokenizer {
   /** A tokenizer for an encoding name (`o200k_base`, ...). */
   static fromEncoding(name: string, recognizeSpecial: boolean): NativeTokenizer
   /**
-   * A tokenizer for a model name through the built-in registry; with a
+   * A tokenizer for a model name through the registry (built-in and
+   * registered models, src/registry.rs); with a
    * fallback encoding an unknown model counts with it (`exact: false`).
    */
   static forModel(model: string, fallback: string | undefined | null, recognizeSpecial: boolean): NativeTokenizer
@@ -270,8 +271,18 @@ export declare function handoffRenderJson(handoff: string, options?: string | un
 /** The normalized handoff as JSON. */
 export declare function handoffValidateJson(handoff: string): string
 
-/** The built-in model registry's entry for `model` as JSON. */
+/** Every registry entry (built-in and registered) as JSON text. */
+export declare function listModelsJson(): string
+
+/** The registry's entry for `model` (built-in or registered) as JSON. */
 export declare function lookupModelJson(model: string): string
+
+/**
+ * `registerModel`: one profile or an array of them as JSON text (the
+ * core's schema, schemas/model-profile.json); with `count`, one profile
+ * and its counter. Returns how many names were registered.
+ */
+export declare function registerModelJson(profile: string, count?: ((text: string) => number) | undefined | null): number
 
 /** One special token of an encoding. */
 export interface SpecialTokenEntry {

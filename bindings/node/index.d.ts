@@ -158,6 +158,27 @@ export declare function countTokensAsync(text: Text, options?: CountOptions & As
 /** Exact prompt tokens of a whole conversation, chat framing included. */
 export declare function countConversation(conversation: Conversation | string, options?: { model?: string }): number
 export declare function lookupModel(model: string): ModelInfo
+/**
+ * Registers model profiles (one, an array of them, or JSON text; the core's
+ * schema, schemas/model-profile.json) in turnfit's registry for this process
+ * (shared by every Worker), used by every call that takes a model name;
+ * returns how many names were registered. A profile with an existing name
+ * replaces it.
+ *
+ * `count`: the host's own counter for a model whose tokenizer is not public,
+ * with one profile. Every window, `fit`, `fitTurn` and `countConversation`
+ * for that model then counts text with it (framing stays the model's). It
+ * is called synchronously, on the JavaScript thread that registered it,
+ * while turnfit holds what it counts for: it must not call back into
+ * turnfit (such a call throws `invalid_argument`). A throw, a result that is
+ * not a non-negative integer number, or one above the text's UTF-8 bytes
+ * plus 64 fails the counting call with `invalid_argument` naming the model;
+ * so does a count needed off that thread (`fitAsync`, `compactAsync`,
+ * another Worker). Registering the name again without `count` removes it.
+ */
+export declare function registerModel(profile: ProfileInput | string, count?: ((text: string) => number) | null): number
+/** Every registry entry, built-in and registered, with its `source`. */
+export declare function listModels(): RegistryList
 
 // ------------------------------------------------------------ conversations
 
@@ -166,12 +187,12 @@ export declare function lookupModel(model: string): ModelInfo
 import type {
   Budget, Preflight, Change, Issue, Policy, CompactReport, SummaryRequest, CompactOutcome,
   FitOptions, FitReport, AssembleRequest, AssembleResult, Section as AssembleSection,
-  TurnReport, SummarizerCall,
+  TurnReport, SummarizerCall, ProfileInput, ModelProfile, RegistryList, RegistryEntry,
 } from './schema-types'
 export type {
   Budget, Preflight, Change, Issue, Policy, CompactReport, SummaryRequest, CompactOutcome,
   FitOptions, FitReport, AssembleRequest, AssembleResult, AssembleSection,
-  TurnReport, SummarizerCall,
+  TurnReport, SummarizerCall, ProfileInput, ModelProfile, RegistryList, RegistryEntry,
 }
 
 /** A message in OpenAI Chat Completions or Anthropic Messages shape (or an OpenAI Responses item); unknown fields are preserved. */

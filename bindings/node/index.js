@@ -377,6 +377,46 @@ function lookupModel(model) {
   return jsonOut(call(() => native.lookupModelJson(model)))
 }
 
+// The count function as the native side calls it: a thrown value that is
+// not an object (`throw 'text'`) is thrown as an Error whose text is the
+// value's, since napi can only keep a reference to an object; the core's
+// message then reads "failed: text", as it does "failed: Error: message".
+function counter(count) {
+  return (text) => {
+    try {
+      return count(text)
+    } catch (e) {
+      if (e !== null && (typeof e === 'object' || typeof e === 'function')) throw e
+      const text = String(e)
+      const err = new Error(text)
+      err.toString = () => text
+      throw err
+    }
+  }
+}
+
+// Python's register_model(profile, count=f): the profile (object, array of
+// them, or JSON text) goes to the core's registry of this process; `count`,
+// with one profile, is the host's own counter (src/registry.rs says where it
+// may run). The core validates the profile and every count.
+function registerModel(profile, count) {
+  if (typeof profile !== 'string' && (profile === null || typeof profile !== 'object')) {
+    throw new TypeError(`profile must be an object, an array of them or JSON text, got ${describe(profile)}`)
+  }
+  if (count !== undefined && count !== null && typeof count !== 'function') {
+    throw new TypeError(`count must be a function (text) => number, got ${describe(count)}`)
+  }
+  const n = call(() => native.registerModelJson(jsonIn(profile, 'profile'), count == null ? undefined : counter(count)))
+  // The one-liners' tokenizers for model names were made from the entries
+  // this may replace (those for encodings do not depend on the registry).
+  for (const key of cache.keys()) if (key.startsWith('m:')) cache.delete(key)
+  return n
+}
+
+function listModels() {
+  return jsonOut(call(() => native.listModelsJson()))
+}
+
 // ------------------------------------------------------------ ContextWindow
 
 class ContextWindow {
@@ -808,6 +848,8 @@ module.exports = {
   countTokensAsync,
   countConversation,
   lookupModel,
+  registerModel,
+  listModels,
   ContextWindow,
   fit,
   fitJson,

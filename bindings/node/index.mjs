@@ -15,6 +15,8 @@ export const {
   countTokensAsync,
   countConversation,
   lookupModel,
+  registerModel,
+  listModels,
   ContextWindow,
   fit,
   fitJson,

@@ -722,6 +722,12 @@ export interface SummarizerCall {
   [field: string]: unknown;
 }
 
+/** schemas/model-profile.json */
+export type ProfileInput = ModelProfile | ModelProfile[]
+
+/** schemas/registry-list.json */
+export type RegistryList = RegistryEntry[]
+
 // ---- definitions shared by the shapes above
 
 /**
@@ -965,6 +971,42 @@ export interface MaskOptions {
 }
 
 /**
+ * One registry entry.
+ */
+export interface ModelProfile {
+  /**
+   * Exact model name, or a prefix ending in `*`.
+   */
+  name: string;
+  /**
+   * Vendor family, informational (`openai`, `anthropic`, ...).
+   */
+  family?: string | null;
+  /**
+   * Encoding used to count; for `exact: false` models, the estimator.
+   */
+  encoding: Encoding;
+  /**
+   * Context window in tokens, if known.
+   */
+  context_window?: number | null;
+  /**
+   * Maximum output tokens, if known.
+   */
+  max_output_tokens?: number | null;
+  /**
+   * Whether counts equal the vendor's tokenizer (true only where the
+   * tokenizer is public, i.e. OpenAI's encodings).
+   */
+  exact: boolean;
+}
+
+/**
+ * Where a lookup's answer came from.
+ */
+export type ModelSource = "builtin" | "host" | "family" | "fallback"
+
+/**
  * A named set of templates, depth limits and generated-section names.
  */
 export type Preset = "builtin" | "context_engine"
@@ -994,6 +1036,43 @@ export interface Protected {
  * Why compaction kept a message whatever the budget.
  */
 export type Reason = "system" | "task" | "latest_user" | "pinned" | "pending_call" | "recent_round" | "recent_turn" | "recent_message"
+
+/**
+ * One registry entry as listed (`turnfit_registry_list`, `models --json`):
+ * the profile's fields, then where it came from.
+ */
+export interface RegistryEntry {
+  /**
+   * Exact model name, or a prefix ending in `*`.
+   */
+  name: string;
+  /**
+   * Vendor family, informational (`openai`, `anthropic`, ...).
+   */
+  family?: string | null;
+  /**
+   * Encoding used to count; for `exact: false` models, the estimator.
+   */
+  encoding: Encoding;
+  /**
+   * Context window in tokens, if known.
+   */
+  context_window: number | null;
+  /**
+   * Maximum output tokens, if known.
+   */
+  max_output_tokens: number | null;
+  /**
+   * Whether counts equal the vendor's tokenizer (true only where the
+   * tokenizer is public, i.e. OpenAI's encodings).
+   */
+  exact: boolean;
+  /**
+   * Where it came from (`builtin` or `host`).
+   */
+  source: ModelSource;
+  [field: string]: unknown;
+}
 
 /**
  * One piece of the prompt.

@@ -31,6 +31,8 @@ const ROOTS = {
   'assemble-result': 'AssembleResult',
   'turn-report': 'TurnReport',
   'summarizer-call': 'SummarizerCall',
+  'model-profile': 'ProfileInput',
+  'registry-list': 'RegistryList',
 }
 
 const KNOWN = new Set([

@@ -14,9 +14,9 @@ use turnfit::handoff::{filter_json, Handoff, RenderOptions};
 use turnfit::recovery::{classify_json, BackoffPolicy, BreakerConfig, Breakers};
 use turnfit::skills::{IndexOptions, SkillSet};
 use turnfit::trace::{Outcome, Overdue, OverdueSpan, SpanInfo, Tracer};
-use turnfit::ModelRegistry;
 
-use crate::error::{guard, json, to_u64, to_usize};
+use crate::error::{guard, json, not_counting, to_u64, to_usize};
+use crate::registry::registry;
 
 use turnfit::frontend::parse_options as parse_opt;
 
@@ -29,7 +29,7 @@ pub struct NativeSkillSet {
 }
 
 fn open_skills(root: &str, options: Option<&str>) -> turnfit::Result<SkillSet> {
-    SkillSet::open_json(Path::new(root), options)
+    SkillSet::open_json_in(registry(), Path::new(root), options, &turnfit::events::Observer::none())
 }
 
 #[napi]
@@ -41,8 +41,13 @@ impl NativeSkillSet {
     }
 
     #[napi(ts_return_type = "Promise<NativeSkillSet>")]
-    pub fn open_async(root: String, options: Option<String>, signal: Option<AbortSignal>) -> AsyncTask<OpenSkillsTask> {
-        AsyncTask::with_optional_signal(OpenSkillsTask { root, options }, signal)
+    pub fn open_async(
+        root: String,
+        options: Option<String>,
+        signal: Option<AbortSignal>,
+    ) -> napi::Result<AsyncTask<OpenSkillsTask>> {
+        not_counting("SkillSet.openAsync")?;
+        Ok(AsyncTask::with_optional_signal(OpenSkillsTask { root, options }, signal))
     }
 
     #[napi]
@@ -96,7 +101,7 @@ pub fn handoff_render_json(handoff: String, options: Option<String>) -> napi::Re
     guard("handoff.render", || {
         let h = Handoff::parse(&handoff)?;
         let o: RenderOptions = parse_opt("options", options.as_deref())?;
-        json(&h.render(&o)?)
+        json(&h.render_in(registry(), &o)?)
     })
 }
 
@@ -303,7 +308,7 @@ impl NativeTracer {
 
 #[napi]
 pub fn toolset_report_json(request: String) -> napi::Result<String> {
-    guard("toolset.report", || json(&turnfit::toolset::report_json(&ModelRegistry::builtin(), &request)?))
+    guard("toolset.report", || json(&turnfit::toolset::report_json(registry(), &request)?))
 }
 
 #[napi]

@@ -29,8 +29,19 @@ fn panic_message(p: &(dyn std::any::Any + Send)) -> String {
     }
 }
 
-/// Runs `f`, mapping a core error to [`to_napi`] and a panic to kind `internal`.
+/// `invalid_argument` when called from inside a host counter (see
+/// `registerModel`, src/registry.rs): the counter runs while turnfit holds
+/// the window or turn it counts for, so a call back in (the same window's
+/// lock, on the same thread) could wait forever. Every entry point checks
+/// it: [`guard`] does, and the calls that start async work call it first.
+pub fn not_counting(what: &str) -> napi::Result<()> {
+    turnfit::models::check_not_counting(what).map_err(|e| to_napi(&e))
+}
+
+/// Runs `f`, mapping a core error to [`to_napi`] and a panic to kind
+/// `internal`; refused from inside a host counter ([`not_counting`]).
 pub fn guard<T>(what: &str, f: impl FnOnce() -> turnfit::Result<T>) -> napi::Result<T> {
+    not_counting(what)?;
     match catch_unwind(AssertUnwindSafe(f)) {
         Ok(Ok(v)) => Ok(v),
         Ok(Err(e)) => Err(to_napi(&e)),

@@ -10,6 +10,7 @@
 
 mod agents;
 mod error;
+mod registry;
 mod text;
 mod tokenizer;
 mod turn;
@@ -17,6 +18,7 @@ mod window;
 
 pub use agents::*;
 pub use error::panic_for_test;
+pub use registry::*;
 pub use tokenizer::*;
 pub use turn::*;
 pub use window::*;

@@ -9,9 +9,10 @@ use napi::bindgen_prelude::{AbortSignal, AsyncTask, Uint32Array, Uint8Array};
 use napi::{Env, Task};
 use napi_derive::napi;
 
-use turnfit::{DecodeMode, Encoding, ModelInfo, ModelRegistry, SpecialPolicy, SpecialTokens, Tokenizer, TruncateSide};
+use turnfit::{DecodeMode, Encoding, ModelInfo, SpecialPolicy, SpecialTokens, Tokenizer, TruncateSide};
 
-use crate::error::{guard, json, to_usize, utf8};
+use crate::error::{guard, json, not_counting, to_usize, utf8};
+use crate::registry::registry;
 use crate::text::JsText;
 
 fn special(recognize: bool) -> SpecialTokens {
@@ -112,13 +113,14 @@ impl NativeTokenizer {
         })
     }
 
-    /// A tokenizer for a model name through the built-in registry; with a
+    /// A tokenizer for a model name through the registry (built-in and
+    /// registered models, src/registry.rs); with a
     /// fallback encoding an unknown model counts with it (`exact: false`).
     #[napi(factory)]
     pub fn for_model(model: String, fallback: Option<String>, recognize_special: bool) -> napi::Result<Self> {
         guard("Tokenizer.forModel", || {
             let fallback = fallback.as_deref().map(Encoding::from_name).transpose()?;
-            let (t, info) = ModelRegistry::builtin().tokenizer(&model, fallback)?;
+            let (t, info) = registry().tokenizer(&model, fallback)?;
             Ok(NativeTokenizer { inner: t.with_special_tokens(special(recognize_special)), model: Some(info) })
         })
     }
@@ -288,13 +290,15 @@ impl NativeTokenizer {
     }
 
     #[napi(ts_return_type = "Promise<number>")]
-    pub fn count_async(&self, text: TextArg, signal: Option<AbortSignal>) -> AsyncTask<TokTask> {
-        AsyncTask::with_optional_signal(TokTask { tok: self.inner, text: text.0, op: TokOp::Count }, signal)
+    pub fn count_async(&self, text: TextArg, signal: Option<AbortSignal>) -> napi::Result<AsyncTask<TokTask>> {
+        not_counting("countTokensAsync")?;
+        Ok(AsyncTask::with_optional_signal(TokTask { tok: self.inner, text: text.0, op: TokOp::Count }, signal))
     }
 
     #[napi(ts_return_type = "Promise<Uint32Array>")]
-    pub fn encode_async(&self, text: TextArg, signal: Option<AbortSignal>) -> AsyncTask<TokTask> {
-        AsyncTask::with_optional_signal(TokTask { tok: self.inner, text: text.0, op: TokOp::Encode }, signal)
+    pub fn encode_async(&self, text: TextArg, signal: Option<AbortSignal>) -> napi::Result<AsyncTask<TokTask>> {
+        not_counting("encodeAsync")?;
+        Ok(AsyncTask::with_optional_signal(TokTask { tok: self.inner, text: text.0, op: TokOp::Encode }, signal))
     }
 }
 
@@ -371,16 +375,16 @@ impl Task for TokTask {
 #[napi]
 pub fn count_conversation_json(model: String, conversation: String) -> napi::Result<u32> {
     guard("countConversation", || {
-        let (acct, _) = turnfit::window::Accountant::for_model(&ModelRegistry::builtin(), &model)?;
+        let (acct, _) = turnfit::window::Accountant::for_model(registry(), &model)?;
         let c = turnfit::chat::Conversation::parse(&conversation, None)?;
         acct.conversation(&c).map(n32)
     })
 }
 
-/// The built-in model registry's entry for `model` as JSON.
+/// The registry's entry for `model` (built-in or registered) as JSON.
 #[napi]
 pub fn lookup_model_json(model: String) -> napi::Result<String> {
-    guard("lookupModel", || json(&ModelRegistry::builtin().lookup(&model)?))
+    guard("lookupModel", || json(&registry().lookup(&model)?))
 }
 
 /// `countTokens` of a JS string, the tokenizer given by

@@ -11,9 +11,9 @@ use std::sync::Arc;
 
 use turnfit::turn::{AnyTurn, FailReason, Reply, Turn, WindowTurn};
 use turnfit::window::{FitOptions, Window};
-use turnfit::ModelRegistry;
 
 use crate::error::{guard, json};
+use crate::registry::registry;
 
 /// A turn in progress (see `fitTurn` in index.js).
 #[napi]
@@ -32,7 +32,7 @@ impl NativeTurn {
     pub fn new(conversation: String, options: String) -> napi::Result<Self> {
         guard("fitTurn", || {
             let o: FitOptions = turnfit::frontend::parse_options("options", Some(&options))?;
-            let t = Turn::start(&ModelRegistry::builtin(), &conversation, &o)?;
+            let t = Turn::start(registry(), &conversation, &o)?;
             Ok(NativeTurn { inner: Mutex::new(Some(Kind::Conversation(Box::new(t)))) })
         })
     }
@@ -44,7 +44,7 @@ impl NativeTurn {
         guard("fitTurn", || {
             let o: FitOptions = turnfit::frontend::parse_options("options", Some(&options))?;
             let w = window.inner.clone();
-            let t = WindowTurn::start(&w.lock(), &o)?;
+            let t = WindowTurn::start_in(registry(), &w.lock(), &o)?;
             Ok(NativeTurn { inner: Mutex::new(Some(Kind::Window(Box::new(t), w))) })
         })
     }

@@ -11,10 +11,10 @@ use parking_lot::Mutex;
 
 use turnfit::chat::Conversation;
 use turnfit::events::{Event, Observer};
-use turnfit::window::{fit_json, Budget, Policy, Window};
-use turnfit::ModelRegistry;
+use turnfit::window::{fit_json_in, Budget, Policy, Window};
 
-use crate::error::{guard, json, to_usize};
+use crate::error::{guard, json, not_counting, to_usize};
+use crate::registry::registry;
 
 /// A conversation bound to a model and a budget. Calls on one window are
 /// serialized by a mutex, so async compaction on the pool is safe.
@@ -41,7 +41,7 @@ impl NativeWindow {
     pub fn new(model: String, budget: Option<String>) -> napi::Result<Self> {
         guard("ContextWindow", || {
             let budget: Budget = parse_opt("budget", budget.as_deref())?;
-            let w = Window::for_model(&ModelRegistry::builtin(), &model, budget)?;
+            let w = Window::for_model(registry(), &model, budget)?;
             Ok(NativeWindow { inner: Arc::new(Mutex::new(w)), events: Arc::default() })
         })
     }
@@ -85,8 +85,10 @@ impl NativeWindow {
     }
 
     #[napi]
-    pub fn message_tokens(&self) -> Vec<u32> {
-        self.inner.lock().message_tokens().iter().map(|&n| u32::try_from(n).unwrap_or(u32::MAX)).collect()
+    pub fn message_tokens(&self) -> napi::Result<Vec<u32>> {
+        guard("messageTokens", || {
+            Ok(self.inner.lock().message_tokens().iter().map(|&n| u32::try_from(n).unwrap_or(u32::MAX)).collect())
+        })
     }
 
     #[napi]
@@ -95,9 +97,14 @@ impl NativeWindow {
     }
 
     #[napi(ts_return_type = "Promise<string>")]
-    pub fn compact_async(&self, policy: Option<String>, signal: Option<AbortSignal>) -> AsyncTask<JsonTask> {
+    pub fn compact_async(
+        &self,
+        policy: Option<String>,
+        signal: Option<AbortSignal>,
+    ) -> napi::Result<AsyncTask<JsonTask>> {
+        not_counting("compactAsync")?;
         let w = Arc::clone(&self.inner);
-        AsyncTask::with_optional_signal(JsonTask(Some(Box::new(move || compact(&w, policy.as_deref())))), signal)
+        Ok(AsyncTask::with_optional_signal(JsonTask(Some(Box::new(move || compact(&w, policy.as_deref())))), signal))
     }
 
     #[napi]
@@ -107,7 +114,8 @@ impl NativeWindow {
 
     /// Starts (or stops, dropping what is queued) collecting the window's events.
     #[napi]
-    pub fn set_events(&self, on: bool) {
+    pub fn set_events(&self, on: bool) -> napi::Result<()> {
+        not_counting("setEvents")?;
         let observer = if on {
             let queue = Arc::clone(&self.events);
             Observer::new(move |e: &Event| queue.lock().push(e.to_json()))
@@ -118,6 +126,7 @@ impl NativeWindow {
         if !on {
             self.events.lock().clear();
         }
+        Ok(())
     }
 
     /// The events raised since the last take, oldest first, as JSON text.
@@ -162,7 +171,7 @@ pub struct FitJsonResult {
 }
 
 fn fit(conversation: &str, options: &str) -> turnfit::Result<FitJsonResult> {
-    let (c, report) = fit_json(conversation, options)?;
+    let (c, report) = fit_json_in(registry(), conversation, options)?;
     Ok(FitJsonResult { conversation: c, report: json(&report)? })
 }
 
@@ -174,12 +183,17 @@ pub fn fit_json_native(conversation: String, options: String) -> napi::Result<Fi
 /// `fitAsync`: resolves to `[conversation, report]` JSON text, joined by a NUL
 /// (JSON text never contains a raw NUL), split by the facade.
 #[napi(ts_return_type = "Promise<string>")]
-pub fn fit_json_async(conversation: String, options: String, signal: Option<AbortSignal>) -> AsyncTask<JsonTask> {
-    AsyncTask::with_optional_signal(
+pub fn fit_json_async(
+    conversation: String,
+    options: String,
+    signal: Option<AbortSignal>,
+) -> napi::Result<AsyncTask<JsonTask>> {
+    not_counting("fitAsync")?;
+    Ok(AsyncTask::with_optional_signal(
         JsonTask(Some(Box::new(move || {
             let r = fit(&conversation, &options)?;
             Ok(format!("{}\0{}", r.conversation, r.report))
         }))),
         signal,
-    )
+    ))
 }

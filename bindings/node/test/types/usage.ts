@@ -3,7 +3,7 @@
 import {
   Tokenizer, countTokens, TurnfitError, ContextWindow, fit, fitJson, fitAsync, CallStack,
   CircuitBreaker, Tracer, SkillSet, type ErrorCode, type BreakerState, type CompactOutcome,
-  fitTurn, type TurnReport, type SummarizerCall,
+  fitTurn, type TurnReport, type SummarizerCall, registerModel, listModels, type ModelProfile,
 } from '../../index.js'
 import { prepareStep as aiPrepareStep, middleware as aiMiddleware, fitMessages } from '../../ai-sdk.js'
 
@@ -108,3 +108,14 @@ async function aiSdk(): Promise<void> {
   aiPrepareStep({ model: 'gpt-4o' })
 }
 void aiSdk
+
+// Custom models and host counters.
+const profile: ModelProfile = { name: 'house-llm', encoding: 'o200k_base', context_window: 8000, exact: false }
+const registered: number = registerModel(profile, (text: string) => Math.ceil(text.length / 4))
+registerModel([profile, { ...profile, name: 'house-llm-2' }])
+registerModel(JSON.stringify(profile))
+const sources: string[] = listModels().map((e) => e.source)
+// @ts-expect-error an unknown encoding name
+registerModel({ name: 'x', encoding: 'o300k', exact: false })
+// @ts-expect-error a counter returns a number
+registerModel(profile, (text: string) => text)
