@@ -33,7 +33,12 @@ impl Skills {
             if root.is_empty() {
                 return Err(turnfit::Error::new(turnfit::ErrorKind::InvalidArgument, "root is empty"));
             }
-            SkillSet::open_json(Path::new(&*root), options_json.as_deref())
+            SkillSet::open_json_in(
+                crate::tokenizer::registry(),
+                Path::new(&*root),
+                options_json.as_deref(),
+                &turnfit::events::Observer::none(),
+            )
         })?;
         Ok(Skills { inner })
     }
@@ -65,7 +70,7 @@ fn _handoff_validate(handoff_json: Text) -> PyResult<String> {
 fn _handoff_render(handoff_json: Text, options_json: Option<Text>) -> PyResult<String> {
     guard("handoff_render", || {
         let o: RenderOptions = parse("options", options_json.as_deref())?;
-        to_json(&Handoff::parse(&handoff_json)?.render(&o)?)
+        to_json(&Handoff::parse(&handoff_json)?.render_in(crate::tokenizer::registry(), &o)?)
     })
 }
 

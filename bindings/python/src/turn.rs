@@ -93,7 +93,7 @@ impl WindowTurn {
         let w = window.get();
         let t = guard_detached(py, true, "fit_turn", || {
             let o: FitOptions = turnfit::frontend::parse_options("options", Some(&options_json))?;
-            turnfit::turn::WindowTurn::start(&w.inner.lock(), &o)
+            turnfit::turn::WindowTurn::start_in(registry(), &w.inner.lock(), &o)
         })?;
         Ok(WindowTurn { window, inner: Mutex::new(Some(t)) })
     }

@@ -166,3 +166,39 @@ def test_event_filters_apply_before_the_depth_limit():
         turnfit.assemble(tok, {**req, "event_filters": [f"k{i}" for i in range(300)]})
     with pytest.raises(turnfit.InvalidJsonError):
         turnfit.assemble(tok, {**req, "event_filters": "decision"})
+
+
+def test_a_registered_model_is_known_to_skills_handoffs_and_window_turns(tmp_path):
+    """Every Python entry point that takes a model name looks it up in the process
+    registry (skills, handoff rendering and a window turn's summarizer used the
+    built-in table only, so a registered model was unknown there)."""
+    profile = fresh_model(context_window=8000)
+    name = profile["name"]
+    for call in (
+        lambda: turnfit.Skills(str(tmp_path), model=name),
+        lambda: turnfit.handoff_render(HANDOFF, model=name),
+    ):
+        with pytest.raises(turnfit.UnknownModelError, match=name):
+            call()
+    turnfit.register_model(profile)
+    (tmp_path / "greet.md").write_text("---\nname: greet\ndescription: Says hello.\n---\nSay hello.\n")
+    assert [s["name"] for s in turnfit.Skills(str(tmp_path), model=name).list()["skills"]] == ["greet"]
+    assert turnfit.handoff_render(HANDOFF, model=name, budget=500)["text"]
+    w = turnfit.ContextWindow("gpt-4o", conversation=TWENTY)
+    seen = []
+
+    def summarize(request):
+        seen.append(request["model"])
+        return "what happened"
+
+    report = w.fit_turn(summarize, trigger_messages=6, summarizer={"model": name},
+                        policy={"strategy": "summarize", **KEEP5})
+    assert report["fired"] and seen == [name]
+
+
+HANDOFF = {
+    "version": "1.0",
+    "task_summary": "Fix the failing test.",
+    "key_outputs": [],
+    "metadata": {"from_agent": "planner", "to_agent": "coder", "created_at": "2026-03-01T12:00:00Z"},
+}
