@@ -43,14 +43,20 @@ pub struct SkillSet {
 #[uniffi::export]
 impl SkillSet {
     /// Discovers the skills under `root`. `options_json` is `{"model",
-    /// "encoding", "layout"}` (null: both layouts, cl100k_base). A broken
-    /// skill does not fail the call: it is listed with diagnostics.
-    #[uniffi::constructor(default(options_json = None))]
-    pub fn open(root: Text, options_json: Option<Text>) -> Result<Arc<Self>> {
+    /// "encoding", "layout"}` (null: both layouts, cl100k_base); the `model`
+    /// is looked up in `registry` (null: the built-in table). A broken skill
+    /// does not fail the call: it is listed with diagnostics.
+    #[uniffi::constructor(default(options_json = None, registry = None))]
+    pub fn open(root: Text, options_json: Option<Text>, registry: Option<Arc<ModelRegistry>>) -> Result<Arc<Self>> {
         if root.is_empty() {
             return Err(TurnfitError::InvalidArgument("root is empty".into()));
         }
-        let inner = CoreSkills::open_json(Path::new(&*root), options_json.as_deref())?;
+        let inner = CoreSkills::open_json_in(
+            registry_or_builtin(&registry),
+            Path::new(&*root),
+            options_json.as_deref(),
+            &turnfit::events::Observer::none(),
+        )?;
         Ok(Arc::new(SkillSet { inner }))
     }
 
@@ -58,17 +64,23 @@ impl SkillSet {
     /// `listener` as a `skill_skipped` event, on the calling thread, before
     /// this returns (a failed open reports nothing; the same entries are in
     /// `listJson`'s `ignored`). An exception the listener throws is dropped.
-    #[uniffi::constructor(default(options_json = None))]
+    #[uniffi::constructor(default(options_json = None, registry = None))]
     pub fn open_with_listener(
         root: Text,
         listener: Arc<dyn EventListener>,
         options_json: Option<Text>,
+        registry: Option<Arc<ModelRegistry>>,
     ) -> Result<Arc<Self>> {
         if root.is_empty() {
             return Err(TurnfitError::InvalidArgument("root is empty".into()));
         }
         let observer = events::direct(Some(listener));
-        let inner = CoreSkills::open_json_observed(Path::new(&*root), options_json.as_deref(), &observer)?;
+        let inner = CoreSkills::open_json_in(
+            registry_or_builtin(&registry),
+            Path::new(&*root),
+            options_json.as_deref(),
+            &observer,
+        )?;
         Ok(Arc::new(SkillSet { inner }))
     }
 
@@ -101,11 +113,16 @@ pub fn handoff_validate(handoff_json: Text) -> Result<String> {
 }
 
 /// Renders a handoff as a delimited prompt block under `options_json`
-/// (`{"budget", "model", "encoding", "include_custom_fields", "format"}`); JSON result.
-#[uniffi::export(default(options_json = None))]
-pub fn handoff_render(handoff_json: Text, options_json: Option<Text>) -> Result<String> {
+/// (`{"budget", "model", "encoding", "include_custom_fields", "format"}`), the
+/// `model` looked up in `registry` (null: the built-in table); JSON result.
+#[uniffi::export(default(options_json = None, registry = None))]
+pub fn handoff_render(
+    handoff_json: Text,
+    options_json: Option<Text>,
+    registry: Option<Arc<ModelRegistry>>,
+) -> Result<String> {
     let o: RenderOptions = parse_opt("options_json", options_json)?;
-    to_json(&Handoff::parse(&handoff_json)?.render(&o)?)
+    to_json(&Handoff::parse(&handoff_json)?.render_in(registry_or_builtin(&registry), &o)?)
 }
 
 /// Filters the conversation handed over (`{"mode": "drop_tools"|"nest",

@@ -2207,15 +2207,17 @@ open class SkillSet: SkillSetProtocol, @unchecked Sendable {
     
     /**
      * Discovers the skills under `root`. `options_json` is `{"model",
-     * "encoding", "layout"}` (null: both layouts, cl100k_base). A broken
-     * skill does not fail the call: it is listed with diagnostics.
+     * "encoding", "layout"}` (null: both layouts, cl100k_base); the `model`
+     * is looked up in `registry` (null: the built-in table). A broken skill
+     * does not fail the call: it is listed with diagnostics.
      */
-public static func `open`(root: Text, optionsJson: Text? = nil)throws  -> SkillSet  {
+public static func `open`(root: Text, optionsJson: Text? = nil, registry: ModelRegistry? = nil)throws  -> SkillSet  {
     return try  FfiConverterTypeSkillSet_lift(try rustCallWithError(FfiConverterTypeTurnfitError_lift) {
         uniffiCallStatus in
     uniffi_turnfit_uniffi_fn_constructor_skillset_open(
         FfiConverterTypeText_lower(root),
-        FfiConverterOptionTypeText.lower(optionsJson),uniffiCallStatus
+        FfiConverterOptionTypeText.lower(optionsJson),
+        FfiConverterOptionTypeModelRegistry.lower(registry),uniffiCallStatus
     )
 })
 }
@@ -2226,13 +2228,14 @@ public static func `open`(root: Text, optionsJson: Text? = nil)throws  -> SkillS
      * this returns (a failed open reports nothing; the same entries are in
      * `listJson`'s `ignored`). An exception the listener throws is dropped.
      */
-public static func openWithListener(root: Text, listener: EventListener, optionsJson: Text? = nil)throws  -> SkillSet  {
+public static func openWithListener(root: Text, listener: EventListener, optionsJson: Text? = nil, registry: ModelRegistry? = nil)throws  -> SkillSet  {
     return try  FfiConverterTypeSkillSet_lift(try rustCallWithError(FfiConverterTypeTurnfitError_lift) {
         uniffiCallStatus in
     uniffi_turnfit_uniffi_fn_constructor_skillset_open_with_listener(
         FfiConverterTypeText_lower(root),
         FfiConverterTypeEventListener_lower(listener),
-        FfiConverterOptionTypeText.lower(optionsJson),uniffiCallStatus
+        FfiConverterOptionTypeText.lower(optionsJson),
+        FfiConverterOptionTypeModelRegistry.lower(registry),uniffiCallStatus
     )
 })
 }
@@ -6400,14 +6403,16 @@ public func handoffFilter(conversationJson: Text, optionsJson: Text? = nil)throw
 }
 /**
  * Renders a handoff as a delimited prompt block under `options_json`
- * (`{"budget", "model", "encoding", "include_custom_fields", "format"}`); JSON result.
+ * (`{"budget", "model", "encoding", "include_custom_fields", "format"}`), the
+ * `model` looked up in `registry` (null: the built-in table); JSON result.
  */
-public func handoffRender(handoffJson: Text, optionsJson: Text? = nil)throws  -> String  {
+public func handoffRender(handoffJson: Text, optionsJson: Text? = nil, registry: ModelRegistry? = nil)throws  -> String  {
     return try  FfiConverterString.lift(try rustCallWithError(FfiConverterTypeTurnfitError_lift) {
         uniffiCallStatus in
     uniffi_turnfit_uniffi_fn_func_handoff_render(
         FfiConverterTypeText_lower(handoffJson),
-        FfiConverterOptionTypeText.lower(optionsJson),uniffiCallStatus
+        FfiConverterOptionTypeText.lower(optionsJson),
+        FfiConverterOptionTypeModelRegistry.lower(registry),uniffiCallStatus
     )
 })
 }
@@ -6555,7 +6560,7 @@ private let initializationResult: InitializationResult = {
     if (uniffi_turnfit_uniffi_checksum_func_handoff_filter() != 39934) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_turnfit_uniffi_checksum_func_handoff_render() != 32818) {
+    if (uniffi_turnfit_uniffi_checksum_func_handoff_render() != 16506) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_turnfit_uniffi_checksum_func_handoff_validate() != 8347) {
@@ -6768,10 +6773,10 @@ private let initializationResult: InitializationResult = {
     if (uniffi_turnfit_uniffi_checksum_constructor_circuitbreaker_new() != 55984) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_turnfit_uniffi_checksum_constructor_skillset_open() != 19020) {
+    if (uniffi_turnfit_uniffi_checksum_constructor_skillset_open() != 19055) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_turnfit_uniffi_checksum_constructor_skillset_open_with_listener() != 2963) {
+    if (uniffi_turnfit_uniffi_checksum_constructor_skillset_open_with_listener() != 57696) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_turnfit_uniffi_checksum_constructor_tracer_new() != 8724) {

@@ -367,12 +367,12 @@ void uniffi_turnfit_uniffi_fn_free_skillset(uint64_t handle, RustCallStatus *_No
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_TURNFIT_UNIFFI_FN_CONSTRUCTOR_SKILLSET_OPEN
 #define UNIFFI_FFIDEF_UNIFFI_TURNFIT_UNIFFI_FN_CONSTRUCTOR_SKILLSET_OPEN
-uint64_t uniffi_turnfit_uniffi_fn_constructor_skillset_open(RustBuffer root, RustBuffer options_json, RustCallStatus *_Nonnull out_status
+uint64_t uniffi_turnfit_uniffi_fn_constructor_skillset_open(RustBuffer root, RustBuffer options_json, RustBuffer registry, RustCallStatus *_Nonnull out_status
 );
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_TURNFIT_UNIFFI_FN_CONSTRUCTOR_SKILLSET_OPEN_WITH_LISTENER
 #define UNIFFI_FFIDEF_UNIFFI_TURNFIT_UNIFFI_FN_CONSTRUCTOR_SKILLSET_OPEN_WITH_LISTENER
-uint64_t uniffi_turnfit_uniffi_fn_constructor_skillset_open_with_listener(RustBuffer root, uint64_t listener, RustBuffer options_json, RustCallStatus *_Nonnull out_status
+uint64_t uniffi_turnfit_uniffi_fn_constructor_skillset_open_with_listener(RustBuffer root, uint64_t listener, RustBuffer options_json, RustBuffer registry, RustCallStatus *_Nonnull out_status
 );
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_TURNFIT_UNIFFI_FN_METHOD_SKILLSET_BODY
@@ -790,7 +790,7 @@ RustBuffer uniffi_turnfit_uniffi_fn_func_handoff_filter(RustBuffer conversation_
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_TURNFIT_UNIFFI_FN_FUNC_HANDOFF_RENDER
 #define UNIFFI_FFIDEF_UNIFFI_TURNFIT_UNIFFI_FN_FUNC_HANDOFF_RENDER
-RustBuffer uniffi_turnfit_uniffi_fn_func_handoff_render(RustBuffer handoff_json, RustBuffer options_json, RustCallStatus *_Nonnull out_status
+RustBuffer uniffi_turnfit_uniffi_fn_func_handoff_render(RustBuffer handoff_json, RustBuffer options_json, RustBuffer registry, RustCallStatus *_Nonnull out_status
 );
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_TURNFIT_UNIFFI_FN_FUNC_HANDOFF_VALIDATE

@@ -68,8 +68,8 @@ fun SkillSet.listTyped(): Listing = TurnfitJson.decode(listJson())
 fun handoffValidateTyped(handoffJson: String): Handoff = TurnfitJson.decode(handoffValidate(handoffJson))
 
 /** [handoffRender] typed. */
-fun handoffRenderTyped(handoff: Handoff, options: RenderOptions? = null): RenderResult =
-    TurnfitJson.decode(handoffRender(TurnfitJson.encode(handoff), json(options)))
+fun handoffRenderTyped(handoff: Handoff, options: RenderOptions? = null, registry: ModelRegistry? = null): RenderResult =
+    TurnfitJson.decode(handoffRender(TurnfitJson.encode(handoff), json(options), registry))
 
 /** [handoffFilter] typed (the conversation stays JSON text). */
 fun handoffFilterTyped(conversationJson: String, options: FilterOptions? = null): FilterResult =

@@ -26,6 +26,23 @@ class HostCounterTest {
     private fun report(json: String) = com.google.gson.JsonParser.parseString(json).asJsonObject
 
     @Test
+    fun skillsAndHandoffsLookModelsUpInTheRegistry() {
+        val dir = java.nio.file.Files.createTempDirectory("turnfit-skills")
+        dir.resolve("greet.md").toFile().writeText("---\nname: greet\ndescription: Says hello.\n---\nSay hello.\n")
+        val handoff = "{\"version\":\"1.0\",\"task_summary\":\"t\",\"key_outputs\":[]," +
+            "\"metadata\":{\"from_agent\":\"a\",\"to_agent\":\"b\",\"created_at\":\"2026-03-01T12:00:00Z\"}}"
+        val options = """{"model": "acme-plain"}"""
+        ModelRegistry().use { r ->
+            r.register(profile.replace("acme-host", "acme-plain"))
+            // Without the registry the model is unknown; with it, both work.
+            assertFailsWith<TurnfitException.UnknownModel> { SkillSet.open(dir.toString(), options) }
+            assertFailsWith<TurnfitException.UnknownModel> { handoffRender(handoff, options) }
+            SkillSet.open(dir.toString(), options, r).use { s -> assertTrue(s.listJson().contains("\"greet\"")) }
+            assertTrue(report(handoffRender(handoff, options, r))["text"].asString.isNotEmpty())
+        }
+    }
+
+    @Test
     fun windowsFitAndCountingUseTheCounter() {
         val counter = QuarterBytes()
         ModelRegistry().use { r ->
