@@ -36,9 +36,9 @@ private fun json(value: Any?): String? = value?.let { TurnfitJson.encode(it) }
 /** [fit]'s result with the report typed; the conversation stays JSON text in the input's shape. */
 data class FitTyped(val conversation: String, val report: FitReport)
 
-/** [fit] with typed options and report. */
-fun fitTyped(conversationJson: String, options: FitOptions): FitTyped {
-    val r = fit(conversationJson, TurnfitJson.encode(options))
+/** [fit] with typed options and report; [registry] as [fit]'s (null: the built-in table). */
+fun fitTyped(conversationJson: String, options: FitOptions, registry: ModelRegistry? = null): FitTyped {
+    val r = fit(conversationJson, TurnfitJson.encode(options), registry)
     return FitTyped(r.conversation, TurnfitJson.decode(r.report))
 }
 

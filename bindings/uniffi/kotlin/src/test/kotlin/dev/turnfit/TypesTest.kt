@@ -208,6 +208,19 @@ class TypedTest {
     }
 
     @Test
+    fun fitTypedTakesARegistry() {
+        val opts = FitOptions(model = "acme-typed", maxTokens = 1500)
+        assertFailsWith<TurnfitException.UnknownModel> { fitTyped(session, opts) }
+        ModelRegistry().use { r ->
+            r.register("""{"name": "acme-typed", "encoding": "o200k_base", "context_window": 8000, "exact": false}""")
+            val typed = fitTyped(session, opts, r)
+            val text = fit(session, """{"model": "acme-typed", "max_tokens": 1500}""", r)
+            assertEquals(text.conversation, typed.conversation)
+            assertTrue(typed.report.tokensAfter <= 1500)
+        }
+    }
+
+    @Test
     fun fitTypedAgreesWithFit() {
         val opts = FitOptions(model = "gpt-4o", maxTokens = 1500)
         val typed = fitTyped(session, opts)
