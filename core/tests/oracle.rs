@@ -189,3 +189,68 @@ fn hostile_megabyte_inputs_match_the_oracle() {
         }
     }
 }
+
+/// Every file under tests/fixtures (agent trajectories, recorded provider
+/// requests with their billed usage, error bodies, a long tool output, each
+/// with its provenance), and the text of every JSON string inside them (the
+/// messages as a model sees them: code, prose, tool output with real
+/// newlines and non-ASCII), against the oracle. Random strings exercise the
+/// pre-tokenizer's rules; these are the inputs it meets, through the
+/// 64-byte windows and their fallback alike.
+#[test]
+fn every_fixture_file_and_its_strings_match_the_oracle() {
+    fn strings(v: &serde_json::Value, out: &mut String) {
+        match v {
+            serde_json::Value::String(s) => {
+                out.push_str(s);
+                out.push('\n');
+            }
+            serde_json::Value::Array(a) => a.iter().for_each(|x| strings(x, out)),
+            serde_json::Value::Object(o) => o.iter().for_each(|(k, x)| {
+                out.push_str(k);
+                out.push(' ');
+                strings(x, out);
+            }),
+            _ => {}
+        }
+    }
+    fn walk(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
+        let mut entries: Vec<_> = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()).collect();
+        entries.sort();
+        for p in entries {
+            if p.is_dir() {
+                walk(&p, out);
+            } else {
+                out.push(p);
+            }
+        }
+    }
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures");
+    let mut files = Vec::new();
+    walk(&root, &mut files);
+    let mut texts = Vec::new();
+    for f in &files {
+        let Ok(raw) = std::fs::read_to_string(f) else { continue };
+        let mut inner = String::new();
+        let docs: Vec<&str> = if f.extension().is_some_and(|x| x == "jsonl") { raw.lines().collect() } else { vec![&raw] };
+        for d in docs {
+            if let Ok(v) = serde_json::from_str::<serde_json::Value>(d) {
+                strings(&v, &mut inner);
+            }
+        }
+        texts.push((f.clone(), raw.clone()));
+        if !inner.is_empty() {
+            texts.push((f.with_extension("strings"), inner));
+        }
+    }
+    assert!(texts.len() > 40, "only {} texts under {}", texts.len(), root.display());
+    assert!(texts.iter().any(|(_, t)| !t.is_ascii()), "no non-ASCII text among the fixtures");
+    for e in [Encoding::Cl100kBase, Encoding::O200kBase, Encoding::R50kBase] {
+        let tok = Tokenizer::new(e).unwrap();
+        for (path, t) in &texts {
+            let expected = oracle(e).encode_ordinary(t);
+            assert_eq!(tok.count(t).unwrap(), expected.len(), "{e} on {}", path.display());
+            assert_eq!(tok.encode(t).unwrap(), expected, "{e} on {}", path.display());
+        }
+    }
+}
