@@ -232,7 +232,8 @@ fn every_fixture_file_and_its_strings_match_the_oracle() {
     for f in &files {
         let Ok(raw) = std::fs::read_to_string(f) else { continue };
         let mut inner = String::new();
-        let docs: Vec<&str> = if f.extension().is_some_and(|x| x == "jsonl") { raw.lines().collect() } else { vec![&raw] };
+        let docs: Vec<&str> =
+            if f.extension().is_some_and(|x| x == "jsonl") { raw.lines().collect() } else { vec![&raw] };
         for d in docs {
             if let Ok(v) = serde_json::from_str::<serde_json::Value>(d) {
                 strings(&v, &mut inner);
