@@ -125,9 +125,11 @@ static LARGE_COUNT_CACHES_TAKEN: std::sync::atomic::AtomicUsize = std::sync::ato
 /// leaves: one token of 8 to 14 bytes (otherwise a probe in the large
 /// vocabulary table and a compare against its token bytes, both often
 /// misses to memory) and pieces that are not one token (otherwise a
-/// merge). Open addressing over a pair of slots in one cache line; a full
-/// pair overwrites its first slot. A slot is only ever filled from a
-/// completed count of exactly these bytes, so a hit is always that count.
+/// merge). Open addressing over a pair of slots in one cache line; a new
+/// piece goes into the first slot and moves its piece to the second (whose
+/// piece is forgotten), so a pair holds its two newest pieces. A slot is
+/// only ever filled from a completed count of exactly these bytes, so a
+/// hit is always that count.
 #[derive(Default)]
 pub(crate) struct CountCache {
     /// Allocated (zeroed: all empty) on first use.
@@ -227,8 +229,11 @@ impl CountCache {
             self.shift = 64 - bits;
         }
         let i = self.home(key);
-        let j = if self.slots[i] == 0 || self.slots[i + 1] != 0 { i } else { i + 1 };
-        self.slots[j] = key | (count as u128) << 124;
+        // Slot `i` fills first, so an empty first slot means an empty pair.
+        if self.slots[i] != 0 {
+            self.slots[i + 1] = self.slots[i];
+        }
+        self.slots[i] = key | (count as u128) << 124;
     }
 }
 
@@ -288,6 +293,26 @@ mod tests {
         c.put(k(1, 0, 12), 14);
         assert_eq!(c.get(k(1, 0, 12)), Some(14));
         assert_eq!(c.get(k(0, 0, 12)), Some(3));
+    }
+
+    /// A full pair keeps its two newest pieces. It used to overwrite its
+    /// first slot only, so the piece in the second slot stayed for good and
+    /// a later text had half the room (left alone in an earlier stop).
+    #[test]
+    fn a_full_pair_keeps_its_two_newest_pieces() {
+        let mut c = CountCache::default();
+        c.put(CountCache::key(0, b"seed", 0, 4), 1); // allocates the table
+        let home = c.home(CountCache::key(0, b"p0", 0, 2));
+        let same: Vec<u128> = (0u32..)
+            .map(|i| CountCache::key(0, format!("p{i}").as_bytes(), 0, format!("p{i}").len()))
+            .filter(|&k| c.home(k) == home)
+            .take(4)
+            .collect();
+        for (n, &k) in same.iter().enumerate() {
+            c.put(k, n + 1);
+        }
+        let found: Vec<Option<usize>> = same.iter().map(|&k| c.get(k)).collect();
+        assert_eq!(found, [None, None, Some(3), Some(4)]);
     }
 
     #[test]
