@@ -711,4 +711,56 @@ mod tests {
         let (o, c) = (Engine::get(Encoding::O200kBase).unwrap(), Engine::get(Encoding::Cl100kBase).unwrap());
         assert!(!o.vocab.shares_tables_with(&c.vocab));
     }
+
+    /// Where counting's time goes on the issue-36 inputs: the pre-tokenizer
+    /// alone (a sink that only sums piece lengths) against a whole count,
+    /// in this thread, warm, median of 7. It is how docs/benchmarks.md knows
+    /// that text without repeated lines is slow in the lookups, not in the
+    /// pre-tokenizer. Not a check (no timing is asserted); run it with
+    /// `cargo test --release -p turnfit --lib where_counting_time_goes -- --ignored --nocapture`
+    /// after `python3 bench/gen_big_inputs.py` (or with `TURNFIT_BENCH_INPUTS`).
+    #[test]
+    #[ignore = "a measurement: needs the benchmark inputs and a release build"]
+    fn where_counting_time_goes() {
+        struct Lengths(usize);
+        impl Sink for Lengths {
+            #[inline(always)]
+            fn piece(&mut self, a: usize, b: usize) -> bool {
+                self.0 += b - a;
+                true
+            }
+        }
+        let dir = std::env::var_os("TURNFIT_BENCH_INPUTS")
+            .map_or_else(|| std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../bench/inputs"), Into::into)
+            .join("big");
+        let median = |f: &mut dyn FnMut()| {
+            let mut t: Vec<f64> = (0..7)
+                .map(|_| {
+                    let start = std::time::Instant::now();
+                    f();
+                    start.elapsed().as_secs_f64()
+                })
+                .collect();
+            t.sort_by(f64::total_cmp);
+            t[3]
+        };
+        for enc in [Encoding::Cl100kBase, Encoding::O200kBase] {
+            let e = Engine::get(enc).unwrap();
+            for input in ["prose", "code", "unique_prose", "unique_code"] {
+                let Ok(text) = std::fs::read_to_string(dir.join(format!("{input}.txt"))) else {
+                    println!("skipped: no {}/{input}.txt (python3 bench/gen_big_inputs.py)", dir.display());
+                    return;
+                };
+                let pre = median(&mut || {
+                    let mut sink = Lengths(0);
+                    pretokenize::for_each_piece(e.pattern, std::hint::black_box(&text), &mut sink);
+                    assert_eq!(sink.0, text.len());
+                });
+                let count = median(&mut || {
+                    std::hint::black_box(e.count(std::hint::black_box(&text), Allow::None, usize::MAX).unwrap());
+                });
+                println!("{enc} {input}: pre-tokenizer {pre:.4} s, count {count:.4} s, lookups {:.4} s", count - pre);
+            }
+        }
+    }
 }
