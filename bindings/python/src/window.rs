@@ -92,12 +92,12 @@ impl Window {
         guard("conversation", || self.inner.lock().conversation().to_json())
     }
 
-    fn message_tokens(&self) -> Vec<usize> {
-        self.inner.lock().message_tokens().to_vec()
+    fn message_tokens(&self) -> PyResult<Vec<usize>> {
+        guard("message_tokens", || Ok(self.inner.lock().message_tokens().to_vec()))
     }
 
-    fn __len__(&self) -> usize {
-        self.inner.lock().message_tokens().len()
+    fn __len__(&self) -> PyResult<usize> {
+        guard("__len__", || Ok(self.inner.lock().message_tokens().len()))
     }
 
     #[pyo3(signature = (policy_json=None))]
@@ -113,17 +113,18 @@ impl Window {
     }
 
     /// Starts (or stops, dropping what is queued) collecting the window's events.
-    fn set_events(&self, on: bool) {
+    fn set_events(&self, on: bool) -> PyResult<()> {
         let observer = if on {
             let queue = Arc::clone(&self.events);
             Observer::new(move |e: &Event| queue.lock().push(e.to_json()))
         } else {
             Observer::none()
         };
-        self.inner.lock().set_observer(observer);
+        guard("set_events", || Ok(self.inner.lock().set_observer(observer)))?;
         if !on {
             self.events.lock().clear();
         }
+        Ok(())
     }
 
     /// The events raised since the last take, oldest first, as JSON text.

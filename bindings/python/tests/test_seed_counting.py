@@ -149,6 +149,45 @@ def test_a_host_counter_that_raises_or_misbehaves():
     assert turnfit.count_conversation(conv, "gpt-4o") > 0
 
 
+REENTER_THE_WINDOW = """
+import turnfit
+p = {"name": "house-llm-reenter", "encoding": "o200k_base", "context_window": 1000, "exact": True}
+w = turnfit.ContextWindow("gpt-4o")  # replaced below, once the model exists
+for reach in ("len", "message_tokens", "on_event"):
+    calls = {"len": lambda: len(w), "message_tokens": lambda: w.message_tokens,
+             "on_event": lambda: w.on_event(print)}
+
+    def counter(text, reach=reach):
+        calls[reach]()
+        return 1
+
+    turnfit.register_model(p, count=counter)
+    w = turnfit.ContextWindow(p["name"])
+    try:
+        w.push({"role": "user", "content": "hi"})
+    except turnfit.InvalidArgumentError as e:
+        assert "was called from inside a host counter" in str(e), str(e)
+    else:
+        raise SystemExit(reach + ": the push was not refused")
+    turnfit.register_model(p)
+    assert len(w) == 0 and w.message_tokens == [], reach
+    print(reach, "refused")
+"""
+
+
+def test_a_counter_reading_the_window_it_counts_for_is_refused_not_a_deadlock():
+    """`len(w)`, `w.message_tokens` and `w.on_event` from inside the counter of
+    the window's own push: each waited on the lock the push holds, forever,
+    until they checked, like every other call. In a child process with a
+    timeout, so that a regression fails instead of hanging the suite."""
+    import subprocess
+    import sys
+
+    r = subprocess.run([sys.executable, "-c", REENTER_THE_WINDOW], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert r.stdout.split() == ["len", "refused", "message_tokens", "refused", "on_event", "refused"], r.stdout
+
+
 def test_event_filters_apply_before_the_depth_limit():
     events = [{"event": f"e{i}", "kind": "decision" if i % 3 == 0 else "tool_call"} for i in range(1, 31)]
     req = {"preset": "context_engine", "template": "analysis", "budget": 2000, "depth": "standard",

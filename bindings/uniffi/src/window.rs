@@ -161,9 +161,10 @@ impl ContextWindow {
         m.map(|m| to_json(m.raw())).transpose()
     }
 
-    /// The number of messages.
-    pub fn message_count(&self) -> u64 {
-        self.inner.lock().message_tokens().len() as u64
+    /// The number of messages. Refused from inside a host counter, like
+    /// every call on the window (it would wait on the lock the count holds).
+    pub fn message_count(&self) -> Result<u64> {
+        Ok(self.locked()?.message_tokens().len() as u64)
     }
 
     /// The pre-flight report, counting `new_input_json` (a message about to
@@ -226,11 +227,14 @@ impl ContextWindow {
     /// the verdict up). Each is delivered on the calling thread once the
     /// call's work is done and the window unlocked, before the call returns,
     /// so the listener may call the window back; never after `close`. An
-    /// exception the listener throws is dropped (events.rs).
-    pub fn set_event_listener(&self, listener: Option<Arc<dyn EventListener>>) {
+    /// exception the listener throws is dropped (events.rs). Refused from
+    /// inside a host counter.
+    pub fn set_event_listener(&self, listener: Option<Arc<dyn EventListener>>) -> Result<()> {
         let observer = if listener.is_some() { events::queued() } else { turnfit::events::Observer::none() };
+        let mut w = self.locked()?;
         *self.listener.lock() = listener;
-        self.inner.lock().set_observer(observer);
+        w.set_observer(observer);
+        Ok(())
     }
 
     /// Records the prompt tokens the provider billed for the current

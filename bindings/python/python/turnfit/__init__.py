@@ -380,8 +380,8 @@ class ContextWindow:
         reaches that call's caller (the call itself has completed)."""
         if handler is not None and not callable(handler):
             raise TypeError("handler must be callable or None")
-        self._on_event = handler
         self._w.set_events(handler is not None)
+        self._on_event = handler
 
     def _emit(self) -> None:
         handler = self._on_event

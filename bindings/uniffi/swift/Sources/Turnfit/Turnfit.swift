@@ -1100,9 +1100,10 @@ public protocol ContextWindowProtocol: AnyObject, Sendable {
     func load(conversationJson: Text) throws 
     
     /**
-     * The number of messages.
+     * The number of messages. Refused from inside a host counter, like
+     * every call on the window (it would wait on the lock the count holds).
      */
-    func messageCount()  -> UInt64
+    func messageCount() throws  -> UInt64
     
     /**
      * Removes the last message and returns it as JSON (null when empty).
@@ -1138,9 +1139,10 @@ public protocol ContextWindowProtocol: AnyObject, Sendable {
      * the verdict up). Each is delivered on the calling thread once the
      * call's work is done and the window unlocked, before the call returns,
      * so the listener may call the window back; never after `close`. An
-     * exception the listener throws is dropped (events.rs).
+     * exception the listener throws is dropped (events.rs). Refused from
+     * inside a host counter.
      */
-    func setEventListener(listener: EventListener?) 
+    func setEventListener(listener: EventListener?) throws 
     
     /**
      * Structural issues as a JSON array (`[]` when none).
@@ -1295,10 +1297,11 @@ open func load(conversationJson: Text)throws   {try rustCallWithError(FfiConvert
 }
     
     /**
-     * The number of messages.
+     * The number of messages. Refused from inside a host counter, like
+     * every call on the window (it would wait on the lock the count holds).
      */
-open func messageCount() -> UInt64  {
-    return try!  FfiConverterUInt64.lift(try! rustCall() {
+open func messageCount()throws  -> UInt64  {
+    return try  FfiConverterUInt64.lift(try rustCallWithError(FfiConverterTypeTurnfitError_lift) {
         uniffiCallStatus in
     uniffi_turnfit_uniffi_fn_method_contextwindow_message_count(
             self.uniffiCloneHandle(),uniffiCallStatus
@@ -1379,9 +1382,10 @@ open func repair(syntheticResult: Text? = nil)throws  -> String  {
      * the verdict up). Each is delivered on the calling thread once the
      * call's work is done and the window unlocked, before the call returns,
      * so the listener may call the window back; never after `close`. An
-     * exception the listener throws is dropped (events.rs).
+     * exception the listener throws is dropped (events.rs). Refused from
+     * inside a host counter.
      */
-open func setEventListener(listener: EventListener?)  {try! rustCall() {
+open func setEventListener(listener: EventListener?)throws   {try rustCallWithError(FfiConverterTypeTurnfitError_lift) {
         uniffiCallStatus in
     uniffi_turnfit_uniffi_fn_method_contextwindow_set_event_listener(
             self.uniffiCloneHandle(),
@@ -6740,7 +6744,7 @@ private let initializationResult: InitializationResult = {
     if (uniffi_turnfit_uniffi_checksum_method_contextwindow_load() != 47084) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_turnfit_uniffi_checksum_method_contextwindow_message_count() != 54200) {
+    if (uniffi_turnfit_uniffi_checksum_method_contextwindow_message_count() != 61587) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_turnfit_uniffi_checksum_method_contextwindow_pop() != 39769) {
@@ -6758,7 +6762,7 @@ private let initializationResult: InitializationResult = {
     if (uniffi_turnfit_uniffi_checksum_method_contextwindow_repair() != 64331) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_turnfit_uniffi_checksum_method_contextwindow_set_event_listener() != 9318) {
+    if (uniffi_turnfit_uniffi_checksum_method_contextwindow_set_event_listener() != 23494) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_turnfit_uniffi_checksum_method_contextwindow_validate() != 40117) {

@@ -61,7 +61,7 @@ final class TypesAndEventsTests: XCTestCase {
     func testWindowAndBreakerEvents() throws {
         let w = try ContextWindow(model: "gpt-4o", budgetJson: #"{"context_window": 1000, "reserved_output": 100}"#)
         let r = Recorder()
-        w.setEventListener(listener: r)
+        try w.setEventListener(listener: r)
         _ = try w.push(messageJson: #"{"role": "user", "content": ""# + String(repeating: "word ", count: 700) + #""}"#)
         XCTAssertEqual(r.seen.map { $0.kind }, ["budget_crossed"])
         let event = try JSONDecoder().decode(TurnfitTypes.Event.self, from: Data(r.seen[0].json.utf8))

@@ -135,6 +135,37 @@ class HostCounterTest {
         }
     }
 
+    /**
+     * messageCount and setEventListener from inside the counter of the window's own push: both
+     * took the window's lock without the check, and waited on the push forever. Preemptive
+     * timeout, so that a regression fails instead of hanging the suite.
+     */
+    @Test
+    fun aCounterReadingTheWindowItCountsForIsRefusedNotADeadlock() {
+        val reaches = listOf<(ContextWindow) -> Unit>({ it.messageCount() }, { it.setEventListener(null) })
+        for ((i, reach) in reaches.withIndex()) {
+            org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(java.time.Duration.ofSeconds(60)) {
+                ModelRegistry().use { r ->
+                    var window: ContextWindow? = null
+                    r.registerWithCounter(profile, object : HostTokenCounter {
+                        override fun count(text: String): ULong {
+                            reach(window!!)
+                            return 1UL
+                        }
+                    })
+                    ContextWindow("acme-host", registry = r).use { w ->
+                        window = w
+                        val e = assertFailsWith<TurnfitException.InvalidArgument>("reach $i") {
+                            w.push("""{"role":"user","content":"hi"}""")
+                        }
+                        assertTrue("was called from inside a host counter" in e.message!!, e.message)
+                        assertEquals(0UL, w.messageCount())
+                    }
+                }
+            }
+        }
+    }
+
     @Test
     fun anArrayProfileIsRefused() {
         ModelRegistry().use { r ->
