@@ -120,7 +120,10 @@ impl Window {
         } else {
             Observer::none()
         };
-        guard("set_events", || Ok(self.inner.lock().set_observer(observer)))?;
+        guard("set_events", || {
+            self.inner.lock().set_observer(observer);
+            Ok(())
+        })?;
         if !on {
             self.events.lock().clear();
         }
