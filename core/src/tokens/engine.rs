@@ -713,10 +713,12 @@ mod tests {
     }
 
     /// Where counting's time goes on the issue-36 inputs: the pre-tokenizer
-    /// alone (a sink that only sums piece lengths) against a whole count,
-    /// in this thread, warm, median of 7. It is how docs/benchmarks.md knows
-    /// that text without repeated lines is slow in the lookups, not in the
-    /// pre-tokenizer. Not a check (no timing is asserted); run it with
+    /// alone (a sink that only sums piece lengths), then with the short-piece
+    /// vocabulary probe, against a whole count, in this thread, warm, median
+    /// of 7; and the distinct pieces of each input by kind. It is how
+    /// docs/benchmarks.md knows that text without repeated lines is slow in
+    /// the lookups, not in the pre-tokenizer. Not a check (no timing is
+    /// asserted); run it with
     /// `cargo test --release -p turnfit --lib where_counting_time_goes -- --ignored --nocapture`
     /// after `python3 bench/gen_big_inputs.py` (or with `TURNFIT_BENCH_INPUTS`).
     #[test]
@@ -727,6 +729,25 @@ mod tests {
             #[inline(always)]
             fn piece(&mut self, a: usize, b: usize) -> bool {
                 self.0 += b - a;
+                true
+            }
+        }
+        /// The short-piece probe of every piece, as counting makes it first.
+        struct Probes<'a>(&'a Engine, &'a [u8], usize);
+        impl Sink for Probes<'_> {
+            #[inline(always)]
+            fn piece(&mut self, a: usize, b: usize) -> bool {
+                self.2 += usize::from(self.0.vocab.is_token_short(self.1, a, b) == Some(true));
+                true
+            }
+        }
+        /// Each distinct piece and whether it is one token.
+        struct Kinds<'a>(&'a Engine, &'a [u8], std::collections::HashMap<&'a [u8], bool>);
+        impl<'a> Sink for Kinds<'a> {
+            fn piece(&mut self, a: usize, b: usize) -> bool {
+                let p: &'a [u8] = &self.1[a..b];
+                let token = self.0.vocab.rank(p).is_some();
+                self.2.insert(p, token);
                 true
             }
         }
@@ -756,10 +777,33 @@ mod tests {
                     pretokenize::for_each_piece(e.pattern, std::hint::black_box(&text), &mut sink);
                     assert_eq!(sink.0, text.len());
                 });
+                let probes = median(&mut || {
+                    let mut sink = Probes(e, text.as_bytes(), 0);
+                    pretokenize::for_each_piece(e.pattern, std::hint::black_box(&text), &mut sink);
+                    std::hint::black_box(sink.2);
+                });
                 let count = median(&mut || {
                     std::hint::black_box(e.count(std::hint::black_box(&text), Allow::None, usize::MAX).unwrap());
                 });
-                println!("{enc} {input}: pre-tokenizer {pre:.4} s, count {count:.4} s, lookups {:.4} s", count - pre);
+                println!(
+                    "{enc} {input}: pre-tokenizer {pre:.4} s, with short probes {probes:.4} s, count {count:.4} s, \
+                     lookups {:.4} s",
+                    count - pre
+                );
+                let mut kinds = Kinds(e, text.as_bytes(), Default::default());
+                pretokenize::for_each_piece(e.pattern, &text, &mut kinds);
+                let mut n = [0usize; 4]; // short non-token, short token, long non-token, long token
+                for (p, token) in &kinds.2 {
+                    n[usize::from(p.len() > 7) * 2 + usize::from(*token)] += 1;
+                }
+                println!(
+                    "  distinct pieces {}: up to 7 bytes {} tokens + {} not, longer {} tokens + {} not",
+                    kinds.2.len(),
+                    n[1],
+                    n[0],
+                    n[3],
+                    n[2]
+                );
             }
         }
     }
