@@ -17,7 +17,7 @@ use super::bpe::{self, Scratch};
 use super::encoding::Encoding;
 use super::piece_cache::{CountCache, COUNT_MAX_PIECE};
 use super::pretokenize::{self, Pattern, Sink};
-use super::vocab::Vocab;
+use super::vocab::{ShortCount, Vocab};
 use crate::{Error, Result};
 
 pub(crate) struct Engine {
@@ -89,6 +89,12 @@ pub(crate) fn clear_thread_scratch() {
         scratch.pieces = pieces;
         scratch.texts = texts;
     });
+}
+
+/// Forgets the short pieces every loaded vocabulary recorded as not one
+/// token (`Vocab::short_count`), for `tokens::clear_thread_caches`.
+pub(crate) fn forget_recorded_pieces() {
+    VOCABS.iter().filter_map(|v| v.get()).flatten().for_each(Vocab::forget_short_pieces);
 }
 
 const N: usize = Encoding::ALL.len();
@@ -331,6 +337,32 @@ impl Engine {
         *total <= limit
     }
 
+    /// Adds the tokens of a piece of up to seven bytes that is not one
+    /// token and that the vocabulary's table does not hold yet (`at`: its
+    /// key and the empty slot that ended its probe run), and records it
+    /// there while the table has room; after that, the thread's count cache
+    /// keeps it. Returns whether the count is still within `limit`.
+    #[inline(never)]
+    #[allow(clippy::too_many_arguments)]
+    fn count_absent(
+        &self,
+        s: &[u8],
+        a: usize,
+        b: usize,
+        at: (u64, usize),
+        limit: usize,
+        total: &mut usize,
+        scratch: &mut Scratch,
+    ) -> bool {
+        if !self.vocab.has_room() {
+            return self.count_other(s, a, b, true, limit, total, scratch);
+        }
+        let n = self.merge(s, a, b, scratch, |_| {});
+        self.vocab.remember_short(at.0, at.1, n);
+        *total += n;
+        *total <= limit
+    }
+
     /// The token count of a short piece the short lookup did not answer
     /// (`missed`: as in [`Self::count_other`]).
     #[inline]
@@ -497,16 +529,21 @@ impl Sink for Counter<'_> {
     /// costs instructions.
     #[inline(always)]
     fn piece(&mut self, a: usize, b: usize) -> bool {
-        let short = self.engine.vocab.is_token_short(self.s, a, b);
-        if short == Some(true) {
-            *self.total += 1;
-            return *self.total <= self.limit;
+        match self.engine.vocab.short_count(self.s, a, b) {
+            ShortCount::Known(n) => {
+                *self.total += n;
+                return *self.total <= self.limit;
+            }
+            ShortCount::Absent(key, slot) => {
+                return self.engine.count_absent(self.s, a, b, (key, slot), self.limit, self.total, self.scratch);
+            }
+            ShortCount::General => {}
         }
         if let Some(n) = self.scratch.counts.get_short(self.engine.encoding as u8, self.s, a, b) {
             *self.total += n;
             return *self.total <= self.limit;
         }
-        self.engine.count_other(self.s, a, b, short.is_some(), self.limit, self.total, self.scratch)
+        self.engine.count_other(self.s, a, b, false, self.limit, self.total, self.scratch)
     }
 }
 
@@ -700,6 +737,67 @@ mod tests {
         }
     }
 
+    /// Short pieces that are not one token are recorded in the shared
+    /// vocabulary table as they are counted (`Vocab::short_count`), by every
+    /// thread at once. Counts stay those of the encoder, whose rank lookups
+    /// walk the same probe runs, on threads racing to record the same and
+    /// different pieces.
+    #[test]
+    fn counts_stay_exact_while_threads_record_short_pieces() {
+        // Pieces of two to seven bytes that are rarely one token: letters,
+        // digits and punctuation from a fixed generator.
+        let texts: Vec<String> = (0..16u64)
+            .map(|t| {
+                let mut x = 0x9E37_79B9_7F4A_7C15u64.wrapping_mul(t % 4 + 1);
+                let mut s = String::new();
+                for _ in 0..3000 {
+                    x ^= x << 13;
+                    x ^= x >> 7;
+                    x ^= x << 17;
+                    let len = 2 + (x % 6) as usize;
+                    s.push(' ');
+                    for k in 0..len {
+                        s.push(b"qxzjkvwQXZ09_#"[((x >> (8 * k)) % 14) as usize] as char);
+                    }
+                }
+                s
+            })
+            .collect();
+        for enc in [Encoding::Cl100kBase, Encoding::O200kBase, Encoding::R50kBase] {
+            let e = Engine::get(enc).unwrap();
+            let want: Vec<usize> = texts
+                .iter()
+                .map(|t| {
+                    let mut ids = Vec::new();
+                    e.encode(t, Allow::None, &mut ids).unwrap();
+                    ids.len()
+                })
+                .collect();
+            std::thread::scope(|s| {
+                for k in 0..8 {
+                    let (texts, want) = (&texts, &want);
+                    s.spawn(move || {
+                        for round in 0..3 {
+                            for (i, t) in texts.iter().enumerate().skip(k % 4) {
+                                assert_eq!(
+                                    e.count(t, Allow::None, usize::MAX).unwrap().0,
+                                    want[i],
+                                    "{enc:?} {i} {round}"
+                                );
+                            }
+                        }
+                    });
+                }
+            });
+            // The encoder's lookups walk runs that now hold those pieces.
+            for (t, &n) in texts.iter().zip(&want) {
+                let mut ids = Vec::new();
+                e.encode(t, Allow::None, &mut ids).unwrap();
+                assert_eq!(ids.len(), n);
+            }
+        }
+    }
+
     #[test]
     fn encodings_with_the_same_ranks_share_one_vocabulary() {
         for e in Encoding::ALL {
@@ -737,7 +835,7 @@ mod tests {
         impl Sink for Probes<'_> {
             #[inline(always)]
             fn piece(&mut self, a: usize, b: usize) -> bool {
-                self.2 += usize::from(self.0.vocab.is_token_short(self.1, a, b) == Some(true));
+                self.2 += usize::from(self.0.vocab.short_count(self.1, a, b) == ShortCount::Known(1));
                 true
             }
         }

@@ -33,13 +33,16 @@ use crate::Result;
 use engine::{Allow, Engine};
 
 /// Empties the calling thread's counting caches (the count and piece caches,
-/// keeping their memory, and the long-piece memos; see `piece_cache.rs`), so
-/// the next count costs what a text never seen on this thread costs. Counts never depend on the
-/// caches; this exists for benchmarks that compare a cold turnfit with
-/// peers whose own caches are cleared (bench/node's "cache cleared" columns).
+/// keeping their memory, and the long-piece memos; see `piece_cache.rs`) and
+/// the short pieces the process's vocabularies recorded as not one token
+/// (`vocab.rs`), so the next count costs what a text never seen costs.
+/// Counts never depend on the caches; this exists for benchmarks that
+/// compare a cold turnfit with peers whose own caches are cleared
+/// (bench/node's "cache cleared" columns, `xtask growth`).
 #[doc(hidden)]
 pub fn clear_thread_caches() {
     engine::clear_thread_scratch();
+    engine::forget_recorded_pieces();
 }
 
 /// How text that spells a special token (such as `<|endoftext|>`) is treated.

@@ -121,11 +121,12 @@ static LARGE_COUNT_CACHES_TAKEN: std::sync::atomic::AtomicUsize = std::sync::ato
 /// length (low four bits) and the count (high four bits). Sixteen times as
 /// many pieces fit in a quarter of the memory, which is what text without
 /// repeated lines needs: its words and identifiers recur across the whole
-/// text, far apart. The cache answers both kinds of piece the short lookup
-/// leaves: one token of 8 to 14 bytes (otherwise a probe in the large
-/// vocabulary table and a compare against its token bytes, both often
-/// misses to memory) and pieces that are not one token (otherwise a
-/// merge). Open addressing over a pair of slots in one cache line; a new
+/// text, far apart. The cache answers the pieces the short lookup leaves:
+/// one token of 8 to 14 bytes (otherwise a probe in the large vocabulary
+/// table and a compare against its token bytes, both often misses to
+/// memory) and pieces that are not one token (otherwise a merge), of up to
+/// seven bytes only once the vocabulary's table has no room left to record
+/// them (`vocab.rs`). Open addressing over a pair of slots in one cache line; a new
 /// piece goes into the first slot and moves its piece to the second (whose
 /// piece is forgotten), so a pair holds its two newest pieces. A slot is
 /// only ever filled from a completed count of exactly these bytes, so a

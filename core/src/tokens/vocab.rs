@@ -16,7 +16,17 @@
 //! tokens compare their remaining bytes against the arena. The table is kept
 //! at most half full, and the key is read straight out of the caller's text
 //! with one unaligned 8-byte load when the text has room.
+//!
+//! **Pieces that are not one token.** Counting asks of a short piece how
+//! many tokens it is, and the probe that finds it is not one token ends on
+//! an empty slot. Counting records the piece's count there (its own kind of
+//! key, which no token key equals), up to a quarter of the slots per
+//! vocabulary, shared by every thread: the next time, the same probe finds
+//! the count. On text without repeated lines (issue 36) this saves the
+//! second cache miss, in the thread's count cache, that each rare one cost
+//! (docs/benchmarks.md).
 
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering::Relaxed};
 use std::sync::Arc;
 
 use crate::{Error, Result};
@@ -24,6 +34,25 @@ use crate::{Error, Result};
 const MAGIC: &[u8; 8] = b"TURNFIT1";
 const EMPTY: u64 = 0;
 const K: u64 = 0x9E37_79B9_7F4A_7C15;
+
+/// The top byte of a key that is not a token: this bit, the piece's count
+/// in bits 3-5 and its length (2 to 7) in bits 0-2, so 0x92 to 0xBF. A token
+/// key's top byte is the token's length, at most 128 in every encoding
+/// (`Vocab::load` refuses longer), so the two kinds never meet.
+const NOT_ONE: u64 = 0x80;
+const COUNT_BITS: u64 = 7 << 3;
+
+/// What [`Vocab::short_count`] found.
+#[derive(Debug, PartialEq)]
+pub(crate) enum ShortCount {
+    /// The piece is this many tokens.
+    Known(usize),
+    /// Not a token and not recorded: its key, and the empty slot that
+    /// ended its probe run (for [`Vocab::remember_short`]).
+    Absent(u64, usize),
+    /// Longer than seven bytes or too near the end: ask the general way.
+    General,
+}
 
 /// The table key of `s[a..b]` when it is at most seven bytes and eight can be
 /// read from `a` (the bytes, then the length in the top byte); `None` sends
@@ -55,7 +84,17 @@ pub(crate) struct Vocab {
     /// many per cache line, and half the memory (2 MiB for cl100k_base)
     /// competing for cache. Counting a piece that is one token never
     /// touches the ranks.
-    keys: Arc<[u64]>,
+    ///
+    /// Empty slots also take pieces of up to seven bytes that are not one
+    /// token, with their count (see [`Vocab::short_count`]), so that a
+    /// rare one costs the probe it needed anyway instead of a second miss
+    /// in a thread's count cache. Atomic for that: every thread probes the
+    /// same table, a slot only ever goes from empty to a whole key, and no
+    /// key is removed, so every probe run keeps its tokens before its first
+    /// empty slot.
+    keys: Arc<[AtomicU64]>,
+    /// How many more of those entries the table takes.
+    room: Arc<AtomicUsize>,
     /// The rank of each slot's token.
     ranks: Arc<[u32]>,
     shift: u32,
@@ -169,13 +208,17 @@ impl Vocab {
                 _ => {}
             }
         }
+        if lengths.iter().any(|&l| l > 128) {
+            return Err(bad("a token longer than 128 bytes"));
+        }
         if byte_rank.contains(&u32::MAX) {
             return Err(bad("a single byte is not a token"));
         }
         Ok(Vocab {
             bytes,
             offsets: offsets.into(),
-            keys: keys.into(),
+            room: Arc::new(AtomicUsize::new(keys.len() / 4)),
+            keys: keys.into_iter().map(AtomicU64::new).collect(),
             ranks: ranks.into(),
             shift,
             byte_rank,
@@ -247,7 +290,7 @@ impl Vocab {
     /// o200k_base's count from about 0.087 to 0.079 s per 16 MiB (CPU time,
     /// median of 5, three interleaved runs; 712.8M to 701.1M instructions for one
     /// count in a fresh process, and fewer mispredicted branches).
-    #[inline(always)]
+    #[cfg(test)]
     pub(crate) fn is_token_short(&self, s: &[u8], a: usize, b: usize) -> Option<bool> {
         let key = short_key(s, a, b)?;
         let mask = self.keys.len() - 1;
@@ -255,7 +298,7 @@ impl Vocab {
         // The first two slots in one test: a token is in one of them far
         // more often than not, so this branch predicts well, where testing
         // them one by one mispredicted on text without repeated lines.
-        let (k0, k1) = (self.keys[i], self.keys[(i + 1) & mask]);
+        let (k0, k1) = (self.keys[i].load(Relaxed), self.keys[(i + 1) & mask].load(Relaxed));
         if (k0 == key) | (k1 == key) {
             return Some(true);
         }
@@ -264,7 +307,7 @@ impl Vocab {
         }
         let mut i = (i + 2) & mask;
         loop {
-            let k = self.keys[i];
+            let k = self.keys[i].load(Relaxed);
             if k == key {
                 return Some(true);
             }
@@ -273,6 +316,80 @@ impl Vocab {
             }
             i = (i + 1) & mask;
         }
+    }
+
+    /// How many tokens `s[a..b]` is, when it is at most seven bytes with
+    /// eight readable from `a`: one for a token, and the count of a piece
+    /// that is not one token when the table holds it (from
+    /// [`Self::remember_short`]).
+    #[inline(always)]
+    pub(crate) fn short_count(&self, s: &[u8], a: usize, b: usize) -> ShortCount {
+        let Some(key) = short_key(s, a, b) else { return ShortCount::General };
+        let mask = self.keys.len() - 1;
+        let i = (key.wrapping_mul(K) >> self.shift) as usize;
+        // The first two slots in one test, as in `is_token_short`.
+        let (k0, k1) = (self.keys[i].load(Relaxed), self.keys[(i + 1) & mask].load(Relaxed));
+        if (k0 == key) | (k1 == key) {
+            return ShortCount::Known(1);
+        }
+        self.short_count_on(key, i)
+    }
+
+    /// The rest of [`Self::short_count`]'s probe run, from slot `i`.
+    #[inline(always)]
+    fn short_count_on(&self, key: u64, mut i: usize) -> ShortCount {
+        let mask = self.keys.len() - 1;
+        let other = key | NOT_ONE << 56;
+        loop {
+            let k = self.keys[i].load(Relaxed);
+            if k == key {
+                return ShortCount::Known(1);
+            }
+            if k & !(COUNT_BITS << 56) == other {
+                return ShortCount::Known((k >> 59 & 7) as usize);
+            }
+            if k == EMPTY {
+                return ShortCount::Absent(key, i);
+            }
+            i = (i + 1) & mask;
+        }
+    }
+
+    /// Records that the piece of [`ShortCount::Absent`]'s `key` is `count`
+    /// tokens (2 to 7: it is not one), in the empty slot `slot` that ended
+    /// its probe run, while the table has room; another thread may have
+    /// taken the slot since, and then nothing is recorded.
+    /// Whether [`Self::remember_short`] may still record a piece.
+    #[inline]
+    pub(crate) fn has_room(&self) -> bool {
+        self.room.load(Relaxed) > 0
+    }
+
+    #[cold]
+    pub(crate) fn remember_short(&self, key: u64, slot: usize, count: usize) {
+        debug_assert!((2..=7).contains(&count) && key >> 56 <= 7);
+        if self.room.load(Relaxed) == 0 {
+            return;
+        }
+        let entry = key | (NOT_ONE | (count as u64) << 3) << 56;
+        if self.keys[slot].compare_exchange(EMPTY, entry, Relaxed, Relaxed).is_ok() {
+            // Fewer than one entry per thread past the bound: harmless.
+            let _ = self.room.fetch_update(Relaxed, Relaxed, |r| r.checked_sub(1));
+        }
+    }
+
+    /// Empties the slots [`Self::remember_short`] filled. Safe while other
+    /// threads probe: the tokens went in before any such piece, so no
+    /// token's probe run passes through one, and a piece recorded past a
+    /// slot emptied here is only recorded again.
+    pub(crate) fn forget_short_pieces(&self) {
+        for k in self.keys.iter() {
+            let v = k.load(Relaxed);
+            if v >> 56 > NOT_ONE {
+                let _ = k.compare_exchange(v, EMPTY, Relaxed, Relaxed);
+            }
+        }
+        self.room.store(self.keys.len() / 4, Relaxed);
     }
 
     /// The slot of `s[a..b]` for [`Self::rank_at_short`].
@@ -284,7 +401,7 @@ impl Vocab {
         // `hash(key, p)` for a piece of at most seven bytes.
         let mut i = (key.wrapping_mul(K) >> self.shift) as usize;
         loop {
-            let k = self.keys[i];
+            let k = self.keys[i].load(Relaxed);
             if k == key {
                 return Some(Some(i));
             }
@@ -297,12 +414,17 @@ impl Vocab {
 
     #[inline(never)]
     pub(crate) fn rank_at_general(&self, s: &[u8], a: usize, b: usize) -> Option<u32> {
+        // Longer than every token; and a key of 146 to 191 bytes could equal
+        // a not-a-token entry's (`short_count`).
+        if b - a > self.max_token_len {
+            return None;
+        }
         let key = key_at(s, a, b);
         let p = &s[a..b];
         let mask = self.keys.len() - 1;
         let mut i = (hash(key, p) >> self.shift) as usize;
         loop {
-            let k = self.keys[i];
+            let k = self.keys[i].load(Relaxed);
             if k == key && self.tail_eq(self.ranks[i], p) {
                 return Some(self.ranks[i]);
             }
@@ -404,7 +526,9 @@ mod tests {
                 assert_eq!(v.is_token_short(&padded, 0, t.len()), Some(true), "{e} rank {r}");
                 let key = key_of(t);
                 let home = (key.wrapping_mul(K) >> v.shift) as usize;
-                far += usize::from(v.keys[home] != key && v.keys[(home + 1) & (v.keys.len() - 1)] != key);
+                far += usize::from(
+                    v.keys[home].load(Relaxed) != key && v.keys[(home + 1) & (v.keys.len() - 1)].load(Relaxed) != key,
+                );
                 for last in [0u8, b'q', 0x80, 0xff] {
                     let mut other = padded.clone();
                     other[t.len() - 1] = last;
@@ -417,6 +541,54 @@ mod tests {
             assert_eq!(v.is_token_short(b"abcdefghijk", 0, 8), None);
             assert_eq!(v.is_token_short(b"abc", 0, 3), None);
         }
+    }
+
+    /// A piece recorded as not one token is found with its count, and
+    /// every token, the recorded pieces and their neighbours are looked up
+    /// as before; the table stops taking pieces when its room is spent.
+    #[test]
+    fn recorded_short_pieces_keep_every_lookup_exact() {
+        let v = Vocab::load(Encoding::Cl100kBase.vocab_file()).unwrap();
+        let pad = |p: &[u8]| [p, b"\xffpadding"].concat();
+        let mut recorded = Vec::new();
+        let mut x = 0x2545_F491_4F6C_DD1Du64;
+        while recorded.len() < 2000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let n = 2 + (x % 6) as usize;
+            let p: Vec<u8> = (0..n).map(|k| b"qxzjkvQXZ#"[((x >> (8 * k)) % 10) as usize]).collect();
+            if v.rank(&p).is_some() || recorded.contains(&p) {
+                continue;
+            }
+            match v.short_count(&pad(&p), 0, n) {
+                ShortCount::Absent(key, slot) => v.remember_short(key, slot, 2 + n % 6),
+                other => panic!("{p:?}: {other:?} before it was recorded"),
+            }
+            recorded.push(p);
+        }
+        for p in &recorded {
+            assert_eq!(v.short_count(&pad(p), 0, p.len()), ShortCount::Known(2 + p.len() % 6), "{p:?}");
+            assert_eq!((v.rank(p), v.is_token_short(&pad(p), 0, p.len())), (None, Some(false)), "{p:?}");
+        }
+        for r in 0..v.len() as u32 {
+            let Some(t) = v.token_bytes(r) else { continue };
+            assert_eq!(v.rank(t), Some(r));
+            if t.len() <= 7 {
+                assert_eq!(v.short_count(&pad(t), 0, t.len()), ShortCount::Known(1), "rank {r}");
+            }
+        }
+        v.forget_short_pieces();
+        for p in &recorded {
+            assert!(matches!(v.short_count(&pad(p), 0, p.len()), ShortCount::Absent(..)), "{p:?} still recorded");
+        }
+        assert!((1..v.len() as u32).filter_map(|r| v.token_bytes(r)).all(|t| v.rank(t).is_some()));
+        v.room.store(0, Relaxed);
+        let fresh = b"#qq#zz#";
+        let ShortCount::Absent(key, slot) = v.short_count(&pad(fresh), 0, 7) else { panic!("recorded already") };
+        assert!(!v.has_room());
+        v.remember_short(key, slot, 3);
+        assert!(matches!(v.short_count(&pad(fresh), 0, 7), ShortCount::Absent(..)), "recorded with no room");
     }
 
     #[test]
