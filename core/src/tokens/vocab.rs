@@ -355,6 +355,16 @@ impl Vocab {
         }
     }
 
+    /// Whether `s[a..b]` is a token in the first two slots of its probe
+    /// run (false when [`Self::short_count`] would not answer).
+    #[inline(always)]
+    pub(crate) fn is_token_first_slots(&self, s: &[u8], a: usize, b: usize) -> bool {
+        let Some(key) = short_key(s, a, b) else { return false };
+        let mask = self.keys.len() - 1;
+        let i = (key.wrapping_mul(K) >> self.shift) as usize;
+        (self.keys[i].load(Relaxed) == key) | (self.keys[(i + 1) & mask].load(Relaxed) == key)
+    }
+
     /// Records that the piece of [`ShortCount::Absent`]'s `key` is `count`
     /// tokens (2 to 7: it is not one), in the empty slot `slot` that ended
     /// its probe run, while the table has room; another thread may have
