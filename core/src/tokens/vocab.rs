@@ -283,38 +283,13 @@ impl Vocab {
         self.slot_short(s, a, b).map(|slot| slot.map(|i| self.ranks[i]))
     }
 
-    /// Whether `s[a..b]` is a token, when [`Self::rank_at_short`] would
-    /// answer; it skips loading the rank. Counting asks this of most
-    /// pieces, so it tests the first two slots of the probe run together
-    /// (issue 36): on English prose without repeated lines this took
-    /// o200k_base's count from about 0.087 to 0.079 s per 16 MiB (CPU time,
-    /// median of 5, three interleaved runs; 712.8M to 701.1M instructions for one
-    /// count in a fresh process, and fewer mispredicted branches).
+    /// Whether `s[a..b]` is a token, when [`Self::short_count`] would
+    /// answer (`None` otherwise): the tests' view of counting's short probe.
     #[cfg(test)]
     pub(crate) fn is_token_short(&self, s: &[u8], a: usize, b: usize) -> Option<bool> {
-        let key = short_key(s, a, b)?;
-        let mask = self.keys.len() - 1;
-        let i = (key.wrapping_mul(K) >> self.shift) as usize;
-        // The first two slots in one test: a token is in one of them far
-        // more often than not, so this branch predicts well, where testing
-        // them one by one mispredicted on text without repeated lines.
-        let (k0, k1) = (self.keys[i].load(Relaxed), self.keys[(i + 1) & mask].load(Relaxed));
-        if (k0 == key) | (k1 == key) {
-            return Some(true);
-        }
-        if (k0 == EMPTY) | (k1 == EMPTY) {
-            return Some(false);
-        }
-        let mut i = (i + 2) & mask;
-        loop {
-            let k = self.keys[i].load(Relaxed);
-            if k == key {
-                return Some(true);
-            }
-            if k == EMPTY {
-                return Some(false);
-            }
-            i = (i + 1) & mask;
+        match self.short_count(s, a, b) {
+            ShortCount::General => None,
+            found => Some(found == ShortCount::Known(1)),
         }
     }
 
@@ -327,7 +302,11 @@ impl Vocab {
         let Some(key) = short_key(s, a, b) else { return ShortCount::General };
         let mask = self.keys.len() - 1;
         let i = (key.wrapping_mul(K) >> self.shift) as usize;
-        // The first two slots in one test, as in `is_token_short`.
+        // The first two slots in one test: a token is in one of them far
+        // more often than not, so this branch predicts well, where testing
+        // them one by one mispredicted on text without repeated lines
+        // (issue 36: o200k_base's count of unique prose from about 0.087 to
+        // 0.079 s per 16 MiB).
         let (k0, k1) = (self.keys[i].load(Relaxed), self.keys[(i + 1) & mask].load(Relaxed));
         if (k0 == key) | (k1 == key) {
             return ShortCount::Known(1);
@@ -365,16 +344,16 @@ impl Vocab {
         (self.keys[i].load(Relaxed) == key) | (self.keys[(i + 1) & mask].load(Relaxed) == key)
     }
 
-    /// Records that the piece of [`ShortCount::Absent`]'s `key` is `count`
-    /// tokens (2 to 7: it is not one), in the empty slot `slot` that ended
-    /// its probe run, while the table has room; another thread may have
-    /// taken the slot since, and then nothing is recorded.
     /// Whether [`Self::remember_short`] may still record a piece.
     #[inline]
     pub(crate) fn has_room(&self) -> bool {
         self.room.load(Relaxed) > 0
     }
 
+    /// Records that the piece of [`ShortCount::Absent`]'s `key` is `count`
+    /// tokens (2 to 7: it is not one), in the empty slot `slot` that ended
+    /// its probe run, while the table has room; another thread may have
+    /// taken the slot since, and then nothing is recorded.
     #[cold]
     pub(crate) fn remember_short(&self, key: u64, slot: usize, count: usize) {
         debug_assert!((2..=7).contains(&count) && key >> 56 <= 7);
@@ -606,5 +585,19 @@ mod tests {
         for bad in [&b""[..], b"TURNFIT0\0\0\0\0", b"TURNFIT1\x05\0\0\0\x01", b"TURNFIT1\x01\0\0\0\x02a"] {
             assert!(Vocab::load(bad).is_err());
         }
+        // Every byte a token, plus one of 129 bytes: its key's top byte
+        // would be that of a recorded piece (`short_count`), so it is refused.
+        let file = |long: usize| {
+            let mut f = b"TURNFIT1".to_vec();
+            f.extend_from_slice(&257u32.to_le_bytes());
+            f.extend(std::iter::repeat_n(1u8, 256));
+            f.push(long as u8);
+            f.extend(0..=255u8);
+            f.extend(std::iter::repeat_n(b'a', long));
+            f
+        };
+        assert!(Vocab::load(Box::leak(file(128).into_boxed_slice())).is_ok());
+        let Err(e) = Vocab::load(Box::leak(file(129).into_boxed_slice())) else { panic!("a 129-byte token loaded") };
+        assert!(e.to_string().contains("longer than 128 bytes"), "{e}");
     }
 }
