@@ -307,6 +307,11 @@ export interface CompactReport {
    */
   insufficient: boolean;
   /**
+   * What could not be done as asked (the target, a summary's room), and
+   * why; absent when nothing was given up.
+   */
+  shortfall?: Shortfall | null;
+  /**
    * Every change.
    */
   changes: Change[];
@@ -461,6 +466,22 @@ export interface FitReport {
    * Whether fewer tokens than `min_reclaim` were reclaimed.
    */
   insufficient: boolean;
+  /**
+   * Prompt tokens compaction aimed at: the target when the trigger
+   * fired, else the limit.
+   */
+  target_tokens: number;
+  /**
+   * Whether `tokens_after` is within `target_tokens`. A target is a
+   * goal: a result over it but within `limit_tokens` is returned, and
+   * `shortfall` says why.
+   */
+  within_target: boolean;
+  /**
+   * What could not be done as asked (the target, a summary's room), and
+   * why; absent when nothing was given up.
+   */
+  shortfall?: Shortfall | null;
   /**
    * Every change, in order.
    */
@@ -625,6 +646,22 @@ export interface TurnReport {
    * Whether fewer tokens than `min_reclaim` were reclaimed.
    */
   insufficient: boolean;
+  /**
+   * Prompt tokens compaction aimed at: the target when the trigger
+   * fired, else the limit.
+   */
+  target_tokens: number;
+  /**
+   * Whether `tokens_after` is within `target_tokens`. A target is a
+   * goal: a result over it but within `limit_tokens` is returned, and
+   * `shortfall` says why.
+   */
+  within_target: boolean;
+  /**
+   * What could not be done as asked (the target, a summary's room), and
+   * why; absent when nothing was given up.
+   */
+  shortfall?: Shortfall | null;
   /**
    * Every change, in order.
    */
@@ -1129,6 +1166,29 @@ export interface SectionReport {
 }
 
 /**
+ * What a compaction could not do as asked, and why. A target is a goal
+ * and the limit is the wall: when the target cannot be reached (or the
+ * summarize strategy has no room for a summary) but the turn fits the
+ * limit, the turn fits the limit and this says what was given up.
+ */
+export interface Shortfall {
+  /**
+   * Which goal was given up.
+   */
+  reason: ShortfallReason;
+  /**
+   * A sentence for humans, with the figures.
+   */
+  detail: string;
+  [field: string]: unknown;
+}
+
+/**
+ * Why a compaction fell short of its target or strategy.
+ */
+export type ShortfallReason = "protected_over_target" | "summary_over_target" | "no_room_for_summary"
+
+/**
  * How rounds are chosen.
  */
 export type Strategy = "recency" | "relevance" | "hybrid" | "summarize"
@@ -1273,10 +1333,12 @@ export interface SummaryRequest {
   prompt_tokens: number;
   /**
    * Tokens the summary may take; a longer one is cut. At most the
-   * policy's `summary_max_tokens`, less when the budget has less room,
-   * never 0: when the budget has no room for the smallest summary,
-   * `request_summary` fails with `DoesNotFit` instead of deleting the
-   * span.
+   * policy's `summary_max_tokens`, less when the target has less room,
+   * never below the smallest summary: when the target has no room for
+   * it, the summary takes its room beyond the target (within the
+   * limit), and when the limit has none either, no summary is requested
+   * and the compaction drops rounds instead; either way the report's
+   * `shortfall` says so.
    */
   max_summary_tokens: number;
   [field: string]: unknown;

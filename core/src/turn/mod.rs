@@ -841,6 +841,9 @@ fn unchanged(window: &Window, policy: &Policy) -> Result<TurnReport> {
         messages_before: c.messages.len(),
         messages_after: c.messages.len(),
         insufficient: false,
+        target_tokens: pre.limit - pre.reserved_output,
+        within_target: true,
+        shortfall: None,
         changes: Vec::new(),
         protected: Vec::new(),
     };

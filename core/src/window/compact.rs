@@ -33,7 +33,7 @@ use std::borrow::Cow;
 
 use serde::{Deserialize, Serialize};
 
-use super::manifest::{Change, ChangeKind, Protected, Reason};
+use super::manifest::{Change, ChangeKind, Protected, Reason, Shortfall, ShortfallReason};
 use super::mask::{self, MaskOptions, Masked};
 use super::rounds::{self, is_user_input, Protection, Round};
 use super::summary_message::{self, SummaryRole};
@@ -181,10 +181,15 @@ pub struct Compacted {
     pub tokens_before: usize,
     /// Prompt tokens after.
     pub tokens_after: usize,
+    /// The prompt-token target the compaction aimed at.
+    pub target_tokens: usize,
     /// Whether the result is within `target_tokens`.
     pub within_target: bool,
     /// Whether fewer than `min_reclaim` tokens were reclaimed.
     pub insufficient: bool,
+    /// What could not be done as asked (the target, a summary), and why;
+    /// `None` when nothing was given up.
+    pub shortfall: Option<Shortfall>,
 }
 
 /// The repaired, tool-cut working copy and what compaction knows about it.
@@ -212,6 +217,8 @@ pub(super) struct Prepared {
     /// Starts of the rounds whose keep-newest protection was lifted to
     /// make the rest fit (step 6 of the ladder).
     pub(super) relaxed: Vec<usize>,
+    /// Set by a step that gave up its goal to stay within the limit.
+    pub(super) shortfall: Option<Shortfall>,
 }
 
 impl Prepared {
@@ -344,7 +351,23 @@ pub(super) fn finish(p: &Prepared, d: Draft, policy: &Policy, acct: &Accountant)
     if tokens_after > policy.limit_tokens {
         return Err(does_not_fit(p, policy, acct, tokens_after));
     }
+    let shortfall = p.shortfall.clone().or_else(|| {
+        (tokens_after > p.target).then(|| Shortfall {
+            reason: ShortfallReason::ProtectedOverTarget,
+            detail: format!(
+                "{tokens_after} prompt tokens, over the target of {} and within the limit of {}: what is kept \
+                 whatever the budget takes {} (framing, tools and the top-level system prompt {}; {})",
+                p.target,
+                policy.limit_tokens,
+                p.fixed + p.protected_tokens(),
+                p.fixed,
+                rounds::describe_protected(&p.rounds, &p.origin),
+            ),
+        })
+    });
     Ok(Compacted {
+        shortfall,
+        target_tokens: p.target,
         within_target: tokens_after <= p.target,
         insufficient: p.tokens_before.saturating_sub(tokens_after) < policy.min_reclaim,
         protected: rounds::protected_entries(&p.rounds, &p.origin),
@@ -485,6 +508,7 @@ pub(super) fn prepare(c: Cow<'_, Conversation>, policy: &Policy, acct: &Accounta
         pinned,
         awaiting,
         relaxed: Vec::new(),
+        shortfall: None,
     };
     plan_rounds(&mut p, policy, acct)?;
     if policy.keep_only_protected {
@@ -592,8 +616,25 @@ pub(super) fn cut_to_fit(p: &mut Prepared, policy: &Policy, acct: &Accountant, r
             }
         }
     }
-    // Step 6: lift the keep-newest protection, oldest first, while the
-    // protected rounds exceed the limit.
+    lift_protection(p, policy, acct, reserve)
+}
+
+/// Undoes what [`cut_to_fit`] lifted to leave `reserve` tokens for a
+/// summary, and lifts only what the limit itself needs: for a summarize
+/// compaction that found no room for a summary and drops rounds instead,
+/// so it keeps the newest rounds exactly as recency would.
+pub(super) fn without_summary_reserve(p: &mut Prepared, policy: &Policy, acct: &Accountant) -> Result<()> {
+    if p.relaxed.is_empty() {
+        return Ok(());
+    }
+    p.relaxed.clear();
+    plan_rounds(p, policy, acct)?;
+    lift_protection(p, policy, acct, 0)
+}
+
+/// Step 6 of the ladder: lifts the keep-newest protection, oldest round
+/// first, while the protected rounds exceed the limit less `reserve`.
+fn lift_protection(p: &mut Prepared, policy: &Policy, acct: &Accountant, reserve: usize) -> Result<()> {
     let limit = policy.limit_tokens.saturating_sub(reserve);
     while p.fixed + p.protected_tokens() > limit {
         let Some(r) = p

@@ -113,6 +113,17 @@ pub struct FitReport {
     pub messages_after: usize,
     /// Whether fewer tokens than `min_reclaim` were reclaimed.
     pub insufficient: bool,
+    /// Prompt tokens compaction aimed at: the target when the trigger
+    /// fired, else the limit.
+    pub target_tokens: usize,
+    /// Whether `tokens_after` is within `target_tokens`. A target is a
+    /// goal: a result over it but within `limit_tokens` is returned, and
+    /// `shortfall` says why.
+    pub within_target: bool,
+    /// What could not be done as asked (the target, a summary's room), and
+    /// why; absent when nothing was given up.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub shortfall: Option<super::Shortfall>,
     /// Every change, in order.
     pub changes: Vec<Change>,
     /// The rounds kept whatever the budget (system, task, latest user
@@ -178,6 +189,9 @@ impl Head {
             messages_before: self.messages_before,
             messages_after: r.conversation.messages.len(),
             insufficient: r.insufficient,
+            target_tokens: r.target_tokens,
+            within_target: r.within_target,
+            shortfall: r.shortfall.clone(),
             changes: r.changes.clone(),
             protected: r.protected.clone(),
         }

@@ -89,3 +89,35 @@ pub struct Protected {
     /// Their tokens, after any truncation of tool outputs.
     pub tokens: usize,
 }
+
+/// What a compaction could not do as asked, and why. A target is a goal
+/// and the limit is the wall: when the target cannot be reached (or the
+/// summarize strategy has no room for a summary) but the turn fits the
+/// limit, the turn fits the limit and this says what was given up.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct Shortfall {
+    /// Which goal was given up.
+    pub reason: ShortfallReason,
+    /// A sentence for humans, with the figures.
+    pub detail: String,
+}
+
+/// Why a compaction fell short of its target or strategy.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum ShortfallReason {
+    /// What is kept whatever the budget (framing, tools, the system prompt,
+    /// the task, the latest user message, pins, the newest rounds) takes
+    /// more than the target: the result is over the target, within the
+    /// limit.
+    ProtectedOverTarget,
+    /// The smallest summary did not fit beside what is kept within the
+    /// target: it took its room beyond the target, within the limit.
+    SummaryOverTarget,
+    /// Not even the smallest summary fits beside what is kept within the
+    /// limit: this compaction dropped rounds (recency) instead of
+    /// summarizing them.
+    NoRoomForSummary,
+}

@@ -37,7 +37,7 @@ pub use fit::{
 pub(crate) use fit::{
     start_parsed as start_fit_parsed, start_resolved as start_fit_resolved, Head as FitHead, Started,
 };
-pub use manifest::{Change, ChangeKind, Protected, Reason};
+pub use manifest::{Change, ChangeKind, Protected, Reason, Shortfall, ShortfallReason};
 pub use mask::MaskOptions;
 pub use repair::{repair, Repaired, DEFAULT_SYNTHETIC_RESULT};
 pub use state::{Added, Budget, CompactOutcome, CompactReport, Preflight, Verdict, Window};

@@ -132,6 +132,10 @@ pub struct CompactReport {
     pub within_target: bool,
     /// Whether fewer tokens than `min_reclaim` were reclaimed.
     pub insufficient: bool,
+    /// What could not be done as asked (the target, a summary's room), and
+    /// why; absent when nothing was given up.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub shortfall: Option<super::Shortfall>,
     /// Every change.
     pub changes: Vec<super::Change>,
     /// The rounds kept whatever the budget, and why.
@@ -517,6 +521,7 @@ impl Window {
             limit_tokens: policy.limit_tokens,
             within_target: r.within_target,
             insufficient: r.insufficient,
+            shortfall: r.shortfall,
             changes: r.changes,
             protected: r.protected,
         };

@@ -12,14 +12,17 @@ use std::hash::{Hash, Hasher};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
-use super::compact::{assemble, compact_prepared, cut_to_fit, finish, prepare, select, Compacted, Policy, Prepared};
+use super::compact::{
+    assemble, compact_prepared, cut_to_fit, finish, prepare, select, without_summary_reserve, Compacted, Policy,
+    Prepared,
+};
 use super::digest;
-use super::manifest::{Change, ChangeKind};
+use super::manifest::{Change, ChangeKind, Shortfall, ShortfallReason};
 use super::summary_message::{self, MIN_SUMMARY_TOKENS};
 use super::summary_prompt;
 use super::Accountant;
 use crate::chat::{self, Conversation, Format, Message, Role};
-use crate::{Error, ErrorKind, Result, TruncateSide};
+use crate::{Error, Result, TruncateSide};
 
 pub use super::summary_prompt::DEFAULT_TEMPLATE;
 
@@ -40,10 +43,12 @@ pub struct SummaryRequest {
     /// Its tokens (at most the policy's `summarizer_budget`).
     pub prompt_tokens: usize,
     /// Tokens the summary may take; a longer one is cut. At most the
-    /// policy's `summary_max_tokens`, less when the budget has less room,
-    /// never 0: when the budget has no room for the smallest summary,
-    /// `request_summary` fails with `DoesNotFit` instead of deleting the
-    /// span.
+    /// policy's `summary_max_tokens`, less when the target has less room,
+    /// never below the smallest summary: when the target has no room for
+    /// it, the summary takes its room beyond the target (within the
+    /// limit), and when the limit has none either, no summary is requested
+    /// and the compaction drops rounds instead; either way the report's
+    /// `shortfall` says so.
     pub max_summary_tokens: usize,
 }
 
@@ -87,6 +92,9 @@ pub struct Pending {
     prepared: Prepared,
     /// Per round: kept (true) or summarized.
     keep: Vec<bool>,
+    /// Prompt tokens the result aims at: the target, or beyond it (within
+    /// the limit) when the smallest summary needs the room.
+    goal: usize,
 }
 
 fn label(policy: &Policy) -> String {
@@ -99,7 +107,9 @@ fn summary_message(format: Format, text: &str, policy: &Policy, index: usize) ->
 }
 
 /// Phase one. `Ok(None)` when no round needs to go (the conversation fits,
-/// or masking alone makes it fit).
+/// or masking alone makes it fit), or when not even the smallest summary
+/// fits the limit beside what is kept (then `compact` drops rounds
+/// instead, and says so).
 pub fn request_summary(c: &Conversation, policy: &Policy, acct: &Accountant) -> Result<Option<Pending>> {
     let mut p = prepare(Cow::Borrowed(c), policy, acct)?;
     let r = reserve(&p, policy, acct)?;
@@ -114,44 +124,69 @@ fn reserve(p: &Prepared, policy: &Policy, acct: &Accountant) -> Result<usize> {
 
 /// Phase one on a prepared copy; `Err(p)` gives the copy back when no
 /// round needs to go.
-fn request_prepared(p: Prepared, policy: &Policy, acct: &Accountant) -> Result<std::result::Result<Pending, Prepared>> {
+fn request_prepared(
+    mut p: Prepared,
+    policy: &Policy,
+    acct: &Accountant,
+) -> Result<std::result::Result<Pending, Prepared>> {
     let total: usize = p.fixed + p.rounds.iter().map(|r| r.tokens).sum::<usize>();
     if total <= p.target {
         return Ok(Err(p));
     }
     // The summary must fit beside what is always kept, framing included.
     let overhead = acct.message(&summary_message(p.work.format, &label(policy), policy, 0)?)?;
-    let room = p.target.saturating_sub(p.fixed + p.protected_tokens() + overhead);
     if policy.summary_max_tokens < MIN_SUMMARY_TOKENS {
         return Err(Error::invalid_argument(format!(
             "summary_max_tokens {} is below the smallest summary, {MIN_SUMMARY_TOKENS} tokens",
             policy.summary_max_tokens
         )));
     }
-    // Summarizing never silently becomes deleting: no room for a summary
-    // is an error naming the smallest one.
-    if room < MIN_SUMMARY_TOKENS {
-        return Err(Error::new(
-            ErrorKind::DoesNotFit,
-            format!(
-                "no room for a summary in {} prompt tokens: the smallest summary takes {} tokens ({MIN_SUMMARY_TOKENS} \
-                 of text and {overhead} for its message and label), and framing, tools and the top-level system prompt \
-                 take {}, the protected messages {} ({}), leaving {room}; raise the target, protect less, or use a \
-                 strategy that drops rounds",
-                p.target,
-                MIN_SUMMARY_TOKENS + overhead,
-                p.fixed,
-                p.protected_tokens(),
-                super::rounds::describe_protected(&p.rounds, &p.origin),
-            ),
-        ));
-    }
+    // A target is a goal, the limit is the wall: the smallest summary goes
+    // within the target if it can, else beyond it within the limit; when
+    // the limit has no room either, this compaction drops rounds instead
+    // of summarizing them. Either way the report says so; only what is
+    // kept whatever the budget, over the limit, makes a turn fail.
+    let kept = p.fixed + p.protected_tokens() + overhead;
+    let smallest = MIN_SUMMARY_TOKENS + overhead;
+    let kept_detail = || {
+        format!(
+            "framing, tools and the top-level system prompt take {}, the protected messages {} ({})",
+            p.fixed,
+            p.protected_tokens(),
+            super::rounds::describe_protected(&p.rounds, &p.origin),
+        )
+    };
+    let goal = if kept + MIN_SUMMARY_TOKENS <= p.target {
+        p.target
+    } else if kept + MIN_SUMMARY_TOKENS <= policy.limit_tokens {
+        let detail = format!(
+            "no room for the smallest summary ({smallest} tokens with its message and label) within the target of \
+             {} prompt tokens: {}; the summary took its room beyond the target, within the limit of {}",
+            p.target,
+            kept_detail(),
+            policy.limit_tokens,
+        );
+        p.shortfall = Some(Shortfall { reason: ShortfallReason::SummaryOverTarget, detail });
+        kept + MIN_SUMMARY_TOKENS
+    } else {
+        let detail = format!(
+            "no room for the smallest summary ({smallest} tokens with its message and label) within the limit of \
+             {} prompt tokens: {}; rounds were dropped (newest kept) instead of summarized",
+            policy.limit_tokens,
+            kept_detail(),
+        );
+        p.shortfall = Some(Shortfall { reason: ShortfallReason::NoRoomForSummary, detail });
+        return Ok(Err(p));
+    };
+    let room = goal - kept;
     let cap = policy.summary_max_tokens.min(room);
-    let budget = p.target.saturating_sub(p.fixed + cap + overhead);
+    let budget = goal.saturating_sub(p.fixed + cap + overhead);
     let keep = select(&p.rounds, &Policy { strategy: super::Strategy::Recency, ..policy.clone() }, budget, &[]);
     let messages: Vec<usize> =
         p.rounds.iter().zip(&keep).filter(|(_, k)| !**k).flat_map(|(r, _)| r.start..r.end).collect();
     if messages.is_empty() {
+        // Nothing to summarize after all: no summary was given room.
+        p.shortfall = None;
         return Ok(Err(p));
     }
     let span_tokens = messages.iter().map(|&i| p.counts[i]).sum();
@@ -171,6 +206,7 @@ fn request_prepared(p: Prepared, policy: &Policy, acct: &Accountant) -> Result<s
         request: SummaryRequest { id, messages, span_tokens, prompt, prompt_tokens, max_summary_tokens: cap },
         prepared: p,
         keep,
+        goal,
     }))
 }
 
@@ -209,7 +245,7 @@ fn apply(
     let cut = tok.truncate(summary.trim(), req.max_summary_tokens, TruncateSide::Head, None)?;
     let text = format!("{}{}", label(policy), cut.text);
     let alone = acct.message(&summary_message(format, &text, policy, 0)?)?;
-    let budget = p.target.saturating_sub(p.fixed + alone);
+    let budget = pending.goal.saturating_sub(p.fixed + alone);
     let mut d = assemble(p, &pending.keep, budget, owned)?;
     let first = req.messages[0];
     for &i in &req.messages {
@@ -285,6 +321,13 @@ pub(crate) fn begin(mut p: Prepared, policy: &Policy, acct: &Accountant) -> Resu
     cut_to_fit(&mut p, policy, acct, r)?;
     Ok(match request_prepared(p, policy, acct)? {
         Ok(pending) => Begun::Summarize(Box::new(pending)),
+        Err(mut p) if p.shortfall.as_ref().is_some_and(|s| s.reason == ShortfallReason::NoRoomForSummary) => {
+            // No summary this time: the newest rounds that fit, as recency
+            // keeps them (without the room a summary would have taken).
+            without_summary_reserve(&mut p, policy, acct)?;
+            let recency = Policy { strategy: super::Strategy::Recency, ..policy.clone() };
+            Begun::Done(Box::new(compact_prepared(p, &recency, acct)?))
+        }
         Err(p) => Begun::Done(Box::new(compact_prepared(p, policy, acct)?)),
     })
 }

@@ -206,6 +206,12 @@ data FitReport = FitReport
   , fitMessagesBefore :: Int
   , fitMessagesAfter :: Int
   , fitInsufficient :: Bool
+  , fitTargetTokens :: Int
+    -- ^ What compaction aimed at (the target when the trigger fired, else the limit).
+  , fitWithinTarget :: Bool
+  , fitShortfall :: Maybe Value
+    -- ^ What was given up to stay within the limit, and why (a target is a
+    -- goal): @{"reason", "detail"}@; 'Nothing' when nothing was.
   , fitChanges :: [Value]
   , fitProtected :: [Value]
   } deriving (Eq, Show)
@@ -215,6 +221,7 @@ instance FromJSON FitReport where
     <$> o .: "model" <*> o .: "exact" <*> o .: "strategy" <*> o .: "max_tokens"
     <*> o .: "reserved_output" <*> o .: "limit_tokens" <*> o .: "tokens_before" <*> o .: "tokens_after"
     <*> o .: "messages_before" <*> o .: "messages_after" <*> o .: "insufficient"
+    <*> o .: "target_tokens" <*> o .: "within_target" <*> o .:? "shortfall"
     <*> o .:? "changes" .!= [] <*> o .:? "protected" .!= []
 
 -- | 'fit' with the report decoded; the conversation stays a 'Value' (it is

@@ -799,18 +799,22 @@ extension TurnfitTypes {
         public var withinTarget: Bool
         /// Whether fewer tokens than `min_reclaim` were reclaimed.
         public var insufficient: Bool
+        /// What could not be done as asked (the target, a summary's room), and
+        /// why; absent when nothing was given up.
+        public var shortfall: Shortfall?
         /// Every change.
         public var changes: [Change]
         /// The rounds kept whatever the budget, and why.
         public var protected: [Protected]
 
-        public init(tokensBefore: UInt64, tokensAfter: UInt64, targetTokens: UInt64, limitTokens: UInt64, withinTarget: Bool, insufficient: Bool, changes: [Change], protected: [Protected]) {
+        public init(tokensBefore: UInt64, tokensAfter: UInt64, targetTokens: UInt64, limitTokens: UInt64, withinTarget: Bool, insufficient: Bool, shortfall: Shortfall? = nil, changes: [Change], protected: [Protected]) {
             self.tokensBefore = tokensBefore
             self.tokensAfter = tokensAfter
             self.targetTokens = targetTokens
             self.limitTokens = limitTokens
             self.withinTarget = withinTarget
             self.insufficient = insufficient
+            self.shortfall = shortfall
             self.changes = changes
             self.protected = protected
         }
@@ -822,6 +826,7 @@ extension TurnfitTypes {
             case limitTokens = "limit_tokens"
             case withinTarget = "within_target"
             case insufficient
+            case shortfall
             case changes
             case protected
         }
@@ -1694,13 +1699,23 @@ extension TurnfitTypes {
         public var messagesAfter: UInt64
         /// Whether fewer tokens than `min_reclaim` were reclaimed.
         public var insufficient: Bool
+        /// Prompt tokens compaction aimed at: the target when the trigger
+        /// fired, else the limit.
+        public var targetTokens: UInt64
+        /// Whether `tokens_after` is within `target_tokens`. A target is a
+        /// goal: a result over it but within `limit_tokens` is returned, and
+        /// `shortfall` says why.
+        public var withinTarget: Bool
+        /// What could not be done as asked (the target, a summary's room), and
+        /// why; absent when nothing was given up.
+        public var shortfall: Shortfall?
         /// Every change, in order.
         public var changes: [Change]
         /// The rounds kept whatever the budget (system, task, latest user
         /// message, pins, newest rounds), with their tokens.
         public var protected: [Protected]
 
-        public init(model: String, exact: Bool, format: Format, strategy: Strategy, maxTokens: UInt64, reservedOutput: UInt64, limitTokens: UInt64, tokensBefore: UInt64, tokensAfter: UInt64, messagesBefore: UInt64, messagesAfter: UInt64, insufficient: Bool, changes: [Change], protected: [Protected]) {
+        public init(model: String, exact: Bool, format: Format, strategy: Strategy, maxTokens: UInt64, reservedOutput: UInt64, limitTokens: UInt64, tokensBefore: UInt64, tokensAfter: UInt64, messagesBefore: UInt64, messagesAfter: UInt64, insufficient: Bool, targetTokens: UInt64, withinTarget: Bool, shortfall: Shortfall? = nil, changes: [Change], protected: [Protected]) {
             self.model = model
             self.exact = exact
             self.format = format
@@ -1713,6 +1728,9 @@ extension TurnfitTypes {
             self.messagesBefore = messagesBefore
             self.messagesAfter = messagesAfter
             self.insufficient = insufficient
+            self.targetTokens = targetTokens
+            self.withinTarget = withinTarget
+            self.shortfall = shortfall
             self.changes = changes
             self.protected = protected
         }
@@ -1730,6 +1748,9 @@ extension TurnfitTypes {
             case messagesBefore = "messages_before"
             case messagesAfter = "messages_after"
             case insufficient
+            case targetTokens = "target_tokens"
+            case withinTarget = "within_target"
+            case shortfall
             case changes
             case protected
         }
@@ -2982,6 +3003,43 @@ extension TurnfitTypes {
         }
     }
 
+    /// What a compaction could not do as asked, and why. A target is a goal
+    /// and the limit is the wall: when the target cannot be reached (or the
+    /// summarize strategy has no room for a summary) but the turn fits the
+    /// limit, the turn fits the limit and this says what was given up.
+    public struct Shortfall: Codable, Equatable, Sendable {
+        /// Which goal was given up.
+        public var reason: ShortfallReason
+        /// A sentence for humans, with the figures.
+        public var detail: String
+
+        public init(reason: ShortfallReason, detail: String) {
+            self.reason = reason
+            self.detail = detail
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case reason
+            case detail
+        }
+    }
+
+    /// Why a compaction fell short of its target or strategy.
+    public enum ShortfallReason: String, Codable, Equatable, Sendable, CaseIterable {
+        /// What is kept whatever the budget (framing, tools, the system prompt,
+        /// the task, the latest user message, pins, the newest rounds) takes
+        /// more than the target: the result is over the target, within the
+        /// limit.
+        case protectedOverTarget = "protected_over_target"
+        /// The smallest summary did not fit beside what is kept within the
+        /// target: it took its room beyond the target, within the limit.
+        case summaryOverTarget = "summary_over_target"
+        /// Not even the smallest summary fits beside what is kept within the
+        /// limit: this compaction dropped rounds (recency) instead of
+        /// summarizing them.
+        case noRoomForSummary = "no_room_for_summary"
+    }
+
     /// A body read on request: the text after the front-matter, and its tokens.
     public struct SkillBody: Codable, Equatable, Sendable {
         /// The skill's name.
@@ -3511,10 +3569,12 @@ extension TurnfitTypes {
         /// Its tokens (at most the policy's `summarizer_budget`).
         public var promptTokens: UInt64
         /// Tokens the summary may take; a longer one is cut. At most the
-        /// policy's `summary_max_tokens`, less when the budget has less room,
-        /// never 0: when the budget has no room for the smallest summary,
-        /// `request_summary` fails with `DoesNotFit` instead of deleting the
-        /// span.
+        /// policy's `summary_max_tokens`, less when the target has less room,
+        /// never below the smallest summary: when the target has no room for
+        /// it, the summary takes its room beyond the target (within the
+        /// limit), and when the limit has none either, no summary is requested
+        /// and the compaction drops rounds instead; either way the report's
+        /// `shortfall` says so.
         public var maxSummaryTokens: UInt64
 
         public init(id: String, messages: [UInt64], spanTokens: UInt64, prompt: String, promptTokens: UInt64, maxSummaryTokens: UInt64) {
@@ -3860,6 +3920,16 @@ extension TurnfitTypes {
         public var messagesAfter: UInt64
         /// Whether fewer tokens than `min_reclaim` were reclaimed.
         public var insufficient: Bool
+        /// Prompt tokens compaction aimed at: the target when the trigger
+        /// fired, else the limit.
+        public var targetTokens: UInt64
+        /// Whether `tokens_after` is within `target_tokens`. A target is a
+        /// goal: a result over it but within `limit_tokens` is returned, and
+        /// `shortfall` says why.
+        public var withinTarget: Bool
+        /// What could not be done as asked (the target, a summary's room), and
+        /// why; absent when nothing was given up.
+        public var shortfall: Shortfall?
         /// Every change, in order.
         public var changes: [Change]
         /// The rounds kept whatever the budget (system, task, latest user
@@ -3887,7 +3957,7 @@ extension TurnfitTypes {
         /// are the input's.
         public var carried: Carried?
 
-        public init(model: String, exact: Bool, format: Format, strategy: Strategy, maxTokens: UInt64, reservedOutput: UInt64, limitTokens: UInt64, tokensBefore: UInt64, tokensAfter: UInt64, messagesBefore: UInt64, messagesAfter: UInt64, insufficient: Bool, changes: [Change], protected: [Protected], fired: Bool, changed: Bool, summary: SummaryReport? = nil, cache: CacheImpact, carry: Carry? = nil, carried: Carried? = nil) {
+        public init(model: String, exact: Bool, format: Format, strategy: Strategy, maxTokens: UInt64, reservedOutput: UInt64, limitTokens: UInt64, tokensBefore: UInt64, tokensAfter: UInt64, messagesBefore: UInt64, messagesAfter: UInt64, insufficient: Bool, targetTokens: UInt64, withinTarget: Bool, shortfall: Shortfall? = nil, changes: [Change], protected: [Protected], fired: Bool, changed: Bool, summary: SummaryReport? = nil, cache: CacheImpact, carry: Carry? = nil, carried: Carried? = nil) {
             self.model = model
             self.exact = exact
             self.format = format
@@ -3900,6 +3970,9 @@ extension TurnfitTypes {
             self.messagesBefore = messagesBefore
             self.messagesAfter = messagesAfter
             self.insufficient = insufficient
+            self.targetTokens = targetTokens
+            self.withinTarget = withinTarget
+            self.shortfall = shortfall
             self.changes = changes
             self.protected = protected
             self.fired = fired
@@ -3923,6 +3996,9 @@ extension TurnfitTypes {
             case messagesBefore = "messages_before"
             case messagesAfter = "messages_after"
             case insufficient
+            case targetTokens = "target_tokens"
+            case withinTarget = "within_target"
+            case shortfall
             case changes
             case protected
             case fired

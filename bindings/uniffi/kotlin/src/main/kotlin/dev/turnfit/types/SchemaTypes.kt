@@ -485,6 +485,11 @@ data class CompactReport(
     @SerializedName("within_target") val withinTarget: Boolean,
     /** Whether fewer tokens than `min_reclaim` were reclaimed. */
     @SerializedName("insufficient") val insufficient: Boolean,
+    /**
+     * What could not be done as asked (the target, a summary's room), and
+     * why; absent when nothing was given up.
+     */
+    @SerializedName("shortfall") val shortfall: Shortfall? = null,
     /** Every change. */
     @SerializedName("changes") val changes: List<Change>,
     /** The rounds kept whatever the budget, and why. */
@@ -1017,6 +1022,22 @@ data class FitReport(
     @SerializedName("messages_after") val messagesAfter: Long,
     /** Whether fewer tokens than `min_reclaim` were reclaimed. */
     @SerializedName("insufficient") val insufficient: Boolean,
+    /**
+     * Prompt tokens compaction aimed at: the target when the trigger
+     * fired, else the limit.
+     */
+    @SerializedName("target_tokens") val targetTokens: Long,
+    /**
+     * Whether `tokens_after` is within `target_tokens`. A target is a
+     * goal: a result over it but within `limit_tokens` is returned, and
+     * `shortfall` says why.
+     */
+    @SerializedName("within_target") val withinTarget: Boolean,
+    /**
+     * What could not be done as asked (the target, a summary's room), and
+     * why; absent when nothing was given up.
+     */
+    @SerializedName("shortfall") val shortfall: Shortfall? = null,
     /** Every change, in order. */
     @SerializedName("changes") val changes: List<Change>,
     /**
@@ -1800,6 +1821,41 @@ data class ShortenedOutput(
     @SerializedName("tokens") val tokens: Long,
 )
 
+/**
+ * What a compaction could not do as asked, and why. A target is a goal
+ * and the limit is the wall: when the target cannot be reached (or the
+ * summarize strategy has no room for a summary) but the turn fits the
+ * limit, the turn fits the limit and this says what was given up.
+ */
+data class Shortfall(
+    /** Which goal was given up. */
+    @SerializedName("reason") val reason: ShortfallReason,
+    /** A sentence for humans, with the figures. */
+    @SerializedName("detail") val detail: String,
+)
+
+/** Why a compaction fell short of its target or strategy. */
+enum class ShortfallReason {
+    /**
+     * What is kept whatever the budget (framing, tools, the system prompt,
+     * the task, the latest user message, pins, the newest rounds) takes
+     * more than the target: the result is over the target, within the
+     * limit.
+     */
+    @SerializedName("protected_over_target") PROTECTED_OVER_TARGET,
+    /**
+     * The smallest summary did not fit beside what is kept within the
+     * target: it took its room beyond the target, within the limit.
+     */
+    @SerializedName("summary_over_target") SUMMARY_OVER_TARGET,
+    /**
+     * Not even the smallest summary fits beside what is kept within the
+     * limit: this compaction dropped rounds (recency) instead of
+     * summarizing them.
+     */
+    @SerializedName("no_room_for_summary") NO_ROOM_FOR_SUMMARY,
+}
+
 /** A body read on request: the text after the front-matter, and its tokens. */
 data class SkillBody(
     /** The skill's name. */
@@ -2142,10 +2198,12 @@ data class SummaryRequest(
     @SerializedName("prompt_tokens") val promptTokens: Long,
     /**
      * Tokens the summary may take; a longer one is cut. At most the
-     * policy's `summary_max_tokens`, less when the budget has less room,
-     * never 0: when the budget has no room for the smallest summary,
-     * `request_summary` fails with `DoesNotFit` instead of deleting the
-     * span.
+     * policy's `summary_max_tokens`, less when the target has less room,
+     * never below the smallest summary: when the target has no room for
+     * it, the summary takes its room beyond the target (within the
+     * limit), and when the limit has none either, no summary is requested
+     * and the compaction drops rounds instead; either way the report's
+     * `shortfall` says so.
      */
     @SerializedName("max_summary_tokens") val maxSummaryTokens: Long,
 )
@@ -2360,6 +2418,22 @@ data class TurnReport(
     @SerializedName("messages_after") val messagesAfter: Long,
     /** Whether fewer tokens than `min_reclaim` were reclaimed. */
     @SerializedName("insufficient") val insufficient: Boolean,
+    /**
+     * Prompt tokens compaction aimed at: the target when the trigger
+     * fired, else the limit.
+     */
+    @SerializedName("target_tokens") val targetTokens: Long,
+    /**
+     * Whether `tokens_after` is within `target_tokens`. A target is a
+     * goal: a result over it but within `limit_tokens` is returned, and
+     * `shortfall` says why.
+     */
+    @SerializedName("within_target") val withinTarget: Boolean,
+    /**
+     * What could not be done as asked (the target, a summary's room), and
+     * why; absent when nothing was given up.
+     */
+    @SerializedName("shortfall") val shortfall: Shortfall? = null,
     /** Every change, in order. */
     @SerializedName("changes") val changes: List<Change>,
     /**
