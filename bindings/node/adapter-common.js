@@ -241,10 +241,9 @@ function pendingIdsOf(pendingCalls, history, newestCalls) {
   return [...(ids ?? [])].map(String)
 }
 
-// The newest model reply's calls with no result yet, when nothing but
-// results follows that reply (an approval or a long job in flight; a call
-// left unanswered behind a later message is a broken history the core
-// repairs). `callsOf(x)` gives the call ids an entry makes (null when none;
+// The newest model reply's calls with no result yet (an approval or a long
+// job in flight, also while the user asks something before approving; an
+// unanswered call of an older reply is a broken history the core repairs). `callsOf(x)` gives the call ids an entry makes (null when none;
 // with `spans`, a run of call entries is one reply: Responses items, one per call),
 // `answerOf(x)` the call id it answers (null when none). The Python adapters'
 // `_adapters.newest_unanswered` is the same rule.
@@ -252,9 +251,7 @@ function newestUnanswered(history, callsOf, answerOf, { spans = false } = {}) {
   for (let i = history.length - 1; i >= 0; i--) {
     const calls = callsOf(history[i])
     if (!calls || calls.length === 0) continue
-    const later = history.slice(i + 1)
-    if (later.some((x) => answerOf(x) == null)) return []
-    const answered = new Set(later.map(answerOf))
+    const answered = new Set(history.slice(i + 1).map(answerOf))
     const ids = [...calls]
     if (spans) for (let j = i - 1; j >= 0 && callsOf(history[j])?.length && answerOf(history[j]) == null; j--) ids.unshift(...callsOf(history[j]))
     return ids.filter((id) => id != null && !answered.has(id))

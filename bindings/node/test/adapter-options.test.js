@@ -41,12 +41,15 @@ test('the budget names map to the core options; unset: the defaults; targetRatio
   assert.throws(() => ai.prepareStep({ maxTokens: 1.5 }), TypeError)
 })
 
-test("pendingCalls 'auto': the newest reply's calls with only results after them; a call behind a later message is repaired", () => {
+test("pendingCalls 'auto': the newest reply's unanswered calls; an older reply's are repaired", () => {
   const calls = (m) => m.calls ?? null
   const answer = (m) => m.answers ?? null
   const h = [{ calls: ['a'] }, { answers: 'a' }, { calls: ['b', 'c'] }, { answers: 'b' }]
   assert.deepEqual(common.newestUnanswered(h, calls, answer), ['c'])
-  assert.deepEqual(common.newestUnanswered([...h, { text: 'user again' }], calls, answer), [])
+  // A user message after it (a question before approving): still pending.
+  assert.deepEqual(common.newestUnanswered([...h, { text: 'user again' }], calls, answer), ['c'])
+  // An older reply's unanswered call is not pending (the core repairs it).
+  assert.deepEqual(common.newestUnanswered([{ calls: ['old'] }, { text: 'user' }, { calls: ['new'] }, { answers: 'new' }], calls, answer), [])
   // Responses: one item per call, the run of them is one reply.
   assert.deepEqual(common.newestUnanswered([{ calls: ['x'] }, { calls: ['y'] }], calls, answer, { spans: true }), ['x', 'y'])
   // Chat messages: the assistant message before is another reply (the core repairs it).
