@@ -191,3 +191,28 @@ def test_turnfit_session_fits_history_new_input_and_instructions_together():
     assert out[0] == history[0] and out[-1] == new_input[-1], "task and new input kept"
     # Without the callback the same run would start over the budget.
     assert turnfit.count_conversation({"instructions": instructions, "input": history + new_input}, MODEL) > budget
+
+
+def test_pydantic_ai_processor_counts_the_agents_tools():
+    """pydantic-ai hands a history processor the messages only; the tool definitions
+    it sends with each request are counted when given (``tools=``)."""
+    pytest.importorskip("pydantic_ai")
+    import turnfit.pydantic_ai as tpa
+    from pydantic_ai import Tool
+    from pydantic_ai.messages import ModelRequest, UserPromptPart
+
+    def grep(pattern: str, path: str) -> str:
+        """Search a file of the repository for a pattern and return the matching lines."""
+        return ""
+
+    hist = [ModelRequest(parts=[UserPromptPart(TASK)])]
+    plain = tpa.HistoryProcessor(MODEL, max_tokens=10_000)
+    plain.process(hist)
+    with_tools = tpa.HistoryProcessor(MODEL, max_tokens=10_000, tools=[Tool(grep)])
+    with_tools.process(hist)
+    defs = [{"type": "function", "function": {"name": "grep", "description": Tool(grep).tool_def.description,
+                                              "parameters": Tool(grep).tool_def.parameters_json_schema}}]
+    expected = turnfit.count_conversation({"messages": [{"role": "user", "content": TASK}], "tools": defs}, MODEL)
+    assert with_tools.last_report["tokens_before"] == expected > plain.last_report["tokens_before"]
+    with pytest.raises(TypeError, match="not a pydantic-ai Tool"):
+        tpa.HistoryProcessor(MODEL, tools=[42])

@@ -50,6 +50,27 @@ def _pa() -> Any:
     return messages
 
 
+def _tool_defs(tools: Optional[Sequence[Any]]) -> List[Dict[str, Any]]:
+    """The agent's tools (pydantic-ai ``Tool`` objects, ``ToolDefinition`` objects, or
+    OpenAI tool dicts) as OpenAI tool definitions, counted in the budget: a history
+    processor is not handed the tools the request will carry."""
+    out: List[Dict[str, Any]] = []
+    for t in tools or ():
+        if isinstance(t, Mapping):
+            out.append(dict(t))
+            continue
+        td = getattr(t, "tool_def", t)
+        name = getattr(td, "name", None)
+        schema = getattr(td, "parameters_json_schema", None)
+        if not isinstance(name, str) or not isinstance(schema, Mapping):
+            raise TypeError(f"tools: {type(t).__name__} is not a pydantic-ai Tool, a ToolDefinition or an OpenAI tool dict")
+        fn: Dict[str, Any] = {"name": name, "parameters": dict(schema)}
+        if getattr(td, "description", None):
+            fn["description"] = td.description
+        out.append({"type": "function", "function": fn})
+    return out
+
+
 def _check() -> None:
     _adapters.check_version("turnfit.pydantic_ai", "pydantic-ai-slim", *TESTED)
 
@@ -312,6 +333,9 @@ class HistoryProcessor:
     dict) down to ``target_ratio``, the digest standing in when it fails
     (``last_report["summary"]["fallback"]`` says why). System prompts, instructions, the
     task and the newest round are kept; a call is never separated from its return.
+    ``tools``: the agent's tools (``Tool`` objects or ``ToolDefinition``s), counted in
+    the budget: pydantic-ai hands a history processor the messages only, and sends the
+    tool definitions with every request.
     ``pending_calls``: tool call ids (or a callable of the messages) awaiting their
     result (an approval): kept, no synthetic return; ``"auto"`` (default) takes the
     newest response's unanswered calls (an older response's are repaired).
@@ -329,9 +353,11 @@ class HistoryProcessor:
         summarizer: Optional[Mapping[str, Any]] = None,
         policy: Optional[Mapping[str, Any]] = None,
         pending_calls: Any = _adapters.DEFAULTS["pending_calls"],
+        tools: Optional[Sequence[Any]] = None,
         **options: Any,
     ) -> None:
         _check()
+        self.tools = _tool_defs(tools)
         if "encoding" not in options:
             turnfit.lookup_model(model)
         self.model = model
@@ -367,7 +393,10 @@ class HistoryProcessor:
         pending = self._pending(messages, chat)
         if pending:
             options["policy"] = dict(options["policy"], pending_calls=sorted(set(pending)))
-        out, turn_report = await turnfit.afit_turn(_json.loads(_json.dumps(chat)), self.summarize, **options)
+        doc: Any = _json.loads(_json.dumps(chat))
+        if self.tools:
+            doc = {"messages": doc, "tools": self.tools}
+        out, turn_report = await turnfit.afit_turn(doc, self.summarize, **options)
         report: Dict[str, Any] = dict(turn_report)
         out_chat = out["messages"] if isinstance(out, dict) else out
         if not report.get("changed"):
