@@ -24,7 +24,10 @@ why_not() {
         python) command -v python3 >/dev/null || { echo "python3 not installed"; return; }
                 ls "$dist"/python/turnfit-"$version"-cp39-abi3-*.whl >/dev/null 2>&1 || { echo "no wheel in dist/python ($(manifest_skip python))"; return; } ;;
         node)   command -v node >/dev/null && command -v npm >/dev/null || { echo "node and npm not installed"; return; }
-                [ -e "$dist/node/turnfit-$version.tgz" ] || { echo "no npm package in dist/node ($(manifest_skip node))"; return; } ;;
+                [ -e "$dist/node/turnfit-$version.tgz" ] || { echo "no npm package in dist/node ($(manifest_skip node))"; return; }
+                for d in typescript langchain @langchain/core @openai/agents-core; do
+                    [ -e "bindings/node/node_modules/$d/package.json" ] || { echo "bindings/node/node_modules lacks $d (bindings/node/test.sh installs the pinned devDependencies the type check uses)"; return; }
+                done ;;
         jvm)    command -v java >/dev/null || { echo "java not installed"; return; }
                 [ -e /usr/share/java/jna.jar ] || { echo "Debian's libjna-java not installed"; return; }
                 [ -x bindings/uniffi/kotlin/node_modules/kotlin-compiler/bin/kotlinc ] || { echo "kotlinc not installed (bindings/uniffi/kotlin/build-jar.sh installs it)"; return; }
@@ -108,7 +111,15 @@ try:
 except turnfit.UnknownModelError as e:
     assert e.kind == "unknown_model", e.kind
     kind = e.kind
-print(f"python: turnfit {turnfit.__version__} from the wheel in a fresh venv: count 4, fit {report['tokens_before']} -> {report['tokens_after']}, error {kind}")
+# Every module the wheel ships (the framework adapters among them) imports
+# without its framework installed: the frameworks load when an adapter is used.
+import importlib, pkgutil
+mods = sorted(m.name for m in pkgutil.iter_modules(turnfit.__path__, "turnfit."))
+for name in ("turnfit.langchain", "turnfit.openai_agents", "turnfit.pydantic_ai"):
+    assert name in mods, (name, mods)
+for name in mods:
+    importlib.import_module(name)
+print(f"python: turnfit {turnfit.__version__} from the wheel in a fresh venv: count 4, fit {report['tokens_before']} -> {report['tokens_after']}, error {kind}, imported {', '.join(mods)}")
 PY
     clean venv/bin/python app.py
     # examples/python against the installed wheel.
@@ -161,6 +172,20 @@ if (kind !== 'unknown_model') throw new Error(`kind ${kind}`)
 console.log(`node (CommonJS): count 4, fit ${report.tokens_before} -> ${report.tokens_after}, error ${kind}`)
 JS
     (place=$place/app; clean node esm.mjs && clean node cjs.cjs)
+    # Every subpath of "exports" by import and require, every "files" entry present.
+    cp bindings/node/scripts/subpath-imports.mjs "$place/app/"
+    (place=$place/app; clean node subpath-imports.mjs)
+    # Each adapter's declarations, as installed, from an .mts and a .cts, with
+    # the TypeScript and framework types the Node suite pins (linked from its
+    # node_modules: the offline, empty-cache install cannot fetch them).
+    for d in typescript langchain @langchain @openai zod; do
+        mkdir -p "$place/app/node_modules/$(dirname "$d")"
+        ln -s "$root/bindings/node/node_modules/$d" "$place/app/node_modules/$d"
+    done
+    mkdir -p "$place/app/types"
+    cp bindings/node/test/types/subpaths/*.mts bindings/node/test/types/subpaths/*.cts bindings/node/test/types/subpaths/tsconfig.json "$place/app/types/"
+    (place=$place/app; clean node node_modules/typescript/bin/tsc -p types/tsconfig.json)
+    echo "node: $(ls "$place/app/types" | grep -c 'ts$') .mts/.cts files type-check against the installed declarations (typescript $(node -p "require('$root/bindings/node/node_modules/typescript/package.json').version"))"
     # examples/node against the installed packages.
     cp examples/node/agent-loop.mjs "$place/app/"
     out=$(place=$place/app; clean node agent-loop.mjs)

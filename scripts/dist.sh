@@ -71,10 +71,25 @@ if command -v node >/dev/null && command -v npm >/dev/null; then
         node "$node_pkg/scripts/binding.mjs" --check --lib "$tdir/libturnfit_node.so" >/dev/null
     fi
     stage=$work/node && rm -rf "$stage" && mkdir -p "$stage/main" "$stage/$plat" "$dist/node"
-    # The main package: its "files" less the .node (that is the platform package's).
-    for f in index.js index.mjs index.d.ts schema-types.d.ts binding.js binding.d.ts README.md; do
-        cp "$node_pkg/$f" "$stage/main/"
-    done
+    # The main package: its "files" less the .node (that is the platform
+    # package's), read from package.json, so a file it names is never left out;
+    # every file "exports" names must be among them.
+    main_files=$(node - "$node_pkg/package.json" <<'JS'
+const pkg = JSON.parse(require('fs').readFileSync(process.argv[2], 'utf8'))
+const files = pkg.files.filter((f) => f !== '*.node')
+const pattern = files.find((f) => /[*?[]/.test(f))
+if (pattern) throw new Error(`package.json "files" holds the pattern ${pattern}: dist.sh copies names only`)
+const targets = (e) => (typeof e === 'string' ? [e] : Object.values(e ?? {}).flatMap(targets))
+for (const [sub, entry] of Object.entries(pkg.exports)) {
+  for (const t of targets(entry)) {
+    const f = t.replace(/^\.\//, '')
+    if (f !== 'package.json' && !files.includes(f)) throw new Error(`exports["${sub}"] names ${t}, which "files" lacks`)
+  }
+}
+console.log([...files, 'README.md'].join('\n'))
+JS
+)
+    while read -r f; do cp "$node_pkg/$f" "$stage/main/"; done <<<"$main_files"
     node - "$node_pkg/package.json" "$stage/main/package.json" <<'JS'
 const fs = require('fs')
 const [src, dst] = process.argv.slice(2)
@@ -106,6 +121,9 @@ JS
     if grep -q '\.node$' <<<"$listing"; then
         echo "the main npm package carries a .node file; it belongs to the platform package"; exit 1
     fi
+    while read -r f; do
+        grep -qxF "package/$f" <<<"$listing" || { echo "the main npm package lacks $f (package.json names it)"; exit 1; }
+    done <<<"$main_files"
     say node "turnfit-$version.tgz, turnfit-$plat-$version.tgz ($((SECONDS - t0)) s)" | tee -a "$manifest"
 else
     skip node "node and npm not installed"

@@ -176,4 +176,90 @@ function keepCarry(memo, report) {
   return report.carried ? report.carried.messages : 0
 }
 
-module.exports = { installedVersion, versionProblem, checkVersions, warnFallback, sameJson, matchBack, textOf, withCarry, keepCarry }
+// The defaults every adapter (turnfit/ai-sdk, turnfit/langchain,
+// turnfit/openai-agents, and the Python ones: turnfit/_adapters.py) shares:
+// the summarize strategy with the host's model (the digest without one), the
+// window's hysteresis (compact when prompt plus reserved output reach 80% of
+// maxTokens, down to 50%), the reserve left to the core (the model's maximum
+// output, at most a quarter of maxTokens), calls still awaiting their result
+// kept without a synthetic one, and the framework's own history left alone
+// (writeBack false: only the model input is fitted). The README's table
+// states the same.
+const DEFAULTS = Object.freeze({ strategy: 'summarize', triggerRatio: 0.8, targetRatio: 0.5, pendingCalls: 'auto', writeBack: false })
+
+// The budget names of the adapters (the core's, camel-cased) and the core
+// fit options they set.
+const BUDGET = [
+  ['model', 'model'],
+  ['maxTokens', 'max_tokens'],
+  ['reserveOutput', 'reserve_output'],
+  ['triggerRatio', 'trigger_ratio'],
+  ['targetRatio', 'target_ratio'],
+  ['triggerMessages', 'trigger_messages'],
+]
+
+// The core fit options of an adapter's options: `fit` (any core fit option,
+// snake_case), then the adapter's own names (maxTokens, reserveOutput,
+// triggerRatio, targetRatio, triggerMessages, model, policy) over it, then
+// the shared defaults for what neither set. `targetRatio: null` is no
+// target: only what exceeds the budget is compacted (the core's rule).
+function fitOptionsOf(options, where) {
+  if (options === null || typeof options !== 'object') throw new TypeError(`${where}: options must be an object`)
+  const fit = { ...(options.fit ?? {}) }
+  for (const [camel, snake] of BUDGET) {
+    const v = options[camel]
+    if (v === undefined) continue
+    if (fit[snake] !== undefined && fit[snake] !== v) {
+      throw new TypeError(`${where}: ${camel} (${String(v)}) and fit.${snake} (${String(fit[snake])}) disagree; give one`)
+    }
+    fit[snake] = v
+  }
+  for (const key of ['max_tokens', 'reserve_output']) {
+    const v = fit[key]
+    if (v !== undefined && v !== null && (!Number.isInteger(v) || v < (key === 'max_tokens' ? 1 : 0))) {
+      const camel = BUDGET.find(([, s]) => s === key)[0]
+      throw new TypeError(`${where}: ${camel} must be a ${key === 'max_tokens' ? 'positive' : 'non-negative'} integer, got ${String(v)}`)
+    }
+  }
+  if (fit.target_ratio === undefined) fit.target_ratio = DEFAULTS.targetRatio
+  if (fit.target_ratio === null) delete fit.target_ratio
+  if (fit.trigger_ratio === undefined || fit.trigger_ratio === null) fit.trigger_ratio = DEFAULTS.triggerRatio
+  fit.policy = { strategy: DEFAULTS.strategy, ...(options.policy ?? {}), ...(fit.policy ?? {}) }
+  return fit
+}
+
+// The ids of calls awaiting their result: given ids, a function of the
+// history, 'auto' (the default: the calls of the newest model reply that
+// have no result after it, e.g. an approval in flight; older unanswered
+// calls are a broken history the core repairs), or false / null (none).
+// `newestCalls(history)` gives the 'auto' ids in the framework's shape.
+function pendingIdsOf(pendingCalls, history, newestCalls) {
+  const p = pendingCalls === undefined ? DEFAULTS.pendingCalls : pendingCalls
+  if (!p) return []
+  if (p === 'auto') return newestCalls(history).map(String)
+  const ids = typeof p === 'function' ? p(history) : p
+  return [...(ids ?? [])].map(String)
+}
+
+// The newest model reply's calls with no result yet (an approval or a long
+// job in flight, also while the user asks something before approving; an
+// unanswered call of an older reply is a broken history the core repairs). `callsOf(x)` gives the call ids an entry makes (null when none;
+// with `spans`, a run of call entries is one reply: Responses items, one per call),
+// `answerOf(x)` the call id it answers (null when none). The Python adapters'
+// `_adapters.newest_unanswered` is the same rule.
+function newestUnanswered(history, callsOf, answerOf, { spans = false } = {}) {
+  for (let i = history.length - 1; i >= 0; i--) {
+    const calls = callsOf(history[i])
+    if (!calls || calls.length === 0) continue
+    const answered = new Set(history.slice(i + 1).map(answerOf))
+    const ids = [...calls]
+    if (spans) for (let j = i - 1; j >= 0 && callsOf(history[j])?.length && answerOf(history[j]) == null; j--) ids.unshift(...callsOf(history[j]))
+    return ids.filter((id) => id != null && !answered.has(id))
+  }
+  return []
+}
+
+module.exports = {
+  installedVersion, versionProblem, checkVersions, warnFallback, sameJson, matchBack, textOf, withCarry, keepCarry,
+  DEFAULTS, fitOptionsOf, pendingIdsOf, newestUnanswered,
+}

@@ -1,6 +1,6 @@
 // turnfit/ai-sdk: the Vercel AI SDK (ai 6) adapter. Structurally typed: no
 // import of `ai` (messages are ModelMessage or LanguageModelV3Prompt entries).
-import type { TurnReport } from './index'
+import type { AdapterBudgetOptions, AdapterDefaults, TurnReport } from './index.js'
 
 /** An AI SDK message (ModelMessage, or a LanguageModelV3Prompt entry). */
 export type AiSdkMessage = { role: 'system' | 'user' | 'assistant' | 'tool'; content: unknown; providerOptions?: unknown }
@@ -8,14 +8,7 @@ export type AiSdkMessage = { role: 'system' | 'user' | 'assistant' | 'tool'; con
 export interface SummarizerModel {
   doGenerate(options: { prompt: unknown[]; maxOutputTokens?: number; providerOptions?: unknown }): PromiseLike<{ content?: Array<{ type: string; text?: string }>; finishReason?: unknown }>
 }
-export interface AiSdkFitOptions {
-  /** Model whose tokenizer and framing count the prompt (default gpt-4o). */
-  model?: string
-  /** The budget: prompt plus reserved output. */
-  maxTokens: number
-  reserveOutput?: number
-  /** Compaction policy (docs/formats.md); strategy defaults to summarize. */
-  policy?: Record<string, unknown>
+export interface AiSdkFitOptions extends AdapterBudgetOptions {
   /** An AI SDK model that writes summaries, or a function (see fitTurn). */
   summarizer?: SummarizerModel | ((request: any) => unknown)
   /** Summarizer request options (`summarizer` of the turn options). */
@@ -35,6 +28,8 @@ export interface AiSdkFitOptions {
   reuseSummary?: boolean
 }
 export declare const TESTED_AI: string
+/** The defaults every adapter shares (README, "Adapter defaults"). */
+export declare const DEFAULTS: AdapterDefaults
 export declare function fitMessages<M extends AiSdkMessage>(messages: M[], options: AiSdkFitOptions): Promise<{ messages: M[]; report: TurnReport }>
 export declare function prepareStep(options: AiSdkFitOptions): <M extends AiSdkMessage>(step: { messages: M[] }) => Promise<{ messages: M[] }>
 export declare function middleware(options: AiSdkFitOptions): { specificationVersion: 'v3'; transformParams: (o: { params: any; type?: string; model?: unknown }) => Promise<any> }

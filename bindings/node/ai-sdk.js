@@ -11,7 +11,7 @@
 // did not change handed back as the very objects that came in.
 
 const { fitTurn } = require('./index.js')
-const { withCarry, keepCarry } = require('./adapter-common.js')
+const { withCarry, keepCarry, DEFAULTS, fitOptionsOf, pendingIdsOf, newestUnanswered } = require('./adapter-common.js')
 
 /** ai versions this adapter is tested with (bindings/node/package.json pins one). */
 const TESTED_AI = '>=6.0.0 <7.0.0'
@@ -130,18 +130,12 @@ function modelSummarizer(model, { providerOptions, maxOutputTokens } = {}) {
 
 // ------------------------------------------------------------ fitting
 
+// The core's turn options: the adapters' shared names and defaults
+// (adapter-common.js), in the core's ai_sdk format.
 function turnOptions(o) {
-  if (!o || typeof o !== 'object') throw new TypeError('options must be an object with at least maxTokens')
-  if (!Number.isInteger(o.maxTokens) || o.maxTokens <= 0) {
-    throw new TypeError(`maxTokens must be a positive integer, got ${String(o.maxTokens)}`)
-  }
-  const opts = {
-    model: o.model ?? 'gpt-4o',
-    max_tokens: o.maxTokens,
-    format: 'ai_sdk',
-    policy: { strategy: 'summarize', ...(o.policy ?? {}) },
-  }
-  if (o.reserveOutput !== undefined) opts.reserve_output = o.reserveOutput
+  const opts = fitOptionsOf(o, 'turnfit/ai-sdk')
+  opts.model ??= 'gpt-4o'
+  opts.format = 'ai_sdk'
   if (o.summarizerOptions) opts.summarizer = o.summarizerOptions
   return opts
 }
@@ -150,6 +144,20 @@ function summarizerOf(o) {
   if (o.summarizer && typeof o.summarizer === 'function') return o.summarizer
   if (o.summarizer) return modelSummarizer(o.summarizer)
   return undefined
+}
+
+// 'auto': the newest assistant message's tool calls with no tool result after it.
+function pendingIds(pendingCalls, messages) {
+  const parts = (m, type) => (Array.isArray(m?.content) ? m.content.filter((p) => p?.type === type) : [])
+  return pendingIdsOf(pendingCalls, messages, (ms) => {
+    // A tool message answers every call its results name: one entry per result.
+    const flat = ms.flatMap((m) => (m?.role === 'tool' ? (parts(m, 'tool-result').length ? parts(m, 'tool-result') : [m]) : [m]))
+    return newestUnanswered(
+      flat,
+      (m) => (m?.role === 'assistant' && parts(m, 'tool-call').length ? parts(m, 'tool-call').map((p) => p.toolCallId) : null),
+      (m) => (m?.type === 'tool-result' ? m.toolCallId ?? null : null),
+    )
+  })
 }
 
 /**
@@ -169,6 +177,8 @@ async function fitMessages(messages, options) {
 async function fitWith(messages, options, memo) {
   if (!Array.isArray(messages)) throw new TypeError('messages must be an array of AI SDK messages')
   const opts = withCarry(turnOptions(options), memo)
+  const pending = pendingIds(options.pendingCalls, messages)
+  if (pending.length) opts.policy = { ...opts.policy, pending_calls: [...new Set([...(opts.policy.pending_calls ?? []), ...pending])] }
   const json = messages.map(toJson)
   const keys = new Map()
   json.forEach((m, i) => {
@@ -245,4 +255,4 @@ function middleware(options) {
   }
 }
 
-module.exports = { prepareStep, middleware, fitMessages, modelSummarizer, TESTED_AI }
+module.exports = { prepareStep, middleware, fitMessages, modelSummarizer, TESTED_AI, DEFAULTS }

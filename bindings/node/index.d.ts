@@ -399,3 +399,43 @@ export declare const toolset: {
   report(request: object | string): { tool_count: number; agents: { agent: string; tools: string[]; [field: string]: unknown }[]; [field: string]: unknown }
   select(request: object | string, agent: string): Json[]
 }
+
+/**
+ * The budget and defaults every framework adapter (turnfit/ai-sdk,
+ * turnfit/langchain, turnfit/openai-agents) takes, by the core's names
+ * camel-cased. Unset: the shared defaults (`DEFAULTS` of each adapter, the
+ * README's table).
+ */
+export interface AdapterBudgetOptions {
+  /** The model whose encoding and framing count (default: the framework's model name, else gpt-4o). */
+  model?: string
+  /** The model's context window: prompt plus reserved output (default: the model's). */
+  maxTokens?: number
+  /** Tokens kept free for the reply (default: the model's maximum output, at most a quarter of maxTokens). */
+  reserveOutput?: number
+  /** Compact once prompt plus reserved output reach this share of maxTokens (default 0.8). */
+  triggerRatio?: number
+  /** ...down to this share of maxTokens, reserved output included (default 0.5); null: no target, only what exceeds the budget is compacted. */
+  targetRatio?: number | null
+  /** Compact also over this many messages. */
+  triggerMessages?: number
+  /** The compaction policy (default strategy 'summarize'). */
+  policy?: Policy
+  /** Any other core fit option (snake_case); the names above win, and must not disagree with it. */
+  fit?: FitOptions
+  /**
+   * Ids of calls awaiting their result (an approval, a long job), a function
+   * of the history giving them, 'auto' (default: the newest model reply's calls
+   * with no result after it) or false: kept, never answered synthetically.
+   */
+  pendingCalls?: 'auto' | false | null | Iterable<string> | ((history: any[]) => Iterable<string>)
+}
+
+/** The shared adapter defaults. */
+export interface AdapterDefaults {
+  readonly strategy: 'summarize'
+  readonly triggerRatio: number
+  readonly targetRatio: number
+  readonly pendingCalls: 'auto'
+  readonly writeBack: boolean
+}

@@ -2,7 +2,7 @@
 // 1.5.14 and @langchain/core 1.4.0).
 import type { AgentMiddleware } from 'langchain'
 import type { BaseMessage } from '@langchain/core/messages'
-import type { FitOptions, SummarizerCall, TurnReport, Summarizer } from './index.js'
+import type { AdapterBudgetOptions, AdapterDefaults, SummarizerCall, TurnReport, Summarizer } from './index.js'
 
 /** What the adapter adds to the turn report. */
 export interface AdapterReport {
@@ -31,20 +31,18 @@ export interface InvokableChatModel {
   invoke(input: BaseMessage[], options?: { signal?: AbortSignal }): Promise<unknown>
 }
 
-export interface TurnfitMiddlewareOptions {
-  /** turnfit fit options; `model` defaults to the agent model's name, `policy.strategy` to 'summarize'. */
-  fit?: FitOptions
+export interface TurnfitMiddlewareOptions extends AdapterBudgetOptions {
   /** The model that summarizes (default: the agent's model), a function of the request, or false for the digest. */
   summarizer?: InvokableChatModel | Summarizer | false | null
-  /** Ids of calls awaiting their result (an approval, a long job): kept, never answered synthetically. */
-  pendingCalls?: Iterable<string> | ((messages: BaseMessage[]) => Iterable<string>)
+  /** Ids of calls awaiting their result (an approval, a long job), 'auto' (default) or false: kept, never answered synthetically. */
+  pendingCalls?: 'auto' | false | null | Iterable<string> | ((messages: BaseMessage[]) => Iterable<string>)
   onReport?: (report: AdapterTurnReport, request: unknown) => void | Promise<void>
   /** Called when the digest stood in for a failing summarizer (default: a process warning, TURNFIT_SUMMARY_FALLBACK). */
   onWarning?: (text: string, report: AdapterTurnReport) => void
   /**
    * Also replace the agent state's messages with the fitted history when the turn
    * changed it (a Command with RemoveMessage(REMOVE_ALL_MESSAGES)), so the summary
-   * persists. Default false: only the model input is fitted.
+   * persists. Default false (`DEFAULTS.writeBack`): only the model input is fitted.
    */
   writeBack?: boolean
   /**
@@ -66,5 +64,14 @@ export declare function fitModelRequest<R extends { messages: BaseMessage[]; sys
   options?: TurnfitMiddlewareOptions,
 ): Promise<{ request: R; report: AdapterTurnReport }>
 
+/**
+ * The TurnfitError in an error's `cause` chain, or null. LangChain wraps what a
+ * middleware throws in a MiddlewareError (`instanceof TurnfitError` is false
+ * on it, its `code` undefined); its `cause` is the TurnfitError.
+ */
+export declare function turnfitError(error: unknown): import('./index.js').TurnfitError | null
+
 export declare const TESTED: Record<string, { min: string; below: string }>
+/** The defaults every adapter shares (README, "Adapter defaults"). */
+export declare const DEFAULTS: AdapterDefaults
 export type { SummarizerCall }

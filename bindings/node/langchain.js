@@ -6,7 +6,7 @@
 // is the caller's own object (id, additional_kwargs, response_metadata kept).
 // `langchain` and `@langchain/core` are loaded when the middleware is made.
 const turnfit = require('./index.js')
-const { checkVersions, warnFallback, matchBack, textOf, withCarry, keepCarry } = require('./adapter-common.js')
+const { checkVersions, warnFallback, matchBack, textOf, withCarry, keepCarry, DEFAULTS, fitOptionsOf, pendingIdsOf, newestUnanswered } = require('./adapter-common.js')
 
 // Tested: langchain 1.5.14, @langchain/core 1.4.0 (test/langchain.test.js).
 const TESTED = {
@@ -59,6 +59,9 @@ function toChat(m) {
     return { msg: { role: 'user', content: textOf(m?.content ?? m) }, unknown: true }
   }
   const msg = { role, content: chatContent(m.content) }
+  // A name is sent (ChatOpenAI sends a message's `name`, which createAgent
+  // sets on every AI message, and a tool message's tool name): counted.
+  if (m.name != null) msg.name = String(m.name)
   if (role === 'assistant' && Array.isArray(m.tool_calls) && m.tool_calls.length > 0) {
     msg.tool_calls = m.tool_calls.map((c) => ({
       id: c.id,
@@ -162,10 +165,13 @@ function makeSummarizer(summarizer, requestModel, lib, runtime) {
 // LangGraph's messages stream skips runs with this tag (langchain's INTERNAL_CALL_TAG).
 const NOSTREAM = 'nostream'
 
+// 'auto': the newest AI message's calls with no ToolMessage after it.
 function pendingIds(pendingCalls, messages) {
-  if (!pendingCalls) return []
-  const ids = typeof pendingCalls === 'function' ? pendingCalls(messages) : pendingCalls
-  return [...(ids ?? [])].map(String)
+  return pendingIdsOf(pendingCalls, messages ?? [], (ms) => newestUnanswered(
+    ms,
+    (m) => (typeOf(m) === 'ai' && Array.isArray(m.tool_calls) && m.tool_calls.length ? m.tool_calls.map((c) => c.id) : null),
+    (m) => (typeOf(m) === 'tool' ? m.tool_call_id : null),
+  ))
 }
 
 function modelName(model) {
@@ -176,12 +182,11 @@ function modelName(model) {
 // request.systemMessage) fitted, the objects the turn did not change as given.
 async function fitModelRequest(request, options = {}, lib = loadLangChain(), memo = null) {
   const M = lib.messages
-  const fitOptions = { ...(options.fit ?? {}) }
+  const fitOptions = fitOptionsOf(options, 'turnfit langchain middleware')
   fitOptions.model ??= modelName(request.model)
   if (typeof fitOptions.model !== 'string') {
-    throw new TypeError("turnfit langchain middleware: give `fit.model` (the model name to count with), e.g. { fit: { model: 'gpt-4o', max_tokens: 128000 } }")
+    throw new TypeError("turnfit langchain middleware: give `model` (the model name to count with), e.g. { model: 'gpt-4o', maxTokens: 128000 }")
   }
-  fitOptions.policy = { strategy: 'summarize', ...(fitOptions.policy ?? {}) }
 
   const inputs = []
   const sys = request.systemMessage
@@ -273,7 +278,9 @@ function loadLangChain() {
 // are sent as that summary while the state still holds them, see
 // adapter-common.js; false summarizes from the full history at every call).
 function turnfitMiddleware(options = {}) {
+  fitOptionsOf(options, 'turnfit langchain middleware') // bad options fail here, not at the first model call
   checkVersions(TESTED, { strict: options.strictVersion === true })
+  const writeBack = options.writeBack ?? DEFAULTS.writeBack
   const lib = loadLangChain()
   const state = { lastReport: null }
   const memo = options.reuseSummary === false ? null : { carry: null }
@@ -286,7 +293,7 @@ function turnfitMiddleware(options = {}) {
       if (warning) report.adapter.warning = warning
       if (options.onReport) await options.onReport(report, fitted)
       const response = await handler(fitted)
-      if (!options.writeBack || !report.changed) return response
+      if (!writeBack || !report.changed) return response
       // The fitted history replaces the state's messages (the agent node has
       // already queued the response; it goes after them again, same id), so
       // the next call starts from the summary instead of summarizing again.
@@ -300,4 +307,15 @@ function turnfitMiddleware(options = {}) {
   return mw
 }
 
-module.exports = { turnfitMiddleware, fitModelRequest, toChat, TESTED }
+// LangChain wraps what a middleware throws in a MiddlewareError (its `cause`
+// is the error thrown): the TurnfitError in `error`'s cause chain (with its
+// `code`), or null when there is none.
+function turnfitError(error) {
+  const { TurnfitError } = turnfit
+  for (let e = error, depth = 0; e != null && depth < 16; e = e.cause, depth++) {
+    if (e instanceof TurnfitError) return e
+  }
+  return null
+}
+
+module.exports = { turnfitMiddleware, fitModelRequest, toChat, turnfitError, TESTED, DEFAULTS }

@@ -1,16 +1,14 @@
 // turnfit/openai-agents: a callModelInputFilter for the OpenAI Agents SDK
 // (tested with @openai/agents-core 0.20.0).
 import type { AgentInputItem, CallModelInputFilter, ModelInputData, Model } from '@openai/agents-core'
-import type { FitOptions, Summarizer } from './index.js'
+import type { AdapterBudgetOptions, AdapterDefaults, Summarizer } from './index.js'
 import type { AdapterTurnReport } from './langchain.js'
 
-export interface TurnfitInputFilterOptions {
-  /** turnfit fit options; `model` defaults to the agent's model name when it is a string, `policy.strategy` to 'summarize'. */
-  fit?: FitOptions
+export interface TurnfitInputFilterOptions extends AdapterBudgetOptions {
   /** The Model that summarizes (default: the agent's model when it is a Model), a function of the request, or false for the digest. */
   summarizer?: Pick<Model, 'getResponse'> | Summarizer | false | null
-  /** Call ids awaiting their result (an approval, a long job): kept, never answered synthetically. */
-  pendingCalls?: Iterable<string> | ((items: AgentInputItem[]) => Iterable<string>)
+  /** Call ids awaiting their result (an approval, a long job), 'auto' (default) or false: kept, never answered synthetically. */
+  pendingCalls?: 'auto' | false | null | Iterable<string> | ((items: AgentInputItem[]) => Iterable<string>)
   onReport?: (report: AdapterTurnReport, modelData: ModelInputData) => void | Promise<void>
   /** Called when the digest stood in for a failing summarizer (default: a process warning, TURNFIT_SUMMARY_FALLBACK). */
   onWarning?: (text: string, report: AdapterTurnReport) => void
@@ -33,4 +31,6 @@ export declare function fitModelInput(
 ): Promise<{ modelData: ModelInputData; report: AdapterTurnReport }>
 
 export declare const TESTED: Record<string, { min: string; below: string }>
+/** The defaults every adapter shares (README, "Adapter defaults"). */
+export declare const DEFAULTS: AdapterDefaults
 export type { AdapterTurnReport }

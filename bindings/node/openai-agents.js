@@ -6,7 +6,9 @@
 // item the turn did not change is the object the SDK passed in.
 // `@openai/agents-core` is not imported: only its version is read.
 const turnfit = require('./index.js')
-const { checkVersions, warnFallback, matchBack, textOf, withCarry, keepCarry } = require('./adapter-common.js')
+const { checkVersions, warnFallback, matchBack, textOf, withCarry, keepCarry, DEFAULTS, fitOptionsOf, pendingIdsOf, newestUnanswered } = require('./adapter-common.js')
+
+const CALL_TYPES = new Set(['function_call', 'computer_call', 'shell_call', 'apply_patch_call'])
 
 // Tested: @openai/agents-core 0.20.0 (test/openai-agents.test.js).
 const TESTED = { '@openai/agents-core': { min: '0.20.0', below: '0.21.0' } }
@@ -178,12 +180,11 @@ function makeSummarizer(summarizer, agent) {
 
 // Fits one model input ({ input, instructions }). Returns { modelData, report }.
 async function fitModelInput(modelData, agent, options = {}, memo = null) {
-  const fitOptions = { ...(options.fit ?? {}) }
+  const fitOptions = fitOptionsOf(options, 'turnfit callModelInputFilter')
   if (fitOptions.model === undefined && typeof agent?.model === 'string' && agent.model !== '') fitOptions.model = agent.model
   if (typeof fitOptions.model !== 'string') {
-    throw new TypeError("turnfit callModelInputFilter: give `fit.model` (the model name to count with), e.g. { fit: { model: 'gpt-4o', max_tokens: 128000 } }")
+    throw new TypeError("turnfit callModelInputFilter: give `model` (the model name to count with), e.g. { model: 'gpt-4o', maxTokens: 128000 }")
   }
-  fitOptions.policy = { strategy: 'summarize', ...(fitOptions.policy ?? {}) }
   // The items the last summary replaced are sent as it (the core's carry).
   const items = modelData.input ?? []
   const sent = []
@@ -195,9 +196,13 @@ async function fitModelInput(modelData, agent, options = {}, memo = null) {
     if (u) unknown.push(i)
     if (item?.type === 'function_call') names.set(item.callId, item.name)
   })
-  const pending = options.pendingCalls
-    ? [...((typeof options.pendingCalls === 'function' ? options.pendingCalls(items) : options.pendingCalls) ?? [])].map(String)
-    : []
+  // 'auto': the newest reply's calls (its run of call items) with no output item after them.
+  const pending = pendingIdsOf(options.pendingCalls, items, (xs) => newestUnanswered(
+    xs,
+    (x) => (CALL_TYPES.has(x?.type) && x.callId != null ? [x.callId] : null),
+    (x) => (typeof x?.type === 'string' && (x.type.endsWith('_result') || x.type.endsWith('_output')) ? x.callId ?? null : null),
+    { spans: true },
+  ))
   if (unknown.length || pending.length) {
     fitOptions.policy = {
       ...fitOptions.policy,
@@ -243,6 +248,7 @@ async function fitModelInput(modelData, agent, options = {}, memo = null) {
 // replaced are sent as that summary while the run's input still holds them,
 // see adapter-common.js; false summarizes from the full input at every call).
 function turnfitInputFilter(options = {}) {
+  fitOptionsOf(options, 'turnfit callModelInputFilter') // bad options fail here, not at the first model call
   checkVersions(TESTED, { strict: options.strictVersion === true })
   const state = { lastReport: null }
   const memo = options.reuseSummary === false ? null : { carry: null }
@@ -260,4 +266,4 @@ function turnfitInputFilter(options = {}) {
   return filter
 }
 
-module.exports = { turnfitInputFilter, fitModelInput, toResponses, TESTED }
+module.exports = { turnfitInputFilter, fitModelInput, toResponses, TESTED, DEFAULTS }

@@ -45,6 +45,8 @@ fi
 node scripts/binding.mjs --check --lib "$root/target/debug/libturnfit_node.so"
 # The option and report types of index.d.ts, generated from schemas/.
 node scripts/schema-types.mjs --check
+# The ESM declarations of the subpaths (X.d.mts), made from their X.d.ts.
+node scripts/esm-types.mjs --check
 
 # 4. Tests: vectors (N/N), errors, bad input, async + AbortSignal, Workers, GC loop,
 # the LangChain.js / OpenAI Agents adapters with the pinned frameworks, and
@@ -58,6 +60,10 @@ echo "tsc --noEmit: test/types/usage.ts type-checks against index.d.ts"
 # The adapters' .d.ts against the pinned langchain / @openai/agents-core types.
 npx --no-install tsc -p test/types/tsconfig.adapters.json
 echo "tsc --noEmit: test/types/adapters.ts type-checks against langchain.d.ts and openai-agents.d.ts"
+# Each subpath by package name from an .mts and a .cts, against the frameworks'
+# types of the same module system (scripts/dist-test.sh repeats it on dist/).
+npx --no-install tsc -p test/types/subpaths/tsconfig.json
+echo "tsc --noEmit: test/types/subpaths/*.mts and *.cts type-check (ESM and CommonJS declarations)"
 
 # 6. npm pack, then install the tarball into an empty project with no
 # registry access (--offline): it has no dependencies and no install script.
@@ -112,6 +118,8 @@ node esm.mjs
 node cjs.cjs
 node worker.mjs
 node adapters.mjs
+cp "$pkg/scripts/subpath-imports.mjs" .
+node subpath-imports.mjs
 
 # 7. The example agent loop, against the installed tarball (it imports 'turnfit').
 cp "$root/examples/node/agent-loop.mjs" .

@@ -122,7 +122,9 @@ function checkPrompt(prompt, where, { system = true } = {}) {
   return tokens
 }
 
-const options = (extra = {}) => ({ model: MODEL, maxTokens: BUDGET, reserveOutput: RESERVE, onWarning: null, ...extra })
+// No target, as these tests were written for (the shared default target, 0.5, is
+// replayed by replay-ai-sdk.test.js).
+const options = (extra = {}) => ({ model: MODEL, maxTokens: BUDGET, reserveOutput: RESERVE, targetRatio: null, onWarning: null, ...extra })
 
 test('the fixture is a long loop and the budget a third of it', () => {
   assert.ok(STEPS.length >= 50, `${STEPS.length} steps`)
@@ -319,7 +321,8 @@ test('a provider-defined tool is counted and the count marked an estimate, never
   assert.ok(set.tokens_before < listed.tokens_before + 50, 'the provider tool was counted as a function schema')
 })
 
-test('bad input: a TypeError for missing maxTokens, a TurnfitError for a malformed message', async () => {
-  assert.throws(() => aisdk.prepareStep({}), TypeError)
+test('bad input: a TypeError for a bad maxTokens, a TurnfitError for a malformed message', async () => {
+  assert.throws(() => aisdk.prepareStep({ maxTokens: 0 }), TypeError)
+  assert.throws(() => aisdk.prepareStep(null), TypeError)
   await assert.rejects(aisdk.fitMessages([{ role: 'tool', content: 'x' }], options()), (e) => e instanceof ck.TurnfitError && /must be an array of parts/.test(e.message))
 })

@@ -36,18 +36,17 @@ for (let i = 2; i < FIXTURE.messages.length; i++) {
 }
 const FINAL_SIZE = ck.countConversation({ messages: FIXTURE.messages.slice(0, -1), tools: FIXTURE.tools }, { model: MODEL })
 const BUDGET = Math.floor(FINAL_SIZE / 3)
-const FIT = { model: MODEL, max_tokens: BUDGET, reserve_output: 0, summarizer: { timeout_ms: 5000 } }
+// No target (compact only what exceeds the budget), as these tests were written for;
+// the shared defaults (target 0.5) are replayed by replay-*.test.js.
+const FIT = { model: MODEL, max_tokens: BUDGET, reserve_output: 0, target_ratio: null, summarizer: { timeout_ms: 5000 } }
 
-// Counted independently of the adapter: OpenAI Chat as LangChain's own
-// docs map the four message types.
-function chat(m) {
-  const role = { system: 'system', human: 'user', ai: 'assistant', tool: 'tool' }[m.getType()]
-  const out = { role, content: typeof m.content === 'string' ? m.content : m.content.map((b) => ({ type: 'text', text: b.text ?? JSON.stringify(b) })) }
-  if (m.tool_calls?.length) {
-    out.tool_calls = m.tool_calls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: JSON.stringify(c.args) } }))
-  }
-  if (role === 'tool') out.tool_call_id = m.tool_call_id
-  return out
+// Counted independently of the adapter: what ChatOpenAI sends, by its own
+// converter (@langchain/openai, pinned in devDependencies): every message
+// with its name (createAgent names each AI message), tool names on tool
+// messages. The adapter's own conversion is not used.
+const { convertMessagesToCompletionsMessageParams } = require('@langchain/openai')
+function sent(messages) {
+  return convertMessagesToCompletionsMessageParams({ messages, model: MODEL })
 }
 
 // The fake agent model: re-emits the trajectory's assistant messages; a call
@@ -102,7 +101,7 @@ function checkPrompt({ messages, tools }, k) {
   assert.equal(messages[0].text, SYSTEM, `prompt ${k}: system kept`)
   assert.ok(messages.some((m) => m.getType() === 'human' && m.content === TASK), `prompt ${k}: task kept`)
   const toolDefs = (tools ?? []).map((t) => convertToOpenAITool(t))
-  const tokens = ck.countConversation({ messages: messages.map(chat), tools: toolDefs }, { model: MODEL })
+  const tokens = ck.countConversation({ messages: sent(messages), tools: toolDefs }, { model: MODEL })
   assert.ok(tokens <= BUDGET, `prompt ${k}: ${tokens} tokens > budget ${BUDGET}`)
   // No orphan: every result follows its call, every call has its result.
   const open = new Set()
@@ -314,7 +313,7 @@ function request(messages) {
 
 test('messages the turn did not change come back as the same objects; new ones are LangChain messages', async () => {
   const msgs = history()
-  const size = ck.countConversation({ messages: [chat(new SystemMessage(SYSTEM)), ...msgs.map(chat)] }, { model: MODEL })
+  const size = ck.countConversation({ messages: sent([new SystemMessage(SYSTEM), ...msgs]) }, { model: MODEL })
   const { request: out, report } = await fitModelRequest(request(msgs), { fit: { ...FIT, max_tokens: Math.floor(size / 2) }, summarizer: false })
   assert.ok(report.changed)
   const originals = new Set(msgs)
@@ -338,7 +337,7 @@ test('messages the turn did not change come back as the same objects; new ones a
 
 test('reuseSummary across copies (a checkpoint loaded in a later invoke): found again by their JSON (the core carry)', async () => {
   const msgs = history()
-  const size = ck.countConversation({ messages: [chat(new SystemMessage(SYSTEM)), ...msgs.map(chat)] }, { model: MODEL })
+  const size = ck.countConversation({ messages: sent([new SystemMessage(SYSTEM), ...msgs]) }, { model: MODEL })
   const opts = { fit: { ...FIT, max_tokens: Math.floor(size / 2) }, summarizer: async () => 'Remembered summary.' }
   const memo = { carry: null }
   const first = await fitModelRequest(request(msgs), opts, undefined, memo)
@@ -359,7 +358,7 @@ test('a pending call (an approval awaited) survives compaction and gets no synth
   const pendingAt = msgs.findIndex((m, i) => i > 4 && m.getType() === 'ai')
   const pendingId = msgs[pendingAt].tool_calls[0].id
   const withoutResult = msgs.filter((m) => !(m.getType() === 'tool' && m.tool_call_id === pendingId))
-  const size = ck.countConversation({ messages: [chat(new SystemMessage(SYSTEM)), ...withoutResult.map(chat)] }, { model: MODEL })
+  const size = ck.countConversation({ messages: sent([new SystemMessage(SYSTEM), ...withoutResult]) }, { model: MODEL })
   const opts = { fit: { ...FIT, max_tokens: Math.floor(size / 3) }, summarizer: false }
   const { request: out, report } = await fitModelRequest(request(withoutResult), { ...opts, pendingCalls: [pendingId] })
   assert.ok(report.changed)
@@ -378,7 +377,7 @@ test('an unknown message type passes through untouched, counted as text, never d
   msgs.splice(6, 0, odd)
   // A later user message, so that the unknown one is not the latest (protected anyway).
   msgs.push(new HumanMessage('Please go on.'))
-  const size = ck.countConversation({ messages: [chat(new SystemMessage(SYSTEM)), ...history().map(chat)] }, { model: MODEL })
+  const size = ck.countConversation({ messages: sent([new SystemMessage(SYSTEM), ...history()]) }, { model: MODEL })
   const { request: out, report } = await fitModelRequest(request(msgs), { fit: { ...FIT, max_tokens: Math.floor(size / 3) }, summarizer: false })
   assert.ok(report.changed)
   assert.ok(out.messages.includes(odd), 'the unknown message is kept as the same object')

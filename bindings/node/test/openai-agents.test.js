@@ -28,7 +28,9 @@ for (let i = 2; i < FIXTURE.messages.length; i++) {
 }
 const FINAL_SIZE = ck.countConversation({ messages: FIXTURE.messages.slice(0, -1), tools: FIXTURE.tools }, { model: MODEL })
 const BUDGET = Math.floor(FINAL_SIZE / 3)
-const FIT = { model: MODEL, max_tokens: BUDGET, reserve_output: 0, summarizer: { timeout_ms: 5000 } }
+// No target (compact only what exceeds the budget), as these tests were written for;
+// the shared defaults (target 0.5) are replayed by replay-*.test.js.
+const FIT = { model: MODEL, max_tokens: BUDGET, reserve_output: 0, target_ratio: null, summarizer: { timeout_ms: 5000 } }
 
 // Responses input as the OpenAI provider sends it, counted independently of
 // the adapter (function calls and outputs, text messages; nothing else here).

@@ -10,7 +10,7 @@ from agent_loop import agent_loop, tool_pairs_ok
 def test_langchain_is_installed():
     import langchain_core
 
-    assert langchain_core.__version__ == "1.6.13"
+    assert langchain_core.__version__ == ck.TESTED_VERSIONS["langchain-core"][2]
 
 
 def _recipe_count(messages, enc):
@@ -76,7 +76,7 @@ def test_trim_never_splits_tool_pairs_where_langchain_can():
 
 
 def test_pre_model_hook_compacts_when_needed():
-    hook = ck.pre_model_hook("gpt-4o", context_window=12000, reserved_output=1000)
+    hook = ck.pre_model_hook("gpt-4o", max_tokens=12000, reserve_output=1000)
     small = {"messages": ck.from_openai(agent_loop(3))}
     r = hook(small)
     assert r["turnfit"]["preflight"]["verdict"] == "fits" and r["turnfit"]["compaction"] is None
@@ -105,7 +105,7 @@ def test_pre_model_hook_without_write_back_carries_the_summary_instead_of_summar
         prompts.append(request["prompt"])
         return "SUMMARY: the agent read the files."
 
-    hook = ck.pre_model_hook("gpt-4o", context_window=12000, reserved_output=1000, trigger_ratio=0.8,
+    hook = ck.pre_model_hook("gpt-4o", max_tokens=12000, reserve_output=1000, trigger_ratio=0.8,
                              target_ratio=0.5, policy={"strategy": "summarize"}, summarize=summarize)
     history = ck.from_openai(agent_loop(80)[:-1])
     r1 = hook({"messages": history})
@@ -183,7 +183,7 @@ def test_pre_model_hook_summarizes_with_a_langchain_model_and_never_overflows():
     big = {"messages": ck.from_openai(agent_loop(80))}
     texts = {}
     for summarize, source in ((model, "host"), (None, "digest")):
-        hook = ck.pre_model_hook("gpt-4o", context_window=12000, reserved_output=1000, policy=policy, summarize=summarize)
+        hook = ck.pre_model_hook("gpt-4o", max_tokens=12000, reserve_output=1000, policy=policy, summarize=summarize)
         r = hook(big)
         report = r["turnfit"]["compaction"]["report"]
         assert report["summary"]["source"] == source, report["summary"]

@@ -1,7 +1,7 @@
 """Issue 35: turnfit's LangChain v1 agent middleware in a real agent loop.
 
-The real packages pinned in requirements-test.txt (langchain 1.3.18's
-``create_agent``, langchain-core 1.6.13's ``GenericFakeChatModel``) replay a
+The real packages pinned in requirements-test.txt (langchain's
+``create_agent``, langchain-core's ``GenericFakeChatModel``) replay a
 committed trajectory (mini-swe-agent on astroid-1866: 99 model calls) under a
 budget of a third of its final exact size. For every prompt the fake model
 receives: it fits the budget (counted by turnfit, tools included), no call
@@ -30,7 +30,7 @@ POLICY = {"strategy": "summarize"}
 def middleware(reports: List[Dict[str, Any]], **kw: Any) -> Any:
     kw.setdefault("policy", POLICY)
     return tl.agent_middleware(
-        "gpt-4o", context_window=BUDGET + RESERVED, reserved_output=RESERVED, on_report=reports.append, **kw
+        "gpt-4o", max_tokens=BUDGET + RESERVED, reserve_output=RESERVED, on_report=reports.append, **kw
     )
 
 
@@ -179,7 +179,7 @@ def test_replayed_loop_through_the_langgraph_pre_model_hook(write_back):
 
     cheap = CountingSummarizer(responses=["HOOK SUMMARY: format() fix."] * 500, calls=[])
     tools = [bash_tool(TRAJ)]
-    hook = tl.pre_model_hook("gpt-4o", context_window=BUDGET + RESERVED, reserved_output=RESERVED, policy=POLICY,
+    hook = tl.pre_model_hook("gpt-4o", max_tokens=BUDGET + RESERVED, reserve_output=RESERVED, policy=POLICY,
                              summarize=cheap, write_back=write_back, tools=tools)
     model = make_model(TRAJ)
     with warnings.catch_warnings():

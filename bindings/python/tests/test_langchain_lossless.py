@@ -67,7 +67,7 @@ def test_pre_model_hook_keeps_ids_of_the_messages_it_did_not_change():
     """Before issue 35 the hook rebuilt every message from OpenAI dicts: ids,
     metadata and the objects themselves were lost."""
     msgs = rich_history()
-    hook = tl.pre_model_hook("gpt-4o", context_window=12000, reserved_output=1000)
+    hook = tl.pre_model_hook("gpt-4o", max_tokens=12000, reserve_output=1000)
     r = hook({"messages": msgs})
     out = r["llm_input_messages"]
     assert r["turnfit"]["compaction"]["status"] == "done" and len(out) < len(msgs)
@@ -90,7 +90,7 @@ def test_pre_model_hook_writes_the_compacted_history_back_to_state():
     from langgraph.graph import END, START, MessagesState, StateGraph
 
     msgs = rich_history()
-    hook = tl.pre_model_hook("gpt-4o", context_window=12000, reserved_output=1000, write_back=True)
+    hook = tl.pre_model_hook("gpt-4o", max_tokens=12000, reserve_output=1000, write_back=True)
     seen: List[Any] = []
 
     class Model(GenericFakeChatModel):
@@ -144,7 +144,7 @@ def test_an_unknown_message_type_passes_through_untouched_counted_as_text():
     for fit in (
         lambda: tl.fit_messages(msgs, model="gpt-4o", max_tokens=6000, reserve_output=0)[0],
         lambda: tl.trim_messages(msgs, max_tokens=6000),
-        lambda: tl.pre_model_hook("gpt-4o", context_window=7000, reserved_output=1000)({"messages": msgs})["llm_input_messages"],
+        lambda: tl.pre_model_hook("gpt-4o", max_tokens=7000, reserve_output=1000)({"messages": msgs})["llm_input_messages"],
     ):
         out = fit()
         assert len(out) < len(msgs)
@@ -153,9 +153,9 @@ def test_an_unknown_message_type_passes_through_untouched_counted_as_text():
 
 
 def test_a_version_outside_the_tested_range_says_so():
-    with pytest.warns(tl.UntestedVersionWarning, match=r"langchain-core 1\.6\.x \(tested: 1\.6\.13\); langchain-core 1\.8\.3 is installed"):
-        tl.check_version("langchain-core", "1.8.3")
-    with pytest.raises(ImportError, match=r"supports langchain 1\.3\.x \(tested: 1\.3\.18\); langchain 0\.3\.27 is installed"):
+    with pytest.warns(tl.UntestedVersionWarning, match=r"langchain-core 1\.8\.x \(tested: 1\.8\.3\); langchain-core 1\.6\.13 is installed"):
+        tl.check_version("langchain-core", "1.6.13")
+    with pytest.raises(ImportError, match=r"supports langchain 1\.5\.x \(tested: 1\.5\.2\); langchain 0\.3\.27 is installed"):
         tl.check_version("langchain", "0.3.27")
     with pytest.raises(ImportError, match=r"langgraph 1\.2\.x"):
         tl.check_version("langgraph", "2.0.0")

@@ -62,8 +62,8 @@ def run(summarize: Any) -> List[Any]:
     model = ToolLoopModel(messages=scripted())
     hook = ck.pre_model_hook(
         "gpt-4o",
-        context_window=WINDOW,
-        reserved_output=RESERVED,
+        max_tokens=WINDOW,
+        reserve_output=RESERVED,
         policy={"strategy": "summarize", "mask": {"enabled": False}},
         summarize=summarize,
     )

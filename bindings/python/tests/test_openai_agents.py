@@ -305,7 +305,9 @@ def test_a_synthetic_output_is_not_carried_over_the_real_one():
 
     items = responses_items(TRAJ, rounds=60) + [
         {"type": "function_call", "call_id": "call_late", "name": "bash", "arguments": "{\"command\": \"make\"}"}]
-    f = toa.InputFilter(MODEL, max_tokens=BUDGET, reserve_output=0, count_tools=False)
+    # pending_calls=None: the late call is answered synthetically (the default, "auto",
+    # would keep it as an approval in flight).
+    f = toa.InputFilter(MODEL, max_tokens=BUDGET, reserve_output=0, count_tools=False, pending_calls=None)
     agent = Agent(name="a", instructions=TRAJ["system"])
 
     def call(inp: List[Any]) -> List[Any]:

@@ -246,8 +246,11 @@ def test_a_pending_call_survives_compaction_without_a_synthetic_return():
     out = proc.process(hist)
     assert proc.last_report["changed"] and out[-1] is hist[-1]
     assert orphans(out) == ["call without return: call_needs_approval"]
-    # Unmarked, it would get a synthetic error return.
-    out2 = tpa.HistoryProcessor(MODEL, max_tokens=BUDGET, reserve_output=0).process(hist)
+    # The default ("auto") finds it: the newest response, nothing after it.
+    out_auto = tpa.HistoryProcessor(MODEL, max_tokens=BUDGET, reserve_output=0).process(hist)
+    assert orphans(out_auto) == ["call without return: call_needs_approval"]
+    # With pending calls off it gets a synthetic error return.
+    out2 = tpa.HistoryProcessor(MODEL, max_tokens=BUDGET, reserve_output=0, pending_calls=None).process(hist)
     assert orphans(out2) == []
 
 
@@ -284,7 +287,7 @@ def test_a_version_outside_the_tested_range_warns_naming_it():
     with warnings.catch_warnings(record=True) as w:
         warnings.simplefilter("always")
         text = _adapters.check_version("turnfit.pydantic_ai", "pydantic-ai-slim", *tpa.TESTED, installed="3.0.0")
-    assert text and "pydantic-ai-slim >=2.68.0,<2.69.0" in text and any(issubclass(x.category, RuntimeWarning) for x in w)
+    assert text and f"pydantic-ai-slim >={tpa.TESTED[0]},<{tpa.TESTED[1]}" in text and any(issubclass(x.category, RuntimeWarning) for x in w)
     assert _adapters.check_version("turnfit.pydantic_ai", "pydantic-ai-slim", *tpa.TESTED) is None
 
 

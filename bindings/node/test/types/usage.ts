@@ -104,8 +104,10 @@ async function aiSdk(): Promise<void> {
   mw.specificationVersion satisfies 'v3'
   const f = await fitMessages(msgs, { maxTokens: 1000 })
   f.report.tokens_after satisfies number
-  // @ts-expect-error maxTokens is required
+  // maxTokens defaults to the model's context window, as in every adapter
   aiPrepareStep({ model: 'gpt-4o' })
+  // @ts-expect-error maxTokens is a number
+  aiPrepareStep({ maxTokens: '32000' })
 }
 void aiSdk
 

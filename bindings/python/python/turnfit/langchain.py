@@ -18,8 +18,8 @@ counting, trimming and compaction are turnfit's.
 - :func:`to_openai` / :func:`from_openai` — the converters (``from_openai(...,
   originals=...)`` gives back the original objects of unchanged messages).
 
-Tested with langchain-core 1.6.13, langchain 1.3.18 and langgraph 1.2.24
-(``TESTED_VERSIONS``): another minor release of the same major warns once
+Tested with langchain-core 1.8.3, langchain 1.5.2 and langgraph 1.2.24
+(``TESTED_VERSIONS``: what a fresh install resolves to): another minor release of the same major warns once
 (:class:`UntestedVersionWarning`), another major raises ``ImportError``.
 """
 
@@ -31,6 +31,8 @@ import warnings
 from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 import turnfit
+
+from . import _adapters
 
 __all__ = [
     "to_openai",
@@ -46,12 +48,16 @@ __all__ = [
     "check_version",
     "TESTED_VERSIONS",
     "UntestedVersionWarning",
+    "DEFAULTS",
 ]
+
+#: The defaults every adapter shares (``turnfit._adapters.DEFAULTS``; README, "Adapter defaults").
+DEFAULTS = _adapters.DEFAULTS
 
 # distribution -> (major, minors tested (inclusive range), version the suite pins)
 TESTED_VERSIONS: Dict[str, Tuple[int, Tuple[int, int], str]] = {
-    "langchain-core": (1, (6, 6), "1.6.13"),
-    "langchain": (1, (3, 3), "1.3.18"),
+    "langchain-core": (1, (8, 8), "1.8.3"),
+    "langchain": (1, (5, 5), "1.5.2"),
     "langgraph": (1, (2, 2), "1.2.24"),
 }
 
@@ -163,17 +169,23 @@ class _Converted:
                 # passed through untouched.
                 d = {"role": "system", "content": _text_of(m)}
                 self.unknown.append(i)
+            elif d.get("role") == "tool" and "name" in d:
+                # langchain-core's converter gives a tool message its tool's name;
+                # ChatOpenAI does not send it: counted as sent (names on other
+                # messages are sent, and counted).
+                d = {k: v for k, v in d.items() if k != "name"}
             self.dicts.append(d)
 
     def pending_calls(self) -> List[str]:
         """Ids of the calls of the newest assistant message with calls that have
-        no result yet (a human-in-the-loop approval, a long-running job)."""
-        for i in range(len(self.dicts) - 1, -1, -1):
-            calls = self.dicts[i].get("tool_calls")
-            if calls:
-                answered = {d.get("tool_call_id") for d in self.dicts[i + 1 :] if d.get("role") == "tool"}
-                return [c["id"] for c in calls if c.get("id") and c["id"] not in answered]
-        return []
+        no result yet (a human-in-the-loop approval, a long-running job), when only
+        results follow it (``turnfit._adapters.newest_unanswered``, the rule of
+        every adapter)."""
+        return _adapters.newest_unanswered(
+            self.dicts,
+            lambda d: [c.get("id") for c in d["tool_calls"]] if d.get("role") == "assistant" and d.get("tool_calls") else None,
+            lambda d: d.get("tool_call_id") if d.get("role") == "tool" else None,
+        )
 
     def restore(self, out: Any) -> List[Any]:
         """The turn's messages as LangChain objects: a message equal to an input
@@ -340,7 +352,7 @@ def _prepare(
     policy = dict(opts.get("policy") or {})
     if conv.unknown:
         policy["pinned"] = sorted(set(policy.get("pinned") or []) | set(conv.unknown))
-    pending = conv.pending_calls() if pending_calls == "auto" else list(pending_calls or [])
+    pending = _adapters.pending_ids(pending_calls, conv.originals, conv.pending_calls)
     if pending:
         policy["pending_calls"] = sorted(set(policy.get("pending_calls") or []) | set(pending))
     opts["policy"] = policy
@@ -442,29 +454,40 @@ def trim_messages(
 
 def _budget_options(
     model: str,
-    context_window: Optional[int],
-    reserved_output: Optional[int],
-    trigger_ratio: Optional[float],
-    target_ratio: Optional[float],
+    max_tokens: Optional[int],
+    reserve_output: Optional[int],
+    trigger_ratio: Any,
+    target_ratio: Any,
     policy: Optional[Mapping[str, Any]],
     summarizer: Optional[Mapping[str, Any]],
     trigger_messages: Optional[int],
 ) -> Dict[str, Any]:
-    # The window's hysteresis: compact at the trigger, down to the target
-    # (the window's defaults, 0.8 and 0.5, when not given).
-    options: Dict[str, Any] = {"model": model, "policy": dict(policy or {}), "target_ratio": 0.5}
-    for key, value in (
-        ("max_tokens", context_window),
-        ("reserve_output", reserved_output),
-        ("trigger_ratio", trigger_ratio),
-        ("target_ratio", target_ratio),
-        ("trigger_messages", trigger_messages),
-    ):
-        if value is not None:
-            options[key] = value
-    if summarizer:
-        options["summarizer"] = dict(summarizer)
+    """The turn options of the middleware and the hook: the shared names and
+    defaults (``_adapters.turn_options``: summarize, compact at 0.8 down to 0.5;
+    ``target_ratio=None`` is no target)."""
+    options = _adapters.turn_options(
+        model,
+        max_tokens=max_tokens,
+        reserve_output=reserve_output,
+        trigger_ratio=trigger_ratio,
+        target_ratio=target_ratio,
+        policy=policy,
+        summarizer=summarizer,
+        extra={},
+    )
+    if trigger_messages is not None:
+        options["trigger_messages"] = trigger_messages
     return options
+
+
+def _mirror_budget(options: Mapping[str, Any]) -> Dict[str, Any]:
+    """The ``ContextWindow`` budget of the trigger check, from the turn options."""
+    return {
+        "context_window": options.get("max_tokens"),
+        "reserved_output": options.get("reserve_output"),
+        "trigger_ratio": options.get("trigger_ratio"),
+        "target_ratio": options.get("target_ratio"),
+    }
 
 
 def _replace_all(messages: Sequence[Any]) -> List[Any]:
@@ -480,18 +503,21 @@ def _replace_all(messages: Sequence[Any]) -> List[Any]:
 def pre_model_hook(
     model: str = "gpt-4o",
     *,
-    context_window: Optional[int] = None,
-    reserved_output: Optional[int] = None,
-    trigger_ratio: Optional[float] = None,
-    target_ratio: Optional[float] = None,
+    max_tokens: Optional[int] = None,
+    reserve_output: Optional[int] = None,
+    trigger_ratio: Optional[float] = _adapters.UNSET,
+    target_ratio: Optional[float] = _adapters.UNSET,
     policy: Optional[Mapping[str, Any]] = None,
     messages_key: str = "messages",
     summarize: Any = None,
     summarizer: Optional[Mapping[str, Any]] = None,
     trigger_messages: Optional[int] = None,
-    write_back: bool = False,
+    write_back: bool = _adapters.DEFAULTS["write_back"],
     tools: Optional[Iterable[Any]] = None,
-    pending_calls: Any = "auto",
+    pending_calls: Any = _adapters.DEFAULTS["pending_calls"],
+    prompt: Any = None,
+    context_window: Optional[int] = None,
+    reserved_output: Optional[int] = None,
 ) -> Callable[[Mapping[str, Any]], Dict[str, Any]]:
     """A LangGraph ``pre_model_hook``: pre-flight the state's messages; when the
     verdict is not ``fits``, run one turn (:func:`fit_messages`: turnfit's policy,
@@ -517,29 +543,39 @@ def pre_model_hook(
     message with its id, so the summary is paid once per compaction. Both carry
     ``"turnfit": {"preflight", "compaction"}`` (``compaction`` None when nothing was
     done, else ``{"status": "done", "report": <turn report>}``).
+
+    ``prompt``: the agent's system prompt (``create_react_agent(prompt=...)``, a string
+    or a ``SystemMessage``). LangGraph puts it in front of the messages after this hook,
+    so the hook never sees it in the state: given here it is counted (and kept), and
+    left out of what the hook returns. The budget names (``max_tokens``,
+    ``reserve_output``) and defaults are every adapter's (:data:`DEFAULTS`);
+    ``context_window`` and ``reserved_output`` are deprecated aliases.
     """
-    budget = dict(
-        context_window=context_window,
-        reserved_output=reserved_output,
-        trigger_ratio=trigger_ratio,
-        target_ratio=target_ratio,
+    max_tokens, reserve_output = _adapters.budget_aliases(
+        "turnfit.langchain.pre_model_hook", max_tokens, reserve_output, context_window, reserved_output
     )
     options = _budget_options(
-        model, context_window, reserved_output, trigger_ratio, target_ratio, policy, summarizer, trigger_messages
+        model, max_tokens, reserve_output, trigger_ratio, target_ratio, policy, summarizer, trigger_messages
     )
     call = _summarizer(summarize)
     tool_list = list(tools or ())
-    mirror = _Mirror(model, budget, trigger_messages)
+    mirror = _Mirror(model, _mirror_budget(options), trigger_messages)
     carry: List[Any] = [None]  # the last report's carry (write_back=False)
+    system = _system_message(prompt)
 
     def hook(state: Mapping[str, Any]) -> Dict[str, Any]:
         msgs = list(state[messages_key])
-        pf, over = mirror.preflight(msgs, tool_list)
+        head = [system] if system is not None else []
+        pf, over = mirror.preflight(head + msgs, tool_list)
         if not over:
             info = {"preflight": pf, "compaction": None}
             return {"turnfit": info} if write_back else {"llm_input_messages": msgs, "turnfit": info}
         opts = options if write_back or carry[0] is None else dict(options, carry=carry[0])
-        out, report = fit_messages(msgs, call, tools=tool_list, pending_calls=pending_calls, **opts)
+        out, report = fit_messages(head + msgs, call, tools=tool_list, pending_calls=pending_calls, **opts)
+        if system is not None:
+            if not out or out[0] is not system:  # pragma: no cover - the system prompt is protected
+                raise turnfit.InternalError("turnfit changed the agent's system prompt")
+            out = out[1:]
         if not write_back:
             carry[0] = report.get("carry")
         info = {"preflight": pf, "compaction": {"status": "done", "report": report}}
@@ -549,6 +585,21 @@ def pre_model_hook(
         return {"llm_input_messages": out, "turnfit": info}
 
     return hook
+
+
+def _system_message(prompt: Any) -> Any:
+    """The hook's ``prompt`` as the one ``SystemMessage`` object every call counts."""
+    if prompt is None:
+        return None
+    lc = _lc()
+    if isinstance(prompt, str):
+        return lc.SystemMessage(content=prompt)
+    if isinstance(prompt, lc.SystemMessage):
+        return prompt
+    raise TypeError(
+        "pre_model_hook(prompt=...) takes the agent's system prompt as a string or a SystemMessage, "
+        f"not {type(prompt).__name__}"
+    )
 
 
 # --- LangChain v1 agent middleware ----------------------------------------------
@@ -603,13 +654,7 @@ def _middleware_cls() -> Any:
             self.pending_calls = pending_calls
             self.on_report = on_report
             self.last_report: Optional[Dict[str, Any]] = None
-            budget = {
-                "context_window": options.get("max_tokens"),
-                "reserved_output": options.get("reserve_output"),
-                "trigger_ratio": options.get("trigger_ratio"),
-                "target_ratio": options.get("target_ratio"),
-            }
-            self._mirror = _Mirror(model, budget, options.get("trigger_messages"))
+            self._mirror = _Mirror(model, _mirror_budget(options), options.get("trigger_messages"))
             self._carry: Any = None  # the last report's carry (write_back=False)
 
         def _options(self) -> Dict[str, Any]:
@@ -701,20 +746,28 @@ def agent_middleware(
     model: str = "gpt-4o",
     *,
     summarize: Any = None,
-    write_back: bool = True,
-    context_window: Optional[int] = None,
-    reserved_output: Optional[int] = None,
-    trigger_ratio: Optional[float] = None,
-    target_ratio: Optional[float] = None,
+    write_back: bool = _adapters.DEFAULTS["write_back"],
+    max_tokens: Optional[int] = None,
+    reserve_output: Optional[int] = None,
+    trigger_ratio: Optional[float] = _adapters.UNSET,
+    target_ratio: Optional[float] = _adapters.UNSET,
     policy: Optional[Mapping[str, Any]] = None,
     summarizer: Optional[Mapping[str, Any]] = None,
     trigger_messages: Optional[int] = None,
-    pending_calls: Any = "auto",
+    pending_calls: Any = _adapters.DEFAULTS["pending_calls"],
     on_report: Optional[Callable[[Dict[str, Any]], None]] = None,
+    context_window: Optional[int] = None,
+    reserved_output: Optional[int] = None,
 ) -> Any:
     """LangChain v1 agent middleware (``langchain.agents.create_agent(...,
-    middleware=[agent_middleware("gpt-4o", context_window=..., policy={"strategy":
-    "summarize"})])``).
+    middleware=[agent_middleware("gpt-4o", max_tokens=128_000)])``).
+
+    The budget names (``max_tokens``: the model's context window, ``reserve_output``)
+    and the defaults (summarize, compact at 0.8 of ``max_tokens`` down to 0.5,
+    ``write_back=False``, ``pending_calls="auto"``) are every adapter's
+    (:data:`DEFAULTS`, the README's table); ``context_window`` and ``reserved_output``
+    are deprecated aliases. ``target_ratio=None``: no target, only what exceeds the
+    budget is compacted.
 
     Before each model call (``wrap_model_call`` / ``awrap_model_call``) the request's
     system message, messages and bound tools are fitted as one turn
@@ -726,13 +779,13 @@ def agent_middleware(
     callable uses that; ``False`` uses the deterministic digest. A summarizer that
     fails is replaced by the digest and the run goes on (``report["summary"]["fallback"]``).
 
-    ``write_back=True`` (default) writes the compacted history back to the graph
+    ``write_back=True`` writes the compacted history back to the graph
     state (``RemoveMessage(REMOVE_ALL_MESSAGES)`` then the messages, ids kept,
     returned as the model call's ``Command``), as LangChain's own
     ``SummarizationMiddleware`` does: the summary is paid once per compaction and
     the history then grows from the target (trigger 0.8, target 0.5 by default), so
     the prompt's prefix stays the same between compactions (provider prefix caches
-    keep working) and the checkpoint stays bounded. ``write_back=False`` trims only
+    keep working) and the checkpoint stays bounded. ``write_back=False`` (default) trims only
     the request: the state keeps the full history (audit, replay), and each turn
     report's ``carry`` goes to the next call, so the messages the last summary
     replaced are sent as that summary (folded into the next one when the trigger
@@ -745,9 +798,12 @@ def agent_middleware(
     ``ContextWindow`` and only the appended ones are counted (a call whose history is
     not the previous one plus new messages reloads it); the turn runs only over the
     trigger. ``on_report`` is called with each turn's report; ``last_report`` holds
-    the latest. Needs ``langchain`` (1.3.x tested)."""
+    the latest. Needs ``langchain`` (``TESTED_VERSIONS``)."""
+    max_tokens, reserve_output = _adapters.budget_aliases(
+        "turnfit.langchain.agent_middleware", max_tokens, reserve_output, context_window, reserved_output
+    )
     options = _budget_options(
-        model, context_window, reserved_output, trigger_ratio, target_ratio, policy, summarizer, trigger_messages
+        model, max_tokens, reserve_output, trigger_ratio, target_ratio, policy, summarizer, trigger_messages
     )
     return _middleware_cls()(model, summarize, write_back, options, pending_calls, on_report)
 

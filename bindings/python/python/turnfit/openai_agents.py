@@ -125,21 +125,23 @@ def _known(value: Any) -> bool:
     return (kind is None and "role" in value) or kind in KNOWN_TYPES
 
 
-def _pending(values: Sequence[Any]) -> List[str]:
-    """Call ids with no output item anywhere in ``values``."""
-    answered = set()
-    calls: List[str] = []
-    for v in values:
-        if not isinstance(v, dict):
-            continue
-        kind = v.get("type")
-        if kind in CALL_TYPES and isinstance(v.get("call_id"), str):
-            calls.append(v["call_id"])
-        elif isinstance(kind, str) and kind.endswith("_call_output"):
-            cid = v.get("call_id") or v.get("id")
-            if isinstance(cid, str):
-                answered.add(cid)
-    return [c for c in calls if c not in answered]
+def _call_id(v: Any) -> Optional[List[str]]:
+    if isinstance(v, dict) and v.get("type") in CALL_TYPES and isinstance(v.get("call_id"), str):
+        return [v["call_id"]]
+    return None
+
+
+def _output_id(v: Any) -> Optional[str]:
+    if isinstance(v, dict) and str(v.get("type", "")).endswith("_call_output"):
+        cid = v.get("call_id") or v.get("id")
+        return cid if isinstance(cid, str) else None
+    return None
+
+
+def _newest_pending(values: Sequence[Any]) -> List[str]:
+    """``pending_calls="auto"``: the newest reply's calls with no output, when only
+    outputs follow them (:func:`turnfit._adapters.newest_unanswered`)."""
+    return _adapters.newest_unanswered(values, _call_id, _output_id, spans=True)
 
 
 class _Fitter:
@@ -151,8 +153,8 @@ class _Fitter:
         *,
         max_tokens: Optional[int],
         reserve_output: Optional[int],
-        trigger_ratio: Optional[float],
-        target_ratio: Optional[float],
+        trigger_ratio: Any,
+        target_ratio: Any,
         summarize: Summarize,
         summarizer: Optional[Mapping[str, Any]],
         policy: Optional[Mapping[str, Any]],
@@ -179,14 +181,9 @@ class _Fitter:
         self.reports: Deque[Dict[str, Any]] = collections.deque(maxlen=256)
 
     def _pending_ids(self, values: List[Any], items: List[Any]) -> List[str]:
-        p = self.pending_calls
-        if p is None:
-            return []
-        if p == "auto":
-            return _pending(values)
-        if callable(p):
-            return list(p(items))
-        return list(p)
+        if callable(self.pending_calls):
+            return [str(c) for c in self.pending_calls(items)]
+        return _adapters.pending_ids(self.pending_calls, values, lambda: _newest_pending(values))
 
     async def fit(
         self,
@@ -266,12 +263,12 @@ class InputFilter(_Fitter):
         *,
         max_tokens: Optional[int] = None,
         reserve_output: Optional[int] = None,
-        trigger_ratio: Optional[float] = 0.8,
-        target_ratio: Optional[float] = 0.5,
+        trigger_ratio: Optional[float] = _adapters.UNSET,
+        target_ratio: Optional[float] = _adapters.UNSET,
         summarize: Summarize = None,
         summarizer: Optional[Mapping[str, Any]] = None,
         policy: Optional[Mapping[str, Any]] = None,
-        pending_calls: Any = None,
+        pending_calls: Any = _adapters.DEFAULTS["pending_calls"],
         count_tools: bool = True,
         **options: Any,
     ) -> None:
@@ -310,10 +307,16 @@ class TurnfitSession(_Fitter):
     the budget it is compacted with :func:`turnfit.afit_turn` (down to
     ``target_ratio``; task, instructions-free rounds intact, ``function_call`` and its
     output kept together) and written back (``clear_session`` then ``add_items``).
-    Calls without an output (``pending_calls="auto"``, the default: a pending
-    approval) are kept and get no synthetic output. ``get_items(limit=N)`` returns the
-    last N items moved back to a round's start, with the task in front when it was
-    cut. ``last_report`` is the last compaction's report.
+    The newest reply's calls without an output (``pending_calls="auto"``, the
+    default: a pending approval) are kept and get no synthetic output.
+    ``get_items(limit=N)`` returns the last N items moved back to a round's start, with
+    the task in front when it was cut. ``last_report`` is the last compaction's report.
+
+    What the agent sends beside the history is counted in every compaction:
+    ``agent=`` (its string instructions and function tools) or ``instructions=``.
+    The run's new input reaches the model beside the stored history before
+    ``add_items`` sees it: give ``RunConfig(session_input_callback=session.input_callback)``
+    to fit both together, or fit every model call with :class:`InputFilter`.
     """
 
     def __init__(
@@ -323,12 +326,14 @@ class TurnfitSession(_Fitter):
         *,
         max_tokens: Optional[int] = None,
         reserve_output: Optional[int] = None,
-        trigger_ratio: Optional[float] = 0.8,
-        target_ratio: Optional[float] = 0.5,
+        trigger_ratio: Optional[float] = _adapters.UNSET,
+        target_ratio: Optional[float] = _adapters.UNSET,
         summarize: Summarize = None,
         summarizer: Optional[Mapping[str, Any]] = None,
         policy: Optional[Mapping[str, Any]] = None,
-        pending_calls: Any = "auto",
+        pending_calls: Any = _adapters.DEFAULTS["pending_calls"],
+        agent: Any = None,
+        instructions: Optional[str] = None,
         **options: Any,
     ) -> None:
         super().__init__(
@@ -344,6 +349,12 @@ class TurnfitSession(_Fitter):
             options=options,
         )
         self.session = session
+        # What the agent sends beside the history (its instructions and tools):
+        # counted in every fit, so the stored history leaves room for them.
+        if instructions is None and agent is not None and isinstance(getattr(agent, "instructions", None), str):
+            instructions = agent.instructions
+        self.instructions = instructions
+        self.tools = _tool_defs(agent) if agent is not None else None
 
     @property
     def session_id(self) -> Any:
@@ -377,10 +388,19 @@ class TurnfitSession(_Fitter):
     async def add_items(self, items: List[Any]) -> None:
         await _maybe(self.session.add_items(items))
         stored = list(await _maybe(self.session.get_items()))
-        out, report = await self.fit(stored)
+        out, report = await self.fit(stored, self.instructions, self.tools)
         if report.get("changed"):
             await _maybe(self.session.clear_session())
             await _maybe(self.session.add_items(out))
+
+    async def input_callback(self, history: List[Any], new_items: List[Any]) -> List[Any]:
+        """``RunConfig(session_input_callback=session.input_callback)``: the stored
+        history and the run's new input fitted together (with the instructions and
+        tools given), so the first model call of a run is within the budget however
+        large the new input is. The new input is protected as the newest user
+        message is; the stored history is not rewritten here (``add_items`` does that)."""
+        out, _report = await self.fit(list(history) + list(new_items), self.instructions, self.tools)
+        return out
 
     async def pop_item(self) -> Any:
         return await _maybe(self.session.pop_item())

@@ -20,7 +20,7 @@ given). A part or message type the adapter does not know passes through untouche
 counted by its text and never dropped.
 
 ``pydantic_ai`` is imported when the processor is used, never by ``import turnfit``.
-Tested with pydantic-ai-slim 2.68; another version gets a ``RuntimeWarning``.
+Tested with pydantic-ai-slim 2.78 (``TESTED``); another version gets a ``RuntimeWarning``.
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ from . import _adapters
 
 __all__ = ["HistoryProcessor", "to_chat", "from_chat", "model_summarizer", "TESTED"]
 
-TESTED = ("2.68.0", "2.69.0")
+TESTED = ("2.78.0", "2.79.0")
 """The pydantic-ai-slim versions this adapter is tested with: ``[low, high)``."""
 
 REF = "turnfit_ref"  # the key carrying (message index, part index); not counted by the core
@@ -48,6 +48,27 @@ def _pa() -> Any:
     except ImportError as e:  # pragma: no cover - exercised without the extra
         raise ImportError("turnfit.pydantic_ai needs pydantic-ai: pip install 'turnfit[pydantic-ai]'") from e
     return messages
+
+
+def _tool_defs(tools: Optional[Sequence[Any]]) -> List[Dict[str, Any]]:
+    """The agent's tools (pydantic-ai ``Tool`` objects, ``ToolDefinition`` objects, or
+    OpenAI tool dicts) as OpenAI tool definitions, counted in the budget: a history
+    processor is not handed the tools the request will carry."""
+    out: List[Dict[str, Any]] = []
+    for t in tools or ():
+        if isinstance(t, Mapping):
+            out.append(dict(t))
+            continue
+        td = getattr(t, "tool_def", t)
+        name = getattr(td, "name", None)
+        schema = getattr(td, "parameters_json_schema", None)
+        if not isinstance(name, str) or not isinstance(schema, Mapping):
+            raise TypeError(f"tools: {type(t).__name__} is not a pydantic-ai Tool, a ToolDefinition or an OpenAI tool dict")
+        fn: Dict[str, Any] = {"name": name, "parameters": dict(schema)}
+        if getattr(td, "description", None):
+            fn["description"] = td.description
+        out.append({"type": "function", "function": fn})
+    return out
 
 
 def _check() -> None:
@@ -312,8 +333,12 @@ class HistoryProcessor:
     dict) down to ``target_ratio``, the digest standing in when it fails
     (``last_report["summary"]["fallback"]`` says why). System prompts, instructions, the
     task and the newest round are kept; a call is never separated from its return.
+    ``tools``: the agent's tools (``Tool`` objects or ``ToolDefinition``s), counted in
+    the budget: pydantic-ai hands a history processor the messages only, and sends the
+    tool definitions with every request.
     ``pending_calls``: tool call ids (or a callable of the messages) awaiting their
-    result (an approval): kept, no synthetic return.
+    result (an approval): kept, no synthetic return; ``"auto"`` (default) takes the
+    newest response's unanswered calls (an older response's are repaired).
     """
 
     def __init__(
@@ -322,15 +347,17 @@ class HistoryProcessor:
         *,
         max_tokens: Optional[int] = None,
         reserve_output: Optional[int] = None,
-        trigger_ratio: Optional[float] = 0.8,
-        target_ratio: Optional[float] = 0.5,
+        trigger_ratio: Optional[float] = _adapters.UNSET,
+        target_ratio: Optional[float] = _adapters.UNSET,
         summarize: Any = None,
         summarizer: Optional[Mapping[str, Any]] = None,
         policy: Optional[Mapping[str, Any]] = None,
-        pending_calls: Any = None,
+        pending_calls: Any = _adapters.DEFAULTS["pending_calls"],
+        tools: Optional[Sequence[Any]] = None,
         **options: Any,
     ) -> None:
         _check()
+        self.tools = _tool_defs(tools)
         if "encoding" not in options:
             turnfit.lookup_model(model)
         self.model = model
@@ -349,20 +376,27 @@ class HistoryProcessor:
         self.last_report: Optional[Dict[str, Any]] = None
         self.reports: Deque[Dict[str, Any]] = collections.deque(maxlen=256)
 
-    def _pending(self, messages: List[Any]) -> List[str]:
-        p = self.pending_calls
-        if p is None:
-            return []
-        return list(p(messages)) if callable(p) else list(p)
+    def _pending(self, messages: List[Any], chat: List[Dict[str, Any]]) -> List[str]:
+        def auto() -> List[str]:
+            return _adapters.newest_unanswered(
+                chat,
+                lambda m: [c["id"] for c in m["tool_calls"]] if m.get("role") == "assistant" and m.get("tool_calls") else None,
+                lambda m: m.get("tool_call_id") if m.get("role") == "tool" else None,
+            )
+
+        return _adapters.pending_ids(self.pending_calls, messages, auto)
 
     async def __call__(self, messages: List[Any]) -> List[Any]:
         messages = list(messages)
         chat = to_chat(messages, _instructions(messages))
         options = dict(self.options)
-        pending = self._pending(messages)
+        pending = self._pending(messages, chat)
         if pending:
             options["policy"] = dict(options["policy"], pending_calls=sorted(set(pending)))
-        out, turn_report = await turnfit.afit_turn(_json.loads(_json.dumps(chat)), self.summarize, **options)
+        doc: Any = _json.loads(_json.dumps(chat))
+        if self.tools:
+            doc = {"messages": doc, "tools": self.tools}
+        out, turn_report = await turnfit.afit_turn(doc, self.summarize, **options)
         report: Dict[str, Any] = dict(turn_report)
         out_chat = out["messages"] if isinstance(out, dict) else out
         if not report.get("changed"):
