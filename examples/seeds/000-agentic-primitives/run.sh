@@ -131,6 +131,15 @@ p = w.preflight()
 check("python: an empty window: system + tools + history 0, reply priming 3 reported apart",
       (p["system"] + p["tools"] + p["history"], p["reply_priming"], p["prompt_tokens"], w.message_tokens) == (0, 3, 3, []),
       (p["history"], p["reply_priming"], p["prompt_tokens"]))
+# test_context_window_creation's `window.utilization == 0.0`: the document's
+# utilization (current tokens / max tokens) is message_utilization; the
+# reserve-aware figure the verdict reads stays beside it.
+w = turnfit.ContextWindow("gpt-4", context_window=1000)
+p = w.preflight()
+check("python: an empty window's message_utilization (the document's utilization) is 0.0, current tokens 0",
+      (w.message_utilization, p["message_tokens"]) == (0.0, 0), (w.message_utilization, p["message_tokens"]))
+check("python: beside it, the reserve-aware utilization counts the reply's room (3 + 250 of 1,000)",
+      abs(w.utilization - 0.253) < 1e-9 and p["reserved_output"] == 250, (w.utilization, p["reserved_output"]))
 for text, cat in [("state store unavailable", "state"), ("tool lookup_lore raised KeyError: 'place'", "tool_failed")]:
     c = turnfit.classify("other", 0, text)
     check(f"python: classify '{text}' -> {cat} -> fail", (c["category"], c["action"]) == (cat, "fail"), (c["category"], c["action"]))
