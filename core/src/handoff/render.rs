@@ -131,7 +131,7 @@ fn guard(s: &str) -> String {
     out
 }
 
-pub(super) fn line(h: &Handoff, i: usize, content: &str, fmt: RenderFormat) -> String {
+fn line(h: &Handoff, i: usize, content: &str, fmt: RenderFormat) -> String {
     let g = |s: &str| if fmt == RenderFormat::Block { guard(s) } else { s.to_string() };
     match h.key_outputs[i].label() {
         Some(l) => format!("- [{}] {}\n", g(l), g(content)),
@@ -189,7 +189,7 @@ fn outputs_heading(fmt: RenderFormat) -> &'static str {
     }
 }
 
-pub(super) fn assemble(h: &Handoff, outputs: &[Option<String>], custom: bool, note: bool, fmt: RenderFormat) -> String {
+fn assemble(h: &Handoff, outputs: &[Option<String>], custom: bool, note: bool, fmt: RenderFormat) -> String {
     match fmt {
         RenderFormat::Block => assemble_block(h, outputs, custom, note),
         RenderFormat::PromptText => assemble_prompt_text(h, outputs, custom, note),
@@ -260,11 +260,6 @@ fn assemble_block(h: &Handoff, outputs: &[Option<String>], custom: bool, note: b
 }
 
 const CUT: &str = " [… {removed} tokens cut …] ";
-
-/// Retries of a fitting render with the budget's unused tokens added to the
-/// outputs' room (each retry must write more to be kept; a few suffice,
-/// since joining lines saves a token or two, not dozens).
-const MAX_SLACK_PROBES: usize = 4;
 
 impl Handoff {
     /// Renders the prompt block under `options` (see the module docs).
@@ -349,25 +344,6 @@ impl Handoff {
             omitted,
             omitted_custom_fields: vec![],
         };
-        // The best result that fitted so far (its text without the note):
-        // shares are sized from separate counts, and joined lines often
-        // cost fewer tokens than that, so a fitting result that cut or
-        // omitted something is tried again with the budget's slack added to
-        // the room (seed 004: at budget 66 one token was left unused and an
-        // output that fitted in exactly 66 was dropped).
-        let mut best: Option<(Vec<Option<String>>, String, usize, Vec<ShortenedOutput>, Vec<usize>)> = None;
-        let mut probes = 0;
-        let finish = |best: (Vec<Option<String>>, String, usize, Vec<ShortenedOutput>, Vec<usize>)| -> Result<RenderResult> {
-            let (lines, text, tokens, shortened, omitted) = best;
-            if !omitted.is_empty() {
-                let noted = assemble(self, &lines, custom, true, fmt);
-                let noted_tokens = tok.count(&noted)?;
-                if noted_tokens <= budget {
-                    return Ok(done(noted, noted_tokens, shortened, omitted));
-                }
-            }
-            Ok(done(text, tokens, shortened, omitted))
-        };
         loop {
             let mut lines: Vec<Option<String>> = vec![None; n];
             let mut shortened = Vec::new();
@@ -396,23 +372,14 @@ impl Handoff {
             let text = assemble(self, &lines, custom, false, fmt);
             let tokens = tok.count(&text)?;
             if tokens <= budget {
-                let better = best.as_ref().is_none_or(|b| tokens > b.2);
-                let cut_any = !omitted.is_empty() || !shortened.is_empty();
-                if better {
-                    best = Some((lines, text, tokens, shortened, omitted));
+                if !omitted.is_empty() {
+                    let noted = assemble(self, &lines, custom, true, fmt);
+                    let noted_tokens = tok.count(&noted)?;
+                    if noted_tokens <= budget {
+                        return Ok(done(noted, noted_tokens, shortened, omitted));
+                    }
                 }
-                if better && cut_any && tokens < budget && probes < MAX_SLACK_PROBES {
-                    probes += 1;
-                    room += budget - tokens;
-                    allot = allot_outputs(&full_tokens, &least, room);
-                    continue;
-                }
-                return finish(best.take().ok_or_else(|| Error::internal("handoff render kept no result"))?);
-            }
-            // A retry with the slack added passed the budget: the previous
-            // result stands.
-            if let Some(b) = best.take() {
-                return finish(b);
+                return Ok(done(text, tokens, shortened, omitted));
             }
             // Joining lines cost more than their separate counts: share
             // out less room and try again (re-allotting rather than cutting
