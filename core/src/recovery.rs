@@ -28,8 +28,8 @@ mod context;
 pub use backoff::{BackoffPolicy, BackoffRequest, Jitter, RetryDecision, SplitMix64};
 pub use breaker::{BreakerConfig, BreakerSnapshot, BreakerState, Breakers};
 pub use classify::{
-    classify, classify_in, classify_json, tool_failure_category, Action, Category, Classification, ClassifyRequest, DelaySource,
-    Provider, Severity,
+    classify, classify_in, classify_json, tool_failure_category, Action, Category, Classification, ClassifyRequest,
+    DelaySource, Provider, Severity,
 };
 pub use context::{ErrorContext, FailureCounts, MAX_COUNTED_IDS};
 

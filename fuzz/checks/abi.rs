@@ -401,7 +401,20 @@ pub fn check(data: &[u8]) {
                 let prov = b"anthropic";
                 call!(turnfit_recovery_classify, Some(true), null(), 0, 429, null(), 0, p, n, &mut s);
                 call!(turnfit_recovery_classify, Some(true), p, n, 500, txt(prov), prov.len(), null(), 0, &mut s);
-                call!(turnfit_recovery_classify_in, Some(true), txt(prov), prov.len(), 500, null(), 0, null(), 0, p, n, &mut s);
+                call!(
+                    turnfit_recovery_classify_in,
+                    Some(true),
+                    txt(prov),
+                    prov.len(),
+                    500,
+                    null(),
+                    0,
+                    null(),
+                    0,
+                    p,
+                    n,
+                    &mut s
+                );
             }
             27 => {
                 call!(turnfit_recovery_backoff, Some(true), p, n, &mut s);

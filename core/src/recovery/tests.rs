@@ -467,7 +467,10 @@ fn classify_json_reads_the_context_fields() {
     let req = r#"{"provider":"other","status":0,"body":"Rate limit exceeded","agent_id":"narrator",
         "workflow_id":"wf-1","metadata":{"attempt":2}}"#;
     let c = classify_json(req).unwrap();
-    assert_eq!((c.category, c.agent_id.as_deref(), c.workflow_id.as_deref()), (Category::RateLimited, Some("narrator"), Some("wf-1")));
+    assert_eq!(
+        (c.category, c.agent_id.as_deref(), c.workflow_id.as_deref()),
+        (Category::RateLimited, Some("narrator"), Some("wf-1"))
+    );
     assert_eq!(c.metadata.unwrap()["attempt"], 2);
 }
 
