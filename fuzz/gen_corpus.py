@@ -398,6 +398,8 @@ def recovery():
         body = inp.get("body", "")
         body = body.encode() if isinstance(body, str) else js(body)
         c.add(v["name"] + "-body", bytes([p, st & 0xFF, st >> 8, 1]) + body)
+    # An error context alone (mode 0): parsed by ErrorContext::from_json.
+    c.add("context-only-json", bytes([0, 0, 0, 0]) + js({"agent_id": "narrator", "workflow_id": "wf-7", "metadata": {"turn": 3}}))
     for f in sorted(os.listdir(os.path.join(ROOT, "examples/data/errors"))):
         c.add(f, bytes([providers.index(f.split("-")[0]) if f.split("-")[0] in providers else 6, 429 & 0xFF, 429 >> 8, 3]) + read("examples/data/errors/" + f))
     retry_afters = ["0", "1", "-1", "4.8", "1e309", "NaN", "inf", "99999999999999999999999", "Wed, 21 Oct 2015 07:28:00 GMT",

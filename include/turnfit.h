@@ -877,6 +877,33 @@ turnfit_status turnfit_recovery_classify(const char *provider,
                                          struct turnfit_error **err);
 
 /**
+ * `turnfit_recovery_classify` with the error's context: `context_json` is
+ * `{"agent_id", "workflow_id", "metadata"}` (each optional; `(NULL, 0)` for
+ * none), echoed in the classification's `agent_id`, `workflow_id` and
+ * `metadata` (null when not given). Errors: as for
+ * `turnfit_recovery_classify`, and `INVALID_JSON` (a context that is not
+ * that object), `INVALID_ARGUMENT` (an empty id), `LIMIT_EXCEEDED` (an id
+ * over 256 bytes). Thread-safe.
+ *
+ * JSON: `context_json` `schemas/error-context.json`; result `schemas/classification.json`.
+ *
+ * # Safety
+ * As for `turnfit_recovery_classify`; `context_json` is valid for its
+ * length (or NULL with length 0).
+ */
+turnfit_status turnfit_recovery_classify_in(const char *provider,
+                                            size_t provider_len,
+                                            uint32_t status,
+                                            const char *body,
+                                            size_t body_len,
+                                            const char *headers_json,
+                                            size_t headers_json_len,
+                                            const char *context_json,
+                                            size_t context_json_len,
+                                            struct turnfit_string *out_json,
+                                            struct turnfit_error **err);
+
+/**
  * The retry decision after a failure: `request_json` is `{"policy":
  * {"base_ms", "cap_ms", "max_attempts", "honor_retry_after",
  * "max_retry_after_ms"}, "failed_attempts": n, "seed": s,
@@ -1028,6 +1055,48 @@ turnfit_status turnfit_breaker_state(const struct turnfit_breaker *breaker,
                                      uint64_t now_ms,
                                      struct turnfit_string *out_json,
                                      struct turnfit_error **err);
+
+/**
+ * `turnfit_breaker_record_failure_state` for a call made by an agent in a
+ * workflow: `context_json` (`{"agent_id", "workflow_id", "metadata"}`, each
+ * optional; `(NULL, 0)` for none) also counts the failure under its agent
+ * and workflow (see `turnfit_breaker_failure_counts`). The context is
+ * checked before anything is recorded. Errors: as for
+ * `turnfit_breaker_record_failure_state`, and `INVALID_JSON`,
+ * `INVALID_ARGUMENT` (an empty id), `LIMIT_EXCEEDED` (an id over 256 bytes)
+ * for the context. Thread-safe.
+ *
+ * JSON: `context_json` `schemas/error-context.json`.
+ *
+ * # Safety
+ * `breaker` is live; `key` and `context_json` are valid for their lengths
+ * (`context_json` may be NULL with length 0); `out_state` is valid for a
+ * write; `err` is NULL or valid for a write.
+ */
+turnfit_status turnfit_breaker_record_failure_in(struct turnfit_breaker *breaker,
+                                                 const char *key,
+                                                 size_t key_len,
+                                                 const char *context_json,
+                                                 size_t context_json_len,
+                                                 uint64_t now_ms,
+                                                 uint32_t *out_state,
+                                                 struct turnfit_error **err);
+
+/**
+ * Failures recorded with `turnfit_breaker_record_failure_in`, per agent and
+ * per workflow over every key, as JSON (docs/formats.md, "Failure counts"):
+ * `{"by_agent": {id: n}, "by_workflow": {id: n}, "unattributed": n}`.
+ * Errors: `NULL_ARGUMENT`. Thread-safe.
+ *
+ * JSON: result `schemas/failure-counts.json`.
+ *
+ * # Safety
+ * `breaker` is live; `out_json` is valid for a write; `err` is NULL or
+ * valid for a write.
+ */
+turnfit_status turnfit_breaker_failure_counts(const struct turnfit_breaker *breaker,
+                                              struct turnfit_string *out_json,
+                                              struct turnfit_error **err);
 
 /**
  * Creates a registry holding the built-in model table. On success

@@ -10,6 +10,14 @@ export declare class NativeBreakers {
   allow(key: string, atMs?: number | undefined | null): boolean
   /** Records an outcome; returns the new state as JSON (`"open"`, ...). */
   record(key: string, success: boolean, atMs?: number | undefined | null): string
+  /**
+   * Records an outcome of a call made by the context's agent in its
+   * workflow (`{"agent_id", "workflow_id", "metadata"}` JSON); a failure
+   * is also counted under both ids.
+   */
+  recordIn(key: string, success: boolean, atMs: number | undefined | null, context: string): string
+  /** Failures per agent and per workflow, as JSON. */
+  failureCountsJson(): string
   snapshotJson(key: string, atMs?: number | undefined | null): string
 }
 

@@ -338,10 +338,27 @@ export declare const handoff: {
 
 export interface Classification {
   retryable: boolean
+  /** The error's context as given (null when not). */
+  agent_id: string | null
+  workflow_id: string | null
+  metadata: Record<string, unknown> | null
   [field: string]: unknown
 }
 
-export declare function classifyError(request: { provider: string; status: number; headers?: Record<string, string>; body?: string } | string): Classification
+/** Who met an error (document 000's ErrorContext); every field optional. */
+export interface ErrorContext {
+  agent_id?: string
+  workflow_id?: string
+  metadata?: Record<string, unknown>
+}
+
+export interface FailureCounts {
+  by_agent: Record<string, number>
+  by_workflow: Record<string, number>
+  unattributed: number
+}
+
+export declare function classifyError(request: ({ provider: string; status: number; headers?: Record<string, string>; body?: string } & ErrorContext) | string): Classification
 export declare function backoff(request: object | string): { decision: 'retry'; delay_ms: number } | { decision: 'give_up'; reason: string }
 
 export type BreakerState = 'closed' | 'open' | 'half_open'
@@ -351,7 +368,9 @@ export declare class CircuitBreaker {
   allow(key: string, atMs?: number): boolean
   /** Returns the state after recording. */
   recordSuccess(key: string, atMs?: number): BreakerState
-  recordFailure(key: string, atMs?: number): BreakerState
+  /** With a context, the failure is also counted under its agent and workflow. */
+  recordFailure(key: string, atMs?: number, context?: ErrorContext | string): BreakerState
+  failureCounts(): FailureCounts
   state(key: string, atMs?: number): { state: BreakerState; [field: string]: unknown }
 }
 

@@ -721,10 +721,17 @@ class CircuitBreaker {
     return jsonOut(call(() => this[NATIVE].record(key, true, atMs)))
   }
 
-  recordFailure(key, atMs) {
+  /** `context` (`{agent_id, workflow_id, metadata}`, optional) also counts the failure under its ids. */
+  recordFailure(key, atMs, context) {
     checkKey(key)
     checkAt(atMs, 'atMs')
-    return jsonOut(call(() => this[NATIVE].record(key, false, atMs)))
+    if (context === undefined || context === null) return jsonOut(call(() => this[NATIVE].record(key, false, atMs)))
+    return jsonOut(call(() => this[NATIVE].recordIn(key, false, atMs, jsonIn(context, 'context'))))
+  }
+
+  /** Failures recorded with a context: `{by_agent, by_workflow, unattributed}`. */
+  failureCounts() {
+    return jsonOut(call(() => this[NATIVE].failureCountsJson()))
   }
 
   state(key, atMs) {

@@ -100,9 +100,23 @@ export interface Preflight {
    */
   remaining: number;
   /**
-   * `(calibrated prompt + reserved) / limit`.
+   * `(calibrated prompt + reserved) / limit`: the share of the window the
+   * request takes once the reply has its room (what the verdict reads).
    */
   utilization: number;
+  /**
+   * `system + tools + history + new_input`: the messages alone, without
+   * the reply priming (document 000's `current_tokens`; 0 for an empty
+   * window).
+   */
+  message_tokens: number;
+  /**
+   * `message_tokens` (times the calibration) `/ limit`: document 000's
+   * `utilization`, 0.0 for an empty window. Reported beside `utilization`,
+   * which stays the figure the verdict uses: a prompt that leaves no room
+   * for the reply fails at the provider all the same.
+   */
+  message_utilization: number;
   /**
    * Tokens at which compaction is triggered.
    */

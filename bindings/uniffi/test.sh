@@ -110,7 +110,7 @@ run_cp=$testcp:$out/turnfit.jar:$out/turnfit-tests.jar:$klib/kotlin-stdlib.jar
 # A bounded heap, so the create/close test measures native memory, not heap growth.
 jvm=(java -Xmx256m -Djna.library.path="$root/target/debug" -Dturnfit.repo="$root" -Xss4m)
 "${jvm[@]}" -jar /usr/share/java/junit-platform-console-standalone.jar \
-    --class-path "$run_cp" $(for c in VectorsTest FastCountTest TokenizerTest HostCounterTest BytesTest TracerTest ErrorsTest ConcurrencyTest LifetimeTest WindowTest SchemaTypesTest TypedTest EventsTest TurnTest; do printf -- "--select-class dev.turnfit.%s " $c; done) --disable-banner --details=tree --fail-if-no-tests
+    --class-path "$run_cp" $(for c in VectorsTest FastCountTest TokenizerTest HostCounterTest BytesTest TracerTest ErrorsTest ConcurrencyTest LifetimeTest WindowTest SchemaTypesTest TypedTest EventsTest TurnTest ErrorContextTest; do printf -- "--select-class dev.turnfit.%s " $c; done) --disable-banner --details=tree --fail-if-no-tests
 
 # examples/kotlin: compiled against the jar and run.
 "$kotlinc" -nowarn -jvm-target 17 -cp "$cp:/usr/share/java/gson.jar:$out/turnfit.jar" -d "$out/example.jar" \

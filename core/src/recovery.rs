@@ -9,6 +9,10 @@
 //! - [`BackoffPolicy`] computes retry delays: exponential with full jitter,
 //!   capped, a maximum number of attempts, honouring the server's
 //!   Retry-After; deterministic for a given seed.
+//! - [`ErrorContext`] is who met the error (agent, workflow, metadata):
+//!   [`classify_in`] echoes it in the classification, and the breakers
+//!   ([`Breakers::record_in`]) and the tracer count failures per agent and
+//!   per workflow ([`FailureCounts`]).
 //! - [`Breakers`] is a set of circuit breakers, one per key (a provider, a
 //!   model, a tool), so a failing dependency is given a rest instead of being
 //!   hammered by every agent at once.
@@ -19,13 +23,15 @@
 mod backoff;
 mod breaker;
 mod classify;
+mod context;
 
 pub use backoff::{BackoffPolicy, BackoffRequest, Jitter, RetryDecision, SplitMix64};
 pub use breaker::{BreakerConfig, BreakerSnapshot, BreakerState, Breakers};
 pub use classify::{
-    classify, classify_json, tool_failure_category, Action, Category, Classification, ClassifyRequest, DelaySource,
-    Provider, Severity,
+    classify, classify_in, classify_json, tool_failure_category, Action, Category, Classification, ClassifyRequest,
+    DelaySource, Provider, Severity,
 };
+pub use context::{ErrorContext, FailureCounts, MAX_COUNTED_IDS};
 
 /// Milliseconds since the Unix epoch, from the system clock. A convenience
 /// for callers that have no clock of their own; nothing else in the core

@@ -101,11 +101,19 @@ pub fn shapes() -> Vec<Shape> {
         // Recovery.
         input::<recovery::ClassifyRequest>("classify-request", "turnfit classify"),
         input::<BTreeMap<String, String>>("classify-headers", "turnfit_recovery_classify (headers_json)"),
-        output::<recovery::Classification>("classification", "turnfit_recovery_classify, turnfit classify"),
+        output::<recovery::Classification>(
+            "classification",
+            "turnfit_recovery_classify, turnfit_recovery_classify_in, turnfit classify",
+        ),
         input::<recovery::BackoffRequest>("backoff-request", "turnfit_recovery_backoff"),
         output::<recovery::RetryDecision>("backoff-decision", "turnfit_recovery_backoff"),
         input::<recovery::BreakerConfig>("breaker-config", "turnfit_breaker_new (config_json)"),
         output::<recovery::BreakerSnapshot>("breaker-state", "turnfit_breaker_state"),
+        input::<recovery::ErrorContext>(
+            "error-context",
+            "turnfit_recovery_classify_in, turnfit_breaker_record_failure_in (context_json)",
+        ),
+        output::<recovery::FailureCounts>("failure-counts", "turnfit_breaker_failure_counts"),
         // Tracing and tool sets.
         input::<trace::TracerConfig>("tracer-config", "turnfit_tracer_new (config_json)"),
         input::<trace::SpanInfo>("span-info", "turnfit_tracer_start (info_json)"),

@@ -24,7 +24,8 @@
 //! from the host is given one ([`crate::recovery::tool_failure_category`]
 //! over its error text, `timeout` for a timeout), so the per-category counts
 //! in the metrics and the export (document 000's `error_counts`) cover every
-//! failure.
+//! failure; the export's `failure_counts` also counts failed and timed-out
+//! spans per agent and per workflow ([`crate::recovery::FailureCounts`]).
 //!
 //! Every tool has a deadline (default 10 s, per tool or per span
 //! configurable). [`Tracer::overdue`] lists spans past it; [`Tracer::expire`]
@@ -58,6 +59,7 @@ use crate::limits::{
     self, MAX_KEY_BYTES, MAX_OPEN_SPANS, MAX_SPAN_ERROR_BYTES, MAX_SPAN_EXCERPT_BYTES, MAX_TRACE_EXCERPT_BYTES,
     MAX_TRACE_RING, MAX_TRACE_TOOLS,
 };
+use crate::recovery::FailureCounts;
 use crate::window::DEFAULT_SYNTHETIC_RESULT;
 use crate::{Error, ErrorKind, Result};
 use histogram::Histogram;
@@ -312,6 +314,10 @@ pub struct TraceExport {
     pub open: Vec<OverdueSpan>,
     /// Recent finished spans, oldest first.
     pub recent: Vec<SpanRecord>,
+    /// Spans ended `failed` or `timeout`, per agent and per workflow (from
+    /// the spans' `agent_id` and `workflow_id`; document 000's error counts
+    /// per agent and workflow).
+    pub failure_counts: FailureCounts,
 }
 
 #[derive(Debug, Default)]
@@ -333,6 +339,7 @@ struct State {
     ended: u64,
     collapsed: u64,
     evicted: u64,
+    failures: FailureCounts,
 }
 
 /// Tool-call telemetry. Thread-safe: share one tracer across every agent.
@@ -615,6 +622,11 @@ impl Tracer {
         st.ring.get(at).cloned()
     }
 
+    /// Spans ended `failed` or `timeout`, per agent and per workflow.
+    pub fn failure_counts(&self) -> FailureCounts {
+        self.state.lock().failures.clone()
+    }
+
     /// The recent finished spans, oldest first.
     pub fn recent(&self) -> Vec<SpanRecord> {
         self.state.lock().ring.iter().cloned().collect()
@@ -640,6 +652,7 @@ impl Tracer {
             error_categories,
             open,
             recent: st.ring.iter().cloned().collect(),
+            failure_counts: st.failures.clone(),
         }
     }
 }
@@ -691,6 +704,9 @@ impl State {
         });
         let duration = now_us.saturating_sub(span.started_us);
         self.ended += 1;
+        if matches!(outcome, Outcome::Failed | Outcome::Timeout) {
+            self.failures.add(span.info.agent_id.as_deref(), span.info.workflow_id.as_deref());
+        }
         if let Some(stats) = self.tools.get_mut(&span.tool) {
             stats.in_flight = stats.in_flight.saturating_sub(1);
             match outcome {

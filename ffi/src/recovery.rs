@@ -8,7 +8,7 @@ use std::ffi::c_char;
 use std::collections::BTreeMap;
 
 use turnfit_core::limits::{MAX_JSON_BYTES, MAX_KEY_BYTES};
-use turnfit_core::recovery::{classify, BackoffPolicy, BreakerConfig, Breakers, Provider};
+use turnfit_core::recovery::{classify, classify_in, BackoffPolicy, BreakerConfig, Breakers, ErrorContext, Provider};
 
 use crate::args::{self, out};
 use crate::boundary::guard;
@@ -62,6 +62,56 @@ pub unsafe extern "C" fn turnfit_recovery_classify(
         let headers: BTreeMap<String, String> = args::opt_json("headers_json", headers)?;
         let pairs: Vec<(&str, &str)> = headers.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
         dst.write(json_string(&classify(provider, status, body, &pairs)?)?);
+        Ok(())
+    })
+}
+
+/// `turnfit_recovery_classify` with the error's context: `context_json` is
+/// `{"agent_id", "workflow_id", "metadata"}` (each optional; `(NULL, 0)` for
+/// none), echoed in the classification's `agent_id`, `workflow_id` and
+/// `metadata` (null when not given). Errors: as for
+/// `turnfit_recovery_classify`, and `INVALID_JSON` (a context that is not
+/// that object), `INVALID_ARGUMENT` (an empty id), `LIMIT_EXCEEDED` (an id
+/// over 256 bytes). Thread-safe.
+///
+/// JSON: `context_json` `schemas/error-context.json`; result `schemas/classification.json`.
+///
+/// # Safety
+/// As for `turnfit_recovery_classify`; `context_json` is valid for its
+/// length (or NULL with length 0).
+#[no_mangle]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn turnfit_recovery_classify_in(
+    provider: *const c_char,
+    provider_len: usize,
+    status: u32,
+    body: *const c_char,
+    body_len: usize,
+    headers_json: *const c_char,
+    headers_json_len: usize,
+    context_json: *const c_char,
+    context_json_len: usize,
+    out_json: *mut turnfit_string,
+    err: *mut *mut turnfit_error,
+) -> turnfit_status {
+    guard("turnfit_recovery_classify_in", err, || {
+        let dst = out(out_json, "out_json")?;
+        // SAFETY: per the contract above.
+        let (provider, body, headers, context) = unsafe {
+            (
+                args::text(provider, provider_len, "provider", MAX_KEY_BYTES)?,
+                args::text(body, body_len, "body", MAX_JSON_BYTES)?,
+                args::opt_text(headers_json, headers_json_len, "headers_json", MAX_JSON_BYTES)?,
+                args::opt_text(context_json, context_json_len, "context_json", MAX_JSON_BYTES)?,
+            )
+        };
+        let status =
+            u16::try_from(status).map_err(|_| FfiError::invalid(format!("status {status} is not an HTTP status")))?;
+        let provider = Provider::from_name(provider)?;
+        let headers: BTreeMap<String, String> = args::opt_json("headers_json", headers)?;
+        let context: ErrorContext = args::opt_json("context_json", context)?;
+        let pairs: Vec<(&str, &str)> = headers.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+        dst.write(json_string(&classify_in(provider, status, body, &pairs, context)?)?);
         Ok(())
     })
 }
@@ -341,6 +391,74 @@ pub unsafe extern "C" fn turnfit_breaker_state(
         // SAFETY: per the contract above.
         let (b, key) = unsafe { (args::handle(breaker, "breaker")?, args::text(key, key_len, "key", MAX_KEY_BYTES)?) };
         dst.write(json_string(&b.inner.snapshot(key, now_ms)?)?);
+        Ok(())
+    })
+}
+
+/// `turnfit_breaker_record_failure_state` for a call made by an agent in a
+/// workflow: `context_json` (`{"agent_id", "workflow_id", "metadata"}`, each
+/// optional; `(NULL, 0)` for none) also counts the failure under its agent
+/// and workflow (see `turnfit_breaker_failure_counts`). The context is
+/// checked before anything is recorded. Errors: as for
+/// `turnfit_breaker_record_failure_state`, and `INVALID_JSON`,
+/// `INVALID_ARGUMENT` (an empty id), `LIMIT_EXCEEDED` (an id over 256 bytes)
+/// for the context. Thread-safe.
+///
+/// JSON: `context_json` `schemas/error-context.json`.
+///
+/// # Safety
+/// `breaker` is live; `key` and `context_json` are valid for their lengths
+/// (`context_json` may be NULL with length 0); `out_state` is valid for a
+/// write; `err` is NULL or valid for a write.
+#[no_mangle]
+pub unsafe extern "C" fn turnfit_breaker_record_failure_in(
+    breaker: *mut turnfit_breaker,
+    key: *const c_char,
+    key_len: usize,
+    context_json: *const c_char,
+    context_json_len: usize,
+    now_ms: u64,
+    out_state: *mut u32,
+    err: *mut *mut turnfit_error,
+) -> turnfit_status {
+    guard("turnfit_breaker_record_failure_in", err, || {
+        let dst = out(out_state, "out_state")?;
+        // SAFETY: per the contract above.
+        let (b, key, context) = unsafe {
+            (
+                args::handle(breaker, "breaker")?,
+                args::text(key, key_len, "key", MAX_KEY_BYTES)?,
+                args::opt_text(context_json, context_json_len, "context_json", MAX_JSON_BYTES)?,
+            )
+        };
+        let context: ErrorContext = args::opt_json("context_json", context)?;
+        let state = b.inner.record_in(key, false, now_ms, &context)?;
+        dst.write(turnfit_breaker_phase::from(state) as u32);
+        Ok(())
+    })
+}
+
+/// Failures recorded with `turnfit_breaker_record_failure_in`, per agent and
+/// per workflow over every key, as JSON (docs/formats.md, "Failure counts"):
+/// `{"by_agent": {id: n}, "by_workflow": {id: n}, "unattributed": n}`.
+/// Errors: `NULL_ARGUMENT`. Thread-safe.
+///
+/// JSON: result `schemas/failure-counts.json`.
+///
+/// # Safety
+/// `breaker` is live; `out_json` is valid for a write; `err` is NULL or
+/// valid for a write.
+#[no_mangle]
+pub unsafe extern "C" fn turnfit_breaker_failure_counts(
+    breaker: *const turnfit_breaker,
+    out_json: *mut turnfit_string,
+    err: *mut *mut turnfit_error,
+) -> turnfit_status {
+    guard("turnfit_breaker_failure_counts", err, || {
+        let dst = out(out_json, "out_json")?;
+        // SAFETY: per the contract above.
+        let b = unsafe { args::handle(breaker, "breaker") }?;
+        dst.write(json_string(&b.inner.failure_counts())?);
         Ok(())
     })
 }

@@ -227,6 +227,14 @@ fn drive(name: &str, text: &str) -> (turnfit_status, String) {
                 free_string(a);
                 r
             }
+            "error-context" => {
+                let mut a = empty();
+                let r = call(|e| {
+                    turnfit_recovery_classify_in(c("openai"), 6, 500, null(), 0, null(), 0, c(text), n, &mut a, e)
+                });
+                free_string(a);
+                r
+            }
             "assemble-request" => {
                 let mut t = null_mut();
                 assert_eq!(turnfit_tokenizer_new(c("cl100k_base"), 11, 0, &mut t, null_mut()), turnfit_status::Ok);
@@ -275,6 +283,7 @@ fn base(name: &str) -> Value {
         }),
         "special-policy" => json!({"allowed_special": "all"}),
         "classify-headers" => json!({"retry-after": "1"}),
+        "error-context" => json!({"agent_id": "narrator", "workflow_id": "wf-7", "metadata": {"turn": 3}}),
         "assemble-request" => json!({
             "budget": 1000,
             "templates": [{"name": "mine", "required": ["task"]}],
@@ -307,6 +316,7 @@ fn input_schemas(root: &std::path::Path) -> Vec<(String, Value)> {
         "toolset-request",
         "special-policy",
         "classify-headers",
+        "error-context",
         "assemble-request",
         "model-profile",
     ];

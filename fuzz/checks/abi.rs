@@ -401,6 +401,20 @@ pub fn check(data: &[u8]) {
                 let prov = b"anthropic";
                 call!(turnfit_recovery_classify, Some(true), null(), 0, 429, null(), 0, p, n, &mut s);
                 call!(turnfit_recovery_classify, Some(true), p, n, 500, txt(prov), prov.len(), null(), 0, &mut s);
+                call!(
+                    turnfit_recovery_classify_in,
+                    Some(true),
+                    txt(prov),
+                    prov.len(),
+                    500,
+                    null(),
+                    0,
+                    null(),
+                    0,
+                    p,
+                    n,
+                    &mut s
+                );
             }
             27 => {
                 call!(turnfit_recovery_backoff, Some(true), p, n, &mut s);
@@ -418,6 +432,8 @@ pub fn check(data: &[u8]) {
                 call!(turnfit_breaker_record_failure_state, none, h.breaker, p, n, 1002, &mut phase);
                 call!(turnfit_breaker_record_success_state, none, h.breaker, p, n, 1002, &mut phase);
                 call!(turnfit_breaker_state, Some(true), h.breaker, p, n, 1003, &mut s);
+                call!(turnfit_breaker_record_failure_in, none, h.breaker, txt(b"k"), 1, p, n, 1004, &mut phase);
+                call!(turnfit_breaker_failure_counts, Some(true), h.breaker, &mut s);
             }
             29 => {
                 let mut st = null_mut();

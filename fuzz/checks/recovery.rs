@@ -3,9 +3,11 @@
 //! classify request (`classify_json`, the C ABI's form), or as a response
 //! body with its first line also sent as a `retry-after` header
 //! (`classify`). Never panics; any body within the size limit classifies;
-//! a retry always carries a delay and where it came from.
+//! a retry always carries a delay and where it came from. In the JSON form
+//! the rest is also read as an error context (`ErrorContext::from_json`):
+//! a context that parses is echoed unchanged by `classify_in`.
 
-use turnfit::recovery::{classify, classify_json, Action, Classification, Provider};
+use turnfit::recovery::{classify, classify_in, classify_json, Action, Classification, ErrorContext, Provider};
 
 use super::common::{text, Knobs};
 
@@ -26,6 +28,11 @@ pub fn check(data: &[u8]) {
     if mode & 1 == 0 {
         if let Ok(c) = classify_json(&body) {
             consistent(&c);
+        }
+        if let Ok(ctx) = ErrorContext::from_json(&body) {
+            let c = classify_in(Provider::from_name(provider).unwrap(), status, "", &[], ctx.clone())
+                .unwrap_or_else(|e| panic!("a context that parsed must classify: {e}"));
+            assert_eq!(c.context(), ctx);
         }
         return;
     }

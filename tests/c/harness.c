@@ -1939,6 +1939,13 @@ static turnfit_status j_classify_headers(const char *j, size_t n, turnfit_error 
     turnfit_string_free(&s);
     return st;
 }
+static turnfit_status j_classify_context(const char *j, size_t n, turnfit_error **e)
+{
+    turnfit_string s = {NULL, 0};
+    turnfit_status st = turnfit_recovery_classify_in(LIT("openai"), 429, NULL, 0, NULL, 0, j, n, &s, e);
+    turnfit_string_free(&s);
+    return st;
+}
 static turnfit_status j_backoff(const char *j, size_t n, turnfit_error **e)
 {
     turnfit_string s = {NULL, 0};
@@ -2007,6 +2014,7 @@ static const json_case kJsonCases[] = {
     {"turnfit_handoff_render", j_handoff_render, "{\"budget\":500}"},
     {"turnfit_handoff_filter", j_handoff_filter, kLenConv},
     {"turnfit_recovery_classify", j_classify_headers, "{\"retry-after\":\"3\"}"},
+    {"turnfit_recovery_classify_in", j_classify_context, "{\"agent_id\":\"narrator\"}"},
     {"turnfit_recovery_backoff", j_backoff, "{\"failed_attempts\":1,\"seed\":1}"},
     {"turnfit_breaker_new", j_breaker_new, "{\"failure_threshold\":2}"},
     {"turnfit_tracer_new", j_tracer_new, "{\"ring_size\":8}"},
@@ -3144,6 +3152,34 @@ static void test_recovery(void)
     turnfit_string_free(&out);
     CHECK_NO_ERR(err);
 
+    /* The error's context (document 000's ErrorContext) is echoed beside the verdict. */
+    CHECK_STATUS(turnfit_recovery_classify_in(LIT("other"), 0, LIT("Rate limit exceeded"), NULL, 0,
+                                              LIT("{\"agent_id\":\"narrator\",\"workflow_id\":\"wf-7\",\"metadata\":{\"turn\":3}}"),
+                                              &out, &err),
+                 TURNFIT_STATUS_OK);
+    CHECK_STR_CONTAINS(out, "\"category\":\"rate_limited\"");
+    CHECK_STR_CONTAINS(out, "\"agent_id\":\"narrator\",\"workflow_id\":\"wf-7\",\"metadata\":{\"turn\":3}");
+    turnfit_string_free(&out);
+    CHECK_STATUS(turnfit_recovery_classify_in(LIT("openai"), 500, NULL, 0, NULL, 0, NULL, 0, &out, &err), TURNFIT_STATUS_OK);
+    CHECK_STR_CONTAINS(out, "\"agent_id\":null,\"workflow_id\":null,\"metadata\":null");
+    turnfit_string_free(&out);
+    CHECK_NO_ERR(err);
+    out = (turnfit_string)SENT_STRING;
+    CHECK_STATUS(turnfit_recovery_classify_in(LIT("openai"), 500, NULL, 0, NULL, 0, LIT("{\"workflow_id\":\"\"}"), &out, &err),
+                 TURNFIT_STATUS_INVALID_ARGUMENT);
+    CHECK_ERR(&err, TURNFIT_STATUS_INVALID_ARGUMENT, "turnfit_recovery_classify_in", "workflow_id is empty");
+    CHECK_STATUS(turnfit_recovery_classify_in(LIT("openai"), 500, NULL, 0, NULL, 0, LIT("{\"metadata\":[1]}"), &out, NULL),
+                 TURNFIT_STATUS_INVALID_JSON);
+    CHECK_STATUS(turnfit_recovery_classify_in(LIT("openai"), 500, NULL, 0, NULL, 0, LIT("{\"agent_id\":\"\xff\"}"), &out, NULL),
+                 TURNFIT_STATUS_INVALID_UTF8);
+    CHECK_STATUS(turnfit_recovery_classify_in(LIT("acme"), 500, NULL, 0, NULL, 0, NULL, 0, &out, NULL),
+                 TURNFIT_STATUS_INVALID_ARGUMENT);
+    CHECK_STATUS(turnfit_recovery_classify_in(LIT("openai"), 500, NULL, 0, NULL, 0, NULL, 1, &out, NULL),
+                 TURNFIT_STATUS_NULL_ARGUMENT);
+    CHECK_STATUS(turnfit_recovery_classify_in(LIT("openai"), 500, NULL, 0, NULL, 0, NULL, 0, NULL, NULL),
+                 TURNFIT_STATUS_NULL_ARGUMENT);
+    check_string_untouched_at(__LINE__, "out", out);
+
     /* Failures leave the output untouched. */
     out = (turnfit_string)SENT_STRING;
     CHECK_STATUS(turnfit_recovery_classify(LIT("acme"), 500, NULL, 0, NULL, 0, &out, &err), TURNFIT_STATUS_INVALID_ARGUMENT);
@@ -3247,6 +3283,39 @@ static void test_recovery(void)
     CHECK_STATUS(turnfit_breaker_state(b, LIT("k"), 0, NULL, NULL), TURNFIT_STATUS_NULL_ARGUMENT);
     CHECK_STATUS(turnfit_breaker_state(b, LIT("\xff"), 0, &out, NULL), TURNFIT_STATUS_INVALID_UTF8);
     check_string_untouched_at(__LINE__, "out", out);
+
+    /* Error context: failures counted per agent and workflow; a bad context records nothing. */
+    {
+        uint32_t phase = 99;
+        CHECK_STATUS(turnfit_breaker_record_failure_in(b, LIT("ctx"), LIT("{\"agent_id\":\"narrator\",\"workflow_id\":\"wf-7\"}"),
+                                                       200, &phase, &err),
+                     TURNFIT_STATUS_OK);
+        CHECK_SIZE(phase, TURNFIT_BREAKER_PHASE_CLOSED);
+        CHECK_STATUS(turnfit_breaker_record_failure_in(b, LIT("ctx"), NULL, 0, 201, &phase, &err), TURNFIT_STATUS_OK);
+        CHECK_SIZE(phase, TURNFIT_BREAKER_PHASE_OPEN);
+        CHECK_STATUS(turnfit_breaker_failure_counts(b, &out, &err), TURNFIT_STATUS_OK);
+        CHECK_STR_CONTAINS(out, "{\"by_agent\":{\"narrator\":1},\"by_workflow\":{\"wf-7\":1},\"unattributed\":0}");
+        turnfit_string_free(&out);
+        phase = 99;
+        CHECK_STATUS(turnfit_breaker_record_failure_in(b, LIT("ctx2"), LIT("{\"agent_id\":\"\"}"), 202, &phase, &err),
+                     TURNFIT_STATUS_INVALID_ARGUMENT);
+        CHECK_ERR(&err, TURNFIT_STATUS_INVALID_ARGUMENT, "turnfit_breaker_record_failure_in", "agent_id is empty");
+        CHECK_STATUS(turnfit_breaker_record_failure_in(b, LIT("ctx2"), LIT("{\"agent\":1}"), 202, &phase, NULL),
+                     TURNFIT_STATUS_INVALID_JSON);
+        CHECK_STATUS(turnfit_breaker_record_failure_in(b, LIT("ctx2"), NULL, 1, 202, &phase, NULL), TURNFIT_STATUS_NULL_ARGUMENT);
+        CHECK_STATUS(turnfit_breaker_record_failure_in(b, LIT("ctx2"), NULL, 0, 202, NULL, NULL), TURNFIT_STATUS_NULL_ARGUMENT);
+        CHECK_STATUS(turnfit_breaker_record_failure_in(NULL, LIT("ctx2"), NULL, 0, 202, &phase, NULL), TURNFIT_STATUS_NULL_ARGUMENT);
+        CHECK_STATUS(turnfit_breaker_record_failure_in(b, NULL, 0, NULL, 0, 202, &phase, NULL), TURNFIT_STATUS_INVALID_ARGUMENT);
+        CHECK_STATUS(turnfit_breaker_record_failure_in(b, LIT("\xff"), NULL, 0, 202, &phase, NULL), TURNFIT_STATUS_INVALID_UTF8);
+        CHECK_SIZE(phase, 99);
+        CHECK_STATUS(turnfit_breaker_state(b, LIT("ctx2"), 203, &out, &err), TURNFIT_STATUS_OK);
+        CHECK_STR_CONTAINS(out, "\"consecutive_failures\":0");
+        turnfit_string_free(&out);
+        out = (turnfit_string)SENT_STRING;
+        CHECK_STATUS(turnfit_breaker_failure_counts(NULL, &out, NULL), TURNFIT_STATUS_NULL_ARGUMENT);
+        CHECK_STATUS(turnfit_breaker_failure_counts(b, NULL, NULL), TURNFIT_STATUS_NULL_ARGUMENT);
+        check_string_untouched_at(__LINE__, "out", out);
+    }
     turnfit_breaker_free(b);
 
     turnfit_breaker *b2 = (turnfit_breaker *)SENT_PTR;

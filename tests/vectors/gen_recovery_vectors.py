@@ -186,6 +186,23 @@ CLASSIFY = [
     ("other/unknown-3xx", "other", 302, {}, "", {"category": "unknown", "action": "fail", "severity": "high", "message": None}),
 ]
 
+# The error's context (document 000's ErrorContext): agent_id, workflow_id and
+# metadata are echoed beside the verdict, null when not given; an empty id or
+# metadata that is not an object is refused.
+CLASSIFY_CONTEXT = [
+    ("context/echoed", "other", 0, "Rate limit exceeded",
+     {"agent_id": "narrator", "workflow_id": "wf-42", "metadata": {"turn": 7, "scene": {"id": "forest"}}},
+     {"category": "rate_limited", "severity": "low", "agent_id": "narrator", "workflow_id": "wf-42",
+      "metadata": {"turn": 7, "scene": {"id": "forest"}}}),
+    ("context/agent-only", "anthropic", 529, "", {"agent_id": "critic"},
+     {"category": "overloaded", "agent_id": "critic", "workflow_id": None, "metadata": None}),
+    ("context/absent-is-null", "openai", 500, "", {},
+     {"category": "server_error", "agent_id": None, "workflow_id": None, "metadata": None}),
+    ("context/empty-agent-id", "openai", 500, "", {"agent_id": ""}, {"error": "invalid_argument"}),
+    ("context/long-workflow-id", "openai", 500, "", {"workflow_id": "w" * 257}, {"error": "limit_exceeded"}),
+    ("context/metadata-not-object", "openai", 500, "", {"metadata": [1]}, {"error": "invalid_json"}),
+]
+
 
 def splitmix_next(state):
     state = (state + 0x9E3779B97F4A7C15) & M64
@@ -415,6 +432,11 @@ def main():
             inp["body"] = body
         exp = {"provider": "openai" if provider == "openai" else provider, "status": status}
         exp.update(expected)
+        vectors.append({"name": "classify/" + name, "op": "classify", "input": inp, "expected": exp})
+    for name, provider, status, body, context, expected in CLASSIFY_CONTEXT:
+        inp = {"provider": provider, "status": status, "headers": {}, "body": body}
+        inp.update(context)
+        exp = dict(expected) if "error" in expected else {"provider": provider, "status": status, **expected}
         vectors.append({"name": "classify/" + name, "op": "classify", "input": inp, "expected": exp})
     for name, policy, failed, seed, hint in BACKOFF:
         inp = {"policy": policy, "failed_attempts": failed, "seed": seed}

@@ -70,6 +70,7 @@ module Turnfit
     -- * Recovery
   , classifyError, backoff
   , Breaker, newBreaker, breakerAllow, breakerRecordSuccess, breakerRecordFailure, breakerState
+  , breakerRecordFailureIn, breakerFailureCounts, classifyErrorIn
   , BreakerState (..), breakerStateName
     -- * Call stacks
   , CallStack, newCallStack, defaultCallStackDepth, callStackFromJson, callStackEnter, callStackEnterE, callStackToJson
@@ -883,6 +884,15 @@ classifyError provider st body headers = withText provider $ \pp pn ->
   withMaybeText body $ \bp bn -> withMaybeJson headers $ \hp hn ->
     withOutJson (cRecoveryClassify pp pn st bp bn hp hn)
 
+-- | 'classifyError' with the error's context (document 000's
+-- @ErrorContext@): an object of @agent_id@, @workflow_id@ and @metadata@,
+-- each optional, echoed in the classification's fields of the same names
+-- (@turnfit_recovery_classify_in@). An empty id is 'statusInvalidArgument'.
+classifyErrorIn :: Text -> Word32 -> Maybe Text -> Maybe Value -> Value -> IO Value
+classifyErrorIn provider st body headers ctx = withText provider $ \pp pn ->
+  withMaybeText body $ \bp bn -> withMaybeJson headers $ \hp hn -> withJson ctx $ \cp cn ->
+    withOutJson (cRecoveryClassifyIn pp pn st bp bn hp hn cp cn)
+
 -- | The retry decision after a failure (docs/formats.md, "Backoff").
 backoff :: Value -> IO Value
 backoff req = withJson req $ \p n -> withOutJson (cRecoveryBackoff p n)
@@ -924,6 +934,18 @@ breakerRecordSuccess = recordWith cBreakerRecordSuccessState
 -- failures, or one failed probe while half-open, open the breaker.
 breakerRecordFailure :: Breaker -> Text -> Word64 -> IO BreakerState
 breakerRecordFailure = recordWith cBreakerRecordFailureState
+
+-- | 'breakerRecordFailure' for a call made by the agent in the workflow the
+-- context names (@{"agent_id", "workflow_id", "metadata"}@): the failure is
+-- also counted under both ids (see 'breakerFailureCounts').
+breakerRecordFailureIn :: Breaker -> Text -> Value -> Word64 -> IO BreakerState
+breakerRecordFailureIn b key ctx now = withJson ctx $ \cp cn ->
+  recordWith (\bp p n t out e -> cBreakerRecordFailureIn bp p n cp cn t out e) b key now
+
+-- | Failures recorded with 'breakerRecordFailureIn', per agent and per
+-- workflow: @{"by_agent", "by_workflow", "unattributed"}@.
+breakerFailureCounts :: Breaker -> IO Value
+breakerFailureCounts b = withBreaker b $ \bp -> withOutJson (cBreakerFailureCounts bp)
 
 recordWith ::
   (Ptr TurnfitBreaker -> CString -> CSize -> Word64 -> Ptr Word32 -> Ptr (Ptr R.TurnfitError) -> IO Word32) ->

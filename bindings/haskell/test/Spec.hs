@@ -238,13 +238,19 @@ runAgentVector (v, raw) = orError $ case str (v .! "op") of
     inputMaybe k = rawPathMaybe raw ["input", k]
     skills = openSkills (str (i .! "root")) (maybeV (i .! "options"))
 
+-- | A classify vector's error context: its @agent_id@, @workflow_id@ and
+-- @metadata@ fields, as given (an empty object when it has none).
+errorContextOf :: Value -> Value
+errorContextOf (Object o) = Object (KM.filterWithKey (\k _ -> k `elem` ["agent_id", "workflow_id", "metadata"]) o)
+errorContextOf _ = object []
+
 -- | Recovery vectors that map to one call each (classify, backoff, call
 -- stacks, tool sets). Classification vectors list only the fields they pin.
 runRecoveryVector :: Value -> IO (Maybe Value)
 runRecoveryVector v = case str (v .! "op") of
   "classify" -> Just <$> orError (subsetOf (v .! "expected") <$>
-    classifyError (str (i .! "provider")) (fromIntegral (int (i .! "status")))
-      (str <$> maybeV (i .! "body")) (maybeV (i .! "headers")))
+    classifyErrorIn (str (i .! "provider")) (fromIntegral (int (i .! "status")))
+      (str <$> maybeV (i .! "body")) (maybeV (i .! "headers")) (errorContextOf i))
   "backoff" -> Just <$> orError (backoff i)
   "callstack"
     | otherwise -> fmap Just $ orError $ do
@@ -771,6 +777,24 @@ spec = do
       (clsCategory c, clsAction c, clsToolCallIds c) `shouldBe` ("invalid_tool_history", "repair_history", ["call_7"])
       u <- classifyErrorTyped "other" 0 (Just "state store unavailable") Nothing
       (clsCategory u, clsRetryable u, clsRetryAfterMs u) `shouldBe` ("state", False, Nothing)
+      n <- classifyErrorIn "other" 0 (Just "Rate limit exceeded") Nothing
+        (object ["agent_id" .= ("narrator" :: Text), "workflow_id" .= ("wf-7" :: Text), "metadata" .= object ["turn" .= (3 :: Int)]])
+        >>= decodeTyped "classification"
+      (clsCategory n, clsAgentId n, clsWorkflowId n, clsMetadata n)
+        `shouldBe` ("rate_limited", Just "narrator", Just "wf-7", Just (object ["turn" .= (3 :: Int)]))
+      (clsAgentId u, clsWorkflowId u, clsMetadata u) `shouldBe` (Nothing, Nothing, Nothing)
+      classifyErrorIn "openai" 500 Nothing Nothing (object ["agent_id" .= ("" :: Text)])
+        `shouldThrow` (\e -> status e == statusInvalidArgument)
+      b <- newBreaker (Just (object ["failure_threshold" .= (3 :: Int)]))
+      _ <- breakerRecordFailureIn b "openai" (object ["agent_id" .= ("narrator" :: Text), "workflow_id" .= ("wf-7" :: Text)]) 0
+      _ <- breakerRecordFailureIn b "openai" (object ["agent_id" .= ("narrator" :: Text)]) 1
+      s3 <- breakerRecordFailureIn b "openai" (object []) 2
+      s3 `shouldBe` BreakerOpen
+      breakerFailureCounts b >>= (`shouldBe` object
+        [ "by_agent" .= object ["narrator" .= (2 :: Int)], "by_workflow" .= object ["wf-7" .= (1 :: Int)]
+        , "unattributed" .= (0 :: Int) ])
+      breakerRecordFailureIn b "openai" (object ["agent" .= ("x" :: Text)]) 3
+        `shouldThrow` (\e -> status e == statusInvalidJson)
       (decodeTyped "preflight" (object []) :: IO Preflight) `shouldThrow` (\e -> status e == statusInvalidJson)
       (decodeTyped "classification" (String "x") :: IO Classification) `shouldThrow` (\e -> status e == statusInvalidJson)
     it "renders typed fit options to the options JSON, leaving unset fields to the library" $ do

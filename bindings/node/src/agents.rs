@@ -11,7 +11,7 @@ use napi_derive::napi;
 
 use turnfit::callstack::CallStack;
 use turnfit::handoff::{filter_json, Handoff, RenderOptions};
-use turnfit::recovery::{classify_json, BackoffPolicy, BreakerConfig, Breakers};
+use turnfit::recovery::{classify_json, BackoffPolicy, BreakerConfig, Breakers, ErrorContext};
 use turnfit::skills::{IndexOptions, SkillSet};
 use turnfit::trace::{Outcome, Overdue, OverdueSpan, SpanInfo, Tracer};
 
@@ -152,6 +152,23 @@ impl NativeBreakers {
     #[napi]
     pub fn record(&self, key: String, success: bool, at_ms: Option<f64>) -> napi::Result<String> {
         guard("record", || json(&self.inner.record(&key, success, now_ms(at_ms))?))
+    }
+
+    /// Records an outcome of a call made by the context's agent in its
+    /// workflow (`{"agent_id", "workflow_id", "metadata"}` JSON); a failure
+    /// is also counted under both ids.
+    #[napi]
+    pub fn record_in(&self, key: String, success: bool, at_ms: Option<f64>, context: String) -> napi::Result<String> {
+        guard("record", || {
+            let c = ErrorContext::from_json(&context)?;
+            json(&self.inner.record_in(&key, success, now_ms(at_ms), &c)?)
+        })
+    }
+
+    /// Failures per agent and per workflow, as JSON.
+    #[napi]
+    pub fn failure_counts_json(&self) -> napi::Result<String> {
+        guard("failureCounts", || json(&self.inner.failure_counts()))
     }
 
     #[napi]

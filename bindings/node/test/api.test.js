@@ -338,6 +338,29 @@ test('SkillSet, handoff, classifyError, backoff, CircuitBreaker, CallStack, Trac
   assert.equal(code(() => tr.end(id + 100, 'success', 0, undefined, 5000)).code, 'invalid_argument')
 })
 
+test('error context: classifyError echoes it, CircuitBreaker and Tracer count per agent and workflow', () => {
+  const c = ck.classifyError({ provider: 'other', status: 0, body: 'Rate limit exceeded', agent_id: 'narrator', workflow_id: 'wf-7', metadata: { turn: 3 } })
+  assert.deepEqual([c.category, c.agent_id, c.workflow_id, c.metadata], ['rate_limited', 'narrator', 'wf-7', { turn: 3 }])
+  const plain = ck.classifyError({ provider: 'other', status: 0, body: 'Rate limit exceeded' })
+  assert.deepEqual([plain.agent_id, plain.workflow_id, plain.metadata], [null, null, null])
+  assert.equal(code(() => ck.classifyError({ provider: 'openai', status: 500, agent_id: '' })).code, 'invalid_argument')
+  assert.equal(code(() => ck.classifyError({ provider: 'openai', status: 500, metadata: [1] })).code, 'invalid_json')
+
+  const b = new ck.CircuitBreaker({ failure_threshold: 3 })
+  b.recordFailure('openai', 0, { agent_id: 'narrator', workflow_id: 'wf-7' })
+  b.recordFailure('openai', 1, { agent_id: 'narrator', workflow_id: 'wf-8' })
+  assert.equal(b.recordFailure('anthropic', 2, { agent_id: 'critic' }), 'closed')
+  b.recordFailure('openai', 3)
+  assert.deepEqual(b.failureCounts(), { by_agent: { critic: 1, narrator: 2 }, by_workflow: { 'wf-7': 1, 'wf-8': 1 }, unattributed: 0 })
+  assert.equal(b.state('openai', 4).state, 'open')
+  assert.equal(code(() => b.recordFailure('openai', 5, { agent: 'x' })).code, 'invalid_json')
+
+  const tr = new ck.Tracer({})
+  const id = tr.start('search', { agent_id: 'narrator', workflow_id: 'wf-7' }, 0, 1000)
+  tr.end(id, 'failed', 0, 'boom', 2000)
+  assert.deepEqual(tr.export(3000).failure_counts.by_workflow, { 'wf-7': 1 })
+})
+
 test('Tracer.endWith: tokens, error category and metadata', () => {
   const tr = new ck.Tracer({ collapse: false })
   const a = tr.start('search', { tool_call_id: 'c1' }, 10, 1000)

@@ -8,7 +8,7 @@ use pyo3::prelude::*;
 
 use turnfit::callstack::CallStack as CoreStack;
 use turnfit::handoff::{filter_json, Handoff, RenderOptions};
-use turnfit::recovery::{classify_json, BackoffPolicy, BreakerConfig, Breakers};
+use turnfit::recovery::{classify_json, BackoffPolicy, BreakerConfig, Breakers, ErrorContext};
 use turnfit::skills::{IndexOptions, SkillSet};
 use turnfit::trace::{Outcome, OverdueSpan, SpanInfo, Tracer as CoreTracer};
 
@@ -80,7 +80,8 @@ fn _handoff_filter(conversation_json: Text, options_json: Option<Text>) -> PyRes
     guard("handoff_filter", || to_json(&filter_json(&conversation_json, options_json.as_deref())?))
 }
 
-/// Classifies a provider error (`{"provider", "status", "headers", "body"}`).
+/// Classifies a provider error (`{"provider", "status", "headers", "body"}`,
+/// and the error's context: `agent_id`, `workflow_id`, `metadata`).
 #[pyfunction]
 fn _classify(request_json: Text) -> PyResult<String> {
     guard("classify", || to_json(&classify_json(&request_json)?))
@@ -120,6 +121,22 @@ impl CircuitBreaker {
             let s = self.inner.record(&key, success, now_ms)?;
             Ok(serde_json::to_value(s).ok().and_then(|v| v.as_str().map(str::to_owned)).unwrap_or_default())
         })
+    }
+
+    /// Records an outcome of a call made by the context's agent in its
+    /// workflow (`{"agent_id", "workflow_id", "metadata"}`); a failure is
+    /// also counted under both ids.
+    fn record_in(&self, key: Text, success: bool, now_ms: u64, context_json: Text) -> PyResult<String> {
+        guard("CircuitBreaker.record", || {
+            let c = ErrorContext::from_json(&context_json)?;
+            let s = self.inner.record_in(&key, success, now_ms, &c)?;
+            Ok(serde_json::to_value(s).ok().and_then(|v| v.as_str().map(str::to_owned)).unwrap_or_default())
+        })
+    }
+
+    /// Failures per agent and per workflow (`{"by_agent", "by_workflow", "unattributed"}`).
+    fn failure_counts(&self) -> PyResult<String> {
+        guard("CircuitBreaker.failure_counts", || to_json(&self.inner.failure_counts()))
     }
 
     fn state(&self, key: Text, now_ms: u64) -> PyResult<String> {

@@ -128,6 +128,35 @@ def test_agent_primitives():
     assert next(r for r in t.recent() if r["tool_call_id"] == "c1")["metadata"] == {"model": "gpt-4o", "cached": True}
 
 
+def test_error_context_is_echoed_and_counted():
+    # Document 000's ErrorContext: classify(..., agent_id=...) used to raise TypeError.
+    c = turnfit.classify("other", 0, "Rate limit exceeded", agent_id="narrator", workflow_id="wf-7",
+                         metadata={"turn": 3, "scene": {"id": "forest"}})
+    assert (c["category"], c["severity"]) == ("rate_limited", "low")
+    assert (c["agent_id"], c["workflow_id"]) == ("narrator", "wf-7")
+    assert c["metadata"] == {"turn": 3, "scene": {"id": "forest"}}
+    plain = turnfit.classify("other", 0, "Rate limit exceeded")
+    assert (plain["agent_id"], plain["workflow_id"], plain["metadata"]) == (None, None, None)
+    with pytest.raises(turnfit.InvalidArgumentError, match="agent_id is empty"):
+        turnfit.classify("openai", 500, agent_id="")
+    with pytest.raises(turnfit.InvalidJsonError):
+        turnfit.classify("openai", 500, metadata=[1])
+    b = turnfit.CircuitBreaker(failure_threshold=3)
+    b.record_failure("openai", 0, agent_id="narrator", workflow_id="wf-7")
+    b.record_failure("openai", 1, agent_id=c["agent_id"], workflow_id="wf-8")
+    assert b.record_failure("anthropic", 2, agent_id="critic") == "closed"
+    b.record_failure("openai", 3)  # no ids: counted by the breaker, attributed to nobody
+    assert b.failure_counts() == {"by_agent": {"narrator": 2, "critic": 1},
+                                  "by_workflow": {"wf-7": 1, "wf-8": 1}, "unattributed": 0}
+    assert b.state("openai", 4)["state"] == "open"
+    with pytest.raises(turnfit.LimitExceededError):
+        b.record_failure("openai", 5, workflow_id="w" * 257)
+    t = turnfit.Tracer()
+    sid = t.start("search", {"agent_id": "narrator", "workflow_id": "wf-7"}, 0, 1000)
+    t.end(sid, "failed", 0, "boom", 2000)
+    assert t.export(3000)["failure_counts"]["by_agent"] == {"narrator": 1}
+
+
 def test_tracer_end_with_bad_input():
     t = turnfit.Tracer()
     sid = t.start("search", None, 0, 1000)

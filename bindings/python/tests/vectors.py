@@ -186,7 +186,15 @@ def run_classify(inp: Dict[str, Any], expected: Dict[str, Any]) -> Tuple[bool, s
         if on_disk != inp.get("body", ""):
             return False, f"{fixture} differs from the vector's body"
     try:
-        got = turnfit.classify(inp["provider"], inp["status"], inp.get("body", ""), inp.get("headers"))
+        got = turnfit.classify(
+            inp["provider"],
+            inp["status"],
+            inp.get("body", ""),
+            inp.get("headers"),
+            agent_id=inp.get("agent_id"),
+            workflow_id=inp.get("workflow_id"),
+            metadata=inp.get("metadata"),
+        )
     except turnfit.TurnfitError as e:
         got = err(e)
     bad = [f"{k}: expected {v!r}, got {got.get(k)!r}" for k, v in expected.items() if not same(got.get(k), v)]

@@ -63,6 +63,8 @@ ROOTS = {
     "classification": "Classification",
     "classify-headers": "ClassifyHeaders",
     "classify-request": "ClassifyRequest",
+    "error-context": "ErrorContext",
+    "failure-counts": "FailureCounts",
     "conversation": "Conversation",
     "handoff-filter-options": "FilterOptions",
     "handoff-filter-result": "FilterResult",

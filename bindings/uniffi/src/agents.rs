@@ -7,7 +7,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use turnfit::handoff::{filter_json, Handoff, RenderOptions};
-use turnfit::recovery::{classify, BackoffPolicy, BreakerConfig, Breakers, Provider, RetryDecision};
+use turnfit::recovery::{classify_in, BackoffPolicy, BreakerConfig, Breakers, ErrorContext, Provider, RetryDecision};
 use turnfit::skills::{IndexOptions, SkillSet as CoreSkills};
 use turnfit::trace::{Outcome, Overdue, OverdueSpan, SpanInfo, Tracer as CoreTracer};
 
@@ -199,6 +199,12 @@ pub struct ErrorClassification {
     pub message: Option<String>,
     /// For `invalid_tool_history`: the call ids the provider named.
     pub tool_call_ids: Vec<String>,
+    /// The agent given in the error's context (null when not given).
+    pub agent_id: Option<String>,
+    /// The workflow given in the error's context.
+    pub workflow_id: Option<String>,
+    /// The context's metadata as a JSON object.
+    pub metadata_json: Option<String>,
     /// The whole classification as JSON.
     pub json: String,
 }
@@ -206,20 +212,24 @@ pub struct ErrorClassification {
 /// Classifies a provider error. `provider` is `openai`, `azure`,
 /// `anthropic`, `bedrock`, `gemini`, `ollama` or `other`; `status` the HTTP
 /// status (0: no response); `body` as received; `headers_json` a JSON
-/// object of response headers (null for none).
-#[uniffi::export(default(headers_json = None))]
+/// object of response headers (null for none); `context_json` the error's
+/// context `{"agent_id", "workflow_id", "metadata"}` (null for none), echoed
+/// in the result.
+#[uniffi::export(default(headers_json = None, context_json = None))]
 pub fn classify_error(
     provider: Text,
     status: u32,
     body: Text,
     headers_json: Option<Text>,
+    context_json: Option<Text>,
 ) -> Result<ErrorClassification> {
     let status = u16::try_from(status)
         .map_err(|_| TurnfitError::InvalidArgument(format!("status {status} is not an HTTP status")))?;
     let provider = Provider::from_name(&provider)?;
     let headers: BTreeMap<String, String> = parse_opt("headers_json", headers_json)?;
+    let context: ErrorContext = parse_opt("context_json", context_json)?;
     let pairs: Vec<(&str, &str)> = headers.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
-    let c = classify(provider, status, &body, &pairs)?;
+    let c = classify_in(provider, status, &body, &pairs, context)?;
     Ok(ErrorClassification {
         category: name_of(&c.category),
         severity: name_of(&c.severity),
@@ -229,6 +239,9 @@ pub fn classify_error(
         code: c.code.clone(),
         message: c.message.clone(),
         tool_call_ids: c.tool_call_ids.clone(),
+        agent_id: c.agent_id.clone(),
+        workflow_id: c.workflow_id.clone(),
+        metadata_json: c.metadata.as_ref().map(to_json).transpose()?,
         json: to_json(&c)?,
     })
 }
@@ -305,6 +318,17 @@ pub struct BreakerSnapshot {
     pub probe_successes: u32,
 }
 
+/// Failures per agent and per workflow (document 000's error counts).
+#[derive(Debug, Clone, PartialEq, Eq, uniffi::Record)]
+pub struct FailureCounts {
+    /// Failures per agent id.
+    pub by_agent: std::collections::HashMap<String, u64>,
+    /// Failures per workflow id.
+    pub by_workflow: std::collections::HashMap<String, u64>,
+    /// Failures under an id past the 1,024 counted per map.
+    pub unattributed: u64,
+}
+
 /// Circuit breakers, one per key (a provider, a model, a tool). Times are
 /// the caller's clock in ms. Internally synchronized: share across threads.
 #[derive(uniffi::Object)]
@@ -344,6 +368,25 @@ impl CircuitBreaker {
     /// Records a failure; returns the state after.
     pub fn record_failure(&self, key: Text, now_ms: u64) -> Result<BreakerState> {
         Ok(self.inner.record(&key, false, now_ms)?.into())
+    }
+
+    /// Records a failure of a call made by the agent in the workflow that
+    /// `context_json` names (`{"agent_id", "workflow_id", "metadata"}`); it
+    /// is also counted under both ids (see `failure_counts`). Returns the
+    /// state after.
+    pub fn record_failure_in(&self, key: Text, now_ms: u64, context_json: Text) -> Result<BreakerState> {
+        let context = ErrorContext::from_json(&context_json)?;
+        Ok(self.inner.record_in(&key, false, now_ms, &context)?.into())
+    }
+
+    /// Failures recorded with a context, per agent and per workflow.
+    pub fn failure_counts(&self) -> FailureCounts {
+        let n = self.inner.failure_counts();
+        FailureCounts {
+            by_agent: n.by_agent.into_iter().collect(),
+            by_workflow: n.by_workflow.into_iter().collect(),
+            unattributed: n.unattributed,
+        }
     }
 
     /// `key`'s state at `now_ms`.

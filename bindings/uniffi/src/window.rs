@@ -55,6 +55,10 @@ pub struct Preflight {
     pub remaining: i64,
     /// `(calibrated prompt + reserved) / limit`.
     pub utilization: f64,
+    /// The messages alone (system + tools + history + new input), no priming.
+    pub message_tokens: u64,
+    /// `message_tokens / limit`: document 000's utilization (0.0 when empty).
+    pub message_utilization: f64,
     /// Tokens at which compaction is triggered.
     pub trigger_tokens: u64,
     /// Tokens compaction aims for.
@@ -81,6 +85,8 @@ impl From<turnfit::window::Preflight> for Preflight {
             limit: n(p.limit),
             remaining: p.remaining,
             utilization: p.utilization,
+            message_tokens: n(p.message_tokens),
+            message_utilization: p.message_utilization,
             trigger_tokens: n(p.trigger_tokens),
             target_tokens: n(p.target_tokens),
             verdict: match p.verdict {

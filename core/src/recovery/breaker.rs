@@ -15,6 +15,7 @@ use std::collections::HashMap;
 
 use parking_lot::Mutex;
 
+use super::context::{ErrorContext, FailureCounts};
 use crate::events::{BreakerTransition, Event, Observer, ObserverSlot};
 use serde::{Deserialize, Serialize};
 
@@ -108,6 +109,10 @@ fn check_key(key: &str) -> Result<()> {
 pub struct Breakers {
     config: BreakerConfig,
     keys: Mutex<HashMap<String, Entry>>,
+    /// Failures recorded with a context, per agent and per workflow (over
+    /// every key; kept apart from the per-key entries, which are dropped when
+    /// idle, so the counts survive a breaker closing).
+    counts: Mutex<FailureCounts>,
     observer: ObserverSlot,
 }
 
@@ -120,7 +125,12 @@ impl Breakers {
                 "breaker failure_threshold, success_threshold and half_open_max_calls must each be at least 1",
             ));
         }
-        Ok(Breakers { config, keys: Mutex::new(HashMap::new()), observer: ObserverSlot::default() })
+        Ok(Breakers {
+            config,
+            keys: Mutex::new(HashMap::new()),
+            counts: Mutex::new(FailureCounts::default()),
+            observer: ObserverSlot::default(),
+        })
     }
 
     /// The configuration.
@@ -220,6 +230,26 @@ impl Breakers {
             }
             e.state()
         })
+    }
+
+    /// [`Breakers::record`] for a call made by `context`'s agent in its
+    /// workflow: a failure is also counted under both ids (see
+    /// [`Breakers::failure_counts`]). Errors: as for `record`, and the
+    /// context's own ([`ErrorContext::validate`]), checked before anything
+    /// is recorded.
+    pub fn record_in(&self, key: &str, success: bool, now_ms: u64, context: &ErrorContext) -> Result<BreakerState> {
+        context.validate()?;
+        let state = self.record(key, success, now_ms)?;
+        if !success {
+            self.counts.lock().add(context.agent_id.as_deref(), context.workflow_id.as_deref());
+        }
+        Ok(state)
+    }
+
+    /// Failures recorded through [`Breakers::record_in`], per agent and per
+    /// workflow, over every key since the breakers were made.
+    pub fn failure_counts(&self) -> FailureCounts {
+        self.counts.lock().clone()
     }
 
     /// The state of `key` at `now_ms` (an unknown key is closed, and is not

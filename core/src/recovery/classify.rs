@@ -35,8 +35,9 @@
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
+use serde_json::{Map, Value};
 
+use super::context::ErrorContext;
 use crate::limits::{self, MAX_JSON_BYTES};
 use crate::{Error, Result};
 
@@ -196,10 +197,30 @@ pub struct Classification {
     pub message: Option<String>,
     /// For `invalid_tool_history`: the call ids the provider named.
     pub tool_call_ids: Vec<String>,
+    /// The agent the host said met the error (echoed; None when not given).
+    pub agent_id: Option<String>,
+    /// The workflow the host said the error belongs to (echoed).
+    pub workflow_id: Option<String>,
+    /// The host's metadata for the error, echoed unchanged.
+    pub metadata: Option<Map<String, Value>>,
 }
 
-/// The input of [`classify_json`]: `{"provider", "status", "body", "headers"}`.
-/// `body` is the response body as a string, or already-parsed JSON.
+impl Classification {
+    /// The context the classification carries, to hand to
+    /// [`crate::recovery::Breakers::record_in`] or a span's end.
+    pub fn context(&self) -> ErrorContext {
+        ErrorContext {
+            agent_id: self.agent_id.clone(),
+            workflow_id: self.workflow_id.clone(),
+            metadata: self.metadata.clone(),
+        }
+    }
+}
+
+/// The input of [`classify_json`]: `{"provider", "status", "body", "headers",
+/// "agent_id", "workflow_id", "metadata"}`. `body` is the response body as a
+/// string, or already-parsed JSON; the last three are the error's context
+/// ([`ErrorContext`]), echoed in the result.
 #[derive(Debug, Clone, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
@@ -215,18 +236,53 @@ pub struct ClassifyRequest {
     /// Response headers, name to value (names are case-insensitive).
     #[serde(default)]
     pub headers: BTreeMap<String, String>,
+    /// The agent that met the error.
+    #[serde(default)]
+    pub agent_id: Option<String>,
+    /// The workflow it belongs to.
+    #[serde(default)]
+    pub workflow_id: Option<String>,
+    /// The host's metadata (a JSON object), echoed.
+    #[serde(default)]
+    pub metadata: Option<Map<String, Value>>,
 }
 
 /// Classifies a JSON [`ClassifyRequest`].
 pub fn classify_json(text: &str) -> Result<Classification> {
     let r: ClassifyRequest = crate::json::parse("classify request", text)?;
     let provider = Provider::from_name(&r.provider)?;
+    let context = ErrorContext { agent_id: r.agent_id, workflow_id: r.workflow_id, metadata: r.metadata };
+    context.validate()?;
     let headers: Vec<(&str, &str)> = r.headers.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
-    Ok(match r.body {
+    let c = match r.body {
         Value::String(s) => classify(provider, r.status, &s, &headers)?,
         Value::Null => classify(provider, r.status, "", &headers)?,
         other => classify_value(provider, r.status, Some(&other), "", &headers),
-    })
+    };
+    Ok(c.with_context(context))
+}
+
+/// [`classify`] with the error's context, echoed in the result. Errors: as
+/// for [`classify`], and `InvalidArgument` / `LimitExceeded` for an empty or
+/// over-long id ([`ErrorContext::validate`]).
+pub fn classify_in(
+    provider: Provider,
+    status: u16,
+    body: &str,
+    headers: &[(&str, &str)],
+    context: ErrorContext,
+) -> Result<Classification> {
+    context.validate()?;
+    Ok(classify(provider, status, body, headers)?.with_context(context))
+}
+
+impl Classification {
+    fn with_context(mut self, c: ErrorContext) -> Classification {
+        self.agent_id = c.agent_id;
+        self.workflow_id = c.workflow_id;
+        self.metadata = c.metadata;
+        self
+    }
 }
 
 /// Classifies one provider error from its HTTP status (0 for none), body
@@ -837,5 +893,8 @@ fn classify_value(
         code: f.code,
         message: f.message,
         tool_call_ids,
+        agent_id: None,
+        workflow_id: None,
+        metadata: None,
     }
 }

@@ -433,3 +433,98 @@ fn now_ms_reads_a_plausible_clock() {
     assert!(a > 1_577_836_800_000);
     assert!(now_ms() >= a);
 }
+
+// ---- error context (document 000's ErrorContext) --------------------------
+
+fn ctx(agent: Option<&str>, workflow: Option<&str>) -> ErrorContext {
+    ErrorContext { agent_id: agent.map(str::to_owned), workflow_id: workflow.map(str::to_owned), metadata: None }
+}
+
+#[test]
+fn classification_echoes_the_context_it_was_given() {
+    let body = fixture("openai-rate-limit");
+    let mut meta = serde_json::Map::new();
+    meta.insert("turn".into(), serde_json::json!(7));
+    meta.insert("scene".into(), serde_json::json!({"id": "forest"}));
+    let c = ErrorContext { metadata: Some(meta.clone()), ..ctx(Some("narrator"), Some("wf-42")) };
+    let got = classify_in(Provider::OpenAi, 429, &body, &[], c.clone()).unwrap();
+    assert_eq!((got.agent_id.as_deref(), got.workflow_id.as_deref()), (Some("narrator"), Some("wf-42")));
+    assert_eq!(got.metadata.as_ref(), Some(&meta));
+    assert_eq!(got.context(), c);
+    // The verdict is the same as without a context.
+    let plain = cls(Provider::OpenAi, 429, &body, &[]);
+    assert_eq!((got.category, got.action, got.retry_after_ms), (plain.category, plain.action, plain.retry_after_ms));
+    assert_eq!((&plain.agent_id, &plain.workflow_id, &plain.metadata), (&None, &None, &None));
+    // In JSON the fields sit beside the verdict, null when not given.
+    let v = serde_json::to_value(&got).unwrap();
+    assert_eq!((v["agent_id"].as_str(), v["metadata"]["scene"]["id"].as_str()), (Some("narrator"), Some("forest")));
+    let v = serde_json::to_value(&plain).unwrap();
+    assert!(v["agent_id"].is_null() && v["workflow_id"].is_null() && v["metadata"].is_null());
+}
+
+#[test]
+fn classify_json_reads_the_context_fields() {
+    let req = r#"{"provider":"other","status":0,"body":"Rate limit exceeded","agent_id":"narrator",
+        "workflow_id":"wf-1","metadata":{"attempt":2}}"#;
+    let c = classify_json(req).unwrap();
+    assert_eq!(
+        (c.category, c.agent_id.as_deref(), c.workflow_id.as_deref()),
+        (Category::RateLimited, Some("narrator"), Some("wf-1"))
+    );
+    assert_eq!(c.metadata.unwrap()["attempt"], 2);
+}
+
+#[test]
+fn a_bad_context_is_refused_with_a_specific_error() {
+    let e = classify_json(r#"{"provider":"openai","status":500,"agent_id":""}"#).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::InvalidArgument);
+    assert!(e.to_string().contains("agent_id is empty"), "{e}");
+    let long = "w".repeat(MAX_KEY_BYTES + 1);
+    let e = classify_in(Provider::OpenAi, 500, "", &[], ctx(None, Some(&long))).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::LimitExceeded);
+    assert!(e.to_string().contains("workflow_id"), "{e}");
+    let e = classify_json(r#"{"provider":"openai","status":500,"metadata":[1]}"#).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::InvalidJson);
+    let e = classify_json(r#"{"provider":"openai","status":500,"agent_id":7}"#).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::InvalidJson);
+    let e = ErrorContext::from_json(r#"{"agent":"x"}"#).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::InvalidJson);
+}
+
+#[test]
+fn breakers_count_failures_per_agent_and_workflow() {
+    let b = Breakers::new(BreakerConfig::default()).unwrap();
+    b.record_in("openai", false, 0, &ctx(Some("narrator"), Some("wf-1"))).unwrap();
+    b.record_in("openai", false, 1, &ctx(Some("narrator"), Some("wf-2"))).unwrap();
+    b.record_in("anthropic", false, 2, &ctx(Some("critic"), Some("wf-1"))).unwrap();
+    // Successes and failures without ids are not attributed to anyone.
+    b.record_in("openai", true, 3, &ctx(Some("narrator"), Some("wf-1"))).unwrap();
+    b.record_in("openai", false, 4, &ErrorContext::default()).unwrap();
+    b.record("openai", false, 5).unwrap();
+    let n = b.failure_counts();
+    assert_eq!(n.by_agent.get("narrator"), Some(&2));
+    assert_eq!(n.by_agent.get("critic"), Some(&1));
+    assert_eq!(n.by_workflow.get("wf-1"), Some(&2));
+    assert_eq!(n.by_workflow.get("wf-2"), Some(&1));
+    assert_eq!(n.unattributed, 0);
+    // The breaker itself behaves as `record` does: the counts are beside it.
+    assert_eq!(b.snapshot("openai", 6).unwrap().consecutive_failures, 2);
+    // A bad context records nothing.
+    let e = b.record_in("openai", false, 7, &ctx(Some(""), None)).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::InvalidArgument);
+    assert_eq!(b.snapshot("openai", 8).unwrap().consecutive_failures, 2);
+}
+
+#[test]
+fn failure_counts_stay_bounded_and_lose_no_failure() {
+    let mut n = FailureCounts::default();
+    for i in 0..MAX_COUNTED_IDS + 5 {
+        n.add(Some(&format!("agent-{i}")), Some("wf"));
+    }
+    assert_eq!(n.by_agent.len(), MAX_COUNTED_IDS);
+    assert_eq!(n.unattributed, 5);
+    assert_eq!(n.by_workflow["wf"], (MAX_COUNTED_IDS + 5) as u64);
+    // Known ids keep counting once the map is full.
+    n.add(Some("agent-0"), None);
+    assert_eq!((n.by_agent["agent-0"], n.unattributed), (2, 5));
+}

@@ -644,3 +644,27 @@ fn span_finished_reports_every_ended_span_when_asked() {
         .to_json()
         .starts_with(r#"{"kind":"span_finished","span_id":"#));
 }
+
+#[test]
+fn failures_are_counted_per_agent_and_workflow() {
+    let t = tracer(8);
+    let span = |agent: &str, wf: Option<&str>| SpanInfo {
+        agent_id: Some(agent.into()),
+        workflow_id: wf.map(str::to_owned),
+        ..SpanInfo::default()
+    };
+    let a = t.start("search", span("narrator", Some("wf-1")), 0, 0).unwrap();
+    let b = t.start("search", span("narrator", Some("wf-2")), 0, 0).unwrap();
+    let c = t.start("search", span("critic", Some("wf-1")), 0, 0).unwrap();
+    let d = t.start("search", span("critic", None), 0, 0).unwrap();
+    t.end(a, Outcome::Failed, 0, Some("tool failed"), 10).unwrap();
+    t.end(b, Outcome::Timeout, 0, None, 10).unwrap();
+    t.end(c, Outcome::Success, 0, None, 10).unwrap();
+    t.end(d, Outcome::Cancelled, 0, None, 10).unwrap();
+    let n = t.failure_counts();
+    assert_eq!(n.by_agent.get("narrator"), Some(&2));
+    assert_eq!(n.by_agent.get("critic"), None);
+    assert_eq!((n.by_workflow.get("wf-1"), n.by_workflow.get("wf-2")), (Some(&1), Some(&1)));
+    let v = serde_json::to_value(t.export(20)).unwrap();
+    assert_eq!(v["failure_counts"]["by_agent"]["narrator"], 2);
+}

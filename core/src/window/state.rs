@@ -88,8 +88,18 @@ pub struct Preflight {
     pub limit: usize,
     /// `limit - (calibrated prompt + reserved)`; negative when overflowing.
     pub remaining: i64,
-    /// `(calibrated prompt + reserved) / limit`.
+    /// `(calibrated prompt + reserved) / limit`: the share of the window the
+    /// request takes once the reply has its room (what the verdict reads).
     pub utilization: f64,
+    /// `system + tools + history + new_input`: the messages alone, without
+    /// the reply priming (document 000's `current_tokens`; 0 for an empty
+    /// window).
+    pub message_tokens: usize,
+    /// `message_tokens` (times the calibration) `/ limit`: document 000's
+    /// `utilization`, 0.0 for an empty window. Reported beside `utilization`,
+    /// which stays the figure the verdict uses: a prompt that leaves no room
+    /// for the reply fails at the provider all the same.
+    pub message_utilization: f64,
     /// Tokens at which compaction is triggered.
     pub trigger_tokens: usize,
     /// Tokens compaction aims for.
@@ -660,6 +670,7 @@ impl Window {
         let new_n = new_input.map(|m| self.acct.message(m)).transpose()?.unwrap_or(0);
         let prompt = self.prompt_tokens(new_n);
         let Level { calibrated, total, trigger, verdict } = self.level(prompt);
+        let message = self.system_tokens + self.tools_tokens + self.history_tokens + new_n;
         Ok(Preflight {
             model: self.info.model.clone(),
             exact: self.exact() && !new_input.is_some_and(|m| self.acct.message_estimated(m)),
@@ -675,6 +686,8 @@ impl Window {
             limit: self.limit,
             remaining: i64::try_from(self.limit as i128 - total as i128).unwrap_or(i64::MIN),
             utilization: total as f64 / self.limit as f64,
+            message_tokens: message,
+            message_utilization: message as f64 * self.calibration / self.limit as f64,
             trigger_tokens: trigger,
             target_tokens: (self.limit as f64 * self.budget.target_ratio).floor() as usize,
             verdict,

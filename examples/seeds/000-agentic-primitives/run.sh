@@ -131,6 +131,15 @@ p = w.preflight()
 check("python: an empty window: system + tools + history 0, reply priming 3 reported apart",
       (p["system"] + p["tools"] + p["history"], p["reply_priming"], p["prompt_tokens"], w.message_tokens) == (0, 3, 3, []),
       (p["history"], p["reply_priming"], p["prompt_tokens"]))
+# test_context_window_creation's `window.utilization == 0.0`: the document's
+# utilization (current tokens / max tokens) is message_utilization; the
+# reserve-aware figure the verdict reads stays beside it.
+w = turnfit.ContextWindow("gpt-4", context_window=1000)
+p = w.preflight()
+check("python: an empty window's message_utilization (the document's utilization) is 0.0, current tokens 0",
+      (w.message_utilization, p["message_tokens"]) == (0.0, 0), (w.message_utilization, p["message_tokens"]))
+check("python: beside it, the reserve-aware utilization counts the reply's room (3 + 250 of 1,000)",
+      abs(w.utilization - 0.253) < 1e-9 and p["reserved_output"] == 250, (w.utilization, p["reserved_output"]))
 for text, cat in [("state store unavailable", "state"), ("tool lookup_lore raised KeyError: 'place'", "tool_failed")]:
     c = turnfit.classify("other", 0, text)
     check(f"python: classify '{text}' -> {cat} -> fail", (c["category"], c["action"]) == (cat, "fail"), (c["category"], c["action"]))
@@ -169,5 +178,29 @@ except turnfit.InvalidArgumentError as e:
     got = str(e)
 check("python: a counter that raises fails the call, naming the model and the exception",
       "narrative-llm-broken" in got and "RuntimeError: tokenizer service unavailable" in got, got[:120])
+
+# The document's ErrorContext: handle_error(error, agent_id, workflow_id,
+# metadata) classifies the error and keeps who met it; error counts per
+# agent and workflow (the breaker for provider calls, the tracer for tools).
+c = turnfit.classify("other", 0, "Rate limit exceeded", agent_id="narrator", workflow_id="session-42",
+                     metadata={"scene": "lighthouse", "turn": 7})
+check("python: classify(..., agent_id=...) echoes the ErrorContext beside the verdict (LLM_ERROR, MEDIUM -> retry)",
+      (c["category"], c["action"], c["agent_id"], c["workflow_id"], c["metadata"])
+      == ("rate_limited", "retry", "narrator", "session-42", {"scene": "lighthouse", "turn": 7}),
+      (c["category"], c["agent_id"], c["workflow_id"], c["metadata"]))
+b = turnfit.CircuitBreaker()
+for i, (text, agent, wf) in enumerate([("Rate limit exceeded", "narrator", "session-42"),
+                                       ("Request timed out after 30s", "narrator", "session-43"),
+                                       ("state store unavailable", "world_builder", "session-42")]):
+    c = turnfit.classify("other", 0, text, agent_id=agent, workflow_id=wf)
+    b.record_failure("llm", i, agent_id=c["agent_id"], workflow_id=c["workflow_id"])
+n = b.failure_counts()
+check("python: the breaker counts errors per agent (narrator 2, world_builder 1) and per workflow (session-42 2)",
+      (n["by_agent"], n["by_workflow"]) == ({"narrator": 2, "world_builder": 1}, {"session-42": 2, "session-43": 1}), n)
+sid = t.start("lookup_lore", {"agent_id": "narrator", "workflow_id": "session-42"}, now_us=9000)
+t.end(sid, "timeout", 0, None, 10_000_000)
+fc = t.export(10_000_001)["failure_counts"]
+check("python: the tracer counts failed and timed-out tool calls per agent and workflow",
+      (fc["by_agent"], fc["by_workflow"]) == ({"narrative": 1, "narrator": 1}, {"session-42": 1}), fc)
 checks.done()
 PY

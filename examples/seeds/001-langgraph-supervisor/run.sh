@@ -153,5 +153,35 @@ check("python: reserved_output=0 is the document's check: fits at 60%, utilizati
 full = window(len(msgs), reserved_output=0)
 check("python: the whole conversation (85%) is past the document's 80% -> should_compact",
       full["verdict"] == "should_compact" and full["prompt_tokens"] > 0.8 * 14000, (full["verdict"], full["prompt_tokens"]))
+only = turnfit.ContextWindow("gpt-4o", context_window=10000)
+only.load_json(json.dumps(msgs[:n]))
+check("python: a window given only context_window reserves a quarter (2,500 of 10,000); reserved_output=0 is the one line for none",
+      (only.preflight()["reserved_output"], window(n, reserved_output=0)["reserved_output"]) == (2500, 0),
+      only.preflight()["reserved_output"])
+
+# The document's write-back after an orphaned call (repair, convert back, a
+# remove-all update, the new list) is one call: turnfit.langchain.repair_update.
+try:
+    import turnfit.langchain as tlc
+    from langchain_core.messages import AIMessage, HumanMessage
+    from langgraph.checkpoint.memory import InMemorySaver
+    from langgraph.graph import END, START, MessagesState, StateGraph
+    from langgraph.prebuilt.chat_agent_executor import _validate_chat_history
+except ImportError as e:
+    print(f"SKIPPED: langgraph write-back: {e}")
+else:
+    g = StateGraph(MessagesState)
+    g.add_node("noop", lambda state: {})
+    g.add_edge(START, "noop")
+    g.add_edge("noop", END)
+    graph, config = g.compile(checkpointer=InMemorySaver()), {"configurable": {"thread_id": "caipe"}}
+    graph.update_state(config, {"messages": [HumanMessage("ask the RAG agent", id="h1"), AIMessage("", id="a1", tool_calls=[
+        {"name": "rag_agent", "args": {"q": "runbook"}, "id": "call_rag_07", "type": "tool_call"}])]})
+    graph.update_state(config, tlc.repair_update(graph.get_state(config).values["messages"], "Tool interrupted"))
+    after = graph.get_state(config).values["messages"]
+    _validate_chat_history(after)
+    check("python: repair_update writes the repaired history back in one update_state (a 'Tool interrupted' ToolMessage, ids kept)",
+          [m.id for m in after[:2]] == ["h1", "a1"] and (after[2].tool_call_id, after[2].content) == ("call_rag_07", "Tool interrupted")
+          and len(after) == 3, [type(m).__name__ for m in after])
 checks.done()
 PY

@@ -304,6 +304,10 @@ foreign import ccall safe "turnfit_handoff_filter"
 foreign import ccall safe "turnfit_recovery_classify"
   cRecoveryClassify :: CString -> CSize -> Word32 -> CString -> CSize -> CString -> CSize -> Ptr TurnfitString -> Ptr (Ptr TurnfitError) -> IO Word32
 
+-- | @turnfit_status turnfit_recovery_classify_in(const char * provider, size_t provider_len, uint32_t status, const char * body, size_t body_len, const char * headers_json, size_t headers_json_len, const char * context_json, size_t context_json_len, struct turnfit_string * out_json, struct turnfit_error ** err)@
+foreign import ccall safe "turnfit_recovery_classify_in"
+  cRecoveryClassifyIn :: CString -> CSize -> Word32 -> CString -> CSize -> CString -> CSize -> CString -> CSize -> Ptr TurnfitString -> Ptr (Ptr TurnfitError) -> IO Word32
+
 -- | @turnfit_status turnfit_recovery_backoff(const char * request_json, size_t request_json_len, struct turnfit_string * out_json, struct turnfit_error ** err)@
 foreign import ccall safe "turnfit_recovery_backoff"
   cRecoveryBackoff :: CString -> CSize -> Ptr TurnfitString -> Ptr (Ptr TurnfitError) -> IO Word32
@@ -343,6 +347,14 @@ foreign import ccall safe "turnfit_breaker_record_failure"
 -- | @turnfit_status turnfit_breaker_state(const struct turnfit_breaker * breaker, const char * key, size_t key_len, uint64_t now_ms, struct turnfit_string * out_json, struct turnfit_error ** err)@
 foreign import ccall safe "turnfit_breaker_state"
   cBreakerState :: Ptr TurnfitBreaker -> CString -> CSize -> Word64 -> Ptr TurnfitString -> Ptr (Ptr TurnfitError) -> IO Word32
+
+-- | @turnfit_status turnfit_breaker_record_failure_in(struct turnfit_breaker * breaker, const char * key, size_t key_len, const char * context_json, size_t context_json_len, uint64_t now_ms, uint32_t * out_state, struct turnfit_error ** err)@
+foreign import ccall safe "turnfit_breaker_record_failure_in"
+  cBreakerRecordFailureIn :: Ptr TurnfitBreaker -> CString -> CSize -> CString -> CSize -> Word64 -> Ptr Word32 -> Ptr (Ptr TurnfitError) -> IO Word32
+
+-- | @turnfit_status turnfit_breaker_failure_counts(const struct turnfit_breaker * breaker, struct turnfit_string * out_json, struct turnfit_error ** err)@
+foreign import ccall safe "turnfit_breaker_failure_counts"
+  cBreakerFailureCounts :: Ptr TurnfitBreaker -> Ptr TurnfitString -> Ptr (Ptr TurnfitError) -> IO Word32
 
 -- | @turnfit_status turnfit_registry_new(struct turnfit_registry ** out_registry, struct turnfit_error ** err)@
 foreign import ccall safe "turnfit_registry_new"

@@ -251,6 +251,10 @@ data Classification = Classification
   , clsCode :: Maybe Text
   , clsMessage :: Maybe Text
   , clsToolCallIds :: [Text]
+  , clsAgentId :: Maybe Text
+    -- ^ The error context's agent, as given to 'classifyErrorIn'.
+  , clsWorkflowId :: Maybe Text
+  , clsMetadata :: Maybe Value
   } deriving (Eq, Show)
 
 instance FromJSON Classification where
@@ -258,6 +262,7 @@ instance FromJSON Classification where
     <$> o .: "category" <*> o .: "severity" <*> o .: "retryable" <*> o .: "action"
     <*> o .:? "retry_after_ms" <*> o .:? "delay_source" <*> o .: "provider" <*> o .: "status"
     <*> o .:? "code" <*> o .:? "message" <*> o .:? "tool_call_ids" .!= []
+    <*> o .:? "agent_id" <*> o .:? "workflow_id" <*> o .:? "metadata"
 
 classifyErrorTyped :: Text -> Word32 -> Maybe Text -> Maybe Value -> IO Classification
 classifyErrorTyped p st body headers = classifyError p st body headers >>= decodeTyped "classification"

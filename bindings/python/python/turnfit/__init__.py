@@ -441,8 +441,15 @@ class ContextWindow:
 
     @property
     def utilization(self) -> float:
-        """Prompt plus reserved output over the window (``preflight()["utilization"]``)."""
+        """Prompt plus reserved output over the window (``preflight()["utilization"]``):
+        the figure the verdict reads, so the reply keeps its room."""
         return float(self.preflight()["utilization"])
+
+    @property
+    def message_utilization(self) -> float:
+        """The messages alone over the window (``preflight()["message_utilization"]``):
+        document 000's ``current_tokens / max_tokens``, 0.0 for an empty window."""
+        return float(self.preflight()["message_utilization"])
 
     def pop(self) -> Optional[Dict[str, Any]]:
         text = self._w.pop()
@@ -532,14 +539,35 @@ def handoff_filter(conversation: Conversation, **options: Any) -> Dict[str, Any]
     return _json.loads(_native._handoff_filter(_dumps(conversation), _dumps(options) if options else None))
 
 
+def _error_context(
+    agent_id: Optional[str], workflow_id: Optional[str], metadata: Optional[Mapping[str, Any]]
+) -> Dict[str, Any]:
+    ctx: Dict[str, Any] = {}
+    if agent_id is not None:
+        ctx["agent_id"] = agent_id
+    if workflow_id is not None:
+        ctx["workflow_id"] = workflow_id
+    if metadata is not None:
+        ctx["metadata"] = metadata
+    return ctx
+
+
 def classify(
     provider: str,
     status: int,
     body: str = "",
     headers: Optional[Mapping[str, str]] = None,
+    *,
+    agent_id: Optional[str] = None,
+    workflow_id: Optional[str] = None,
+    metadata: Optional[Mapping[str, Any]] = None,
 ) -> Dict[str, Any]:
-    """Classify a provider error response (retryable? how long to wait? context overflow?)."""
+    """Classify a provider error response (retryable? how long to wait? context overflow?).
+
+    ``agent_id``, ``workflow_id`` and ``metadata`` are the error's context:
+    echoed in the result beside the verdict (``None`` when not given)."""
     req = {"provider": provider, "status": status, "body": body, "headers": dict(headers or {})}
+    req.update(_error_context(agent_id, workflow_id, metadata))
     return _json.loads(_native._classify(_dumps(req)))
 
 
@@ -563,8 +591,27 @@ class CircuitBreaker:
     def record_success(self, key: str, now_ms: Optional[int] = None) -> str:
         return self._b.record(key, True, _native.now_ms() if now_ms is None else now_ms)
 
-    def record_failure(self, key: str, now_ms: Optional[int] = None) -> str:
-        return self._b.record(key, False, _native.now_ms() if now_ms is None else now_ms)
+    def record_failure(
+        self,
+        key: str,
+        now_ms: Optional[int] = None,
+        *,
+        agent_id: Optional[str] = None,
+        workflow_id: Optional[str] = None,
+        metadata: Optional[Mapping[str, Any]] = None,
+    ) -> str:
+        """Records a failure; with ``agent_id`` / ``workflow_id`` it is also
+        counted under them (see ``failure_counts``)."""
+        now = _native.now_ms() if now_ms is None else now_ms
+        ctx = _error_context(agent_id, workflow_id, metadata)
+        if not ctx:
+            return self._b.record(key, False, now)
+        return self._b.record_in(key, False, now, _dumps(ctx))
+
+    def failure_counts(self) -> Dict[str, Any]:
+        """Failures recorded with an agent or workflow id, per agent and per
+        workflow: ``{"by_agent", "by_workflow", "unattributed"}``."""
+        return _json.loads(self._b.failure_counts())
 
     def state(self, key: str, now_ms: Optional[int] = None) -> Dict[str, Any]:
         return _json.loads(self._b.state(key, _native.now_ms() if now_ms is None else now_ms))

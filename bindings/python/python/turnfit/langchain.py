@@ -813,3 +813,35 @@ def __getattr__(name: str) -> Any:
         return _middleware_cls()
     raise AttributeError(name)
 
+
+
+def repair_update(
+    messages: Sequence[Any],
+    synthetic_result: Optional[str] = None,
+    model: str = "gpt-4o",
+    key: str = "messages",
+) -> Dict[str, Any]:
+    """The LangGraph state update that writes a repaired history back, in one call.
+
+    When a graph fails with ``INVALID_CHAT_HISTORY`` ("Found AIMessages with
+    tool_calls that do not have a corresponding ToolMessage"; ``turnfit.classify``
+    says ``repair_history``), pass the state's messages here and the result to
+    ``graph.update_state(config, ...)``: the history is repaired by
+    :func:`turnfit.repair` (a synthetic result, ``synthetic_result`` or turnfit's
+    default text, right after each unanswered call; orphaned results dropped),
+    converted back keeping every unchanged message as the same object (id,
+    metadata), and written as a remove-all followed by the repaired list, so
+    LangGraph's ``add_messages`` reducer replaces the history instead of appending.
+    A history with nothing to repair gives ``{}`` (no update). ``key`` is the
+    state's messages key."""
+    conv = _Converted(messages)
+    out = turnfit.repair(conv.dicts, model=model, synthetic_result=synthetic_result)
+    if not out["changes"]:
+        return {}
+    repaired = out["conversation"]
+    if isinstance(repaired, Mapping):
+        repaired = repaired["messages"]
+    return {key: _replace_all(conv.restore(repaired))}
+
+
+__all__.append("repair_update")

@@ -501,6 +501,8 @@ Preflight = TypedDict(
         "limit": int,
         "remaining": int,
         "utilization": float,
+        "message_tokens": int,
+        "message_utilization": float,
         "trigger_tokens": int,
         "target_tokens": int,
         "verdict": Verdict,

@@ -53,6 +53,24 @@ fn verdicts_follow_the_budget() {
 }
 
 #[test]
+fn message_utilization_is_the_messages_over_the_window() {
+    // Document 000: an empty window's utilization is 0.0; with the default
+    // reserve the verdict's `utilization` is a quarter already.
+    let budget = Budget { context_window: 1000, ..Budget::default() };
+    let mut w = window("gpt-4", budget);
+    let p = w.preflight(None).unwrap();
+    assert_eq!((p.message_tokens, p.message_utilization), (0, 0.0));
+    assert_eq!((p.prompt_tokens, p.reserved_output), (3, 250));
+    assert!((p.utilization - 0.253).abs() < 1e-12, "{}", p.utilization);
+    w.push(msg(&w, r#"{"role":"user","content":"Hello"}"#)).unwrap();
+    let m = msg(&w, r#"{"role":"user","content":"and you?"}"#);
+    let p = w.preflight(Some(&m)).unwrap();
+    assert_eq!(p.message_tokens, p.system + p.tools + p.history + p.new_input);
+    assert_eq!(p.message_tokens + p.reply_priming, p.prompt_tokens);
+    assert!((p.message_utilization - p.message_tokens as f64 / 1000.0).abs() < 1e-12);
+}
+
+#[test]
 fn defaults_come_from_the_model_and_bad_budgets_are_refused() {
     let w = window("gpt-4o", Budget::default());
     let p = w.preflight(None).unwrap();

@@ -661,8 +661,14 @@ extension TurnfitTypes {
         public var message: String?
         /// For `invalid_tool_history`: the call ids the provider named.
         public var toolCallIds: [String]
+        /// The agent the host said met the error (echoed; None when not given).
+        public var agentId: String?
+        /// The workflow the host said the error belongs to (echoed).
+        public var workflowId: String?
+        /// The host's metadata for the error, echoed unchanged.
+        public var metadata: JSONValue?
 
-        public init(category: Category, severity: ErrorSeverity, retryable: Bool, action: RecoveryAction, retryAfterMs: UInt64? = nil, delaySource: DelaySource? = nil, provider: Provider, status: UInt64, code: String? = nil, message: String? = nil, toolCallIds: [String]) {
+        public init(category: Category, severity: ErrorSeverity, retryable: Bool, action: RecoveryAction, retryAfterMs: UInt64? = nil, delaySource: DelaySource? = nil, provider: Provider, status: UInt64, code: String? = nil, message: String? = nil, toolCallIds: [String], agentId: String? = nil, workflowId: String? = nil, metadata: JSONValue? = nil) {
             self.category = category
             self.severity = severity
             self.retryable = retryable
@@ -674,6 +680,9 @@ extension TurnfitTypes {
             self.code = code
             self.message = message
             self.toolCallIds = toolCallIds
+            self.agentId = agentId
+            self.workflowId = workflowId
+            self.metadata = metadata
         }
 
         enum CodingKeys: String, CodingKey {
@@ -688,14 +697,19 @@ extension TurnfitTypes {
             case code
             case message
             case toolCallIds = "tool_call_ids"
+            case agentId = "agent_id"
+            case workflowId = "workflow_id"
+            case metadata
         }
     }
 
     /// Used by: turnfit_recovery_classify (headers_json).
     public typealias ClassifyHeaders = [String: String]
 
-    /// The input of [`classify_json`]: `{"provider", "status", "body", "headers"}`.
-    /// `body` is the response body as a string, or already-parsed JSON.
+    /// The input of [`classify_json`]: `{"provider", "status", "body", "headers",
+    /// "agent_id", "workflow_id", "metadata"}`. `body` is the response body as a
+    /// string, or already-parsed JSON; the last three are the error's context
+    /// ([`ErrorContext`]), echoed in the result.
     public struct ClassifyRequest: Codable, Equatable, Sendable {
         /// Provider name (see [`Provider::from_name`]).
         public var provider: String
@@ -705,12 +719,21 @@ extension TurnfitTypes {
         public var body: JSONValue?
         /// Response headers, name to value (names are case-insensitive).
         public var headers: [String: String]?
+        /// The agent that met the error.
+        public var agentId: String?
+        /// The workflow it belongs to.
+        public var workflowId: String?
+        /// The host's metadata (a JSON object), echoed.
+        public var metadata: JSONValue?
 
-        public init(provider: String, status: UInt64? = nil, body: JSONValue? = nil, headers: [String: String]? = nil) {
+        public init(provider: String, status: UInt64? = nil, body: JSONValue? = nil, headers: [String: String]? = nil, agentId: String? = nil, workflowId: String? = nil, metadata: JSONValue? = nil) {
             self.provider = provider
             self.status = status
             self.body = body
             self.headers = headers
+            self.agentId = agentId
+            self.workflowId = workflowId
+            self.metadata = metadata
         }
 
         enum CodingKeys: String, CodingKey {
@@ -718,6 +741,9 @@ extension TurnfitTypes {
             case status
             case body
             case headers
+            case agentId = "agent_id"
+            case workflowId = "workflow_id"
+            case metadata
         }
     }
 
@@ -1051,6 +1077,29 @@ extension TurnfitTypes {
         case o200kHarmony = "o200k_harmony"
         case p50kEdit = "p50k_edit"
         case gpt2
+    }
+
+    /// The agent, workflow and metadata an error came with. Every field is
+    /// optional; an empty context is the same as none.
+    public struct ErrorContext: Codable, Equatable, Sendable {
+        /// The agent that met the error (`narrator`, `supervisor`).
+        public var agentId: String?
+        /// The workflow (run, session) it belongs to.
+        public var workflowId: String?
+        /// Anything else the host wants carried with the error.
+        public var metadata: JSONValue?
+
+        public init(agentId: String? = nil, workflowId: String? = nil, metadata: JSONValue? = nil) {
+            self.agentId = agentId
+            self.workflowId = workflowId
+            self.metadata = metadata
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case agentId = "agent_id"
+            case workflowId = "workflow_id"
+            case metadata
+        }
     }
 
     /// How bad it is.
@@ -1450,6 +1499,30 @@ extension TurnfitTypes {
                 try c.encode("span_finished", forKey: .tag)
                 try v.encode(to: encoder)
             }
+        }
+    }
+
+    /// Bounded counts of failures per agent and per workflow: the part of the
+    /// breakers' and the tracer's stats document 000 keeps as `error_counts`.
+    public struct FailureCounts: Codable, Equatable, Sendable {
+        /// Failures per agent id.
+        public var byAgent: [String: UInt64]
+        /// Failures per workflow id.
+        public var byWorkflow: [String: UInt64]
+        /// Failures whose agent or workflow id could not be given its own entry
+        /// (the map already held [`MAX_COUNTED_IDS`] ids).
+        public var unattributed: UInt64
+
+        public init(byAgent: [String: UInt64], byWorkflow: [String: UInt64], unattributed: UInt64) {
+            self.byAgent = byAgent
+            self.byWorkflow = byWorkflow
+            self.unattributed = unattributed
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case byAgent = "by_agent"
+            case byWorkflow = "by_workflow"
+            case unattributed
         }
     }
 
@@ -2539,8 +2612,18 @@ extension TurnfitTypes {
         public var limit: UInt64
         /// `limit - (calibrated prompt + reserved)`; negative when overflowing.
         public var remaining: Int64
-        /// `(calibrated prompt + reserved) / limit`.
+        /// `(calibrated prompt + reserved) / limit`: the share of the window the
+        /// request takes once the reply has its room (what the verdict reads).
         public var utilization: Double
+        /// `system + tools + history + new_input`: the messages alone, without
+        /// the reply priming (document 000's `current_tokens`; 0 for an empty
+        /// window).
+        public var messageTokens: UInt64
+        /// `message_tokens` (times the calibration) `/ limit`: document 000's
+        /// `utilization`, 0.0 for an empty window. Reported beside `utilization`,
+        /// which stays the figure the verdict uses: a prompt that leaves no room
+        /// for the reply fails at the provider all the same.
+        public var messageUtilization: Double
         /// Tokens at which compaction is triggered.
         public var triggerTokens: UInt64
         /// Tokens compaction aims for.
@@ -2548,7 +2631,7 @@ extension TurnfitTypes {
         /// The verdict.
         public var verdict: Verdict
 
-        public init(model: String, exact: Bool, system: UInt64, tools: UInt64, history: UInt64, newInput: UInt64, replyPriming: UInt64, promptTokens: UInt64, calibratedPromptTokens: UInt64, calibration: Double, reservedOutput: UInt64, limit: UInt64, remaining: Int64, utilization: Double, triggerTokens: UInt64, targetTokens: UInt64, verdict: Verdict) {
+        public init(model: String, exact: Bool, system: UInt64, tools: UInt64, history: UInt64, newInput: UInt64, replyPriming: UInt64, promptTokens: UInt64, calibratedPromptTokens: UInt64, calibration: Double, reservedOutput: UInt64, limit: UInt64, remaining: Int64, utilization: Double, messageTokens: UInt64, messageUtilization: Double, triggerTokens: UInt64, targetTokens: UInt64, verdict: Verdict) {
             self.model = model
             self.exact = exact
             self.system = system
@@ -2563,6 +2646,8 @@ extension TurnfitTypes {
             self.limit = limit
             self.remaining = remaining
             self.utilization = utilization
+            self.messageTokens = messageTokens
+            self.messageUtilization = messageUtilization
             self.triggerTokens = triggerTokens
             self.targetTokens = targetTokens
             self.verdict = verdict
@@ -2583,6 +2668,8 @@ extension TurnfitTypes {
             case limit
             case remaining
             case utilization
+            case messageTokens = "message_tokens"
+            case messageUtilization = "message_utilization"
             case triggerTokens = "trigger_tokens"
             case targetTokens = "target_tokens"
             case verdict
@@ -3826,8 +3913,12 @@ extension TurnfitTypes {
         public var `open`: [OverdueSpan]
         /// Recent finished spans, oldest first.
         public var recent: [SpanRecord]
+        /// Spans ended `failed` or `timeout`, per agent and per workflow (from
+        /// the spans' `agent_id` and `workflow_id`; document 000's error counts
+        /// per agent and workflow).
+        public var failureCounts: FailureCounts
 
-        public init(spansStarted: UInt64, spansEnded: UInt64, collapsed: UInt64, evicted: UInt64, ringSize: UInt64, tools: [ToolMetrics], errorCategories: [String: UInt64], `open`: [OverdueSpan], recent: [SpanRecord]) {
+        public init(spansStarted: UInt64, spansEnded: UInt64, collapsed: UInt64, evicted: UInt64, ringSize: UInt64, tools: [ToolMetrics], errorCategories: [String: UInt64], `open`: [OverdueSpan], recent: [SpanRecord], failureCounts: FailureCounts) {
             self.spansStarted = spansStarted
             self.spansEnded = spansEnded
             self.collapsed = collapsed
@@ -3837,6 +3928,7 @@ extension TurnfitTypes {
             self.errorCategories = errorCategories
             self.`open` = `open`
             self.recent = recent
+            self.failureCounts = failureCounts
         }
 
         enum CodingKeys: String, CodingKey {
@@ -3849,6 +3941,7 @@ extension TurnfitTypes {
             case errorCategories = "error_categories"
             case `open`
             case recent
+            case failureCounts = "failure_counts"
         }
     }
 

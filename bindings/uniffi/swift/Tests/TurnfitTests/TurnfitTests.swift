@@ -28,6 +28,26 @@ final class TurnfitTests: XCTestCase {
         }
     }
 
+    /// Document 000's ErrorContext: echoed by classification, counted by the breakers.
+    func testErrorContext() throws {
+        let c = try classifyError(provider: "other", status: 0, body: "Rate limit exceeded", headersJson: nil,
+                                  contextJson: #"{"agent_id": "narrator", "workflow_id": "wf-7"}"#)
+        XCTAssertEqual(c.category, "rate_limited")
+        XCTAssertEqual(c.agentId, "narrator")
+        XCTAssertEqual(c.workflowId, "wf-7")
+        XCTAssertThrowsError(try classifyError(provider: "openai", status: 500, body: "", headersJson: nil,
+                                               contextJson: #"{"agent_id": ""}"#)) { e in
+            XCTAssertEqual((e as? TurnfitError)?.kind, "invalid_argument")
+        }
+        let b = try CircuitBreaker(configJson: #"{"failure_threshold": 3}"#)
+        _ = try b.recordFailureIn(key: "openai", nowMs: 0, contextJson: #"{"agent_id": "narrator", "workflow_id": "wf-7"}"#)
+        _ = try b.recordFailureIn(key: "openai", nowMs: 1, contextJson: #"{"agent_id": "narrator"}"#)
+        XCTAssertEqual(try b.recordFailureIn(key: "openai", nowMs: 2, contextJson: "{}"), .open)
+        let n = b.failureCounts()
+        XCTAssertEqual(n.byAgent, ["narrator": 2])
+        XCTAssertEqual(n.byWorkflow, ["wf-7": 1])
+    }
+
     func testThreads() throws {
         let t = try Tokenizer(encoding: .cl100kBase)
         let text = String(repeating: "lorem ipsum ", count: 100)

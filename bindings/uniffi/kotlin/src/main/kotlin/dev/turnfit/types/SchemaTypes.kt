@@ -430,14 +430,22 @@ data class Classification(
     @SerializedName("message") val message: String? = null,
     /** For `invalid_tool_history`: the call ids the provider named. */
     @SerializedName("tool_call_ids") val toolCallIds: List<String>,
+    /** The agent the host said met the error (echoed; None when not given). */
+    @SerializedName("agent_id") val agentId: String? = null,
+    /** The workflow the host said the error belongs to (echoed). */
+    @SerializedName("workflow_id") val workflowId: String? = null,
+    /** The host's metadata for the error, echoed unchanged. */
+    @SerializedName("metadata") val metadata: JsonElement? = null,
 )
 
 /** Used by: turnfit_recovery_classify (headers_json). */
 typealias ClassifyHeaders = Map<String, String>
 
 /**
- * The input of [`classify_json`]: `{"provider", "status", "body", "headers"}`.
- * `body` is the response body as a string, or already-parsed JSON.
+ * The input of [`classify_json`]: `{"provider", "status", "body", "headers",
+ * "agent_id", "workflow_id", "metadata"}`. `body` is the response body as a
+ * string, or already-parsed JSON; the last three are the error's context
+ * ([`ErrorContext`]), echoed in the result.
  */
 data class ClassifyRequest(
     /** Provider name (see [`Provider::from_name`]). */
@@ -448,6 +456,12 @@ data class ClassifyRequest(
     @SerializedName("body") val body: JsonElement? = null,
     /** Response headers, name to value (names are case-insensitive). */
     @SerializedName("headers") val headers: Map<String, String>? = null,
+    /** The agent that met the error. */
+    @SerializedName("agent_id") val agentId: String? = null,
+    /** The workflow it belongs to. */
+    @SerializedName("workflow_id") val workflowId: String? = null,
+    /** The host's metadata (a JSON object), echoed. */
+    @SerializedName("metadata") val metadata: JsonElement? = null,
 )
 
 /**
@@ -643,6 +657,19 @@ enum class Encoding {
     @SerializedName("gpt2") GPT2,
 }
 
+/**
+ * The agent, workflow and metadata an error came with. Every field is
+ * optional; an empty context is the same as none.
+ */
+data class ErrorContext(
+    /** The agent that met the error (`narrator`, `supervisor`). */
+    @SerializedName("agent_id") val agentId: String? = null,
+    /** The workflow (run, session) it belongs to. */
+    @SerializedName("workflow_id") val workflowId: String? = null,
+    /** Anything else the host wants carried with the error. */
+    @SerializedName("metadata") val metadata: JsonElement? = null,
+)
+
 /** How bad it is. */
 enum class ErrorSeverity {
     /** Transient: waiting and retrying the same request is expected to work. */
@@ -819,6 +846,22 @@ sealed class Event {
         @SerializedName("last_ended_us") val lastEndedUs: Long,
     ) : Event()
 }
+
+/**
+ * Bounded counts of failures per agent and per workflow: the part of the
+ * breakers' and the tracer's stats document 000 keeps as `error_counts`.
+ */
+data class FailureCounts(
+    /** Failures per agent id. */
+    @SerializedName("by_agent") val byAgent: Map<String, Long>,
+    /** Failures per workflow id. */
+    @SerializedName("by_workflow") val byWorkflow: Map<String, Long>,
+    /**
+     * Failures whose agent or workflow id could not be given its own entry
+     * (the map already held [`MAX_COUNTED_IDS`] ids).
+     */
+    @SerializedName("unattributed") val unattributed: Long,
+)
 
 /** The digest stood in for the host's summary. */
 data class Fallback(
@@ -1556,8 +1599,24 @@ data class Preflight(
     @SerializedName("limit") val limit: Long,
     /** `limit - (calibrated prompt + reserved)`; negative when overflowing. */
     @SerializedName("remaining") val remaining: Long,
-    /** `(calibrated prompt + reserved) / limit`. */
+    /**
+     * `(calibrated prompt + reserved) / limit`: the share of the window the
+     * request takes once the reply has its room (what the verdict reads).
+     */
     @SerializedName("utilization") val utilization: Double,
+    /**
+     * `system + tools + history + new_input`: the messages alone, without
+     * the reply priming (document 000's `current_tokens`; 0 for an empty
+     * window).
+     */
+    @SerializedName("message_tokens") val messageTokens: Long,
+    /**
+     * `message_tokens` (times the calibration) `/ limit`: document 000's
+     * `utilization`, 0.0 for an empty window. Reported beside `utilization`,
+     * which stays the figure the verdict uses: a prompt that leaves no room
+     * for the reply fails at the provider all the same.
+     */
+    @SerializedName("message_utilization") val messageUtilization: Double,
     /** Tokens at which compaction is triggered. */
     @SerializedName("trigger_tokens") val triggerTokens: Long,
     /** Tokens compaction aims for. */
@@ -2360,6 +2419,12 @@ data class TraceExport(
     @SerializedName("open") val open: List<OverdueSpan>,
     /** Recent finished spans, oldest first. */
     @SerializedName("recent") val recent: List<SpanRecord>,
+    /**
+     * Spans ended `failed` or `timeout`, per agent and per workflow (from
+     * the spans' `agent_id` and `workflow_id`; document 000's error counts
+     * per agent and workflow).
+     */
+    @SerializedName("failure_counts") val failureCounts: FailureCounts,
 )
 
 /** Tracer settings; every field optional in JSON. */
