@@ -184,9 +184,6 @@ struct Plan {
     kept_tokens: usize,
 }
 
-/// Tokens set aside for the marker a kept block adds to the gap it splits.
-const GAP_TOKENS: usize = 16;
-
 /// Blocks tried in a row without one fitting before the rest are left
 /// uncounted: what keeps a cut of a log with thousands of distinct error
 /// lines bounded by its budget, not by the log.
@@ -238,10 +235,12 @@ fn plan(lt: &mut Lines, blocks: &[Block], budget: usize) -> Result<Option<Plan>>
     let mut kept_blocks = Vec::new();
     let mut misses = 0;
     for b in order {
-        if misses >= MAX_MISSES || used + GAP_TOKENS >= budget {
+        // The markers a kept block adds are left to the render loop,
+        // which shrinks the budget by what they overshoot.
+        if misses >= MAX_MISSES || used >= budget {
             break;
         }
-        let room = (budget - used - GAP_TOKENS).min(block_cap);
+        let room = (budget - used).min(block_cap);
         let whole = if blocks::too_long(b) { None } else { lt.cost(b.start..b.end, &keep, room)? };
         let lines: Vec<usize> = match whole {
             Some(_) => (b.start..b.end).collect(),
@@ -268,7 +267,6 @@ fn plan(lt: &mut Lines, blocks: &[Block], budget: usize) -> Result<Option<Plan>>
                 keep[i] = true;
             }
         }
-        used += GAP_TOKENS;
         kept_blocks.push(b.start);
     }
     for &s in &kept_blocks {

@@ -127,14 +127,15 @@ fn diagnostic(l: &str) -> bool {
     };
     let head = &l[..at];
     // A location before it: a colon or a parenthesis followed by digits.
-    head.rsplit([':', '(', ',']).next().is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
-        || (head.ends_with(')') && head.contains('('))
+    let digits = |n: &str| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit() || b == b',');
+    head.rsplit([':', '(', ',']).next().is_some_and(digits)
+        || head.strip_suffix(')').and_then(|h| h.rsplit_once('(')).is_some_and(|(_, n)| digits(n))
 }
 
 fn kind_of(lines: &[&str], i: usize) -> Kind {
     let l = lines[i];
     let next = lines.get(i + 1).copied().unwrap_or("");
-    if l.contains("Traceback (most recent call last)") {
+    if l.contains("Traceback (most recent call last)") && indented(next) {
         Kind::Python
     } else if l.contains("panicked at") {
         Kind::Rust
