@@ -577,10 +577,13 @@ pub(super) fn cut_to_fit(p: &mut Prepared, policy: &Policy, acct: &Accountant, r
             Some(n) => n,
         };
         let goal = p.target.saturating_sub(reserve);
+        let dropped = certainly_dropped(p, policy);
         // A few passes: the level is chosen from per-result counts, and a
         // cut's markers and line boundaries can leave it a little over.
         for pass in 0..4 {
             let protected = protected_messages(p);
+            let default_cap_at =
+                |i: usize| (pass == 0 && policy.tool_output_max.is_none() && i >= dropped).then_some(cap);
             let over = (p.fixed + p.protected_tokens()).saturating_sub(goal);
             let sizes: Vec<usize> = tool_outputs::sites(&p.work)
                 .iter()
@@ -588,8 +591,8 @@ pub(super) fn cut_to_fit(p: &mut Prepared, policy: &Policy, acct: &Accountant, r
                 .filter_map(|s| p.results.get(s.message).and_then(|r| r.get(s.ordinal)).copied())
                 .collect();
             let level = if over == 0 { cap } else { water_level(&sizes, over).min(cap) }.max(MIN_CUT_TOKENS);
-            let default_cap = (pass == 0 && policy.tool_output_max.is_none()).then_some(cap);
             let (edits, changes) = tool_outputs::cut_edits(&p.work, acct, &p.results, |s| {
+                let default_cap = default_cap_at(s.message);
                 if protected[s.message] {
                     (over > 0 || default_cap.is_some()).then_some(level)
                 } else {
@@ -648,6 +651,31 @@ fn lift_protection(p: &mut Prepared, policy: &Policy, acct: &Accountant, reserve
         plan_rounds(p, policy, acct)?;
     }
     Ok(())
+}
+
+/// The first working message that recency may keep: every unprotected
+/// round before it goes whatever its tool outputs are cut to, because the
+/// parts of the newer rounds that no cut or mask reduces (framing, text,
+/// calls) already fill the limit, and recency keeps newest rounds only
+/// (see [`select`]). Their outputs are not cut (issue 52: cutting every
+/// long log of a 44 MB history to keep the newest few was most of `fit`).
+/// 0 (cut all) for the other strategies, which may keep any round.
+fn certainly_dropped(p: &Prepared, policy: &Policy) -> usize {
+    if policy.strategy != Strategy::Recency {
+        return 0;
+    }
+    let floor = |r: &Round| -> usize {
+        (r.start..r.end).map(|i| p.counts[i].saturating_sub(p.results[i].iter().sum::<usize>())).sum()
+    };
+    let mut used = p.fixed + p.rounds.iter().filter(|r| r.protected.is_some()).map(floor).sum::<usize>();
+    let room = policy.limit_tokens.max(p.target);
+    for r in p.rounds.iter().rev().filter(|r| r.protected.is_none()) {
+        used += floor(r);
+        if used > room {
+            return r.end;
+        }
+    }
+    0
 }
 
 /// Which working messages belong to protected rounds.

@@ -187,13 +187,19 @@ pub(super) fn cut_edits(
     let mut edits: Vec<Edit> = Vec::new();
     let mut changes = Vec::new();
     let names = tool_names(c);
+    // The accountant's result figures are the tokenizer's count of the
+    // text unless another counter or Anthropic's run rule is in play: then
+    // the cut counts the text itself.
+    let same_count = matches!(acct.counter(), crate::models::Counter::Encoding)
+        && acct.framing().tool_style != super::ToolStyle::Json;
     for site in sites(c) {
         let Some(max_tokens) = cap_of(&site) else { continue };
         if known.get(site.message).and_then(|r| r.get(site.ordinal)).is_some_and(|&n| n <= max_tokens) {
             continue;
         }
         let tool = names.get(site.id).copied().or(c.messages[site.message].name.as_deref()).unwrap_or("tool");
-        let Some(r) = structured::cut(acct.tokenizer(), &site.text, max_tokens, tool)? else {
+        let known = known.get(site.message).and_then(|r| r.get(site.ordinal)).copied().filter(|_| same_count);
+        let Some(r) = structured::cut(acct.tokenizer(), &site.text, max_tokens, tool, known)? else {
             continue;
         };
         // A message with an earlier cut result is edited on from that cut.

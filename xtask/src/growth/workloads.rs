@@ -115,6 +115,54 @@ fn fit_huge(n: usize, strategy: &str) -> Result<Input, String> {
     fit_input(inputs::openai(m), strategy, Some(1000), Some(6000))
 }
 
+/// An application log of about `bytes` bytes in which every third line is
+/// an `ERROR` (five messages, their ids varying) and one in ten a `WARN`.
+fn error_log(bytes: usize, seed: u64) -> String {
+    const ERRORS: [&str; 5] = [
+        "failed to process order {}: upstream timeout",
+        "database error: deadlock detected (txn {})",
+        "could not decode payload for job-{}",
+        "payment declined for order {}: card_expired",
+        "redis connection reset by peer (attempt {})",
+    ];
+    let mut s = String::with_capacity(bytes + 120);
+    let mut i = 0u64;
+    while s.len() < bytes {
+        let n = (i * 7919 + seed * 104_729) % 1_000_003;
+        let line = match i % 10 {
+            1 | 4 | 7 => format!(
+                "2026-03-01T10:{:02}:{:02}Z ERROR [api] {}\n",
+                i / 60 % 60,
+                i % 60,
+                ERRORS[(n % 5) as usize].replace("{}", &n.to_string())
+            ),
+            3 => {
+                format!("2026-03-01T10:{:02}:{:02}Z WARN  [api] slow query took {} ms\n", i / 60 % 60, i % 60, n % 3000)
+            }
+            _ => format!("2026-03-01T10:{:02}:{:02}Z INFO  [api] GET /v1/orders/{n} 200\n", i / 60 % 60, i % 60),
+        };
+        s.push_str(&line);
+        i += 1;
+    }
+    s
+}
+
+/// Six turns whose tool outputs are n/6 bytes of error-heavy log each,
+/// cut by structure to 1,000 tokens (issue 52: the cut keeps one block per
+/// message and counts the rest, so it stays linear however many lines say
+/// `ERROR`).
+fn fit_error_logs(n: usize) -> Result<Input, String> {
+    let mut m = vec![json!({"role": "system", "content": "You are a coding assistant."})];
+    for k in 0..6u64 {
+        let id = format!("call_{k}");
+        m.push(inputs::oa_user(inputs::prose(90, 100 + k)));
+        m.push(inputs::oa_calls(std::slice::from_ref(&id)));
+        m.push(inputs::oa_result(&id, error_log(n / 6, k)));
+        m.push(inputs::oa_assistant(inputs::prose(150, 300 + k)));
+    }
+    fit_input(inputs::openai(m), "recency", Some(1000), Some(6000))
+}
+
 fn fit(i: &Input) -> usize {
     match i {
         Input::Fit { conversation, options } => match window::fit_json(conversation, options) {
@@ -421,6 +469,14 @@ pub static WORKLOADS: &[Workload] = &[
         unit: "bytes",
         n: 24_576,
         make: |n| fit_huge(n, "hybrid"),
+        run: fit,
+    },
+    Workload {
+        name: "fit/error-logs/recency",
+        what: "6 logs of n/6 bytes, a third of the lines ERROR, cut by structure to 1,000 tokens",
+        unit: "bytes",
+        n: 98_304,
+        make: fit_error_logs,
         run: fit,
     },
     Workload {

@@ -164,3 +164,41 @@ fn cases_openai_small() -> serde_json::Value {
         {"role": "tool", "tool_call_id": "a", "content": "x".repeat(100)}
     ]})
 }
+
+/// Issue 47 item 6: an application log with its one traceback in the
+/// middle, as the newest tool output, fitted at a 16,000-token budget,
+/// keeps the traceback's exception line (the one that says what went
+/// wrong), not only its `Traceback` line. The traceback is a real one
+/// (tests/fixtures/errors-in-logs/PROVENANCE.md).
+#[test]
+fn a_mid_log_traceback_keeps_its_exception_line_in_a_fit() {
+    let traceback = include_str!("../../../../tests/fixtures/errors-in-logs/python-traceback.txt");
+    let mut log = String::new();
+    for i in 0..3000 {
+        if i == 1500 {
+            log.push_str("2026-03-01 10:30:00,000 ERROR [orders] unhandled exception while pricing order 1042\n");
+            log.push_str(traceback);
+        }
+        let level = if i % 10 == 3 { "WARN " } else { "INFO " };
+        log.push_str(&format!(
+            "2026-03-01 10:{:02}:{:02},{:03} {level} [orders] GET /v1/orders/{} 200 in {} ms\n",
+            (i / 60) % 60,
+            i % 60,
+            i % 1000,
+            10_000 + i * 7,
+            i % 97
+        ));
+    }
+    let conv = json!({"messages": [
+        {"role": "system", "content": "You are a coding agent."},
+        {"role": "user", "content": "Orders fail with a decimal error; find out why."},
+        {"role": "assistant", "content": null, "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "tail_log", "arguments": "{\"service\":\"orders\"}"}}]},
+        {"role": "tool", "tool_call_id": "c1", "content": log}
+    ]});
+    let (out, report) = crate::window::fit_json(&conv.to_string(), r#"{"model":"gpt-4o","max_tokens":16000}"#).unwrap();
+    assert!(report.tokens_after < report.tokens_before, "the log was cut");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let kept = v["messages"][3]["content"].as_str().unwrap();
+    assert!(kept.contains("Traceback (most recent call last):"), "{kept}");
+    assert!(kept.contains("decimal.InvalidOperation: [<class 'decimal.ConversionSyntax'>]"), "{kept}");
+}
