@@ -3,7 +3,7 @@
 # cargo build the test command shares, at the one version of Cargo.toml
 # ([workspace.package]; scripts/version.py --check refuses drift first).
 #
-#   dist/python/  turnfit-V-cp39-abi3-manylinux_2_17_x86_64.manylinux2014_x86_64.whl
+#   dist/python/  turnfit-V-cp39-abi3-manylinux2014_x86_64.manylinux_2_17_x86_64.whl
 #                 (maturin --zig; auditwheel show must agree), turnfit-V.tar.gz (sdist)
 #   dist/node/    turnfit-V.tgz (main package; optionalDependencies name every
 #                 platform package, as napi-rs publishes them),
