@@ -1,7 +1,7 @@
 # turnfit developer entry points. `make test` is the one test command (CI runs
 # it through .ci/run); everything else is a convenience.
 
-.PHONY: test build header demo clean growth fuzz-smoke fuzz-long accuracy install dist dist-test dist-cross
+.PHONY: test build header demo clean growth fuzz-smoke fuzz-long accuracy install dist dist-test dist-cross lint-workflows
 
 test:
 	bash scripts/test.sh
@@ -32,6 +32,11 @@ dist-test:
 # from PyPI, into dist/cross; not part of `make test` (minutes per target).
 dist-cross:
 	bash scripts/dist-cross.sh
+
+# actionlint over .github/workflows (the release workflow only a hosted CI
+# runs), and its native matrix against the npm main package's platforms.
+lint-workflows:
+	bash scripts/lint-workflows.sh
 
 # Regenerate include/turnfit.h after changing ffi/ (commit the result).
 header:

@@ -88,12 +88,44 @@ place=$(mktemp -d) && tmps+=("$place")
 clean bash -c '! command -v cargo >/dev/null && ! command -v rustc >/dev/null' \
     || { echo "cargo or rustc still on the clean PATH ($clean_path)"; exit 1; }
 
+# The README's install steps (section "Installing it"): the fenced block after
+# the line `<!-- dist-test:NAME -->`, run as it stands, so a step that does not
+# work as written fails here.
+readme_steps() {
+    local steps
+    steps=$(awk -v m="<!-- dist-test:$1 -->" '$0 == m { f = 1; next } f == 1 && /^```/ { f = 2; next } f == 2 && /^```/ { exit } f == 2 { print }' README.md)
+    [ -n "$steps" ] || { echo "README.md has no block after <!-- dist-test:$1 -->" >&2; exit 1; }
+    printf '%s\n' "$steps"
+}
+# check_glibc WHAT FILE...: every glibc symbol version FILE needs (readelf -V,
+# the loader's view) is GLIBC_2.17 or older, so the package loads on glibc
+# 2.17 systems (RHEL/CentOS 7, Amazon Linux 2, Debian 9+, Ubuntu 18.04+); on
+# failure objdump -T names the symbols that need more.
+check_glibc() {
+    local what=$1 f need max; shift
+    for f in "$@"; do
+        need=$(readelf -V --wide "$f" | grep -o 'Name: GLIBC_[0-9][0-9.]*' | sed 's/Name: //' | sort -uV)
+        [ -n "$need" ] || { echo "$what: $(basename "$f") needs no glibc version at all: not a glibc build?"; exit 1; }
+        max=$(tail -1 <<<"$need")
+        if [ "$(printf '%s\n' GLIBC_2.17 "$max" | sort -V | tail -1)" != GLIBC_2.17 ]; then
+            echo "$what: $(basename "$f") needs $max (more than GLIBC_2.17):"
+            objdump -T "$f" | grep -F "($max)" | head -5
+            exit 1
+        fi
+        echo "$what: $(basename "$f") needs glibc <= ${max#GLIBC_} (readelf -V; none above GLIBC_2.17)"
+    done
+}
+# run_steps NAME: the README's block NAME in $place (clean, as above), echoed first.
+run_steps() {
+    local steps; steps=$(readme_steps "$1")
+    sed 's/^/    $ /' <<<"$steps"
+    clean bash -euo pipefail -c "$steps"
+}
+
 test_python() {
     new_place python
     local wheel; wheel=$(ls "$dist"/python/turnfit-"$version"-cp39-abi3-*.whl | head -1)
     cp "$wheel" "$place/"
-    clean "$py" -m venv venv
-    clean venv/bin/pip install -q --disable-pip-version-check --no-index "$(basename "$wheel")"
     cat > "$place/app.py" <<'PY'
 import json, os, turnfit
 assert os.path.realpath(turnfit.__file__).startswith(os.path.realpath(os.getcwd()) + "/venv/"), turnfit.__file__
@@ -121,11 +153,54 @@ for name in mods:
     importlib.import_module(name)
 print(f"python: turnfit {turnfit.__version__} from the wheel in a fresh venv: count 4, fit {report['tokens_before']} -> {report['tokens_after']}, error {kind}, imported {', '.join(mods)}")
 PY
-    clean venv/bin/python app.py
+    # The README's steps: a venv, the wheel from the folder, app.py. python3 is
+    # the interpreter pyenv's shims resolve to (they need the real HOME).
+    CLEAN_ENV=(PATH="$(dirname "$py"):$clean_path" PIP_DISABLE_PIP_VERSION_CHECK=1)
+    run_steps python
+    CLEAN_ENV=()
     # examples/python against the installed wheel.
     cp examples/python/agent_loop.py "$place/"
     clean venv/bin/python agent_loop.py > "$place/example.out"
     echo "python: examples/python/agent_loop.py ran against the wheel ($(wc -l < "$place/example.out") lines of output)"
+    test_python_sdist
+}
+
+# The sdist where Rust is missing: the README's steps must stop at pip's build
+# step with the message of bindings/python/build_backend/turnfit_backend.py
+# (what to install), not with maturin's download of a Rust toolchain. pip
+# installs maturin, the build requirement, from a local folder: no index.
+test_python_sdist() {
+    new_place python-sdist
+    cp "$dist/python/turnfit-$version.tar.gz" "$place/"
+    local wheelhouse=$root/target/dist/wheelhouse
+    local mver; mver=$(sed -n 's/^maturin==//p' bindings/python/requirements-dist.txt)
+    if [ ! -e "$wheelhouse/.maturin-$mver" ]; then
+        rm -rf "$wheelhouse" && mkdir -p "$wheelhouse"
+        "$root/target/dist/venv/bin/pip" download -q --disable-pip-version-check --no-deps --only-binary :all: \
+            -d "$wheelhouse" "maturin==$mver"
+        touch "$wheelhouse/.maturin-$mver"
+    fi
+    CLEAN_ENV=(PATH="$(dirname "$py"):$clean_path" PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_NO_INDEX=1 PIP_FIND_LINKS="$wheelhouse")
+    if run_steps python-sdist > "$place/sdist.out" 2>&1; then
+        cat "$place/sdist.out"; echo "the sdist installed with no cargo on the PATH"; exit 1
+    fi
+    CLEAN_ENV=()
+    local msg; msg=$(cat "$place/sdist.out")
+    grep -q 'turnfit: building from the source distribution needs Rust >= ' <<<"$msg" \
+        && grep -q 'cargo was not found on PATH' <<<"$msg" && grep -q 'https://rustup.rs' <<<"$msg" \
+        && grep -q 'pip install --only-binary turnfit turnfit' <<<"$msg" \
+        || { cat "$place/sdist.out"; echo "the sdist without Rust did not say what to install"; exit 1; }
+    ! grep -q 'Traceback\|puccinialin' <<<"$msg" || { cat "$place/sdist.out"; echo "the sdist without Rust printed a traceback"; exit 1; }
+    echo "python (sdist, no Rust): pip stopped with the message naming Rust >= $(sed -n 's/.*needs Rust >= \([0-9.]*\).*/\1/p' <<<"$msg"), rustup and the wheel"
+    # With cargo on the PATH the same backend is maturin's: its metadata hook
+    # (cargo metadata, no compile) runs in the unpacked sdist.
+    tar -C "$place" -xzf "$place/turnfit-$version.tar.gz"
+    (cd "$place/turnfit-$version" && mkdir meta && PATH="$root/target/dist/venv/bin:$PATH" "$root/target/dist/venv/bin/python" -c \
+        'import sys; sys.path.insert(0, "build_backend"); import turnfit_backend as b; print(b.prepare_metadata_for_build_wheel("meta"))' \
+        > "$place/meta.out" 2>&1) || { cat "$place/meta.out"; echo "the sdist's backend failed with cargo on the PATH"; exit 1; }
+    grep -q "^Version: $version\$" "$place/turnfit-$version/meta/turnfit-$version.dist-info/METADATA" \
+        || { cat "$place/meta.out"; echo "the sdist's backend wrote no metadata for $version"; exit 1; }
+    echo "python (sdist, cargo on the PATH): the backend hands over to maturin (metadata for turnfit $version)"
 }
 
 test_node() {
@@ -196,13 +271,33 @@ JS
 test_jvm() {
     new_place jvm
     local klib=$root/bindings/uniffi/kotlin/node_modules/kotlin-compiler/lib
-    local kotlinc=$root/bindings/uniffi/kotlin/node_modules/kotlin-compiler/bin/kotlinc
-    # The jar, and the POM's runtime dependencies (JNA from Debian, the Kotlin
-    # standard library from kotlinc): what a Maven or Gradle build would fetch.
-    cp "$dist/jvm/turnfit-$version.jar" "$place/turnfit.jar"
-    cp /usr/share/java/jna.jar "$klib/kotlin-stdlib.jar" "$place/"
-    grep -q '<artifactId>jna</artifactId>' "$dist/jvm/turnfit-$version.pom" && grep -q "<version>$version</version>" "$dist/jvm/turnfit-$version.pom" \
-        || { echo "the POM lacks the version or the JNA dependency"; exit 1; }
+    local kbin=$root/bindings/uniffi/kotlin/node_modules/kotlin-compiler/bin
+    local pom=$dist/jvm/turnfit-$version.pom
+    grep -q "<version>$version</version>" "$pom" || { echo "the POM lacks the version $version"; exit 1; }
+    # The README's class path must be the jar plus exactly the POM's required
+    # (non-optional) dependencies, each as <artifactId>.jar.
+    local required cp_jars
+    required=$(python3 - "$pom" <<'PY'
+import sys, xml.etree.ElementTree as ET
+ns = {"m": "http://maven.apache.org/POM/4.0.0"}
+for d in ET.parse(sys.argv[1]).getroot().findall("m:dependencies/m:dependency", ns):
+    if d.findtext("m:optional", "false", ns).strip() != "true":
+        print(d.findtext("m:artifactId", "", ns) + ".jar")
+PY
+)
+    required=$(LC_ALL=C sort <<<"$required")
+    cp_jars=$(readme_steps jvm | sed -n 's/^CP=//p' | tr : '\n' | grep -v "^turnfit-$version.jar$" | LC_ALL=C sort)
+    [ "$required" = "$cp_jars" ] || { echo "README's JVM class path ($(echo $cp_jars)) is not the POM's required dependencies ($(echo $required))"; exit 1; }
+    # Those jars from where the README says they come: Debian's JNA, kotlinc's lib/.
+    cp "$dist/jvm/turnfit-$version.jar" "$place/"
+    local j
+    for j in $required; do
+        case $j in
+            jna.jar) cp /usr/share/java/jna.jar "$place/" ;;
+            kotlin-stdlib.jar|kotlinx-coroutines-core-jvm.jar) cp "$klib/$j" "$place/" ;;
+            *) echo "the POM requires $j; scripts/dist-test.sh does not know where it comes from"; exit 1 ;;
+        esac
+    done
     cat > "$place/App.kt" <<'KT'
 import dev.turnfit.Tokenizer
 import dev.turnfit.TurnfitException
@@ -223,21 +318,25 @@ fun main() {
     println("jvm: turnfit.jar with no library path: count 4, fit $before -> $after, error $kind")
 }
 KT
-    # Compiling needs kotlinc (the source tree's pinned one); running does not.
-    (cd "$place" && "$kotlinc" -nowarn -jvm-target 17 -cp turnfit.jar -d app.jar App.kt 2>&1 | grep -v '^warning' || true)
-    [ -s "$place/app.jar" ] || { echo "kotlinc could not compile the app against the jar"; exit 1; }
-    clean java -Djna.debug_load=true -cp app.jar:turnfit.jar:jna.jar:kotlin-stdlib.jar AppKt > "$place/run.out" 2>&1 \
-        || { cat "$place/run.out"; exit 1; }
-    grep -v '^[A-Z][a-z][a-z] [0-9]\|^INFO\|^FINE\|^Looking\|^Adding\|^Trying\|^Found\|^Extract\|^Deleting\|^Unable\|^Using' "$place/run.out" | grep '^jvm:' \
-        || { cat "$place/run.out"; exit 1; }
-    grep -q 'Found library resource at jar:file:.*turnfit.jar!/linux-x86-64/libturnfit_uniffi.so' "$place/run.out" \
+    # The README's steps: kotlinc at its default JVM target (1.8), which must
+    # be able to inline the jar's inline functions (`use`), then java with the
+    # class path alone. JAVA_TOOL_OPTIONS turns on JNA's load log.
+    CLEAN_ENV=(PATH="$kbin:$clean_path" JAVA_TOOL_OPTIONS=-Djna.debug_load=true)
+    run_steps jvm > "$place/run.out" 2>&1 || { cat "$place/run.out"; echo "the README's JVM steps failed"; exit 1; }
+    CLEAN_ENV=()
+    grep '^jvm:' "$place/run.out" || { cat "$place/run.out"; exit 1; }
+    local major; major=$(unzip -p "$place/app.jar" AppKt.class | od -An -j6 -N2 -tu1 | awk '{print $1 * 256 + $2}')
+    [ "$major" = 52 ] || { echo "kotlinc's default target made class file version $major, not 52 (Java 8): the check proves nothing"; exit 1; }
+    grep -q "Found library resource at jar:file:.*turnfit-$version.jar!/linux-x86-64/libturnfit_uniffi.so" "$place/run.out" \
         || { echo "JNA did not load libturnfit_uniffi.so from the jar:"; cat "$place/run.out"; exit 1; }
-    echo "jvm: JNA loaded linux-x86-64/libturnfit_uniffi.so from turnfit.jar (jna.debug_load)"
-    # examples/kotlin against the jar (Gson: the POM's optional dependency for the typed API).
-    cp examples/kotlin/AgentLoop.kt /usr/share/java/gson.jar "$klib/kotlinx-coroutines-core-jvm.jar" "$place/"
-    (cd "$place" && "$kotlinc" -nowarn -jvm-target 17 -cp turnfit.jar:jna.jar:gson.jar:kotlinx-coroutines-core-jvm.jar -d example.jar AgentLoop.kt 2>&1 | grep -v '^warning' || true)
+    echo "jvm: App.kt compiled at kotlinc's default target (Java 8 class files); JNA loaded linux-x86-64/libturnfit_uniffi.so from the jar (jna.debug_load)"
+    # examples/kotlin against the jar, with Gson, the POM's optional
+    # dependency for the typed API, added to the README's class path.
+    cp examples/kotlin/AgentLoop.kt /usr/share/java/gson.jar "$place/"
+    local cp; cp=turnfit-$version.jar:$(echo $required | tr ' ' :):gson.jar
+    (cd "$place" && "$kbin/kotlinc" -nowarn -cp "$cp" -d example.jar AgentLoop.kt 2>&1 | grep -v '^warning' || true)
     [ -s "$place/example.jar" ] || { echo "kotlinc could not compile examples/kotlin/AgentLoop.kt against the jar"; exit 1; }
-    out=$(clean java -cp example.jar:turnfit.jar:jna.jar:gson.jar:kotlinx-coroutines-core-jvm.jar:kotlin-stdlib.jar AgentLoopKt)
+    out=$(clean java -cp "example.jar:$cp" AgentLoopKt)
     grep -q 'summary applied' <<<"$out" || { echo "examples/kotlin/AgentLoop.kt:"; echo "$out"; exit 1; }
     echo "jvm: examples/kotlin/AgentLoop.kt ran against the jar"
 }
@@ -318,32 +417,60 @@ CPP
 test_c() {
     new_place c
     local tarball; tarball=$(ls "$dist"/c/turnfit-"$version"-linux-*.tar.gz | head -1)
-    mkdir -p "$place/opt" && tar -C "$place/opt" -xzf "$tarball"
-    local prefix=$place/opt/turnfit-$version
-    local lib=$prefix/lib
+    # The README names the tarball of this machine.
+    [ "$(basename "$tarball")" = "turnfit-$version-linux-$(uname -m).tar.gz" ] || { echo "unexpected C tarball $(basename "$tarball")"; exit 1; }
+    cp "$tarball" "$place/"
+    write_c_app
+    # The README's steps: unpack in place, pkg-config from the tree, dynamic and static.
+    echo "c: the README's steps in an empty folder:"
+    run_steps c
+    local lib=$place/turnfit-$version/lib
     [ "$(readlink "$lib/libturnfit.so")" = "libturnfit.so.$abi" ] && [ -f "$lib/$(readlink "$lib/libturnfit.so.$abi")" ] \
         || { echo "SONAME links: libturnfit.so -> $(readlink "$lib/libturnfit.so"), libturnfit.so.$abi -> $(readlink "$lib/libturnfit.so.$abi")"; exit 1; }
-    write_c_app
-    CLEAN_ENV=(PKG_CONFIG_PATH="$lib/pkgconfig")
-    clean sh -c 'cc -std=c11 -Wall -Wextra -Werror app.c $(pkg-config --cflags --libs turnfit) -o app-dynamic'
-    clean sh -c 'c++ -std=c++17 -Wall -Wextra -Werror app.cpp $(pkg-config --cflags --libs turnfit) -o app-cxx'
-    clean sh -c 'cc -std=c11 -Wall -Wextra -Werror app.c $(pkg-config --cflags --libs turnfit-static) -o app-static'
-    CLEAN_ENV=()
-    readelf -d "$place/app-dynamic" | grep -q "NEEDED.*\[libturnfit.so.$abi\]" || { echo "app-dynamic does not need libturnfit.so.$abi"; exit 1; }
+    readelf -d "$place/app" | grep -q "NEEDED.*\[libturnfit.so.$abi\]" || { echo "app does not need libturnfit.so.$abi"; exit 1; }
     dyn_static=$(readelf -d "$place/app-static")
     ! grep -q libturnfit <<<"$dyn_static" || { echo "app-static depends on libturnfit.so"; exit 1; }
-    # A prefix outside the loader's paths: LD_LIBRARY_PATH, as for any such install.
-    echo "c (dynamic, pkg-config turnfit): $(CLEAN_ENV=(LD_LIBRARY_PATH="$lib"); clean ./app-dynamic)"
-    echo "c++ (dynamic): $(CLEAN_ENV=(LD_LIBRARY_PATH="$lib"); clean ./app-cxx)"
-    echo "c (static, pkg-config turnfit-static, no library path): $(clean ./app-static)"
+    # C++ against the same tree.
+    CLEAN_ENV=(PKG_CONFIG_PATH="$lib/pkgconfig" LD_LIBRARY_PATH="$lib")
+    clean sh -c 'c++ -std=c++17 -Wall -Wextra -Werror app.cpp $(pkg-config --cflags --libs turnfit) -o app-cxx'
+    echo "c++ (dynamic): $(clean ./app-cxx)"
+    clean sh -c 'cc -std=c11 -Wall -Wextra -Werror app.c $(pkg-config --cflags --libs turnfit) -o app-strict'
+    CLEAN_ENV=()
+    test_c_system "$tarball"
+}
+
+# The README's system-wide steps (tar into /usr/local, ldconfig), run as root
+# in a mount namespace of their own: /usr/local is an empty folder there and
+# /etc a copy (ldconfig renames its new cache onto /etc/ld.so.cache, which a
+# bind mount of that one file refuses), so the machine's own are untouched.
+# PATH gains root's sbin folders (ldconfig).
+test_c_system() {
+    if [ "$(id -u)" != 0 ] || ! unshare --mount true 2>/dev/null; then
+        echo "SKIPPED: c (system-wide steps): needs root and unshare --mount"; return 0
+    fi
+    new_place c-system
+    cp "$1" "$place/"
+    write_c_app
+    mkdir -p "$place/usr-local"
+    cp -a /etc "$place/etc"
+    local steps; steps=$(readme_steps c-system)
+    sed 's/^/    $ /' <<<"$steps"
+    unshare --mount --propagation private env PLACE="$place" STEPS="$steps" CLEAN_PATH="$clean_path:/usr/sbin:/sbin" \
+        EXPECT_VERSION="$version" EXPECT_BEFORE="$before" EXPECT_AFTER="$after" bash -euo pipefail -c '
+        mount --bind "$PLACE/usr-local" /usr/local
+        mount --bind "$PLACE/etc" /etc
+        cd "$PLACE" && env -i HOME="$PLACE/home" PATH="$CLEAN_PATH" LANG=C.UTF-8 TMPDIR="$PLACE" \
+            EXPECT_VERSION="$EXPECT_VERSION" EXPECT_BEFORE="$EXPECT_BEFORE" EXPECT_AFTER="$EXPECT_AFTER" bash -euo pipefail -c "$STEPS"'
+    [ -e "$place/usr-local/lib/pkgconfig/turnfit.pc" ] && [ -e "$place/usr-local/include/turnfit.h" ] \
+        || { echo "the system-wide steps did not place the tree under /usr/local"; exit 1; }
+    strings "$place/etc/ld.so.cache" | grep -q "libturnfit.so.$abi" || { echo "ldconfig did not add libturnfit.so.$abi to the cache"; exit 1; }
+    echo "c (system-wide, /usr/local and /etc in a mount namespace): the README's steps ran, ./app found libturnfit.so.$abi through ldconfig's cache"
 }
 
 test_haskell() {
     new_place haskell
     local tarball; tarball=$(ls "$dist"/c/turnfit-"$version"-linux-*.tar.gz | head -1)
-    mkdir -p "$place/opt" && tar -C "$place/opt" -xzf "$tarball"
-    local lib=$place/opt/turnfit-$version/lib
-    tar -C "$place" -xzf "$dist/haskell/turnfit-$version.tar.gz"
+    cp "$tarball" "$dist/haskell/turnfit-$version.tar.gz" "$place/"
     mkdir -p "$place/app"
     cat > "$place/app/app.cabal" <<'CABAL'
 cabal-version: 2.4
@@ -384,17 +511,36 @@ main = do
     Left e -> fail (show e)
     Right _ -> fail "no error for an unknown model"
 HS
-    printf 'packages: turnfit-%s/ app/\n' "$version" > "$place/cabal.project"
-    mkdir -p "$place/home/.cabal" && printf 'offline: True\n' > "$place/home/.cabal/config"
-    # -O0: this checks the packaging, not the speed; GHC's optimiser would
-    # triple the time. Offline, Debian's global package db only.
-    CLEAN_ENV=(PKG_CONFIG_PATH="$lib/pkgconfig" CABAL_DIR="$place/home/.cabal")
-    clean cabal --offline build -O0 app > "$place/build.log" 2>&1 || { cat "$place/build.log"; echo "cabal build failed"; exit 1; }
-    grep -q 'turnfit-' "$place/build.log" || true
-    local exe; exe=$(clean cabal --offline list-bin -O0 app)
-    CLEAN_ENV=(LD_LIBRARY_PATH="$lib")
-    clean "$exe"
-    CLEAN_ENV=()
+    # The README's steps: the C tree unpacked, an empty ~/.cabal/config in the
+    # fresh HOME, the sdist named in cabal.project, cabal build --offline
+    # (Debian's global package db only), the program run.
+    echo "haskell: the README's steps in an empty folder:"
+    run_steps haskell > "$place/steps.out" 2>&1 || { cat "$place/steps.out"; echo "the README's Haskell steps failed"; exit 1; }
+    grep '^haskell: ' "$place/steps.out" || { cat "$place/steps.out"; exit 1; }
+    grep -q "turnfit-$version (lib)" "$place/steps.out" || { cat "$place/steps.out"; echo "cabal did not build turnfit $version from the sdist"; exit 1; }
+}
+
+# The glibc floor of each package's native file, read from the file in dist/
+# itself (scripts/dist.sh links them with zig against glibc 2.17).
+glibc_python() {
+    local d; d=$(mktemp -d) && tmps+=("$d")
+    unzip -q -d "$d" "$(ls "$dist"/python/turnfit-"$version"-cp39-abi3-*.whl | head -1)" 'turnfit/*.so'
+    check_glibc python "$d"/turnfit/*.so
+}
+glibc_node() {
+    local d; d=$(mktemp -d) && tmps+=("$d")
+    tar -C "$d" -xzf "$dist/node/turnfit-linux-x64-gnu-$version.tgz"
+    check_glibc node "$d"/package/*.node
+}
+glibc_jvm() {
+    local d; d=$(mktemp -d) && tmps+=("$d")
+    unzip -q -d "$d" "$dist/jvm/turnfit-$version.jar" 'linux-x86-64/*'
+    check_glibc jvm "$d"/linux-x86-64/libturnfit_uniffi.so
+}
+glibc_c() {
+    local d; d=$(mktemp -d) && tmps+=("$d")
+    tar -C "$d" -xzf "$(ls "$dist"/c/turnfit-"$version"-linux-*.tar.gz | head -1)"
+    check_glibc c "$d/turnfit-$version/lib/libturnfit.so.$abi.$version"
 }
 
 run() {
@@ -403,6 +549,10 @@ run() {
     if [ -n "$reason" ]; then echo "SKIPPED: $lang: $reason"; return 0; fi
     local t0=$SECONDS
     "test_$lang"
+    if ! declare -F "glibc_$lang" >/dev/null; then :
+    elif grep -q '^natives: host' "$dist/MANIFEST" 2>/dev/null; then
+        echo "SKIPPED: $lang: glibc 2.17 check: $(sed -n 's/^natives: //p' "$dist/MANIFEST")"
+    else "glibc_$lang"; fi
     echo "$lang: installed from dist/ and used in an empty folder ($((SECONDS - t0)) s)"
 }
 

@@ -3,21 +3,21 @@
 # cargo build the test command shares, at the one version of Cargo.toml
 # ([workspace.package]; scripts/version.py --check refuses drift first).
 #
-#   dist/python/  turnfit-V-cp39-abi3-manylinux_*.whl (auditwheel show: the tag
-#                 printed is the one this machine's glibc allows), turnfit-V.tar.gz (sdist)
+#   dist/python/  turnfit-V-cp39-abi3-manylinux2014_x86_64.manylinux_2_17_x86_64.whl
+#                 (maturin --zig; auditwheel show must agree), turnfit-V.tar.gz (sdist)
 #   dist/node/    turnfit-V.tgz (main package; optionalDependencies name every
 #                 platform package, as napi-rs publishes them),
 #                 turnfit-linux-x64-gnu-V.tgz (this machine's platform package)
-#   dist/jvm/     turnfit-V.jar (classes + linux-x86-64/libturnfit_uniffi.so as a
-#                 JNA resource), turnfit-V.pom, android/ (the AAR's manifest and
+#   dist/jvm/     turnfit-V.jar (classes for Java 8 + linux-x86-64/libturnfit_uniffi.so
+#                 as a JNA resource), turnfit-V.pom, android/ (the AAR's manifest and
 #                 proguard.txt; its classes.jar and jni/ need android.jar and the NDK)
 #   dist/c/       turnfit-V-linux-x86_64.tar.gz (`make install`'s tree: header,
 #                 libturnfit.so.ABI.V + SONAME links, libturnfit.a, pkg-config)
 #   dist/haskell/ turnfit-V.tar.gz (cabal sdist; cabal check must pass)
 #   dist/MANIFEST what was built, what was skipped and why; SHA256SUMS
 #
-# The packages are debug builds (the test command's build; opt-level 3 for the
-# core and dependencies, see Cargo.toml) with debug info stripped from the
+# The packages are debug builds (opt-level 3 for the core and dependencies,
+# see Cargo.toml), the native files linked for glibc 2.17 (1b), with debug info stripped from the
 # native libraries copied into the jar, the npm package and the C tree; the
 # wheel is maturin's build as is. PROFILE=release builds release packages
 # (cargo build --release first; slower, not used by the tests).
@@ -57,6 +57,39 @@ else
 fi
 echo "cargo build ($profile): $((SECONDS - t0)) s"
 tdir=$root/target/$profile
+
+# 1b. The shipped x86-64 natives (the .node, the jar's JNA resource, the C
+# library, and below the wheel) are linked with zig against glibc 2.17, so
+# they load on RHEL/CentOS 7 and 8, Amazon Linux 2, Debian 9+ and Ubuntu
+# 18.04+, not only on this machine's glibc: cargo-zigbuild's
+# x86_64-unknown-linux-gnu.2.17 (scripts/cross-requirements.txt, the venv and
+# target dir `make dist-cross` uses). It is a build of the core of its own
+# (target/cross): about 7 min of CPU the first time (19 min of wall time on a
+# two-core machine shared with five other builds), a no-op after that.
+# TURNFIT_DIST_GLIBC=host packages the host build instead (no zig; the
+# packages then need this machine's glibc, dist/MANIFEST says so and
+# dist-test.sh skips its glibc check).
+t0=$SECONDS
+gnu217=x86_64-unknown-linux-gnu.2.17
+native_dir=$tdir
+if [ "${TURNFIT_DIST_GLIBC:-2.17}" = 2.17 ]; then
+    zvenv=$root/target/cross/venv
+    zreq=$root/scripts/cross-requirements.txt
+    zstamp="$zvenv/.requirements-$(sha256sum "$zreq" | cut -c1-16)"
+    if [ ! -e "$zstamp" ]; then
+        rm -rf "$zvenv" && python3 -m venv "$zvenv"
+        "$zvenv/bin/pip" install -q --disable-pip-version-check -r "$zreq"
+        touch "$zstamp"
+    fi
+    zprof=(); [ "$profile" = debug ] || zprof=(--profile "$profile")
+    PATH="$zvenv/bin:$PATH" cargo zigbuild --locked -q "${zprof[@]}" --target "$gnu217" \
+        -p turnfit-ffi -p turnfit-node -p turnfit-uniffi --target-dir "$root/target/cross"
+    native_dir=$root/target/cross/x86_64-unknown-linux-gnu/$profile
+    echo "cargo zigbuild ($profile, $gnu217): $((SECONDS - t0)) s"
+    echo "natives: $gnu217 (zig), glibc 2.17 or newer" >> "$manifest"
+else
+    echo "natives: host build, this machine's glibc $(ldd --version | head -1 | grep -o '[0-9.]*$') or newer (TURNFIT_DIST_GLIBC=$TURNFIT_DIST_GLIBC)" | tee -a "$manifest"
+fi
 
 # 2. Node: napi-rs's layout, staged under target/dist/node and packed.
 t0=$SECONDS
@@ -108,7 +141,7 @@ delete pkg.scripts
 fs.writeFileSync(dst, JSON.stringify(pkg, null, 2) + '\n')
 JS
     cp "$node_pkg/npm/$plat/package.json" "$node_pkg/npm/$plat/README.md" "$stage/$plat/"
-    cp "$tdir/libturnfit_node.so" "$stage/$plat/turnfit.$plat.node"
+    cp "$native_dir/libturnfit_node.so" "$stage/$plat/turnfit.$plat.node"
     [ "$profile" = release ] || strip --strip-debug "$stage/$plat/turnfit.$plat.node"
     (cd "$stage/main" && npm pack --silent --pack-destination "$dist/node" >/dev/null)
     (cd "$stage/$plat" && npm pack --silent --pack-destination "$dist/node" >/dev/null)
@@ -130,30 +163,42 @@ else
 fi
 
 # 3. JVM: the classes jar (bindings/uniffi/kotlin/build-jar.sh, shared with the
-# uniffi suite) plus the native library where JNA looks for it on the class
-# path (<os>-<arch>/lib<name>.so); a POM with coordinates and dependencies.
+# uniffi suite; Kotlin generated from this profile's library, compiled for
+# JVM 1.8) plus the native library where JNA looks for it on the class path
+# (<os>-<arch>/lib<name>.so); a POM with coordinates and dependencies. Debian's
+# JNA and Gson are on kotlinc's class path: installed here when root, as the
+# suites install theirs.
 t0=$SECONDS
+jvm_debs=(libjna-java libgoogle-gson-java)
 jvm_missing=()
-for d in libjna-java libgoogle-gson-java; do
+for d in "${jvm_debs[@]}"; do
     dpkg-query -W -f='${Status}' "$d" 2>/dev/null | grep -q 'install ok installed' || jvm_missing+=("$d")
 done
-if [ "$profile" != debug ]; then
-    skip jvm "the Kotlin sources are generated from target/debug only (PROFILE=$profile)"
-elif ! command -v java >/dev/null || ! command -v jar >/dev/null || ! command -v npm >/dev/null || [ ${#jvm_missing[@]} -gt 0 ]; then
-    skip jvm "needs java and jar (OpenJDK 17), npm (kotlinc) and Debian's ${jvm_missing[*]:-libjna-java libgoogle-gson-java}"
+if [ ${#jvm_missing[@]} -gt 0 ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+    echo "installing ${jvm_missing[*]} with apt-get (the jar's compile class path)"
+    apt-get update -qq >/dev/null
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${jvm_missing[@]}" >/dev/null
+    jvm_missing=()
+fi
+if ! command -v java >/dev/null || ! command -v jar >/dev/null || ! command -v npm >/dev/null || [ ${#jvm_missing[@]} -gt 0 ]; then
+    skip jvm "needs java and jar (OpenJDK 17), npm (kotlinc) and Debian's ${jvm_missing[*]:-${jvm_debs[*]}}"
 else
-    bash bindings/uniffi/kotlin/build-jar.sh
+    bash bindings/uniffi/kotlin/build-jar.sh "$profile"
+    classes=target/uniffi/turnfit.jar; [ "$profile" = debug ] || classes=target/uniffi/$profile/turnfit.jar
     klib=$root/bindings/uniffi/kotlin/node_modules/kotlin-compiler/lib
     kver=$(node -p "require('$root/bindings/uniffi/kotlin/node_modules/kotlin-compiler/package.json').version")
     cver=$(unzip -p "$klib/kotlinx-coroutines-core-jvm.jar" META-INF/kotlinx_coroutines_core.version)
     jver=$(dpkg-query -W -f='${Version}' libjna-java | sed 's/-.*//')
     gver=$(dpkg-query -W -f='${Version}' libgoogle-gson-java | sed 's/-.*//')
     jstage=$work/jvm && rm -rf "$jstage" && mkdir -p "$jstage/res/linux-x86-64" "$dist/jvm"
-    cp "$tdir/libturnfit_uniffi.so" "$jstage/res/linux-x86-64/"
-    strip --strip-debug "$jstage/res/linux-x86-64/libturnfit_uniffi.so"
+    cp "$native_dir/libturnfit_uniffi.so" "$jstage/res/linux-x86-64/"
+    [ "$profile" = release ] || strip --strip-debug "$jstage/res/linux-x86-64/libturnfit_uniffi.so"
     jarfile=$dist/jvm/turnfit-$version.jar
-    cp target/uniffi/turnfit.jar "$jarfile"
+    cp "$classes" "$jarfile"
     jar --update --file "$jarfile" -C "$jstage/res" linux-x86-64
+    # The class files' major version: 52 is Java 8 (what build-jar.sh compiles for).
+    jmajor=$(unzip -p "$jarfile" dev/turnfit/Tokenizer.class | od -An -j6 -N2 -tu1 | awk '{print $1 * 256 + $2}')
+    [ "$jmajor" = 52 ] || { echo "the jar's classes are for class file version $jmajor, not 52 (Java 8)"; exit 1; }
     cat > "$dist/jvm/turnfit-$version.pom" <<POM
 <?xml version="1.0" encoding="UTF-8"?>
 <project xmlns="http://maven.apache.org/POM/4.0.0"
@@ -165,8 +210,7 @@ else
   <version>$version</version>
   <packaging>jar</packaging>
   <name>turnfit</name>
-  <description>Exact token counting and context-window management for LLM agents (Kotlin/JVM over the Rust core; linux-x86-64 native library inside)</description>
-  <url>https://example.invalid/turnfit</url>
+  <description>Exact token counting and context-window management for LLM agents (Kotlin/JVM over the Rust core, bytecode for Java 8; linux-x86-64 native library inside)</description>
   <licenses>
     <license><name>MIT</name></license>
     <license><name>Apache-2.0</name></license>
@@ -182,7 +226,7 @@ else
       <artifactId>kotlin-stdlib</artifactId>
       <version>$kver</version>
     </dependency>
-    <!-- the suspend twins (countTokensAsync, fitAsync, ...) only -->
+    <!-- the suspend twins (countTokensAsync, fitAsync, ...) -->
     <dependency>
       <groupId>org.jetbrains.kotlinx</groupId>
       <artifactId>kotlinx-coroutines-core-jvm</artifactId>
@@ -208,7 +252,7 @@ POM
         > "$dist/jvm/android/AndroidManifest.xml"
     listing=$(unzip -l "$jarfile")
     grep -q ' linux-x86-64/libturnfit_uniffi.so$' <<<"$listing" || { echo "the jar lacks linux-x86-64/libturnfit_uniffi.so"; exit 1; }
-    say jvm "turnfit-$version.jar (+ linux-x86-64/libturnfit_uniffi.so), turnfit-$version.pom, android/{AndroidManifest.xml,proguard.txt} ($((SECONDS - t0)) s)" | tee -a "$manifest"
+    say jvm "turnfit-$version.jar (Java 8 bytecode + linux-x86-64/libturnfit_uniffi.so), turnfit-$version.pom, android/{AndroidManifest.xml,proguard.txt} ($((SECONDS - t0)) s)" | tee -a "$manifest"
 fi
 
 # 4. C/C++: `make install` into a staging prefix, packed.
@@ -216,7 +260,9 @@ t0=$SECONDS
 cstage=$work/c/turnfit-$version && rm -rf "$work/c" && mkdir -p "$cstage" "$dist/c"
 strip_c=1; [ "$profile" = release ] && strip_c=0
 # `make install` itself (its build step is the shared build, a no-op here).
-TURNFIT_SHARED_BUILD=${TURNFIT_SHARED_BUILD:-1} STRIP=$strip_c make --no-print-directory install PREFIX="$cstage" PROFILE="$profile" >/dev/null
+# The libraries are the glibc 2.17 build (1b) when there is one.
+TURNFIT_LIB_DIR=$native_dir TURNFIT_SHARED_BUILD=${TURNFIT_SHARED_BUILD:-1} STRIP=$strip_c \
+    make --no-print-directory install PREFIX="$cstage" PROFILE="$profile" >/dev/null
 ctar=turnfit-$version-linux-$(uname -m).tar.gz
 tar -C "$work/c" -czf "$dist/c/$ctar" "turnfit-$version"
 say c "$ctar ($((SECONDS - t0)) s)" | tee -a "$manifest"
@@ -240,7 +286,15 @@ if command -v python3 >/dev/null && python3 -m venv --help >/dev/null 2>&1; then
     fi
     mkdir -p "$dist/python"
     prof=(); [ "$profile" = debug ] || prof=(--profile "$profile")
-    CARGO_TARGET_DIR=$root/target "$venv/bin/maturin" build --locked -q "${prof[@]}" \
+    # For glibc 2.17 (1b): maturin links with zig (the ziglang of target/cross/venv,
+    # first on the PATH) as manylinux2014, in target/cross beside the other
+    # 2.17 natives, whose build of the core it shares.
+    wheel_env=(CARGO_TARGET_DIR="$root/target") wheel_args=()
+    if [ "$native_dir" != "$tdir" ]; then
+        wheel_env=(CARGO_TARGET_DIR="$root/target/cross" PATH="$zvenv/bin:$PATH")
+        wheel_args=(--zig --target x86_64-unknown-linux-gnu --compatibility manylinux2014)
+    fi
+    env "${wheel_env[@]}" "$venv/bin/maturin" build --locked -q "${prof[@]}" "${wheel_args[@]}" \
         --manifest-path bindings/python/Cargo.toml --out "$dist/python" --interpreter python3 2>&1 \
         | grep -v '^📦\|^🔗\|^🐍\|^✏️\|^🍹' || true
     "$venv/bin/maturin" sdist --manifest-path bindings/python/Cargo.toml --out "$dist/python" 2>&1 \

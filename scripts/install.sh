@@ -15,14 +15,16 @@
 # installed tree can be moved or unpacked anywhere (dist/c's tarball is).
 # STRIP=1 removes debug info from the copies (scripts/dist.sh sets it).
 #
-#   usage: scripts/install.sh PREFIX   (env: PROFILE=debug|release, LIBDIR, STRIP=0|1)
+#   usage: scripts/install.sh PREFIX   (env: PROFILE=debug|release, LIBDIR, STRIP=0|1, TURNFIT_LIB_DIR)
 set -euo pipefail
 [ $# = 1 ] || { echo "usage: $0 PREFIX" >&2; exit 2; }
 cd "$(dirname "$0")/.."
 prefix=$1
 profile=${PROFILE:-debug}
 libdir=${LIBDIR:-$prefix/lib}
-src=target/$profile
+# TURNFIT_LIB_DIR: take the libraries from there instead (scripts/dist.sh
+# passes its zig build for glibc 2.17, target/cross/x86_64-unknown-linux-gnu/PROFILE).
+src=${TURNFIT_LIB_DIR:-target/$profile}
 for f in libturnfit.so libturnfit.a; do
     [ -e "$src/$f" ] || { echo "$src/$f missing: build first (cargo build -p turnfit-ffi${profile:+ --profile $profile})" >&2; exit 1; }
 done
@@ -54,12 +56,13 @@ common="prefix=\${pcfiledir}/$rel_prefix
 libdir=\${prefix}/$rel_lib
 includedir=\${prefix}/include
 "
+# No URL field (optional in pkg-config): the project has no public home yet,
+# and a placeholder would send users nowhere.
 desc="Exact token counting and context-window management for LLM agents (C ABI $abi)"
 cat > "$libdir/pkgconfig/turnfit.pc" <<PC
 ${common}
 Name: turnfit
 Description: $desc
-URL: https://example.invalid/turnfit
 Version: $version
 Cflags: -I\${includedir}
 Libs: -L\${libdir} -lturnfit
@@ -69,7 +72,6 @@ cat > "$libdir/pkgconfig/turnfit-static.pc" <<PC
 ${common}
 Name: turnfit-static
 Description: $desc; links libturnfit.a into the program
-URL: https://example.invalid/turnfit
 Version: $version
 Cflags: -I\${includedir}
 Libs: \${libdir}/libturnfit.a $static_deps

@@ -143,6 +143,10 @@ for lang in python node jvm c haskell; do
         skip_suite "package from dist/ in an empty folder: $lang" "$dist_reason"
     fi
 done
+# The release workflow for what this machine cannot build (macOS, Windows):
+# actionlint, and every npm platform package the main package names is built
+# by it (scripts/lint-workflows.sh).
+run_suite "release workflow (actionlint; npm platform packages all built)" bash scripts/lint-workflows.sh
 
 log "$lint_name"
 if wait "$lint_pid"; then lint_rc=0; else lint_rc=$?; fi
