@@ -6,7 +6,7 @@
 // item the turn did not change is the object the SDK passed in.
 // `@openai/agents-core` is not imported: only its version is read.
 const turnfit = require('./index.js')
-const { checkVersions, warnFallback, matchBack, textOf, withCarry, keepCarry } = require('./adapter-common.js')
+const { checkVersions, warnFallback, matchBack, textOf, withCarry, keepCarry, timeoutSignal } = require('./adapter-common.js')
 
 // Tested: @openai/agents-core 0.20.0 (test/openai-agents.test.js).
 const TESTED = { '@openai/agents-core': { min: '0.20.0', below: '0.21.0' } }
@@ -161,7 +161,7 @@ function makeSummarizer(summarizer, agent) {
     }
   }
   return async (req) => {
-    const signal = req.timeout_ms > 0 ? AbortSignal.timeout(req.timeout_ms) : undefined
+    const signal = timeoutSignal(req.timeout_ms)
     const response = await model.getResponse({
       systemInstructions: undefined,
       input: [{ type: 'message', role: 'user', content: req.prompt }],
