@@ -6,7 +6,7 @@ from typing import Any, Dict, List, Literal, NoReturn, Optional, Union
 
 from typing_extensions import NotRequired, TypedDict
 
-__all__ = ["Action", "AssembleRequest", "AssembleResult", "BreakerState", "BreakerTransition", "Budget", "BudgetCrossing", "CacheImpact", "Carried", "Carry", "Change", "Changes", "CompactOutcome", "CompactOutcomeDone", "CompactOutcomeNeedsSummary", "CompactReport", "Compaction", "Depth", "DepthChoice", "DepthLimit", "DepthLimits", "DigestOptions", "DigestSection", "Encoding", "Event", "EventBreakerStateChanged", "EventBudgetCrossed", "EventCompacted", "EventRepaired", "EventSkillSkipped", "EventSpanFinished", "EventSpanOverdue", "EventSpanRepeated", "Fallback", "FallbackReason", "FitOptions", "FitReport", "Format", "Ignored", "Issue", "IssueKind", "Issues", "MaskOptions", "Outcome", "OverdueSpan", "Policy", "Preflight", "Preset", "Protected", "Reason", "Repair", "Section", "SectionReport", "SpanRecord", "SpanRepeat", "Strategy", "SummarizerCall", "SummarizerOptions", "SummarizerRecord", "SummaryReport", "SummaryRequest", "SummaryRole", "SummarySource", "Template", "TurnReport", "Verdict"]
+__all__ = ["Action", "AssembleRequest", "AssembleResult", "BreakerState", "BreakerTransition", "Budget", "BudgetCrossing", "CacheImpact", "Carried", "Carry", "CarryIgnored", "CarryIgnoredReason", "Change", "Changes", "CompactOutcome", "CompactOutcomeDone", "CompactOutcomeNeedsSummary", "CompactReport", "Compaction", "Depth", "DepthChoice", "DepthLimit", "DepthLimits", "DigestOptions", "DigestSection", "Encoding", "Event", "EventBreakerStateChanged", "EventBudgetCrossed", "EventCompacted", "EventRepaired", "EventSkillSkipped", "EventSpanFinished", "EventSpanOverdue", "EventSpanRepeated", "Fallback", "FallbackReason", "FitOptions", "FitReport", "Format", "Ignored", "Issue", "IssueKind", "Issues", "MaskOptions", "Outcome", "OverdueSpan", "Policy", "Preflight", "Preset", "Protected", "Reason", "Repair", "Section", "SectionReport", "SpanRecord", "SpanRepeat", "Strategy", "SummarizerCall", "SummarizerOptions", "SummarizerRecord", "SummaryReport", "SummaryRequest", "SummaryRole", "SummarySource", "Template", "TurnReport", "Verdict"]
 
 Action = Union[Literal["dropped_result"], Literal["synthesized_result"], Literal["moved_result"], Literal["dropped_message"], Literal["truncated_result"], Literal["cleared_result"], Literal["masked_result"], Literal["summarized"], Literal["inserted_summary"]]
 
@@ -107,9 +107,21 @@ Carry = TypedDict(
     "Carry",
     {
         "replaced": List[str],
+        "index": NotRequired[Optional[int]],
         "summary": Any,
     },
 )
+
+# Why `options.carry` was not applied (the turn report's `carry_ignored`): the history was fitted as given.
+CarryIgnored = TypedDict(
+    "CarryIgnored",
+    {
+        "reason": CarryIgnoredReason,
+        "detail": str,
+    },
+)
+
+CarryIgnoredReason = Union[Literal["not_found"], Literal["protected"]]
 
 # One entry of a manifest.
 Change = TypedDict(
@@ -706,6 +718,7 @@ TurnReport = TypedDict(
         "cache": CacheImpact,
         "carry": Optional[Carry],
         "carried": Optional[Carried],
+        "carry_ignored": Optional[CarryIgnored],
     },
 )
 

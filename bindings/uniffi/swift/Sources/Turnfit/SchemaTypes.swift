@@ -550,18 +550,55 @@ extension TurnfitTypes {
         /// Fingerprints (16 hex digits) of the input messages the summary
         /// stands for, in order: a run of consecutive messages.
         public var replaced: [String]
+        /// The input index of the run's first message in the history the
+        /// carry was made from: the run is looked for there only, so a carry
+        /// that no longer matches where it was made is ignored, never trusted.
+        /// A carry without it (made before it was recorded) cannot be checked
+        /// and is ignored.
+        public var index: UInt64?
         /// The message holding the summary, in the conversation's format.
         public var summary: JSONValue
 
-        public init(replaced: [String], summary: JSONValue) {
+        public init(replaced: [String], index: UInt64? = nil, summary: JSONValue) {
             self.replaced = replaced
+            self.index = index
             self.summary = summary
         }
 
         enum CodingKeys: String, CodingKey {
             case replaced
+            case index
             case summary
         }
+    }
+
+    /// Why `options.carry` was not applied (the turn report's
+    /// `carry_ignored`): the history was fitted as given.
+    public struct CarryIgnored: Codable, Equatable, Sendable {
+        /// `not_found`: the history does not hold the run at `index` (another
+        /// conversation, an edited or stale history); `protected`: the run
+        /// holds a message the policy always keeps.
+        public var reason: CarryIgnoredReason
+        /// What did not match, in words.
+        public var detail: String
+
+        public init(reason: CarryIgnoredReason, detail: String) {
+            self.reason = reason
+            self.detail = detail
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case reason
+            case detail
+        }
+    }
+
+    /// The reasons of [`CarryIgnored`].
+    public enum CarryIgnoredReason: String, Codable, Equatable, Sendable, CaseIterable {
+        /// The run is not at the carry's `index` in this history.
+        case notFound = "not_found"
+        /// The run would replace a message the policy always keeps.
+        case protected
     }
 
     /// What kind of failure it is.
@@ -3886,8 +3923,12 @@ extension TurnfitTypes {
         /// replaced; indices (changes, protected, cache, summarizer requests)
         /// are the input's.
         public var carried: Carried?
+        /// Set when `options.carry` was given but not applied, and why: its
+        /// run is not where it was made in this history, or it holds a message
+        /// the policy always keeps. The history was fitted as given.
+        public var carryIgnored: CarryIgnored?
 
-        public init(model: String, exact: Bool, format: Format, strategy: Strategy, maxTokens: UInt64, reservedOutput: UInt64, limitTokens: UInt64, tokensBefore: UInt64, tokensAfter: UInt64, messagesBefore: UInt64, messagesAfter: UInt64, insufficient: Bool, changes: [Change], protected: [Protected], fired: Bool, changed: Bool, summary: SummaryReport? = nil, cache: CacheImpact, carry: Carry? = nil, carried: Carried? = nil) {
+        public init(model: String, exact: Bool, format: Format, strategy: Strategy, maxTokens: UInt64, reservedOutput: UInt64, limitTokens: UInt64, tokensBefore: UInt64, tokensAfter: UInt64, messagesBefore: UInt64, messagesAfter: UInt64, insufficient: Bool, changes: [Change], protected: [Protected], fired: Bool, changed: Bool, summary: SummaryReport? = nil, cache: CacheImpact, carry: Carry? = nil, carried: Carried? = nil, carryIgnored: CarryIgnored? = nil) {
             self.model = model
             self.exact = exact
             self.format = format
@@ -3908,6 +3949,7 @@ extension TurnfitTypes {
             self.cache = cache
             self.carry = carry
             self.carried = carried
+            self.carryIgnored = carryIgnored
         }
 
         enum CodingKeys: String, CodingKey {
@@ -3931,6 +3973,7 @@ extension TurnfitTypes {
             case cache
             case carry
             case carried
+            case carryIgnored = "carry_ignored"
         }
     }
 
