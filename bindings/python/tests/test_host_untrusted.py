@@ -117,9 +117,24 @@ def test_the_hosts_interrupts_propagate():
         asyncio.run(turnfit.afit_turn(LOOP, cancelled, **OPTS))
 
 
+_made = []
+
+
 def fresh_model(**extra):
     name = f"untrusted-llm-{next(_names)}"
-    return {"name": name, "encoding": "o200k_base", "context_window": 128000, "exact": True, **extra}
+    p = {"name": name, "encoding": "o200k_base", "context_window": 128000, "exact": True, **extra}
+    _made.append(p)
+    return p
+
+
+@pytest.fixture(autouse=True)
+def _no_counter_left():
+    """A registered host counter keeps the GIL in every later call (the
+    binding cannot release it while a counter may run): re-register each
+    profile without one, whatever the test did."""
+    yield
+    while _made:
+        turnfit.register_model(_made.pop())
 
 
 def test_a_keyboard_interrupt_in_a_host_counter_propagates():
