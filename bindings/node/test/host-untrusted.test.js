@@ -40,8 +40,9 @@ const HOSTILE = [
   }, 'error'],
   ['replies with an object whose content getter throws', () => ({ get content() { return throwing('content') } }), 'not_text'],
   ['replies with an object whose tool_calls getter throws', () => ({ content: 'ok', get tool_calls() { return throwing('calls') } }), 'not_text'],
-  ['replies with a Proxy whose traps throw', () => new Proxy({}, { get: () => throwing('get') }), 'not_text'],
-  ['replies with a revoked Proxy', () => { const p = Proxy.revocable({}, {}); p.revoke(); return p.proxy }, 'not_text'],
+  // A reply is awaited first: reading a Proxy's `then` throws there, an error.
+  ['replies with a Proxy whose traps throw', () => new Proxy({}, { get: () => throwing('get') }), 'error'],
+  ['replies with a revoked Proxy', () => { const p = Proxy.revocable({}, {}); p.revoke(); return p.proxy }, 'error'],
   ['replies with a thenable whose then throws', () => ({ get then() { return throwing('then') } }), 'error'],
 ]
 
