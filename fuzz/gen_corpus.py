@@ -249,6 +249,28 @@ def window_fit():
     return c
 
 
+def turn_carry():
+    c = Corpus("turn_carry")
+    # index, length, how (bit 0 forged, bit 1 no index, bit 2 bad summary), policy
+    knobs = [
+        (2, 3, 0, 0),        # a run of the history at its index, recency
+        (0, 1, 0, 1),        # the first message (a system prompt), summarize
+        (1, 0, 0, 0x11),     # the task, pinned 0 and 2
+        (255, 7, 0, 0x21),   # past the end
+        (3, 2, 1, 2),        # forged fingerprints
+        (2, 3, 2, 3),        # no index
+        (2, 3, 4, 0x41),     # a summary that is not a message
+        (4, 7, 0, 0xe1),     # a long run, larger budget
+    ]
+    for i, (label, conv) in enumerate(all_conversations()):
+        for j in (i % len(knobs), (i + 3) % len(knobs)):
+            c.add(f"{label}-k{j}", bytes(knobs[j]) + conv)
+    for j, k in enumerate(knobs):
+        for label, conv in tool_pairs() + conversations()[:2]:
+            c.add(f"{label}-k{j}", bytes(k) + conv)
+    return c
+
+
 def skill_files():
     out = []
     for d in sorted(os.listdir(os.path.join(ROOT, "examples/data/skills"))):
@@ -468,6 +490,6 @@ def abi():
 
 
 if __name__ == "__main__":
-    for gen in [chat_codecs, window_fit, skills_frontmatter, skill_paths, handoff, recovery, abi]:
+    for gen in [chat_codecs, window_fit, turn_carry, skills_frontmatter, skill_paths, handoff, recovery, abi]:
         corpus = gen()
         print(f"{gen.__name__}: {corpus.count()} seeds")

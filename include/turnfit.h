@@ -2417,7 +2417,9 @@ turnfit_status turnfit_window_turn_start(const struct turnfit_registry *registry
  * request still waiting is answered by the digest. `INVALID_ARGUMENT`
  * when the window changed while the turn ran, or is not the window the
  * turn started on (nothing is applied; start again), when the turn was
- * finished, or was started with `turnfit_turn_start`. Errors:
+ * finished, or was started with `turnfit_turn_start`. A refused call does
+ * not spend the turn: handed another window, it can still be finished on
+ * its own. Errors:
  * `INVALID_ARGUMENT`, `NULL_ARGUMENT`. Thread-safe.
  *
  * JSON: report `schemas/turn-report.json`.

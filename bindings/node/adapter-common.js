@@ -259,7 +259,15 @@ function newestUnanswered(history, callsOf, answerOf, { spans = false } = {}) {
   return []
 }
 
+// An AbortSignal for a summarizer request's `timeout_ms`, or undefined. Node's
+// timers stop at 2^31-1 ms (AbortSignal.timeout refuses or clamps longer
+// delays, which would abort at once); a longer timeout gets no signal here:
+// the turn's own timer, which waits in steps, still abandons the request.
+function timeoutSignal(ms) {
+  return ms > 0 && ms <= 2 ** 31 - 1 ? AbortSignal.timeout(ms) : undefined
+}
+
 module.exports = {
   installedVersion, versionProblem, checkVersions, warnFallback, sameJson, matchBack, textOf, withCarry, keepCarry,
-  DEFAULTS, fitOptionsOf, pendingIdsOf, newestUnanswered,
+  DEFAULTS, fitOptionsOf, pendingIdsOf, newestUnanswered, timeoutSignal,
 }

@@ -565,28 +565,60 @@ function fitAsync(conversation, options, asyncOptions) {
 
 // The summarizer's return value as [text, failure, message]: a string, or an
 // object with a string `content` or `text` (an AI SDK result, a LangChain
-// message) and no tool calls.
+// message) and no tool calls. The reply is the host's object: a getter or a
+// Proxy trap that throws makes it not text, never the turn's error.
 function summaryText(reply) {
   if (typeof reply === 'string') return [reply, null, '']
-  if (reply !== null && typeof reply === 'object') {
-    const calls = reply.tool_calls ?? reply.toolCalls
-    const hasCalls = Array.isArray(calls) && calls.length > 0
-    for (const k of ['content', 'text']) {
-      if (typeof reply[k] === 'string' && !hasCalls) return [reply[k], null, '']
+  try {
+    if (reply !== null && typeof reply === 'object') {
+      const calls = reply.tool_calls ?? reply.toolCalls
+      const hasCalls = Array.isArray(calls) && calls.length > 0
+      for (const k of ['content', 'text']) {
+        const v = reply[k]
+        if (typeof v === 'string' && !hasCalls) return [v, null, '']
+      }
+    }
+    return [null, 'not_text', `the summarizer returned ${describe(reply)}, not text`]
+  } catch (e) {
+    return [null, 'not_text', `reading the summarizer's reply threw ${describeThrown(e)}`]
+  }
+}
+
+// What the host threw, in words, for the fallback's detail. Never throws:
+// the value is the host's (Object.create(null), a toString that throws, a
+// Proxy of an Error whose traps throw).
+function describeThrown(e) {
+  try {
+    if (e instanceof Error) return `${String(e.name)}: ${String(e.message)}`
+    return String(e)
+  } catch {
+    try {
+      return Object.prototype.toString.call(e)
+    } catch {
+      return 'an unprintable value'
     }
   }
-  return [null, 'not_text', `the summarizer returned ${describe(reply)}, not text`]
 }
 
 const TIMED_OUT = Symbol('turnfit.timedOut')
 
-// The summarizer's reply, or TIMED_OUT after `ms` (0: no limit). The timer is
-// cleared either way, so a pending summarizer never keeps the process alive.
+// setTimeout's longest delay: a longer one fires at once (Node clamps it
+// to 1 ms with a TimeoutOverflowWarning), so longer timeouts are split.
+const MAX_TIMER_MS = 2 ** 31 - 1
+
+// The summarizer's reply, or TIMED_OUT after `ms` (0: no limit). A timeout
+// above the timer's range is waited for in steps of at most MAX_TIMER_MS.
+// The timer is cleared either way, so a pending summarizer never keeps the
+// process alive.
 async function withTimeout(promise, ms) {
   if (!ms) return promise
   let timer
   const expired = new Promise((resolve) => {
-    timer = setTimeout(resolve, ms, TIMED_OUT)
+    const arm = (left) => {
+      const step = Math.min(left, MAX_TIMER_MS)
+      timer = setTimeout(() => (left > step ? arm(left - step) : resolve(TIMED_OUT)), step)
+    }
+    arm(ms)
   })
   try {
     return await Promise.race([promise, expired])
@@ -617,22 +649,22 @@ async function driveTurn(turn, summarizer) {
   let request = call(() => turn.call())
   while (request !== null && summarizer) {
     const req = jsonOut(request)
-    let reply
+    // Everything the host returns or throws is untrusted and ends here as a
+    // reply or a failure (the digest then stands in): only turnfit's own
+    // errors, from `call`, reject.
+    let outcome
     try {
       // A sync summarizer's throw and an async one's rejection alike.
-      reply = await withTimeout(Promise.resolve().then(() => summarizer(req)), req.timeout_ms)
+      const reply = await withTimeout(Promise.resolve().then(() => summarizer(req)), req.timeout_ms)
+      outcome =
+        reply === TIMED_OUT
+          ? [null, 'timeout', `no reply within ${req.timeout_ms} ms; abandoned`]
+          : summaryText(reply)
     } catch (e) {
-      const message = e instanceof Error ? `${e.name}: ${e.message}` : String(e)
-      call(() => turn.fail('error', message))
-      request = call(() => turn.call())
-      continue
+      outcome = [null, 'error', describeThrown(e)]
     }
-    if (reply === TIMED_OUT) {
-      call(() => turn.fail('timeout', `no reply within ${req.timeout_ms} ms; abandoned`))
-    } else {
-      const [text, failure, message] = summaryText(reply)
-      call(() => (failure === null ? turn.resume(text) : turn.fail(failure, message)))
-    }
+    const [text, failure, message] = outcome
+    call(() => (failure === null ? turn.resume(text) : turn.fail(failure, message)))
     request = call(() => turn.call())
   }
   return call(() => turn.finish())

@@ -6,7 +6,7 @@
 // is the caller's own object (id, additional_kwargs, response_metadata kept).
 // `langchain` and `@langchain/core` are loaded when the middleware is made.
 const turnfit = require('./index.js')
-const { checkVersions, warnFallback, matchBack, textOf, withCarry, keepCarry, DEFAULTS, fitOptionsOf, pendingIdsOf, newestUnanswered } = require('./adapter-common.js')
+const { checkVersions, warnFallback, matchBack, textOf, withCarry, keepCarry, DEFAULTS, fitOptionsOf, pendingIdsOf, newestUnanswered, timeoutSignal } = require('./adapter-common.js')
 
 // Tested: langchain 1.5.14, @langchain/core 1.4.0 (test/langchain.test.js).
 const TESTED = {
@@ -156,7 +156,7 @@ function makeSummarizer(summarizer, requestModel, lib, runtime) {
   return async (req) => {
     const base = lib.pickRunnableConfigKeys(runtime) ?? {}
     const config = lib.mergeConfigs(base, { metadata: { lc_source: 'turnfit_summarization' }, tags: [NOSTREAM] })
-    const signals = [base.signal, req.timeout_ms > 0 ? AbortSignal.timeout(req.timeout_ms) : undefined].filter(Boolean)
+    const signals = [base.signal, timeoutSignal(req.timeout_ms)].filter(Boolean)
     if (signals.length) config.signal = signals.length === 1 ? signals[0] : AbortSignal.any(signals)
     return replyText(await model.invoke([new lib.messages.HumanMessage(req.prompt)], config))
   }

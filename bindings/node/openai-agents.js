@@ -6,7 +6,7 @@
 // item the turn did not change is the object the SDK passed in.
 // `@openai/agents-core` is not imported: only its version is read.
 const turnfit = require('./index.js')
-const { checkVersions, warnFallback, matchBack, textOf, withCarry, keepCarry, DEFAULTS, fitOptionsOf, pendingIdsOf, newestUnanswered } = require('./adapter-common.js')
+const { checkVersions, warnFallback, matchBack, textOf, withCarry, keepCarry, DEFAULTS, fitOptionsOf, pendingIdsOf, newestUnanswered, timeoutSignal } = require('./adapter-common.js')
 
 const CALL_TYPES = new Set(['function_call', 'computer_call', 'shell_call', 'apply_patch_call'])
 
@@ -163,7 +163,7 @@ function makeSummarizer(summarizer, agent) {
     }
   }
   return async (req) => {
-    const signal = req.timeout_ms > 0 ? AbortSignal.timeout(req.timeout_ms) : undefined
+    const signal = timeoutSignal(req.timeout_ms)
     const response = await model.getResponse({
       systemInstructions: undefined,
       input: [{ type: 'message', role: 'user', content: req.prompt }],

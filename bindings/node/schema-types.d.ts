@@ -718,6 +718,12 @@ export interface TurnReport {
    * are the input's.
    */
   carried: Carried | null;
+  /**
+   * Set when `options.carry` was given but not applied, and why: its
+   * run is not where it was made in this history, or it holds a message
+   * the policy always keeps. The history was fitted as given.
+   */
+  carry_ignored: CarryIgnored | null;
   [field: string]: unknown;
 }
 
@@ -838,10 +844,41 @@ export interface Carry {
    */
   replaced: string[];
   /**
+   * The input index of the run's first message in the history the
+   * carry was made from: the run is looked for there only, so a carry
+   * that no longer matches where it was made is ignored, never trusted.
+   * A carry without it (made before it was recorded) cannot be checked
+   * and is ignored.
+   */
+  index?: number | null;
+  /**
    * The message holding the summary, in the conversation's format.
    */
   summary: unknown;
 }
+
+/**
+ * Why `options.carry` was not applied (the turn report's
+ * `carry_ignored`): the history was fitted as given.
+ */
+export interface CarryIgnored {
+  /**
+   * `not_found`: the history does not hold the run at `index` (another
+   * conversation, an edited or stale history); `protected`: the run
+   * holds a message the policy always keeps.
+   */
+  reason: CarryIgnoredReason;
+  /**
+   * What did not match, in words.
+   */
+  detail: string;
+  [field: string]: unknown;
+}
+
+/**
+ * The reasons of [`CarryIgnored`].
+ */
+export type CarryIgnoredReason = "not_found" | "protected"
 
 /**
  * One entry of a manifest.

@@ -49,8 +49,9 @@ pub fn check_bytes(what: &str, len: usize, limit: usize) -> Result<()> {
 }
 
 /// `InvalidArgument` when a name (model, encoding, skill, summary id) of
-/// `bytes` is over [`crate::limits::MAX_NAME_BYTES`], from its length,
-/// before the bytes are read: the message core gives for the same text.
-pub fn check_name_bytes(what: &str, bytes: &[u8]) -> Result<()> {
-    crate::text::check_name_bytes(what, bytes)
+/// `len` bytes is over [`crate::limits::MAX_NAME_BYTES`], from its length
+/// alone: a front end holding a pointer and a length refuses it before a
+/// byte is read, and the message quotes none of it.
+pub fn check_name_len(what: &str, len: usize) -> Result<()> {
+    crate::text::check_name_len(what, len)
 }

@@ -9,7 +9,7 @@ use crate::{Error, ErrorKind, Result};
 mod strict;
 
 /// Marks a deserializer's custom error as a limit (see [`limit_error`]).
-const LIMIT_MARK: &str = "\u{0}turnfit-limit\u{0}";
+pub(crate) const LIMIT_MARK: &str = "\u{0}turnfit-limit\u{0}";
 
 /// A custom serde error that [`parse`] reports as `LimitExceeded` (with
 /// `msg` as the message), for deserializers that enforce a limit while

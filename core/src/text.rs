@@ -41,25 +41,18 @@ pub fn check_name(what: &str, name: &str) -> Result<()> {
     Ok(())
 }
 
-/// [`check_name`] from a name's bytes before they are read as text: a
-/// front end that knows the length refuses an over-long name without
-/// reading past the first [`crate::limits::MAX_ECHO_BYTES`] bytes (the
-/// part echoed). Same kind and message as [`check_name`] on the text.
-pub fn check_name_bytes(what: &str, name: &[u8]) -> Result<()> {
+/// [`check_name`] from a name's length alone, for a front end that has a
+/// pointer and a length: nothing of the name is read, so nothing is quoted
+/// (a buffer shorter than its stated length must not be read to build the
+/// message, issue 48). Same kind as [`check_name`].
+pub fn check_name_len(what: &str, len: usize) -> Result<()> {
     let max = crate::limits::MAX_NAME_BYTES;
-    if name.len() <= max {
-        return Ok(());
+    if len > max {
+        return Err(Error::invalid_argument(format!(
+            "{what} of {len} bytes is over the limit of {max} (MAX_NAME_BYTES); it was refused unread"
+        )));
     }
-    let head = &name[..name.len().min(crate::limits::MAX_ECHO_BYTES)];
-    let valid = match std::str::from_utf8(head) {
-        Ok(s) => s,
-        Err(e) => std::str::from_utf8(&head[..e.valid_up_to()]).unwrap_or_default(),
-    };
-    let shown = if name.len() > crate::limits::MAX_ECHO_BYTES { format!("{valid}...") } else { valid.to_owned() };
-    Err(Error::invalid_argument(format!(
-        "{what} '{shown}' is {} bytes; the limit is {max} (MAX_NAME_BYTES)",
-        name.len()
-    )))
+    Ok(())
 }
 
 /// Up to `k` of `names` that look like `query`, best first (the "did you

@@ -18,6 +18,8 @@ mod recovery;
 mod skill_paths;
 #[path = "../../fuzz/checks/skills_frontmatter.rs"]
 mod skills_frontmatter;
+#[path = "../../fuzz/checks/turn_carry.rs"]
+mod turn_carry;
 #[path = "../../fuzz/checks/window_fit.rs"]
 mod window_fit;
 
@@ -41,6 +43,11 @@ fn chat_codecs_corpus() {
 #[test]
 fn window_fit_corpus() {
     replay("window_fit", window_fit::check);
+}
+
+#[test]
+fn turn_carry_corpus() {
+    replay("turn_carry", turn_carry::check);
 }
 
 #[test]

@@ -26,14 +26,21 @@ pub(crate) unsafe fn slice<'a, T>(ptr: *const T, len: usize, what: &str) -> Resu
             Err(FfiError::new(turnfit_status::NullArgument, format!("{what} is NULL but its length is {len}")))
         };
     }
-    if len > isize::MAX as usize / std::mem::size_of::<T>().max(1) {
-        return Err(FfiError::invalid(format!("{what} length {len} is larger than any buffer can be")));
-    }
+    no_buffer_is::<T>(len, what)?;
     if !ptr.is_aligned() {
         return Err(FfiError::invalid(format!("{what} is not aligned for its element type")));
     }
     // SAFETY: non-NULL, aligned, and valid for `len` reads per the contract.
     Ok(unsafe { std::slice::from_raw_parts(ptr, len) })
+}
+
+/// `INVALID_ARGUMENT` for a length of `T`s no buffer can have (over
+/// `PTRDIFF_MAX` bytes): the header's first length rule, before any limit.
+fn no_buffer_is<T>(len: usize, what: &str) -> Result<(), FfiError> {
+    if len > isize::MAX as usize / std::mem::size_of::<T>().max(1) {
+        return Err(FfiError::invalid(format!("{what} length {len} is larger than any buffer can be")));
+    }
+    Ok(())
 }
 
 /// `(ptr, len)` as UTF-8 text no longer than `limit` bytes. Text is
@@ -44,9 +51,24 @@ pub(crate) unsafe fn slice<'a, T>(ptr: *const T, len: usize, what: &str) -> Resu
 /// As for [`slice`].
 pub(crate) unsafe fn text<'a>(ptr: *const c_char, len: usize, what: &str, limit: usize) -> Result<&'a str, FfiError> {
     // SAFETY: forwarded contract; `c_char` and `u8` have the same size and alignment.
-    let b = unsafe { slice(ptr.cast::<u8>(), len, what) }?;
-    frontend::check_bytes(what, b.len(), limit)?;
+    let b = unsafe { bytes(ptr.cast::<u8>(), len, what, limit) }?;
     Ok(frontend::utf8(what, b)?)
+}
+
+/// `(ptr, len)` as bytes no longer than `limit`: the length is checked
+/// before the slice is made, so a length over the limit is refused without
+/// a byte being read (the header's promise; the caller's buffer may be
+/// shorter than a refused length says, and end at an unmapped page).
+///
+/// # Safety
+/// As for [`slice`].
+pub(crate) unsafe fn bytes<'a>(ptr: *const u8, len: usize, what: &str, limit: usize) -> Result<&'a [u8], FfiError> {
+    if !ptr.is_null() {
+        no_buffer_is::<u8>(len, what)?;
+        frontend::check_bytes(what, len, limit)?;
+    }
+    // SAFETY: forwarded contract.
+    unsafe { slice(ptr, len, what) }
 }
 
 /// An optional text argument: `(NULL, 0)` and `("", 0)` are `None`.
@@ -66,15 +88,19 @@ pub(crate) unsafe fn opt_text<'a>(
 
 /// `(ptr, len)` as a name (model, encoding, skill, id): over
 /// `MAX_NAME_BYTES` is core's `INVALID_ARGUMENT` from the length alone,
-/// before the bytes are read as UTF-8. `label` is core's word for it
-/// (`model name`), so the message is the one core gives.
+/// before a byte is read (the message quotes none of it: the buffer may be
+/// shorter than the length says, issue 48). `label` is core's word for it
+/// (`model name`).
 ///
 /// # Safety
 /// As for [`slice`].
 pub(crate) unsafe fn name<'a>(ptr: *const c_char, len: usize, what: &str, label: &str) -> Result<&'a str, FfiError> {
+    if !ptr.is_null() {
+        no_buffer_is::<u8>(len, what)?;
+        frontend::check_name_len(label, len)?;
+    }
     // SAFETY: forwarded contract; `c_char` and `u8` have the same size and alignment.
     let b = unsafe { slice(ptr.cast::<u8>(), len, what) }?;
-    frontend::check_name_bytes(label, b)?;
     Ok(frontend::utf8(what, b)?)
 }
 

@@ -182,11 +182,10 @@ pub unsafe extern "C" fn turnfit_turn_resume(
         let (t, text, message) = unsafe {
             (
                 args::handle(turn, "turn")?,
-                args::slice(summary.cast::<u8>(), summary_len, "summary")?,
+                args::bytes(summary.cast::<u8>(), summary_len, "summary", MAX_JSON_BYTES)?,
                 args::opt_text(message, message_len, "message", MAX_JSON_BYTES)?,
             )
         };
-        turnfit_core::frontend::check_bytes("summary", text.len(), MAX_JSON_BYTES)?;
         let r = reply(failure, text, message.unwrap_or(""))?;
         let mut guard = t.inner.lock();
         let t = guard.as_mut().ok_or_else(|| FfiError::invalid("the turn was finished"))?;
@@ -335,8 +334,9 @@ pub(crate) fn call_host(f: SummarizeFn, user: *mut c_void, call: &SummarizerCall
     // SAFETY: `f` follows `turnfit_summarize_fn`'s contract; the JSON lives
     // across the call.
     let code = unsafe { f(user, json.as_ptr().cast(), json.len(), &mut text, &mut len) };
-    // SAFETY: the host keeps the text valid until it is called again.
-    let bytes = unsafe { args::slice(text.cast::<u8>(), len, "the summarizer's text") };
+    // SAFETY: the host keeps the text valid until it is called again; over
+    // the limit is refused from the length, before a byte is read.
+    let bytes = unsafe { args::bytes(text.cast::<u8>(), len, "the summarizer's text", MAX_JSON_BYTES) };
     let bytes = match bytes {
         Ok(b) => b,
         Err(e) => {
@@ -346,12 +346,6 @@ pub(crate) fn call_host(f: SummarizeFn, user: *mut c_void, call: &SummarizerCall
             })
         }
     };
-    if bytes.len() > MAX_JSON_BYTES {
-        return Ok(Reply::Failed {
-            reason: FailReason::Error,
-            message: format!("the summarizer replied with {} bytes, over {MAX_JSON_BYTES}", bytes.len()),
-        });
-    }
     if code == TURNFIT_SUMMARY_OK {
         return reply(code, bytes, "");
     }

@@ -72,7 +72,9 @@ pub unsafe extern "C" fn turnfit_window_turn_start(
 /// request still waiting is answered by the digest. `INVALID_ARGUMENT`
 /// when the window changed while the turn ran, or is not the window the
 /// turn started on (nothing is applied; start again), when the turn was
-/// finished, or was started with `turnfit_turn_start`. Errors:
+/// finished, or was started with `turnfit_turn_start`. A refused call does
+/// not spend the turn: handed another window, it can still be finished on
+/// its own. Errors:
 /// `INVALID_ARGUMENT`, `NULL_ARGUMENT`. Thread-safe.
 ///
 /// JSON: report `schemas/turn-report.json`.
@@ -91,25 +93,30 @@ pub unsafe extern "C" fn turnfit_window_turn_finish(
         let dst = out(out_report, "out_report")?;
         // SAFETY: per the contract above.
         let (w, t) = unsafe { (args::handle(window, "window")?, args::handle(turn, "turn")?) };
-        let t = take_window_turn(t)?;
+        let t = take_window_turn(t, w)?;
         let report = t.finish(&mut w.inner.lock())?;
         dst.write(json_string(&report)?);
         Ok(())
     })
 }
 
-/// The window turn in `t`, taken; a stateless turn is left in place.
-fn take_window_turn(t: &turnfit_turn) -> Result<WindowTurn, FfiError> {
+/// The window turn in `t`, taken when `w` is its window (unchanged); a
+/// refused call leaves the turn in place (a stateless turn, or a window
+/// turn handed another window: issue 48), so it can still be finished.
+fn take_window_turn(t: &turnfit_turn, w: &crate::window::turnfit_window) -> Result<WindowTurn, FfiError> {
     let mut guard = t.inner.lock();
-    match guard.take() {
-        None => Err(FfiError::invalid("the turn was finished")),
-        Some(Kind::Window(t, ())) => Ok(*t),
-        Some(c @ Kind::Conversation(_)) => {
-            *guard = Some(c);
-            Err(FfiError::invalid(
+    match guard.as_ref() {
+        None => return Err(FfiError::invalid("the turn was finished")),
+        Some(Kind::Window(t, ())) => t.check_window(&w.inner.lock())?,
+        Some(Kind::Conversation(_)) => {
+            return Err(FfiError::invalid(
                 "this turn was started on a conversation (turnfit_turn_start): end it with turnfit_turn_finish",
             ))
         }
+    }
+    match guard.take() {
+        Some(Kind::Window(t, ())) => Ok(*t),
+        _ => Err(FfiError::new(turnfit_status::Internal, "the window turn went while it was held")),
     }
 }
 

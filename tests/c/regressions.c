@@ -932,6 +932,34 @@ static void lengths_before_reading_case(void)
     report("issue 33 name and result lengths before reading", bug, bug ? detail : NULL);
 }
 
+/* Issue 48 (noticed too): turnfit_window_turn_finish handed a window other
+ *    than the turn's refused it, but the turn was spent: finishing it on its
+ *    own window then said "the turn was finished". A refused call must not
+ *    advance the turn. */
+static void window_turn_wrong_window_case(void)
+{
+    static const char conv[] = "[{\"role\":\"system\",\"content\":\"Be brief.\"},"
+                                "{\"role\":\"user\",\"content\":\"Hi\"}]";
+    turnfit_window *mine = NULL, *other = NULL;
+    turnfit_turn *t = NULL;
+    turnfit_string out = {NULL, 0};
+    turnfit_window_new(NULL, STR("gpt-4o"), NULL, 0, &mine, NULL);
+    turnfit_window_new(NULL, STR("gpt-4o"), NULL, 0, &other, NULL);
+    turnfit_window_load(mine, STR(conv), NULL);
+    turnfit_window_load(other, STR(conv), NULL);
+    turnfit_status started = turnfit_window_turn_start(NULL, mine, NULL, 0, &t, NULL);
+    turnfit_status wrong = turnfit_window_turn_finish(other, t, &out, NULL);
+    turnfit_status right = turnfit_window_turn_finish(mine, t, &out, NULL);
+    bool bug = started != TURNFIT_STATUS_OK || wrong != TURNFIT_STATUS_INVALID_ARGUMENT || right != TURNFIT_STATUS_OK;
+    char detail[96];
+    snprintf(detail, sizeof detail, "start %d, wrong window %d, own window %d", (int)started, (int)wrong, (int)right);
+    turnfit_string_free(&out);
+    turnfit_turn_free(t);
+    turnfit_window_free(other);
+    turnfit_window_free(mine);
+    report("issue 48 window turn finished on another window", bug, bug ? detail : NULL);
+}
+
 int main(void)
 {
     tls_destructor_case();
@@ -953,6 +981,7 @@ int main(void)
     special_scan_case();
     repair_escaped_case();
     lengths_before_reading_case();
+    window_turn_wrong_window_case();
     printf("regressions: %d passed, %d failed\n", g_fixed, g_reproduced);
     return g_reproduced != 0;
 }

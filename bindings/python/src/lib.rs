@@ -140,14 +140,44 @@ fn panic_message(p: &(dyn std::any::Any + Send)) -> String {
 /// turnfit holds the window or turn it counts for.
 pub(crate) fn guard<T>(what: &str, f: impl FnOnce() -> turnfit::Result<T>) -> PyResult<T> {
     turnfit::models::check_not_counting(what).map_err(to_py)?;
-    match catch_unwind(AssertUnwindSafe(f)) {
+    drop(take_interrupt());
+    let r = match catch_unwind(AssertUnwindSafe(f)) {
         Ok(Ok(v)) => Ok(v),
         Ok(Err(e)) => Err(to_py(e)),
         Err(p) => Err(to_py(turnfit::Error::new(
             turnfit::ErrorKind::Internal,
             format!("{what}: panic inside turnfit: {}", panic_message(&*p)),
         ))),
+    };
+    // An interrupt raised inside a host counter is the host's, not a
+    // failed count: it propagates as it was raised, whatever the core made
+    // of the counter's failure.
+    match take_interrupt() {
+        Some(interrupt) => Err(interrupt),
+        None => r,
     }
+}
+
+thread_local! {
+    /// A `BaseException` that is not an `Exception` (KeyboardInterrupt,
+    /// SystemExit, a cancellation) raised by a host counter during the
+    /// current call, to re-raise when the call returns.
+    static INTERRUPT: std::cell::RefCell<Option<PyErr>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Keeps `e` to re-raise when the call running the host counter returns
+/// (the core sees only a failed count and stops counting).
+pub(crate) fn stash_interrupt(e: PyErr) {
+    INTERRUPT.with(|i| {
+        let mut i = i.borrow_mut();
+        if i.is_none() {
+            *i = Some(e);
+        }
+    });
+}
+
+fn take_interrupt() -> Option<PyErr> {
+    INTERRUPT.with(|i| i.borrow_mut().take())
 }
 
 /// [`guard`] with the GIL released when `detach` is true (long calls), so

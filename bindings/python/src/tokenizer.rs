@@ -362,7 +362,15 @@ fn _register_model(profile_json: crate::Text, count: Option<Bound<'_, PyAny>>) -
         Python::attach(|py| {
             let r = f.bind(py).call1((text,)).map_err(|e| {
                 let name = e.get_type(py).name().map(|n| n.to_string()).unwrap_or_else(|_| "exception".into());
-                format!("{name}: {}", e.value(py))
+                // `str()` of the host's exception may itself raise.
+                let why = e.value(py).str().map(|s| s.to_string_lossy().into_owned());
+                let msg = format!("{name}: {}", why.unwrap_or_else(|_| "<unprintable>".into()));
+                // KeyboardInterrupt, SystemExit...: the host's, re-raised
+                // when the call returns (issue 48).
+                if !e.is_instance_of::<pyo3::exceptions::PyException>(py) {
+                    crate::stash_interrupt(e);
+                }
+                msg
             })?;
             let type_name = || r.get_type().name().map(|n| n.to_string()).unwrap_or_default();
             if r.is_instance_of::<pyo3::types::PyBool>() || !r.is_instance_of::<pyo3::types::PyInt>() {

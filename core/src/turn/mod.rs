@@ -35,10 +35,10 @@ pub use cache::CacheImpact;
 use crate::chat::Conversation;
 use crate::window::carry::{self, Applied};
 use crate::window::{
-    apply_summary, digest_summary, start_fit_parsed, start_fit_resolved, Accountant, Begun, Carried, Carry, FitHead,
-    FitOptions, FitReport, Pending, Policy, Window, DEFAULT_LABEL, DEFAULT_TEMPLATE,
+    apply_summary, digest_summary, start_fit_parsed, start_fit_resolved, Accountant, Begun, Carried, Carry,
+    CarryIgnored, FitHead, FitOptions, FitReport, Pending, Policy, Window, DEFAULT_LABEL, DEFAULT_TEMPLATE,
 };
-use crate::{Error, ModelRegistry, Result, Tokenizer, TruncateSide};
+use crate::{Error, ModelRegistry, Result, TruncateSide};
 
 /// Default milliseconds a summarizer request may take.
 pub const DEFAULT_TIMEOUT_MS: u64 = 120_000;
@@ -252,6 +252,10 @@ pub struct TurnReport {
     /// replaced; indices (changes, protected, cache, summarizer requests)
     /// are the input's.
     pub carried: Option<Carried>,
+    /// Set when `options.carry` was given but not applied, and why: its
+    /// run is not where it was made in this history, or it holds a message
+    /// the policy always keeps. The history was fitted as given.
+    pub carry_ignored: Option<CarryIgnored>,
 }
 
 /// A turn in progress (see the module documentation).
@@ -266,6 +270,8 @@ pub struct Turn {
     fitted: Option<Vec<String>>,
     /// The carry applied to the input, if any.
     applied: Option<Applied>,
+    /// Why the carry given was not applied.
+    ignored: Option<CarryIgnored>,
 }
 
 #[derive(Debug)]
@@ -281,8 +287,10 @@ enum State {
 struct Summarizing {
     pending: Pending,
     plan: pieces::Plan,
-    /// The summarizer's tokenizer (its model's encoding).
-    tok: Tokenizer,
+    /// The summarizer model's accountant: every count of its prompts and
+    /// replies goes through it (a host counter registered with the model
+    /// included), cuts through its encoding.
+    acct: Accountant,
     budget: usize,
     next: usize,
     so_far: Option<String>,
@@ -304,9 +312,13 @@ impl Turn {
         }
         let mut c = Conversation::parse(conversation, options.format)?;
         let fingerprints = c.messages.iter().map(|m| carry::fingerprint(m.raw())).collect();
-        let (fitted, applied) = match &options.carry {
-            Some(k) => carry::apply(&mut c, k, fingerprints)?,
-            None => (fingerprints, None),
+        let (fitted, outcome) = match &options.carry {
+            Some(k) => carry::apply(&mut c, k, fingerprints, &options.policy)?,
+            None => (fingerprints, Err(None)),
+        };
+        let (applied, ignored) = match outcome {
+            Ok(a) => (Some(a), None),
+            Err(why) => (None, why),
         };
         let mut o = FitOptions { carry: None, ..options.clone() };
         if let Some(a) = &applied {
@@ -315,6 +327,7 @@ impl Turn {
         }
         let mut t = Turn::begin(registry, start_fit_parsed(registry, c, &o)?, &o, applied)?;
         t.fitted = Some(fitted);
+        t.ignored = ignored;
         Ok(t)
     }
 
@@ -335,7 +348,7 @@ impl Turn {
                 }
             }
         };
-        let mut t = Turn { head: s.head, policy: s.policy, acct: s.acct, state, fitted: None, applied };
+        let mut t = Turn { head: s.head, policy: s.policy, acct: s.acct, state, fitted: None, applied, ignored: None };
         t.issue()?;
         Ok(t)
     }
@@ -415,7 +428,16 @@ impl Turn {
             cache.first_changed = cache.first_changed.map(|i| a.input_index(i));
         }
         let carried = self.applied.as_ref().map(|a| a.at);
-        let report = TurnReport { fit, fired: self.head.fired, changed, summary, cache, carry: next, carried };
+        let report = TurnReport {
+            fit,
+            fired: self.head.fired,
+            changed,
+            summary,
+            cache,
+            carry: next,
+            carried,
+            carry_ignored: self.ignored,
+        };
         Ok((c.conversation, report))
     }
 
@@ -480,7 +502,9 @@ impl Summarizing {
                 "summarizer.max_requests {max_requests} is not between 1 and {MAX_REQUESTS}"
             )));
         }
-        let (model, tok, window) = match &so.model {
+        // The summarizer's own accountant, as the agent's is made: its host
+        // counter when one is registered (issue 48).
+        let (model, sacct, window) = match &so.model {
             Some(m) => {
                 let custom = crate::CustomModel {
                     encoding: so.encoding,
@@ -488,14 +512,15 @@ impl Summarizing {
                     max_output_tokens: None,
                 };
                 let info = registry.resolve(m, &custom)?;
-                (info.model.clone(), Tokenizer::new(info.encoding)?, info.context_window.map(|w| w as usize))
+                let sacct = Accountant::for_resolved(registry, &info, None)?;
+                (info.model.clone(), sacct, info.context_window.map(|w| w as usize))
             }
             None => {
                 let custom =
                     crate::CustomModel { encoding: None, context_window: so.context_window, max_output_tokens: None };
                 custom.check()?;
                 let w = so.context_window.or(head.info.context_window.map(|w| w as usize));
-                (head.info.model.clone(), *acct.tokenizer(), w)
+                (head.info.model.clone(), acct.clone(), w)
             }
         };
         let cap = pending.request.max_summary_tokens;
@@ -523,7 +548,7 @@ impl Summarizing {
             report.fallback = Some(Fallback { reason, piece: 0, detail });
             report
         };
-        let room = pieces::piece_room(template, cap, budget, &tok, false)?;
+        let room = pieces::piece_room(template, cap, budget, &sacct, false)?;
         if room < pieces::MIN_PIECE_TOKENS + cap {
             let detail = format!(
                 "the summarizer's budget of {budget} tokens leaves {room} for messages beside the template and a \
@@ -533,7 +558,7 @@ impl Summarizing {
             return Ok(Err((pending, fail(report, FallbackReason::BudgetTooSmall, detail))));
         }
         let span = pending.span();
-        let plan = pieces::plan(&span, &pending.span_round_starts(), label, template, cap, budget, &tok)?;
+        let plan = pieces::plan(&span, &pending.span_round_starts(), label, template, cap, budget, &sacct)?;
         if plan.pieces.len() > max_requests {
             let detail = format!(
                 "the span of {} messages ({} tokens) needs {} summarizer requests of at most {budget} tokens; \
@@ -549,7 +574,7 @@ impl Summarizing {
         Ok(Ok(Summarizing {
             pending,
             plan,
-            tok,
+            acct: sacct,
             budget,
             next: 0,
             so_far,
@@ -563,17 +588,16 @@ impl Summarizing {
         let template = policy.summary_template.as_deref().unwrap_or(DEFAULT_TEMPLATE);
         let cap = self.pending.request.max_summary_tokens;
         let span = self.pending.span();
-        let prompt = self.plan.prompt(
+        let (prompt, prompt_tokens) = self.plan.prompt(
             self.next,
             &span,
             self.so_far.as_deref(),
             template,
             cap,
             self.budget,
-            &self.tok,
+            &self.acct,
             &policy.digest,
         )?;
-        let prompt_tokens = self.tok.count(&prompt)?;
         let inputs = self.pending.span_input_indices();
         let r = self.plan.pieces[self.next].clone();
         let timeout_ms = self.timeout_ms;
@@ -625,7 +649,7 @@ impl Summarizing {
             return fb(FallbackReason::Empty, "the summarizer replied with blank text".into());
         }
         let cap = call.max_summary_tokens;
-        let n = self.tok.count(text)?;
+        let n = self.acct.text(text)?;
         record.reply_tokens = Some(n);
         if n > cap.saturating_mul(OVERSIZED_FACTOR) {
             return fb(
@@ -635,9 +659,27 @@ impl Summarizing {
         }
         if n > cap {
             record.cut = true;
-            return Ok(Ok(self.tok.truncate(text, cap, TruncateSide::Head, None)?.text));
+            return Ok(Ok(self.cut(text, cap)?));
         }
         Ok(Ok(text.to_owned()))
+    }
+}
+
+impl Summarizing {
+    /// `text` cut to `cap` tokens as the summarizer's accountant counts
+    /// them: cut with its encoding, then further while its counter (a host
+    /// counter, an estimate) still finds it over.
+    fn cut(&self, text: &str, cap: usize) -> Result<String> {
+        let tok = self.acct.tokenizer();
+        let mut room = cap;
+        loop {
+            let t = tok.truncate(text, room, TruncateSide::Head, None)?.text;
+            let n = self.acct.text(&t)?;
+            if n <= cap || room == 0 {
+                return Ok(t);
+            }
+            room = room.saturating_sub((n - cap).max(room / 8).max(1));
+        }
     }
 }
 
@@ -720,13 +762,7 @@ impl WindowTurn {
     /// report comes back. `InvalidArgument` when the window changed since
     /// the turn started; the window is then left as it is.
     pub fn finish(self, window: &mut Window) -> Result<TurnReport> {
-        if window.generation() != self.generation {
-            return Err(Error::invalid_argument(
-                "the window changed during the turn (a message was loaded, pushed, popped or replaced, or the \
-                 window compacted, while the summarizer ran), or is not the window the turn started on; nothing \
-                 was applied: start the turn again",
-            ));
-        }
+        self.check_window(window)?;
         match self.inner {
             WindowInner::Unchanged(r) => Ok(*r),
             WindowInner::Running(t) => {
@@ -737,6 +773,20 @@ impl WindowTurn {
                 Ok(report)
             }
         }
+    }
+
+    /// The refusal [`finish`](Self::finish) would give on `window`, without
+    /// ending the turn: a front end that holds the turn apart from its
+    /// window checks first, so a wrong window does not spend the turn.
+    pub fn check_window(&self, window: &Window) -> Result<()> {
+        if window.generation() != self.generation {
+            return Err(Error::invalid_argument(
+                "the window changed during the turn (a message was loaded, pushed, popped or replaced, or the \
+                 window compacted, while the summarizer ran), or is not the window the turn started on; nothing \
+                 was applied: start the turn again",
+            ));
+        }
+        Ok(())
     }
 }
 
@@ -849,7 +899,16 @@ fn unchanged(window: &Window, policy: &Policy) -> Result<TurnReport> {
     };
     let prefix = pre.prompt_tokens.saturating_sub(pre.reply_priming);
     let cache = CacheImpact { first_changed: None, unchanged_prefix_tokens: prefix, invalidated_tokens: 0 };
-    Ok(TurnReport { fit, fired: false, changed: false, summary: None, cache, carry: None, carried: None })
+    Ok(TurnReport {
+        fit,
+        fired: false,
+        changed: false,
+        summary: None,
+        cache,
+        carry: None,
+        carried: None,
+        carry_ignored: None,
+    })
 }
 
 /// Runs a turn with a synchronous summarizer: while a request waits, calls

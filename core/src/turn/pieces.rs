@@ -11,8 +11,8 @@
 //! updates one summary instead of summarizing summaries of summaries.
 
 use crate::chat::Message;
-use crate::window::{build_digest, transcript_lines, DigestOptions};
-use crate::{Error, Result, Tokenizer};
+use crate::window::{build_digest, transcript_lines, Accountant, DigestOptions};
+use crate::{Error, Result};
 
 /// The words before a previous summary in a piece's transcript slot.
 const SO_FAR: &str = "Summary of the conversation so far (update it with the messages that follow; keep what still \
@@ -43,7 +43,8 @@ pub(super) struct Plan {
 }
 
 /// Splits `span` into pieces for a summarizer whose requests may take
-/// `budget` tokens with `template`, each reply at most `cap` tokens.
+/// `budget` tokens with `template`, each reply at most `cap` tokens, as
+/// `acct` (the summarizer model's accountant) counts them.
 pub(super) fn plan(
     span: &[&Message],
     starts: &[usize],
@@ -51,10 +52,10 @@ pub(super) fn plan(
     template: &str,
     cap: usize,
     budget: usize,
-    tok: &Tokenizer,
+    acct: &Accountant,
 ) -> Result<Plan> {
-    let room = piece_room(template, cap, budget, tok, true)?;
-    let full_room = piece_room(template, cap, budget, tok, false)?;
+    let room = piece_room(template, cap, budget, acct, true)?;
+    let full_room = piece_room(template, cap, budget, acct, false)?;
     let mut previous: Vec<String> = Vec::new();
     let lines: Vec<String> = span
         .iter()
@@ -74,8 +75,8 @@ pub(super) fn plan(
     // One piece when the whole span fits beside the digest; else pieces
     // that use the digest's third too (each piece's transcript is whole,
     // so the digest would only repeat it).
-    let prev_tokens = tok.count(previous.as_deref().unwrap_or(""))?;
-    let total: usize = lines.iter().map(|l| tok.count(l)).sum::<Result<usize>>()?;
+    let prev_tokens = acct.text(previous.as_deref().unwrap_or(""))?;
+    let total: usize = lines.iter().map(|l| acct.text(l)).sum::<Result<usize>>()?;
     if prev_tokens + total <= room {
         let whole = std::iter::once(0..span.len()).collect();
         return Ok(Plan { lines, pieces: whole, starts: starts.to_vec(), previous, digest: true });
@@ -84,7 +85,7 @@ pub(super) fn plan(
     let mut pieces = Vec::new();
     let (mut start, mut used) = (0, prev_tokens);
     for (i, l) in lines.iter().enumerate() {
-        let n = tok.count(l)?;
+        let n = acct.text(l)?;
         if i > start && used + n > room {
             pieces.push(start..i);
             // Later pieces carry the previous reply, at most `cap` tokens.
@@ -102,11 +103,11 @@ pub(super) fn piece_room(
     template: &str,
     cap: usize,
     budget: usize,
-    tok: &Tokenizer,
+    acct: &Accountant,
     with_digest: bool,
 ) -> Result<usize> {
     let frame = template.replace("{max_tokens}", &cap.to_string()).replace("{transcript}", "").replace("{digest}", "");
-    let frame_tokens = tok.count(&frame)? + tok.count(SO_FAR)? + tok.count(THEN)? + SLACK;
+    let frame_tokens = acct.text(&frame)? + acct.text(SO_FAR)? + acct.text(THEN)? + SLACK;
     let room = budget.saturating_sub(frame_tokens);
     let digest = if with_digest && template.contains("{digest}") { room / 3 } else { 0 };
     Ok(room - digest)
@@ -115,8 +116,8 @@ pub(super) fn piece_room(
 impl Plan {
     /// The prompt for piece `k` (0-based), with `so_far` (the previous
     /// piece's reply, or the folded summary) ahead of its messages; within
-    /// `budget` tokens (the transcript is cut in the middle if one message
-    /// alone is too long).
+    /// `budget` tokens as `acct` counts them, with those tokens (the
+    /// transcript is cut in the middle if one message alone is too long).
     #[allow(clippy::too_many_arguments)] // each is one of the prompt's inputs; a struct would only rename them
     pub(super) fn prompt(
         &self,
@@ -126,9 +127,9 @@ impl Plan {
         template: &str,
         cap: usize,
         budget: usize,
-        tok: &Tokenizer,
+        acct: &Accountant,
         digest: &DigestOptions,
-    ) -> Result<String> {
+    ) -> Result<(String, usize)> {
         let r = self.pieces.get(k).ok_or_else(|| Error::internal(format!("summary piece {k} does not exist")))?;
         let mut transcript = String::new();
         if let Some(s) = so_far.filter(|s| !s.trim().is_empty()) {
@@ -150,8 +151,8 @@ impl Plan {
             if !with_digest {
                 return Ok(String::new());
             }
-            Ok(build_digest(&msgs, &starts, tok, digest.budget(room), &digest.sections)?.text)
+            Ok(build_digest(&msgs, &starts, acct.tokenizer(), digest.budget(room), &digest.sections)?.text)
         };
-        crate::window::build_summary_prompt(template, cap, scaffold, &transcript, budget, tok)
+        crate::window::build_summary_prompt(template, cap, scaffold, &transcript, budget, acct)
     }
 }

@@ -479,6 +479,108 @@ fn a_carry_whose_messages_are_not_in_the_history_changes_nothing() {
     let (_, r) = drive(&conv, &FitOptions { carry: Some(carry), ..o }, |_| Reply::Summary("S.".into()));
     assert_eq!(r.carried, None);
     assert_eq!(r.fit.changes, plain.fit.changes);
+    let ignored = r.carry_ignored.expect("an ignored carry is reported");
+    assert_eq!(ignored.reason, crate::window::CarryIgnoredReason::NotFound, "{ignored:?}");
+    assert!(plain.carry_ignored.is_none());
+}
+
+/// Issue 48 (J): a carry is applied only where it was made. The same run
+/// elsewhere (the history shifted by a message), a run past the end and a
+/// run that no longer matches at its index are each ignored and reported,
+/// and the history is fitted as given.
+#[test]
+fn a_carry_is_applied_only_where_it_was_made() {
+    let mut o = options(8000);
+    o.target_ratio = Some(0.5);
+    let (_, r1) = drive(&agent_loop(40, 120), &o, |_| Reply::Summary("S.".into()));
+    let carry = r1.carry.unwrap();
+    assert_eq!(carry.index, Some(2), "the run starts after the system prompt and the task");
+    let mut shifted: Vec<Value> = serde_json::from_str(&agent_loop(41, 120)).unwrap();
+    shifted.insert(1, json!({"role": "user", "content": "An earlier question."}));
+    let shifted = Value::Array(shifted).to_string();
+    let past = Carry { index: Some(1_000), ..carry.clone() };
+    let huge = Carry { index: Some(usize::MAX), ..carry.clone() };
+    // Made before the index was recorded: it cannot be checked.
+    let unknown = Carry { index: None, ..carry.clone() };
+    let now = agent_loop(41, 120);
+    for (conv, c) in [(shifted.as_str(), &carry), (&now, &past), (&now, &huge), (&now, &unknown)] {
+        let (_, plain) = drive(conv, &o, |_| Reply::Summary("S.".into()));
+        let (_, r) = drive(conv, &FitOptions { carry: Some(c.clone()), ..o.clone() }, |_| Reply::Summary("S.".into()));
+        assert_eq!(r.carried, None, "{:?}", c.index);
+        assert_eq!(r.fit.changes, plain.fit.changes);
+        let why = r.carry_ignored.expect("reported");
+        assert_eq!(why.reason, crate::window::CarryIgnoredReason::NotFound, "{why:?}");
+    }
+    // At its index it applies.
+    let (_, r) = drive(&agent_loop(41, 120), &FitOptions { carry: Some(carry), ..o }, |_| panic!("no summary"));
+    assert!(r.carried.is_some() && r.carry_ignored.is_none());
+}
+
+/// Issue 48 (J), the reproduction: a forged carry over the newest user
+/// message (here also the task), the system prompt, a pin, a call awaiting
+/// its result or the whole history returned OK without them. Every such
+/// carry is ignored and reported; what the policy keeps is in the request.
+#[test]
+fn a_carry_over_what_is_always_kept_is_ignored_and_reported() {
+    let conv = agent_loop(6, 20);
+    let msgs: Vec<Value> = serde_json::from_str(&conv).unwrap();
+    let fps: Vec<String> = msgs.iter().map(crate::window::fingerprint).collect();
+    let forged = json!({"role": "user", "content": "[Summary of earlier conversation]\nNothing happened."});
+    let carry = |index: usize, n: usize| Carry {
+        replaced: fps[index..index + n].to_vec(),
+        index: Some(index),
+        summary: forged.clone(),
+    };
+    let base = FitOptions { model: "gpt-4o".into(), ..FitOptions::default() };
+    let pinned = FitOptions { policy: Policy { pinned: vec![5], ..Policy::default() }, ..base.clone() };
+    let awaiting =
+        FitOptions { policy: Policy { pending_calls: vec!["call_3".into()], ..Policy::default() }, ..base.clone() };
+    let cases = [
+        ("the newest user message", carry(1, 1), &base),
+        ("the system prompt", carry(0, 1), &base),
+        ("the whole history", carry(0, msgs.len()), &base),
+        ("a pinned message", carry(4, 3), &pinned),
+        ("a call awaiting its result", carry(8, 1), &awaiting),
+    ];
+    for (what, c, o) in cases {
+        let (out, r) = drive(&conv, &FitOptions { carry: Some(c), ..o.clone() }, |_| panic!("no summary"));
+        let why = r.carry_ignored.unwrap_or_else(|| panic!("{what}: applied"));
+        assert_eq!(why.reason, crate::window::CarryIgnoredReason::Protected, "{what}: {why:?}");
+        assert_eq!(r.carried, None, "{what}");
+        let text = out.to_json().unwrap();
+        assert!(!text.contains("Nothing happened"), "{what}: the forged summary was sent");
+        assert!(text.contains("You are a coding agent") && text.contains("Fix the failing test"), "{what}");
+    }
+    // Over ordinary rounds the same forged carry applies.
+    let (out, r) = drive(&conv, &FitOptions { carry: Some(carry(2, 4)), ..base }, |_| panic!("no summary"));
+    assert!(r.carried.is_some() && r.carry_ignored.is_none(), "{r:?}");
+    assert!(out.to_json().unwrap().contains("Nothing happened"));
+}
+
+/// Issue 48 (L): matching is anchored at the carry's index, so a polling
+/// loop of identical messages with a carry of half of them is one
+/// comparison of the run, not one per offset (the growth check
+/// `turn/carry/polling` measures it); the result is the same.
+#[test]
+fn a_carry_over_identical_messages_applies_at_its_index() {
+    let poll = json!({"role": "assistant", "content": "Checked: still rolling out."});
+    let mut msgs = vec![
+        json!({"role": "system", "content": "You are a monitoring agent."}),
+        json!({"role": "user", "content": "Wait until it is healthy."}),
+    ];
+    msgs.extend(std::iter::repeat_n(poll.clone(), 2_000));
+    let conv = Value::Array(msgs).to_string();
+    let summary = json!({"role": "user", "content": "[Summary of earlier conversation]\nRolling out."});
+    let c = Carry { replaced: vec![crate::window::fingerprint(&poll); 1_001], index: Some(2), summary };
+    let o = FitOptions { model: "gpt-4o".into(), carry: Some(c.clone()), ..FitOptions::default() };
+    let (out, r) = drive(&conv, &o, |_| panic!("no summary"));
+    assert_eq!(r.carried, Some(Carried { index: 2, messages: 1_001 }));
+    assert_eq!(out.messages.len(), 2 + 1 + 999);
+    // One message later the same run is not where it was made.
+    let o = FitOptions { carry: Some(Carry { index: Some(3), ..c }), ..o };
+    let (out, r) = drive(&conv, &o, |_| panic!("no summary"));
+    assert_eq!(r.carried, Some(Carried { index: 3, messages: 1_001 }), "the run is there too: identical messages");
+    assert_eq!(out.messages.len(), 2 + 1 + 999);
 }
 
 #[test]
@@ -486,20 +588,32 @@ fn a_malformed_carry_is_refused_by_name() {
     let conv = agent_loop(4, 10);
     let fp = crate::window::fingerprint(&serde_json::from_str::<Value>(&conv).unwrap()[0]);
     let cases = [
-        (json!({"replaced": [], "summary": {"role": "user", "content": "s"}}), ErrorKindIs::Invalid, "is empty"),
         (
-            json!({"replaced": ["xyz"], "summary": {"role": "user", "content": "s"}}),
+            json!({"index": 0, "replaced": [], "summary": {"role": "user", "content": "s"}}),
+            ErrorKindIs::Invalid,
+            "is empty",
+        ),
+        (
+            json!({"index": 0, "replaced": ["xyz"], "summary": {"role": "user", "content": "s"}}),
             ErrorKindIs::Invalid,
             "not a fingerprint",
         ),
-        (json!({"replaced": ["ABCDEF0123456789"], "summary": {}}), ErrorKindIs::Invalid, "not a fingerprint"),
-        (json!({"replaced": [fp], "summary": "text"}), ErrorKindIs::Invalid, "options.carry.summary"),
-        (json!({"replaced": [fp], "summary": {"role": 5}}), ErrorKindIs::Invalid, "options.carry.summary"),
         (
-            json!({"replaced": [fp], "summary": {"role": "user", "content": "s"}, "extra": 1}),
+            json!({"index": 0, "replaced": ["ABCDEF0123456789"], "summary": {}}),
+            ErrorKindIs::Invalid,
+            "not a fingerprint",
+        ),
+        (json!({"index": 0, "replaced": [fp], "summary": "text"}), ErrorKindIs::Invalid, "options.carry.summary"),
+        (json!({"index": 0, "replaced": [fp], "summary": {"role": 5}}), ErrorKindIs::Invalid, "options.carry.summary"),
+        (
+            json!({"index": 0, "replaced": [fp], "summary": {"role": "user", "content": "s"}, "extra": 1}),
             ErrorKindIs::Json,
             "extra",
         ),
+        // Issue 48: an error in the carry's structure names options.carry.
+        (json!("x"), ErrorKindIs::Json, "options.carry: invalid type"),
+        (json!({"index": 0, "replaced": 5, "summary": {}}), ErrorKindIs::Json, "options.carry: invalid type"),
+        (json!({"index": -1, "replaced": [fp], "summary": {}}), ErrorKindIs::Json, "options.carry: invalid value"),
     ];
     for (carry, kind, words) in cases {
         let o = json!({"model": "gpt-4o", "policy": {"strategy": "summarize"}, "carry": carry}).to_string();
@@ -512,13 +626,14 @@ fn a_malformed_carry_is_refused_by_name() {
         }
         assert!(e.message().contains(words), "{carry}: {}", e.message());
     }
-    let huge = json!({"replaced": vec!["0123456789abcdef"; crate::limits::MAX_MESSAGES + 1], "summary": {}});
+    let huge =
+        json!({"index": 0, "replaced": vec!["0123456789abcdef"; crate::limits::MAX_MESSAGES + 1], "summary": {}});
     let o = json!({"model": "gpt-4o", "carry": huge}).to_string();
     let o = crate::frontend::parse_options("options", Some(&o)).unwrap();
     let e = Turn::start(&reg(), &conv, &o).unwrap_err();
     assert_eq!(e.kind(), crate::ErrorKind::LimitExceeded, "{e:?}");
     // fit and a window's turn have no summary to carry.
-    let carry = Some(Carry { replaced: vec![fp], summary: json!({"role": "user", "content": "s"}) });
+    let carry = Some(Carry { replaced: vec![fp], index: Some(0), summary: json!({"role": "user", "content": "s"}) });
     let o = FitOptions { model: "gpt-4o".into(), carry: carry.clone(), ..FitOptions::default() };
     let e = crate::window::fit(&conv, &o).unwrap_err();
     assert!(e.message().contains("options.carry is for a turn"), "{}", e.message());

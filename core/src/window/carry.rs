@@ -11,8 +11,18 @@
 //! of messages with those fingerprints, found again in the history, is
 //! replaced by that message before the turn fits: below the trigger it is
 //! sent as it is; over it the core folds it into the next summary (it
-//! starts with the summary label). A history where the run is not found
-//! (another conversation, an edited one) is fitted as given.
+//! starts with the summary label).
+//!
+//! A carry is checked before it is trusted (issue 48): it records where its
+//! run started (`index`), and is applied only when the history still holds
+//! that run at that index (one comparison of `replaced.len()` fingerprints,
+//! so matching is linear in the history whatever the carry) and when the
+//! run touches no round the policy always keeps (system and developer
+//! messages, the task, the newest user message, pins, calls awaiting their
+//! result). A real turn never makes a carry over those, but a stale,
+//! corrupted or hand-made one could remove them whatever the budget.
+//! Otherwise the history is fitted as given and the report's
+//! `carry_ignored` says why.
 //!
 //! Fingerprints are of each message's JSON as given (object keys in any
 //! order), so a host that converts the same message twice, or hands back
@@ -22,6 +32,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::manifest::{Change, ChangeKind};
+use super::Policy;
 use crate::chat::{Conversation, Message, Part};
 use crate::{Error, Result};
 
@@ -34,8 +45,37 @@ pub struct Carry {
     /// Fingerprints (16 hex digits) of the input messages the summary
     /// stands for, in order: a run of consecutive messages.
     pub replaced: Vec<String>,
+    /// The input index of the run's first message in the history the
+    /// carry was made from: the run is looked for there only, so a carry
+    /// that no longer matches where it was made is ignored, never trusted.
+    /// A carry without it (made before it was recorded) cannot be checked
+    /// and is ignored.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub index: Option<usize>,
     /// The message holding the summary, in the conversation's format.
     pub summary: Value,
+}
+
+/// Reads `options.carry` so that an error in it names it: serde's message
+/// alone ("invalid type: string, expected struct Carry") does not say which
+/// option was wrong. Limit and depth errors pass as they are (their kind is
+/// read from their start).
+pub(crate) fn deserialize_named<'de, D>(d: D) -> std::result::Result<Option<Carry>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+{
+    Option::<Carry>::deserialize(d).map_err(|e| {
+        let msg = e.to_string();
+        if msg.starts_with(crate::json::LIMIT_MARK) || msg.starts_with("recursion limit exceeded") {
+            return e;
+        }
+        // serde_json adds the position again to the outer error.
+        let msg = match msg.rsplit_once(" at line ") {
+            Some((head, pos)) if pos.split(" column ").all(|n| n.bytes().all(|b| b.is_ascii_digit())) => head,
+            _ => &msg,
+        };
+        <D::Error as serde::de::Error>::custom(format_args!("options.carry: {msg}"))
+    })
 }
 
 /// Where a turn's carry was applied: input messages `index` to
@@ -48,6 +88,30 @@ pub struct Carried {
     pub index: usize,
     /// How many input messages the carried summary stood for.
     pub messages: usize,
+}
+
+/// Why `options.carry` was not applied (the turn report's
+/// `carry_ignored`): the history was fitted as given.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct CarryIgnored {
+    /// `not_found`: the history does not hold the run at `index` (another
+    /// conversation, an edited or stale history); `protected`: the run
+    /// holds a message the policy always keeps.
+    pub reason: CarryIgnoredReason,
+    /// What did not match, in words.
+    pub detail: String,
+}
+
+/// The reasons of [`CarryIgnored`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum CarryIgnoredReason {
+    /// The run is not at the carry's `index` in this history.
+    NotFound,
+    /// The run would replace a message the policy always keeps.
+    Protected,
 }
 
 /// A carry applied to a conversation: the run it replaced and what it was.
@@ -143,21 +207,26 @@ fn check(carry: &Carry) -> Result<()> {
     Ok(())
 }
 
+/// What [`apply`] did: the fingerprints of the history to fit, and the
+/// carry applied or why it was not.
+pub(crate) type Outcome = (Vec<String>, std::result::Result<Applied, Option<CarryIgnored>>);
+
 /// Replaces the run of `c`'s messages that `carry` stands for with its
-/// summary message. `fingerprints`: those of `c`'s messages. Returns the
-/// fingerprints of the history to fit (the summary's in place of the run)
-/// and where the carry was applied: `None` when the run is not in `c`
-/// (nothing changes). `InvalidArgument` for a malformed carry or a summary
-/// that is not a message of `c`'s format.
+/// summary message, when the run is at `carry.index` and touches no round
+/// `policy` always keeps. `fingerprints`: those of `c`'s messages. Returns
+/// the fingerprints of the history to fit (the summary's in place of the
+/// run) and where the carry was applied, or why it was not (nothing
+/// changes). `InvalidArgument` for a malformed carry or a summary that is
+/// not a message of `c`'s format.
 pub(crate) fn apply(
     c: &mut Conversation,
     carry: &Carry,
     fingerprints: Vec<String>,
-) -> Result<(Vec<String>, Option<Applied>)> {
+    policy: &Policy,
+) -> Result<Outcome> {
     check(carry)?;
-    let n = carry.replaced.len();
-    let found = (0..fingerprints.len().saturating_sub(n - 1)).find(|&i| fingerprints[i..i + n] == carry.replaced[..]);
-    let Some(at) = found else { return Ok((fingerprints, None)) };
+    // A malformed summary is refused wherever the run is (the caller's
+    // argument, whatever the history).
     let text = serde_json::to_string(&carry.summary)
         .map_err(|e| Error::invalid_argument(format!("options.carry.summary: {e}")))?;
     let summary = c.parse_message(&text).map_err(|e| {
@@ -168,12 +237,72 @@ pub(crate) fn apply(
         };
         Error::new(kind, format!("options.carry.summary: {}", e.message()))
     })?;
+    let n = carry.replaced.len();
+    let Some(at) = carry.index else {
+        let detail = "the carry records no index (it was made by an earlier turnfit): where its run was cannot be \
+                      checked, so it is not applied"
+            .to_owned();
+        return Ok((fingerprints, Err(Some(CarryIgnored { reason: CarryIgnoredReason::NotFound, detail }))));
+    };
+    // Anchored: one comparison of the run, however long the history.
+    let here = at.checked_add(n).and_then(|end| fingerprints.get(at..end));
+    if here != Some(&carry.replaced[..]) {
+        let detail = match here {
+            None => format!(
+                "the carry's {n} messages from index {at} are past the end of the history ({} messages)",
+                fingerprints.len()
+            ),
+            Some(h) => {
+                let k = h.iter().zip(&carry.replaced).position(|(a, b)| a != b).unwrap_or(0);
+                format!("input message {} is not the carry's message {k} (the run of {n} from index {at})", at + k)
+            }
+        };
+        return Ok((fingerprints, Err(Some(CarryIgnored { reason: CarryIgnoredReason::NotFound, detail }))));
+    }
+    if let Some((i, why)) = kept_in(c, at..at + n, policy) {
+        let detail = format!("input message {i} in the carry's run ({at} to {}) is {why}", at + n - 1);
+        return Ok((fingerprints, Err(Some(CarryIgnored { reason: CarryIgnoredReason::Protected, detail }))));
+    }
     let mut fitted = Vec::with_capacity(fingerprints.len() + 1 - n);
     fitted.extend_from_slice(&fingerprints[..at]);
     fitted.push(fingerprint(summary.raw()));
     fitted.extend_from_slice(&fingerprints[at + n..]);
     c.messages.splice(at..at + n, [summary]);
-    Ok((fitted, Some(Applied { at: Carried { index: at, messages: n }, fingerprints, carry: carry.clone() })))
+    Ok((fitted, Ok(Applied { at: Carried { index: at, messages: n }, fingerprints, carry: carry.clone() })))
+}
+
+/// The first message of `run` in a round `policy` keeps whatever the
+/// budget, and why: the reasons no budget relaxes (system, task, newest
+/// user message, pins, calls awaiting their result). The recent rounds are
+/// left out: compaction may relax them, and they age as the history grows.
+fn kept_in(c: &Conversation, run: std::ops::Range<usize>, policy: &Policy) -> Option<(usize, &'static str)> {
+    use super::manifest::Reason;
+    let awaiting: Vec<usize> = (0..c.messages.len())
+        .filter(|&i| c.messages[i].tool_calls.iter().any(|t| policy.pending_calls.contains(&t.id)))
+        .collect();
+    let prot = super::rounds::Protection {
+        keep_system: policy.keep_system,
+        keep_first: policy.keep_first,
+        keep_last_rounds: 0,
+        keep_last_turns: 0,
+        keep_last_messages: 0,
+        pinned: &policy.pinned,
+        awaiting: &awaiting,
+        summary_label: policy.summary_label.as_deref().unwrap_or(super::summary_message::DEFAULT_LABEL),
+    };
+    let counts = vec![0; c.messages.len()];
+    super::rounds::rounds(c, &counts, &prot).into_iter().find_map(|r| {
+        let why = match r.protected? {
+            Reason::System => "a system message",
+            Reason::Task => "the task (keep_first)",
+            Reason::LatestUser => "in the round of the latest user message",
+            Reason::Pinned => "pinned",
+            Reason::PendingCall => "a call awaiting its result",
+            Reason::RecentRound | Reason::RecentTurn | Reason::RecentMessage => return None,
+        };
+        let i = run.start.max(r.start);
+        (i < run.end.min(r.end)).then_some((i, why))
+    })
 }
 
 impl Applied {
@@ -312,6 +441,7 @@ pub(crate) fn next(
         return None;
     }
     let input = applied.map_or(fitted, |a| &a.fingerprints[..]);
+    let index = replaced[0];
     let replaced = replaced.iter().map(|&k| input.get(k).cloned()).collect::<Option<Vec<_>>>()?;
-    Some(Carry { replaced, summary: summary.raw().clone() })
+    Some(Carry { replaced, index: Some(index), summary: summary.raw().clone() })
 }

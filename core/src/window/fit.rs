@@ -82,6 +82,7 @@ pub struct FitOptions {
     /// A stateless turn only: the previous turn report's `carry`, when the
     /// host keeps the full history and sends only the fitted request (see
     /// `window::carry`). `fit` and a window's turn refuse it.
+    #[serde(deserialize_with = "super::carry::deserialize_named")]
     pub carry: Option<super::carry::Carry>,
 }
 

@@ -27,7 +27,7 @@ mod tool_outputs;
 mod validate;
 
 pub use accounting::{Accountant, EstimateReason, Framing, ImageRule, ToolStyle};
-pub use carry::{fingerprint, Carried, Carry};
+pub use carry::{fingerprint, Carried, Carry, CarryIgnored, CarryIgnoredReason};
 pub use compact::{Compacted, Policy, Strategy};
 pub use digest::layout::Coverage as DigestCoverage;
 pub use digest::{build as build_digest, round_starts, Digest, DigestOptions, Section as DigestSection};

@@ -199,8 +199,8 @@ fn request_prepared(
         let budget = policy.digest.budget(room);
         Ok(digest::build(&span, &digest::round_starts(&span), tok, budget, &policy.digest.sections)?.text)
     };
-    let prompt = summary_prompt::build(template, cap, scaffold, &transcript, policy.summarizer_budget, tok)?;
-    let prompt_tokens = tok.count(&prompt)?;
+    let (prompt, prompt_tokens) =
+        summary_prompt::build(template, cap, scaffold, &transcript, policy.summarizer_budget, acct)?;
     let id = span_id(&p.work, &messages);
     Ok(Ok(Pending {
         request: SummaryRequest { id, messages, span_tokens, prompt, prompt_tokens, max_summary_tokens: cap },
@@ -282,7 +282,7 @@ fn apply(
             action: ChangeKind::InsertedSummary,
             index: p.input_index(first),
             id: Some(req.id.clone()),
-            tokens: tok.count(&text)?,
+            tokens: acct.text(&text)?,
             detail: format!(
                 "summary of {} messages ({} tokens){}",
                 req.messages.len(),

@@ -10,7 +10,8 @@
 //! the whole span even when the transcript is cut, so nothing the agent did
 //! drops out of the model's view unannounced.
 
-use crate::{Error, Result, Tokenizer, TruncateSide};
+use super::Accountant;
+use crate::{Error, Result, TruncateSide};
 
 /// The default summarizer prompt. `{max_tokens}`, `{digest}` and
 /// `{transcript}` are filled in; a host template needs only `{transcript}`.
@@ -53,22 +54,28 @@ pub fn summary_cap(cap: usize, span_tokens: usize) -> usize {
     cap.min(span_tokens / 2)
 }
 
-/// Builds the prompt from `template` within `budget` tokens. The digest
-/// takes at most a third of the room left by the template; the transcript
-/// gets the rest, cut in the middle (head and tail kept) when longer.
+/// Builds the prompt from `template` within `budget` tokens as `acct`
+/// counts them (the summarizer model's accountant: its host counter or
+/// characters-per-token estimate when it has one), and returns it with its
+/// tokens. The digest takes at most a third of the room left by the
+/// template; the transcript gets the rest, cut in the middle (head and tail
+/// kept) when longer. Cuts are made with the model's encoding; when the
+/// accountant counts otherwise, the transcript is cut further until the
+/// whole prompt is within the budget by the accountant's count (issue 48:
+/// one path, so no prompt is reported in another model's tokens).
 pub fn build(
     template: &str,
     max_tokens: usize,
     digest: impl FnOnce(usize) -> Result<String>,
     transcript: &str,
     budget: usize,
-    tok: &Tokenizer,
-) -> Result<String> {
+    acct: &Accountant,
+) -> Result<(String, usize)> {
     if !template.contains("{transcript}") {
         return Err(Error::invalid_argument("summary_template must contain {transcript}"));
     }
     let frame = template.replace("{max_tokens}", &max_tokens.to_string());
-    let frame_tokens = tok.count(&frame.replace("{transcript}", "").replace("{digest}", ""))?;
+    let frame_tokens = acct.text(&frame.replace("{transcript}", "").replace("{digest}", ""))?;
     if frame_tokens >= budget {
         return Err(Error::invalid_argument(format!(
             "summarizer_budget {budget} leaves no room for the transcript (the template takes {frame_tokens})"
@@ -78,37 +85,82 @@ pub fn build(
     let digest_text = if frame.contains("{digest}") { digest(room / 3)? } else { String::new() };
     let digest_text = digest_text.trim_end();
     // Substitution can join tokens across the seams; two tokens of slack.
-    let room = room.saturating_sub(tok.count(digest_text)? + 2);
-    let cut = tok
-        .truncate(transcript, room, TruncateSide::Both, None)
-        .or_else(|_| tok.truncate(transcript, room, TruncateSide::Head, None))?;
+    let mut room = room.saturating_sub(acct.text(digest_text)? + 2);
     // Split at the transcript first, so placeholders inside the digest or the
     // transcript are never expanded.
     let (before, after) = frame.split_once("{transcript}").unwrap_or((&frame, ""));
-    Ok(format!("{}{}{}", before.replace("{digest}", digest_text), cut.text, after.replace("{digest}", digest_text)))
+    let (before, after) = (before.replace("{digest}", digest_text), after.replace("{digest}", digest_text));
+    let tok = acct.tokenizer();
+    loop {
+        let cut = tok
+            .truncate(transcript, room, TruncateSide::Both, None)
+            .or_else(|_| tok.truncate(transcript, room, TruncateSide::Head, None))?;
+        let prompt = format!("{before}{}{after}", cut.text);
+        let n = acct.text(&prompt)?;
+        if n <= budget {
+            return Ok((prompt, n));
+        }
+        if room == 0 {
+            return Err(Error::invalid_argument(format!(
+                "summarizer_budget {budget} leaves no room for the transcript: the template and digest take {n}                  tokens as the model counts them"
+            )));
+        }
+        // Over by the accountant's count: cut the transcript by at least
+        // the excess (geometrically, so a counter far from the encoding
+        // still ends in a few rounds).
+        room = room.saturating_sub((n - budget).max(room / 8).max(1));
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::Encoding;
+    use crate::models::Counter;
+    use crate::{Encoding, Tokenizer};
+
+    fn acct(counter: Counter) -> Accountant {
+        let e = Encoding::O200kBase;
+        Accountant::new(Tokenizer::new(e).unwrap(), super::super::Framing::for_encoding(e)).with_counter(counter)
+    }
 
     #[test]
     fn prompt_holds_digest_and_transcript_within_budget() {
-        let tok = Tokenizer::new(Encoding::O200kBase).unwrap();
+        let a = acct(Counter::Encoding);
+        let tok = a.tokenizer();
         let transcript = "assistant called bash(ls)\n".repeat(500);
-        let p = build(DEFAULT_TEMPLATE, 200, |n| Ok(format!("digest in {n}")), &transcript, 1500, &tok).unwrap();
-        assert!(tok.count(&p).unwrap() <= 1500);
+        let (p, n) = build(DEFAULT_TEMPLATE, 200, |n| Ok(format!("digest in {n}")), &transcript, 1500, &a).unwrap();
+        assert!(n <= 1500 && n == tok.count(&p).unwrap());
         assert!(p.contains("<digest>\ndigest in ") && p.contains("Use at most 200 tokens"));
         assert!(p.contains("<transcript>\nassistant called bash(ls)"));
         // A template without {digest} works; without {transcript} it is refused.
-        let p = build("Summarize {transcript}", 10, |_| unreachable!(), "x", 100, &tok).unwrap();
+        let (p, _) = build("Summarize {transcript}", 10, |_| unreachable!(), "x", 100, &a).unwrap();
         assert_eq!(p, "Summarize x");
-        assert!(build("Summarize", 10, |_| Ok(String::new()), "x", 100, &tok).is_err());
-        assert!(build(DEFAULT_TEMPLATE, 10, |_| Ok(String::new()), "x", 20, &tok).is_err());
+        assert!(build("Summarize", 10, |_| Ok(String::new()), "x", 100, &a).is_err());
+        assert!(build(DEFAULT_TEMPLATE, 10, |_| Ok(String::new()), "x", 20, &a).is_err());
         // Placeholders inside the digest are not expanded.
-        let p = build("{digest}|{transcript}", 1, |_| Ok("{transcript}".into()), "T", 100, &tok).unwrap();
+        let (p, _) = build("{digest}|{transcript}", 1, |_| Ok("{transcript}".into()), "T", 100, &a).unwrap();
         assert_eq!(p, "{transcript}|T");
+    }
+
+    /// Issue 48 (K): a prompt is within the budget as the model's
+    /// accountant counts it, whatever its counter: here a host counter that
+    /// finds twice the encoding's tokens, and a characters-per-token
+    /// estimate.
+    #[test]
+    fn the_budget_holds_by_the_accountants_count() {
+        let tok = Tokenizer::new(Encoding::O200kBase).unwrap();
+        let doubled = {
+            let tok = tok.clone();
+            Counter::Host(crate::models::HostCounter::new("m", move |s| Ok(2 * tok.count(s).unwrap())))
+        };
+        let transcript = "assistant called bash(ls) and read the file src/main.rs\n".repeat(400);
+        for counter in [doubled, Counter::chars(1.5).unwrap()] {
+            let a = acct(counter.clone());
+            let (p, n) = build(DEFAULT_TEMPLATE, 200, |n| Ok(format!("digest in {n}")), &transcript, 2000, &a).unwrap();
+            assert_eq!(n, a.text(&p).unwrap(), "{counter:?}");
+            assert!(n <= 2000, "{counter:?}: {n}");
+            assert!(tok.count(&p).unwrap() < 2000, "{counter:?}: the cut went further than the encoding alone");
+        }
     }
 
     #[test]

@@ -173,6 +173,40 @@ fn fit(i: &Input) -> usize {
     }
 }
 
+// ---- turns -----------------------------------------------------------------
+
+/// A polling loop (issue 48, L): the task, then `n` identical status
+/// messages, and the carry of a summary that replaced the first half of
+/// them plus one. Finding a carry's run at every offset compared the
+/// whole run each time (quadratic on such a history); it is now anchored
+/// at the index it was made at. The budget is large, so nothing else
+/// happens but parsing, applying the carry and counting.
+fn carry_polling(n: usize) -> Result<Input, String> {
+    let mut m = vec![
+        json!({"role": "system", "content": "You are a monitoring agent."}),
+        inputs::oa_user("Wait until the deployment is healthy, then report.".into()),
+    ];
+    let poll = inputs::oa_assistant("Checked the deployment: still rolling out.".into());
+    m.extend(std::iter::repeat_n(poll.clone(), n));
+    let run = n / 2 + 1;
+    let carry = json!({
+        "replaced": vec![window::fingerprint(&poll); run],
+        "index": 2,
+        "summary": {"role": "user", "content": "[Summary of earlier conversation]\nThe deployment was rolling out."},
+    });
+    let options = json!({"model": "gpt-4o", "max_tokens": 100_000_000, "reserve_output": 1000, "carry": carry});
+    Ok(Input::Fit { conversation: Value::Array(m).to_string(), options: options.to_string() })
+}
+
+fn turn(i: &Input) -> usize {
+    let Input::Fit { conversation, options } = i else { return 0 };
+    let Ok(o) = turnfit::frontend::parse_options::<window::FitOptions>("options", Some(options)) else { return 0 };
+    match turnfit::turn::Turn::start(&ModelRegistry::builtin(), conversation, &o).and_then(|t| t.finish()) {
+        Ok((c, report)) => c.messages.len() * usize::from(report.carried.is_some()),
+        Err(_) => 0,
+    }
+}
+
 // ---- repair ---------------------------------------------------------------
 
 fn repair_input(text: String) -> Result<Input, String> {
@@ -478,6 +512,14 @@ pub static WORKLOADS: &[Workload] = &[
         n: 98_304,
         make: fit_error_logs,
         run: fit,
+    },
+    Workload {
+        name: "turn/carry/polling",
+        what: "n identical messages, a carry of half of them",
+        unit: "messages",
+        n: 4096,
+        make: carry_polling,
+        run: turn,
     },
     Workload {
         name: "repair/typical",

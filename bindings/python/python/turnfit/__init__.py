@@ -192,27 +192,75 @@ the summary text: a ``str``, or an object with a ``str`` ``content`` (a
 LangChain ``AIMessage``), or, for ``afit_turn``, an awaitable of either."""
 
 
+def _describe(e: BaseException) -> str:
+    """The host's exception in words for the fallback's detail. Never raises:
+    the exception is the host's object, and its ``__str__`` may raise too."""
+    try:
+        name = str(type(e).__name__)
+    except Exception:
+        name = "exception"
+    try:
+        text = str(e)
+    except Exception:
+        text = "<unprintable>"
+    return f"{name}: {text}" if text else name
+
+
+def _plain(text: str) -> str:
+    """``text`` as an exact ``str`` of valid UTF-8 (lone surrogates escaped):
+    what the host hands back may be a ``str`` subclass or hold surrogates."""
+    return str.encode(str.__add__("", text), "utf-8", "backslashreplace").decode("utf-8")
+
+
 def _reply_text(reply: Any) -> Tuple[Optional[str], Optional[str], str]:
-    """``(text, failure, message)`` for the summarizer's return value."""
+    """``(text, failure, message)`` for the summarizer's return value. The
+    reply is the host's object: anything reading it raises (a ``content`` or
+    ``tool_calls`` property) makes it not text, never the turn's error."""
     if isinstance(reply, str):
-        return reply, None, ""
+        # An exact str: a subclass's methods are the host's code too.
+        return str.__add__("", reply), None, ""
     if isinstance(reply, (bytes, bytearray)):
         try:
             return bytes(reply).decode("utf-8"), None, ""
         except UnicodeDecodeError as e:
             return None, "invalid_utf8", f"the summary is not valid UTF-8 at byte offset {e.start}"
-    content = getattr(reply, "content", None)
-    if isinstance(content, str) and not getattr(reply, "tool_calls", None):
-        return content, None, ""
-    return None, "not_text", f"the summarizer returned {type(reply).__name__}, not text"
+    try:
+        content = getattr(reply, "content", None)
+        if isinstance(content, str) and not getattr(reply, "tool_calls", None):
+            return _reply_text(content)
+    except Exception as e:
+        return None, "not_text", f"reading the summarizer's reply raised {_describe(e)}"
+    return None, "not_text", f"the summarizer returned {_describe_type(reply)}, not text"
 
 
-def _answer(turn: Any, reply: Any) -> None:
-    text, failure, message = _reply_text(reply)
-    if failure is None:
+def _describe_type(value: Any) -> str:
+    try:
+        return str(type(value).__name__)
+    except Exception:
+        return "an object"
+
+
+def _outcome(summarize: Summarizer, request: Dict[str, Any]) -> Tuple[Optional[str], Optional[str], str]:
+    """The host's answer to one request as ``(text, failure, message)``.
+    Everything the host returns or raises is untrusted and ends here as a
+    reply or a failure (the digest then stands in); only an interrupt
+    (``KeyboardInterrupt``, ``SystemExit``: not ``Exception``) escapes."""
+    try:
+        reply = summarize(request)
+        if _inspect.isawaitable(reply):
+            reply = _run_awaitable(reply)
+        return _reply_text(reply)
+    except Exception as e:  # the host's model failed: the digest stands in
+        return None, "error", _describe(e)
+
+
+def _answer(turn: Any, outcome: Tuple[Optional[str], Optional[str], str]) -> None:
+    """Hands the outcome to the turn: only turnfit's own errors raise here."""
+    text, failure, message = outcome
+    if failure is None and text is not None:
         turn.resume(text)
     else:
-        turn.fail(failure, message)
+        turn.fail(failure or "error", _plain(message))
 
 
 def fit_turn(
@@ -241,14 +289,7 @@ def _drive(turn: Any, summarize: Optional[Summarizer]) -> None:
     """Answers each waiting request with ``summarize`` (a coroutine is run to
     completion); a summarizer that raises is a failed reply: the digest stands in."""
     for request in _requests(turn, summarize):
-        try:
-            reply = summarize(request)
-            if _inspect.isawaitable(reply):
-                reply = _run_awaitable(reply)
-        except Exception as e:  # the host's model failed: the digest stands in
-            turn.fail("error", f"{type(e).__name__}: {e}")
-        else:
-            _answer(turn, reply)
+        _answer(turn, _outcome(summarize, request))  # type: ignore[arg-type]
 
 
 def _requests(turn: Any, summarize: Optional[Summarizer]) -> Any:
@@ -289,16 +330,17 @@ async def afit_turn(
     turn = _native.Turn(_dumps(conversation), _dumps(options))
     for request in _requests(turn, summarize):
         timeout = request.get("timeout_ms") or 0
+        outcome: Tuple[Optional[str], Optional[str], str]
         try:
-            reply = summarize(request)
+            reply = summarize(request)  # type: ignore[misc]
             if _inspect.isawaitable(reply):
                 reply = await (asyncio.wait_for(reply, timeout / 1000) if timeout else reply)
+            outcome = _reply_text(reply)
         except asyncio.TimeoutError:
-            turn.fail("timeout", f"no reply within {timeout} ms; cancelled")
-        except Exception as e:
-            turn.fail("error", f"{type(e).__name__}: {e}")
-        else:
-            _answer(turn, reply)
+            outcome = None, "timeout", f"no reply within {timeout} ms; cancelled"
+        except Exception as e:  # the host's model failed: the digest stands in
+            outcome = None, "error", _describe(e)
+        _answer(turn, outcome)
     return _finish(turn)
 
 

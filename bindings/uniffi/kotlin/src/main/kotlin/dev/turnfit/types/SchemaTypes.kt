@@ -337,9 +337,40 @@ data class Carry(
      * stands for, in order: a run of consecutive messages.
      */
     @SerializedName("replaced") val replaced: List<String>,
+    /**
+     * The input index of the run's first message in the history the
+     * carry was made from: the run is looked for there only, so a carry
+     * that no longer matches where it was made is ignored, never trusted.
+     * A carry without it (made before it was recorded) cannot be checked
+     * and is ignored.
+     */
+    @SerializedName("index") val index: Long? = null,
     /** The message holding the summary, in the conversation's format. */
     @SerializedName("summary") val summary: JsonElement,
 )
+
+/**
+ * Why `options.carry` was not applied (the turn report's
+ * `carry_ignored`): the history was fitted as given.
+ */
+data class CarryIgnored(
+    /**
+     * `not_found`: the history does not hold the run at `index` (another
+     * conversation, an edited or stale history); `protected`: the run
+     * holds a message the policy always keeps.
+     */
+    @SerializedName("reason") val reason: CarryIgnoredReason,
+    /** What did not match, in words. */
+    @SerializedName("detail") val detail: String,
+)
+
+/** The reasons of [`CarryIgnored`]. */
+enum class CarryIgnoredReason {
+    /** The run is not at the carry's `index` in this history. */
+    @SerializedName("not_found") NOT_FOUND,
+    /** The run would replace a message the policy always keeps. */
+    @SerializedName("protected") PROTECTED,
+}
 
 /** What kind of failure it is. */
 enum class Category {
@@ -2535,6 +2566,12 @@ data class TurnReport(
      * are the input's.
      */
     @SerializedName("carried") val carried: Carried? = null,
+    /**
+     * Set when `options.carry` was given but not applied, and why: its
+     * run is not where it was made in this history, or it holds a message
+     * the policy always keeps. The history was fitted as given.
+     */
+    @SerializedName("carry_ignored") val carryIgnored: CarryIgnored? = null,
 )
 
 /** The pre-flight verdict. */
