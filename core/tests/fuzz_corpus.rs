@@ -18,6 +18,8 @@ mod recovery;
 mod skill_paths;
 #[path = "../../fuzz/checks/skills_frontmatter.rs"]
 mod skills_frontmatter;
+#[path = "../../fuzz/checks/tokenizer_file.rs"]
+mod tokenizer_file;
 #[path = "../../fuzz/checks/window_fit.rs"]
 mod window_fit;
 
@@ -61,6 +63,11 @@ fn handoff_corpus() {
 #[test]
 fn recovery_corpus() {
     replay("recovery", recovery::check);
+}
+
+#[test]
+fn tokenizer_file_corpus() {
+    replay("tokenizer_file", tokenizer_file::check);
 }
 
 /// Found by `window_fit`: a user message with a stray `tool_call_id` was

@@ -20,4 +20,5 @@ pub mod handoff;
 pub mod recovery;
 pub mod skill_paths;
 pub mod skills_frontmatter;
+pub mod tokenizer_file;
 pub mod window_fit;
