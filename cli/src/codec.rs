@@ -92,13 +92,19 @@ pub(crate) struct DecodeArgs {
 
 pub(crate) fn encode(args: EncodeArgs) -> Result<ExitCode, Fatal> {
     if let Some(t) = args.file_tokenizer.load()? {
-        if args.which.encoding.is_some() || args.which.model.is_some() || args.raw || args.list_special
-            || args.allowed_special.is_some() || args.disallowed_special.is_some() {
+        if args.which.encoding.is_some()
+            || args.which.model.is_some()
+            || args.raw
+            || args.list_special
+            || args.allowed_special.is_some()
+            || args.disallowed_special.is_some()
+        {
             return Err(Fatal("--tokenizer takes the place of --encoding, --model, --raw, --list-special and the special-token options".into()));
         }
         let path = args.file.as_deref().unwrap_or("-");
         let text = input::read_text(path).map_err(Fatal)?;
-        let ids = t.encode_with_special(&text, args.file_tokenizer.add_special).map_err(|e| Fatal(format!("{path}: {e}")))?;
+        let ids =
+            t.encode_with_special(&text, args.file_tokenizer.add_special).map_err(|e| Fatal(format!("{path}: {e}")))?;
         outln!("{}", serde_json::Value::from(ids));
         return Ok(ExitCode::SUCCESS);
     }

@@ -41,8 +41,15 @@ pub(crate) struct Args {
 
 pub(crate) fn run(args: Args) -> Result<ExitCode, Fatal> {
     if let Some(t) = args.file.load()? {
-        if args.encoding.is_some() || args.model.is_some() || args.special || args.allowed_special.is_some() || args.disallowed_special.is_some() {
-            return Err(Fatal("--tokenizer takes the place of --encoding, --model and the special-token options".into()));
+        if args.encoding.is_some()
+            || args.model.is_some()
+            || args.special
+            || args.allowed_special.is_some()
+            || args.disallowed_special.is_some()
+        {
+            return Err(Fatal(
+                "--tokenizer takes the place of --encoding, --model and the special-token options".into(),
+            ));
         }
         return count_file(&t, &args);
     }

@@ -73,7 +73,13 @@ fn real_files_give_hf_tokenizers_ids() {
             "{family}: {same}/{} corpus texts identical to {}; add_special {}",
             cases.len(),
             r["reference"].as_str().unwrap_or("the reference"),
-            if sp.is_null() { "not checked" } else if special_ok { "identical" } else { "DIFFERS" }
+            if sp.is_null() {
+                "not checked"
+            } else if special_ok {
+                "identical"
+            } else {
+                "DIFFERS"
+            }
         );
         if same != cases.len() || !special_ok {
             failed.push(format!("{family}: {same}/{}", cases.len()));

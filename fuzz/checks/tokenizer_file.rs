@@ -24,7 +24,10 @@ pub fn check(data: &[u8]) {
                 matches!(e.kind(), ErrorKind::InvalidJson | ErrorKind::InvalidArgument | ErrorKind::LimitExceeded),
                 "unexpected error kind: {e}"
             );
-            assert!(e.message().starts_with("fuzz.json: ") || e.kind() == ErrorKind::LimitExceeded, "names the file: {e}");
+            assert!(
+                e.message().starts_with("fuzz.json: ") || e.kind() == ErrorKind::LimitExceeded,
+                "names the file: {e}"
+            );
             return;
         }
     };

@@ -178,18 +178,24 @@ mod tests {
         let vocab: FxHashMap<Box<[u8]>, u32> =
             tokens.iter().enumerate().map(|(i, t)| (t.as_bytes().into(), i as u32)).collect();
         let id = |s: &str| vocab[s.as_bytes()];
-        let merges = merges
-            .iter()
-            .enumerate()
-            .map(|(r, (a, b))| ((id(a), id(b)), (r as u32, id(&format!("{a}{b}")))))
-            .collect();
+        let merges =
+            merges.iter().enumerate().map(|(r, (a, b))| ((id(a), id(b)), (r as u32, id(&format!("{a}{b}"))))).collect();
         let mut byte_ids = [NONE; 256];
         for (b, slot) in byte_ids.iter_mut().enumerate() {
             if let Some(&i) = vocab.get(&[b as u8][..]) {
                 *slot = i;
             }
         }
-        Bpe { units: Units::Bytes, vocab, merges, byte_ids, fallback: None, unk: None, fuse_unk: false, ignore_merges: false }
+        Bpe {
+            units: Units::Bytes,
+            vocab,
+            merges,
+            byte_ids,
+            fallback: None,
+            unk: None,
+            fuse_unk: false,
+            ignore_merges: false,
+        }
     }
 
     fn enc(m: &Bpe, s: &str) -> Vec<u32> {

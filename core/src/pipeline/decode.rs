@@ -8,16 +8,26 @@ use rustc_hash::FxHashMap;
 pub(crate) enum Decoder {
     /// Token strings in GPT-2's alphabet back to bytes.
     ByteLevel,
-    Replace { pattern: String, content: String },
+    Replace {
+        pattern: String,
+        content: String,
+    },
     /// Runs of `<0xXX>` tokens back to the text their bytes spell.
     ByteFallback,
     /// All tokens joined into one.
     Fuse,
     /// Up to `start` / `stop` copies of `content` cut from each token's ends.
-    Strip { content: char, start: usize, stop: usize },
+    Strip {
+        content: char,
+        start: usize,
+        stop: usize,
+    },
     /// `▁` back to spaces; the first token loses its leading space when
     /// the encoder added one.
-    Metaspace { replacement: char, strip_first: bool },
+    Metaspace {
+        replacement: char,
+        strip_first: bool,
+    },
     Sequence(Vec<Decoder>),
 }
 
@@ -115,6 +125,10 @@ mod tests {
             Decoder::Fuse,
         ]);
         let toks = ["\u{2581}Hi", "<0xE2>", "<0x82>", "<0xAC>", "<0xFF>", "!"].map(|s| s.as_bytes().to_vec());
-        assert_eq!(d.decode(toks.to_vec(), &FxHashMap::default()), " Hi\u{20ac}\u{FFFD}!");
+        // As HF: a run of byte tokens that is not UTF-8 as a whole becomes
+        // one U+FFFD per byte, the valid "€" in it included.
+        assert_eq!(d.decode(toks.to_vec(), &FxHashMap::default()), " Hi\u{FFFD}\u{FFFD}\u{FFFD}\u{FFFD}!");
+        let ok = ["<0xE2>", "<0x82>", "<0xAC>"].map(|s| s.as_bytes().to_vec());
+        assert_eq!(d.decode(ok.to_vec(), &FxHashMap::default()), "\u{20ac}");
     }
 }

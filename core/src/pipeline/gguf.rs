@@ -124,7 +124,10 @@ impl<R: Read + Seek> Reader<R> {
         let at = self.pos;
         self.pos += n;
         String::from_utf8(b).map_err(|e| {
-            Error::new(ErrorKind::InvalidArgument, format!("{}: {what} is not UTF-8 (at byte {})", self.file, at + e.utf8_error().valid_up_to() as u64))
+            Error::new(
+                ErrorKind::InvalidArgument,
+                format!("{}: {what} is not UTF-8 (at byte {})", self.file, at + e.utf8_error().valid_up_to() as u64),
+            )
         })
     }
 
@@ -184,7 +187,9 @@ impl<R: Read + Seek> Reader<R> {
         let least = match t {
             8 => 8,
             9 => return Err(self.bad(format_args!("{what} is an array of arrays"))),
-            _ => Self::scalar_size(t).ok_or_else(|| self.bad(format_args!("{what} has elements of unknown type {t}")))?,
+            _ => {
+                Self::scalar_size(t).ok_or_else(|| self.bad(format_args!("{what} has elements of unknown type {t}")))?
+            }
         };
         let total = n.checked_mul(least).ok_or_else(|| self.bad(format_args!("{what} declares {n} elements")))?;
         self.need(total, what)?;
@@ -219,7 +224,9 @@ impl<R: Read + Seek> Reader<R> {
                 let mut v = Vec::with_capacity(n);
                 for _ in 0..n {
                     match self.scalar(t, what)? {
-                        Value::Int(i) => v.push(i64::try_from(i).map_err(|_| self.bad(format_args!("{what}: {i} out of range")))?),
+                        Value::Int(i) => {
+                            v.push(i64::try_from(i).map_err(|_| self.bad(format_args!("{what}: {i} out of range")))?)
+                        }
                         Value::Bool(b) => v.push(b as i64),
                         _ => return Err(self.bad(format_args!("{what}: not an integer array"))),
                     }

@@ -28,7 +28,9 @@ const USER_DEFINED: i64 = 4;
 const UNKNOWN: i64 = 2;
 
 pub(crate) fn load(meta: Metadata, file: &str) -> Result<FileTokenizer> {
-    let model = meta.str("tokenizer.ggml.model").ok_or_else(|| bad(file, "tokenizer.ggml.model is missing: no tokenizer in this GGUF"))?;
+    let model = meta
+        .str("tokenizer.ggml.model")
+        .ok_or_else(|| bad(file, "tokenizer.ggml.model is missing: no tokenizer in this GGUF"))?;
     if model != "gpt2" {
         return Err(bad(
             file,
@@ -37,7 +39,13 @@ pub(crate) fn load(meta: Metadata, file: &str) -> Result<FileTokenizer> {
     }
     let pre_name = meta.str("tokenizer.ggml.pre").unwrap_or("default");
     let preset = presets::llama_cpp(pre_name).ok_or_else(|| {
-        bad(file, format_args!("tokenizer.ggml.pre {pre_name:?} is not one turnfit implements ({})", presets::LLAMA_CPP_NAMES))
+        bad(
+            file,
+            format_args!(
+                "tokenizer.ggml.pre {pre_name:?} is not one turnfit implements ({})",
+                presets::LLAMA_CPP_NAMES
+            ),
+        )
     })?;
     let Some(Value::Strings(tokens)) = meta.kv.get("tokenizer.ggml.tokens") else {
         return Err(bad(file, "tokenizer.ggml.tokens is missing or not an array of strings"));
@@ -48,7 +56,10 @@ pub(crate) fn load(meta: Metadata, file: &str) -> Result<FileTokenizer> {
     let types: &[i64] = match meta.kv.get("tokenizer.ggml.token_type") {
         Some(Value::Ints(t)) if t.len() == tokens.len() => t,
         Some(Value::Ints(t)) => {
-            return Err(bad(file, format_args!("tokenizer.ggml.token_type has {} entries for {} tokens", t.len(), tokens.len())))
+            return Err(bad(
+                file,
+                format_args!("tokenizer.ggml.token_type has {} entries for {} tokens", t.len(), tokens.len()),
+            ))
         }
         Some(_) => return Err(bad(file, "tokenizer.ggml.token_type is not an integer array")),
         None => &[],
@@ -90,25 +101,35 @@ pub(crate) fn load(meta: Metadata, file: &str) -> Result<FileTokenizer> {
         // llama.cpp splits at the first space after the first character.
         let cut = m.char_indices().skip(1).find(|&(_, c)| c == ' ').map(|(i, _)| i);
         let Some(cut) = cut else {
-            return Err(bad(file, format_args!("tokenizer.ggml.merges[{rank}] {m:?} is not two tokens apart by a space")));
+            return Err(bad(
+                file,
+                format_args!("tokenizer.ggml.merges[{rank}] {m:?} is not two tokens apart by a space"),
+            ));
         };
         let (a, b) = (&m[..cut], &m[cut + 1..]);
         let id = |t: &str| {
-            ids.get(t).copied().ok_or_else(|| bad(file, format_args!("tokenizer.ggml.merges[{rank}] names {t:?}, which is not a token")))
+            ids.get(t).copied().ok_or_else(|| {
+                bad(file, format_args!("tokenizer.ggml.merges[{rank}] names {t:?}, which is not a token"))
+            })
         };
         let joined = format!("{a}{b}");
         let (ia, ib) = (id(a)?, id(b)?);
-        let new = ids
-            .get(joined.as_str())
-            .copied()
-            .ok_or_else(|| bad(file, format_args!("tokenizer.ggml.merges[{rank}] makes {joined:?}, which is not a token")))?;
+        let new = ids.get(joined.as_str()).copied().ok_or_else(|| {
+            bad(file, format_args!("tokenizer.ggml.merges[{rank}] makes {joined:?}, which is not a token"))
+        })?;
         // llama.cpp keeps the first rank of a pair listed twice.
         merge_map.entry((ia, ib)).or_insert((rank as u32, new));
     }
     let mut byte_ids = [u32::MAX; 256];
     for (b, slot) in byte_ids.iter_mut().enumerate() {
         *slot = vocab.get(&[b as u8][..]).copied().ok_or_else(|| {
-            bad(file, format_args!("no token for byte 0x{b:02X} ({:?}), which a byte-level vocabulary needs", byte_level::byte_to_char(b as u8)))
+            bad(
+                file,
+                format_args!(
+                    "no token for byte 0x{b:02X} ({:?}), which a byte-level vocabulary needs",
+                    byte_level::byte_to_char(b as u8)
+                ),
+            )
         })?;
     }
     let bpe = Bpe {
@@ -135,9 +156,8 @@ pub(crate) fn load(meta: Metadata, file: &str) -> Result<FileTokenizer> {
     let eos = flag_id("tokenizer.ggml.add_eos_token", false, "tokenizer.ggml.eos_token_id")?;
     let post = Ok(Post { prefix: bos.into_iter().collect(), suffix: eos.into_iter().collect() });
     let arch = meta.str("general.architecture");
-    let context_length = arch
-        .and_then(|a| meta.int(&format!("{a}.context_length")))
-        .and_then(|n| u64::try_from(n).ok());
+    let context_length =
+        arch.and_then(|a| meta.int(&format!("{a}.context_length"))).and_then(|n| u64::try_from(n).ok());
     let info = FileInfo {
         chat_template: meta.str("tokenizer.chat_template").map(str::to_string),
         context_length,

@@ -102,7 +102,12 @@ pub(crate) fn load(bytes: &[u8], file: &str) -> Result<FileTokenizer> {
     let f: File = serde_json::from_slice(bytes).map_err(|e| bad(file, format_args!("not a tokenizer.json: {e}")))?;
     let model_kind = f.model.kind.clone().unwrap_or_else(|| "BPE".into());
     if model_kind != "BPE" {
-        return Err(unsupported(file, format_args!("model type {model_kind:?} (only BPE models load; Unigram, WordPiece and WordLevel are refused)")));
+        return Err(unsupported(
+            file,
+            format_args!(
+                "model type {model_kind:?} (only BPE models load; Unigram, WordPiece and WordLevel are refused)"
+            ),
+        ));
     }
     let normalizer = f.normalizer.as_ref().map(|v| normalizer(v, file, "normalizer")).transpose()?;
     let mut steps = Vec::new();
@@ -142,7 +147,9 @@ fn model(m: ModelJson, units: Units, file: &str) -> Result<(Bpe, Vec<(u32, Vec<u
     if m.dropout.is_some_and(|d| d != 0.0) {
         return Err(unsupported(file, "model.dropout (random merges cannot count exactly)"));
     }
-    for (field, v) in [("continuing_subword_prefix", &m.continuing_subword_prefix), ("end_of_word_suffix", &m.end_of_word_suffix)] {
+    for (field, v) in
+        [("continuing_subword_prefix", &m.continuing_subword_prefix), ("end_of_word_suffix", &m.end_of_word_suffix)]
+    {
         if v.as_deref().is_some_and(|s| !s.is_empty()) {
             return Err(unsupported(file, format_args!("model.{field}")));
         }
@@ -177,12 +184,20 @@ fn model(m: ModelJson, units: Units, file: &str) -> Result<(Bpe, Vec<(u32, Vec<u
                 let mut it = s.splitn(2, ' ');
                 match (it.next(), it.next()) {
                     (Some(a), Some(b)) if !b.contains(' ') => (a, b),
-                    _ => return Err(bad(file, format_args!("model.merges[{rank}] {s:?} is not two tokens apart by a space"))),
+                    _ => {
+                        return Err(bad(
+                            file,
+                            format_args!("model.merges[{rank}] {s:?} is not two tokens apart by a space"),
+                        ))
+                    }
                 }
             }
         };
         let id_of = |t: &str| {
-            vocab.get(t).copied().ok_or_else(|| bad(file, format_args!("model.merges[{rank}] names {t:?}, which is not in model.vocab")))
+            vocab
+                .get(t)
+                .copied()
+                .ok_or_else(|| bad(file, format_args!("model.merges[{rank}] names {t:?}, which is not in model.vocab")))
         };
         let (ia, ib) = (id_of(a)?, id_of(b)?);
         let joined = format!("{a}{b}");
@@ -218,7 +233,12 @@ fn model(m: ModelJson, units: Units, file: &str) -> Result<(Bpe, Vec<(u32, Vec<u
     };
     let unk = match &m.unk_token {
         None => None,
-        Some(u) => Some(vocab.get(u).copied().ok_or_else(|| bad(file, format_args!("model.unk_token {u:?} is not in model.vocab")))?),
+        Some(u) => Some(
+            vocab
+                .get(u)
+                .copied()
+                .ok_or_else(|| bad(file, format_args!("model.unk_token {u:?} is not in model.vocab")))?,
+        ),
     };
     let bpe = Bpe {
         units,
@@ -238,7 +258,10 @@ fn kind<'a>(v: &'a Value, file: &str, at: &str) -> Result<&'a str> {
 }
 
 fn string(v: &Value, key: &str, file: &str, at: &str) -> Result<String> {
-    v.get(key).and_then(Value::as_str).map(str::to_string).ok_or_else(|| bad(file, format_args!("{at}.{key} is missing or not a string")))
+    v.get(key)
+        .and_then(Value::as_str)
+        .map(str::to_string)
+        .ok_or_else(|| bad(file, format_args!("{at}.{key} is missing or not a string")))
 }
 
 fn flag(v: &Value, key: &str, default: bool, file: &str, at: &str) -> Result<bool> {
@@ -340,17 +363,25 @@ fn post_processor(v: &Value, file: &str) -> std::result::Result<Post, String> {
                             .and_then(|s| s.get(name))
                             .and_then(|s| s.get("ids"))
                             .and_then(Value::as_array)
-                            .ok_or_else(|| format!("special token {name:?} of the template is not in special_tokens"))?;
+                            .ok_or_else(|| {
+                                format!("special token {name:?} of the template is not in special_tokens")
+                            })?;
                         let ids = ids.iter().map(|i| i.as_u64().and_then(|i| u32::try_from(i).ok()));
                         let ids: Option<Vec<u32>> = ids.collect();
                         let ids = ids.ok_or_else(|| format!("special token {name:?} has an id that is not a u32"))?;
-                        if seen_seq { post.suffix.extend(ids) } else { post.prefix.extend(ids) }
+                        if seen_seq {
+                            post.suffix.extend(ids)
+                        } else {
+                            post.prefix.extend(ids)
+                        }
                     }
                 }
                 Ok(())
             }
             Some(k @ ("BertProcessing" | "RobertaProcessing")) => {
-                let id = |key: &str| v.get(key).and_then(|p| p.get(1)).and_then(Value::as_u64).and_then(|i| u32::try_from(i).ok());
+                let id = |key: &str| {
+                    v.get(key).and_then(|p| p.get(1)).and_then(Value::as_u64).and_then(|i| u32::try_from(i).ok())
+                };
                 match (id("cls"), id("sep")) {
                     (Some(c), Some(s)) => {
                         post.prefix.push(c);
@@ -364,7 +395,9 @@ fn post_processor(v: &Value, file: &str) -> std::result::Result<Post, String> {
         }
     }
     let mut post = Post::default();
-    one(v, file, &mut post).map(|()| post).map_err(|e| format!("{file}: {e} is not supported, so special tokens cannot be added"))
+    one(v, file, &mut post)
+        .map(|()| post)
+        .map_err(|e| format!("{file}: {e} is not supported, so special tokens cannot be added"))
 }
 
 fn decoder(v: &Value, file: &str, at: &str) -> Result<Decoder> {

@@ -173,14 +173,21 @@ impl FileTokenizer {
         let got = f.read(&mut magic).map_err(io)?;
         if got == 4 && gguf::looks_like(&magic) {
             if options.pattern.is_some() {
-                return Err(Error::new(ErrorKind::InvalidArgument, format!("{name}: a GGUF names its own split rules (tokenizer.ggml.pre); no pattern can be given")));
+                return Err(Error::new(
+                    ErrorKind::InvalidArgument,
+                    format!("{name}: a GGUF names its own split rules (tokenizer.ggml.pre); no pattern can be given"),
+                ));
             }
             use std::io::Seek;
             f.rewind().map_err(io)?;
             let meta = gguf::read(std::io::BufReader::new(f), len, &name)?;
             return gguf_vocab::load(meta, &name);
         }
-        limits::check(&format!("tokenizer file {name}"), usize::try_from(len).unwrap_or(usize::MAX), MAX_TOKENIZER_FILE_BYTES)?;
+        limits::check(
+            &format!("tokenizer file {name}"),
+            usize::try_from(len).unwrap_or(usize::MAX),
+            MAX_TOKENIZER_FILE_BYTES,
+        )?;
         let bytes = std::fs::read(path).map_err(io)?;
         FileTokenizer::from_bytes_with(&bytes, &name, options)
     }
@@ -196,7 +203,10 @@ impl FileTokenizer {
         limits::check(&format!("tokenizer file {name}"), bytes.len(), MAX_TOKENIZER_FILE_BYTES)?;
         let start = bytes.iter().position(|b| !b.is_ascii_whitespace());
         let refuse_pattern = || {
-            Error::new(ErrorKind::InvalidArgument, format!("{name}: the file declares its own split rules; no pattern can be given"))
+            Error::new(
+                ErrorKind::InvalidArgument,
+                format!("{name}: the file declares its own split rules; no pattern can be given"),
+            )
         };
         if gguf::looks_like(bytes) {
             if options.pattern.is_some() {
@@ -363,7 +373,11 @@ fn tiktoken(bytes: &[u8], name: &str, pattern: &str) -> Result<FileTokenizer> {
                     format!("{name}: the pattern is not one of {} and not a regex: {e}", presets::NAMES),
                 )
             })?;
-            let step = split::Step::Split { matcher: split::Matcher::Regex(re), behavior: split::Behavior::Isolated, invert: false };
+            let step = split::Step::Split {
+                matcher: split::Matcher::Regex(re),
+                behavior: split::Behavior::Isolated,
+                invert: false,
+            };
             presets::Preset { normalizer: None, steps: vec![step], specials: Vec::new() }
         }
     };
@@ -389,7 +403,10 @@ fn tiktoken(bytes: &[u8], name: &str, pattern: &str) -> Result<FileTokenizer> {
         ));
     }
     // Llama 3 puts `<|begin_of_text|>` first when asked to add specials.
-    let post = Ok(Post { prefix: added.iter().filter(|t| t.content == "<|begin_of_text|>").map(|t| t.id).collect(), suffix: Vec::new() });
+    let post = Ok(Post {
+        prefix: added.iter().filter(|t| t.content == "<|begin_of_text|>").map(|t| t.id).collect(),
+        suffix: Vec::new(),
+    });
     Parts {
         name,
         normalizer: preset.normalizer,

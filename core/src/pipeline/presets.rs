@@ -12,7 +12,8 @@ use super::split::{Behavior, Matcher, Step};
 use super::split_regex::SplitRegex;
 use crate::tokens::pretokenize::Pattern;
 
-const QWEN2: &str = r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+";
+const QWEN2: &str =
+    r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+";
 const QWEN35: &str = r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?[\p{L}\p{M}]+|\p{N}| ?[^\s\p{L}\p{M}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+";
 const DEEPSEEK_V3: [&str; 3] = [
     r"\p{N}{1,3}",
@@ -30,7 +31,8 @@ pub(crate) struct Preset {
 }
 
 /// Every name [`preset`] knows, for error messages.
-pub(crate) const NAMES: &str = "llama3 (llama-bpe, cl100k_base), gpt-4o (o200k_base, llama4), qwen2, qwen35, deepseek-v3";
+pub(crate) const NAMES: &str =
+    "llama3 (llama-bpe, cl100k_base), gpt-4o (o200k_base, llama4), qwen2, qwen35, deepseek-v3";
 
 fn isolated(re: SplitRegex) -> Step {
     Step::Split { matcher: Matcher::Regex(re), behavior: Behavior::Isolated, invert: false }
@@ -80,7 +82,9 @@ pub(crate) fn preset(name: &str) -> Option<Preset> {
         "gpt-4o" | "o200k_base" | "o200k" | "llama4" => {
             Preset { normalizer: None, steps: vec![isolated(SplitRegex::Known(Pattern::O200k))], specials: Vec::new() }
         }
-        "qwen2" => Preset { normalizer: Some(Normalizer::Nfc), steps: vec![compiled(QWEN2)], specials: qwen_specials() },
+        "qwen2" => {
+            Preset { normalizer: Some(Normalizer::Nfc), steps: vec![compiled(QWEN2)], specials: qwen_specials() }
+        }
         "qwen35" => Preset { normalizer: Some(Normalizer::Nfc), steps: vec![compiled(QWEN35)], specials: Vec::new() },
         "deepseek-v3" => {
             Preset { normalizer: None, steps: DEEPSEEK_V3.iter().map(|p| compiled(p)).collect(), specials: Vec::new() }
@@ -114,7 +118,9 @@ const LLAMA_CPP_QWEN35: &str = r"(?:'[sS]|'[tT]|'[rR][eE]|'[vV][eE]|'[mM]|'[lL][
 pub(crate) fn llama_cpp(name: &str) -> Option<LlamaCpp> {
     let one = |p: &str| vec![compiled(p)];
     Some(match name {
-        "llama3" | "llama-v3" | "llama-bpe" => LlamaCpp { steps: one(LLAMA_CPP_LLAMA3), ignore_merges: true, add_bos: true },
+        "llama3" | "llama-v3" | "llama-bpe" => {
+            LlamaCpp { steps: one(LLAMA_CPP_LLAMA3), ignore_merges: true, add_bos: true }
+        }
         "dbrx" | "smaug-bpe" => LlamaCpp { steps: one(LLAMA_CPP_LLAMA3), ignore_merges: false, add_bos: false },
         "qwen2" | "deepseek-r1-qwen" => LlamaCpp { steps: one(LLAMA_CPP_QWEN2), ignore_merges: false, add_bos: false },
         "qwen35" => LlamaCpp { steps: one(LLAMA_CPP_QWEN35), ignore_merges: false, add_bos: false },

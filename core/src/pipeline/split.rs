@@ -28,12 +28,21 @@ pub(crate) enum Matcher {
 /// One pre-tokenizer step (a `Sequence` is flattened into its steps).
 #[derive(Debug)]
 pub(crate) enum Step {
-    Split { matcher: Matcher, behavior: Behavior, invert: bool },
+    Split {
+        matcher: Matcher,
+        behavior: Behavior,
+        invert: bool,
+    },
     /// Bytes become GPT-2's alphabet (done once, on the vocabulary, so here
     /// only the optional space and GPT-2 split remain).
-    ByteLevel { add_prefix_space: bool, use_regex: bool },
+    ByteLevel {
+        add_prefix_space: bool,
+        use_regex: bool,
+    },
     /// Digits apart from the rest, each alone or in runs.
-    Digits { individual: bool },
+    Digits {
+        individual: bool,
+    },
 }
 
 impl Step {
@@ -58,7 +67,11 @@ impl PreTokenizer {
         let mut real = self.steps.iter().filter(|s| !s.is_identity());
         match (real.next(), real.next()) {
             (
-                Some(Step::Split { matcher: Matcher::Regex(SplitRegex::Known(p)), behavior: Behavior::Isolated, invert: false }),
+                Some(Step::Split {
+                    matcher: Matcher::Regex(SplitRegex::Known(p)),
+                    behavior: Behavior::Isolated,
+                    invert: false,
+                }),
                 None,
             ) => Some(*p),
             _ => None,

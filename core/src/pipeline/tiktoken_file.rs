@@ -89,10 +89,9 @@ pub(crate) fn load(bytes: &[u8], file: &str) -> Result<(Bpe, Vec<(u32, Vec<u8>)>
     }
     let mut byte_ids = [u32::MAX; 256];
     for (b, slot) in byte_ids.iter_mut().enumerate() {
-        *slot = vocab
-            .get(&[b as u8][..])
-            .copied()
-            .ok_or_else(|| bad(file, format_args!("no token for byte 0x{b:02X}, which every tiktoken vocabulary has")))?;
+        *slot = vocab.get(&[b as u8][..]).copied().ok_or_else(|| {
+            bad(file, format_args!("no token for byte 0x{b:02X}, which every tiktoken vocabulary has"))
+        })?;
     }
     let mut merges = FxHashMap::default();
     for (rank, t) in &tokens {
@@ -102,7 +101,16 @@ pub(crate) fn load(bytes: &[u8], file: &str) -> Result<(Bpe, Vec<(u32, Vec<u8>)>
             }
         }
     }
-    let bpe = Bpe { units: Units::Bytes, vocab, merges, byte_ids, fallback: None, unk: None, fuse_unk: false, ignore_merges: true };
+    let bpe = Bpe {
+        units: Units::Bytes,
+        vocab,
+        merges,
+        byte_ids,
+        fallback: None,
+        unk: None,
+        fuse_unk: false,
+        ignore_merges: true,
+    };
     Ok((bpe, tokens))
 }
 
