@@ -22,6 +22,10 @@ use std::collections::BinaryHeap;
 
 use rustc_hash::FxHashMap;
 
+/// Every model token's bytes, by id (what loaders return beside the model,
+/// for decoding).
+pub(crate) type TokenBytes = Vec<(u32, Vec<u8>)>;
+
 /// How a piece's first symbols are made.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Units {

@@ -11,7 +11,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::added::AddedToken;
-use super::bpe::{Bpe, Units};
+use super::bpe::{Bpe, TokenBytes, Units};
 use super::byte_level;
 use super::decode::Decoder;
 use super::normalize::Normalizer;
@@ -143,7 +143,7 @@ pub(crate) fn load(bytes: &[u8], file: &str) -> Result<FileTokenizer> {
 }
 
 /// The BPE model and every vocabulary string by id (for decoding).
-fn model(m: ModelJson, units: Units, file: &str) -> Result<(Bpe, Vec<(u32, Vec<u8>)>)> {
+fn model(m: ModelJson, units: Units, file: &str) -> Result<(Bpe, TokenBytes)> {
     if m.dropout.is_some_and(|d| d != 0.0) {
         return Err(unsupported(file, "model.dropout (random merges cannot count exactly)"));
     }
@@ -342,12 +342,12 @@ fn pre_tokenizer(v: &Value, file: &str, at: &str, steps: &mut Vec<Step>) -> Resu
 /// What `add_special` puts around the ids; an unsupported processor is an
 /// error only when asked for.
 fn post_processor(v: &Value, file: &str) -> std::result::Result<Post, String> {
-    fn one(v: &Value, file: &str, post: &mut Post) -> std::result::Result<(), String> {
+    fn one(v: &Value, post: &mut Post) -> std::result::Result<(), String> {
         match v.get("type").and_then(Value::as_str) {
             Some("ByteLevel") => Ok(()),
             Some("Sequence") => {
                 for p in v.get("processors").and_then(Value::as_array).into_iter().flatten() {
-                    one(p, file, post)?;
+                    one(p, post)?;
                 }
                 Ok(())
             }
@@ -395,7 +395,7 @@ fn post_processor(v: &Value, file: &str) -> std::result::Result<Post, String> {
         }
     }
     let mut post = Post::default();
-    one(v, file, &mut post)
+    one(v, &mut post)
         .map(|()| post)
         .map_err(|e| format!("{file}: {e} is not supported, so special tokens cannot be added"))
 }

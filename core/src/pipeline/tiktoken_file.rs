@@ -11,7 +11,7 @@
 
 use rustc_hash::FxHashMap;
 
-use super::bpe::{Bpe, Units};
+use super::bpe::{Bpe, TokenBytes, Units};
 use crate::{Error, ErrorKind, Result};
 
 fn bad(file: &str, what: impl std::fmt::Display) -> Error {
@@ -20,7 +20,7 @@ fn bad(file: &str, what: impl std::fmt::Display) -> Error {
 
 /// Standard base64 with padding, as tiktoken files write it.
 fn base64(s: &[u8]) -> Option<Vec<u8>> {
-    if s.is_empty() || s.len() % 4 != 0 {
+    if s.is_empty() || !s.len().is_multiple_of(4) {
         return None;
     }
     let val = |c: u8| -> Option<u32> {
@@ -60,7 +60,7 @@ pub(crate) fn looks_like(bytes: &[u8]) -> bool {
 }
 
 /// The BPE model of a tiktoken file, and its tokens by id (for decoding).
-pub(crate) fn load(bytes: &[u8], file: &str) -> Result<(Bpe, Vec<(u32, Vec<u8>)>)> {
+pub(crate) fn load(bytes: &[u8], file: &str) -> Result<(Bpe, TokenBytes)> {
     let mut tokens: Vec<(u32, Vec<u8>)> = Vec::new();
     let mut vocab: FxHashMap<Box<[u8]>, u32> = FxHashMap::default();
     for (n, line) in bytes.split(|&b| b == b'\n').enumerate() {
