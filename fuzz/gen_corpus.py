@@ -489,7 +489,138 @@ def abi():
     return c
 
 
+def tokenizer_files():
+    """Small tokenizer.json files covering every component the loader reads,
+    then broken copies of them."""
+    def byte_char(b):
+        printable = lambda x: 33 <= x <= 126 or 161 <= x <= 172 or 174 <= x <= 255
+        if printable(b):
+            return chr(b)
+        return chr(256 + sum(1 for x in range(b) if not printable(x)))
+
+    llama3 = r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+"
+    qwen = llama3.replace(r"\p{N}{1,3}", r"\p{N}")
+    vocab = {byte_char(b): b for b in range(256)}
+    merges = [["Ġ", "t"], ["h", "e"], ["Ġt", "he"], ["Ġ", "Ġ"], ["ĠĠ", "ĠĠ"]]
+    for a, b in merges:
+        vocab.setdefault(a + b, len(vocab))
+    added = [
+        {"id": 300, "content": "<|end|>", "single_word": False, "lstrip": False, "rstrip": False, "normalized": False, "special": True},
+        {"id": 301, "content": "<tool>", "single_word": True, "lstrip": True, "rstrip": True, "normalized": True, "special": False},
+    ]
+    post = {"type": "TemplateProcessing", "single": [{"SpecialToken": {"id": "<|end|>", "type_id": 0}}, {"Sequence": {"id": "A", "type_id": 0}}],
+            "special_tokens": {"<|end|>": {"id": "<|end|>", "ids": [300], "tokens": ["<|end|>"]}}}
+
+    def byte_level(pattern, normalizer=None, extra_pre=()):
+        pre = {"type": "Sequence", "pretokenizers": [
+            {"type": "Split", "pattern": {"Regex": pattern}, "behavior": "Isolated", "invert": False}, *extra_pre,
+            {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": False}]}
+        return {"version": "1.0", "added_tokens": added, "normalizer": normalizer, "pre_tokenizer": pre,
+                "post_processor": post, "decoder": {"type": "ByteLevel"},
+                "model": {"type": "BPE", "dropout": None, "unk_token": None, "fuse_unk": False, "byte_fallback": False,
+                          "ignore_merges": True, "vocab": vocab, "merges": merges}}
+
+    sp_vocab = {"<unk>": 0, "\u2581": 1, "a": 2, "b": 3, "\u2581a": 4, "ab": 5, "aa": 6}
+    for b in range(256):
+        sp_vocab[f"<0x{b:02X}>"] = len(sp_vocab)
+    sentencepiece = {
+        "added_tokens": [{"id": 0, "content": "<unk>", "special": True, "normalized": False}],
+        "normalizer": {"type": "Sequence", "normalizers": [{"type": "Prepend", "prepend": "\u2581"},
+                       {"type": "Replace", "pattern": {"String": " "}, "content": "\u2581"}]},
+        "pre_tokenizer": {"type": "Split", "pattern": {"String": " "}, "behavior": "MergedWithPrevious", "invert": False},
+        "decoder": {"type": "Sequence", "decoders": [{"type": "Replace", "pattern": {"String": "\u2581"}, "content": " "},
+                    {"type": "ByteFallback"}, {"type": "Fuse"}, {"type": "Strip", "content": " ", "start": 1, "stop": 0}]},
+        "model": {"type": "BPE", "unk_token": "<unk>", "fuse_unk": True, "byte_fallback": True, "vocab": sp_vocab,
+                  "merges": ["\u2581 a", "a b", "a a"]},
+    }
+    good = [
+        ("llama3", byte_level(llama3)),
+        ("qwen-nfc", byte_level(qwen, {"type": "NFC"})),
+        ("digits-and-gpt2", byte_level(r"\p{L}+", {"type": "Sequence", "normalizers": [{"type": "NFKC"}, {"type": "NFD"}]},
+                                       [{"type": "Digits", "individual_digits": True},
+                                        {"type": "ByteLevel", "add_prefix_space": True, "use_regex": True}])),
+        ("deepseek-three-splits", byte_level(r"\p{N}{1,3}", None, [
+            {"type": "Split", "pattern": {"Regex": "[\u4e00-\u9fa5\u3040-\u309f\u30a0-\u30ff]+"}, "behavior": "Isolated", "invert": False},
+            {"type": "Split", "pattern": {"Regex": qwen}, "behavior": "Isolated", "invert": False}])),
+        ("fancy-lookbehind", byte_level(r"(?<=a)b|\w+|\s+")),
+        ("sentencepiece", sentencepiece),
+    ]
+    behaviours = ["Removed", "Isolated", "MergedWithPrevious", "MergedWithNext", "Contiguous"]
+    for i, b in enumerate(behaviours):
+        f = byte_level(r"\s")
+        f["pre_tokenizer"]["pretokenizers"][0]["behavior"] = b
+        f["pre_tokenizer"]["pretokenizers"][0]["invert"] = i % 2 == 1
+        good.append((f"behaviour-{b}", f))
+    texts = [b"The theme: 'tis <|end|> and <tool> here\n\n  x", "caf\u0065\u0301 \u4e2d\u6587 123456 \U0001f468\u200d\U0001f469".encode(),
+             b"a" * 3000, b"  \t\n \xff\xfe", b""]
+    out = []
+    for i, (label, f) in enumerate(good):
+        data = json.dumps(f, ensure_ascii=i % 2 == 0).encode()
+        out.append((label, data, texts[i % len(texts)]))
+        out.append((label + "-text2", data, texts[(i + 2) % len(texts)]))
+    base = json.dumps(good[0][1]).encode()
+    broken = [
+        ("truncated-half", base[: len(base) // 2]),
+        ("truncated-end", base[:-1]),
+        ("empty", b""),
+        ("spaces", b"   \n"),
+        ("not-json", b"GGUF\x03\x00\x00\x00"),
+        ("array", b"[1, 2, 3]"),
+        ("deep", b'{"model":' + b"[" * 200 + b"]" * 200 + b"}"),
+        ("huge-number", base.replace(b'"<|end|>", "single_word"', b'"<|end|>", "single_word"').replace(b'"id": 300', b'"id": 99999999999999999999')),
+        ("nul", base.replace(b"Split", b"Sp\x00lit")),
+        ("invalid-utf8", base.replace(b"Split", b"Sp\xfflit")),
+    ]
+    def mutated(label, fn):
+        f = json.loads(json.dumps(good[0][1]))
+        fn(f)
+        broken.append((label, json.dumps(f).encode()))
+    mutated("unigram", lambda f: f["model"].update(type="Unigram"))
+    mutated("wordpiece", lambda f: f["model"].update(type="WordPiece"))
+    mutated("dropout", lambda f: f["model"].update(dropout=0.5))
+    mutated("vocab-array", lambda f: f["model"].update(vocab=["a"]))
+    mutated("vocab-missing", lambda f: f["model"].pop("vocab"))
+    mutated("merges-missing", lambda f: f["model"].pop("merges"))
+    mutated("merge-unknown", lambda f: f["model"]["merges"].append(["zz", "q"]))
+    mutated("merge-three", lambda f: f["model"]["merges"].append("a b c"))
+    mutated("merge-number", lambda f: f["model"]["merges"].append(7))
+    mutated("merge-product-missing", lambda f: f["model"]["merges"].append(["q", "q"]))
+    mutated("missing-byte", lambda f: f["model"]["vocab"].pop("Ġ"))
+    mutated("bad-regex", lambda f: f["pre_tokenizer"]["pretokenizers"][0].update(pattern={"Regex": "(\\p{L}"}))
+    mutated("pattern-neither", lambda f: f["pre_tokenizer"]["pretokenizers"][0].update(pattern={"Glob": "*"}))
+    mutated("behaviour-number", lambda f: f["pre_tokenizer"]["pretokenizers"][0].update(behavior=1))
+    mutated("flag-string", lambda f: f["pre_tokenizer"]["pretokenizers"][1].update(use_regex="no"))
+    mutated("metaspace", lambda f: f.update(pre_tokenizer={"type": "Metaspace", "replacement": "\u2581"}))
+    mutated("bert-normalizer", lambda f: f.update(normalizer={"type": "BertNormalizer"}))
+    mutated("type-missing", lambda f: f.update(normalizer={"kind": "NFC"}))
+    mutated("added-negative", lambda f: f["added_tokens"].append({"id": -1, "content": "x"}))
+    mutated("added-empty", lambda f: f["added_tokens"].append({"id": 5, "content": ""}))
+    mutated("unk-missing", lambda f: f["model"].update(unk_token="<nope>"))
+    mutated("prefix", lambda f: f["model"].update(continuing_subword_prefix="##"))
+    mutated("post-unknown", lambda f: f.update(post_processor={"type": "Mystery"}))
+    mutated("post-bad-id", lambda f: f["post_processor"]["special_tokens"]["<|end|>"].update(ids=[-3]))
+    mutated("decoder-strip-long", lambda f: f.update(decoder={"type": "Strip", "content": "ab", "start": 1, "stop": 1}))
+    mutated("sequence-not-array", lambda f: f.update(pre_tokenizer={"type": "Sequence", "pretokenizers": 3}))
+    mutated("id-huge", lambda f: f["model"]["vocab"].update(big=4294967295))
+    for label, data in broken:
+        out.append((label, data, b"some text <|end|>"))
+    return out
+
+
+def tokenizer_file():
+    c = Corpus("tokenizer_file")
+    for label, data, text in tokenizer_files():
+        c.add(label, len(text).to_bytes(2, "little") + data + text)
+    return c
+
+
 if __name__ == "__main__":
-    for gen in [chat_codecs, window_fit, turn_carry, skills_frontmatter, skill_paths, handoff, recovery, abi]:
+    import sys
+
+    # `python3 fuzz/gen_corpus.py tokenizer_file` regenerates only the named corpora.
+    wanted = set(sys.argv[1:])
+    for gen in [chat_codecs, window_fit, turn_carry, skills_frontmatter, skill_paths, handoff, recovery, abi, tokenizer_file]:
+        if wanted and gen.__name__ not in wanted:
+            continue
         corpus = gen()
         print(f"{gen.__name__}: {corpus.count()} seeds")

@@ -125,6 +125,15 @@ for t in bindings/*/test.sh; do
 done
 [ $found_binding = 1 ] || echo "note: no bindings/*/test.sh found"
 
+# Open-weight models' tokenizer files (issue 49): fetched by package name and
+# pinned version into target/open-models/, HF tokenizers' ids as the
+# reference; prints N/N per family, SKIPPED per file that cannot be fetched.
+if command -v python3 >/dev/null; then
+    run_suite "open-model tokenizers (real tokenizer.json files vs HF tokenizers)" bash scripts/open-models.sh
+else
+    skip_suite "open-model tokenizers" "python3 not installed"
+fi
+
 # One scenario per seed design document (examples/seeds/README.md), each
 # asserting the document's figures through the CLI built above and through
 # the binding in the document's language (the Python venv the Python suite

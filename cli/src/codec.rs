@@ -53,6 +53,8 @@ pub(crate) struct EncodeArgs {
     /// `_encode_bytes`); special tokens are then plain text.
     #[arg(long)]
     raw: bool,
+    #[command(flatten)]
+    file_tokenizer: crate::file_tokenizer::FileArgs,
     /// Print the encoding's special tokens (strings and ids, as JSON) instead of encoding.
     #[arg(long, conflicts_with_all = ["raw", "file", "allowed_special", "disallowed_special"])]
     list_special: bool,
@@ -76,6 +78,12 @@ pub(crate) struct DecodeArgs {
     /// (tiktoken's decode_with_offsets).
     #[arg(long)]
     offsets: bool,
+    /// Decode with the tokenizer in FILE (as `count --tokenizer`).
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["bytes", "offsets"])]
+    tokenizer: Option<String>,
+    /// Split rules of a tiktoken-format --tokenizer file (as `count --pattern`).
+    #[arg(long, value_name = "NAME|REGEX", requires = "tokenizer")]
+    pattern: Option<String>,
     /// Token ids (decimal, separated by spaces or commas, or a JSON array); read
     /// from standard input when none are given.
     #[arg(value_name = "ID")]
@@ -83,6 +91,23 @@ pub(crate) struct DecodeArgs {
 }
 
 pub(crate) fn encode(args: EncodeArgs) -> Result<ExitCode, Fatal> {
+    if let Some(t) = args.file_tokenizer.load()? {
+        if args.which.encoding.is_some()
+            || args.which.model.is_some()
+            || args.raw
+            || args.list_special
+            || args.allowed_special.is_some()
+            || args.disallowed_special.is_some()
+        {
+            return Err(Fatal("--tokenizer takes the place of --encoding, --model, --raw, --list-special and the special-token options".into()));
+        }
+        let path = args.file.as_deref().unwrap_or("-");
+        let text = input::read_text(path).map_err(Fatal)?;
+        let ids =
+            t.encode_with_special(&text, args.file_tokenizer.add_special).map_err(|e| Fatal(format!("{path}: {e}")))?;
+        outln!("{}", serde_json::Value::from(ids));
+        return Ok(ExitCode::SUCCESS);
+    }
     let tokenizer = args.which.tokenizer()?;
     if args.list_special {
         outln!("{}", tokenizer.special_tokens_json()?);
@@ -106,6 +131,17 @@ pub(crate) fn encode(args: EncodeArgs) -> Result<ExitCode, Fatal> {
 }
 
 pub(crate) fn decode(args: DecodeArgs) -> Result<ExitCode, Fatal> {
+    if let Some(path) = &args.tokenizer {
+        if args.which.encoding.is_some() || args.which.model.is_some() {
+            return Err(Fatal("--tokenizer takes the place of --encoding and --model".into()));
+        }
+        let options = turnfit::pipeline::LoadOptions { pattern: args.pattern.clone() };
+        let t = turnfit::pipeline::FileTokenizer::from_file_with(path, &options)?;
+        let text = if args.ids.is_empty() { input::read_text("-").map_err(Fatal)? } else { args.ids.join(" ") };
+        let ids = parse_ids(&text).map_err(Fatal)?;
+        out!("{}", t.decode(&ids)?);
+        return Ok(ExitCode::SUCCESS);
+    }
     let tokenizer = args.which.tokenizer()?;
     let text = if args.ids.is_empty() { input::read_text("-").map_err(Fatal)? } else { args.ids.join(" ") };
     let ids = parse_ids(&text).map_err(Fatal)?;

@@ -32,12 +32,27 @@ pub(crate) struct Args {
     /// Print one JSON object per input per line.
     #[arg(long)]
     json: bool,
+    #[command(flatten)]
+    file: crate::file_tokenizer::FileArgs,
     /// Files to count; standard input when none is given or for "-".
     #[arg(value_name = "FILE")]
     files: Vec<String>,
 }
 
 pub(crate) fn run(args: Args) -> Result<ExitCode, Fatal> {
+    if let Some(t) = args.file.load()? {
+        if args.encoding.is_some()
+            || args.model.is_some()
+            || args.special
+            || args.allowed_special.is_some()
+            || args.disallowed_special.is_some()
+        {
+            return Err(Fatal(
+                "--tokenizer takes the place of --encoding, --model and the special-token options".into(),
+            ));
+        }
+        return count_file(&t, &args);
+    }
     let (tokenizer, model) = match (&args.model, &args.encoding) {
         (Some(m), _) => {
             let (t, info) = ModelRegistry::builtin()
@@ -101,6 +116,39 @@ pub(crate) fn run(args: Args) -> Result<ExitCode, Fatal> {
                 info.model, info.encoding
             );
         }
+    }
+    Ok(if failed { ExitCode::FAILURE } else { ExitCode::SUCCESS })
+}
+
+/// `count --tokenizer FILE`: the same output, counted with the file's tokenizer.
+fn count_file(t: &turnfit::pipeline::FileTokenizer, args: &Args) -> Result<ExitCode, Fatal> {
+    let files = if args.files.is_empty() { vec!["-".to_owned()] } else { args.files.clone() };
+    let (mut failed, mut total, mut counted) = (false, 0usize, 0usize);
+    for path in &files {
+        let result = input::read_text(path).and_then(|text| {
+            t.encode_with_special(&text, args.file.add_special)
+                .map(|ids| (ids.len(), text.len()))
+                .map_err(|e| format!("{path}: {e}"))
+        });
+        let (tokens, bytes) = match result {
+            Ok(r) => r,
+            Err(message) => {
+                eprintln!("turnfit: {message}");
+                failed = true;
+                continue;
+            }
+        };
+        total += tokens;
+        counted += 1;
+        if args.json {
+            let line = serde_json::json!({ "file": path, "tokenizer": t.name(), "tokens": tokens, "bytes": bytes });
+            outln!("{line}");
+        } else {
+            outln!("{tokens:>10} {path}");
+        }
+    }
+    if !args.json && counted > 1 {
+        outln!("{total:>10} total");
     }
     Ok(if failed { ExitCode::FAILURE } else { ExitCode::SUCCESS })
 }

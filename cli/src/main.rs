@@ -11,6 +11,7 @@ mod assemble;
 mod classify;
 mod codec;
 mod count;
+mod file_tokenizer;
 mod handoff;
 mod input;
 mod models;

@@ -34,6 +34,7 @@ pub mod handoff;
 mod json;
 pub mod limits;
 pub mod models;
+pub mod pipeline;
 pub mod recovery;
 #[cfg(feature = "schema")]
 pub mod schema;

@@ -11,6 +11,11 @@ use crate::{Error, ErrorKind, Result};
 /// Largest text, in bytes, accepted by tokenizer operations.
 pub const MAX_TEXT_BYTES: usize = 64 * 1024 * 1024;
 
+/// Largest tokenizer file, in bytes, that [`crate::pipeline::FileTokenizer`]
+/// loads. The largest vocabularies shipped as `tokenizer.json` (Gemma 3's
+/// 262k tokens) are about 33 MB; loading holds a few times the file's size.
+pub const MAX_TOKENIZER_FILE_BYTES: usize = 256 * 1024 * 1024;
+
 /// Largest JSON document, in bytes, accepted by any JSON entry point.
 pub const MAX_JSON_BYTES: usize = 64 * 1024 * 1024;
 

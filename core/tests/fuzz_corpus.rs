@@ -20,6 +20,8 @@ mod skill_paths;
 mod skills_frontmatter;
 #[path = "../../fuzz/checks/turn_carry.rs"]
 mod turn_carry;
+#[path = "../../fuzz/checks/tokenizer_file.rs"]
+mod tokenizer_file;
 #[path = "../../fuzz/checks/window_fit.rs"]
 mod window_fit;
 
@@ -68,6 +70,11 @@ fn handoff_corpus() {
 #[test]
 fn recovery_corpus() {
     replay("recovery", recovery::check);
+}
+
+#[test]
+fn tokenizer_file_corpus() {
+    replay("tokenizer_file", tokenizer_file::check);
 }
 
 /// Found by `window_fit`: a user message with a stray `tool_call_id` was

@@ -21,4 +21,5 @@ pub mod recovery;
 pub mod skill_paths;
 pub mod skills_frontmatter;
 pub mod turn_carry;
+pub mod tokenizer_file;
 pub mod window_fit;

@@ -16,7 +16,7 @@ mod encode_bytes;
 mod encoding;
 mod engine;
 mod piece_cache;
-mod pretokenize;
+pub(crate) mod pretokenize;
 mod special;
 mod text_cache;
 mod truncate;

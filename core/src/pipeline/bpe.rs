@@ -1,0 +1,233 @@
+//! The BPE model with HF `tokenizers`' semantics.
+//!
+//! HF merges only the pairs its `merges` list names, by their position in
+//! the list, and the merged token is the vocabulary's id for the two
+//! strings joined; tiktoken instead merges any adjacent pair whose
+//! concatenation is a token, by that token's rank. The two agree on files
+//! converted from tiktoken (Llama 3, gpt-oss) but not in general (Qwen's
+//! and DeepSeek's lists were trained, not derived), so this model follows
+//! HF's rule: a priority queue of (rank, position) pairs, lowest rank and
+//! then leftmost first, with HF's own check for stale entries (the pair at
+//! the position must still merge into the same id). O(n log n) in the
+//! piece's length, so a long piece without splits (SentencePiece-style
+//! files merge a whole text) stays fast.
+//!
+//! Symbols start as single bytes (byte-level files: the vocabulary was
+//! converted back from GPT-2's alphabet) or single characters (other
+//! files), with `<0xXX>` byte tokens or the unknown token for characters
+//! the vocabulary lacks, as HF's `BPE::merge_word` does.
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+use rustc_hash::FxHashMap;
+
+/// Every model token's bytes, by id (what loaders return beside the model,
+/// for decoding).
+pub(crate) type TokenBytes = Vec<(u32, Vec<u8>)>;
+
+/// How a piece's first symbols are made.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Units {
+    /// One symbol per byte (byte-level files).
+    Bytes,
+    /// One symbol per character.
+    Chars,
+}
+
+/// A loaded BPE model.
+#[derive(Debug)]
+pub(crate) struct Bpe {
+    pub(crate) units: Units,
+    /// Token bytes (raw bytes for byte-level files, UTF-8 otherwise) to id.
+    pub(crate) vocab: FxHashMap<Box<[u8]>, u32>,
+    /// (left, right) to (rank, merged id).
+    pub(crate) merges: FxHashMap<(u32, u32), (u32, u32)>,
+    /// The id of each single byte (`Units::Bytes`), `u32::MAX` when absent.
+    pub(crate) byte_ids: [u32; 256],
+    /// The id of each `<0xXX>` token, when the file has `byte_fallback`.
+    pub(crate) fallback: Option<[u32; 256]>,
+    pub(crate) unk: Option<u32>,
+    pub(crate) fuse_unk: bool,
+    /// A piece that is one token is that token, merges or not (Llama 3).
+    pub(crate) ignore_merges: bool,
+}
+
+/// Reusable buffers for [`Bpe::encode_piece`].
+#[derive(Default)]
+pub(crate) struct Scratch {
+    ids: Vec<u32>,
+    next: Vec<u32>,
+    prev: Vec<u32>,
+    heap: BinaryHeap<Reverse<(u32, u32, u32)>>,
+}
+
+const NONE: u32 = u32::MAX;
+
+impl Bpe {
+    /// Appends the ids of `piece` to `out`.
+    pub(crate) fn encode_piece(&self, piece: &[u8], sc: &mut Scratch, out: &mut Vec<u32>) {
+        if piece.is_empty() {
+            return;
+        }
+        if self.ignore_merges {
+            if let Some(&id) = self.vocab.get(piece) {
+                out.push(id);
+                return;
+            }
+        }
+        sc.ids.clear();
+        match self.units {
+            Units::Bytes => sc.ids.extend(piece.iter().map(|&b| self.byte_ids[b as usize]).filter(|&id| id != NONE)),
+            Units::Chars => self.char_symbols(piece, &mut sc.ids),
+        }
+        self.merge_all(sc);
+        let mut i = 0;
+        while i < sc.ids.len() {
+            out.push(sc.ids[i]);
+            i = sc.next[i] as usize;
+        }
+    }
+
+    /// HF's `merge_word` start: each character's id, else its `<0xXX>`
+    /// byte tokens, else the unknown token (runs fused when `fuse_unk`).
+    /// HF flushes a pending unknown only before a known character or at the
+    /// end, not before byte tokens; so does this.
+    fn char_symbols(&self, piece: &[u8], ids: &mut Vec<u32>) {
+        let s = std::str::from_utf8(piece).unwrap_or_default();
+        let mut pending_unk = false;
+        for (i, c) in s.char_indices() {
+            let bytes = &piece[i..i + c.len_utf8()];
+            if let Some(&id) = self.vocab.get(bytes) {
+                if pending_unk {
+                    ids.extend(self.unk);
+                    pending_unk = false;
+                }
+                ids.push(id);
+                continue;
+            }
+            if let Some(fb) = &self.fallback {
+                if bytes.iter().all(|&b| fb[b as usize] != NONE) {
+                    ids.extend(bytes.iter().map(|&b| fb[b as usize]));
+                    continue;
+                }
+            }
+            if self.unk.is_some() {
+                if pending_unk && !self.fuse_unk {
+                    ids.extend(self.unk);
+                }
+                pending_unk = true;
+            }
+        }
+        if pending_unk {
+            ids.extend(self.unk);
+        }
+    }
+
+    /// HF's `Word::merge_all` without dropout, over `sc.ids` as a linked
+    /// list; leaves `sc.next` pointing past each surviving symbol.
+    fn merge_all(&self, sc: &mut Scratch) {
+        let n = sc.ids.len();
+        sc.next.clear();
+        sc.next.extend(1..=n as u32);
+        sc.prev.clear();
+        sc.prev.extend((0..n as u32).map(|i| i.wrapping_sub(1)));
+        sc.heap.clear();
+        for i in 0..n.saturating_sub(1) {
+            if let Some(&(rank, id)) = self.merges.get(&(sc.ids[i], sc.ids[i + 1])) {
+                sc.heap.push(Reverse((rank, i as u32, id)));
+            }
+        }
+        // `alive[i]` is HF's `len != 0`: merged-away symbols are marked by
+        // pointing `prev` at themselves.
+        while let Some(Reverse((_, pos, new_id))) = sc.heap.pop() {
+            let i = pos as usize;
+            if sc.prev[i] == pos {
+                continue; // absorbed into the symbol before it
+            }
+            let j = sc.next[i] as usize;
+            if j >= n {
+                continue;
+            }
+            if self.merges.get(&(sc.ids[i], sc.ids[j])).is_none_or(|&(_, id)| id != new_id) {
+                continue; // stale
+            }
+            sc.ids[i] = new_id;
+            let after = sc.next[j];
+            sc.next[i] = after;
+            sc.prev[j] = j as u32;
+            if (after as usize) < n {
+                sc.prev[after as usize] = pos;
+            }
+            let p = sc.prev[i];
+            if p != NONE {
+                if let Some(&(rank, id)) = self.merges.get(&(sc.ids[p as usize], new_id)) {
+                    sc.heap.push(Reverse((rank, p, id)));
+                }
+            }
+            if (after as usize) < n {
+                if let Some(&(rank, id)) = self.merges.get(&(new_id, sc.ids[after as usize])) {
+                    sc.heap.push(Reverse((rank, pos, id)));
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn model(tokens: &[&str], merges: &[(&str, &str)]) -> Bpe {
+        let vocab: FxHashMap<Box<[u8]>, u32> =
+            tokens.iter().enumerate().map(|(i, t)| (t.as_bytes().into(), i as u32)).collect();
+        let id = |s: &str| vocab[s.as_bytes()];
+        let merges =
+            merges.iter().enumerate().map(|(r, (a, b))| ((id(a), id(b)), (r as u32, id(&format!("{a}{b}"))))).collect();
+        let mut byte_ids = [NONE; 256];
+        for (b, slot) in byte_ids.iter_mut().enumerate() {
+            if let Some(&i) = vocab.get(&[b as u8][..]) {
+                *slot = i;
+            }
+        }
+        Bpe {
+            units: Units::Bytes,
+            vocab,
+            merges,
+            byte_ids,
+            fallback: None,
+            unk: None,
+            fuse_unk: false,
+            ignore_merges: false,
+        }
+    }
+
+    fn enc(m: &Bpe, s: &str) -> Vec<u32> {
+        let mut out = Vec::new();
+        m.encode_piece(s.as_bytes(), &mut Scratch::default(), &mut out);
+        out
+    }
+
+    #[test]
+    fn merges_follow_the_list_not_the_vocabulary() {
+        // "abc" is a token, but no listed merge makes it from "ab" + "c".
+        let m = model(&["a", "b", "c", "ab", "bc", "abc"], &[("a", "b"), ("b", "c")]);
+        assert_eq!(enc(&m, "abc"), [3, 2]);
+        let mut m = m;
+        m.ignore_merges = true;
+        assert_eq!(enc(&m, "abc"), [5], "a piece that is a token is that token");
+        assert_eq!(enc(&m, "abcabc"), [3, 2, 3, 2]);
+    }
+
+    #[test]
+    fn lowest_rank_first_then_leftmost() {
+        let m = model(&["a", "aa", "aaa"], &[("a", "a"), ("aa", "a")]);
+        assert_eq!(enc(&m, "aaa"), [2]);
+        assert_eq!(enc(&m, "aaaa"), [1, 1]);
+        // Leftmost pairs first: "aa" "aa" "a", then only the second "aa"
+        // has an "a" after it.
+        assert_eq!(enc(&m, "aaaaa"), [1, 2]);
+        let long = "a".repeat(100_000);
+        assert_eq!(enc(&m, &long).len(), 50_000);
+    }
+}
