@@ -18,10 +18,10 @@ mod recovery;
 mod skill_paths;
 #[path = "../../fuzz/checks/skills_frontmatter.rs"]
 mod skills_frontmatter;
-#[path = "../../fuzz/checks/turn_carry.rs"]
-mod turn_carry;
 #[path = "../../fuzz/checks/tokenizer_file.rs"]
 mod tokenizer_file;
+#[path = "../../fuzz/checks/turn_carry.rs"]
+mod turn_carry;
 #[path = "../../fuzz/checks/window_fit.rs"]
 mod window_fit;
 

@@ -6,7 +6,7 @@ from typing import Any, Dict, List, Literal, NoReturn, Optional, Union
 
 from typing_extensions import NotRequired, TypedDict
 
-__all__ = ["Action", "AssembleRequest", "AssembleResult", "BreakerState", "BreakerTransition", "Budget", "BudgetCrossing", "CacheImpact", "Carried", "Carry", "CarryIgnored", "CarryIgnoredReason", "Change", "Changes", "CompactOutcome", "CompactOutcomeDone", "CompactOutcomeNeedsSummary", "CompactReport", "Compaction", "Depth", "DepthChoice", "DepthLimit", "DepthLimits", "DigestOptions", "DigestSection", "Encoding", "Event", "EventBreakerStateChanged", "EventBudgetCrossed", "EventCompacted", "EventRepaired", "EventSkillSkipped", "EventSpanFinished", "EventSpanOverdue", "EventSpanRepeated", "Fallback", "FallbackReason", "FitOptions", "FitReport", "Format", "Ignored", "Issue", "IssueKind", "Issues", "MaskOptions", "Outcome", "OverdueSpan", "Policy", "Preflight", "Preset", "Protected", "Reason", "Repair", "Section", "SectionReport", "SpanRecord", "SpanRepeat", "Strategy", "SummarizerCall", "SummarizerOptions", "SummarizerRecord", "SummaryReport", "SummaryRequest", "SummaryRole", "SummarySource", "Template", "TurnReport", "Verdict"]
+__all__ = ["Action", "AssembleRequest", "AssembleResult", "BreakerState", "BreakerTransition", "Budget", "BudgetCrossing", "CacheImpact", "Carried", "Carry", "CarryIgnored", "CarryIgnoredReason", "Change", "Changes", "CompactOutcome", "CompactOutcomeDone", "CompactOutcomeNeedsSummary", "CompactReport", "Compaction", "Depth", "DepthChoice", "DepthLimit", "DepthLimits", "DigestOptions", "DigestSection", "Encoding", "Event", "EventBreakerStateChanged", "EventBudgetCrossed", "EventCompacted", "EventRepaired", "EventSkillSkipped", "EventSpanFinished", "EventSpanOverdue", "EventSpanRepeated", "Fallback", "FallbackReason", "FitOptions", "FitReport", "Format", "Ignored", "Issue", "IssueKind", "Issues", "MaskOptions", "Outcome", "OverdueSpan", "Policy", "Preflight", "Preset", "Protected", "Reason", "Repair", "Section", "SectionReport", "Shortfall", "ShortfallReason", "SpanRecord", "SpanRepeat", "Strategy", "SummarizerCall", "SummarizerOptions", "SummarizerRecord", "SummaryReport", "SummaryRequest", "SummaryRole", "SummarySource", "Template", "TurnReport", "Verdict"]
 
 Action = Union[Literal["dropped_result"], Literal["synthesized_result"], Literal["moved_result"], Literal["dropped_message"], Literal["truncated_result"], Literal["cleared_result"], Literal["masked_result"], Literal["summarized"], Literal["inserted_summary"]]
 
@@ -169,6 +169,7 @@ CompactReport = TypedDict(
         "limit_tokens": int,
         "within_target": bool,
         "insufficient": bool,
+        "shortfall": NotRequired[Optional[Shortfall]],
         "changes": List[Change],
         "protected": List[Protected],
     },
@@ -400,6 +401,9 @@ FitReport = TypedDict(
         "messages_before": int,
         "messages_after": int,
         "insufficient": bool,
+        "target_tokens": int,
+        "within_target": bool,
+        "shortfall": NotRequired[Optional[Shortfall]],
         "changes": List[Change],
         "protected": List[Protected],
     },
@@ -509,6 +513,8 @@ Preflight = TypedDict(
         "limit": int,
         "remaining": int,
         "utilization": float,
+        "message_tokens": int,
+        "message_utilization": float,
         "trigger_tokens": int,
         "target_tokens": int,
         "verdict": Verdict,
@@ -565,6 +571,17 @@ SectionReport = TypedDict(
         "tokens": int,
     },
 )
+
+# What a compaction could not do as asked, and why. A target is a goal and the limit is the wall: when the target cannot be reached (or the summarize strategy has no room for a summary) but the turn fits the limit, the turn fits the limit and this says what was given up.
+Shortfall = TypedDict(
+    "Shortfall",
+    {
+        "reason": ShortfallReason,
+        "detail": str,
+    },
+)
+
+ShortfallReason = Union[Literal["protected_over_target"], Literal["summary_over_target"], Literal["no_room_for_summary"]]
 
 # A finished span in the ring; `count` consecutive repeats of it.
 SpanRecord = TypedDict(
@@ -710,6 +727,9 @@ TurnReport = TypedDict(
         "messages_before": int,
         "messages_after": int,
         "insufficient": bool,
+        "target_tokens": int,
+        "within_target": bool,
+        "shortfall": NotRequired[Optional[Shortfall]],
         "changes": List[Change],
         "protected": List[Protected],
         "fired": bool,

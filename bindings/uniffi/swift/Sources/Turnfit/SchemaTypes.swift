@@ -698,8 +698,14 @@ extension TurnfitTypes {
         public var message: String?
         /// For `invalid_tool_history`: the call ids the provider named.
         public var toolCallIds: [String]
+        /// The agent the host said met the error (echoed; None when not given).
+        public var agentId: String?
+        /// The workflow the host said the error belongs to (echoed).
+        public var workflowId: String?
+        /// The host's metadata for the error, echoed unchanged.
+        public var metadata: JSONValue?
 
-        public init(category: Category, severity: ErrorSeverity, retryable: Bool, action: RecoveryAction, retryAfterMs: UInt64? = nil, delaySource: DelaySource? = nil, provider: Provider, status: UInt64, code: String? = nil, message: String? = nil, toolCallIds: [String]) {
+        public init(category: Category, severity: ErrorSeverity, retryable: Bool, action: RecoveryAction, retryAfterMs: UInt64? = nil, delaySource: DelaySource? = nil, provider: Provider, status: UInt64, code: String? = nil, message: String? = nil, toolCallIds: [String], agentId: String? = nil, workflowId: String? = nil, metadata: JSONValue? = nil) {
             self.category = category
             self.severity = severity
             self.retryable = retryable
@@ -711,6 +717,9 @@ extension TurnfitTypes {
             self.code = code
             self.message = message
             self.toolCallIds = toolCallIds
+            self.agentId = agentId
+            self.workflowId = workflowId
+            self.metadata = metadata
         }
 
         enum CodingKeys: String, CodingKey {
@@ -725,14 +734,19 @@ extension TurnfitTypes {
             case code
             case message
             case toolCallIds = "tool_call_ids"
+            case agentId = "agent_id"
+            case workflowId = "workflow_id"
+            case metadata
         }
     }
 
     /// Used by: turnfit_recovery_classify (headers_json).
     public typealias ClassifyHeaders = [String: String]
 
-    /// The input of [`classify_json`]: `{"provider", "status", "body", "headers"}`.
-    /// `body` is the response body as a string, or already-parsed JSON.
+    /// The input of [`classify_json`]: `{"provider", "status", "body", "headers",
+    /// "agent_id", "workflow_id", "metadata"}`. `body` is the response body as a
+    /// string, or already-parsed JSON; the last three are the error's context
+    /// ([`ErrorContext`]), echoed in the result.
     public struct ClassifyRequest: Codable, Equatable, Sendable {
         /// Provider name (see [`Provider::from_name`]).
         public var provider: String
@@ -742,12 +756,21 @@ extension TurnfitTypes {
         public var body: JSONValue?
         /// Response headers, name to value (names are case-insensitive).
         public var headers: [String: String]?
+        /// The agent that met the error.
+        public var agentId: String?
+        /// The workflow it belongs to.
+        public var workflowId: String?
+        /// The host's metadata (a JSON object), echoed.
+        public var metadata: JSONValue?
 
-        public init(provider: String, status: UInt64? = nil, body: JSONValue? = nil, headers: [String: String]? = nil) {
+        public init(provider: String, status: UInt64? = nil, body: JSONValue? = nil, headers: [String: String]? = nil, agentId: String? = nil, workflowId: String? = nil, metadata: JSONValue? = nil) {
             self.provider = provider
             self.status = status
             self.body = body
             self.headers = headers
+            self.agentId = agentId
+            self.workflowId = workflowId
+            self.metadata = metadata
         }
 
         enum CodingKeys: String, CodingKey {
@@ -755,6 +778,9 @@ extension TurnfitTypes {
             case status
             case body
             case headers
+            case agentId = "agent_id"
+            case workflowId = "workflow_id"
+            case metadata
         }
     }
 
@@ -836,18 +862,22 @@ extension TurnfitTypes {
         public var withinTarget: Bool
         /// Whether fewer tokens than `min_reclaim` were reclaimed.
         public var insufficient: Bool
+        /// What could not be done as asked (the target, a summary's room), and
+        /// why; absent when nothing was given up.
+        public var shortfall: Shortfall?
         /// Every change.
         public var changes: [Change]
         /// The rounds kept whatever the budget, and why.
         public var protected: [Protected]
 
-        public init(tokensBefore: UInt64, tokensAfter: UInt64, targetTokens: UInt64, limitTokens: UInt64, withinTarget: Bool, insufficient: Bool, changes: [Change], protected: [Protected]) {
+        public init(tokensBefore: UInt64, tokensAfter: UInt64, targetTokens: UInt64, limitTokens: UInt64, withinTarget: Bool, insufficient: Bool, shortfall: Shortfall? = nil, changes: [Change], protected: [Protected]) {
             self.tokensBefore = tokensBefore
             self.tokensAfter = tokensAfter
             self.targetTokens = targetTokens
             self.limitTokens = limitTokens
             self.withinTarget = withinTarget
             self.insufficient = insufficient
+            self.shortfall = shortfall
             self.changes = changes
             self.protected = protected
         }
@@ -859,6 +889,7 @@ extension TurnfitTypes {
             case limitTokens = "limit_tokens"
             case withinTarget = "within_target"
             case insufficient
+            case shortfall
             case changes
             case protected
         }
@@ -1083,6 +1114,29 @@ extension TurnfitTypes {
         case o200kHarmony = "o200k_harmony"
         case p50kEdit = "p50k_edit"
         case gpt2
+    }
+
+    /// The agent, workflow and metadata an error came with. Every field is
+    /// optional; an empty context is the same as none.
+    public struct ErrorContext: Codable, Equatable, Sendable {
+        /// The agent that met the error (`narrator`, `supervisor`).
+        public var agentId: String?
+        /// The workflow (run, session) it belongs to.
+        public var workflowId: String?
+        /// Anything else the host wants carried with the error.
+        public var metadata: JSONValue?
+
+        public init(agentId: String? = nil, workflowId: String? = nil, metadata: JSONValue? = nil) {
+            self.agentId = agentId
+            self.workflowId = workflowId
+            self.metadata = metadata
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case agentId = "agent_id"
+            case workflowId = "workflow_id"
+            case metadata
+        }
     }
 
     /// How bad it is.
@@ -1485,6 +1539,30 @@ extension TurnfitTypes {
         }
     }
 
+    /// Bounded counts of failures per agent and per workflow: the part of the
+    /// breakers' and the tracer's stats document 000 keeps as `error_counts`.
+    public struct FailureCounts: Codable, Equatable, Sendable {
+        /// Failures per agent id.
+        public var byAgent: [String: UInt64]
+        /// Failures per workflow id.
+        public var byWorkflow: [String: UInt64]
+        /// Failures whose agent or workflow id could not be given its own entry
+        /// (the map already held [`MAX_COUNTED_IDS`] ids).
+        public var unattributed: UInt64
+
+        public init(byAgent: [String: UInt64], byWorkflow: [String: UInt64], unattributed: UInt64) {
+            self.byAgent = byAgent
+            self.byWorkflow = byWorkflow
+            self.unattributed = unattributed
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case byAgent = "by_agent"
+            case byWorkflow = "by_workflow"
+            case unattributed
+        }
+    }
+
     /// The digest stood in for the host's summary.
     public struct Fallback: Codable, Equatable, Sendable {
         /// Why.
@@ -1731,13 +1809,23 @@ extension TurnfitTypes {
         public var messagesAfter: UInt64
         /// Whether fewer tokens than `min_reclaim` were reclaimed.
         public var insufficient: Bool
+        /// Prompt tokens compaction aimed at: the target when the trigger
+        /// fired, else the limit.
+        public var targetTokens: UInt64
+        /// Whether `tokens_after` is within `target_tokens`. A target is a
+        /// goal: a result over it but within `limit_tokens` is returned, and
+        /// `shortfall` says why.
+        public var withinTarget: Bool
+        /// What could not be done as asked (the target, a summary's room), and
+        /// why; absent when nothing was given up.
+        public var shortfall: Shortfall?
         /// Every change, in order.
         public var changes: [Change]
         /// The rounds kept whatever the budget (system, task, latest user
         /// message, pins, newest rounds), with their tokens.
         public var protected: [Protected]
 
-        public init(model: String, exact: Bool, format: Format, strategy: Strategy, maxTokens: UInt64, reservedOutput: UInt64, limitTokens: UInt64, tokensBefore: UInt64, tokensAfter: UInt64, messagesBefore: UInt64, messagesAfter: UInt64, insufficient: Bool, changes: [Change], protected: [Protected]) {
+        public init(model: String, exact: Bool, format: Format, strategy: Strategy, maxTokens: UInt64, reservedOutput: UInt64, limitTokens: UInt64, tokensBefore: UInt64, tokensAfter: UInt64, messagesBefore: UInt64, messagesAfter: UInt64, insufficient: Bool, targetTokens: UInt64, withinTarget: Bool, shortfall: Shortfall? = nil, changes: [Change], protected: [Protected]) {
             self.model = model
             self.exact = exact
             self.format = format
@@ -1750,6 +1838,9 @@ extension TurnfitTypes {
             self.messagesBefore = messagesBefore
             self.messagesAfter = messagesAfter
             self.insufficient = insufficient
+            self.targetTokens = targetTokens
+            self.withinTarget = withinTarget
+            self.shortfall = shortfall
             self.changes = changes
             self.protected = protected
         }
@@ -1767,6 +1858,9 @@ extension TurnfitTypes {
             case messagesBefore = "messages_before"
             case messagesAfter = "messages_after"
             case insufficient
+            case targetTokens = "target_tokens"
+            case withinTarget = "within_target"
+            case shortfall
             case changes
             case protected
         }
@@ -2555,8 +2649,18 @@ extension TurnfitTypes {
         public var limit: UInt64
         /// `limit - (calibrated prompt + reserved)`; negative when overflowing.
         public var remaining: Int64
-        /// `(calibrated prompt + reserved) / limit`.
+        /// `(calibrated prompt + reserved) / limit`: the share of the window the
+        /// request takes once the reply has its room (what the verdict reads).
         public var utilization: Double
+        /// `system + tools + history + new_input`: the messages alone, without
+        /// the reply priming (document 000's `current_tokens`; 0 for an empty
+        /// window).
+        public var messageTokens: UInt64
+        /// `message_tokens` (times the calibration) `/ limit`: document 000's
+        /// `utilization`, 0.0 for an empty window. Reported beside `utilization`,
+        /// which stays the figure the verdict uses: a prompt that leaves no room
+        /// for the reply fails at the provider all the same.
+        public var messageUtilization: Double
         /// Tokens at which compaction is triggered.
         public var triggerTokens: UInt64
         /// Tokens compaction aims for.
@@ -2564,7 +2668,7 @@ extension TurnfitTypes {
         /// The verdict.
         public var verdict: Verdict
 
-        public init(model: String, exact: Bool, system: UInt64, tools: UInt64, history: UInt64, newInput: UInt64, replyPriming: UInt64, promptTokens: UInt64, calibratedPromptTokens: UInt64, calibration: Double, reservedOutput: UInt64, limit: UInt64, remaining: Int64, utilization: Double, triggerTokens: UInt64, targetTokens: UInt64, verdict: Verdict) {
+        public init(model: String, exact: Bool, system: UInt64, tools: UInt64, history: UInt64, newInput: UInt64, replyPriming: UInt64, promptTokens: UInt64, calibratedPromptTokens: UInt64, calibration: Double, reservedOutput: UInt64, limit: UInt64, remaining: Int64, utilization: Double, messageTokens: UInt64, messageUtilization: Double, triggerTokens: UInt64, targetTokens: UInt64, verdict: Verdict) {
             self.model = model
             self.exact = exact
             self.system = system
@@ -2579,6 +2683,8 @@ extension TurnfitTypes {
             self.limit = limit
             self.remaining = remaining
             self.utilization = utilization
+            self.messageTokens = messageTokens
+            self.messageUtilization = messageUtilization
             self.triggerTokens = triggerTokens
             self.targetTokens = targetTokens
             self.verdict = verdict
@@ -2599,6 +2705,8 @@ extension TurnfitTypes {
             case limit
             case remaining
             case utilization
+            case messageTokens = "message_tokens"
+            case messageUtilization = "message_utilization"
             case triggerTokens = "trigger_tokens"
             case targetTokens = "target_tokens"
             case verdict
@@ -3017,6 +3125,43 @@ extension TurnfitTypes {
             case originalTokens = "original_tokens"
             case tokens
         }
+    }
+
+    /// What a compaction could not do as asked, and why. A target is a goal
+    /// and the limit is the wall: when the target cannot be reached (or the
+    /// summarize strategy has no room for a summary) but the turn fits the
+    /// limit, the turn fits the limit and this says what was given up.
+    public struct Shortfall: Codable, Equatable, Sendable {
+        /// Which goal was given up.
+        public var reason: ShortfallReason
+        /// A sentence for humans, with the figures.
+        public var detail: String
+
+        public init(reason: ShortfallReason, detail: String) {
+            self.reason = reason
+            self.detail = detail
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case reason
+            case detail
+        }
+    }
+
+    /// Why a compaction fell short of its target or strategy.
+    public enum ShortfallReason: String, Codable, Equatable, Sendable, CaseIterable {
+        /// What is kept whatever the budget (framing, tools, the system prompt,
+        /// the task, the latest user message, pins, the newest rounds) takes
+        /// more than the target: the result is over the target, within the
+        /// limit.
+        case protectedOverTarget = "protected_over_target"
+        /// The smallest summary did not fit beside what is kept within the
+        /// target: it took its room beyond the target, within the limit.
+        case summaryOverTarget = "summary_over_target"
+        /// Not even the smallest summary fits beside what is kept within the
+        /// limit: this compaction dropped rounds (recency) instead of
+        /// summarizing them.
+        case noRoomForSummary = "no_room_for_summary"
     }
 
     /// A body read on request: the text after the front-matter, and its tokens.
@@ -3548,10 +3693,12 @@ extension TurnfitTypes {
         /// Its tokens (at most the policy's `summarizer_budget`).
         public var promptTokens: UInt64
         /// Tokens the summary may take; a longer one is cut. At most the
-        /// policy's `summary_max_tokens`, less when the budget has less room,
-        /// never 0: when the budget has no room for the smallest summary,
-        /// `request_summary` fails with `DoesNotFit` instead of deleting the
-        /// span.
+        /// policy's `summary_max_tokens`, less when the target has less room,
+        /// never below the smallest summary: when the target has no room for
+        /// it, the summary takes its room beyond the target (within the
+        /// limit), and when the limit has none either, no summary is requested
+        /// and the compaction drops rounds instead; either way the report's
+        /// `shortfall` says so.
         public var maxSummaryTokens: UInt64
 
         public init(id: String, messages: [UInt64], spanTokens: UInt64, prompt: String, promptTokens: UInt64, maxSummaryTokens: UInt64) {
@@ -3803,8 +3950,12 @@ extension TurnfitTypes {
         public var `open`: [OverdueSpan]
         /// Recent finished spans, oldest first.
         public var recent: [SpanRecord]
+        /// Spans ended `failed` or `timeout`, per agent and per workflow (from
+        /// the spans' `agent_id` and `workflow_id`; document 000's error counts
+        /// per agent and workflow).
+        public var failureCounts: FailureCounts
 
-        public init(spansStarted: UInt64, spansEnded: UInt64, collapsed: UInt64, evicted: UInt64, ringSize: UInt64, tools: [ToolMetrics], errorCategories: [String: UInt64], `open`: [OverdueSpan], recent: [SpanRecord]) {
+        public init(spansStarted: UInt64, spansEnded: UInt64, collapsed: UInt64, evicted: UInt64, ringSize: UInt64, tools: [ToolMetrics], errorCategories: [String: UInt64], `open`: [OverdueSpan], recent: [SpanRecord], failureCounts: FailureCounts) {
             self.spansStarted = spansStarted
             self.spansEnded = spansEnded
             self.collapsed = collapsed
@@ -3814,6 +3965,7 @@ extension TurnfitTypes {
             self.errorCategories = errorCategories
             self.`open` = `open`
             self.recent = recent
+            self.failureCounts = failureCounts
         }
 
         enum CodingKeys: String, CodingKey {
@@ -3826,6 +3978,7 @@ extension TurnfitTypes {
             case errorCategories = "error_categories"
             case `open`
             case recent
+            case failureCounts = "failure_counts"
         }
     }
 
@@ -3897,6 +4050,16 @@ extension TurnfitTypes {
         public var messagesAfter: UInt64
         /// Whether fewer tokens than `min_reclaim` were reclaimed.
         public var insufficient: Bool
+        /// Prompt tokens compaction aimed at: the target when the trigger
+        /// fired, else the limit.
+        public var targetTokens: UInt64
+        /// Whether `tokens_after` is within `target_tokens`. A target is a
+        /// goal: a result over it but within `limit_tokens` is returned, and
+        /// `shortfall` says why.
+        public var withinTarget: Bool
+        /// What could not be done as asked (the target, a summary's room), and
+        /// why; absent when nothing was given up.
+        public var shortfall: Shortfall?
         /// Every change, in order.
         public var changes: [Change]
         /// The rounds kept whatever the budget (system, task, latest user
@@ -3928,7 +4091,7 @@ extension TurnfitTypes {
         /// the policy always keeps. The history was fitted as given.
         public var carryIgnored: CarryIgnored?
 
-        public init(model: String, exact: Bool, format: Format, strategy: Strategy, maxTokens: UInt64, reservedOutput: UInt64, limitTokens: UInt64, tokensBefore: UInt64, tokensAfter: UInt64, messagesBefore: UInt64, messagesAfter: UInt64, insufficient: Bool, changes: [Change], protected: [Protected], fired: Bool, changed: Bool, summary: SummaryReport? = nil, cache: CacheImpact, carry: Carry? = nil, carried: Carried? = nil, carryIgnored: CarryIgnored? = nil) {
+        public init(model: String, exact: Bool, format: Format, strategy: Strategy, maxTokens: UInt64, reservedOutput: UInt64, limitTokens: UInt64, tokensBefore: UInt64, tokensAfter: UInt64, messagesBefore: UInt64, messagesAfter: UInt64, insufficient: Bool, targetTokens: UInt64, withinTarget: Bool, shortfall: Shortfall? = nil, changes: [Change], protected: [Protected], fired: Bool, changed: Bool, summary: SummaryReport? = nil, cache: CacheImpact, carry: Carry? = nil, carried: Carried? = nil, carryIgnored: CarryIgnored? = nil) {
             self.model = model
             self.exact = exact
             self.format = format
@@ -3941,6 +4104,9 @@ extension TurnfitTypes {
             self.messagesBefore = messagesBefore
             self.messagesAfter = messagesAfter
             self.insufficient = insufficient
+            self.targetTokens = targetTokens
+            self.withinTarget = withinTarget
+            self.shortfall = shortfall
             self.changes = changes
             self.protected = protected
             self.fired = fired
@@ -3965,6 +4131,9 @@ extension TurnfitTypes {
             case messagesBefore = "messages_before"
             case messagesAfter = "messages_after"
             case insufficient
+            case targetTokens = "target_tokens"
+            case withinTarget = "within_target"
+            case shortfall
             case changes
             case protected
             case fired

@@ -844,9 +844,22 @@ public protocol CircuitBreakerProtocol: AnyObject, Sendable {
     func allow(key: Text, nowMs: UInt64) throws  -> Bool
     
     /**
+     * Failures recorded with a context, per agent and per workflow.
+     */
+    func failureCounts()  -> FailureCounts
+    
+    /**
      * Records a failure; returns the state after.
      */
     func recordFailure(key: Text, nowMs: UInt64) throws  -> BreakerState
+    
+    /**
+     * Records a failure of a call made by the agent in the workflow that
+     * `context_json` names (`{"agent_id", "workflow_id", "metadata"}`); it
+     * is also counted under both ids (see `failure_counts`). Returns the
+     * state after.
+     */
+    func recordFailureIn(key: Text, nowMs: UInt64, contextJson: Text) throws  -> BreakerState
     
     /**
      * Records a success; returns the state after.
@@ -953,6 +966,18 @@ open func allow(key: Text, nowMs: UInt64)throws  -> Bool  {
 }
     
     /**
+     * Failures recorded with a context, per agent and per workflow.
+     */
+open func failureCounts() -> FailureCounts  {
+    return try!  FfiConverterTypeFailureCounts_lift(try! rustCall() {
+        uniffiCallStatus in
+    uniffi_turnfit_uniffi_fn_method_circuitbreaker_failure_counts(
+            self.uniffiCloneHandle(),uniffiCallStatus
+    )
+})
+}
+    
+    /**
      * Records a failure; returns the state after.
      */
 open func recordFailure(key: Text, nowMs: UInt64)throws  -> BreakerState  {
@@ -962,6 +987,24 @@ open func recordFailure(key: Text, nowMs: UInt64)throws  -> BreakerState  {
             self.uniffiCloneHandle(),
         FfiConverterTypeText_lower(key),
         FfiConverterUInt64.lower(nowMs),uniffiCallStatus
+    )
+})
+}
+    
+    /**
+     * Records a failure of a call made by the agent in the workflow that
+     * `context_json` names (`{"agent_id", "workflow_id", "metadata"}`); it
+     * is also counted under both ids (see `failure_counts`). Returns the
+     * state after.
+     */
+open func recordFailureIn(key: Text, nowMs: UInt64, contextJson: Text)throws  -> BreakerState  {
+    return try  FfiConverterTypeBreakerState_lift(try rustCallWithError(FfiConverterTypeTurnfitError_lift) {
+        uniffiCallStatus in
+    uniffi_turnfit_uniffi_fn_method_circuitbreaker_record_failure_in(
+            self.uniffiCloneHandle(),
+        FfiConverterTypeText_lower(key),
+        FfiConverterUInt64.lower(nowMs),
+        FfiConverterTypeText_lower(contextJson),uniffiCallStatus
     )
 })
 }
@@ -3717,6 +3760,18 @@ public struct ErrorClassification: Equatable, Hashable {
      */
     public var toolCallIds: [String]
     /**
+     * The agent given in the error's context (null when not given).
+     */
+    public var agentId: String?
+    /**
+     * The workflow given in the error's context.
+     */
+    public var workflowId: String?
+    /**
+     * The context's metadata as a JSON object.
+     */
+    public var metadataJson: String?
+    /**
      * The whole classification as JSON.
      */
     public var json: String
@@ -3749,6 +3804,15 @@ public struct ErrorClassification: Equatable, Hashable {
          * For `invalid_tool_history`: the call ids the provider named.
          */toolCallIds: [String], 
         /**
+         * The agent given in the error's context (null when not given).
+         */agentId: String?, 
+        /**
+         * The workflow given in the error's context.
+         */workflowId: String?, 
+        /**
+         * The context's metadata as a JSON object.
+         */metadataJson: String?, 
+        /**
          * The whole classification as JSON.
          */json: String) {
         self.category = category
@@ -3759,6 +3823,9 @@ public struct ErrorClassification: Equatable, Hashable {
         self.code = code
         self.message = message
         self.toolCallIds = toolCallIds
+        self.agentId = agentId
+        self.workflowId = workflowId
+        self.metadataJson = metadataJson
         self.json = json
     }
 
@@ -3786,6 +3853,9 @@ public struct FfiConverterTypeErrorClassification: FfiConverterRustBuffer {
                 code: FfiConverterOptionString.read(from: &buf), 
                 message: FfiConverterOptionString.read(from: &buf), 
                 toolCallIds: FfiConverterSequenceString.read(from: &buf), 
+                agentId: FfiConverterOptionString.read(from: &buf), 
+                workflowId: FfiConverterOptionString.read(from: &buf), 
+                metadataJson: FfiConverterOptionString.read(from: &buf), 
                 json: FfiConverterString.read(from: &buf)
         )
     }
@@ -3799,6 +3869,9 @@ public struct FfiConverterTypeErrorClassification: FfiConverterRustBuffer {
         FfiConverterOptionString.write(value.code, into: &buf)
         FfiConverterOptionString.write(value.message, into: &buf)
         FfiConverterSequenceString.write(value.toolCallIds, into: &buf)
+        FfiConverterOptionString.write(value.agentId, into: &buf)
+        FfiConverterOptionString.write(value.workflowId, into: &buf)
+        FfiConverterOptionString.write(value.metadataJson, into: &buf)
         FfiConverterString.write(value.json, into: &buf)
     }
 }
@@ -3816,6 +3889,85 @@ public func FfiConverterTypeErrorClassification_lift(_ buf: RustBuffer) throws -
 #endif
 public func FfiConverterTypeErrorClassification_lower(_ value: ErrorClassification) -> RustBuffer {
     return FfiConverterTypeErrorClassification.lower(value)
+}
+
+
+/**
+ * Failures per agent and per workflow (document 000's error counts).
+ */
+public struct FailureCounts: Equatable, Hashable {
+    /**
+     * Failures per agent id.
+     */
+    public var byAgent: [String: UInt64]
+    /**
+     * Failures per workflow id.
+     */
+    public var byWorkflow: [String: UInt64]
+    /**
+     * Failures under an id past the 1,024 counted per map.
+     */
+    public var unattributed: UInt64
+
+    // Default memberwise initializers are never public by default, so we
+    // declare one manually.
+    public init(
+        /**
+         * Failures per agent id.
+         */byAgent: [String: UInt64], 
+        /**
+         * Failures per workflow id.
+         */byWorkflow: [String: UInt64], 
+        /**
+         * Failures under an id past the 1,024 counted per map.
+         */unattributed: UInt64) {
+        self.byAgent = byAgent
+        self.byWorkflow = byWorkflow
+        self.unattributed = unattributed
+    }
+
+    
+
+    
+}
+
+#if compiler(>=6)
+extension FailureCounts: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeFailureCounts: FfiConverterRustBuffer {
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> FailureCounts {
+        return
+            try FailureCounts(
+                byAgent: FfiConverterDictionaryStringUInt64.read(from: &buf), 
+                byWorkflow: FfiConverterDictionaryStringUInt64.read(from: &buf), 
+                unattributed: FfiConverterUInt64.read(from: &buf)
+        )
+    }
+
+    public static func write(_ value: FailureCounts, into buf: inout [UInt8]) {
+        FfiConverterDictionaryStringUInt64.write(value.byAgent, into: &buf)
+        FfiConverterDictionaryStringUInt64.write(value.byWorkflow, into: &buf)
+        FfiConverterUInt64.write(value.unattributed, into: &buf)
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeFailureCounts_lift(_ buf: RustBuffer) throws -> FailureCounts {
+    return try FfiConverterTypeFailureCounts.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeFailureCounts_lower(_ value: FailureCounts) -> RustBuffer {
+    return FfiConverterTypeFailureCounts.lower(value)
 }
 
 
@@ -4080,6 +4232,14 @@ public struct Preflight: Equatable, Hashable {
      */
     public var utilization: Double
     /**
+     * The messages alone (system + tools + history + new input), no priming.
+     */
+    public var messageTokens: UInt64
+    /**
+     * `message_tokens / limit`: document 000's utilization (0.0 when empty).
+     */
+    public var messageUtilization: Double
+    /**
      * Tokens at which compaction is triggered.
      */
     public var triggerTokens: UInt64
@@ -4138,6 +4298,12 @@ public struct Preflight: Equatable, Hashable {
          * `(calibrated prompt + reserved) / limit`.
          */utilization: Double, 
         /**
+         * The messages alone (system + tools + history + new input), no priming.
+         */messageTokens: UInt64, 
+        /**
+         * `message_tokens / limit`: document 000's utilization (0.0 when empty).
+         */messageUtilization: Double, 
+        /**
          * Tokens at which compaction is triggered.
          */triggerTokens: UInt64, 
         /**
@@ -4160,6 +4326,8 @@ public struct Preflight: Equatable, Hashable {
         self.limit = limit
         self.remaining = remaining
         self.utilization = utilization
+        self.messageTokens = messageTokens
+        self.messageUtilization = messageUtilization
         self.triggerTokens = triggerTokens
         self.targetTokens = targetTokens
         self.verdict = verdict
@@ -4195,6 +4363,8 @@ public struct FfiConverterTypePreflight: FfiConverterRustBuffer {
                 limit: FfiConverterUInt64.read(from: &buf), 
                 remaining: FfiConverterInt64.read(from: &buf), 
                 utilization: FfiConverterDouble.read(from: &buf), 
+                messageTokens: FfiConverterUInt64.read(from: &buf), 
+                messageUtilization: FfiConverterDouble.read(from: &buf), 
                 triggerTokens: FfiConverterUInt64.read(from: &buf), 
                 targetTokens: FfiConverterUInt64.read(from: &buf), 
                 verdict: FfiConverterTypeVerdict.read(from: &buf)
@@ -4216,6 +4386,8 @@ public struct FfiConverterTypePreflight: FfiConverterRustBuffer {
         FfiConverterUInt64.write(value.limit, into: &buf)
         FfiConverterInt64.write(value.remaining, into: &buf)
         FfiConverterDouble.write(value.utilization, into: &buf)
+        FfiConverterUInt64.write(value.messageTokens, into: &buf)
+        FfiConverterDouble.write(value.messageUtilization, into: &buf)
         FfiConverterUInt64.write(value.triggerTokens, into: &buf)
         FfiConverterUInt64.write(value.targetTokens, into: &buf)
         FfiConverterTypeVerdict.write(value.verdict, into: &buf)
@@ -6210,6 +6382,32 @@ fileprivate struct FfiConverterSequenceTypeSpecialToken: FfiConverterRustBuffer 
     }
 }
 
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+fileprivate struct FfiConverterDictionaryStringUInt64: FfiConverterRustBuffer {
+    public static func write(_ value: [String: UInt64], into buf: inout [UInt8]) {
+        let len = Int32(value.count)
+        writeInt(&buf, len)
+        for (key, value) in value {
+            FfiConverterString.write(key, into: &buf)
+            FfiConverterUInt64.write(value, into: &buf)
+        }
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> [String: UInt64] {
+        let len: Int32 = try readInt(&buf)
+        var dict = [String: UInt64]()
+        dict.reserveCapacity(Int(len))
+        for _ in 0..<len {
+            let key = try FfiConverterString.read(from: &buf)
+            let value = try FfiConverterUInt64.read(from: &buf)
+            dict[key] = value
+        }
+        return dict
+    }
+}
+
 
 
 
@@ -6357,16 +6555,19 @@ public func backoff(requestJson: Text)throws  -> BackoffDecision  {
  * Classifies a provider error. `provider` is `openai`, `azure`,
  * `anthropic`, `bedrock`, `gemini`, `ollama` or `other`; `status` the HTTP
  * status (0: no response); `body` as received; `headers_json` a JSON
- * object of response headers (null for none).
+ * object of response headers (null for none); `context_json` the error's
+ * context `{"agent_id", "workflow_id", "metadata"}` (null for none), echoed
+ * in the result.
  */
-public func classifyError(provider: Text, status: UInt32, body: Text, headersJson: Text? = nil)throws  -> ErrorClassification  {
+public func classifyError(provider: Text, status: UInt32, body: Text, headersJson: Text? = nil, contextJson: Text? = nil)throws  -> ErrorClassification  {
     return try  FfiConverterTypeErrorClassification_lift(try rustCallWithError(FfiConverterTypeTurnfitError_lift) {
         uniffiCallStatus in
     uniffi_turnfit_uniffi_fn_func_classify_error(
         FfiConverterTypeText_lower(provider),
         FfiConverterUInt32.lower(status),
         FfiConverterTypeText_lower(body),
-        FfiConverterOptionTypeText.lower(headersJson),uniffiCallStatus
+        FfiConverterOptionTypeText.lower(headersJson),
+        FfiConverterOptionTypeText.lower(contextJson),uniffiCallStatus
     )
 })
 }
@@ -6552,7 +6753,7 @@ private let initializationResult: InitializationResult = {
     if (uniffi_turnfit_uniffi_checksum_func_backoff() != 57652) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_turnfit_uniffi_checksum_func_classify_error() != 45405) {
+    if (uniffi_turnfit_uniffi_checksum_func_classify_error() != 53736) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_turnfit_uniffi_checksum_func_classify_error_json() != 9249) {
@@ -6606,7 +6807,13 @@ private let initializationResult: InitializationResult = {
     if (uniffi_turnfit_uniffi_checksum_method_circuitbreaker_allow() != 8145) {
         return InitializationResult.apiChecksumMismatch
     }
+    if (uniffi_turnfit_uniffi_checksum_method_circuitbreaker_failure_counts() != 41943) {
+        return InitializationResult.apiChecksumMismatch
+    }
     if (uniffi_turnfit_uniffi_checksum_method_circuitbreaker_record_failure() != 1469) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_turnfit_uniffi_checksum_method_circuitbreaker_record_failure_in() != 64359) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_turnfit_uniffi_checksum_method_circuitbreaker_record_success() != 42286) {

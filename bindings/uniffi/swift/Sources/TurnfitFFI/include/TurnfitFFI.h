@@ -335,9 +335,19 @@ uint64_t uniffi_turnfit_uniffi_fn_constructor_circuitbreaker_new(RustBuffer conf
 int8_t uniffi_turnfit_uniffi_fn_method_circuitbreaker_allow(uint64_t ptr, RustBuffer key, uint64_t now_ms, RustCallStatus *_Nonnull out_status
 );
 #endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_TURNFIT_UNIFFI_FN_METHOD_CIRCUITBREAKER_FAILURE_COUNTS
+#define UNIFFI_FFIDEF_UNIFFI_TURNFIT_UNIFFI_FN_METHOD_CIRCUITBREAKER_FAILURE_COUNTS
+RustBuffer uniffi_turnfit_uniffi_fn_method_circuitbreaker_failure_counts(uint64_t ptr, RustCallStatus *_Nonnull out_status
+);
+#endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_TURNFIT_UNIFFI_FN_METHOD_CIRCUITBREAKER_RECORD_FAILURE
 #define UNIFFI_FFIDEF_UNIFFI_TURNFIT_UNIFFI_FN_METHOD_CIRCUITBREAKER_RECORD_FAILURE
 RustBuffer uniffi_turnfit_uniffi_fn_method_circuitbreaker_record_failure(uint64_t ptr, RustBuffer key, uint64_t now_ms, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_TURNFIT_UNIFFI_FN_METHOD_CIRCUITBREAKER_RECORD_FAILURE_IN
+#define UNIFFI_FFIDEF_UNIFFI_TURNFIT_UNIFFI_FN_METHOD_CIRCUITBREAKER_RECORD_FAILURE_IN
+RustBuffer uniffi_turnfit_uniffi_fn_method_circuitbreaker_record_failure_in(uint64_t ptr, RustBuffer key, uint64_t now_ms, RustBuffer context_json, RustCallStatus *_Nonnull out_status
 );
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_TURNFIT_UNIFFI_FN_METHOD_CIRCUITBREAKER_RECORD_SUCCESS
@@ -769,7 +779,7 @@ RustBuffer uniffi_turnfit_uniffi_fn_func_backoff(RustBuffer request_json, RustCa
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_TURNFIT_UNIFFI_FN_FUNC_CLASSIFY_ERROR
 #define UNIFFI_FFIDEF_UNIFFI_TURNFIT_UNIFFI_FN_FUNC_CLASSIFY_ERROR
-RustBuffer uniffi_turnfit_uniffi_fn_func_classify_error(RustBuffer provider, uint32_t status, RustBuffer body, RustBuffer headers_json, RustCallStatus *_Nonnull out_status
+RustBuffer uniffi_turnfit_uniffi_fn_func_classify_error(RustBuffer provider, uint32_t status, RustBuffer body, RustBuffer headers_json, RustBuffer context_json, RustCallStatus *_Nonnull out_status
 );
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_TURNFIT_UNIFFI_FN_FUNC_CLASSIFY_ERROR_JSON
@@ -1225,9 +1235,21 @@ uint16_t uniffi_turnfit_uniffi_checksum_method_circuitbreaker_allow(void
     
 );
 #endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_TURNFIT_UNIFFI_CHECKSUM_METHOD_CIRCUITBREAKER_FAILURE_COUNTS
+#define UNIFFI_FFIDEF_UNIFFI_TURNFIT_UNIFFI_CHECKSUM_METHOD_CIRCUITBREAKER_FAILURE_COUNTS
+uint16_t uniffi_turnfit_uniffi_checksum_method_circuitbreaker_failure_counts(void
+    
+);
+#endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_TURNFIT_UNIFFI_CHECKSUM_METHOD_CIRCUITBREAKER_RECORD_FAILURE
 #define UNIFFI_FFIDEF_UNIFFI_TURNFIT_UNIFFI_CHECKSUM_METHOD_CIRCUITBREAKER_RECORD_FAILURE
 uint16_t uniffi_turnfit_uniffi_checksum_method_circuitbreaker_record_failure(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_TURNFIT_UNIFFI_CHECKSUM_METHOD_CIRCUITBREAKER_RECORD_FAILURE_IN
+#define UNIFFI_FFIDEF_UNIFFI_TURNFIT_UNIFFI_CHECKSUM_METHOD_CIRCUITBREAKER_RECORD_FAILURE_IN
+uint16_t uniffi_turnfit_uniffi_checksum_method_circuitbreaker_record_failure_in(void
     
 );
 #endif
