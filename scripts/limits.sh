@@ -76,7 +76,7 @@ run_cli() {
     local name=$1 spec=$2 want=$3 needle=$4 file=$5; shift 5
     local rc=0
     ( ulimit -v "$CAP_KIB"; exec /usr/bin/time -f '%M' -o "$tmp/rss" "$cli" "$@" "$file" ) >"$tmp/out" 2>&1 || rc=$?
-    check "cli $name" "$rc" "$want" "$(head -c 400 "$tmp/out")" "$needle" "$(stat -c %s "$file")" "$(tail -n1 "$tmp/rss")" "$spec"
+    check "cli $name" "$rc" "$want" "$(head -c 800 "$tmp/out")" "$needle" "$(stat -c %s "$file")" "$(tail -n1 "$tmp/rss")" "$spec"
 }
 
 # run_abi NAME BOUND_SPEC NEEDLE ARGS...: the C program under the cap; it
@@ -89,7 +89,7 @@ run_abi() {
     local rss input
     rss=$(sed -n 's/.* peak_rss_kib=\([0-9]*\).*/\1/p' <<<"$out" | head -n1)
     input=$(sed -n 's/.* input_bytes=\([0-9]*\).*/\1/p' <<<"$out" | head -n1)
-    check "abi $name" "$rc" 0 "$(head -c 400 <<<"$out")" "$needle" "${input:-0}" "${rss:-0}" "$spec"
+    check "abi $name" "$rc" 0 "$(head -c 800 <<<"$out")" "$needle" "${input:-0}" "${rss:-0}" "$spec"
 }
 
 echo "address space capped at $((CAP_KIB / 1024)) MiB (ulimit -v $CAP_KIB); RSS bound: 3 x input + $((BASE_KIB / 1024)) MiB"

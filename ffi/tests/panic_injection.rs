@@ -75,6 +75,12 @@ fn calls() -> Vec<(&'static str, Call)> {
             "turnfit_recovery_classify",
             Call::Status(|err| unsafe { turnfit_recovery_classify(z(), z(), z(), z(), z(), z(), z(), z(), err) }),
         ),
+        (
+            "turnfit_recovery_classify_in",
+            Call::Status(|err| unsafe {
+                turnfit_recovery_classify_in(z(), z(), z(), z(), z(), z(), z(), z(), z(), z(), err)
+            }),
+        ),
         ("turnfit_recovery_backoff", Call::Status(|err| unsafe { turnfit_recovery_backoff(z(), z(), z(), err) })),
         ("turnfit_breaker_new", Call::Status(|err| unsafe { turnfit_breaker_new(z(), z(), z(), err) })),
         (
@@ -100,6 +106,11 @@ fn calls() -> Vec<(&'static str, Call)> {
             "turnfit_breaker_record_failure",
             Call::Status(|err| unsafe { turnfit_breaker_record_failure(z(), z(), z(), z(), err) }),
         ),
+        (
+            "turnfit_breaker_record_failure_in",
+            Call::Status(|err| unsafe { turnfit_breaker_record_failure_in(z(), z(), z(), z(), z(), z(), z(), err) }),
+        ),
+        ("turnfit_breaker_failure_counts", Call::Status(|err| unsafe { turnfit_breaker_failure_counts(z(), z(), err) })),
         ("turnfit_breaker_state", Call::Status(|err| unsafe { turnfit_breaker_state(z(), z(), z(), z(), z(), err) })),
         ("turnfit_registry_new", Call::Status(|err| unsafe { turnfit_registry_new(z(), err) })),
         (
