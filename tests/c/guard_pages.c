@@ -128,6 +128,36 @@ PROBE(classify_headers)
     turnfit_string o = {0};
     return turnfit_recovery_classify(STR("openai"), 429, NULL, 0, C(p), n, &o, e);
 }
+PROBE(classify_in_provider)
+{
+    turnfit_string o = {0};
+    return turnfit_recovery_classify_in(C(p), n, 429, NULL, 0, NULL, 0, NULL, 0, &o, e);
+}
+PROBE(classify_in_body)
+{
+    turnfit_string o = {0};
+    return turnfit_recovery_classify_in(STR("openai"), 429, C(p), n, NULL, 0, NULL, 0, &o, e);
+}
+PROBE(classify_in_headers)
+{
+    turnfit_string o = {0};
+    return turnfit_recovery_classify_in(STR("openai"), 429, NULL, 0, C(p), n, NULL, 0, &o, e);
+}
+PROBE(classify_in_context)
+{
+    turnfit_string o = {0};
+    return turnfit_recovery_classify_in(STR("openai"), 429, NULL, 0, NULL, 0, C(p), n, &o, e);
+}
+PROBE(breaker_failure_in_key)
+{
+    uint32_t s;
+    return turnfit_breaker_record_failure_in(g_breaker, C(p), n, NULL, 0, 0, &s, e);
+}
+PROBE(breaker_failure_in_context)
+{
+    uint32_t s;
+    return turnfit_breaker_record_failure_in(g_breaker, STR("openai"), C(p), n, 0, &s, e);
+}
 PROBE(lookup_model) { turnfit_string o = {0}; return turnfit_registry_lookup(g_reg, C(p), n, NULL, 0, &o, e); }
 PROBE(lookup_fallback)
 {
@@ -312,6 +342,12 @@ static const struct param PARAMS[] = {
     {"turnfit_recovery_classify", "provider", NAME, "openai", classify_provider},
     {"turnfit_recovery_classify", "body", TEXT, "slow down", classify_body},
     {"turnfit_recovery_classify", "headers_json", TEXT, "{}", classify_headers},
+    {"turnfit_recovery_classify_in", "provider", NAME, "openai", classify_in_provider},
+    {"turnfit_recovery_classify_in", "body", TEXT, "slow down", classify_in_body},
+    {"turnfit_recovery_classify_in", "headers_json", TEXT, "{}", classify_in_headers},
+    {"turnfit_recovery_classify_in", "context_json", TEXT, "{\"agent_id\":\"narrator\"}", classify_in_context},
+    {"turnfit_breaker_record_failure_in", "key", NAME, "openai", breaker_failure_in_key},
+    {"turnfit_breaker_record_failure_in", "context_json", TEXT, "{\"agent_id\":\"narrator\"}", breaker_failure_in_context},
     {"turnfit_registry_lookup", "model", NAME, "gpt-4o", lookup_model},
     {"turnfit_registry_lookup", "fallback_encoding", NAME, "o200k_base", lookup_fallback},
     {"turnfit_registry_register", "json", TEXT, "{\"name\":\"m\",\"encoding\":\"o200k_base\"}", register_json},
