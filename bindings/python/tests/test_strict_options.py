@@ -86,7 +86,15 @@ DRIVERS: Dict[str, Tuple[Callable[[str], Any], Any]] = {
     ),
     "classify-request": (
         _native._classify,
-        {"provider": "openai", "status": 429, "body": "{}", "headers": {"retry-after": "1"}},
+        {
+            "provider": "openai",
+            "status": 429,
+            "body": "{}",
+            "headers": {"retry-after": "1"},
+            "agent_id": "narrator",
+            "workflow_id": "story-1",
+            "metadata": {"step": 3},
+        },
     ),
     "assemble-request": (
         lambda t: _native._assemble_json(turnfit.Tokenizer("cl100k_base"), t),
@@ -103,8 +111,10 @@ DRIVERS: Dict[str, Tuple[Callable[[str], Any], Any]] = {
 
 # Input schemas Python does not pass as JSON text: special-token sets are
 # Python sets (turnfit.tiktoken), classify headers travel inside
-# classify-request, and the Python API registers no model profiles.
-NOT_JSON_IN_PYTHON = {"special-policy", "classify-headers", "model-profile"}
+# classify-request, and so does the error context (agent_id, workflow_id,
+# metadata: keyword arguments of classify and record_failure), and the Python
+# API registers no model profiles.
+NOT_JSON_IN_PYTHON = {"special-policy", "classify-headers", "error-context", "model-profile"}
 
 
 def _schema(name: str) -> Dict[str, Any]:
