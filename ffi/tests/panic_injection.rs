@@ -110,7 +110,10 @@ fn calls() -> Vec<(&'static str, Call)> {
             "turnfit_breaker_record_failure_in",
             Call::Status(|err| unsafe { turnfit_breaker_record_failure_in(z(), z(), z(), z(), z(), z(), z(), err) }),
         ),
-        ("turnfit_breaker_failure_counts", Call::Status(|err| unsafe { turnfit_breaker_failure_counts(z(), z(), err) })),
+        (
+            "turnfit_breaker_failure_counts",
+            Call::Status(|err| unsafe { turnfit_breaker_failure_counts(z(), z(), err) }),
+        ),
         ("turnfit_breaker_state", Call::Status(|err| unsafe { turnfit_breaker_state(z(), z(), z(), z(), z(), err) })),
         ("turnfit_registry_new", Call::Status(|err| unsafe { turnfit_registry_new(z(), err) })),
         (

@@ -149,10 +149,8 @@ mod tests {
     #[test]
     fn the_budget_holds_by_the_accountants_count() {
         let tok = Tokenizer::new(Encoding::O200kBase).unwrap();
-        let doubled = {
-            let tok = tok.clone();
-            Counter::Host(crate::models::HostCounter::new("m", move |s| Ok(2 * tok.count(s).unwrap())))
-        };
+        // `Tokenizer` is `Copy`: the closure takes its own.
+        let doubled = Counter::Host(crate::models::HostCounter::new("m", move |s| Ok(2 * tok.count(s).unwrap())));
         let transcript = "assistant called bash(ls) and read the file src/main.rs\n".repeat(400);
         for counter in [doubled, Counter::chars(1.5).unwrap()] {
             let a = acct(counter.clone());

@@ -250,8 +250,8 @@ pub(crate) fn essentials(lines: &[&str], b: &Block) -> Vec<usize> {
         Kind::Python => out.extend(e.saturating_sub(3).max(s + 1)..e),
         Kind::Stack => {
             out.extend((s + 1..e).take(3));
-            for k in s + 1..e {
-                if lines[k].trim_start().starts_with("Caused by:") {
+            for (k, line) in lines.iter().enumerate().take(e).skip(s + 1) {
+                if line.trim_start().starts_with("Caused by:") {
                     out.extend((k..e).take(2));
                 }
             }
