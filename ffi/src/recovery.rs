@@ -8,7 +8,7 @@ use std::ffi::c_char;
 use std::collections::BTreeMap;
 
 use turnfit_core::limits::{MAX_JSON_BYTES, MAX_KEY_BYTES};
-use turnfit_core::recovery::{classify, classify_in, BackoffPolicy, BreakerConfig, Breakers, ErrorContext, Provider};
+use turnfit_core::recovery::{classify_in, BackoffPolicy, BreakerConfig, Breakers, ErrorContext, Provider};
 
 use crate::args::{self, out};
 use crate::boundary::guard;
@@ -46,24 +46,23 @@ pub unsafe extern "C" fn turnfit_recovery_classify(
     out_json: *mut turnfit_string,
     err: *mut *mut turnfit_error,
 ) -> turnfit_status {
-    guard("turnfit_recovery_classify", err, || {
-        let dst = out(out_json, "out_json")?;
-        // SAFETY: per the contract above.
-        let (provider, body, headers) = unsafe {
-            (
-                args::text(provider, provider_len, "provider", MAX_KEY_BYTES)?,
-                args::text(body, body_len, "body", MAX_JSON_BYTES)?,
-                args::opt_text(headers_json, headers_json_len, "headers_json", MAX_JSON_BYTES)?,
-            )
-        };
-        let status =
-            u16::try_from(status).map_err(|_| FfiError::invalid(format!("status {status} is not an HTTP status")))?;
-        let provider = Provider::from_name(provider)?;
-        let headers: BTreeMap<String, String> = args::opt_json("headers_json", headers)?;
-        let pairs: Vec<(&str, &str)> = headers.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
-        dst.write(json_string(&classify(provider, status, body, &pairs)?)?);
-        Ok(())
-    })
+    // SAFETY: per the contract above; no context.
+    unsafe {
+        classify_guarded(
+            "turnfit_recovery_classify",
+            provider,
+            provider_len,
+            status,
+            body,
+            body_len,
+            headers_json,
+            headers_json_len,
+            std::ptr::null(),
+            0,
+            out_json,
+            err,
+        )
+    }
 }
 
 /// `turnfit_recovery_classify` with the error's context: `context_json` is
@@ -94,9 +93,50 @@ pub unsafe extern "C" fn turnfit_recovery_classify_in(
     out_json: *mut turnfit_string,
     err: *mut *mut turnfit_error,
 ) -> turnfit_status {
-    guard("turnfit_recovery_classify_in", err, || {
+    // SAFETY: per the contract above.
+    unsafe {
+        classify_guarded(
+            "turnfit_recovery_classify_in",
+            provider,
+            provider_len,
+            status,
+            body,
+            body_len,
+            headers_json,
+            headers_json_len,
+            context_json,
+            context_json_len,
+            out_json,
+            err,
+        )
+    }
+}
+
+/// The body of both classify entry points, under the boundary guard named
+/// `name`: one reading of the arguments, so the two cannot drift apart. A
+/// `(NULL, 0)` context is the empty context, which `classify_in` echoes as
+/// `classify` would.
+///
+/// # Safety
+/// As for `turnfit_recovery_classify_in`.
+#[allow(clippy::too_many_arguments)]
+unsafe fn classify_guarded(
+    name: &'static str,
+    provider: *const c_char,
+    provider_len: usize,
+    status: u32,
+    body: *const c_char,
+    body_len: usize,
+    headers_json: *const c_char,
+    headers_json_len: usize,
+    context_json: *const c_char,
+    context_json_len: usize,
+    out_json: *mut turnfit_string,
+    err: *mut *mut turnfit_error,
+) -> turnfit_status {
+    guard(name, err, || {
         let dst = out(out_json, "out_json")?;
-        // SAFETY: per the contract above.
+        // SAFETY: per the callers' contracts.
         let (provider, body, headers, context) = unsafe {
             (
                 args::text(provider, provider_len, "provider", MAX_KEY_BYTES)?,
