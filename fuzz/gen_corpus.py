@@ -479,9 +479,11 @@ def abi():
         31: [js({"tools": [{"name": "t", "description": "d", "parameters": {"type": "object"}}], "model": "gpt-4o"})],
         32: [js({"max_spans": 4}), b"tool-name"],
         33: [js({"layout": "flat"}), b"skill-name", js({"budget": 10})],
+        34: [read("tests/vectors/files/tiny-sentencepiece.tokenizer.json"), b"hello <|end|> world",
+             b"GGUF\x03\x00\x00\x00" + bytes(16), b"IQ== 0\n"],
     }
     hostile = [b"", b"\xff\xfe\xfd", b"a\x00b", b"[" * 20000, b'{"a":' + b"9" * 5000 + b"}", b"\xed\xa0\x80", b"../../etc/passwd"]
-    for slot in range(34):
+    for slot in range(35):
         for j, data in enumerate(per_slot.get(slot, [])):
             c.add(f"fn{slot:02d}-seed{j}", bytes([slot]) + data)
         # Every slot also gets hostile bytes, round-robin.

@@ -119,6 +119,14 @@
 #define TURNFIT_EVENT_SPAN_FINISHED 8
 
 /**
+ * Flag for `turnfit_file_tokenizer_encode`: put the file's special tokens
+ * around the ids (its post-processor: Llama 3's `<|begin_of_text|>`,
+ * Gemma's `<bos>`), as HF's `add_special_tokens=True`. Without it the ids
+ * are the text's alone, which is what counts use.
+ */
+#define TURNFIT_FILE_TOKENIZER_ADD_SPECIAL 1
+
+/**
  * Flag for `turnfit_tokenizer_new*`: recognize special tokens such as
  * `<|endoftext|>` in input text as their single ids. Without it (the
  * default, and the safe choice for untrusted text) they count as ordinary text.
@@ -408,6 +416,11 @@ typedef struct turnfit_callstack turnfit_callstack;
 typedef struct turnfit_error turnfit_error;
 
 /**
+ * A tokenizer loaded from a model's file. Immutable; safe to share across threads.
+ */
+typedef struct turnfit_file_tokenizer turnfit_file_tokenizer;
+
+/**
  * A set of model profiles: the built-in table plus the host's own entries.
  * Thread-safe; registration on one handle is not visible through another.
  */
@@ -490,6 +503,23 @@ typedef void (*turnfit_event_callback)(void *user,
                                        size_t payload_len);
 
 /**
+ * An owned array of token ids returned by turnfit (or of character offsets,
+ * from `turnfit_tokenizer_decode_with_offsets`). `ptr` is never NULL in
+ * an array turnfit returned, even when `len` is 0 (since ABI 2, as for
+ * `turnfit_string`). Release it with `turnfit_tokens_free`.
+ */
+typedef struct turnfit_tokens {
+  /**
+   * The ids; never NULL in an array turnfit returned.
+   */
+  uint32_t *ptr;
+  /**
+   * Number of ids.
+   */
+  size_t len;
+} turnfit_tokens;
+
+/**
  * A host counter (see `turnfit_registry_register_counter`): counts the
  * `text_len` bytes at `text` (UTF-8, not NUL-terminated, valid only during
  * the call) and returns 0 with the number of tokens in `*out_tokens`, or
@@ -528,23 +558,6 @@ typedef int32_t (*turnfit_count_fn)(void *user_data,
  * turnfit.
  */
 typedef void (*turnfit_free_user_data_fn)(void *user_data);
-
-/**
- * An owned array of token ids returned by turnfit (or of character offsets,
- * from `turnfit_tokenizer_decode_with_offsets`). `ptr` is never NULL in
- * an array turnfit returned, even when `len` is 0 (since ABI 2, as for
- * `turnfit_string`). Release it with `turnfit_tokens_free`.
- */
-typedef struct turnfit_tokens {
-  /**
-   * The ids; never NULL in an array turnfit returned.
-   */
-  uint32_t *ptr;
-  /**
-   * Number of ids.
-   */
-  size_t len;
-} turnfit_tokens;
 
 /**
  * A blocking summarizer: gets the request as JSON (see
@@ -758,6 +771,149 @@ turnfit_status turnfit_skills_open_with_events(const char *root,
                                                void *user,
                                                struct turnfit_skills **out_skills,
                                                struct turnfit_error **err);
+
+/**
+ * Loads a tokenizer from the file at `path` (bytes of a path; on Unix any
+ * bytes but NUL, elsewhere UTF-8). `pattern` names the split rules of a
+ * tiktoken-format file, which has none: a preset (`llama3`, `qwen2`,
+ * `deepseek-v3`, `gpt-4o`, ...; it brings the family's normalization and
+ * special tokens) or a regex; `(NULL, 0)` for a file that declares its own
+ * (giving one then is `INVALID_ARGUMENT`). `flags` is 0 or
+ * `TURNFIT_TOKENIZER_RECOGNIZE_SPECIAL`: without it special-token text in
+ * the input counts as ordinary text (safe for untrusted text); with it, as
+ * HF `tokenizers` does by default, it becomes the token's id.
+ *
+ * Errors: `IO` (the file cannot be read), `LIMIT_EXCEEDED` (a
+ * JSON/tiktoken file over 256 MiB, a path over 4096 bytes; a GGUF may be of
+ * any size), `INVALID_JSON` (malformed JSON), `INVALID_ARGUMENT` (not a
+ * regular file, another malformed file, declared counts or lengths past
+ * the file's end, what turnfit does not implement exactly such as a
+ * Unigram model, a pattern that does not compile, unknown flag bits, an
+ * empty path or one with a NUL), `INVALID_UTF8` (the pattern; the path
+ * off Unix), `NULL_ARGUMENT`; each message names the file. On success
+ * `*out_tokenizer` owns a handle to release
+ * with `turnfit_file_tokenizer_free`. Thread-safe.
+ *
+ * # Safety
+ * `path` and `pattern` are valid for their lengths (or NULL with length
+ * 0); `out_tokenizer` is valid for a write; `err` is NULL or valid for a write.
+ */
+turnfit_status turnfit_file_tokenizer_open(const char *path,
+                                           size_t path_len,
+                                           const char *pattern,
+                                           size_t pattern_len,
+                                           uint32_t flags,
+                                           struct turnfit_file_tokenizer **out_tokenizer,
+                                           struct turnfit_error **err);
+
+/**
+ * Loads a tokenizer from the bytes of a file (a `tokenizer.json`, a
+ * tiktoken-format file, or a whole GGUF held in memory); `name` stands for
+ * the file in errors and in `turnfit_file_tokenizer_info` (`(NULL, 0)`:
+ * `"<bytes>"`). `pattern` and `flags` as for `turnfit_file_tokenizer_open`.
+ * Errors: `LIMIT_EXCEEDED` (bytes over 256 MiB), `INVALID_JSON`,
+ * `INVALID_ARGUMENT` (as for `turnfit_file_tokenizer_open`; a name over 256
+ * bytes), `INVALID_UTF8` (name, pattern), `NULL_ARGUMENT`; each message
+ * names the file. Thread-safe.
+ *
+ * # Safety
+ * `bytes`, `name` and `pattern` are valid for their lengths (or NULL with
+ * length 0); `out_tokenizer` is valid for a write; `err` is NULL or valid
+ * for a write.
+ */
+turnfit_status turnfit_file_tokenizer_from_bytes(const uint8_t *bytes,
+                                                 size_t bytes_len,
+                                                 const char *name,
+                                                 size_t name_len,
+                                                 const char *pattern,
+                                                 size_t pattern_len,
+                                                 uint32_t flags,
+                                                 struct turnfit_file_tokenizer **out_tokenizer,
+                                                 struct turnfit_error **err);
+
+/**
+ * Releases a file tokenizer. `turnfit_file_tokenizer_free(NULL)` does
+ * nothing. The caller must ensure no other thread is still using the handle.
+ *
+ * # Safety
+ * `tokenizer` is NULL or a live handle from `turnfit_file_tokenizer_open`
+ * or `turnfit_file_tokenizer_from_bytes`.
+ */
+void turnfit_file_tokenizer_free(struct turnfit_file_tokenizer *tokenizer);
+
+/**
+ * Describes the tokenizer as JSON: `{"name", "vocab_size",
+ * "special_tokens": "ordinary"|"recognize", "add_special",
+ * "context_length", "pre", "has_chat_template"}` (the last three from a
+ * GGUF's metadata, else null/false). Errors: `NULL_ARGUMENT`. Thread-safe.
+ *
+ * JSON: result `schemas/file-tokenizer-info.json`.
+ *
+ * # Safety
+ * `tokenizer` is a live handle; `out_json` is valid for a write; `err` is
+ * NULL or valid for a write.
+ */
+turnfit_status turnfit_file_tokenizer_info(const struct turnfit_file_tokenizer *tokenizer,
+                                           struct turnfit_string *out_json,
+                                           struct turnfit_error **err);
+
+/**
+ * Counts the tokens of `text`, without BOS/EOS: the length of HF
+ * `tokenizers`' `encode(text, add_special_tokens=False)` for a
+ * `tokenizer.json`, of llama.cpp's tokenization for a GGUF. Thread-safe.
+ *
+ * Errors: `NULL_ARGUMENT`, `INVALID_UTF8` (with the byte offset),
+ * `LIMIT_EXCEEDED` (text over 64 MiB).
+ *
+ * # Safety
+ * `tokenizer` is a live handle; `text` is valid for `text_len` bytes (or
+ * NULL with length 0); `out_count` is valid for a write; `err` is NULL or
+ * valid for a write.
+ */
+turnfit_status turnfit_file_tokenizer_count(const struct turnfit_file_tokenizer *tokenizer,
+                                            const char *text,
+                                            size_t text_len,
+                                            size_t *out_count,
+                                            struct turnfit_error **err);
+
+/**
+ * Encodes `text` into the file's token ids; `flags` is 0 or
+ * `TURNFIT_FILE_TOKENIZER_ADD_SPECIAL`. On success `*out_tokens` owns an
+ * array to release with `turnfit_tokens_free`. Thread-safe.
+ *
+ * Errors: `INVALID_UTF8`, `LIMIT_EXCEEDED` (text over 64 MiB),
+ * `INVALID_ARGUMENT` (unknown flag bits; `ADD_SPECIAL` for a file whose
+ * post-processor turnfit does not apply: the message says why),
+ * `NULL_ARGUMENT`.
+ *
+ * # Safety
+ * As for `turnfit_file_tokenizer_count`; `out_tokens` is valid for a write.
+ */
+turnfit_status turnfit_file_tokenizer_encode(const struct turnfit_file_tokenizer *tokenizer,
+                                             const char *text,
+                                             size_t text_len,
+                                             uint32_t flags,
+                                             struct turnfit_tokens *out_tokens,
+                                             struct turnfit_error **err);
+
+/**
+ * Decodes ids to text through the file's decoder (bytes that are not valid
+ * UTF-8 become U+FFFD, as HF's `decode` does). `(NULL, 0)` decodes to the
+ * empty string. Thread-safe.
+ *
+ * Errors: `UNKNOWN_TOKEN` (an id the file does not define),
+ * `LIMIT_EXCEEDED` (more ids than the limit), `NULL_ARGUMENT`.
+ *
+ * # Safety
+ * `tokenizer` is a live handle; `ids` is valid for `ids_len` aligned
+ * `uint32_t` reads (or NULL with length 0); `out_text` is valid for a
+ * write; `err` is NULL or valid for a write.
+ */
+turnfit_status turnfit_file_tokenizer_decode(const struct turnfit_file_tokenizer *tokenizer,
+                                             const uint32_t *ids,
+                                             size_t ids_len,
+                                             struct turnfit_string *out_text,
+                                             struct turnfit_error **err);
 
 /**
  * Validates a handoff (docs/formats.md, "Handoff") and returns it

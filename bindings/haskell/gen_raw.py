@@ -24,7 +24,7 @@ UNSAFE = {
     "turnfit_callstack_free", "turnfit_error_code", "turnfit_error_message",
     "turnfit_error_free", "turnfit_breaker_free", "turnfit_registry_free",
     "turnfit_skills_free", "turnfit_status_name", "turnfit_string_free",
-    "turnfit_tokens_free", "turnfit_tokenizer_free", "turnfit_clock_now_us",
+    "turnfit_tokens_free", "turnfit_tokenizer_free", "turnfit_file_tokenizer_free", "turnfit_clock_now_us",
     "turnfit_tracer_free", "turnfit_version", "turnfit_abi_version",
     "turnfit_window_free", "turnfit_string_free_parts",
     "turnfit_status_kind_name", "turnfit_event_kind_name",

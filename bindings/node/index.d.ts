@@ -147,6 +147,40 @@ export declare class Tokenizer {
   encodeAsync(text: Text, options?: AsyncOptions): Promise<Uint32Array>
 }
 
+export interface FileTokenizerOptions {
+  /** Split rules for a tiktoken-format file: a preset (`llama3`, `qwen2`, ...) or a regex. */
+  pattern?: string
+  /** `ordinary` (default: special-token text is text) or `recognize`. */
+  special?: 'ordinary' | 'recognize'
+}
+
+export interface FileTokenizerInfo {
+  name: string
+  vocabSize: number
+  specialTokens: 'ordinary' | 'recognize'
+  /** Whether `encode(text, { addSpecial: true })` can add the file's BOS/EOS. */
+  addSpecial: boolean
+  /** GGUF `<architecture>.context_length`, else null. */
+  contextLength: number | null
+  /** GGUF `tokenizer.ggml.pre`, else null. */
+  pre: string | null
+  hasChatTemplate: boolean
+}
+
+/**
+ * A tokenizer loaded from a model's own file: an HF tokenizer.json, a GGUF (metadata
+ * only, any size) or a tiktoken-format file with `pattern`. Ids equal HF tokenizers'.
+ */
+export declare class FileTokenizer {
+  constructor(path: string | URL, options?: FileTokenizerOptions)
+  static fromBytes(bytes: Uint8Array, options?: FileTokenizerOptions & { name?: string }): FileTokenizer
+  readonly info: FileTokenizerInfo
+  /** Tokens of `text`, without BOS/EOS. */
+  countTokens(text: string): number
+  encode(text: string, options?: { addSpecial?: boolean }): Uint32Array
+  decode(ids: Uint32Array | readonly number[]): string
+}
+
 export interface CountOptions {
   model?: string
   encoding?: EncodingName

@@ -875,6 +875,66 @@ const toolset = Object.freeze({
   },
 })
 
+// ------------------------------------------------------------ FileTokenizer
+
+/**
+ * A tokenizer loaded from a model's own file: an HF tokenizer.json, a GGUF
+ * (metadata only, any size), or a tiktoken-format file with `pattern`. Ids
+ * equal HF tokenizers' (llama.cpp's for a GGUF). Special-token text counts
+ * as ordinary text unless `special: 'recognize'`.
+ */
+class FileTokenizer {
+  constructor(path, options) {
+    if (path && path[NATIVE]) {
+      this[NATIVE] = path[NATIVE]
+      return
+    }
+    if (path instanceof URL) path = require('node:url').fileURLToPath(path)
+    checkString(path, 'path')
+    const o = checkOptions(options)
+    if (o.pattern !== undefined) checkString(o.pattern, 'pattern')
+    this[NATIVE] = call(() => native.NativeFileTokenizer.open(path, o.pattern, specialFlag(o)))
+  }
+
+  static fromBytes(bytes, options) {
+    if (!isBytes(bytes)) throw new TypeError(`bytes must be a Uint8Array, got ${describe(bytes)}`)
+    const o = checkOptions(options)
+    const name = o.name === undefined ? '<bytes>' : o.name
+    checkString(name, 'name')
+    if (o.pattern !== undefined) checkString(o.pattern, 'pattern')
+    const n = call(() => native.NativeFileTokenizer.fromBytes(bytes, name, o.pattern, specialFlag(o)))
+    return new FileTokenizer({ [NATIVE]: n })
+  }
+
+  get info() {
+    const i = jsonOut(call(() => this[NATIVE].infoJson()))
+    return {
+      name: i.name,
+      vocabSize: i.vocab_size,
+      specialTokens: i.special_tokens,
+      addSpecial: i.add_special,
+      contextLength: i.context_length,
+      pre: i.pre,
+      hasChatTemplate: i.has_chat_template,
+    }
+  }
+
+  countTokens(text) {
+    checkString(text, 'text')
+    return call(() => this[NATIVE].count(text))
+  }
+
+  encode(text, options) {
+    checkString(text, 'text')
+    const o = checkOptions(options)
+    return call(() => this[NATIVE].encode(text, o.addSpecial === true))
+  }
+
+  decode(ids) {
+    return call(() => this[NATIVE].decode(idsArray(ids)))
+  }
+}
+
 const version = native.coreVersion()
 
 module.exports = {
@@ -883,6 +943,7 @@ module.exports = {
   OUTCOMES,
   TurnfitError,
   Tokenizer,
+  FileTokenizer,
   countTokens,
   countTokensAsync,
   countConversation,

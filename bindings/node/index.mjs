@@ -11,6 +11,7 @@ export const {
   OUTCOMES,
   TurnfitError,
   Tokenizer,
+  FileTokenizer,
   countTokens,
   countTokensAsync,
   countConversation,

@@ -54,6 +54,7 @@ pub fn shapes() -> Vec<Shape> {
     vec![
         // Tokenizer and registry.
         output::<tokens::TokenizerInfo>("tokenizer-info", "turnfit_tokenizer_info"),
+        output::<crate::pipeline::FileTokenizerInfo>("file-tokenizer-info", "turnfit_file_tokenizer_info"),
         input::<tokens::SpecialPolicy>("special-policy", "turnfit_tokenizer_encode_special (policy_json)"),
         output::<Vec<tokens::SpecialToken>>("special-tokens", "turnfit_tokenizer_special_tokens"),
         input::<ProfileInput>("model-profile", "turnfit_registry_register"),

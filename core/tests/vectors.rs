@@ -193,6 +193,26 @@ fn run_trace(input: &Value) -> Result<Value, String> {
 }
 
 /// Runs one vector; returns a description of the mismatch, if any.
+/// `file_encode` / `file_decode` (tests/vectors/file_tokenizer.json): a
+/// tokenizer loaded from one of tests/vectors/files/, HF `tokenizers` the oracle.
+fn run_file(op: &str, input: &Value) -> Result<Value, turnfit::Error> {
+    use turnfit::pipeline::FileTokenizer;
+    let path = vectors_dir().join(input["file"].as_str().unwrap_or(""));
+    let special = match input["special"].as_str() {
+        Some("recognize") => turnfit::SpecialTokens::Recognize,
+        _ => turnfit::SpecialTokens::Ordinary,
+    };
+    let t = FileTokenizer::from_file(&path)?.with_special_tokens(special);
+    Ok(match op {
+        "file_encode" => {
+            let text = input["text"].as_str().unwrap_or("");
+            let add = input["add_special"].as_bool().unwrap_or(false);
+            serde_json::json!({ "ids": t.encode_with_special(text, add)?, "count": t.count(text)? })
+        }
+        _ => serde_json::json!({ "text": t.decode(&ids(&input["ids"]))? }),
+    })
+}
+
 fn run(v: &Value) -> Result<(), String> {
     let (op, input, expected) = (v["op"].as_str().unwrap_or(""), &v["input"], &v["expected"]);
     if agents::handles(op) {
@@ -207,6 +227,10 @@ fn run(v: &Value) -> Result<(), String> {
             Ok(v) => v,
             Err(e) => serde_json::json!({ "error": e.kind().as_str() }),
         };
+        return if &got == expected { Ok(()) } else { Err(format!("expected {expected}\n     got {got}")) };
+    }
+    if matches!(op, "file_encode" | "file_decode") {
+        let got = run_file(op, input).unwrap_or_else(|e| serde_json::json!({ "error": e.kind().as_str() }));
         return if &got == expected { Ok(()) } else { Err(format!("expected {expected}\n     got {got}")) };
     }
     if op == "model_lookup" {

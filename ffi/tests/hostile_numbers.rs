@@ -51,6 +51,7 @@ const NOT_DRIVEN: &[(&str, &str)] = &[
     ("summarizer-call", "output"),
     ("special-policy", "input: no number"),
     ("special-tokens", "output"),
+    ("file-tokenizer-info", "output"),
     ("tokenizer-info", "output"),
     ("toolset-report", "output"),
     ("toolset-request", "input: no number"),

@@ -188,6 +188,35 @@ fn calls() -> Vec<(&'static str, Call)> {
                 let _ = unsafe { turnfit_tokenizer_free(z()) };
             }),
         ),
+        (
+            "turnfit_file_tokenizer_open",
+            Call::Status(|err| unsafe { turnfit_file_tokenizer_open(z(), z(), z(), z(), z(), z(), err) }),
+        ),
+        (
+            "turnfit_file_tokenizer_from_bytes",
+            Call::Status(|err| unsafe {
+                turnfit_file_tokenizer_from_bytes(z(), z(), z(), z(), z(), z(), z(), z(), err)
+            }),
+        ),
+        (
+            "turnfit_file_tokenizer_free",
+            Call::NoStatus(|| {
+                let _ = unsafe { turnfit_file_tokenizer_free(z()) };
+            }),
+        ),
+        ("turnfit_file_tokenizer_info", Call::Status(|err| unsafe { turnfit_file_tokenizer_info(z(), z(), err) })),
+        (
+            "turnfit_file_tokenizer_count",
+            Call::Status(|err| unsafe { turnfit_file_tokenizer_count(z(), z(), z(), z(), err) }),
+        ),
+        (
+            "turnfit_file_tokenizer_encode",
+            Call::Status(|err| unsafe { turnfit_file_tokenizer_encode(z(), z(), z(), z(), z(), err) }),
+        ),
+        (
+            "turnfit_file_tokenizer_decode",
+            Call::Status(|err| unsafe { turnfit_file_tokenizer_decode(z(), z(), z(), z(), err) }),
+        ),
         ("turnfit_tokenizer_info", Call::Status(|err| unsafe { turnfit_tokenizer_info(z(), z(), err) })),
         ("turnfit_tokenizer_count", Call::Status(|err| unsafe { turnfit_tokenizer_count(z(), z(), z(), z(), err) })),
         (

@@ -148,7 +148,7 @@ impl Drop for Handles {
 }
 
 /// How many selector values `check` distinguishes.
-pub const FUNCTIONS: u8 = 34;
+pub const FUNCTIONS: u8 = 35;
 
 pub fn check(data: &[u8]) {
     let mut k = Knobs::new(data);
@@ -533,6 +533,67 @@ pub fn check(data: &[u8]) {
                     call!(turnfit_tracer_end, none, h.tracer, span, 1, 0, p, n, 20);
                 }
                 call!(turnfit_tracer_export, Some(true), h.tracer, 30, &mut s);
+            }
+            34 => {
+                // The bytes as a whole tokenizer file: from memory, and from
+                // a file on disk (a GGUF is read by seeking there).
+                let mut t = null_mut();
+                if call!(turnfit_file_tokenizer_from_bytes, none, pb, n, null(), 0, null(), 0, 0, &mut t) {
+                    call!(turnfit_file_tokenizer_info, Some(true), t, &mut s);
+                    turnfit_file_tokenizer_free(t);
+                }
+                let path = std::env::temp_dir().join(format!(
+                    "turnfit-fuzz-file-{}-{:?}.bin",
+                    std::process::id(),
+                    std::thread::current().id()
+                ));
+                std::fs::write(&path, bytes).unwrap();
+                let name = path.to_str().unwrap().as_bytes();
+                let mut t = null_mut();
+                if call!(turnfit_file_tokenizer_open, none, txt(name), name.len(), null(), 0, 0, &mut t) {
+                    turnfit_file_tokenizer_free(t);
+                }
+                // The bytes as a tiktoken file's pattern (a regex that may not compile).
+                let tik = b"IQ== 0\nIg== 1\n";
+                let mut t = null_mut();
+                if call!(turnfit_file_tokenizer_from_bytes, none, tik.as_ptr(), tik.len(), null(), 0, p, n, 0, &mut t) {
+                    turnfit_file_tokenizer_free(t);
+                }
+                std::fs::remove_file(&path).ok();
+                // The bytes as text and as ids for a small real file.
+                let tiny = include_bytes!("../../tests/vectors/files/tiny-byte-level.tokenizer.json");
+                let mut t = null_mut();
+                let flags = u32::from(bytes.first().copied().unwrap_or(0) & 1);
+                let st = turnfit_file_tokenizer_from_bytes(
+                    tiny.as_ptr(),
+                    tiny.len(),
+                    null(),
+                    0,
+                    null(),
+                    0,
+                    flags,
+                    &mut t,
+                    null_mut(),
+                );
+                assert_eq!(st, turnfit_status::Ok);
+                let mut count = 0usize;
+                call!(turnfit_file_tokenizer_count, none, t, p, n, &mut count);
+                let mut ids = turnfit_tokens { ptr: null_mut(), len: 0 };
+                if call!(turnfit_file_tokenizer_encode, none, t, p, n, flags, &mut ids) {
+                    assert_eq!(ids.len, count + flags as usize, "encode and count disagree");
+                    let mut out = EMPTY;
+                    if flags == 0 {
+                        // Byte-level BPE decodes back to the text.
+                        let st = turnfit_file_tokenizer_decode(t, ids.ptr, ids.len, &mut out, null_mut());
+                        assert_eq!(st, turnfit_status::Ok);
+                        turnfit_string_free(&mut out);
+                    }
+                    turnfit_tokens_free(&mut ids);
+                }
+                let raw: Vec<u32> =
+                    bytes.chunks(2).map(|c| c.iter().fold(0u32, |a, &b| a << 8 | u32::from(b))).collect();
+                call!(turnfit_file_tokenizer_decode, Some(false), t, raw.as_ptr(), raw.len(), &mut s);
+                turnfit_file_tokenizer_free(t);
             }
             _ => {
                 let dir = std::env::temp_dir().join(format!(

@@ -41,6 +41,7 @@
 
 static turnfit_registry *g_reg;
 static turnfit_tokenizer *g_tok;
+static turnfit_file_tokenizer *g_ftok;
 static turnfit_window *g_win;
 static turnfit_breaker *g_breaker;
 static turnfit_tracer *g_tracer;
@@ -67,6 +68,9 @@ struct param {
 };
 
 #define C(p) ((const char *)(p))
+
+/* A small tokenizer file of our own (tests/vectors/files/); the probes run in tests/c. */
+#define TINY_FILE "../vectors/files/tiny-byte-level.tokenizer.json"
 
 /* One probe per parameter: the other arguments valid, this one (p, n). */
 #define PROBE(name) static turnfit_status name(const void *p, size_t n, turnfit_error **e)
@@ -211,6 +215,34 @@ PROBE(skills_events_options)
     return turnfit_skills_open_with_events(STR(g_root), C(p), n, on_event, NULL, &s, e);
 }
 PROBE(skills_index_options) { turnfit_string o = {0}; return turnfit_skills_render_index(g_skills, C(p), n, &o, e); }
+PROBE(file_open_path) { turnfit_file_tokenizer *t = NULL; return turnfit_file_tokenizer_open(C(p), n, NULL, 0, 0, &t, e); }
+PROBE(file_open_pattern)
+{
+    turnfit_file_tokenizer *t = NULL;
+    return turnfit_file_tokenizer_open(STR(TINY_FILE), C(p), n, 0, &t, e);
+}
+PROBE(file_bytes_bytes)
+{
+    turnfit_file_tokenizer *t = NULL;
+    return turnfit_file_tokenizer_from_bytes((const uint8_t *)p, n, NULL, 0, NULL, 0, 0, &t, e);
+}
+PROBE(file_bytes_name)
+{
+    turnfit_file_tokenizer *t = NULL;
+    return turnfit_file_tokenizer_from_bytes((const uint8_t *)"{}", 2, C(p), n, NULL, 0, 0, &t, e);
+}
+PROBE(file_bytes_pattern)
+{
+    turnfit_file_tokenizer *t = NULL;
+    return turnfit_file_tokenizer_from_bytes((const uint8_t *)"x", 1, NULL, 0, C(p), n, 0, &t, e);
+}
+PROBE(file_count_text) { size_t k; return turnfit_file_tokenizer_count(g_ftok, C(p), n, &k, e); }
+PROBE(file_encode_text) { turnfit_tokens t = {0}; return turnfit_file_tokenizer_encode(g_ftok, C(p), n, 0, &t, e); }
+PROBE(file_decode_ids)
+{
+    turnfit_string o = {0};
+    return turnfit_file_tokenizer_decode(g_ftok, (const uint32_t *)p, n, &o, e);
+}
 PROBE(count_text) { size_t k; return turnfit_tokenizer_count(g_tok, C(p), n, &k, e); }
 PROBE(count_until_text)
 {
@@ -361,6 +393,14 @@ static const struct param PARAMS[] = {
     {"turnfit_skills_open_with_events", "root", TEXT, "/nonexistent", skills_events_root},
     {"turnfit_skills_open_with_events", "options_json", TEXT, "{}", skills_events_options},
     {"turnfit_skills_render_index", "options_json", TEXT, "{}", skills_index_options},
+    {"turnfit_file_tokenizer_open", "path", TEXT, TINY_FILE, file_open_path},
+    {"turnfit_file_tokenizer_open", "pattern", TEXT, "llama3", file_open_pattern},
+    {"turnfit_file_tokenizer_from_bytes", "bytes", TEXT, "{}", file_bytes_bytes},
+    {"turnfit_file_tokenizer_from_bytes", "name", NAME, "tiny.json", file_bytes_name},
+    {"turnfit_file_tokenizer_from_bytes", "pattern", TEXT, "llama3", file_bytes_pattern},
+    {"turnfit_file_tokenizer_count", "text", TEXT, "hello world", file_count_text},
+    {"turnfit_file_tokenizer_encode", "text", TEXT, "hello world", file_encode_text},
+    {"turnfit_file_tokenizer_decode", "ids", IDS, NULL, file_decode_ids},
     {"turnfit_tokenizer_count", "text", TEXT, "hello world", count_text},
     {"turnfit_tokenizer_count_until_limit", "text", TEXT, "hello world", count_until_text},
     {"turnfit_tokenizer_decode", "ids", IDS, NULL, decode_ids},
@@ -540,6 +580,7 @@ int main(void)
 {
     must(turnfit_registry_new(&g_reg, NULL), "the registry");
     must(turnfit_tokenizer_new(STR("o200k_base"), 0, &g_tok, NULL), "the tokenizer");
+    must(turnfit_file_tokenizer_open(STR(TINY_FILE), NULL, 0, 0, &g_ftok, NULL), "the file tokenizer");
     must(turnfit_window_new(g_reg, STR("gpt-4o"), NULL, 0, &g_win, NULL), "the window");
     must(turnfit_window_load(g_win, STR(CONV), NULL), "the window's conversation");
     must(turnfit_breaker_new(NULL, 0, &g_breaker, NULL), "the breaker");

@@ -4582,12 +4582,144 @@ static void test_host_counter(void)
     CHECK_SIZE(unfreed.frees, 0);
 }
 
+/* Tokenizers loaded from a model's file (issue 49): the two small files of
+ * tests/vectors/files/, whose ids HF `tokenizers` gave
+ * (tests/vectors/file_tokenizer.json). The harness runs in tests/c. */
+#ifndef TURNFIT_VECTOR_FILES
+#define TURNFIT_VECTOR_FILES "../vectors/files/"
+#endif
+static const char kByteLevelFile[] = TURNFIT_VECTOR_FILES "tiny-byte-level.tokenizer.json";
+static const char kSentencePieceFile[] = TURNFIT_VECTOR_FILES "tiny-sentencepiece.tokenizer.json";
+
+static char *read_whole(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    char *buf = malloc(1 << 20);
+    *len = buf ? fread(buf, 1, 1 << 20, f) : 0;
+    fclose(f);
+    return buf;
+}
+
+static void test_file_tokenizer(void)
+{
+    turnfit_error *e = NULL;
+    turnfit_file_tokenizer *bl = NULL, *sp = NULL, *rec = NULL;
+    CHECK_STATUS(turnfit_file_tokenizer_open(LIT(kByteLevelFile), NULL, 0, 0, &bl, &e), TURNFIT_STATUS_OK);
+    CHECK_NO_ERR(e);
+    CHECK_STATUS(turnfit_file_tokenizer_open(LIT(kSentencePieceFile), NULL, 0, 0, &sp, &e), TURNFIT_STATUS_OK);
+    CHECK_STATUS(turnfit_file_tokenizer_open(LIT(kByteLevelFile), NULL, 0, TURNFIT_TOKENIZER_RECOGNIZE_SPECIAL, &rec,
+                                             &e),
+                 TURNFIT_STATUS_OK);
+    if (!CHECK(bl && sp && rec))
+        goto out;
+
+    /* "Hello, world!": HF's ids, with and without the file's BOS. */
+    static const uint32_t hello_bl[] = {525, 401, 80, 13, 422, 473, 306, 2};
+    static const uint32_t hello_sp[] = {489, 299, 326, 333, 333, 336, 273, 489, 344, 336, 339, 635, 264};
+    size_t n = 0;
+    CHECK_STATUS(turnfit_file_tokenizer_count(bl, LIT("Hello, world!"), &n, &e), TURNFIT_STATUS_OK);
+    CHECK_SIZE(n, 8);
+    turnfit_tokens ids = {0};
+    CHECK_STATUS(turnfit_file_tokenizer_encode(sp, LIT("Hello, world!"), 0, &ids, &e), TURNFIT_STATUS_OK);
+    CHECK_BYTES(ids.ptr, ids.len * 4, hello_sp, sizeof hello_sp);
+    turnfit_tokens_free(&ids);
+    CHECK_STATUS(turnfit_file_tokenizer_encode(bl, LIT("Hello, world!"), TURNFIT_FILE_TOKENIZER_ADD_SPECIAL, &ids, &e),
+                 TURNFIT_STATUS_OK);
+    if (CHECK_SIZE(ids.len, 9)) {
+        CHECK_SIZE(ids.ptr[0], 0); /* <|begin_of_text|> */
+        CHECK_BYTES(ids.ptr + 1, 8 * 4, hello_bl, sizeof hello_bl);
+    }
+    turnfit_tokens_free(&ids);
+    turnfit_string text = {0};
+    CHECK_STATUS(turnfit_file_tokenizer_decode(bl, hello_bl, 8, &text, &e), TURNFIT_STATUS_OK);
+    CHECK_BYTES(text.ptr, text.len, "Hello, world!", 13);
+    turnfit_string_free(&text);
+
+    /* Special-token text: ordinary text by default, the token when asked. */
+    size_t as_text = 0, as_token = 0;
+    CHECK_STATUS(turnfit_file_tokenizer_count(bl, LIT("a <|end|> b"), &as_text, &e), TURNFIT_STATUS_OK);
+    CHECK_STATUS(turnfit_file_tokenizer_count(rec, LIT("a <|end|> b"), &as_token, &e), TURNFIT_STATUS_OK);
+    CHECK(as_token < as_text);
+
+    turnfit_string info = {0};
+    CHECK_STATUS(turnfit_file_tokenizer_info(bl, &info, &e), TURNFIT_STATUS_OK);
+    CHECK_STR_CONTAINS(info, "\"vocab_size\":600");
+    CHECK_STR_CONTAINS(info, "\"special_tokens\":\"ordinary\"");
+    CHECK_STR_CONTAINS(info, "\"add_special\":true");
+    CHECK_STR_CONTAINS(info, "\"has_chat_template\":false");
+    CHECK_STR_CONTAINS(info, "tiny-byte-level.tokenizer.json");
+    turnfit_string_free(&info);
+
+    /* The same file from its bytes; a truncated copy is refused, naming it. */
+    size_t len = 0;
+    char *bytes = read_whole(kByteLevelFile, &len);
+    if (CHECK(bytes && len > 1000)) {
+        turnfit_file_tokenizer *mem = NULL;
+        CHECK_STATUS(turnfit_file_tokenizer_from_bytes((const uint8_t *)bytes, len, LIT("tiny.json"), NULL, 0, 0, &mem,
+                                                       &e),
+                     TURNFIT_STATUS_OK);
+        n = 0;
+        CHECK_STATUS(turnfit_file_tokenizer_count(mem, LIT("Hello, world!"), &n, &e), TURNFIT_STATUS_OK);
+        CHECK_SIZE(n, 8);
+        turnfit_file_tokenizer_free(mem);
+        mem = NULL;
+        CHECK_STATUS(turnfit_file_tokenizer_from_bytes((const uint8_t *)bytes, len / 2, LIT("tiny.json"), NULL, 0, 0,
+                                                       &mem, &e),
+                     TURNFIT_STATUS_INVALID_JSON);
+        CHECK_ERR(&e, TURNFIT_STATUS_INVALID_JSON, "turnfit_file_tokenizer_from_bytes", "tiny.json");
+        CHECK(mem == NULL);
+        /* A JSON file declares its own split: no pattern can be given. */
+        CHECK_STATUS(turnfit_file_tokenizer_from_bytes((const uint8_t *)bytes, len, LIT("tiny.json"), LIT("llama3"), 0,
+                                                       &mem, &e),
+                     TURNFIT_STATUS_INVALID_ARGUMENT);
+        CHECK_ERR(&e, TURNFIT_STATUS_INVALID_ARGUMENT, "turnfit_file_tokenizer_from_bytes", "no pattern");
+    }
+    free(bytes);
+
+    /* Bad input: each a specific status, the message naming what. */
+    turnfit_file_tokenizer *bad = NULL;
+    CHECK_STATUS(turnfit_file_tokenizer_open(LIT("/nonexistent/tokenizer.json"), NULL, 0, 0, &bad, &e),
+                 TURNFIT_STATUS_IO);
+    CHECK_ERR(&e, TURNFIT_STATUS_IO, "turnfit_file_tokenizer_open", "/nonexistent/tokenizer.json");
+    CHECK_STATUS(turnfit_file_tokenizer_open("", 0, NULL, 0, 0, &bad, &e), TURNFIT_STATUS_INVALID_ARGUMENT);
+    CHECK_ERR(&e, TURNFIT_STATUS_INVALID_ARGUMENT, "turnfit_file_tokenizer_open", "path is empty");
+    CHECK_STATUS(turnfit_file_tokenizer_open("a\0b", 3, NULL, 0, 0, &bad, &e), TURNFIT_STATUS_INVALID_ARGUMENT);
+    CHECK_ERR(&e, TURNFIT_STATUS_INVALID_ARGUMENT, "turnfit_file_tokenizer_open", "NUL");
+    CHECK_STATUS(turnfit_file_tokenizer_open(LIT(kByteLevelFile), NULL, 0, 0x80, &bad, &e),
+                 TURNFIT_STATUS_INVALID_ARGUMENT);
+    CHECK_ERR(&e, TURNFIT_STATUS_INVALID_ARGUMENT, "turnfit_file_tokenizer_open", "flag");
+    CHECK_STATUS(turnfit_file_tokenizer_open(LIT(kByteLevelFile), NULL, 0, 0, NULL, &e), TURNFIT_STATUS_NULL_ARGUMENT);
+    CHECK_ERR(&e, TURNFIT_STATUS_NULL_ARGUMENT, "turnfit_file_tokenizer_open", "out_tokenizer");
+    CHECK_STATUS(turnfit_file_tokenizer_from_bytes((const uint8_t *)"GGUF\3\0\0\0", 8, LIT("m.gguf"), NULL, 0, 0, &bad,
+                                                   &e),
+                 TURNFIT_STATUS_INVALID_ARGUMENT);
+    CHECK_ERR(&e, TURNFIT_STATUS_INVALID_ARGUMENT, "turnfit_file_tokenizer_from_bytes", "m.gguf");
+    CHECK(bad == NULL);
+    static const uint32_t unknown[] = {4000000};
+    CHECK_STATUS(turnfit_file_tokenizer_decode(bl, unknown, 1, &text, &e), TURNFIT_STATUS_UNKNOWN_TOKEN);
+    CHECK_ERR(&e, TURNFIT_STATUS_UNKNOWN_TOKEN, "turnfit_file_tokenizer_decode", "4000000");
+    CHECK_STATUS(turnfit_file_tokenizer_encode(bl, LIT("x"), 0x10, &ids, &e), TURNFIT_STATUS_INVALID_ARGUMENT);
+    CHECK_ERR(&e, TURNFIT_STATUS_INVALID_ARGUMENT, "turnfit_file_tokenizer_encode", "flag");
+    CHECK_STATUS(turnfit_file_tokenizer_count(bl, "\xff", 1, &n, &e), TURNFIT_STATUS_INVALID_UTF8);
+    CHECK_ERR(&e, TURNFIT_STATUS_INVALID_UTF8, "turnfit_file_tokenizer_count", NULL);
+    CHECK_STATUS(turnfit_file_tokenizer_count(NULL, LIT("x"), &n, &e), TURNFIT_STATUS_NULL_ARGUMENT);
+    CHECK_ERR(&e, TURNFIT_STATUS_NULL_ARGUMENT, "turnfit_file_tokenizer_count", "tokenizer");
+out:
+    turnfit_file_tokenizer_free(bl);
+    turnfit_file_tokenizer_free(sp);
+    turnfit_file_tokenizer_free(rec);
+    turnfit_file_tokenizer_free(NULL);
+}
+
 int main(void)
 {
     test_version();
     test_status_names();
     test_errors_and_frees();
     test_tokenizer_basics();
+    test_file_tokenizer();
     test_count_until_limit();
     test_truncate();
     test_token_bytes();

@@ -50,6 +50,9 @@ module Turnfit
   , tokenBytes, decodeBytes, tokenId, encodeBytes, decodeWithOffsets
   , SpecialSet (..), encodeSpecial, encodeSpecialE, specialTokens
   , TruncateSide (..), Truncated (..), truncateTokens, truncateTokensE
+    -- * Tokenizers loaded from a model's file
+  , FileTokenizer, openFileTokenizer, fileTokenizerFromBytes, fileTokenizerInfo
+  , fileCountTokens, fileEncode, fileDecode
     -- * Model registry
   , Registry, newRegistry, registryRegister, registryLookup, registryList, registryRegisterCounter
     -- * Context window
@@ -522,6 +525,52 @@ truncateTokens t side marker maxTokens s = withTok t $ \tp -> withText s $ \p n 
 
 truncateTokensE :: Tokenizer -> TruncateSide -> Maybe Text -> Int -> Text -> IO (Either TurnfitError Truncated)
 truncateTokensE t side marker m s = try (truncateTokens t side marker m s)
+
+-- ---------------------------------------------------------------------------
+-- Tokenizers loaded from a model's file
+
+-- | A tokenizer loaded from a model's own file: an HF @tokenizer.json@, a
+-- GGUF (metadata only, of any size) or a tiktoken-format file with a split
+-- pattern (for an Ollama model, its GGUF blob). Ids equal HF @tokenizers@'
+-- (llama.cpp's for a GGUF). Immutable; share it freely.
+newtype FileTokenizer = FileTokenizer (ForeignPtr TurnfitFileTokenizer)
+
+-- | Loads the file at a path (given to the C library as UTF-8). The pattern
+-- names a tiktoken-format file's split rules (a preset such as @"llama3"@,
+-- or a regex); 'Nothing' for files that declare their own. Bad files throw
+-- IO, INVALID_JSON, INVALID_ARGUMENT or LIMIT_EXCEEDED, naming the file.
+openFileTokenizer :: SpecialTokens -> Maybe Text -> FilePath -> IO FileTokenizer
+openFileTokenizer sp pattern path = withText (T.pack path) $ \pp pn -> withMaybeText pattern $ \tp tn ->
+  FileTokenizer <$> newHandle pFileTokenizerFree (cFileTokenizerOpen pp pn tp tn (specialFlags sp))
+
+-- | A tokenizer from the bytes of a file; the name stands for the file in errors.
+fileTokenizerFromBytes :: SpecialTokens -> Maybe Text -> Text -> B.ByteString -> IO FileTokenizer
+fileTokenizerFromBytes sp pattern name bs = withBytes bs $ \bp bn -> withText name $ \np nn ->
+  withMaybeText pattern $ \tp tn ->
+    FileTokenizer <$> newHandle pFileTokenizerFree (cFileTokenizerFromBytes bp bn np nn tp tn (specialFlags sp))
+
+withFileTok :: FileTokenizer -> (Ptr TurnfitFileTokenizer -> IO a) -> IO a
+withFileTok (FileTokenizer fp) = withForeignPtr fp
+
+-- | @{"name", "vocab_size", "special_tokens", "add_special", "context_length", "pre", "has_chat_template"}@.
+fileTokenizerInfo :: FileTokenizer -> IO Value
+fileTokenizerInfo t = withFileTok t $ \tp -> withOutJson (cFileTokenizerInfo tp)
+
+-- | The number of tokens of a text, without BOS/EOS.
+fileCountTokens :: FileTokenizer -> Text -> IO Int
+fileCountTokens t s = withFileTok t $ \tp -> withText s $ \p n -> alloca $ \out -> do
+  check (cFileTokenizerCount tp p n out)
+  fromIntegral <$> peek out
+
+-- | The ids of a text; with 'True', the file's BOS/EOS around them.
+fileEncode :: FileTokenizer -> Bool -> Text -> IO [Word32]
+fileEncode t addSpecial s = withFileTok t $ \tp -> withText s $ \p n ->
+  withOutTokens (cFileTokenizerEncode tp p n (if addSpecial then kFileTokenizerAddSpecial else 0))
+
+-- | The text of ids through the file's decoder; UNKNOWN_TOKEN for an id the file lacks.
+fileDecode :: FileTokenizer -> [Word32] -> IO Text
+fileDecode t ids = withFileTok t $ \tp -> withArrayLen ids $ \n ip ->
+  withOutText (cFileTokenizerDecode tp ip (fromIntegral n))
 
 -- ---------------------------------------------------------------------------
 -- Registry

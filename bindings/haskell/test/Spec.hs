@@ -137,6 +137,24 @@ cl100k = tok "cl100k_base"
 -- ---------------------------------------------------------------------------
 -- vector runners
 
+-- | tests/vectors/file_tokenizer.json: tokenizers loaded from tests/vectors/files/.
+runFileTokenizerVector :: Value -> IO Value
+runFileTokenizerVector v = orError $ do
+  let i = v .! "input"
+      sp = if str (i .! "special") == "recognize" then Recognize else Ordinary
+  t <- openFileTokenizer sp Nothing ("tests/vectors/" ++ T.unpack (str (i .! "file")))
+  case str (v .! "op") of
+    "file_encode" -> do
+      let text = str (i .! "text")
+          addSpecial = i .! "add_special" == Bool True
+      ids <- fileEncode t addSpecial text
+      n <- fileCountTokens t text
+      pure (object ["ids" .= ids, "count" .= n])
+    "file_decode" -> do
+      s <- fileDecode t (map (fromIntegral . int) (arr (i .! "ids")))
+      pure (object ["text" .= s])
+    op -> fail ("unknown file tokenizer op " ++ T.unpack op)
+
 runTokenizerVector :: Value -> IO Value
 runTokenizerVector v = orError $ case str (v .! "op") of
   "encode" -> do
@@ -1344,6 +1362,7 @@ spec = do
       map TR.scPiece cs `shouldSatisfy` all (>= 1)
 
   vectorSpecs "tokenizer vectors" "tests/vectors/tokenizer.json" (fmap Just . runTokenizerVector . fst)
+  vectorSpecs "file tokenizer vectors" "tests/vectors/file_tokenizer.json" (fmap Just . runFileTokenizerVector . fst)
   vectorSpecs "window vectors" "tests/vectors/window.json" (fmap Just . runWindowVector)
   vectorSpecs "agent-loop window vectors" "tests/vectors/window_loops.json" (fmap Just . runWindowVector)
   vectorSpecs "model vectors" "tests/vectors/models.json" (fmap Just . runModelVector . fst)

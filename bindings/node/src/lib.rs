@@ -10,6 +10,7 @@
 
 mod agents;
 mod error;
+mod file_tokenizer;
 mod registry;
 mod text;
 mod tokenizer;

@@ -21,6 +21,14 @@ function tok(input) {
   return tokenizers.get(key)
 }
 
+const fileTokenizers = new Map()
+function fileTok(input) {
+  const special = input.special || 'ordinary'
+  const key = `${input.file}/${special}`
+  if (!fileTokenizers.has(key)) fileTokenizers.set(key, new ck.FileTokenizer(path.join(DIR, input.file), { special }))
+  return fileTokenizers.get(key)
+}
+
 function errorOf(f) {
   try {
     return f()
@@ -46,6 +54,14 @@ const ops = {
       for (const k of ['family', 'encoding', 'context_window', 'max_output_tokens', 'exact', 'source']) out[k] = m[k]
       return out
     })
+  },
+  // tests/vectors/file_tokenizer.json: tokenizers loaded from tests/vectors/files/.
+  file_encode(i) {
+    const t = fileTok(i)
+    return { ids: Array.from(t.encode(i.text, { addSpecial: i.add_special })), count: t.countTokens(i.text) }
+  },
+  file_decode(i) {
+    return errorOf(() => ({ text: fileTok(i).decode(i.ids) }))
   },
   encode(i) {
     const t = tok(i)

@@ -41,6 +41,7 @@ ROOTS = {
     "assemble-request": "AssembleRequest",
     "assemble-result": "AssembleResult",
     "event": "Event",
+    "file-tokenizer-info": "FileTokenizerInfo",
 }
 
 KNOWN = {

@@ -34,6 +34,7 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 mod agents;
 mod dumps;
+mod file_tokenizer;
 mod tokenizer;
 mod turn;
 mod utf8_view;
@@ -324,6 +325,7 @@ fn native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_raise_kind, m)?)?;
     m.add_function(wrap_pyfunction!(_panic, m)?)?;
     tokenizer::register(m)?;
+    file_tokenizer::register(m)?;
     window::register(m)?;
     turn::register(m)?;
     agents::register(m)?;

@@ -17,7 +17,7 @@ pub(crate) fn registry() -> &'static ModelRegistry {
     &REGISTRY
 }
 
-fn special_from(s: &str) -> PyResult<SpecialTokens> {
+pub(crate) fn special_from(s: &str) -> PyResult<SpecialTokens> {
     match s {
         "ordinary" => Ok(SpecialTokens::Ordinary),
         "recognize" => Ok(SpecialTokens::Recognize),
@@ -292,7 +292,7 @@ impl Tokenizer {
 /// Token ids in: any iterable of ints (list, tuple, `array('I')`). An int
 /// outside 0..2^32 is `UnknownTokenError` like any other id not in the
 /// vocabulary; a non-int is `TypeError`.
-fn ids_arg(obj: &Bound<'_, PyAny>) -> PyResult<Vec<u32>> {
+pub(crate) fn ids_arg(obj: &Bound<'_, PyAny>) -> PyResult<Vec<u32>> {
     if obj.is_instance_of::<pyo3::types::PyString>() || obj.is_instance_of::<PyBytes>() {
         return Err(PyTypeError::new_err("ids must be a sequence of ints, not str or bytes"));
     }

@@ -210,6 +210,21 @@ def run_model(inp: Dict[str, Any]) -> Any:
     return {k: m[k] for k in MODEL_FIELDS}
 
 
+_FILE_TOKENIZERS: Dict[Tuple[str, str], Any] = {}
+
+
+def run_file(op: str, inp: Dict[str, Any]) -> Any:
+    """file_tokenizer.json: a tokenizer loaded from one of tests/vectors/files/."""
+    key = (inp["file"], inp.get("special", "ordinary"))
+    if key not in _FILE_TOKENIZERS:
+        _FILE_TOKENIZERS[key] = turnfit.FileTokenizer(VECTORS / key[0], special_tokens=key[1])
+    t = _FILE_TOKENIZERS[key]
+    if op == "file_encode":
+        text = inp["text"]
+        return {"ids": t.encode(text, add_special=inp.get("add_special", False)), "count": t.count_tokens(text)}
+    return {"text": t.decode(inp["ids"])}
+
+
 TOKENIZER_OPS = {"encode", "decode", "count_until_limit", "truncate"}
 WINDOW_OPS = {"count_conversation", "preflight", "repair", "fit"}
 AGENT_OPS = {"backoff", "breaker", "callstack", "trace", "toolset", "assemble"}
@@ -228,6 +243,8 @@ def run_one(v: Dict[str, Any]) -> Tuple[bool, str]:
         runner = lambda: run_agents(op, inp)  # noqa: E731
     elif op == "model_lookup":
         runner = lambda: run_model(inp)  # noqa: E731
+    elif op in ("file_encode", "file_decode"):
+        runner = lambda: run_file(op, inp)  # noqa: E731
     else:
         return False, f"unknown op {op!r}"
     try:

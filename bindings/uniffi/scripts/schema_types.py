@@ -84,6 +84,7 @@ ROOTS = {
     "span-record": "SpanRecordOrNull",
     "special-policy": "SpecialPolicy",
     "special-tokens": "SpecialTokenList",
+    "file-tokenizer-info": "FileTokenizerInfo",
     "tokenizer-info": "TokenizerInfo",
     "toolset-report": "ToolsetReport",
     "toolset-request": "ToolsetRequest",

@@ -23,6 +23,7 @@ uniffi::setup_scaffolding!("turnfit");
 mod agents;
 mod events;
 mod fast;
+mod file_tokenizer;
 mod tokenizer;
 mod turn;
 mod window;

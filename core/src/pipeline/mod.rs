@@ -23,6 +23,7 @@ mod added;
 mod bpe;
 mod byte_level;
 mod decode;
+mod describe;
 mod gguf;
 mod gguf_vocab;
 mod hf_json;
@@ -31,6 +32,8 @@ mod presets;
 mod split;
 mod split_regex;
 mod tiktoken_file;
+
+pub use describe::FileTokenizerInfo;
 
 use std::path::Path;
 
@@ -167,6 +170,15 @@ impl FileTokenizer {
         let path = path.as_ref();
         let name = path.display().to_string();
         let io = |e: std::io::Error| Error::new(ErrorKind::Io, format!("{name}: {e}"));
+        // Only regular files: a device never ends (`/dev/zero` would be read
+        // until memory runs out) and opening a FIFO blocks until a writer
+        // comes. Asked of the path before it is opened, for the FIFO.
+        if !std::fs::metadata(path).map_err(io)?.is_file() {
+            return Err(Error::new(
+                ErrorKind::InvalidArgument,
+                format!("{name}: not a regular file (a directory, device or FIFO is not read)"),
+            ));
+        }
         let mut f = std::fs::File::open(path).map_err(io)?;
         let len = f.metadata().map_err(io)?.len();
         let mut magic = [0u8; 4];
@@ -188,7 +200,12 @@ impl FileTokenizer {
             usize::try_from(len).unwrap_or(usize::MAX),
             MAX_TOKENIZER_FILE_BYTES,
         )?;
-        let bytes = std::fs::read(path).map_err(io)?;
+        // Read from the handle already checked, at most one byte past the
+        // limit: the file may have grown since its length was read.
+        use std::io::Seek;
+        f.rewind().map_err(io)?;
+        let mut bytes = Vec::with_capacity(usize::try_from(len).unwrap_or(0));
+        f.take(MAX_TOKENIZER_FILE_BYTES as u64 + 1).read_to_end(&mut bytes).map_err(io)?;
         FileTokenizer::from_bytes_with(&bytes, &name, options)
     }
 

@@ -182,6 +182,31 @@ fn files_over_the_limit_are_refused_before_reading() {
     std::fs::remove_dir_all(&dir).ok();
 }
 
+/// A path that is not a regular file is refused before it is read: before,
+/// `/dev/zero` (length 0, so under the limit) was read until memory ran out,
+/// and a FIFO blocked the caller in `open` until a writer came.
+#[cfg(unix)]
+#[test]
+fn paths_that_are_not_regular_files_are_refused_unread() {
+    for path in ["/dev/zero", "/dev/null", "/"] {
+        if !std::path::Path::new(path).exists() {
+            continue;
+        }
+        let e = FileTokenizer::from_file(path).unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::InvalidArgument, "{path}: {e}");
+        assert!(e.message().contains("not a regular file"), "{e}");
+    }
+    let dir = std::env::temp_dir().join(format!("turnfit-fifo-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let fifo = dir.join("tokenizer.json");
+    let made = std::process::Command::new("mkfifo").arg(&fifo).status().is_ok_and(|s| s.success());
+    if made {
+        let e = FileTokenizer::from_file(&fifo).unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::InvalidArgument, "{e}");
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
+
 /// SentencePiece-style files (Gemma 3, Llama 2 as `tokenizer.json`): spaces
 /// become `▁` in the normalizer, the whole text is one piece, unknown
 /// characters fall back to byte tokens; and a long unsplit text is merged in

@@ -42,6 +42,9 @@ kEventSkillSkipped = 7
 kEventSpanFinished :: Word32
 kEventSpanFinished = 8
 
+kFileTokenizerAddSpecial :: Word32
+kFileTokenizerAddSpecial = 1
+
 kTokenizerRecognizeSpecial :: Word32
 kTokenizerRecognizeSpecial = 1
 
@@ -154,6 +157,9 @@ data TurnfitCallstack
 
 -- | @struct turnfit_error@ (opaque)
 data TurnfitError
+
+-- | @struct turnfit_file_tokenizer@ (opaque)
+data TurnfitFileTokenizer
 
 -- | @struct turnfit_registry@ (opaque)
 data TurnfitRegistry
@@ -283,6 +289,38 @@ foreign import ccall safe "turnfit_tracer_set_event_callback"
 -- | @turnfit_status turnfit_skills_open_with_events(const char * root, size_t root_len, const char * options_json, size_t options_json_len, turnfit_event_callback callback, void * user, struct turnfit_skills ** out_skills, struct turnfit_error ** err)@
 foreign import ccall safe "turnfit_skills_open_with_events"
   cSkillsOpenWithEvents :: CString -> CSize -> CString -> CSize -> FunPtr EventCallback -> Ptr () -> Ptr (Ptr TurnfitSkills) -> Ptr (Ptr TurnfitError) -> IO Word32
+
+-- | @turnfit_status turnfit_file_tokenizer_open(const char * path, size_t path_len, const char * pattern, size_t pattern_len, uint32_t flags, struct turnfit_file_tokenizer ** out_tokenizer, struct turnfit_error ** err)@
+foreign import ccall safe "turnfit_file_tokenizer_open"
+  cFileTokenizerOpen :: CString -> CSize -> CString -> CSize -> Word32 -> Ptr (Ptr TurnfitFileTokenizer) -> Ptr (Ptr TurnfitError) -> IO Word32
+
+-- | @turnfit_status turnfit_file_tokenizer_from_bytes(const uint8_t * bytes, size_t bytes_len, const char * name, size_t name_len, const char * pattern, size_t pattern_len, uint32_t flags, struct turnfit_file_tokenizer ** out_tokenizer, struct turnfit_error ** err)@
+foreign import ccall safe "turnfit_file_tokenizer_from_bytes"
+  cFileTokenizerFromBytes :: Ptr Word8 -> CSize -> CString -> CSize -> CString -> CSize -> Word32 -> Ptr (Ptr TurnfitFileTokenizer) -> Ptr (Ptr TurnfitError) -> IO Word32
+
+-- | @void turnfit_file_tokenizer_free(struct turnfit_file_tokenizer * tokenizer)@
+foreign import ccall unsafe "turnfit_file_tokenizer_free"
+  cFileTokenizerFree :: Ptr TurnfitFileTokenizer -> IO ()
+
+-- | Finalizer pointer to @turnfit_file_tokenizer_free@.
+foreign import ccall unsafe "&turnfit_file_tokenizer_free"
+  pFileTokenizerFree :: FunPtr (Ptr TurnfitFileTokenizer -> IO ())
+
+-- | @turnfit_status turnfit_file_tokenizer_info(const struct turnfit_file_tokenizer * tokenizer, struct turnfit_string * out_json, struct turnfit_error ** err)@
+foreign import ccall safe "turnfit_file_tokenizer_info"
+  cFileTokenizerInfo :: Ptr TurnfitFileTokenizer -> Ptr TurnfitString -> Ptr (Ptr TurnfitError) -> IO Word32
+
+-- | @turnfit_status turnfit_file_tokenizer_count(const struct turnfit_file_tokenizer * tokenizer, const char * text, size_t text_len, size_t * out_count, struct turnfit_error ** err)@
+foreign import ccall safe "turnfit_file_tokenizer_count"
+  cFileTokenizerCount :: Ptr TurnfitFileTokenizer -> CString -> CSize -> Ptr CSize -> Ptr (Ptr TurnfitError) -> IO Word32
+
+-- | @turnfit_status turnfit_file_tokenizer_encode(const struct turnfit_file_tokenizer * tokenizer, const char * text, size_t text_len, uint32_t flags, struct turnfit_tokens * out_tokens, struct turnfit_error ** err)@
+foreign import ccall safe "turnfit_file_tokenizer_encode"
+  cFileTokenizerEncode :: Ptr TurnfitFileTokenizer -> CString -> CSize -> Word32 -> Ptr TurnfitTokens -> Ptr (Ptr TurnfitError) -> IO Word32
+
+-- | @turnfit_status turnfit_file_tokenizer_decode(const struct turnfit_file_tokenizer * tokenizer, const uint32_t * ids, size_t ids_len, struct turnfit_string * out_text, struct turnfit_error ** err)@
+foreign import ccall safe "turnfit_file_tokenizer_decode"
+  cFileTokenizerDecode :: Ptr TurnfitFileTokenizer -> Ptr Word32 -> CSize -> Ptr TurnfitString -> Ptr (Ptr TurnfitError) -> IO Word32
 
 -- | @turnfit_status turnfit_handoff_validate(const char * handoff_json, size_t handoff_json_len, struct turnfit_string * out_json, struct turnfit_error ** err)@
 foreign import ccall safe "turnfit_handoff_validate"

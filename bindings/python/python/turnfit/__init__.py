@@ -29,6 +29,7 @@ from ._native import (
     InvalidUtf8Error,
     IoError,
     LimitExceededError,
+    FileTokenizer,
     Tokenizer,
     UnknownEncodingError,
     UnknownModelError,
@@ -43,6 +44,7 @@ __version__: str = _native.version()
 
 __all__ = [
     "Tokenizer",
+    "FileTokenizer",
     "ContextWindow",
     "Skills",
     "CircuitBreaker",

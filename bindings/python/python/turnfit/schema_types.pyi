@@ -6,7 +6,7 @@ from typing import Any, Dict, List, Literal, NoReturn, Optional, Union
 
 from typing_extensions import NotRequired, TypedDict
 
-__all__ = ["Action", "AssembleRequest", "AssembleResult", "BreakerState", "BreakerTransition", "Budget", "BudgetCrossing", "CacheImpact", "Carried", "Carry", "CarryIgnored", "CarryIgnoredReason", "Change", "Changes", "CompactOutcome", "CompactOutcomeDone", "CompactOutcomeNeedsSummary", "CompactReport", "Compaction", "Depth", "DepthChoice", "DepthLimit", "DepthLimits", "DigestOptions", "DigestSection", "Encoding", "Event", "EventBreakerStateChanged", "EventBudgetCrossed", "EventCompacted", "EventRepaired", "EventSkillSkipped", "EventSpanFinished", "EventSpanOverdue", "EventSpanRepeated", "Fallback", "FallbackReason", "FitOptions", "FitReport", "Format", "Ignored", "Issue", "IssueKind", "Issues", "MaskOptions", "Outcome", "OverdueSpan", "Policy", "Preflight", "Preset", "Protected", "Reason", "Repair", "Section", "SectionReport", "Shortfall", "ShortfallReason", "SpanRecord", "SpanRepeat", "Strategy", "SummarizerCall", "SummarizerOptions", "SummarizerRecord", "SummaryReport", "SummaryRequest", "SummaryRole", "SummarySource", "Template", "TurnReport", "Verdict"]
+__all__ = ["Action", "AssembleRequest", "AssembleResult", "BreakerState", "BreakerTransition", "Budget", "BudgetCrossing", "CacheImpact", "Carried", "Carry", "CarryIgnored", "CarryIgnoredReason", "Change", "Changes", "CompactOutcome", "CompactOutcomeDone", "CompactOutcomeNeedsSummary", "CompactReport", "Compaction", "Depth", "DepthChoice", "DepthLimit", "DepthLimits", "DigestOptions", "DigestSection", "Encoding", "Event", "EventBreakerStateChanged", "EventBudgetCrossed", "EventCompacted", "EventRepaired", "EventSkillSkipped", "EventSpanFinished", "EventSpanOverdue", "EventSpanRepeated", "Fallback", "FallbackReason", "FileTokenizerInfo", "FitOptions", "FitReport", "Format", "Ignored", "Issue", "IssueKind", "Issues", "MaskOptions", "Outcome", "OverdueSpan", "Policy", "Preflight", "Preset", "Protected", "Reason", "Repair", "Section", "SectionReport", "Shortfall", "ShortfallReason", "SpanRecord", "SpanRepeat", "SpecialTokens", "Strategy", "SummarizerCall", "SummarizerOptions", "SummarizerRecord", "SummaryReport", "SummaryRequest", "SummaryRole", "SummarySource", "Template", "TurnReport", "Verdict"]
 
 Action = Union[Literal["dropped_result"], Literal["synthesized_result"], Literal["moved_result"], Literal["dropped_message"], Literal["truncated_result"], Literal["cleared_result"], Literal["masked_result"], Literal["summarized"], Literal["inserted_summary"]]
 
@@ -364,6 +364,20 @@ Fallback = TypedDict(
 
 FallbackReason = Union[Literal["no_summarizer"], Literal["error"], Literal["timeout"], Literal["empty"], Literal["oversized"], Literal["not_text"], Literal["invalid_utf8"], Literal["too_many_pieces"], Literal["budget_too_small"]]
 
+# A file tokenizer's description (`schemas/file-tokenizer-info.json`).
+FileTokenizerInfo = TypedDict(
+    "FileTokenizerInfo",
+    {
+        "name": str,
+        "vocab_size": int,
+        "special_tokens": SpecialTokens,
+        "add_special": bool,
+        "context_length": Optional[int],
+        "pre": Optional[str],
+        "has_chat_template": bool,
+    },
+)
+
 # Options for [`fit`]: the model and budget, and the compaction policy (the same object `turnfit_window_compact` takes). Only `model` is required.
 FitOptions = TypedDict(
     "FitOptions",
@@ -621,6 +635,8 @@ SpanRepeat = TypedDict(
         "count": int,
     },
 )
+
+SpecialTokens = Union[Literal["ordinary"], Literal["recognize"]]
 
 Strategy = Union[Literal["recency"], Literal["relevance"], Literal["hybrid"], Literal["summarize"]]
 

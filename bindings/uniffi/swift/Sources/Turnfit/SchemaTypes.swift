@@ -1609,6 +1609,49 @@ extension TurnfitTypes {
         case budgetTooSmall = "budget_too_small"
     }
 
+    /// A file tokenizer's description (`schemas/file-tokenizer-info.json`).
+    public struct FileTokenizerInfo: Codable, Equatable, Sendable {
+        /// The file it was loaded from: its path, or the name given with its bytes.
+        public var name: String
+        /// One past the highest id, added tokens included.
+        public var vocabSize: UInt64
+        /// Whether special-token text in the input becomes the token's id
+        /// (`recognize`, HF `tokenizers`' default) or is counted as the ordinary
+        /// text it is (`ordinary`: the safe choice for untrusted text, and the C
+        /// ABI's and the bindings' default, as for the OpenAI encodings).
+        public var specialTokens: SpecialTokens
+        /// Whether `add_special` can put the file's BOS/EOS around a text (the
+        /// file's post-processor is one turnfit applies exactly).
+        public var addSpecial: Bool
+        /// The model's context length, when the file says (GGUF
+        /// `<architecture>.context_length`); the window a server allocates may be smaller.
+        public var contextLength: UInt64?
+        /// llama.cpp's pre-tokenizer name (GGUF `tokenizer.ggml.pre`).
+        public var pre: String?
+        /// Whether the file carries a chat template (GGUF `tokenizer.chat_template`).
+        public var hasChatTemplate: Bool
+
+        public init(name: String, vocabSize: UInt64, specialTokens: SpecialTokens, addSpecial: Bool, contextLength: UInt64? = nil, pre: String? = nil, hasChatTemplate: Bool) {
+            self.name = name
+            self.vocabSize = vocabSize
+            self.specialTokens = specialTokens
+            self.addSpecial = addSpecial
+            self.contextLength = contextLength
+            self.pre = pre
+            self.hasChatTemplate = hasChatTemplate
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case name
+            case vocabSize = "vocab_size"
+            case specialTokens = "special_tokens"
+            case addSpecial = "add_special"
+            case contextLength = "context_length"
+            case pre
+            case hasChatTemplate = "has_chat_template"
+        }
+    }
+
     /// One change the filter made.
     public struct FilterChange: Codable, Equatable, Sendable {
         /// Index of the message in the input.

@@ -86,6 +86,20 @@ object Vectors {
         }
     }
 
+    private val fileTokenizers = HashMap<Pair<String, String>, FileTokenizer>()
+
+    /** tests/vectors/file_tokenizer.json: tokenizers loaded from tests/vectors/files/. */
+    private fun fileTok(input: JsonObject): FileTokenizer {
+        val file = input["file"].asString
+        val special = input["special"]?.asString ?: "ordinary"
+        return fileTokenizers.getOrPut(file to special) {
+            FileTokenizer.fromFile(
+                File(repo, "tests/vectors/$file").path, null,
+                if (special == "recognize") SpecialTokens.RECOGNIZE else SpecialTokens.ORDINARY,
+            )
+        }
+    }
+
     /** null when the vector passes, else what differed. */
     fun check(op: String, input: JsonObject, expected: JsonElement): String? {
         if (op == "classify") {
@@ -102,6 +116,17 @@ object Vectors {
     }
 
     private fun run(op: String, input: JsonObject, expected: JsonElement): JsonElement = when (op) {
+        "file_encode" -> {
+            val t = fileTok(input)
+            val text = input["text"].asString
+            val arr = JsonArray()
+            t.encode(text, input["add_special"]?.asBoolean ?: false).forEach { arr.add(it.toLong() and 0xffffffffL) }
+            obj("ids" to arr, "count" to num(t.countTokens(text)))
+        }
+        "file_decode" -> catching {
+            val ids = input["ids"].asJsonArray.map { it.asLong.toInt() }.toIntArray()
+            obj("text" to JsonPrimitive(fileTok(input).decode(ids)))
+        }
         "encode" -> {
             val t = tok(input)
             val text = input["text"].asString

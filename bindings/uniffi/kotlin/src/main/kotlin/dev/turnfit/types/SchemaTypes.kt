@@ -932,6 +932,35 @@ enum class FallbackReason {
     @SerializedName("budget_too_small") BUDGET_TOO_SMALL,
 }
 
+/** A file tokenizer's description (`schemas/file-tokenizer-info.json`). */
+data class FileTokenizerInfo(
+    /** The file it was loaded from: its path, or the name given with its bytes. */
+    @SerializedName("name") val name: String,
+    /** One past the highest id, added tokens included. */
+    @SerializedName("vocab_size") val vocabSize: Long,
+    /**
+     * Whether special-token text in the input becomes the token's id
+     * (`recognize`, HF `tokenizers`' default) or is counted as the ordinary
+     * text it is (`ordinary`: the safe choice for untrusted text, and the C
+     * ABI's and the bindings' default, as for the OpenAI encodings).
+     */
+    @SerializedName("special_tokens") val specialTokens: SpecialTokens,
+    /**
+     * Whether `add_special` can put the file's BOS/EOS around a text (the
+     * file's post-processor is one turnfit applies exactly).
+     */
+    @SerializedName("add_special") val addSpecial: Boolean,
+    /**
+     * The model's context length, when the file says (GGUF
+     * `<architecture>.context_length`); the window a server allocates may be smaller.
+     */
+    @SerializedName("context_length") val contextLength: Long? = null,
+    /** llama.cpp's pre-tokenizer name (GGUF `tokenizer.ggml.pre`). */
+    @SerializedName("pre") val pre: String? = null,
+    /** Whether the file carries a chat template (GGUF `tokenizer.chat_template`). */
+    @SerializedName("has_chat_template") val hasChatTemplate: Boolean,
+)
+
 /** One change the filter made. */
 data class FilterChange(
     /** Index of the message in the input. */
