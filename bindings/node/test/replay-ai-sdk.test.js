@@ -106,38 +106,51 @@ const RECIPES = {
 }
 const MODES = ['digest', 'summarizer', 'throwing']
 
+// One run: the loop to its end, then every request as sent checked.
+async function replay(traj, maxTokens, recipe, config, mode) {
+  const { api, provider, state } = replayApi(traj, mode)
+  const reports = []
+  const fitting = {
+    ...config(maxTokens),
+    model: MODEL,
+    summarizer: mode === 'digest' ? false : provider.chat('gpt-4o-mini'),
+    onReport: (r) => reports.push(r),
+    onWarning: () => {},
+  }
+  const where = `${traj.name} at ${maxTokens} (1/${(traj.size / maxTokens).toFixed(1)}) ${recipe} ${Object.keys(CONFIGS).find((k) => CONFIGS[k] === config) ?? 'no target'} ${mode}`
+  try {
+    await RECIPES[recipe](traj, provider, fitting)
+  } catch (e) {
+    assert.fail(`${where}: stopped at call ${state.step + 1} of ${traj.steps.length + 1}: ${e.code ?? ''} ${e.message}`)
+  }
+  const calls = api.requests.filter((r) => r.body.tools?.length)
+  assert.equal(calls.length, traj.steps.length + 1, `${where}: reached the last call`)
+  assert.equal(reports.length, calls.length, `${where}: one fit per call`)
+  calls.forEach((req, k) => check(traj, req, api, maxTokens - reports[k].reserved_output, `${where} call ${k}`))
+  if (mode === 'summarizer') assert.ok(reports.every((r) => !r.summary || r.summary.source === 'host'), `${where}: the model summarized`)
+  if (mode === 'throwing') assert.ok(reports.every((r) => !r.summary || r.summary.fallback?.reason === 'error'), `${where}: the digest stood in`)
+  if (mode !== 'digest' && reports.some((r) => r.summary)) assert.ok(state.summaries > 0, `${where}: the summarizer model was asked`)
+}
+
 for (const traj of TRAJECTORIES) {
   for (const maxTokens of budgets(traj)) {
-    const div = (traj.size / maxTokens).toFixed(1)
     test(`replay ${traj.name} (${traj.steps.length} calls, ${traj.size} tokens) through @ai-sdk/openai at ${maxTokens} tokens: every recipe, mode and config reaches the end, within budget`, async () => {
-      for (const [recipe, run] of Object.entries(RECIPES)) {
-        for (const [config, make] of Object.entries(CONFIGS)) {
-          for (const mode of MODES) {
-            const { api, provider, state } = replayApi(traj, mode)
-            const reports = []
-            const fitting = {
-              ...make(maxTokens),
-              model: MODEL,
-              summarizer: mode === 'digest' ? false : provider.chat('gpt-4o-mini'),
-              onReport: (r) => reports.push(r),
-              onWarning: () => {},
-            }
-            const where = `${traj.name} at ${maxTokens} (1/${div}) ${recipe} ${config} ${mode}`
-            try {
-              await run(traj, provider, fitting)
-            } catch (e) {
-              assert.fail(`${where}: stopped at call ${state.step + 1} of ${traj.steps.length + 1}: ${e.code ?? ''} ${e.message}`)
-            }
-            const calls = api.requests.filter((r) => r.body.tools?.length)
-            assert.equal(calls.length, traj.steps.length + 1, `${where}: reached the last call`)
-            assert.equal(reports.length, calls.length, `${where}: one fit per call`)
-            calls.forEach((req, k) => check(traj, req, api, maxTokens - reports[k].reserved_output, `${where} call ${k}`))
-            if (mode === 'summarizer') assert.ok(reports.every((r) => !r.summary || r.summary.source === 'host'), `${where}: the model summarized`)
-            if (mode === 'throwing') assert.ok(reports.every((r) => !r.summary || r.summary.fallback?.reason === 'error'), `${where}: the digest stood in`)
-            if (mode !== 'digest' && reports.some((r) => r.summary)) assert.ok(state.summaries > 0, `${where}: the summarizer model was asked`)
-          }
+      for (const recipe of Object.keys(RECIPES)) {
+        for (const config of Object.values(CONFIGS)) {
+          for (const mode of MODES) await replay(traj, maxTokens, recipe, config, mode)
         }
       }
     })
   }
 }
+
+// Known gap (issue 47, found by this replay): turnfit/ai-sdk counts a prompt
+// as @ai-sdk/openai's Chat Completions model sends it (the core's ai_sdk
+// format), but `openai('gpt-4o')`, the README's model, is the Responses
+// model, whose request counts up to ~50 tokens more on these runs. With the
+// targets above that stays inside the budget; filled to the limit (trigger
+// 1, no target) a request goes over: 7,738 tokens sent against 7,680.
+test('todo: prepareStep with the Responses model, filled to the limit, stays within budget', { todo: 'the adapter counts Chat Completions framing; the Responses request is larger' }, async () => {
+  const traj = TRAJECTORIES.find((t) => t.name === 'mini-swe-agent-astroid-1866')
+  await replay(traj, budgets(traj)[0], 'prepareStep, Responses', (maxTokens) => ({ maxTokens, triggerRatio: 1, targetRatio: null }), 'digest')
+})

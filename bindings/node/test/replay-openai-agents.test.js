@@ -102,38 +102,52 @@ const MODELS = {
   'Chat Completions': (client, name) => new OpenAIChatCompletionsModel(client, name),
 }
 
+// One run: the Runner to its end, then every request as sent checked.
+async function replay(traj, maxTokens, modelName, config, mode) {
+  const makeModel = MODELS[modelName]
+  const { api, client, state } = replayApi(traj, mode)
+  const reports = []
+  const agent = new Agent({ name: 'swe', instructions: traj.system, tools: tools(traj), model: makeModel(client, 'gpt-4o') })
+  const filter = turnfitInputFilter({
+    ...config(maxTokens),
+    model: MODEL,
+    summarizer: mode === 'digest' ? false : makeModel(client, 'gpt-4o-mini'),
+    onReport: (r) => reports.push(r),
+    onWarning: () => {},
+  })
+  const where = `${traj.name} at ${maxTokens} ${modelName} ${Object.keys(CONFIGS).find((k) => CONFIGS[k] === config) ?? 'no target'} ${mode}`
+  const runner = new Runner({ callModelInputFilter: filter, tracingDisabled: true })
+  try {
+    await runner.run(agent, traj.task, { maxTurns: traj.steps.length + 5 })
+  } catch (e) {
+    assert.fail(`${where}: stopped at call ${state.step + 1} of ${traj.steps.length + 1}: ${e.code ?? ''} ${e.message}`)
+  }
+  const calls = api.requests.filter((r) => r.body.tools?.length)
+  assert.equal(calls.length, traj.steps.length + 1, `${where}: reached the last call`)
+  assert.equal(reports.length, calls.length, `${where}: one fit per call`)
+  calls.forEach((req, k) => check(traj, req, api, maxTokens - reports[k].reserved_output, `${where} call ${k}`))
+  if (mode === 'summarizer') assert.ok(reports.every((r) => !r.summary || r.summary.source === 'host'), `${where}: the model summarized`)
+  if (mode === 'throwing') assert.ok(reports.every((r) => !r.summary || r.summary.fallback?.reason === 'error'), `${where}: the digest stood in`)
+}
+
 for (const traj of TRAJECTORIES) {
   for (const maxTokens of budgets(traj)) {
     test(`replay ${traj.name} (${traj.steps.length} calls, ${traj.size} tokens) through the Runner and the SDK's OpenAI models at ${maxTokens} tokens: every model, mode and config reaches the end, within budget`, async () => {
-      for (const [api_, makeModel] of Object.entries(MODELS)) {
-        for (const [config, make] of Object.entries(CONFIGS)) {
-          for (const mode of ['digest', 'summarizer', 'throwing']) {
-            const { api, client, state } = replayApi(traj, mode)
-            const reports = []
-            const agent = new Agent({ name: 'swe', instructions: traj.system, tools: tools(traj), model: makeModel(client, 'gpt-4o') })
-            const filter = turnfitInputFilter({
-              ...make(maxTokens),
-              model: MODEL,
-              summarizer: mode === 'digest' ? false : makeModel(client, 'gpt-4o-mini'),
-              onReport: (r) => reports.push(r),
-              onWarning: () => {},
-            })
-            const where = `${traj.name} at ${maxTokens} ${api_} ${config} ${mode}`
-            const runner = new Runner({ callModelInputFilter: filter, tracingDisabled: true })
-            try {
-              await runner.run(agent, traj.task, { maxTurns: traj.steps.length + 5 })
-            } catch (e) {
-              assert.fail(`${where}: stopped at call ${state.step + 1} of ${traj.steps.length + 1}: ${e.code ?? ''} ${e.message}`)
-            }
-            const calls = api.requests.filter((r) => r.body.tools?.length)
-            assert.equal(calls.length, traj.steps.length + 1, `${where}: reached the last call`)
-            assert.equal(reports.length, calls.length, `${where}: one fit per call`)
-            calls.forEach((req, k) => check(traj, req, api, maxTokens - reports[k].reserved_output, `${where} call ${k}`))
-            if (mode === 'summarizer') assert.ok(reports.every((r) => !r.summary || r.summary.source === 'host'), `${where}: the model summarized`)
-            if (mode === 'throwing') assert.ok(reports.every((r) => !r.summary || r.summary.fallback?.reason === 'error'), `${where}: the digest stood in`)
-          }
+      for (const modelName of Object.keys(MODELS)) {
+        for (const config of Object.values(CONFIGS)) {
+          for (const mode of ['digest', 'summarizer', 'throwing']) await replay(traj, maxTokens, modelName, config, mode)
         }
       }
     })
   }
 }
+
+// Known gap (issue 47, found by this replay): turnfit/openai-agents counts
+// the input as Responses items, but OpenAIChatCompletionsModel sends Chat
+// messages, which count a few tokens more on these runs (up to 5 here).
+// With the targets above that stays inside the budget; filled to the limit
+// (trigger 1, no target) a request goes over: 2,066 tokens sent against 2,061.
+test('todo: the Chat Completions model, filled to the limit, stays within budget', { todo: 'the adapter counts Responses framing; the Chat request is larger' }, async () => {
+  const traj = TRAJECTORIES.find((t) => t.name === 'mini-swe-agent-astropy-12907-first20')
+  await replay(traj, budgets(traj)[0], 'Chat Completions', (maxTokens) => ({ maxTokens, triggerRatio: 1, targetRatio: null }), 'summarizer')
+})
