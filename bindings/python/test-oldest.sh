@@ -44,7 +44,7 @@ CARGO_TARGET_DIR=$root/target "$venv/bin/maturin" build --locked -q \
     --manifest-path "$pkg/Cargo.toml" --out "$wheels" --interpreter "$venv/bin/python" 2>&1 | grep -v '^📦\|^🔗\|^🐍\|^✏️' || true
 "$venv/bin/pip" install -q --disable-pip-version-check --no-index --no-deps "$wheels"/turnfit-*.whl
 echo "installed:"
-"$venv/bin/pip" list --disable-pip-version-check 2>/dev/null | grep -iE '^(langchain|langgraph|openai-agents|pydantic-ai|openai) ' | sed 's/^/  /'
+"$venv/bin/pip" list --disable-pip-version-check 2>/dev/null | grep -iE '^(langchain|langchain-core|langgraph|openai-agents|pydantic-ai-slim|openai)[[:space:]]' | sed 's/^/  /'
 
 cd "$pkg"
 if [ $# -eq 0 ]; then
