@@ -15,6 +15,8 @@ const NAMES = [
   'mini-swe-agent-astropy-12907-first20',
   'mini-swe-agent-astroid-1866',
   'openhands-2048',
+  'swe-agent-missing-colon-fc',
+  'mini-swe-agent-sqlfluff-2419',
 ]
 const MODEL = 'gpt-4o'
 

@@ -1,62 +1,45 @@
 'use strict'
 // Issue 47's replay, OpenAI Agents JS: each public trajectory of
-// replay-fixtures.js replayed through the SDK's Runner with a fake Model, the
-// turnfit callModelInputFilter fitting every call, in digest, summarizer and
-// throwing-summarizer modes, with the defaults and with the README's recipe
-// (the defaults: turnfitInputFilter({ maxTokens, summarizer })). Every run
-// reaches its last call; every request (instructions, input items, tools) is
-// within the budget by an independent count; no orphan; instructions and task kept.
+// replay-fixtures.js replayed through the SDK's Runner and its own OpenAI
+// models (@openai/agents-openai: OpenAIResponsesModel and
+// OpenAIChatCompletionsModel) on a real `openai` client whose `fetch` is a
+// fake API (fake-openai.js: it records each request body and answers with
+// the trajectory's next step), the turnfit callModelInputFilter fitting every
+// call, in digest, summarizer and throwing-summarizer (the API answers 503)
+// modes, with the defaults and with trigger 0.9 / target 0.6 (the defaults:
+// turnfitInputFilter({ maxTokens, summarizer })). Every run reaches its last
+// call; every request as the SDK's converter sent it (instructions, input
+// items, tools) is within the budget by turnfit's countConversation; no
+// orphan; instructions and task kept.
 const test = require('node:test')
 const assert = require('node:assert/strict')
 const ck = require('..')
 const { turnfitInputFilter } = require('../openai-agents.js')
-const { Agent, Runner, Usage, tool } = require('@openai/agents-core')
+const { Agent, Runner, tool } = require('@openai/agents-core')
+const { OpenAIResponsesModel, OpenAIChatCompletionsModel } = require('@openai/agents-openai')
+const OpenAI = require('openai')
+const { fakeOpenAI } = require('./fake-openai.js')
 const { TRAJECTORIES, MODEL, budgets } = require('./replay-fixtures.js')
 
-// Responses input as the OpenAI provider sends the SDK's items.
-function wire(item) {
-  if (item.type === 'function_call') return { type: 'function_call', call_id: item.callId, name: item.name, arguments: item.arguments }
-  if (item.type === 'function_call_result') {
-    return { type: 'function_call_output', call_id: item.callId, output: typeof item.output === 'string' ? item.output : item.output.text }
-  }
-  if (item.role) {
-    const content = typeof item.content === 'string' ? item.content : item.content.map((p) => ({ type: p.type, text: p.text }))
-    return { type: 'message', role: item.role, content }
-  }
-  throw new Error(`unexpected item ${item.type}`)
-}
-
-class Replay {
-  constructor(traj, mode) {
-    this.traj = traj
-    this.mode = mode
-    this.step = 0
-    this.prompts = []
-  }
-
-  async getResponse(request) {
-    const usage = new Usage()
-    if (request.tools.length === 0) { // the summarizer's request
-      if (this.mode === 'throwing') throw new Error('summarizer overloaded')
-      return { usage, output: [{ type: 'message', role: 'assistant', status: 'completed', id: 'sum', content: [{ type: 'output_text', text: 'Summary: the agent worked on the task.' }] }] }
+// The fake OpenAI API's answers: the trajectory's steps to requests with
+// tools, a summary (or a 503) to the summarizer's, which has none. The
+// Agents SDK's own OpenAI models (OpenAIResponsesModel, the default, and
+// OpenAIChatCompletionsModel) talk to it through a real `openai` client.
+function replayApi(traj, mode) {
+  const state = { step: 0, summaries: 0 }
+  const api = fakeOpenAI((body) => {
+    if (!body.tools?.length) {
+      state.summaries++
+      if (mode === 'throwing') return { status: 503, error: 'summarizer overloaded' }
+      return { content: `Summary ${state.summaries}: the agent worked on the task.` }
     }
-    this.prompts.push(request)
-    const k = this.step++
-    const s = this.traj.steps[k]
-    const output = []
-    if (!s) {
-      output.push({ type: 'message', role: 'assistant', status: 'completed', id: `done-${k}`, content: [{ type: 'output_text', text: 'Done.' }] })
-    } else {
-      if (s.content) output.push({ type: 'message', role: 'assistant', status: 'completed', id: `msg-${k}`, content: [{ type: 'output_text', text: s.content }] })
-      for (const c of s.tool_calls) output.push({ type: 'function_call', callId: c.id, name: c.function.name, arguments: c.function.arguments, status: 'completed', id: `fc-${c.id}` })
-    }
-    return { usage, output, responseId: `resp-${k}` }
-  }
-
-  // eslint-disable-next-line require-yield
-  async *getStreamedResponse() {
-    throw new Error('not streamed')
-  }
+    const s = traj.steps[state.step++]
+    if (!s) return { content: 'Done.' }
+    return { content: s.content || null, calls: s.tool_calls.map((c) => ({ id: c.id, name: c.function.name, arguments: c.function.arguments })) }
+  })
+  // No retries: a 503 reaches the adapter at once (the digest stands in).
+  const client = new OpenAI({ apiKey: 'sk-fake', fetch: api.fetch, maxRetries: 0 })
+  return { api, client, state }
 }
 
 function tools(traj) {
@@ -69,20 +52,40 @@ function tools(traj) {
   }))
 }
 
-function check(traj, request, k, limit, where) {
-  const label = `${where} call ${k}`
-  assert.equal(request.systemInstructions, traj.system, `${label}: instructions kept`)
-  const input = request.input
-  assert.ok(input.some((it) => it.role === 'user' && (it.content === traj.task || it.content?.[0]?.text === traj.task)), `${label}: task kept`)
-  const defs = request.tools.map((t) => ({ type: 'function', name: t.name, description: t.description, parameters: t.parameters }))
-  const tokens = ck.countConversation({ instructions: request.systemInstructions, input: input.map(wire), tools: defs }, { model: MODEL, format: 'responses' })
+const textOf = (c) => (typeof c === 'string' ? c : (c ?? []).filter((p) => p.text !== undefined).map((p) => p.text).join(''))
+
+// One request as the provider sent it: counted by turnfit (the Responses
+// input with its item references expanded as the server reads them), the
+// instructions and task kept, no call without its output or the reverse.
+function check(traj, req, api, limit, label) {
+  let tokens
+  let system
+  let items
+  if (req.kind === 'responses') {
+    const input = api.expand(req.body.input)
+    tokens = ck.countConversation({ instructions: req.body.instructions, input, tools: req.body.tools }, { model: MODEL, format: 'responses' })
+    system = req.body.instructions
+    items = input.map((it) => (it.type === 'function_call' ? { call: it.call_id }
+      : it.type === 'function_call_output' ? { result: it.call_id } : { role: it.role, text: textOf(it.content) }))
+  } else {
+    const { messages } = req.body
+    tokens = ck.countConversation({ messages, tools: req.body.tools }, { model: MODEL })
+    system = messages[0].role === 'system' ? textOf(messages[0].content) : undefined
+    items = messages.flatMap((m) => [
+      ...(m.role === 'assistant' ? (m.tool_calls ?? []).map((c) => ({ call: c.id })) : []),
+      ...(m.role === 'tool' ? [{ result: m.tool_call_id }] : []),
+      ...(m.role === 'user' ? [{ role: m.role, text: textOf(m.content) }] : []),
+    ])
+  }
   assert.ok(tokens <= limit, `${label}: ${tokens} tokens sent > ${limit}`)
+  assert.equal(system, traj.system, `${label}: instructions kept`)
+  assert.ok(items.some((it) => it.role === 'user' && it.text === traj.task), `${label}: task kept`)
   const open = new Set()
-  for (const it of input) {
-    if (it.type === 'function_call') open.add(it.callId)
-    if (it.type === 'function_call_result') {
-      assert.ok(open.has(it.callId), `${label}: orphan output ${it.callId}`)
-      open.delete(it.callId)
+  for (const it of items) {
+    if (it.call) open.add(it.call)
+    if (it.result) {
+      assert.ok(open.has(it.result), `${label}: orphan output ${it.result}`)
+      open.delete(it.result)
     }
   }
   assert.equal(open.size, 0, `${label}: calls without output`)
@@ -93,32 +96,58 @@ const CONFIGS = {
   'trigger 0.9, target 0.6': (maxTokens) => ({ maxTokens, triggerRatio: 0.9, targetRatio: 0.6 }),
 }
 
+// The SDK's two OpenAI models: what each one's converter puts on the wire is counted.
+const MODELS = {
+  Responses: (client, name) => new OpenAIResponsesModel(client, name),
+  'Chat Completions': (client, name) => new OpenAIChatCompletionsModel(client, name),
+}
+
+// One run: the Runner to its end, then every request as sent checked.
+async function replay(traj, maxTokens, modelName, config, mode) {
+  const makeModel = MODELS[modelName]
+  const { api, client, state } = replayApi(traj, mode)
+  const reports = []
+  const agent = new Agent({ name: 'swe', instructions: traj.system, tools: tools(traj), model: makeModel(client, 'gpt-4o') })
+  const filter = turnfitInputFilter({
+    ...config(maxTokens),
+    model: MODEL,
+    summarizer: mode === 'digest' ? false : makeModel(client, 'gpt-4o-mini'),
+    onReport: (r) => reports.push(r),
+    onWarning: () => {},
+  })
+  const where = `${traj.name} at ${maxTokens} ${modelName} ${Object.keys(CONFIGS).find((k) => CONFIGS[k] === config) ?? 'no target'} ${mode}`
+  const runner = new Runner({ callModelInputFilter: filter, tracingDisabled: true })
+  try {
+    await runner.run(agent, traj.task, { maxTurns: traj.steps.length + 5 })
+  } catch (e) {
+    assert.fail(`${where}: stopped at call ${state.step + 1} of ${traj.steps.length + 1}: ${e.code ?? ''} ${e.message}`)
+  }
+  const calls = api.requests.filter((r) => r.body.tools?.length)
+  assert.equal(calls.length, traj.steps.length + 1, `${where}: reached the last call`)
+  assert.equal(reports.length, calls.length, `${where}: one fit per call`)
+  calls.forEach((req, k) => check(traj, req, api, maxTokens - reports[k].reserved_output, `${where} call ${k}`))
+  if (mode === 'summarizer') assert.ok(reports.every((r) => !r.summary || r.summary.source === 'host'), `${where}: the model summarized`)
+  if (mode === 'throwing') assert.ok(reports.every((r) => !r.summary || r.summary.fallback?.reason === 'error'), `${where}: the digest stood in`)
+}
+
 for (const traj of TRAJECTORIES) {
   for (const maxTokens of budgets(traj)) {
-    test(`replay ${traj.name} (${traj.steps.length} calls, ${traj.size} tokens) through the Runner at ${maxTokens} tokens: every mode and config reaches the end, within budget`, async () => {
-      for (const [config, make] of Object.entries(CONFIGS)) {
-        for (const mode of ['digest', 'summarizer', 'throwing']) {
-          const model = new Replay(traj, mode)
-          const reports = []
-          const agent = new Agent({ name: 'swe', instructions: traj.system, tools: tools(traj), model })
-          const filter = turnfitInputFilter({
-            ...make(maxTokens),
-            model: MODEL,
-            ...(mode === 'digest' ? { summarizer: false } : { summarizer: model }),
-            onReport: (r) => reports.push(r),
-            onWarning: () => {},
-          })
-          const where = `${traj.name} at ${maxTokens} ${config} ${mode}`
-          const runner = new Runner({ callModelInputFilter: filter, tracingDisabled: true })
-          try {
-            await runner.run(agent, traj.task, { maxTurns: traj.steps.length + 5 })
-          } catch (e) {
-            assert.fail(`${where}: stopped at call ${model.step + 1} of ${traj.steps.length + 1}: ${e.code ?? ''} ${e.message}`)
-          }
-          assert.equal(model.prompts.length, traj.steps.length + 1, `${where}: reached the last call`)
-          model.prompts.forEach((p, k) => check(traj, p, k, maxTokens - reports[k].reserved_output, where))
+    test(`replay ${traj.name} (${traj.steps.length} calls, ${traj.size} tokens) through the Runner and the SDK's OpenAI models at ${maxTokens} tokens: every model, mode and config reaches the end, within budget`, async () => {
+      for (const modelName of Object.keys(MODELS)) {
+        for (const config of Object.values(CONFIGS)) {
+          for (const mode of ['digest', 'summarizer', 'throwing']) await replay(traj, maxTokens, modelName, config, mode)
         }
       }
     })
   }
 }
+
+// Known gap (issue 47, found by this replay): turnfit/openai-agents counts
+// the input as Responses items, but OpenAIChatCompletionsModel sends Chat
+// messages, which count a few tokens more on these runs (up to 5 here).
+// With the targets above that stays inside the budget; filled to the limit
+// (trigger 1, no target) a request goes over: 2,066 tokens sent against 2,061.
+test('todo: the Chat Completions model, filled to the limit, stays within budget', { todo: 'the adapter counts Responses framing; the Chat request is larger' }, async () => {
+  const traj = TRAJECTORIES.find((t) => t.name === 'mini-swe-agent-astropy-12907-first20')
+  await replay(traj, budgets(traj)[0], 'Chat Completions', (maxTokens) => ({ maxTokens, triggerRatio: 1, targetRatio: null }), 'summarizer')
+})

@@ -17,6 +17,8 @@ NAMES = [
     "mini-swe-agent-astropy-12907-first20",
     "mini-swe-agent-astroid-1866",
     "openhands-2048",
+    "swe-agent-missing-colon-fc",
+    "mini-swe-agent-sqlfluff-2419",
 ]
 MODEL = "gpt-4o"
 

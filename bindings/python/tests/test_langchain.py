@@ -146,7 +146,7 @@ def test_real_trajectories_through_the_adapter():
     root = Path(__file__).resolve().parents[3] / "tests" / "fixtures" / "trajectories"
     fixtures = sorted(root.glob("*.openai.json"))
     assert len(fixtures) >= 5
-    fitted = refused = 0
+    fitted = refused = early = 0
     for f in fixtures:
         doc = json.loads(f.read_text())
         conv = doc["messages"] if isinstance(doc, dict) else doc
@@ -160,16 +160,21 @@ def test_real_trajectories_through_the_adapter():
                 out = ck.to_openai(ck.trim_messages(msgs, max_tokens=budget, tool_output_max=1500))
             except turnfit.DoesNotFitError:
                 # Only at the tightest budget may the protected set (system,
-                # task, latest user message, newest round) be bigger than it.
-                assert frac == 0.4, (f.name, budget)
+                # task, latest user message, newest round) be bigger than it;
+                # at any budget when the system prompt and task alone exceed
+                # its prompt room (the default reserve is a quarter):
+                # swe-agent-missing-colon-fc's are 969 of its 1,825 tokens.
+                assert frac == 0.4 or turnfit.count_conversation(conv[:2]) > budget * 3 // 4, (f.name, budget)
                 refused += 1
+                early += frac > 0.4
                 continue
             fitted += 1
             assert tool_pairs_ok(out), (f.name, budget)
             assert turnfit.count_conversation(out) <= budget, (f.name, budget)
     print(f"\nreal trajectories: {fitted} fits, {refused} refused with DoesNotFitError")
-    # Compaction works on rounds (issue 13): at 90% and 60% every run fits.
-    assert fitted >= 2 * len(fixtures) and fitted + refused == 3 * len(fixtures)
+    # Compaction works on rounds (issue 13): at 90% and 60% every run fits
+    # whose system prompt and task leave room.
+    assert fitted >= 2 * len(fixtures) - early and fitted + refused == 3 * len(fixtures)
 
 
 def test_pre_model_hook_summarizes_with_a_langchain_model_and_never_overflows():

@@ -1,0 +1,156 @@
+'use strict'
+// Issue 47's replay, AI SDK: each public trajectory of replay-fixtures.js
+// replayed as a generateText tool loop through the real @ai-sdk/openai
+// provider, whose `fetch` is a fake OpenAI API (fake-openai.js: it records
+// each request body and answers with the trajectory's next recorded step).
+// The README's two recipes: `prepareStep` with the Responses model
+// (`openai('gpt-4o')`), and the middleware with the Chat Completions model.
+// Digest, summarizer (an AI SDK model on the same fake API) and
+// throwing-summarizer (the API answers 503) modes; the defaults and trigger
+// 0.9 / target 0.6; a third and half of each trajectory. Every run reaches its
+// last call; what the provider sent (Responses item references expanded as
+// the server reads them) is within the budget by turnfit's own
+// countConversation; no call without its result or the reverse; the system
+// prompt and the task are kept.
+const test = require('node:test')
+const assert = require('node:assert/strict')
+const ck = require('..')
+const aisdk = require('../ai-sdk.js')
+const { generateText, wrapLanguageModel, tool, jsonSchema, stepCountIs } = require('ai')
+const { createOpenAI } = require('@ai-sdk/openai')
+const { fakeOpenAI } = require('./fake-openai.js')
+const { TRAJECTORIES, MODEL, budgets } = require('./replay-fixtures.js')
+
+function tools(traj) {
+  return Object.fromEntries(traj.tools.map((t) => [t.function.name, tool({
+    description: t.function.description,
+    inputSchema: jsonSchema(t.function.parameters),
+    execute: async (_input, { toolCallId }) => traj.results.get(toolCallId) ?? 'no result recorded',
+  })]))
+}
+
+// The fake API's answers: the trajectory's steps to requests with tools, a
+// summary (or a 503) to the summarizer's, which has none.
+function replayApi(traj, mode) {
+  const state = { step: 0, summaries: 0 }
+  const api = fakeOpenAI((body) => {
+    if (!body.tools?.length) {
+      state.summaries++
+      if (mode === 'throwing') return { status: 503, error: 'summarizer overloaded' }
+      return { content: `Summary ${state.summaries}: the agent worked on the task.` }
+    }
+    const s = traj.steps[state.step++]
+    if (!s) return { content: 'Done.' }
+    return { content: s.content || null, calls: s.tool_calls.map((c) => ({ id: c.id, name: c.function.name, arguments: c.function.arguments })) }
+  })
+  const provider = createOpenAI({ apiKey: 'sk-fake', fetch: api.fetch })
+  return { api, provider, state }
+}
+
+const textOf = (c) => (typeof c === 'string' ? c : (c ?? []).filter((p) => p.text !== undefined).map((p) => p.text).join(''))
+
+// One request as sent: its count, and the checks every request must pass.
+function check(traj, req, api, limit, label) {
+  let tokens
+  let items
+  if (req.kind === 'chat') {
+    const { messages } = req.body
+    tokens = ck.countConversation({ messages, tools: req.body.tools }, { model: MODEL })
+    items = messages.flatMap((m) => [
+      ...(m.role === 'assistant' ? (m.tool_calls ?? []).map((c) => ({ call: c.id })) : []),
+      ...(m.role === 'tool' ? [{ result: m.tool_call_id }] : []),
+      ...(m.role === 'system' || m.role === 'user' ? [{ role: m.role, text: textOf(m.content) }] : []),
+    ])
+  } else {
+    const input = api.expand(req.body.input)
+    tokens = ck.countConversation({ instructions: req.body.instructions, input, tools: req.body.tools }, { model: MODEL, format: 'responses' })
+    items = input.map((it) => (it.type === 'function_call' ? { call: it.call_id }
+      : it.type === 'function_call_output' ? { result: it.call_id } : { role: it.role, text: textOf(it.content) }))
+  }
+  assert.ok(tokens <= limit, `${label}: ${tokens} tokens sent > ${limit}`)
+  assert.deepEqual(items[0], { role: 'system', text: traj.system }, `${label}: system prompt first, as given`)
+  assert.ok(items.some((it) => it.role === 'user' && it.text === traj.task), `${label}: task kept`)
+  const open = new Set()
+  for (const it of items) {
+    if (it.call) open.add(it.call)
+    if (it.result) {
+      assert.ok(open.has(it.result), `${label}: orphan result ${it.result}`)
+      open.delete(it.result)
+    }
+  }
+  assert.equal(open.size, 0, `${label}: calls without results`)
+  return tokens
+}
+
+const CONFIGS = {
+  defaults: (maxTokens) => ({ maxTokens }),
+  'trigger 0.9, target 0.6': (maxTokens) => ({ maxTokens, triggerRatio: 0.9, targetRatio: 0.6 }),
+}
+// The README's two recipes, each with the provider model it shows.
+const RECIPES = {
+  'prepareStep, Responses': async (traj, provider, fitting) => generateText({
+    model: provider('gpt-4o'),
+    system: traj.system,
+    prompt: traj.task,
+    tools: tools(traj),
+    stopWhen: stepCountIs(traj.steps.length + 2),
+    prepareStep: aisdk.prepareStep({ ...fitting, system: traj.system, tools: tools(traj) }),
+  }),
+  'middleware, Chat Completions': async (traj, provider, fitting) => generateText({
+    model: wrapLanguageModel({ model: provider.chat('gpt-4o'), middleware: aisdk.middleware(fitting) }),
+    system: traj.system,
+    prompt: traj.task,
+    tools: tools(traj),
+    stopWhen: stepCountIs(traj.steps.length + 2),
+  }),
+}
+const MODES = ['digest', 'summarizer', 'throwing']
+
+// One run: the loop to its end, then every request as sent checked.
+async function replay(traj, maxTokens, recipe, config, mode) {
+  const { api, provider, state } = replayApi(traj, mode)
+  const reports = []
+  const fitting = {
+    ...config(maxTokens),
+    model: MODEL,
+    summarizer: mode === 'digest' ? false : provider.chat('gpt-4o-mini'),
+    onReport: (r) => reports.push(r),
+    onWarning: () => {},
+  }
+  const where = `${traj.name} at ${maxTokens} (1/${(traj.size / maxTokens).toFixed(1)}) ${recipe} ${Object.keys(CONFIGS).find((k) => CONFIGS[k] === config) ?? 'no target'} ${mode}`
+  try {
+    await RECIPES[recipe](traj, provider, fitting)
+  } catch (e) {
+    assert.fail(`${where}: stopped at call ${state.step + 1} of ${traj.steps.length + 1}: ${e.code ?? ''} ${e.message}`)
+  }
+  const calls = api.requests.filter((r) => r.body.tools?.length)
+  assert.equal(calls.length, traj.steps.length + 1, `${where}: reached the last call`)
+  assert.equal(reports.length, calls.length, `${where}: one fit per call`)
+  calls.forEach((req, k) => check(traj, req, api, maxTokens - reports[k].reserved_output, `${where} call ${k}`))
+  if (mode === 'summarizer') assert.ok(reports.every((r) => !r.summary || r.summary.source === 'host'), `${where}: the model summarized`)
+  if (mode === 'throwing') assert.ok(reports.every((r) => !r.summary || r.summary.fallback?.reason === 'error'), `${where}: the digest stood in`)
+  if (mode !== 'digest' && reports.some((r) => r.summary)) assert.ok(state.summaries > 0, `${where}: the summarizer model was asked`)
+}
+
+for (const traj of TRAJECTORIES) {
+  for (const maxTokens of budgets(traj)) {
+    test(`replay ${traj.name} (${traj.steps.length} calls, ${traj.size} tokens) through @ai-sdk/openai at ${maxTokens} tokens: every recipe, mode and config reaches the end, within budget`, async () => {
+      for (const recipe of Object.keys(RECIPES)) {
+        for (const config of Object.values(CONFIGS)) {
+          for (const mode of MODES) await replay(traj, maxTokens, recipe, config, mode)
+        }
+      }
+    })
+  }
+}
+
+// Known gap (issue 47, found by this replay): turnfit/ai-sdk counts a prompt
+// as @ai-sdk/openai's Chat Completions model sends it (the core's ai_sdk
+// format), but `openai('gpt-4o')`, the README's model, is the Responses
+// model, whose request counts up to ~50 tokens more on these runs. With the
+// targets above that stays inside the budget; filled to the limit (trigger
+// 1, no target) a request goes over: 7,738 tokens sent against 7,680.
+test('todo: prepareStep with the Responses model, filled to the limit, stays within budget', { todo: 'the adapter counts Chat Completions framing; the Responses request is larger' }, async () => {
+  const traj = TRAJECTORIES.find((t) => t.name === 'mini-swe-agent-astroid-1866')
+  await replay(traj, budgets(traj)[0], 'prepareStep, Responses', (maxTokens) => ({ maxTokens, triggerRatio: 1, targetRatio: null }), 'digest')
+})
