@@ -23,7 +23,7 @@ mod added;
 mod bpe;
 mod byte_level;
 mod decode;
-mod gguf;
+pub(crate) mod gguf;
 mod gguf_vocab;
 mod hf_json;
 mod normalize;

@@ -14,6 +14,7 @@
 //! output by a byte cap; each overrun is an error naming the limit.
 
 mod clock;
+mod files;
 mod input;
 mod pyjson;
 mod source;
@@ -30,6 +31,8 @@ use minijinja::{AutoEscape, Environment, ErrorKind as JinjaKind, UndefinedBehavi
 use serde_json::Value as Json;
 
 use crate::{Error, ErrorKind, Result};
+
+pub use files::{read_limited, ModelTemplate, MAX_TEMPLATE_BYTES};
 
 /// Bounds on one render. The defaults fit every template of llama.cpp's
 /// collection on conversations of megabytes.
