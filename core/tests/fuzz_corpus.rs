@@ -20,6 +20,8 @@ mod skill_paths;
 mod skills_frontmatter;
 #[path = "../../fuzz/checks/tokenizer_file.rs"]
 mod tokenizer_file;
+#[path = "../../fuzz/checks/chat_template.rs"]
+mod chat_template;
 #[path = "../../fuzz/checks/turn_carry.rs"]
 mod turn_carry;
 #[path = "../../fuzz/checks/window_fit.rs"]
@@ -75,6 +77,11 @@ fn recovery_corpus() {
 #[test]
 fn tokenizer_file_corpus() {
     replay("tokenizer_file", tokenizer_file::check);
+}
+
+#[test]
+fn chat_template_corpus() {
+    replay("chat_template", chat_template::check);
 }
 
 /// Found by `window_fit`: a user message with a stray `tool_call_id` was
