@@ -40,14 +40,22 @@ pub(crate) struct Args {
 
 pub(crate) fn run(args: Args) -> Result<ExitCode, Fatal> {
     let text = crate::input::read_text(&args.conversation).map_err(Fatal)?;
-    let json: Value = serde_json::from_str(&text).map_err(|e| Fatal(format!("{}: not valid JSON: {e}", args.conversation)))?;
+    let json: Value =
+        serde_json::from_str(&text).map_err(|e| Fatal(format!("{}: not valid JSON: {e}", args.conversation)))?;
     let (messages, tools) = match json {
         Value::Array(_) => (json, None),
         Value::Object(mut body) => {
-            let messages = body.remove("messages").ok_or_else(|| Fatal(format!("{}: the object has no \"messages\"", args.conversation)))?;
+            let messages = body
+                .remove("messages")
+                .ok_or_else(|| Fatal(format!("{}: the object has no \"messages\"", args.conversation)))?;
             (messages, body.remove("tools").filter(|t| !t.is_null()))
         }
-        _ => return Err(Fatal(format!("{}: expected an array of messages or an object with \"messages\"", args.conversation))),
+        _ => {
+            return Err(Fatal(format!(
+                "{}: expected an array of messages or an object with \"messages\"",
+                args.conversation
+            )))
+        }
     };
     let path = Path::new(&args.tokenizer);
     let tokenizer = FileTokenizer::from_file_with(path, &LoadOptions { pattern: args.pattern.clone() })?;
@@ -75,7 +83,8 @@ pub(crate) fn run(args: Args) -> Result<ExitCode, Fatal> {
         kwargs,
         ..RenderOptions::default()
     };
-    let prompt = template.render(&messages, &options).map_err(|e| Fatal(format!("{}: {}", model.origin, e.message())))?;
+    let prompt =
+        template.render(&messages, &options).map_err(|e| Fatal(format!("{}: {}", model.origin, e.message())))?;
     crate::out::write_bytes(prompt.as_bytes());
     Ok(ExitCode::SUCCESS)
 }

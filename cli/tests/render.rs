@@ -33,7 +33,8 @@ fn model_dir(name: &str) -> PathBuf {
             char::from_u32(256 + (0..b).filter(|&x| !printable(x)).count() as u32).unwrap()
         }
     };
-    let vocab: serde_json::Map<String, serde_json::Value> = (0..=255u8).map(|b| (byte_char(b).to_string(), json!(b))).collect();
+    let vocab: serde_json::Map<String, serde_json::Value> =
+        (0..=255u8).map(|b| (byte_char(b).to_string(), json!(b))).collect();
     let f = json!({
         "added_tokens": [{"id": 300, "content": "<s>", "special": true, "normalized": false}],
         "pre_tokenizer": {"type": "ByteLevel", "add_prefix_space": false, "use_regex": true},
@@ -50,7 +51,8 @@ const TEMPLATE: &str = "{{ bos_token }}{% for m in messages %}<|{{ m.role }}|>{{
 
 fn with_config(name: &str) -> PathBuf {
     let dir = model_dir(name);
-    let config = json!({"bos_token": {"content": "<s>", "special": true}, "eos_token": "</s>", "chat_template": TEMPLATE});
+    let config =
+        json!({"bos_token": {"content": "<s>", "special": true}, "eos_token": "</s>", "chat_template": TEMPLATE});
     std::fs::write(dir.join("tokenizer_config.json"), serde_json::to_vec(&config).unwrap()).unwrap();
     dir
 }
@@ -77,11 +79,23 @@ fn a_request_body_brings_its_tools_and_kwargs_reach_the_template() {
     let dir = with_config("tools");
     let body = r#"{"model": "x", "messages": [{"role": "user", "content": "hi"}], "tools": [{"type": "function", "function": {"name": "f"}}]}"#;
     let out = turnfit(&["render", "-", "--tokenizer", &tok(&dir), "--no-generation-prompt"], body.as_bytes());
-    assert_eq!(String::from_utf8(out.stdout).unwrap(), "<s><|user|>hi\ntools=[{\"type\": \"function\", \"function\": {\"name\": \"f\"}}]\n");
+    assert_eq!(
+        String::from_utf8(out.stdout).unwrap(),
+        "<s><|user|>hi\ntools=[{\"type\": \"function\", \"function\": {\"name\": \"f\"}}]\n"
+    );
     let t = dir.join("kw.jinja");
     std::fs::write(&t, "{% if enable_thinking is false %}no-think{% endif %}").unwrap();
     let out = turnfit(
-        &["render", "-", "--tokenizer", &tok(&dir), "--chat-template", &t.display().to_string(), "--template-kwargs", r#"{"enable_thinking": false}"#],
+        &[
+            "render",
+            "-",
+            "--tokenizer",
+            &tok(&dir),
+            "--chat-template",
+            &t.display().to_string(),
+            "--template-kwargs",
+            r#"{"enable_thinking": false}"#,
+        ],
         body.as_bytes(),
     );
     assert_eq!(out.stdout, b"no-think");
@@ -92,7 +106,10 @@ fn chat_template_file_overrides_and_chat_template_jinja_comes_first() {
     let dir = with_config("override");
     let file = dir.join("mine.jinja");
     std::fs::write(&file, "[{{ messages | length }}{{ eos_token }}]").unwrap();
-    let out = turnfit(&["render", "-", "--tokenizer", &tok(&dir), "--chat-template", &file.display().to_string()], CONV.as_bytes());
+    let out = turnfit(
+        &["render", "-", "--tokenizer", &tok(&dir), "--chat-template", &file.display().to_string()],
+        CONV.as_bytes(),
+    );
     assert_eq!(out.stdout, b"[2</s>]");
     std::fs::write(dir.join("chat_template.jinja"), "jinja file {{ bos_token }}").unwrap();
     let out = turnfit(&["render", "-", "--tokenizer", &tok(&dir)], CONV.as_bytes());
@@ -109,13 +126,19 @@ fn no_template_and_hostile_templates_are_clear_errors() {
 
     let file = dir.join("loop.jinja");
     std::fs::write(&file, "{% for i in range(100000) %}{% for j in range(100000) %}{% endfor %}{% endfor %}").unwrap();
-    let out = turnfit(&["render", "-", "--tokenizer", &tok(&dir), "--chat-template", &file.display().to_string()], CONV.as_bytes());
+    let out = turnfit(
+        &["render", "-", "--tokenizer", &tok(&dir), "--chat-template", &file.display().to_string()],
+        CONV.as_bytes(),
+    );
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8(out.stderr).unwrap();
     assert!(err.contains("loop.jinja") && err.contains("work limit"), "{err}");
     assert!(out.stdout.is_empty());
 
-    let out = turnfit(&["render", "-", "--tokenizer", &tok(&dir), "--chat-template", &file.display().to_string()], b"{\"nope\": 1}");
+    let out = turnfit(
+        &["render", "-", "--tokenizer", &tok(&dir), "--chat-template", &file.display().to_string()],
+        b"{\"nope\": 1}",
+    );
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8(out.stderr).unwrap().contains("no \"messages\""));
 }

@@ -24,16 +24,25 @@ const KNOWN_REFUSED: &[(&str, &str)] = &[(
 /// Templates transformers fails on with a Python TypeError (a template bug,
 /// not a deliberate refusal) where turnfit renders: minijinja is more lenient.
 const KNOWN_LENIENT: &[(&str, &str)] = &[
-    ("CohereForAI-c4ai-command-r-plus-tool_use", "iterates `tools` when it is None: jinja2 raises, minijinja iterates nothing"),
+    (
+        "CohereForAI-c4ai-command-r-plus-tool_use",
+        "iterates `tools` when it is None: jinja2 raises, minijinja iterates nothing",
+    ),
     ("NousResearch-Hermes-2-Pro-Llama-3-8B-tool_use", "iterates `tools` when it is None"),
     ("NousResearch-Hermes-3-Llama-3.1-8B-tool_use", "iterates `tools` when it is None"),
-    ("llama-cpp-deepseek-r1", "`tools | map(...) | tojson`: jinja2's map is a generator json.dumps refuses; minijinja's is a list"),
+    (
+        "llama-cpp-deepseek-r1",
+        "`tools | map(...) | tojson`: jinja2's map is a generator json.dumps refuses; minijinja's is a list",
+    ),
 ];
 
 #[test]
 fn templates_render_as_transformers_does() {
-    let (Ok(dir), Ok(reference)) = (std::env::var("TURNFIT_TEMPLATES_DIR"), std::env::var("TURNFIT_TEMPLATES_REF")) else {
-        println!("chat templates: SKIPPED (TURNFIT_TEMPLATES_DIR/TURNFIT_TEMPLATES_REF unset; run scripts/templates.sh)");
+    let (Ok(dir), Ok(reference)) = (std::env::var("TURNFIT_TEMPLATES_DIR"), std::env::var("TURNFIT_TEMPLATES_REF"))
+    else {
+        println!(
+            "chat templates: SKIPPED (TURNFIT_TEMPLATES_DIR/TURNFIT_TEMPLATES_REF unset; run scripts/templates.sh)"
+        );
         return;
     };
     let fixture = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/templates/conversations.json");
@@ -67,7 +76,8 @@ fn templates_render_as_transformers_does() {
             match (want.get("text").and_then(Value::as_str), got) {
                 (Some(text), Ok(out)) if out == text => ok += 1,
                 (Some(text), Ok(out)) => {
-                    let at = text.bytes().zip(out.bytes()).position(|(a, b)| a != b).unwrap_or(text.len().min(out.len()));
+                    let at =
+                        text.bytes().zip(out.bytes()).position(|(a, b)| a != b).unwrap_or(text.len().min(out.len()));
                     let from = at.saturating_sub(40);
                     mismatches.push(format!(
                         "{name} / {case_name}: differs at byte {at}: transformers {:?} turnfit {:?}",
@@ -87,9 +97,10 @@ fn templates_render_as_transformers_does() {
                 {
                     lenient.entry(name.clone()).or_default().push(case_name.to_string());
                 }
-                (None, Ok(_)) => {
-                    mismatches.push(format!("{name} / {case_name}: transformers refused ({}) but turnfit rendered", want["error"]))
-                }
+                (None, Ok(_)) => mismatches.push(format!(
+                    "{name} / {case_name}: transformers refused ({}) but turnfit rendered",
+                    want["error"]
+                )),
             }
         }
         println!("{name}: {ok}/{}", cases.len());

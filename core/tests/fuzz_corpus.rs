@@ -10,6 +10,8 @@ mod common;
 
 #[path = "../../fuzz/checks/chat_codecs.rs"]
 mod chat_codecs;
+#[path = "../../fuzz/checks/chat_template.rs"]
+mod chat_template;
 #[path = "../../fuzz/checks/handoff.rs"]
 mod handoff;
 #[path = "../../fuzz/checks/recovery.rs"]
@@ -20,8 +22,6 @@ mod skill_paths;
 mod skills_frontmatter;
 #[path = "../../fuzz/checks/tokenizer_file.rs"]
 mod tokenizer_file;
-#[path = "../../fuzz/checks/chat_template.rs"]
-mod chat_template;
 #[path = "../../fuzz/checks/turn_carry.rs"]
 mod turn_carry;
 #[path = "../../fuzz/checks/window_fit.rs"]

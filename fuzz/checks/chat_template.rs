@@ -23,13 +23,18 @@ pub fn check(data: &[u8]) {
     let template = match ChatTemplate::new(&text(source)) {
         Ok(t) => t,
         Err(e) => {
-            assert!(matches!(e.kind(), ErrorKind::InvalidArgument | ErrorKind::DepthExceeded), "unexpected error kind: {e}");
+            assert!(
+                matches!(e.kind(), ErrorKind::InvalidArgument | ErrorKind::DepthExceeded),
+                "unexpected error kind: {e}"
+            );
             return;
         }
     };
     let messages = match serde_json::from_str::<serde_json::Value>(&text(conv)) {
         Ok(v @ serde_json::Value::Array(_)) => v,
-        _ => json!([{"role": "system", "content": "s"}, {"role": "user", "content": text(conv)}, {"role": "assistant", "content": null}]),
+        _ => {
+            json!([{"role": "system", "content": "s"}, {"role": "user", "content": text(conv)}, {"role": "assistant", "content": null}])
+        }
     };
     let options = RenderOptions {
         tools: Some(json!([{"type": "function", "function": {"name": "f", "parameters": {"type": "object"}}}])),

@@ -10,7 +10,9 @@ pub(super) fn format_now(fixed: Option<&str>, format: &str) -> Result<String, Er
     let fail = |what: String| Error::new(ErrorKind::InvalidOperation, what);
     let result = match fixed {
         Some(text) => {
-            let dt: jiff::civil::DateTime = text.parse().map_err(|e| fail(format!("strftime_now: the fixed time {text:?} is not a civil date-time: {e}")))?;
+            let dt: jiff::civil::DateTime = text
+                .parse()
+                .map_err(|e| fail(format!("strftime_now: the fixed time {text:?} is not a civil date-time: {e}")))?;
             jiff::fmt::strtime::format(format, dt)
         }
         None => jiff::fmt::strtime::format(format, &jiff::ZonedDateTime::now()),

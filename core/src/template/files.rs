@@ -38,7 +38,12 @@ impl ModelTemplate {
         let shown = tokenizer_path.display().to_string();
         if let Some(source) = &tokenizer.info().chat_template {
             let (bos, eos) = gguf_special_tokens(tokenizer_path, tokenizer)?;
-            return Ok(ModelTemplate { source: source.clone(), origin: format!("{shown} (tokenizer.chat_template)"), bos_token: bos, eos_token: eos });
+            return Ok(ModelTemplate {
+                source: source.clone(),
+                origin: format!("{shown} (tokenizer.chat_template)"),
+                bos_token: bos,
+                eos_token: eos,
+            });
         }
         let dir = tokenizer_path.parent().unwrap_or(Path::new("."));
         let config_path = dir.join("tokenizer_config.json");
@@ -110,5 +115,7 @@ pub fn read_limited(path: &Path, max: u64) -> Result<String> {
     if bytes.len() as u64 > max {
         return Err(Error::new(ErrorKind::LimitExceeded, format!("{shown}: larger than {max} bytes")));
     }
-    String::from_utf8(bytes).map_err(|e| Error::new(ErrorKind::InvalidUtf8, format!("{shown}: not UTF-8 at byte {}", e.utf8_error().valid_up_to())))
+    String::from_utf8(bytes).map_err(|e| {
+        Error::new(ErrorKind::InvalidUtf8, format!("{shown}: not UTF-8 at byte {}", e.utf8_error().valid_up_to()))
+    })
 }

@@ -103,7 +103,12 @@ impl ChatTemplate {
         let mut env = Environment::new();
         // jinja2's settings in transformers: trim_blocks, lstrip_blocks, and
         // no trailing newline kept (jinja2's default).
-        let syntax = SyntaxConfig::builder().trim_blocks(true).lstrip_blocks(true).keep_trailing_newline(false).build().map_err(|e| convert(e, 0))?;
+        let syntax = SyntaxConfig::builder()
+            .trim_blocks(true)
+            .lstrip_blocks(true)
+            .keep_trailing_newline(false)
+            .build()
+            .map_err(|e| convert(e, 0))?;
         env.set_syntax(syntax);
         env.set_auto_escape_callback(|_| AutoEscape::None);
         env.set_undefined_behavior(UndefinedBehavior::Lenient);
@@ -129,10 +134,16 @@ impl ChatTemplate {
     /// Renders `messages` (a JSON array of message objects) to the prompt text.
     pub fn render(&self, messages: &Json, options: &RenderOptions) -> Result<String> {
         let Json::Array(list) = messages else {
-            return Err(Error::new(ErrorKind::InvalidArgument, "chat template: messages must be a JSON array of message objects"));
+            return Err(Error::new(
+                ErrorKind::InvalidArgument,
+                "chat template: messages must be a JSON array of message objects",
+            ));
         };
         if let Some(bad) = list.iter().position(|m| !m.is_object()) {
-            return Err(Error::new(ErrorKind::InvalidArgument, format!("chat template: message {bad} is not a JSON object")));
+            return Err(Error::new(
+                ErrorKind::InvalidArgument,
+                format!("chat template: message {bad} is not a JSON object"),
+            ));
         }
         let input_bytes = serde_json::to_string(messages).map(|s| s.len()).unwrap_or(0)
             + options.tools.as_ref().and_then(|t| serde_json::to_string(t).ok()).map_or(0, |s| s.len());
@@ -162,7 +173,8 @@ impl ChatTemplate {
 
         let template = env.get_template(NAME).map_err(|e| convert(e, fuel))?;
         let overflow = Rc::new(Cell::new(false));
-        let mut out = CappedOutput { buf: Vec::new(), cap: options.limits.max_output_bytes, overflow: overflow.clone() };
+        let mut out =
+            CappedOutput { buf: Vec::new(), cap: options.limits.max_output_bytes, overflow: overflow.clone() };
         let result = template.render_captured_to(ctx, &mut out);
         if overflow.get() {
             return Err(Error::new(
@@ -204,7 +216,10 @@ fn convert(e: minijinja::Error, fuel: u64) -> Error {
     let line = e.line().map(|l| format!(" (template line {l})")).unwrap_or_default();
     let detail = e.detail().unwrap_or("").to_string();
     if let Some(message) = detail.strip_prefix(RAISED) {
-        return Error::new(ErrorKind::InvalidArgument, format!("the chat template refused the conversation: {message}{line}"));
+        return Error::new(
+            ErrorKind::InvalidArgument,
+            format!("the chat template refused the conversation: {message}{line}"),
+        );
     }
     let (kind, message) = match e.kind() {
         JinjaKind::OutOfFuel => (
@@ -229,7 +244,10 @@ fn convert(e: minijinja::Error, fuel: u64) -> Error {
     while let Some(cause) = source {
         let text = cause.to_string();
         if let Some(at) = text.find(RAISED) {
-            return Error::new(ErrorKind::InvalidArgument, format!("the chat template refused the conversation: {}{line}", &text[at + RAISED.len()..]));
+            return Error::new(
+                ErrorKind::InvalidArgument,
+                format!("the chat template refused the conversation: {}{line}", &text[at + RAISED.len()..]),
+            );
         }
         message.push_str(&format!("; caused by: {text}"));
         source = cause.source();

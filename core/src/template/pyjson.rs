@@ -39,7 +39,10 @@ pub(super) fn tojson(state: &State, value: &Value, kwargs: Kwargs) -> Result<Val
         }
         Some(v) if v.kind() == ValueKind::String => Some(v.as_str().unwrap_or("").to_string()),
         Some(v) => {
-            return Err(Error::new(ErrorKind::InvalidOperation, format!("tojson: indent must be a number or a string, not {}", v.kind())));
+            return Err(Error::new(
+                ErrorKind::InvalidOperation,
+                format!("tojson: indent must be a number or a string, not {}", v.kind()),
+            ));
         }
     };
     let (item_sep, key_sep) = match separators {
@@ -56,7 +59,13 @@ pub(super) fn tojson(state: &State, value: &Value, kwargs: Kwargs) -> Result<Val
         _ if indent.is_some() => (",".to_string(), ": ".to_string()),
         _ => (", ".to_string(), ": ".to_string()),
     };
-    let style = Style { ensure_ascii: ensure_ascii.unwrap_or(false), indent, item_sep, key_sep, sort_keys: sort_keys.unwrap_or(false) };
+    let style = Style {
+        ensure_ascii: ensure_ascii.unwrap_or(false),
+        indent,
+        item_sep,
+        key_sep,
+        sort_keys: sort_keys.unwrap_or(false),
+    };
     let mut out = String::new();
     write_value(&mut out, value, &style, 0)?;
     state.consume_fuel(out.len() as u64 / 64)?;
@@ -85,7 +94,9 @@ fn write_value(out: &mut String, value: &Value, style: &Style, depth: usize) -> 
         }
         ValueKind::Seq => {
             let items: Vec<Value> = value.try_iter()?.collect();
-            write_container(out, style, depth, '[', ']', items.len(), |out, i| write_value(out, &items[i], style, depth + 1))?;
+            write_container(out, style, depth, '[', ']', items.len(), |out, i| {
+                write_value(out, &items[i], style, depth + 1)
+            })?;
         }
         ValueKind::Map => {
             let mut keys: Vec<Value> = value.try_iter()?.collect();
@@ -99,7 +110,10 @@ fn write_value(out: &mut String, value: &Value, style: &Style, depth: usize) -> 
             })?;
         }
         kind => {
-            return Err(Error::new(ErrorKind::InvalidOperation, format!("tojson: a value of kind {kind} is not JSON serializable")));
+            return Err(Error::new(
+                ErrorKind::InvalidOperation,
+                format!("tojson: a value of kind {kind} is not JSON serializable"),
+            ));
         }
     }
     Ok(())
@@ -149,7 +163,12 @@ fn write_key(out: &mut String, key: &Value, style: &Style) -> Result<(), Error> 
             write_value(&mut text, key, style, 0)?;
             write_string(out, &text, style.ensure_ascii);
         }
-        kind => return Err(Error::new(ErrorKind::InvalidOperation, format!("tojson: keys must be str, int, float, bool or None, not {kind}"))),
+        kind => {
+            return Err(Error::new(
+                ErrorKind::InvalidOperation,
+                format!("tojson: keys must be str, int, float, bool or None, not {kind}"),
+            ))
+        }
     }
     Ok(())
 }

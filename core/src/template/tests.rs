@@ -36,7 +36,10 @@ fn tojson_is_python_json_dumps() {
         one(&format!("{data}{{{{ d | tojson(indent=2, sort_keys=true) }}}}")).unwrap(),
         "{\n  \"a\": {},\n  \"b\": [\n    1,\n    2.0,\n    \"é😀\",\n    null,\n    true\n  ]\n}"
     );
-    assert_eq!(one(&format!("{data}{{{{ d.b | tojson(separators=[',', ':']) }}}}")).unwrap(), r#"[1,2.0,"é😀",null,true]"#);
+    assert_eq!(
+        one(&format!("{data}{{{{ d.b | tojson(separators=[',', ':']) }}}}")).unwrap(),
+        r#"[1,2.0,"é😀",null,true]"#
+    );
     assert_eq!(one("{{ 'a\"\\\\\n\t\u{1}\u{7f}' | tojson }}").unwrap(), "\"a\\\"\\\\\\n\\t\\u0001\u{7f}\"");
     assert_eq!(one("{{ '\u{7f}' | tojson(ensure_ascii=true) }}").unwrap(), "\"\\u007f\"");
 }
@@ -44,7 +47,11 @@ fn tojson_is_python_json_dumps() {
 #[test]
 fn conversation_numbers_keep_their_python_type() {
     let t = "{{ messages[0].args | tojson }}";
-    let out = render(t, json!([{"role": "user", "args": {"i": 3, "f": 3.0, "e": 1e20, "big": 123456789012345678901234567890u128}}])).unwrap();
+    let out = render(
+        t,
+        json!([{"role": "user", "args": {"i": 3, "f": 3.0, "e": 1e20, "big": 123456789012345678901234567890u128}}]),
+    )
+    .unwrap();
     assert_eq!(out, r#"{"i": 3, "f": 3.0, "e": 1e+20, "big": 123456789012345678901234567890}"#);
 }
 
@@ -52,7 +59,10 @@ fn conversation_numbers_keep_their_python_type() {
 fn null_content_is_an_empty_string_and_reasoning_is_aliased() {
     let t = "{% for m in messages %}[{{ m.content }}|{{ m.reasoning_content }}|{{ m.thinking }}]{{ m | tojson }}{% endfor %}";
     let out = render(t, json!([{"role": "assistant", "content": null, "reasoning": "r"}])).unwrap();
-    assert_eq!(out, r#"[|r|r]{"thinking": "r", "role": "assistant", "content": "", "reasoning": "r", "reasoning_content": "r"}"#);
+    assert_eq!(
+        out,
+        r#"[|r|r]{"thinking": "r", "role": "assistant", "content": "", "reasoning": "r", "reasoning_content": "r"}"#
+    );
 }
 
 #[test]
@@ -72,14 +82,18 @@ fn template_variables_and_helpers() {
     options.kwargs.insert("enable_thinking".into(), json!(false));
     assert_eq!(t.render(&json!([]), &options).unwrap(), "<s>genFalse126 Jul 2024</s>");
     // Without a fixed time: the local date (format as a year, checked loosely).
-    let local = ChatTemplate::new("{{ strftime_now('%Y') }}").unwrap().render(&json!([]), &RenderOptions::default()).unwrap();
+    let local =
+        ChatTemplate::new("{{ strftime_now('%Y') }}").unwrap().render(&json!([]), &RenderOptions::default()).unwrap();
     assert!(local.len() == 4 && local.starts_with('2'), "{local}");
 }
 
 #[test]
 fn python_methods_and_loop_controls() {
     let t = "{% for m in messages %}{% if loop.index > 1 %}{% break %}{% endif %}{{ m.content.strip().upper() }}{% for k, v in m.items() %}{{ k }}{% endfor %}{% endfor %}";
-    assert_eq!(render(t, json!([{"role": "user", "content": "  hi "}, {"role": "x", "content": "no"}])).unwrap(), "HIrolecontent");
+    assert_eq!(
+        render(t, json!([{"role": "user", "content": "  hi "}, {"role": "x", "content": "no"}])).unwrap(),
+        "HIrolecontent"
+    );
 }
 
 #[test]
@@ -90,7 +104,8 @@ fn generation_tag_renders_its_body() {
 
 #[test]
 fn raise_exception_is_a_refusal_with_the_message() {
-    let e = one("{% if messages[0].role == 'user' %}{{ raise_exception('System role first, please') }}{% endif %}").unwrap_err();
+    let e = one("{% if messages[0].role == 'user' %}{{ raise_exception('System role first, please') }}{% endif %}")
+        .unwrap_err();
     assert_eq!(e.kind(), ErrorKind::InvalidArgument);
     assert!(e.message().contains("refused the conversation: System role first, please"), "{}", e.message());
 }
@@ -139,7 +154,10 @@ fn deep_recursion_is_refused() {
 fn huge_output_and_huge_values_are_refused() {
     // Output: the byte cap (fuel set high so the cap is what stops it).
     let t = ChatTemplate::new("{% for i in range(100000) %}{{ 'x' * 1000 }}{% endfor %}").unwrap();
-    let options = RenderOptions { limits: RenderLimits { fuel: Some(u64::MAX / 2), max_output_bytes: 1 << 20, ..RenderLimits::default() }, ..RenderOptions::default() };
+    let options = RenderOptions {
+        limits: RenderLimits { fuel: Some(u64::MAX / 2), max_output_bytes: 1 << 20, ..RenderLimits::default() },
+        ..RenderOptions::default()
+    };
     let e = t.render(&json!([]), &options).unwrap_err();
     assert_eq!(e.kind(), ErrorKind::LimitExceeded);
     assert!(e.message().contains("output exceeds the limit of 1048576 bytes"), "{}", e.message());
@@ -191,7 +209,10 @@ fn no_host_objects_files_or_environment() {
 #[test]
 fn messages_must_be_an_array_of_objects() {
     let t = ChatTemplate::new("x").unwrap();
-    assert_eq!(t.render(&json!({"role": "user"}), &RenderOptions::default()).unwrap_err().kind(), ErrorKind::InvalidArgument);
+    assert_eq!(
+        t.render(&json!({"role": "user"}), &RenderOptions::default()).unwrap_err().kind(),
+        ErrorKind::InvalidArgument
+    );
     let e = t.render(&json!([{"role": "user"}, "text"]), &RenderOptions::default()).unwrap_err();
     assert!(e.message().contains("message 1"), "{}", e.message());
 }
