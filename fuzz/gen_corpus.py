@@ -616,12 +616,45 @@ def tokenizer_file():
     return c
 
 
+def chat_template():
+    """Templates written here (jinja2 features the collection uses, and
+    hostile ones), each with a conversation or plain text after it."""
+    c = Corpus("chat_template")
+    conv = js([{"role": "system", "content": "s"}, {"role": "user", "content": "héllo <|im_end|>"},
+               {"role": "assistant", "content": None, "tool_calls": [{"type": "function", "function": {"name": "f", "arguments": "{}"}}]}])
+    templates = {
+        "loop": "{% for m in messages %}<|{{ m.role }}|>{{ m.content }}\n{% endfor %}{% if add_generation_prompt %}<|assistant|>{% endif %}",
+        "tojson": "{{ bos_token }}{{ tools | tojson(indent=2) }}{{ messages | tojson(ensure_ascii=true) }}{{ strftime_now('%d %b %Y') }}",
+        "generation": "{% for m in messages %}{%- generation -%}{{ m.content }}{%- endgeneration -%}{% endfor %}",
+        "namespace": "{% set ns = namespace(first=true) %}{% for m in messages[::-1] %}{% if ns.first %}{{ m.content.strip() }}{% set ns.first = false %}{% endif %}{% endfor %}",
+        "raise": "{% if messages[0].role != 'user' %}{{ raise_exception('user first') }}{% endif %}",
+        "macro-recursion": "{% macro f(n) %}{{ f(n + 1) }}{% endmacro %}{{ f(0) }}",
+        "nested-loops": "{% for i in range(100000) %}{% for j in range(100000) %}{% endfor %}{% endfor %}",
+        "doubling": "{% set ns = namespace(s='ab') %}{% for i in range(60) %}{% set ns.s = ns.s ~ ns.s %}{% endfor %}{{ ns.s }}",
+        "big-output": "{% for i in range(100000) %}{{ 'x' * 1000 }}{% endfor %}",
+        "dunder": "{{ messages.__class__.__mro__ }}{{ cycler.__init__.__globals__.os }}{% include '/etc/passwd' %}",
+        "markup": "{{ 'a'|safe + messages[0].content }}",
+        "syntax-error": "{% for m in messages %}{{ m.content }",
+        "deep-if": "{% if true %}" * 400,
+        "methods": "{% for m in messages %}{{ m.content.split(' ')[0].lower() }}{% for k, v in m.items() %}{{ k }}{% endfor %}{{ m.get('name', 'n') }}{% endfor %}",
+        "filters": "{{ messages | map(attribute='role') | join(',') }}{{ messages | selectattr('role', 'equalto', 'user') | list | length }}{{ (messages[0].content | default('')) [:3] }}",
+        "loop-controls": "{% for m in messages %}{% if loop.first %}{% continue %}{% endif %}{{ loop.index }}{{ loop.previtem.role if loop.previtem }}{% if loop.last %}{% break %}{% endif %}{% endfor %}",
+        "tool-calls": "{% for m in messages %}{% for c in m.tool_calls or [] %}{{ c.function.name }}({{ c.function.arguments if c.function.arguments is string else c.function.arguments | tojson }}){% endfor %}{% endfor %}",
+        "string-concat-loop": "{% set ns = namespace(s='') %}{% for m in messages * 1000 %}{% set ns.s = ns.s + m.role %}{% endfor %}{{ ns.s | length }}",
+        "recursive-loop": "{% for m in messages recursive %}{{ loop(messages) }}{% endfor %}",
+    }
+    for label, t in templates.items():
+        for suffix, tail in (("conv", conv), ("text", b"plain text"), ("not-messages", b"[1, null, \"x\"]")):
+            c.add(f"{label}-{suffix}", len(tail).to_bytes(2, "little") + t.encode() + tail)
+    return c
+
+
 if __name__ == "__main__":
     import sys
 
     # `python3 fuzz/gen_corpus.py tokenizer_file` regenerates only the named corpora.
     wanted = set(sys.argv[1:])
-    for gen in [chat_codecs, window_fit, turn_carry, skills_frontmatter, skill_paths, handoff, recovery, abi, tokenizer_file]:
+    for gen in [chat_codecs, window_fit, turn_carry, skills_frontmatter, skill_paths, handoff, recovery, abi, tokenizer_file, chat_template]:
         if wanted and gen.__name__ not in wanted:
             continue
         corpus = gen()

@@ -8,6 +8,7 @@ use clap::{Parser, Subcommand};
 
 mod agents;
 mod assemble;
+mod chat_render;
 mod classify;
 mod codec;
 mod count;
@@ -38,6 +39,9 @@ enum Command {
     Encode(codec::EncodeArgs),
     /// Decode token ids to text, to their raw bytes (--bytes), or with character offsets (--offsets).
     Decode(codec::DecodeArgs),
+    /// Render a conversation with a model's own chat template (from its
+    /// tokenizer files, or --chat-template) and print the prompt byte for byte.
+    Render(chat_render::Args),
     /// List the model registry, or show the profile a model name resolves to.
     Models(models::Args),
     /// Report a conversation's token totals by component and whether it fits.
@@ -86,6 +90,7 @@ fn main() -> ExitCode {
         Command::Count(args) => count::run(args),
         Command::Encode(args) => codec::encode(args),
         Command::Decode(args) => codec::decode(args),
+        Command::Render(args) => chat_render::run(args),
         Command::Models(args) => models::run(args),
         Command::Preflight(args) => window::preflight(args),
         Command::Repair(args) => window::repair_cmd(args),

@@ -39,6 +39,7 @@ pub mod recovery;
 #[cfg(feature = "schema")]
 pub mod schema;
 pub mod skills;
+pub mod template;
 mod text;
 pub mod tokens;
 pub mod toolset;

@@ -10,6 +10,8 @@ mod common;
 
 #[path = "../../fuzz/checks/chat_codecs.rs"]
 mod chat_codecs;
+#[path = "../../fuzz/checks/chat_template.rs"]
+mod chat_template;
 #[path = "../../fuzz/checks/handoff.rs"]
 mod handoff;
 #[path = "../../fuzz/checks/recovery.rs"]
@@ -75,6 +77,11 @@ fn recovery_corpus() {
 #[test]
 fn tokenizer_file_corpus() {
     replay("tokenizer_file", tokenizer_file::check);
+}
+
+#[test]
+fn chat_template_corpus() {
+    replay("chat_template", chat_template::check);
 }
 
 /// Found by `window_fit`: a user message with a stray `tool_call_id` was

@@ -16,6 +16,7 @@ mod ffi {
 
 pub mod abi;
 pub mod chat_codecs;
+pub mod chat_template;
 pub mod handoff;
 pub mod recovery;
 pub mod skill_paths;

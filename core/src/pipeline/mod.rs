@@ -24,7 +24,7 @@ mod bpe;
 mod byte_level;
 mod decode;
 mod describe;
-mod gguf;
+pub(crate) mod gguf;
 mod gguf_vocab;
 mod hf_json;
 mod normalize;

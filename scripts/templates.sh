@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Chat templates rendered byte-identically to transformers (core/src/template):
+# every template of llama.cpp's models/templates collection, from the
+# llama-cpp-python 0.3.36 source distribution on PyPI (MIT; the one
+# scripts/open-models/fetch.sh takes the vocabularies from, reused when
+# present), rendered by scripts/templates/reference.py (transformers 5.23.0 +
+# jinja2 3.1.6, no torch) on tests/fixtures/templates/conversations.json, then
+# compared by core/tests/chat_templates.rs, printing N/N per template.
+# Nothing fetched is committed. Without network or references: SKIPPED.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+dir=target/open-models
+lcp=$dir/pypi/llama-cpp-python
+tdir=$lcp/llama_cpp_python-0.3.36/vendor/llama.cpp/models/templates
+conv=tests/fixtures/templates/conversations.json
+mkdir -p "$dir"
+if [ ! -e "$lcp-0.3.36-templates.done" ]; then
+    tmp=$(mktemp -d)
+    if python3 -m pip download -q --no-deps --no-binary llama-cpp-python llama-cpp-python==0.3.36 -d "$tmp" >/dev/null 2>&1; then
+        mkdir -p "$lcp" && tar -xzf "$tmp"/llama_cpp_python-0.3.36.tar.gz -C "$lcp" --wildcards \
+            '*/vendor/llama.cpp/models/templates/*' '*/vendor/llama.cpp/LICENSE' \
+            && touch "$lcp-0.3.36-templates.done" && echo "fetched llama-cpp-python==0.3.36 (sdist): models/templates"
+    else
+        echo "chat templates: SKIPPED (llama-cpp-python==0.3.36 could not be fetched)"
+        rm -rf "$tmp"
+        exit 0
+    fi
+    rm -rf "$tmp"
+fi
+venv=$dir/venv-templates
+refs="transformers==5.23.0 jinja2==3.1.6"
+if ! "$venv/bin/python" -c 'import transformers, jinja2; assert transformers.__version__ == "5.23.0" and jinja2.__version__ == "3.1.6"' 2>/dev/null; then
+    { [ -x "$venv/bin/python" ] || python3 -m venv "$venv"; } && "$venv/bin/pip" install -q $refs >/dev/null 2>&1 \
+        && echo "installed $refs" || { echo "chat templates: SKIPPED (could not install $refs)"; exit 0; }
+fi
+ref=$dir/templates-ref.json
+if [ ! -s "$ref" ] || [ "$ref" -ot "$conv" ] || [ "$ref" -ot scripts/templates/reference.py ]; then
+    "$venv/bin/python" scripts/templates/reference.py "$tdir" "$conv" >"$ref.tmp" 2>/dev/null \
+        && mv "$ref.tmp" "$ref" || { echo "chat templates: reference renders failed"; rm -f "$ref.tmp"; exit 1; }
+fi
+echo "chat templates: llama-cpp-python 0.3.36 models/templates; licence: MIT (llama.cpp)"
+TURNFIT_TEMPLATES_DIR="$PWD/$tdir" TURNFIT_TEMPLATES_REF="$PWD/$ref" \
+    cargo test -q -p turnfit --locked --test chat_templates -- --nocapture
