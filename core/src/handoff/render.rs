@@ -20,7 +20,9 @@
 //! outputs are the work handed over). Then key outputs are shortened (each
 //! cut keeps its head and tail and says how many tokens were cut), smallest needs
 //! served first, and when room runs out the largest are omitted (the block
-//! says how many, room permitting); both are reported. The task summary and metadata are never cut: when they alone
+//! says how many, room permitting); both are reported. What the shares
+//! leave is then spent on the joined text, smallest output first, so an
+//! output that fits beside the others is never dropped. The task summary and metadata are never cut: when they alone
 //! do not fit, the call fails with `DoesNotFit`.
 
 use serde::{Deserialize, Serialize};
@@ -372,6 +374,17 @@ impl Handoff {
             let text = assemble(self, &lines, custom, false, fmt);
             let tokens = tok.count(&text)?;
             if tokens <= budget {
+                let (text, tokens) = self.fill_leftover(
+                    tok,
+                    budget,
+                    fmt,
+                    (text, tokens),
+                    &full,
+                    &full_tokens,
+                    &mut lines,
+                    &mut shortened,
+                    &mut omitted,
+                )?;
                 if !omitted.is_empty() {
                     let noted = assemble(self, &lines, custom, true, fmt);
                     let noted_tokens = tok.count(&noted)?;
@@ -393,6 +406,73 @@ impl Handoff {
             room = room.saturating_sub(tokens - budget);
             allot = allot_outputs(&full_tokens, &least, room);
         }
+    }
+
+    /// Spends what the shares left over, on the text as joined. The shares
+    /// are sums of separate line counts, and a joined text can count a
+    /// token less than its parts (a newline merging with the next line's
+    /// dash), so an output whose share fell short by that token was
+    /// dropped though the block had room for it whole (issue 53, seed 004).
+    /// Smallest first, as the shares are served: each output not written
+    /// whole is tried whole, then each omitted one is tried cut to what is
+    /// left; a change is kept only when the joined text still fits.
+    #[allow(clippy::too_many_arguments)]
+    fn fill_leftover(
+        &self,
+        tok: Tokenizer,
+        budget: usize,
+        fmt: RenderFormat,
+        current: (String, usize),
+        full: &[String],
+        full_tokens: &[usize],
+        lines: &mut [Option<String>],
+        shortened: &mut Vec<ShortenedOutput>,
+        omitted: &mut Vec<usize>,
+    ) -> Result<(String, usize)> {
+        let (mut text, mut tokens) = current;
+        let mut order: Vec<usize> = (0..full.len()).collect();
+        order.sort_by_key(|&i| (full_tokens[i], i));
+        for &i in &order {
+            if tokens >= budget {
+                break;
+            }
+            if lines[i].as_deref() == Some(full[i].as_str()) {
+                continue;
+            }
+            let before = lines[i].replace(full[i].clone());
+            let t = assemble(self, lines, false, false, fmt);
+            let n = tok.count(&t)?;
+            if n <= budget {
+                (text, tokens) = (t, n);
+                shortened.retain(|s| s.index != i);
+                omitted.retain(|&j| j != i);
+            } else {
+                lines[i] = before;
+            }
+        }
+        for &i in &order {
+            if tokens >= budget || !omitted.contains(&i) {
+                continue;
+            }
+            // The line's own count is a bound on what it adds; the joined
+            // text decides.
+            let mut room = budget - tokens;
+            while let Some((l, lt)) = self.cut_line(tok, i, room, fmt)? {
+                lines[i] = Some(l);
+                let t = assemble(self, lines, false, false, fmt);
+                let n = tok.count(&t)?;
+                if n <= budget {
+                    (text, tokens) = (t, n);
+                    omitted.retain(|&j| j != i);
+                    shortened.push(ShortenedOutput { index: i, original_tokens: full_tokens[i], tokens: lt });
+                    shortened.sort_by_key(|s| s.index);
+                    break;
+                }
+                lines[i] = None;
+                room = lt.min(room).saturating_sub((n - budget).max(1));
+            }
+        }
+        Ok((text, tokens))
     }
 
     /// For each output, the fewest tokens its line can be cut to and still

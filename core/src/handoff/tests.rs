@@ -508,3 +508,78 @@ fn a_thin_share_goes_to_the_output_that_can_use_it() {
     assert!(both_omitted_wrongly.is_empty(), "output 0 omitted though it fits alone at {both_omitted_wrongly:?}");
     assert!(kept_cut > 0, "some budget keeps the shorter output cut and omits the longer");
 }
+
+/// Key-output texts for the fit property: the seed document 004's two
+/// outputs, and lines of real compiler and runtime output
+/// (tests/fixtures/errors-in-logs, provenance there) so token boundaries
+/// fall where real text puts them.
+fn fit_texts() -> Vec<String> {
+    let mut texts = vec![
+        "tests/parser.rs::threads fails 1 run in 20 under --test-threads=8".to_string(),
+        "The failure is a shared scratch buffer in Parser::new".to_string(),
+        "short one".to_string(),
+    ];
+    for log in [
+        include_str!("../../../tests/fixtures/errors-in-logs/python-traceback.txt"),
+        include_str!("../../../tests/fixtures/errors-in-logs/rust-panic.txt"),
+        include_str!("../../../tests/fixtures/errors-in-logs/gcc-error.txt"),
+    ] {
+        texts.extend(log.lines().filter(|l| !l.trim().is_empty()).take(8).map(str::to_string));
+    }
+    texts
+}
+
+fn with_outputs(base: &Value, outputs: &[String]) -> Handoff {
+    let mut v = base.clone();
+    v["custom_fields"] = json!({});
+    v["key_outputs"] = json!(outputs);
+    Handoff::from_value(v).unwrap()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]
+
+    /// Issue 53 (seed 004): the block never exceeds its budget; when every
+    /// output fits whole, none is cut or dropped; and no omitted output
+    /// would have fitted whole beside what was written (before, the shares
+    /// were summed from separate line counts, which can exceed the joined
+    /// text's count by a token, so an output that fitted exactly was dropped).
+    #[test]
+    fn outputs_that_fit_whole_are_never_dropped(
+        picks in prop::collection::vec(any::<prop::sample::Index>(), 1..5),
+        slack in 0usize..40,
+        prompt_text in any::<bool>(),
+        which in 0usize..3,
+    ) {
+        let texts = fit_texts();
+        let outputs: Vec<String> = picks.iter().map(|ix| texts[ix.index(texts.len())].clone()).collect();
+        let base = match which {
+            0 => sample(),
+            1 => camel(),
+            // Seed document 004's own handoff (the case the audit found).
+            _ => serde_json::from_str(include_str!("../../../examples/seeds/004-haskell-framework/handoff.json")).unwrap(),
+        };
+        let base = Handoff::from_value(base).unwrap().to_value();
+        let h = with_outputs(&base, &outputs);
+        let format = Some(if prompt_text { RenderFormat::PromptText } else { RenderFormat::Block });
+        let plain = |h: &Handoff| h.render(&RenderOptions { format, ..Default::default() }).unwrap().tokens;
+        let fixed = plain(&with_outputs(&base, &[]));
+        let full = plain(&h);
+        let budget = fixed + slack * (full - fixed + 2) / 40;
+        let r = h.render(&RenderOptions { budget: Some(budget), format, ..Default::default() }).unwrap();
+        prop_assert!(r.tokens <= budget, "{} tokens over budget {}", r.tokens, budget);
+        if full <= budget {
+            prop_assert!(r.omitted.is_empty() && r.shortened.is_empty(), "budget {} holds all ({}): {:?}", budget, full, r);
+        }
+        if r.shortened.is_empty() {
+            for &j in &r.omitted {
+                let kept: Vec<String> = (0..outputs.len())
+                    .filter(|i| !r.omitted.contains(i) || *i == j)
+                    .map(|i| outputs[i].clone())
+                    .collect();
+                let with_j = plain(&with_outputs(&base, &kept));
+                prop_assert!(with_j > budget, "budget {}: output {} fits whole beside the others ({} tokens): {:?}", budget, j, with_j, r);
+            }
+        }
+    }
+}

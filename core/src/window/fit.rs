@@ -680,6 +680,47 @@ mod tests {
         assert!(e.message().contains("keep_system") || e.message().contains("boolean"), "{e}");
     }
 
+    /// Issue 53 (seed 002): "keep the last N, summarize the rest" with the
+    /// default `summary_max_tokens` (500) summarizes a short history too.
+    /// Before, its target held the summary's whole room, so a history under
+    /// about 600 tokens was within it and left alone; the document's own
+    /// tests passed only with the cap lowered.
+    #[test]
+    fn keep_only_protected_summarizes_a_short_history_at_the_default_cap() {
+        let run = |msgs: Vec<serde_json::Value>, keep: usize| {
+            let conv = serde_json::Value::Array(msgs).to_string();
+            let opts = format!(
+                r#"{{"model":"gpt-4o","trigger_messages":{},"policy":{{"strategy":"summarize","keep_first":0,
+                "keep_last_rounds":0,"keep_last_messages":{keep},"keep_only_protected":true}}}}"#,
+                keep + 1
+            );
+            let (out, r) = fit_json(&conv, &opts).unwrap();
+            let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+            let contents: Vec<String> =
+                v.as_array().unwrap().iter().map(|m| m["content"].as_str().unwrap().to_owned()).collect();
+            (contents, r)
+        };
+        // test_compressor: a system message and 20 user messages, keep_recent 5.
+        let mut msgs = vec![serde_json::json!({"role": "system", "content": "sys"})];
+        msgs.extend((0..20).map(|i| serde_json::json!({"role": "user", "content": format!("msg {i}")})));
+        let (kept, r) = run(msgs, 5);
+        assert_eq!(kept.len(), 7, "{kept:?}");
+        assert_eq!(kept[0], "sys");
+        assert!(kept[1].starts_with("[Summary of earlier conversation]"), "{}", kept[1]);
+        assert_eq!(kept[2..], (15..20).map(|i| format!("msg {i}")).collect::<Vec<_>>()[..]);
+        assert!(r.tokens_after <= r.limit_tokens && r.shortfall.is_none(), "{:?}", r.shortfall);
+        // test_message_compressor: 20 user/assistant pairs, keep_recent 10.
+        let mut msgs = vec![serde_json::json!({"role": "system", "content": "System prompt"})];
+        for i in 0..20 {
+            msgs.push(serde_json::json!({"role": "user", "content": format!("User message {i}")}));
+            msgs.push(serde_json::json!({"role": "assistant", "content": format!("Assistant response {i}")}));
+        }
+        let (kept, _) = run(msgs, 10);
+        assert_eq!(kept.len(), 12, "1 system + 1 summary + 10 recent: {kept:?}");
+        assert!(kept[1].to_lowercase().contains("summary"));
+        assert_eq!(kept[11], "Assistant response 19");
+    }
+
     /// Issue 34 (seed 002): `chars_per_token` counts text as the document
     /// does (`len // 4`), so a threshold ported from it fires where it did;
     /// on repeated text exact counts are about half and do not fire.

@@ -187,6 +187,11 @@ pub struct Window {
     /// ran while the window changed can tell (see [`Window::generation`]).
     generation: u64,
     observer: Observer,
+    /// Where the last compaction left the window (its total with the
+    /// reserve) when it could not reach the target; `None` after one that
+    /// did, and after the conversation is replaced. [`Window::add`]
+    /// compacts again only past this plus the trigger's gap, or on overflow.
+    settled: Option<usize>,
 }
 
 /// `LimitExceeded` when a window would hold `n` messages, more than
@@ -290,6 +295,7 @@ impl Window {
             pending: None,
             generation: next_generation(),
             observer: Observer::none(),
+            settled: None,
         })
     }
 
@@ -316,6 +322,7 @@ impl Window {
     fn load_counted(&mut self, conversation: Conversation) -> Result<()> {
         check_message_count(conversation.messages.len())?;
         self.touch();
+        self.settled = None;
         let mut counts = Vec::with_capacity(conversation.messages.len());
         let (mut sys, mut hist) = (0, 0);
         for m in &conversation.messages {
@@ -366,9 +373,18 @@ impl Window {
     /// (`turnfit::turn`) hands the span to the host's model. When the
     /// window cannot be made to fit, nothing changes and the error says
     /// why.
+    ///
+    /// A target out of reach does not re-fire on every message: when the
+    /// last compaction ended over its target at a total of S (what is kept
+    /// whatever the budget is that large), the window compacts again only
+    /// once its total reaches S plus the trigger's gap (trigger less
+    /// target tokens), the room the compaction was meant to make, or when
+    /// it would overflow. Until then the verdict still says
+    /// `should_compact`, and `compact` still runs when called.
     pub fn add(&mut self, m: Message, policy: &super::Policy) -> Result<Added> {
         let tokens = self.push(m)?;
-        if self.verdict() == Verdict::Fits {
+        let now = self.level(self.prompt_tokens(0));
+        if now.verdict == Verdict::Fits || (now.verdict != Verdict::Overflow && now.total < self.refire_at()) {
             return Ok(Added { tokens, compacted: None });
         }
         let bound = self.bind(policy);
@@ -379,6 +395,15 @@ impl Window {
                 Err(e)
             }
         }
+    }
+
+    /// The total at which [`add`](Self::add) compacts again after a
+    /// compaction that could not reach its target (0: no such compaction).
+    fn refire_at(&self) -> usize {
+        let Some(settled) = self.settled else { return 0 };
+        let trigger = (self.limit as f64 * self.budget.trigger_ratio).floor() as usize;
+        let target = (self.limit as f64 * self.budget.target_ratio).floor() as usize;
+        settled.saturating_add(trigger.saturating_sub(target))
     }
 
     /// Parses `text` in the window's format and [`add`](Self::add)s it.
@@ -536,6 +561,9 @@ impl Window {
             protected: r.protected,
         };
         self.load_counted(r.conversation)?;
+        if !report.within_target {
+            self.settled = Some(self.level(self.prompt_tokens(0)).total);
+        }
         if let Some(e) = event {
             self.observer.emit(|| Event::Compacted(e));
         }

@@ -130,7 +130,12 @@ fn request_prepared(
     acct: &Accountant,
 ) -> Result<std::result::Result<Pending, Prepared>> {
     let total: usize = p.fixed + p.rounds.iter().map(|r| r.tokens).sum::<usize>();
-    if total <= p.target {
+    // "Keep only what is protected" summarizes every other round whatever
+    // their tokens: its target holds the summary's whole room
+    // (`summary_max_tokens`), so a short history was within it and left
+    // alone (issue 53, seed 002's `compress(keep_recent=10)`).
+    let only_protected = policy.keep_only_protected && p.rounds.iter().any(|r| r.protected.is_none());
+    if total <= p.target && !only_protected {
         return Ok(Err(p));
     }
     // The summary must fit beside what is always kept, framing included.

@@ -36,6 +36,19 @@ json.dump({"messages": m}, open("'"$tmp"'/twenty.json", "w"))'
 small=(--model gpt-4o --max-tokens 160 --reserve-output 0 --strategy summarize --keep-first 0 --keep-last-rounds 0
        --keep-last-messages 5 --trigger-ratio 0.75 --summary-label "[Previous conversation summary]")
 "$TURNFIT" fit "$tmp/twenty.json" "${small[@]}" --target-tokens 70 > "$tmp/twenty-fitted.json" 2> /dev/null
+# The same test as the document writes it: no token budget, compress(keep_recent=5)
+# as "keep the last 5, summarize the rest" at the default summary cap (issue 53),
+# and its test_message_compressor (20 user/assistant pairs, keep_recent=10).
+keep_last=(--model gpt-4o --strategy summarize --keep-first 0 --keep-last-rounds 0 --keep-only-protected
+           --summary-label "[Previous conversation summary]")
+"$TURNFIT" fit "$tmp/twenty.json" "${keep_last[@]}" --keep-last-messages 5 --trigger-messages 6 > "$tmp/twenty-count.json" 2> /dev/null
+python3 -c '
+import json
+m = [{"role": "system", "content": "System prompt"}]
+for i in range(20):
+    m += [{"role": "user", "content": f"User message {i}"}, {"role": "assistant", "content": f"Assistant response {i}"}]
+json.dump({"messages": m}, open("'"$tmp"'/forty.json", "w"))'
+"$TURNFIT" fit "$tmp/forty.json" "${keep_last[@]}" --keep-last-messages 10 --trigger-messages 11 > "$tmp/forty-count.json" 2> /dev/null
 # keep_system=False: the system message is summarized with the rest.
 "$TURNFIT" fit "$tmp/twenty.json" "${small[@]}" --target-tokens 70 --no-keep-system > "$tmp/twenty-nosys.json"
 # The document's estimate (len // 4) in preflight: "x" * 4000 at max_tokens 1000.
@@ -85,6 +98,14 @@ tw = load("twenty-fitted.json")["messages"]
 check("the document's test: 1 system + 1 summary + 5 recent = 7 messages",
       len(tw) == 7 and tw[0]["content"] == "sys" and tw[1]["content"].startswith("[Previous conversation summary]")
       and [m["content"] for m in tw[2:]] == [f"msg {i}" for i in range(15, 20)], len(tw))
+tc = load("twenty-count.json")["messages"]
+check("the document's test with no budget and the default summary cap: 1 system + 1 summary + 5 recent = 7",
+      len(tc) == 7 and tc[0]["content"] == "sys" and tc[1]["content"].startswith("[Previous conversation summary]")
+      and [m["content"] for m in tc[2:]] == [f"msg {i}" for i in range(15, 20)], len(tc))
+fc = load("forty-count.json")["messages"]
+check("test_message_compressor: 41 messages, keep_recent=10: 1 system + 1 summary + 10 recent = 12",
+      len(fc) == 12 and fc[0]["role"] == "system" and "summary" in fc[1]["content"].lower()
+      and fc[-1]["content"] == "Assistant response 19", len(fc))
 ns = load("twenty-nosys.json")["messages"]
 check("--no-keep-system: 1 summary + 5 recent, no system message", len(ns) == 6 and ns[0]["role"] == "user"
       and ns[0]["content"].startswith("[Previous conversation summary]") and all(m["role"] != "system" for m in ns), len(ns))
@@ -134,7 +155,7 @@ check("python: the report costs each agent's set", {a["agent"]: a["tools"] for a
 # summarized with the rest (1 summary + 5 recent); by default it is kept.
 twenty = [{"role": "system", "content": "sys"}] + [{"role": "user", "content": f"msg {i}"} for i in range(20)]
 keep5 = {"strategy": "summarize", "keep_first": 0, "keep_last_rounds": 0, "keep_last_messages": 5,
-         "keep_only_protected": True, "summary_label": "[Previous conversation summary]", "summary_max_tokens": 16}
+         "keep_only_protected": True, "summary_label": "[Previous conversation summary]"}
 out, _ = turnfit.fit(twenty, model="gpt-4o", trigger_messages=6, policy=keep5)
 check("python: keep_system=True (default): 1 system + 1 summary + 5 recent", len(out) == 7 and out[0] == twenty[0], len(out))
 out, rep = turnfit.fit(twenty, model="gpt-4o", trigger_messages=6, policy={**keep5, "keep_system": False})

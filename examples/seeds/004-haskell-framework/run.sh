@@ -40,6 +40,20 @@ check(r["tokens"] <= budget and r["omitted_custom_fields"] == ["notes"] and not 
 r = json.loads(run("handoff", "render", "handoff.json", "--json", "--budget", "90").stdout)
 check(r["omitted_custom_fields"] == ["ticket", "reviewers", "notes"] and r["tokens"] <= 90,
       "budget 90: every custom field goes before key outputs are shortened")
+# The budget's last token (issue 53): at exactly the size of the block with
+# the shorter output whole (outputs are served smallest first), that output
+# is written whole, in both layouts.
+for fmt in ("block", "prompt-text"):
+    for keep in (1,):
+        one = dict(json.load(open("handoff.json")), customFields={})
+        one["keyOutputs"] = [one["keyOutputs"][keep]]
+        with tempfile.NamedTemporaryFile("w", suffix=".json") as f:
+            f.write(json.dumps(one)); f.flush()
+            exact = json.loads(run("handoff", "render", f.name, "--json", "--format", fmt).stdout)["tokens"]
+        r = json.loads(run("handoff", "render", "handoff.json", "--json", "--format", fmt, "--budget", str(exact)).stdout)
+        check(r["tokens"] <= exact and keep not in r["omitted"] and not r["shortened"]
+              and one["keyOutputs"][0] in r["text"],
+              f"{fmt}, budget {exact}: key output {keep} fits exactly and is written whole")
 both = dict(json.load(open("handoff.json")), task_summary="again")
 with tempfile.NamedTemporaryFile("w", suffix=".json") as f:
     f.write(json.dumps(both)); f.flush()

@@ -260,3 +260,71 @@ fn budget_figures_are_bounded_and_never_wrap() {
     assert!(p.remaining > 0 && p.remaining as usize <= MAX_BUDGET_TOKENS, "{p:?}");
     assert!(p.utilization >= 0.0 && p.utilization < 1.0);
 }
+
+/// Issue 53 (seed 000, a small window): with the default `keep_first: 1`
+/// the task and the newest message are kept whatever the budget; when they
+/// alone are over the trigger, compaction cannot reach the target and the
+/// verdict stays over the trigger. Before, every `add` compacted again.
+/// Now an `add` compacts again only once the window has grown the
+/// trigger's gap (trigger less target) past where the last compaction left
+/// it, or would overflow; the window never ends over its limit.
+#[test]
+fn a_target_out_of_reach_does_not_refire_on_every_add() {
+    let budget = Budget {
+        context_window: 200,
+        reserved_output: Some(0),
+        trigger_ratio: 0.5,
+        target_ratio: 0.3,
+        ..Budget::default()
+    };
+    let mut w = window("gpt-4o", budget);
+    let policy = crate::window::Policy::default();
+    assert_eq!(policy.keep_first, 1);
+    let gap = 100 - 60;
+    let task = format!(
+        r#"{{"role":"user","content":"{}"}}"#,
+        "You are a therapeutic narrative generator; keep the story consistent. ".repeat(7)
+    );
+    w.add(msg(&w, &task), &policy).unwrap();
+    let mut compactions = 0;
+    let mut settled: Option<usize> = None;
+    for i in 0..40 {
+        let m = msg(&w, &format!(r#"{{"role":"user","content":"Message {i} Message {i}"}}"#));
+        let before = w.preflight(Some(&m)).unwrap();
+        let added = w.add(m, &policy).unwrap();
+        let after = w.preflight(None).unwrap();
+        assert!(after.prompt_tokens <= 200, "message {i}: over the limit: {after:?}");
+        match added.compacted {
+            Some(r) => {
+                compactions += 1;
+                if let Some(s) = settled {
+                    assert!(
+                        before.verdict == Verdict::Overflow || before.prompt_tokens >= s + gap,
+                        "message {i}: compacted again at {} tokens, {s} after the last compaction",
+                        before.prompt_tokens
+                    );
+                }
+                settled = (!r.within_target).then_some(r.tokens_after);
+                assert!(settled.is_some_and(|s| s >= 100), "the task alone is over the trigger: {r:?}");
+            }
+            None => assert!(before.verdict == Verdict::Fits || settled.is_some(), "message {i}: {before:?}"),
+        }
+    }
+    assert!((3..15).contains(&compactions), "{compactions} compactions in 40 adds");
+    // A compaction that reaches the target lifts the rule: a window with
+    // room compacts at its trigger as before.
+    let mut w = window("gpt-4o", Budget { context_window: 1000, reserved_output: Some(0), ..Budget::default() });
+    let policy = crate::window::Policy { keep_first: 0, ..Default::default() };
+    let mut fired = 0;
+    for i in 0..60 {
+        let m = msg(&w, &format!(r#"{{"role":"user","content":"{}"}}"#, format!("Message {i} ").repeat(6)));
+        let before = w.preflight(Some(&m)).unwrap();
+        if let Some(r) = w.add(m, &policy).unwrap().compacted {
+            assert!(r.within_target, "{r:?}");
+            fired += 1;
+        } else {
+            assert_eq!(before.verdict, Verdict::Fits);
+        }
+    }
+    assert!(fired >= 2, "{fired}");
+}
