@@ -99,7 +99,13 @@ fn unsupported(file: &str, what: impl std::fmt::Display) -> Error {
 
 /// Parses a `tokenizer.json` held in `bytes`; `file` names it in errors.
 pub(crate) fn load(bytes: &[u8], file: &str) -> Result<FileTokenizer> {
-    let f: File = serde_json::from_slice(bytes).map_err(|e| bad(file, format_args!("not a tokenizer.json: {e}")))?;
+    let f: File = match serde_json::from_slice(bytes) {
+        Ok(f) => f,
+        // No `model`: a Mistral Tekken file, if anything (parsed again by
+        // its own loader; an HF file pays nothing for the check).
+        Err(e) if super::tekken::lacks_model(&e) => return super::tekken::load(bytes, file),
+        Err(e) => return Err(bad(file, format_args!("not a tokenizer.json: {e}"))),
+    };
     let model_kind = f.model.kind.clone().unwrap_or_else(|| "BPE".into());
     if model_kind != "BPE" {
         return Err(unsupported(

@@ -32,6 +32,7 @@ mod presets;
 mod split;
 mod split_regex;
 mod spm;
+mod tekken;
 mod tiktoken_file;
 
 use std::path::Path;
