@@ -346,11 +346,11 @@ fn pre_tokenizer(v: &Value, file: &str, at: &str, steps: &mut Vec<Step>) -> Resu
             let (Some(replacement), None) = (chars.next(), chars.next()) else {
                 return Err(bad(file, format_args!("{at}.replacement {r:?} is not one character")));
             };
-            // HF: `prepend_scheme` defaults to always; an older file's
-            // `add_prefix_space: false` means never (HF refuses a file
-            // whose two keys disagree); `split` defaults to true.
+            // As HF 0.23 reads it: `prepend_scheme` defaults to always and
+            // `split` to true; an older file's `add_prefix_space: false`
+            // is accepted only beside `prepend_scheme: never`.
             let prepend = match v.get("prepend_scheme") {
-                None | Some(Value::Null) => Prepend::Always,
+                None => Prepend::Always,
                 Some(Value::String(s)) => match s.as_str() {
                     "always" => Prepend::Always,
                     "first" => Prepend::First,
@@ -364,14 +364,9 @@ fn pre_tokenizer(v: &Value, file: &str, at: &str, steps: &mut Vec<Step>) -> Resu
                 },
                 Some(_) => return Err(bad(file, format_args!("{at}.prepend_scheme is not a string"))),
             };
-            let prepend = match (v.get("add_prefix_space"), v.get("prepend_scheme")) {
-                (None | Some(Value::Null), _) => prepend,
-                (Some(_), None | Some(Value::Null)) if !flag(v, "add_prefix_space", true, file, at)? => Prepend::Never,
-                (Some(_), _) if flag(v, "add_prefix_space", true, file, at)? == (prepend != Prepend::Never) => prepend,
-                _ => {
-                    return Err(bad(file, format_args!("{at}.add_prefix_space does not match {at}.prepend_scheme")))
-                }
-            };
+            if !flag(v, "add_prefix_space", true, file, at)? && prepend != Prepend::Never {
+                return Err(bad(file, format_args!("{at}.add_prefix_space does not match {at}.prepend_scheme")));
+            }
             steps.push(Step::Metaspace { replacement, prepend, split: flag(v, "split", true, file, at)? });
         }
         other => return Err(unsupported(file, format_args!("{at}: pre-tokenizer {other:?}"))),

@@ -454,3 +454,7 @@ fn tiktoken(bytes: &[u8], name: &str, pattern: &str) -> Result<FileTokenizer> {
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_sentencepiece;
+#[cfg(test)]
+mod tests_tekken;
