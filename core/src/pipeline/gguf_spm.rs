@@ -13,8 +13,8 @@ use rustc_hash::FxHashMap;
 use super::decode::Decoder;
 use super::gguf::{Metadata, Value};
 use super::normalize::Normalizer;
-use super::spm::Spm;
 use super::split::PreTokenizer;
+use super::spm::Spm;
 use super::{added, FileInfo, FileTokenizer, Model, Parts, Post};
 use crate::{Error, ErrorKind, Result};
 
@@ -28,7 +28,13 @@ const USER_DEFINED: i64 = 4;
 
 /// `tokens` and `types` are the file's checked arrays; `info` what it says
 /// besides.
-pub(crate) fn load(meta: &Metadata, tokens: &[String], types: &[i64], info: FileInfo, file: &str) -> Result<FileTokenizer> {
+pub(crate) fn load(
+    meta: &Metadata,
+    tokens: &[String],
+    types: &[i64],
+    info: FileInfo,
+    file: &str,
+) -> Result<FileTokenizer> {
     let scores: Vec<f32> = match meta.kv.get("tokenizer.ggml.scores") {
         Some(Value::Floats(s)) if s.len() == tokens.len() => s.clone(),
         Some(Value::Floats(s)) => {
@@ -77,11 +83,8 @@ pub(crate) fn load(meta: &Metadata, tokens: &[String], types: &[i64], info: File
     }
     let add_space_prefix = meta.bool("tokenizer.ggml.add_space_prefix").unwrap_or(true);
     let escape = Normalizer::Replace { pattern: " ".into(), content: "\u{2581}".into() };
-    let normalizer = if add_space_prefix {
-        Normalizer::Sequence(vec![Normalizer::Prepend(" ".into()), escape])
-    } else {
-        escape
-    };
+    let normalizer =
+        if add_space_prefix { Normalizer::Sequence(vec![Normalizer::Prepend(" ".into()), escape]) } else { escape };
     let special_id = |flag: &str, default_on: bool, key: &str, default_id: u32| -> Result<Option<u32>> {
         if !meta.bool(flag).unwrap_or(default_on) {
             return Ok(None);

@@ -107,19 +107,27 @@ pub(crate) fn load(bytes: &[u8], file: &str) -> Result<FileTokenizer> {
         Error::new(ErrorKind::InvalidJson, format!("{file}: neither a tokenizer.json nor a Tekken file: {e}"))
     })?;
     let c = &f.config;
-    let version = VERSIONS
-        .iter()
-        .position(|v| *v == c.version)
-        .ok_or_else(|| bad(file, format_args!("config.version {:?} is not one of {}", c.version, VERSIONS.join(", "))))?;
+    let version = VERSIONS.iter().position(|v| *v == c.version).ok_or_else(|| {
+        bad(file, format_args!("config.version {:?} is not one of {}", c.version, VERSIONS.join(", ")))
+    })?;
     if c.default_num_special_tokens > MAX_SPECIALS {
         return Err(bad(
             file,
-            format_args!("config.default_num_special_tokens is {}, more than {MAX_SPECIALS}", c.default_num_special_tokens),
+            format_args!(
+                "config.default_num_special_tokens is {}, more than {MAX_SPECIALS}",
+                c.default_num_special_tokens
+            ),
         ));
     }
     let n_special = c.default_num_special_tokens as usize;
     let inner = c.default_vocab_size.checked_sub(c.default_num_special_tokens).ok_or_else(|| {
-        bad(file, format_args!("config.default_vocab_size {} is below default_num_special_tokens {n_special}", c.default_vocab_size))
+        bad(
+            file,
+            format_args!(
+                "config.default_vocab_size {} is below default_num_special_tokens {n_special}",
+                c.default_vocab_size
+            ),
+        )
     })?;
     if inner > f.vocab.len() as u64 {
         return Err(bad(
@@ -137,7 +145,10 @@ pub(crate) fn load(bytes: &[u8], file: &str) -> Result<FileTokenizer> {
             if list.len() > n_special {
                 return Err(bad(
                     file,
-                    format_args!("special_tokens lists {} tokens for default_num_special_tokens {n_special}", list.len()),
+                    format_args!(
+                        "special_tokens lists {} tokens for default_num_special_tokens {n_special}",
+                        list.len()
+                    ),
                 ));
             }
             for (i, s) in list.iter().enumerate() {
@@ -152,7 +163,10 @@ pub(crate) fn load(bytes: &[u8], file: &str) -> Result<FileTokenizer> {
         None => return Err(bad(file, format_args!("special_tokens is missing, which version {} requires", c.version))),
     };
     if specials.len() > n_special {
-        return Err(bad(file, format_args!("{} default special tokens for default_num_special_tokens {n_special}", specials.len())));
+        return Err(bad(
+            file,
+            format_args!("{} default special tokens for default_num_special_tokens {n_special}", specials.len()),
+        ));
     }
     let mut all = specials;
     all.extend((all.len()..n_special).map(|i| format!("<SPECIAL_{i}>")));
@@ -170,7 +184,10 @@ pub(crate) fn load(bytes: &[u8], file: &str) -> Result<FileTokenizer> {
         let b = tiktoken_file::base64(t.token_bytes.as_bytes())
             .ok_or_else(|| bad(file, format_args!("vocab[{i}].token_bytes is not base64")))?;
         if i < 256 && b != [i as u8] {
-            return Err(bad(file, format_args!("vocab[{i}] is not the byte 0x{i:02X}, as the first 256 ranks must be")));
+            return Err(bad(
+                file,
+                format_args!("vocab[{i}] is not the byte 0x{i:02X}, as the first 256 ranks must be"),
+            ));
         }
         if vocab.insert(b.clone().into_boxed_slice(), i as u32).is_some() {
             return Err(bad(file, format_args!("vocab[{i}] repeats an earlier token")));
@@ -197,7 +214,8 @@ pub(crate) fn load(bytes: &[u8], file: &str) -> Result<FileTokenizer> {
         })
         .collect();
     // mistral-common's `encode(text, bos=True, eos=False)`.
-    let post = bos.map(|b| Post { prefix: vec![b], suffix: Vec::new() }).ok_or_else(|| format!("{file}: no <s> token to add"));
+    let post =
+        bos.map(|b| Post { prefix: vec![b], suffix: Vec::new() }).ok_or_else(|| format!("{file}: no <s> token to add"));
     Parts {
         name: file,
         normalizer: None,

@@ -22,7 +22,8 @@ fn b64(b: &[u8]) -> String {
 /// 256 byte ranks, then `ab` (256) and `abc` (257); 25 special tokens and
 /// a vocabulary size that leaves `abc` out.
 fn tekken() -> Value {
-    let mut vocab: Vec<Value> = (0..=255u8).map(|b| json!({"rank": b, "token_bytes": b64(&[b]), "token_str": null})).collect();
+    let mut vocab: Vec<Value> =
+        (0..=255u8).map(|b| json!({"rank": b, "token_bytes": b64(&[b]), "token_str": null})).collect();
     vocab.push(json!({"rank": 256, "token_bytes": b64(b"ab"), "token_str": "ab"}));
     vocab.push(json!({"rank": 257, "token_bytes": b64(b"abc"), "token_str": "abc"}));
     json!({

@@ -94,7 +94,12 @@ pub(crate) fn load(bytes: &[u8], file: &str) -> Result<(Bpe, TokenBytes)> {
 /// (bytes to rank; `tokens` the same pairs in file order), each id being
 /// the rank plus `shift` (Tekken files number their ranks after their
 /// special tokens).
-pub(crate) fn model(vocab: FxHashMap<Box<[u8]>, u32>, tokens: &[(u32, Vec<u8>)], shift: u32, file: &str) -> Result<Bpe> {
+pub(crate) fn model(
+    vocab: FxHashMap<Box<[u8]>, u32>,
+    tokens: &[(u32, Vec<u8>)],
+    shift: u32,
+    file: &str,
+) -> Result<Bpe> {
     let mut byte_ids = [u32::MAX; 256];
     for (b, slot) in byte_ids.iter_mut().enumerate() {
         *slot = vocab.get(&[b as u8][..]).copied().ok_or_else(|| {
