@@ -112,7 +112,7 @@ pub(crate) fn load(
         name: file,
         normalizer: Some(normalizer),
         pre: PreTokenizer::default(),
-        model: Model::Spm(Spm { ids, scores, byte_ids, max_len }),
+        model: Model::Spm(Box::new(Spm { ids, scores, byte_ids, max_len })),
         strings,
         added,
         post,

@@ -172,7 +172,7 @@ pub(crate) fn load(meta: Metadata, file: &str) -> Result<FileTokenizer> {
         name: file,
         normalizer: None,
         pre: PreTokenizer { steps: preset.steps },
-        model: Model::Bpe(bpe),
+        model: Model::Bpe(Box::new(bpe)),
         strings,
         added,
         post,

@@ -145,7 +145,7 @@ pub(crate) fn load(bytes: &[u8], file: &str) -> Result<FileTokenizer> {
         None | Some(Value::Null) => None,
         Some(v) => Some(decoder(v, file, "decoder")?),
     };
-    Parts { name: file, normalizer, pre, model: Model::Bpe(bpe), strings, added, post, decoder }.assemble()
+    Parts { name: file, normalizer, pre, model: Model::Bpe(Box::new(bpe)), strings, added, post, decoder }.assemble()
 }
 
 /// The BPE model and every vocabulary string by id (for decoding).

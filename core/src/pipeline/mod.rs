@@ -373,8 +373,8 @@ impl FileTokenizer {
 /// SentencePiece-style BPE (`llama`-type GGUF vocabularies).
 #[derive(Debug)]
 pub(crate) enum Model {
-    Bpe(bpe::Bpe),
-    Spm(spm::Spm),
+    Bpe(Box<bpe::Bpe>),
+    Spm(Box<spm::Spm>),
 }
 
 impl Model {
@@ -443,7 +443,7 @@ fn tiktoken(bytes: &[u8], name: &str, pattern: &str) -> Result<FileTokenizer> {
         name,
         normalizer: preset.normalizer,
         pre: split::PreTokenizer { steps: preset.steps },
-        model: Model::Bpe(bpe),
+        model: Model::Bpe(Box::new(bpe)),
         strings,
         added,
         post,

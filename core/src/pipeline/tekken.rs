@@ -220,7 +220,7 @@ pub(crate) fn load(bytes: &[u8], file: &str) -> Result<FileTokenizer> {
         name: file,
         normalizer: None,
         pre: PreTokenizer { steps },
-        model: Model::Bpe(bpe),
+        model: Model::Bpe(Box::new(bpe)),
         strings,
         added,
         post,
