@@ -606,6 +606,90 @@ def tokenizer_files():
     mutated("id-huge", lambda f: f["model"]["vocab"].update(big=4294967295))
     for label, data in broken:
         out.append((label, data, b"some text <|end|>"))
+    out.extend(sentencepiece_and_tekken_files(sentencepiece, texts))
+    return out
+
+
+def sentencepiece_and_tekken_files(sentencepiece, texts):
+    """Metaspace tokenizer.json files, a llama-type GGUF vocabulary and a
+    Mistral Tekken file, then broken copies of each."""
+    import base64
+    import struct
+
+    out = []
+    for label, pre in [
+        ("metaspace-first", {"type": "Metaspace", "replacement": "\u2581", "prepend_scheme": "first", "split": False}),
+        ("metaspace-always-split", {"type": "Metaspace", "replacement": "\u2581", "prepend_scheme": "always", "split": True}),
+        ("metaspace-never-legacy", {"type": "Metaspace", "replacement": "\u2581", "add_prefix_space": False, "prepend_scheme": "never"}),
+        ("metaspace-bad-scheme", {"type": "Metaspace", "replacement": "\u2581", "prepend_scheme": "sometimes"}),
+        ("metaspace-long-replacement", {"type": "Metaspace", "replacement": "ab"}),
+        ("metaspace-prefix-mismatch", {"type": "Metaspace", "replacement": "\u2581", "add_prefix_space": False}),
+    ]:
+        f = dict(sentencepiece, normalizer=None, pre_tokenizer=pre)
+        f["added_tokens"] = f["added_tokens"] + [{"id": 1, "content": "<s>", "special": True, "normalized": False}]
+        out.append((label, json.dumps(f).encode(), texts[len(out) % len(texts)]))
+
+    def gstr(s):
+        b = s.encode() if isinstance(s, str) else s
+        return struct.pack("<Q", len(b)) + b
+
+    def kv(key, t, payload):
+        return gstr(key) + struct.pack("<I", t) + payload
+
+    def arr(t, items, fmt):
+        return struct.pack("<IQ", t, len(items)) + b"".join(struct.pack(fmt, x) for x in items)
+
+    def gguf(pairs):
+        return b"GGUF" + struct.pack("<IQQ", 3, 0, len(pairs)) + b"".join(pairs)
+
+    tokens = ["<unk>", "<s>", "</s>"] + [f"<0x{b:02X}>" for b in range(256)] + ["\u2581", "a", "b", "\u2581a", "ab", "\u2581ab"]
+    types = [2, 3, 3] + [6] * 256 + [1] * 6
+    scores = [0.0] * 259 + [-1.0, -2.0, -2.0, -5.0, -3.0, -4.0]
+
+    def spm(tokens=tokens, types=types, scores=scores, extra=()):
+        return gguf([
+            kv("general.architecture", 8, gstr("llama")),
+            kv("tokenizer.ggml.model", 8, gstr("llama")),
+            kv("tokenizer.ggml.tokens", 9, struct.pack("<IQ", 8, len(tokens)) + b"".join(gstr(t) for t in tokens)),
+            kv("tokenizer.ggml.scores", 9, arr(6, scores, "<f")),
+            kv("tokenizer.ggml.token_type", 9, arr(5, types, "<i")),
+            *extra,
+        ])
+
+    good_spm = spm()
+    spm_text = "a b<s>ab \u00e9\u4e2d  ".encode()
+    out.append(("gguf-llama", good_spm, spm_text))
+    out.append(("gguf-llama-no-space-prefix", spm(extra=[kv("tokenizer.ggml.add_space_prefix", 7, b"\x00")]), b"a" * 3000))
+    out.append(("gguf-llama-truncated", good_spm[: len(good_spm) // 2], spm_text))
+    out.append(("gguf-llama-scores-short", spm(scores=scores[:10]), spm_text))
+    out.append(("gguf-llama-missing-byte", spm(tokens=[t if t != "<0x80>" else "x" for t in tokens]), spm_text))
+    out.append(("gguf-llama-huge-count", good_spm.replace(struct.pack("<IQ", 8, len(tokens)), struct.pack("<IQ", 8, 1 << 60)), spm_text))
+    out.append(("gguf-llama-bad-bos", spm(extra=[kv("tokenizer.ggml.bos_token_id", 4, struct.pack("<I", 99999))]), spm_text))
+
+    vocab = [{"rank": b, "token_bytes": base64.b64encode(bytes([b])).decode(), "token_str": None} for b in range(256)]
+    vocab += [{"rank": 256, "token_bytes": base64.b64encode(b"ab").decode(), "token_str": "ab"},
+              {"rank": 257, "token_bytes": base64.b64encode(b"abc").decode(), "token_str": "abc"}]
+    tekken = {"config": {"pattern": r"\p{L}+|\s+(?!\S)|\s+|[^\s\p{L}]+", "num_vocab_tokens": 258, "default_vocab_size": 282,
+                         "default_num_special_tokens": 25, "version": "v3"}, "vocab": vocab}
+    tk_text = b"[INST]abc ab<SPECIAL_24>[/INST]  x"
+    out.append(("tekken", json.dumps(tekken).encode(), tk_text))
+
+    def tk(label, fn):
+        f = json.loads(json.dumps(tekken))
+        fn(f)
+        out.append((label, json.dumps(f).encode(), tk_text))
+
+    tk("tekken-specials-listed", lambda f: f.update(special_tokens=[{"rank": 0, "token_str": "<unk>", "is_control": True},
+                                                                       {"rank": 1, "token_str": "<s>", "is_control": True}]))
+    tk("tekken-v11-no-specials", lambda f: f["config"].update(version="v11"))
+    tk("tekken-too-few-ranks", lambda f: f["config"].update(default_vocab_size=9999))
+    tk("tekken-huge-specials", lambda f: f["config"].update(default_num_special_tokens=1 << 50))
+    tk("tekken-rank-gap", lambda f: f["vocab"][7].update(rank=8))
+    tk("tekken-not-bytes", lambda f: f["vocab"][65].update(token_bytes="Qg=="))
+    tk("tekken-bad-base64", lambda f: f["vocab"][256].update(token_bytes="a?=="))
+    tk("tekken-vocab-object", lambda f: f.update(vocab={"a": 1}))
+    data = json.dumps(tekken).encode()
+    out.append(("tekken-truncated", data[: len(data) // 2], tk_text))
     return out
 
 

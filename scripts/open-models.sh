@@ -13,8 +13,8 @@ dir=target/open-models
 ref=$dir/ref
 corpus=tests/fixtures/open-models/corpus.json
 mkdir -p "$ref"
-if ! "$dir/venv/bin/python" -c 'import tokenizers, tiktoken' 2>/dev/null; then
-    echo "open models: SKIPPED (HF tokenizers and tiktoken, the references, could not be installed)"
+if ! "$dir/venv/bin/python" -c 'import tokenizers, tiktoken, mistral_common' 2>/dev/null; then
+    echo "open models: SKIPPED (HF tokenizers, tiktoken and mistral-common, the references, could not be installed)"
     exit 0
 fi
 while IFS=$'\t' read -r family path format package licence; do
@@ -25,10 +25,11 @@ while IFS=$'\t' read -r family path format package licence; do
         rm -f "$out"
         continue
     fi
-    if [ ! -s "$out" ] || [ "$out" -ot "$corpus" ] || [ "$out" -ot scripts/open-models/reference.py ] || [ "$out" -ot scripts/open-models/reference_tiktoken.py ] || [ "$out" -ot scripts/open-models/reference_gguf.py ]; then
+    if [ ! -s "$out" ] || [ "$out" -ot "$corpus" ] || [ "$out" -ot scripts/open-models/reference.py ] || [ "$out" -ot scripts/open-models/reference_tiktoken.py ] || [ "$out" -ot scripts/open-models/reference_gguf.py ] || [ "$out" -ot scripts/open-models/reference_tekken.py ]; then
         case "$format" in
             json) ref_cmd=(scripts/open-models/reference.py "$family" "$PWD/$dir/$path" "$corpus") ;;
             gguf) ref_cmd=(scripts/open-models/reference_gguf.py "$family" "$PWD/$dir/$path") ;;
+            tekken) ref_cmd=(scripts/open-models/reference_tekken.py "$family" "$PWD/$dir/$path" "$corpus") ;;
             tiktoken:*) ref_cmd=(scripts/open-models/reference_tiktoken.py "$family" "${format#tiktoken:}" "$PWD/$dir/$path" "$corpus") ;;
             *) echo "$family: unknown format $format"; exit 1 ;;
         esac

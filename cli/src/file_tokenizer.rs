@@ -10,9 +10,9 @@ use crate::Fatal;
 /// The options every command with `--tokenizer` shares.
 #[derive(clap::Args, Default)]
 pub(crate) struct FileArgs {
-    /// Tokenize with the tokenizer in FILE (an HF tokenizer.json, a
-    /// tiktoken-format file with --pattern, or a GGUF model file, of which only
-    /// the metadata is read) instead of an OpenAI encoding. Special-token text
+    /// Tokenize with the tokenizer in FILE (an HF tokenizer.json, a Mistral
+    /// Tekken file, a tiktoken-format file with --pattern, or a GGUF model
+    /// file, of which only the metadata is read) instead of an OpenAI encoding. Special-token text
     /// is recognized, as HF tokenizers does; no BOS/EOS unless --add-special.
     #[arg(long, value_name = "FILE")]
     pub(crate) tokenizer: Option<String>,

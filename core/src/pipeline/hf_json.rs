@@ -2,7 +2,7 @@
 //!
 //! Every component is read into the pipeline's own types, and anything the
 //! pipeline does not implement exactly is refused by name (`Unigram`,
-//! `WordPiece`, a `Metaspace` pre-tokenizer, BPE dropout, ...), so a file
+//! `WordPiece`, BPE dropout, ...), so a file
 //! either loads and counts as HF does or does not load. The error names the
 //! file and the JSON path of what is wrong.
 
@@ -15,9 +15,9 @@ use super::bpe::{Bpe, TokenBytes, Units};
 use super::byte_level;
 use super::decode::Decoder;
 use super::normalize::Normalizer;
-use super::split::{Behavior, Matcher, PreTokenizer, Step};
+use super::split::{Behavior, Matcher, PreTokenizer, Prepend, Step};
 use super::split_regex::SplitRegex;
-use super::{FileTokenizer, Parts, Post};
+use super::{FileTokenizer, Model, Parts, Post};
 use crate::{Error, ErrorKind, Result};
 
 #[derive(Deserialize)]
@@ -99,7 +99,13 @@ fn unsupported(file: &str, what: impl std::fmt::Display) -> Error {
 
 /// Parses a `tokenizer.json` held in `bytes`; `file` names it in errors.
 pub(crate) fn load(bytes: &[u8], file: &str) -> Result<FileTokenizer> {
-    let f: File = serde_json::from_slice(bytes).map_err(|e| bad(file, format_args!("not a tokenizer.json: {e}")))?;
+    let f: File = match serde_json::from_slice(bytes) {
+        Ok(f) => f,
+        // No `model`: a Mistral Tekken file, if anything (parsed again by
+        // its own loader; an HF file pays nothing for the check).
+        Err(e) if super::tekken::lacks_model(&e) => return super::tekken::load(bytes, file),
+        Err(e) => return Err(bad(file, format_args!("not a tokenizer.json: {e}"))),
+    };
     let model_kind = f.model.kind.clone().unwrap_or_else(|| "BPE".into());
     if model_kind != "BPE" {
         return Err(unsupported(
@@ -139,7 +145,7 @@ pub(crate) fn load(bytes: &[u8], file: &str) -> Result<FileTokenizer> {
         None | Some(Value::Null) => None,
         Some(v) => Some(decoder(v, file, "decoder")?),
     };
-    Parts { name: file, normalizer, pre, bpe, strings, added, post, decoder }.assemble()
+    Parts { name: file, normalizer, pre, model: Model::Bpe(Box::new(bpe)), strings, added, post, decoder }.assemble()
 }
 
 /// The BPE model and every vocabulary string by id (for decoding).
@@ -334,6 +340,35 @@ fn pre_tokenizer(v: &Value, file: &str, at: &str, steps: &mut Vec<Step>) -> Resu
             use_regex: flag(v, "use_regex", true, file, at)?,
         }),
         "Digits" => steps.push(Step::Digits { individual: flag(v, "individual_digits", false, file, at)? }),
+        "Metaspace" => {
+            let r = string(v, "replacement", file, at)?;
+            let mut chars = r.chars();
+            let (Some(replacement), None) = (chars.next(), chars.next()) else {
+                return Err(bad(file, format_args!("{at}.replacement {r:?} is not one character")));
+            };
+            // As HF 0.23 reads it: `prepend_scheme` defaults to always and
+            // `split` to true; an older file's `add_prefix_space: false`
+            // is accepted only beside `prepend_scheme: never`.
+            let prepend = match v.get("prepend_scheme") {
+                None => Prepend::Always,
+                Some(Value::String(s)) => match s.as_str() {
+                    "always" => Prepend::Always,
+                    "first" => Prepend::First,
+                    "never" => Prepend::Never,
+                    other => {
+                        return Err(bad(
+                            file,
+                            format_args!("{at}.prepend_scheme {other:?} is not always, first or never"),
+                        ))
+                    }
+                },
+                Some(_) => return Err(bad(file, format_args!("{at}.prepend_scheme is not a string"))),
+            };
+            if !flag(v, "add_prefix_space", true, file, at)? && prepend != Prepend::Never {
+                return Err(bad(file, format_args!("{at}.add_prefix_space does not match {at}.prepend_scheme")));
+            }
+            steps.push(Step::Metaspace { replacement, prepend, split: flag(v, "split", true, file, at)? });
+        }
         other => return Err(unsupported(file, format_args!("{at}: pre-tokenizer {other:?}"))),
     }
     Ok(())

@@ -25,12 +25,15 @@ mod byte_level;
 mod decode;
 mod describe;
 pub(crate) mod gguf;
+mod gguf_spm;
 mod gguf_vocab;
 mod hf_json;
 mod normalize;
 mod presets;
 mod split;
 mod split_regex;
+mod spm;
+mod tekken;
 mod tiktoken_file;
 
 pub use describe::FileTokenizerInfo;
@@ -66,7 +69,7 @@ pub(crate) struct Parts<'a> {
     pub(crate) name: &'a str,
     pub(crate) normalizer: Option<normalize::Normalizer>,
     pub(crate) pre: split::PreTokenizer,
-    pub(crate) bpe: bpe::Bpe,
+    pub(crate) model: Model,
     /// Every model token's bytes by id.
     pub(crate) strings: Vec<(u32, Vec<u8>)>,
     pub(crate) added: Vec<added::AddedToken>,
@@ -105,7 +108,7 @@ impl Parts<'_> {
             added_normalized,
             normalizer: self.normalizer,
             pre: self.pre,
-            bpe: self.bpe,
+            model: self.model,
             post: self.post,
             decoder: self.decoder,
             id_text,
@@ -136,7 +139,7 @@ pub struct FileTokenizer {
     added_normalized: added::Matcher,
     normalizer: Option<normalize::Normalizer>,
     pre: split::PreTokenizer,
-    bpe: bpe::Bpe,
+    model: Model,
     /// The post-processor, or why it cannot be applied.
     post: std::result::Result<Post, String>,
     decoder: Option<decode::Decoder>,
@@ -287,7 +290,7 @@ impl FileTokenizer {
     pub fn encode(&self, text: &str) -> Result<Vec<u32>> {
         limits::check("text", text.len(), MAX_TEXT_BYTES)?;
         let mut out = Vec::with_capacity(text.len() / 4 + 1);
-        let mut sc = bpe::Scratch::default();
+        let mut sc = Scratch::default();
         let mut segs = Vec::new();
         self.added_raw.segments(text, self.special_as_text, &mut segs);
         let mut inner = Vec::new();
@@ -305,7 +308,12 @@ impl FileTokenizer {
                     for seg in &inner {
                         match *seg {
                             Segment::Token(id) => out.push(id),
-                            Segment::Text(a, b) => self.split_and_merge(&normalized[a..b], &mut sc, &mut out),
+                            Segment::Text(c, d) => {
+                                // HF's Metaspace `first` scheme: only the
+                                // stretch at the text's start gets `▁`.
+                                let at_start = a == 0 && c == 0;
+                                self.split_and_merge(&normalized[c..d], at_start, &mut sc, &mut out)
+                            }
                         }
                     }
                 }
@@ -342,7 +350,7 @@ impl FileTokenizer {
                 .ok_or_else(|| Error::new(ErrorKind::UnknownToken, format!("{}: no token has id {id}", self.name)))?;
             // Byte-level tokens are stored as raw bytes; the decoder
             // expects the file's strings, so spell them again.
-            if self.bpe.units == bpe::Units::Bytes && !added {
+            if matches!(&self.model, Model::Bpe(b) if b.units == bpe::Units::Bytes) && !added {
                 tokens.push(bytes.iter().map(|&b| byte_level::byte_to_char(b)).collect::<String>().into_bytes());
             } else {
                 tokens.push(bytes.clone());
@@ -354,28 +362,52 @@ impl FileTokenizer {
         })
     }
 
-    fn split_and_merge(&self, s: &str, sc: &mut bpe::Scratch, out: &mut Vec<u32>) {
+    fn split_and_merge(&self, s: &str, at_start: bool, sc: &mut Scratch, out: &mut Vec<u32>) {
         if let Some(p) = self.pre.known_pattern() {
             struct Merge<'a> {
                 s: &'a [u8],
-                bpe: &'a bpe::Bpe,
-                sc: &'a mut bpe::Scratch,
+                model: &'a Model,
+                sc: &'a mut Scratch,
                 out: &'a mut Vec<u32>,
             }
             impl Sink for Merge<'_> {
                 fn piece(&mut self, a: usize, b: usize) -> bool {
-                    self.bpe.encode_piece(&self.s[a..b], self.sc, self.out);
+                    self.model.encode_piece(&self.s[a..b], self.sc, self.out);
                     true
                 }
             }
-            for_each_piece(p, s, &mut Merge { s: s.as_bytes(), bpe: &self.bpe, sc, out });
+            for_each_piece(p, s, &mut Merge { s: s.as_bytes(), model: &self.model, sc, out });
             return;
         }
-        let (buf, pieces) = self.pre.split(s);
+        let (buf, pieces) = self.pre.split(s, at_start);
         for (a, b) in pieces {
-            self.bpe.encode_piece(&buf.as_bytes()[a..b], sc, out);
+            self.model.encode_piece(&buf.as_bytes()[a..b], sc, out);
         }
     }
+}
+
+/// The merge stage: HF's merge-list BPE, or llama.cpp's score-ordered
+/// SentencePiece-style BPE (`llama`-type GGUF vocabularies).
+#[derive(Debug)]
+pub(crate) enum Model {
+    Bpe(Box<bpe::Bpe>),
+    Spm(Box<spm::Spm>),
+}
+
+impl Model {
+    fn encode_piece(&self, piece: &[u8], sc: &mut Scratch, out: &mut Vec<u32>) {
+        match self {
+            Model::Bpe(m) => m.encode_piece(piece, &mut sc.bpe, out),
+            Model::Spm(m) => m.encode_piece(piece, &mut sc.spm, out),
+        }
+    }
+}
+
+/// Reusable buffers for one `encode` call.
+#[derive(Default)]
+struct Scratch {
+    bpe: bpe::Scratch,
+    spm: spm::Scratch,
 }
 
 /// A tiktoken-format file with the split rules `pattern` names or spells.
@@ -428,7 +460,7 @@ fn tiktoken(bytes: &[u8], name: &str, pattern: &str) -> Result<FileTokenizer> {
         name,
         normalizer: preset.normalizer,
         pre: split::PreTokenizer { steps: preset.steps },
-        bpe,
+        model: Model::Bpe(Box::new(bpe)),
         strings,
         added,
         post,
@@ -439,3 +471,7 @@ fn tiktoken(bytes: &[u8], name: &str, pattern: &str) -> Result<FileTokenizer> {
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_sentencepiece;
+#[cfg(test)]
+mod tests_tekken;

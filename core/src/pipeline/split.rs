@@ -43,6 +43,25 @@ pub(crate) enum Step {
     Digits {
         individual: bool,
     },
+    /// SentencePiece's spaces: every `' '` becomes `replacement` (`▁`),
+    /// `prepend` decides where a `▁` is put before a piece that lacks one,
+    /// and `split` cuts before each `▁` (HF's `Metaspace`).
+    Metaspace {
+        replacement: char,
+        prepend: Prepend,
+        split: bool,
+    },
+}
+
+/// HF's Metaspace `prepend_scheme`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Prepend {
+    /// Before every piece (also after each added token).
+    Always,
+    /// Only before the piece at the very start of the text (Llama 2 and
+    /// Mistral files since transformers' `legacy=False`).
+    First,
+    Never,
 }
 
 impl Step {
@@ -79,10 +98,14 @@ impl PreTokenizer {
     }
 
     /// The pieces of `text`, as ranges of the returned buffer (which is
-    /// `text` itself unless a step added characters).
-    pub(crate) fn split(&self, text: &str) -> (String, Vec<(usize, usize)>) {
+    /// `text` itself unless a step added characters). `at_start`: `text`
+    /// begins the whole input (HF's `offsets_original().0 == 0`, which
+    /// Metaspace's `first` scheme asks).
+    pub(crate) fn split(&self, text: &str, at_start: bool) -> (String, Vec<(usize, usize)>) {
         let mut buf = text.to_string();
         let mut pieces = if text.is_empty() { Vec::new() } else { vec![(0, text.len())] };
+        // Where in `buf` the piece that starts the input begins, while one does.
+        let mut zero = at_start.then_some(0usize);
         for step in &self.steps {
             if step.is_identity() {
                 continue;
@@ -102,8 +125,24 @@ impl PreTokenizer {
                         apply(&found, behavior, a, &mut next);
                     }
                 }
+                Step::Metaspace { replacement, prepend, split } => {
+                    let first = pieces.first().map(|p| p.0);
+                    let rebuilt = metaspace(&buf, &pieces, *replacement, *prepend, zero.filter(|&z| Some(z) == first));
+                    zero = zero.filter(|&z| Some(z) == first).map(|_| 0);
+                    (buf, pieces) = rebuilt;
+                    if *split {
+                        let lit = Matcher::Literal(replacement.to_string());
+                        for &(a, b) in &pieces {
+                            apply(&find(&lit, &buf[a..b], false), Behavior::MergedWithNext, a, &mut next);
+                        }
+                    } else {
+                        next = pieces.clone();
+                    }
+                }
                 Step::ByteLevel { add_prefix_space, use_regex } => {
                     if *add_prefix_space {
+                        let first = pieces.first().map(|p| p.0);
+                        zero = zero.filter(|&z| Some(z) == first).map(|_| 0);
                         (buf, pieces) = prefix_spaces(&buf, &pieces);
                     }
                     if *use_regex {
@@ -119,9 +158,42 @@ impl PreTokenizer {
             }
             next.retain(|&(a, b)| b > a);
             pieces = next;
+            zero = zero.filter(|&z| pieces.first().is_some_and(|p| p.0 == z));
         }
         (buf, pieces)
     }
+}
+
+/// HF's `Metaspace` on each piece: spaces to `replacement`, then one
+/// `replacement` before a piece that does not start with it, for every
+/// piece (`Always`) or only the one starting the input (`First`, whose
+/// start in `buf` is `zero`).
+fn metaspace(
+    buf: &str,
+    pieces: &[(usize, usize)],
+    replacement: char,
+    prepend: Prepend,
+    zero: Option<usize>,
+) -> (String, Vec<(usize, usize)>) {
+    let mut out = String::with_capacity(buf.len() + pieces.len() * replacement.len_utf8());
+    let mut ranges = Vec::with_capacity(pieces.len());
+    for &(a, b) in pieces {
+        let start = out.len();
+        let piece = &buf[a..b];
+        let wanted = match prepend {
+            Prepend::Always => true,
+            Prepend::First => zero == Some(a),
+            Prepend::Never => false,
+        };
+        if wanted && !piece.is_empty() && !piece.starts_with([' ', replacement]) {
+            out.push(replacement);
+        }
+        for c in piece.chars() {
+            out.push(if c == ' ' { replacement } else { c });
+        }
+        ranges.push((start, out.len()));
+    }
+    (out, ranges)
 }
 
 /// HF's `ByteLevel` puts a space before every piece that does not start
@@ -244,7 +316,7 @@ mod tests {
     use super::*;
 
     fn pieces(steps: Vec<Step>, s: &str) -> Vec<String> {
-        let (buf, p) = PreTokenizer { steps }.split(s);
+        let (buf, p) = PreTokenizer { steps }.split(s, true);
         p.iter().map(|&(a, b)| buf[a..b].to_string()).collect()
     }
 

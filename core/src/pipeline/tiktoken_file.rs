@@ -19,7 +19,7 @@ fn bad(file: &str, what: impl std::fmt::Display) -> Error {
 }
 
 /// Standard base64 with padding, as tiktoken files write it.
-fn base64(s: &[u8]) -> Option<Vec<u8>> {
+pub(crate) fn base64(s: &[u8]) -> Option<Vec<u8>> {
     if s.is_empty() || !s.len().is_multiple_of(4) {
         return None;
     }
@@ -87,6 +87,19 @@ pub(crate) fn load(bytes: &[u8], file: &str) -> Result<(Bpe, TokenBytes)> {
     if tokens.is_empty() {
         return Err(bad(file, "no tokens"));
     }
+    Ok((model(vocab, &tokens, 0, file)?, tokens))
+}
+
+/// tiktoken's rule as the pipeline's BPE model, for the ranks of `vocab`
+/// (bytes to rank; `tokens` the same pairs in file order), each id being
+/// the rank plus `shift` (Tekken files number their ranks after their
+/// special tokens).
+pub(crate) fn model(
+    vocab: FxHashMap<Box<[u8]>, u32>,
+    tokens: &[(u32, Vec<u8>)],
+    shift: u32,
+    file: &str,
+) -> Result<Bpe> {
     let mut byte_ids = [u32::MAX; 256];
     for (b, slot) in byte_ids.iter_mut().enumerate() {
         *slot = vocab.get(&[b as u8][..]).copied().ok_or_else(|| {
@@ -94,14 +107,18 @@ pub(crate) fn load(bytes: &[u8], file: &str) -> Result<(Bpe, TokenBytes)> {
         })?;
     }
     let mut merges = FxHashMap::default();
-    for (rank, t) in &tokens {
+    for (rank, t) in tokens {
         for cut in 1..t.len() {
             if let (Some(&a), Some(&b)) = (vocab.get(&t[..cut]), vocab.get(&t[cut..])) {
-                merges.insert((a, b), (*rank, *rank));
+                merges.insert((a + shift, b + shift), (*rank, *rank + shift));
             }
         }
     }
-    let bpe = Bpe {
+    let vocab = if shift == 0 { vocab } else { vocab.into_iter().map(|(k, v)| (k, v + shift)).collect() };
+    for id in &mut byte_ids {
+        *id += shift;
+    }
+    Ok(Bpe {
         units: Units::Bytes,
         vocab,
         merges,
@@ -110,8 +127,7 @@ pub(crate) fn load(bytes: &[u8], file: &str) -> Result<(Bpe, TokenBytes)> {
         unk: None,
         fuse_unk: false,
         ignore_merges: true,
-    };
-    Ok((bpe, tokens))
+    })
 }
 
 #[cfg(test)]
