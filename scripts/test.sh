@@ -130,8 +130,12 @@ done
 # reference; prints N/N per family, SKIPPED per file that cannot be fetched.
 if command -v python3 >/dev/null; then
     run_suite "open-model tokenizers (real tokenizer.json files vs HF tokenizers)" bash scripts/open-models.sh
+    # llama.cpp's chat-template collection (from the same download) rendered by
+    # turnfit and by transformers + jinja2, N/N per template (issue 50).
+    run_suite "chat templates (llama.cpp's collection vs transformers)" bash scripts/templates.sh
 else
     skip_suite "open-model tokenizers" "python3 not installed"
+    skip_suite "chat templates" "python3 not installed"
 fi
 
 # One scenario per seed design document (examples/seeds/README.md), each

@@ -32,6 +32,22 @@ export declare class NativeCallStack {
   chain(): string
 }
 
+/** A tokenizer loaded from a file. Immutable; shareable by every thread and Worker. */
+export declare class NativeFileTokenizer {
+  /** Loads the file at `path`. */
+  static open(path: string, pattern: string | undefined | null, recognizeSpecial: boolean): NativeFileTokenizer
+  /** Loads a file's bytes; `name` stands for the file in errors. */
+  static fromBytes(bytes: Uint8Array, name: string, pattern: string | undefined | null, recognizeSpecial: boolean): NativeFileTokenizer
+  /** The description as JSON (schemas/file-tokenizer-info.json). */
+  infoJson(): string
+  /** The number of tokens of `text`, without BOS/EOS. */
+  count(text: string): number
+  /** The ids of `text`, with the file's BOS/EOS when `add_special`. */
+  encode(text: string, addSpecial: boolean): Uint32Array
+  /** The text of `ids` through the file's decoder. */
+  decode(ids: Uint32Array): string
+}
+
 /** The skills of one folder; bodies load lazily and are cached. */
 export declare class NativeSkillSet {
   /** `options`: the open options as JSON (docs/formats.md) or null. */

@@ -837,6 +837,7 @@ module.exports.__napiBindingTarget = __napiStampBindingTarget(nativeBinding, __n
 module.exports = nativeBinding
 module.exports.NativeBreakers = nativeBinding.NativeBreakers
 module.exports.NativeCallStack = nativeBinding.NativeCallStack
+module.exports.NativeFileTokenizer = nativeBinding.NativeFileTokenizer
 module.exports.NativeSkillSet = nativeBinding.NativeSkillSet
 module.exports.NativeTokenizer = nativeBinding.NativeTokenizer
 module.exports.NativeTracer = nativeBinding.NativeTracer
