@@ -65,7 +65,9 @@ OPS = {
 }
 # Ops whose vectors hold no JSON shape of the ABI (token ids, text, counts).
 NO_SHAPE = {"encode", "decode", "count_until_limit", "truncate", "count", "encode_special",
-            "decode_with_offsets", "token_bytes", "encode_bytes", "special_tokens"}
+            "decode_with_offsets", "token_bytes", "encode_bytes", "special_tokens",
+            # Tokenizers from a file: text in, ids or text out, no JSON shape.
+            "file_encode", "file_decode"}
 
 
 def load_schemas():
