@@ -141,7 +141,7 @@ cl100k = tok "cl100k_base"
 runFileTokenizerVector :: Value -> IO Value
 runFileTokenizerVector v = orError $ do
   let i = v .! "input"
-      sp = if str (i .! "special") == "recognize" then Recognize else Ordinary
+      sp = if i .! "special" == String "recognize" then Recognize else Ordinary
   t <- openFileTokenizer sp Nothing ("tests/vectors/" ++ T.unpack (str (i .! "file")))
   case str (v .! "op") of
     "file_encode" -> do
