@@ -1726,6 +1726,222 @@ public func FfiConverterTypeEventListener_lower(_ value: EventListener) -> UInt6
 
 
 /**
+ * A tokenizer loaded from a model's file; ids equal HF `tokenizers`'
+ * (llama.cpp's for a GGUF). Immutable: share one across any number of threads.
+ */
+public protocol FileTokenizerProtocol: AnyObject, Sendable {
+    
+    /**
+     * The number of tokens of `text`, without BOS/EOS.
+     */
+    func countTokens(text: Text) throws  -> UInt64
+    
+    /**
+     * The text of `ids` through the file's decoder.
+     */
+    func decode(ids: TokenIds) throws  -> String
+    
+    /**
+     * The ids of `text`; with `add_special`, the file's BOS/EOS around them.
+     */
+    func encode(text: Text, addSpecial: Bool) throws  -> TokenIds
+    
+    /**
+     * The file, vocabulary size and what the file says besides its tokens.
+     */
+    func info()  -> FileTokenizerInfo
+    
+}
+/**
+ * A tokenizer loaded from a model's file; ids equal HF `tokenizers`'
+ * (llama.cpp's for a GGUF). Immutable: share one across any number of threads.
+ */
+open class FileTokenizer: FileTokenizerProtocol, @unchecked Sendable {
+    fileprivate let handle: UInt64
+
+    /// Used to instantiate a [FFIObject] without an actual handle, for fakes in tests, mostly.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public struct NoHandle {
+        public init() {}
+    }
+
+    // TODO: We'd like this to be `private` but for Swifty reasons,
+    // we can't implement `FfiConverter` without making this `required` and we can't
+    // make it `required` without making it `public`.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    required public init(unsafeFromHandle handle: UInt64) {
+        self.handle = handle
+    }
+
+    // This constructor can be used to instantiate a fake object.
+    // - Parameter noHandle: Placeholder value so we can have a constructor separate from the default empty one that may be implemented for classes extending [FFIObject].
+    //
+    // - Warning:
+    //     Any object instantiated with this constructor cannot be passed to an actual Rust-backed object. Since there isn't a backing handle the FFI lower functions will crash.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public init(noHandle: NoHandle) {
+        self.handle = 0
+    }
+
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public func uniffiCloneHandle() -> UInt64 {
+        return try! rustCall { uniffi_turnfit_uniffi_fn_clone_filetokenizer(self.handle, $0) }
+    }
+    // No primary constructor declared for this class.
+
+    deinit {
+        if handle == 0 {
+            // Mock objects have handle=0 don't try to free them
+            return
+        }
+
+        try! rustCall { uniffi_turnfit_uniffi_fn_free_filetokenizer(handle, $0) }
+    }
+
+    
+    /**
+     * Loads a file's bytes (an app asset, say); `name` stands for the file in errors.
+     */
+public static func fromBytes(bytes: Data, name: Text, pattern: Text? = nil, special: SpecialTokens? = nil)throws  -> FileTokenizer  {
+    return try  FfiConverterTypeFileTokenizer_lift(try rustCallWithError(FfiConverterTypeTurnfitError_lift) {
+        uniffiCallStatus in
+    uniffi_turnfit_uniffi_fn_constructor_filetokenizer_from_bytes(
+        FfiConverterData.lower(bytes),
+        FfiConverterTypeText_lower(name),
+        FfiConverterOptionTypeText.lower(pattern),
+        FfiConverterOptionTypeSpecialTokens.lower(special),uniffiCallStatus
+    )
+})
+}
+    
+    /**
+     * Loads the file at `path`. `pattern` gives a tiktoken-format file its
+     * split rules (a preset such as `llama3`, or a regex).
+     */
+public static func fromFile(path: Text, pattern: Text? = nil, special: SpecialTokens? = nil)throws  -> FileTokenizer  {
+    return try  FfiConverterTypeFileTokenizer_lift(try rustCallWithError(FfiConverterTypeTurnfitError_lift) {
+        uniffiCallStatus in
+    uniffi_turnfit_uniffi_fn_constructor_filetokenizer_from_file(
+        FfiConverterTypeText_lower(path),
+        FfiConverterOptionTypeText.lower(pattern),
+        FfiConverterOptionTypeSpecialTokens.lower(special),uniffiCallStatus
+    )
+})
+}
+    
+
+    
+    /**
+     * The number of tokens of `text`, without BOS/EOS.
+     */
+open func countTokens(text: Text)throws  -> UInt64  {
+    return try  FfiConverterUInt64.lift(try rustCallWithError(FfiConverterTypeTurnfitError_lift) {
+        uniffiCallStatus in
+    uniffi_turnfit_uniffi_fn_method_filetokenizer_count_tokens(
+            self.uniffiCloneHandle(),
+        FfiConverterTypeText_lower(text),uniffiCallStatus
+    )
+})
+}
+    
+    /**
+     * The text of `ids` through the file's decoder.
+     */
+open func decode(ids: TokenIds)throws  -> String  {
+    return try  FfiConverterString.lift(try rustCallWithError(FfiConverterTypeTurnfitError_lift) {
+        uniffiCallStatus in
+    uniffi_turnfit_uniffi_fn_method_filetokenizer_decode(
+            self.uniffiCloneHandle(),
+        FfiConverterTypeTokenIds_lower(ids),uniffiCallStatus
+    )
+})
+}
+    
+    /**
+     * The ids of `text`; with `add_special`, the file's BOS/EOS around them.
+     */
+open func encode(text: Text, addSpecial: Bool = false)throws  -> TokenIds  {
+    return try  FfiConverterTypeTokenIds_lift(try rustCallWithError(FfiConverterTypeTurnfitError_lift) {
+        uniffiCallStatus in
+    uniffi_turnfit_uniffi_fn_method_filetokenizer_encode(
+            self.uniffiCloneHandle(),
+        FfiConverterTypeText_lower(text),
+        FfiConverterBool.lower(addSpecial),uniffiCallStatus
+    )
+})
+}
+    
+    /**
+     * The file, vocabulary size and what the file says besides its tokens.
+     */
+open func info() -> FileTokenizerInfo  {
+    return try!  FfiConverterTypeFileTokenizerInfo_lift(try! rustCall() {
+        uniffiCallStatus in
+    uniffi_turnfit_uniffi_fn_method_filetokenizer_info(
+            self.uniffiCloneHandle(),uniffiCallStatus
+    )
+})
+}
+    
+
+    
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeFileTokenizer: FfiConverter {
+    typealias FfiType = UInt64
+    typealias SwiftType = FileTokenizer
+
+    public static func lift(_ handle: UInt64) throws -> FileTokenizer {
+        return FileTokenizer(unsafeFromHandle: handle)
+    }
+
+    public static func lower(_ value: FileTokenizer) -> UInt64 {
+        return value.uniffiCloneHandle()
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> FileTokenizer {
+        let handle: UInt64 = try readInt(&buf)
+        return try lift(handle)
+    }
+
+    public static func write(_ value: FileTokenizer, into buf: inout [UInt8]) {
+        writeInt(&buf, lower(value))
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeFileTokenizer_lift(_ handle: UInt64) throws -> FileTokenizer {
+    return try FfiConverterTypeFileTokenizer.lift(handle)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeFileTokenizer_lower(_ value: FileTokenizer) -> UInt64 {
+    return FfiConverterTypeFileTokenizer.lower(value)
+}
+
+
+
+
+
+
+/**
  * A host's own token counter (a Kotlin interface, a Swift protocol), for
  * `ModelRegistry.registerWithCounter`. It is called on the thread of any
  * call counting for its model, possibly on several threads at once, while
@@ -3968,6 +4184,125 @@ public func FfiConverterTypeFailureCounts_lift(_ buf: RustBuffer) throws -> Fail
 #endif
 public func FfiConverterTypeFailureCounts_lower(_ value: FailureCounts) -> RustBuffer {
     return FfiConverterTypeFailureCounts.lower(value)
+}
+
+
+/**
+ * A file tokenizer's description.
+ */
+public struct FileTokenizerInfo: Equatable, Hashable {
+    /**
+     * The file it came from (its path, or the name given with its bytes).
+     */
+    public var name: String
+    /**
+     * One past the highest id, added tokens included.
+     */
+    public var vocabSize: UInt64
+    /**
+     * Whether special-token text in the input is recognized.
+     */
+    public var specialTokens: SpecialTokens
+    /**
+     * Whether `encode(text, addSpecial = true)` can add the file's BOS/EOS.
+     */
+    public var addSpecial: Bool
+    /**
+     * GGUF `<architecture>.context_length`.
+     */
+    public var contextLength: UInt64?
+    /**
+     * GGUF `tokenizer.ggml.pre`.
+     */
+    public var pre: String?
+    /**
+     * Whether the file carries a chat template.
+     */
+    public var hasChatTemplate: Bool
+
+    // Default memberwise initializers are never public by default, so we
+    // declare one manually.
+    public init(
+        /**
+         * The file it came from (its path, or the name given with its bytes).
+         */name: String, 
+        /**
+         * One past the highest id, added tokens included.
+         */vocabSize: UInt64, 
+        /**
+         * Whether special-token text in the input is recognized.
+         */specialTokens: SpecialTokens, 
+        /**
+         * Whether `encode(text, addSpecial = true)` can add the file's BOS/EOS.
+         */addSpecial: Bool, 
+        /**
+         * GGUF `<architecture>.context_length`.
+         */contextLength: UInt64?, 
+        /**
+         * GGUF `tokenizer.ggml.pre`.
+         */pre: String?, 
+        /**
+         * Whether the file carries a chat template.
+         */hasChatTemplate: Bool) {
+        self.name = name
+        self.vocabSize = vocabSize
+        self.specialTokens = specialTokens
+        self.addSpecial = addSpecial
+        self.contextLength = contextLength
+        self.pre = pre
+        self.hasChatTemplate = hasChatTemplate
+    }
+
+    
+
+    
+}
+
+#if compiler(>=6)
+extension FileTokenizerInfo: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeFileTokenizerInfo: FfiConverterRustBuffer {
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> FileTokenizerInfo {
+        return
+            try FileTokenizerInfo(
+                name: FfiConverterString.read(from: &buf), 
+                vocabSize: FfiConverterUInt64.read(from: &buf), 
+                specialTokens: FfiConverterTypeSpecialTokens.read(from: &buf), 
+                addSpecial: FfiConverterBool.read(from: &buf), 
+                contextLength: FfiConverterOptionUInt64.read(from: &buf), 
+                pre: FfiConverterOptionString.read(from: &buf), 
+                hasChatTemplate: FfiConverterBool.read(from: &buf)
+        )
+    }
+
+    public static func write(_ value: FileTokenizerInfo, into buf: inout [UInt8]) {
+        FfiConverterString.write(value.name, into: &buf)
+        FfiConverterUInt64.write(value.vocabSize, into: &buf)
+        FfiConverterTypeSpecialTokens.write(value.specialTokens, into: &buf)
+        FfiConverterBool.write(value.addSpecial, into: &buf)
+        FfiConverterOptionUInt64.write(value.contextLength, into: &buf)
+        FfiConverterOptionString.write(value.pre, into: &buf)
+        FfiConverterBool.write(value.hasChatTemplate, into: &buf)
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeFileTokenizerInfo_lift(_ buf: RustBuffer) throws -> FileTokenizerInfo {
+    return try FfiConverterTypeFileTokenizerInfo.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeFileTokenizerInfo_lower(_ value: FileTokenizerInfo) -> RustBuffer {
+    return FfiConverterTypeFileTokenizerInfo.lower(value)
 }
 
 
@@ -6858,6 +7193,18 @@ private let initializationResult: InitializationResult = {
     if (uniffi_turnfit_uniffi_checksum_method_eventlistener_on_event() != 23702) {
         return InitializationResult.apiChecksumMismatch
     }
+    if (uniffi_turnfit_uniffi_checksum_method_filetokenizer_count_tokens() != 15012) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_turnfit_uniffi_checksum_method_filetokenizer_decode() != 14215) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_turnfit_uniffi_checksum_method_filetokenizer_encode() != 21870) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_turnfit_uniffi_checksum_method_filetokenizer_info() != 52698) {
+        return InitializationResult.apiChecksumMismatch
+    }
     if (uniffi_turnfit_uniffi_checksum_method_hosttokencounter_count() != 34023) {
         return InitializationResult.apiChecksumMismatch
     }
@@ -6991,6 +7338,12 @@ private let initializationResult: InitializationResult = {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_turnfit_uniffi_checksum_constructor_tracer_new() != 8724) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_turnfit_uniffi_checksum_constructor_filetokenizer_from_bytes() != 10002) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_turnfit_uniffi_checksum_constructor_filetokenizer_from_file() != 39614) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_turnfit_uniffi_checksum_constructor_modelregistry_new() != 54719) {
