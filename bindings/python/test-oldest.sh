@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The adapters' tests and replays against the OLDEST framework versions the
 # package declares (issue 47: "the oldest supported"): the lower ends of
-# pyproject.toml's extras (langchain-core 1.6, langchain 1.3, langgraph 1.2,
-# openai-agents 0.24, pydantic-ai-slim 2.68), read from the file. Everything
+# pyproject.toml's extras (langchain-core 1.8, langchain 1.5, langgraph 1.2,
+# openai-agents 0.24, pydantic-ai-slim 2.78), read from the file. Everything
 # else as requirements-test.txt pins it; pip resolves what the old releases
 # need. A venv of its own (target/python/venv-oldest), the wheel built as
 # test.sh builds it.
