@@ -58,7 +58,7 @@ pub(crate) fn run(args: Args) -> Result<ExitCode, Fatal> {
         }
     };
     let path = Path::new(&args.tokenizer);
-    let tokenizer = FileTokenizer::from_file_with(path, &LoadOptions { pattern: args.pattern.clone() })?;
+    let tokenizer = FileTokenizer::from_file_with(path, &LoadOptions::with_pattern(args.pattern.clone()))?;
     let model = match &args.chat_template {
         Some(file) => {
             // The given file replaces the source; the token strings still come from the model's files when they name them.

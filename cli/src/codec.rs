@@ -135,7 +135,7 @@ pub(crate) fn decode(args: DecodeArgs) -> Result<ExitCode, Fatal> {
         if args.which.encoding.is_some() || args.which.model.is_some() {
             return Err(Fatal("--tokenizer takes the place of --encoding and --model".into()));
         }
-        let options = turnfit::pipeline::LoadOptions { pattern: args.pattern.clone() };
+        let options = turnfit::pipeline::LoadOptions::with_pattern(args.pattern.clone());
         let t = turnfit::pipeline::FileTokenizer::from_file_with(path, &options)?;
         let text = if args.ids.is_empty() { input::read_text("-").map_err(Fatal)? } else { args.ids.join(" ") };
         let ids = parse_ids(&text).map_err(Fatal)?;

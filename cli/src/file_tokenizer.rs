@@ -30,7 +30,7 @@ impl FileArgs {
     /// The tokenizer, when `--tokenizer` was given.
     pub(crate) fn load(&self) -> Result<Option<FileTokenizer>, Fatal> {
         let Some(path) = &self.tokenizer else { return Ok(None) };
-        let options = LoadOptions { pattern: self.pattern.clone() };
+        let options = LoadOptions::with_pattern(self.pattern.clone());
         Ok(Some(FileTokenizer::from_file_with(path, &options)?))
     }
 }

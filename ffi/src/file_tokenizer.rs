@@ -10,14 +10,13 @@ use std::ffi::c_char;
 
 use turnfit_core::limits::{MAX_TEXT_BYTES, MAX_TOKENIZER_FILE_BYTES};
 use turnfit_core::pipeline::{FileTokenizer, LoadOptions};
-use turnfit_core::SpecialTokens;
 
 use crate::args::{self, out};
 use crate::boundary::guard;
 use crate::error::{turnfit_error, FfiError};
 use crate::status::turnfit_status;
 use crate::strings::{json_string, turnfit_string, turnfit_tokens};
-use crate::tokenizer::TURNFIT_TOKENIZER_RECOGNIZE_SPECIAL;
+use crate::tokenizer::special_from_flags;
 
 /// Flag for `turnfit_file_tokenizer_encode`: put the file's special tokens
 /// around the ids (its post-processor: Llama 3's `<|begin_of_text|>`,
@@ -33,29 +32,12 @@ pub struct turnfit_file_tokenizer {
     inner: FileTokenizer,
 }
 
-fn special(flags: u32) -> Result<SpecialTokens, FfiError> {
-    let unknown = flags & !TURNFIT_TOKENIZER_RECOGNIZE_SPECIAL;
-    if unknown != 0 {
-        return Err(FfiError::invalid(format!("unknown flag bits {unknown:#x}")));
-    }
-    Ok(if flags & TURNFIT_TOKENIZER_RECOGNIZE_SPECIAL != 0 {
-        SpecialTokens::Recognize
-    } else {
-        SpecialTokens::Ordinary
-    })
-}
-
-// Field by field, not a struct literal: `LoadOptions` gains fields as the
-// loaders grow, and the C ABI keeps their defaults.
-#[allow(clippy::field_reassign_with_default)]
 fn options(pattern: Option<&str>) -> LoadOptions {
-    let mut options = LoadOptions::default();
-    options.pattern = pattern.map(str::to_string);
-    options
+    LoadOptions::with_pattern(pattern.map(str::to_string))
 }
 
 fn boxed(inner: FileTokenizer, flags: u32) -> Result<*mut turnfit_file_tokenizer, FfiError> {
-    let inner = inner.with_special_tokens(special(flags)?);
+    let inner = inner.with_special_tokens(special_from_flags(flags)?);
     Ok(Box::into_raw(Box::new(turnfit_file_tokenizer { inner })))
 }
 

@@ -62,7 +62,7 @@ impl turnfit_tokenizer {
     }
 }
 
-fn special_from_flags(flags: u32) -> Result<SpecialTokens, FfiError> {
+pub(crate) fn special_from_flags(flags: u32) -> Result<SpecialTokens, FfiError> {
     if flags & !TURNFIT_TOKENIZER_RECOGNIZE_SPECIAL != 0 {
         return Err(FfiError::invalid(format!(
             "unknown flag bits {:#x}",

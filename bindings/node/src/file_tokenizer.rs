@@ -7,31 +7,15 @@ use napi::bindgen_prelude::{Uint32Array, Uint8Array};
 use napi_derive::napi;
 
 use turnfit::pipeline::{FileTokenizer, LoadOptions};
-use turnfit::SpecialTokens;
 
 use crate::error::{guard, json};
 use crate::text::JsText;
+use crate::tokenizer::special;
 
 /// A tokenizer loaded from a file. Immutable; shareable by every thread and Worker.
 #[napi]
 pub struct NativeFileTokenizer {
     inner: FileTokenizer,
-}
-
-// `LoadOptions` gains fields as the loaders grow; the binding keeps their defaults.
-#[allow(clippy::field_reassign_with_default)]
-fn options(pattern: Option<String>) -> LoadOptions {
-    let mut o = LoadOptions::default();
-    o.pattern = pattern;
-    o
-}
-
-fn special(recognize: bool) -> SpecialTokens {
-    if recognize {
-        SpecialTokens::Recognize
-    } else {
-        SpecialTokens::Ordinary
-    }
 }
 
 #[napi]
@@ -40,7 +24,7 @@ impl NativeFileTokenizer {
     #[napi(factory)]
     pub fn open(path: String, pattern: Option<String>, recognize_special: bool) -> napi::Result<Self> {
         guard("FileTokenizer", || {
-            let t = FileTokenizer::from_file_with(&path, &options(pattern))?;
+            let t = FileTokenizer::from_file_with(&path, &LoadOptions::with_pattern(pattern))?;
             Ok(NativeFileTokenizer { inner: t.with_special_tokens(special(recognize_special)) })
         })
     }
@@ -54,7 +38,7 @@ impl NativeFileTokenizer {
         recognize_special: bool,
     ) -> napi::Result<Self> {
         guard("FileTokenizer.fromBytes", || {
-            let t = FileTokenizer::from_bytes_with(&bytes, &name, &options(pattern))?;
+            let t = FileTokenizer::from_bytes_with(&bytes, &name, &LoadOptions::with_pattern(pattern))?;
             Ok(NativeFileTokenizer { inner: t.with_special_tokens(special(recognize_special)) })
         })
     }

@@ -15,7 +15,7 @@ use crate::error::{guard, json, not_counting, to_usize, utf8};
 use crate::registry::registry;
 use crate::text::JsText;
 
-fn special(recognize: bool) -> SpecialTokens {
+pub(crate) fn special(recognize: bool) -> SpecialTokens {
     if recognize {
         SpecialTokens::Recognize
     } else {

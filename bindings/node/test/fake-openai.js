@@ -65,4 +65,23 @@ function fakeOpenAI(answer) {
   return { fetch, requests, expand }
 }
 
-module.exports = { fakeOpenAI }
+// A fake API that replays a trajectory: requests with tools get the
+// trajectory's next step (then "Done."), a request without tools is the
+// summarizer's and gets a summary, or a 503 in `throwing` mode. Shared by
+// the AI SDK and Agents JS replays.
+function replayTrajectory(traj, mode) {
+  const state = { step: 0, summaries: 0 }
+  const api = fakeOpenAI((body) => {
+    if (!body.tools?.length) {
+      state.summaries++
+      if (mode === 'throwing') return { status: 503, error: 'summarizer overloaded' }
+      return { content: `Summary ${state.summaries}: the agent worked on the task.` }
+    }
+    const s = traj.steps[state.step++]
+    if (!s) return { content: 'Done.' }
+    return { content: s.content || null, calls: s.tool_calls.map((c) => ({ id: c.id, name: c.function.name, arguments: c.function.arguments })) }
+  })
+  return { api, state }
+}
+
+module.exports = { fakeOpenAI, replayTrajectory }

@@ -18,7 +18,7 @@ const ck = require('..')
 const aisdk = require('../ai-sdk.js')
 const { generateText, wrapLanguageModel, tool, jsonSchema, stepCountIs } = require('ai')
 const { createOpenAI } = require('@ai-sdk/openai')
-const { fakeOpenAI } = require('./fake-openai.js')
+const { replayTrajectory } = require('./fake-openai.js')
 const { TRAJECTORIES, MODEL, budgets } = require('./replay-fixtures.js')
 
 function tools(traj) {
@@ -32,17 +32,7 @@ function tools(traj) {
 // The fake API's answers: the trajectory's steps to requests with tools, a
 // summary (or a 503) to the summarizer's, which has none.
 function replayApi(traj, mode) {
-  const state = { step: 0, summaries: 0 }
-  const api = fakeOpenAI((body) => {
-    if (!body.tools?.length) {
-      state.summaries++
-      if (mode === 'throwing') return { status: 503, error: 'summarizer overloaded' }
-      return { content: `Summary ${state.summaries}: the agent worked on the task.` }
-    }
-    const s = traj.steps[state.step++]
-    if (!s) return { content: 'Done.' }
-    return { content: s.content || null, calls: s.tool_calls.map((c) => ({ id: c.id, name: c.function.name, arguments: c.function.arguments })) }
-  })
+  const { api, state } = replayTrajectory(traj, mode)
   const provider = createOpenAI({ apiKey: 'sk-fake', fetch: api.fetch })
   return { api, provider, state }
 }

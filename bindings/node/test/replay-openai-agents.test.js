@@ -18,7 +18,7 @@ const { turnfitInputFilter } = require('../openai-agents.js')
 const { Agent, Runner, tool } = require('@openai/agents-core')
 const { OpenAIResponsesModel, OpenAIChatCompletionsModel } = require('@openai/agents-openai')
 const OpenAI = require('openai')
-const { fakeOpenAI } = require('./fake-openai.js')
+const { replayTrajectory } = require('./fake-openai.js')
 const { TRAJECTORIES, MODEL, budgets } = require('./replay-fixtures.js')
 
 // The fake OpenAI API's answers: the trajectory's steps to requests with
@@ -26,17 +26,7 @@ const { TRAJECTORIES, MODEL, budgets } = require('./replay-fixtures.js')
 // Agents SDK's own OpenAI models (OpenAIResponsesModel, the default, and
 // OpenAIChatCompletionsModel) talk to it through a real `openai` client.
 function replayApi(traj, mode) {
-  const state = { step: 0, summaries: 0 }
-  const api = fakeOpenAI((body) => {
-    if (!body.tools?.length) {
-      state.summaries++
-      if (mode === 'throwing') return { status: 503, error: 'summarizer overloaded' }
-      return { content: `Summary ${state.summaries}: the agent worked on the task.` }
-    }
-    const s = traj.steps[state.step++]
-    if (!s) return { content: 'Done.' }
-    return { content: s.content || null, calls: s.tool_calls.map((c) => ({ id: c.id, name: c.function.name, arguments: c.function.arguments })) }
-  })
+  const { api, state } = replayTrajectory(traj, mode)
   // No retries: a 503 reaches the adapter at once (the digest stands in).
   const client = new OpenAI({ apiKey: 'sk-fake', fetch: api.fetch, maxRetries: 0 })
   return { api, client, state }

@@ -21,21 +21,13 @@ pub struct FileTokenizer {
     inner: Core,
 }
 
-// `LoadOptions` gains fields as the loaders grow; the binding keeps their defaults.
-#[allow(clippy::field_reassign_with_default)]
-fn options(pattern: Option<String>) -> LoadOptions {
-    let mut o = LoadOptions::default();
-    o.pattern = pattern;
-    o
-}
-
 #[pymethods]
 impl FileTokenizer {
     #[new]
     #[pyo3(signature = (path, *, pattern=None, special_tokens="ordinary"))]
     fn new(py: Python<'_>, path: std::path::PathBuf, pattern: Option<String>, special_tokens: &str) -> PyResult<Self> {
         let special = special_from(special_tokens)?;
-        let o = options(pattern);
+        let o = LoadOptions::with_pattern(pattern);
         let inner = guard_detached(py, true, "FileTokenizer", || Core::from_file_with(&path, &o))?;
         Ok(FileTokenizer { inner: inner.with_special_tokens(special) })
     }
@@ -52,7 +44,7 @@ impl FileTokenizer {
         special_tokens: &str,
     ) -> PyResult<Self> {
         let special = special_from(special_tokens)?;
-        let o = options(pattern);
+        let o = LoadOptions::with_pattern(pattern);
         let inner = guard_detached(py, true, "FileTokenizer.from_bytes", || Core::from_bytes_with(data, name, &o))?;
         Ok(FileTokenizer { inner: inner.with_special_tokens(special) })
     }

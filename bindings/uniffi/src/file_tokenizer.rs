@@ -36,12 +36,8 @@ pub struct FileTokenizer {
     inner: turnfit::pipeline::FileTokenizer,
 }
 
-// `LoadOptions` gains fields as the loaders grow; the binding keeps their defaults.
-#[allow(clippy::field_reassign_with_default)]
 fn options(pattern: Option<Text>) -> LoadOptions {
-    let mut o = LoadOptions::default();
-    o.pattern = pattern.map(|p| p.0);
-    o
+    LoadOptions::with_pattern(pattern.map(|p| p.0))
 }
 
 fn wrap(t: turnfit::pipeline::FileTokenizer, special: Option<SpecialTokens>) -> Arc<FileTokenizer> {

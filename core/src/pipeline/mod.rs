@@ -64,6 +64,14 @@ pub struct LoadOptions {
     pub pattern: Option<String>,
 }
 
+impl LoadOptions {
+    /// Default options with the split rules of a tiktoken-format file: what
+    /// the C ABI and every binding pass (a pattern or none), in one place.
+    pub fn with_pattern(pattern: Option<String>) -> LoadOptions {
+        LoadOptions { pattern }
+    }
+}
+
 /// Everything a loader found, before the tokenizer is put together.
 pub(crate) struct Parts<'a> {
     pub(crate) name: &'a str,
