@@ -1,7 +1,7 @@
 # turnfit developer entry points. `make test` is the one test command (CI runs
 # it through .ci/run); everything else is a convenience.
 
-.PHONY: test build header demo clean growth fuzz-smoke fuzz-long accuracy install dist dist-test dist-cross lint-workflows
+.PHONY: test build header demo clean growth fuzz-smoke fuzz-long stress-long accuracy install dist dist-test dist-cross lint-workflows
 
 test:
 	bash scripts/test.sh
@@ -63,6 +63,13 @@ FUZZ_SECONDS ?= 3600
 FUZZ_TARGETS ?=
 fuzz-long:
 	FUZZ_SECONDS=$(FUZZ_SECONDS) bash scripts/fuzz.sh $(FUZZ_TARGETS)
+
+# The C ABI thread stress at its full counts (64 and 8 threads x 100,000
+# calls under ASan+UBSan, 8 x 100,000 under valgrind; about 8 minutes);
+# `make test` runs CI-sized counts. See docs/reliability.md, "Threads".
+stress-long:
+	cargo build -p turnfit-ffi
+	$(MAKE) -C tests/c stress-long
 
 # The README's first command.
 demo:
