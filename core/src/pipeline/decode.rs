@@ -1,8 +1,6 @@
 //! Decoders: ids back to text (HF `decoders`), for the CLI's `decode` and
 //! for round-trip tests. Counting never decodes.
 
-use rustc_hash::FxHashMap;
-
 /// One decoding step over the tokens' strings.
 #[derive(Debug, Clone)]
 pub(crate) enum Decoder {
@@ -33,12 +31,12 @@ pub(crate) enum Decoder {
 
 impl Decoder {
     /// Applies the steps to the token strings, then joins them.
-    pub(crate) fn decode(&self, tokens: Vec<Vec<u8>>, table: &FxHashMap<char, u8>) -> String {
+    pub(crate) fn decode(&self, tokens: Vec<Vec<u8>>, table: &super::byte_level::CharTable) -> String {
         let tokens = self.chain(tokens, table);
         String::from_utf8_lossy(&tokens.concat()).into_owned()
     }
 
-    fn chain(&self, tokens: Vec<Vec<u8>>, table: &FxHashMap<char, u8>) -> Vec<Vec<u8>> {
+    fn chain(&self, tokens: Vec<Vec<u8>>, table: &super::byte_level::CharTable) -> Vec<Vec<u8>> {
         match self {
             Decoder::Sequence(steps) => steps.iter().fold(tokens, |t, d| d.chain(t, table)),
             Decoder::ByteLevel => tokens
@@ -127,8 +125,11 @@ mod tests {
         let toks = ["\u{2581}Hi", "<0xE2>", "<0x82>", "<0xAC>", "<0xFF>", "!"].map(|s| s.as_bytes().to_vec());
         // As HF: a run of byte tokens that is not UTF-8 as a whole becomes
         // one U+FFFD per byte, the valid "€" in it included.
-        assert_eq!(d.decode(toks.to_vec(), &FxHashMap::default()), " Hi\u{FFFD}\u{FFFD}\u{FFFD}\u{FFFD}!");
+        assert_eq!(
+            d.decode(toks.to_vec(), &crate::pipeline::byte_level::char_table()),
+            " Hi\u{FFFD}\u{FFFD}\u{FFFD}\u{FFFD}!"
+        );
         let ok = ["<0xE2>", "<0x82>", "<0xAC>"].map(|s| s.as_bytes().to_vec());
-        assert_eq!(d.decode(ok.to_vec(), &FxHashMap::default()), "\u{20ac}");
+        assert_eq!(d.decode(ok.to_vec(), &crate::pipeline::byte_level::char_table()), "\u{20ac}");
     }
 }

@@ -6,6 +6,8 @@
 //! either loads and counts as HF does or does not load. The error names the
 //! file and the JSON path of what is wrong.
 
+use std::borrow::Cow;
+
 use rustc_hash::FxHashMap;
 use serde::Deserialize;
 use serde_json::Value;
@@ -21,7 +23,7 @@ use super::{FileTokenizer, Model, Parts, Post};
 use crate::{Error, ErrorKind, Result};
 
 #[derive(Deserialize)]
-struct File {
+struct File<'a> {
     #[serde(default)]
     added_tokens: Vec<AddedJson>,
     #[serde(default)]
@@ -32,7 +34,8 @@ struct File {
     post_processor: Option<Value>,
     #[serde(default)]
     decoder: Option<Value>,
-    model: ModelJson,
+    #[serde(borrow)]
+    model: ModelJson<'a>,
 }
 
 #[derive(Deserialize)]
@@ -56,7 +59,7 @@ fn yes() -> bool {
 }
 
 #[derive(Deserialize)]
-struct ModelJson {
+struct ModelJson<'a> {
     #[serde(rename = "type", default)]
     kind: Option<String>,
     #[serde(default)]
@@ -73,18 +76,100 @@ struct ModelJson {
     byte_fallback: bool,
     #[serde(default)]
     ignore_merges: bool,
-    #[serde(default)]
-    vocab: Option<FxHashMap<String, u32>>,
-    #[serde(default)]
-    merges: Option<Vec<MergeJson>>,
+    #[serde(default, borrow)]
+    vocab: Option<Vocab<'a>>,
+    #[serde(default, borrow)]
+    merges: Option<Vec<MergeJson<'a>>>,
+}
+
+/// `model.vocab` in file order, its strings borrowed from the file where
+/// they hold no escape: building a map of owned strings first (and
+/// dropping it) was most of the load time of a 150,000-token vocabulary.
+struct Vocab<'a>(Vec<(Cow<'a, str>, u32)>);
+
+impl<'de: 'a, 'a> Deserialize<'de> for Vocab<'a> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        struct V<'a>(std::marker::PhantomData<&'a ()>);
+        impl<'de: 'a, 'a> serde::de::Visitor<'de> for V<'a> {
+            type Value = Vocab<'a>;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("an object of token strings to ids")
+            }
+            fn visit_map<M: serde::de::MapAccess<'de>>(self, mut m: M) -> std::result::Result<Vocab<'a>, M::Error> {
+                // The size hint is the file's claim: capped, never trusted.
+                let mut out = Vec::with_capacity(m.size_hint().unwrap_or(0).min(1 << 20));
+                while let Some((k, v)) = m.next_entry::<Borrowed<'a>, u32>()? {
+                    out.push((k.0, v));
+                }
+                Ok(Vocab(out))
+            }
+        }
+        d.deserialize_map(V(std::marker::PhantomData))
+    }
+}
+
+/// A JSON string, borrowed when it holds no escape.
+struct Borrowed<'a>(Cow<'a, str>);
+
+impl<'de: 'a, 'a> Deserialize<'de> for Borrowed<'a> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        struct V<'a>(std::marker::PhantomData<&'a ()>);
+        impl<'de: 'a, 'a> serde::de::Visitor<'de> for V<'a> {
+            type Value = Borrowed<'a>;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a string")
+            }
+            fn visit_borrowed_str<E: serde::de::Error>(self, v: &'de str) -> std::result::Result<Borrowed<'a>, E> {
+                Ok(Borrowed(Cow::Borrowed(v)))
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> std::result::Result<Borrowed<'a>, E> {
+                Ok(Borrowed(Cow::Owned(v.to_owned())))
+            }
+            fn visit_string<E: serde::de::Error>(self, v: String) -> std::result::Result<Borrowed<'a>, E> {
+                Ok(Borrowed(Cow::Owned(v)))
+            }
+        }
+        d.deserialize_str(V(std::marker::PhantomData))
+    }
 }
 
 /// A merge is written `"a b"` in older files and `["a", "b"]` in newer ones.
-#[derive(Deserialize)]
-#[serde(untagged)]
-enum MergeJson {
-    Joined(String),
-    Pair([String; 2]),
+/// Read by hand rather than as an untagged enum, which buffers every merge
+/// before trying each form.
+enum MergeJson<'a> {
+    Joined(Cow<'a, str>),
+    Pair(Cow<'a, str>, Cow<'a, str>),
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for MergeJson<'a> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        struct V<'a>(std::marker::PhantomData<&'a ()>);
+        impl<'de: 'a, 'a> serde::de::Visitor<'de> for V<'a> {
+            type Value = MergeJson<'a>;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a merge: \"a b\" or [\"a\", \"b\"]")
+            }
+            fn visit_borrowed_str<E: serde::de::Error>(self, v: &'de str) -> std::result::Result<MergeJson<'a>, E> {
+                Ok(MergeJson::Joined(Cow::Borrowed(v)))
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> std::result::Result<MergeJson<'a>, E> {
+                Ok(MergeJson::Joined(Cow::Owned(v.to_owned())))
+            }
+            fn visit_string<E: serde::de::Error>(self, v: String) -> std::result::Result<MergeJson<'a>, E> {
+                Ok(MergeJson::Joined(Cow::Owned(v)))
+            }
+            fn visit_seq<S: serde::de::SeqAccess<'de>>(self, mut s: S) -> std::result::Result<MergeJson<'a>, S::Error> {
+                use serde::de::Error as _;
+                let a: Borrowed<'a> = s.next_element()?.ok_or_else(|| S::Error::invalid_length(0, &self))?;
+                let b: Borrowed<'a> = s.next_element()?.ok_or_else(|| S::Error::invalid_length(1, &self))?;
+                if s.next_element::<serde::de::IgnoredAny>()?.is_some() {
+                    return Err(S::Error::invalid_length(3, &self));
+                }
+                Ok(MergeJson::Pair(a.0, b.0))
+            }
+        }
+        d.deserialize_any(V(std::marker::PhantomData))
+    }
 }
 
 /// The error for file `file`: `what` is wrong.
@@ -160,32 +245,39 @@ fn model(m: ModelJson, units: Units, file: &str) -> Result<(Bpe, TokenBytes)> {
             return Err(unsupported(file, format_args!("model.{field}")));
         }
     }
-    let vocab = m.vocab.ok_or_else(|| bad(file, "model.vocab is missing"))?;
+    let vocab = m.vocab.ok_or_else(|| bad(file, "model.vocab is missing"))?.0;
     let merges = m.merges.ok_or_else(|| bad(file, "model.merges is missing"))?;
     let table = byte_level::char_table();
+    // By string, for the merges and the named tokens; a key written twice
+    // keeps its last id, as a JSON object read into a map does.
+    let mut ids: FxHashMap<&str, u32> = FxHashMap::default();
+    ids.reserve(vocab.len());
     let mut bytes_vocab: FxHashMap<Box<[u8]>, u32> = FxHashMap::default();
     bytes_vocab.reserve(vocab.len());
     let mut strings = Vec::with_capacity(vocab.len());
-    for (s, &id) in &vocab {
+    for (s, id) in &vocab {
+        let (s, id) = (s.as_ref(), *id);
+        ids.insert(s, id);
         let b = match units {
             Units::Bytes => byte_level::decode_str(s, &table),
             Units::Chars => Some(s.as_bytes().to_vec()),
         };
         match b {
             Some(b) => {
-                strings.push((id, b.clone()));
-                bytes_vocab.insert(b.into_boxed_slice(), id);
+                bytes_vocab.insert(b.clone().into_boxed_slice(), id);
+                strings.push((id, b));
             }
             // Not a byte string (an added token's text kept in the vocab):
             // BPE never reaches it; decoding uses its text.
-            None => strings.push((id, s.clone().into_bytes())),
+            None => strings.push((id, s.as_bytes().to_vec())),
         }
     }
     let mut merge_map = FxHashMap::default();
     merge_map.reserve(merges.len());
-    for (rank, mj) in merges.into_iter().enumerate() {
-        let (a, b) = match &mj {
-            MergeJson::Pair([a, b]) => (a.as_str(), b.as_str()),
+    let mut joined = String::new();
+    for (rank, mj) in merges.iter().enumerate() {
+        let (a, b) = match mj {
+            MergeJson::Pair(a, b) => (a.as_ref(), b.as_ref()),
             MergeJson::Joined(s) => {
                 let mut it = s.splitn(2, ' ');
                 match (it.next(), it.next()) {
@@ -200,14 +292,15 @@ fn model(m: ModelJson, units: Units, file: &str) -> Result<(Bpe, TokenBytes)> {
             }
         };
         let id_of = |t: &str| {
-            vocab
-                .get(t)
+            ids.get(t)
                 .copied()
                 .ok_or_else(|| bad(file, format_args!("model.merges[{rank}] names {t:?}, which is not in model.vocab")))
         };
         let (ia, ib) = (id_of(a)?, id_of(b)?);
-        let joined = format!("{a}{b}");
-        let new = vocab.get(&joined).copied().ok_or_else(|| {
+        joined.clear();
+        joined.push_str(a);
+        joined.push_str(b);
+        let new = ids.get(joined.as_str()).copied().ok_or_else(|| {
             bad(file, format_args!("model.merges[{rank}] makes {joined:?}, which is not in model.vocab"))
         })?;
         merge_map.insert((ia, ib), (rank as u32, new));
@@ -231,7 +324,7 @@ fn model(m: ModelJson, units: Units, file: &str) -> Result<(Bpe, TokenBytes)> {
     let fallback = if m.byte_fallback {
         let mut fb = [u32::MAX; 256];
         for (b, slot) in fb.iter_mut().enumerate() {
-            *slot = vocab.get(&format!("<0x{b:02X}>")).copied().unwrap_or(u32::MAX);
+            *slot = ids.get(format!("<0x{b:02X}>").as_str()).copied().unwrap_or(u32::MAX);
         }
         Some(fb)
     } else {
@@ -240,8 +333,7 @@ fn model(m: ModelJson, units: Units, file: &str) -> Result<(Bpe, TokenBytes)> {
     let unk = match &m.unk_token {
         None => None,
         Some(u) => Some(
-            vocab
-                .get(u)
+            ids.get(u.as_str())
                 .copied()
                 .ok_or_else(|| bad(file, format_args!("model.unk_token {u:?} is not in model.vocab")))?,
         ),

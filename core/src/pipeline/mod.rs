@@ -155,7 +155,7 @@ pub struct FileTokenizer {
     /// whether it is an added token.
     id_text: FxHashMap<u32, (Vec<u8>, bool)>,
     vocab_size: usize,
-    char_table: FxHashMap<char, u8>,
+    char_table: byte_level::CharTable,
     special_as_text: bool,
     info: FileInfo,
 }
