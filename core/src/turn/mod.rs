@@ -846,6 +846,7 @@ fn refuse_window_fields(window: &Window, o: &FitOptions) -> Result<()> {
         ("max_output_tokens", o.max_output_tokens.is_some()),
         ("chars_per_token", o.chars_per_token.is_some()),
         ("format", o.format.is_some()),
+        ("api", o.api.is_some()),
         ("target_ratio", o.target_ratio.is_some()),
         ("trigger_ratio", o.trigger_ratio.is_some()),
         ("carry", o.carry.is_some()),
