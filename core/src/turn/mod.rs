@@ -831,6 +831,11 @@ impl<W> AnyTurn<W> {
 /// try to set them are refused, never silently ignored. `model` may repeat
 /// the window's own.
 fn refuse_window_fields(window: &Window, o: &FitOptions) -> Result<()> {
+    if o.api.is_some() {
+        return Err(Error::invalid_argument(
+            "options.api is for fit and stateless turns: a window counts in the API its format is written for",
+        ));
+    }
     let own = &window.model_info().model;
     if !o.model.is_empty() && &o.model != own {
         return Err(Error::invalid_argument(format!(
@@ -846,7 +851,6 @@ fn refuse_window_fields(window: &Window, o: &FitOptions) -> Result<()> {
         ("max_output_tokens", o.max_output_tokens.is_some()),
         ("chars_per_token", o.chars_per_token.is_some()),
         ("format", o.format.is_some()),
-        ("api", o.api.is_some()),
         ("target_ratio", o.target_ratio.is_some()),
         ("trigger_ratio", o.trigger_ratio.is_some()),
         ("carry", o.carry.is_some()),
