@@ -100,7 +100,8 @@ pub fn check(data: &[u8]) {
     // Responses items recounted as Chat messages without `fit`'s marks of
     // which items one Chat message joins count each item framed (more):
     // the recount bound holds for the other cases.
-    let unmarked = api == Some(turnfit::chat::Api::ChatCompletions) && report.format == turnfit::chat::Format::Responses;
+    let unmarked =
+        api == Some(turnfit::chat::Api::ChatCompletions) && report.format == turnfit::chat::Format::Responses;
     assert!(
         unmarked || recount <= report.limit_tokens,
         "recounted {recount} tokens over the limit {} ({options})",

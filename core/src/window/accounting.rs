@@ -436,7 +436,6 @@ pub const RESPONSES_INSTRUCTIONS_WITH_TOOLS: i64 = 1;
 /// Such requests stay estimates (two recordings measure it).
 pub const RESPONSES_UNDESCRIBED_TOOL: i64 = 2;
 
-
 /// Added to the recipient ` to=functions.{name}` when the legacy
 /// `function_call` parameter forces a function (instead of
 /// [`Framing::forced_tool_choice`]): fitted on the tuning set (gpt-fn's

@@ -67,8 +67,10 @@ fn ai_sdk_to_responses(doc: &Value) -> Value {
         .as_array()
         .map(|ts| {
             ts.iter()
-                .map(|t| json!({"type": "function", "name": t["name"], "description": t["description"],
-                    "parameters": t["inputSchema"]}))
+                .map(|t| {
+                    json!({"type": "function", "name": t["name"], "description": t["description"],
+                    "parameters": t["inputSchema"]})
+                })
                 .collect()
         })
         .unwrap_or_default();
@@ -100,8 +102,14 @@ fn chat_to_items(doc: &Value) -> Value {
     }
     let tools: Vec<Value> = doc["tools"]
         .as_array()
-        .map(|ts| ts.iter().map(|t| json!({"type": "function", "name": t["function"]["name"],
-            "description": t["function"]["description"], "parameters": t["function"]["parameters"]})).collect())
+        .map(|ts| {
+            ts.iter()
+                .map(|t| {
+                    json!({"type": "function", "name": t["function"]["name"],
+            "description": t["function"]["description"], "parameters": t["function"]["parameters"]})
+                })
+                .collect()
+        })
         .unwrap_or_default();
     json!({"input": input, "tools": tools})
 }

@@ -103,9 +103,11 @@ impl Accountant {
         // The AI SDK sends each text part as an item (its codec joined them
         // as the Chat provider does): the others' framing, and 1 for where
         // the text was split.
-        let texts = m.raw().get("content").and_then(Value::as_array).map_or(0, |ps| {
-            ps.iter().filter(|p| p.get("type").and_then(Value::as_str) == Some("text")).count()
-        });
+        let texts = m
+            .raw()
+            .get("content")
+            .and_then(Value::as_array)
+            .map_or(0, |ps| ps.iter().filter(|p| p.get("type").and_then(Value::as_str) == Some("text")).count());
         n += texts.saturating_sub(1) * (frame + f.assistant_channel + 1);
         for c in &m.tool_calls {
             n += frame + self.call(c)?;
