@@ -81,7 +81,7 @@ def _count(kind: str, body: Dict[str, Any]) -> int:
     doc = {"input": body["input"], "tools": body.get("tools", [])}
     if body.get("instructions"):
         doc["instructions"] = body["instructions"]
-    return turnfit.count_conversation(doc, MODEL, format="responses")
+    return turnfit.count_conversation(doc, MODEL)
 
 
 def _check(sent: List[Any], reports: List[Dict[str, Any]], kind: str) -> None:
