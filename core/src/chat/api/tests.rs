@@ -138,7 +138,7 @@ fn ai_sdk_counted_as_sent_to_responses_equals_the_converted_request() {
             let want = native.conversation(&wire).unwrap();
             assert_eq!(sent.conversation(&x).unwrap(), want, "{model} {name}");
             // Message by message too: what compaction adds up.
-            let items: usize = wire.messages.iter().map(|m| native.message(&m).unwrap()).sum();
+            let items: usize = wire.messages.iter().map(|m| native.message(m).unwrap()).sum();
             let msgs: usize = x.messages.iter().map(|m| sent.message(m).unwrap()).sum();
             assert_eq!(msgs, items, "{model} {name}");
             assert_eq!(sent.estimate_reasons(&x), native.estimate_reasons(&wire), "{model} {name}");
