@@ -28,11 +28,22 @@ export interface AiSdkFitOptions extends AdapterBudgetOptions {
    * `carry`), instead of summarizing the same span at every step (default true).
    */
   reuseSummary?: boolean
+  /**
+   * The OpenAI API the prompt is sent to, counted in its framing. Default:
+   * from the language model in use (`model.provider`: 'openai.responses' for
+   * `openai('gpt-4o')`, 'openai.chat' for `openai.chat(...)`); give it for a
+   * model whose provider id does not say (a custom wrapper).
+   */
+  api?: 'responses' | 'chat_completions'
+  /** fitMessages: the language model the messages go to (its API picks the framing, as above). */
+  languageModel?: { provider?: string }
 }
 export declare const TESTED_AI: string
+/** The OpenAI API a language model sends to, from its provider id ('responses', 'chat_completions', or undefined). */
+export declare function apiOfModel(model: unknown): 'responses' | 'chat_completions' | undefined
 /** The defaults every adapter shares (README, "Adapter defaults"). */
 export declare const DEFAULTS: AdapterDefaults
 export declare function fitMessages<M extends AiSdkMessage>(messages: M[], options: AiSdkFitOptions): Promise<{ messages: M[]; report: TurnReport }>
-export declare function prepareStep(options: AiSdkFitOptions): <M extends AiSdkMessage>(step: { messages: M[] }) => Promise<{ messages: M[] }>
+export declare function prepareStep(options: AiSdkFitOptions): <M extends AiSdkMessage>(step: { messages: M[]; model?: unknown }) => Promise<{ messages: M[] }>
 export declare function middleware(options: AiSdkFitOptions): { specificationVersion: 'v3'; transformParams: (o: { params: any; type?: string; model?: unknown }) => Promise<any> }
 export declare function modelSummarizer(model: SummarizerModel, options?: { providerOptions?: unknown; maxOutputTokens?: number }): (request: any) => Promise<{ text: string; finishReason?: string }>

@@ -130,12 +130,34 @@ function modelSummarizer(model, { providerOptions, maxOutputTokens } = {}) {
 
 // ------------------------------------------------------------ fitting
 
+// The OpenAI API a language model sends its prompt to, from its provider
+// id: `openai('gpt-4o')` is 'openai.responses', `openai.chat(...)`
+// 'openai.chat' (Azure's are 'azure.responses' / 'azure.chat'). Other
+// providers: undefined, counted as the Chat provider sends them.
+function apiOfModel(model) {
+  const provider = typeof model === 'object' && model !== null ? model.provider : undefined
+  if (typeof provider !== 'string') return undefined
+  if (provider.endsWith('.responses')) return 'responses'
+  if (provider.endsWith('.chat')) return 'chat_completions'
+  return undefined
+}
+
+const APIS = ['responses', 'chat_completions', 'chat']
+
 // The core's turn options: the adapters' shared names and defaults
-// (adapter-common.js), in the core's ai_sdk format.
-function turnOptions(o) {
+// (adapter-common.js), in the core's ai_sdk format. `model` is the language
+// model about to be called, when known: its API picks the framing counted
+// (the `api` option overrides it, for a model wrapped so its provider id
+// says nothing).
+function turnOptions(o, model) {
   const opts = fitOptionsOf(o, 'turnfit/ai-sdk')
   opts.model ??= 'gpt-4o'
   opts.format = 'ai_sdk'
+  if (o.api !== undefined && !APIS.includes(o.api)) {
+    throw new TypeError(`turnfit/ai-sdk: api must be 'responses' or 'chat_completions', got ${JSON.stringify(o.api)}`)
+  }
+  const api = o.api ?? apiOfModel(model)
+  if (api !== undefined) opts.api = api
   if (o.summarizerOptions) opts.summarizer = o.summarizerOptions
   return opts
 }
@@ -168,15 +190,15 @@ function pendingIds(pendingCalls, messages) {
  * it replaced. `report.summary.fallback` says why the digest stood in.
  */
 async function fitMessages(messages, options) {
-  return fitWith(messages, options, null)
+  return fitWith(messages, options, null, options.languageModel)
 }
 
 // `memo`: null, or { carry } kept between the calls of one prepareStep or
 // middleware (the core's carry: the messages the last summary replaced are
 // sent as it, see adapter-common.js).
-async function fitWith(messages, options, memo) {
+async function fitWith(messages, options, memo, model) {
   if (!Array.isArray(messages)) throw new TypeError('messages must be an array of AI SDK messages')
-  const opts = withCarry(turnOptions(options), memo)
+  const opts = withCarry(turnOptions(options, model), memo)
   const pending = pendingIds(options.pendingCalls, messages)
   if (pending.length) opts.policy = { ...opts.policy, pending_calls: [...new Set([...(opts.policy.pending_calls ?? []), ...pending])] }
   const json = messages.map(toJson)
@@ -223,8 +245,8 @@ function prepareStep(options) {
   turnOptions(options)
   checkAiVersion()
   const memo = newMemo(options)
-  return async ({ messages }) => {
-    const r = await fitWith(messages, options, memo)
+  return async ({ messages, model }) => {
+    const r = await fitWith(messages, options, memo, model)
     return { messages: r.messages }
   }
 }
@@ -241,9 +263,9 @@ function middleware(options) {
   const memo = newMemo(options)
   return {
     specificationVersion: 'v3',
-    transformParams: async ({ params }) => {
+    transformParams: async ({ params, model }) => {
       const tools = options.tools ?? params.tools
-      const r = await fitWith(params.prompt, { ...options, tools }, memo)
+      const r = await fitWith(params.prompt, { ...options, tools }, memo, model)
       // A LanguageModelV3Prompt's user and assistant content is always
       // parts: a message the turn wrote (a summary) gets its text as one.
       const prompt = r.messages.map((m) =>
@@ -255,4 +277,4 @@ function middleware(options) {
   }
 }
 
-module.exports = { prepareStep, middleware, fitMessages, modelSummarizer, TESTED_AI, DEFAULTS }
+module.exports = { prepareStep, middleware, fitMessages, modelSummarizer, apiOfModel, TESTED_AI, DEFAULTS }

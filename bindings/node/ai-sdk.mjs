@@ -1,3 +1,3 @@
 import m from './ai-sdk.js'
-export const { prepareStep, middleware, fitMessages, modelSummarizer, TESTED_AI, DEFAULTS } = m
+export const { prepareStep, middleware, fitMessages, modelSummarizer, apiOfModel, TESTED_AI, DEFAULTS } = m
 export default m

@@ -21,6 +21,14 @@ export interface TurnfitInputFilterOptions extends AdapterBudgetOptions {
   reuseSummary?: boolean
   /** Throw, instead of warning, when @openai/agents-core is outside the tested range. */
   strictVersion?: boolean
+  /**
+   * The OpenAI API the model sends the items to, counted in its framing. Default: from the
+   * agent's model (OpenAIChatCompletionsModel: 'chat_completions', OpenAIResponsesModel:
+   * 'responses'); a model given by name counts as Responses (the SDK's default), so give
+   * 'chat_completions' after setOpenAIAPI('chat_completions') or with
+   * `new OpenAIProvider({ useResponses: false })`.
+   */
+  api?: 'responses' | 'chat_completions'
 }
 
 /** The RunConfig `callModelInputFilter`: fits the model input before every model call. */
@@ -31,6 +39,9 @@ export declare function fitModelInput(
   agent: { model?: unknown; tools?: unknown[] } | undefined,
   options?: TurnfitInputFilterOptions,
 ): Promise<{ modelData: ModelInputData; report: AdapterTurnReport }>
+
+/** The OpenAI API the agent's model sends to ('responses', 'chat_completions', or undefined when its model is a name). */
+export declare function apiOfAgent(agent: { model?: unknown } | undefined): 'responses' | 'chat_completions' | undefined
 
 export declare const TESTED: Record<string, { min: string; below: string }>
 /** The defaults every adapter shares (README, "Adapter defaults"). */

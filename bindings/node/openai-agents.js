@@ -178,6 +178,21 @@ function makeSummarizer(summarizer, agent) {
   }
 }
 
+// The OpenAI API the agent's model sends to: an OpenAIChatCompletionsModel
+// sends the items as Chat messages, an OpenAIResponsesModel (and its
+// WebSocket twin) as Responses items. A model given by name is resolved by
+// the run's model provider, which this filter cannot see: the SDK's default
+// (Responses) unless `api` says otherwise (setOpenAIAPI('chat_completions'),
+// `new OpenAIProvider({ useResponses: false })`).
+function apiOfAgent(agent) {
+  const name = typeof agent?.model === 'object' && agent.model !== null ? agent.model.constructor?.name : undefined
+  if (name === 'OpenAIChatCompletionsModel') return 'chat_completions'
+  if (name === 'OpenAIResponsesModel' || name === 'OpenAIResponsesWSModel') return 'responses'
+  return undefined
+}
+
+const APIS = ['responses', 'chat_completions', 'chat']
+
 // Fits one model input ({ input, instructions }). Returns { modelData, report }.
 async function fitModelInput(modelData, agent, options = {}, memo = null) {
   const fitOptions = fitOptionsOf(options, 'turnfit callModelInputFilter')
@@ -215,6 +230,8 @@ async function fitModelInput(modelData, agent, options = {}, memo = null) {
   const tools = toolsForCount(agent)
   if (tools.length) doc.tools = tools
   fitOptions.format ??= 'responses'
+  const api = options.api ?? apiOfAgent(agent)
+  if (api !== undefined) fitOptions.api = api
   const summarize = makeSummarizer(options.summarizer, agent)
   const { conversation: out, report } = await turnfit.fitTurn(doc, withCarry(fitOptions, memo), summarize)
   const carried = keepCarry(memo, report)
@@ -249,6 +266,9 @@ async function fitModelInput(modelData, agent, options = {}, memo = null) {
 // see adapter-common.js; false summarizes from the full input at every call).
 function turnfitInputFilter(options = {}) {
   fitOptionsOf(options, 'turnfit callModelInputFilter') // bad options fail here, not at the first model call
+  if (options.api !== undefined && !APIS.includes(options.api)) {
+    throw new TypeError(`turnfit callModelInputFilter: api must be 'responses' or 'chat_completions', got ${JSON.stringify(options.api)}`)
+  }
   checkVersions(TESTED, { strict: options.strictVersion === true })
   const state = { lastReport: null }
   const memo = options.reuseSummary === false ? null : { carry: null }
@@ -266,4 +286,4 @@ function turnfitInputFilter(options = {}) {
   return filter
 }
 
-module.exports = { turnfitInputFilter, fitModelInput, toResponses, TESTED, DEFAULTS }
+module.exports = { turnfitInputFilter, fitModelInput, toResponses, apiOfAgent, TESTED, DEFAULTS }

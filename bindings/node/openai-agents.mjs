@@ -4,5 +4,5 @@ import { createRequire } from 'node:module'
 const require = createRequire(import.meta.url)
 const m = require('./openai-agents.js')
 
-export const { turnfitInputFilter, fitModelInput, toResponses, TESTED, DEFAULTS } = m
+export const { turnfitInputFilter, fitModelInput, toResponses, apiOfAgent, TESTED, DEFAULTS } = m
 export default m

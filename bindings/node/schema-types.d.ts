@@ -387,6 +387,18 @@ export interface FitOptions {
    */
   format?: Format | null;
   /**
+   * The OpenAI API the request is sent to, when it is not the one the
+   * format is written for: `responses` for `ai_sdk` (or `openai`)
+   * messages a provider sends to the Responses API (the AI SDK's
+   * `openai('gpt-4o')`), `chat_completions` for Responses items sent as
+   * Chat messages (the Agents SDK's `OpenAIChatCompletionsModel`).
+   * Counts are then of what that API is sent (docs/formats.md,
+   * "Counted as sent to another API"). [default: `chat_completions`
+   * for `openai` and `ai_sdk`, `responses` for `responses`; refused for
+   * other formats]
+   */
+  api?: Api | null;
+  /**
    * Compact to this fraction of the budget, reserved output included
    * (the window's and preflight's `target_ratio`: prompt plus reserved
    * output at most `max_tokens * target_ratio`), 0 to 1;
@@ -791,6 +803,11 @@ export type RegistryList = RegistryEntry[]
  * What a repair or a compaction did to one message or block.
  */
 export type Action = "dropped_result" | "synthesized_result" | "moved_result" | "dropped_message" | "truncated_result" | "cleared_result" | "masked_result" | "summarized" | "inserted_summary"
+
+/**
+ * An OpenAI API a request is sent to.
+ */
+export type Api = "chat_completions" | "responses"
 
 /**
  * What a turn's changes cost the prompt cache.

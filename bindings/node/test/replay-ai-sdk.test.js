@@ -97,6 +97,7 @@ const RECIPES = {
 const MODES = ['digest', 'summarizer', 'throwing']
 
 // One run: the loop to its end, then every request as sent checked.
+// Returns each call's gap: tokens sent minus the adapter's count.
 async function replay(traj, maxTokens, recipe, config, mode) {
   const { api, provider, state } = replayApi(traj, mode)
   const reports = []
@@ -116,10 +117,11 @@ async function replay(traj, maxTokens, recipe, config, mode) {
   const calls = api.requests.filter((r) => r.body.tools?.length)
   assert.equal(calls.length, traj.steps.length + 1, `${where}: reached the last call`)
   assert.equal(reports.length, calls.length, `${where}: one fit per call`)
-  calls.forEach((req, k) => check(traj, req, api, maxTokens - reports[k].reserved_output, `${where} call ${k}`))
+  const gaps = calls.map((req, k) => check(traj, req, api, maxTokens - reports[k].reserved_output, `${where} call ${k}`) - reports[k].tokens_after)
   if (mode === 'summarizer') assert.ok(reports.every((r) => !r.summary || r.summary.source === 'host'), `${where}: the model summarized`)
   if (mode === 'throwing') assert.ok(reports.every((r) => !r.summary || r.summary.fallback?.reason === 'error'), `${where}: the digest stood in`)
   if (mode !== 'digest' && reports.some((r) => r.summary)) assert.ok(state.summaries > 0, `${where}: the summarizer model was asked`)
+  return gaps
 }
 
 for (const traj of TRAJECTORIES) {
@@ -134,13 +136,44 @@ for (const traj of TRAJECTORIES) {
   }
 }
 
-// Known gap (issue 47, found by this replay): turnfit/ai-sdk counts a prompt
-// as @ai-sdk/openai's Chat Completions model sends it (the core's ai_sdk
-// format), but `openai('gpt-4o')`, the README's model, is the Responses
-// model, whose request counts up to ~50 tokens more on these runs. With the
-// targets above that stays inside the budget; filled to the limit (trigger
-// 1, no target) a request goes over: 7,738 tokens sent against 7,680.
-test('todo: prepareStep with the Responses model, filled to the limit, stays within budget', { todo: 'the adapter counts Chat Completions framing; the Responses request is larger' }, async () => {
-  const traj = TRAJECTORIES.find((t) => t.name === 'mini-swe-agent-astroid-1866')
-  await replay(traj, budgets(traj)[0], 'prepareStep, Responses', (maxTokens) => ({ maxTokens, triggerRatio: 1, targetRatio: null }), 'digest')
+// Issue 47: `openai('gpt-4o')`, the README's model, is the Responses model;
+// the adapter now counts the Responses items it sends (the core's
+// `api: 'responses'`, picked from `model.provider`), and the Chat model's
+// messages as Chat. Filled to the limit (trigger 1, no target) every request
+// is within the budget and the count is what was sent, call by call (before:
+// 7,738 tokens sent against 7,680, gaps -5 to +47).
+const FULL = (maxTokens) => ({ maxTokens, triggerRatio: 1, targetRatio: null })
+for (const recipe of Object.keys(RECIPES)) {
+  test(`${recipe}, filled to the limit: counted as sent, within budget`, async () => {
+    // The long run (98 calls) once: the README recipe's case the issue found.
+    const runs = [['swe-agent-marshmallow-1867-fc', 'digest'], ['swe-agent-marshmallow-1867-fc', 'summarizer']]
+    if (recipe.startsWith('prepareStep')) runs.push(['mini-swe-agent-astroid-1866', 'digest'])
+    for (const [name, mode] of runs) {
+      const traj = TRAJECTORIES.find((t) => t.name === name)
+      {
+        const gaps = await replay(traj, budgets(traj)[0], recipe, FULL, mode)
+        assert.deepEqual(gaps, gaps.map(() => 0), `${name} ${recipe} ${mode}: tokens sent minus counted, per call`)
+      }
+    }
+  })
+}
+
+test('the framing follows the language model; `api` overrides it', async () => {
+  const provider = createOpenAI({ apiKey: 'sk-fake' })
+  assert.equal(aisdk.apiOfModel(provider('gpt-4o')), 'responses')
+  assert.equal(aisdk.apiOfModel(provider.chat('gpt-4o')), 'chat_completions')
+  assert.equal(aisdk.apiOfModel({ provider: 'anthropic.messages' }), undefined)
+  const msgs = [
+    { role: 'user', content: 'weather?' },
+    { role: 'assistant', content: [{ type: 'text', text: 'Checking.' }, { type: 'tool-call', toolCallId: 'a', toolName: 'w', input: { city: 'Paris' } }] },
+    { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'a', toolName: 'w', output: { type: 'text', value: 'sunny' } }] },
+  ]
+  const count = async (o) => (await aisdk.fitMessages(msgs, { maxTokens: 10000, ...o })).report.tokens_after
+  const chat = await count({})
+  assert.equal(await count({ languageModel: provider.chat('gpt-4o') }), chat)
+  const responses = await count({ languageModel: provider('gpt-4o') })
+  // The call is an item of its own: its message framing (3 + the role).
+  assert.equal(responses, chat + 4)
+  assert.equal(await count({ languageModel: provider.chat('gpt-4o'), api: 'responses' }), responses)
+  assert.throws(() => aisdk.prepareStep({ maxTokens: 1000, api: 'grpc' }), /api must be 'responses' or 'chat_completions'/)
 })

@@ -79,6 +79,7 @@ function check(traj, req, api, limit, label) {
     }
   }
   assert.equal(open.size, 0, `${label}: calls without output`)
+  return tokens
 }
 
 const CONFIGS = {
@@ -93,6 +94,7 @@ const MODELS = {
 }
 
 // One run: the Runner to its end, then every request as sent checked.
+// Returns each call's gap: tokens sent minus the adapter's count.
 async function replay(traj, maxTokens, modelName, config, mode) {
   const makeModel = MODELS[modelName]
   const { api, client, state } = replayApi(traj, mode)
@@ -115,16 +117,20 @@ async function replay(traj, maxTokens, modelName, config, mode) {
   const calls = api.requests.filter((r) => r.body.tools?.length)
   assert.equal(calls.length, traj.steps.length + 1, `${where}: reached the last call`)
   assert.equal(reports.length, calls.length, `${where}: one fit per call`)
-  calls.forEach((req, k) => check(traj, req, api, maxTokens - reports[k].reserved_output, `${where} call ${k}`))
+  const gaps = calls.map((req, k) => check(traj, req, api, maxTokens - reports[k].reserved_output, `${where} call ${k}`) - reports[k].tokens_after)
   if (mode === 'summarizer') assert.ok(reports.every((r) => !r.summary || r.summary.source === 'host'), `${where}: the model summarized`)
   if (mode === 'throwing') assert.ok(reports.every((r) => !r.summary || r.summary.fallback?.reason === 'error'), `${where}: the digest stood in`)
+  return gaps
 }
 
 for (const traj of TRAJECTORIES) {
   for (const maxTokens of budgets(traj)) {
     test(`replay ${traj.name} (${traj.steps.length} calls, ${traj.size} tokens) through the Runner and the SDK's OpenAI models at ${maxTokens} tokens: every model, mode and config reaches the end, within budget`, async () => {
       for (const modelName of Object.keys(MODELS)) {
-        for (const config of Object.values(CONFIGS)) {
+        // The Chat Completions model: the defaults here, filled to the
+        // limit below (its framing is checked there, call by call).
+        const configs = modelName === 'Responses' ? Object.values(CONFIGS) : [CONFIGS['defaults (README recipe)']]
+        for (const config of configs) {
           for (const mode of ['digest', 'summarizer', 'throwing']) await replay(traj, maxTokens, modelName, config, mode)
         }
       }
@@ -132,12 +138,33 @@ for (const traj of TRAJECTORIES) {
   }
 }
 
-// Known gap (issue 47, found by this replay): turnfit/openai-agents counts
-// the input as Responses items, but OpenAIChatCompletionsModel sends Chat
-// messages, which count a few tokens more on these runs (up to 5 here).
-// With the targets above that stays inside the budget; filled to the limit
-// (trigger 1, no target) a request goes over: 2,066 tokens sent against 2,061.
-test('todo: the Chat Completions model, filled to the limit, stays within budget', { todo: 'the adapter counts Responses framing; the Chat request is larger' }, async () => {
+// Issue 47: OpenAIChatCompletionsModel sends the items as Chat messages,
+// which the adapter now counts (the core's `api: 'chat_completions'`, picked
+// from the agent's model). Filled to the limit (trigger 1, no target) every
+// request is within the budget, and the adapter's count is what was sent,
+// call by call (before: 2,066 tokens sent against 2,061, gaps -47 to +5).
+const FULL = (maxTokens) => ({ maxTokens, triggerRatio: 1, targetRatio: null })
+for (const name of ['mini-swe-agent-astropy-12907-first20', 'swe-agent-marshmallow-1867-fc']) {
+  test(`${name}: the Chat Completions model, filled to the limit, is counted as sent and stays within budget`, async () => {
+    const traj = TRAJECTORIES.find((t) => t.name === name)
+    for (const mode of ['summarizer', 'digest']) {
+      const gaps = await replay(traj, budgets(traj)[0], 'Chat Completions', FULL, mode)
+      assert.deepEqual(gaps, gaps.map(() => 0), `${name} ${mode}: tokens sent minus counted, per call`)
+    }
+  })
+}
+
+test('the Responses model, filled to the limit, is counted as sent', async () => {
   const traj = TRAJECTORIES.find((t) => t.name === 'mini-swe-agent-astropy-12907-first20')
-  await replay(traj, budgets(traj)[0], 'Chat Completions', (maxTokens) => ({ maxTokens, triggerRatio: 1, targetRatio: null }), 'summarizer')
+  const gaps = await replay(traj, budgets(traj)[0], 'Responses', FULL, 'digest')
+  assert.deepEqual(gaps, gaps.map(() => 0))
+})
+
+test('the framing follows the agent\'s model; `api` overrides it', () => {
+  const { apiOfAgent } = require('../openai-agents.js')
+  const client = new OpenAI({ apiKey: 'sk-fake' })
+  assert.equal(apiOfAgent({ model: new OpenAIChatCompletionsModel(client, 'gpt-4o') }), 'chat_completions')
+  assert.equal(apiOfAgent({ model: new OpenAIResponsesModel(client, 'gpt-4o') }), 'responses')
+  assert.equal(apiOfAgent({ model: 'gpt-4o' }), undefined)
+  assert.throws(() => turnfitInputFilter({ maxTokens: 1000, api: 'grpc' }), /api must be 'responses' or 'chat_completions'/)
 })

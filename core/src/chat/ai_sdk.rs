@@ -23,7 +23,10 @@
 //! not provider-executed) count nothing. Reasoning parts are counted as
 //! thinking (the Chat provider drops them, others send them: counted so the
 //! figure is never under). A part of a type this codec does not know is
-//! kept as it is and counted by the text it carries.
+//! kept as it is and counted by the text it carries. Sent to the Responses
+//! API instead (`openai('gpt-4o')`; the fit option `api`), an assistant
+//! message is counted as the items that provider sends
+//! (`window/accounting/api.rs`).
 //!
 //! **Pairing.** A `tool-result` answers the `tool-call` with its
 //! `toolCallId`; it belongs in a `tool` message after the call with only

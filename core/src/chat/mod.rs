@@ -13,6 +13,7 @@
 
 mod ai_sdk;
 mod anthropic;
+mod api;
 mod bedrock;
 mod gemini;
 mod openai;
@@ -20,6 +21,8 @@ mod reader;
 mod responses;
 mod shape;
 
+pub use api::Api;
+pub(crate) use api::{mark_chat_joins, ChatJoin};
 pub(crate) use responses::is_reasoning as responses_reasoning;
 
 use serde_json::{Map, Value};
@@ -46,7 +49,8 @@ pub enum Format {
     Bedrock,
     /// Vercel AI SDK `ModelMessage` (or `LanguageModelV3Prompt`) arrays: a bare
     /// array of messages or `{"system"?: ..., "messages": [...], "tools"?: [...]}`;
-    /// counted as the AI SDK's OpenAI Chat provider sends them.
+    /// counted as the AI SDK's OpenAI Chat provider sends them (its Responses
+    /// provider's items with the fit option `api: responses`, see [`Api`]).
     #[serde(rename = "ai_sdk")]
     AiSdk,
 }
@@ -240,6 +244,9 @@ pub struct Message {
     /// Lets a binding hand back its host's own object for a message `fit`
     /// kept whole instead of building a copy (issue 36).
     origin: Option<usize>,
+    /// How this Responses item is sent in a Chat Completions request
+    /// ([`ChatJoin`]): bookkeeping for counting, not content.
+    pub(crate) chat_join: ChatJoin,
 }
 
 /// Equal messages: the same view and JSON, wherever they came from
@@ -265,7 +272,7 @@ impl Message {
         tool_call_id: Option<String>,
         raw: Value,
     ) -> Message {
-        Message { role, name, parts, tool_calls, tool_call_id, raw, origin: None }
+        Message { role, name, parts, tool_calls, tool_call_id, raw, origin: None, chat_join: ChatJoin::Own }
     }
 
     /// The JSON this message is written back as.

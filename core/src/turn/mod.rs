@@ -831,6 +831,11 @@ impl<W> AnyTurn<W> {
 /// try to set them are refused, never silently ignored. `model` may repeat
 /// the window's own.
 fn refuse_window_fields(window: &Window, o: &FitOptions) -> Result<()> {
+    if o.api.is_some() {
+        return Err(Error::invalid_argument(
+            "options.api is for fit and stateless turns: a window counts in the API its format is written for",
+        ));
+    }
     let own = &window.model_info().model;
     if !o.model.is_empty() && &o.model != own {
         return Err(Error::invalid_argument(format!(

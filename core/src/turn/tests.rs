@@ -297,6 +297,10 @@ fn a_window_turn_compacts_only_when_the_trigger_fires() {
     // A count trigger fires it too; zero is refused.
     let o0 = FitOptions { trigger_messages: Some(0), ..o.clone() };
     assert!(run_window(&mut w, &o0, None).is_err());
+    // A window counts in its format's own API (issue 47).
+    let api = FitOptions { api: Some(crate::chat::Api::Responses), ..o.clone() };
+    let e = run_window(&mut w, &api, None).unwrap_err();
+    assert!(e.message().contains("options.api is for fit and stateless turns"), "{e}");
 }
 
 /// A window that changes while its turn waits on the summarizer (the host

@@ -30,7 +30,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::chat::{Conversation, Message, Part, Role, Tool};
+use crate::chat::{Api, Conversation, Message, Part, Role, Tool};
 use crate::models::Counter;
 use crate::{Encoding, Result, Tokenizer};
 
@@ -436,15 +436,6 @@ pub const RESPONSES_INSTRUCTIONS_WITH_TOOLS: i64 = 1;
 /// Such requests stay estimates (two recordings measure it).
 pub const RESPONSES_UNDESCRIBED_TOOL: i64 = 2;
 
-/// Whether a request's tool block is the Responses API's on a reasoning
-/// model (gpt-5, o3, o4): its own rules, measured on the Responses tuning
-/// set ([`Accountant::request_tools`]).
-fn responses_reasoning_block(c: &Conversation, f: &Framing) -> bool {
-    c.format == crate::chat::Format::Responses
-        && f.tool_style == ToolStyle::TypeScript
-        && f.reply_priming == REASONING_REPLY_PRIMING
-}
-
 /// Added to the recipient ` to=functions.{name}` when the legacy
 /// `function_call` parameter forces a function (instead of
 /// [`Framing::forced_tool_choice`]): fitted on the tuning set (gpt-fn's
@@ -459,12 +450,15 @@ pub struct Accountant {
     framing: Framing,
     /// How text is counted (the encoding by default; see [`Counter`]).
     counter: Counter,
+    /// The OpenAI API the request is sent to, when the caller said
+    /// (`FitOptions::api`); None: the one its format is written for.
+    api: Option<Api>,
 }
 
 impl Accountant {
     /// An accountant counting with `tokenizer` under `framing`.
     pub fn new(tokenizer: Tokenizer, framing: Framing) -> Accountant {
-        Accountant { tokenizer, framing, counter: Counter::Encoding }
+        Accountant { tokenizer, framing, counter: Counter::Encoding, api: None }
     }
 
     /// The same accountant counting text with `counter` (a
@@ -547,6 +541,11 @@ impl Accountant {
 
     fn message_impl(&self, m: &Message, mut results: Option<&mut Vec<usize>>) -> Result<usize> {
         let f = &self.framing;
+        if let Some(n) = self.sent_as_api(m)? {
+            // Counted as the items or message the request's API carries
+            // it as (`accounting/api.rs`).
+            return Ok(n);
+        }
         let ai_sdk_tool = m.role == Role::Tool
             && m.tool_call_id.is_none()
             && m.raw().get("content").is_some_and(Value::is_array)
@@ -745,14 +744,14 @@ impl Accountant {
         // Measured: the Responses API does not bill gpt-5's hidden prompt
         // (issue 36: every tuning request with tools on a gpt-5 model was
         // 80-87 over with it, within 4 without).
-        if !tools.is_empty() && c.format != crate::chat::Format::Responses {
+        if !tools.is_empty() && !self.sends_responses(c) {
             // Measured: gpt-5 requests without tools are billed their
             // messages alone (the image requests of the tuning set, 1 over
             // without it); the one with tools needs it.
             n += f.hidden_prompt as i64;
         } else if !tools.is_empty() {
             n += f.responses_tools;
-            if responses_reasoning_block(c, f) {
+            if self.responses_block(c) {
                 // Measured on the Responses tuning requests (issue 36): on
                 // reasoning models the tool block costs the same with or
                 // without a system message (it is a section of its own, not
@@ -785,7 +784,7 @@ impl Accountant {
                 _ => {
                     let has_system = c.system.is_some()
                         || c.messages.iter().any(|m| matches!(m.role, Role::System | Role::Developer));
-                    if !has_system && !responses_reasoning_block(c, f) {
+                    if !has_system && !self.responses_block(c) {
                         n += f.tools_own_system - f.tools_in_system;
                     }
                     if choice_type == Some("function") {
@@ -801,7 +800,7 @@ impl Accountant {
                         // gpt-5-mini recordings, issue 36), so the recipient
                         // is not in the prompt; counted as nothing (1 over),
                         // an estimate ([`EstimateReason::UnmeasuredResponses`]).
-                        if !responses_reasoning_block(c, f) {
+                        if !self.responses_block(c) {
                             n += self.count(&format!(" to=functions.{name}"))? as i64 + extra;
                         }
                     }
@@ -909,7 +908,7 @@ impl Accountant {
         if c.messages.iter().any(|m| m.parts.iter().any(unsized_image)) {
             out.push(EstimateReason::ImageSize);
         }
-        if c.format == crate::chat::Format::Responses {
+        if self.sends_responses(c) {
             out.extend(responses_reasons(c, self.framing.reply_priming == REASONING_REPLY_PRIMING));
         }
         let Ok(tools) = c.defined_tools() else {
@@ -949,7 +948,9 @@ impl Accountant {
     /// Whether one message's count is an estimate under this framing
     /// (several tool calls in it: see [`EstimateReason::ParallelToolCalls`]).
     pub fn message_estimated(&self, m: &Message) -> bool {
-        self.framing.tool_style == ToolStyle::TypeScript && m.tool_calls.len() > 1
+        // Sent to Responses, several calls are items of their own.
+        let parallel = m.tool_calls.len() > 1 && self.api != Some(Api::Responses);
+        self.framing.tool_style == ToolStyle::TypeScript && (parallel || self.sent_in_parallel(m))
     }
 
     /// Prompt tokens of a whole request: system, tools, messages and reply priming.
@@ -1123,6 +1124,7 @@ pub fn pixel_tokens(width: Option<u32>, height: Option<u32>) -> usize {
     }
 }
 
+mod api;
 mod response_format;
 mod typescript;
 

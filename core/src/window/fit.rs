@@ -53,6 +53,16 @@ pub struct FitOptions {
     pub chars_per_token: Option<f64>,
     /// Input format; detected when absent.
     pub format: Option<Format>,
+    /// The OpenAI API the request is sent to, when it is not the one the
+    /// format is written for: `responses` for `ai_sdk` (or `openai`)
+    /// messages a provider sends to the Responses API (the AI SDK's
+    /// `openai('gpt-4o')`), `chat_completions` for Responses items sent as
+    /// Chat messages (the Agents SDK's `OpenAIChatCompletionsModel`).
+    /// Counts are then of what that API is sent (docs/formats.md,
+    /// "Counted as sent to another API"). [default: `chat_completions`
+    /// for `openai` and `ai_sdk`, `responses` for `responses`; refused for
+    /// other formats]
+    pub api: Option<crate::chat::Api>,
     /// Compact to this fraction of the budget, reserved output included
     /// (the window's and preflight's `target_ratio`: prompt plus reserved
     /// output at most `max_tokens * target_ratio`), 0 to 1;
@@ -231,14 +241,16 @@ fn check_options(options: &FitOptions) -> Result<()> {
 }
 
 /// [`start`] on a parsed conversation.
-pub(crate) fn start_parsed(registry: &ModelRegistry, c: Conversation, options: &FitOptions) -> Result<Started> {
+pub(crate) fn start_parsed(registry: &ModelRegistry, mut c: Conversation, options: &FitOptions) -> Result<Started> {
+    crate::chat::Api::check(options.api, c.format)?;
+    crate::chat::mark_chat_joins(&mut c, options.api);
     let custom = crate::CustomModel {
         encoding: options.encoding,
         context_window: options.context_window,
         max_output_tokens: options.max_output_tokens,
     };
     let info = registry.resolve(&options.model, &custom)?;
-    let acct = Accountant::for_resolved(registry, &info, options.chars_per_token)?;
+    let acct = Accountant::for_resolved(registry, &info, options.chars_per_token)?.with_api(options.api);
     start_resolved(info, acct, c, options)
 }
 

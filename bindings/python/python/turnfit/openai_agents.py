@@ -28,7 +28,7 @@ import turnfit
 
 from . import _adapters
 
-__all__ = ["InputFilter", "TurnfitSession", "model_summarizer", "fit_items", "afit_items", "TESTED"]
+__all__ = ["InputFilter", "TurnfitSession", "api_of_agent", "model_summarizer", "fit_items", "afit_items", "TESTED"]
 
 TESTED = ("0.24.0", "0.25.0")
 """The openai-agents versions this adapter is tested with: ``[low, high)``."""
@@ -144,6 +144,20 @@ def _newest_pending(values: Sequence[Any]) -> List[str]:
     return _adapters.newest_unanswered(values, _call_id, _output_id, spans=True)
 
 
+def api_of_agent(agent: Any) -> Optional[str]:
+    """The OpenAI API the agent's model sends the items to (issue 47):
+    ``"chat_completions"`` for an ``OpenAIChatCompletionsModel`` (the SDK converts the
+    items to Chat messages), ``"responses"`` for an ``OpenAIResponsesModel``; None for
+    a model given by name or another model (counted as Responses items, the SDK's
+    default: give ``api="chat_completions"`` after ``set_default_openai_api("chat_completions")``)."""
+    name = type(getattr(agent, "model", None)).__name__
+    if name == "OpenAIChatCompletionsModel":
+        return "chat_completions"
+    if name in ("OpenAIResponsesModel", "OpenAIResponsesWSModel"):
+        return "responses"
+    return None
+
+
 class _Fitter:
     """The turn over a list of items, with the map back to the objects given."""
 
@@ -192,6 +206,7 @@ class _Fitter:
         tools: Optional[List[Dict[str, Any]]] = None,
         values: Optional[List[Any]] = None,
         carry: Optional[Dict[str, Any]] = None,
+        api: Optional[str] = None,
     ) -> Tuple[List[Any], Dict[str, Any]]:
         if values is None:
             values = [_item_json(x)[0] for x in items]
@@ -206,6 +221,9 @@ class _Fitter:
         options["policy"] = policy
         if carry is not None:
             options["carry"] = carry
+        if api is not None and "api" not in options:
+            # The API the agent's model sends to (an ``api=`` option wins).
+            options["api"] = api
         conv: Dict[str, Any] = {"input": values}
         if instructions is not None:
             conv["instructions"] = instructions
@@ -294,7 +312,7 @@ class InputFilter(_Fitter):
         items = list(md.input) if not isinstance(md.input, str) else [md.input]
         values = [_item_json(x)[0] for x in items]
         tools = _tool_defs(data.agent) if self.count_tools else None
-        out, report = await self.fit(items, md.instructions, tools, values, carry=self._carry)
+        out, report = await self.fit(items, md.instructions, tools, values, carry=self._carry, api=api_of_agent(data.agent))
         self._carry = report.get("carry")
         return ModelInputData(input=out, instructions=md.instructions)
 
@@ -355,6 +373,7 @@ class TurnfitSession(_Fitter):
             instructions = agent.instructions
         self.instructions = instructions
         self.tools = _tool_defs(agent) if agent is not None else None
+        self.api = api_of_agent(agent)
 
     @property
     def session_id(self) -> Any:
@@ -388,7 +407,7 @@ class TurnfitSession(_Fitter):
     async def add_items(self, items: List[Any]) -> None:
         await _maybe(self.session.add_items(items))
         stored = list(await _maybe(self.session.get_items()))
-        out, report = await self.fit(stored, self.instructions, self.tools)
+        out, report = await self.fit(stored, self.instructions, self.tools, api=self.api)
         if report.get("changed"):
             await _maybe(self.session.clear_session())
             await _maybe(self.session.add_items(out))
@@ -399,7 +418,7 @@ class TurnfitSession(_Fitter):
         tools given), so the first model call of a run is within the budget however
         large the new input is. The new input is protected as the newest user
         message is; the stored history is not rewritten here (``add_items`` does that)."""
-        out, _report = await self.fit(list(history) + list(new_items), self.instructions, self.tools)
+        out, _report = await self.fit(list(history) + list(new_items), self.instructions, self.tools, api=self.api)
         return out
 
     async def pop_item(self) -> Any:

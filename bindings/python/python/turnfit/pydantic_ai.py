@@ -34,7 +34,7 @@ import turnfit
 
 from . import _adapters
 
-__all__ = ["HistoryProcessor", "to_chat", "from_chat", "model_summarizer", "TESTED"]
+__all__ = ["HistoryProcessor", "api_of_model", "to_chat", "from_chat", "model_summarizer", "TESTED"]
 
 TESTED = ("2.78.0", "2.79.0")
 """The pydantic-ai-slim versions this adapter is tested with: ``[low, high)``."""
@@ -48,6 +48,24 @@ def _pa() -> Any:
     except ImportError as e:  # pragma: no cover - exercised without the extra
         raise ImportError("turnfit.pydantic_ai needs pydantic-ai: pip install 'turnfit[pydantic-ai]'") from e
     return messages
+
+
+def api_of_model(model: Any) -> Optional[str]:
+    """The OpenAI API a pydantic-ai model sends the messages to (issue 47):
+    ``"responses"`` for ``OpenAIResponsesModel`` (each call a ``function_call`` item of
+    its own), ``"chat_completions"`` for ``OpenAIChatModel``; None for other models
+    (counted as Chat messages). A wrapper model (``InstrumentedModel``, ...) is
+    looked through by its ``wrapped`` model."""
+    for _ in range(8):
+        if model is None:
+            return None
+        name = type(model).__name__
+        if name == "OpenAIResponsesModel":
+            return "responses"
+        if name in ("OpenAIChatModel", "OpenAIModel"):
+            return "chat_completions"
+        model = getattr(model, "wrapped", None)
+    return None
 
 
 def _tool_defs(tools: Optional[Sequence[Any]]) -> List[Dict[str, Any]]:
@@ -386,10 +404,15 @@ class HistoryProcessor:
 
         return _adapters.pending_ids(self.pending_calls, messages, auto)
 
-    async def __call__(self, messages: List[Any]) -> List[Any]:
+    async def __call__(self, messages: List[Any], api: Optional[str] = None) -> List[Any]:
+        """Fits ``messages``; ``api``: the OpenAI API the model sends them to (the
+        capability passes the run's model's, :func:`api_of_model`; an ``api=`` option
+        given to the processor wins)."""
         messages = list(messages)
         chat = to_chat(messages, _instructions(messages))
         options = dict(self.options)
+        if api is not None and "api" not in options:
+            options["api"] = api
         pending = self._pending(messages, chat)
         if pending:
             options["policy"] = dict(options["policy"], pending_calls=sorted(set(pending)))
@@ -417,9 +440,17 @@ class HistoryProcessor:
     def capability(self) -> Any:
         """pydantic-ai's ``ProcessHistory`` capability running this processor (pydantic-ai 2
         takes history processors as capabilities)."""
+        from pydantic_ai import RunContext
         from pydantic_ai.capabilities import ProcessHistory
 
-        return ProcessHistory(self)
+        async def fit_for_model(ctx: Any, messages: List[Any]) -> List[Any]:
+            # The run's model says which API the request goes to (issue 47).
+            return await self(messages, api=api_of_model(getattr(ctx, "model", None)))
+
+        # pydantic-ai passes the run context to a processor whose first parameter is
+        # annotated RunContext (read at run time, so given as the class itself).
+        fit_for_model.__annotations__ = {"ctx": RunContext, "messages": List[Any], "return": List[Any]}
+        return ProcessHistory(fit_for_model)
 
     def process(self, messages: List[Any]) -> List[Any]:
         """The processor outside an event loop (a test, a script)."""

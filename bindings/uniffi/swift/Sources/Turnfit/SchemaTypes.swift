@@ -113,6 +113,16 @@ extension TurnfitTypes {
         }
     }
 
+    /// An OpenAI API a request is sent to.
+    public enum Api: String, Codable, Equatable, Sendable, CaseIterable {
+        /// Chat Completions (`/v1/chat/completions`): one assistant message
+        /// carries its text and all its calls.
+        case chatCompletions = "chat_completions"
+        /// Responses (`/v1/responses`): an assistant's text is a message item
+        /// and each call a `function_call` item of its own.
+        case responses
+    }
+
     /// An assembly request (the JSON that `turnfit_assemble` and `turnfit
     /// assemble` take).
     public struct AssembleRequest: Codable, Equatable, Sendable {
@@ -1760,6 +1770,16 @@ extension TurnfitTypes {
         public var charsPerToken: Double?
         /// Input format; detected when absent.
         public var format: Format?
+        /// The OpenAI API the request is sent to, when it is not the one the
+        /// format is written for: `responses` for `ai_sdk` (or `openai`)
+        /// messages a provider sends to the Responses API (the AI SDK's
+        /// `openai('gpt-4o')`), `chat_completions` for Responses items sent as
+        /// Chat messages (the Agents SDK's `OpenAIChatCompletionsModel`).
+        /// Counts are then of what that API is sent (docs/formats.md,
+        /// "Counted as sent to another API"). [default: `chat_completions`
+        /// for `openai` and `ai_sdk`, `responses` for `responses`; refused for
+        /// other formats]
+        public var api: Api?
         /// Compact to this fraction of the budget, reserved output included
         /// (the window's and preflight's `target_ratio`: prompt plus reserved
         /// output at most `max_tokens * target_ratio`), 0 to 1;
@@ -1791,7 +1811,7 @@ extension TurnfitTypes {
         /// `window::carry`). `fit` and a window's turn refuse it.
         public var carry: Carry?
 
-        public init(model: String? = nil, maxTokens: UInt64? = nil, reserveOutput: UInt64? = nil, encoding: Encoding? = nil, contextWindow: UInt64? = nil, maxOutputTokens: UInt64? = nil, charsPerToken: Double? = nil, format: Format? = nil, targetRatio: Double? = nil, triggerRatio: Double? = nil, triggerMessages: UInt64? = nil, summarizer: SummarizerOptions? = nil, policy: Policy? = nil, carry: Carry? = nil) {
+        public init(model: String? = nil, maxTokens: UInt64? = nil, reserveOutput: UInt64? = nil, encoding: Encoding? = nil, contextWindow: UInt64? = nil, maxOutputTokens: UInt64? = nil, charsPerToken: Double? = nil, format: Format? = nil, api: Api? = nil, targetRatio: Double? = nil, triggerRatio: Double? = nil, triggerMessages: UInt64? = nil, summarizer: SummarizerOptions? = nil, policy: Policy? = nil, carry: Carry? = nil) {
             self.model = model
             self.maxTokens = maxTokens
             self.reserveOutput = reserveOutput
@@ -1800,6 +1820,7 @@ extension TurnfitTypes {
             self.maxOutputTokens = maxOutputTokens
             self.charsPerToken = charsPerToken
             self.format = format
+            self.api = api
             self.targetRatio = targetRatio
             self.triggerRatio = triggerRatio
             self.triggerMessages = triggerMessages
@@ -1817,6 +1838,7 @@ extension TurnfitTypes {
             case maxOutputTokens = "max_output_tokens"
             case charsPerToken = "chars_per_token"
             case format
+            case api
             case targetRatio = "target_ratio"
             case triggerRatio = "trigger_ratio"
             case triggerMessages = "trigger_messages"

@@ -56,6 +56,20 @@ data class AgentToolset(
     @SerializedName("percent_of_full") val percentOfFull: Double,
 )
 
+/** An OpenAI API a request is sent to. */
+enum class Api {
+    /**
+     * Chat Completions (`/v1/chat/completions`): one assistant message
+     * carries its text and all its calls.
+     */
+    @SerializedName("chat_completions") CHAT_COMPLETIONS,
+    /**
+     * Responses (`/v1/responses`): an assistant's text is a message item
+     * and each call a `function_call` item of its own.
+     */
+    @SerializedName("responses") RESPONSES,
+}
+
 /**
  * An assembly request (the JSON that `turnfit_assemble` and `turnfit
  * assemble` take).
@@ -1055,6 +1069,18 @@ data class FitOptions(
     @SerializedName("chars_per_token") val charsPerToken: Double? = null,
     /** Input format; detected when absent. */
     @SerializedName("format") val format: Format? = null,
+    /**
+     * The OpenAI API the request is sent to, when it is not the one the
+     * format is written for: `responses` for `ai_sdk` (or `openai`)
+     * messages a provider sends to the Responses API (the AI SDK's
+     * `openai('gpt-4o')`), `chat_completions` for Responses items sent as
+     * Chat messages (the Agents SDK's `OpenAIChatCompletionsModel`).
+     * Counts are then of what that API is sent (docs/formats.md,
+     * "Counted as sent to another API"). [default: `chat_completions`
+     * for `openai` and `ai_sdk`, `responses` for `responses`; refused for
+     * other formats]
+     */
+    @SerializedName("api") val api: Api? = null,
     /**
      * Compact to this fraction of the budget, reserved output included
      * (the window's and preflight's `target_ratio`: prompt plus reserved
