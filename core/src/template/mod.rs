@@ -14,6 +14,7 @@
 //! output by a byte cap; each overrun is an error naming the limit.
 
 mod clock;
+mod count;
 mod files;
 mod input;
 mod pyjson;
@@ -32,6 +33,7 @@ use serde_json::Value as Json;
 
 use crate::{Error, ErrorKind, Result};
 
+pub use count::PromptCounter;
 pub use files::{read_limited, ModelTemplate, MAX_TEMPLATE_BYTES};
 
 /// Bounds on one render. The defaults fit every template of llama.cpp's
