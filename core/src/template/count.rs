@@ -96,6 +96,11 @@ impl PromptCounter {
         &self.tokenizer
     }
 
+    /// The tokenizer, shared.
+    pub fn tokenizer_arc(&self) -> Arc<FileTokenizer> {
+        self.tokenizer.clone()
+    }
+
     /// The prompt text (as `apply_chat_template(..., tokenize=False)`), with
     /// the model's `bos_token`/`eos_token` unless `options` names them.
     pub fn render(&self, messages: &Json, options: &RenderOptions) -> Result<String> {

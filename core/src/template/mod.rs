@@ -17,6 +17,7 @@ mod clock;
 mod count;
 mod files;
 mod input;
+mod model;
 mod pyjson;
 mod source;
 #[cfg(test)]
@@ -35,6 +36,7 @@ use crate::{Error, ErrorKind, Result};
 
 pub use count::PromptCounter;
 pub use files::{read_limited, ModelTemplate, MAX_TEMPLATE_BYTES};
+pub use model::TemplateModel;
 
 /// Bounds on one render. The defaults fit every template of llama.cpp's
 /// collection on conversations of megabytes.
