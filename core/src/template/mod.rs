@@ -22,6 +22,8 @@ mod pyjson;
 mod source;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_count;
 
 use std::cell::Cell;
 use std::io;

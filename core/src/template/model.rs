@@ -51,8 +51,16 @@ impl TemplateModel {
     /// object with `messages` and `tools`), with the generation prompt, as
     /// a server counts them.
     pub fn count_request(&self, body: &Json) -> Result<usize> {
+        Ok(self.request_ids(body, true)?.len())
+    }
+
+    /// The prompt's ids for an OpenAI Chat request (see
+    /// [`TemplateModel::count_request`]), with or without the generation
+    /// prompt.
+    pub fn request_ids(&self, body: &Json, add_generation_prompt: bool) -> Result<Vec<u32>> {
         let (messages, tools) = split_request(body)?;
-        self.count(messages, tools.cloned(), true)
+        let options = RenderOptions { tools: tools.cloned(), add_generation_prompt, ..self.options.clone() };
+        self.counter.ids(messages, &options)
     }
 
     fn count(&self, messages: &Json, tools: Option<Json>, add_generation_prompt: bool) -> Result<usize> {
