@@ -178,9 +178,11 @@ struct Entry {
     source: ModelSource,
     /// The host's own counter, for a host entry registered with one.
     counter: Option<HostCounter>,
-    /// Framing measured for a host entry (a model's own chat template: see
-    /// [`crate::template::TemplateModel`]), replacing the name's.
-    framing: Option<crate::window::Framing>,
+    /// Framing constants for a host entry, replacing the name's: the
+    /// accountant's framing in its serde form (kept as JSON so this module
+    /// does not depend on the window's types). Set for a model known by its
+    /// chat template, whose framing is measured from it.
+    framing: Option<serde_json::Value>,
 }
 
 #[derive(Deserialize)]
@@ -432,27 +434,26 @@ impl ModelRegistry {
         self.register_entry(profile, Some(counter), None)
     }
 
-    /// [`register_with_counter`](Self::register_with_counter) with the
-    /// framing constants the model's requests are counted with (measured
-    /// from its chat template by [`crate::template::TemplateModel`]).
-    pub fn register_with_counter_and_framing(
+    /// [`register_with_counter`](Self::register_with_counter) with framing
+    /// constants (the accountant's, as JSON) for the entry.
+    pub(crate) fn register_with_counter_and_framing(
         &self,
         profile: ModelProfile,
         count: impl Fn(&str) -> std::result::Result<usize, String> + Send + Sync + 'static,
-        framing: crate::window::Framing,
+        framing: serde_json::Value,
     ) -> Result<()> {
         let counter = HostCounter::new(&profile.name, count);
         self.register_entry(profile, Some(counter), Some(framing))
     }
 
     /// The framing registered with the host entry a resolved model matched,
-    /// if any.
-    pub fn host_framing(&self, info: &ModelInfo) -> Option<crate::window::Framing> {
+    /// if any (JSON, see [`Self::register_with_counter_and_framing`]).
+    pub(crate) fn host_framing(&self, info: &ModelInfo) -> Option<serde_json::Value> {
         if info.source != ModelSource::Host {
             return None;
         }
         let matched = info.matched.as_deref()?;
-        self.entries.read().iter().find(|e| e.profile.name == matched).and_then(|e| e.framing)
+        self.entries.read().iter().find(|e| e.profile.name == matched).and_then(|e| e.framing.clone())
     }
 
     /// [`register_with_counter`](Self::register_with_counter) with the
@@ -495,7 +496,7 @@ impl ModelRegistry {
         &self,
         mut profile: ModelProfile,
         counter: Option<HostCounter>,
-        framing: Option<crate::window::Framing>,
+        framing: Option<serde_json::Value>,
     ) -> Result<()> {
         profile.name = profile.name.to_ascii_lowercase();
         validate(&profile)?;

@@ -133,6 +133,7 @@ impl TemplateModel {
         };
         let framing = self.framing()?;
         let tok = self.counter.tokenizer_arc();
+        let framing = serde_json::to_value(framing).map_err(|e| Error::internal(format!("framing: {e}")))?;
         registry.register_with_counter_and_framing(profile, move |s| tok.count(s).map_err(|e| e.to_string()), framing)
     }
 

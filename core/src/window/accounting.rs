@@ -490,7 +490,8 @@ impl Accountant {
     ) -> Result<Accountant> {
         let mut acct = Accountant::for_info(info)?;
         if let Some(framing) = registry.host_framing(info) {
-            acct.framing = framing;
+            acct.framing = serde_json::from_value(framing)
+                .map_err(|e| crate::Error::internal(format!("the framing registered for '{}': {e}", info.model)))?;
         }
         Ok(match (registry.host_counter(info), chars_per_token) {
             (Some(h), _) => acct.with_counter(Counter::Host(h)),
