@@ -162,8 +162,9 @@ impl TemplateModel {
     /// One fit of an OpenAI Chat `conversation` for the model registered as
     /// `options.model`, whose reported totals are the template's counts:
     /// when the fitted prompt renders to more than the limit, the budget is
-    /// tightened by the excess and the fit runs again (up to
-    /// [`MAX_FIT_PASSES`] times; `insufficient` if still over).
+    /// tightened by the excess (at least twice the last tightening when a
+    /// pass is still over) and the fit runs again (up to [`MAX_FIT_PASSES`]
+    /// times; `insufficient` if still over).
     pub fn fit(
         &self,
         registry: &ModelRegistry,
@@ -173,7 +174,7 @@ impl TemplateModel {
     ) -> Result<(Conversation, TurnReport)> {
         let before = self.count_request(&parse_openai(conversation)?)?;
         let mut opts = options.clone();
-        let (mut base_max, mut limit, mut shrink) = (0, 0, 0);
+        let (mut base_max, mut limit, mut shrink, mut step) = (0, 0, 0, 0);
         for pass in 0..MAX_FIT_PASSES {
             let mut host = summarizer.as_mut().map(|f| move |call: &SummarizerCall| f(call));
             let host = host.as_mut().map(|f| f as &mut dyn FnMut(&SummarizerCall) -> Reply);
@@ -197,7 +198,14 @@ impl TemplateModel {
                 report.fit.insufficient |= over > 0;
                 return Ok((fitted, report));
             }
-            shrink += over;
+            // A fit need not shrink by exactly what the budget lost (a
+            // template may render a message differently by its position):
+            // a pass still over takes off at least twice the last step.
+            step = over.max(step * 2);
+            shrink += step;
+            if shrink >= limit {
+                shrink = limit.saturating_sub(1);
+            }
             opts.max_tokens = Some(base_max - shrink);
         }
         unreachable!("the last pass returns")
