@@ -726,10 +726,17 @@ def chat_template():
         "tool-calls": "{% for m in messages %}{% for c in m.tool_calls or [] %}{{ c.function.name }}({{ c.function.arguments if c.function.arguments is string else c.function.arguments | tojson }}){% endfor %}{% endfor %}",
         "string-concat-loop": "{% set ns = namespace(s='') %}{% for m in messages * 1000 %}{% set ns.s = ns.s + m.role %}{% endfor %}{{ ns.s | length }}",
         "recursive-loop": "{% for m in messages recursive %}{{ loop(messages) }}{% endfor %}",
+        # Counting (PromptCounter): special-token text typed by the user and
+        # the template's own; a split that parts the markers around one.
+        "count-special": "{{ bos_token }}{% for m in messages %}{{ m.content }}<|end|>{% endfor %}",
+        "count-split": "{% for m in messages %}{{ m.content.split('|') | join(' ') }}{{ m.content[:3] }}{% endfor %}",
     }
+    marked = js([{"role": "user", "content": "a<|end|>b<s>\U000f0000<s>\U000f0001 <|end|"}])
     for label, t in templates.items():
         for suffix, tail in (("conv", conv), ("text", b"plain text"), ("not-messages", b"[1, null, \"x\"]")):
             c.add(f"{label}-{suffix}", len(tail).to_bytes(2, "little") + t.encode() + tail)
+        if label.startswith("count-"):
+            c.add(f"{label}-marked", len(marked).to_bytes(2, "little") + t.encode() + marked)
     return c
 
 

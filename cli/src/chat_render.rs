@@ -10,7 +10,7 @@ use std::process::ExitCode;
 
 use serde_json::Value;
 use turnfit::pipeline::{FileTokenizer, LoadOptions};
-use turnfit::template::{read_limited, ChatTemplate, ModelTemplate, RenderOptions, MAX_TEMPLATE_BYTES};
+use turnfit::template::{ChatTemplate, ModelTemplate, RenderOptions};
 
 use crate::Fatal;
 
@@ -59,14 +59,7 @@ pub(crate) fn run(args: Args) -> Result<ExitCode, Fatal> {
     };
     let path = Path::new(&args.tokenizer);
     let tokenizer = FileTokenizer::from_file_with(path, &LoadOptions::with_pattern(args.pattern.clone()))?;
-    let model = match &args.chat_template {
-        Some(file) => {
-            // The given file replaces the source; the token strings still come from the model's files when they name them.
-            let found = ModelTemplate::for_tokenizer(path, &tokenizer, tools.is_some()).unwrap_or_default();
-            ModelTemplate { source: read_limited(Path::new(file), MAX_TEMPLATE_BYTES)?, origin: file.clone(), ..found }
-        }
-        None => ModelTemplate::for_tokenizer(path, &tokenizer, tools.is_some())?,
-    };
+    let model = ModelTemplate::load(path, &tokenizer, tools.is_some(), args.chat_template.as_deref().map(Path::new))?;
     let kwargs = match &args.template_kwargs {
         None => serde_json::Map::new(),
         Some(s) => match serde_json::from_str(s) {

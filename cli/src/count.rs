@@ -34,6 +34,23 @@ pub(crate) struct Args {
     json: bool,
     #[command(flatten)]
     file: crate::file_tokenizer::FileArgs,
+    /// With --tokenizer: each input is a conversation (an array of OpenAI-style messages, or an object with
+    /// "messages" and "tools"), counted as the model's chat template renders it: the ids of transformers'
+    /// apply_chat_template(..., tokenize=True, sanitize_control_tokens=True), what vLLM sends.
+    #[arg(long, requires = "tokenizer", conflicts_with = "add_special")]
+    chat: bool,
+    /// With --chat: render this Jinja file instead of the model's own template (implies --chat).
+    #[arg(long, value_name = "FILE", requires = "tokenizer", conflicts_with = "add_special")]
+    chat_template: Option<String>,
+    /// With --chat: extra template variables as a JSON object, e.g. '{"enable_thinking": false}'.
+    #[arg(long, value_name = "JSON", requires = "tokenizer")]
+    template_kwargs: Option<String>,
+    /// With --chat: do not end with the assistant's header (add_generation_prompt=False).
+    #[arg(long, requires = "tokenizer")]
+    no_generation_prompt: bool,
+    /// With --chat: print the prompt's token ids (a JSON array per input) instead of counts.
+    #[arg(long, requires = "tokenizer")]
+    ids: bool,
     /// Files to count; standard input when none is given or for "-".
     #[arg(value_name = "FILE")]
     files: Vec<String>,
@@ -50,6 +67,12 @@ pub(crate) fn run(args: Args) -> Result<ExitCode, Fatal> {
             return Err(Fatal(
                 "--tokenizer takes the place of --encoding, --model and the special-token options".into(),
             ));
+        }
+        if args.chat || args.chat_template.is_some() {
+            return count_chat(&args);
+        }
+        if args.ids || args.no_generation_prompt || args.template_kwargs.is_some() {
+            return Err(Fatal("--ids, --no-generation-prompt and --template-kwargs go with --chat".into()));
         }
         return count_file(&t, &args);
     }
@@ -148,6 +171,58 @@ fn count_file(t: &turnfit::pipeline::FileTokenizer, args: &Args) -> Result<ExitC
         }
     }
     if !args.json && counted > 1 {
+        outln!("{total:>10} total");
+    }
+    Ok(if failed { ExitCode::FAILURE } else { ExitCode::SUCCESS })
+}
+
+/// `count --tokenizer FILE --chat`: each input a conversation, counted as
+/// the model's chat template renders it (core's `template::TemplateModel`).
+fn count_chat(args: &Args) -> Result<ExitCode, Fatal> {
+    let path = args.file.tokenizer.as_deref().unwrap_or_default();
+    let files = if args.files.is_empty() { vec!["-".to_owned()] } else { args.files.clone() };
+    let (mut failed, mut total, mut counted) = (false, 0usize, 0usize);
+    for file in &files {
+        let result = input::read_text(file).map_err(Fatal).and_then(|text| {
+            let model = crate::chat_model::load(
+                path,
+                args.file.pattern.as_deref(),
+                args.chat_template.as_deref(),
+                args.template_kwargs.as_deref(),
+                &text,
+            )?;
+            let body: serde_json::Value =
+                serde_json::from_str(&text).map_err(|e| Fatal(format!("{file}: not valid JSON: {e}")))?;
+            let ids = model
+                .request_ids(&body, !args.no_generation_prompt)
+                .map_err(|e| Fatal(format!("{file}: {}: {}", model.counter().model().origin, e.message())))?;
+            Ok((ids, model))
+        });
+        let (ids, model) = match result {
+            Ok(r) => r,
+            Err(Fatal(message)) => {
+                eprintln!("turnfit: {message}");
+                failed = true;
+                continue;
+            }
+        };
+        total += ids.len();
+        counted += 1;
+        if args.ids {
+            outln!("{}", serde_json::to_string(&ids).map_err(|e| Fatal(e.to_string()))?);
+        } else if args.json {
+            let line = serde_json::json!({
+                "file": file,
+                "tokenizer": path,
+                "chat_template": model.counter().model().origin,
+                "tokens": ids.len(),
+            });
+            outln!("{line}");
+        } else {
+            outln!("{:>10} {file}", ids.len());
+        }
+    }
+    if !args.json && !args.ids && counted > 1 {
         outln!("{total:>10} total");
     }
     Ok(if failed { ExitCode::FAILURE } else { ExitCode::SUCCESS })

@@ -8,6 +8,7 @@ use clap::{Parser, Subcommand};
 
 mod agents;
 mod assemble;
+mod chat_model;
 mod chat_render;
 mod classify;
 mod codec;

@@ -76,8 +76,10 @@ pub(crate) struct PreflightArgs {
     budget: BudgetArgs,
     /// The prompt tokens the provider billed for this conversation: calibrate
     /// (an estimated model's figures are scaled by reported / counted).
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", conflicts_with = "tokenizer")]
     reported_prompt_tokens: Option<usize>,
+    #[command(flatten)]
+    template: crate::chat_model::TemplateArgs,
 }
 
 #[derive(clap::Args)]
@@ -104,15 +106,40 @@ fn write_report(path: Option<&str>, value: &impl serde::Serialize) -> Result<(),
     }
 }
 
+/// Registers a template model for one run: its window is --context-window
+/// (or the budget), which a model known by its files must be given.
+fn register(
+    model: &turnfit::template::TemplateModel,
+    registry: &ModelRegistry,
+    name: &str,
+    custom: &CustomModelArgs,
+    budget: usize,
+) -> Result<(), Fatal> {
+    let window = custom.context_window.or((budget > 0).then_some(budget)).ok_or_else(|| {
+        Fatal("--tokenizer needs --context-window N: the window the server allocated (Ollama's num_ctx, llama.cpp's n_ctx, vLLM's max_model_len)".into())
+    })?;
+    model.register(registry, name, Some(window as u64), custom.max_output.map(|n| n as u64))?;
+    Ok(())
+}
+
 fn load(c: &Common) -> Result<Conversation, Fatal> {
     let text = input::read_text(&c.file).map_err(Fatal)?;
+    load_text(c, &text)
+}
+
+fn load_text(c: &Common, text: &str) -> Result<Conversation, Fatal> {
     let format = c.format.as_deref().map(Format::from_name).transpose()?;
-    Conversation::parse(&text, format).map_err(|e| Fatal(format!("{}: {e}", c.file)))
+    Conversation::parse(text, format).map_err(|e| Fatal(format!("{}: {e}", c.file)))
 }
 
 pub(crate) fn preflight(args: PreflightArgs) -> Result<ExitCode, Fatal> {
-    let conversation = load(&args.common)?;
     let custom = args.common.custom.custom()?;
+    let text = input::read_text(&args.common.file).map_err(Fatal)?;
+    let model = args.template.load(&text)?;
+    let conversation = match model {
+        Some(_) => None,
+        None => Some(load_text(&args.common, &text)?),
+    };
     let budget = Budget {
         context_window: args.budget.max_tokens.or(custom.context_window).unwrap_or(0),
         reserved_output: args.budget.reserve_output,
@@ -121,8 +148,18 @@ pub(crate) fn preflight(args: PreflightArgs) -> Result<ExitCode, Fatal> {
         chars_per_token: args.budget.chars_per_token,
         ..Budget::default()
     };
+    if let (Some(model), Some(path)) = (&model, &args.template.tokenizer) {
+        let registry = ModelRegistry::builtin();
+        let name = crate::chat_model::model_name(path);
+        register(model, &registry, &name, &args.common.custom, budget.context_window)?;
+        let report = model
+            .preflight(&registry, &name, &text, budget)
+            .map_err(|e| Fatal(format!("{}: {e}", args.common.file)))?;
+        outln!("{}", serde_json::to_string_pretty(&report).map_err(|e| Fatal(e.to_string()))?);
+        return Ok(ExitCode::SUCCESS);
+    }
     let mut window = Window::for_model(&ModelRegistry::builtin(), &args.common.model, budget)?;
-    window.load(conversation)?;
+    window.load(conversation.expect("parsed when no template model"))?;
     if let Some(n) = args.reported_prompt_tokens {
         window.calibrate(n)?;
     }
@@ -236,6 +273,8 @@ pub(crate) struct FitArgs {
     /// With --summarizer-cmd: milliseconds one request may take [default: 120000; 0: no limit].
     #[arg(long, value_name = "MS")]
     summarizer_timeout_ms: Option<u64>,
+    #[command(flatten)]
+    template: crate::chat_model::TemplateArgs,
 }
 
 #[derive(Clone, Copy, clap::ValueEnum)]
@@ -272,8 +311,13 @@ pub(crate) fn fit_cmd(args: FitArgs) -> Result<ExitCode, Fatal> {
     };
     let text = input::read_text(&args.common.file).map_err(Fatal)?;
     let custom = args.common.custom.custom()?;
+    let template = args.template.load(&text)?;
+    let model_name = match &args.template.tokenizer {
+        Some(path) => crate::chat_model::model_name(path),
+        None => args.common.model.clone(),
+    };
     let options = FitOptions {
-        model: args.common.model.clone(),
+        model: model_name.clone(),
         encoding: custom.encoding,
         context_window: custom.context_window,
         max_output_tokens: custom.max_output_tokens,
@@ -339,8 +383,14 @@ pub(crate) fn fit_cmd(args: FitArgs) -> Result<ExitCode, Fatal> {
         .as_deref()
         .map(|cmd| move |call: &turnfit::turn::SummarizerCall| crate::summarizer::run(cmd, call));
     let summarizer = host.as_mut().map(|f| f as &mut dyn FnMut(&turnfit::turn::SummarizerCall) -> turnfit::turn::Reply);
-    let (conversation, report) = turnfit::turn::run(&registry, &text, &options, summarizer)
-        .map_err(|e| Fatal(format!("{}: {e}", args.common.file)))?;
+    let result = match &template {
+        Some(model) => {
+            register(model, &registry, &model_name, &args.common.custom, args.budget.max_tokens.unwrap_or(0))?;
+            model.fit(&registry, &text, &options, summarizer)
+        }
+        None => turnfit::turn::run(&registry, &text, &options, summarizer),
+    };
+    let (conversation, report) = result.map_err(|e| Fatal(format!("{}: {e}", args.common.file)))?;
     outln!("{}", conversation.to_json()?);
     // A summarizer that failed is said on stderr, not only in the report.
     if let Some(fb) = report.summary.as_ref().and_then(|s| s.fallback.as_ref()) {

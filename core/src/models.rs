@@ -178,6 +178,11 @@ struct Entry {
     source: ModelSource,
     /// The host's own counter, for a host entry registered with one.
     counter: Option<HostCounter>,
+    /// Framing constants for a host entry, replacing the name's: the
+    /// accountant's framing in its serde form (kept as JSON so this module
+    /// does not depend on the window's types). Set for a model known by its
+    /// chat template, whose framing is measured from it.
+    framing: Option<serde_json::Value>,
 }
 
 #[derive(Deserialize)]
@@ -352,7 +357,7 @@ fn builtin() -> Result<&'static Builtin> {
                             profile.name
                         )));
                     }
-                    Ok(Entry { profile, source: ModelSource::Builtin, counter: None })
+                    Ok(Entry { profile, source: ModelSource::Builtin, counter: None, framing: None })
                 })
                 .collect::<Result<Vec<_>>>()?;
             Ok(Builtin { entries, families })
@@ -409,7 +414,7 @@ impl ModelRegistry {
     /// Adds `profile`, replacing any entry with the same name (and its
     /// counter, if it had one).
     pub fn register(&self, profile: ModelProfile) -> Result<()> {
-        self.register_entry(profile, None)
+        self.register_entry(profile, None, None)
     }
 
     /// Adds `profile` with the host's own counter `count` (text in, tokens
@@ -426,7 +431,29 @@ impl ModelRegistry {
         count: impl Fn(&str) -> std::result::Result<usize, String> + Send + Sync + 'static,
     ) -> Result<()> {
         let counter = HostCounter::new(&profile.name, count);
-        self.register_entry(profile, Some(counter))
+        self.register_entry(profile, Some(counter), None)
+    }
+
+    /// [`register_with_counter`](Self::register_with_counter) with framing
+    /// constants (the accountant's, as JSON) for the entry.
+    pub(crate) fn register_with_counter_and_framing(
+        &self,
+        profile: ModelProfile,
+        count: impl Fn(&str) -> std::result::Result<usize, String> + Send + Sync + 'static,
+        framing: serde_json::Value,
+    ) -> Result<()> {
+        let counter = HostCounter::new(&profile.name, count);
+        self.register_entry(profile, Some(counter), Some(framing))
+    }
+
+    /// The framing registered with the host entry a resolved model matched,
+    /// if any (JSON, see [`Self::register_with_counter_and_framing`]).
+    pub(crate) fn host_framing(&self, info: &ModelInfo) -> Option<serde_json::Value> {
+        if info.source != ModelSource::Host {
+            return None;
+        }
+        let matched = info.matched.as_deref()?;
+        self.entries.read().iter().find(|e| e.profile.name == matched).and_then(|e| e.framing.clone())
     }
 
     /// [`register_with_counter`](Self::register_with_counter) with the
@@ -465,11 +492,16 @@ impl ModelRegistry {
         self.entries.read().iter().any(|e| e.counter.is_some())
     }
 
-    fn register_entry(&self, mut profile: ModelProfile, counter: Option<HostCounter>) -> Result<()> {
+    fn register_entry(
+        &self,
+        mut profile: ModelProfile,
+        counter: Option<HostCounter>,
+        framing: Option<serde_json::Value>,
+    ) -> Result<()> {
         profile.name = profile.name.to_ascii_lowercase();
         validate(&profile)?;
         let mut entries = self.entries.write();
-        let entry = Entry { profile, source: ModelSource::Host, counter };
+        let entry = Entry { profile, source: ModelSource::Host, counter, framing };
         match entries.iter_mut().find(|e| e.profile.name == entry.profile.name) {
             Some(existing) => *existing = entry,
             None => entries.push(entry),

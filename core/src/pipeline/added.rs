@@ -59,6 +59,11 @@ impl Matcher {
         Ok(Matcher { tokens, automaton })
     }
 
+    /// The tokens this pass looks for.
+    pub(crate) fn tokens(&self) -> &[AddedToken] {
+        &self.tokens
+    }
+
     /// Cuts `s` into segments; `skip_special` leaves special tokens as text.
     pub(crate) fn segments(&self, s: &str, skip_special: bool, out: &mut Vec<Segment>) {
         let Some(ac) = &self.automaton else {

@@ -330,6 +330,32 @@ impl FileTokenizer {
         Ok(out)
     }
 
+    /// The ids of `text` with no added token recognized, special or not: the
+    /// normalizer, pre-tokenizer and model only, as transformers'
+    /// `_encode_without_added_tokens` (how `apply_chat_template(...,
+    /// sanitize_control_tokens=True)` encodes a control-token string typed
+    /// into a message).
+    pub fn encode_plain(&self, text: &str) -> Result<Vec<u32>> {
+        limits::check("text", text.len(), MAX_TEXT_BYTES)?;
+        let mut out = Vec::with_capacity(text.len() / 4 + 1);
+        let normalized = match &self.normalizer {
+            Some(n) => n.apply(text),
+            None => std::borrow::Cow::Borrowed(text),
+        };
+        self.split_and_merge(&normalized, true, &mut Scratch::default(), &mut out);
+        Ok(out)
+    }
+
+    /// The file's added tokens as `(id, content, special)`, in no set order
+    /// (HF's `added_tokens_decoder`).
+    pub fn added_tokens(&self) -> impl Iterator<Item = (u32, &str, bool)> {
+        self.added_raw
+            .tokens()
+            .iter()
+            .chain(self.added_normalized.tokens())
+            .map(|t| (t.id, t.content.as_str(), t.special))
+    }
+
     /// The ids of `text` with the file's special tokens around them when
     /// `add_special` (Llama 3's `<|begin_of_text|>`, Gemma's `<bos>`).
     pub fn encode_with_special(&self, text: &str, add_special: bool) -> Result<Vec<u32>> {

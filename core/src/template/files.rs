@@ -23,6 +23,10 @@ pub struct ModelTemplate {
     pub bos_token: Option<String>,
     /// `eos_token`, when the files name one.
     pub eos_token: Option<String>,
+    /// `chat_control_tokens` from `tokenizer_config.json`: the added tokens
+    /// besides the special ones that user text may not produce (see
+    /// [`super::PromptCounter`]); `None` when the config has no such list.
+    pub chat_control_tokens: Option<Vec<String>>,
 }
 
 /// Largest template file read (templates are a few KB; the biggest known is
@@ -35,15 +39,37 @@ impl ModelTemplate {
     /// `tokenizer.json`. `with_tools` picks the `tool_use` entry of a
     /// config that lists named templates, as transformers does.
     pub fn for_tokenizer(tokenizer_path: &Path, tokenizer: &FileTokenizer, with_tools: bool) -> Result<ModelTemplate> {
+        Self::find(tokenizer_path, tokenizer, with_tools, None)
+    }
+
+    /// [`ModelTemplate::for_tokenizer`], with the template from `file` when
+    /// one is given (`--chat-template`): the model's files may hold no
+    /// template, but still name the token strings it is rendered with.
+    pub fn load(
+        tokenizer_path: &Path,
+        tokenizer: &FileTokenizer,
+        with_tools: bool,
+        file: Option<&Path>,
+    ) -> Result<ModelTemplate> {
+        Self::find(tokenizer_path, tokenizer, with_tools, file)
+    }
+
+    fn find(
+        tokenizer_path: &Path,
+        tokenizer: &FileTokenizer,
+        with_tools: bool,
+        file: Option<&Path>,
+    ) -> Result<ModelTemplate> {
         let shown = tokenizer_path.display().to_string();
+        let given = match file {
+            Some(f) => Some((read_limited(f, MAX_TEMPLATE_BYTES)?, f.display().to_string())),
+            None => None,
+        };
         if let Some(source) = &tokenizer.info().chat_template {
             let (bos, eos) = gguf_special_tokens(tokenizer_path, tokenizer)?;
-            return Ok(ModelTemplate {
-                source: source.clone(),
-                origin: format!("{shown} (tokenizer.chat_template)"),
-                bos_token: bos,
-                eos_token: eos,
-            });
+            let (source, origin) =
+                given.unwrap_or_else(|| (source.clone(), format!("{shown} (tokenizer.chat_template)")));
+            return Ok(ModelTemplate { source, origin, bos_token: bos, eos_token: eos, chat_control_tokens: None });
         }
         let dir = tokenizer_path.parent().unwrap_or(Path::new("."));
         let config_path = dir.join("tokenizer_config.json");
@@ -56,10 +82,18 @@ impl ModelTemplate {
         };
         let token = |name: &str| config.as_ref().and_then(|c| token_text(&c[name]));
         let (bos_token, eos_token) = (token("bos_token"), token("eos_token"));
+        let chat_control_tokens = config
+            .as_ref()
+            .and_then(|c| c["chat_control_tokens"].as_array())
+            .map(|list| list.iter().filter_map(Json::as_str).map(str::to_string).collect());
+        if let Some((source, origin)) = given {
+            return Ok(ModelTemplate { source, origin, bos_token, eos_token, chat_control_tokens });
+        }
         let jinja_path = dir.join("chat_template.jinja");
         if jinja_path.is_file() {
             let source = read_limited(&jinja_path, MAX_TEMPLATE_BYTES)?;
-            return Ok(ModelTemplate { source, origin: jinja_path.display().to_string(), bos_token, eos_token });
+            let origin = jinja_path.display().to_string();
+            return Ok(ModelTemplate { source, origin, bos_token, eos_token, chat_control_tokens });
         }
         let origin = format!("{} (chat_template)", config_path.display());
         let source = match config.as_ref().map(|c| &c["chat_template"]) {
@@ -78,7 +112,7 @@ impl ModelTemplate {
                 ))
             }
         };
-        Ok(ModelTemplate { source, origin, bos_token, eos_token })
+        Ok(ModelTemplate { source, origin, bos_token, eos_token, chat_control_tokens })
     }
 }
 

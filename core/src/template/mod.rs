@@ -14,12 +14,16 @@
 //! output by a byte cap; each overrun is an error naming the limit.
 
 mod clock;
+mod count;
 mod files;
 mod input;
+mod model;
 mod pyjson;
 mod source;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_count;
 
 use std::cell::Cell;
 use std::io;
@@ -32,7 +36,9 @@ use serde_json::Value as Json;
 
 use crate::{Error, ErrorKind, Result};
 
+pub use count::PromptCounter;
 pub use files::{read_limited, ModelTemplate, MAX_TEMPLATE_BYTES};
+pub use model::TemplateModel;
 
 /// Bounds on one render. The defaults fit every template of llama.cpp's
 /// collection on conversations of megabytes.

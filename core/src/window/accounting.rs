@@ -482,7 +482,11 @@ impl Accountant {
         info: &crate::ModelInfo,
         chars_per_token: Option<f64>,
     ) -> Result<Accountant> {
-        let acct = Accountant::for_info(info)?;
+        let mut acct = Accountant::for_info(info)?;
+        if let Some(framing) = registry.host_framing(info) {
+            acct.framing = serde_json::from_value(framing)
+                .map_err(|e| crate::Error::internal(format!("the framing registered for '{}': {e}", info.model)))?;
+        }
         Ok(match (registry.host_counter(info), chars_per_token) {
             (Some(h), _) => acct.with_counter(Counter::Host(h)),
             (None, Some(c)) => acct.with_counter(Counter::chars(c)?),

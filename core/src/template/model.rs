@@ -1,0 +1,246 @@
+//! A model known by its own files (tokenizer + chat template) in preflight
+//! and fit: the prompt's total is the template's count
+//! ([`PromptCounter::ids`]), not OpenAI's constants.
+//!
+//! Windows and compaction count per message. For them the model is
+//! registered as a host entry whose text counter is its tokenizer and whose
+//! framing is measured from its template: each message's overhead is
+//! rendered with and without that message, the fixed part of the prompt
+//! (a BOS, a default system prompt, a date header) and the generation
+//! prompt are what one user message leaves over, the tool block what a
+//! tools list adds. Those per-message figures are close, not exact (a
+//! template may render a message differently by position), so the totals
+//! preflight and fit report are the template's count of the whole
+//! conversation, and fit shrinks its budget by what the count exceeds until
+//! the rendered prompt fits.
+
+use serde_json::{json, Value as Json};
+
+use super::{PromptCounter, RenderOptions};
+use crate::chat::{Conversation, Format};
+use crate::models::{ModelProfile, ModelRegistry};
+use crate::turn::{Reply, SummarizerCall, TurnReport};
+use crate::window::{Budget, FitOptions, Framing, Preflight, ToolStyle, Window};
+use crate::{Encoding, Error, ErrorKind, Result};
+
+/// How many times fit may tighten its budget before it reports the prompt
+/// still over (each pass takes off what the template's count exceeded).
+const MAX_FIT_PASSES: usize = 8;
+
+/// A model counted with its own tokenizer and chat template.
+#[derive(Debug, Clone)]
+pub struct TemplateModel {
+    counter: PromptCounter,
+    /// Template variables (`enable_thinking`, ...) and the clock.
+    options: RenderOptions,
+}
+
+impl TemplateModel {
+    /// The model of `counter`, rendered with `options`' kwargs and clock
+    /// (its tools and generation prompt are set per request).
+    pub fn new(counter: PromptCounter, options: RenderOptions) -> TemplateModel {
+        TemplateModel { counter, options }
+    }
+
+    /// The joined template and tokenizer.
+    pub fn counter(&self) -> &PromptCounter {
+        &self.counter
+    }
+
+    /// Prompt tokens of an OpenAI Chat request (a message array, or an
+    /// object with `messages` and `tools`), with the generation prompt, as
+    /// a server counts them.
+    pub fn count_request(&self, body: &Json) -> Result<usize> {
+        Ok(self.request_ids(body, true)?.len())
+    }
+
+    /// The prompt's ids for an OpenAI Chat request (see
+    /// [`TemplateModel::count_request`]), with or without the generation
+    /// prompt.
+    pub fn request_ids(&self, body: &Json, add_generation_prompt: bool) -> Result<Vec<u32>> {
+        let (messages, tools) = split_request(body)?;
+        let options = RenderOptions { tools: tools.cloned(), add_generation_prompt, ..self.options.clone() };
+        self.counter.ids(messages, &options)
+    }
+
+    fn count(&self, messages: &Json, tools: Option<Json>, add_generation_prompt: bool) -> Result<usize> {
+        let options = RenderOptions { tools, add_generation_prompt, ..self.options.clone() };
+        self.counter.count(messages, &options)
+    }
+
+    /// Per-message framing measured from the template (see the module
+    /// doc). A figure the template refuses to render (a template that
+    /// allows no system message or no tool calls) keeps OpenAI's constant.
+    pub fn framing(&self) -> Result<Framing> {
+        let tok = self.counter.tokenizer();
+        let text = |s: &str| tok.count(s);
+        let user = |c: &str| json!({"role": "user", "content": c});
+        let assistant = |c: &str| json!({"role": "assistant", "content": c});
+        let mut f = Framing::for_encoding(Encoding::O200kBase);
+        f.tool_style = ToolStyle::Json;
+        f.tokens_per_name = 0;
+
+        let one = json!([user("Hello there.")]);
+        let two = json!([user("Hello there."), assistant("Hi, how can I help?")]);
+        let three = json!([user("Hello there."), assistant("Hi, how can I help?"), user("Count to three.")]);
+        let (n1, n2, n3) =
+            (self.count(&one, None, false)?, self.count(&two, None, false)?, self.count(&three, None, false)?);
+        let per_assistant = n2.saturating_sub(n1 + text("Hi, how can I help?")? + text("assistant")?);
+        let per_user = n3.saturating_sub(n2 + text("Count to three.")? + text("user")?);
+        f.tokens_per_message = per_assistant.max(per_user);
+        // What one user message leaves over, and the generation prompt:
+        // charged once per request.
+        let fixed = n1.saturating_sub(f.tokens_per_message + text("user")? + text("Hello there.")?);
+        let primed = self.count(&one, None, true)?;
+        f.reply_priming = fixed + primed.saturating_sub(n1);
+
+        let tool = json!({"type": "function", "function": {"name": "get_weather", "description": "Get the weather for a city.",
+            "parameters": {"type": "object", "properties": {"city": {"type": "string", "description": "The city."}}, "required": ["city"]}}});
+        if let Ok(with_tools) = self.count(&one, Some(json!([tool])), false) {
+            let delta = with_tools as i64 - n1 as i64 - text(&tool.to_string())? as i64;
+            (f.tools_in_system, f.tools_own_system) = (delta, delta);
+        }
+        let call = json!([user("Hello there."), {"role": "assistant", "content": "", "tool_calls": [{"id": "call_1", "type": "function",
+            "function": {"name": "get_weather", "arguments": "{\"city\": \"Paris\"}"}}]}]);
+        let empty = json!([user("Hello there."), assistant("")]);
+        if let (Ok(with_call), Ok(without)) = (self.count(&call, None, false), self.count(&empty, None, false)) {
+            let args = text("get_weather")? + text("{\"city\": \"Paris\"}")?;
+            f.tokens_per_tool_call = with_call.saturating_sub(without + args);
+        }
+        Ok(f)
+    }
+
+    /// Registers the model as `name` in `registry`: its tokenizer counts
+    /// text, its measured framing frames messages, `context_window` is the
+    /// window the server allocated (Ollama's `num_ctx`, llama.cpp's
+    /// `n_ctx`, vLLM's `max_model_len`). The entry says `exact: false`: only
+    /// the totals of [`TemplateModel::preflight`] and [`TemplateModel::fit`]
+    /// are the template's count.
+    pub fn register(
+        &self,
+        registry: &ModelRegistry,
+        name: &str,
+        context_window: Option<u64>,
+        max_output_tokens: Option<u64>,
+    ) -> Result<()> {
+        let profile = ModelProfile {
+            name: name.to_string(),
+            family: None,
+            encoding: Encoding::O200kBase,
+            context_window,
+            max_output_tokens,
+            exact: false,
+        };
+        let framing = self.framing()?;
+        let tok = self.counter.tokenizer_arc();
+        let framing = serde_json::to_value(framing).map_err(|e| Error::internal(format!("framing: {e}")))?;
+        registry.register_with_counter_and_framing(profile, move |s| tok.count(s).map_err(|e| e.to_string()), framing)
+    }
+
+    /// Preflight of an OpenAI Chat `conversation` for `name` (registered
+    /// with [`TemplateModel::register`]): the components as the window
+    /// counts them, `prompt_tokens` the template's count (the window is
+    /// calibrated to it, so the verdict reads it) and `exact: true`.
+    pub fn preflight(
+        &self,
+        registry: &ModelRegistry,
+        name: &str,
+        conversation: &str,
+        budget: Budget,
+    ) -> Result<Preflight> {
+        let body = parse_openai(conversation)?;
+        let exact = self.count_request(&body)?;
+        let mut window = Window::for_model(registry, name, budget)?;
+        window.load(Conversation::parse(conversation, Some(Format::OpenAi))?)?;
+        window.calibrate(exact)?;
+        let mut report = window.preflight(None)?;
+        report.prompt_tokens = exact;
+        report.exact = true;
+        Ok(report)
+    }
+
+    /// One fit of an OpenAI Chat `conversation` for the model registered as
+    /// `options.model`, whose reported totals are the template's counts:
+    /// when the fitted prompt renders to more than the limit, the budget is
+    /// tightened by the excess (at least twice the last tightening when a
+    /// pass is still over) and the fit runs again (up to [`MAX_FIT_PASSES`]
+    /// times; `insufficient` if still over).
+    pub fn fit(
+        &self,
+        registry: &ModelRegistry,
+        conversation: &str,
+        options: &FitOptions,
+        mut summarizer: Option<&mut dyn FnMut(&SummarizerCall) -> Reply>,
+    ) -> Result<(Conversation, TurnReport)> {
+        let before = self.count_request(&parse_openai(conversation)?)?;
+        let mut opts = options.clone();
+        let (mut base_max, mut limit, mut shrink, mut step) = (0, 0, 0, 0);
+        for pass in 0..MAX_FIT_PASSES {
+            let mut host = summarizer.as_mut().map(|f| move |call: &SummarizerCall| f(call));
+            let host = host.as_mut().map(|f| f as &mut dyn FnMut(&SummarizerCall) -> Reply);
+            let (fitted, mut report) = crate::turn::run(registry, conversation, &opts, host)?;
+            let fitted_json: Json = serde_json::from_str(&fitted.to_json()?)
+                .map_err(|e| Error::internal(format!("the fitted conversation is not JSON: {e}")))?;
+            let after = self.count_request(&fitted_json)?;
+            if pass == 0 {
+                // The first pass fixes the budget and the reply's reserve.
+                base_max = report.fit.max_tokens;
+                limit = report.fit.limit_tokens;
+                opts.reserve_output = Some(report.fit.reserved_output);
+            }
+            let over = after.saturating_sub(limit);
+            if over == 0 || pass + 1 == MAX_FIT_PASSES || shrink + over >= limit {
+                report.fit.tokens_before = before;
+                report.fit.tokens_after = after;
+                report.fit.exact = true;
+                report.fit.max_tokens = base_max;
+                report.fit.limit_tokens = limit;
+                report.fit.insufficient |= over > 0;
+                return Ok((fitted, report));
+            }
+            // A fit need not shrink by exactly what the budget lost (a
+            // template may render a message differently by its position):
+            // a pass still over takes off at least twice the last step.
+            step = over.max(step * 2);
+            shrink += step;
+            if shrink >= limit {
+                shrink = limit.saturating_sub(1);
+            }
+            opts.max_tokens = Some(base_max - shrink);
+        }
+        unreachable!("the last pass returns")
+    }
+}
+
+/// `messages` and `tools` of an OpenAI Chat request or a bare message array.
+fn split_request(body: &Json) -> Result<(&Json, Option<&Json>)> {
+    match body {
+        Json::Array(_) => Ok((body, None)),
+        Json::Object(map) => {
+            let messages = map.get("messages").ok_or_else(|| {
+                Error::new(ErrorKind::InvalidArgument, "chat template: the request has no \"messages\"")
+            })?;
+            Ok((messages, map.get("tools").filter(|t| !t.is_null())))
+        }
+        _ => Err(Error::new(
+            ErrorKind::InvalidArgument,
+            "chat template: expected an array of messages or an object with \"messages\"",
+        )),
+    }
+}
+
+/// The conversation as JSON, refused unless it is OpenAI Chat (what chat
+/// templates render: `role`/`content` messages with `tool_calls`).
+fn parse_openai(text: &str) -> Result<Json> {
+    let c = Conversation::parse(text, None)?;
+    if c.format != Format::OpenAi {
+        return Err(Error::new(
+            ErrorKind::InvalidArgument,
+            format!(
+                "a chat template renders OpenAI Chat messages; this conversation is {} (convert it first)",
+                c.format.as_str()
+            ),
+        ));
+    }
+    serde_json::from_str(text).map_err(|e| Error::new(ErrorKind::InvalidJson, format!("conversation: {e}")))
+}
