@@ -325,6 +325,7 @@ pub(crate) fn fit_cmd(args: FitArgs) -> Result<ExitCode, Fatal> {
         reserve_output: args.budget.reserve_output,
         chars_per_token: args.budget.chars_per_token,
         format: args.common.format.as_deref().map(Format::from_name).transpose()?,
+        api: None,
         target_ratio: args.target_ratio,
         trigger_ratio: args.trigger_ratio,
         trigger_messages: args.trigger_messages,
