@@ -918,6 +918,8 @@ pub(super) fn select(all: &[Round], policy: &Policy, budget: usize, relevance: &
 }
 
 #[cfg(test)]
+mod deferred;
+#[cfg(test)]
 mod loops;
 #[cfg(test)]
 mod tests;
