@@ -13,7 +13,8 @@
 //!    limit, when `tool_output_max` is not set), protected rounds and the
 //!    newest round included, and if the protected rounds alone are still
 //!    over the target, cut their tool outputs to one level that makes them
-//!    fit (see [`cut_to_fit`]);
+//!    fit (see [`cut_to_fit`]); with `recency`, an output its mask covers
+//!    is cut only when step 4 keeps it unmasked (see [`deferrable`]);
 //! 4. mask older tool results (`mask`, see `mask`), oldest first, only as
 //!    far as needed;
 //! 5. drop (or, for `summarize`, summarize) the rounds the strategy ranks
