@@ -4,7 +4,7 @@ agent transcripts of bench/gen_log_transcripts.py (issue 52), beside
 LangChain's `trim_messages` with a tiktoken counter on the same messages.
 
     python3 bench/cabi/fit_cabi.py [--lib NAME=PATH[:PREFIX]]... [--runs N]
-        [--budgets 16000,64000] [--sizes 5,12,44] [--trim] [--check]
+        [--budgets 16000,64000] [--sizes 5,12,44] [--trim] [--check] [--inputs DIR]
 
 Each `--lib` is one build of the C library (`target/release/libturnfit.so`
 by default); PREFIX is its symbols' prefix (`turnfit`, or `ctxkit` for a
@@ -125,16 +125,18 @@ def main():
     ap.add_argument("--sizes", default="5,12,44")
     ap.add_argument("--trim", action="store_true")
     ap.add_argument("--check", action="store_true")
+    ap.add_argument("--inputs", default=os.path.join(ROOT, "bench", "inputs", "logs"),
+                    help="where the transcripts are (generated there when missing)")
     args = ap.parse_args()
     libs = []
     for spec in args.lib or [f"HEAD={ROOT}/target/release/libturnfit.so"]:
         name, rest = spec.split("=", 1)
         path, _, prefix = rest.partition(":")
         libs.append(Lib(name, path, prefix or "turnfit"))
-    inputs = os.path.join(ROOT, "bench", "inputs", "logs")
+    inputs = args.inputs
     if not os.path.exists(os.path.join(inputs, "agent_logs_44mb.json")):
         import subprocess
-        subprocess.run([sys.executable, os.path.join(ROOT, "bench", "gen_log_transcripts.py")], check=True)
+        subprocess.run([sys.executable, os.path.join(ROOT, "bench", "gen_log_transcripts.py"), inputs], check=True)
     cols = [lib.name for lib in libs] + (["trim_messages"] if args.trim else [])
     print("| transcript, budget | " + " | ".join(f"{c} CPU (wall)" for c in cols) + " | result (before → after, changes) |")
     print("|---|" + "---:|" * len(cols) + "---|")

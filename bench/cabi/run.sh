@@ -2,8 +2,9 @@
 # `turnfit_fit` through the C ABI on the error-heavy agent transcripts
 # (issue 52; figures in docs/benchmarks.md). Builds the release library,
 # makes a venv with the pinned tiktoken and langchain-core (for the
-# trim_messages column), generates bench/inputs/logs if missing, and runs
-# bench/cabi/fit_cabi.py with the arguments given, e.g.
+# trim_messages column), and runs bench/cabi/fit_cabi.py with the arguments
+# given (it generates the transcripts, in bench/inputs/logs or --inputs DIR,
+# when they are missing), e.g.
 #
 #   bash bench/cabi/run.sh --trim --runs 5
 #   bash bench/cabi/run.sh --lib OLD=/path/libctxkit.so:ctxkit --lib NEW=target/release/libturnfit.so
@@ -15,5 +16,4 @@ if [ ! -x "$venv/bin/python" ]; then
     "$venv/bin/pip" install -q tiktoken==0.14.0 langchain-core==1.6.13
 fi
 cargo build -q --release --locked -p turnfit-ffi
-[ -e bench/inputs/logs/agent_logs_44mb.json ] || python3 bench/gen_log_transcripts.py
 "$venv/bin/python" bench/cabi/fit_cabi.py "$@"

@@ -13,7 +13,8 @@
 //!    limit, when `tool_output_max` is not set), protected rounds and the
 //!    newest round included, and if the protected rounds alone are still
 //!    over the target, cut their tool outputs to one level that makes them
-//!    fit (see [`cut_to_fit`]);
+//!    fit (see [`cut_to_fit`]); with `recency`, an output its mask covers
+//!    is cut only when step 4 keeps it unmasked (see [`deferrable`]);
 //! 4. mask older tool results (`mask`, see `mask`), oldest first, only as
 //!    far as needed;
 //! 5. drop (or, for `summarize`, summarize) the rounds the strategy ranks
@@ -31,6 +32,7 @@
 
 use std::borrow::Cow;
 
+use rustc_hash::{FxHashMap, FxHashSet};
 use serde::{Deserialize, Serialize};
 
 use super::manifest::{Change, ChangeKind, Protected, Reason, Shortfall, ShortfallReason};
@@ -219,6 +221,12 @@ pub(super) struct Prepared {
     pub(super) relaxed: Vec<usize>,
     /// Set by a step that gave up its goal to stay within the limit.
     pub(super) shortfall: Option<Shortfall>,
+    /// Results over the default cap whose cut waits for assembly, by
+    /// working message: their result ordinals (see [`cut_to_fit`]). Their
+    /// counts and masks are those of the uncut output.
+    pub(super) deferred: FxHashMap<usize, Vec<usize>>,
+    /// The cap a deferred result is cut to.
+    pub(super) deferred_cap: usize,
 }
 
 impl Prepared {
@@ -249,7 +257,7 @@ pub(super) fn compact_prepared(mut p: Prepared, policy: &Policy, acct: &Accounta
     let keep = select(&p.rounds, policy, budget, &scores);
     // The working messages are moved into the result, not copied.
     let owned = std::mem::take(&mut p.work.messages);
-    let mut d = assemble(&p, &keep, budget, Some(owned))?;
+    let mut d = assemble(&p, &keep, budget, Some(owned), acct)?;
     let strategy = strategy_name(policy.strategy);
     for (r, _) in p.rounds.iter().zip(&keep).filter(|(_, k)| !**k) {
         for i in r.start..r.end {
@@ -269,9 +277,25 @@ pub(super) fn compact_prepared(mut p: Prepared, policy: &Policy, acct: &Accounta
 /// maskable result of a kept round starts masked, then results are
 /// restored newest first while they fit `budget` (tokens for messages).
 /// Masking is thus only ever what the budget needs, and falls on the
-/// oldest results. `owned`: the working messages, when the caller gives
-/// them up (kept ones are moved rather than copied).
-pub(super) fn assemble(p: &Prepared, keep: &[bool], budget: usize, owned: Option<Vec<Message>>) -> Result<Draft> {
+/// oldest results. A message with deferred cuts (see [`deferrable`]) is
+/// restored only if it fits with each deferred result at the cap, and is
+/// cut then: a cut is made only for an output that is kept unmasked.
+/// `owned`: the working messages, when the caller gives them up (kept
+/// ones are moved rather than copied).
+pub(super) fn assemble(
+    p: &Prepared,
+    keep: &[bool],
+    budget: usize,
+    mut owned: Option<Vec<Message>>,
+    acct: &Accountant,
+) -> Result<Draft> {
+    // The deferred cuts read the working messages, which the caller may
+    // have handed over as `owned`.
+    let holder = match p.deferred.is_empty() {
+        false => owned.take().map(|v| p.work.with_messages(v)),
+        true => None,
+    };
+    let work = holder.as_ref().unwrap_or(&p.work);
     let kept: Vec<&Round> = p.rounds.iter().zip(keep).filter(|(_, k)| **k).map(|(r, _)| r).collect();
     let mut used: usize = kept.iter().map(|r| r.min_tokens).sum();
     let mut masked = vec![false; p.counts.len()];
@@ -280,16 +304,52 @@ pub(super) fn assemble(p: &Prepared, keep: &[bool], budget: usize, owned: Option
             *slot = m.is_some();
         }
     }
+    // The deferred cuts made, by working message: its cut form, its tokens
+    // and the changes the cut reports.
+    let mut cuts: FxHashMap<usize, (Message, usize, Vec<Change>)> = FxHashMap::default();
+    let names = if p.deferred.is_empty() { FxHashMap::default() } else { tool_outputs::tool_names(work) };
     for r in kept.iter().rev() {
         for i in (r.start..r.end).rev() {
-            if let Some(m) = &p.masks[i] {
-                let extra = p.counts[i] - m.tokens;
-                if used + extra <= budget {
-                    used += extra;
-                    masked[i] = false;
+            let Some(m) = &p.masks[i] else { continue };
+            let full = match p.deferred.get(&i) {
+                None => p.counts[i],
+                Some(ordinals) => {
+                    let over: usize = ordinals
+                        .iter()
+                        .filter_map(|&o| p.results[i].get(o))
+                        .map(|&n| n.saturating_sub(p.deferred_cap))
+                        .sum();
+                    if used + p.counts[i].saturating_sub(over).saturating_sub(m.tokens) > budget {
+                        continue; // stays masked, never cut
+                    }
+                    let cut = cut_deferred(p, work, i, ordinals, &names, acct)?;
+                    let tokens = cut.1;
+                    cuts.insert(i, cut);
+                    tokens
                 }
+            };
+            let extra = full.saturating_sub(m.tokens);
+            if used + extra <= budget {
+                used += extra;
+                masked[i] = false;
             }
         }
+    }
+    // A kept message with deferred cuts but no mask (not expected: a
+    // deferred result is one its mask covers) is cut all the same, and
+    // counted as cut.
+    for r in &kept {
+        for i in r.start..r.end {
+            if let (None, Some(ordinals)) = (&p.masks[i], p.deferred.get(&i)) {
+                let cut = cut_deferred(p, work, i, ordinals, &names, acct)?;
+                used = used.saturating_sub(p.counts[i]) + cut.1;
+                cuts.insert(i, cut);
+            }
+        }
+    }
+    drop(names);
+    if let Some(h) = holder {
+        owned = Some(h.messages);
     }
     let mut changes = p.changes.clone();
     let mut messages = Vec::with_capacity(kept.iter().map(|r| r.end - r.start).sum());
@@ -315,11 +375,40 @@ pub(super) fn assemble(p: &Prepared, keep: &[bool], budget: usize, owned: Option
                     }
                     messages.push(m.message.clone());
                 }
-                _ => messages.push(take().unwrap_or_else(|| p.work.messages[i].clone())),
+                _ => match cuts.remove(&i) {
+                    Some((cut, _, cut_changes)) => {
+                        changes.extend(cut_changes);
+                        messages.push(cut);
+                    }
+                    None => messages.push(take().unwrap_or_else(|| p.work.messages[i].clone())),
+                },
             }
         }
     }
     Ok(Draft { messages, changes, tokens_after: p.fixed + used })
+}
+
+/// Working message `i` with its deferred results (`ordinals`) cut to the
+/// deferred cap: the message, its tokens, and the changes (indexed by
+/// input message).
+fn cut_deferred(
+    p: &Prepared,
+    work: &Conversation,
+    i: usize,
+    ordinals: &[usize],
+    names: &FxHashMap<&str, &str>,
+    acct: &Accountant,
+) -> Result<(Message, usize, Vec<Change>)> {
+    let sites = tool_outputs::message_sites(work, i);
+    let (edits, mut changes) = tool_outputs::cut_sites(work, sites, names, acct, &p.results, |s| {
+        ordinals.contains(&s.ordinal).then_some(p.deferred_cap)
+    })?;
+    let message = edits.into_iter().last().map_or_else(|| work.messages[i].clone(), |(_, m)| m);
+    let tokens = acct.message(&message)?;
+    for c in &mut changes {
+        c.index = p.input_index(i);
+    }
+    Ok((message, tokens, changes))
 }
 
 /// Checks the result against the hard limit and builds the outcome.
@@ -509,6 +598,8 @@ pub(super) fn prepare(c: Cow<'_, Conversation>, policy: &Policy, acct: &Accounta
         awaiting,
         relaxed: Vec::new(),
         shortfall: None,
+        deferred: FxHashMap::default(),
+        deferred_cap: 0,
     };
     plan_rounds(&mut p, policy, acct)?;
     if policy.keep_only_protected {
@@ -591,14 +682,21 @@ pub(super) fn cut_to_fit(p: &mut Prepared, policy: &Policy, acct: &Accountant, r
                 .filter_map(|s| p.results.get(s.message).and_then(|r| r.get(s.ordinal)).copied())
                 .collect();
             let level = if over == 0 { cap } else { water_level(&sizes, over).min(cap) }.max(MIN_CUT_TOKENS);
+            let defer = if pass == 0 { deferrable(p, policy, &protected, dropped, cap) } else { FxHashSet::default() };
             let (edits, changes) = tool_outputs::cut_edits(&p.work, acct, &p.results, |s| {
                 let default_cap = default_cap_at(s.message);
-                if protected[s.message] {
+                if defer.contains(&(s.message, s.ordinal)) {
+                    None
+                } else if protected[s.message] {
                     (over > 0 || default_cap.is_some()).then_some(level)
                 } else {
                     default_cap
                 }
             })?;
+            for (i, ordinal) in defer {
+                p.deferred.entry(i).or_default().push(ordinal);
+                p.deferred_cap = cap;
+            }
             if changes.is_empty() {
                 break;
             }
@@ -620,6 +718,36 @@ pub(super) fn cut_to_fit(p: &mut Prepared, policy: &Policy, acct: &Accountant, r
         }
     }
     lift_protection(p, policy, acct, reserve)
+}
+
+/// The results of pass 0 of [`cut_to_fit`] whose default-cap cut is left
+/// to assembly, by (working message, result ordinal): with recency, those
+/// over the cap in unprotected rounds that their message's mask covers.
+/// Most of them end masked or dropped, and a cut of a log that ends as a
+/// placeholder is wasted work (issue 52: cutting them was most of `fit`
+/// on agent transcripts with long logs). Assembly plans each with the cap
+/// as its size, an upper bound, and cuts it only when that fits (see
+/// [`assemble`]); meanwhile its count, and the number its placeholder
+/// names, are the uncut output's. The other strategies cut them all:
+/// relevance reads the cut text, and summarize decides from the cut
+/// counts whether to summarize at all.
+fn deferrable(
+    p: &Prepared,
+    policy: &Policy,
+    protected: &[bool],
+    dropped: usize,
+    cap: usize,
+) -> FxHashSet<(usize, usize)> {
+    if policy.strategy != Strategy::Recency || policy.tool_output_max.is_some() {
+        return FxHashSet::default();
+    }
+    tool_outputs::sites(&p.work)
+        .into_iter()
+        .filter(|s| s.message >= dropped && !protected[s.message])
+        .filter(|s| p.results.get(s.message).and_then(|r| r.get(s.ordinal)).is_some_and(|&n| n > cap))
+        .filter(|s| p.masks[s.message].as_ref().is_some_and(|m| m.sites.iter().any(|x| x.id == s.id)))
+        .map(|s| (s.message, s.ordinal))
+        .collect()
 }
 
 /// Undoes what [`cut_to_fit`] lifted to leave `reserve` tokens for a
@@ -790,6 +918,8 @@ pub(super) fn select(all: &[Round], policy: &Policy, budget: usize, relevance: &
     keep
 }
 
+#[cfg(test)]
+mod deferred;
 #[cfg(test)]
 mod loops;
 #[cfg(test)]

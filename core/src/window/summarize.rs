@@ -251,7 +251,7 @@ fn apply(
     let text = format!("{}{}", label(policy), cut.text);
     let alone = acct.message(&summary_message(format, &text, policy, 0)?)?;
     let budget = pending.goal.saturating_sub(p.fixed + alone);
-    let mut d = assemble(p, &pending.keep, budget, owned)?;
+    let mut d = assemble(p, &pending.keep, budget, owned, acct)?;
     let first = req.messages[0];
     for &i in &req.messages {
         let detail = format!("replaced by the summary at message {}", p.input_index(first));

@@ -47,27 +47,39 @@ fn whole_text(m: &Message) -> Cow<'_, str> {
 
 pub(super) fn sites(c: &Conversation) -> Vec<Site<'_>> {
     let mut out = Vec::new();
-    for (i, m) in c.messages.iter().enumerate() {
-        if matches!(m.role, Role::Tool | Role::Function) && c.format != Format::AiSdk {
-            let id = m.tool_call_id.as_deref().unwrap_or_default();
-            out.push(Site { message: i, block: None, ordinal: 0, id, text: whole_text(m) });
-        } else if let Some(blocks) = m.raw().get(chat::blocks_key(c.format)).and_then(Value::as_array) {
-            let mut parts = m.parts.iter().filter_map(|p| match p {
-                Part::ToolResult { id, text, .. } => Some((id, text)),
-                _ => None,
-            });
-            let mut ordinal = 0;
-            for (k, b) in blocks.iter().enumerate() {
-                if chat::is_result_block(c.format, b) {
-                    if let Some((id, text)) = parts.next() {
-                        out.push(Site { message: i, block: Some(k), ordinal, id, text: Cow::Borrowed(text) });
-                        ordinal += 1;
-                    }
+    for i in 0..c.messages.len() {
+        push_sites(c, i, &mut out);
+    }
+    out
+}
+
+/// The tool results of message `i` alone (see [`sites`]).
+pub(super) fn message_sites(c: &Conversation, i: usize) -> Vec<Site<'_>> {
+    let mut out = Vec::new();
+    push_sites(c, i, &mut out);
+    out
+}
+
+fn push_sites<'a>(c: &'a Conversation, i: usize, out: &mut Vec<Site<'a>>) {
+    let m = &c.messages[i];
+    if matches!(m.role, Role::Tool | Role::Function) && c.format != Format::AiSdk {
+        let id = m.tool_call_id.as_deref().unwrap_or_default();
+        out.push(Site { message: i, block: None, ordinal: 0, id, text: whole_text(m) });
+    } else if let Some(blocks) = m.raw().get(chat::blocks_key(c.format)).and_then(Value::as_array) {
+        let mut parts = m.parts.iter().filter_map(|p| match p {
+            Part::ToolResult { id, text, .. } => Some((id, text)),
+            _ => None,
+        });
+        let mut ordinal = 0;
+        for (k, b) in blocks.iter().enumerate() {
+            if chat::is_result_block(c.format, b) {
+                if let Some((id, text)) = parts.next() {
+                    out.push(Site { message: i, block: Some(k), ordinal, id, text: Cow::Borrowed(text) });
+                    ordinal += 1;
                 }
             }
         }
     }
-    out
 }
 
 /// Writes `text` as the content of the result at `site`, keeping the
@@ -147,7 +159,7 @@ pub(super) fn truncate_counted(
 }
 
 /// The tool named by each call id (the result's own `name` otherwise).
-fn tool_names(c: &Conversation) -> FxHashMap<&str, &str> {
+pub(super) fn tool_names(c: &Conversation) -> FxHashMap<&str, &str> {
     c.messages.iter().flat_map(|m| m.tool_calls.iter().map(|t| (t.id.as_str(), t.name.as_str()))).collect()
 }
 
@@ -184,15 +196,29 @@ pub(super) fn cut_edits(
     known: &[Vec<usize>],
     cap_of: impl Fn(&Site) -> Option<usize>,
 ) -> Result<(Vec<Edit>, Vec<Change>)> {
+    cut_sites(c, sites(c), &tool_names(c), acct, known, cap_of)
+}
+
+/// [`cut_edits`] on the given sites only, with the tool names
+/// ([`tool_names`]) made once by the caller: the fit ladder cuts a
+/// deferred output only when assembly restores it (`compact::assemble`),
+/// one message at a time, and must not walk the whole history for each.
+pub(super) fn cut_sites(
+    c: &Conversation,
+    sites: Vec<Site>,
+    names: &FxHashMap<&str, &str>,
+    acct: &Accountant,
+    known: &[Vec<usize>],
+    cap_of: impl Fn(&Site) -> Option<usize>,
+) -> Result<(Vec<Edit>, Vec<Change>)> {
     let mut edits: Vec<Edit> = Vec::new();
     let mut changes = Vec::new();
-    let names = tool_names(c);
     // The accountant's result figures are the tokenizer's count of the
     // text unless another counter or Anthropic's run rule is in play: then
     // the cut counts the text itself.
     let same_count = matches!(acct.counter(), crate::models::Counter::Encoding)
         && acct.framing().tool_style != super::ToolStyle::Json;
-    for site in sites(c) {
+    for site in sites {
         let Some(max_tokens) = cap_of(&site) else { continue };
         if known.get(site.message).and_then(|r| r.get(site.ordinal)).is_some_and(|&n| n <= max_tokens) {
             continue;
