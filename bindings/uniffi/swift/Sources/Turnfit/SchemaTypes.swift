@@ -1947,7 +1947,8 @@ extension TurnfitTypes {
         case bedrock
         /// Vercel AI SDK `ModelMessage` (or `LanguageModelV3Prompt`) arrays: a bare
         /// array of messages or `{"system"?: ..., "messages": [...], "tools"?: [...]}`;
-        /// counted as the AI SDK's OpenAI Chat provider sends them.
+        /// counted as the AI SDK's OpenAI Chat provider sends them (its Responses
+        /// provider's items with the fit option `api: responses`, see [`Api`]).
         case aiSdk = "ai_sdk"
     }
 

@@ -1197,7 +1197,8 @@ enum class Format {
     /**
      * Vercel AI SDK `ModelMessage` (or `LanguageModelV3Prompt`) arrays: a bare
      * array of messages or `{"system"?: ..., "messages": [...], "tools"?: [...]}`;
-     * counted as the AI SDK's OpenAI Chat provider sends them.
+     * counted as the AI SDK's OpenAI Chat provider sends them (its Responses
+     * provider's items with the fit option `api: responses`, see [`Api`]).
      */
     @SerializedName("ai_sdk") AI_SDK,
 }
