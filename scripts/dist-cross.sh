@@ -111,8 +111,10 @@ for t in "${targets[@]}"; do
             tree=$(pack_c "$t" "$d" aarch64 "$o")
             pack_node linux-arm64-gnu "$d/libturnfit_node.so" "$o"
             pack_jna linux-aarch64 "$d/libturnfit_uniffi.so" "$o"
-            # maturin shares the build of the core above (same target dir and triple).
-            whl=$(pack_wheel "$t" manylinux2014 "$root/target/cross" "$o")
+            # maturin in a target dir of its own: it hands the build scripts
+            # other CC/linker wrappers than cargo-zigbuild, so in one dir each
+            # would rebuild what the other built last (seen here).
+            whl=$(pack_wheel "$t" manylinux2014 "$root/target/cross/wheel" "$o")
             node_tgz=$o/turnfit-linux-arm64-gnu-$version.tgz
             unpack_natives "$chk" "$whl" "$node_tgz" "$o/turnfit-natives-linux-aarch64-$version.jar"
             lib=$tree/lib/libturnfit.so.$abi.$version
@@ -159,10 +161,10 @@ for t in "${targets[@]}"; do
                 echo "    .node: ELF-checked only (no musl Node.js from Debian or npm to run it)"
             } | tee -a "$out/MANIFEST"
             [ "${PIPESTATUS[0]}" = 0 ] || exit 1
-            # 2. The wheel: maturin's build of the core (its features differ
-            # from the two crates above, so little is shared).
+            # 2. The wheel: maturin's own build of the core, in its own target
+            # dir as for aarch64.
             t1=$SECONDS
-            whl=$(RUSTFLAGS="-C target-feature=-crt-static" pack_wheel "$t" musllinux_1_2 "$dt" "$o")
+            whl=$(RUSTFLAGS="-C target-feature=-crt-static" pack_wheel "$t" musllinux_1_2 "$root/target/cross/wheel" "$o")
             mkdir -p "$chk/wheel" && unzip -q -d "$chk/wheel" "$whl" 'turnfit/*.so'
             {
                 echo "  $t ($((SECONDS - t1)) s): $(basename "$whl")"

@@ -2,14 +2,16 @@
 # Each reads the file's own headers with the host's readelf, which knows every
 # ELF machine, and exits naming the file and what is wrong.
 
-# elf_machine FILE MACHINE: FILE is an ELF of readelf's machine name MACHINE
-# (AArch64, X86-64); for an archive, every member is.
+# elf_machine FILE MACHINE: FILE is an ELF whose readelf machine name ends in
+# MACHINE (AArch64; X86-64, which readelf prints as "Advanced Micro Devices
+# X86-64"); for an archive, every member is.
 elf_machine() {
     local got
     # Read whole (grep -q would cut readelf's pipe, and pipefail fail it).
     got=$(readelf -h "$1" | sed -n 's/^ *Machine: *//p' | sort -u)
     [ -n "$got" ] || { echo "$1: not an ELF file" >&2; exit 1; }
-    [ "$got" = "$2" ] || { echo "$1: built for $got, not $2" >&2; exit 1; }
+    case $got in *$'\n'*|'') echo "$1: members built for $(echo $got)" >&2; exit 1 ;; *"$2") ;;
+        *) echo "$1: built for $got, not $2" >&2; exit 1 ;; esac
 }
 
 # elf_shared FILE: a shared object (what dlopen, Python, Node and JNA load).

@@ -80,7 +80,7 @@ pack_wheel() {
     [ "$profile" = debug ] || prof=(--profile "$profile")
     CARGO_TARGET_DIR=$tdir maturin build --locked -q "${prof[@]}" --zig --target "$t" --compatibility "$compat" \
         --manifest-path bindings/python/Cargo.toml --out "$out" --interpreter python3 2>&1 \
-        | grep -v '^📦\|^🔗\|^🐍\|^✏️\|^🍹\|^⚠️  Warning: .*not installed' >&2 || true
+        | grep -v '^📦\|^🔗\|^🐍\|^✏️\|^🍹\|^🛠️\|^⚠️  Warning: `build-backend`' >&2 || true
     whl=$(ls "$out"/turnfit-"$version"-cp39-abi3-*"$compat"*.whl 2>/dev/null | head -1)
     [ -n "$whl" ] || { echo "maturin built no $compat wheel for $t" >&2; ls "$out" >&2; exit 1; }
     # manylinux2014 is manylinux_2_17 by its PEP 600 name, which auditwheel prints.
