@@ -158,7 +158,8 @@ for t in "${targets[@]}"; do
                 echo "  $t ($((SECONDS - t0)) s): turnfit-$version-linux-x86_64-musl.tar.gz, $(basename "$node_tgz")"
                 echo "    ELF64 X86-64 DYN on musl, no glibc symbol version: $(musl_libs "$tree/lib/libturnfit.so.$abi.$version" "$chk"/node/package/*.node)"
                 ran "C library" run_c_musl "$tree" "$want"
-                echo "    .node: ELF-checked only (no musl Node.js from Debian or npm to run it)"
+                ran ".node symbols" musl_resolves "$(ls "$chk"/node/package/*.node)" napi_
+                echo "    .node: ELF-checked only, not run (no musl Node.js from Debian or npm to run it)"
             } | tee -a "$out/MANIFEST"
             [ "${PIPESTATUS[0]}" = 0 ] || exit 1
             # 2. The wheel: maturin's own build of the core, in its own target
@@ -168,7 +169,9 @@ for t in "${targets[@]}"; do
             mkdir -p "$chk/wheel" && unzip -q -d "$chk/wheel" "$whl" 'turnfit/*.so'
             {
                 echo "  $t ($((SECONDS - t1)) s): $(basename "$whl")"
-                echo "    ELF64 X86-64 DYN on musl, no glibc symbol version: $(musl_libs "$chk"/wheel/turnfit/*.so); ELF-checked only (no musl CPython from Debian or PyPI to run it)"
+                echo "    ELF64 X86-64 DYN on musl, no glibc symbol version: $(musl_libs "$chk"/wheel/turnfit/*.so)"
+                ran "wheel symbols" musl_resolves "$(ls "$chk"/wheel/turnfit/*.so)" Py
+                echo "    wheel: ELF-checked only, not run (no musl CPython from Debian or PyPI to run it)"
             } | tee -a "$out/MANIFEST"
             [ "${PIPESTATUS[0]}" = 0 ] || exit 1
             # 3. Rust's default for musl: the C runtime linked statically, so

@@ -59,8 +59,8 @@ with zipfile.ZipFile(natives, "w", zipfile.ZIP_DEFLATED) as z:
     z.writestr("META-INF/MANIFEST.MF", "Manifest-Version: 1.0\r\nCreated-By: scripts/dist-cross.sh\r\n\r\n")
     z.writestr(name, data)
 if os.path.exists(main_jar):
-    # Start from the newest: another target may have added its prefix already.
-    src = fat_jar if os.path.exists(fat_jar) else main_jar
+    # From `make dist`'s jar each time, so a newer one is never missed.
+    src = main_jar
     os.makedirs(os.path.dirname(fat_jar), exist_ok=True)
     tmp = fat_jar + ".tmp"
     with zipfile.ZipFile(src) as zin, zipfile.ZipFile(tmp, "w", zipfile.ZIP_DEFLATED) as zout:

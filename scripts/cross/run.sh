@@ -74,15 +74,24 @@ print(f"{count}, fit {r['tokens_before']} -> {r['tokens_after']}")
 PY
 }
 
+# linked_dynamically PROGRAM: PROGRAM calls the shared library (it needs
+# libturnfit.so.ABI and leaves turnfit_fit undefined), not a copy of the
+# static one, which the run would test instead.
+linked_dynamically() {
+    readelf -d "$1" | grep -q "NEEDED.*\[libturnfit.so.$abi\]" || { echo "$1 does not need libturnfit.so.$abi" >&2; exit 1; }
+    readelf --dyn-syms -W "$1" | grep -q ' UND turnfit_fit$' || { echo "$1 holds turnfit_fit itself: linked statically" >&2; exit 1; }
+}
+
 # run_c_arm64 TREE EXPECTED: the C program built with zig for AArch64 glibc
 # 2.17 against the tarball's tree TREE, run under qemu; its output must be
 # EXPECTED's.
 run_c_arm64() {
     local tree=$1 want=$2 sysroot got=$cross_cache/fit-arm64.out
     qemu_arm64 && sysroot=$(arm64_root) || return 3
-    python3 -m ziglang cc -target aarch64-linux-gnu.2.17 -std=c11 -I"$tree/include" tests/cross/fit-agent-loop.c \
-        -L"$tree/lib" -lturnfit -o "$cross_cache/fit-arm64"
+    python3 -m ziglang cc -target aarch64-linux-gnu.2.17 -O2 -fno-sanitize=undefined -std=c11 -I"$tree/include" tests/cross/fit-agent-loop.c \
+        "$tree/lib/libturnfit.so" -o "$cross_cache/fit-arm64"
     elf_machine "$cross_cache/fit-arm64" AArch64
+    linked_dynamically "$cross_cache/fit-arm64"
     qemu-aarch64 -L "$sysroot" -E LD_LIBRARY_PATH="$tree/lib" "$cross_cache/fit-arm64" examples/data/agent-loop.json > "$got"
     cmp -s "$got" "$want" || { echo "AArch64 C: the output differs from x86-64's:"; diff <(head -c 2000 "$got") <(head -c 2000 "$want") | head; exit 1; }
     echo "C library run under qemu-aarch64 (Debian bookworm's arm64 glibc 2.36): $(fit_summary "$got"), output identical to x86-64's"
@@ -180,9 +189,28 @@ musl_loader() {
 run_c_musl() {
     local tree=$1 want=$2 loader got=$cross_cache/fit-musl.out
     loader=$(musl_loader) || return 3
-    python3 -m ziglang cc -target x86_64-linux-musl -std=c11 -I"$tree/include" tests/cross/fit-agent-loop.c \
-        -L"$tree/lib" -lturnfit -o "$cross_cache/fit-musl"
+    # The .so by its path: for musl zig prefers libturnfit.a to -lturnfit.
+    # No UBSan runtime (zig's default without -O): it needs musl 1.2.5's statx,
+    # and Debian's musl is 1.2.3.
+    python3 -m ziglang cc -target x86_64-linux-musl -O2 -fno-sanitize=undefined -std=c11 -I"$tree/include" tests/cross/fit-agent-loop.c \
+        "$tree/lib/libturnfit.so" -o "$cross_cache/fit-musl"
+    linked_dynamically "$cross_cache/fit-musl"
     "$loader" --library-path "$tree/lib" "$cross_cache/fit-musl" examples/data/agent-loop.json > "$got"
     cmp -s "$got" "$want" || { echo "musl C: the output differs from glibc's"; exit 1; }
     echo "C library (libturnfit.so) run by Debian's musl $(cat "$cross_cache/sysroot-musl/VERSION") loader: $(fit_summary "$got"), output identical to glibc's"
+}
+
+# musl_resolves FILE PREFIX: every symbol FILE needs (UND, not weak) other
+# than PREFIX* (the host's: napi_ for Node, Py for CPython) is defined by
+# Debian's musl (1.2.3, older than the 1.2.5 zig links against): so FILE
+# loads on Alpine 3.16 and newer as far as libc goes. The loader's own view,
+# without a musl Node.js or CPython to load FILE in.
+musl_resolves() {
+    local loader missing
+    loader=$(musl_loader) || return 3
+    missing=$(comm -23 \
+        <(readelf --dyn-syms -W "$1" | awk '$7 == "UND" && $5 != "WEAK" && NF >= 8 {print $8}' | sed 's/@.*//' | grep -v "^$2" | sort -u) \
+        <(readelf --dyn-syms -W "$loader" | awk '$7 != "UND" && NF >= 8 {print $8}' | sed 's/@.*//' | sort -u))
+    [ -z "$missing" ] || { echo "$(basename "$1") needs what musl $(cat "$cross_cache/sysroot-musl/VERSION") lacks: $(echo $missing)"; exit 1; }
+    echo "$(basename "$1"): every libc symbol it needs is in Debian's musl $(cat "$cross_cache/sysroot-musl/VERSION") (readelf --dyn-syms)"
 }
