@@ -201,7 +201,8 @@ run_c_musl() {
 }
 
 # musl_resolves FILE PREFIX: every symbol FILE needs (UND, not weak) other
-# than PREFIX* (the host's: napi_ for Node, Py for CPython) is defined by
+# than those matching the grep pattern PREFIX (the host's: napi_ for Node,
+# _\?Py for CPython) is defined by
 # Debian's musl (1.2.3, older than the 1.2.5 zig links against): so FILE
 # loads on Alpine 3.16 and newer as far as libc goes. The loader's own view,
 # without a musl Node.js or CPython to load FILE in.
