@@ -189,9 +189,9 @@ musl_loader() {
 run_c_musl() {
     local tree=$1 want=$2 loader got=$cross_cache/fit-musl.out
     loader=$(musl_loader) || return 3
-    # The .so by its path: for musl zig prefers libturnfit.a to -lturnfit.
-    # No UBSan runtime (zig's default without -O): it needs musl 1.2.5's statx,
-    # and Debian's musl is 1.2.3.
+    # The .so by its path (never the .a beside it). No UBSan runtime (zig's
+    # default without -O): it needs musl 1.2.5's statx, and Debian's musl is
+    # 1.2.3 ("Error relocating fit-musl: statx: symbol not found").
     python3 -m ziglang cc -target x86_64-linux-musl -O2 -fno-sanitize=undefined -std=c11 -I"$tree/include" tests/cross/fit-agent-loop.c \
         "$tree/lib/libturnfit.so" -o "$cross_cache/fit-musl"
     linked_dynamically "$cross_cache/fit-musl"
