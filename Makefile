@@ -28,8 +28,11 @@ dist:
 dist-test:
 	bash scripts/dist-test.sh all
 
-# The C library for linux aarch64 (glibc) and x86-64 musl, linked with Zig
-# from PyPI, into dist/cross; not part of `make test` (minutes per target).
+# The packages for linux aarch64 (glibc) and x86-64 musl (wheels, npm platform
+# packages, C tarballs, the jar's aarch64 native, the static CLI), linked with
+# Zig from PyPI, into dist/cross, ELF-checked and run under qemu-user or musl's
+# loader where they can be; not part of `make test` (a build of the core per
+# target: far more than CI's time).
 dist-cross:
 	bash scripts/dist-cross.sh
 
