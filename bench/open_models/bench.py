@@ -73,6 +73,23 @@ class Engine:
         self.name, self.load, self.count, self.ids = name, load, count, ids
 
 
+def kitoken_engine(loader, path):
+    """kitoken, when installed, loading `path` with its class method `loader`."""
+    try:
+        import kitoken
+    except ImportError:
+        return []
+    load = getattr(kitoken.Kitoken, loader)
+    return [
+        Engine(
+            "kitoken",
+            lambda: load(path),
+            lambda t, s: len(t.encode(s, False)),
+            lambda t, s: list(t.encode(s, False)),
+        )
+    ]
+
+
 def engines_for(fmt, path):
     import turnfit
 
@@ -88,19 +105,7 @@ def engines_for(fmt, path):
                 lambda t, s: t.encode(s, add_special_tokens=False).ids,
             )
         )
-        try:
-            import kitoken
-
-            es.append(
-                Engine(
-                    "kitoken",
-                    lambda: kitoken.Kitoken.from_tokenizers_file(path),
-                    lambda t, s: len(t.encode(s, False)),
-                    lambda t, s: list(t.encode(s, False)),
-                )
-            )
-        except ImportError:
-            pass
+        es.extend(kitoken_engine("from_tokenizers_file", path))
         try:
             import tokie
 
@@ -158,19 +163,7 @@ def engines_for(fmt, path):
                 lambda t, s: t.encode(s, bos=False, eos=False),
             )
         )
-        try:
-            import kitoken
-
-            es.append(
-                Engine(
-                    "kitoken",
-                    lambda: kitoken.Kitoken.from_tekken_file(path),
-                    lambda t, s: len(t.encode(s, False)),
-                    lambda t, s: list(t.encode(s, False)),
-                )
-            )
-        except ImportError:
-            pass
+        es.extend(kitoken_engine("from_tekken_file", path))
     pattern = fmt.split(":", 1)[1] if fmt.startswith("tiktoken:") else None
     es.append(
         Engine(

@@ -1,24 +1,10 @@
 //! End-to-end tests of the `turnfit` binary: output shapes, exit codes, and
 //! that counts equal tiktoken-rs (the oracle) for every encoding.
 
-use std::io::Write;
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Output};
 
-fn turnfit(args: &[&str], stdin: &[u8]) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_turnfit"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn turnfit");
-    // The CLI may exit before reading its input (an unknown model is
-    // reported up front), so a closed pipe here is not a failure.
-    if let Err(e) = child.stdin.take().unwrap().write_all(stdin) {
-        assert_eq!(e.kind(), std::io::ErrorKind::BrokenPipe, "writing stdin: {e}");
-    }
-    child.wait_with_output().unwrap()
-}
+mod common;
+use common::turnfit;
 
 fn stdout(o: &Output) -> String {
     String::from_utf8(o.stdout.clone()).unwrap()

@@ -1,24 +1,10 @@
 //! `count`, `encode` and `decode` with `--tokenizer FILE` (a tokenizer.json
 //! written here; the real files are checked by scripts/open-models.sh).
 
-use std::io::Write;
-use std::process::{Command, Output, Stdio};
-
 use serde_json::json;
 
-fn turnfit(args: &[&str], stdin: &[u8]) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_turnfit"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn turnfit");
-    if let Err(e) = child.stdin.take().unwrap().write_all(stdin) {
-        assert_eq!(e.kind(), std::io::ErrorKind::BrokenPipe, "writing stdin: {e}");
-    }
-    child.wait_with_output().unwrap()
-}
+mod common;
+use common::turnfit;
 
 fn text(b: &[u8]) -> String {
     String::from_utf8(b.to_vec()).unwrap()

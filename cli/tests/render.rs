@@ -3,25 +3,12 @@
 //! for byte. The tokenizer file is a tiny one written here; the collection of
 //! real templates is checked against transformers by scripts/templates.sh.
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
 
 use serde_json::json;
 
-fn turnfit(args: &[&str], stdin: &[u8]) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_turnfit"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn turnfit");
-    if let Err(e) = child.stdin.take().unwrap().write_all(stdin) {
-        assert_eq!(e.kind(), std::io::ErrorKind::BrokenPipe, "writing stdin: {e}");
-    }
-    child.wait_with_output().unwrap()
-}
+mod common;
+use common::turnfit;
 
 /// A folder with a byte-level tokenizer.json (the 256 bytes, GPT-2's alphabet).
 fn model_dir(name: &str) -> PathBuf {
