@@ -741,7 +741,16 @@ fn deferrable(
     if policy.strategy != Strategy::Recency || policy.tool_output_max.is_some() {
         return FxHashSet::default();
     }
-    tool_outputs::sites(&p.work)
+    let sites = tool_outputs::sites(&p.work);
+    // A history that reuses a call id: a mask site is matched by id, so a
+    // deferred output could be restored or counted as another output of
+    // the same id (the reused-id property test found cached counts 3,001
+    // against a recount of 2,654). Such histories cut up front, as before.
+    let mut seen = FxHashSet::default();
+    if !sites.iter().all(|s| seen.insert(s.id)) {
+        return FxHashSet::default();
+    }
+    sites
         .into_iter()
         .filter(|s| s.message >= dropped && !protected[s.message])
         .filter(|s| p.results.get(s.message).and_then(|r| r.get(s.ordinal)).is_some_and(|&n| n > cap))

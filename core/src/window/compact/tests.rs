@@ -353,3 +353,24 @@ proptest! {
         }
     }
 }
+
+/// The reused-id property test's minimal failing case (a CI run, after the
+/// deferred cuts of issue 52): three calls sharing one id in an Anthropic
+/// round, recency at 95% of the size; the cached total drifted from a
+/// recount (470 against 325) when a deferred output was matched by id.
+#[test]
+fn reused_call_ids_with_deferred_cuts_count_what_they_keep() {
+    let turns = [
+        TurnSpec::Chat(26),
+        TurnSpec::Tools(vec![(50, true), (1, true), (300, true)]),
+        TurnSpec::Tools(vec![(1, false)]),
+    ];
+    let c = conv(build_ids(&turns, true, 1));
+    let a = acct();
+    let before = a.conversation(&c).unwrap();
+    let limit = ((before as f64 * 0.9514016912662455) as usize).max(1);
+    let p = Policy { strategy: Strategy::Recency, limit_tokens: limit, target_tokens: limit, ..Policy::default() };
+    let r = compact(&c, &p, &a).unwrap();
+    assert_eq!(r.tokens_after, a.conversation(&r.conversation).unwrap());
+    assert!(r.tokens_after <= limit);
+}
