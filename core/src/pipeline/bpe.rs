@@ -53,11 +53,11 @@ pub(crate) struct Bpe {
     pub(crate) ignore_merges: bool,
 }
 
-/// Reusable buffers for [`Bpe::encode_piece`], and the pieces this call has
-/// already merged: text repeats its words, and a merge by ranks costs a heap
-/// walk per piece (Qwen's and DeepSeek's files, whose pieces are not looked
-/// up whole, spent a third of a count there). Bounded, and per call, so
-/// threads share nothing.
+/// Reusable buffers for [`Bpe::encode_piece`], and the pieces already
+/// merged: text repeats its words, and a merge by ranks costs a heap walk
+/// per piece (Qwen's and DeepSeek's files, whose pieces are not looked up
+/// whole, spent a third of a count there). Bounded; kept by the tokenizer
+/// across calls, one per slot (`scratch.rs`), so threads share nothing.
 #[derive(Default)]
 pub(crate) struct Scratch {
     ids: Vec<u32>,
@@ -69,11 +69,29 @@ pub(crate) struct Scratch {
     cached_ids: Vec<u32>,
 }
 
+impl Scratch {
+    /// Cuts the work buffers back to [`KEEP_SYMBOLS`] (the cache is bounded
+    /// on its own).
+    pub(crate) fn trim(&mut self) {
+        if self.ids.capacity() > KEEP_SYMBOLS {
+            *self = Scratch {
+                cache: std::mem::take(&mut self.cache),
+                cached_ids: std::mem::take(&mut self.cached_ids),
+                ..Scratch::default()
+            };
+        }
+    }
+}
+
+/// Symbols a kept scratch may hold room for (a long piece's buffers go).
+const KEEP_SYMBOLS: usize = 4096;
+
 const NONE: u32 = u32::MAX;
 /// Pieces longer than this are merged every time (they rarely repeat).
 const CACHE_MAX_PIECE: usize = 32;
-/// Pieces remembered per call: at most this many entries of at most
-/// `CACHE_MAX_PIECE` bytes and ids each (about 1 MiB at worst).
+/// Pieces remembered: at most this many entries of at most
+/// `CACHE_MAX_PIECE` bytes and ids each (about 1 MiB at worst), then the
+/// cache starts over.
 const CACHE_MAX_ENTRIES: usize = 8192;
 
 impl Bpe {
@@ -107,7 +125,13 @@ impl Bpe {
             out.push(sc.ids[i]);
             i = sc.next[i] as usize;
         }
-        if cacheable && sc.cache.len() < CACHE_MAX_ENTRIES {
+        if cacheable {
+            if sc.cache.len() >= CACHE_MAX_ENTRIES {
+                // Full: start over, so the cache follows the text being
+                // counted now rather than the first text it saw.
+                sc.cache.clear();
+                sc.cached_ids.clear();
+            }
             let start = sc.cached_ids.len() as u32;
             sc.cached_ids.extend_from_slice(&out[before..]);
             sc.cache.insert(piece.into(), (start, (out.len() - before) as u32));
@@ -249,6 +273,31 @@ mod tests {
         m.encode_piece(long.as_bytes(), &mut sc, &mut a);
         assert_eq!(a, vec![3; CACHE_MAX_PIECE / 2]);
         assert_eq!(sc.cache.len(), 3);
+    }
+
+    #[test]
+    fn a_full_cache_starts_over_and_a_trimmed_scratch_keeps_it() {
+        let m = model(&["a", "b", "ab", "abab"], &[("a", "b"), ("ab", "ab")]);
+        let mut sc = Scratch::default();
+        // More distinct cacheable pieces than the cache holds: every answer
+        // stays the merge's own, and the cache never grows past its bound.
+        for n in 1..=CACHE_MAX_ENTRIES + 10 {
+            let piece = format!("{}{}", "ab".repeat(n % 16 + 1), "b".repeat(n / 16 % 16));
+            let mut got = Vec::new();
+            m.encode_piece(piece.as_bytes(), &mut sc, &mut got);
+            if n % 997 == 0 {
+                assert_eq!(got, enc(&m, &piece), "{piece}");
+            }
+            assert!(sc.cache.len() <= CACHE_MAX_ENTRIES);
+        }
+        // A long piece grows the work buffers; trimming drops them and keeps
+        // the cache.
+        let kept = sc.cache.len();
+        let mut out = Vec::new();
+        m.encode_piece("ab".repeat(KEEP_SYMBOLS).as_bytes(), &mut sc, &mut out);
+        sc.trim();
+        assert!(sc.ids.capacity() <= KEEP_SYMBOLS);
+        assert_eq!(sc.cache.len(), kept);
     }
 
     #[test]

@@ -30,6 +30,7 @@ mod gguf_vocab;
 mod hf_json;
 mod normalize;
 mod presets;
+mod scratch;
 mod split;
 mod split_regex;
 mod spm;
@@ -41,6 +42,7 @@ pub use describe::FileTokenizerInfo;
 use std::path::Path;
 
 use rustc_hash::FxHashMap;
+use scratch::Scratch;
 
 use crate::limits::{self, MAX_TEXT_BYTES, MAX_TOKENIZER_FILE_BYTES};
 use crate::tokens::pretokenize::{for_each_piece, Sink};
@@ -124,6 +126,7 @@ impl Parts<'_> {
             char_table: byte_level::char_table(),
             special_as_text: false,
             info: FileInfo::default(),
+            scratch: scratch::Pool::default(),
         })
     }
 }
@@ -158,6 +161,8 @@ pub struct FileTokenizer {
     char_table: byte_level::CharTable,
     special_as_text: bool,
     info: FileInfo,
+    /// Piece caches and buffers kept across calls (see `scratch.rs`).
+    scratch: scratch::Pool,
 }
 
 impl std::fmt::Debug for FileTokenizer {
@@ -297,8 +302,11 @@ impl FileTokenizer {
     /// The ids of `text`, as HF's `encode(text, add_special_tokens=False)`.
     pub fn encode(&self, text: &str) -> Result<Vec<u32>> {
         limits::check("text", text.len(), MAX_TEXT_BYTES)?;
+        self.scratch.with(|sc| self.encode_in(text, sc))
+    }
+
+    fn encode_in(&self, text: &str, sc: &mut Scratch) -> Result<Vec<u32>> {
         let mut out = Vec::with_capacity(text.len() / 4 + 1);
-        let mut sc = Scratch::default();
         let mut segs = Vec::new();
         self.added_raw.segments(text, self.special_as_text, &mut segs);
         let mut inner = Vec::new();
@@ -320,7 +328,7 @@ impl FileTokenizer {
                                 // HF's Metaspace `first` scheme: only the
                                 // stretch at the text's start gets `▁`.
                                 let at_start = a == 0 && c == 0;
-                                self.split_and_merge(&normalized[c..d], at_start, &mut sc, &mut out)
+                                self.split_and_merge(&normalized[c..d], at_start, sc, &mut out)
                             }
                         }
                     }
@@ -342,7 +350,7 @@ impl FileTokenizer {
             Some(n) => n.apply(text),
             None => std::borrow::Cow::Borrowed(text),
         };
-        self.split_and_merge(&normalized, true, &mut Scratch::default(), &mut out);
+        self.scratch.with(|sc| self.split_and_merge(&normalized, true, sc, &mut out));
         Ok(out)
     }
 
@@ -435,13 +443,6 @@ impl Model {
             Model::Spm(m) => m.encode_piece(piece, &mut sc.spm, out),
         }
     }
-}
-
-/// Reusable buffers for one `encode` call.
-#[derive(Default)]
-struct Scratch {
-    bpe: bpe::Scratch,
-    spm: spm::Scratch,
 }
 
 /// A tiktoken-format file with the split rules `pattern` names or spells.

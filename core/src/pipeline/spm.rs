@@ -88,6 +88,19 @@ pub(crate) struct Scratch {
     pub(crate) work: u64,
 }
 
+impl Scratch {
+    /// Drops the buffers of a long piece (a SentencePiece-style file merges
+    /// a whole text at once), so a kept scratch stays small.
+    pub(crate) fn trim(&mut self) {
+        if self.symbols.capacity() > KEEP_SYMBOLS {
+            *self = Scratch::default();
+        }
+    }
+}
+
+/// Symbols a kept scratch may hold room for.
+const KEEP_SYMBOLS: usize = 4096;
+
 impl Spm {
     /// Appends the ids of `piece` (already with `▁` for spaces) to `out`.
     pub(crate) fn encode_piece(&self, piece: &[u8], sc: &mut Scratch, out: &mut Vec<u32>) {

@@ -238,3 +238,25 @@ fn a_sentencepiece_style_file_with_byte_fallback() {
     let long = "a".repeat(100_000);
     assert_eq!(t.encode(&long).unwrap(), vec![6; 50_000]);
 }
+
+#[test]
+fn calls_from_many_threads_share_the_kept_caches_and_agree() {
+    // The tokenizer keeps its piece caches across calls (scratch.rs): the
+    // same text gives the same ids on every call and every thread, also
+    // after other texts filled the caches.
+    let t = std::sync::Arc::new(small());
+    let texts = ["a the the", "the<|end|> é\n", "hello the world", "  the  the\n\n"];
+    let want: Vec<Vec<u32>> = texts.iter().map(|s| small().encode(s).unwrap()).collect();
+    let threads: Vec<_> = (0..12)
+        .map(|k| {
+            let (t, want) = (t.clone(), want.clone());
+            std::thread::spawn(move || {
+                for i in 0..200 {
+                    let j = (i + k) % texts.len();
+                    assert_eq!(t.encode(texts[j]).unwrap(), want[j]);
+                }
+            })
+        })
+        .collect();
+    threads.into_iter().for_each(|h| h.join().unwrap());
+}
