@@ -51,6 +51,44 @@ pub(crate) struct Bpe {
     pub(crate) fuse_unk: bool,
     /// A piece that is one token is that token, merges or not (Llama 3).
     pub(crate) ignore_merges: bool,
+    /// No token has `▁` right after another character (see
+    /// [`metaspace_runs`]), so no merge crosses the start of a run of `▁`
+    /// and a piece is merged run by run.
+    pub(crate) metaspace_runs: bool,
+}
+
+/// `▁` (U+2581), SentencePiece's space.
+const METASPACE: &[u8] = "\u{2581}".as_bytes();
+
+/// Whether no token of `tokens` has `▁` right after a character other than
+/// `▁`. Then no merge can join the text before a run of `▁` to the run, so
+/// cutting a piece before each such run changes nothing: the merges inside
+/// each part are the same and in the same order (a merge's priority only
+/// ranks it against merges in the same part, which it never touches
+/// otherwise). SentencePiece-style files without a pre-tokenizer (Llama 2,
+/// Mistral v1) hand the model the whole text as one piece; cut this way,
+/// the merge heap holds a word at a time and the piece cache sees words.
+pub(crate) fn metaspace_runs<'a>(mut tokens: impl Iterator<Item = &'a [u8]>) -> bool {
+    !tokens.any(|t| run_starts(t).next().is_some())
+}
+
+/// Byte offsets in `piece` where a run of `▁` starts after another
+/// character.
+fn run_starts(piece: &[u8]) -> impl Iterator<Item = usize> + '_ {
+    let mut from = 1;
+    std::iter::from_fn(move || {
+        while from + METASPACE.len() <= piece.len() {
+            let i = from;
+            from += 1;
+            if &piece[i..i + METASPACE.len()] == METASPACE
+                && (i < METASPACE.len() || &piece[i - METASPACE.len()..i] != METASPACE)
+            {
+                from = i + METASPACE.len();
+                return Some(i);
+            }
+        }
+        None
+    })
 }
 
 /// Reusable buffers for [`Bpe::encode_piece`], and the pieces already
@@ -97,6 +135,20 @@ const CACHE_MAX_ENTRIES: usize = 8192;
 impl Bpe {
     /// Appends the ids of `piece` to `out`.
     pub(crate) fn encode_piece(&self, piece: &[u8], sc: &mut Scratch, out: &mut Vec<u32>) {
+        if self.metaspace_runs {
+            let mut start = 0;
+            for i in run_starts(piece) {
+                self.encode_part(&piece[start..i], sc, out);
+                start = i;
+            }
+            self.encode_part(&piece[start..], sc, out);
+        } else {
+            self.encode_part(piece, sc, out);
+        }
+    }
+
+    /// [`Bpe::encode_piece`] for a part no merge crosses out of.
+    fn encode_part(&self, piece: &[u8], sc: &mut Scratch, out: &mut Vec<u32>) {
         if piece.is_empty() {
             return;
         }
@@ -248,6 +300,7 @@ mod tests {
             unk: None,
             fuse_unk: false,
             ignore_merges: false,
+            metaspace_runs: false,
         }
     }
 
@@ -298,6 +351,49 @@ mod tests {
         sc.trim();
         assert!(sc.ids.capacity() <= KEEP_SYMBOLS);
         assert_eq!(sc.cache.len(), kept);
+    }
+
+    /// A character-unit model over `tokens` (each merge's halves and join
+    /// must be tokens), with the run cut on when the vocabulary allows it.
+    fn char_model(tokens: &[&str], merges: &[(&str, &str)]) -> Bpe {
+        let mut m = model(tokens, merges);
+        m.units = Units::Chars;
+        m.metaspace_runs = metaspace_runs(m.vocab.keys().map(|k| &k[..]));
+        m
+    }
+
+    #[test]
+    fn cutting_before_runs_of_metaspace_changes_no_id() {
+        let merges = [("▁", "a"), ("a", "b"), ("▁", "▁"), ("▁a", "b"), ("▁▁", "a"), ("b", "b")];
+        let m = char_model(&["a", "b", "▁", "▁a", "ab", "▁▁", "▁ab", "▁▁a", "bb"], &merges);
+        assert!(m.metaspace_runs);
+        let whole = Bpe {
+            metaspace_runs: false,
+            ..model(&["a", "b", "▁", "▁a", "ab", "▁▁", "▁ab", "▁▁a", "bb"], &merges)
+        };
+        let whole = Bpe { units: Units::Chars, ..whole };
+        // Every string of up to 7 symbols over {a, b, ▁}.
+        let alphabet = ["a", "b", "▁"];
+        for len in 1..=7u32 {
+            for mut n in 0..3usize.pow(len) {
+                let mut s = String::new();
+                for _ in 0..len {
+                    s.push_str(alphabet[n % 3]);
+                    n /= 3;
+                }
+                assert_eq!(enc(&m, &s), enc(&whole, &s), "{s}");
+            }
+        }
+        assert_eq!(run_starts("a▁▁b▁".as_bytes()).collect::<Vec<_>>(), [1, 8]);
+        assert_eq!(run_starts("▁▁a".as_bytes()).count(), 0);
+    }
+
+    #[test]
+    fn a_token_with_metaspace_inside_keeps_the_piece_whole() {
+        // "b▁" crosses the start of a run: cutting there would lose it.
+        let m = char_model(&["a", "b", "▁", "b▁"], &[("b", "▁")]);
+        assert!(!m.metaspace_runs);
+        assert_eq!(enc(&m, "ab▁"), [0, 3]);
     }
 
     #[test]

@@ -154,6 +154,7 @@ pub(crate) fn load(meta: Metadata, file: &str) -> Result<FileTokenizer> {
         unk: None,
         fuse_unk: false,
         ignore_merges: preset.ignore_merges,
+        metaspace_runs: false,
     };
     let flag_id = |flag: &str, default: bool, id_key: &str| -> Result<Option<u32>> {
         if !meta.bool(flag).unwrap_or(default) {

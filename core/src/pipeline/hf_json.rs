@@ -338,7 +338,9 @@ fn model(m: ModelJson, units: Units, file: &str) -> Result<(Bpe, TokenBytes)> {
                 .ok_or_else(|| bad(file, format_args!("model.unk_token {u:?} is not in model.vocab")))?,
         ),
     };
+    let metaspace_runs = units == Units::Chars && super::bpe::metaspace_runs(bytes_vocab.keys().map(|k| &k[..]));
     let bpe = Bpe {
+        metaspace_runs,
         units,
         vocab: bytes_vocab,
         merges: merge_map,

@@ -127,6 +127,7 @@ pub(crate) fn model(
         unk: None,
         fuse_unk: false,
         ignore_merges: true,
+        metaspace_runs: false,
     })
 }
 
