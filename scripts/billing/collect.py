@@ -365,10 +365,8 @@ def main(args):
                     if status(rs) != 200:
                         continue
                     if not RESPONSES:
-                        try:
-                            req = json.loads(body_text(rq.get("body")) or "")
-                        except ValueError:
-                            continue
+                        # pydantic-ai's cassettes keep the body as `parsed_body`.
+                        req = request_body(rq)
                     u = usage_from(response_text(rs), provider)
                     n = billed(provider, u)
                     if not isinstance(req, dict) or n is None or not req.get("model"):
@@ -390,7 +388,14 @@ def main(args):
                         continue
                     rid = f"{package}:{rel}#{k}"
                     holdout = hashlib.sha256(f"{repo}/{prefix}{rel}".encode()).digest()[0] % 3 == 0
-                    if split == ["fitcheck"]:
+                    if stem == "-3" and package.startswith("pydantic-ai@"):
+                        # pydantic-ai's Chat recordings (none in an earlier
+                        # set) are all fit side: the check side's hash put
+                        # every `tool_choice: "required"` recording of the
+                        # other packages on the check side, so the fit part
+                        # had none (decided before any record was counted).
+                        holdout = False
+                    elif split == ["fitcheck"]:
                         # Check part: half of the cassette directories by hash.
                         d = os.path.dirname(rel)
                         holdout = hashlib.sha256(f"{repo}/{prefix}{d}".encode()).digest()[0] % 2 == 1
