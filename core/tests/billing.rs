@@ -224,7 +224,11 @@ const RULES: &str = "\n## Rules and where they come from\n\n\
 - OpenAI tools in the TypeScript-like `namespace functions` rendering: documented (openai/harmony's renderer); \
 `$ref`s expanded: measured; -1 / +1 with or without a system message: fitted.\n\
 - A forced `tool_choice` costs the reply's recipient ` to=functions.{name}`: documented (harmony's call header); \
-+5 on top: fitted (3 forced requests; a flat +10 left the long-named one 4 under).\n\
++5 on top: fitted (3 forced requests; a flat +10 left the long-named one 4 under); 2 less with \
+`parallel_tool_calls: false`: fitted (set 3's fit part, two gpt-4o requests 2 over; why is not known). On \
+reasoning models a forced function adds no recipient in Chat either: measured (set 3's fit part, two gpt-5-mini \
+requests 13 over with it); an estimate. `tool_choice: \"required\"` counts as `auto`; an estimate on models other \
+than reasoning ones (set 3's fit part has no such request without another estimated shape).\n\
 - Property `title`s as comments (harmony) at every level: documented; the one recorded pydantic model nested in an \
 array is 19 over with its nested titles and would be 5 under without them, so they stay (not resolved).\n\
 - A union `type` (`[\"string\", \"null\"]`) is billed as the property's compact JSON schema: fitted to the one \
@@ -294,8 +298,11 @@ but not in the body: under by up to 100k), images and files, `text.format` schem
 recordings of 2025-03/04 sending it with tools were billed 209-227 more than counted, without tools 14 more; \
 pydantic-ai's same test recorded 2025-10 without `instructions` was billed its count (40): what was billed is \
 not in the body, consistent with a prompt OpenAI added then for empty instructions), a `reasoning.mode`, \
-tools given in an input item; function tools on gpt-4o / gpt-4.1 (two tuning recordings), a function without a \
-description, a forced function. The first hold-out had 2 of 4 gpt-5 requests with tools and the 1 with a tool \
+tools given in an input item; function tools on gpt-4.1 (two tuning recordings), on gpt-4o models with \
+`instructions` or a system / developer item (set 3's fit part: 2 of 4 with a system item 35 over, none with \
+instructions; hold-out set 2's with instructions 6-20 under), a function without a description, a forced \
+function on reasoning models. Function tools on gpt-4o models without either are exact (issue 53: the Chat rendering \
+- 5, set 3's fit part 35 gpt-4o-mini requests within 1). The first hold-out had 2 of 4 gpt-5 requests with tools and the 1 with a tool \
 history off by more than 3 under the earlier rule, so all tool requests were made estimates then; the rule \
 above was fitted afterwards (looking at that hold-out too) and checked on Responses hold-out set 2, collected \
 after it was written.\n\
@@ -391,7 +398,8 @@ fn report(outcomes: &[Outcome]) -> String {
     );
     out.push_str(RULES);
     let (set3, outcomes): (Vec<&Outcome>, Vec<&Outcome>) = outcomes.iter().partition(|o| is_fit_check_set(&o.rec.set));
-    let (responses, outcomes): (Vec<&Outcome>, Vec<&Outcome>) = outcomes.into_iter().partition(|o| o.rec.api == "responses");
+    let (responses, outcomes): (Vec<&Outcome>, Vec<&Outcome>) =
+        outcomes.into_iter().partition(|o| o.rec.api == "responses");
     let tuning: Vec<&Outcome> = outcomes.iter().copied().filter(|o| !o.rec.holdout).collect();
     section(&mut out, &format!("Tuning set ({} requests)", tuning.len()), &tuning);
     let mut sets: Vec<&str> = outcomes.iter().map(|o| o.rec.set.as_str()).collect();
@@ -577,8 +585,10 @@ fn report_matches_docs() {
         }
         std::fs::write(&path, s).unwrap();
         // The tuning section of the report alone, beside it.
-        let (responses, tuning): (Vec<&Outcome>, Vec<&Outcome>) =
-            outcomes.iter().filter(|o| !o.rec.holdout && !is_fit_check_set(&o.rec.set)).partition(|o| o.rec.api == "responses");
+        let (responses, tuning): (Vec<&Outcome>, Vec<&Outcome>) = outcomes
+            .iter()
+            .filter(|o| !o.rec.holdout && !is_fit_check_set(&o.rec.set))
+            .partition(|o| o.rec.api == "responses");
         let mut md = String::new();
         section(&mut md, "Tuning set", &tuning);
         responses_section(&mut md, "Responses tuning set", &responses);
@@ -615,8 +625,10 @@ fn accepted_bodies_parse() {
 #[test]
 fn floors() {
     let outcomes = run();
-    let tuning: Vec<&Outcome> =
-        outcomes.iter().filter(|o| !o.rec.holdout && o.rec.api != "responses" && !is_fit_check_set(&o.rec.set)).collect();
+    let tuning: Vec<&Outcome> = outcomes
+        .iter()
+        .filter(|o| !o.rec.holdout && o.rec.api != "responses" && !is_fit_check_set(&o.rec.set))
+        .collect();
     let goals = goal_stats(&tuning);
     let get = |label: &str| &goals.iter().find(|(l, _)| *l == label).unwrap().1;
     let exact = get("counted as exact, text and tool requests");
@@ -651,7 +663,9 @@ fn floors() {
 fn responses_floors() {
     let outcomes = run();
     let mut exact = Stats::default();
-    for o in outcomes.iter().filter(|o| !o.rec.holdout && o.rec.api == "responses" && o.exact && o.rec.set == "responses") {
+    for o in
+        outcomes.iter().filter(|o| !o.rec.holdout && o.rec.api == "responses" && o.exact && o.rec.set == "responses")
+    {
         exact.add(o);
     }
     assert!(exact.share(exact.within3) >= FLOOR_RESPONSES_EXACT_WITHIN3, "{}", exact.share(exact.within3));

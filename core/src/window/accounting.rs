@@ -113,6 +113,13 @@ pub enum EstimateReason {
     /// Responses; set 3's fit part has two such Chat recordings (issue 53),
     /// its check part none.
     ForcedOnReasoningModel,
+    /// `tool_choice: "required"` in a Chat request to a model that is not a
+    /// reasoning model: counted as `auto` (it adds nothing to the prompt
+    /// harmony documents). Set 3's fit part (issue 53) has no such request
+    /// without another estimated shape (two gpt-4o requests with a bare
+    /// tool, 1-2 over), so the rule is not measured; its check part's 16
+    /// gpt-4o requests (strict tools, a system message) were each 5 over.
+    RequiredToolChoice,
 }
 
 /// How a model family is shown its tool definitions.
@@ -960,6 +967,10 @@ impl Accountant {
         if forced && self.reasoning_model() && !self.sends_responses(c) {
             out.push(EstimateReason::ForcedOnReasoningModel);
         }
+        let required = choice.and_then(Value::as_str) == Some("required");
+        if required && !tools.is_empty() && !self.reasoning_model() && !self.sends_responses(c) {
+            out.push(EstimateReason::RequiredToolChoice);
+        }
         out
     }
 
@@ -1172,3 +1183,5 @@ pub use response_format::RESPONSE_FORMAT_EXTRA;
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tool_choice_tests;
