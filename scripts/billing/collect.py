@@ -417,7 +417,9 @@ def main(args):
                     if RESPONSES:
                         rec["api"] = "responses"
                     out[provider][key] = rec
-    dest = os.path.join(os.path.dirname(__file__), "..", "..", "tests", "fixtures", "billing")
+    # BILLING_OUT: write somewhere else (scripts/billing/set3.sh compares a
+    # fresh collection with the committed files).
+    dest = os.environ.get("BILLING_OUT") or fixtures
     os.makedirs(dest, exist_ok=True)
     for provider, recs in out.items():
         recs = sorted(recs.values(), key=lambda r: r["id"])
