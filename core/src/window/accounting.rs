@@ -822,7 +822,7 @@ impl Accountant {
                         // recipient is not in the prompt; counted as nothing,
                         // an estimate ([`EstimateReason::UnmeasuredResponses`],
                         // [`EstimateReason::ForcedOnReasoningModel`]).
-                        if !(self.reasoning_model() && !c.tools.is_empty()) {
+                        if !self.reasoning_model() || c.tools.is_empty() {
                             n += self.count(&format!(" to=functions.{name}"))? as i64 + extra;
                         }
                     }
