@@ -68,6 +68,10 @@ else
     skip_suite "schemas (examples and vectors validated)" "python3 not installed"
 fi
 run_suite "docs and examples (README link flags, C example)" scripts/check-docs.sh
+# docs/accuracy.md's table is checked by the rust tests (core/tests/billing.rs);
+# this re-collects billing set 3 from cached sdists (target/billing-3/, made by
+# `scripts/billing/set3.sh fetch`) and prints SKIP when the cache is absent.
+run_suite "billing set 3 (committed records vs the pinned packages' cassettes)" bash scripts/billing/set3.sh verify
 
 # The lint gate runs in the background from here on, in its own target
 # directory (a cargo lock on target/ would otherwise serialise it with the

@@ -49,9 +49,13 @@ impl Accountant {
     /// model (gpt-5, o3, o4): its own rules, measured on the Responses
     /// tuning set ([`Accountant::request_tools`]).
     pub(super) fn responses_block(&self, c: &Conversation) -> bool {
-        self.sends_responses(c)
-            && self.framing.tool_style == super::ToolStyle::TypeScript
-            && self.framing.reply_priming == REASONING_REPLY_PRIMING
+        self.sends_responses(c) && self.reasoning_model()
+    }
+
+    /// Whether this is OpenAI framing for a reasoning model (gpt-5 but
+    /// gpt-5-chat, o3, o4: the reply is primed with 2 tokens).
+    pub(super) fn reasoning_model(&self) -> bool {
+        self.framing.tool_style == super::ToolStyle::TypeScript && self.framing.reply_priming == REASONING_REPLY_PRIMING
     }
 
     /// Whether `m` is one of several calls sent as one Chat message.
