@@ -53,7 +53,7 @@ def test_an_edit_inside_the_history_is_seen():
     session.update(5, edited[5:])
     _, a = turnfit.fit_turn(edited, model="gpt-4o", max_tokens=100000)
     _, b = session.fit_turn(model="gpt-4o", max_tokens=100000)
-    assert a["fit"]["tokens_before"] == b["fit"]["tokens_before"] > 3000
+    assert a["tokens_before"] == b["tokens_before"] > 3000
 
 
 def test_bad_updates_raise_and_leave_the_session():

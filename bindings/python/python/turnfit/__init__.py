@@ -364,8 +364,8 @@ class FitSession:
     and AI SDK messages update step by step; other formats take a new session on
     the full history. ``format`` forces the format (``"ai_sdk"``, ...)."""
 
-    def __init__(self, conversation: Conversation = [], format: Optional[str] = None) -> None:  # noqa: B006
-        self._s = _native.FitSession(_dumps(conversation), format)
+    def __init__(self, conversation: Optional[Conversation] = None, format: Optional[str] = None) -> None:
+        self._s = _native.FitSession(_dumps([] if conversation is None else conversation), format)
 
     def __len__(self) -> int:
         return len(self._s)
