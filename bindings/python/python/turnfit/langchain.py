@@ -207,6 +207,16 @@ class _Converted:
         (a summary, a synthetic result) is a new object."""
         lc = _lc()
         originals, dicts = self.originals, self.dicts
+        out = list(out)
+        # The turn's request ends with the input's newest messages, unchanged:
+        # matched from the end, so only the head (the system prompt, a summary,
+        # what masking changed) is searched for, within the head of the input
+        # (a long run's step costs what the request holds, not the history).
+        tail = 0
+        while tail < len(out) and tail < len(dicts) and out[-1 - tail] == dicts[-1 - tail]:
+            tail += 1
+        out, kept = out[: len(out) - tail], originals[len(originals) - tail :]
+        dicts = dicts[: len(dicts) - tail]
         by_call: Dict[str, List[int]] = {}
         for i, d in enumerate(dicts):
             if d.get("role") == "tool" and isinstance(d.get("tool_call_id"), str):
@@ -231,7 +241,7 @@ class _Converted:
                 j = k + 1
                 continue
             result.append(lc.convert_to_messages([dict(d)])[0])
-        return result
+        return result + kept
 
 
 def to_openai(messages: Iterable[Any]) -> List[Dict[str, Any]]:
