@@ -274,11 +274,12 @@ def turn_carry():
 def turn_session():
     c = Corpus("turn_session")
     # first cut, edit keep (share of 256), budget byte, strategy
-    knobs = [(2, 128, 10, 0), (0, 0, 0, 1), (5, 255, 40, 2), (255, 64, 3, 3), (3, 200, 90, 1)]
+    knobs = [(2, 128, 10, 0), (0, 0, 0, 1), (5, 255, 40, 2), (255, 64, 3, 3), (3, 200, 90, 1),
+             (1, 30, 200, 0), (4, 100, 1, 2), (7, 250, 255, 3)]
     for i, (label, conv) in enumerate(all_conversations()):
         if not conv.lstrip().startswith(b"["):
             continue
-        for j in (i % len(knobs), (i + 2) % len(knobs)):
+        for j in (i % len(knobs), (i + 3) % len(knobs), (i + 5) % len(knobs)):
             c.add(f"{label}-k{j}", bytes(knobs[j]) + conv)
     for j, k in enumerate(knobs):
         for label, conv in tool_pairs():

@@ -44,8 +44,12 @@ pub fn check(data: &[u8]) {
             return;
         }
         let whole = Value::Array(messages.clone()).to_string();
-        let a = turnfit::turn::run(&reg, &whole, &o, None).map(|(c, r)| (c.to_json().unwrap(), r));
-        let b = session.start(&reg, &o).and_then(|t| t.finish()).map(|(c, r)| (c.to_json().unwrap(), r));
+        let a = turnfit::turn::run(&reg, &whole, &o, None)
+            .map(|(c, r)| (c.to_json().unwrap(), turnfit::frontend::to_json(&r).unwrap()));
+        let b = session
+            .start(&reg, &o)
+            .and_then(|t| t.finish())
+            .map(|(c, r)| (c.to_json().unwrap(), turnfit::frontend::to_json(&r).unwrap()));
         match (a, b) {
             (Ok(a), Ok(b)) => assert_eq!(a, b, "a session's turn differs from the stateless one ({options})"),
             (Err(a), Err(b)) => {

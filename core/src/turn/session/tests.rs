@@ -3,7 +3,6 @@
 //! carry threaded from turn to turn as an adapter does.
 
 use proptest::prelude::{prop, prop_assert_eq, proptest, ProptestConfig};
-use proptest::strategy::Strategy as _;
 use serde_json::{json, Value};
 
 use super::*;
@@ -46,7 +45,7 @@ fn outcome(t: Result<Turn>) -> (Value, Option<crate::window::Carry>) {
         Ok(t) => t,
         Err(e) => return (json!({"error": format!("{:?}: {}", e.kind(), e)}), None),
     };
-    let mut summarize = |c: &SummarizerCall| Reply::Summary(format!("summary of {} messages", c.messages.len()));
+    let summarize = |c: &SummarizerCall| Reply::Summary(format!("summary of {} messages", c.messages.len()));
     while let Some(call) = t.call() {
         let reply = summarize(call);
         t.resume(reply).unwrap();
