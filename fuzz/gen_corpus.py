@@ -271,6 +271,22 @@ def turn_carry():
     return c
 
 
+def turn_session():
+    c = Corpus("turn_session")
+    # first cut, edit keep (share of 256), budget byte, strategy
+    knobs = [(2, 128, 10, 0), (0, 0, 0, 1), (5, 255, 40, 2), (255, 64, 3, 3), (3, 200, 90, 1),
+             (1, 30, 200, 0), (4, 100, 1, 2), (7, 250, 255, 3)]
+    for i, (label, conv) in enumerate(all_conversations()):
+        if not conv.lstrip().startswith(b"["):
+            continue
+        for j in (i % len(knobs), (i + 3) % len(knobs), (i + 5) % len(knobs)):
+            c.add(f"{label}-k{j}", bytes(knobs[j]) + conv)
+    for j, k in enumerate(knobs):
+        for label, conv in tool_pairs():
+            c.add(f"{label}-k{j}", bytes(k) + conv)
+    return c
+
+
 def skill_files():
     out = []
     for d in sorted(os.listdir(os.path.join(ROOT, "examples/data/skills"))):
@@ -745,7 +761,7 @@ if __name__ == "__main__":
 
     # `python3 fuzz/gen_corpus.py tokenizer_file` regenerates only the named corpora.
     wanted = set(sys.argv[1:])
-    for gen in [chat_codecs, window_fit, turn_carry, skills_frontmatter, skill_paths, handoff, recovery, abi, tokenizer_file, chat_template]:
+    for gen in [chat_codecs, window_fit, turn_carry, turn_session, skills_frontmatter, skill_paths, handoff, recovery, abi, tokenizer_file, chat_template]:
         if wanted and gen.__name__ not in wanted:
             continue
         corpus = gen()

@@ -24,6 +24,8 @@ mod skills_frontmatter;
 mod tokenizer_file;
 #[path = "../../fuzz/checks/turn_carry.rs"]
 mod turn_carry;
+#[path = "../../fuzz/checks/turn_session.rs"]
+mod turn_session;
 #[path = "../../fuzz/checks/window_fit.rs"]
 mod window_fit;
 
@@ -52,6 +54,11 @@ fn window_fit_corpus() {
 #[test]
 fn turn_carry_corpus() {
     replay("turn_carry", turn_carry::check);
+}
+
+#[test]
+fn turn_session_corpus() {
+    replay("turn_session", turn_session::check);
 }
 
 #[test]

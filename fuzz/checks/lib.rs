@@ -22,5 +22,6 @@ pub mod recovery;
 pub mod skill_paths;
 pub mod skills_frontmatter;
 pub mod turn_carry;
+pub mod turn_session;
 pub mod tokenizer_file;
 pub mod window_fit;

@@ -61,6 +61,18 @@ impl Turn {
         })
     }
 
+    /// `(conversation_json or None, report_json)`: the conversation only
+    /// when the turn changed it (a session's host sends its own messages
+    /// otherwise, and nothing is written); the turn is then finished.
+    fn finish_changed(&self, py: Python<'_>) -> PyResult<(Option<String>, String)> {
+        guard_detached(py, true, "fit_turn", || {
+            let t = self.inner.lock().take().ok_or_else(finished)?;
+            let (c, report) = t.finish()?;
+            let text = if report.changed { Some(c.to_json()?) } else { None };
+            Ok((text, to_json(&report)?))
+        })
+    }
+
     /// `(conversation_json, report_json)`; the turn is then finished.
     fn finish(&self, py: Python<'_>) -> PyResult<(String, String)> {
         guard_detached(py, true, "fit_turn", || {
@@ -71,8 +83,55 @@ impl Turn {
     }
 }
 
+/// A fit session (core `turnfit::turn::FitSession`, see
+/// `turnfit.FitSession`): a history kept parsed and counted between turns,
+/// so a step reads and counts only its new messages.
+#[pyclass(frozen, module = "turnfit._native")]
+pub struct FitSession {
+    inner: Mutex<turnfit::turn::FitSession>,
+}
+
+#[pymethods]
+impl FitSession {
+    #[new]
+    #[pyo3(signature = (conversation_json, format=None))]
+    fn new(py: Python<'_>, conversation_json: Text, format: Option<Text>) -> PyResult<Self> {
+        let s = guard_detached(py, conversation_json.len() >= DETACH_BYTES, "FitSession", || {
+            let format = match format {
+                Some(f) => Some(turnfit::frontend::parse_json("format", &serde_json::Value::from(&*f).to_string())?),
+                None => None,
+            };
+            turnfit::turn::FitSession::new(&conversation_json, format)
+        })?;
+        Ok(FitSession { inner: Mutex::new(s) })
+    }
+
+    /// Keeps the first `keep` messages and appends `new_messages_json` (a
+    /// JSON array of messages).
+    fn update(&self, py: Python<'_>, keep: usize, new_messages_json: Text) -> PyResult<()> {
+        guard_detached(py, new_messages_json.len() >= DETACH_BYTES, "FitSession", || {
+            self.inner.lock().update(keep, &new_messages_json).map(|_| ())
+        })
+    }
+
+    /// The messages held.
+    fn __len__(&self) -> usize {
+        self.inner.lock().len()
+    }
+
+    /// This step's turn on the held history (driven like `Turn`).
+    fn turn(&self, py: Python<'_>, options_json: Text) -> PyResult<Turn> {
+        let t = guard_detached(py, true, "FitSession", || {
+            let o: FitOptions = turnfit::frontend::parse_options("options", Some(&options_json))?;
+            self.inner.lock().start(registry(), &o)
+        })?;
+        Ok(Turn { inner: Mutex::new(Some(t)) })
+    }
+}
+
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Turn>()?;
+    m.add_class::<FitSession>()?;
     m.add_class::<WindowTurn>()
 }
 

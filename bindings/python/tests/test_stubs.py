@@ -56,7 +56,7 @@ def test_stub_matches_module():
             assert isinstance(cls, type), node.name
             stub_members = set()
             for m in node.body:
-                if not isinstance(m, ast.FunctionDef):
+                if not isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef)):
                     continue
                 stub_members.add(m.name)
                 rt = inspect.getattr_static(cls, m.name)

@@ -32,6 +32,13 @@ pub struct CacheImpact {
 /// message early: the estimate errs toward less cached).
 pub(super) fn impact(c: &Compacted, acct: &Accountant) -> Result<CacheImpact> {
     let first = c.changes.iter().map(|ch| ch.index).min();
+    let before = c.tokens_before.saturating_sub(acct.framing().reply_priming);
+    if first.is_none() {
+        // Nothing changed: the request is the input, whose tokens were
+        // counted once already (recounting them cost a fit session's
+        // unchanged step as much as the first).
+        return Ok(CacheImpact { first_changed: None, unchanged_prefix_tokens: before, invalidated_tokens: 0 });
+    }
     let out = &c.conversation;
     let fixed = acct.overhead(out)?.saturating_sub(acct.framing().reply_priming);
     let upto = first.unwrap_or(out.messages.len()).min(out.messages.len());
@@ -39,7 +46,6 @@ pub(super) fn impact(c: &Compacted, acct: &Accountant) -> Result<CacheImpact> {
     for m in &out.messages[..upto] {
         prefix += acct.message(m)?;
     }
-    let before = c.tokens_before.saturating_sub(acct.framing().reply_priming);
     Ok(CacheImpact {
         first_changed: first,
         unchanged_prefix_tokens: prefix.min(before),

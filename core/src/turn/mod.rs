@@ -23,6 +23,7 @@
 
 mod cache;
 mod pieces;
+mod session;
 #[cfg(test)]
 mod tests;
 
@@ -31,12 +32,14 @@ use std::time::Instant;
 use serde::{Deserialize, Serialize};
 
 pub use cache::CacheImpact;
+pub use session::{FitSession, SessionStep};
 
 use crate::chat::Conversation;
 use crate::window::carry::{self, Applied};
 use crate::window::{
-    apply_summary, digest_summary, start_fit_parsed, start_fit_resolved, Accountant, Begun, Carried, Carry,
-    CarryIgnored, FitHead, FitOptions, FitReport, Pending, Policy, Window, DEFAULT_LABEL, DEFAULT_TEMPLATE,
+    apply_summary, digest_summary, start_fit_parsed, start_fit_parsed_cached, start_fit_resolved, Accountant, Begun,
+    Carried, Carry, CarryIgnored, Counted, FitHead, FitOptions, FitReport, Pending, Policy, Window, DEFAULT_LABEL,
+    DEFAULT_TEMPLATE,
 };
 use crate::{Error, ModelRegistry, Result, TruncateSide};
 
@@ -310,8 +313,26 @@ impl Turn {
         if options.model.trim().is_empty() {
             return Err(Error::invalid_argument("options.model is required"));
         }
-        let mut c = Conversation::parse(conversation, options.format)?;
+        let c = Conversation::parse(conversation, options.format)?;
         let fingerprints = c.messages.iter().map(|m| carry::fingerprint(m.raw())).collect();
+        Turn::start_parsed(registry, c, fingerprints, options, None)
+    }
+
+    /// [`start`](Self::start) on a parsed conversation with its messages'
+    /// fingerprints, and a fit session's kept counts, aligned with the
+    /// input's messages (`session::FitSession`): on return they hold every
+    /// input message's count (`None` for those a carry replaced).
+    pub(crate) fn start_parsed(
+        registry: &ModelRegistry,
+        mut c: Conversation,
+        fingerprints: Vec<String>,
+        options: &FitOptions,
+        counts: Option<&mut Vec<Option<Counted>>>,
+    ) -> Result<Turn> {
+        if options.model.trim().is_empty() {
+            return Err(Error::invalid_argument("options.model is required"));
+        }
+        let n = c.messages.len();
         let (fitted, outcome) = match &options.carry {
             Some(k) => carry::apply(&mut c, k, fingerprints, &options.policy)?,
             None => (fingerprints, Err(None)),
@@ -325,7 +346,30 @@ impl Turn {
             // Pins name input messages: moved to the history fitted.
             o.policy.pinned = o.policy.pinned.iter().map(|&i| a.fitted_index(i)).collect();
         }
-        let mut t = Turn::begin(registry, start_fit_parsed(registry, c, &o)?, &o, applied)?;
+        let started = match counts {
+            None => start_fit_parsed(registry, c, &o)?,
+            Some(counts) => {
+                // The kept counts move to the fitted history's indices (a
+                // carry puts one summary in place of its run), and back.
+                let at = |i: usize| applied.as_ref().map_or(Some(i), |a| a.kept_index(i));
+                let mut fitted: Vec<Option<Counted>> = vec![None; c.messages.len()];
+                for (i, k) in counts.iter_mut().enumerate().take(n) {
+                    if let Some(j) = at(i) {
+                        fitted[j] = k.take();
+                    }
+                }
+                let s = start_fit_parsed_cached(registry, c, &o, Some(&mut fitted))?;
+                counts.clear();
+                counts.resize(n, None);
+                for (i, k) in counts.iter_mut().enumerate() {
+                    if let Some(j) = at(i) {
+                        *k = fitted.get(j).cloned().flatten();
+                    }
+                }
+                s
+            }
+        };
+        let mut t = Turn::begin(registry, started, &o, applied)?;
         t.fitted = Some(fitted);
         t.ignored = ignored;
         Ok(t)

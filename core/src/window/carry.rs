@@ -330,6 +330,13 @@ impl Applied {
         }
     }
 
+    /// Where input message `i` is in the fitted history when it is kept as
+    /// itself; `None` for a message of the carried run.
+    pub(crate) fn kept_index(&self, i: usize) -> Option<usize> {
+        let Carried { index, messages } = self.at;
+        (!(index..index + messages).contains(&i)).then(|| self.fitted_index(i))
+    }
+
     /// The input indices message `i` of the fitted history stands for.
     pub(crate) fn input_indices(&self, i: usize) -> std::ops::Range<usize> {
         let Carried { index, messages } = self.at;

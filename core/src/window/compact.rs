@@ -502,6 +502,24 @@ pub(super) fn does_not_fit(p: &Prepared, policy: &Policy, acct: &Accountant, tok
 /// the working copy into rounds and plans the masks. An owned conversation
 /// becomes the working copy as it is; a borrowed one is copied.
 pub(super) fn prepare(c: Cow<'_, Conversation>, policy: &Policy, acct: &Accountant) -> Result<Prepared> {
+    prepare_cached(c, policy, acct, None)
+}
+
+/// A message's tokens and the tokens of each tool result it carries (what
+/// [`prepare`] counts once per message).
+pub(crate) type Counted = (usize, Vec<usize>);
+
+/// [`prepare`] with counts a caller kept from an earlier fit (a fit
+/// session: `turn::session`): `cache[i]`, when `Some`, is message `i`'s
+/// count, taken instead of counting it again; on return `cache` holds
+/// every message's count, for the next call. The caller vouches that a
+/// kept count is of the same message under the same accountant.
+pub(crate) fn prepare_cached(
+    c: Cow<'_, Conversation>,
+    policy: &Policy,
+    acct: &Accountant,
+    cache: Option<&mut Vec<Option<Counted>>>,
+) -> Result<Prepared> {
     if policy.limit_tokens == 0 {
         return Err(Error::invalid_argument("policy.limit_tokens must be positive"));
     }
@@ -517,8 +535,23 @@ pub(super) fn prepare(c: Cow<'_, Conversation>, policy: &Policy, acct: &Accounta
         let mut results = Vec::new();
         Ok((acct.message_and_results(m, &mut results)?, results))
     };
-    let (counts_in, results_in): (Vec<usize>, Vec<Vec<usize>>) =
-        c.messages.iter().map(count).collect::<Result<Vec<_>>>()?.into_iter().unzip();
+    let counted: Vec<Counted> = match cache {
+        None => c.messages.iter().map(count).collect::<Result<_>>()?,
+        Some(cache) => {
+            let counted: Vec<Counted> = c
+                .messages
+                .iter()
+                .enumerate()
+                .map(|(i, m)| match cache.get(i) {
+                    Some(Some(k)) => Ok(k.clone()),
+                    _ => count(m),
+                })
+                .collect::<Result<_>>()?;
+            *cache = counted.iter().cloned().map(Some).collect();
+            counted
+        }
+    };
+    let (counts_in, results_in): (Vec<usize>, Vec<Vec<usize>>) = counted.into_iter().unzip();
     let tokens_before = acct.overhead(&c)? + counts_in.iter().sum::<usize>();
     let is_pending = |i: &super::Issue| {
         i.kind == IssueKind::OrphanedCall && i.id.as_ref().is_some_and(|id| policy.pending_calls.contains(id))

@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 
 use std::borrow::Cow;
 
-use super::compact::{prepare, Compacted, Policy, Strategy};
+use super::compact::{prepare_cached, Compacted, Counted, Policy, Strategy};
 use super::manifest::{Change, Protected};
 use super::strategy::compact_from;
 use super::summarize::{begin, digest_summary, Begun};
@@ -241,7 +241,19 @@ fn check_options(options: &FitOptions) -> Result<()> {
 }
 
 /// [`start`] on a parsed conversation.
-pub(crate) fn start_parsed(registry: &ModelRegistry, mut c: Conversation, options: &FitOptions) -> Result<Started> {
+pub(crate) fn start_parsed(registry: &ModelRegistry, c: Conversation, options: &FitOptions) -> Result<Started> {
+    start_parsed_cached(registry, c, options, None)
+}
+
+/// [`start_parsed`] with a fit session's kept counts (see
+/// `compact::prepare_cached`): `cache` aligns with `c`'s messages as
+/// given (after any carry is applied).
+pub(crate) fn start_parsed_cached(
+    registry: &ModelRegistry,
+    mut c: Conversation,
+    options: &FitOptions,
+    cache: Option<&mut Vec<Option<Counted>>>,
+) -> Result<Started> {
     crate::chat::Api::check(options.api, c.format)?;
     crate::chat::mark_chat_joins(&mut c, options.api);
     let custom = crate::CustomModel {
@@ -251,7 +263,7 @@ pub(crate) fn start_parsed(registry: &ModelRegistry, mut c: Conversation, option
     };
     let info = registry.resolve(&options.model, &custom)?;
     let acct = Accountant::for_resolved(registry, &info, options.chars_per_token)?.with_api(options.api);
-    start_resolved(info, acct, c, options)
+    start_resolved_cached(info, acct, c, options, cache)
 }
 
 /// [`start`] with the model already resolved: a window's turn passes the
@@ -263,6 +275,16 @@ pub(crate) fn start_resolved(
     acct: Accountant,
     c: Conversation,
     options: &FitOptions,
+) -> Result<Started> {
+    start_resolved_cached(info, acct, c, options, None)
+}
+
+fn start_resolved_cached(
+    info: crate::ModelInfo,
+    acct: Accountant,
+    c: Conversation,
+    options: &FitOptions,
+    cache: Option<&mut Vec<Option<Counted>>>,
 ) -> Result<Started> {
     let budget = Budget {
         context_window: options.max_tokens.unwrap_or(0),
@@ -296,7 +318,7 @@ pub(crate) fn start_resolved(
     let (format, messages_before) = (c.format, c.messages.len());
     let estimated = !acct.estimate_reasons(&c).is_empty();
     // The parsed conversation becomes the working copy: nothing is copied.
-    let mut prepared = prepare(Cow::Owned(c), &policy, &acct)?;
+    let mut prepared = prepare_cached(Cow::Owned(c), &policy, &acct, cache)?;
     // Hysteresis: below the trigger (and the limit) nothing is compacted,
     // whatever the target; once it fires, down to the target. A message
     // count over `trigger_messages` fires it too.

@@ -28,6 +28,7 @@ mod validate;
 
 pub use accounting::{Accountant, EstimateReason, Framing, ImageRule, ToolStyle};
 pub use carry::{fingerprint, Carried, Carry, CarryIgnored, CarryIgnoredReason};
+pub(crate) use compact::Counted;
 pub use compact::{Compacted, Policy, Strategy};
 pub use digest::layout::Coverage as DigestCoverage;
 pub use digest::{build as build_digest, round_starts, Digest, DigestOptions, Section as DigestSection};
@@ -35,7 +36,8 @@ pub use fit::{
     fit, fit_in, fit_json, fit_json_in, fit_json_value, fit_value_in, fit_value_origins, FitOptions, FitReport,
 };
 pub(crate) use fit::{
-    start_parsed as start_fit_parsed, start_resolved as start_fit_resolved, Head as FitHead, Started,
+    start_parsed as start_fit_parsed, start_parsed_cached as start_fit_parsed_cached,
+    start_resolved as start_fit_resolved, Head as FitHead, Started,
 };
 pub use manifest::{Change, ChangeKind, Protected, Reason, Shortfall, ShortfallReason};
 pub use mask::MaskOptions;

@@ -46,6 +46,7 @@ __all__ = [
     "Tokenizer",
     "FileTokenizer",
     "ContextWindow",
+    "FitSession",
     "Skills",
     "CircuitBreaker",
     "CallStack",
@@ -327,9 +328,16 @@ async def afit_turn(
     """``fit_turn`` for async hosts: ``summarize`` may be a coroutine function
     (or return an awaitable); each request is cancelled after its
     ``timeout_ms`` (``asyncio.wait_for``) and the digest stands in."""
+    turn = _native.Turn(_dumps(conversation), _dumps(options))
+    await _adrive(turn, summarize)
+    return _finish(turn)
+
+
+async def _adrive(turn: Any, summarize: Optional[Summarizer]) -> None:
+    """:func:`_drive` for async hosts: each request is cancelled after its
+    ``timeout_ms`` and the digest stands in."""
     import asyncio
 
-    turn = _native.Turn(_dumps(conversation), _dumps(options))
     for request in _requests(turn, summarize):
         timeout = request.get("timeout_ms") or 0
         outcome: Tuple[Optional[str], Optional[str], str]
@@ -343,7 +351,53 @@ async def afit_turn(
         except Exception as e:  # the host's model failed: the digest stands in
             outcome = None, "error", _describe(e)
         _answer(turn, outcome)
-    return _finish(turn)
+
+
+class FitSession:
+    """A history fitted turn after turn, kept parsed and counted in the core between
+    turns (issue 52): a step reads and counts only what changed. Tell it what
+    changed with :meth:`update` ("the first ``keep`` messages are as last time,
+    then these"); :meth:`fit_turn` then runs the same turn ``turnfit.fit_turn``
+    runs on the whole history (same options, carry, summarizer), and returns
+    ``(conversation, report)`` with ``conversation`` None when the turn left the
+    history as it is (send your own messages; nothing was written). OpenAI Chat
+    and AI SDK messages update step by step; other formats take a new session on
+    the full history. ``format`` forces the format (``"ai_sdk"``, ...)."""
+
+    def __init__(self, conversation: Optional[Conversation] = None, format: Optional[str] = None) -> None:
+        self._s = _native.FitSession(_dumps([] if conversation is None else conversation), format)
+
+    def __len__(self) -> int:
+        return len(self._s)
+
+    def update(self, keep: int, new_messages: List[Dict[str, Any]]) -> None:
+        """Keeps the first ``keep`` messages and appends ``new_messages``."""
+        self._s.update(keep, _dumps(list(new_messages)))
+
+    def fit_turn(
+        self, summarize: Optional[Summarizer] = None, **options: Any
+    ) -> Tuple[Optional[Conversation], Dict[str, Any]]:
+        turn = self._start(options)
+        _drive(turn, summarize)
+        return self._finish(turn)
+
+    async def afit_turn(
+        self, summarize: Optional[Summarizer] = None, **options: Any
+    ) -> Tuple[Optional[Conversation], Dict[str, Any]]:
+        turn = self._start(options)
+        await _adrive(turn, summarize)
+        return self._finish(turn)
+
+    def _start(self, options: Mapping[str, Any]) -> Any:
+        """The step's native turn: it holds its own copy of the history, so an
+        adapter drives it (its model summarizing) outside the lock it holds
+        around the session."""
+        return self._s.turn(_dumps(options))
+
+    @staticmethod
+    def _finish(turn: Any) -> Tuple[Optional[Conversation], Dict[str, Any]]:
+        text, report = turn.finish_changed()
+        return (None if text is None else _json.loads(text)), _json.loads(report)
 
 
 def fit_json(conversation: str, options: Union[str, Mapping[str, Any]]) -> Tuple[str, Dict[str, Any]]:

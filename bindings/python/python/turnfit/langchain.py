@@ -149,15 +149,27 @@ class _Converted:
     __slots__ = ("originals", "dicts", "unknown")
 
     def __init__(self, messages: Iterable[Any]) -> None:
+        self.originals: List[Any] = []
+        self.dicts: List[Dict[str, Any]] = []
+        self.unknown: List[int] = []
+        self.extend(messages)
+
+    def snapshot(self) -> "_Converted":
+        """A copy of the lists (not of the messages), for one step of a session."""
+        c = _Converted(())
+        c.originals, c.dicts, c.unknown = list(self.originals), list(self.dicts), list(self.unknown)
+        return c
+
+    def extend(self, messages: Iterable[Any]) -> List[Dict[str, Any]]:
+        """Converts ``messages`` and appends them; returns their dicts."""
         lc = _lc()
         items = list(messages)
         if not all(isinstance(m, lc.BaseMessage) for m in items):
             items = [m if isinstance(m, lc.BaseMessage) else lc.convert_to_messages([m])[0] for m in items]
-        self.originals: List[Any] = items
-        self.dicts: List[Dict[str, Any]] = []
-        self.unknown: List[int] = []
+        start = len(self.originals)
+        self.originals.extend(items)
         convert = lc.convert_to_openai_messages
-        for i, m in enumerate(items):
+        for i, m in enumerate(items, start):
             try:
                 d = convert(m)
             except (ValueError, TypeError, NotImplementedError, KeyError):
@@ -175,6 +187,7 @@ class _Converted:
                 # messages are sent, and counted).
                 d = {k: v for k, v in d.items() if k != "name"}
             self.dicts.append(d)
+        return self.dicts[start:]
 
     def pending_calls(self) -> List[str]:
         """Ids of the calls of the newest assistant message with calls that have
@@ -194,6 +207,16 @@ class _Converted:
         (a summary, a synthetic result) is a new object."""
         lc = _lc()
         originals, dicts = self.originals, self.dicts
+        out = list(out)
+        # The turn's request ends with the input's newest messages, unchanged:
+        # matched from the end, so only the head (the system prompt, a summary,
+        # what masking changed) is searched for, within the head of the input
+        # (a long run's step costs what the request holds, not the history).
+        tail = 0
+        while tail < len(out) and tail < len(dicts) and out[-1 - tail] == dicts[-1 - tail]:
+            tail += 1
+        out, kept = out[: len(out) - tail], originals[len(originals) - tail :]
+        dicts = dicts[: len(dicts) - tail]
         by_call: Dict[str, List[int]] = {}
         for i, d in enumerate(dicts):
             if d.get("role") == "tool" and isinstance(d.get("tool_call_id"), str):
@@ -218,7 +241,7 @@ class _Converted:
                 j = k + 1
                 continue
             result.append(lc.convert_to_messages([dict(d)])[0])
-        return result
+        return result + kept
 
 
 def to_openai(messages: Iterable[Any]) -> List[Dict[str, Any]]:
@@ -347,6 +370,13 @@ def _prepare(
     messages: Iterable[Any], tools: Optional[Iterable[Any]], options: Dict[str, Any], pending_calls: Any
 ) -> Tuple[_Converted, Any, Dict[str, Any]]:
     conv = _Converted(messages)
+    opts = _turn_options(conv, options, pending_calls)
+    tool_defs = openai_tools(tools)
+    doc: Any = {"messages": conv.dicts, "tools": tool_defs} if tool_defs else conv.dicts
+    return conv, doc, opts
+
+
+def _turn_options(conv: _Converted, options: Dict[str, Any], pending_calls: Any) -> Dict[str, Any]:
     opts = dict(options)
     opts.setdefault("model", "gpt-4o")
     policy = dict(opts.get("policy") or {})
@@ -356,9 +386,81 @@ def _prepare(
     if pending:
         policy["pending_calls"] = sorted(set(policy.get("pending_calls") or []) | set(pending))
     opts["policy"] = policy
-    tool_defs = openai_tools(tools)
-    doc: Any = {"messages": conv.dicts, "tools": tool_defs} if tool_defs else conv.dicts
-    return conv, doc, opts
+    return opts
+
+
+class _Session:
+    """The middleware's turns on a :class:`turnfit.FitSession` (issue 52): the
+    messages of the previous call are recognised by identity (the same objects, in
+    order, then new ones), so a step converts and the core reads and counts only
+    the new messages; anything else (another conversation, a rewritten state,
+    other tools) starts a new session on the whole history. The turn is
+    ``fit_messages``'s on the same history: the core holds the two equal.
+    Thread-safe; the host's model summarizes outside the lock."""
+
+    def __init__(self) -> None:
+        import threading
+
+        self._lock = threading.Lock()
+        self._conv: Optional[_Converted] = None
+        self._msgs: List[Any] = []
+        self._tools: Tuple[Any, ...] = ()
+        self._session: Any = None
+        self.loads = 0  # sessions started on a whole history
+
+    def start(
+        self, messages: Sequence[Any], tools: Optional[Iterable[Any]], options: Dict[str, Any], pending_calls: Any
+    ) -> Tuple[_Converted, Any]:
+        """``(converted, turn)``: the step's messages and its started native turn."""
+        tools_t = tuple(tools or ())
+        with self._lock:
+            n = len(self._msgs)
+            same = (
+                self._session is not None
+                and len(messages) >= n
+                and len(tools_t) == len(self._tools)
+                and all(a is b for a, b in zip(tools_t, self._tools))
+                and all(a is b for a, b in zip(messages, self._msgs))
+            )
+            if same and self._conv is not None:
+                added = self._conv.extend(messages[n:])
+                if added:
+                    self._session.update(len(self._conv.dicts) - len(added), added)
+            else:
+                self._conv = _Converted(messages)
+                defs = openai_tools(tools_t)
+                self._session = turnfit.FitSession({"messages": self._conv.dicts, "tools": defs} if defs else self._conv.dicts)
+                self._tools = tools_t
+                self.loads += 1
+            self._msgs = list(messages)
+            conv = self._conv.snapshot()
+            opts = _turn_options(conv, options, pending_calls)
+            opts.setdefault("model", "gpt-4o")
+            return conv, self._session._start(opts)
+
+    @staticmethod
+    def result(conv: _Converted, turn: Any) -> Tuple[List[Any], Dict[str, Any]]:
+        out, report = turnfit.FitSession._finish(turn)
+        return (list(conv.originals) if out is None else _unpack(conv, out)), dict(report)
+
+    def fit(
+        self, messages: Sequence[Any], summarize: Any, tools: Any, options: Dict[str, Any], pending_calls: Any
+    ) -> Tuple[List[Any], Dict[str, Any]]:
+        conv, turn = self.start(messages, tools, options, pending_calls)
+        turnfit._drive(turn, _summarizer(summarize))
+        return self.result(conv, turn)
+
+    async def afit(
+        self, messages: Sequence[Any], summarize: Any, tools: Any, options: Dict[str, Any], pending_calls: Any
+    ) -> Tuple[List[Any], Dict[str, Any]]:
+        conv, turn = self.start(messages, tools, options, pending_calls)
+        call = _summarizer(summarize)
+        await turnfit._adrive(turn, getattr(call, "acall", call))
+        return self.result(conv, turn)
+
+    def forget(self) -> None:
+        with self._lock:
+            self._conv, self._session, self._msgs, self._tools = None, None, [], ()
 
 
 def _unpack(conv: _Converted, out: Any) -> List[Any]:
@@ -655,6 +757,7 @@ def _middleware_cls() -> Any:
             self.on_report = on_report
             self.last_report: Optional[Dict[str, Any]] = None
             self._mirror = _Mirror(model, _mirror_budget(options), options.get("trigger_messages"))
+            self._session = _Session()
             self._carry: Any = None  # the last report's carry (write_back=False)
 
         def _options(self) -> Dict[str, Any]:
@@ -695,6 +798,7 @@ def _middleware_cls() -> Any:
             if not self.write_back:
                 return response
             self._mirror.forget()  # the state is rewritten: the next call reloads
+            self._session.forget()
             model_response = ModelResponse(result=[response]) if isinstance(response, AIMessage) else response
             for m in model_response.result:
                 if m.id is None:
@@ -707,12 +811,8 @@ def _middleware_cls() -> Any:
             _, over = self._mirror.preflight(msgs, request.tools)
             if not over:  # below the trigger: the request as it is, nothing recounted
                 return handler(request)
-            fitted, report = fit_messages(
-                msgs,
-                self._summarizer_for(request),
-                tools=request.tools,
-                pending_calls=self.pending_calls,
-                **self._options(),
+            fitted, report = self._session.fit(
+                msgs, self._summarizer_for(request), request.tools, self._options(), self.pending_calls
             )
             self._keep_carry(report)
             rest = self._after_fit(request, fitted, has_sys, report)
@@ -725,12 +825,8 @@ def _middleware_cls() -> Any:
             _, over = self._mirror.preflight(msgs, request.tools)
             if not over:
                 return await handler(request)
-            fitted, report = await afit_messages(
-                msgs,
-                self._summarizer_for(request),
-                tools=request.tools,
-                pending_calls=self.pending_calls,
-                **self._options(),
+            fitted, report = await self._session.afit(
+                msgs, self._summarizer_for(request), request.tools, self._options(), self.pending_calls
             )
             self._keep_carry(report)
             rest = self._after_fit(request, fitted, has_sys, report)
