@@ -302,6 +302,12 @@ export declare function listModelsJson(): string
 export declare function lookupModelJson(model: string): string
 
 /**
+ * `registerModelFiles`: a model by its files (the spec as JSON text,
+ * docs/formats.md "Model files"); returns its registry entry as JSON.
+ */
+export declare function registerModelFilesJson(spec: string): string
+
+/**
  * `registerModel`: one profile or an array of them as JSON text (the
  * core's schema, schemas/model-profile.json); with `count`, one profile
  * and its counter. Returns how many names were registered.

@@ -859,6 +859,7 @@ module.exports.handoffRenderJson = nativeBinding.handoffRenderJson
 module.exports.handoffValidateJson = nativeBinding.handoffValidateJson
 module.exports.listModelsJson = nativeBinding.listModelsJson
 module.exports.lookupModelJson = nativeBinding.lookupModelJson
+module.exports.registerModelFilesJson = nativeBinding.registerModelFilesJson
 module.exports.registerModelJson = nativeBinding.registerModelJson
 module.exports.toolsetReportJson = nativeBinding.toolsetReportJson
 module.exports.toolsetSelectJson = nativeBinding.toolsetSelectJson

@@ -211,6 +211,25 @@ export declare function lookupModel(model: string): ModelInfo
  * another Worker). Registering the name again without `count` removes it.
  */
 export declare function registerModel(profile: ProfileInput | string, count?: ((text: string) => number) | null): number
+/**
+ * A model known by its own files (Python's `register_model(name,
+ * tokenizer=...)`): its tokenizer.json (the chat template beside it) or
+ * GGUF, or `chatTemplate` given; `contextWindow` is the window the server
+ * allocated (Ollama's `num_ctx`, llama.cpp's `n_ctx`, vLLM's
+ * `max_model_len`). Every fit, turn and window for `name` then reports the
+ * template's count (`exact: true`); its conversations are OpenAI Chat.
+ * Returns the registry entry (as `lookupModel`).
+ */
+export declare function registerModelFiles(
+  name: string,
+  files: {
+    tokenizer: string
+    contextWindow: number
+    chatTemplate?: string | null
+    maxOutputTokens?: number | null
+    templateKwargs?: Record<string, unknown> | null
+  },
+): Record<string, unknown>
 /** Every registry entry, built-in and registered, with its `source`. */
 export declare function listModels(): RegistryList
 

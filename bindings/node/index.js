@@ -399,6 +399,23 @@ function counter(count) {
 // them, or JSON text) goes to the core's registry of this process; `count`,
 // with one profile, is the host's own counter (src/registry.rs says where it
 // may run). The core validates the profile and every count.
+// Python's register_model(name, tokenizer=...): a model known by its own
+// files, registered under `name`; every fit, turn and window for that name
+// then counts as its server does (the template's count, exact). The spec's
+// fields are passed to the core as they are (docs/formats.md, "Model files").
+function registerModelFiles(name, { tokenizer, contextWindow, chatTemplate, maxOutputTokens, templateKwargs } = {}) {
+  if (typeof name !== 'string') throw new TypeError(`name must be a string, got ${describe(name)}`)
+  if (typeof tokenizer !== 'string') throw new TypeError(`tokenizer must be a path string, got ${describe(tokenizer)}`)
+  const spec = { name, tokenizer }
+  if (contextWindow != null) spec.context_window = contextWindow
+  if (chatTemplate != null) spec.chat_template = chatTemplate
+  if (maxOutputTokens != null) spec.max_output_tokens = maxOutputTokens
+  if (templateKwargs != null) spec.template_kwargs = templateKwargs
+  const info = JSON.parse(call(() => native.registerModelFilesJson(JSON.stringify(spec))))
+  for (const key of cache.keys()) if (key.startsWith('m:')) cache.delete(key)
+  return info
+}
+
 function registerModel(profile, count) {
   if (typeof profile !== 'string' && (profile === null || typeof profile !== 'object')) {
     throw new TypeError(`profile must be an object, an array of them or JSON text, got ${describe(profile)}`)
@@ -949,6 +966,7 @@ module.exports = {
   countConversation,
   lookupModel,
   registerModel,
+  registerModelFiles,
   listModels,
   ContextWindow,
   fit,

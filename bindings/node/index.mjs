@@ -17,6 +17,7 @@ export const {
   countConversation,
   lookupModel,
   registerModel,
+  registerModelFiles,
   listModels,
   ContextWindow,
   fit,

@@ -40,7 +40,7 @@
 //! built-in ones at run time; overrides are local to the registry instance,
 //! so two hosts in one process do not see each other's changes.
 
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 use parking_lot::RwLock;
 use serde::{Deserialize, Serialize};
@@ -48,9 +48,11 @@ use serde::{Deserialize, Serialize};
 use crate::{json, Encoding, Error, ErrorKind, Result, Tokenizer};
 
 mod counter;
+mod prompt;
 pub use counter::{
     check_not_counting, in_host_counter, Counter, HostCountFn, HostCounter, HOST_COUNT_SLACK, MAX_CHARS_PER_TOKEN,
 };
+pub use prompt::PromptModel;
 
 /// One registry entry.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -183,6 +185,10 @@ struct Entry {
     /// does not depend on the window's types). Set for a model known by its
     /// chat template, whose framing is measured from it.
     framing: Option<serde_json::Value>,
+    /// The model's own prompt counter (its chat template and tokenizer),
+    /// for a model registered from its files: fits, turns and windows
+    /// report its count of the request as their totals.
+    prompt: Option<Arc<dyn PromptModel>>,
 }
 
 #[derive(Deserialize)]
@@ -357,7 +363,7 @@ fn builtin() -> Result<&'static Builtin> {
                             profile.name
                         )));
                     }
-                    Ok(Entry { profile, source: ModelSource::Builtin, counter: None, framing: None })
+                    Ok(Entry { profile, source: ModelSource::Builtin, counter: None, framing: None, prompt: None })
                 })
                 .collect::<Result<Vec<_>>>()?;
             Ok(Builtin { entries, families })
@@ -414,7 +420,7 @@ impl ModelRegistry {
     /// Adds `profile`, replacing any entry with the same name (and its
     /// counter, if it had one).
     pub fn register(&self, profile: ModelProfile) -> Result<()> {
-        self.register_entry(profile, None, None)
+        self.register_entry(profile, None, None, None)
     }
 
     /// Adds `profile` with the host's own counter `count` (text in, tokens
@@ -431,7 +437,7 @@ impl ModelRegistry {
         count: impl Fn(&str) -> std::result::Result<usize, String> + Send + Sync + 'static,
     ) -> Result<()> {
         let counter = HostCounter::new(&profile.name, count);
-        self.register_entry(profile, Some(counter), None)
+        self.register_entry(profile, Some(counter), None, None)
     }
 
     /// [`register_with_counter`](Self::register_with_counter) with framing
@@ -441,9 +447,39 @@ impl ModelRegistry {
         profile: ModelProfile,
         count: impl Fn(&str) -> std::result::Result<usize, String> + Send + Sync + 'static,
         framing: serde_json::Value,
+        prompt: Option<Arc<dyn PromptModel>>,
     ) -> Result<()> {
         let counter = HostCounter::new(&profile.name, count);
-        self.register_entry(profile, Some(counter), Some(framing))
+        self.register_entry(profile, Some(counter), Some(framing), prompt)
+    }
+
+    /// The prompt counter registered with the host entry a resolved model
+    /// matched, if any (a model registered from its files).
+    pub fn prompt_model(&self, info: &ModelInfo) -> Option<Arc<dyn PromptModel>> {
+        if info.source != ModelSource::Host {
+            return None;
+        }
+        let matched = info.matched.as_deref()?;
+        self.entries.read().iter().find(|e| e.profile.name == matched).and_then(|e| e.prompt.clone())
+    }
+
+    /// `InvalidArgument` when `name` is a built-in entry's name or stem
+    /// (`gpt-4o` for `gpt-4o*`): a model registered from its files gets a
+    /// name of its own, so a built-in model's counts never silently change.
+    /// A more specific name (`llama3.1:8b`, which `llama3.1*` would take)
+    /// is allowed: the host's exact entry wins for that name only.
+    pub fn check_not_builtin(&self, name: &str) -> Result<()> {
+        let lower = name.trim().to_ascii_lowercase();
+        let stem = lower.trim_end_matches('*');
+        if builtin_entries()?.iter().any(|e| e.profile.name.trim_end_matches('*') == stem) {
+            return Err(Error::invalid_argument(format!(
+                "'{}' is a built-in model's name; register the model's files under a name of their own (e.g. \
+                 '{}-local')",
+                crate::text::clip(name),
+                crate::text::clip(lower.trim_end_matches('*'))
+            )));
+        }
+        Ok(())
     }
 
     /// The framing registered with the host entry a resolved model matched,
@@ -497,11 +533,12 @@ impl ModelRegistry {
         mut profile: ModelProfile,
         counter: Option<HostCounter>,
         framing: Option<serde_json::Value>,
+        prompt: Option<Arc<dyn PromptModel>>,
     ) -> Result<()> {
         profile.name = profile.name.to_ascii_lowercase();
         validate(&profile)?;
         let mut entries = self.entries.write();
-        let entry = Entry { profile, source: ModelSource::Host, counter, framing };
+        let entry = Entry { profile, source: ModelSource::Host, counter, framing, prompt };
         match entries.iter_mut().find(|e| e.profile.name == entry.profile.name) {
             Some(existing) => *existing = entry,
             None => entries.push(entry),

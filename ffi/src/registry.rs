@@ -357,3 +357,52 @@ pub unsafe extern "C" fn turnfit_registry_register_counter(
         Ok(())
     })
 }
+
+/// Adds or replaces a model known by its own files (issue 50): its
+/// tokenizer file, its chat template and the window its server allocated.
+/// `spec_json` is `{"name": "qwen3-local", "tokenizer": PATH,
+/// "context_window": N, "max_output_tokens": N?, "chat_template": TEXT?,
+/// "template_kwargs": {...}?, "pattern": TEXT?}` (docs/formats.md): the
+/// tokenizer is an HF `tokenizer.json` (the template is taken from
+/// `chat_template.jinja` or `tokenizer_config.json` beside it) or a GGUF
+/// (its `tokenizer.chat_template`), unless `chat_template` gives the
+/// Jinja source. Then every `turnfit_fit`, turn and window using this
+/// registry for `name` counts as the server does: totals are the template
+/// rendered and tokenized (`exact: true`), and a fit tightens until the
+/// rendered prompt fits. The model's conversations must be OpenAI Chat.
+/// `*out_json` receives the entry as `turnfit_registry_lookup` gives it.
+/// `registry` must be a handle from `turnfit_registry_new`. Thread-safe.
+///
+/// Errors: `NULL_ARGUMENT`, `INVALID_UTF8`, `INVALID_JSON` (malformed,
+/// unknown field, `context_window` missing), `INVALID_ARGUMENT` (a
+/// built-in model's name, a zero window, no template found, a template
+/// that raises or does not parse), `IO` (a file that cannot be read),
+/// `LIMIT_EXCEEDED` (a template over 1 MiB, a spec over the JSON limit),
+/// and the tokenizer loader's statuses for a bad tokenizer file.
+///
+/// JSON: `spec_json` docs/formats.md ("Model files"); result
+/// `schemas/model-info.json`.
+///
+/// # Safety
+/// `registry` is a live handle; `spec_json` is valid for `spec_json_len`
+/// bytes (or NULL with length 0); `out_json` is valid for a write; `err` is
+/// NULL or valid for a write.
+#[no_mangle]
+pub unsafe extern "C" fn turnfit_registry_register_model_files(
+    registry: *mut turnfit_registry,
+    spec_json: *const c_char,
+    spec_json_len: usize,
+    out_json: *mut turnfit_string,
+    err: *mut *mut turnfit_error,
+) -> turnfit_status {
+    guard("turnfit_registry_register_model_files", err, || {
+        let dst = out(out_json, "out_json")?;
+        // SAFETY: per the contract above.
+        let (r, text) = unsafe {
+            (args::handle(registry, "registry")?, args::text(spec_json, spec_json_len, "spec_json", MAX_JSON_BYTES)?)
+        };
+        let info = turnfit_core::template::register_model_files_json(&r.inner, text)?;
+        dst.write(json_string(&info)?);
+        Ok(())
+    })
+}

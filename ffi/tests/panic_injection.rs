@@ -135,6 +135,10 @@ fn calls() -> Vec<(&'static str, Call)> {
             "turnfit_registry_register_counter",
             Call::Status(|err| unsafe { turnfit_registry_register_counter(z(), z(), z(), z(), z(), z(), err) }),
         ),
+        (
+            "turnfit_registry_register_model_files",
+            Call::Status(|err| unsafe { turnfit_registry_register_model_files(z(), z(), z(), z(), err) }),
+        ),
         ("turnfit_skills_open", Call::Status(|err| unsafe { turnfit_skills_open(z(), z(), z(), z(), z(), err) })),
         (
             "turnfit_skills_open_in",

@@ -450,6 +450,24 @@ pub fn check(data: &[u8]) {
                 let mut registered = 0usize;
                 call!(turnfit_registry_register, none, h.registry, p, n, &mut registered);
                 call!(turnfit_registry_lookup, Some(true), h.registry, p, n, null(), 0, &mut s);
+                // A model by its files, the fuzzed spec with its tokenizer
+                // path pointed nowhere (a fuzzed path could name a FIFO): the
+                // spec's checks run, then the file is refused as missing.
+                let spec = match serde_json::from_slice::<serde_json::Value>(bytes) {
+                    Ok(serde_json::Value::Object(mut o)) => {
+                        o.insert("tokenizer".into(), "/nonexistent-turnfit-fuzz/tokenizer.json".into());
+                        serde_json::Value::Object(o).to_string().into_bytes()
+                    }
+                    _ => bytes.to_vec(),
+                };
+                let _ = call!(
+                    turnfit_registry_register_model_files,
+                    Some(true),
+                    h.registry,
+                    txt(&spec),
+                    spec.len(),
+                    &mut s
+                );
                 let m = b"no-such-model";
                 call!(turnfit_registry_lookup, Some(true), h.registry, txt(m), m.len(), p, n, &mut s);
                 // A host counter with the fuzzed profile. Registered, it

@@ -4713,6 +4713,82 @@ out:
     turnfit_file_tokenizer_free(NULL);
 }
 
+/* A model by its files (issue 50): registered from the tiny byte-level
+ * tokenizer and a template given as text, a fit for its name reports the
+ * template's count (exact), equal to the rendered prompt counted with the
+ * file's special tokens recognised. Bad input: each a specific status. */
+static void test_model_files(void)
+{
+    turnfit_error *e = NULL;
+    turnfit_registry *reg = NULL;
+    turnfit_file_tokenizer *rec = NULL;
+    turnfit_string info = {0}, conv = {0}, report = {0};
+    char spec[1024];
+    if (!CHECK_STATUS(turnfit_registry_new(&reg, &e), TURNFIT_STATUS_OK))
+        goto out;
+    snprintf(spec, sizeof spec,
+             "{\"name\":\"Tiny-Local\",\"tokenizer\":\"%s\",\"context_window\":4000,\"chat_template\":"
+             "\"{%% for m in messages %%}{{ m.role }}:{{ m.content }}<|end|>{%% endfor %%}"
+             "{%% if add_generation_prompt %%}assistant:{%% endif %%}\"}",
+             kByteLevelFile);
+    CHECK_STATUS(turnfit_registry_register_model_files(reg, STR(spec), &info, &e), TURNFIT_STATUS_OK);
+    CHECK_STR_CONTAINS(info, "\"matched\":\"tiny-local\"");
+    CHECK_STR_CONTAINS(info, "\"context_window\":4000");
+    CHECK_STR_CONTAINS(info, "\"exact\":true");
+    CHECK_STATUS(turnfit_fit(reg, LIT("[{\"role\":\"user\",\"content\":\"hi\"}]"), LIT("{\"model\":\"tiny-local\"}"),
+                             &conv, &report, &e),
+                 TURNFIT_STATUS_OK);
+    CHECK_STR_CONTAINS(report, "\"exact\":true");
+    size_t want = 0;
+    CHECK_STATUS(turnfit_file_tokenizer_open(LIT(kByteLevelFile), NULL, 0, TURNFIT_TOKENIZER_RECOGNIZE_SPECIAL, &rec,
+                                             &e),
+                 TURNFIT_STATUS_OK);
+    CHECK_STATUS(turnfit_file_tokenizer_count(rec, LIT("user:hi<|end|>assistant:"), &want, &e), TURNFIT_STATUS_OK);
+    char needle[64];
+    snprintf(needle, sizeof needle, "\"tokens_before\":%zu,", want);
+    CHECK(report.ptr && strstr((const char *)report.ptr, needle) != NULL);
+
+    /* Bad input. */
+    turnfit_string none = {0};
+    CHECK_STATUS(turnfit_registry_register_model_files(NULL, STR(spec), &none, &e), TURNFIT_STATUS_NULL_ARGUMENT);
+    CHECK_ERR(&e, TURNFIT_STATUS_NULL_ARGUMENT, "turnfit_registry_register_model_files", "registry");
+    CHECK_STATUS(turnfit_registry_register_model_files(reg, NULL, 5, &none, &e), TURNFIT_STATUS_NULL_ARGUMENT);
+    CHECK_ERR(&e, TURNFIT_STATUS_NULL_ARGUMENT, "turnfit_registry_register_model_files", "spec_json");
+    CHECK_STATUS(turnfit_registry_register_model_files(reg, STR(spec), NULL, &e), TURNFIT_STATUS_NULL_ARGUMENT);
+    CHECK_ERR(&e, TURNFIT_STATUS_NULL_ARGUMENT, "turnfit_registry_register_model_files", "out_json");
+    CHECK_STATUS(turnfit_registry_register_model_files(reg, LIT("{\"name\":\"m\xff\"}"), &none, &e),
+                 TURNFIT_STATUS_INVALID_UTF8);
+    CHECK_ERR(&e, TURNFIT_STATUS_INVALID_UTF8, "turnfit_registry_register_model_files", NULL);
+    CHECK_STATUS(turnfit_registry_register_model_files(reg, LIT("{\"name\":\"m\",\"tokenizer\":\"x\"}"), &none, &e),
+                 TURNFIT_STATUS_INVALID_JSON);
+    CHECK_ERR(&e, TURNFIT_STATUS_INVALID_JSON, "turnfit_registry_register_model_files", "context_window");
+    CHECK_STATUS(turnfit_registry_register_model_files(
+                     reg, LIT("{\"name\":\"m\",\"tokenizer\":\"/nonexistent/tokenizer.json\",\"context_window\":8}"),
+                     &none, &e),
+                 TURNFIT_STATUS_IO);
+    CHECK_ERR(&e, TURNFIT_STATUS_IO, "turnfit_registry_register_model_files", "/nonexistent/tokenizer.json");
+    snprintf(spec, sizeof spec, "{\"name\":\"gpt-4o\",\"tokenizer\":\"%s\",\"context_window\":8,\"chat_template\":\"x\"}",
+             kByteLevelFile);
+    CHECK_STATUS(turnfit_registry_register_model_files(reg, STR(spec), &none, &e), TURNFIT_STATUS_INVALID_ARGUMENT);
+    CHECK_ERR(&e, TURNFIT_STATUS_INVALID_ARGUMENT, "turnfit_registry_register_model_files", "built-in");
+    snprintf(spec, sizeof spec, "{\"name\":\"m\",\"tokenizer\":\"%s\",\"context_window\":8}", kByteLevelFile);
+    CHECK_STATUS(turnfit_registry_register_model_files(reg, STR(spec), &none, &e), TURNFIT_STATUS_INVALID_ARGUMENT);
+    CHECK_ERR(&e, TURNFIT_STATUS_INVALID_ARGUMENT, "turnfit_registry_register_model_files", "no chat template found");
+    snprintf(spec, sizeof spec,
+             "{\"name\":\"m\",\"tokenizer\":\"%s\",\"context_window\":8,\"chat_template\":"
+             "\"{{ raise_exception('no system role') }}\"}",
+             kByteLevelFile);
+    CHECK_STATUS(turnfit_registry_register_model_files(reg, STR(spec), &none, &e), TURNFIT_STATUS_INVALID_ARGUMENT);
+    CHECK_ERR(&e, TURNFIT_STATUS_INVALID_ARGUMENT, "turnfit_registry_register_model_files", "no system role");
+    CHECK(none.ptr == NULL);
+out:
+    turnfit_string_free(&info);
+    turnfit_string_free(&conv);
+    turnfit_string_free(&report);
+    turnfit_file_tokenizer_free(rec);
+    turnfit_registry_free(reg);
+}
+
 int main(void)
 {
     test_version();
@@ -4720,6 +4796,7 @@ int main(void)
     test_errors_and_frees();
     test_tokenizer_basics();
     test_file_tokenizer();
+    test_model_files();
     test_count_until_limit();
     test_truncate();
     test_token_bytes();

@@ -123,6 +123,13 @@ pub fn register_model_json(
     })
 }
 
+/// `registerModelFiles`: a model by its files (the spec as JSON text,
+/// docs/formats.md "Model files"); returns its registry entry as JSON.
+#[napi]
+pub fn register_model_files_json(spec: String) -> napi::Result<String> {
+    guard("registerModelFiles", || json(&turnfit::template::register_model_files_json(registry(), &spec)?))
+}
+
 /// Every registry entry (built-in and registered) as JSON text.
 #[napi]
 pub fn list_models_json() -> napi::Result<String> {

@@ -382,6 +382,13 @@ fn _register_model(profile_json: crate::Text, count: Option<Bound<'_, PyAny>>) -
     guard("register_model", || registry().register_json_with_counter(&profile_json, counter).map(|()| 1))
 }
 
+/// Registers a model by its files (the spec as JSON, docs/formats.md
+/// "Model files") in the binding's registry; returns its entry as JSON.
+#[pyfunction]
+fn _register_model_files(spec_json: crate::Text) -> PyResult<String> {
+    guard("register_model", || to_json(&turnfit::template::register_model_files_json(registry(), &spec_json)?))
+}
+
 /// Every registry entry as JSON.
 #[pyfunction]
 fn _list_models_json() -> PyResult<String> {
@@ -399,6 +406,7 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_lookup_model_json, m)?)?;
     m.add_function(wrap_pyfunction!(_list_models_json, m)?)?;
     m.add_function(wrap_pyfunction!(_register_model, m)?)?;
+    m.add_function(wrap_pyfunction!(_register_model_files, m)?)?;
     m.add_function(wrap_pyfunction!(list_encodings, m)?)?;
     Ok(())
 }

@@ -51,20 +51,38 @@ impl ModelTemplate {
         with_tools: bool,
         file: Option<&Path>,
     ) -> Result<ModelTemplate> {
-        Self::find(tokenizer_path, tokenizer, with_tools, file)
+        let given = match file {
+            Some(f) => Some((read_limited(f, MAX_TEMPLATE_BYTES)?, f.display().to_string())),
+            None => None,
+        };
+        Self::find(tokenizer_path, tokenizer, with_tools, given)
+    }
+
+    /// [`ModelTemplate::for_tokenizer`] with the template's source given
+    /// as text (a host's `chat_template` argument), named `origin` in
+    /// messages; `LimitExceeded` above [`MAX_TEMPLATE_BYTES`].
+    pub fn with_source(
+        tokenizer_path: &Path,
+        tokenizer: &FileTokenizer,
+        source: &str,
+        origin: &str,
+    ) -> Result<ModelTemplate> {
+        if source.len() as u64 > MAX_TEMPLATE_BYTES {
+            return Err(Error::new(
+                ErrorKind::LimitExceeded,
+                format!("{origin}: larger than {MAX_TEMPLATE_BYTES} bytes"),
+            ));
+        }
+        Self::find(tokenizer_path, tokenizer, false, Some((source.to_string(), origin.to_string())))
     }
 
     fn find(
         tokenizer_path: &Path,
         tokenizer: &FileTokenizer,
         with_tools: bool,
-        file: Option<&Path>,
+        given: Option<(String, String)>,
     ) -> Result<ModelTemplate> {
         let shown = tokenizer_path.display().to_string();
-        let given = match file {
-            Some(f) => Some((read_limited(f, MAX_TEMPLATE_BYTES)?, f.display().to_string())),
-            None => None,
-        };
         if let Some(source) = &tokenizer.info().chat_template {
             let (bos, eos) = gguf_special_tokens(tokenizer_path, tokenizer)?;
             let (source, origin) =

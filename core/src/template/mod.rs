@@ -19,11 +19,14 @@ mod files;
 mod input;
 mod model;
 mod pyjson;
+mod register;
 mod source;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]
 mod tests_count;
+#[cfg(test)]
+mod tests_register;
 
 use std::cell::Cell;
 use std::io;
@@ -39,6 +42,7 @@ use crate::{Error, ErrorKind, Result};
 pub use count::PromptCounter;
 pub use files::{read_limited, ModelTemplate, MAX_TEMPLATE_BYTES};
 pub use model::TemplateModel;
+pub use register::{register_model_files, register_model_files_json, ModelFiles};
 
 /// Bounds on one render. The defaults fit every template of llama.cpp's
 /// collection on conversations of megabytes.

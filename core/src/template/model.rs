@@ -14,18 +14,16 @@
 //! conversation, and fit shrinks its budget by what the count exceeds until
 //! the rendered prompt fits.
 
+use std::sync::Arc;
+
 use serde_json::{json, Value as Json};
 
 use super::{PromptCounter, RenderOptions};
 use crate::chat::{Conversation, Format};
-use crate::models::{ModelProfile, ModelRegistry};
+use crate::models::{ModelProfile, ModelRegistry, PromptModel};
 use crate::turn::{Reply, SummarizerCall, TurnReport};
 use crate::window::{Budget, FitOptions, Framing, Preflight, ToolStyle, Window};
 use crate::{Encoding, Error, ErrorKind, Result};
-
-/// How many times fit may tighten its budget before it reports the prompt
-/// still over (each pass takes off what the template's count exceeded).
-const MAX_FIT_PASSES: usize = 8;
 
 /// A model counted with its own tokenizer and chat template.
 #[derive(Debug, Clone)]
@@ -113,9 +111,10 @@ impl TemplateModel {
     /// Registers the model as `name` in `registry`: its tokenizer counts
     /// text, its measured framing frames messages, `context_window` is the
     /// window the server allocated (Ollama's `num_ctx`, llama.cpp's
-    /// `n_ctx`, vLLM's `max_model_len`). The entry says `exact: false`: only
-    /// the totals of [`TemplateModel::preflight`] and [`TemplateModel::fit`]
-    /// are the template's count.
+    /// `n_ctx`, vLLM's `max_model_len`). The entry carries the model itself
+    /// ([`PromptModel`]), so every fit, turn and window for `name` reports
+    /// the template's count as its totals (`exact: true`); the per-message
+    /// counts that decide what to cut are the measured framing's.
     pub fn register(
         &self,
         registry: &ModelRegistry,
@@ -129,18 +128,24 @@ impl TemplateModel {
             encoding: Encoding::O200kBase,
             context_window,
             max_output_tokens,
-            exact: false,
+            exact: true,
         };
         let framing = self.framing()?;
         let tok = self.counter.tokenizer_arc();
         let framing = serde_json::to_value(framing).map_err(|e| Error::internal(format!("framing: {e}")))?;
-        registry.register_with_counter_and_framing(profile, move |s| tok.count(s).map_err(|e| e.to_string()), framing)
+        let prompt: Arc<dyn PromptModel> = Arc::new(self.clone());
+        registry.register_with_counter_and_framing(
+            profile,
+            move |s| tok.count(s).map_err(|e| e.to_string()),
+            framing,
+            Some(prompt),
+        )
     }
 
     /// Preflight of an OpenAI Chat `conversation` for `name` (registered
-    /// with [`TemplateModel::register`]): the components as the window
-    /// counts them, `prompt_tokens` the template's count (the window is
-    /// calibrated to it, so the verdict reads it) and `exact: true`.
+    /// with [`TemplateModel::register`]): the window's own preflight, whose
+    /// `prompt_tokens` and verdict are the template's count (`exact: true`)
+    /// for such a model.
     pub fn preflight(
         &self,
         registry: &ModelRegistry,
@@ -148,67 +153,31 @@ impl TemplateModel {
         conversation: &str,
         budget: Budget,
     ) -> Result<Preflight> {
-        let body = parse_openai(conversation)?;
-        let exact = self.count_request(&body)?;
+        parse_openai(conversation)?;
         let mut window = Window::for_model(registry, name, budget)?;
         window.load(Conversation::parse(conversation, Some(Format::OpenAi))?)?;
-        window.calibrate(exact)?;
-        let mut report = window.preflight(None)?;
-        report.prompt_tokens = exact;
-        report.exact = true;
-        Ok(report)
+        window.preflight(None)
     }
 
     /// One fit of an OpenAI Chat `conversation` for the model registered as
-    /// `options.model`, whose reported totals are the template's counts:
-    /// when the fitted prompt renders to more than the limit, the budget is
-    /// tightened by the excess (at least twice the last tightening when a
-    /// pass is still over) and the fit runs again (up to [`MAX_FIT_PASSES`]
-    /// times; `insufficient` if still over).
+    /// `options.model` ([`TemplateModel::register`]): the ordinary turn
+    /// ([`crate::turn::run`]), whose totals are the template's count and
+    /// which tightens until the rendered prompt fits.
     pub fn fit(
         &self,
         registry: &ModelRegistry,
         conversation: &str,
         options: &FitOptions,
-        mut summarizer: Option<&mut dyn FnMut(&SummarizerCall) -> Reply>,
+        summarizer: Option<&mut dyn FnMut(&SummarizerCall) -> Reply>,
     ) -> Result<(Conversation, TurnReport)> {
-        let before = self.count_request(&parse_openai(conversation)?)?;
-        let mut opts = options.clone();
-        let (mut base_max, mut limit, mut shrink, mut step) = (0, 0, 0, 0);
-        for pass in 0..MAX_FIT_PASSES {
-            let mut host = summarizer.as_mut().map(|f| move |call: &SummarizerCall| f(call));
-            let host = host.as_mut().map(|f| f as &mut dyn FnMut(&SummarizerCall) -> Reply);
-            let (fitted, mut report) = crate::turn::run(registry, conversation, &opts, host)?;
-            let fitted_json: Json = serde_json::from_str(&fitted.to_json()?)
-                .map_err(|e| Error::internal(format!("the fitted conversation is not JSON: {e}")))?;
-            let after = self.count_request(&fitted_json)?;
-            if pass == 0 {
-                // The first pass fixes the budget and the reply's reserve.
-                base_max = report.fit.max_tokens;
-                limit = report.fit.limit_tokens;
-                opts.reserve_output = Some(report.fit.reserved_output);
-            }
-            let over = after.saturating_sub(limit);
-            if over == 0 || pass + 1 == MAX_FIT_PASSES || shrink + over >= limit {
-                report.fit.tokens_before = before;
-                report.fit.tokens_after = after;
-                report.fit.exact = true;
-                report.fit.max_tokens = base_max;
-                report.fit.limit_tokens = limit;
-                report.fit.insufficient |= over > 0;
-                return Ok((fitted, report));
-            }
-            // A fit need not shrink by exactly what the budget lost (a
-            // template may render a message differently by its position):
-            // a pass still over takes off at least twice the last step.
-            step = over.max(step * 2);
-            shrink += step;
-            if shrink >= limit {
-                shrink = limit.saturating_sub(1);
-            }
-            opts.max_tokens = Some(base_max - shrink);
-        }
-        unreachable!("the last pass returns")
+        parse_openai(conversation)?;
+        crate::turn::run(registry, conversation, options, summarizer)
+    }
+}
+
+impl PromptModel for TemplateModel {
+    fn count_request(&self, request: &Json) -> Result<usize> {
+        TemplateModel::count_request(self, request)
     }
 }
 

@@ -18,6 +18,11 @@ const END: u32 = 301;
 /// A byte-level tokenizer.json: GPT-2's byte alphabet, no merges, `<s>`
 /// and `<|end|>` special.
 fn tokenizer() -> Arc<FileTokenizer> {
+    Arc::new(FileTokenizer::from_bytes(&tiny_tokenizer_json(), "tiny.json").unwrap())
+}
+
+/// The bytes of [`tokenizer`]'s file.
+pub(super) fn tiny_tokenizer_json() -> Vec<u8> {
     let printable = |x: u8| matches!(x, b'!'..=b'~' | 0xA1..=0xAC | 0xAE..=0xFF);
     let byte_char = |b: u8| {
         if printable(b) {
@@ -38,10 +43,10 @@ fn tokenizer() -> Arc<FileTokenizer> {
             "pair": [], "special_tokens": {"<s>": {"id": "<s>", "ids": [BOS], "tokens": ["<s>"]}}},
         "model": {"type": "BPE", "vocab": vocab, "merges": []}
     });
-    Arc::new(FileTokenizer::from_bytes(&serde_json::to_vec(&f).unwrap(), "tiny.json").unwrap())
+    serde_json::to_vec(&f).unwrap()
 }
 
-const TEMPLATE: &str = "{{ bos_token }}{% for m in messages %}{{ m.role }}:{{ m.content }}<|end|>{% endfor %}{% if add_generation_prompt %}assistant:{% endif %}";
+pub(super) const TEMPLATE: &str = "{{ bos_token }}{% for m in messages %}{{ m.role }}:{{ m.content }}<|end|>{% endfor %}{% if add_generation_prompt %}assistant:{% endif %}";
 
 fn counter(source: &str) -> PromptCounter {
     let model = ModelTemplate {
@@ -138,7 +143,7 @@ fn the_framing_is_measured_from_the_template() {
 /// A template whose messages cost more as their number grows (the index is
 /// printed): the framing measured on the first messages is short on later
 /// ones, so only the template's count of the result can say it fits.
-const NUMBERED: &str = "{{ bos_token }}{% for m in messages %}[{{ loop.index * 1000 }}]{{ m.role }}:{{ m.content }}<|end|>{% endfor %}{% if add_generation_prompt %}assistant:{% endif %}";
+pub(super) const NUMBERED: &str = "{{ bos_token }}{% for m in messages %}[{{ loop.index * 1000 }}]{{ m.role }}:{{ m.content }}<|end|>{% endfor %}{% if add_generation_prompt %}assistant:{% endif %}";
 
 #[test]
 fn fit_reports_the_template_count_and_never_goes_over() {

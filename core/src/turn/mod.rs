@@ -460,7 +460,7 @@ impl Turn {
             .fitted
             .as_ref()
             .and_then(|f| carry::next(f, &c.conversation.messages, &c.changes, label, self.applied.as_ref()));
-        let mut fit = self.head.report(&c);
+        let mut fit = self.head.report(&c)?;
         let mut cache = cache::impact(&c, &self.acct)?;
         // A carried summary in place of its run changes the request too.
         let changed = !c.changes.is_empty() || self.applied.is_some();
@@ -962,19 +962,31 @@ fn unchanged(window: &Window, policy: &Policy) -> Result<TurnReport> {
 
 /// Runs a turn with a synchronous summarizer: while a request waits, calls
 /// `summarizer` and resumes with its reply. `None`: the digest summarizes
-/// (and the report says `no_summarizer`).
+/// (and the report says `no_summarizer`). For a model registered from its
+/// files, the turn runs again with a tighter budget while its rendered
+/// request is over the limit (`window::rendered`; the summarizer may be
+/// asked again on each pass).
 pub fn run(
     registry: &ModelRegistry,
     conversation: &str,
     options: &FitOptions,
     mut summarizer: Option<&mut dyn FnMut(&SummarizerCall) -> Reply>,
 ) -> Result<(Conversation, TurnReport)> {
-    let mut t = Turn::start(registry, conversation, options)?;
-    if let Some(f) = summarizer.as_mut() {
-        while let Some(call) = t.call() {
-            let reply = f(call);
-            t.resume(reply)?;
+    let mut report = None;
+    let (c, fit) = crate::window::tighten_rendered(registry, options, |o| {
+        let mut t = Turn::start(registry, conversation, o)?;
+        if let Some(f) = summarizer.as_mut() {
+            while let Some(call) = t.call() {
+                let reply = f(call);
+                t.resume(reply)?;
+            }
         }
-    }
-    t.finish()
+        let (c, r) = t.finish()?;
+        let fit = r.fit.clone();
+        report = Some(r);
+        Ok((c, fit))
+    })?;
+    let mut report = report.ok_or_else(|| Error::internal("a turn ran no pass"))?;
+    report.fit = fit;
+    Ok((c, report))
 }

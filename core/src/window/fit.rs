@@ -154,8 +154,13 @@ pub fn fit(conversation: &str, options: &FitOptions) -> Result<(Conversation, Fi
 
 /// [`fit`] with models looked up in `registry`, so a model a host
 /// registered works in `fit` as it does in a [`Window`].
+/// For a model registered from its files the totals are its template's
+/// count and the fit tightens until the rendered prompt fits (see
+/// `window::rendered`).
 pub fn fit_in(registry: &ModelRegistry, conversation: &str, options: &FitOptions) -> Result<(Conversation, FitReport)> {
-    finish_fit(start(registry, conversation, options)?)
+    check_options(options)?;
+    let c = Conversation::parse(conversation, options.format)?;
+    super::rendered::tighten(registry, options, |o| finish_fit(start_parsed(registry, c.clone(), o)?))
 }
 
 /// The rest of [`fit_in`] once the ladder has run: the digest for the
@@ -165,7 +170,7 @@ fn finish_fit(s: Started) -> Result<(Conversation, FitReport)> {
         Begun::Done(r) => *r,
         Begun::Summarize(pending) => digest_summary(*pending, &s.policy, &s.acct)?,
     };
-    let report = s.head.report(&r);
+    let report = s.head.report(&r)?;
     Ok((r.conversation, report))
 }
 
@@ -182,12 +187,16 @@ pub(crate) struct Head {
     pub(crate) messages_before: usize,
     /// Whether the trigger fired (compaction ran toward the target).
     pub(crate) fired: bool,
+    /// The model's own prompt count, for a model registered from its
+    /// files: the report's totals are its.
+    pub(crate) rendered: Option<super::rendered::Rendered>,
 }
 
 impl Head {
-    /// The report for the compaction `r`.
-    pub(crate) fn report(&self, r: &Compacted) -> FitReport {
-        FitReport {
+    /// The report for the compaction `r` (its totals the template's count
+    /// for a model registered from its files).
+    pub(crate) fn report(&self, r: &Compacted) -> Result<FitReport> {
+        let mut report = FitReport {
             model: self.info.model.clone(),
             exact: self.exact,
             format: self.format,
@@ -205,7 +214,11 @@ impl Head {
             shortfall: r.shortfall.clone(),
             changes: r.changes.clone(),
             protected: r.protected.clone(),
+        };
+        if let Some(rendered) = &self.rendered {
+            rendered.report(&mut report, &r.conversation)?;
         }
+        Ok(report)
     }
 }
 
@@ -220,14 +233,7 @@ pub(crate) struct Started {
     pub(crate) head: Head,
 }
 
-/// Resolves the model and budget, prepares the conversation and runs the
-/// ladder, stopping at the summary request for the summarize strategy.
-pub(crate) fn start(registry: &ModelRegistry, conversation: &str, options: &FitOptions) -> Result<Started> {
-    check_options(options)?;
-    start_parsed(registry, Conversation::parse(conversation, options.format)?, options)
-}
-
-/// What [`start`] refuses before reading the conversation.
+/// What a fit refuses before reading the conversation.
 fn check_options(options: &FitOptions) -> Result<()> {
     if options.model.trim().is_empty() {
         return Err(Error::invalid_argument("options.model is required"));
@@ -263,7 +269,10 @@ pub(crate) fn start_parsed_cached(
     };
     let info = registry.resolve(&options.model, &custom)?;
     let acct = Accountant::for_resolved(registry, &info, options.chars_per_token)?.with_api(options.api);
-    start_resolved_cached(info, acct, c, options, cache)
+    let rendered = super::rendered::Rendered::for_input(registry, &info, &c)?;
+    let mut s = start_resolved_cached(info, acct, c, options, cache)?;
+    s.head.rendered = rendered;
+    Ok(s)
 }
 
 /// [`start`] with the model already resolved: a window's turn passes the
@@ -342,6 +351,7 @@ fn start_resolved_cached(
         limit_tokens: limit,
         messages_before,
         fired,
+        rendered: None,
     };
     Ok(Started { next, policy, acct, head })
 }
@@ -406,8 +416,8 @@ pub fn fit_value_origins(
     let options: FitOptions = crate::json::parse("fit options", options_json)?;
     check_options(&options)?;
     let c = Conversation::from_value(conversation, text_len, options.format)?;
-    let s = start_parsed(registry, c, &options)?;
-    let (c, report) = finish_fit(s)?;
+    let (c, report) =
+        super::rendered::tighten(registry, &options, |o| finish_fit(start_parsed(registry, c.clone(), o)?))?;
     let origins = c.origins();
     Ok((c.into_value(), report, origins))
 }

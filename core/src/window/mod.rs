@@ -16,6 +16,7 @@ mod fit;
 mod manifest;
 mod mask;
 mod pairing;
+mod rendered;
 mod repair;
 mod rounds;
 mod state;
@@ -41,6 +42,8 @@ pub(crate) use fit::{
 };
 pub use manifest::{Change, ChangeKind, Protected, Reason, Shortfall, ShortfallReason};
 pub use mask::MaskOptions;
+pub(crate) use rendered::tighten as tighten_rendered;
+pub use rendered::MAX_FIT_PASSES;
 pub use repair::{repair, Repaired, DEFAULT_SYNTHETIC_RESULT};
 pub use state::{Added, Budget, CompactOutcome, CompactReport, Preflight, Verdict, Window};
 pub use strategy::compact;

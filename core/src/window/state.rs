@@ -192,6 +192,9 @@ pub struct Window {
     /// did, and after the conversation is replaced. [`Window::add`]
     /// compacts again only past this plus the trigger's gap, or on overflow.
     settled: Option<usize>,
+    /// The model's own prompt counter, for a model registered from its
+    /// files: preflight's total is its count of the request.
+    prompt_model: Option<std::sync::Arc<dyn crate::models::PromptModel>>,
 }
 
 /// `LimitExceeded` when a window would hold `n` messages, more than
@@ -235,7 +238,8 @@ impl Window {
         };
         let info = registry.resolve(model, &custom)?;
         let acct = Accountant::for_resolved(registry, &info, None)?;
-        Window::new(acct, info, budget)
+        let prompt_model = registry.prompt_model(&info);
+        Ok(Window { prompt_model, ..Window::new(acct, info, budget)? })
     }
 
     /// The model the window counts for, as resolved.
@@ -296,6 +300,7 @@ impl Window {
             generation: next_generation(),
             observer: Observer::none(),
             settled: None,
+            prompt_model: None,
         })
     }
 
@@ -694,14 +699,18 @@ impl Window {
     }
 
     /// The pre-flight report, optionally counting a message about to be sent.
+    /// For a model registered from its files, `prompt_tokens` and the
+    /// verdict are its template's count of the request (`exact: true`); the
+    /// components stay the per-message figures.
     pub fn preflight(&self, new_input: Option<&Message>) -> Result<Preflight> {
         let new_n = new_input.map(|m| self.acct.message(m)).transpose()?.unwrap_or(0);
-        let prompt = self.prompt_tokens(new_n);
+        let rendered = self.rendered_count(new_input)?;
+        let prompt = rendered.unwrap_or_else(|| self.prompt_tokens(new_n));
         let Level { calibrated, total, trigger, verdict } = self.level(prompt);
         let message = self.system_tokens + self.tools_tokens + self.history_tokens + new_n;
         Ok(Preflight {
             model: self.info.model.clone(),
-            exact: self.exact() && !new_input.is_some_and(|m| self.acct.message_estimated(m)),
+            exact: rendered.is_some() || self.exact() && !new_input.is_some_and(|m| self.acct.message_estimated(m)),
             system: self.system_tokens,
             tools: self.tools_tokens,
             history: self.history_tokens,
@@ -720,6 +729,29 @@ impl Window {
             target_tokens: (self.limit as f64 * self.budget.target_ratio).floor() as usize,
             verdict,
         })
+    }
+}
+
+impl Window {
+    /// The template's count of the request with `new_input` appended, for a
+    /// window whose model has a prompt counter and whose conversation is
+    /// OpenAI Chat (what templates render); `None` otherwise.
+    fn rendered_count(&self, new_input: Option<&Message>) -> Result<Option<usize>> {
+        let Some(model) = &self.prompt_model else { return Ok(None) };
+        if self.conversation.format != Format::OpenAi {
+            return Ok(None);
+        }
+        let mut request = self.conversation.to_value();
+        if let Some(m) = new_input {
+            let list = match &mut request {
+                serde_json::Value::Object(o) => o.get_mut("messages"),
+                other => Some(other),
+            };
+            if let Some(serde_json::Value::Array(list)) = list {
+                list.push(m.raw().clone());
+            }
+        }
+        model.count_request(&request).map(Some)
     }
 }
 

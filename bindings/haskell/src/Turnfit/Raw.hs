@@ -422,6 +422,10 @@ foreign import ccall safe "turnfit_registry_list"
 foreign import ccall safe "turnfit_registry_register_counter"
   cRegistryRegisterCounter :: Ptr TurnfitRegistry -> CString -> CSize -> FunPtr CountFn -> Ptr () -> FunPtr FreeUserDataFn -> Ptr (Ptr TurnfitError) -> IO Word32
 
+-- | @turnfit_status turnfit_registry_register_model_files(struct turnfit_registry * registry, const char * spec_json, size_t spec_json_len, struct turnfit_string * out_json, struct turnfit_error ** err)@
+foreign import ccall safe "turnfit_registry_register_model_files"
+  cRegistryRegisterModelFiles :: Ptr TurnfitRegistry -> CString -> CSize -> Ptr TurnfitString -> Ptr (Ptr TurnfitError) -> IO Word32
+
 -- | @turnfit_status turnfit_skills_open(const char * root, size_t root_len, const char * options_json, size_t options_json_len, struct turnfit_skills ** out_skills, struct turnfit_error ** err)@
 foreign import ccall safe "turnfit_skills_open"
   cSkillsOpen :: CString -> CSize -> CString -> CSize -> Ptr (Ptr TurnfitSkills) -> Ptr (Ptr TurnfitError) -> IO Word32

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import inspect as _inspect
 import json as _json
+import os as _os
 from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple, Union
 
 from . import _native
@@ -135,7 +136,14 @@ def list_models() -> List[Dict[str, Any]]:
 
 
 def register_model(
-    profile: Union[Mapping[str, Any], List[Mapping[str, Any]]], *, count: Optional[Callable[[str], int]] = None
+    profile: Union[str, Mapping[str, Any], List[Mapping[str, Any]]],
+    *,
+    count: Optional[Callable[[str], int]] = None,
+    tokenizer: Optional[Union[str, "os.PathLike[str]"]] = None,
+    chat_template: Optional[str] = None,
+    context_window: Optional[int] = None,
+    max_output_tokens: Optional[int] = None,
+    template_kwargs: Optional[Mapping[str, Any]] = None,
 ) -> int:
     """Register model profiles (``{"name", "encoding", "context_window",
     "max_output_tokens", "exact"}``, or a list of them) in turnfit's registry
@@ -149,8 +157,38 @@ def register_model(
     GIL held: it must not call back into turnfit (such a call raises
     ``InvalidArgumentError``), and an exception it raises, or a result that is
     not a non-negative ``int``, fails the counting call with
-    ``InvalidArgumentError`` naming the model."""
-    return int(_native._register_model(_dumps(profile), count))
+    ``InvalidArgumentError`` naming the model.
+
+    ``tokenizer``: a model known by its own files (``profile`` is then its
+    name): the path of its ``tokenizer.json`` (the chat template is read
+    from beside it) or GGUF, ``chat_template`` the Jinja source instead,
+    ``context_window`` the window the server allocated (Ollama's
+    ``num_ctx``, llama.cpp's ``n_ctx``, vLLM's ``max_model_len``; required),
+    ``template_kwargs`` extra template variables. Every ``fit``, turn and
+    window for that name then reports the template's count (``exact``) and
+    fits the rendered prompt within the limit; its conversations are
+    OpenAI Chat messages."""
+    if tokenizer is None:
+        if chat_template is not None or context_window is not None or template_kwargs is not None:
+            raise TypeError("chat_template, context_window and template_kwargs go with tokenizer=")
+        if max_output_tokens is not None:
+            raise TypeError("max_output_tokens goes with tokenizer= (a profile carries its own)")
+        return int(_native._register_model(_dumps(profile), count))
+    if not isinstance(profile, str):
+        raise TypeError("with tokenizer=, the first argument is the model's name (a str)")
+    if count is not None:
+        raise TypeError("count and tokenizer= are two ways to count: give one")
+    spec: Dict[str, Any] = {"name": profile, "tokenizer": _os.fspath(tokenizer)}
+    if context_window is not None:
+        spec["context_window"] = context_window
+    if chat_template is not None:
+        spec["chat_template"] = chat_template
+    if max_output_tokens is not None:
+        spec["max_output_tokens"] = max_output_tokens
+    if template_kwargs is not None:
+        spec["template_kwargs"] = dict(template_kwargs)
+    _native._register_model_files(_dumps(spec))
+    return 1
 
 
 # --- conversations ---------------------------------------------------------

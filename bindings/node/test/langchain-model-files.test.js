@@ -1,0 +1,60 @@
+'use strict'
+// Issue 50's must-show through a Node adapter: a real agent trajectory
+// (mini-swe-agent astroid-1866) fitted by the LangChain.js adapter's
+// fitModelRequest for open-weight models registered from their files
+// (Qwen3, Llama 3). At several budgets, the request the adapter returns is
+// never over the limit by the model's own count: the core's template count
+// of it (toChat's OpenAI form), taken afresh. Skipped with a message when
+// the files are not cached (scripts/templates.sh fetches them).
+const test = require('node:test')
+const assert = require('node:assert/strict')
+const fs = require('node:fs')
+const path = require('node:path')
+const ck = require('..')
+const { fitModelRequest, toChat } = require('../langchain.js')
+const { AIMessage, HumanMessage, SystemMessage, ToolMessage } = require('@langchain/core/messages')
+
+const ROOT = path.resolve(__dirname, '../../..')
+const NPM = path.join(ROOT, 'target/open-models/npm')
+const FIXTURE = JSON.parse(fs.readFileSync(path.join(ROOT, 'tests/fixtures/trajectories/mini-swe-agent-astroid-1866.openai.json'), 'utf8'))
+
+function history() {
+  const msgs = []
+  for (const m of FIXTURE.messages.slice(1)) {
+    if (m.role === 'user') msgs.push(new HumanMessage({ content: m.content }))
+    if (m.role === 'assistant') {
+      msgs.push(new AIMessage({
+        content: m.content ?? '',
+        tool_calls: (m.tool_calls ?? []).map((c) => ({ id: c.id, name: c.function.name, args: JSON.parse(c.function.arguments), type: 'tool_call' })),
+      }))
+    }
+    if (m.role === 'tool') msgs.push(new ToolMessage({ content: m.content, tool_call_id: m.tool_call_id, name: 'bash' }))
+  }
+  return msgs
+}
+
+function ownCount(model, request) {
+  const messages = [request.systemMessage, ...request.messages].map((m) => toChat(m).msg)
+  const { report } = ck.fit(messages, { model, max_tokens: 1000000 })
+  assert.equal(report.exact, true)
+  return report.tokens_before
+}
+
+for (const [name, pkg] of [['qwen3-lc-files', 'qwen3'], ['llama3-lc-files', 'llama3']]) {
+  const tokenizer = path.join(NPM, `tokenizer-${pkg}/package/models/tokenizer.json`)
+  const skip = !fs.existsSync(tokenizer) && `${tokenizer} not cached: run scripts/templates.sh`
+  test(`fitModelRequest never over for ${pkg} registered from its files`, { skip }, async () => {
+    ck.registerModelFiles(name, { tokenizer, contextWindow: 131072 })
+    const request = { model: null, messages: history(), systemMessage: new SystemMessage(FIXTURE.messages[0].content), tools: [] }
+    const before = ownCount(name, request)
+    for (const max of [4096, 8192, 16384]) {
+      const { request: out, report } = await fitModelRequest(request, { fit: { model: name, max_tokens: max, reserve_output: max / 8 }, summarizer: false })
+      const after = ownCount(name, out)
+      assert.equal(report.exact, true)
+      assert.equal(report.tokens_before, before)
+      assert.equal(report.tokens_after, after)
+      assert.ok(after <= report.limit_tokens, `${pkg} at ${max}: ${after} over ${report.limit_tokens}`)
+      assert.ok(after < before)
+    }
+  })
+}

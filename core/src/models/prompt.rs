@@ -1,0 +1,19 @@
+//! A model's own prompt counter (issue 50): for a model registered from its
+//! files, what a server counts for a request is its chat template rendered
+//! and tokenized, not the messages plus framing constants. The registry
+//! holds it beside the entry so every fit, turn and window for the model
+//! reports that count; the template itself lives in `crate::template`,
+//! which depends on the window, so the registry knows it only by this
+//! trait (the registry must not import the window).
+
+use std::fmt::Debug;
+
+use crate::Result;
+
+/// Counts an OpenAI Chat request (a message array, or an object with
+/// `messages` and `tools`) as the model's server counts its prompt, with
+/// the generation prompt.
+pub trait PromptModel: Debug + Send + Sync {
+    /// The prompt's tokens for `request`.
+    fn count_request(&self, request: &serde_json::Value) -> Result<usize>;
+}

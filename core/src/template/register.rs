@@ -1,0 +1,90 @@
+//! `register_model_files` (issue 50): a model known by its own files
+//! becomes a registry entry, so every fit, turn and window that names it
+//! counts as its server does, in every binding (one C ABI function,
+//! `turnfit_registry_register_model_files`, takes this spec as JSON).
+
+use std::path::Path;
+use std::sync::Arc;
+
+use serde::Deserialize;
+
+use super::{ModelTemplate, PromptCounter, RenderOptions, TemplateModel};
+use crate::models::ModelRegistry;
+use crate::pipeline::{FileTokenizer, LoadOptions};
+use crate::{CustomModel, Error, ErrorKind, Result};
+
+/// A model by its files: what `register_model_files` takes.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ModelFiles {
+    /// The name hosts use for it (`qwen3-local`); not a built-in model's.
+    pub name: String,
+    /// Path of its tokenizer file: an HF `tokenizer.json` (its chat
+    /// template beside it: `chat_template.jinja` or `tokenizer_config.json`)
+    /// or a GGUF (its `tokenizer.chat_template`).
+    pub tokenizer: String,
+    /// The chat template's Jinja source, instead of the one found beside
+    /// the tokenizer.
+    #[serde(default)]
+    pub chat_template: Option<String>,
+    /// The window the server allocated: Ollama's `num_ctx`, llama.cpp's
+    /// `n_ctx`, vLLM's `max_model_len`.
+    pub context_window: usize,
+    /// The most the reply may take, if the server caps it.
+    #[serde(default)]
+    pub max_output_tokens: Option<usize>,
+    /// Extra template variables (`{"enable_thinking": false}`).
+    #[serde(default)]
+    pub template_kwargs: serde_json::Map<String, serde_json::Value>,
+    /// Split rules for a tiktoken-format tokenizer file (as
+    /// `turnfit_tokenizer_from_file`'s `pattern`).
+    #[serde(default)]
+    pub pattern: Option<String>,
+}
+
+/// Registers `files` in `registry` (replacing a host entry of that name):
+/// loads the tokenizer, finds the template, renders it once to measure its
+/// framing (so a template that cannot render a plain conversation is
+/// refused now, not at the first fit). Errors: `InvalidArgument` for a
+/// built-in model's name, a zero window, no template found or one that
+/// raises; `Io` for a file that cannot be read; the tokenizer loader's
+/// kinds for a bad tokenizer file; `LimitExceeded` for a template over
+/// [`super::MAX_TEMPLATE_BYTES`].
+pub fn register_model_files(registry: &ModelRegistry, files: &ModelFiles) -> Result<crate::ModelInfo> {
+    crate::text::check_name("model name", &files.name)?;
+    registry.check_not_builtin(&files.name)?;
+    CustomModel {
+        encoding: None,
+        context_window: Some(files.context_window),
+        max_output_tokens: files.max_output_tokens,
+    }
+    .check()?;
+    if files.tokenizer.trim().is_empty() {
+        return Err(Error::invalid_argument("tokenizer: the path of the model's tokenizer file is empty"));
+    }
+    let path = Path::new(&files.tokenizer);
+    let tokenizer = FileTokenizer::from_file_with(path, &LoadOptions::with_pattern(files.pattern.clone()))?;
+    let model = match &files.chat_template {
+        Some(source) => ModelTemplate::with_source(path, &tokenizer, source, "chat_template")?,
+        None => ModelTemplate::for_tokenizer(path, &tokenizer, false)
+            .map_err(|e| Error::new(e.kind(), e.message().replace("--chat-template", "chat_template")))?,
+    };
+    let counter = PromptCounter::new(model, Arc::new(tokenizer))?;
+    let options = RenderOptions { kwargs: files.template_kwargs.clone(), ..RenderOptions::default() };
+    let model = TemplateModel::new(counter, options);
+    model
+        .register(registry, &files.name, Some(files.context_window as u64), files.max_output_tokens.map(|n| n as u64))
+        .map_err(|e| match e.kind() {
+            ErrorKind::InvalidArgument | ErrorKind::LimitExceeded => {
+                Error::new(e.kind(), format!("model '{}': {}", crate::text::clip(&files.name), e.message()))
+            }
+            _ => e,
+        })?;
+    registry.lookup(&files.name)
+}
+
+/// [`register_model_files`] with the spec as JSON (the C ABI's form).
+pub fn register_model_files_json(registry: &ModelRegistry, spec: &str) -> Result<crate::ModelInfo> {
+    let files: ModelFiles = crate::json::parse("model files", spec)?;
+    register_model_files(registry, &files)
+}

@@ -1,0 +1,183 @@
+//! `register_model_files` and the shared paths that use the registered
+//! model: `fit_json_in`, `fit_value_origins`, `turn::run` and the turn
+//! state machine report the template's count (`exact: true`), and a fit's
+//! rendered prompt is within its limit. On the tiny byte-level tokenizer of
+//! tests_count.rs, written to a temp folder with a tokenizer_config.json.
+
+use std::path::PathBuf;
+
+use serde_json::{json, Value as Json};
+
+use super::tests_count::{tiny_tokenizer_json, NUMBERED, TEMPLATE};
+use super::*;
+use crate::turn::Turn;
+use crate::window::{fit_json_in, fit_value_origins, FitOptions};
+use crate::{ErrorKind, ModelRegistry};
+
+/// A fresh folder holding the tiny tokenizer.json and, when `template` is
+/// given, a tokenizer_config.json with it as `chat_template`.
+fn model_dir(tag: &str, template: Option<&str>) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("turnfit-register-{}-{tag}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("tokenizer.json"), tiny_tokenizer_json()).unwrap();
+    if let Some(t) = template {
+        let config = json!({"chat_template": t, "bos_token": "<s>", "eos_token": "<|end|>"});
+        std::fs::write(dir.join("tokenizer_config.json"), config.to_string()).unwrap();
+    }
+    dir
+}
+
+fn files(dir: &std::path::Path, name: &str) -> ModelFiles {
+    ModelFiles {
+        name: name.into(),
+        tokenizer: dir.join("tokenizer.json").display().to_string(),
+        context_window: 4000,
+        max_output_tokens: Some(100),
+        ..ModelFiles::default()
+    }
+}
+
+/// 121 messages whose rendered cost grows with their position (NUMBERED).
+fn long_chat() -> String {
+    let mut messages = vec![json!({"role": "system", "content": "Be brief."})];
+    for i in 0..60 {
+        messages.push(json!({"role": "user", "content": format!("question {i} about the weather in a city")}));
+        messages.push(json!({"role": "assistant", "content": format!("answer {i}: it is sunny there today")}));
+    }
+    serde_json::to_string(&json!({"messages": messages})).unwrap()
+}
+
+/// The template's own count, computed apart from the registry.
+fn rendered_count(template: &str, request: &Json) -> usize {
+    let model = ModelTemplate {
+        source: template.into(),
+        origin: "t".into(),
+        bos_token: Some("<s>".into()),
+        ..Default::default()
+    };
+    let tok = std::sync::Arc::new(crate::pipeline::FileTokenizer::from_bytes(&tiny_tokenizer_json(), "t").unwrap());
+    TemplateModel::new(PromptCounter::new(model, tok).unwrap(), RenderOptions::default())
+        .count_request(request)
+        .unwrap()
+}
+
+#[test]
+fn a_model_registered_from_its_files_is_exact_in_every_fit_path() {
+    let dir = model_dir("paths", Some(NUMBERED));
+    let registry = ModelRegistry::builtin();
+    let info = register_model_files(&registry, &files(&dir, "Tiny-Local")).unwrap();
+    assert_eq!((info.context_window, info.max_output_tokens, info.exact), (Some(4000), Some(100), true));
+    let text = long_chat();
+    let before = rendered_count(NUMBERED, &serde_json::from_str(&text).unwrap());
+    let check = |value: &Json, report: &crate::window::FitReport, path: &str| {
+        let after = rendered_count(NUMBERED, value);
+        assert!(report.exact, "{path}");
+        assert_eq!((report.tokens_before, report.tokens_after), (before, after), "{path}");
+        assert!(after <= report.limit_tokens, "{path}: {after} over {}", report.limit_tokens);
+        assert!(!report.insufficient, "{path}");
+        assert!(report.messages_after < report.messages_before, "{path}");
+        assert_eq!(report.max_tokens, 4000, "{path}");
+    };
+    let (out, report) = fit_json_in(&registry, &text, r#"{"model": "tiny-local"}"#).unwrap();
+    check(&serde_json::from_str(&out).unwrap(), &report, "fit_json_in");
+    let doc: Json = serde_json::from_str(&text).unwrap();
+    let (value, report, _) = fit_value_origins(&registry, doc, text.len(), r#"{"model": "tiny-local"}"#).unwrap();
+    check(&value, &report, "fit_value_origins");
+    let options = FitOptions { model: "tiny-local".into(), ..FitOptions::default() };
+    let (c, report) = crate::turn::run(&registry, &text, &options, None).unwrap();
+    check(&c.to_value(), &report.fit, "turn::run");
+    // The turn state machine (async hosts) runs one pass: its totals are
+    // the template's all the same.
+    let (c, report) = Turn::start(&registry, &text, &options).unwrap().finish().unwrap();
+    assert!(report.fit.exact);
+    assert_eq!(report.fit.tokens_after, rendered_count(NUMBERED, &c.to_value()));
+    assert_eq!(report.fit.tokens_before, before);
+    // A window's preflight: the template's count, with a new message too.
+    let mut w = crate::window::Window::for_model(&registry, "tiny-local", crate::window::Budget::default()).unwrap();
+    w.load(crate::chat::Conversation::parse(&text, None).unwrap()).unwrap();
+    let pre = w.preflight(None).unwrap();
+    assert!(pre.exact);
+    assert_eq!(pre.prompt_tokens, before);
+    assert_eq!(pre.verdict, crate::window::Verdict::Overflow);
+    let next = w.conversation().parse_message(r#"{"role":"user","content":"and tomorrow?"}"#).unwrap();
+    let mut grown: Json = serde_json::from_str(&text).unwrap();
+    grown["messages"].as_array_mut().unwrap().push(json!({"role":"user","content":"and tomorrow?"}));
+    assert_eq!(w.preflight(Some(&next)).unwrap().prompt_tokens, rendered_count(NUMBERED, &grown));
+    // A budget given per call is honoured the same way.
+    let (out, report) = fit_json_in(&registry, &text, r#"{"model": "tiny-local", "max_tokens": 2500}"#).unwrap();
+    let after = rendered_count(NUMBERED, &serde_json::from_str(&out).unwrap());
+    assert_eq!((report.max_tokens, report.tokens_after), (2500, after));
+    assert!(after <= report.limit_tokens);
+}
+
+#[test]
+fn the_template_given_as_text_wins_and_kwargs_reach_it() {
+    let dir = model_dir("given", Some(TEMPLATE));
+    let registry = ModelRegistry::builtin();
+    let mut f = files(&dir, "tiny-kw");
+    f.chat_template = Some("{{ bos_token }}{{ greeting }}{% for m in messages %}{{ m.content }}{% endfor %}".into());
+    f.template_kwargs = serde_json::from_value(json!({"greeting": "hey"})).unwrap();
+    register_model_files(&registry, &f).unwrap();
+    let (_, report) = fit_json_in(&registry, r#"[{"role":"user","content":"abc"}]"#, r#"{"model":"tiny-kw"}"#).unwrap();
+    // <s> + "hey" + "abc".
+    assert_eq!(report.tokens_before, 7);
+    // Registering the name again replaces the entry.
+    register_model_files(&registry, &files(&dir, "tiny-kw")).unwrap();
+    let (_, report) = fit_json_in(&registry, r#"[{"role":"user","content":"abc"}]"#, r#"{"model":"tiny-kw"}"#).unwrap();
+    assert_eq!(report.tokens_before, rendered_count(TEMPLATE, &json!([{"role":"user","content":"abc"}])));
+}
+
+#[test]
+fn bad_model_files_are_refused_by_name() {
+    let registry = ModelRegistry::builtin();
+    let with = model_dir("bad", Some(TEMPLATE));
+    let without = model_dir("none", None);
+    let cases: Vec<(ModelFiles, ErrorKind, &str)> = vec![
+        (files(&with, "gpt-4o"), ErrorKind::InvalidArgument, "built-in model's name"),
+        (files(&with, ""), ErrorKind::InvalidArgument, "model name"),
+        (
+            ModelFiles { context_window: 0, ..files(&with, "m") },
+            ErrorKind::InvalidArgument,
+            "context_window must be positive",
+        ),
+        (
+            ModelFiles { tokenizer: with.join("missing.json").display().to_string(), ..files(&with, "m") },
+            ErrorKind::Io,
+            "missing.json",
+        ),
+        (ModelFiles { tokenizer: String::new(), ..files(&with, "m") }, ErrorKind::InvalidArgument, "tokenizer"),
+        (files(&without, "m"), ErrorKind::InvalidArgument, "no chat template found"),
+        (
+            ModelFiles { chat_template: Some("{{ raise_exception('no system role') }}".into()), ..files(&with, "m") },
+            ErrorKind::InvalidArgument,
+            "no system role",
+        ),
+        (
+            ModelFiles { chat_template: Some("{% for %}".into()), ..files(&with, "m") },
+            ErrorKind::InvalidArgument,
+            "chat_template: chat template syntax error",
+        ),
+        (
+            ModelFiles { chat_template: Some("x".repeat(MAX_TEMPLATE_BYTES as usize + 1)), ..files(&with, "m") },
+            ErrorKind::LimitExceeded,
+            "larger than",
+        ),
+    ];
+    for (f, kind, needle) in cases {
+        let e = register_model_files(&registry, &f).unwrap_err();
+        assert_eq!(e.kind(), kind, "{}: {e}", f.name);
+        assert!(e.message().contains(needle), "{needle:?} not in {e}");
+    }
+    assert!(!registry.list().iter().any(|(p, _)| p.name == "m"), "a refused model is not registered");
+    let e = register_model_files_json(&registry, r#"{"name": "m", "tokenizer": "x", "context_window": 8, "nope": 1}"#)
+        .unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::InvalidJson, "{e}");
+    let e = register_model_files_json(&registry, r#"{"name": "m", "tokenizer": "x"}"#).unwrap_err();
+    assert!(e.message().contains("context_window"), "{e}");
+    // Registered, the model refuses a conversation its template cannot take.
+    register_model_files(&registry, &files(&with, "tiny-ok")).unwrap();
+    let anthropic = r#"{"system": "s", "messages": [{"role": "user", "content": [{"type": "text", "text": "hi"}]}]}"#;
+    let e = fit_json_in(&registry, anthropic, r#"{"model":"tiny-ok"}"#).unwrap_err();
+    assert!(e.message().contains("renders OpenAI Chat messages"), "{e}");
+}
