@@ -157,12 +157,25 @@ proptest! {
         let mut added = 0;
         for m in messages(text) {
             let len = w.message_tokens().len();
-            let r = w.add_with(m, &Policy::default(), &mut |r| host.then(|| "done: ".repeat(r.max_tokens)));
+            let r = w.add_with(m.clone(), &Policy::default(), &mut |r| host.then(|| "done: ".repeat(r.max_tokens)));
             match r {
                 Ok(_) => added += 1,
                 Err(e) => {
                     prop_assert_eq!(e.kind(), ErrorKind::DoesNotFit);
                     prop_assert_eq!(w.message_tokens().len(), len);
+                    // Only when the system messages and the newest round
+                    // alone pass the limit.
+                    let mut c = w.conversation().clone();
+                    let keep = c.messages.iter().take_while(|m| m.role == Role::System).count();
+                    let mut round = vec![m.clone()];
+                    if m.role == Role::Tool {
+                        let start = c.messages.iter().rposition(|m| m.role != Role::Tool).unwrap();
+                        round.splice(0..0, c.messages[start..].iter().cloned());
+                    }
+                    c.messages.truncate(keep);
+                    c.messages.extend(round);
+                    let needed = w.accountant().conversation(&c).unwrap() + cw / 8;
+                    prop_assert!(needed > cw, "refused although {} tokens fit in {}", needed, cw);
                     break;
                 }
             }
