@@ -132,8 +132,15 @@ impl Window {
         self.touch();
         self.conversation = p.conversation;
         self.counts = p.counts;
-        self.history_tokens = self.counts.iter().zip(&self.conversation.messages).filter(|(_, m)| !is_system(m)).map(|(n, _)| n).sum();
-        self.system_tokens = self.counts.iter().zip(&self.conversation.messages).filter(|(_, m)| is_system(m)).map(|(n, _)| n).sum::<usize>()
+        self.history_tokens =
+            self.counts.iter().zip(&self.conversation.messages).filter(|(_, m)| !is_system(m)).map(|(n, _)| n).sum();
+        self.system_tokens = self
+            .counts
+            .iter()
+            .zip(&self.conversation.messages)
+            .filter(|(_, m)| is_system(m))
+            .map(|(n, _)| n)
+            .sum::<usize>()
             + match &self.conversation.system {
                 Some(s) => self.acct.system(s)?,
                 None => 0,
@@ -159,8 +166,8 @@ impl Window {
     /// Prompt tokens of everything but the context message once the
     /// immediate tier starts at `cut` (relative to `layout.imm`).
     fn prompt_without_tiers(&self, layout: &Layout, cut: usize) -> usize {
-        let kept: usize = self.counts[..layout.head].iter().sum::<usize>()
-            + self.counts[layout.imm + cut..].iter().sum::<usize>();
+        let kept: usize =
+            self.counts[..layout.head].iter().sum::<usize>() + self.counts[layout.imm + cut..].iter().sum::<usize>();
         let system = match &self.conversation.system {
             Some(s) => self.acct.system(s).unwrap_or(0),
             None => 0,

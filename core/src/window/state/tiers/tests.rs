@@ -9,7 +9,8 @@ use crate::window::{
 };
 use crate::{ErrorKind, ModelRegistry, Tokenizer};
 
-const SQLFLUFF: &str = include_str!("../../../../../tests/fixtures/trajectories/mini-swe-agent-sqlfluff-2419.openai.json");
+const SQLFLUFF: &str =
+    include_str!("../../../../../tests/fixtures/trajectories/mini-swe-agent-sqlfluff-2419.openai.json");
 const TAU: &str = include_str!("../../../../../tests/fixtures/trajectories/tau-bench-airline-task0.openai.json");
 const MARSHMALLOW: &str =
     include_str!("../../../../../tests/fixtures/trajectories/swe-agent-marshmallow-1867-fc.openai.json");
