@@ -24,3 +24,4 @@ pub mod skills_frontmatter;
 pub mod turn_carry;
 pub mod tokenizer_file;
 pub mod window_fit;
+pub mod window_tiers;
