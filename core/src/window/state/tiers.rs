@@ -94,7 +94,11 @@ impl Window {
         let starts = round_starts(imm);
         let last = starts.last().copied().unwrap_or(0);
         let from = |k: usize| -> usize { self.counts[layout.imm + k..].iter().sum() };
-        let cut = starts.iter().copied().find(|&k| from(k) <= b.immediate).unwrap_or(last);
+        // Down to three quarters of the tier's budget, so the next fold is a
+        // few rounds away rather than due on the next message (each fold is
+        // a summarizer call for a host that writes them).
+        let low = b.immediate - b.immediate / 4;
+        let cut = starts.iter().copied().find(|&k| from(k) <= low).unwrap_or(last);
         let room = self.limit - self.reserved;
         let mut planned = None;
         for step in 0..4 {

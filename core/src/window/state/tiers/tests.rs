@@ -60,6 +60,8 @@ fn a_long_session_folds_into_session_then_historical() {
     let p = w.preflight(None).unwrap();
     let t = p.tiers.clone().unwrap();
     assert!(t.session_folds > 1 && t.historical_folds >= 1, "{t:?}");
+    // Folds go down to three quarters of the immediate budget: not one per message.
+    assert!(t.session_folds * 3 < t.messages_folded, "{t:?}");
     assert!(t.immediate_tokens <= 2000 && t.session_tokens <= 600 && t.historical_tokens <= 900, "{t:?}");
     assert!(p.prompt_tokens + p.reserved_output <= p.limit, "{p:?}");
     // Nothing lost without being summarized: every message is either folded
