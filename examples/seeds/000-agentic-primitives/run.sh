@@ -250,7 +250,7 @@ def summarize(req):
     asked.append(req["tier"])
     if len(asked) % 3 == 0:
         raise RuntimeError("model unavailable")
-    return f"{req['tier']} summary of {len(req['prompt'])} characters"
+    return f"{req['tier']} summary: " + "detail " * (req["max_tokens"] // 3)
 w = turnfit.ContextWindow("gpt-4", context_window=8000, reserved_output=0, multi_scale=tiers)
 for m in hist + hist[1:]:
     w.add_message(m, summarize=summarize)
