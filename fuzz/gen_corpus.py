@@ -756,12 +756,33 @@ def chat_template():
     return c
 
 
+def window_tiers():
+    """Multi-scale windows (issue 53): window size, tier shares, flags, then a
+    real trajectory (tests/fixtures/trajectories; the 199-message astroid run
+    left out to keep the replay short)."""
+    c = Corpus("window_tiers")
+    fx = "tests/fixtures/trajectories/"
+    files = sorted(f for f in os.listdir(os.path.join(ROOT, fx)) if f.endswith(".json") and "astroid" not in f and f != "manifest.json")
+    knobs = [
+        (3000, (6, 2, 2), 0),      # roomy, digest
+        (2000, (3, 2, 2), 0x21),   # host summarizer, 16-word replies
+        (600, (1, 1, 1), 0),       # small: the wall decides
+        (256, (2, 1, 1), 0x03),    # the smallest window, one-word replies
+        (8000, (8, 1, 1), 0xff),   # long replies, cut to the tier
+        (1200, (1, 4, 4), 0),      # summaries larger than the immediate tier
+        (65535, (1, 1, 1), 0x01),  # huge window: empty replies fall back
+    ]
+    for f in files:
+        for j, (cw, shares, flags) in enumerate(knobs):
+            c.add(f"{f[:-5]}-k{j}", cw.to_bytes(2, "little") + bytes(shares) + bytes([flags]) + read(fx + f))
+    return c
+
 if __name__ == "__main__":
     import sys
 
     # `python3 fuzz/gen_corpus.py tokenizer_file` regenerates only the named corpora.
     wanted = set(sys.argv[1:])
-    for gen in [chat_codecs, window_fit, turn_carry, turn_session, skills_frontmatter, skill_paths, handoff, recovery, abi, tokenizer_file, chat_template]:
+    for gen in [chat_codecs, window_fit, window_tiers, turn_carry, turn_session, skills_frontmatter, skill_paths, handoff, recovery, abi, tokenizer_file, chat_template]:
         if wanted and gen.__name__ not in wanted:
             continue
         corpus = gen()

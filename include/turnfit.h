@@ -2337,12 +2337,15 @@ uint32_t turnfit_abi_version(void);
 /**
  * Creates an empty window for `model` (see `turnfit_registry_lookup`;
  * `registry` may be NULL for the built-in table). `budget_json` is
- * `{"context_window", "reserved_output", "trigger_ratio", "target_ratio"}`
- * (docs/formats.md), every field optional; `(NULL, 0)` means all defaults.
+ * `{"context_window", "reserved_output", "trigger_ratio", "target_ratio",
+ * "multi_scale", ...}` (docs/formats.md), every field optional; `(NULL, 0)`
+ * means all defaults. With `multi_scale` (tier budgets),
+ * `turnfit_window_compact` folds the tiers instead of compacting.
  * On success `*out_window` owns a handle to release with
  * `turnfit_window_free`. Errors: `UNKNOWN_MODEL`, `INVALID_JSON`,
  * `INVALID_ARGUMENT` (ratios, a reserve that leaves no room, a model with
- * no known window and no `context_window`), `LIMIT_EXCEEDED` (an argument
+ * no known window and no `context_window`, tier budgets that are not
+ * positive or pass the window), `LIMIT_EXCEEDED` (an argument
  * over 64 MiB), `INVALID_UTF8`, `NULL_ARGUMENT`. Thread-safe.
  *
  * JSON: `budget_json` `schemas/window-budget.json`.

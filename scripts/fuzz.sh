@@ -27,7 +27,7 @@ scratch=${FUZZ_SCRATCH:-${TMPDIR:-/tmp}/turnfit-fuzz}
 sanitizer=${FUZZ_SANITIZER:-auto}
 read -r -a build_flags <<<"${FUZZ_BUILD_FLAGS:-}"
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(tokenizer_differential chat_codecs window_fit turn_carry turn_session skills_frontmatter skill_paths handoff recovery abi)
+[ ${#targets[@]} -gt 0 ] || targets=(tokenizer_differential chat_codecs window_fit window_tiers turn_carry turn_session skills_frontmatter skill_paths handoff recovery abi)
 
 if ! cargo fuzz --version >/dev/null 2>&1; then
     echo "fuzz: cargo-fuzz is not installed (cargo install cargo-fuzz --locked)" >&2

@@ -42,6 +42,12 @@ export interface Budget {
    * for why exact counts are the default.
    */
   chars_per_token?: number | null;
+  /**
+   * Multi-scale context (immediate, session and historical tiers, each
+   * with its budget); absent: off, and the window compacts as before.
+   * See docs/formats.md, "Multi-scale context".
+   */
+  multi_scale?: MultiScale | null;
 }
 
 /** schemas/preflight-report.json */
@@ -129,6 +135,11 @@ export interface Preflight {
    * The verdict.
    */
   verdict: Verdict;
+  /**
+   * Each tier's tokens and budget, and the fold counts, for a window
+   * with `multi_scale`; absent otherwise.
+   */
+  tiers?: TierReport | null;
   [field: string]: unknown;
 }
 
@@ -333,6 +344,11 @@ export interface CompactReport {
    * The rounds kept whatever the budget, and why.
    */
   "protected": Protected[];
+  /**
+   * For a multi-scale window: the tiers after the fold (which replaces
+   * compaction there); absent otherwise.
+   */
+  tiers?: TierReport | null;
   [field: string]: unknown;
 }
 
@@ -1112,6 +1128,31 @@ export interface ModelProfile {
 export type ModelSource = "builtin" | "host" | "family" | "fallback"
 
 /**
+ * Multi-scale context for a window: each tier's token budget. The budgets
+ * are targets (folding aims for them); the window's limit is the wall.
+ * Signed, so a negative budget is refused by name rather than as a type
+ * error.
+ */
+export interface MultiScale {
+  /**
+   * Tokens the recent turns kept verbatim aim for: older rounds are
+   * folded into the session summary once these are exceeded (the newest
+   * round always stays).
+   */
+  immediate_tokens: number;
+  /**
+   * Tokens the running summary of this session may take (its heading
+   * included); past them it is folded into the historical summary.
+   */
+  session_tokens: number;
+  /**
+   * Tokens the long-term summary may take (its heading included); it is
+   * condensed to stay within them.
+   */
+  historical_tokens: number;
+}
+
+/**
  * A named set of templates, depth limits and generated-section names.
  */
 export type Preset = "builtin" | "context_engine"
@@ -1446,6 +1487,63 @@ export interface Template {
    * at all takes any.
    */
   optional?: string[];
+}
+
+/**
+ * Multi-scale figures: each tier's tokens and budget, and how often the
+ * tiers were folded. In the pre-flight report and in each compaction of a
+ * multi-scale window.
+ */
+export interface TierReport {
+  /**
+   * Tokens of the messages after the context message (the leading
+   * system messages are not a tier).
+   */
+  immediate_tokens: number;
+  /**
+   * Tokens of the session summary's section (heading and text; 0 when
+   * empty).
+   */
+  session_tokens: number;
+  /**
+   * Tokens of the historical summary's section (heading and text; 0
+   * when empty).
+   */
+  historical_tokens: number;
+  /**
+   * Tokens of the whole context message, framing and label included
+   * (0 when there is none).
+   */
+  context_message_tokens: number;
+  /**
+   * The immediate tier's budget.
+   */
+  immediate_budget: number;
+  /**
+   * The session tier's budget.
+   */
+  session_budget: number;
+  /**
+   * The historical tier's budget.
+   */
+  historical_budget: number;
+  /**
+   * Messages folded out of the immediate tier since the window was made.
+   */
+  messages_folded: number;
+  /**
+   * Folds into the session summary since the window was made.
+   */
+  session_folds: number;
+  /**
+   * Folds of the session summary into the historical summary.
+   */
+  historical_folds: number;
+  /**
+   * Folds written by the host's summarizer (the rest by the digest).
+   */
+  host_summaries: number;
+  [field: string]: unknown;
 }
 
 /**

@@ -28,6 +28,8 @@ mod turn_carry;
 mod turn_session;
 #[path = "../../fuzz/checks/window_fit.rs"]
 mod window_fit;
+#[path = "../../fuzz/checks/window_tiers.rs"]
+mod window_tiers;
 
 use std::path::PathBuf;
 
@@ -49,6 +51,11 @@ fn chat_codecs_corpus() {
 #[test]
 fn window_fit_corpus() {
     replay("window_fit", window_fit::check);
+}
+
+#[test]
+fn window_tiers_corpus() {
+    replay("window_tiers", window_tiers::check);
 }
 
 #[test]

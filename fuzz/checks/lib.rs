@@ -25,3 +25,4 @@ pub mod turn_carry;
 pub mod turn_session;
 pub mod tokenizer_file;
 pub mod window_fit;
+pub mod window_tiers;

@@ -755,6 +755,29 @@ spec = do
       n <- windowPush w (msg "assistant" "ok")
       n `shouldSatisfy` (> 0)
 
+  describe "multi-scale context (issue 53)" $ do
+    it "folds a real trajectory on compact and reports each tier" $ do
+      let tiers = object ["immediate_tokens" .= (1500 :: Int), "session_tokens" .= (300 :: Int), "historical_tokens" .= (400 :: Int)]
+      w <- newWindow Nothing "gpt-4o" (Just (object ["context_window" .= (8000 :: Int), "reserved_output" .= (1000 :: Int), "multi_scale" .= tiers]))
+      conv <- B.readFile "tests/fixtures/trajectories/tau-bench-airline-task0.openai.json"
+      windowLoadBytes w conv
+      r <- windowCompact w Nothing
+      r .! "status" `shouldBe` String "done"
+      let t = (r .! "report") .! "tiers"
+      int (t .! "messages_folded") `shouldSatisfy` (> 0)
+      int (t .! "immediate_tokens") `shouldSatisfy` (<= 1500)
+      int (t .! "session_tokens") `shouldSatisfy` (<= 300)
+      pre <- windowPreflight w Nothing
+      pre .! "tiers" `shouldBe` t
+    it "refuses a tier budget of zero, naming it" $ do
+      let tiers = object ["immediate_tokens" .= (0 :: Int), "session_tokens" .= (300 :: Int), "historical_tokens" .= (400 :: Int)]
+      r <- try (newWindow Nothing "gpt-4o" (Just (object ["context_window" .= (8000 :: Int), "multi_scale" .= tiers])))
+      case r of
+        Left e -> do
+          status e `shouldBe` statusInvalidArgument
+          message e `shouldSatisfy` T.isInfixOf "multi_scale.immediate_tokens is 0"
+        Right _ -> expectationFailure "a zero tier budget was accepted"
+
   describe "typed results and tool spans (issue 23)" $ do
     it "runs a tool under its deadline: ok, timed out, exception" $ do
       t <- newTracer Nothing

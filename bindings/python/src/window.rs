@@ -54,11 +54,33 @@ impl Window {
 
     /// Appends one message, compacting first under `policy_json` when it would
     /// take the window past its trigger; returns `{"tokens", "compacted"}` as JSON.
-    #[pyo3(signature = (message_json, policy_json=None))]
-    fn add(&self, py: Python<'_>, message_json: Text, policy_json: Option<Text>) -> PyResult<String> {
-        guard_detached(py, true, "add_message", || {
+    /// A multi-scale window's folds go to `summarizer` (called with the
+    /// fold request's JSON, returning the summary text) when given; an
+    /// exception or a non-text reply falls back to the digest, as a turn's
+    /// summarizer does. The GIL is held throughout then.
+    #[pyo3(signature = (message_json, policy_json=None, summarizer=None))]
+    fn add(
+        &self,
+        py: Python<'_>,
+        message_json: Text,
+        policy_json: Option<Text>,
+        summarizer: Option<Py<PyAny>>,
+    ) -> PyResult<String> {
+        let Some(summarizer) = summarizer else {
+            return guard_detached(py, true, "add_message", || {
+                let policy: Policy = parse("policy", policy_json.as_deref())?;
+                to_json(&self.inner.lock().add_json(&message_json, &policy)?)
+            });
+        };
+        guard("add_message", || {
             let policy: Policy = parse("policy", policy_json.as_deref())?;
-            to_json(&self.inner.lock().add_json(&message_json, &policy)?)
+            let mut w = self.inner.lock();
+            let m = w.conversation().parse_message(&message_json)?;
+            let mut ask = |r: &turnfit::window::FoldRequest| -> Option<String> {
+                let j = to_json(r).ok()?;
+                summarizer.bind(py).call1((j,)).ok()?.extract::<String>().ok()
+            };
+            to_json(&w.add_with(m, &policy, &mut ask)?)
         })
     }
 

@@ -24,6 +24,7 @@ mod strategy;
 mod summarize;
 mod summary_message;
 mod summary_prompt;
+mod tiers;
 mod tool_outputs;
 mod validate;
 
@@ -53,5 +54,6 @@ pub use summarize::{
 pub(crate) use summarize::{digest_summary, transcript_lines, Begun};
 pub use summary_message::{SummaryRole, DEFAULT_LABEL};
 pub(crate) use summary_prompt::build as build_summary_prompt;
+pub use tiers::{FoldRequest, MultiScale, Tier, TierReport, HISTORICAL_HEADING, SESSION_HEADING, TIERS_LABEL};
 pub use tool_outputs::{clear_old_tool_results, truncate_tool_outputs, DEFAULT_CLEARED};
 pub use validate::{validate, Issue, IssueKind};

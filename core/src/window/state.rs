@@ -39,6 +39,11 @@ pub struct Budget {
     /// registered with the model wins. See `FitOptions::chars_per_token`
     /// for why exact counts are the default.
     pub chars_per_token: Option<f64>,
+    /// Multi-scale context (immediate, session and historical tiers, each
+    /// with its budget); absent: off, and the window compacts as before.
+    /// See docs/formats.md, "Multi-scale context".
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub multi_scale: Option<super::MultiScale>,
 }
 
 impl Default for Budget {
@@ -51,6 +56,7 @@ impl Default for Budget {
             encoding: None,
             max_output_tokens: None,
             chars_per_token: None,
+            multi_scale: None,
         }
     }
 }
@@ -106,6 +112,10 @@ pub struct Preflight {
     pub target_tokens: usize,
     /// The verdict.
     pub verdict: Verdict,
+    /// Each tier's tokens and budget, and the fold counts, for a window
+    /// with `multi_scale`; absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tiers: Option<super::TierReport>,
 }
 
 /// What [`Window::compact`] did.
@@ -150,6 +160,10 @@ pub struct CompactReport {
     pub changes: Vec<super::Change>,
     /// The rounds kept whatever the budget, and why.
     pub protected: Vec<super::Protected>,
+    /// For a multi-scale window: the tiers after the fold (which replaces
+    /// compaction there); absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tiers: Option<super::TierReport>,
 }
 
 /// What [`Window::add`] did.
@@ -195,6 +209,10 @@ pub struct Window {
     /// The model's own prompt counter, for a model registered from its
     /// files: preflight's total is its count of the request.
     prompt_model: Option<std::sync::Arc<dyn crate::models::PromptModel>>,
+
+    /// Multi-scale context: the checked tier budgets and the summaries
+    /// (`None`: off).
+    tiers: Option<(super::tiers::TierBudgets, super::tiers::TierState)>,
 }
 
 /// `LimitExceeded` when a window would hold `n` messages, more than
@@ -283,6 +301,10 @@ impl Window {
                 "reserved_output {reserved} leaves no room in a {limit}-token window"
             )));
         }
+        let tiers = match &budget.multi_scale {
+            Some(ms) => Some((super::tiers::check(ms, limit, reserved, &acct)?, Default::default())),
+            None => None,
+        };
         let conversation = Conversation::parse("[]", Some(Format::OpenAi))?;
         Ok(Window {
             acct,
@@ -301,6 +323,8 @@ impl Window {
             observer: Observer::none(),
             settled: None,
             prompt_model: None,
+
+            tiers,
         })
     }
 
@@ -347,6 +371,7 @@ impl Window {
         self.history_tokens = hist;
         self.counts = counts;
         self.conversation = conversation;
+        self.resync_tiers();
         Ok(())
     }
 
@@ -364,6 +389,7 @@ impl Window {
         }
         self.counts.push(n);
         self.conversation.messages.push(m);
+        self.resync_tiers();
         self.note_crossing("push", before);
         Ok(n)
     }
@@ -386,8 +412,39 @@ impl Window {
     /// target tokens), the room the compaction was meant to make, or when
     /// it would overflow. Until then the verdict still says
     /// `should_compact`, and `compact` still runs when called.
+    ///
+    /// On a multi-scale window (`multi_scale` in the budget) the policy is
+    /// not used: when the immediate tier passes its budget, or the window
+    /// would overflow, the oldest rounds are folded into the session
+    /// summary (and it into the historical one) by the digest; see
+    /// [`add_with`](Self::add_with) for the host's summarizer.
     pub fn add(&mut self, m: Message, policy: &super::Policy) -> Result<Added> {
+        self.add_with(m, policy, &mut |_| None)
+    }
+
+    /// [`add`](Self::add) with the host's summarizer for a multi-scale
+    /// window's folds: `summarize` gets each summary to write and returns
+    /// its text, or `None` (or empty text) for the digest. A reply longer
+    /// than `max_tokens` is cut to it. Other windows never call it.
+    pub fn add_with(
+        &mut self,
+        m: Message,
+        policy: &super::Policy,
+        summarize: &mut dyn FnMut(&super::FoldRequest) -> Option<String>,
+    ) -> Result<Added> {
         let tokens = self.push(m)?;
+        if self.tiers.is_some() {
+            if !self.tiers_due() {
+                return Ok(Added { tokens, compacted: None });
+            }
+            return match self.fold_tiers(summarize) {
+                Ok(r) => Ok(Added { tokens, compacted: Some(r) }),
+                Err(e) => {
+                    self.pop();
+                    Err(e)
+                }
+            };
+        }
         let now = self.level(self.prompt_tokens(0));
         if now.verdict == Verdict::Fits || (now.verdict != Verdict::Overflow && now.total < self.refire_at()) {
             return Ok(Added { tokens, compacted: None });
@@ -470,6 +527,7 @@ impl Window {
         } else {
             self.history_tokens -= n
         }
+        self.resync_tiers();
         Some(m)
     }
 
@@ -497,6 +555,7 @@ impl Window {
             self.history_tokens += n
         }
         self.counts[i] = n;
+        self.resync_tiers();
         self.note_crossing("replace", before);
         Ok(old)
     }
@@ -518,7 +577,13 @@ impl Window {
     /// [`super::compact`]). For the summarize strategy this returns a summary
     /// request and keeps it pending until [`apply_summary`](Self::apply_summary);
     /// any other call on the window's contents discards it.
+    ///
+    /// On a multi-scale window this folds the tiers instead (see
+    /// [`add`](Self::add)), whatever the policy, and is always `Done`.
     pub fn compact(&mut self, policy: &super::Policy) -> Result<CompactOutcome> {
+        if self.tiers.is_some() {
+            return Ok(CompactOutcome::Done { report: self.fold_tiers(&mut |_| None)? });
+        }
         let policy = self.bind(policy);
         self.touch();
         if policy.strategy == super::Strategy::Summarize {
@@ -564,6 +629,7 @@ impl Window {
             shortfall: r.shortfall,
             changes: r.changes,
             protected: r.protected,
+            tiers: None,
         };
         self.load_counted(r.conversation)?;
         if !report.within_target {
@@ -728,6 +794,7 @@ impl Window {
             trigger_tokens: trigger,
             target_tokens: (self.limit as f64 * self.budget.target_ratio).floor() as usize,
             verdict,
+            tiers: self.tier_report()?,
         })
     }
 }
@@ -803,3 +870,4 @@ fn repair_event(changes: &[super::Change], tokens_before: usize, tokens_after: u
 
 #[cfg(test)]
 mod tests;
+mod tiers;

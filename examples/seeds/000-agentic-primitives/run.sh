@@ -202,5 +202,83 @@ t.end(sid, "timeout", 0, None, 10_000_000)
 fc = t.export(10_000_001)["failure_counts"]
 check("python: the tracer counts failed and timed-out tool calls per agent and workflow",
       (fc["by_agent"], fc["by_workflow"]) == ({"narrative": 1, "narrator": 1}, {"session-42": 1}), fc)
+
+# Multi-scale context (immediate, session, historical), at the document's
+# numbers: an 8,000-token window counted as the document counts (nothing
+# reserved), the three tiers together at its 80% pruning threshold (6,400:
+# immediate 4,000, session 1,200, historical 1,200). The session in
+# conversation.json is replayed one add_message at a time, twice over (a
+# session that ages past what the window holds).
+import json
+hist = json.load(open("conversation.json"))["messages"]
+tiers = {"immediate_tokens": 4000, "session_tokens": 1200, "historical_tokens": 1200}
+w = turnfit.ContextWindow("gpt-4", context_window=8000, reserved_output=0, multi_scale=tiers)
+added, worst, errors = 0, 0.0, 0
+for m in hist + hist[1:]:
+    try:
+        w.add_message(m)
+        added += 1
+    except turnfit.DoesNotFitError:
+        errors += 1
+    worst = max(worst, w.utilization)
+t = w.tiers
+conv = w.conversation
+conv = conv["messages"] if isinstance(conv, dict) else conv
+ctx = [m for m in conv if isinstance(m.get("content"), str) and m["content"].startswith("[Earlier context]")]
+check("multi-scale: zero token-limit errors over the aged session, utilization never above 1.0",
+      errors == 0 and worst <= 1.0, (errors, worst))
+check("multi-scale: each tier within its budget (immediate 4,000, session 1,200, historical 1,200)",
+      t["immediate_tokens"] <= 4000 and t["session_tokens"] <= 1200 and t["historical_tokens"] <= 1200, t)
+p = w.preflight()
+label = t["context_message_tokens"] - t["session_tokens"] - t["historical_tokens"]
+check("multi-scale: the messages within the tiers' 6,400 (the 80% threshold) beside the system prompt and the context label",
+      p["message_tokens"] <= 6400 + p["system"] + label, (p["message_tokens"], p["system"], label))
+check("multi-scale: the session aged into both summaries (session folds and historical folds)",
+      t["session_folds"] >= 2 and t["historical_folds"] >= 1, (t["session_folds"], t["historical_folds"]))
+check("multi-scale: nothing lost without being summarized (folded + kept == added)",
+      t["messages_folded"] + len(conv) - len(ctx) == added, (t["messages_folded"], len(conv), added))
+check("multi-scale: one context message after the system prompt, historical then session",
+      conv[0]["role"] == "system" and len(ctx) == 1 and conv[1]["content"] == ctx[0]["content"]
+      and ctx[0]["content"].index("Historical summary:") < ctx[0]["content"].index("Session summary:"), conv[1]["content"][:60])
+check("multi-scale: no call left without its result",
+      not [i for i in w.validate() if i["kind"] in ("orphaned_result", "misplaced_result")], w.validate()[:2])
+
+# The host's model writes the folds when given (the document's SUMMARIZE
+# strategy with its own summarizer); the digest stands in when it raises.
+asked = []
+def summarize(req):
+    asked.append(req["tier"])
+    if len(asked) % 3 == 0:
+        raise RuntimeError("model unavailable")
+    return f"{req['tier']} summary: " + "detail " * (req["max_tokens"] // 3)
+w = turnfit.ContextWindow("gpt-4", context_window=8000, reserved_output=0, multi_scale=tiers)
+for m in hist + hist[1:]:
+    w.add_message(m, summarize=summarize)
+t = w.tiers
+check("multi-scale: the host summarizer wrote the folds it answered, the digest the ones it failed",
+      0 < t["host_summaries"] < len(asked) and "historical" in asked, (t["host_summaries"], len(asked)))
+
+# test_automatic_pruning's numbers (100 tokens, 10 messages of 'Message i' x 10)
+# on a multi-scale window: tiers 40 / 25 / 25.
+w = turnfit.ContextWindow("gpt-4", context_window=100, reserved_output=0,
+                          multi_scale={"immediate_tokens": 40, "session_tokens": 25, "historical_tokens": 25})
+for i in range(10):
+    w.add_message({"role": "user", "content": f"Message {i}" * 10})
+check("multi-scale: test_automatic_pruning: utilization <= 1.0 and fewer than 10 messages",
+      w.utilization <= 1.0 and len(w) < 10, (w.utilization, len(w)))
+
+# Small-window compaction does not re-fire on every message (issue 53): a
+# 200-token window (trigger 0.5, target 0.3) whose task, kept by the default
+# keep_first 1, sits between the trigger and the limit.
+w = turnfit.ContextWindow("gpt-4o", context_window=200, reserved_output=0, trigger_ratio=0.5, target_ratio=0.3)
+w.add_message({"role": "user", "content": "Task: " + "refactor the lexer and keep its tests green " * 9})
+fired = []
+for i in range(40):
+    r = w.add_message({"role": "assistant" if i % 2 else "user", "content": f"step {i} done"})
+    fired.append(r["compacted"] is not None)
+    assert w.preflight()["verdict"] != "overflow"
+first = fired.index(True)
+check("python: a small window whose target is out of reach compacts now and then, not on every add",
+      0 < sum(fired) < len(fired) - first and not all(fired[first:]), (sum(fired), len(fired) - first))
 checks.done()
 PY

@@ -488,6 +488,7 @@ class ContextWindow:
         encoding: Optional[str] = None,
         max_output_tokens: Optional[int] = None,
         chars_per_token: Optional[float] = None,
+        multi_scale: Optional[Mapping[str, int]] = None,
     ) -> None:
         budget = {
             k: v
@@ -499,6 +500,7 @@ class ContextWindow:
                 ("encoding", encoding),
                 ("max_output_tokens", max_output_tokens),
                 ("chars_per_token", chars_per_token),
+                ("multi_scale", dict(multi_scale) if multi_scale is not None else None),
             )
             if v is not None
         }
@@ -546,6 +548,7 @@ class ContextWindow:
         *,
         auto_prune: bool = True,
         policy: Optional[Mapping[str, Any]] = None,
+        summarize: Optional[Callable[[Dict[str, Any]], str]] = None,
         **options: Any,
     ) -> Dict[str, Any]:
         """Append one message; with ``auto_prune`` (the default), compact first when it
@@ -553,11 +556,25 @@ class ContextWindow:
         latest, so the window ends at its target. ``policy`` (or keyword options) is
         ``compact``'s. Returns ``{"tokens", "compacted"}`` (the compaction report, or
         ``None``). Raises ``DoesNotFitError`` with the window unchanged when no
-        compaction can make room."""
+        compaction can make room.
+
+        On a window made with ``multi_scale`` (immediate / session / historical
+        tier budgets, docs/formats.md), the tiers are folded instead of compacting
+        (the policy is not used): ``summarize``, when given, gets each fold's
+        request ``{"tier", "prompt", "max_tokens"}`` and returns the summary text;
+        an exception or a non-text reply falls back to the digest."""
         if not auto_prune:
             return {"tokens": self.push(message), "compacted": None}
         merged = dict(policy or {}, **options)
-        out = _json.loads(self._w.add(_dumps(message), _dumps(merged) if merged else None))
+        ask = None
+        if summarize is not None:
+            if not callable(summarize):
+                raise TypeError("summarize must be callable or None")
+
+            def ask(request: str) -> Any:
+                return summarize(_json.loads(request))
+
+        out = _json.loads(self._w.add(_dumps(message), _dumps(merged) if merged else None, ask))
         self._emit()
         return out
 
@@ -590,6 +607,12 @@ class ContextWindow:
     def pop(self) -> Optional[Dict[str, Any]]:
         text = self._w.pop()
         return None if text is None else _json.loads(text)
+
+    @property
+    def tiers(self) -> Optional[Dict[str, Any]]:
+        """A multi-scale window's tiers (``preflight()["tiers"]``): each tier's tokens
+        and budget and the fold counts; ``None`` for other windows."""
+        return self.preflight().get("tiers")
 
     def preflight(self, new_input: Optional[Mapping[str, Any]] = None) -> Dict[str, Any]:
         """Totals by component, limit, utilization and a verdict (fits / should_compact / overflow)."""

@@ -6,7 +6,7 @@ from typing import Any, Dict, List, Literal, NoReturn, Optional, Union
 
 from typing_extensions import NotRequired, TypedDict
 
-__all__ = ["Action", "Api", "AssembleRequest", "AssembleResult", "BreakerState", "BreakerTransition", "Budget", "BudgetCrossing", "CacheImpact", "Carried", "Carry", "CarryIgnored", "CarryIgnoredReason", "Change", "Changes", "CompactOutcome", "CompactOutcomeDone", "CompactOutcomeNeedsSummary", "CompactReport", "Compaction", "Depth", "DepthChoice", "DepthLimit", "DepthLimits", "DigestOptions", "DigestSection", "Encoding", "Event", "EventBreakerStateChanged", "EventBudgetCrossed", "EventCompacted", "EventRepaired", "EventSkillSkipped", "EventSpanFinished", "EventSpanOverdue", "EventSpanRepeated", "Fallback", "FallbackReason", "FileTokenizerInfo", "FitOptions", "FitReport", "Format", "Ignored", "Issue", "IssueKind", "Issues", "MaskOptions", "Outcome", "OverdueSpan", "Policy", "Preflight", "Preset", "Protected", "Reason", "Repair", "Section", "SectionReport", "Shortfall", "ShortfallReason", "SpanRecord", "SpanRepeat", "SpecialTokens", "Strategy", "SummarizerCall", "SummarizerOptions", "SummarizerRecord", "SummaryReport", "SummaryRequest", "SummaryRole", "SummarySource", "Template", "TurnReport", "Verdict"]
+__all__ = ["Action", "Api", "AssembleRequest", "AssembleResult", "BreakerState", "BreakerTransition", "Budget", "BudgetCrossing", "CacheImpact", "Carried", "Carry", "CarryIgnored", "CarryIgnoredReason", "Change", "Changes", "CompactOutcome", "CompactOutcomeDone", "CompactOutcomeNeedsSummary", "CompactReport", "Compaction", "Depth", "DepthChoice", "DepthLimit", "DepthLimits", "DigestOptions", "DigestSection", "Encoding", "Event", "EventBreakerStateChanged", "EventBudgetCrossed", "EventCompacted", "EventRepaired", "EventSkillSkipped", "EventSpanFinished", "EventSpanOverdue", "EventSpanRepeated", "Fallback", "FallbackReason", "FileTokenizerInfo", "FitOptions", "FitReport", "Format", "Ignored", "Issue", "IssueKind", "Issues", "MaskOptions", "MultiScale", "Outcome", "OverdueSpan", "Policy", "Preflight", "Preset", "Protected", "Reason", "Repair", "Section", "SectionReport", "Shortfall", "ShortfallReason", "SpanRecord", "SpanRepeat", "SpecialTokens", "Strategy", "SummarizerCall", "SummarizerOptions", "SummarizerRecord", "SummaryReport", "SummaryRequest", "SummaryRole", "SummarySource", "Template", "TierReport", "TurnReport", "Verdict"]
 
 Action = Union[Literal["dropped_result"], Literal["synthesized_result"], Literal["moved_result"], Literal["dropped_message"], Literal["truncated_result"], Literal["cleared_result"], Literal["masked_result"], Literal["summarized"], Literal["inserted_summary"]]
 
@@ -69,6 +69,7 @@ Budget = TypedDict(
         "encoding": NotRequired[Optional[Encoding]],
         "max_output_tokens": NotRequired[Optional[int]],
         "chars_per_token": NotRequired[Optional[float]],
+        "multi_scale": NotRequired[Optional[MultiScale]],
     },
 )
 
@@ -174,6 +175,7 @@ CompactReport = TypedDict(
         "shortfall": NotRequired[Optional[Shortfall]],
         "changes": List[Change],
         "protected": List[Protected],
+        "tiers": NotRequired[Optional[TierReport]],
     },
 )
 
@@ -464,6 +466,16 @@ MaskOptions = TypedDict(
     },
 )
 
+# Multi-scale context for a window: each tier's token budget. The budgets are targets (folding aims for them); the window's limit is the wall. Signed, so a negative budget is refused by name rather than as a type error.
+MultiScale = TypedDict(
+    "MultiScale",
+    {
+        "immediate_tokens": int,
+        "session_tokens": int,
+        "historical_tokens": int,
+    },
+)
+
 Outcome = Union[Literal["success"], Literal["failed"], Literal["timeout"], Literal["cancelled"]]
 
 # A span past its deadline.
@@ -535,6 +547,7 @@ Preflight = TypedDict(
         "trigger_tokens": int,
         "target_tokens": int,
         "verdict": Verdict,
+        "tiers": NotRequired[Optional[TierReport]],
     },
 )
 
@@ -727,6 +740,24 @@ Template = TypedDict(
         "required": NotRequired[List[str]],
         "order": NotRequired[List[str]],
         "optional": NotRequired[List[str]],
+    },
+)
+
+# Multi-scale figures: each tier's tokens and budget, and how often the tiers were folded. In the pre-flight report and in each compaction of a multi-scale window.
+TierReport = TypedDict(
+    "TierReport",
+    {
+        "immediate_tokens": int,
+        "session_tokens": int,
+        "historical_tokens": int,
+        "context_message_tokens": int,
+        "immediate_budget": int,
+        "session_budget": int,
+        "historical_budget": int,
+        "messages_folded": int,
+        "session_folds": int,
+        "historical_folds": int,
+        "host_summaries": int,
     },
 )
 

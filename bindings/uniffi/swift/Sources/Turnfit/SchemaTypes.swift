@@ -426,8 +426,12 @@ extension TurnfitTypes {
         /// registered with the model wins. See `FitOptions::chars_per_token`
         /// for why exact counts are the default.
         public var charsPerToken: Double?
+        /// Multi-scale context (immediate, session and historical tiers, each
+        /// with its budget); absent: off, and the window compacts as before.
+        /// See docs/formats.md, "Multi-scale context".
+        public var multiScale: MultiScale?
 
-        public init(contextWindow: UInt64? = nil, reservedOutput: UInt64? = nil, triggerRatio: Double? = nil, targetRatio: Double? = nil, encoding: Encoding? = nil, maxOutputTokens: UInt64? = nil, charsPerToken: Double? = nil) {
+        public init(contextWindow: UInt64? = nil, reservedOutput: UInt64? = nil, triggerRatio: Double? = nil, targetRatio: Double? = nil, encoding: Encoding? = nil, maxOutputTokens: UInt64? = nil, charsPerToken: Double? = nil, multiScale: MultiScale? = nil) {
             self.contextWindow = contextWindow
             self.reservedOutput = reservedOutput
             self.triggerRatio = triggerRatio
@@ -435,6 +439,7 @@ extension TurnfitTypes {
             self.encoding = encoding
             self.maxOutputTokens = maxOutputTokens
             self.charsPerToken = charsPerToken
+            self.multiScale = multiScale
         }
 
         enum CodingKeys: String, CodingKey {
@@ -445,6 +450,7 @@ extension TurnfitTypes {
             case encoding
             case maxOutputTokens = "max_output_tokens"
             case charsPerToken = "chars_per_token"
+            case multiScale = "multi_scale"
         }
     }
 
@@ -879,8 +885,11 @@ extension TurnfitTypes {
         public var changes: [Change]
         /// The rounds kept whatever the budget, and why.
         public var protected: [Protected]
+        /// For a multi-scale window: the tiers after the fold (which replaces
+        /// compaction there); absent otherwise.
+        public var tiers: TierReport?
 
-        public init(tokensBefore: UInt64, tokensAfter: UInt64, targetTokens: UInt64, limitTokens: UInt64, withinTarget: Bool, insufficient: Bool, shortfall: Shortfall? = nil, changes: [Change], protected: [Protected]) {
+        public init(tokensBefore: UInt64, tokensAfter: UInt64, targetTokens: UInt64, limitTokens: UInt64, withinTarget: Bool, insufficient: Bool, shortfall: Shortfall? = nil, changes: [Change], protected: [Protected], tiers: TierReport? = nil) {
             self.tokensBefore = tokensBefore
             self.tokensAfter = tokensAfter
             self.targetTokens = targetTokens
@@ -890,6 +899,7 @@ extension TurnfitTypes {
             self.shortfall = shortfall
             self.changes = changes
             self.protected = protected
+            self.tiers = tiers
         }
 
         enum CodingKeys: String, CodingKey {
@@ -902,6 +912,7 @@ extension TurnfitTypes {
             case shortfall
             case changes
             case protected
+            case tiers
         }
     }
 
@@ -2422,6 +2433,35 @@ extension TurnfitTypes {
         case fallback
     }
 
+    /// Multi-scale context for a window: each tier's token budget. The budgets
+    /// are targets (folding aims for them); the window's limit is the wall.
+    /// Signed, so a negative budget is refused by name rather than as a type
+    /// error.
+    public struct MultiScale: Codable, Equatable, Sendable {
+        /// Tokens the recent turns kept verbatim aim for: older rounds are
+        /// folded into the session summary once these are exceeded (the newest
+        /// round always stays).
+        public var immediateTokens: Int64
+        /// Tokens the running summary of this session may take (its heading
+        /// included); past them it is folded into the historical summary.
+        public var sessionTokens: Int64
+        /// Tokens the long-term summary may take (its heading included); it is
+        /// condensed to stay within them.
+        public var historicalTokens: Int64
+
+        public init(immediateTokens: Int64, sessionTokens: Int64, historicalTokens: Int64) {
+            self.immediateTokens = immediateTokens
+            self.sessionTokens = sessionTokens
+            self.historicalTokens = historicalTokens
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case immediateTokens = "immediate_tokens"
+            case sessionTokens = "session_tokens"
+            case historicalTokens = "historical_tokens"
+        }
+    }
+
     /// A skill left out of the index.
     public struct Omitted: Codable, Equatable, Sendable {
         /// Skill name.
@@ -2733,8 +2773,11 @@ extension TurnfitTypes {
         public var targetTokens: UInt64
         /// The verdict.
         public var verdict: Verdict
+        /// Each tier's tokens and budget, and the fold counts, for a window
+        /// with `multi_scale`; absent otherwise.
+        public var tiers: TierReport?
 
-        public init(model: String, exact: Bool, system: UInt64, tools: UInt64, history: UInt64, newInput: UInt64, replyPriming: UInt64, promptTokens: UInt64, calibratedPromptTokens: UInt64, calibration: Double, reservedOutput: UInt64, limit: UInt64, remaining: Int64, utilization: Double, messageTokens: UInt64, messageUtilization: Double, triggerTokens: UInt64, targetTokens: UInt64, verdict: Verdict) {
+        public init(model: String, exact: Bool, system: UInt64, tools: UInt64, history: UInt64, newInput: UInt64, replyPriming: UInt64, promptTokens: UInt64, calibratedPromptTokens: UInt64, calibration: Double, reservedOutput: UInt64, limit: UInt64, remaining: Int64, utilization: Double, messageTokens: UInt64, messageUtilization: Double, triggerTokens: UInt64, targetTokens: UInt64, verdict: Verdict, tiers: TierReport? = nil) {
             self.model = model
             self.exact = exact
             self.system = system
@@ -2754,6 +2797,7 @@ extension TurnfitTypes {
             self.triggerTokens = triggerTokens
             self.targetTokens = targetTokens
             self.verdict = verdict
+            self.tiers = tiers
         }
 
         enum CodingKeys: String, CodingKey {
@@ -2776,6 +2820,7 @@ extension TurnfitTypes {
             case triggerTokens = "trigger_tokens"
             case targetTokens = "target_tokens"
             case verdict
+            case tiers
         }
     }
 
@@ -3831,6 +3876,66 @@ extension TurnfitTypes {
             case required
             case order
             case optional
+        }
+    }
+
+    /// Multi-scale figures: each tier's tokens and budget, and how often the
+    /// tiers were folded. In the pre-flight report and in each compaction of a
+    /// multi-scale window.
+    public struct TierReport: Codable, Equatable, Sendable {
+        /// Tokens of the messages after the context message (the leading
+        /// system messages are not a tier).
+        public var immediateTokens: UInt64
+        /// Tokens of the session summary's section (heading and text; 0 when
+        /// empty).
+        public var sessionTokens: UInt64
+        /// Tokens of the historical summary's section (heading and text; 0
+        /// when empty).
+        public var historicalTokens: UInt64
+        /// Tokens of the whole context message, framing and label included
+        /// (0 when there is none).
+        public var contextMessageTokens: UInt64
+        /// The immediate tier's budget.
+        public var immediateBudget: UInt64
+        /// The session tier's budget.
+        public var sessionBudget: UInt64
+        /// The historical tier's budget.
+        public var historicalBudget: UInt64
+        /// Messages folded out of the immediate tier since the window was made.
+        public var messagesFolded: UInt64
+        /// Folds into the session summary since the window was made.
+        public var sessionFolds: UInt64
+        /// Folds of the session summary into the historical summary.
+        public var historicalFolds: UInt64
+        /// Folds written by the host's summarizer (the rest by the digest).
+        public var hostSummaries: UInt64
+
+        public init(immediateTokens: UInt64, sessionTokens: UInt64, historicalTokens: UInt64, contextMessageTokens: UInt64, immediateBudget: UInt64, sessionBudget: UInt64, historicalBudget: UInt64, messagesFolded: UInt64, sessionFolds: UInt64, historicalFolds: UInt64, hostSummaries: UInt64) {
+            self.immediateTokens = immediateTokens
+            self.sessionTokens = sessionTokens
+            self.historicalTokens = historicalTokens
+            self.contextMessageTokens = contextMessageTokens
+            self.immediateBudget = immediateBudget
+            self.sessionBudget = sessionBudget
+            self.historicalBudget = historicalBudget
+            self.messagesFolded = messagesFolded
+            self.sessionFolds = sessionFolds
+            self.historicalFolds = historicalFolds
+            self.hostSummaries = hostSummaries
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case immediateTokens = "immediate_tokens"
+            case sessionTokens = "session_tokens"
+            case historicalTokens = "historical_tokens"
+            case contextMessageTokens = "context_message_tokens"
+            case immediateBudget = "immediate_budget"
+            case sessionBudget = "session_budget"
+            case historicalBudget = "historical_budget"
+            case messagesFolded = "messages_folded"
+            case sessionFolds = "session_folds"
+            case historicalFolds = "historical_folds"
+            case hostSummaries = "host_summaries"
         }
     }
 

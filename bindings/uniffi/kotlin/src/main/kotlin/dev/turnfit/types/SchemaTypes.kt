@@ -273,6 +273,12 @@ data class Budget(
      * for why exact counts are the default.
      */
     @SerializedName("chars_per_token") val charsPerToken: Double? = null,
+    /**
+     * Multi-scale context (immediate, session and historical tiers, each
+     * with its budget); absent: off, and the window compacts as before.
+     * See docs/formats.md, "Multi-scale context".
+     */
+    @SerializedName("multi_scale") val multiScale: MultiScale? = null,
 )
 
 /**
@@ -553,6 +559,11 @@ data class CompactReport(
     @SerializedName("changes") val changes: List<Change>,
     /** The rounds kept whatever the budget, and why. */
     @SerializedName("protected") val protected: List<Protected>,
+    /**
+     * For a multi-scale window: the tiers after the fold (which replaces
+     * compaction there); absent otherwise.
+     */
+    @SerializedName("tiers") val tiers: TierReport? = null,
 )
 
 /**
@@ -1469,6 +1480,31 @@ enum class ModelSource {
     @SerializedName("fallback") FALLBACK,
 }
 
+/**
+ * Multi-scale context for a window: each tier's token budget. The budgets
+ * are targets (folding aims for them); the window's limit is the wall.
+ * Signed, so a negative budget is refused by name rather than as a type
+ * error.
+ */
+data class MultiScale(
+    /**
+     * Tokens the recent turns kept verbatim aim for: older rounds are
+     * folded into the session summary once these are exceeded (the newest
+     * round always stays).
+     */
+    @SerializedName("immediate_tokens") val immediateTokens: Long,
+    /**
+     * Tokens the running summary of this session may take (its heading
+     * included); past them it is folded into the historical summary.
+     */
+    @SerializedName("session_tokens") val sessionTokens: Long,
+    /**
+     * Tokens the long-term summary may take (its heading included); it is
+     * condensed to stay within them.
+     */
+    @SerializedName("historical_tokens") val historicalTokens: Long,
+)
+
 /** A skill left out of the index. */
 data class Omitted(
     /** Skill name. */
@@ -1710,6 +1746,11 @@ data class Preflight(
     @SerializedName("target_tokens") val targetTokens: Long,
     /** The verdict. */
     @SerializedName("verdict") val verdict: Verdict,
+    /**
+     * Each tier's tokens and budget, and the fold counts, for a window
+     * with `multi_scale`; absent otherwise.
+     */
+    @SerializedName("tiers") val tiers: TierReport? = null,
 )
 
 /** A named set of templates, depth limits and generated-section names. */
@@ -2392,6 +2433,48 @@ data class Template(
      * at all takes any.
      */
     @SerializedName("optional") val optional: List<String>? = null,
+)
+
+/**
+ * Multi-scale figures: each tier's tokens and budget, and how often the
+ * tiers were folded. In the pre-flight report and in each compaction of a
+ * multi-scale window.
+ */
+data class TierReport(
+    /**
+     * Tokens of the messages after the context message (the leading
+     * system messages are not a tier).
+     */
+    @SerializedName("immediate_tokens") val immediateTokens: Long,
+    /**
+     * Tokens of the session summary's section (heading and text; 0 when
+     * empty).
+     */
+    @SerializedName("session_tokens") val sessionTokens: Long,
+    /**
+     * Tokens of the historical summary's section (heading and text; 0
+     * when empty).
+     */
+    @SerializedName("historical_tokens") val historicalTokens: Long,
+    /**
+     * Tokens of the whole context message, framing and label included
+     * (0 when there is none).
+     */
+    @SerializedName("context_message_tokens") val contextMessageTokens: Long,
+    /** The immediate tier's budget. */
+    @SerializedName("immediate_budget") val immediateBudget: Long,
+    /** The session tier's budget. */
+    @SerializedName("session_budget") val sessionBudget: Long,
+    /** The historical tier's budget. */
+    @SerializedName("historical_budget") val historicalBudget: Long,
+    /** Messages folded out of the immediate tier since the window was made. */
+    @SerializedName("messages_folded") val messagesFolded: Long,
+    /** Folds into the session summary since the window was made. */
+    @SerializedName("session_folds") val sessionFolds: Long,
+    /** Folds of the session summary into the historical summary. */
+    @SerializedName("historical_folds") val historicalFolds: Long,
+    /** Folds written by the host's summarizer (the rest by the digest). */
+    @SerializedName("host_summaries") val hostSummaries: Long,
 )
 
 /** A tokenizer's description (`turnfit_tokenizer_info`). */
