@@ -22,7 +22,7 @@ import statistics
 import sys
 import time
 from pathlib import Path
-from typing import Any, Callable, Dict, List
+from typing import Any, Dict, List
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bindings" / "python" / "tests"))
 
@@ -31,6 +31,9 @@ import turnfit  # noqa: E402
 import turnfit.langchain as tl  # noqa: E402
 from langchain_core.language_models.fake_chat_models import FakeListChatModel  # noqa: E402
 from lc_replay import bash_tool, load, make_model  # noqa: E402
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "python"))
+from langchain_agent import timed_wrap  # noqa: E402
 
 
 def long_trajectory(repeat: int) -> Dict[str, Any]:
@@ -49,30 +52,6 @@ def long_trajectory(repeat: int) -> Dict[str, Any]:
             assistants.append(m)
     assistants.append(t["assistants"][-1])
     return dict(t, assistants=assistants, results=results)
-
-
-def timed_wrap(mw: Any, times: List[float], sizes: List[int]) -> Any:
-    inner = mw.wrap_model_call
-
-    def wrap_model_call(request: Any, handler: Callable[[Any], Any]) -> Any:
-        spent = [0.0]
-
-        def timed_handler(req: Any) -> Any:
-            t = time.perf_counter()
-            try:
-                return handler(req)
-            finally:
-                spent[0] += time.perf_counter() - t
-
-        t = time.perf_counter()
-        try:
-            return inner(request, timed_handler)
-        finally:
-            times.append(time.perf_counter() - t - spent[0])
-            sizes.append(len(request.messages))
-
-    mw.wrap_model_call = wrap_model_call
-    return mw
 
 
 def main() -> None:

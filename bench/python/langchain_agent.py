@@ -22,7 +22,7 @@ import statistics
 import sys
 import time
 from pathlib import Path
-from typing import Any, Callable, Dict, List
+from typing import Any, Callable, Dict, List, Optional
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bindings" / "python" / "tests"))
 
@@ -57,7 +57,9 @@ def timed_before_model(mw: Any, times: List[float]) -> Any:
     return mw
 
 
-def timed_wrap(mw: Any, times: List[float]) -> Any:
+def timed_wrap(mw: Any, times: List[float], sizes: Optional[List[int]] = None) -> Any:
+    """`mw` whose model calls append their own time (the handler's, the model's,
+    left out) to `times`, and the request's message count to `sizes` if given."""
     inner = mw.wrap_model_call
 
     def wrap_model_call(request: Any, handler: Callable[[Any], Any]) -> Any:
@@ -75,6 +77,8 @@ def timed_wrap(mw: Any, times: List[float]) -> Any:
             return inner(request, timed_handler)
         finally:
             times.append(time.perf_counter() - t - spent[0])
+            if sizes is not None:
+                sizes.append(len(request.messages))
 
     mw.wrap_model_call = wrap_model_call
     return mw

@@ -261,7 +261,8 @@ fn drive(name: &str, text: &str) -> (turnfit_status, String) {
 /// whose value is an object.
 fn base(name: &str) -> Value {
     match name {
-        "window-budget" => json!({"context_window": 8000, "reserved_output": 100}),
+        "window-budget" => json!({"context_window": 8000, "reserved_output": 100,
+            "multi_scale": {"immediate_tokens": 4000, "session_tokens": 1000, "historical_tokens": 1000}}),
         "fit-options" => json!({"model": "gpt-4o", "max_tokens": 4000, "policy": {"mask": {}, "digest": {}},
             "summarizer": {"timeout_ms": 1000},
             "carry": {"replaced": ["0123456789abcdef"], "summary": {"role": "user", "content": "s"}}}),

@@ -18,9 +18,6 @@
 //! a call merged (a whole text for SentencePiece-style files), are cut back
 //! when the scratch returns to its slot.
 
-use std::cell::Cell;
-use std::sync::atomic::{AtomicUsize, Ordering};
-
 use super::{bpe, spm};
 
 /// Slots per tokenizer: threads beyond this share slots (and take a fresh
@@ -49,24 +46,11 @@ pub(crate) struct Pool {
     slots: [parking_lot::Mutex<Option<Box<Scratch>>>; SLOTS],
 }
 
-static NEXT_SLOT: AtomicUsize = AtomicUsize::new(0);
-
-thread_local! {
-    static SLOT: Cell<usize> = const { Cell::new(usize::MAX) };
-}
-
 impl Pool {
     /// Runs `f` with this thread's slot's scratch, or a fresh one when the
     /// slot is busy.
     pub(crate) fn with<R>(&self, f: impl FnOnce(&mut Scratch) -> R) -> R {
-        let slot = SLOT
-            .try_with(|s| {
-                if s.get() == usize::MAX {
-                    s.set(NEXT_SLOT.fetch_add(1, Ordering::Relaxed) % SLOTS);
-                }
-                s.get()
-            })
-            .unwrap_or(0);
+        let slot = crate::tokens::thread_slot() % SLOTS;
         match self.slots[slot].try_lock() {
             Some(mut guard) => {
                 let sc = guard.get_or_insert_with(Box::default);

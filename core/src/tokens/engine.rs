@@ -56,19 +56,24 @@ thread_local! {
     static SLOT: Cell<usize> = const { Cell::new(usize::MAX) };
 }
 
+/// This thread's number, handed out in the order threads first ask (0 when
+/// the thread is exiting): pools of per-thread scratch space index their
+/// slots by it modulo their size, so threads spread over the slots.
+pub(crate) fn thread_slot() -> usize {
+    SLOT.try_with(|s| {
+        if s.get() == usize::MAX {
+            s.set(NEXT_SLOT.fetch_add(1, Ordering::Relaxed));
+        }
+        s.get()
+    })
+    .unwrap_or(0)
+}
+
 /// Runs `f` with this thread's pooled scratch buffers, or with fresh ones
 /// when its slot is busy (re-entered, or shared with another running
 /// thread). Correctness never depends on the cache; only speed does.
 fn with_scratch<R>(f: impl FnOnce(&mut Scratch) -> R) -> R {
-    let slot = SLOT
-        .try_with(|s| {
-            if s.get() == usize::MAX {
-                s.set(NEXT_SLOT.fetch_add(1, Ordering::Relaxed) % POOL_SLOTS);
-            }
-            s.get()
-        })
-        .unwrap_or(0);
-    match POOL[slot].try_lock() {
+    match POOL[thread_slot() % POOL_SLOTS].try_lock() {
         Some(mut guard) => f(guard.get_or_insert_with(Box::default)),
         None => f(&mut Scratch::default()),
     }

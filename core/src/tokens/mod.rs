@@ -25,6 +25,7 @@ mod vocab;
 
 pub use decode::DecodeMode;
 pub use encoding::Encoding;
+pub(crate) use engine::thread_slot;
 pub use special::{SpecialPolicy, SpecialSet, SpecialToken};
 pub use truncate::{TruncateSide, Truncation};
 
