@@ -175,6 +175,13 @@ PROBE(register_json)
     turnfit_registry_new(&r, NULL);
     return turnfit_registry_register(r, C(p), n, &k, e);
 }
+PROBE(register_model_files_spec)
+{
+    turnfit_string o = {0};
+    turnfit_registry *r = NULL;
+    turnfit_registry_new(&r, NULL);
+    return turnfit_registry_register_model_files(r, C(p), n, &o, e);
+}
 static int32_t count_fn(void *user, const char *text, size_t len, size_t *out, char *message, size_t cap)
 {
     (void)user, (void)text, (void)message, (void)cap;
@@ -383,6 +390,10 @@ static const struct param PARAMS[] = {
     {"turnfit_registry_lookup", "model", NAME, "gpt-4o", lookup_model},
     {"turnfit_registry_lookup", "fallback_encoding", NAME, "o200k_base", lookup_fallback},
     {"turnfit_registry_register", "json", TEXT, "{\"name\":\"m\",\"encoding\":\"o200k_base\"}", register_json},
+    {"turnfit_registry_register_model_files", "spec_json", TEXT,
+     "{\"name\":\"tiny-local\",\"tokenizer\":\"" TINY_FILE "\",\"context_window\":4096,"
+     "\"chat_template\":\"{% for m in messages %}{{ m.content }}{% endfor %}\"}",
+     register_model_files_spec},
     {"turnfit_registry_register_counter", "profile_json", TEXT, "{\"name\":\"m\",\"encoding\":\"o200k_base\"}",
      register_counter_profile},
     {"turnfit_skills_body", "name", NAME, "pdf-extract", skills_body_name},
