@@ -180,6 +180,9 @@ struct Entry {
     source: ModelSource,
     /// The host's own counter, for a host entry registered with one.
     counter: Option<HostCounter>,
+    /// The counter is turnfit's own (a model's tokenizer file), which runs
+    /// without the host: a front end may release its interpreter lock.
+    native: bool,
     /// Framing constants for a host entry, replacing the name's: the
     /// accountant's framing in its serde form (kept as JSON so this module
     /// does not depend on the window's types). Set for a model known by its
@@ -363,7 +366,14 @@ fn builtin() -> Result<&'static Builtin> {
                             profile.name
                         )));
                     }
-                    Ok(Entry { profile, source: ModelSource::Builtin, counter: None, framing: None, prompt: None })
+                    Ok(Entry {
+                        profile,
+                        source: ModelSource::Builtin,
+                        counter: None,
+                        native: false,
+                        framing: None,
+                        prompt: None,
+                    })
                 })
                 .collect::<Result<Vec<_>>>()?;
             Ok(Builtin { entries, families })
@@ -420,7 +430,7 @@ impl ModelRegistry {
     /// Adds `profile`, replacing any entry with the same name (and its
     /// counter, if it had one).
     pub fn register(&self, profile: ModelProfile) -> Result<()> {
-        self.register_entry(profile, None, None, None)
+        self.register_entry(profile, None, None, None, false)
     }
 
     /// Adds `profile` with the host's own counter `count` (text in, tokens
@@ -437,11 +447,13 @@ impl ModelRegistry {
         count: impl Fn(&str) -> std::result::Result<usize, String> + Send + Sync + 'static,
     ) -> Result<()> {
         let counter = HostCounter::new(&profile.name, count);
-        self.register_entry(profile, Some(counter), None, None)
+        self.register_entry(profile, Some(counter), None, None, false)
     }
 
     /// [`register_with_counter`](Self::register_with_counter) with framing
-    /// constants (the accountant's, as JSON) for the entry.
+    /// constants (the accountant's, as JSON) for the entry, for a counter
+    /// of turnfit's own (a tokenizer file: it never calls the host, so
+    /// [`Self::has_host_counters`] does not count it).
     pub(crate) fn register_with_counter_and_framing(
         &self,
         profile: ModelProfile,
@@ -450,7 +462,7 @@ impl ModelRegistry {
         prompt: Option<Arc<dyn PromptModel>>,
     ) -> Result<()> {
         let counter = HostCounter::new(&profile.name, count);
-        self.register_entry(profile, Some(counter), Some(framing), prompt)
+        self.register_entry(profile, Some(counter), Some(framing), prompt, true)
     }
 
     /// The prompt counter registered with the host entry a resolved model
@@ -521,11 +533,12 @@ impl ModelRegistry {
         self.entries.read().iter().find(|e| e.profile.name == matched).and_then(|e| e.counter.clone())
     }
 
-    /// Whether any entry has a host counter (a front end that releases
-    /// its interpreter lock during a call keeps it instead, since the
-    /// counter needs it).
+    /// Whether any entry has a counter that calls the host (a front end
+    /// that releases its interpreter lock during a call keeps it instead,
+    /// since the counter needs it). A model registered from its files
+    /// counts with turnfit's own tokenizer and does not count here.
     pub fn has_host_counters(&self) -> bool {
-        self.entries.read().iter().any(|e| e.counter.is_some())
+        self.entries.read().iter().any(|e| e.counter.is_some() && !e.native)
     }
 
     fn register_entry(
@@ -534,11 +547,12 @@ impl ModelRegistry {
         counter: Option<HostCounter>,
         framing: Option<serde_json::Value>,
         prompt: Option<Arc<dyn PromptModel>>,
+        native: bool,
     ) -> Result<()> {
         profile.name = profile.name.to_ascii_lowercase();
         validate(&profile)?;
         let mut entries = self.entries.write();
-        let entry = Entry { profile, source: ModelSource::Host, counter, framing, prompt };
+        let entry = Entry { profile, source: ModelSource::Host, counter, native, framing, prompt };
         match entries.iter_mut().find(|e| e.profile.name == entry.profile.name) {
             Some(existing) => *existing = entry,
             None => entries.push(entry),

@@ -55,7 +55,8 @@ def _toolset(text: str) -> None:
 # Schema name -> (the native call that reads it, a document it accepts that
 # holds every field whose value is an object).
 DRIVERS: Dict[str, Tuple[Callable[[str], Any], Any]] = {
-    "window-budget": (lambda t: _native.Window("gpt-4o", t), {"context_window": 8000, "reserved_output": 100}),
+    "window-budget": (lambda t: _native.Window("gpt-4o", t), {"context_window": 8000, "reserved_output": 100,
+                      "multi_scale": {"immediate_tokens": 4000, "session_tokens": 1000, "historical_tokens": 1000}}),
     # A turn reads them (fit refuses `carry`, which only a turn takes).
     "fit-options": (
         lambda t: _native.Turn(CONVERSATION, t),

@@ -181,3 +181,27 @@ fn bad_model_files_are_refused_by_name() {
     let e = fit_json_in(&registry, anthropic, r#"{"model":"tiny-ok"}"#).unwrap_err();
     assert!(e.message().contains("renders OpenAI Chat messages"), "{e}");
 }
+
+#[test]
+fn a_model_from_its_files_is_not_a_host_counter() {
+    // Its counter is turnfit's own tokenizer: a front end may release its
+    // interpreter lock while it counts (the Python binding kept the GIL
+    // for every call once such a model was registered).
+    let reg = ModelRegistry::builtin();
+    let dir = model_dir("native", Some(TEMPLATE));
+    register_model_files(&reg, &files(&dir, "tiny-local")).unwrap();
+    assert!(!reg.has_host_counters());
+    reg.register_with_counter(
+        crate::models::ModelProfile {
+            name: "mine".into(),
+            family: None,
+            encoding: crate::Encoding::O200kBase,
+            context_window: None,
+            max_output_tokens: None,
+            exact: false,
+        },
+        |s| Ok(s.len()),
+    )
+    .unwrap();
+    assert!(reg.has_host_counters());
+}
