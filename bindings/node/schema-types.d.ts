@@ -818,7 +818,7 @@ export type RegistryList = RegistryEntry[]
 /**
  * What a repair or a compaction did to one message or block.
  */
-export type Action = "dropped_result" | "synthesized_result" | "moved_result" | "dropped_message" | "truncated_result" | "cleared_result" | "masked_result" | "summarized" | "inserted_summary"
+export type Action = "dropped_result" | "synthesized_result" | "moved_result" | "dropped_message" | "truncated_result" | "cleared_result" | "masked_result" | "summarized" | "inserted_summary" | "merged_message"
 
 /**
  * An OpenAI API a request is sent to.

@@ -52,7 +52,7 @@ mod prompt;
 pub use counter::{
     check_not_counting, in_host_counter, Counter, HostCountFn, HostCounter, HOST_COUNT_SLACK, MAX_CHARS_PER_TOKEN,
 };
-pub use prompt::PromptModel;
+pub use prompt::{PromptModel, TurnOrder};
 
 /// One registry entry.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

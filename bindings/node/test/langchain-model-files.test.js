@@ -2,7 +2,8 @@
 // Issue 50's must-show through a Node adapter: a real agent trajectory
 // (mini-swe-agent astroid-1866) fitted by the LangChain.js adapter's
 // fitModelRequest for open-weight models registered from their files
-// (Qwen3, Llama 3). At several budgets, the request the adapter returns is
+// (Qwen3, Llama 3; Gemma 3 on a user/assistant chat, its template requiring
+// the turns to alternate). At several budgets, the request the adapter returns is
 // never over the limit by the model's own count: the core's template count
 // of it (toChat's OpenAI form), taken afresh. Skipped with a message when
 // the files are not cached (scripts/templates.sh fetches them).
@@ -56,5 +57,33 @@ for (const [name, pkg] of [['qwen3-lc-files', 'qwen3'], ['llama3-lc-files', 'lla
       assert.ok(after <= report.limit_tokens, `${pkg} at ${max}: ${after} over ${report.limit_tokens}`)
       assert.ok(after < before)
     }
+  })
+}
+
+// Gemma 3's template refuses the tool role and requires user and assistant
+// turns to alternate: on OpenHands' Goldbach chat (its last message, a
+// pending tool call, left out), compaction leaves two user messages in a
+// row, which the fit joins, so the request still renders.
+const GOLDBACH = JSON.parse(fs.readFileSync(path.join(ROOT, 'tests/fixtures/chats/openhands-goldbach-chat.openai.json'), 'utf8'))
+{
+  const tokenizer = path.join(NPM, 'tokenizer-gemma3/package/models/tokenizer.json')
+  const skip = !fs.existsSync(tokenizer) && `${tokenizer} not cached: run scripts/templates.sh`
+  test('fitModelRequest keeps Gemma 3 turns alternating', { skip }, async () => {
+    ck.registerModelFiles('gemma3-lc-files', { tokenizer, contextWindow: 131072 })
+    const chat = (GOLDBACH.messages ?? GOLDBACH).slice(0, -1)
+    const messages = chat.map((m) => (m.role === 'user' ? new HumanMessage({ content: m.content }) : new AIMessage({ content: m.content })))
+    const count = (msgs) => ck.fit(msgs.map((m) => toChat(m).msg), { model: 'gemma3-lc-files', max_tokens: 1000000 }).report.tokens_before
+    const before = count(messages)
+    let joined = 0
+    for (const max of [60, 90, 120]) {
+      const { request: out, report } = await fitModelRequest({ model: null, messages, tools: [] }, { fit: { model: 'gemma3-lc-files', max_tokens: max, reserve_output: Math.floor(max / 8) }, summarizer: false })
+      const roles = out.messages.map((m) => m._getType())
+      assert.ok(roles.every((r, i) => (r === 'human') === (i % 2 === 0)), `${max}: ${roles}`)
+      const after = count(out.messages)
+      assert.equal(report.tokens_after, after)
+      assert.ok(after <= report.limit_tokens && after < before, `${max}: ${after} over ${report.limit_tokens}`)
+      joined += report.changes.filter((c) => c.action === 'merged_message').length
+    }
+    assert.ok(joined > 0, 'no fit joined two turns: the test does not exercise it')
   })
 }

@@ -3,7 +3,8 @@ fitted by ``turnfit.langchain.fit_messages`` (LangChain messages, the
 framework's own ``FakeListChatModel`` summarizing) for open-weight models
 registered from their files: Qwen3, Llama 3 and 3.1 on mini-swe-agent's
 astroid-1866 (199 messages, tool calls), Gemma 3 (whose template refuses
-the tool role, as transformers does) on a user/assistant chat. At several
+the tool role, as transformers does, and requires user and assistant turns
+to alternate) on a user/assistant chat. At several
 budgets, the fitted prompt is never over the limit by the model's own count:
 the core's template count of the result, taken afresh (equal to
 transformers' ``apply_chat_template(tokenize=True)`` on these files:
@@ -33,14 +34,9 @@ MODELS = [
     ("qwen3-files", "qwen3", None, ASTROID, (4096, 8192, 16384)),
     ("llama3-files", "llama3", None, ASTROID, (4096, 8192, 16384)),
     ("llama3.1-files", "llama3", "meta-llama-Llama-3.1-8B-Instruct.jinja", ASTROID, (4096, 8192, 16384)),
-    pytest.param(
-        "gemma3-files", "gemma3", None, GOLDBACH, (60, 90, 120),
-        marks=pytest.mark.xfail(
-            raises=turnfit.InvalidArgumentError, strict=True,
-            reason="not done (issue 50): compaction can leave two user messages in a row, which Gemma 3's "
-                   "template refuses ('roles must alternate'); the fit raises, naming the template's refusal",
-        ),
-    ),
+    # Gemma 3's template requires user and assistant turns to alternate:
+    # where compaction leaves two user messages in a row, the fit joins them.
+    ("gemma3-files", "gemma3", None, GOLDBACH, (60, 90, 120)),
 ]
 
 

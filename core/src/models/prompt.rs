@@ -16,4 +16,21 @@ use crate::Result;
 pub trait PromptModel: Debug + Send + Sync {
     /// The prompt's tokens for `request`.
     fn count_request(&self, request: &serde_json::Value) -> Result<usize>;
+
+    /// What the model's template requires of the order of roles, which
+    /// compaction must keep (dropping messages can leave two user turns in
+    /// a row, which Gemma's, Llama 2's and Mistral's templates refuse).
+    fn turn_order(&self) -> TurnOrder {
+        TurnOrder::default()
+    }
+}
+
+/// Rules on the order of roles a chat template enforces (by raising an
+/// exception), probed from the template itself.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct TurnOrder {
+    /// Two user (or two assistant) messages in a row are refused.
+    pub alternate: bool,
+    /// After the system messages, the first message must be a user's.
+    pub user_first: bool,
 }

@@ -20,7 +20,7 @@ use serde_json::{json, Value as Json};
 
 use super::{PromptCounter, RenderOptions};
 use crate::chat::{Conversation, Format};
-use crate::models::{ModelProfile, ModelRegistry, PromptModel};
+use crate::models::{ModelProfile, ModelRegistry, PromptModel, TurnOrder};
 use crate::turn::{Reply, SummarizerCall, TurnReport};
 use crate::window::{Budget, FitOptions, Framing, Preflight, ToolStyle, Window};
 use crate::{Encoding, Error, ErrorKind, Result};
@@ -31,13 +31,39 @@ pub struct TemplateModel {
     counter: PromptCounter,
     /// Template variables (`enable_thinking`, ...) and the clock.
     options: RenderOptions,
+    /// The order of roles the template enforces.
+    order: TurnOrder,
 }
 
 impl TemplateModel {
     /// The model of `counter`, rendered with `options`' kwargs and clock
     /// (its tools and generation prompt are set per request).
     pub fn new(counter: PromptCounter, options: RenderOptions) -> TemplateModel {
-        TemplateModel { counter, options }
+        let mut model = TemplateModel { counter, options, order: TurnOrder::default() };
+        model.order = model.probe_order();
+        model
+    }
+
+    /// The order of roles the template enforces, found by rendering: two
+    /// user messages in a row, and an assistant message before any user's,
+    /// each refused while a lone user message renders. A template that
+    /// refuses even that enforces nothing we can keep, so nothing is
+    /// assumed.
+    fn probe_order(&self) -> TurnOrder {
+        let user = |c: &str| json!({"role": "user", "content": c});
+        if self.count(&json!([user("Hello.")]), None, true).is_err() {
+            return TurnOrder::default();
+        }
+        let refused = |messages: Json| self.count(&messages, None, true).is_err();
+        TurnOrder {
+            alternate: refused(json!([user("Hello."), user("Are you there?")])),
+            user_first: refused(json!([{"role": "assistant", "content": "Hello."}, user("Hi.")])),
+        }
+    }
+
+    /// The order of roles the template enforces ([`TurnOrder`]).
+    pub fn turn_order(&self) -> TurnOrder {
+        self.order
     }
 
     /// The joined template and tokenizer.
@@ -178,6 +204,10 @@ impl TemplateModel {
 impl PromptModel for TemplateModel {
     fn count_request(&self, request: &Json) -> Result<usize> {
         TemplateModel::count_request(self, request)
+    }
+
+    fn turn_order(&self) -> TurnOrder {
+        self.order
     }
 }
 

@@ -205,3 +205,84 @@ fn a_model_from_its_files_is_not_a_host_counter() {
     .unwrap();
     assert!(reg.has_host_counters());
 }
+
+/// Gemma's rule, as its template words it: user and assistant turns
+/// alternate, a user's first.
+const ALTERNATING: &str =
+    "{{ bos_token }}{% for m in messages %}{% if (m['role'] == 'user') != (loop.index0 % 2 == 0) %}\
+{{ raise_exception('Conversation roles must alternate user/assistant/user/assistant/...') }}{% endif %}\
+<{{ m['role'] }}>{{ m['content'] }}{% endfor %}{% if add_generation_prompt %}<assistant>{% endif %}";
+
+/// A user/assistant chat of `n` exchanges and a last question, no system
+/// prompt (the template above refuses one).
+fn alternating_chat(n: usize) -> String {
+    let mut messages = Vec::new();
+    for i in 0..n {
+        messages.push(json!({"role": "user", "content": format!("question {i} about the weather in a city")}));
+        messages.push(json!({"role": "assistant", "content": format!("answer {i}: it is sunny there today")}));
+    }
+    messages.push(json!({"role": "user", "content": "and tomorrow?"}));
+    serde_json::to_string(&messages).unwrap()
+}
+
+#[test]
+fn the_order_of_roles_a_template_enforces_is_probed() {
+    let tok = std::sync::Arc::new(crate::pipeline::FileTokenizer::from_bytes(&tiny_tokenizer_json(), "t").unwrap());
+    let order = |source: &str| {
+        let model = ModelTemplate { source: source.into(), origin: "t".into(), ..Default::default() };
+        TemplateModel::new(PromptCounter::new(model, tok.clone()).unwrap(), RenderOptions::default()).turn_order()
+    };
+    assert_eq!(order(ALTERNATING), crate::models::TurnOrder { alternate: true, user_first: true });
+    assert_eq!(order(TEMPLATE), crate::models::TurnOrder::default());
+    // A template that refuses everything tells nothing: nothing is assumed.
+    assert_eq!(order("{{ raise_exception('no') }}"), crate::models::TurnOrder::default());
+}
+
+#[test]
+fn a_fit_keeps_the_order_of_roles_the_template_enforces() {
+    let dir = model_dir("alternating", Some(ALTERNATING));
+    let registry = ModelRegistry::builtin();
+    register_model_files(&registry, &ModelFiles { chat_template: Some(ALTERNATING.into()), ..files(&dir, "alt") })
+        .unwrap();
+    let text = alternating_chat(30);
+    let input: Json = serde_json::from_str(&text).unwrap();
+    let before = rendered_count(ALTERNATING, &input);
+    let alternates =
+        |value: &Json| value.as_array().unwrap().iter().enumerate().all(|(i, m)| (m["role"] == "user") == (i % 2 == 0));
+    let mut merged = 0;
+    for strategy in ["recency", "relevance", "hybrid", "summarize"] {
+        for keep_first in [0, 1] {
+            for max_tokens in (before / 5..before).step_by(before / 7) {
+                let options = json!({"model": "alt", "max_tokens": max_tokens, "reserve_output": 10,
+                    "policy": {"strategy": strategy, "keep_first": keep_first}});
+                let case = format!("{strategy} keep_first {keep_first} at {max_tokens}");
+                let (out, report) = fit_json_in(&registry, &text, &options.to_string()).expect(&case);
+                let out: Json = serde_json::from_str(&out).unwrap();
+                assert!(alternates(&out), "{case}: {out}");
+                assert_eq!(report.tokens_after, rendered_count(ALTERNATING, &out), "{case}");
+                assert!(report.tokens_after <= report.limit_tokens && !report.insufficient, "{case}");
+                let joins = report.changes.iter().filter(|c| c.action == crate::window::ChangeKind::MergedMessage);
+                merged += joins.count();
+                if keep_first == 1 {
+                    // The task is kept, joined or not.
+                    assert!(out[0]["content"].as_str().unwrap().starts_with("question 0 "), "{case}: {out}");
+                }
+            }
+        }
+    }
+    assert!(merged > 0, "no fit needed a join: the test does not exercise it");
+    // A turn whose summary comes from the host's model: the summary, in the
+    // user role after the kept task, is joined to it.
+    let options = FitOptions {
+        model: "alt".into(),
+        max_tokens: Some(before / 2),
+        policy: crate::window::Policy { strategy: crate::window::Strategy::Summarize, ..Default::default() },
+        ..FitOptions::default()
+    };
+    let mut summarizer = |_: &crate::turn::SummarizerCall| crate::turn::Reply::Summary("It was sunny.".into());
+    let (c, report) = crate::turn::run(&registry, &text, &options, Some(&mut summarizer)).unwrap();
+    let out = c.to_value();
+    assert!(alternates(&out), "{out}");
+    assert!(out[0]["content"].as_str().unwrap().contains("It was sunny."), "{out}");
+    assert_eq!(report.fit.tokens_after, rendered_count(ALTERNATING, &out));
+}

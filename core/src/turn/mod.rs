@@ -452,7 +452,7 @@ impl Turn {
             };
             self.complete(Some(fb))?;
         }
-        let State::Done(c, summary) = self.state else {
+        let State::Done(mut c, summary) = self.state else {
             return Err(Error::internal("a finished turn is still summarizing"));
         };
         let label = self.policy.summary_label.as_deref().unwrap_or(DEFAULT_LABEL);
@@ -460,6 +460,8 @@ impl Turn {
             .fitted
             .as_ref()
             .and_then(|f| carry::next(f, &c.conversation.messages, &c.changes, label, self.applied.as_ref()));
+        // After the carry, which names the summary as compaction wrote it.
+        self.head.settle(&mut c, &self.acct)?;
         let mut fit = self.head.report(&c)?;
         let mut cache = cache::impact(&c, &self.acct)?;
         // A carried summary in place of its run changes the request too.

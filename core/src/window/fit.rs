@@ -170,6 +170,8 @@ fn finish_fit(s: Started) -> Result<(Conversation, FitReport)> {
         Begun::Done(r) => *r,
         Begun::Summarize(pending) => digest_summary(*pending, &s.policy, &s.acct)?,
     };
+    let mut r = r;
+    s.head.settle(&mut r, &s.acct)?;
     let report = s.head.report(&r)?;
     Ok((r.conversation, report))
 }
@@ -193,6 +195,16 @@ pub(crate) struct Head {
 }
 
 impl Head {
+    /// Settles the compaction `r` to the order of roles the model's
+    /// template enforces, for a model registered from its files (see
+    /// `window::alternation`); nothing for any other model.
+    pub(crate) fn settle(&self, r: &mut Compacted, acct: &Accountant) -> Result<()> {
+        match &self.rendered {
+            Some(rendered) => super::alternation::settle(r, rendered.turn_order(), acct),
+            None => Ok(()),
+        }
+    }
+
     /// The report for the compaction `r` (its totals the template's count
     /// for a model registered from its files).
     pub(crate) fn report(&self, r: &Compacted) -> Result<FitReport> {

@@ -33,6 +33,10 @@ pub enum ChangeKind {
     Summarized,
     /// The summary that replaced earlier messages was inserted.
     InsertedSummary,
+    /// A message was joined to the one before it, of the same role: the
+    /// model's chat template requires user and assistant turns to
+    /// alternate, and compaction had left two in a row.
+    MergedMessage,
 }
 
 /// One entry of a manifest.

@@ -8,6 +8,7 @@
 //! without breaking callers.
 
 mod accounting;
+mod alternation;
 mod bm25;
 pub(crate) mod carry;
 mod compact;

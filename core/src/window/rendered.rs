@@ -57,6 +57,11 @@ impl Rendered {
         Ok(Some(Rendered { model, before }))
     }
 
+    /// The order of roles the model's template enforces.
+    pub(crate) fn turn_order(&self) -> crate::models::TurnOrder {
+        self.model.turn_order()
+    }
+
     /// `report` with the template's totals: `tokens_before` the input's
     /// count, `tokens_after` the fitted request's, `exact: true`, and
     /// `insufficient` also when the fitted request renders over the limit.

@@ -247,9 +247,24 @@ fn apply(
     let p = &pending.prepared;
     let format = p.work.format;
     let tok = acct.tokenizer();
-    let cut = tok.truncate(summary.trim(), req.max_summary_tokens, TruncateSide::Head, None)?;
-    let text = format!("{}{}", label(policy), cut.text);
-    let alone = acct.message(&summary_message(format, &text, policy, 0)?)?;
+    // The summary has the room phase one kept for it: its cap and its
+    // message with the label. The text is cut with the encoding's
+    // tokenizer, which for a model counted with its own (a host's counter,
+    // a model registered from its files) is not the count: Gemma's makes a
+    // token or two more of it, a byte-level one four times as many. So the
+    // message is counted as the model counts it and cut again, in
+    // proportion, until it is within that room.
+    let room = req.max_summary_tokens + acct.message(&summary_message(format, &label(policy), policy, 0)?)?;
+    let mut max = req.max_summary_tokens;
+    let (cut, text, alone) = loop {
+        let cut = tok.truncate(summary.trim(), max, TruncateSide::Head, None)?;
+        let text = format!("{}{}", label(policy), cut.text);
+        let alone = acct.message(&summary_message(format, &text, policy, 0)?)?;
+        if alone <= room || max == 0 {
+            break (cut, text, alone);
+        }
+        max = (max * room / alone).min(max - 1);
+    };
     let budget = pending.goal.saturating_sub(p.fixed + alone);
     let mut d = assemble(p, &pending.keep, budget, owned, acct)?;
     let first = req.messages[0];

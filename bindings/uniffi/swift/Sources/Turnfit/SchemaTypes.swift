@@ -81,6 +81,10 @@ extension TurnfitTypes {
         case summarized
         /// The summary that replaced earlier messages was inserted.
         case insertedSummary = "inserted_summary"
+        /// A message was joined to the one before it, of the same role: the
+        /// model's chat template requires user and assistant turns to
+        /// alternate, and compaction had left two in a row.
+        case mergedMessage = "merged_message"
     }
 
     /// One agent's tool set and its cost.

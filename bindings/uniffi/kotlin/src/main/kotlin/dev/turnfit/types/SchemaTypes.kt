@@ -40,6 +40,12 @@ enum class Action {
     @SerializedName("summarized") SUMMARIZED,
     /** The summary that replaced earlier messages was inserted. */
     @SerializedName("inserted_summary") INSERTED_SUMMARY,
+    /**
+     * A message was joined to the one before it, of the same role: the
+     * model's chat template requires user and assistant turns to
+     * alternate, and compaction had left two in a row.
+     */
+    @SerializedName("merged_message") MERGED_MESSAGE,
 }
 
 /** One agent's tool set and its cost. */
