@@ -286,3 +286,30 @@ fn a_fit_keeps_the_order_of_roles_the_template_enforces() {
     assert!(out[0]["content"].as_str().unwrap().contains("It was sunny."), "{out}");
     assert_eq!(report.fit.tokens_after, rendered_count(ALTERNATING, &out));
 }
+
+#[test]
+fn a_window_keeps_the_order_of_roles_the_template_enforces() {
+    let dir = model_dir("alternating-window", Some(ALTERNATING));
+    let registry = ModelRegistry::builtin();
+    register_model_files(&registry, &ModelFiles { chat_template: Some(ALTERNATING.into()), ..files(&dir, "alt-w") })
+        .unwrap();
+    let text = alternating_chat(30);
+    let before = rendered_count(ALTERNATING, &serde_json::from_str(&text).unwrap());
+    let mut joined = 0;
+    for strategy in [crate::window::Strategy::Recency, crate::window::Strategy::Relevance] {
+        for keep_first in [0, 1] {
+            let budget = crate::window::Budget { context_window: before / 3, ..Default::default() };
+            let mut w = crate::window::Window::for_model(&registry, "alt-w", budget).unwrap();
+            w.load(crate::chat::Conversation::parse(&text, None).unwrap()).unwrap();
+            let policy = crate::window::Policy { strategy, keep_first, ..Default::default() };
+            let crate::window::CompactOutcome::Done { report } = w.compact(&policy).unwrap() else {
+                panic!("{strategy:?}: no summary was asked for")
+            };
+            joined += report.changes.iter().filter(|c| c.action == crate::window::ChangeKind::MergedMessage).count();
+            // The compacted window renders: its preflight is the template's count.
+            let pre = w.preflight(None).unwrap_or_else(|e| panic!("{strategy:?} keep_first {keep_first}: {e}"));
+            assert_eq!(pre.prompt_tokens, rendered_count(ALTERNATING, &w.conversation().to_value()));
+        }
+    }
+    assert!(joined > 0, "no compaction needed a join: the test does not exercise it");
+}

@@ -617,7 +617,16 @@ impl Window {
         }
     }
 
-    fn adopt(&mut self, r: super::Compacted, policy: &super::Policy) -> Result<CompactReport> {
+    fn adopt(&mut self, mut r: super::Compacted, policy: &super::Policy) -> Result<CompactReport> {
+        // A model registered from its files: keep the order of roles its
+        // template enforces (`window::alternation`).
+        if let Some(model) = &self.prompt_model {
+            let changes = r.changes.len();
+            super::alternation::settle(&mut r, model.turn_order(), &self.acct)?;
+            if r.changes.len() > changes {
+                r.tokens_after = self.acct.conversation(&r.conversation)?;
+            }
+        }
         let event = self.observer.is_set().then(|| compaction_event(&r, policy.strategy));
         let report = CompactReport {
             tokens_before: r.tokens_before,
