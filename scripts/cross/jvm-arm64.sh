@@ -57,5 +57,5 @@ run_jar_arm64() {
         || { echo "$out"; echo "JNA did not load Debian's arm64 libjnidispatch"; exit 1; }
     out=$(grep '^jvm:' <<<"$out") || { echo "App.kt printed no result"; exit 1; }
     grep -q "^jvm: .*: $(head -1 "$want"), fit $before -> $after," <<<"$out" || { echo "$out"; echo "not $(head -1 "$want")"; exit 1; }
-    echo "jar run under qemu-aarch64 on Debian's arm64 OpenJDK $(cat "$sysroot/usr/lib/jvm/java-17-openjdk-arm64/release" | sed -n 's/^JAVA_VERSION="\(.*\)"/\1/p') (-XX:TieredStopAtLevel=1, $((SECONDS - t0)) s), JNA $jna's arm64 libjnidispatch: App.kt ${out#jvm: turnfit.jar with no library path: }; JNA loaded linux-aarch64/libturnfit_uniffi.so from jvm/turnfit-$version.jar"
+    echo "jar run under qemu-aarch64 on Debian's arm64 OpenJDK $(sed -n 's/^JAVA_VERSION="\(.*\)"/\1/p' "$sysroot/usr/lib/jvm/java-17-openjdk-arm64/release") (-XX:TieredStopAtLevel=1, $((SECONDS - t0)) s), JNA $jna's arm64 libjnidispatch: App.kt ${out#jvm: turnfit.jar with no library path: }; JNA loaded linux-aarch64/libturnfit_uniffi.so from jvm/turnfit-$version.jar"
 }

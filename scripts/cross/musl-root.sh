@@ -130,7 +130,7 @@ run_node_musl() {
 # of bookworm's musl; tests/vectors through it (bindings/python/tests/
 # vectors.py), then wheel_check's program.
 run_wheel_musl() {
-    local whl=$1 want=$2 py pyhome r app=$cross_cache/wheel-app-musl out line pip
+    local whl=$1 want=$2 py pyhome loader r app=$cross_cache/wheel-app-musl out line pip
     musl_rooted || return 3
     py=$(musl_python) || return 3
     loader=$(musl_loader) || return 3
