@@ -84,14 +84,15 @@ unpack_c() {
     rm -rf "$stage" && mkdir -p "$stage" && tar -C "$stage" -xzf "$(built "$2")"
     echo "$stage/turnfit-$version"
 }
-# ran WHAT CMD...: CMD's line for the MANIFEST, or "WHAT: ELF-checked only
+# ran WHAT CMD...: CMD's line for the MANIFEST with the seconds it took
+# (fetching and building what it runs on included), or "WHAT: ELF-checked only
 # (why it could not run here)" when CMD returns 3; any other failure stops.
 ran() {
-    local what=$1 line rc err=$root/target/cross/run.err; shift
+    local what=$1 line rc err=$root/target/cross/run.err t=$SECONDS; shift
     # Not in an || list, so that set -e holds inside the command's subshell.
     set +e; line=$(set -e; "$@" 2>"$err"); rc=$?; set -e
     case $rc in
-        0) echo "    $line" ;;
+        0) echo "    $line [$((SECONDS - t)) s]" ;;
         3) echo "    $what: ELF-checked only, not run here ($(tail -1 "$err"))" ;;
         *) cat "$err" >&2; echo "$line"; echo "$what: the run failed"; exit 1 ;;
     esac

@@ -35,7 +35,7 @@ jvm_arm64() {
 # tiers and as fast as -Xint here.
 run_jar_arm64() {
     local jar=$1 want=$2 java sysroot run=$cross_cache/jvm-app-arm64 app=$root/target/dist/jvm-app.jar
-    local klib=$root/bindings/uniffi/kotlin/node_modules/kotlin-compiler/lib before after out jna t0=$SECONDS
+    local klib=$root/bindings/uniffi/kotlin/node_modules/kotlin-compiler/lib before after out jna
     [ -e "$jar" ] || { echo "no $jar (make dist first: it adds linux-aarch64/ to dist/jvm's jar)" >&2; return 3; }
     [ -e "$app" ] || { echo "no $app (scripts/dist-test.sh jvm compiles it)" >&2; return 3; }
     [ -e "$klib/kotlin-stdlib.jar" ] || { echo "no kotlinc lib/ (bindings/uniffi/kotlin/build-jar.sh installs it)" >&2; return 3; }
@@ -57,5 +57,5 @@ run_jar_arm64() {
         || { echo "$out"; echo "JNA did not load Debian's arm64 libjnidispatch"; exit 1; }
     out=$(grep '^jvm:' <<<"$out") || { echo "App.kt printed no result"; exit 1; }
     grep -q "^jvm: .*: $(head -1 "$want"), fit $before -> $after," <<<"$out" || { echo "$out"; echo "not $(head -1 "$want")"; exit 1; }
-    echo "jar run under qemu-aarch64 on Debian's arm64 OpenJDK $(sed -n 's/^JAVA_VERSION="\(.*\)"/\1/p' "$sysroot/usr/lib/jvm/java-17-openjdk-arm64/release") (-XX:TieredStopAtLevel=1, $((SECONDS - t0)) s), JNA $jna's arm64 libjnidispatch: App.kt ${out#jvm: turnfit.jar with no library path: }; JNA loaded linux-aarch64/libturnfit_uniffi.so from jvm/turnfit-$version.jar"
+    echo "jar run under qemu-aarch64 on Debian's arm64 OpenJDK $(sed -n 's/^JAVA_VERSION="\(.*\)"/\1/p' "$sysroot/usr/lib/jvm/java-17-openjdk-arm64/release") (-XX:TieredStopAtLevel=1), JNA $jna's arm64 libjnidispatch: App.kt ${out#jvm: turnfit.jar with no library path: }; JNA loaded linux-aarch64/libturnfit_uniffi.so from jvm/turnfit-$version.jar"
 }
