@@ -1,4 +1,4 @@
-# A CPython on musl, to run the musllinux wheel (sourced by scripts/cross/run.sh,
+# A CPython on musl, to run the musllinux wheel (sourced by scripts/cross/musl-root.sh,
 # or run alone: `bash scripts/cross/musl-python.sh` prints the interpreter).
 # No registry carries a musl CPython (Debian's and PyPI's are glibc builds),
 # so it is built here from Debian bookworm's python3.11 source package (the
@@ -7,7 +7,8 @@
 # musl 1.2.3). Minimal: no OpenSSL, libffi, sqlite, readline, bz2, lzma; the
 # C API, the stdlib modules turnfit and pip use, and ensurepip's bundled pip.
 # Cached in target/cross/musl-python/<hash of the sources and this recipe>/,
-# rebuilt only when they change (about 6 minutes of CPU on this machine).
+# rebuilt only when they change (6.6 minutes of wall time, 3.1 of CPU, here
+# beside other builds).
 
 : "${root:=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}"
 : "${cross_cache:=$root/target/cross}"
