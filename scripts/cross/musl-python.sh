@@ -35,7 +35,11 @@ musl_python() {
             apt_lists src "deb-src http://deb.debian.org/debian bookworm main" \
                 "deb-src http://deb.debian.org/debian bookworm-updates main" \
                 "deb-src http://deb.debian.org/debian-security bookworm-security main" || return 3
-            (cd "$src" && apt_with src source -qq --download-only "${musl_python_src[@]}" >/dev/null 2>&1) \
+            # The pinned revisions, else the current ones: only the upstream
+            # tarballs are used, which every bookworm revision shares.
+            (cd "$src" && { apt_with src source -qq --download-only "${musl_python_src[@]}" \
+                || apt_with src source -qq --download-only "${musl_python_src[@]%%=*}"; } >/dev/null 2>&1) \
+                && ls "$src"/python3.11_3.11.2.orig.tar.gz "$src"/zlib_1.2.13.dfsg.orig.tar.bz2 >/dev/null 2>&1 \
                 || { echo "apt-get source ${musl_python_src[*]} failed" >&2; return 3; }
         fi
         rm -rf "$cross_cache/musl-python"/[0-9a-f]*[0-9a-f]
