@@ -23,7 +23,8 @@ bun_musl=@oven/bun-linux-x64-musl@1.4.5
 bun_cxx_wheel=numpy==2.2.6
 # Those use DT_RELR relocations, which musl applies from 1.2.4 on: under
 # bookworm's 1.2.3 Bun jumps to an unrelocated address (SIGSEGV at 0x4290,
-# seen here). Debian trixie's musl is 1.2.5, as Alpine 3.20 and newer have.
+# seen here). Debian trixie's musl is 1.2.5, as Alpine 3.20 and newer have
+# (the pinned revision, else trixie's current one; VERSION records it).
 musl_trixie=musl:amd64=1.2.5-3.1~deb13u1
 
 # musl_rooted: whether this machine can make and enter a root (chroot as
@@ -66,7 +67,7 @@ trixie_musl() {
         command -v apt-get >/dev/null || { echo "apt-get is needed to fetch Debian trixie's musl" >&2; return 3; }
         apt_lists trixie "deb http://deb.debian.org/debian trixie main" || return 3
         rm -rf "$d" && mkdir -p "$d/debs"
-        (cd "$d/debs" && apt_with trixie download -q "$musl_trixie" >/dev/null 2>&1) \
+        (cd "$d/debs" && { apt_with trixie download -q "$musl_trixie" || apt_with trixie download -q "${musl_trixie%%=*}"; } >/dev/null 2>&1) \
             || { echo "apt-get download $musl_trixie (trixie) failed" >&2; return 3; }
         dpkg -x "$d"/debs/musl_*.deb "$d"
         dpkg-deb -f "$d"/debs/musl_*.deb Version > "$d/VERSION" && rm -rf "$d/debs"
