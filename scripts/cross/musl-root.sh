@@ -117,7 +117,8 @@ run_node_musl() {
     loader=$(trixie_musl) || return 3
     bun=$(bun_musl_dir) || return 3
     r=$(musl_root bun "$loader")
-    mkdir -p "$r/opt/bun/bin" && cp "$bun/bin/bun" "$r/opt/bun/bin/" && cp "$bun"/lib/* "$r/usr/lib/"
+    # Hard links, as for the CPython: no 100 MB copy per run.
+    mkdir -p "$r/opt/bun/bin" && cp -l "$bun/bin/bun" "$r/opt/bun/bin/" && cp -l "$bun"/lib/* "$r/usr/lib/"
     node_app "$app" linux-x64-musl "$tgz"
     cp "$want" "$app/want.out"
     out=$(in_root "$r" "$app" /opt/bun/bin/bun test --cwd /app /app/node_modules/turnfit/test/vectors.test.js 2>&1) \
