@@ -30,9 +30,11 @@ dist-test:
 
 # The packages for linux aarch64 (glibc) and x86-64 musl (wheels, npm platform
 # packages, C tarballs, the jar's aarch64 native, the static CLI), linked with
-# Zig from PyPI, into dist/cross, ELF-checked and run under qemu-user or musl's
-# loader where they can be; not part of `make test` (a build of the core per
-# target: far more than CI's time).
+# Zig from PyPI, into dist/cross, ELF-checked and run under qemu-user (arm64
+# CPython, Node.js, OpenJDK) or in a musl root (Bun's musl build, a CPython
+# built with musl-gcc, musl's loader); not part of `make test` (a build of the
+# core per target: far more than CI's time). CROSS_CHECK_ONLY=1 builds nothing
+# and runs the checks again on dist/cross.
 dist-cross:
 	bash scripts/dist-cross.sh
 

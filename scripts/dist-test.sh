@@ -330,6 +330,9 @@ KT
     grep -q "Found library resource at jar:file:.*turnfit-$version.jar!/linux-x86-64/libturnfit_uniffi.so" "$place/run.out" \
         || { echo "JNA did not load libturnfit_uniffi.so from the jar:"; cat "$place/run.out"; exit 1; }
     echo "jvm: App.kt compiled at kotlinc's default target (Java 8 class files); JNA loaded linux-x86-64/libturnfit_uniffi.so from the jar (jna.debug_load)"
+    # Its class files, which `make dist-cross` runs on the arm64 JVM
+    # (scripts/cross/jvm-arm64.sh): bytecode is the same on every machine.
+    mkdir -p "$root/target/dist" && cp "$place/app.jar" "$root/target/dist/jvm-app.jar"
     # examples/kotlin against the jar, with Gson, the POM's optional
     # dependency for the typed API, added to the README's class path.
     cp examples/kotlin/AgentLoop.kt /usr/share/java/gson.jar "$place/"

@@ -43,5 +43,9 @@ musl_needed() {
     grep -qw 'libc\.so' <<<"$needed" || { echo "$1: does not need musl's libc.so (NEEDED: ${needed:-none})" >&2; exit 1; }
     ! grep -q 'libc\.so\.6\|ld-linux' <<<"$needed" || { echo "$1: needs glibc (NEEDED: $needed)" >&2; exit 1; }
     ! readelf -V --wide "$1" | grep -q 'GLIBC_' || { echo "$1: asks for GLIBC_ symbol versions" >&2; exit 1; }
+    # Initial-exec TLS (the STATIC_TLS flag): musl's dlopen refuses it
+    # ("initial-exec TLS resolves to dynamic definition"), so Python, Node
+    # and JNA could not load FILE.
+    ! readelf -d "$1" | grep -q 'FLAGS).*STATIC_TLS' || { echo "$1: uses initial-exec TLS (STATIC_TLS), which musl's dlopen refuses" >&2; exit 1; }
     echo "${needed% }"
 }

@@ -43,31 +43,41 @@ pack_node() {
 # pack_jna PREFIX SO OUT: turnfit-natives-PREFIX-V.jar, a jar holding only
 # PREFIX/libturnfit_uniffi.so, where JNA looks for the library on the class
 # path (PREFIX is JNA's <os>-<arch>, e.g. linux-aarch64): beside the main
-# jar on the class path it adds that platform. When dist/jvm holds the main
-# jar (`make dist`), OUT/../jvm/turnfit-V.jar is that jar with PREFIX added.
+# jar on the class path it adds that platform. Then jna_fat_jar.
 pack_jna() {
     local prefix=$1 so=$2 out=$3 stage=$root/target/cross/jna/$1
     rm -rf "$stage" && mkdir -p "$stage/$prefix"
     cp "$so" "$stage/$prefix/libturnfit_uniffi.so"
     strip_debug "$stage/$prefix/libturnfit_uniffi.so"
-    python3 - "$stage" "$prefix" "$out/turnfit-natives-$prefix-$version.jar" "$root/dist/jvm/turnfit-$version.jar" "$root/dist/cross/jvm/turnfit-$version.jar" <<'PY'
-import os, shutil, sys, zipfile
-stage, prefix, natives, main_jar, fat_jar = sys.argv[1:]
+    python3 - "$stage" "$prefix" "$out/turnfit-natives-$prefix-$version.jar" <<'PY'
+import os, sys, zipfile
+stage, prefix, natives = sys.argv[1:]
 name = f"{prefix}/libturnfit_uniffi.so"
-data = open(os.path.join(stage, name), "rb").read()
 with zipfile.ZipFile(natives, "w", zipfile.ZIP_DEFLATED) as z:
     z.writestr("META-INF/MANIFEST.MF", "Manifest-Version: 1.0\r\nCreated-By: scripts/dist-cross.sh\r\n\r\n")
-    z.writestr(name, data)
+    z.writestr(name, open(os.path.join(stage, name), "rb").read())
+PY
+    jna_fat_jar "$out/turnfit-natives-$prefix-$version.jar"
+}
+
+# jna_fat_jar NATIVES_JAR: when dist/jvm holds the main jar (`make dist`),
+# dist/cross/jvm/turnfit-V.jar is that jar with NATIVES_JAR's platform folder
+# added (made from dist/jvm's each time, so a newer one is never missed).
+jna_fat_jar() {
+    python3 - "$1" "$root/dist/jvm/turnfit-$version.jar" "$root/dist/cross/jvm/turnfit-$version.jar" <<'PY'
+import os, shutil, sys, zipfile
+natives, main_jar, fat_jar = sys.argv[1:]
 if os.path.exists(main_jar):
-    # From `make dist`'s jar each time, so a newer one is never missed.
-    src = main_jar
+    with zipfile.ZipFile(natives) as z:
+        add = {i.filename: (i, z.read(i)) for i in z.infolist() if not i.filename.startswith("META-INF/")}
     os.makedirs(os.path.dirname(fat_jar), exist_ok=True)
     tmp = fat_jar + ".tmp"
-    with zipfile.ZipFile(src) as zin, zipfile.ZipFile(tmp, "w", zipfile.ZIP_DEFLATED) as zout:
+    with zipfile.ZipFile(main_jar) as zin, zipfile.ZipFile(tmp, "w", zipfile.ZIP_DEFLATED) as zout:
         for item in zin.infolist():
-            if item.filename != name:
+            if item.filename not in add:
                 zout.writestr(item, zin.read(item))
-        zout.writestr(name, data)
+        for info, data in add.values():
+            zout.writestr(info, data)
     shutil.move(tmp, fat_jar)
 PY
 }
@@ -76,9 +86,14 @@ PY
 # COMPAT (manylinux2014, musllinux_1_2), maturin linking with zig; for
 # manylinux auditwheel show must agree with the tag. Prints the wheel's path.
 pack_wheel() {
-    local t=$1 compat=$2 tdir=$3 out=$4 prof=() whl shown
+    local t=$1 compat=$2 tdir=$3 out=$4 prof=() feat=() whl shown
     [ "$profile" = debug ] || prof=(--profile "$profile")
-    CARGO_TARGET_DIR=$tdir maturin build --locked -q "${prof[@]}" --zig --target "$t" --compatibility "$compat" \
+    # musl: mimalloc's C code is built for the initial-exec TLS model unless
+    # its feature local_dynamic_tls is on, and musl's loader refuses such a
+    # library in dlopen ("initial-exec TLS resolves to dynamic definition",
+    # seen on `import turnfit` in the musl run): local-dynamic TLS there.
+    case $compat in musllinux*) feat=(--features mimalloc/local_dynamic_tls) ;; esac
+    CARGO_TARGET_DIR=$tdir maturin build --locked -q "${prof[@]}" "${feat[@]}" --zig --target "$t" --compatibility "$compat" \
         --manifest-path bindings/python/Cargo.toml --out "$out" --interpreter python3 2>&1 \
         | grep -v '^📦\|^🔗\|^🐍\|^✏️\|^🍹\|^🛠️\|^⚠️  Warning: `build-backend`' >&2 || true
     whl=$(ls "$out"/turnfit-"$version"-cp39-abi3-*"$compat"*.whl 2>/dev/null | head -1)

