@@ -86,14 +86,12 @@ PY
 # COMPAT (manylinux2014, musllinux_1_2), maturin linking with zig; for
 # manylinux auditwheel show must agree with the tag. Prints the wheel's path.
 pack_wheel() {
-    local t=$1 compat=$2 tdir=$3 out=$4 prof=() feat=() whl shown
+    local t=$1 compat=$2 tdir=$3 out=$4 prof=() whl shown
     [ "$profile" = debug ] || prof=(--profile "$profile")
-    # musl: mimalloc's C code is built for the initial-exec TLS model unless
-    # its feature local_dynamic_tls is on, and musl's loader refuses such a
-    # library in dlopen ("initial-exec TLS resolves to dynamic definition",
-    # seen on `import turnfit` in the musl run): local-dynamic TLS there.
-    case $compat in musllinux*) feat=(--features mimalloc/local_dynamic_tls) ;; esac
-    CARGO_TARGET_DIR=$tdir maturin build --locked -q "${prof[@]}" "${feat[@]}" --zig --target "$t" --compatibility "$compat" \
+    # musl: mimalloc's TLS model is chosen in bindings/python/Cargo.toml
+    # (local-dynamic on musl, whose dlopen refuses initial-exec), so a wheel
+    # built from the sdist gets it too; musl_needed checks it (STATIC_TLS).
+    CARGO_TARGET_DIR=$tdir maturin build --locked -q "${prof[@]}" --zig --target "$t" --compatibility "$compat" \
         --manifest-path bindings/python/Cargo.toml --out "$out" --interpreter python3 2>&1 \
         | grep -v '^📦\|^🔗\|^🐍\|^✏️\|^🍹\|^🛠️\|^⚠️  Warning: `build-backend`' >&2 || true
     whl=$(ls "$out"/turnfit-"$version"-cp39-abi3-*"$compat"*.whl 2>/dev/null | head -1)
