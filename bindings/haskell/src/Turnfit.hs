@@ -55,6 +55,7 @@ module Turnfit
   , fileCountTokens, fileEncode, fileDecode
     -- * Model registry
   , Registry, newRegistry, registryRegister, registryLookup, registryList, registryRegisterCounter
+  , registryRegisterModelFiles
     -- * Context window
   , Window, newWindow, windowLoad, windowPush, windowPreflight, windowPreflightE, windowCalibrate
   , windowValidate, windowRepair, windowConversation
@@ -630,6 +631,22 @@ countCallback count _ p n out msg cap =
         copyBytes msg src len
         pokeByteOff msg len (0 :: Word8)
       pure 1
+
+-- | Registers a model known by its own files (issue 50; the C
+-- @turnfit_registry_register_model_files@): @spec@ is
+-- @{"name", "tokenizer": path, "chat_template"?: source, "context_window": n,
+-- "max_output_tokens"?, "template_kwargs"?, "pattern"?}@
+-- (docs/formats.md). The tokenizer file (an HF @tokenizer.json@, a GGUF, a
+-- tiktoken or Tekken file) is read once; the template is the one beside it
+-- (or inside the GGUF) unless given. Then every fit, turn and window for
+-- that name from this registry reports the template's own count
+-- (@exact: true@), as a server such as Ollama, llama.cpp or vLLM counts the
+-- prompt. Returns the entry, as 'registryLookup' does. Registering the name
+-- again replaces it; a file that cannot be read throws status 10 (@IO@), a
+-- template that cannot be rendered status 3 naming its construct.
+registryRegisterModelFiles :: Registry -> Value -> IO Value
+registryRegisterModelFiles r spec = withRegistry (Just r) $ \rp -> withJson spec $ \p n ->
+  withOutJson (cRegistryRegisterModelFiles rp p n)
 
 registryLookup :: Maybe Registry -> Text -> Maybe Text -> IO Value
 registryLookup r model fallback = withRegistry r $ \rp -> withText model $ \p n ->

@@ -1276,6 +1276,33 @@ spec = do
       -- A profile that is not one object: refused, nothing kept.
       Left e <- try (registryRegisterCounter reg (A.toJSON [profile]) (\_ -> pure 0)) :: IO (Either TurnfitError ())
       status e `shouldBe` 4
+    it "fits for a model registered from its own files (registryRegisterModelFiles): the template's count, exact" $ do
+      let template = "{% for m in messages %}{{ m.role }}:{{ m.content }}<|end|>{% endfor %}{% if add_generation_prompt %}assistant:{% endif %}" :: Text
+          tiny = "tests/vectors/files/tiny-byte-level.tokenizer.json" :: Text
+          spec name = object ["name" .= (name :: Text), "tokenizer" .= tiny, "chat_template" .= template, "context_window" .= (2000 :: Int)]
+          msg role c = object ["role" .= (role :: Text), "content" .= (c :: Text)]
+          conv = A.toJSON (msg "system" "Be brief." : concat
+                   [ [msg "user" ("question " <> T.pack (show i) <> " about the weather in a city"),
+                      msg "assistant" ("answer " <> T.pack (show i) <> ": it is sunny there today")] | i <- [0 .. 59 :: Int] ])
+          rendered (A.Array ms) = T.concat [str (m .! "role") <> ":" <> str (m .! "content") <> "<|end|>" | m <- V.toList ms] <> "assistant:"
+          rendered _ = error "not an array"
+      reg <- newRegistry
+      info <- registryRegisterModelFiles reg (spec "tiny-hs-files")
+      (info .! "exact") `shouldBe` Bool True
+      ftok <- openFileTokenizer Recognize Nothing (T.unpack tiny)
+      before <- fileCountTokens ftok (rendered conv)
+      (out, rep) <- fitIn (Just reg) conv (object ["model" .= ("tiny-hs-files" :: Text), "max_tokens" .= (800 :: Int)])
+      after <- fileCountTokens ftok (rendered out)
+      (rep .! "exact") `shouldBe` Bool True
+      int (rep .! "tokens_before") `shouldBe` before
+      int (rep .! "tokens_after") `shouldBe` after
+      after `shouldSatisfy` (<= int (rep .! "limit_tokens"))
+      -- Bad files: a specific status and a message naming what is wrong.
+      Left missing <- try (registryRegisterModelFiles reg (object ["name" .= ("m" :: Text), "tokenizer" .= ("/nonexistent/tokenizer.json" :: Text), "context_window" .= (100 :: Int)])) :: IO (Either TurnfitError Value)
+      status missing `shouldBe` statusIo
+      message missing `shouldSatisfy` T.isInfixOf "nonexistent"
+      Left builtin <- try (registryRegisterModelFiles reg (spec "gpt-4o")) :: IO (Either TurnfitError Value)
+      status builtin `shouldBe` statusInvalidArgument
     it "renders the design's toPromptText layout through the core (format prompt_text)" $ do
       t <- H.toPromptText design
       T.lines t `shouldBe`
