@@ -470,6 +470,21 @@ impl ModelRegistry {
         to_json(&self.inner.list_json())
     }
 
+    /// Adds or replaces a model known by its own files (issue 50; C's
+    /// `turnfit_registry_register_model_files`): `spec_json` is
+    /// `{"name", "tokenizer": path, "chat_template"?, "context_window", ...}`
+    /// (docs/formats.md, "Model files"). The tokenizer file (an HF
+    /// `tokenizer.json`, a GGUF, a tiktoken or Tekken file) and the chat
+    /// template beside or inside it are read once; every `fit`, turn and
+    /// window using this registry for that name then reports the
+    /// template's own count (`exact`), what an on-device runtime
+    /// (llama.cpp, MLC, Ollama) is given. Returns the entry. A file that
+    /// cannot be read is `Io`; a template that cannot be rendered
+    /// `InvalidArgument` naming its construct.
+    pub fn register_model_files(&self, spec_json: Text) -> Result<ModelInfo> {
+        Ok(turnfit::template::register_model_files_json(&self.inner, &spec_json)?.into())
+    }
+
     /// Adds or replaces one model profile (one JSON profile object; an
     /// array is `InvalidJson`: a counter goes with one model) counted by
     /// the host's own `counter`, for a model whose tokenizer is not public

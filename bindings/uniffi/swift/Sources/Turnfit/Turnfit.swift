@@ -2193,6 +2193,21 @@ public protocol ModelRegistryProtocol: AnyObject, Sendable {
     func register(json: Text) throws  -> UInt64
     
     /**
+     * Adds or replaces a model known by its own files (issue 50; C's
+     * `turnfit_registry_register_model_files`): `spec_json` is
+     * `{"name", "tokenizer": path, "chat_template"?, "context_window", ...}`
+     * (docs/formats.md, "Model files"). The tokenizer file (an HF
+     * `tokenizer.json`, a GGUF, a tiktoken or Tekken file) and the chat
+     * template beside or inside it are read once; every `fit`, turn and
+     * window using this registry for that name then reports the
+     * template's own count (`exact`), what an on-device runtime
+     * (llama.cpp, MLC, Ollama) is given. Returns the entry. A file that
+     * cannot be read is `Io`; a template that cannot be rendered
+     * `InvalidArgument` naming its construct.
+     */
+    func registerModelFiles(specJson: Text) throws  -> ModelInfo
+    
+    /**
      * Adds or replaces one model profile (one JSON profile object; an
      * array is `InvalidJson`: a counter goes with one model) counted by
      * the host's own `counter`, for a model whose tokenizer is not public
@@ -2314,6 +2329,29 @@ open func register(json: Text)throws  -> UInt64  {
     uniffi_turnfit_uniffi_fn_method_modelregistry_register(
             self.uniffiCloneHandle(),
         FfiConverterTypeText_lower(json),uniffiCallStatus
+    )
+})
+}
+    
+    /**
+     * Adds or replaces a model known by its own files (issue 50; C's
+     * `turnfit_registry_register_model_files`): `spec_json` is
+     * `{"name", "tokenizer": path, "chat_template"?, "context_window", ...}`
+     * (docs/formats.md, "Model files"). The tokenizer file (an HF
+     * `tokenizer.json`, a GGUF, a tiktoken or Tekken file) and the chat
+     * template beside or inside it are read once; every `fit`, turn and
+     * window using this registry for that name then reports the
+     * template's own count (`exact`), what an on-device runtime
+     * (llama.cpp, MLC, Ollama) is given. Returns the entry. A file that
+     * cannot be read is `Io`; a template that cannot be rendered
+     * `InvalidArgument` naming its construct.
+     */
+open func registerModelFiles(specJson: Text)throws  -> ModelInfo  {
+    return try  FfiConverterTypeModelInfo_lift(try rustCallWithError(FfiConverterTypeTurnfitError_lift) {
+        uniffiCallStatus in
+    uniffi_turnfit_uniffi_fn_method_modelregistry_register_model_files(
+            self.uniffiCloneHandle(),
+        FfiConverterTypeText_lower(specJson),uniffiCallStatus
     )
 })
 }
@@ -7215,6 +7253,9 @@ private let initializationResult: InitializationResult = {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_turnfit_uniffi_checksum_method_modelregistry_register() != 22036) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_turnfit_uniffi_checksum_method_modelregistry_register_model_files() != 34226) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_turnfit_uniffi_checksum_method_modelregistry_register_with_counter() != 20127) {
