@@ -334,6 +334,11 @@ fn host_template(manifest: &Manifest, store: &Path, what: &str) -> Result<HostTe
     }
     Ok(if own.is_empty() {
         HostTemplate::Files
+    } else if own.len() == 1 && own[0].starts_with("a config blob") {
+        HostTemplate::OllamaOwn(format!(
+            "{what}: {} could not be read as JSON, so whether Ollama renders the prompt with a renderer of its own instead of the GGUF's chat template is unknown; compare the count with Ollama's prompt_eval_count",
+            own[0].trim_start_matches("a ")
+        ))
     } else {
         HostTemplate::OllamaOwn(format!(
             "{what} has {}: Ollama may render the prompt with that, not the GGUF's chat template, so the count is exact for the GGUF's template; compare it with Ollama's prompt_eval_count",

@@ -220,7 +220,7 @@ fn bad_ollama_stores_are_clear_errors() {
     std::fs::write(root.join("manifests/registry.ollama.ai/library/tiny/latest"), &good).unwrap();
     std::fs::remove_file(root.join("blobs").join(format!("sha256-{HEX_CONFIG}"))).unwrap();
     let HostTemplate::OllamaOwn(note) = locate_ollama("tiny", &root).unwrap().host_template else { panic!() };
-    assert!(note.contains("a config blob that could not be read"), "{note}");
+    assert!(note.contains("config blob that could not be read") && note.contains("is unknown"), "{note}");
 }
 
 /// A hub cache with `Org/Name` at `commit`, `refs/main` naming it, and the
