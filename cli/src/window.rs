@@ -126,7 +126,11 @@ fn register(
 
 /// A model given by its files takes the place of an encoding and of a
 /// characters-per-token estimate: it counts as its server does.
-fn exclusive(template: &crate::chat_model::TemplateArgs, custom: &CustomModelArgs, cpt: Option<f64>) -> Result<(), Fatal> {
+fn exclusive(
+    template: &crate::chat_model::TemplateArgs,
+    custom: &CustomModelArgs,
+    cpt: Option<f64>,
+) -> Result<(), Fatal> {
     if template.given() && (custom.encoding.is_some() || cpt.is_some()) {
         return Err(Fatal(
             "a model given by its files (--tokenizer, --ollama-model, --hf-model) takes the place of --encoding and --chars-per-token".into(),
@@ -160,9 +164,8 @@ pub(crate) fn preflight(args: PreflightArgs) -> Result<ExitCode, Fatal> {
     if let Some((model, name)) = &model {
         let registry = ModelRegistry::builtin();
         register(model, &registry, name, &args.common.custom, budget.context_window)?;
-        let report = model
-            .preflight(&registry, name, &text, budget)
-            .map_err(|e| Fatal(format!("{}: {e}", args.common.file)))?;
+        let report =
+            model.preflight(&registry, name, &text, budget).map_err(|e| Fatal(format!("{}: {e}", args.common.file)))?;
         outln!("{}", serde_json::to_string_pretty(&report).map_err(|e| Fatal(e.to_string()))?);
         return Ok(ExitCode::SUCCESS);
     }

@@ -169,7 +169,11 @@ fn preflight_and_fit_bad_inputs_are_clear_errors() {
     // No window.
     let out = turnfit(&["preflight", "-", "--tokenizer", &t], conv.as_bytes());
     assert_eq!(out.status.code(), Some(2));
-    assert!(stderr(&out).contains("(--tokenizer, --ollama-model, --hf-model) needs --context-window"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("(--tokenizer, --ollama-model, --hf-model) needs --context-window"),
+        "{}",
+        stderr(&out)
+    );
     // Another format than OpenAI Chat.
     let anthropic = r#"{"system": "s", "messages": [{"role": "user", "content": [{"type": "text", "text": "hi"}]}]}"#;
     let out = turnfit(&["fit", "-", "--tokenizer", &t, "--context-window", "500"], anthropic.as_bytes());

@@ -63,7 +63,10 @@ const CONV: &str = r#"[{"role": "user", "content": "Hello"}, {"role": "assistant
 fn hf_model_is_the_same_as_its_files() {
     let (cache, snap) = hub("hf");
     let c = cache.to_str().unwrap();
-    let by_file = stdout(&turnfit(&["render", "-", "--tokenizer", snap.join("tokenizer.json").to_str().unwrap()], CONV.as_bytes()));
+    let by_file = stdout(&turnfit(
+        &["render", "-", "--tokenizer", snap.join("tokenizer.json").to_str().unwrap()],
+        CONV.as_bytes(),
+    ));
     assert_eq!(by_file, "user:Hello<|end|>assistant:Hi<|end|>assistant:");
     for args in [
         vec!["render", "-", "--hf-model", "Org/Tiny", "--hf-cache", c],
@@ -131,8 +134,26 @@ fn repair_takes_the_models_files() {
     let plain_out = stdout(&plain);
     for args in [
         vec!["repair", "-", "--tokenizer", t, "--context-window", "1000"],
-        vec!["repair", "-", "--tokenizer", t, "--chat-template", write_template().to_str().unwrap(), "--context-window", "1000"],
-        vec!["repair", "-", "--hf-model", "Org/Tiny", "--hf-cache", cache.to_str().unwrap(), "--context-window", "1000"],
+        vec![
+            "repair",
+            "-",
+            "--tokenizer",
+            t,
+            "--chat-template",
+            write_template().to_str().unwrap(),
+            "--context-window",
+            "1000",
+        ],
+        vec![
+            "repair",
+            "-",
+            "--hf-model",
+            "Org/Tiny",
+            "--hf-cache",
+            cache.to_str().unwrap(),
+            "--context-window",
+            "1000",
+        ],
     ] {
         let out = turnfit(&args, conv.as_bytes());
         assert_eq!(stdout(&out), plain_out, "{args:?}");
@@ -142,7 +163,10 @@ fn repair_takes_the_models_files() {
     }
     let e = stderr(&turnfit(&["repair", "-", "--tokenizer", t], conv.as_bytes()));
     assert!(e.contains("needs --context-window N"), "{e}");
-    let e = stderr(&turnfit(&["repair", "-", "--tokenizer", t, "--encoding", "cl100k_base", "--context-window", "9"], conv.as_bytes()));
+    let e = stderr(&turnfit(
+        &["repair", "-", "--tokenizer", t, "--encoding", "cl100k_base", "--context-window", "9"],
+        conv.as_bytes(),
+    ));
     assert!(e.contains("takes the place of --encoding"), "{e}");
     let e = stderr(&turnfit(&["repair", "-", "--chat-template", "x.jinja"], conv.as_bytes()));
     assert!(e.contains("--tokenizer") || e.contains("required"), "{e}");
@@ -170,7 +194,9 @@ fn ollama_model_is_its_gguf() {
     let template_hex = "7e".repeat(32);
     std::fs::write(store.join("blobs").join(format!("sha256-{template_hex}")), "{{ .Prompt }}").unwrap();
     let manifest = |with_go: bool| {
-        let mut layers = vec![json!({"mediaType": "application/vnd.ollama.image.model", "digest": format!("sha256:{hex}"), "size": 1})];
+        let mut layers = vec![
+            json!({"mediaType": "application/vnd.ollama.image.model", "digest": format!("sha256:{hex}"), "size": 1}),
+        ];
         if with_go {
             layers.push(json!({"mediaType": "application/vnd.ollama.image.template", "digest": format!("sha256:{template_hex}"), "size": 13}));
         }
@@ -187,12 +213,19 @@ fn ollama_model_is_its_gguf() {
     assert!(String::from_utf8_lossy(&out.stderr).is_empty(), "no note without a Go template");
     // A Go template layer: the same count, and a note saying Ollama may render otherwise.
     std::fs::write(dir.join("latest"), manifest(true)).unwrap();
-    let out = turnfit(&["count", "--chat", "--json", "--ollama-model", "qwen2:latest", "--ollama-models", s], CONV.as_bytes());
+    let out = turnfit(
+        &["count", "--chat", "--json", "--ollama-model", "qwen2:latest", "--ollama-models", s],
+        CONV.as_bytes(),
+    );
     assert_eq!(tokens(&stdout(&out)), tokens(&by_file));
     let note = String::from_utf8_lossy(&out.stderr);
     assert!(note.contains("a Go template layer") && note.contains("prompt_eval_count"), "{note}");
-    let fit = turnfit(&["fit", "-", "--ollama-model", "qwen2", "--ollama-models", s, "--context-window", "4096"], CONV.as_bytes());
-    let report: Value = serde_json::from_slice(&fit.stderr[fit.stderr.iter().position(|&b| b == b'{').unwrap()..]).unwrap();
+    let fit = turnfit(
+        &["fit", "-", "--ollama-model", "qwen2", "--ollama-models", s, "--context-window", "4096"],
+        CONV.as_bytes(),
+    );
+    let report: Value =
+        serde_json::from_slice(&fit.stderr[fit.stderr.iter().position(|&b| b == b'{').unwrap()..]).unwrap();
     assert_eq!(report["exact"], json!(true));
     assert_eq!(report["tokens_before"], tokens(&by_file));
     println!("cli --ollama-model: qwen2 counted {} tokens, as its GGUF", tokens(&by_file));

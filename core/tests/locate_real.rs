@@ -117,8 +117,11 @@ fn a_hub_cache_model_is_its_snapshot() {
     for (i, name) in ["tokenizer.json", "tokenizer_config.json"].iter().enumerate() {
         let blob = repo.join("blobs").join(format!("{i:040}"));
         std::fs::copy(models.join(name), &blob).unwrap();
-        std::os::unix::fs::symlink(Path::new("../../blobs").join(format!("{i:040}")), repo.join("snapshots").join(commit).join(name))
-            .unwrap();
+        std::os::unix::fs::symlink(
+            Path::new("../../blobs").join(format!("{i:040}")),
+            repo.join("snapshots").join(commit).join(name),
+        )
+        .unwrap();
     }
     let found = locate_hf("Qwen/Qwen3-0.6B", Some(&cache)).unwrap();
     assert_eq!(found.tokenizer, repo.join("snapshots").join(commit).join("tokenizer.json"));

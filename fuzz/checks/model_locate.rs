@@ -83,7 +83,11 @@ pub fn check(data: &[u8]) {
                 "fuzz".to_string()
             };
             if let Ok(found) = locate_ollama(&name, &f.store) {
-                assert!(inside(&found.tokenizer, &f.store.join("blobs")), "{name:?} found {}", found.tokenizer.display());
+                assert!(
+                    inside(&found.tokenizer, &f.store.join("blobs")),
+                    "{name:?} found {}",
+                    found.tokenizer.display()
+                );
                 assert!(!inside(&found.tokenizer, &f.base.join("secret")));
             }
         }

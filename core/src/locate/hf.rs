@@ -53,10 +53,7 @@ pub fn locate_hf(model: &str, cache: Option<&Path>) -> Result<ModelLocation> {
         return locate_folder(as_path, model);
     }
     if looks_like_path(model) {
-        return Err(Error::new(
-            ErrorKind::Io,
-            format!("Hugging Face model '{}': no such folder", clip(model)),
-        ));
+        return Err(Error::new(ErrorKind::Io, format!("Hugging Face model '{}': no such folder", clip(model))));
     }
     let (repo_id, revision) = match model.split_once('@') {
         Some((id, rev)) => (id, Some(rev)),
@@ -161,7 +158,10 @@ fn locate_in_repo(repo: &Path, revision: Option<&str>, what: &str) -> Result<Mod
         };
         return Err(Error::new(
             ErrorKind::Io,
-            format!("{what}: the snapshot {} has no {TOKENIZER} (not downloaded, or the repo has none){hint}", snapshot.display()),
+            format!(
+                "{what}: the snapshot {} has no {TOKENIZER} (not downloaded, or the repo has none){hint}",
+                snapshot.display()
+            ),
         ));
     }
     found(file, format!("{what} ({})", snapshot.display()))

@@ -163,7 +163,10 @@ fn read_small(path: &Path, what: &str) -> Result<String> {
         ));
     }
     String::from_utf8(bytes).map_err(|e| {
-        Error::new(ErrorKind::InvalidUtf8, format!("{what}: {shown}: not UTF-8 at byte {}", e.utf8_error().valid_up_to()))
+        Error::new(
+            ErrorKind::InvalidUtf8,
+            format!("{what}: {shown}: not UTF-8 at byte {}", e.utf8_error().valid_up_to()),
+        )
     })
 }
 
@@ -195,5 +198,8 @@ fn home_dir() -> Result<PathBuf> {
             return Ok(PathBuf::from(h));
         }
     }
-    Err(Error::new(ErrorKind::Io, "no home folder ($HOME is not set) to find the default model store in; give the folder"))
+    Err(Error::new(
+        ErrorKind::Io,
+        "no home folder ($HOME is not set) to find the default model store in; give the folder",
+    ))
 }

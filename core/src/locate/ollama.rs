@@ -262,12 +262,19 @@ pub fn locate_ollama(name: &str, store: &Path) -> Result<ModelLocation> {
     if !blob.is_file() {
         return Err(Error::new(
             ErrorKind::Io,
-            format!("{what}: its model blob {} is missing (an interrupted pull? `ollama pull` it again)", blob.display()),
+            format!(
+                "{what}: its model blob {} is missing (an interrupted pull? `ollama pull` it again)",
+                blob.display()
+            ),
         ));
     }
     check_gguf(&blob, &what)?;
     let host_template = host_template(&manifest, store, &what)?;
-    Ok(ModelLocation { tokenizer: blob.clone(), origin: format!("ollama {parsed} ({})", blob.display()), host_template })
+    Ok(ModelLocation {
+        tokenizer: blob.clone(),
+        origin: format!("ollama {parsed} ({})", blob.display()),
+        host_template,
+    })
 }
 
 /// `<store>/blobs/sha256-<hex>` for a `sha256:<64 hex>` digest (or
@@ -353,7 +360,15 @@ fn unknown(name: &OllamaName, store: &Path) -> Error {
     let model_dir = manifests.join(&name.host).join(&name.namespace).join(&name.model);
     let message = if model_dir.is_dir() {
         let tags = list_names(&model_dir, 1000);
-        format!("the Ollama store {} has no tag '{}' of {}/{}/{}{}", store.display(), name.tag, name.host, name.namespace, name.model, has_list("it has", &tags))
+        format!(
+            "the Ollama store {} has no tag '{}' of {}/{}/{}{}",
+            store.display(),
+            name.tag,
+            name.host,
+            name.namespace,
+            name.model,
+            has_list("it has", &tags)
+        )
     } else {
         let mut models = Vec::new();
         for host in list_names(&manifests, 100) {
@@ -380,7 +395,13 @@ fn unknown(name: &OllamaName, store: &Path) -> Error {
         };
         let close = crate::text::close_matches(&short, models.iter().map(String::as_str), 3);
         let hint = if close.is_empty() { has_list("it has", &models) } else { has_list("did you mean", &close) };
-        format!("the Ollama store {} has no model {}/{}/{} (`ollama pull` it first){hint}", store.display(), name.host, name.namespace, name.model)
+        format!(
+            "the Ollama store {} has no model {}/{}/{} (`ollama pull` it first){hint}",
+            store.display(),
+            name.host,
+            name.namespace,
+            name.model
+        )
     };
     Error::new(ErrorKind::UnknownModel, message)
 }

@@ -31,7 +31,21 @@ pub(crate) fn tiny_gguf() -> Vec<u8> {
         b
     };
     let scores = array(6, (0..refs.len()).map(|i| (-(i as f32)).to_le_bytes()).collect());
-    let types = array(5, (0..refs.len()).map(|i| (if i < 3 { 3i32 } else if i < 259 { 6 } else { 1 }).to_le_bytes()).collect());
+    let types = array(
+        5,
+        (0..refs.len())
+            .map(|i| {
+                (if i < 3 {
+                    3i32
+                } else if i < 259 {
+                    6
+                } else {
+                    1
+                })
+                .to_le_bytes()
+            })
+            .collect(),
+    );
     gguf(&[
         ("general.architecture", 8, s("llama")),
         ("tokenizer.ggml.model", 8, s("llama")),
@@ -157,9 +171,16 @@ fn a_go_template_or_renderer_is_reported() {
     let HostTemplate::OllamaOwn(note) = &found.host_template else { panic!("{:?}", found.host_template) };
     assert!(note.contains("a Go template layer") && note.contains("prompt_eval_count"), "{note}");
 
-    let root = store("renderer", ["registry.ollama.ai", "library", "tiny", "latest"], &manifest(json!([model_layer(HEX_MODEL)])));
-    std::fs::write(root.join("blobs").join(format!("sha256-{HEX_CONFIG}")), r#"{"renderer":"qwen3-coder","parser":"qwen3-coder"}"#)
-        .unwrap();
+    let root = store(
+        "renderer",
+        ["registry.ollama.ai", "library", "tiny", "latest"],
+        &manifest(json!([model_layer(HEX_MODEL)])),
+    );
+    std::fs::write(
+        root.join("blobs").join(format!("sha256-{HEX_CONFIG}")),
+        r#"{"renderer":"qwen3-coder","parser":"qwen3-coder"}"#,
+    )
+    .unwrap();
     let HostTemplate::OllamaOwn(note) = locate_ollama("tiny", &root).unwrap().host_template else { panic!() };
     assert!(note.contains("renderer 'qwen3-coder'") && note.contains("parser 'qwen3-coder'"), "{note}");
 }
@@ -175,7 +196,10 @@ fn bad_ollama_stores_are_clear_errors() {
 
     let e = err(locate_ollama("tiyn", &root));
     assert_eq!(e.kind(), ErrorKind::UnknownModel, "{e}");
-    assert!(e.message().contains("no model registry.ollama.ai/library/tiyn") && e.message().contains("did you mean: tiny"), "{e}");
+    assert!(
+        e.message().contains("no model registry.ollama.ai/library/tiyn") && e.message().contains("did you mean: tiny"),
+        "{e}"
+    );
 
     let e = err(locate_ollama("tiny:8b", &root));
     assert_eq!(e.kind(), ErrorKind::UnknownModel, "{e}");
@@ -192,7 +216,9 @@ fn bad_ollama_stores_are_clear_errors() {
     assert_eq!(e.kind(), ErrorKind::InvalidJson, "{e}");
     assert!(e.message().contains("Ollama manifest of registry.ollama.ai/library/tiny:latest"), "{e}");
 
-    let e = write(&manifest(json!([{"mediaType": "application/vnd.ollama.image.license", "digest": format!("sha256:{HEX_TEMPLATE}")}])));
+    let e = write(&manifest(
+        json!([{"mediaType": "application/vnd.ollama.image.license", "digest": format!("sha256:{HEX_TEMPLATE}")}]),
+    ));
     assert_eq!(e.kind(), ErrorKind::InvalidArgument, "{e}");
     assert!(e.message().contains("no layer of mediaType application/vnd.ollama.image.model"), "{e}");
     assert!(e.message().contains("its layers are: application/vnd.ollama.image.license"), "{e}");
@@ -201,7 +227,9 @@ fn bad_ollama_stores_are_clear_errors() {
     assert_eq!(e.kind(), ErrorKind::InvalidArgument, "{e}");
     assert!(e.message().contains("the digest 'sha256:1234' is not sha256:<64 hex digits>"), "{e}");
 
-    let e = write(&manifest(json!([{"mediaType": "application/vnd.ollama.image.model", "digest": "sha256:../../../etc/passwd"}])));
+    let e = write(&manifest(
+        json!([{"mediaType": "application/vnd.ollama.image.model", "digest": "sha256:../../../etc/passwd"}]),
+    ));
     assert_eq!(e.kind(), ErrorKind::UnsafePath, "{e}");
 
     let e = write(&manifest(json!([model_layer(&"d".repeat(64))])));
@@ -238,8 +266,11 @@ pub(crate) fn hub(tag: &str, files: &[(&str, &[u8])]) -> (PathBuf, PathBuf) {
     for (i, (name, bytes)) in files.iter().enumerate() {
         let blob = format!("blob{i:04}");
         std::fs::write(repo.join("blobs").join(&blob), bytes).unwrap();
-        std::os::unix::fs::symlink(Path::new("../../blobs").join(&blob), repo.join("snapshots").join(commit).join(name))
-            .unwrap();
+        std::os::unix::fs::symlink(
+            Path::new("../../blobs").join(&blob),
+            repo.join("snapshots").join(commit).join(name),
+        )
+        .unwrap();
     }
     (root, repo)
 }
@@ -334,7 +365,8 @@ fn one_place_is_named() {
 #[test]
 fn a_model_registers_from_the_ollama_store_and_the_hub_cache() {
     use crate::template::register_model_files_json;
-    let root = store("reg", ["registry.ollama.ai", "library", "tiny", "latest"], &manifest(json!([model_layer(HEX_MODEL)])));
+    let root =
+        store("reg", ["registry.ollama.ai", "library", "tiny", "latest"], &manifest(json!([model_layer(HEX_MODEL)])));
     let registry = crate::ModelRegistry::builtin();
     let spec = json!({"name": "tiny-local", "ollama_model": "tiny", "ollama_models": root, "context_window": 4096});
     let info = register_model_files_json(&registry, &spec.to_string()).unwrap();
@@ -348,9 +380,18 @@ fn a_model_registers_from_the_ollama_store_and_the_hub_cache() {
     assert_eq!(register_model_files_json(&registry, &spec.to_string()).unwrap().context_window, Some(2048));
 
     let bad = [
-        (json!({"name": "x", "ollama_model": "nope", "ollama_models": root, "context_window": 10}), ErrorKind::UnknownModel),
-        (json!({"name": "x", "ollama_model": "../../etc", "ollama_models": root, "context_window": 10}), ErrorKind::UnsafePath),
-        (json!({"name": "x", "hf_model": "Org/Name", "tokenizer": "t.json", "context_window": 10}), ErrorKind::InvalidArgument),
+        (
+            json!({"name": "x", "ollama_model": "nope", "ollama_models": root, "context_window": 10}),
+            ErrorKind::UnknownModel,
+        ),
+        (
+            json!({"name": "x", "ollama_model": "../../etc", "ollama_models": root, "context_window": 10}),
+            ErrorKind::UnsafePath,
+        ),
+        (
+            json!({"name": "x", "hf_model": "Org/Name", "tokenizer": "t.json", "context_window": 10}),
+            ErrorKind::InvalidArgument,
+        ),
         (json!({"name": "x", "context_window": 10}), ErrorKind::InvalidArgument),
         (json!({"name": "x", "hf_cache": cache, "context_window": 10}), ErrorKind::InvalidArgument),
     ];
