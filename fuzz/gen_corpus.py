@@ -374,6 +374,36 @@ def skill_paths():
     return c
 
 
+def model_locate():
+    c = Corpus("model_locate")
+    names = [
+        "good", "good:latest", "registry.ollama.ai/library/good:latest", "https://registry.ollama.ai/library/good",
+        "library/good", "goood", "good:8b", "hf.co/org/repo:Q4_K_M", "user/model:tag", "localhost:5000/ns/m",
+        "../../etc", "../store/secret", "/etc/passwd", "a\\b", "good\x00", ".", "..", "a/b/c/d", "a/../b/c/d",
+        "qwen3:", ":tag", "m:t:u", "ns.x/model", "-x", "_x", "good@sha256:" + "ab" * 32, "a" * 81, "a" * 400, "\u00e9",
+    ]
+    for n in names:
+        c.add("name-" + n.encode("unicode_escape").decode(), b"\x00" + n.encode())
+    h = "ab" * 32
+    good = {"schemaVersion": 2, "mediaType": "application/vnd.docker.distribution.manifest.v2+json",
+            "config": {"mediaType": "application/vnd.docker.container.image.v1+json", "digest": "sha256:" + h, "size": 4},
+            "layers": [{"mediaType": "application/vnd.ollama.image.model", "digest": "sha256:" + h, "size": 4}]}
+    manifests = [json.dumps(good), "{not json", "[]", "null", "{}", '{"layers": {}}',
+                 json.dumps({"layers": [{"mediaType": "application/vnd.ollama.image.model", "digest": "sha256:../../secret"}]}),
+                 json.dumps({"layers": [{"mediaType": "application/vnd.ollama.image.model", "digest": "sha256-" + h}]}),
+                 json.dumps({"layers": [{"mediaType": "application/vnd.ollama.image.model", "digest": "sha256:" + "cd" * 32}]}),
+                 json.dumps({"layers": [{"mediaType": "application/vnd.ollama.image.template", "digest": "sha256:" + h}]}),
+                 json.dumps({"layers": [{"mediaType": "application/vnd.ollama.image.model", "digest": 7}]})]
+    for i, m in enumerate(manifests):
+        c.add(f"manifest-{i}", b"\x01" + m.encode())
+    for r in ["Org/Good", "Org/Good@main", "Org/Good@c0ffee", "Org/Goood", "Org/..", "Org/Good@../../x", "a/b/c",
+              "Org/Go od", "Org/Good--x", "Org/Good.git", "/nonexistent", "~", "Org/Good@", "Org/Good@refs/../main"]:
+        c.add("hf-" + r, b"\x02" + r.encode())
+    for ref in ["c0ffee", "c0ffee\n", "../../../etc", "", "c0ffee/..", "deadbeef", " " * 10, "x" * 200]:
+        c.add("ref-" + (ref.strip() or "blank"), b"\x03" + ref.encode())
+    return c
+
+
 def handoff():
     c = Corpus("handoff")
     cases = json.load(open(os.path.join(ROOT, "tests/vectors/handoff.cases.json")))["cases"]
@@ -782,7 +812,7 @@ if __name__ == "__main__":
 
     # `python3 fuzz/gen_corpus.py tokenizer_file` regenerates only the named corpora.
     wanted = set(sys.argv[1:])
-    for gen in [chat_codecs, window_fit, window_tiers, turn_carry, turn_session, skills_frontmatter, skill_paths, handoff, recovery, abi, tokenizer_file, chat_template]:
+    for gen in [chat_codecs, window_fit, window_tiers, turn_carry, turn_session, skills_frontmatter, skill_paths, model_locate, handoff, recovery, abi, tokenizer_file, chat_template]:
         if wanted and gen.__name__ not in wanted:
             continue
         corpus = gen()

@@ -1421,6 +1421,12 @@ turnfit_status turnfit_registry_register_counter(struct turnfit_registry *regist
  * that raises or does not parse), `IO` (a file that cannot be read),
  * `LIMIT_EXCEEDED` (a template over 1 MiB, a spec over the JSON limit),
  * and the tokenizer loader's statuses for a bad tokenizer file.
+ * Instead of `tokenizer`, `ollama_model` (an Ollama model name, its GGUF
+ * found in the store `ollama_models`) or `hf_model` (a Hugging Face repo
+ * id in the hub cache `hf_cache`, or a folder) name the files; nothing is
+ * downloaded. Not found: `IO`, `UNKNOWN_MODEL`, `UNSAFE_PATH` (a name
+ * that would leave its store), `INVALID_JSON` (a manifest that is not
+ * JSON), `INVALID_ARGUMENT` (a manifest with no model layer, a bad name).
  *
  * JSON: `spec_json` docs/formats.md ("Model files"); result
  * `schemas/model-info.json`.

@@ -223,7 +223,14 @@ export declare function registerModel(profile: ProfileInput | string, count?: ((
 export declare function registerModelFiles(
   name: string,
   files: {
-    tokenizer: string
+    /** One of `tokenizer` (a tokenizer.json or GGUF path), `ollama` (an Ollama model name) and `hf` (a Hugging Face repo id or folder). */
+    tokenizer?: string
+    ollama?: string
+    /** The Ollama store [default: $OLLAMA_MODELS, else ~/.ollama/models]. */
+    ollamaModels?: string
+    hf?: string
+    /** The hub cache [default: $HF_HUB_CACHE, else $HF_HOME/hub, else ~/.cache/huggingface/hub]. */
+    hfCache?: string
     contextWindow: number
     chatTemplate?: string | null
     maxOutputTokens?: number | null

@@ -403,10 +403,26 @@ function counter(count) {
 // files, registered under `name`; every fit, turn and window for that name
 // then counts as its server does (the template's count, exact). The spec's
 // fields are passed to the core as they are (docs/formats.md, "Model files").
-function registerModelFiles(name, { tokenizer, contextWindow, chatTemplate, maxOutputTokens, templateKwargs } = {}) {
+// Instead of `tokenizer`, `ollama` (an Ollama model name, its GGUF read from
+// the store `ollamaModels`) or `hf` (a Hugging Face repo id in the hub cache
+// `hfCache`, or a cache/snapshot folder): found by the core, nothing downloaded.
+function registerModelFiles(name, { tokenizer, ollama, ollamaModels, hf, hfCache, contextWindow, chatTemplate, maxOutputTokens, templateKwargs } = {}) {
   if (typeof name !== 'string') throw new TypeError(`name must be a string, got ${describe(name)}`)
-  if (typeof tokenizer !== 'string') throw new TypeError(`tokenizer must be a path string, got ${describe(tokenizer)}`)
-  const spec = { name, tokenizer }
+  const named = [['tokenizer', tokenizer], ['ollama', ollama], ['hf', hf]].filter(([, v]) => v != null)
+  if (named.length !== 1) {
+    throw new TypeError(`give one of tokenizer, ollama and hf (the model's files), got ${named.length ? named.map(([k]) => k).join(' and ') : 'none'}`)
+  }
+  for (const [key, value] of [...named, ['ollamaModels', ollamaModels], ['hfCache', hfCache]]) {
+    if (value != null && typeof value !== 'string') throw new TypeError(`${key} must be a string, got ${describe(value)}`)
+  }
+  if (ollamaModels != null && ollama == null) throw new TypeError('ollamaModels goes with ollama')
+  if (hfCache != null && hf == null) throw new TypeError('hfCache goes with hf')
+  const spec = { name }
+  if (tokenizer != null) spec.tokenizer = tokenizer
+  if (ollama != null) spec.ollama_model = ollama
+  if (ollamaModels != null) spec.ollama_models = ollamaModels
+  if (hf != null) spec.hf_model = hf
+  if (hfCache != null) spec.hf_cache = hfCache
   if (contextWindow != null) spec.context_window = contextWindow
   if (chatTemplate != null) spec.chat_template = chatTemplate
   if (maxOutputTokens != null) spec.max_output_tokens = maxOutputTokens

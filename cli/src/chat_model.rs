@@ -1,4 +1,5 @@
-//! `--tokenizer FILE [--chat-template FILE]` on `preflight` and `fit`, and
+//! `--tokenizer FILE [--chat-template FILE]` (or `--ollama-model`,
+//! `--hf-model`: model_files.rs) on `preflight`, `fit` and `repair`, and
 //! `count --chat`: a model known by its own files (core's
 //! `template::TemplateModel`): the prompt is counted as
 //! `apply_chat_template(..., tokenize=True)` counts it. Parsing only; the
@@ -19,22 +20,32 @@ pub(crate) struct TemplateArgs {
     /// Count as the model whose tokenizer file this is (an HF tokenizer.json, whose folder holds the chat
     /// template, or a GGUF): the prompt total is its chat template's rendering counted with its vocabulary,
     /// as a server counts it. Needs --context-window (the window the server allocated).
-    #[arg(long, value_name = "FILE", conflicts_with_all = ["encoding", "chars_per_token"])]
+    #[arg(long, value_name = "FILE", group = crate::model_files::GROUP)]
     pub(crate) tokenizer: Option<String>,
+    #[command(flatten)]
+    pub(crate) locate: crate::model_files::LocateArgs,
     /// Render this Jinja file instead of the model's own template.
-    #[arg(long, value_name = "FILE", requires = "tokenizer")]
+    #[arg(long, value_name = "FILE", requires = crate::model_files::GROUP)]
     pub(crate) chat_template: Option<String>,
     /// Extra template variables as a JSON object, e.g. '{"enable_thinking": false}'.
-    #[arg(long, value_name = "JSON", requires = "tokenizer")]
+    #[arg(long, value_name = "JSON", requires = crate::model_files::GROUP)]
     pub(crate) template_kwargs: Option<String>,
 }
 
 impl TemplateArgs {
-    /// The model, when `--tokenizer` was given; `conversation` is the
-    /// request (its tools pick a config's `tool_use` template).
-    pub(crate) fn load(&self, conversation: &str) -> Result<Option<TemplateModel>, Fatal> {
-        let Some(path) = &self.tokenizer else { return Ok(None) };
-        load(path, None, self.chat_template.as_deref(), self.template_kwargs.as_deref(), conversation).map(Some)
+    /// The model and the name it is registered under for this run, when
+    /// its files were named (--tokenizer, --ollama-model or --hf-model);
+    /// `conversation` is the request (its tools pick a config's `tool_use`
+    /// template).
+    pub(crate) fn load(&self, conversation: &str) -> Result<Option<(TemplateModel, String)>, Fatal> {
+        let Some(path) = self.locate.tokenizer(self.tokenizer.as_deref())? else { return Ok(None) };
+        let model = load(&path, None, self.chat_template.as_deref(), self.template_kwargs.as_deref(), conversation)?;
+        Ok(Some((model, self.locate.run_name(&path))))
+    }
+
+    /// Whether the model's files were named.
+    pub(crate) fn given(&self) -> bool {
+        self.tokenizer.is_some() || self.locate.ollama_model.is_some() || self.locate.hf_model.is_some()
     }
 }
 

@@ -1,4 +1,4 @@
-//! `turnfit render CONV --tokenizer FILE [--chat-template FILE]
+//! `turnfit render CONV --tokenizer FILE|--ollama-model NAME|--hf-model M [--chat-template FILE]
 //! [--no-generation-prompt]`: the prompt a model is sent for a conversation,
 //! rendered with the model's own chat template (core's `template`), printed
 //! byte for byte with nothing added (no final newline). The template is the
@@ -22,8 +22,10 @@ pub(crate) struct Args {
     conversation: String,
     /// The model's tokenizer file (tokenizer.json, whose folder holds the
     /// template, or a GGUF, which holds it).
-    #[arg(long, value_name = "FILE")]
-    tokenizer: String,
+    #[arg(long, value_name = "FILE", group = crate::model_files::GROUP)]
+    tokenizer: Option<String>,
+    #[command(flatten)]
+    locate: crate::model_files::LocateArgs,
     /// Split rules for a tiktoken-format tokenizer file (as for count).
     #[arg(long, value_name = "NAME|REGEX")]
     pattern: Option<String>,
@@ -57,7 +59,10 @@ pub(crate) fn run(args: Args) -> Result<ExitCode, Fatal> {
             )))
         }
     };
-    let path = Path::new(&args.tokenizer);
+    let path = args.locate.tokenizer(args.tokenizer.as_deref())?.ok_or_else(|| {
+        Fatal("render needs the model's files: --tokenizer FILE, --ollama-model NAME or --hf-model ORG/NAME|DIR".into())
+    })?;
+    let path = Path::new(&path);
     let tokenizer = FileTokenizer::from_file_with(path, &LoadOptions::with_pattern(args.pattern.clone()))?;
     let model = ModelTemplate::load(path, &tokenizer, tools.is_some(), args.chat_template.as_deref().map(Path::new))?;
     let kwargs = match &args.template_kwargs {

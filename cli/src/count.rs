@@ -37,19 +37,19 @@ pub(crate) struct Args {
     /// With --tokenizer: each input is a conversation (an array of OpenAI-style messages, or an object with
     /// "messages" and "tools"), counted as the model's chat template renders it: the ids of transformers'
     /// apply_chat_template(..., tokenize=True, sanitize_control_tokens=True), what vLLM sends.
-    #[arg(long, requires = "tokenizer", conflicts_with = "add_special")]
+    #[arg(long, requires = crate::model_files::GROUP, conflicts_with = "add_special")]
     chat: bool,
     /// With --chat: render this Jinja file instead of the model's own template (implies --chat).
-    #[arg(long, value_name = "FILE", requires = "tokenizer", conflicts_with = "add_special")]
+    #[arg(long, value_name = "FILE", requires = crate::model_files::GROUP, conflicts_with = "add_special")]
     chat_template: Option<String>,
     /// With --chat: extra template variables as a JSON object, e.g. '{"enable_thinking": false}'.
-    #[arg(long, value_name = "JSON", requires = "tokenizer")]
+    #[arg(long, value_name = "JSON", requires = crate::model_files::GROUP)]
     template_kwargs: Option<String>,
     /// With --chat: do not end with the assistant's header (add_generation_prompt=False).
-    #[arg(long, requires = "tokenizer")]
+    #[arg(long, requires = crate::model_files::GROUP)]
     no_generation_prompt: bool,
     /// With --chat: print the prompt's token ids (a JSON array per input) instead of counts.
-    #[arg(long, requires = "tokenizer")]
+    #[arg(long, requires = crate::model_files::GROUP)]
     ids: bool,
     /// Files to count; standard input when none is given or for "-".
     #[arg(value_name = "FILE")]
@@ -57,7 +57,8 @@ pub(crate) struct Args {
 }
 
 pub(crate) fn run(args: Args) -> Result<ExitCode, Fatal> {
-    if let Some(t) = args.file.load()? {
+    if let Some(path) = args.file.path()? {
+        let t = args.file.load_path(&path)?;
         if args.encoding.is_some()
             || args.model.is_some()
             || args.special
@@ -69,7 +70,7 @@ pub(crate) fn run(args: Args) -> Result<ExitCode, Fatal> {
             ));
         }
         if args.chat || args.chat_template.is_some() {
-            return count_chat(&args);
+            return count_chat(&args, &path);
         }
         if args.ids || args.no_generation_prompt || args.template_kwargs.is_some() {
             return Err(Fatal("--ids, --no-generation-prompt and --template-kwargs go with --chat".into()));
@@ -178,8 +179,7 @@ fn count_file(t: &turnfit::pipeline::FileTokenizer, args: &Args) -> Result<ExitC
 
 /// `count --tokenizer FILE --chat`: each input a conversation, counted as
 /// the model's chat template renders it (core's `template::TemplateModel`).
-fn count_chat(args: &Args) -> Result<ExitCode, Fatal> {
-    let path = args.file.tokenizer.as_deref().unwrap_or_default();
+fn count_chat(args: &Args, path: &str) -> Result<ExitCode, Fatal> {
     let files = if args.files.is_empty() { vec!["-".to_owned()] } else { args.files.clone() };
     let (mut failed, mut total, mut counted) = (false, 0usize, 0usize);
     for file in &files {

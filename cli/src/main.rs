@@ -16,6 +16,7 @@ mod count;
 mod file_tokenizer;
 mod handoff;
 mod input;
+mod model_files;
 mod models;
 mod out;
 mod skills;

@@ -76,7 +76,7 @@ pub(crate) struct PreflightArgs {
     budget: BudgetArgs,
     /// The prompt tokens the provider billed for this conversation: calibrate
     /// (an estimated model's figures are scaled by reported / counted).
-    #[arg(long, value_name = "N", conflicts_with = "tokenizer")]
+    #[arg(long, value_name = "N", conflicts_with = crate::model_files::GROUP)]
     reported_prompt_tokens: Option<usize>,
     #[command(flatten)]
     template: crate::chat_model::TemplateArgs,
@@ -92,6 +92,8 @@ pub(crate) struct RepairArgs {
     /// Write the manifest here instead of standard error.
     #[arg(long, value_name = "FILE")]
     report: Option<String>,
+    #[command(flatten)]
+    template: crate::chat_model::TemplateArgs,
 }
 
 /// Writes a report as pretty JSON to `path`, or to standard error.
@@ -116,15 +118,25 @@ fn register(
     budget: usize,
 ) -> Result<(), Fatal> {
     let window = custom.context_window.or((budget > 0).then_some(budget)).ok_or_else(|| {
-        Fatal("--tokenizer needs --context-window N: the window the server allocated (Ollama's num_ctx, llama.cpp's n_ctx, vLLM's max_model_len)".into())
+        Fatal("a model given by its files (--tokenizer, --ollama-model, --hf-model) needs --context-window N: the window the server allocated (Ollama's num_ctx, llama.cpp's n_ctx, vLLM's max_model_len)".into())
     })?;
     model.register(registry, name, Some(window as u64), custom.max_output.map(|n| n as u64))?;
     Ok(())
 }
 
-fn load(c: &Common) -> Result<Conversation, Fatal> {
-    let text = input::read_text(&c.file).map_err(Fatal)?;
-    load_text(c, &text)
+/// A model given by its files takes the place of an encoding and of a
+/// characters-per-token estimate: it counts as its server does.
+fn exclusive(
+    template: &crate::chat_model::TemplateArgs,
+    custom: &CustomModelArgs,
+    cpt: Option<f64>,
+) -> Result<(), Fatal> {
+    if template.given() && (custom.encoding.is_some() || cpt.is_some()) {
+        return Err(Fatal(
+            "a model given by its files (--tokenizer, --ollama-model, --hf-model) takes the place of --encoding and --chars-per-token".into(),
+        ));
+    }
+    Ok(())
 }
 
 fn load_text(c: &Common, text: &str) -> Result<Conversation, Fatal> {
@@ -134,6 +146,7 @@ fn load_text(c: &Common, text: &str) -> Result<Conversation, Fatal> {
 
 pub(crate) fn preflight(args: PreflightArgs) -> Result<ExitCode, Fatal> {
     let custom = args.common.custom.custom()?;
+    exclusive(&args.template, &args.common.custom, args.budget.chars_per_token)?;
     let text = input::read_text(&args.common.file).map_err(Fatal)?;
     let model = args.template.load(&text)?;
     let conversation = match model {
@@ -148,13 +161,11 @@ pub(crate) fn preflight(args: PreflightArgs) -> Result<ExitCode, Fatal> {
         chars_per_token: args.budget.chars_per_token,
         ..Budget::default()
     };
-    if let (Some(model), Some(path)) = (&model, &args.template.tokenizer) {
+    if let Some((model, name)) = &model {
         let registry = ModelRegistry::builtin();
-        let name = crate::chat_model::model_name(path);
-        register(model, &registry, &name, &args.common.custom, budget.context_window)?;
-        let report = model
-            .preflight(&registry, &name, &text, budget)
-            .map_err(|e| Fatal(format!("{}: {e}", args.common.file)))?;
+        register(model, &registry, name, &args.common.custom, budget.context_window)?;
+        let report =
+            model.preflight(&registry, name, &text, budget).map_err(|e| Fatal(format!("{}: {e}", args.common.file)))?;
         outln!("{}", serde_json::to_string_pretty(&report).map_err(|e| Fatal(e.to_string()))?);
         return Ok(ExitCode::SUCCESS);
     }
@@ -169,9 +180,20 @@ pub(crate) fn preflight(args: PreflightArgs) -> Result<ExitCode, Fatal> {
 }
 
 pub(crate) fn repair_cmd(args: RepairArgs) -> Result<ExitCode, Fatal> {
-    let conversation = load(&args.common)?;
-    let info = ModelRegistry::builtin().resolve(&args.common.model, &args.common.custom.custom()?)?;
-    let acct = Accountant::for_info(&info)?;
+    let custom = args.common.custom.custom()?;
+    exclusive(&args.template, &args.common.custom, None)?;
+    let text = input::read_text(&args.common.file).map_err(Fatal)?;
+    let conversation = load_text(&args.common, &text)?;
+    // A model given by its files counts as on fit: registered for this run
+    // with its tokenizer, its template's framing and --context-window.
+    let acct = match args.template.load(&text)? {
+        Some((model, name)) => {
+            let registry = ModelRegistry::builtin();
+            register(&model, &registry, &name, &args.common.custom, 0)?;
+            Accountant::for_model(&registry, &name)?.0
+        }
+        None => Accountant::for_info(&ModelRegistry::builtin().resolve(&args.common.model, &custom)?)?,
+    };
     let before = validate(&conversation);
     let repaired = repair(&conversation, args.synthetic_result.as_deref(), &acct)?;
     let after = validate(&repaired.conversation);
@@ -311,9 +333,10 @@ pub(crate) fn fit_cmd(args: FitArgs) -> Result<ExitCode, Fatal> {
     };
     let text = input::read_text(&args.common.file).map_err(Fatal)?;
     let custom = args.common.custom.custom()?;
+    exclusive(&args.template, &args.common.custom, args.budget.chars_per_token)?;
     let template = args.template.load(&text)?;
-    let model_name = match &args.template.tokenizer {
-        Some(path) => crate::chat_model::model_name(path),
+    let model_name = match &template {
+        Some((_, name)) => name.clone(),
         None => args.common.model.clone(),
     };
     let options = FitOptions {
@@ -384,7 +407,7 @@ pub(crate) fn fit_cmd(args: FitArgs) -> Result<ExitCode, Fatal> {
         .as_deref()
         .map(|cmd| move |call: &turnfit::turn::SummarizerCall| crate::summarizer::run(cmd, call));
     let summarizer = host.as_mut().map(|f| f as &mut dyn FnMut(&turnfit::turn::SummarizerCall) -> turnfit::turn::Reply);
-    let result = match &template {
+    let result = match template.as_ref().map(|(model, _)| model) {
         Some(model) => {
             register(model, &registry, &model_name, &args.common.custom, args.budget.max_tokens.unwrap_or(0))?;
             model.fit(&registry, &text, &options, summarizer)

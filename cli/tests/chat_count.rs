@@ -169,7 +169,11 @@ fn preflight_and_fit_bad_inputs_are_clear_errors() {
     // No window.
     let out = turnfit(&["preflight", "-", "--tokenizer", &t], conv.as_bytes());
     assert_eq!(out.status.code(), Some(2));
-    assert!(stderr(&out).contains("--tokenizer needs --context-window"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("(--tokenizer, --ollama-model, --hf-model) needs --context-window"),
+        "{}",
+        stderr(&out)
+    );
     // Another format than OpenAI Chat.
     let anthropic = r#"{"system": "s", "messages": [{"role": "user", "content": [{"type": "text", "text": "hi"}]}]}"#;
     let out = turnfit(&["fit", "-", "--tokenizer", &t, "--context-window", "500"], anthropic.as_bytes());
@@ -188,5 +192,5 @@ fn preflight_and_fit_bad_inputs_are_clear_errors() {
     // --tokenizer does not go with an encoding.
     let out = turnfit(&["preflight", "-", "--tokenizer", &t, "--encoding", "o200k_base"], conv.as_bytes());
     assert_eq!(out.status.code(), Some(2));
-    assert!(stderr(&out).contains("cannot be used with"), "{}", stderr(&out));
+    assert!(stderr(&out).contains("takes the place of --encoding"), "{}", stderr(&out));
 }

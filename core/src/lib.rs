@@ -33,6 +33,7 @@ pub mod frontend;
 pub mod handoff;
 mod json;
 pub mod limits;
+pub mod locate;
 pub mod models;
 pub mod pipeline;
 pub mod recovery;

@@ -14,6 +14,8 @@ mod chat_codecs;
 mod chat_template;
 #[path = "../../fuzz/checks/handoff.rs"]
 mod handoff;
+#[path = "../../fuzz/checks/model_locate.rs"]
+mod model_locate;
 #[path = "../../fuzz/checks/recovery.rs"]
 mod recovery;
 #[path = "../../fuzz/checks/skill_paths.rs"]
@@ -41,6 +43,11 @@ fn replay(target: &str, check: fn(&[u8])) {
         let result = std::panic::catch_unwind(|| check(&data));
         assert!(result.is_ok(), "{target}: check failed on {}", f.display());
     }
+}
+
+#[test]
+fn model_locate_corpus() {
+    replay("model_locate", model_locate::check);
 }
 
 #[test]

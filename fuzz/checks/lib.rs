@@ -18,6 +18,7 @@ pub mod abi;
 pub mod chat_codecs;
 pub mod chat_template;
 pub mod handoff;
+pub mod model_locate;
 pub mod recovery;
 pub mod skill_paths;
 pub mod skills_frontmatter;

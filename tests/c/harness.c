@@ -4780,6 +4780,28 @@ static void test_model_files(void)
              kByteLevelFile);
     CHECK_STATUS(turnfit_registry_register_model_files(reg, STR(spec), &none, &e), TURNFIT_STATUS_INVALID_ARGUMENT);
     CHECK_ERR(&e, TURNFIT_STATUS_INVALID_ARGUMENT, "turnfit_registry_register_model_files", "no system role");
+    /* The files found where a host keeps them (docs/chat-templates.md, "Where the files are"). */
+    CHECK_STATUS(turnfit_registry_register_model_files(
+                     reg, LIT("{\"name\":\"m\",\"ollama_model\":\"../../etc\",\"ollama_models\":\"/tmp\",\"context_window\":8}"),
+                     &none, &e),
+                 TURNFIT_STATUS_UNSAFE_PATH);
+    CHECK_ERR(&e, TURNFIT_STATUS_UNSAFE_PATH, "turnfit_registry_register_model_files", "out of the store");
+    CHECK_STATUS(turnfit_registry_register_model_files(
+                     reg,
+                     LIT("{\"name\":\"m\",\"ollama_model\":\"qwen3:8b\",\"ollama_models\":\"/nonexistent/store\","
+                         "\"context_window\":8}"),
+                     &none, &e),
+                 TURNFIT_STATUS_IO);
+    CHECK_ERR(&e, TURNFIT_STATUS_IO, "turnfit_registry_register_model_files", "/nonexistent/store");
+    CHECK_STATUS(turnfit_registry_register_model_files(
+                     reg, LIT("{\"name\":\"m\",\"hf_model\":\"Org/Name\",\"hf_cache\":\"/nonexistent/hub\",\"context_window\":8}"),
+                     &none, &e),
+                 TURNFIT_STATUS_IO);
+    CHECK_ERR(&e, TURNFIT_STATUS_IO, "turnfit_registry_register_model_files", "/nonexistent/hub");
+    snprintf(spec, sizeof spec, "{\"name\":\"m\",\"tokenizer\":\"%s\",\"hf_model\":\"Org/Name\",\"context_window\":8}",
+             kByteLevelFile);
+    CHECK_STATUS(turnfit_registry_register_model_files(reg, STR(spec), &none, &e), TURNFIT_STATUS_INVALID_ARGUMENT);
+    CHECK_ERR(&e, TURNFIT_STATUS_INVALID_ARGUMENT, "turnfit_registry_register_model_files", "named one way");
     CHECK(none.ptr == NULL);
 out:
     turnfit_string_free(&info);

@@ -24,7 +24,7 @@ mod source;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]
-mod tests_count;
+pub(crate) mod tests_count;
 #[cfg(test)]
 mod tests_register;
 

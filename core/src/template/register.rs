@@ -3,12 +3,12 @@
 //! counts as its server does, in every binding (one C ABI function,
 //! `turnfit_registry_register_model_files`, takes this spec as JSON).
 
-use std::path::Path;
 use std::sync::Arc;
 
 use serde::Deserialize;
 
 use super::{ModelTemplate, PromptCounter, RenderOptions, TemplateModel};
+use crate::locate::{ModelLocation, ModelPlace};
 use crate::models::ModelRegistry;
 use crate::pipeline::{FileTokenizer, LoadOptions};
 use crate::{CustomModel, Error, ErrorKind, Result};
@@ -21,8 +21,27 @@ pub struct ModelFiles {
     pub name: String,
     /// Path of its tokenizer file: an HF `tokenizer.json` (its chat
     /// template beside it: `chat_template.jinja` or `tokenizer_config.json`)
-    /// or a GGUF (its `tokenizer.chat_template`).
+    /// or a GGUF (its `tokenizer.chat_template`). One of `tokenizer`,
+    /// `ollama_model` and `hf_model` names the files.
+    #[serde(default)]
     pub tokenizer: String,
+    /// An Ollama model name (`qwen3:8b`): its GGUF found in the Ollama
+    /// store (see [`crate::locate::ollama`]).
+    #[serde(default)]
+    pub ollama_model: Option<String>,
+    /// The Ollama store folder [default: `$OLLAMA_MODELS`, else
+    /// `~/.ollama/models`].
+    #[serde(default)]
+    pub ollama_models: Option<String>,
+    /// A Hugging Face repo id (`Org/Name`, `Org/Name@revision`) in the hub
+    /// cache, or a cache repo, snapshot or model folder (see
+    /// [`crate::locate::hf`]).
+    #[serde(default)]
+    pub hf_model: Option<String>,
+    /// The hub cache folder [default: `$HF_HUB_CACHE`, else
+    /// `$HF_HOME/hub`, else `~/.cache/huggingface/hub`].
+    #[serde(default)]
+    pub hf_cache: Option<String>,
     /// The chat template's Jinja source, instead of the one found beside
     /// the tokenizer.
     #[serde(default)]
@@ -59,10 +78,8 @@ pub fn register_model_files(registry: &ModelRegistry, files: &ModelFiles) -> Res
         max_output_tokens: files.max_output_tokens,
     }
     .check()?;
-    if files.tokenizer.trim().is_empty() {
-        return Err(Error::invalid_argument("tokenizer: the path of the model's tokenizer file is empty"));
-    }
-    let path = Path::new(&files.tokenizer);
+    let located = files.locate()?;
+    let path = located.tokenizer.as_path();
     let tokenizer = FileTokenizer::from_file_with(path, &LoadOptions::with_pattern(files.pattern.clone()))?;
     let model = match &files.chat_template {
         Some(source) => ModelTemplate::with_source(path, &tokenizer, source, "chat_template")?,
@@ -81,6 +98,32 @@ pub fn register_model_files(registry: &ModelRegistry, files: &ModelFiles) -> Res
             _ => e,
         })?;
     registry.lookup(&files.name)
+}
+
+impl ModelFiles {
+    /// The tokenizer file the spec names (a path, an Ollama model or a
+    /// Hugging Face model); `InvalidArgument` for none or several, the
+    /// locator's kinds when the files are not found.
+    pub fn locate(&self) -> Result<ModelLocation> {
+        let tokenizer = (!self.tokenizer.is_empty()).then_some(self.tokenizer.as_str());
+        let place = ModelPlace::from_options(
+            tokenizer,
+            self.ollama_model.as_deref(),
+            self.ollama_models.as_deref(),
+            self.hf_model.as_deref(),
+            self.hf_cache.as_deref(),
+        )?;
+        match place {
+            Some(ModelPlace::File(p)) if p.as_os_str().to_string_lossy().trim().is_empty() => None,
+            other => other,
+        }
+        .ok_or_else(|| {
+            Error::invalid_argument(
+                "tokenizer: the model's files are not named (give tokenizer, ollama_model or hf_model)",
+            )
+        })?
+        .locate()
+    }
 }
 
 /// [`register_model_files`] with the spec as JSON (the C ABI's form).

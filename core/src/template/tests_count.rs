@@ -22,7 +22,7 @@ fn tokenizer() -> Arc<FileTokenizer> {
 }
 
 /// The bytes of [`tokenizer`]'s file.
-pub(super) fn tiny_tokenizer_json() -> Vec<u8> {
+pub(crate) fn tiny_tokenizer_json() -> Vec<u8> {
     let printable = |x: u8| matches!(x, b'!'..=b'~' | 0xA1..=0xAC | 0xAE..=0xFF);
     let byte_char = |b: u8| {
         if printable(b) {

@@ -144,6 +144,10 @@ def register_model(
     context_window: Optional[int] = None,
     max_output_tokens: Optional[int] = None,
     template_kwargs: Optional[Mapping[str, Any]] = None,
+    ollama: Optional[str] = None,
+    ollama_models: Optional[Union[str, "os.PathLike[str]"]] = None,
+    hf: Optional[Union[str, "os.PathLike[str]"]] = None,
+    hf_cache: Optional[Union[str, "os.PathLike[str]"]] = None,
 ) -> int:
     """Register model profiles (``{"name", "encoding", "context_window",
     "max_output_tokens", "exact"}``, or a list of them) in turnfit's registry
@@ -167,18 +171,45 @@ def register_model(
     ``template_kwargs`` extra template variables. Every ``fit``, turn and
     window for that name then reports the template's count (``exact``) and
     fits the rendered prompt within the limit; its conversations are
-    OpenAI Chat messages."""
-    if tokenizer is None:
+    OpenAI Chat messages.
+
+    Instead of ``tokenizer``, the files can be found where a host keeps
+    them (nothing is downloaded): ``ollama`` an Ollama model name
+    (``"qwen3:8b"``) whose GGUF is read from the Ollama store
+    (``ollama_models``, default ``$OLLAMA_MODELS`` else
+    ``~/.ollama/models``), or ``hf`` a Hugging Face repo id
+    (``"Org/Name"``, ``"Org/Name@revision"``) in the hub cache
+    (``hf_cache``, default as huggingface_hub's) or a cache, snapshot or
+    model folder."""
+    located = {"tokenizer": tokenizer, "ollama_model": ollama, "hf_model": hf}
+    named = [k for k, v in located.items() if v is not None]
+    if len(named) > 1:
+        raise TypeError("tokenizer=, ollama= and hf= are three ways to name the files: give one")
+    if ollama_models is not None and ollama is None:
+        raise TypeError("ollama_models goes with ollama=")
+    if hf_cache is not None and hf is None:
+        raise TypeError("hf_cache goes with hf=")
+    if not named:
         if chat_template is not None or context_window is not None or template_kwargs is not None:
-            raise TypeError("chat_template, context_window and template_kwargs go with tokenizer=")
+            raise TypeError("chat_template, context_window and template_kwargs go with tokenizer=, ollama= or hf=")
         if max_output_tokens is not None:
             raise TypeError("max_output_tokens goes with tokenizer= (a profile carries its own)")
         return int(_native._register_model(_dumps(profile), count))
     if not isinstance(profile, str):
-        raise TypeError("with tokenizer=, the first argument is the model's name (a str)")
+        raise TypeError(f"with {named[0]}=, the first argument is the model's name (a str)")
     if count is not None:
-        raise TypeError("count and tokenizer= are two ways to count: give one")
-    spec: Dict[str, Any] = {"name": profile, "tokenizer": _os.fspath(tokenizer)}
+        raise TypeError(f"count and {named[0]}= are two ways to count: give one")
+    spec: Dict[str, Any] = {"name": profile}
+    if tokenizer is not None:
+        spec["tokenizer"] = _os.fspath(tokenizer)
+    if ollama is not None:
+        spec["ollama_model"] = ollama
+    if ollama_models is not None:
+        spec["ollama_models"] = _os.fspath(ollama_models)
+    if hf is not None:
+        spec["hf_model"] = _os.fspath(hf)
+    if hf_cache is not None:
+        spec["hf_cache"] = _os.fspath(hf_cache)
     if context_window is not None:
         spec["context_window"] = context_window
     if chat_template is not None:

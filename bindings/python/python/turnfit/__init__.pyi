@@ -119,6 +119,10 @@ def register_model(
     context_window: Optional[int] = None,
     max_output_tokens: Optional[int] = None,
     template_kwargs: Optional[Mapping[str, Any]] = None,
+    ollama: Optional[str] = None,
+    ollama_models: Optional[Union[str, os.PathLike[str]]] = None,
+    hf: Optional[Union[str, os.PathLike[str]]] = None,
+    hf_cache: Optional[Union[str, os.PathLike[str]]] = None,
 ) -> int: ...
 def count_conversation(conversation: Conversation, model: str = "gpt-4o") -> int: ...
 def fit(conversation: Conversation, **options: Any) -> Tuple[Conversation, FitReport]: ...
