@@ -372,6 +372,27 @@ fn a_model_registers_from_the_ollama_store_and_the_hub_cache() {
     let info = register_model_files_json(&registry, &spec.to_string()).unwrap();
     assert!(info.exact);
     assert_eq!(info.context_window, Some(4096));
+    // With a Go template layer, Ollama renders with its own template: the
+    // GGUF's count is the closest known, reported as not exact, in the
+    // entry and in every fit; a template the host gives is taken as the one.
+    let go = manifest(json!([
+        model_layer(HEX_MODEL),
+        {"mediaType": "application/vnd.ollama.image.template", "digest": format!("sha256:{HEX_TEMPLATE}"), "size": 3}
+    ]));
+    let root_go = store("reg-go", ["registry.ollama.ai", "library", "tiny", "latest"], &go);
+    let spec = json!({"name": "tiny-go", "ollama_model": "tiny", "ollama_models": root_go, "context_window": 4096});
+    assert!(!register_model_files_json(&registry, &spec.to_string()).unwrap().exact);
+    let conv = r#"[{"role":"user","content":"hello there"}]"#;
+    let (_, report) = crate::window::fit_json_in(&registry, conv, r#"{"model":"tiny-go"}"#).unwrap();
+    assert!(!report.exact);
+    let (_, report) = crate::window::fit_json_in(&registry, conv, r#"{"model":"tiny-local"}"#).unwrap();
+    assert!(report.exact);
+    let mut w = crate::window::Window::for_model(&registry, "tiny-go", crate::window::Budget::default()).unwrap();
+    w.load(crate::chat::Conversation::parse(conv, None).unwrap()).unwrap();
+    assert!(!w.preflight(None).unwrap().exact);
+    let given = json!({"name": "tiny-go2", "ollama_model": "tiny", "ollama_models": root_go, "context_window": 4096,
+        "chat_template": TEMPLATE});
+    assert!(register_model_files_json(&registry, &given.to_string()).unwrap().exact);
 
     let config = json!({"chat_template": TEMPLATE, "bos_token": "<s>", "eos_token": "<|end|>"}).to_string();
     let tokenizer = crate::template::tests_count::tiny_tokenizer_json();

@@ -23,6 +23,14 @@ pub trait PromptModel: Debug + Send + Sync {
     fn turn_order(&self) -> TurnOrder {
         TurnOrder::default()
     }
+
+    /// Whether the count is the server's: false when the server is known
+    /// to render with a template of its own (an Ollama model whose
+    /// manifest carries a Go template or a renderer), so the files'
+    /// template is only the closest known.
+    fn exact(&self) -> bool {
+        true
+    }
 }
 
 /// Rules on the order of roles a chat template enforces (by raising an

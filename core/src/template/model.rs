@@ -33,13 +33,15 @@ pub struct TemplateModel {
     options: RenderOptions,
     /// The order of roles the template enforces.
     order: TurnOrder,
+    /// Whether the server renders with this template ([`PromptModel::exact`]).
+    exact: bool,
 }
 
 impl TemplateModel {
     /// The model of `counter`, rendered with `options`' kwargs and clock
     /// (its tools and generation prompt are set per request).
     pub fn new(counter: PromptCounter, options: RenderOptions) -> TemplateModel {
-        let mut model = TemplateModel { counter, options, order: TurnOrder::default() };
+        let mut model = TemplateModel { counter, options, order: TurnOrder::default(), exact: true };
         model.order = model.probe_order();
         model
     }
@@ -64,6 +66,14 @@ impl TemplateModel {
     /// The order of roles the template enforces ([`TurnOrder`]).
     pub fn turn_order(&self) -> TurnOrder {
         self.order
+    }
+
+    /// The model, its counts marked exact or not: `false` when the server
+    /// is known to render with another template (an Ollama model with a Go
+    /// template layer), so fits report `exact: false`.
+    pub fn with_exact(mut self, exact: bool) -> TemplateModel {
+        self.exact = exact;
+        self
     }
 
     /// The joined template and tokenizer.
@@ -154,7 +164,7 @@ impl TemplateModel {
             encoding: Encoding::O200kBase,
             context_window,
             max_output_tokens,
-            exact: true,
+            exact: self.exact,
         };
         let framing = self.framing()?;
         let tok = self.counter.tokenizer_arc();
@@ -208,6 +218,10 @@ impl PromptModel for TemplateModel {
 
     fn turn_order(&self) -> TurnOrder {
         self.order
+    }
+
+    fn exact(&self) -> bool {
+        self.exact
     }
 }
 

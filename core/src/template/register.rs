@@ -88,7 +88,11 @@ pub fn register_model_files(registry: &ModelRegistry, files: &ModelFiles) -> Res
     };
     let counter = PromptCounter::new(model, Arc::new(tokenizer))?;
     let options = RenderOptions { kwargs: files.template_kwargs.clone(), ..RenderOptions::default() };
-    let model = TemplateModel::new(counter, options);
+    // Ollama renders with its own Go template (or a renderer) when the
+    // manifest has one: the GGUF's is then only the closest known, unless
+    // the host gave the template itself.
+    let own = matches!(located.host_template, crate::locate::HostTemplate::OllamaOwn(_));
+    let model = TemplateModel::new(counter, options).with_exact(files.chat_template.is_some() || !own);
     model
         .register(registry, &files.name, Some(files.context_window as u64), files.max_output_tokens.map(|n| n as u64))
         .map_err(|e| match e.kind() {

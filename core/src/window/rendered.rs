@@ -63,13 +63,14 @@ impl Rendered {
     }
 
     /// `report` with the template's totals: `tokens_before` the input's
-    /// count, `tokens_after` the fitted request's, `exact: true`, and
+    /// count, `tokens_after` the fitted request's, `exact` as the model
+    /// says (true unless its server renders with a template of its own), and
     /// `insufficient` also when the fitted request renders over the limit.
     pub(crate) fn report(&self, report: &mut FitReport, fitted: &Conversation) -> Result<()> {
         let after = self.model.count_request(&fitted.to_value())?;
         report.tokens_before = self.before;
         report.tokens_after = after;
-        report.exact = true;
+        report.exact = self.model.exact();
         report.insufficient |= after > report.limit_tokens;
         report.within_target &= after <= report.target_tokens;
         Ok(())

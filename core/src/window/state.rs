@@ -775,8 +775,9 @@ impl Window {
 
     /// The pre-flight report, optionally counting a message about to be sent.
     /// For a model registered from its files, `prompt_tokens` and the
-    /// verdict are its template's count of the request (`exact: true`); the
-    /// components stay the per-message figures.
+    /// verdict are its template's count of the request (`exact` unless its
+    /// server renders with a template of its own); the components stay the
+    /// per-message figures.
     pub fn preflight(&self, new_input: Option<&Message>) -> Result<Preflight> {
         let new_n = new_input.map(|m| self.acct.message(m)).transpose()?.unwrap_or(0);
         let rendered = self.rendered_count(new_input)?;
@@ -785,7 +786,10 @@ impl Window {
         let message = self.system_tokens + self.tools_tokens + self.history_tokens + new_n;
         Ok(Preflight {
             model: self.info.model.clone(),
-            exact: rendered.is_some() || self.exact() && !new_input.is_some_and(|m| self.acct.message_estimated(m)),
+            exact: match (&rendered, &self.prompt_model) {
+                (Some(_), Some(model)) => model.exact(),
+                _ => self.exact() && !new_input.is_some_and(|m| self.acct.message_estimated(m)),
+            },
             system: self.system_tokens,
             tools: self.tools_tokens,
             history: self.history_tokens,
