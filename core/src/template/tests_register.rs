@@ -87,8 +87,8 @@ fn a_model_registered_from_its_files_is_exact_in_every_fit_path() {
     let options = FitOptions { model: "tiny-local".into(), ..FitOptions::default() };
     let (c, report) = crate::turn::run(&registry, &text, &options, None).unwrap();
     check(&c.to_value(), &report.fit, "turn::run");
-    // The turn state machine (async hosts) runs one pass: its totals are
-    // the template's all the same.
+    // The turn state machine (async hosts): its totals are the template's
+    // too (it tightens first; an_async_turn_tightens_as_the_synchronous_one_does).
     let (c, report) = Turn::start(&registry, &text, &options).unwrap().finish().unwrap();
     assert!(report.fit.exact);
     assert_eq!(report.fit.tokens_after, rendered_count(NUMBERED, &c.to_value()));
@@ -312,4 +312,37 @@ fn a_window_keeps_the_order_of_roles_the_template_enforces() {
         }
     }
     assert!(joined > 0, "no compaction needed a join: the test does not exercise it");
+}
+
+#[test]
+fn an_async_turn_tightens_as_the_synchronous_one_does() {
+    // NUMBERED's cost grows with a message's position, so the per-message
+    // figures undercount a long history and one pass renders over.
+    let dir = model_dir("async", Some(NUMBERED));
+    let registry = ModelRegistry::builtin();
+    register_model_files(&registry, &files(&dir, "tiny-async")).unwrap();
+    let text = long_chat();
+    for max_tokens in [1200, 2000, 2500, 3000] {
+        for strategy in [crate::window::Strategy::Recency, crate::window::Strategy::Summarize] {
+            let options = FitOptions {
+                model: "tiny-async".into(),
+                max_tokens: Some(max_tokens),
+                policy: crate::window::Policy { strategy, ..Default::default() },
+                ..FitOptions::default()
+            };
+            let case = format!("{strategy:?} at {max_tokens}");
+            let (c, report) = Turn::start(&registry, &text, &options).unwrap().finish().unwrap();
+            let after = rendered_count(NUMBERED, &c.to_value());
+            assert_eq!(report.fit.tokens_after, after, "{case}");
+            assert_eq!(report.fit.max_tokens, max_tokens, "{case}: the budget asked for");
+            assert!(
+                after <= report.fit.limit_tokens && !report.fit.insufficient,
+                "{case}: {after} over {}",
+                report.fit.limit_tokens
+            );
+            // The same request as the synchronous turn (both with the digest).
+            let (sync, _) = crate::turn::run(&registry, &text, &options, None).unwrap();
+            assert_eq!(sync.to_value(), c.to_value(), "{case}");
+        }
+    }
 }

@@ -322,16 +322,50 @@ impl Turn {
     /// fingerprints, and a fit session's kept counts, aligned with the
     /// input's messages (`session::FitSession`): on return they hold every
     /// input message's count (`None` for those a carry replaced).
+    ///
+    /// For a model registered from its files, whose rendered request may
+    /// come out over the limit the per-message figures aimed at, the turn
+    /// is first run with the digest as its summary, tightening the budget
+    /// as a synchronous turn does (`window::rendered`), and then started
+    /// for real with the budget that rendered within the limit. A host's
+    /// summary of the same cap rarely renders longer than the digest; when
+    /// it does, `insufficient` says so. The report keeps the budget asked
+    /// for.
     pub(crate) fn start_parsed(
+        registry: &ModelRegistry,
+        c: Conversation,
+        fingerprints: Vec<String>,
+        options: &FitOptions,
+        mut counts: Option<&mut Vec<Option<Counted>>>,
+    ) -> Result<Turn> {
+        if options.model.trim().is_empty() {
+            return Err(Error::invalid_argument("options.model is required"));
+        }
+        if !crate::window::has_prompt_model(registry, options) {
+            return Turn::start_parsed_once(registry, c, fingerprints, options, counts);
+        }
+        let mut last = None;
+        let (_, asked) = crate::window::tighten_rendered(registry, options, |o| {
+            last = Some(o.clone());
+            let t = Turn::start_parsed_once(registry, c.clone(), fingerprints.clone(), o, counts.as_deref_mut())?;
+            let (_, report) = t.finish()?;
+            Ok(((), report.fit))
+        })?;
+        let o = last.ok_or_else(|| Error::internal("a turn ran no pass"))?;
+        let mut t = Turn::start_parsed_once(registry, c, fingerprints, &o, counts)?;
+        (t.head.max_tokens, t.head.limit_tokens) = (asked.max_tokens, asked.limit_tokens);
+        Ok(t)
+    }
+
+    /// One pass of [`start_parsed`](Self::start_parsed), with the budget
+    /// as given.
+    fn start_parsed_once(
         registry: &ModelRegistry,
         mut c: Conversation,
         fingerprints: Vec<String>,
         options: &FitOptions,
         counts: Option<&mut Vec<Option<Counted>>>,
     ) -> Result<Turn> {
-        if options.model.trim().is_empty() {
-            return Err(Error::invalid_argument("options.model is required"));
-        }
         let n = c.messages.len();
         let (fitted, outcome) = match &options.carry {
             Some(k) => carry::apply(&mut c, k, fingerprints, &options.policy)?,
@@ -975,8 +1009,13 @@ pub fn run(
     mut summarizer: Option<&mut dyn FnMut(&SummarizerCall) -> Reply>,
 ) -> Result<(Conversation, TurnReport)> {
     let mut report = None;
+    if options.model.trim().is_empty() {
+        return Err(Error::invalid_argument("options.model is required"));
+    }
+    let parsed = Conversation::parse(conversation, options.format)?;
+    let fingerprints: Vec<String> = parsed.messages.iter().map(|m| carry::fingerprint(m.raw())).collect();
     let (c, fit) = crate::window::tighten_rendered(registry, options, |o| {
-        let mut t = Turn::start(registry, conversation, o)?;
+        let mut t = Turn::start_parsed_once(registry, parsed.clone(), fingerprints.clone(), o, None)?;
         if let Some(f) = summarizer.as_mut() {
             while let Some(call) = t.call() {
                 let reply = f(call);

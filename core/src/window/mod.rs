@@ -44,8 +44,8 @@ pub(crate) use fit::{
 };
 pub use manifest::{Change, ChangeKind, Protected, Reason, Shortfall, ShortfallReason};
 pub use mask::MaskOptions;
-pub(crate) use rendered::tighten as tighten_rendered;
 pub use rendered::MAX_FIT_PASSES;
+pub(crate) use rendered::{has_prompt_model, tighten as tighten_rendered};
 pub use repair::{repair, Repaired, DEFAULT_SYNTHETIC_RESULT};
 pub use state::{Added, Budget, CompactOutcome, CompactReport, Preflight, Verdict, Window};
 pub use strategy::compact;
