@@ -62,7 +62,7 @@ export declare class NativeFitSession {
    */
   update(keep: number, newMessages: string): void
   /** The messages held. */
-  len(): number
+  get length(): number
 }
 
 /** The skills of one folder; bodies load lazily and are cached. */

@@ -696,7 +696,7 @@ class FitSession {
 
   /** The messages the session holds. */
   get length() {
-    return this[NATIVE].len()
+    return this[NATIVE].length
   }
 
   /** Keeps the first `keep` messages and appends `newMessages` (an array of messages, or its JSON text). */

@@ -43,8 +43,8 @@ impl NativeFitSession {
     }
 
     /// The messages held.
-    #[napi]
-    pub fn len(&self) -> u32 {
+    #[napi(getter)]
+    pub fn length(&self) -> u32 {
         u32::try_from(self.inner.lock().len()).unwrap_or(u32::MAX)
     }
 }
