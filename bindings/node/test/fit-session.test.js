@@ -144,3 +144,10 @@ test('4 Workers, each with its own session over the trajectory: the same reports
   })))
   for (const r of runs) assert.deepEqual(r, expected)
 })
+
+test('ESM: FitSession from index.mjs is the CommonJS class', async () => {
+  const esm = await import('../index.mjs')
+  assert.equal(esm.FitSession, ck.FitSession)
+  const s = new esm.FitSession([{ role: 'user', content: 'hi' }])
+  assert.equal(s.length, 1)
+})

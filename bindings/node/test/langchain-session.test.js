@@ -149,3 +149,28 @@ test("inside createAgent's loop: the session's prompts and reports are the state
     }
   }
 })
+
+test('after an error (does_not_fit, a bad update) the next call on the session is the stateless one', async () => {
+  const all = lcMessages(traj).slice(0, 20)
+  const systemMessage = new SystemMessage(traj.system)
+  const s = new ModelRequestSession()
+  const ok = { model: MODEL, maxTokens: 8000, summarizer: false, onWarning: () => {} }
+  await fitModelRequest({ messages: all.slice(0, 5), systemMessage }, ok, undefined, null, s)
+  await assert.rejects(
+    fitModelRequest({ messages: all.slice(0, 7), systemMessage }, { ...ok, maxTokens: 50 }, undefined, null, s),
+    (e) => e.code === 'does_not_fit',
+  )
+  const request = { messages: all.slice(0, 9), systemMessage }
+  const a = await fitModelRequest(request, ok, undefined, null, null)
+  const b = await fitModelRequest(request, ok, undefined, null, s)
+  assert.deepEqual(stable(b.report), stable(a.report))
+  assert.deepEqual([s.loads, s.steps], [1, 2])
+  // A native update that fails (over MAX_MESSAGES is too slow to build; a
+  // session whose native side is gone stands in) resets to a fresh session.
+  s.native.update = () => { throw new Error('update failed') }
+  await assert.rejects(fitModelRequest({ messages: all.slice(0, 11), systemMessage }, ok, undefined, null, s), /update failed/)
+  const c = await fitModelRequest({ messages: all.slice(0, 12), systemMessage }, ok, undefined, null, s)
+  const d = await fitModelRequest({ messages: all.slice(0, 12), systemMessage }, ok, undefined, null, null)
+  assert.deepEqual(stable(c.report), stable(d.report))
+  assert.equal(s.loads, 2, 'a fresh session after the failed update')
+})
