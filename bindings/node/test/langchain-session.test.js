@@ -174,3 +174,21 @@ test('after an error (does_not_fit, a bad update) the next call on the session i
   assert.deepEqual(stable(c.report), stable(d.report))
   assert.equal(s.loads, 2, 'a fresh session after the failed update')
 })
+
+test('overlapping calls of two runs on one session (a slow summarizer): each the stateless result', async () => {
+  const all = lcMessages(traj)
+  const other = all.map((m) => (m.getType() === 'human' ? new HumanMessage(`${m.content} (the other run)`) : m))
+  const systemMessage = new SystemMessage(traj.system)
+  const slow = async (req) => {
+    await new Promise((r) => setTimeout(r, 2))
+    return summarizer(req)
+  }
+  const options = { model: MODEL, maxTokens: BUDGETS[0], summarizer: slow, onWarning: () => {} }
+  const s = new ModelRequestSession()
+  for (let n = 10; n <= 40; n += 3) {
+    const reqs = [{ messages: all.slice(0, n), systemMessage }, { messages: other.slice(0, n), systemMessage }]
+    const viaSession = await Promise.all(reqs.map((r) => fitModelRequest(r, options, undefined, null, s)))
+    const stateless = await Promise.all(reqs.map((r) => fitModelRequest(r, options, undefined, null, null)))
+    viaSession.forEach((b, i) => assert.deepEqual(stable(b.report), stable(stateless[i].report), `n ${n} run ${i}`))
+  }
+})
