@@ -301,7 +301,8 @@ async function fitModelRequest(request, options = {}, lib = loadLangChain(), mem
   }
   const carried = keepCarry(memo, report)
 
-  const mapped = report.changed ? matchBack(sent, out.messages, report.changes) : sent.map((_, index) => ({ index, changed: false }))
+  // A session's unchanged turn sent nothing back: every message is the input's.
+  const mapped = out.messages === sent ? sent.map((_, index) => ({ index, changed: false })) : matchBack(sent, out.messages, report.changes)
   const result = out.messages.map((o, j) => {
     const { index, changed } = mapped[j]
     if (index >= 0 && !changed) return inputs[index]
