@@ -71,6 +71,17 @@ export declare function turnfitMiddleware(options?: TurnfitMiddlewareOptions): A
   readonly sessionStats: { loads: number; steps: number } | null
 }
 
+/**
+ * The history the middleware keeps between its model calls (a turnfit
+ * FitSession; the middleware makes its own). `loads`: sessions started on a
+ * whole history; `steps`: calls that reused the previous call's messages.
+ */
+export declare class ModelRequestSession {
+  constructor()
+  readonly loads: number
+  readonly steps: number
+}
+
 /** The conversion and fit one model call gets: the request with `messages` (and `systemMessage`) fitted. */
 export declare function fitModelRequest<R extends { messages: BaseMessage[]; systemMessage?: BaseMessage; tools?: unknown[]; model?: unknown }>(
   request: R,
