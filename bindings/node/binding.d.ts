@@ -48,6 +48,23 @@ export declare class NativeFileTokenizer {
   decode(ids: Uint32Array): string
 }
 
+/** A fit session (see `FitSession` in index.js). */
+export declare class NativeFitSession {
+  /**
+   * `conversation`: JSON text in any format `fit` takes; `format`: a
+   * format name (`"openai"`, `"ai_sdk"`, ...) to force it, or null.
+   */
+  constructor(conversation: string, format?: string | undefined | null)
+  /**
+   * Keeps the first `keep` messages (a non-negative integer, checked by
+   * the facade) and appends `newMessages` (JSON text of an array of
+   * messages in the session's format). On an error nothing changes.
+   */
+  update(keep: number, newMessages: string): void
+  /** The messages held. */
+  get length(): number
+}
+
 /** The skills of one folder; bodies load lazily and are cached. */
 export declare class NativeSkillSet {
   /** `options`: the open options as JSON (docs/formats.md) or null. */
@@ -165,6 +182,13 @@ export declare class NativeTurn {
    * what the window holds (`policy`, `summarizer`, `trigger_messages`).
    */
   static onWindow(window: NativeWindow, options: string): NativeTurn
+  /**
+   * This step's turn on `session`'s held history (core
+   * `FitSession::start`); `options`: JSON text of the fit options. The
+   * turn holds its own copy: the session may take the next update while
+   * this turn's summarizer runs.
+   */
+  static onSession(session: NativeFitSession, options: string): NativeTurn
   /** The waiting summarizer request as JSON text, or null. */
   call(): string | null
   /** The summarizer's text for the waiting request. */
@@ -176,6 +200,13 @@ export declare class NativeTurn {
    * conversation, having taken the result); the turn is then finished.
    */
   finish(): FitJsonResult
+  /**
+   * `{conversation, report}` as JSON text, `conversation` only when the
+   * turn changed the history (a session's host sends its own messages
+   * otherwise, and nothing is serialized); the turn is then finished.
+   * A turn on a conversation only.
+   */
+  finishChanged(): FitChangedResult
 }
 
 /**
@@ -268,6 +299,15 @@ export interface DecodedWithOffsets {
   text: string
   /** Per token, where it starts in `text`, in characters (code points). */
   offsets: Array<number>
+}
+
+/**
+ * A session step's result: the conversation's JSON text when the turn
+ * changed it, and the report's.
+ */
+export interface FitChangedResult {
+  conversation?: string
+  report: string
 }
 
 /**

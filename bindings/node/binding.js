@@ -838,6 +838,7 @@ module.exports = nativeBinding
 module.exports.NativeBreakers = nativeBinding.NativeBreakers
 module.exports.NativeCallStack = nativeBinding.NativeCallStack
 module.exports.NativeFileTokenizer = nativeBinding.NativeFileTokenizer
+module.exports.NativeFitSession = nativeBinding.NativeFitSession
 module.exports.NativeSkillSet = nativeBinding.NativeSkillSet
 module.exports.NativeTokenizer = nativeBinding.NativeTokenizer
 module.exports.NativeTracer = nativeBinding.NativeTracer

@@ -377,6 +377,26 @@ export declare function fitTurn(
   summarizer?: Summarizer | null,
 ): Promise<{ conversation: Conversation; report: TurnReport }>
 
+/**
+ * A history fitted turn after turn, kept parsed and counted in the core
+ * between turns: a step reads and counts only what changed. `update(keep,
+ * newMessages)` keeps the first `keep` messages and appends `newMessages`;
+ * `fitTurn` runs the same turn as `fitTurn` on the whole history and resolves
+ * to `conversation: null` when the turn left the history as it is. OpenAI
+ * Chat and AI SDK messages update step by step; other formats (and `keep`
+ * past `length`) throw `invalid_argument`: start a new session instead.
+ */
+export declare class FitSession {
+  constructor(conversation?: Conversation | Json[] | string | null, options?: { format?: string | null })
+  /** The messages the session holds. */
+  readonly length: number
+  update(keep: number, newMessages: Json[] | string): this
+  fitTurn(
+    options: FitOptions | string,
+    summarizer?: Summarizer | null,
+  ): Promise<{ conversation: Conversation | null; report: TurnReport }>
+}
+
 // ------------------------------------------------------------ agent primitives
 
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json }

@@ -676,9 +676,65 @@ async function fitTurn(conversation, options, summarizer) {
   return { conversation: jsonOut(r.conversation), report: jsonOut(r.report) }
 }
 
+// A history fitted turn after turn, kept parsed and counted in the core
+// between turns (issue 52; core `turnfit::turn::FitSession`): a step reads
+// and counts only what changed. `update(keep, newMessages)` says what changed
+// ("the first `keep` messages are as last time, then these"); `fitTurn` runs
+// the turn `fitTurn` runs on the whole history (same options, carry,
+// summarizer: the core holds the two equal) and resolves to
+// `{ conversation, report }`, `conversation` null when the turn left the
+// history as it is (send your own messages; nothing was serialized). OpenAI
+// Chat and AI SDK messages update step by step; other formats take a new
+// session on the full history.
+class FitSession {
+  constructor(conversation, options) {
+    const o = checkOptions(options)
+    if (o.format !== undefined && o.format !== null) checkString(o.format, 'format')
+    const c = conversation === undefined || conversation === null ? '[]' : jsonIn(conversation, 'conversation')
+    this[NATIVE] = call(() => new native.NativeFitSession(c, o.format ?? null))
+  }
+
+  /** The messages the session holds. */
+  get length() {
+    return this[NATIVE].length
+  }
+
+  /** Keeps the first `keep` messages and appends `newMessages` (an array of messages, or its JSON text). */
+  update(keep, newMessages) {
+    if (typeof keep !== 'number' || !Number.isSafeInteger(keep) || keep < 0) {
+      throw new TypeError(`keep must be a non-negative integer, got ${typeof keep === 'number' ? keep : describe(keep)}`)
+    }
+    if (typeof newMessages !== 'string' && !Array.isArray(newMessages)) {
+      throw new TypeError(`newMessages must be an array of messages or JSON text, got ${describe(newMessages)}`)
+    }
+    call(() => this[NATIVE].update(keep, jsonIn(newMessages, 'newMessages')))
+    return this
+  }
+
+  async fitTurn(options, summarizer) {
+    checkSummarizer(summarizer)
+    const turn = this.startTurn(options)
+    await driveTurn(turn, summarizer, true)
+    return finishChanged(turn)
+  }
+
+  // The step's native turn (it holds its own copy of the history: the
+  // session may take the next update while its summarizer runs).
+  startTurn(options) {
+    const opts = jsonIn(options, 'options') ?? '{}'
+    return call(() => native.NativeTurn.onSession(this[NATIVE], opts))
+  }
+}
+
+function finishChanged(turn) {
+  const r = call(() => turn.finishChanged())
+  return { conversation: r.conversation == null ? null : jsonOut(r.conversation), report: jsonOut(r.report) }
+}
+
 // Answers each summarizer request of a NativeTurn (no turnfit lock is held
 // while the summarizer runs), then finishes it.
-async function driveTurn(turn, summarizer) {
+// With `open`, the turn is left unfinished (the caller finishes it).
+async function driveTurn(turn, summarizer, open = false) {
   let request = call(() => turn.call())
   while (request !== null && summarizer) {
     const req = jsonOut(request)
@@ -700,7 +756,7 @@ async function driveTurn(turn, summarizer) {
     call(() => (failure === null ? turn.resume(text) : turn.fail(failure, message)))
     request = call(() => turn.call())
   }
-  return call(() => turn.finish())
+  return open ? undefined : call(() => turn.finish())
 }
 
 // ------------------------------------------------------------ agent primitives
@@ -989,6 +1045,7 @@ module.exports = {
   fitJson,
   fitAsync,
   fitTurn,
+  FitSession,
   SkillSet,
   handoff,
   classifyError,

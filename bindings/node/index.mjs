@@ -24,6 +24,7 @@ export const {
   fitJson,
   fitAsync,
   fitTurn,
+  FitSession,
   SkillSet,
   handoff,
   classifyError,

@@ -50,13 +50,35 @@ export interface TurnfitMiddlewareOptions extends AdapterBudgetOptions {
    * holds them again in a row, are sent as that summary instead of being summarized again.
    */
   reuseSummary?: boolean
+  /**
+   * Default true: the history is kept parsed and counted between calls (a
+   * turnfit FitSession), the messages since the last call recognised by
+   * identity, so a call costs what changed; the result is the stateless one.
+   * false refits the whole history at every call.
+   */
+  session?: boolean
   /** Throw, instead of warning, when langchain or @langchain/core is outside the tested range. */
   strictVersion?: boolean
   name?: string
 }
 
 /** Fits every model call of a `createAgent` agent (its `wrapModelCall`); the agent's state is not changed. */
-export declare function turnfitMiddleware(options?: TurnfitMiddlewareOptions): AgentMiddleware & { readonly lastReport: AdapterTurnReport | null }
+export declare function turnfitMiddleware(options?: TurnfitMiddlewareOptions): AgentMiddleware & {
+  readonly lastReport: AdapterTurnReport | null
+  /** Sessions started on a whole history, and calls that reused the previous call's messages; null with `session: false`. */
+  readonly sessionStats: { loads: number; steps: number } | null
+}
+
+/**
+ * The history the middleware keeps between its model calls (a turnfit
+ * FitSession; the middleware makes its own). `loads`: sessions started on a
+ * whole history; `steps`: calls that reused the previous call's messages.
+ */
+export declare class ModelRequestSession {
+  constructor()
+  readonly loads: number
+  readonly steps: number
+}
 
 /** The conversion and fit one model call gets: the request with `messages` (and `systemMessage`) fitted. */
 export declare function fitModelRequest<R extends { messages: BaseMessage[]; systemMessage?: BaseMessage; tools?: unknown[]; model?: unknown }>(

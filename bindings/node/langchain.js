@@ -178,9 +178,91 @@ function modelName(model) {
   return model?.model ?? model?.modelName ?? model?.model_name
 }
 
+// Every input converted: { sent, unknown } (indices of unknown types).
+function convertAll(inputs, sent = [], unknown = [], from = 0) {
+  for (let i = from; i < inputs.length; i++) {
+    const { msg, unknown: u } = toChat(inputs[i])
+    sent.push(msg)
+    if (u) unknown.push(i)
+  }
+  return { sent, unknown }
+}
+
+// The middleware's turns on a turnfit.FitSession (issue 52), one per
+// middleware, as the Python middleware keeps one: the inputs of the previous
+// call are recognised by identity (`===`, the same objects in order), so a
+// step converts, and the core reads and counts, only the messages after the
+// longest unchanged prefix. No common prefix, other tools (by identity) or a
+// failed update start a new session on the whole history. The turn is the
+// stateless path's on the same history (the core holds the two equal; the
+// tests compare them step by step). Calls that overlap (one agent run
+// while another's summarizer runs) are safe: a step's native turn holds its
+// own copy of the history, and the state below changes synchronously.
+class ModelRequestSession {
+  constructor() {
+    this.reset()
+    this.loads = 0 // sessions started on a whole history
+    this.steps = 0 // steps that reused the previous call's messages
+  }
+
+  reset() {
+    this.inputs = []
+    this.sent = []
+    this.unknown = []
+    this.tools = undefined
+    this.native = null
+  }
+
+  // { sent, unknown } for this call's inputs, the session updated to them.
+  convert(inputs, tools, lib) {
+    let keep = 0
+    if (this.native !== null && sameItems(tools, this.tools)) {
+      const n = Math.min(inputs.length, this.inputs.length)
+      while (keep < n && inputs[keep] === this.inputs[keep]) keep++
+    }
+    try {
+      if (keep === 0) {
+        const { sent, unknown } = convertAll(inputs)
+        const defs = toolsForCount(tools, lib.convertToOpenAITool)
+        this.native = new turnfit.FitSession({ messages: sent, ...(defs.length ? { tools: defs } : {}) }, { format: 'openai' })
+        this.sent = sent
+        this.unknown = unknown
+        this.tools = tools === undefined || tools === null ? tools : [...tools]
+        this.loads++
+      } else {
+        const sent = this.sent.slice(0, keep)
+        const unknown = this.unknown.filter((i) => i < keep)
+        convertAll(inputs, sent, unknown, keep)
+        if (keep < this.sent.length || sent.length > keep) this.native.update(keep, sent.slice(keep))
+        this.sent = sent
+        this.unknown = unknown
+        this.steps++
+      }
+    } catch (e) {
+      this.reset()
+      throw e
+    }
+    this.inputs = [...inputs]
+    return { sent: this.sent, unknown: this.unknown }
+  }
+
+  // This step's turn, started now (before any await), then driven.
+  fitTurn(fitOptions, summarize) {
+    return this.native.fitTurn(fitOptions, summarize)
+  }
+}
+
+function sameItems(a, b) {
+  if (a === b) return true
+  if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) return false
+  return a.every((x, i) => x === b[i])
+}
+
 // Fits one model request. Returns { request, report }: request.messages (and
 // request.systemMessage) fitted, the objects the turn did not change as given.
-async function fitModelRequest(request, options = {}, lib = loadLangChain(), memo = null) {
+// `session` (a ModelRequestSession, or null for the stateless path) keeps the
+// history between the calls of one agent run.
+async function fitModelRequest(request, options = {}, lib = loadLangChain(), memo = null, session = null) {
   const M = lib.messages
   const fitOptions = fitOptionsOf(options, 'turnfit langchain middleware')
   fitOptions.model ??= modelName(request.model)
@@ -195,13 +277,7 @@ async function fitModelRequest(request, options = {}, lib = loadLangChain(), mem
   if (hasSystem) inputs.push(sys)
   for (const m of request.messages ?? []) inputs.push(m)
 
-  const sent = []
-  const unknown = []
-  inputs.forEach((m, i) => {
-    const { msg, unknown: u } = toChat(m)
-    sent.push(msg)
-    if (u) unknown.push(i)
-  })
+  const { sent, unknown } = session ? session.convert(inputs, request.tools, lib) : convertAll(inputs)
   const pending = pendingIds(options.pendingCalls, request.messages)
   if (unknown.length || pending.length) {
     fitOptions.policy = {
@@ -210,13 +286,23 @@ async function fitModelRequest(request, options = {}, lib = loadLangChain(), mem
       pending_calls: [...new Set([...(fitOptions.policy.pending_calls ?? []), ...pending])],
     }
   }
-  const tools = toolsForCount(request.tools, lib.convertToOpenAITool)
-  const conversation = { messages: sent, ...(tools.length ? { tools } : {}) }
   const summarize = makeSummarizer(options.summarizer, request.model, lib, request.runtime)
-  const { conversation: out, report } = await turnfit.fitTurn(conversation, withCarry(fitOptions, memo), summarize)
+  let out, report
+  if (session) {
+    // The turn on the session's history: the same turn as below (the core
+    // holds the two equal); `conversation` is null when it changed nothing.
+    const r = await session.fitTurn(withCarry(fitOptions, memo), summarize)
+    report = r.report
+    out = r.conversation ?? { messages: sent }
+  } else {
+    const tools = toolsForCount(request.tools, lib.convertToOpenAITool)
+    const conversation = { messages: sent, ...(tools.length ? { tools } : {}) }
+    ;({ conversation: out, report } = await turnfit.fitTurn(conversation, withCarry(fitOptions, memo), summarize))
+  }
   const carried = keepCarry(memo, report)
 
-  const mapped = matchBack(sent, out.messages, report.changes)
+  // A session's unchanged turn sent nothing back: every message is the input's.
+  const mapped = out.messages === sent ? sent.map((_, index) => ({ index, changed: false })) : matchBack(sent, out.messages, report.changes)
   const result = out.messages.map((o, j) => {
     const { index, changed } = mapped[j]
     if (index >= 0 && !changed) return inputs[index]
@@ -276,7 +362,10 @@ function loadLangChain() {
 // false: the model input only, the state keeps everything), `reuseSummary`
 // (default true: without writeBack, the messages the last summary replaced
 // are sent as that summary while the state still holds them, see
-// adapter-common.js; false summarizes from the full history at every call).
+// adapter-common.js; false summarizes from the full history at every call),
+// `session` (default true: the history is kept parsed and counted between the
+// calls, the messages since the last call recognised by identity, so a call
+// costs what changed; the result is the same; false refits it all each call).
 function turnfitMiddleware(options = {}) {
   fitOptionsOf(options, 'turnfit langchain middleware') // bad options fail here, not at the first model call
   checkVersions(TESTED, { strict: options.strictVersion === true })
@@ -284,10 +373,12 @@ function turnfitMiddleware(options = {}) {
   const lib = loadLangChain()
   const state = { lastReport: null }
   const memo = options.reuseSummary === false ? null : { carry: null }
+  // session: false refits the whole history at every call (the stateless path).
+  const session = options.session === false ? null : new ModelRequestSession()
   const mw = lib.createMiddleware({
     name: options.name ?? 'TurnfitMiddleware',
     wrapModelCall: async (request, handler) => {
-      const { request: fitted, report } = await fitModelRequest(request, options, lib, memo)
+      const { request: fitted, report } = await fitModelRequest(request, options, lib, memo, session)
       state.lastReport = report
       const warning = warnFallback(report, 'langchain middleware', options.onWarning)
       if (warning) report.adapter.warning = warning
@@ -304,6 +395,8 @@ function turnfitMiddleware(options = {}) {
     },
   })
   Object.defineProperty(mw, 'lastReport', { get: () => state.lastReport, enumerable: false })
+  // How often the session started on a whole history, and reused the last call's.
+  Object.defineProperty(mw, 'sessionStats', { get: () => (session ? { loads: session.loads, steps: session.steps } : null), enumerable: false })
   return mw
 }
 
@@ -318,4 +411,4 @@ function turnfitError(error) {
   return null
 }
 
-module.exports = { turnfitMiddleware, fitModelRequest, toChat, turnfitError, TESTED, DEFAULTS }
+module.exports = { turnfitMiddleware, fitModelRequest, ModelRequestSession, toChat, turnfitError, TESTED, DEFAULTS }

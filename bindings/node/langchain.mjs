@@ -5,5 +5,5 @@ import { createRequire } from 'node:module'
 const require = createRequire(import.meta.url)
 const m = require('./langchain.js')
 
-export const { turnfitMiddleware, fitModelRequest, toChat, turnfitError, TESTED, DEFAULTS } = m
+export const { turnfitMiddleware, fitModelRequest, ModelRequestSession, toChat, turnfitError, TESTED, DEFAULTS } = m
 export default m

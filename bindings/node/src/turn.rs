@@ -49,6 +49,19 @@ impl NativeTurn {
         })
     }
 
+    /// This step's turn on `session`'s held history (core
+    /// `FitSession::start`); `options`: JSON text of the fit options. The
+    /// turn holds its own copy: the session may take the next update while
+    /// this turn's summarizer runs.
+    #[napi(factory)]
+    pub fn on_session(session: &crate::session::NativeFitSession, options: String) -> napi::Result<Self> {
+        guard("FitSession", || {
+            let o: FitOptions = turnfit::frontend::parse_options("options", Some(&options))?;
+            let t = session.inner.lock().start(registry(), &o)?;
+            Ok(NativeTurn { inner: Mutex::new(Some(Kind::Conversation(Box::new(t)))) })
+        })
+    }
+
     /// The waiting summarizer request as JSON text, or null.
     #[napi]
     pub fn call(&self) -> napi::Result<Option<String>> {
@@ -90,4 +103,31 @@ impl NativeTurn {
             }
         })
     }
+
+    /// `{conversation, report}` as JSON text, `conversation` only when the
+    /// turn changed the history (a session's host sends its own messages
+    /// otherwise, and nothing is serialized); the turn is then finished.
+    /// A turn on a conversation only.
+    #[napi]
+    pub fn finish_changed(&self) -> napi::Result<FitChangedResult> {
+        guard("FitSession", || match self.inner.lock().take().ok_or_else(Kind::finished)? {
+            Kind::Conversation(t) => {
+                let (c, report) = t.finish()?;
+                let conversation = if report.changed { Some(c.to_json()?) } else { None };
+                Ok(FitChangedResult { conversation, report: json(&report)? })
+            }
+            Kind::Window(..) => Err(turnfit::Error::new(
+                turnfit::ErrorKind::InvalidArgument,
+                "finishChanged: a window turn finishes with finish",
+            )),
+        })
+    }
+}
+
+/// A session step's result: the conversation's JSON text when the turn
+/// changed it, and the report's.
+#[napi(object)]
+pub struct FitChangedResult {
+    pub conversation: Option<String>,
+    pub report: String,
 }

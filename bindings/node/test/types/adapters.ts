@@ -8,6 +8,8 @@ import { turnfitInputFilter } from '../../openai-agents.js'
 const mw = turnfitMiddleware({ fit: { model: 'gpt-4o', max_tokens: 128000 }, writeBack: true, onReport: (r: AdapterTurnReport) => { const n: number = r.adapter.unchanged } })
 const agent = createAgent({ model: 'openai:gpt-4o', tools: [], middleware: [mw] })
 const last: AdapterTurnReport | null = mw.lastReport
+const stats: { loads: number; steps: number } | null = mw.sessionStats
+turnfitMiddleware({ session: false })
 // @ts-expect-error: summarizer is a model, a function or false
 turnfitMiddleware({ summarizer: 'gpt-4o-mini' })
 

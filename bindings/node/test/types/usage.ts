@@ -3,7 +3,7 @@
 import {
   Tokenizer, countTokens, TurnfitError, ContextWindow, fit, fitJson, fitAsync, CallStack,
   CircuitBreaker, Tracer, SkillSet, type ErrorCode, type BreakerState, type CompactOutcome,
-  fitTurn, type TurnReport, type SummarizerCall, registerModel, listModels, type ModelProfile,
+  fitTurn, FitSession, type TurnReport, type SummarizerCall, registerModel, listModels, type ModelProfile,
 } from '../../index.js'
 import { prepareStep as aiPrepareStep, middleware as aiMiddleware, fitMessages } from '../../ai-sdk.js'
 
@@ -83,6 +83,14 @@ async function turns(): Promise<void> {
   await fitTurn({ messages: [] }, opts, () => ({ content: reason ?? '' }))
   await fitTurn({ messages: [] }, opts, async () => ({ text: 'x' }))
   await fitTurn({ messages: [] }, opts)
+  // A session: update with what changed, then the same turn; conversation null when unchanged.
+  const s = new FitSession([{ role: 'user', content: 'hi' }])
+  const held: number = s.update(1, [{ role: 'assistant', content: 'hello' }]).length
+  const step = await s.fitTurn(opts, async (req: SummarizerCall) => req.prompt)
+  const sr: TurnReport = step.report
+  if (step.conversation !== null) fit(step.conversation, opts)
+  // @ts-expect-error keep is a number
+  s.update('1', [])
   // @ts-expect-error a summarizer returns text, not a number
   await fitTurn({ messages: [] }, opts, () => 42)
   // The stateful form on a window: its options leave out what the window holds.
