@@ -41,20 +41,29 @@ test('AbortSignal: an aborted signal rejects with AbortError; queued work can be
   await assert.rejects(ck.fitAsync({ messages: [] }, {}, { signal: ac.signal }), { name: 'AbortError' })
   // Fill the libuv pool with long tasks, queue more, abort the queued ones.
   // The text is pseudo-random so no piece cache makes the busy tasks short.
+  // Whether a queued task is still queued when abort() runs depends on the
+  // scheduler (on a loaded machine the busy ones can finish first): a task
+  // that had started runs to its count, which is right too. So the
+  // scenario is tried up to 5 times, and passes once a queued task was
+  // cancelled; every task, cancelled or not, must settle correctly.
   let x = 1
   const rnd = () => (x = (x * 1103515245 + 12345) % 2147483648) / 2147483648
   const big = Array.from({ length: 200000 }, () => Math.floor(rnd() * 1e9).toString(36)).join(' ')
-  const busy = Array.from({ length: 8 }, () => t.countTokensAsync(big))
-  const ac2 = new AbortController()
-  const queued = Array.from({ length: 8 }, () => t.countTokensAsync(big, { signal: ac2.signal }))
-  ac2.abort()
-  const settled = await Promise.allSettled(queued)
-  const aborted = settled.filter((s) => s.status === 'rejected' && s.reason.name === 'AbortError').length
-  const done = settled.filter((s) => s.status === 'fulfilled').length
-  assert.equal(aborted + done, 8)
-  assert.ok(aborted >= 1, 'at least one queued task was cancelled before it started')
-  const counts = await Promise.all(busy)
-  assert.ok(counts.every((n) => n === counts[0]))
+  let aborted = 0
+  for (let attempt = 0; attempt < 5 && aborted === 0; attempt++) {
+    const busy = Array.from({ length: 8 }, () => t.countTokensAsync(big))
+    const ac2 = new AbortController()
+    const queued = Array.from({ length: 8 }, () => t.countTokensAsync(big, { signal: ac2.signal }))
+    ac2.abort()
+    const settled = await Promise.allSettled(queued)
+    aborted = settled.filter((s) => s.status === 'rejected' && s.reason.name === 'AbortError').length
+    const done = settled.filter((s) => s.status === 'fulfilled')
+    assert.equal(aborted + done.length, 8)
+    const counts = await Promise.all(busy)
+    assert.ok(counts.every((n) => n === counts[0]))
+    assert.ok(done.every((s) => s.value === counts[0]))
+  }
+  assert.ok(aborted >= 1, 'in 5 tries, no queued task was cancelled before it started')
 })
 
 test('8 Workers and 8 async tasks on one shared text, same counts', async () => {
